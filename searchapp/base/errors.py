@@ -1,0 +1,62 @@
+"""One error hierarchy. The CLI maps each class to a clean message and an exit code; anything else is a bug."""
+
+from __future__ import annotations
+
+__all__ = [
+    "SearchAppError",
+    "ConfigError",
+    "ExtractionError",
+    "UnsupportedFileError",
+    "StoreError",
+    "IndexCorruptError",
+    "ModelMismatchError",
+    "ModelLoadError",
+    "ModelNotFoundError",
+    "Cancelled",
+]
+
+
+class SearchAppError(Exception):
+    """Base of every expected error; `exit_code` is what the CLI returns for it."""
+
+    exit_code = 1
+
+
+class ConfigError(SearchAppError):
+    exit_code = 2
+
+
+class ExtractionError(SearchAppError):
+    """A file could not be turned into text. Collected per file; never aborts a sync."""
+
+
+class UnsupportedFileError(ExtractionError):
+    """No extractor for this file, or it is binary behind a text suffix."""
+
+
+class StoreError(SearchAppError):
+    exit_code = 3
+
+
+class IndexCorruptError(StoreError):
+    pass
+
+
+class ModelMismatchError(SearchAppError):
+    """The library was built with another model, pooling or chunking than the one configured."""
+
+    exit_code = 4
+
+
+class ModelLoadError(SearchAppError):
+    exit_code = 5
+
+
+class ModelNotFoundError(ModelLoadError):
+    pass
+
+
+class Cancelled(SearchAppError):
+    """A long job stopped at a batch boundary because the user asked; state is consistent."""
+
+    exit_code = 130

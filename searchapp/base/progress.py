@@ -1,0 +1,45 @@
+"""Progress reports and cooperative cancellation for long jobs (checked between batches)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from .errors import Cancelled
+
+__all__ = ["Progress", "ProgressFn", "CancelToken", "report"]
+
+
+@dataclass(frozen=True)
+class Progress:
+    stage: str  # "scanning", "extracting", "embedding", "saving", ...
+    done: int
+    total: Optional[int] = None
+    message: str = ""
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+class CancelToken:
+    """Set from any thread; long jobs call `check()` between batches."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise Cancelled("cancelled")
+
+
+def report(progress: Optional[ProgressFn], stage: str, done: int, total: Optional[int] = None, message: str = "") -> None:
+    if progress is not None:
+        progress(Progress(stage, done, total, message))
