@@ -1,0 +1,3 @@
+from searchapp.cli.main import main
+
+raise SystemExit(main())
