@@ -1,1 +1,6 @@
-"""store"""
+"""SQLite persistence: the source of truth for roots, files, chunks and their vectors."""
+
+from .db import ChunkRow, FileRow, NewChunk, RootRow, Store, fts_query
+from .migrations import SCHEMA_VERSION, migrate
+
+__all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query", "migrate", "SCHEMA_VERSION"]

@@ -1,0 +1,319 @@
+"""The façade every front end uses: Library(config) -> add_folder, sync, remove_folder, search, status.
+
+Models load lazily (status and lexical search never load torch weights). Writes take the data
+directory's writer lock; searches read. SQLite is the source of truth; the vector index follows it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from ..ann import VectorIndex
+from ..base.config import Config
+from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError
+from ..base.progress import CancelToken, ProgressFn, report
+from ..store import Store
+from .lock import writer_lock
+from .search import SearchRequest, SearchResult, run_search
+from .sync import SyncReport, sync_root
+from .vectors import IndexOpenReport, index_path, open_vector_index
+
+__all__ = ["Library", "LibraryStatus", "RootStatus"]
+
+DB_NAME = "library.sqlite"
+
+
+@dataclass
+class RootStatus:
+    path: str
+    files: int
+    chunks: int
+    last_sync: Optional[float]
+
+
+@dataclass
+class LibraryStatus:
+    data_dir: str
+    roots: list[RootStatus]
+    files: dict[str, int]  # status -> count
+    chunks: int
+    vectors: int
+    consistent: bool
+    failed: list[tuple[str, str, str]]  # (path, status, reason) of every skipped or failed file
+    bi_encoder: dict[str, Optional[str]]
+    reranker: dict[str, Optional[str]]
+    device: str
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "data_dir": self.data_dir,
+            "roots": [r.__dict__ for r in self.roots],
+            "files": sum(self.files.values()),
+            "files_by_status": self.files,
+            "chunks": self.chunks,
+            "vectors": self.vectors,
+            "consistent": self.consistent,
+            "failed": [{"path": p, "status": s, "reason": r} for p, s, r in self.failed],
+            "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
+            "device": self.device,
+            "notes": self.notes,
+        }
+
+
+class Library:
+    def __init__(self, config: Config, *, encoder=None, reranker=None) -> None:
+        """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model)."""
+        self.config = config
+        self.data_dir = Path(config.data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.store = Store(self.data_dir / DB_NAME)
+        self._encoder = encoder
+        self._reranker = reranker
+        self._reranker_error: Optional[str] = None
+        self._index: Optional[VectorIndex] = None
+        self._index_report: Optional[IndexOpenReport] = None
+        self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
+
+    # -- models -------------------------------------------------------------
+    @property
+    def encoder(self):
+        if self._encoder is None:
+            from ..models import BiEncoder  # torch loads only when a model is needed
+
+            m = self.config.models
+            self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device, precision=m.precision,
+                                      batch_size=m.batch_size, allow_download=m.allow_download, threads=m.threads)
+        return self._encoder
+
+    def reranker(self):
+        """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
+        if self._reranker is None and self._reranker_error is None:
+            spec = self.config.models.reranker
+            if not spec:
+                self._reranker_error = "reranking is disabled (models.reranker is empty)"
+                return None
+            from ..models import CrossEncoder
+
+            m = self.config.models
+            try:
+                self._reranker = CrossEncoder(spec, device=m.device, precision=m.precision,
+                                              max_length=m.rerank_max_length, allow_download=m.allow_download,
+                                              threads=m.threads)
+            except ModelNotFoundError as exc:
+                self._reranker_error = str(exc)
+            except ModelLoadError as exc:
+                self._reranker_error = f"reranker could not be loaded: {exc}"
+        return self._reranker
+
+    def reranker_notice(self) -> Optional[str]:
+        return self._reranker_error
+
+    # -- vector index -------------------------------------------------------
+    def _dim(self) -> Optional[int]:
+        dim = self.store.get_meta("dim")
+        return int(dim) if dim else None
+
+    def index(self, progress: Optional[ProgressFn] = None) -> Optional[VectorIndex]:
+        with self._lock:
+            if self._index is None:
+                dim = self._dim()
+                if dim is None:
+                    return None
+                self._index, self._index_report = open_vector_index(self.store, self.data_dir, self.config.index, dim, progress)
+                if self._index_report.action in ("repaired", "rebuilt"):
+                    self._save_index()  # persist the repair so the next open is clean
+            return self._index
+
+    def _writable_index(self) -> VectorIndex:
+        index = self.index()
+        if index is None:
+            from ..ann import create_index
+
+            self._index = index = create_index(self.config.index, self.encoder.dim)
+            self._index_report = IndexOpenReport("created")
+        return index
+
+    def _save_index(self) -> None:
+        if self._index is not None:
+            self._index.save(index_path(self.data_dir, self.config.index), self.store.generation())
+
+    def index_notice(self) -> Optional[str]:
+        return self._index_report.message if self._index_report and self._index_report.message else None
+
+    # -- model bookkeeping --------------------------------------------------
+    def _expected_meta(self) -> dict[str, str]:
+        enc = self.encoder
+        c = self.config
+        return {
+            "model_fingerprint": enc.fingerprint,
+            "model": c.models.bi_encoder,
+            "pooling": c.models.pooling,
+            "dim": str(enc.dim),
+            "chunk_max_tokens": str(c.chunking.max_tokens),
+            "chunk_overlap": str(c.chunking.overlap),
+        }
+
+    def check_model(self) -> None:
+        """Raise ModelMismatchError when the library was built with another model, pooling or chunking."""
+        stored = self.store.meta()
+        if self.store.chunk_count() == 0:
+            return
+        expected = self._expected_meta()
+        diffs = [f"{k}: library has {stored.get(k)!r}, configured {v!r}" for k, v in expected.items()
+                 if k != "model" and stored.get(k) != v]
+        if diffs:
+            raise ModelMismatchError(
+                "this library was built with different settings (" + "; ".join(diffs) + "). "
+                "Run `searchapp reindex` to rebuild it with the current ones, or change the settings back."
+            )
+
+    def _record_model(self) -> None:
+        with self.store.atomic():
+            for k, v in self._expected_meta().items():
+                self.store.set_meta(k, v)
+
+    # -- writes -------------------------------------------------------------
+    def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,
+                   cancel: Optional[CancelToken] = None) -> SyncReport:
+        root = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        if not os.path.exists(root):
+            raise ConfigError(f"no such file or folder: {root}")
+        with self._lock, writer_lock(self.data_dir):
+            self.check_model()
+            self.store.add_root(root)
+            return self._sync([root], progress, cancel)
+
+    def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
+             cancel: Optional[CancelToken] = None) -> SyncReport:
+        with self._lock, writer_lock(self.data_dir):
+            self.check_model()
+            return self._sync(paths, progress, cancel)
+
+    def _sync(self, paths: Optional[list[str]], progress, cancel) -> SyncReport:
+        roots = self.store.roots()
+        if paths is not None:
+            wanted = {os.path.abspath(p) for p in paths}
+            roots = [r for r in roots if r.path in wanted]
+        self._record_model()
+        index = self._writable_index()
+        total = SyncReport()
+        try:
+            for root in roots:
+                total.merge(sync_root(self.store, root, self.config, self.encoder, lambda: index, progress, cancel))
+        finally:
+            # Also on Cancelled or an error: what was committed is saved with its generation.
+            report(progress, "saving", 0, 1)
+            self._save_index()
+            report(progress, "saving", 1, 1)
+        return total
+
+    def remove_folder(self, path: str | os.PathLike) -> int:
+        """Forget a root and everything indexed under it; returns the number of files removed."""
+        root = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        with self._lock, writer_lock(self.data_dir):
+            row = self.store.root_by_path(root)
+            if row is None:
+                known = ", ".join(r.path for r in self.store.roots()) or "none"
+                raise ConfigError(f"{root} is not an indexed folder (indexed: {known})")
+            n_files = len(self.store.files_of_root(row.id))
+            with self.store.atomic():
+                ids = self.store.delete_root(row.id)
+                self.store.bump_generation()
+            index = self.index()
+            if index is not None:
+                index.remove(ids)
+                self._save_index()
+            return n_files
+
+    def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
+        """Drop every passage and vector and index all roots again with the current model and chunking."""
+        with self._lock, writer_lock(self.data_dir):
+            with self.store.atomic():
+                self.store.db.execute("DELETE FROM chunks")
+                self.store.db.execute("DELETE FROM files")
+                self.store.bump_generation()
+            self._index = None
+            for p in self.data_dir.glob("vectors.*"):
+                p.unlink()
+            return self._sync(None, progress, cancel)
+
+    # -- reads --------------------------------------------------------------
+    def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None, rerank: Optional[bool] = None,
+               candidates: Optional[int] = None, rerank_depth: Optional[int] = None) -> SearchResult:
+        s = self.config.search
+        mode = mode or s.mode
+        if mode not in ("hybrid", "dense", "lexical"):
+            raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        k = k or s.k
+        candidates = candidates or max(s.candidates, k)
+        req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
+                            rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k)
+        encode_query = None
+        index = None
+        if mode != "lexical":
+            self.check_model()
+            index = self.index()
+            if index is not None:
+                index.set_ef(max(self.config.index.ef_search, candidates))
+            encode_query = lambda q: self.encoder.encode([q])[0]  # noqa: E731
+        want_rerank = s.rerank if rerank is None else rerank
+        cross = self.reranker() if want_rerank else None
+        result = run_search(req, self.store, index, encode_query, cross.score if cross is not None else None)
+        if want_rerank and cross is None:
+            result.notice = self._reranker_error
+        return result
+
+    def status(self) -> LibraryStatus:
+        from ..models.device import choose_device, device_description  # no weights are loaded
+
+        roots = []
+        for r in self.store.roots():
+            n_files, n_chunks = self.store.conn.execute(
+                "SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = ?", (r.id,)).fetchone()
+            roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync))
+        index = self.index()
+        chunks = self.store.chunk_count()
+        vectors = len(index) if index is not None else 0
+        consistent = vectors == chunks and (index is None or np.array_equal(index.ids(), self.store.chunk_ids()))
+        meta = self.store.meta()
+        from ..models.resolve import resolve_model
+
+        m = self.config.models
+        rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None}
+        if m.reranker:
+            try:
+                rer["path"] = str(resolve_model(m.reranker, kind="reranker", allow_download=False).path)
+                rer["available"] = "yes"
+            except ModelLoadError as exc:
+                rer["message"] = str(exc)
+        notes = [n for n in (self.index_notice(),) if n]
+        return LibraryStatus(
+            data_dir=str(self.data_dir),
+            roots=roots,
+            files=self.store.file_counts(),
+            chunks=chunks,
+            vectors=vectors,
+            consistent=bool(consistent) and self.store.integrity_ok(),
+            failed=[(f.path, f.status, f.error or "") for f in self.store.problem_files()],
+            bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
+                        "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},
+            reranker=rer,
+            device=device_description(choose_device(m.device)),
+            notes=notes,
+        )
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Library":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

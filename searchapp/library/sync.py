@@ -1,0 +1,241 @@
+"""Incremental sync of one root: scan, skip what is unchanged, re-chunk what changed, embed only new passage texts.
+
+Work is flushed in batches. Each batch is one SQLite transaction (files, chunks, vectors, generation)
+followed by the matching vector-index update, so an interruption loses at most the batch in flight
+and the next sync simply does it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..ann import VectorIndex
+from ..base.config import Config
+from ..base.errors import ExtractionError, UnsupportedFileError
+from ..base.progress import CancelToken, ProgressFn, report
+from ..base.types import ChunkSpan
+from ..ingest.chunking import chunk_document
+from ..ingest.extractors import extract, extractor_name
+from ..ingest.scan import ScannedFile, scan
+from ..store import NewChunk, RootRow, Store
+
+__all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash"]
+
+BATCH_CHUNKS = 256  # passages embedded and committed together
+BATCH_FILES = 64
+
+
+@dataclass
+class SyncReport:
+    scanned: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    skipped: int = 0
+    failed: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    chunks_embedded: int = 0  # passages that went through the bi-encoder (the rest reused stored vectors)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) met in this sync
+
+    def merge(self, other: "SyncReport") -> None:
+        for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",
+                     "chunks_added", "chunks_removed", "chunks_embedded"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.problems += other.problems
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass
+class _Pending:
+    file: ScannedFile
+    sha256: str
+    kind: str
+    chunks: list[ChunkSpan]
+    hashes: list[str]
+    is_new: bool
+
+
+class _Batcher:
+    """Collects extracted files; `flush` embeds the new texts and writes one transaction."""
+
+    def __init__(self, store: Store, root: RootRow, encoder, get_index: Callable[[], VectorIndex],
+                 report_: SyncReport, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+                 on_commit: Callable[[], None]) -> None:
+        self.store, self.root, self.encoder, self.get_index = store, root, encoder, get_index
+        self.report, self.progress, self.cancel, self.on_commit = report_, progress, cancel, on_commit
+        self.pending: list[_Pending] = []
+        self.n_chunks = 0
+
+    def add(self, item: _Pending) -> None:
+        self.pending.append(item)
+        self.n_chunks += len(item.chunks)
+        if self.n_chunks >= BATCH_CHUNKS or len(self.pending) >= BATCH_FILES:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        items, self.pending, self.n_chunks = self.pending, [], 0
+        known = self.store.vectors_by_hash(h for it in items for h in it.hashes)
+        todo: dict[str, str] = {}
+        for it in items:
+            for c, h in zip(it.chunks, it.hashes):
+                if h not in known:
+                    todo.setdefault(h, c.text)
+        if todo:
+            # Cancel is honoured inside encode, before anything of this batch is written.
+            vecs = self.encoder.encode(list(todo.values()), progress=self.progress, cancel=self.cancel)
+            known.update(zip(todo.keys(), vecs))
+            self.report.chunks_embedded += len(todo)
+        removed: list[int] = []
+        added_ids: list[int] = []
+        added_vecs: list[np.ndarray] = []
+        with self.store.atomic():
+            for it in items:
+                old = self.store.file_by_path(str(it.file.path))
+                if old is not None:
+                    removed += self.store.delete_chunks_of_file(old.id)
+                file_id = self.store.upsert_file(self.root.id, str(it.file.path), it.file.size, it.file.mtime_ns,
+                                                 it.sha256, "indexed", None, it.kind, len(it.chunks))
+                new = [NewChunk(c.ordinal, c.start, c.end, c.page, c.text, h, known[h]) for c, h in zip(it.chunks, it.hashes)]
+                ids = self.store.insert_chunks(file_id, new)
+                added_ids += ids
+                added_vecs += [n.vector for n in new]
+            self.store.bump_generation()
+        index = self.get_index()
+        if removed:
+            index.remove(removed)
+        if added_ids:
+            index.add(np.asarray(added_ids, dtype=np.int64), np.stack(added_vecs).astype(np.float32, copy=False))
+        self.report.chunks_added += len(added_ids)
+        self.report.chunks_removed += len(removed)
+        self.on_commit()
+
+
+def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: Callable[[], VectorIndex],
+              progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
+              on_commit: Callable[[], None] = lambda: None) -> SyncReport:
+    rep = SyncReport()
+    result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
+    existing = store.files_of_root(root.id)
+    rep.scanned = len(result.files)
+    seen: set[str] = set()
+
+    # Files skipped by policy (size, type, unreadable) are recorded so `status` can say why.
+    for sk in result.skipped:
+        seen.add(sk.path)
+        _record_problem(store, root, existing.get(sk.path), sk.path, sk.status, sk.reason, get_index, rep)
+
+    batcher = _Batcher(store, root, encoder, get_index, rep, progress, cancel, on_commit)
+    total = len(result.files)
+    for i, f in enumerate(result.files, start=1):
+        if cancel is not None:
+            cancel.check()
+        path = str(f.path)
+        seen.add(path)
+        old = existing.get(path)
+        report(progress, "extracting", i, total, os.path.basename(path))
+        if old is not None and old.size == f.size and old.mtime_ns == f.mtime_ns:
+            rep.unchanged += 1
+            continue
+        try:
+            sha = file_sha256(f.path)
+        except FileNotFoundError:
+            seen.discard(path)  # vanished since the scan: purged below like any deleted file
+            continue
+        except OSError as exc:
+            _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", get_index, rep)
+            continue
+        if old is not None and old.sha256 == sha and old.status == "indexed":
+            store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
+            rep.unchanged += 1
+            continue
+        try:
+            doc = extract(f.path, max_bytes=int(config.scan.max_file_mb * 2**20))
+        except FileNotFoundError:
+            seen.discard(path)
+            continue
+        except UnsupportedFileError as exc:
+            _record_problem(store, root, old, path, "skipped", str(exc), get_index, rep, f)
+            continue
+        except ExtractionError as exc:
+            _record_problem(store, root, old, path, "failed", str(exc), get_index, rep, f)
+            continue
+        except Exception as exc:  # a bug in one extractor must not abort the whole sync
+            _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", get_index, rep, f)
+            continue
+        spans = chunk_document(doc, encoder.token_offsets, config.chunking.max_tokens, config.chunking.overlap)
+        if not spans:
+            _record_problem(store, root, old, path, "skipped", "no text found", get_index, rep, f)
+            continue
+        if old is None:
+            rep.added += 1
+        else:
+            rep.updated += 1
+        batcher.add(_Pending(f, sha, doc.kind or extractor_name(f.path) or "", spans, [text_hash(c.text) for c in spans], old is None))
+    batcher.flush()
+
+    # Deleted files go last, so a renamed file's passages were found by hash and reused above.
+    vanished = [row for p, row in existing.items() if p not in seen]
+    if vanished:
+        removed: list[int] = []
+        with store.atomic():
+            for row in vanished:
+                removed += store.delete_file(row.id)
+            store.bump_generation()
+        if removed:
+            get_index().remove(removed)
+        rep.removed += len(vanished)
+        rep.chunks_removed += len(removed)
+        on_commit()
+    store.touch_root(root.id)
+    return rep
+
+
+def _record_problem(store: Store, root: RootRow, old, path: str, status: str, reason: str,
+                    get_index: Callable[[], VectorIndex], rep: SyncReport, f: Optional[ScannedFile] = None) -> None:
+    if status == "failed":
+        rep.failed += 1
+    else:
+        rep.skipped += 1
+    rep.problems.append((path, reason))
+    if old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
+        f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns)
+    ):
+        return  # already recorded
+    size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(path)
+    with store.atomic():
+        removed = store.delete_chunks_of_file(old.id) if old is not None else []
+        store.upsert_file(root.id, path, size, mtime, None, status, reason, extractor_name(Path(path)), 0)
+        if removed:
+            store.bump_generation()
+    if removed:
+        get_index().remove(removed)
+        rep.chunks_removed += len(removed)
+
+
+def _stat(path: str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+        return st.st_size, st.st_mtime_ns
+    except OSError:
+        return 0, 0

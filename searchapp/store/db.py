@@ -1,0 +1,297 @@
+"""The library database: SQLite through sqlite-utils, the source of truth for files, chunks and vectors.
+
+The vector index is a cache of the `chunks.vector` column and can always be rebuilt from it.
+Every statement takes parameters; nothing from a document or a query is formatted into SQL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Sequence
+
+import numpy as np
+import sqlite_utils
+
+from ..base.errors import StoreError
+from .migrations import migrate
+
+__all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
+
+
+@dataclass(frozen=True)
+class RootRow:
+    id: int
+    path: str
+    added_at: float
+    last_sync: Optional[float]
+
+
+@dataclass(frozen=True)
+class FileRow:
+    id: int
+    root_id: int
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: Optional[str]
+    status: str
+    error: Optional[str]
+    kind: Optional[str]
+    n_chunks: int
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    id: int
+    file_id: int
+    path: str
+    ordinal: int
+    start: int
+    end: int
+    page: Optional[int]
+    text: str
+
+
+@dataclass(frozen=True)
+class NewChunk:
+    """A chunk to write; `vector` is float32 (dim,), already L2-normalized."""
+
+    ordinal: int
+    start: int
+    end: int
+    page: Optional[int]
+    text: str
+    text_hash: str
+    vector: np.ndarray
+
+
+_FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
+
+# Dropped from lexical queries: they match nearly every passage and drown BM25 in noise.
+STOP_WORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
+    me my no not of on or our she so than that the their them then there these they this those to was we were what
+    when where which who whom why will with would you your""".split()
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(text: str) -> Optional[str]:
+    """A safe FTS5 MATCH expression: each word quoted (so no FTS syntax can leak in), OR'ed for BM25."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    kept = [w for w in words if w not in STOP_WORDS] or words
+    unique = list(dict.fromkeys(kept))
+    if not unique:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique)
+
+
+class Store:
+    """One SQLite file. Writes go through `atomic()`; one writer at a time (the library's lock file ensures it)."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        try:
+            if readonly:
+                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(str(self.path), check_same_thread=False)
+            conn.execute("PRAGMA busy_timeout = 5000")
+            self.db = sqlite_utils.Database(conn)
+            if not readonly:
+                self.db.enable_wal()
+                conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable at checkpoints, never corrupt
+                migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open library database {self.path}: {exc}") from exc
+        self.conn = conn
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[None]:
+        try:
+            with self.db.atomic():
+                yield
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"library database write failed: {exc}") from exc
+
+    # -- meta ---------------------------------------------------------------
+    def get_meta(self, key: str) -> Optional[str]:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    def bump_generation(self) -> int:
+        """Call inside the transaction that changes chunks: the vector index saved with this number matches."""
+        gen = self.generation() + 1
+        self.set_meta("generation", str(gen))
+        return gen
+
+    # -- roots --------------------------------------------------------------
+    def add_root(self, path: str) -> int:
+        row = self.conn.execute("SELECT id FROM roots WHERE path = ?", (path,)).fetchone()
+        if row:
+            return row[0]
+        return self.db.execute("INSERT INTO roots(path, added_at) VALUES (?, ?)", (path, time.time())).lastrowid
+
+    def roots(self) -> list[RootRow]:
+        return [RootRow(*r) for r in self.conn.execute("SELECT id, path, added_at, last_sync FROM roots ORDER BY path")]
+
+    def root_by_path(self, path: str) -> Optional[RootRow]:
+        r = self.conn.execute("SELECT id, path, added_at, last_sync FROM roots WHERE path = ?", (path,)).fetchone()
+        return RootRow(*r) if r else None
+
+    def touch_root(self, root_id: int) -> None:
+        self.db.execute("UPDATE roots SET last_sync = ? WHERE id = ?", (time.time(), root_id))
+
+    def delete_root(self, root_id: int) -> list[int]:
+        """Delete a root with its files and chunks; returns the chunk ids removed (for the vector index)."""
+        ids = [r[0] for r in self.conn.execute(
+            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.root_id = ?", (root_id,))]
+        self.db.execute("DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE root_id = ?)", (root_id,))
+        self.db.execute("DELETE FROM files WHERE root_id = ?", (root_id,))
+        self.db.execute("DELETE FROM roots WHERE id = ?", (root_id,))
+        return ids
+
+    # -- files --------------------------------------------------------------
+    def files_of_root(self, root_id: int) -> dict[str, FileRow]:
+        rows = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE root_id = ?", (root_id,))
+        return {r[2]: FileRow(*r) for r in rows}
+
+    def file_by_path(self, path: str) -> Optional[FileRow]:
+        r = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()
+        return FileRow(*r) if r else None
+
+    def problem_files(self) -> list[FileRow]:
+        rows = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE status != 'indexed' ORDER BY status, path")
+        return [FileRow(*r) for r in rows]
+
+    def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
+                    status: str, error: Optional[str], kind: Optional[str], n_chunks: int) -> int:
+        self.db.execute(
+            """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT(path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
+                 mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
+                 error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
+                 indexed_at = excluded.indexed_at""",
+            (root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, time.time()),
+        )
+        return self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
+
+    def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
+        self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
+
+    def delete_file(self, file_id: int) -> list[int]:
+        ids = self.delete_chunks_of_file(file_id)
+        self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+        return ids
+
+    def file_counts(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
+
+    # -- chunks -------------------------------------------------------------
+    def vectors_by_hash(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        """text_hash -> a stored vector for that text, from any file: unchanged or moved passages are never re-embedded."""
+        out: dict[str, np.ndarray] = {}
+        wanted = list(dict.fromkeys(hashes))
+        for i in range(0, len(wanted), 500):
+            part = wanted[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for h, v in self.conn.execute(f"SELECT text_hash, vector FROM chunks WHERE text_hash IN ({marks})", part):
+                out[h] = np.frombuffer(v, dtype=np.float32)
+        return out
+
+    def delete_chunks_of_file(self, file_id: int) -> list[int]:
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE file_id = ?", (file_id,))]
+        self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+        return ids
+
+    def insert_chunks(self, file_id: int, chunks: Sequence[NewChunk]) -> list[int]:
+        ids = []
+        for c in chunks:
+            cur = self.db.execute(
+                'INSERT INTO chunks(file_id, ordinal, start, "end", page, text, text_hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+                (file_id, c.ordinal, c.start, c.end, c.page, c.text, c.text_hash,
+                 np.ascontiguousarray(c.vector, dtype=np.float32).tobytes()),
+            )
+            ids.append(cur.lastrowid)
+        return ids
+
+    def chunk_count(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+    def chunk_ids(self) -> np.ndarray:
+        return np.fromiter((r[0] for r in self.conn.execute("SELECT id FROM chunks ORDER BY id")), dtype=np.int64)
+
+    def vectors(self, ids: Optional[Iterable[int]] = None, dim: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        """(ids int64 (n,), vectors float32 (n, dim)) for the given chunk ids, or all chunks."""
+        if ids is None:
+            rows = self.conn.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall()
+        else:
+            rows = []
+            wanted = list(ids)
+            for i in range(0, len(wanted), 500):
+                part = wanted[i:i + 500]
+                marks = ",".join("?" * len(part))
+                rows += self.conn.execute(f"SELECT id, vector FROM chunks WHERE id IN ({marks})", part).fetchall()
+        out_ids = np.array([r[0] for r in rows], dtype=np.int64)
+        if not rows:
+            return out_ids, np.zeros((0, dim or 0), dtype=np.float32)
+        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        return out_ids, mat
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        out: dict[int, ChunkRow] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                f'SELECT c.id, c.file_id, f.path, c.ordinal, c.start, c."end", c.page, c.text '
+                f"FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+                part,
+            )
+            for r in rows:
+                out[r[0]] = ChunkRow(*r)
+        return out
+
+    # -- lexical ------------------------------------------------------------
+    def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None) -> list[tuple[int, float]]:
+        """BM25 over chunk text: [(chunk id, score)] best first; score = -bm25 so higher is better."""
+        expr = fts_query(query)
+        if expr is None:
+            return []
+        sql = "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?"
+        params: list = [expr]
+        if within is not None:
+            if not within:
+                return []
+            sql += f" AND rowid IN ({','.join('?' * len(within))})"
+            params += list(within)
+        sql += " ORDER BY s LIMIT ?"
+        params.append(int(limit))
+        try:
+            rows = self.conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"lexical search failed: {exc}") from exc
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def integrity_ok(self) -> bool:
+        return self.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"

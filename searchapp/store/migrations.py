@@ -1,0 +1,86 @@
+"""Every schema change of the library database, in order. `PRAGMA user_version` records how far a file got.
+
+Append a new entry to MIGRATIONS for a change; never edit a released one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ..base.errors import StoreError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate"]
+
+MIGRATIONS: list[str] = [
+    # 1: roots, files, chunks (+ float32 vectors), meta, FTS5 over chunk text kept in sync by triggers.
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE roots (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        added_at REAL NOT NULL,
+        last_sync REAL
+    );
+    CREATE TABLE files (
+        id INTEGER PRIMARY KEY,
+        root_id INTEGER NOT NULL REFERENCES roots(id),
+        path TEXT NOT NULL UNIQUE,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        sha256 TEXT,
+        status TEXT NOT NULL,          -- indexed | skipped | failed
+        error TEXT,
+        kind TEXT,
+        n_chunks INTEGER NOT NULL DEFAULT 0,
+        indexed_at REAL
+    );
+    CREATE INDEX files_root ON files(root_id);
+    -- AUTOINCREMENT: a chunk id is also its vector-index label and must never be reused.
+    CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        file_id INTEGER NOT NULL REFERENCES files(id),
+        ordinal INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        "end" INTEGER NOT NULL,
+        page INTEGER,
+        text TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE INDEX chunks_file ON chunks(file_id);
+    CREATE INDEX chunks_hash ON chunks(text_hash);
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+    END;
+    CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END;
+    CREATE TRIGGER chunks_au AFTER UPDATE OF text ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+    END;
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the database to SCHEMA_VERSION; each step is one transaction. Returns the version."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"this library was written by a newer searchapp (schema {version}, this version knows {SCHEMA_VERSION}); upgrade searchapp"
+        )
+    for step in range(version, SCHEMA_VERSION):
+        try:
+            # One script, one transaction: a failed step leaves the file at the previous version.
+            conn.executescript(f"BEGIN;\n{MIGRATIONS[step]}\nPRAGMA user_version = {step + 1};\nCOMMIT;")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise StoreError(f"schema migration {step + 1} failed: {exc}") from exc
+    return SCHEMA_VERSION
