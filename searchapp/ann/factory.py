@@ -1,0 +1,33 @@
+"""Backend registry: config.index.backend names the class (txtai `ann/` style)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..base.config import IndexConfig
+from ..base.errors import ConfigError
+from .base import VectorIndex
+from .exact import ExactIndex
+from .hnsw import HnswIndex
+from .storage import read_sidecar
+
+__all__ = ["BACKENDS", "create_index", "load_index", "read_sidecar"]
+
+BACKENDS: dict[str, type[VectorIndex]] = {cls.name: cls for cls in (HnswIndex, ExactIndex)}
+
+
+def _backend(config: IndexConfig) -> type[VectorIndex]:
+    try:
+        return BACKENDS[config.backend]
+    except KeyError:
+        raise ConfigError(f"index.backend {config.backend!r} is unknown (known: {', '.join(sorted(BACKENDS))})") from None
+
+
+def create_index(config: IndexConfig, dim: int) -> VectorIndex:
+    """A new, empty index of the configured backend."""
+    return _backend(config)(dim, config)
+
+
+def load_index(path: Path, config: IndexConfig, dim: int) -> VectorIndex:
+    """Load the configured backend's file at `path`; IndexCorruptError if it is unusable (rebuild then)."""
+    return _backend(config).load(Path(path), dim, config)
