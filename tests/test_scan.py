@@ -1,0 +1,245 @@
+"""Scanning real folder trees: skips with reasons, size caps without reading, symlinks, cancellation."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.config import ScanConfig
+from searchapp.base.errors import Cancelled
+from searchapp.base.progress import CancelToken, Progress
+from searchapp.ingest.scan import PROGRESS_EVERY, ScanResult, scan
+
+needs_symlinks = pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+
+
+def touch(path: Path, data: bytes = b"hello") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def names(result: ScanResult, root: Path) -> list[str]:
+    return [f.path.relative_to(root).as_posix() for f in result.files]
+
+
+def reasons(result: ScanResult, root: Path) -> dict[str, str]:
+    return {Path(s.path).relative_to(root).as_posix(): s.reason for s in result.skipped}
+
+
+def test_tree_with_hidden_vcs_and_unsupported(tmp_path: Path) -> None:
+    for rel in ("b.md", "a.txt", "sub/c.pdf", "sub/deeper/d.DOCX", ".hidden/x.txt", ".h.txt",
+                "node_modules/pkg/y.txt", ".git/objects/z.txt", "__pycache__/m.py", "sub/photo.jpg", "Makefile"):
+        touch(tmp_path / rel)
+    result = scan([tmp_path], ScanConfig())
+    assert names(result, tmp_path) == ["a.txt", "b.md", "sub/c.pdf", "sub/deeper/d.DOCX"]
+    assert reasons(result, tmp_path) == {
+        "sub/photo.jpg": 'unsupported type ".jpg"',
+        "Makefile": "unsupported type (no extension)",
+    }
+    assert all(s.status == "skipped" for s in result.skipped)
+    f = result.files[0]
+    assert f.path.is_absolute() and f.size == 5 and f.mtime_ns == os.stat(f.path).st_mtime_ns
+
+
+def test_custom_skip_dirs(tmp_path: Path) -> None:
+    touch(tmp_path / "keep/a.txt")
+    touch(tmp_path / "drafts/b.txt")
+    touch(tmp_path / "node_modules/c.txt")
+    result = scan([tmp_path], ScanConfig(skip_dirs=("drafts",)))
+    assert names(result, tmp_path) == ["keep/a.txt", "node_modules/c.txt"]
+
+
+def test_sparse_10gb_file_skipped_without_reading(tmp_path: Path) -> None:
+    big = tmp_path / "huge.txt"
+    with open(big, "wb") as fh:
+        fh.truncate(10 * 2**30)  # sparse: no disk space used
+    touch(tmp_path / "small.txt")
+    seen: list[str] = []
+    recording = [True]
+
+    def hook(event: str, args: tuple) -> None:
+        if recording[0] and event == "open" and isinstance(args[0], (str, os.PathLike)):
+            seen.append(os.fspath(args[0]))
+
+    sys.addaudithook(hook)  # audit hooks cannot be removed: this one goes quiet after the scan
+    start = time.perf_counter()
+    try:
+        result = scan([tmp_path], ScanConfig(max_file_mb=50))
+    finally:
+        recording[0] = False
+    elapsed = time.perf_counter() - start
+    assert names(result, tmp_path) == ["small.txt"]
+    assert reasons(result, tmp_path)["huge.txt"].startswith("too large (10240.0 MB > 50 MB)")
+    assert str(big) not in seen
+    assert elapsed < 2.0
+
+
+def test_fractional_size_cap(tmp_path: Path) -> None:
+    touch(tmp_path / "two_kb.txt", b"x" * 2048)
+    result = scan([tmp_path], ScanConfig(max_file_mb=0.001))
+    assert result.files == []
+    assert "too large" in reasons(result, tmp_path)["two_kb.txt"]
+
+
+def test_single_file_root_and_missing_root(tmp_path: Path) -> None:
+    f = touch(tmp_path / "one.md")
+    result = scan([f, tmp_path / "missing"], ScanConfig())
+    assert [x.path for x in result.files] == [f]
+    [missing] = result.skipped
+    assert missing.status == "failed" and "cannot read" in missing.reason
+    result = scan([touch(tmp_path / "pic.png")], ScanConfig())
+    assert result.files == [] and result.skipped[0].reason == 'unsupported type ".png"'
+
+
+def test_relative_root_becomes_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    touch(tmp_path / "d/a.txt")
+    monkeypatch.chdir(tmp_path)
+    result = scan([Path("d")], ScanConfig())
+    assert [f.path for f in result.files] == [Path(os.path.abspath("d/a.txt"))]
+
+
+def test_overlapping_roots_list_files_once(tmp_path: Path) -> None:
+    touch(tmp_path / "sub/a.txt")
+    touch(tmp_path / "b.txt")
+    result = scan([tmp_path, tmp_path / "sub", tmp_path], ScanConfig())
+    assert names(result, tmp_path) == ["b.txt", "sub/a.txt"]
+
+
+@needs_symlinks
+def test_symlink_loop_terminates(tmp_path: Path) -> None:
+    touch(tmp_path / "d/a.txt")
+    touch(tmp_path / "d/sub/b.txt")
+    os.symlink(tmp_path / "d", tmp_path / "d/sub/back_to_d")
+    os.symlink("..", tmp_path / "d/sub/up")
+    os.symlink("self", tmp_path / "d/self")  # a link to itself: stat fails with ELOOP
+    result = scan([tmp_path / "d"], ScanConfig(follow_symlinks=True))
+    assert names(result, tmp_path) == ["d/a.txt", "d/sub/b.txt"]
+    why = reasons(result, tmp_path)
+    assert why["d/sub/back_to_d"] == "symlink loop"
+    assert why["d/sub/up"] == "symlink loop"
+    assert why["d/self"] == "symlink loop"
+
+
+@needs_symlinks
+def test_symlinks_followed_or_not(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    touch(outside / "o.txt")
+    root = tmp_path / "root"
+    touch(root / "real/r.txt")
+    os.symlink(outside, root / "linked_dir")
+    os.symlink(outside / "o.txt", root / "linked_file.txt")
+    os.symlink(root / "real", root / "alias")  # same folder twice
+    os.symlink(tmp_path / "nowhere.txt", root / "broken.txt")
+
+    followed = scan([root], ScanConfig(follow_symlinks=True))
+    assert names(followed, root) == ["linked_dir/o.txt", "linked_file.txt", "real/r.txt"]
+    why = reasons(followed, root)
+    assert why["alias"] == f"same folder as {root / 'real'}"  # the real location wins over the link
+    assert why["broken.txt"] == "broken symlink"
+
+    plain = scan([root], ScanConfig(follow_symlinks=False))
+    assert names(plain, root) == ["real/r.txt"]
+    why = reasons(plain, root)
+    assert set(why) == {"linked_dir", "linked_file.txt", "alias", "broken.txt"}
+    assert all("symlink" in r for r in why.values())
+
+    # A root the user named is followed even when links inside it are not.
+    via_link = scan([root / "linked_dir"], ScanConfig(follow_symlinks=False))
+    assert [f.path for f in via_link.files] == [root / "linked_dir" / "o.txt"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs fifos")
+def test_fifo_skipped_never_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.txt")
+    result = scan([tmp_path], ScanConfig())
+    assert result.files == []
+    assert reasons(result, tmp_path) == {"pipe.txt": "not a regular file (fifo)"}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can read any folder")
+def test_unreadable_folder_recorded(tmp_path: Path) -> None:
+    touch(tmp_path / "ok.txt")
+    locked = tmp_path / "locked"
+    touch(locked / "secret.txt")
+    locked.chmod(0)
+    try:
+        result = scan([tmp_path], ScanConfig())
+    finally:
+        locked.chmod(0o755)
+    assert names(result, tmp_path) == ["ok.txt"]
+    [skip] = result.skipped
+    assert skip.status == "failed" and skip.reason.startswith("unreadable folder")
+
+
+def test_scandir_errors_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Works as root too: the folder listing itself fails."""
+    touch(tmp_path / "ok.txt")
+    touch(tmp_path / "locked/secret.txt")
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = scan([tmp_path], ScanConfig())
+    assert names(result, tmp_path) == ["ok.txt"]
+    assert reasons(result, tmp_path) == {"locked": "unreadable folder: Permission denied"}
+    assert result.skipped[0].status == "failed"
+
+
+def test_deep_tree_needs_no_recursion(tmp_path: Path) -> None:
+    # A recursive walk would need a frame per level: run with a recursion limit below the depth.
+    frames, frame = 0, sys._getframe()
+    while frame is not None:
+        frames, frame = frames + 1, frame.f_back
+    depth, old_limit = 300, sys.getrecursionlimit()
+    current = tmp_path
+    try:
+        for _ in range(depth):
+            os.mkdir(current / "d")
+            current = current / "d"
+        touch(current / "bottom.txt")
+        sys.setrecursionlimit(frames + 100)
+        try:
+            result = scan([tmp_path], ScanConfig())
+        finally:
+            sys.setrecursionlimit(old_limit)
+        assert [f.path.name for f in result.files] == ["bottom.txt"]
+    finally:  # pytest's recursive rmtree of old temp folders would hit the recursion limit
+        (current / "bottom.txt").unlink(missing_ok=True)
+        while current != tmp_path:
+            os.rmdir(current)
+            current = current.parent
+
+
+def test_progress_and_cancel(tmp_path: Path) -> None:
+    for i in range(PROGRESS_EVERY * 3):
+        (tmp_path / f"f{i:05d}.txt").write_bytes(b"x")
+    reports: list[Progress] = []
+    result = scan([tmp_path], ScanConfig(), progress=reports.append)
+    assert len(result.files) == PROGRESS_EVERY * 3
+    assert [r.done for r in reports[:3]] == [PROGRESS_EVERY, 2 * PROGRESS_EVERY, 3 * PROGRESS_EVERY]
+    assert all(r.stage == "scanning" for r in reports)
+
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        scan([tmp_path], ScanConfig(), cancel=token)
+
+    token = CancelToken()
+    seen: list[int] = []
+
+    def cancel_on_first(p: Progress) -> None:
+        seen.append(p.done)
+        token.cancel()
+
+    with pytest.raises(Cancelled):
+        scan([tmp_path], ScanConfig(), progress=cancel_on_first, cancel=token)
+    assert seen == [PROGRESS_EVERY]
