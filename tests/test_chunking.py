@@ -146,9 +146,19 @@ def test_page_mapping(real_offsets) -> None:
     chunks = chunk_document(doc, real_offsets, max_tokens=64)
     check(doc, chunks, real_offsets, 64)
     assert {c.page for c in chunks} == {1, 2, 3}
-    for c in chunks:
+    for c in chunks:  # no passage straddles two pages
         span = spans[c.page - 1]
-        assert span.start <= c.start < span.end
+        assert span.start <= c.start < c.end <= span.end
+
+
+def test_short_pages_are_separate_passages(real_offsets) -> None:
+    doc = Document("Photosynthesis page.\n\nMitochondria page.", (PageSpan(1, 0, 20), PageSpan(2, 22, 40)), kind="pdf")
+    chunks = chunk_document(doc, real_offsets)
+    assert [(c.text, c.page) for c in chunks] == [("Photosynthesis page.", 1), ("Mitochondria page.", 2)]
+    # Pages need not be separated by whitespace, and text outside every page span is still covered.
+    glued = Document("AAAA BBBB", (PageSpan(1, 0, 2), PageSpan(2, 2, 4)))
+    chunks = chunk_document(glued, char_pieces, max_tokens=5)
+    assert [(c.text, c.page) for c in chunks] == [("AA", 1), ("AA BBBB", 2)]  # page_at: the tail is the last page's
 
 
 def test_unicode_and_cjk(real_offsets) -> None:
@@ -225,13 +235,18 @@ ALPHABET = st.sampled_from(list("abcxyz ÄéßΩж日本語🎉.!?;,-'\"") + [" 
     text=st.lists(ALPHABET, max_size=400).map("".join),
     max_tokens=st.integers(1, 30),
     overlap=st.floats(0.0, 0.9),
+    page_cuts=st.lists(st.integers(1, 400), max_size=4),
 )
-def test_property_cheap_tokenizer(text: str, max_tokens: int, overlap: float) -> None:
-    doc = Document(text)
+def test_property_cheap_tokenizer(text: str, max_tokens: int, overlap: float, page_cuts: list[int]) -> None:
+    bounds = [0, *sorted({c for c in page_cuts if c < len(text)}), len(text)]
+    pages = tuple(PageSpan(i + 1, a, b) for i, (a, b) in enumerate(zip(bounds, bounds[1:])))
+    doc = Document(text, pages if len(pages) > 1 else ())
     chunks = chunk_document(doc, char_pieces, max_tokens=max_tokens, overlap=overlap)
     check(doc, chunks, char_pieces, max_tokens)
     if text.strip():
         assert chunks
+    for c in chunks:
+        assert not any(c.start < p.start < c.end for p in doc.pages)
 
 
 @settings(max_examples=100, deadline=None)

@@ -5,7 +5,7 @@
 2. Units ("atoms"): sentences (ended by . ! ? ; + whitespace, a line break, or a CJK full stop);
    a sentence over the limit becomes words, a word over the limit becomes word pieces. Each atom
    remembers how strong the boundary after it is: paragraph > sentence > line > word > piece.
-3. Pack atoms greedily; when a passage is full it ends at the strongest boundary in its second
+3. Pack atoms greedily, page by page (no passage spans two pages); when a passage is full it ends at the strongest boundary in its second
    half. The next passage starts with trailing atoms worth about `overlap * max_tokens` tokens
    (never the whole previous passage, and always leaving room for new text: progress is certain).
 4. Re-tokenize each passage on its own and split again if it is over the limit: cutting inside a
@@ -111,7 +111,8 @@ class _Atoms:
         self.strength.append(strength)
 
 
-def _atoms(text: str, tokens: _Tokens, max_tokens: int) -> _Atoms:
+def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int) -> _Atoms:
+    """Atoms of text[lo:hi]."""
     atoms = _Atoms()
     sentence: list[tuple[int, int, int]] = []  # words of the current sentence: (start, end, strength)
 
@@ -125,8 +126,8 @@ def _atoms(text: str, tokens: _Tokens, max_tokens: int) -> _Atoms:
                 _add_word(atoms, tokens, wa, wb, ws, max_tokens)
         sentence.clear()
 
-    pos = 0
-    for m in _GAP.finditer(text):
+    pos = lo
+    for m in _GAP.finditer(text, lo, hi):
         a, b = m.span()
         if a > pos:
             strength = _strength(text, a, b)
@@ -134,8 +135,8 @@ def _atoms(text: str, tokens: _Tokens, max_tokens: int) -> _Atoms:
             if strength >= LINE:
                 flush()
         pos = b
-    if pos < len(text):
-        sentence.append((pos, len(text), PARAGRAPH))
+    if pos < hi:
+        sentence.append((pos, hi, PARAGRAPH))
     if sentence:
         sentence[-1] = (sentence[-1][0], sentence[-1][1], PARAGRAPH)
         flush()
@@ -226,6 +227,14 @@ def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets
     return out
 
 
+def _regions(doc: Document) -> list[tuple[int, int]]:
+    """Page boundaries are hard cuts, so the page shown with a passage holds all of it.
+    The regions partition the whole text: characters outside any page span are not lost."""
+    cuts = sorted({p.start for p in doc.pages if 0 < p.start < len(doc.text)})
+    bounds = [0, *cuts, len(doc.text)]
+    return list(zip(bounds, bounds[1:]))
+
+
 def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int = 200,
                    overlap: float = 0.2) -> list[ChunkSpan]:
     """Passages of `doc` with at most `max_tokens` word pieces each, covering all its non-blank text."""
@@ -237,7 +246,9 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     if not text or text.isspace():
         return []
     tokens = _Tokens(text, token_offsets)
-    spans = _fit(text, tokens, _pack(_atoms(text, tokens, max_tokens), max_tokens, overlap),
-                 token_offsets, max_tokens)
+    packed: list[tuple[int, int]] = []
+    for lo, hi in _regions(doc):
+        packed += _pack(_atoms(text, lo, hi, tokens, max_tokens), max_tokens, overlap)
+    spans = _fit(text, tokens, packed, token_offsets, max_tokens)
     spans = sorted(set(spans))  # a re-split passage can end after the next one starts
     return [ChunkSpan(i, a, b, text[a:b], doc.page_at(a)) for i, (a, b) in enumerate(spans)]
