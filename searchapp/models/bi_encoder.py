@@ -1,0 +1,211 @@
+"""Sentence-BERT bi-encoder: texts → L2-normalized float32 vectors, compared by dot product (= cosine).
+
+Precision decision (tests/benchmarks/bench_encode.py, this 2-core AVX512-BF16 CPU, quiet, 2 threads;
+256 scifact passages of ~195 word pieces / 1,000 STS-B sentences; vs sentence-transformers fp32):
+  bf16 everywhere (weights + residual stream)   3.00× / 3.35×   min cosine 0.99992   top-10 0.991 / 0.990
+  autocast bf16                                 2.52× / 3.19×   min cosine 0.99997   top-10 0.995
+  mixed bf16 (chosen, transformer.mixed_bf16)   2.61× / 3.14×   min cosine 0.99997   top-10 0.995
+bf16 everywhere passes 0.9999 by a hair (0.99991 on 1,500 passages) and flips twice as many neighbours;
+autocast re-casts every weight on every call. Mixed keeps Linear weights in bf16 and LayerNorm/embeddings
+in fp32, so residual sums and normalizations stay fp32: autocast's fidelity for 5-12% of bf16's speed.
+"auto" therefore means mixed bf16 on CPUs with native bf16, fp32 on other CPUs, fp16 weights on CUDA.
+Pooling and normalization always run in float32. Vectors from any precision agree to that tolerance,
+which is why the fingerprint leaves precision out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..base.config import PACKAGED_BI_ENCODER
+from ..base.errors import ConfigError, ModelLoadError
+from ..base.progress import CancelToken, ProgressFn, report
+from .batching import length_sorted_batches, restore_order
+from .device import choose_device, choose_dtype
+from .pooling import POOLING_MODES, needs_hidden_states, pool
+from .resolve import ResolvedModel, resolve_model
+from .transformer import (
+    collate,
+    load_model,
+    load_tokenizer,
+    model_inputs,
+    pad_values_for,
+    precision_context,
+    torch_threads,
+)
+
+__all__ = ["BiEncoder"]
+
+# Texts tokenized per lock hold: a query waiting behind a 10,000-text sync waits for one slice, not all.
+_TOKENIZE_SLICE = 1024
+
+
+class BiEncoder:
+    resolved: ResolvedModel
+    dim: int
+    max_seq_length: int
+    device: torch.device
+    dtype: torch.dtype
+    fingerprint: str
+
+    def __init__(
+        self,
+        spec: str = PACKAGED_BI_ENCODER,
+        *,
+        pooling: str = "mean",
+        device: str = "auto",
+        precision: str = "auto",
+        batch_size: int = 32,
+        max_seq_length: Optional[int] = None,
+        allow_download: bool = False,
+        threads: int = 0,
+    ) -> None:
+        if pooling not in POOLING_MODES:
+            raise ConfigError(f"models.pooling: unknown pooling {pooling!r} (known: {', '.join(POOLING_MODES)})")
+        if batch_size < 1:
+            raise ConfigError("models.batch_size must be >= 1")
+        self.spec = spec
+        self.pooling = pooling
+        self.batch_size = batch_size
+        self.threads = threads
+        self.resolved = resolve_model(spec, kind="bi-encoder", allow_download=allow_download)
+        self.device = choose_device(device)
+        self.dtype = choose_dtype(self.device, precision)
+        path = self.resolved.path
+
+        self._tokenizer = load_tokenizer(path, require_fast=True)
+        # BERT's pooler (a dense layer on [CLS]) is never read by token pooling, so checkpoints may lack it.
+        self._model = load_model(path, "AutoModel", self.device, self.dtype, optional_prefixes=("pooler.",))
+        self._autocast_dtype: Optional[torch.dtype] = None  # the benchmark's alternative to bf16 weights
+        self._pad_values = pad_values_for(self._tokenizer)
+        self._needs_hidden = needs_hidden_states(pooling)
+        self.dim = int(self._model.config.hidden_size)
+        self.max_seq_length = self._choose_max_seq_length(max_seq_length)
+        self.fingerprint = hashlib.sha256(
+            f"{self.resolved.sha256}|pooling={pooling}|max_seq_length={self.max_seq_length}".encode()
+        ).hexdigest()[:16]
+
+        # Fast tokenizers keep truncation/padding state and fail when used from two threads at once.
+        self._lock = threading.Lock()
+        # The chunker's tokenizer: a private copy with truncation and padding off, so offsets cover the
+        # whole text without "sequence too long" warnings and without racing the encoding lock.
+        from tokenizers import Tokenizer
+
+        self._offsets_tokenizer = Tokenizer.from_str(self._tokenizer.backend_tokenizer.to_str())
+        self._offsets_tokenizer.no_truncation()
+        self._offsets_tokenizer.no_padding()
+        self._offsets_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return (
+            f"BiEncoder({self.spec!r}, pooling={self.pooling!r}, device={self.device}, dtype={self.dtype}, "
+            f"dim={self.dim}, max_seq_length={self.max_seq_length}, fingerprint={self.fingerprint!r})"
+        )
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character spans [start, end) of the word pieces of `text`: no special tokens, no truncation."""
+        with self._offsets_lock:
+            enc = self._offsets_tokenizer.encode(text, add_special_tokens=False)
+        return [(int(s), int(e)) for s, e in enc.offsets]
+
+    def count_tokens(self, text: str) -> int:
+        """Word pieces in `text`, special tokens excluded (the model adds 2, e.g. [CLS] and [SEP])."""
+        with self._offsets_lock:
+            return len(self._offsets_tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: Optional[int] = None,
+        progress: Optional[ProgressFn] = None,
+        cancel: Optional[CancelToken] = None,
+    ) -> np.ndarray:
+        """(n, dim) float32 unit vectors in input order; texts longer than max_seq_length are truncated."""
+        if isinstance(texts, str):
+            raise TypeError("encode() takes a sequence of strings; wrap a single text in a list")
+        texts = list(texts)
+        for t in texts:
+            if not isinstance(t, str):
+                raise TypeError(f"encode() takes strings, got {type(t).__name__}")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        features = self._tokenize(texts)
+        lengths = [len(ids) for ids in features["input_ids"]]
+        batches = length_sorted_batches(lengths, batch_size or self.batch_size)
+        results: list[np.ndarray] = []
+        done = 0
+        for idx in batches:
+            if cancel is not None:
+                cancel.check()
+            inputs = collate(
+                features, idx, pad_values=self._pad_values, padding_side=self._tokenizer.padding_side, device=self.device
+            )
+            with self._lock:
+                results.append(self._forward(inputs))
+            done += len(idx)
+            report(progress, "embedding", done, len(texts))
+        return restore_order(batches, results)
+
+    def _tokenize(self, texts: list[str]) -> dict[str, list[list[int]]]:
+        out: dict[str, list[list[int]]] = {}
+        for start in range(0, len(texts), _TOKENIZE_SLICE):
+            with self._lock:
+                enc = self._tokenizer(
+                    texts[start : start + _TOKENIZE_SLICE],
+                    truncation=True,
+                    max_length=self.max_seq_length,
+                    padding=False,
+                )
+            for key, rows in model_inputs(self._tokenizer, enc).items():
+                out.setdefault(key, []).extend(rows)
+        return out
+
+    def _forward(self, inputs: dict[str, torch.Tensor]) -> np.ndarray:
+        with torch_threads(self.threads), torch.inference_mode():
+            with precision_context(self.device, self._autocast_dtype):
+                out = self._model(**inputs, output_hidden_states=self._needs_hidden, return_dict=True)
+            emb = pool(
+                out.last_hidden_state,  # (batch, seq, dim) in the model's dtype
+                inputs["attention_mask"],
+                self.pooling,
+                hidden_states=out.hidden_states if self._needs_hidden else None,
+            )  # (batch, dim) float32
+            emb = F.normalize(emb.float(), p=2, dim=1)
+            return emb.cpu().numpy().astype(np.float32, copy=False)
+
+    def _choose_max_seq_length(self, requested: Optional[int]) -> int:
+        # Position embeddings bound what the model can read at all.
+        limit = int(getattr(self._model.config, "max_position_embeddings", 512) or 512)
+        tok_max = int(self._tokenizer.model_max_length or 0)
+        if 0 < tok_max < 100_000:  # unset tokenizers report a huge sentinel
+            limit = min(limit, tok_max)
+        if requested is not None:
+            if requested < 2 or requested > limit:
+                raise ConfigError(f"max_seq_length {requested} is outside 2..{limit} for {self.resolved.path}")
+            return int(requested)
+        configured = _sentence_bert_max_seq_length(self.resolved.path)
+        return min(configured, limit) if configured else min(limit, 512)
+
+
+def _sentence_bert_max_seq_length(path: Path) -> Optional[int]:
+    """max_seq_length from sentence_bert_config.json, beside the weights or one level up (module folders)."""
+    import json
+
+    folders = [path] + ([path.parent] if (path.parent / "modules.json").is_file() else [])
+    for folder in folders:
+        cfg = folder / "sentence_bert_config.json"
+        if cfg.is_file():
+            try:
+                value = json.loads(cfg.read_text(encoding="utf-8")).get("max_seq_length")
+            except (OSError, ValueError) as exc:
+                raise ModelLoadError(f"{cfg}: {exc}") from None
+            return int(value) if value else None
+    return None

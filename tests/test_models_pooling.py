@@ -1,0 +1,120 @@
+"""Pooling, smart batching and device/dtype choice: pure functions on tiny tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from searchapp.base.errors import ConfigError
+from searchapp.models import batching, device, pooling
+
+
+@pytest.fixture
+def padded_batch() -> tuple[torch.Tensor, torch.Tensor]:
+    # Two sentences: 3 real tokens, and 1 real token + 2 padding tokens whose values must be ignored.
+    emb = torch.tensor(
+        [
+            [[1.0, 2.0], [3.0, -4.0], [5.0, 0.0]],
+            [[2.0, -1.0], [100.0, 100.0], [-100.0, 50.0]],
+        ]
+    )  # (batch=2, seq=3, dim=2)
+    mask = torch.tensor([[1, 1, 1], [1, 0, 0]])
+    return emb, mask
+
+
+def test_mean_pooling_excludes_padding(padded_batch):
+    emb, mask = padded_batch
+    out = pooling.pool(emb, mask, "mean")
+    assert torch.allclose(out, torch.tensor([[3.0, -2.0 / 3.0], [2.0, -1.0]]))
+
+
+def test_cls_pooling_takes_first_real_token(padded_batch):
+    emb, mask = padded_batch
+    assert torch.equal(pooling.pool(emb, mask, "cls"), torch.tensor([[1.0, 2.0], [2.0, -1.0]]))
+    # Left padding: the first real token is not at position 0.
+    left = torch.tensor([[0, 1, 1], [0, 0, 1]])
+    assert torch.equal(pooling.pool(emb, left, "cls"), torch.tensor([[3.0, -4.0], [-100.0, 50.0]]))
+
+
+def test_max_pooling_never_picks_padding(padded_batch):
+    emb, mask = padded_batch
+    assert torch.equal(pooling.pool(emb, mask, "max"), torch.tensor([[5.0, 2.0], [2.0, -1.0]]))
+
+
+def test_pooling_runs_in_float32_from_bf16(padded_batch):
+    emb, mask = padded_batch
+    out = pooling.pool(emb.to(torch.bfloat16), mask, "mean")
+    assert out.dtype == torch.float32
+
+
+def test_mean_of_all_padding_row_is_zero_not_nan():
+    out = pooling.pool(torch.ones(1, 2, 3), torch.zeros(1, 2, dtype=torch.long), "mean")
+    assert torch.equal(out, torch.zeros(1, 3))
+
+
+def test_pooling_registry_is_extensible():
+    assert set(pooling.pooling_modes()) >= {"mean", "cls", "max"}
+    with pytest.raises(ValueError, match="unknown pooling"):
+        pooling.pool(torch.zeros(1, 1, 1), torch.ones(1, 1), "nope")
+    pooling.register_pooling("_test_needs_layers", lambda e, m, hs: hs[-1][:, 0].float(), needs_hidden_states=True)
+    try:
+        with pytest.raises(ValueError, match="hidden states"):
+            pooling.pool(torch.zeros(1, 1, 2), torch.ones(1, 1), "_test_needs_layers")
+        out = pooling.pool(torch.zeros(1, 1, 2), torch.ones(1, 1), "_test_needs_layers", hidden_states=[torch.ones(1, 1, 2)])
+        assert torch.equal(out, torch.ones(1, 2))
+    finally:
+        del pooling.POOLING_MODES["_test_needs_layers"]
+
+
+def test_length_sorted_batches_longest_first_and_stable():
+    lengths = [3, 9, 1, 9, 5, 2, 7]
+    batches = batching.length_sorted_batches(lengths, 3)
+    assert batches == [[1, 3, 6], [4, 0, 5], [2]]
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert batching.length_sorted_batches([], 4) == []
+    with pytest.raises(ValueError):
+        batching.length_sorted_batches([1], 0)
+
+
+def test_restore_order_inverts_the_batching():
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 50, size=23).tolist()
+    values = rng.normal(size=(23, 4)).astype(np.float32)
+    batches = batching.length_sorted_batches(lengths, 5)
+    per_batch = [values[b] for b in batches]  # what an encoder returns, batch by batch
+    assert np.array_equal(batching.restore_order(batches, per_batch), values)
+    with pytest.raises(ValueError):
+        batching.restore_order(batches, per_batch[:-1])
+
+
+def test_choose_device_and_dtype(monkeypatch):
+    cpu = device.choose_device("cpu")
+    assert cpu.type == "cpu"
+    if not torch.cuda.is_available():
+        assert device.choose_device("auto").type == "cpu"
+    assert device.choose_dtype(cpu, "fp32") == torch.float32
+    assert device.choose_dtype(cpu, "bf16") == torch.bfloat16
+    with pytest.raises(ConfigError):
+        device.choose_dtype(cpu, "fp16")
+    with pytest.raises(ConfigError):
+        device.choose_dtype(cpu, "int3")
+    assert device.choose_dtype(torch.device("cuda"), "auto") == torch.float16
+    monkeypatch.setattr(device, "cpu_has_native_bf16", lambda: True)
+    assert device.choose_dtype(cpu, "auto") == torch.bfloat16
+    monkeypatch.setattr(device, "cpu_has_native_bf16", lambda: False)
+    assert device.choose_dtype(cpu, "auto") == torch.float32
+    assert device.device_description(cpu).startswith("CPU (")
+    assert "bf16" in device.device_description(cpu, torch.bfloat16)
+
+
+def test_cpu_bf16_detection_reads_cpuinfo_flags(monkeypatch):
+    device.cpu_has_native_bf16.cache_clear()
+    try:
+        monkeypatch.setattr(device, "_cpuinfo_flags", lambda: {"avx2", "avx512_bf16"})
+        assert device.cpu_has_native_bf16()
+        device.cpu_has_native_bf16.cache_clear()
+        monkeypatch.setattr(device, "_cpuinfo_flags", lambda: {"avx2", "fma"})
+        assert not device.cpu_has_native_bf16()
+    finally:
+        device.cpu_has_native_bf16.cache_clear()
