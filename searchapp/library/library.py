@@ -80,6 +80,16 @@ class Library:
         self._index: Optional[VectorIndex] = None
         self._index_report: Optional[IndexOpenReport] = None
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
+        self._local = threading.local()
+        self._readers: list[Store] = []
+
+    def reader(self) -> Store:
+        """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
+        st = getattr(self._local, "store", None)
+        if st is None:
+            st = self._local.store = Store(self.data_dir / DB_NAME, readonly=True)
+            self._readers.append(st)
+        return st
 
     # -- models -------------------------------------------------------------
     @property
@@ -121,6 +131,8 @@ class Library:
         return int(dim) if dim else None
 
     def index(self, progress: Optional[ProgressFn] = None) -> Optional[VectorIndex]:
+        if self._index is not None:
+            return self._index  # no lock: a search must not wait for a sync (the index guards itself)
         with self._lock:
             if self._index is None:
                 dim = self._dim()
@@ -162,8 +174,9 @@ class Library:
 
     def check_model(self) -> None:
         """Raise ModelMismatchError when the library was built with another model, pooling or chunking."""
-        stored = self.store.meta()
-        if self.store.chunk_count() == 0:
+        reader = self.reader()
+        stored = reader.meta()
+        if reader.chunk_count() == 0:
             return
         expected = self._expected_meta()
         diffs = [f"{k}: library has {stored.get(k)!r}, configured {v!r}" for k, v in expected.items()
@@ -236,8 +249,7 @@ class Library:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
         with self._lock, writer_lock(self.data_dir):
             with self.store.atomic():
-                self.store.db.execute("DELETE FROM chunks")
-                self.store.db.execute("DELETE FROM files")
+                self.store.forget_files()
                 self.store.bump_generation()
             self._index = None
             for p in self.data_dir.glob("vectors.*"):
@@ -265,7 +277,7 @@ class Library:
             encode_query = lambda q: self.encoder.encode([q])[0]  # noqa: E731
         want_rerank = s.rerank if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
-        result = run_search(req, self.store, index, encode_query, cross.score if cross is not None else None)
+        result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         if want_rerank and cross is None:
             result.notice = self._reranker_error
         return result
@@ -273,16 +285,17 @@ class Library:
     def status(self) -> LibraryStatus:
         from ..models.device import choose_device, device_description  # no weights are loaded
 
+        db = self.reader()
         roots = []
-        for r in self.store.roots():
-            n_files, n_chunks = self.store.conn.execute(
+        for r in db.roots():
+            n_files, n_chunks = db.conn.execute(
                 "SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = ?", (r.id,)).fetchone()
             roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync))
         index = self.index()
-        chunks = self.store.chunk_count()
+        chunks = db.chunk_count()
         vectors = len(index) if index is not None else 0
-        consistent = vectors == chunks and (index is None or np.array_equal(index.ids(), self.store.chunk_ids()))
-        meta = self.store.meta()
+        consistent = vectors == chunks and (index is None or np.array_equal(index.ids(), db.chunk_ids()))
+        meta = db.meta()
         from ..models.resolve import resolve_model
 
         m = self.config.models
@@ -297,11 +310,11 @@ class Library:
         return LibraryStatus(
             data_dir=str(self.data_dir),
             roots=roots,
-            files=self.store.file_counts(),
+            files=db.file_counts(),
             chunks=chunks,
             vectors=vectors,
-            consistent=bool(consistent) and self.store.integrity_ok(),
-            failed=[(f.path, f.status, f.error or "") for f in self.store.problem_files()],
+            consistent=bool(consistent) and db.integrity_ok(),
+            failed=[(f.path, f.status, f.error or "") for f in db.problem_files()],
             bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
                         "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},
             reranker=rer,
@@ -310,6 +323,9 @@ class Library:
         )
 
     def close(self) -> None:
+        for st in self._readers:
+            st.close()
+        self._readers.clear()
         self.store.close()
 
     def __enter__(self) -> "Library":

@@ -203,6 +203,11 @@ class Store:
         self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
         return ids
 
+    def forget_files(self) -> None:
+        """Drop every file and passage (roots stay): the next sync indexes everything again."""
+        self.db.execute("DELETE FROM chunks")
+        self.db.execute("DELETE FROM files")
+
     def file_counts(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
 
