@@ -59,7 +59,7 @@ class ChunkConfig:
 @dataclass(frozen=True)
 class ModelConfig:
     bi_encoder: str = _f(PACKAGED_BI_ENCODER, "Bi-encoder: the packaged model name, a local folder, or a Hugging Face id in the local cache.")
-    pooling: str = _f("mean", "Token pooling of the bi-encoder: mean, cls or max.")
+    pooling: str = _f("mean", "Token pooling of the bi-encoder: mean, cls, max or wk (SBERT-WK, fuses layers 4..last).")
     reranker: str = _f(DEFAULT_RERANKER, "Cross-encoder: a local folder or a Hugging Face id in the local cache; empty disables reranking.")
     device: str = _f("auto", "auto (CUDA when present, else CPU), cpu, cuda or cuda:N.")
     precision: str = _f("auto", "auto (fp16 on CUDA, bf16 on CPUs with native bf16, else fp32), fp32, bf16 or fp16.")
@@ -101,7 +101,7 @@ class Config:
 
     def validate(self) -> "Config":
         checks = [
-            (self.models.pooling in ("mean", "cls", "max"), "models.pooling must be mean, cls or max"),
+            (self.models.pooling in ("mean", "cls", "max", "wk"), "models.pooling must be mean, cls, max or wk"),
             (self.models.precision in ("auto", "fp32", "bf16", "fp16"), "models.precision must be auto, fp32, bf16 or fp16"),
             (self.index.backend in ("hnsw", "exact"), "index.backend must be hnsw or exact"),
             (self.search.mode in ("hybrid", "dense", "lexical"), "search.mode must be hybrid, dense or lexical"),

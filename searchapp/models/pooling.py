@@ -85,3 +85,6 @@ def _max(emb: torch.Tensor, mask: torch.Tensor, _hidden: Optional[Sequence[torch
 register_pooling("mean", _mean)
 register_pooling("cls", _cls)
 register_pooling("max", _max)
+
+# SBERT-WK lives in its own module and registers itself as "wk"; imported last (it imports register_pooling).
+from . import wk as _wk  # noqa: E402,F401
