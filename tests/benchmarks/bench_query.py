@@ -41,13 +41,18 @@ def sentences(limit: int) -> list[str]:
             for s in line.split("\t")[1:]:
                 if len(s) > 20:
                     seen.setdefault(s.strip(), None)
-    for corpus in sorted(DATA.glob("ir/*/corpus.jsonl")):
-        for line in corpus.read_text(encoding="utf-8").splitlines():
-            for s in re.split(r"(?<=[.!?])\s+", json.loads(line)["text"]):
-                if len(s) > 20:
-                    seen.setdefault(s.strip(), None)
-            if len(seen) >= limit:
-                break
+    abstracts = [json.loads(line)["text"] for corpus in sorted(DATA.glob("ir/*/corpus.jsonl"))
+                 for line in corpus.read_text(encoding="utf-8").splitlines()]
+    split = [[s.strip() for s in re.split(r"(?<=[.!?])\s+", a) if len(s) > 20] for a in abstracts]
+    for sents in split:
+        for s in sents:
+            seen.setdefault(s, None)
+    # Past ~85k distinct sentences, adjacent sentence pairs of the same abstract: real text, distinct vectors.
+    for sents in split:
+        if len(seen) >= limit:
+            break
+        for a, b in zip(sents, sents[1:]):
+            seen.setdefault(f"{a} {b}", None)
     return list(seen)[:limit]
 
 
