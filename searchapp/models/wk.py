@@ -116,7 +116,9 @@ def _unify_words(words: torch.Tensor, m: int, omega: float) -> torch.Tensor:
     width = index.shape[1]
     pad = (index < 0).to(words.dtype)  # (L, W)
     windows = words[:, index.clamp_min(0)] * (1 - pad)[None, :, :, None]  # (N, L, W, D); padding columns zero
-    _, r_full = torch.linalg.qr(windows.transpose(-1, -2).reshape(n_words * n_layers, dim, width), mode="r")
+    # mode "r" skips forming Q (inference); autograd through QR needs Q, so training asks for it.
+    mode = "reduced" if windows.requires_grad else "r"
+    _, r_full = torch.linalg.qr(windows.transpose(-1, -2).reshape(n_words * n_layers, dim, width), mode=mode)
     r_full = r_full.reshape(n_words, n_layers, width, width)  # (N, L, W, W) upper triangular
 
     # r: the word's own column (position n_ctx[i] of layer i); entries below the diagonal are zero.
