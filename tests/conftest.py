@@ -58,6 +58,33 @@ def build_tiny_cross_encoder(folder: Path, packaged_dir: Path, num_labels: int =
     return folder
 
 
+def build_tiny_bi_encoder(folder: Path, packaged_dir: Path, seed: int = 0) -> Path:
+    """A 2-layer, 32-wide BERT encoder (safetensors + the packaged tokenizer): loads in well under a second,
+    so tests that start many processes or embed thousands of passages stay fast."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(seed)
+    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=512)
+    BertModel(cfg, add_pooling_layer=False).save_pretrained(folder, safe_serialization=True)
+    for name in TOKENIZER_FILES:
+        shutil.copy(packaged_dir / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_bi_encoder_dir(tmp_path_factory, packaged_model_dir) -> Path:
+    return build_tiny_bi_encoder(tmp_path_factory.mktemp("tiny-bi"), packaged_model_dir)
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tiny_bi_encoder_dir):
+    from searchapp.models import BiEncoder
+
+    return BiEncoder(str(tiny_bi_encoder_dir), device="cpu", precision="fp32")
+
+
 @pytest.fixture(scope="session")
 def tiny_cross_encoder_dir(tmp_path_factory, packaged_model_dir) -> Path:
     return build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny-cross"), packaged_model_dir)

@@ -16,6 +16,7 @@ hnswlib facts this module is built around (0.8.0):
 
 from __future__ import annotations
 
+import errno
 import struct
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -152,6 +153,8 @@ class HnswIndex(VectorIndex):
 
     def _write(self, tmp: Path) -> None:
         self._index.save_index(str(tmp))
+        # hnswlib writes through an unchecked std::ofstream: a full disk gives a short file and no error.
+        _check_complete(tmp, self.dim, self._index.element_count)
 
     @classmethod
     def _read(cls, path: Path, dim: int, config: IndexConfig, meta: dict[str, Any]) -> "HnswIndex":
@@ -170,6 +173,25 @@ class HnswIndex(VectorIndex):
         index._live = set(labels[~deleted].tolist())
         index._deleted = set(labels[deleted].tolist())
         return index
+
+
+def _check_complete(path: Path, dim: int, count: int) -> None:
+    """Raise OSError unless `path` holds a whole hnswlib file of `count` elements: the level-0 block, then
+    one (size, links) record per element, ending exactly at the end of the file."""
+    try:
+        header, _, _ = _scan(path, dim)
+    except IndexCorruptError as exc:
+        raise OSError(errno.ENOSPC, f"vector index was written incompletely (disk full?): {exc}") from None
+    with open(path, "rb") as fh:
+        fh.seek(_HEADER.size + header["count"] * header["per_element"])
+        tail = fh.read()
+    pos = 0
+    for _ in range(header["count"]):
+        if pos + 4 > len(tail):
+            break
+        pos += 4 + int.from_bytes(tail[pos:pos + 4], "little")
+    if header["count"] != count or pos != len(tail):
+        raise OSError(errno.ENOSPC, f"vector index was written incompletely (disk full?): {path}")
 
 
 def _scan(path: Path, dim: int) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
@@ -207,4 +229,5 @@ def _scan(path: Path, dim: int) -> tuple[dict[str, int], np.ndarray, np.ndarray]
             deleted[start : start + len(block)] = (block["flags"] & _DELETE_MARK) != 0
     if len(np.unique(labels)) != count or (count and labels.min() < 0):
         raise IndexCorruptError(f"{path}: duplicate or out-of-range labels")
-    return {"M": int(m), "count": int(count), "capacity": int(max_elements)}, labels, deleted
+    return ({"M": int(m), "count": int(count), "capacity": int(max_elements), "per_element": int(per_element)},
+            labels, deleted)

@@ -13,7 +13,8 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-__all__ = ["SIDECAR_FORMAT", "sidecar_path", "atomic_write", "file_checksum", "read_sidecar", "write_sidecar"]
+__all__ = ["SIDECAR_FORMAT", "sidecar_path", "atomic_write", "file_checksum", "read_sidecar", "write_sidecar",
+           "remove_stale_temps"]
 
 SIDECAR_FORMAT = 1
 _CHUNK = 1 << 20
@@ -70,6 +71,23 @@ def atomic_write(path: Path, writer: Callable[[Path], None]) -> tuple[int, int]:
         raise
     _fsync_dir(path.parent)
     return checksum
+
+
+def remove_stale_temps(path: Path) -> list[Path]:
+    """Delete temp files that a killed process left beside `path` (and its sidecar); returns them.
+
+    Only call this while holding the writer lock: then no other process can be writing one of them.
+    """
+    path = Path(path)
+    gone = []
+    for name in (path.name, sidecar_path(path).name):
+        for tmp in path.parent.glob(f".{name}.*.tmp"):
+            try:
+                tmp.unlink()
+                gone.append(tmp)
+            except FileNotFoundError:
+                pass
+    return gone
 
 
 def write_sidecar(path: Path, meta: dict[str, Any]) -> None:

@@ -44,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")
     s.add_argument("--json", action="store_true", help="print JSON")
 
+    s = sub.add_parser("watch", help="keep the library current: sync every change under the indexed folders until Ctrl+C")
+    s.add_argument("--debounce", type=float, default=1.0, metavar="SECONDS",
+                   help="quiet time after the last change before it is indexed (default 1)")
+    s.add_argument("--poll", action="store_true", help="poll for changes instead of using file-system events")
+
     s = sub.add_parser("status", help="what is indexed, problems, models, device")
     s.add_argument("--json", action="store_true", help="print JSON")
 
@@ -93,6 +98,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a full or read-only disk outside the library's own checks: one line, not a traceback
+        progress.close()
+        print(f"searchapp: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
+        return 3
     finally:
         progress.close()
 
@@ -204,6 +213,40 @@ def _print_hit(h, reranked: bool) -> None:
     print(textwrap.fill(snippet, width=100, initial_indent="    ", subsequent_indent="    "))
 
 
+def cmd_watch(args, config: Config, progress, cancel) -> int:
+    import time
+
+    with _library(config) as lib:
+        if not lib.store.roots():
+            print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
+            return 2
+        rep = lib.sync(progress=progress, cancel=cancel)  # catch up with what changed while nothing watched
+        progress.close()
+        print(f"caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+
+        def changed(rep, paths) -> None:
+            if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
+                what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
+                                 ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
+                shown = paths[0] + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+                print(f"{time.strftime('%H:%M:%S')} {what}: {shown}", flush=True)
+
+        def failed(exc) -> None:
+            print(f"searchapp: live update failed (will retry): {exc}", file=sys.stderr, flush=True)
+
+        watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
+        if watcher.note:
+            print(f"searchapp: note: {watcher.note}", file=sys.stderr)
+        print(f"watching {len(lib.store.roots())} folder(s) ({watcher.mode}); Ctrl+C stops", flush=True)
+        try:
+            while not cancel.cancelled:
+                time.sleep(0.2)
+        finally:
+            lib.stop_watching()
+    print("stopped watching", flush=True)
+    return 0
+
+
 def cmd_status(args, config: Config, progress, cancel) -> int:
     with _library(config) as lib:
         st = lib.status()
@@ -288,6 +331,7 @@ def cmd_config(args, config: Config, progress, cancel) -> int:
 _COMMANDS = {
     "index": cmd_index,
     "search": cmd_search,
+    "watch": cmd_watch,
     "status": cmd_status,
     "remove": cmd_remove,
     "reindex": cmd_reindex,

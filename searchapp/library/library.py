@@ -6,7 +6,9 @@ directory's writer lock; searches read. SQLite is the source of truth; the vecto
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,17 +18,21 @@ import numpy as np
 
 from ..ann import VectorIndex
 from ..base.config import Config
-from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError
+from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, StoreError
 from ..base.progress import CancelToken, ProgressFn, report
+from ..ann.storage import remove_stale_temps
 from ..store import Store
 from .lock import writer_lock
 from .search import SearchRequest, SearchResult, run_search
 from .sync import SyncReport, sync_root
-from .vectors import IndexOpenReport, index_path, open_vector_index
+from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
 DB_NAME = "library.sqlite"
+COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -82,6 +88,7 @@ class Library:
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
         self._local = threading.local()
         self._readers: list[Store] = []
+        self._watcher = None  # a LibraryWatcher while watching
 
     def reader(self) -> Store:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
@@ -140,8 +147,17 @@ class Library:
                     return None
                 self._index, self._index_report = open_vector_index(self.store, self.data_dir, self.config.index, dim, progress)
                 if self._index_report.action in ("repaired", "rebuilt"):
-                    self._save_index()  # persist the repair so the next open is clean
+                    self._persist_repair()
             return self._index
+
+    def _persist_repair(self) -> None:
+        """Save a repaired index so the next open is clean, but only if no writer is busy: a syncing
+        process saves its own newer index, and two savers would just overwrite each other's work."""
+        try:
+            with writer_lock(self.data_dir):
+                self._save_index()
+        except StoreError:  # another writer holds the lock, or the disk is read-only / full
+            log.info("repaired vector index kept in memory only; it is repaired again on the next open")
 
     def _writable_index(self) -> VectorIndex:
         index = self.index()
@@ -153,8 +169,28 @@ class Library:
         return index
 
     def _save_index(self) -> None:
-        if self._index is not None:
-            self._index.save(index_path(self.data_dir, self.config.index), self.store.generation())
+        """Call with the writer lock held (then any temp file beside the index is a dead process's)."""
+        if self._index is None:
+            return
+        path = index_path(self.data_dir, self.config.index)
+        try:
+            remove_stale_temps(path)
+            self._index.save(path, self.store.generation())
+        except OSError as exc:
+            raise StoreError(
+                f"cannot save the vector index {path}: {exc.strerror or exc}. The previous index file is kept; "
+                "the library database has every change and repairs the index on the next open") from None
+
+    def _compact_if_needed(self) -> bool:
+        """Rebuild the vector index from stored vectors (no re-embedding) once deleted slots pass
+        COMPACT_DELETED_FRACTION: hnswlib only marks deletions, so the file and search cost keep them."""
+        index = self._index
+        if index is None or index.deleted_fraction() <= COMPACT_DELETED_FRACTION:
+            return False
+        fresh = rebuild_index(self.store, self.config.index, index.dim)
+        fresh.set_ef(self.config.index.ef_search)
+        self._index = fresh  # one reference swap: a search holding the old index finishes on it
+        return True
 
     def index_notice(self) -> Optional[str]:
         return self._index_report.message if self._index_report and self._index_report.message else None
@@ -201,7 +237,10 @@ class Library:
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             self.store.add_root(root)
-            return self._sync([root], progress, cancel)
+            rep = self._sync([root], progress, cancel)
+        if self._watcher is not None:
+            self._watcher.add_root(root)
+        return rep
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
              cancel: Optional[CancelToken] = None) -> SyncReport:
@@ -209,22 +248,55 @@ class Library:
             self.check_model()
             return self._sync(paths, progress, cancel)
 
+    def sync_changed(self, changed: list[str], progress: Optional[ProgressFn] = None,
+                     cancel: Optional[CancelToken] = None) -> SyncReport:
+        """Sync only `changed` files and folders (e.g. from a file watcher): each is matched to the indexed
+        root it lies under; the rest of every root is neither scanned nor read."""
+        with self._lock, writer_lock(self.data_dir):
+            self.check_model()
+            by_root: dict[int, list[str]] = {}
+            roots = self.store.roots()
+            for p in changed:
+                p = os.path.abspath(p)
+                owners = [r for r in roots if p == r.path or p.startswith(r.path.rstrip(os.sep) + os.sep)]
+                if owners:  # the innermost root owns a path (roots may be nested)
+                    by_root.setdefault(max(owners, key=lambda r: len(r.path)).id, []).append(p)
+            scoped = {r.id: (r, by_root[r.id]) for r in roots if r.id in by_root}
+            return self._run_sync(list(scoped.values()), progress, cancel)
+
     def _sync(self, paths: Optional[list[str]], progress, cancel) -> SyncReport:
         roots = self.store.roots()
         if paths is not None:
             wanted = {os.path.abspath(p) for p in paths}
             roots = [r for r in roots if r.path in wanted]
-        self._record_model()
-        index = self._writable_index()
+        return self._run_sync([(r, None) for r in roots], progress, cancel)
+
+    def _run_sync(self, work, progress, cancel) -> SyncReport:
+        """`work`: (root, None for a full scan or the changed paths under it). Holds the writer lock."""
         total = SyncReport()
+        if not work:
+            return total
         try:
-            for root in roots:
-                total.merge(sync_root(self.store, root, self.config, self.encoder, lambda: index, progress, cancel))
-        finally:
-            # Also on Cancelled or an error: what was committed is saved with its generation.
+            self._record_model()
+            index = self._writable_index()
+            try:
+                for root, paths in work:
+                    total.merge(sync_root(self.store, root, self.config, self.encoder, lambda: self._index,
+                                          progress, cancel, paths=paths))
+                self._compact_if_needed()
+            except BaseException:
+                # Also on Cancelled or an error: what was committed is saved with its generation. A second
+                # error while saving must not hide the first one.
+                try:
+                    self._save_index()
+                except StoreError as exc:
+                    log.warning("%s", exc)
+                raise
             report(progress, "saving", 0, 1)
             self._save_index()
             report(progress, "saving", 1, 1)
+        except sqlite3.OperationalError as exc:  # e.g. "database or disk is full" outside a batch transaction
+            raise StoreError(f"library database write failed: {exc}; everything committed before is kept") from exc
         return total
 
     def remove_folder(self, path: str | os.PathLike) -> int:
@@ -242,7 +314,9 @@ class Library:
             index = self.index()
             if index is not None:
                 index.remove(ids)
+                self._compact_if_needed()
                 self._save_index()
+            self.store.vacuum_if_sparse()  # after the index save: a crash here loses nothing
             return n_files
 
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
@@ -322,7 +396,39 @@ class Library:
             notes=notes,
         )
 
+    # -- live updates -------------------------------------------------------
+    @property
+    def last_changed(self) -> Optional[float]:
+        """When passages were last added or removed (seconds since the epoch; kept across restarts), or None."""
+        value = self.reader().get_meta("changed_at")
+        return float(value) if value else None
+
+    @property
+    def watching(self) -> bool:
+        return self._watcher is not None and self._watcher.running
+
+    def start_watching(self, on_change=None, *, debounce: float = 1.0, on_error=None, **options):
+        """Keep the library current: watch every root and sync what changes, `debounce` seconds after the
+        last event of a burst. `on_change(report, paths)` and `on_error(exc)` run on the watcher's thread.
+        Call `sync()` first to catch up with changes made while nothing was watching. Returns the watcher
+        (its `mode` is "events" or "polling" and `note` says why it fell back). `options`: poll_interval,
+        force_polling."""
+        from .watch import LibraryWatcher  # watchdog is imported only when watching
+
+        with self._lock:
+            if self._watcher is None:
+                self._watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce,
+                                               **options)
+                self._watcher.start()
+            return self._watcher
+
+    def stop_watching(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
+
     def close(self) -> None:
+        self.stop_watching()
         for st in self._readers:
             st.close()
         self._readers.clear()

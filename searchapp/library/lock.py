@@ -19,9 +19,13 @@ except ImportError:  # Windows: msvcrt locking would go here; single-process use
 
 @contextlib.contextmanager
 def writer_lock(data_dir: Path) -> Iterator[None]:
-    data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / "writer.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # read-only or full disk, or a lock path that is not a file
+        raise StoreError(f"cannot write to the library in {data_dir}: {exc.strerror or exc} ({path}); "
+                         "the library is unchanged and can still be searched") from None
     try:
         if fcntl is not None:
             try:
@@ -30,8 +34,11 @@ def writer_lock(data_dir: Path) -> Iterator[None]:
                 raise StoreError(
                     f"another searchapp process is updating the library in {data_dir}; try again when it has finished"
                 ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())  # for people; the flock is what excludes
+        except OSError:
+            pass  # a full disk must not stop the lock from working
         yield
     finally:
         os.close(fd)  # closing releases the flock

@@ -22,10 +22,11 @@ from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import ChunkSpan
 from ..ingest.chunking import chunk_document
 from ..ingest.extractors import extract, extractor_name
-from ..ingest.scan import ScannedFile, scan
+from ..ingest.fsnames import storable
+from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import NewChunk, RootRow, Store
 
-__all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash"]
+__all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "in_scope"]
 
 BATCH_CHUNKS = 256  # passages embedded and committed together
 BATCH_FILES = 64
@@ -111,10 +112,11 @@ class _Batcher:
         added_vecs: list[np.ndarray] = []
         with self.store.atomic():
             for it in items:
-                old = self.store.file_by_path(str(it.file.path))
+                path = storable(it.file.path)
+                old = self.store.file_by_path(path)
                 if old is not None:
                     removed += self.store.delete_chunks_of_file(old.id)
-                file_id = self.store.upsert_file(self.root.id, str(it.file.path), it.file.size, it.file.mtime_ns,
+                file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
                                                  it.sha256, "indexed", None, it.kind, len(it.chunks))
                 new = [NewChunk(c.ordinal, c.start, c.end, c.page, c.text, h, known[h]) for c, h in zip(it.chunks, it.hashes)]
                 ids = self.store.insert_chunks(file_id, new)
@@ -131,26 +133,58 @@ class _Batcher:
         self.on_commit()
 
 
+def in_scope(root: str, path: str, skip_dirs) -> bool:
+    """Whether a changed `path` belongs to `root` as a full scan would see it: under it, and not inside a
+    hidden or skipped folder (a watcher reports changes in .git/ too)."""
+    root, path = os.path.abspath(root), os.path.abspath(path)
+    if path == root:
+        return True
+    if not path.startswith(root.rstrip(os.sep) + os.sep):
+        return False
+    parts = os.path.relpath(path, root).split(os.sep)
+    return not any(p.startswith(".") or p in skip_dirs for p in parts)
+
+
+def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, progress, cancel
+                 ) -> tuple[ScanResult, dict]:
+    """Scan only the changed paths (files, or folders with what is below them) and the rows they cover."""
+    scope = sorted({os.path.abspath(p) for p in paths if in_scope(root.path, p, config.scan.skip_dirs)})
+    # A path inside another one in scope is already covered by the outer one's scan.
+    scope = [p for i, p in enumerate(scope) if not any(p.startswith(q.rstrip(os.sep) + os.sep) for q in scope[:i])]
+    present = [Path(p) for p in scope if os.path.lexists(p)]
+    result = scan(present, config.scan, progress=progress, cancel=cancel) if present else ScanResult()
+    existing: dict = {}
+    for p in scope:
+        existing.update(store.files_under(root.id, storable(p)))
+    return result, existing
+
+
 def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: Callable[[], VectorIndex],
               progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-              on_commit: Callable[[], None] = lambda: None) -> SyncReport:
+              on_commit: Callable[[], None] = lambda: None, paths: Optional[list[str]] = None) -> SyncReport:
+    """Bring one root up to date. With `paths` (absolute, e.g. from a file watcher) only those files and
+    folders are looked at: nothing else of the root is scanned, and a path that no longer exists is purged."""
     rep = SyncReport()
-    result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
-    existing = store.files_of_root(root.id)
+    if paths is None:
+        result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
+        existing = store.files_of_root(root.id)
+    else:
+        result, existing = _scoped_scan(store, root, paths, config, progress, cancel)
     rep.scanned = len(result.files)
     seen: set[str] = set()
 
     # Files skipped by policy (size, type, unreadable) are recorded so `status` can say why.
     for sk in result.skipped:
-        seen.add(sk.path)
-        _record_problem(store, root, existing.get(sk.path), sk.path, sk.status, sk.reason, get_index, rep)
+        path = storable(sk.path)
+        seen.add(path)
+        _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, get_index, rep, real=sk.path)
 
     batcher = _Batcher(store, root, encoder, get_index, rep, progress, cancel, on_commit)
     total = len(result.files)
     for i, f in enumerate(result.files, start=1):
         if cancel is not None:
             cancel.check()
-        path = str(f.path)
+        path = storable(f.path)
         seen.add(path)
         old = existing.get(path)
         report(progress, "extracting", i, total, os.path.basename(path))
@@ -212,7 +246,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
 
 
 def _record_problem(store: Store, root: RootRow, old, path: str, status: str, reason: str,
-                    get_index: Callable[[], VectorIndex], rep: SyncReport, f: Optional[ScannedFile] = None) -> None:
+                    get_index: Callable[[], VectorIndex], rep: SyncReport, f: Optional[ScannedFile] = None,
+                    real: Optional[str] = None) -> None:
     if status == "failed":
         rep.failed += 1
     else:
@@ -222,7 +257,7 @@ def _record_problem(store: Store, root: RootRow, old, path: str, status: str, re
         f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns)
     ):
         return  # already recorded
-    size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(path)
+    size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(real or path)
     with store.atomic():
         removed = store.delete_chunks_of_file(old.id) if old is not None else []
         store.upsert_file(root.id, path, size, mtime, None, status, reason, extractor_name(Path(path)), 0)

@@ -7,6 +7,7 @@ Every statement takes parameters; nothing from a document or a query is formatte
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sqlite3
 import time
@@ -141,6 +142,7 @@ class Store:
         """Call inside the transaction that changes chunks: the vector index saved with this number matches."""
         gen = self.generation() + 1
         self.set_meta("generation", str(gen))
+        self.set_meta("changed_at", repr(time.time()))  # when the library last changed, for "live" displays
         return gen
 
     # -- roots --------------------------------------------------------------
@@ -172,6 +174,15 @@ class Store:
     # -- files --------------------------------------------------------------
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
         rows = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE root_id = ?", (root_id,))
+        return {r[2]: FileRow(*r) for r in rows}
+
+    def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
+        """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
+        below = path.rstrip(os.sep) + os.sep
+        rows = self.conn.execute(
+            f"SELECT {_FILE_COLS} FROM files WHERE root_id = ? AND (path = ? OR (path >= ? AND path < ?))",
+            (root_id, path, below, below[:-1] + chr(ord(os.sep) + 1)),  # the next character after the separator
+        )
         return {r[2]: FileRow(*r) for r in rows}
 
     def file_by_path(self, path: str) -> Optional[FileRow]:
@@ -300,3 +311,19 @@ class Store:
 
     def integrity_ok(self) -> bool:
         return self.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+
+    def vacuum_if_sparse(self, threshold: float = 0.25) -> bool:
+        """VACUUM when more than `threshold` of the file is free pages (e.g. after a folder was removed).
+
+        SQLite reuses free pages for new rows anyway, so this only matters after large removals; VACUUM
+        rewrites the file in one transaction (a crash leaves the old file) and needs that much free disk.
+        """
+        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
+        free = self.conn.execute("PRAGMA freelist_count").fetchone()[0]
+        if not pages or free / pages <= threshold:
+            return False
+        try:
+            self.conn.execute("VACUUM")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"library database could not be compacted: {exc}") from exc
+        return True

@@ -1,0 +1,217 @@
+"""Live updates: watch every indexed root and sync what changed, a short quiet period after the last event.
+
+Events (watchdog: inotify on Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows) only name paths;
+the work is `Library.sync_changed(paths)`, the same incremental sync as a full one but restricted to those
+files and folders, so an edit re-embeds only changed passages and a move re-embeds nothing.
+
+Decisions:
+- Debounce: changes are collected until no event arrived for `debounce` seconds (an editor's save is
+  several events; copying a folder is thousands), but never held longer than MAX_HOLD_FACTOR × debounce.
+- When the OS refuses more watches (inotify's max_user_watches / max_user_instances), the watcher falls
+  back to polling every `poll_interval` seconds and says so in `note`; nothing is missed, it is just slower.
+- Events inside the data directory, hidden folders and skip_dirs are dropped before they cost a sync.
+- A failed sync (e.g. another process holds the writer lock) keeps its paths and is retried with backoff.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import threading
+import time
+from typing import Callable, Optional
+
+from ..base.errors import SearchAppError
+from .sync import SyncReport, in_scope
+
+__all__ = ["LibraryWatcher", "MAX_HOLD_FACTOR"]
+
+MAX_HOLD_FACTOR = 10
+_RETRY_MAX = 60.0
+_RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+log = logging.getLogger(__name__)
+
+
+class _Handler:
+    """watchdog calls `dispatch` on its own thread for every event."""
+
+    def __init__(self, watcher: "LibraryWatcher") -> None:
+        self.watcher = watcher
+
+    def dispatch(self, event) -> None:
+        if event.event_type not in _RELEVANT:
+            return  # opened / closed without writing
+        if event.is_directory and event.event_type in ("modified", "closed"):
+            return  # a folder's entries changed: those entries have events of their own
+        paths = [event.src_path] + ([event.dest_path] if getattr(event, "dest_path", "") else [])
+        self.watcher.notify([os.fsdecode(p) for p in paths])
+
+
+class LibraryWatcher:
+    def __init__(self, library, *, on_change: Optional[Callable[[SyncReport, list[str]], None]] = None,
+                 on_error: Optional[Callable[[BaseException], None]] = None, debounce: float = 1.0,
+                 poll_interval: float = 30.0, force_polling: bool = False) -> None:
+        self.library = library
+        self.on_change = on_change
+        self.on_error = on_error
+        self.debounce = float(debounce)
+        self.poll_interval = float(poll_interval)
+        self.force_polling = force_polling
+        self.mode = "stopped"  # "events" | "polling" | "stopped"
+        self.note: Optional[str] = None
+        self.syncs = 0  # applied batches, for tests and status displays
+        self._roots: list[str] = []
+        self._pending: dict[str, float] = {}  # path -> first time seen in this batch
+        self._last_event = 0.0
+        self._cond = threading.Condition()
+        self._stop = False
+        self._observer = None
+        self._thread: Optional[threading.Thread] = None
+        self._data_dir = os.path.abspath(library.data_dir)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    # -- life cycle ---------------------------------------------------------
+    def start(self) -> None:
+        self._roots = [r.path for r in self.library.reader().roots()]
+        self._observer = self._start_observer()
+        self._thread = threading.Thread(target=self._run, name="searchapp-watch", daemon=True)
+        self._thread.start()
+
+    def _start_observer(self):
+        from watchdog.observers import Observer
+        from watchdog.observers.polling import PollingObserver
+
+        if not self.force_polling:
+            observer = Observer()
+            try:
+                self._schedule(observer)
+                observer.start()  # inotify adds its watches here: this is where its limits bite
+                self.mode = "events"
+                return observer
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSPC, errno.EMFILE, errno.ENOMEM):
+                    raise
+                self.note = (f"the system refused more file watches ({exc.strerror or exc}); checking for changes "
+                             f"every {self.poll_interval:g} s instead (raise fs.inotify.max_user_watches to fix)")
+                log.warning("%s", self.note)
+                _stop_quietly(observer)
+        observer = PollingObserver(timeout=self.poll_interval)
+        self._schedule(observer)
+        observer.start()
+        self.mode = "polling"
+        return observer
+
+    def _schedule(self, observer) -> None:
+        handler = _Handler(self)
+        for root in self._roots:
+            # A single-file root is watched through its folder; events for siblings are dropped by scope.
+            target = root if os.path.isdir(root) else os.path.dirname(root)
+            if os.path.isdir(target):
+                observer.schedule(handler, target, recursive=True)
+
+    def add_root(self, root: str) -> None:
+        """Watch a root added after start (the library calls this from add_folder)."""
+        if root in self._roots or self._observer is None:
+            return
+        self._roots.append(root)
+        target = root if os.path.isdir(root) else os.path.dirname(root)
+        try:
+            self._observer.schedule(_Handler(self), target, recursive=True)
+        except OSError as exc:  # out of watches: this root is caught up by the next full sync
+            self.note = f"{root} is not watched: {exc.strerror or exc}"
+            log.warning("%s", self.note)
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        if self._observer is not None:
+            _stop_quietly(self._observer)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+        self.mode = "stopped"
+
+    # -- events -------------------------------------------------------------
+    def _wanted(self, path: str) -> bool:
+        path = os.path.abspath(path)
+        if path == self._data_dir or path.startswith(self._data_dir.rstrip(os.sep) + os.sep):
+            return False  # our own database and index files
+        skip = self.library.config.scan.skip_dirs
+        return any(in_scope(root, path, skip) for root in self._roots)
+
+    def notify(self, paths: list[str]) -> None:
+        now = time.monotonic()
+        wanted = [p for p in paths if self._wanted(p)]
+        if not wanted:
+            return
+        with self._cond:
+            for p in wanted:
+                self._pending.setdefault(p, now)
+            self._last_event = now
+            self._cond.notify_all()
+
+    def _take_batch(self) -> Optional[list[str]]:
+        """Block until a batch is due (quiet for `debounce`, or held too long) or the watcher stops."""
+        with self._cond:
+            while not self._stop:
+                if self._pending:
+                    now = time.monotonic()
+                    quiet_at = self._last_event + self.debounce
+                    hold_until = min(self._pending.values()) + self.debounce * MAX_HOLD_FACTOR
+                    due = min(quiet_at, hold_until)
+                    if now >= due:
+                        batch, self._pending = sorted(self._pending), {}
+                        return batch
+                    self._cond.wait(due - now)
+                else:
+                    self._cond.wait()
+            return None
+
+    def _run(self) -> None:
+        retry = self.debounce
+        while (batch := self._take_batch()) is not None:
+            try:
+                rep = self.library.sync_changed(batch)
+            except SearchAppError as exc:  # e.g. another process is syncing: keep the paths, try again later
+                log.warning("live update failed, retrying in %.0f s: %s", retry, exc)
+                self._report_error(exc)
+                with self._cond:
+                    now = time.monotonic()
+                    for p in batch:
+                        self._pending.setdefault(p, now)
+                    self._last_event = now
+                    self._cond.wait(retry)
+                retry = min(retry * 2, _RETRY_MAX)
+                continue
+            except BaseException as exc:  # a bug: report it, keep watching
+                log.exception("live update failed")
+                self._report_error(exc)
+                continue
+            retry = self.debounce
+            self.syncs += 1
+            if self.on_change is not None:
+                try:
+                    self.on_change(rep, batch)
+                except Exception:
+                    log.exception("on_change callback failed")
+
+    def _report_error(self, exc: BaseException) -> None:
+        if self.on_error is not None:
+            try:
+                self.on_error(exc)
+            except Exception:
+                log.exception("on_error callback failed")
+
+
+def _stop_quietly(observer) -> None:
+    try:
+        observer.stop()
+        if observer.is_alive():
+            observer.join(timeout=10)
+    except (RuntimeError, OSError):
+        pass

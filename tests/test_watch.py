@@ -1,0 +1,194 @@
+"""Live updates with real files and real watchdog events (inotify here): create, edit, delete, rename, move a
+folder; each change is indexed through the path-restricted sync. Waits are bounded polls, never fixed sleeps."""
+
+from __future__ import annotations
+
+import errno
+import os
+import queue
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from searchapp.library import Library
+from searchapp.library.sync import in_scope
+
+WAIT = 20.0  # seconds: an upper bound for an event + debounce + sync, normally well under a second
+
+
+@pytest.fixture
+def live(make_config, tiny_encoder, tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "a.txt").write_text("Copper kettles whistle when the water boils.", encoding="utf-8")
+    (docs / "sub" / "b.md").write_text("# Falcons\n\nThe peregrine falcon dives faster than any bird.", encoding="utf-8")
+    lib = Library(make_config(), encoder=tiny_encoder)
+    lib.add_folder(docs)
+    changes: queue.Queue = queue.Queue()
+    lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.2)
+    yield lib, docs, changes
+    lib.close()
+
+
+def wait_for(changes: queue.Queue, pred, what: str):
+    """Take applied batches until `pred(report, paths)` holds; fail after WAIT seconds."""
+    deadline = time.monotonic() + WAIT
+    seen = []
+    while time.monotonic() < deadline:
+        try:
+            rep, paths = changes.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            break
+        seen.append((rep.added, rep.updated, rep.removed, paths))
+        if pred(rep, paths):
+            return rep
+    pytest.fail(f"no live update for {what} within {WAIT} s; saw {seen}")
+
+
+def indexed(lib: Library) -> set[str]:
+    return {Path(p).relative_to(lib.store.roots()[0].path).as_posix()
+            for p, in lib.store.conn.execute("SELECT path FROM files WHERE status = 'indexed'")}
+
+
+def lexical(lib: Library, q: str) -> list[str]:
+    return [Path(h.path).name for h in lib.search(q, mode="lexical").hits]
+
+
+def test_create_edit_delete_rename_and_folder_move(live):
+    lib, docs, changes = live
+    assert lib.watching and lib._watcher.mode == "events"
+    before = lib.last_changed
+
+    (docs / "c.txt").write_text("Glaciers carve valleys over thousands of years.", encoding="utf-8")
+    wait_for(changes, lambda r, p: r.added == 1, "a new file")
+    assert lexical(lib, "glaciers valleys") == ["c.txt"]
+    assert lib.last_changed is not None and (before is None or lib.last_changed >= before)
+
+    (docs / "a.txt").write_text("Copper kettles whistle. Walnut shells crack in the oven.", encoding="utf-8")
+    rep = wait_for(changes, lambda r, p: r.updated == 1, "an edit")
+    assert rep.chunks_embedded <= 1  # only the changed passage
+    assert lexical(lib, "walnut shells") == ["a.txt"]
+
+    (docs / "c.txt").rename(docs / "glacier.txt")
+    rep = wait_for(changes, lambda r, p: r.removed >= 1, "a rename")
+    assert rep.chunks_embedded == 0  # a rename re-embeds nothing
+    assert lexical(lib, "glaciers valleys") == ["glacier.txt"]
+
+    (docs / "sub").rename(docs / "birds")
+    wait_for(changes, lambda r, p: r.removed >= 1 or r.added >= 1, "a folder move")
+    deadline = time.monotonic() + WAIT
+    while "birds/b.md" not in indexed(lib) and time.monotonic() < deadline:
+        wait_for(changes, lambda r, p: True, "the rest of the folder move")
+    assert indexed(lib) == {"a.txt", "glacier.txt", "birds/b.md"}
+
+    (docs / "a.txt").unlink()
+    wait_for(changes, lambda r, p: r.removed == 1, "a deletion")
+    assert lexical(lib, "walnut") == []
+    st = lib.status()
+    assert st.consistent and st.vectors == st.chunks
+
+
+def test_hidden_and_skipped_folders_cause_no_sync(live):
+    lib, docs, changes = live
+    (docs / ".git").mkdir()
+    (docs / ".git" / "HEAD.txt").write_text("ref: refs/heads/main", encoding="utf-8")
+    (docs / "node_modules").mkdir()
+    (docs / "node_modules" / "x.txt").write_text("dependency text", encoding="utf-8")
+    (docs / "visible.txt").write_text("Lanterns glow in the harbor at night.", encoding="utf-8")
+    synced: list[str] = []
+    wait_for(changes, lambda r, p: synced.extend(p) or r.added == 1, "the visible file")
+    assert synced and all(".git" not in p and "node_modules" not in p for p in synced)
+    assert indexed(lib) == {"a.txt", "sub/b.md", "visible.txt"}
+
+
+def test_in_scope_rules(tmp_path):
+    root = str(tmp_path / "r")
+    assert in_scope(root, root, ())
+    assert in_scope(root, f"{root}/a/b.txt", ())
+    assert not in_scope(root, f"{root}x/b.txt", ())  # a sibling that shares the prefix
+    assert not in_scope(root, f"{root}/.git/config", ())
+    assert not in_scope(root, f"{root}/node_modules/x.txt", ("node_modules",))
+    assert not in_scope(root, str(tmp_path / "elsewhere.txt"), ())
+
+
+def test_polling_fallback_when_out_of_inotify_watches(make_config, tiny_encoder, tmp_path, monkeypatch):
+    """The inotify limit cannot be lowered here (it is a system-wide sysctl), so the observer's start is made
+    to fail with the exact error watchdog raises for it; everything after that is real."""
+    import watchdog.observers
+
+    real = watchdog.observers.Observer
+
+    class NoWatchesLeft(real):
+        def start(self):
+            raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+    monkeypatch.setattr(watchdog.observers, "Observer", NoWatchesLeft)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    lib = Library(make_config(), encoder=tiny_encoder)
+    try:
+        lib.add_folder(docs)
+        changes: queue.Queue = queue.Queue()
+        watcher = lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.1, poll_interval=0.2)
+        assert watcher.mode == "polling" and "max_user_watches" in watcher.note
+        (docs / "late.txt").write_text("Thunder rolls across the canyon.", encoding="utf-8")
+        wait_for(changes, lambda r, p: r.added == 1, "a file seen by polling")
+        assert lexical(lib, "thunder canyon") == ["late.txt"]
+    finally:
+        lib.close()
+    assert not watcher.running
+
+
+def test_sync_changed_touches_only_the_given_paths(make_config, tiny_encoder, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(5):
+        (docs / f"f{i}.txt").write_text(f"Document number {i} about quartz and marble.", encoding="utf-8")
+    lib = Library(make_config(), encoder=tiny_encoder)
+    try:
+        lib.add_folder(docs)
+        (docs / "f0.txt").write_text("Changed text about velvet saddles.", encoding="utf-8")
+        (docs / "f1.txt").write_text("Also changed, but not reported to the sync.", encoding="utf-8")
+        (docs / "f2.txt").unlink()
+        rep = lib.sync_changed([str(docs / "f0.txt"), str(docs / "f2.txt"), "/elsewhere/x.txt"])
+        assert (rep.scanned, rep.updated, rep.removed) == (1, 1, 1)
+        assert lexical(lib, "velvet saddles") == ["f0.txt"]
+        assert lexical(lib, "reported") == []  # f1 was not in the list: untouched until a full sync
+        assert lib.sync().updated == 1
+    finally:
+        lib.close()
+
+
+def test_cli_watch_prints_one_line_per_change(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    from searchapp.base.config import load_config
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "seed.txt").write_text("Seed text about orbit and compass.", encoding="utf-8")
+    env = {**os.environ, "SEARCHAPP_MODELS__BI_ENCODER": str(tiny_bi_encoder_dir),
+           "SEARCHAPP_MODELS__RERANKER": "", "SEARCHAPP_MODELS__PRECISION": "fp32"}
+    with Library(load_config(tmp_path / "lib", env=env), encoder=tiny_encoder) as lib:  # same model as the CLI's
+        lib.add_folder(docs)
+    cli = [sys.executable, "-m", "searchapp", "--data-dir", str(tmp_path / "lib")]
+    proc = subprocess.Popen(cli + ["watch", "--debounce", "0.2"], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        lines = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            lines.append(line)
+            if line.startswith("watching"):
+                break
+        assert lines[-1].startswith("watching 1 folder(s) (events)"), (lines, proc.stderr.read() if proc.poll() is not None else "")
+        (docs / "new.txt").write_text("Harvest beacon tundra.", encoding="utf-8")
+        line = proc.stdout.readline()
+        assert "1 added" in line and "new.txt" in line
+    finally:
+        proc.send_signal(2)  # Ctrl+C
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "stopped watching" in out
