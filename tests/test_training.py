@@ -4,7 +4,6 @@ checkpoints load back as the app's bi-encoder / reranker with identical outputs,
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,8 @@ from searchapp.training.batching import bucketed_batches
 from searchapp.training.bi_encoder import make_loss
 from searchapp.training.checkpoint import read_saved_pooling
 from searchapp.training.data import TextColumns
+from tiny_models import build_tiny_bert
 
-TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 FAST = dict(batch_size=4, learning_rate=2e-3, epochs=4, precision="fp32", device="cpu", seed=3, max_seq_length=32,
             threads=1)  # one thread: 2-thread torch collapses when other tests hold a core
 
@@ -33,16 +32,7 @@ TOPICS = [
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory, packaged_model_dir) -> Path:
-    from transformers import BertConfig, BertModel
-
-    folder = tmp_path_factory.mktemp("tiny-bert-train")
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=128)
-    BertModel(cfg).save_pretrained(folder, safe_serialization=True)
-    for name in TOKENIZER_FILES:
-        shutil.copy(packaged_model_dir / name, folder / name)
-    return folder
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert-train"), packaged_model_dir)
 
 
 def synthetic(objective: str) -> TextColumns:

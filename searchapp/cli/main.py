@@ -19,6 +19,7 @@ from .. import __version__
 from ..base.config import Config, load_config
 from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
+from . import train_eval
 from .progress import TerminalProgress
 
 __all__ = ["main", "build_parser"]
@@ -67,7 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--no-rerank", action="store_true", help="skip reranked variants")
     e.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or id")
     e.add_argument("--max-queries", type=int, help="evaluate only the first N judged queries")
+    train_eval.add_ir_options(e)
     e.add_argument("--json", action="store_true")
+    train_eval.add_eval_parsers(ev)
+    train_eval.add_train_parser(sub)
 
     sub.add_parser("config", help="list every setting with its current value and meaning")
     return p
@@ -86,6 +90,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         overrides = {}
         if getattr(args, "reranker", None):
             overrides["models"] = {"reranker": args.reranker}
+        overrides = train_eval.model_overrides(args, overrides)
         config = load_config(args.data_dir, args.config, overrides=overrides)
         return _COMMANDS[args.command](args, config, progress, cancel)
     except Cancelled:
@@ -291,6 +296,8 @@ def cmd_reindex(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_eval(args, config: Config, progress, cancel) -> int:
+    if args.eval_command in train_eval.EVAL_KINDS:
+        return train_eval.cmd_eval(args, config, progress, cancel)
     if args.eval_command != "ir":
         print("searchapp: eval needs a kind: `searchapp eval ir DIR`", file=sys.stderr)
         return 2
@@ -336,5 +343,6 @@ _COMMANDS = {
     "remove": cmd_remove,
     "reindex": cmd_reindex,
     "eval": cmd_eval,
+    "train": train_eval.cmd_train,
     "config": cmd_config,
 }

@@ -427,6 +427,22 @@ class Library:
         if watcher is not None:
             watcher.stop()
 
+    def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:
+        """Recall@k of the vector index against exact search over `sample` stored vectors (see ann_recall.py)."""
+        from .ann_recall import measure_ann_recall
+
+        index = self.index()
+        dim = self._dim()
+        if index is None or dim is None:
+            return {f"recall@{k}": None, "k": k, "queries": 0, "vectors": 0, "primary_metric": f"recall@{k}",
+                    "ef_search": ef or self.config.index.ef_search, "backend": self.config.index.backend}
+        ids, vectors = self.reader().vectors(None, dim)
+        try:
+            return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or self.config.index.ef_search,
+                                      seed=seed)
+        finally:
+            index.set_ef(self.config.index.ef_search)
+
     def close(self) -> None:
         self.stop_watching()
         for st in self._readers:
