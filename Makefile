@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-ARGS   ?=
+ARGS   ?= gui
 
 .PHONY: setup run test bench eval clean
 

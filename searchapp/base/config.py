@@ -27,6 +27,8 @@ __all__ = [
     "field_help",
     "PACKAGED_BI_ENCODER",
     "DEFAULT_RERANKER",
+    "config_to_dict",
+    "save_config",
 ]
 
 PACKAGED_BI_ENCODER = "all-MiniLM-L6-v2"
@@ -212,3 +214,32 @@ def load_config(
     if overrides:
         cfg = _merge(cfg, overrides, "override")
     return cfg.validate()
+
+
+def config_to_dict(config: Config, *, only_changed: bool = True) -> dict[str, dict[str, Any]]:
+    """The TOML tables of `config` (without data_dir); by default only values that differ from the defaults."""
+    default = Config(data_dir=config.data_dir)
+    out: dict[str, dict[str, Any]] = {}
+    for top in fields(Config):
+        section = getattr(config, top.name)
+        if not dataclasses.is_dataclass(section):
+            continue
+        base = getattr(default, top.name)
+        table = {f.name: getattr(section, f.name) for f in fields(section)
+                 if not only_changed or getattr(section, f.name) != getattr(base, f.name)}
+        table = {k: list(v) if isinstance(v, tuple) else v for k, v in table.items()}
+        if table:
+            out[top.name] = table
+    return out
+
+
+def save_config(config: Config, path: Optional[str | Path] = None) -> Path:
+    """Write the non-default settings of `config` as TOML (default: the data dir's config.toml), atomically."""
+    import tomli_w
+
+    target = Path(path) if path else user_config_file(Path(config.data_dir))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(tomli_w.dumps(config_to_dict(config.validate())), encoding="utf-8")
+    os.replace(tmp, target)  # a crash mid-write never leaves half a config behind
+    return target

@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     train_eval.add_train_parser(sub)
 
     sub.add_parser("config", help="list every setting with its current value and meaning")
+    sub.add_parser("gui", help="open the desktop app (also what `searchapp` with no command does)")
     return p
 
 
@@ -81,8 +82,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 0
+        args.command = "gui"  # a double-click or a bare `searchapp` opens the window
     cancel = CancelToken()
     _install_sigint(cancel)
     progress = TerminalProgress()
@@ -335,6 +335,12 @@ def cmd_config(args, config: Config, progress, cancel) -> int:
     return 0
 
 
+def cmd_gui(args, config: Config, progress, cancel) -> int:
+    from ..gui import run_gui  # Qt is imported only when the window is wanted
+
+    return run_gui(config)
+
+
 _COMMANDS = {
     "index": cmd_index,
     "search": cmd_search,
@@ -345,4 +351,5 @@ _COMMANDS = {
     "eval": cmd_eval,
     "train": train_eval.cmd_train,
     "config": cmd_config,
+    "gui": cmd_gui,
 }

@@ -1,0 +1,38 @@
+"""The desktop app (PySide6). Only this package imports Qt; it reaches the core only through `Library`.
+
+`build_main_window(config, library=None)` builds the real window (tests and the app use it);
+`run_gui(config)` starts the application.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from ..base.config import Config
+    from ..library import Library
+    from .main_window import MainWindow
+
+__all__ = ["build_main_window", "run_gui"]
+
+
+def build_main_window(config: "Optional[Config]" = None, library: "Optional[Library]" = None) -> "MainWindow":
+    """The main window on `config` (default: the user's), using `library` when given (it then stays the caller's to close).
+
+    A QApplication is created when none exists yet. The window is not shown.
+    """
+    from .app import ensure_application
+    from .main_window import MainWindow
+
+    ensure_application()
+    if config is None:
+        from ..base.config import load_config
+
+        config = load_config()
+    return MainWindow(config, library)
+
+
+def run_gui(config: "Optional[Config]" = None) -> int:
+    from .app import run_gui as _run
+
+    return _run(config)

@@ -1,0 +1,75 @@
+"""Starting the application: the QApplication, its icon, the main window, and a last-resort error hook."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from ..base.config import Config
+
+__all__ = ["ensure_application", "run_gui", "resource_path"]
+
+_APP: Optional[QApplication] = None
+
+
+def resource_path(name: str) -> Path:
+    """A file from resources/: beside the package in a checkout, inside the bundle when frozen by PyInstaller."""
+    base = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[2]))
+    return base / "resources" / name
+
+
+def ensure_application() -> QApplication:
+    global _APP
+    app = QApplication.instance()
+    if app is None:
+        app = _APP = QApplication(sys.argv[:1])
+        app.setApplicationName("searchapp")
+        app.setOrganizationName("searchapp")
+        app.setDesktopFileName("searchapp")
+        icon = resource_path("searchapp.png")
+        if icon.is_file():
+            app.setWindowIcon(QIcon(str(icon)))
+    return app  # type: ignore[return-value]
+
+
+def _no_display() -> bool:
+    return (sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM")
+            and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"))
+
+
+def run_gui(config: Optional[Config] = None) -> int:
+    if _no_display():
+        # Qt would abort the process; say what to do instead.
+        print("searchapp: no display found; use the command line (`searchapp --help`) or set QT_QPA_PLATFORM",
+              file=sys.stderr)
+        return 2
+    from . import build_main_window
+    from .errors import show_error
+
+    app = ensure_application()
+    win = build_main_window(config)
+
+    def hook(etype, value, tb):  # a bug in a slot: show it and keep running, nothing is lost
+        text = "".join(traceback.format_exception(etype, value, tb))
+        sys.stderr.write(text)
+        show_error(win, value, text)
+
+    sys.excepthook = hook
+    win.show()
+    if os.environ.get("SEARCHAPP_SMOKE_TEST"):
+        # Used by the packaged-build check: prove a window opened, then quit.
+        from PySide6.QtCore import QTimer
+
+        def report():
+            print(f"searchapp: window shown: {win.isVisible()} {win.objectName()}", flush=True)
+            win.close()
+            app.quit()
+
+        QTimer.singleShot(int(os.environ.get("SEARCHAPP_SMOKE_TEST_MS", "1500")), report)
+    return app.exec()

@@ -1,0 +1,130 @@
+"""The indexed folders with their counts and last sync, the files that were not indexed, and the buttons to change them."""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QPushButton,
+                               QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from ..library import LibraryStatus
+
+__all__ = ["LibraryPanel", "ProblemsDialog", "format_when"]
+
+
+def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
+    if not ts:
+        return "never"
+    age = (now or time.time()) - ts
+    if age < 60:
+        return "just now"
+    if age < 3600:
+        return f"{int(age // 60)} min ago"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+class ProblemsDialog(QDialog):
+    """Skipped and failed files with the reason; non-modal so the user can keep searching."""
+
+    def __init__(self, failed: list[tuple[str, str, str]], parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Files not indexed")
+        self.setObjectName("problemsDialog")
+        self.resize(760, 360)
+        table = QTableWidget(len(failed), 3)
+        table.setObjectName("problemsTable")
+        table.setHorizontalHeaderLabels(["File", "Status", "Reason"])
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for i, (path, status, reason) in enumerate(failed):
+            for j, text in enumerate((path, status, reason)):
+                table.setItem(i, j, QTableWidgetItem(text))
+        table.resizeColumnsToContents()
+        self.table = table
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(table)
+        lay.addWidget(buttons)
+
+
+class LibraryPanel(QWidget):
+    addRequested = Signal(list)  # paths
+    removeRequested = Signal(str)
+    resyncRequested = Signal(object)  # list of root paths, or None for all
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.status: Optional[LibraryStatus] = None
+        self.problems_dialog: Optional[ProblemsDialog] = None
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("libraryView")
+        self.tree.setAccessibleName("Indexed folders")
+        self.tree.setHeaderLabels(["Folder", "Files", "Passages", "Last sync"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
+        self.tree.itemSelectionChanged.connect(self._update_buttons)
+        self.hint = QLabel("Drop folders or files here, or use Add Folder.")
+        self.hint.setWordWrap(True)
+        self.add_button = QPushButton("Add Folder…")
+        self.remove_button = QPushButton("Remove")
+        self.resync_button = QPushButton("Re-sync")
+        self.problems_button = QPushButton("Not indexed: 0")
+        self.problems_button.setObjectName("problemsButton")
+        self.add_button.clicked.connect(self._ask_folder)
+        self.remove_button.clicked.connect(self._remove_selected)
+        self.resync_button.clicked.connect(lambda: self.resyncRequested.emit(self.selected_roots() or None))
+        self.problems_button.clicked.connect(self.show_problems)
+        row = QHBoxLayout()
+        for b in (self.add_button, self.remove_button, self.resync_button):
+            row.addWidget(b)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(QLabel("<b>Library</b>"))
+        lay.addWidget(self.tree, 1)
+        lay.addWidget(self.hint)
+        lay.addLayout(row)
+        lay.addWidget(self.problems_button)
+        self._update_buttons()
+
+    def set_status(self, status: LibraryStatus) -> None:
+        self.status = status
+        selected = set(self.selected_roots())
+        self.tree.clear()
+        for r in status.roots:
+            item = QTreeWidgetItem([r.path, str(r.files), str(r.chunks), format_when(r.last_sync)])
+            item.setData(0, Qt.ItemDataRole.UserRole, r.path)
+            item.setToolTip(0, r.path)
+            for c in (1, 2):
+                item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight)
+            self.tree.addTopLevelItem(item)
+            item.setSelected(r.path in selected)
+        self.tree.resizeColumnToContents(1)
+        self.tree.resizeColumnToContents(2)
+        self.hint.setVisible(not status.roots)
+        self.problems_button.setText(f"Not indexed: {len(status.failed)}")
+        self._update_buttons()
+
+    def selected_roots(self) -> list[str]:
+        return [it.data(0, Qt.ItemDataRole.UserRole) for it in self.tree.selectedItems()]
+
+    def show_problems(self) -> ProblemsDialog:
+        self.problems_dialog = ProblemsDialog(self.status.failed if self.status else [], self)
+        self.problems_dialog.show()
+        return self.problems_dialog
+
+    def _update_buttons(self) -> None:
+        has = bool(self.selected_roots())
+        self.remove_button.setEnabled(has)
+        self.resync_button.setEnabled(bool(self.status and self.status.roots))
+        self.problems_button.setEnabled(bool(self.status and self.status.failed))
+
+    def _ask_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Add a folder to the library")
+        if path:
+            self.addRequested.emit([path])
+
+    def _remove_selected(self) -> None:
+        for p in self.selected_roots():
+            self.removeRequested.emit(p)

@@ -1,0 +1,97 @@
+"""The selected passage in the context of its file, and the two ways out of the app: Open file, Show in folder.
+
+Security: the preview is plain text made into HTML by escaping it; links in a document are never
+followed, and the only URLs handed to the system are local file URLs built from indexed paths.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from typing import Callable, Optional
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from ..base.types import Hit
+from .highlight import MARK_STYLE, highlight_html
+
+__all__ = ["PreviewPane", "file_url", "folder_url", "context_html", "PASSAGE_STYLE"]
+
+PASSAGE_STYLE = "background-color:#d8ecff;"
+CONTEXT_CHARS = 4000  # shown on each side of the passage; enough context, cheap to lay out
+
+
+def file_url(hit: Hit) -> QUrl:
+    """The local file; PDFs carry #page=N, which viewers that understand it open at that page."""
+    url = QUrl.fromLocalFile(os.path.abspath(hit.path))
+    if hit.page and hit.path.lower().endswith(".pdf"):
+        url.setFragment(f"page={hit.page}")
+    return url
+
+
+def folder_url(hit: Hit) -> QUrl:
+    return QUrl.fromLocalFile(os.path.dirname(os.path.abspath(hit.path)))
+
+
+def context_html(text: str, start: int, end: int, terms: list[str]) -> str:
+    """`text` around [start, end) with the passage shaded and query words marked inside it."""
+    a, b = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
+    before, passage, after = text[a:start], text[start:end], text[end:b]
+    body = (("…" if a else "") + html.escape(before)
+            + f'<a name="passage"></a><span style="{PASSAGE_STYLE}">{highlight_html(passage, terms, MARK_STYLE)}</span>'
+            + html.escape(after) + ("…" if b < len(text) else ""))
+    return f'<div style="white-space:pre-wrap;">{body}</div>'
+
+
+class PreviewPane(QWidget):
+    openRequested = Signal(QUrl)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.hit: Optional[Hit] = None
+        self.title = QLabel("Select a result to see it in its file.")
+        self.title.setWordWrap(True)
+        self.browser = QTextBrowser()
+        self.browser.setObjectName("previewPane")
+        self.browser.setOpenLinks(False)  # a document's links are never followed
+        self.browser.setOpenExternalLinks(False)
+        self.browser.setAccessibleName("Preview")
+        self.open_button = QPushButton("Open file")
+        self.folder_button = QPushButton("Show in folder")
+        for b in (self.open_button, self.folder_button):
+            b.setEnabled(False)
+        self.open_button.clicked.connect(lambda: self.hit and self.openRequested.emit(file_url(self.hit)))
+        self.folder_button.clicked.connect(lambda: self.hit and self.openRequested.emit(folder_url(self.hit)))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.title, 1)
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.folder_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(buttons)
+        lay.addWidget(self.browser, 1)
+
+    def clear(self) -> None:
+        self.hit = None
+        self.title.setText("Select a result to see it in its file.")
+        self.browser.clear()
+        for b in (self.open_button, self.folder_button):
+            b.setEnabled(False)
+
+    def show_hit(self, hit: Hit, terms: list[str], text: Optional[str] = None, note: str = "") -> None:
+        """Show `hit`; `text` is its file's whole extracted text (None while loading or when unreadable)."""
+        self.hit = hit
+        where = hit.path + (f" — page {hit.page}" if hit.page else "")
+        self.title.setText(where + (f"  ({note})" if note else ""))
+        self.title.setToolTip(hit.path)
+        if text is not None and text[hit.start:hit.end] == hit.text:
+            self.browser.setHtml(context_html(text, hit.start, hit.end, terms))
+        else:  # file changed or not readable: the stored passage alone is still true to the index
+            self.browser.setHtml(context_html(hit.text, 0, len(hit.text), terms))
+        self.browser.scrollToAnchor("passage")
+        for b in (self.open_button, self.folder_button):
+            b.setEnabled(True)
+
+    def plain_text(self) -> str:
+        return self.browser.toPlainText()

@@ -1,0 +1,89 @@
+"""The indexing progress strip: stage, counts, time left, and Cancel."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from ..base.progress import Progress
+
+__all__ = ["ProgressView", "EtaEstimator", "format_seconds"]
+
+STAGE_NAMES = {"scanning": "Scanning", "extracting": "Reading files", "embedding": "Embedding",
+               "saving": "Saving", "loading": "Loading models"}
+
+
+def format_seconds(s: float) -> str:
+    s = int(round(s))
+    return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
+
+
+class EtaEstimator:
+    """Time left from the file count: extraction runs interleaved with embedding, so files/s covers both."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.t0: Optional[float] = None
+        self.done0 = 0
+
+    def update(self, p: Progress, now: float) -> Optional[float]:
+        if p.stage != "extracting" or not p.total:
+            return None
+        if self.t0 is None:
+            self.t0, self.done0 = now, p.done
+            return None
+        done, elapsed = p.done - self.done0, now - self.t0
+        if done <= 0 or elapsed < 0.5:  # too early for a rate worth showing
+            return None
+        return (p.total - p.done) * elapsed / done
+
+
+class ProgressView(QWidget):
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel("")
+        self.label.setObjectName("progressLabel")
+        self.bar = QProgressBar()
+        self.bar.setObjectName("progressBar")
+        self.bar.setMinimumWidth(240)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancelButton")
+        self.eta = EtaEstimator()
+        self.eta_seconds: Optional[float] = None
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(6, 2, 6, 2)
+        lay.addWidget(self.label, 1)
+        lay.addWidget(self.bar)
+        lay.addWidget(self.cancel_button)
+
+    def start(self, title: str) -> None:
+        self.eta.reset()
+        self.eta_seconds = None
+        self.label.setText(title)
+        self.bar.setRange(0, 0)  # busy until the first report says how much there is
+        self.cancel_button.setEnabled(True)
+        self.show()
+
+    def show_progress(self, title: str, p: Optional[Progress], now: float) -> None:
+        if p is None:
+            return
+        stage = STAGE_NAMES.get(p.stage, p.stage.capitalize())
+        eta = self.eta.update(p, now)
+        if eta is not None:
+            self.eta_seconds = eta
+        if p.total:
+            self.bar.setRange(0, p.total)
+            self.bar.setValue(min(p.done, p.total))
+            counts = f"{p.done:,} / {p.total:,}"
+        else:
+            self.bar.setRange(0, 0)
+            counts = f"{p.done:,}" if p.done else ""
+        parts = [title, stage + (f" {counts}" if counts else "")]
+        if self.eta_seconds is not None:
+            parts.append(f"about {format_seconds(self.eta_seconds)} left")
+        if p.message:
+            parts.append(p.message)
+        self.label.setText(" — ".join(parts))

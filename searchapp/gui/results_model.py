@@ -1,0 +1,142 @@
+"""The hits of one search as a table model, plus the rank-movement text the reranker caused."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextDocument
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from ..base.types import Hit
+from .highlight import highlight_html, snippet
+
+__all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "HIT_ROLE", "HTML_ROLE"]
+
+HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the Hit itself
+HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet with query words marked
+PROMOTED, DEMOTED = QColor("#1a7f37"), QColor("#c62828")
+
+
+def rank_movement(hit: Hit) -> str:
+    """'▲35 (#37→#2)' when the reranker moved the hit, '=' when it kept its place, '' when it did not run."""
+    before, after = hit.ranks.fused, hit.ranks.rerank
+    if before is None or after is None:
+        return ""
+    delta = before - after
+    if delta == 0:
+        return f"= (#{after})"
+    return f"{'▲' if delta > 0 else '▼'}{abs(delta)} (#{before}→#{after})"
+
+
+def movement_tooltip(hit: Hit) -> str:
+    r = hit.ranks
+    parts = []
+    if r.rerank is not None:
+        parts.append(f"reranked to #{r.rerank} from first-stage rank #{r.fused}")
+    if r.dense is not None:
+        parts.append(f"bi-encoder rank #{r.dense}")
+    if r.lexical is not None:
+        parts.append(f"BM25 rank #{r.lexical}")
+    return "; ".join(parts)
+
+
+class ResultsModel(QAbstractTableModel):
+    COLUMNS = ("#", "File", "Folder", "Page", "Passage", "Score", "Rerank")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.hits: list[Hit] = []
+        self.terms: list[str] = []
+
+    def set_hits(self, hits: list[Hit], terms: list[str]) -> None:
+        self.beginResetModel()
+        self.hits, self.terms = list(hits), list(terms)
+        self.endResetModel()
+
+    def clear(self) -> None:
+        self.set_hits([], [])
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.hits)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+    def hit(self, row: int) -> Optional[Hit]:
+        return self.hits[row] if 0 <= row < len(self.hits) else None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        h = self.hits[index.row()]
+        col = self.COLUMNS[index.column()]
+        if role == HIT_ROLE:
+            return h
+        if role == HTML_ROLE and col == "Passage":
+            return highlight_html(snippet(h.text, self.terms), self.terms)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {
+                "#": str(h.ranks.final or index.row() + 1),
+                "File": os.path.basename(h.path),
+                "Folder": os.path.dirname(h.path),
+                "Page": str(h.page) if h.page else "",
+                "Passage": snippet(h.text, self.terms),
+                "Score": f"{h.score:.3f}",
+                "Rerank": rank_movement(h),
+            }[col]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col in ("Rerank", "Score"):
+                return movement_tooltip(h)
+            if col in ("File", "Folder"):
+                return h.path
+        if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:
+            delta = (h.ranks.fused or 0) - h.ranks.rerank
+            return PROMOTED if delta > 0 else DEMOTED if delta < 0 else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in ("#", "Page", "Score"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+class HtmlDelegate(QStyledItemDelegate):
+    """Paints HTML_ROLE as rich text so query words show marked inside the table."""
+
+    def _doc(self, option: QStyleOptionViewItem, index: QModelIndex) -> QTextDocument:
+        doc = QTextDocument()
+        doc.setDefaultFont(option.font)
+        doc.setHtml(index.data(HTML_ROLE) or "")
+        doc.setTextWidth(max(option.rect.width(), 50))
+        return doc
+
+    def paint(self, painter, option, index) -> None:
+        if index.data(HTML_ROLE) is None:
+            return super().paint(painter, option, index)
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        doc = self._doc(opt, index)
+        opt.text = ""
+        style = opt.widget.style() if opt.widget else None
+        if style:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        if opt.state & QStyle.StateFlag.State_Selected:
+            ctx.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.HighlightedText))
+        painter.save()
+        painter.translate(opt.rect.topLeft())
+        painter.setClipRect(opt.rect.translated(-opt.rect.topLeft()))
+        doc.documentLayout().draw(painter, ctx)
+        painter.restore()
+
+    def sizeHint(self, option, index):
+        size = super().sizeHint(option, index)
+        if index.data(HTML_ROLE) is None:
+            return size
+        doc = self._doc(option, index)
+        size.setHeight(int(min(doc.size().height(), 4 * option.fontMetrics.height() + 8)))
+        return size

@@ -1,0 +1,112 @@
+"""Every candidate of the current query with every stage's score and rank, the plot, and CSV export."""
+
+from __future__ import annotations
+
+import csv
+import os
+from typing import Optional
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ..library import SearchResult
+from .results_model import DEMOTED, PROMOTED, rank_movement
+from .score_plot import ScorePlot
+
+__all__ = ["ScoreInspector", "HEADERS", "candidate_rows"]
+
+HEADERS = ("final", "file", "page", "cosine", "bi-enc rank", "BM25", "BM25 rank", "fused", "fused rank",
+           "CE logit", "CE score", "CE rank", "movement")
+
+
+def _f(v: Optional[float], digits: int = 4) -> str:
+    return "" if v is None else f"{v:.{digits}f}"
+
+
+def _i(v: Optional[int]) -> str:
+    return "" if v is None else str(v)
+
+
+def candidate_rows(result: SearchResult) -> list[list[str]]:
+    rows = []
+    for h in result.hits:
+        s, r = h.scores, h.ranks
+        rows.append([_i(r.final), os.path.basename(h.path), _i(h.page), _f(s.dense), _i(r.dense), _f(s.lexical, 3),
+                     _i(r.lexical), _f(s.fused), _i(r.fused), _f(s.rerank_logit, 3), _f(s.rerank), _i(r.rerank),
+                     rank_movement(h)])
+    return rows
+
+
+class ScoreInspector(QWidget):
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("scoreInspector")
+        self.result: Optional[SearchResult] = None
+        self.summary = QLabel("Search to see every candidate's scores.")
+        self.summary.setWordWrap(True)
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self._ask_export)
+        self.table = QTableWidget(0, len(HEADERS))
+        self.table.setObjectName("scoreTable")
+        self.table.setHorizontalHeaderLabels(list(HEADERS))
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSortingEnabled(True)
+        self.table.verticalHeader().setVisible(False)
+        self.plot = ScorePlot()
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.export_button)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(self.plot)
+        split.setSizes([600, 300])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(top)
+        lay.addWidget(split, 1)
+
+    def set_result(self, result: Optional[SearchResult]) -> None:
+        self.result = result
+        self.table.setSortingEnabled(False)  # filling a sorted table would shuffle rows under our feet
+        rows = candidate_rows(result) if result else []
+        self.table.setRowCount(len(rows))
+        for i, (row, hit) in enumerate(zip(rows, result.hits if result else [])):
+            for j, text in enumerate(row):
+                item = QTableWidgetItem()
+                try:
+                    item.setData(Qt.ItemDataRole.DisplayRole, float(text) if j not in (1, 12) and text else text)
+                except ValueError:
+                    item.setData(Qt.ItemDataRole.DisplayRole, text)
+                if j == 12 and hit.ranks.rerank is not None and hit.ranks.fused is not None:
+                    d = hit.ranks.fused - hit.ranks.rerank
+                    if d:
+                        item.setForeground(PROMOTED if d > 0 else DEMOTED)
+                if j == 1:
+                    item.setToolTip(hit.path)
+                self.table.setItem(i, j, item)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # final rank first, whatever was sorted before
+        self.table.resizeColumnsToContents()
+        self.plot.set_hits(result.hits if result else [], bool(result and result.reranked))
+        self.export_button.setEnabled(bool(rows))
+        if result is None:
+            self.summary.setText("Search to see every candidate's scores.")
+        else:
+            how = "reranked by the cross-encoder" if result.reranked else "not reranked"
+            self.summary.setText(f"{len(rows)} candidates for “{result.query}” ({result.mode}, {how})")
+
+    def export_csv(self, path: str) -> int:
+        """Write the candidate table in final-rank order; returns the number of rows."""
+        rows = candidate_rows(self.result) if self.result else []
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(HEADERS)
+            w.writerows(rows)
+        return len(rows)
+
+    def _ask_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export scores", "scores.csv", "CSV files (*.csv)")
+        if path:
+            self.export_csv(path)

@@ -1,0 +1,120 @@
+"""Settings a person may want to change, saved to the library's config.toml (only values that differ from the defaults)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from ..base.config import Config
+from ..base.errors import ConfigError
+from ..library.reconfigure import needs_reindex
+
+__all__ = ["SettingsDialog"]
+
+
+def _folder_field(edit: QLineEdit, parent: QWidget, title: str) -> QWidget:
+    w = QWidget(parent)
+    browse = QPushButton("Choose…")
+    browse.clicked.connect(lambda: (p := QFileDialog.getExistingDirectory(parent, title)) and edit.setText(p))
+    lay = QHBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(edit, 1)
+    lay.addWidget(browse)
+    return w
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, config: Config, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("settingsDialog")
+        self.setWindowTitle("Settings")
+        self.original = config
+        m, c, s, i = config.models, config.chunking, config.search, config.index
+        self.bi_encoder = QLineEdit(m.bi_encoder)
+        self.bi_encoder.setToolTip("The packaged model name, a local model folder, or a cached Hugging Face id.")
+        self.reranker = QLineEdit(m.reranker)
+        self.reranker.setToolTip("A local cross-encoder folder or a cached Hugging Face id; empty: no reranking.")
+        self.pooling = QComboBox()
+        self.pooling.addItems(["mean", "cls", "max"])
+        self.pooling.setCurrentText(m.pooling)
+        self.device = QComboBox()
+        self.device.setEditable(True)  # cuda:N is free text
+        self.device.addItems(["auto", "cpu", "cuda"])
+        self.device.setCurrentText(m.device)
+        self.max_tokens = QSpinBox()
+        self.max_tokens.setRange(16, 510)
+        self.max_tokens.setValue(c.max_tokens)
+        self.overlap = QDoubleSpinBox()
+        self.overlap.setRange(0.0, 0.85)
+        self.overlap.setSingleStep(0.05)
+        self.overlap.setValue(c.overlap)
+        self.candidates = QSpinBox()
+        self.candidates.setRange(1, 1000)
+        self.candidates.setValue(s.candidates)
+        self.k = QSpinBox()
+        self.k.setRange(1, 500)
+        self.k.setValue(s.k)
+        self.ef_search = QSpinBox()
+        self.ef_search.setRange(1, 5000)
+        self.ef_search.setValue(i.ef_search)
+        self.warning = QLabel("")
+        self.warning.setObjectName("reindexWarning")
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet("color:#b35c00;")
+        for w in (self.bi_encoder, self.reranker):
+            w.textChanged.connect(self._update_warning)
+        self.pooling.currentTextChanged.connect(self._update_warning)
+        self.max_tokens.valueChanged.connect(self._update_warning)
+        self.overlap.valueChanged.connect(self._update_warning)
+
+        form = QFormLayout()
+        form.addRow("Bi-encoder model", _folder_field(self.bi_encoder, self, "Bi-encoder model folder"))
+        form.addRow("Reranker model", _folder_field(self.reranker, self, "Cross-encoder model folder"))
+        form.addRow("Pooling", self.pooling)
+        form.addRow("Device", self.device)
+        form.addRow("Passage length (word pieces)", self.max_tokens)
+        form.addRow("Passage overlap", self.overlap)
+        form.addRow("Rerank depth (candidates)", self.candidates)
+        form.addRow("Results shown (k)", self.k)
+        form.addRow("HNSW ef_search", self.ef_search)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self._accept)
+        self.buttons.rejected.connect(self.reject)
+        self.error = QLabel("")
+        self.error.setStyleSheet("color:#c62828;")
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(self.warning)
+        lay.addWidget(self.error)
+        lay.addWidget(self.buttons)
+        self._update_warning()
+
+    def config(self) -> Config:
+        """The edited configuration; raises ConfigError when a value is out of range."""
+        return self.original.replace(
+            models={"bi_encoder": self.bi_encoder.text().strip(), "reranker": self.reranker.text().strip(),
+                    "pooling": self.pooling.currentText(), "device": self.device.currentText().strip() or "auto"},
+            chunking={"max_tokens": self.max_tokens.value(), "overlap": round(self.overlap.value(), 4)},
+            search={"candidates": self.candidates.value(), "k": self.k.value()},
+            index={"ef_search": self.ef_search.value()},
+        ).validate()
+
+    def needs_reindex(self) -> bool:
+        try:
+            return needs_reindex(self.original, self.config())
+        except ConfigError:
+            return False
+
+    def _update_warning(self) -> None:
+        self.warning.setText("These changes need the library to be re-indexed; you will be offered to do it now."
+                             if self.needs_reindex() else "")
+
+    def _accept(self) -> None:
+        try:
+            self.config()
+        except ConfigError as exc:
+            self.error.setText(str(exc))
+            return
+        self.accept()

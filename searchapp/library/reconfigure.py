@@ -1,0 +1,31 @@
+"""Open a library again under new settings, keeping models that are already loaded when they still fit.
+
+The GUI's settings dialog uses this so saving a setting that does not touch a model never reloads one.
+"""
+
+from __future__ import annotations
+
+from ..base.config import Config
+from .library import Library
+
+__all__ = ["reopen_library", "needs_reindex"]
+
+_ENCODER_KEYS = ("bi_encoder", "pooling", "device", "precision", "batch_size", "threads", "allow_download")
+_RERANKER_KEYS = ("reranker", "device", "precision", "rerank_max_length", "threads", "allow_download")
+
+
+def _same(a: Config, b: Config, keys: tuple[str, ...]) -> bool:
+    return all(getattr(a.models, k) == getattr(b.models, k) for k in keys)
+
+
+def needs_reindex(old: Config, new: Config) -> bool:
+    """True when passages or vectors built under `old` cannot be used under `new`."""
+    return (old.models.bi_encoder != new.models.bi_encoder or old.models.pooling != new.models.pooling
+            or old.chunking != new.chunking)
+
+
+def reopen_library(old: Library, config: Config) -> Library:
+    """A Library on `config` that reuses `old`'s loaded encoder and reranker where their settings are unchanged."""
+    encoder = old._encoder if _same(old.config, config, _ENCODER_KEYS) else None
+    reranker = old._reranker if _same(old.config, config, _RERANKER_KEYS) else None
+    return Library(config, encoder=encoder, reranker=reranker)
