@@ -134,3 +134,13 @@ def test_bi_encoder_with_wk_pooling(packaged_model_dir, make_config):
     sims = vecs @ vecs.T
     assert sims[0, 1] > sims[0, 2]
     assert enc.fingerprint != BiEncoder(str(packaged_model_dir), pooling="mean", device="cpu").fingerprint
+
+
+@pytest.mark.gpu
+def test_wk_on_cuda_matches_the_cpu():
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    hidden, mask = _batch(n_hidden=13)
+    got = wk_pool([h.cuda() for h in hidden], mask.cuda())
+    assert got.device.type == "cuda"
+    np.testing.assert_allclose(got.cpu().numpy(), reference_wk(hidden, mask), atol=1e-4)

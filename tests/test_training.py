@@ -166,3 +166,26 @@ def test_bucketed_batches_cover_everything_and_group_lengths():
     assert max(spreads) <= 3  # short with short, long with long
     assert batches != bucketed_batches(lengths, 4, seed=1)
     assert batches == bucketed_batches(lengths, 4, seed=0)
+
+
+def test_sentence_transformers_loads_a_trained_folder_identically(tiny_bert, tmp_path):
+    st = pytest.importorskip("sentence_transformers")
+    from searchapp.models import BiEncoder
+
+    out = tmp_path / "st"
+    train_bi_encoder(str(tiny_bert), "regression", synthetic("regression"), out,
+                     args=TrainingArgs(**{**FAST, "epochs": 1, "max_steps": 2}))
+    texts = ["a cat sits on the mat", "shares dropped on wall street"]
+    want = BiEncoder(str(out), device="cpu", precision="fp32").encode(texts)
+    got = st.SentenceTransformer(str(out), device="cpu").encode(texts, normalize_embeddings=True)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+@pytest.mark.gpu
+def test_cuda_training_uses_fp16_autocast_with_loss_scaling(tiny_bert, tmp_path):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    res = train_bi_encoder(str(tiny_bert), "regression", synthetic("regression"), tmp_path / "gpu",
+                           args=TrainingArgs(**{**FAST, "device": "cuda", "precision": "auto"}))
+    assert res["stats"]["precision"] == "fp16" and res["stats"]["device"].startswith("cuda")
+    assert res["stats"]["loss_last"] < res["stats"]["loss_first"]
