@@ -74,6 +74,8 @@ def test_softmax_and_cross_encoder_label_kinds(tmp_path):
     assert graded.kind == "graded" and graded.labels == [1.0, 0.5, 0.0]
     with pytest.raises(ConfigError, match=r"g.tsv:1: score '4' is outside 0..3"):
         cross_encoder_data([tmp_path / "g.tsv"], max_score=3)
+    with pytest.raises(ConfigError, match="maximum above 0"):
+        cross_encoder_data([write(tmp_path, "zeros.tsv", "0.0\tq\ta\n0.0\tq\tb\n")])
     classes = cross_encoder_data([nli])
     assert classes.kind == "classes" and classes.label_names == ["contradiction", "entailment", "neutral"]
     with pytest.raises(ConfigError, match=r"mixed.tsv:2: numeric label '1'"):

@@ -134,6 +134,8 @@ def cross_encoder_data(paths: Sequence[Path], miner: Optional[Callable[[], objec
     numbers = [_number(x) for x in labels]
     if all(v is not None for v in numbers):
         top = max_score if max_score is not None else max(numbers)
+        if top <= 0:
+            raise ConfigError(f"graded scores need a maximum above 0 (got {top:g}); pass --max-score")
         for (label, where), v in zip(raw, numbers):
             if v < 0 or v > top:
                 raise ConfigError(f"{where}: score {label!r} is outside 0..{top:g}")
