@@ -37,7 +37,7 @@ WORDS = ("apple river mountain engine violin harbor glacier lantern copper meado
 
 def config(model_dir: str, data_dir: str):
     return load_config(Path(data_dir), env={}, overrides={
-        "models": {"bi_encoder": model_dir, "precision": "fp32", "device": "cpu", "reranker": ""}})
+        "models": {"bi_encoder": model_dir, "precision": "fp32", "device": "cpu", "reranker": "", "threads": 1}})
 
 
 def sentence(rng: random.Random) -> str:
@@ -88,7 +88,7 @@ def child(encoder: BiEncoder, model_dir: str, data_dir: str, corpus: Path) -> No
 
 def main() -> None:
     model_dir, data_dir, corpus = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    encoder = BiEncoder(model_dir, device="cpu", precision="fp32")
+    encoder = BiEncoder(model_dir, device="cpu", precision="fp32", threads=1)
     print("loaded", flush=True)
     for line in sys.stdin:
         if line.strip() != "run":

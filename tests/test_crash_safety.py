@@ -26,7 +26,7 @@ WORKER = Path(__file__).with_name("crash_worker.py")
 
 
 def tiny_config(data_dir: Path, model_dir: Path, **sections):
-    models = {"bi_encoder": str(model_dir), "precision": "fp32", "device": "cpu", "reranker": ""}
+    models = {"bi_encoder": str(model_dir), "precision": "fp32", "device": "cpu", "reranker": "", "threads": 1}
     return load_config(data_dir, env={}, overrides={"models": models, **sections})
 
 

@@ -169,7 +169,7 @@ def test_cli_watch_prints_one_line_per_change(tmp_path, tiny_bi_encoder_dir, tin
     docs.mkdir()
     (docs / "seed.txt").write_text("Seed text about orbit and compass.", encoding="utf-8")
     env = {**os.environ, "SEARCHAPP_MODELS__BI_ENCODER": str(tiny_bi_encoder_dir),
-           "SEARCHAPP_MODELS__RERANKER": "", "SEARCHAPP_MODELS__PRECISION": "fp32"}
+           "SEARCHAPP_MODELS__RERANKER": "", "SEARCHAPP_MODELS__PRECISION": "fp32", "SEARCHAPP_MODELS__THREADS": "1"}
     with Library(load_config(tmp_path / "lib", env=env), encoder=tiny_encoder) as lib:  # same model as the CLI's
         lib.add_folder(docs)
     cli = [sys.executable, "-m", "searchapp", "--data-dir", str(tmp_path / "lib")]

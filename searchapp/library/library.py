@@ -296,7 +296,8 @@ class Library:
             self._save_index()
             report(progress, "saving", 1, 1)
         except sqlite3.OperationalError as exc:  # e.g. "database or disk is full" outside a batch transaction
-            raise StoreError(f"library database write failed: {exc}; everything committed before is kept") from exc
+            raise StoreError(f"library database write failed: {exc} (is the disk under {self.data_dir} full or "
+                             "read-only?); everything committed before is kept") from exc
         return total
 
     def remove_folder(self, path: str | os.PathLike) -> int:

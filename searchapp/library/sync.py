@@ -212,6 +212,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
             _record_problem(store, root, old, path, "skipped", str(exc), get_index, rep, f)
             continue
         except ExtractionError as exc:
+            if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
+                seen.discard(path)
+                continue
             _record_problem(store, root, old, path, "failed", str(exc), get_index, rep, f)
             continue
         except Exception as exc:  # a bug in one extractor must not abort the whole sync

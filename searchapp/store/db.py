@@ -122,7 +122,10 @@ class Store:
             with self.db.atomic():
                 yield
         except sqlite3.OperationalError as exc:
-            raise StoreError(f"library database write failed: {exc}") from exc
+            hint = ""
+            if any(w in str(exc) for w in ("disk", "full", "readonly", "read-only")):
+                hint = f" (is the disk under {self.path.parent} full or read-only?)"
+            raise StoreError(f"library database write failed: {exc}{hint}; everything committed before is kept") from exc
 
     # -- meta ---------------------------------------------------------------
     def get_meta(self, key: str) -> Optional[str]:

@@ -70,9 +70,12 @@ def decode_text(data: bytes, declared: Optional[str] = None) -> str:
     Returns text with \\n newlines and no NUL characters.
     """
     bom = _bom(data)
+    utf16 = None if bom is not None else _utf16_without_bom(data)
     if bom is not None:
         size, name = bom
         text = data[size:].decode(name, errors="replace")
+    elif utf16 is not None:
+        text = utf16
     else:
         if is_binary(data):
             raise UnsupportedFileError("binary content")
@@ -81,6 +84,23 @@ def decode_text(data: bytes, declared: Optional[str] = None) -> str:
     if sample and len(_CONTROL_CHARS.findall(sample)) > CONTROL_RATIO * len(sample):
         raise UnsupportedFileError("binary content")
     return clean_text(text)
+
+
+def _utf16_without_bom(data: bytes) -> Optional[str]:
+    """UTF-16 text saved without a BOM (some Windows tools do): mostly-Latin text then has a NUL in nearly
+    every high byte and almost none in the low ones. Such data would otherwise look binary (NUL bytes)."""
+    head = data[:SNIFF_BYTES]
+    if len(head) < 4:
+        return None
+    even, odd = head[0::2], head[1::2]
+    nul_even, nul_odd = even.count(0) / len(even), odd.count(0) / len(odd)
+    for name, high, low in (("utf-16-le", nul_odd, nul_even), ("utf-16-be", nul_even, nul_odd)):
+        if high > 0.4 and low < 0.02:
+            try:
+                return data[: len(data) - len(data) % 2].decode(name)
+            except UnicodeDecodeError:  # lone surrogates: not UTF-16 after all
+                return None
+    return None
 
 
 def _decode_bomless(data: bytes, declared: Optional[str]) -> str:

@@ -1,0 +1,266 @@
+"""Hostile and broken input through a real sync: every bad file is recorded with its reason, every good file
+beside it is indexed, and nothing takes unbounded time. Extractor-level cases that already live in
+test_extractors.py / test_scan.py (zip bombs, XML entities, binary .txt, sparse 10 GB file, symlink loops,
+fifos) are not repeated here."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import corpus
+from searchapp.ingest.extractors import extract
+from searchapp.ingest.extractors import pdf as pdf_module
+from searchapp.ingest.fsnames import real_path, storable
+from searchapp.library import Library
+from searchapp.library import sync as sync_module
+
+from test_crash_safety import check_library, tiny_config
+
+GOOD = "Velvet saddles and copper lanterns hang in the harbor shed."
+
+
+@pytest.fixture
+def lib(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    library = Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder)
+    yield library
+    library.close()
+
+
+def recorded(lib: Library) -> dict[str, tuple[str, str]]:
+    return {Path(p).name: (status, reason) for p, status, reason in lib.status().failed}
+
+
+def indexed_names(lib: Library) -> set[str]:
+    return {Path(p).name for p, in lib.store.conn.execute("SELECT path FROM files WHERE status = 'indexed'")}
+
+
+def test_broken_pdfs_html_and_encodings_are_recorded_and_the_rest_indexed(tmp_path, lib, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.txt").write_text(GOOD, encoding="utf-8")
+    corpus.write_pdf(docs / "good.pdf", ["Photosynthesis turns light into sugar."])
+    good_pdf = (docs / "good.pdf").read_bytes()
+    (docs / "truncated.pdf").write_bytes(good_pdf[: len(good_pdf) // 2])
+    from fpdf import FPDF
+
+    locked = FPDF()
+    locked.add_page()
+    locked.set_font("helvetica", size=12)
+    locked.cell(0, 10, "secret")
+    locked.set_encryption(owner_password="o", user_password="u")
+    locked.output(str(docs / "encrypted.pdf"))
+    # Thousands of pages: only MAX_PAGES are read (lowered here so the test stays fast; the cap is what
+    # bounds the time, whatever its value).
+    many = FPDF()
+    many.set_font("helvetica", size=10)
+    for i in range(3000):
+        many.add_page()
+        many.cell(0, 10, f"Page {i + 1} of the ledger, entry zebra{i}")
+    many.output(str(docs / "ledger.pdf"))
+    monkeypatch.setattr(pdf_module, "MAX_PAGES", 100)
+    # HTML: megabytes of inline data in a script and an attribute, broken nesting, an unclosed comment.
+    blob = "A" * 3_000_000
+    (docs / "inline.html").write_text(
+        f"<html><head><script>var x='{blob}';</script></head><body><p>Visible <b>marble <i>quartz</b> text"
+        f"<img src='data:image/png;base64,{blob}'><div><table><tr><td>cell</div></p><!-- never closed",
+        encoding="utf-8")
+    (docs / "latin1.txt").write_bytes("Café crème brûlée, naïve façade. ".encode("latin-1") * 5)
+    (docs / "bad-utf8.md").write_bytes(b"Valid start \xff\xfe\xc3 then \x80 broken bytes and more words here.")
+    (docs / "utf16-nobom.txt").write_bytes("Walnut harvest in the tundra, saved as UTF-16.".encode("utf-16-le"))
+    (docs / "nul.txt").write_bytes(b"text with a NUL \x00 in it" * 3)
+    (docs / "empty.txt").write_bytes(b"")
+    (docs / "whitespace.md").write_text(" \n\t\n ", encoding="utf-8")
+
+    t0 = time.perf_counter()
+    rep = lib.add_folder(docs)
+    seconds = time.perf_counter() - t0
+    rec = recorded(lib)
+    assert rec["truncated.pdf"][0] == "failed" and "PDF" in rec["truncated.pdf"][1]
+    assert rec["encrypted.pdf"] == ("failed", "encrypted PDF")
+    assert rec["nul.txt"][0] == "skipped" and "binary" in rec["nul.txt"][1]
+    assert rec["empty.txt"] == ("skipped", "no text found") and rec["whitespace.md"] == ("skipped", "no text found")
+    assert indexed_names(lib) == {"good.txt", "good.pdf", "ledger.pdf", "inline.html", "latin1.txt", "bad-utf8.md",
+                                  "utf16-nobom.txt"}
+    assert rep.failed == 2 and rep.skipped == 3
+    pages = {p for p, in lib.store.conn.execute(
+        "SELECT DISTINCT c.page FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path LIKE '%ledger.pdf'")}
+    assert max(pages) == 100
+    hit = lib.search("marble quartz cell", mode="lexical").hits[0]
+    assert Path(hit.path).name == "inline.html" and "AAAA" not in hit.text
+    assert Path(lib.search("walnut harvest tundra", mode="lexical").hits[0].path).name == "utf16-nobom.txt"
+    assert Path(lib.search("brûlée façade", mode="lexical").hits[0].path).name == "latin1.txt"
+    check_library(lib)
+    assert seconds < 120, "a sanity bound only (not a speed test): hostile files must not hang a sync"
+
+
+def test_file_vanishing_or_changing_while_read(tmp_path, lib, monkeypatch):
+    """The race is forced deterministically: the real extractor runs, but just before it the file is deleted
+    (or rewritten), exactly what a user or another program does between the scan and the read."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("keep.txt", "vanish.txt", "change.txt"):
+        (docs / name).write_text(f"{name} {GOOD}", encoding="utf-8")
+    real_extract = sync_module.extract
+
+    def racing_extract(path, **kw):
+        if path.name == "vanish.txt":
+            path.unlink()
+        elif path.name == "change.txt":
+            path.write_text("Rewritten mid-read: thunder over the glacier.", encoding="utf-8")
+        return real_extract(path, **kw)
+
+    monkeypatch.setattr(sync_module, "extract", racing_extract)
+    rep = lib.add_folder(docs)
+    monkeypatch.undo()
+    assert rep.failed == 0
+    assert indexed_names(lib) == {"keep.txt", "change.txt"}  # the vanished file is simply not there
+    # The changed file was read after the scan: its stored size/mtime are the scan's, so the next sync sees
+    # the difference and reads it again; the search reflects the file as it is now.
+    os.utime(docs / "change.txt", ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
+    lib.sync()
+    assert Path(lib.search("thunder glacier", mode="lexical").hits[0].path).name == "change.txt"
+    check_library(lib)
+
+
+def test_strange_file_names(tmp_path, lib):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    newline = docs / "two\nlines.txt"
+    newline.write_text("A name with a newline: falcon orbit.", encoding="utf-8")
+    long_name = "l" * 251 + ".txt"  # 255 bytes, the usual limit of one path component
+    (docs / long_name).write_text("The longest name: compass beacon.", encoding="utf-8")
+    raw = os.fsencode(str(docs)) + b"/caf\xe9-\xff.txt"  # latin-1 bytes: not UTF-8
+    with open(raw, "wb") as fh:
+        fh.write(b"A name that is not UTF-8: pepper meadow.")
+    (docs / "ok.txt").write_text(GOOD, encoding="utf-8")
+
+    rep = lib.add_folder(docs)
+    assert rep.added == 4 and rep.failed == 0
+    paths = {p for p, in lib.store.conn.execute("SELECT path FROM files")}
+    escaped = os.path.join(str(docs), "caf\\xe9-\\xff.txt")
+    assert paths == {str(newline), str(docs / long_name), escaped, str(docs / "ok.txt")}
+    assert real_path(escaped) == Path(os.fsdecode(raw)) and real_path(escaped).exists()
+    assert lib.search("pepper meadow", mode="lexical").hits[0].path == escaped
+    assert lib.search("falcon orbit", mode="lexical").hits[0].path == str(newline)
+    # Unchanged on the next sync (the stored name matches the scanned one), purged when deleted.
+    assert lib.sync().unchanged == 4
+    os.unlink(raw)
+    assert lib.sync().removed == 1
+    check_library(lib)
+
+
+def test_storable_names_round_trip(tmp_path):
+    for raw in (b"plain.txt", b"\xff\xfe.txt", b"caf\xc3\xa9.txt", b"mixed-\xe9-\xc3\xa9.txt"):
+        path = os.fsdecode(os.fsencode(str(tmp_path)) + b"/" + raw)
+        stored = storable(path)
+        sqlite3.connect(":memory:").execute("SELECT ?", (stored,))  # SQLite accepts it
+        Path(path).write_bytes(b"x")
+        assert real_path(stored) == Path(path)
+
+
+def test_links_out_of_the_root_are_indexed_under_the_root(tmp_path, lib):
+    """A link may point outside the root; its file is indexed under the link's path (where the user put it),
+    and removing the root removes it, without ever touching the outside folder's other files."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "target.txt").write_text("Outside text about saddle and harvest.", encoding="utf-8")
+    (outside / "not-linked.txt").write_text("Never indexed.", encoding="utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    os.symlink(outside / "target.txt", docs / "link.txt")
+    os.symlink(tmp_path / "missing.txt", docs / "dangling.txt")
+    lib.add_folder(docs)
+    paths = {p for p, in lib.store.conn.execute("SELECT path FROM files WHERE status = 'indexed'")}
+    assert paths == {str(docs / "link.txt")}
+    assert recorded(lib)["dangling.txt"] == ("failed", "broken symlink")
+    lib.remove_folder(docs)
+    assert lib.store.chunk_count() == 0 and (outside / "target.txt").exists()
+
+
+def many_tiny_files(folder: Path, n: int) -> Path:
+    folder.mkdir()
+    for i in range(n):
+        with open(folder / f"{i:06d}.txt", "w", encoding="utf-8") as fh:
+            fh.write(f"Note {i % 1000}: apple river mountain.")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def folder_of_100k(tmp_path_factory) -> Path:
+    folder = many_tiny_files(tmp_path_factory.mktemp("many") / "many", 100_000)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)  # not left for pytest's temp-dir rotation in a later session
+
+
+def test_scan_of_100k_files_in_one_folder(folder_of_100k):
+    from searchapp.base.config import ScanConfig
+    from searchapp.ingest.scan import scan
+
+    result = scan([folder_of_100k], ScanConfig())
+    assert len(result.files) == 100_000 and not result.skipped
+    assert result.files[0].path.name == "000000.txt" and result.files[-1].path.name == "099999.txt"
+
+
+@pytest.mark.parametrize("n", [10_000, pytest.param(100_000, marks=pytest.mark.slow)])
+def test_sync_of_many_tiny_files_in_one_folder(tmp_path, tiny_bi_encoder_dir, tiny_encoder, folder_of_100k, n):
+    """Sync stays bounded: vectors are reused by passage text (1,000 distinct texts), so this exercises
+    everything around the model: scanning, hashing, extraction, chunking and SQLite. 10,000 files run in CI
+    (~10 s); 100,000 take 1-2 minutes on 2 cores and run with `-m slow`. A smaller ef_construction keeps
+    HNSW building from dominating; it is not what is tested here."""
+    lib = Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir, index={"ef_construction": 40}),
+                  encoder=tiny_encoder)
+    docs = folder_of_100k if n == 100_000 else many_tiny_files(tmp_path / "many", n)
+    try:
+        rep = lib.add_folder(docs)
+        assert rep.added == n and rep.failed == rep.skipped == 0
+        assert rep.chunks_embedded == 1000
+        assert lib.store.chunk_count() == n
+        again = lib.sync()
+        assert again.unchanged == n and again.chunks_embedded == 0
+        check_library(lib)
+    finally:
+        lib.close()
+
+
+# --------------------------------------------------------------------------- properties
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=400), bom=st.booleans(),
+       encoding=st.sampled_from(["utf-8", "utf-16-le", "utf-16-be"]))
+def test_property_text_is_preserved(tmp_path, text, bom, encoding):
+    """Any Unicode text saved with a BOM (or as BOM-less UTF-8) comes back as written, up to newline
+    normalisation and NUL removal - unless it is mostly control characters, which is binary by policy."""
+    boms = {"utf-8": b"\xef\xbb\xbf", "utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}
+    if encoding != "utf-8":
+        bom = True
+    path = tmp_path / "p.txt"
+    path.write_bytes((boms[encoding] if bom else b"") + text.encode(encoding))
+    expected = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    try:
+        doc = extract(path)
+    except Exception as exc:  # only the documented refusal is allowed
+        assert type(exc).__name__ == "UnsupportedFileError" and "binary" in str(exc), exc
+        return
+    assert doc.text == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(st.text(st.characters(whitelist_categories=("L", "N")), min_size=1, max_size=12),
+                      min_size=1, max_size=30),
+       wrapper=st.sampled_from(["<p>{}</p>", "<div><span>{}</span>", "<td>{}", "{}<br>", "<b><i>{}</b></i>"]))
+def test_property_html_visible_words_are_kept(words, wrapper):
+    from searchapp.ingest.extractors.html import html_to_text
+
+    markup = "<html><body>" + "".join(wrapper.format(w) for w in words) + "<script>hidden()</script>"
+    text = html_to_text(markup)
+    for w in words:
+        assert w in text
+    assert "hidden" not in text
