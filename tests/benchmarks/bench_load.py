@@ -3,7 +3,7 @@
 Half of a BEIR corpus is indexed first; then queries are timed idle, and again while a background thread
 indexes the other half. Prints one JSON line per (mode, state) and one line with the during/idle ratios.
 
-    python tests/benchmarks/bench_load.py [--corpus ../shared/data/ir/scifact-train] [--docs 600] [--queries 60]
+    python tests/benchmarks/bench_load.py [--corpus ../shared/data/ir/scifact-train] [--docs 600] [--queries 60] [--threads N]
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ def main() -> None:
     ap.add_argument("--corpus", default=str(DATA / "ir" / "scifact-train"))
     ap.add_argument("--docs", type=int, default=600, help="documents in all; half indexed before timing")
     ap.add_argument("--queries", type=int, default=60)
+    ap.add_argument("--threads", type=int, default=0, help="models.threads (0: torch's default)")
     args = ap.parse_args()
     split = "test" if (Path(args.corpus) / "qrels" / "test.tsv").exists() else "train"
     coll = load_beir(Path(args.corpus), split=split)
@@ -59,7 +60,7 @@ def main() -> None:
         write_corpus(coll, Path(tmp) / "first")
         coll.corpus = dict(docs[len(docs) // 2:])
         write_corpus(coll, Path(tmp) / "second")
-        lib = Library(load_config(Path(tmp) / "lib", env={}, overrides={"models": {"reranker": ""}}))
+        lib = Library(load_config(Path(tmp) / "lib", env={}, overrides={"models": {"reranker": "", "threads": args.threads}}))
         lib.add_folder(Path(tmp) / "first")
         for mode in MODES:
             timed(lib, queries[:5], mode)  # warm-up: model, index and page cache
@@ -89,12 +90,12 @@ def main() -> None:
     for mode in MODES:
         for state, values in (("idle", idle[mode]), ("during_sync", busy[mode])):
             if values:
-                print(json.dumps({"bench": "load", "mode": mode, "state": state, "queries": len(values),
+                print(json.dumps({"bench": "load", "mode": mode, "state": state, "threads": args.threads, "queries": len(values),
                                   "p50_ms": round(statistics.median(values), 2), "p95_ms": round(pct(values, 0.95), 2),
                                   "max_ms": round(max(values), 2)}), flush=True)
         if busy[mode]:
             ratios[mode] = round(statistics.median(busy[mode]) / statistics.median(idle[mode]), 2)
-    print(json.dumps({"bench": "load", "result": "p50 during sync / p50 idle", "ratios": ratios,
+    print(json.dumps({"bench": "load", "result": "p50 during sync / p50 idle", "ratios": ratios, "threads": args.threads,
                       "sync_seconds": round(sync_seconds.get("s", 0.0), 1), "docs_synced": len(docs) - len(docs) // 2}),
           flush=True)
 
