@@ -1,4 +1,5 @@
-"""Errors as dialogs: expected ones (SearchAppError) as a plain message, anything else with a copyable traceback."""
+"""Errors as dialogs: expected ones (SearchAppError, OS errors such as a full disk) as a plain message,
+anything else with a copyable traceback."""
 
 from __future__ import annotations
 
@@ -38,8 +39,9 @@ class TracebackDialog(QDialog):
 
 def show_error(parent: Optional[QWidget], exc: BaseException, tb: str = "", title: str = "searchapp") -> QDialog:
     """Open (window-modal, never blocking the event loop) and return the dialog for `exc`."""
-    if isinstance(exc, SearchAppError):
-        box = QMessageBox(QMessageBox.Icon.Warning, title, str(exc), QMessageBox.StandardButton.Ok, parent)
+    if isinstance(exc, (SearchAppError, OSError)):  # OSError: disk full, permission denied: the user can act on it
+        text = str(exc) if isinstance(exc, SearchAppError) else f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, parent)
         box.setObjectName("errorDialog")
         box.open()
         return box
