@@ -151,6 +151,10 @@ def collate(
 ) -> dict[str, torch.Tensor]:
     """Pad the rows `indices` of unpadded tokenizer output to their own longest: one (batch, seq) tensor per key."""
     width = max(len(features["input_ids"][i]) for i in indices)
+    if width > 32:
+        # oneDNN caches a primitive (with repacked bf16 weights, tens of MB) per input shape: rounding long
+        # batches up to a multiple of 16 bounds the shapes, so memory stops growing over a long sync.
+        width = -(-width // 16) * 16
     out: dict[str, torch.Tensor] = {}
     for key, rows in features.items():
         arr = np.full((len(indices), width), pad_values.get(key, 0), dtype=np.int64)  # (batch, seq)
