@@ -86,7 +86,7 @@ def write_corpus(folder: Path, n: int) -> int:
 
 def bench_indexing_stall(n_docs: int) -> None:
     from PySide6.QtCore import QElapsedTimer, QMimeData, QPointF, Qt, QTimer, QUrl
-    from PySide6.QtGui import QDropEvent
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
     from PySide6.QtWidgets import QApplication
 
     from searchapp.base.config import load_config
@@ -135,8 +135,15 @@ def bench_indexing_stall(n_docs: int) -> None:
         t = time.perf_counter()
         clock.start()
         ticker.start()
-        app.sendEvent(win, QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton,
-                                      Qt.KeyboardModifier.NoModifier))
+        # A real drag-enter then drop, as from a file manager (Qt ignores a drop that had no enter).
+        pos = win.rect().center()
+        app.sendEvent(win, QDragEnterEvent(pos, Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton,
+                                           Qt.KeyboardModifier.NoModifier))
+        drop = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton,
+                          Qt.KeyboardModifier.NoModifier)
+        app.sendEvent(win, drop)
+        if not drop.isAccepted():
+            raise SystemExit("the window did not accept the drop")
         while not done[0]:
             app.processEvents()
             time.sleep(0.0005)
