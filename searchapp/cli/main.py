@@ -95,7 +95,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _COMMANDS[args.command](args, config, progress, cancel)
     except Cancelled:
         progress.close()
-        print("searchapp: cancelled; everything finished so far is saved", file=sys.stderr)
+        print("searchapp: cancelled; nothing half-written was kept (finished sync batches stay indexed)", file=sys.stderr)
         return Cancelled.exit_code
     except SearchAppError as exc:
         progress.close()
