@@ -191,11 +191,11 @@ class BiEncoder:
             if requested < 2 or requested > limit:
                 raise ConfigError(f"max_seq_length {requested} is outside 2..{limit} for {self.resolved.path}")
             return int(requested)
-        configured = _sentence_bert_max_seq_length(self.resolved.path)
+        configured = sentence_bert_max_seq_length(self.resolved.path)
         return min(configured, limit) if configured else min(limit, 512)
 
 
-def _sentence_bert_max_seq_length(path: Path) -> Optional[int]:
+def sentence_bert_max_seq_length(path: Path) -> Optional[int]:
     """max_seq_length from sentence_bert_config.json, beside the weights or one level up (module folders)."""
     import json
 

@@ -17,6 +17,7 @@ import torch
 from ..base.errors import ModelLoadError
 
 __all__ = [
+    "quiet_transformers",
     "load_tokenizer",
     "load_model",
     "collate",
@@ -30,13 +31,13 @@ __all__ = [
 ]
 
 # transformers' verbosity and progress bars are process-wide; loads flip them off and back one at a time.
-_LOAD_LOCK = threading.Lock()
+_LOAD_LOCK = threading.RLock()  # re-entrant: a quiet block may load a model
 
 
 def load_tokenizer(path: Path, *, require_fast: bool = False) -> Any:
     from transformers import AutoTokenizer
 
-    with _quiet():
+    with quiet_transformers():
         try:
             tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         except Exception as exc:  # missing/broken tokenizer files surface as many exception types
@@ -64,7 +65,7 @@ def load_model(
     import transformers
 
     cls = getattr(transformers, auto_class)
-    with _quiet():
+    with quiet_transformers():
         try:
             model, info = cls.from_pretrained(
                 str(path),
@@ -206,8 +207,8 @@ def precision_context(device: torch.device, autocast_dtype: torch.dtype | None) 
 
 
 @contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """No "Loading weights" bar or load report on stderr: a desktop app reports model problems itself."""
+def quiet_transformers() -> Iterator[None]:
+    """No loading/saving bars or load reports on stderr: the app and the trainer report progress themselves."""
     from transformers.utils import logging as hf_logging
 
     with _LOAD_LOCK:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from ..base.errors import ConfigError, ModelLoadError
+from ..models.transformer import quiet_transformers  # re-exported for the trainers
 
 __all__ = ["atomic_folder", "check_output", "write_pooling_files", "read_saved_pooling", "quiet_transformers",
            "POOLING_FILE"]
@@ -54,23 +55,6 @@ def atomic_folder(output: Path, overwrite: bool = False) -> Iterator[Path]:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def quiet_transformers() -> Iterator[None]:
-    """No "Writing model shards" bars or load reports on the terminal: the trainer reports progress itself."""
-    from transformers.utils import logging as hf_logging
-
-    bars = hf_logging.is_progress_bar_enabled()
-    level = hf_logging.get_verbosity()
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()
-    try:
-        yield
-    finally:
-        hf_logging.set_verbosity(level)
-        if bars:
-            hf_logging.enable_progress_bar()
 
 
 def write_pooling_files(folder: Path, pooling: str, dim: int, max_seq_length: int, extra: Optional[dict] = None) -> None:

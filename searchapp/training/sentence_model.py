@@ -18,6 +18,7 @@ from ..base.errors import ConfigError, ModelLoadError
 from ..models.pooling import POOLING_MODES, needs_hidden_states, pool
 from ..models.resolve import resolve_model
 from ..models.transformer import collate, load_model, load_tokenizer, model_inputs, pad_values_for
+from ..models.bi_encoder import sentence_bert_max_seq_length
 from .checkpoint import atomic_folder, quiet_transformers, read_saved_pooling, write_pooling_files
 
 __all__ = ["SentenceModel", "load_sentence_model", "Tokenized"]
@@ -84,19 +85,7 @@ def load_sentence_model(spec: str, *, pooling: Optional[str] = None, device: tor
         pooling = read_saved_pooling(path) or "mean"
     limit = int(getattr(transformer.config, "max_position_embeddings", 512) or 512)
     if max_seq_length is None:
-        max_seq_length = min(_configured_length(path) or DEFAULT_MAX_SEQ_LENGTH, limit)
+        max_seq_length = min(sentence_bert_max_seq_length(path) or DEFAULT_MAX_SEQ_LENGTH, limit)
     if not 8 <= max_seq_length <= limit:
         raise ConfigError(f"max_seq_length {max_seq_length} is outside 8..{limit} for {path}")
     return SentenceModel(transformer, tokenizer, pooling, int(max_seq_length), str(path))
-
-
-def _configured_length(path: Path) -> Optional[int]:
-    for folder in (path, path.parent):
-        cfg = folder / "sentence_bert_config.json"
-        if cfg.is_file():
-            try:
-                value = json.loads(cfg.read_text(encoding="utf-8")).get("max_seq_length")
-            except (OSError, ValueError) as exc:
-                raise ModelLoadError(f"{cfg}: {exc}") from None
-            return int(value) if value else None
-    return None
