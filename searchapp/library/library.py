@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import contextlib
+import functools
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +75,17 @@ class LibraryStatus:
         }
 
 
+def _reads(method):
+    """A public read: `close()` waits for reads in flight instead of closing a connection under them."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._reading():
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class Library:
     def __init__(self, config: Config, *, encoder=None, reranker=None) -> None:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model)."""
@@ -89,6 +102,22 @@ class Library:
         self._local = threading.local()
         self._readers: list[Store] = []
         self._watcher = None  # a LibraryWatcher while watching
+        self._reads_cv = threading.Condition()
+        self._reads_in_flight = 0
+        self._closed = False
+
+    @contextlib.contextmanager
+    def _reading(self):
+        with self._reads_cv:
+            if self._closed:
+                raise StoreError("the library is closed")
+            self._reads_in_flight += 1
+        try:
+            yield
+        finally:
+            with self._reads_cv:
+                self._reads_in_flight -= 1
+                self._reads_cv.notify_all()
 
     def reader(self) -> Store:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
@@ -332,6 +361,7 @@ class Library:
             return self._sync(None, progress, cancel)
 
     # -- reads --------------------------------------------------------------
+    @_reads
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None, rerank: Optional[bool] = None,
                candidates: Optional[int] = None, rerank_depth: Optional[int] = None) -> SearchResult:
         s = self.config.search
@@ -357,6 +387,7 @@ class Library:
             result.notice = self._reranker_error
         return result
 
+    @_reads
     def status(self) -> LibraryStatus:
         from ..models.device import choose_device, device_description  # no weights are loaded
 
@@ -399,6 +430,7 @@ class Library:
 
     # -- live updates -------------------------------------------------------
     @property
+    @_reads
     def last_changed(self) -> Optional[float]:
         """When passages were last added or removed (seconds since the epoch; kept across restarts), or None."""
         value = self.reader().get_meta("changed_at")
@@ -428,6 +460,7 @@ class Library:
         if watcher is not None:
             watcher.stop()
 
+    @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:
         """Recall@k of the vector index against exact search over `sample` stored vectors (see ann_recall.py)."""
         from .ann_recall import measure_ann_recall
@@ -445,7 +478,16 @@ class Library:
             index.set_ef(self.config.index.ef_search)
 
     def close(self) -> None:
+        """Stop watching, wait for searches in flight (another thread may be mid-query) and for a running
+        sync, then close every connection. Closing a SQLite connection under a running query can crash."""
+        with self._reads_cv:
+            if self._closed:
+                return
+            self._closed = True
+            self._reads_cv.wait_for(lambda: self._reads_in_flight == 0, timeout=60)
         self.stop_watching()
+        self._lock.acquire()  # a sync holds it; callers cancel theirs first
+        self._lock.release()
         for st in self._readers:
             st.close()
         self._readers.clear()
