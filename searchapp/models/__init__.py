@@ -6,8 +6,9 @@ transformers (seconds of start-up), only the names that need them do.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..base.lazy import lazy_exports
 
 __all__ = [
     "BiEncoder",
@@ -56,13 +57,4 @@ if TYPE_CHECKING:
     from .resolve import PACKAGED_SHA256, ResolvedModel, resolve_model, verify_sha256
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

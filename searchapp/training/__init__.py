@@ -5,8 +5,7 @@ Attributes load lazily (PEP 562), so importing the package does not import torch
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..base.lazy import lazy_exports
 
 __all__ = [
     "TrainingArgs",
@@ -49,13 +48,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
