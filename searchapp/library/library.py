@@ -183,7 +183,7 @@ class Library:
         """Save a repaired index so the next open is clean, but only if no writer is busy: a syncing
         process saves its own newer index, and two savers would just overwrite each other's work."""
         try:
-            with writer_lock(self.data_dir):
+            with writer_lock(self.data_dir, wait=0):
                 self._save_index()
         except StoreError:  # another writer holds the lock, or the disk is read-only / full
             log.info("repaired vector index kept in memory only; it is repaired again on the next open")

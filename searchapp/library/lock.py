@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -18,7 +19,9 @@ except ImportError:  # Windows: msvcrt locking would go here; single-process use
 
 
 @contextlib.contextmanager
-def writer_lock(data_dir: Path) -> Iterator[None]:
+def writer_lock(data_dir: Path, wait: float = 5.0) -> Iterator[None]:
+    """Hold the library's writer lock. Waits up to `wait` seconds: another process may hold it briefly
+    (a searcher saving a repaired index); a long holder is a real second writer and gets a clear error."""
     path = data_dir / "writer.lock"
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -28,12 +31,17 @@ def writer_lock(data_dir: Path) -> Iterator[None]:
                          "the library is unchanged and can still be searched") from None
     try:
         if fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise StoreError(
-                    f"another searchapp process is updating the library in {data_dir}; try again when it has finished"
-                ) from None
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise StoreError(
+                            f"another searchapp process is updating the library in {data_dir}; try again when it has finished"
+                        ) from None
+                    time.sleep(0.05)
         try:
             os.ftruncate(fd, 0)
             os.write(fd, str(os.getpid()).encode())  # for people; the flock is what excludes
