@@ -86,6 +86,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cancel = CancelToken()
     _install_sigint(cancel)
     progress = TerminalProgress()
+    _explicit_model_paths(args)
     try:
         overrides = {}
         if getattr(args, "reranker", None):
@@ -109,6 +110,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 3
     finally:
         progress.close()
+
+
+def _explicit_model_paths(args) -> None:
+    """A model folder typed on the command line counts as a path even when named like a hub id
+    (`--reranker models/x`); config files and defaults never do (see models/resolve.py)."""
+    from ..models.resolve import explicit_path  # no torch: resolve only reads files
+
+    for name in ("reranker", "model", "base"):
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value:
+            setattr(args, name, explicit_path(value))
 
 
 def _install_sigint(cancel: CancelToken) -> None:
@@ -171,6 +183,8 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
     if args.no_rerank:
         config = config.replace(search={"rerank": False})
     with _library(config) as lib:
+        if args.reranker and config.search.rerank:
+            lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
         notice_shown = False
 
         def run(query: str):

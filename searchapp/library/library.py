@@ -96,6 +96,7 @@ class Library:
         self._encoder = encoder
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
+        self._reranker_exc: Optional[ModelLoadError] = None
         self._index: Optional[VectorIndex] = None
         self._index_report: Optional[IndexOpenReport] = None
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
@@ -153,10 +154,21 @@ class Library:
                                               max_length=m.rerank_max_length, allow_download=m.allow_download,
                                               threads=m.threads)
             except ModelNotFoundError as exc:
-                self._reranker_error = str(exc)
-            except ModelLoadError as exc:
-                self._reranker_error = f"reranker could not be loaded: {exc}"
+                self._reranker_exc = exc
+                # Short: printed once per process beside results; `searchapp status` has the long story.
+                self._reranker_error = (f"cross-encoder {spec} is not installed, so results are not reranked "
+                                        "(point --reranker or [models] reranker at a model folder)")
+            except ModelLoadError as exc:  # found but refused (pickles only, custom code) or broken: say why
+                self._reranker_exc = exc
+                self._reranker_error = f"reranker not loaded: {exc}"
         return self._reranker
+
+    def require_reranker(self):
+        """The cross-encoder the user named explicitly: loaded, or its ModelLoadError raised (exit 5)."""
+        cross = self.reranker()
+        if cross is None:
+            raise self._reranker_exc or ModelNotFoundError(self._reranker_error or "no reranker configured")
+        return cross
 
     def reranker_notice(self) -> Optional[str]:
         return self._reranker_error
@@ -383,7 +395,7 @@ class Library:
         want_rerank = s.rerank if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
-        if want_rerank and cross is None:
+        if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
             result.notice = self._reranker_error
         return result
 
