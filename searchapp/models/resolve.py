@@ -154,9 +154,7 @@ def check_no_custom_code(folder: Path, *, known_model_types: Optional[frozenset[
             "is refused. Use a model that a standard transformers architecture loads."
         )
     model_type = config.get("model_type")
-    if not isinstance(model_type, str) or not model_type or (
-        known_model_types is not None and model_type not in known_model_types
-    ):
+    if known_model_types is not None and (not isinstance(model_type, str) or model_type not in known_model_types):
         raise ModelLoadError(
             f"{folder} has model_type {model_type!r}, which transformers does not know: it would need custom "
             "code, and running code from a model folder is refused. Use a standard architecture (e.g. bert)."
