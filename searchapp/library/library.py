@@ -19,7 +19,7 @@ from typing import Optional
 import numpy as np
 
 from ..ann import VectorIndex
-from ..base.config import Config
+from ..base.config import Config, check_setting
 from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, StoreError
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
@@ -380,8 +380,11 @@ class Library:
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
-        k = k or s.k
-        candidates = candidates or max(s.candidates, k)
+        # Per-call values obey the config's ranges (--k 0 or --candidates -1 is an error, not the default).
+        k = s.k if k is None else check_setting("search.k", k)
+        candidates = max(s.candidates, k) if candidates is None else check_setting("search.candidates", candidates)
+        if rerank_depth is not None:
+            check_setting("search.candidates", rerank_depth)
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                             rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k)
         encode_query = None
