@@ -17,6 +17,7 @@ from typing import Any, Mapping, Optional
 
 from .errors import ConfigError
 from .paths import resolve_data_dir, user_config_file
+from .private import make_private_dir, write_private_text
 
 __all__ = [
     "ScanConfig",
@@ -311,8 +312,8 @@ def save_config(config: Config, path: Optional[str | Path] = None) -> Path:
     import tomli_w
 
     target = Path(path) if path else user_config_file(Path(config.data_dir))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(target.parent)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(tomli_w.dumps(config_to_dict(config.validate())), encoding="utf-8")
+    write_private_text(tmp, tomli_w.dumps(config_to_dict(config.validate())))  # 0600 whatever the umask
     os.replace(tmp, target)  # a crash mid-write never leaves half a config behind
     return target

@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import signal
+import sqlite3
 import sys
 import textwrap
 from pathlib import Path
@@ -87,6 +88,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     _install_sigint(cancel)
     progress = TerminalProgress()
     _explicit_model_paths(args)
+    config = None
     try:
         overrides = {}
         if getattr(args, "reranker", None):
@@ -104,6 +106,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return 0
+    except sqlite3.DatabaseError as exc:  # damage found mid-query (garbage pages behind a valid header)
+        progress.close()
+        from ..store.damage import damaged_message, is_damage
+
+        db = Path(config.data_dir if config else ".") / "library.sqlite"
+        print(f"searchapp: error: {damaged_message(db, exc) if is_damage(exc) else f'library database error: {exc}'}",
+              file=sys.stderr)
+        return 3
     except OSError as exc:  # a full or read-only disk outside the library's own checks: one line, not a traceback
         progress.close()
         print(f"searchapp: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
@@ -138,10 +148,15 @@ def _install_sigint(cancel: CancelToken) -> None:
         pass
 
 
-def _library(config: Config):
+def _library(config: Config, *, create: bool = True):
+    """create=False for commands that only read: a mistyped --data-dir is "no library at DIR", not a new one."""
     from ..library import Library
 
-    return Library(config)
+    lib = Library(config, create=create)
+    notice = lib.open_notice()
+    if notice:
+        print(f"searchapp: note: {notice}", file=sys.stderr)
+    return lib
 
 
 # -- commands --------------------------------------------------------------
@@ -182,7 +197,7 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
 def cmd_search(args, config: Config, progress, cancel) -> int:
     if args.no_rerank:
         config = config.replace(search={"rerank": False})
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         if args.reranker and config.search.rerank:
             lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
         notice_shown = False
@@ -235,7 +250,7 @@ def _print_hit(h, reranked: bool) -> None:
 def cmd_watch(args, config: Config, progress, cancel) -> int:
     import time
 
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         if not lib.store.roots():
             print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
             return 2
@@ -267,7 +282,7 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_status(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         st = lib.status()
     if args.json:
         print(json.dumps(st.to_json()))
@@ -295,14 +310,14 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_remove(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         n = lib.remove_folder(args.path)
     print(f"removed {os.path.abspath(args.path)} ({n} files)")
     return 0
 
 
 def cmd_reindex(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         rep = lib.reindex(progress=progress, cancel=cancel)
     progress.close()
     print(f"re-indexed {rep.added} files into {rep.chunks_added} passages")

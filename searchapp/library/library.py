@@ -24,6 +24,7 @@ from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, Model
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..store import Store
+from .data_dir import DB_NAME, open_data_dir, read_only_error
 from .lock import writer_lock
 from .search import SearchRequest, SearchResult, run_search
 from .sync import SyncReport, sync_root
@@ -31,7 +32,6 @@ from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_ind
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
-DB_NAME = "library.sqlite"
 COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
 
 log = logging.getLogger(__name__)
@@ -87,12 +87,16 @@ def _reads(method):
 
 
 class Library:
-    def __init__(self, config: Config, *, encoder=None, reranker=None) -> None:
-        """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model)."""
+    def __init__(self, config: Config, *, encoder=None, reranker=None, create: bool = True) -> None:
+        """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
+        `create=False` (read-only commands): a missing library is DataDirError "no library at DIR", never
+        a new empty one. A library this process cannot write opens read-only (`read_only`)."""
         self.config = config
         self.data_dir = Path(config.data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = Store(self.data_dir / DB_NAME)
+        self._dir_state = open_data_dir(self.data_dir, create=create)
+        self.read_only = self._dir_state.read_only
+        db = self.data_dir / DB_NAME
+        self.store = Store(db, readonly=True, immutable_ok=True) if self.read_only else Store(db)
         self._encoder = encoder
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
@@ -124,9 +128,17 @@ class Library:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
         st = getattr(self._local, "store", None)
         if st is None:
-            st = self._local.store = Store(self.data_dir / DB_NAME, readonly=True)
+            st = self._local.store = Store(self.data_dir / DB_NAME, readonly=True, immutable_ok=self.read_only)
             self._readers.append(st)
         return st
+
+    def open_notice(self) -> Optional[str]:
+        """Something to say once about opening the library (e.g. its permissions were tightened)."""
+        return self._dir_state.notice
+
+    def _require_writable(self) -> None:
+        if self.read_only:
+            raise read_only_error(self.data_dir)
 
     # -- models -------------------------------------------------------------
     @property
@@ -194,6 +206,8 @@ class Library:
     def _persist_repair(self) -> None:
         """Save a repaired index so the next open is clean, but only if no writer is busy: a syncing
         process saves its own newer index, and two savers would just overwrite each other's work."""
+        if self.read_only:
+            return
         try:
             with writer_lock(self.data_dir, wait=0):
                 self._save_index()
@@ -275,6 +289,7 @@ class Library:
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
         if not os.path.exists(root):
             raise ConfigError(f"no such file or folder: {root}")
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             self.store.add_root(root)
@@ -285,6 +300,7 @@ class Library:
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
              cancel: Optional[CancelToken] = None) -> SyncReport:
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             return self._sync(paths, progress, cancel)
@@ -293,6 +309,7 @@ class Library:
                      cancel: Optional[CancelToken] = None) -> SyncReport:
         """Sync only `changed` files and folders (e.g. from a file watcher): each is matched to the indexed
         root it lies under; the rest of every root is neither scanned nor read."""
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             by_root: dict[int, list[str]] = {}
@@ -344,6 +361,7 @@ class Library:
     def remove_folder(self, path: str | os.PathLike) -> int:
         """Forget a root and everything indexed under it; returns the number of files removed."""
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             row = self.store.root_by_path(root)
             if row is None:
@@ -363,6 +381,7 @@ class Library:
 
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             with self.store.atomic():
                 self.store.forget_files()
@@ -463,6 +482,7 @@ class Library:
         force_polling."""
         from .watch import LibraryWatcher  # watchdog is imported only when watching
 
+        self._require_writable()
         with self._lock:
             if self._watcher is None:
                 self._watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce,
