@@ -153,3 +153,31 @@ def test_bi_encoder_id_ignores_a_same_named_folder_in_the_cwd(tmp_path, monkeypa
     with pytest.raises(ModelNotFoundError):
         BiEncoder("someone/encoder", device="cpu")
     assert not marker.exists()
+
+
+def test_gui_says_why_a_reranker_folder_was_refused(qtbot, make_config, packaged_encoder, tmp_path,
+                                                     tiny_cross_encoder_dir):
+    """The notice text (not only its tooltip) gives the real reason, and the status bar never says
+    "Reranker: on" for a reranker that did not load."""
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+
+    marker = tmp_path / "ran.txt"
+    folder = make_code_folder(tmp_path / "evil", tiny_cross_encoder_dir, marker, auto_map=False)  # resolves
+    config = make_config(models={"reranker": str(folder)})
+    lib = Library(config, encoder=packaged_encoder)
+    win = build_main_window(config, lib)
+    qtbot.addWidget(win)
+    win.url_opener = lambda url: None
+    try:
+        with qtbot.waitSignal(win.statusRefreshed, timeout=60_000):
+            win.show()
+        assert win.reranker_label.text() != "Reranker: on"
+        qtbot.waitUntil(lambda: win.models_ready, timeout=60_000)
+        assert win.reranker_label.text() == "Reranker: none"
+        assert win.notice.isVisible()
+        assert "refused" in win.notice_label.text() and "does not know" in win.notice_label.text()
+        assert not marker.exists()
+    finally:
+        win.close()
+        lib.close()

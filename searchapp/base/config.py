@@ -63,7 +63,8 @@ def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Opt
 class ScanConfig:
     max_file_mb: float = _f(50.0, "Files larger than this (MB) are skipped without being read.", min=0.001, max=1_000_000)
     skip_dirs: tuple[str, ...] = _f(DEFAULT_SKIP_DIRS, "Directory names never descended into (hidden ones are always skipped).")
-    follow_symlinks: bool = _f(True, "Follow symlinked folders and files (loops are detected and never followed twice).")
+    follow_symlinks: bool = _f(True, "Follow symlinked folders and files inside the indexed folder (loops are never walked).")
+    follow_symlinks_out: bool = _f(False, "Also follow symlinks that lead out of the indexed folder (off: they are skipped with a reason).")
 
 
 @dataclass(frozen=True)

@@ -185,6 +185,15 @@ class Library:
     def reranker_notice(self) -> Optional[str]:
         return self._reranker_error
 
+    def reranker_loaded(self) -> bool:
+        return self._reranker is not None
+
+    def reranker_refused(self) -> Optional[str]:
+        """Why a reranker that exists was refused or failed to load (pickles only, custom code, broken), or
+        None (loaded, not tried yet, disabled or simply not installed)."""
+        exc = self._reranker_exc
+        return str(exc) if exc is not None and not isinstance(exc, ModelNotFoundError) else None
+
     # -- vector index -------------------------------------------------------
     def _dim(self) -> Optional[int]:
         dim = self.store.get_meta("dim")
@@ -439,13 +448,16 @@ class Library:
         from ..models.resolve import resolve_model
 
         m = self.config.models
-        rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None}
+        rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None,
+                                         "refused": None}
         if m.reranker:
             try:
                 rer["path"] = str(resolve_model(m.reranker, kind="reranker", allow_download=False).path)
                 rer["available"] = "yes"
             except ModelLoadError as exc:
                 rer["message"] = str(exc)
+                if not isinstance(exc, ModelNotFoundError):  # found but refused: pickles only, custom code
+                    rer["refused"] = str(exc)
         notes = [n for n in (self.index_notice(),) if n]
         return LibraryStatus(
             data_dir=str(self.data_dir),
