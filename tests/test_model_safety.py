@@ -181,3 +181,35 @@ def test_gui_says_why_a_reranker_folder_was_refused(qtbot, make_config, packaged
     finally:
         win.close()
         lib.close()
+
+
+@pytest.mark.parametrize("what", ["missing", "empty", "pickles"])
+def test_explicit_reranker_that_cannot_load_exits_5(tmp_path, library, capsys, what):
+    from searchapp.cli.main import main
+
+    folder = tmp_path / "reranker"
+    if what != "missing":
+        folder.mkdir()
+        (folder / "config.json").write_text('{"model_type": "bert"}')
+    if what == "pickles":
+        (folder / "pytorch_model.bin").write_bytes(b"not really a pickle")
+    code = main(["--data-dir", str(library), "search", "lava", "--reranker", str(folder)])
+    err = capsys.readouterr().err
+    assert code == 5, err
+    assert len(err.strip().splitlines()) == 1
+    assert {"missing": "does not exist", "empty": "no model.safetensors", "pickles": "pickled"}[what] in err
+    # --no-rerank: the named reranker is not needed, so nothing fails
+    assert main(["--data-dir", str(library), "search", "lava", "--reranker", str(folder), "--no-rerank"]) == 0
+
+
+def test_default_reranker_notice_is_short_once_and_not_in_lexical_mode(library, capsys, monkeypatch):
+    import io
+
+    from searchapp.cli.main import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("lava\ncastle\nsaxophone\n"))
+    assert main(["--data-dir", str(library), "search", "-"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("not installed") == 1 and len(err.strip().splitlines()) == 1 and len(err) < 200
+    assert main(["--data-dir", str(library), "search", "lava", "--mode", "lexical"]) == 0
+    assert capsys.readouterr().err == ""

@@ -88,3 +88,15 @@ def test_every_numeric_field_declares_its_range():
             assert allowed_values(key), key
             check_setting(key, value)  # every default is allowed
     assert dataclasses.fields(Config)  # sanity
+
+
+def test_readme_shows_every_range_beside_its_key():
+    """Docs and checks share one source: the README's config block gives each field's range from config.py."""
+    from searchapp.base.config import _field_meta, _num
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for key, meta in _field_meta().items():
+        if "min" in meta and "max" in meta:
+            name = key.split(".")[1]
+            line = next(line for line in readme.splitlines() if line.startswith(f"{name} = "))
+            assert f"({_num(meta['min'])}..{_num(meta['max'])})" in line, (key, line)
