@@ -108,7 +108,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     except sqlite3.DatabaseError as exc:  # damage found mid-query (garbage pages behind a valid header)
         progress.close()
-        from ..store.damage import damaged_message, is_damage
+        from ..library.data_dir import damaged_message, is_damage
 
         db = Path(config.data_dir if config else ".") / "library.sqlite"
         print(f"searchapp: error: {damaged_message(db, exc) if is_damage(exc) else f'library database error: {exc}'}",

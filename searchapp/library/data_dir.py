@@ -15,8 +15,9 @@ from typing import Optional
 
 from ..base.errors import DataDirError, StoreError
 from ..base.private import create_private_file, make_private_dir, tighten
+from ..store.damage import damaged_message, is_damage
 
-__all__ = ["DB_NAME", "DataDirState", "open_data_dir", "can_write", "read_only_error"]
+__all__ = ["DB_NAME", "DataDirState", "open_data_dir", "can_write", "read_only_error", "damaged_message", "is_damage"]
 
 DB_NAME = "library.sqlite"
 
