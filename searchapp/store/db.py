@@ -174,10 +174,20 @@ class Store:
         self.db.execute("DELETE FROM roots WHERE id = ?", (root_id,))
         return ids
 
+    def absorb_roots(self, into_id: int, from_ids: Sequence[int]) -> None:
+        """Move the files of roots `from_ids` (folders inside root `into_id`) to it and drop those roots;
+        passages and vectors stay as they are."""
+        for rid in from_ids:
+            self.db.execute("UPDATE files SET root_id = ? WHERE root_id = ?", (into_id, rid))
+            self.db.execute("DELETE FROM roots WHERE id = ?", (rid,))
+
     # -- files --------------------------------------------------------------
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
         rows = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE root_id = ?", (root_id,))
         return {r[2]: FileRow(*r) for r in rows}
+
+    def has_files(self, root_id: int) -> bool:
+        return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? LIMIT 1", (root_id,)).fetchone() is not None
 
     def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
         """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
