@@ -186,3 +186,15 @@ def test_cli_reports_a_missing_root_as_an_error_and_keeps_it(tiny_cli, tmp_path,
     rep = json.loads(out)
     assert code == 0 and rep["chunks_embedded"] == 0 and rep["unchanged"] == 3 and rep["missing_roots"] == []
     assert cli(capsys, "--data-dir", data, "status", "--check")[0] == 0
+
+
+def test_reindex_refuses_while_a_root_is_missing(library, tmp_path):
+    from searchapp.base.errors import SearchAppError
+
+    notes = make_notes(tmp_path / "notes")
+    library.add_folder(notes)
+    chunks = library.store.chunk_count()
+    notes.rename(tmp_path / "away")
+    with pytest.raises(SearchAppError, match="cannot reindex"):
+        library.reindex()
+    assert library.store.chunk_count() == chunks  # nothing was dropped

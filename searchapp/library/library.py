@@ -20,7 +20,7 @@ import numpy as np
 
 from ..ann import VectorIndex
 from ..base.config import Config
-from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, StoreError
+from ..base.errors import ConfigError, ModelLoadError, SearchAppError, ModelMismatchError, ModelNotFoundError, StoreError
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..ingest.fsnames import real_path
@@ -401,6 +401,12 @@ class Library:
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
         with self._lock, writer_lock(self.data_dir):
+            # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
+            missing = [r.path for r in self.store.roots() if missing_reason(r.path, self.store.has_files(r.id))]
+            if missing:
+                raise SearchAppError(
+                    f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
+                    "reconnect it, or forget it with `searchapp remove`")
             with self.store.atomic():
                 self.store.forget_files()
                 self.store.bump_generation()
