@@ -10,7 +10,7 @@ import pytest
 
 from searchapp.library import Library
 from searchapp.store import NewChunk, Store
-from searchapp.store.cjk import cjk_bigrams, cjk_query
+from searchapp.store.cjk import cjk_chars, cjk_query
 from searchapp.store.migrations import MIGRATIONS
 
 DOCS = {
@@ -54,6 +54,11 @@ def test_cjk_words_are_found(library, query, expected):
     assert top(library, query)[0] == expected
 
 
+def test_single_character_and_no_match_across_punctuation(library):
+    assert "sushi.txt" in top(library, "魚")
+    assert "beijing.txt" not in top(library, "都也")  # 首都，也是: the comma separates them
+
+
 def test_shared_word_finds_both_languages_and_latin_still_works(library):
     assert set(top(library, "首都")[:2]) == {"beijing.txt", "tokyo.txt"}
     assert top(library, "orthodontist consultation") == ["english.txt"]
@@ -74,10 +79,11 @@ def test_removed_passages_leave_the_cjk_table(library, tmp_path):
     assert n == len(DOCS) - 2  # six CJK files left, the English one has no CJK row
 
 
-def test_bigrams_and_query():
-    assert cjk_bigrams("abc 天气好 x") == "天气 气好"
-    assert cjk_bigrams("plain English") == ""
-    assert cjk_query("猫") == '"猫"*'
+def test_chars_and_query():
+    assert cjk_chars("abc 天气好 x 猫") == "天 气 好 0 猫"
+    assert cjk_chars("plain English") == ""
+    assert cjk_query("猫") == '"猫"'
+    assert cjk_query("天气好") == '"天 气" OR "气 好"'
     assert cjk_query("no cjk here") is None
 
 

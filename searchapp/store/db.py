@@ -19,7 +19,7 @@ import numpy as np
 import sqlite_utils
 
 from ..base.errors import StoreError
-from .cjk import CJK_TABLE, cjk_bigrams, cjk_query
+from .cjk import CJK_TABLE, cjk_chars, cjk_query
 from .migrations import migrate
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
@@ -105,7 +105,7 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(str(self.path), check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 5000")
-            conn.create_function("cjk_bigrams", 1, cjk_bigrams, deterministic=True)  # the CJK table's triggers
+            conn.create_function("cjk_chars", 1, cjk_chars, deterministic=True)  # the CJK table's triggers
             self.db = sqlite_utils.Database(conn)
             if not readonly:
                 self.db.enable_wal()
@@ -313,7 +313,7 @@ class Store:
             return []
         found = self._bm25("chunks_fts", expr, limit, within)
         cjk = cjk_query(query)
-        if cjk is not None:  # CJK words match as bigrams in their own table; a passage's scores add up
+        if cjk is not None:  # CJK words match as character pairs in their own table; a passage's scores add up
             scores = dict(found)
             for cid, s in self._bm25(CJK_TABLE, cjk, limit, within):
                 scores[cid] = scores.get(cid, 0.0) + s
