@@ -65,6 +65,7 @@ class ScanConfig:
     skip_dirs: tuple[str, ...] = _f(DEFAULT_SKIP_DIRS, "Directory names never descended into (hidden ones are always skipped).")
     follow_symlinks: bool = _f(True, "Follow symlinked folders and files inside the indexed folder (loops are never walked).")
     follow_symlinks_out: bool = _f(False, "Also follow symlinks that lead out of the indexed folder (off: they are skipped with a reason).")
+    exclude: tuple[str, ...] = _f((), "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak).")
 
 
 @dataclass(frozen=True)
