@@ -86,29 +86,46 @@ def test_pull_installs_into_the_cache_is_found_offline_and_search_reranks(hub, h
     assert (entry.source, entry.role, entry.in_use, entry.sha256) == ("cache", "reranker", ["reranker"], got.sha256)
 
 
-def test_cli_pull_list_and_remove(hub, hf_cache, tmp_path):
+def run_main(*args: str) -> tuple[int, str, str]:
+    """`searchapp ARGS` in this process (cheap where the command needs no separate process)."""
+    import contextlib
+    import io
+
+    from searchapp.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(list(args))
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_cli_pull_list_and_remove(hub, hf_cache, tmp_path, monkeypatch):
     env = {"SEARCHAPP_DATA_DIR": str(tmp_path / "lib")}
     out = cli("models", "pull", RERANKER_ID, "--use", "--json", env_extra=env)
     assert out.returncode == 0, out.stderr
     pulled = json.loads(out.stdout)
     assert pulled["role"] == "reranker" and pulled["in_use"] and Path(pulled["path"]).is_dir()
 
-    again = cli("models", "pull", RERANKER_ID, "--json", env_extra=env)
-    assert again.returncode == 0 and json.loads(again.stdout)["already_present"]
+    monkeypatch.setenv("SEARCHAPP_DATA_DIR", env["SEARCHAPP_DATA_DIR"])
+    rc, out, err = run_main("models", "pull", RERANKER_ID, "--json")
+    assert rc == 0 and json.loads(out)["already_present"], err
 
-    listed = cli("models", "list", "--json", env_extra=env)
-    assert listed.returncode == 0, listed.stderr
-    entries = {e["id"]: e for e in json.loads(listed.stdout)}
+    rc, out, err = run_main("models", "list", "--json")
+    assert rc == 0, err
+    entries = {e["id"]: e for e in json.loads(out)}
     mine = entries[RERANKER_ID]
     assert mine["source"] == "cache" and mine["in_use"] == ["reranker"]  # --use wrote config.toml
     assert mine["sha256"] == pulled["sha256"] and mine["bytes"] > 100_000
     assert entries["all-MiniLM-L6-v2"]["source"] == "packaged"
 
-    gone = cli("models", "remove", RERANKER_ID, env_extra=env)
-    assert gone.returncode == 0, gone.stderr
-    assert "configured reranker" in gone.stderr and leftovers(hf_cache) == []
-    missing = cli("models", "remove", RERANKER_ID, env_extra=env)
-    assert missing.returncode == 5 and missing.stderr.count("\n") == 1
+    rc, out, err = run_main("models", "remove", RERANKER_ID)
+    assert rc == 0 and "configured reranker" in err and leftovers(hf_cache) == []
+    rc, out, err = run_main("models", "remove", RERANKER_ID)
+    assert rc == 5 and err.count("\n") == 1 and "is not in the Hugging Face cache" in err
 
 
 def test_ctrl_c_mid_file_leaves_the_cache_clean_and_a_second_pull_succeeds(hub, hf_cache, tmp_path):

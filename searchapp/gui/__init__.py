@@ -32,6 +32,14 @@ def build_main_window(config: "Optional[Config]" = None, library: "Optional[Libr
 
 
 def run_gui(config: "Optional[Config]" = None) -> int:
+    import sys
+
+    from .platform_check import EXIT_MISSING_LIBRARIES, xcb_problem
+
+    problem = xcb_problem()  # before Qt loads its platform plugin: Qt itself would only abort, unexplained
+    if problem:
+        print(problem, file=sys.stderr)
+        return EXIT_MISSING_LIBRARIES
     from .app import run_gui as _run
 
     return _run(config)

@@ -1,0 +1,135 @@
+"""The one-click reranker: the notice's Download button, its dialog, progress, Cancel and errors, offscreen,
+downloading for real (the real huggingface_hub client) from a hub served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QPushButton  # noqa: E402
+
+from hub_server import FakeHub  # noqa: E402
+from searchapp.base.config import DEFAULT_RERANKER  # noqa: E402
+
+WAIT_MS = 60_000
+PKG = Path(__file__).resolve().parents[1] / "searchapp"
+
+
+@pytest.fixture
+def hub(tmp_path, monkeypatch, tiny_cross_encoder_dir):
+    home = tmp_path / "hf-home"
+    monkeypatch.setenv("HF_HOME", str(home))
+    monkeypatch.setenv("HF_HUB_CACHE", str(home / "hub"))
+    with FakeHub() as h:
+        h.add_repo(DEFAULT_RERANKER, tiny_cross_encoder_dir)  # the tiny model stands in for the real one
+        monkeypatch.setenv("HF_ENDPOINT", h.url)
+        h.cache = home / "hub"
+        yield h
+
+
+@pytest.fixture
+def window(qtbot, make_config, tiny_encoder):
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+
+    config = make_config(index={"backend": "exact"})  # the default reranker id, not in the (empty) cache
+    lib = Library(config, encoder=tiny_encoder)
+    win = build_main_window(config, lib)
+    qtbot.addWidget(win)
+    with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+        win.show()
+    yield win
+    win.close()
+    lib.close()
+
+
+def search(qtbot, win, text: str):
+    win.search_box.setText(text)
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
+        win.run_search()
+    return sig.args[0]
+
+
+def staged_or_partial(cache: Path) -> list[str]:
+    return [str(p) for p in cache.parent.rglob("*")
+            if p.name.endswith(".incomplete") or p.name.startswith((".searchapp-pull-", "models--"))] \
+        if cache.parent.exists() else []
+
+
+def test_download_reranker_from_the_notice_turns_reranking_on_at_once(qtbot, hub, window, tmp_corpus):
+    win = window
+    assert win.notice.isVisible() and win.reranker_label.text() == "Reranker: none"
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(tmp_corpus)])
+    assert not search(qtbot, win, "photosynthesis in leaves").reranked
+
+    button = win.findChild(QPushButton, "downloadRerankerButton")
+    assert button.text() == f"Download reranker ({DEFAULT_RERANKER}, about 90 MB)" and button.isVisible()
+    button.click()
+    dlg = win.last_dialog
+    assert dlg.objectName() == "downloadDialog" and dlg.isVisible()
+    text = dlg.text.text()
+    assert DEFAULT_RERANKER in text and hub.url[len("http://"):] in text and "about 90 MB" in text
+    assert "safetensors" in text and not any("/resolve/" in p for _, p in hub.requests)  # nothing before consent
+
+    with qtbot.waitSignal(dlg.succeeded, timeout=WAIT_MS) as got:
+        dlg.findChild(QPushButton, "downloadStart").click()
+    assert got.args[0].repo_id == DEFAULT_RERANKER and not dlg.isVisible()
+    qtbot.waitUntil(lambda: win.reranker_label.text() == "Reranker: on", timeout=WAIT_MS)
+    assert not win.notice.isVisible()
+    res = search(qtbot, win, "photosynthesis in leaves")
+    assert res.reranked and res.hits and all(h.scores.rerank is not None for h in res.hits)
+
+
+def test_cancel_mid_file_leaves_nothing_and_errors_are_one_sentence(qtbot, hub, window):
+    win = window
+    hub.stall_once(DEFAULT_RERANKER, "model.safetensors")
+    dlg = win.download_model("reranker", DEFAULT_RERANKER)
+    dlg.findChild(QPushButton, "downloadStart").click()
+    qtbot.waitUntil(hub.stalled.is_set, timeout=WAIT_MS)
+    assert dlg.bar.isVisible()
+    dlg.findChild(QPushButton, "downloadCancel").click()
+    qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=WAIT_MS)
+    assert staged_or_partial(hub.cache) == [] and win.notice.isVisible()
+    hub.release.set()
+
+    bad = win.download_model("reranker", "acme/no-such-model")
+    bad.findChild(QPushButton, "downloadStart").click()
+    qtbot.waitUntil(lambda: bad.job is None, timeout=WAIT_MS)
+    msg = bad.status.text()
+    assert msg == f"acme/no-such-model was not found on {hub.url[7:]}; check the name (private and gated models are not supported)."
+    assert bad.isVisible() and bad.start_button.text() == "Try again"
+    bad.reject()
+    assert staged_or_partial(hub.cache) == []
+
+
+def test_settings_offer_well_known_models_per_role(qtbot, hub, window):
+    dlg = window.open_settings()
+    menus = {role: b.menu() for role, b in dlg.download_buttons.items()}
+    ids = {role: [a.data() for a in m.actions() if a.data()] for role, m in menus.items()}
+    assert ids["reranker"] == [DEFAULT_RERANKER, "cross-encoder/ms-marco-MiniLM-L-12-v2"]
+    assert ids["bi-encoder"] == ["sentence-transformers/all-mpnet-base-v2",
+                                 "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"]
+    assert any(a.text() == "Other Hugging Face id…" for a in menus["reranker"].actions())
+    # Choosing one asks first (what, from where, how big); a finished download fills the field, Save applies it.
+    next(a for a in menus["bi-encoder"].actions() if a.data() == "sentence-transformers/all-mpnet-base-v2").trigger()
+    offer = window.last_dialog
+    assert offer.objectName() == "downloadDialog" and "about 440 MB" in offer.text.text()
+    offer.reject()
+    dlg.bi_encoder.setText("sentence-transformers/all-mpnet-base-v2")
+    assert dlg.needs_reindex() and "re-indexed" in dlg.warning.text()
+    dlg.reject()
+
+
+def test_the_gui_never_imports_the_hub_client_or_torch():
+    bad = []
+    for path in (PKG / "gui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            bad += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("huggingface_hub", "torch", "transformers")]
+    assert not bad
