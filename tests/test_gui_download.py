@@ -83,6 +83,8 @@ def test_download_reranker_from_the_notice_turns_reranking_on_at_once(qtbot, hub
     assert not win.notice.isVisible()
     res = search(qtbot, win, "photosynthesis in leaves")
     assert res.reranked and res.hits and all(h.scores.rerank is not None for h in res.hits)
+    plot = win.inspector.plot  # the inspector now plots the two stages against each other
+    assert plot.mode == "scatter" and (plot.x_label, plot.y_label) == ("bi-encoder cosine", "cross-encoder score")
 
 
 def test_cancel_mid_file_leaves_nothing_and_errors_are_one_sentence(qtbot, hub, window):
@@ -133,3 +135,53 @@ def test_the_gui_never_imports_the_hub_client_or_torch():
                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
             bad += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("huggingface_hub", "torch", "transformers")]
     assert not bad
+
+
+def test_screenshot_of_reranked_results_after_the_download(qtbot, hub, make_config, packaged_encoder, tmp_corpus,
+                                                           tmp_path):
+    """The README's second screenshot: the reranker downloaded through the notice, results reranked, the inspector
+    plotting bi-encoder cosine against cross-encoder score.
+
+    Runs only with SEARCHAPP_SCREENSHOT_RERANKER=DIR, a trained reranker served in place of the real one (a tiny
+    untrained one would show a misleading order; the flow itself is tested above), with the packaged MiniLM;
+    SEARCHAPP_UPDATE_SCREENSHOT=1 keeps the image in resources/."""
+    import os
+    import shutil
+
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+
+    trained = os.environ.get("SEARCHAPP_SCREENSHOT_RERANKER")
+    if not trained:
+        pytest.skip("set SEARCHAPP_SCREENSHOT_RERANKER=DIR to render the README screenshot")
+    hub.add_repo(DEFAULT_RERANKER, Path(trained))
+    config = make_config()
+    lib = Library(config, encoder=packaged_encoder)
+    win = build_main_window(config, lib)
+    qtbot.addWidget(win)
+    try:
+        win.resize(1400, 860)
+        with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+            win.show()
+        with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+            win.add_paths([str(tmp_corpus)])
+        win.findChild(QPushButton, "downloadRerankerButton").click()
+        with qtbot.waitSignal(win.last_dialog.succeeded, timeout=WAIT_MS):
+            win.last_dialog.findChild(QPushButton, "downloadStart").click()
+        qtbot.waitUntil(lambda: win.reranker_label.text() == "Reranker: on", timeout=WAIT_MS)
+        res = search(qtbot, win, "how do leaves turn sunlight into sugar")
+        assert res.reranked
+        with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
+            win.results_view.setCurrentIndex(win.results_model.index(0, 0))
+        plot = win.inspector.plot
+        assert plot.mode == "scatter" and (plot.x_label, plot.y_label) == ("bi-encoder cosine", "cross-encoder score")
+        assert len(plot.points) == len([h for h in res.hits if h.scores.dense is not None])
+        win.statusBar().clearMessage()
+        img = win.grab().toImage()
+        out = tmp_path / "screenshot-reranked.png"
+        assert img.save(str(out)) and img.width() == 1400
+        if os.environ.get("SEARCHAPP_UPDATE_SCREENSHOT"):
+            shutil.copy(out, PKG.parent / "resources" / "screenshot-reranked.png")
+    finally:
+        win.close()
+        lib.close()
