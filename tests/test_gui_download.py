@@ -137,8 +137,7 @@ def test_the_gui_never_imports_the_hub_client_or_torch():
     assert not bad
 
 
-def test_screenshot_of_reranked_results_after_the_download(qtbot, hub, make_config, packaged_encoder, tmp_corpus,
-                                                           tmp_path):
+def test_screenshot_of_reranked_results_after_the_download(qtbot, request, make_config, tmp_corpus, tmp_path):
     """The README's second screenshot: the reranker downloaded through the notice, results reranked, the inspector
     plotting bi-encoder cosine against cross-encoder score.
 
@@ -154,6 +153,8 @@ def test_screenshot_of_reranked_results_after_the_download(qtbot, hub, make_conf
     trained = os.environ.get("SEARCHAPP_SCREENSHOT_RERANKER")
     if not trained:
         pytest.skip("set SEARCHAPP_SCREENSHOT_RERANKER=DIR to render the README screenshot")
+    hub = request.getfixturevalue("hub")
+    packaged_encoder = request.getfixturevalue("packaged_encoder")
     hub.add_repo(DEFAULT_RERANKER, Path(trained))
     config = make_config()
     lib = Library(config, encoder=packaged_encoder)
