@@ -109,7 +109,7 @@ def test_cancel_mid_file_leaves_nothing_and_errors_are_one_sentence(qtbot, hub, 
     assert staged_or_partial(hub.cache) == []
 
 
-def test_settings_offer_well_known_models_per_role(qtbot, hub, window):
+def test_settings_offer_well_known_models_per_role(qtbot, hub, window, tiny_cross_encoder_dir):
     dlg = window.open_settings()
     menus = {role: b.menu() for role, b in dlg.download_buttons.items()}
     ids = {role: [a.data() for a in m.actions() if a.data()] for role, m in menus.items()}
@@ -121,7 +121,14 @@ def test_settings_offer_well_known_models_per_role(qtbot, hub, window):
     next(a for a in menus["bi-encoder"].actions() if a.data() == "sentence-transformers/all-mpnet-base-v2").trigger()
     offer = window.last_dialog
     assert offer.objectName() == "downloadDialog" and "about 440 MB" in offer.text.text()
+    assert offer.parent() is dlg  # over the settings, which stay open
     offer.reject()
+    larger = "cross-encoder/ms-marco-MiniLM-L-12-v2"
+    hub.add_repo(larger, tiny_cross_encoder_dir)
+    next(a for a in menus["reranker"].actions() if a.data() == larger).trigger()
+    with qtbot.waitSignal(window.last_dialog.succeeded, timeout=WAIT_MS):
+        window.last_dialog.findChild(QPushButton, "downloadStart").click()
+    assert dlg.reranker.text() == larger and window.config.models.reranker == DEFAULT_RERANKER  # Save applies it
     dlg.bi_encoder.setText("sentence-transformers/all-mpnet-base-v2")
     assert dlg.needs_reindex() and "re-indexed" in dlg.warning.text()
     dlg.reject()

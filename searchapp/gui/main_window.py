@@ -476,15 +476,18 @@ class MainWindow(QMainWindow):
 
     # -- settings ---------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
-        dlg = SettingsDialog(self.config, self, download=lambda role, rid, done: self.download_model(role, rid, done))
+        # A download started from the settings opens over them and fills their field (Save applies it).
+        dlg = SettingsDialog(self.config, self, download=lambda role, rid, done: self.download_model(role, rid, done, dlg))
         dlg.accepted.connect(lambda: self.apply_config(dlg.config()))
         dlg.open()
         self.last_dialog = dlg
         return dlg
 
-    def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None):
+    def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None,
+                       parent: Optional[QWidget] = None):
         """Offer to download `repo_id`; by default it becomes the model for `role` at once (no restart)."""
-        dlg = self.downloads.offer(self, repo_id, role, on_success or (lambda got: self.use_model(got.role, got.repo_id)))
+        dlg = self.downloads.offer(parent or self, repo_id, role,
+                                   on_success or (lambda got: self.use_model(got.role, got.repo_id)))
         self.last_dialog = dlg
         return dlg
 
