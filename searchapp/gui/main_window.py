@@ -318,7 +318,8 @@ class MainWindow(QMainWindow):
         if not self.config.models.reranker:
             why = "reranking is turned off in the settings"
         elif refused:  # the real reason in the notice itself, not only in its tooltip (escaped: it holds a path)
-            why = f"the model folder was refused: {html.escape(refused)}"
+            # a zero-width space after each "/" lets a long path wrap instead of widening the window
+            why = f"the model folder was refused: {html.escape(refused).replace('/', '/' + chr(0x200B))}"
         else:
             why = "no cross-encoder weights were found"
         self.notice_label.setText(
