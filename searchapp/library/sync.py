@@ -17,8 +17,9 @@ import numpy as np
 
 from ..ann import VectorIndex
 from ..base.config import Config
-from ..base.errors import ExtractionError, UnsupportedFileError
+from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ..base.progress import CancelToken, ProgressFn, report
+from ..base.safe_open import open_regular
 from ..base.types import ChunkSpan
 from ..ingest.chunking import chunk_document
 from ..ingest.extractors import extract, extractor_name
@@ -55,7 +56,7 @@ class SyncReport:
 
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO put in the file's place must not hang the sync
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
@@ -195,6 +196,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
             sha = file_sha256(f.path)
         except FileNotFoundError:
             seen.discard(path)  # vanished since the scan: purged below like any deleted file
+            continue
+        except UnsupportedFileError as exc:  # replaced by a FIFO or device since the scan
+            _record_problem(store, root, old, path, "skipped", str(exc), get_index, rep)
             continue
         except OSError as exc:
             _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", get_index, rep)
