@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
                                QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..library import LibraryStatus
+from .plain import tooltip
 
 __all__ = ["LibraryPanel", "ProblemsDialog", "format_when"]
 
@@ -95,7 +96,7 @@ class LibraryPanel(QWidget):
         for r in status.roots:
             item = QTreeWidgetItem([r.path, str(r.files), str(r.chunks), format_when(r.last_sync)])
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
-            item.setToolTip(0, r.path)
+            item.setToolTip(0, tooltip(r.path))
             for c in (1, 2):
                 item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight)
             self.tree.addTopLevelItem(item)

@@ -24,6 +24,7 @@ from ..library.reconfigure import needs_reindex, reopen_library
 from .errors import show_error
 from .highlight import query_terms
 from .library_panel import LibraryPanel
+from .plain import make_plain, tooltip
 from .preview import PreviewPane, file_url
 from .progress_view import ProgressView
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
@@ -188,6 +189,7 @@ class MainWindow(QMainWindow):
         for name, lab in (("deviceLabel", self.device_label), ("modelsLabel", self.models_label),
                           ("indexLabel", self.index_label), ("rerankerLabel", self.reranker_label)):
             lab.setObjectName(name)
+            make_plain(lab)  # the model label shows a folder name
             sb.addPermanentWidget(lab)
         self.models_label.setText("Loading models…")
 
@@ -298,7 +300,7 @@ class MainWindow(QMainWindow):
         self.notice_label.setText(
             f"<b>No reranker:</b> {why}, so results keep their first-stage order. "
             "Choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer) to rerank them.")
-        self.notice_label.setToolTip(message or "")
+        self.notice_label.setToolTip(tooltip(message or ""))
         self.notice.show()
 
     # -- writes -----------------------------------------------------------------
