@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("pytestqt")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only (FIFOs)")
 
+from PySide6 import QtGui  # noqa: E402
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QToolTip  # noqa: E402
@@ -53,7 +54,7 @@ class FifoWatch:
 
 def shown_as(tip: str) -> str:
     """What a rich-text tooltip displays (tags dropped, entities decoded)."""
-    return html.unescape(re.sub(r"<[^>]*>", "", tip)) if Qt.mightBeRichText(tip) else tip
+    return html.unescape(re.sub(r"<[^>]*>", "", tip)) if QtGui.Qt.mightBeRichText(tip) else tip
 
 
 @pytest.fixture

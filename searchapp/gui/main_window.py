@@ -369,7 +369,7 @@ class MainWindow(QMainWindow):
 
     def cancel_indexing(self) -> None:
         self.progress.cancel_button.setEnabled(False)
-        self.progress.label.setText("Stopping after the current batch…")
+        self.progress.label.setText("Stopping…")  # within seconds, keeping every finished file
         self.runner.cancel_writes()
 
     def _on_cancelled(self) -> None:
