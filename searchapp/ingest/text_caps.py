@@ -24,9 +24,12 @@ LONG_RUN = 1000  # characters without whitespace: no word is this long
 NOT_PROSE_SHARE = 0.5  # more of the text than this in long runs or hex groups: not prose
 _SAMPLE = 1 << 16  # characters looked at (from the start, middle and end) to judge the text
 
-_LONG = re.compile(r"\S{%d,}" % LONG_RUN)
+# Runs of printable ASCII only (Chinese, Japanese or Thai prose has no spaces at all, and is prose), and
+# cut at , ; | too (a CSV row of short fields is not one long string).
+_RUN_CHAR = "[" + re.escape("".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in ",;|")) + "]"
+_LONG = re.compile(_RUN_CHAR + "{%d,}" % LONG_RUN)
 LONG_WORD = 40  # no word of any language runs this long; base64 lines (76), hashes (40, 64) do
-_LONG_WORD = re.compile(r"\S{%d,}" % LONG_WORD)
+_LONG_WORD = re.compile(_RUN_CHAR + "{%d,}" % LONG_WORD)
 _TOKEN = re.compile(r"\S+")
 _HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f]{2,}[:,]?")
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
@@ -50,7 +53,7 @@ def not_prose_reason(text: str) -> str | None:
     long_chars = sum(m.end() - m.start() for m in _LONG.finditer(sample))
     if long_chars > NOT_PROSE_SHARE * len(sample):
         return f"not prose: most of the text is runs of {LONG_RUN:,}+ characters without a space (base64 or binary data?)"
-    visible = len(sample) - sum(1 for c in sample if c.isspace())
+    visible = len(sample) - sum(1 for c in sample if c.isspace())  # prose of any script counts here
     word_chars = sum(m.end() - m.start() for m in _LONG_WORD.finditer(sample))
     if word_chars > NOT_PROSE_SHARE * visible:
         return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"
