@@ -24,6 +24,7 @@ from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, Model
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..store import Store
+from .lazy_encoder import LazyEncoder
 from .lock import writer_lock
 from .search import SearchRequest, SearchResult, run_search
 from .sync import SyncReport, sync_root
@@ -96,6 +97,7 @@ class Library:
         self._encoder = encoder
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
+        self._identity = None  # (fingerprint, dim) of the configured bi-encoder, read without loading it
         self._index: Optional[VectorIndex] = None
         self._index_report: Optional[IndexOpenReport] = None
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
@@ -137,6 +139,19 @@ class Library:
             self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device, precision=m.precision,
                                       batch_size=m.batch_size, allow_download=m.allow_download, threads=m.threads)
         return self._encoder
+
+    def _model_identity(self) -> tuple[str, int]:
+        """Fingerprint and vector size of the bi-encoder: from the loaded model, else from its files
+        (no torch import, no weights: an unchanged sync and a mismatch check stay fast)."""
+        if self._encoder is not None:
+            return self._encoder.fingerprint, int(self._encoder.dim)
+        if self._identity is None:
+            from ..models.identity import bi_encoder_identity
+
+            m = self.config.models
+            ident = bi_encoder_identity(m.bi_encoder, pooling=m.pooling, allow_download=m.allow_download)
+            self._identity = (ident.fingerprint, ident.dim)
+        return self._identity
 
     def reranker(self):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
@@ -193,7 +208,7 @@ class Library:
         if index is None:
             from ..ann import create_index
 
-            self._index = index = create_index(self.config.index, self.encoder.dim)
+            self._index = index = create_index(self.config.index, self._model_identity()[1])
             self._index_report = IndexOpenReport("created")
         return index
 
@@ -226,13 +241,13 @@ class Library:
 
     # -- model bookkeeping --------------------------------------------------
     def _expected_meta(self) -> dict[str, str]:
-        enc = self.encoder
+        fingerprint, dim = self._model_identity()
         c = self.config
         return {
-            "model_fingerprint": enc.fingerprint,
+            "model_fingerprint": fingerprint,
             "model": c.models.bi_encoder,
             "pooling": c.models.pooling,
-            "dim": str(enc.dim),
+            "dim": str(dim),
             "chunk_max_tokens": str(c.chunking.max_tokens),
             "chunk_overlap": str(c.chunking.overlap),
         }
@@ -308,9 +323,10 @@ class Library:
         try:
             self._record_model()
             index = self._writable_index()
+            encoder = LazyEncoder(lambda: self.encoder)  # loaded only when a file needs chunking or embedding
             try:
                 for root, paths in work:
-                    total.merge(sync_root(self.store, root, self.config, self.encoder, lambda: self._index,
+                    total.merge(sync_root(self.store, root, self.config, encoder, lambda: self._index,
                                           progress, cancel, paths=paths))
                 self._compact_if_needed()
             except BaseException:
@@ -380,7 +396,8 @@ class Library:
             if index is not None:
                 index.set_ef(max(self.config.index.ef_search, candidates))
             encode_query = lambda q: self.encoder.encode([q])[0]  # noqa: E731
-        want_rerank = s.rerank if rerank is None else rerank
+        # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
+        want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         if want_rerank and cross is None:
@@ -389,7 +406,7 @@ class Library:
 
     @_reads
     def status(self) -> LibraryStatus:
-        from ..models.device import choose_device, device_description  # no weights are loaded
+        from ..models.device_summary import describe_device  # no torch import on a machine without CUDA
 
         db = self.reader()
         roots = []
@@ -424,7 +441,7 @@ class Library:
             bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
                         "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},
             reranker=rer,
-            device=device_description(choose_device(m.device)),
+            device=describe_device(m.device, m.threads),
             notes=notes,
         )
 
