@@ -26,6 +26,7 @@ from ..ann.storage import remove_stale_temps
 from ..store import Store
 from .lazy_encoder import LazyEncoder
 from .lock import writer_lock
+from .query_check import query_problem
 from .search import SearchRequest, SearchResult, run_search
 from .sync import SyncReport, sync_root
 from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index
@@ -384,6 +385,9 @@ class Library:
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        problem = query_problem(query, mode)
+        if problem:  # nothing to match or embed: no arbitrary hits
+            return SearchResult(query, mode, [], False, notice=problem)
         k = k or s.k
         candidates = candidates or max(s.candidates, k)
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
