@@ -156,3 +156,29 @@ def test_render_marked_escapes_and_marks():
 def test_printable_escapes_controls_and_bidi():
     assert printable("a\nb\tc\x1b[31m\u202ed\x9b") == "a\\nb\\tc\\e[31m\\u202ed\\x9b"
     assert printable("normal ü 日本") == "normal ü 日本"
+
+
+def test_config_prints_valid_toml_with_sources(tmp_path, capsys, monkeypatch):
+    import tomllib
+
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text('[search]\ncandidates = 77\n[scan]\nfollow_symlinks = false\n', encoding="utf-8")
+    monkeypatch.setenv("SEARCHAPP_SEARCH__K", "7")
+    code, out, err = cli(capsys, "config", "--data-dir", str(data))
+    assert code == 0, err
+    parsed = tomllib.loads(out)
+    assert parsed["data_dir"] == str(data)
+    assert parsed["search"]["k"] == 7 and parsed["search"]["candidates"] == 77
+    assert parsed["scan"]["follow_symlinks"] is False and isinstance(parsed["scan"]["skip_dirs"], list)
+    assert "PosixPath" not in out and "True" not in out
+    lines = {ln.split(" = ")[0]: ln for ln in out.splitlines() if " = " in ln and not ln.startswith("#")}
+    assert lines["k"].endswith("# environment SEARCHAPP_SEARCH__K")
+    assert lines["candidates"].endswith(f"# file {data / 'config.toml'}")
+    assert lines["mode"].endswith("# default")
+    assert lines["data_dir"].endswith("# command line (--data-dir)")
+    # Every value, re-read as a config file, gives the same settings.
+    (tmp_path / "again.toml").write_text(out, encoding="utf-8")
+    from searchapp.base.config import load_config
+
+    assert load_config(data, tmp_path / "again.toml", env={}) == load_config(data, env={"SEARCHAPP_SEARCH__K": "7"})

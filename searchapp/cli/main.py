@@ -321,13 +321,10 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_config(args, config: Config, progress, cancel) -> int:
-    from ..base.config import field_help
+    from ..base.config_toml import config_as_toml, setting_sources
 
-    for key, help_text in field_help().items():
-        obj = config
-        for part in key.split("."):
-            obj = getattr(obj, part)
-        print(f"{key} = {obj!r}\n    {help_text}")
+    sources = setting_sources(config, data_dir=args.data_dir, config_file=args.config)
+    sys.stdout.write(config_as_toml(config, sources))
     return 0
 
 
