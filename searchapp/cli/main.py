@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--no-rerank", action="store_true", help="skip reranked variants")
     e.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or id")
     e.add_argument("--max-queries", type=int, help="evaluate only the first N judged queries")
+    e.add_argument("--strict", action="store_true", help="fail (exit 2) on judgements for missing documents or queries")
     train_eval.add_ir_options(e)
     e.add_argument("--json", action="store_true")
     train_eval.add_eval_parsers(ev)
@@ -304,8 +305,14 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
         return 2
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     result = evaluate_ir(Path(args.dir), config, modes=modes, rerank=False if args.no_rerank else None,
-                         split=args.split, max_queries=args.max_queries, progress=progress, cancel=cancel)
+                         split=args.split, max_queries=args.max_queries, progress=progress, cancel=cancel,
+                         strict=args.strict)
     progress.close()
+    from ..evaluation.judgements import describe
+
+    dangling = describe(result["judgement_problems"])
+    if dangling:
+        print(f"searchapp: warning: {dangling}", file=sys.stderr)
     if args.json:
         print(json.dumps(result))
         return 0
