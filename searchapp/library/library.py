@@ -98,7 +98,8 @@ class Library:
         self._encoder = encoder
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
-        self._identity = None  # (fingerprint, dim) of the configured bi-encoder, read without loading it
+        self._identity = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
+        self._query_encoder = None  # NumPy query encoder (models.query_encoder), False when not supported
         self._index: Optional[VectorIndex] = None
         self._index_report: Optional[IndexOpenReport] = None
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
@@ -146,13 +147,29 @@ class Library:
         (no torch import, no weights: an unchanged sync and a mismatch check stay fast)."""
         if self._encoder is not None:
             return self._encoder.fingerprint, int(self._encoder.dim)
+        ident = self._file_identity()
+        return ident.fingerprint, ident.dim
+
+    def _file_identity(self):
         if self._identity is None:
             from ..models.identity import bi_encoder_identity
 
             m = self.config.models
-            ident = bi_encoder_identity(m.bi_encoder, pooling=m.pooling, allow_download=m.allow_download)
-            self._identity = (ident.fingerprint, ident.dim)
+            self._identity = bi_encoder_identity(m.bi_encoder, pooling=m.pooling, allow_download=m.allow_download)
         return self._identity
+
+    def _encode_query(self, query: str) -> np.ndarray:
+        """One query vector. Until the bi-encoder is loaded anyway (indexing, the GUI), a NumPy pass over
+        the same weights answers without importing torch or transformers: a cold search in well under a second."""
+        if self._encoder is None and self._query_encoder is None:
+            from ..models.query_encoder import load_query_encoder
+
+            ident = self._file_identity()
+            self._query_encoder = load_query_encoder(ident.resolved.path, pooling=self.config.models.pooling,
+                                                     max_seq_length=ident.max_seq_length) or False
+        if self._encoder is None and self._query_encoder:
+            return self._query_encoder.encode_one(query)
+        return self.encoder.encode([query])[0]
 
     def reranker(self):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
@@ -399,7 +416,7 @@ class Library:
             index = self.index()
             if index is not None:
                 index.set_ef(max(self.config.index.ef_search, candidates))
-            encode_query = lambda q: self.encoder.encode([q])[0]  # noqa: E731
+            encode_query = self._encode_query
         # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
