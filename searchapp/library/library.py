@@ -178,10 +178,14 @@ class Library:
             if not spec:
                 self._reranker_error = "reranking is disabled (models.reranker is empty)"
                 return None
-            from ..models import CrossEncoder
-
             m = self.config.models
             try:
+                from ..models.resolve import resolve_model
+
+                # Find the weights first: when there are none, say so without importing torch (seconds).
+                resolve_model(spec, kind="reranker", allow_download=m.allow_download)
+                from ..models import CrossEncoder
+
                 self._reranker = CrossEncoder(spec, device=m.device, precision=m.precision,
                                               max_length=m.rerank_max_length, allow_download=m.allow_download,
                                               threads=m.threads)

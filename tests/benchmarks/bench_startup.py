@@ -3,7 +3,8 @@ default: the merge base with main) and from this tree, on the same library, alte
 
 Cases: `status`, lexical search, hybrid search (no reranker, then the configured default when one is
 installed), an unchanged `index`. One JSON line per case: median wall seconds and peak RSS before/after and
-the before/after ratio (> 1: faster now). The library is built once (not timed) from FILES small text files
+the before/after ratio (> 1: faster now), and the CPU seconds (user + system) of the process, which a
+busy shared machine distorts less than wall time. The library is built once (not timed) from FILES small text files
 (scifact passages when /work/shared/data is there, else generated sentences).
 
     python tests/benchmarks/bench_startup.py [--files 1000] [--repeats 3] [--before-ref REF] [--before-tree DIR]
@@ -61,8 +62,8 @@ def before_tree(ref: str | None, given: str | None) -> Path:
     return tree
 
 
-def run(tree: Path, argv: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MB, exit code) of `python -m searchapp ARGV` importing `tree`."""
+def run(tree: Path, argv: list[str]) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS MB, exit code, CPU seconds) of `python -m searchapp ARGV` importing `tree`."""
     env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: compiled modules are cached
     t0 = time.perf_counter()
@@ -71,7 +72,7 @@ def run(tree: Path, argv: list[str]) -> tuple[float, float, int]:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024.0, proc.returncode
+    return wall, usage.ru_maxrss / 1024.0, proc.returncode, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -89,7 +90,7 @@ def main() -> None:
     if not (data / "library.sqlite").exists():
         make_files(docs, args.files)
         t0 = time.perf_counter()
-        wall, _, code = run(REPO, ["--data-dir", str(data), "index", str(docs)])
+        wall, _, code, _ = run(REPO, ["--data-dir", str(data), "index", str(docs)])
         if code != 0:
             raise SystemExit(f"building the library failed (exit {code})")
         print(json.dumps({"setup": "index", "files": args.files, "seconds": round(time.perf_counter() - t0, 1)}),
@@ -109,17 +110,21 @@ def main() -> None:
             run(tree, argv)
         times: dict[str, list[float]] = {"before": [], "after": []}
         rss: dict[str, list[float]] = {"before": [], "after": []}
+        cpu_s: dict[str, list[float]] = {"before": [], "after": []}
         codes = {}
         for _ in range(args.repeats):
             for label, tree in (("before", old), ("after", REPO)):
-                wall, mb, code = run(tree, argv)
+                wall, mb, code, used = run(tree, argv)
                 times[label].append(wall)
+                cpu_s[label].append(used)
                 rss[label].append(mb)
                 codes[label] = code
         b, a = statistics.median(times["before"]), statistics.median(times["after"])
         print(json.dumps({
             "case": name, "files": args.files, "before_s": round(b, 3), "after_s": round(a, 3),
-            "ratio": round(b / a, 2), "before_peak_mb": round(max(rss["before"])), "after_peak_mb": round(max(rss["after"])),
+            "ratio": round(b / a, 2), "before_cpu_s": round(statistics.median(cpu_s["before"]), 3),
+            "after_cpu_s": round(statistics.median(cpu_s["after"]), 3),
+            "cpu_ratio": round(statistics.median(cpu_s["before"]) / statistics.median(cpu_s["after"]), 2), "before_peak_mb": round(max(rss["before"])), "after_peak_mb": round(max(rss["after"])),
             "exit": codes, "repeats": args.repeats, "cores": os.cpu_count(), "cpu": cpu,
             "avx512_bf16": "avx512_bf16" in flags, "load_avg": round(os.getloadavg()[0], 1),
         }), flush=True)
