@@ -67,8 +67,9 @@ def run(tree: Path, argv: list[str]) -> tuple[float, float, int, float]:
     env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: compiled modules are cached
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "searchapp", *argv], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    # cwd = the tree: `python -m` puts the working directory first on sys.path.
+    proc = subprocess.Popen([sys.executable, "-m", "searchapp", *argv], env=env, cwd=str(tree),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
