@@ -32,7 +32,10 @@ def _scores(h) -> str:
 
 
 def _where(h) -> str:
-    return printable(h.path) + (f"  (page {h.page})" if h.page else "")
+    where = printable(h.path) + (f"  (page {h.page})" if h.page else "")
+    if not getattr(h, "available", True):
+        where += "  [unavailable: file or folder missing]"
+    return where
 
 
 def print_hits(res, *, color: bool) -> None:
