@@ -182,3 +182,19 @@ def test_config_prints_valid_toml_with_sources(tmp_path, capsys, monkeypatch):
     from searchapp.base.config import load_config
 
     assert load_config(data, tmp_path / "again.toml", env={}) == load_config(data, env={"SEARCHAPP_SEARCH__K": "7"})
+
+
+def test_color_only_on_a_terminal_and_never_with_no_color(monkeypatch):
+    from searchapp.base.terminal import use_color
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert use_color(Tty()) is True
+    assert use_color(io.StringIO()) is False
+    assert use_color(Tty(), no_color=True) is False
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert use_color(Tty()) is False
