@@ -178,11 +178,14 @@ class Library:
         """One query vector. Until the bi-encoder is loaded anyway (indexing, the GUI), a NumPy pass over
         the same weights answers without importing torch or transformers: a cold search in well under a second."""
         if self._encoder is None and self._query_encoder is None:
-            from ..models.query_encoder import load_query_encoder
+            with MODELS_LOCK:  # two first searches at once (GUI start-up): load it once
+                if self._query_encoder is None:
+                    from ..models.query_encoder import load_query_encoder
 
-            ident = self._file_identity()
-            self._query_encoder = load_query_encoder(ident.resolved.path, pooling=self.config.models.pooling,
-                                                     max_seq_length=ident.max_seq_length) or False
+                    ident = self._file_identity()
+                    self._query_encoder = load_query_encoder(
+                        ident.resolved.path, pooling=self.config.models.pooling,
+                        max_seq_length=ident.max_seq_length) or False
         if self._encoder is None and self._query_encoder:
             return self._query_encoder.encode_one(query)
         return self.encoder.encode([query])[0]
