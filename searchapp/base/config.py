@@ -62,6 +62,8 @@ def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Opt
 @dataclass(frozen=True)
 class ScanConfig:
     max_file_mb: float = _f(50.0, "Files larger than this (MB) are skipped without being read.", min=0.001, max=1_000_000)
+    max_text_chars: int = _f(10_000_000, "Characters of extracted text kept per file (after decompression); the rest is cut and reported as truncated.",
+                             min=1000, max=2_000_000_000)
     skip_dirs: tuple[str, ...] = _f(DEFAULT_SKIP_DIRS, "Directory names never descended into (hidden ones are always skipped).")
     follow_symlinks: bool = _f(True, "Follow symlinked folders and files inside the indexed folder (loops are never walked).")
     follow_symlinks_out: bool = _f(False, "Also follow symlinks that lead out of the indexed folder (off: they are skipped with a reason).")
@@ -99,7 +101,7 @@ class IndexConfig:
 
 @dataclass(frozen=True)
 class SearchConfig:
-    k: int = _f(10, "Hits returned.", min=1, max=1000)
+    k: int = _f(10, "Hits returned.", min=1, max=10_000)
     mode: str = _f("hybrid", "hybrid (dense + lexical fused), dense or lexical.", choices=("hybrid", "dense", "lexical"))
     candidates: int = _f(50, "Candidates per retriever, fused, then reranked (rerank depth).", min=1, max=10_000)
     rrf_k: int = _f(60, "Reciprocal rank fusion constant.", min=1, max=100_000)
