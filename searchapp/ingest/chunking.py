@@ -9,7 +9,9 @@
    half. The next passage starts with trailing atoms worth about `overlap * max_tokens` tokens
    (never the whole previous passage, and always leaving room for new text: progress is certain).
 4. Re-tokenize each passage on its own and split again if it is over the limit: cutting inside a
-   word can change how it tokenizes, and tokenizers may be context dependent.
+   word can change how it tokenizes, and tokenizers may be context dependent. With a batch tokenizer
+   (`token_offsets_batch`) all passages of a document are checked in one call per round, and the
+   encoder reuses those ids (see models/bi_encoder.py): one tokenization per passage.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Optional
 
 from ..base.types import ChunkSpan, Document
 
 __all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS"]
 
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) chars of each word piece, no specials
+TokenOffsetsBatch = Callable[[list[str]], list[list[tuple[int, int]]]]  # the same for many texts at once
 
 SEGMENT_CHARS = 100_000  # characters per tokenizer call on long texts
 
@@ -40,12 +43,13 @@ _WS = re.compile(r"\s")
 class _Tokens:
     """Word-piece positions of the whole text; counts tokens in a span by bisection."""
 
-    def __init__(self, text: str, token_offsets: TokenOffsets) -> None:
+    def __init__(self, text: str, token_offsets: TokenOffsets, batch: Optional[TokenOffsetsBatch] = None) -> None:
         # Arrays of 8-byte ints, not lists of tuples: a 50 MB text has ~10M word pieces.
         self.starts = array("q")
         self.keys = array("q")
-        for base, end in _segments(text):
-            offsets = token_offsets(text[base:end])
+        segments = list(_segments(text))
+        texts = [text[a:b] for a, b in segments]
+        for (base, end), offsets in zip(segments, batch(texts) if batch else map(token_offsets, texts)):
             self.starts.extend(base + s for s, _ in offsets)
             # Index by the token's last character: robust to offsets that include a leading space.
             self.keys.extend(base + max(s, e - 1) for s, e in offsets)
@@ -211,19 +215,24 @@ def _split_point(text: str, tokens: _Tokens, a: int, b: int) -> int:
 
 
 def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets: TokenOffsets,
-         max_tokens: int) -> list[tuple[int, int]]:
-    """Check every passage with the real tokenizer; split those over the limit until they fit."""
+         max_tokens: int, batch: Optional[TokenOffsetsBatch] = None) -> list[tuple[int, int]]:
+    """Check every passage with the real tokenizer; split those over the limit until they fit.
+    Round by round, so a batch tokenizer checks all passages of a round in one call."""
     out: list[tuple[int, int]] = []
-    for span in spans:
-        todo = [span]
-        while todo:
-            a, b = todo.pop()
-            if b - a <= 1 or len(token_offsets(text[a:b])) <= max_tokens:
+    todo = [s for s in spans if s[1] - s[0] > 1]
+    out += [s for s in spans if s[1] - s[0] <= 1]
+    while todo:
+        texts = [text[a:b] for a, b in todo]
+        counts = [len(o) for o in (batch(texts) if batch else map(token_offsets, texts))]
+        over: list[tuple[int, int]] = []
+        for (a, b), n in zip(todo, counts):
+            if n <= max_tokens:
                 out.append((a, b))
                 continue
             cut = _split_point(text, tokens, a, b)
-            todo.append(_trim(text, cut, b))
-            todo.append(_trim(text, a, cut))
+            over += [_trim(text, a, cut), _trim(text, cut, b)]
+        out += [s for s in over if s[1] - s[0] <= 1]
+        todo = [s for s in over if s[1] - s[0] > 1]
     return out
 
 
@@ -236,8 +245,9 @@ def _regions(doc: Document) -> list[tuple[int, int]]:
 
 
 def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int = 200,
-                   overlap: float = 0.2) -> list[ChunkSpan]:
-    """Passages of `doc` with at most `max_tokens` word pieces each, covering all its non-blank text."""
+                   overlap: float = 0.2, *, token_offsets_batch: Optional[TokenOffsetsBatch] = None) -> list[ChunkSpan]:
+    """Passages of `doc` with at most `max_tokens` word pieces each, covering all its non-blank text.
+    `token_offsets_batch` (optional) tokenizes many texts per call, e.g. BiEncoder.token_offsets_batch."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be >= 1")
     if not 0.0 <= overlap < 1.0:
@@ -245,10 +255,10 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     text = doc.text
     if not text or text.isspace():
         return []
-    tokens = _Tokens(text, token_offsets)
+    tokens = _Tokens(text, token_offsets, token_offsets_batch)
     packed: list[tuple[int, int]] = []
     for lo, hi in _regions(doc):
         packed += _pack(_atoms(text, lo, hi, tokens, max_tokens), max_tokens, overlap)
-    spans = _fit(text, tokens, packed, token_offsets, max_tokens)
+    spans = _fit(text, tokens, packed, token_offsets, max_tokens, token_offsets_batch)
     spans = sorted(set(spans))  # a re-split passage can end after the next one starts
     return [ChunkSpan(i, a, b, text[a:b], doc.page_at(a)) for i, (a, b) in enumerate(spans)]

@@ -220,7 +220,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         except Exception as exc:  # a bug in one extractor must not abort the whole sync
             _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", get_index, rep, f)
             continue
-        spans = chunk_document(doc, encoder.token_offsets, config.chunking.max_tokens, config.chunking.overlap)
+        spans = chunk_document(doc, encoder.token_offsets, config.chunking.max_tokens, config.chunking.overlap,
+                               token_offsets_batch=getattr(encoder, "token_offsets_batch", None))
         if not spans:
             _record_problem(store, root, old, path, "skipped", "no text found", get_index, rep, f)
             continue
