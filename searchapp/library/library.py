@@ -21,13 +21,14 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.config import Config
 from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, StoreError
+from ..base.priority import lower_thread_priority
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..store import Store
 from .lock import writer_lock
 from .search import SearchRequest, SearchResult, run_search
 from .sync import SyncReport, sync_root
-from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index
+from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index, repair_index
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
@@ -98,6 +99,7 @@ class Library:
         self._reranker_error: Optional[str] = None
         self._index: Optional[VectorIndex] = None
         self._index_report: Optional[IndexOpenReport] = None
+        self._index_generation = -1  # the store generation the in-memory index reflects (see _follow_writers)
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
         self._local = threading.local()
         self._readers: list[Store] = []
@@ -174,10 +176,36 @@ class Library:
                 dim = self._dim()
                 if dim is None:
                     return None
+                self._index_generation = self.store.generation()
                 self._index, self._index_report = open_vector_index(self.store, self.data_dir, self.config.index, dim, progress)
                 if self._index_report.action in ("repaired", "rebuilt"):
                     self._persist_repair()
             return self._index
+
+    def _follow_writers(self) -> Optional[VectorIndex]:
+        """The index, brought up to date with what another process (or Library) committed since it was read.
+
+        One generation read per call; on a change, the stored chunk ids are diffed against the index and
+        only the difference is added or removed (no re-embedding, no file reload). Never waits: while this
+        process writes (it holds the lock), its own sync keeps the index current.
+        """
+        index = self.index()
+        if index is None:
+            return None
+        generation = self.reader().generation()
+        if generation == self._index_generation or not self._lock.acquire(blocking=False):
+            return index
+        try:
+            index = self._index
+            if index is not None and generation != self._index_generation:
+                dim = self._dim()
+                if dim is not None:
+                    repair_index(index, self.reader(), dim)
+                    self._compact_if_needed()
+                self._index_generation = generation
+            return self._index
+        finally:
+            self._lock.release()
 
     def _persist_repair(self) -> None:
         """Save a repaired index so the next open is clean, but only if no writer is busy: a syncing
@@ -305,6 +333,7 @@ class Library:
         total = SyncReport()
         if not work:
             return total
+        lower_thread_priority()  # background work: searches (this process's or another's) go first
         try:
             self._record_model()
             index = self._writable_index()
@@ -323,6 +352,7 @@ class Library:
                 raise
             report(progress, "saving", 0, 1)
             self._save_index()
+            self._index_generation = self.store.generation()
             report(progress, "saving", 1, 1)
         except sqlite3.OperationalError as exc:  # e.g. "database or disk is full" outside a batch transaction
             raise StoreError(f"library database write failed: {exc} (is the disk under {self.data_dir} full or "
@@ -346,6 +376,7 @@ class Library:
                 index.remove(ids)
                 self._compact_if_needed()
                 self._save_index()
+                self._index_generation = self.store.generation()
             self.store.vacuum_if_sparse()  # after the index save: a crash here loses nothing
             return n_files
 
@@ -376,10 +407,10 @@ class Library:
         index = None
         if mode != "lexical":
             self.check_model()
-            index = self.index()
+            index = self._follow_writers()
             if index is not None:
                 index.set_ef(max(self.config.index.ef_search, candidates))
-            encode_query = lambda q: self.encoder.encode([q])[0]  # noqa: E731
+            encode_query = self.encoder.encode_query  # never waits behind a sync's encoder batch
         want_rerank = s.rerank if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
@@ -397,7 +428,7 @@ class Library:
             n_files, n_chunks = db.conn.execute(
                 "SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = ?", (r.id,)).fetchone()
             roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync))
-        index = self.index()
+        index = self._follow_writers()
         chunks = db.chunk_count()
         vectors = len(index) if index is not None else 0
         consistent = vectors == chunks and (index is None or np.array_equal(index.ids(), db.chunk_ids()))

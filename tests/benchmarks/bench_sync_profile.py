@@ -52,7 +52,7 @@ def main() -> int:
     from searchapp.evaluation.ir import write_corpus
     from searchapp.library import Library
 
-    coll = load_beir(Path(args.corpus), split="train")
+    coll = load_beir(Path(args.corpus), split="test" if (Path(args.corpus) / "qrels" / "test.tsv").exists() else "train")
     coll.corpus = dict(list(coll.corpus.items())[: args.limit])
     with tempfile.TemporaryDirectory(prefix="bench-sync-profile-") as tmp:
         folder = Path(tmp) / "corpus"
