@@ -58,6 +58,7 @@ _TOKENIZE_SLICE = 1024
 # Word-piece ids the chunker computed, kept for `encode` (a sync encodes its passages within a batch of
 # BATCH_CHUNKS of chunking them). Bounded: texts never encoded (e.g. split again) age out.
 _IDS_CACHE = 8192
+_CUDA_MIN_BATCH = 128  # passages per forward on CUDA, whatever models.batch_size says for the CPU
 
 
 class BiEncoder:
@@ -177,7 +178,10 @@ class BiEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         features = self._tokenize(texts)
         lengths = [len(ids) for ids in features["input_ids"]]
-        batches = length_sorted_batches(lengths, batch_size or self.batch_size)
+        size = batch_size or self.batch_size
+        if batch_size is None and self.device.type == "cuda":
+            size = max(size, _CUDA_MIN_BATCH)  # a CPU-sized batch leaves the GPU idle between host round-trips
+        batches = length_sorted_batches(lengths, size)
         results: list[torch.Tensor] = []
         done = 0
         for idx in batches:
