@@ -108,7 +108,8 @@ def test_search_does_not_wait_for_the_bulk_encoder(make_config, packaged_encoder
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux behaviour")
-def test_sync_runs_at_background_priority_on_its_own_thread(make_config, tiny_encoder, tmp_corpus):
+def test_sync_runs_at_background_priority_on_its_own_thread(make_config, tiny_encoder, tmp_corpus, monkeypatch):
+    monkeypatch.delenv("SEARCHAPP_NO_BACKGROUND_PRIORITY", raising=False)  # conftest turns it off for the suite
     main_nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     seen: dict[str, int] = {}
 
