@@ -188,3 +188,22 @@ def test_cuda_encode_matches_cpu(packaged_model_dir):
     gpu = gpu_enc.encode(texts)
     assert np.min(np.sum(cpu * gpu, axis=1)) > 0.9999
     assert float(np.dot(gpu_enc.encode_query("short"), cpu[1])) > 0.9999
+
+
+@pytest.mark.gpu
+def test_cuda_rerank_is_one_forward_and_matches_cpu(tiny_cross_encoder_dir):
+    import torch
+
+    from searchapp.models import CrossEncoder
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    passages = [f"passage {i} about magma and volcanoes " * (1 + i % 7) for i in range(50)]
+    cpu = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu", precision="fp32").score("volcano", passages)
+    gpu = CrossEncoder(str(tiny_cross_encoder_dir), device="cuda", precision="fp16")
+    calls = []
+    handle = gpu._model.register_forward_hook(lambda *a: calls.append(1))
+    logits = gpu.score("volcano", passages)
+    handle.remove()
+    assert len(calls) == 1  # 50 candidates, one forward
+    np.testing.assert_allclose(logits, cpu, atol=2e-2)

@@ -28,7 +28,7 @@ DATA = next((d for d in (REPO.parent / "shared" / "data", Path("/work/shared/dat
 PARTS = {
     "chunking": ("chunking.py:chunk_document",),
     "encode": ("bi_encoder.py:encode",),
-    "model_forward": ("bi_encoder.py:_forward", "onnx_runtime.py:run", "bi_encoder.py:_run_batch"),
+    "model_forward": ("bi_encoder.py:_forward",),
     "sqlite_commit": ("store/db.py:insert_chunks", "store/db.py:upsert_file", "store/db.py:atomic"),
     "hnsw_add": ("ann/hnsw.py:add",),
 }
