@@ -19,6 +19,7 @@ from .. import __version__
 from ..base.config import Config, load_config
 from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
+from . import models as models_cli
 from . import train_eval
 from .progress import TerminalProgress
 
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     train_eval.add_eval_parsers(ev)
     train_eval.add_train_parser(sub)
 
+    models_cli.add_models_parser(sub)
     sub.add_parser("config", help="list every setting with its current value and meaning")
     sub.add_parser("gui", help="open the desktop app (also what `searchapp` with no command does)")
     return p
@@ -378,5 +380,6 @@ _COMMANDS = {
     "eval": cmd_eval,
     "train": train_eval.cmd_train,
     "config": cmd_config,
+    "models": models_cli.cmd_models,
     "gui": cmd_gui,
 }
