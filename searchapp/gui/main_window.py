@@ -25,6 +25,7 @@ from .errors import show_error
 from .highlight import query_terms
 from .library_panel import LibraryPanel
 from .model_download import ModelDownloads
+from .plain import make_plain, tooltip
 from .preview import PreviewPane, file_url
 from .progress_view import ProgressView
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
@@ -194,6 +195,7 @@ class MainWindow(QMainWindow):
         for name, lab in (("deviceLabel", self.device_label), ("modelsLabel", self.models_label),
                           ("indexLabel", self.index_label), ("rerankerLabel", self.reranker_label)):
             lab.setObjectName(name)
+            make_plain(lab)  # the model label shows a folder name
             sb.addPermanentWidget(lab)
         self.models_label.setText("Loading models…")
 
@@ -304,7 +306,7 @@ class MainWindow(QMainWindow):
         self.notice_label.setText(
             f"<b>No reranker:</b> {why}, so results keep their first-stage order. "
             "Download one, or choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer).")
-        self.notice_label.setToolTip(message or "")
+        self.notice_label.setToolTip(tooltip(message or ""))
         self.notice.show()
 
     # -- writes -----------------------------------------------------------------
@@ -374,7 +376,7 @@ class MainWindow(QMainWindow):
 
     def cancel_indexing(self) -> None:
         self.progress.cancel_button.setEnabled(False)
-        self.progress.label.setText("Stopping after the current batch…")
+        self.progress.label.setText("Stopping…")  # within seconds, keeping every finished file
         self.runner.cancel_writes()
 
     def _on_cancelled(self) -> None:

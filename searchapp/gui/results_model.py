@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 from ..base.types import Hit
 from ..library.snippet import best_snippet
 from .highlight import highlight_html, snippet
+from .plain import tooltip
 
 __all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE"]
 
@@ -100,7 +101,7 @@ class ResultsModel(QAbstractTableModel):
             if col in ("Rerank", "Score"):
                 return movement_tooltip(h)
             if col in ("File", "Folder"):
-                return h.path
+                return tooltip(h.path)
         if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:
             delta = (h.ranks.fused or 0) - h.ranks.rerank
             return PROMOTED if delta > 0 else DEMOTED if delta < 0 else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
@@ -95,6 +96,7 @@ class SettingsDialog(QDialog):
         self.buttons.accepted.connect(self._accept)
         self.buttons.rejected.connect(self.reject)
         self.error = QLabel("")
+        self.error.setTextFormat(Qt.TextFormat.PlainText)  # a config error may quote a path
         self.error.setStyleSheet("color:#c62828;")
         lay = QVBoxLayout(self)
         lay.addLayout(form)

@@ -12,6 +12,9 @@
    word can change how it tokenizes, and tokenizers may be context dependent. With a batch tokenizer
    (`token_offsets_batch`) all passages of a document are checked in one call per round, and the
    encoder reuses those ids (see models/bi_encoder.py): one tokenization per passage.
+3b. Cap passages in characters too (`max_chars`): a tokenizer reads a 5 MB run without spaces as a
+   handful of [UNK] pieces, which fit any token limit; such a passage would freeze the preview.
+Cancel is checked between tokenizer segments and every few thousand atoms and passages.
 """
 
 from __future__ import annotations
@@ -21,14 +24,17 @@ from array import array
 from bisect import bisect_left
 from typing import Callable, Iterator, Optional
 
+from ..base.progress import CancelToken
 from ..base.types import ChunkSpan, Document
 
-__all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS"]
+__all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS", "CHARS_PER_TOKEN_CAP", "passage_char_cap"]
 
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) chars of each word piece, no specials
 TokenOffsetsBatch = Callable[[list[str]], list[list[tuple[int, int]]]]  # the same for many texts at once
 
 SEGMENT_CHARS = 100_000  # characters per tokenizer call on long texts
+CHARS_PER_TOKEN_CAP = 12  # passage characters per allowed token: prose runs ~4-6, code and URLs ~8
+_CHECK_EVERY = 4096  # loop steps between two cancel checks
 
 # Boundary strengths (the cut after an atom).
 PIECE, WORD, LINE, SENTENCE, PARAGRAPH = range(5)
@@ -43,13 +49,21 @@ _WS = re.compile(r"\s")
 class _Tokens:
     """Word-piece positions of the whole text; counts tokens in a span by bisection."""
 
-    def __init__(self, text: str, token_offsets: TokenOffsets, batch: Optional[TokenOffsetsBatch] = None) -> None:
+    def __init__(self, text: str, token_offsets: TokenOffsets, cancel: Optional[CancelToken] = None,
+                 batch: Optional[TokenOffsetsBatch] = None) -> None:
         # Arrays of 8-byte ints, not lists of tuples: a 50 MB text has ~10M word pieces.
         self.starts = array("q")
         self.keys = array("q")
         segments = list(_segments(text))
-        texts = [text[a:b] for a, b in segments]
-        for (base, end), offsets in zip(segments, batch(texts) if batch else map(token_offsets, texts)):
+        if batch is not None and len(segments) > 1:
+            _check(cancel)
+            batched = batch([text[a:b] for a, b in segments])  # one call for every segment of a long text
+        for n, (base, end) in enumerate(segments):
+            _check(cancel)
+            if batch is None:
+                offsets = token_offsets(text[base:end])
+            else:
+                offsets = batched[n] if len(segments) > 1 else batch([text[base:end]])[0]
             self.starts.extend(base + s for s, _ in offsets)
             # Index by the token's last character: robust to offsets that include a leading space.
             self.keys.extend(base + max(s, e - 1) for s, e in offsets)
@@ -65,6 +79,11 @@ class _Tokens:
         """Token starts strictly inside (a, b)."""
         lo, hi = bisect_left(self.starts, a + 1), bisect_left(self.starts, b)
         return sorted(set(self.starts[lo:hi]))
+
+
+def _check(cancel: Optional[CancelToken], step: int = 0) -> None:
+    if cancel is not None and step % _CHECK_EVERY == 0:
+        cancel.check()
 
 
 def _segments(text: str) -> Iterator[tuple[int, int]]:
@@ -115,7 +134,8 @@ class _Atoms:
         self.strength.append(strength)
 
 
-def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int) -> _Atoms:
+def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int,
+           cancel: Optional[CancelToken] = None) -> _Atoms:
     """Atoms of text[lo:hi]."""
     atoms = _Atoms()
     sentence: list[tuple[int, int, int]] = []  # words of the current sentence: (start, end, strength)
@@ -131,7 +151,8 @@ def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int) -> _At
         sentence.clear()
 
     pos = lo
-    for m in _GAP.finditer(text, lo, hi):
+    for step, m in enumerate(_GAP.finditer(text, lo, hi)):
+        _check(cancel, step)
         a, b = m.span()
         if a > pos:
             strength = _strength(text, a, b)
@@ -215,15 +236,20 @@ def _split_point(text: str, tokens: _Tokens, a: int, b: int) -> int:
 
 
 def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets: TokenOffsets,
-         max_tokens: int, batch: Optional[TokenOffsetsBatch] = None) -> list[tuple[int, int]]:
+         max_tokens: int, cancel: Optional[CancelToken] = None,
+         batch: Optional[TokenOffsetsBatch] = None) -> list[tuple[int, int]]:
     """Check every passage with the real tokenizer; split those over the limit until they fit.
     Round by round, so a batch tokenizer checks all passages of a round in one call."""
-    out: list[tuple[int, int]] = []
+    if batch is None:
+        def batch(texts: list[str]) -> Iterator[list[tuple[int, int]]]:  # type: ignore[misc]
+            for t in texts:
+                _check(cancel)  # one tokenizer call per passage: check each time
+                yield token_offsets(t)
+    out: list[tuple[int, int]] = [s for s in spans if s[1] - s[0] <= 1]
     todo = [s for s in spans if s[1] - s[0] > 1]
-    out += [s for s in spans if s[1] - s[0] <= 1]
     while todo:
-        texts = [text[a:b] for a, b in todo]
-        counts = [len(o) for o in (batch(texts) if batch else map(token_offsets, texts))]
+        _check(cancel)
+        counts = [len(o) for o in batch([text[a:b] for a, b in todo])]
         over: list[tuple[int, int]] = []
         for (a, b), n in zip(todo, counts):
             if n <= max_tokens:
@@ -236,6 +262,26 @@ def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets
     return out
 
 
+def passage_char_cap(max_tokens: int) -> int:
+    return max_tokens * CHARS_PER_TOKEN_CAP
+
+
+def _cap_chars(text: str, spans: list[tuple[int, int]], max_chars: int) -> list[tuple[int, int]]:
+    """Split every passage longer than `max_chars` characters: at the last whitespace in the second half
+    of the allowed length, else (a run without spaces) hard at `max_chars`."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        while b - a > max_chars:
+            limit = a + max_chars
+            cut = max(text.rfind(c, a + max_chars // 2, limit) for c in " \n\t")
+            cut = cut if cut > a else limit
+            out.append(_trim(text, a, cut))
+            a, _ = _trim(text, cut, b)
+        if b > a:
+            out.append((a, b))
+    return out
+
+
 def _regions(doc: Document) -> list[tuple[int, int]]:
     """Page boundaries are hard cuts, so the page shown with a passage holds all of it.
     The regions partition the whole text: characters outside any page span are not lost."""
@@ -245,8 +291,11 @@ def _regions(doc: Document) -> list[tuple[int, int]]:
 
 
 def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int = 200,
-                   overlap: float = 0.2, *, token_offsets_batch: Optional[TokenOffsetsBatch] = None) -> list[ChunkSpan]:
-    """Passages of `doc` with at most `max_tokens` word pieces each, covering all its non-blank text.
+                   overlap: float = 0.2, cancel: Optional[CancelToken] = None,
+                   max_chars: Optional[int] = None, *,
+                   token_offsets_batch: Optional[TokenOffsetsBatch] = None) -> list[ChunkSpan]:
+    """Passages of `doc` with at most `max_tokens` word pieces and `max_chars` characters each (default
+    `passage_char_cap(max_tokens)`), covering all its non-blank text. Raises Cancelled when `cancel` fires.
     `token_offsets_batch` (optional) tokenizes many texts per call, e.g. BiEncoder.token_offsets_batch."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be >= 1")
@@ -255,10 +304,14 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     text = doc.text
     if not text or text.isspace():
         return []
-    tokens = _Tokens(text, token_offsets, token_offsets_batch)
+    tokens = _Tokens(text, token_offsets, cancel, token_offsets_batch)
     packed: list[tuple[int, int]] = []
     for lo, hi in _regions(doc):
-        packed += _pack(_atoms(text, lo, hi, tokens, max_tokens), max_tokens, overlap)
-    spans = _fit(text, tokens, packed, token_offsets, max_tokens, token_offsets_batch)
+        _check(cancel)
+        packed += _pack(_atoms(text, lo, hi, tokens, max_tokens, cancel), max_tokens, overlap)
+    # Characters first: a cut run can tokenize into more pieces than the whole did ([UNK]), and _fit
+    # then splits it again; _fit's splits only ever shorten passages.
+    packed = _cap_chars(text, packed, max_chars or passage_char_cap(max_tokens))
+    spans = _fit(text, tokens, packed, token_offsets, max_tokens, cancel, token_offsets_batch)
     spans = sorted(set(spans))  # a re-split passage can end after the next one starts
     return [ChunkSpan(i, a, b, text[a:b], doc.page_at(a)) for i, (a, b) in enumerate(spans)]

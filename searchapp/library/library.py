@@ -43,6 +43,10 @@ COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors w
 
 log = logging.getLogger(__name__)
 
+# Models are built one at a time in the process: two threads building at once (the GUI's warm-up and a
+# first sync) raced in transformers' lazy imports ("cannot import name 'AutoTokenizer'") and built twice.
+MODELS_LOCK = threading.RLock()
+
 
 @dataclass
 class RootStatus:
@@ -146,11 +150,14 @@ class Library:
     @property
     def encoder(self):
         if self._encoder is None:
-            from ..models import BiEncoder  # torch loads only when a model is needed
+            with MODELS_LOCK:  # the GUI's warm-up and a first sync ask at once: build it once
+                if self._encoder is None:
+                    from ..models import BiEncoder  # torch loads only when a model is needed
 
-            m = self.config.models
-            self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device, precision=m.precision,
-                                      batch_size=m.batch_size, allow_download=m.allow_download, threads=m.threads)
+                    m = self.config.models
+                    self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device,
+                                              precision=m.precision, batch_size=m.batch_size,
+                                              allow_download=m.allow_download, threads=m.threads)
         return self._encoder
 
     def _model_identity(self) -> tuple[str, int]:
@@ -173,11 +180,14 @@ class Library:
         """One query vector. Until the bi-encoder is loaded anyway (indexing, the GUI), a NumPy pass over
         the same weights answers without importing torch or transformers: a cold search in well under a second."""
         if self._encoder is None and self._query_encoder is None:
-            from ..models.query_encoder import load_query_encoder
+            with MODELS_LOCK:  # two first searches at once (GUI start-up): load it once
+                if self._query_encoder is None:
+                    from ..models.query_encoder import load_query_encoder
 
-            ident = self._file_identity()
-            self._query_encoder = load_query_encoder(ident.resolved.path, pooling=self.config.models.pooling,
-                                                     max_seq_length=ident.max_seq_length) or False
+                    ident = self._file_identity()
+                    self._query_encoder = load_query_encoder(
+                        ident.resolved.path, pooling=self.config.models.pooling,
+                        max_seq_length=ident.max_seq_length) or False
         if self._encoder is None and self._query_encoder:
             return self._query_encoder.encode_one(query)
         return self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
@@ -185,10 +195,17 @@ class Library:
     def reranker(self):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
         if self._reranker is None and self._reranker_error is None:
+            with MODELS_LOCK:
+                self._load_reranker()
+        return self._reranker
+
+    def _load_reranker(self) -> None:
+        """Call with MODELS_LOCK held; checks again, another thread may have built it meanwhile."""
+        if self._reranker is None and self._reranker_error is None:
             spec = self.config.models.reranker
             if not spec:
                 self._reranker_error = "reranking is disabled (models.reranker is empty)"
-                return None
+                return
             m = self.config.models
             try:
                 from ..models.resolve import resolve_model
@@ -204,7 +221,6 @@ class Library:
                 self._reranker_error = str(exc)
             except ModelLoadError as exc:
                 self._reranker_error = f"reranker could not be loaded: {exc}"
-        return self._reranker
 
     def reranker_notice(self) -> Optional[str]:
         return self._reranker_error
