@@ -76,7 +76,8 @@ def test_chunker_checks_passages_in_batches(tiny_encoder):
     batched = chunk_document(doc, single, 64, 0.2, token_offsets_batch=batch)
     assert [(c.start, c.end) for c in batched] == [(c.start, c.end) for c in one_by_one]
     assert len(batched) > 4
-    assert calls["single"] == 0 and calls["batch"] <= 3  # the whole text once, then one call per round
+    assert calls["single"] == 1  # the whole text (one segment), for cancel checks between segments
+    assert calls["batch"] <= 2  # then one call per round of passage checks, not one per passage
 
 
 def test_sync_never_tokenizes_a_passage_twice(make_config, tiny_encoder, tmp_corpus, monkeypatch):

@@ -49,21 +49,14 @@ _WS = re.compile(r"\s")
 class _Tokens:
     """Word-piece positions of the whole text; counts tokens in a span by bisection."""
 
-    def __init__(self, text: str, token_offsets: TokenOffsets, cancel: Optional[CancelToken] = None,
-                 batch: Optional[TokenOffsetsBatch] = None) -> None:
+    def __init__(self, text: str, token_offsets: TokenOffsets, cancel: Optional[CancelToken] = None) -> None:
         # Arrays of 8-byte ints, not lists of tuples: a 50 MB text has ~10M word pieces.
+        # One call per ~100k-character segment (already large): cancel is checked between segments.
         self.starts = array("q")
         self.keys = array("q")
-        segments = list(_segments(text))
-        if batch is not None and len(segments) > 1:
+        for base, end in _segments(text):
             _check(cancel)
-            batched = batch([text[a:b] for a, b in segments])  # one call for every segment of a long text
-        for n, (base, end) in enumerate(segments):
-            _check(cancel)
-            if batch is None:
-                offsets = token_offsets(text[base:end])
-            else:
-                offsets = batched[n] if len(segments) > 1 else batch([text[base:end]])[0]
+            offsets = token_offsets(text[base:end])
             self.starts.extend(base + s for s, _ in offsets)
             # Index by the token's last character: robust to offsets that include a leading space.
             self.keys.extend(base + max(s, e - 1) for s, e in offsets)
@@ -304,7 +297,7 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     text = doc.text
     if not text or text.isspace():
         return []
-    tokens = _Tokens(text, token_offsets, cancel, token_offsets_batch)
+    tokens = _Tokens(text, token_offsets, cancel)
     packed: list[tuple[int, int]] = []
     for lo, hi in _regions(doc):
         _check(cancel)
