@@ -9,7 +9,9 @@
    half. The next passage starts with trailing atoms worth about `overlap * max_tokens` tokens
    (never the whole previous passage, and always leaving room for new text: progress is certain).
 4. Re-tokenize each passage on its own and split again if it is over the limit: cutting inside a
-   word can change how it tokenizes, and tokenizers may be context dependent.
+   word can change how it tokenizes, and tokenizers may be context dependent. With a batch tokenizer
+   (`token_offsets_batch`) all passages of a document are checked in one call per round, and the
+   encoder reuses those ids (see models/bi_encoder.py): one tokenization per passage.
 3b. Cap passages in characters too (`max_chars`): a tokenizer reads a 5 MB run without spaces as a
    handful of [UNK] pieces, which fit any token limit; such a passage would freeze the preview.
 Cancel is checked between tokenizer segments and every few thousand atoms and passages.
@@ -28,6 +30,7 @@ from ..base.types import ChunkSpan, Document
 __all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS", "CHARS_PER_TOKEN_CAP", "passage_char_cap"]
 
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) chars of each word piece, no specials
+TokenOffsetsBatch = Callable[[list[str]], list[list[tuple[int, int]]]]  # the same for many texts at once
 
 SEGMENT_CHARS = 100_000  # characters per tokenizer call on long texts
 CHARS_PER_TOKEN_CAP = 12  # passage characters per allowed token: prose runs ~4-6, code and URLs ~8
@@ -48,6 +51,7 @@ class _Tokens:
 
     def __init__(self, text: str, token_offsets: TokenOffsets, cancel: Optional[CancelToken] = None) -> None:
         # Arrays of 8-byte ints, not lists of tuples: a 50 MB text has ~10M word pieces.
+        # One call per ~100k-character segment (already large): cancel is checked between segments.
         self.starts = array("q")
         self.keys = array("q")
         for base, end in _segments(text):
@@ -225,20 +229,29 @@ def _split_point(text: str, tokens: _Tokens, a: int, b: int) -> int:
 
 
 def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets: TokenOffsets,
-         max_tokens: int, cancel: Optional[CancelToken] = None) -> list[tuple[int, int]]:
-    """Check every passage with the real tokenizer; split those over the limit until they fit."""
-    out: list[tuple[int, int]] = []
-    for span in spans:
-        _check(cancel)  # one tokenizer call per passage: check each time
-        todo = [span]
-        while todo:
-            a, b = todo.pop()
-            if b - a <= 1 or len(token_offsets(text[a:b])) <= max_tokens:
+         max_tokens: int, cancel: Optional[CancelToken] = None,
+         batch: Optional[TokenOffsetsBatch] = None) -> list[tuple[int, int]]:
+    """Check every passage with the real tokenizer; split those over the limit until they fit.
+    Round by round, so a batch tokenizer checks all passages of a round in one call."""
+    if batch is None:
+        def batch(texts: list[str]) -> Iterator[list[tuple[int, int]]]:  # type: ignore[misc]
+            for t in texts:
+                _check(cancel)  # one tokenizer call per passage: check each time
+                yield token_offsets(t)
+    out: list[tuple[int, int]] = [s for s in spans if s[1] - s[0] <= 1]
+    todo = [s for s in spans if s[1] - s[0] > 1]
+    while todo:
+        _check(cancel)
+        counts = [len(o) for o in batch([text[a:b] for a, b in todo])]
+        over: list[tuple[int, int]] = []
+        for (a, b), n in zip(todo, counts):
+            if n <= max_tokens:
                 out.append((a, b))
                 continue
             cut = _split_point(text, tokens, a, b)
-            todo.append(_trim(text, cut, b))
-            todo.append(_trim(text, a, cut))
+            over += [_trim(text, a, cut), _trim(text, cut, b)]
+        out += [s for s in over if s[1] - s[0] <= 1]
+        todo = [s for s in over if s[1] - s[0] > 1]
     return out
 
 
@@ -272,9 +285,11 @@ def _regions(doc: Document) -> list[tuple[int, int]]:
 
 def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int = 200,
                    overlap: float = 0.2, cancel: Optional[CancelToken] = None,
-                   max_chars: Optional[int] = None) -> list[ChunkSpan]:
+                   max_chars: Optional[int] = None, *,
+                   token_offsets_batch: Optional[TokenOffsetsBatch] = None) -> list[ChunkSpan]:
     """Passages of `doc` with at most `max_tokens` word pieces and `max_chars` characters each (default
-    `passage_char_cap(max_tokens)`), covering all its non-blank text. Raises Cancelled when `cancel` fires."""
+    `passage_char_cap(max_tokens)`), covering all its non-blank text. Raises Cancelled when `cancel` fires.
+    `token_offsets_batch` (optional) tokenizes many texts per call, e.g. BiEncoder.token_offsets_batch."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be >= 1")
     if not 0.0 <= overlap < 1.0:
@@ -290,6 +305,6 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     # Characters first: a cut run can tokenize into more pieces than the whole did ([UNK]), and _fit
     # then splits it again; _fit's splits only ever shorten passages.
     packed = _cap_chars(text, packed, max_chars or passage_char_cap(max_tokens))
-    spans = _fit(text, tokens, packed, token_offsets, max_tokens, cancel)
+    spans = _fit(text, tokens, packed, token_offsets, max_tokens, cancel, token_offsets_batch)
     spans = sorted(set(spans))  # a re-split passage can end after the next one starts
     return [ChunkSpan(i, a, b, text[a:b], doc.page_at(a)) for i, (a, b) in enumerate(spans)]

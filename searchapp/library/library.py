@@ -22,6 +22,7 @@ from ..ann import VectorIndex
 from ..base.config import Config, check_setting
 from ..base.errors import (ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, SearchAppError,
                            StoreError)
+from ..base.priority import lower_thread_priority
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..ingest.fsnames import real_path
@@ -34,7 +35,7 @@ from .root_state import missing_reason, owning_root
 from .search import SearchRequest, SearchResult, run_search
 from .settings_check import settings_mismatch
 from .sync import SyncReport, in_scope, sync_root
-from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index
+from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index, repair_index
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
@@ -120,6 +121,7 @@ class Library:
         self._query_encoder = None  # NumPy query encoder (models.query_encoder), False when not supported
         self._index: Optional[VectorIndex] = None
         self._index_report: Optional[IndexOpenReport] = None
+        self._index_generation = -1  # the store generation the in-memory index reflects (see _follow_writers)
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
         self._local = threading.local()
         self._readers: list[Store] = []
@@ -201,7 +203,7 @@ class Library:
                         max_seq_length=ident.max_seq_length) or False
         if self._encoder is None and self._query_encoder:
             return self._query_encoder.encode_one(query)
-        return self.encoder.encode([query])[0]
+        return self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
 
     def reranker(self):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
@@ -269,10 +271,36 @@ class Library:
                 dim = self._dim()
                 if dim is None:
                     return None
+                self._index_generation = self.store.generation()
                 self._index, self._index_report = open_vector_index(self.store, self.data_dir, self.config.index, dim, progress)
                 if self._index_report.action in ("repaired", "rebuilt"):
                     self._persist_repair()
             return self._index
+
+    def _follow_writers(self) -> Optional[VectorIndex]:
+        """The index, brought up to date with what another process (or Library) committed since it was read.
+
+        One generation read per call; on a change, the stored chunk ids are diffed against the index and
+        only the difference is added or removed (no re-embedding, no file reload). Never waits: while this
+        process writes (it holds the lock), its own sync keeps the index current.
+        """
+        index = self.index()
+        if index is None:
+            return None
+        generation = self.reader().generation()
+        if generation == self._index_generation or not self._lock.acquire(blocking=False):
+            return index
+        try:
+            index = self._index
+            if index is not None and generation != self._index_generation:
+                dim = self._dim()
+                if dim is not None:
+                    repair_index(index, self.reader(), dim)
+                    self._compact_if_needed()
+                self._index_generation = generation
+            return self._index
+        finally:
+            self._lock.release()
 
     def _persist_repair(self) -> None:
         """Save a repaired index so the next open is clean, but only if no writer is busy: a syncing
@@ -439,6 +467,7 @@ class Library:
         total = SyncReport()
         if not work:
             return total
+        lower_thread_priority()  # background work: searches (this process's or another's) go first
         try:
             self._record_model()
             index = self._writable_index()
@@ -458,6 +487,7 @@ class Library:
                 raise
             report(progress, "saving", 0, 1)
             self._save_index()
+            self._index_generation = self.store.generation()
             report(progress, "saving", 1, 1)
         except sqlite3.OperationalError as exc:  # e.g. "database or disk is full" outside a batch transaction
             raise StoreError(f"library database write failed: {exc} (is the disk under {self.data_dir} full or "
@@ -489,6 +519,7 @@ class Library:
                 index.remove(ids)
                 self._compact_if_needed()
                 self._save_index()
+                self._index_generation = self.store.generation()
             self.store.vacuum_if_sparse()  # after the index save: a crash here loses nothing
             return n_files
 
@@ -532,7 +563,7 @@ class Library:
         index = None
         if mode != "lexical":
             self.check_model()
-            index = self.index()
+            index = self._follow_writers()
             if index is not None:
                 index.set_ef(max(self.config.index.ef_search, candidates))
             encode_query = self._encode_query
@@ -558,7 +589,7 @@ class Library:
             gone = missing_reason(r.path, n_files > 0)
             roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
                                     state="missing" if gone else "ok", reason=gone))
-        index = self.index()
+        index = self._follow_writers()
         chunks = db.chunk_count()
         vectors = len(index) if index is not None else 0
         consistent = vectors == chunks and (index is None or np.array_equal(index.ids(), db.chunk_ids()))

@@ -310,7 +310,8 @@ def _chunk(doc, encoder, config: Config, batcher: _Batcher) -> list[ChunkSpan]:
     """Passages of one file; a cancel inside its chunking commits the files finished before it."""
     try:
         return chunk_document(doc, encoder.token_offsets, config.chunking.max_tokens, config.chunking.overlap,
-                              cancel=batcher.cancel)
+                              cancel=batcher.cancel,
+                              token_offsets_batch=getattr(encoder, "token_offsets_batch", None))
     except Cancelled:
         batcher.flush_and_stop()
         raise  # not reached: flush_and_stop raises

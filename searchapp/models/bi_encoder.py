@@ -11,12 +11,22 @@ in fp32, so residual sums and normalizations stay fp32: autocast's fidelity for 
 "auto" therefore means mixed bf16 on CPUs with native bf16, fp32 on other CPUs, fp16 weights on CUDA.
 Pooling and normalization always run in float32. Vectors from any precision agree to that tolerance,
 which is why the fingerprint leaves precision out.
+
+Throughput and latency (issue 11):
+- One tokenization per passage: the chunker verifies passages through `token_offsets_batch`, which keeps
+  the word-piece ids; `encode` takes them from there (truncated and given [CLS]/[SEP] by the tokenizer's
+  own post-processor, checked equal to a fresh tokenization at load) instead of tokenizing again.
+- Queries never wait for a bulk batch: `encode_query` has its own tokenizer and runs the forward beside
+  a sync's (inference does not mutate the model) on 1 intra-op thread, so a 2-core CPU stays responsive.
+- CUDA: batches are built in pinned host memory and copied with non_blocking=True; the embeddings of
+  all batches stay on the device and come back in one copy at the end (one host sync per call, not per batch).
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -45,6 +55,10 @@ __all__ = ["BiEncoder"]
 
 # Texts tokenized per lock hold: a query waiting behind a 10,000-text sync waits for one slice, not all.
 _TOKENIZE_SLICE = 1024
+# Word-piece ids the chunker computed, kept for `encode` (a sync encodes its passages within a batch of
+# BATCH_CHUNKS of chunking them). Bounded: texts never encoded (e.g. split again) age out.
+_IDS_CACHE = 8192
+_CUDA_MIN_BATCH = 128  # passages per forward on CUDA, whatever models.batch_size says for the CPU
 
 
 class BiEncoder:
@@ -102,6 +116,14 @@ class BiEncoder:
         self._offsets_tokenizer.no_truncation()
         self._offsets_tokenizer.no_padding()
         self._offsets_lock = threading.Lock()
+        self._ids_cache: "OrderedDict[str, object]" = OrderedDict()  # text -> tokenizers.Encoding, no specials
+        post = self._offsets_tokenizer.post_processor
+        self._n_specials = int(post.num_special_tokens_to_add(False)) if post is not None else 0
+        self._reuse_ids = self._reuse_matches_tokenizer()
+        # Queries: a tokenizer of their own (fast tokenizers are not shared across threads) and no wait
+        # for the bulk lane's lock.
+        self._query_tokenizer = load_tokenizer(path, require_fast=True)
+        self._query_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return (
@@ -111,9 +133,26 @@ class BiEncoder:
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Character spans [start, end) of the word pieces of `text`: no special tokens, no truncation."""
+        return self.token_offsets_batch([text])[0]
+
+    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """`token_offsets` of many texts in one call (the tokenizers library runs a batch in parallel).
+
+        The ids are kept for `encode`, so a passage the chunker verified is not tokenized twice.
+        """
+        texts = list(texts)
+        if not texts:
+            return []
         with self._offsets_lock:
-            enc = self._offsets_tokenizer.encode(text, add_special_tokens=False)
-        return [(int(s), int(e)) for s, e in enc.offsets]
+            encs = self._offsets_tokenizer.encode_batch(texts, add_special_tokens=False)
+            if self._reuse_ids:
+                cache = self._ids_cache
+                for t, enc in zip(texts, encs):
+                    cache[t] = enc
+                    cache.move_to_end(t)
+                while len(cache) > _IDS_CACHE:
+                    cache.popitem(last=False)
+        return [enc.offsets for enc in encs]
 
     def count_tokens(self, text: str) -> int:
         """Word pieces in `text`, special tokens excluded (the model adds 2, e.g. [CLS] and [SEP])."""
@@ -139,37 +178,90 @@ class BiEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         features = self._tokenize(texts)
         lengths = [len(ids) for ids in features["input_ids"]]
-        batches = length_sorted_batches(lengths, batch_size or self.batch_size)
-        results: list[np.ndarray] = []
+        size = batch_size or self.batch_size
+        if batch_size is None and self.device.type == "cuda":
+            size = max(size, _CUDA_MIN_BATCH)  # a CPU-sized batch leaves the GPU idle between host round-trips
+        batches = length_sorted_batches(lengths, size)
+        results: list[torch.Tensor] = []
         done = 0
         for idx in batches:
             if cancel is not None:
                 cancel.check()
-            inputs = collate(
-                features, idx, pad_values=self._pad_values, padding_side=self._tokenizer.padding_side, device=self.device
-            )
-            with self._lock:
-                results.append(self._forward(inputs))
+            inputs = self._collate(features, idx)
+            # No lock: inference does not mutate the model, so a query's forward runs beside this one.
+            results.append(self._forward(inputs, self.threads))
             done += len(idx)
             report(progress, "embedding", done, len(texts))
-        return restore_order(batches, results)
+        return restore_order(batches, _to_host(results))
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """(dim,) float32 unit vector of one query: never waits for a bulk `encode` running on another thread.
+
+        1 intra-op thread: measured on a 2-core CPU, a 2-thread query collapses when indexing holds a core
+        (perf-notes), and one short sequence gains little from a second thread anyway.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"encode_query() takes a string, got {type(text).__name__}")
+        with self._query_lock:
+            enc = self._query_tokenizer([text], truncation=True, max_length=self.max_seq_length, padding=False)
+            features = model_inputs(self._query_tokenizer, enc)
+        inputs = self._collate(features, [0])
+        threads = 1 if self.device.type == "cpu" else 0
+        return _to_host([self._forward(inputs, threads)])[0]
+
+    def _collate(self, features: dict[str, list[list[int]]], idx: Sequence[int]) -> dict[str, torch.Tensor]:
+        return collate(
+            features,
+            idx,
+            pad_values=self._pad_values,
+            padding_side=self._tokenizer.padding_side,
+            device=self.device,
+            round_to=16 if self.dtype == torch.bfloat16 and self.device.type == "cpu" else 1,
+        )
 
     def _tokenize(self, texts: list[str]) -> dict[str, list[list[int]]]:
-        out: dict[str, list[list[int]]] = {}
-        for start in range(0, len(texts), _TOKENIZE_SLICE):
+        """Model inputs of `texts`: ids the chunker already computed where it did, a batch tokenization otherwise."""
+        names = set(model_inputs(self._tokenizer, {"input_ids": 0, "attention_mask": 0, "token_type_ids": 0}))
+        rows: list[Optional[dict[str, list[int]]]] = [None] * len(texts)
+        if self._reuse_ids:
+            with self._offsets_lock:
+                cached = [self._ids_cache.pop(t, None) for t in texts]
+            for i, enc in enumerate(cached):
+                if enc is not None:
+                    rows[i] = self._finish(enc, names)
+        missing = [i for i, r in enumerate(rows) if r is None]
+        for start in range(0, len(missing), _TOKENIZE_SLICE):
+            part = missing[start : start + _TOKENIZE_SLICE]
             with self._lock:
-                enc = self._tokenizer(
-                    texts[start : start + _TOKENIZE_SLICE],
-                    truncation=True,
-                    max_length=self.max_seq_length,
-                    padding=False,
-                )
-            for key, rows in model_inputs(self._tokenizer, enc).items():
-                out.setdefault(key, []).extend(rows)
-        return out
+                enc = self._tokenizer([texts[i] for i in part], truncation=True, max_length=self.max_seq_length,
+                                      padding=False)
+            cols = model_inputs(self._tokenizer, enc)
+            for j, i in enumerate(part):
+                rows[i] = {k: v[j] for k, v in cols.items()}
+        keys = list(rows[0].keys()) if rows else []  # type: ignore[union-attr]
+        return {k: [r[k] for r in rows] for k in keys}  # type: ignore[index]
 
-    def _forward(self, inputs: dict[str, torch.Tensor]) -> np.ndarray:
-        with torch_threads(self.threads), torch.inference_mode():
+    def _finish(self, enc, names: set[str]) -> dict[str, list[int]]:
+        """A chunker encoding (no specials) → model inputs: truncated, then the tokenizer's own specials."""
+        enc.truncate(self.max_seq_length - self._n_specials)
+        enc = self._offsets_tokenizer.post_process(enc, None, True)
+        row = {"input_ids": enc.ids, "attention_mask": enc.attention_mask, "token_type_ids": enc.type_ids}
+        return {k: v for k, v in row.items() if k in names}
+
+    def _reuse_matches_tokenizer(self) -> bool:
+        """Whether `_finish` reproduces the tokenizer's own output (else `encode` always tokenizes anew)."""
+        probe = "Probe: one tokenization per passage, checked once. " * 40
+        try:
+            names = set(model_inputs(self._tokenizer, {"input_ids": 0, "attention_mask": 0, "token_type_ids": 0}))
+            mine = self._finish(self._offsets_tokenizer.encode(probe, add_special_tokens=False), names)
+            ref = model_inputs(self._tokenizer, self._tokenizer(probe, truncation=True, max_length=self.max_seq_length))
+            return all(list(ref[k]) == mine.get(k) for k in ref)
+        except Exception:  # a tokenizer without these hooks simply tokenizes twice
+            return False
+
+    def _forward(self, inputs: dict[str, torch.Tensor], threads: int) -> torch.Tensor:
+        """(batch, dim) float32 unit vectors, left on the model's device (the caller copies them back once)."""
+        with torch_threads(threads), torch.inference_mode():
             with precision_context(self.device, self._autocast_dtype):
                 out = self._model(**inputs, output_hidden_states=self._needs_hidden, return_dict=True)
             emb = pool(
@@ -178,8 +270,7 @@ class BiEncoder:
                 self.pooling,
                 hidden_states=out.hidden_states if self._needs_hidden else None,
             )  # (batch, dim) float32
-            emb = F.normalize(emb.float(), p=2, dim=1)
-            return emb.cpu().numpy().astype(np.float32, copy=False)
+            return F.normalize(emb.float(), p=2, dim=1)
 
     def _choose_max_seq_length(self, requested: Optional[int]) -> int:
         # Position embeddings bound what the model can read at all.
@@ -193,6 +284,20 @@ class BiEncoder:
             return int(requested)
         configured = sentence_bert_max_seq_length(self.resolved.path)
         return min(configured, limit) if configured else min(limit, 512)
+
+
+def _to_host(results: list[torch.Tensor]) -> list[np.ndarray]:
+    """Per-batch device tensors → NumPy, with one device-to-host copy (one CUDA sync) for all of them."""
+    if not results:
+        return []
+    if results[0].device.type == "cpu":
+        return [r.numpy().astype(np.float32, copy=False) for r in results]
+    flat = torch.cat(results).cpu().numpy().astype(np.float32, copy=False)
+    out, at = [], 0
+    for r in results:
+        out.append(flat[at : at + len(r)])
+        at += len(r)
+    return out
 
 
 def sentence_bert_max_seq_length(path: Path) -> Optional[int]:

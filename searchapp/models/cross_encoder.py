@@ -3,6 +3,10 @@
 On a bf16 CPU the transformer body runs with bf16 matmuls (see transformer.mixed_bf16; ≈2.5× faster than
 fp32) while the pooler and classification head stay fp32, so logits keep full precision for ordering
 near-ties (a bf16 logit of 8.53 would be rounded to a step of 0.06).
+
+On CUDA the candidates of a query go through in one forward (batch 128 by default: measured on an H100,
+rerank 50 cost 57 ms as 4 batches of 16, each with its own host round-trip), from pinned host memory with
+non-blocking copies, and the logits come back in one copy.
 """
 
 from __future__ import annotations
@@ -57,19 +61,20 @@ class CrossEncoder:
         *,
         device: str = "auto",
         precision: str = "auto",
-        batch_size: int = 16,
+        batch_size: Optional[int] = None,
         max_length: int = 256,
         allow_download: bool = False,
         threads: int = 0,
     ) -> None:
-        if batch_size < 1:
+        if batch_size is not None and batch_size < 1:
             raise ConfigError("batch_size must be >= 1")
         self.spec = spec
-        self.batch_size = batch_size
         self.threads = threads
         self.resolved = resolve_model(spec, kind="reranker", allow_download=allow_download)
         self.device = choose_device(device)
         self.dtype = choose_dtype(self.device, precision)
+        # CPU: small batches keep padding and memory low; CUDA: one forward for a whole candidate list.
+        self.batch_size = batch_size or (128 if self.device.type == "cuda" else 16)
         path = self.resolved.path
         _check_single_label(path)
 
@@ -92,7 +97,8 @@ class CrossEncoder:
         # Clamped, not refused: the configured default (256) must work with a model that reads fewer.
         self.max_length = min(max_length, limit)
         self._pair_specials = self._tokenizer.num_special_tokens_to_add(pair=True)
-        # One lock for tokenizer and model: fast tokenizers are not thread-safe.
+        # Fast tokenizers are not thread-safe; the model is (inference mutates nothing), so only
+        # tokenization is serialized and two searches' forwards can run side by side.
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -115,15 +121,22 @@ class CrossEncoder:
         features = model_inputs(self._tokenizer, enc)
         batches = length_sorted_batches([len(ids) for ids in features["input_ids"]], self.batch_size)
         results = []
+        round_to = 16 if self.dtype == torch.bfloat16 and self.device.type == "cpu" else 1
         for idx in batches:
             inputs = collate(
-                features, idx, pad_values=self._pad_values, padding_side=self._tokenizer.padding_side, device=self.device
+                features, idx, pad_values=self._pad_values, padding_side=self._tokenizer.padding_side,
+                device=self.device, round_to=round_to,
             )
-            with self._lock, torch_threads(self.threads), torch.inference_mode():
+            with torch_threads(self.threads), torch.inference_mode():
                 with precision_context(self.device, self._autocast_dtype):
                     logits = self._model(**inputs, return_dict=True).logits  # (batch, 1)
-                results.append(logits.float().reshape(-1).cpu().numpy())
-        return restore_order(batches, results).astype(np.float32, copy=False)
+                results.append(logits.float().reshape(-1))  # stays on the device until all batches are done
+        flat = torch.cat(results).cpu().numpy()  # one device-to-host copy (one CUDA sync) per call
+        parts, at = [], 0
+        for r in results:
+            parts.append(flat[at : at + len(r)])
+            at += len(r)
+        return restore_order(batches, parts).astype(np.float32, copy=False)
 
 
 def _check_single_label(path: Path) -> None:

@@ -160,13 +160,20 @@ def collate(
     pad_values: Mapping[str, int],
     padding_side: str,
     device: torch.device,
+    round_to: int = 16,
 ) -> dict[str, torch.Tensor]:
-    """Pad the rows `indices` of unpadded tokenizer output to their own longest: one (batch, seq) tensor per key."""
+    """Pad the rows `indices` of unpadded tokenizer output to their own longest: one (batch, seq) tensor per key.
+
+    For CUDA the batch is built in pinned host memory and copied with non_blocking=True: the copy overlaps
+    the previous batch's kernels instead of stalling the host.
+    """
     width = max(len(features["input_ids"][i]) for i in indices)
-    if width > 32:
+    if width > 32 and round_to > 1:
         # oneDNN caches a primitive (with repacked bf16 weights, tens of MB) per input shape: rounding long
         # batches up to a multiple of 16 bounds the shapes, so memory stops growing over a long sync.
-        width = -(-width // 16) * 16
+        # fp32 (MKL) and CUDA have no such cache: their callers pass round_to=1 and pad no further.
+        width = -(-width // round_to) * round_to
+    pinned = device.type == "cuda"
     out: dict[str, torch.Tensor] = {}
     for key, rows in features.items():
         arr = np.full((len(indices), width), pad_values.get(key, 0), dtype=np.int64)  # (batch, seq)
@@ -176,7 +183,10 @@ def collate(
                 arr[r, width - len(row) :] = row
             else:
                 arr[r, : len(row)] = row
-        out[key] = torch.from_numpy(arr).to(device)
+        host = torch.from_numpy(arr)
+        if pinned:
+            host = host.pin_memory()
+        out[key] = host.to(device, non_blocking=pinned)
     return out
 
 

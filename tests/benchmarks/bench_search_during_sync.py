@@ -1,0 +1,121 @@
+"""Query latency while indexing: idle p95 vs p95 during a sync, in one process (the GUI case) and beside a
+`searchapp index` process (the CLI case).
+
+    python tests/benchmarks/bench_search_during_sync.py [--base 40] [--docs 80] [--src /work/main]
+
+SciFact abstracts as files: `--base` are indexed first (so there is something to find), then `--docs` more
+are synced while SciFact queries (hybrid, no rerank) run back to back. `--src` measures another tree (e.g.
+`main`) for a before/after in the same run. One JSON line per setting:
+    {"bench": "search_during_sync", "setting": "in_process", "idle_p95_ms": .., "during_p95_ms": ..,
+     "ratio": during/idle, ...}
+Goal (issue 11, 2-core CPU): ratio <= 3 and during p95 <= 300 ms in both settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+REPO = Path(__file__).resolve().parents[2]
+DATA = next((d for d in (REPO.parent / "shared" / "data", Path("/work/shared/data")) if d.is_dir()),
+            REPO.parent / "shared" / "data")
+
+
+def p(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))] if s else float("nan")
+
+
+def timed_queries(lib, queries: list[str], until=None, minimum: int = 0) -> list[float]:
+    """Latencies (ms) of queries run back to back: all of them, or while `until()` is false (at least `minimum`)."""
+    out: list[float] = []
+    i = 0
+    while True:
+        if until is None and i >= len(queries):
+            break
+        if until is not None and until() and i >= minimum:
+            break
+        q = queries[i % len(queries)]
+        t0 = time.perf_counter()
+        lib.search(q, mode="hybrid", rerank=False, k=10)
+        out.append((time.perf_counter() - t0) * 1000)
+        i += 1
+    return out
+
+
+def row(setting: str, idle: list[float], during: list[float], src: str) -> dict:
+    return {"bench": "search_during_sync", "setting": setting, "src": src,
+            "idle_p50_ms": round(p(idle, 0.5), 1), "idle_p95_ms": round(p(idle, 0.95), 1),
+            "during_p50_ms": round(p(during, 0.5), 1), "during_p95_ms": round(p(during, 0.95), 1),
+            "ratio": round(p(during, 0.95) / p(idle, 0.95), 2), "queries_idle": len(idle), "queries_during": len(during)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", default=str(DATA / "ir" / "scifact-train"))
+    ap.add_argument("--base", type=int, default=40)
+    ap.add_argument("--docs", type=int, default=80, help="documents synced per measured sync")
+    ap.add_argument("--queries", type=int, default=30)
+    ap.add_argument("--src", default=str(REPO))
+    ap.add_argument("--settings", default="in_process,cross_process")
+    args = ap.parse_args()
+    src = str(Path(args.src).resolve())
+    sys.path.insert(0, src)
+    from searchapp.base.config import load_config
+    from searchapp.evaluation.beir import BeirCollection, load_beir
+    from searchapp.evaluation.ir import write_corpus
+    from searchapp.library import Library
+
+    corpus_dir = Path(args.corpus)
+    coll = load_beir(corpus_dir, split="test" if (corpus_dir / "qrels" / "test.tsv").exists() else "train")
+    docs = list(coll.corpus.items())
+    queries = list(coll.queries.values())[: args.queries]
+    settings = args.settings.split(",")
+    with tempfile.TemporaryDirectory(prefix="bench-search-sync-") as tmp:
+        tmp = Path(tmp)
+        parts = [docs[: args.base]] + [docs[args.base + i * args.docs: args.base + (i + 1) * args.docs]
+                                       for i in range(len(settings))]
+        folders = []
+        for i, part in enumerate(parts):
+            folder = tmp / f"part{i}"
+            write_corpus(BeirCollection(corpus=dict(part), queries={}, qrels={}), folder)
+            folders.append(folder)
+        cfg = load_config(tmp / "lib", env={})
+        lib = Library(cfg)
+        # On a thread, as the GUI does: a sync lowers its own thread's priority, and the queries below must
+        # run at the priority a search thread has.
+        first = threading.Thread(target=lib.add_folder, args=(folders[0],))
+        first.start()
+        first.join()
+        timed_queries(lib, queries[:3])  # warm-up: model, index, SQLite pages
+        for n, setting in enumerate(settings, start=1):
+            idle = timed_queries(lib, queries)
+            if setting == "in_process":
+                worker = threading.Thread(target=lib.add_folder, args=(folders[n],))
+                worker.start()
+                time.sleep(1.0)  # let the sync reach the encoder
+                during = timed_queries(lib, queries, until=lambda: not worker.is_alive(), minimum=len(queries))
+                worker.join()
+            else:
+                script = ("import sys; sys.path.insert(0, %r)\n"
+                          "from searchapp.base.config import load_config\nfrom searchapp.library import Library\n"
+                          "with Library(load_config(%r, env={})) as l: l.add_folder(%r)\n") % (src, str(cfg.data_dir), str(folders[n]))
+                proc = subprocess.Popen([sys.executable, "-c", script])
+                time.sleep(8.0)  # model load; then the sync is encoding
+                during = timed_queries(lib, queries, until=lambda: proc.poll() is not None, minimum=len(queries))
+                proc.wait()
+            print(json.dumps(row(setting, idle, during, src)), flush=True)
+        lib.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
