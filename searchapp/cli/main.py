@@ -19,7 +19,7 @@ from .. import __version__
 from ..base.config import Config, load_config
 from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
-from . import train_eval
+from . import discover, train_eval
 from .progress import TerminalProgress
 
 __all__ = ["main", "build_parser"]
@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or Hugging Face id (overrides config)")
     s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")
     s.add_argument("--json", action="store_true", help="print JSON")
+    discover.add_filter_options(s)
+    discover.add_parsers(sub)
 
     s = sub.add_parser("watch", help="keep the library current: sync every change under the indexed folders until Ctrl+C")
     s.add_argument("--debounce", type=float, default=1.0, metavar="SECONDS",
@@ -170,12 +172,13 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
 def cmd_search(args, config: Config, progress, cancel) -> int:
     if args.no_rerank:
         config = config.replace(search={"rerank": False})
+    filters = discover.filters_from(args)
     with _library(config) as lib:
         notice_shown = False
 
         def run(query: str):
             nonlocal notice_shown
-            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates)
+            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters)
             if res.notice and not notice_shown:
                 print(f"searchapp: note: {res.notice}", file=sys.stderr)
                 notice_shown = True
@@ -349,6 +352,8 @@ _COMMANDS = {
     "remove": cmd_remove,
     "reindex": cmd_reindex,
     "eval": cmd_eval,
+    "similar": discover.cmd_similar,
+    "duplicates": discover.cmd_duplicates,
     "train": train_eval.cmd_train,
     "config": cmd_config,
     "gui": cmd_gui,
