@@ -27,6 +27,7 @@ from ..ann import VectorIndex
 from ..base.errors import ConfigError
 from ..base.progress import CancelToken, ProgressFn, report
 from ..store import Store
+from .blas import one_blas_thread
 
 __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD"]
 
@@ -34,6 +35,9 @@ __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEF
 # unrelated files, all-MiniLM-L6-v2): see tests/benchmarks/bench_duplicates.py and the README.
 DEFAULT_THRESHOLD = 0.85
 NEIGHBOURS = 10
+# HNSW breadth for the neighbour queries: the pairs that matter are very close, which a narrow search finds;
+# every stored passage is a query, so this sets the run time (see bench_duplicates.py).
+SEARCH_EF = 48
 BATCH = 4096
 PAIRS_SHOWN = 5  # best passage pairs kept per near pair
 
@@ -105,6 +109,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     file_of = np.array([r[1] for r in rows], dtype=np.int64)
     vectors = np.zeros((len(rows), dim), dtype=np.float32)
     depth = min(neighbours + 1, len(index))  # +1: a passage is its own nearest neighbour
+    index.set_ef(max(SEARCH_EF, depth))
 
     # 1. Candidate file pairs from each passage's nearest neighbours in the graph.
     cand: set[tuple[int, int]] = set()
@@ -133,20 +138,8 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     files_sorted = file_of[order]
     rows_of = lambda f: order[np.searchsorted(files_sorted, f):np.searchsorted(files_sorted, f, side="right")]  # noqa: E731
     found: list[tuple[float, int, int, list[tuple[float, int, int]]]] = []
-    for n, (fa, fb) in enumerate(sorted(cand)):
-        if cancel is not None and n % 1000 == 0:
-            cancel.check()
-        if fa in sha_of and sha_of.get(fa) == sha_of.get(fb):
-            continue  # an exact copy: listed under `exact`
-        ra, rb = rows_of(fa), rows_of(fb)
-        s = vectors[ra] @ vectors[rb].T
-        best_b, best_a = s.max(axis=1), s.max(axis=0)
-        sim = float(min(best_b.mean(), best_a.mean()))
-        if sim < threshold:
-            continue
-        arg_b = s.argmax(axis=1)
-        top = np.argsort(-best_b, kind="stable")[:PAIRS_SHOWN]
-        found.append((sim, fa, fb, [(float(best_b[i]), int(chunk_ids[ra[i]]), int(chunk_ids[rb[arg_b[i]]])) for i in top]))
+    with one_blas_thread():
+        _score_pairs(sorted(cand), vectors, rows_of, chunk_ids, sha_of, threshold, found, cancel)
     out.stats["total_ms"] = (time.perf_counter() - t0) * 1000.0
 
     # 3. Paths and passage texts for what is reported.
@@ -170,3 +163,22 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
         near.pairs.sort(key=lambda p: -p.similarity)
         out.near.append(near)
     return out
+
+
+def _score_pairs(cand, vectors, rows_of, chunk_ids, sha_of, threshold, found, cancel) -> None:
+    """similarity(A, B) of each candidate pair from the stored vectors; qualifying pairs go to `found`."""
+    for n, (fa, fb) in enumerate(cand):
+        if cancel is not None and n % 1000 == 0:
+            cancel.check()
+        if fa in sha_of and sha_of.get(fa) == sha_of.get(fb):
+            continue  # an exact copy: listed under `exact`
+        ra, rb = rows_of(fa), rows_of(fb)
+        s = vectors[ra] @ vectors[rb].T
+        best_b, best_a = s.max(axis=1), s.max(axis=0)
+        sim = float(min(best_b.mean(), best_a.mean()))
+        if sim < threshold:
+            continue
+        arg_b = s.argmax(axis=1)
+        top = np.argsort(-best_b, kind="stable")[:PAIRS_SHOWN]
+        found.append((sim, fa, fb, [(float(best_b[i]), int(chunk_ids[ra[i]]), int(chunk_ids[rb[arg_b[i]]]))
+                                    for i in top]))

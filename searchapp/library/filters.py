@@ -21,6 +21,7 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.errors import ConfigError, StoreError
 from ..store import Store, fts_query
+from .blas import one_blas_thread
 
 __all__ = ["SearchFilters", "FilterScope", "parse_date", "parse_types", "EXACT_SUBSET_MAX"]
 
@@ -141,7 +142,8 @@ class FilterScope:
 
     def _exact(self, q: np.ndarray, k: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
         ids, vecs = self.store.vectors(self.ids.tolist(), dim)
-        scores = q @ vecs.T  # stored vectors are unit rows
+        with one_blas_thread():
+            scores = q @ vecs.T  # stored vectors are unit rows
         top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
         self.stats.update(dense_strategy="exact over the allowed passages", dense_examined=int(len(ids)))
         return ids[top], np.clip(np.take_along_axis(scores, top, axis=1), -1.0, 1.0).astype(np.float32)

@@ -411,11 +411,13 @@ class Library:
         from .duplicates import DEFAULT_THRESHOLD, find_duplicates
 
         index = self.index()
-        if index is not None:
-            index.set_ef(self.config.index.ef_search)
-        return find_duplicates(self.reader(), index, self._dim(),
-                               threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
-                               progress=progress, cancel=cancel)
+        try:
+            return find_duplicates(self.reader(), index, self._dim(),
+                                   threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                                   progress=progress, cancel=cancel)
+        finally:
+            if index is not None:
+                index.set_ef(self.config.index.ef_search)
 
     @_reads
     def status(self) -> LibraryStatus:

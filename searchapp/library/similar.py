@@ -23,6 +23,7 @@ from ..ann import VectorIndex
 from ..base.errors import ConfigError
 from ..base.types import Hit, StageRanks, StageScores
 from ..store import Store
+from .blas import one_blas_thread
 from .filters import FilterScope, SearchFilters
 from .search import SearchResult
 
@@ -100,7 +101,8 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
         ids, vecs = store.vectors(cand_ids, dim)
         if not len(ids):
             continue
-        s = src_vecs @ vecs.T  # (source passages, candidate passages)
+        with one_blas_thread():
+            s = src_vecs @ vecs.T  # (source passages, candidate passages)
         i, j = np.unravel_index(int(np.argmax(s)), s.shape)
         scored.append((float(s.max(axis=1).mean()), float(s[i, j]), src_ids[i], int(ids[j])))
     scored.sort(key=lambda t: (-t[0], -t[1]))
