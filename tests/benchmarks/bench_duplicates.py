@@ -1,20 +1,20 @@
 """`duplicates` measured: precision/recall of `near` on a planted set, and time at 10k / 100k passages.
 
 Vectors: real sentences from ../shared/data embedded by the packaged MiniLM (`--embed` writes them in parts
-of 1024 under /tmp/searchapp-bench/emb, planted-set sentences first, then bench_query's corpus), read back
+of 1024 under /tmp/searchapp-bench/emb: planted-set sentences, TrecQA answers, then bench_query's corpus), read back
 by every other step. Libraries are written through the Store the way a sync writes them (a file of one
 sentence is one passage), so the benchmark runs the real `Library.duplicates` on the real HNSW index.
 
 Planted set (never a test fixture): every STS-B train+dev pair with gold >= 4.5 and every MRPC paraphrase
 (label 1) becomes two separate files: the pairs to find. Hard negatives are written the same way and must
 NOT be paired: STS-B pairs with gold <= 2.0 and MRPC non-paraphrases (label 0, often high word overlap),
-plus 5,000 unrelated sentences (SciFact/Cranfield abstracts) as single files. A sentence is used once.
+plus up to 5,000 unrelated sentences (TrecQA answer candidates, news) as single files. A sentence is used once.
 `duplicates` runs once at a low threshold; each threshold's result is the pairs with similarity >= it (the
 same set a run at that threshold returns). Every reported pair that is not planted counts as wrong (some
 are true repeats in STS-B: precision is a lower bound).
 
 Timing: 100 passages a file, 10 files a folder, the HNSW index built once and saved (not timed). When fewer
-real vectors than asked for are embedded yet, the rest are mixtures of two random real vectors
+real vectors than asked for are embedded yet (or $SEARCHAPP_BENCH_REAL caps them), the rest are mixtures of two random real vectors
 (normalised a*u + (1-a)*v, a in [0.3, 0.7]), said in the output. Peer in the same run: exact all-pairs
 neighbours (blocked NumPy matmul, same k) on the same vectors, up to --peer-max.
 
@@ -123,7 +123,9 @@ def run_planted() -> None:
         a, b = a.strip('"').replace('""', '"'), b.strip('"').replace('""', '"')
         add(a, b, "mrpc-pos" if label == "1" else "mrpc-neg")
     planted_files = len(files)
-    others = [i for i in range(len(texts) - 1, -1, -1) if texts[i] not in used][:5000]  # abstracts' sentences
+    answers = {line.split("\t")[2].strip() for name in ("trecqa-dev.tsv", "trecqa-train.tsv")
+               for line in (DATA / "pairs" / name).read_text(encoding="utf-8").splitlines()[1:]}
+    others = [i for i, t in enumerate(texts) if t in answers and t not in used][:5000]  # TrecQA answer sentences
     files += [(f"/planted/other/{n:05d}.txt", [i]) for n, i in enumerate(others)]
     data = WORK / "planted-lib"
     write_library(data, files, texts, vecs, meta)
@@ -155,7 +157,7 @@ def run_planted() -> None:
 def bench_vectors(n: int) -> tuple[list[str], np.ndarray, dict, int]:
     """n vectors: every real one embedded so far, then mixtures of two real ones. Returns the real count."""
     texts, vecs, meta = load_vectors()
-    real = min(n, len(texts))
+    real = min(n, len(texts), int(os.environ.get("SEARCHAPP_BENCH_REAL", n)))  # pin it while parts are added
     texts, vecs = texts[:real], vecs[:real]
     if real < n:
         rng = np.random.default_rng(0)
@@ -227,7 +229,9 @@ def embed(part: int = 1024) -> None:
     for line in (DATA / "pairs" / "mrpc-train.tsv").read_text(encoding="utf-8").splitlines()[1:]:
         _, a, b = line.split("\t")[:3]
         first += [a.strip('"').replace('""', '"').strip(), b.strip('"').replace('""', '"').strip()]
-    texts = list(dict.fromkeys([t for t in first if t] + bench_query.sentences(100000)))
+    answers = [line.split("\t")[2].strip() for name in ("trecqa-dev.tsv", "trecqa-train.tsv")
+               for line in (DATA / "pairs" / name).read_text(encoding="utf-8").splitlines()[1:]]
+    texts = list(dict.fromkeys([t for t in first + answers if t] + bench_query.sentences(100000)))
     torch.set_num_threads(2)
     enc = BiEncoder("all-MiniLM-L6-v2", device="cpu")
     out = WORK / "emb"
@@ -249,6 +253,8 @@ def main() -> None:
     ap.add_argument("--peer-max", type=int, default=20000, help="largest size the exact all-pairs peer runs at")
     ap.add_argument("--threshold", type=float, default=None)
     args = ap.parse_args()
+    if not (args.embed or args.planted or args.sizes):  # `make bench`: everything
+        args.embed, args.planted, args.sizes = True, True, "10000,100000"
     if args.embed:
         embed()
     if args.planted:
