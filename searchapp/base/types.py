@@ -80,6 +80,7 @@ class Hit:
     text: str
     scores: StageScores = field(default_factory=StageScores)
     ranks: StageRanks = field(default_factory=StageRanks)
+    available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
 
     @property
     def score(self) -> float:
@@ -100,4 +101,5 @@ class Hit:
             "text": self.text,
             "scores": {"dense": s.dense, "lexical": s.lexical, "fused": s.fused, "rerank_logit": s.rerank_logit, "rerank": s.rerank},
             "ranks": {"dense": r.dense, "lexical": r.lexical, "fused": r.fused, "rerank": r.rerank, "final": r.final},
+            "available": self.available,
         }

@@ -21,6 +21,7 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.errors import ConfigError, StoreError
 from ..store import Store, fts_query
+from ..store.cjk import CJK_TABLE, cjk_query
 from .blas import one_blas_thread
 
 __all__ = ["SearchFilters", "FilterScope", "parse_date", "parse_types", "EXACT_SUBSET_MAX"]
@@ -173,17 +174,28 @@ class FilterScope:
         return out_ids, out_sims
 
     def lexical(self, query: str, limit: int) -> list[tuple[int, float]]:
-        """BM25 over the allowed files' passages: FTS5 joined to files, so no id list is sent to SQLite."""
+        """BM25 over the allowed files' passages: FTS5 joined to files, so no id list is sent to SQLite.
+        CJK words also match as character pairs in their own table, adding up as in Store.search_lexical."""
         expr = fts_query(query)
         if expr is None or not len(self.ids):
             return []
+        found = self._bm25("chunks_fts", expr, limit)
+        cjk = cjk_query(query)
+        if cjk is not None:
+            scores = dict(found)
+            for cid, s in self._bm25(CJK_TABLE, cjk, limit):
+                scores[cid] = scores.get(cid, 0.0) + s
+            found = sorted(scores.items(), key=lambda kv: -kv[1])[: int(limit)]
+        self.stats["lexical_strategy"] = "FTS5 joined to the filtered files"
+        return found
+
+    def _bm25(self, table: str, expr: str, limit: int) -> list[tuple[int, float]]:
         where, params = self.filters.where()
-        sql = ("SELECT chunks_fts.rowid, bm25(chunks_fts) AS s FROM chunks_fts "
-               "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
-               f"WHERE chunks_fts MATCH ? AND {where} ORDER BY s LIMIT ?")
+        sql = (f"SELECT {table}.rowid, bm25({table}) AS s FROM {table} "  # table: a constant
+               f"JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id "
+               f"WHERE {table} MATCH ? AND {where} ORDER BY s LIMIT ?")
         try:
             rows = self.store.conn.execute(sql, [expr, *params, int(limit)]).fetchall()
         except sqlite3.OperationalError as exc:
             raise StoreError(f"lexical search failed: {exc}") from exc
-        self.stats["lexical_strategy"] = "FTS5 joined to the filtered files"
         return [(int(r[0]), -float(r[1])) for r in rows]
