@@ -46,7 +46,7 @@ def add_parsers(sub: Any) -> None:
 
     s = sub.add_parser("duplicates", help="exact copies and near duplicates (rewordings) among indexed files")
     s.add_argument("--threshold", type=float, metavar="T",
-                   help="similarity 0..1 above which two files count as near duplicates (default 0.85)")
+                   help="similarity 0..1 above which two files count as near duplicates (default 0.80)")
     s.add_argument("--json", action="store_true", help="print JSON")
 
 

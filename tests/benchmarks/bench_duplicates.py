@@ -148,6 +148,8 @@ def run_planted() -> None:
             hard_fp += f[0] not in pos and "-neg/" in x and x[:-6] == y[:-6]
         line = {"bench": "duplicates-planted", "threshold": round(float(t), 2), "reported": len(got), "tp": tp,
                 "precision": round(tp / len(got), 4) if got else None, "recall": round(tp / len(pos), 4),
+                # among the pairs with a gold label (planted paraphrase or planted non-paraphrase pair):
+                "precision_judged": round(tp / (tp + hard_fp), 4) if tp + hard_fp else None,
                 "f1": round(2 * tp / (len(got) + len(pos)), 4), "fp_hard_negative_pairs": int(hard_fp)}
         for name, subset in by_source.items():
             line[f"recall_{name}"] = round(len(names & subset) / len(subset), 4) if subset else None
