@@ -167,19 +167,27 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
 
 
 def _score_pairs(cand, vectors, rows_of, chunk_ids, sha_of, threshold, found, cancel) -> None:
-    """similarity(A, B) of each candidate pair from the stored vectors; qualifying pairs go to `found`."""
-    for n, (fa, fb) in enumerate(cand):
-        if cancel is not None and n % 1000 == 0:
+    """similarity(A, B) of each candidate pair from the stored vectors; qualifying pairs go to `found`.
+    Pairs come sorted by A: one product of A's passages against all of its partners' passages at once."""
+    groups: dict[int, list[int]] = defaultdict(list)
+    for fa, fb in cand:
+        if not (fa in sha_of and sha_of.get(fa) == sha_of.get(fb)):  # an exact copy: listed under `exact`
+            groups[fa].append(fb)
+    for n, (fa, partners) in enumerate(groups.items()):
+        if cancel is not None and n % 256 == 0:
             cancel.check()
-        if fa in sha_of and sha_of.get(fa) == sha_of.get(fb):
-            continue  # an exact copy: listed under `exact`
-        ra, rb = rows_of(fa), rows_of(fb)
-        s = vectors[ra] @ vectors[rb].T
-        best_b, best_a = s.max(axis=1), s.max(axis=0)
-        sim = float(min(best_b.mean(), best_a.mean()))
-        if sim < threshold:
-            continue
-        arg_b = s.argmax(axis=1)
-        top = np.argsort(-best_b, kind="stable")[:PAIRS_SHOWN]
-        found.append((sim, fa, fb, [(float(best_b[i]), int(chunk_ids[ra[i]]), int(chunk_ids[rb[arg_b[i]]]))
-                                    for i in top]))
+        ra = rows_of(fa)
+        rbs = [rows_of(fb) for fb in partners]
+        s_all = vectors[ra] @ vectors[np.concatenate(rbs)].T
+        start = 0
+        for fb, rb in zip(partners, rbs):
+            s = s_all[:, start:start + len(rb)]
+            start += len(rb)
+            best_b, best_a = s.max(axis=1), s.max(axis=0)
+            sim = float(min(best_b.mean(), best_a.mean()))
+            if sim < threshold:
+                continue
+            arg_b = s.argmax(axis=1)
+            top = np.argsort(-best_b, kind="stable")[:PAIRS_SHOWN]
+            found.append((sim, fa, fb, [(float(best_b[i]), int(chunk_ids[ra[i]]), int(chunk_ids[rb[arg_b[i]]]))
+                                        for i in top]))
