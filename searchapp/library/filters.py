@@ -119,9 +119,11 @@ class FilterScope:
     def __post_init__(self) -> None:
         where, params = self.filters.where()
         try:
+            # CROSS JOIN keeps files as the outer loop (SQLite's rule): the matching files first, then their
+            # passages by the chunks_file index. Left to the planner, a file-type filter scanned every chunk.
             rows = self.store.conn.execute(
-                f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE {where} ORDER BY c.id", params)
-            self.ids = np.fromiter((r[0] for r in rows), dtype=np.int64)
+                f"SELECT c.id FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where}", params)
+            self.ids = np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64))
         except sqlite3.OperationalError as exc:
             raise StoreError(f"filtered search failed: {exc}") from exc
         self.stats = {"filter": self.filters.to_json(), "allowed_passages": int(len(self.ids))}
