@@ -48,6 +48,7 @@ def _f(default: Any, doc: str) -> Any:
 @dataclass(frozen=True)
 class ScanConfig:
     max_file_mb: float = _f(50.0, "Files larger than this (MB) are skipped without being read.")
+    max_text_chars: int = _f(10_000_000, "Characters of extracted text kept per file (after decompression); the rest is cut and reported as truncated.")
     skip_dirs: tuple[str, ...] = _f(DEFAULT_SKIP_DIRS, "Directory names never descended into (hidden ones are always skipped).")
     follow_symlinks: bool = _f(True, "Follow symlinked folders and files (loops are detected and never followed twice).")
     exclude: tuple[str, ...] = _f((), "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak).")
@@ -112,6 +113,7 @@ class Config:
             (0.0 <= self.chunking.overlap < 0.9, "chunking.overlap must be in [0, 0.9)"),
             (self.search.k >= 1 and self.search.candidates >= 1, "search.k and search.candidates must be >= 1"),
             (self.scan.max_file_mb > 0, "scan.max_file_mb must be > 0"),
+            (1000 <= self.scan.max_text_chars, "scan.max_text_chars must be >= 1000"),
             (self.models.batch_size >= 1, "models.batch_size must be >= 1"),
         ]
         for ok, msg in checks:

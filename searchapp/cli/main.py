@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import sys
-import textwrap
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -19,7 +18,11 @@ from .. import __version__
 from ..base.config import Config, load_config
 from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
+from ..base.terminal import printable, use_color
+from . import models as models_cli
 from . import discover, train_eval
+from .global_options import accept_after_command
+from .options import check_options
 from .progress import TerminalProgress
 
 __all__ = ["main", "build_parser"]
@@ -37,13 +40,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the sync report as JSON")
 
     s = sub.add_parser("search", help="search the library")
-    s.add_argument("query", help="the query; '-' reads one query per line from standard input (JSON lines out)")
+    s.add_argument("query", help="the query; '-' reads one query per line from standard input and prints one line "
+                   "per input line (tab-separated: query, then each hit; JSON lines with --json)")
     s.add_argument("--k", type=int, help="number of hits (default from config: 10)")
     s.add_argument("--mode", choices=["hybrid", "dense", "lexical"], help="retrieval mode (default hybrid)")
     s.add_argument("--no-rerank", action="store_true", help="skip the cross-encoder")
     s.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or Hugging Face id (overrides config)")
     s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")
     s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
     discover.add_filter_options(s)
     discover.add_parsers(sub)
 
@@ -72,13 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--no-rerank", action="store_true", help="skip reranked variants")
     e.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or id")
     e.add_argument("--max-queries", type=int, help="evaluate only the first N judged queries")
+    e.add_argument("--strict", action="store_true", help="fail (exit 2) on judgements for missing documents or queries")
     train_eval.add_ir_options(e)
     e.add_argument("--json", action="store_true")
     train_eval.add_eval_parsers(ev)
     train_eval.add_train_parser(sub)
 
+    models_cli.add_models_parser(sub)
     sub.add_parser("config", help="list every setting with its current value and meaning")
     sub.add_parser("gui", help="open the desktop app (also what `searchapp` with no command does)")
+    accept_after_command(p)
     return p
 
 
@@ -91,6 +99,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     _install_sigint(cancel)
     progress = TerminalProgress()
     try:
+        check_options(args)
         overrides = {}
         if getattr(args, "reranker", None):
             overrides["models"] = {"reranker": args.reranker}
@@ -163,23 +172,30 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
             if failed:
                 print(f"{len(failed)} files not indexed (`searchapp status` lists them all):", file=sys.stderr)
                 for p, r in failed[:10]:
-                    print(f"  {p}: {r}", file=sys.stderr)
+                    print(f"  {printable(p)}: {printable(r)}", file=sys.stderr)
                 if len(failed) > 10:
                     print(f"  ... and {len(failed) - 10} more", file=sys.stderr)
             for n in total.notes:
-                print(f"searchapp: note: {n}", file=sys.stderr)
+                print(f"searchapp: note: {printable(n)}", file=sys.stderr)
         notice = lib.index_notice()
         if notice:
             print(f"searchapp: {notice}", file=sys.stderr)
     for path, reason in total.missing_roots:
-        print(f"searchapp: error: {path}: {reason}; its passages are kept and still searchable "
-              f"(`searchapp remove {path}` forgets it)", file=sys.stderr)
+        print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
+              f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
     return 1 if total.missing_roots else 0  # README: a folder that cannot be read is an error
 
 
 def cmd_search(args, config: Config, progress, cancel) -> int:
+    from ..base.errors import ConfigError
+    from ..library.query_check import EMPTY_QUERY, is_empty_query, query_problem
+    from .search_output import empty_json, hit_line, print_hits, result_json
+
+    if args.query != "-" and is_empty_query(args.query):
+        raise ConfigError(EMPTY_QUERY)
     if args.no_rerank:
         config = config.replace(search={"rerank": False})
+    mode = args.mode or config.search.mode
     filters = discover.filters_from(args)
     with _library(config) as lib:
         notice_shown = False
@@ -193,42 +209,23 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             return res
 
         if args.query == "-":
-            for line in sys.stdin:
+            # One output line per input line, blank lines included, so outputs line up with inputs.
+            for n, line in enumerate(sys.stdin, start=1):
                 q = line.strip()
-                if q:
-                    print(json.dumps(run(q).to_json()), flush=True)
+                problem = query_problem(q, mode)
+                if problem:
+                    print(f"searchapp: line {n}: {problem}", file=sys.stderr)
+                    print(empty_json(q, mode, problem) if args.json else hit_line(q, None), flush=True)
+                    continue
+                res = run(q)
+                print(result_json(res) if args.json else hit_line(q, res), flush=True)
             return 0
         res = run(args.query)
         if args.json:
-            print(json.dumps(res.to_json()))
+            print(result_json(res, res.notice if not res.hits and res.notice else None))
             return 0
-        if not res.hits:
-            print("no results")
-            return 0
-        for h in res.hits:
-            _print_hit(h, res.reranked)
+        print_hits(res, color=use_color(sys.stdout, no_color=args.no_color))
     return 0
-
-
-def _print_hit(h, reranked: bool) -> None:
-    s, r = h.scores, h.ranks
-    where = h.path + (f"  (page {h.page})" if h.page else "")
-    parts = []
-    if s.rerank is not None:
-        move = (r.fused or 0) - (r.rerank or 0)
-        arrow = f" {'▲' if move > 0 else '▼'}{abs(move)}" if move else ""
-        parts.append(f"rerank {s.rerank:.3f} (logit {s.rerank_logit:.2f}){arrow}")
-    if s.dense is not None:
-        parts.append(f"cosine {s.dense:.3f}" + (f" #{r.dense}" if r.dense else ""))
-    if s.lexical is not None:
-        parts.append(f"bm25 {s.lexical:.2f}" + (f" #{r.lexical}" if r.lexical else ""))
-    snippet = " ".join(h.text.split())
-    snippet = snippet[:240] + ("…" if len(snippet) > 240 else "")
-    if not h.available:
-        where += "  [unavailable: file or folder missing]"
-    print(f"{r.final:>2}. {where}")
-    print(f"    {' | '.join(parts)}")
-    print(textwrap.fill(snippet, width=100, initial_indent="    ", subsequent_indent="    "))
 
 
 def cmd_watch(args, config: Config, progress, cancel) -> int:
@@ -248,7 +245,7 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
             if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
                 what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
                                  ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
-                shown = paths[0] + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+                shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
                 print(f"{time.strftime('%H:%M:%S')} {what}: {shown}", flush=True)
 
         def failed(exc) -> None:
@@ -274,10 +271,10 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     if args.json:
         print(json.dumps(st.to_json()))
         return code
-    print(f"library: {st.data_dir}")
+    print(f"library: {printable(st.data_dir)}")
     for r in st.roots:
-        print(f"  {r.path}: {r.files} files, {r.chunks} passages"
-              + (f"  [MISSING: {r.reason}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))
+        print(f"  {printable(r.path)}: {r.files} files, {r.chunks} passages"
+              + (f"  [MISSING: {printable(r.reason)}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))
     if not st.roots:
         print("  (no folders yet: `searchapp index PATH`)")
     by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"
@@ -289,13 +286,13 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     print(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}" + (f" — {rr['message']}" if rr["message"] else ""))
     print(f"device: {st.device}")
     for n in st.notes:
-        print(f"note: {n}")
+        print(f"note: {printable(n)}")
     if st.reindex_needed:
         print(f"reindex needed: {st.reindex_needed}")
     if st.failed:
         print(f"not indexed ({len(st.failed)}):")
         for path, status, reason in st.failed:
-            print(f"  [{status}] {path}: {reason}")
+            print(f"  [{status}] {printable(path)}: {printable(reason)}")
     return code
 
 
@@ -313,7 +310,7 @@ def _status_exit_code(st) -> int:
 def cmd_remove(args, config: Config, progress, cancel) -> int:
     with _library(config) as lib:
         n = lib.remove_folder(args.path)
-    print(f"removed {os.path.abspath(args.path)} ({n} files)")
+    print(f"removed {printable(os.path.abspath(args.path))} ({n} files)")
     return 0
 
 
@@ -338,8 +335,14 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
         return 2
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     result = evaluate_ir(Path(args.dir), config, modes=modes, rerank=False if args.no_rerank else None,
-                         split=args.split, max_queries=args.max_queries, progress=progress, cancel=cancel)
+                         split=args.split, max_queries=args.max_queries, progress=progress, cancel=cancel,
+                         strict=args.strict)
     progress.close()
+    from ..evaluation.judgements import describe
+
+    dangling = describe(result["judgement_problems"])
+    if dangling:
+        print(f"searchapp: warning: {dangling}", file=sys.stderr)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -355,13 +358,10 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_config(args, config: Config, progress, cancel) -> int:
-    from ..base.config import field_help
+    from ..base.config_toml import config_as_toml, setting_sources
 
-    for key, help_text in field_help().items():
-        obj = config
-        for part in key.split("."):
-            obj = getattr(obj, part)
-        print(f"{key} = {obj!r}\n    {help_text}")
+    sources = setting_sources(config, data_dir=args.data_dir, config_file=args.config)
+    sys.stdout.write(config_as_toml(config, sources))
     return 0
 
 
@@ -383,5 +383,6 @@ _COMMANDS = {
     "duplicates": discover.cmd_duplicates,
     "train": train_eval.cmd_train,
     "config": cmd_config,
+    "models": models_cli.cmd_models,
     "gui": cmd_gui,
 }

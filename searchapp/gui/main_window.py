@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
                                QLineEdit, QMainWindow, QMessageBox, QPushButton, QSpinBox, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
-from ..base.config import Config, save_config
+from ..base.config import DEFAULT_RERANKER, Config, save_config
 from ..base.types import Hit
 from ..library import Library, LibraryStatus, SearchResult
 from ..library.preview import file_text
@@ -26,6 +26,8 @@ from .errors import show_error
 from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_panel import LibraryPanel
+from .model_download import ModelDownloads
+from .plain import make_plain, tooltip
 from .preview import PreviewPane, file_url
 from .progress_view import ProgressView
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
@@ -54,6 +56,7 @@ class MainWindow(QMainWindow):
         self.library = library if library is not None else Library(config)
         self._retired: list[Library] = []  # replaced by a settings change; closed on exit
         self.runner = JobRunner(self)
+        self.downloads = ModelDownloads(self)
         self.status: Optional[LibraryStatus] = None
         self.result: Optional[SearchResult] = None
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
@@ -121,11 +124,15 @@ class MainWindow(QMainWindow):
         self.notice_label.setWordWrap(True)
         self.notice_button = QPushButton("Choose model folder…")
         self.notice_button.clicked.connect(self.choose_reranker_folder)
+        self.notice_download = QPushButton(f"Download reranker ({DEFAULT_RERANKER}, about 90 MB)")
+        self.notice_download.setObjectName("downloadRerankerButton")
+        self.notice_download.clicked.connect(lambda: self.download_model("reranker", DEFAULT_RERANKER))
         hide = QPushButton("Dismiss")
         hide.clicked.connect(self.notice.hide)
         nl = QHBoxLayout(self.notice)
         nl.setContentsMargins(8, 4, 8, 4)
         nl.addWidget(self.notice_label, 1)
+        nl.addWidget(self.notice_download)
         nl.addWidget(self.notice_button)
         nl.addWidget(hide)
         self.notice.hide()
@@ -194,6 +201,7 @@ class MainWindow(QMainWindow):
         for name, lab in (("deviceLabel", self.device_label), ("modelsLabel", self.models_label),
                           ("indexLabel", self.index_label), ("rerankerLabel", self.reranker_label)):
             lab.setObjectName(name)
+            make_plain(lab)  # the model label shows a folder name
             sb.addPermanentWidget(lab)
         self.models_label.setText("Loading models…")
 
@@ -303,8 +311,8 @@ class MainWindow(QMainWindow):
         why = "reranking is turned off in the settings" if not self.config.models.reranker else "no cross-encoder weights were found"
         self.notice_label.setText(
             f"<b>No reranker:</b> {why}, so results keep their first-stage order. "
-            "Choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer) to rerank them.")
-        self.notice_label.setToolTip(message or "")
+            "Download one, or choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer).")
+        self.notice_label.setToolTip(tooltip(message or ""))
         self.notice.show()
 
     # -- writes -----------------------------------------------------------------
@@ -374,7 +382,7 @@ class MainWindow(QMainWindow):
 
     def cancel_indexing(self) -> None:
         self.progress.cancel_button.setEnabled(False)
-        self.progress.label.setText("Stopping after the current batch…")
+        self.progress.label.setText("Stopping…")  # within seconds, keeping every finished file
         self.runner.cancel_writes()
 
     def _on_cancelled(self) -> None:
@@ -478,11 +486,29 @@ class MainWindow(QMainWindow):
 
     # -- settings ---------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
-        dlg = SettingsDialog(self.config, self)
+        # A download started from the settings opens over them and fills their field (Save applies it).
+        dlg = SettingsDialog(self.config, self, download=lambda role, rid, done: self.download_model(role, rid, done, dlg))
         dlg.accepted.connect(lambda: self.apply_config(dlg.config()))
         dlg.open()
         self.last_dialog = dlg
         return dlg
+
+    def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None,
+                       parent: Optional[QWidget] = None):
+        """Offer to download `repo_id`; by default it becomes the model for `role` at once (no restart)."""
+        dlg = self.downloads.offer(parent or self, repo_id, role,
+                                   on_success or (lambda got: self.use_model(got.role, got.repo_id)))
+        self.last_dialog = dlg
+        return dlg
+
+    def use_model(self, role: str, model_id: str) -> None:
+        new = self.config.replace(models={"reranker" if role == "reranker" else "bi_encoder": model_id})
+        if self.runner.busy_writing():  # the library is reopened under the new model once indexing is done
+            self.writesIdle.connect(lambda: self.use_model(role, model_id), Qt.ConnectionType.SingleShotConnection)
+            self.statusBar().showMessage(f"{model_id} is ready; it is used once indexing has finished.", 10000)
+            return
+        self.apply_config(new)
+        self.statusBar().showMessage(f"Using {model_id} as the {role}.", 10000)
 
     def choose_reranker_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Choose a cross-encoder model folder")
@@ -553,6 +579,7 @@ class MainWindow(QMainWindow):
         """Stop at the next batch boundary, wait for the workers, and close what this window opened."""
         self._debounce.stop()
         self._poll.stop()
+        self.downloads.shutdown()
         self.runner.shutdown()
         for lib in self._retired:
             lib.close()

@@ -26,9 +26,11 @@ from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..ingest.fsnames import real_path
 from ..store import Store
+from .lazy_encoder import LazyEncoder
 from .lock import writer_lock
 from .duplicates import DuplicateReport
 from .filters import SearchFilters
+from .query_check import query_problem
 from .root_state import missing_reason, owning_root
 from .search import SearchRequest, SearchResult, run_search
 from .settings_check import settings_mismatch
@@ -41,6 +43,10 @@ DB_NAME = "library.sqlite"
 COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
 
 log = logging.getLogger(__name__)
+
+# Models are built one at a time in the process: two threads building at once (the GUI's warm-up and a
+# first sync) raced in transformers' lazy imports ("cannot import name 'AutoTokenizer'") and built twice.
+MODELS_LOCK = threading.RLock()
 
 
 @dataclass
@@ -107,6 +113,8 @@ class Library:
         self._encoder = encoder
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
+        self._identity = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
+        self._query_encoder = None  # NumPy query encoder (models.query_encoder), False when not supported
         self._index: Optional[VectorIndex] = None
         self._index_report: Optional[IndexOpenReport] = None
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
@@ -142,24 +150,70 @@ class Library:
     @property
     def encoder(self):
         if self._encoder is None:
-            from ..models import BiEncoder  # torch loads only when a model is needed
+            with MODELS_LOCK:  # the GUI's warm-up and a first sync ask at once: build it once
+                if self._encoder is None:
+                    from ..models import BiEncoder  # torch loads only when a model is needed
+
+                    m = self.config.models
+                    self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device,
+                                              precision=m.precision, batch_size=m.batch_size,
+                                              allow_download=m.allow_download, threads=m.threads)
+        return self._encoder
+
+    def _model_identity(self) -> tuple[str, int]:
+        """Fingerprint and vector size of the bi-encoder: from the loaded model, else from its files
+        (no torch import, no weights: an unchanged sync and a mismatch check stay fast)."""
+        if self._encoder is not None:
+            return self._encoder.fingerprint, int(self._encoder.dim)
+        ident = self._file_identity()
+        return ident.fingerprint, ident.dim
+
+    def _file_identity(self):
+        if self._identity is None:
+            from ..models.identity import bi_encoder_identity
 
             m = self.config.models
-            self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device, precision=m.precision,
-                                      batch_size=m.batch_size, allow_download=m.allow_download, threads=m.threads)
-        return self._encoder
+            self._identity = bi_encoder_identity(m.bi_encoder, pooling=m.pooling, allow_download=m.allow_download)
+        return self._identity
+
+    def _encode_query(self, query: str) -> np.ndarray:
+        """One query vector. Until the bi-encoder is loaded anyway (indexing, the GUI), a NumPy pass over
+        the same weights answers without importing torch or transformers: a cold search in well under a second."""
+        if self._encoder is None and self._query_encoder is None:
+            with MODELS_LOCK:  # two first searches at once (GUI start-up): load it once
+                if self._query_encoder is None:
+                    from ..models.query_encoder import load_query_encoder
+
+                    ident = self._file_identity()
+                    self._query_encoder = load_query_encoder(
+                        ident.resolved.path, pooling=self.config.models.pooling,
+                        max_seq_length=ident.max_seq_length) or False
+        if self._encoder is None and self._query_encoder:
+            return self._query_encoder.encode_one(query)
+        return self.encoder.encode([query])[0]
 
     def reranker(self):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
         if self._reranker is None and self._reranker_error is None:
+            with MODELS_LOCK:
+                self._load_reranker()
+        return self._reranker
+
+    def _load_reranker(self) -> None:
+        """Call with MODELS_LOCK held; checks again, another thread may have built it meanwhile."""
+        if self._reranker is None and self._reranker_error is None:
             spec = self.config.models.reranker
             if not spec:
                 self._reranker_error = "reranking is disabled (models.reranker is empty)"
-                return None
-            from ..models import CrossEncoder
-
+                return
             m = self.config.models
             try:
+                from ..models.resolve import resolve_model
+
+                # Find the weights first: when there are none, say so without importing torch (seconds).
+                resolve_model(spec, kind="reranker", allow_download=m.allow_download)
+                from ..models import CrossEncoder
+
                 self._reranker = CrossEncoder(spec, device=m.device, precision=m.precision,
                                               max_length=m.rerank_max_length, allow_download=m.allow_download,
                                               threads=m.threads)
@@ -167,7 +221,6 @@ class Library:
                 self._reranker_error = str(exc)
             except ModelLoadError as exc:
                 self._reranker_error = f"reranker could not be loaded: {exc}"
-        return self._reranker
 
     def reranker_notice(self) -> Optional[str]:
         return self._reranker_error
@@ -204,7 +257,7 @@ class Library:
         if index is None:
             from ..ann import create_index
 
-            self._index = index = create_index(self.config.index, self.encoder.dim)
+            self._index = index = create_index(self.config.index, self._model_identity()[1])
             self._index_report = IndexOpenReport("created")
         return index
 
@@ -237,13 +290,13 @@ class Library:
 
     # -- model bookkeeping --------------------------------------------------
     def _expected_meta(self) -> dict[str, str]:
-        enc = self.encoder
+        fingerprint, dim = self._model_identity()
         c = self.config
         return {
-            "model_fingerprint": enc.fingerprint,
+            "model_fingerprint": fingerprint,
             "model": c.models.bi_encoder,
             "pooling": c.models.pooling,
-            "dim": str(enc.dim),
+            "dim": str(dim),
             "chunk_max_tokens": str(c.chunking.max_tokens),
             "chunk_overlap": str(c.chunking.overlap),
         }
@@ -353,9 +406,10 @@ class Library:
         try:
             self._record_model()
             index = self._writable_index()
+            encoder = LazyEncoder(lambda: self.encoder)  # loaded only when a file needs chunking or embedding
             try:
                 for root, paths in work:
-                    total.merge(sync_root(self.store, root, self.config, self.encoder, lambda: self._index,
+                    total.merge(sync_root(self.store, root, self.config, encoder, lambda: self._index,
                                           progress, cancel, paths=paths))
                 self._compact_if_needed()
             except BaseException:
@@ -427,6 +481,9 @@ class Library:
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        problem = query_problem(query, mode)
+        if problem:  # nothing to match or embed: no arbitrary hits
+            return SearchResult(query, mode, [], False, notice=problem)
         k = k or s.k
         candidates = candidates or max(s.candidates, k)
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
@@ -438,8 +495,9 @@ class Library:
             index = self.index()
             if index is not None:
                 index.set_ef(max(self.config.index.ef_search, candidates))
-            encode_query = lambda q: self.encoder.encode([q])[0]  # noqa: E731
-        want_rerank = s.rerank if rerank is None else rerank
+            encode_query = self._encode_query
+        # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
+        want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         for h in result.hits:  # a hit from a missing folder is still shown, marked as unavailable
@@ -479,7 +537,7 @@ class Library:
 
     @_reads
     def status(self) -> LibraryStatus:
-        from ..models.device import choose_device, device_description  # no weights are loaded
+        from ..models.device_summary import describe_device  # no torch import on a machine without CUDA
 
         db = self.reader()
         roots = []
@@ -516,7 +574,7 @@ class Library:
             bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
                         "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},
             reranker=rer,
-            device=device_description(choose_device(m.device)),
+            device=describe_device(m.device, m.threads),
             notes=notes,
             reindex_needed=settings_mismatch(self.config, meta) if chunks else None,
         )

@@ -154,6 +154,13 @@ def file_sha256(file: Path) -> str:
     with _SHA_LOCK:
         if key in _SHA_CACHE:
             return _SHA_CACHE[key]
+    from .hash_cache import cached_digest, remember_digest  # across processes: a CLI call hashes nothing
+
+    known = cached_digest(str(real), st)
+    if known is not None:
+        with _SHA_LOCK:
+            _SHA_CACHE[key] = known
+        return known
     h = hashlib.sha256()
     try:
         with open(real, "rb") as fh:
@@ -164,6 +171,7 @@ def file_sha256(file: Path) -> str:
     digest = h.hexdigest()
     with _SHA_LOCK:
         _SHA_CACHE[key] = digest
+    remember_digest(str(real), st, digest)
     return digest
 
 
