@@ -139,6 +139,7 @@ def test_missing_reranker_shows_a_non_modal_notice_with_the_fix(make_window):
 
 def test_rerank_movement_scatter_and_csv_export(qtbot, make_window, tmp_corpus, tiny_cross_encoder_dir, tmp_path):
     win = make_window(models={"reranker": str(tiny_cross_encoder_dir)})
+    qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)  # "on" only once it has really loaded
     assert not win.notice.isVisible() and win.reranker_label.text() == "Reranker: on"
     index(qtbot, win, [tmp_corpus])
     res = search(qtbot, win, "how do leaves turn sunlight into sugar")

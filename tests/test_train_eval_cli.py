@@ -89,7 +89,9 @@ def test_eval_ir_takes_model_and_pooling(tiny_bert, tmp_path, capsys, monkeypatc
     def fake(directory, config, **kw):
         seen["models"] = config.models
         return {"collection": str(directory), "documents": 0, "chunks": 0, "index_seconds": 0.0, "queries": 0,
-                "primary_metric": "ndcg@10", "reranker": "not requested", "modes": {}}
+                "primary_metric": "ndcg@10", "reranker": "not requested", "modes": {},
+                "judgement_problems": {"judgements_for_missing_documents": 0, "missing_documents": 0,
+                                       "judged_queries_missing": 0, "judgements_for_missing_queries": 0}}
 
     monkeypatch.setattr(ir, "evaluate_ir", fake)
     code, res, err = run(capsys, "--data-dir", tmp_path, "eval", "ir", tmp_path, "--model", tiny_bert, "--pooling",
@@ -111,8 +113,14 @@ def test_eval_ann_reports_recall_of_the_library_index(tiny_bert, tmp_path, capsy
     code, res, err = run(capsys, "--data-dir", config.data_dir, "eval", "ann", "--k", "5", "--sample", "50", "--json")
     assert code == 0, err
     assert res["primary_metric"] == "recall@5" and res["recall@5"] == direct["recall@5"] and res["vectors"] == n
+    from searchapp.base.config import load_config
+
+    Library(load_config(tmp_path / "empty", env={})).close()  # a library with nothing indexed yet
     code, res, err = run(capsys, "--data-dir", tmp_path / "empty", "eval", "ann", "--json")
     assert code == 0 and res["recall@10"] is None and res["vectors"] == 0
+    code = main(["--data-dir", str(tmp_path / "typo"), "eval", "ann", "--json"])
+    assert code == 2 and "no library at" in capsys.readouterr().err  # measures a library, never makes one
+    assert not (tmp_path / "typo").exists()
 
 
 def test_ann_recall_counts_misses_and_forgives_ties():

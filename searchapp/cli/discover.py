@@ -9,7 +9,6 @@ import argparse
 import json
 import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
 from ..base.config import Config
@@ -51,15 +50,10 @@ def add_parsers(sub: Any) -> None:
 
 
 def _open_existing(config: Config):
-    """The library, or None (after a one-line message) when there is none yet: a read never creates one."""
+    """The library; a missing one is "no library at DIR" (exit 2): a read never creates one."""
     from ..library import Library
-    from ..library.library import DB_NAME
 
-    if not (Path(config.data_dir) / DB_NAME).exists():
-        print(f"searchapp: error: no library at {config.data_dir}; index a folder first with `searchapp index PATH`",
-              file=sys.stderr)
-        return None
-    return Library(config)
+    return Library(config, create=False)
 
 
 def cmd_similar(args, config: Config, progress, cancel) -> int:
@@ -67,10 +61,7 @@ def cmd_similar(args, config: Config, progress, cancel) -> int:
         print("searchapp: error: --k and --page must be at least 1", file=sys.stderr)
         return 2
     filters = filters_from(args)
-    lib = _open_existing(config)
-    if lib is None:
-        return 2
-    with lib:
+    with _open_existing(config) as lib:
         res = lib.similar(args.path, page=args.page, k=args.k, filters=filters)
     if args.json:
         print(json.dumps(res.to_json()))
@@ -93,10 +84,7 @@ def cmd_duplicates(args, config: Config, progress, cancel) -> int:
     if args.threshold is not None and not 0.0 < args.threshold <= 1.0:
         print(f"searchapp: error: --threshold must be in (0, 1], got {args.threshold}", file=sys.stderr)
         return 2
-    lib = _open_existing(config)
-    if lib is None:
-        return 2
-    with lib:
+    with _open_existing(config) as lib:
         rep = lib.duplicates(args.threshold, progress=progress, cancel=cancel)
     progress.close()
     if args.json:

@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -98,6 +99,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cancel = CancelToken()
     _install_sigint(cancel)
     progress = TerminalProgress()
+    _explicit_model_paths(args)
+    config = None
     try:
         check_options(args)
         overrides = {}
@@ -116,12 +119,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return 0
+    except sqlite3.DatabaseError as exc:  # damage found mid-query (garbage pages behind a valid header)
+        progress.close()
+        from ..library.data_dir import damaged_message, is_damage
+
+        db = Path(config.data_dir if config else ".") / "library.sqlite"
+        print(f"searchapp: error: {damaged_message(db, exc) if is_damage(exc) else f'library database error: {exc}'}",
+              file=sys.stderr)
+        return 3
     except OSError as exc:  # a full or read-only disk outside the library's own checks: one line, not a traceback
         progress.close()
         print(f"searchapp: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
         return 3
     finally:
         progress.close()
+
+
+def _explicit_model_paths(args) -> None:
+    """A model folder typed on the command line counts as a path even when named like a hub id
+    (`--reranker models/x`); config files and defaults never do (see models/resolve.py)."""
+    from ..models.resolve import explicit_path  # no torch: resolve only reads files
+
+    for name in ("reranker", "model", "base"):
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value:
+            setattr(args, name, explicit_path(value))
 
 
 def _install_sigint(cancel: CancelToken) -> None:
@@ -139,10 +161,15 @@ def _install_sigint(cancel: CancelToken) -> None:
         pass
 
 
-def _library(config: Config):
+def _library(config: Config, *, create: bool = True):
+    """create=False for commands that only read: a mistyped --data-dir is "no library at DIR", not a new one."""
     from ..library import Library
 
-    return Library(config)
+    lib = Library(config, create=create)
+    notice = lib.open_notice()
+    if notice:
+        print(f"searchapp: note: {notice}", file=sys.stderr)
+    return lib
 
 
 # -- commands --------------------------------------------------------------
@@ -197,7 +224,9 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
         config = config.replace(search={"rerank": False})
     mode = args.mode or config.search.mode
     filters = discover.filters_from(args)
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
+        if args.reranker and config.search.rerank:
+            lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
         notice_shown = False
 
         def run(query: str):
@@ -231,7 +260,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
 def cmd_watch(args, config: Config, progress, cancel) -> int:
     import time
 
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         if not lib.store.roots():
             print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
             return 2
@@ -265,7 +294,7 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_status(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         st = lib.status()
     code = _status_exit_code(st) if args.check else 0
     if args.json:
@@ -308,14 +337,14 @@ def _status_exit_code(st) -> int:
 
 
 def cmd_remove(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         n = lib.remove_folder(args.path)
     print(f"removed {printable(os.path.abspath(args.path))} ({n} files)")
     return 0
 
 
 def cmd_reindex(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         rep = lib.reindex(progress=progress, cancel=cancel)
     progress.close()
     print(f"re-indexed {rep.added} files into {rep.chunks_added} passages")

@@ -5,6 +5,8 @@ Every Library call runs on a JobRunner pool; this module only wires widgets to j
 
 from __future__ import annotations
 
+import contextlib
+import html
 import os
 import time
 from pathlib import Path
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
                                QVBoxLayout, QWidget)
 
 from ..base.config import DEFAULT_RERANKER, Config, save_config
+from ..base.private import create_private_file
 from ..base.types import Hit
 from ..library import Library, LibraryStatus, SearchResult
 from ..library.preview import file_text
@@ -65,7 +68,10 @@ class MainWindow(QMainWindow):
         self.models_ready = False
         self._seq = 0
         self._terms: list[str] = []
-        self._ui = QSettings(str(Path(config.data_dir) / "gui.ini"), QSettings.Format.IniFormat)
+        ini = Path(config.data_dir) / "gui.ini"
+        with contextlib.suppress(OSError):  # 0600 before Qt writes it (it holds the last query); Qt keeps the mode
+            create_private_file(ini)
+        self._ui = QSettings(str(ini), QSettings.Format.IniFormat)
 
         self.setWindowTitle("searchapp")
         self.setObjectName("mainWindow")
@@ -269,6 +275,7 @@ class MainWindow(QMainWindow):
     def _models_loaded(self, has_reranker: bool) -> None:
         self.models_ready = True
         self._show_models()
+        self._show_reranker_state()
 
     # -- status -----------------------------------------------------------------
     def refresh_status(self, then: Optional[Callable[[], None]] = None) -> None:
@@ -293,14 +300,21 @@ class MainWindow(QMainWindow):
         files = sum(st.files.values())
         self.index_label.setText(f"{st.chunks:,} passages in {files:,} files" + ("" if st.consistent else " — index not consistent"))
         self._show_models()
-        rr = st.reranker
-        if rr.get("available") == "yes":
+        self._show_reranker_state()
+        self.statusRefreshed.emit(st)
+
+    def _show_reranker_state(self) -> None:
+        """"Reranker: on" only once a cross-encoder has really loaded; until then "loading…"."""
+        rr = self.status.reranker if self.status is not None else {}
+        loaded = self.models_ready and self.library.reranker_loaded()
+        if loaded:
             self.reranker_label.setText("Reranker: on")
             self.notice.hide()
+        elif rr.get("available") == "yes" and not self.models_ready:
+            self.reranker_label.setText("Reranker: loading…")
         else:
             self.reranker_label.setText("Reranker: none")
-            self.show_reranker_notice(rr.get("message"))
-        self.statusRefreshed.emit(st)
+            self.show_reranker_notice(self.library.reranker_notice() or rr.get("message"))
 
     def _show_models(self) -> None:
         m = self.config.models
@@ -308,7 +322,14 @@ class MainWindow(QMainWindow):
         self.models_label.setText(f"Model: {os.path.basename(m.bi_encoder.rstrip('/')) or m.bi_encoder} ({m.pooling}){state}")
 
     def show_reranker_notice(self, message: Optional[str]) -> None:
-        why = "reranking is turned off in the settings" if not self.config.models.reranker else "no cross-encoder weights were found"
+        refused = self.library.reranker_refused() or (self.status.reranker.get("refused") if self.status else None)
+        if not self.config.models.reranker:
+            why = "reranking is turned off in the settings"
+        elif refused:  # the real reason in the notice itself, not only in its tooltip (escaped: it holds a path)
+            # a zero-width space after each "/" lets a long path wrap instead of widening the window
+            why = f"the model folder was refused: {html.escape(refused).replace('/', '/' + chr(0x200B))}"
+        else:
+            why = "no cross-encoder weights were found"
         self.notice_label.setText(
             f"<b>No reranker:</b> {why}, so results keep their first-stage order. "
             "Download one, or choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer).")

@@ -19,13 +19,14 @@ from typing import Optional
 import numpy as np
 
 from ..ann import VectorIndex
-from ..base.config import Config
+from ..base.config import Config, check_setting
 from ..base.errors import (ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, SearchAppError,
                            StoreError)
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..ingest.fsnames import real_path
 from ..store import Store
+from .data_dir import DB_NAME, open_data_dir, read_only_error
 from .lazy_encoder import LazyEncoder
 from .lock import writer_lock
 from .duplicates import DuplicateReport
@@ -39,7 +40,6 @@ from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_ind
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
-DB_NAME = "library.sqlite"
 COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
 
 log = logging.getLogger(__name__)
@@ -104,15 +104,20 @@ def _reads(method):
 
 
 class Library:
-    def __init__(self, config: Config, *, encoder=None, reranker=None) -> None:
-        """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model)."""
+    def __init__(self, config: Config, *, encoder=None, reranker=None, create: bool = True) -> None:
+        """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
+        `create=False` (read-only commands): a missing library is DataDirError "no library at DIR", never
+        a new empty one. A library this process cannot write opens read-only (`read_only`)."""
         self.config = config
         self.data_dir = Path(config.data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = Store(self.data_dir / DB_NAME)
+        self._dir_state = open_data_dir(self.data_dir, create=create)
+        self.read_only = self._dir_state.read_only
+        db = self.data_dir / DB_NAME
+        self.store = Store(db, readonly=True, immutable_ok=True) if self.read_only else Store(db)
         self._encoder = encoder
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
+        self._reranker_exc: Optional[ModelLoadError] = None
         self._identity = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
         self._query_encoder = None  # NumPy query encoder (models.query_encoder), False when not supported
         self._index: Optional[VectorIndex] = None
@@ -142,9 +147,17 @@ class Library:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
         st = getattr(self._local, "store", None)
         if st is None:
-            st = self._local.store = Store(self.data_dir / DB_NAME, readonly=True)
+            st = self._local.store = Store(self.data_dir / DB_NAME, readonly=True, immutable_ok=self.read_only)
             self._readers.append(st)
         return st
+
+    def open_notice(self) -> Optional[str]:
+        """Something to say once about opening the library (e.g. its permissions were tightened)."""
+        return self._dir_state.notice
+
+    def _require_writable(self) -> None:
+        if self.read_only:
+            raise read_only_error(self.data_dir)
 
     # -- models -------------------------------------------------------------
     @property
@@ -218,12 +231,32 @@ class Library:
                                               max_length=m.rerank_max_length, allow_download=m.allow_download,
                                               threads=m.threads)
             except ModelNotFoundError as exc:
-                self._reranker_error = str(exc)
-            except ModelLoadError as exc:
-                self._reranker_error = f"reranker could not be loaded: {exc}"
+                self._reranker_exc = exc
+                # Short: printed once per process beside results; `searchapp status` has the long story.
+                self._reranker_error = (f"cross-encoder {spec} is not installed, so results are not reranked "
+                                        "(point --reranker or [models] reranker at a model folder)")
+            except ModelLoadError as exc:  # found but refused (pickles only, custom code) or broken: say why
+                self._reranker_exc = exc
+                self._reranker_error = f"reranker not loaded: {exc}"
+
+    def require_reranker(self):
+        """The cross-encoder the user named explicitly: loaded, or its ModelLoadError raised (exit 5)."""
+        cross = self.reranker()
+        if cross is None:
+            raise self._reranker_exc or ModelNotFoundError(self._reranker_error or "no reranker configured")
+        return cross
 
     def reranker_notice(self) -> Optional[str]:
         return self._reranker_error
+
+    def reranker_loaded(self) -> bool:
+        return self._reranker is not None
+
+    def reranker_refused(self) -> Optional[str]:
+        """Why a reranker that exists was refused or failed to load (pickles only, custom code, broken), or
+        None (loaded, not tried yet, disabled or simply not installed)."""
+        exc = self._reranker_exc
+        return str(exc) if exc is not None and not isinstance(exc, ModelNotFoundError) else None
 
     # -- vector index -------------------------------------------------------
     def _dim(self) -> Optional[int]:
@@ -246,6 +279,8 @@ class Library:
     def _persist_repair(self) -> None:
         """Save a repaired index so the next open is clean, but only if no writer is busy: a syncing
         process saves its own newer index, and two savers would just overwrite each other's work."""
+        if self.read_only:
+            return
         try:
             with writer_lock(self.data_dir, wait=0):
                 self._save_index()
@@ -330,6 +365,7 @@ class Library:
                 raise ConfigError(f"{root} is indexed but cannot be read now (renamed, or on a drive that is not "
                                   f"connected); its passages are kept. `searchapp remove {root}` forgets it")
             raise ConfigError(f"no such file or folder: {root}")
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             roots = self.store.roots()
@@ -368,6 +404,7 @@ class Library:
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
              cancel: Optional[CancelToken] = None) -> SyncReport:
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             return self._sync(paths, progress, cancel)
@@ -376,6 +413,7 @@ class Library:
                      cancel: Optional[CancelToken] = None) -> SyncReport:
         """Sync only `changed` files and folders (e.g. from a file watcher): each is matched to the indexed
         root it lies under; the rest of every root is neither scanned nor read."""
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             by_root: dict[int, list[str]] = {}
@@ -431,6 +469,7 @@ class Library:
     def remove_folder(self, path: str | os.PathLike) -> int:
         """Forget a root and everything indexed under it; returns the number of files removed."""
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             row = self.store.root_by_path(root)
             if row is None:
@@ -457,6 +496,7 @@ class Library:
 
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
             missing = [r.path for r in self.store.roots() if missing_reason(r.path, self.store.has_files(r.id))]
@@ -484,8 +524,11 @@ class Library:
         problem = query_problem(query, mode)
         if problem:  # nothing to match or embed: no arbitrary hits
             return SearchResult(query, mode, [], False, notice=problem)
-        k = k or s.k
-        candidates = candidates or max(s.candidates, k)
+        # Per-call values obey the config's ranges (--k 0 or --candidates -1 is an error, not the default).
+        k = s.k if k is None else check_setting("search.k", k)
+        candidates = max(s.candidates, k) if candidates is None else check_setting("search.candidates", candidates)
+        if rerank_depth is not None:
+            check_setting("search.candidates", rerank_depth)
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                             rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters)
         encode_query = None
@@ -502,7 +545,7 @@ class Library:
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         for h in result.hits:  # a hit from a missing folder is still shown, marked as unavailable
             h.available = os.path.exists(real_path(h.path))
-        if want_rerank and cross is None:
+        if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
             result.notice = self._reranker_error
         return result
 
@@ -555,13 +598,16 @@ class Library:
         from ..models.resolve import resolve_model
 
         m = self.config.models
-        rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None}
+        rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None,
+                                         "refused": None}
         if m.reranker:
             try:
                 rer["path"] = str(resolve_model(m.reranker, kind="reranker", allow_download=False).path)
                 rer["available"] = "yes"
             except ModelLoadError as exc:
                 rer["message"] = str(exc)
+                if not isinstance(exc, ModelNotFoundError):  # found but refused: pickles only, custom code
+                    rer["refused"] = str(exc)
         notes = [n for n in (self.index_notice(),) if n]
         return LibraryStatus(
             data_dir=str(self.data_dir),
@@ -599,6 +645,7 @@ class Library:
         force_polling."""
         from .watch import LibraryWatcher  # watchdog is imported only when watching
 
+        self._require_writable()
         with self._lock:
             if self._watcher is None:
                 self._watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce,

@@ -189,7 +189,8 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
     # A path inside another one in scope is already covered by the outer one's scan.
     scope = [p for i, p in enumerate(scope) if not any(p.startswith(q.rstrip(os.sep) + os.sep) for q in scope[:i])]
     present = [Path(p) for p in scope if os.path.lexists(p)]
-    result = scan(present, config.scan, progress=progress, cancel=cancel) if present else ScanResult()
+    result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(root.path))
+              if present else ScanResult())
     existing: dict = {}
     for p in scope:
         existing.update(store.files_under(root.id, storable(p)))

@@ -10,7 +10,7 @@ from typing import Optional
 from ..base.config import Config
 from ..base.errors import SearchAppError
 from .hub import STAGING_PREFIX, folder_bytes, guess_role
-from .resolve import PACKAGED_NAMES, hf_cache_dir, packaged_model_path, weights_sha256
+from .resolve import PACKAGED_NAMES, hf_cache_dir, is_path_spec, packaged_model_path, weights_sha256
 
 __all__ = ["ModelEntry", "list_models"]
 
@@ -57,7 +57,7 @@ def list_models(config: Config, cache_dir: Optional[Path] = None) -> list[ModelE
         match = [e for e in entries if _same(e, spec)]
         if not match:
             folder = Path(spec).expanduser()
-            if folder.is_dir():
+            if is_path_spec(spec) and folder.is_dir():  # a hub id is never a folder under the cwd
                 e = _entry(role, str(folder.resolve()), "local", folder.resolve())
             else:
                 e = ModelEntry(role, spec, "missing", None, 0, None,
