@@ -21,7 +21,7 @@ from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
 from ..base.terminal import printable, use_color
 from . import models as models_cli
-from . import train_eval
+from . import discover, train_eval
 from .global_options import accept_after_command
 from .options import check_options
 from .progress import TerminalProgress
@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
+    discover.add_filter_options(s)
+    discover.add_parsers(sub)
 
     s = sub.add_parser("watch", help="keep the library current: sync every change under the indexed folders until Ctrl+C")
     s.add_argument("--debounce", type=float, default=1.0, metavar="SECONDS",
@@ -221,6 +223,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
     if args.no_rerank:
         config = config.replace(search={"rerank": False})
     mode = args.mode or config.search.mode
+    filters = discover.filters_from(args)
     with _library(config, create=False) as lib:
         if args.reranker and config.search.rerank:
             lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
@@ -228,7 +231,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
 
         def run(query: str):
             nonlocal notice_shown
-            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates)
+            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters)
             if res.notice and not notice_shown:
                 print(f"searchapp: note: {res.notice}", file=sys.stderr)
                 notice_shown = True
@@ -405,6 +408,8 @@ _COMMANDS = {
     "remove": cmd_remove,
     "reindex": cmd_reindex,
     "eval": cmd_eval,
+    "similar": discover.cmd_similar,
+    "duplicates": discover.cmd_duplicates,
     "train": train_eval.cmd_train,
     "config": cmd_config,
     "models": models_cli.cmd_models,

@@ -24,7 +24,9 @@ from ..base.types import Hit
 from ..library import Library, LibraryStatus, SearchResult
 from ..library.preview import file_text
 from ..library.reconfigure import needs_reindex, reopen_library
+from . import discover_actions
 from .errors import show_error
+from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_panel import LibraryPanel
 from .model_download import ModelDownloads
@@ -76,6 +78,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build_widgets()
         self._build_menu()
+        discover_actions.install(self)  # Similar files, Duplicates
         self._build_shortcuts()
         self._restore_ui_state()
 
@@ -117,6 +120,8 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.mode_box)
         bar.addWidget(self.rerank_box)
         bar.addWidget(self.k_box)
+        self.filter_bar = FilterBar()
+        self.filter_bar.changed.connect(lambda: self.search_box.text().strip() and self._debounce.start())
 
         self.notice = QFrame()
         self.notice.setObjectName("rerankerNotice")
@@ -178,6 +183,7 @@ class MainWindow(QMainWindow):
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addLayout(bar)
+        rl.addWidget(self.filter_bar)
         rl.addWidget(self.notice)
         rl.addWidget(self.right_split, 1)
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
@@ -415,9 +421,10 @@ class MainWindow(QMainWindow):
             return
         k, mode, rerank = self.k_box.value(), self.mode_box.currentText(), self.rerank_box.isChecked()
         depth = max(self.config.search.candidates, k)
-        lib = self.library
+        lib, filters = self.library, self.filter_bar.filters()
         # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
-        self.runner.submit(lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth),
+        self.runner.submit(lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
+                                                   filters=filters),
                            name="search", on_success=lambda res, s=seq: self._search_done(s, res, k),
                            on_error=lambda exc, tb, s=seq: s == self._seq and self._on_error(exc, tb))
 

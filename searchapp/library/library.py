@@ -30,6 +30,8 @@ from ..store import Store
 from .data_dir import DB_NAME, open_data_dir, read_only_error
 from .lazy_encoder import LazyEncoder
 from .lock import writer_lock
+from .duplicates import DuplicateReport
+from .filters import SearchFilters
 from .query_check import query_problem
 from .root_state import missing_reason, owning_root
 from .search import SearchRequest, SearchResult, run_search
@@ -544,7 +546,8 @@ class Library:
     # -- reads --------------------------------------------------------------
     @_reads
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None, rerank: Optional[bool] = None,
-               candidates: Optional[int] = None, rerank_depth: Optional[int] = None) -> SearchResult:
+               candidates: Optional[int] = None, rerank_depth: Optional[int] = None,
+               filters: Optional[SearchFilters] = None) -> SearchResult:
         s = self.config.search
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
@@ -558,7 +561,7 @@ class Library:
         if rerank_depth is not None:
             check_setting("search.candidates", rerank_depth)
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
-                            rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k)
+                            rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters)
         encode_query = None
         index = None
         if mode != "lexical":
@@ -576,6 +579,35 @@ class Library:
         if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
             result.notice = self._reranker_error
         return result
+
+    @_reads
+    def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
+                filters: Optional[SearchFilters] = None) -> SearchResult:
+        """Files most like the indexed file `path` (or its page `page`), from stored vectors only: no model
+        is loaded. Hits are files (best passage pair shown); see similar.py for the score."""
+        from .similar import find_similar
+
+        index = self.index()
+        if index is not None:
+            index.set_ef(self.config.index.ef_search)
+        return find_similar(self.reader(), index, self._dim(), path, page=page, k=k or self.config.search.k,
+                            filters=filters)
+
+    @_reads
+    def duplicates(self, threshold: Optional[float] = None, progress: Optional[ProgressFn] = None,
+                   cancel: Optional[CancelToken] = None) -> DuplicateReport:
+        """Exact copies (same sha256) and near duplicates (same meaning) among indexed files; no model is
+        loaded. See duplicates.py for the similarity and DEFAULT_THRESHOLD for how the default was chosen."""
+        from .duplicates import DEFAULT_THRESHOLD, find_duplicates
+
+        index = self.index()
+        try:
+            return find_duplicates(self.reader(), index, self._dim(),
+                                   threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                                   progress=progress, cancel=cancel)
+        finally:
+            if index is not None:
+                index.set_ef(self.config.index.ef_search)
 
     @_reads
     def status(self) -> LibraryStatus:

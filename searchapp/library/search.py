@@ -12,6 +12,7 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.types import Hit, StageRanks, StageScores
 from ..store import Store
+from .filters import FilterScope, SearchFilters
 from .fusion import reciprocal_rank_fusion
 
 __all__ = ["SearchResult", "SearchRequest", "run_search"]
@@ -25,6 +26,7 @@ class SearchRequest:
     candidates: int  # per retriever
     rerank_depth: int  # how many fused candidates the cross-encoder reads
     rrf_k: int = 60
+    filters: Optional[SearchFilters] = None  # restrict to files; applied before the top k are cut
 
 
 @dataclass
@@ -35,9 +37,13 @@ class SearchResult:
     reranked: bool
     notice: Optional[str] = None  # e.g. why reranking did not run
     timings_ms: dict[str, float] = field(default_factory=dict)
+    filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
 
     def to_json(self) -> dict:
-        return {"query": self.query, "mode": self.mode, "reranked": self.reranked, "hits": [h.to_json() for h in self.hits]}
+        out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "hits": [h.to_json() for h in self.hits]}
+        if self.filter_stats is not None:
+            out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
+        return out
 
 
 def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
@@ -49,16 +55,23 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     want_dense = req.mode in ("dense", "hybrid")
     want_lexical = req.mode in ("lexical", "hybrid")
     qvec = None
+    scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
+    if scope is not None:
+        timings["filter"] = _ms(t0)
     dense: list[tuple[int, float]] = []
     if want_dense and encode_query is not None and index is not None and len(index):
         qvec = encode_query(req.query)
         timings["encode"] = _ms(t0)
-        ids, sims = index.search(qvec, req.candidates)
+        if scope is not None:
+            ids, sims = scope.dense(index, qvec, req.candidates, index.dim)
+        else:
+            ids, sims = index.search(qvec, req.candidates)
         dense = [(int(i), float(s)) for i, s in zip(ids[0], sims[0])]
         timings["dense"] = _ms(t0)
     lexical: list[tuple[int, float]] = []
     if want_lexical:
-        lexical = store.search_lexical(req.query, req.candidates)
+        lexical = (scope.lexical(req.query, req.candidates) if scope is not None
+                   else store.search_lexical(req.query, req.candidates))
         timings["lexical"] = _ms(t0)
 
     dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
@@ -104,7 +117,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     for r, h in enumerate(hits, start=1):
         h.ranks.final = r
     timings["total"] = _ms(t0)
-    return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings)
+    return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
+                        filter_stats=scope.stats if scope is not None else None)
 
 
 def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray]) -> None:

@@ -1,0 +1,109 @@
+"""`searchapp similar`, `searchapp duplicates` and the search filters (--in, --type, --after, --before).
+
+Both commands only read: they use stored vectors, never load a model, and never create a library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from typing import Any
+
+from ..base.config import Config
+
+__all__ = ["add_parsers", "add_filter_options", "filters_from", "cmd_similar", "cmd_duplicates"]
+
+
+def add_filter_options(s: argparse.ArgumentParser) -> None:
+    g = s.add_argument_group("filters (applied before the top k are cut)")
+    g.add_argument("--in", dest="within", action="append", default=[], metavar="PATH",
+                   help="only files at or below this folder (repeatable)")
+    g.add_argument("--type", dest="types", action="append", default=[], metavar="EXT[,EXT]",
+                   help="only these file types, by extension, e.g. pdf,docx")
+    g.add_argument("--after", metavar="YYYY-MM-DD", help="only files modified on or after this day (local time)")
+    g.add_argument("--before", metavar="YYYY-MM-DD", help="only files modified before this day (local time)")
+
+
+def filters_from(args: argparse.Namespace):
+    """SearchFilters from the flags, or None when none was given (ConfigError, exit 2, on a bad value)."""
+    from ..library.filters import SearchFilters
+
+    f = SearchFilters.build(getattr(args, "within", []) or [], getattr(args, "types", []) or [],
+                            getattr(args, "after", None), getattr(args, "before", None))
+    return f if f.active else None
+
+
+def add_parsers(sub: Any) -> None:
+    s = sub.add_parser("similar", help="files most like an indexed file (more like this), from stored vectors")
+    s.add_argument("path", metavar="PATH", help="an indexed file")
+    s.add_argument("--page", type=int, help="only this page of PATH (1-based) is the source")
+    s.add_argument("--k", type=int, help="number of files (default from config: 10)")
+    s.add_argument("--json", action="store_true", help="print JSON (the shape of `search --json`)")
+    add_filter_options(s)
+
+    s = sub.add_parser("duplicates", help="exact copies and near duplicates (rewordings) among indexed files")
+    s.add_argument("--threshold", type=float, metavar="T",
+                   help="similarity 0..1 above which two files count as near duplicates (default 0.80)")
+    s.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _open_existing(config: Config):
+    """The library; a missing one is "no library at DIR" (exit 2): a read never creates one."""
+    from ..library import Library
+
+    return Library(config, create=False)
+
+
+def cmd_similar(args, config: Config, progress, cancel) -> int:
+    if args.k is not None and args.k < 1 or args.page is not None and args.page < 1:
+        print("searchapp: error: --k and --page must be at least 1", file=sys.stderr)
+        return 2
+    filters = filters_from(args)
+    with _open_existing(config) as lib:
+        res = lib.similar(args.path, page=args.page, k=args.k, filters=filters)
+    if args.json:
+        print(json.dumps(res.to_json()))
+        return 0
+    if not res.hits:
+        print("no similar files")
+        return 0
+    for rank, h in enumerate(res.hits, start=1):
+        where = h.path + (f"  (page {h.page})" if h.page else "")
+        print(f"{rank:>2}. {where}")
+        print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}")
+        for label, text in (("this:", h.source_text), ("that:", h.text)):
+            snippet = " ".join(text.split())
+            snippet = snippet[:200] + ("…" if len(snippet) > 200 else "")
+            print(textwrap.fill(f"{label} {snippet}", width=100, initial_indent="    ", subsequent_indent="          "))
+    return 0
+
+
+def cmd_duplicates(args, config: Config, progress, cancel) -> int:
+    if args.threshold is not None and not 0.0 < args.threshold <= 1.0:
+        print(f"searchapp: error: --threshold must be in (0, 1], got {args.threshold}", file=sys.stderr)
+        return 2
+    with _open_existing(config) as lib:
+        rep = lib.duplicates(args.threshold, progress=progress, cancel=cancel)
+    progress.close()
+    if args.json:
+        print(json.dumps(rep.to_json()))
+        return 0
+    if not rep.exact and not rep.near:
+        print("no duplicates")
+        return 0
+    if rep.exact:
+        print(f"exact copies ({len(rep.exact)} groups):")
+        for group in rep.exact:
+            print("  " + "\n  = ".join(group))
+    if rep.near:
+        print(f"near duplicates ({len(rep.near)} pairs, similarity >= {rep.threshold:.2f}):")
+        for p in rep.near:
+            print(f"  {p.similarity:.3f}  {p.a}\n         {p.b}")
+            if p.pairs:
+                best = p.pairs[0]
+                for label, text in (("a:", best.a_text), ("b:", best.b_text)):
+                    snippet = " ".join(text.split())
+                    print(f"         {label} {snippet[:120]}{'…' if len(snippet) > 120 else ''}")
+    return 0

@@ -1,0 +1,174 @@
+"""The Duplicates window: exact copies and near duplicates, with the matching passages side by side.
+
+It only shows a DuplicateReport; the main window runs `Library.duplicates` on its job pool and hands
+the report over. Open / Show in folder go back through the main window's opener (indexed paths only).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from typing import Optional
+
+from PySide6.QtCore import QUrl, Qt, Signal
+from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from ..base.types import Hit
+from ..library import DuplicateReport, NearPair
+from .preview import PASSAGE_STYLE, file_url, folder_url
+
+__all__ = ["DuplicatesWindow"]
+
+ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def _hit(path: str, page: Optional[int] = None) -> Hit:
+    return Hit(chunk_id=-1, path=path, page=page, start=0, end=0, text="")
+
+
+class _Side(QWidget):
+    """One side of a pair: its path, Open and Show in folder, and its matching passages."""
+
+    openRequested = Signal(QUrl)
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.path: Optional[str] = None
+        self.page: Optional[int] = None
+        self.title = QLabel("")
+        self.title.setObjectName(f"dup{name}Title")
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.open_button = QPushButton("Open")
+        self.open_button.setObjectName(f"dup{name}Open")
+        self.folder_button = QPushButton("Show in folder")
+        self.folder_button.setObjectName(f"dup{name}Folder")
+        self.open_button.clicked.connect(lambda: self.path and self.openRequested.emit(file_url(_hit(self.path, self.page))))
+        self.folder_button.clicked.connect(lambda: self.path and self.openRequested.emit(folder_url(_hit(self.path))))
+        self.browser = QTextBrowser()
+        self.browser.setObjectName(f"dup{name}Passages")
+        self.browser.setOpenLinks(False)
+        self.browser.setOpenExternalLinks(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.folder_button)
+        buttons.addStretch(1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.title)
+        lay.addLayout(buttons)
+        lay.addWidget(self.browser, 1)
+        self.show_file(None, [])
+
+    def show_file(self, path: Optional[str], passages: list[tuple[float, str, Optional[int]]]) -> None:
+        self.path = path
+        self.page = passages[0][2] if passages else None
+        self.title.setText(f"<b>{html.escape(os.path.basename(path))}</b><br>{html.escape(os.path.dirname(path))}"
+                           if path else "")
+        self.open_button.setEnabled(bool(path))
+        self.folder_button.setEnabled(bool(path))
+        blocks = []
+        for n, (sim, text, page) in enumerate(passages, start=1):
+            where = f", page {page}" if page else ""
+            blocks.append(f"<p><b>#{n}</b> <small>cosine {sim:.3f}{where}</small><br>"
+                          f'<span style="{PASSAGE_STYLE}white-space:pre-wrap;">{html.escape(text)}</span></p>')
+        self.browser.setHtml("".join(blocks))
+
+
+class DuplicatesWindow(QWidget):
+    openRequested = Signal(QUrl)
+    refreshRequested = Signal(float)  # the threshold to search with
+
+    def __init__(self, threshold: float, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setWindowTitle("Duplicates — searchapp")
+        self.setObjectName("duplicatesWindow")
+        self.report: Optional[DuplicateReport] = None
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setObjectName("dupThreshold")
+        self.threshold.setRange(0.5, 1.0)
+        self.threshold.setSingleStep(0.01)
+        self.threshold.setDecimals(2)
+        self.threshold.setValue(threshold)
+        self.threshold.setToolTip("Two files are near duplicates when, both ways, their passages match this well "
+                                  "on average (cosine of the best-matching passage)")
+        self.refresh_button = QPushButton("Find duplicates")
+        self.refresh_button.setObjectName("dupRefresh")
+        self.refresh_button.clicked.connect(lambda: self.refreshRequested.emit(self.threshold.value()))
+        self.summary = QLabel("")
+        self.summary.setObjectName("dupSummary")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Near-duplicate threshold:"))
+        top.addWidget(self.threshold)
+        top.addWidget(self.refresh_button)
+        top.addWidget(self.summary, 1)
+
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("dupTree")
+        self.tree.setHeaderLabels(["Files", "Similarity"])
+        self.tree.setColumnWidth(0, 290)
+        self.tree.currentItemChanged.connect(self._selected)
+        self.side_a, self.side_b = _Side("A"), _Side("B")
+        for side in (self.side_a, self.side_b):
+            side.openRequested.connect(self.openRequested)
+        pair = QWidget()
+        grid = QGridLayout(pair)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.side_a, 0, 0)
+        grid.addWidget(self.side_b, 0, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.tree)
+        split.addWidget(pair)
+        split.setSizes([380, 820])
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(split, 1)
+        self.resize(1200, 640)
+
+    def set_busy(self) -> None:
+        self.refresh_button.setEnabled(False)
+        self.summary.setText("Looking for duplicates…")
+
+    def set_report(self, report: DuplicateReport) -> None:
+        self.report = report
+        self.refresh_button.setEnabled(True)
+        self.summary.setText(f"{len(report.exact)} groups of exact copies, {len(report.near)} near-duplicate pairs "
+                             f"(threshold {report.threshold:.2f})")
+        self.tree.clear()
+        exact = QTreeWidgetItem(self.tree, [f"Exact copies ({len(report.exact)} groups)", ""])
+        for group in report.exact:
+            g = QTreeWidgetItem(exact, [f"{len(group)} × {os.path.basename(group[0])}", "1.000"])
+            g.setData(0, ITEM_ROLE, group)
+            for path in group:
+                QTreeWidgetItem(g, [path, ""]).setData(0, ITEM_ROLE, [path])
+        near = QTreeWidgetItem(self.tree, [f"Near duplicates ({len(report.near)} pairs)", ""])
+        for p in report.near:
+            item = QTreeWidgetItem(near, [f"{os.path.basename(p.a)}  ≈  {os.path.basename(p.b)}", f"{p.similarity:.3f}"])
+            item.setToolTip(0, f"{p.a}\n{p.b}")
+            item.setData(0, ITEM_ROLE, p)
+        self.tree.expandAll()
+        first = near.child(0) or (exact.child(0) if exact.childCount() else None)
+        if first is not None:
+            self.tree.setCurrentItem(first)
+        else:
+            self._show(None)
+
+    def _selected(self, current: Optional[QTreeWidgetItem], _previous=None) -> None:
+        self._show(current.data(0, ITEM_ROLE) if current is not None else None)
+
+    def _show(self, what) -> None:
+        if isinstance(what, NearPair):
+            self.side_a.show_file(what.a, [(q.similarity, q.a_text, q.a_page) for q in what.pairs])
+            self.side_b.show_file(what.b, [(q.similarity, q.b_text, q.b_page) for q in what.pairs])
+        elif isinstance(what, list) and what:  # an exact group (or one file of it): identical bytes
+            self.side_a.show_file(what[0], [])
+            self.side_b.show_file(what[1] if len(what) > 1 else None, [])
+        else:
+            self.side_a.show_file(None, [])
+            self.side_b.show_file(None, [])
+
+    def selected_pair(self) -> Optional[NearPair]:
+        item = self.tree.currentItem()
+        what = item.data(0, ITEM_ROLE) if item is not None else None
+        return what if isinstance(what, NearPair) else None

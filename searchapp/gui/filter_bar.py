@@ -1,0 +1,96 @@
+"""The filter bar under the query: folder, file types and a modified-date range for every search and "Similar files"."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QDate, Signal
+from PySide6.QtWidgets import QCheckBox, QDateEdit, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+
+from ..base.errors import ConfigError
+from ..library import SearchFilters
+
+__all__ = ["FilterBar"]
+
+
+class FilterBar(QWidget):
+    changed = Signal()  # any filter field was edited; the window searches again
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("filterBar")
+        self.folder = QLineEdit()
+        self.folder.setObjectName("filterFolder")
+        self.folder.setPlaceholderText("In folder (any)")
+        self.folder.setClearButtonEnabled(True)
+        self.folder.setToolTip("Only files at or below this folder; several folders separated by ';'")
+        browse = QPushButton("…")
+        browse.setToolTip("Choose a folder")
+        browse.setFixedWidth(28)
+        browse.clicked.connect(self._browse)
+        self.types = QLineEdit()
+        self.types.setObjectName("filterTypes")
+        self.types.setPlaceholderText("Types, e.g. pdf,docx")
+        self.types.setClearButtonEnabled(True)
+        self.types.setMaximumWidth(130)
+        self.after_on, self.before_on = QCheckBox("After"), QCheckBox("Before")
+        self.after_on.setObjectName("filterAfterOn")
+        self.before_on.setObjectName("filterBeforeOn")
+        self.after, self.before = QDateEdit(), QDateEdit()
+        for name, edit, on, default in (("filterAfter", self.after, self.after_on, QDate.currentDate().addYears(-1)),
+                                        ("filterBefore", self.before, self.before_on, QDate.currentDate().addDays(1))):
+            edit.setObjectName(name)
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setDate(default)
+            edit.setVisible(False)  # shown when its box is ticked: the bar stays narrow (the window's minimum)
+            on.toggled.connect(edit.setVisible)
+            on.toggled.connect(lambda *_: self.changed.emit())
+            edit.dateChanged.connect(lambda *_, on=on: on.isChecked() and self.changed.emit())
+        self.error = QLabel("")
+        self.error.setObjectName("filterError")
+        self.error.setStyleSheet("color:#b00020;")
+        self.folder.editingFinished.connect(self.changed.emit)
+        self.types.editingFinished.connect(self.changed.emit)
+        clear = QPushButton("Clear")
+        clear.setToolTip("Clear every filter")
+        clear.setObjectName("filterClear")
+        clear.clicked.connect(self.clear)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(QLabel("Filter:"))
+        lay.addWidget(self.folder, 1)
+        lay.addWidget(browse)
+        lay.addWidget(self.types)
+        for w in (self.after_on, self.after, self.before_on, self.before, self.error, clear):
+            lay.addWidget(w)
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Only files in this folder")
+        if path:
+            self.folder.setText(path)
+            self.changed.emit()
+
+    def clear(self) -> None:
+        self.folder.clear()
+        self.types.clear()
+        self.after_on.setChecked(False)
+        self.before_on.setChecked(False)
+        self.changed.emit()
+
+    def filters(self) -> Optional[SearchFilters]:
+        """The filters as typed, or None when none is set. A bad field is shown in red and ignored."""
+        folders = [f.strip() for f in self.folder.text().split(";") if f.strip()]
+        after = self.after.date().toString("yyyy-MM-dd") if self.after_on.isChecked() else None
+        before = self.before.date().toString("yyyy-MM-dd") if self.before_on.isChecked() else None
+        try:
+            f = SearchFilters.build(folders, [self.types.text()], after, before)
+            self.error.setText("")
+        except ConfigError as exc:
+            self.error.setText(str(exc).replace("--type", "Types").replace("--after", "After")
+                               .replace("--before", "Before"))
+            try:
+                f = SearchFilters.build(folders, [], None, None)
+            except ConfigError:
+                return None
+        return f if f.active else None

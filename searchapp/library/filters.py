@@ -1,0 +1,203 @@
+"""Search filters: a folder subtree, file types and a modified-date range, applied before the top k are cut.
+
+A filter becomes a set of allowed chunk ids (one SQL query over files ⋈ chunks). The dense side then
+either scores the allowed passages' stored vectors exactly (small sets: cheaper and exact), or widens
+the vector-index search until k allowed passages are found; the lexical side joins FTS5 to the files
+table. `FilterScope.stats` says which way was taken and how far it went.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+import numpy as np
+
+from ..ann import VectorIndex
+from ..base.errors import ConfigError, StoreError
+from ..store import Store, fts_query
+from ..store.cjk import CJK_TABLE, cjk_query
+from .blas import one_blas_thread
+
+__all__ = ["SearchFilters", "FilterScope", "parse_date", "parse_types", "EXACT_SUBSET_MAX"]
+
+# At or below this many allowed passages the dense side reads their stored vectors and scores them all
+# (1% of 100k = 1,000 vectors: ~2 MB, a few ms); above it, the vector index is searched ever wider.
+EXACT_SUBSET_MAX = 20_000
+WIDEN_FACTOR = 4
+_TYPE = re.compile(r"^[a-z0-9]{1,16}$")
+
+
+def parse_date(text: str, what: str) -> float:
+    """YYYY-MM-DD -> the start of that day in local time, as seconds since the epoch (ConfigError if bad)."""
+    try:
+        day = _dt.date.fromisoformat(text.strip())
+    except (ValueError, AttributeError):
+        raise ConfigError(f"{what} must be a date like 2026-01-31, got {text!r}") from None
+    return time.mktime((day.year, day.month, day.day, 0, 0, 0, 0, 0, -1))
+
+
+def parse_types(values: Iterable[str]) -> tuple[str, ...]:
+    """"pdf,docx" / ".PDF" -> ("pdf", "docx"): file-name extensions, lower case, no dot."""
+    out: list[str] = []
+    for value in values:
+        for part in value.split(","):
+            t = part.strip().lower().lstrip(".")
+            if not t:
+                continue
+            if not _TYPE.match(t):
+                raise ConfigError(f"--type wants file extensions like pdf,docx; got {part.strip()!r}")
+            out.append(t)
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Which files a search may return. Empty fields do not restrict; all given fields must hold."""
+
+    folders: tuple[str, ...] = ()  # absolute paths; a file at or below any of them
+    types: tuple[str, ...] = ()  # extensions without the dot, lower case
+    after: Optional[float] = None  # modified at or after (seconds since the epoch)
+    before: Optional[float] = None  # modified strictly before
+
+    @classmethod
+    def build(cls, folders: Sequence[str] = (), types: Iterable[str] = (), after: Optional[str] = None,
+              before: Optional[str] = None) -> "SearchFilters":
+        """From user input (CLI flags, the GUI's filter bar); dates are YYYY-MM-DD in local time."""
+        folders = tuple(os.path.abspath(os.path.expanduser(f)) for f in folders if f)
+        a = parse_date(after, "--after") if after else None
+        b = parse_date(before, "--before") if before else None
+        if a is not None and b is not None and a >= b:
+            raise ConfigError(f"--after {after} is not before --before {before}: no file can match")
+        return cls(folders, parse_types(types), a, b)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.folders or self.types or self.after is not None or self.before is not None)
+
+    def where(self) -> tuple[str, list]:
+        """A WHERE fragment over `files f` and its parameters (never formatted from user text)."""
+        clauses: list[str] = ["f.status = 'indexed'"]
+        params: list = []
+        if self.folders:
+            ors = []
+            for folder in self.folders:
+                below = folder.rstrip(os.sep) + os.sep
+                ors.append("(f.path = ? OR (f.path >= ? AND f.path < ?))")
+                params += [folder, below, below[:-1] + chr(ord(os.sep) + 1)]
+            clauses.append("(" + " OR ".join(ors) + ")")
+        if self.types:
+            clauses.append("(" + " OR ".join("lower(f.path) LIKE ?" for _ in self.types) + ")")
+            params += [f"%.{t}" for t in self.types]
+        if self.after is not None:
+            clauses.append("f.mtime_ns >= ?")
+            params.append(int(self.after * 1e9))
+        if self.before is not None:
+            clauses.append("f.mtime_ns < ?")
+            params.append(int(self.before * 1e9))
+        return " AND ".join(clauses), params
+
+    def to_json(self) -> dict:
+        day = lambda t: None if t is None else time.strftime("%Y-%m-%d", time.localtime(t))  # noqa: E731
+        return {"in": list(self.folders), "type": list(self.types), "after": day(self.after), "before": day(self.before)}
+
+
+@dataclass
+class FilterScope:
+    """The passages a filtered search may return, and the two retrievers restricted to them."""
+
+    store: Store
+    filters: SearchFilters
+    ids: np.ndarray = field(init=False)  # allowed chunk ids, sorted int64
+    stats: dict = field(init=False)
+
+    def __post_init__(self) -> None:
+        where, params = self.filters.where()
+        try:
+            # CROSS JOIN keeps files as the outer loop (SQLite's rule): the matching files first, then their
+            # passages by the chunks_file index. Left to the planner, a file-type filter scanned every chunk.
+            rows = self.store.conn.execute(
+                f"SELECT c.id FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where}", params)
+            self.ids = np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64))
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"filtered search failed: {exc}") from exc
+        self.stats = {"filter": self.filters.to_json(), "allowed_passages": int(len(self.ids))}
+
+    def allows(self, chunk_ids: np.ndarray) -> np.ndarray:
+        return np.isin(chunk_ids, self.ids, assume_unique=False)
+
+    def dense(self, index: VectorIndex, queries: np.ndarray, k: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top min(k, allowed) allowed labels and similarities per query row, best first (like index.search)."""
+        q = np.atleast_2d(np.asarray(queries, dtype=np.float32))
+        n_allowed = len(self.ids)
+        k = min(int(k), n_allowed)
+        if k <= 0:
+            self.stats["dense_strategy"] = "none"
+            return np.empty((len(q), 0), np.int64), np.empty((len(q), 0), np.float32)
+        if n_allowed <= EXACT_SUBSET_MAX or index is None:
+            return self._exact(q, k, dim)
+        return self._widened(index, q, k)
+
+    def _exact(self, q: np.ndarray, k: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        ids, vecs = self.store.vectors(self.ids.tolist(), dim)
+        with one_blas_thread():
+            scores = q @ vecs.T  # stored vectors are unit rows
+        top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        self.stats.update(dense_strategy="exact over the allowed passages", dense_examined=int(len(ids)))
+        return ids[top], np.clip(np.take_along_axis(scores, top, axis=1), -1.0, 1.0).astype(np.float32)
+
+    def _widened(self, index: VectorIndex, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Ask the index for k / selectivity (x2) neighbours, keep the allowed ones, and widen x4 until each
+        query row has k of them or the whole index was read."""
+        share = max(len(self.ids) / max(len(index), 1), 1e-6)
+        depth = min(len(index), int(k / share * 2) + k)
+        rounds = 0
+        while True:
+            rounds += 1
+            labels, sims = index.search(q, depth)  # hnsw: ef follows depth
+            ok = self.allows(labels.reshape(-1)).reshape(labels.shape)
+            if (ok.sum(axis=1) >= k).all() or depth >= len(index):
+                break
+            depth = min(len(index), depth * WIDEN_FACTOR)
+        out_ids = np.zeros((len(q), k), np.int64)
+        out_sims = np.full((len(q), k), -1.0, np.float32)
+        for r in range(len(q)):
+            keep_l, keep_s = labels[r][ok[r]][:k], sims[r][ok[r]][:k]
+            out_ids[r, : len(keep_l)], out_sims[r, : len(keep_s)] = keep_l, keep_s
+        self.stats.update(dense_strategy="vector index, widened", dense_examined=int(depth), dense_rounds=rounds)
+        if not (ok.sum(axis=1) >= k).all():  # fewer than k allowed were reachable: trim to the shortest row
+            n = int(ok.sum(axis=1).min())
+            out_ids, out_sims = out_ids[:, :n], out_sims[:, :n]
+        return out_ids, out_sims
+
+    def lexical(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """BM25 over the allowed files' passages: FTS5 joined to files, so no id list is sent to SQLite.
+        CJK words also match as character pairs in their own table, adding up as in Store.search_lexical."""
+        expr = fts_query(query)
+        if expr is None or not len(self.ids):
+            return []
+        found = self._bm25("chunks_fts", expr, limit)
+        cjk = cjk_query(query)
+        if cjk is not None:
+            scores = dict(found)
+            for cid, s in self._bm25(CJK_TABLE, cjk, limit):
+                scores[cid] = scores.get(cid, 0.0) + s
+            found = sorted(scores.items(), key=lambda kv: -kv[1])[: int(limit)]
+        self.stats["lexical_strategy"] = "FTS5 joined to the filtered files"
+        return found
+
+    def _bm25(self, table: str, expr: str, limit: int) -> list[tuple[int, float]]:
+        where, params = self.filters.where()
+        sql = (f"SELECT {table}.rowid, bm25({table}) AS s FROM {table} "  # table: a constant
+               f"JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id "
+               f"WHERE {table} MATCH ? AND {where} ORDER BY s LIMIT ?")
+        try:
+            rows = self.store.conn.execute(sql, [expr, *params, int(limit)]).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"lexical search failed: {exc}") from exc
+        return [(int(r[0]), -float(r[1])) for r in rows]

@@ -1,0 +1,123 @@
+"""More like this: files ranked by similarity to one indexed file (or one page of it), from stored vectors only.
+
+No text is encoded and no model is loaded: the source file's passage vectors come from SQLite, their
+nearest neighbours from the vector index gather candidate files, and each candidate is then scored
+exactly against the source:
+
+    file score = mean over the source's passages of the best cosine to any passage of the candidate
+
+i.e. how much of the source the candidate also says (1.0: every source passage has an identical one
+there). The best passage pair is kept to show why a file matched. The source file itself is excluded.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ..ann import VectorIndex
+from ..base.errors import ConfigError
+from ..base.types import Hit, StageRanks, StageScores
+from ..store import Store
+from .blas import one_blas_thread
+from .filters import FilterScope, SearchFilters
+from .search import SearchResult
+
+__all__ = ["SimilarHit", "find_similar", "MAX_SOURCE_PASSAGES"]
+
+MAX_SOURCE_PASSAGES = 256  # a long source is sampled evenly: its score barely moves, the work is bounded
+NEIGHBOURS = 50  # per source passage, before the source's own passages are dropped
+RESCORE_FILES = 5  # candidate files scored exactly: RESCORE_FILES x k, best first by their best pair
+
+
+@dataclass
+class SimilarHit(Hit):
+    """A similar file: `text`/`page` are its best-matching passage; `source_*` the source passage it matched."""
+
+    source_text: str = ""
+    source_page: Optional[int] = None
+    best_pair: float = 0.0  # cosine of the best passage pair
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        out["similarity"] = self.scores.dense
+        out["source"] = {"page": self.source_page, "text": self.source_text, "similarity": self.best_pair}
+        return out
+
+
+def _file_ids(store: Store, chunk_ids: list[int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for i in range(0, len(chunk_ids), 500):
+        part = chunk_ids[i:i + 500]
+        rows = store.conn.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)
+        out.update(rows.fetchall())
+    return out
+
+
+def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int], path: str, *,
+                 page: Optional[int] = None, k: int = 10, filters: Optional[SearchFilters] = None) -> SearchResult:
+    t0 = time.perf_counter()
+    ms = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
+    source = store.file_by_path(os.path.abspath(os.path.expanduser(path)))
+    if source is None or source.status != "indexed":
+        raise ConfigError(f"{path} is not an indexed file of this library (`searchapp status` lists what is)")
+    sql = "SELECT id FROM chunks WHERE file_id = ?" + (" AND page = ?" if page is not None else "") + " ORDER BY ordinal"
+    src_ids = [r[0] for r in store.conn.execute(sql, (source.id, page) if page is not None else (source.id,))]
+    if not src_ids:
+        where = f"page {page} of {path}" if page is not None else path
+        raise ConfigError(f"{where} has no indexed passages")
+    if len(src_ids) > MAX_SOURCE_PASSAGES:
+        src_ids = [src_ids[i] for i in np.linspace(0, len(src_ids) - 1, MAX_SOURCE_PASSAGES).astype(int)]
+    result = SearchResult(source.path, "similar", [], False)
+    scope = FilterScope(store, filters) if filters is not None and filters.active else None
+    if index is None or not len(index) or dim is None:
+        return result
+    _, src_vecs = store.vectors(src_ids, dim)
+
+    # 1. Candidate files: the files of the source passages' nearest neighbours, by their best pair.
+    depth = NEIGHBOURS + min(source.n_chunks, 4 * NEIGHBOURS)  # the source's own passages come back too
+    if scope is not None:
+        scope.ids = scope.ids[~np.isin(scope.ids, np.array(src_ids))]
+        labels, sims = scope.dense(index, src_vecs, depth, dim)
+    else:
+        labels, sims = index.search(src_vecs, min(depth, len(index)))
+    result.timings_ms["neighbours"] = ms()
+    owner = _file_ids(store, np.unique(labels).tolist())
+    best: dict[int, float] = {}
+    for lab, sim in zip(labels.reshape(-1).tolist(), sims.reshape(-1).tolist()):
+        fid = owner.get(lab)
+        if fid is not None and fid != source.id and sim > best.get(fid, -2.0):
+            best[fid] = sim
+    shortlist = sorted(best, key=lambda f: -best[f])[: max(RESCORE_FILES * k, 20)]
+
+    # 2. Exact file scores from every stored vector of each shortlisted file.
+    scored = []
+    for fid in shortlist:
+        cand_ids = [r[0] for r in store.conn.execute("SELECT id FROM chunks WHERE file_id = ?", (fid,))]
+        ids, vecs = store.vectors(cand_ids, dim)
+        if not len(ids):
+            continue
+        with one_blas_thread():
+            s = src_vecs @ vecs.T  # (source passages, candidate passages)
+        i, j = np.unravel_index(int(np.argmax(s)), s.shape)
+        scored.append((float(s.max(axis=1).mean()), float(s[i, j]), src_ids[i], int(ids[j])))
+    scored.sort(key=lambda t: (-t[0], -t[1]))
+    scored = scored[:k]
+    result.timings_ms["rescore"] = ms()
+    rows = store.chunks([c for t in scored for c in (t[2], t[3])])
+    for rank, (score, pair, src_cid, cid) in enumerate(scored, start=1):
+        row, src = rows.get(cid), rows.get(src_cid)
+        if row is None or src is None:  # deleted by a sync since the vectors were read
+            continue
+        result.hits.append(SimilarHit(
+            chunk_id=cid, path=row.path, page=row.page, start=row.start, end=row.end, text=row.text,
+            scores=StageScores(dense=min(max(score, -1.0), 1.0)), ranks=StageRanks(dense=rank, final=len(result.hits) + 1),
+            source_text=src.text, source_page=src.page, best_pair=min(pair, 1.0)))
+    result.timings_ms["total"] = ms()
+    if scope is not None:
+        result.filter_stats = scope.stats
+    return result

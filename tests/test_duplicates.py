@@ -1,0 +1,108 @@
+"""Duplicates: exact copies by sha256 and near duplicates (rewordings) from the HNSW graph of stored vectors."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import discover_corpus
+from searchapp.base.errors import ConfigError
+from searchapp.cli.main import main
+from searchapp.library import Library
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory, packaged_encoder):
+    from searchapp.base.config import load_config
+
+    root = tmp_path_factory.mktemp("dups")
+    docs = discover_corpus.make(root / "docs")
+    config = load_config(root / "library", env={})
+    with Library(config, encoder=packaged_encoder) as lib:
+        lib.add_folder(docs)
+    return docs, config
+
+
+def rel(docs: Path, p: str) -> str:
+    return Path(p).relative_to(docs).as_posix()
+
+
+def test_exact_groups_and_near_pairs(indexed):
+    docs, config = indexed
+    with Library(config) as lib:
+        rep = lib.duplicates(threshold=0.75)
+        assert lib._encoder is None  # stored vectors only
+    assert [[rel(docs, p) for p in g] for g in rep.exact] == [["reports/copy.txt", "reports/original.txt"]]
+    near = {(rel(docs, p.a), rel(docs, p.b)): p for p in rep.near}
+    # The rewording pairs with both the original and its copy; the exact pair itself is not repeated as near.
+    assert ("drafts/reworded.md", "reports/original.txt") in near
+    assert ("drafts/reworded.md", "reports/copy.txt") in near
+    assert ("reports/copy.txt", "reports/original.txt") not in near
+    # Same topic, different content: not a duplicate. Unrelated files never are.
+    assert not any("basics" in a + b for a, b in near)
+    p = near[("drafts/reworded.md", "reports/original.txt")]
+    assert 0.75 <= p.similarity < 1.0
+    assert p.pairs and p.pairs[0].a_text.startswith("Each morning") and p.pairs[0].b_text.startswith("Our sourdough")
+    assert p.pairs[0].similarity == pytest.approx(p.similarity, abs=1e-4)  # one passage each: pair = file score
+    # The edited archive copies of misc/* (same text plus a few words) are near duplicates of them.
+    for name in discover_corpus.UNRELATED:
+        assert (f"misc/{name}", f"old/{name}") in near
+
+
+def test_threshold_is_respected_and_pairs_are_sorted(indexed):
+    docs, config = indexed
+    with Library(config) as lib:
+        loose = lib.duplicates(threshold=0.75)
+        strict = lib.duplicates(threshold=0.99)
+    assert len(strict.exact) == 1 and all(p.similarity >= 0.99 for p in strict.near)
+    assert not any("reworded" in p.a + p.b for p in strict.near) and len(strict.near) < len(loose.near)
+    sims = [p.similarity for p in loose.near]
+    assert sims == sorted(sims, reverse=True)
+    with Library(config) as lib, pytest.raises(ConfigError):
+        lib.duplicates(threshold=1.5)
+
+
+def test_a_copy_with_one_extra_paragraph_is_near_not_exact(tmp_path, packaged_encoder, make_config):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    paras = [discover_corpus.ORIGINAL, *discover_corpus.UNRELATED.values()]
+    (docs / "v1.txt").write_text("\n\n".join(paras), encoding="utf-8")
+    (docs / "v2.txt").write_text("\n\n".join(paras) + "\n\nAppendix: the oven thermometer was calibrated.",
+                                 encoding="utf-8")
+    (docs / "other.txt").write_text(discover_corpus.SAME_TOPIC, encoding="utf-8")
+    with Library(make_config(chunking={"max_tokens": 48, "overlap": 0}), encoder=packaged_encoder) as lib:
+        lib.add_folder(docs)
+        rep = lib.duplicates()  # the default threshold
+    assert rep.exact == []
+    assert [(Path(p.a).name, Path(p.b).name) for p in rep.near] == [("v1.txt", "v2.txt")]
+    assert rep.near[0].similarity > 0.9 and len(rep.near[0].pairs) > 1
+    assert rep.stats["candidate_pairs"] >= 1
+
+
+def test_duplicates_cli_json_shape(indexed, capsys):
+    docs, config = indexed
+    code = main(["--data-dir", str(config.data_dir), "duplicates", "--threshold", "0.75", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    rep = json.loads(out)
+    assert set(rep) == {"exact", "near"}
+    assert rep["exact"] == [{"paths": [str(docs / "reports" / "copy.txt"), str(docs / "reports" / "original.txt")]}]
+    first = rep["near"][0]
+    assert set(first) == {"a", "b", "similarity", "pairs"} and 0 < first["similarity"] <= 1
+    assert set(first["pairs"][0]) == {"a_text", "b_text", "similarity"}
+    sims = [p["similarity"] for p in rep["near"]]
+    assert sims == sorted(sims, reverse=True)
+
+
+def test_duplicates_cli_text_and_bad_threshold(indexed, capsys, tmp_path):
+    docs, config = indexed
+    code = main(["--data-dir", str(config.data_dir), "duplicates", "--threshold", "0.75"])
+    out = capsys.readouterr().out
+    assert code == 0 and "exact copies (1 groups)" in out and "reworded.md" in out
+    code = main(["--data-dir", str(config.data_dir), "duplicates", "--threshold", "2"])
+    assert code == 2 and "threshold" in capsys.readouterr().err
+    code = main(["--data-dir", str(tmp_path / "none"), "duplicates"])
+    assert code == 2 and not (tmp_path / "none").exists()
