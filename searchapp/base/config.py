@@ -86,6 +86,9 @@ class SearchConfig:
     candidates: int = _f(50, "Candidates per retriever, fused, then reranked (rerank depth).")
     rrf_k: int = _f(60, "Reciprocal rank fusion constant.")
     rerank: bool = _f(True, "Rerank candidates with the cross-encoder when one is available.")
+    group: str = _f("file", "file: each file once (its best passage, the others listed with it; k counts files); passage: every passage a row.")
+    fusion: str = _f("convex", "How dense and lexical candidates are fused: convex (weighted cosine + normalised BM25) or rrf.")
+    dense_weight: float = _f(0.7, "The dense side's share in fusion, 0..1 (the lexical side gets the rest).")
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,9 @@ class Config:
             (16 <= self.chunking.max_tokens <= 510, "chunking.max_tokens must be between 16 and 510"),
             (0.0 <= self.chunking.overlap < 0.9, "chunking.overlap must be in [0, 0.9)"),
             (self.search.k >= 1 and self.search.candidates >= 1, "search.k and search.candidates must be >= 1"),
+            (self.search.group in ("file", "passage"), "search.group must be file or passage"),
+            (self.search.fusion in ("convex", "rrf"), "search.fusion must be convex or rrf"),
+            (0.0 <= self.search.dense_weight <= 1.0, "search.dense_weight must be between 0 and 1"),
             (self.scan.max_file_mb > 0, "scan.max_file_mb must be > 0"),
             (self.models.batch_size >= 1, "models.batch_size must be >= 1"),
         ]

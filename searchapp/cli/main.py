@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-rerank", action="store_true", help="skip the cross-encoder")
     s.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or Hugging Face id (overrides config)")
     s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")
+    s.add_argument("--group", choices=["file", "passage"],
+                   help="file: each file once with its other matching passages (default); passage: every passage a row")
     s.add_argument("--json", action="store_true", help="print JSON")
 
     s = sub.add_parser("watch", help="keep the library current: sync every change under the indexed folders until Ctrl+C")
@@ -175,7 +177,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
 
         def run(query: str):
             nonlocal notice_shown
-            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates)
+            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, group=args.group)
             if res.notice and not notice_shown:
                 print(f"searchapp: note: {res.notice}", file=sys.stderr)
                 notice_shown = True
@@ -202,13 +204,13 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
 def _print_hit(h, reranked: bool) -> None:
     s, r = h.scores, h.ranks
     where = h.path + (f"  (page {h.page})" if h.page else "")
-    parts = []
+    parts = []  # the first part is the score a person reads (Hit.shown_score), the rest every stage's
     if s.rerank is not None:
         move = (r.fused or 0) - (r.rerank or 0)
         arrow = f" {'▲' if move > 0 else '▼'}{abs(move)}" if move else ""
-        parts.append(f"rerank {s.rerank:.3f} (logit {s.rerank_logit:.2f}){arrow}")
+        parts.append(f"relevance {s.rerank:.3f} (reranker logit {s.rerank_logit:.2f}){arrow}")
     if s.dense is not None:
-        parts.append(f"cosine {s.dense:.3f}" + (f" #{r.dense}" if r.dense else ""))
+        parts.append(f"similarity {s.dense:.3f}" + (f" #{r.dense}" if r.dense else ""))
     if s.lexical is not None:
         parts.append(f"bm25 {s.lexical:.2f}" + (f" #{r.lexical}" if r.lexical else ""))
     snippet = " ".join(h.text.split())
@@ -216,6 +218,10 @@ def _print_hit(h, reranked: bool) -> None:
     print(f"{r.final:>2}. {where}")
     print(f"    {' | '.join(parts)}")
     print(textwrap.fill(snippet, width=100, initial_indent="    ", subsequent_indent="    "))
+    if h.more:
+        pages = sorted({m.page for m in h.more if m.page})
+        print(f"    + {len(h.more)} more passage{'s' if len(h.more) > 1 else ''} in this file"
+              + (f" (pages {', '.join(map(str, pages))})" if pages else ""))
 
 
 def cmd_watch(args, config: Config, progress, cancel) -> int:

@@ -25,6 +25,7 @@ from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..store import Store
 from .lock import writer_lock
+from .grouping import POOL_FACTOR
 from .search import SearchRequest, SearchResult, run_search
 from .sync import SyncReport, sync_root
 from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index
@@ -363,22 +364,28 @@ class Library:
     # -- reads --------------------------------------------------------------
     @_reads
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None, rerank: Optional[bool] = None,
-               candidates: Optional[int] = None, rerank_depth: Optional[int] = None) -> SearchResult:
+               candidates: Optional[int] = None, rerank_depth: Optional[int] = None,
+               group: Optional[str] = None) -> SearchResult:
+        """`group`: "file" (each file once, its other passages in `Hit.more`; k counts files) or "passage"."""
         s = self.config.search
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        group = group or s.group
+        if group not in ("file", "passage"):
+            raise ConfigError(f"unknown grouping {group!r} (file or passage)")
         k = k or s.k
         candidates = candidates or max(s.candidates, k)
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
-                            rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k)
+                            rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, group=group,
+                            fusion=s.fusion, dense_weight=s.dense_weight)
         encode_query = None
         index = None
         if mode != "lexical":
             self.check_model()
             index = self.index()
             if index is not None:
-                index.set_ef(max(self.config.index.ef_search, candidates))
+                index.set_ef(max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1)))
             encode_query = lambda q: self.encoder.encode([q])[0]  # noqa: E731
         want_rerank = s.rerank if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
