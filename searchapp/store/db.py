@@ -254,7 +254,7 @@ class Store:
             )
             ids.append(cur.lastrowid)
             if c.repeats:
-                self.db.executemany('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (?, ?, ?, ?)',
+                self.conn.executemany('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (?, ?, ?, ?)',
                                     [(cur.lastrowid, a, b, p) for a, b, p in c.repeats])
         return ids
 
