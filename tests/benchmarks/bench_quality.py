@@ -170,15 +170,18 @@ def ndcg10(run: dict[str, list[str]], qrels) -> float:
     return round(100 * evaluate_run(run, qrels, ks=(10,))["ndcg@10"], 2)
 
 
-def product_runs(lib, queries: dict[str, str], doc_of: dict[str, str], mode: str, **kw) -> tuple[dict, dict, float]:
-    """(eval-ir style run, shown-to-the-user run, mean distinct files in the shown top 10)."""
+def product_runs(lib, queries: dict[str, str], doc_of: dict[str, str], mode: str, with_full: bool
+                 ) -> tuple[dict, dict, float]:
+    """(`eval ir`'s run (k = candidates = 200, files by first passage), the shown-to-the-user run (default
+    `search --json`), mean distinct files in the shown top 10)."""
     full: dict[str, list[str]] = {}
     shown: dict[str, list[str]] = {}
     distinct = []
     for qid, text in queries.items():
-        res = lib.search(text, k=200, mode=mode, rerank=False, candidates=200, **({"group": "passage"} | kw))
-        full[qid] = file_ranking(res.hits, doc_of)
-        res = lib.search(text, mode=mode, rerank=False, **kw)
+        if with_full:
+            res = lib.search(text, k=200, mode=mode, rerank=False, candidates=200)
+            full[qid] = file_ranking(res.hits, doc_of)
+        res = lib.search(text, mode=mode, rerank=False)
         js = res.to_json()["hits"]
         shown[qid] = [doc_of.get(h["path"]) for h in js]
         distinct.append(len({h["path"] for h in js}))
@@ -190,7 +193,8 @@ def main() -> None:
     ap.add_argument("--collections", default="cranfield,trecqa,scifact-sub")
     ap.add_argument("--max-queries", type=int, default=0)
     ap.add_argument("--build-only", action="store_true")
-    ap.add_argument("--variants", default="default", help="comma list of search variants (see VARIANTS)")
+    ap.add_argument("--variants", default="before,default", help="comma list of search variants (see VARIANTS)")
+    ap.add_argument("--eval-ir", default="before,default", help="variants also scored as `eval ir` scores them")
     args = ap.parse_args()
 
     from searchapp.library import Library
@@ -214,20 +218,29 @@ def main() -> None:
             queries = dict(list(queries.items())[: args.max_queries])
         plain_fig = {m: ndcg10({q: plain.run(t, m) for q, t in queries.items()}, coll.qrels) for m in MODES}
         for variant in args.variants.split(","):
-            kw = VARIANTS[variant]
-            with Library(bench_config(root / "library", **kw.get("config", {})), encoder=encoder) as lib:
+            with Library(bench_config(root / "library", **VARIANTS[variant]), encoder=encoder) as lib:
                 for mode in MODES:
                     t0 = time.perf_counter()
-                    full, shown, distinct = product_runs(lib, queries, doc_of, mode, **kw.get("search", {}))
+                    with_full = variant in args.eval_ir.split(",")
+                    full, shown, distinct = product_runs(lib, queries, doc_of, mode, with_full)
                     row = {"collection": name, "queries": len(queries), "mode": mode, "variant": variant,
-                           "eval_ir": ndcg10(full, coll.qrels), "shown": ndcg10(shown, coll.qrels),
+                           "eval_ir": ndcg10(full, coll.qrels) if with_full else None,
+                           "shown": ndcg10(shown, coll.qrels),
                            "plain": plain_fig[mode], "distinct_files_in_top10": round(distinct, 2),
                            "s_per_query": round((time.perf_counter() - t0) / max(1, len(queries)), 3)}
                     row["vs_plain"] = round(row["shown"] - row["plain"], 2)
                     print(json.dumps(row), flush=True)
 
 
+# Search settings compared (search-time only: one library per collection serves them all).
 VARIANTS: dict[str, dict] = {
+    "before": {"group": "passage", "fusion": "rrf", "dense_weight": 0.5},  # the product before results by file
+    "file-rrf": {"group": "file", "fusion": "rrf", "dense_weight": 0.5},
+    "file-wrrf-0.7": {"group": "file", "fusion": "rrf", "dense_weight": 0.7},
+    "file-convex-0.5": {"group": "file", "fusion": "convex", "dense_weight": 0.5},
+    "file-convex-0.6": {"group": "file", "fusion": "convex", "dense_weight": 0.6},
+    "file-convex-0.7": {"group": "file", "fusion": "convex", "dense_weight": 0.7},
+    "file-convex-0.8": {"group": "file", "fusion": "convex", "dense_weight": 0.8},
     "default": {},
 }
 
