@@ -156,10 +156,12 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         ranked = reciprocal_rank_fusion([dense, lexical], k=req.rrf_k, weights=weights)
         have = {i for i, _ in ranked}
         return ranked + [(i, 0.0) for i in order if i not in have]
-    if req.mode == "dense":
-        return convex_fusion(dense_score, {}, 1.0, [i for i in dense] + [i for i in order if i not in set(dense)])
-    if req.mode == "lexical":
-        return convex_fusion({}, lexical_score, 0.0, [i for i in lexical] + [i for i in order if i not in set(lexical)])
+    if req.mode in ("dense", "lexical"):  # one side: its own order (ties kept), its own score
+        ranked = dense if req.mode == "dense" else lexical
+        first = set(ranked)
+        both = list(ranked) + [i for i in order if i not in first]
+        return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
+                else convex_fusion({}, lexical_score, 0.0, both))
     return convex_fusion(dense_score, lexical_score, w, order)
 
 

@@ -117,6 +117,7 @@ class Plain:
 
     def __init__(self, name: str, coll: BeirCollection, doc_of: dict[str, str], st_model) -> None:
         self.st = st_model
+        self._qvecs: dict[str, np.ndarray] = {}
         self.docs = list(coll.corpus)
         texts = [f"{t}\n\n{x}" if t else x for t, x in coll.corpus.values()]  # what write_corpus writes
         cache = CACHE / name / "plain_vectors.npy"
@@ -133,7 +134,9 @@ class Plain:
         self.db.executemany("INSERT INTO f(rowid, text) VALUES (?, ?)", [(i, t) for i, t in enumerate(texts)])
 
     def dense(self, query: str, n: int = 100) -> list[str]:
-        q = self.st.encode([query], normalize_embeddings=True, convert_to_numpy=True)[0]
+        if query not in self._qvecs:
+            self._qvecs[query] = self.st.encode([query], normalize_embeddings=True, convert_to_numpy=True)[0]
+        q = self._qvecs[query]
         sims = self.vecs @ q
         top = np.argsort(-sims, kind="stable")[:n]
         return [self.docs[i] for i in top]
@@ -188,12 +191,30 @@ def product_runs(lib, queries: dict[str, str], doc_of: dict[str, str], mode: str
     return full, shown, float(np.mean(distinct)) if distinct else 0.0
 
 
+class QueryCache:
+    """The product's encoder with single-query encodings remembered: every variant and mode asks the same queries."""
+
+    def __init__(self, encoder) -> None:
+        self._enc, self._memo = encoder, {}
+
+    def __getattr__(self, name):
+        return getattr(self._enc, name)
+
+    def encode(self, texts, **kw):
+        if len(texts) != 1:
+            return self._enc.encode(texts, **kw)
+        if texts[0] not in self._memo:
+            self._memo[texts[0]] = self._enc.encode(texts, **kw)
+        return self._memo[texts[0]]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--collections", default="cranfield,trecqa,scifact-sub")
     ap.add_argument("--max-queries", type=int, default=0)
     ap.add_argument("--build-only", action="store_true")
-    ap.add_argument("--variants", default="before,default", help="comma list of search variants (see VARIANTS)")
+    ap.add_argument("--variants", default="before,file-rrf,file-wrrf-0.7,file-convex-0.5,file-convex-0.6,default,"
+                    "file-convex-0.8", help="comma list of search variants (see VARIANTS)")
     ap.add_argument("--eval-ir", default="before,default", help="variants also scored as `eval ir` scores them")
     args = ap.parse_args()
 
@@ -216,9 +237,10 @@ def main() -> None:
         queries = {q: t for q, t in coll.queries.items() if q in coll.qrels}
         if args.max_queries:
             queries = dict(list(queries.items())[: args.max_queries])
+        cached = QueryCache(encoder)
         plain_fig = {m: ndcg10({q: plain.run(t, m) for q, t in queries.items()}, coll.qrels) for m in MODES}
         for variant in args.variants.split(","):
-            with Library(bench_config(root / "library", **VARIANTS[variant]), encoder=encoder) as lib:
+            with Library(bench_config(root / "library", **VARIANTS[variant]), encoder=cached) as lib:
                 for mode in MODES:
                     t0 = time.perf_counter()
                     with_full = variant in args.eval_ir.split(",")
@@ -239,9 +261,8 @@ VARIANTS: dict[str, dict] = {
     "file-wrrf-0.7": {"group": "file", "fusion": "rrf", "dense_weight": 0.7},
     "file-convex-0.5": {"group": "file", "fusion": "convex", "dense_weight": 0.5},
     "file-convex-0.6": {"group": "file", "fusion": "convex", "dense_weight": 0.6},
-    "file-convex-0.7": {"group": "file", "fusion": "convex", "dense_weight": 0.7},
     "file-convex-0.8": {"group": "file", "fusion": "convex", "dense_weight": 0.8},
-    "default": {},
+    "default": {},  # file, convex, dense_weight 0.7
 }
 
 if __name__ == "__main__":
