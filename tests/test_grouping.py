@@ -144,3 +144,48 @@ def test_gui_model_shows_files_once_and_a_readable_score(lib, qtbot):
     assert model.index(0, col("Score")).data() == f"similarity {res.hits[0].scores.dense:.2f}"
     tip = model.index(0, col("More")).data(0x3)  # ToolTipRole
     assert tip.startswith("<qt>") and "volcano" in tip.lower()
+
+
+
+def test_window_by_file_toggle(qtbot, make_config, packaged_encoder):
+    """The real window on the module's library: By file on lists each file once; off, the volcano file takes
+    several rows."""
+    pytest.importorskip("pytestqt")
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QCheckBox, QLineEdit
+
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+
+    root = make_config().data_dir.parent / "docs"
+    root.mkdir()
+    (root / "volcano.txt").write_text(VOLCANO, encoding="utf-8")
+    (root / "bread.txt").write_text(corpus.TOPICS["bread.txt"], encoding="utf-8")
+    config = make_config(chunking={"max_tokens": 32}, search={"rerank": False})
+    lib = Library(config, encoder=packaged_encoder)
+    lib.add_folder(root)
+    win = build_main_window(config, lib)
+    qtbot.addWidget(win)
+    try:
+        with qtbot.waitSignal(win.statusRefreshed, timeout=60_000):
+            win.show()
+        box = win.findChild(QLineEdit, "searchBox")
+        toggle = win.findChild(QCheckBox, "groupBox")
+        assert toggle.isChecked()
+
+        def search():
+            with qtbot.waitSignal(win.searchFinished, timeout=60_000) as sig:
+                qtbot.keyClick(box, Qt.Key.Key_Return)
+            return sig.args[0]
+
+        box.setText("volcano lava eruption ash bread")
+        res = search()
+        files = [win.results_model.hit(r).path for r in range(win.results_model.rowCount())]
+        assert res.group == "file" and len(files) == len(set(files)) == 2
+        toggle.setChecked(False)
+        res = search()
+        files = [win.results_model.hit(r).path for r in range(win.results_model.rowCount())]
+        assert res.group == "passage" and len(files) > len(set(files))
+    finally:
+        win.close()
+        lib.close()

@@ -83,7 +83,7 @@ def load_collection(name: str) -> BeirCollection:
     if name == "trecqa":
         return trecqa_collection(DATA / "pairs" / "trecqa-dev.tsv")
     if name == "scifact-sub":
-        return subset(load_beir(DATA / "ir" / "scifact-train", split="test"), 200, 1000)
+        return subset(load_beir(DATA / "ir" / "scifact-train", split="test"), 100, 250)
     return load_beir(DATA / "ir" / name, split="test")
 
 
