@@ -75,7 +75,8 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     assert set(res) == {"query", "mode", "reranked", "hits"}
     assert res["mode"] == "hybrid" and res["reranked"] is False
     hit = res["hits"][0]
-    assert set(hit) == {"path", "page", "start", "end", "text", "scores", "ranks"}
+    assert set(hit) == {"path", "page", "start", "end", "text", "scores", "ranks", "available"}
+    assert hit["available"] is True
     assert set(hit["scores"]) >= {"dense", "lexical", "rerank_logit", "rerank"}
     assert set(hit["ranks"]) == {"dense", "lexical", "fused", "rerank", "final"}
     assert hit["scores"]["rerank"] is None and hit["ranks"]["final"] == 1

@@ -36,13 +36,10 @@ def test_tree_with_hidden_vcs_and_unsupported(tmp_path: Path) -> None:
                 "node_modules/pkg/y.txt", ".git/objects/z.txt", "__pycache__/m.py", "sub/photo.jpg", "Makefile"):
         touch(tmp_path / rel)
     result = scan([tmp_path], ScanConfig())
-    assert names(result, tmp_path) == ["a.txt", "b.md", "sub/c.pdf", "sub/deeper/d.DOCX"]
-    assert reasons(result, tmp_path) == {
-        "sub/photo.jpg": 'unsupported type ".jpg"',
-        "Makefile": "unsupported type (no extension)",
-    }
-    assert all(s.status == "skipped" for s in result.skipped)
-    f = result.files[0]
+    # No extension: a candidate (extraction decides by content); a known binary type: left out quietly.
+    assert names(result, tmp_path) == ["Makefile", "a.txt", "b.md", "sub/c.pdf", "sub/deeper/d.DOCX"]
+    assert reasons(result, tmp_path) == {}
+    f = result.files[1]
     assert f.path.is_absolute() and f.size == 5 and f.mtime_ns == os.stat(f.path).st_mtime_ns
 
 

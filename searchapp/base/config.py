@@ -50,6 +50,7 @@ class ScanConfig:
     max_file_mb: float = _f(50.0, "Files larger than this (MB) are skipped without being read.")
     skip_dirs: tuple[str, ...] = _f(DEFAULT_SKIP_DIRS, "Directory names never descended into (hidden ones are always skipped).")
     follow_symlinks: bool = _f(True, "Follow symlinked folders and files (loops are detected and never followed twice).")
+    exclude: tuple[str, ...] = _f((), "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak).")
 
 
 @dataclass(frozen=True)

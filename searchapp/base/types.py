@@ -82,6 +82,7 @@ class Hit:
     ranks: StageRanks = field(default_factory=StageRanks)
     more: list["Hit"] = field(default_factory=list)  # results by file: the file's other matching passages
     repeats: list[tuple[int, int, Optional[int]]] = field(default_factory=list)  # (start, end, page): same text again
+    available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
 
     @property
     def score(self) -> float:
@@ -120,4 +121,5 @@ class Hit:
             "scores": {"dense": s.dense, "lexical": s.lexical, "fused": s.fused, "rerank_logit": s.rerank_logit, "rerank": s.rerank},
             "ranks": {"dense": r.dense, "lexical": r.lexical, "fused": r.fused, "rerank": r.rerank, "final": r.final},
             "repeats": [{"start": a, "end": b, "page": p} for a, b, p in self.repeats],
+            "available": self.available,
         }

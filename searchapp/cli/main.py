@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("status", help="what is indexed, problems, models, device")
     s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument("--check", action="store_true",
+                   help="exit 4 when a reindex is needed, 3 when not consistent, 1 when a folder is missing")
 
     s = sub.add_parser("remove", help="forget an indexed folder and everything under it")
     s.add_argument("path", metavar="PATH")
@@ -150,8 +152,9 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
             total = lib.sync(progress=progress, cancel=cancel)
         progress.close()
         if args.json:
-            print(json.dumps({**{k: v for k, v in total.__dict__.items() if k != "problems"},
-                              "problems": [{"path": p, "reason": r} for p, r in total.problems]}))
+            print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots")},
+                              "problems": [{"path": p, "reason": r} for p, r in total.problems],
+                              "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
         else:
             print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, "
                   f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
@@ -163,10 +166,15 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
                     print(f"  {p}: {r}", file=sys.stderr)
                 if len(failed) > 10:
                     print(f"  ... and {len(failed) - 10} more", file=sys.stderr)
+            for n in total.notes:
+                print(f"searchapp: note: {n}", file=sys.stderr)
         notice = lib.index_notice()
         if notice:
             print(f"searchapp: {notice}", file=sys.stderr)
-    return 0
+    for path, reason in total.missing_roots:
+        print(f"searchapp: error: {path}: {reason}; its passages are kept and still searchable "
+              f"(`searchapp remove {path}` forgets it)", file=sys.stderr)
+    return 1 if total.missing_roots else 0  # README: a folder that cannot be read is an error
 
 
 def cmd_search(args, config: Config, progress, cancel) -> int:
@@ -215,6 +223,8 @@ def _print_hit(h, reranked: bool) -> None:
         parts.append(f"bm25 {s.lexical:.2f}" + (f" #{r.lexical}" if r.lexical else ""))
     snippet = " ".join(h.text.split())
     snippet = snippet[:240] + ("…" if len(snippet) > 240 else "")
+    if not h.available:
+        where += "  [unavailable: file or folder missing]"
     print(f"{r.final:>2}. {where}")
     print(f"    {' | '.join(parts)}")
     print(textwrap.fill(snippet, width=100, initial_indent="    ", subsequent_indent="    "))
@@ -234,6 +244,8 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
         rep = lib.sync(progress=progress, cancel=cancel)  # catch up with what changed while nothing watched
         progress.close()
         print(f"caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+        for path, reason in rep.missing_roots:
+            print(f"searchapp: {path}: {reason}; its passages are kept", file=sys.stderr, flush=True)
 
         def changed(rep, paths) -> None:
             if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
@@ -261,12 +273,14 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
 def cmd_status(args, config: Config, progress, cancel) -> int:
     with _library(config) as lib:
         st = lib.status()
+    code = _status_exit_code(st) if args.check else 0
     if args.json:
         print(json.dumps(st.to_json()))
-        return 0
+        return code
     print(f"library: {st.data_dir}")
     for r in st.roots:
-        print(f"  {r.path}: {r.files} files, {r.chunks} passages")
+        print(f"  {r.path}: {r.files} files, {r.chunks} passages"
+              + (f"  [MISSING: {r.reason}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))
     if not st.roots:
         print("  (no folders yet: `searchapp index PATH`)")
     by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"
@@ -279,10 +293,23 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     print(f"device: {st.device}")
     for n in st.notes:
         print(f"note: {n}")
+    if st.reindex_needed:
+        print(f"reindex needed: {st.reindex_needed}")
     if st.failed:
         print(f"not indexed ({len(st.failed)}):")
         for path, status, reason in st.failed:
             print(f"  [{status}] {path}: {reason}")
+    return code
+
+
+def _status_exit_code(st) -> int:
+    """`status --check`: the README's exit codes for what needs attention, the most serious first."""
+    if st.reindex_needed:
+        return 4
+    if not st.consistent:
+        return 3
+    if any(r.missing for r in st.roots):
+        return 1
     return 0
 
 

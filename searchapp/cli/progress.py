@@ -1,4 +1,5 @@
-"""Terminal progress: one bar over files, with the current stage and embedding progress as its postfix."""
+"""Terminal progress: a bar over files while reading them, then over passages once embedding starts
+(embedding is where the time goes, so its rate gives an honest time left); the other stage is the postfix."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from typing import Optional
 from ..base.progress import Progress
 
 __all__ = ["TerminalProgress"]
+
+_UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors", "passages": " passages"}
+_TITLES = {"files": "indexing", "passages": "embedding"}
 
 
 class TerminalProgress:
@@ -21,23 +25,32 @@ class TerminalProgress:
     def __call__(self, p: Progress) -> None:
         if not self.enabled:
             return
+        if p.stage == "embedding" and p.total:
+            key = "passages"  # sync reports passages embedded so far of an estimated total
+        elif p.stage in ("scanning", "extracting", "rebuilding index"):
+            key = p.stage if p.stage != "extracting" else "files"
+            if key == "files" and self._stage == "passages" and self._bar is not None:
+                self._bar.set_postfix_str(f"file {p.done}/{p.total}" if p.total else f"file {p.done}", refresh=True)
+                return
+        else:
+            if self._bar is not None:
+                total = f"/{p.total}" if p.total else ""
+                self._bar.set_postfix_str(f"{p.stage} {p.done}{total}", refresh=True)
+            return
+        self._show(key, p)
+
+    def _show(self, key: str, p: Progress) -> None:
         from tqdm import tqdm
 
-        if p.stage in ("scanning", "extracting", "rebuilding index"):
-            key = p.stage if p.stage != "extracting" else "files"
-            if self._stage != key:
-                self.close()
-                self._stage = key
-                self._bar = tqdm(total=p.total, desc=p.stage if key != "files" else "indexing", unit=" files" if key != "rebuilding index" else " vectors",
-                                 file=sys.stderr, dynamic_ncols=True, leave=False)
-            if self._bar is not None:
-                if p.total is not None and self._bar.total != p.total:
-                    self._bar.total = p.total
-                self._bar.n = p.done
-                self._bar.refresh()
-        elif self._bar is not None:
-            total = f"/{p.total}" if p.total else ""
-            self._bar.set_postfix_str(f"{p.stage} {p.done}{total}", refresh=True)
+        if self._stage != key:
+            self.close()
+            self._stage = key
+            self._bar = tqdm(total=p.total, desc=_TITLES.get(key, key), unit=_UNITS.get(key, ""),
+                             file=sys.stderr, dynamic_ncols=True, leave=False)
+        if p.total is not None and self._bar.total != p.total:
+            self._bar.total = p.total  # the passage total is an estimate that sharpens as files are read
+        self._bar.n = p.done
+        self._bar.refresh()
 
     def close(self) -> None:
         if self._bar is not None:

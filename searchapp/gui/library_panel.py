@@ -6,12 +6,15 @@ import time
 from typing import Optional
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QPushButton,
                                QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..library import LibraryStatus
 
 __all__ = ["LibraryPanel", "ProblemsDialog", "format_when"]
+
+MISSING_COLOR = QColor(176, 32, 32)
 
 
 def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
@@ -93,9 +96,15 @@ class LibraryPanel(QWidget):
         selected = set(self.selected_roots())
         self.tree.clear()
         for r in status.roots:
-            item = QTreeWidgetItem([r.path, str(r.files), str(r.chunks), format_when(r.last_sync)])
+            missing = r.missing
+            label = r.path + ("  (missing)" if missing else "")
+            item = QTreeWidgetItem([label, str(r.files), str(r.chunks), format_when(r.last_sync)])
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
-            item.setToolTip(0, r.path)
+            # A missing folder keeps its passages (searchable, marked unavailable) until it is removed.
+            item.setToolTip(0, f"{r.path}\nMissing: {r.reason}\nIts passages are kept; Remove forgets it."
+                            if missing else r.path)
+            if missing:
+                item.setForeground(0, MISSING_COLOR)
             for c in (1, 2):
                 item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight)
             self.tree.addTopLevelItem(item)

@@ -347,7 +347,8 @@ class MainWindow(QMainWindow):
         bad = rep.skipped + rep.failed
         self.statusBar().showMessage(
             f"{rep.scanned} files scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
-            + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded", 15000)
+            + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
+            + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else ""), 15000)
 
     def _write_started(self) -> None:
         job = self._active_write()

@@ -117,7 +117,7 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "#": str(h.ranks.final or index.row() + 1),
-                "File": os.path.basename(h.path),
+                "File": os.path.basename(h.path) + ("" if h.available else "  (unavailable)"),
                 "Folder": os.path.dirname(h.path),
                 "Page": str(h.page) if h.page else "",
                 "Passage": snippet(h.text, self.terms),

@@ -18,7 +18,9 @@ from typing import Iterable, Optional
 from ..base.config import ScanConfig
 from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import SkippedFile
+from .exclude import Excluder
 from .extractors.registry import supported_suffixes
+from .extractors.sniff import KNOWN_BINARY_SUFFIXES
 
 __all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY"]
 
@@ -62,6 +64,7 @@ class _Walker:
         self.suffixes = supported_suffixes()
         self.max_bytes = config.max_file_mb * _MB
         self.skip_dirs = frozenset(config.skip_dirs)
+        self.exclude = Excluder(config.exclude)
         self.files: dict[str, ScannedFile] = {}  # keyed by path: overlapping roots list a file once
         self.skipped: list[SkippedFile] = []
         self.visited: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) of directories -> first path
@@ -88,6 +91,10 @@ class _Walker:
         except OSError as exc:
             self.skip(path, f"cannot read: {_why(exc)}", "failed")
             return
+        suffix = os.path.splitext(path)[1].lower()
+        if stat.S_ISREG(st.st_mode) and suffix in KNOWN_BINARY_SUFFIXES and suffix not in self.suffixes:
+            self.skip(path, f'unsupported type "{suffix}"')  # named by the user: say why, not quietly
+            return
         self.consider(path, st)
 
     def consider(self, path: str, st: os.stat_result, via_link: bool = False) -> None:
@@ -104,9 +111,10 @@ class _Walker:
 
     def consider_file(self, path: str, st: os.stat_result) -> None:
         suffix = os.path.splitext(path)[1].lower()
-        if suffix not in self.suffixes:
-            self.skip(path, f'unsupported type "{suffix}"' if suffix else "unsupported type (no extension)")
-        elif st.st_size > self.max_bytes:
+        if suffix in KNOWN_BINARY_SUFFIXES and suffix not in self.suffixes:
+            return  # images, archives, programs: left out quietly, like hidden files
+        # Any other name is a candidate: extraction decides by content whether it is plain text.
+        if st.st_size > self.max_bytes:
             self.skip(path, f"too large ({st.st_size / _MB:.1f} MB > {self.config.max_file_mb:g} MB)")
         elif path not in self.files:
             self.files[path] = ScannedFile(Path(path), st.st_size, st.st_mtime_ns)
@@ -121,6 +129,8 @@ class _Walker:
                     if name.startswith("."):
                         continue
                     path = os.path.join(directory, name)
+                    if self.exclude and self.exclude.entry(path, name):
+                        continue  # `[scan] exclude`: configuration, not a failure
                     try:
                         if entry.is_symlink() and not follow:
                             self.skip(path, "symlink (following symlinks is off)")
@@ -174,7 +184,8 @@ def scan(
     progress: Optional[ProgressFn] = None,
     cancel: Optional[CancelToken] = None,
 ) -> ScanResult:
-    """Files under `roots` (folders or single files) that have an extractor, plus every skip with its reason.
+    """Files under `roots` (folders or single files) that may hold text (any name but a known binary
+    type: extraction decides by content), plus every skip with its reason.
 
     Never raises for file-system problems (they become `skipped` entries); raises `Cancelled`
     when `cancel` is set (checked every PROGRESS_EVERY entries).

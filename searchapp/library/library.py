@@ -20,14 +20,18 @@ import numpy as np
 
 from ..ann import VectorIndex
 from ..base.config import Config
-from ..base.errors import ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, StoreError
+from ..base.errors import (ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, SearchAppError,
+                           StoreError)
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
+from ..ingest.fsnames import real_path
 from ..store import Store
 from .lock import writer_lock
+from .root_state import missing_reason, owning_root
 from .grouping import POOL_FACTOR
 from .search import SearchRequest, SearchResult, run_search
-from .sync import SyncReport, sync_root
+from .settings_check import settings_mismatch
+from .sync import SyncReport, in_scope, sync_root
 from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
@@ -44,6 +48,9 @@ class RootStatus:
     files: int
     chunks: int
     last_sync: Optional[float]
+    missing: bool = False  # the folder cannot be read now; its files stay indexed and searchable
+    state: str = "ok"  # "ok" or "missing"
+    reason: Optional[str] = None  # why it is missing
 
 
 @dataclass
@@ -59,6 +66,7 @@ class LibraryStatus:
     reranker: dict[str, Optional[str]]
     device: str
     notes: list[str] = field(default_factory=list)
+    reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
 
     def to_json(self) -> dict:
         return {
@@ -73,6 +81,7 @@ class LibraryStatus:
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,
             "notes": self.notes,
+            "reindex_needed": self.reindex_needed,
         }
 
 
@@ -263,14 +272,45 @@ class Library:
                    cancel: Optional[CancelToken] = None) -> SyncReport:
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
         if not os.path.exists(root):
+            if self.store.root_by_path(root) is not None:
+                raise ConfigError(f"{root} is indexed but cannot be read now (renamed, or on a drive that is not "
+                                  f"connected); its passages are kept. `searchapp remove {root}` forgets it")
             raise ConfigError(f"no such file or folder: {root}")
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
+            roots = self.store.roots()
+            owner = owning_root(root, [r.path for r in roots])
+            if owner is not None and owner != root:
+                # Inside an indexed folder: synced as part of it, never a root of its own (a second root
+                # would hide it from `remove` of its folder, and be re-embedded when removed on its own).
+                owner_row = self.store.root_by_path(owner)
+                rep = self._run_sync([(owner_row, [root])], progress, cancel)
+                scan = self.config.scan
+                if in_scope(owner, root, scan.skip_dirs, scan.exclude):
+                    rep.notes.append(f"{root} is inside the indexed folder {owner}; synced as part of it")
+                else:
+                    rep.notes.append(f"{root} is inside the indexed folder {owner} but hidden, in scan.skip_dirs or "
+                                     "in scan.exclude there: not indexed")
+                return rep
             self.store.add_root(root)
+            self._absorb_nested(self.store.root_by_path(root))
             rep = self._sync([root], progress, cancel)
         if self._watcher is not None:
             self._watcher.add_root(root)
         return rep
+
+    def _absorb_nested(self, outer) -> None:
+        """Indexed folders inside `outer` that its scan reaches become part of it: their files move over with
+        their passages and vectors, so nothing is embedded again. Ones its scan skips (hidden, skip_dirs,
+        exclude) stay roots of their own. Call with the writer lock held."""
+        scan = self.config.scan
+        if missing_reason(outer.path, True) is not None:
+            return  # its scan could not reach them now
+        inner = [r for r in self.store.roots() if r.id != outer.id and r.path.startswith(outer.path.rstrip(os.sep) + os.sep)
+                 and in_scope(outer.path, r.path, scan.skip_dirs, scan.exclude)]
+        if inner:
+            with self.store.atomic():
+                self.store.absorb_roots(outer.id, [r.id for r in inner])
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
              cancel: Optional[CancelToken] = None) -> SyncReport:
@@ -295,6 +335,9 @@ class Library:
             return self._run_sync(list(scoped.values()), progress, cancel)
 
     def _sync(self, paths: Optional[list[str]], progress, cancel) -> SyncReport:
+        for outer in sorted(self.store.roots(), key=lambda r: len(r.path)):  # libraries made before roots merged
+            if self.store.root_by_path(outer.path) is not None:
+                self._absorb_nested(outer)
         roots = self.store.roots()
         if paths is not None:
             wanted = {os.path.abspath(p) for p in paths}
@@ -336,6 +379,13 @@ class Library:
         with self._lock, writer_lock(self.data_dir):
             row = self.store.root_by_path(root)
             if row is None:
+                owner = owning_root(root, [r.path for r in self.store.roots()])
+                if owner is not None:
+                    raise ConfigError(
+                        f"{root} is not an indexed folder of its own: it belongs to {owner} and is synced with it. "
+                        f"To leave it out, add it to `exclude` under [scan] in the config file "
+                        f"(exclude = [\"{root}\"]) and run `searchapp index`; `searchapp remove {owner}` forgets "
+                        "the whole folder")
                 known = ", ".join(r.path for r in self.store.roots()) or "none"
                 raise ConfigError(f"{root} is not an indexed folder (indexed: {known})")
             n_files = len(self.store.files_of_root(row.id))
@@ -353,6 +403,12 @@ class Library:
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
         with self._lock, writer_lock(self.data_dir):
+            # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
+            missing = [r.path for r in self.store.roots() if missing_reason(r.path, self.store.has_files(r.id))]
+            if missing:
+                raise SearchAppError(
+                    f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
+                    "reconnect it, or forget it with `searchapp remove`")
             with self.store.atomic():
                 self.store.forget_files()
                 self.store.bump_generation()
@@ -390,6 +446,10 @@ class Library:
         want_rerank = s.rerank if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
+        for h in result.hits:  # a hit from a missing folder is still shown, marked as unavailable
+            h.available = os.path.exists(real_path(h.path))
+            for m in h.more:  # the same file
+                m.available = h.available
         if want_rerank and cross is None:
             result.notice = self._reranker_error
         return result
@@ -403,7 +463,9 @@ class Library:
         for r in db.roots():
             n_files, n_chunks = db.conn.execute(
                 "SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = ?", (r.id,)).fetchone()
-            roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync))
+            gone = missing_reason(r.path, n_files > 0)
+            roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
+                                    state="missing" if gone else "ok", reason=gone))
         index = self.index()
         chunks = db.chunk_count()
         vectors = len(index) if index is not None else 0
@@ -433,6 +495,7 @@ class Library:
             reranker=rer,
             device=device_description(choose_device(m.device)),
             notes=notes,
+            reindex_needed=settings_mismatch(self.config, meta) if chunks else None,
         )
 
     # -- live updates -------------------------------------------------------

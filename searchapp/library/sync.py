@@ -23,9 +23,11 @@ from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import ChunkSpan
 from ..ingest.chunking import chunk_document
 from ..ingest.extractors import extract, extractor_name
+from ..ingest.exclude import Excluder
 from ..ingest.fsnames import storable
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import NewChunk, RootRow, Store
+from .root_state import missing_reason
 
 __all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "in_scope"]
 
@@ -45,13 +47,19 @@ class SyncReport:
     chunks_added: int = 0
     chunks_removed: int = 0
     chunks_embedded: int = 0  # passages that went through the bi-encoder (the rest reused stored vectors)
-    problems: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) met in this sync
+    # (path, reason) newly skipped, or failing, in this sync: a skip already recorded is not listed again
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
+    missing_roots: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. a path synced as part of the folder it is in
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",
                      "chunks_added", "chunks_removed", "chunks_embedded"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
+        self.missing_roots += other.missing_roots
+        self.notes += other.notes
 
 
 def file_sha256(path: Path) -> str:
@@ -86,12 +94,23 @@ class _Batcher:
         self.report, self.progress, self.cancel, self.on_commit = report_, progress, cancel, on_commit
         self.pending: list[_Pending] = []
         self.n_chunks = 0
+        self.bytes_total = 0  # bytes of the files this sync has to read; their share read so far
+        self.bytes_seen = 0  # estimates how many passages are left to embed (the progress bar's total)
 
     def add(self, item: _Pending) -> None:
         self.pending.append(item)
         self.n_chunks += len(item.chunks)
         if self.n_chunks >= BATCH_CHUNKS or len(self.pending) >= BATCH_FILES:
             self.flush()
+
+    def _embedding_progress(self, batch: int) -> Optional[ProgressFn]:
+        """Passages embedded in this whole sync (not this batch), of an estimated total from bytes read."""
+        if self.progress is None:
+            return None
+        before = self.report.chunks_embedded
+        so_far = before + batch
+        total = max(so_far, round(so_far * self.bytes_total / self.bytes_seen)) if self.bytes_seen else so_far
+        return lambda p: report(self.progress, "embedding", before + p.done, total, p.message)
 
     def flush(self) -> None:
         if not self.pending:
@@ -105,7 +124,8 @@ class _Batcher:
                     todo.setdefault(h, c.text)
         if todo:
             # Cancel is honoured inside encode, before anything of this batch is written.
-            vecs = self.encoder.encode(list(todo.values()), progress=self.progress, cancel=self.cancel)
+            vecs = self.encoder.encode(list(todo.values()), progress=self._embedding_progress(len(todo)),
+                                       cancel=self.cancel)
             known.update(zip(todo.keys(), vecs))
             self.report.chunks_embedded += len(todo)
         removed: list[int] = []
@@ -152,22 +172,25 @@ def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[st
     return out
 
 
-def in_scope(root: str, path: str, skip_dirs) -> bool:
+def in_scope(root: str, path: str, skip_dirs, exclude=()) -> bool:
     """Whether a changed `path` belongs to `root` as a full scan would see it: under it, and not inside a
-    hidden or skipped folder (a watcher reports changes in .git/ too)."""
+    hidden, skipped or excluded folder (a watcher reports changes in .git/ too)."""
     root, path = os.path.abspath(root), os.path.abspath(path)
     if path == root:
         return True
     if not path.startswith(root.rstrip(os.sep) + os.sep):
         return False
     parts = os.path.relpath(path, root).split(os.sep)
-    return not any(p.startswith(".") or p in skip_dirs for p in parts)
+    if any(p.startswith(".") or p in skip_dirs for p in parts):
+        return False
+    return not (exclude and Excluder(exclude).under(root, path))
 
 
 def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, progress, cancel
                  ) -> tuple[ScanResult, dict]:
     """Scan only the changed paths (files, or folders with what is below them) and the rows they cover."""
-    scope = sorted({os.path.abspath(p) for p in paths if in_scope(root.path, p, config.scan.skip_dirs)})
+    scope = sorted({os.path.abspath(p) for p in paths
+                    if in_scope(root.path, p, config.scan.skip_dirs, config.scan.exclude)})
     # A path inside another one in scope is already covered by the outer one's scan.
     scope = [p for i, p in enumerate(scope) if not any(p.startswith(q.rstrip(os.sep) + os.sep) for q in scope[:i])]
     present = [Path(p) for p in scope if os.path.lexists(p)]
@@ -184,21 +207,29 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
     """Bring one root up to date. With `paths` (absolute, e.g. from a file watcher) only those files and
     folders are looked at: nothing else of the root is scanned, and a path that no longer exists is purged."""
     rep = SyncReport()
+    gone = missing_reason(root.path, store.has_files(root.id))
+    if gone is not None:  # keep everything: an unplugged drive or a renamed folder must not empty the index
+        rep.missing_roots.append((root.path, gone))
+        return rep
     if paths is None:
         result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
         existing = store.files_of_root(root.id)
     else:
         result, existing = _scoped_scan(store, root, paths, config, progress, cancel)
-    rep.scanned = len(result.files)
+    # Every entry met is counted once: scanned = added + updated + unchanged + skipped + failed.
+    rep.scanned = len(result.files) + len(result.skipped)
     seen: set[str] = set()
 
     # Files skipped by policy (size, type, unreadable) are recorded so `status` can say why.
     for sk in result.skipped:
         path = storable(sk.path)
         seen.add(path)
+        if sk.status == "failed" and sk.reason.startswith("unreadable folder"):
+            seen.update(store.files_under(root.id, path))  # not vanished: kept until the folder can be read
         _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, get_index, rep, real=sk.path)
 
     batcher = _Batcher(store, root, encoder, get_index, rep, progress, cancel, on_commit)
+    batcher.bytes_total = sum(f.size for f in result.files if _needs_reading(existing.get(storable(f.path)), f))
     total = len(result.files)
     for i, f in enumerate(result.files, start=1):
         if cancel is not None:
@@ -207,13 +238,18 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         seen.add(path)
         old = existing.get(path)
         report(progress, "extracting", i, total, os.path.basename(path))
-        if old is not None and old.size == f.size and old.mtime_ns == f.mtime_ns:
-            rep.unchanged += 1
+        if not _needs_reading(old, f):
+            if old.status == "indexed":
+                rep.unchanged += 1
+            else:
+                rep.skipped += 1  # skipped before and not changed since: counted, not listed again
             continue
+        batcher.bytes_seen += f.size
         try:
             sha = file_sha256(f.path)
         except FileNotFoundError:
             seen.discard(path)  # vanished since the scan: purged below like any deleted file
+            rep.scanned -= 1
             continue
         except OSError as exc:
             _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", get_index, rep)
@@ -226,6 +262,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
             doc = extract(f.path, max_bytes=int(config.scan.max_file_mb * 2**20))
         except FileNotFoundError:
             seen.discard(path)
+            rep.scanned -= 1
             continue
         except UnsupportedFileError as exc:
             _record_problem(store, root, old, path, "skipped", str(exc), get_index, rep, f)
@@ -233,6 +270,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         except ExtractionError as exc:
             if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
                 seen.discard(path)
+                rep.scanned -= 1
                 continue
             _record_problem(store, root, old, path, "failed", str(exc), get_index, rep, f)
             continue
@@ -274,11 +312,13 @@ def _record_problem(store: Store, root: RootRow, old, path: str, status: str, re
         rep.failed += 1
     else:
         rep.skipped += 1
-    rep.problems.append((path, reason))
     if old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
         f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns)
     ):
+        if status == "failed":
+            rep.problems.append((path, reason))  # an error is reported every time; a skip only when first met
         return  # already recorded
+    rep.problems.append((path, reason))
     size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(real or path)
     with store.atomic():
         removed = store.delete_chunks_of_file(old.id) if old is not None else []
@@ -288,6 +328,12 @@ def _record_problem(store: Store, root: RootRow, old, path: str, status: str, re
     if removed:
         get_index().remove(removed)
         rep.chunks_removed += len(removed)
+
+
+def _needs_reading(old, f: ScannedFile) -> bool:
+    """New, changed since the last sync, or failed then (a failure may be gone without a new mtime,
+    e.g. after chmod): the file is read again. Unchanged skipped files are not."""
+    return old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
 
 
 def _stat(path: str) -> tuple[int, int]:

@@ -142,7 +142,8 @@ class LibraryWatcher:
         if path == self._data_dir or path.startswith(self._data_dir.rstrip(os.sep) + os.sep):
             return False  # our own database and index files
         skip = self.library.config.scan.skip_dirs
-        return any(in_scope(root, path, skip) for root in self._roots)
+        exclude = self.library.config.scan.exclude
+        return any(in_scope(root, path, skip, exclude) for root in self._roots)
 
     def notify(self, paths: list[str]) -> None:
         now = time.monotonic()

@@ -19,6 +19,7 @@ import numpy as np
 import sqlite_utils
 
 from ..base.errors import StoreError
+from .cjk import CJK_TABLE, cjk_chars, cjk_query
 from .migrations import migrate
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
@@ -105,6 +106,7 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(str(self.path), check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 5000")
+            conn.create_function("cjk_chars", 1, cjk_chars, deterministic=True)  # the CJK table's triggers
             self.db = sqlite_utils.Database(conn)
             if not readonly:
                 self.db.enable_wal()
@@ -175,10 +177,20 @@ class Store:
         self.db.execute("DELETE FROM roots WHERE id = ?", (root_id,))
         return ids
 
+    def absorb_roots(self, into_id: int, from_ids: Sequence[int]) -> None:
+        """Move the files of roots `from_ids` (folders inside root `into_id`) to it and drop those roots;
+        passages and vectors stay as they are."""
+        for rid in from_ids:
+            self.db.execute("UPDATE files SET root_id = ? WHERE root_id = ?", (into_id, rid))
+            self.db.execute("DELETE FROM roots WHERE id = ?", (rid,))
+
     # -- files --------------------------------------------------------------
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
         rows = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE root_id = ?", (root_id,))
         return {r[2]: FileRow(*r) for r in rows}
+
+    def has_files(self, root_id: int) -> bool:
+        return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? LIMIT 1", (root_id,)).fetchone() is not None
 
     def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
         """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
@@ -324,11 +336,21 @@ class Store:
         expr = fts_query(query)
         if expr is None:
             return []
-        sql = "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?"
+        if within is not None and not within:
+            return []
+        found = self._bm25("chunks_fts", expr, limit, within)
+        cjk = cjk_query(query)
+        if cjk is not None:  # CJK words match as character pairs in their own table; a passage's scores add up
+            scores = dict(found)
+            for cid, s in self._bm25(CJK_TABLE, cjk, limit, within):
+                scores[cid] = scores.get(cid, 0.0) + s
+            found = sorted(scores.items(), key=lambda kv: -kv[1])[: int(limit)]
+        return found
+
+    def _bm25(self, table: str, expr: str, limit: int, within: Optional[Sequence[int]]) -> list[tuple[int, float]]:
+        sql = f"SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?"  # table: a constant
         params: list = [expr]
         if within is not None:
-            if not within:
-                return []
             sql += f" AND rowid IN ({','.join('?' * len(within))})"
             params += list(within)
         sql += " ORDER BY s LIMIT ?"

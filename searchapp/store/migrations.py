@@ -63,6 +63,22 @@ MIGRATIONS: list[str] = [
         INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
     END;
     """,
+    # CJK lexical search (see store/cjk.py): CJK text one character per token in a second FTS5 table, kept in
+    # step with chunks by triggers. cjk_chars() is a function every Store registers on its connection.
+    """
+    CREATE VIRTUAL TABLE chunks_cjk USING fts5(chars, tokenize='unicode61 remove_diacritics 0');
+    CREATE TRIGGER chunks_cjk_ai AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_cjk(rowid, chars) SELECT new.id, g FROM (SELECT cjk_chars(new.text) AS g) WHERE g != '';
+    END;
+    CREATE TRIGGER chunks_cjk_ad AFTER DELETE ON chunks BEGIN
+        DELETE FROM chunks_cjk WHERE rowid = old.id;
+    END;
+    CREATE TRIGGER chunks_cjk_au AFTER UPDATE OF text ON chunks BEGIN
+        DELETE FROM chunks_cjk WHERE rowid = old.id;
+        INSERT INTO chunks_cjk(rowid, chars) SELECT new.id, g FROM (SELECT cjk_chars(new.text) AS g) WHERE g != '';
+    END;
+    INSERT INTO chunks_cjk(rowid, chars) SELECT id, g FROM (SELECT id, cjk_chars(text) AS g FROM chunks) WHERE g != '';
+    """,
     # results-by-file: identical passages inside one file are stored (and embedded, indexed) once; the other
     # places the same text occurs are kept here so a preview can still show every occurrence.
     """

@@ -9,7 +9,7 @@ from typing import Callable, Optional
 
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.types import Document
-from . import docx, epub, html, odt, pdf, text
+from . import docx, epub, html, odt, pdf, sniff, text
 
 __all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "DEFAULT_MAX_BYTES"]
 
@@ -24,6 +24,7 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "docx": (docx.SUFFIXES, docx.extract_docx),
     "odt": (odt.SUFFIXES, odt.extract_odt),
     "epub": (epub.SUFFIXES, epub.extract_epub),
+    "sniffed": (frozenset(), sniff.extract_sniffed),  # any other suffix: plain text when the content is
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
@@ -48,7 +49,9 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
     name = extractor_name(path)
     if name is None:
         suffix = os.path.splitext(os.fspath(path))[1].lower()
-        raise UnsupportedFileError(f'unsupported type "{suffix}"' if suffix else "unsupported type (no extension)")
+        if suffix in sniff.KNOWN_BINARY_SUFFIXES:
+            raise UnsupportedFileError(f'unsupported type "{suffix}"')
+        name = "sniffed"
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):  # opening a fifo or device could block forever

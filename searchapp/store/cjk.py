@@ -1,0 +1,49 @@
+"""Lexical search for Chinese, Japanese and Korean text.
+
+FTS5's unicode61 tokenizer splits on spaces and punctuation, which CJK writing does not use between words:
+a whole clause becomes one token and no query word matches it. Decision (checked against real Chinese and
+Japanese text in tests/test_cjk.py): the CJK characters of every passage are also indexed one character per
+token in a second FTS5 table, and CJK query text is matched as overlapping two-character phrases ("天 气"
+matches 天 directly followed by 气), OR'ed so BM25 ranks passages sharing more of them first. That is
+bigram matching, the usual approach of CJK search engines, and suits Chinese and Japanese words, most of
+which are two characters long (a trigram tokenizer would miss them). Splitting into characters is a C-level
+join, 3.5x cheaper than building bigrams in Python (tests/benchmarks/bench_cjk_fts.py); text without CJK
+characters costs one regex scan and no row.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+__all__ = ["cjk_chars", "cjk_query", "CJK_TABLE"]
+
+CJK_TABLE = "chunks_cjk"
+
+# Han (with extension A, compatibility and the supplementary planes), Hiragana, Katakana (with the
+# phonetic extensions, half-width forms and the prolonged sound mark), Hangul syllables.
+_CJK_RUN = re.compile(
+    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af"
+    "\U00020000-\U0002fa1f]+"
+)
+_RUN_BREAK = " 0 "  # a token between runs, so a phrase never matches across punctuation or other text
+
+
+def cjk_chars(text: Optional[str]) -> str:
+    """The CJK characters of `text` as space-separated tokens ('' when there are none)."""
+    if not text:
+        return ""
+    return _RUN_BREAK.join([" ".join(run) for run in _CJK_RUN.findall(text)])
+
+
+def cjk_query(text: str) -> Optional[str]:
+    """An FTS5 MATCH expression for the CJK part of a query: each pair of adjacent characters as a phrase
+    (a lone character as itself), OR'ed. None when the query has no CJK character."""
+    terms: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            terms.append(f'"{run}"')
+        else:
+            terms += [f'"{a} {b}"' for a, b in zip(run, run[1:])]
+    unique = list(dict.fromkeys(terms))
+    return " OR ".join(unique) if unique else None

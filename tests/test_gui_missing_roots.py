@@ -1,0 +1,39 @@
+"""The desktop app marks a missing folder in the library panel and hits from it as unavailable,
+from the data the Library provides (the GUI never reads the database itself)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from searchapp.base.types import Hit  # noqa: E402
+from searchapp.gui.library_panel import LibraryPanel  # noqa: E402
+from searchapp.gui.results_model import ResultsModel  # noqa: E402
+from searchapp.library import Library  # noqa: E402
+
+
+def test_panel_and_results_mark_a_missing_folder(qtbot, make_config, tiny_encoder, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Walrus tusks grow throughout life.", encoding="utf-8")
+    with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as lib:
+        lib.add_folder(notes)
+        notes.rename(tmp_path / "moved")
+        lib.sync()
+        st = lib.status()
+        hits = lib.search("walrus tusks", mode="lexical").hits
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    panel.set_status(st)
+    item = panel.tree.topLevelItem(0)
+    assert "(missing)" in item.text(0) and "Missing:" in item.toolTip(0)
+    assert panel.selected_roots() == [] and item.data(0, Qt.ItemDataRole.UserRole) == str(notes)
+
+    model = ResultsModel()
+    model.set_hits(hits, ["walrus"])
+    assert "(unavailable)" in model.data(model.index(0, ResultsModel.COLUMNS.index("File")))
+    model.set_hits([Hit(1, str(tmp_path / "moved" / "a.txt"), None, 0, 5, "Walrus")], ["walrus"])
+    assert "(unavailable)" not in model.data(model.index(0, ResultsModel.COLUMNS.index("File")))

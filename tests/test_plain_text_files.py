@@ -1,0 +1,64 @@
+"""Files whose name says nothing (README, INSTALL, Makefile, *.Debian) are indexed when their content is
+plain text; binary content under an unknown name is skipped once; known binary types are left out quietly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.errors import UnsupportedFileError
+from searchapp.ingest.extractors import extract
+from searchapp.library import Library
+
+TEXTS = {
+    "README": "Frobnicator: a tool that untangles spaghetti wiring diagrams.",
+    "INSTALL": "Run the quasimodo installer, then reboot the lighthouse.",
+    "Makefile": "all:\n\tgcc -o zanzibar zanzibar.c\n",
+    "changelog.Debian": "xylophone (1.2-3) unstable; urgency=low\n  * Fix the marimba tuning.\n",
+    "notes.nfo": "Cardigan weaving pattern for the winter market.",
+    "server.conf": "listen_port = 8080  # the walrus service",
+    "thesis.tex": "\\section{Introduction} Photosynthesis in kelp forests.",
+    "todo.org": "* TODO buy pumpernickel",
+}
+
+
+@pytest.fixture
+def library(make_config, tiny_encoder):
+    lib = Library(make_config(models={"reranker": ""}), encoder=tiny_encoder)
+    yield lib
+    lib.close()
+
+
+def test_unknown_names_with_text_content_are_indexed(library, tmp_path):
+    d = tmp_path / "proj"
+    d.mkdir()
+    for name, text in TEXTS.items():
+        (d / name).write_text(text, encoding="utf-8")
+    (d / "LEGACY").write_bytes("Café crème brûlée, naïve façade.".encode("cp1252"))  # 8-bit, not UTF-8
+    (d / "core.dump").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4)
+    (d / "archive.zip").write_bytes(b"PK\x03\x04" + b"\x00" * 40)
+    rep = library.add_folder(d)
+    assert rep.added == len(TEXTS) + 1
+    for word, name in (("frobnicator", "README"), ("quasimodo", "INSTALL"), ("zanzibar", "Makefile"),
+                       ("marimba", "changelog.Debian"), ("cardigan", "notes.nfo"), ("walrus", "server.conf"),
+                       ("pumpernickel", "todo.org"), ("brûlée", "LEGACY")):
+        hits = library.search(word, mode="lexical").hits
+        assert hits and Path(hits[0].path).name == name, word
+    problems = {Path(p).name: r for p, r in rep.problems}
+    assert problems == {"core.dump": "not plain text (binary content)"}  # the zip is left out quietly
+    assert library.sync().problems == []  # and the binary one is not listed again
+
+
+def test_sniffed_extraction(tmp_path):
+    readme = tmp_path / "README"
+    readme.write_text("hello\r\nworld", encoding="utf-8")
+    assert extract(readme).text == "hello\nworld" and extract(readme).kind == "text"
+    blob = tmp_path / "blob"
+    blob.write_bytes(b"abc\x00def")
+    with pytest.raises(UnsupportedFileError, match="binary"):
+        extract(blob)
+    big = tmp_path / "BIG"
+    big.write_text("y" * 5000)
+    with pytest.raises(Exception, match="too large"):
+        extract(big, max_bytes=1000)  # the size cap applies as for any text file

@@ -1,0 +1,100 @@
+"""The sync report's counts add up, skipped files stay skipped on re-sync, `status` agrees, and the
+progress bar counts passages while embedding."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.progress import Progress
+from searchapp.cli.progress import TerminalProgress
+from searchapp.library import Library, SyncReport
+from searchapp.library import sync as sync_module
+
+
+def adds_up(rep: SyncReport) -> bool:
+    return rep.scanned == rep.added + rep.updated + rep.unchanged + rep.skipped + rep.failed
+
+
+@pytest.fixture
+def library(make_config, tiny_encoder):
+    lib = Library(make_config(models={"reranker": ""}, scan={"max_file_mb": 0.01}), encoder=tiny_encoder)
+    yield lib
+    lib.close()
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    d = tmp_path / "docs"
+    (d / "sub").mkdir(parents=True)
+    for i in range(4):
+        (d / f"note{i}.txt").write_text(f"Note {i} about gardening, tomatoes and compost number {i}.", encoding="utf-8")
+    (d / "sub" / "guide.md").write_text("# Guide\n\nPrune the roses in early spring.", encoding="utf-8")
+    (d / "empty.md").write_text("")  # skipped: no text
+    (d / "blob.data").write_bytes(b"\x00\x01\x02binary" * 10)  # unknown suffix, binary content: skipped
+    (d / "big.txt").write_text("x" * 20_000)  # over the 0.01 MB cap: skipped by the scan
+    (d / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 50)  # known binary: left out quietly
+    return d
+
+
+def test_counts_add_up_and_skipped_stay_skipped(library, folder):
+    first = library.add_folder(folder)
+    assert adds_up(first)
+    assert (first.scanned, first.added, first.skipped, first.failed) == (8, 5, 3, 0)
+    assert {Path(p).name for p, _ in first.problems} == {"empty.md", "blob.data", "big.txt"}
+
+    st = library.status()
+    assert sum(st.files.values()) == first.scanned  # status agrees with the report
+    assert st.files == {"indexed": 5, "skipped": 3}
+
+    again = library.sync()
+    assert adds_up(again)
+    assert (again.scanned, again.unchanged, again.skipped) == (8, 5, 3)  # skipped are not "unchanged"
+    assert again.problems == []  # each skip is listed once, by the sync that first met it
+    assert sum(library.status().files.values()) == again.scanned
+
+
+def test_counts_add_up_with_edits_and_deletions(library, folder):
+    library.add_folder(folder)
+    (folder / "note0.txt").write_text("Completely new text on beekeeping and honey.", encoding="utf-8")
+    (folder / "note1.txt").unlink()
+    (folder / "new.txt").write_text("A new file about bicycles.", encoding="utf-8")
+    rep = library.sync()
+    assert adds_up(rep)
+    assert (rep.added, rep.updated, rep.removed, rep.unchanged, rep.skipped) == (1, 1, 1, 3, 3)
+
+
+def test_embedding_progress_counts_passages_of_the_whole_sync(make_config, tiny_encoder, tmp_path, monkeypatch):
+    monkeypatch.setattr(sync_module, "BATCH_CHUNKS", 3)  # several flushes, so several encode calls
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(10):
+        (d / f"f{i}.txt").write_text(f"Passage {i}: unique words alpha{i} beta{i} gamma{i}.", encoding="utf-8")
+    events: list[Progress] = []
+    lib = Library(make_config(models={"reranker": ""}), encoder=tiny_encoder)
+    try:
+        rep = lib.add_folder(d, progress=events.append)
+    finally:
+        lib.close()
+    emb = [p for p in events if p.stage == "embedding"]
+    done = [p.done for p in emb]
+    assert done == sorted(done) and done[-1] == rep.chunks_embedded == 10  # cumulative, not per batch
+    assert all(p.total is not None and p.total >= p.done for p in emb)
+    assert emb[-1].total == 10  # once every byte is read the estimate is exact
+
+
+def test_terminal_bar_counts_passages_once_embedding_starts(monkeypatch):
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    bar = TerminalProgress(enabled=True)
+    bar(Progress("extracting", 1, 10, "a.txt"))
+    assert bar._bar.unit == " files"
+    bar(Progress("embedding", 32, 400))
+    assert bar._bar.unit == " passages" and bar._bar.n == 32 and bar._bar.total == 400
+    bar(Progress("extracting", 5, 10, "e.txt"))  # reading more files does not switch back to files
+    assert bar._bar.unit == " passages" and bar._bar.n == 32
+    bar(Progress("embedding", 64, 380))
+    assert bar._bar.n == 64 and bar._bar.total == 380
+    bar.close()
