@@ -1,7 +1,9 @@
 """Retrieval quality as a person sees it: the product against a plain pipeline, in the same run.
 
-Collections: ../shared/data/ir (cranfield, scifact-train) and TrecQA dev pairs turned into a retrieval
-collection (every distinct candidate sentence is a file; a question's relevant files are its label-1 sentences).
+Collections: ../shared/data/ir/cranfield, "scifact-sub" (the first 100 judged SciFact-train claims, their
+judged abstracts and 250 other abstracts drawn at random: the full ~12k-passage library takes over an hour to
+embed on 2 shared cores) and TrecQA dev pairs turned into a retrieval collection (every distinct candidate
+sentence is a file; a question's relevant files are its label-1 sentences).
 
 Per collection and mode (dense, lexical, hybrid), without reranking (the cross-encoder on 2 shared CPU cores is
 out of budget; the CUDA path is unmeasured):
