@@ -89,7 +89,7 @@ class SearchConfig:
     rerank: bool = _f(True, "Rerank candidates with the cross-encoder when one is available.")
     group: str = _f("file", "file: each file once (its best passage, the others listed with it; k counts files); passage: every passage a row.")
     fusion: str = _f("convex", "How dense and lexical candidates are fused: convex (weighted cosine + normalised BM25) or rrf.")
-    dense_weight: float = _f(0.7, "The dense side's share in fusion, 0..1 (the lexical side gets the rest).")
+    dense_weight: float = _f(0.8, "The dense side's share in fusion, 0..1 (the lexical side gets the rest).")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ class SearchRequest:
     rrf_k: int = 60
     group: str = "file"  # file: each file once, its other passages in `more` | passage: every passage a row
     fusion: str = "convex"  # convex (normalised scores, weighted) | rrf
-    dense_weight: float = 0.7  # the dense side's share in either fusion
+    dense_weight: float = 0.8  # the dense side's share in either fusion
 
 
 @dataclass

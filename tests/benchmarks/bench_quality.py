@@ -215,8 +215,8 @@ def main() -> None:
     ap.add_argument("--collections", default="cranfield,trecqa,scifact-sub")
     ap.add_argument("--max-queries", type=int, default=0)
     ap.add_argument("--build-only", action="store_true")
-    ap.add_argument("--variants", default="before,file-rrf,file-wrrf-0.7,file-convex-0.5,file-convex-0.6,default,"
-                    "file-convex-0.8", help="comma list of search variants (see VARIANTS)")
+    ap.add_argument("--variants", default="before,default,file-rrf,file-wrrf-0.7,file-convex-0.5,file-convex-0.7",
+                    help="comma list of search variants (see VARIANTS)")
     ap.add_argument("--eval-ir", default="before,default", help="variants also scored as `eval ir` scores them")
     args = ap.parse_args()
 
@@ -264,7 +264,8 @@ VARIANTS: dict[str, dict] = {
     "file-convex-0.5": {"group": "file", "fusion": "convex", "dense_weight": 0.5},
     "file-convex-0.6": {"group": "file", "fusion": "convex", "dense_weight": 0.6},
     "file-convex-0.8": {"group": "file", "fusion": "convex", "dense_weight": 0.8},
-    "default": {},  # file, convex, dense_weight 0.7
+    "file-convex-0.7": {"group": "file", "fusion": "convex", "dense_weight": 0.7},
+    "default": {},  # file, convex, dense_weight 0.8
 }
 
 if __name__ == "__main__":
