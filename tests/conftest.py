@@ -27,6 +27,8 @@ def _isolated_hf_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HF_HOME", str(cache))
     monkeypatch.setenv("HF_HUB_CACHE", str(cache / "hub"))
     monkeypatch.delenv("SEARCHAPP_DATA_DIR", raising=False)
+    # Subprocesses inherit this too: tests never write the weights-checksum cache into the real home.
+    monkeypatch.setenv("SEARCHAPP_HASH_CACHE", str(cache / "weights-sha256.json"))
 
 
 @pytest.fixture(scope="session")

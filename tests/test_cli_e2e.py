@@ -92,10 +92,12 @@ def test_stdin_queries_print_one_json_per_line(indexed, monkeypatch, capsys):
 
     docs, data = indexed
     monkeypatch.setattr(sys, "stdin", io.StringIO("moat drawbridge\n\nsaxophonist bebop\n"))
-    code, out, err = run_cli(capsys, "--data-dir", str(data), "search", "-", "--no-rerank")
+    code, out, err = run_cli(capsys, "--data-dir", str(data), "search", "-", "--no-rerank", "--json")
     assert code == 0
     lines = [json.loads(line) for line in out.splitlines()]
-    assert [line["query"] for line in lines] == ["moat drawbridge", "saxophonist bebop"]
+    # One line out per line in, the blank one included (an empty result), so outputs line up with inputs.
+    assert [line["query"] for line in lines] == ["moat drawbridge", "", "saxophonist bebop"]
+    assert lines[1]["hits"] == [] and lines[1]["notice"] == "empty query"
     assert Path(lines[0]["hits"][0]["path"]).name == "castles.docx"
     assert err.count("cross-encoder") == 0  # --no-rerank: nothing to say about a reranker
 

@@ -133,7 +133,7 @@ def test_symlinks_followed_or_not(tmp_path: Path) -> None:
     os.symlink(root / "real", root / "alias")  # same folder twice
     os.symlink(tmp_path / "nowhere.txt", root / "broken.txt")
 
-    followed = scan([root], ScanConfig(follow_symlinks=True))
+    followed = scan([root], ScanConfig(follow_symlinks=True, follow_symlinks_out=True))
     assert names(followed, root) == ["linked_dir/o.txt", "linked_file.txt", "real/r.txt"]
     why = reasons(followed, root)
     assert why["alias"] == f"same folder as {root / 'real'}"  # the real location wins over the link

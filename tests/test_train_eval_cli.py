@@ -111,8 +111,14 @@ def test_eval_ann_reports_recall_of_the_library_index(tiny_bert, tmp_path, capsy
     code, res, err = run(capsys, "--data-dir", config.data_dir, "eval", "ann", "--k", "5", "--sample", "50", "--json")
     assert code == 0, err
     assert res["primary_metric"] == "recall@5" and res["recall@5"] == direct["recall@5"] and res["vectors"] == n
+    from searchapp.base.config import load_config
+
+    Library(load_config(tmp_path / "empty", env={})).close()  # a library with nothing indexed yet
     code, res, err = run(capsys, "--data-dir", tmp_path / "empty", "eval", "ann", "--json")
     assert code == 0 and res["recall@10"] is None and res["vectors"] == 0
+    code = main(["--data-dir", str(tmp_path / "typo"), "eval", "ann", "--json"])
+    assert code == 2 and "no library at" in capsys.readouterr().err  # measures a library, never makes one
+    assert not (tmp_path / "typo").exists()
 
 
 def test_ann_recall_counts_misses_and_forgives_ties():

@@ -7,7 +7,9 @@ Unknown keys raise ConfigError: a typo must never be silently ignored. Every fie
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import Any, Mapping, Optional
 
 from .errors import ConfigError
 from .paths import resolve_data_dir, user_config_file
+from .private import make_private_dir, write_private_text
 
 __all__ = [
     "ScanConfig",
@@ -29,6 +32,8 @@ __all__ = [
     "DEFAULT_RERANKER",
     "config_to_dict",
     "save_config",
+    "check_setting",
+    "allowed_values",
 ]
 
 PACKAGED_BI_ENCODER = "all-MiniLM-L6-v2"
@@ -40,56 +45,73 @@ DEFAULT_SKIP_DIRS = (
 )
 
 
-def _f(default: Any, doc: str) -> Any:
+def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Optional[tuple] = None) -> Any:
+    """A field with its help text and the values it allows (`min`/`max` inclusive, or `choices`): the
+    loader checks them (`Config.validate`) and the README lists them, from this one place."""
     kw = {"default_factory": lambda: default} if isinstance(default, (list, dict)) else {"default": default}
-    return field(metadata={"help": doc}, **kw)
+    meta = {"help": doc}
+    if min is not None:
+        meta["min"] = min
+    if max is not None:
+        meta["max"] = max
+    if choices is not None:
+        meta["choices"] = choices
+    return field(metadata=meta, **kw)
 
 
 @dataclass(frozen=True)
 class ScanConfig:
-    max_file_mb: float = _f(50.0, "Files larger than this (MB) are skipped without being read.")
+    max_file_mb: float = _f(50.0, "Files larger than this (MB) are skipped without being read.", min=0.001, max=1_000_000)
+    max_text_chars: int = _f(10_000_000, "Characters of extracted text kept per file (after decompression); the rest is cut and reported as truncated.",
+                             min=1000, max=2_000_000_000)
     skip_dirs: tuple[str, ...] = _f(DEFAULT_SKIP_DIRS, "Directory names never descended into (hidden ones are always skipped).")
-    follow_symlinks: bool = _f(True, "Follow symlinked folders and files (loops are detected and never followed twice).")
+    follow_symlinks: bool = _f(True, "Follow symlinked folders and files inside the indexed folder (loops are never walked).")
+    follow_symlinks_out: bool = _f(False, "Also follow symlinks that lead out of the indexed folder (off: they are skipped with a reason).")
     exclude: tuple[str, ...] = _f((), "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak).")
 
 
 @dataclass(frozen=True)
 class ChunkConfig:
-    max_tokens: int = _f(200, "Passage length in bi-encoder word pieces (MiniLM truncates at 256, specials included).")
-    overlap: float = _f(0.2, "Fraction of a passage repeated at the start of the next one.")
+    max_tokens: int = _f(200, "Passage length in bi-encoder word pieces (MiniLM truncates at 256, specials included).", min=16, max=510)
+    overlap: float = _f(0.2, "Fraction of a passage repeated at the start of the next one.", min=0.0, max=0.89)
 
 
 @dataclass(frozen=True)
 class ModelConfig:
     bi_encoder: str = _f(PACKAGED_BI_ENCODER, "Bi-encoder: the packaged model name, a local folder, or a Hugging Face id in the local cache.")
-    pooling: str = _f("mean", "Token pooling of the bi-encoder: mean, cls, max or wk (SBERT-WK, fuses layers 4..last).")
+    pooling: str = _f("mean", "Token pooling of the bi-encoder: mean, cls, max or wk (SBERT-WK, fuses layers 4..last).",
+                       choices=("mean", "cls", "max", "wk"))
     reranker: str = _f(DEFAULT_RERANKER, "Cross-encoder: a local folder or a Hugging Face id in the local cache; empty disables reranking.")
     device: str = _f("auto", "auto (CUDA when present, else CPU), cpu, cuda or cuda:N.")
-    precision: str = _f("auto", "auto (fp16 on CUDA, bf16 on CPUs with native bf16, else fp32), fp32, bf16 or fp16.")
-    batch_size: int = _f(32, "Passages per encoder batch.")
-    rerank_max_length: int = _f(256, "Word pieces of query + passage the cross-encoder reads.")
+    precision: str = _f("auto", "auto (fp16 on CUDA, bf16 on CPUs with native bf16, else fp32), fp32, bf16 or fp16.",
+                         choices=("auto", "fp32", "bf16", "fp16"))
+    batch_size: int = _f(32, "Passages per encoder batch.", min=1, max=4096)
+    rerank_max_length: int = _f(256, "Word pieces of query + passage the cross-encoder reads.", min=8, max=8192)
     allow_download: bool = _f(False, "Allow fetching models from the Hugging Face hub (off: the app never touches the network).")
-    threads: int = _f(0, "CPU threads for torch (0: torch's default).")
+    threads: int = _f(0, "CPU threads for torch (0: torch's default).", min=0, max=1024)
 
 
 @dataclass(frozen=True)
 class IndexConfig:
-    backend: str = _f("hnsw", "Vector index: hnsw (approximate, fast) or exact (NumPy, ground truth).")
-    m: int = _f(16, "HNSW graph degree M.")
-    ef_construction: int = _f(200, "HNSW ef_construction.")
-    ef_search: int = _f(100, "HNSW ef at query time (raised to the number of candidates when smaller).")
+    backend: str = _f("hnsw", "Vector index: hnsw (approximate, fast) or exact (NumPy, ground truth).", choices=("hnsw", "exact"))
+    m: int = _f(16, "HNSW graph degree M.", min=2, max=128)
+    ef_construction: int = _f(200, "HNSW ef_construction.", min=1, max=10_000)
+    ef_search: int = _f(100, "HNSW ef at query time (raised to the number of candidates when smaller).", min=1, max=10_000)
 
 
 @dataclass(frozen=True)
 class SearchConfig:
-    k: int = _f(10, "Hits returned.")
-    mode: str = _f("hybrid", "hybrid (dense + lexical fused), dense or lexical.")
-    candidates: int = _f(50, "Candidates per retriever, fused, then reranked (rerank depth).")
-    rrf_k: int = _f(60, "Reciprocal rank fusion constant.")
+    k: int = _f(10, "Hits returned.", min=1, max=10_000)
+    mode: str = _f("hybrid", "hybrid (dense + lexical fused), dense or lexical.", choices=("hybrid", "dense", "lexical"))
+    candidates: int = _f(50, "Candidates per retriever, fused, then reranked (rerank depth).", min=1, max=10_000)
+    rrf_k: int = _f(60, "Reciprocal rank fusion constant.", min=1, max=100_000)
     rerank: bool = _f(True, "Rerank candidates with the cross-encoder when one is available.")
-    group: str = _f("file", "file: each file once (its best passage, the others listed with it; k counts files); passage: every passage a row.")
-    fusion: str = _f("convex", "How dense and lexical candidates are fused: convex (weighted cosine + normalised BM25) or rrf.")
-    dense_weight: float = _f(0.8, "The dense side's share in fusion, 0..1 (the lexical side gets the rest).")
+    group: str = _f("file", "file: each file once (its best passage, the others listed with it; k counts files); passage: every passage a row.",
+                    choices=("file", "passage"))
+    fusion: str = _f("convex", "How dense and lexical candidates are fused: convex (weighted cosine + normalised BM25) or rrf.",
+                     choices=("convex", "rrf"))
+    dense_weight: float = _f(0.8, "The dense side's share in fusion, 0..1 (the lexical side gets the rest).",
+                           min=0.0, max=1.0)
 
 
 @dataclass(frozen=True)
@@ -106,24 +128,61 @@ class Config:
         return _merge(self, {k: dict(v) for k, v in sections.items()}, "override")
 
     def validate(self) -> "Config":
-        checks = [
-            (self.models.pooling in ("mean", "cls", "max", "wk"), "models.pooling must be mean, cls, max or wk"),
-            (self.models.precision in ("auto", "fp32", "bf16", "fp16"), "models.precision must be auto, fp32, bf16 or fp16"),
-            (self.index.backend in ("hnsw", "exact"), "index.backend must be hnsw or exact"),
-            (self.search.mode in ("hybrid", "dense", "lexical"), "search.mode must be hybrid, dense or lexical"),
-            (16 <= self.chunking.max_tokens <= 510, "chunking.max_tokens must be between 16 and 510"),
-            (0.0 <= self.chunking.overlap < 0.9, "chunking.overlap must be in [0, 0.9)"),
-            (self.search.k >= 1 and self.search.candidates >= 1, "search.k and search.candidates must be >= 1"),
-            (self.search.group in ("file", "passage"), "search.group must be file or passage"),
-            (self.search.fusion in ("convex", "rrf"), "search.fusion must be convex or rrf"),
-            (0.0 <= self.search.dense_weight <= 1.0, "search.dense_weight must be between 0 and 1"),
-            (self.scan.max_file_mb > 0, "scan.max_file_mb must be > 0"),
-            (self.models.batch_size >= 1, "models.batch_size must be >= 1"),
-        ]
-        for ok, msg in checks:
-            if not ok:
-                raise ConfigError(msg)
+        """Every field against its type and its allowed values (field metadata); ConfigError names the key."""
+        for top in fields(self):
+            section = getattr(self, top.name)
+            if not dataclasses.is_dataclass(section):
+                continue
+            for f in fields(section):
+                check_setting(f"{top.name}.{f.name}", getattr(section, f.name))
+        if self.models.device not in ("auto", "cpu", "cuda") and not re.fullmatch(r"cuda:\d{1,3}", self.models.device):
+            raise ConfigError(f"models.device: {self.models.device!r} is not allowed (auto, cpu, cuda or cuda:N)")
         return self
+
+
+def allowed_values(key: str) -> Optional[str]:
+    """The allowed values of `section.key` in words ("between 1 and 1000", "mean, cls, max or wk"), or None."""
+    meta = _field_meta().get(key, {})
+    if "choices" in meta:
+        c = [str(x) for x in meta["choices"]]
+        return ", ".join(c[:-1]) + " or " + c[-1] if len(c) > 1 else c[0]
+    if "min" in meta and "max" in meta:
+        return f"between {_num(meta['min'])} and {_num(meta['max'])}"
+    if "min" in meta:
+        return f"at least {_num(meta['min'])}"
+    return None
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def check_setting(key: str, value: Any) -> Any:
+    """Raise ConfigError (exit 2) unless `value` is allowed for `section.key`; returns it. The CLI and the
+    library use this for per-call values too (e.g. --k), so every route in obeys the same ranges."""
+    meta = _field_meta().get(key)
+    if meta is None:
+        return value
+    allowed = allowed_values(key)
+    bad = False
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        bad = ("min" in meta or "max" in meta) or ("choices" in meta and value not in meta["choices"])
+    else:
+        bad = (not math.isfinite(value) or ("min" in meta and value < meta["min"])
+               or ("max" in meta and value > meta["max"]))
+    if bad:
+        raise ConfigError(f"{key}: {value!r} is not allowed ({allowed})")
+    return value
+
+
+def _field_meta() -> dict[str, Mapping[str, Any]]:
+    out: dict[str, Mapping[str, Any]] = {}
+    for top in fields(Config):
+        section = top.default_factory() if top.default is dataclasses.MISSING else top.default
+        if dataclasses.is_dataclass(section):
+            for f in fields(section):
+                out[f"{top.name}.{f.name}"] = f.metadata
+    return out
 
 
 def field_help() -> dict[str, str]:
@@ -162,9 +221,23 @@ def _coerce(value: Any, current: Any, where: str) -> Any:
             return Path(value).expanduser()
         if isinstance(current, (int, float)) and isinstance(value, bool):
             raise ValueError(value)
+        if isinstance(current, int):
+            # 1.9 must not silently become 1; 10.0 is fine. Strings (environment) parse as whole numbers.
+            if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+                raise ValueError(value)
+            return int(value) if not isinstance(value, str) else int(value.strip())
+        if isinstance(current, float):
+            out = float(value)
+            if not math.isfinite(out):
+                raise ValueError(value)
+            return out
         return typ(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}: cannot use {value!r} (expected {typ.__name__})") from None
+    except (TypeError, ValueError, OverflowError):
+        key = where.rpartition(": ")[2]
+        allowed = allowed_values(key)
+        kind = {"int": "a whole number", "float": "a finite number", "bool": "true or false"}.get(typ.__name__, typ.__name__)
+        raise ConfigError(f"{where}: cannot use {value!r} (expected {kind}"
+                          + (f" {allowed}" if allowed and allowed.startswith(("between", "at least")) else "") + ")") from None
 
 
 def _merge(cfg: Config, data: Mapping[str, Any], origin: str) -> Config:
@@ -182,7 +255,11 @@ def _merge(cfg: Config, data: Mapping[str, Any], origin: str) -> Config:
             for sk, sv in value.items():
                 if sk not in sub_known:
                     raise ConfigError(f"{origin}: unknown setting {key}.{sk} (known: {', '.join(sorted(sub_known))})")
-                sub_changes[sk] = _coerce(sv, getattr(current, sk), f"{origin}: {key}.{sk}")
+                value_ = _coerce(sv, getattr(current, sk), f"{origin}: {key}.{sk}")
+                try:
+                    sub_changes[sk] = check_setting(f"{key}.{sk}", value_)
+                except ConfigError as exc:  # say where the bad value came from
+                    raise ConfigError(f"{origin}: {exc}") from None
             changes[key] = dataclasses.replace(current, **sub_changes)
         else:
             changes[key] = _coerce(value, current, f"{origin}: {key}")
@@ -245,8 +322,8 @@ def save_config(config: Config, path: Optional[str | Path] = None) -> Path:
     import tomli_w
 
     target = Path(path) if path else user_config_file(Path(config.data_dir))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(target.parent)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(tomli_w.dumps(config_to_dict(config.validate())), encoding="utf-8")
+    write_private_text(tmp, tomli_w.dumps(config_to_dict(config.validate())))  # 0600 whatever the umask
     os.replace(tmp, target)  # a crash mid-write never leaves half a config behind
     return target

@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = [
     "SearchAppError",
     "ConfigError",
+    "DataDirError",
     "ExtractionError",
     "UnsupportedFileError",
     "StoreError",
@@ -24,6 +25,11 @@ class SearchAppError(Exception):
 
 class ConfigError(SearchAppError):
     exit_code = 2
+
+
+class DataDirError(ConfigError):
+    """The data dir cannot hold or show a library: missing (for a read-only command), a file, unreadable,
+    or read-only for a command that writes. Exit 2, like any bad path."""
 
 
 class ExtractionError(SearchAppError):

@@ -24,6 +24,7 @@ class Document:
     text: str
     pages: tuple[PageSpan, ...] = ()
     kind: str = ""  # extractor name, e.g. "pdf"
+    notes: tuple[str, ...] = ()  # what was left out, e.g. "text truncated at 10,000,000 characters"
 
     def page_at(self, offset: int) -> Optional[int]:
         for p in self.pages:

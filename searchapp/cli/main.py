@@ -10,8 +10,8 @@ import argparse
 import json
 import os
 import signal
+import sqlite3
 import sys
-import textwrap
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -19,7 +19,11 @@ from .. import __version__
 from ..base.config import Config, load_config
 from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
+from ..base.terminal import printable, use_color
+from . import models as models_cli
 from . import train_eval
+from .global_options import accept_after_command
+from .options import check_options
 from .progress import TerminalProgress
 
 __all__ = ["main", "build_parser"]
@@ -37,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the sync report as JSON")
 
     s = sub.add_parser("search", help="search the library")
-    s.add_argument("query", help="the query; '-' reads one query per line from standard input (JSON lines out)")
+    s.add_argument("query", help="the query; '-' reads one query per line from standard input and prints one line "
+                   "per input line (tab-separated: query, then each hit; JSON lines with --json)")
     s.add_argument("--k", type=int, help="number of hits (default from config: 10)")
     s.add_argument("--mode", choices=["hybrid", "dense", "lexical"], help="retrieval mode (default hybrid)")
     s.add_argument("--no-rerank", action="store_true", help="skip the cross-encoder")
@@ -46,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--group", choices=["file", "passage"],
                    help="file: each file once with its other matching passages (default); passage: every passage a row")
     s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
 
     s = sub.add_parser("watch", help="keep the library current: sync every change under the indexed folders until Ctrl+C")
     s.add_argument("--debounce", type=float, default=1.0, metavar="SECONDS",
@@ -72,13 +78,16 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--no-rerank", action="store_true", help="skip reranked variants")
     e.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or id")
     e.add_argument("--max-queries", type=int, help="evaluate only the first N judged queries")
+    e.add_argument("--strict", action="store_true", help="fail (exit 2) on judgements for missing documents or queries")
     train_eval.add_ir_options(e)
     e.add_argument("--json", action="store_true")
     train_eval.add_eval_parsers(ev)
     train_eval.add_train_parser(sub)
 
+    models_cli.add_models_parser(sub)
     sub.add_parser("config", help="list every setting with its current value and meaning")
     sub.add_parser("gui", help="open the desktop app (also what `searchapp` with no command does)")
+    accept_after_command(p)
     return p
 
 
@@ -90,7 +99,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cancel = CancelToken()
     _install_sigint(cancel)
     progress = TerminalProgress()
+    _explicit_model_paths(args)
+    config = None
     try:
+        check_options(args)
         overrides = {}
         if getattr(args, "reranker", None):
             overrides["models"] = {"reranker": args.reranker}
@@ -107,12 +119,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return 0
+    except sqlite3.DatabaseError as exc:  # damage found mid-query (garbage pages behind a valid header)
+        progress.close()
+        from ..library.data_dir import damaged_message, is_damage
+
+        db = Path(config.data_dir if config else ".") / "library.sqlite"
+        print(f"searchapp: error: {damaged_message(db, exc) if is_damage(exc) else f'library database error: {exc}'}",
+              file=sys.stderr)
+        return 3
     except OSError as exc:  # a full or read-only disk outside the library's own checks: one line, not a traceback
         progress.close()
         print(f"searchapp: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
         return 3
     finally:
         progress.close()
+
+
+def _explicit_model_paths(args) -> None:
+    """A model folder typed on the command line counts as a path even when named like a hub id
+    (`--reranker models/x`); config files and defaults never do (see models/resolve.py)."""
+    from ..models.resolve import explicit_path  # no torch: resolve only reads files
+
+    for name in ("reranker", "model", "base"):
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value:
+            setattr(args, name, explicit_path(value))
 
 
 def _install_sigint(cancel: CancelToken) -> None:
@@ -130,10 +161,15 @@ def _install_sigint(cancel: CancelToken) -> None:
         pass
 
 
-def _library(config: Config):
+def _library(config: Config, *, create: bool = True):
+    """create=False for commands that only read: a mistyped --data-dir is "no library at DIR", not a new one."""
     from ..library import Library
 
-    return Library(config)
+    lib = Library(config, create=create)
+    notice = lib.open_notice()
+    if notice:
+        print(f"searchapp: note: {notice}", file=sys.stderr)
+    return lib
 
 
 # -- commands --------------------------------------------------------------
@@ -163,24 +199,33 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
             if failed:
                 print(f"{len(failed)} files not indexed (`searchapp status` lists them all):", file=sys.stderr)
                 for p, r in failed[:10]:
-                    print(f"  {p}: {r}", file=sys.stderr)
+                    print(f"  {printable(p)}: {printable(r)}", file=sys.stderr)
                 if len(failed) > 10:
                     print(f"  ... and {len(failed) - 10} more", file=sys.stderr)
             for n in total.notes:
-                print(f"searchapp: note: {n}", file=sys.stderr)
+                print(f"searchapp: note: {printable(n)}", file=sys.stderr)
         notice = lib.index_notice()
         if notice:
             print(f"searchapp: {notice}", file=sys.stderr)
     for path, reason in total.missing_roots:
-        print(f"searchapp: error: {path}: {reason}; its passages are kept and still searchable "
-              f"(`searchapp remove {path}` forgets it)", file=sys.stderr)
+        print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
+              f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
     return 1 if total.missing_roots else 0  # README: a folder that cannot be read is an error
 
 
 def cmd_search(args, config: Config, progress, cancel) -> int:
+    from ..base.errors import ConfigError
+    from ..library.query_check import EMPTY_QUERY, is_empty_query, query_problem
+    from .search_output import empty_json, hit_line, print_hits, result_json
+
+    if args.query != "-" and is_empty_query(args.query):
+        raise ConfigError(EMPTY_QUERY)
     if args.no_rerank:
         config = config.replace(search={"rerank": False})
-    with _library(config) as lib:
+    mode = args.mode or config.search.mode
+    with _library(config, create=False) as lib:
+        if args.reranker and config.search.rerank:
+            lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
         notice_shown = False
 
         def run(query: str):
@@ -192,52 +237,29 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             return res
 
         if args.query == "-":
-            for line in sys.stdin:
+            # One output line per input line, blank lines included, so outputs line up with inputs.
+            for n, line in enumerate(sys.stdin, start=1):
                 q = line.strip()
-                if q:
-                    print(json.dumps(run(q).to_json()), flush=True)
+                problem = query_problem(q, mode)
+                if problem:
+                    print(f"searchapp: line {n}: {problem}", file=sys.stderr)
+                    print(empty_json(q, mode, problem) if args.json else hit_line(q, None), flush=True)
+                    continue
+                res = run(q)
+                print(result_json(res) if args.json else hit_line(q, res), flush=True)
             return 0
         res = run(args.query)
         if args.json:
-            print(json.dumps(res.to_json()))
+            print(result_json(res, res.notice if not res.hits and res.notice else None))
             return 0
-        if not res.hits:
-            print("no results")
-            return 0
-        for h in res.hits:
-            _print_hit(h, res.reranked)
+        print_hits(res, color=use_color(sys.stdout, no_color=args.no_color))
     return 0
-
-
-def _print_hit(h, reranked: bool) -> None:
-    s, r = h.scores, h.ranks
-    where = h.path + (f"  (page {h.page})" if h.page else "")
-    parts = []  # the first part is the score a person reads (Hit.shown_score), the rest every stage's
-    if s.rerank is not None:
-        move = (r.fused or 0) - (r.rerank or 0)
-        arrow = f" {'▲' if move > 0 else '▼'}{abs(move)}" if move else ""
-        parts.append(f"relevance {s.rerank:.3f} (reranker logit {s.rerank_logit:.2f}){arrow}")
-    if s.dense is not None:
-        parts.append(f"similarity {s.dense:.3f}" + (f" #{r.dense}" if r.dense else ""))
-    if s.lexical is not None:
-        parts.append(f"bm25 {s.lexical:.2f}" + (f" #{r.lexical}" if r.lexical else ""))
-    snippet = " ".join(h.text.split())
-    snippet = snippet[:240] + ("…" if len(snippet) > 240 else "")
-    if not h.available:
-        where += "  [unavailable: file or folder missing]"
-    print(f"{r.final:>2}. {where}")
-    print(f"    {' | '.join(parts)}")
-    print(textwrap.fill(snippet, width=100, initial_indent="    ", subsequent_indent="    "))
-    if h.more:
-        pages = sorted({m.page for m in h.more if m.page})
-        print(f"    + {len(h.more)} more passage{'s' if len(h.more) > 1 else ''} in this file"
-              + (f" (pages {', '.join(map(str, pages))})" if pages else ""))
 
 
 def cmd_watch(args, config: Config, progress, cancel) -> int:
     import time
 
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         if not lib.store.roots():
             print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
             return 2
@@ -251,7 +273,7 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
             if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
                 what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
                                  ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
-                shown = paths[0] + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+                shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
                 print(f"{time.strftime('%H:%M:%S')} {what}: {shown}", flush=True)
 
         def failed(exc) -> None:
@@ -271,16 +293,16 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_status(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         st = lib.status()
     code = _status_exit_code(st) if args.check else 0
     if args.json:
         print(json.dumps(st.to_json()))
         return code
-    print(f"library: {st.data_dir}")
+    print(f"library: {printable(st.data_dir)}")
     for r in st.roots:
-        print(f"  {r.path}: {r.files} files, {r.chunks} passages"
-              + (f"  [MISSING: {r.reason}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))
+        print(f"  {printable(r.path)}: {r.files} files, {r.chunks} passages"
+              + (f"  [MISSING: {printable(r.reason)}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))
     if not st.roots:
         print("  (no folders yet: `searchapp index PATH`)")
     by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"
@@ -292,13 +314,13 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     print(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}" + (f" — {rr['message']}" if rr["message"] else ""))
     print(f"device: {st.device}")
     for n in st.notes:
-        print(f"note: {n}")
+        print(f"note: {printable(n)}")
     if st.reindex_needed:
         print(f"reindex needed: {st.reindex_needed}")
     if st.failed:
         print(f"not indexed ({len(st.failed)}):")
         for path, status, reason in st.failed:
-            print(f"  [{status}] {path}: {reason}")
+            print(f"  [{status}] {printable(path)}: {printable(reason)}")
     return code
 
 
@@ -314,14 +336,14 @@ def _status_exit_code(st) -> int:
 
 
 def cmd_remove(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         n = lib.remove_folder(args.path)
-    print(f"removed {os.path.abspath(args.path)} ({n} files)")
+    print(f"removed {printable(os.path.abspath(args.path))} ({n} files)")
     return 0
 
 
 def cmd_reindex(args, config: Config, progress, cancel) -> int:
-    with _library(config) as lib:
+    with _library(config, create=False) as lib:
         rep = lib.reindex(progress=progress, cancel=cancel)
     progress.close()
     print(f"re-indexed {rep.added} files into {rep.chunks_added} passages")
@@ -341,8 +363,14 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
         return 2
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     result = evaluate_ir(Path(args.dir), config, modes=modes, rerank=False if args.no_rerank else None,
-                         split=args.split, max_queries=args.max_queries, progress=progress, cancel=cancel)
+                         split=args.split, max_queries=args.max_queries, progress=progress, cancel=cancel,
+                         strict=args.strict)
     progress.close()
+    from ..evaluation.judgements import describe
+
+    dangling = describe(result["judgement_problems"])
+    if dangling:
+        print(f"searchapp: warning: {dangling}", file=sys.stderr)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -358,13 +386,10 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_config(args, config: Config, progress, cancel) -> int:
-    from ..base.config import field_help
+    from ..base.config_toml import config_as_toml, setting_sources
 
-    for key, help_text in field_help().items():
-        obj = config
-        for part in key.split("."):
-            obj = getattr(obj, part)
-        print(f"{key} = {obj!r}\n    {help_text}")
+    sources = setting_sources(config, data_dir=args.data_dir, config_file=args.config)
+    sys.stdout.write(config_as_toml(config, sources))
     return 0
 
 
@@ -384,5 +409,6 @@ _COMMANDS = {
     "eval": cmd_eval,
     "train": train_eval.cmd_train,
     "config": cmd_config,
+    "models": models_cli.cmd_models,
     "gui": cmd_gui,
 }

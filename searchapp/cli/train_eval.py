@@ -280,7 +280,7 @@ def _eval_ann(args, config: Config) -> dict:
     from ..evaluation.ann import evaluate_ann
     from ..library import Library
 
-    with Library(config) as lib:
+    with Library(config, create=False) as lib:  # measures a library; never makes an empty one
         return evaluate_ann(lib, k=args.k, sample=args.sample, ef=args.ef)
 
 

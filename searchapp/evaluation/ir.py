@@ -16,6 +16,7 @@ from typing import Iterable, Optional
 from ..base.config import Config
 from ..base.progress import CancelToken, ProgressFn, report
 from .beir import BeirCollection, load_beir
+from .judgements import check_judgements
 from .metrics import evaluate_run
 
 __all__ = ["write_corpus", "evaluate_ir", "MODES"]
@@ -38,7 +39,7 @@ def write_corpus(collection: BeirCollection, folder: Path) -> dict[str, str]:
 
 def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = MODES, rerank: Optional[bool] = None,
                 depth: int = 100, split: str = "test", max_queries: Optional[int] = None,
-                encoder=None, reranker=None,
+                encoder=None, reranker=None, strict: bool = False,
                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict:
     """Index the collection in a temporary library and return metrics per mode.
 
@@ -49,6 +50,7 @@ def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = MODES
     from ..library import Library
 
     collection = load_beir(Path(directory), split=split)
+    dangling = check_judgements(collection, strict=strict)  # `strict`: ConfigError on judgements pointing nowhere
     queries = {q: t for q, t in collection.queries.items() if q in collection.qrels}
     if max_queries:
         queries = dict(list(queries.items())[:max_queries])
@@ -102,4 +104,5 @@ def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = MODES
         "primary_metric": "ndcg@10",
         "reranker": lib.reranker_notice() or ("yes" if cross is not None else "not requested"),
         "modes": results,
+        "judgement_problems": dangling,
     }

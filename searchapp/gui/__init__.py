@@ -15,11 +15,6 @@ if TYPE_CHECKING:
 
 __all__ = ["build_main_window", "run_gui"]
 
-from .qtfix import apply as _guard_refcounts  # noqa: E402
-
-_guard_refcounts()  # before any other Qt call from this package (see qtfix)
-
-
 def build_main_window(config: "Optional[Config]" = None, library: "Optional[Library]" = None) -> "MainWindow":
     """The main window on `config` (default: the user's), using `library` when given (it then stays the caller's to close).
 
@@ -37,6 +32,14 @@ def build_main_window(config: "Optional[Config]" = None, library: "Optional[Libr
 
 
 def run_gui(config: "Optional[Config]" = None) -> int:
+    import sys
+
+    from .platform_check import EXIT_MISSING_LIBRARIES, xcb_problem
+
+    problem = xcb_problem()  # before Qt loads its platform plugin: Qt itself would only abort, unexplained
+    if problem:
+        print(problem, file=sys.stderr)
+        return EXIT_MISSING_LIBRARIES
     from .app import run_gui as _run
 
     return _run(config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
@@ -24,6 +25,7 @@ class TracebackDialog(QDialog):
                        "Your library is safe: everything finished before this point is kept. "
                        "Please copy the details below into a bug report.")
         label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.PlainText)
         self.details = QPlainTextEdit(tb)
         self.details.setReadOnly(True)
         copy = QPushButton("Copy details")
@@ -43,6 +45,7 @@ def show_error(parent: Optional[QWidget], exc: BaseException, tb: str = "", titl
         text = str(exc) if isinstance(exc, SearchAppError) else f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, parent)
         box.setObjectName("errorDialog")
+        box.setTextFormat(Qt.TextFormat.PlainText)  # messages quote file names, which may look like markup
         box.open()
         return box
     dlg = TracebackDialog(title, f"{type(exc).__name__}: {exc}", tb or repr(exc), parent)

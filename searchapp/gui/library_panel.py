@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
                                QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..library import LibraryStatus
+from .plain import tooltip
 
 __all__ = ["LibraryPanel", "ProblemsDialog", "format_when"]
 
@@ -101,8 +102,8 @@ class LibraryPanel(QWidget):
             item = QTreeWidgetItem([label, str(r.files), str(r.chunks), format_when(r.last_sync)])
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
             # A missing folder keeps its passages (searchable, marked unavailable) until it is removed.
-            item.setToolTip(0, f"{r.path}\nMissing: {r.reason}\nIts passages are kept; Remove forgets it."
-                            if missing else r.path)
+            item.setToolTip(0, tooltip(f"{r.path}\nMissing: {r.reason}\nIts passages are kept; Remove forgets it."
+                                       if missing else r.path))
             if missing:
                 item.setForeground(0, MISSING_COLOR)
             for c in (1, 2):

@@ -5,6 +5,8 @@ Every Library call runs on a JobRunner pool; this module only wires widgets to j
 
 from __future__ import annotations
 
+import contextlib
+import html
 import os
 import time
 from pathlib import Path
@@ -16,7 +18,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
                                QLineEdit, QMainWindow, QMessageBox, QPushButton, QSpinBox, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
-from ..base.config import Config, save_config
+from ..base.config import DEFAULT_RERANKER, Config, save_config
+from ..base.private import create_private_file
 from ..base.types import Hit
 from ..library import Library, LibraryStatus, SearchResult
 from ..library.preview import file_text
@@ -24,6 +27,8 @@ from ..library.reconfigure import needs_reindex, reopen_library
 from .errors import show_error
 from .highlight import query_terms
 from .library_panel import LibraryPanel
+from .model_download import ModelDownloads
+from .plain import make_plain, tooltip
 from .preview import PreviewPane, file_url
 from .progress_view import ProgressView
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
@@ -52,6 +57,7 @@ class MainWindow(QMainWindow):
         self.library = library if library is not None else Library(config)
         self._retired: list[Library] = []  # replaced by a settings change; closed on exit
         self.runner = JobRunner(self)
+        self.downloads = ModelDownloads(self)
         self.status: Optional[LibraryStatus] = None
         self.result: Optional[SearchResult] = None
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
@@ -60,7 +66,10 @@ class MainWindow(QMainWindow):
         self.models_ready = False
         self._seq = 0
         self._terms: list[str] = []
-        self._ui = QSettings(str(Path(config.data_dir) / "gui.ini"), QSettings.Format.IniFormat)
+        ini = Path(config.data_dir) / "gui.ini"
+        with contextlib.suppress(OSError):  # 0600 before Qt writes it (it holds the last query); Qt keeps the mode
+            create_private_file(ini)
+        self._ui = QSettings(str(ini), QSettings.Format.IniFormat)
 
         self.setWindowTitle("searchapp")
         self.setObjectName("mainWindow")
@@ -122,11 +131,15 @@ class MainWindow(QMainWindow):
         self.notice_label.setWordWrap(True)
         self.notice_button = QPushButton("Choose model folder…")
         self.notice_button.clicked.connect(self.choose_reranker_folder)
+        self.notice_download = QPushButton(f"Download reranker ({DEFAULT_RERANKER}, about 90 MB)")
+        self.notice_download.setObjectName("downloadRerankerButton")
+        self.notice_download.clicked.connect(lambda: self.download_model("reranker", DEFAULT_RERANKER))
         hide = QPushButton("Dismiss")
         hide.clicked.connect(self.notice.hide)
         nl = QHBoxLayout(self.notice)
         nl.setContentsMargins(8, 4, 8, 4)
         nl.addWidget(self.notice_label, 1)
+        nl.addWidget(self.notice_download)
         nl.addWidget(self.notice_button)
         nl.addWidget(hide)
         self.notice.hide()
@@ -194,6 +207,7 @@ class MainWindow(QMainWindow):
         for name, lab in (("deviceLabel", self.device_label), ("modelsLabel", self.models_label),
                           ("indexLabel", self.index_label), ("rerankerLabel", self.reranker_label)):
             lab.setObjectName(name)
+            make_plain(lab)  # the model label shows a folder name
             sb.addPermanentWidget(lab)
         self.models_label.setText("Loading models…")
 
@@ -261,6 +275,7 @@ class MainWindow(QMainWindow):
     def _models_loaded(self, has_reranker: bool) -> None:
         self.models_ready = True
         self._show_models()
+        self._show_reranker_state()
 
     # -- status -----------------------------------------------------------------
     def refresh_status(self, then: Optional[Callable[[], None]] = None) -> None:
@@ -285,14 +300,21 @@ class MainWindow(QMainWindow):
         files = sum(st.files.values())
         self.index_label.setText(f"{st.chunks:,} passages in {files:,} files" + ("" if st.consistent else " — index not consistent"))
         self._show_models()
-        rr = st.reranker
-        if rr.get("available") == "yes":
+        self._show_reranker_state()
+        self.statusRefreshed.emit(st)
+
+    def _show_reranker_state(self) -> None:
+        """"Reranker: on" only once a cross-encoder has really loaded; until then "loading…"."""
+        rr = self.status.reranker if self.status is not None else {}
+        loaded = self.models_ready and self.library.reranker_loaded()
+        if loaded:
             self.reranker_label.setText("Reranker: on")
             self.notice.hide()
+        elif rr.get("available") == "yes" and not self.models_ready:
+            self.reranker_label.setText("Reranker: loading…")
         else:
             self.reranker_label.setText("Reranker: none")
-            self.show_reranker_notice(rr.get("message"))
-        self.statusRefreshed.emit(st)
+            self.show_reranker_notice(self.library.reranker_notice() or rr.get("message"))
 
     def _show_models(self) -> None:
         m = self.config.models
@@ -300,11 +322,18 @@ class MainWindow(QMainWindow):
         self.models_label.setText(f"Model: {os.path.basename(m.bi_encoder.rstrip('/')) or m.bi_encoder} ({m.pooling}){state}")
 
     def show_reranker_notice(self, message: Optional[str]) -> None:
-        why = "reranking is turned off in the settings" if not self.config.models.reranker else "no cross-encoder weights were found"
+        refused = self.library.reranker_refused() or (self.status.reranker.get("refused") if self.status else None)
+        if not self.config.models.reranker:
+            why = "reranking is turned off in the settings"
+        elif refused:  # the real reason in the notice itself, not only in its tooltip (escaped: it holds a path)
+            # a zero-width space after each "/" lets a long path wrap instead of widening the window
+            why = f"the model folder was refused: {html.escape(refused).replace('/', '/' + chr(0x200B))}"
+        else:
+            why = "no cross-encoder weights were found"
         self.notice_label.setText(
             f"<b>No reranker:</b> {why}, so results keep their first-stage order. "
-            "Choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer) to rerank them.")
-        self.notice_label.setToolTip(message or "")
+            "Download one, or choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer).")
+        self.notice_label.setToolTip(tooltip(message or ""))
         self.notice.show()
 
     # -- writes -----------------------------------------------------------------
@@ -374,7 +403,7 @@ class MainWindow(QMainWindow):
 
     def cancel_indexing(self) -> None:
         self.progress.cancel_button.setEnabled(False)
-        self.progress.label.setText("Stopping after the current batch…")
+        self.progress.label.setText("Stopping…")  # within seconds, keeping every finished file
         self.runner.cancel_writes()
 
     def _on_cancelled(self) -> None:
@@ -479,11 +508,29 @@ class MainWindow(QMainWindow):
 
     # -- settings ---------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
-        dlg = SettingsDialog(self.config, self)
+        # A download started from the settings opens over them and fills their field (Save applies it).
+        dlg = SettingsDialog(self.config, self, download=lambda role, rid, done: self.download_model(role, rid, done, dlg))
         dlg.accepted.connect(lambda: self.apply_config(dlg.config()))
         dlg.open()
         self.last_dialog = dlg
         return dlg
+
+    def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None,
+                       parent: Optional[QWidget] = None):
+        """Offer to download `repo_id`; by default it becomes the model for `role` at once (no restart)."""
+        dlg = self.downloads.offer(parent or self, repo_id, role,
+                                   on_success or (lambda got: self.use_model(got.role, got.repo_id)))
+        self.last_dialog = dlg
+        return dlg
+
+    def use_model(self, role: str, model_id: str) -> None:
+        new = self.config.replace(models={"reranker" if role == "reranker" else "bi_encoder": model_id})
+        if self.runner.busy_writing():  # the library is reopened under the new model once indexing is done
+            self.writesIdle.connect(lambda: self.use_model(role, model_id), Qt.ConnectionType.SingleShotConnection)
+            self.statusBar().showMessage(f"{model_id} is ready; it is used once indexing has finished.", 10000)
+            return
+        self.apply_config(new)
+        self.statusBar().showMessage(f"Using {model_id} as the {role}.", 10000)
 
     def choose_reranker_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Choose a cross-encoder model folder")
@@ -554,6 +601,7 @@ class MainWindow(QMainWindow):
         """Stop at the next batch boundary, wait for the workers, and close what this window opened."""
         self._debounce.stop()
         self._poll.stop()
+        self.downloads.shutdown()
         self.runner.shutdown()
         for lib in self._retired:
             lib.close()

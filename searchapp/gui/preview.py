@@ -1,7 +1,9 @@
 """The selected passage in the context of its file, and the two ways out of the app: Open file, Show in folder.
 
 Security: the preview is plain text made into HTML by escaping it; links in a document are never
-followed, and the only URLs handed to the system are local file URLs built from indexed paths.
+followed, and the only URLs handed to the system are local file URLs built from indexed paths. The
+title (a path) is a plain-text label. Cost: only a bounded window around the passage is laid out
+(layout time grows faster than linearly with a line's length), and the same content is not laid out twice.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QV
 
 from ..base.types import Hit
 from .highlight import MARK_STYLE, highlight_html
+from .plain import make_plain, tooltip
 
 __all__ = ["PreviewPane", "file_url", "folder_url", "context_html", "PASSAGE_STYLE"]
 
 PASSAGE_STYLE = "background-color:#d8ecff;"
 CONTEXT_CHARS = 4000  # shown on each side of the passage; enough context, cheap to lay out
+PASSAGE_CHARS = 20_000  # of the passage itself (passages are capped when indexed; older ones may be longer)
 
 
 def file_url(hit: Hit) -> QUrl:
@@ -38,6 +42,8 @@ def context_html(text: str, start: int, end: int, terms: list[str]) -> str:
     """`text` around [start, end) with the passage shaded and query words marked inside it."""
     a, b = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
     before, passage, after = text[a:start], text[start:end], text[end:b]
+    if len(passage) > PASSAGE_CHARS:
+        passage, after, b = passage[:PASSAGE_CHARS] + "…", "", len(text)
     body = (("…" if a else "") + html.escape(before)
             + f'<a name="passage"></a><span style="{PASSAGE_STYLE}">{highlight_html(passage, terms, MARK_STYLE)}</span>'
             + html.escape(after) + ("…" if b < len(text) else ""))
@@ -50,8 +56,9 @@ class PreviewPane(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.hit: Optional[Hit] = None
-        self.title = QLabel("Select a result to see it in its file.")
+        self.title = make_plain(QLabel("Select a result to see it in its file."))
         self.title.setWordWrap(True)
+        self._shown = ""  # the HTML now in the browser
         self.browser = QTextBrowser()
         self.browser.setObjectName("previewPane")
         self.browser.setOpenLinks(False)  # a document's links are never followed
@@ -75,7 +82,9 @@ class PreviewPane(QWidget):
     def clear(self) -> None:
         self.hit = None
         self.title.setText("Select a result to see it in its file.")
+        self.title.setToolTip("")
         self.browser.clear()
+        self._shown = ""
         for b in (self.open_button, self.folder_button):
             b.setEnabled(False)
 
@@ -87,12 +96,15 @@ class PreviewPane(QWidget):
         also += [f"{len(hit.more)} other matching passage{'s' if len(hit.more) > 1 else ''}"] if hit.more else []
         note = "; ".join(([note] if note else []) + also)
         self.title.setText(where + (f"  ({note})" if note else ""))
-        self.title.setToolTip(hit.path)
+        self.title.setToolTip(tooltip(hit.path))
         if text is not None and text[hit.start:hit.end] == hit.text:
-            self.browser.setHtml(context_html(text, hit.start, hit.end, terms))
+            shown = context_html(text, hit.start, hit.end, terms)
         else:  # file changed or not readable: the stored passage alone is still true to the index
-            self.browser.setHtml(context_html(hit.text, 0, len(hit.text), terms))
-        self.browser.scrollToAnchor("passage")
+            shown = context_html(hit.text, 0, len(hit.text), terms)
+        if shown != self._shown:  # the file's text may add nothing to the passage shown at once
+            self._shown = shown
+            self.browser.setHtml(shown)
+            self.browser.scrollToAnchor("passage")
         for b in (self.open_button, self.folder_button):
             b.setEnabled(True)
 

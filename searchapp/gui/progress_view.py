@@ -7,6 +7,7 @@ from typing import Optional
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from ..base.progress import Progress
+from .plain import plain_label
 
 __all__ = ["ProgressView", "EtaEstimator", "format_seconds"]
 
@@ -44,7 +45,7 @@ class EtaEstimator:
 class ProgressView(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
-        self.label = QLabel("")
+        self.label = plain_label("")  # shows file names
         self.label.setObjectName("progressLabel")
         self.bar = QProgressBar()
         self.bar.setObjectName("progressBar")

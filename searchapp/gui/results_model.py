@@ -7,17 +7,21 @@ import os
 from typing import Any, Optional
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextDocument
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ..base.types import Hit
+from ..library.snippet import best_snippet
 from .highlight import highlight_html, snippet
+from .plain import tooltip
 
 __all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "HIT_ROLE",
-           "HTML_ROLE"]
+           "HTML_ROLE", "SNIPPET_ROLE"]
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the Hit itself
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet with query words marked
+SNIPPET_ROLE = Qt.ItemDataRole.UserRole + 3  # library.snippet.Snippet: plain text + query word spans (painted)
+MARK_BACKGROUND, MARK_FOREGROUND = QColor("#ffe680"), QColor("#000000")
 PROMOTED, DEMOTED = QColor("#1a7f37"), QColor("#c62828")
 
 
@@ -112,6 +116,8 @@ class ResultsModel(QAbstractTableModel):
         col = self.COLUMNS[index.column()]
         if role == HIT_ROLE:
             return h
+        if role == SNIPPET_ROLE and col == "Passage":
+            return best_snippet(h.text, self.terms)
         if role == HTML_ROLE and col == "Passage":
             return highlight_html(snippet(h.text, self.terms), self.terms)
         if role == Qt.ItemDataRole.DisplayRole:
@@ -133,7 +139,7 @@ class ResultsModel(QAbstractTableModel):
             if col == "More" and h.more:
                 return more_tooltip(h)
             if col in ("File", "Folder"):
-                return h.path
+                return tooltip(h.path)
         if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:
             delta = (h.ranks.fused or 0) - h.ranks.rerank
             return PROMOTED if delta > 0 else DEMOTED if delta < 0 else None
@@ -143,17 +149,28 @@ class ResultsModel(QAbstractTableModel):
 
 
 class HtmlDelegate(QStyledItemDelegate):
-    """Paints HTML_ROLE as rich text so query words show marked inside the table."""
+    """Paints SNIPPET_ROLE so query words show marked inside the table: the file's text goes in as plain
+    text and the marks as character formats, so nothing in a file is ever interpreted as markup."""
 
     def _doc(self, option: QStyleOptionViewItem, index: QModelIndex) -> QTextDocument:
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
-        doc.setHtml(index.data(HTML_ROLE) or "")
+        snip = index.data(SNIPPET_ROLE)
+        doc.setPlainText(snip.text if snip is not None else "")
+        if snip is not None and snip.spans:
+            mark = QTextCharFormat()
+            mark.setBackground(MARK_BACKGROUND)
+            mark.setForeground(MARK_FOREGROUND)
+            cursor = QTextCursor(doc)
+            for start, end in snip.spans:
+                cursor.setPosition(start)
+                cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+                cursor.mergeCharFormat(mark)
         doc.setTextWidth(max(option.rect.width(), 50))
         return doc
 
     def paint(self, painter, option, index) -> None:
-        if index.data(HTML_ROLE) is None:
+        if index.data(SNIPPET_ROLE) is None:
             return super().paint(painter, option, index)
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
@@ -173,7 +190,7 @@ class HtmlDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option, index):
         size = super().sizeHint(option, index)
-        if index.data(HTML_ROLE) is None:
+        if index.data(SNIPPET_ROLE) is None:
             return size
         doc = self._doc(option, index)
         size.setHeight(int(min(doc.size().height(), 4 * option.fontMetrics.height() + 8)))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QS
 
 from ..library import SearchResult
 from .results_model import DEMOTED, PROMOTED, rank_movement
+from .plain import plain_label, tooltip
 from .score_plot import ScorePlot
 
 __all__ = ["ScoreInspector", "HEADERS", "candidate_rows"]
@@ -43,7 +44,7 @@ class ScoreInspector(QWidget):
         super().__init__(parent)
         self.setObjectName("scoreInspector")
         self.result: Optional[SearchResult] = None
-        self.summary = QLabel("Search to see every candidate's scores.")
+        self.summary = plain_label("Search to see every candidate's scores.")  # quotes the query
         self.summary.setWordWrap(True)
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setEnabled(False)
@@ -84,7 +85,7 @@ class ScoreInspector(QWidget):
                     if d:
                         item.setForeground(PROMOTED if d > 0 else DEMOTED)
                 if j == 1:
-                    item.setToolTip(hit.path)
+                    item.setToolTip(tooltip(hit.path))
                 self.table.setItem(i, j, item)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # final rank first, whatever was sorted before

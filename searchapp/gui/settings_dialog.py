@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
@@ -14,19 +15,25 @@ from ..library.reconfigure import needs_reindex
 __all__ = ["SettingsDialog"]
 
 
-def _folder_field(edit: QLineEdit, parent: QWidget, title: str) -> QWidget:
+def _folder_field(edit: QLineEdit, parent: QWidget, title: str, extra: Optional[QWidget] = None) -> QWidget:
     w = QWidget(parent)
     browse = QPushButton("Choose…")
     browse.clicked.connect(lambda: (p := QFileDialog.getExistingDirectory(parent, title)) and edit.setText(p))
     lay = QHBoxLayout(w)
     lay.setContentsMargins(0, 0, 0, 0)
     lay.addWidget(edit, 1)
+    if extra is not None:
+        lay.addWidget(extra)
     lay.addWidget(browse)
     return w
 
 
+# download(role, repo_id, on_success): the window's download dialog (see gui/model_download.py)
+Downloader = Callable[[str, str, Callable], object]
+
+
 class SettingsDialog(QDialog):
-    def __init__(self, config: Config, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, config: Config, parent: Optional[QWidget] = None, download: Optional[Downloader] = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
@@ -69,9 +76,15 @@ class SettingsDialog(QDialog):
         self.max_tokens.valueChanged.connect(self._update_warning)
         self.overlap.valueChanged.connect(self._update_warning)
 
+        self.download_buttons: dict[str, QPushButton] = {}
+        for role, edit in (("bi-encoder", self.bi_encoder), ("reranker", self.reranker)):
+            if download is not None:
+                self.download_buttons[role] = self._download_button(role, edit, download)
         form = QFormLayout()
-        form.addRow("Bi-encoder model", _folder_field(self.bi_encoder, self, "Bi-encoder model folder"))
-        form.addRow("Reranker model", _folder_field(self.reranker, self, "Cross-encoder model folder"))
+        form.addRow("Bi-encoder model", _folder_field(self.bi_encoder, self, "Bi-encoder model folder",
+                                                      self.download_buttons.get("bi-encoder")))
+        form.addRow("Reranker model", _folder_field(self.reranker, self, "Cross-encoder model folder",
+                                                    self.download_buttons.get("reranker")))
         form.addRow("Pooling", self.pooling)
         form.addRow("Device", self.device)
         form.addRow("Passage length (word pieces)", self.max_tokens)
@@ -83,6 +96,7 @@ class SettingsDialog(QDialog):
         self.buttons.accepted.connect(self._accept)
         self.buttons.rejected.connect(self.reject)
         self.error = QLabel("")
+        self.error.setTextFormat(Qt.TextFormat.PlainText)  # a config error may quote a path
         self.error.setStyleSheet("color:#c62828;")
         lay = QVBoxLayout(self)
         lay.addLayout(form)
@@ -90,6 +104,16 @@ class SettingsDialog(QDialog):
         lay.addWidget(self.error)
         lay.addWidget(self.buttons)
         self._update_warning()
+
+    def _download_button(self, role: str, edit: QLineEdit, download: Downloader) -> QPushButton:
+        """Download…: well-known models for the role or any id; a finished download fills the field (Save applies it)."""
+        from .model_download import download_menu
+
+        button = QPushButton("Download…")
+        button.setObjectName(f"download-{role}")
+        button.setToolTip("Fetch a model from the Hugging Face hub into your cache (the only network use)")
+        button.setMenu(download_menu(self, role, lambda rid: download(role, rid, lambda got: edit.setText(got.repo_id))))
+        return button
 
     def config(self) -> Config:
         """The edited configuration; raises ConfigError when a value is out of range."""

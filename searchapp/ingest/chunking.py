@@ -10,6 +10,9 @@
    (never the whole previous passage, and always leaving room for new text: progress is certain).
 4. Re-tokenize each passage on its own and split again if it is over the limit: cutting inside a
    word can change how it tokenizes, and tokenizers may be context dependent.
+3b. Cap passages in characters too (`max_chars`): a tokenizer reads a 5 MB run without spaces as a
+   handful of [UNK] pieces, which fit any token limit; such a passage would freeze the preview.
+Cancel is checked between tokenizer segments and every few thousand atoms and passages.
 """
 
 from __future__ import annotations
@@ -17,15 +20,18 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Optional
 
+from ..base.progress import CancelToken
 from ..base.types import ChunkSpan, Document
 
-__all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS"]
+__all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS", "CHARS_PER_TOKEN_CAP", "passage_char_cap"]
 
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) chars of each word piece, no specials
 
 SEGMENT_CHARS = 100_000  # characters per tokenizer call on long texts
+CHARS_PER_TOKEN_CAP = 12  # passage characters per allowed token: prose runs ~4-6, code and URLs ~8
+_CHECK_EVERY = 4096  # loop steps between two cancel checks
 
 # Boundary strengths (the cut after an atom).
 PIECE, WORD, LINE, SENTENCE, PARAGRAPH = range(5)
@@ -40,11 +46,12 @@ _WS = re.compile(r"\s")
 class _Tokens:
     """Word-piece positions of the whole text; counts tokens in a span by bisection."""
 
-    def __init__(self, text: str, token_offsets: TokenOffsets) -> None:
+    def __init__(self, text: str, token_offsets: TokenOffsets, cancel: Optional[CancelToken] = None) -> None:
         # Arrays of 8-byte ints, not lists of tuples: a 50 MB text has ~10M word pieces.
         self.starts = array("q")
         self.keys = array("q")
         for base, end in _segments(text):
+            _check(cancel)
             offsets = token_offsets(text[base:end])
             self.starts.extend(base + s for s, _ in offsets)
             # Index by the token's last character: robust to offsets that include a leading space.
@@ -61,6 +68,11 @@ class _Tokens:
         """Token starts strictly inside (a, b)."""
         lo, hi = bisect_left(self.starts, a + 1), bisect_left(self.starts, b)
         return sorted(set(self.starts[lo:hi]))
+
+
+def _check(cancel: Optional[CancelToken], step: int = 0) -> None:
+    if cancel is not None and step % _CHECK_EVERY == 0:
+        cancel.check()
 
 
 def _segments(text: str) -> Iterator[tuple[int, int]]:
@@ -111,7 +123,8 @@ class _Atoms:
         self.strength.append(strength)
 
 
-def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int) -> _Atoms:
+def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int,
+           cancel: Optional[CancelToken] = None) -> _Atoms:
     """Atoms of text[lo:hi]."""
     atoms = _Atoms()
     sentence: list[tuple[int, int, int]] = []  # words of the current sentence: (start, end, strength)
@@ -127,7 +140,8 @@ def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int) -> _At
         sentence.clear()
 
     pos = lo
-    for m in _GAP.finditer(text, lo, hi):
+    for step, m in enumerate(_GAP.finditer(text, lo, hi)):
+        _check(cancel, step)
         a, b = m.span()
         if a > pos:
             strength = _strength(text, a, b)
@@ -211,10 +225,11 @@ def _split_point(text: str, tokens: _Tokens, a: int, b: int) -> int:
 
 
 def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets: TokenOffsets,
-         max_tokens: int) -> list[tuple[int, int]]:
+         max_tokens: int, cancel: Optional[CancelToken] = None) -> list[tuple[int, int]]:
     """Check every passage with the real tokenizer; split those over the limit until they fit."""
     out: list[tuple[int, int]] = []
     for span in spans:
+        _check(cancel)  # one tokenizer call per passage: check each time
         todo = [span]
         while todo:
             a, b = todo.pop()
@@ -227,6 +242,26 @@ def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets
     return out
 
 
+def passage_char_cap(max_tokens: int) -> int:
+    return max_tokens * CHARS_PER_TOKEN_CAP
+
+
+def _cap_chars(text: str, spans: list[tuple[int, int]], max_chars: int) -> list[tuple[int, int]]:
+    """Split every passage longer than `max_chars` characters: at the last whitespace in the second half
+    of the allowed length, else (a run without spaces) hard at `max_chars`."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        while b - a > max_chars:
+            limit = a + max_chars
+            cut = max(text.rfind(c, a + max_chars // 2, limit) for c in " \n\t")
+            cut = cut if cut > a else limit
+            out.append(_trim(text, a, cut))
+            a, _ = _trim(text, cut, b)
+        if b > a:
+            out.append((a, b))
+    return out
+
+
 def _regions(doc: Document) -> list[tuple[int, int]]:
     """Page boundaries are hard cuts, so the page shown with a passage holds all of it.
     The regions partition the whole text: characters outside any page span are not lost."""
@@ -236,8 +271,10 @@ def _regions(doc: Document) -> list[tuple[int, int]]:
 
 
 def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int = 200,
-                   overlap: float = 0.2) -> list[ChunkSpan]:
-    """Passages of `doc` with at most `max_tokens` word pieces each, covering all its non-blank text."""
+                   overlap: float = 0.2, cancel: Optional[CancelToken] = None,
+                   max_chars: Optional[int] = None) -> list[ChunkSpan]:
+    """Passages of `doc` with at most `max_tokens` word pieces and `max_chars` characters each (default
+    `passage_char_cap(max_tokens)`), covering all its non-blank text. Raises Cancelled when `cancel` fires."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be >= 1")
     if not 0.0 <= overlap < 1.0:
@@ -245,10 +282,14 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     text = doc.text
     if not text or text.isspace():
         return []
-    tokens = _Tokens(text, token_offsets)
+    tokens = _Tokens(text, token_offsets, cancel)
     packed: list[tuple[int, int]] = []
     for lo, hi in _regions(doc):
-        packed += _pack(_atoms(text, lo, hi, tokens, max_tokens), max_tokens, overlap)
-    spans = _fit(text, tokens, packed, token_offsets, max_tokens)
+        _check(cancel)
+        packed += _pack(_atoms(text, lo, hi, tokens, max_tokens, cancel), max_tokens, overlap)
+    # Characters first: a cut run can tokenize into more pieces than the whole did ([UNK]), and _fit
+    # then splits it again; _fit's splits only ever shorten passages.
+    packed = _cap_chars(text, packed, max_chars or passage_char_cap(max_tokens))
+    spans = _fit(text, tokens, packed, token_offsets, max_tokens, cancel)
     spans = sorted(set(spans))  # a re-split passage can end after the next one starts
     return [ChunkSpan(i, a, b, text[a:b], doc.page_at(a)) for i, (a, b) in enumerate(spans)]

@@ -57,8 +57,10 @@ def _why(exc: OSError) -> str:
 
 
 class _Walker:
-    def __init__(self, config: ScanConfig, progress: Optional[ProgressFn], cancel: Optional[CancelToken]) -> None:
+    def __init__(self, config: ScanConfig, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+                 within: Optional[Path] = None) -> None:
         self.config = config
+        self.within = os.path.realpath(within) if within is not None else None
         self.progress = progress
         self.cancel = cancel
         self.suffixes = supported_suffixes()
@@ -73,6 +75,7 @@ class _Walker:
         self.plain: list[tuple[str, tuple[int, int]]] = []
         self.linked: list[tuple[str, tuple[int, int]]] = []
         self.seen = 0
+        self.root_real = ""  # realpath of the root being walked: links may not lead out of it (by default)
 
     def skip(self, path: str, reason: str, status: str = "skipped") -> None:
         self.skipped.append(SkippedFile(path, reason, status))
@@ -148,9 +151,24 @@ class _Walker:
                         continue
                     if stat.S_ISDIR(st.st_mode) and name in self.skip_dirs:
                         continue
+                    if entry.is_symlink():
+                        refused = self.link_refusal(path, directory, st)
+                        if refused:
+                            self.skip(path, refused)
+                            continue
                     self.consider(path, st, via_link=entry.is_symlink())
         except OSError as exc:
             self.skip(directory, f"unreadable folder: {_why(exc)}", "failed")
+
+    def link_refusal(self, path: str, directory: str, st: os.stat_result) -> Optional[str]:
+        """Why a (followed, existing) symlink is not walked: it points at a folder holding the link (a loop,
+        e.g. `a -> ..`), or out of the indexed folder while [scan] follow_symlinks_out is off."""
+        target = os.path.realpath(path)
+        if stat.S_ISDIR(st.st_mode) and _within(os.path.realpath(directory), target):
+            return "symlink loop"
+        if not self.config.follow_symlinks_out and not _within(target, self.root_real):
+            return f"symlink to {target}, outside the indexed folder ([scan] follow_symlinks_out is off)"
+        return None
 
     def next_dir(self) -> Optional[str]:
         """Pop the next folder not seen yet (by device and inode: this is what stops symlink loops)."""
@@ -170,6 +188,16 @@ class _Walker:
         if self.cancel is not None:
             self.cancel.check()
         for root in roots:
+            self.root_real = self.within or os.path.realpath(root)
+            if self.within and os.path.islink(root):  # a changed path under an indexed folder, not a new root
+                try:
+                    refused = self.link_refusal(os.path.abspath(root), os.path.dirname(os.path.abspath(root)),
+                                                os.stat(root))
+                except OSError:
+                    refused = None  # add_root reports it
+                if refused:
+                    self.skip(os.path.abspath(root), refused)
+                    continue
             self.add_root(root)
             while (directory := self.next_dir()) is not None:
                 self.walk_dir(directory)
@@ -178,16 +206,24 @@ class _Walker:
         return ScanResult(files, self.skipped)
 
 
+def _within(path: str, folder: str) -> bool:
+    """`path` is `folder` or lies under it (both real paths)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def scan(
     roots: Iterable[Path],
     config: ScanConfig,
     progress: Optional[ProgressFn] = None,
     cancel: Optional[CancelToken] = None,
+    within: Optional[Path] = None,
 ) -> ScanResult:
     """Files under `roots` (folders or single files) that may hold text (any name but a known binary
     type: extraction decides by content), plus every skip with its reason.
 
     Never raises for file-system problems (they become `skipped` entries); raises `Cancelled`
-    when `cancel` is set (checked every PROGRESS_EVERY entries).
+    when `cancel` is set (checked every PROGRESS_EVERY entries). Symlinks may not lead out of each root
+    (or out of `within`, the indexed folder, when `roots` are paths under it) unless
+    `config.follow_symlinks_out`; a symlink to a folder holding it (a loop) is never walked.
     """
-    return _Walker(config, progress, cancel).run(roots)
+    return _Walker(config, progress, cancel, within).run(roots)

@@ -19,14 +19,17 @@ from typing import Optional
 import numpy as np
 
 from ..ann import VectorIndex
-from ..base.config import Config
+from ..base.config import Config, check_setting
 from ..base.errors import (ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, SearchAppError,
                            StoreError)
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
 from ..ingest.fsnames import real_path
 from ..store import Store
+from .data_dir import DB_NAME, open_data_dir, read_only_error
+from .lazy_encoder import LazyEncoder
 from .lock import writer_lock
+from .query_check import query_problem
 from .root_state import missing_reason, owning_root
 from .grouping import POOL_FACTOR
 from .search import SearchRequest, SearchResult, run_search
@@ -36,10 +39,13 @@ from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_ind
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
-DB_NAME = "library.sqlite"
 COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
 
 log = logging.getLogger(__name__)
+
+# Models are built one at a time in the process: two threads building at once (the GUI's warm-up and a
+# first sync) raced in transformers' lazy imports ("cannot import name 'AutoTokenizer'") and built twice.
+MODELS_LOCK = threading.RLock()
 
 
 @dataclass
@@ -97,15 +103,22 @@ def _reads(method):
 
 
 class Library:
-    def __init__(self, config: Config, *, encoder=None, reranker=None) -> None:
-        """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model)."""
+    def __init__(self, config: Config, *, encoder=None, reranker=None, create: bool = True) -> None:
+        """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
+        `create=False` (read-only commands): a missing library is DataDirError "no library at DIR", never
+        a new empty one. A library this process cannot write opens read-only (`read_only`)."""
         self.config = config
         self.data_dir = Path(config.data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = Store(self.data_dir / DB_NAME)
+        self._dir_state = open_data_dir(self.data_dir, create=create)
+        self.read_only = self._dir_state.read_only
+        db = self.data_dir / DB_NAME
+        self.store = Store(db, readonly=True, immutable_ok=True) if self.read_only else Store(db)
         self._encoder = encoder
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
+        self._reranker_exc: Optional[ModelLoadError] = None
+        self._identity = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
+        self._query_encoder = None  # NumPy query encoder (models.query_encoder), False when not supported
         self._index: Optional[VectorIndex] = None
         self._index_report: Optional[IndexOpenReport] = None
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
@@ -133,43 +146,116 @@ class Library:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
         st = getattr(self._local, "store", None)
         if st is None:
-            st = self._local.store = Store(self.data_dir / DB_NAME, readonly=True)
+            st = self._local.store = Store(self.data_dir / DB_NAME, readonly=True, immutable_ok=self.read_only)
             self._readers.append(st)
         return st
+
+    def open_notice(self) -> Optional[str]:
+        """Something to say once about opening the library (e.g. its permissions were tightened)."""
+        return self._dir_state.notice
+
+    def _require_writable(self) -> None:
+        if self.read_only:
+            raise read_only_error(self.data_dir)
 
     # -- models -------------------------------------------------------------
     @property
     def encoder(self):
         if self._encoder is None:
-            from ..models import BiEncoder  # torch loads only when a model is needed
+            with MODELS_LOCK:  # the GUI's warm-up and a first sync ask at once: build it once
+                if self._encoder is None:
+                    from ..models import BiEncoder  # torch loads only when a model is needed
+
+                    m = self.config.models
+                    self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device,
+                                              precision=m.precision, batch_size=m.batch_size,
+                                              allow_download=m.allow_download, threads=m.threads)
+        return self._encoder
+
+    def _model_identity(self) -> tuple[str, int]:
+        """Fingerprint and vector size of the bi-encoder: from the loaded model, else from its files
+        (no torch import, no weights: an unchanged sync and a mismatch check stay fast)."""
+        if self._encoder is not None:
+            return self._encoder.fingerprint, int(self._encoder.dim)
+        ident = self._file_identity()
+        return ident.fingerprint, ident.dim
+
+    def _file_identity(self):
+        if self._identity is None:
+            from ..models.identity import bi_encoder_identity
 
             m = self.config.models
-            self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device, precision=m.precision,
-                                      batch_size=m.batch_size, allow_download=m.allow_download, threads=m.threads)
-        return self._encoder
+            self._identity = bi_encoder_identity(m.bi_encoder, pooling=m.pooling, allow_download=m.allow_download)
+        return self._identity
+
+    def _encode_query(self, query: str) -> np.ndarray:
+        """One query vector. Until the bi-encoder is loaded anyway (indexing, the GUI), a NumPy pass over
+        the same weights answers without importing torch or transformers: a cold search in well under a second."""
+        if self._encoder is None and self._query_encoder is None:
+            with MODELS_LOCK:  # two first searches at once (GUI start-up): load it once
+                if self._query_encoder is None:
+                    from ..models.query_encoder import load_query_encoder
+
+                    ident = self._file_identity()
+                    self._query_encoder = load_query_encoder(
+                        ident.resolved.path, pooling=self.config.models.pooling,
+                        max_seq_length=ident.max_seq_length) or False
+        if self._encoder is None and self._query_encoder:
+            return self._query_encoder.encode_one(query)
+        return self.encoder.encode([query])[0]
 
     def reranker(self):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
         if self._reranker is None and self._reranker_error is None:
+            with MODELS_LOCK:
+                self._load_reranker()
+        return self._reranker
+
+    def _load_reranker(self) -> None:
+        """Call with MODELS_LOCK held; checks again, another thread may have built it meanwhile."""
+        if self._reranker is None and self._reranker_error is None:
             spec = self.config.models.reranker
             if not spec:
                 self._reranker_error = "reranking is disabled (models.reranker is empty)"
-                return None
-            from ..models import CrossEncoder
-
+                return
             m = self.config.models
             try:
+                from ..models.resolve import resolve_model
+
+                # Find the weights first: when there are none, say so without importing torch (seconds).
+                resolve_model(spec, kind="reranker", allow_download=m.allow_download)
+                from ..models import CrossEncoder
+
                 self._reranker = CrossEncoder(spec, device=m.device, precision=m.precision,
                                               max_length=m.rerank_max_length, allow_download=m.allow_download,
                                               threads=m.threads)
             except ModelNotFoundError as exc:
-                self._reranker_error = str(exc)
-            except ModelLoadError as exc:
-                self._reranker_error = f"reranker could not be loaded: {exc}"
-        return self._reranker
+                self._reranker_exc = exc
+                # Short: printed once per process beside results; `searchapp status` has the long story.
+                self._reranker_error = (f"cross-encoder {spec} is not installed, so results are not reranked "
+                                        "(point --reranker or [models] reranker at a model folder)")
+            except ModelLoadError as exc:  # found but refused (pickles only, custom code) or broken: say why
+                self._reranker_exc = exc
+                self._reranker_error = f"reranker not loaded: {exc}"
+
+    def require_reranker(self):
+        """The cross-encoder the user named explicitly: loaded, or its ModelLoadError raised (exit 5)."""
+        cross = self.reranker()
+        if cross is None:
+            raise self._reranker_exc or ModelNotFoundError(self._reranker_error or "no reranker configured")
+        return cross
 
     def reranker_notice(self) -> Optional[str]:
         return self._reranker_error
+
+    def reranker_loaded(self) -> bool:
+        return self._reranker is not None
+
+    def reranker_refused(self) -> Optional[str]:
+        """Why a reranker that exists was refused or failed to load (pickles only, custom code, broken), or
+        None (loaded, not tried yet, disabled or simply not installed)."""
+        exc = self._reranker_exc
+        return str(exc) if exc is not None and not isinstance(exc, ModelNotFoundError) else None
 
     # -- vector index -------------------------------------------------------
     def _dim(self) -> Optional[int]:
@@ -192,6 +278,8 @@ class Library:
     def _persist_repair(self) -> None:
         """Save a repaired index so the next open is clean, but only if no writer is busy: a syncing
         process saves its own newer index, and two savers would just overwrite each other's work."""
+        if self.read_only:
+            return
         try:
             with writer_lock(self.data_dir, wait=0):
                 self._save_index()
@@ -203,7 +291,7 @@ class Library:
         if index is None:
             from ..ann import create_index
 
-            self._index = index = create_index(self.config.index, self.encoder.dim)
+            self._index = index = create_index(self.config.index, self._model_identity()[1])
             self._index_report = IndexOpenReport("created")
         return index
 
@@ -236,13 +324,13 @@ class Library:
 
     # -- model bookkeeping --------------------------------------------------
     def _expected_meta(self) -> dict[str, str]:
-        enc = self.encoder
+        fingerprint, dim = self._model_identity()
         c = self.config
         return {
-            "model_fingerprint": enc.fingerprint,
+            "model_fingerprint": fingerprint,
             "model": c.models.bi_encoder,
             "pooling": c.models.pooling,
-            "dim": str(enc.dim),
+            "dim": str(dim),
             "chunk_max_tokens": str(c.chunking.max_tokens),
             "chunk_overlap": str(c.chunking.overlap),
         }
@@ -276,6 +364,7 @@ class Library:
                 raise ConfigError(f"{root} is indexed but cannot be read now (renamed, or on a drive that is not "
                                   f"connected); its passages are kept. `searchapp remove {root}` forgets it")
             raise ConfigError(f"no such file or folder: {root}")
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             roots = self.store.roots()
@@ -314,6 +403,7 @@ class Library:
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
              cancel: Optional[CancelToken] = None) -> SyncReport:
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             return self._sync(paths, progress, cancel)
@@ -322,6 +412,7 @@ class Library:
                      cancel: Optional[CancelToken] = None) -> SyncReport:
         """Sync only `changed` files and folders (e.g. from a file watcher): each is matched to the indexed
         root it lies under; the rest of every root is neither scanned nor read."""
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
             by_root: dict[int, list[str]] = {}
@@ -352,9 +443,10 @@ class Library:
         try:
             self._record_model()
             index = self._writable_index()
+            encoder = LazyEncoder(lambda: self.encoder)  # loaded only when a file needs chunking or embedding
             try:
                 for root, paths in work:
-                    total.merge(sync_root(self.store, root, self.config, self.encoder, lambda: self._index,
+                    total.merge(sync_root(self.store, root, self.config, encoder, lambda: self._index,
                                           progress, cancel, paths=paths))
                 self._compact_if_needed()
             except BaseException:
@@ -376,6 +468,7 @@ class Library:
     def remove_folder(self, path: str | os.PathLike) -> int:
         """Forget a root and everything indexed under it; returns the number of files removed."""
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             row = self.store.root_by_path(root)
             if row is None:
@@ -402,6 +495,7 @@ class Library:
 
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
+        self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
             missing = [r.path for r in self.store.roots() if missing_reason(r.path, self.store.has_files(r.id))]
@@ -427,11 +521,17 @@ class Library:
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        problem = query_problem(query, mode)
+        if problem:  # nothing to match or embed: no arbitrary hits
+            return SearchResult(query, mode, [], False, notice=problem)
+        # Per-call values obey the config's ranges (--k 0 or --candidates -1 is an error, not the default).
+        k = s.k if k is None else check_setting("search.k", k)
+        candidates = max(s.candidates, k) if candidates is None else check_setting("search.candidates", candidates)
+        if rerank_depth is not None:
+            check_setting("search.candidates", rerank_depth)
         group = group or s.group
         if group not in ("file", "passage"):
             raise ConfigError(f"unknown grouping {group!r} (file or passage)")
-        k = k or s.k
-        candidates = candidates or max(s.candidates, k)
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                             rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, group=group,
                             fusion=s.fusion, dense_weight=s.dense_weight)
@@ -442,21 +542,22 @@ class Library:
             index = self.index()
             if index is not None:
                 index.set_ef(max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1)))
-            encode_query = lambda q: self.encoder.encode([q])[0]  # noqa: E731
-        want_rerank = s.rerank if rerank is None else rerank
+            encode_query = self._encode_query
+        # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
+        want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         for h in result.hits:  # a hit from a missing folder is still shown, marked as unavailable
             h.available = os.path.exists(real_path(h.path))
             for m in h.more:  # the same file
                 m.available = h.available
-        if want_rerank and cross is None:
+        if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
             result.notice = self._reranker_error
         return result
 
     @_reads
     def status(self) -> LibraryStatus:
-        from ..models.device import choose_device, device_description  # no weights are loaded
+        from ..models.device_summary import describe_device  # no torch import on a machine without CUDA
 
         db = self.reader()
         roots = []
@@ -474,13 +575,16 @@ class Library:
         from ..models.resolve import resolve_model
 
         m = self.config.models
-        rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None}
+        rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None,
+                                         "refused": None}
         if m.reranker:
             try:
                 rer["path"] = str(resolve_model(m.reranker, kind="reranker", allow_download=False).path)
                 rer["available"] = "yes"
             except ModelLoadError as exc:
                 rer["message"] = str(exc)
+                if not isinstance(exc, ModelNotFoundError):  # found but refused: pickles only, custom code
+                    rer["refused"] = str(exc)
         notes = [n for n in (self.index_notice(),) if n]
         return LibraryStatus(
             data_dir=str(self.data_dir),
@@ -493,7 +597,7 @@ class Library:
             bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
                         "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},
             reranker=rer,
-            device=device_description(choose_device(m.device)),
+            device=describe_device(m.device, m.threads),
             notes=notes,
             reindex_needed=settings_mismatch(self.config, meta) if chunks else None,
         )
@@ -518,6 +622,7 @@ class Library:
         force_polling."""
         from .watch import LibraryWatcher  # watchdog is imported only when watching
 
+        self._require_writable()
         with self._lock:
             if self._watcher is None:
                 self._watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce,

@@ -25,7 +25,7 @@ def writer_lock(data_dir: Path, wait: float = 5.0) -> Iterator[None]:
     path = data_dir / "writer.lock"
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # private, like everything in the data dir
     except OSError as exc:  # read-only or full disk, or a lock path that is not a file
         raise StoreError(f"cannot write to the library in {data_dir}: {exc.strerror or exc} ({path}); "
                          "the library is unchanged and can still be searched") from None

@@ -18,8 +18,9 @@ import numpy as np
 
 from ..ann import VectorIndex
 from ..base.config import Config
-from ..base.errors import ExtractionError, UnsupportedFileError
+from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ..base.progress import CancelToken, ProgressFn, report
+from ..base.safe_open import open_regular
 from ..base.types import ChunkSpan
 from ..ingest.chunking import chunk_document
 from ..ingest.extractors import extract, extractor_name
@@ -64,7 +65,7 @@ class SyncReport:
 
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO put in the file's place must not hang the sync
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
@@ -98,6 +99,8 @@ class _Batcher:
         self.bytes_seen = 0  # estimates how many passages are left to embed (the progress bar's total)
 
     def add(self, item: _Pending) -> None:
+        if self.pending and self.n_chunks + len(item.chunks) > BATCH_CHUNKS:
+            self.flush()  # a big file goes in a batch of its own: cancelling it never drops finished files
         self.pending.append(item)
         self.n_chunks += len(item.chunks)
         if self.n_chunks >= BATCH_CHUNKS or len(self.pending) >= BATCH_FILES:
@@ -123,9 +126,11 @@ class _Batcher:
                 if h not in known:
                     todo.setdefault(h, c.text)
         if todo:
-            # Cancel is honoured inside encode, before anything of this batch is written.
+            # Cancel is honoured inside encode, before anything of this batch is written, for a big file's
+            # batch; a batch of finished small files (at most BATCH_CHUNKS new texts: seconds) is completed.
+            cancel = self.cancel if len(todo) > BATCH_CHUNKS else None
             vecs = self.encoder.encode(list(todo.values()), progress=self._embedding_progress(len(todo)),
-                                       cancel=self.cancel)
+                                       cancel=cancel)
             known.update(zip(todo.keys(), vecs))
             self.report.chunks_embedded += len(todo)
         removed: list[int] = []
@@ -152,6 +157,15 @@ class _Batcher:
         self.report.chunks_added += len(added_ids)
         self.report.chunks_removed += len(removed)
         self.on_commit()
+
+    def flush_and_stop(self) -> None:
+        """On cancel: commit the files fully processed so far (cancel keeps what is done), then raise Cancelled."""
+        self.flush()
+        raise Cancelled("cancelled")
+
+    def check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.cancelled:
+            self.flush_and_stop()
 
 
 def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[str, np.ndarray]) -> list[NewChunk]:
@@ -194,7 +208,8 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
     # A path inside another one in scope is already covered by the outer one's scan.
     scope = [p for i, p in enumerate(scope) if not any(p.startswith(q.rstrip(os.sep) + os.sep) for q in scope[:i])]
     present = [Path(p) for p in scope if os.path.lexists(p)]
-    result = scan(present, config.scan, progress=progress, cancel=cancel) if present else ScanResult()
+    result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(root.path))
+              if present else ScanResult())
     existing: dict = {}
     for p in scope:
         existing.update(store.files_under(root.id, storable(p)))
@@ -232,8 +247,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
     batcher.bytes_total = sum(f.size for f in result.files if _needs_reading(existing.get(storable(f.path)), f))
     total = len(result.files)
     for i, f in enumerate(result.files, start=1):
-        if cancel is not None:
-            cancel.check()
+        batcher.check_cancel()
         path = storable(f.path)
         seen.add(path)
         old = existing.get(path)
@@ -251,6 +265,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
             seen.discard(path)  # vanished since the scan: purged below like any deleted file
             rep.scanned -= 1
             continue
+        except UnsupportedFileError as exc:  # replaced by a FIFO or device since the scan
+            _record_problem(store, root, old, path, "skipped", str(exc), get_index, rep)
+            continue
         except OSError as exc:
             _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", get_index, rep)
             continue
@@ -259,7 +276,10 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
             rep.unchanged += 1
             continue
         try:
-            doc = extract(f.path, max_bytes=int(config.scan.max_file_mb * 2**20))
+            doc = extract(f.path, max_bytes=int(config.scan.max_file_mb * 2**20),
+                          max_chars=config.scan.max_text_chars, cancel=cancel)
+        except Cancelled:  # inside one file's extraction
+            batcher.flush_and_stop()
         except FileNotFoundError:
             seen.discard(path)
             rep.scanned -= 1
@@ -277,7 +297,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         except Exception as exc:  # a bug in one extractor must not abort the whole sync
             _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", get_index, rep, f)
             continue
-        spans = chunk_document(doc, encoder.token_offsets, config.chunking.max_tokens, config.chunking.overlap)
+        spans = _chunk(doc, encoder, config, batcher)
         if not spans:
             _record_problem(store, root, old, path, "skipped", "no text found", get_index, rep, f)
             continue
@@ -303,6 +323,16 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         on_commit()
     store.touch_root(root.id)
     return rep
+
+
+def _chunk(doc, encoder, config: Config, batcher: _Batcher) -> list[ChunkSpan]:
+    """Passages of one file; a cancel inside its chunking commits the files finished before it."""
+    try:
+        return chunk_document(doc, encoder.token_offsets, config.chunking.max_tokens, config.chunking.overlap,
+                              cancel=batcher.cancel)
+    except Cancelled:
+        batcher.flush_and_stop()
+        raise  # not reached: flush_and_stop raises
 
 
 def _record_problem(store: Store, root: RootRow, old, path: str, status: str, reason: str,

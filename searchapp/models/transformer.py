@@ -1,7 +1,8 @@
 """The Hugging Face transformer under both encoders: loading, tokenizing, padding, threads.
 
-Loading always goes through a folder `resolve_model` returned, with `use_safetensors=True` and
-`local_files_only=True`, so it can neither unpickle nor reach the network.
+Loading always goes through a folder `resolve_model` returned, with `use_safetensors=True`,
+`local_files_only=True` and `trust_remote_code=False`, so it can neither unpickle, reach the network, run
+code shipped in the folder, nor prompt on stdin (a folder that would need code is refused first).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import torch
 
 from ..base.errors import ModelLoadError
+from .resolve import check_no_custom_code, known_model_types
 
 __all__ = [
     "quiet_transformers",
@@ -28,18 +30,25 @@ __all__ = [
     "keep_fp32",
     "apply_dtype",
     "mixed_bf16",
+    "refuse_custom_code",
 ]
 
 # transformers' verbosity and progress bars are process-wide; loads flip them off and back one at a time.
 _LOAD_LOCK = threading.RLock()  # re-entrant: a quiet block may load a model
 
 
+def refuse_custom_code(path: Path) -> None:
+    """Before any transformers load: raise ModelLoadError for a folder that needs its own code."""
+    check_no_custom_code(Path(path), known_model_types=known_model_types())
+
+
 def load_tokenizer(path: Path, *, require_fast: bool = False) -> Any:
     from transformers import AutoTokenizer
 
+    refuse_custom_code(path)
     with quiet_transformers():
         try:
-            tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
         except Exception as exc:  # missing/broken tokenizer files surface as many exception types
             raise ModelLoadError(f"cannot load the tokenizer in {path}: {exc}") from exc
     if require_fast and not getattr(tok, "is_fast", False):
@@ -65,12 +74,14 @@ def load_model(
     import transformers
 
     cls = getattr(transformers, auto_class)
+    refuse_custom_code(path)
     with quiet_transformers():
         try:
             model, info = cls.from_pretrained(
                 str(path),
                 use_safetensors=True,
                 local_files_only=True,
+                trust_remote_code=False,
                 dtype=torch.float32,  # cast afterwards: one code path whatever the checkpoint's own dtype
                 output_loading_info=True,
             )

@@ -20,6 +20,7 @@ import sqlite_utils
 
 from ..base.errors import StoreError
 from .cjk import CJK_TABLE, cjk_chars, cjk_query
+from .damage import damaged_message, is_damage
 from .migrations import migrate
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
@@ -94,14 +95,31 @@ def fts_query(text: str) -> Optional[str]:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique)
 
 
+def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:
+    from urllib.parse import quote
+
+    uri = "file:" + quote(str(path.absolute()))  # a '?' or '#' in the path must not end it
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+    if not immutable_ok:
+        return conn
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:  # "unable to open database file": WAL without a writable -shm
+        conn.close()
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+
+
 class Store:
     """One SQLite file. Writes go through `atomic()`; one writer at a time (the library's lock file ensures it)."""
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: Path, *, readonly: bool = False, immutable_ok: bool = False) -> None:
+        """`immutable_ok`: the library cannot be written by anyone here (a read-only mount), so when a WAL
+        database cannot be opened `mode=ro` (no -shm, no way to create it) it is opened `immutable=1`."""
         self.path = Path(path)
         try:
             if readonly:
-                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                conn = _connect_ro(self.path, immutable_ok)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(str(self.path), check_same_thread=False)
@@ -113,6 +131,8 @@ class Store:
                 conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable at checkpoints, never corrupt
                 migrate(conn)
         except sqlite3.DatabaseError as exc:
+            if is_damage(exc):
+                raise StoreError(damaged_message(self.path, exc)) from exc
             raise StoreError(f"cannot open library database {self.path}: {exc}") from exc
         self.conn = conn
 

@@ -19,7 +19,7 @@ from ..base.errors import ConfigError, ModelLoadError
 from ..base.progress import CancelToken, ProgressFn, report
 from ..models.device import choose_device
 from ..models.resolve import resolve_model
-from ..models.transformer import collate, load_tokenizer, model_inputs, pad_values_for
+from ..models.transformer import collate, load_tokenizer, model_inputs, pad_values_for, refuse_custom_code
 from .batching import bucketed_batches
 from .checkpoint import atomic_folder, check_output, quiet_transformers
 from .data import TextColumns
@@ -38,10 +38,12 @@ def load_classifier(spec: str, num_labels: int, device: torch.device, allow_down
 
     path = resolve_model(spec, kind="cross-encoder", allow_download=allow_download).path
     tokenizer = load_tokenizer(path)
+    refuse_custom_code(path)
     try:
         with quiet_transformers():
             model, info = AutoModelForSequenceClassification.from_pretrained(
-                str(path), num_labels=num_labels, use_safetensors=True, local_files_only=True, dtype=torch.float32,
+                str(path), num_labels=num_labels, use_safetensors=True, local_files_only=True,
+                trust_remote_code=False, dtype=torch.float32,
                 output_loading_info=True, ignore_mismatched_sizes=True)
     except Exception as exc:  # broken config, unknown architecture: one clean error
         raise ModelLoadError(f"cannot load {path} as a sequence classifier: {exc}") from exc

@@ -1,6 +1,8 @@
 """Word .docx: paragraphs of the main document part (tables' cells included), then foot/endnotes.
 
 Reads the WordprocessingML directly through SafeZip; python-docx is only used by the tests.
+The parts are streamed: each outermost paragraph is turned into text and then dropped, so a part of
+hundreds of MB never becomes one tree in memory, reading stops at the text cap, and cancel is honoured.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Optional
 from xml.etree.ElementTree import Element
 
 from ...base.errors import ExtractionError
+from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text
 from .ziputil import SafeZip, local_name
@@ -23,6 +26,7 @@ _OFFICE_DOCUMENT = "/officeDocument"
 # Property and deleted-text subtrees: <w:tabs><w:tab/> in pPr is a tab stop, not a tab.
 _SKIP = frozenset({"pPr", "rPr", "sectPr", "tblPr", "trPr", "tcPr", "del", "moveFrom", "instrText", "delText"})
 _CHARS = {"tab": "\t", "br": "\n", "cr": "\n", "noBreakHyphen": "-"}
+_CHECK_EVERY = 4096  # XML events between two cancel checks
 
 
 def _main_part(z: SafeZip) -> str:
@@ -60,16 +64,60 @@ def _walk(el: Element, paragraphs: list[str], current: Optional[list[str]]) -> N
         _walk(child, paragraphs, current)
 
 
-def extract_docx(path: Path, max_bytes: int) -> Document:
+class _Frame:
+    __slots__ = ("name", "children", "skipped")
+
+    def __init__(self, name: str, skipped: bool) -> None:
+        self.name, self.children, self.skipped = name, 0, skipped
+
+
+def _stream_part(z: SafeZip, part: str, paragraphs: list[str], budget: list[int],
+                 cancel: Optional[CancelToken]) -> None:
+    """Paragraphs of one part in document order, as `_walk` on the whole tree would give them."""
+    frames: list[_Frame] = []
+    elements: list[Element] = []
+    open_p = 0  # paragraphs open (and not in skipped content) around the current element
+    for n, (event, el) in enumerate(z.iterparse(part)):
+        if cancel is not None and n % _CHECK_EVERY == 0:
+            cancel.check()
+        if event == "start":
+            name = local_name(el.tag)
+            parent = frames[-1] if frames else None
+            skipped = bool(parent and (parent.skipped or (parent.name == "AlternateContent" and parent.children)))
+            skipped = skipped or name in _SKIP
+            if parent:
+                parent.children += 1
+            frames.append(_Frame(name, skipped))
+            elements.append(el)
+            if name == "p" and not skipped:
+                open_p += 1
+            continue
+        frame = frames.pop()
+        elements.pop()
+        if frame.name == "p" and not frame.skipped:
+            open_p -= 1
+            if open_p == 0:
+                before = len(paragraphs)
+                _walk(el, paragraphs, None)
+                budget[0] -= sum(len(p) + 2 for p in paragraphs[before:])
+        if open_p == 0 and elements:
+            del elements[-1][-1]  # used (or not text): drop it, so memory stays flat
+        if budget[0] < 0:
+            return  # the registry cuts at the cap and reports it
+
+
+def extract_docx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                 cancel: Optional[CancelToken] = None) -> Document:
+    budget = [max_chars if max_chars is not None else 1 << 62]
     with SafeZip(path) as z:
         main = _main_part(z)
         if z.find(main) is None:
             raise ExtractionError(f"not a Word document: {main} missing")
         paragraphs: list[str] = []
-        _walk(z.xml(main), paragraphs, None)
+        _stream_part(z, main, paragraphs, budget, cancel)
         folder = posixpath.dirname(main)
         for extra in ("footnotes.xml", "endnotes.xml"):
             part = posixpath.join(folder, extra)
-            if z.find(part):
-                _walk(z.xml(part), paragraphs, None)
+            if budget[0] >= 0 and z.find(part):
+                _stream_part(z, part, paragraphs, budget, cancel)
     return Document(clean_text("\n\n".join(paragraphs)), kind="docx")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.safe_open import open_regular
 
 __all__ = ["read_capped", "decode_text", "clean_text", "is_binary"]
 
@@ -30,7 +31,7 @@ _NEWLINES = re.compile(r"\r\n?")
 
 def read_capped(path: Path, max_bytes: int) -> bytes:
     """The whole file, or ExtractionError if it holds more than `max_bytes` (never reads more than that + 1)."""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise ExtractionError(f"file too large (over {max_bytes / 2**20:g} MB)")

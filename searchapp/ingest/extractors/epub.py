@@ -12,6 +12,7 @@ from typing import Optional
 from urllib.parse import unquote, urlsplit
 
 from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import decode_text
 from .html import html_to_text
@@ -62,28 +63,35 @@ def _spine(z: SafeZip, opf_path: str) -> list[str]:
             manifest[el.get("id", "")] = (el.get("href", ""), el.get("media-type", ""))
         elif name == "itemref" and el.get("idref"):
             order.append(el.get("idref", ""))
-    chapters: list[str] = []
+    chapters: dict[str, None] = {}  # ordered and O(1) to test: a spine may list tens of thousands of items
     for idref in order:
         if idref not in manifest:
             continue
         href, media_type = manifest[idref]
         member = resolve_href(base, href)
         if member is not None and (media_type in _HTML_TYPES or not media_type) and member not in chapters:
-            chapters.append(member)
-    return chapters
+            chapters[member] = None
+    return list(chapters)
 
 
-def extract_epub(path: Path, max_bytes: int) -> Document:
+def extract_epub(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                 cancel: Optional[CancelToken] = None) -> Document:
     texts: list[str] = []
+    chars = 0
     with SafeZip(path) as z:
         for member in _spine(z, _rootfile(z)):
+            if cancel is not None:
+                cancel.check()
+            if max_chars is not None and chars > max_chars:
+                break  # the registry cuts at the cap and reports it
             if z.find(member) is None:  # a dangling spine entry; the rest of the book is still readable
                 continue
             try:
                 # Chapter <title>s are mostly the book title again, or "Chapter 1" stubs: noise in every passage.
-                text = html_to_text(decode_text(z.read(member)), title=False)
+                text = html_to_text(decode_text(z.read(member)), title=False, cancel=cancel)
             except UnsupportedFileError:  # a binary item in the spine
                 continue
             if text:
                 texts.append(text)
+                chars += len(text) + 2
     return Document("\n\n".join(texts), kind="epub")

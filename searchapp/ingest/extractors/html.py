@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Optional
 
+from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text, decode_text, read_capped
 
@@ -25,6 +26,7 @@ _PARAGRAPH = frozenset({
 _LINE = frozenset({"br", "li", "tr", "dt", "dd", "caption", "option", "legend"})
 _CELL = frozenset({"td", "th"})
 _WS = re.compile(r"\s+")
+_FEED_CHARS = 1 << 20  # markup parsed between two cancel checks
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
@@ -117,11 +119,14 @@ class _TextParser(HTMLParser):
         return body
 
 
-def html_to_text(markup: str, title: bool = True) -> str:
+def html_to_text(markup: str, title: bool = True, cancel: Optional[CancelToken] = None) -> str:
     """Visible text of an HTML/XHTML document: <title> first (unless `title` is false), block
     elements as line breaks, paragraphs as blank lines."""
     parser = _TextParser()
-    parser.feed(markup)
+    for i in range(0, len(markup), _FEED_CHARS):  # the parser buffers a tag cut in two
+        if cancel is not None:
+            cancel.check()
+        parser.feed(markup[i:i + _FEED_CHARS])
     parser.close()
     if not title:
         parser.title_text = ""
@@ -133,6 +138,7 @@ def _sniff_charset(data: bytes) -> Optional[str]:
     return m.group(1).decode("ascii") if m else None
 
 
-def extract_html(path: Path, max_bytes: int) -> Document:
+def extract_html(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                 cancel: Optional[CancelToken] = None) -> Document:
     data = read_capped(path, max_bytes)
-    return Document(html_to_text(decode_text(data, declared=_sniff_charset(data))), kind="html")
+    return Document(html_to_text(decode_text(data, declared=_sniff_charset(data)), cancel=cancel), kind="html")

@@ -71,7 +71,7 @@ def _children(el: Element, paragraphs: list[str], current: Optional[list[str]]) 
             current.append(_XML_WS.sub(" ", child.tail))
 
 
-def extract_odt(path: Path, max_bytes: int) -> Document:
+def extract_odt(path: Path, max_bytes: int, **_caps) -> Document:
     with SafeZip(path) as z:
         if z.find("content.xml") is None:
             raise ExtractionError("not an OpenDocument file: content.xml missing")

@@ -8,14 +8,20 @@ Decisions:
   reading it would stall a sync. The cut is logged as a warning, never done silently.
 - A page whose text cannot be extracted counts as empty (one bad content stream must not
   make a long document unsearchable); if every page fails the file fails.
+- pypdf's decompression limits (a PDF bomb) are reported as such, never as "corrupt PDF"; pypdf's own
+  warnings go to this module's debug log, not to stderr as bare lines.
+- Cancel is checked between pages; reading stops once the text cap is reached.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Optional
 
 from ...base.errors import ExtractionError
+from ...base.progress import CancelToken
+from ...base.safe_open import open_regular
 from ...base.types import Document, PageSpan
 from .encoding import clean_text
 
@@ -28,12 +34,34 @@ PAGE_SEPARATOR = "\n\n"
 log = logging.getLogger(__name__)
 
 
-def _open(path: Path):
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
+class _ToDebugLog(logging.Handler):
+    """pypdf logs a warning for every robustness fix it applies; with no handler configured Python
+    prints them to stderr as bare lines. They are kept, at debug level, under this module's logger."""
 
+    def emit(self, record: logging.LogRecord) -> None:
+        log.debug("pypdf: %s", record.getMessage())
+
+
+def _quiet_pypdf() -> None:
+    pypdf_log = logging.getLogger("pypdf")
+    if not any(isinstance(h, _ToDebugLog) for h in pypdf_log.handlers):
+        pypdf_log.addHandler(_ToDebugLog())
+        pypdf_log.propagate = False
+
+
+def limit_reason(exc: BaseException) -> str:
+    return f"PDF exceeds a decompression or size limit (a PDF bomb?): {exc}"
+
+
+def _open(fh):
+    from pypdf import PdfReader
+    from pypdf.errors import LimitReachedError, PyPdfError
+
+    _quiet_pypdf()
     try:
-        reader = PdfReader(path, strict=False)
+        reader = PdfReader(fh, strict=False)
+    except LimitReachedError as exc:
+        raise ExtractionError(limit_reason(exc)) from None
     except PyPdfError as exc:
         raise ExtractionError(f"corrupt PDF: {exc}") from None
     if reader.is_encrypted:
@@ -46,28 +74,51 @@ def _open(path: Path):
     return reader
 
 
-def extract_pdf(path: Path, max_bytes: int) -> Document:
-    reader = _open(path)
+def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                cancel: Optional[CancelToken] = None) -> Document:
+    with open_regular(path) as fh:
+        return _extract(path, _open(fh), max_chars, cancel)
+
+
+def _extract(path: Path, reader, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
+    from pypdf.errors import LimitReachedError
+
     try:
         pages = reader.pages
         total = len(pages)
+    except LimitReachedError as exc:
+        raise ExtractionError(limit_reason(exc)) from None
     except Exception as exc:
         raise ExtractionError(f"corrupt PDF: {exc}") from None
     if total > MAX_PAGES:
         log.warning("%s: %d pages, only the first %d are indexed", path, total, MAX_PAGES)
     texts: list[str] = []
     failures = 0
+    limited: Optional[BaseException] = None
+    chars = 0
     for i in range(min(total, MAX_PAGES)):
+        if cancel is not None:
+            cancel.check()
         try:
             raw = pages[i].extract_text() or ""
         except (MemoryError, RecursionError):
             raise
+        except LimitReachedError as exc:
+            log.warning("%s: page %d: %s", path, i + 1, limit_reason(exc))
+            failures += 1
+            limited = limited or exc
+            raw = ""
         except Exception as exc:
             log.info("%s: page %d: %s", path, i + 1, exc)
             failures += 1
             raw = ""
         texts.append(clean_text(raw).strip())
+        chars += len(texts[-1])
+        if max_chars is not None and chars > max_chars:
+            break  # the registry cuts the text at the cap and reports it
     if texts and failures == len(texts):
+        if limited is not None:
+            raise ExtractionError(limit_reason(limited))
         raise ExtractionError("corrupt PDF: no page could be read")
     parts: list[str] = []
     spans: list[PageSpan] = []

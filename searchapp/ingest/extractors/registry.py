@@ -7,15 +7,19 @@ import stat
 from pathlib import Path
 from typing import Callable, Optional
 
-from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ...base.progress import CancelToken
 from ...base.types import Document
+from ..text_caps import DEFAULT_MAX_CHARS, bound_text
 from . import docx, epub, html, odt, pdf, sniff, text
 
-__all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "DEFAULT_MAX_BYTES"]
+__all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS"]
 
 DEFAULT_MAX_BYTES = 50 * 2**20
 
-Extractor = Callable[[Path, int], Document]  # (path, max_bytes) -> Document
+# (path, max_bytes, max_chars=, cancel=) -> Document. max_chars: an extractor may stop reading once it has
+# that much text (the registry cuts it exactly); cancel: checked between pages, chapters, XML elements.
+Extractor = Callable[..., Document]
 
 _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "text": (text.SUFFIXES, text.extract_text),
@@ -40,11 +44,12 @@ def extractor_name(path: Path | str) -> Optional[str]:
     return _BY_SUFFIX.get(os.path.splitext(os.fspath(path))[1].lower())
 
 
-def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
-    """The text of one file.
+def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEFAULT_MAX_CHARS,
+            cancel: Optional[CancelToken] = None) -> Document:
+    """The text of one file, within the caps of `text_caps.bound_text`.
 
     Raises UnsupportedFileError (no extractor, binary content behind a text suffix, not a regular
-    file) or ExtractionError with a short reason; no other exception escapes.
+    file, not prose), ExtractionError with a short reason, or Cancelled; no other exception escapes.
     """
     name = extractor_name(path)
     if name is None:
@@ -58,8 +63,11 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
             raise UnsupportedFileError("not a regular file")
         if st.st_size > max_bytes:
             raise ExtractionError(f"file too large ({st.st_size / 2**20:.1f} MB > {max_bytes / 2**20:g} MB)")
-        return _BY_NAME[name][1](Path(path), max_bytes)
-    except ExtractionError:
+        doc = _BY_NAME[name][1](Path(path), max_bytes, max_chars=max_chars, cancel=cancel)
+        if cancel is not None:
+            cancel.check()
+        return bound_text(doc, max_chars, where=os.fspath(path))
+    except (ExtractionError, Cancelled):
         raise
     except MemoryError:
         raise ExtractionError("out of memory while extracting") from None

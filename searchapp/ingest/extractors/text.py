@@ -20,5 +20,5 @@ SUFFIXES = frozenset(
 )
 
 
-def extract_text(path: Path, max_bytes: int) -> Document:
+def extract_text(path: Path, max_bytes: int, **_caps) -> Document:
     return Document(decode_text(read_capped(path, max_bytes)), kind="text")

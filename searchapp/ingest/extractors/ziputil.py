@@ -9,6 +9,7 @@ from typing import Optional
 from xml.etree.ElementTree import Element, ParseError
 
 from ...base.errors import ExtractionError
+from ...base.safe_open import open_regular
 
 __all__ = ["SafeZip", "parse_xml", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS", "local_name"]
 
@@ -34,15 +35,20 @@ class SafeZip:
     def __init__(self, path: Path, max_total: int = MAX_TOTAL_BYTES) -> None:
         self.max_total = max_total
         self.read_so_far = 0
+        fh = self._fh = open_regular(path)
         try:
-            self.zf = zipfile.ZipFile(path)
+            self.zf = zipfile.ZipFile(fh)  # closing the ZipFile leaves fh open: close() closes both
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
+            fh.close()
             raise ExtractionError(f"corrupt zip container: {exc}") from None
+        except BaseException:
+            fh.close()
+            raise
         try:
             self._check()
             self.names = {i.filename: i for i in self.zf.infolist()}
         except BaseException:
-            self.zf.close()
+            self.close()
             raise
         self._folded = {name.lower(): name for name in self.names}
 
@@ -65,6 +71,7 @@ class SafeZip:
 
     def close(self) -> None:
         self.zf.close()
+        self._fh.close()
 
     def find(self, name: str) -> Optional[str]:
         """The stored member name for `name` (exact, else case-insensitive), or None."""
@@ -95,9 +102,50 @@ class SafeZip:
         self.read_so_far += len(out)
         return bytes(out)
 
+    def iterparse(self, name: str, events=("start", "end")):
+        """Stream a member's XML as (event, element) pairs, with the same defusing and byte budget as `read`:
+        the caller can drop what it has used, so a huge part never sits in memory as one tree."""
+        import defusedxml.ElementTree as DET
+        from defusedxml import DefusedXmlException
+
+        stored = self.find(name)
+        if stored is None:
+            raise ExtractionError(f"missing part {name}")
+        try:
+            with self.zf.open(self.names[stored]) as raw:
+                stream = _Budgeted(raw, self, name)
+                yield from DET.iterparse(stream, events=events, forbid_dtd=True, forbid_entities=True,
+                                         forbid_external=True)
+        except ExtractionError:
+            raise
+        except DefusedXmlException as exc:
+            raise ExtractionError(f"unsafe XML: {name}: {exc}") from None
+        except (ParseError, ValueError) as exc:
+            raise ExtractionError(f"corrupt XML in {name}: {exc}") from None
+        except RuntimeError as exc:
+            raise ExtractionError(f"encrypted document: {exc}") from None
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as exc:
+            raise ExtractionError(f"corrupt zip member {name}: {exc}") from None
+
     def xml(self, name: str) -> Element:
         """Parse a member as XML with DTDs, entities and external references forbidden."""
         return parse_xml(self.read(name), name)
+
+
+class _Budgeted:
+    """A member's stream that counts what it inflates against the zip's total budget."""
+
+    def __init__(self, raw, zip_: SafeZip, name: str) -> None:
+        self.raw, self.zip, self.name = raw, zip_, name
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            return b"".join(iter(lambda: self.read(_READ_CHUNK), b""))
+        data = self.raw.read(min(n, _READ_CHUNK))
+        self.zip.read_so_far += len(data)
+        if self.zip.read_so_far > self.zip.max_total:
+            raise ExtractionError(f"zip bomb: uncompressed size exceeds {self.zip.max_total // 2**20} MB")
+        return data
 
 
 def parse_xml(data: bytes, name: str = "XML") -> Element:

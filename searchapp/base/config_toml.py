@@ -1,0 +1,87 @@
+"""`searchapp config`: the settings in effect as valid TOML, each value commented with where it came from.
+
+The output can be pasted into a config.toml as is. Sources, in the order they win: default < file <
+environment (SEARCHAPP_SECTION__KEY) < command line. The data dir is chosen before the file is read
+(--data-dir, else $SEARCHAPP_DATA_DIR, else the per-user directory), so a data_dir in a file is ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from .config import Config, _env_overrides, field_help
+from .paths import user_config_file
+
+__all__ = ["setting_sources", "config_as_toml", "toml_value"]
+
+
+def setting_sources(config: Config, *, data_dir: Optional[str] = None, config_file: Optional[str] = None,
+                    env: Mapping[str, str] = os.environ,
+                    overrides: Optional[Mapping[str, Mapping[str, Any]]] = None) -> dict[str, str]:
+    """`section.key` -> "default" | "file PATH" | "environment NAME" | "command line"."""
+    path = Path(config_file) if config_file else user_config_file(Path(config.data_dir))
+    file_data: dict = {}
+    if path.is_file():
+        try:
+            with open(path, "rb") as fh:
+                file_data = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError):
+            file_data = {}  # load_config already reported it; never reached with a broken file
+    env_data = _env_overrides(env)
+    out: dict[str, str] = {}
+    for key in field_help():
+        if key == "data_dir":
+            out[key] = ("command line (--data-dir)" if data_dir else
+                        "environment SEARCHAPP_DATA_DIR" if env.get("SEARCHAPP_DATA_DIR") else "default")
+            continue
+        section, name = key.split(".", 1)
+        if name in (overrides or {}).get(section, {}):
+            out[key] = "command line"
+        elif name in env_data.get(section, {}):
+            out[key] = f"environment SEARCHAPP_{section.upper()}__{name.upper()}"
+        elif isinstance(file_data.get(section), dict) and name in file_data[section]:
+            out[key] = f"file {path}"
+        else:
+            out[key] = "default"
+    return out
+
+
+def toml_value(value: Any) -> str:
+    """One TOML value: strings quoted and escaped, paths as strings, tuples as arrays, booleans lower-case."""
+    import tomli_w
+
+    if isinstance(value, Path):
+        value = str(value)
+    if isinstance(value, (tuple, list)):  # inline, so each setting stays one line
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return tomli_w.dumps({"v": value}).strip()[len("v = "):]
+
+
+def config_as_toml(config: Config, sources: Mapping[str, str]) -> str:
+    """Every setting with its meaning (a comment line above) and its source (a comment after the value)."""
+    helps = field_help()
+    lines = ["# searchapp settings in effect; each value says where it came from.",
+             "# data_dir is chosen before any file is read (--data-dir, $SEARCHAPP_DATA_DIR or the default)."]
+    current = None
+    for key, help_text in helps.items():
+        section, _, name = key.rpartition(".")
+        if section != current and section:
+            lines += ["", f"[{section}]"]
+            current = section
+        obj: Any = config
+        for part in key.split("."):
+            obj = getattr(obj, part)
+        if dataclasses.is_dataclass(obj):
+            continue
+        lines.append(f"# {help_text}")
+        lines.append(f"{name} = {toml_value(obj)}  # {_one_line(sources.get(key, 'default'))}")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    # A comment ends at a line break; a path with one must not break the TOML.
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")

@@ -1,0 +1,80 @@
+"""Private files: the library holds the text of every indexed passage, so its folder is 0700 and every file
+in it 0600 whatever the umask (as ssh and gpg keep theirs). POSIX only; elsewhere these do nothing."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "make_private_dir", "create_private_file",
+           "write_private_text", "tighten"]
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+_POSIX = os.name == "posix"
+
+
+def make_private_dir(path: Path) -> None:
+    """Create `path` (and missing parents, with the usual modes) and make `path` itself 0700."""
+    path = Path(path)
+    existed = path.is_dir()
+    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+    if _POSIX and not existed:
+        os.chmod(path, PRIVATE_DIR_MODE)  # mkdir's mode goes through the umask; chmod does not
+
+
+def create_private_file(path: Path) -> None:
+    """Create an empty 0600 file unless `path` exists (so SQLite, which gives -wal/-shm the database
+    file's mode, and every later writer keep it private)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    except FileExistsError:
+        return
+    try:
+        if _POSIX:
+            os.fchmod(fd, PRIVATE_FILE_MODE)
+    finally:
+        os.close(fd)
+
+
+def write_private_text(path: Path, text: str) -> None:
+    """Write `text` to a new 0600 file at `path` (truncating one that exists)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        if _POSIX:
+            os.fchmod(fh.fileno(), PRIVATE_FILE_MODE)
+        fh.write(text)
+
+
+def tighten(folder: Path) -> list[str]:
+    """Take group/other permissions off `folder` and the regular files directly in it that this user owns;
+    returns the names changed ("." for the folder). Symlinks and other users' files are left alone."""
+    if not _POSIX:
+        return []
+    folder = Path(folder)
+    changed: list[str] = []
+    me = os.geteuid()
+
+    def fix(path: Path, name: str, want: int) -> None:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return
+        if st.st_uid != me or stat.S_ISLNK(st.st_mode) or not st.st_mode & 0o077:
+            return
+        try:
+            os.chmod(path, stat.S_IMODE(st.st_mode) & want)
+            changed.append(name)
+        except OSError:
+            pass
+
+    fix(folder, ".", PRIVATE_DIR_MODE)
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return changed
+    for entry in entries:
+        if entry.is_file(follow_symlinks=False):
+            fix(Path(entry.path), entry.name, PRIVATE_FILE_MODE)
+    return changed

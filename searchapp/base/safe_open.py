@@ -1,0 +1,37 @@
+"""Open a file for reading only if it is a regular file, without ever blocking in open().
+
+A plain open() of a FIFO waits for a writer forever, and of a device may never end; a file can be
+replaced by one between the scan and the read. So: open with O_NONBLOCK (a FIFO or device opens at
+once), then fstat what was actually opened and refuse anything but a regular file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+from typing import BinaryIO
+
+from .errors import UnsupportedFileError
+
+__all__ = ["open_regular", "NOT_REGULAR"]
+
+NOT_REGULAR = "not a regular file"
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) \
+    | getattr(os, "O_BINARY", 0)
+
+
+def open_regular(path: str | os.PathLike) -> BinaryIO:
+    """A buffered binary reader on `path`. Raises UnsupportedFileError(NOT_REGULAR) for FIFOs, devices,
+    sockets and folders; OSError (FileNotFoundError, PermissionError, ...) as open() would."""
+    fd = os.open(path, _FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsupportedFileError(NOT_REGULAR)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)  # ordinary reads from here on
+        return io.open(fd, "rb", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise

@@ -1,0 +1,101 @@
+"""Text from files on a terminal: control characters shown escaped, query words optionally marked.
+
+A file name or passage may carry terminal control sequences (an OSC sequence sets the window title,
+ESC[2J clears the screen) or line breaks that split one result line into two. Everything the CLI prints
+that came from a file (names, snippets, reasons) goes through `printable`; JSON output stays exact.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Iterable, Optional, TextIO
+
+__all__ = ["printable", "use_color", "render_marked", "BOLD", "RESET"]
+
+# C0 controls, DEL, C1 controls, and the bidi overrides/isolates that reorder what a line seems to say.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+BOLD, RESET = "\x1b[1;33m", "\x1b[0m"
+
+
+def _escape(ch: str) -> str:
+    named = _NAMED.get(ch)
+    if named:
+        return named
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: object) -> str:
+    """`text` with every control character visibly escaped (ESC -> \\e, newline -> \\n, ...): safe on one line."""
+    return _CONTROL.sub(lambda m: _escape(m.group(0)), str(text))
+
+
+def use_color(stream: TextIO = sys.stdout, *, no_color: bool = False) -> bool:
+    """Marks only on an interactive terminal, never with --no-color or NO_COLOR set (no-color.org)."""
+    if no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def render_marked(text: str, spans: Iterable[tuple[int, int]], *, color: bool, width: Optional[int] = 100,
+                  indent: str = "") -> str:
+    """`text` made printable, wrapped to `width`, with `spans` (offsets into `text`) in bold when `color`."""
+    spans = sorted(spans)
+    # Escape piece by piece so the span offsets can be carried over to the escaped text.
+    out: list[str] = []
+    marks: list[tuple[int, int]] = []
+    pos = length = 0
+    for start, end in spans:
+        if start < pos:
+            continue
+        before, inside = printable(text[pos:start]), printable(text[start:end])
+        out += [before, inside]
+        length += len(before)
+        marks.append((length, length + len(inside)))
+        length += len(inside)
+        pos = end
+    out.append(printable(text[pos:]))
+    flat = "".join(out)
+    if width is None:
+        lines = [(0, len(flat))]
+    else:
+        lines = _wrap_offsets(flat, width - len(indent))
+    rendered = []
+    for a, b in lines:
+        piece = []
+        cur = a
+        for s, e in marks:
+            s, e = max(s, a), min(e, b)
+            if s >= e:
+                continue
+            piece.append(flat[cur:s])
+            piece.append((BOLD + flat[s:e] + RESET) if color else flat[s:e])
+            cur = e
+        piece.append(flat[cur:b])
+        rendered.append(indent + "".join(piece))
+    return "\n".join(rendered)
+
+
+def _wrap_offsets(text: str, width: int) -> list[tuple[int, int]]:
+    """Greedy word wrap that returns [start, end) offsets into `text` (so marks can be placed after wrapping)."""
+    width = max(width, 20)
+    lines: list[tuple[int, int]] = []
+    line_start = line_end = None
+    for m in re.finditer(r"\S+", text):
+        if line_start is None:
+            line_start, line_end = m.start(), m.end()
+        elif m.end() - line_start <= width:
+            line_end = m.end()
+        else:
+            lines.append((line_start, line_end))
+            line_start, line_end = m.start(), m.end()
+    if line_start is not None:
+        lines.append((line_start, line_end))
+    return lines or [(0, 0)]
+

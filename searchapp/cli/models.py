@@ -1,0 +1,125 @@
+"""`searchapp models list|pull|remove`: the models the app can use, and fetching one from the Hugging Face hub.
+
+`pull` is the only command that uses the network, and it does so because it was asked to by name:
+it needs no `models.allow_download`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..base.config import Config, save_config
+from ..base.progress import Progress
+from ..library.model_hub import config_using, hub_endpoint, list_models, pull_model, remove_cached_model
+
+__all__ = ["add_models_parser", "cmd_models"]
+
+
+def add_models_parser(sub) -> None:
+    s = sub.add_parser("models", help="list the models the app can use; pull one from the Hugging Face hub; remove one")
+    mv = s.add_subparsers(dest="models_command", metavar="ACTION")
+    e = mv.add_parser("list", help="every usable model: role, id or folder, source, size, sha256 of the weights, in use")
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e = mv.add_parser("pull", help="download a model (safetensors, configs, tokenizer) into the Hugging Face cache")
+    e.add_argument("id", metavar="ID", help="Hugging Face model id, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2")
+    e.add_argument("--role", choices=["reranker", "bi-encoder"], help="what the model is for (default: from its config)")
+    e.add_argument("--use", action="store_true", help="also make it the configured model for its role")
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e = mv.add_parser("remove", help="delete a downloaded model from the Hugging Face cache")
+    e.add_argument("id", metavar="ID")
+
+
+def cmd_models(args, config: Config, progress, cancel) -> int:
+    action = getattr(args, "models_command", None)
+    if action == "list":
+        return _list(args, config)
+    if action == "pull":
+        return _pull(args, config, cancel)
+    if action == "remove":
+        return _remove(args, config)
+    print("searchapp: models needs an action: list, pull ID or remove ID", file=sys.stderr)
+    return 2
+
+
+def _list(args, config: Config) -> int:
+    entries = list_models(config)
+    if args.json:
+        print(json.dumps([e.to_json() for e in entries]))
+        return 0
+    print(f"{'role':<11}{'source':<10}{'size':>9}  {'sha256':<14}{'in use':<22}id")
+    for e in entries:
+        size = f"{e.bytes / 1e6:.0f} MB" if e.bytes else "-"
+        used = ", ".join(e.in_use) or "-"
+        print(f"{e.role:<11}{e.source:<10}{size:>9}  {(e.sha256 or '-')[:12]:<14}{used:<22}{e.id}")
+        if e.problem:
+            print(f"{'':<11}note: {e.problem}")
+    return 0
+
+
+class _ByteBar:
+    """A tqdm bar over bytes while downloading; silent unless stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.bar = None
+
+    def __call__(self, p: Progress) -> None:
+        if not self.enabled:
+            return
+        if p.stage == "downloading" and p.total:
+            if self.bar is None:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=p.total, unit="B", unit_scale=True, desc="downloading", file=sys.stderr,
+                                dynamic_ncols=True, leave=False)
+            self.bar.n = p.done
+            self.bar.set_postfix_str(p.message, refresh=True)
+        elif p.stage in ("checking", "done"):
+            self.close()
+            if p.stage == "checking":
+                print("checking that it loads…", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def _pull(args, config: Config, cancel) -> int:
+    bar = _ByteBar()
+    if bar.enabled:
+        print(f"downloading {args.id} from {hub_endpoint()} (safetensors, configs, tokenizer only)", file=sys.stderr)
+    try:
+        got = pull_model(args.id, role=args.role, progress=bar, cancel=cancel)
+    finally:
+        bar.close()
+    if args.use:
+        save_config(config_using(config, got.role, got.repo_id))
+    if args.json:
+        print(json.dumps({"id": got.repo_id, "role": got.role, "path": str(got.path), "commit": got.commit,
+                          "sha256": got.sha256, "bytes": got.bytes, "already_present": got.already_present,
+                          "in_use": bool(args.use)}))
+        return 0
+    what = "already in the cache" if got.already_present else f"downloaded ({got.bytes / 1e6:.0f} MB)"
+    print(f"{got.repo_id}: {what}, loads as a {got.role}; {got.path}")
+    key = "reranker" if got.role == "reranker" else "bi_encoder"
+    current = getattr(config.models, key)
+    if args.use:
+        print(f"now the configured {got.role}" + (" (run `searchapp reindex`: passages were embedded with another model)"
+                                                 if got.role == "bi-encoder" and current != got.repo_id else ""))
+    elif current != got.repo_id:
+        print(f"to use it: `searchapp models pull {got.repo_id} --use`, or set [models] {key} = \"{got.repo_id}\"")
+    return 0
+
+
+def _remove(args, config: Config) -> int:
+    freed = remove_cached_model(args.id)
+    print(f"removed {args.id} from the Hugging Face cache ({freed / 1e6:.0f} MB freed)")
+    m = config.models
+    for role, spec in (("reranker", m.reranker), ("bi-encoder", m.bi_encoder)):
+        if spec == args.id:
+            print(f"note: it was the configured {role}; "
+                  + ("search works without reranking until another is set or pulled" if role == "reranker"
+                     else "searching needs a bi-encoder: set [models] bi_encoder or pull it again"), file=sys.stderr)
+    return 0

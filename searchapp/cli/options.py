@@ -1,0 +1,47 @@
+"""Command-line values are checked like config values: a bad one is one line naming the option, exit 2.
+
+Without this, `--k 0` silently meant "the default" and `--k -3` sliced the hit list from the end.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..base.errors import ConfigError
+
+__all__ = ["check_options", "MAX_K"]
+
+MAX_K = 10_000  # more hits or candidates than anyone reads; also bounds the work one query can ask for
+
+# option attribute -> (flag, lowest, highest)
+_INT_RANGES = {
+    "k": ("--k", 1, MAX_K),
+    "candidates": ("--candidates", 1, MAX_K),
+    "max_queries": ("--max-queries", 1, 10_000_000),
+    "sample": ("--sample", 1, 10_000_000),
+    "ef": ("--ef", 1, 100_000),
+    "batch_size": ("--batch-size", 1, 65_536),
+    "epochs": ("--epochs", 1, 10_000),
+    "max_examples": ("--max-examples", 1, 1_000_000_000),
+    "max_steps": ("--max-steps", 1, 1_000_000_000),
+    "max_seq_length": ("--max-seq-length", 2, 8192),
+    "max_length": ("--max-length", 2, 8192),
+    "negatives": ("--negatives", 0, 1000),
+    "negative_pool": ("--negative-pool", 1, 100_000),
+}
+
+
+def check_options(args) -> None:
+    """Raise ConfigError for the first out-of-range numeric option in the parsed `args`."""
+    for attr, (flag, low, high) in _INT_RANGES.items():
+        value = getattr(args, attr, None)
+        if value is not None and not (low <= value <= high):
+            raise ConfigError(f"{flag} must be a whole number from {low} to {high} (got {value})")
+    for attr, flag, low, high in (("lr", "--lr", 0.0, 1.0), ("warmup", "--warmup", 0.0, 1.0)):
+        value = getattr(args, attr, None)
+        if value is not None and not (math.isfinite(value) and low <= value <= high and (attr != "lr" or value > 0)):
+            raise ConfigError(f"{flag} must be a number in ({low}, {high}] (got {value})" if attr == "lr"
+                              else f"{flag} must be a number from {low} to {high} (got {value})")
+    debounce = getattr(args, "debounce", None)
+    if debounce is not None and not (math.isfinite(debounce) and 0 <= debounce <= 3600):
+        raise ConfigError(f"--debounce must be a number of seconds from 0 to 3600 (got {debounce})")

@@ -1,0 +1,72 @@
+"""How `searchapp search` prints: hit blocks for one query, one line per input line for `search -`.
+
+Every piece of text that came from a file is shown through base.terminal.printable (control characters
+escaped); query words in the snippet are bold on a terminal. JSON output is exact and unescaped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from ..base.terminal import printable, render_marked
+from ..library.snippet import best_snippet
+
+__all__ = ["print_hits", "hit_line", "empty_json", "result_json"]
+
+SNIPPET_WIDTH = 240
+
+
+def _scores(h) -> str:
+    s, r = h.scores, h.ranks
+    parts = []  # the first part is the score a person reads (Hit.shown_score), the rest every stage's
+    if s.rerank is not None:
+        move = (r.fused or 0) - (r.rerank or 0)
+        arrow = f" {'▲' if move > 0 else '▼'}{abs(move)}" if move else ""
+        parts.append(f"relevance {s.rerank:.3f} (reranker logit {s.rerank_logit:.2f}){arrow}")
+    if s.dense is not None:
+        parts.append(f"similarity {s.dense:.3f}" + (f" #{r.dense}" if r.dense else ""))
+    if s.lexical is not None:
+        parts.append(f"bm25 {s.lexical:.2f}" + (f" #{r.lexical}" if r.lexical else ""))
+    return " | ".join(parts)
+
+
+def _where(h) -> str:
+    where = printable(h.path) + (f"  (page {h.page})" if h.page else "")
+    if not getattr(h, "available", True):
+        where += "  [unavailable: file or folder missing]"
+    return where
+
+
+def print_hits(res, *, color: bool) -> None:
+    """The human form of one result: rank and place, stage scores, the best-matching window of the passage."""
+    if not res.hits:
+        print("no results")
+        return
+    for h in res.hits:
+        snip = best_snippet(h.text, res.query, SNIPPET_WIDTH)
+        print(f"{h.ranks.final:>2}. {_where(h)}")
+        print(f"    {_scores(h)}")
+        print(render_marked(snip.text, snip.spans, color=color, width=100, indent="    "))
+        if getattr(h, "more", None):  # results by file: the file's other matching passages
+            pages = sorted({m.page for m in h.more if m.page})
+            print(f"    + {len(h.more)} more passage{'s' if len(h.more) > 1 else ''} in this file"
+                  + (f" (pages {', '.join(map(str, pages))})" if pages else ""))
+
+
+def hit_line(query: str, res) -> str:
+    """`search -` without --json: exactly one line per input line: the query, then each hit's place, tab-separated."""
+    places = [_where(h) for h in (res.hits if res is not None else [])]
+    return "\t".join([printable(query)] + places)
+
+
+def result_json(res, notice: Optional[str] = None) -> str:
+    data = res.to_json()
+    if notice:
+        data["notice"] = notice  # added only when a query could not be searched (empty, common words only)
+    return json.dumps(data)
+
+
+def empty_json(query: str, mode: str, notice: str) -> str:
+    return json.dumps({"query": query, "mode": mode, "reranked": False, "hits": [], "notice": notice})
+

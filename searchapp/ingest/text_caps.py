@@ -1,0 +1,118 @@
+"""Bounds on the text of one file: what a hostile or odd file can cost the sync and the window.
+
+Applied by `extract()` to every extractor's output (so the sync and the preview see the same text, and
+passage offsets stay valid):
+- content that is not prose (base64 or hex dumps, one enormous "word") is refused with a reason:
+  it cannot be searched by meaning and would cost minutes and gigabytes to embed;
+- a few long runs without whitespace inside prose (an inline data: URI, a hash list) are shortened;
+- the text is cut at `max_chars` characters, reported as "truncated at …" like the PDF page cap.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import replace
+
+from ..base.errors import UnsupportedFileError
+from ..base.types import Document, PageSpan
+
+__all__ = ["bound_text", "not_prose_reason", "LONG_RUN", "DEFAULT_MAX_CHARS"]
+
+DEFAULT_MAX_CHARS = 10_000_000  # ~ a 4,000-page book; config: scan.max_text_chars
+LONG_RUN = 1000  # characters without whitespace: no word is this long
+NOT_PROSE_SHARE = 0.5  # more of the text than this in long runs or hex groups: not prose
+_SAMPLE = 1 << 16  # characters looked at (from the start, middle and end) to judge the text
+
+# Runs of printable ASCII only (Chinese, Japanese or Thai prose has no spaces at all, and is prose), and
+# cut at , ; | too (a CSV row of short fields is not one long string).
+_RUN_CHAR = "[" + re.escape("".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in ",;|")) + "]"
+_LONG = re.compile(_RUN_CHAR + "{%d,}" % LONG_RUN)
+LONG_WORD = 40  # no word of any language runs this long; base64 lines (76), hashes (40, 64) do
+_LONG_WORD = re.compile(_RUN_CHAR + "{%d,}" % LONG_WORD)
+_TOKEN = re.compile(r"\S+")
+_HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f]{2,}[:,]?")
+_HEX_LETTER = re.compile(r"[A-Fa-f]")
+_DIGIT = re.compile(r"[0-9]")
+
+log = logging.getLogger(__name__)
+
+
+def _sample(text: str) -> str:
+    if len(text) <= 3 * _SAMPLE:
+        return text
+    mid = len(text) // 2
+    return "\n".join((text[:_SAMPLE], text[mid:mid + _SAMPLE], text[-_SAMPLE:]))
+
+
+def not_prose_reason(text: str) -> str | None:
+    """Why `text` is data rather than prose, or None. Judged on a sample, so it is cheap on any size."""
+    sample = _sample(text)
+    if not sample.strip():
+        return None
+    long_chars = sum(m.end() - m.start() for m in _LONG.finditer(sample))
+    if long_chars > NOT_PROSE_SHARE * len(sample):
+        return f"not prose: most of the text is runs of {LONG_RUN:,}+ characters without a space (base64 or binary data?)"
+    visible = len(sample) - sum(1 for c in sample if c.isspace())  # prose of any script counts here
+    word_chars = sum(m.end() - m.start() for m in _LONG_WORD.finditer(sample))
+    if word_chars > NOT_PROSE_SHARE * visible:
+        return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"
+    tokens = _TOKEN.findall(sample)
+    if len(tokens) >= 64:
+        hexish = [t for t in tokens if _HEXISH.fullmatch(t) and _DIGIT.search(t)]
+        lettered = sum(1 for t in hexish if _HEX_LETTER.search(t))
+        # A column of plain numbers is data worth keeping; hex groups carry the letters a-f.
+        if len(hexish) > NOT_PROSE_SHARE * len(tokens) and lettered > 0.1 * len(hexish):
+            return "not prose: most of the text is hexadecimal groups (a hex dump?)"
+    return None
+
+
+def _shorten_runs(doc: Document) -> tuple[Document, int]:
+    """Cut every run of LONG_RUN+ non-space characters to LONG_RUN, moving page spans to match."""
+    text = doc.text
+    runs = [(m.start(), m.end()) for m in _LONG.finditer(text)]
+    if not runs:
+        return doc, 0
+    parts, pos = [], 0
+    for a, b in runs:
+        parts.append(text[pos:a + LONG_RUN])
+        pos = b
+    parts.append(text[pos:])
+
+    def moved(offset: int) -> int:
+        shift = 0
+        for a, b in runs:  # the removed tail of each run is [a + LONG_RUN, b)
+            if offset <= a + LONG_RUN:
+                break
+            shift += min(offset, b) - (a + LONG_RUN)
+        return offset - shift
+
+    pages = tuple(PageSpan(p.page, moved(p.start), moved(p.end)) for p in doc.pages)
+    return replace(doc, text="".join(parts), pages=pages), len(runs)
+
+
+def _truncate(doc: Document, max_chars: int) -> Document:
+    cut = doc.text.rfind(" ", max(0, max_chars - 1000), max_chars)  # end at a word boundary when one is near
+    cut = cut if cut > 0 else max_chars
+    pages = tuple(PageSpan(p.page, p.start, min(p.end, cut)) for p in doc.pages if p.start < cut)
+    return replace(doc, text=doc.text[:cut], pages=pages)
+
+
+def bound_text(doc: Document, max_chars: int = DEFAULT_MAX_CHARS, where: str = "") -> Document:
+    """`doc` within the caps (see the module doc); UnsupportedFileError when it is not prose."""
+    reason = not_prose_reason(doc.text)
+    if reason is not None:
+        raise UnsupportedFileError(reason)
+    notes = list(doc.notes)
+    if len(doc.text) > max_chars:
+        # First cut to the cap (plus room for shortened runs), so the run scan below stays bounded too.
+        doc = _truncate(doc, max_chars)
+        notes.append(f"text truncated at {max_chars:,} characters")
+    doc, shortened = _shorten_runs(doc)
+    if shortened:
+        notes.append(f"{shortened} run(s) of over {LONG_RUN:,} characters without a space shortened")
+    if len(notes) > len(doc.notes):
+        for note in notes[len(doc.notes):]:
+            log.warning("%s: %s", where or "file", note)
+        doc = replace(doc, notes=tuple(notes))
+    return doc

@@ -1,0 +1,84 @@
+"""Opening a data dir: does a library exist, may this command create one, can it be written, is it private.
+
+Read-only commands (search, status, eval ann) never create a library; a library the process cannot write
+(a read-only mount, a backup, another user's 0555 folder) opens read-only, so search and status still work
+and writes say why they cannot. Opening for writing makes the folder 0700 and its files 0600 (see
+base/private.py), tightening a library made by an older version once, with a notice.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ..base.errors import DataDirError, StoreError
+from ..base.private import create_private_file, make_private_dir, tighten
+from ..store.damage import damaged_message, is_damage
+
+__all__ = ["DB_NAME", "DataDirState", "open_data_dir", "can_write", "read_only_error", "damaged_message", "is_damage"]
+
+DB_NAME = "library.sqlite"
+
+
+@dataclass(frozen=True)
+class DataDirState:
+    read_only: bool
+    notice: Optional[str] = None  # said once, e.g. that permissions were tightened
+
+
+def can_write(path: Path) -> bool:
+    """Whether this process may write `path`. One function so tests running as root (where chmod denies
+    nothing) can stand in for a read-only mount."""
+    return os.access(path, os.W_OK)
+
+
+def open_data_dir(data_dir: Path, *, create: bool) -> DataDirState:
+    """Check `data_dir` before SQLite touches it; raise DataDirError (exit 2) or StoreError (exit 3)."""
+    d = Path(data_dir)
+    db = d / DB_NAME
+    if d.exists() and not d.is_dir():
+        raise DataDirError(f"the data dir {d} is a file, not a folder; pass --data-dir a folder (or a new path)")
+    if not d.exists():
+        if not create:
+            raise DataDirError(_no_library(d))
+        try:
+            make_private_dir(d)
+        except OSError as exc:
+            raise DataDirError(f"cannot create the library folder {d}: {exc.strerror or exc}") from None
+    if not os.access(d, os.R_OK | os.X_OK):
+        raise DataDirError(f"cannot read the library folder {d}: permission denied")
+    if db.exists():
+        if not db.is_file():
+            raise DataDirError(f"{db} is not a file; it should be the library database")
+        if not os.access(db, os.R_OK):
+            raise DataDirError(f"cannot read the library database {db}: permission denied")
+        if db.stat().st_size == 0:
+            raise StoreError(f"the library database {db} is empty (0 bytes): its contents were lost (a full disk "
+                             f"or a copy that failed?). Restore it from a backup, or delete it and run "
+                             f"`searchapp index FOLDER` to build the library again.")
+    elif not create:
+        raise DataDirError(_no_library(d))
+    writable = can_write(d) and (not db.exists() or can_write(db))
+    if not writable:
+        if not db.exists():
+            raise DataDirError(f"the library folder {d} is read-only; a new library cannot be created there")
+        return DataDirState(read_only=True)
+    changed = tighten(d)
+    create_private_file(db)
+    notice = None
+    if changed:
+        names = ", ".join(n for n in changed if n != ".") or "the folder"
+        notice = (f"made the library in {d} private (it was readable by other users): "
+                  f"folder 0700, files 0600 ({names})")
+    return DataDirState(read_only=False, notice=notice)
+
+
+def read_only_error(data_dir: Path) -> DataDirError:
+    return DataDirError(f"the library in {data_dir} is read-only (a read-only disk or folder); "
+                        "search and status work, but indexing needs write access")
+
+
+def _no_library(d: Path) -> str:
+    return f"no library at {d} (index a folder first: `searchapp index PATH`, or check --data-dir)"

@@ -1,0 +1,34 @@
+"""Queries that cannot be answered meaningfully are told so instead of returning arbitrary hits.
+
+An empty or punctuation-only query has no word to match or embed: every "hit" would be noise. A query of
+only common words ("the", "is", "what") in lexical mode matches almost every passage with BM25 ≈ 0.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..store.db import STOP_WORDS
+
+__all__ = ["EMPTY_QUERY", "is_empty_query", "query_problem"]
+
+EMPTY_QUERY = "empty query"
+_WORD = re.compile(r"\w+", re.UNICODE)  # the lexical index's notion of a word (store.db)
+
+
+def is_empty_query(query: str) -> bool:
+    """True when the query holds no word character at all ("", "   ", "?!.,;")."""
+    return _WORD.search(query or "") is None
+
+
+def query_problem(query: str, mode: str) -> Optional[str]:
+    """Why `query` gets no hits in `mode` (None when it can be searched)."""
+    if is_empty_query(query):
+        return EMPTY_QUERY
+    if mode == "lexical":
+        words = [w.lower() for w in _WORD.findall(query)]
+        if all(w in STOP_WORDS for w in words):
+            return (f"only common words ({', '.join(dict.fromkeys(words))}): lexical search cannot rank by them; "
+                    "add a more specific word or use --mode hybrid")
+    return None

@@ -1,0 +1,200 @@
+"""Checked input and safe output on the command line: empty queries, option ranges, `search -` line for
+line, --data-dir after the command, control characters in names and passages escaped, best snippet."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.terminal import BOLD, RESET, printable, render_marked
+from searchapp.cli.main import main
+from searchapp.library.snippet import best_snippet
+
+EVIL_NAME = "evil\x1b]0;pwned\x07\nname\x1b[2J.txt"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory, tiny_bi_encoder_dir):
+    root = tmp_path_factory.mktemp("input")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "plants.txt").write_text("Plants need water and light. Ferns like shade.", encoding="utf-8")
+    (docs / "teeth.txt").write_text(
+        "First visit: dentist check in January. " + "The waiting room has magazines. " * 8
+        + "Second visit: the orthodontist consultation is on 14 March at 10:00.", encoding="utf-8")
+    (docs / EVIL_NAME).write_text("Screen wiper \x1b[2J hidden volcano text.", encoding="utf-8")
+    data = root / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nprecision = "fp32"\nthreads = 1\nreranker = ""\n',
+        encoding="utf-8")
+    assert main(["--data-dir", str(data), "index", str(docs)]) == 0
+    return docs, data
+
+
+def cli(capsys, *args, stdin: str | None = None):
+    if stdin is not None:
+        old, sys.stdin = sys.stdin, io.StringIO(stdin)
+    try:
+        code = main(list(args))
+    finally:
+        if stdin is not None:
+            sys.stdin = old
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("query", ["", "   ", "?!.,;"])
+def test_empty_query_is_usage_error(library, capsys, query):
+    _, data = library
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", query)
+    assert code == 2 and out == ""
+    assert "empty query" in err
+
+
+def test_stop_words_only_lexical_query_gets_no_hits_and_a_reason(library, capsys):
+    _, data = library
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", "what is the", "--mode", "lexical", "--json")
+    assert code == 0
+    res = json.loads(out)
+    assert res["hits"] == [] and "common words" in res["notice"]
+
+
+@pytest.mark.parametrize("args, flag", [(["--k", "0"], "--k"), (["--k", "-3"], "--k"),
+                                        (["--candidates", "-1"], "--candidates"), (["--k", "99999999"], "--k")])
+def test_out_of_range_options_are_one_line_exit_2(library, capsys, args, flag):
+    _, data = library
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", "plants", *args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and flag in err
+
+
+def test_data_dir_accepted_after_the_command(library, capsys):
+    _, data = library
+    code, out, err = cli(capsys, "status", "--data-dir", str(data), "--json")
+    assert code == 0, err
+    assert json.loads(out)["data_dir"] == str(data)
+
+
+def test_search_stdin_prints_one_text_line_per_input_line(library, capsys):
+    _, data = library
+    lines = ["plants water", "", "?!", "orthodontist"]
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", "-", "--mode", "lexical",
+                         stdin="\n".join(lines) + "\n")
+    assert code == 0
+    got = out.split("\n")[:-1]
+    assert len(got) == len(lines)
+    assert not got[0].startswith("{")  # text, not JSON, without --json
+    assert got[0].split("\t")[0] == "plants water" and got[0].split("\t")[1].endswith("plants.txt")
+    assert got[1] == "" and got[2] == "?!"
+    assert got[3].split("\t")[1].endswith("teeth.txt")
+    assert "line 2: empty query" in err
+
+
+def test_search_stdin_json_keeps_lines_aligned(library, capsys):
+    _, data = library
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", "-", "--mode", "lexical", "--json",
+                         stdin="plants\n\n")
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert len(rows) == 2 and rows[0]["hits"] and rows[1]["hits"] == [] and rows[1]["notice"] == "empty query"
+
+
+def test_control_characters_in_names_and_text_are_escaped(library, capsys):
+    docs, data = library
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", "volcano wiper", "--mode", "lexical")
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "evil\\e]0;pwned\\x07\\nname\\e[2J.txt" in out
+    assert "Screen wiper \\e[2J hidden" in out
+    code, out, err = cli(capsys, "--data-dir", str(data), "status")
+    assert "\x1b" not in out
+    # JSON stays exact.
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", "volcano", "--mode", "lexical", "--json")
+    hit = json.loads(out)["hits"][0]
+    assert Path(hit["path"]).name == EVIL_NAME and "\x1b[2J" in hit["text"]
+
+
+def test_snippet_shows_the_answer_not_the_start(library, capsys):
+    _, data = library
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", "when is the orthodontist consultation",
+                         "--mode", "lexical", "--k", "1")
+    assert code == 0
+    assert "14 March" in out  # the first ~240 characters end before the date
+    assert BOLD not in out  # captured output is not a terminal
+
+
+def test_best_snippet_picks_sentence_with_most_query_words():
+    text = ("Intro about nothing. " * 20 + "The orthodontist said hello. " + "Filler. " * 10
+            + "The orthodontist consultation is on 14 March. " + "Closing words here. " * 20)
+    snip = best_snippet(text, "when is the orthodontist consultation", width=120)
+    assert "14 March" in snip.text and len(snip.text) <= 122
+    assert snip.text.startswith("…") and snip.text.endswith("…")
+    marked = [snip.text[a:b] for a, b in snip.spans]
+    assert "consultation" in marked and "orthodontist" in marked
+    assert text[snip.start:snip.end].split() == snip.text.strip("…").split()
+
+
+def test_best_snippet_cuts_one_long_sentence_around_the_match():
+    text = "word " * 200 + "volcano " + "word " * 200
+    snip = best_snippet(text, "volcano", width=100)
+    assert "volcano" in snip.text and len(snip.text) <= 102
+
+
+def test_render_marked_escapes_and_marks():
+    text = "a \x1b[2J volcano here"
+    snip = best_snippet(text, "volcano")
+    plain = render_marked(snip.text, snip.spans, color=False)
+    assert plain == "a \\e[2J volcano here"
+    colored = render_marked(snip.text, snip.spans, color=True)
+    assert f"{BOLD}volcano{RESET}" in colored and "\x1b[2J" not in colored
+
+
+def test_printable_escapes_controls_and_bidi():
+    assert printable("a\nb\tc\x1b[31m\u202ed\x9b") == "a\\nb\\tc\\e[31m\\u202ed\\x9b"
+    assert printable("normal ü 日本") == "normal ü 日本"
+
+
+def test_config_prints_valid_toml_with_sources(tmp_path, capsys, monkeypatch):
+    import tomllib
+
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text('[search]\ncandidates = 77\n[scan]\nfollow_symlinks = false\n', encoding="utf-8")
+    monkeypatch.setenv("SEARCHAPP_SEARCH__K", "7")
+    code, out, err = cli(capsys, "config", "--data-dir", str(data))
+    assert code == 0, err
+    parsed = tomllib.loads(out)
+    assert parsed["data_dir"] == str(data)
+    assert parsed["search"]["k"] == 7 and parsed["search"]["candidates"] == 77
+    assert parsed["scan"]["follow_symlinks"] is False and isinstance(parsed["scan"]["skip_dirs"], list)
+    assert "PosixPath" not in out and "True" not in out
+    lines = {ln.split(" = ")[0]: ln for ln in out.splitlines() if " = " in ln and not ln.startswith("#")}
+    assert lines["k"].endswith("# environment SEARCHAPP_SEARCH__K")
+    assert lines["candidates"].endswith(f"# file {data / 'config.toml'}")
+    assert lines["mode"].endswith("# default")
+    assert lines["data_dir"].endswith("# command line (--data-dir)")
+    # Every value, re-read as a config file, gives the same settings.
+    (tmp_path / "again.toml").write_text(out, encoding="utf-8")
+    from searchapp.base.config import load_config
+
+    assert load_config(data, tmp_path / "again.toml", env={}) == load_config(data, env={"SEARCHAPP_SEARCH__K": "7"})
+
+
+def test_color_only_on_a_terminal_and_never_with_no_color(monkeypatch):
+    from searchapp.base.terminal import use_color
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert use_color(Tty()) is True
+    assert use_color(io.StringIO()) is False
+    assert use_color(Tty(), no_color=True) is False
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert use_color(Tty()) is False

@@ -1,0 +1,141 @@
+"""Fast start: `status`, lexical search and an unchanged `index` never import torch or transformers
+(seconds of start-up), and the model identity read from files equals the loaded model's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.config import load_config
+from searchapp.library import Library
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = ("torch", "transformers")
+
+# Runs the CLI in a fresh interpreter, then reports which heavy modules ended up imported.
+RUNNER = """
+import json, sys
+from searchapp.cli.main import main
+code = main(sys.argv[1:])
+print("@@" + json.dumps({"code": code, "heavy": [m for m in %r if m in sys.modules]}))
+""" % (HEAVY,)
+
+
+def run_fresh(*argv: str) -> tuple[dict, str, str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-c", RUNNER, *argv], capture_output=True, text=True, env=env, timeout=300)
+    marker = [line for line in proc.stdout.splitlines() if line.startswith("@@")]
+    assert marker, proc.stderr
+    return json.loads(marker[-1][2:]), proc.stdout, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def tiny_library(tmp_path_factory, tiny_bi_encoder_dir, tiny_encoder):
+    root = tmp_path_factory.mktemp("fast")
+    docs = root / "docs"
+    docs.mkdir()
+    for i in range(5):
+        (docs / f"n{i}.txt").write_text(f"Note {i}: the orthodontist consultation is on Tuesday {i}.", encoding="utf-8")
+    data = root / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nprecision = "fp32"\nthreads = 1\n', encoding="utf-8")
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs)
+    assert rep.added == 5
+    return data
+
+
+def test_status_imports_no_torch(tiny_library):
+    result, out, err = run_fresh("--data-dir", str(tiny_library), "status")
+    assert result["code"] == 0, err
+    assert "5 passages" in out
+    assert result["heavy"] == [], f"status imported {result['heavy']}"
+
+
+def test_lexical_search_imports_no_torch(tiny_library):
+    result, out, err = run_fresh("--data-dir", str(tiny_library), "search", "orthodontist", "--mode", "lexical", "--json")
+    assert result["code"] == 0, err
+    hits = json.loads(out.splitlines()[0])["hits"]
+    assert hits and all(h["scores"]["rerank"] is None for h in hits)
+    assert result["heavy"] == [], f"lexical search imported {result['heavy']}"
+
+
+def test_unchanged_index_loads_no_model(tiny_library):
+    result, out, err = run_fresh("--data-dir", str(tiny_library), "index", "--json")
+    assert result["code"] == 0, err
+    rep = json.loads(out.splitlines()[0])
+    assert rep["unchanged"] == 5 and rep["chunks_embedded"] == 0
+    assert result["heavy"] == [], f"an unchanged index imported {result['heavy']}"
+
+
+def test_identity_from_files_equals_loaded_model(tiny_bi_encoder_dir, tiny_encoder):
+    from searchapp.models.identity import bi_encoder_identity
+
+    ident = bi_encoder_identity(str(tiny_bi_encoder_dir), pooling="mean")
+    assert (ident.fingerprint, ident.dim, ident.max_seq_length) == (
+        tiny_encoder.fingerprint, tiny_encoder.dim, tiny_encoder.max_seq_length)
+
+
+def test_identity_of_packaged_model_equals_loaded_model(packaged_encoder):
+    from searchapp.models.identity import bi_encoder_identity
+
+    ident = bi_encoder_identity("all-MiniLM-L6-v2", pooling="mean")
+    assert (ident.fingerprint, ident.dim, ident.max_seq_length) == (
+        packaged_encoder.fingerprint, packaged_encoder.dim, packaged_encoder.max_seq_length)
+
+
+def test_hybrid_search_imports_no_torch_and_matches_in_process(tiny_library, tiny_encoder, capsys):
+    result, out, err = run_fresh("--data-dir", str(tiny_library), "search", "orthodontist Tuesday", "--json",
+                                 "--no-rerank")
+    assert result["code"] == 0, err
+    fresh = json.loads(out.splitlines()[0])
+    assert result["heavy"] == [], f"a cold hybrid search imported {result['heavy']}"
+    # The same query through the loaded torch encoder gives the same hits and cosines.
+    with Library(load_config(tiny_library, env={}), encoder=tiny_encoder) as lib:
+        res = lib.search("orthodontist Tuesday", rerank=False)
+    assert [h["path"] for h in fresh["hits"]] == [h.path for h in res.hits]
+    assert [h["scores"]["dense"] for h in fresh["hits"]] == pytest.approx([h.scores.dense for h in res.hits], abs=1e-4)
+
+
+@pytest.mark.parametrize("pooling", ["mean", "cls", "max"])
+def test_numpy_query_encoder_equals_bi_encoder(tiny_bi_encoder_dir, pooling):
+    import numpy as np
+
+    from searchapp.models import BiEncoder
+    from searchapp.models.identity import bi_encoder_identity
+    from searchapp.models.query_encoder import load_query_encoder
+
+    enc = BiEncoder(str(tiny_bi_encoder_dir), pooling=pooling, device="cpu", precision="fp32", threads=1)
+    ident = bi_encoder_identity(str(tiny_bi_encoder_dir), pooling=pooling)
+    qe = load_query_encoder(ident.resolved.path, pooling=pooling, max_seq_length=ident.max_seq_length)
+    queries = ["when is the orthodontist consultation", "Größe 日本語 émoji 🙂", "long " * 600]
+    ref = enc.encode(queries)
+    got = np.stack([qe.encode_one(q) for q in queries])
+    assert (got * ref).sum(axis=1) == pytest.approx([1.0] * 3, abs=1e-4)
+
+
+def test_numpy_query_encoder_equals_packaged_minilm(packaged_encoder):
+    import numpy as np
+
+    from searchapp.models.identity import bi_encoder_identity
+    from searchapp.models.query_encoder import load_query_encoder
+
+    ident = bi_encoder_identity("all-MiniLM-L6-v2", pooling="mean")
+    qe = load_query_encoder(ident.resolved.path, pooling="mean", max_seq_length=ident.max_seq_length)
+    queries = ["when is the orthodontist consultation", "plants need water and light"]
+    ref = packaged_encoder.encode(queries)
+    got = np.stack([qe.encode_one(q) for q in queries])
+    assert (got * ref).sum(axis=1).min() >= 0.9999
+
+
+def test_unsupported_pooling_falls_back(tiny_bi_encoder_dir):
+    from searchapp.models.query_encoder import load_query_encoder
+
+    assert load_query_encoder(tiny_bi_encoder_dir, pooling="wk", max_seq_length=128) is None

@@ -1,0 +1,49 @@
+"""The results list shows the same best-matching snippet as the CLI, as plain text with formats: markup in
+a file's text is shown literally, never interpreted."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtWidgets import QStyleOptionViewItem, QTableView  # noqa: E402
+
+from searchapp.base.types import Hit, StageRanks, StageScores  # noqa: E402
+from searchapp.gui.highlight import query_terms  # noqa: E402
+from searchapp.gui.results_model import SNIPPET_ROLE, HtmlDelegate, ResultsModel  # noqa: E402
+from searchapp.library.snippet import best_snippet  # noqa: E402
+
+
+def test_results_snippet_is_plain_text_with_marked_query_words(qtbot):
+    text = ("Intro words. " * 30 + "The <img src=/dev/zero> orthodontist consultation is on 14 March. "
+            + "Closing words. " * 30)
+    hit = Hit(1, "/x/a.txt", None, 0, len(text), text, StageScores(dense=0.5), StageRanks(final=1))
+    model = ResultsModel()
+    query = "when is the orthodontist consultation"
+    model.set_hits([hit], query_terms(query))
+    view = QTableView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    idx = model.index(0, ResultsModel.COLUMNS.index("Passage"))
+    snip = idx.data(SNIPPET_ROLE)
+    assert snip == best_snippet(text, query_terms(query))  # the CLI's window
+    assert "14 March" in snip.text
+    delegate = HtmlDelegate(view)
+    opt = QStyleOptionViewItem()
+    opt.rect.setWidth(600)
+    doc = delegate._doc(opt, idx)
+    assert "<img src=/dev/zero>" in doc.toPlainText()  # shown, not interpreted
+    marked = set()
+    block = doc.begin()
+    while block.isValid():
+        for frag_it in block:
+            frag = frag_it.fragment()
+            if frag.charFormat().background().color().name() == "#ffe680":
+                marked.add(frag.text().lower())
+        block = block.next()
+    assert {"orthodontist", "consultation"} <= marked
