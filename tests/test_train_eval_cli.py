@@ -89,7 +89,9 @@ def test_eval_ir_takes_model_and_pooling(tiny_bert, tmp_path, capsys, monkeypatc
     def fake(directory, config, **kw):
         seen["models"] = config.models
         return {"collection": str(directory), "documents": 0, "chunks": 0, "index_seconds": 0.0, "queries": 0,
-                "primary_metric": "ndcg@10", "reranker": "not requested", "modes": {}}
+                "primary_metric": "ndcg@10", "reranker": "not requested", "modes": {},
+                "judgement_problems": {"judgements_for_missing_documents": 0, "missing_documents": 0,
+                                       "judged_queries_missing": 0, "judgements_for_missing_queries": 0}}
 
     monkeypatch.setattr(ir, "evaluate_ir", fake)
     code, res, err = run(capsys, "--data-dir", tmp_path, "eval", "ir", tmp_path, "--model", tiny_bert, "--pooling",
