@@ -72,10 +72,11 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     code, out, err = run_cli(capsys, "--data-dir", str(data), "search", "magma", "--json")
     assert code == 0
     res = json.loads(out)
-    assert set(res) == {"query", "mode", "reranked", "hits"}
+    assert set(res) == {"query", "mode", "reranked", "hits", "group"}  # group: added by results by file
     assert res["mode"] == "hybrid" and res["reranked"] is False
     hit = res["hits"][0]
-    assert set(hit) == {"path", "page", "start", "end", "text", "scores", "ranks", "available"}
+    assert set(hit) == {"path", "page", "start", "end", "text", "scores", "ranks", "available",
+                        "repeats", "score", "score_label", "more"}  # the last four: added by results by file
     assert hit["available"] is True
     assert set(hit["scores"]) >= {"dense", "lexical", "rerank_logit", "rerank"}
     assert set(hit["ranks"]) == {"dense", "lexical", "fused", "rerank", "final"}

@@ -116,7 +116,7 @@ def test_search_shows_hits_scores_and_highlights_without_reranker(qtbot, make_wi
     assert cell(win, 0, "File") == "volcano.html"
     assert cell(win, 0, "Folder") == str(tmp_corpus)
     top = res.hits[0]
-    assert cell(win, 0, "Score") == f"{top.score:.3f}"
+    assert cell(win, 0, "Score") == f"similarity {top.scores.dense:.2f}"  # a cosine, labelled; not an RRF fraction
     assert cell(win, 0, "Rerank") == ""  # no reranker ran
     html = view.model().index(0, ResultsModel.COLUMNS.index("Passage")).data(HTML_ROLE)
     assert '<span style="' in html and ">lava</span>" in html.lower()

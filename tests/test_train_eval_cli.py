@@ -136,7 +136,9 @@ def test_ann_recall_counts_misses_and_forgives_ties():
     exact = create_index(IndexConfig(backend="exact"), 16)
     exact.add(ids, vecs)
     res = measure_ann_recall(exact, ids, vecs, k=10, sample=300, ef=10)
-    assert res["recall@10"] == 1.0 and res["queries"] == 300 and res["primary_metric"] == "recall@10"
+    # Queries are the 299 distinct vectors (the duplicate is asked once); the index still holds all 300.
+    assert res["recall@10"] == 1.0 and res["queries"] == 299 and res["primary_metric"] == "recall@10"
+    assert res["vectors"] == 300 and res["distinct_vectors"] == 299
 
     class Wrong:  # returns fixed far-away labels: recall must drop to (almost) nothing
         name = "wrong"

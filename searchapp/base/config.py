@@ -106,6 +106,12 @@ class SearchConfig:
     candidates: int = _f(50, "Candidates per retriever, fused, then reranked (rerank depth).", min=1, max=10_000)
     rrf_k: int = _f(60, "Reciprocal rank fusion constant.", min=1, max=100_000)
     rerank: bool = _f(True, "Rerank candidates with the cross-encoder when one is available.")
+    group: str = _f("file", "file: each file once (its best passage, the others listed with it; k counts files); passage: every passage a row.",
+                    choices=("file", "passage"))
+    fusion: str = _f("convex", "How dense and lexical candidates are fused: convex (weighted cosine + normalised BM25) or rrf.",
+                     choices=("convex", "rrf"))
+    dense_weight: float = _f(0.8, "The dense side's share in fusion, 0..1 (the lexical side gets the rest).",
+                           min=0.0, max=1.0)
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,8 @@ class Hit:
     text: str
     scores: StageScores = field(default_factory=StageScores)
     ranks: StageRanks = field(default_factory=StageRanks)
+    more: list["Hit"] = field(default_factory=list)  # results by file: the file's other matching passages
+    repeats: list[tuple[int, int, Optional[int]]] = field(default_factory=list)  # (start, end, page): same text again
     available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
 
     @property
@@ -92,7 +94,24 @@ class Hit:
                 return v
         return 0.0
 
+    @property
+    def shown_score(self) -> tuple[float, str]:
+        """(value, label) a person can compare across queries: the reranker's probability ("relevance") when
+        reranked, else the bi-encoder cosine ("similarity"), else BM25 ("bm25", lexical mode only). Fusion
+        scores only order candidates and mean nothing on their own."""
+        s = self.scores
+        if s.rerank is not None:
+            return s.rerank, "relevance"
+        if s.dense is not None:
+            return s.dense, "similarity"
+        return (s.lexical or 0.0), "bm25"
+
     def to_json(self) -> dict:
+        value, label = self.shown_score
+        return {**self._passage_json(), "score": value, "score_label": label,
+                "more": [m._passage_json() for m in self.more]}
+
+    def _passage_json(self) -> dict:
         s, r = self.scores, self.ranks
         return {
             "path": self.path,
@@ -102,5 +121,6 @@ class Hit:
             "text": self.text,
             "scores": {"dense": s.dense, "lexical": s.lexical, "fused": s.fused, "rerank_logit": s.rerank_logit, "rerank": s.rerank},
             "ranks": {"dense": r.dense, "lexical": r.lexical, "fused": r.fused, "rerank": r.rerank, "final": r.final},
+            "repeats": [{"start": a, "end": b, "page": p} for a, b, p in self.repeats],
             "available": self.available,
         }

@@ -48,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-rerank", action="store_true", help="skip the cross-encoder")
     s.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or Hugging Face id (overrides config)")
     s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")
+    s.add_argument("--group", choices=["file", "passage"],
+                   help="file: each file once with its other matching passages (default); passage: every passage a row")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
     discover.add_filter_options(s)
@@ -231,7 +233,8 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
 
         def run(query: str):
             nonlocal notice_shown
-            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters)
+            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
+                             group=args.group)
             if res.notice and not notice_shown:
                 print(f"searchapp: note: {res.notice}", file=sys.stderr)
                 notice_shown = True

@@ -19,13 +19,13 @@ SNIPPET_WIDTH = 240
 
 def _scores(h) -> str:
     s, r = h.scores, h.ranks
-    parts = []
+    parts = []  # the first part is the score a person reads (Hit.shown_score), the rest every stage's
     if s.rerank is not None:
         move = (r.fused or 0) - (r.rerank or 0)
         arrow = f" {'▲' if move > 0 else '▼'}{abs(move)}" if move else ""
-        parts.append(f"rerank {s.rerank:.3f} (logit {s.rerank_logit:.2f}){arrow}")
+        parts.append(f"relevance {s.rerank:.3f} (reranker logit {s.rerank_logit:.2f}){arrow}")
     if s.dense is not None:
-        parts.append(f"cosine {s.dense:.3f}" + (f" #{r.dense}" if r.dense else ""))
+        parts.append(f"similarity {s.dense:.3f}" + (f" #{r.dense}" if r.dense else ""))
     if s.lexical is not None:
         parts.append(f"bm25 {s.lexical:.2f}" + (f" #{r.lexical}" if r.lexical else ""))
     return " | ".join(parts)
@@ -48,6 +48,10 @@ def print_hits(res, *, color: bool) -> None:
         print(f"{h.ranks.final:>2}. {_where(h)}")
         print(f"    {_scores(h)}")
         print(render_marked(snip.text, snip.spans, color=color, width=100, indent="    "))
+        if getattr(h, "more", None):  # results by file: the file's other matching passages
+            pages = sorted({m.page for m in h.more if m.page})
+            print(f"    + {len(h.more)} more passage{'s' if len(h.more) > 1 else ''} in this file"
+                  + (f" (pages {', '.join(map(str, pages))})" if pages else ""))
 
 
 def hit_line(query: str, res) -> str:

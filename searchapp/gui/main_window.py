@@ -107,18 +107,24 @@ class MainWindow(QMainWindow):
         self.rerank_box = QCheckBox("Rerank")
         self.rerank_box.setObjectName("rerankBox")
         self.rerank_box.setChecked(self.config.search.rerank)
+        self.group_box = QCheckBox("By file")
+        self.group_box.setObjectName("groupBox")
+        self.group_box.setChecked(self.config.search.group == "file")
+        self.group_box.setToolTip("Each file once, its best passage first (the More column lists its other matches); "
+                                  "off: every matching passage is a row")
         self.k_box = QSpinBox()
         self.k_box.setObjectName("kBox")
         self.k_box.setRange(1, 200)
         self.k_box.setValue(self.config.search.k)
         self.k_box.setPrefix("k = ")
-        for w in (self.mode_box, self.rerank_box, self.k_box):
+        for w in (self.mode_box, self.rerank_box, self.group_box, self.k_box):
             sig = getattr(w, "currentTextChanged", None) or getattr(w, "toggled", None) or w.valueChanged
             sig.connect(lambda *_: self.search_box.text().strip() and self._debounce.start())
         bar = QHBoxLayout()
         bar.addWidget(self.search_box, 1)
         bar.addWidget(self.mode_box)
         bar.addWidget(self.rerank_box)
+        bar.addWidget(self.group_box)
         bar.addWidget(self.k_box)
         self.filter_bar = FilterBar()
         self.filter_bar.changed.connect(lambda: self.search_box.text().strip() and self._debounce.start())
@@ -420,11 +426,12 @@ class MainWindow(QMainWindow):
             self._show_result(None)
             return
         k, mode, rerank = self.k_box.value(), self.mode_box.currentText(), self.rerank_box.isChecked()
+        group = "file" if self.group_box.isChecked() else "passage"
         depth = max(self.config.search.candidates, k)
         lib, filters = self.library, self.filter_bar.filters()
         # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
         self.runner.submit(lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
-                                                   filters=filters),
+                                                   filters=filters, group=group),
                            name="search", on_success=lambda res, s=seq: self._search_done(s, res, k),
                            on_error=lambda exc, tb, s=seq: s == self._seq and self._on_error(exc, tb))
 

@@ -92,6 +92,9 @@ class PreviewPane(QWidget):
         """Show `hit`; `text` is its file's whole extracted text (None while loading or when unreadable)."""
         self.hit = hit
         where = hit.path + (f" — page {hit.page}" if hit.page else "")
+        also = [f"the same text {len(hit.repeats)} more time{'s' if len(hit.repeats) > 1 else ''} in this file"] if hit.repeats else []
+        also += [f"{len(hit.more)} other matching passage{'s' if len(hit.more) > 1 else ''}"] if hit.more else []
+        note = "; ".join(([note] if note else []) + also)
         self.title.setText(where + (f"  ({note})" if note else ""))
         self.title.setToolTip(tooltip(hit.path))
         if text is not None and text[hit.start:hit.end] == hit.text:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 from typing import Any, Optional
 
@@ -14,7 +15,8 @@ from ..library.snippet import best_snippet
 from .highlight import highlight_html, snippet
 from .plain import tooltip
 
-__all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE"]
+__all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "HIT_ROLE",
+           "HTML_ROLE", "SNIPPET_ROLE"]
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the Hit itself
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet with query words marked
@@ -46,8 +48,39 @@ def movement_tooltip(hit: Hit) -> str:
     return "; ".join(parts)
 
 
+def score_text(hit: Hit) -> str:
+    """The score a person can compare across queries, labelled: 'relevance 0.91', 'similarity 0.61', 'bm25 7.9'."""
+    value, label = hit.shown_score
+    return f"{label} {value:.{1 if label == 'bm25' else 2}f}"
+
+
+def score_tooltip(hit: Hit) -> str:
+    _, label = hit.shown_score
+    why = {"relevance": "the cross-encoder's probability that the passage answers the query (0..1)",
+           "similarity": "the bi-encoder's cosine similarity of query and passage (-1..1; above ~0.5 is close)",
+           "bm25": "BM25 word-match score (no fixed scale)"}[label]
+    return why + (f"; {movement_tooltip(hit)}" if movement_tooltip(hit) else "")
+
+
+def more_text(hit: Hit) -> str:
+    return f"+{len(hit.more)}" if hit.more else ""
+
+
+def more_tooltip(hit: Hit) -> str:
+    """The file's other matching passages, one line each (plain text: file text is never markup)."""
+    lines = []
+    for m in hit.more[:10]:
+        where = f"p. {m.page}: " if m.page else ""
+        text = " ".join(m.text.split())
+        lines.append(where + (text[:90] + "…" if len(text) > 90 else text))
+    extra = len(hit.more) - len(lines)
+    lines += [f"… and {extra} more"] if extra > 0 else []
+    # Markup the app builds, every piece of file text escaped: Qt would otherwise guess whether it is rich text.
+    return "<qt>" + "<br>".join(html.escape(line) for line in lines) + "</qt>"
+
+
 class ResultsModel(QAbstractTableModel):
-    COLUMNS = ("#", "File", "Folder", "Page", "Passage", "Score", "Rerank")
+    COLUMNS = ("#", "File", "Folder", "Page", "Passage", "More", "Score", "Rerank")
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -94,18 +127,23 @@ class ResultsModel(QAbstractTableModel):
                 "Folder": os.path.dirname(h.path),
                 "Page": str(h.page) if h.page else "",
                 "Passage": snippet(h.text, self.terms),
-                "Score": f"{h.score:.3f}",
+                "More": more_text(h),
+                "Score": score_text(h),
                 "Rerank": rank_movement(h),
             }[col]
         if role == Qt.ItemDataRole.ToolTipRole:
-            if col in ("Rerank", "Score"):
+            if col == "Score":
+                return score_tooltip(h)
+            if col == "Rerank":
                 return movement_tooltip(h)
+            if col == "More" and h.more:
+                return more_tooltip(h)
             if col in ("File", "Folder"):
                 return tooltip(h.path)
         if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:
             delta = (h.ranks.fused or 0) - h.ranks.rerank
             return PROMOTED if delta > 0 else DEMOTED if delta < 0 else None
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in ("#", "Page", "Score"):
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in ("#", "Page", "More", "Score"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 

@@ -1,8 +1,11 @@
 """How often the approximate vector index returns the true nearest passages: recall@k against exact search.
 
-Queries are a random sample of the library's own stored vectors (each query's own passage is left out of
-both lists). Ties are forgiven: an approximate hit counts when its exact similarity reaches the k-th exact
-similarity, since equal vectors (the same text indexed twice) may be returned in either order.
+Queries are a random sample of the library's own distinct stored vectors (each query's own passage is left
+out of both lists); the index searched and the exact ground truth hold every vector, duplicates included. Drawn
+from all vectors, a library where 4,000 passages share one vector would be queried almost only with that
+vector, find a copy every time and report recall 1.0 while the graph no longer reaches the other passages.
+Ties are forgiven: an approximate hit counts when its exact similarity reaches the k-th exact similarity, since
+equal vectors (the same text indexed twice) may be returned in either order.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ _TIE = 1e-6
 
 def measure_ann_recall(index: VectorIndex, ids: np.ndarray, vectors: np.ndarray, *, k: int = 10, sample: int = 200,
                        ef: int, seed: int = 0) -> dict[str, Any]:
-    """{"recall@k", "k", "queries", "vectors", "ef_search", "backend", "ms_per_query_ann", "ms_per_query_exact"}."""
+    """{"recall@k", "k", "queries", "vectors", "distinct_vectors", "ef_search", "backend", "ms_per_query_ann",
+    "ms_per_query_exact"}."""
     if k < 1 or sample < 1:
         raise ValueError("k and sample must be >= 1")
     n = len(ids)
@@ -31,7 +35,11 @@ def measure_ann_recall(index: VectorIndex, ids: np.ndarray, vectors: np.ndarray,
         return {**base, key: None, "queries": 0, "ms_per_query_ann": None, "ms_per_query_exact": None}
     kk = min(k, n - 1)
     rng = np.random.default_rng(seed)
-    rows = np.sort(rng.choice(n, size=min(sample, n), replace=False))
+    _, first = np.unique(np.ascontiguousarray(vectors).view(np.dtype((np.void, vectors.dtype.itemsize * vectors.shape[1]))),
+                         return_index=True)
+    distinct = np.sort(first)  # one row per distinct vector
+    base["distinct_vectors"] = int(len(distinct))
+    rows = np.sort(rng.choice(distinct, size=min(sample, len(distinct)), replace=False))
     queries = vectors[rows]  # (q, dim) unit vectors
     t0 = time.perf_counter()
     sims = queries @ vectors.T  # (q, n) exact cosine

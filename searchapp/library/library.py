@@ -34,6 +34,7 @@ from .duplicates import DuplicateReport
 from .filters import SearchFilters
 from .query_check import query_problem
 from .root_state import missing_reason, owning_root
+from .grouping import POOL_FACTOR
 from .search import SearchRequest, SearchResult, run_search
 from .settings_check import settings_mismatch
 from .sync import SyncReport, in_scope, sync_root
@@ -547,7 +548,8 @@ class Library:
     @_reads
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None, rerank: Optional[bool] = None,
                candidates: Optional[int] = None, rerank_depth: Optional[int] = None,
-               filters: Optional[SearchFilters] = None) -> SearchResult:
+               filters: Optional[SearchFilters] = None, group: Optional[str] = None) -> SearchResult:
+        """`group`: "file" (each file once, its other passages in `Hit.more`; k counts files) or "passage"."""
         s = self.config.search
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
@@ -560,15 +562,19 @@ class Library:
         candidates = max(s.candidates, k) if candidates is None else check_setting("search.candidates", candidates)
         if rerank_depth is not None:
             check_setting("search.candidates", rerank_depth)
+        group = group or s.group
+        if group not in ("file", "passage"):
+            raise ConfigError(f"unknown grouping {group!r} (file or passage)")
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
-                            rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters)
+                            rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
+                            fusion=s.fusion, dense_weight=s.dense_weight)
         encode_query = None
         index = None
         if mode != "lexical":
             self.check_model()
             index = self._follow_writers()
             if index is not None:
-                index.set_ef(max(self.config.index.ef_search, candidates))
+                index.set_ef(max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1)))
             encode_query = self._encode_query
         # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
@@ -576,6 +582,8 @@ class Library:
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         for h in result.hits:  # a hit from a missing folder is still shown, marked as unavailable
             h.available = os.path.exists(real_path(h.path))
+            for m in h.more:  # the same file
+                m.available = h.available
         if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
             result.notice = self._reranker_error
         return result

@@ -1,5 +1,6 @@
-"""Retrieve and rerank: dense (bi-encoder + vector index) and lexical (FTS5 BM25) candidates, fused by RRF,
-reranked by the cross-encoder. Every stage's score and rank is kept on the hit."""
+"""Retrieve and rerank: dense (bi-encoder + vector index) and lexical (FTS5 BM25) candidates, fused
+(fusion.py), grouped by file (grouping.py: each file once, its other passages in `more`), reranked by the
+cross-encoder. Every stage's score and rank is kept on the hit."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from ..ann import VectorIndex
 from ..base.types import Hit, StageRanks, StageScores
 from ..store import Store
 from .filters import FilterScope, SearchFilters
-from .fusion import reciprocal_rank_fusion
+from .fusion import convex_fusion, reciprocal_rank_fusion
+from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files
 
 __all__ = ["SearchResult", "SearchRequest", "run_search"]
 
@@ -27,6 +29,9 @@ class SearchRequest:
     rerank_depth: int  # how many fused candidates the cross-encoder reads
     rrf_k: int = 60
     filters: Optional[SearchFilters] = None  # restrict to files; applied before the top k are cut
+    group: str = "file"  # file: each file once, its other passages in `more` | passage: every passage a row
+    fusion: str = "convex"  # convex (normalised scores, weighted) | rrf
+    dense_weight: float = 0.8  # the dense side's share in either fusion
 
 
 @dataclass
@@ -38,9 +43,11 @@ class SearchResult:
     notice: Optional[str] = None  # e.g. why reranking did not run
     timings_ms: dict[str, float] = field(default_factory=dict)
     filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
+    group: str = "file"
 
     def to_json(self) -> dict:
-        out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "hits": [h.to_json() for h in self.hits]}
+        out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
+               "hits": [h.to_json() for h in self.hits]}
         if self.filter_stats is not None:
             out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
         return out
@@ -54,6 +61,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     timings: dict[str, float] = {}
     want_dense = req.mode in ("dense", "hybrid")
     want_lexical = req.mode in ("lexical", "hybrid")
+    by_file = req.group == "file"
+    pool = req.candidates * POOL_FACTOR if by_file else req.candidates
     qvec = None
     scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
     if scope is not None:
@@ -62,27 +71,30 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if want_dense and encode_query is not None and index is not None and len(index):
         qvec = encode_query(req.query)
         timings["encode"] = _ms(t0)
-        if scope is not None:
-            ids, sims = scope.dense(index, qvec, req.candidates, index.dim)
-        else:
-            ids, sims = index.search(qvec, req.candidates)
-        dense = [(int(i), float(s)) for i, s in zip(ids[0], sims[0])]
+
+        def fetch_dense(n: int) -> list[tuple[int, float]]:
+            ids, sims = scope.dense(index, qvec, n, index.dim) if scope is not None else index.search(qvec, n)
+            return [(int(i), float(s)) for i, s in zip(ids[0], sims[0])]
+
+        available = len(scope.ids) if scope is not None else len(index)
+        dense = (widen_to_files(fetch_dense, store.chunk_files, req.candidates, pool, available) if by_file
+                 else fetch_dense(pool))
         timings["dense"] = _ms(t0)
     lexical: list[tuple[int, float]] = []
     if want_lexical:
-        lexical = (scope.lexical(req.query, req.candidates) if scope is not None
-                   else store.search_lexical(req.query, req.candidates))
+        def fetch_lex(n: int) -> list[tuple[int, float]]:
+            return scope.lexical(req.query, n) if scope is not None else store.search_lexical(req.query, n)
+
+        lexical = (widen_to_files(fetch_lex, store.chunk_files, req.candidates, pool, 1 << 62) if by_file
+                   else fetch_lex(pool))
         timings["lexical"] = _ms(t0)
 
     dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
     lexical_rank = {cid: r for r, (cid, _) in enumerate(lexical, start=1)}
-    fused = reciprocal_rank_fusion([[c for c, _ in dense], [c for c, _ in lexical]], k=req.rrf_k)
-    # Keep as many candidates as either retriever asked for, then read their rows once.
-    fused = fused[: max(req.candidates, req.k, req.rerank_depth)]
-    rows = store.chunks([cid for cid, _ in fused])
-    fused = [(cid, s) for cid, s in fused if cid in rows]  # a row deleted since the index was read
-
-    scores: dict[int, StageScores] = {cid: StageScores(fused=s) for cid, s in fused}
+    seen = list(dict.fromkeys([c for c, _ in dense] + [c for c, _ in lexical]))
+    rows = store.chunks(seen)
+    seen = [cid for cid in seen if cid in rows]  # a row deleted since the index was read
+    scores: dict[int, StageScores] = {cid: StageScores() for cid in seen}
     for cid, s in dense:
         if cid in scores:
             scores[cid].dense = s
@@ -91,13 +103,36 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
             scores[cid].lexical = s
     if req.mode == "hybrid":
         _fill_missing_stage_scores(req.query, scores, store, qvec)
+    fused = _fuse(req, [c for c, _ in dense if c in rows], [c for c, _ in lexical if c in rows],
+                  {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()}, seen)
+    for cid, s in fused:
+        scores[cid].fused = s
 
-    hits = [
-        Hit(chunk_id=cid, path=rows[cid].path, page=rows[cid].page, start=rows[cid].start, end=rows[cid].end,
-            text=rows[cid].text, scores=scores[cid],
-            ranks=StageRanks(dense=dense_rank.get(cid), lexical=lexical_rank.get(cid), fused=i))
-        for i, (cid, _) in enumerate(fused, start=1)
-    ]
+    def hit(cid: int, fused_rank: Optional[int]) -> Hit:
+        r = rows[cid]
+        return Hit(chunk_id=cid, path=r.path, page=r.page, start=r.start, end=r.end, text=r.text, scores=scores[cid],
+                   ranks=StageRanks(dense=dense_rank.get(cid), lexical=lexical_rank.get(cid), fused=fused_rank))
+
+    if by_file:
+        file_of = {cid: rows[cid].file_id for cid in seen}
+        passage_order = [cid for cid, _ in fused]
+        groups = group_by_file(passage_order, file_of, dense, lexical,
+                               {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()})
+        file_fused = _fuse(req, file_ranking(dense, file_of), file_ranking(lexical, file_of),
+                           {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
+                           list(groups))
+        file_fused = file_fused[: max(req.candidates, req.k, req.rerank_depth)]
+        hits = []
+        for i, (fid, fscore) in enumerate(file_fused, start=1):
+            best, *others = groups[fid].passages
+            h = hit(best, i)
+            h.scores = StageScores(dense=h.scores.dense, lexical=h.scores.lexical, fused=fscore)
+            h.more = [hit(c, None) for c in others[:MORE_MAX]]
+            hits.append(h)
+    else:
+        # Keep as many candidates as either retriever asked for.
+        fused = fused[: max(req.candidates, req.k, req.rerank_depth)]
+        hits = [hit(cid, i) for i, (cid, _) in enumerate(fused, start=1)]
 
     reranked = False
     if rerank is not None and hits:
@@ -116,9 +151,31 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     hits = hits[: req.k]
     for r, h in enumerate(hits, start=1):
         h.ranks.final = r
+    repeats = store.chunk_repeats([x.chunk_id for h in hits for x in (h, *h.more)])
+    for h in hits:
+        for x in (h, *h.more):
+            x.repeats = repeats.get(x.chunk_id, [])
     timings["total"] = _ms(t0)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
-                        filter_stats=scope.stats if scope is not None else None)
+                        filter_stats=scope.stats if scope is not None else None, group=req.group)
+
+
+def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score: dict, lexical_score: dict,
+          order: list[int]) -> list[tuple[int, float]]:
+    """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion."""
+    w = req.dense_weight
+    if req.fusion == "rrf":
+        weights = [w, 1.0 - w] if req.mode == "hybrid" else None
+        ranked = reciprocal_rank_fusion([dense, lexical], k=req.rrf_k, weights=weights)
+        have = {i for i, _ in ranked}
+        return ranked + [(i, 0.0) for i in order if i not in have]
+    if req.mode in ("dense", "lexical"):  # one side: its own order (ties kept), its own score
+        ranked = dense if req.mode == "dense" else lexical
+        first = set(ranked)
+        both = list(ranked) + [i for i in order if i not in first]
+        return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
+                else convex_fusion({}, lexical_score, 0.0, both))
+    return convex_fusion(dense_score, lexical_score, w, order)
 
 
 def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray]) -> None:

@@ -7,6 +7,7 @@ and the next sync simply does it again.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -141,9 +142,9 @@ class _Batcher:
                 old = self.store.file_by_path(path)
                 if old is not None:
                     removed += self.store.delete_chunks_of_file(old.id)
+                new = distinct_chunks(it.chunks, it.hashes, known)
                 file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
-                                                 it.sha256, "indexed", None, it.kind, len(it.chunks))
-                new = [NewChunk(c.ordinal, c.start, c.end, c.page, c.text, h, known[h]) for c, h in zip(it.chunks, it.hashes)]
+                                                 it.sha256, "indexed", None, it.kind, len(new))
                 ids = self.store.insert_chunks(file_id, new)
                 added_ids += ids
                 added_vecs += [n.vector for n in new]
@@ -165,6 +166,24 @@ class _Batcher:
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.cancelled:
             self.flush_and_stop()
+
+
+def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[str, np.ndarray]) -> list[NewChunk]:
+    """One stored passage per distinct text of a file, the later occurrences kept as its repeats: a log of one
+    line repeated 100,000 times is one passage (one vector), not thousands of identical ones that would fill
+    every candidate list and cut the vector graph off from the rest of the library."""
+    first: dict[str, int] = {}
+    out: list[NewChunk] = []
+    repeats: dict[int, list[tuple[int, int, Optional[int]]]] = {}
+    for c, h in zip(chunks, hashes):
+        if h in first:
+            repeats.setdefault(first[h], []).append((c.start, c.end, c.page))
+            continue
+        first[h] = len(out)
+        out.append(NewChunk(c.ordinal, c.start, c.end, c.page, c.text, h, vectors[h]))
+    for i, spans in repeats.items():
+        out[i] = dataclasses.replace(out[i], repeats=tuple(spans))
+    return out
 
 
 def in_scope(root: str, path: str, skip_dirs, exclude=()) -> bool:

@@ -71,6 +71,7 @@ class NewChunk:
     text: str
     text_hash: str
     vector: np.ndarray
+    repeats: tuple[tuple[int, int, Optional[int]], ...] = ()  # (start, end, page) of the same text further on
 
 
 _FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
@@ -252,6 +253,7 @@ class Store:
     def forget_files(self) -> None:
         """Drop every file and passage (roots stay): the next sync indexes everything again."""
         self.db.execute("DELETE FROM chunks")
+        self.db.execute("DELETE FROM chunk_spans")  # the trigger would too, row by row
         self.db.execute("DELETE FROM files")
 
     def file_counts(self) -> dict[str, int]:
@@ -283,7 +285,22 @@ class Store:
                  np.ascontiguousarray(c.vector, dtype=np.float32).tobytes()),
             )
             ids.append(cur.lastrowid)
+            if c.repeats:
+                self.conn.executemany('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (?, ?, ?, ?)',
+                                    [(cur.lastrowid, a, b, p) for a, b, p in c.repeats])
         return ids
+
+    def chunk_repeats(self, ids: Sequence[int]) -> dict[int, list[tuple[int, int, Optional[int]]]]:
+        """chunk id -> (start, end, page) of the other places its text occurs in its file (ids without any left out)."""
+        out: dict[int, list[tuple[int, int, Optional[int]]]] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for cid, a, b, p in self.conn.execute(
+                    f'SELECT chunk_id, start, "end", page FROM chunk_spans WHERE chunk_id IN ({marks}) ORDER BY start', part):
+                out.setdefault(cid, []).append((a, b, p))
+        return out
 
     def chunk_count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
@@ -321,6 +338,16 @@ class Store:
             )
             for r in rows:
                 out[r[0]] = ChunkRow(*r)
+        return out
+
+    def chunk_files(self, ids: Sequence[int]) -> dict[int, int]:
+        """chunk id -> file id (a light lookup: results by file group candidates before reading their text)."""
+        out: dict[int, int] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            marks = ",".join("?" * len(part))
+            out.update(self.conn.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", part).fetchall())
         return out
 
     # -- lexical ------------------------------------------------------------

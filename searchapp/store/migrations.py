@@ -79,6 +79,20 @@ MIGRATIONS: list[str] = [
     END;
     INSERT INTO chunks_cjk(rowid, chars) SELECT id, g FROM (SELECT id, cjk_chars(text) AS g FROM chunks) WHERE g != '';
     """,
+    # results-by-file: identical passages inside one file are stored (and embedded, indexed) once; the other
+    # places the same text occurs are kept here so a preview can still show every occurrence.
+    """
+    CREATE TABLE chunk_spans (
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id),
+        start INTEGER NOT NULL,
+        "end" INTEGER NOT NULL,
+        page INTEGER
+    );
+    CREATE INDEX chunk_spans_chunk ON chunk_spans(chunk_id);
+    CREATE TRIGGER chunk_spans_ad AFTER DELETE ON chunks BEGIN
+        DELETE FROM chunk_spans WHERE chunk_id = old.id;
+    END;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,42 @@
+"""Fusion functions: weighted RRF and the convex combination of normalised scores."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchapp.library.fusion import convex_fusion, reciprocal_rank_fusion
+
+
+def test_rrf_unweighted_is_the_classic_formula():
+    fused = dict(reciprocal_rank_fusion([[1, 2, 3], [3, 1]], k=60))
+    assert fused[1] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[3] == pytest.approx(1 / 63 + 1 / 61)
+
+
+def test_weighted_rrf_lets_the_stronger_list_decide():
+    # Dense says a > b, lexical says b > a: equal weights tie-break by first seen, a heavier dense side decides.
+    dense, lexical = [10, 20], [20, 10]
+    assert [i for i, _ in reciprocal_rank_fusion([dense, lexical], weights=[0.3, 0.7])][0] == 20
+    assert [i for i, _ in reciprocal_rank_fusion([dense, lexical], weights=[0.7, 0.3])][0] == 10
+
+
+def test_convex_keeps_score_gaps_that_rrf_throws_away():
+    # One confident dense match; a weak lexical list (one shared common word) ranks another passage first.
+    dense = {1: 0.82, 2: 0.31, 3: 0.30}
+    lexical = {2: 1.2, 3: 1.1, 1: 1.0}
+    order = [1, 2, 3]
+    rrf_top = reciprocal_rank_fusion([[1, 2, 3], [2, 3, 1]])[0][0]
+    convex_top = convex_fusion(dense, lexical, 0.7, order)[0][0]
+    assert rrf_top == 2  # plain RRF: rank 1 + rank 2 beats rank 1 + rank 3, whatever the gap
+    assert convex_top == 1
+
+
+def test_convex_scales_bm25_by_the_best_candidate_and_clips_negative_cosine():
+    out = dict(convex_fusion({1: -0.2, 2: 0.5}, {1: 8.0, 2: 4.0}, 0.5, [1, 2]))
+    assert out[1] == pytest.approx(0.5 * 0.0 + 0.5 * 1.0)
+    assert out[2] == pytest.approx(0.5 * 0.5 + 0.5 * 0.5)
+
+
+def test_convex_missing_side_scores_zero_and_ties_keep_order():
+    out = convex_fusion({}, {}, 0.7, [5, 4, 3])
+    assert [i for i, _ in out] == [5, 4, 3] and all(s == 0.0 for _, s in out)
