@@ -141,12 +141,17 @@ class MainWindow(QMainWindow):
         self.notice_download.clicked.connect(lambda: self.download_model("reranker", DEFAULT_RERANKER))
         hide = QPushButton("Dismiss")
         hide.clicked.connect(self.notice.hide)
-        nl = QHBoxLayout(self.notice)
+        # The text above its buttons: side by side, the long Download label alone made the window wider than
+        # a small screen (and the offscreen one, 800 px).
+        nl = QVBoxLayout(self.notice)
         nl.setContentsMargins(8, 4, 8, 4)
-        nl.addWidget(self.notice_label, 1)
-        nl.addWidget(self.notice_download)
-        nl.addWidget(self.notice_button)
-        nl.addWidget(hide)
+        nl.addWidget(self.notice_label)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.notice_download)
+        buttons.addWidget(self.notice_button)
+        buttons.addWidget(hide)
+        nl.addLayout(buttons)
         self.notice.hide()
 
         self.library_panel = LibraryPanel()
