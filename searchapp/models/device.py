@@ -8,12 +8,11 @@ transformer.mixed_bf16); fp32 elsewhere, since emulated bf16 is slower than fp32
 from __future__ import annotations
 
 import functools
-import platform
-from pathlib import Path
 
 import torch
 
 from ..base.errors import ConfigError, ModelLoadError
+from .device_summary import cpu_flags as _cpuinfo_flags
 
 __all__ = ["choose_device", "choose_dtype", "cpu_has_native_bf16", "device_description", "PRECISIONS"]
 
@@ -75,16 +74,3 @@ def device_description(device: torch.device, dtype: torch.dtype | None = None) -
     if device.type == "cpu":
         return f"CPU ({torch.get_num_threads()} threads, {name})"
     return f"{device} ({name})"
-
-
-def _cpuinfo_flags() -> set[str]:
-    if platform.system() != "Linux":
-        return set()
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return set()
-    for line in text.splitlines():
-        if line.startswith("flags") and ":" in line:  # x86 only; the first core speaks for all
-            return set(line.split(":", 1)[1].split())
-    return set()

@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-__all__ = ["describe_device", "cuda_may_exist"]
+__all__ = ["describe_device", "cuda_may_exist", "cpu_flags"]
 
 
 def cuda_may_exist() -> bool:
@@ -30,7 +30,7 @@ def describe_device(spec: str = "auto", threads: int = 0) -> str:
         from .device import choose_device, device_description
 
         return device_description(choose_device(spec))
-    precision = "bf16" if _cpu_flags() & {"avx512_bf16", "amx_bf16"} else "fp32"
+    precision = "bf16" if cpu_flags() & {"avx512_bf16", "amx_bf16"} else "fp32"
     return f"CPU ({threads or _default_threads()} threads, {precision})"
 
 
@@ -45,7 +45,7 @@ def _default_threads() -> int:
         return os.cpu_count() or 1
 
 
-def _cpu_flags() -> set[str]:
+def cpu_flags() -> set[str]:
     if platform.system() != "Linux":
         return set()
     try:
