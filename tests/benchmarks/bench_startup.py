@@ -1,5 +1,5 @@
 """Start-up cost of one CLI call: the same command from a checkout of the code before (git BEFORE_REF,
-default: the merge base with main) and from this tree, on the same library, alternating, in fresh processes.
+default: the merge base with main) and from this tree, each on a library it built from the same files, alternating, in fresh processes.
 
 Cases: `status`, lexical search, hybrid search (no reranker, then the configured default when one is
 installed), an unchanged `index`. One JSON line per case: median wall seconds and peak RSS before/after and
@@ -87,35 +87,40 @@ def main() -> None:
 
     old = before_tree(args.before_ref, args.before_tree)
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="bench-startup-"))
-    docs, data = work / "docs", work / "lib"
-    if not (data / "library.sqlite").exists():
+    docs = work / "docs"
+    if not docs.is_dir():
         make_files(docs, args.files)
+    # Each tree builds its own library: the schema moves on between versions, and an old tree cannot open a
+    # newer library (it would measure an error exit, not a search).
+    libs = {"before": work / "lib-before", "after": work / "lib-after"}
+    for label, tree in (("before", old), ("after", REPO)):
+        if (libs[label] / "library.sqlite").exists():
+            continue
         t0 = time.perf_counter()
-        wall, _, code, _ = run(REPO, ["--data-dir", str(data), "index", str(docs)])
+        wall, _, code, _ = run(tree, ["--data-dir", str(libs[label]), "index", str(docs)])
         if code != 0:
-            raise SystemExit(f"building the library failed (exit {code})")
-        print(json.dumps({"setup": "index", "files": args.files, "seconds": round(time.perf_counter() - t0, 1)}),
-              flush=True)
-    d = ["--data-dir", str(data)]
+            raise SystemExit(f"building the {label} library failed (exit {code})")
+        print(json.dumps({"setup": f"index ({label})", "files": args.files,
+                          "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
     cases = {
-        "status": d + ["status"],
-        "search lexical": d + ["search", "orthodontist consultation", "--mode", "lexical"],
-        "search hybrid (no rerank)": d + ["search", "when is the orthodontist consultation", "--no-rerank"],
-        "search hybrid (default)": d + ["search", "when is the orthodontist consultation"],
-        "index unchanged": d + ["index"],
+        "status": ["status"],
+        "search lexical": ["search", "orthodontist consultation", "--mode", "lexical"],
+        "search hybrid (no rerank)": ["search", "when is the orthodontist consultation", "--no-rerank"],
+        "search hybrid (default)": ["search", "when is the orthodontist consultation"],
+        "index unchanged": ["index"],
     }
     cpu = platform.processor() or platform.machine()
     flags = Path("/proc/cpuinfo").read_text(errors="replace") if Path("/proc/cpuinfo").exists() else ""
     for name, argv in cases.items():
-        for tree in (old, REPO):  # warm-up: compiled modules, OS file cache
-            run(tree, argv)
+        for label, tree in (("before", old), ("after", REPO)):  # warm-up: compiled modules, OS file cache
+            run(tree, ["--data-dir", str(libs[label]), *argv])
         times: dict[str, list[float]] = {"before": [], "after": []}
         rss: dict[str, list[float]] = {"before": [], "after": []}
         cpu_s: dict[str, list[float]] = {"before": [], "after": []}
         codes = {}
         for _ in range(args.repeats):
             for label, tree in (("before", old), ("after", REPO)):
-                wall, mb, code, used = run(tree, argv)
+                wall, mb, code, used = run(tree, ["--data-dir", str(libs[label]), *argv])
                 times[label].append(wall)
                 cpu_s[label].append(used)
                 rss[label].append(mb)
