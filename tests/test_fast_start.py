@@ -16,14 +16,16 @@ from searchapp.library import Library
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "transformers")
+WRITE_LANE = "sqlite_utils"  # imported for writes only: commands that just read start sooner without it
 
 # Runs the CLI in a fresh interpreter, then reports which heavy modules ended up imported.
 RUNNER = """
 import json, sys
 from searchapp.cli.main import main
 code = main(sys.argv[1:])
-print("@@" + json.dumps({"code": code, "heavy": [m for m in %r if m in sys.modules]}))
-""" % (HEAVY,)
+print("@@" + json.dumps({"code": code, "heavy": [m for m in %r if m in sys.modules],
+                         "write_lane": %r in sys.modules}))
+""" % (HEAVY, WRITE_LANE)
 
 
 def run_fresh(*argv: str) -> tuple[dict, str, str]:
@@ -57,6 +59,7 @@ def test_status_imports_no_torch(tiny_library):
     assert result["code"] == 0, err
     assert "5 passages" in out
     assert result["heavy"] == [], f"status imported {result['heavy']}"
+    assert not result["write_lane"], "status imported sqlite_utils, which only writes need"
 
 
 def test_lexical_search_imports_no_torch(tiny_library):
@@ -65,6 +68,7 @@ def test_lexical_search_imports_no_torch(tiny_library):
     hits = json.loads(out.splitlines()[0])["hits"]
     assert hits and all(h["scores"]["rerank"] is None for h in hits)
     assert result["heavy"] == [], f"lexical search imported {result['heavy']}"
+    assert not result["write_lane"], "lexical search imported sqlite_utils, which only writes need"
 
 
 def test_unchanged_index_loads_no_model(tiny_library):

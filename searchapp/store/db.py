@@ -7,6 +7,7 @@ Every statement takes parameters; nothing from a document or a query is formatte
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sqlite3
@@ -16,7 +17,6 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
-import sqlite_utils
 
 from ..base.errors import StoreError
 from .cjk import CJK_TABLE, cjk_chars, cjk_query
@@ -125,9 +125,10 @@ class Store:
                 conn = sqlite3.connect(str(self.path), check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 5000")
             conn.create_function("cjk_chars", 1, cjk_chars, deterministic=True)  # the CJK table's triggers
-            self.db = sqlite_utils.Database(conn)
+            self.conn = conn
             if not readonly:
-                self.db.enable_wal()
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    conn.execute("PRAGMA journal_mode=wal")
                 conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable at checkpoints, never corrupt
                 migrate(conn)
         except sqlite3.DatabaseError as exc:
@@ -135,6 +136,14 @@ class Store:
                 raise StoreError(damaged_message(self.path, exc)) from exc
             raise StoreError(f"cannot open library database {self.path}: {exc}") from exc
         self.conn = conn
+
+    @functools.cached_property
+    def db(self):
+        """The sqlite-utils view of the connection, for writes. Imported on the first write: commands that
+        only read (status, search) start about 0.15 s sooner without it."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     def close(self) -> None:
         self.conn.close()
