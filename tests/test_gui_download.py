@@ -69,6 +69,8 @@ def test_download_reranker_from_the_notice_turns_reranking_on_at_once(qtbot, hub
 
     button = win.findChild(QPushButton, "downloadRerankerButton")
     assert button.text() == f"Download reranker ({DEFAULT_RERANKER}, about 90 MB)" and button.isVisible()
+    # The notice (with its long button) must not make the window wider than a small screen: 800 px offscreen.
+    assert win.minimumSizeHint().width() <= 812, win.minimumSizeHint()
     button.click()
     dlg = win.last_dialog
     assert dlg.objectName() == "downloadDialog" and dlg.isVisible()

@@ -141,17 +141,19 @@ class MainWindow(QMainWindow):
         self.notice_download.clicked.connect(lambda: self.download_model("reranker", DEFAULT_RERANKER))
         hide = QPushButton("Dismiss")
         hide.clicked.connect(self.notice.hide)
-        # The text above its buttons: side by side, the long Download label alone made the window wider than
-        # a small screen (and the offscreen one, 800 px).
+        # The long Download button gets a row of its own: beside the others it made the window's minimum
+        # width larger than a small screen (and the 800-px offscreen one) whenever the notice showed.
         nl = QVBoxLayout(self.notice)
         nl.setContentsMargins(8, 4, 8, 4)
-        nl.addWidget(self.notice_label)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.notice_download)
-        buttons.addWidget(self.notice_button)
-        buttons.addWidget(hide)
-        nl.addLayout(buttons)
+        top = QHBoxLayout()
+        top.addWidget(self.notice_label, 1)
+        top.addWidget(self.notice_button)
+        top.addWidget(hide)
+        nl.addLayout(top)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.notice_download)
+        bottom.addStretch(1)
+        nl.addLayout(bottom)
         self.notice.hide()
 
         self.library_panel = LibraryPanel()
