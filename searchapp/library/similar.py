@@ -49,15 +49,6 @@ class SimilarHit(Hit):
         return out
 
 
-def _file_ids(store: Store, chunk_ids: list[int]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for i in range(0, len(chunk_ids), 500):
-        part = chunk_ids[i:i + 500]
-        rows = store.conn.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)
-        out.update(rows.fetchall())
-    return out
-
-
 def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int], path: str, *,
                  page: Optional[int] = None, k: int = 10, filters: Optional[SearchFilters] = None) -> SearchResult:
     t0 = time.perf_counter()
@@ -86,7 +77,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     else:
         labels, sims = index.search(src_vecs, min(depth, len(index)))
     result.timings_ms["neighbours"] = ms()
-    owner = _file_ids(store, np.unique(labels).tolist())
+    owner = store.chunk_files(np.unique(labels).tolist())
     best: dict[int, float] = {}
     for lab, sim in zip(labels.reshape(-1).tolist(), sims.reshape(-1).tolist()):
         fid = owner.get(lab)

@@ -145,6 +145,14 @@ class Store:
 
         return sqlite_utils.Database(self.conn)
 
+    def _select_in(self, sql: str, values: Iterable) -> Iterator[tuple]:
+        """Rows of `sql` (one `IN ({})` slot) for `values`, 500 bound parameters per statement: SQLite caps
+        how many one statement may bind."""
+        values = list(values)
+        for i in range(0, len(values), 500):
+            part = values[i:i + 500]
+            yield from self.conn.execute(sql.format(",".join("?" * len(part))), part)
+
     def close(self) -> None:
         self.conn.close()
 
@@ -272,12 +280,8 @@ class Store:
     def vectors_by_hash(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """text_hash -> a stored vector for that text, from any file: unchanged or moved passages are never re-embedded."""
         out: dict[str, np.ndarray] = {}
-        wanted = list(dict.fromkeys(hashes))
-        for i in range(0, len(wanted), 500):
-            part = wanted[i:i + 500]
-            marks = ",".join("?" * len(part))
-            for h, v in self.conn.execute(f"SELECT text_hash, vector FROM chunks WHERE text_hash IN ({marks})", part):
-                out[h] = np.frombuffer(v, dtype=np.float32)
+        for h, v in self._select_in("SELECT text_hash, vector FROM chunks WHERE text_hash IN ({})", dict.fromkeys(hashes)):
+            out[h] = np.frombuffer(v, dtype=np.float32)
         return out
 
     def delete_chunks_of_file(self, file_id: int) -> list[int]:
@@ -302,13 +306,9 @@ class Store:
     def chunk_repeats(self, ids: Sequence[int]) -> dict[int, list[tuple[int, int, Optional[int]]]]:
         """chunk id -> (start, end, page) of the other places its text occurs in its file (ids without any left out)."""
         out: dict[int, list[tuple[int, int, Optional[int]]]] = {}
-        ids = list(ids)
-        for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            marks = ",".join("?" * len(part))
-            for cid, a, b, p in self.conn.execute(
-                    f'SELECT chunk_id, start, "end", page FROM chunk_spans WHERE chunk_id IN ({marks}) ORDER BY start', part):
-                out.setdefault(cid, []).append((a, b, p))
+        for cid, a, b, p in self._select_in(
+                'SELECT chunk_id, start, "end", page FROM chunk_spans WHERE chunk_id IN ({}) ORDER BY start', ids):
+            out.setdefault(cid, []).append((a, b, p))
         return out
 
     def chunk_count(self) -> int:
@@ -322,12 +322,7 @@ class Store:
         if ids is None:
             rows = self.conn.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall()
         else:
-            rows = []
-            wanted = list(ids)
-            for i in range(0, len(wanted), 500):
-                part = wanted[i:i + 500]
-                marks = ",".join("?" * len(part))
-                rows += self.conn.execute(f"SELECT id, vector FROM chunks WHERE id IN ({marks})", part).fetchall()
+            rows = list(self._select_in("SELECT id, vector FROM chunks WHERE id IN ({})", ids))
         out_ids = np.array([r[0] for r in rows], dtype=np.int64)
         if not rows:
             return out_ids, np.zeros((0, dim or 0), dtype=np.float32)
@@ -335,29 +330,13 @@ class Store:
         return out_ids, mat
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
-        out: dict[int, ChunkRow] = {}
-        ids = list(ids)
-        for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            marks = ",".join("?" * len(part))
-            rows = self.conn.execute(
-                f'SELECT c.id, c.file_id, f.path, c.ordinal, c.start, c."end", c.page, c.text '
-                f"FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
-                part,
-            )
-            for r in rows:
-                out[r[0]] = ChunkRow(*r)
-        return out
+        rows = self._select_in('SELECT c.id, c.file_id, f.path, c.ordinal, c.start, c."end", c.page, c.text '
+                               "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({})", ids)
+        return {r[0]: ChunkRow(*r) for r in rows}
 
     def chunk_files(self, ids: Sequence[int]) -> dict[int, int]:
         """chunk id -> file id (a light lookup: results by file group candidates before reading their text)."""
-        out: dict[int, int] = {}
-        ids = list(ids)
-        for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            marks = ",".join("?" * len(part))
-            out.update(self.conn.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", part).fetchall())
-        return out
+        return dict(self._select_in("SELECT id, file_id FROM chunks WHERE id IN ({})", ids))
 
     # -- lexical ------------------------------------------------------------
     def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None) -> list[tuple[int, float]]:
