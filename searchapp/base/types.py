@@ -25,6 +25,7 @@ class Document:
     pages: tuple[PageSpan, ...] = ()
     kind: str = ""  # extractor name, e.g. "pdf"
     notes: tuple[str, ...] = ()  # what was left out, e.g. "text truncated at 10,000,000 characters"
+    title: str = ""  # the file's own title (HTML <title>, first Markdown/RST heading, PDF/DOCX/ODT/EPUB metadata)
 
     def page_at(self, offset: int) -> Optional[int]:
         for p in self.pages:

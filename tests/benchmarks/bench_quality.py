@@ -172,7 +172,9 @@ def file_ranking(hits, doc_of: dict[str, str]) -> list[str]:
 
 
 def ndcg10(run: dict[str, list[str]], qrels) -> float:
-    return round(100 * evaluate_run(run, qrels, ks=(10,))["ndcg@10"], 2)
+    # Judgements of the queries asked only: evaluate_run scores a judged query missing from the run as 0, so
+    # with --max-queries the full qrels would scale every figure down by asked/judged.
+    return round(100 * evaluate_run(run, {q: qrels[q] for q in run if q in qrels}, ks=(10,))["ndcg@10"], 2)
 
 
 def product_runs(lib, queries: dict[str, str], doc_of: dict[str, str], mode: str, with_full: bool
