@@ -26,13 +26,16 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def write_corpus(collection: BeirCollection, folder: Path) -> dict[str, str]:
-    """Write each document as `<id>.txt` (title, blank line, text); returns file path -> document id."""
+    """Write each document as a note would be: `<id>.md` with the title as its heading ("# title", blank line,
+    text), or `<id>.txt` holding the text alone when it has no title; returns file path -> document id."""
     folder.mkdir(parents=True, exist_ok=True)
     paths: dict[str, str] = {}
     for i, (doc_id, (title, text)) in enumerate(collection.corpus.items()):
         # Ids may hold '/' or clash after cleaning: the ordinal keeps names unique.
-        path = folder / f"{i:07d}_{_UNSAFE.sub('_', doc_id)[:80]}.txt"
-        path.write_text(f"{title}\n\n{text}" if title else text, encoding="utf-8")
+        name = f"{i:07d}_{_UNSAFE.sub('_', doc_id)[:80]}"
+        title = " ".join(title.split())  # a heading is one line
+        path = folder / (f"{name}.md" if title else f"{name}.txt")
+        path.write_text(f"# {title}\n\n{text}" if title else text, encoding="utf-8")
         paths[str(path.resolve())] = doc_id
     return paths
 

@@ -42,6 +42,7 @@ from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_ind
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
+_META_BEFORE_RECORDED = {"chunk_context": "none"}  # a library built before the setting existed used this
 COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
 
 log = logging.getLogger(__name__)
@@ -363,6 +364,7 @@ class Library:
             "dim": str(dim),
             "chunk_max_tokens": str(c.chunking.max_tokens),
             "chunk_overlap": str(c.chunking.overlap),
+            "chunk_context": "title" if c.chunking.title_context else "none",
         }
 
     def check_model(self) -> None:
@@ -372,6 +374,7 @@ class Library:
         if reader.chunk_count() == 0:
             return
         expected = self._expected_meta()
+        stored = {**_META_BEFORE_RECORDED, **stored}  # keys older libraries never wrote
         diffs = [f"{k}: library has {stored.get(k)!r}, configured {v!r}" for k, v in expected.items()
                  if k != "model" and stored.get(k) != v]
         if diffs:

@@ -35,6 +35,10 @@ def settings_mismatch(config: Config, meta: dict[str, str]) -> Optional[str]:
     for key, value in (("chunk_max_tokens", str(c.max_tokens)), ("chunk_overlap", str(c.overlap))):
         if meta.get(key) and meta[key] != value:
             diffs.append(f"{key} {meta[key]} (configured {value})")
+    if meta.get("chunk_max_tokens"):  # a built library; one from before the setting existed had no title context
+        context = "title" if c.title_context else "none"
+        if meta.get("chunk_context", "none") != context:
+            diffs.append(f"chunk_context {meta.get('chunk_context', 'none')} (configured {context})")
     if not diffs:
         return None
     return ("the library was built with " + "; ".join(diffs) +

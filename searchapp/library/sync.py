@@ -26,6 +26,7 @@ from ..ingest.chunking import chunk_document
 from ..ingest.extractors import extract, extractor_name
 from ..ingest.exclude import Excluder
 from ..ingest.fsnames import storable
+from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import NewChunk, RootRow, Store
 from .root_state import missing_reason
@@ -81,7 +82,8 @@ class _Pending:
     sha256: str
     kind: str
     chunks: list[ChunkSpan]
-    hashes: list[str]
+    inputs: list[str]  # what the bi-encoder reads per chunk: its text, or title + text (ingest/passage_context.py)
+    hashes: list[str]  # of the inputs: a stored vector is reused only for the very same model input
     is_new: bool
 
 
@@ -122,9 +124,9 @@ class _Batcher:
         known = self.store.vectors_by_hash(h for it in items for h in it.hashes)
         todo: dict[str, str] = {}
         for it in items:
-            for c, h in zip(it.chunks, it.hashes):
+            for text, h in zip(it.inputs, it.hashes):
                 if h not in known:
-                    todo.setdefault(h, c.text)
+                    todo.setdefault(h, text)
         if todo:
             # Cancel is honoured inside encode, before anything of this batch is written, for a big file's
             # batch; a batch of finished small files (at most BATCH_CHUNKS new texts: seconds) is completed.
@@ -297,7 +299,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         except Exception as exc:  # a bug in one extractor must not abort the whole sync
             _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", get_index, rep, f)
             continue
-        spans = _chunk(doc, encoder, config, batcher)
+        title, title_tokens = _title_context(doc, path, encoder, config)
+        spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
         if not spans:
             _record_problem(store, root, old, path, "skipped", "no text found", get_index, rep, f)
             continue
@@ -305,7 +308,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
             rep.added += 1
         else:
             rep.updated += 1
-        batcher.add(_Pending(f, sha, doc.kind or extractor_name(f.path) or "", spans, [text_hash(c.text) for c in spans], old is None))
+        inputs = [model_input(title, c.text) for c in spans]
+        batcher.add(_Pending(f, sha, doc.kind or extractor_name(f.path) or "", spans, inputs,
+                             [text_hash(t) for t in inputs], old is None))
     batcher.flush()
 
     # Deleted files go last, so a renamed file's passages were found by hash and reused above.
@@ -325,10 +330,27 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
     return rep
 
 
-def _chunk(doc, encoder, config: Config, batcher: _Batcher) -> list[ChunkSpan]:
-    """Passages of one file; a cancel inside its chunking commits the files finished before it."""
+def _title_context(doc, path: str, encoder, config: Config) -> tuple[str, int]:
+    """(title the bi-encoder reads before each passage, its word pieces); ("", 0) when title context is off."""
+    if not config.chunking.title_context:
+        return "", 0
+    title = file_title(doc, path)
+    offsets = encoder.token_offsets(title)
+    if len(offsets) > MAX_TITLE_TOKENS:
+        title = title[: offsets[MAX_TITLE_TOKENS - 1][1]]
+    return title, min(len(offsets), MAX_TITLE_TOKENS) + 1  # + 1: the line break may become a piece
+
+
+def _chunk(doc, encoder, config: Config, batcher: _Batcher, reserve: int = 0) -> list[ChunkSpan]:
+    """Passages of one file; a cancel inside its chunking commits the files finished before it. `reserve`: word
+    pieces kept free for the title in front of each passage, when the passage would otherwise not fit the
+    model's window (shorter passages keep their configured length, so the stored text is the same either way)."""
+    max_tokens = config.chunking.max_tokens
+    window = getattr(encoder, "max_seq_length", None)
+    if reserve and window:
+        max_tokens = max(16, min(max_tokens, window - 2 - reserve))  # 2: [CLS] and [SEP]
     try:
-        return chunk_document(doc, encoder.token_offsets, config.chunking.max_tokens, config.chunking.overlap,
+        return chunk_document(doc, encoder.token_offsets, max_tokens, config.chunking.overlap,
                               cancel=batcher.cancel,
                               token_offsets_batch=getattr(encoder, "token_offsets_batch", None))
     except Cancelled:

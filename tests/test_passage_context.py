@@ -1,0 +1,104 @@
+"""Title context (chunking.title_context): what the bi-encoder reads per passage, with the stored text unchanged."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from searchapp.base.errors import ModelMismatchError
+from searchapp.base.types import Document
+from searchapp.ingest.passage_context import file_title, model_input
+from searchapp.library import Library
+from searchapp.library.data_dir import DB_NAME
+from searchapp.library.settings_check import settings_mismatch
+
+BODY = " ".join(f"Sentence {i} tells how the harbour crane lifts containers off the ship." for i in range(40))
+
+
+def test_title_is_the_documents_own_else_the_file_name():
+    assert file_title(Document("x", title="  Harbour logistics "), "/d/a_b.md") == "Harbour logistics"
+    assert file_title(Document("x"), "/d/q3_budget__draft.v2.txt") == "q3 budget draft.v2"
+    assert file_title(Document("x"), "/d/.bashrc") == ".bashrc"
+
+
+def test_model_input_prefixes_the_title_once():
+    assert model_input("Cranes", "They lift boxes.") == "Cranes\nThey lift boxes."
+    assert model_input("Cranes", "# cranes\n\nThey lift boxes.") == "# cranes\n\nThey lift boxes."  # already opens with it
+    assert model_input("", "They lift boxes.") == "They lift boxes."
+
+
+def stored(data_dir) -> list[tuple[str, str, np.ndarray]]:
+    """(file name, passage text, vector) of every stored passage."""
+    with sqlite3.connect(data_dir / DB_NAME) as db:
+        rows = db.execute("SELECT f.path, c.text, c.vector FROM chunks c JOIN files f ON f.id = c.file_id "
+                          "ORDER BY f.path, c.ordinal").fetchall()
+    return [(p.rsplit("/", 1)[-1], t, np.frombuffer(v, dtype=np.float32)) for p, t, v in rows]
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_passages_are_embedded_with_their_files_title(tmp_path, make_config, data_dir, tiny_encoder, on):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text(f"# Harbour logistics\n\n{BODY}", encoding="utf-8")
+    (docs / "crane_manual.txt").write_text(BODY, encoding="utf-8")
+    cfg = make_config(chunking={"max_tokens": 48, "title_context": on})
+    with Library(cfg, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        hits = lib.search("harbour crane", mode="lexical").hits
+    rows = stored(data_dir)
+    assert len(rows) > 4
+    texts = {t for _, t, _ in rows}
+    assert all(t in f"# Harbour logistics\n\n{BODY}" or t in BODY for t in texts)  # stored text: the passage only
+    assert all("crane manual" not in t for t in texts)
+    assert hits and all("Harbour logistics" not in h.text or h.text.startswith("# Harbour") for h in hits)
+    for name, text, vec in rows:
+        title = {"notes.md": "Harbour logistics", "crane_manual.txt": "crane manual"}[name]
+        expected = f"{title}\n{text}" if on and not text.startswith("# Harbour") else text
+        assert np.allclose(vec, tiny_encoder.encode([expected])[0], atol=1e-5), (on, name, text[:40])
+
+
+def test_same_text_in_two_files_gets_two_vectors_with_title_context(tmp_path, make_config, data_dir, tiny_encoder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "volcanoes.txt").write_text("Magma rises through the crust.", encoding="utf-8")
+    (docs / "geology_exam.txt").write_text("Magma rises through the crust.", encoding="utf-8")
+    with Library(make_config(chunking={"title_context": True}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+    (_, a, va), (_, b, vb) = stored(data_dir)
+    assert a == b
+    assert not np.allclose(va, vb)  # the vector is reused only for the very same model input
+
+
+def test_switching_title_context_asks_for_a_reindex(tmp_path, make_config, data_dir, tiny_encoder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text(BODY, encoding="utf-8")
+    with Library(make_config(), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        meta = lib.store.meta()
+    assert meta["chunk_context"] == "none"
+    on = make_config(chunking={"title_context": True})
+    assert "chunk_context none (configured title)" in settings_mismatch(on, meta)
+    assert settings_mismatch(on, {k: v for k, v in meta.items() if k != "chunk_context"})  # built before the key
+    assert settings_mismatch(make_config(), {k: v for k, v in meta.items() if k != "chunk_context"}) is None
+    with Library(on, encoder=tiny_encoder) as lib:
+        with pytest.raises(ModelMismatchError, match="chunk_context"):
+            lib.sync()
+        lib.reindex()
+        assert lib.store.get_meta("chunk_context") == "title"
+
+
+def test_a_library_from_before_the_setting_opens_without_a_reindex(tmp_path, make_config, data_dir, tiny_encoder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text(BODY, encoding="utf-8")
+    with Library(make_config(), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+    with sqlite3.connect(data_dir / DB_NAME) as db:
+        db.execute("DELETE FROM meta WHERE key = 'chunk_context'")
+    with Library(make_config(), encoder=tiny_encoder) as lib:
+        rep = lib.sync()
+        assert rep.chunks_embedded == 0
+        assert lib.search("harbour crane", mode="dense").hits
