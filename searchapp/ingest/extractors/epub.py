@@ -10,12 +10,14 @@ import posixpath
 from pathlib import Path
 from typing import Optional
 from urllib.parse import unquote, urlsplit
+from xml.etree.ElementTree import Element
 
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import decode_text
 from .html import html_to_text
+from .title import dc_title
 from .ziputil import SafeZip, local_name
 
 __all__ = ["SUFFIXES", "extract_epub"]
@@ -52,8 +54,15 @@ def resolve_href(base_dir: str, href: str) -> Optional[str]:
     return joined
 
 
-def _spine(z: SafeZip, opf_path: str) -> list[str]:
-    opf = z.xml(opf_path)
+def _title(opf: Element) -> str:
+    """The OPF metadata's dc:title (not a chapter's <title>: those are "Chapter 1" stubs)."""
+    for el in opf.iter():
+        if local_name(el.tag) == "metadata":
+            return dc_title(el)
+    return ""
+
+
+def _spine(opf: Element, opf_path: str) -> list[str]:
     base = posixpath.dirname(opf_path)
     manifest: dict[str, tuple[str, str]] = {}
     order: list[str] = []
@@ -79,7 +88,9 @@ def extract_epub(path: Path, max_bytes: int, max_chars: Optional[int] = None,
     texts: list[str] = []
     chars = 0
     with SafeZip(path) as z:
-        for member in _spine(z, _rootfile(z)):
+        opf_path = _rootfile(z)
+        opf = z.xml(opf_path)
+        for member in _spine(opf, opf_path):
             if cancel is not None:
                 cancel.check()
             if max_chars is not None and chars > max_chars:
@@ -94,4 +105,4 @@ def extract_epub(path: Path, max_bytes: int, max_chars: Optional[int] = None,
             if text:
                 texts.append(text)
                 chars += len(text) + 2
-    return Document("\n\n".join(texts), kind="epub")
+    return Document("\n\n".join(texts), kind="epub", title=_title(opf))

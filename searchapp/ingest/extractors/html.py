@@ -10,6 +10,7 @@ from typing import Optional
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text, decode_text, read_capped
+from .title import clean_title
 
 __all__ = ["SUFFIXES", "extract_html", "html_to_text"]
 
@@ -25,6 +26,9 @@ _PARAGRAPH = frozenset({
 })
 _LINE = frozenset({"br", "li", "tr", "dt", "dd", "caption", "option", "legend"})
 _CELL = frozenset({"td", "th"})
+# Inline markup a <title> may hold (browsers show it as text): it does not end the title.
+_INLINE = frozenset({"a", "abbr", "b", "big", "cite", "code", "em", "font", "i", "mark", "q", "s", "small",
+                     "span", "strong", "sub", "sup", "tt", "u"})
 _WS = re.compile(r"\s+")
 _FEED_CHARS = 1 << 20  # markup parsed between two cancel checks
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -62,6 +66,8 @@ class _TextParser(HTMLParser):
     # -- parser callbacks ---------------------------------------------------------
     def handle_starttag(self, tag: str, attrs: list) -> None:
         if self.title is not None:  # an unclosed <title> ends at the next tag
+            if tag in _INLINE:
+                return
             self._end_title()
         if self.hidden or tag in _HIDDEN:
             if tag in _HIDDEN:
@@ -119,15 +125,20 @@ class _TextParser(HTMLParser):
         return body
 
 
-def html_to_text(markup: str, title: bool = True, cancel: Optional[CancelToken] = None) -> str:
-    """Visible text of an HTML/XHTML document: <title> first (unless `title` is false), block
-    elements as line breaks, paragraphs as blank lines."""
+def _parse(markup: str, cancel: Optional[CancelToken]) -> _TextParser:
     parser = _TextParser()
     for i in range(0, len(markup), _FEED_CHARS):  # the parser buffers a tag cut in two
         if cancel is not None:
             cancel.check()
         parser.feed(markup[i:i + _FEED_CHARS])
     parser.close()
+    return parser
+
+
+def html_to_text(markup: str, title: bool = True, cancel: Optional[CancelToken] = None) -> str:
+    """Visible text of an HTML/XHTML document: <title> first (unless `title` is false), block
+    elements as line breaks, paragraphs as blank lines."""
+    parser = _parse(markup, cancel)
     if not title:
         parser.title_text = ""
     return clean_text(parser.text())
@@ -141,4 +152,5 @@ def _sniff_charset(data: bytes) -> Optional[str]:
 def extract_html(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                  cancel: Optional[CancelToken] = None) -> Document:
     data = read_capped(path, max_bytes)
-    return Document(html_to_text(decode_text(data, declared=_sniff_charset(data)), cancel=cancel), kind="html")
+    parser = _parse(decode_text(data, declared=_sniff_charset(data)), cancel)
+    return Document(clean_text(parser.text()), kind="html", title=clean_title(parser.title_text))

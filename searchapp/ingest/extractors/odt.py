@@ -13,6 +13,7 @@ from xml.etree.ElementTree import Element
 from ...base.errors import ExtractionError
 from ...base.types import Document
 from .encoding import clean_text
+from .title import dc_title
 from .ziputil import SafeZip
 
 __all__ = ["SUFFIXES", "extract_odt"]
@@ -76,7 +77,8 @@ def extract_odt(path: Path, max_bytes: int, **_caps) -> Document:
         if z.find("content.xml") is None:
             raise ExtractionError("not an OpenDocument file: content.xml missing")
         root = z.xml("content.xml")
+        title = dc_title(z.optional_xml("meta.xml"))
     body = root.find(f"{_OFFICE}body")
     paragraphs: list[str] = []
     _walk(body if body is not None else root, paragraphs, None)
-    return Document(clean_text("\n\n".join(paragraphs)), kind="odt")
+    return Document(clean_text("\n\n".join(paragraphs)), kind="odt", title=title)

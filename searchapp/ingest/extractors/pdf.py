@@ -11,11 +11,15 @@ Decisions:
 - pypdf's decompression limits (a PDF bomb) are reported as such, never as "corrupt PDF"; pypdf's own
   warnings go to this module's debug log, not to stderr as bare lines.
 - Cancel is checked between pages; reading stops once the text cap is reached.
+- The title is the document information /Title when usable (`title.clean_title`); a broken information
+  dictionary means no title, never a failed file. XMP metadata is not read (it would need an XML parser
+  that pypdf does not defuse).
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -24,6 +28,7 @@ from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
 from ...base.types import Document, PageSpan
 from .encoding import clean_text
+from .title import clean_title
 
 __all__ = ["SUFFIXES", "MAX_PAGES", "extract_pdf"]
 
@@ -77,7 +82,23 @@ def _open(fh):
 def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 cancel: Optional[CancelToken] = None) -> Document:
     with open_regular(path) as fh:
-        return _extract(path, _open(fh), max_chars, cancel)
+        reader = _open(fh)
+        doc = _extract(path, reader, max_chars, cancel)
+        return replace(doc, title=_title(path, reader))
+
+
+def _title(path: Path, reader) -> str:
+    try:
+        info = reader.metadata
+        raw = info.get("/Title") if info is not None else None
+        if hasattr(raw, "get_object"):  # an indirect reference
+            raw = raw.get_object()
+        return clean_title(raw if isinstance(raw, str) else None)
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as exc:  # a broken information dictionary: the text is still good
+        log.debug("%s: no title: %s", path, exc)
+        return ""
 
 
 def _extract(path: Path, reader, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ...base.types import Document
 from .encoding import decode_text, read_capped
+from .headings import text_title
 
 __all__ = ["SUFFIXES", "extract_text"]
 
@@ -21,4 +22,5 @@ SUFFIXES = frozenset(
 
 
 def extract_text(path: Path, max_bytes: int, **_caps) -> Document:
-    return Document(decode_text(read_capped(path, max_bytes)), kind="text")
+    text = decode_text(read_capped(path, max_bytes))
+    return Document(text, kind="text", title=text_title(path.suffix.lower(), text))

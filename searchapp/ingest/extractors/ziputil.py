@@ -11,12 +11,13 @@ from xml.etree.ElementTree import Element, ParseError
 from ...base.errors import ExtractionError
 from ...base.safe_open import open_regular
 
-__all__ = ["SafeZip", "parse_xml", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS", "local_name"]
+__all__ = ["SafeZip", "parse_xml", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS", "MAX_METADATA_BYTES", "local_name"]
 
 MAX_TOTAL_BYTES = 200 * 2**20  # uncompressed, all members together
 MAX_RATIO = 100  # uncompressed / compressed, per member
 RATIO_FLOOR = 2**20  # members smaller than this may compress as well as they like
 MAX_MEMBERS = 10_000
+MAX_METADATA_BYTES = 2**20  # docProps/core.xml, meta.xml: a few KB in any real file
 _READ_CHUNK = 2**16
 
 
@@ -130,6 +131,17 @@ class SafeZip:
     def xml(self, name: str) -> Element:
         """Parse a member as XML with DTDs, entities and external references forbidden."""
         return parse_xml(self.read(name), name)
+
+    def optional_xml(self, name: str, max_bytes: int = MAX_METADATA_BYTES) -> Optional[Element]:
+        """A small optional part (metadata), parsed like `xml`; None when it is missing, larger than
+        `max_bytes`, or broken in any way: the document's text is readable without it."""
+        stored = self.find(name)
+        if stored is None or self.names[stored].file_size > max_bytes:
+            return None
+        try:
+            return self.xml(stored)
+        except ExtractionError:
+            return None
 
 
 class _Budgeted:
