@@ -245,6 +245,11 @@ def test_settings_round_trip_and_reindex_offer(qtbot, make_window, tmp_corpus, d
     dlg.k.setValue(7)
     dlg.ef_search.setValue(123)
     dlg.candidates.setValue(40)
+    assert not dlg.warning.text()
+    dlg.title_context.setChecked(not dlg.title_context.isChecked())
+    assert dlg.warning.text()  # passage context changes the vectors: a re-index
+    dlg.title_context.setChecked(not dlg.title_context.isChecked())
+    assert not dlg.warning.text()
     dlg.max_tokens.setValue(32)
     assert dlg.warning.text()  # chunk size changes need a re-index, and the dialog says so
     dlg.buttons.button(dlg.buttons.StandardButton.Save).click()

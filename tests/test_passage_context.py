@@ -71,13 +71,18 @@ def test_same_text_in_two_files_gets_two_vectors_with_title_context(tmp_path, ma
     assert not np.allclose(va, vb)  # the vector is reused only for the very same model input
 
 
-def test_switching_title_context_asks_for_a_reindex(tmp_path, make_config, data_dir, tiny_encoder):
+def one_file_library(tmp_path, config, encoder) -> dict[str, str]:
+    """Index one plain-text file with `config`; the library's meta."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.txt").write_text(BODY, encoding="utf-8")
-    with Library(make_config(), encoder=tiny_encoder) as lib:
+    with Library(config, encoder=encoder) as lib:
         lib.add_folder(docs)
-        meta = lib.store.meta()
+        return lib.store.meta()
+
+
+def test_switching_title_context_asks_for_a_reindex(tmp_path, make_config, data_dir, tiny_encoder):
+    meta = one_file_library(tmp_path, make_config(), tiny_encoder)
     assert meta["chunk_context"] == "none"
     on = make_config(chunking={"title_context": True})
     assert "chunk_context none (configured title)" in settings_mismatch(on, meta)
@@ -91,14 +96,28 @@ def test_switching_title_context_asks_for_a_reindex(tmp_path, make_config, data_
 
 
 def test_a_library_from_before_the_setting_opens_without_a_reindex(tmp_path, make_config, data_dir, tiny_encoder):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.txt").write_text(BODY, encoding="utf-8")
-    with Library(make_config(), encoder=tiny_encoder) as lib:
-        lib.add_folder(docs)
+    one_file_library(tmp_path, make_config(), tiny_encoder)
     with sqlite3.connect(data_dir / DB_NAME) as db:
         db.execute("DELETE FROM meta WHERE key = 'chunk_context'")
     with Library(make_config(), encoder=tiny_encoder) as lib:
         rep = lib.sync()
         assert rep.chunks_embedded == 0
         assert lib.search("harbour crane", mode="dense").hits
+
+
+def test_title_context_lets_a_later_passage_answer_for_its_subject(tmp_path, make_config, data_dir, packaged_encoder):
+    """The real MiniLM: a passage that never names its subject gets closer to a query about that subject."""
+    history = " ".join(f"In {1700 + 10 * i} the island's harbour records list a new trading ship." for i in range(30))
+    later = "Pressure from dissolved gas builds in the chamber until the rock above gives way and ash rises for days."
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text(f"# Volcanic eruptions\n\n{history}\n\n{later}", encoding="utf-8")
+    query = packaged_encoder.encode(["why do volcanoes erupt"])[0]
+    cosines = {}
+    for on in (False, True):
+        cfg = make_config(chunking={"title_context": on})
+        with Library(cfg, encoder=packaged_encoder) as lib:
+            lib.reindex() if on else lib.add_folder(docs)
+        (vec,) = [v for _, t, v in stored(data_dir) if later in t]
+        cosines[on] = float(vec @ query)
+    assert cosines[True] > cosines[False] + 0.05, cosines

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from ..base.config import Config
@@ -57,6 +57,10 @@ class SettingsDialog(QDialog):
         self.overlap.setRange(0.0, 0.85)
         self.overlap.setSingleStep(0.05)
         self.overlap.setValue(c.overlap)
+        self.title_context = QCheckBox("Read each passage with its file's title")
+        self.title_context.setToolTip("The bi-encoder sees the file's title (or its name) before every passage; "
+                                      "what is stored and shown is unchanged.")
+        self.title_context.setChecked(c.title_context)
         self.candidates = QSpinBox()
         self.candidates.setRange(1, 1000)
         self.candidates.setValue(s.candidates)
@@ -75,6 +79,7 @@ class SettingsDialog(QDialog):
         self.pooling.currentTextChanged.connect(self._update_warning)
         self.max_tokens.valueChanged.connect(self._update_warning)
         self.overlap.valueChanged.connect(self._update_warning)
+        self.title_context.toggled.connect(self._update_warning)
 
         self.download_buttons: dict[str, QPushButton] = {}
         for role, edit in (("bi-encoder", self.bi_encoder), ("reranker", self.reranker)):
@@ -89,6 +94,7 @@ class SettingsDialog(QDialog):
         form.addRow("Device", self.device)
         form.addRow("Passage length (word pieces)", self.max_tokens)
         form.addRow("Passage overlap", self.overlap)
+        form.addRow("Passage context", self.title_context)
         form.addRow("Rerank depth (candidates)", self.candidates)
         form.addRow("Results shown (k)", self.k)
         form.addRow("HNSW ef_search", self.ef_search)
@@ -120,7 +126,8 @@ class SettingsDialog(QDialog):
         return self.original.replace(
             models={"bi_encoder": self.bi_encoder.text().strip(), "reranker": self.reranker.text().strip(),
                     "pooling": self.pooling.currentText(), "device": self.device.currentText().strip() or "auto"},
-            chunking={"max_tokens": self.max_tokens.value(), "overlap": round(self.overlap.value(), 4)},
+            chunking={"max_tokens": self.max_tokens.value(), "overlap": round(self.overlap.value(), 4),
+                      "title_context": self.title_context.isChecked()},
             search={"candidates": self.candidates.value(), "k": self.k.value()},
             index={"ef_search": self.ef_search.value()},
         ).validate()
