@@ -3,8 +3,9 @@
 A file's signal on each side (dense, lexical) is its best passage's (MaxP): its rank is the rank of its first
 passage in that retriever's list and its score that passage's score. Fusion then runs over files, so a file
 that one retriever finds through one passage and the other through another passage gets both votes. The
-README's "Results by file" table holds the figures behind this choice (a bonus for further matching passages
-was measured and not kept).
+README's "Figures" tables hold the figures behind this choice. A bonus for a second matching passage (best
++ 0.1 or 0.2 x second best, on each side) was measured (commit 17914c3) and not kept: Cranfield loses 0.5 and
+2.4 nDCG@10 in hybrid mode while SciFact gains at most 0.3 (long files with many middling passages climb).
 
 The retrievers are asked for more passages than files wanted (POOL_FACTOR) and, when one file's passages still
 fill the list (a table of near-identical rows, a log), asked again with a wider list (up to MAX_POOL), so that
@@ -21,9 +22,6 @@ __all__ = ["POOL_FACTOR", "MAX_POOL", "MORE_MAX", "FileGroup", "widen_to_files",
 POOL_FACTOR = 4  # passages asked of each retriever per file wanted
 MAX_POOL = 4096  # the widest a retriever is asked when one file fills its list
 MORE_MAX = 20  # other passages listed with a file hit (`more`)
-# A file's score on a side is its best passage's plus this share of its second best's: a bonus for a second
-# matching passage. Measured at 0.1 and 0.2 (README, "Figures"); 0 keeps MaxP.
-SECOND_PASSAGE_WEIGHT = 0.0
 
 
 def widen_to_files(fetch: Callable[[int], list[tuple[int, float]]], file_of: Callable[[Sequence[int]], Mapping[int, int]],
@@ -45,8 +43,8 @@ def widen_to_files(fetch: Callable[[int], list[tuple[int, float]]], file_of: Cal
 class FileGroup:
     file_id: int
     passages: list[int] = field(default_factory=list)  # chunk ids, best (passage-fused) first
-    dense: float | None = None  # best passage cosine (+ SECOND_PASSAGE_WEIGHT * the second best's)
-    lexical: float | None = None  # best passage BM25 (likewise)
+    dense: float | None = None  # best passage cosine
+    lexical: float | None = None  # best passage BM25
     dense_rank: int | None = None  # rank among files on the dense side (its first passage)
     lexical_rank: int | None = None
 
@@ -56,20 +54,15 @@ def group_by_file(passage_order: Sequence[int], file_of: Mapping[int, int], dens
                   lexical_score: Mapping[int, float | None]) -> dict[int, FileGroup]:
     """Files of the candidate passages (keyed by file id, in `passage_order`'s first-seen order)."""
     groups: dict[int, FileGroup] = {}
-    top2: dict[tuple[int, str], list[float]] = {}  # (file, side) -> its two best passage scores
     for cid in passage_order:
         fid = file_of[cid]
         g = groups.setdefault(fid, FileGroup(fid))
         g.passages.append(cid)
-        for side, value in (("dense", dense_score.get(cid)), ("lexical", lexical_score.get(cid))):
-            if value is not None:
-                best = top2.setdefault((fid, side), [])
-                best.append(value)
-                best.sort(reverse=True)
-                del best[2:]
-    for (fid, side), best in top2.items():
-        second = best[1] if len(best) > 1 and best[1] > 0 else 0.0
-        setattr(groups[fid], side, best[0] + SECOND_PASSAGE_WEIGHT * second)
+        d, lx = dense_score.get(cid), lexical_score.get(cid)
+        if d is not None and (g.dense is None or d > g.dense):
+            g.dense = d
+        if lx is not None and (g.lexical is None or lx > g.lexical):
+            g.lexical = lx
     for side, ranked in (("dense_rank", dense), ("lexical_rank", lexical)):
         r = 0
         for cid, _ in ranked:

@@ -235,7 +235,7 @@ def main() -> None:
                     help="comma list of passage settings (see CHUNKINGS); each builds its own library")
     args = ap.parse_args()
 
-    from searchapp.library import Library, grouping
+    from searchapp.library import Library
     from searchapp.models import BiEncoder
 
     encoder = BiEncoder("all-MiniLM-L6-v2", device="cpu")
@@ -257,7 +257,6 @@ def main() -> None:
         cached = QueryCache(encoder)
         plain_fig = {m: ndcg10({q: plain.run(t, m) for q, t in queries.items()}, coll.qrels) for m in MODES}
         for variant in args.variants.split(","):
-            grouping.SECOND_PASSAGE_WEIGHT = float(variant.split("-")[1]) if variant.startswith("bonus-") else 0.0
             lib_dir = library_dir(root, CHUNKINGS[chunking])
             with Library(bench_config(lib_dir, CHUNKINGS[chunking], **VARIANTS[variant]), encoder=cached) as lib:
                 for mode in MODES:
@@ -295,8 +294,6 @@ VARIANTS: dict[str, dict] = {
     "file-convex-0.7": {"group": "file", "fusion": "convex", "dense_weight": 0.7},
     "file-convex-0.9": {"group": "file", "fusion": "convex", "dense_weight": 0.9},
     "default": {},  # file, convex, dense_weight 0.8
-    "bonus-0.1": {},  # default + grouping.SECOND_PASSAGE_WEIGHT (set in main: not a setting)
-    "bonus-0.2": {},
 }
 
 if __name__ == "__main__":
