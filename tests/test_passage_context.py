@@ -7,12 +7,11 @@ import sqlite3
 import numpy as np
 import pytest
 
-from searchapp.base.errors import ModelMismatchError
 from searchapp.base.types import Document
 from searchapp.ingest.passage_context import file_title, model_input
 from searchapp.library import Library
 from searchapp.library.data_dir import DB_NAME
-from searchapp.library.settings_check import settings_mismatch
+from searchapp.library.settings_check import passage_context_note, settings_mismatch
 
 BODY = " ".join(f"Sentence {i} tells how the harbour crane lifts containers off the ship." for i in range(40))
 
@@ -81,28 +80,37 @@ def one_file_library(tmp_path, config, encoder) -> dict[str, str]:
         return lib.store.meta()
 
 
-def test_switching_title_context_asks_for_a_reindex(tmp_path, make_config, data_dir, tiny_encoder):
-    meta = one_file_library(tmp_path, make_config(), tiny_encoder)
+def test_switching_title_context_keeps_the_library_usable_and_suggests_a_reindex(tmp_path, make_config, data_dir,
+                                                                                   tiny_encoder):
+    meta = one_file_library(tmp_path, make_config(chunking={"title_context": False}), tiny_encoder)
     assert meta["chunk_context"] == "none"
     on = make_config(chunking={"title_context": True})
-    assert "chunk_context none (configured title)" in settings_mismatch(on, meta)
-    assert settings_mismatch(on, {k: v for k, v in meta.items() if k != "chunk_context"})  # built before the key
-    assert settings_mismatch(make_config(), {k: v for k, v in meta.items() if k != "chunk_context"}) is None
+    assert settings_mismatch(on, meta) is None  # soft: both kinds of vector share one space
+    assert "without their file's title" in passage_context_note(on, meta)
     with Library(on, encoder=tiny_encoder) as lib:
-        with pytest.raises(ModelMismatchError, match="chunk_context"):
-            lib.sync()
+        assert lib.sync().chunks_embedded == 0  # nothing changed: nothing embedded, nothing marked
+        assert lib.search("harbour crane", mode="dense").hits
+        assert lib.store.get_meta("chunk_context") == "none"
+        (tmp_path / "docs" / "b.txt").write_text("Tugboats push the ship to the quay.", encoding="utf-8")
+        assert lib.sync().chunks_embedded == 1
+        assert lib.store.get_meta("chunk_context") == "mixed"
+        note = next(n for n in lib.status().notes if "title" in n)
+        assert note.startswith("some passages were embedded without") and "searchapp reindex" in note
         lib.reindex()
         assert lib.store.get_meta("chunk_context") == "title"
+        assert not [n for n in lib.status().notes if "title" in n]
 
 
-def test_a_library_from_before_the_setting_opens_without_a_reindex(tmp_path, make_config, data_dir, tiny_encoder):
-    one_file_library(tmp_path, make_config(), tiny_encoder)
+def test_a_library_from_before_the_setting_reads_as_without_title(tmp_path, make_config, data_dir, tiny_encoder):
+    one_file_library(tmp_path, make_config(chunking={"title_context": False}), tiny_encoder)
     with sqlite3.connect(data_dir / DB_NAME) as db:
         db.execute("DELETE FROM meta WHERE key = 'chunk_context'")
-    with Library(make_config(), encoder=tiny_encoder) as lib:
-        rep = lib.sync()
-        assert rep.chunks_embedded == 0
+    with Library(make_config(chunking={"title_context": False}), encoder=tiny_encoder) as lib:
+        assert lib.sync().chunks_embedded == 0
+        assert not [n for n in lib.status().notes if "title" in n]
+    with Library(make_config(), encoder=tiny_encoder) as lib:  # the default: title context on
         assert lib.search("harbour crane", mode="dense").hits
+        assert any("without their file's title" in n for n in lib.status().notes)
 
 
 def test_title_context_lets_a_later_passage_answer_for_its_subject(tmp_path, make_config, data_dir, packaged_encoder):

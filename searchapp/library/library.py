@@ -36,13 +36,12 @@ from .query_check import query_problem
 from .root_state import missing_reason, owning_root
 from .grouping import POOL_FACTOR
 from .search import SearchRequest, SearchResult, run_search
-from .settings_check import settings_mismatch
+from .settings_check import passage_context, passage_context_note, settings_mismatch
 from .sync import SyncReport, in_scope, sync_root
 from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_index, repair_index
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
-_META_BEFORE_RECORDED = {"chunk_context": "none"}  # a library built before the setting existed used this
 COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
 
 log = logging.getLogger(__name__)
@@ -364,7 +363,6 @@ class Library:
             "dim": str(dim),
             "chunk_max_tokens": str(c.chunking.max_tokens),
             "chunk_overlap": str(c.chunking.overlap),
-            "chunk_context": "title" if c.chunking.title_context else "none",
         }
 
     def check_model(self) -> None:
@@ -374,7 +372,6 @@ class Library:
         if reader.chunk_count() == 0:
             return
         expected = self._expected_meta()
-        stored = {**_META_BEFORE_RECORDED, **stored}  # keys older libraries never wrote
         diffs = [f"{k}: library has {stored.get(k)!r}, configured {v!r}" for k, v in expected.items()
                  if k != "model" and stored.get(k) != v]
         if diffs:
@@ -382,6 +379,17 @@ class Library:
                 "this library was built with different settings (" + "; ".join(diffs) + "). "
                 "Run `searchapp reindex` to rebuild it with the current ones, or change the settings back."
             )
+
+    def _record_passage_context(self, had_passages: bool, embedded: int) -> None:
+        """Meta `chunk_context`: what the stored passages were embedded with ("title", "none", or "mixed" once
+        passages of both kinds exist). Unlike a model change this one is soft: both kinds of vector live in one
+        space, so the library stays usable and `status` suggests a reindex (see passage_context_note)."""
+        context = passage_context(self.config)
+        with self.store.atomic():
+            if not had_passages:
+                self.store.set_meta("chunk_context", context)
+            elif embedded and self.store.get_meta("chunk_context") != context:
+                self.store.set_meta("chunk_context", "mixed")
 
     def _record_model(self) -> None:
         with self.store.atomic():
@@ -476,12 +484,14 @@ class Library:
         lower_thread_priority()  # background work: searches (this process's or another's) go first
         try:
             self._record_model()
+            had_passages = self.store.chunk_count() > 0
             index = self._writable_index()
             encoder = LazyEncoder(lambda: self.encoder)  # loaded only when a file needs chunking or embedding
             try:
                 for root, paths in work:
                     total.merge(sync_root(self.store, root, self.config, encoder, lambda: self._index,
                                           progress, cancel, paths=paths))
+                self._record_passage_context(had_passages, total.chunks_embedded)
                 self._compact_if_needed()
             except BaseException:
                 # Also on Cancelled or an error: what was committed is saved with its generation. A second
@@ -650,7 +660,7 @@ class Library:
                 rer["message"] = str(exc)
                 if not isinstance(exc, ModelNotFoundError):  # found but refused: pickles only, custom code
                     rer["refused"] = str(exc)
-        notes = [n for n in (self.index_notice(),) if n]
+        notes = [n for n in (self.index_notice(), passage_context_note(self.config, meta) if chunks else None) if n]
         return LibraryStatus(
             data_dir=str(self.data_dir),
             roots=roots,

@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..base.config import Config
 
-__all__ = ["settings_mismatch"]
+__all__ = ["settings_mismatch", "passage_context", "passage_context_note"]
 
 
 def _same_model(a: str, b: str) -> bool:
@@ -35,11 +35,25 @@ def settings_mismatch(config: Config, meta: dict[str, str]) -> Optional[str]:
     for key, value in (("chunk_max_tokens", str(c.max_tokens)), ("chunk_overlap", str(c.overlap))):
         if meta.get(key) and meta[key] != value:
             diffs.append(f"{key} {meta[key]} (configured {value})")
-    if meta.get("chunk_max_tokens"):  # a built library; one from before the setting existed had no title context
-        context = "title" if c.title_context else "none"
-        if meta.get("chunk_context", "none") != context:
-            diffs.append(f"chunk_context {meta.get('chunk_context', 'none')} (configured {context})")
     if not diffs:
         return None
     return ("the library was built with " + "; ".join(diffs) +
             ": run `searchapp reindex` to rebuild it with the current settings, or change them back")
+
+
+def passage_context(config: Config) -> str:
+    """What the bi-encoder reads before each passage under `config`: "title" or "none"."""
+    return "title" if config.chunking.title_context else "none"
+
+
+def passage_context_note(config: Config, meta: dict[str, str]) -> Optional[str]:
+    """A note when stored passages were embedded with another passage context than configured; a library built
+    before the setting existed had none. Not a mismatch: both kinds of vector share one space and search works."""
+    stored = meta.get("chunk_context", "none")
+    wanted = passage_context(config)
+    if stored == wanted:
+        return None
+    which = "some passages were" if stored == "mixed" else "passages were"
+    how, state = ("without", "on") if wanted == "title" else ("with", "off")
+    return (f"{which} embedded {how} their file's title in front (chunking.title_context is {state}): "
+            f"`searchapp reindex` embeds them all {'with' if wanted == 'title' else 'without'} it")

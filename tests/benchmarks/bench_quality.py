@@ -231,7 +231,7 @@ def main() -> None:
     ap.add_argument("--variants", default="before,default,file-rrf,file-wrrf-0.7,file-convex-0.5,file-convex-0.7",
                     help="comma list of search variants (see VARIANTS)")
     ap.add_argument("--eval-ir", default="before,default", help="variants also scored as `eval ir` scores them")
-    ap.add_argument("--chunkings", default="default",
+    ap.add_argument("--chunkings", default="default",  # "notitle,t128,t254,default,t254+title": item 6's table
                     help="comma list of passage settings (see CHUNKINGS); each builds its own library")
     args = ap.parse_args()
 
@@ -275,11 +275,10 @@ def main() -> None:
 
 # Passage settings compared (issue 9, item 6): length in word pieces, and the file's title as context.
 CHUNKINGS: dict[str, dict | None] = {
-    "default": None,  # 200 word pieces, overlap 0.2, no title
-    "t128": {"max_tokens": 128},
-    "t254": {"max_tokens": 254},  # MiniLM's whole window (256 with [CLS] and [SEP])
-    "title": {"title_context": True},
-    "t128+title": {"max_tokens": 128, "title_context": True},
+    "default": None,  # the shipped settings: 200 word pieces, overlap 0.2, the file's title in front
+    "notitle": {"title_context": False},  # the settings before passage context
+    "t128": {"max_tokens": 128, "title_context": False},
+    "t254": {"max_tokens": 254, "title_context": False},  # MiniLM's whole window (256 with [CLS] and [SEP])
     "t254+title": {"max_tokens": 254, "title_context": True},
 }
 
