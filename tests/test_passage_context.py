@@ -16,10 +16,9 @@ from searchapp.library.settings_check import passage_context_note, settings_mism
 BODY = " ".join(f"Sentence {i} tells how the harbour crane lifts containers off the ship." for i in range(40))
 
 
-def test_title_is_the_documents_own_else_the_file_name():
-    assert file_title(Document("x", title="  Harbour logistics "), "/d/a_b.md") == "Harbour logistics"
-    assert file_title(Document("x"), "/d/q3_budget__draft.v2.txt") == "q3 budget draft.v2"
-    assert file_title(Document("x"), "/d/.bashrc") == ".bashrc"
+def test_title_is_the_documents_own_never_its_file_name():
+    assert file_title(Document("x", title="  Harbour logistics ")) == "Harbour logistics"
+    assert file_title(Document("x")) == ""
 
 
 def test_model_input_prefixes_the_title_once():
@@ -50,24 +49,46 @@ def test_passages_are_embedded_with_their_files_title(tmp_path, make_config, dat
     assert len(rows) > 4
     texts = {t for _, t, _ in rows}
     assert all(t in f"# Harbour logistics\n\n{BODY}" or t in BODY for t in texts)  # stored text: the passage only
-    assert all("crane manual" not in t for t in texts)
     assert hits and all("Harbour logistics" not in h.text or h.text.startswith("# Harbour") for h in hits)
     for name, text, vec in rows:
-        title = {"notes.md": "Harbour logistics", "crane_manual.txt": "crane manual"}[name]
-        expected = f"{title}\n{text}" if on and not text.startswith("# Harbour") else text
+        prefixed = on and name == "notes.md" and not text.startswith("# Harbour")  # a .txt has no title of its own
+        expected = f"Harbour logistics\n{text}" if prefixed else text
         assert np.allclose(vec, tiny_encoder.encode([expected])[0], atol=1e-5), (on, name, text[:40])
 
 
-def test_same_text_in_two_files_gets_two_vectors_with_title_context(tmp_path, make_config, data_dir, tiny_encoder):
+def test_same_text_under_two_titles_gets_two_vectors_and_copies_share_one(tmp_path, make_config, data_dir,
+                                                                          tiny_encoder):
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "volcanoes.txt").write_text("Magma rises through the crust.", encoding="utf-8")
-    (docs / "geology_exam.txt").write_text("Magma rises through the crust.", encoding="utf-8")
-    with Library(make_config(chunking={"title_context": True}), encoder=tiny_encoder) as lib:
-        lib.add_folder(docs)
-    (_, a, va), (_, b, vb) = stored(data_dir)
-    assert a == b
-    assert not np.allclose(va, vb)  # the vector is reused only for the very same model input
+    body = "Magma rises through the crust. " * 30
+    (docs / "volcanoes.md").write_text(f"# Volcanoes\n\n{body}", encoding="utf-8")
+    (docs / "exam.md").write_text(f"# Geology exam\n\n{body}", encoding="utf-8")
+    (docs / "copy_of_exam.md").write_text(f"# Geology exam\n\n{body}", encoding="utf-8")
+    with Library(make_config(chunking={"max_tokens": 32, "title_context": True}), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs)
+    rows = stored(data_dir)
+    by_file = {name: {t: v for n, t, v in rows if n == name} for name in ("volcanoes.md", "exam.md", "copy_of_exam.md")}
+    shared = [t for t in by_file["exam.md"] if t in by_file["volcanoes.md"] and not t.startswith("#")]
+    assert shared
+    assert not np.allclose(by_file["exam.md"][shared[0]], by_file["volcanoes.md"][shared[0]])  # another title
+    assert all(np.array_equal(v, by_file["copy_of_exam.md"][t]) for t, v in by_file["exam.md"].items())  # a copy
+    assert rep.chunks_embedded < len(rows)  # the copy was embedded from stored vectors, not again
+
+
+def test_the_title_costs_no_second_tokenization_of_a_passage(tmp_path, make_config, tiny_encoder, monkeypatch):
+    from test_index_pipeline import CountingTokenizer
+
+    counting = CountingTokenizer(tiny_encoder._tokenizer)
+    monkeypatch.setattr(tiny_encoder, "_tokenizer", counting)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text(f"# Harbour logistics\n\n{BODY}", encoding="utf-8")
+    with Library(make_config(chunking={"max_tokens": 48, "title_context": True}), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs)
+    assert rep.chunks_embedded > 3  # passages with the title in front were embedded ...
+    assert counting.calls == 0  # ... from the chunker's ids and the title's, never tokenized again
+    (_, text, vec), *_ = [r for r in stored(tmp_path / "library") if not r[1].startswith("#")]
+    assert np.allclose(vec, tiny_encoder.encode([f"Harbour logistics\n{text}"])[0], atol=1e-5)
 
 
 def one_file_library(tmp_path, config, encoder) -> dict[str, str]:

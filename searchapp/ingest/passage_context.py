@@ -4,14 +4,11 @@ A passage cut from the middle of a document often never names its subject ("the 
 that it halves the error"); the file's title does. With `chunking.title_context` on, each passage is embedded
 as "<title>\\n<passage>", while the stored text, its spans, the snippet and the lexical index stay exactly the
 passage (the title is context for the vector only). The title is the file's own (`Document.title`: HTML
-<title>, first Markdown/RST heading, PDF/DOCX/ODT/EPUB metadata), else its file name without the extension.
-Whether it helps was measured (README, "Passage context"); the default follows that table.
+<title>, first Markdown/RST heading, PDF/DOCX/ODT/EPUB metadata); a file without one is embedded as before.
+Whether it helps was measured (README, "Figures"); the default follows that table.
 """
 
 from __future__ import annotations
-
-import os
-import re
 
 from ..base.types import Document
 
@@ -19,16 +16,13 @@ __all__ = ["MAX_TITLE_TOKENS", "file_title", "model_input"]
 
 MAX_TITLE_TOKENS = 32  # word pieces of title at most: the rest of the window stays the passage's
 _MAX_TITLE_CHARS = 200
-_SEPARATORS = re.compile(r"[_\s]+")
 
 
-def file_title(doc: Document, path: str) -> str:
-    """The document's own title, else its file name without the extension ("q3_budget-draft" -> "q3 budget-draft")."""
-    title = doc.title.strip()
-    if not title:
-        stem = os.path.splitext(os.path.basename(path))[0]
-        title = _SEPARATORS.sub(" ", stem).strip()
-    return title[:_MAX_TITLE_CHARS]
+def file_title(doc: Document) -> str:
+    """The document's own title ("" when it has none). The file name is deliberately not used (README, "Passage
+    context"): it made copies of a file embed differently, cost a re-embedding on rename, and on a collection
+    whose names are ids it moved rankings by amounts no context can explain."""
+    return doc.title.strip()[:_MAX_TITLE_CHARS]
 
 
 def model_input(title: str, text: str) -> str:

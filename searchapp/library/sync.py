@@ -299,7 +299,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         except Exception as exc:  # a bug in one extractor must not abort the whole sync
             _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", get_index, rep, f)
             continue
-        title, title_tokens = _title_context(doc, path, encoder, config)
+        title, title_tokens = _title_context(doc, encoder, config)
         spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
         if not spans:
             _record_problem(store, root, old, path, "skipped", "no text found", get_index, rep, f)
@@ -309,6 +309,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         else:
             rep.updated += 1
         inputs = [model_input(title, c.text) for c in spans]
+        if any(i is not c.text for i, c in zip(inputs, spans)) and hasattr(encoder, "remember_joined"):
+            encoder.remember_joined(title, [c.text for c in spans], inputs)  # no second tokenization
         batcher.add(_Pending(f, sha, doc.kind or extractor_name(f.path) or "", spans, inputs,
                              [text_hash(t) for t in inputs], old is None))
     batcher.flush()
@@ -330,11 +332,13 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
     return rep
 
 
-def _title_context(doc, path: str, encoder, config: Config) -> tuple[str, int]:
+def _title_context(doc, encoder, config: Config) -> tuple[str, int]:
     """(title the bi-encoder reads before each passage, its word pieces); ("", 0) when title context is off."""
     if not config.chunking.title_context:
         return "", 0
-    title = file_title(doc, path)
+    title = file_title(doc)
+    if not title:
+        return "", 0
     offsets = encoder.token_offsets(title)
     if len(offsets) > MAX_TITLE_TOKENS:
         title = title[: offsets[MAX_TITLE_TOKENS - 1][1]]

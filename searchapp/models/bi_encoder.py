@@ -120,6 +120,7 @@ class BiEncoder:
         post = self._offsets_tokenizer.post_processor
         self._n_specials = int(post.num_special_tokens_to_add(False)) if post is not None else 0
         self._reuse_ids = self._reuse_matches_tokenizer()
+        self._join_ids = self._reuse_ids and self._joining_matches_tokenizer()
         # Queries: a tokenizer of their own (fast tokenizers are not shared across threads) and no wait
         # for the bulk lane's lock.
         self._query_tokenizer = load_tokenizer(path, require_fast=True)
@@ -153,6 +154,26 @@ class BiEncoder:
                 while len(cache) > _IDS_CACHE:
                     cache.popitem(last=False)
         return [enc.offsets for enc in encs]
+
+    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None:
+        """Keep for `encode` the ids of each `joined[i]` (= prefix + line break + texts[i], see
+        ingest/passage_context.py) made from the chunker's ids of texts[i] and one tokenization of `prefix`: a
+        title in front of every passage costs one tokenization per file, not a second one per passage. Only for
+        tokenizers where this equals tokenizing the joined text (checked once); others tokenize it in `encode`."""
+        if not self._join_ids:
+            return
+        from tokenizers import Encoding
+
+        with self._offsets_lock:
+            head = self._offsets_tokenizer.encode(prefix, add_special_tokens=False)
+            cache = self._ids_cache
+            for text, whole in zip(texts, joined):
+                enc = cache.get(text)
+                if enc is not None and whole != text:
+                    cache[whole] = Encoding.merge([head, enc], growing_offsets=True)
+                    cache.move_to_end(whole)
+            while len(cache) > _IDS_CACHE:
+                cache.popitem(last=False)
 
     def count_tokens(self, text: str) -> int:
         """Word pieces in `text`, special tokens excluded (the model adds 2, e.g. [CLS] and [SEP])."""
@@ -247,6 +268,20 @@ class BiEncoder:
         enc = self._offsets_tokenizer.post_process(enc, None, True)
         row = {"input_ids": enc.ids, "attention_mask": enc.attention_mask, "token_type_ids": enc.type_ids}
         return {k: v for k, v in row.items() if k in names}
+
+    def _joining_matches_tokenizer(self) -> bool:
+        """Whether ids(prefix) + ids(text) == ids(prefix + "\n" + text) for this tokenizer (WordPiece: yes;
+        tokenizers that mark a word's leading space may not be)."""
+        from tokenizers import Encoding
+
+        prefix, text = "Probe title: one tokenization", "per passage, checked once."
+        try:
+            tok = self._offsets_tokenizer
+            merged = Encoding.merge([tok.encode(prefix, add_special_tokens=False),
+                                     tok.encode(text, add_special_tokens=False)], growing_offsets=True)
+            return merged.ids == tok.encode(f"{prefix}\n{text}", add_special_tokens=False).ids
+        except Exception:
+            return False
 
     def _reuse_matches_tokenizer(self) -> bool:
         """Whether `_finish` reproduces the tokenizer's own output (else `encode` always tokenizes anew)."""
