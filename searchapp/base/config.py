@@ -74,7 +74,7 @@ class ScanConfig:
 class ChunkConfig:
     max_tokens: int = _f(200, "Passage length in bi-encoder word pieces (MiniLM truncates at 256, specials included).", min=16, max=510)
     overlap: float = _f(0.2, "Fraction of a passage repeated at the start of the next one.", min=0.0, max=0.89)
-    title_context: bool = _f(True, "Embed each passage with its file's title in front (the file's own title, else its name); the stored text and the lexical index are unchanged.")
+    title_context: bool = _f(True, "Embed each passage with its file's own title in front (HTML <title>, first heading, document metadata); the stored text and the lexical index are unchanged.")
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """Retrieval quality as a person sees it: the product against a plain pipeline, in the same run.
 
-Collections: ../shared/data/ir/cranfield, "scifact-sub" (the first 100 judged SciFact-train claims, their
-judged abstracts and 250 other abstracts drawn at random: the full ~12k-passage library takes over an hour to
-embed on 2 shared cores) and TrecQA dev pairs turned into a retrieval collection (every distinct candidate
-sentence is a file; a question's relevant files are its label-1 sentences).
+Collections: ../shared/data/ir/cranfield, scifact-train (5,183 abstracts, ~12k passages: 11 minutes to embed
+on a quiet 2-core CPU), "scifact-sub" (the first 100 judged SciFact-train claims, their judged abstracts and 250
+other abstracts drawn at random, for wide sweeps) and TrecQA dev pairs turned into a retrieval collection (every
+distinct candidate sentence is a file; a question's relevant files are its label-1 sentences). Documents are
+written as `eval ir` writes them (a titled one as a Markdown note opening with "# title").
 
 Per collection and mode (dense, lexical, hybrid), without reranking (the cross-encoder on 2 shared CPU cores is
 out of budget; the CUDA path is unmeasured):
@@ -14,13 +15,17 @@ out of budget; the CUDA path is unmeasured):
 - "plain":     the comparator: sentence-transformers all-MiniLM-L6-v2 on whole files truncated at 256 word
                pieces, exact cosine; SQLite FTS5 BM25 over whole files (same tokenizer and query words as the
                product); RRF (k = 60) of the two top-100 lists.
-Figures are nDCG@10 x 100. One JSON line per (collection, mode, variant), with "vs_plain" = shown - plain.
+Figures are nDCG@10 x 100. One JSON line per (collection, passage setting, mode, variant), with "vs_plain" =
+shown - plain. `--chunkings` builds one library per passage setting (CHUNKINGS: length, title context) and
+`--variants` runs search settings over each (VARIANTS: grouping and fusion).
 
 Everything expensive is cached under /tmp/searchapp-bench-quality (corpus files, the product's library, the
 plain pipeline's vectors), so later runs only search:
 
     python tests/benchmarks/bench_quality.py --collections cranfield,trecqa,scifact-train [--max-queries N]
     python tests/benchmarks/bench_quality.py --build-only --collections scifact-train   # warm the cache
+    python tests/benchmarks/bench_quality.py --collections cranfield,scifact-sub,trecqa \
+        --chunkings notitle,t128,t254,default,t254+title --variants default --eval-ir none   # item 6's table
 """
 
 from __future__ import annotations
