@@ -254,6 +254,15 @@ def test_property_text_is_preserved(tmp_path, text, bom, encoding):
     assert doc.text == expected
 
 
+def test_utf16_text_opening_with_nul_is_not_read_as_utf32(tmp_path):
+    """FF FE 00 00 is UTF-32-LE's BOM and also UTF-16-LE's BOM + a NUL (found by the property test above)."""
+    path = tmp_path / "p.txt"
+    path.write_bytes(b"\xff\xfe" + "\x00hello wide world".encode("utf-16-le"))
+    assert extract(path).text == "hello wide world"
+    path.write_bytes(b"\xff\xfe\x00\x00" + "hello wide world".encode("utf-32-le"))  # real UTF-32 still is
+    assert extract(path).text == "hello wide world"
+
+
 @settings(max_examples=60, deadline=None)
 @given(words=st.lists(st.text(st.characters(whitelist_categories=("L", "N")), min_size=1, max_size=12),
                       min_size=1, max_size=30),

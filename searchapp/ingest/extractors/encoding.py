@@ -38,9 +38,23 @@ def read_capped(path: Path, max_bytes: int) -> bytes:
     return data
 
 
+def _is_utf32(body: bytes, name: str) -> bool:
+    """Whether the bytes after a UTF-32 BOM really are UTF-32: whole 4-byte units, valid code points (checked on
+    the first 4 KiB)."""
+    if len(body) % 4:
+        return False
+    try:
+        body[:4096].decode(name)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _bom(data: bytes) -> Optional[tuple[int, str]]:
     for bom, name in _BOMS:
         if data.startswith(bom):
+            if name.startswith("utf-32") and not _is_utf32(data[len(bom):], name):
+                continue  # FF FE 00 00 is also UTF-16-LE's BOM followed by a NUL character
             return len(bom), name
     return None
 
