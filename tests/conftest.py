@@ -79,6 +79,36 @@ def build_tiny_bi_encoder(folder: Path, packaged_dir: Path, seed: int = 0) -> Pa
     return folder
 
 
+def build_tiny_library(root: Path, texts: dict[str, str], tiny_bi_encoder_dir: Path, tiny_encoder,
+                       models: str = "") -> Path:
+    """A data dir under `root` whose config.toml names the tiny bi-encoder (so a CLI subprocess loads the same
+    model), plus `models` (more TOML lines of [models]), with `texts` (file name -> text) indexed; its path."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    for name, text in texts.items():
+        (docs / name).write_text(text + "\n", encoding="utf-8")
+    data = root / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\n{models}', encoding="utf-8")
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs)
+    assert rep.added == len(texts)
+    return data
+
+
+@pytest.fixture
+def tiny_library(make_config, tiny_encoder):
+    """A Library over the test's data dir with the tiny bi-encoder and no reranker."""
+    from searchapp.library import Library
+
+    lib = Library(make_config(models={"reranker": ""}), encoder=tiny_encoder)
+    yield lib
+    lib.close()
+
+
 @pytest.fixture(scope="session")
 def tiny_bi_encoder_dir(tmp_path_factory, packaged_model_dir) -> Path:
     return build_tiny_bi_encoder(tmp_path_factory.mktemp("tiny-bi"), packaged_model_dir)

@@ -47,3 +47,15 @@ def make(root: Path) -> Path:
         if rel.startswith("old/"):
             os.utime(p, (OLD, OLD))
     return root
+
+
+def index(root: Path, encoder) -> tuple[Path, "object"]:
+    """The corpus under root/docs, indexed into root/library with `encoder`: (docs folder, its Config)."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    docs = make(root / "docs")
+    config = load_config(root / "library", env={})
+    with Library(config, encoder=encoder) as lib:
+        lib.add_folder(docs)
+    return docs, config

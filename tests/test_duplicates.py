@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -16,14 +15,7 @@ from searchapp.library import Library
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory, packaged_encoder):
-    from searchapp.base.config import load_config
-
-    root = tmp_path_factory.mktemp("dups")
-    docs = discover_corpus.make(root / "docs")
-    config = load_config(root / "library", env={})
-    with Library(config, encoder=packaged_encoder) as lib:
-        lib.add_folder(docs)
-    return docs, config
+    return discover_corpus.index(tmp_path_factory.mktemp("dups"), packaged_encoder)
 
 
 def rel(docs: Path, p: str) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import build_tiny_library
 from searchapp.base.config import load_config
 from searchapp.library import Library
 
@@ -39,19 +40,9 @@ def run_fresh(*argv: str) -> tuple[dict, str, str]:
 
 @pytest.fixture(scope="module")
 def tiny_library(tmp_path_factory, tiny_bi_encoder_dir, tiny_encoder):
-    root = tmp_path_factory.mktemp("fast")
-    docs = root / "docs"
-    docs.mkdir()
-    for i in range(5):
-        (docs / f"n{i}.txt").write_text(f"Note {i}: the orthodontist consultation is on Tuesday {i}.", encoding="utf-8")
-    data = root / "lib"
-    data.mkdir()
-    (data / "config.toml").write_text(
-        f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nprecision = "fp32"\nthreads = 1\n', encoding="utf-8")
-    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
-        rep = lib.add_folder(docs)
-    assert rep.added == 5
-    return data
+    notes = {f"n{i}.txt": f"Note {i}: the orthodontist consultation is on Tuesday {i}." for i in range(5)}
+    return build_tiny_library(tmp_path_factory.mktemp("fast"), notes, tiny_bi_encoder_dir, tiny_encoder,
+                              'precision = "fp32"\nthreads = 1\n')
 
 
 def test_status_imports_no_torch(tiny_library):

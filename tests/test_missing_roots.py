@@ -12,7 +12,6 @@ import pytest
 
 from searchapp.base.errors import ConfigError
 from searchapp.cli.main import main
-from searchapp.library import Library
 
 NOTES = {
     "orthodontist.txt": "Second visit: orthodontist consultation on 14 March at nine in the morning.",
@@ -29,10 +28,8 @@ def make_notes(folder: Path) -> Path:
 
 
 @pytest.fixture
-def library(make_config, tiny_encoder):
-    lib = Library(make_config(models={"reranker": ""}), encoder=tiny_encoder)
-    yield lib
-    lib.close()
+def library(tiny_library):
+    return tiny_library
 
 
 def test_root_renamed_away_is_kept_marked_missing_and_searchable(library, tmp_path):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import build_tiny_library
 from searchapp.base.errors import ModelLoadError, ModelNotFoundError
 from searchapp.models.resolve import explicit_path, is_path_spec, resolve_model
 
@@ -44,21 +45,9 @@ def _env(**extra) -> dict:
 @pytest.fixture(scope="module")
 def library(tmp_path_factory, tiny_encoder, tiny_bi_encoder_dir):
     """A small library indexed with the tiny bi-encoder, which its config.toml names."""
-    from searchapp.base.config import load_config
-    from searchapp.library import Library
-
-    root = tmp_path_factory.mktemp("safety")
-    docs = root / "docs"
-    docs.mkdir()
-    for i, text in enumerate(["volcanoes erupt lava and ash", "the castle had a moat and a drawbridge",
-                              "bebop saxophonists improvise quickly"]):
-        (docs / f"d{i}.txt").write_text(text + "\n")
-    data = root / "lib"
-    data.mkdir()
-    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\ndevice = "cpu"\n')
-    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
-        lib.add_folder(docs)
-    return data
+    texts = ["volcanoes erupt lava and ash", "the castle had a moat and a drawbridge", "bebop saxophonists improvise quickly"]
+    return build_tiny_library(tmp_path_factory.mktemp("safety"), {f"d{i}.txt": t for i, t in enumerate(texts)},
+                              tiny_bi_encoder_dir, tiny_encoder, 'device = "cpu"\n')
 
 
 def test_path_rule():

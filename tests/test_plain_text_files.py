@@ -9,7 +9,6 @@ import pytest
 
 from searchapp.base.errors import UnsupportedFileError
 from searchapp.ingest.extractors import extract
-from searchapp.library import Library
 
 TEXTS = {
     "README": "Frobnicator: a tool that untangles spaghetti wiring diagrams.",
@@ -24,10 +23,8 @@ TEXTS = {
 
 
 @pytest.fixture
-def library(make_config, tiny_encoder):
-    lib = Library(make_config(models={"reranker": ""}), encoder=tiny_encoder)
-    yield lib
-    lib.close()
+def library(tiny_library):
+    return tiny_library
 
 
 def test_unknown_names_with_text_content_are_indexed(library, tmp_path):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from searchapp.base.config import load_config
+from conftest import build_tiny_library
 from searchapp.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,18 +27,7 @@ DOCS = {"volcano.txt": "volcanoes erupt lava and ash over the island",
 
 
 def build_library(root: Path, tiny_encoder, tiny_bi_encoder_dir) -> Path:
-    from searchapp.library import Library
-
-    docs = root / "docs"
-    docs.mkdir(parents=True)
-    for name, text in DOCS.items():
-        (docs / name).write_text(text + "\n")
-    data = root / "lib"
-    data.mkdir()
-    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\ndevice = "cpu"\n')
-    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
-        lib.add_folder(docs)
-    return data
+    return build_tiny_library(root, DOCS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\ndevice = "cpu"\n')
 
 
 @pytest.mark.parametrize("command", [["search", "lava"], ["status"], ["eval", "ann"], ["reindex"], ["remove", "/x"]])

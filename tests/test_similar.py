@@ -17,14 +17,7 @@ from searchapp.library import Library, SearchFilters
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory, packaged_encoder):
-    from searchapp.base.config import load_config
-
-    root = tmp_path_factory.mktemp("similar")
-    docs = discover_corpus.make(root / "docs")
-    config = load_config(root / "library", env={})
-    with Library(config, encoder=packaged_encoder) as lib:
-        lib.add_folder(docs)
-    return docs, config
+    return discover_corpus.index(tmp_path_factory.mktemp("similar"), packaged_encoder)
 
 
 def test_similar_ranks_copy_and_rewording_first_and_never_the_source(indexed):

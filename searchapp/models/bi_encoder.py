@@ -165,8 +165,8 @@ class BiEncoder:
         from tokenizers import Encoding
 
         with self._offsets_lock:
-            head = self._offsets_tokenizer.encode(prefix, add_special_tokens=False)
-            cache = self._ids_cache
+            cache = self._ids_cache  # the sync counted the title's pieces with token_offsets: usually cached
+            head = cache.get(prefix) or self._offsets_tokenizer.encode(prefix, add_special_tokens=False)
             for text, whole in zip(texts, joined):
                 enc = cache.get(text)
                 if enc is not None and whole != text:

