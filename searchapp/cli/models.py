@@ -6,12 +6,16 @@ it needs no `models.allow_download`.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
 
 from ..base.config import Config, save_config
+from ..base.errors import Cancelled
 from ..base.progress import Progress
-from ..library.model_hub import config_using, hub_endpoint, list_models, pull_model, remove_cached_model
+from ..base.terminal import printable
+from ..library.model_hub import config_using, hub_host, list_models, pull_model, remove_cached_model
 
 __all__ = ["add_models_parser", "cmd_models"]
 
@@ -74,7 +78,7 @@ class _ByteBar:
                 self.bar = tqdm(total=p.total, unit="B", unit_scale=True, desc="downloading", file=sys.stderr,
                                 dynamic_ncols=True, leave=False)
             self.bar.n = p.done
-            self.bar.set_postfix_str(p.message, refresh=True)
+            self.bar.set_postfix_str(printable(p.message), refresh=True)
         elif p.stage in ("checking", "done"):
             self.close()
             if p.stage == "checking":
@@ -86,12 +90,39 @@ class _ByteBar:
             self.bar = None
 
 
+@contextlib.contextmanager
+def _ctrl_c_cancels(cancel):
+    """While a pull runs, Ctrl+C only sets `cancel` (the pull stops within seconds, see models/hub.py);
+    a second Ctrl+C interrupts at once. Either way the pull ends in one line and exit 130, no traceback."""
+
+    def handler(signum, frame):
+        if cancel.cancelled:
+            raise KeyboardInterrupt
+        cancel.cancel()
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread (embedded use): nothing to install
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _pull(args, config: Config, cancel) -> int:
     bar = _ByteBar()
     if bar.enabled:
-        print(f"downloading {args.id} from {hub_endpoint()} (safetensors, configs, tokenizer only)", file=sys.stderr)
+        print(f"downloading {printable(args.id)} from {hub_host()} (safetensors, configs, tokenizer only)",
+              file=sys.stderr)
     try:
-        got = pull_model(args.id, role=args.role, progress=bar, cancel=cancel)
+        with _ctrl_c_cancels(cancel):
+            got = pull_model(args.id, role=args.role, progress=bar, cancel=cancel)
+    except (Cancelled, KeyboardInterrupt):
+        bar.close()
+        print("searchapp: models pull cancelled; nothing was installed", file=sys.stderr)
+        return Cancelled.exit_code
     finally:
         bar.close()
     if args.use:
@@ -115,7 +146,7 @@ def _pull(args, config: Config, cancel) -> int:
 
 def _remove(args, config: Config) -> int:
     freed = remove_cached_model(args.id)
-    print(f"removed {args.id} from the Hugging Face cache ({freed / 1e6:.0f} MB freed)")
+    print(f"removed {printable(args.id)} from the Hugging Face cache ({freed / 1e6:.0f} MB freed)")
     m = config.models
     for role, spec in (("reranker", m.reranker), ("bi-encoder", m.bi_encoder)):
         if spec == args.id:

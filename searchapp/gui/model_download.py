@@ -5,14 +5,13 @@ searching and indexing go on meanwhile; this module never touches the network or
 from __future__ import annotations
 
 from typing import Callable, Optional
-from urllib.parse import urlsplit
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QInputDialog, QLabel, QMenu, QProgressBar, QPushButton,
                                QVBoxLayout, QWidget)
 
 from ..base.errors import SearchAppError
-from ..library.model_hub import KNOWN_MODELS, PulledModel, hub_endpoint, known_model, pull_model
+from ..library.model_hub import KNOWN_MODELS, PulledModel, hub_host, known_model, pull_model
 from .workers import JobRunner
 
 __all__ = ["DownloadDialog", "ModelDownloads", "download_menu", "describe"]
@@ -25,7 +24,7 @@ def describe(repo_id: str, role: str) -> str:
     """What the dialog says before anything is fetched."""
     k = known_model(repo_id)
     size = f"about {k.size_mb} MB" if k else "its size is shown as soon as the hub answers"
-    host = urlsplit(hub_endpoint()).netloc or hub_endpoint()
+    host = hub_host()  # never the credentials an HF_ENDPOINT may carry, never an exception
     return (f"<p>Download the {ROLE_WORD.get(role, role)} <b>{repo_id}</b> from <b>{host}</b> ({size}).</p>"
             "<p>Only its configuration, tokenizer and safetensors weights are fetched, into your Hugging Face cache; "
             "it is checked to load before it is used. Nothing else is sent or received, and nothing else in "

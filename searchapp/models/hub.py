@@ -1,37 +1,39 @@
 """Fetching a model from the Hugging Face hub, on explicit request only (`searchapp models pull`, the GUI's Download).
 
 This is the one place that ever opens a network connection, and only when a person asked for a model by
-name: `models.allow_download` is not needed and HF_HUB_OFFLINE does not stop it (huggingface_hub reads
-that once at import; it is lifted for the duration of the pull and restored after).
+name: `models.allow_download` is not needed and HF_HUB_OFFLINE does not stop it.
 
 What is fetched: configs, tokenizer files and safetensors weights (never pickles, ONNX or OpenVINO
-exports), with the real huggingface_hub client, one file after another into a private staging cache
-beside the real one. Only after every file arrived, the safetensors hashes match the hub's, and the
-model loads (a reranker with exactly one output label) is the repository moved into the normal
-Hugging Face cache, where `resolve_model` finds it offline like any cached model. A cancelled, failed or
-killed pull therefore never leaves a half-installed model behind: the staging folder is removed at once,
-or by the next pull when the process was killed.
+exports), one file after another with our own requests (hub_http.py: timeouts, size caps, cancel checks),
+each into a staging file whose name we chose. The hub is not trusted: commit ids must be hex, ETags plain
+tokens, file names plain relative names at most one folder deep; a body may not exceed its declared size,
+and weights must match the hub's sha256. Only when every file arrived and the model loads (a reranker with
+exactly one output label) is the Hugging Face cache layout (blobs/, snapshots/<commit>/, refs/main) built
+in staging and moved into the real cache, where `resolve_model` finds it offline like any cached model. A
+cancelled, failed or killed pull never leaves a half-installed model: the staging folder is removed at
+once, or by the next pull when the process was killed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional
-from urllib.parse import urlsplit
+from typing import Callable, Optional, TypeVar
 
 from ..base.config import DEFAULT_RERANKER
-from ..base.errors import Cancelled, ModelLoadError, ModelNotFoundError, SearchAppError
+from ..base.errors import Cancelled, ConfigError, ModelLoadError, ModelNotFoundError, SearchAppError
 from ..base.progress import CancelToken, ProgressFn, report
-from .resolve import file_sha256, hf_cache_dir, resolve_model
+from ..base.terminal import printable
+from .hub_http import DEFAULT_ENDPOINT, DownloadError, HubClient, host_of, parse_endpoint
+from .resolve import hf_cache_dir, resolve_model
 
 __all__ = [
     "DownloadError",
@@ -40,7 +42,10 @@ __all__ = [
     "RemoteModel",
     "PulledModel",
     "DEFAULT_ENDPOINT",
+    "MAX_PULL_BYTES",
     "hub_endpoint",
+    "hub_host",
+    "max_pull_bytes",
     "plan_pull",
     "pull_model",
     "remove_cached_model",
@@ -51,19 +56,19 @@ __all__ = [
     "STAGING_PREFIX",
 ]
 
-DEFAULT_ENDPOINT = "https://huggingface.co"
 ALLOW_PATTERNS = ("*.json", "*.safetensors", "*.txt", "*.model")  # configs, weights, vocab/merges, sentencepiece
 SKIP_FOLDERS = ("onnx/", "openvino/", "coreml/", "tf/", "flax/")  # other runtimes' exports of the same weights
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".h5", ".msgpack")
 STAGING_PREFIX = ".searchapp-pull-"
 MAX_FILES = 200  # a model folder has a dozen files; anything beyond this is not a model we can use
-STALL_GRACE_S = 3.0  # after Cancel, how long a download stuck in a socket read may take to notice
-
-
-class DownloadError(SearchAppError):
-    """The hub could not be reached, refused, or the disk filled up. Nothing was installed."""
-
-    exit_code = 1
+MAX_PULL_BYTES = 8 << 30  # all files of one pull together; $SEARCHAPP_MAX_PULL_MB overrides it
+STALL_GRACE_S = 2.0  # after Cancel, how long a request stuck in a socket read may take to notice
+# A file name a pull will write: plain ASCII words, at most one folder deep (e.g. 1_Pooling/config.json).
+_SAFE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-+@=,~ ]{0,127}(/[A-Za-z0-9_][A-Za-z0-9_.\-+@=,~ ]{0,127})?")
+_REPO_PART = r"[A-Za-z0-9](?:[A-Za-z0-9_.\-]{0,94}[A-Za-z0-9_])?"
+_REPO_ID = re.compile(rf"(?:{_REPO_PART}/)?{_REPO_PART}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -116,45 +121,62 @@ class PulledModel:
 
 
 def hub_endpoint(endpoint: Optional[str] = None) -> str:
-    """The hub to talk to: the argument, else $HF_ENDPOINT read now (huggingface_hub froze it at import)."""
-    return (endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
+    """The hub to talk to: the argument, else $HF_ENDPOINT read now (huggingface_hub froze it at import).
+    May hold credentials: show `hub_host()` instead."""
+    return (endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).strip().rstrip("/")
+
+
+def hub_host(endpoint: Optional[str] = None) -> str:
+    """host[:port] of the hub for messages: never its credentials, never an exception (even for `http://[::1`)."""
+    return host_of(hub_endpoint(endpoint))
+
+
+def max_pull_bytes() -> int:
+    """The most one pull may fetch: $SEARCHAPP_MAX_PULL_MB (megabytes), else MAX_PULL_BYTES."""
+    raw = os.environ.get("SEARCHAPP_MAX_PULL_MB", "").strip()
+    if not raw:
+        return MAX_PULL_BYTES
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if not mb > 0:
+        raise ConfigError(f"SEARCHAPP_MAX_PULL_MB must be a positive number of megabytes, not {printable(raw)!r}.")
+    return int(mb * 1e6)
 
 
 def repo_folder(repo_id: str, cache: Path) -> Path:
     return cache / f"models--{repo_id.replace('/', '--')}"
 
 
-# -- the network switch ---------------------------------------------------------------------------
-_ONLINE_LOCK = threading.Lock()
-_ONLINE_USERS = 0
-_SAVED: dict[str, object] = {}
+def _run_cancellable(fn: Callable[[], T], cancel: CancelToken, name: str) -> T:
+    """Run `fn` on a daemon thread and wait for it, watching `cancel` every 0.1 s.
 
+    Every request has a timeout, and `fn` checks `cancel` between chunks; a request stuck waiting for
+    bytes is abandoned after STALL_GRACE_S (it can only write into the staging folder, which goes)."""
+    outcome: dict[str, object] = {}
 
-@contextlib.contextmanager
-def _online() -> Iterator[None]:
-    """Let huggingface_hub make requests while a pull runs, whatever HF_HUB_OFFLINE said at import.
+    def work() -> None:
+        try:
+            outcome["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            outcome["error"] = exc
 
-    Xet is switched off too: one plain HTTP stream per file, written only into our staging folder
-    (Xet keeps a chunk cache of its own elsewhere, which a cancelled pull would leave behind).
-    """
-    global _ONLINE_USERS
-    from huggingface_hub import constants
-
-    with _ONLINE_LOCK:
-        if _ONLINE_USERS == 0:
-            _SAVED.update(HF_HUB_OFFLINE=constants.HF_HUB_OFFLINE, HF_HUB_DISABLE_XET=constants.HF_HUB_DISABLE_XET)
-            constants.HF_HUB_OFFLINE = False
-            constants.HF_HUB_DISABLE_XET = True
-        _ONLINE_USERS += 1
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    thread.start()
     try:
-        yield
-    finally:
-        with _ONLINE_LOCK:
-            _ONLINE_USERS -= 1
-            if _ONLINE_USERS == 0:
-                for name, value in _SAVED.items():
-                    setattr(constants, name, value)
-                _SAVED.clear()
+        while thread.is_alive():
+            thread.join(0.1)
+            if cancel.cancelled:
+                thread.join(STALL_GRACE_S)
+                raise Cancelled("download cancelled")
+    except BaseException:
+        cancel.cancel()  # a KeyboardInterrupt here: the worker stops at its next check
+        raise
+    err = outcome.get("error")
+    if err is not None:
+        raise err  # type: ignore[misc]
+    return outcome["value"]  # type: ignore[return-value]
 
 
 # -- planning ---------------------------------------------------------------------------------------
@@ -166,36 +188,46 @@ def _wanted(path: str) -> bool:
     return any(fnmatch(path.rsplit("/", 1)[-1], pat) for pat in ALLOW_PATTERNS)
 
 
-def plan_pull(repo_id: str, *, endpoint: Optional[str] = None) -> RemoteModel:
+def _remote_file(entry: dict, repo_id: str, host: str) -> RemoteFile:
+    """A listed file a pull will fetch, checked: a safe relative name, a sane size, a hex sha256 for weights."""
+    path = entry["path"]
+    if not _SAFE_PATH.fullmatch(path) or ".." in path:
+        raise DownloadError(f"{host} lists a file named {printable(path)!r} for {repo_id}; a pull only writes plain "
+                            "names (at most one folder deep), so nothing was downloaded.")
+    lfs = entry.get("lfs") if isinstance(entry.get("lfs"), dict) else None
+    size = (lfs or entry).get("size")
+    sha = lfs.get("oid") if lfs else None
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise DownloadError(f"{host} gave no usable size for {printable(path)} of {repo_id}; nothing was downloaded.")
+    if lfs is not None and not (isinstance(sha, str) and _SHA256.fullmatch(sha.lower())):
+        raise DownloadError(f"{host} gave a malformed sha256 for {printable(path)} of {repo_id}; nothing was downloaded.")
+    if path.endswith(".safetensors") and lfs is None:
+        raise DownloadError(f"{host} gave no sha256 for the weights {printable(path)} of {repo_id}; they cannot be "
+                            "checked, so nothing was downloaded.")
+    return RemoteFile(path, size, sha.lower() if sha else None)
+
+
+def plan_pull(repo_id: str, *, endpoint: Optional[str] = None, cancel: Optional[CancelToken] = None) -> RemoteModel:
     """Ask the hub which commit `repo_id` is at and which of its files a pull fetches (network; small requests).
 
-    Refuses a repository without safetensors weights before anything is downloaded.
+    Refuses a repository without safetensors weights, or bigger than max_pull_bytes(), before anything is
+    downloaded.
     """
     _check_repo_id(repo_id)
+    cancel = cancel or CancelToken()
     endpoint = hub_endpoint(endpoint)
-    from huggingface_hub import HfApi
-    from huggingface_hub.hf_api import RepoFile
+    client = HubClient(endpoint, cancel)
 
-    api = HfApi(endpoint=endpoint)
-    with _online():
-        try:
-            info = api.model_info(repo_id, revision="main")
-            commit = info.sha
-            entries = []
-            for f in api.list_repo_tree(repo_id, revision=commit, recursive=True):
-                if isinstance(f, RepoFile):
-                    entries.append(f)
-                    if len(entries) > 10 * MAX_FILES:
-                        break
-        except Exception as exc:  # noqa: BLE001 - mapped to one sentence each
-            raise _hub_error(exc, repo_id, endpoint) from exc
-    if not commit:
-        raise DownloadError(f"{_host(endpoint)} gave no revision for {repo_id}; it does not look like a Hugging Face hub.")
-    names = [f.path for f in entries]
-    files = tuple(RemoteFile(f.path, int(f.lfs.size if f.lfs else f.size or 0), f.lfs.sha256 if f.lfs else None)
-                  for f in entries if _wanted(f.path))
+    def ask() -> tuple[str, list[dict]]:
+        commit = client.revision(repo_id)
+        return commit, client.tree(repo_id, commit)
+
+    commit, entries = _run_cancellable(ask, cancel, f"plan {repo_id}")
+    names = [e["path"] for e in entries if e.get("type", "file") == "file" and isinstance(e.get("path"), str)]
+    files = tuple(_remote_file(e, repo_id, client.host) for e in entries
+                  if e.get("type", "file") == "file" and isinstance(e.get("path"), str) and _wanted(e["path"]))
     if not any(f.path.endswith(".safetensors") for f in files):
-        pickles = [n for n in names if n.endswith(PICKLE_SUFFIXES)]
+        pickles = [printable(n) for n in names if n.endswith(PICKLE_SUFFIXES)]
         if pickles:
             raise ModelLoadError(
                 f"{repo_id} has only pickled weights ({', '.join(sorted(pickles)[:3])}); searchapp loads safetensors "
@@ -205,11 +237,18 @@ def plan_pull(repo_id: str, *, endpoint: Optional[str] = None) -> RemoteModel:
         raise ModelLoadError(f"{repo_id} has no config.json; it is not a Transformers model, so nothing was downloaded.")
     if len(files) > MAX_FILES:
         raise ModelLoadError(f"{repo_id} has {len(files)} files to fetch; that is not a single model, so nothing was downloaded.")
-    # Small files first: a wrong repository fails on its config before 400 MB of weights arrive.
-    return RemoteModel(repo_id, commit, endpoint, tuple(sorted(files, key=lambda f: (f.size, f.path))))
+    if len({f.path for f in files}) != len(files):
+        raise DownloadError(f"{client.host} lists a file of {repo_id} twice; nothing was downloaded.")
+    plan = RemoteModel(repo_id, commit, endpoint, tuple(sorted(files, key=lambda f: (f.size, f.path))))
+    cap = max_pull_bytes()
+    if plan.total_bytes > cap:
+        raise DownloadError(f"{repo_id} is {_mb(plan.total_bytes)}, more than a pull may fetch ({_mb(cap)}; "
+                            "$SEARCHAPP_MAX_PULL_MB raises it); nothing was downloaded.")
+    # Small files first (that sort): a wrong repository fails on its config before 400 MB of weights arrive.
+    return plan
 
 
-# -- pulling ----------------------------------------------------------------------------------------
+# -- pulling ---------------------------------------------------------------------------------------
 def pull_model(repo_id: str, *, role: Optional[str] = None, endpoint: Optional[str] = None,
                cache_dir: Optional[Path] = None, progress: Optional[ProgressFn] = None,
                cancel: Optional[CancelToken] = None) -> PulledModel:
@@ -219,10 +258,12 @@ def pull_model(repo_id: str, *, role: Optional[str] = None, endpoint: Optional[s
     `cancel` is set (then nothing is installed), DownloadError, ModelNotFoundError or ModelLoadError.
     """
     cancel = cancel or CancelToken()
+    _check_repo_id(repo_id)
+    parse_endpoint(hub_endpoint(endpoint))  # a malformed HF_ENDPOINT is one sentence, before anything else
     cache = Path(cache_dir) if cache_dir is not None else hf_cache_dir()
     remove_stale_staging(cache)
     report(progress, "asking the hub", 0, None, repo_id)
-    plan = plan_pull(repo_id, endpoint=endpoint)
+    plan = plan_pull(repo_id, endpoint=endpoint, cancel=cancel)
     cancel.check()
 
     present = _installed_snapshot(repo_id, cache, plan)
@@ -241,14 +282,18 @@ def pull_model(repo_id: str, *, role: Optional[str] = None, endpoint: Optional[s
                             f"and {cache} has {_mb(free)} free.")
     staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=cache))
     try:
-        snapshot = _download(plan, staging, progress, cancel)
-        cancel.check()
-        report(progress, "checking", 0, None, repo_id)
-        _verify_hashes(plan, snapshot)
+        try:
+            blobs = _download(plan, staging, progress, cancel)
+            cancel.check()
+            report(progress, "checking", 0, None, repo_id)
+            staged = _lay_out(plan, staging, blobs)
+        except OSError as exc:
+            raise _disk_error(exc, cache, plan) from exc
+        snapshot = staged / "snapshots" / plan.commit
         role = role or guess_role(snapshot)
         sha = _verify_loads(snapshot, role, repo_id)
         cancel.check()
-        path = _install(staging / repo_folder(repo_id, Path()).name, cache, plan.commit) / "snapshots" / plan.commit
+        path = _install(staged, cache, plan.commit) / "snapshots" / plan.commit
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     # The proof the issue asks for: found offline, the way the app looks models up.
@@ -258,92 +303,75 @@ def pull_model(repo_id: str, *, role: Optional[str] = None, endpoint: Optional[s
     return PulledModel(repo_id, role, path, plan.commit, sha, plan.total_bytes)
 
 
-def _download(plan: RemoteModel, staging: Path, progress: Optional[ProgressFn], cancel: CancelToken) -> Path:
-    """Fetch every planned file into `staging` on a worker thread; the caller's thread watches `cancel`.
+def _download(plan: RemoteModel, staging: Path, progress: Optional[ProgressFn], cancel: CancelToken) -> list[str]:
+    """Fetch every planned file into staging/files/<n>.part (names we chose); returns each file's blob name.
 
-    huggingface_hub has no cancel switch: the progress bar it updates per chunk raises Cancelled instead,
-    and a download stuck waiting for bytes is abandoned after a short grace (its staging folder goes).
-    """
-    from huggingface_hub import hf_hub_download
-
-    state = {"done": 0, "file": ""}
-    lock = threading.Lock()
+    Each body is capped at its declared size while streaming, and weights must match the hub's sha256."""
+    client = HubClient(plan.endpoint, cancel)
+    parts = staging / "files"
+    parts.mkdir()
     total = plan.total_bytes
+    state = {"done": 0}
 
-    class _Bar:  # what hf_hub_download calls tqdm_class: counts bytes, reports them, and is where cancelling bites
-        def __init__(self, *args, **kwargs) -> None:
-            pass
+    def work() -> list[str]:
+        names = []
+        for i, f in enumerate(plan.files):
+            cancel.check()
+            before = state["done"]
 
-        def __enter__(self):
-            return self
+            def counted(n: int, name: str = f.path) -> None:
+                state["done"] += n
+                if state["done"] > total:  # cannot happen while each file is capped; the total cap's backstop
+                    raise DownloadError(f"{plan.repo_id} sent more than its {_mb(total)}; stopped.")
+                report(progress, "downloading", state["done"], total, name)
 
-        def __exit__(self, *exc) -> None:
-            pass
-
-        def update(self, n=1) -> None:
-            if cancel.cancelled:
-                raise Cancelled("download cancelled")
-            with lock:
-                state["done"] += int(n or 0)
-                done = state["done"]
-            report(progress, "downloading", min(done, total), total, state["file"])
-
-        def close(self) -> None:
-            pass
-
-        def set_postfix_str(self, *a, **k) -> None:
-            pass
-
-        def set_description(self, *a, **k) -> None:
-            pass
-
-        def refresh(self, *a, **k) -> None:
-            pass
-
-    outcome: dict[str, object] = {}
-
-    def work() -> None:
-        try:
-            with _online():
-                for f in plan.files:
-                    cancel.check()
-                    state["file"] = f.path
-                    before = state["done"]
-                    hf_hub_download(plan.repo_id, f.path, revision=plan.commit, cache_dir=str(staging),
-                                    endpoint=plan.endpoint, tqdm_class=_Bar)
-                    with lock:  # a file with no bytes reported (empty, or served in one go) still counts
-                        state["done"] = max(state["done"], before + f.size)
-            outcome["ok"] = True
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            outcome["error"] = exc
-        finally:
-            if cancel.cancelled:
-                shutil.rmtree(staging, ignore_errors=True)  # the caller may have left already
+            # "x": exclusive create; the folder was made by us and never re-created, so an abandoned
+            # download cannot write once the staging folder is gone.
+            with open(parts / f"{i}.part", "xb") as out:
+                sha256, git_sha1 = client.fetch(plan.repo_id, plan.commit, f.path, f.size, out, counted)
+            if f.sha256 and sha256 != f.sha256:
+                raise DownloadError(f"{printable(f.path)} of {plan.repo_id} arrived corrupted (sha256 mismatch); "
+                                    "nothing was installed. Try again.")
+            names.append(sha256 if f.sha256 else git_sha1)  # how huggingface_hub names blobs: LFS sha256, git sha1
+            state["done"] = before + f.size
+            report(progress, "downloading", state["done"], total, f.path)
+        return names
 
     report(progress, "downloading", 0, total, "")
-    thread = threading.Thread(target=work, name=f"pull {plan.repo_id}", daemon=True)
-    thread.start()
-    while thread.is_alive():
-        thread.join(0.1)
-        if cancel.cancelled:
-            thread.join(STALL_GRACE_S)
-            raise Cancelled("download cancelled")
-    err = outcome.get("error")
-    if err is not None:
-        if isinstance(err, (Cancelled, SearchAppError)):
-            raise err
-        raise _hub_error(err, plan.repo_id, plan.endpoint, plan) from err
-    return staging / repo_folder(plan.repo_id, Path()).name / "snapshots" / plan.commit
+    return _run_cancellable(work, cancel, f"pull {plan.repo_id}")
 
 
-def _verify_hashes(plan: RemoteModel, snapshot: Path) -> None:
-    for f in plan.files:
-        local = snapshot / f.path
-        if not local.is_file():
-            raise DownloadError(f"{f.path} of {plan.repo_id} did not arrive; nothing was installed. Try again.")
-        if f.sha256 and file_sha256(local) != f.sha256.lower():
-            raise DownloadError(f"{f.path} of {plan.repo_id} arrived corrupted (sha256 mismatch); nothing was installed. "
-                                "Try again.")
+def _inside(root: Path, path: Path) -> Path:
+    """`path`, after checking it resolves inside `root` (file names come from the hub)."""
+    real_root, real = os.path.realpath(root), os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root or real == real_root:
+        raise DownloadError(f"{printable(path.name)} would be written outside the download folder; refused.")
+    return path
+
+
+def _lay_out(plan: RemoteModel, staging: Path, blobs: list[str]) -> Path:
+    """Build the Hugging Face cache layout in staging from the downloaded parts; returns the repository folder."""
+    repo_dir = staging / repo_folder(plan.repo_id, Path()).name
+    blob_dir = repo_dir / "blobs"
+    snap = repo_dir / "snapshots" / plan.commit
+    blob_dir.mkdir(parents=True)
+    snap.mkdir(parents=True)
+    for i, (f, name) in enumerate(zip(plan.files, blobs)):
+        blob = _inside(blob_dir, blob_dir / name)
+        part = staging / "files" / f"{i}.part"
+        if blob.exists():  # the same bytes under two names
+            part.unlink()
+        else:
+            os.replace(part, blob)
+        dest = _inside(snap, snap / f.path)
+        dest.parent.mkdir(exist_ok=True)
+        _inside(snap, dest.parent)
+        try:
+            os.symlink(os.path.relpath(blob, dest.parent), dest)  # as huggingface_hub lays it out
+        except OSError:
+            shutil.copyfile(blob, dest)  # no symlinks here (some Windows setups): a copy works as well
+    _write_ref(repo_dir, plan.commit)
+    return repo_dir
 
 
 def guess_role(snapshot: Path) -> str:
@@ -385,7 +413,6 @@ def _installed_snapshot(repo_id: str, cache: Path, plan: RemoteModel) -> Optiona
 
 def _install(staged: Path, cache: Path, commit: str) -> Path:
     """Move a complete staged repository folder into the cache; returns the repository folder there."""
-    shutil.rmtree(staged / "trees", ignore_errors=True)  # a listing of the whole repo would call our subset "incomplete"
     _write_ref(staged, commit)  # files were fetched by commit; `main` is how the cache finds them offline
     target = cache / staged.name
     if not target.exists():
@@ -465,41 +492,6 @@ def remove_cached_model(repo_id: str, cache_dir: Optional[Path] = None) -> int:
 
 
 # -- errors -----------------------------------------------------------------------------------------
-def _class_names(exc: BaseException) -> set[str]:
-    names: set[str] = set()
-    e: Optional[BaseException] = exc
-    for _ in range(6):  # follow the cause chain a little: hub errors wrap the transport's
-        if e is None:
-            break
-        names.update(c.__name__ for c in type(e).__mro__)
-        e = e.__cause__ or e.__context__
-    return names
-
-
-def _hub_error(exc: BaseException, repo_id: str, endpoint: str, plan: Optional[RemoteModel] = None) -> SearchAppError:
-    """One sentence for each way the hub can fail (the type names cover huggingface_hub's httpx/requests eras)."""
-    host = _host(endpoint)
-    names = _class_names(exc)
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return _disk_error(exc, hf_cache_dir(), plan)
-    if names & {"RepositoryNotFoundError", "GatedRepoError"}:
-        return ModelNotFoundError(f"{repo_id} was not found on {host}; check the name (private and gated models "
-                                  "are not supported).")
-    if "RevisionNotFoundError" in names:
-        return ModelNotFoundError(f"{repo_id} has no main revision on {host}.")
-    if names & {"RemoteEntryNotFoundError", "EntryNotFoundError"}:
-        return DownloadError(f"A file of {repo_id} disappeared from {host} during the download; try again.")
-    if names & {"OfflineModeIsEnabled", "ConnectError", "ConnectTimeout", "ConnectionError", "TimeoutException",
-                "Timeout", "ReadTimeout", "LocalEntryNotFoundError", "NetworkError", "RemoteProtocolError",
-                "ProtocolError", "gaierror"}:
-        return DownloadError(f"Could not reach {host} to download {repo_id}: check the internet connection "
-                             "(nothing was changed).")
-    status = getattr(getattr(exc, "response", None), "status_code", None)
-    if status is not None:
-        return DownloadError(f"{host} answered HTTP {status} for {repo_id}; try again later (nothing was changed).")
-    return DownloadError(f"Downloading {repo_id} from {host} failed: {_first_sentence(str(exc)) or type(exc).__name__}.")
-
-
 def _disk_error(exc: OSError, cache: Path, plan: Optional[RemoteModel]) -> DownloadError:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         need = f" (it needs {_mb(plan.total_bytes)})" if plan else ""
@@ -508,14 +500,10 @@ def _disk_error(exc: OSError, cache: Path, plan: Optional[RemoteModel]) -> Downl
 
 
 def _check_repo_id(repo_id: str) -> None:
-    import re
-
-    if not re.fullmatch(r"[A-Za-z0-9][\w.\-]*/[A-Za-z0-9][\w.\-]*|[A-Za-z0-9][\w.\-]*", repo_id or "") or ".." in repo_id:
-        raise SearchAppError(f"{repo_id!r} is not a Hugging Face model id (like {DEFAULT_RERANKER}).")
-
-
-def _host(endpoint: str) -> str:
-    return urlsplit(endpoint).netloc or endpoint
+    """An id the hub itself accepts: owner/name of plain ASCII parts. "--" and ".." are refused, because the
+    cache folder is models--owner--name: `a--b` would name the folder of `a/b`."""
+    if not isinstance(repo_id, str) or not _REPO_ID.fullmatch(repo_id) or "--" in repo_id or ".." in repo_id:
+        raise ConfigError(f"{printable(repo_id)!r} is not a Hugging Face model id (like {DEFAULT_RERANKER}).")
 
 
 def _mb(n: int) -> str:

@@ -1,6 +1,7 @@
 """Where model weights come from: the packaged MiniLM, a local folder, or the local Hugging Face cache.
 
-Nothing here touches the network unless `allow_download=True`. Only safetensors weights are accepted:
+Nothing here touches the network unless `allow_download=True`, and then only through `models.hub.pull_model`
+(the one download path: staging folder, size caps, sha256 and load checks). Only safetensors weights are accepted:
 pickled checkpoints (pytorch_model.bin, *.pt, *.ckpt) can run arbitrary code when loaded, so a folder
 holding only those is refused and never handed to `torch.load`. Neither torch nor transformers is
 imported here, so resolving (and its errors) stays cheap.
@@ -56,8 +57,6 @@ PACKAGED_NAMES = (PACKAGED_BI_ENCODER, f"sentence-transformers/{PACKAGED_BI_ENCO
 
 _PICKLE_PATTERNS = ("*.bin", "*.pt", "*.pth", "*.ckpt", "*.pkl")
 _HF_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
-# What a download fetches: configs, tokenizer files and safetensors weights, never pickles or ONNX.
-_DOWNLOAD_PATTERNS = ["*.json", "*.safetensors", "*.txt", "*.model", "*/*.json", "*/*.safetensors"]
 _KIND_WORDS = {
     "bi-encoder": ("bi-encoder", "[models] bi_encoder"),
     "reranker": ("cross-encoder", "--reranker or [models] reranker"),
@@ -109,7 +108,11 @@ def resolve_model(spec: str, *, kind: str, allow_download: bool = False) -> Reso
         check_no_custom_code(path)
         return ResolvedModel(path=path, source="hf-cache", sha256=weights_sha256(path))
     if allow_download:
-        path = _transformer_folder(_download(spec, cache))
+        # The one download path (staging, size caps, sha256, a load check): `searchapp models pull`'s.
+        from .hub import pull_model
+
+        pulled = pull_model(spec, role="reranker" if kind == "reranker" else "bi-encoder")
+        path = _transformer_folder(pulled.path)
         check_no_custom_code(path)
         return ResolvedModel(path=path, source="hub", sha256=weights_sha256(path))
     raise ModelNotFoundError(
@@ -283,17 +286,6 @@ def _from_hf_cache(repo_id: str, cache: Path) -> Optional[Path]:
         return Path(snapshot_download(repo_id, cache_dir=str(cache), local_files_only=True))
     except (LocalEntryNotFoundError, FileNotFoundError, ValueError):
         return None
-
-
-def _download(repo_id: str, cache: Path) -> Path:
-    from huggingface_hub import snapshot_download
-
-    try:
-        return Path(
-            snapshot_download(repo_id, cache_dir=str(cache), allow_patterns=_DOWNLOAD_PATTERNS, local_files_only=False)
-        )
-    except Exception as exc:  # network, auth, offline mode, missing repo: all end the same way for the user
-        raise ModelNotFoundError(f"Could not download {repo_id!r} from the Hugging Face hub: {exc}") from exc
 
 
 def _transformer_folder(folder: Path) -> Path:
