@@ -221,10 +221,10 @@ def test_missing_repository_and_unreachable_hub_are_one_line_errors(hub, hf_cach
 
 def test_disk_full_and_bad_ids_read_as_one_sentence(hf_cache):
     from searchapp.base.errors import SearchAppError
-    from searchapp.models.hub import RemoteFile, RemoteModel, _hub_error, pull_model
+    from searchapp.models.hub import RemoteFile, RemoteModel, _disk_error, pull_model
 
     plan = RemoteModel("acme/x", "0" * 40, "http://127.0.0.1:1", (RemoteFile("model.safetensors", 90_000_000, None),))
-    err = _hub_error(OSError(errno.ENOSPC, "No space left on device"), "acme/x", plan.endpoint, plan)
+    err = _disk_error(OSError(errno.ENOSPC, "No space left on device"), hf_cache, plan)
     assert str(err).startswith("The disk holding ") and "is full (it needs 90 MB)" in str(err)
     with pytest.raises(SearchAppError, match="is not a Hugging Face model id"):
         pull_model("../../etc")

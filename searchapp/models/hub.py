@@ -341,10 +341,10 @@ def _download(plan: RemoteModel, staging: Path, progress: Optional[ProgressFn], 
     return _run_cancellable(work, cancel, f"pull {plan.repo_id}")
 
 
-def _inside(root: Path, path: Path) -> Path:
+def _inside(root: Path, path: Path, *, may_be_root: bool = False) -> Path:
     """`path`, after checking it resolves inside `root` (file names come from the hub)."""
     real_root, real = os.path.realpath(root), os.path.realpath(path)
-    if os.path.commonpath([real_root, real]) != real_root or real == real_root:
+    if os.path.commonpath([real_root, real]) != real_root or (real == real_root and not may_be_root):
         raise DownloadError(f"{printable(path.name)} would be written outside the download folder; refused.")
     return path
 
@@ -365,7 +365,7 @@ def _lay_out(plan: RemoteModel, staging: Path, blobs: list[str]) -> Path:
             os.replace(part, blob)
         dest = _inside(snap, snap / f.path)
         dest.parent.mkdir(exist_ok=True)
-        _inside(snap, dest.parent)
+        _inside(snap, dest.parent, may_be_root=True)
         try:
             os.symlink(os.path.relpath(blob, dest.parent), dest)  # as huggingface_hub lays it out
         except OSError:
