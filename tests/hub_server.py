@@ -8,6 +8,15 @@
 Unknown repositories answer 404 with X-Error-Code: RepoNotFound, as the hub does. A file can be made to
 stall half-way (`stall_once`): the server sends half, signals `stalled`, and waits for `release` before
 dropping the connection, which is how a pull gets cancelled mid-file.
+
+Hostile modes (off by default), for tests of a hub that is not to be trusted:
+  lie_etag        this ETag on every file response (e.g. '"../../../../tmp/x/evil"')
+  lie_commit      this commit id in the model info and X-Repo-Commit
+  stall_info      the revision request is never answered (until `release`)
+  endless_tree    every listing page is 100 folders and a Link rel="next" to one more page, forever
+  endless_body    these file paths answer with a body that never ends (zeros, no Content-Length; stops
+                  at ENDLESS_LIMIT or when the client hangs up); `sent[path]` counts what went out
+  extra_entries   entries appended to the listing (hostile file names)
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from typing import Optional
 
 _INFO = re.compile(r"^/api/models/(?P<repo>[^/]+(?:/[^/]+)?)/revision/(?P<rev>[^/]+)$")
 _TREE = re.compile(r"^/api/models/(?P<repo>[^/]+(?:/[^/]+)?)/tree/(?P<rev>[^/]+)$")
+ENDLESS_LIMIT = 96 << 20
 _RESOLVE = re.compile(r"^/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
 
 
@@ -38,6 +48,14 @@ class FakeHub:
         self.stall_file: Optional[tuple[str, str]] = None
         self.stalled = threading.Event()
         self.release = threading.Event()
+        self.lie_etag: Optional[str] = None
+        self.lie_commit: Optional[str] = None
+        self.stall_info = False
+        self.endless_tree = False
+        self.endless_body: set[str] = set()
+        self.extra_entries: list[dict] = []
+        self.sent: dict[str, int] = {}
+        self.headers_seen: list[dict] = []
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -81,15 +99,30 @@ class FakeHub:
 
     # -- serving --------------------------------------------------------------------------------
     def _serve(self, h: BaseHTTPRequestHandler, head: bool) -> None:
-        path = h.path.split("?", 1)[0]
+        path, _, query = h.path.partition("?")
         self.requests.append((h.command, path))
+        self.headers_seen.append(dict(h.headers))
+        if self.stall_info and _INFO.match(path):
+            self.release.wait(60)
+            h.close_connection = True
+            return
+        if self.endless_tree and _TREE.match(path):
+            page = int(re.search(r"cursor=(\d+)", query).group(1)) if "cursor=" in query else 0
+            entries = [{"type": "directory", "path": f"d{page}-{i}", "oid": "0" * 40} for i in range(100)]
+            link = f'<{self.url}{path}?recursive=true&cursor={page + 1}>; rel="next"'
+            return self._json(h, entries, head, {"Link": link})
         for rx, fn in ((_INFO, self._info), (_TREE, self._tree)):
             m = rx.match(path)
             if m:
                 repo = self.repos.get(m["repo"])
                 if repo is None:
                     return self._not_found(h, "RepoNotFound")
-                return self._json(h, fn(m["repo"], repo), head)
+                body = fn(m["repo"], repo)
+                if fn == self._info and self.lie_commit is not None:
+                    body["sha"] = self.lie_commit
+                if fn == self._tree:
+                    body = body + self.extra_entries
+                return self._json(h, body, head)
         m = _RESOLVE.match(path)
         if m is None:
             return self._not_found(h, None)
@@ -104,11 +137,15 @@ class FakeHub:
         if rng and rng.startswith("bytes="):
             start = int(rng[6:].split("-", 1)[0] or 0)
         body = data[start:]
+        etag = self.lie_etag or f'"{hashlib.sha256(data).hexdigest()}"'
+        commit = self.lie_commit or repo.commit
+        if m["path"] in self.endless_body:
+            return self._endless(h, m["path"], etag, commit, head)
         h.send_response(206 if start else 200)
         h.send_header("Content-Type", "application/octet-stream")
         h.send_header("Content-Length", str(len(body)))
-        h.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
-        h.send_header("X-Repo-Commit", repo.commit)
+        h.send_header("ETag", etag)
+        h.send_header("X-Repo-Commit", commit)
         h.send_header("Accept-Ranges", "bytes")
         h.end_headers()
         if head:
@@ -124,6 +161,25 @@ class FakeHub:
             return
         h.wfile.write(body)
 
+    def _endless(self, h: BaseHTTPRequestHandler, path: str, etag: str, commit: str, head: bool) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/octet-stream")
+        h.send_header("ETag", etag)
+        h.send_header("X-Repo-Commit", commit)
+        h.send_header("Connection", "close")  # no Content-Length: the body ends when the connection does
+        h.end_headers()
+        h.close_connection = True
+        if head:
+            return
+        block = b"\0" * 65536
+        self.sent[path] = 0
+        try:
+            while self.sent[path] < ENDLESS_LIMIT:
+                h.wfile.write(block)
+                self.sent[path] += len(block)
+        except OSError:  # the client hung up: what it asked for
+            pass
+
     @staticmethod
     def _info(repo_id: str, repo: Repo) -> dict:
         return {"id": repo_id, "modelId": repo_id, "sha": repo.commit, "private": False,
@@ -133,16 +189,19 @@ class FakeHub:
     def _tree(repo_id: str, repo: Repo) -> list:
         out = []
         for k, v in sorted(repo.files.items()):
-            entry = {"type": "file", "path": k, "size": len(v), "oid": hashlib.sha1(v).hexdigest()}
+            oid = hashlib.sha1(b"blob %d\0" % len(v) + v).hexdigest()  # git's blob id, as the hub lists it
+            entry = {"type": "file", "path": k, "size": len(v), "oid": oid}
             if k.endswith((".safetensors", ".bin", ".onnx")):
                 entry["lfs"] = {"oid": hashlib.sha256(v).hexdigest(), "size": len(v), "pointerSize": 134}
             out.append(entry)
         return out
 
     @staticmethod
-    def _json(h: BaseHTTPRequestHandler, obj, head: bool) -> None:
+    def _json(h: BaseHTTPRequestHandler, obj, head: bool, headers: Optional[dict] = None) -> None:
         body = json.dumps(obj).encode()
         h.send_response(200)
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(body)))
         h.end_headers()
