@@ -61,7 +61,7 @@ SKIP_FOLDERS = ("onnx/", "openvino/", "coreml/", "tf/", "flax/")  # other runtim
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".h5", ".msgpack")
 STAGING_PREFIX = ".searchapp-pull-"
 MAX_FILES = 200  # a model folder has a dozen files; anything beyond this is not a model we can use
-MAX_PULL_BYTES = 8 << 30  # all files of one pull together; $SEARCHAPP_MAX_PULL_MB overrides it
+MAX_PULL_BYTES = 8_000_000_000  # all files of one pull together; $SEARCHAPP_MAX_PULL_MB overrides it
 STALL_GRACE_S = 2.0  # after Cancel, how long a request stuck in a socket read may take to notice
 # A file name a pull will write: plain ASCII words, at most one folder deep (e.g. 1_Pooling/config.json).
 _SAFE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-+@=,~ ]{0,127}(/[A-Za-z0-9_][A-Za-z0-9_.\-+@=,~ ]{0,127})?")
