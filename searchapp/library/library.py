@@ -345,7 +345,6 @@ class Library:
         if index is None or index.deleted_fraction() <= COMPACT_DELETED_FRACTION:
             return False
         fresh = rebuild_index(self.store, self.config.index, index.dim)
-        fresh.set_ef(self.config.index.ef_search)
         self._index = fresh  # one reference swap: a search holding the old index finishes on it
         return True
 
@@ -578,16 +577,16 @@ class Library:
         group = group or s.group
         if group not in ("file", "passage"):
             raise ConfigError(f"unknown grouping {group!r} (file or passage)")
+        # ef is passed per call, never set on the shared index: a similar or duplicates call may run beside this one.
+        ef = max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1))
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                             rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
-                            fusion=s.fusion, dense_weight=s.dense_weight)
+                            fusion=s.fusion, dense_weight=s.dense_weight, ef=ef)
         encode_query = None
         index = None
         if mode != "lexical":
             self.check_model()
             index = self._follow_writers()
-            if index is not None:
-                index.set_ef(max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1)))
             encode_query = self._encode_query
         # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
@@ -608,9 +607,7 @@ class Library:
         is loaded. Hits are files (best passage pair shown); see similar.py for the score."""
         from .similar import find_similar
 
-        index = self.index()
-        if index is not None:
-            index.set_ef(self.config.index.ef_search)
+        index = self.index()  # searched with its default ef (index.ef_search)
         return find_similar(self.reader(), index, self._dim(), path, page=page, k=k or self.config.search.k,
                             filters=filters)
 
@@ -621,14 +618,9 @@ class Library:
         loaded. See duplicates.py for the similarity and DEFAULT_THRESHOLD for how the default was chosen."""
         from .duplicates import DEFAULT_THRESHOLD, find_duplicates
 
-        index = self.index()
-        try:
-            return find_duplicates(self.reader(), index, self._dim(),
-                                   threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
-                                   progress=progress, cancel=cancel)
-        finally:
-            if index is not None:
-                index.set_ef(self.config.index.ef_search)
+        return find_duplicates(self.reader(), self.index(), self._dim(),
+                               threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                               progress=progress, cancel=cancel)
 
     @_reads
     def status(self) -> LibraryStatus:
@@ -721,11 +713,8 @@ class Library:
             return {f"recall@{k}": None, "k": k, "queries": 0, "vectors": 0, "primary_metric": f"recall@{k}",
                     "ef_search": ef or self.config.index.ef_search, "backend": self.config.index.backend}
         ids, vectors = self.reader().vectors(None, dim)
-        try:
-            return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or self.config.index.ef_search,
-                                      seed=seed)
-        finally:
-            index.set_ef(self.config.index.ef_search)
+        return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or self.config.index.ef_search,
+                                  seed=seed)
 
     def close(self) -> None:
         """Stop watching, wait for searches in flight (another thread may be mid-query) and for a running

@@ -1,0 +1,108 @@
+"""Issue 18, the index and settings items: HNSW ef per call (no shared ef state between reader threads), the
+one "needs reindex" rule, and a FIFO among a cached model's files."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from searchapp.ann import HnswIndex
+from searchapp.base.config import IndexConfig
+
+# ---- 10a: ef is per call ------------------------------------------------------------------------------
+
+
+def _random_hnsw(n: int = 3000, dim: int = 32, seed: int = 3) -> tuple[HnswIndex, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    data = rng.normal(size=(n, dim)).astype(np.float32)  # unclustered: a low ef is visibly approximate
+    index = HnswIndex(dim, IndexConfig(backend="hnsw", m=4, ef_construction=10, ef_search=10))
+    index.add(np.arange(n), data)
+    queries = rng.normal(size=(64, dim)).astype(np.float32)
+    return index, queries
+
+
+def test_two_threads_searching_with_different_ef_each_get_their_own():
+    index, queries = _random_hnsw()
+    k = 10
+    low = index.search(queries, k, ef=k)[0]
+    high = index.search(queries, k, ef=3000)[0]
+    assert not np.array_equal(low, high)  # the two ef values give different answers on this index
+    assert index.params()["ef_search"] == 10  # and neither changed the index's default
+    wrong: list[str] = []
+    start = threading.Barrier(2)
+
+    def hammer(ef: int, want: np.ndarray) -> None:
+        start.wait()
+        for _ in range(60):
+            got = index.search(queries, k, ef=ef)[0]
+            if not np.array_equal(got, want):
+                wrong.append(f"ef={ef}")
+                return
+
+    threads = [threading.Thread(target=hammer, args=(k, low)), threading.Thread(target=hammer, args=(3000, high))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong
+
+
+class _EfSpy:
+    """The real hnswlib index, recording the ef in effect (hnswlib's own `ef`) at every knn_query."""
+
+    def __init__(self, raw) -> None:
+        self._raw = raw
+        self.calls: list[tuple[int, int]] = []  # (thread id, ef)
+
+    def __getattr__(self, name):
+        return getattr(self._raw, name)
+
+    def knn_query(self, q, k):
+        self.calls.append((threading.get_ident(), int(self._raw.ef)))
+        return self._raw.knn_query(q, k=k)
+
+
+def test_duplicates_keep_their_ef_while_a_search_and_similar_run_beside_them(tmp_path, make_config, tiny_encoder,
+                                                                            monkeypatch):
+    """The GUI's two reader threads: `similar` and a dense search start while `duplicates` is between two
+    batches. Each knn_query must run with its own call's ef (the old code set a shared one and reset it)."""
+    from searchapp.library import Library, duplicates
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i, text in enumerate(["Kelp forests grow fast in cold water.", "Volcanoes erupt molten rock and ash.",
+                              "Bees pollinate flowers in spring.", "Glaciers carve deep valleys over time.",
+                              "Owls hunt mice at night.", "Tides follow the moon's pull."]):
+        (docs / f"d{i}.txt").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(duplicates, "BATCH", 2)  # several batches from a small library
+    with Library(make_config(models={"reranker": ""}, index={"ef_search": 20}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        index = lib.index()
+        spy = _EfSpy(index._index)
+        index._index = spy
+        other: list[int] = []
+
+        def beside(*_args) -> None:
+            if other:
+                return
+
+            def run() -> None:
+                other.append(threading.get_ident())
+                lib.similar(str(docs / "d0.txt"))
+                lib.search("kelp", mode="dense")
+
+            t = threading.Thread(target=run)
+            t.start()
+            t.join()
+
+        lib.duplicates(progress=beside)
+        me = threading.get_ident()
+        dup_efs = {ef for tid, ef in spy.calls if tid == me}
+        other_efs = [ef for tid, ef in spy.calls if tid == other[0]]
+        n = len(index)
+        assert dup_efs == {max(duplicates.SEARCH_EF, min(duplicates.NEIGHBOURS + 1, n))}
+        assert len(other_efs) >= 2 and other_efs[0] == 20  # similar: the configured ef_search
+        assert other_efs[-1] == max(20, lib.config.search.candidates * 4)  # search: its candidate pool
+        assert index.params()["ef_search"] == 20
