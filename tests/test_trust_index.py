@@ -106,3 +106,62 @@ def test_duplicates_keep_their_ef_while_a_search_and_similar_run_beside_them(tmp
         assert len(other_efs) >= 2 and other_efs[0] == 20  # similar: the configured ef_search
         assert other_efs[-1] == max(20, lib.config.search.candidates * 4)  # search: its candidate pool
         assert index.params()["ef_search"] == 20
+
+
+# ---- 10c: one "needs reindex" rule ----------------------------------------------------------------------
+
+
+def test_settings_dialog_status_and_check_model_agree_on_what_needs_a_reindex(tmp_path, make_config, tiny_encoder,
+                                                                             tiny_bi_encoder_dir, packaged_model_dir):
+    """Built under `old`; for each change the GUI's needs_reindex (config vs config), `status`
+    (settings_mismatch: meta vs config by name) and check_model (meta vs the model's fingerprint) must agree.
+    title_context is soft (README, Passage context): it alone never needs a reindex."""
+    import json
+    import shutil
+
+    from searchapp.base.errors import ModelMismatchError
+    from searchapp.library import Library
+    from searchapp.library.reconfigure import needs_reindex
+    from searchapp.library.settings_check import settings_mismatch
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Kelp forests grow fast in cold water.", encoding="utf-8")
+    base = {"models": {"bi_encoder": str(tiny_bi_encoder_dir), "reranker": ""}, "chunking": {"max_tokens": 48}}
+    old = make_config(**base)
+    with Library(old, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        meta = lib.reader().meta()
+    alias = tmp_path / "alias"
+    alias.symlink_to(tiny_bi_encoder_dir, target_is_directory=True)  # the same model named another way
+    window = tmp_path / "short-window"
+    shutil.copytree(tiny_bi_encoder_dir, window)  # the same weights read through a shorter window
+    (window / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 64}), encoding="utf-8")
+
+    def with_(section: str, **values):
+        return make_config(**{**base, section: {**base.get(section, {}), **values}})
+
+    cases = {
+        "nothing": (make_config(**base), False),
+        "k and ef_search": (make_config(**base, search={"k": 3}, index={"ef_search": 7}), False),
+        "title_context": (with_("chunking", title_context=not old.chunking.title_context), False),
+        "model alias": (with_("models", bi_encoder=str(alias)), False),
+        "model": (with_("models", bi_encoder=str(packaged_model_dir)), True),
+        "max_seq_length": (with_("models", bi_encoder=str(window)), True),
+        "pooling": (with_("models", pooling="cls"), True),
+        "chunk size": (with_("chunking", max_tokens=64), True),
+        "overlap": (with_("chunking", overlap=0.1), True),
+    }
+    verdicts = {}
+    for name, (new, want) in cases.items():
+        dialog = needs_reindex(old, new)
+        status = settings_mismatch(new, meta) is not None
+        with Library(new) as lib:  # no encoder: check_model reads the model's identity from its files
+            try:
+                lib.check_model()
+                checked = False
+            except ModelMismatchError as exc:
+                checked = True
+                assert "searchapp reindex" in str(exc)
+        verdicts[name] = (dialog, status, checked)
+    assert verdicts == {name: (want, want, want) for name, (_, want) in cases.items()}

@@ -353,16 +353,10 @@ class Library:
 
     # -- model bookkeeping --------------------------------------------------
     def _expected_meta(self) -> dict[str, str]:
+        from ..models.identity import library_settings
+
         fingerprint, dim = self._model_identity()
-        c = self.config
-        return {
-            "model_fingerprint": fingerprint,
-            "model": c.models.bi_encoder,
-            "pooling": c.models.pooling,
-            "dim": str(dim),
-            "chunk_max_tokens": str(c.chunking.max_tokens),
-            "chunk_overlap": str(c.chunking.overlap),
-        }
+        return library_settings(self.config, fingerprint, dim)
 
     def check_model(self) -> None:
         """Raise ModelMismatchError when the library was built with another model, pooling or chunking."""
@@ -370,14 +364,11 @@ class Library:
         stored = reader.meta()
         if reader.chunk_count() == 0:
             return
-        expected = self._expected_meta()
-        diffs = [f"{k}: library has {stored.get(k)!r}, configured {v!r}" for k, v in expected.items()
-                 if k != "model" and stored.get(k) != v]
-        if diffs:
-            raise ModelMismatchError(
-                "this library was built with different settings (" + "; ".join(diffs) + "). "
-                "Run `searchapp reindex` to rebuild it with the current ones, or change the settings back."
-            )
+        from ..models.identity import reindex_message, reindex_reasons
+
+        problem = reindex_message(reindex_reasons(stored, self._expected_meta()))  # the one rule (status, GUI)
+        if problem:
+            raise ModelMismatchError(problem)
 
     def _record_passage_context(self, had_passages: bool, embedded: int) -> None:
         """Meta `chunk_context`: what the stored passages were embedded with ("title", "none", or "mixed" once
