@@ -165,3 +165,50 @@ def test_settings_dialog_status_and_check_model_agree_on_what_needs_a_reindex(tm
                 assert "searchapp reindex" in str(exc)
         verdicts[name] = (dialog, status, checked)
     assert verdicts == {name: (want, want, want) for name, (_, want) in cases.items()}
+
+
+# ---- 11 (part): a FIFO among a cached model's files ---------------------------------------------------
+
+
+def _fifo_cache(root):
+    """A hub cache with two broken repos: a snapshot whose weights are a FIFO, and one whose refs/main and
+    config.json are FIFOs (opening any of them for reading waits for a writer forever)."""
+    import os
+
+    cache = root / "hub"
+    snap = cache / "models--org--fifo-weights" / "snapshots" / ("a" * 40)
+    snap.mkdir(parents=True)
+    (cache / "models--org--fifo-weights" / "refs").mkdir()
+    (cache / "models--org--fifo-weights" / "refs" / "main").write_text("a" * 40, encoding="ascii")
+    (snap / "config.json").write_text('{"hidden_size": 32}', encoding="utf-8")
+    os.mkfifo(snap / "model.safetensors")
+    other = cache / "models--org--fifo-refs"
+    (other / "refs").mkdir(parents=True)
+    os.mkfifo(other / "refs" / "main")
+    snap2 = other / "snapshots" / ("b" * 40)
+    snap2.mkdir(parents=True)
+    os.mkfifo(snap2 / "config.json")
+    (snap2 / "model.safetensors").write_bytes(b"\0" * 16)
+    return cache
+
+
+def test_models_list_never_opens_a_fifo(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    cache = _fifo_cache(tmp_path)
+    data = tmp_path / "lib"
+    data.mkdir()
+    env = {**os.environ, "HF_HUB_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "SEARCHAPP_MODELS__RERANKER": ""}
+    try:
+        proc = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), "models", "list", "--json"],
+                              env=env, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("`models list` hung on a FIFO in the model cache")
+    assert proc.returncode == 0, proc.stderr
+    entries = {e["id"]: e for e in json.loads(proc.stdout)}
+    weights = entries["org/fifo-weights"]
+    assert weights["sha256"] is None and "not a regular file" in weights["problem"]
+    assert "org/fifo-refs" in entries  # listed from its snapshot folder; its role guessed without config.json

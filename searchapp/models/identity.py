@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from ..base.config import Config
-from ..base.errors import ModelLoadError
+from ..base.errors import ModelLoadError, UnsupportedFileError
+from ..base.safe_open import NOT_REGULAR, open_regular
 from .resolve import ResolvedModel, resolve_model
 
 __all__ = ["ModelIdentity", "bi_encoder_identity", "library_settings", "reindex_reasons", "reindex_message"]
@@ -65,7 +66,10 @@ def _read_json(file: Path) -> Optional[dict]:
     if not file.is_file():
         return None
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        with open_regular(file) as fh:  # is_file() was true, but it may have been swapped for a FIFO since
+            data = json.loads(fh.read().decode("utf-8"))
+    except UnsupportedFileError:
+        raise ModelLoadError(f"{file}: {NOT_REGULAR}") from None
     except (OSError, ValueError) as exc:
         raise ModelLoadError(f"{file}: {exc}") from None
     return data if isinstance(data, dict) else None
