@@ -212,3 +212,21 @@ def test_models_list_never_opens_a_fifo(tmp_path):
     weights = entries["org/fifo-weights"]
     assert weights["sha256"] is None and "not a regular file" in weights["problem"]
     assert "org/fifo-refs" in entries  # listed from its snapshot folder; its role guessed without config.json
+
+
+# ---- 10b: declared lower bounds ------------------------------------------------------------------------
+
+
+def test_the_declared_sqlite_utils_bound_has_what_the_store_uses():
+    """The store calls Database.atomic(), first in sqlite-utils 4.0 (3.37, once declared, has none);
+    `make test-lowest` installs exactly this bound and runs the store tests on it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    pins = subprocess.run([sys.executable, str(root / ".ci" / "lowest_versions.py")], capture_output=True,
+                          text=True, check=True).stdout.split()
+    version = next(p.split("==")[1] for p in pins if p.startswith("sqlite-utils=="))
+    assert tuple(int(x) for x in version.split(".")[:2]) >= (4, 0)
+    assert "test-lowest" in (root / "Makefile").read_text(encoding="utf-8").split("\ntest:")[1].splitlines()[0]
