@@ -131,7 +131,8 @@ class FilterScope:
     def allows(self, chunk_ids: np.ndarray) -> np.ndarray:
         return np.isin(chunk_ids, self.ids, assume_unique=False)
 
-    def dense(self, index: VectorIndex, queries: np.ndarray, k: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    def dense(self, index: VectorIndex, queries: np.ndarray, k: int, dim: int,
+              ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
         """Top min(k, allowed) allowed labels and similarities per query row, best first (like index.search)."""
         q = np.atleast_2d(np.asarray(queries, dtype=np.float32))
         n_allowed = len(self.ids)
@@ -141,7 +142,7 @@ class FilterScope:
             return np.empty((len(q), 0), np.int64), np.empty((len(q), 0), np.float32)
         if n_allowed <= EXACT_SUBSET_MAX or index is None:
             return self._exact(q, k, dim)
-        return self._widened(index, q, k)
+        return self._widened(index, q, k, ef)
 
     def _exact(self, q: np.ndarray, k: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
         ids, vecs = self.store.vectors(self.ids.tolist(), dim)
@@ -151,7 +152,7 @@ class FilterScope:
         self.stats.update(dense_strategy="exact over the allowed passages", dense_examined=int(len(ids)))
         return ids[top], np.clip(np.take_along_axis(scores, top, axis=1), -1.0, 1.0).astype(np.float32)
 
-    def _widened(self, index: VectorIndex, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _widened(self, index: VectorIndex, q: np.ndarray, k: int, ef: Optional[int]) -> tuple[np.ndarray, np.ndarray]:
         """Ask the index for k / selectivity (x2) neighbours, keep the allowed ones, and widen x4 until each
         query row has k of them or the whole index was read."""
         share = max(len(self.ids) / max(len(index), 1), 1e-6)
@@ -159,7 +160,7 @@ class FilterScope:
         rounds = 0
         while True:
             rounds += 1
-            labels, sims = index.search(q, depth)  # hnsw: ef follows depth
+            labels, sims = index.search(q, depth, ef=ef)  # hnsw: ef is raised to depth
             ok = self.allows(labels.reshape(-1)).reshape(labels.shape)
             if (ok.sum(axis=1) >= k).all() or depth >= len(index):
                 break

@@ -345,7 +345,6 @@ class Library:
         if index is None or index.deleted_fraction() <= COMPACT_DELETED_FRACTION:
             return False
         fresh = rebuild_index(self.store, self.config.index, index.dim)
-        fresh.set_ef(self.config.index.ef_search)
         self._index = fresh  # one reference swap: a search holding the old index finishes on it
         return True
 
@@ -354,16 +353,10 @@ class Library:
 
     # -- model bookkeeping --------------------------------------------------
     def _expected_meta(self) -> dict[str, str]:
+        from ..models.identity import library_settings
+
         fingerprint, dim = self._model_identity()
-        c = self.config
-        return {
-            "model_fingerprint": fingerprint,
-            "model": c.models.bi_encoder,
-            "pooling": c.models.pooling,
-            "dim": str(dim),
-            "chunk_max_tokens": str(c.chunking.max_tokens),
-            "chunk_overlap": str(c.chunking.overlap),
-        }
+        return library_settings(self.config, fingerprint, dim)
 
     def check_model(self) -> None:
         """Raise ModelMismatchError when the library was built with another model, pooling or chunking."""
@@ -371,14 +364,11 @@ class Library:
         stored = reader.meta()
         if reader.chunk_count() == 0:
             return
-        expected = self._expected_meta()
-        diffs = [f"{k}: library has {stored.get(k)!r}, configured {v!r}" for k, v in expected.items()
-                 if k != "model" and stored.get(k) != v]
-        if diffs:
-            raise ModelMismatchError(
-                "this library was built with different settings (" + "; ".join(diffs) + "). "
-                "Run `searchapp reindex` to rebuild it with the current ones, or change the settings back."
-            )
+        from ..models.identity import reindex_message, reindex_reasons
+
+        problem = reindex_message(reindex_reasons(stored, self._expected_meta()))  # the one rule (status, GUI)
+        if problem:
+            raise ModelMismatchError(problem)
 
     def _record_passage_context(self, had_passages: bool, embedded: int) -> None:
         """Meta `chunk_context`: what the stored passages were embedded with ("title", "none", or "mixed" once
@@ -578,16 +568,16 @@ class Library:
         group = group or s.group
         if group not in ("file", "passage"):
             raise ConfigError(f"unknown grouping {group!r} (file or passage)")
+        # ef is passed per call, never set on the shared index: a similar or duplicates call may run beside this one.
+        ef = max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1))
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                             rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
-                            fusion=s.fusion, dense_weight=s.dense_weight)
+                            fusion=s.fusion, dense_weight=s.dense_weight, ef=ef)
         encode_query = None
         index = None
         if mode != "lexical":
             self.check_model()
             index = self._follow_writers()
-            if index is not None:
-                index.set_ef(max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1)))
             encode_query = self._encode_query
         # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
@@ -608,9 +598,7 @@ class Library:
         is loaded. Hits are files (best passage pair shown); see similar.py for the score."""
         from .similar import find_similar
 
-        index = self.index()
-        if index is not None:
-            index.set_ef(self.config.index.ef_search)
+        index = self.index()  # searched with its default ef (index.ef_search)
         return find_similar(self.reader(), index, self._dim(), path, page=page, k=k or self.config.search.k,
                             filters=filters)
 
@@ -621,14 +609,9 @@ class Library:
         loaded. See duplicates.py for the similarity and DEFAULT_THRESHOLD for how the default was chosen."""
         from .duplicates import DEFAULT_THRESHOLD, find_duplicates
 
-        index = self.index()
-        try:
-            return find_duplicates(self.reader(), index, self._dim(),
-                                   threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
-                                   progress=progress, cancel=cancel)
-        finally:
-            if index is not None:
-                index.set_ef(self.config.index.ef_search)
+        return find_duplicates(self.reader(), self.index(), self._dim(),
+                               threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                               progress=progress, cancel=cancel)
 
     @_reads
     def status(self) -> LibraryStatus:
@@ -721,11 +704,8 @@ class Library:
             return {f"recall@{k}": None, "k": k, "queries": 0, "vectors": 0, "primary_metric": f"recall@{k}",
                     "ef_search": ef or self.config.index.ef_search, "backend": self.config.index.backend}
         ids, vectors = self.reader().vectors(None, dim)
-        try:
-            return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or self.config.index.ef_search,
-                                      seed=seed)
-        finally:
-            index.set_ef(self.config.index.ef_search)
+        return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or self.config.index.ef_search,
+                                  seed=seed)
 
     def close(self) -> None:
         """Stop watching, wait for searches in flight (another thread may be mid-query) and for a running

@@ -32,6 +32,7 @@ class SearchRequest:
     group: str = "file"  # file: each file once, its other passages in `more` | passage: every passage a row
     fusion: str = "convex"  # convex (normalised scores, weighted) | rrf
     dense_weight: float = 0.8  # the dense side's share in either fusion
+    ef: Optional[int] = None  # HNSW breadth for this search (None: the index's configured ef_search)
 
 
 @dataclass
@@ -73,7 +74,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         timings["encode"] = _ms(t0)
 
         def fetch_dense(n: int) -> list[tuple[int, float]]:
-            ids, sims = scope.dense(index, qvec, n, index.dim) if scope is not None else index.search(qvec, n)
+            ids, sims = (scope.dense(index, qvec, n, index.dim, ef=req.ef) if scope is not None
+                         else index.search(qvec, n, ef=req.ef))
             return [(int(i), float(s)) for i, s in zip(ids[0], sims[0])]
 
         available = len(scope.ids) if scope is not None else len(index)

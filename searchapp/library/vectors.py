@@ -58,7 +58,6 @@ def open_vector_index(store: Store, data_dir: Path, config: IndexConfig, dim: in
     except IndexCorruptError as exc:
         index = rebuild_index(store, config, dim, progress)
         return index, IndexOpenReport("rebuilt", f"vector index was unreadable ({exc}); rebuilt {len(index)} vectors from the library database")
-    index.set_ef(config.ef_search)
     if index.generation == generation and len(index) == store.chunk_count():
         return index, IndexOpenReport("loaded")
     added, removed = repair_index(index, store, dim)

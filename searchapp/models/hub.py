@@ -29,8 +29,9 @@ from typing import Iterator, Optional
 from urllib.parse import urlsplit
 
 from ..base.config import DEFAULT_RERANKER
-from ..base.errors import Cancelled, ModelLoadError, ModelNotFoundError, SearchAppError
+from ..base.errors import Cancelled, ModelLoadError, ModelNotFoundError, SearchAppError, UnsupportedFileError
 from ..base.progress import CancelToken, ProgressFn, report
+from ..base.safe_open import open_regular
 from .resolve import file_sha256, hf_cache_dir, resolve_model
 
 __all__ = [
@@ -349,8 +350,9 @@ def _verify_hashes(plan: RemoteModel, snapshot: Path) -> None:
 def guess_role(snapshot: Path) -> str:
     """reranker for a sequence classifier (config.json's architectures), else bi-encoder."""
     try:
-        cfg = json.loads((snapshot / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with open_regular(snapshot / "config.json") as fh:  # never open a FIFO: it would block forever
+            cfg = json.loads(fh.read(1 << 20).decode("utf-8"))
+    except (OSError, ValueError, UnsupportedFileError):
         return "bi-encoder"  # a sentence-transformers layout keeps config.json in a module folder
     archs = cfg.get("architectures") or []
     return "reranker" if any(str(a).endswith("ForSequenceClassification") for a in archs) else "bi-encoder"
