@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QApplication, QLabel, QStyleOptionViewItem, QTabl
                                QToolTip, QTreeWidget, QTreeWidgetItemIterator, QWidget)
 
 from searchapp.base.types import Hit, StageRanks, StageScores  # noqa: E402
-from searchapp.gui.highlight import query_terms, utf16_spans  # noqa: E402
+from searchapp.gui.highlight import query_terms  # noqa: E402
 from searchapp.gui.results_model import SNIPPET_ROLE, HtmlDelegate, ResultsModel  # noqa: E402
 
 WAIT_MS = 60_000
@@ -217,6 +217,8 @@ def preview_marks(qtbot, hit: Hit, query: str, text: str | None = None) -> list[
 
 
 def test_utf16_spans_count_astral_characters_twice():
+    from searchapp.gui.highlight import utf16_spans
+
     text = "😀😀 volcano 𝒳 eruption"
     assert utf16_spans(text, [(3, 10), (13, 21)]) == [(5, 12), (16, 24)]
     assert utf16_spans("plain volcano", [(6, 13)]) == [(6, 13)]

@@ -59,14 +59,20 @@ def _cjk_pattern(terms: list[str]) -> re.Pattern | None:
     return re.compile("(?=(" + "|".join(re.escape(t) for t in cjk) + "))") if cjk else None
 
 
-def _found(text: str, terms: list[str], lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+_Patterns = tuple  # (term_pattern, _cjk_pattern): built once per snippet, used per sentence
+
+
+def _patterns(terms: list[str]) -> _Patterns:
+    return term_pattern(terms), _cjk_pattern(terms)
+
+
+def _found(text: str, pats: _Patterns, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
     """[start, end) of every match of a term in text[lo:hi], in order (they may overlap)."""
     hi = len(text) if hi is None else hi
     out = []
-    pat = term_pattern(terms)
+    pat, cjk = pats
     if pat is not None:
         out += [(m.start(), m.end()) for m in pat.finditer(text, lo, hi)]
-    cjk = _cjk_pattern(terms)
     if cjk is not None:
         out += [(m.start(), m.start() + len(m.group(1))) for m in cjk.finditer(text, lo, hi)]
     return sorted(out)
@@ -75,7 +81,7 @@ def _found(text: str, terms: list[str], lo: int = 0, hi: int | None = None) -> l
 def term_spans(text: str, terms: list[str]) -> tuple[tuple[int, int], ...]:
     """The query words in `text` as [start, end) code-point ranges, overlapping and touching matches merged."""
     merged: list[list[int]] = []
-    for a, b in _found(text, terms):
+    for a, b in _found(text, _patterns(terms)):
         if merged and a <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], b)
         else:
@@ -97,18 +103,19 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240) -> Snippet:
     """The best window of `text` for the query (a string, or terms from `query_terms`), at most ~`width` chars."""
     terms = query_terms(query_or_terms) if isinstance(query_or_terms, str) else list(query_or_terms)
+    pats = _patterns(terms)
     sents = _sentences(text)
     best = 0
     if terms:
         def score(i: int) -> tuple[int, int, int]:
-            found = [text[a:b].lower() for a, b in _found(text, terms, sents[i][0], sents[i][1])]
+            found = [text[a:b].lower() for a, b in _found(text, pats, sents[i][0], sents[i][1])]
             return (len(set(found)), len(found), -i)
 
         best = max(range(len(sents)), key=score)
     lo = hi = best
     start, end = sents[best]
     if end - start > width:
-        start, end = _cut_around(text, start, end, terms, width)
+        start, end = _cut_around(text, start, end, pats, width)
     else:
         # Widen by whole sentences, the following one first (answers tend to follow their cue), while it fits.
         while True:
@@ -131,9 +138,9 @@ def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240) -
     return Snippet(text=shown, spans=term_spans(shown, terms), start=start, end=end)
 
 
-def _cut_around(text: str, start: int, end: int, terms: list[str], width: int) -> tuple[int, int]:
+def _cut_around(text: str, start: int, end: int, pats: _Patterns, width: int) -> tuple[int, int]:
     """A `width`-character cut of one long sentence, starting a little before its first query word, on word edges."""
-    found = _found(text, terms, start, end)
+    found = _found(text, pats, start, end)
     first = found[0][0] if found else None
     begin = start if first is None else max(start, first - width // 4)
     if begin > start:
