@@ -33,7 +33,7 @@ from .lock import writer_lock
 from .duplicates import DuplicateReport
 from .filters import SearchFilters
 from .query_check import query_problem
-from .root_state import missing_reason, owning_root
+from .root_state import missing_reason, owning_root, root_missing
 from .grouping import POOL_FACTOR
 from .search import SearchRequest, SearchResult, run_search
 from .settings_check import passage_context, passage_context_note, settings_mismatch
@@ -544,7 +544,7 @@ class Library:
         self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
-            missing = [r.path for r in self.store.roots() if missing_reason(r.path, self.store.has_files(r.id))]
+            missing = [r.path for r in self.store.roots() if root_missing(self.store, r)]
             if missing:
                 raise SearchAppError(
                     f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
@@ -639,7 +639,7 @@ class Library:
         for r in db.roots():
             n_files, n_chunks = db.conn.execute(
                 "SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = ?", (r.id,)).fetchone()
-            gone = missing_reason(r.path, n_files > 0)
+            gone = root_missing(db, r)
             roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
                                     state="missing" if gone else "ok", reason=gone))
         index = self._follow_writers()

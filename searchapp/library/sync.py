@@ -29,7 +29,7 @@ from ..ingest.fsnames import storable
 from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import NewChunk, RootRow, Store
-from .root_state import missing_reason
+from .root_state import root_missing
 
 __all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "in_scope"]
 
@@ -224,7 +224,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
     """Bring one root up to date. With `paths` (absolute, e.g. from a file watcher) only those files and
     folders are looked at: nothing else of the root is scanned, and a path that no longer exists is purged."""
     rep = SyncReport()
-    gone = missing_reason(root.path, store.has_files(root.id))
+    gone = root_missing(store, root)
     if gone is not None:  # keep everything: an unplugged drive or a renamed folder must not empty the index
         rep.missing_roots.append((root.path, gone))
         return rep

@@ -229,6 +229,12 @@ class Store:
     def has_files(self, root_id: int) -> bool:
         return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? LIMIT 1", (root_id,)).fetchone() is not None
 
+    def has_files_below(self, root_id: int, path: str) -> bool:
+        """Whether the root holds a file strictly below `path` (then `path` was indexed as a folder)."""
+        below = path.rstrip(os.sep) + os.sep
+        return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? AND path >= ? AND path < ? LIMIT 1",
+                                 (root_id, below, below[:-1] + chr(ord(os.sep) + 1))).fetchone() is not None
+
     def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
         """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
         below = path.rstrip(os.sep) + os.sep
