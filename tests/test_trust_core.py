@@ -129,3 +129,98 @@ def test_a_single_file_root_is_still_synced(tiny_library, tmp_path):
     one.write_text(TEXTS["sourdough.md"], encoding="utf-8")
     rep = tiny_library.sync()
     assert not rep.missing_roots and rep.updated == 1
+
+
+# -- 6. a model that produces NaN ------------------------------------------------------------------------
+def _poisoned_model(src: Path, dst: Path, word: str | None) -> Path:
+    """A copy of the tiny bi-encoder with NaN in its weights: in the embedding row of `word` (only texts
+    with that word come out NaN), or in the embedding LayerNorm (every text does)."""
+    from safetensors.numpy import load_file, save_file
+    from tokenizers import Tokenizer
+
+    shutil.copytree(src, dst)
+    w = load_file(str(dst / "model.safetensors"))
+    if word is None:
+        w["embeddings.LayerNorm.weight"][0] = np.nan
+    else:
+        for tid in Tokenizer.from_file(str(dst / "tokenizer.json")).encode(word, add_special_tokens=False).ids:
+            w["embeddings.word_embeddings.weight"][tid] = np.nan
+    save_file(w, str(dst / "model.safetensors"))
+    return dst
+
+
+def test_a_nan_model_is_refused_at_load_with_exit_5(tmp_path, tiny_bi_encoder_dir, capsys):
+    from searchapp.models import BiEncoder
+
+    bad = _poisoned_model(tiny_bi_encoder_dir, tmp_path / "nan-model", None)
+    with pytest.raises(ModelLoadError, match="NaN"):
+        BiEncoder(str(bad), device="cpu", precision="fp32", threads=1)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text(TEXTS["volcano.txt"], encoding="utf-8")
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{bad}"\nreranker = ""\ndevice = "cpu"\n')
+    assert main(["--data-dir", str(data), "index", str(docs)]) == 5
+    err = capsys.readouterr().err
+    assert "NaN" in err and "Traceback" not in err and len(err.strip().splitlines()) <= 2
+    assert main(["--data-dir", str(data), "status"]) == 0
+    assert main(["--data-dir", str(data), "search", "lava", "--mode", "dense"]) == 0
+
+
+def test_a_batch_with_nan_vectors_is_refused_and_the_library_stays_usable(tmp_path, tiny_bi_encoder_dir):
+    from searchapp.models import BiEncoder
+
+    bad = _poisoned_model(tiny_bi_encoder_dir, tmp_path / "nan-word", "volcanoes")
+    enc = BiEncoder(str(bad), device="cpu", precision="fp32", threads=1)  # the load probe is finite
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "orthodontist.txt").write_text(TEXTS["orthodontist.txt"], encoding="utf-8")
+    config = load_config(tmp_path / "lib", env={}, overrides={"models": {"bi_encoder": str(bad), "reranker": ""}})
+    with Library(config, encoder=enc) as lib:
+        assert lib.add_folder(notes).added == 1
+        chunks = lib.store.chunk_count()
+        (notes / "volcano.txt").write_text(TEXTS["volcano.txt"], encoding="utf-8")
+        (notes / "sourdough.md").write_text(TEXTS["sourdough.md"], encoding="utf-8")
+        with pytest.raises(ModelLoadError, match="nothing of this batch was written"):
+            lib.sync()
+        assert lib.store.chunk_count() == chunks  # the batch was not committed
+    with Library(config, encoder=enc) as lib:  # a fresh open: index and database agree, nothing crashes
+        st = lib.status()
+        assert st.consistent and not st.reindex_needed and st.chunks == chunks
+        assert lib.search("orthodontist visit", mode="dense").hits
+        with pytest.raises(ModelLoadError, match="NaN"):
+            lib.search("volcanoes", mode="dense")  # the query itself comes out NaN: one clean error
+
+
+def test_a_library_holding_nan_vectors_from_an_older_version_still_works(tmp_path, tiny_bi_encoder_dir, tiny_encoder,
+                                                                         capsys):
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\ndevice = "cpu"\n')
+    import sqlite3
+
+    db = sqlite3.connect(data / "library.sqlite")
+    (cid, blob), = db.execute("SELECT c.id, c.vector FROM chunks c JOIN files f ON f.id = c.file_id "
+                              "WHERE f.path LIKE '%volcano.txt'").fetchall()
+    poisoned = np.frombuffer(blob, dtype=np.float32).copy()
+    poisoned[0] = np.nan
+    with db:
+        db.execute("UPDATE chunks SET vector = ? WHERE id = ?", (poisoned.tobytes(), cid))
+    db.close()
+    for p in data.glob("vectors.*"):
+        p.unlink()  # as after a crash: the index is rebuilt from the stored vectors
+
+    docs = tmp_path / "docs"
+    argv = ["--data-dir", str(data)]
+    assert main([*argv, "status", "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)
+    assert st["vectors"] == st["chunks"] - 1 and st["consistent"]
+    assert "not finite" in st["reindex_needed"]
+    assert main([*argv, "search", "basaltic lava volcanoes", "--mode", "dense", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]  # valid JSON: no NaN score
+    assert hits and all(not Path(h["path"]).name == "volcano.txt" for h in hits)
+    assert main([*argv, "search", "lava", "--mode", "dense", "--in", str(docs), "--json"]) == 0  # exact scoring
+    assert json.loads(capsys.readouterr().out)["hits"]
+    assert main([*argv, "similar", str(docs / "sourdough.md"), "--json"]) == 0
+    assert main([*argv, "duplicates", "--json"]) == 0
+    assert main([*argv, "similar", str(docs / "volcano.txt"), "--json"]) == 0  # no usable passage: no hits
+    capsys.readouterr()

@@ -22,6 +22,7 @@ from ..ann import VectorIndex
 from ..base.config import Config, check_setting
 from ..base.errors import (ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, SearchAppError,
                            StoreError)
+from ..base.finite import require_finite
 from ..base.priority import lower_thread_priority
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
@@ -204,9 +205,17 @@ class Library:
                     self._query_encoder = load_query_encoder(
                         ident.resolved.path, pooling=self.config.models.pooling,
                         max_seq_length=ident.max_seq_length) or False
+        vec = None
         if self._encoder is None and self._query_encoder:
-            return self._query_encoder.encode_one(query)
-        return self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
+            try:
+                vec = self._query_encoder.encode_one(query)
+            except Exception:  # noqa: BLE001 - e.g. a query longer than the folder's position table
+                log.warning("NumPy query encoder failed; using the torch bi-encoder", exc_info=True)
+                self._query_encoder = False
+        if vec is None or not np.isfinite(vec).all():
+            vec = self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
+        require_finite(vec, self.config.models.bi_encoder, "for this query")
+        return vec
 
     def reranker(self):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
@@ -645,7 +654,11 @@ class Library:
         index = self._follow_writers()
         chunks = db.chunk_count()
         vectors = len(index) if index is not None else 0
-        consistent = vectors == chunks and (index is None or np.array_equal(index.ids(), db.chunk_ids()))
+        stored_ids = db.chunk_ids()
+        unusable = self._unusable_vectors(db, index, stored_ids)
+        # Rows with NaN/inf vectors are left out of the index on purpose: consistent when all else matches.
+        consistent = vectors + len(unusable) == chunks and (
+            index is None or np.array_equal(np.union1d(index.ids(), unusable), stored_ids))
         meta = db.meta()
         from ..models.resolve import resolve_model
 
@@ -661,6 +674,12 @@ class Library:
                 if not isinstance(exc, ModelNotFoundError):  # found but refused: pickles only, custom code
                     rer["refused"] = str(exc)
         notes = [n for n in (self.index_notice(), passage_context_note(self.config, meta) if chunks else None) if n]
+        reindex_needed = settings_mismatch(self.config, meta) if chunks else None
+        if len(unusable):
+            why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
+                   "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
+            notes.append(why)
+            reindex_needed = reindex_needed or why
         return LibraryStatus(
             data_dir=str(self.data_dir),
             roots=roots,
@@ -674,8 +693,20 @@ class Library:
             reranker=rer,
             device=describe_device(m.device, m.threads),
             notes=notes,
-            reindex_needed=settings_mismatch(self.config, meta) if chunks else None,
+            reindex_needed=reindex_needed,
         )
+
+    @staticmethod
+    def _unusable_vectors(db: Store, index: Optional[VectorIndex], stored_ids: np.ndarray) -> np.ndarray:
+        """Ids of stored passages whose vectors are NaN/inf (left out of the index): among those the index
+        lacks, the ones Store.vectors does not return. Cheap: only the passages missing from the index are read."""
+        if index is None or not len(stored_ids):
+            return np.empty(0, np.int64)
+        absent = np.setdiff1d(stored_ids, index.ids())
+        if not len(absent):
+            return absent
+        finite_ids, _ = db.vectors(absent.tolist())
+        return np.setdiff1d(absent, finite_ids)
 
     # -- live updates -------------------------------------------------------
     @property

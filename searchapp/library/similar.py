@@ -67,7 +67,10 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     scope = FilterScope(store, filters) if filters is not None and filters.active else None
     if index is None or not len(index) or dim is None:
         return result
-    _, src_vecs = store.vectors(src_ids, dim)
+    found, src_vecs = store.vectors(src_ids, dim)
+    src_ids = found.tolist()  # rows with unusable (non-finite) vectors are left out
+    if not src_ids:
+        return result
 
     # 1. Candidate files: the files of the source passages' nearest neighbours, by their best pair.
     depth = NEIGHBOURS + min(source.n_chunks, 4 * NEIGHBOURS)  # the source's own passages come back too

@@ -19,6 +19,7 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.config import Config
 from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ..base.finite import require_finite
 from ..base.progress import CancelToken, ProgressFn, report
 from ..base.safe_open import open_regular
 from ..base.types import ChunkSpan
@@ -133,6 +134,9 @@ class _Batcher:
             cancel = self.cancel if len(todo) > BATCH_CHUNKS else None
             vecs = self.encoder.encode(list(todo.values()), progress=self._embedding_progress(len(todo)),
                                        cancel=cancel)
+            # Refused before the batch's transaction: nothing of it is written, the library stays usable.
+            require_finite(vecs, getattr(self.encoder, "spec", "in use"),
+                           "while embedding; nothing of this batch was written")
             known.update(zip(todo.keys(), vecs))
             self.report.chunks_embedded += len(todo)
         removed: list[int] = []
