@@ -224,3 +224,76 @@ def test_a_library_holding_nan_vectors_from_an_older_version_still_works(tmp_pat
     assert main([*argv, "duplicates", "--json"]) == 0
     assert main([*argv, "similar", str(docs / "volcano.txt"), "--json"]) == 0  # no usable passage: no hits
     capsys.readouterr()
+
+
+# -- 8. one line, never a traceback ----------------------------------------------------------------------
+@pytest.fixture
+def small_library(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    return build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\ndevice = "cpu"\n')
+
+
+@pytest.mark.parametrize("argv", [
+    ["search", "lava", "--mode", "lexical", "--before", "9999-12-31"],
+    ["search", "lava", "--mode", "dense", "--after", "0001-01-01"],
+    ["similar", "{docs}/volcano.txt", "--after", "0001-01-01"],
+    ["similar", "{docs}/volcano.txt", "--page", str(10 ** 20)],
+], ids=["before-9999", "after-0001", "similar-after-0001", "similar-page-1e20"])
+def test_overflowing_dates_and_pages_are_one_line_exit_2(small_library, argv, capsys):
+    docs = small_library.parent / "docs"
+    code = main(["--data-dir", str(small_library), *[a.format(docs=docs) for a in argv]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("searchapp: error: ") and len(err.strip().splitlines()) == 1, err
+    assert "out of range" in err or "--page" in err
+
+
+def test_filter_bar_shows_an_out_of_range_date_as_its_error(qapp):
+    from PySide6.QtCore import QDate
+
+    from searchapp.gui.filter_bar import FilterBar
+
+    bar = FilterBar()
+    bar.before_on.setChecked(True)
+    bar.before.setDate(QDate(9999, 12, 31))
+    assert bar.filters() is None  # the bad field is ignored, as any bad field
+    assert "out of range" in bar.error.text() and "Before" in bar.error.text()
+    with pytest.raises(ConfigError, match="out of range"):
+        from searchapp.library.filters import SearchFilters
+
+        SearchFilters.build((), (), "0001-01-01", None)
+
+
+def _library_over(tmp_path, model: Path) -> Path:
+    from searchapp.models import BiEncoder
+
+    enc = BiEncoder(str(model), device="cpu", precision="fp32", threads=1)
+    return build_tiny_library(tmp_path / "lib-root", TEXTS, model, enc, 'reranker = ""\ndevice = "cpu"\n')
+
+
+def test_query_encoder_falls_back_to_torch_on_a_folder_it_cannot_read(tmp_path, tiny_bi_encoder_dir, capsys):
+    """bf16 safetensors: NumPy has no bfloat16 (a TypeError traceback before), transformers loads it."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from searchapp.models.query_encoder import load_query_encoder
+
+    model = shutil.copytree(tiny_bi_encoder_dir, tmp_path / "bf16-model")
+    w = load_file(str(model / "model.safetensors"))
+    save_file({k: v.to(torch.bfloat16) for k, v in w.items()}, str(model / "model.safetensors"),
+              metadata={"format": "pt"})
+    assert load_query_encoder(model, pooling="mean", max_seq_length=128) is None
+    data = _library_over(tmp_path, model)
+    assert main(["--data-dir", str(data), "search", "basaltic lava", "--mode", "dense", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hits"]
+
+
+def test_malformed_model_folder_for_the_query_encoder_is_exit_5(tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
+    """config.json without num_attention_heads: a KeyError traceback before; torch refuses it too, so exit 5."""
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\ndevice = "cpu"\n')
+    model = shutil.copytree(tiny_bi_encoder_dir, tmp_path / "no-heads")
+    cfg = json.loads((model / "config.json").read_text())
+    del cfg["num_attention_heads"]
+    (model / "config.json").write_text(json.dumps(cfg))
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{model}"\nreranker = ""\ndevice = "cpu"\n')
+    code = main(["--data-dir", str(data), "search", "basaltic lava", "--mode", "dense"])
+    err = capsys.readouterr().err
+    assert code == 5 and "Traceback" not in err and err.strip().splitlines()[-1].startswith("searchapp: error:"), err
