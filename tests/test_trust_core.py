@@ -297,3 +297,28 @@ def test_malformed_model_folder_for_the_query_encoder_is_exit_5(tmp_path, tiny_b
     code = main(["--data-dir", str(data), "search", "basaltic lava", "--mode", "dense"])
     err = capsys.readouterr().err
     assert code == 5 and "Traceback" not in err and err.strip().splitlines()[-1].startswith("searchapp: error:"), err
+
+
+# -- 11. searches during a reindex -----------------------------------------------------------------------
+def test_searches_during_a_reindex_carry_a_notice(tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\ndevice = "cpu"\n')
+    config = load_config(data, env={})
+    seen: dict = {}
+
+    def during(p) -> None:  # runs inside the reindex, its writer lock held, passages dropped and not yet back
+        if p.stage == "embedding" and "json" not in seen:
+            with Library(config, encoder=tiny_encoder) as other:
+                seen["result"] = other.search("orthodontist consultation", mode="lexical")
+                seen["status"] = other.status()
+            assert main(["--data-dir", str(data), "search", "orthodontist", "--mode", "lexical", "--json"]) == 0
+            seen["json"], seen["err"] = capsys.readouterr()
+
+    with Library(config, encoder=tiny_encoder) as lib:
+        lib.reindex(progress=during)
+        res = seen["result"]
+        assert not res.hits and res.reindex_notice.startswith("reindex in progress: 0% of passages embedded")
+        assert any(n.startswith("reindex in progress") for n in seen["status"].notes)
+        assert json.loads(seen["json"])["reindex_notice"].startswith("reindex in progress")
+        assert "searchapp: note: reindex in progress" in seen["err"]
+        after = lib.search("orthodontist consultation", mode="lexical")  # finished: hits, no notice
+        assert after.hits and after.reindex_notice is None and "reindex_notice" not in after.to_json()

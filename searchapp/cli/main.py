@@ -236,9 +236,11 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             nonlocal notice_shown
             res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
                              group=args.group)
-            if res.notice and not notice_shown:
-                print(f"searchapp: note: {printable(res.notice)}", file=sys.stderr)
-                notice_shown = True
+            if not notice_shown:
+                for notice in (res.notice, res.reindex_notice):
+                    if notice:
+                        print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
+                        notice_shown = True
             return res
 
         if args.query == "-":

@@ -43,6 +43,7 @@ from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_ind
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
+REINDEX_META = "reindex_from"  # passages before a reindex began; "" (or absent) when none is under way
 COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
 
 log = logging.getLogger(__name__)
@@ -456,7 +457,10 @@ class Library:
         self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
-            return self._sync(paths, progress, cancel)
+            rep = self._sync(paths, progress, cancel)
+            if paths is None and not rep.missing_roots:
+                self._clear_reindex_mark()
+            return rep
 
     def sync_changed(self, changed: list[str], progress: Optional[ProgressFn] = None,
                      cancel: Optional[CancelToken] = None) -> SyncReport:
@@ -558,13 +562,37 @@ class Library:
                 raise SearchAppError(
                     f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
                     "reconnect it, or forget it with `searchapp remove`")
+            before = self.store.chunk_count()
             with self.store.atomic():
                 self.store.forget_files()
+                # Searches meanwhile (another process, the window) see a library filling up again: this
+                # marker lets them say so instead of silently returning nothing (see reindex_notice).
+                self.store.set_meta(REINDEX_META, str(before))
                 self.store.bump_generation()
             self._index = None
             for p in self.data_dir.glob("vectors.*"):
                 p.unlink()
-            return self._sync(None, progress, cancel)
+            rep = self._sync(None, progress, cancel)
+            self._clear_reindex_mark()
+            return rep
+
+    def _clear_reindex_mark(self) -> None:
+        """Call with the writer lock held, after every root was synced in full (a reindex finished, or a
+        plain sync finished what an interrupted one left)."""
+        if self.store.get_meta(REINDEX_META):
+            with self.store.atomic():
+                self.store.set_meta(REINDEX_META, "")
+
+    def reindex_notice(self) -> Optional[str]:
+        """"reindex in progress: N% of passages embedded" while a reindex (here or in another process) has not
+        finished, else None. N compares the passages stored so far with those before the reindex began."""
+        reader = self.reader()
+        before = reader.get_meta(REINDEX_META)
+        if not before or not before.isdigit() or int(before) == 0:
+            return None
+        done = min(99, 100 * reader.chunk_count() // int(before))  # chunking may change the total: never 100
+        return (f"reindex in progress: {done}% of passages embedded; results come only from those "
+                "(an interrupted reindex finishes with `searchapp reindex` or `searchapp index`)")
 
     # -- reads --------------------------------------------------------------
     @_reads
@@ -608,6 +636,7 @@ class Library:
                 m.available = h.available
         if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
             result.notice = self._reranker_error
+        result.reindex_notice = self.reindex_notice()
         return result
 
     @_reads
@@ -673,7 +702,8 @@ class Library:
                 rer["message"] = str(exc)
                 if not isinstance(exc, ModelNotFoundError):  # found but refused: pickles only, custom code
                     rer["refused"] = str(exc)
-        notes = [n for n in (self.index_notice(), passage_context_note(self.config, meta) if chunks else None) if n]
+        notes = [n for n in (self.index_notice(), passage_context_note(self.config, meta) if chunks else None,
+                             self.reindex_notice()) if n]
         reindex_needed = settings_mismatch(self.config, meta) if chunks else None
         if len(unusable):
             why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
