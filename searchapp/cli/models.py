@@ -11,6 +11,7 @@ import sys
 
 from ..base.config import Config, save_config
 from ..base.progress import Progress
+from ..base.terminal import printable
 from ..library.model_hub import config_using, hub_endpoint, list_models, pull_model, remove_cached_model
 
 __all__ = ["add_models_parser", "cmd_models"]
@@ -51,9 +52,9 @@ def _list(args, config: Config) -> int:
     for e in entries:
         size = f"{e.bytes / 1e6:.0f} MB" if e.bytes else "-"
         used = ", ".join(e.in_use) or "-"
-        print(f"{e.role:<11}{e.source:<10}{size:>9}  {(e.sha256 or '-')[:12]:<14}{used:<22}{e.id}")
+        print(printable(f"{e.role:<11}{e.source:<10}{size:>9}  {(e.sha256 or '-')[:12]:<14}{used:<22}{e.id}"))
         if e.problem:
-            print(f"{'':<11}note: {e.problem}")
+            print(f"{'':<11}note: {printable(e.problem)}")
     return 0
 
 

@@ -33,13 +33,26 @@ WIDEN_FACTOR = 4
 _TYPE = re.compile(r"^[a-z0-9]{1,16}$")
 
 
+# Modification times are stored in int64 nanoseconds (1677-09-21 .. 2262-04-11): a day outside this range
+# cannot be compared in SQL (9999-12-31 overflowed the query), so it is refused as a bad value.
+FIRST_DAY, LAST_DAY = _dt.date(1678, 1, 1), _dt.date(2261, 12, 31)
+
+
 def parse_date(text: str, what: str) -> float:
-    """YYYY-MM-DD -> the start of that day in local time, as seconds since the epoch (ConfigError if bad)."""
+    """YYYY-MM-DD -> the start of that day in local time, as seconds since the epoch (ConfigError if bad).
+    The one parser of the CLI's --after/--before and the window's filter bar."""
     try:
         day = _dt.date.fromisoformat(text.strip())
     except (ValueError, AttributeError):
         raise ConfigError(f"{what} must be a date like 2026-01-31, got {text!r}") from None
-    return time.mktime((day.year, day.month, day.day, 0, 0, 0, 0, 0, -1))
+    out_of_range = ConfigError(f"{what} {day.isoformat()} is out of range: dates from {FIRST_DAY.isoformat()} "
+                               f"to {LAST_DAY.isoformat()} can be compared with file times")
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise out_of_range
+    try:
+        return time.mktime((day.year, day.month, day.day, 0, 0, 0, 0, 0, -1))
+    except (OverflowError, ValueError):  # a platform whose time_t is narrower
+        raise out_of_range from None
 
 
 def parse_types(values: Iterable[str]) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ class SearchResult:
     hits: list[Hit]
     reranked: bool
     notice: Optional[str] = None  # e.g. why reranking did not run
+    reindex_notice: Optional[str] = None  # a reindex is under way: results come only from what it embedded so far
     timings_ms: dict[str, float] = field(default_factory=dict)
     filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
     group: str = "file"
@@ -49,6 +50,8 @@ class SearchResult:
     def to_json(self) -> dict:
         out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
                "hits": [h.to_json() for h in self.hits]}
+        if self.reindex_notice:
+            out["reindex_notice"] = self.reindex_notice
         if self.filter_stats is not None:
             out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
         return out
