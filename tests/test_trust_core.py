@@ -254,8 +254,10 @@ def test_filter_bar_shows_an_out_of_range_date_as_its_error(qapp):
     bar = FilterBar()
     bar.before_on.setChecked(True)
     bar.before.setDate(QDate(9999, 12, 31))
-    assert bar.filters() is None  # the bad field is ignored, as any bad field
-    assert "out of range" in bar.error.text() and "Before" in bar.error.text()
+    # The date field cannot hold a day the core refuses: it clamps to its last day, which the core accepts.
+    assert bar.before.date().year() <= 2261
+    filters = bar.filters()
+    assert filters is not None and filters.before is not None and not bar.error.text()
     with pytest.raises(ConfigError, match="out of range"):
         from searchapp.library.filters import SearchFilters
 
