@@ -447,8 +447,11 @@ class MainWindow(QMainWindow):
             return
         self._show_result(result, k)
         t = result.timings_ms.get("total")
-        self.statusBar().showMessage(f"{min(k, len(result.hits))} results" + (f" in {t:.0f} ms" if t else "")
-                                     + (" (reranked)" if result.reranked else ""), 8000)
+        message = (f"{min(k, len(result.hits))} results" + (f" in {t:.0f} ms" if t else "")
+                   + (" (reranked)" if result.reranked else ""))
+        if result.reindex_notice:  # otherwise a search during a reindex looks like "nothing matches"
+            message += f" · {result.reindex_notice}"
+        self.statusBar().showMessage(message, 0 if result.reindex_notice else 8000)
         if result.notice and self.rerank_box.isChecked():
             self.show_reranker_notice(result.notice)
         self.searchFinished.emit(result)
