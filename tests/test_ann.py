@@ -482,11 +482,11 @@ def test_hnsw_ef_setting(recall_data):
     index = HnswIndex(64, IndexConfig(backend="hnsw", ef_search=10))
     index.add(np.arange(len(base)), base)
     assert index.params()["ef_search"] == 10
-    index.set_ef(200)
-    assert index.params()["ef_search"] == 200
+    assert index.search(queries[0], 50, ef=200)[0].shape == (1, 50)
+    assert index.params()["ef_search"] == 10  # ef is per call: the index's default never changes
     assert index.search(queries[0], 50)[0].shape == (1, 50)  # ef is raised to k for a query
     with pytest.raises(ValueError):
-        index.set_ef(0)
+        index.search(queries[0], 5, ef=0)
 
 
 def test_hnsw_capacity_grows_geometrically():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from searchapp.base.errors import ConfigError
-from searchapp.evaluation.beir import BeirCollection, load_beir
+from searchapp.datasets.beir import BeirCollection, load_beir
 
 
 def write_beir(root: Path, corpus=None, queries=None, qrels=None, split: str = "test") -> Path:

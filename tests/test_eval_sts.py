@@ -9,7 +9,7 @@ import pytest
 
 from searchapp.evaluation.correlation import average_ranks, pearson, spearman
 from searchapp.evaluation.metrics import evaluate_run, mrr_at_k, ndcg_at_k
-from searchapp.evaluation.pairs import ScoredPair
+from searchapp.datasets.pairs import ScoredPair
 from searchapp.evaluation.sts import evaluate_sts
 
 

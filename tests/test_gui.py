@@ -247,7 +247,7 @@ def test_settings_round_trip_and_reindex_offer(qtbot, make_window, tmp_corpus, d
     dlg.candidates.setValue(40)
     assert not dlg.warning.text()
     dlg.title_context.setChecked(not dlg.title_context.isChecked())
-    assert dlg.warning.text()  # passage context changes the vectors: a re-index
+    assert not dlg.warning.text()  # passage context is soft (README): new files follow it, no forced re-index
     dlg.title_context.setChecked(not dlg.title_context.isChecked())
     assert not dlg.warning.text()
     dlg.max_tokens.setValue(32)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from searchapp.models import pooling
-from searchapp.models.wk import wk_pool, wk_windows
+from searchapp.models.sbert_wk import wk_pool, wk_windows
 
 
 def reference_wk(hidden_states, mask, layer_start=4, m=2, omega=0.5) -> np.ndarray:

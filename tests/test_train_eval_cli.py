@@ -143,10 +143,7 @@ def test_ann_recall_counts_misses_and_forgives_ties():
     class Wrong:  # returns fixed far-away labels: recall must drop to (almost) nothing
         name = "wrong"
 
-        def set_ef(self, ef):
-            pass
-
-        def search(self, q, k):
+        def search(self, q, k, ef=None):
             return np.tile(ids[-k:], (len(q), 1)), None
 
     assert measure_ann_recall(Wrong(), ids, vecs, k=10, sample=50, ef=10)["recall@10"] < 0.2

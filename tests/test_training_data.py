@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from searchapp.base.errors import ConfigError, SearchAppError
-from searchapp.evaluation.beir import BeirCollection
-from searchapp.evaluation.pairs import read_labeled_pairs, read_scored_pairs, read_triplets
+from searchapp.datasets.beir import BeirCollection
+from searchapp.datasets.pairs import read_labeled_pairs, read_scored_pairs, read_triplets
 from searchapp.training.data import cross_encoder_data, regression_data, softmax_data, triplet_data
 from searchapp.training.mining import mine_hard_negatives
 

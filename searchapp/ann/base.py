@@ -67,7 +67,7 @@ class VectorIndex(ABC):
         self.config = config or IndexConfig(backend=self.name)
         self.generation = 0
         # Writers (add/remove/resize) must never run beside a search; reads share the lock too because
-        # a search also mutates (hnswlib's ef is global to the index).
+        # a search also mutates (hnswlib's ef is index state: set and used under one hold of the lock).
         self._lock = threading.RLock()
 
     # ---- the index itself -------------------------------------------------------------------------
@@ -81,8 +81,10 @@ class VectorIndex(ABC):
         """Delete labels; unknown ones are ignored."""
 
     @abstractmethod
-    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Top min(k, len(self)) labels (q, k') int64 and cosine similarities (q, k') float32, best first."""
+    def search(self, queries: np.ndarray, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        """Top min(k, len(self)) labels (q, k') int64 and cosine similarities (q, k') float32, best first.
+        `ef`: query-time breadth of approximate backends for this call only (None: config.ef_search; raised
+        to k); exact search ignores it. Per call, never stored: two threads may search with different ones."""
 
     @abstractmethod
     def __len__(self) -> int:
@@ -92,9 +94,6 @@ class VectorIndex(ABC):
     def ids(self) -> np.ndarray:
         """Live labels, sorted int64."""
 
-    def set_ef(self, ef: int) -> None:
-        """Query-time breadth of approximate backends; exact search ignores it."""
-
     def deleted_fraction(self) -> float:
         """Share of storage held by deleted vectors (a hint to compact by rebuilding)."""
         return 0.0
@@ -103,9 +102,11 @@ class VectorIndex(ABC):
         """Build parameters recorded in the sidecar."""
         return {}
 
-    def _prepare_queries(self, queries: Any, k: int) -> tuple[np.ndarray, int]:
+    def _prepare_queries(self, queries: Any, k: int, ef: Optional[int] = None) -> tuple[np.ndarray, int]:
         if int(k) < 0:
             raise ValueError(f"k must be >= 0, got {k}")
+        if ef is not None and int(ef) < 1:
+            raise ValueError(f"ef must be >= 1, got {ef}")
         return as_unit_vectors(queries, self.dim, "queries"), int(k)
 
     def _prepare_add(self, ids: Any, vectors: Any) -> tuple[np.ndarray, np.ndarray]:

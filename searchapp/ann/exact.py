@@ -77,8 +77,8 @@ class ExactIndex(VectorIndex):
                     self._row[moved] = row
                 self._count = last
 
-    def search(self, queries: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
-        q, k = self._prepare_queries(queries, k)
+    def search(self, queries: Any, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        q, k = self._prepare_queries(queries, k, ef)
         with self._lock:
             k = min(k, self._count)
             if k == 0:

@@ -5,7 +5,8 @@ hnswlib facts this module is built around (0.8.0):
 - the capacity is fixed at init: `resize_index` before adding past it (grown ×1.5, at least 1024).
 - `knn_query` raises when it cannot find k live results: k is clamped to the live count, and a rare
   failure after many deletions is retried with a wider ef, then answered exactly.
-- `ef` is global to the index and forgotten by `load_index`: it is set before every query.
+- `ef` is index state (`knn_query` takes none) and forgotten by `load_index`: `search(..., ef=)` sets it and
+  queries under one hold of the lock, so a search beside another with a different ef gets its own.
 - `add_items`/`resize_index` are unsafe beside `knn_query`: an RLock is held per call.
 - deletion only marks a node; re-adding a deleted label unmarks it and replaces its vector. We do not
   use `allow_replace_deleted`: slot reuse has returned deleted labels in third-party property tests,
@@ -61,7 +62,7 @@ class HnswIndex(VectorIndex):
             _index.init_index(max_elements=_MIN_CAPACITY, M=self.config.m,
                               ef_construction=self.config.ef_construction, random_seed=100)
         self._index = _index
-        self._ef = max(1, self.config.ef_search)
+        self._ef = max(1, self.config.ef_search)  # the default of a search without `ef`; never changed
         self._live: set[int] = set()
         self._deleted: set[int] = set()  # labels marked deleted: still in the graph, never returned
 
@@ -71,12 +72,6 @@ class HnswIndex(VectorIndex):
     def ids(self) -> np.ndarray:
         with self._lock:
             return np.array(sorted(self._live), dtype=np.int64)
-
-    def set_ef(self, ef: int) -> None:
-        if int(ef) < 1:
-            raise ValueError(f"ef must be >= 1, got {ef}")
-        with self._lock:
-            self._ef = int(ef)
 
     def deleted_fraction(self) -> float:
         with self._lock:
@@ -122,24 +117,25 @@ class HnswIndex(VectorIndex):
                     self._live.discard(label)
                     self._deleted.add(label)
 
-    def search(self, queries: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
-        q, k = self._prepare_queries(queries, k)
-        with self._lock:
+    def search(self, queries: Any, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        q, k = self._prepare_queries(queries, k, ef)
+        ef = self._ef if ef is None else int(ef)
+        with self._lock:  # set_ef and knn_query under one hold: another thread's ef cannot slip between
             k = min(k, len(self._live))
             if k == 0:
                 return empty_result(len(q))
-            self._index.set_ef(max(self._ef, k))
+            self._index.set_ef(max(ef, k))
             try:
                 labels, distances = self._index.knn_query(q, k=k)
             except RuntimeError:
-                labels, distances = self._search_harder(q, k)
+                labels, distances = self._search_harder(q, k, ef)
         # float error can put 1 - d a hair outside [-1, 1]
         return labels.astype(np.int64), np.clip(1.0 - distances, -1.0, 1.0).astype(np.float32)
 
-    def _search_harder(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _search_harder(self, q: np.ndarray, k: int, ef: int) -> tuple[np.ndarray, np.ndarray]:
         """Fewer than k live nodes were reachable (possible after many deletions): widen, then go exact."""
         try:
-            self._index.set_ef(max(self._ef, k, self._index.element_count))
+            self._index.set_ef(max(ef, k, self._index.element_count))
             return self._index.knn_query(q, k=k)
         except RuntimeError:
             pass

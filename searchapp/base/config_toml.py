@@ -15,6 +15,7 @@ from typing import Any, Mapping, Optional
 
 from .config import Config, _env_overrides, field_help
 from .paths import user_config_file
+from .terminal import printable
 
 __all__ = ["setting_sources", "config_as_toml", "toml_value"]
 
@@ -83,5 +84,5 @@ def config_as_toml(config: Config, sources: Mapping[str, str]) -> str:
 
 
 def _one_line(text: str) -> str:
-    # A comment ends at a line break; a path with one must not break the TOML.
-    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    # A comment ends at a line break; a path with one must not break the TOML (nor drive the terminal).
+    return printable(text)

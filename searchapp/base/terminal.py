@@ -28,9 +28,16 @@ def _escape(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def printable(text: object) -> str:
-    """`text` with every control character visibly escaped (ESC -> \\e, newline -> \\n, ...): safe on one line."""
-    return _CONTROL.sub(lambda m: _escape(m.group(0)), str(text))
+def _toml_escape(ch: str) -> str:
+    return f"\\u{ord(ch):04x}"
+
+
+def printable(text: object, *, toml: bool = False) -> str:
+    """`text` with every control character visibly escaped (ESC -> \\e, newline -> \\n, ...): safe on one line.
+
+    The one escaping function of every human (non-JSON) output. `toml=True` writes \\uXXXX instead, the
+    escape TOML strings understand (for `searchapp config`, whose output is pasted into a config file)."""
+    return _CONTROL.sub(lambda m: (_toml_escape if toml else _escape)(m.group(0)), str(text))
 
 
 def use_color(stream: TextIO = sys.stdout, *, no_color: bool = False) -> bool:

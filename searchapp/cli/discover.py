@@ -12,6 +12,7 @@ import textwrap
 from typing import Any
 
 from ..base.config import Config
+from ..base.terminal import printable
 
 __all__ = ["add_parsers", "add_filter_options", "filters_from", "cmd_similar", "cmd_duplicates"]
 
@@ -70,11 +71,11 @@ def cmd_similar(args, config: Config, progress, cancel) -> int:
         print("no similar files")
         return 0
     for rank, h in enumerate(res.hits, start=1):
-        where = h.path + (f"  (page {h.page})" if h.page else "")
+        where = printable(h.path) + (f"  (page {h.page})" if h.page else "")
         print(f"{rank:>2}. {where}")
         print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}")
         for label, text in (("this:", h.source_text), ("that:", h.text)):
-            snippet = " ".join(text.split())
+            snippet = printable(" ".join(text.split()))
             snippet = snippet[:200] + ("…" if len(snippet) > 200 else "")
             print(textwrap.fill(f"{label} {snippet}", width=100, initial_indent="    ", subsequent_indent="          "))
     return 0
@@ -96,14 +97,14 @@ def cmd_duplicates(args, config: Config, progress, cancel) -> int:
     if rep.exact:
         print(f"exact copies ({len(rep.exact)} groups):")
         for group in rep.exact:
-            print("  " + "\n  = ".join(group))
+            print("  " + "\n  = ".join(printable(p) for p in group))
     if rep.near:
         print(f"near duplicates ({len(rep.near)} pairs, similarity >= {rep.threshold:.2f}):")
         for p in rep.near:
-            print(f"  {p.similarity:.3f}  {p.a}\n         {p.b}")
+            print(f"  {p.similarity:.3f}  {printable(p.a)}\n         {printable(p.b)}")
             if p.pairs:
                 best = p.pairs[0]
                 for label, text in (("a:", best.a_text), ("b:", best.b_text)):
-                    snippet = " ".join(text.split())
+                    snippet = printable(" ".join(text.split()))
                     print(f"         {label} {snippet[:120]}{'…' if len(snippet) > 120 else ''}")
     return 0

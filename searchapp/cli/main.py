@@ -117,7 +117,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return Cancelled.exit_code
     except SearchAppError as exc:
         progress.close()
-        print(f"searchapp: error: {exc}", file=sys.stderr)
+        print(f"searchapp: error: {printable(exc)}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
         return 0
@@ -126,12 +126,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from ..library.data_dir import damaged_message, is_damage
 
         db = Path(config.data_dir if config else ".") / "library.sqlite"
-        print(f"searchapp: error: {damaged_message(db, exc) if is_damage(exc) else f'library database error: {exc}'}",
-              file=sys.stderr)
+        message = damaged_message(db, exc) if is_damage(exc) else f"library database error: {exc}"
+        print(f"searchapp: error: {printable(message)}", file=sys.stderr)
         return 3
     except OSError as exc:  # a full or read-only disk outside the library's own checks: one line, not a traceback
         progress.close()
-        print(f"searchapp: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
+        print(printable(f"searchapp: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")),
+              file=sys.stderr)
         return 3
     finally:
         progress.close()
@@ -170,7 +171,7 @@ def _library(config: Config, *, create: bool = True):
     lib = Library(config, create=create)
     notice = lib.open_notice()
     if notice:
-        print(f"searchapp: note: {notice}", file=sys.stderr)
+        print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
     return lib
 
 
@@ -208,7 +209,7 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
                 print(f"searchapp: note: {printable(n)}", file=sys.stderr)
         notice = lib.index_notice()
         if notice:
-            print(f"searchapp: {notice}", file=sys.stderr)
+            print(f"searchapp: {printable(notice)}", file=sys.stderr)
     for path, reason in total.missing_roots:
         print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
               f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
@@ -235,9 +236,11 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             nonlocal notice_shown
             res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
                              group=args.group)
-            if res.notice and not notice_shown:
-                print(f"searchapp: note: {res.notice}", file=sys.stderr)
-                notice_shown = True
+            if not notice_shown:
+                for notice in (res.notice, res.reindex_notice):
+                    if notice:
+                        print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
+                        notice_shown = True
             return res
 
         if args.query == "-":
@@ -246,7 +249,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
                 q = line.strip()
                 problem = query_problem(q, mode)
                 if problem:
-                    print(f"searchapp: line {n}: {problem}", file=sys.stderr)
+                    print(f"searchapp: line {n}: {printable(problem)}", file=sys.stderr)
                     print(empty_json(q, mode, problem) if args.json else hit_line(q, None), flush=True)
                     continue
                 res = run(q)
@@ -271,7 +274,7 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
         progress.close()
         print(f"caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
         for path, reason in rep.missing_roots:
-            print(f"searchapp: {path}: {reason}; its passages are kept", file=sys.stderr, flush=True)
+            print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
 
         def changed(rep, paths) -> None:
             if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
@@ -281,11 +284,11 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
                 print(f"{time.strftime('%H:%M:%S')} {what}: {shown}", flush=True)
 
         def failed(exc) -> None:
-            print(f"searchapp: live update failed (will retry): {exc}", file=sys.stderr, flush=True)
+            print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
 
         watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
         if watcher.note:
-            print(f"searchapp: note: {watcher.note}", file=sys.stderr)
+            print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
         print(f"watching {len(lib.store.roots())} folder(s) ({watcher.mode}); Ctrl+C stops", flush=True)
         try:
             while not cancel.cancelled:
@@ -312,15 +315,16 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"
     print(f"files: {by}; passages: {st.chunks}; vectors: {st.vectors}; consistent: {'yes' if st.consistent else 'NO'}")
     b = st.bi_encoder
-    print(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
-        f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else ""))
+    print(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
+        f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))
     rr = st.reranker
-    print(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}" + (f" — {rr['message']}" if rr["message"] else ""))
+    print(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
+                    + (f" — {rr['message']}" if rr["message"] else "")))
     print(f"device: {st.device}")
     for n in st.notes:
         print(f"note: {printable(n)}")
     if st.reindex_needed:
-        print(f"reindex needed: {st.reindex_needed}")
+        print(f"reindex needed: {printable(st.reindex_needed)}")
     if st.failed:
         print(f"not indexed ({len(st.failed)}):")
         for path, status, reason in st.failed:
@@ -363,7 +367,7 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
     from ..evaluation.ir import evaluate_ir
 
     if not Path(args.dir).is_dir():
-        print(f"searchapp: error: {args.dir} is not a folder", file=sys.stderr)
+        print(f"searchapp: error: {printable(args.dir)} is not a folder", file=sys.stderr)
         return 2
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     result = evaluate_ir(Path(args.dir), config, modes=modes, rerank=False if args.no_rerank else None,
@@ -374,18 +378,18 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
 
     dangling = describe(result["judgement_problems"])
     if dangling:
-        print(f"searchapp: warning: {dangling}", file=sys.stderr)
+        print(f"searchapp: warning: {printable(dangling)}", file=sys.stderr)
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"{result['collection']}: {result['documents']} documents ({result['chunks']} passages, "
+    print(f"{printable(result['collection'])}: {result['documents']} documents ({result['chunks']} passages, "
           f"indexed in {result['index_seconds']:.0f} s), {result['queries']} queries")
     print(f"{'mode':<16}{'nDCG@10':>9}{'MRR@10':>9}{'R@10':>8}{'R@100':>8}{'ms/query':>10}")
     for name, m in result["modes"].items():
-        print(f"{name:<16}{m['ndcg@10'] * 100:>9.2f}{m['mrr@10'] * 100:>9.2f}{m['recall@10'] * 100:>8.2f}"
+        print(f"{printable(name):<16}{m['ndcg@10'] * 100:>9.2f}{m['mrr@10'] * 100:>9.2f}{m['recall@10'] * 100:>8.2f}"
               f"{m['recall@100'] * 100:>8.2f}{m['ms_per_query']:>10.1f}")
     if result["reranker"] not in ("yes", "not requested"):
-        print(f"note: no reranked rows: {result['reranker']}", file=sys.stderr)
+        print(f"note: no reranked rows: {printable(result['reranker'])}", file=sys.stderr)
     return 0
 
 
@@ -393,7 +397,10 @@ def cmd_config(args, config: Config, progress, cancel) -> int:
     from ..base.config_toml import config_as_toml, setting_sources
 
     sources = setting_sources(config, data_dir=args.data_dir, config_file=args.config)
-    sys.stdout.write(config_as_toml(config, sources))
+    # Paths (the --config file, the data dir) may hold control characters: escaped the TOML way, so the
+    # output stays pasteable into a config file and never drives the terminal.
+    text = config_as_toml(config, sources)
+    sys.stdout.write("\n".join(printable(line, toml=True) for line in text.split("\n")))
     return 0
 
 

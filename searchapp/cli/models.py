@@ -55,9 +55,9 @@ def _list(args, config: Config) -> int:
     for e in entries:
         size = f"{e.bytes / 1e6:.0f} MB" if e.bytes else "-"
         used = ", ".join(e.in_use) or "-"
-        print(f"{e.role:<11}{e.source:<10}{size:>9}  {(e.sha256 or '-')[:12]:<14}{used:<22}{e.id}")
+        print(printable(f"{e.role:<11}{e.source:<10}{size:>9}  {(e.sha256 or '-')[:12]:<14}{used:<22}{e.id}"))
         if e.problem:
-            print(f"{'':<11}note: {e.problem}")
+            print(f"{'':<11}note: {printable(e.problem)}")
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import Iterable, Optional
 
 from ..base.config import Config
 from ..base.progress import CancelToken, ProgressFn, report
-from .beir import BeirCollection, load_beir
+from ..datasets.beir import BeirCollection, load_beir
 from .judgements import check_judgements
 from .metrics import evaluate_run
 

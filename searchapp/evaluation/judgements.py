@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..base.errors import ConfigError
-from .beir import BeirCollection
+from ..datasets.beir import BeirCollection
 
 __all__ = ["dangling_judgements", "describe", "check_judgements"]
 

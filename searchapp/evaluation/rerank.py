@@ -18,9 +18,9 @@ import numpy as np
 
 from ..base.errors import ConfigError
 from ..base.progress import CancelToken, ProgressFn, report
-from .beir import BeirCollection, load_beir
+from ..datasets.beir import BeirCollection, load_beir
 from .metrics import evaluate_run
-from .pairs import read_labeled_pairs
+from ..datasets.pairs import read_labeled_pairs
 
 __all__ = ["evaluate_rerank", "rerank_beir", "rerank_pairs"]
 

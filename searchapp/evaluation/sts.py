@@ -15,7 +15,7 @@ import numpy as np
 
 from ..base.progress import CancelToken, ProgressFn
 from .correlation import pearson, spearman
-from .pairs import ScoredPair, read_scored_pairs
+from ..datasets.pairs import ScoredPair, read_scored_pairs
 
 __all__ = ["evaluate_sts", "evaluate_sts_file", "cosine_scores"]
 

@@ -20,15 +20,9 @@ def build_main_window(config: "Optional[Config]" = None, library: "Optional[Libr
 
     A QApplication is created when none exists yet. The window is not shown.
     """
-    from .app import ensure_application
-    from .main_window import MainWindow
+    from .app import build_main_window as _build
 
-    ensure_application()
-    if config is None:
-        from ..base.config import load_config
-
-        config = load_config()
-    return MainWindow(config, library)
+    return _build(config, library)
 
 
 def run_gui(config: "Optional[Config]" = None) -> int:

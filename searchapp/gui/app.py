@@ -43,13 +43,24 @@ def _no_display() -> bool:
             and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"))
 
 
+def build_main_window(config: Optional[Config] = None, library=None):
+    """See searchapp.gui.build_main_window (the package re-exports this without importing Qt itself)."""
+    from .main_window import MainWindow
+
+    ensure_application()
+    if config is None:
+        from ..base.config import load_config
+
+        config = load_config()
+    return MainWindow(config, library)
+
+
 def run_gui(config: Optional[Config] = None) -> int:
     if _no_display():
         # Qt would abort the process; say what to do instead.
         print("searchapp: no display found; use the command line (`searchapp --help`) or set QT_QPA_PLATFORM",
               file=sys.stderr)
         return 2
-    from . import build_main_window
     from .errors import show_error
 
     app = ensure_application()

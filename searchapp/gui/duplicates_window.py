@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel,
 
 from ..base.types import Hit
 from ..library import DuplicateReport, NearPair
+from .plain import plain_label, tooltip
 from .preview import PASSAGE_STYLE, file_url, folder_url
 
 __all__ = ["DuplicatesWindow"]
@@ -36,7 +37,7 @@ class _Side(QWidget):
         super().__init__()
         self.path: Optional[str] = None
         self.page: Optional[int] = None
-        self.title = QLabel("")
+        self.title = plain_label("")  # a path: never markup
         self.title.setObjectName(f"dup{name}Title")
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -64,8 +65,8 @@ class _Side(QWidget):
     def show_file(self, path: Optional[str], passages: list[tuple[float, str, Optional[int]]]) -> None:
         self.path = path
         self.page = passages[0][2] if passages else None
-        self.title.setText(f"<b>{html.escape(os.path.basename(path))}</b><br>{html.escape(os.path.dirname(path))}"
-                           if path else "")
+        self.title.setText(f"{os.path.basename(path)}\n{os.path.dirname(path)}" if path else "")
+        self.title.setToolTip(tooltip(path or ""))
         self.open_button.setEnabled(bool(path))
         self.folder_button.setEnabled(bool(path))
         blocks = []
@@ -96,7 +97,7 @@ class DuplicatesWindow(QWidget):
         self.refresh_button = QPushButton("Find duplicates")
         self.refresh_button.setObjectName("dupRefresh")
         self.refresh_button.clicked.connect(lambda: self.refreshRequested.emit(self.threshold.value()))
-        self.summary = QLabel("")
+        self.summary = plain_label("")
         self.summary.setObjectName("dupSummary")
         top = QHBoxLayout()
         top.addWidget(QLabel("Near-duplicate threshold:"))
@@ -145,7 +146,7 @@ class DuplicatesWindow(QWidget):
         near = QTreeWidgetItem(self.tree, [f"Near duplicates ({len(report.near)} pairs)", ""])
         for p in report.near:
             item = QTreeWidgetItem(near, [f"{os.path.basename(p.a)}  ≈  {os.path.basename(p.b)}", f"{p.similarity:.3f}"])
-            item.setToolTip(0, f"{p.a}\n{p.b}")
+            item.setToolTip(0, tooltip(f"{p.a}\n{p.b}"))  # Qt would guess whether two file names are markup
             item.setData(0, ITEM_ROLE, p)
         self.tree.expandAll()
         first = near.child(0) or (exact.child(0) if exact.childCount() else None)

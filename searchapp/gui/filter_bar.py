@@ -7,10 +7,15 @@ from typing import Optional
 from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import QCheckBox, QDateEdit, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from ..base.errors import ConfigError
+from ..base.errors import SearchAppError
 from ..library import SearchFilters
+from .plain import plain_label
 
-__all__ = ["FilterBar"]
+__all__ = ["FilterBar", "FIRST_DAY", "LAST_DAY"]
+
+# Dates a file can have been modified on and the index can compare (mtimes are int64 nanoseconds: 1677-2262).
+# QDateEdit's own range (100-9999) let 9999-12-31 through, and the search died with an overflow dialog.
+FIRST_DAY, LAST_DAY = QDate(1900, 1, 1), QDate(2200, 12, 31)
 
 
 class FilterBar(QWidget):
@@ -42,12 +47,13 @@ class FilterBar(QWidget):
             edit.setObjectName(name)
             edit.setCalendarPopup(True)
             edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setDateRange(FIRST_DAY, LAST_DAY)
             edit.setDate(default)
             edit.setVisible(False)  # shown when its box is ticked: the bar stays narrow (the window's minimum)
             on.toggled.connect(edit.setVisible)
             on.toggled.connect(lambda *_: self.changed.emit())
             edit.dateChanged.connect(lambda *_, on=on: on.isChecked() and self.changed.emit())
-        self.error = QLabel("")
+        self.error = plain_label("")  # quotes what was typed
         self.error.setObjectName("filterError")
         self.error.setStyleSheet("color:#b00020;")
         self.folder.editingFinished.connect(self.changed.emit)
@@ -86,11 +92,12 @@ class FilterBar(QWidget):
         try:
             f = SearchFilters.build(folders, [self.types.text()], after, before)
             self.error.setText("")
-        except ConfigError as exc:
-            self.error.setText(str(exc).replace("--type", "Types").replace("--after", "After")
+        except (SearchAppError, ValueError, OverflowError) as exc:  # a bad field is a red line here, never a dialog
+            said = str(exc) if isinstance(exc, SearchAppError) else f"Filter not applied: {exc}"
+            self.error.setText(said.replace("--type", "Types").replace("--after", "After")
                                .replace("--before", "Before"))
             try:
                 f = SearchFilters.build(folders, [], None, None)
-            except ConfigError:
+            except (SearchAppError, ValueError, OverflowError):
                 return None
         return f if f.active else None

@@ -7,13 +7,13 @@ Pure functions (no Qt) so the results list, the preview and the tests agree on w
 from __future__ import annotations
 
 import html
+from typing import Iterable
 
-from ..library.snippet import best_snippet, query_terms, term_pattern
+from ..library.snippet import best_snippet, query_terms, term_spans
 
-__all__ = ["query_terms", "snippet", "highlight_html", "MARK_STYLE"]
+__all__ = ["query_terms", "snippet", "highlight_html", "utf16_spans", "MARK_STYLE"]
 
 MARK_STYLE = "background-color:#ffe680;color:#000;"
-_pattern = term_pattern
 
 
 def snippet(text: str, terms: list[str], width: int = 240) -> str:
@@ -23,13 +23,23 @@ def snippet(text: str, terms: list[str], width: int = 240) -> str:
 
 def highlight_html(text: str, terms: list[str], style: str = MARK_STYLE) -> str:
     """`text` HTML-escaped with every query word wrapped in a styled <span>."""
-    pat = _pattern(terms)
-    if pat is None:
-        return html.escape(text)
     out, pos = [], 0
-    for m in pat.finditer(text):
-        out.append(html.escape(text[pos:m.start()]))
-        out.append(f'<span style="{style}">{html.escape(m.group(0))}</span>')
-        pos = m.end()
+    for a, b in term_spans(text, terms):
+        out.append(html.escape(text[pos:a]))
+        out.append(f'<span style="{style}">{html.escape(text[a:b])}</span>')
+        pos = b
     out.append(html.escape(text[pos:]))
     return "".join(out)
+
+
+def utf16_spans(text: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Code-point ranges of `text` (Python's offsets, as library.snippet gives them) as UTF-16 code-unit
+    ranges (Qt's: QString, QTextCursor positions). A character beyond U+FFFF (an emoji, 𝒳, a rare Han
+    character) is two units in Qt, so without this every mark after one lands a unit early."""
+    spans = list(spans)
+    if text.isascii() or all(ord(c) <= 0xFFFF for c in text):
+        return spans
+    units = [0]  # units[i]: UTF-16 length of text[:i]
+    for c in text:
+        units.append(units[-1] + (2 if ord(c) > 0xFFFF else 1))
+    return [(units[a], units[b]) for a, b in spans]

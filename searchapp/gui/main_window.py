@@ -6,7 +6,6 @@ Every Library call runs on a JobRunner pool; this module only wires widgets to j
 from __future__ import annotations
 
 import contextlib
-import html
 import os
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_panel import LibraryPanel
 from .model_download import ModelDownloads
-from .plain import make_plain, tooltip
+from .plain import make_plain, plain_label, tooltip
 from .preview import PreviewPane, file_url
 from .progress_view import ProgressView
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
@@ -132,7 +131,7 @@ class MainWindow(QMainWindow):
         self.notice = QFrame()
         self.notice.setObjectName("rerankerNotice")
         self.notice.setStyleSheet("#rerankerNotice{background:#fff4d6;border:1px solid #e0c070;border-radius:4px;}")
-        self.notice_label = QLabel("")
+        self.notice_label = plain_label("")  # quotes a model folder and the reason it was refused
         self.notice_label.setWordWrap(True)
         self.notice_button = QPushButton("Choose model folder…")
         self.notice_button.clicked.connect(self.choose_reranker_folder)
@@ -338,13 +337,13 @@ class MainWindow(QMainWindow):
         refused = self.library.reranker_refused() or (self.status.reranker.get("refused") if self.status else None)
         if not self.config.models.reranker:
             why = "reranking is turned off in the settings"
-        elif refused:  # the real reason in the notice itself, not only in its tooltip (escaped: it holds a path)
+        elif refused:  # the real reason in the notice itself, not only in its tooltip (plain text: it holds a path)
             # a zero-width space after each "/" lets a long path wrap instead of widening the window
-            why = f"the model folder was refused: {html.escape(refused).replace('/', '/' + chr(0x200B))}"
+            why = f"the model folder was refused: {refused.replace('/', '/' + chr(0x200B))}"
         else:
             why = "no cross-encoder weights were found"
         self.notice_label.setText(
-            f"<b>No reranker:</b> {why}, so results keep their first-stage order. "
+            f"No reranker: {why}, so results keep their first-stage order. "
             "Download one, or choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer).")
         self.notice_label.setToolTip(tooltip(message or ""))
         self.notice.show()
@@ -448,8 +447,11 @@ class MainWindow(QMainWindow):
             return
         self._show_result(result, k)
         t = result.timings_ms.get("total")
-        self.statusBar().showMessage(f"{min(k, len(result.hits))} results" + (f" in {t:.0f} ms" if t else "")
-                                     + (" (reranked)" if result.reranked else ""), 8000)
+        message = (f"{min(k, len(result.hits))} results" + (f" in {t:.0f} ms" if t else "")
+                   + (" (reranked)" if result.reranked else ""))
+        if result.reindex_notice:  # otherwise a search during a reindex looks like "nothing matches"
+            message += f" · {result.reindex_notice}"
+        self.statusBar().showMessage(message, 0 if result.reindex_notice else 8000)
         if result.notice and self.rerank_box.isChecked():
             self.show_reranker_notice(result.notice)
         self.searchFinished.emit(result)

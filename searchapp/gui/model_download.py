@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QInputDialog, QLabel, QMenu, QProgressBar, QPushButton,
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QInputDialog, QMenu, QProgressBar, QPushButton,
                                QVBoxLayout, QWidget)
 
 from ..base.errors import SearchAppError
 from ..library.model_hub import KNOWN_MODELS, PulledModel, hub_host, known_model, pull_model
+from .plain import plain_label
 from .workers import JobRunner
 
 __all__ = ["DownloadDialog", "ModelDownloads", "download_menu", "describe"]
@@ -25,10 +26,11 @@ def describe(repo_id: str, role: str) -> str:
     k = known_model(repo_id)
     size = f"about {k.size_mb} MB" if k else "its size is shown as soon as the hub answers"
     host = hub_host()  # never the credentials an HF_ENDPOINT may carry, never an exception
-    return (f"<p>Download the {ROLE_WORD.get(role, role)} <b>{repo_id}</b> from <b>{host}</b> ({size}).</p>"
-            "<p>Only its configuration, tokenizer and safetensors weights are fetched, into your Hugging Face cache; "
+    # Plain text: the id and the host come from the user or the hub and may look like markup.
+    return (f"Download the {ROLE_WORD.get(role, role)} {repo_id} from {host} ({size}).\n\n"
+            "Only its configuration, tokenizer and safetensors weights are fetched, into your Hugging Face cache; "
             "it is checked to load before it is used. Nothing else is sent or received, and nothing else in "
-            "searchapp uses the network.</p>")
+            "searchapp uses the network.")
 
 
 def _error_sentence(exc: BaseException) -> str:
@@ -51,14 +53,13 @@ class DownloadDialog(QDialog):
         self.downloads, self.repo_id, self.role = downloads, repo_id, role
         self.job = None
         self.result: Optional[PulledModel] = None
-        self.text = QLabel(describe(repo_id, role))
+        self.text = plain_label(describe(repo_id, role))
         self.text.setObjectName("downloadText")
         self.text.setWordWrap(True)
-        self.text.setTextFormat(Qt.TextFormat.RichText)
         self.bar = QProgressBar()
         self.bar.setObjectName("downloadProgress")
         self.bar.hide()
-        self.status = QLabel("")
+        self.status = plain_label("")  # hub errors quote file names and messages from the hub
         self.status.setObjectName("downloadStatus")
         self.status.setWordWrap(True)
         self.buttons = QDialogButtonBox()

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ..base.types import Hit
 from ..library.snippet import best_snippet
-from .highlight import highlight_html, snippet
+from .highlight import highlight_html, snippet, utf16_spans
 from .plain import tooltip
 
 __all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "HIT_ROLE",
@@ -162,7 +162,7 @@ class HtmlDelegate(QStyledItemDelegate):
             mark.setBackground(MARK_BACKGROUND)
             mark.setForeground(MARK_FOREGROUND)
             cursor = QTextCursor(doc)
-            for start, end in snip.spans:
+            for start, end in utf16_spans(snip.text, snip.spans):  # Qt counts UTF-16 units
                 cursor.setPosition(start)
                 cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
                 cursor.mergeCharFormat(mark)

@@ -44,7 +44,7 @@ class SettingsDialog(QDialog):
         self.reranker = QLineEdit(m.reranker)
         self.reranker.setToolTip("A local cross-encoder folder or a cached Hugging Face id; empty: no reranking.")
         self.pooling = QComboBox()
-        self.pooling.addItems(["mean", "cls", "max", "wk"])  # wk: SBERT-WK (models/wk.py)
+        self.pooling.addItems(["mean", "cls", "max", "wk"])  # wk: SBERT-WK (models/sbert_wk.py)
         self.pooling.setCurrentText(m.pooling)
         self.device = QComboBox()
         self.device.setEditable(True)  # cuda:N is free text

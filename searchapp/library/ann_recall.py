@@ -49,9 +49,8 @@ def measure_ann_recall(index: VectorIndex, ids: np.ndarray, vectors: np.ndarray,
     t_exact = time.perf_counter() - t0
     row_of = {int(i): r for r, i in enumerate(ids)}
 
-    index.set_ef(ef)
     t0 = time.perf_counter()
-    found, _ = index.search(queries, kk + 1)  # +1: the query itself usually comes back first
+    found, _ = index.search(queries, kk + 1, ef=ef)  # +1: the query itself usually comes back first
     t_ann = time.perf_counter() - t0
     hits = 0
     for q, (row, labels) in enumerate(zip(rows, found)):

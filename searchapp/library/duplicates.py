@@ -110,7 +110,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     file_of = np.array([r[1] for r in rows], dtype=np.int64)
     vectors = np.zeros((len(rows), dim), dtype=np.float32)
     depth = min(neighbours + 1, len(index))  # +1: a passage is its own nearest neighbour
-    index.set_ef(max(SEARCH_EF, depth))
+    ef = max(SEARCH_EF, depth)  # per call: the shared index's default stays what searches use
 
     # 1. Candidate file pairs from each passage's nearest neighbours in the graph.
     cand: set[tuple[int, int]] = set()
@@ -122,7 +122,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
             continue
         mine = np.searchsorted(chunk_ids, ids)  # rows come back in any order
         vectors[mine] = vecs
-        labels, sims = index.search(vecs, depth)
+        labels, sims = index.search(vecs, depth, ef=ef)
         pos = np.searchsorted(chunk_ids, labels).clip(0, len(chunk_ids) - 1)
         known = chunk_ids[pos] == labels  # a label deleted from SQLite since the index was saved
         fa = np.repeat(file_of[mine], labels.shape[1]).reshape(labels.shape)

@@ -33,13 +33,26 @@ WIDEN_FACTOR = 4
 _TYPE = re.compile(r"^[a-z0-9]{1,16}$")
 
 
+# Modification times are stored in int64 nanoseconds (1677-09-21 .. 2262-04-11): a day outside this range
+# cannot be compared in SQL (9999-12-31 overflowed the query), so it is refused as a bad value.
+FIRST_DAY, LAST_DAY = _dt.date(1678, 1, 1), _dt.date(2261, 12, 31)
+
+
 def parse_date(text: str, what: str) -> float:
-    """YYYY-MM-DD -> the start of that day in local time, as seconds since the epoch (ConfigError if bad)."""
+    """YYYY-MM-DD -> the start of that day in local time, as seconds since the epoch (ConfigError if bad).
+    The one parser of the CLI's --after/--before and the window's filter bar."""
     try:
         day = _dt.date.fromisoformat(text.strip())
     except (ValueError, AttributeError):
         raise ConfigError(f"{what} must be a date like 2026-01-31, got {text!r}") from None
-    return time.mktime((day.year, day.month, day.day, 0, 0, 0, 0, 0, -1))
+    out_of_range = ConfigError(f"{what} {day.isoformat()} is out of range: dates from {FIRST_DAY.isoformat()} "
+                               f"to {LAST_DAY.isoformat()} can be compared with file times")
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise out_of_range
+    try:
+        return time.mktime((day.year, day.month, day.day, 0, 0, 0, 0, 0, -1))
+    except (OverflowError, ValueError):  # a platform whose time_t is narrower
+        raise out_of_range from None
 
 
 def parse_types(values: Iterable[str]) -> tuple[str, ...]:
@@ -131,7 +144,8 @@ class FilterScope:
     def allows(self, chunk_ids: np.ndarray) -> np.ndarray:
         return np.isin(chunk_ids, self.ids, assume_unique=False)
 
-    def dense(self, index: VectorIndex, queries: np.ndarray, k: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    def dense(self, index: VectorIndex, queries: np.ndarray, k: int, dim: int,
+              ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
         """Top min(k, allowed) allowed labels and similarities per query row, best first (like index.search)."""
         q = np.atleast_2d(np.asarray(queries, dtype=np.float32))
         n_allowed = len(self.ids)
@@ -141,7 +155,7 @@ class FilterScope:
             return np.empty((len(q), 0), np.int64), np.empty((len(q), 0), np.float32)
         if n_allowed <= EXACT_SUBSET_MAX or index is None:
             return self._exact(q, k, dim)
-        return self._widened(index, q, k)
+        return self._widened(index, q, k, ef)
 
     def _exact(self, q: np.ndarray, k: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
         ids, vecs = self.store.vectors(self.ids.tolist(), dim)
@@ -151,7 +165,7 @@ class FilterScope:
         self.stats.update(dense_strategy="exact over the allowed passages", dense_examined=int(len(ids)))
         return ids[top], np.clip(np.take_along_axis(scores, top, axis=1), -1.0, 1.0).astype(np.float32)
 
-    def _widened(self, index: VectorIndex, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _widened(self, index: VectorIndex, q: np.ndarray, k: int, ef: Optional[int]) -> tuple[np.ndarray, np.ndarray]:
         """Ask the index for k / selectivity (x2) neighbours, keep the allowed ones, and widen x4 until each
         query row has k of them or the whole index was read."""
         share = max(len(self.ids) / max(len(index), 1), 1e-6)
@@ -159,7 +173,7 @@ class FilterScope:
         rounds = 0
         while True:
             rounds += 1
-            labels, sims = index.search(q, depth)  # hnsw: ef follows depth
+            labels, sims = index.search(q, depth, ef=ef)  # hnsw: ef is raised to depth
             ok = self.allows(labels.reshape(-1)).reshape(labels.shape)
             if (ok.sum(axis=1) >= k).all() or depth >= len(index):
                 break

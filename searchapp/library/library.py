@@ -22,6 +22,7 @@ from ..ann import VectorIndex
 from ..base.config import Config, check_setting
 from ..base.errors import (ConfigError, ModelLoadError, ModelMismatchError, ModelNotFoundError, SearchAppError,
                            StoreError)
+from ..base.finite import require_finite
 from ..base.priority import lower_thread_priority
 from ..base.progress import CancelToken, ProgressFn, report
 from ..ann.storage import remove_stale_temps
@@ -33,7 +34,7 @@ from .lock import writer_lock
 from .duplicates import DuplicateReport
 from .filters import SearchFilters
 from .query_check import query_problem
-from .root_state import missing_reason, owning_root
+from .root_state import missing_reason, owning_root, root_missing
 from .grouping import POOL_FACTOR
 from .search import SearchRequest, SearchResult, run_search
 from .settings_check import passage_context, passage_context_note, settings_mismatch
@@ -42,6 +43,7 @@ from .vectors import IndexOpenReport, index_path, open_vector_index, rebuild_ind
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
+REINDEX_META = "reindex_from"  # passages before a reindex began; "" (or absent) when none is under way
 COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
 
 log = logging.getLogger(__name__)
@@ -204,9 +206,17 @@ class Library:
                     self._query_encoder = load_query_encoder(
                         ident.resolved.path, pooling=self.config.models.pooling,
                         max_seq_length=ident.max_seq_length) or False
+        vec = None
         if self._encoder is None and self._query_encoder:
-            return self._query_encoder.encode_one(query)
-        return self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
+            try:
+                vec = self._query_encoder.encode_one(query)
+            except Exception:  # noqa: BLE001 - e.g. a query longer than the folder's position table
+                log.warning("NumPy query encoder failed; using the torch bi-encoder", exc_info=True)
+                self._query_encoder = False
+        if vec is None or not np.isfinite(vec).all():
+            vec = self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
+        require_finite(vec, self.config.models.bi_encoder, "for this query")
+        return vec
 
     def reranker(self):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
@@ -345,7 +355,6 @@ class Library:
         if index is None or index.deleted_fraction() <= COMPACT_DELETED_FRACTION:
             return False
         fresh = rebuild_index(self.store, self.config.index, index.dim)
-        fresh.set_ef(self.config.index.ef_search)
         self._index = fresh  # one reference swap: a search holding the old index finishes on it
         return True
 
@@ -354,16 +363,10 @@ class Library:
 
     # -- model bookkeeping --------------------------------------------------
     def _expected_meta(self) -> dict[str, str]:
+        from ..models.identity import library_settings
+
         fingerprint, dim = self._model_identity()
-        c = self.config
-        return {
-            "model_fingerprint": fingerprint,
-            "model": c.models.bi_encoder,
-            "pooling": c.models.pooling,
-            "dim": str(dim),
-            "chunk_max_tokens": str(c.chunking.max_tokens),
-            "chunk_overlap": str(c.chunking.overlap),
-        }
+        return library_settings(self.config, fingerprint, dim)
 
     def check_model(self) -> None:
         """Raise ModelMismatchError when the library was built with another model, pooling or chunking."""
@@ -371,14 +374,11 @@ class Library:
         stored = reader.meta()
         if reader.chunk_count() == 0:
             return
-        expected = self._expected_meta()
-        diffs = [f"{k}: library has {stored.get(k)!r}, configured {v!r}" for k, v in expected.items()
-                 if k != "model" and stored.get(k) != v]
-        if diffs:
-            raise ModelMismatchError(
-                "this library was built with different settings (" + "; ".join(diffs) + "). "
-                "Run `searchapp reindex` to rebuild it with the current ones, or change the settings back."
-            )
+        from ..models.identity import reindex_message, reindex_reasons
+
+        problem = reindex_message(reindex_reasons(stored, self._expected_meta()))  # the one rule (status, GUI)
+        if problem:
+            raise ModelMismatchError(problem)
 
     def _record_passage_context(self, had_passages: bool, embedded: int) -> None:
         """Meta `chunk_context`: what the stored passages were embedded with ("title", "none", or "mixed" once
@@ -447,7 +447,10 @@ class Library:
         self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             self.check_model()
-            return self._sync(paths, progress, cancel)
+            rep = self._sync(paths, progress, cancel)
+            if paths is None and not rep.missing_roots:
+                self._clear_reindex_mark()
+            return rep
 
     def sync_changed(self, changed: list[str], progress: Optional[ProgressFn] = None,
                      cancel: Optional[CancelToken] = None) -> SyncReport:
@@ -544,18 +547,42 @@ class Library:
         self._require_writable()
         with self._lock, writer_lock(self.data_dir):
             # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
-            missing = [r.path for r in self.store.roots() if missing_reason(r.path, self.store.has_files(r.id))]
+            missing = [r.path for r in self.store.roots() if root_missing(self.store, r)]
             if missing:
                 raise SearchAppError(
                     f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
                     "reconnect it, or forget it with `searchapp remove`")
+            before = self.store.chunk_count()
             with self.store.atomic():
                 self.store.forget_files()
+                # Searches meanwhile (another process, the window) see a library filling up again: this
+                # marker lets them say so instead of silently returning nothing (see reindex_notice).
+                self.store.set_meta(REINDEX_META, str(before))
                 self.store.bump_generation()
             self._index = None
             for p in self.data_dir.glob("vectors.*"):
                 p.unlink()
-            return self._sync(None, progress, cancel)
+            rep = self._sync(None, progress, cancel)
+            self._clear_reindex_mark()
+            return rep
+
+    def _clear_reindex_mark(self) -> None:
+        """Call with the writer lock held, after every root was synced in full (a reindex finished, or a
+        plain sync finished what an interrupted one left)."""
+        if self.store.get_meta(REINDEX_META):
+            with self.store.atomic():
+                self.store.set_meta(REINDEX_META, "")
+
+    def reindex_notice(self) -> Optional[str]:
+        """"reindex in progress: N% of passages embedded" while a reindex (here or in another process) has not
+        finished, else None. N compares the passages stored so far with those before the reindex began."""
+        reader = self.reader()
+        before = reader.get_meta(REINDEX_META)
+        if not before or not before.isdigit() or int(before) == 0:
+            return None
+        done = min(99, 100 * reader.chunk_count() // int(before))  # chunking may change the total: never 100
+        return (f"reindex in progress: {done}% of passages embedded; results come only from those "
+                "(an interrupted reindex finishes with `searchapp reindex` or `searchapp index`)")
 
     # -- reads --------------------------------------------------------------
     @_reads
@@ -578,16 +605,16 @@ class Library:
         group = group or s.group
         if group not in ("file", "passage"):
             raise ConfigError(f"unknown grouping {group!r} (file or passage)")
+        # ef is passed per call, never set on the shared index: a similar or duplicates call may run beside this one.
+        ef = max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1))
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                             rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
-                            fusion=s.fusion, dense_weight=s.dense_weight)
+                            fusion=s.fusion, dense_weight=s.dense_weight, ef=ef)
         encode_query = None
         index = None
         if mode != "lexical":
             self.check_model()
             index = self._follow_writers()
-            if index is not None:
-                index.set_ef(max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1)))
             encode_query = self._encode_query
         # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
@@ -599,6 +626,7 @@ class Library:
                 m.available = h.available
         if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
             result.notice = self._reranker_error
+        result.reindex_notice = self.reindex_notice()
         return result
 
     @_reads
@@ -608,9 +636,7 @@ class Library:
         is loaded. Hits are files (best passage pair shown); see similar.py for the score."""
         from .similar import find_similar
 
-        index = self.index()
-        if index is not None:
-            index.set_ef(self.config.index.ef_search)
+        index = self.index()  # searched with its default ef (index.ef_search)
         return find_similar(self.reader(), index, self._dim(), path, page=page, k=k or self.config.search.k,
                             filters=filters)
 
@@ -621,14 +647,9 @@ class Library:
         loaded. See duplicates.py for the similarity and DEFAULT_THRESHOLD for how the default was chosen."""
         from .duplicates import DEFAULT_THRESHOLD, find_duplicates
 
-        index = self.index()
-        try:
-            return find_duplicates(self.reader(), index, self._dim(),
-                                   threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
-                                   progress=progress, cancel=cancel)
-        finally:
-            if index is not None:
-                index.set_ef(self.config.index.ef_search)
+        return find_duplicates(self.reader(), self.index(), self._dim(),
+                               threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                               progress=progress, cancel=cancel)
 
     @_reads
     def status(self) -> LibraryStatus:
@@ -639,13 +660,17 @@ class Library:
         for r in db.roots():
             n_files, n_chunks = db.conn.execute(
                 "SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = ?", (r.id,)).fetchone()
-            gone = missing_reason(r.path, n_files > 0)
+            gone = root_missing(db, r)
             roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
                                     state="missing" if gone else "ok", reason=gone))
         index = self._follow_writers()
         chunks = db.chunk_count()
         vectors = len(index) if index is not None else 0
-        consistent = vectors == chunks and (index is None or np.array_equal(index.ids(), db.chunk_ids()))
+        stored_ids = db.chunk_ids()
+        unusable = self._unusable_vectors(db, index, stored_ids)
+        # Rows with NaN/inf vectors are left out of the index on purpose: consistent when all else matches.
+        consistent = vectors + len(unusable) == chunks and (
+            index is None or np.array_equal(np.union1d(index.ids(), unusable), stored_ids))
         meta = db.meta()
         from ..models.resolve import resolve_model
 
@@ -660,7 +685,14 @@ class Library:
                 rer["message"] = str(exc)
                 if not isinstance(exc, ModelNotFoundError):  # found but refused: pickles only, custom code
                     rer["refused"] = str(exc)
-        notes = [n for n in (self.index_notice(), passage_context_note(self.config, meta) if chunks else None) if n]
+        notes = [n for n in (self.index_notice(), passage_context_note(self.config, meta) if chunks else None,
+                             self.reindex_notice()) if n]
+        reindex_needed = settings_mismatch(self.config, meta) if chunks else None
+        if len(unusable):
+            why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
+                   "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
+            notes.append(why)
+            reindex_needed = reindex_needed or why
         return LibraryStatus(
             data_dir=str(self.data_dir),
             roots=roots,
@@ -674,8 +706,20 @@ class Library:
             reranker=rer,
             device=describe_device(m.device, m.threads),
             notes=notes,
-            reindex_needed=settings_mismatch(self.config, meta) if chunks else None,
+            reindex_needed=reindex_needed,
         )
+
+    @staticmethod
+    def _unusable_vectors(db: Store, index: Optional[VectorIndex], stored_ids: np.ndarray) -> np.ndarray:
+        """Ids of stored passages whose vectors are NaN/inf (left out of the index): among those the index
+        lacks, the ones Store.vectors does not return. Cheap: only the passages missing from the index are read."""
+        if index is None or not len(stored_ids):
+            return np.empty(0, np.int64)
+        absent = np.setdiff1d(stored_ids, index.ids())
+        if not len(absent):
+            return absent
+        finite_ids, _ = db.vectors(absent.tolist())
+        return np.setdiff1d(absent, finite_ids)
 
     # -- live updates -------------------------------------------------------
     @property
@@ -721,11 +765,8 @@ class Library:
             return {f"recall@{k}": None, "k": k, "queries": 0, "vectors": 0, "primary_metric": f"recall@{k}",
                     "ef_search": ef or self.config.index.ef_search, "backend": self.config.index.backend}
         ids, vectors = self.reader().vectors(None, dim)
-        try:
-            return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or self.config.index.ef_search,
-                                      seed=seed)
-        finally:
-            index.set_ef(self.config.index.ef_search)
+        return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or self.config.index.ef_search,
+                                  seed=seed)
 
     def close(self) -> None:
         """Stop watching, wait for searches in flight (another thread may be mid-query) and for a running

@@ -6,6 +6,7 @@ The GUI's settings dialog uses this so saving a setting that does not touch a mo
 from __future__ import annotations
 
 from ..base.config import Config
+from ..models.identity import library_settings, reindex_reasons
 from .library import Library
 
 __all__ = ["reopen_library", "needs_reindex"]
@@ -19,9 +20,9 @@ def _same(a: Config, b: Config, keys: tuple[str, ...]) -> bool:
 
 
 def needs_reindex(old: Config, new: Config) -> bool:
-    """True when passages or vectors built under `old` cannot be used under `new`."""
-    return (old.models.bi_encoder != new.models.bi_encoder or old.models.pooling != new.models.pooling
-            or old.chunking != new.chunking)
+    """True when passages or vectors built under `old` cannot be used under `new` (the one rule:
+    models.identity.reindex_reasons; chunking.title_context is soft, so it alone is not a reason)."""
+    return bool(reindex_reasons(library_settings(old), library_settings(new)))
 
 
 def reopen_library(old: Library, config: Config) -> Library:

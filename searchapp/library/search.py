@@ -32,6 +32,7 @@ class SearchRequest:
     group: str = "file"  # file: each file once, its other passages in `more` | passage: every passage a row
     fusion: str = "convex"  # convex (normalised scores, weighted) | rrf
     dense_weight: float = 0.8  # the dense side's share in either fusion
+    ef: Optional[int] = None  # HNSW breadth for this search (None: the index's configured ef_search)
 
 
 @dataclass
@@ -41,6 +42,7 @@ class SearchResult:
     hits: list[Hit]
     reranked: bool
     notice: Optional[str] = None  # e.g. why reranking did not run
+    reindex_notice: Optional[str] = None  # a reindex is under way: results come only from what it embedded so far
     timings_ms: dict[str, float] = field(default_factory=dict)
     filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
     group: str = "file"
@@ -48,6 +50,8 @@ class SearchResult:
     def to_json(self) -> dict:
         out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
                "hits": [h.to_json() for h in self.hits]}
+        if self.reindex_notice:
+            out["reindex_notice"] = self.reindex_notice
         if self.filter_stats is not None:
             out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
         return out
@@ -73,7 +77,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         timings["encode"] = _ms(t0)
 
         def fetch_dense(n: int) -> list[tuple[int, float]]:
-            ids, sims = scope.dense(index, qvec, n, index.dim) if scope is not None else index.search(qvec, n)
+            ids, sims = (scope.dense(index, qvec, n, index.dim, ef=req.ef) if scope is not None
+                         else index.search(qvec, n, ef=req.ef))
             return [(int(i), float(s)) for i, s in zip(ids[0], sims[0])]
 
         available = len(scope.ids) if scope is not None else len(index)

@@ -7,38 +7,18 @@ this one compares the settings by name, so a model named two ways (a folder and 
 
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 from ..base.config import Config
+from ..models.identity import library_settings, reindex_message, reindex_reasons
 
 __all__ = ["settings_mismatch", "passage_context", "passage_context_note"]
 
 
-def _same_model(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    if os.path.isdir(a) and os.path.isdir(b):
-        return os.path.realpath(a) == os.path.realpath(b)
-    return False
-
-
 def settings_mismatch(config: Config, meta: dict[str, str]) -> Optional[str]:
-    """A one-line reason ending in what to run, or None when the settings match (or nothing is recorded)."""
-    m, c = config.models, config.chunking
-    diffs = []
-    built_model = meta.get("model")
-    if built_model and not _same_model(built_model, m.bi_encoder):
-        diffs.append(f"model {built_model!r} (configured {m.bi_encoder!r})")
-    if meta.get("pooling") and meta["pooling"] != m.pooling:
-        diffs.append(f"pooling {meta['pooling']!r} (configured {m.pooling!r})")
-    for key, value in (("chunk_max_tokens", str(c.max_tokens)), ("chunk_overlap", str(c.overlap))):
-        if meta.get(key) and meta[key] != value:
-            diffs.append(f"{key} {meta[key]} (configured {value})")
-    if not diffs:
-        return None
-    return ("the library was built with " + "; ".join(diffs) +
-            ": run `searchapp reindex` to rebuild it with the current settings, or change them back")
+    """A one-line reason ending in what to run, or None when the settings match (or nothing is recorded).
+    The rule is models.identity.reindex_reasons, compared by name here (no model is read)."""
+    return reindex_message(reindex_reasons(meta, library_settings(config)))
 
 
 def passage_context(config: Config) -> str:

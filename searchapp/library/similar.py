@@ -31,6 +31,7 @@ __all__ = ["SimilarHit", "find_similar", "MAX_SOURCE_PASSAGES"]
 
 MAX_SOURCE_PASSAGES = 256  # a long source is sampled evenly: its score barely moves, the work is bounded
 NEIGHBOURS = 50  # per source passage, before the source's own passages are dropped
+MAX_PAGE = 2**31 - 1  # far above any real page count; keeps the number an SQLite integer
 RESCORE_FILES = 5  # candidate files scored exactly: RESCORE_FILES x k, best first by their best pair
 
 
@@ -53,6 +54,8 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
                  page: Optional[int] = None, k: int = 10, filters: Optional[SearchFilters] = None) -> SearchResult:
     t0 = time.perf_counter()
     ms = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
+    if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
+        raise ConfigError(f"--page must be between 1 and {MAX_PAGE}, got {page}")
     source = store.file_by_path(os.path.abspath(os.path.expanduser(path)))
     if source is None or source.status != "indexed":
         raise ConfigError(f"{path} is not an indexed file of this library (`searchapp status` lists what is)")
@@ -67,7 +70,10 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     scope = FilterScope(store, filters) if filters is not None and filters.active else None
     if index is None or not len(index) or dim is None:
         return result
-    _, src_vecs = store.vectors(src_ids, dim)
+    found, src_vecs = store.vectors(src_ids, dim)
+    src_ids = found.tolist()  # rows with unusable (non-finite) vectors are left out
+    if not src_ids:
+        return result
 
     # 1. Candidate files: the files of the source passages' nearest neighbours, by their best pair.
     depth = NEIGHBOURS + min(source.n_chunks, 4 * NEIGHBOURS)  # the source's own passages come back too

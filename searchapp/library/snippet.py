@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Snippet", "query_terms", "term_pattern", "best_snippet", "STOP_WORDS"]
+from ..store.cjk import CJK_CLASS, cjk_terms, is_cjk, without_cjk
+
+__all__ = ["Snippet", "query_terms", "term_pattern", "term_spans", "best_snippet", "STOP_WORDS"]
 
 # Words too common to be worth marking or choosing a window by; the lexical index still uses them.
 STOP_WORDS = frozenset("a about an and are as at be by can do does for from how i in into is it its me my of on onto "
@@ -34,16 +36,57 @@ class Snippet:
 
 
 def query_terms(query: str) -> list[str]:
-    """Lower-case words of the query worth marking, longest first (so 'octopuses' wins over 'octopus')."""
-    words = {w.lower() for w in _WORD.findall(query) if len(w) > 1 and w.lower() not in STOP_WORDS}
-    return sorted(words, key=lambda w: (-len(w), w))
+    """Lower-case words of the query worth marking, longest first (so 'octopuses' wins over 'octopus'), then
+    its CJK character pairs: CJK text has no spaces between words, and the lexical side matches it by pairs."""
+    words = {w.lower() for w in _WORD.findall(without_cjk(query)) if len(w) > 1 and w.lower() not in STOP_WORDS}
+    return sorted(words, key=lambda w: (-len(w), w)) + cjk_terms(query)
 
 
 def term_pattern(terms: list[str]) -> re.Pattern | None:
-    if not terms:
+    """Where the non-CJK terms match (CJK ones are found by `term_spans`)."""
+    words = [t for t in terms if not is_cjk(t)]
+    if not words:
         return None
-    # A term also marks its inflections ("bake" marks "baked") but never the middle of another word.
-    return re.compile(r"\b(?:" + "|".join(re.escape(t) for t in terms) + r")\w*", re.IGNORECASE)
+    # A term also marks its inflections ("bake" marks "baked") but never the middle of another word. CJK
+    # characters count as a word's edge ("Pythonのコード" marks "Python" alone), as they do when indexed.
+    letter = f"[^\\W{CJK_CLASS}]"
+    return re.compile(f"(?<!{letter})(?:" + "|".join(re.escape(t) for t in words) + f"){letter}*", re.IGNORECASE)
+
+
+def _cjk_pattern(terms: list[str]) -> re.Pattern | None:
+    cjk = sorted((t for t in terms if is_cjk(t)), key=len, reverse=True)
+    # A lookahead finds every occurrence, overlapping ones too (火山 and 山噴 in 火山噴火).
+    return re.compile("(?=(" + "|".join(re.escape(t) for t in cjk) + "))") if cjk else None
+
+
+_Patterns = tuple  # (term_pattern, _cjk_pattern): built once per snippet, used per sentence
+
+
+def _patterns(terms: list[str]) -> _Patterns:
+    return term_pattern(terms), _cjk_pattern(terms)
+
+
+def _found(text: str, pats: _Patterns, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """[start, end) of every match of a term in text[lo:hi], in order (they may overlap)."""
+    hi = len(text) if hi is None else hi
+    out = []
+    pat, cjk = pats
+    if pat is not None:
+        out += [(m.start(), m.end()) for m in pat.finditer(text, lo, hi)]
+    if cjk is not None:
+        out += [(m.start(), m.start() + len(m.group(1))) for m in cjk.finditer(text, lo, hi)]
+    return sorted(out)
+
+
+def term_spans(text: str, terms: list[str]) -> tuple[tuple[int, int], ...]:
+    """The query words in `text` as [start, end) code-point ranges, overlapping and touching matches merged."""
+    merged: list[list[int]] = []
+    for a, b in _found(text, _patterns(terms)):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return tuple((a, b) for a, b in merged)
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -60,19 +103,19 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240) -> Snippet:
     """The best window of `text` for the query (a string, or terms from `query_terms`), at most ~`width` chars."""
     terms = query_terms(query_or_terms) if isinstance(query_or_terms, str) else list(query_or_terms)
-    pat = term_pattern(terms)
+    pats = _patterns(terms)
     sents = _sentences(text)
     best = 0
-    if pat is not None:
+    if terms:
         def score(i: int) -> tuple[int, int, int]:
-            found = [m.group(0).lower() for m in pat.finditer(text, sents[i][0], sents[i][1])]
-            return (len({f for f in found}), len(found), -i)
+            found = [text[a:b].lower() for a, b in _found(text, pats, sents[i][0], sents[i][1])]
+            return (len(set(found)), len(found), -i)
 
         best = max(range(len(sents)), key=score)
     lo = hi = best
     start, end = sents[best]
     if end - start > width:
-        start, end = _cut_around(text, start, end, pat, width)
+        start, end = _cut_around(text, start, end, pats, width)
     else:
         # Widen by whole sentences, the following one first (answers tend to follow their cue), while it fits.
         while True:
@@ -92,17 +135,17 @@ def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240) -
         shown = ELLIPSIS + shown
     if end < len(text) and text[end:].strip():
         shown = shown + ELLIPSIS
-    spans = tuple((m.start(), m.end()) for m in pat.finditer(shown)) if pat is not None else ()
-    return Snippet(text=shown, spans=spans, start=start, end=end)
+    return Snippet(text=shown, spans=term_spans(shown, terms), start=start, end=end)
 
 
-def _cut_around(text: str, start: int, end: int, pat: re.Pattern | None, width: int) -> tuple[int, int]:
+def _cut_around(text: str, start: int, end: int, pats: _Patterns, width: int) -> tuple[int, int]:
     """A `width`-character cut of one long sentence, starting a little before its first query word, on word edges."""
-    m = pat.search(text, start, end) if pat is not None else None
-    begin = start if m is None else max(start, m.start() - width // 4)
+    found = _found(text, pats, start, end)
+    first = found[0][0] if found else None
+    begin = start if first is None else max(start, first - width // 4)
     if begin > start:
         space = text.find(" ", begin)
-        begin = space + 1 if 0 <= space < (m.start() if m else end) else begin
+        begin = space + 1 if 0 <= space < (first if first is not None else end) else begin
     stop = min(end, begin + width)
     if stop < end:
         space = text.rfind(" ", begin, stop)

@@ -19,6 +19,7 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.config import Config
 from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ..base.finite import require_finite
 from ..base.progress import CancelToken, ProgressFn, report
 from ..base.safe_open import open_regular
 from ..base.types import ChunkSpan
@@ -29,7 +30,7 @@ from ..ingest.fsnames import storable
 from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import NewChunk, RootRow, Store
-from .root_state import missing_reason
+from .root_state import root_missing
 
 __all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "in_scope"]
 
@@ -133,6 +134,9 @@ class _Batcher:
             cancel = self.cancel if len(todo) > BATCH_CHUNKS else None
             vecs = self.encoder.encode(list(todo.values()), progress=self._embedding_progress(len(todo)),
                                        cancel=cancel)
+            # Refused before the batch's transaction: nothing of it is written, the library stays usable.
+            require_finite(vecs, getattr(self.encoder, "spec", "in use"),
+                           "while embedding; nothing of this batch was written")
             known.update(zip(todo.keys(), vecs))
             self.report.chunks_embedded += len(todo)
         removed: list[int] = []
@@ -224,7 +228,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
     """Bring one root up to date. With `paths` (absolute, e.g. from a file watcher) only those files and
     folders are looked at: nothing else of the root is scanned, and a path that no longer exists is purged."""
     rep = SyncReport()
-    gone = missing_reason(root.path, store.has_files(root.id))
+    gone = root_missing(store, root)
     if gone is not None:  # keep everything: an unplugged drive or a renamed folder must not empty the index
         rep.missing_roots.append((root.path, gone))
         return rep

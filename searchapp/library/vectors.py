@@ -39,7 +39,8 @@ def rebuild_index(store: Store, config: IndexConfig, dim: int, progress: Optiona
     ids = store.chunk_ids()
     for i in range(0, len(ids), REBUILD_BATCH):
         part_ids, vecs = store.vectors(ids[i:i + REBUILD_BATCH].tolist(), dim)
-        index.add(part_ids, vecs)
+        if len(part_ids):
+            index.add(part_ids, vecs)
         report(progress, "rebuilding index", min(i + REBUILD_BATCH, len(ids)), len(ids))
     return index
 
@@ -58,10 +59,11 @@ def open_vector_index(store: Store, data_dir: Path, config: IndexConfig, dim: in
     except IndexCorruptError as exc:
         index = rebuild_index(store, config, dim, progress)
         return index, IndexOpenReport("rebuilt", f"vector index was unreadable ({exc}); rebuilt {len(index)} vectors from the library database")
-    index.set_ef(config.ef_search)
     if index.generation == generation and len(index) == store.chunk_count():
         return index, IndexOpenReport("loaded")
     added, removed = repair_index(index, store, dim)
+    if not added and not removed:  # only rows with unusable vectors differ (left out; status reports them)
+        return index, IndexOpenReport("loaded")
     return index, IndexOpenReport(
         "repaired",
         f"vector index was behind the library database (an interrupted sync); repaired: {added} added, {removed} removed",
@@ -75,7 +77,10 @@ def repair_index(index: VectorIndex, store: Store, dim: int) -> tuple[int, int]:
     missing = np.setdiff1d(want, have, assume_unique=True)
     if len(extra):
         index.remove(extra.tolist())
+    added = 0
     for i in range(0, len(missing), REBUILD_BATCH):
-        ids, vecs = store.vectors(missing[i:i + REBUILD_BATCH].tolist(), dim)
-        index.add(ids, vecs)
-    return int(len(missing)), int(len(extra))
+        ids, vecs = store.vectors(missing[i:i + REBUILD_BATCH].tolist(), dim)  # unusable (NaN) rows left out
+        if len(ids):
+            index.add(ids, vecs)
+            added += len(ids)
+    return added, int(len(extra))

@@ -36,6 +36,7 @@ import torch.nn.functional as F
 
 from ..base.config import PACKAGED_BI_ENCODER
 from ..base.errors import ConfigError, ModelLoadError
+from ..base.finite import require_finite
 from ..base.progress import CancelToken, ProgressFn, report
 from .batching import length_sorted_batches, restore_order
 from .device import choose_device, choose_dtype
@@ -125,6 +126,8 @@ class BiEncoder:
         # for the bulk lane's lock.
         self._query_tokenizer = load_tokenizer(path, require_fast=True)
         self._query_lock = threading.Lock()
+        # Broken weights (a NaN in a checkpoint) are refused at load, exit 5, before they reach a library.
+        require_finite(self.encode_query("a test sentence"), spec, "on a test sentence at load")
 
     def __repr__(self) -> str:
         return (

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Optional
 
 from ..base.config import Config
-from ..base.errors import SearchAppError
+from ..base.errors import SearchAppError, UnsupportedFileError
+from ..base.safe_open import open_regular
 from .hub import STAGING_PREFIX, folder_bytes, guess_role
 from .resolve import PACKAGED_NAMES, hf_cache_dir, is_path_spec, packaged_model_path, weights_sha256
 
@@ -89,8 +90,9 @@ def _entry(role: str, ident: str, source: str, path: Path) -> ModelEntry:
 def _snapshot(repo: Path) -> Optional[Path]:
     ref = repo / "refs" / "main"
     try:
-        commit = ref.read_text(encoding="ascii").strip()
-    except OSError:
+        with open_regular(ref) as fh:  # a FIFO here would block `models list` forever
+            commit = fh.read(256).decode("ascii").strip()
+    except (OSError, ValueError, UnsupportedFileError):
         snaps = sorted((repo / "snapshots").glob("*")) if (repo / "snapshots").is_dir() else []
         return snaps[-1] if snaps else None
     snap = repo / "snapshots" / commit

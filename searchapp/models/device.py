@@ -12,7 +12,7 @@ import functools
 import torch
 
 from ..base.errors import ConfigError, ModelLoadError
-from .device_summary import cpu_flags as _cpuinfo_flags
+from .cpu import cpu_flags as _cpuinfo_flags
 
 __all__ = ["choose_device", "choose_dtype", "cpu_has_native_bf16", "device_description", "PRECISIONS"]
 

@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
 from ..base.config import DEFAULT_RERANKER
-from ..base.errors import Cancelled, ConfigError, ModelLoadError, ModelNotFoundError, SearchAppError
+from ..base.errors import (Cancelled, ConfigError, ModelLoadError, ModelNotFoundError, SearchAppError,
+                           UnsupportedFileError)
 from ..base.progress import CancelToken, ProgressFn, report
+from ..base.safe_open import open_regular
 from ..base.terminal import printable
 from .hub_http import DEFAULT_ENDPOINT, DownloadError, HubClient, host_of, parse_endpoint
 from .resolve import hf_cache_dir, resolve_model
@@ -377,8 +379,9 @@ def _lay_out(plan: RemoteModel, staging: Path, blobs: list[str]) -> Path:
 def guess_role(snapshot: Path) -> str:
     """reranker for a sequence classifier (config.json's architectures), else bi-encoder."""
     try:
-        cfg = json.loads((snapshot / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with open_regular(snapshot / "config.json") as fh:  # never open a FIFO: it would block forever
+            cfg = json.loads(fh.read(1 << 20).decode("utf-8"))
+    except (OSError, ValueError, UnsupportedFileError):
         return "bi-encoder"  # a sentence-transformers layout keeps config.json in a module folder
     archs = cfg.get("architectures") or []
     return "reranker" if any(str(a).endswith("ForSequenceClassification") for a in archs) else "bi-encoder"

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Mapping, Optional
 
-from ..base.errors import ModelLoadError
+from ..base.config import Config
+from ..base.errors import ModelLoadError, UnsupportedFileError
+from ..base.safe_open import NOT_REGULAR, open_regular
 from .resolve import ResolvedModel, resolve_model
 
-__all__ = ["ModelIdentity", "bi_encoder_identity"]
+__all__ = ["ModelIdentity", "bi_encoder_identity", "library_settings", "reindex_reasons", "reindex_message"]
 
 _HUGE = 100_000  # tokenizers without a limit report a huge sentinel (transformers: VERY_LARGE_INTEGER)
 
@@ -63,7 +66,74 @@ def _read_json(file: Path) -> Optional[dict]:
     if not file.is_file():
         return None
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        with open_regular(file) as fh:  # is_file() was true, but it may have been swapped for a FIFO since
+            data = json.loads(fh.read().decode("utf-8"))
+    except UnsupportedFileError:
+        raise ModelLoadError(f"{file}: {NOT_REGULAR}") from None
     except (OSError, ValueError) as exc:
         raise ModelLoadError(f"{file}: {exc}") from None
     return data if isinstance(data, dict) else None
+
+
+# ---- the one "needs reindex" rule ------------------------------------------------------------------------
+# Used by Library.check_model (stored meta vs the configured model's identity), `status` (stored meta vs the
+# settings by name: no model is read) and the GUI's settings dialog (old config vs new config). What the
+# vectors depend on: the model's weights, pooling and window (its fingerprint), the vector size, and how text
+# is cut into passages. Not `chunking.title_context`: a soft setting (both kinds of vector share one space,
+# new files follow it, `status` notes that a reindex would re-embed the rest: settings_check.passage_context_note).
+
+
+def library_settings(config: Config, fingerprint: Optional[str] = None, dim: Optional[int] = None) -> dict[str, str]:
+    """What a library built under `config` records (meta keys -> values). fingerprint/dim when known."""
+    m, c = config.models, config.chunking
+    out = {"model": m.bi_encoder, "pooling": m.pooling, "chunk_max_tokens": str(c.max_tokens),
+           "chunk_overlap": str(c.overlap)}
+    if fingerprint is not None:
+        out["model_fingerprint"] = str(fingerprint)
+    if dim is not None:
+        out["dim"] = str(int(dim))
+    return out
+
+
+def _same_model(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if os.path.isdir(a) and os.path.isdir(b):  # one folder named two ways
+        return os.path.realpath(a) == os.path.realpath(b)
+    return False
+
+
+def reindex_reasons(built: Mapping[str, str], wanted: Mapping[str, str]) -> list[str]:
+    """Why vectors built under `built` cannot serve `wanted` (both as library_settings gives them), in words;
+    empty when none. A key `built` lacks is not compared (recorded before it existed), except the fingerprint
+    and vector size, which a library with passages always has."""
+    reasons = []
+    fp_b, fp_w = built.get("model_fingerprint"), wanted.get("model_fingerprint")
+    model_b, model_w = built.get("model"), wanted.get("model")
+    names_differ = bool(model_b and model_w and not _same_model(model_b, model_w))
+    if fp_w is not None and fp_b is not None:
+        if fp_b != fp_w:  # the weights decide; a name is only how the message says it
+            if names_differ:
+                reasons.append(f"model {model_b!r} (configured {model_w!r})")
+            elif built.get("pooling") == wanted.get("pooling"):
+                reasons.append(f"model fingerprint {fp_b} (the configured model's weights or max_seq_length give "
+                               f"{fp_w})")
+    elif fp_w is not None:
+        reasons.append("no model fingerprint recorded")
+    elif names_differ:
+        reasons.append(f"model {model_b!r} (configured {model_w!r})")
+    if built.get("pooling") and wanted.get("pooling") and built["pooling"] != wanted["pooling"]:
+        reasons.append(f"pooling {built['pooling']!r} (configured {wanted['pooling']!r})")
+    for key in ("dim", "chunk_max_tokens", "chunk_overlap"):
+        b, w = built.get(key), wanted.get(key)
+        if w is not None and (b != w if key == "dim" else (b and b != w)):
+            reasons.append(f"{'vector size' if key == 'dim' else key} {b} (configured {w})")
+    return reasons
+
+
+def reindex_message(reasons: list[str]) -> Optional[str]:
+    """The one-line message for `reasons`, ending in what to run; None when there are none."""
+    if not reasons:
+        return None
+    return ("the library was built with " + "; ".join(reasons) +
+            ": run `searchapp reindex` to rebuild it with the current settings, or change them back")

@@ -13,6 +13,8 @@ from typing import Callable, Optional, Sequence
 
 import torch
 
+from .sbert_wk import wk_pooling_fn
+
 __all__ = ["pool", "PoolingMode", "register_pooling", "pooling_modes", "needs_hidden_states", "POOLING_MODES"]
 
 PoolingFn = Callable[[torch.Tensor, torch.Tensor, Optional[Sequence[torch.Tensor]]], torch.Tensor]
@@ -85,6 +87,5 @@ def _max(emb: torch.Tensor, mask: torch.Tensor, _hidden: Optional[Sequence[torch
 register_pooling("mean", _mean)
 register_pooling("cls", _cls)
 register_pooling("max", _max)
-
-# SBERT-WK lives in its own module and registers itself as "wk"; imported last (it imports register_pooling).
-from . import wk as _wk  # noqa: E402,F401
+# SBERT-WK (its own module: it reads every layer's hidden states) is registered here, so the import points one way.
+register_pooling("wk", wk_pooling_fn, needs_hidden_states=True)

@@ -48,7 +48,19 @@ def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int) -> Opti
             or cfg.get("hidden_act", "gelu") not in _ACTS or not (path / "tokenizer.json").is_file()
             or not (path / "model.safetensors").is_file()):
         return None
-    return NumpyQueryEncoder(path, cfg, pooling=pooling, max_seq_length=max_seq_length)
+    # A malformed folder (a config without num_attention_heads, weights missing or of the wrong shape, a
+    # truncated safetensors file) or weights that give NaN: this fast path declines and the caller loads
+    # the torch BiEncoder, which either works (transformers reads more layouts than this module) or
+    # refuses the folder with its own ModelLoadError (exit 5). Falling back rather than failing here keeps
+    # one judge of what a usable model is; a probe query catches what only shows when the weights are used.
+    try:
+        encoder = NumpyQueryEncoder(path, cfg, pooling=pooling, max_seq_length=max_seq_length)
+        probe = encoder.encode_one("a test sentence")
+    except Exception:  # noqa: BLE001 - any failure of the optional fast path means "use the torch encoder"
+        return None
+    if probe.shape != (encoder.dim,) or not np.isfinite(probe).all():
+        return None
+    return encoder
 
 
 class NumpyQueryEncoder:
@@ -65,6 +77,7 @@ class NumpyQueryEncoder:
         # BertModel saves "embeddings.…"; a model saved from a task head prefixes "bert.".
         prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
         self.w = {k[len(prefix):]: v.astype(np.float32, copy=False) for k, v in weights.items() if k.startswith(prefix)}
+        self.dim = int(self.w["embeddings.word_embeddings.weight"].shape[1])
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_seq_length)

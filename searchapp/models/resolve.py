@@ -25,13 +25,15 @@ import hashlib
 import json
 import os
 import re
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..base.config import PACKAGED_BI_ENCODER
-from ..base.errors import ModelLoadError, ModelNotFoundError
+from ..base.safe_open import NOT_REGULAR, open_regular
+from ..base.errors import ModelLoadError, ModelNotFoundError, UnsupportedFileError
 
 __all__ = [
     "PACKAGED_SHA256",
@@ -175,7 +177,10 @@ def _read_json(file: Path) -> dict:
     try:
         if file.stat().st_size > _MAX_CONFIG_BYTES:
             raise ModelLoadError(f"{file} is larger than {_MAX_CONFIG_BYTES // (1024 * 1024)} MB; not a model config.")
-        data = json.loads(file.read_text(encoding="utf-8"))
+        with open_regular(file) as fh:  # never a FIFO (open would block) or a device
+            data = json.loads(fh.read(_MAX_CONFIG_BYTES + 1).decode("utf-8"))
+    except UnsupportedFileError:
+        raise ModelLoadError(f"cannot read {file}: {NOT_REGULAR}") from None
     except (OSError, ValueError) as exc:
         raise ModelLoadError(f"cannot read {file}: {exc}") from None
     if not isinstance(data, dict):
@@ -237,6 +242,8 @@ def file_sha256(file: Path) -> str:
         st = real.stat()
     except OSError as exc:
         raise ModelLoadError(f"cannot read {file}: {exc}") from None
+    if not stat.S_ISREG(st.st_mode):  # a FIFO would block open() forever, a device never end
+        raise ModelLoadError(f"cannot read {file}: {NOT_REGULAR}")
     key = (str(real), st.st_size, st.st_mtime_ns)
     with _SHA_LOCK:
         if key in _SHA_CACHE:
@@ -250,9 +257,11 @@ def file_sha256(file: Path) -> str:
         return known
     h = hashlib.sha256()
     try:
-        with open(real, "rb") as fh:
+        with open_regular(real) as fh:  # and if it was swapped for one since the stat: refused, not blocked
             while block := fh.read(1 << 20):
                 h.update(block)
+    except UnsupportedFileError:
+        raise ModelLoadError(f"cannot read {file}: {NOT_REGULAR}") from None
     except OSError as exc:
         raise ModelLoadError(f"cannot read {file}: {exc}") from None
     digest = h.hexdigest()

@@ -16,16 +16,15 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["cjk_chars", "cjk_query", "CJK_TABLE"]
+__all__ = ["cjk_chars", "cjk_query", "cjk_terms", "without_cjk", "is_cjk", "CJK_CLASS", "CJK_TABLE"]
 
 CJK_TABLE = "chunks_cjk"
 
 # Han (with extension A, compatibility and the supplementary planes), Hiragana, Katakana (with the
 # phonetic extensions, half-width forms and the prolonged sound mark), Hangul syllables.
-_CJK_RUN = re.compile(
-    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af"
-    "\U00020000-\U0002fa1f]+"
-)
+CJK_CLASS = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af"
+             "\U00020000-\U0002fa1f")  # the inside of a regex character class
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _RUN_BREAK = " 0 "  # a token between runs, so a phrase never matches across punctuation or other text
 
 
@@ -39,11 +38,23 @@ def cjk_chars(text: Optional[str]) -> str:
 def cjk_query(text: str) -> Optional[str]:
     """An FTS5 MATCH expression for the CJK part of a query: each pair of adjacent characters as a phrase
     (a lone character as itself), OR'ed. None when the query has no CJK character."""
+    terms = [f'"{" ".join(t)}"' for t in cjk_terms(text)]
+    return " OR ".join(terms) if terms else None
+
+
+def cjk_terms(text: str) -> list[str]:
+    """What the CJK part of `text` is matched by: each pair of adjacent characters of a run (a lone character
+    as itself), without repeats, in order. The snippet marks these too (library.snippet)."""
     terms: list[str] = []
     for run in _CJK_RUN.findall(text):
-        if len(run) == 1:
-            terms.append(f'"{run}"')
-        else:
-            terms += [f'"{a} {b}"' for a, b in zip(run, run[1:])]
-    unique = list(dict.fromkeys(terms))
-    return " OR ".join(unique) if unique else None
+        terms += [run] if len(run) == 1 else [a + b for a, b in zip(run, run[1:])]
+    return list(dict.fromkeys(terms))
+
+
+def without_cjk(text: str) -> str:
+    """`text` with its CJK runs replaced by spaces (what is left is matched word by word)."""
+    return _CJK_RUN.sub(" ", text)
+
+
+def is_cjk(term: str) -> bool:
+    return bool(term) and _CJK_RUN.fullmatch(term) is not None

@@ -229,6 +229,12 @@ class Store:
     def has_files(self, root_id: int) -> bool:
         return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? LIMIT 1", (root_id,)).fetchone() is not None
 
+    def has_files_below(self, root_id: int, path: str) -> bool:
+        """Whether the root holds a file strictly below `path` (then `path` was indexed as a folder)."""
+        below = path.rstrip(os.sep) + os.sep
+        return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? AND path >= ? AND path < ? LIMIT 1",
+                                 (root_id, below, below[:-1] + chr(ord(os.sep) + 1))).fetchone() is not None
+
     def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
         """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
         below = path.rstrip(os.sep) + os.sep
@@ -281,7 +287,9 @@ class Store:
         """text_hash -> a stored vector for that text, from any file: unchanged or moved passages are never re-embedded."""
         out: dict[str, np.ndarray] = {}
         for h, v in self._select_in("SELECT text_hash, vector FROM chunks WHERE text_hash IN ({})", dict.fromkeys(hashes)):
-            out[h] = np.frombuffer(v, dtype=np.float32)
+            vec = np.frombuffer(v, dtype=np.float32)
+            if np.isfinite(vec).all():  # a NaN row of an older version is embedded again, never copied
+                out[h] = vec
         return out
 
     def delete_chunks_of_file(self, file_id: int) -> list[int]:
@@ -318,7 +326,11 @@ class Store:
         return np.fromiter((r[0] for r in self.conn.execute("SELECT id FROM chunks ORDER BY id")), dtype=np.int64)
 
     def vectors(self, ids: Optional[Iterable[int]] = None, dim: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
-        """(ids int64 (n,), vectors float32 (n, dim)) for the given chunk ids, or all chunks."""
+        """(ids int64 (n,), vectors float32 (n, dim)) for the given chunk ids, or all chunks.
+
+        Rows whose vector is not finite (NaN/inf, written by a broken model before such batches were
+        refused) are left out: every reader (index rebuild, exact scoring, similar, duplicates) skips them
+        instead of failing, and `nonfinite_vectors` counts them for `status`."""
         if ids is None:
             rows = self.conn.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall()
         else:
@@ -327,6 +339,9 @@ class Store:
         if not rows:
             return out_ids, np.zeros((0, dim or 0), dtype=np.float32)
         mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        finite = np.isfinite(mat).all(axis=1)
+        if not finite.all():
+            out_ids, mat = out_ids[finite], mat[finite]
         return out_ids, mat
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:

@@ -61,7 +61,7 @@ def write_pooling_files(folder: Path, pooling: str, dim: int, max_seq_length: in
     folder = Path(folder)
     info: dict[str, Any] = {"pooling": pooling, **(extra or {})}
     if pooling == "wk":
-        from ..models.wk import LAYER_START, OMEGA, WINDOW
+        from ..models.sbert_wk import LAYER_START, OMEGA, WINDOW
 
         info.update({"layer_start": LAYER_START, "window": WINDOW, "omega": OMEGA})
     _write_json(folder / POOLING_FILE, info)

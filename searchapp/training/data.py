@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from ..base.errors import ConfigError
-from ..evaluation.beir import load_beir
-from ..evaluation.pairs import read_labeled_pairs, read_rows, read_scored_pairs, read_triplets
+from ..datasets.beir import load_beir
+from ..datasets.pairs import read_labeled_pairs, read_rows, read_scored_pairs, read_triplets
 from .mining import mine_hard_negatives
 
 __all__ = ["TextColumns", "regression_data", "softmax_data", "triplet_data", "cross_encoder_data", "OBJECTIVES"]

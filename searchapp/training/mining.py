@@ -14,7 +14,7 @@ from typing import Optional, Protocol, Sequence
 import numpy as np
 
 from ..base.progress import CancelToken, ProgressFn, report
-from ..evaluation.beir import BeirCollection
+from ..datasets.beir import BeirCollection
 
 __all__ = ["MinedExample", "mine_hard_negatives", "doc_text"]
 

@@ -31,9 +31,9 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from searchapp.evaluation.beir import BeirCollection, load_beir  # noqa: E402
+from searchapp.datasets.beir import BeirCollection, load_beir  # noqa: E402
 from searchapp.evaluation.metrics import evaluate_run  # noqa: E402
-from searchapp.evaluation.pairs import read_scored_pairs  # noqa: E402
+from searchapp.datasets.pairs import read_scored_pairs  # noqa: E402
 from searchapp.evaluation.sts import evaluate_sts  # noqa: E402
 from searchapp.models import BiEncoder  # noqa: E402
 from searchapp.training import TrainingArgs, train_bi_encoder  # noqa: E402

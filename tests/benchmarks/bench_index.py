@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from searchapp.base.config import load_config  # noqa: E402
-from searchapp.evaluation.beir import load_beir  # noqa: E402
+from searchapp.datasets.beir import load_beir  # noqa: E402
 from searchapp.evaluation.ir import write_corpus  # noqa: E402
 from searchapp.library import Library  # noqa: E402
 

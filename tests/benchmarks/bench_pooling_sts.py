@@ -21,7 +21,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from searchapp.evaluation.pairs import read_scored_pairs  # noqa: E402
+from searchapp.datasets.pairs import read_scored_pairs  # noqa: E402
 from searchapp.evaluation.sts import evaluate_sts  # noqa: E402
 from searchapp.models import BiEncoder  # noqa: E402
 
@@ -42,7 +42,7 @@ def main() -> None:
     poolings = ["mean", "cls", "max", "wk"]
     if a.wk_variants:
         from searchapp.models.pooling import register_pooling
-        from searchapp.models.wk import wk_pool
+        from searchapp.models.sbert_wk import wk_pool
 
         for name, kw in (("wk_layers1..6", {"layer_start": 1}), ("wk_layers2..6", {"layer_start": 2}),
                          ("wk_window1", {"m": 1})):

@@ -44,7 +44,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from searchapp.base.config import Config  # noqa: E402
-from searchapp.evaluation.beir import BeirCollection, load_beir  # noqa: E402
+from searchapp.datasets.beir import BeirCollection, load_beir  # noqa: E402
 from searchapp.evaluation.ir import write_corpus  # noqa: E402
 from searchapp.evaluation.metrics import evaluate_run  # noqa: E402
 from searchapp.store.db import fts_query  # noqa: E402

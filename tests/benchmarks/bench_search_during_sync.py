@@ -70,7 +70,7 @@ def main() -> int:
     src = str(Path(args.src).resolve())
     sys.path.insert(0, src)
     from searchapp.base.config import load_config
-    from searchapp.evaluation.beir import BeirCollection, load_beir
+    from searchapp.datasets.beir import BeirCollection, load_beir
     from searchapp.evaluation.ir import write_corpus
     from searchapp.library import Library
 

@@ -48,7 +48,7 @@ def main() -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     from searchapp.base.config import load_config
-    from searchapp.evaluation.beir import load_beir
+    from searchapp.datasets.beir import load_beir
     from searchapp.evaluation.ir import write_corpus
     from searchapp.library import Library
 

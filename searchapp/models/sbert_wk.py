@@ -28,9 +28,8 @@ from typing import Optional, Sequence
 
 import torch
 
-from .pooling import register_pooling
 
-__all__ = ["wk_pool", "wk_windows", "LAYER_START", "WINDOW", "OMEGA"]
+__all__ = ["wk_pool", "wk_pooling_fn", "wk_windows", "LAYER_START", "WINDOW", "OMEGA"]
 
 LAYER_START = 4  # hidden_states[4:]: the outputs of transformer layers 4..last (index 0 is the embeddings)
 WINDOW = 2  # m: context layers on each side
@@ -155,11 +154,9 @@ def _mean_last(last: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (last * m).sum(dim=1) / m.sum(dim=1).clamp(min=1e-9)
 
 
-def _pool_fn(
+def wk_pooling_fn(
     _emb: torch.Tensor, mask: torch.Tensor, hidden: Optional[Sequence[torch.Tensor]]
 ) -> torch.Tensor:
     assert hidden is not None  # pool() checks this for modes registered with needs_hidden_states
     return wk_pool(hidden, mask)
 
-
-register_pooling("wk", _pool_fn, needs_hidden_states=True)
