@@ -170,21 +170,20 @@ def test_a_repository_over_the_total_cap_is_refused_before_a_byte(hub, hf_cache,
     assert not any("/resolve/" in p for _, p in hub.requests) and leftovers(hf_cache) == []
 
 
-# -- 10d. resolve's own download is gone: allow_download goes through pull --------------------------
-def test_resolve_with_allow_download_uses_the_checked_pull(hub, hf_cache, tmp_path):
-    from searchapp.library.model_hub import DownloadError
+# -- 10d. resolve's own download is gone: pull is the only download path --------------------------
+def test_resolve_with_allow_download_no_longer_downloads_and_names_pull(hub, hf_cache, tmp_path):
+    from searchapp.base.errors import ModelNotFoundError
+    from searchapp.library.model_hub import pull_model
     from searchapp.models import resolve
 
     assert not hasattr(resolve, "_download")
-    hub.lie_etag = '"' + "../" * 6 + 'escaped/evil"'
-    with pytest.raises(DownloadError, match="malformed ETag"):
+    with pytest.raises(ModelNotFoundError, match=f"`searchapp models pull {RERANKER_ID}` fetches it"):
         resolve.resolve_model(RERANKER_ID, kind="reranker", allow_download=True)
-    assert not (tmp_path / "escaped").exists() and leftovers(hf_cache) == []
-    hub.lie_etag = None
-    got = resolve.resolve_model(RERANKER_ID, kind="reranker", allow_download=True)
-    assert got.source == "hub" and got.path.parent.parent.name == "models--acme--tiny-reranker"
+    assert hub.requests == [] and leftovers(hf_cache) == []  # no request, nothing written
+    got = pull_model(RERANKER_ID)
     assert (got.path / "model.safetensors").is_symlink()  # the cache layout huggingface_hub uses
-    assert resolve.resolve_model(RERANKER_ID, kind="reranker").source == "hf-cache"  # found offline after
+    found = resolve.resolve_model(RERANKER_ID, kind="reranker", allow_download=True)
+    assert found.source == "hf-cache" and found.path == got.path
 
 
 # -- 11. ids, credentials, a malformed endpoint -------------------------------------------------------

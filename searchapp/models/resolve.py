@@ -1,7 +1,7 @@
 """Where model weights come from: the packaged MiniLM, a local folder, or the local Hugging Face cache.
 
-Nothing here touches the network unless `allow_download=True`, and then only through `models.hub.pull_model`
-(the one download path: staging folder, size caps, sha256 and load checks). Only safetensors weights are accepted:
+Nothing here touches the network, whatever `allow_download` says: `models.hub.pull_model` (`searchapp models
+pull`) is the one download path, with its staging folder, size caps, sha256 and load checks. Only safetensors weights are accepted:
 pickled checkpoints (pytorch_model.bin, *.pt, *.ckpt) can run arbitrary code when loaded, so a folder
 holding only those is refused and never handed to `torch.load`. Neither torch nor transformers is
 imported here, so resolving (and its errors) stays cheap.
@@ -110,13 +110,9 @@ def resolve_model(spec: str, *, kind: str, allow_download: bool = False) -> Reso
         check_no_custom_code(path)
         return ResolvedModel(path=path, source="hf-cache", sha256=weights_sha256(path))
     if allow_download:
-        # The one download path (staging, size caps, sha256, a load check): `searchapp models pull`'s.
-        from .hub import pull_model
-
-        pulled = pull_model(spec, role="reranker" if kind == "reranker" else "bi-encoder")
-        path = _transformer_folder(pulled.path)
-        check_no_custom_code(path)
-        return ResolvedModel(path=path, source="hub", sha256=weights_sha256(path))
+        # No second download path (issue 18): fetching is `searchapp models pull`'s alone, with its staging
+        # folder, size caps and sha256 and load checks.
+        looked.append(f"not downloaded here: `searchapp models pull {spec}` fetches it")
     raise ModelNotFoundError(
         f"No {_kind_word(kind)} weights found for {spec!r} (looked in: {'; '.join(looked)}). {_how_to_add(kind)}"
     )
