@@ -39,9 +39,9 @@ def cell_text(raw: Optional[str]) -> str:
 class Workbook:
     """Collects sheets and rows; `full` tells the reader to stop (cell or character cap reached)."""
 
-    def __init__(self, max_chars: Optional[int] = None, max_cells: int = MAX_CELLS) -> None:
+    def __init__(self, max_chars: Optional[int] = None, max_cells: Optional[int] = None) -> None:
         self.pages = PagedText(max_chars)
-        self.max_cells = max_cells
+        self.max_cells = MAX_CELLS if max_cells is None else max_cells
         self.cells = 0
         self.capped = False
         self._number = 0
