@@ -403,6 +403,14 @@ def test_mbox_is_one_page_per_message(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(mail, "MAX_MESSAGES", 2)
     doc = extract(path)
     assert "Third." not in doc.text and "only the first 2 messages read" in doc.notes
+    monkeypatch.undo()
+    # A message nested thousands of parts deep breaks the stdlib parser: that message is noted, the others kept.
+    deep = b"Subject: deep\n" + b"".join(b"Content-Type: multipart/mixed; boundary=b%d\n\n--b%d\n" % (i, i)
+                                          for i in range(5000))
+    path.write_bytes(mbox_bytes(["Before the deep one."]) + b"From x\n" + deep + b"\n" + mbox_bytes(["After it."]))
+    doc = extract(path)
+    assert "Before the deep one." in doc.text and doc.page_at(doc.text.index("After it.")) == 3
+    assert "1 message(s) could not be read (first: message 2)" in doc.notes
     not_mbox = tmp_path / "x.mbox"
     not_mbox.write_text("Subject: hi\n\nno separator line\n")
     with pytest.raises(ExtractionError, match="not an mbox"):

@@ -27,7 +27,7 @@ from email.message import EmailMessage, Message
 from pathlib import Path
 from typing import Iterator, Optional
 
-from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text, decode_text, read_capped
@@ -83,9 +83,9 @@ def _decoded(part: Message) -> str:
 def _body(msg: EmailMessage, cancel: Optional[CancelToken]) -> tuple[str, Optional[Message]]:
     try:
         part = msg.get_body(preferencelist=("plain", "html"))
-    except (RecursionError, MemoryError):
+    except MemoryError:
         raise
-    except Exception:
+    except Exception:  # RecursionError on parts nested thousands deep, or a broken structure: headers remain
         return "", None
     if part is None:
         return "", None
@@ -98,22 +98,25 @@ def _body(msg: EmailMessage, cancel: Optional[CancelToken]) -> tuple[str, Option
 def _attachments(msg: Message, body: Optional[Message]) -> list[str]:
     names: list[str] = []
     more = 0
-    for n, part in enumerate(msg.walk()):
-        if n >= MAX_PARTS:
-            break
-        if part is body or part.is_multipart():
-            continue
-        try:
-            name = part.get_filename()
-        except Exception:
-            name = None
-        name = _one_line(name, MAX_NAME_CHARS) if isinstance(name, str) else ""
-        if not name:
-            continue
-        if len(names) < MAX_ATTACHMENTS_LISTED:
-            names.append(name)
-        else:
-            more += 1
+    try:
+        for n, part in enumerate(msg.walk()):
+            if n >= MAX_PARTS:
+                break
+            if part is body or part.is_multipart():
+                continue
+            try:
+                name = part.get_filename()
+            except Exception:
+                name = None
+            name = _one_line(name, MAX_NAME_CHARS) if isinstance(name, str) else ""
+            if not name:
+                continue
+            if len(names) < MAX_ATTACHMENTS_LISTED:
+                names.append(name)
+            else:
+                more += 1
+    except RecursionError:  # walk() recurses into nested parts: the names found so far are kept
+        pass
     if more:
         names.append(f"and {more} more")
     return names
@@ -156,6 +159,7 @@ def extract_mbox(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                  cancel: Optional[CancelToken] = None) -> Document:
     pages = PagedText(max_chars)
     pages.note("one page per message")
+    failed: list[int] = []
     for number, raw in enumerate(split_mbox(read_capped(path, max_bytes)), start=1):
         if cancel is not None:
             cancel.check()
@@ -164,5 +168,12 @@ def extract_mbox(path: Path, max_bytes: int, max_chars: Optional[int] = None,
             break
         if pages.full:
             break
-        pages.add(number, message_document(parse_message(raw), max_chars, cancel).text)
+        try:
+            pages.add(number, message_document(parse_message(raw), max_chars, cancel).text)
+        except (MemoryError, Cancelled):
+            raise
+        except Exception:  # e.g. RecursionError from the parser: one hostile message, the others are kept
+            failed.append(number)
+    if failed:
+        pages.note(f"{len(failed)} message(s) could not be read (first: message {failed[0]})")
     return pages.document("mbox")
