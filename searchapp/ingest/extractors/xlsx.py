@@ -62,6 +62,7 @@ def _stream(z: SafeZip, part: str, units: frozenset[str],
     """(local name, element, open ancestors) as each element of a part ends. Elements named in `units` and the
     root's children are dropped once the caller has seen them, so memory stays flat on any size."""
     stack: list[Element] = []
+    names: dict[str, str] = {}  # tag -> local name: a sheet has a handful of tags and a million elements
     for n, (event, el) in enumerate(z.iterparse(part)):
         if cancel is not None and n % _CHECK_EVERY == 0:
             cancel.check()
@@ -69,7 +70,9 @@ def _stream(z: SafeZip, part: str, units: frozenset[str],
             stack.append(el)
             continue
         stack.pop()
-        name = local_name(el.tag)
+        name = names.get(el.tag)
+        if name is None:
+            name = names[el.tag] = local_name(el.tag)
         yield name, el, stack
         if stack and (name in units or len(stack) == 1):
             stack[-1].remove(el)
@@ -118,7 +121,7 @@ def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], cance
     column = 0
     filled = 0
     for name, el, stack in _stream(z, part, _ROW_CELL, cancel):
-        if name == "c" and stack and local_name(stack[-1].tag) == "row":
+        if name == "c" and stack and stack[-1].tag.endswith("}row"):
             at = _column(el.get("r"), column)
             text = _value(el, strings)
             if at > column + 1:
