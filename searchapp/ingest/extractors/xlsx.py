@@ -121,7 +121,7 @@ def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], cance
     column = 0
     filled = 0
     for name, el, stack in _stream(z, part, _ROW_CELL, cancel):
-        if name == "c" and stack and stack[-1].tag.endswith("}row"):
+        if name == "c" and stack and local_name(stack[-1].tag) == "row":
             at = _column(el.get("r"), column)
             text = _value(el, strings)
             if at > column + 1:
