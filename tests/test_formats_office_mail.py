@@ -30,7 +30,8 @@ DML = "http://schemas.openxmlformats.org/drawingml/2006/main"
 
 def rels(*items: tuple[str, str, str]) -> str:
     body = "".join(f'<Relationship Id="{i}" Type="{t}" Target="{target}"/>' for i, t, target in items)
-    return f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="{PKG_REL}">{body}</Relationships>'
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="{PKG_REL}">{body}'
+            "</Relationships>")
 
 
 def core(title: str) -> str:
@@ -308,7 +309,8 @@ def test_odp_slides_and_notes(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- mail
 
 def make_mail(subject: str = "Lunch on Friday", plain: str | None = "Bring the pistachio cake.",
-              html: str | None = "<p>HTML <b>version</b></p>", attachments: dict[str, bytes] | None = None) -> EmailMessage:
+              html: str | None = "<p>HTML <b>version</b></p>",
+              attachments: dict[str, bytes] | None = None) -> EmailMessage:
     msg = EmailMessage()
     msg["Subject"] = subject
     msg["From"] = "Ana <ana@example.org>"
