@@ -16,7 +16,7 @@ from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text
-from .title import dc_title
+from .opc import core_title, package_part
 from .ziputil import SafeZip, local_name
 
 __all__ = ["SUFFIXES", "extract_docx"]
@@ -24,33 +24,14 @@ __all__ = ["SUFFIXES", "extract_docx"]
 SUFFIXES = frozenset({".docx", ".docm", ".dotx"})
 
 _OFFICE_DOCUMENT = "/officeDocument"
-_CORE_PROPERTIES = "/metadata/core-properties"
 # Property and deleted-text subtrees: <w:tabs><w:tab/> in pPr is a tab stop, not a tab.
 _SKIP = frozenset({"pPr", "rPr", "sectPr", "tblPr", "trPr", "tcPr", "del", "moveFrom", "instrText", "delText"})
 _CHARS = {"tab": "\t", "br": "\n", "cr": "\n", "noBreakHyphen": "-"}
 _CHECK_EVERY = 4096  # XML events between two cancel checks
 
 
-def _package_part(z: SafeZip, rel_type: str, usual: str) -> str:
-    """Target of the package relationship of this type, else the usual name."""
-    if z.find("_rels/.rels"):
-        for rel in z.xml("_rels/.rels"):
-            if rel.get("Type", "").endswith(rel_type) and rel.get("Target"):
-                return posixpath.normpath(rel.get("Target", "").lstrip("/"))
-    return usual
-
-
 def _main_part(z: SafeZip) -> str:
-    return _package_part(z, _OFFICE_DOCUMENT, "word/document.xml")
-
-
-def _title(z: SafeZip) -> str:
-    """dc:title of the core properties; no title when they are missing or broken (even their relationships)."""
-    try:
-        part = _package_part(z, _CORE_PROPERTIES, "docProps/core.xml")
-    except ExtractionError:
-        return ""
-    return dc_title(z.optional_xml(part))
+    return package_part(z, _OFFICE_DOCUMENT, "word/document.xml")
 
 
 def _walk(el: Element, paragraphs: list[str], current: Optional[list[str]]) -> None:
@@ -135,5 +116,5 @@ def extract_docx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
             part = posixpath.join(folder, extra)
             if budget[0] >= 0 and z.find(part):
                 _stream_part(z, part, paragraphs, budget, cancel)
-        title = _title(z)
+        title = core_title(z)
     return Document(clean_text("\n\n".join(paragraphs)), kind="docx", title=title)

@@ -16,7 +16,7 @@ from .encoding import clean_text
 from .title import dc_title
 from .ziputil import SafeZip
 
-__all__ = ["SUFFIXES", "extract_odt"]
+__all__ = ["SUFFIXES", "extract_odt", "paragraphs"]
 
 SUFFIXES = frozenset({".odt", ".ott"})
 
@@ -70,6 +70,14 @@ def _children(el: Element, paragraphs: list[str], current: Optional[list[str]]) 
         _walk(child, paragraphs, current)
         if current is not None and child.tail:
             current.append(_XML_WS.sub(" ", child.tail))
+
+
+def paragraphs(el: Element) -> list[str]:
+    """The paragraphs (text:p, text:h) under `el`, as plain text; comments and tracked deletions left out.
+    Used by the other ODF readers for a cell, a slide or its notes."""
+    out: list[str] = []
+    _walk(el, out, None)
+    return out
 
 
 def extract_odt(path: Path, max_bytes: int, **_caps) -> Document:

@@ -21,7 +21,8 @@ KNOWN_BINARY_SUFFIXES = frozenset(
         "exe dll so dylib o a lib obj bin dat pyc pyo pyd class wasm elc beam "
         "ttf otf woff woff2 eot "
         "sqlite sqlite3 db mdb accdb pkl pickle npy npz h5 hdf5 parquet feather onnx pt pth safetensors ckpt "
-        "doc xls ppt xlsx pptx key numbers pages odp ods odg "
+        "doc xls xlsb ppt key numbers pages odg "
+        "msg "  # Outlook mail: no maintained reader without a stack of OLE/RTF dependencies (see mail.py)
         "swp swo lock"
     ).split()
 )

@@ -1,0 +1,179 @@
+"""Mail: .eml (one message) and .mbox (for now one document, a page per message).
+
+A message's text is its Subject, From, To and Date lines, a blank line, the body (text/plain preferred, else
+text/html reduced to its visible text by the HTML reader: nothing is fetched, scripts and images are dropped),
+then "Attachments: a.pdf, b.xlsx" naming the attached files. Attachments are not read here: indexing them as
+members of the message is a later step, like archive members.
+
+`message_document` is the unit: the .mbox reader uses it for each message, and the later step that makes
+each message of an mbox its own search result (with its own date) will call it the same way. Until then an
+.mbox is one file with one page per message (page = message number), capped at MAX_MESSAGES messages; the
+whole file is within the size cap like any file.
+
+The mbox is split here, on lines starting with "From " (the rule of the stdlib's mailbox.mbox), rather than
+with mailbox.mbox itself: that opens the file read-write and indexes all of it, and a search tool opens the
+user's files read-only and reads no more than the cap.
+
+Outlook .msg is not read: the one maintained reader (extract-msg) brings an OLE parser and several RTF
+libraries for a format few people keep; .msg files are left out quietly like other binary types.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from email.message import EmailMessage, Message
+from pathlib import Path
+from typing import Iterator, Optional
+
+from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ...base.progress import CancelToken
+from ...base.types import Document
+from .encoding import clean_text, decode_text, read_capped
+from .html import html_to_text
+from .paged import PagedText
+from .title import clean_title
+
+__all__ = ["EML_SUFFIXES", "MBOX_SUFFIXES", "extract_eml", "extract_mbox", "message_document", "parse_message",
+           "split_mbox", "MAX_MESSAGES"]
+
+EML_SUFFIXES = frozenset({".eml"})
+MBOX_SUFFIXES = frozenset({".mbox"})
+
+HEADERS = ("Subject", "From", "To", "Date")
+MAX_HEADER_CHARS = 2000  # a To: line of thousands of recipients is cut
+MAX_PARTS = 1000  # MIME parts looked at per message
+MAX_ATTACHMENTS_LISTED = 100
+MAX_NAME_CHARS = 200
+MAX_MESSAGES = 10_000  # per .mbox
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_WS = re.compile(r"\s+")
+_FROM_LINE = re.compile(rb"^From ", re.M)
+
+
+def _one_line(value: str, cap: int) -> str:
+    return _WS.sub(" ", _CONTROL.sub(" ", value[:4 * cap])).strip()[:cap]
+
+
+def _header(msg: Message, name: str) -> str:
+    """A header's decoded value as one line; "" when missing or too broken to decode."""
+    try:
+        value = msg.get(name)
+        return "" if value is None else _one_line(str(value), MAX_HEADER_CHARS)
+    except Exception:  # the header parser on hostile input: the rest of the message is still good
+        return ""
+
+
+def _decoded(part: Message) -> str:
+    """A text part's content as str, with its declared charset when that is a real one."""
+    try:
+        payload = part.get_payload(decode=True)  # base64 / quoted-printable undone, leniently
+        charset = part.get_content_charset()
+    except Exception:
+        return ""
+    if not isinstance(payload, bytes):
+        return ""
+    try:
+        return decode_text(payload, declared=charset)
+    except (UnsupportedFileError, ExtractionError):  # binary content labelled as text
+        return ""
+
+
+def _body(msg: EmailMessage, cancel: Optional[CancelToken]) -> tuple[str, Optional[Message]]:
+    try:
+        part = msg.get_body(preferencelist=("plain", "html"))
+    except MemoryError:
+        raise
+    except Exception:  # RecursionError on parts nested thousands deep, or a broken structure: headers remain
+        return "", None
+    if part is None:
+        return "", None
+    text = _decoded(part)
+    if part.get_content_type() == "text/html":
+        text = html_to_text(text, title=False, cancel=cancel)
+    return text, part
+
+
+def _attachments(msg: Message, body: Optional[Message]) -> list[str]:
+    names: list[str] = []
+    more = 0
+    try:
+        for n, part in enumerate(msg.walk()):
+            if n >= MAX_PARTS:
+                break
+            if part is body or part.is_multipart():
+                continue
+            try:
+                name = part.get_filename()
+            except Exception:
+                name = None
+            name = _one_line(name, MAX_NAME_CHARS) if isinstance(name, str) else ""
+            if not name:
+                continue
+            if len(names) < MAX_ATTACHMENTS_LISTED:
+                names.append(name)
+            else:
+                more += 1
+    except RecursionError:  # walk() recurses into nested parts: the names found so far are kept
+        pass
+    if more:
+        names.append(f"and {more} more")
+    return names
+
+
+def message_document(msg: EmailMessage, max_chars: Optional[int] = None,
+                     cancel: Optional[CancelToken] = None) -> Document:
+    """One message as a Document (see the module doc); its title is the subject."""
+    lines = [f"{name}: {value}" for name in HEADERS if (value := _header(msg, name))]
+    body, part = _body(msg, cancel)
+    if max_chars is not None:
+        body = body[:max_chars + 1]  # the registry cuts exactly and says so
+    text = "\n".join(lines) + "\n\n" + body.strip()
+    attachments = _attachments(msg, part)
+    if attachments:
+        text += "\n\nAttachments: " + ", ".join(attachments)
+    return Document(clean_text(text).strip(), kind="eml", title=clean_title(_header(msg, "Subject")))
+
+
+def parse_message(data: bytes) -> EmailMessage:
+    return email.message_from_bytes(data, policy=email.policy.default)
+
+
+def extract_eml(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                cancel: Optional[CancelToken] = None) -> Document:
+    return message_document(parse_message(read_capped(path, max_bytes)), max_chars, cancel)
+
+
+def split_mbox(data: bytes) -> Iterator[bytes]:
+    """Each message of an mbox, without its "From " separator line."""
+    starts = [m.start() for m in _FROM_LINE.finditer(data)]
+    if not starts:
+        raise ExtractionError('not an mbox file: no "From " line starts a message')
+    for a, b in zip(starts, starts[1:] + [len(data)]):
+        head = data.find(b"\n", a, b)
+        yield data[head + 1:b] if head >= 0 else b""
+
+
+def extract_mbox(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                 cancel: Optional[CancelToken] = None) -> Document:
+    pages = PagedText(max_chars)
+    pages.note("one page per message")
+    failed: list[int] = []
+    for number, raw in enumerate(split_mbox(read_capped(path, max_bytes)), start=1):
+        if cancel is not None:
+            cancel.check()
+        if number > MAX_MESSAGES:
+            pages.note(f"only the first {MAX_MESSAGES:,} messages read")
+            break
+        if pages.full:
+            break
+        try:
+            pages.add(number, message_document(parse_message(raw), max_chars, cancel).text)
+        except (MemoryError, Cancelled):
+            raise
+        except Exception:  # e.g. RecursionError from the parser: one hostile message, the others are kept
+            failed.append(number)
+    if failed:
+        pages.note(f"{len(failed)} message(s) could not be read (first: message {failed[0]})")
+    return pages.document("mbox")

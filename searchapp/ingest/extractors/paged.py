@@ -1,0 +1,46 @@
+"""Text made of numbered pages (sheets, slides, messages): the joined text and its PageSpans, built within
+a character budget so a reader can stop early."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...base.types import Document, PageSpan
+from .encoding import clean_text
+
+__all__ = ["PagedText", "PAGE_SEPARATOR"]
+
+PAGE_SEPARATOR = "\n\n"
+
+
+class PagedText:
+    def __init__(self, max_chars: Optional[int] = None) -> None:
+        self.parts: list[str] = []
+        self.spans: list[PageSpan] = []
+        self.pos = 0
+        self.budget = max_chars if max_chars is not None else 1 << 62
+        self.notes: list[str] = []
+
+    @property
+    def full(self) -> bool:
+        """Past the character cap: the registry cuts the text there and says so; reading on is wasted."""
+        return self.pos > self.budget
+
+    def add(self, number: int, text: str) -> None:
+        """Page `number`'s text (cleaned here; an empty page gets no span)."""
+        text = clean_text(text).strip()
+        if not text:
+            return
+        if self.parts:
+            self.parts.append(PAGE_SEPARATOR)
+            self.pos += len(PAGE_SEPARATOR)
+        self.spans.append(PageSpan(number, self.pos, self.pos + len(text)))
+        self.parts.append(text)
+        self.pos += len(text)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def document(self, kind: str, title: str = "") -> Document:
+        return Document("".join(self.parts), tuple(self.spans), kind=kind, notes=tuple(self.notes), title=title)
