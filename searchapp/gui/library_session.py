@@ -1,8 +1,9 @@
 """The Library the window works on: opened (or borrowed from the caller), reopened under new settings, closed on exit.
 
 Settings reach the library only through `apply_config`: from the settings dialog, a finished model download,
-or the reranker notice's folder choice. A library this window opened is closed by it; one the caller passed in
-stays the caller's. A library replaced by a settings change is kept until exit: searches may still run on it.
+or the reranker notice's folder choice. A library this window opened is closed by it, on exit; one the caller
+passed in stays the caller's. One this window opened and a settings change replaced stays open until exit too:
+searches may still be running on it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """The main window: library on the left, query and results on the right, preview and score inspector below.
 
-Every Library call runs on a JobRunner pool. The window lays out the widgets and composes the parts that do
-the work: the search controller (query → results), the library session (open, reconfigure, close), the write
-jobs (indexing and its progress), the reranker notice and the status labels.
+Library work that takes time (search, status, indexing, loading models, reading a file for the preview) runs on
+a JobRunner pool; the GUI thread only opens and closes the Library and asks it cheap questions (is a reranker
+loaded, why not). The window lays out the widgets and composes the parts that do the work: the search
+controller (query → results), the library session (open, reconfigure, close), the write jobs (indexing and its
+progress), the reranker notice and the status labels.
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ class MainWindow(QMainWindow):
         self.main_split = _splitter("mainSplit", Qt.Orientation.Horizontal, (self.library_panel, right), [330, 950])
 
         self.progress = ProgressView()
-        self.progress.cancel_button.clicked.connect(self.cancel_indexing)
+        self.progress.cancel_button.clicked.connect(self.writes.cancel)
         self.progress.hide()
         central = QWidget()
         cl = QVBoxLayout(central)
@@ -142,8 +144,8 @@ class MainWindow(QMainWindow):
 
     def _build_shortcuts(self) -> None:
         for seq in ("Ctrl+L", "Ctrl+F"):
-            QShortcut(QKeySequence(seq), self, activated=self.focus_search)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.clear_search)
+            QShortcut(QKeySequence(seq), self, activated=self.search.focus)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.search.clear)
 
     def save_ui_state(self) -> None:
         save_ui_state(self, self._ui)
@@ -221,17 +223,8 @@ class MainWindow(QMainWindow):
     def confirm_reindex(self):
         return self.writes.confirm_reindex()
 
-    def cancel_indexing(self) -> None:
-        self.writes.cancel()
-
     def run_search(self) -> None:
         self.search.run_search()
-
-    def focus_search(self) -> None:
-        self.search.focus()
-
-    def clear_search(self) -> None:
-        self.search.clear()
 
     def selected_hit(self) -> Optional[Hit]:
         return self.search.selected_hit()
@@ -242,9 +235,6 @@ class MainWindow(QMainWindow):
     def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None,
                        parent: Optional[QWidget] = None):
         return self.session.download_model(role, repo_id, on_success, parent)
-
-    def apply_config(self, new: Config) -> bool:
-        return self.session.apply_config(new)
 
     def open_url(self, url: QUrl) -> None:
         # Only files that were indexed are handed to the system; nothing a document links to.

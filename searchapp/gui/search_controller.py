@@ -101,7 +101,7 @@ class SearchController(QObject):
         self.debounce.stop()
         query = self.search_box.text().strip()
         if not query:
-            self.seq += 1  # drops any search still running
+            self.seq += 1  # the answer of any search still running is dropped
             self.show_result(None)
             return
         win = self.win
@@ -154,7 +154,7 @@ class SearchController(QObject):
 
     def clear(self) -> None:
         self.search_box.clear()
-        self.seq += 1  # drops any search still running
+        self.seq += 1  # the answer of any search still running is dropped
         self.show_result(None)
         self.focus()
 
