@@ -217,7 +217,7 @@ def test_cancel_mid_indexing_keeps_the_index_consistent(qtbot, make_window, tmp_
     drop(win, [docs])
 
     def past_first_batch():
-        job = win._active_write()
+        job = win.writes.active_write()
         p = job.progress if job else None
         return p is not None and p.stage == "extracting" and p.done >= 70  # at least one batch committed
 

@@ -276,7 +276,7 @@ def test_a_search_during_a_reindex_says_so_in_the_status_line(qtbot, window):
     from searchapp.library import SearchResult
 
     notice = "reindex in progress: 0% of passages embedded; results come from what is embedded so far"
-    window._search_done(window._seq, SearchResult("volcano", "hybrid", [], False, reindex_notice=notice), 10)
+    window.search.search_done(window.search.seq, SearchResult("volcano", "hybrid", [], False, reindex_notice=notice), 10)
     assert notice in window.statusBar().currentMessage()
-    window._search_done(window._seq, SearchResult("volcano", "hybrid", [], False), 10)
+    window.search.search_done(window.search.seq, SearchResult("volcano", "hybrid", [], False), 10)
     assert "reindex" not in window.statusBar().currentMessage()

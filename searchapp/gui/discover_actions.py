@@ -41,7 +41,7 @@ def _context_menu(win, pos: QPoint) -> QMenu:
         menu.addAction("Similar files", lambda: show_similar(win, hit.path))
         if hit.page:
             menu.addAction(f"Similar to page {hit.page}", lambda: show_similar(win, hit.path, hit.page))
-        menu.addAction("Open", lambda: win._open_index(win.results_view.indexAt(pos)))
+        menu.addAction("Open", lambda: win.search.open_index(win.results_view.indexAt(pos)))
     return menu
 
 
@@ -53,14 +53,10 @@ def _ask_similar(win) -> None:
 
 def show_similar(win, path: str, page: Optional[int] = None) -> None:
     """Show the files most like `path` in the results list, as a search would (filters apply)."""
-    win._debounce.stop()
-    win._seq += 1
-    seq, k, lib = win._seq, win.k_box.value(), win.library
+    k, lib = win.k_box.value(), win.library
     filters = win.filter_bar.filters()
     win.statusBar().showMessage(f"Looking for files like {os.path.basename(path)}…")
-    win.runner.submit(lambda p, c: lib.similar(path, page=page, k=k, filters=filters), name="similar",
-                      on_success=lambda res, s=seq: win._search_done(s, res, k),
-                      on_error=lambda exc, tb, s=seq: s == win._seq and win._on_error(exc, tb))
+    win.search.submit("similar", lambda p, c: lib.similar(path, page=page, k=k, filters=filters), k)
 
 
 def open_duplicates(win, threshold: Optional[float] = None) -> DuplicatesWindow:
@@ -81,4 +77,4 @@ def _find_duplicates(win, threshold: float) -> None:
     dw.set_busy()
     win.runner.submit(lambda p, c: lib.duplicates(threshold, progress=p, cancel=c), name="duplicates",
                       on_success=dw.set_report,
-                      on_error=lambda exc, tb: (dw.refresh_button.setEnabled(True), win._on_error(exc, tb)))
+                      on_error=lambda exc, tb: (dw.refresh_button.setEnabled(True), win.report_error(exc, tb)))

@@ -76,7 +76,7 @@ class LibraryPanel(QWidget):
         self.resync_button = QPushButton("Re-sync")
         self.problems_button = QPushButton("Not indexed: 0")
         self.problems_button.setObjectName("problemsButton")
-        self.add_button.clicked.connect(self._ask_folder)
+        self.add_button.clicked.connect(self.ask_folder)
         self.remove_button.clicked.connect(self._remove_selected)
         self.resync_button.clicked.connect(lambda: self.resyncRequested.emit(self.selected_roots() or None))
         self.problems_button.clicked.connect(self.show_problems)
@@ -130,7 +130,7 @@ class LibraryPanel(QWidget):
         self.resync_button.setEnabled(bool(self.status and self.status.roots))
         self.problems_button.setEnabled(bool(self.status and self.status.failed))
 
-    def _ask_folder(self) -> None:
+    def ask_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Add a folder to the library")
         if path:
             self.addRequested.emit([path])

@@ -58,8 +58,9 @@ class SettingsDialog(QDialog):
         self.overlap.setSingleStep(0.05)
         self.overlap.setValue(c.overlap)
         self.title_context = QCheckBox("Read each passage with its file's title")
-        self.title_context.setToolTip("The bi-encoder sees the file's title (or its name) before every passage; "
-                                      "what is stored and shown is unchanged.")
+        # The file's own title only, never its name (ingest/passage_context.file_title says why).
+        self.title_context.setToolTip("The bi-encoder sees the file's own title, when it has one, before every "
+                                      "passage (never the file name); what is stored and shown is unchanged.")
         self.title_context.setChecked(c.title_context)
         self.candidates = QSpinBox()
         self.candidates.setRange(1, 1000)

@@ -1,0 +1,202 @@
+"""Query → worker → results: the query row, as-you-type searching, the results list and the preview it drives.
+
+Every search (and "Similar files") gets a sequence number; an answer to an older one is dropped, so a slow
+search never replaces the results of the query typed after it. The controller reaches the window only
+through its public attributes (config, library, runner, filter_bar, preview, inspector, its signals).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer
+from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
+
+from ..base.types import Hit
+from ..library import SearchResult
+from ..library.preview import file_text
+from .highlight import query_terms
+from .preview import file_url
+from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
+
+__all__ = ["SearchController", "SEARCH_DELAY_MS"]
+
+SEARCH_DELAY_MS = 350  # as-you-type: wait for a pause in typing before searching
+
+
+class SearchController(QObject):
+    def __init__(self, win) -> None:
+        super().__init__(win)
+        self.win = win
+        self.seq = 0  # the newest search sent; answers to older ones are dropped
+        self.stale_dropped = 0  # search results that arrived after a newer query was sent
+        self.result: Optional[SearchResult] = None
+        self.terms: list[str] = []
+        self._build_query_row(win)
+        self._build_results(win)
+        self.debounce = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
+        self.debounce.timeout.connect(self.run_search)
+        self.search_box.textEdited.connect(lambda _: self.debounce.start())
+        self.search_box.returnPressed.connect(self.run_search)
+
+    # -- widgets ----------------------------------------------------------------
+    def _build_query_row(self, win) -> None:
+        config = win.config
+        self.search_box = QLineEdit()
+        self.search_box.setObjectName("searchBox")
+        self.search_box.setPlaceholderText("Search your files by meaning…  (Ctrl+L)")
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.setAcceptDrops(False)  # a dropped folder is for the library, not the query
+        self.search_box.installEventFilter(self)
+        self.mode_box = QComboBox()
+        self.mode_box.setObjectName("modeBox")
+        self.mode_box.addItems(["hybrid", "dense", "lexical"])
+        self.mode_box.setCurrentText(config.search.mode)
+        self.mode_box.setToolTip("hybrid: meaning and words fused; dense: meaning only; lexical: words only (BM25)")
+        self.rerank_box = QCheckBox("Rerank")
+        self.rerank_box.setObjectName("rerankBox")
+        self.rerank_box.setChecked(config.search.rerank)
+        self.group_box = QCheckBox("By file")
+        self.group_box.setObjectName("groupBox")
+        self.group_box.setChecked(config.search.group == "file")
+        self.group_box.setToolTip("Each file once, its best passage first (the More column lists its other matches); "
+                                  "off: every matching passage is a row")
+        self.k_box = QSpinBox()
+        self.k_box.setObjectName("kBox")
+        self.k_box.setRange(1, 200)
+        self.k_box.setValue(config.search.k)
+        self.k_box.setPrefix("k = ")
+        for w in (self.mode_box, self.rerank_box, self.group_box, self.k_box):
+            sig = getattr(w, "currentTextChanged", None) or getattr(w, "toggled", None) or w.valueChanged
+            sig.connect(lambda *_: self.search_soon())
+        self.bar = QHBoxLayout()
+        self.bar.addWidget(self.search_box, 1)
+        for w in (self.mode_box, self.rerank_box, self.group_box, self.k_box):
+            self.bar.addWidget(w)
+
+    def _build_results(self, win) -> None:
+        self.results_model = ResultsModel(win)
+        view = self.results_view = QTableView()
+        view.setObjectName("resultsView")
+        view.setAccessibleName("Results")
+        view.setModel(self.results_model)
+        view.setItemDelegateForColumn(ResultsModel.COLUMNS.index("Passage"), HtmlDelegate(view))
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        view.setWordWrap(True)
+        view.verticalHeader().setVisible(False)
+        view.horizontalHeader().setStretchLastSection(False)
+        view.setAlternatingRowColors(True)
+        view.activated.connect(self.open_index)
+        view.selectionModel().currentRowChanged.connect(self._row_changed)
+
+    # -- searching --------------------------------------------------------------
+    def search_soon(self) -> None:
+        """Search again after the typing pause, when there is a query (a changed option or filter)."""
+        if self.search_box.text().strip():
+            self.debounce.start()
+
+    def run_search(self) -> None:
+        self.debounce.stop()
+        query = self.search_box.text().strip()
+        if not query:
+            self.seq += 1  # the answer of any search still running is dropped
+            self.show_result(None)
+            return
+        win = self.win
+        k, mode, rerank = self.k_box.value(), self.mode_box.currentText(), self.rerank_box.isChecked()
+        group = "file" if self.group_box.isChecked() else "passage"
+        depth = max(win.config.search.candidates, k)
+        lib, filters = win.library, win.filter_bar.filters()
+        # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
+        self.submit("search", lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
+                                                      filters=filters, group=group), k)
+
+    def submit(self, name: str, job: Callable, k: int) -> None:
+        """Run `job` (returning a SearchResult) as the newest search; its top `k` hits are shown unless a newer
+        search was sent meanwhile. "Similar files" goes through here too."""
+        self.debounce.stop()
+        self.seq += 1
+        seq = self.seq
+        self.win.runner.submit(job, name=name, on_success=lambda res, s=seq: self.search_done(s, res, k),
+                               on_error=lambda exc, tb, s=seq: s == self.seq and self.win.report_error(exc, tb))
+
+    def search_done(self, seq: int, result: SearchResult, k: int) -> None:
+        if seq != self.seq:
+            self.stale_dropped += 1  # a newer query is on its way; never flash old results
+            return
+        self.show_result(result, k)
+        t = result.timings_ms.get("total")
+        message = (f"{min(k, len(result.hits))} results" + (f" in {t:.0f} ms" if t else "")
+                   + (" (reranked)" if result.reranked else ""))
+        if result.reindex_notice:  # otherwise a search during a reindex looks like "nothing matches"
+            message += f" · {result.reindex_notice}"
+        self.win.statusBar().showMessage(message, 0 if result.reindex_notice else 8000)
+        if result.notice and self.rerank_box.isChecked():
+            self.win.show_reranker_notice(result.notice)
+        self.win.searchFinished.emit(result)
+
+    def show_result(self, result: Optional[SearchResult], k: int = 0) -> None:
+        self.result = result
+        self.terms = query_terms(result.query) if result else []
+        self.results_model.set_hits(result.hits[:k] if result else [], self.terms)
+        self.results_view.resizeColumnsToContents()
+        self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Folder"), 160)
+        self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Passage"), 420)
+        self.results_view.resizeRowsToContents()
+        self.win.inspector.set_result(result)
+        self.win.preview.clear()
+
+    def focus(self) -> None:
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
+
+    def clear(self) -> None:
+        self.search_box.clear()
+        self.seq += 1  # the answer of any search still running is dropped
+        self.show_result(None)
+        self.focus()
+
+    def stop(self) -> None:
+        self.debounce.stop()
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        # Down in the query field moves into the results, like a browser's address bar.
+        if obj is self.search_box and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down:
+            if self.results_model.rowCount():
+                self.results_view.setFocus()
+                self.results_view.setCurrentIndex(self.results_model.index(0, 0))
+                return True
+        return super().eventFilter(obj, event)
+
+    # -- the chosen result ------------------------------------------------------
+    def selected_hit(self) -> Optional[Hit]:
+        idx = self.results_view.currentIndex()
+        return idx.data(HIT_ROLE) if idx.isValid() else None
+
+    def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        hit = current.data(HIT_ROLE) if current.isValid() else None
+        if hit is None:
+            return
+        win = self.win
+        preview, terms, config = win.preview, self.terms, win.config
+        preview.show_hit(hit, terms)  # the stored passage at once; its context when the file is read
+
+        def done(ft) -> None:
+            if preview.hit is hit:
+                preview.show_hit(hit, terms, ft.text, "changed since it was indexed" if ft.changed else "")
+                win.previewShown.emit(hit)
+
+        def failed(exc, tb) -> None:
+            if preview.hit is hit:
+                preview.show_hit(hit, terms, None, f"cannot read the file now: {exc}")
+                win.previewShown.emit(hit)
+
+        win.runner.submit(lambda p, c: file_text(hit.path, config, hit.text, hit.start, hit.end), name="preview",
+                          on_success=done, on_error=failed)
+
+    def open_index(self, index: QModelIndex) -> None:
+        hit = index.data(HIT_ROLE)
+        if hit is not None:
+            self.win.open_url(file_url(hit))

@@ -1,0 +1,47 @@
+"""What the main window remembers between runs (gui.ini in the data dir): geometry, splitter positions,
+the last query and search mode."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from ..base.private import create_private_file
+
+__all__ = ["open_ui_settings", "restore_ui_state", "save_ui_state"]
+
+SPLITTERS = ("main_split", "right_split", "bottom_split")  # the window's attribute names
+
+
+def open_ui_settings(data_dir: str) -> QSettings:
+    ini = Path(data_dir) / "gui.ini"
+    with contextlib.suppress(OSError):  # 0600 before Qt writes it (it holds the last query); Qt keeps the mode
+        create_private_file(ini)
+    return QSettings(str(ini), QSettings.Format.IniFormat)
+
+
+def restore_ui_state(win, s: QSettings) -> None:
+    geo = s.value("geometry")
+    if isinstance(geo, QByteArray) and not geo.isEmpty():
+        win.restoreGeometry(geo)
+    else:
+        win.resize(1280, 800)
+    for name in SPLITTERS:
+        st = s.value(name)
+        if isinstance(st, QByteArray):
+            getattr(win, name).restoreState(st)
+    win.search_box.setText(str(s.value("last_query", "") or ""))
+    mode = str(s.value("mode", "") or "")
+    if mode in ("hybrid", "dense", "lexical"):
+        win.mode_box.setCurrentText(mode)
+
+
+def save_ui_state(win, s: QSettings) -> None:
+    s.setValue("geometry", win.saveGeometry())
+    for name in SPLITTERS:
+        s.setValue(name, getattr(win, name).saveState())
+    s.setValue("last_query", win.search_box.text())
+    s.setValue("mode", win.mode_box.currentText())
+    s.sync()
