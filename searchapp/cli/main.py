@@ -394,7 +394,7 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_config(args, config: Config, progress, cancel) -> int:
-    from ..base.config_toml import config_as_toml, setting_sources
+    from ..base.config import config_as_toml, setting_sources
 
     sources = setting_sources(config, data_dir=args.data_dir, config_file=args.config)
     # Paths (the --config file, the data dir) may hold control characters: escaped the TOML way, so the
