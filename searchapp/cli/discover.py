@@ -58,9 +58,7 @@ def _open_existing(config: Config):
 
 
 def cmd_similar(args, config: Config, progress, cancel) -> int:
-    if args.k is not None and args.k < 1 or args.page is not None and args.page < 1:
-        print("searchapp: error: --k and --page must be at least 1", file=sys.stderr)
-        return 2
+    # --k is checked with the other options (cli/options.py), --page by the library (library/similar.py).
     filters = filters_from(args)
     with _open_existing(config) as lib:
         res = lib.similar(args.path, page=args.page, k=args.k, filters=filters)
@@ -82,9 +80,7 @@ def cmd_similar(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_duplicates(args, config: Config, progress, cancel) -> int:
-    if args.threshold is not None and not 0.0 < args.threshold <= 1.0:
-        print(f"searchapp: error: --threshold must be in (0, 1], got {args.threshold}", file=sys.stderr)
-        return 2
+    # --threshold is checked by the library (library/duplicates.py), which the GUI calls too.
     with _open_existing(config) as lib:
         rep = lib.duplicates(args.threshold, progress=progress, cancel=cancel)
     progress.close()
