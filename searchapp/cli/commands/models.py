@@ -1,7 +1,7 @@
 """`searchapp models list|pull|remove`: the models the app can use, and fetching one from the Hugging Face hub.
 
-`pull` is the only command that uses the network, and it does so because it was asked to by name:
-it needs no `models.allow_download`.
+`pull` uses the network because it was asked to by name, so it needs no `models.allow_download`; every
+other command fetches a missing model only when that setting is on (models/resolve.py).
 """
 
 from __future__ import annotations
