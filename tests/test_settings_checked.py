@@ -92,7 +92,8 @@ def test_every_numeric_field_declares_its_range():
 
 def test_readme_shows_every_range_beside_its_key():
     """Docs and checks share one source: the README's config block gives each field's range from config.py."""
-    from searchapp.base.config import _field_meta, _num
+    from searchapp.base.config import field_meta as _field_meta
+    from searchapp.base.config.checks import format_number as _num
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for key, meta in _field_meta().items():

@@ -56,7 +56,7 @@ class SkippedFile:
 class StageScores:
     dense: Optional[float] = None  # bi-encoder cosine
     lexical: Optional[float] = None  # BM25 (higher is better)
-    fused: Optional[float] = None  # reciprocal rank fusion score
+    fused: Optional[float] = None  # dense + lexical fused (search.fusion): convex by default, else RRF
     rerank_logit: Optional[float] = None
     rerank: Optional[float] = None  # sigmoid(rerank_logit)
 

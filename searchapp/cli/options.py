@@ -1,25 +1,28 @@
 """Command-line values are checked like config values: a bad one is one line naming the option, exit 2.
 
-Without this, `--k 0` silently meant "the default" and `--k -3` sliced the hit list from the end.
+Without this, `--k 0` silently meant "the default" and `--k -3` sliced the hit list from the end. An option
+that stands for a setting (--k for search.k, --ef for index.ef_search) takes its range from that setting's
+field (base/config/schema.py), so the two can never disagree; the rest have no setting and are bounded here.
 """
 
 from __future__ import annotations
 
 import math
 
+from ..base.config import setting_range
 from ..base.errors import ConfigError
 
 __all__ = ["check_options", "MAX_K"]
 
-MAX_K = 10_000  # more hits or candidates than anyone reads; also bounds the work one query can ask for
+MAX_K = setting_range("search.k")[1]  # more hits or candidates than anyone reads; bounds one query's work
 
 # option attribute -> (flag, lowest, highest)
 _INT_RANGES = {
-    "k": ("--k", 1, MAX_K),
-    "candidates": ("--candidates", 1, MAX_K),
+    "k": ("--k", *setting_range("search.k")),
+    "candidates": ("--candidates", *setting_range("search.candidates")),
     "max_queries": ("--max-queries", 1, 10_000_000),
     "sample": ("--sample", 1, 10_000_000),
-    "ef": ("--ef", 1, 100_000),
+    "ef": ("--ef", *setting_range("index.ef_search")),
     "batch_size": ("--batch-size", 1, 65_536),
     "epochs": ("--epochs", 1, 10_000),
     "max_examples": ("--max-examples", 1, 1_000_000_000),

@@ -1,7 +1,7 @@
 """`searchapp models list|pull|remove`: the models the app can use, and fetching one from the Hugging Face hub.
 
-`pull` is the only command that uses the network, and it does so because it was asked to by name:
-it needs no `models.allow_download`.
+`pull` uses the network because it was asked to by name, so it needs no `models.allow_download`; every
+other command fetches a missing model only when that setting is on (models/resolve.py).
 """
 
 from __future__ import annotations
@@ -11,17 +11,18 @@ import json
 import signal
 import sys
 
-from ..base.config import Config, save_config
-from ..base.errors import Cancelled
-from ..base.progress import Progress
-from ..base.terminal import printable
-from ..library.model_hub import config_using, hub_host, list_models, pull_model, remove_cached_model
+from ...base.config import Config, save_config
+from ...base.errors import Cancelled
+from ...base.progress import Progress
+from ...base.terminal import printable
+from ...library.model_hub import config_using, hub_host, list_models, pull_model, remove_cached_model
 
-__all__ = ["add_models_parser", "cmd_models"]
+__all__ = ["register", "cmd_models"]
 
 
-def add_models_parser(sub) -> None:
+def register(sub) -> None:
     s = sub.add_parser("models", help="list the models the app can use; pull one from the Hugging Face hub; remove one")
+    s.set_defaults(handler=cmd_models)
     mv = s.add_subparsers(dest="models_command", metavar="ACTION")
     e = mv.add_parser("list", help="every usable model: role, id or folder, source, size, sha256 of the weights, in use")
     e.add_argument("--json", action="store_true", help="print JSON")

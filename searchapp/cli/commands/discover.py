@@ -11,10 +11,10 @@ import sys
 import textwrap
 from typing import Any
 
-from ..base.config import Config
-from ..base.terminal import printable
+from ...base.config import Config
+from ...base.terminal import printable
 
-__all__ = ["add_parsers", "add_filter_options", "filters_from", "cmd_similar", "cmd_duplicates"]
+__all__ = ["register", "add_filter_options", "filters_from", "cmd_similar", "cmd_duplicates"]
 
 
 def add_filter_options(s: argparse.ArgumentParser) -> None:
@@ -29,38 +29,38 @@ def add_filter_options(s: argparse.ArgumentParser) -> None:
 
 def filters_from(args: argparse.Namespace):
     """SearchFilters from the flags, or None when none was given (ConfigError, exit 2, on a bad value)."""
-    from ..library.filters import SearchFilters
+    from ...library.filters import SearchFilters
 
     f = SearchFilters.build(getattr(args, "within", []) or [], getattr(args, "types", []) or [],
                             getattr(args, "after", None), getattr(args, "before", None))
     return f if f.active else None
 
 
-def add_parsers(sub: Any) -> None:
+def register(sub: Any) -> None:
     s = sub.add_parser("similar", help="files most like an indexed file (more like this), from stored vectors")
     s.add_argument("path", metavar="PATH", help="an indexed file")
     s.add_argument("--page", type=int, help="only this page of PATH (1-based) is the source")
     s.add_argument("--k", type=int, help="number of files (default from config: 10)")
     s.add_argument("--json", action="store_true", help="print JSON (the shape of `search --json`)")
     add_filter_options(s)
+    s.set_defaults(handler=cmd_similar)
 
     s = sub.add_parser("duplicates", help="exact copies and near duplicates (rewordings) among indexed files")
     s.add_argument("--threshold", type=float, metavar="T",
                    help="similarity 0..1 above which two files count as near duplicates (default 0.80)")
     s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(handler=cmd_duplicates)
 
 
 def _open_existing(config: Config):
     """The library; a missing one is "no library at DIR" (exit 2): a read never creates one."""
-    from ..library import Library
+    from ...library import Library
 
     return Library(config, create=False)
 
 
 def cmd_similar(args, config: Config, progress, cancel) -> int:
-    if args.k is not None and args.k < 1 or args.page is not None and args.page < 1:
-        print("searchapp: error: --k and --page must be at least 1", file=sys.stderr)
-        return 2
+    # --k is checked with the other options (cli/options.py), --page by the library (library/similar.py).
     filters = filters_from(args)
     with _open_existing(config) as lib:
         res = lib.similar(args.path, page=args.page, k=args.k, filters=filters)
@@ -82,9 +82,7 @@ def cmd_similar(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_duplicates(args, config: Config, progress, cancel) -> int:
-    if args.threshold is not None and not 0.0 < args.threshold <= 1.0:
-        print(f"searchapp: error: --threshold must be in (0, 1], got {args.threshold}", file=sys.stderr)
-        return 2
+    # --threshold is checked by the library (library/duplicates.py), which the GUI calls too.
     with _open_existing(config) as lib:
         rep = lib.duplicates(args.threshold, progress=progress, cancel=cancel)
     progress.close()

@@ -1,6 +1,7 @@
-"""`searchapp config`: the settings in effect as valid TOML, each value commented with where it came from.
+"""Settings as TOML: saving the non-default ones (`save_config`), and `searchapp config`'s listing of
+the settings in effect, each value commented with where it came from.
 
-The output can be pasted into a config.toml as is. Sources, in the order they win: default < file <
+The listing can be pasted into a config.toml as is. Sources, in the order they win: default < file <
 environment (SEARCHAPP_SECTION__KEY) < command line. The data dir is chosen before the file is read
 (--data-dir, else $SEARCHAPP_DATA_DIR, else the per-user directory), so a data_dir in a file is ignored.
 """
@@ -13,11 +14,42 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from .config import Config, _env_overrides, field_help
-from .paths import user_config_file
-from .terminal import printable
+from ..paths import user_config_file
+from ..private import make_private_dir, write_private_text
+from ..terminal import printable
+from .load import env_overrides
+from .schema import Config, field_help
 
-__all__ = ["setting_sources", "config_as_toml", "toml_value"]
+__all__ = ["setting_sources", "config_as_toml", "toml_value", "config_to_dict", "save_config"]
+
+
+def config_to_dict(config: Config, *, only_changed: bool = True) -> dict[str, dict[str, Any]]:
+    """The TOML tables of `config` (without data_dir); by default only values that differ from the defaults."""
+    default = Config(data_dir=config.data_dir)
+    out: dict[str, dict[str, Any]] = {}
+    for top in dataclasses.fields(Config):
+        section = getattr(config, top.name)
+        if not dataclasses.is_dataclass(section):
+            continue
+        base = getattr(default, top.name)
+        table = {f.name: getattr(section, f.name) for f in dataclasses.fields(section)
+                 if not only_changed or getattr(section, f.name) != getattr(base, f.name)}
+        table = {k: list(v) if isinstance(v, tuple) else v for k, v in table.items()}
+        if table:
+            out[top.name] = table
+    return out
+
+
+def save_config(config: Config, path: Optional[str | Path] = None) -> Path:
+    """Write the non-default settings of `config` as TOML (default: the data dir's config.toml), atomically."""
+    import tomli_w
+
+    target = Path(path) if path else user_config_file(Path(config.data_dir))
+    make_private_dir(target.parent)
+    tmp = target.with_name(target.name + ".tmp")
+    write_private_text(tmp, tomli_w.dumps(config_to_dict(config.validate())))  # 0600 whatever the umask
+    os.replace(tmp, target)  # a crash mid-write never leaves half a config behind
+    return target
 
 
 def setting_sources(config: Config, *, data_dir: Optional[str] = None, config_file: Optional[str] = None,
@@ -32,7 +64,7 @@ def setting_sources(config: Config, *, data_dir: Optional[str] = None, config_fi
                 file_data = tomllib.load(fh)
         except (OSError, tomllib.TOMLDecodeError):
             file_data = {}  # load_config already reported it; never reached with a broken file
-    env_data = _env_overrides(env)
+    env_data = env_overrides(env)
     out: dict[str, str] = {}
     for key in field_help():
         if key == "data_dir":

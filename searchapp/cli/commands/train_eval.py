@@ -1,6 +1,6 @@
 """`searchapp train bi-encoder|cross-encoder` and `searchapp eval sts|rerank|ann`: parse, call, print.
 
-Kept apart from main.py, which only registers them. Nothing here imports torch at module level: the CLI
+`train` registers itself here; the `eval` parser (evaluate.py) adds the kinds defined here beside `ir`. Nothing here imports torch at module level: the CLI
 starts fast, and a command loads the models it needs.
 """
 
@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from ..base.config import Config
-from ..base.progress import Progress
-from .progress import TerminalProgress
+from ...base.config import Config
+from ...base.progress import Progress
+from ..progress import TerminalProgress
 
-__all__ = ["add_train_parser", "add_eval_parsers", "add_ir_options", "model_overrides", "cmd_train", "cmd_eval",
+__all__ = ["register", "add_eval_parsers", "add_ir_options", "model_overrides", "cmd_train", "cmd_eval",
            "TrainProgress", "EVAL_KINDS"]
 
 EVAL_KINDS = ("sts", "rerank", "ann")
@@ -46,8 +46,9 @@ def _training_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the training summary as JSON")
 
 
-def add_train_parser(sub: Any) -> None:
+def register(sub: Any) -> None:
     s = sub.add_parser("train", help="fine-tune a bi-encoder or train a cross-encoder on your pairs")
+    s.set_defaults(handler=cmd_train)
     tr = s.add_subparsers(dest="train_command", metavar="KIND")
     b = tr.add_parser("bi-encoder", help="Sentence-BERT objectives: regression, softmax (NLI), triplet")
     b.add_argument("data", nargs="+", metavar="DATA",
@@ -112,8 +113,8 @@ def model_overrides(args: argparse.Namespace, overrides: dict) -> dict:
 
 
 def _saved_pooling(spec: str) -> Optional[str]:
-    from ..models.resolve import resolve_model
-    from ..training.checkpoint import read_saved_pooling
+    from ...models.resolve import resolve_model
+    from ...training.checkpoint import read_saved_pooling
 
     try:
         return read_saved_pooling(resolve_model(spec, kind="bi-encoder").path)
@@ -157,8 +158,8 @@ def cmd_train(args, config: Config, progress, cancel) -> int:
         print("searchapp: train needs a kind: `searchapp train bi-encoder ...` or `searchapp train cross-encoder ...`",
               file=sys.stderr)
         return 2
-    from ..training import TrainingArgs
-    from ..training.checkpoint import check_output
+    from ...training import TrainingArgs
+    from ...training.checkpoint import check_output
 
     m = config.models
     targs = TrainingArgs(batch_size=args.batch_size, learning_rate=args.lr, epochs=args.epochs,
@@ -171,7 +172,7 @@ def cmd_train(args, config: Config, progress, cancel) -> int:
 
     def miner():
         if not miner_cache:
-            from ..models import BiEncoder
+            from ...models import BiEncoder
 
             spec = args.miner or m.bi_encoder
             miner_cache.append(BiEncoder(spec, pooling=_saved_pooling(spec) or m.pooling, device=m.device,
@@ -182,8 +183,8 @@ def cmd_train(args, config: Config, progress, cancel) -> int:
     try:
         paths = [Path(d) for d in args.data]
         if args.train_command == "bi-encoder":
-            from ..training import data as D
-            from ..training import train_bi_encoder
+            from ...training import data as D
+            from ...training import train_bi_encoder
 
             if args.objective == "regression":
                 data = D.regression_data(paths, args.max_score)
@@ -197,7 +198,7 @@ def cmd_train(args, config: Config, progress, cancel) -> int:
                                       margin=args.margin, overwrite=args.overwrite, allow_download=m.allow_download,
                                       progress=tp, cancel=cancel)
         else:
-            from ..training import cross_encoder_data, train_cross_encoder
+            from ...training import cross_encoder_data, train_cross_encoder
 
             data = cross_encoder_data(paths, miner, negatives=4 if args.negatives is None else args.negatives,
                                       pool=args.negative_pool, split=args.split, max_score=args.max_score,
@@ -242,7 +243,7 @@ def cmd_eval(args, config: Config, progress, cancel) -> int:
 
 
 def _bi_encoder(config: Config):
-    from ..models import BiEncoder
+    from ...models import BiEncoder
 
     m = config.models
     return BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device, precision=m.precision,
@@ -250,10 +251,10 @@ def _bi_encoder(config: Config):
 
 
 def _eval_sts(args, config: Config, progress, cancel) -> dict:
-    from ..evaluation.sts import evaluate_sts_file
+    from ...evaluation.sts import evaluate_sts_file
 
     if not Path(args.file).is_file():
-        from ..base.errors import ConfigError
+        from ...base.errors import ConfigError
 
         raise ConfigError(f"{args.file} is not a file")
     enc = _bi_encoder(config)
@@ -262,9 +263,9 @@ def _eval_sts(args, config: Config, progress, cancel) -> dict:
 
 
 def _eval_rerank(args, config: Config, progress, cancel) -> dict:
-    from ..base.errors import ModelNotFoundError
-    from ..evaluation.rerank import evaluate_rerank
-    from ..models import CrossEncoder
+    from ...base.errors import ModelNotFoundError
+    from ...evaluation.rerank import evaluate_rerank
+    from ...models import CrossEncoder
 
     m = config.models
     if not m.reranker:
@@ -277,8 +278,8 @@ def _eval_rerank(args, config: Config, progress, cancel) -> dict:
 
 
 def _eval_ann(args, config: Config) -> dict:
-    from ..evaluation.ann import evaluate_ann
-    from ..library import Library
+    from ...evaluation.ann import evaluate_ann
+    from ...library import Library
 
     with Library(config, create=False) as lib:  # measures a library; never makes an empty one
         return evaluate_ann(lib, k=args.k, sample=args.sample, ef=args.ef)

@@ -1,0 +1,174 @@
+"""The configuration tree: frozen dataclasses, each field with its default, help text and allowed values.
+
+Every field has help text (`field_help`), which the README and `searchapp config` list; its `min`/`max`
+or `choices` are checked by checks.py and shown in the README from this one place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from .checks import check_device, check_value, describe_allowed, merge_checked
+
+__all__ = [
+    "ScanConfig",
+    "ChunkConfig",
+    "ModelConfig",
+    "IndexConfig",
+    "SearchConfig",
+    "Config",
+    "field_help",
+    "field_meta",
+    "setting_range",
+    "PACKAGED_BI_ENCODER",
+    "DEFAULT_RERANKER",
+    "check_setting",
+    "allowed_values",
+]
+
+PACKAGED_BI_ENCODER = "all-MiniLM-L6-v2"
+DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+
+DEFAULT_SKIP_DIRS = (
+    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+    ".mypy_cache", ".pytest_cache", "build", "dist", ".idea", ".cache",
+)
+
+
+def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Optional[tuple] = None) -> Any:
+    """A field with its help text and the values it allows (`min`/`max` inclusive, or `choices`): the
+    loader checks them (`Config.validate`) and the README lists them, from this one place."""
+    kw = {"default_factory": lambda: default} if isinstance(default, (list, dict)) else {"default": default}
+    meta = {"help": doc}
+    if min is not None:
+        meta["min"] = min
+    if max is not None:
+        meta["max"] = max
+    if choices is not None:
+        meta["choices"] = choices
+    return field(metadata=meta, **kw)
+
+
+@dataclass(frozen=True)
+class ScanConfig:
+    max_file_mb: float = _f(50.0, "Files larger than this (MB) are skipped without being read.", min=0.001, max=1_000_000)
+    max_text_chars: int = _f(10_000_000, "Characters of extracted text kept per file (after decompression); the rest is cut and reported as truncated.",
+                             min=1000, max=2_000_000_000)
+    skip_dirs: tuple[str, ...] = _f(DEFAULT_SKIP_DIRS, "Directory names never descended into (hidden ones are always skipped).")
+    follow_symlinks: bool = _f(True, "Follow symlinked folders and files inside the indexed folder (loops are never walked).")
+    follow_symlinks_out: bool = _f(False, "Also follow symlinks that lead out of the indexed folder (off: they are skipped with a reason).")
+    exclude: tuple[str, ...] = _f((), "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak).")
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    max_tokens: int = _f(200, "Passage length in bi-encoder word pieces (MiniLM truncates at 256, specials included).", min=16, max=510)
+    overlap: float = _f(0.2, "Fraction of a passage repeated at the start of the next one.", min=0.0, max=0.89)
+    title_context: bool = _f(True, "Embed each passage with its file's own title in front (HTML <title>, first heading, document metadata); the stored text and the lexical index are unchanged.")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    bi_encoder: str = _f(PACKAGED_BI_ENCODER, "Bi-encoder: the packaged model name, a local folder, or a Hugging Face id in the local cache.")
+    pooling: str = _f("mean", "Token pooling of the bi-encoder: mean, cls, max or wk (SBERT-WK, fuses layers 4..last).",
+                       choices=("mean", "cls", "max", "wk"))
+    reranker: str = _f(DEFAULT_RERANKER, "Cross-encoder: a local folder or a Hugging Face id in the local cache; empty disables reranking.")
+    device: str = _f("auto", "auto (CUDA when present, else CPU), cpu, cuda or cuda:N.")
+    precision: str = _f("auto", "auto (fp16 on CUDA, bf16 on CPUs with native bf16, else fp32), fp32, bf16 or fp16.",
+                         choices=("auto", "fp32", "bf16", "fp16"))
+    batch_size: int = _f(32, "Passages per encoder batch.", min=1, max=4096)
+    rerank_max_length: int = _f(256, "Word pieces of query + passage the cross-encoder reads.", min=8, max=8192)
+    allow_download: bool = _f(False, "Allow fetching models from the Hugging Face hub (off: the app never touches the network).")
+    threads: int = _f(0, "CPU threads for torch (0: torch's default).", min=0, max=1024)
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    backend: str = _f("hnsw", "Vector index: hnsw (approximate, fast) or exact (NumPy, ground truth).", choices=("hnsw", "exact"))
+    m: int = _f(16, "HNSW graph degree M.", min=2, max=128)
+    ef_construction: int = _f(200, "HNSW ef_construction.", min=1, max=10_000)
+    ef_search: int = _f(100, "HNSW ef at query time (raised to the number of candidates when smaller).", min=1, max=10_000)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    k: int = _f(10, "Hits returned.", min=1, max=10_000)
+    mode: str = _f("hybrid", "hybrid (dense + lexical fused), dense or lexical.", choices=("hybrid", "dense", "lexical"))
+    candidates: int = _f(50, "Candidates per retriever, fused, then reranked (rerank depth).", min=1, max=10_000)
+    rrf_k: int = _f(60, "Reciprocal rank fusion constant.", min=1, max=100_000)
+    rerank: bool = _f(True, "Rerank candidates with the cross-encoder when one is available.")
+    group: str = _f("file", "file: each file once (its best passage, the others listed with it; k counts files); passage: every passage a row.",
+                    choices=("file", "passage"))
+    fusion: str = _f("convex", "How dense and lexical candidates are fused: convex (weighted cosine + normalised BM25) or rrf.",
+                     choices=("convex", "rrf"))
+    dense_weight: float = _f(0.8, "The dense side's share in fusion, 0..1 (the lexical side gets the rest).",
+                           min=0.0, max=1.0)
+
+
+@dataclass(frozen=True)
+class Config:
+    data_dir: Path = _f(Path("."), "Where the library (SQLite, vector index, config.toml) lives.")
+    scan: ScanConfig = _f(ScanConfig(), "Scanning.")
+    chunking: ChunkConfig = _f(ChunkConfig(), "Chunking.")
+    models: ModelConfig = _f(ModelConfig(), "Models.")
+    index: IndexConfig = _f(IndexConfig(), "Vector index.")
+    search: SearchConfig = _f(SearchConfig(), "Search.")
+
+    def replace(self, **sections: Mapping[str, Any]) -> "Config":
+        """Return a copy with some fields of some sections changed: cfg.replace(search={"k": 5})."""
+        return merge_checked(self, {k: dict(v) for k, v in sections.items()}, "override")
+
+    def validate(self) -> "Config":
+        """Every field against its type and its allowed values (field metadata); ConfigError names the key."""
+        for top in fields(self):
+            section = getattr(self, top.name)
+            if not dataclasses.is_dataclass(section):
+                continue
+            for f in fields(section):
+                check_setting(f"{top.name}.{f.name}", getattr(section, f.name))
+        check_device(self.models.device)
+        return self
+
+
+def allowed_values(key: str) -> Optional[str]:
+    """The allowed values of `section.key` in words ("between 1 and 1000", "mean, cls, max or wk"), or None."""
+    return describe_allowed(field_meta().get(key, {}))
+
+
+def check_setting(key: str, value: Any) -> Any:
+    """Raise ConfigError (exit 2) unless `value` is allowed for `section.key`; returns it. The library uses
+    this for per-call values too (e.g. search(k=...)), so every route in obeys the same ranges."""
+    return check_value(key, value, field_meta().get(key))
+
+
+def setting_range(key: str) -> tuple[Any, Any]:
+    """(lowest, highest) allowed for the numeric setting `section.key`: the CLI checks its options with these."""
+    meta = field_meta()[key]
+    return meta["min"], meta["max"]
+
+
+def field_meta() -> dict[str, Mapping[str, Any]]:
+    """`section.key` -> the field's metadata (help, min, max, choices)."""
+    out: dict[str, Mapping[str, Any]] = {}
+    for top in fields(Config):
+        section = top.default_factory() if top.default is dataclasses.MISSING else top.default
+        if dataclasses.is_dataclass(section):
+            for f in fields(section):
+                out[f"{top.name}.{f.name}"] = f.metadata
+    return out
+
+
+def field_help() -> dict[str, str]:
+    """`section.key` -> help text for every configurable field."""
+    out: dict[str, str] = {}
+    for top in fields(Config):
+        if dataclasses.is_dataclass(top.default_factory() if top.default is dataclasses.MISSING else top.default):
+            section = top.default_factory() if top.default is dataclasses.MISSING else top.default
+            for f in fields(section):
+                out[f"{top.name}.{f.name}"] = f.metadata.get("help", "")
+        else:
+            out[top.name] = top.metadata.get("help", "")
+    return out

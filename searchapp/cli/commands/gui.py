@@ -1,0 +1,18 @@
+"""`searchapp gui` (and a bare `searchapp`): open the desktop app. Qt is imported only when it is wanted."""
+
+from __future__ import annotations
+
+from ...base.config import Config
+
+__all__ = ["register", "cmd_gui"]
+
+
+def register(sub) -> None:
+    s = sub.add_parser("gui", help="open the desktop app (also what `searchapp` with no command does)")
+    s.set_defaults(handler=cmd_gui)
+
+
+def cmd_gui(args, config: Config, progress, cancel) -> int:
+    from ...gui import run_gui  # Qt is imported only when the window is wanted
+
+    return run_gui(config)

@@ -1,0 +1,59 @@
+"""`searchapp index [PATH...]`: add folders or files and index them; with no path, re-sync every indexed folder."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ...base.config import Config
+from ...base.terminal import printable
+from ..open_library import open_library as _library
+
+__all__ = ["register", "cmd_index"]
+
+
+def register(sub) -> None:
+    s = sub.add_parser("index", help="add folders or files to the library and index them (re-syncs known ones)")
+    s.add_argument("paths", nargs="*", metavar="PATH", help="folders or files; none: re-sync every indexed folder")
+    s.add_argument("--json", action="store_true", help="print the sync report as JSON")
+    s.set_defaults(handler=cmd_index)
+
+
+def cmd_index(args, config: Config, progress, cancel) -> int:
+    from ...library import SyncReport
+
+    with _library(config) as lib:
+        total = SyncReport()
+        if args.paths:
+            for path in args.paths:
+                total.merge(lib.add_folder(path, progress=progress, cancel=cancel))
+        else:
+            if not lib.store.roots():
+                print("searchapp: nothing to sync; add a folder with `searchapp index PATH`", file=sys.stderr)
+                return 2
+            total = lib.sync(progress=progress, cancel=cancel)
+        progress.close()
+        if args.json:
+            print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots")},
+                              "problems": [{"path": p, "reason": r} for p, r in total.problems],
+                              "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
+        else:
+            print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, "
+                  f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
+                  f"{total.chunks_added} passages written ({total.chunks_embedded} embedded, the rest reused)")
+            failed = [(p, r) for p, r in total.problems]
+            if failed:
+                print(f"{len(failed)} files not indexed (`searchapp status` lists them all):", file=sys.stderr)
+                for p, r in failed[:10]:
+                    print(f"  {printable(p)}: {printable(r)}", file=sys.stderr)
+                if len(failed) > 10:
+                    print(f"  ... and {len(failed) - 10} more", file=sys.stderr)
+            for n in total.notes:
+                print(f"searchapp: note: {printable(n)}", file=sys.stderr)
+        notice = lib.index_notice()
+        if notice:
+            print(f"searchapp: {printable(notice)}", file=sys.stderr)
+    for path, reason in total.missing_roots:
+        print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
+              f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
+    return 1 if total.missing_roots else 0  # README: a folder that cannot be read is an error

@@ -1,0 +1,79 @@
+"""`searchapp search QUERY|-`: hybrid, dense or lexical retrieval, reranked when possible.
+
+`similar` and `duplicates` (discover.py) register right after it; they share its filter options.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ...base.config import Config
+from ...base.terminal import printable, use_color
+from ..open_library import open_library as _library
+from . import discover
+
+__all__ = ["register", "cmd_search"]
+
+
+def register(sub) -> None:
+    s = sub.add_parser("search", help="search the library")
+    s.add_argument("query", help="the query; '-' reads one query per line from standard input and prints one line "
+                   "per input line (tab-separated: query, then each hit; JSON lines with --json)")
+    s.add_argument("--k", type=int, help="number of hits (default from config: 10)")
+    s.add_argument("--mode", choices=["hybrid", "dense", "lexical"], help="retrieval mode (default hybrid)")
+    s.add_argument("--no-rerank", action="store_true", help="skip the cross-encoder")
+    s.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or Hugging Face id (overrides config)")
+    s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")
+    s.add_argument("--group", choices=["file", "passage"],
+                   help="file: each file once with its other matching passages (default); passage: every passage a row")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
+    discover.add_filter_options(s)
+    s.set_defaults(handler=cmd_search)
+
+
+def cmd_search(args, config: Config, progress, cancel) -> int:
+    from ...base.errors import ConfigError
+    from ...library.query_check import EMPTY_QUERY, is_empty_query, query_problem
+    from ..search_output import empty_json, hit_line, print_hits, result_json
+
+    if args.query != "-" and is_empty_query(args.query):
+        raise ConfigError(EMPTY_QUERY)
+    if args.no_rerank:
+        config = config.replace(search={"rerank": False})
+    mode = args.mode or config.search.mode
+    filters = discover.filters_from(args)
+    with _library(config, create=False) as lib:
+        if args.reranker and config.search.rerank:
+            lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
+        notice_shown = False
+
+        def run(query: str):
+            nonlocal notice_shown
+            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
+                             group=args.group)
+            if not notice_shown:
+                for notice in (res.notice, res.reindex_notice):
+                    if notice:
+                        print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
+                        notice_shown = True
+            return res
+
+        if args.query == "-":
+            # One output line per input line, blank lines included, so outputs line up with inputs.
+            for n, line in enumerate(sys.stdin, start=1):
+                q = line.strip()
+                problem = query_problem(q, mode)
+                if problem:
+                    print(f"searchapp: line {n}: {printable(problem)}", file=sys.stderr)
+                    print(empty_json(q, mode, problem) if args.json else hit_line(q, None), flush=True)
+                    continue
+                res = run(q)
+                print(result_json(res) if args.json else hit_line(q, res), flush=True)
+            return 0
+        res = run(args.query)
+        if args.json:
+            print(result_json(res, res.notice if not res.hits and res.notice else None))
+            return 0
+        print_hits(res, color=use_color(sys.stdout, no_color=args.no_color))
+    return 0

@@ -1,0 +1,55 @@
+"""`searchapp watch`: catch up, then sync every change under the indexed folders until Ctrl+C."""
+
+from __future__ import annotations
+
+import sys
+
+from ...base.config import Config
+from ...base.terminal import printable
+from ..open_library import open_library as _library
+
+__all__ = ["register", "cmd_watch"]
+
+
+def register(sub) -> None:
+    s = sub.add_parser("watch", help="keep the library current: sync every change under the indexed folders until Ctrl+C")
+    s.add_argument("--debounce", type=float, default=1.0, metavar="SECONDS",
+                   help="quiet time after the last change before it is indexed (default 1)")
+    s.add_argument("--poll", action="store_true", help="poll for changes instead of using file-system events")
+    s.set_defaults(handler=cmd_watch)
+
+
+def cmd_watch(args, config: Config, progress, cancel) -> int:
+    import time
+
+    with _library(config, create=False) as lib:
+        if not lib.store.roots():
+            print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
+            return 2
+        rep = lib.sync(progress=progress, cancel=cancel)  # catch up with what changed while nothing watched
+        progress.close()
+        print(f"caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+        for path, reason in rep.missing_roots:
+            print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
+
+        def changed(rep, paths) -> None:
+            if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
+                what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
+                                 ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
+                shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+                print(f"{time.strftime('%H:%M:%S')} {what}: {shown}", flush=True)
+
+        def failed(exc) -> None:
+            print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
+
+        watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
+        if watcher.note:
+            print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
+        print(f"watching {len(lib.store.roots())} folder(s) ({watcher.mode}); Ctrl+C stops", flush=True)
+        try:
+            while not cancel.cancelled:
+                time.sleep(0.2)
+        finally:
+            lib.stop_watching()
+    print("stopped watching", flush=True)
+    return 0
