@@ -221,7 +221,8 @@ def test_missing_repository_and_unreachable_hub_are_one_line_errors(hub, hf_cach
 
 def test_disk_full_and_bad_ids_read_as_one_sentence(hf_cache):
     from searchapp.base.errors import SearchAppError
-    from searchapp.models.hub import RemoteFile, RemoteModel, _disk_error, pull_model
+    from searchapp.models.hub import RemoteFile, RemoteModel, pull_model
+    from searchapp.models.hub.errors import disk_error as _disk_error
 
     plan = RemoteModel("acme/x", "0" * 40, "http://127.0.0.1:1", (RemoteFile("model.safetensors", 90_000_000, None),))
     err = _disk_error(OSError(errno.ENOSPC, "No space left on device"), hf_cache, plan)

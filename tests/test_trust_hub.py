@@ -123,7 +123,7 @@ def test_ctrl_c_while_the_hub_stalls_stops_at_once_with_exit_130(hub, hf_cache, 
 def test_a_listing_paged_forever_is_capped(hub, hf_cache):
     hub.endless_tree = True
     rc, err, _ = pull_cli(timeout=60)
-    from searchapp.models.hub_http import MAX_LISTING_PAGES
+    from searchapp.models.hub.http import MAX_LISTING_PAGES
 
     pages = sum("/tree/" in p for _, p in hub.requests)
     assert rc == 1 and len(err.strip().splitlines()) == 1 and "that is not a single model" in err, err

@@ -1,8 +1,8 @@
 """Where model weights come from: the packaged MiniLM, a local folder, or the local Hugging Face cache.
 
 Nothing here touches the network, whatever `allow_download` says: `models.hub.pull_model` (`searchapp models
-pull`) is the one download path, with its staging folder, size caps, sha256 and load checks. Only safetensors weights are accepted:
-pickled checkpoints (pytorch_model.bin, *.pt, *.ckpt) can run arbitrary code when loaded, so a folder
+pull`) is the one download path, with its staging folder, size caps, sha256 and load checks. Only safetensors
+weights are accepted: pickled checkpoints (policy.PICKLE_SUFFIXES) can run arbitrary code when loaded, so a folder
 holding only those is refused and never handed to `torch.load`. Neither torch nor transformers is
 imported here, so resolving (and its errors) stays cheap.
 
@@ -10,10 +10,11 @@ Where a model comes from (the rule callers rely on; `searchapp models` and the h
   * a packaged name ("all-MiniLM-L6-v2") -> the packaged model;
   * a path: absolute, starting with `~`, `./` or `../` (or "." / ".."), or anything that cannot be a hub
     id (e.g. "a/b/c") -> that folder;
-  * otherwise a hub id ("owner/name" or "name") -> the local Hugging Face cache (or a download when allowed),
-    NEVER a folder of that name under the current directory: starting `searchapp` inside an unpacked
-    download that holds `cross-encoder/ms-marco-MiniLM-L-6-v2/` must not load it. A front end that takes
-    a path the user typed makes it unambiguous first with `explicit_path(spec)`.
+  * otherwise a hub id ("owner/name" or "name", policy.looks_like_hub_id) -> the local Hugging Face cache
+    only (`searchapp models pull` fetches it), NEVER a folder of that name under the current directory:
+    starting `searchapp` inside an unpacked download that holds `cross-encoder/ms-marco-MiniLM-L-6-v2/`
+    must not load it. A front end that takes a path the user typed makes it unambiguous first with
+    `explicit_path(spec)`.
 A folder that needs custom code (config.json with an `auto_map`, or a `model_type` transformers does not
 know) is refused by `check_no_custom_code` before anything is imported, and every load passes
 `trust_remote_code=False`, so transformers neither runs the folder's code nor asks on stdin.
@@ -24,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import stat
 import threading
 from dataclasses import dataclass
@@ -34,6 +34,7 @@ from typing import Optional
 from ..base.config import PACKAGED_BI_ENCODER
 from ..base.safe_open import NOT_REGULAR, open_regular
 from ..base.errors import ModelLoadError, ModelNotFoundError, UnsupportedFileError
+from .policy import PICKLE_SUFFIXES, looks_like_hub_id, repo_folder_name
 
 __all__ = [
     "PACKAGED_SHA256",
@@ -57,8 +58,6 @@ PACKAGED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d
 # Names that mean "the packaged model"; compared case-insensitively.
 PACKAGED_NAMES = (PACKAGED_BI_ENCODER, f"sentence-transformers/{PACKAGED_BI_ENCODER}")
 
-_PICKLE_PATTERNS = ("*.bin", "*.pt", "*.pth", "*.ckpt", "*.pkl")
-_HF_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
 _KIND_WORDS = {
     "bi-encoder": ("bi-encoder", "[models] bi_encoder"),
     "reranker": ("cross-encoder", "--reranker or [models] reranker"),
@@ -68,7 +67,7 @@ _KIND_WORDS = {
 @dataclass(frozen=True)
 class ResolvedModel:
     path: Path
-    source: str  # "packaged" | "local" | "hf-cache" | "hub"
+    source: str  # "packaged" | "local" | "hf-cache"
     sha256: str  # of the safetensors weights (sha256 of the sorted shards' hex digests if sharded)
 
 
@@ -123,7 +122,7 @@ def is_path_spec(spec: str) -> bool:
     spec = spec.strip()
     if spec in (".", "..") or spec.startswith(("~", "./", "../", ".\\", "..\\")) or os.path.isabs(spec):
         return True
-    return not _HF_ID.match(spec)
+    return not looks_like_hub_id(spec)
 
 
 def explicit_path(spec: str) -> str:
@@ -213,7 +212,7 @@ def weights_sha256(folder: Path) -> str:
     """sha256 identifying the safetensors weights of a model folder; refuses pickle-only folders."""
     shards = sorted(folder.glob("*.safetensors"))
     if not shards:
-        pickles = sorted(p.name for pat in _PICKLE_PATTERNS for p in folder.glob(pat))
+        pickles = sorted(p.name for suffix in PICKLE_SUFFIXES for p in folder.glob("*" + suffix))
         if pickles:
             raise ModelLoadError(
                 f"{folder} has only pickled weights ({', '.join(pickles)}); refusing to unpickle them "
@@ -282,7 +281,7 @@ def hf_cache_dir() -> Path:
 
 def _from_hf_cache(repo_id: str, cache: Path) -> Optional[Path]:
     # Cheap check first: no folder for the repo means no cache entry, and no need to import huggingface_hub.
-    if not (cache / f"models--{repo_id.replace('/', '--')}").is_dir():
+    if not (cache / repo_folder_name(repo_id)).is_dir():
         return None
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError

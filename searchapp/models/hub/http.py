@@ -1,4 +1,5 @@
 """The few HTTP requests a pull makes to a Hugging Face hub, each with a timeout, a size cap and a cancel check.
+This module is the only code in searchapp that opens a network connection (see the package docstring).
 
 A hub is not trusted: whatever it sends (commit ids, ETags, file names, sizes, paging links, bodies) is
 checked before it is used, and nothing it sends ever becomes part of a file path here. Plain urllib on
@@ -25,12 +26,14 @@ import urllib.request
 from typing import BinaryIO, Callable, Optional
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
-from ..base.errors import Cancelled, ConfigError, ModelNotFoundError, SearchAppError
-from ..base.progress import CancelToken
-from ..base.terminal import printable
+from ...base.errors import Cancelled, ConfigError, ModelNotFoundError, SearchAppError
+from ...base.progress import CancelToken
+from ...base.terminal import printable
+from .errors import DownloadError
 
-__all__ = ["DownloadError", "HubClient", "HUB_TIMEOUT_S", "MAX_JSON_BYTES", "MAX_LISTING_PAGES",
-           "MAX_LISTING_ENTRIES", "hub_timeout", "parse_endpoint", "host_of", "is_commit", "check_etag"]
+__all__ = ["HubClient", "DEFAULT_ENDPOINT", "HUB_TIMEOUT_S", "MAX_JSON_BYTES", "MAX_LISTING_PAGES",
+           "MAX_LISTING_ENTRIES", "hub_endpoint", "hub_host", "hub_timeout", "parse_endpoint", "host_of",
+           "is_commit", "check_etag"]
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 HUB_TIMEOUT_S = 30.0  # connect, and each wait for the next bytes; a cancel is noticed between chunks anyway
@@ -42,12 +45,6 @@ CHUNK = 1 << 20
 
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _ETAG = re.compile(r'(W/)?"?([A-Za-z0-9_\-.]{1,128})"?')
-
-
-class DownloadError(SearchAppError):
-    """The hub could not be reached, refused, lied, or the disk filled up. Nothing was installed."""
-
-    exit_code = 1
 
 
 def hub_timeout() -> float:
@@ -88,6 +85,17 @@ def host_of(endpoint: Optional[str]) -> str:
         return urlsplit(parse_endpoint(endpoint)[0]).netloc
     except ConfigError:
         return "the hub named by HF_ENDPOINT"
+
+
+def hub_endpoint(endpoint: Optional[str] = None) -> str:
+    """The hub to talk to: the argument, else $HF_ENDPOINT read now (huggingface_hub froze it at import).
+    May hold credentials: show `hub_host()` instead."""
+    return (endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).strip().rstrip("/")
+
+
+def hub_host(endpoint: Optional[str] = None) -> str:
+    """host[:port] of the hub for messages: never its credentials, never an exception (even for `http://[::1`)."""
+    return host_of(hub_endpoint(endpoint))
 
 
 def is_commit(value: object) -> bool:
