@@ -1,7 +1,7 @@
 """Models as the front ends manage them: list, pull (the one explicit network use), remove, and put to use.
 
 The GUI reaches the hub only through here (it never imports huggingface_hub or torch); the work itself
-lives in models/hub.py and models/catalog.py.
+lives in models/hub/ and models/catalog.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ ROLE_KEY = {"reranker": "reranker", "bi-encoder": "bi_encoder"}
 
 def pull_model(repo_id: str, *, role: Optional[str] = None, progress: Optional[ProgressFn] = None,
                cancel: Optional[CancelToken] = None, cache_dir: Optional[Path] = None) -> PulledModel:
-    """Download `repo_id` from the hub into the Hugging Face cache and check it loads (see models/hub.py)."""
+    """Download `repo_id` from the hub into the Hugging Face cache and check it loads (see models/hub/)."""
     return _pull(repo_id.strip(), role=role, progress=progress, cancel=cancel, cache_dir=cache_dir)
 
 

@@ -93,7 +93,7 @@ class _ByteBar:
 
 @contextlib.contextmanager
 def _ctrl_c_cancels(cancel):
-    """While a pull runs, Ctrl+C only sets `cancel` (the pull stops within seconds, see models/hub.py);
+    """While a pull runs, Ctrl+C only sets `cancel` (the pull stops within seconds, see models/hub/);
     a second Ctrl+C interrupts at once. Either way the pull ends in one line and exit 130, no traceback."""
 
     def handler(signum, frame):
