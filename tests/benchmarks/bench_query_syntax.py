@@ -47,6 +47,9 @@ class CachedQueries:
     def encode(self, texts, **_):
         return np.stack([self._vecs[t] for t in texts])
 
+    def encode_query(self, text: str) -> np.ndarray:
+        return self._vecs[text]
+
 
 def build(n: int, real: int, enc) -> Path:
     data = bench_duplicates.WORK / f"qsyntax-{n}-{real}"
