@@ -27,15 +27,14 @@ from typing import Optional
 from ..base.errors import StoreError
 from ..base.types import Hit, StageRanks, StageScores
 from ..store import Store
-from ..store.cjk import CJK_TABLE, cjk_chars
+from ..store.cjk import CJK_CLASS, CJK_TABLE, cjk_chars
 from .filters import FilterScope, SearchFilters
 from .query_syntax import ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "parse_for_search"]
 
 _TOKEN_CHAR = re.compile(r"[^\W_]")
-_CJK_SPLIT = re.compile(r"([\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-                        r"\uac00-\ud7af\U00020000-\U0002fa1f]+)")
+_CJK_SPLIT = re.compile(f"([{CJK_CLASS}]+)")  # capturing: split() keeps the CJK runs
 _GLOB_CHARS = frozenset("*?[")
 
 
