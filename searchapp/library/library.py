@@ -36,6 +36,7 @@ from .filters import SearchFilters
 from .query_check import query_problem
 from .root_state import missing_reason, owning_root, root_missing
 from .grouping import POOL_FACTOR
+from .constraints import parse_for_search
 from .search import SearchRequest, SearchResult, run_search
 from .settings_check import passage_context, passage_context_note, settings_mismatch
 from .sync import SyncReport, in_scope, sync_root
@@ -588,13 +589,16 @@ class Library:
     @_reads
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None, rerank: Optional[bool] = None,
                candidates: Optional[int] = None, rerank_depth: Optional[int] = None,
-               filters: Optional[SearchFilters] = None, group: Optional[str] = None) -> SearchResult:
-        """`group`: "file" (each file once, its other passages in `Hit.more`; k counts files) or "passage"."""
+               filters: Optional[SearchFilters] = None, group: Optional[str] = None,
+               literal: bool = False) -> SearchResult:
+        """`group`: "file" (each file once, its other passages in `Hit.more`; k counts files) or "passage".
+        `query` may use the query syntax (query_syntax.py) unless `literal`."""
         s = self.config.search
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
-        problem = query_problem(query, mode)
+        parsed = parse_for_search(query, literal)  # issue 22: None for a plain query, searched as before
+        problem = query_problem(query, mode) if parsed is None else None
         if problem:  # nothing to match or embed: no arbitrary hits
             return SearchResult(query, mode, [], False, notice=problem)
         # Per-call values obey the config's ranges (--k 0 or --candidates -1 is an error, not the default).
@@ -609,7 +613,7 @@ class Library:
         ef = max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1))
         req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                             rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
-                            fusion=s.fusion, dense_weight=s.dense_weight, ef=ef)
+                            fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed)
         encode_query = None
         index = None
         if mode != "lexical":

@@ -13,9 +13,12 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.types import Hit, StageRanks, StageScores
 from ..store import Store
+from .constraints import constraint_scope, list_by_date
 from .filters import FilterScope, SearchFilters
 from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files
+from .query_check import is_empty_query
+from .query_syntax import ParsedQuery
 
 __all__ = ["SearchResult", "SearchRequest", "run_search"]
 
@@ -33,6 +36,7 @@ class SearchRequest:
     fusion: str = "convex"  # convex (normalised scores, weighted) | rrf
     dense_weight: float = 0.8  # the dense side's share in either fusion
     ef: Optional[int] = None  # HNSW breadth for this search (None: the index's configured ef_search)
+    parsed: Optional[ParsedQuery] = None  # the query's syntax (issue 22); None: `query` searched as typed
 
 
 @dataclass
@@ -68,12 +72,25 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     by_file = req.group == "file"
     pool = req.candidates * POOL_FACTOR if by_file else req.candidates
     qvec = None
-    scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
+    # -- issue 22: a query with syntax ranks by its free text inside the scope its constraints allow --
+    parsed = req.parsed if req.parsed is not None and req.parsed.has_syntax else None
+    text = parsed.free_text if parsed is not None else req.query  # a plain query: exactly as typed
+    if parsed is not None:
+        scope: Optional[FilterScope] = constraint_scope(store, parsed, req.filters)
+    else:
+        scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
     if scope is not None:
         timings["filter"] = _ms(t0)
+    if parsed is not None and is_empty_query(text):  # only operators and fields: matching files, newest first
+        hits = list_by_date(store, scope, req.k, req.group)
+        _attach_repeats(store, hits)
+        timings["total"] = _ms(t0)
+        return SearchResult(req.query, req.mode, hits, False, notice="no words to rank by: newest matching first",
+                            timings_ms=timings, filter_stats=scope.stats, group=req.group)
+    # -- end issue 22 --
     dense: list[tuple[int, float]] = []
     if want_dense and encode_query is not None and index is not None and len(index):
-        qvec = encode_query(req.query)
+        qvec = encode_query(text)
         timings["encode"] = _ms(t0)
 
         def fetch_dense(n: int) -> list[tuple[int, float]]:
@@ -88,7 +105,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     lexical: list[tuple[int, float]] = []
     if want_lexical:
         def fetch_lex(n: int) -> list[tuple[int, float]]:
-            return scope.lexical(req.query, n) if scope is not None else store.search_lexical(req.query, n)
+            return scope.lexical(text, n) if scope is not None else store.search_lexical(text, n)
 
         lexical = (widen_to_files(fetch_lex, store.chunk_files, req.candidates, pool, 1 << 62) if by_file
                    else fetch_lex(pool))
@@ -107,7 +124,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         if cid in scores:
             scores[cid].lexical = s
     if req.mode == "hybrid":
-        _fill_missing_stage_scores(req.query, scores, store, qvec)
+        _fill_missing_stage_scores(text, scores, store, qvec)
     fused = _fuse(req, [c for c, _ in dense if c in rows], [c for c, _ in lexical if c in rows],
                   {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()}, seen)
     for cid, s in fused:
@@ -142,7 +159,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     reranked = False
     if rerank is not None and hits:
         head, tail = hits[: req.rerank_depth], hits[req.rerank_depth:]
-        logits = rerank(req.query, [h.text for h in head])
+        logits = rerank(text, [h.text for h in head])
         timings["rerank"] = _ms(t0)
         for h, logit in zip(head, logits):
             h.scores.rerank_logit = float(logit)
@@ -156,13 +173,17 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     hits = hits[: req.k]
     for r, h in enumerate(hits, start=1):
         h.ranks.final = r
+    _attach_repeats(store, hits)
+    timings["total"] = _ms(t0)
+    return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
+                        filter_stats=scope.stats if scope is not None else None, group=req.group)
+
+
+def _attach_repeats(store: Store, hits: list[Hit]) -> None:
     repeats = store.chunk_repeats([x.chunk_id for h in hits for x in (h, *h.more)])
     for h in hits:
         for x in (h, *h.more):
             x.repeats = repeats.get(x.chunk_id, [])
-    timings["total"] = _ms(t0)
-    return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
-                        filter_stats=scope.stats if scope is not None else None, group=req.group)
 
 
 def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score: dict, lexical_score: dict,

@@ -1,0 +1,348 @@
+"""The query language shared by the CLI and the window (issue 22). Pure: no I/O, no SQL.
+
+    word                plain word: ranks (semantic and BM25), never required
+    "exact phrase"      the file must contain these words, in this order
+    -word  -"a phrase"  the file must not contain it
+    a OR b  "x y" OR z  the file must contain at least one (OR binds tighter than the implicit AND)
+    word*               the file must contain a word starting with this
+    in:PATH  dir:PATH   at or below a folder (quotes allowed: in:"~/My Docs"; ~ expanded); several: any of them
+    type:pdf,docx       file-name extension, any of them
+    name:GLOB           the file's name (not its folder), case-insensitive; * ? [abc]; no wildcard: contains
+    after:DATE          modified on or after the start of DATE
+    before:DATE         modified before the start of DATE
+    page:N              only passages on page N (paged formats: PDF); a file without pages has no page N
+
+DATE is YYYY-MM-DD, YYYY-MM or YYYY, and always means the first day of that period, for both fields, as a
+full date already did: `after:2026-01 before:2026-02` is January 2026, `before:2026` is up to 2025-12-31.
+
+Anything that does not parse (an unbalanced quote, a field without a value, an unknown field like foo:bar,
+a bad date, OR with nothing on one side) is searched as the words it contains and noted in `warnings`:
+never an error. `literal=True` turns all of this off. Semantic ranking uses `free_text`: the plain words,
+the phrases, the OR alternatives and the prefixes' stems, in the order typed (exclusions and fields left
+out). A query with no syntax at all (`has_syntax` False) is searched exactly as before this module existed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from ..base.errors import ConfigError
+from .filters import SearchFilters, parse_date, parse_types
+
+__all__ = ["Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS"]
+
+FIELDS = ("in", "dir", "type", "name", "after", "before", "page")
+_TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
+_FIELD = re.compile(r"([A-Za-z]+):(.*)", re.S)
+_PREFIX = re.compile(r"(\w+)\*")
+_YEAR, _MONTH = re.compile(r"\d{4}"), re.compile(r"\d{4}-\d{2}")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A word or phrase a constraint is about. `prefix`: its last word is a prefix (typed `word*`)."""
+
+    text: str
+    phrase: bool = False  # typed in quotes (a bare word of several index words, e.g. e-mail, acts as one)
+    prefix: bool = False
+
+    def to_text(self) -> str:
+        return f'"{self.text}"' if self.phrase else self.text + ("*" if self.prefix else "")
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One part of the query, in the order typed. kind: word (ranks only) | require | any | exclude."""
+
+    kind: str
+    terms: tuple[Term, ...]
+
+    def to_text(self) -> str:
+        if self.kind == "exclude":
+            return "-" + self.terms[0].to_text()
+        return " OR ".join(t.to_text() for t in self.terms)
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    raw: str
+    clauses: tuple[Clause, ...] = ()
+    folders: tuple[str, ...] = ()  # as typed (expanded by filters_of)
+    types: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # globs; a file must match one of them
+    after: Optional[str] = None  # as typed: YYYY, YYYY-MM or YYYY-MM-DD
+    before: Optional[str] = None
+    page: Optional[int] = None
+    warnings: tuple[str, ...] = ()
+    literal: bool = False
+
+    @property
+    def free_text(self) -> str:
+        """What semantic and BM25 ranking read: every typed word except exclusions and fields."""
+        if not self.has_syntax:
+            return self.raw
+        return " ".join(t.text for c in self.clauses if c.kind != "exclude" for t in c.terms)
+
+    def of_kind(self, kind: str) -> tuple[Clause, ...]:
+        return tuple(c for c in self.clauses if c.kind == kind)
+
+    @property
+    def has_fields(self) -> bool:
+        return bool(self.folders or self.types or self.names or self.after or self.before or self.page is not None)
+
+    @property
+    def has_syntax(self) -> bool:
+        """False for a plain query (also one whose only 'syntax' was taken literally): searched as before."""
+        return self.has_fields or any(c.kind != "word" for c in self.clauses)
+
+
+def parse_query(text: str, literal: bool = False) -> ParsedQuery:
+    text = text or ""
+    if literal:
+        return ParsedQuery(text, tuple(Clause("word", (Term(w),)) for w in text.split()), literal=True)
+    return _Parser(text).parse()
+
+
+@dataclass
+class _Tok:
+    kind: str  # word | phrase | prefix | field | or
+    text: str
+    neg: bool = False
+    name: str = ""  # a field's name
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.i = 0
+        self.warnings: list[str] = []
+        self.fields: dict[str, list[str]] = {}
+
+    def warn(self, what: str) -> None:
+        if what not in self.warnings:
+            self.warnings.append(what)
+
+    # -- tokens ------------------------------------------------------------
+    def _quoted(self) -> Optional[str]:
+        """At a '"': the text up to the closing quote (moved past it), or None when there is none."""
+        end = self.s.find('"', self.i + 1)
+        if end < 0:
+            return None
+        out = self.s[self.i + 1: end]
+        self.i = end + 1
+        return out
+
+    def _bare(self) -> str:
+        j = self.i
+        while j < len(self.s) and not self.s[j].isspace():
+            j += 1
+        out, self.i = self.s[self.i: j], j
+        return out
+
+    def tokens(self) -> list[_Tok]:
+        out: list[_Tok] = []
+        s = self.s
+        while True:
+            while self.i < len(s) and s[self.i].isspace():
+                self.i += 1
+            if self.i >= len(s):
+                return out
+            start = self.i
+            neg = s[self.i] == "-" and self.i + 1 < len(s) and not s[self.i + 1].isspace()
+            if neg:
+                self.i += 1
+            if s[self.i] == '"':
+                phrase = self._quoted()
+                if phrase is None:
+                    self.warn("unbalanced quote: searched as words")
+                    self.i = start
+                    out.append(_Tok("word", self._bare()))
+                    continue
+                if not _TOKEN_CHAR.search(phrase):
+                    self.warn(f"empty phrase {s[start:self.i]}: ignored")
+                    continue
+                out.append(_Tok("phrase", " ".join(phrase.split()), neg))
+                continue
+            bare = self._bare()
+            m = _FIELD.fullmatch(bare)
+            if m and m.group(1).lower() in FIELDS:
+                name, value = m.group(1).lower(), m.group(2)
+                if value.startswith('"'):  # a quoted value may hold spaces: in:"~/My Docs"
+                    self.i = start + (1 if neg else 0) + len(m.group(1)) + 1
+                    quoted = self._quoted()
+                    if quoted is None:
+                        self.warn("unbalanced quote: searched as words")
+                        self.i = start
+                        out.append(_Tok("word", self._bare()))
+                        continue
+                    value = quoted
+                if neg:
+                    self.warn(f"-{name}: a field cannot be negated: searched as words")
+                    out.append(_Tok("word", s[start:self.i]))
+                    continue
+                out.append(_Tok("field", value, name=name))
+                continue
+            if m and m.group(2) and not m.group(2).startswith("/") and m.group(1).lower() not in ("http", "https"):
+                self.warn(f"unknown field {m.group(1)}: searched as words")
+            if bare == "OR" and not neg:
+                out.append(_Tok("or", bare))
+                continue
+            if not _TOKEN_CHAR.search(bare):  # "-", "*", "--": no word to require or exclude
+                out.append(_Tok("word", s[start:self.i]))
+                continue
+            p = _PREFIX.fullmatch(bare)
+            if p and _TOKEN_CHAR.search(p.group(1)):
+                out.append(_Tok("prefix", p.group(1), neg))
+            elif bare.endswith("*"):
+                self.warn(f"{bare}: only a single word can be a prefix: searched as words")
+                out.append(_Tok("word", s[start:self.i]))
+            else:
+                out.append(_Tok("word", bare, neg))
+        return out
+
+    # -- structure ---------------------------------------------------------
+    def parse(self) -> ParsedQuery:
+        toks = self.tokens()
+        clauses: list[Clause] = []
+        i = 0
+        while i < len(toks):
+            t = toks[i]
+            if t.kind == "field":
+                self.field(t, clauses)
+                i += 1
+                continue
+            if t.kind == "or":
+                self.warn("OR needs a word or phrase on each side: searched as a word")
+                clauses.append(Clause("word", (Term("OR"),)))
+                i += 1
+                continue
+            # an OR group: term (OR term)+, none negated
+            group = [t]
+            j = i
+            while (not t.neg and j + 2 < len(toks) and toks[j + 1].kind == "or"
+                   and toks[j + 2].kind in ("word", "phrase", "prefix") and not toks[j + 2].neg):
+                group.append(toks[j + 2])
+                j += 2
+            if len(group) > 1:
+                clauses.append(Clause("any", tuple(_term(g) for g in group)))
+                i = j + 1
+                continue
+            if t.neg:
+                clauses.append(Clause("exclude", (_term(t),)))
+            elif t.kind in ("phrase", "prefix"):
+                clauses.append(Clause("require", (_term(t),)))
+            else:
+                clauses.append(Clause("word", (Term(t.text),)))
+            i += 1
+        f = self.fields
+        after = max(f.get("after", []), default=None, key=_date_key)  # several: the tightest holds
+        before = min(f.get("before", []), default=None, key=_date_key)
+        if after and before and _date_key(after) >= _date_key(before):
+            self.warn(f"after:{after} is not before before:{before}: no file can match")
+        pages = f.get("page", [])
+        if len(set(pages)) > 1:
+            self.warn("several page: fields: the last one holds")
+        return ParsedQuery(self.s, tuple(clauses), tuple(dict.fromkeys(f.get("in", []))),
+                           tuple(dict.fromkeys(f.get("type", []))), tuple(dict.fromkeys(f.get("name", []))),
+                           after, before, int(pages[-1]) if pages else None, tuple(self.warnings))
+
+    def field(self, t: _Tok, clauses: list[Clause]) -> None:
+        name, value = ("in" if t.name == "dir" else t.name), t.text.strip()
+        typed = f"{t.name}:{t.text}"
+        literal = Clause("word", (Term(typed),))
+        if not value:
+            self.warn(f"{t.name}: has no value: searched as words")
+            clauses.append(literal)
+            return
+        if name == "type":
+            try:
+                values = list(parse_types([value]))
+            except ConfigError:
+                values = []
+            if not values:
+                self.warn(f"{typed}: not file extensions like pdf,docx: searched as words")
+                clauses.append(literal)
+                return
+        elif name in ("after", "before"):
+            day = _full_date(value)
+            try:
+                parse_date(day or "", name)
+            except ConfigError:
+                self.warn(f"{typed}: not a date like 2026-01-31, 2026-01 or 2026: searched as words")
+                clauses.append(literal)
+                return
+            values = [value]
+        elif name == "page":
+            if not value.isdigit() or int(value) < 1:
+                self.warn(f"{typed}: not a page number: searched as words")
+                clauses.append(literal)
+                return
+            values = [str(int(value))]
+        else:
+            values = [value]
+        self.fields.setdefault(name, []).extend(values)
+
+
+def _term(t: _Tok) -> Term:
+    if t.kind == "prefix":
+        return Term(t.text, prefix=True)
+    return Term(t.text, phrase=t.kind == "phrase")
+
+
+def _full_date(value: str) -> Optional[str]:
+    """YYYY -> YYYY-01-01, YYYY-MM -> YYYY-MM-01, YYYY-MM-DD as is (None when none of these)."""
+    if _YEAR.fullmatch(value):
+        return value + "-01-01"
+    if _MONTH.fullmatch(value):
+        return value + "-01"
+    return value if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) else None
+
+
+def _date_key(value: str) -> str:
+    return _full_date(value) or value
+
+
+# -- writing back ------------------------------------------------------------------
+def _field_value(value: str) -> str:
+    return f'"{value}"' if (not value or any(ch.isspace() for ch in value) or value.startswith('"')) else value
+
+
+def to_text(parsed: ParsedQuery) -> str:
+    """A canonical query string: the clauses in the order typed, then the fields in a fixed order.
+    Parsing it gives the same clauses and fields back."""
+    if parsed.literal:
+        return parsed.raw
+    parts = [c.to_text() for c in parsed.clauses]
+    parts += [f"in:{_field_value(f)}" for f in parsed.folders]
+    if parsed.types:
+        parts.append("type:" + ",".join(parsed.types))
+    parts += [f"name:{_field_value(n)}" for n in parsed.names]
+    if parsed.after:
+        parts.append(f"after:{parsed.after}")
+    if parsed.before:
+        parts.append(f"before:{parsed.before}")
+    if parsed.page is not None:
+        parts.append(f"page:{parsed.page}")
+    return " ".join(parts)
+
+
+def filters_of(parsed: ParsedQuery) -> SearchFilters:
+    """The query's folder, type and date fields as SearchFilters (name: and page: have no place there)."""
+    folders = tuple(os.path.abspath(os.path.expanduser(f)) for f in parsed.folders)
+    after = parse_date(_full_date(parsed.after), "after:") if parsed.after else None
+    before = parse_date(_full_date(parsed.before), "before:") if parsed.before else None
+    return SearchFilters(folders, parsed.types, after, before)
+
+
+def with_filters(text: str, filters: SearchFilters) -> str:
+    """`text` with its in:/type:/after:/before: fields replaced by `filters` (the filter bar writing to the
+    query box); the words, name: and page: are kept."""
+    parsed = parse_query(text)
+    day = lambda t: None if t is None else time.strftime("%Y-%m-%d", time.localtime(t))  # noqa: E731
+    return to_text(replace(parsed, folders=tuple(filters.folders), types=tuple(filters.types),
+                           after=day(filters.after), before=day(filters.before)))
+

@@ -1,0 +1,376 @@
+"""Issue 22: the query language (library/query_syntax.py) and its exact enforcement (library/constraints.py)."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from searchapp.library.filters import SearchFilters, parse_date
+from searchapp.library.query_syntax import filters_of, parse_query, to_text, with_filters
+
+
+def kinds(p) -> list[tuple[str, list[str]]]:
+    return [(c.kind, [t.to_text() for t in c.terms]) for c in p.clauses]
+
+
+# -- parser ------------------------------------------------------------------------------------------------
+def test_plain_query_has_no_syntax_and_ranks_as_typed():
+    for q in ["how do plants make sugar", "C++ templates, again?", "well-known e-mail", "10:30 meeting", "or and"]:
+        p = parse_query(q)
+        assert not p.has_syntax and p.free_text == q and p.warnings == ()
+
+
+def test_phrases_exclusions_prefixes():
+    p = parse_query('"exact  phrase" -foo -"bad thing" app* -old* plain')
+    assert kinds(p) == [("require", ['"exact phrase"']), ("exclude", ["foo"]), ("exclude", ['"bad thing"']),
+                        ("require", ["app*"]), ("exclude", ["old*"]), ("word", ["plain"])]
+    assert p.free_text == "exact phrase app plain"  # exclusions never steer the ranking
+    assert p.has_syntax and p.warnings == ()
+
+
+def test_or_binds_tighter_than_the_implicit_and():
+    p = parse_query('a b OR "c d" OR e* f')
+    assert kinds(p) == [("word", ["a"]), ("any", ["b", '"c d"', "e*"]), ("word", ["f"])]
+    assert parse_query("x OR y OR z").of_kind("any")[0].terms[2].text == "z"
+    assert kinds(parse_query("or a")) == [("word", ["or"]), ("word", ["a"])]  # only upper-case OR is an operator
+
+
+def test_fields(monkeypatch):
+    monkeypatch.setenv("HOME", "/home/someone")
+    p = parse_query('report in:"~/My Docs" dir:/srv/x type:PDF,.docx type:md name:Q?_*.pdf after:2026-01 '
+                    "before:2027 page:3")
+    assert kinds(p) == [("word", ["report"])] and p.free_text == "report"
+    assert p.folders == ("~/My Docs", "/srv/x") and p.types == ("pdf", "docx", "md")
+    assert p.names == ("Q?_*.pdf",) and (p.after, p.before, p.page) == ("2026-01", "2027", 3)
+    f = filters_of(p)
+    assert f.folders == ("/home/someone/My Docs", "/srv/x") and f.types == ("pdf", "docx", "md")
+    # A partial date is the first day of its period, for after: and before: alike (as a full date was).
+    assert f.after == parse_date("2026-01-01", "x") and f.before == parse_date("2027-01-01", "x")
+    assert filters_of(parse_query("before:2026-03-15")).before == parse_date("2026-03-15", "x")
+
+
+def test_several_dates_keep_the_tightest_and_an_empty_range_is_noted():
+    p = parse_query("after:2020 after:2024-05 before:2026 before:2025-02-03")
+    assert (p.after, p.before) == ("2024-05", "2025-02-03")
+    q = parse_query("after:2026 before:2025")
+    assert q.has_syntax and any("no file can match" in w for w in q.warnings)
+
+
+@pytest.mark.parametrize("query, warning", [
+    ('"unbalanced phrase', "unbalanced quote"),
+    ('in:"~/unclosed', "unbalanced quote"),
+    ("type:", "has no value"),
+    ("after:", "has no value"),
+    ("foo:bar", "unknown field"),
+    ("type:p/df", "not file extensions"),
+    ("after:2026-13-01", "not a date"),
+    ("before:yesterday", "not a date"),
+    ("after:99999", "not a date"),
+    ("after:0001-01-01", "not a date"),  # out of the range file times can be compared in
+    ("page:0", "not a page"),
+    ("page:two", "not a page"),
+    ("OR plants", "OR needs"),
+    ("plants OR", "OR needs"),
+    ("-type:pdf", "cannot be negated"),
+    ("e-mail*", "single word"),
+    ('""', "empty phrase"),
+])
+def test_malformed_input_is_searched_as_words(query, warning):
+    p = parse_query(query)
+    assert not p.has_syntax, p  # nothing became a constraint ...
+    assert p.free_text == query  # ... so it is searched exactly as typed
+    assert any(warning in w for w in p.warnings), p.warnings
+
+
+def test_malformed_parts_do_not_spoil_the_rest():
+    p = parse_query('foo:bar "good phrase" type: -x')
+    assert kinds(p) == [("word", ["foo:bar"]), ("require", ['"good phrase"']), ("word", ["type:"]), ("exclude", ["x"])]
+    assert len(p.warnings) == 2 and p.free_text == "foo:bar good phrase type:"
+
+
+def test_lone_operators_are_words():
+    for q in ["-", "*", "--", "- x", "a - b"]:
+        assert not parse_query(q).has_syntax, q
+
+
+def test_literal_turns_parsing_off():
+    p = parse_query('"a b" -c type:pdf x OR y', literal=True)
+    assert p.literal and not p.has_syntax and p.free_text == '"a b" -c type:pdf x OR y'
+    assert to_text(p) == '"a b" -c type:pdf x OR y'
+
+
+@pytest.mark.parametrize("query", [
+    '"exact phrase" -foo -"bad thing" a OR b OR "x y" app* type:pdf,docx in:"/tmp/My Docs" name:rep*.pdf '
+    "after:2026-01 before:2027 page:3 plain",
+    "x OR y* -z* dir:/a/b", "just words", 'name:"a b*" 天气 -"雨 天"',
+])
+def test_to_text_round_trips(query):
+    p = parse_query(query)
+    again = parse_query(to_text(p))
+    assert (again.clauses, again.folders, again.types, again.names, again.after, again.before, again.page) == \
+        (p.clauses, p.folders, p.types, p.names, p.after, p.before, p.page)
+    assert to_text(again) == to_text(p)
+
+
+def test_with_filters_writes_the_filter_bar_into_the_text():
+    text = with_filters('"red fish" type:txt in:/old name:a* -blue',
+                        SearchFilters.build(folders=["/srv/new dir"], types=["pdf"], after="2026-02-01"))
+    assert text == '"red fish" -blue in:"/srv/new dir" type:pdf name:a* after:2026-02-01'
+    back = filters_of(parse_query(text))
+    assert back == SearchFilters.build(folders=["/srv/new dir"], types=["pdf"], after="2026-02-01")
+    assert with_filters(text, SearchFilters()) == '"red fish" -blue name:a*'
+
+
+# -- a tiny real library -----------------------------------------------------------------------------------
+VOCAB = ["red", "blue", "cat", "dog", "sun", "moon", "tree", "lamp", "fish", "gold", "salt", "wind", "ship",
+         "rock", "bird", "milk"]
+PLANTED = ["red fish", "gold ship", "moon lamp", "salt wind rock"]
+
+
+def make_corpus(docs: Path, n: int = 48, seed: int = 7) -> None:
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        folder = docs / ("a" if i % 3 else "b")
+        folder.mkdir(parents=True, exist_ok=True)
+        words = list(rng.choice(VOCAB, size=int(rng.integers(4, 12))))
+        if rng.random() < 0.5:  # a planted phrase at a random place
+            at = int(rng.integers(0, len(words) + 1))
+            words[at:at] = PLANTED[int(rng.integers(len(PLANTED)))].split()
+        path = folder / f"f{i:02d}.{'md' if i % 4 == 0 else 'txt'}"
+        path.write_text(" ".join(words) + ".\n", encoding="utf-8")
+        os.utime(path, (1.7e9 + 3600 * i, 1.7e9 + 3600 * i))
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory, tiny_encoder):
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    root = tmp_path_factory.mktemp("qsyntax")
+    make_corpus(root / "docs")
+    library = Library(load_config(root / "lib", env={}, overrides={"models": {"reranker": ""}}), encoder=tiny_encoder)
+    library.add_folder(root / "docs")
+    yield library, root / "docs", root / "lib" / "library.sqlite"
+    library.close()
+
+
+def stems(words: list[str]) -> dict[str, str]:
+    """The index's word for each of `words`, from a scratch FTS5 table with the same tokenizer: the test's
+    notion of "the same word" (case folded, porter-stemmed), found without the app's code."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row')")
+    out = {}
+    for w in words:
+        db.execute("DELETE FROM t")
+        db.execute("INSERT INTO t(x) VALUES (?)", (w,))
+        (out[w],) = [r[0] for r in db.execute("SELECT term FROM v")]
+    return out
+
+
+STEM = stems(VOCAB + sorted({v[:n] for v in VOCAB for n in (1, 2, 3)}))
+
+
+def index_words(text: str) -> list[str]:
+    return [STEM[w] for w in re.findall(r"[^\W_]+", text.lower())]
+
+
+def stored_passages(db_path: Path) -> dict[str, list[str]]:
+    """path -> its passages' text, read with plain SQL."""
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    out: dict[str, list[str]] = {}
+    for path, text in db.execute("SELECT f.path, c.text FROM chunks c JOIN files f ON f.id = c.file_id"):
+        out.setdefault(path, []).append(text)
+    db.close()
+    return out
+
+
+def contains(passages: list[str], term: str, prefix: bool = False) -> bool:
+    """Some passage holds `term`'s words in order, adjacent (its last word a prefix when `prefix`)."""
+    want = index_words(term) if not prefix else [STEM[term]]
+    for text in passages:
+        words = index_words(text)
+        for i in range(len(words) - len(want) + 1):
+            if words[i: i + len(want) - 1] == want[:-1] and (
+                    words[i + len(want) - 1].startswith(want[-1]) if prefix else words[i + len(want) - 1] == want[-1]):
+                return True
+    return False
+
+
+# -- plain queries are unchanged -----------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+@pytest.mark.parametrize("group", ["file", "passage"])
+def test_plain_query_same_hits_and_scores_with_the_parser_on_and_off(lib, mode, group):
+    library, _, _ = lib
+    for q in ["red fish in the wind", "gold", "moon, lamp; milk?"]:
+        on = library.search(q, k=10, mode=mode, rerank=False, group=group)
+        off = library.search(q, k=10, mode=mode, rerank=False, group=group, literal=True)
+        assert on.hits, q
+        assert [h.to_json() for h in on.hits] == [h.to_json() for h in off.hits]
+        assert on.filter_stats is None  # no scope was built: the same request as before issue 22
+
+
+def test_plain_query_makes_the_same_request(lib, monkeypatch):
+    from searchapp.library import library as library_mod
+
+    seen = []
+    real = library_mod.run_search
+    monkeypatch.setattr(library_mod, "run_search", lambda req, *a: seen.append(req) or real(req, *a))
+    library, _, _ = lib
+    library.search("gold ship", k=5, mode="lexical")
+    library.search("gold ship", k=5, mode="lexical", literal=True)
+    assert seen[0] == seen[1] and seen[0].parsed is None
+
+
+# -- enforcement -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+def test_phrase_and_exclusion_hold_in_every_mode(lib, mode):
+    library, docs, db = lib
+    text = stored_passages(db)
+    res = library.search('"red fish" -moon', k=50, mode=mode, rerank=False)
+    want = {p for p, ps in text.items() if contains(ps, "red fish") and not contains(ps, "moon")}
+    assert want and {h.path for h in res.hits} <= want
+    if mode == "lexical":  # every allowed file shares a word with the free text: all of them are found
+        assert {h.path for h in res.hits} == want
+    assert res.filter_stats["filter"]["query"]["required"] == ['"red fish"']
+
+
+def test_rerank_cannot_bring_back_a_violating_hit(lib):
+    from searchapp.library.constraints import parse_for_search
+    from searchapp.library.search import SearchRequest, run_search
+
+    library, _, db = lib
+    text = stored_passages(db)
+    parsed = parse_for_search("fish -red -gold", False)
+    req = SearchRequest("fish -red -gold", k=20, mode="hybrid", candidates=20, rerank_depth=20, parsed=parsed)
+    rng = np.random.default_rng(0)
+    res = run_search(req, library.reader(), library.index(), library._encode_query,
+                     lambda q, texts: rng.normal(size=len(texts)))
+    assert res.reranked and res.hits
+    assert all(not contains(text[h.path], "red") and not contains(text[h.path], "gold") for h in res.hits)
+
+
+def test_only_fields_lists_matching_files_newest_first(lib):
+    library, docs, _ = lib
+    for group in ("file", "passage"):
+        res = library.search(f"type:md in:{docs / 'a'}", k=50, mode="hybrid", rerank=False, group=group)
+        want = sorted((p for p in docs.glob("a/*.md")), key=lambda p: -p.stat().st_mtime)
+        assert [Path(h.path) for h in res.hits] == want and "newest" in res.notice
+
+
+def test_name_glob_and_page(lib):
+    library, docs, _ = lib
+    res = library.search("name:f1?.txt", k=50, mode="lexical")
+    assert sorted(Path(h.path).name for h in res.hits) == sorted(
+        p.name for p in docs.rglob("f1?.txt"))
+    assert library.search("name:*2.MD", k=50, mode="lexical").hits  # case-insensitive
+    assert not library.search("fish page:1", k=50, mode="hybrid").hits  # text files have no pages
+
+
+def test_page_field_keeps_passages_of_that_page(tiny_library, tmp_path):
+    import corpus
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    corpus.write_pdf(docs / "bio.pdf", ["Chlorophyll absorbs sunlight in the leaf.", "Mitochondria make ATP energy."])
+    (docs / "note.txt").write_text("Chlorophyll and mitochondria notes.\n", encoding="utf-8")
+    tiny_library.add_folder(docs)
+    res = tiny_library.search("chlorophyll mitochondria page:2", k=10, mode="hybrid", group="passage")
+    assert res.hits and all(h.page == 2 and h.path.endswith("bio.pdf") for h in res.hits)
+    assert "Mitochondria" in res.hits[0].text
+
+
+def test_cjk_phrase_and_exclusion(tiny_library, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "w1.txt").write_text("今天天气预报说会下雨。\n", encoding="utf-8")
+    (docs / "w2.txt").write_text("天气很好，预报不准。\n", encoding="utf-8")
+    (docs / "w3.txt").write_text("明天天气预报：晴天。\n", encoding="utf-8")
+    tiny_library.add_folder(docs)
+    names = lambda q: sorted(Path(h.path).name for h in tiny_library.search(q, k=10, mode="lexical").hits)  # noqa
+    assert names('"天气预报"') == ["w1.txt", "w3.txt"]  # w2 has both words, not in that order
+    assert names('"天气预报" -下雨') == ["w3.txt"]
+
+
+# -- property: no returned hit violates any constraint ------------------------------------------------------
+_word = st.sampled_from(VOCAB)
+_phrase = st.one_of(st.sampled_from(PLANTED), st.lists(_word, min_size=2, max_size=3).map(" ".join))
+_prefix = st.builds(lambda w, n: w[:n], _word, st.integers(1, 3))
+_alt = st.one_of(_word.map(lambda w: ("word", w)), _phrase.map(lambda p: ("phrase", p)),
+                 _prefix.map(lambda p: ("prefix", p)))
+
+
+def _alt_text(alt) -> str:
+    kind, v = alt
+    return f'"{v}"' if kind == "phrase" else v + ("*" if kind == "prefix" else "")
+
+
+@st.composite
+def queries(draw):
+    """(query text, the constraints it means): the expectation is built here, never by the parser."""
+    parts: list[str] = []
+    c = {"phrases": [], "excluded": [], "groups": [], "prefixes": [], "types": None, "name": None, "folder": None}
+    for w in draw(st.lists(_word, max_size=2)):
+        parts.append(w)
+    for p in draw(st.lists(_phrase, max_size=2)):
+        parts.append(f'"{p}"')
+        c["phrases"].append(p)
+    for kind, v in draw(st.lists(st.one_of(_word.map(lambda w: ("word", w)), _phrase.map(lambda p: ("phrase", p)),
+                                           _prefix.map(lambda p: ("prefix", p))), max_size=2)):
+        parts.append("-" + _alt_text((kind, v)))
+        c["excluded"].append((kind, v))
+    for group in draw(st.lists(st.lists(_alt, min_size=2, max_size=3), max_size=1)):
+        parts.append(" OR ".join(_alt_text(a) for a in group))
+        c["groups"].append(group)
+    for p in draw(st.lists(_prefix, max_size=1)):
+        parts.append(p + "*")
+        c["prefixes"].append(p)
+    if draw(st.booleans()):
+        c["types"] = draw(st.sampled_from([("txt",), ("md",), ("md", "txt")]))
+        parts.append("type:" + ",".join(c["types"]))
+    if draw(st.booleans()):
+        c["name"] = draw(st.sampled_from(["f1*", "*3.md", "f2?.txt", "0"]))
+        parts.append(f"name:{c['name']}")
+    if draw(st.booleans()):
+        c["folder"] = draw(st.sampled_from(["a", "b"]))
+        parts.append(f'in:"{{docs}}/{c["folder"]}"' if draw(st.booleans()) else f"dir:{{docs}}/{c['folder']}")
+    order = draw(st.permutations(range(len(parts))))
+    return " ".join(parts[i] for i in order), c
+
+
+def satisfies(path: str, passages: list[str], c: dict, docs: Path) -> bool:
+    has = lambda kind, v: contains(passages, v, prefix=kind == "prefix")  # noqa: E731
+    name = Path(path).name
+    return (all(has("phrase", p) for p in c["phrases"]) and all(has("prefix", p) for p in c["prefixes"])
+            and not any(has(k, v) for k, v in c["excluded"]) and all(any(has(k, v) for k, v in g) for g in c["groups"])
+            and (c["types"] is None or Path(path).suffix[1:] in c["types"])
+            and (c["name"] is None or fnmatch.fnmatchcase(name, c["name"] if "*" in c["name"] or "?" in c["name"]
+                                                          else f"*{c['name']}*"))
+            and (c["folder"] is None or Path(path).parent == docs / c["folder"]))
+
+
+_STORED: dict[Path, dict[str, list[str]]] = {}
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(queries(), st.sampled_from(["file", "passage"]))
+def test_property_no_hit_violates_a_constraint(lib, q, group):
+    library, docs, db = lib
+    text = _STORED.get(db) or _STORED.setdefault(db, stored_passages(db))
+    query, c = q
+    query = query.replace("{docs}", str(docs))
+    allowed = {p for p, ps in text.items() if satisfies(p, ps, c, docs)}
+    for mode in ("lexical", "dense", "hybrid"):
+        res = library.search(query, k=60, mode=mode, rerank=False, group=group)
+        got = {x.path for h in res.hits for x in (h, *h.more)}
+        assert got <= allowed, (mode, query, got - allowed)
+        if res.notice and "newest" in res.notice:  # nothing to rank by: the listing is the allowed set, whole
+            assert {h.path for h in res.hits} == allowed, (query, allowed)  # one passage a file here
