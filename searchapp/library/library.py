@@ -16,20 +16,19 @@ from pathlib import Path
 from typing import Optional
 
 from ..ann import VectorIndex
-from ..base.config import Config, check_setting
-from ..base.errors import ConfigError, ModelMismatchError, StoreError
+from ..base.config import Config
+from ..base.errors import ConfigError
 from ..base.progress import CancelToken, ProgressFn
-from ..ingest.fsnames import real_path
 from ..store import Store
 from .data_dir import DB_NAME, open_data_dir, read_only_error
 from .duplicates import DuplicateReport
 from .filters import SearchFilters
-from .grouping import POOL_FACTOR
 from .index_keeper import IndexKeeper
 from .lock import writer_lock
 from .model_set import ModelSet
 from .query_check import query_problem
-from .search import SearchRequest, SearchResult, run_search
+from .readers import Readers
+from .search import SearchResult, mark_available, run_search, search_request
 from .status import LibraryStatus, RootStatus, build_status, reindex_notice
 from .sync import SyncReport
 from .updates import Updates
@@ -44,7 +43,7 @@ def _reads(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with self._reading():
+        with self._readers.reading():
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -65,33 +64,12 @@ class Library:
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
         self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir)
-        self._local = threading.local()
-        self._readers: list[Store] = []
+        self._readers = Readers(db, immutable_ok=self.read_only)
         self._watcher = None  # a LibraryWatcher while watching
-        self._reads_cv = threading.Condition()
-        self._reads_in_flight = 0
-        self._closed = False
-
-    @contextlib.contextmanager
-    def _reading(self):
-        with self._reads_cv:
-            if self._closed:
-                raise StoreError("the library is closed")
-            self._reads_in_flight += 1
-        try:
-            yield
-        finally:
-            with self._reads_cv:
-                self._reads_in_flight -= 1
-                self._reads_cv.notify_all()
 
     def reader(self) -> Store:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
-        st = getattr(self._local, "store", None)
-        if st is None:
-            st = self._local.store = Store(self.data_dir / DB_NAME, readonly=True, immutable_ok=self.read_only)
-            self._readers.append(st)
-        return st
+        return self._readers.connection()
 
     def open_notice(self) -> Optional[str]:
         """Something to say once about opening the library (e.g. its permissions were tightened)."""
@@ -139,15 +117,7 @@ class Library:
 
     def check_model(self) -> None:
         """Raise ModelMismatchError when the library was built with another model, pooling or chunking."""
-        reader = self.reader()
-        stored = reader.meta()
-        if reader.chunk_count() == 0:
-            return
-        from ..models.identity import reindex_message, reindex_reasons
-
-        problem = reindex_message(reindex_reasons(stored, self.models.expected_meta()))  # the one rule (status, GUI)
-        if problem:
-            raise ModelMismatchError(problem)
+        self.models.check_library(self.reader())
 
     # -- writes (see updates.py) -----------------------------------------------
     @contextlib.contextmanager
@@ -216,19 +186,8 @@ class Library:
         problem = query_problem(query, mode)
         if problem:  # nothing to match or embed: no arbitrary hits
             return SearchResult(query, mode, [], False, notice=problem)
-        # Per-call values obey the config's ranges (--k 0 or --candidates -1 is an error, not the default).
-        k = s.k if k is None else check_setting("search.k", k)
-        candidates = max(s.candidates, k) if candidates is None else check_setting("search.candidates", candidates)
-        if rerank_depth is not None:
-            check_setting("search.candidates", rerank_depth)
-        group = group or s.group
-        if group not in ("file", "passage"):
-            raise ConfigError(f"unknown grouping {group!r} (file or passage)")
-        # ef is passed per call, never set on the shared index: a similar or duplicates call may run beside this one.
-        ef = max(self.config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1))
-        req = SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
-                            rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
-                            fusion=s.fusion, dense_weight=s.dense_weight, ef=ef)
+        req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=rerank_depth,
+                             filters=filters, group=group)
         encode_query = None
         index = None
         if mode != "lexical":
@@ -239,10 +198,7 @@ class Library:
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
-        for h in result.hits:  # a hit from a missing folder is still shown, marked as unavailable
-            h.available = os.path.exists(real_path(h.path))
-            for m in h.more:  # the same file
-                m.available = h.available
+        mark_available(result)
         if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
             result.notice = self.models.reranker_notice()
         result.reindex_notice = self.reindex_notice()
@@ -311,31 +267,20 @@ class Library:
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:
         """Recall@k of the vector index against exact search over `sample` stored vectors (see ann_recall.py)."""
-        from .ann_recall import measure_ann_recall
+        from .ann_recall import library_ann_recall
 
-        index = self.vectors.index()
-        dim = self.vectors.dim()
-        if index is None or dim is None:
-            return {f"recall@{k}": None, "k": k, "queries": 0, "vectors": 0, "primary_metric": f"recall@{k}",
-                    "ef_search": ef or self.config.index.ef_search, "backend": self.config.index.backend}
-        ids, vectors = self.reader().vectors(None, dim)
-        return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or self.config.index.ef_search,
-                                  seed=seed)
+        return library_ann_recall(self.reader(), self.vectors.index(), self.vectors.dim(), self.config.index,
+                                  k=k, sample=sample, ef=ef, seed=seed)
 
     def close(self) -> None:
         """Stop watching, wait for searches in flight (another thread may be mid-query) and for a running
         sync, then close every connection. Closing a SQLite connection under a running query can crash."""
-        with self._reads_cv:
-            if self._closed:
-                return
-            self._closed = True
-            self._reads_cv.wait_for(lambda: self._reads_in_flight == 0, timeout=60)
+        if not self._readers.shut(timeout=60):
+            return
         self.stop_watching()
         self._lock.acquire()  # a sync holds it; callers cancel theirs first
         self._lock.release()
-        for st in self._readers:
-            st.close()
-        self._readers.clear()
+        self._readers.close_all()
         self.store.close()
 
     def __enter__(self) -> "Library":

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..base.config import Config
-from ..base.errors import ModelLoadError, ModelNotFoundError
+from ..base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
 from ..base.finite import require_finite
 
 __all__ = ["ModelSet", "LazyEncoder", "MODELS_LOCK"]
@@ -105,6 +105,18 @@ class ModelSet:
 
         fingerprint, dim = self.identity()
         return library_settings(self.config, fingerprint, dim)
+
+    def check_library(self, reader) -> None:
+        """Raise ModelMismatchError when the library (`reader`, a Store) was built with another model, pooling
+        or chunking. The rule is models.identity.reindex_reasons (status and the GUI use it too)."""
+        stored = reader.meta()
+        if reader.chunk_count() == 0:
+            return
+        from ..models.identity import reindex_message, reindex_reasons
+
+        problem = reindex_message(reindex_reasons(stored, self.expected_meta()))
+        if problem:
+            raise ModelMismatchError(problem)
 
     def encode_query(self, query: str) -> np.ndarray:
         """One query vector. Until the bi-encoder is loaded anyway (indexing, the GUI), a NumPy pass over
