@@ -54,7 +54,7 @@ class Library:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
         `create=False` (read-only commands): a missing library is DataDirError "no library at DIR", never
         a new empty one. A library this process cannot write opens read-only (`read_only`)."""
-        self.config = config
+        self._config = config
         self.data_dir = Path(config.data_dir)
         self._dir_state = open_data_dir(self.data_dir, create=create)
         self.read_only = self._dir_state.read_only
@@ -66,6 +66,16 @@ class Library:
         self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir)
         self._readers = Readers(db, immutable_ok=self.read_only)
         self._watcher = None  # a LibraryWatcher while watching
+
+    @property
+    def config(self) -> Config:
+        return self._config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        """Settings replaced on an open library (tests): every part reads the new ones from its next call on."""
+        self._config = self.models.config = self._updates.config = config
+        self.vectors.config = config.index
 
     def reader(self) -> Store:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
