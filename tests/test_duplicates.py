@@ -26,7 +26,7 @@ def test_exact_groups_and_near_pairs(indexed):
     docs, config = indexed
     with Library(config) as lib:
         rep = lib.duplicates(threshold=0.75)
-        assert lib._encoder is None  # stored vectors only
+        assert lib.models.loaded_encoder is None  # stored vectors only
     assert [[rel(docs, p) for p in g] for g in rep.exact] == [["reports/copy.txt", "reports/original.txt"]]
     near = {(rel(docs, p.a), rel(docs, p.b)): p for p in rep.near}
     # The rewording pairs with both the original and its copy; the exact pair itself is not repeated as near.

@@ -84,11 +84,11 @@ def test_scores_a_person_can_read(lib, tiny_cross_encoder_dir):
     from searchapp.models import CrossEncoder
 
     cross = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu")
-    lib._reranker = cross
+    lib.models.loaded_reranker = cross
     try:
         res = lib.search("baking a loaf with wild yeast", mode="hybrid", rerank=True, k=3)
     finally:
-        lib._reranker = None
+        lib.models.loaded_reranker = None
     assert res.reranked
     value, label = res.hits[0].shown_score
     assert label == "relevance" and value == res.hits[0].scores.rerank and 0.0 <= value <= 1.0

@@ -205,7 +205,7 @@ def test_second_writer_gets_a_clear_message(make_config, packaged_encoder, tmp_c
 def test_hybrid_keeps_every_stage(library, tmp_corpus, tiny_cross_encoder_dir):
     from searchapp.models import CrossEncoder
 
-    library._reranker = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu")
+    library.models.loaded_reranker = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu")
     library.add_folder(tmp_corpus)
     res = library.search("volcano magma", mode="hybrid", k=5)
     assert res.reranked
@@ -215,5 +215,5 @@ def test_hybrid_keeps_every_stage(library, tmp_corpus, tiny_cross_encoder_dir):
         assert s.rerank_logit is not None and abs(s.rerank - 1 / (1 + np.exp(-s.rerank_logit))) < 1e-6
         assert r.fused is not None and r.rerank == r.final
     # The logits are exactly what the cross-encoder gives for (query, passage).
-    direct = library._reranker.score("volcano magma", [h.text for h in res.hits])
+    direct = library.models.loaded_reranker.score("volcano magma", [h.text for h in res.hits])
     assert np.allclose(direct, [h.scores.rerank_logit for h in res.hits], atol=1e-5)

@@ -252,7 +252,7 @@ def test_rerank_cannot_bring_back_a_violating_hit(lib):
     parsed = parse_for_search("fish -red -gold", False)
     req = SearchRequest("fish -red -gold", k=20, mode="hybrid", candidates=20, rerank_depth=20, parsed=parsed)
     rng = np.random.default_rng(0)
-    res = run_search(req, library.reader(), library.index(), library._encode_query,
+    res = run_search(req, library.reader(), library.index(), library.models.encode_query,
                      lambda q, texts: rng.normal(size=len(texts)))
     assert res.reranked and res.hits
     assert all(not contains(text[h.path], "red") and not contains(text[h.path], "gold") for h in res.hits)

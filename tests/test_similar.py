@@ -24,7 +24,7 @@ def test_similar_ranks_copy_and_rewording_first_and_never_the_source(indexed):
     docs, config = indexed
     with Library(config) as lib:  # no encoder given: one would have to be built to re-encode
         res = lib.similar(str(docs / "reports" / "original.txt"), k=5)
-        assert lib._encoder is None, "similar must use stored vectors, not the model"
+        assert lib.models.loaded_encoder is None, "similar must use stored vectors, not the model"
     paths = [Path(h.path).relative_to(docs).as_posix() for h in res.hits]
     assert "reports/original.txt" not in paths
     assert paths[:2] == ["reports/copy.txt", "drafts/reworded.md"]

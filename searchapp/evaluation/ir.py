@@ -95,7 +95,7 @@ def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = MODES
                 metrics = evaluate_run(run, collection.qrels, ks=(10, 100))
                 metrics["ms_per_query"] = (time.perf_counter() - t1) * 1000.0 / max(1, len(queries))
                 results[name] = metrics
-            chunks = lib.store.chunk_count()
+            chunks = lib.passage_count()
         finally:
             lib.close()
     return {

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["storable", "real_path"]
+__all__ = ["storable", "real_path", "is_within"]
 
 _ESCAPE = re.compile(rb"\\x([0-9a-f]{2})")
 
@@ -35,3 +35,9 @@ def real_path(stored: str) -> Path:
         return Path(stored)
     raw = _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), stored.encode("utf-8"))
     return Path(os.fsdecode(raw))
+
+
+def is_within(path: str, folder: str) -> bool:
+    """`path` is `folder` or lies under it, compared as strings (callers pass both absolute, or both real).
+    The one rule for roots, scopes and the watcher: `/a/bc` is not inside `/a/b`."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)

@@ -19,6 +19,7 @@ from ..base.config import ScanConfig
 from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import SkippedFile
 from .exclude import Excluder
+from .fsnames import is_within
 from .extractors.registry import supported_suffixes
 from .extractors.sniff import KNOWN_BINARY_SUFFIXES
 
@@ -164,9 +165,9 @@ class _Walker:
         """Why a (followed, existing) symlink is not walked: it points at a folder holding the link (a loop,
         e.g. `a -> ..`), or out of the indexed folder while [scan] follow_symlinks_out is off."""
         target = os.path.realpath(path)
-        if stat.S_ISDIR(st.st_mode) and _within(os.path.realpath(directory), target):
+        if stat.S_ISDIR(st.st_mode) and is_within(os.path.realpath(directory), target):
             return "symlink loop"
-        if not self.config.follow_symlinks_out and not _within(target, self.root_real):
+        if not self.config.follow_symlinks_out and not is_within(target, self.root_real):
             return f"symlink to {target}, outside the indexed folder ([scan] follow_symlinks_out is off)"
         return None
 
@@ -180,7 +181,7 @@ class _Walker:
                 return path
             if path == first:  # the same root given twice
                 continue
-            loop = path.startswith(first.rstrip(os.sep) + os.sep)
+            loop = is_within(path, first)  # path != first here
             self.skip(path, "symlink loop" if loop else f"same folder as {first}")
         return None
 
@@ -204,11 +205,6 @@ class _Walker:
         report(self.progress, "scanning", self.seen)
         files = sorted(self.files.values(), key=lambda f: f.path)
         return ScanResult(files, self.skipped)
-
-
-def _within(path: str, folder: str) -> bool:
-    """`path` is `folder` or lies under it (both real paths)."""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def scan(

@@ -11,13 +11,15 @@ equal vectors (the same text indexed twice) may be returned in either order.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 from ..ann import VectorIndex
+from ..base.config import IndexConfig
+from ..store import Store
 
-__all__ = ["measure_ann_recall"]
+__all__ = ["measure_ann_recall", "library_ann_recall"]
 
 _TIE = 1e-6
 
@@ -58,3 +60,13 @@ def measure_ann_recall(index: VectorIndex, ids: np.ndarray, vectors: np.ndarray,
         hits += sum(1 for r in got if sims[q, r] >= kth[q] - _TIE)
     return {**base, key: hits / (kk * len(rows)), "queries": int(len(rows)),
             "ms_per_query_ann": 1000 * t_ann / len(rows), "ms_per_query_exact": 1000 * t_exact / len(rows)}
+
+
+def library_ann_recall(reader: Store, index: Optional[VectorIndex], dim: Optional[int], config: IndexConfig, *,
+                       k: int, sample: int, ef: Optional[int], seed: int) -> dict[str, Any]:
+    """measure_ann_recall over a library's stored vectors; recall None when it has no vectors yet."""
+    if index is None or dim is None:
+        return {f"recall@{k}": None, "k": k, "queries": 0, "vectors": 0, "primary_metric": f"recall@{k}",
+                "ef_search": ef or config.ef_search, "backend": config.backend}
+    ids, vectors = reader.vectors(None, dim)
+    return measure_ann_recall(index, ids, vectors, k=k, sample=sample, ef=ef or config.ef_search, seed=seed)

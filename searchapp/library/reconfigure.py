@@ -27,6 +27,6 @@ def needs_reindex(old: Config, new: Config) -> bool:
 
 def reopen_library(old: Library, config: Config) -> Library:
     """A Library on `config` that reuses `old`'s loaded encoder and reranker where their settings are unchanged."""
-    encoder = old._encoder if _same(old.config, config, _ENCODER_KEYS) else None
-    reranker = old._reranker if _same(old.config, config, _RERANKER_KEYS) else None
+    encoder = old.models.loaded_encoder if _same(old.config, config, _ENCODER_KEYS) else None
+    reranker = old.models.loaded_reranker if _same(old.config, config, _RERANKER_KEYS) else None
     return Library(config, encoder=encoder, reranker=reranker)

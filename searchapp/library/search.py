@@ -4,6 +4,7 @@ cross-encoder. Every stage's score and rank is kept on the hit."""
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -11,7 +12,10 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..ann import VectorIndex
+from ..base.config import Config, check_setting
+from ..base.errors import ConfigError
 from ..base.types import Hit, StageRanks, StageScores
+from ..ingest.fsnames import real_path
 from ..store import Store
 from .constraints import constraint_scope, list_by_date
 from .filters import FilterScope, SearchFilters
@@ -20,7 +24,7 @@ from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_
 from .query_check import is_empty_query
 from .query_syntax import ParsedQuery
 
-__all__ = ["SearchResult", "SearchRequest", "run_search"]
+__all__ = ["SearchResult", "SearchRequest", "run_search", "search_request", "mark_available"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,34 @@ class SearchResult:
         if self.filter_stats is not None:
             out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
         return out
+
+
+def search_request(config: Config, query: str, mode: str, *, k: Optional[int], candidates: Optional[int],
+                   rerank_depth: Optional[int], filters: Optional[SearchFilters], group: Optional[str],
+                   parsed: Optional[ParsedQuery] = None) -> SearchRequest:
+    """One search's request: the config's defaults filled in, per-call values held to the config's ranges
+    (--k 0 or --candidates -1 is an error, not the default)."""
+    s = config.search
+    k = s.k if k is None else check_setting("search.k", k)
+    candidates = max(s.candidates, k) if candidates is None else check_setting("search.candidates", candidates)
+    if rerank_depth is not None:
+        check_setting("search.candidates", rerank_depth)
+    group = group or s.group
+    if group not in ("file", "passage"):
+        raise ConfigError(f"unknown grouping {group!r} (file or passage)")
+    # ef is passed per call, never set on the shared index: a similar or duplicates call may run beside this one.
+    ef = max(config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1))
+    return SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
+                         rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
+                         fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed)
+
+
+def mark_available(result: SearchResult) -> None:
+    """A hit from a missing folder is still shown, marked as unavailable."""
+    for h in result.hits:
+        h.available = os.path.exists(real_path(h.path))
+        for m in h.more:  # the same file
+            m.available = h.available
 
 
 def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],

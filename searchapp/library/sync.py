@@ -12,11 +12,10 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional, Protocol, Sequence
 
 import numpy as np
 
-from ..ann import VectorIndex
 from ..base.config import Config
 from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ..base.finite import require_finite
@@ -25,17 +24,40 @@ from ..base.safe_open import open_regular
 from ..base.types import ChunkSpan
 from ..ingest.chunking import chunk_document
 from ..ingest.extractors import extract, extractor_name
-from ..ingest.exclude import Excluder
 from ..ingest.fsnames import storable
 from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import NewChunk, RootRow, Store
-from .root_state import root_missing
+from .roots import in_scope, outermost, root_missing
 
-__all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "in_scope"]
+__all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter"]
 
 BATCH_CHUNKS = 256  # passages embedded and committed together
 BATCH_FILES = 64
+
+
+class PassageEncoder(Protocol):
+    """What a sync asks of the bi-encoder (models.BiEncoder; the library hands it over behind a lazy proxy)."""
+
+    spec: str
+    max_seq_length: int
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
+
+    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...
+
+    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None: ...
+
+    def encode(self, texts: list[str], *, progress: Optional[ProgressFn] = None,
+               cancel: Optional[CancelToken] = None) -> np.ndarray: ...
+
+
+class IndexWriter(Protocol):
+    """Where a batch's vector changes go after its SQLite commit (the library's IndexKeeper)."""
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None: ...
+
+    def remove(self, ids: list[int]) -> None: ...
 
 
 @dataclass
@@ -91,11 +113,10 @@ class _Pending:
 class _Batcher:
     """Collects extracted files; `flush` embeds the new texts and writes one transaction."""
 
-    def __init__(self, store: Store, root: RootRow, encoder, get_index: Callable[[], VectorIndex],
-                 report_: SyncReport, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
-                 on_commit: Callable[[], None]) -> None:
-        self.store, self.root, self.encoder, self.get_index = store, root, encoder, get_index
-        self.report, self.progress, self.cancel, self.on_commit = report_, progress, cancel, on_commit
+    def __init__(self, store: Store, root: RootRow, encoder: PassageEncoder, index: IndexWriter,
+                 report_: SyncReport, progress: Optional[ProgressFn], cancel: Optional[CancelToken]) -> None:
+        self.store, self.root, self.encoder, self.index = store, root, encoder, index
+        self.report, self.progress, self.cancel = report_, progress, cancel
         self.pending: list[_Pending] = []
         self.n_chunks = 0
         self.bytes_total = 0  # bytes of the files this sync has to read; their share read so far
@@ -135,7 +156,7 @@ class _Batcher:
             vecs = self.encoder.encode(list(todo.values()), progress=self._embedding_progress(len(todo)),
                                        cancel=cancel)
             # Refused before the batch's transaction: nothing of it is written, the library stays usable.
-            require_finite(vecs, getattr(self.encoder, "spec", "in use"),
+            require_finite(vecs, self.encoder.spec,
                            "while embedding; nothing of this batch was written")
             known.update(zip(todo.keys(), vecs))
             self.report.chunks_embedded += len(todo)
@@ -155,14 +176,12 @@ class _Batcher:
                 added_ids += ids
                 added_vecs += [n.vector for n in new]
             self.store.bump_generation()
-        index = self.get_index()
         if removed:
-            index.remove(removed)
+            self.index.remove(removed)
         if added_ids:
-            index.add(np.asarray(added_ids, dtype=np.int64), np.stack(added_vecs).astype(np.float32, copy=False))
+            self.index.add(np.asarray(added_ids, dtype=np.int64), np.stack(added_vecs).astype(np.float32, copy=False))
         self.report.chunks_added += len(added_ids)
         self.report.chunks_removed += len(removed)
-        self.on_commit()
 
     def flush_and_stop(self) -> None:
         """On cancel: commit the files fully processed so far (cancel keeps what is done), then raise Cancelled."""
@@ -192,27 +211,12 @@ def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[st
     return out
 
 
-def in_scope(root: str, path: str, skip_dirs, exclude=()) -> bool:
-    """Whether a changed `path` belongs to `root` as a full scan would see it: under it, and not inside a
-    hidden, skipped or excluded folder (a watcher reports changes in .git/ too)."""
-    root, path = os.path.abspath(root), os.path.abspath(path)
-    if path == root:
-        return True
-    if not path.startswith(root.rstrip(os.sep) + os.sep):
-        return False
-    parts = os.path.relpath(path, root).split(os.sep)
-    if any(p.startswith(".") or p in skip_dirs for p in parts):
-        return False
-    return not (exclude and Excluder(exclude).under(root, path))
-
-
 def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, progress, cancel
                  ) -> tuple[ScanResult, dict]:
     """Scan only the changed paths (files, or folders with what is below them) and the rows they cover."""
-    scope = sorted({os.path.abspath(p) for p in paths
-                    if in_scope(root.path, p, config.scan.skip_dirs, config.scan.exclude)})
     # A path inside another one in scope is already covered by the outer one's scan.
-    scope = [p for i, p in enumerate(scope) if not any(p.startswith(q.rstrip(os.sep) + os.sep) for q in scope[:i])]
+    scope = outermost([os.path.abspath(p) for p in paths
+                       if in_scope(root.path, p, config.scan.skip_dirs, config.scan.exclude)])
     present = [Path(p) for p in scope if os.path.lexists(p)]
     result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(root.path))
               if present else ScanResult())
@@ -222,9 +226,9 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
     return result, existing
 
 
-def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: Callable[[], VectorIndex],
+def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter,
               progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-              on_commit: Callable[[], None] = lambda: None, paths: Optional[list[str]] = None) -> SyncReport:
+              paths: Optional[list[str]] = None) -> SyncReport:
     """Bring one root up to date. With `paths` (absolute, e.g. from a file watcher) only those files and
     folders are looked at: nothing else of the root is scanned, and a path that no longer exists is purged."""
     rep = SyncReport()
@@ -247,9 +251,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
         seen.add(path)
         if sk.status == "failed" and sk.reason.startswith("unreadable folder"):
             seen.update(store.files_under(root.id, path))  # not vanished: kept until the folder can be read
-        _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, get_index, rep, real=sk.path)
+        _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, index, rep, real=sk.path)
 
-    batcher = _Batcher(store, root, encoder, get_index, rep, progress, cancel, on_commit)
+    batcher = _Batcher(store, root, encoder, index, rep, progress, cancel)
     batcher.bytes_total = sum(f.size for f in result.files if _needs_reading(existing.get(storable(f.path)), f))
     total = len(result.files)
     for i, f in enumerate(result.files, start=1):
@@ -272,10 +276,10 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
             rep.scanned -= 1
             continue
         except UnsupportedFileError as exc:  # replaced by a FIFO or device since the scan
-            _record_problem(store, root, old, path, "skipped", str(exc), get_index, rep)
+            _record_problem(store, root, old, path, "skipped", str(exc), index, rep)
             continue
         except OSError as exc:
-            _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", get_index, rep)
+            _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", index, rep)
             continue
         if old is not None and old.sha256 == sha and old.status == "indexed":
             store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
@@ -291,29 +295,29 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
             rep.scanned -= 1
             continue
         except UnsupportedFileError as exc:
-            _record_problem(store, root, old, path, "skipped", str(exc), get_index, rep, f)
+            _record_problem(store, root, old, path, "skipped", str(exc), index, rep, f)
             continue
         except ExtractionError as exc:
             if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
                 seen.discard(path)
                 rep.scanned -= 1
                 continue
-            _record_problem(store, root, old, path, "failed", str(exc), get_index, rep, f)
+            _record_problem(store, root, old, path, "failed", str(exc), index, rep, f)
             continue
         except Exception as exc:  # a bug in one extractor must not abort the whole sync
-            _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", get_index, rep, f)
+            _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", index, rep, f)
             continue
         title, title_tokens = _title_context(doc, encoder, config)
         spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
         if not spans:
-            _record_problem(store, root, old, path, "skipped", "no text found", get_index, rep, f)
+            _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
             continue
         if old is None:
             rep.added += 1
         else:
             rep.updated += 1
         inputs = [model_input(title, c.text) for c in spans]
-        if any(i is not c.text for i, c in zip(inputs, spans)) and hasattr(encoder, "remember_joined"):
+        if any(i is not c.text for i, c in zip(inputs, spans)):
             encoder.remember_joined(title, [c.text for c in spans], inputs)  # no second tokenization
         batcher.add(_Pending(f, sha, doc.kind or extractor_name(f.path) or "", spans, inputs,
                              [text_hash(t) for t in inputs], old is None))
@@ -328,10 +332,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder, get_index: C
                 removed += store.delete_file(row.id)
             store.bump_generation()
         if removed:
-            get_index().remove(removed)
+            index.remove(removed)
         rep.removed += len(vanished)
         rep.chunks_removed += len(removed)
-        on_commit()
     store.touch_root(root.id)
     return rep
 
@@ -354,20 +357,20 @@ def _chunk(doc, encoder, config: Config, batcher: _Batcher, reserve: int = 0) ->
     pieces kept free for the title in front of each passage, when the passage would otherwise not fit the
     model's window (shorter passages keep their configured length, so the stored text is the same either way)."""
     max_tokens = config.chunking.max_tokens
-    window = getattr(encoder, "max_seq_length", None)
+    window = encoder.max_seq_length
     if reserve and window:
         max_tokens = max(16, min(max_tokens, window - 2 - reserve))  # 2: [CLS] and [SEP]
     try:
         return chunk_document(doc, encoder.token_offsets, max_tokens, config.chunking.overlap,
                               cancel=batcher.cancel,
-                              token_offsets_batch=getattr(encoder, "token_offsets_batch", None))
+                              token_offsets_batch=encoder.token_offsets_batch)
     except Cancelled:
         batcher.flush_and_stop()
         raise  # not reached: flush_and_stop raises
 
 
 def _record_problem(store: Store, root: RootRow, old, path: str, status: str, reason: str,
-                    get_index: Callable[[], VectorIndex], rep: SyncReport, f: Optional[ScannedFile] = None,
+                    index: IndexWriter, rep: SyncReport, f: Optional[ScannedFile] = None,
                     real: Optional[str] = None) -> None:
     if status == "failed":
         rep.failed += 1
@@ -387,7 +390,7 @@ def _record_problem(store: Store, root: RootRow, old, path: str, status: str, re
         if removed:
             store.bump_generation()
     if removed:
-        get_index().remove(removed)
+        index.remove(removed)
         rep.chunks_removed += len(removed)
 
 

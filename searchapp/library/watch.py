@@ -23,7 +23,9 @@ import time
 from typing import Callable, Optional
 
 from ..base.errors import SearchAppError
-from .sync import SyncReport, in_scope
+from ..ingest.fsnames import is_within
+from .roots import in_scope
+from .sync import SyncReport
 
 __all__ = ["LibraryWatcher", "MAX_HOLD_FACTOR"]
 
@@ -139,7 +141,7 @@ class LibraryWatcher:
     # -- events -------------------------------------------------------------
     def _wanted(self, path: str) -> bool:
         path = os.path.abspath(path)
-        if path == self._data_dir or path.startswith(self._data_dir.rstrip(os.sep) + os.sep):
+        if is_within(path, self._data_dir):
             return False  # our own database and index files
         skip = self.library.config.scan.skip_dirs
         exclude = self.library.config.scan.exclude

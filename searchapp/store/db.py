@@ -12,7 +12,6 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
@@ -22,56 +21,9 @@ from ..base.errors import StoreError
 from .cjk import CJK_TABLE, cjk_chars, cjk_query
 from .damage import damaged_message, is_damage
 from .migrations import migrate
+from .rows import ChunkRow, FileRow, NewChunk, RootRow
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
-
-
-@dataclass(frozen=True)
-class RootRow:
-    id: int
-    path: str
-    added_at: float
-    last_sync: Optional[float]
-
-
-@dataclass(frozen=True)
-class FileRow:
-    id: int
-    root_id: int
-    path: str
-    size: int
-    mtime_ns: int
-    sha256: Optional[str]
-    status: str
-    error: Optional[str]
-    kind: Optional[str]
-    n_chunks: int
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    id: int
-    file_id: int
-    path: str
-    ordinal: int
-    start: int
-    end: int
-    page: Optional[int]
-    text: str
-
-
-@dataclass(frozen=True)
-class NewChunk:
-    """A chunk to write; `vector` is float32 (dim,), already L2-normalized."""
-
-    ordinal: int
-    start: int
-    end: int
-    page: Optional[int]
-    text: str
-    text_hash: str
-    vector: np.ndarray
-    repeats: tuple[tuple[int, int, Optional[int]], ...] = ()  # (start, end, page) of the same text further on
 
 
 _FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
@@ -278,6 +230,12 @@ class Store:
         self.db.execute("DELETE FROM chunks")
         self.db.execute("DELETE FROM chunk_spans")  # the trigger would too, row by row
         self.db.execute("DELETE FROM files")
+
+    def root_counts(self, root_id: int) -> tuple[int, int]:
+        """(files, passages) of one root."""
+        n_files, n_chunks = self.conn.execute(
+            "SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = ?", (root_id,)).fetchone()
+        return int(n_files), int(n_chunks)
 
     def file_counts(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())

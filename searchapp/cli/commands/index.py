@@ -28,7 +28,7 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
             for path in args.paths:
                 total.merge(lib.add_folder(path, progress=progress, cancel=cancel))
         else:
-            if not lib.store.roots():
+            if not lib.roots():
                 print("searchapp: nothing to sync; add a folder with `searchapp index PATH`", file=sys.stderr)
                 return 2
             total = lib.sync(progress=progress, cancel=cancel)

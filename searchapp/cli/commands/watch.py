@@ -23,7 +23,7 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
     import time
 
     with _library(config, create=False) as lib:
-        if not lib.store.roots():
+        if not lib.roots():
             print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
             return 2
         rep = lib.sync(progress=progress, cancel=cancel)  # catch up with what changed while nothing watched
@@ -45,7 +45,7 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
         watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
         if watcher.note:
             print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
-        print(f"watching {len(lib.store.roots())} folder(s) ({watcher.mode}); Ctrl+C stops", flush=True)
+        print(f"watching {len(lib.roots())} folder(s) ({watcher.mode}); Ctrl+C stops", flush=True)
         try:
             while not cancel.cancelled:
                 time.sleep(0.2)

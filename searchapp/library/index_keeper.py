@@ -1,0 +1,212 @@
+"""The vector index's lifecycle, kept in step with SQLite (the source of truth): open, follow other writers,
+repair, save, compact.
+
+The index is saved with the store's generation. On open, a different generation or count means a
+sync was interrupted between its SQLite commit and the index save: the index is repaired by diffing
+its ids against the stored chunk ids (no re-embedding), or rebuilt from stored vectors when unreadable.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..ann import VectorIndex, create_index, load_index
+from ..ann.storage import remove_stale_temps
+from ..base.config import IndexConfig
+from ..base.errors import IndexCorruptError, StoreError
+from ..base.progress import ProgressFn, report
+from ..store import Store
+from .lock import writer_lock
+
+__all__ = ["IndexKeeper", "index_path", "open_vector_index", "IndexOpenReport", "rebuild_index", "repair_index"]
+
+REBUILD_BATCH = 4096
+COMPACT_DELETED_FRACTION = 0.2  # rebuild the vector index from stored vectors when more of it is dead
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class IndexOpenReport:
+    action: str  # "loaded" | "repaired" | "rebuilt" | "created"
+    message: str = ""
+
+
+def index_path(data_dir: Path, config: IndexConfig) -> Path:
+    return data_dir / f"vectors.{config.backend}"
+
+
+def rebuild_index(store: Store, config: IndexConfig, dim: int, progress: Optional[ProgressFn] = None) -> VectorIndex:
+    index = create_index(config, dim)
+    ids = store.chunk_ids()
+    for i in range(0, len(ids), REBUILD_BATCH):
+        part_ids, vecs = store.vectors(ids[i:i + REBUILD_BATCH].tolist(), dim)
+        if len(part_ids):
+            index.add(part_ids, vecs)
+        report(progress, "rebuilding index", min(i + REBUILD_BATCH, len(ids)), len(ids))
+    return index
+
+
+def open_vector_index(store: Store, data_dir: Path, config: IndexConfig, dim: int,
+                      progress: Optional[ProgressFn] = None) -> tuple[VectorIndex, IndexOpenReport]:
+    path = index_path(data_dir, config)
+    generation = store.generation()
+    if not path.exists():
+        if store.chunk_count() == 0:
+            return create_index(config, dim), IndexOpenReport("created")
+        index = rebuild_index(store, config, dim, progress)
+        return index, IndexOpenReport("rebuilt", f"vector index was missing; rebuilt {len(index)} vectors from the library database")
+    try:
+        index = load_index(path, config, dim)
+    except IndexCorruptError as exc:
+        index = rebuild_index(store, config, dim, progress)
+        return index, IndexOpenReport("rebuilt", f"vector index was unreadable ({exc}); rebuilt {len(index)} vectors from the library database")
+    if index.generation == generation and len(index) == store.chunk_count():
+        return index, IndexOpenReport("loaded")
+    added, removed = repair_index(index, store, dim)
+    if not added and not removed:  # only rows with unusable vectors differ (left out; status reports them)
+        return index, IndexOpenReport("loaded")
+    return index, IndexOpenReport(
+        "repaired",
+        f"vector index was behind the library database (an interrupted sync); repaired: {added} added, {removed} removed",
+    )
+
+
+def repair_index(index: VectorIndex, store: Store, dim: int) -> tuple[int, int]:
+    have = index.ids()
+    want = store.chunk_ids()
+    extra = np.setdiff1d(have, want, assume_unique=True)
+    missing = np.setdiff1d(want, have, assume_unique=True)
+    if len(extra):
+        index.remove(extra.tolist())
+    added = 0
+    for i in range(0, len(missing), REBUILD_BATCH):
+        ids, vecs = store.vectors(missing[i:i + REBUILD_BATCH].tolist(), dim)  # unusable (NaN) rows left out
+        if len(ids):
+            index.add(ids, vecs)
+            added += len(ids)
+    return added, int(len(extra))
+
+
+class IndexKeeper:
+    """The library's one vector index. Writes (add, remove, save, compact, drop) happen under the library's
+    writer lock; reads never wait for it. Also the IndexWriter a sync writes its batches through."""
+
+    def __init__(self, store: Store, reader: Callable[[], Store], data_dir: Path, config: IndexConfig,
+                 lock: threading.RLock, read_only: bool) -> None:
+        self.store, self._reader, self.data_dir, self.config = store, reader, data_dir, config
+        self._lock, self._read_only = lock, read_only
+        self._index: Optional[VectorIndex] = None
+        self._report: Optional[IndexOpenReport] = None
+        self._generation = -1  # the store generation the in-memory index reflects (see follow_writers)
+
+    def dim(self) -> Optional[int]:
+        dim = self.store.get_meta("dim")
+        return int(dim) if dim else None
+
+    def index(self, progress: Optional[ProgressFn] = None) -> Optional[VectorIndex]:
+        if self._index is not None:
+            return self._index  # no lock: a search must not wait for a sync (the index guards itself)
+        with self._lock:
+            if self._index is None:
+                dim = self.dim()
+                if dim is None:
+                    return None
+                self._generation = self.store.generation()
+                self._index, self._report = open_vector_index(self.store, self.data_dir, self.config, dim, progress)
+                if self._report.action in ("repaired", "rebuilt"):
+                    self._persist_repair()
+            return self._index
+
+    def follow_writers(self) -> Optional[VectorIndex]:
+        """The index, brought up to date with what another process (or Library) committed since it was read.
+
+        One generation read per call; on a change, the stored chunk ids are diffed against the index and
+        only the difference is added or removed (no re-embedding, no file reload). Never waits: while this
+        process writes (it holds the lock), its own sync keeps the index current.
+        """
+        index = self.index()
+        if index is None:
+            return None
+        generation = self._reader().generation()
+        if generation == self._generation or not self._lock.acquire(blocking=False):
+            return index
+        try:
+            index = self._index
+            if index is not None and generation != self._generation:
+                dim = self.dim()
+                if dim is not None:
+                    repair_index(index, self._reader(), dim)
+                    self.compact_if_needed()
+                self._generation = generation
+            return self._index
+        finally:
+            self._lock.release()
+
+    def _persist_repair(self) -> None:
+        """Save a repaired index so the next open is clean, but only if no writer is busy: a syncing
+        process saves its own newer index, and two savers would just overwrite each other's work."""
+        if self._read_only:
+            return
+        try:
+            with writer_lock(self.data_dir, wait=0):
+                self.save()
+        except StoreError:  # another writer holds the lock, or the disk is read-only / full
+            log.info("repaired vector index kept in memory only; it is repaired again on the next open")
+
+    def writable(self, dim: Callable[[], int]) -> VectorIndex:
+        """The index, or a new empty one of `dim()` dimensions for a library without vectors yet."""
+        index = self.index()
+        if index is None:
+            self._index = index = create_index(self.config, dim())
+            self._report = IndexOpenReport("created")
+        return index
+
+    # IndexWriter: what a sync calls after each committed batch.
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        self._index.add(ids, vectors)
+
+    def remove(self, ids: list[int]) -> None:
+        self._index.remove(ids)
+
+    def save(self) -> None:
+        """Call with the writer lock held (then any temp file beside the index is a dead process's)."""
+        if self._index is None:
+            return
+        path = index_path(self.data_dir, self.config)
+        try:
+            remove_stale_temps(path)
+            self._index.save(path, self.store.generation())
+        except OSError as exc:
+            raise StoreError(
+                f"cannot save the vector index {path}: {exc.strerror or exc}. The previous index file is kept; "
+                "the library database has every change and repairs the index on the next open") from None
+
+    def mark_current(self) -> None:
+        """After this process's own write and save: the index reflects the store's generation."""
+        self._generation = self.store.generation()
+
+    def compact_if_needed(self) -> bool:
+        """Rebuild the vector index from stored vectors (no re-embedding) once deleted slots pass
+        COMPACT_DELETED_FRACTION: hnswlib only marks deletions, so the file and search cost keep them."""
+        index = self._index
+        if index is None or index.deleted_fraction() <= COMPACT_DELETED_FRACTION:
+            return False
+        fresh = rebuild_index(self.store, self.config, index.dim)
+        self._index = fresh  # one reference swap: a search holding the old index finishes on it
+        return True
+
+    def drop(self) -> None:
+        """Forget the index and delete its files (a reindex builds it again). Call with the writer lock held."""
+        self._index = None
+        for p in self.data_dir.glob("vectors.*"):
+            p.unlink()
+
+    def notice(self) -> Optional[str]:
+        return self._report.message if self._report and self._report.message else None

@@ -1,0 +1,206 @@
+"""The models a library uses: the bi-encoder, the NumPy query encoder, the cross-encoder and what went wrong loading it.
+
+Models load lazily: status, lexical search and an unchanged sync never import torch or read weights. The
+configured bi-encoder's identity (fingerprint, vector size) is read from its files until the model is loaded.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..base.config import Config
+from ..base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
+from ..base.finite import require_finite
+
+__all__ = ["ModelSet", "LazyEncoder", "MODELS_LOCK"]
+
+log = logging.getLogger(__name__)
+
+# Models are built one at a time in the process: two threads building at once (the GUI's warm-up and a
+# first sync) raced in transformers' lazy imports ("cannot import name 'AutoTokenizer'") and built twice.
+MODELS_LOCK = threading.RLock()
+
+
+class LazyEncoder:
+    """An encoder stand-in that loads the real bi-encoder on first use.
+
+    A sync of an unchanged library reads no file and embeds nothing, so it must not pay for torch,
+    transformers and the weights (seconds); the sync code gets this proxy and never knows the difference.
+    """
+
+    def __init__(self, load: Callable[[], Any]) -> None:
+        self._load = load
+
+    @property
+    def loaded(self) -> bool:
+        return "_real" in self.__dict__
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_load", "_real"):
+            raise AttributeError(name)
+        real = self.__dict__.get("_real")
+        if real is None:
+            real = self.__dict__["_real"] = self._load()
+        return getattr(real, name)
+
+
+class ModelSet:
+    def __init__(self, config: Config, *, encoder=None, reranker=None) -> None:
+        """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model)."""
+        self.config = config
+        self._encoder = encoder
+        self._reranker = reranker
+        self._reranker_error: Optional[str] = None
+        self._reranker_exc: Optional[ModelLoadError] = None
+        self._identity = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
+        self._query_encoder = None  # NumPy query encoder (models.query_encoder), False when not supported
+
+    # -- bi-encoder -----------------------------------------------------------
+    @property
+    def encoder(self):
+        """The bi-encoder, loaded on first use."""
+        if self._encoder is None:
+            with MODELS_LOCK:  # the GUI's warm-up and a first sync ask at once: build it once
+                if self._encoder is None:
+                    from ..models import BiEncoder  # torch loads only when a model is needed
+
+                    m = self.config.models
+                    self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device,
+                                              precision=m.precision, batch_size=m.batch_size,
+                                              allow_download=m.allow_download, threads=m.threads)
+        return self._encoder
+
+    @property
+    def loaded_encoder(self):
+        """The bi-encoder if it is loaded (or was given), else None; never loads it."""
+        return self._encoder
+
+    def passage_encoder(self) -> LazyEncoder:
+        """The bi-encoder for a sync: loaded only when a file needs chunking or embedding."""
+        return LazyEncoder(lambda: self.encoder)
+
+    def identity(self) -> tuple[str, int]:
+        """Fingerprint and vector size of the bi-encoder: from the loaded model, else from its files
+        (no torch import, no weights: an unchanged sync and a mismatch check stay fast)."""
+        if self._encoder is not None:
+            return self._encoder.fingerprint, int(self._encoder.dim)
+        ident = self._file_identity()
+        return ident.fingerprint, ident.dim
+
+    def _file_identity(self):
+        if self._identity is None:
+            from ..models.identity import bi_encoder_identity
+
+            m = self.config.models
+            self._identity = bi_encoder_identity(m.bi_encoder, pooling=m.pooling, allow_download=m.allow_download)
+        return self._identity
+
+    def expected_meta(self) -> dict[str, str]:
+        """What a library built with these models and the configured chunking records (models.identity)."""
+        from ..models.identity import library_settings
+
+        fingerprint, dim = self.identity()
+        return library_settings(self.config, fingerprint, dim)
+
+    def check_library(self, reader) -> None:
+        """Raise ModelMismatchError when the library (`reader`, a Store) was built with another model, pooling
+        or chunking. The rule is models.identity.reindex_reasons (status and the GUI use it too)."""
+        stored = reader.meta()
+        if reader.chunk_count() == 0:
+            return
+        from ..models.identity import reindex_message, reindex_reasons
+
+        problem = reindex_message(reindex_reasons(stored, self.expected_meta()))
+        if problem:
+            raise ModelMismatchError(problem)
+
+    def encode_query(self, query: str) -> np.ndarray:
+        """One query vector. Until the bi-encoder is loaded anyway (indexing, the GUI), a NumPy pass over
+        the same weights answers without importing torch or transformers: a cold search in well under a second."""
+        if self._encoder is None and self._query_encoder is None:
+            with MODELS_LOCK:  # two first searches at once (GUI start-up): load it once
+                if self._query_encoder is None:
+                    from ..models.query_encoder import load_query_encoder
+
+                    ident = self._file_identity()
+                    self._query_encoder = load_query_encoder(
+                        ident.resolved.path, pooling=self.config.models.pooling,
+                        max_seq_length=ident.max_seq_length) or False
+        vec = None
+        if self._encoder is None and self._query_encoder:
+            try:
+                vec = self._query_encoder.encode_one(query)
+            except Exception:  # noqa: BLE001 - e.g. a query longer than the folder's position table
+                log.warning("NumPy query encoder failed; using the torch bi-encoder", exc_info=True)
+                self._query_encoder = False
+        if vec is None or not np.isfinite(vec).all():
+            vec = self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
+        require_finite(vec, self.config.models.bi_encoder, "for this query")
+        return vec
+
+    # -- cross-encoder --------------------------------------------------------
+    @property
+    def loaded_reranker(self):
+        """The cross-encoder if it is loaded (or was given), else None; never loads it."""
+        return self._reranker
+
+    @loaded_reranker.setter
+    def loaded_reranker(self, cross) -> None:
+        self._reranker = cross
+
+    def reranker(self):
+        """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
+        if self._reranker is None and self._reranker_error is None:
+            with MODELS_LOCK:
+                self._load_reranker()
+        return self._reranker
+
+    def _load_reranker(self) -> None:
+        """Call with MODELS_LOCK held; checks again, another thread may have built it meanwhile."""
+        if self._reranker is None and self._reranker_error is None:
+            spec = self.config.models.reranker
+            if not spec:
+                self._reranker_error = "reranking is disabled (models.reranker is empty)"
+                return
+            m = self.config.models
+            try:
+                from ..models.resolve import resolve_model
+
+                # Find the weights first: when there are none, say so without importing torch (seconds).
+                resolve_model(spec, kind="reranker", allow_download=m.allow_download)
+                from ..models import CrossEncoder
+
+                self._reranker = CrossEncoder(spec, device=m.device, precision=m.precision,
+                                              max_length=m.rerank_max_length, allow_download=m.allow_download,
+                                              threads=m.threads)
+            except ModelNotFoundError as exc:
+                self._reranker_exc = exc
+                # Short: printed once per process beside results; `searchapp status` has the long story.
+                self._reranker_error = (f"cross-encoder {spec} is not installed, so results are not reranked "
+                                        "(point --reranker or [models] reranker at a model folder)")
+            except ModelLoadError as exc:  # found but refused (pickles only, custom code) or broken: say why
+                self._reranker_exc = exc
+                self._reranker_error = f"reranker not loaded: {exc}"
+
+    def require_reranker(self):
+        """The cross-encoder the user named explicitly: loaded, or its ModelLoadError raised (exit 5)."""
+        cross = self.reranker()
+        if cross is None:
+            raise self._reranker_exc or ModelNotFoundError(self._reranker_error or "no reranker configured")
+        return cross
+
+    def reranker_notice(self) -> Optional[str]:
+        return self._reranker_error
+
+    def reranker_loaded(self) -> bool:
+        return self._reranker is not None
+
+    def reranker_refused(self) -> Optional[str]:
+        """Why a reranker that exists was refused or failed to load (pickles only, custom code, broken), or
+        None (loaded, not tried yet, disabled or simply not installed)."""
+        exc = self._reranker_exc
+        return str(exc) if exc is not None and not isinstance(exc, ModelNotFoundError) else None

@@ -1,0 +1,101 @@
+"""Indexed roots: whether one can be read right now, which root owns a path, which paths a root's scan covers.
+
+Roots never nest: a folder added inside an indexed one is synced as part of it, and indexed folders inside a
+new root move into it (`nested_inside`). Every "is this path under that folder" question goes through
+ingest.fsnames.is_within.
+
+A root that cannot be read (renamed away, an unplugged drive, an unmounted share) is kept with every
+passage: losing a whole index because a drive was not plugged in is worse than showing stale hits marked
+as unavailable. Only `remove` forgets a root.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Optional, Sequence
+
+from ..ingest.exclude import Excluder
+from ..ingest.fsnames import is_within
+
+__all__ = ["missing_reason", "root_missing", "owning_root", "in_scope", "nested_inside", "paths_by_root",
+           "outermost"]
+
+
+def missing_reason(path: str, has_files: bool, has_files_below: bool = False) -> Optional[str]:
+    """Why the root at `path` cannot be synced now, or None when it can.
+
+    `has_files_below`: the library holds files under `path/` (it was indexed as a folder). A folder that
+    is there but completely empty while the library holds files of it is taken for an unmounted mount
+    point (the two cannot be told apart): its files are kept until it has entries again or the user
+    removes it. A folder replaced by a file, a FIFO or anything else that is not a folder is missing too:
+    scanning it would drop every indexed file of the folder.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "not found (renamed, deleted, or on a drive that is not connected)"
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISREG(st.st_mode):
+        if has_files_below:
+            return "is a file now, not the folder that was indexed; its indexed files are kept"
+        return None  # a single file as a root: the scan reads it (or says why not)
+    if not stat.S_ISDIR(st.st_mode):  # a FIFO, socket or device: never read as a root (a FIFO would block)
+        return "is not a folder or a regular file now; its indexed files are kept"
+    try:
+        with os.scandir(path) as it:
+            empty = next(it, None) is None
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if empty and has_files:
+        return "empty (not mounted?); its indexed files are kept"
+    return None
+
+
+def root_missing(store, root) -> Optional[str]:
+    """missing_reason for an indexed root (a RootRow) of `store`."""
+    return missing_reason(root.path, store.has_files(root.id), store.has_files_below(root.id, root.path))
+
+
+def owning_root(path: str, roots: list[str]) -> Optional[str]:
+    """The innermost of `roots` that `path` is, or lies under; None when there is none."""
+    owners = [r for r in roots if is_within(path, r)]
+    return max(owners, key=len) if owners else None
+
+
+def in_scope(root: str, path: str, skip_dirs, exclude=()) -> bool:
+    """Whether a changed `path` belongs to `root` as a full scan would see it: under it, and not inside a
+    hidden, skipped or excluded folder (a watcher reports changes in .git/ too)."""
+    root, path = os.path.abspath(root), os.path.abspath(path)
+    if path == root:
+        return True
+    if not is_within(path, root):
+        return False
+    parts = os.path.relpath(path, root).split(os.sep)
+    if any(p.startswith(".") or p in skip_dirs for p in parts):
+        return False
+    return not (exclude and Excluder(exclude).under(root, path))
+
+
+def nested_inside(outer, roots: Sequence, scan) -> list:
+    """The roots (RootRows) strictly inside `outer` that its scan reaches (not hidden, skipped or excluded)."""
+    return [r for r in roots if r.id != outer.id and r.path != outer.path and is_within(r.path, outer.path)
+            and in_scope(outer.path, r.path, scan.skip_dirs, scan.exclude)]
+
+
+def paths_by_root(paths: Sequence[str], roots: Sequence) -> list[tuple]:
+    """(root, its paths) for each root (RootRow) that owns one of `paths`; the innermost root owns a path."""
+    by_root: dict[int, list[str]] = {}
+    for p in paths:
+        p = os.path.abspath(p)
+        owners = [r for r in roots if is_within(p, r.path)]
+        if owners:
+            by_root.setdefault(max(owners, key=lambda r: len(r.path)).id, []).append(p)
+    return [(r, by_root[r.id]) for r in roots if r.id in by_root]
+
+
+def outermost(paths: Sequence[str]) -> list[str]:
+    """Sorted `paths` without those inside another one of them (the outer one's scan covers them)."""
+    scope = sorted(set(paths))
+    return [p for i, p in enumerate(scope) if not any(is_within(p, q) for q in scope[:i])]

@@ -1,0 +1,151 @@
+"""What `status` reports about a library: its roots, counts, consistency, models and what needs doing.
+
+Built from the store and the vector index only: no model is loaded and torch is never imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..ann import VectorIndex
+from ..base.config import Config
+from ..base.errors import ModelLoadError, ModelNotFoundError
+from ..store import Store
+from .roots import root_missing
+from .settings_check import passage_context_note, settings_mismatch
+
+__all__ = ["RootStatus", "LibraryStatus", "build_status", "reindex_notice", "REINDEX_META"]
+
+REINDEX_META = "reindex_from"  # passages before a reindex began; "" (or absent) when none is under way
+
+
+@dataclass
+class RootStatus:
+    path: str
+    files: int
+    chunks: int
+    last_sync: Optional[float]
+    missing: bool = False  # the folder cannot be read now; its files stay indexed and searchable
+    state: str = "ok"  # "ok" or "missing"
+    reason: Optional[str] = None  # why it is missing
+
+
+@dataclass
+class LibraryStatus:
+    data_dir: str
+    roots: list[RootStatus]
+    files: dict[str, int]  # status -> count
+    chunks: int
+    vectors: int
+    consistent: bool
+    failed: list[tuple[str, str, str]]  # (path, status, reason) of every skipped or failed file
+    bi_encoder: dict[str, Optional[str]]
+    reranker: dict[str, Optional[str]]
+    device: str
+    notes: list[str] = field(default_factory=list)
+    reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
+
+    def to_json(self) -> dict:
+        return {
+            "data_dir": self.data_dir,
+            "roots": [r.__dict__ for r in self.roots],
+            "files": sum(self.files.values()),
+            "files_by_status": self.files,
+            "chunks": self.chunks,
+            "vectors": self.vectors,
+            "consistent": self.consistent,
+            "failed": [{"path": p, "status": s, "reason": r} for p, s, r in self.failed],
+            "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
+            "device": self.device,
+            "notes": self.notes,
+            "reindex_needed": self.reindex_needed,
+        }
+
+
+def reindex_notice(reader: Store) -> Optional[str]:
+    """"reindex in progress: N% of passages embedded" while a reindex (here or in another process) has not
+    finished, else None. N compares the passages stored so far with those before the reindex began."""
+    before = reader.get_meta(REINDEX_META)
+    if not before or not before.isdigit() or int(before) == 0:
+        return None
+    done = min(99, 100 * reader.chunk_count() // int(before))  # chunking may change the total: never 100
+    return (f"reindex in progress: {done}% of passages embedded; results come only from those "
+            "(an interrupted reindex finishes with `searchapp reindex` or `searchapp index`)")
+
+
+def build_status(config: Config, data_dir: str, db: Store, index: Optional[VectorIndex],
+                 index_notice: Optional[str]) -> LibraryStatus:
+    """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet)."""
+    from ..models.device_summary import describe_device  # no torch import on a machine without CUDA
+
+    roots = []
+    for r in db.roots():
+        n_files, n_chunks = db.root_counts(r.id)
+        gone = root_missing(db, r)
+        roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
+                                state="missing" if gone else "ok", reason=gone))
+    chunks = db.chunk_count()
+    vectors = len(index) if index is not None else 0
+    stored_ids = db.chunk_ids()
+    unusable = _unusable_vectors(db, index, stored_ids)
+    # Rows with NaN/inf vectors are left out of the index on purpose: consistent when all else matches.
+    consistent = vectors + len(unusable) == chunks and (
+        index is None or np.array_equal(np.union1d(index.ids(), unusable), stored_ids))
+    meta = db.meta()
+    m = config.models
+    notes = [n for n in (index_notice, passage_context_note(config, meta) if chunks else None,
+                         reindex_notice(db)) if n]
+    reindex_needed = settings_mismatch(config, meta) if chunks else None
+    if len(unusable):
+        why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
+               "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
+        notes.append(why)
+        reindex_needed = reindex_needed or why
+    return LibraryStatus(
+        data_dir=data_dir,
+        roots=roots,
+        files=db.file_counts(),
+        chunks=chunks,
+        vectors=vectors,
+        consistent=bool(consistent) and db.integrity_ok(),
+        failed=[(f.path, f.status, f.error or "") for f in db.problem_files()],
+        bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
+                    "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},
+        reranker=_reranker_status(config),
+        device=describe_device(m.device, m.threads),
+        notes=notes,
+        reindex_needed=reindex_needed,
+    )
+
+
+def _reranker_status(config: Config) -> dict[str, Optional[str]]:
+    """Whether the configured cross-encoder's weights are here, found without loading them."""
+    from ..models.resolve import resolve_model
+
+    m = config.models
+    rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None,
+                                     "refused": None}
+    if m.reranker:
+        try:
+            rer["path"] = str(resolve_model(m.reranker, kind="reranker", allow_download=False).path)
+            rer["available"] = "yes"
+        except ModelLoadError as exc:
+            rer["message"] = str(exc)
+            if not isinstance(exc, ModelNotFoundError):  # found but refused: pickles only, custom code
+                rer["refused"] = str(exc)
+    return rer
+
+
+def _unusable_vectors(db: Store, index: Optional[VectorIndex], stored_ids: np.ndarray) -> np.ndarray:
+    """Ids of stored passages whose vectors are NaN/inf (left out of the index): among those the index
+    lacks, the ones Store.vectors does not return. Cheap: only the passages missing from the index are read."""
+    if index is None or not len(stored_ids):
+        return np.empty(0, np.int64)
+    absent = np.setdiff1d(stored_ids, index.ids())
+    if not len(absent):
+        return absent
+    finite_ids, _ = db.vectors(absent.tolist())
+    return np.setdiff1d(absent, finite_ids)

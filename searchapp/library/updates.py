@@ -1,0 +1,177 @@
+"""A library's writes: adding, syncing, removing and reindexing roots, each batch committed to SQLite and then
+to the vector index. Every method runs with the writer lock held (Library takes it and checks the model)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from pathlib import Path
+from typing import Optional
+
+from ..base.config import Config
+from ..base.errors import ConfigError, SearchAppError, StoreError
+from ..base.priority import lower_thread_priority
+from ..base.progress import CancelToken, ProgressFn, report
+from ..store import Store
+from .index_keeper import IndexKeeper
+from .model_set import ModelSet
+from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
+from .settings_check import passage_context
+from .status import REINDEX_META
+from .sync import SyncReport, sync_root
+
+__all__ = ["Updates"]
+
+log = logging.getLogger(__name__)
+
+
+class Updates:
+    def __init__(self, store: Store, config: Config, models: ModelSet, vectors: IndexKeeper, data_dir: Path) -> None:
+        self.store, self.config, self.models, self.vectors, self.data_dir = store, config, models, vectors, data_dir
+
+    def add_folder(self, root: str, progress: Optional[ProgressFn],
+                   cancel: Optional[CancelToken]) -> tuple[SyncReport, bool]:
+        """The sync report, and whether `root` became a new root (False: it lies inside an indexed folder)."""
+        roots = self.store.roots()
+        owner = owning_root(root, [r.path for r in roots])
+        if owner is not None and owner != root:
+            # Inside an indexed folder: synced as part of it, never a root of its own (a second root
+            # would hide it from `remove` of its folder, and be re-embedded when removed on its own).
+            owner_row = self.store.root_by_path(owner)
+            rep = self.run_sync([(owner_row, [root])], progress, cancel)
+            scan = self.config.scan
+            if in_scope(owner, root, scan.skip_dirs, scan.exclude):
+                rep.notes.append(f"{root} is inside the indexed folder {owner}; synced as part of it")
+            else:
+                rep.notes.append(f"{root} is inside the indexed folder {owner} but hidden, in scan.skip_dirs or "
+                                 "in scan.exclude there: not indexed")
+            return rep, False
+        self.store.add_root(root)
+        self.absorb_nested(self.store.root_by_path(root))
+        return self.sync([root], progress, cancel), True
+
+    def absorb_nested(self, outer) -> None:
+        """Indexed folders inside `outer` that its scan reaches become part of it: their files move over with
+        their passages and vectors, so nothing is embedded again. Ones its scan skips (hidden, skip_dirs,
+        exclude) stay roots of their own."""
+        if missing_reason(outer.path, True) is not None:
+            return  # its scan could not reach them now
+        inner = nested_inside(outer, self.store.roots(), self.config.scan)
+        if inner:
+            with self.store.atomic():
+                self.store.absorb_roots(outer.id, [r.id for r in inner])
+
+    def sync(self, paths: Optional[list[str]], progress, cancel) -> SyncReport:
+        for outer in sorted(self.store.roots(), key=lambda r: len(r.path)):  # libraries made before roots merged
+            if self.store.root_by_path(outer.path) is not None:
+                self.absorb_nested(outer)
+        roots = self.store.roots()
+        if paths is not None:
+            wanted = {os.path.abspath(p) for p in paths}
+            roots = [r for r in roots if r.path in wanted]
+        return self.run_sync([(r, None) for r in roots], progress, cancel)
+
+    def sync_changed(self, changed: list[str], progress, cancel) -> SyncReport:
+        return self.run_sync(paths_by_root(changed, self.store.roots()), progress, cancel)
+
+    def run_sync(self, work, progress, cancel) -> SyncReport:
+        """`work`: (root, None for a full scan or the changed paths under it)."""
+        total = SyncReport()
+        if not work:
+            return total
+        lower_thread_priority()  # background work: searches (this process's or another's) go first
+        try:
+            self._record_model()
+            had_passages = self.store.chunk_count() > 0
+            self.vectors.writable(lambda: self.models.identity()[1])
+            encoder = self.models.passage_encoder()  # loaded only when a file needs chunking or embedding
+            try:
+                for root, paths in work:
+                    total.merge(sync_root(self.store, root, self.config, encoder, self.vectors,
+                                          progress, cancel, paths=paths))
+                self._record_passage_context(had_passages, total.chunks_embedded)
+                self.vectors.compact_if_needed()
+            except BaseException:
+                # Also on Cancelled or an error: what was committed is saved with its generation. A second
+                # error while saving must not hide the first one.
+                try:
+                    self.vectors.save()
+                except StoreError as exc:
+                    log.warning("%s", exc)
+                raise
+            report(progress, "saving", 0, 1)
+            self.vectors.save()
+            self.vectors.mark_current()
+            report(progress, "saving", 1, 1)
+        except sqlite3.OperationalError as exc:  # e.g. "database or disk is full" outside a batch transaction
+            raise StoreError(f"library database write failed: {exc} (is the disk under {self.data_dir} full or "
+                             "read-only?); everything committed before is kept") from exc
+        return total
+
+    def remove_folder(self, root: str) -> int:
+        row = self.store.root_by_path(root)
+        if row is None:
+            owner = owning_root(root, [r.path for r in self.store.roots()])
+            if owner is not None:
+                raise ConfigError(
+                    f"{root} is not an indexed folder of its own: it belongs to {owner} and is synced with it. "
+                    f"To leave it out, add it to `exclude` under [scan] in the config file "
+                    f"(exclude = [\"{root}\"]) and run `searchapp index`; `searchapp remove {owner}` forgets "
+                    "the whole folder")
+            known = ", ".join(r.path for r in self.store.roots()) or "none"
+            raise ConfigError(f"{root} is not an indexed folder (indexed: {known})")
+        n_files = len(self.store.files_of_root(row.id))
+        with self.store.atomic():
+            ids = self.store.delete_root(row.id)
+            self.store.bump_generation()
+        index = self.vectors.index()
+        if index is not None:
+            index.remove(ids)
+            self.vectors.compact_if_needed()
+            self.vectors.save()
+            self.vectors.mark_current()
+        self.store.vacuum_if_sparse()  # after the index save: a crash here loses nothing
+        return n_files
+
+    def reindex(self, progress, cancel) -> SyncReport:
+        # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
+        missing = [r.path for r in self.store.roots() if root_missing(self.store, r)]
+        if missing:
+            raise SearchAppError(
+                f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
+                "reconnect it, or forget it with `searchapp remove`")
+        before = self.store.chunk_count()
+        with self.store.atomic():
+            self.store.forget_files()
+            # Searches meanwhile (another process, the window) see a library filling up again: this
+            # marker lets them say so instead of silently returning nothing (see status.reindex_notice).
+            self.store.set_meta(REINDEX_META, str(before))
+            self.store.bump_generation()
+        self.vectors.drop()
+        rep = self.sync(None, progress, cancel)
+        self.clear_reindex_mark()
+        return rep
+
+    def clear_reindex_mark(self) -> None:
+        """After every root was synced in full (a reindex finished, or a plain sync finished what an
+        interrupted one left)."""
+        if self.store.get_meta(REINDEX_META):
+            with self.store.atomic():
+                self.store.set_meta(REINDEX_META, "")
+
+    def _record_passage_context(self, had_passages: bool, embedded: int) -> None:
+        """Meta `chunk_context`: what the stored passages were embedded with ("title", "none", or "mixed" once
+        passages of both kinds exist). Unlike a model change this one is soft: both kinds of vector live in one
+        space, so the library stays usable and `status` suggests a reindex (see passage_context_note)."""
+        context = passage_context(self.config)
+        with self.store.atomic():
+            if not had_passages:
+                self.store.set_meta("chunk_context", context)
+            elif embedded and self.store.get_meta("chunk_context") != context:
+                self.store.set_meta("chunk_context", "mixed")
+
+    def _record_model(self) -> None:
+        with self.store.atomic():
+            for k, v in self.models.expected_meta().items():
+                self.store.set_meta(k, v)

@@ -1,0 +1,58 @@
+"""The rows the library database hands out and takes in (plain frozen dataclasses, no SQL)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+__all__ = ["RootRow", "FileRow", "ChunkRow", "NewChunk"]
+
+
+@dataclass(frozen=True)
+class RootRow:
+    id: int
+    path: str
+    added_at: float
+    last_sync: Optional[float]
+
+
+@dataclass(frozen=True)
+class FileRow:
+    id: int
+    root_id: int
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: Optional[str]
+    status: str
+    error: Optional[str]
+    kind: Optional[str]
+    n_chunks: int
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    id: int
+    file_id: int
+    path: str
+    ordinal: int
+    start: int
+    end: int
+    page: Optional[int]
+    text: str
+
+
+@dataclass(frozen=True)
+class NewChunk:
+    """A chunk to write; `vector` is float32 (dim,), already L2-normalized."""
+
+    ordinal: int
+    start: int
+    end: int
+    page: Optional[int]
+    text: str
+    text_hash: str
+    vector: np.ndarray
+    repeats: tuple[tuple[int, int, Optional[int]], ...] = ()  # (start, end, page) of the same text further on
