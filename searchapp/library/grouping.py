@@ -3,9 +3,8 @@
 A file's signal on each side (dense, lexical) is its best passage's (MaxP): its rank is the rank of its first
 passage in that retriever's list and its score that passage's score. Fusion then runs over files, so a file
 that one retriever finds through one passage and the other through another passage gets both votes. The
-README's "Figures" tables hold the figures behind this choice. A bonus for a second matching passage (best
-+ 0.1 or 0.2 x second best, on each side) was measured (commit 17914c3) and not kept: Cranfield loses 0.5 and
-2.4 nDCG@10 in hybrid mode while SciFact gains at most 0.3 (long files with many middling passages climb).
+README's "Figures" tables hold the figures behind this choice, including the bonus for a second matching
+passage that was measured and not kept (long files with many middling passages climbed).
 
 The retrievers are asked for more passages than files wanted (POOL_FACTOR) and, when one file's passages still
 fill the list (a table of near-identical rows, a log), asked again with a wider list (up to MAX_POOL), so that
