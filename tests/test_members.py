@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from searchapp.ingest.extractors.members import (DISPLAY_SEP, MAX_DEPTH, MEMBER_SEP, display_path, iter_members,
-                                                  split_member)
+from searchapp.base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, split_member
+from searchapp.ingest.extractors.members import (MAX_DEPTH, iter_members,
+                                                  )
 from searchapp.store.ledger import state_counts
 
 

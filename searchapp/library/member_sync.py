@@ -24,7 +24,8 @@ from ..base.private import PRIVATE_FILE_MODE
 from ..base.progress import CancelToken
 from ..base.types import Document
 from ..ingest.extractors import extract
-from ..ingest.extractors.members import DISPLAY_SEP, MEMBER_SEP, is_container, iter_members, member_key
+from ..base.member_paths import DISPLAY_SEP, MEMBER_SEP, member_key
+from ..ingest.extractors.members import is_container, iter_members
 from ..ingest.scan import ScannedFile
 
 __all__ = ["index_container", "member_keys", "is_container", "write_private_copy"]

@@ -1,12 +1,8 @@
 """Members of containers: zip and tar entries, mbox messages, mail attachments — each indexed as its own entry.
 
-Decision (how a member is named in the library): its key is the container's path, MEMBER_SEP (two path
-separators), then the member's name inside it; a member of a member adds one more MEMBER_SEP. A real path
-never holds two separators in a row (every path the scan meets is normalised), so a member can never share a
-row with a file on disk; and should a member's key ever reach open(), the file system reads it as a path
-*through* the container file and refuses it (ENOTDIR) instead of opening something else. Member names are
-made plain here: `..`, absolute names, empty parts and control characters are refused or dropped, so a name
-never holds MEMBER_SEP itself. People see DISPLAY_SEP (" › ") instead: `archive.zip › folder/file.pdf`.
+How a member is named (its key, `archive.zip//folder/file.pdf`, shown as `archive.zip › folder/file.pdf`): see
+base/member_paths.py. Member names are made plain here: `..`, absolute names, empty parts and control
+characters are refused or dropped, so a name never holds the separator itself.
 
 Everything is read in memory with caps (bytes per member, bytes per container, members per container,
 nesting depth); nothing is extracted to disk here. Links, devices and other special tar entries are skipped
@@ -24,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
+from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_key, split_member
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
@@ -35,8 +32,6 @@ from .ziputil import MAX_TOTAL_BYTES, SafeZip
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
            "iter_members", "split_member", "display_path", "member_key", "extract_archive", "read_member"]
 
-MEMBER_SEP = os.sep * 2
-DISPLAY_SEP = " › "
 MAX_DEPTH = 2  # a container inside a container is read; one inside that is skipped with a reason
 MAX_MEMBERS = 2_000  # entries indexed per container (a zip's directory may list up to ziputil.MAX_MEMBERS)
 MAX_NAME_CHARS = 240
@@ -63,22 +58,6 @@ def is_container(path: str | os.PathLike) -> bool:
     """Whether entries are read out of this file (by name; the reader decides by content)."""
     s = _suffix(os.fspath(path))
     return s in _MAIL or s in (".zip", ".tar", ".tgz", ".tar.gz")
-
-
-def split_member(path: str) -> tuple[str, Optional[str]]:
-    """(container path, member name) for a member key; (path, None) for a file on disk."""
-    i = path.find(MEMBER_SEP, 1)  # a leading "//" (a POSIX UNC-like root) is not a separator
-    return (path, None) if i < 0 else (path[:i], path[i + len(MEMBER_SEP):])
-
-
-def member_key(container: str, name: str) -> str:
-    return container + MEMBER_SEP + name
-
-
-def display_path(path: str) -> str:
-    """`archive.zip › folder/file.pdf` for a member key, the path itself for a file."""
-    container, member = split_member(path)
-    return path if member is None else container + DISPLAY_SEP + member.replace(MEMBER_SEP, DISPLAY_SEP)
 
 
 def _plain_name(raw: str) -> tuple[Optional[str], str]:
