@@ -130,3 +130,77 @@ def test_member_removed_when_container_changes_or_goes(tiny_library, docs):
     z.unlink()
     tiny_library.sync()
     assert not tiny_library.search("tangerines", mode="lexical").hits
+
+
+def test_hostile_archives_are_capped_with_reasons(tmp_path):
+    # path traversal, absolute names and a symlink in a tar: refused, never followed
+    evil = tmp_path / "evil.tar.gz"
+    evil.write_bytes(_tar_gz({"../../x.txt": b"escape", "/etc/abs.txt": b"absolute", "ok.txt": b"fine"},
+                             links={"link.txt": "/etc/passwd"}))
+    got = {m.name: m for m in iter_members(evil, 2**20)}
+    assert got["ok.txt"].data == b"fine"
+    reasons = [m.reason for m in got.values() if m.data is None]
+    assert any("traversal" in r for r in reasons) and any("absolute" in r for r in reasons)
+    assert any("symlink" in r for r in reasons)
+    assert not (tmp_path.parent / "x.txt").exists() and not (tmp_path / "x.txt").exists()
+    # nesting: zip in zip in zip -> the third level is skipped with a reason
+    lvl3 = _zip({"c.txt": b"three"})
+    lvl2 = _zip({"b.zip": lvl3, "b.txt": b"two"})
+    outer = tmp_path / "outer.zip"
+    outer.write_bytes(_zip({"a.zip": lvl2}))
+    got = {m.name: m for m in iter_members(outer, 2**20)}
+    assert got["a.zip" + MEMBER_SEP + "b.txt"].data == b"two"
+    assert "nested deeper" in got["a.zip" + MEMBER_SEP + "b.zip"].reason and MAX_DEPTH == 2
+    # a zip bomb (ratio) and 100,000 members: the container itself is refused
+    bomb = tmp_path / "bomb.zip"
+    bomb.write_bytes(_zip({"zeros.txt": b"\0" * (50 * 2**20)}))
+    with pytest.raises(Exception, match="zip bomb"):
+        list(iter_members(bomb, 2**30))
+    many = tmp_path / "many.zip"
+    with zipfile.ZipFile(many, "w") as z:
+        for i in range(100_000):
+            z.writestr(f"f{i}.txt", b"")
+    with pytest.raises(Exception, match="more than"):
+        list(iter_members(many, 2**20))
+
+
+def test_hostile_archive_synced_records_reasons(tiny_library, tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "evil.tar.gz").write_bytes(_tar_gz({"../../escape.txt": b"Escaped pelican text.\n", "fine.txt": b"Fine pelican text.\n"}))
+    (d / "bomb.zip").write_bytes(_zip({"zeros.txt": b"\0" * (50 * 2**20)}))
+    rep = tiny_library.add_folder(d)
+    problems = dict(rep.problems)
+    assert "zip bomb" in problems[str(d / "bomb.zip")]
+    assert any("traversal" in why for p, why in rep.problems if p.startswith(str(d / "evil.tar.gz") + MEMBER_SEP))
+    hits = _names(tiny_library.search("pelican", mode="lexical"))
+    assert str(d / "evil.tar.gz") + MEMBER_SEP + "fine.txt" in hits
+    assert not (tmp_path / "escape.txt").exists() and sorted(os.listdir(d)) == ["bomb.zip", "evil.tar.gz"]
+
+
+def test_ledger_states_in_status_json(tiny_library, docs):
+    (docs / "blank.txt").write_text("   \n")
+    tiny_library.add_folder(docs)
+    st = tiny_library.status().to_json()
+    states = st["files_by_state"]
+    assert states["indexed"] >= 8 and states["no_text"] >= 1 and states["skipped"] >= 1  # the tar symlink
+    assert states["ocr_pending"] == 0 and states["ocr_done"] == 0
+    skipped = [r.path for s, r in tiny_library.ledger("skipped")]
+    assert any(p.endswith("notes/evil") for p in skipped)
+
+
+def test_gui_open_on_a_member_hands_over_a_private_copy(qtbot, tiny_library, docs):
+    from searchapp.base.types import Hit
+    from searchapp.gui.preview import file_url, folder_url
+    from searchapp.library.member_open import private_open_dir
+
+    tiny_library.add_folder(docs)
+    hit = tiny_library.search("heliotrope budget", mode="lexical").hits[0]
+    url = file_url(hit)
+    copy = Path(url.toLocalFile())
+    assert copy.read_bytes() == b"The heliotrope budget overran by four percent.\n"
+    assert copy.name == "report.txt" and str(copy).startswith(str(private_open_dir()))
+    assert (copy.stat().st_mode & 0o777) == 0o600 and (private_open_dir().stat().st_mode & 0o777) == 0o700
+    assert folder_url(hit).toLocalFile() == str(docs)
+    msg = file_url(Hit(0, str(docs / "mailbox.mbox") + MEMBER_SEP + "1: Picnic plans", None, 0, 0, ""))
+    assert Path(msg.toLocalFile()).suffix == ".eml" and b"gazpacho" in Path(msg.toLocalFile()).read_bytes()
