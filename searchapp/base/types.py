@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .member_paths import display_path, split_member
+
 __all__ = ["PageSpan", "Document", "ChunkSpan", "StageScores", "StageRanks", "Hit", "SkippedFile"]
 
 
@@ -114,8 +116,12 @@ class Hit:
 
     def _passage_json(self) -> dict:
         s, r = self.scores, self.ranks
+        container, member = split_member(self.path)
         return {
-            "path": self.path,
+            "path": display_path(self.path),  # `archive.zip › folder/file.pdf` for a member
+            "container": container if member is not None else None,
+            "member": member,
+            "key": self.path,
             "page": self.page,
             "start": self.start,
             "end": self.end,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
+from ..base.member_paths import display_path
 from ..base.terminal import printable, render_marked
 from ..library.snippet import best_snippet
 
@@ -32,7 +33,7 @@ def _scores(h) -> str:
 
 
 def _where(h) -> str:
-    where = printable(h.path) + (f"  (page {h.page})" if h.page else "")
+    where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
     if not getattr(h, "available", True):
         where += "  [unavailable: file or folder missing]"
     return where

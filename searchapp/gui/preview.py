@@ -15,7 +15,9 @@ from typing import Callable, Optional
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from ..base.member_paths import container_of, split_member
 from ..base.types import Hit
+from ..library.member_open import open_copy
 from .highlight import MARK_STYLE, highlight_html
 from .plain import make_plain, tooltip
 
@@ -27,15 +29,18 @@ PASSAGE_CHARS = 20_000  # of the passage itself (passages are capped when indexe
 
 
 def file_url(hit: Hit) -> QUrl:
-    """The local file; PDFs carry #page=N, which viewers that understand it open at that page."""
-    url = QUrl.fromLocalFile(os.path.abspath(hit.path))
+    """The local file; PDFs carry #page=N, which viewers that understand it open at that page. A member of a
+    container is first copied alone to a private temporary folder (library/member_open.py)."""
+    container, member = split_member(hit.path)
+    local = str(open_copy(hit.path)) if member is not None else os.path.abspath(hit.path)
+    url = QUrl.fromLocalFile(local)
     if hit.page and hit.path.lower().endswith(".pdf"):
         url.setFragment(f"page={hit.page}")
     return url
 
 
 def folder_url(hit: Hit) -> QUrl:
-    return QUrl.fromLocalFile(os.path.dirname(os.path.abspath(hit.path)))
+    return QUrl.fromLocalFile(os.path.dirname(os.path.abspath(container_of(hit.path))))  # a member: its container's
 
 
 def context_html(text: str, start: int, end: int, terms: list[str]) -> str:

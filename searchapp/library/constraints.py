@@ -142,10 +142,10 @@ def list_by_date(store: Store, scope: FilterScope, k: int, group: str) -> list[H
     where, params = scope.filters.where()
     if group == "file":  # SQLite: a bare column next to min() comes from the row holding the minimum
         sql = (f"SELECT c.id, min(c.ordinal) FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where} "
-               "GROUP BY f.id ORDER BY f.mtime_ns DESC, f.path LIMIT ?")
+               "GROUP BY f.id ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path LIMIT ?")
     else:
         sql = (f"SELECT c.id, c.ordinal FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where} "
-               "ORDER BY f.mtime_ns DESC, f.path, c.ordinal LIMIT ?")
+               "ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path, c.ordinal LIMIT ?")
     try:
         ids = [r[0] for r in store.conn.execute(sql, [*params, int(k)])]
     except sqlite3.OperationalError as exc:

@@ -108,10 +108,10 @@ class SearchFilters:
             clauses.append("(" + " OR ".join("lower(f.path) LIKE ?" for _ in self.types) + ")")
             params += [f"%.{t}" for t in self.types]
         if self.after is not None:
-            clauses.append("f.mtime_ns >= ?")
+            clauses.append("coalesce(f.date_ns, f.mtime_ns) >= ?")  # a mail's own date first
             params.append(int(self.after * 1e9))
         if self.before is not None:
-            clauses.append("f.mtime_ns < ?")
+            clauses.append("coalesce(f.date_ns, f.mtime_ns) < ?")
             params.append(int(self.before * 1e9))
         return " AND ".join(clauses), params
 

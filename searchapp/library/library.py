@@ -20,9 +20,11 @@ from ..base.config import Config
 from ..base.errors import ConfigError
 from ..base.progress import CancelToken, ProgressFn
 from ..store import Store
+from ..store.ledger import files_in_state
 from .constraints import parse_for_search
 from .data_dir import DB_NAME, open_data_dir, read_only_error
 from .duplicates import DuplicateReport
+from .explain import explain as _explain
 from .filters import SearchFilters
 from .index_keeper import IndexKeeper
 from .lock import writer_lock
@@ -239,6 +241,16 @@ class Library:
         return find_duplicates(self.reader(), self.vectors.index(), self.vectors.dim(),
                                threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
                                progress=progress, cancel=cancel)
+
+    @_reads
+    def explain(self, path: str) -> dict:
+        """Why `path` is or is not found (library/explain.py)."""
+        return _explain(self.config, self.reader(), path)
+
+    @_reads
+    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list:
+        """(state, FileRow) of the stored entries in `state` (store/ledger.py), all when None."""
+        return files_in_state(self.reader(), state, limit)
 
     @_reads
     def status(self) -> LibraryStatus:

@@ -5,13 +5,18 @@ Re-extracts through the same extractor the sync used, so a hit's start/end offse
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..base.config import Config
+from ..base.member_paths import split_member
 from ..base.types import Document
 from ..ingest.extractors import extract
+from ..ingest.extractors.members import read_member
+from .member_sync import write_private_copy
 
 __all__ = ["FileText", "file_text"]
 
@@ -33,6 +38,14 @@ def file_text(path: str | Path, config: Config, expected_passage: Optional[str] 
 
     With `expected_passage`, `changed` says whether text[start:end] still is that passage.
     """
-    doc = extract(Path(path), max_bytes=int(config.scan.max_file_mb * 2**20))
+    max_bytes = int(config.scan.max_file_mb * 2**20)
+    key = os.fspath(path)
+    if split_member(key)[1] is not None:  # a member: read again from its container, through a private copy
+        with tempfile.TemporaryDirectory(prefix="searchapp-preview-") as tmp:
+            m = read_member(key, max_bytes)
+            doc = extract(write_private_copy(tmp, m.data or b"", m.suffix), max_bytes=max_bytes)
+        changed = expected_passage is not None and doc.text[start:end] != expected_passage
+        return FileText(key, doc, changed)
+    doc = extract(Path(path), max_bytes=max_bytes)
     changed = expected_passage is not None and doc.text[start:end] != expected_passage
     return FileText(str(path), doc, changed)

@@ -14,6 +14,7 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.config import Config, check_setting
 from ..base.errors import ConfigError
+from ..base.member_paths import container_of
 from ..base.types import Hit, StageRanks, StageScores
 from ..ingest.fsnames import real_path
 from ..store import Store
@@ -88,7 +89,7 @@ def search_request(config: Config, query: str, mode: str, *, k: Optional[int], c
 def mark_available(result: SearchResult) -> None:
     """A hit from a missing folder is still shown, marked as unavailable."""
     for h in result.hits:
-        h.available = os.path.exists(real_path(h.path))
+        h.available = os.path.exists(real_path(container_of(h.path)))  # a member: its container
         for m in h.more:  # the same file
             m.available = h.available
 

@@ -14,6 +14,7 @@ from ..ann import VectorIndex
 from ..base.config import Config
 from ..base.errors import ModelLoadError, ModelNotFoundError
 from ..store import Store
+from ..store.ledger import state_counts
 from .roots import root_missing
 from .settings_check import passage_context_note, settings_mismatch
 
@@ -47,6 +48,7 @@ class LibraryStatus:
     device: str
     notes: list[str] = field(default_factory=list)
     reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
+    ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
 
     def to_json(self) -> dict:
         return {
@@ -54,6 +56,7 @@ class LibraryStatus:
             "roots": [r.__dict__ for r in self.roots],
             "files": sum(self.files.values()),
             "files_by_status": self.files,
+            "files_by_state": self.ledger,
             "chunks": self.chunks,
             "vectors": self.vectors,
             "consistent": self.consistent,
@@ -118,6 +121,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         device=describe_device(m.device, m.threads),
         notes=notes,
         reindex_needed=reindex_needed,
+        ledger=state_counts(db),
     )
 
 

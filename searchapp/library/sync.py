@@ -28,6 +28,8 @@ from ..ingest.fsnames import storable
 from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import NewChunk, RootRow, Store
+from ..store.ledger import set_entry_date
+from .member_sync import index_container, is_container, member_keys
 from .roots import in_scope, outermost, root_missing
 
 __all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter"]
@@ -108,6 +110,8 @@ class _Pending:
     inputs: list[str]  # what the bi-encoder reads per chunk: its text, or title + text (ingest/passage_context.py)
     hashes: list[str]  # of the inputs: a stored vector is reused only for the very same model input
     is_new: bool
+    path: Optional[str] = None  # the stored key when it is not the file's own path (a member of a container)
+    date_ns: Optional[int] = None  # the entry's own date (a mail's Date header), else the file's mtime counts
 
 
 class _Batcher:
@@ -165,13 +169,15 @@ class _Batcher:
         added_vecs: list[np.ndarray] = []
         with self.store.atomic():
             for it in items:
-                path = storable(it.file.path)
+                path = it.path or storable(it.file.path)
                 old = self.store.file_by_path(path)
                 if old is not None:
                     removed += self.store.delete_chunks_of_file(old.id)
                 new = distinct_chunks(it.chunks, it.hashes, known)
                 file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
                                                  it.sha256, "indexed", None, it.kind, len(new))
+                if it.date_ns is not None:
+                    set_entry_date(self.store, file_id, it.date_ns)
                 ids = self.store.insert_chunks(file_id, new)
                 added_ids += ids
                 added_vecs += [n.vector for n in new]
@@ -254,6 +260,24 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, index, rep, real=sk.path)
 
     batcher = _Batcher(store, root, encoder, index, rep, progress, cancel)
+
+    def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None) -> None:
+        """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it."""
+        title, title_tokens = _title_context(doc, encoder, config)
+        spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
+        if not spans:
+            _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
+            return
+        if old is None:
+            rep.added += 1
+        else:
+            rep.updated += 1
+        inputs = [model_input(title, c.text) for c in spans]
+        if any(i is not c.text for i, c in zip(inputs, spans)):
+            encoder.remember_joined(title, [c.text for c in spans], inputs)  # no second tokenization
+        batcher.add(_Pending(f, sha, doc.kind or extractor_name(path) or "", spans, inputs,
+                             [text_hash(t) for t in inputs], old is None, path=path, date_ns=date_ns))
+
     batcher.bytes_total = sum(f.size for f in result.files if _needs_reading(existing.get(storable(f.path)), f))
     total = len(result.files)
     for i, f in enumerate(result.files, start=1):
@@ -263,6 +287,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         old = existing.get(path)
         report(progress, "extracting", i, total, os.path.basename(path))
         if not _needs_reading(old, f):
+            seen.update(member_keys(existing, path))  # an unchanged container keeps its members
             if old.status == "indexed":
                 rep.unchanged += 1
             else:
@@ -283,7 +308,17 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             continue
         if old is not None and old.sha256 == sha and old.status == "indexed":
             store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
+            seen.update(member_keys(existing, path))
             rep.unchanged += 1
+            continue
+        if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
+            try:
+                seen.update(index_container(f, path, existing, sha, config, cancel, rep, index_doc,
+                                            lambda p, o, st, why, sf: _record_problem(store, root, o, p, st, why,
+                                                                                     index, rep, sf),
+                                            batcher.check_cancel))
+            except Cancelled:
+                batcher.flush_and_stop()
             continue
         try:
             doc = extract(f.path, max_bytes=int(config.scan.max_file_mb * 2**20),
@@ -307,20 +342,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         except Exception as exc:  # a bug in one extractor must not abort the whole sync
             _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", index, rep, f)
             continue
-        title, title_tokens = _title_context(doc, encoder, config)
-        spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
-        if not spans:
-            _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
-            continue
-        if old is None:
-            rep.added += 1
-        else:
-            rep.updated += 1
-        inputs = [model_input(title, c.text) for c in spans]
-        if any(i is not c.text for i, c in zip(inputs, spans)):
-            encoder.remember_joined(title, [c.text for c in spans], inputs)  # no second tokenization
-        batcher.add(_Pending(f, sha, doc.kind or extractor_name(f.path) or "", spans, inputs,
-                             [text_hash(t) for t in inputs], old is None))
+        index_doc(path, old, f, sha, doc)
     batcher.flush()
 
     # Deleted files go last, so a renamed file's passages were found by hash and reused above.

@@ -93,6 +93,12 @@ MIGRATIONS: list[str] = [
         DELETE FROM chunk_spans WHERE chunk_id = old.id;
     END;
     """,
+    # Members and the per-file ledger (store/ledger.py): an entry's own date (a mail's Date header; NULL: its
+    # mtime counts), and the OCR state of a file (NULL: no OCR; 'pending' | 'done', set by the OCR step).
+    """
+    ALTER TABLE files ADD COLUMN date_ns INTEGER;
+    ALTER TABLE files ADD COLUMN ocr TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

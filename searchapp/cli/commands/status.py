@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from ...base.config import Config
+from ...base.errors import ConfigError
 from ...base.terminal import printable
 from ..open_library import open_library as _library
 
@@ -19,10 +20,19 @@ def register(sub) -> None:
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--check", action="store_true",
                    help="exit 4 when a reindex is needed, 3 when not consistent, 1 when a folder is missing")
+    s.add_argument("--files", nargs="?", const="all", metavar="STATE",
+                   help="list every file (or member) with its state: indexed, ocr_done, ocr_pending, no_text, "
+                        "skipped, failed (one state, or all)")
     s.set_defaults(handler=cmd_status)
+    e = sub.add_parser("explain", help="why a file is or is not found: its folder, the rule, its text")
+    e.add_argument("path", help="a file, or a member as `archive.zip › folder/file.pdf`")
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e.set_defaults(handler=cmd_explain)
 
 
 def cmd_status(args, config: Config, progress, cancel) -> int:
+    if getattr(args, "files", None):
+        return _list_files(args, config)
     with _library(config, create=False) as lib:
         st = lib.status()
     code = _status_exit_code(st) if args.check else 0
@@ -63,4 +73,46 @@ def _status_exit_code(st) -> int:
         return 3
     if any(r.missing for r in st.roots):
         return 1
+    return 0
+
+
+def _list_files(args, config: Config) -> int:
+    """`status --files [STATE]`: one line (or one JSON object) per stored entry."""
+    from ...base.member_paths import display_path, split_member
+    from ...library.explain import STATES
+
+    state = None if args.files == "all" else args.files
+    if state is not None and state not in STATES:
+        raise ConfigError(f"unknown state {state!r}; one of: {', '.join(STATES)}")
+    with _library(config, create=False) as lib:
+        rows = lib.ledger(state)
+    if args.json:
+        print(json.dumps({"files": [
+            {"path": display_path(r.path), "state": s, "reason": r.error, "passages": r.n_chunks,
+             "container": split_member(r.path)[0] if split_member(r.path)[1] else None,
+             "member": split_member(r.path)[1]} for s, r in rows]}))
+        return 0
+    for s, r in rows:
+        print(f"[{s}] {printable(display_path(r.path))}" + (f": {printable(r.error)}" if r.error else ""))
+    return 0
+
+
+def cmd_explain(args, config: Config, progress, cancel) -> int:
+    with _library(config, create=False) as lib:
+        info = lib.explain(args.path)
+    if args.json:
+        print(json.dumps(info))
+        return 0
+    print(f"path: {printable(info['shown_as'])}")
+    if info["member"]:
+        print(f"  member of: {printable(info['container'])}")
+    print(f"  folder: {printable(info['folder']) if info['folder'] else '(none: not under any indexed folder)'}")
+    print(f"  state: {info['state']}" + (f" ({printable(info['reason'])})" if info["reason"] else ""))
+    if info["rule"]:
+        print(f"  rule: {printable(info['rule'])}")
+    if info["kind"]:
+        print(f"  read as: {info['kind']}")
+    print(f"  passages: {info['passages']}, with vectors: {info['vectors']}")
+    if info["text"]:
+        print(f"  text: {printable(info['text'])}")
     return 0

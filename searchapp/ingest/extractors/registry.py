@@ -11,7 +11,7 @@ from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
-from . import docx, epub, html, mail, odp, ods, odt, pdf, pptx, sniff, text, xlsx
+from . import docx, epub, html, mail, members, odp, ods, odt, pdf, pptx, sniff, text, xlsx
 
 __all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS"]
 
@@ -34,6 +34,7 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "odp": (odp.SUFFIXES, odp.extract_odp),
     "eml": (mail.EML_SUFFIXES, mail.extract_eml),
     "mbox": (mail.MBOX_SUFFIXES, mail.extract_mbox),
+    "archive": (members.ARCHIVE_SUFFIXES, members.extract_archive),  # the listing; members are entries of their own
     "sniffed": (frozenset(), sniff.extract_sniffed),  # any other suffix: plain text when the content is
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}

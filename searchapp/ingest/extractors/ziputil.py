@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import zipfile
 import zlib
 from pathlib import Path
@@ -33,10 +34,11 @@ class SafeZip:
     than MAX_TOTAL_BYTES in total.
     """
 
-    def __init__(self, path: Path, max_total: int = MAX_TOTAL_BYTES) -> None:
+    def __init__(self, path: Path | bytes, max_total: int = MAX_TOTAL_BYTES) -> None:
+        """`path`: a file, or the bytes of a zip held in memory (a zip inside an archive: never written out)."""
         self.max_total = max_total
         self.read_so_far = 0
-        fh = self._fh = open_regular(path)
+        fh = self._fh = io.BytesIO(path) if isinstance(path, (bytes, bytearray)) else open_regular(path)
         try:
             self.zf = zipfile.ZipFile(fh)  # closing the ZipFile leaves fh open: close() closes both
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:

@@ -1,0 +1,40 @@
+"""How a member of a container (an archive entry, an mbox message, a mail attachment) is named.
+
+Decision: its key is the container's path, MEMBER_SEP (two path separators), then the member's name inside
+it; a member of a member adds one more MEMBER_SEP. A real path never holds two separators in a row (every
+path the scan meets is normalised), so a member can never share a row with a file on disk; and should a key
+ever reach open(), the file system reads it as a path *through* the container file and refuses it (ENOTDIR)
+instead of opening something else. Member names never hold MEMBER_SEP (ingest/extractors/members.py makes
+them plain). People see DISPLAY_SEP instead: `archive.zip › folder/file.pdf`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "member_key", "display_path", "container_of"]
+
+MEMBER_SEP = os.sep * 2
+DISPLAY_SEP = " › "
+
+
+def split_member(path: str) -> tuple[str, Optional[str]]:
+    """(container path, member name) for a member key; (path, None) for a file on disk."""
+    i = path.find(MEMBER_SEP, 1)  # a leading "//" (POSIX allows it as a root) is not a separator
+    return (path, None) if i < 0 else (path[:i], path[i + len(MEMBER_SEP):])
+
+
+def container_of(path: str) -> str:
+    """The file on disk that holds `path` (the path itself for a file)."""
+    return split_member(path)[0]
+
+
+def member_key(container: str, name: str) -> str:
+    return container + MEMBER_SEP + name
+
+
+def display_path(path: str) -> str:
+    """`archive.zip › folder/file.pdf` for a member key, the path itself for a file."""
+    container, member = split_member(path)
+    return path if member is None else container + DISPLAY_SEP + member.replace(MEMBER_SEP, DISPLAY_SEP)

@@ -1,0 +1,266 @@
+"""Members of containers: zip and tar entries, mbox messages, mail attachments — each indexed as its own entry.
+
+How a member is named (its key, `archive.zip//folder/file.pdf`, shown as `archive.zip › folder/file.pdf`): see
+base/member_paths.py. Member names are made plain here: `..`, absolute names, empty parts and control
+characters are refused or dropped, so a name never holds the separator itself.
+
+Everything is read in memory with caps (bytes per member, bytes per container, members per container,
+nesting depth); nothing is extracted to disk here. Links, devices and other special tar entries are skipped
+with a reason, like encrypted or oversized members.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import io
+import os
+import re
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Optional
+
+from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_key, split_member
+from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.progress import CancelToken
+from ...base.safe_open import open_regular
+from ...base.types import Document
+from .encoding import read_capped
+from .mail import _header, parse_message, split_mbox
+from .ziputil import MAX_TOTAL_BYTES, SafeZip
+
+__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
+           "iter_members", "split_member", "display_path", "member_key", "extract_archive", "read_member"]
+
+MAX_DEPTH = 2  # a container inside a container is read; one inside that is skipped with a reason
+MAX_MEMBERS = 2_000  # entries indexed per container (a zip's directory may list up to ziputil.MAX_MEMBERS)
+MAX_NAME_CHARS = 240
+ARCHIVE_SUFFIXES = frozenset({".zip", ".tar", ".tgz", ".gz"})  # .gz: only .tar.gz is an archive
+_MAIL = frozenset({".eml", ".mbox"})
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+@dataclass
+class Member:
+    name: str  # inside the top container, nested parts joined by MEMBER_SEP
+    data: Optional[bytes] = None  # None: skipped, see reason
+    reason: str = ""
+    date_ns: Optional[int] = None  # a message's Date header: the entry's own date for filters and sorting
+    suffix: str = ""  # how to read `data` (".eml" for an mbox message)
+
+
+def _suffix(name: str) -> str:
+    low = name.lower()
+    return ".tar.gz" if low.endswith(".tar.gz") else os.path.splitext(low)[1]
+
+
+def is_container(path: str | os.PathLike) -> bool:
+    """Whether entries are read out of this file (by name; the reader decides by content)."""
+    s = _suffix(os.fspath(path))
+    return s in _MAIL or s in (".zip", ".tar", ".tgz", ".tar.gz")
+
+
+def _plain_name(raw: str) -> tuple[Optional[str], str]:
+    """(name to store, "") or (None, why it is refused): traversal and absolute names never pass."""
+    name = _CONTROL.sub("", raw.replace("\\", "/"))
+    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+        return None, f"absolute name refused: {name[:80]!r}"
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return None, f"path traversal refused: {name[:80]!r}"
+    if not parts:
+        return None, "empty name"
+    return "/".join(parts)[:MAX_NAME_CHARS], ""
+
+
+class _Budget:
+    def __init__(self, max_member: int, max_total: int, cancel: Optional[CancelToken]) -> None:
+        self.max_member, self.left, self.count, self.cancel = max_member, max_total, 0, cancel
+
+    def take(self, n: int) -> str:
+        """"" when `n` more bytes may be read, else the reason they may not."""
+        if self.cancel is not None:
+            self.cancel.check()
+        if n > self.max_member:
+            return f"too large ({n / 2**20:.1f} MB > {self.max_member / 2**20:g} MB)"
+        if n > self.left:
+            return f"archive budget of {MAX_TOTAL_BYTES // 2**20} MB uncompressed used up"
+        self.left -= n
+        return ""
+
+
+def _zip_members(src, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str]]:
+    with SafeZip(src) as z:  # the directory's zip-bomb checks run first (ratio, total, entry count)
+        for info in z.zf.infolist():
+            if info.is_dir():
+                continue
+            why = budget.take(info.file_size)
+            if why:
+                yield info.filename, None, why
+                continue
+            try:
+                yield info.filename, z.read(info.filename), ""
+            except ExtractionError as exc:  # encrypted, corrupt or lying about its size: this member only
+                yield info.filename, None, str(exc)
+
+
+def _tar_members(src, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str]]:
+    fh = io.BytesIO(src) if isinstance(src, bytes) else open_regular(src)
+    try:
+        with tarfile.open(fileobj=fh, mode="r:*") as tf:
+            seen = 0
+            while True:
+                try:
+                    m = tf.next()
+                except (tarfile.TarError, EOFError, OSError) as exc:
+                    if seen == 0:
+                        raise ExtractionError(f"corrupt tar archive: {exc}") from None
+                    yield "", None, f"rest of the archive unreadable: {exc}"
+                    return
+                if m is None:
+                    return
+                seen += 1
+                if seen > 10 * MAX_MEMBERS:  # walking headers of a huge archive costs decompression too
+                    yield "", None, f"only the first {10 * MAX_MEMBERS:,} entries looked at"
+                    return
+                if m.isdir():
+                    continue
+                if not m.isreg():
+                    kind = "symlink" if m.issym() else "hard link" if m.islnk() else "device or fifo"
+                    yield m.name, None, f"{kind} member not read"
+                    continue
+                why = budget.take(m.size)
+                if why:
+                    yield m.name, None, why
+                    continue
+                f = tf.extractfile(m)
+                data = f.read(m.size + 1) if f is not None else b""
+                yield m.name, data[: m.size], ""
+    except tarfile.TarError as exc:
+        raise ExtractionError(f"corrupt tar archive: {exc}") from None
+    finally:
+        fh.close()
+
+
+def _mail_members(src, suffix: str, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str, Optional[int], str]]:
+    """(name, data, reason, date_ns, suffix): an mbox's messages, or an .eml's attachments."""
+    data = src if isinstance(src, bytes) else read_capped(src, budget.max_member)
+    if suffix == ".mbox":
+        for n, raw in enumerate(split_mbox(data), start=1):
+            if budget.cancel is not None:
+                budget.cancel.check()
+            msg = parse_message(raw)
+            subject = _header(msg, "Subject").replace("/", "∕").replace("\\", "∖") or "(no subject)"
+            yield f"{n}: {subject}"[:MAX_NAME_CHARS], raw, "", _date_ns(msg), ".eml"
+        return
+    yield from ((n, d, r, None, "") for n, d, r in _attachments(parse_message(data), budget))
+
+
+def _attachments(msg, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str]]:
+    try:
+        parts = list(msg.walk())[:1000]
+    except RecursionError:
+        return
+    for part in parts:
+        if part.is_multipart():
+            continue
+        try:
+            name = part.get_filename()
+        except Exception:
+            name = None
+        if not isinstance(name, str) or not name.strip():
+            continue
+        try:
+            payload = part.get_payload(decode=True)
+        except Exception:
+            payload = None
+        if not isinstance(payload, bytes):
+            yield name, None, "attachment could not be decoded"
+            continue
+        why = budget.take(len(payload))
+        yield (name, None, why) if why else (name, payload, "")
+
+
+def _date_ns(msg) -> Optional[int]:
+    try:
+        value = msg.get("Date")
+        when = email.utils.parsedate_to_datetime(str(value)) if value else None
+        return int(when.timestamp() * 1e9) if when is not None else None
+    except Exception:  # a broken Date header: the entry keeps its container's date
+        return None
+
+
+def _entries(src, suffix: str, budget: _Budget):
+    if suffix == ".zip":
+        return ((n, d, r, None, "") for n, d, r in _zip_members(src, budget))
+    if suffix in (".tar", ".tgz", ".tar.gz"):
+        return ((n, d, r, None, "") for n, d, r in _tar_members(src, budget))
+    if suffix in _MAIL:
+        return _mail_members(src, suffix, budget)
+    raise UnsupportedFileError(f'unsupported archive type "{suffix}"')
+
+
+def iter_members(path: Path, max_member_bytes: int, cancel: Optional[CancelToken] = None,
+                 max_total: int = MAX_TOTAL_BYTES) -> Iterator[Member]:
+    """Every entry of a container, with its bytes or the reason it is skipped, one at a time (a caller keeps
+    at most one member in memory). Raises ExtractionError when the container itself cannot be read."""
+    budget = _Budget(max_member_bytes, max_total, cancel)
+    yield from _walk(path, _suffix(os.fspath(path)), "", 1, budget, set())
+
+
+def _walk(src, suffix: str, prefix: str, depth: int, budget: _Budget, names: set) -> Iterator[Member]:
+    for raw, data, why, date_ns, how in _entries(src, suffix, budget):
+        if not raw:  # a note about the rest of the container
+            yield Member(prefix + "…", None, why)
+            continue
+        name, refused = (raw, "") if how == ".eml" else _plain_name(raw)
+        if name is None:
+            yield Member(prefix + _CONTROL.sub("", raw)[:80], None, refused)
+            continue
+        key = prefix + name
+        if key in names:
+            yield Member(key, None, "duplicate name in the archive (the first one is indexed)")
+            continue
+        names.add(key)
+        if len(names) > MAX_MEMBERS:
+            yield Member(prefix + "…", None, f"only the first {MAX_MEMBERS:,} members read")
+            return
+        inner = how or _suffix(name)
+        if data is not None and is_container(name) or how == ".eml":
+            if how == ".eml" or inner in _MAIL:  # a message is an entry of its own, its attachments below it
+                yield Member(key, data, why, date_ns, how or inner)
+            if data is None:
+                continue
+            if depth >= MAX_DEPTH:
+                if inner not in _MAIL:
+                    yield Member(key, None, f"nested deeper than {MAX_DEPTH} containers: not read")
+                continue
+            try:
+                yield from _walk(data, inner, key + MEMBER_SEP, depth + 1, budget, names)
+            except (ExtractionError, UnsupportedFileError) as exc:
+                yield Member(key, None, str(exc))
+            continue
+        yield Member(key, data, why, date_ns, inner)
+
+
+def extract_archive(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                    cancel: Optional[CancelToken] = None) -> Document:
+    """An archive's own entry: the list of its members (each member is indexed as an entry of its own)."""
+    if _suffix(os.fspath(path)) == ".gz":
+        raise UnsupportedFileError('unsupported type ".gz" (only .tar.gz archives are read)')
+    lines = [m.name.replace(MEMBER_SEP, DISPLAY_SEP) + (f" (not read: {m.reason})" if m.data is None else "")
+             for m in iter_members(Path(path), max_bytes, cancel)]
+    return Document(f"{os.path.basename(path)}: {len(lines)} members\n" + "\n".join(lines), kind="archive")
+
+
+def read_member(path: str, max_bytes: int, cancel: Optional[CancelToken] = None) -> Member:
+    """The member a key names, read again from its container (Open, preview, explain)."""
+    container, name = split_member(path)
+    if name is None:
+        raise ExtractionError(f"not a member of a container: {path}")
+    for m in iter_members(Path(container), max_bytes, cancel):
+        if m.name == name:
+            if m.data is None:
+                raise ExtractionError(f"{display_path(path)}: {m.reason}")
+            return m
+    raise ExtractionError(f"{display_path(path)}: no longer in its container")

@@ -1,0 +1,94 @@
+"""`explain PATH`: why a file is (or is not) found — its folder, the rule that applies, its state, its text.
+
+The rules are the scan's own (ingest/scan.py through roots.in_scope and ingest/exclude.py, the registry's
+supported types, the size cap), asked about one path instead of re-implemented. A member of a container is
+named by its key (`a.zip//x.pdf`) or as shown (`a.zip › x.pdf`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ..base.config import Config
+from ..ingest.exclude import Excluder
+from ..ingest.extractors import supported_suffixes
+from ..base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, split_member
+from ..ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
+from ..ingest.fsnames import storable
+from ..store import Store
+from ..store.ledger import STATES, entry_state, entry_text, entry_vectors
+from .roots import owning_root
+
+__all__ = ["explain", "member_key_of", "STATES"]
+
+TEXT_SHOWN = 300
+
+
+def member_key_of(path: str) -> str:
+    """The stored key for a path as typed: `a.zip › x.pdf` becomes `a.zip//x.pdf`; a file's path is absolute."""
+    if MEMBER_SEP in path[1:]:
+        container, member = split_member(path)
+        return os.path.abspath(os.path.expanduser(container)) + MEMBER_SEP + member
+    if DISPLAY_SEP in path and not os.path.lexists(path):
+        container, _, member = path.partition(DISPLAY_SEP)
+        return os.path.abspath(os.path.expanduser(container)) + MEMBER_SEP + member.replace(DISPLAY_SEP, MEMBER_SEP)
+    return storable(os.path.abspath(os.path.expanduser(path)))
+
+
+def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
+    """(state, reason) when a scan rule leaves `path` out, else None."""
+    scan = config.scan
+    if path != root:
+        parts = os.path.relpath(path, root).split(os.sep)
+        hidden = [p for p in parts if p.startswith(".")]
+        if hidden:
+            return "excluded", f"hidden: {hidden[0]!r} starts with a dot"
+        skipped = [p for p in parts[:-1] if p in scan.skip_dirs]
+        if skipped:
+            return "excluded", f"inside a skipped folder {skipped[0]!r} ([scan] skip_dirs)"
+        if scan.exclude and Excluder(scan.exclude).under(root, path):
+            return "excluded", "matches a [scan] exclude pattern: " + ", ".join(scan.exclude)
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix in KNOWN_BINARY_SUFFIXES and suffix not in supported_suffixes():
+        return "skipped", f'unsupported type "{suffix}" (not read by any extractor)'
+    try:
+        size = os.stat(path).st_size
+    except OSError as exc:
+        return "missing", f"cannot read: {exc.strerror or exc}"
+    if size > scan.max_file_mb * 2**20:
+        return "skipped", f"too large ({size / 2**20:.1f} MB > {scan.max_file_mb:g} MB, [scan] max_file_mb)"
+    return None
+
+
+def explain(config: Config, store: Store, path: str) -> dict:
+    """Everything the library knows and would decide about `path` (see the module doc), as plain data."""
+    key = member_key_of(path)
+    container, member = split_member(key)
+    roots = [r.path for r in store.roots()]
+    root = owning_root(container, roots)
+    out: dict = {"path": key, "shown_as": display_path(key), "container": container if member else None,
+                 "member": member, "folder": root, "state": None, "reason": None, "rule": None,
+                 "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None}
+    if root is None:
+        out.update(state="outside", reason="not under any indexed folder (`searchapp index FOLDER` adds one)")
+        return out
+    rule = _rule(config, root, container)
+    if rule is not None:
+        out["rule"] = rule[1]
+    row = entry_state(store, key)
+    if row is None:
+        if rule is not None:
+            out.update(state=rule[0], reason=rule[1])
+        elif member is not None:
+            out.update(state="missing", reason="not a member of its container as last read (or not synced yet)")
+        elif not os.path.lexists(container):
+            out.update(state="missing", reason="no such file")
+        else:
+            out.update(state="not_synced", reason="not indexed yet: `searchapp sync` reads it")
+        return out
+    state, frow, date_ns, _ocr = row
+    text, passages = entry_text(store, frow.id, TEXT_SHOWN)
+    out.update(state=state, reason=frow.error, kind=frow.kind, passages=passages,
+               vectors=entry_vectors(store, frow.id), text=text, date=date_ns / 1e9 if date_ns else None)
+    return out

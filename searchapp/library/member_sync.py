@@ -1,0 +1,125 @@
+"""The sync of a container's members (ingest/extractors/members.py): each member is an entry of its own.
+
+A member is read only when its container is read again (the container's size, mtime or sha256 changed);
+an unchanged container keeps its members as they are (`member_keys` marks them seen). A member whose bytes
+are unchanged keeps its passages. Members no longer in the container, or whose container is gone, are not
+seen, so the sync removes them with the vanished files.
+
+Extractors read paths, so each member's bytes are written, one at a time, to a 0600 file in a private 0700
+temporary folder that is removed when the container is done; nothing else of a container touches the disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Callable, Optional
+
+from ..base.config import Config
+from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ..base.private import PRIVATE_FILE_MODE
+from ..base.progress import CancelToken
+from ..base.types import Document
+from ..ingest.extractors import extract
+from ..base.member_paths import DISPLAY_SEP, MEMBER_SEP, member_key
+from ..ingest.extractors.members import is_container, iter_members
+from ..ingest.scan import ScannedFile
+
+__all__ = ["index_container", "member_keys", "is_container", "write_private_copy"]
+
+_SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
+
+
+def member_keys(existing: dict, container: str) -> list[str]:
+    """Keys of the stored members of `container` (in the sync's `existing` rows)."""
+    prefix = container + MEMBER_SEP
+    return [p for p in existing if p.startswith(prefix)]
+
+
+def write_private_copy(folder: str, data: bytes, suffix: str, stem: str = "member") -> Path:
+    """`data` as a new 0600 file in `folder` (a private temporary folder); the name is ours, never the
+    archive's, so no member name can point it elsewhere. Only a plain suffix is kept (extractors go by it)."""
+    suffix = suffix if _SAFE_SUFFIX.match(suffix or "") else ""
+    stem = re.sub(r"[^\w.-]", "_", stem)[:80] or "member"
+    fd, name = tempfile.mkstemp(prefix=stem + "-", suffix=suffix, dir=folder)
+    with os.fdopen(fd, "wb") as fh:
+        os.fchmod(fh.fileno(), PRIVATE_FILE_MODE) if hasattr(os, "fchmod") else None
+        fh.write(data)
+    return Path(name)
+
+
+def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config: Config,
+                    cancel: Optional[CancelToken], rep,
+                    index_doc: Callable[..., None], problem: Callable[..., None],
+                    check_cancel: Callable[[], None]) -> set[str]:
+    """Index the container `f` (stored as `path`) and each of its members; returns the member keys met.
+
+    `index_doc(path, old, scanned, sha, doc, date_ns)` chunks and queues one entry; `problem(path, old, status,
+    reason, scanned)` records a skip or failure. Raises Cancelled (the caller commits what is done)."""
+    max_bytes = int(config.scan.max_file_mb * 2**20)
+    seen: set[str] = set()
+    listing: list[str] = []
+    old_self = existing.get(path)
+    suffix = os.path.splitext(path)[1].lower()
+    own: Optional[Document] = None
+    if suffix == ".eml":  # a message is its own text; its attachments are its members
+        try:
+            own = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel)
+        except (ExtractionError, UnsupportedFileError) as exc:
+            problem(path, old_self, "failed" if isinstance(exc, ExtractionError) else "skipped", str(exc), f)
+            return seen
+    with tempfile.TemporaryDirectory(prefix="searchapp-members-") as tmp:  # mkdtemp: 0700
+        try:
+            for m in iter_members(f.path, max_bytes, cancel):
+                check_cancel()
+                key = member_key(path, m.name)
+                listing.append(m.name.replace(MEMBER_SEP, DISPLAY_SEP)
+                               + ("" if m.data is not None else f" (not read: {m.reason})"))
+                if key in seen:
+                    continue
+                seen.add(key)
+                rep.scanned += 1
+                old = existing.get(key)
+                scanned = ScannedFile(f.path, len(m.data or b""), f.mtime_ns)
+                if m.data is None:
+                    problem(key, old, "skipped", m.reason, scanned)
+                    continue
+                _one_member(key, m, old, scanned, tmp, config, cancel, rep, index_doc, problem)
+        except Cancelled:
+            raise
+        except (ExtractionError, UnsupportedFileError) as exc:
+            status = "skipped" if isinstance(exc, UnsupportedFileError) else "failed"
+            problem(path, old_self, status, str(exc), f)
+            return seen
+        except (OSError, MemoryError, RecursionError) as exc:
+            problem(path, old_self, "failed", f"cannot read container: {exc}"[:300], f)
+            return seen
+    if own is None:
+        text = f"{os.path.basename(path)}: {len(listing)} members\n" + "\n".join(listing)
+        own = Document(text, kind="mbox" if suffix == ".mbox" else "archive")
+    index_doc(path, old_self, f, sha, own, None)
+    return seen
+
+
+def _one_member(key: str, m, old, scanned: ScannedFile, tmp: str, config: Config,
+                cancel: Optional[CancelToken], rep, index_doc, problem) -> None:
+    sha = hashlib.sha256(m.data).hexdigest()
+    if old is not None and old.sha256 == sha and old.status == "indexed":
+        rep.unchanged += 1
+        return
+    copy = write_private_copy(tmp, m.data, m.suffix)
+    try:
+        doc = extract(copy, max_bytes=int(config.scan.max_file_mb * 2**20),
+                      max_chars=config.scan.max_text_chars, cancel=cancel)
+    except UnsupportedFileError as exc:
+        problem(key, old, "skipped", str(exc), scanned)
+        return
+    except ExtractionError as exc:
+        problem(key, old, "failed", str(exc).replace(str(copy), "member"), scanned)
+        return
+    finally:
+        copy.unlink(missing_ok=True)
+    index_doc(key, old, scanned, sha, doc, m.date_ns)

@@ -1,0 +1,89 @@
+"""The per-file ledger: every stored entry's state, derived from its row (status, error, ocr), and what
+`explain` reads about one entry. Functions over a Store, so db.py stays as it is.
+
+States: indexed, ocr_done (text came from OCR), ocr_pending (waiting for the background OCR step), no_text
+(read, but no text found), skipped (by policy, with its reason), failed (an error, with its reason). A file
+left out by an exclusion rule has no row: `explain` says so from the scan's rules ("excluded").
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from .db import Store
+from .rows import FileRow
+
+__all__ = ["STATES", "state_counts", "files_in_state", "set_entry_date", "set_ocr_state", "entry_text",
+           "entry_vectors"]
+
+STATES = ("indexed", "ocr_done", "ocr_pending", "no_text", "skipped", "failed", "excluded")
+
+_STATE_SQL = """CASE
+    WHEN ocr = 'pending' THEN 'ocr_pending'
+    WHEN status = 'indexed' AND ocr = 'done' THEN 'ocr_done'
+    WHEN status = 'indexed' THEN 'indexed'
+    WHEN status = 'skipped' AND error = 'no text found' THEN 'no_text'
+    ELSE status END"""
+_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
+
+
+def state_counts(store: Store) -> dict[str, int]:
+    """State -> number of entries (files and members), every state listed (0 when none)."""
+    counts = dict.fromkeys(STATES[:-1], 0)
+    for state, n in store.conn.execute(f"SELECT {_STATE_SQL} AS s, count(*) FROM files GROUP BY s"):
+        counts[state] = counts.get(state, 0) + int(n)
+    return counts
+
+
+def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
+    """(state, row) of the entries in `state` (all when None), by path; at most `limit`."""
+    sql = f"SELECT {_STATE_SQL} AS s, {_COLS} FROM files"
+    params: list = []
+    if state is not None:
+        sql += f" WHERE {_STATE_SQL} = ?"
+        params.append(state)
+    sql += " ORDER BY path LIMIT ?"
+    params.append(int(limit))
+    return [(r[0], FileRow(*r[1:])) for r in store.conn.execute(sql, params)]
+
+
+def set_entry_date(store: Store, file_id: int, date_ns: Optional[int]) -> None:
+    store.db.execute("UPDATE files SET date_ns = ? WHERE id = ?", (date_ns, file_id))
+
+
+def set_ocr_state(store: Store, file_id: int, ocr: Optional[str]) -> None:
+    """The OCR step's hook: 'pending' when a file waits for OCR, 'done' when its text came from OCR."""
+    if ocr not in (None, "pending", "done"):
+        raise ValueError(f"unknown OCR state {ocr!r}")
+    store.db.execute("UPDATE files SET ocr = ? WHERE id = ?", (ocr, file_id))
+
+
+def entry_state(store: Store, path: str) -> Optional[tuple[str, FileRow, Optional[int], Optional[str]]]:
+    """(state, row, date_ns, ocr) of one stored entry, or None."""
+    r = store.conn.execute(f"SELECT {_STATE_SQL}, {_COLS}, date_ns, ocr FROM files WHERE path = ?", (path,)).fetchone()
+    return None if r is None else (r[0], FileRow(*r[1:11]), r[11], r[12])
+
+
+def entry_text(store: Store, file_id: int, max_chars: int = 300) -> tuple[str, int]:
+    """(the first `max_chars` of the entry's stored passages, in order, the number of passages)."""
+    rows = store.conn.execute("SELECT text FROM chunks WHERE file_id = ? ORDER BY ordinal", (file_id,)).fetchall()
+    text = ""
+    for (t,) in rows:
+        if len(text) >= max_chars:
+            break
+        text += (" " if text else "") + t
+    return text[:max_chars], len(rows)
+
+
+def entry_vectors(store: Store, file_id: int) -> int:
+    """Passages of the entry with a stored vector (a later two-phase sync may store words before vectors)."""
+    return int(store.conn.execute("SELECT count(*) FROM chunks WHERE file_id = ? AND length(vector) > 0",
+                                  (file_id,)).fetchone()[0])
+
+
+def members_of(store: Store, container: str, sep: str = os.sep * 2) -> list[FileRow]:
+    prefix = container + sep
+    rows = store.conn.execute(f"SELECT {_COLS} FROM files WHERE path >= ? AND path < ? ORDER BY path",
+                              (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)))
+    return [FileRow(*r) for r in rows]

@@ -1,0 +1,77 @@
+"""`searchapp explain PATH` and the per-file ledger (`status --files`, `files_by_state`)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import zipfile
+
+from searchapp.base.member_paths import DISPLAY_SEP, MEMBER_SEP
+
+
+def _run(data, *args):
+    import os
+    env = {**os.environ, "SEARCHAPP_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *args], capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+def test_explain_every_case(tiny_library, tmp_path, make_config):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "kept.txt").write_text("The ocelot sleeps in the afternoon sun. " * 3)
+    (docs / "secret.log").write_text("excluded by pattern")
+    (docs / "big.txt").write_text("x" * 3000)
+    (docs / "photo.png").write_bytes(b"\x89PNG\r\n")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("inside/note.txt", "A note about capybaras in the archive.")
+    (docs / "a.zip").write_bytes(buf.getvalue())
+    lib = tiny_library
+    lib.config = make_config(models={"reranker": ""}, scan={"exclude": ["*.log"], "max_file_mb": 0.002})
+    lib.add_folder(docs)
+
+    e = lib.explain(str(docs / "kept.txt"))
+    assert e["state"] == "indexed" and e["folder"] == str(docs) and e["passages"] >= 1 and e["vectors"] == e["passages"]
+    assert e["text"].startswith("The ocelot sleeps") and len(e["text"]) <= 300 and e["member"] is None
+    e = lib.explain(str(docs / "secret.log"))
+    assert e["state"] == "excluded" and "exclude" in e["reason"]
+    e = lib.explain(str(docs / "big.txt"))
+    assert e["state"] == "skipped" and "too large" in e["reason"]
+    e = lib.explain(str(docs / "photo.png"))
+    assert e["state"] == "skipped" and "unsupported" in e["reason"]
+    e = lib.explain(str(tmp_path / "elsewhere.txt"))
+    assert e["state"] == "outside" and e["folder"] is None
+    e = lib.explain(str(docs / "a.zip") + DISPLAY_SEP + "inside/note.txt")  # as shown
+    assert e["state"] == "indexed" and e["container"] == str(docs / "a.zip") and e["member"] == "inside/note.txt"
+    assert "capybaras" in e["text"]
+    assert lib.explain(str(docs / "a.zip") + MEMBER_SEP + "inside/note.txt")["passages"] == e["passages"]
+
+
+def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Lemurs eat fruit in Madagascar.\n")
+    (docs / "blank.txt").write_text(" \n")
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n')
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+    out = _run(data, "explain", str(docs / "a.txt"), "--json")
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    assert info["state"] == "indexed" and "Lemurs" in info["text"]
+    out = _run(data, "explain", str(docs / "a.txt"))
+    assert "state: indexed" in out.stdout and "passages: 1" in out.stdout
+    out = _run(data, "status", "--files", "no_text", "--json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["files"]
+    assert [r["path"] for r in rows] == [str(docs / "blank.txt")] and rows[0]["state"] == "no_text"
+    st = json.loads(_run(data, "status", "--json").stdout)
+    assert st["files_by_state"]["indexed"] == 1 and st["files_by_state"]["no_text"] == 1

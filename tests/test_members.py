@@ -1,0 +1,206 @@
+"""Members of containers (zip, tar.gz, mbox, mail attachments) indexed as entries of their own."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import time
+import zipfile
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, split_member
+from searchapp.ingest.extractors.members import (MAX_DEPTH, iter_members,
+                                                  )
+from searchapp.store.ledger import state_counts
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def _mail(subject: str, body: str, date: str = "Tue, 02 Jan 2018 10:00:00 +0000",
+          attachments: dict[str, bytes] = {}) -> EmailMessage:
+    msg = EmailMessage()
+    msg["Subject"], msg["From"], msg["To"], msg["Date"] = subject, "ann@example.org", "bob@example.org", date
+    msg.set_content(body)
+    for name, data in attachments.items():
+        msg.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    return msg
+
+
+def _mbox(messages: list[EmailMessage]) -> bytes:
+    return b"".join(b"From ann@example.org Tue Jan  2 10:00:00 2018\n" + m.as_bytes().replace(b"\nFrom ", b"\n>From ")
+                    + b"\n" for m in messages)
+
+
+def _tar_gz(entries: dict[str, bytes], links: dict[str, str] = {}) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        for name, data in entries.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+        for name, target in links.items():
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.SYMTYPE
+            info.linkname = target
+            t.addfile(info)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def docs(tmp_path):
+    d = tmp_path / "docs"
+    d.mkdir()
+    inner = _zip({"deep/note.txt": b"The inner quokka census counted seventeen animals.\n"})
+    (d / "archive.zip").write_bytes(_zip({
+        "folder/report.txt": b"The heliotrope budget overran by four percent.\n",
+        "inner.zip": inner,
+        "empty/": b"",
+    }))
+    (d / "bundle.tar.gz").write_bytes(_tar_gz({"notes/tarred.md": b"# Tarred\n\nMarmalade recipes from the tarball.\n"},
+                                              links={"notes/evil": "/etc/passwd"}))
+    (d / "mailbox.mbox").write_bytes(_mbox([
+        _mail("Picnic plans", "Bring the gazpacho on Saturday.", "Tue, 02 Jan 2018 10:00:00 +0000"),
+        _mail("Quarterly figures", "Revenue of the walrus division rose.", "Wed, 15 Jun 2022 09:00:00 +0000",
+              attachments={"summary.txt": b"Attached summary about narwhal tusks.\n"}),
+    ]))
+    (d / "letter.eml").write_bytes(_mail("Invoice", "Please find the invoice attached.",
+                                         attachments={"invoice.txt": b"Invoice for saffron delivery.\n"}).as_bytes())
+    return d
+
+
+def _names(res):
+    return [h.path for h in res.hits]
+
+
+def test_members_are_entries_found_by_lexical_search(tiny_library, docs):
+    rep = tiny_library.add_folder(docs)
+    assert rep.failed == 0, rep.problems
+    z = str(docs / "archive.zip")
+    hit = tiny_library.search("heliotrope budget", mode="lexical").hits[0]
+    assert hit.path == z + MEMBER_SEP + "folder/report.txt"
+    assert split_member(hit.path) == (z, "folder/report.txt")
+    assert display_path(hit.path) == z + DISPLAY_SEP + "folder/report.txt"
+    # a zip inside the zip is read (depth 2)
+    assert _names(tiny_library.search("quokka census", mode="lexical"))[0] == z + MEMBER_SEP + "inner.zip" + MEMBER_SEP + "deep/note.txt"
+    assert _names(tiny_library.search("marmalade tarball", mode="lexical"))[0] == str(docs / "bundle.tar.gz") + MEMBER_SEP + "notes/tarred.md"
+    mbox = str(docs / "mailbox.mbox")
+    assert _names(tiny_library.search("walrus division", mode="lexical"))[0] == mbox + MEMBER_SEP + "2: Quarterly figures"
+    assert _names(tiny_library.search("narwhal tusks", mode="lexical"))[0] == (
+        mbox + MEMBER_SEP + "2: Quarterly figures" + MEMBER_SEP + "summary.txt")
+    assert _names(tiny_library.search("saffron delivery", mode="lexical"))[0] == str(docs / "letter.eml") + MEMBER_SEP + "invoice.txt"
+    # the symlink member of the tar is skipped with a reason, nothing followed
+    problems = dict(rep.problems)
+    assert "symlink" in problems[str(docs / "bundle.tar.gz") + MEMBER_SEP + "notes/evil"]
+
+
+def test_type_and_date_filters_use_the_members_own_type_and_date(tiny_library, docs):
+    tiny_library.add_folder(docs)
+    from searchapp.library.filters import SearchFilters
+
+    res = tiny_library.search("heliotrope budget", mode="lexical", filters=SearchFilters.build(types=["txt"]))
+    assert res.hits and res.hits[0].path.endswith("folder/report.txt")
+    res = tiny_library.search("heliotrope budget", mode="lexical", filters=SearchFilters.build(types=["md"]))
+    assert not any(h.path.endswith("report.txt") for h in res.hits)
+    old = SearchFilters.build(before="2019-01-01")  # the files are new; only the 2018 message is older
+    found = _names(tiny_library.search("gazpacho walrus", mode="lexical", filters=old))
+    assert found and all(p.endswith("1: Picnic plans") for p in found)
+
+
+def test_member_removed_when_container_changes_or_goes(tiny_library, docs):
+    tiny_library.add_folder(docs)
+    z = docs / "archive.zip"
+    z.write_bytes(_zip({"other.txt": b"Only tangerines remain here.\n"}))
+    os.utime(z, ns=(time.time_ns(), time.time_ns() + 10**9))
+    rep = tiny_library.sync()
+    assert not tiny_library.search("heliotrope", mode="lexical").hits
+    assert _names(tiny_library.search("tangerines", mode="lexical"))[0] == str(z) + MEMBER_SEP + "other.txt"
+    assert rep.removed >= 2  # report.txt and the inner zip's note
+    again = tiny_library.sync()  # an unchanged container keeps its members
+    assert again.removed == 0 and tiny_library.search("tangerines", mode="lexical").hits
+    z.unlink()
+    tiny_library.sync()
+    assert not tiny_library.search("tangerines", mode="lexical").hits
+
+
+def test_hostile_archives_are_capped_with_reasons(tmp_path):
+    # path traversal, absolute names and a symlink in a tar: refused, never followed
+    evil = tmp_path / "evil.tar.gz"
+    evil.write_bytes(_tar_gz({"../../x.txt": b"escape", "/etc/abs.txt": b"absolute", "ok.txt": b"fine"},
+                             links={"link.txt": "/etc/passwd"}))
+    got = {m.name: m for m in iter_members(evil, 2**20)}
+    assert got["ok.txt"].data == b"fine"
+    reasons = [m.reason for m in got.values() if m.data is None]
+    assert any("traversal" in r for r in reasons) and any("absolute" in r for r in reasons)
+    assert any("symlink" in r for r in reasons)
+    assert not (tmp_path.parent / "x.txt").exists() and not (tmp_path / "x.txt").exists()
+    # nesting: zip in zip in zip -> the third level is skipped with a reason
+    lvl3 = _zip({"c.txt": b"three"})
+    lvl2 = _zip({"b.zip": lvl3, "b.txt": b"two"})
+    outer = tmp_path / "outer.zip"
+    outer.write_bytes(_zip({"a.zip": lvl2}))
+    got = {m.name: m for m in iter_members(outer, 2**20)}
+    assert got["a.zip" + MEMBER_SEP + "b.txt"].data == b"two"
+    assert "nested deeper" in got["a.zip" + MEMBER_SEP + "b.zip"].reason and MAX_DEPTH == 2
+    # a zip bomb (ratio) and 100,000 members: the container itself is refused
+    bomb = tmp_path / "bomb.zip"
+    bomb.write_bytes(_zip({"zeros.txt": b"\0" * (50 * 2**20)}))
+    with pytest.raises(Exception, match="zip bomb"):
+        list(iter_members(bomb, 2**30))
+    many = tmp_path / "many.zip"
+    with zipfile.ZipFile(many, "w") as z:
+        for i in range(100_000):
+            z.writestr(f"f{i}.txt", b"")
+    with pytest.raises(Exception, match="more than"):
+        list(iter_members(many, 2**20))
+
+
+def test_hostile_archive_synced_records_reasons(tiny_library, tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "evil.tar.gz").write_bytes(_tar_gz({"../../escape.txt": b"Escaped pelican text.\n", "fine.txt": b"Fine pelican text.\n"}))
+    (d / "bomb.zip").write_bytes(_zip({"zeros.txt": b"\0" * (50 * 2**20)}))
+    rep = tiny_library.add_folder(d)
+    problems = dict(rep.problems)
+    assert "zip bomb" in problems[str(d / "bomb.zip")]
+    assert any("traversal" in why for p, why in rep.problems if p.startswith(str(d / "evil.tar.gz") + MEMBER_SEP))
+    hits = _names(tiny_library.search("pelican", mode="lexical"))
+    assert str(d / "evil.tar.gz") + MEMBER_SEP + "fine.txt" in hits
+    assert not (tmp_path / "escape.txt").exists() and sorted(os.listdir(d)) == ["bomb.zip", "evil.tar.gz"]
+
+
+def test_ledger_states_in_status_json(tiny_library, docs):
+    (docs / "blank.txt").write_text("   \n")
+    tiny_library.add_folder(docs)
+    st = tiny_library.status().to_json()
+    states = st["files_by_state"]
+    assert states["indexed"] >= 8 and states["no_text"] >= 1 and states["skipped"] >= 1  # the tar symlink
+    assert states["ocr_pending"] == 0 and states["ocr_done"] == 0
+    skipped = [r.path for s, r in tiny_library.ledger("skipped")]
+    assert any(p.endswith("notes/evil") for p in skipped)
+
+
+def test_gui_open_on_a_member_hands_over_a_private_copy(qtbot, tiny_library, docs):
+    from searchapp.base.types import Hit
+    from searchapp.gui.preview import file_url, folder_url
+    from searchapp.library.member_open import private_open_dir
+
+    tiny_library.add_folder(docs)
+    hit = tiny_library.search("heliotrope budget", mode="lexical").hits[0]
+    url = file_url(hit)
+    copy = Path(url.toLocalFile())
+    assert copy.read_bytes() == b"The heliotrope budget overran by four percent.\n"
+    assert copy.name == "report.txt" and str(copy).startswith(str(private_open_dir()))
+    assert (copy.stat().st_mode & 0o777) == 0o600 and (private_open_dir().stat().st_mode & 0o777) == 0o700
+    assert folder_url(hit).toLocalFile() == str(docs)
+    msg = file_url(Hit(0, str(docs / "mailbox.mbox") + MEMBER_SEP + "1: Picnic plans", None, 0, 0, ""))
+    assert Path(msg.toLocalFile()).suffix == ".eml" and b"gazpacho" in Path(msg.toLocalFile()).read_bytes()
