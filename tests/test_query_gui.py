@@ -164,6 +164,19 @@ def test_filter_bar_and_query_text_are_one_without_loops(qtbot, win):
     assert win.query_chips.labels() == []
 
 
+def test_a_bad_bar_value_stays_in_red_while_the_query_is_typed(qtbot, win):
+    bar = win.filter_bar
+    bar.types.setText("p d f")
+    bar.types.editingFinished.emit()
+    assert "Types" in bar.error.text() and win.search_box.text() == ""  # ignored: nothing written
+    win.search_box.setText("volcano")
+    win.search_box.setText("volcano after:2023")  # the bar shows the date, the bad types stay as typed
+    assert bar.types.text() == "p d f" and "Types" in bar.error.text()
+    assert bar.after_on.isChecked() and bar.after.date() == QDate(2023, 1, 1)
+    win.search_box.setText("volcano type:md")
+    assert bar.types.text() == "md" and bar.error.text() == "" and not bar.after_on.isChecked()
+
+
 def test_only_operators_lists_newest_first_in_the_window(qtbot, win):
     res = search(qtbot, win, "type:md")
     assert shown(win) == ["bread.md", "notes.md"]

@@ -1,7 +1,11 @@
-"""The filter bar under the query: folder, file types and a modified-date range for every search and "Similar files"."""
+"""The filter bar under the query: folder, file types and a modified-date range for every search and "Similar files".
+
+Its fields are the query's in:/type:/after:/before: fields (gui/query_sync.py): an edit here is written into
+the query text, and fields typed in the query are shown here (show_fields)."""
 
 from __future__ import annotations
 
+import os
 from typing import Optional, Sequence
 
 from PySide6.QtCore import QDate, Signal
@@ -9,6 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QDateEdit, QFileDialog, QHBoxLayout, QL
 
 from ..base.errors import SearchAppError
 from ..library import SearchFilters
+from ..library.filters import parse_types
 from .plain import plain_label
 
 __all__ = ["FilterBar", "FIRST_DAY", "LAST_DAY"]
@@ -16,6 +21,10 @@ __all__ = ["FilterBar", "FIRST_DAY", "LAST_DAY"]
 # Dates a file can have been modified on and the index can compare (mtimes are int64 nanoseconds: 1677-2262).
 # QDateEdit's own range (100-9999) let 9999-12-31 through, and the search died with an overflow dialog.
 FIRST_DAY, LAST_DAY = QDate(1900, 1, 1), QDate(2200, 12, 31)
+
+
+def _folders(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(os.path.abspath(os.path.expanduser(v.strip())) for v in values if v.strip())
 
 
 class FilterBar(QWidget):
@@ -78,15 +87,21 @@ class FilterBar(QWidget):
 
     def show_fields(self, folders: Sequence[str], types: Sequence[str], after: Optional[QDate],
                     before: Optional[QDate]) -> None:
-        """Show these values (the query's in:/type:/after:/before: fields) without emitting `changed`."""
+        """Show these values (the query's in:/type:/after:/before: fields) without emitting `changed`. A field that
+        already means the same is left as typed (its spelling, its cursor, a bad value still shown in red)."""
         self._quiet = True
         try:
-            folder_text, types_text = ";".join(folders), ",".join(types)
-            if self.folder.text() != folder_text:  # setText would move the cursor of a field being edited
-                self.folder.setText(folder_text)
-            if self.types.text() != types_text:
-                self.types.setText(types_text)
+            if _folders(self.folder.text().split(";")) != _folders(folders):
+                self.folder.setText(";".join(folders))
+            try:
+                shown_types = parse_types([self.types.text()])
+            except SearchAppError:
+                shown_types = ()  # a bad value is ignored by the search: it means no type filter
+            if shown_types != tuple(types):
+                self.types.setText(",".join(types))
             for on, edit, day in ((self.after_on, self.after, after), (self.before_on, self.before, before)):
+                if (edit.date() if on.isChecked() else None) == day:
+                    continue
                 if day is not None:
                     edit.setDate(day)
                 on.setChecked(day is not None)
