@@ -174,3 +174,19 @@ def test_remove_forgets_its_seen_files_and_names_are_printed_escaped(capsys, lib
     assert code == 0 and "\x1b" not in out
     assert rows(lib_dir, "SELECT count(*) FROM saved_seen") == [(0,)]
     assert rows(lib_dir, "SELECT count(*) FROM saved") == [(0,)]
+
+
+def test_a_read_only_library_lists_saved_searches_but_changes_nothing(capsys, lib_dir, monkeypatch):
+    from searchapp.library import data_dir as dd
+
+    assert cli(capsys, lib_dir, "saved", "add", "v", "volcano", "--mode", "lexical")[0] == 0
+    before = (lib_dir / "searches.sqlite").read_bytes()
+    monkeypatch.setattr(dd, "can_write", lambda p: False)  # a backup or snapshot: opened read-only
+    (lib_dir.parent / "docs" / "more.txt").write_text("volcano\n")
+    assert saved_json(capsys, lib_dir)["v"]["new_hits"] == 0  # listed as counted; nothing re-counted or written
+    code, out, _ = cli(capsys, lib_dir, "saved", "run", "v", "--json")
+    assert code == 0 and json.loads(out)["hits"]
+    code, _, err = cli(capsys, lib_dir, "saved", "add", "w", "lava")
+    assert code == 2 and "read-only" in err
+    cli(capsys, lib_dir, "search", "volcano", "--mode", "lexical")
+    assert (lib_dir / "searches.sqlite").read_bytes() == before

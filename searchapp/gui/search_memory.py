@@ -65,7 +65,7 @@ class SearchMemory(QObject):
 
     def record_current(self) -> None:
         query, mode, config = self.win.search_box.text().strip(), self.win.mode_box.currentText(), self.win.config
-        if not query:
+        if not query or self.win.library.read_only:  # nothing is written beside a read-only library
             return
 
         def job():

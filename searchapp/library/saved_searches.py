@@ -2,7 +2,8 @@
 
 History: the queries a person ran (`searchapp search QUERY`, a query run in the window), newest first, at
 most `search.history` of them; 0 keeps none and drops what was kept at the next search. Recording never
-fails a search: a data dir that cannot be written simply keeps no history.
+fails a search: a data dir that cannot be written simply keeps no history, and the front ends record nothing
+for a library opened read-only (a backup, a snapshot: nothing is written beside it).
 
 A saved search is a name, a query (its fields, in:/type:/after:..., carry the filters), a mode and k. Its
 list is the top k files of that search. Opening it (run) remembers that list; after every write to the
@@ -147,6 +148,7 @@ class SavedSearches:
     def add(self, name: str, query: str, *, mode: Optional[str] = None, k: Optional[int] = None,
             literal: bool = False, replace: bool = False):
         """Save `query` as `name` and run it once: what it lists now is not "new". Returns its SearchResult."""
+        self._require_writable()
         name = check_name(name)
         query = (query or "").strip()
         if is_empty_query(query):
@@ -162,7 +164,12 @@ class SavedSearches:
             db.save(name, query, mode, k, literal, time.time(), replace)
         return self.run(name)
 
+    def _require_writable(self) -> None:
+        if self.library.read_only:  # a backup or a snapshot: nothing is written beside it
+            raise ConfigError("this library is read-only: its saved searches cannot be changed")
+
     def remove(self, name: str) -> None:
+        self._require_writable()
         db = self._db()
         removed = False
         if db is not None:
@@ -180,7 +187,8 @@ class SavedSearches:
         saved = self.get(name)
         generation = self.library.generation()  # before the search: a write meanwhile is counted next time
         result = self._search(saved, **options)
-        self.mark_opened(name, [h.path for h in result.hits], generation)
+        if not self.library.read_only:
+            self.mark_opened(name, [h.path for h in result.hits], generation)
         return result
 
     def mark_opened(self, name: str, paths: list[str], generation: Optional[int] = None) -> None:
@@ -190,6 +198,8 @@ class SavedSearches:
 
     def refresh(self) -> list[SavedSearch]:
         """Count new hits again for every saved search not yet counted at the library's present generation."""
+        if self.library.read_only:  # it cannot change, and nothing may be written beside it
+            return self.list()
         db = self._db()
         if db is None:
             return []

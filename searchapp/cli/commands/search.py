@@ -84,7 +84,8 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
                 print(result_json(res, warnings=warnings_of(q)) if args.json else hit_line(q, res), flush=True)
             return 0
         res = run(args.query)
-        SearchHistory(config).record(args.query, mode)  # one query a person typed (not `search -`'s lines)
+        if not lib.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
+            SearchHistory(config).record(args.query, mode)
         if args.json:
             print(result_json(res, res.notice if not res.hits and res.notice else None, warnings_of(args.query)))
             return 0
