@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QStringListModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCompleter, QInputDialog, QLineEdit, QMessageBox
 
+from ..library.query_syntax import with_filters
 from ..library.saved_searches import SavedSearch, SavedSearches, SearchHistory
 from .saved_panel import SavedPanel
 from .syntax_help import SyntaxHelp
@@ -118,6 +119,9 @@ class SearchMemory(QObject):
     def save(self, name: str, *, replace: bool = False) -> None:
         """Save the query as typed (its fields carry the filters), with the mode and k shown."""
         query, mode, k = self.win.search_box.text().strip(), self.win.mode_box.currentText(), self.win.k_box.value()
+        bar = self.win.filter_bar.filters()
+        if bar is not None:  # the bar mirrors the query's fields; one set without committing it is kept too
+            query = with_filters(query, bar)
         saved = self._saved()
 
         def job():
