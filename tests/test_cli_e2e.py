@@ -72,7 +72,9 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     code, out, err = run_cli(capsys, "--data-dir", str(data), "search", "magma", "--json")
     assert code == 0
     res = json.loads(out)
-    assert set(res) == {"query", "mode", "reranked", "hits", "group"}  # group: added by results by file
+    # group: added by results by file; query_warnings: by the query syntax (issue 22), [] for a plain query
+    assert set(res) == {"query", "mode", "reranked", "hits", "group", "query_warnings"}
+    assert res["query_warnings"] == []
     assert res["mode"] == "hybrid" and res["reranked"] is False
     hit = res["hits"][0]
     assert set(hit) == {"path", "page", "start", "end", "text", "scores", "ranks", "available",

@@ -7,7 +7,7 @@ escaped); query words in the snippet are bold on a terminal. JSON output is exac
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Optional, Sequence
 
 from ..base.member_paths import display_path
 from ..base.terminal import printable, render_marked
@@ -39,15 +39,18 @@ def _where(h) -> str:
     return where
 
 
-def print_hits(res, *, color: bool) -> None:
-    """The human form of one result: rank and place, stage scores, the best-matching window of the passage."""
+def print_hits(res, *, color: bool, marks: Optional[str] = None) -> None:
+    """The human form of one result: rank and place, stage scores, the best-matching window of the passage.
+    `marks`: the text whose words are marked (library.query_help.marked_text; default: the query)."""
     if not res.hits:
         print("no results")
         return
     for h in res.hits:
-        snip = best_snippet(h.text, res.query, SNIPPET_WIDTH)
+        snip = best_snippet(h.text, res.query if marks is None else marks, SNIPPET_WIDTH)
         print(f"{h.ranks.final:>2}. {_where(h)}")
-        print(f"    {_scores(h)}")
+        scores = _scores(h)
+        if scores:  # a listing by date (a query of only operators and fields) has no scores
+            print(f"    {scores}")
         print(render_marked(snip.text, snip.spans, color=color, width=100, indent="    "))
         if getattr(h, "more", None):  # results by file: the file's other matching passages
             pages = sorted({m.page for m in h.more if m.page})
@@ -61,13 +64,15 @@ def hit_line(query: str, res) -> str:
     return "\t".join([printable(query)] + places)
 
 
-def result_json(res, notice: Optional[str] = None) -> str:
+def result_json(res, notice: Optional[str] = None, warnings: Sequence[str] = ()) -> str:
     data = res.to_json()
+    data["query_warnings"] = list(warnings)  # what the query parser took as plain words
     if notice:
         data["notice"] = notice  # added only when a query could not be searched (empty, common words only)
     return json.dumps(data)
 
 
-def empty_json(query: str, mode: str, notice: str) -> str:
-    return json.dumps({"query": query, "mode": mode, "reranked": False, "hits": [], "notice": notice})
+def empty_json(query: str, mode: str, notice: str, warnings: Sequence[str] = ()) -> str:
+    return json.dumps({"query": query, "mode": mode, "reranked": False, "hits": [], "notice": notice,
+                       "query_warnings": list(warnings)})
 

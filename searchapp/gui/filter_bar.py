@@ -1,14 +1,19 @@
-"""The filter bar under the query: folder, file types and a modified-date range for every search and "Similar files"."""
+"""The filter bar under the query: folder, file types and a modified-date range for every search and "Similar files".
+
+Its fields are the query's in:/type:/after:/before: fields (gui/query_sync.py): an edit here is written into
+the query text, and fields typed in the query are shown here (show_fields)."""
 
 from __future__ import annotations
 
-from typing import Optional
+import os
+from typing import Optional, Sequence
 
 from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import QCheckBox, QDateEdit, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from ..base.errors import SearchAppError
 from ..library import SearchFilters
+from ..library.filters import parse_types
 from .plain import plain_label
 
 __all__ = ["FilterBar", "FIRST_DAY", "LAST_DAY"]
@@ -18,11 +23,16 @@ __all__ = ["FilterBar", "FIRST_DAY", "LAST_DAY"]
 FIRST_DAY, LAST_DAY = QDate(1900, 1, 1), QDate(2200, 12, 31)
 
 
+def _folders(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(os.path.abspath(os.path.expanduser(v.strip())) for v in values if v.strip())
+
+
 class FilterBar(QWidget):
-    changed = Signal()  # any filter field was edited; the window searches again
+    changed = Signal()  # a person edited a filter field (never emitted by show_fields); the window searches again
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
+        self._quiet = False  # set while show_fields mirrors the query text: no `changed` then
         self.setObjectName("filterBar")
         self.folder = QLineEdit()
         self.folder.setObjectName("filterFolder")
@@ -51,13 +61,13 @@ class FilterBar(QWidget):
             edit.setDate(default)
             edit.setVisible(False)  # shown when its box is ticked: the bar stays narrow (the window's minimum)
             on.toggled.connect(edit.setVisible)
-            on.toggled.connect(lambda *_: self.changed.emit())
-            edit.dateChanged.connect(lambda *_, on=on: on.isChecked() and self.changed.emit())
+            on.toggled.connect(lambda *_: self._edited())
+            edit.dateChanged.connect(lambda *_, on=on: on.isChecked() and self._edited())
         self.error = plain_label("")  # quotes what was typed
         self.error.setObjectName("filterError")
         self.error.setStyleSheet("color:#b00020;")
-        self.folder.editingFinished.connect(self.changed.emit)
-        self.types.editingFinished.connect(self.changed.emit)
+        self.folder.editingFinished.connect(self._edited)
+        self.types.editingFinished.connect(self._edited)
         clear = QPushButton("Clear")
         clear.setToolTip("Clear every filter")
         clear.setObjectName("filterClear")
@@ -71,18 +81,46 @@ class FilterBar(QWidget):
         for w in (self.after_on, self.after, self.before_on, self.before, self.error, clear):
             lay.addWidget(w)
 
+    def _edited(self) -> None:
+        if not self._quiet:
+            self.changed.emit()
+
+    def show_fields(self, folders: Sequence[str], types: Sequence[str], after: Optional[QDate],
+                    before: Optional[QDate]) -> None:
+        """Show these values (the query's in:/type:/after:/before: fields) without emitting `changed`. A field that
+        already means the same is left as typed (its spelling, its cursor, a bad value still shown in red)."""
+        self._quiet = True
+        try:
+            if _folders(self.folder.text().split(";")) != _folders(folders):
+                self.folder.setText(";".join(folders))
+            try:
+                shown_types = parse_types([self.types.text()])
+            except SearchAppError:
+                shown_types = ()  # a bad value is ignored by the search: it means no type filter
+            if shown_types != tuple(types):
+                self.types.setText(",".join(types))
+            for on, edit, day in ((self.after_on, self.after, after), (self.before_on, self.before, before)):
+                if (edit.date() if on.isChecked() else None) == day:
+                    continue
+                if day is not None:
+                    edit.setDate(day)
+                on.setChecked(day is not None)
+            self.filters()  # refresh the red line for what is shown now
+        finally:
+            self._quiet = False
+
     def _browse(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Only files in this folder")
         if path:
             self.folder.setText(path)
-            self.changed.emit()
+            self._edited()
 
     def clear(self) -> None:
         self.folder.clear()
         self.types.clear()
         self.after_on.setChecked(False)
         self.before_on.setChecked(False)
-        self.changed.emit()
+        self._edited()
 
     def filters(self) -> Optional[SearchFilters]:
         """The filters as typed, or None when none is set. A bad field is shown in red and ignored."""

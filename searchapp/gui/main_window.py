@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
-from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from ..base.config import Config
 from ..base.types import Hit
@@ -26,9 +26,13 @@ from .library_session import LibrarySession
 from .model_download import ModelDownloads
 from .preview import PreviewPane
 from .progress_view import ProgressView
+from .query_chips import QueryChips
+from .query_sync import QuerySync
 from .reranker_notice import RerankerNotice
+from .saved_panel import SavedPanel
 from .score_inspector import ScoreInspector
 from .search_controller import SearchController
+from .search_memory import SearchMemory
 from .settings_dialog import SettingsDialog
 from .status_labels import StatusLabels
 from .window_state import open_ui_settings, restore_ui_state, save_ui_state
@@ -62,6 +66,9 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build_widgets()
         self._build_menu()
+        self.memory = SearchMemory(self, self.saved_panel)  # history, saved searches, the syntax help
+        self.memory.install_menu()
+        self.syntax_button.clicked.connect(self.memory.show_help)
         discover_actions.install(self)  # Similar files, Duplicates
         self._build_shortcuts()
         restore_ui_state(self, self._ui)
@@ -81,7 +88,13 @@ class MainWindow(QMainWindow):
         self.group_box, self.k_box = search.group_box, search.k_box
         self.results_model, self.results_view = search.results_model, search.results_view
         self.filter_bar = FilterBar()
-        self.filter_bar.changed.connect(search.search_soon)
+        self.query_chips = QueryChips()
+        self.query_sync = QuerySync(search, self.filter_bar, self.query_chips)  # one query text, bar and chips follow
+        self.syntax_button = QToolButton()
+        self.syntax_button.setObjectName("syntaxButton")
+        self.syntax_button.setText("?")
+        self.syntax_button.setToolTip("Query syntax: \"phrase\", -word, OR, word*, in:, type:, name:, after:, before:, page:")
+        search.bar.insertWidget(1, self.syntax_button)
 
         self.notice = RerankerNotice()
         self.notice_label, self.notice_button = self.notice.label, self.notice.choose_button
@@ -93,6 +106,8 @@ class MainWindow(QMainWindow):
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
         self.library_panel.resyncRequested.connect(self.resync)
+        self.saved_panel = SavedPanel()
+        self.library_panel.layout().addWidget(self.saved_panel)
 
         self.preview = PreviewPane()
         self.preview.openRequested.connect(self.open_url)
@@ -106,6 +121,7 @@ class MainWindow(QMainWindow):
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addLayout(search.bar)
+        rl.addWidget(self.query_chips)
         rl.addWidget(self.filter_bar)
         rl.addWidget(self.notice)
         rl.addWidget(self.right_split, 1)
@@ -161,6 +177,7 @@ class MainWindow(QMainWindow):
             return lib.reranker() is not None
 
         self.runner.submit(warm, name="loading models", on_success=self._models_loaded, on_error=self.report_error)
+        self.memory.load_history()
         if self.search_box.text().strip():
             self.search.debounce.start()
 

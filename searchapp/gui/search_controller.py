@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayo
 from ..base.types import Hit
 from ..library import SearchResult
 from ..library.preview import file_text
+from ..library.query_help import marked_text
+from ..library.search import LISTING_NOTICE
 from .highlight import query_terms
 from .preview import file_url
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
@@ -132,14 +134,18 @@ class SearchController(QObject):
                    + (" (reranked)" if result.reranked else ""))
         if result.reindex_notice:  # otherwise a search during a reindex looks like "nothing matches"
             message += f" · {result.reindex_notice}"
+        if result.notice == LISTING_NOTICE:  # a query of only operators and fields: not about the reranker
+            message += f" · {result.notice}"
         self.win.statusBar().showMessage(message, 0 if result.reindex_notice else 8000)
-        if result.notice and self.rerank_box.isChecked():
+        if result.notice and result.notice != LISTING_NOTICE and self.rerank_box.isChecked():
             self.win.show_reranker_notice(result.notice)
         self.win.searchFinished.emit(result)
 
     def show_result(self, result: Optional[SearchResult], k: int = 0) -> None:
         self.result = result
-        self.terms = query_terms(result.query) if result else []
+        # The words searched for: not -excluded ones nor field values (type:pdf); "Similar files" queries are paths.
+        self.terms = (query_terms(result.query if result.mode == "similar" else marked_text(result.query))
+                      if result else [])
         self.results_model.set_hits(result.hits[:k] if result else [], self.terms)
         self.results_view.resizeColumnsToContents()
         self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Folder"), 160)

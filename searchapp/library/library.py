@@ -215,10 +215,17 @@ class Library:
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         mark_available(result)
-        if want_rerank and cross is None and mode != "lexical":  # lexical search says nothing about models
+        # lexical search says nothing about models; nor does a listing by date (its notice says why: issue 22)
+        if want_rerank and cross is None and mode != "lexical" and not result.notice:
             result.notice = self.models.reranker_notice()
         result.reindex_notice = self.reindex_notice()
         return result
+
+    # -- issue 22: saved searches (saved_searches.py) re-run when this changes --
+    @_reads
+    def generation(self) -> int:
+        """The library's write generation: it changes after every write (sync batch, remove, reindex)."""
+        return self.reader().generation()
 
     @_reads
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,

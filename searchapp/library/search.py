@@ -25,7 +25,9 @@ from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_
 from .query_check import is_empty_query
 from .query_syntax import ParsedQuery
 
-__all__ = ["SearchResult", "SearchRequest", "run_search", "search_request", "mark_available"]
+__all__ = ["SearchResult", "SearchRequest", "run_search", "search_request", "mark_available", "LISTING_NOTICE"]
+
+LISTING_NOTICE = "no words to rank by: newest matching first"  # a query of only operators and fields (issue 22)
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         hits = list_by_date(store, scope, req.k, req.group)
         _attach_repeats(store, hits)
         timings["total"] = _ms(t0)
-        return SearchResult(req.query, req.mode, hits, False, notice="no words to rank by: newest matching first",
+        return SearchResult(req.query, req.mode, hits, False, notice=LISTING_NOTICE,
                             timings_ms=timings, filter_stats=scope.stats, group=req.group)
     # -- end issue 22 --
     dense: list[tuple[int, float]] = []

@@ -7,11 +7,11 @@ A handler is `handler(args, config, progress, cancel) -> exit code`. The order b
 
 from __future__ import annotations
 
-from . import config, discover, evaluate, gui, index, maintain, models, search, status, train_eval, watch
+from . import config, discover, evaluate, gui, index, maintain, models, saved, search, status, train_eval, watch
 
 __all__ = ["register_all"]
 
-_GROUPS = (index, search, discover, watch, status, maintain, evaluate, train_eval, models, config, gui)
+_GROUPS = (index, search, discover, saved, watch, status, maintain, evaluate, train_eval, models, config, gui)
 
 
 def register_all(sub) -> None:

@@ -26,6 +26,8 @@ def register(sub) -> None:
     s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")
     s.add_argument("--group", choices=["file", "passage"],
                    help="file: each file once with its other matching passages (default); passage: every passage a row")
+    s.add_argument("--literal", action="store_true",
+                   help='search the words as typed: no query syntax ("phrases", -word, OR, word*, type:, in:, ...)')
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
     discover.add_filter_options(s)
@@ -34,7 +36,11 @@ def register(sub) -> None:
 
 def cmd_search(args, config: Config, progress, cancel) -> int:
     from ...base.errors import ConfigError
+    from ...library.constraints import parse_for_search
     from ...library.query_check import EMPTY_QUERY, is_empty_query, query_problem
+    from ...library.query_help import marked_text
+    from ...library.query_syntax import parse_query
+    from ...library.saved_searches import SearchHistory
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     if args.query != "-" and is_empty_query(args.query):
@@ -48,10 +54,16 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
         notice_shown = False
 
-        def run(query: str):
+        def warnings_of(query: str) -> list[str]:
+            """What the parser took as plain words (an unknown field, an unbalanced quote): said, never an error."""
+            return [] if args.literal else list(parse_query(query).warnings)
+
+        def run(query: str, line: str = ""):
             nonlocal notice_shown
             res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
-                             group=args.group)
+                             group=args.group, literal=args.literal)
+            for warning in warnings_of(query):
+                print(f"searchapp: {line}note: {printable(warning)}", file=sys.stderr)
             if not notice_shown:
                 for notice in (res.notice, res.reindex_notice):
                     if notice:
@@ -63,17 +75,20 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             # One output line per input line, blank lines included, so outputs line up with inputs.
             for n, line in enumerate(sys.stdin, start=1):
                 q = line.strip()
-                problem = query_problem(q, mode)
+                problem = query_problem(q, mode) if parse_for_search(q, args.literal) is None else None
                 if problem:
                     print(f"searchapp: line {n}: {printable(problem)}", file=sys.stderr)
-                    print(empty_json(q, mode, problem) if args.json else hit_line(q, None), flush=True)
+                    print(empty_json(q, mode, problem, warnings_of(q)) if args.json else hit_line(q, None), flush=True)
                     continue
-                res = run(q)
-                print(result_json(res) if args.json else hit_line(q, res), flush=True)
+                res = run(q, f"line {n}: ")
+                print(result_json(res, warnings=warnings_of(q)) if args.json else hit_line(q, res), flush=True)
             return 0
         res = run(args.query)
+        if not lib.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
+            SearchHistory(config).record(args.query, mode)
         if args.json:
-            print(result_json(res, res.notice if not res.hits and res.notice else None))
+            print(result_json(res, res.notice if not res.hits and res.notice else None, warnings_of(args.query)))
             return 0
-        print_hits(res, color=use_color(sys.stdout, no_color=args.no_color))
+        print_hits(res, color=use_color(sys.stdout, no_color=args.no_color),
+                   marks=marked_text(args.query, args.literal))
     return 0

@@ -1,0 +1,124 @@
+"""`searchapp saved list|add|run|remove` (saved searches, "smart folders") and `searchapp history list|clear`.
+
+Both live in <data-dir>/searches.sqlite (library/saved_searches.py says what is kept and how "new" is counted).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ...base.config import Config
+from ...base.terminal import printable, use_color
+from ..open_library import open_library as _library
+
+__all__ = ["register"]
+
+
+def register(sub) -> None:
+    s = sub.add_parser("saved", help="saved searches: list (with new hits since last opened), add, run, remove")
+    ss = s.add_subparsers(dest="saved_command", metavar="ACTION", required=True)
+    p = ss.add_parser("list", help="every saved search with how many new files it lists since it was last run")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_saved_list)
+    p = ss.add_parser("add", help="save QUERY (fields like type:pdf included) as NAME and run it once")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], help="retrieval mode (default from config)")
+    p.add_argument("--k", type=int, help="files in its list (default from config: 10)")
+    p.add_argument("--literal", action="store_true", help="search the words as typed (no query syntax)")
+    p.add_argument("--replace", action="store_true", help="replace a saved search of the same name")
+    p.set_defaults(handler=cmd_saved_add)
+    p = ss.add_parser("run", help="run a saved search (its new hits are then no longer new)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--json", action="store_true", help="print JSON (as `search --json`, plus `saved`)")
+    p.add_argument("--no-color", action="store_true", help="never mark query words in bold")
+    p.set_defaults(handler=cmd_saved_run)
+    p = ss.add_parser("remove", help="forget a saved search")
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(handler=cmd_saved_remove)
+
+    h = sub.add_parser("history", help="recent queries (kept privately in the data dir): list or clear")
+    hs = h.add_subparsers(dest="history_command", metavar="ACTION", required=True)
+    p = hs.add_parser("list", help="recent queries, newest first")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_history_list)
+    p = hs.add_parser("clear", help="forget every recent query")
+    p.set_defaults(handler=cmd_history_clear)
+
+
+def _saved(lib):
+    from ...library.saved_searches import SavedSearches
+
+    return SavedSearches(lib)
+
+
+def cmd_saved_list(args, config: Config, progress, cancel) -> int:
+    with _library(config, create=False) as lib:
+        items = _saved(lib).refresh()  # re-runs only those not yet counted since the library last changed
+    if args.json:
+        print(json.dumps({"saved": [s.to_json() for s in items]}))
+        return 0
+    if not items:
+        print("no saved searches (`searchapp saved add NAME QUERY` keeps one)")
+    for s in items:
+        new = f"{s.new_hits} new" if s.new_hits else "nothing new"
+        print(f"{printable(s.name)}\t{new} ({s.hits} files)\t{s.mode}\t{printable(s.query)}")
+    return 0
+
+
+def cmd_saved_add(args, config: Config, progress, cancel) -> int:
+    with _library(config, create=False) as lib:
+        res = _saved(lib).add(args.name, args.query, mode=args.mode, k=args.k, literal=args.literal,
+                              replace=args.replace)
+    print(f"saved {printable(args.name.strip())}: {len(res.hits)} files now; new ones are counted from here")
+    return 0
+
+
+def cmd_saved_run(args, config: Config, progress, cancel) -> int:
+    from ...library.query_help import marked_text
+    from ...library.query_syntax import parse_query
+    from ..search_output import print_hits, result_json
+
+    with _library(config, create=False) as lib:
+        saved = _saved(lib)
+        item = saved.get(args.name)
+        res = saved.run(args.name)
+    warnings = [] if item.literal else list(parse_query(item.query).warnings)
+    for notice in (*warnings, res.notice, res.reindex_notice):
+        if notice:
+            print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
+    if args.json:
+        data = json.loads(result_json(res, res.notice if not res.hits and res.notice else None, warnings))
+        data["saved"] = item.name
+        print(json.dumps(data))
+        return 0
+    print_hits(res, color=use_color(sys.stdout, no_color=args.no_color), marks=marked_text(item.query, item.literal))
+    return 0
+
+
+def cmd_saved_remove(args, config: Config, progress, cancel) -> int:
+    with _library(config, create=False) as lib:
+        _saved(lib).remove(args.name)
+    print(f"removed saved search {printable(args.name)}")
+    return 0
+
+
+def cmd_history_list(args, config: Config, progress, cancel) -> int:
+    from ...library.saved_searches import SearchHistory
+
+    entries = SearchHistory(config).entries()
+    if args.json:
+        print(json.dumps({"history": [{"query": q, "mode": m, "at": at} for q, m, at in entries]}))
+        return 0
+    for q, _, _ in entries:
+        print(printable(q))
+    return 0
+
+
+def cmd_history_clear(args, config: Config, progress, cancel) -> int:
+    from ...library.saved_searches import SearchHistory
+
+    n = SearchHistory(config).clear()
+    print(f"cleared {n} recent quer{'y' if n == 1 else 'ies'}")
+    return 0

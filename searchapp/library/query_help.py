@@ -1,0 +1,84 @@
+"""What the front ends show about a query's syntax (query_syntax.py): the help table, the recognised parts (the
+window's chips, each removable), and which words a snippet marks. Pure: no Qt, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .query_syntax import ParsedQuery, parse_query, to_text
+
+__all__ = ["SYNTAX_ROWS", "QueryPart", "query_parts", "without_part", "marked_text"]
+
+# (form, meaning): the window's `?` help. The README's "Query syntax" table says the same.
+SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
+    ("word", "ranks by meaning and by the word; not required"),
+    ('"exact phrase"', "the file must contain these words, in this order"),
+    ('-word   -"a phrase"', "the file must not contain it"),
+    ('a OR b   "x y" OR z', "the file must contain at least one of them"),
+    ("word*", "the file must contain a word starting with this"),
+    ('in:PATH   dir:PATH   in:"~/My Docs"', "only files at or below this folder (several: any of them)"),
+    ("type:pdf,docx", "only these file types (extensions)"),
+    ("name:GLOB", "the file's name matches (* ? [abc]; without a wildcard: contains), any case"),
+    ("after:2026-01", "modified on or after the start of that day, month (2026-01) or year (2026)"),
+    ("before:2026-03-15", "modified before the start of that day, month or year"),
+    ("page:N", "only passages on page N (PDF)"),
+)
+
+
+@dataclass(frozen=True)
+class QueryPart:
+    """One recognised constraint of a query: `label` is what a chip shows, `key` says which one it is."""
+
+    label: str
+    key: tuple
+
+
+def query_parts(parsed: ParsedQuery) -> list[QueryPart]:
+    """Every constraint the parser recognised, in the order of the query text `to_text` writes."""
+    out: list[QueryPart] = []
+    for i, c in enumerate(parsed.clauses):
+        if c.kind == "word":
+            continue
+        if c.kind == "exclude":
+            label = "not " + c.terms[0].to_text()
+        elif c.kind == "any":
+            label = "any of: " + c.to_text()
+        elif c.terms[0].prefix:
+            label = "prefix " + c.to_text()
+        else:
+            label = "phrase " + c.to_text()
+        out.append(QueryPart(label, ("clause", i)))
+    out += [QueryPart(f"in: {f}", ("in", f)) for f in parsed.folders]
+    if parsed.types:
+        out.append(QueryPart("type: " + ", ".join(parsed.types), ("type",)))
+    out += [QueryPart(f"name: {n}", ("name", n)) for n in parsed.names]
+    for field in ("after", "before", "page"):
+        value = getattr(parsed, field)
+        if value is not None:
+            out.append(QueryPart(f"{field}: {value}", (field,)))
+    return out
+
+
+def without_part(parsed: ParsedQuery, key: tuple) -> str:
+    """The query text with the part `key` (from query_parts) taken out; the rest written by to_text."""
+    kind = key[0]
+    if kind == "clause":
+        changed = replace(parsed, clauses=tuple(c for i, c in enumerate(parsed.clauses) if i != key[1]))
+    elif kind == "in":
+        changed = replace(parsed, folders=tuple(f for f in parsed.folders if f != key[1]))
+    elif kind == "name":
+        changed = replace(parsed, names=tuple(n for n in parsed.names if n != key[1]))
+    elif kind == "type":
+        changed = replace(parsed, types=())
+    else:  # after | before | page
+        changed = replace(parsed, **{kind: None})
+    return to_text(changed)
+
+
+def marked_text(query: str, literal: bool = False) -> str:
+    """The text whose words a snippet marks: with syntax, the words searched for (`free_text`), so neither an
+    excluded word nor a field (type:pdf) is marked in a hit; a plain or literal query as typed."""
+    if literal:
+        return query
+    parsed = parse_query(query)
+    return parsed.free_text if parsed.has_syntax else query

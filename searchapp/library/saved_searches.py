@@ -1,0 +1,216 @@
+"""Search history and saved searches ("smart folders") over one library (issue 22). Storage: store/searches.py.
+
+History: the queries a person ran (`searchapp search QUERY`, a query run in the window), newest first, at
+most `search.history` of them; 0 keeps none and drops what was kept at the next search. Recording never
+fails a search: a data dir that cannot be written simply keeps no history, and the front ends record nothing
+for a library opened read-only (a backup, a snapshot: nothing is written beside it).
+
+A saved search is a name, a query (its fields, in:/type:/after:..., carry the filters), a mode and k. Its
+list is the top k files of that search. Opening it (run) remembers that list; after every write to the
+library (its generation changes) `refresh` searches again and counts the files in the list that were not
+in it when last opened: the "N new" a smart folder shows. For a ranked query a new file counts once it
+ranks into the top k; for a query of only operators and fields (newest first) every new matching file does.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+from ..base.config import Config, check_setting
+from ..base.errors import ConfigError, StoreError
+from ..store.searches import SEARCHES_DB, SavedRow, SearchesDB
+from .query_check import is_empty_query
+
+__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SEARCHES_DB", "check_name"]
+
+log = logging.getLogger(__name__)
+MODES = ("hybrid", "dense", "lexical")
+NAME_MAX = 200
+
+
+def check_name(name: str) -> str:
+    """A saved search's name: any text but empty, at most 200 characters, one line (it is a list entry)."""
+    name = (name or "").strip()
+    if not name:
+        raise ConfigError("a saved search needs a name")
+    if len(name) > NAME_MAX:
+        raise ConfigError(f"a saved search name is at most {NAME_MAX} characters")
+    if any(ch in name for ch in "\n\r\x00"):
+        raise ConfigError("a saved search name is one line")
+    return name
+
+
+class SearchHistory:
+    def __init__(self, config: Config) -> None:
+        self.data_dir = config.data_dir
+        self.keep = config.search.history
+
+    def _db(self, create: bool) -> Optional[SearchesDB]:
+        if not create and not (self.data_dir / SEARCHES_DB).is_file():
+            return None
+        return SearchesDB(self.data_dir, create=create)
+
+    def record(self, query: str, mode: str) -> bool:
+        """Keep `query` as the newest entry; True when it was kept. Never raises."""
+        query = (query or "").strip()
+        try:
+            if self.keep == 0:  # keep none: also drop whatever an earlier setting kept
+                db = self._db(create=False)
+                if db is not None:
+                    with db:
+                        db.clear_history()
+                return False
+            if is_empty_query(query):
+                return False
+            with SearchesDB(self.data_dir) as db:
+                db.add_history(query, mode, time.time(), self.keep)
+            return True
+        except StoreError as exc:  # e.g. a read-only data dir: no history, the search itself is fine
+            log.debug("search history not recorded: %s", exc)
+            return False
+
+    def entries(self) -> list[tuple[str, str, float]]:
+        """(query, mode, when) newest first, at most `search.history`."""
+        db = self._db(create=False)
+        if db is None or self.keep == 0:
+            return []
+        with db:
+            return [(r.query, r.mode, r.at) for r in db.history(self.keep)]
+
+    def queries(self) -> list[str]:
+        return [q for q, _, _ in self.entries()]
+
+    def clear(self) -> int:
+        """Forget every recorded query; how many there were."""
+        db = self._db(create=False)
+        if db is None:
+            return 0
+        with db:
+            return db.clear_history()
+
+
+@dataclass(frozen=True)
+class SavedSearch:
+    name: str
+    query: str
+    mode: str
+    k: int
+    literal: bool
+    created_at: float
+    opened_at: Optional[float]
+    new_hits: int  # files in its list now that were not when it was last opened
+    hits: int  # files in its list (when last counted)
+
+    @classmethod
+    def of(cls, row: SavedRow) -> "SavedSearch":
+        return cls(row.name, row.query, row.mode, row.k, row.literal, row.created_at, row.opened_at,
+                   row.new_hits, row.hits)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "query": self.query, "mode": self.mode, "k": self.k, "literal": self.literal,
+                "created_at": self.created_at, "opened_at": self.opened_at, "new_hits": self.new_hits,
+                "hits": self.hits}
+
+
+class SavedSearches:
+    """The saved searches of `library` (kept in its data dir). Every call opens and closes its own
+    connection, so the window's threads and a CLI process may use them side by side."""
+
+    def __init__(self, library) -> None:
+        self.library = library
+        self.data_dir = library.config.data_dir
+
+    def _db(self, create: bool = False) -> Optional[SearchesDB]:
+        if not create and not (self.data_dir / SEARCHES_DB).is_file():
+            return None
+        return SearchesDB(self.data_dir, create=create)
+
+    def list(self) -> list[SavedSearch]:
+        db = self._db()
+        if db is None:
+            return []
+        with db:
+            return [SavedSearch.of(r) for r in db.saved()]
+
+    def get(self, name: str) -> SavedSearch:
+        db = self._db()
+        row = None
+        if db is not None:
+            with db:
+                row = db.saved_one(name)
+        if row is None:
+            raise ConfigError(f"no saved search named {name!r} (`searchapp saved list` shows them)")
+        return SavedSearch.of(row)
+
+    def add(self, name: str, query: str, *, mode: Optional[str] = None, k: Optional[int] = None,
+            literal: bool = False, replace: bool = False):
+        """Save `query` as `name` and run it once: what it lists now is not "new". Returns its SearchResult."""
+        self._require_writable()
+        name = check_name(name)
+        query = (query or "").strip()
+        if is_empty_query(query):
+            raise ConfigError("a saved search needs a query")
+        s = self.library.config.search
+        mode = mode or s.mode
+        if mode not in MODES:
+            raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        k = s.k if k is None else check_setting("search.k", k)
+        with SearchesDB(self.data_dir) as db:
+            if not replace and db.saved_one(name) is not None:
+                raise ConfigError(f"a saved search named {name!r} exists (remove it first, or replace it)")
+            db.save(name, query, mode, k, literal, time.time(), replace)
+        return self.run(name)
+
+    def _require_writable(self) -> None:
+        if self.library.read_only:  # a backup or a snapshot: nothing is written beside it
+            raise ConfigError("this library is read-only: its saved searches cannot be changed")
+
+    def remove(self, name: str) -> None:
+        self._require_writable()
+        db = self._db()
+        removed = False
+        if db is not None:
+            with db:
+                removed = db.remove_saved(name)
+        if not removed:
+            raise ConfigError(f"no saved search named {name!r} (`searchapp saved list` shows them)")
+
+    def _search(self, saved: SavedSearch, **options):
+        return self.library.search(saved.query, k=saved.k, mode=saved.mode, group="file", literal=saved.literal,
+                                   **options)
+
+    def run(self, name: str, **options):
+        """Search `name` now and mark it opened (its list becomes the one later lists are compared with)."""
+        saved = self.get(name)
+        generation = self.library.generation()  # before the search: a write meanwhile is counted next time
+        result = self._search(saved, **options)
+        if not self.library.read_only:
+            self.mark_opened(name, [h.path for h in result.hits], generation)
+        return result
+
+    def mark_opened(self, name: str, paths: list[str], generation: Optional[int] = None) -> None:
+        generation = self.library.generation() if generation is None else generation
+        with SearchesDB(self.data_dir) as db:
+            db.mark_opened(name, paths, generation, time.time())
+
+    def refresh(self) -> list[SavedSearch]:
+        """Count new hits again for every saved search not yet counted at the library's present generation."""
+        if self.library.read_only:  # it cannot change, and nothing may be written beside it
+            return self.list()
+        db = self._db()
+        if db is None:
+            return []
+        with db:
+            rows = db.saved()
+            generation = self.library.generation()
+            for row in rows:
+                if row.checked_generation == generation:
+                    continue
+                result = self._search(SavedSearch.of(row))
+                paths = list(dict.fromkeys(h.path for h in result.hits))
+                seen = db.seen(row.name)
+                db.set_counts(row.name, generation, sum(p not in seen for p in paths), len(paths))
+            return [SavedSearch.of(r) for r in db.saved()]

@@ -1,0 +1,193 @@
+"""Search history and saved searches (issue 22): `searches.sqlite` in the data dir, beside library.sqlite.
+
+A file of its own rather than tables in library.sqlite, because:
+- recording a query never waits behind an indexing batch's write transaction on the library (a search in
+  the window or the CLI runs while a sync writes), and a library opened read-only can still be searched;
+- clearing really erases: `secure_delete` zeroes freed pages and the rollback journal (not WAL) is deleted
+  at each commit, so no old copy of a cleared query stays in a -wal file;
+- the library's schema, and so which searchapp versions can open a library, is unchanged.
+It is private like everything in the data dir (0600 from creation, whatever the umask). Parameterised SQL
+only; one short transaction per call; several processes (the window and the CLI) may use it at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
+
+from ..base.errors import StoreError
+from ..base.private import create_private_file
+
+__all__ = ["SEARCHES_DB", "SearchesDB", "SavedRow", "HistoryRow"]
+
+SEARCHES_DB = "searches.sqlite"
+
+# Its own numbering (PRAGMA user_version of searches.sqlite), independent of store/migrations.py.
+_SCHEMA = [
+    """
+    CREATE TABLE history (id INTEGER PRIMARY KEY, query TEXT NOT NULL, mode TEXT NOT NULL, at REAL NOT NULL);
+    CREATE INDEX history_query ON history(query);
+    CREATE TABLE saved (
+        name TEXT PRIMARY KEY,
+        query TEXT NOT NULL,            -- as typed, its fields (in:, type:, after:...) included
+        mode TEXT NOT NULL,             -- hybrid | dense | lexical
+        k INTEGER NOT NULL,             -- files in its list
+        literal INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        opened_at REAL,
+        checked_generation INTEGER,     -- the library generation its new_hits were counted at
+        new_hits INTEGER NOT NULL DEFAULT 0,
+        hits INTEGER NOT NULL DEFAULT 0
+    );
+    -- the files in its list when it was last opened: what "new" is counted against
+    CREATE TABLE saved_seen (
+        name TEXT NOT NULL REFERENCES saved(name) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        PRIMARY KEY (name, path)
+    ) WITHOUT ROWID;
+    """,
+]
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    query: str
+    mode: str
+    at: float
+
+
+@dataclass(frozen=True)
+class SavedRow:
+    name: str
+    query: str
+    mode: str
+    k: int
+    literal: bool
+    created_at: float
+    opened_at: Optional[float]
+    checked_generation: Optional[int]
+    new_hits: int
+    hits: int
+
+
+_SAVED_COLUMNS = "name, query, mode, k, literal, created_at, opened_at, checked_generation, new_hits, hits"
+
+
+def _saved(row: tuple) -> SavedRow:
+    return SavedRow(row[0], row[1], row[2], int(row[3]), bool(row[4]), *row[5:8], int(row[8]), int(row[9]))
+
+
+class SearchesDB:
+    """One connection to `<data_dir>/searches.sqlite`; `create=False` opens only a file that exists
+    (reading history must not create it: with history off and nothing saved there is no file at all)."""
+
+    def __init__(self, data_dir: Path, *, create: bool = True) -> None:
+        self.path = Path(data_dir) / SEARCHES_DB
+        try:
+            if create:
+                create_private_file(self.path)  # before SQLite creates it with the umask's mode
+            elif not self.path.is_file():
+                raise StoreError(f"no {SEARCHES_DB} in {self.path.parent}")
+            self.conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self.conn.execute("PRAGMA busy_timeout = 5000")
+            self.conn.execute("PRAGMA secure_delete = ON")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            if self.conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "delete":
+                self.conn.execute("PRAGMA journal_mode = DELETE")
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open {self.path}: {exc}") from exc
+
+    def _migrate(self) -> None:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(_SCHEMA):
+            raise StoreError(f"{self.path} was written by a newer searchapp; upgrade searchapp")
+        for step in range(version, len(_SCHEMA)):
+            self.conn.executescript(f"BEGIN;\n{_SCHEMA[step]}\nPRAGMA user_version = {step + 1};\nCOMMIT;")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "SearchesDB":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path.name} write failed: {exc}") from exc
+
+    # -- history ----------------------------------------------------------
+    def add_history(self, query: str, mode: str, at: float, keep: int) -> None:
+        """`query` becomes the newest entry (an older equal one is dropped); at most `keep` are kept."""
+        with self._tx() as c:
+            c.execute("DELETE FROM history WHERE query = ?", (query,))
+            if keep > 0:
+                c.execute("INSERT INTO history (query, mode, at) VALUES (?, ?, ?)", (query, mode, at))
+            self._trim(c, keep)
+
+    @staticmethod
+    def _trim(c: sqlite3.Connection, keep: int) -> None:
+        c.execute("DELETE FROM history WHERE id NOT IN (SELECT id FROM history ORDER BY id DESC LIMIT ?)", (keep,))
+
+    def trim_history(self, keep: int) -> None:
+        with self._tx() as c:
+            self._trim(c, keep)
+
+    def history(self, limit: int) -> list[HistoryRow]:
+        rows = self.conn.execute("SELECT query, mode, at FROM history ORDER BY id DESC LIMIT ?", (limit,))
+        return [HistoryRow(*r) for r in rows]
+
+    def clear_history(self) -> int:
+        with self._tx() as c:
+            return c.execute("DELETE FROM history").rowcount
+
+    # -- saved searches ---------------------------------------------------
+    def saved(self) -> list[SavedRow]:
+        rows = self.conn.execute(f"SELECT {_SAVED_COLUMNS} FROM saved ORDER BY name COLLATE NOCASE, name")
+        return [_saved(r) for r in rows]
+
+    def saved_one(self, name: str) -> Optional[SavedRow]:
+        row = self.conn.execute(f"SELECT {_SAVED_COLUMNS} FROM saved WHERE name = ?", (name,)).fetchone()
+        return _saved(row) if row else None
+
+    def save(self, name: str, query: str, mode: str, k: int, literal: bool, at: float, replace: bool) -> None:
+        with self._tx() as c:
+            if replace:
+                c.execute("DELETE FROM saved WHERE name = ?", (name,))  # its seen files go with it (cascade)
+            c.execute("INSERT INTO saved (name, query, mode, k, literal, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                      (name, query, mode, k, int(literal), at))
+
+    def remove_saved(self, name: str) -> bool:
+        with self._tx() as c:
+            return c.execute("DELETE FROM saved WHERE name = ?", (name,)).rowcount > 0
+
+    def seen(self, name: str) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT path FROM saved_seen WHERE name = ?", (name,))}
+
+    def mark_opened(self, name: str, paths: Iterable[str], generation: int, at: float) -> None:
+        """What the search lists now becomes what later lists are compared with; nothing is new."""
+        paths = list(dict.fromkeys(paths))
+        with self._tx() as c:
+            c.execute("DELETE FROM saved_seen WHERE name = ?", (name,))
+            c.executemany("INSERT INTO saved_seen (name, path) VALUES (?, ?)", [(name, p) for p in paths])
+            c.execute("UPDATE saved SET opened_at = ?, checked_generation = ?, new_hits = 0, hits = ? WHERE name = ?",
+                      (at, generation, len(paths), name))
+
+    def set_counts(self, name: str, generation: int, new_hits: int, hits: int) -> None:
+        with self._tx() as c:
+            c.execute("UPDATE saved SET checked_generation = ?, new_hits = ?, hits = ? WHERE name = ?",
+                      (generation, new_hits, hits, name))

@@ -1,0 +1,261 @@
+"""Issue 22 in the window, offscreen on a real tiny library: chips for the recognised query parts (✕ removes one),
+the parser's notes, the `?` help, the filter bar and the query text kept as one (no loops), operator-only
+queries, recent queries (Enter records, the menu clears, 0 keeps none) and saved searches as smart folders."""
+
+from __future__ import annotations
+
+import html
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QDate, Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QToolButton  # noqa: E402
+
+from conftest import build_tiny_library  # noqa: E402
+
+WAIT_MS = 60_000
+TEXTS = {
+    "volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
+    "draft.txt": "A draft report on volcano safety for the island council.",
+    "bread.md": "A recipe for sourdough bread with a long cold proof.",
+    "notes.md": "Meeting notes: the volcano tour is booked for spring.",
+}
+
+
+@pytest.fixture
+def lib_dir(tmp_path, tiny_bi_encoder_dir, tiny_encoder) -> Path:
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    for i, name in enumerate(["notes.md", "volcano.txt", "draft.txt", "bread.md"]):  # bread.md newest
+        os.utime(tmp_path / "docs" / name, (1_700_000_000 + i * 1000,) * 2)
+    return data
+
+
+def open_window(qtbot, data: Path, tiny_encoder, **search):
+    from searchapp.base.config import load_config
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+
+    config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "search": {"rerank": False, **search}})
+    lib = Library(config, encoder=tiny_encoder)
+    win = build_main_window(config, lib)
+    qtbot.addWidget(win)
+    win.url_opener = lambda url: None
+    with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+        win.show()
+    win.docs = data.parent / "docs"
+    win.lib = lib
+    return win
+
+
+@pytest.fixture
+def win(qtbot, lib_dir, tiny_encoder):
+    w = open_window(qtbot, lib_dir, tiny_encoder)
+    w.lib.sync()  # the new mtimes
+    yield w
+    close(w)
+
+
+def close(w) -> None:
+    for top in QApplication.topLevelWidgets():
+        if top is not w and top.isVisible():
+            top.close()
+    w.close()
+    w.lib.close()
+
+
+def shown(w) -> list[str]:
+    return [Path(w.results_model.hit(r).path).name for r in range(w.results_model.rowCount())]
+
+
+def search(qtbot, w, text: str):
+    w.search_box.setText(text)
+    with qtbot.waitSignal(w.searchFinished, timeout=WAIT_MS) as sig:
+        w.run_search()
+    return sig.args[0]
+
+
+def remove_buttons(w) -> list[QToolButton]:
+    return [c.findChild(QToolButton, "queryChipRemove") for c in w.query_chips.chips]
+
+
+# -- chips, notes, help -------------------------------------------------------------
+def test_chips_show_the_recognised_parts_and_x_takes_one_out(qtbot, win):
+    win.search_box.setText('volcano "molten rock" -draft type:md,txt after:2023-11')
+    assert win.query_chips.isVisible()
+    assert win.query_chips.labels() == ['phrase "molten rock"', "not draft", "type: md, txt", "after: 2023-11"]
+    assert [c.findChild(QLabel, "queryChipText").text() for c in win.query_chips.chips] == win.query_chips.labels()
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        qtbot.mouseClick(remove_buttons(win)[0], Qt.MouseButton.LeftButton)  # the phrase
+    assert win.search_box.text() == "volcano -draft type:md,txt after:2023-11"
+    assert win.query_chips.labels() == ["not draft", "type: md, txt", "after: 2023-11"]
+    assert sorted(shown(win)) == ["bread.md", "notes.md", "volcano.txt"]  # -draft holds (words rank, never required)
+    win.search_box.setText("volcano")  # no syntax: no chips, the row is hidden
+    assert win.query_chips.labels() == [] and not win.query_chips.isVisible()
+
+
+def test_what_was_taken_as_words_is_said_in_plain_text(qtbot, win):
+    win.search_box.setText('foo:bar volcano <b>x</b>:y "open')
+    notes = win.query_chips.notes
+    assert notes.isVisible() and notes.textFormat() == Qt.TextFormat.PlainText
+    assert notes.text() == "Taken as words: unknown field foo: searched as words; unbalanced quote: searched as words"
+    res = search(qtbot, win, "foo:bar volcano")
+    assert res.hits and win.last_dialog is None
+
+
+def test_chip_text_from_the_query_is_plain(qtbot, win):
+    hostile = '<img src="http://127.0.0.1:1/x">'
+    win.search_box.setText(f'volcano name:{hostile.replace(" ", "")} in:"/tmp/<b>x</b> y"')
+    labels = win.query_chips.findChildren(QLabel)
+    assert any("<b>x</b>" in lab.text() for lab in labels)
+    assert all(lab.textFormat() == Qt.TextFormat.PlainText for lab in labels)
+    for lab in labels:
+        if lab.toolTip():
+            assert "<b>x</b>" not in lab.toolTip() or html.escape("<b>x</b>") in lab.toolTip()
+
+
+def test_help_lists_every_form(qtbot, win):
+    from searchapp.library.query_syntax import FIELDS
+
+    qtbot.mouseClick(win.syntax_button, Qt.MouseButton.LeftButton)
+    dlg = win.memory.help
+    assert dlg is not None and dlg.isVisible()
+    text = dlg.text.text()
+    for form in ("&quot;exact phrase&quot;", "-word", " OR ", "word*", *(f"{f}:" for f in FIELDS)):
+        assert form in text, form
+    dlg.close()
+
+
+# -- the filter bar and the query text ------------------------------------------------
+def test_filter_bar_and_query_text_are_one_without_loops(qtbot, win):
+    bar, box = win.filter_bar, win.search_box
+    texts, bar_changes = [], []
+    box.textChanged.connect(texts.append)
+    bar.changed.connect(lambda: bar_changes.append(1))
+    box.setText("volcano")
+    # the bar writes its fields into the query
+    bar.types.setText("md")
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        bar.types.editingFinished.emit()
+    assert box.text() == "volcano type:md" and texts == ["volcano", "volcano type:md"]
+    assert sorted(shown(win)) == ["bread.md", "notes.md"]
+    bar.after_on.setChecked(True)
+    bar.after.setDate(QDate(2023, 11, 1))
+    assert box.text() == "volcano type:md after:2023-11-01"
+    assert win.query_sync.rewrites == 3 and len(texts) == 4  # one text per bar edit: no echo back
+    # the query writes into the bar, silently (no `changed`, so no rewrite of the text being typed)
+    bar_changes.clear()
+    box.setText('volcano in:"~/My Docs" type:pdf,docx before:2024')
+    assert bar.folder.text() == "~/My Docs" and bar.types.text() == "pdf,docx"
+    assert not bar.after_on.isChecked() and bar.before_on.isChecked() and bar.before.date() == QDate(2024, 1, 1)
+    assert bar_changes == [] and box.text() == 'volcano in:"~/My Docs" type:pdf,docx before:2024'
+    # round trip: what the bar shows, written back, is the same set of fields
+    from searchapp.library.query_syntax import filters_of, parse_query, with_filters
+
+    again = with_filters(box.text(), bar.filters())
+    assert filters_of(parse_query(again)) == filters_of(parse_query(box.text()))
+    # Clear in the bar takes the fields out of the query; the words stay
+    bar.clear()
+    assert box.text() == "volcano" and bar.filters() is None
+    assert win.query_chips.labels() == []
+
+
+def test_a_bad_bar_value_stays_in_red_while_the_query_is_typed(qtbot, win):
+    bar = win.filter_bar
+    bar.types.setText("p d f")
+    bar.types.editingFinished.emit()
+    assert "Types" in bar.error.text() and win.search_box.text() == ""  # ignored: nothing written
+    win.search_box.setText("volcano")
+    win.search_box.setText("volcano after:2023")  # the bar shows the date, the bad types stay as typed
+    assert bar.types.text() == "p d f" and "Types" in bar.error.text()
+    assert bar.after_on.isChecked() and bar.after.date() == QDate(2023, 1, 1)
+    win.search_box.setText("volcano type:md")
+    assert bar.types.text() == "md" and bar.error.text() == "" and not bar.after_on.isChecked()
+
+
+def test_only_operators_lists_newest_first_in_the_window(qtbot, win):
+    res = search(qtbot, win, "type:md")
+    assert shown(win) == ["bread.md", "notes.md"]
+    assert "newest matching first" in win.statusBar().currentMessage()
+    assert not win.notice.isVisible() or "newest" not in win.notice.label.text()
+    assert res.hits and all(h.scores.dense is None for h in res.hits)
+
+
+# -- history -----------------------------------------------------------------------
+def history_rows(data: Path) -> list[tuple]:
+    conn = sqlite3.connect(data / "searches.sqlite")
+    try:
+        return conn.execute("SELECT query FROM history ORDER BY id DESC").fetchall()
+    finally:
+        conn.close()
+
+
+def test_enter_records_a_query_and_the_menu_clears_history(qtbot, win, lib_dir):
+    win.search_box.setText("volcano tour")
+    with qtbot.waitSignal(win.memory.historyChanged, timeout=WAIT_MS) as sig:
+        qtbot.keyClick(win.search_box, Qt.Key.Key_Return)
+    assert sig.args[0] == ["volcano tour"]
+    assert win.memory.history_model.stringList() == ["volcano tour"]
+    assert history_rows(lib_dir) == [("volcano tour",)]
+    win.search_box.setText("vol")  # as-you-type searches are not recorded
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        win.run_search()
+    assert history_rows(lib_dir) == [("volcano tour",)]
+    action = next(a for m in win.menuBar().findChildren(type(win.menuBar().actions()[0].menu()))
+                  for a in m.actions() if a.text() == "Clear Search &History")
+    with qtbot.waitSignal(win.memory.historyChanged, timeout=WAIT_MS) as sig:
+        action.trigger()
+    assert sig.args[0] == [] and win.memory.history_model.stringList() == []
+    assert history_rows(lib_dir) == []
+
+
+def test_history_off_keeps_nothing_in_the_window(qtbot, lib_dir, tiny_encoder):
+    w = open_window(qtbot, lib_dir, tiny_encoder, history=0)
+    try:
+        w.search_box.setText("volcano tour")
+        with qtbot.waitSignal(w.memory.historyChanged, timeout=WAIT_MS) as sig:
+            qtbot.keyClick(w.search_box, Qt.Key.Key_Return)
+        assert sig.args[0] == []
+        assert not (lib_dir / "searches.sqlite").exists()
+    finally:
+        close(w)
+
+
+# -- saved searches ------------------------------------------------------------------
+def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, win, lib_dir):
+    panel = win.saved_panel
+    win.search_box.setText("volcano -draft")
+    win.mode_box.setCurrentText("lexical")
+    with qtbot.waitSignal(win.memory.savedChanged, timeout=WAIT_MS):
+        win.memory.save("Volcanoes")
+    assert panel.texts() == ["Volcanoes"] and panel.list.isVisible()
+    (win.docs / "eruption.txt").write_text("Another volcano woke up last week.\n")
+    (win.docs / "draft2.txt").write_text("A volcano draft that must stay out.\n")
+    win.resync(None)
+    qtbot.waitUntil(lambda: panel.texts() == ["Volcanoes  (1 new)"], timeout=WAIT_MS)
+    assert panel.list.item(0).font().bold()
+    win.search_box.setText("something else")
+    win.mode_box.setCurrentText("hybrid")
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        panel.list.itemActivated.emit(panel.list.item(0))
+    assert win.search_box.text() == "volcano -draft" and win.mode_box.currentText() == "lexical"
+    assert win.query_chips.labels() == ["not draft"]
+    assert sorted(shown(win)) == ["eruption.txt", "notes.md", "volcano.txt"]
+    qtbot.waitUntil(lambda: panel.texts() == ["Volcanoes"], timeout=WAIT_MS)
+
+
+def test_saved_search_names_are_plain_text(qtbot, win):
+    name = '<b>x</b><img src="http://127.0.0.1:1/x">'
+    win.search_box.setText("volcano")
+    with qtbot.waitSignal(win.memory.savedChanged, timeout=WAIT_MS):
+        win.memory.save(name)
+    item = win.saved_panel.list.item(0)
+    assert item.text() == name  # a list item's text is never markup
+    assert "<b>x</b>" not in item.toolTip()  # the query in the tooltip is escaped (plain.tooltip)
+    with qtbot.waitSignal(win.memory.savedChanged, timeout=WAIT_MS):
+        win.memory.remove(name)
+    assert win.saved_panel.texts() == [] and win.saved_panel.hint.isVisible()
