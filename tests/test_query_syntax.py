@@ -23,7 +23,8 @@ def kinds(p) -> list[tuple[str, list[str]]]:
 
 # -- parser ------------------------------------------------------------------------------------------------
 def test_plain_query_has_no_syntax_and_ranks_as_typed():
-    for q in ["how do plants make sugar", "C++ templates, again?", "well-known e-mail", "10:30 meeting", "or and"]:
+    for q in ["how do plants make sugar", "C++ templates, again?", "well-known e-mail", "10:30 meeting", "or and",
+              "E2f-1, -2, -3 cells", "between -0.5 and 1"]:  # a minus before a digit is a number
         p = parse_query(q)
         assert not p.has_syntax and p.free_text == q and p.warnings == ()
 

@@ -152,7 +152,9 @@ class _Parser:
             if self.i >= len(s):
                 return out
             start = self.i
-            neg = s[self.i] == "-" and self.i + 1 < len(s) and not s[self.i + 1].isspace()
+            # "-2" or "-0.5" is a number (a range's end, a negative value), not an exclusion.
+            neg = (s[self.i] == "-" and self.i + 1 < len(s) and not s[self.i + 1].isspace()
+                   and not s[self.i + 1].isdigit())
             if neg:
                 self.i += 1
             if s[self.i] == '"':
