@@ -20,6 +20,28 @@ os.environ.setdefault("SEARCHAPP_NO_BACKGROUND_PRIORITY", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))  # `import corpus` from any test
 
+# Markers a newcomer can select on (`-m "not subprocess and not minilm"` is the quick inner loop), set here from
+# what a test file really does rather than by hand: a file that starts processes, a test that loads the real MiniLM.
+_STARTS_PROCESSES = ("subprocess", "sys.executable", "Popen(", "multiprocessing")
+_LOADS_MINILM = ('BiEncoder("all-MiniLM-L6-v2"', "BiEncoder(str(packaged_model_dir)", "packaged_encoder")
+_SOURCE: dict[str, str] = {}
+
+
+def _source(path: Path) -> str:
+    if str(path) not in _SOURCE:
+        _SOURCE[str(path)] = path.read_text(encoding="utf-8")
+    return _SOURCE[str(path)]
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        src = _source(Path(item.fspath))
+        if any(s in src for s in _STARTS_PROCESSES):
+            item.add_marker(pytest.mark.subprocess)
+        if "packaged_encoder" in getattr(item, "fixturenames", ()) or any(s in src for s in _LOADS_MINILM[:2]):
+            item.add_marker(pytest.mark.minilm)
+
+
 TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
