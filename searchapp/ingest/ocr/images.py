@@ -24,7 +24,7 @@ __all__ = ["SUFFIXES", "MAX_IMAGE_PIXELS", "image_suffixes", "iter_image_pages"]
 
 SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"})
 HEIF_SUFFIXES = frozenset({".heic", ".heif"})
-_FORMATS = ["PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP"]  # MPO: a phone's JPEG with a second frame
+_FORMATS = ("PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP")  # MPO: a phone's JPEG (merged into JPEG in newer Pillow)
 MAX_IMAGE_PIXELS = 100_000_000  # decoded pixels of one frame
 
 
@@ -42,6 +42,14 @@ def image_suffixes() -> frozenset[str]:
     return SUFFIXES | HEIF_SUFFIXES if _heif_available() else SUFFIXES
 
 
+def _formats(path: Path) -> list[str]:
+    from PIL import Image
+
+    Image.init()  # registers every plugin: preinit() leaves TIFF and WEBP out
+    wanted = _FORMATS + (("HEIF", "AVIF") if path.suffix.lower() in HEIF_SUFFIXES and _heif_available() else ())
+    return [f for f in wanted if f in Image.OPEN]
+
+
 def _bomb(w: int, h: int) -> ExtractionError:
     return ExtractionError(f"image too large ({w} x {h} pixels > {MAX_IMAGE_PIXELS:,}; a decompression bomb?)")
 
@@ -50,7 +58,7 @@ def iter_image_pages(path: Path, max_pages: int, cancel: Optional[CancelToken] =
     """(page number, PIL image) for each frame of an image file, up to `max_pages` frames."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
-    formats = _FORMATS + (["HEIF", "AVIF"] if path.suffix.lower() in HEIF_SUFFIXES and _heif_available() else [])
+    formats = _formats(path)
     with open_regular(path) as fh, warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
@@ -84,5 +92,5 @@ def frame_count(path: Path) -> int:
     """How many pages (frames) an image file has, from its header."""
     from PIL import Image
 
-    with open_regular(path) as fh, Image.open(fh, formats=_FORMATS) as im:
+    with open_regular(path) as fh, Image.open(fh, formats=_formats(path)) as im:
         return getattr(im, "n_frames", 1) if im.format == "TIFF" else 1
