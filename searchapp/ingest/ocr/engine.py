@@ -157,6 +157,8 @@ def _wanted() -> tuple[str, ...]:
 
 
 def _installed(name: str) -> bool:
+    if name in _failed:
+        return False
     if name == "rapidocr":
         return importlib.util.find_spec("rapidocr_onnxruntime") is not None
     return shutil.which("tesseract") is not None
@@ -180,6 +182,7 @@ def ocr_unavailable_reason() -> Optional[str]:
 
 
 _built: dict[str, OcrEngine] = {}
+_failed: set[str] = set()  # installed but would not load (a broken install): reported as not installed
 _build_lock = threading.Lock()
 
 
@@ -202,4 +205,5 @@ def available_engine() -> Optional[OcrEngine]:
                 return _built[name]
             except Exception as exc:  # a broken install: say so once, try the next engine
                 log.warning("OCR engine %s cannot load: %s", name, exc)
+                _failed.add(name)
         return None
