@@ -243,3 +243,32 @@ class _NeverCalled:
     def recognize(self, image) -> str:
         self.calls += 1
         return ""
+
+
+class _FailsOnPage2(_NeverCalled):
+    def recognize(self, image) -> str:
+        self.calls += 1
+        if self.calls == 2:
+            raise ExtractionError("OCR took longer than 300 s on one page")
+        return f"text of page {self.calls}"
+
+
+def test_a_page_that_fails_leaves_a_note_and_the_other_pages(tmp_path):
+    from PIL import Image
+
+    path = tmp_path / "three.tif"
+    frames = [Image.new("L", (40, 20), "white") for _ in range(3)]
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    doc = ocr_document(path, engine=_FailsOnPage2())
+    assert [p.page for p in doc.pages] == [1, 2, 3]
+    assert "text of page 1" in doc.text and "text of page 3" in doc.text
+    assert "page 2 not OCR'd: OCR took longer than 300 s on one page" in doc.notes
+    one = tmp_path / "one.png"
+    frames[0].save(one)
+    with pytest.raises(ExtractionError, match="longer than"):  # every page failed: the file fails
+        ocr_document(one, engine=_AlwaysFails())
+
+
+class _AlwaysFails(_NeverCalled):
+    def recognize(self, image) -> str:
+        raise ExtractionError("OCR took longer than 300 s on one page")

@@ -76,6 +76,7 @@ def ocr_document(path: Path | str, *, pages: Optional[Sequence[int]] = None, can
 def _recognize(engine: OcrEngine, source: Iterable, cancel: Optional[CancelToken], notes: list[str]) -> list[tuple[int, str]]:
     texts: list[tuple[int, str]] = []
     pixels = 0
+    failed: Optional[ExtractionError] = None
     for number, image in source:
         pixels += image.width * image.height
         if pixels > MAX_FILE_PIXELS:
@@ -83,7 +84,15 @@ def _recognize(engine: OcrEngine, source: Iterable, cancel: Optional[CancelToken
             break
         if cancel is not None:
             cancel.check()
-        texts.append((number, engine.recognize(image).strip()))
+        try:
+            texts.append((number, engine.recognize(image).strip()))
+        except ExtractionError as exc:  # one page (a timeout): the other pages are still worth having
+            log.info("page %d: %s", number, exc)
+            failed = failed or exc
+            notes.append(f"page {number} not OCR'd: {exc}")
+            texts.append((number, ""))
+    if failed is not None and all(not t for _, t in texts):
+        raise failed
     return texts
 
 

@@ -37,7 +37,7 @@ ENGINE_ENV = "SEARCHAPP_OCR_ENGINE"
 ENGINES = ("rapidocr", "tesseract")  # the order tried when ENGINE_ENV is unset
 MAX_PAGE_PIXELS = 4_000_000  # A4 at ~200 dpi; larger pages are scaled down first
 MAX_THREADS = 2
-TESSERACT_TIMEOUT_S = 120  # one page; a page that takes longer is pathological
+TESSERACT_TIMEOUT_S = 300  # one page; ~60 s is seen on a busy 2-core machine, 5x that is a hang
 NOT_INSTALLED = "OCR is not installed: `make setup` installs it (or pip install 'searchapp[ocr]')"
 
 log = logging.getLogger(__name__)
