@@ -61,8 +61,10 @@ def _has_words(text: str, words: list[str]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _auto_engine(monkeypatch):
-    monkeypatch.delenv(ENGINE_ENV, raising=False)
+def _rapidocr(monkeypatch):
+    """RapidOCR unless a test says otherwise: it is the engine the `ocr` extra installs (tesseract, when on
+    PATH and preferred, has its own test)."""
+    monkeypatch.setenv(ENGINE_ENV, "rapidocr")
 
 
 @needs_rapidocr
@@ -228,7 +230,7 @@ print("@@" + json.dumps({"name": name, "heavy": heavy, "qt": os.environ.get("QT_
 @needs_rapidocr
 def test_import_is_light_and_building_the_engine_leaves_qt_alone():
     env = {k: v for k, v in os.environ.items() if not k.startswith("QT_QPA_PLATFORM_PLUGIN")}
-    env.pop(ENGINE_ENV, None)
+    env[ENGINE_ENV] = "rapidocr"  # the engine that imports OpenCV
     out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     result = json.loads(out.stdout.split("@@", 1)[1])
     assert result == {"name": "rapidocr", "heavy": [], "qt": None}
@@ -272,3 +274,16 @@ def test_a_page_that_fails_leaves_a_note_and_the_other_pages(tmp_path):
 class _AlwaysFails(_NeverCalled):
     def recognize(self, image) -> str:
         raise ExtractionError("OCR took longer than 300 s on one page")
+
+
+def test_default_order_prefers_tesseract_then_rapidocr(monkeypatch):
+    import importlib.util
+    import shutil
+
+    from searchapp.ingest.ocr import engine_name
+
+    monkeypatch.delenv(ENGINE_ENV)
+    expected = ("tesseract" if shutil.which("tesseract") else
+                "rapidocr" if importlib.util.find_spec("rapidocr_onnxruntime") else None)
+    assert engine_name() == expected
+    assert (ocr_unavailable_reason() is None) == (expected is not None)
