@@ -1,0 +1,121 @@
+"""`ocr_document`: the text of an image file, or of a PDF's pages without a text layer, by OCR.
+
+Made for the sync's background OCR phase: one call per file, cancellable between pages, every failure an
+ExtractionError with a short reason, the result a plain Document (page numbers kept, a note saying the text
+came from OCR) that `merge_ocr` can lay over the PDF's own text. Caching by file hash belongs to the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from ...base.errors import Cancelled, ExtractionError
+from ...base.progress import CancelToken
+from ...base.types import Document, PageSpan
+from . import images, pdf_pages
+from .engine import OcrEngine, available_engine, ocr_unavailable_reason
+
+__all__ = ["ocr_document", "merge_ocr", "ocr_suffixes", "OCR_NOTE", "MAX_PAGES", "MAX_BYTES", "MAX_FILE_PIXELS"]
+
+OCR_NOTE = "text recognised by OCR"
+MAX_PAGES = 200  # per file: a longer scan is OCR'd in part, with a note
+MAX_BYTES = 200 * 2**20  # a 200-page scan at 300 dpi is ~50-150 MB
+MAX_FILE_PIXELS = 2_000_000_000  # decoded pixels per file, before any page is scaled down
+PAGE_SEPARATOR = "\n\n"
+
+log = logging.getLogger(__name__)
+
+
+def ocr_suffixes() -> frozenset[str]:
+    """Suffixes `ocr_document` reads: images, and PDFs (their pages without text)."""
+    return images.image_suffixes() | {".pdf"}
+
+
+def ocr_document(path: Path | str, *, pages: Optional[Sequence[int]] = None, cancel: Optional[CancelToken] = None,
+                 max_pages: int = MAX_PAGES, engine: Optional[OcrEngine] = None) -> Document:
+    """OCR text of an image file (every frame) or a PDF (`pages`, 1-based; None: the pages whose text
+    layer has too few letters). Raises ExtractionError (no engine, unreadable file, a cap) or Cancelled."""
+    path = Path(path)
+    engine = engine or available_engine()
+    if engine is None:
+        raise ExtractionError(ocr_unavailable_reason() or "OCR is not available")
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_BYTES:
+            raise ExtractionError(f"file too large for OCR ({size / 2**20:.1f} MB > {MAX_BYTES / 2**20:g} MB)")
+        notes: list[str] = [OCR_NOTE]
+        if path.suffix.lower() == ".pdf":
+            wanted = list(pages) if pages is not None else pdf_pages.textless_pages(path, cancel)
+            if len(wanted) > max_pages:
+                notes.append(f"only {max_pages} of {len(wanted)} pages were OCR'd")
+                wanted = wanted[:max_pages]
+            source: Iterable = pdf_pages.render_pages(path, wanted, cancel)
+        elif path.suffix.lower() in images.image_suffixes():
+            source = images.iter_image_pages(path, max_pages, cancel)
+        else:
+            raise ExtractionError(f'OCR does not read "{path.suffix.lower()}" files')
+        texts = _recognize(engine, source, cancel, notes)
+        if path.suffix.lower() != ".pdf" and len(texts) == max_pages:
+            frames = images.frame_count(path)
+            if frames > max_pages:
+                notes.append(f"only {max_pages} of {frames} pages were OCR'd")
+        return _document(texts, tuple(notes))
+    except (ExtractionError, Cancelled):
+        raise
+    except MemoryError:
+        raise ExtractionError("out of memory during OCR") from None
+    except OSError as exc:
+        raise ExtractionError(f"cannot read file: {exc.strerror or exc}") from None
+    except Exception as exc:  # an engine or decoder bug on hostile input: this file fails, the sync goes on
+        raise ExtractionError(f"OCR failed: {type(exc).__name__}: {exc}"[:300]) from None
+
+
+def _recognize(engine: OcrEngine, source: Iterable, cancel: Optional[CancelToken], notes: list[str]) -> list[tuple[int, str]]:
+    texts: list[tuple[int, str]] = []
+    pixels = 0
+    failed: Optional[ExtractionError] = None
+    for number, image in source:
+        pixels += image.width * image.height
+        if pixels > MAX_FILE_PIXELS:
+            notes.append(f"OCR stopped at page {number}: more than {MAX_FILE_PIXELS:,} pixels in the file")
+            break
+        if cancel is not None:
+            cancel.check()
+        try:
+            texts.append((number, engine.recognize(image).strip()))
+        except ExtractionError as exc:  # one page (a timeout): the other pages are still worth having
+            log.info("page %d: %s", number, exc)
+            failed = failed or exc
+            notes.append(f"page {number} not OCR'd: {exc}")
+            texts.append((number, ""))
+    if failed is not None and all(not t for _, t in texts):
+        raise failed
+    return texts
+
+
+def _document(texts: list[tuple[int, str]], notes: tuple[str, ...]) -> Document:
+    parts: list[str] = []
+    spans: list[PageSpan] = []
+    pos = 0
+    for number, text in texts:
+        if parts:
+            parts.append(PAGE_SEPARATOR)
+            pos += len(PAGE_SEPARATOR)
+        spans.append(PageSpan(number, pos, pos + len(text)))
+        parts.append(text)
+        pos += len(text)
+    return Document("".join(parts), tuple(spans), kind="ocr", notes=notes)
+
+
+def merge_ocr(doc: Document, ocr: Document) -> Document:
+    """A PDF's Document with each OCR'd page's text in place of that page's (too short) text layer;
+    pages keep their order and numbers, and the OCR note is added."""
+    by_page = {p.page: ocr.text[p.start:p.end] for p in ocr.pages}
+    numbers = {p.page for p in doc.pages} | set(by_page)
+    old = {p.page: doc.text[p.start:p.end] for p in doc.pages}
+    texts = [(n, by_page[n] if by_page.get(n) else old.get(n, "")) for n in sorted(numbers)]
+    merged = _document(texts, tuple(doc.notes) + tuple(n for n in ocr.notes if n not in doc.notes))
+    return Document(merged.text, merged.pages, kind=doc.kind, notes=merged.notes, title=doc.title)

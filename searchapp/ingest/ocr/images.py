@@ -1,0 +1,96 @@
+"""Image files as page images for OCR, read with Pillow within caps.
+
+Decisions:
+- Only the decoders for the formats named in SUFFIXES are allowed (Pillow would otherwise guess among
+  dozens of formats from the content); HEIC/HEIF only when the pillow-heif plugin is installed.
+- The size in the header is checked before any pixel is decoded: above MAX_IMAGE_PIXELS (a photo of
+  100 megapixels is real, a 30,000 x 30,000 PNG is a decompression bomb) the file is refused with a
+  reason. Pillow's own bomb warning and error are turned into the same ExtractionError.
+- A multi-frame TIFF is a multi-page scan: each frame is a page, at most `max_pages` of them.
+- EXIF orientation is applied (a phone photo of a page is often stored sideways).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Iterator, Optional
+
+from ...base.errors import ExtractionError
+from ...base.progress import CancelToken
+from ...base.safe_open import open_regular
+
+__all__ = ["SUFFIXES", "MAX_IMAGE_PIXELS", "image_suffixes", "iter_image_pages"]
+
+SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"})
+HEIF_SUFFIXES = frozenset({".heic", ".heif"})
+_FORMATS = ("PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP")  # MPO: a phone's JPEG (merged into JPEG in newer Pillow)
+MAX_IMAGE_PIXELS = 100_000_000  # decoded pixels of one frame
+
+
+def _heif_available() -> bool:
+    try:
+        import pillow_heif  # optional, not a dependency
+    except ImportError:
+        return False
+    pillow_heif.register_heif_opener()
+    return True
+
+
+def image_suffixes() -> frozenset[str]:
+    """The suffixes OCR can read as images here (HEIC only with pillow-heif installed)."""
+    return SUFFIXES | HEIF_SUFFIXES if _heif_available() else SUFFIXES
+
+
+def _formats(path: Path) -> list[str]:
+    from PIL import Image
+
+    Image.init()  # registers every plugin: preinit() leaves TIFF and WEBP out
+    wanted = _FORMATS + (("HEIF", "AVIF") if path.suffix.lower() in HEIF_SUFFIXES and _heif_available() else ())
+    return [f for f in wanted if f in Image.OPEN]
+
+
+def _bomb(w: int, h: int) -> ExtractionError:
+    return ExtractionError(f"image too large ({w} x {h} pixels > {MAX_IMAGE_PIXELS:,}; a decompression bomb?)")
+
+
+def iter_image_pages(path: Path, max_pages: int, cancel: Optional[CancelToken] = None) -> Iterator[tuple[int, object]]:
+    """(page number, PIL image) for each frame of an image file, up to `max_pages` frames."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    formats = _formats(path)
+    with open_regular(path) as fh, warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            im = Image.open(fh, formats=formats)
+        except UnidentifiedImageError:
+            raise ExtractionError("not a readable image") from None
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+            raise ExtractionError(f"image too large (> {MAX_IMAGE_PIXELS:,} pixels; a decompression bomb?)") from None
+        with im:
+            frames = getattr(im, "n_frames", 1) if im.format == "TIFF" else 1
+            for index in range(min(frames, max_pages)):
+                if cancel is not None:
+                    cancel.check()
+                try:
+                    im.seek(index)
+                    w, h = im.size
+                    if w * h > MAX_IMAGE_PIXELS:
+                        raise _bomb(w, h)
+                    im.load()
+                    page = ImageOps.exif_transpose(im)
+                except ExtractionError:
+                    raise
+                except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+                    raise _bomb(*im.size) from None
+                except (OSError, ValueError, SyntaxError) as exc:  # truncated or corrupt data
+                    raise ExtractionError(f"corrupt image: {exc}"[:300]) from None
+                yield index + 1, page
+
+
+def frame_count(path: Path) -> int:
+    """How many pages (frames) an image file has, from its header."""
+    from PIL import Image
+
+    with open_regular(path) as fh, Image.open(fh, formats=_formats(path)) as im:
+        return getattr(im, "n_frames", 1) if im.format == "TIFF" else 1

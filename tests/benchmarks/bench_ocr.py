@@ -1,0 +1,221 @@
+"""OCR accuracy and speed on real scanned pages: RapidOCR against tesseract in the same run, and memory
+while OCRing a 200-page scan.
+
+    python tests/benchmarks/bench_ocr.py [FOLDER] [--engines rapidocr,tesseract] [--memory-pages 200]
+                                         [--per-page] [--skip-accuracy] [--skip-memory]
+
+FOLDER (default ../shared/data/ocr-pages) holds page images (png/jpg/tif) each beside a NAME.txt with its
+ground-truth text; nothing of it is committed. The figures in the README came from the 29 pages of
+https://github.com/scribeocr/ocr-benchmark (img/ + ground_truth/*.hocr, the hOCR words of each ocr_line
+joined into one text line): printed English depositions, filings, forms, tables, multi-column articles,
+a receipt and slides, scanned or screenshotted.
+
+Measures, one JSON line each:
+- "ocr_accuracy", per engine: CER = edit distance / reference length over all pages (whitespace runs
+  made one space; case kept), the same without any spaces (words run together do not count), the
+  median page CER, word recall (share of the reference's words, as a multiset, found in the output:
+  reading order does not count), pages/s and seconds per page (MAX_THREADS threads, pages capped at
+  MAX_PAGE_PIXELS exactly as the app does).
+- "ocr_memory", per engine: peak RSS of a fresh process (and of its largest child: the tesseract command) that runs `ocr_document` on a PDF made of the
+  real pages repeated to --memory-pages pages (image-only pages, rendered by pypdfium2 like a scan),
+  and its pages/s.
+Each line carries the CPU (avx512_bf16 or not) and the load average: the machine is shared, so a high
+load means slower pages/s than the engine can do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from searchapp.base.errors import ExtractionError  # noqa: E402
+from searchapp.ingest.ocr.engine import MAX_THREADS, RapidOcrEngine, TesseractEngine  # noqa: E402
+from searchapp.ingest.ocr.images import iter_image_pages  # noqa: E402
+
+DATA = next((d for d in (REPO.parent / "shared" / "data" / "ocr-pages", Path("/work/shared/data/ocr-pages"))
+             if d.is_dir()), REPO.parent / "shared" / "data" / "ocr-pages")
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff")
+
+
+def cpu_flag() -> str:
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    return "avx512_bf16" if "avx512_bf16" in flags else "no avx512_bf16"
+
+
+def load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance, one numpy row per character of `a` (pages are a few thousand characters)."""
+    if not a or not b:
+        return len(a) + len(b)
+    bb = np.frombuffer(b.encode("utf-32-le"), dtype=np.uint32)
+    idx = np.arange(len(b) + 1)
+    row = idx.copy()
+    codes = np.frombuffer(a.encode("utf-32-le"), dtype=np.uint32)
+    for i, c in enumerate(codes, 1):
+        new = np.empty_like(row)
+        new[0] = i
+        new[1:] = np.minimum(row[1:] + 1, row[:-1] + (bb != c))
+        row = np.minimum.accumulate(new - idx) + idx  # insertions: new[j] = min(new[j], new[j-1] + 1)
+    return int(row[-1])
+
+
+def normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def words(text: str) -> Counter:
+    return Counter(re.findall(r"\w+", text.lower()))
+
+
+def pages(folder: Path) -> list[tuple[Path, str]]:
+    out = []
+    for image in sorted(folder.iterdir()):
+        gt = image.with_suffix(".txt")
+        if image.suffix.lower() in IMAGE_SUFFIXES and gt.is_file():
+            out.append((image, gt.read_text(encoding="utf-8")))
+    return out
+
+
+def build(name: str):
+    if name == "rapidocr":
+        return RapidOcrEngine()
+    import shutil
+
+    command = shutil.which("tesseract")
+    if command is None:
+        raise RuntimeError("tesseract is not installed (apt-get install tesseract-ocr)")
+    return TesseractEngine(command)
+
+
+def accuracy(name: str, data: list[tuple[Path, str]], per_page: bool) -> dict:
+    engine = build(name)
+    edits = edits_nospace = ref_chars = ref_chars_nospace = 0
+    found = total_words = 0
+    cers, seconds, failures = [], 0.0, 0
+    load_before = load()
+    for image_path, truth in data:
+        _, image = next(iter_image_pages(image_path, 1))
+        t = time.perf_counter()
+        try:
+            text = engine.recognize(image)
+        except ExtractionError as exc:  # a timeout: counted as a page with no text
+            text, failures = "", failures + 1
+            print(json.dumps({"bench": "ocr_page", "engine": name, "page": image_path.name, "failed": str(exc)}))
+        dt = time.perf_counter() - t
+        seconds += dt
+        ref, hyp = normal(truth), normal(text)
+        e = edit_distance(hyp, ref)
+        e_ns = edit_distance(hyp.replace(" ", ""), ref.replace(" ", ""))
+        rw, hw = words(truth), words(text)
+        hit = sum((rw & hw).values())
+        edits, edits_nospace = edits + e, edits_nospace + e_ns
+        ref_chars, ref_chars_nospace = ref_chars + len(ref), ref_chars_nospace + len(ref.replace(" ", ""))
+        found, total_words = found + hit, total_words + sum(rw.values())
+        cers.append(e / max(1, len(ref)))
+        if per_page:
+            print(json.dumps({"bench": "ocr_page", "engine": name, "page": image_path.name, "cer": round(cers[-1], 4),
+                              "word_recall": round(hit / max(1, sum(rw.values())), 4), "seconds": round(dt, 2),
+                              "load": load()}), flush=True)
+    return {"bench": "ocr_accuracy", "engine": name, "pages": len(data), "failed": failures,
+            "cer": round(edits / ref_chars, 4),
+            "cer_without_spaces": round(edits_nospace / ref_chars_nospace, 4),
+            "cer_median_page": round(statistics.median(cers), 4), "word_recall": round(found / total_words, 4),
+            "pages_per_s": round(len(data) / seconds, 3), "s_per_page": round(seconds / len(data), 2),
+            "threads": MAX_THREADS, "cpu": cpu_flag(), "load_before": load_before, "load_after": load()}
+
+
+def scan_pdf(data: list[tuple[Path, str]], n: int, out: Path) -> Path:
+    """An image-only PDF of `n` A4 pages: the real pages repeated (each embedded once, referenced again)."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.set_auto_page_break(False)
+    images = [p for p, _ in data]
+    tmp = out.parent
+    for i in range(n):
+        src = images[i % len(images)]
+        png = tmp / f"{src.stem}.png"
+        if not png.exists():  # fpdf2 wants RGB or grey; some pages are RGBA
+            _, image = next(iter_image_pages(src, 1))
+            image.convert("L").save(png)
+        pdf.add_page()
+        pdf.image(str(png), x=0, y=0, w=595, h=842, keep_aspect_ratio=True)
+    pdf.output(str(out))
+    return out
+
+
+_CHILD = """
+import json, os, resource, sys, time
+sys.path.insert(0, {repo!r})
+os.environ["SEARCHAPP_OCR_ENGINE"] = {name!r}
+from searchapp.ingest.ocr import available_engine, ocr_document
+engine = available_engine()
+t = time.perf_counter()
+doc = ocr_document({pdf!r}, pages=list(range(1, {n} + 1)), engine=engine)
+dt = time.perf_counter() - t
+print("@@" + json.dumps({{"seconds": dt, "pages": len(doc.pages), "chars": len(doc.text),
+                          "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                          "peak_child_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}}))
+"""
+
+
+def memory(name: str, pdf: Path, n: int) -> dict:
+    load_before = load()
+    child = _CHILD.format(repo=str(REPO), name=name, pdf=str(pdf), n=n)
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    if done.returncode != 0 or "@@" not in done.stdout:
+        raise RuntimeError(done.stderr[-2000:])
+    r = json.loads(done.stdout.split("@@", 1)[1])
+    return {"bench": "ocr_memory", "engine": name, "pages": r["pages"], "pdf_mb": round(pdf.stat().st_size / 2**20, 1),
+            "peak_rss_mb": round(r["peak_rss_mb"]), "peak_child_rss_mb": round(r["peak_child_rss_mb"]), "pages_per_s": round(r["pages"] / r["seconds"], 3),
+            "s_per_page": round(r["seconds"] / r["pages"], 2), "chars": r["chars"], "threads": MAX_THREADS,
+            "cpu": cpu_flag(), "load_before": load_before, "load_after": load()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder", nargs="?", type=Path, default=DATA)
+    ap.add_argument("--engines", default="rapidocr,tesseract")
+    ap.add_argument("--memory-pages", type=int, default=200)
+    ap.add_argument("--per-page", action="store_true")
+    ap.add_argument("--skip-accuracy", action="store_true")
+    ap.add_argument("--skip-memory", action="store_true")
+    args = ap.parse_args(argv)
+    if not args.folder.is_dir() or not pages(args.folder):
+        print(json.dumps({"bench": "ocr", "skipped": f"no page images with .txt ground truth in {args.folder}"}))
+        return 0
+    data = pages(args.folder)
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    if not args.skip_accuracy:
+        for name in engines:
+            print(json.dumps(accuracy(name, data, args.per_page)), flush=True)
+    if not args.skip_memory:
+        with tempfile.TemporaryDirectory() as tmp:
+            pdf = scan_pdf(data, args.memory_pages, Path(tmp) / "scan.pdf")
+            for name in engines:
+                print(json.dumps(memory(name, pdf, args.memory_pages)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

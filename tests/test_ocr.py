@@ -1,0 +1,289 @@
+"""OCR (searchapp/ingest/ocr): images and image-only PDF pages rendered from text here, read back by the engine.
+
+The recognition tests need the `ocr` extra (make setup installs it); they are skipped without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.errors import Cancelled, ExtractionError
+from searchapp.base.progress import CancelToken
+from searchapp.ingest.ocr import OCR_NOTE, available_engine, merge_ocr, ocr_document, ocr_unavailable_reason
+from searchapp.ingest.ocr.engine import ENGINE_ENV, fit_pixels, MAX_PAGE_PIXELS
+from searchapp.ingest.ocr.pdf_pages import pages_needing_ocr
+
+REPO = Path(__file__).resolve().parents[1]
+needs_rapidocr = pytest.mark.skipif(
+    __import__("importlib.util").util.find_spec("rapidocr_onnxruntime") is None, reason="the ocr extra is not installed")
+
+PAGE1 = ["Quarterly", "invoice", "Margaret", "Hamilton"]
+PAGE2 = ["Lighthouse", "keeper", "November", "storm"]
+
+
+def _image(lines: list[str], size=(640, 200)):
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=34)  # Pillow >= 10.1: a scalable TrueType font
+    im = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(im)
+    for i, line in enumerate(lines):
+        draw.text((24, 30 + 70 * i), line, font=font, fill="black")
+    return im
+
+
+def _edit(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def _has_words(text: str, words: list[str]) -> None:
+    """Each word is in the text, give or take one character. Spaces are not compared: RapidOCR's model
+    sometimes runs words set close together into one (see the README's OCR figures)."""
+    squashed = "".join(c for c in text.lower() if c.isalnum())
+    for w in words:
+        w = w.lower()
+        assert any(_edit(w, squashed[i:i + len(w)]) <= 1 for i in range(max(1, len(squashed) - len(w) + 1))), \
+            f"{w!r} not recognised in {text!r}"
+
+
+@pytest.fixture(autouse=True)
+def _rapidocr(monkeypatch):
+    """RapidOCR unless a test says otherwise: it is the engine the `ocr` extra installs (tesseract, when on
+    PATH and preferred, has its own test)."""
+    monkeypatch.setenv(ENGINE_ENV, "rapidocr")
+
+
+@needs_rapidocr
+def test_png_is_read_with_its_words_and_the_ocr_note(tmp_path):
+    path = tmp_path / "scan.png"
+    _image(["Quarterly invoice 4711", "paid by Margaret Hamilton"]).save(path)
+    doc = ocr_document(path)
+    _has_words(doc.text, PAGE1)
+    assert "4711" in doc.text
+    assert doc.notes == (OCR_NOTE,) and doc.kind == "ocr"
+    assert [p.page for p in doc.pages] == [1] and doc.pages[0].end == len(doc.text)
+    assert doc.text.index("Quarterly") < doc.text.index("Hamilton")  # reading order: line 1 before line 2
+
+
+@needs_rapidocr
+def test_jpeg_with_transparency_free_grey_page(tmp_path):
+    path = tmp_path / "photo.JPG"
+    _image(["Lighthouse keeper log", "November storm warning"]).convert("L").save(path, quality=80)
+    _has_words(ocr_document(path).text, PAGE2)
+
+
+@needs_rapidocr
+def test_two_frame_tiff_keeps_page_numbers(tmp_path):
+    path = tmp_path / "fax.tiff"
+    first, second = _image(["Quarterly invoice", "Margaret Hamilton"]), _image(["Lighthouse keeper", "November storm"])
+    first.save(path, save_all=True, append_images=[second], compression="tiff_deflate")
+    doc = ocr_document(path)
+    assert [p.page for p in doc.pages] == [1, 2]
+    _has_words(doc.text[doc.pages[0].start:doc.pages[0].end], PAGE1)
+    _has_words(doc.text[doc.pages[1].start:doc.pages[1].end], PAGE2)
+
+
+@needs_rapidocr
+def test_frames_beyond_max_pages_are_left_out_with_a_note(tmp_path):
+    path = tmp_path / "long.tif"
+    frames = [_image([f"Page {w}"], size=(320, 100)) for w in ("alpha", "bravo", "charlie")]
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    doc = ocr_document(path, max_pages=2)
+    assert [p.page for p in doc.pages] == [1, 2]
+    assert "only 2 of 3 pages were OCR'd" in doc.notes
+    assert "charlie" not in doc.text.lower()
+
+
+def _pdf(tmp_path: Path) -> Path:
+    """Page 1: a real text layer; page 2: only a picture of text (a scan)."""
+    from fpdf import FPDF
+
+    png = tmp_path / "page.png"
+    _image(["Lighthouse keeper log", "November storm warning"]).save(png)
+    pdf = FPDF(unit="mm", format=(160, 60))
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=14)
+    pdf.cell(0, 10, "This page has a text layer about quarterly invoices and payments.")
+    pdf.add_page()
+    pdf.image(str(png), x=0, y=0, w=160, h=50)
+    path = tmp_path / "scan.pdf"
+    pdf.output(str(path))
+    return path
+
+
+@needs_rapidocr
+def test_image_only_pdf_page_is_ocrd_and_merged_with_the_text_layer(tmp_path):
+    from searchapp.ingest.extractors.pdf import extract_pdf
+
+    path = _pdf(tmp_path)
+    text_doc = extract_pdf(path, max_bytes=2**20)
+    assert pages_needing_ocr(text_doc, 2) == [2]
+    doc = ocr_document(path)  # finds the textless page itself
+    assert [p.page for p in doc.pages] == [2]
+    _has_words(doc.text, PAGE2)
+    merged = merge_ocr(text_doc, doc)
+    assert [p.page for p in merged.pages] == [1, 2] and OCR_NOTE in merged.notes
+    assert "text layer" in merged.text[merged.pages[0].start:merged.pages[0].end]
+    _has_words(merged.text[merged.pages[1].start:merged.pages[1].end], PAGE2)
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit greyscale
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 1024)) + chunk(b"IEND", b"")
+
+
+def test_decompression_bomb_png_is_refused_quickly(tmp_path):
+    pytest.importorskip("PIL")
+    path = tmp_path / "bomb.png"
+    path.write_bytes(_png_header_only(50_000, 50_000))  # 2.5 gigapixels claimed in a 100-byte file
+    engine = _NeverCalled()
+    start = time.monotonic()
+    with pytest.raises(ExtractionError, match="too large"):
+        ocr_document(path, engine=engine)
+    assert time.monotonic() - start < 2
+    assert engine.calls == 0
+
+
+def test_truncated_and_fake_images_fail_with_a_reason(tmp_path):
+    pytest.importorskip("PIL")
+    good = tmp_path / "good.png"
+    _image(["truncated"]).save(good)
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(good.read_bytes()[:300])
+    fake = tmp_path / "fake.jpg"
+    fake.write_bytes(b"this is not a JPEG at all\n" * 10)
+    for path, reason in ((cut, "corrupt image"), (fake, "not a readable image")):
+        with pytest.raises(ExtractionError, match=reason):
+            ocr_document(path, engine=_NeverCalled())
+
+
+def test_cancel_stops_before_the_first_page(tmp_path):
+    pytest.importorskip("PIL")
+    path = tmp_path / "scan.png"
+    _image(["never read"]).save(path)
+    token = CancelToken()
+    token.cancel()
+    engine = _NeverCalled()
+    with pytest.raises(Cancelled):
+        ocr_document(path, cancel=token, engine=engine)
+    assert engine.calls == 0
+
+
+def test_big_pages_are_scaled_under_the_pixel_cap():
+    from PIL import Image
+
+    page = fit_pixels(Image.new("LA", (4000, 3000)))
+    assert page.mode == "RGB" and page.width * page.height <= MAX_PAGE_PIXELS
+    assert abs(page.width / page.height - 4 / 3) < 0.01
+
+
+def test_turned_off_or_missing_engine_gives_the_reason(tmp_path, monkeypatch):
+    path = tmp_path / "scan.png"
+    path.write_bytes(_png_header_only(10, 10))
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    assert available_engine() is None
+    assert ocr_unavailable_reason() == f"OCR is turned off ({ENGINE_ENV}=none)"
+    with pytest.raises(ExtractionError, match="turned off"):
+        ocr_document(path)
+    monkeypatch.setenv(ENGINE_ENV, "tesseract")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no tesseract command here
+    assert available_engine() is None
+    assert "not installed" in ocr_unavailable_reason()
+
+
+@pytest.mark.skipif(__import__("shutil").which("tesseract") is None, reason="tesseract is not installed")
+def test_tesseract_engine_reads_the_same_page(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENGINE_ENV, "tesseract")
+    path = tmp_path / "scan.bmp"
+    _image(["Quarterly invoice 4711", "paid by Margaret Hamilton"]).save(path)
+    assert available_engine().name == "tesseract"
+    _has_words(ocr_document(path).text, PAGE1)
+
+
+_PROBE = """
+import json, os, sys
+import searchapp, searchapp.ingest.ocr as ocr
+name = ocr.engine_name()
+heavy = [m for m in ("onnxruntime", "cv2", "rapidocr_onnxruntime", "pypdfium2", "PIL") if m in sys.modules]
+engine = ocr.available_engine()
+print("@@" + json.dumps({"name": name, "heavy": heavy, "qt": os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH")}))
+"""
+
+
+@needs_rapidocr
+def test_import_is_light_and_building_the_engine_leaves_qt_alone():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QT_QPA_PLATFORM_PLUGIN")}
+    env[ENGINE_ENV] = "rapidocr"  # the engine that imports OpenCV
+    out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    result = json.loads(out.stdout.split("@@", 1)[1])
+    assert result == {"name": "rapidocr", "heavy": [], "qt": None}
+
+
+class _NeverCalled:
+    name = "never"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def recognize(self, image) -> str:
+        self.calls += 1
+        return ""
+
+
+class _FailsOnPage2(_NeverCalled):
+    def recognize(self, image) -> str:
+        self.calls += 1
+        if self.calls == 2:
+            raise ExtractionError("OCR took longer than 300 s on one page")
+        return f"text of page {self.calls}"
+
+
+def test_a_page_that_fails_leaves_a_note_and_the_other_pages(tmp_path):
+    from PIL import Image
+
+    path = tmp_path / "three.tif"
+    frames = [Image.new("L", (40, 20), "white") for _ in range(3)]
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    doc = ocr_document(path, engine=_FailsOnPage2())
+    assert [p.page for p in doc.pages] == [1, 2, 3]
+    assert "text of page 1" in doc.text and "text of page 3" in doc.text
+    assert "page 2 not OCR'd: OCR took longer than 300 s on one page" in doc.notes
+    one = tmp_path / "one.png"
+    frames[0].save(one)
+    with pytest.raises(ExtractionError, match="longer than"):  # every page failed: the file fails
+        ocr_document(one, engine=_AlwaysFails())
+
+
+class _AlwaysFails(_NeverCalled):
+    def recognize(self, image) -> str:
+        raise ExtractionError("OCR took longer than 300 s on one page")
+
+
+def test_default_order_prefers_tesseract_then_rapidocr(monkeypatch):
+    import importlib.util
+    import shutil
+
+    from searchapp.ingest.ocr import engine_name
+
+    monkeypatch.delenv(ENGINE_ENV)
+    expected = ("tesseract" if shutil.which("tesseract") else
+                "rapidocr" if importlib.util.find_spec("rapidocr_onnxruntime") else None)
+    assert engine_name() == expected
+    assert (ocr_unavailable_reason() is None) == (expected is not None)
