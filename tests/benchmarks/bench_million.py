@@ -86,8 +86,19 @@ def file_path(f: int) -> str:
     return f"/bench/dir{f // FILES_PER_DIR:04d}/file{f:06d}.{ext}"
 
 
-def passages(start: int, stop: int, texts: list[str], vecs: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """Passages start..stop-1: real ones first, then mixtures (seeded by `start`: the same on every build)."""
+def text_pool(size: int) -> list[str]:
+    """Distinct real sentences for passage text; the embedded sample is its first --real (same order)."""
+    import bench_query
+
+    bench_query.DATA = DATA
+    return bench_query.sentences(size)
+
+
+def passages(start: int, stop: int, texts: list[str], vecs: np.ndarray, pool: list[str]) -> tuple[list[str], np.ndarray]:
+    """Passages start..stop-1: real ones first, then mixtures (seeded by `start`: the same on every build).
+    A mixture's text is two sentences drawn from the whole pool (a vocabulary as wide as real text: drawn
+    from the embedded sample alone, every query word would match ~1/real of the library and BM25 would
+    measure an artefact); its vector mixes two embedded sentences, drawn first so vectors never change."""
     real = len(texts)
     out_t, out_v = [], []
     if start < real:
@@ -100,27 +111,30 @@ def passages(start: int, stop: int, texts: list[str], vecs: np.ndarray) -> tuple
         a = rng.uniform(0.3, 0.7, (stop - lo, 1)).astype(np.float32)
         mix = a * vecs[i] + (1 - a) * vecs[j]
         mix /= np.linalg.norm(mix, axis=1, keepdims=True)
-        out_t += [f"{texts[x]} / {texts[y]}" for x, y in zip(i.tolist(), j.tolist())]
+        x, y = rng.integers(0, len(pool), stop - lo), rng.integers(0, len(pool), stop - lo)
+        out_t += [f"{pool[u]} / {pool[w]}" for u, w in zip(x.tolist(), y.tolist())]
         out_v.append(mix.astype(np.float32))
     return out_t, np.concatenate(out_v)
 
 
-def build(n: int, real: int, batch: int) -> Path:
+def build(n: int, real: int, batch: int, pool_size: int) -> Path:
     from searchapp.base.config import load_config
     from searchapp.library import Library
     from searchapp.store import NewChunk, Store
 
-    data = WORK / f"lib-{n}-{real}"
+    data = WORK / f"lib-{n}-{real}-pool{pool_size}"
     if (data / "vectors.hnsw").exists() and (data / "built.json").exists():
         return data
     texts, vecs, meta = real_vectors(real)
+    pool = text_pool(pool_size)
+    assert pool[:real] == texts, "the embedded sample must be the pool's first sentences"
     shutil.rmtree(data, ignore_errors=True)
     cfg = load_config(data, env={})
     store = Store(data / "library.sqlite")
     t0 = time.perf_counter()
     root = None
     for s in range(0, n, batch):  # batch is a multiple of PER_FILE: a file never spans two transactions
-        t, v = passages(s, min(s + batch, n), texts, vecs)
+        t, v = passages(s, min(s + batch, n), texts, vecs, pool)
         with store.atomic():
             root = root or store.add_root("/bench")
             for off in range(0, len(t), PER_FILE):
@@ -142,11 +156,20 @@ def build(n: int, real: int, batch: int) -> Path:
             emit(note="writing", n=n, written=min(s + batch, n), seconds=round(time.perf_counter() - t0, 1))
     store.close()
     write_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    with Library(cfg) as lib:
-        lib.index()  # missing: rebuilt from the stored vectors (4096 a batch) and saved
-    hnsw_s = time.perf_counter() - t0
-    built = {"n": n, "real_vectors": real, "write_s": round(write_s, 1), "hnsw_build_s": round(hnsw_s, 1)}
+    built = {"n": n, "real_vectors": real, "text_pool": len(pool), "write_s": round(write_s, 1)}
+    same_vectors = sorted(p for p in WORK.glob(f"lib-{n}-{real}*/built.json")  # another text pool: same ids and vectors
+                          if p.parent.name == f"lib-{n}-{real}" or p.parent.name.startswith(f"lib-{n}-{real}-"))
+    if same_vectors:
+        src = same_vectors[0].parent  # its index is this one's (the Library checks generation and count at open)
+        for name in ("vectors.hnsw", "vectors.hnsw.json"):
+            shutil.copy(src / name, data / name)
+        built.update(hnsw_build_s=json.loads(same_vectors[0].read_text())["hnsw_build_s"], hnsw_from=src.name)
+    else:
+        t0 = time.perf_counter()
+        with Library(cfg) as lib:
+            lib.index()  # missing: rebuilt from the stored vectors (4096 a batch) and saved
+        built["hnsw_build_s"] = round(time.perf_counter() - t0, 1)
+    hnsw_s = built["hnsw_build_s"]
     (data / "built.json").write_text(json.dumps(built))
     emit(result="build", **built, passages_per_s_write=round(n / write_s), passages_per_s_hnsw=round(n / hnsw_s))
     return data
@@ -211,7 +234,7 @@ def measure(data: Path, qpath: Path, dup_limit: float) -> None:
     index = lib.index()
     open_s = time.perf_counter() - t0
     rss1 = rss_mb()
-    emit(result="open", n=n, real_vectors=built["real_vectors"], write_s=built["write_s"],
+    emit(result="open", n=n, real_vectors=built["real_vectors"], text_pool=built.get("text_pool"), write_s=built["write_s"],
          hnsw_build_s=built["hnsw_build_s"], open_s=round(open_s, 3), index_action=lib.index_notice() or "loaded",
          rss_before_open_mb=rss0, rss_after_open_mb=rss1, rss_open_delta_mb=round(rss1 - rss0, 1),
          sqlite_mb=round(sum(v for k, v in sizes.items() if k.startswith("library.sqlite")) / 2**20, 1),
@@ -256,6 +279,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=250000, help="passages (1000000 for the full million)")
     ap.add_argument("--real", type=int, default=5000, help="passages embedded by MiniLM; the rest are mixtures")
+    ap.add_argument("--pool", type=int, default=200000, help="distinct real sentences passage text is drawn from")
     ap.add_argument("--batch", type=int, default=50000, help="passages per write transaction")
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--dup-limit", type=float, default=600, help="cancel `duplicates` after this many seconds (0: skip)")
@@ -267,7 +291,7 @@ def main() -> None:
         measure(Path(args.measure), Path(args.qpath), args.dup_limit)
         return
     assert args.batch % PER_FILE == 0
-    data = build(args.n, args.real, args.batch)
+    data = build(args.n, args.real, args.batch, args.pool)
     if args.build_only:
         return
     qpath = query_vectors(args.queries)
