@@ -112,9 +112,30 @@ def score(lib_dir: Path, encoder, coll, doc_of: dict) -> dict:
     return out
 
 
+def speed(enc: dict, n: int, repeats: int) -> None:
+    """fp32 vs bf16 passages/s on the same chunk-sized passages (bench_encode's set), runs interleaved and
+    the best kept: the cores are shared, so only a same-run ratio means anything."""
+    import bench_encode
+
+    texts = bench_encode.load_passages(n, enc["fp32"])
+    for e in enc.values():
+        e.encode(texts[:8])  # warm-up
+    best = {k: float("inf") for k in enc}
+    for _ in range(repeats):
+        for k, e in enc.items():
+            t0 = time.perf_counter()
+            e.encode(texts)
+            best[k] = min(best[k], time.perf_counter() - t0)
+    print(json.dumps({"bench": "vector_precision", "speed": "encode", "passages": len(texts),
+                      **{f"{k}_passages_per_s": round(len(texts) / v, 2) for k, v in best.items()},
+                      "bf16_vs_fp32": round(best["fp32"] / best["bf16"], 2), **cpu_note()}), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--collections", default="cranfield,scifact-sub")
+    ap.add_argument("--speed", type=int, default=0, help="also time fp32 vs bf16 on this many passages")
+    ap.add_argument("--speed-only", action="store_true")
     args = ap.parse_args()
     import torch
 
@@ -125,25 +146,34 @@ def main() -> None:
            "bf16": BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="bf16")}
     auto = BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="auto")
     print(json.dumps({"bench": "vector_precision", "auto_picks": str(auto.dtype), **cpu_note()}), flush=True)
-    for name in args.collections.split(","):
-        coll, doc_of, lib32, s32 = build(name, "fp32", enc["fp32"])
-        _, _, lib16b, s16 = build(name, "bf16", enc["bf16"])
+    if args.speed:
+        speed(enc, args.speed, 2)
+    if args.speed_only:
+        return
+    names = args.collections.split(",")
+    ref: dict[str, dict] = {}
+
+    def report(name: str, variant: str, per_mode: dict) -> None:
+        for mode, f in per_mode.items():
+            r = ref[name][mode]
+            print(json.dumps({"bench": "vector_precision", "collection": name, "variant": variant, "mode": mode,
+                              "queries": f["queries"], "ndcg10_shown": f["shown"], "ndcg10_eval_ir": f["eval_ir"],
+                              "loss_shown_vs_fp32": round(r["shown"] - f["shown"], 2),
+                              "loss_eval_ir_vs_fp32": round(r["eval_ir"] - f["eval_ir"], 2), **cpu_note()}), flush=True)
+
+    # fp32 and float16-stored first (no encoding beyond the fp32 library), then bf16 (a second encoding).
+    for name in names:
+        coll, doc_of, lib32, _ = build(name, "fp32", enc["fp32"])
         mb32, mb16 = fp16_copy(lib32, CACHE / name / "library-fp16stored")
-        figs = {"fp32": score(lib32, enc["fp32"], coll, doc_of),
-                "fp16-stored": score(CACHE / name / "library-fp16stored", enc["fp32"], coll, doc_of),
-                "bf16": score(lib16b, enc["bf16"], coll, doc_of)}
-        for variant, per_mode in figs.items():
-            for mode, f in per_mode.items():
-                ref = figs["fp32"][mode]
-                print(json.dumps({"bench": "vector_precision", "collection": name, "variant": variant, "mode": mode,
-                                  "queries": f["queries"], "ndcg10_shown": f["shown"], "ndcg10_eval_ir": f["eval_ir"],
-                                  "loss_shown_vs_fp32": round(ref["shown"] - f["shown"], 2),
-                                  "loss_eval_ir_vs_fp32": round(ref["eval_ir"] - f["eval_ir"], 2), **cpu_note()}),
-                      flush=True)
+        ref[name] = score(lib32, enc["fp32"], coll, doc_of)
+        report(name, "fp32", ref[name])
+        report(name, "fp16-stored", score(CACHE / name / "library-fp16stored", enc["fp32"], coll, doc_of))
         print(json.dumps({"bench": "vector_precision", "collection": name, "sqlite_mb_float32_blobs": round(mb32, 2),
                           "sqlite_mb_float16_blobs": round(mb16, 2), "ratio": round(mb16 / mb32, 3), **cpu_note()}),
               flush=True)
-
+    for name in names:
+        coll, doc_of, lib16b, _ = build(name, "bf16", enc["bf16"])
+        report(name, "bf16", score(lib16b, enc["bf16"], coll, doc_of))
 
 if __name__ == "__main__":
     main()
