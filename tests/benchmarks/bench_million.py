@@ -14,7 +14,8 @@ vector in float32 plus its links: about the file's size), then query latency wit
 front (retrieval only; the model's own ~0.3 GB is not in these RSS figures and is said so).
 
     python tests/benchmarks/bench_million.py --n 250000                 # build (cached) + measure
-    python tests/benchmarks/bench_million.py --n 1000000 --queries 50   # the full million: long, run in background
+    python tests/benchmarks/bench_million.py --n 1000000 --real 2000    # the full million: ~15 min build, run in background
+(--pool: how many distinct real sentences passage text is drawn from; --dup-limit: cancel `duplicates` after N s)
 One JSON line per result; every line carries the CPU flags and the load average.
 """
 
