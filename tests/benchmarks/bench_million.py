@@ -279,7 +279,7 @@ def measure(data: Path, qpath: Path, dup_limit: float) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=250000, help="passages (1000000 for the full million)")
-    ap.add_argument("--real", type=int, default=5000, help="passages embedded by MiniLM; the rest are mixtures")
+    ap.add_argument("--real", type=int, default=2000, help="passages embedded by MiniLM; the rest are mixtures")
     ap.add_argument("--pool", type=int, default=200000, help="distinct real sentences passage text is drawn from")
     ap.add_argument("--batch", type=int, default=50000, help="passages per write transaction")
     ap.add_argument("--queries", type=int, default=50)
