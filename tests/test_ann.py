@@ -547,3 +547,27 @@ def test_hnsw_loaded_index_keeps_its_graph_parameters(tmp_path, recall_data):
     index.save(tmp_path / "h", generation=1)
     loaded = load_index(tmp_path / "h", IndexConfig(backend="hnsw", m=32, ef_search=77), 64)
     assert loaded.params()["m"] == 8 and loaded.params()["ef_search"] == 77
+
+
+def test_label_distinctness_check_catches_a_repeat_in_any_order():
+    """The index-file scan's duplicate-label check (an O(n) path for ascending labels, a sort otherwise)."""
+    from searchapp.ann.hnsw import _distinct
+
+    assert _distinct(np.array([], dtype=np.int64)) and _distinct(np.array([7], dtype=np.int64))
+    assert _distinct(np.array([1, 2, 5, 9], dtype=np.int64))
+    assert _distinct(np.array([9, 1, 5, 2], dtype=np.int64))  # a sync's re-added labels come out of order
+    assert not _distinct(np.array([1, 2, 2, 9], dtype=np.int64))
+    assert not _distinct(np.array([9, 1, 5, 1], dtype=np.int64))
+
+
+def test_file_checksum_matches_crc32_of_the_bytes(tmp_path):
+    import zlib
+
+    from searchapp.ann.storage import file_checksum
+
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    assert file_checksum(empty) == (0, 0)
+    data = np.random.default_rng(0).bytes(3 * (1 << 20) + 17)  # spans several read blocks and a partial one
+    (tmp_path / "f").write_bytes(data)
+    assert file_checksum(tmp_path / "f") == (len(data), zlib.crc32(data))

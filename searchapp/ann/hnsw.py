@@ -223,7 +223,16 @@ def _scan(path: Path, dim: int) -> tuple[dict[str, int], np.ndarray, np.ndarray]
             block = np.fromfile(fh, dtype=record, count=min(_SCAN_BLOCK, count - start))
             labels[start : start + len(block)] = block["label"].astype(np.int64)
             deleted[start : start + len(block)] = (block["flags"] & _DELETE_MARK) != 0
-    if len(np.unique(labels)) != count or (count and labels.min() < 0):
+    if not _distinct(labels) or (count and labels.min() < 0):
         raise IndexCorruptError(f"{path}: duplicate or out-of-range labels")
     return ({"M": int(m), "count": int(count), "capacity": int(max_elements), "per_element": int(per_element)},
             labels, deleted)
+
+
+def _distinct(labels: np.ndarray) -> bool:
+    """Whether no label repeats. Labels are written in insertion order, i.e. mostly ascending chunk ids: one
+    O(n) comparison answers that case (np.unique's hashing took 0.9 s of a 250k-vector open)."""
+    if len(labels) < 2 or bool((labels[1:] > labels[:-1]).all()):
+        return True
+    ordered = np.sort(labels)
+    return not bool((ordered[1:] == ordered[:-1]).any())

@@ -7,6 +7,7 @@ the two replaces (new index, old sidecar) is detected at load instead of serving
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import tempfile
 import zlib
@@ -25,12 +26,20 @@ def sidecar_path(path: Path) -> Path:
 
 
 def file_checksum(path: Path) -> tuple[int, int]:
-    """(size in bytes, CRC-32) of a file; CRC-32 runs at several GB/s, so checking at load is cheap."""
+    """(size in bytes, CRC-32) of a file; CRC-32 runs at several GB/s, so checking at load is cheap.
+    Read through a memory map: no copy of the file into Python bytes (half the cost for a 1.6 GB index)."""
     crc, size = 0, 0
     with open(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            crc = zlib.crc32(chunk, crc)
-            size += len(chunk)
+        size = os.fstat(fh.fileno()).st_size
+        if size == 0:
+            return 0, 0
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            view = memoryview(mm)
+            try:
+                for start in range(0, size, _CHUNK):
+                    crc = zlib.crc32(view[start:start + _CHUNK], crc)
+            finally:
+                view.release()
     return size, crc
 
 
