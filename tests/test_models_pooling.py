@@ -100,9 +100,9 @@ def test_choose_device_and_dtype(monkeypatch):
     with pytest.raises(ConfigError):
         device.choose_dtype(cpu, "int3")
     assert device.choose_dtype(torch.device("cuda"), "auto") == torch.float16
-    monkeypatch.setattr(device, "cpu_has_native_bf16", lambda: True)
+    monkeypatch.setattr(device, "cpu_prefers_bf16", lambda: True)
     assert device.choose_dtype(cpu, "auto") == torch.bfloat16
-    monkeypatch.setattr(device, "cpu_has_native_bf16", lambda: False)
+    monkeypatch.setattr(device, "cpu_prefers_bf16", lambda: False)
     assert device.choose_dtype(cpu, "auto") == torch.float32
     assert device.device_description(cpu).startswith("CPU (")
     assert "bf16" in device.device_description(cpu, torch.bfloat16)
@@ -118,3 +118,21 @@ def test_cpu_bf16_detection_reads_cpuinfo_flags(monkeypatch):
         assert not device.cpu_has_native_bf16()
     finally:
         device.cpu_has_native_bf16.cache_clear()
+
+
+def test_auto_picks_bf16_only_where_it_was_measured_faster():
+    from searchapp.models.cpu import bf16_pays
+
+    assert bf16_pays({"avx2", "avx512_bf16"}, "AuthenticAMD")  # Zen 4: 2.3x fp32
+    assert not bf16_pays({"avx2", "avx512_bf16"}, "GenuineIntel")  # Xeon without AMX: 0.7x fp32
+    assert bf16_pays({"avx512_bf16", "amx_bf16", "amx_tile"}, "GenuineIntel")
+    assert not bf16_pays({"avx2", "fma"}, "AuthenticAMD")
+    assert not bf16_pays(set(), "")
+
+
+def test_status_line_and_choose_dtype_agree_on_this_cpu():
+    from searchapp.models.device_summary import describe_device
+
+    want = "bf16" if device.cpu_prefers_bf16() else "fp32"
+    assert device.choose_dtype(torch.device("cpu"), "auto") == device.PRECISIONS[want]
+    assert describe_device("cpu").endswith(f"{want})")

@@ -8,7 +8,7 @@ Precision decision (tests/benchmarks/bench_encode.py, this 2-core AVX512-BF16 CP
 bf16 everywhere passes 0.9999 by a hair (0.99991 on 1,500 passages) and flips twice as many neighbours;
 autocast re-casts every weight on every call. Mixed keeps Linear weights in bf16 and LayerNorm/embeddings
 in fp32, so residual sums and normalizations stay fp32: autocast's fidelity for 5-12% of bf16's speed.
-"auto" therefore means mixed bf16 on CPUs with native bf16, fp32 on other CPUs, fp16 weights on CUDA.
+"auto" therefore means mixed bf16 on CPUs where it is native and faster (models/cpu.bf16_pays), fp32 on other CPUs, fp16 weights on CUDA.
 Pooling and normalization always run in float32. Vectors from any precision agree to that tolerance,
 which is why the fingerprint leaves precision out.
 

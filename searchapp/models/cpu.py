@@ -11,7 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
-__all__ = ["cpu_flags", "default_threads", "cuda_may_exist"]
+__all__ = ["cpu_flags", "cpu_vendor", "bf16_pays", "default_threads", "cuda_may_exist"]
 
 
 def cpu_flags() -> set[str]:
@@ -26,6 +26,32 @@ def cpu_flags() -> set[str]:
         if line.startswith("flags") and ":" in line:
             return set(line.split(":", 1)[1].split())
     return set()
+
+
+def cpu_vendor() -> str:
+    """/proc/cpuinfo's vendor_id ("AuthenticAMD", "GenuineIntel"); empty off Linux or when unreadable."""
+    if platform.system() != "Linux":
+        return ""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return ""
+    for line in text.splitlines():
+        if line.startswith("vendor_id") and ":" in line:
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def bf16_pays(flags: set[str], vendor: str) -> bool:
+    """Whether "auto" precision should run the bi-encoder in bf16 on this CPU: only where it was measured faster.
+
+    AMX-BF16 (Intel Sapphire Rapids and later): matrix tiles, bf16 is the fast path. AVX512-BF16 on AMD (Zen 4):
+    2.3x fp32 (shared/perf-notes.md). AVX512-BF16 on an Intel Xeon without AMX: 0.67-0.72x fp32 for MiniLM
+    passages and 93 vs 122 GFLOP/s for a bare GEMM (tests/benchmarks/bench_vector_precision.py, 2026-11-24),
+    so fp32 there. nDCG@10 is the same either way (README, "Figures")."""
+    if "amx_bf16" in flags:
+        return True
+    return "avx512_bf16" in flags and vendor == "AuthenticAMD"
 
 
 def default_threads() -> int:

@@ -1,8 +1,8 @@
 """Which device and dtype the encoders run on.
 
-"auto" precision: fp16 on CUDA; bf16 on CPUs with native bf16 (AVX512-BF16 or AMX), where it measured
-about 2× faster than fp32 with cosine ≥ 0.9999 to fp32 embeddings (how bf16 is applied: see
-transformer.mixed_bf16); fp32 elsewhere, since emulated bf16 is slower than fp32.
+"auto" precision: fp16 on CUDA; bf16 on CPUs where bf16 is native and was measured faster than fp32 (AMX, or
+AVX512-BF16 on AMD: about 2x, cosine >= 0.9999 to fp32; see cpu.bf16_pays and transformer.mixed_bf16); fp32
+elsewhere: emulated bf16, and AVX512-BF16 on an Intel Xeon without AMX, ran slower than fp32.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import functools
 import torch
 
 from ..base.errors import ConfigError, ModelLoadError
+from .cpu import bf16_pays, cpu_vendor
 from .cpu import cpu_flags as _cpuinfo_flags
 
-__all__ = ["choose_device", "choose_dtype", "cpu_has_native_bf16", "device_description", "PRECISIONS"]
+__all__ = ["choose_device", "choose_dtype", "cpu_has_native_bf16", "cpu_prefers_bf16", "device_description", "PRECISIONS"]
 
 PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -41,7 +42,7 @@ def choose_dtype(device: torch.device, precision: str = "auto") -> torch.dtype:
     if precision == "auto":
         if device.type == "cuda":
             return torch.float16
-        if device.type == "cpu" and cpu_has_native_bf16():
+        if device.type == "cpu" and cpu_prefers_bf16():
             return torch.bfloat16
         return torch.float32
     if precision not in PRECISIONS:
@@ -63,6 +64,15 @@ def cpu_has_native_bf16() -> bool:
         return "AMX" in torch.backends.cpu.get_cpu_capability().upper()
     except Exception:  # older torch without the API
         return False
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_prefers_bf16() -> bool:
+    """What "auto" precision picks on the CPU: bf16 where it is native AND measured faster (cpu.bf16_pays)."""
+    flags = _cpuinfo_flags()
+    if flags:
+        return bf16_pays(flags, cpu_vendor())
+    return cpu_has_native_bf16()  # no /proc/cpuinfo: torch names AMX, the one case that always pays
 
 
 def device_description(device: torch.device, dtype: torch.dtype | None = None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .cpu import cpu_flags, cuda_may_exist, default_threads
+from .cpu import bf16_pays, cpu_flags, cpu_vendor, cuda_may_exist, default_threads
 
 __all__ = ["describe_device", "cuda_may_exist", "cpu_flags"]
 
@@ -20,5 +20,5 @@ def describe_device(spec: str = "auto", threads: int = 0) -> str:
         from .device import choose_device, device_description
 
         return device_description(choose_device(spec))
-    precision = "bf16" if cpu_flags() & {"avx512_bf16", "amx_bf16"} else "fp32"
+    precision = "bf16" if bf16_pays(cpu_flags(), cpu_vendor()) else "fp32"  # what device.choose_dtype picks
     return f"CPU ({threads or default_threads()} threads, {precision})"

@@ -2,7 +2,7 @@
 
 Paper defaults (Sentence-BERT): batch 16, learning rate 2e-5, linear warm-up over the first 10% of the
 steps, 1 epoch. Weight decay 0.01 (not on biases and LayerNorm) and gradient clipping at norm 1 are
-sentence-transformers' defaults. Precision "auto": bf16 autocast on CPUs with native bf16 (parameters and
+sentence-transformers' defaults. Precision "auto": bf16 autocast on CPUs where bf16 is native and faster (parameters and
 optimizer state stay fp32), fp16 autocast with a GradScaler on CUDA, fp32 elsewhere.
 """
 

@@ -77,7 +77,7 @@ class ModelConfig:
                        choices=("mean", "cls", "max", "wk"))
     reranker: str = _f(DEFAULT_RERANKER, "Cross-encoder: a local folder or a Hugging Face id in the local cache; empty disables reranking.")
     device: str = _f("auto", "auto (CUDA when present, else CPU), cpu, cuda or cuda:N.")
-    precision: str = _f("auto", "auto (fp16 on CUDA, bf16 on CPUs with native bf16, else fp32), fp32, bf16 or fp16.",
+    precision: str = _f("auto", "auto (fp16 on CUDA, bf16 on CPUs where it is native and faster, else fp32), fp32, bf16 or fp16.",
                          choices=("auto", "fp32", "bf16", "fp16"))
     batch_size: int = _f(32, "Passages per encoder batch.", min=1, max=4096)
     rerank_max_length: int = _f(256, "Word pieces of query + passage the cross-encoder reads.", min=8, max=8192)

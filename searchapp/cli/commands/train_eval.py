@@ -35,7 +35,7 @@ def _training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-steps", type=int, help="stop after N steps")
     g.add_argument("--max-seq-length", type=int, help="word pieces per text (default: the model's, else 256)")
     g.add_argument("--precision", choices=["auto", "fp32", "bf16", "fp16"], default="auto",
-                   help="auto: bf16 autocast on CPUs with native bf16, fp16 + loss scaling on CUDA, else fp32")
+                   help="auto: bf16 autocast on CPUs where bf16 is native and faster, fp16 + loss scaling on CUDA, else fp32")
     p.add_argument("--output", "-o", required=True, metavar="DIR", help="where the trained model folder goes")
     p.add_argument("--overwrite", action="store_true", help="replace DIR if it exists")
     p.add_argument("--split", default="test", help="qrels split of BEIR folders (qrels/<split>.tsv)")
