@@ -51,15 +51,26 @@ class SearchResult:
     reranked: bool
     notice: Optional[str] = None  # e.g. why reranking did not run
     reindex_notice: Optional[str] = None  # a reindex is under way: results come only from what it embedded so far
+    meaning_percent: Optional[int] = None  # < 100: passages still without a vector (dense search lacks them)
     timings_ms: dict[str, float] = field(default_factory=dict)
     filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
     group: str = "file"
+
+    @property
+    def meaning_notice(self) -> Optional[str]:
+        if self.meaning_percent is None or self.reindex_notice:  # a reindex's notice says it already
+            return None
+        return (f"meaning: {self.meaning_percent}% of passages; the rest are found by their words only until "
+                "they are embedded (`searchapp index` finishes it)")
 
     def to_json(self) -> dict:
         out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
                "hits": [h.to_json() for h in self.hits]}
         if self.reindex_notice:
             out["reindex_notice"] = self.reindex_notice
+        if self.meaning_percent is not None:
+            out["meaning_percent"] = self.meaning_percent
+            out["meaning_notice"] = self.meaning_notice
         if self.filter_stats is not None:
             out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
         return out

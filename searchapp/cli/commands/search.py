@@ -53,7 +53,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
                              group=args.group)
             if not notice_shown:
-                for notice in (res.notice, res.reindex_notice):
+                for notice in (res.notice, res.reindex_notice, res.meaning_notice):
                     if notice:
                         print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
                         notice_shown = True
