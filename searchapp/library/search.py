@@ -252,7 +252,7 @@ def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store
     so a person can compare them; a dense-only hit's BM25 is 0 when it shares no word with the query."""
     need_dense = [cid for cid, s in scores.items() if s.dense is None]
     if qvec is not None and need_dense:
-        ids, vecs = store.vectors(need_dense)
+        ids, vecs = store.vectors(need_dense, dim=int(qvec.size))  # none back: all still to be embedded
         for cid, sim in zip(ids.tolist(), (vecs @ qvec.reshape(-1)).tolist()):
             scores[cid].dense = float(sim)
     need_lex = [cid for cid, s in scores.items() if s.lexical is None]
