@@ -38,10 +38,10 @@ def meaning_message(embedded: int, total: int) -> str:
 
 
 def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, progress: Optional[ProgressFn] = None,
-                  cancel: Optional[CancelToken] = None, batch: int = 256) -> int:
+                  cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None) -> int:
     """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled
     between batches (each finished batch is kept). Progress: stage "embedding", passages of this run, with the
-    library's meaning percentage as the message."""
+    library's meaning percentage as the message. `limit`: stop after about that many passages (a sample)."""
     batch = max(1, int(batch))
     todo = store.pending_count()
     if not todo:
@@ -53,7 +53,7 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
     while True:
         if cancel is not None and cancel.cancelled:
             raise Cancelled("cancelled")
-        rows = store.pending_batch(batch)
+        rows = store.pending_batch(batch if limit is None else min(batch, limit - done))
         if not rows:
             return encoded
         inputs: dict[str, str] = {}
