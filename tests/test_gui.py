@@ -227,9 +227,11 @@ def test_cancel_mid_indexing_keeps_the_index_consistent(qtbot, make_window, tmp_
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         qtbot.mouseClick(win.findChild(QPushButton, "cancelButton"), Qt.MouseButton.LeftButton)
     st = win.status
-    assert st.consistent and st.chunks == st.vectors
+    # Words first: passages committed before the cancel may still wait for their vectors (a later sync).
+    assert st.consistent and st.embedded == st.vectors <= st.chunks
     indexed = st.files.get("indexed", 0)
-    assert 0 < indexed < n
+    # Phase 1 of these small files is quick: the cancel lands in it (fewer files) or in phase 2 (fewer vectors).
+    assert 0 < indexed <= n and (indexed < n or st.embedded < st.chunks)
     assert "Cancelled" in win.statusBar().currentMessage()
     assert win.last_dialog is None  # cancelling is silent
 
