@@ -70,6 +70,7 @@ def mutate(corpus: Path, rng: random.Random) -> None:
 
 def child(encoder: BiEncoder, model_dir: str, data_dir: str, corpus: Path) -> None:
     sync_module.BATCH_FILES = 8  # many small commits: many commit/index-update/save windows to die in
+    sync_module.BATCH_CHUNKS = 16  # phase 2 (meaning) too embeds and commits in many small batches
     rng = random.Random(os.getpid())
     lib = Library(config(model_dir, data_dir), encoder=encoder)
     print(f"ready {os.getpid()}", flush=True)
@@ -83,7 +84,8 @@ def child(encoder: BiEncoder, model_dir: str, data_dir: str, corpus: Path) -> No
         else:
             for _ in range(rng.randint(1, 6)):
                 mutate(corpus, rng)
-            lib.sync()
+            # Now and then words only: the next sync's phase 2 starts with a backlog (kills land in it).
+            lib.sync(embed=rng.random() > 0.2)
 
 
 def main() -> None:

@@ -223,13 +223,17 @@ def test_cancel_mid_indexing_keeps_the_index_consistent(qtbot, make_window, tmp_
 
     qtbot.waitUntil(past_first_batch, timeout=WAIT_MS)
     assert win.findChild(QProgressBar, "progressBar").isVisible()
-    assert "Reading files" in win.progress.label.text() or "Embedding" in win.progress.label.text()
+    # The strip shows the newest report every POLL_MS: wait for it rather than race it.
+    qtbot.waitUntil(lambda: any(s in win.progress.label.text() for s in ("Reading files", "Embedding",
+                                                                         "Searchable by words")), timeout=WAIT_MS)
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         qtbot.mouseClick(win.findChild(QPushButton, "cancelButton"), Qt.MouseButton.LeftButton)
     st = win.status
-    assert st.consistent and st.chunks == st.vectors
+    # Words first: passages committed before the cancel may still wait for their vectors (a later sync).
+    assert st.consistent and st.embedded == st.vectors <= st.chunks
     indexed = st.files.get("indexed", 0)
-    assert 0 < indexed < n
+    # Phase 1 of these small files is quick: the cancel lands in it (fewer files) or in phase 2 (fewer vectors).
+    assert 0 < indexed <= n and (indexed < n or st.embedded < st.chunks)
     assert "Cancelled" in win.statusBar().currentMessage()
     assert win.last_dialog is None  # cancelling is silent
 

@@ -25,6 +25,11 @@ class TerminalProgress:
     def __call__(self, p: Progress) -> None:
         if not self.enabled:
             return
+        if p.stage == "searchable":  # phase 1 is done: say so before the (long) embedding bar starts
+            self.close()
+            print(f"searchapp: {p.message}; embedding their meaning now (Ctrl-C keeps what is done)",
+                  file=sys.stderr)
+            return
         if p.stage == "embedding" and p.total:
             key = "passages"  # sync reports passages embedded so far of an estimated total
         elif p.stage in ("scanning", "extracting", "rebuilding index"):
@@ -50,6 +55,8 @@ class TerminalProgress:
         if p.total is not None and self._bar.total != p.total:
             self._bar.total = p.total  # the passage total is an estimate that sharpens as files are read
         self._bar.n = p.done
+        if key == "passages" and p.message:
+            self._bar.set_postfix_str(p.message, refresh=False)  # "meaning: 37% of passages"
         self._bar.refresh()
 
     def close(self) -> None:

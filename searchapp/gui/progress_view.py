@@ -12,6 +12,7 @@ from .plain import plain_label
 __all__ = ["ProgressView", "EtaEstimator", "format_seconds"]
 
 STAGE_NAMES = {"scanning": "Scanning", "extracting": "Reading files", "embedding": "Embedding",
+               "searchable": "Searchable by words",
                "saving": "Saving", "loading": "Loading models"}
 
 
@@ -85,6 +86,8 @@ class ProgressView(QWidget):
         parts = [title, stage + (f" {counts}" if counts else "")]
         if self.eta_seconds is not None:
             parts.append(f"about {format_seconds(self.eta_seconds)} left")
-        if p.message:
+        if p.stage == "embedding" and p.message:  # phase 2: "Searchable by words · meaning: 37% of passages"
+            parts = [title, p.message[:1].upper() + p.message[1:], stage + (f" {counts}" if counts else "")]
+        elif p.message:
             parts.append(p.message)
         self.label.setText(" — ".join(parts))

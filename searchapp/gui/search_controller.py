@@ -132,11 +132,12 @@ class SearchController(QObject):
         t = result.timings_ms.get("total")
         message = (f"{min(k, len(result.hits))} results" + (f" in {t:.0f} ms" if t else "")
                    + (" (reranked)" if result.reranked else ""))
-        if result.reindex_notice:  # otherwise a search during a reindex looks like "nothing matches"
-            message += f" · {result.reindex_notice}"
+        extra = result.reindex_notice or result.meaning_notice
+        if extra:  # otherwise a search during a reindex or phase 2 looks like "nothing (more) matches"
+            message += f" · {extra}"
         if result.notice == LISTING_NOTICE:  # a query of only operators and fields: not about the reranker
             message += f" · {result.notice}"
-        self.win.statusBar().showMessage(message, 0 if result.reindex_notice else 8000)
+        self.win.statusBar().showMessage(message, 0 if extra else 8000)
         if result.notice and result.notice != LISTING_NOTICE and self.rerank_box.isChecked():
             self.win.show_reranker_notice(result.notice)
         self.win.searchFinished.emit(result)

@@ -66,6 +66,7 @@ class WriteJobs(QObject):
         self.win.statusBar().showMessage(
             f"{rep.scanned} files scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
             + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
+            + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else ""), 15000)
 
     def _started(self) -> None:
@@ -100,4 +101,4 @@ class WriteJobs(QObject):
 
     def _on_cancelled(self) -> None:
         # Cancelling is the user's own wish: no dialog, just say what state things are in.
-        self.win.statusBar().showMessage("Cancelled; everything indexed so far is kept.", 10000)
+        self.win.statusBar().showMessage("Cancelled; everything indexed so far is kept (a later sync embeds the rest).", 10000)

@@ -44,7 +44,7 @@ def index_path(data_dir: Path, config: IndexConfig) -> Path:
 
 def rebuild_index(store: Store, config: IndexConfig, dim: int, progress: Optional[ProgressFn] = None) -> VectorIndex:
     index = create_index(config, dim)
-    ids = store.chunk_ids()
+    ids = store.embedded_ids()
     for i in range(0, len(ids), REBUILD_BATCH):
         part_ids, vecs = store.vectors(ids[i:i + REBUILD_BATCH].tolist(), dim)
         if len(part_ids):
@@ -67,7 +67,7 @@ def open_vector_index(store: Store, data_dir: Path, config: IndexConfig, dim: in
     except IndexCorruptError as exc:
         index = rebuild_index(store, config, dim, progress)
         return index, IndexOpenReport("rebuilt", f"vector index was unreadable ({exc}); rebuilt {len(index)} vectors from the library database")
-    if index.generation == generation and len(index) == store.chunk_count():
+    if index.generation == generation and len(index) == store.chunk_count() - store.pending_count():
         return index, IndexOpenReport("loaded")
     added, removed = repair_index(index, store, dim)
     if not added and not removed:  # only rows with unusable vectors differ (left out; status reports them)
@@ -80,7 +80,7 @@ def open_vector_index(store: Store, data_dir: Path, config: IndexConfig, dim: in
 
 def repair_index(index: VectorIndex, store: Store, dim: int) -> tuple[int, int]:
     have = index.ids()
-    want = store.chunk_ids()
+    want = store.embedded_ids()  # passages still waiting for a vector (vector_queue.py) are not in the index
     extra = np.setdiff1d(have, want, assume_unique=True)
     missing = np.setdiff1d(want, have, assume_unique=True)
     if len(extra):

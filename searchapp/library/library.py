@@ -25,6 +25,7 @@ from .constraints import parse_for_search
 from .data_dir import DB_NAME, open_data_dir, read_only_error
 from .duplicates import DuplicateReport
 from .explain import explain as _explain
+from .embed_pending import meaning_percent, meaning_progress
 from .filters import SearchFilters
 from .index_keeper import IndexKeeper
 from .lock import writer_lock
@@ -143,7 +144,8 @@ class Library:
             yield self._updates
 
     def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,
-                   cancel: Optional[CancelToken] = None) -> SyncReport:
+                   cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        """Index a folder or file: its words first, then (unless `embed` is False) its meaning."""
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
         if not os.path.exists(root):
             if self.store.root_by_path(root) is not None:
@@ -151,25 +153,27 @@ class Library:
                                   f"connected); its passages are kept. `searchapp remove {root}` forgets it")
             raise ConfigError(f"no such file or folder: {root}")
         with self._writing() as updates:
-            rep, new_root = updates.add_folder(root, progress, cancel)
+            rep, new_root = updates.add_folder(root, progress, cancel, embed)
         if new_root and self._watcher is not None:
             self._watcher.add_root(root)
         return rep
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
-             cancel: Optional[CancelToken] = None) -> SyncReport:
+             cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        """Phase 1 (words) of every root, then phase 2 (meaning) of every passage still without a vector;
+        `embed=False` stops after phase 1 (a later sync embeds the rest)."""
         with self._writing() as updates:
-            rep = updates.sync(paths, progress, cancel)
+            rep = updates.sync(paths, progress, cancel, embed)
             if paths is None and not rep.missing_roots:
                 updates.clear_reindex_mark()
             return rep
 
     def sync_changed(self, changed: list[str], progress: Optional[ProgressFn] = None,
-                     cancel: Optional[CancelToken] = None) -> SyncReport:
+                     cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Sync only `changed` files and folders (e.g. from a file watcher): each is matched to the indexed
         root it lies under; the rest of every root is neither scanned nor read."""
         with self._writing() as updates:
-            return updates.sync_changed(changed, progress, cancel)
+            return updates.sync_changed(changed, progress, cancel, embed)
 
     def remove_folder(self, path: str | os.PathLike) -> int:
         """Forget a root and everything indexed under it; returns the number of files removed."""
@@ -177,14 +181,19 @@ class Library:
         with self._writing(check_model=False) as updates:
             return updates.remove_folder(root)
 
-    def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
+    def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None, *,
+                embed: bool = True) -> SyncReport:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
         with self._writing(check_model=False) as updates:
-            return updates.reindex(progress, cancel)
+            return updates.reindex(progress, cancel, embed)
 
     def reindex_notice(self) -> Optional[str]:
         """"reindex in progress: N% of passages embedded" while a reindex has not finished, else None."""
         return reindex_notice(self.reader())
+
+    def meaning(self) -> tuple[int, int]:
+        """(passages with a vector, passages): below 100%, dense search lacks the rest (lexical finds all)."""
+        return meaning_progress(self.reader())
 
     # -- reads --------------------------------------------------------------
     @_reads
@@ -219,6 +228,9 @@ class Library:
         if want_rerank and cross is None and mode != "lexical" and not result.notice:
             result.notice = self.models.reranker_notice()
         result.reindex_notice = self.reindex_notice()
+        embedded, total = self.meaning()
+        if embedded < total:
+            result.meaning_percent = meaning_percent(embedded, total)
         return result
 
     # -- issue 22: saved searches (saved_searches.py) re-run when this changes --

@@ -54,15 +54,26 @@ class SearchResult:
     reranked: bool
     notice: Optional[str] = None  # e.g. why reranking did not run
     reindex_notice: Optional[str] = None  # a reindex is under way: results come only from what it embedded so far
+    meaning_percent: Optional[int] = None  # < 100: passages still without a vector (dense search lacks them)
     timings_ms: dict[str, float] = field(default_factory=dict)
     filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
     group: str = "file"
+
+    @property
+    def meaning_notice(self) -> Optional[str]:
+        if self.meaning_percent is None or self.reindex_notice:  # a reindex's notice says it already
+            return None
+        return (f"meaning: {self.meaning_percent}% of passages; the rest are found by their words only until "
+                "they are embedded (`searchapp index` finishes it)")
 
     def to_json(self) -> dict:
         out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
                "hits": [h.to_json() for h in self.hits]}
         if self.reindex_notice:
             out["reindex_notice"] = self.reindex_notice
+        if self.meaning_percent is not None:
+            out["meaning_percent"] = self.meaning_percent
+            out["meaning_notice"] = self.meaning_notice
         if self.filter_stats is not None:
             out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
         return out
@@ -244,7 +255,7 @@ def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store
     so a person can compare them; a dense-only hit's BM25 is 0 when it shares no word with the query."""
     need_dense = [cid for cid, s in scores.items() if s.dense is None]
     if qvec is not None and need_dense:
-        ids, vecs = store.vectors(need_dense)
+        ids, vecs = store.vectors(need_dense, dim=int(qvec.size))  # none back: all still to be embedded
         for cid, sim in zip(ids.tolist(), (vecs @ qvec.reshape(-1)).tolist()):
             scores[cid].dense = float(sim)
     need_lex = [cid for cid, s in scores.items() if s.lexical is None]

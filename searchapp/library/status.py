@@ -15,6 +15,7 @@ from ..base.config import Config
 from ..base.errors import ModelLoadError, ModelNotFoundError
 from ..store import Store
 from ..store.ledger import state_counts
+from .embed_pending import meaning_percent, meaning_progress
 from .roots import root_missing
 from .settings_check import passage_context_note, settings_mismatch
 
@@ -47,6 +48,7 @@ class LibraryStatus:
     reranker: dict[str, Optional[str]]
     device: str
     notes: list[str] = field(default_factory=list)
+    embedded: int = 0  # passages with a vector; below `chunks` a sync's phase 2 (meaning) is not finished
     reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
     ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
 
@@ -59,6 +61,8 @@ class LibraryStatus:
             "files_by_state": self.ledger,
             "chunks": self.chunks,
             "vectors": self.vectors,
+            "meaning": {"embedded": self.embedded, "total": self.chunks,
+                        "percent": meaning_percent(self.embedded, self.chunks)},
             "consistent": self.consistent,
             "failed": [{"path": p, "status": s, "reason": r} for p, s, r in self.failed],
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
@@ -70,13 +74,25 @@ class LibraryStatus:
 
 def reindex_notice(reader: Store) -> Optional[str]:
     """"reindex in progress: N% of passages embedded" while a reindex (here or in another process) has not
-    finished, else None. N compares the passages stored so far with those before the reindex began."""
+    finished, else None. A reindex drops every vector and syncs again: words come back first (phase 1), then
+    meaning (phase 2); N is the passages with a vector of those before the reindex began, or of those stored
+    now if there are more."""
     before = reader.get_meta(REINDEX_META)
     if not before or not before.isdigit() or int(before) == 0:
         return None
-    done = min(99, 100 * reader.chunk_count() // int(before))  # chunking may change the total: never 100
-    return (f"reindex in progress: {done}% of passages embedded; results come only from those "
-            "(an interrupted reindex finishes with `searchapp reindex` or `searchapp index`)")
+    embedded, total = meaning_progress(reader)
+    done = min(99, 100 * embedded // max(total, int(before)))  # chunking may change the total: never 100
+    return (f"reindex in progress: {done}% of passages embedded (meaning: {done}% of passages); meaning "
+            "search finds only those, word search every passage stored so far (an interrupted reindex finishes "
+            "with `searchapp reindex` or `searchapp index`)")
+
+
+def meaning_note(embedded: int, total: int) -> Optional[str]:
+    """For `status`: passages still without a vector, outside a reindex (whose notice says it)."""
+    if embedded >= total:
+        return None
+    return (f"meaning: {meaning_percent(embedded, total)}% of passages ({total - embedded} still to embed; "
+            "searchable by words already; `searchapp index` embeds the rest)")
 
 
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[VectorIndex],
@@ -90,17 +106,18 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         gone = root_missing(db, r)
         roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
                                 state="missing" if gone else "ok", reason=gone))
-    chunks = db.chunk_count()
+    embedded, chunks = meaning_progress(db)
     vectors = len(index) if index is not None else 0
-    stored_ids = db.chunk_ids()
+    stored_ids = db.embedded_ids()  # passages waiting for a vector are not in the index yet, rightly
     unusable = _unusable_vectors(db, index, stored_ids)
     # Rows with NaN/inf vectors are left out of the index on purpose: consistent when all else matches.
-    consistent = vectors + len(unusable) == chunks and (
+    consistent = vectors + len(unusable) == embedded and (
         index is None or np.array_equal(np.union1d(index.ids(), unusable), stored_ids))
     meta = db.meta()
     m = config.models
+    during_reindex = reindex_notice(db)
     notes = [n for n in (index_notice, passage_context_note(config, meta) if chunks else None,
-                         reindex_notice(db)) if n]
+                         during_reindex or meaning_note(embedded, chunks)) if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     if len(unusable):
         why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
@@ -120,6 +137,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         reranker=_reranker_status(config),
         device=describe_device(m.device, m.threads),
         notes=notes,
+        embedded=embedded,
         reindex_needed=reindex_needed,
         ledger=state_counts(db),
     )

@@ -1,220 +1,35 @@
-"""Incremental sync of one root: scan, skip what is unchanged, re-chunk what changed, embed only new passage texts.
-
-Work is flushed in batches. Each batch is one SQLite transaction (files, chunks, vectors, generation)
-followed by the matching vector-index update, so an interruption loses at most the batch in flight
-and the next sync simply does it again.
+"""Incremental sync of one root, phase 1 (words): scan, skip what is unchanged, re-chunk what changed and
+commit its passages for lexical search (batcher.py). Their vectors come in phase 2 (embed_pending.py), which
+Updates runs after every root's phase 1: a large folder is searchable by words long before it is embedded.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Protocol, Sequence
-
-import numpy as np
+from typing import Optional
 
 from ..base.config import Config
 from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
-from ..base.finite import require_finite
 from ..base.progress import CancelToken, ProgressFn, report
-from ..base.safe_open import open_regular
 from ..base.types import ChunkSpan
 from ..ingest.chunking import chunk_document
 from ..ingest.extractors import extract, extractor_name
 from ..ingest.fsnames import storable
 from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
-from ..store import NewChunk, RootRow, Store
-from ..store.ledger import set_entry_date
+from ..store import RootRow, Store
+from .batcher import Batcher, Pending, distinct_chunks
 from .member_sync import index_container, is_container, member_keys
 from .roots import in_scope, outermost, root_missing
+from .sync_types import IndexWriter, PassageEncoder, SyncReport, file_sha256, text_hash
 
-__all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter"]
+__all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter",
+           "distinct_chunks", "BATCH_CHUNKS", "BATCH_FILES"]
 
-BATCH_CHUNKS = 256  # passages embedded and committed together
+# Read at each sync (tests lower them): passages, files per phase-1 commit; BATCH_CHUNKS is phase 2's batch too.
+BATCH_CHUNKS = 256
 BATCH_FILES = 64
-
-
-class PassageEncoder(Protocol):
-    """What a sync asks of the bi-encoder (models.BiEncoder; the library hands it over behind a lazy proxy)."""
-
-    spec: str
-    max_seq_length: int
-
-    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
-
-    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...
-
-    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None: ...
-
-    def encode(self, texts: list[str], *, progress: Optional[ProgressFn] = None,
-               cancel: Optional[CancelToken] = None) -> np.ndarray: ...
-
-
-class IndexWriter(Protocol):
-    """Where a batch's vector changes go after its SQLite commit (the library's IndexKeeper)."""
-
-    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None: ...
-
-    def remove(self, ids: list[int]) -> None: ...
-
-
-@dataclass
-class SyncReport:
-    scanned: int = 0
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    skipped: int = 0
-    failed: int = 0
-    chunks_added: int = 0
-    chunks_removed: int = 0
-    chunks_embedded: int = 0  # passages that went through the bi-encoder (the rest reused stored vectors)
-    # (path, reason) newly skipped, or failing, in this sync: a skip already recorded is not listed again
-    problems: list[tuple[str, str]] = field(default_factory=list)
-    # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
-    missing_roots: list[tuple[str, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # e.g. a path synced as part of the folder it is in
-
-    def merge(self, other: "SyncReport") -> None:
-        for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",
-                     "chunks_added", "chunks_removed", "chunks_embedded"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.problems += other.problems
-        self.missing_roots += other.missing_roots
-        self.notes += other.notes
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open_regular(path) as fh:  # a FIFO put in the file's place must not hang the sync
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-@dataclass
-class _Pending:
-    file: ScannedFile
-    sha256: str
-    kind: str
-    chunks: list[ChunkSpan]
-    inputs: list[str]  # what the bi-encoder reads per chunk: its text, or title + text (ingest/passage_context.py)
-    hashes: list[str]  # of the inputs: a stored vector is reused only for the very same model input
-    is_new: bool
-    path: Optional[str] = None  # the stored key when it is not the file's own path (a member of a container)
-    date_ns: Optional[int] = None  # the entry's own date (a mail's Date header), else the file's mtime counts
-
-
-class _Batcher:
-    """Collects extracted files; `flush` embeds the new texts and writes one transaction."""
-
-    def __init__(self, store: Store, root: RootRow, encoder: PassageEncoder, index: IndexWriter,
-                 report_: SyncReport, progress: Optional[ProgressFn], cancel: Optional[CancelToken]) -> None:
-        self.store, self.root, self.encoder, self.index = store, root, encoder, index
-        self.report, self.progress, self.cancel = report_, progress, cancel
-        self.pending: list[_Pending] = []
-        self.n_chunks = 0
-        self.bytes_total = 0  # bytes of the files this sync has to read; their share read so far
-        self.bytes_seen = 0  # estimates how many passages are left to embed (the progress bar's total)
-
-    def add(self, item: _Pending) -> None:
-        if self.pending and self.n_chunks + len(item.chunks) > BATCH_CHUNKS:
-            self.flush()  # a big file goes in a batch of its own: cancelling it never drops finished files
-        self.pending.append(item)
-        self.n_chunks += len(item.chunks)
-        if self.n_chunks >= BATCH_CHUNKS or len(self.pending) >= BATCH_FILES:
-            self.flush()
-
-    def _embedding_progress(self, batch: int) -> Optional[ProgressFn]:
-        """Passages embedded in this whole sync (not this batch), of an estimated total from bytes read."""
-        if self.progress is None:
-            return None
-        before = self.report.chunks_embedded
-        so_far = before + batch
-        total = max(so_far, round(so_far * self.bytes_total / self.bytes_seen)) if self.bytes_seen else so_far
-        return lambda p: report(self.progress, "embedding", before + p.done, total, p.message)
-
-    def flush(self) -> None:
-        if not self.pending:
-            return
-        items, self.pending, self.n_chunks = self.pending, [], 0
-        known = self.store.vectors_by_hash(h for it in items for h in it.hashes)
-        todo: dict[str, str] = {}
-        for it in items:
-            for text, h in zip(it.inputs, it.hashes):
-                if h not in known:
-                    todo.setdefault(h, text)
-        if todo:
-            # Cancel is honoured inside encode, before anything of this batch is written, for a big file's
-            # batch; a batch of finished small files (at most BATCH_CHUNKS new texts: seconds) is completed.
-            cancel = self.cancel if len(todo) > BATCH_CHUNKS else None
-            vecs = self.encoder.encode(list(todo.values()), progress=self._embedding_progress(len(todo)),
-                                       cancel=cancel)
-            # Refused before the batch's transaction: nothing of it is written, the library stays usable.
-            require_finite(vecs, self.encoder.spec,
-                           "while embedding; nothing of this batch was written")
-            known.update(zip(todo.keys(), vecs))
-            self.report.chunks_embedded += len(todo)
-        removed: list[int] = []
-        added_ids: list[int] = []
-        added_vecs: list[np.ndarray] = []
-        with self.store.atomic():
-            for it in items:
-                path = it.path or storable(it.file.path)
-                old = self.store.file_by_path(path)
-                if old is not None:
-                    removed += self.store.delete_chunks_of_file(old.id)
-                new = distinct_chunks(it.chunks, it.hashes, known)
-                file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
-                                                 it.sha256, "indexed", None, it.kind, len(new))
-                if it.date_ns is not None:
-                    set_entry_date(self.store, file_id, it.date_ns)
-                ids = self.store.insert_chunks(file_id, new)
-                added_ids += ids
-                added_vecs += [n.vector for n in new]
-            self.store.bump_generation()
-        if removed:
-            self.index.remove(removed)
-        if added_ids:
-            self.index.add(np.asarray(added_ids, dtype=np.int64), np.stack(added_vecs).astype(np.float32, copy=False))
-        self.report.chunks_added += len(added_ids)
-        self.report.chunks_removed += len(removed)
-
-    def flush_and_stop(self) -> None:
-        """On cancel: commit the files fully processed so far (cancel keeps what is done), then raise Cancelled."""
-        self.flush()
-        raise Cancelled("cancelled")
-
-    def check_cancel(self) -> None:
-        if self.cancel is not None and self.cancel.cancelled:
-            self.flush_and_stop()
-
-
-def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[str, np.ndarray]) -> list[NewChunk]:
-    """One stored passage per distinct text of a file, the later occurrences kept as its repeats: a log of one
-    line repeated 100,000 times is one passage (one vector), not thousands of identical ones that would fill
-    every candidate list and cut the vector graph off from the rest of the library."""
-    first: dict[str, int] = {}
-    out: list[NewChunk] = []
-    repeats: dict[int, list[tuple[int, int, Optional[int]]]] = {}
-    for c, h in zip(chunks, hashes):
-        if h in first:
-            repeats.setdefault(first[h], []).append((c.start, c.end, c.page))
-            continue
-        first[h] = len(out)
-        out.append(NewChunk(c.ordinal, c.start, c.end, c.page, c.text, h, vectors[h]))
-    for i, spans in repeats.items():
-        out[i] = dataclasses.replace(out[i], repeats=tuple(spans))
-    return out
 
 
 def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, progress, cancel
@@ -259,7 +74,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             seen.update(store.files_under(root.id, path))  # not vanished: kept until the folder can be read
         _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, index, rep, real=sk.path)
 
-    batcher = _Batcher(store, root, encoder, index, rep, progress, cancel)
+    batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES)
 
     def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None) -> None:
         """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it."""
@@ -274,11 +89,11 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             rep.updated += 1
         inputs = [model_input(title, c.text) for c in spans]
         if any(i is not c.text for i, c in zip(inputs, spans)):
-            encoder.remember_joined(title, [c.text for c in spans], inputs)  # no second tokenization
-        batcher.add(_Pending(f, sha, doc.kind or extractor_name(path) or "", spans, inputs,
-                             [text_hash(t) for t in inputs], old is None, path=path, date_ns=date_ns))
-
-    batcher.bytes_total = sum(f.size for f in result.files if _needs_reading(existing.get(storable(f.path)), f))
+            # Phase 2 in this process finds the ids in the encoder's (bounded) cache: no second tokenization.
+            encoder.remember_joined(title, [c.text for c in spans], inputs)
+        hashes = [text_hash(t) for t in inputs]
+        batcher.add(Pending(f, sha, doc.kind or extractor_name(path) or "", spans, title, hashes, old is None,
+                            path=path, date_ns=date_ns))
     total = len(result.files)
     for i, f in enumerate(result.files, start=1):
         batcher.check_cancel()
@@ -293,7 +108,6 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             else:
                 rep.skipped += 1  # skipped before and not changed since: counted, not listed again
             continue
-        batcher.bytes_seen += f.size
         try:
             sha = file_sha256(f.path)
         except FileNotFoundError:
@@ -374,7 +188,7 @@ def _title_context(doc, encoder, config: Config) -> tuple[str, int]:
     return title, min(len(offsets), MAX_TITLE_TOKENS) + 1  # + 1: the line break may become a piece
 
 
-def _chunk(doc, encoder, config: Config, batcher: _Batcher, reserve: int = 0) -> list[ChunkSpan]:
+def _chunk(doc, encoder, config: Config, batcher: Batcher, reserve: int = 0) -> list[ChunkSpan]:
     """Passages of one file; a cancel inside its chunking commits the files finished before it. `reserve`: word
     pieces kept free for the title in front of each passage, when the passage would otherwise not fit the
     model's window (shorter passages keep their configured length, so the stored text is the same either way)."""

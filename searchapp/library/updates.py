@@ -18,6 +18,8 @@ from .index_keeper import IndexKeeper
 from .model_set import ModelSet
 from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
 from .settings_check import passage_context
+from . import sync as sync_module
+from .embed_pending import embed_pending, meaning_progress
 from .status import REINDEX_META
 from .sync import SyncReport, sync_root
 
@@ -31,7 +33,7 @@ class Updates:
         self.store, self.config, self.models, self.vectors, self.data_dir = store, config, models, vectors, data_dir
 
     def add_folder(self, root: str, progress: Optional[ProgressFn],
-                   cancel: Optional[CancelToken]) -> tuple[SyncReport, bool]:
+                   cancel: Optional[CancelToken], embed: bool = True) -> tuple[SyncReport, bool]:
         """The sync report, and whether `root` became a new root (False: it lies inside an indexed folder)."""
         roots = self.store.roots()
         owner = owning_root(root, [r.path for r in roots])
@@ -39,7 +41,7 @@ class Updates:
             # Inside an indexed folder: synced as part of it, never a root of its own (a second root
             # would hide it from `remove` of its folder, and be re-embedded when removed on its own).
             owner_row = self.store.root_by_path(owner)
-            rep = self.run_sync([(owner_row, [root])], progress, cancel)
+            rep = self.run_sync([(owner_row, [root])], progress, cancel, embed)
             scan = self.config.scan
             if in_scope(owner, root, scan.skip_dirs, scan.exclude):
                 rep.notes.append(f"{root} is inside the indexed folder {owner}; synced as part of it")
@@ -49,7 +51,7 @@ class Updates:
             return rep, False
         self.store.add_root(root)
         self.absorb_nested(self.store.root_by_path(root))
-        return self.sync([root], progress, cancel), True
+        return self.sync([root], progress, cancel, embed), True
 
     def absorb_nested(self, outer) -> None:
         """Indexed folders inside `outer` that its scan reaches become part of it: their files move over with
@@ -62,7 +64,7 @@ class Updates:
             with self.store.atomic():
                 self.store.absorb_roots(outer.id, [r.id for r in inner])
 
-    def sync(self, paths: Optional[list[str]], progress, cancel) -> SyncReport:
+    def sync(self, paths: Optional[list[str]], progress, cancel, embed: bool = True) -> SyncReport:
         for outer in sorted(self.store.roots(), key=lambda r: len(r.path)):  # libraries made before roots merged
             if self.store.root_by_path(outer.path) is not None:
                 self.absorb_nested(outer)
@@ -70,15 +72,17 @@ class Updates:
         if paths is not None:
             wanted = {os.path.abspath(p) for p in paths}
             roots = [r for r in roots if r.path in wanted]
-        return self.run_sync([(r, None) for r in roots], progress, cancel)
+        return self.run_sync([(r, None) for r in roots], progress, cancel, embed)
 
-    def sync_changed(self, changed: list[str], progress, cancel) -> SyncReport:
-        return self.run_sync(paths_by_root(changed, self.store.roots()), progress, cancel)
+    def sync_changed(self, changed: list[str], progress, cancel, embed: bool = True) -> SyncReport:
+        return self.run_sync(paths_by_root(changed, self.store.roots()), progress, cancel, embed)
 
-    def run_sync(self, work, progress, cancel) -> SyncReport:
-        """`work`: (root, None for a full scan or the changed paths under it)."""
+    def run_sync(self, work, progress, cancel, embed: bool = True) -> SyncReport:
+        """`work`: (root, None for a full scan or the changed paths under it). Phase 1 (words) for every root,
+        then, unless `embed` is False, phase 2 (meaning): every passage still without a vector is embedded,
+        also ones an earlier interrupted or words-only sync left."""
         total = SyncReport()
-        if not work:
+        if not work and (not embed or not self.store.pending_count()):
             return total
         lower_thread_priority()  # background work: searches (this process's or another's) go first
         try:
@@ -90,7 +94,15 @@ class Updates:
                 for root, paths in work:
                     total.merge(sync_root(self.store, root, self.config, encoder, self.vectors,
                                           progress, cancel, paths=paths))
-                self._record_passage_context(had_passages, total.chunks_embedded)
+                self._record_passage_context(had_passages, total.chunks_pending)
+                if embed and self.store.pending_count():
+                    self.vectors.save()  # words are in: a crash in the long phase 2 keeps a current index
+                    self.vectors.mark_current()
+                    embedded, n = meaning_progress(self.store)
+                    report(progress, "searchable", embedded, n, f"{n} passages searchable by words")
+                    total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
+                                                           batch=sync_module.BATCH_CHUNKS)
+                total.chunks_pending = self.store.pending_count()
                 self.vectors.compact_if_needed()
             except BaseException:
                 # Also on Cancelled or an error: what was committed is saved with its generation. A second
@@ -134,7 +146,7 @@ class Updates:
         self.store.vacuum_if_sparse()  # after the index save: a crash here loses nothing
         return n_files
 
-    def reindex(self, progress, cancel) -> SyncReport:
+    def reindex(self, progress, cancel, embed: bool = True) -> SyncReport:
         # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
         missing = [r.path for r in self.store.roots() if root_missing(self.store, r)]
         if missing:
@@ -149,8 +161,8 @@ class Updates:
             self.store.set_meta(REINDEX_META, str(before))
             self.store.bump_generation()
         self.vectors.drop()
-        rep = self.sync(None, progress, cancel)
-        self.clear_reindex_mark()
+        rep = self.sync(None, progress, cancel, embed)
+        self.clear_reindex_mark()  # with `embed` False the meaning notice (search, status) says what is left
         return rep
 
     def clear_reindex_mark(self) -> None:
@@ -161,6 +173,7 @@ class Updates:
                 self.store.set_meta(REINDEX_META, "")
 
     def _record_passage_context(self, had_passages: bool, embedded: int) -> None:
+        """`embedded`: passages this sync stored to be embedded with the current settings."""
         """Meta `chunk_context`: what the stored passages were embedded with ("title", "none", or "mixed" once
         passages of both kinds exist). Unlike a model change this one is soft: both kinds of vector live in one
         space, so the library stays usable and `status` suggests a reindex (see passage_context_note)."""

@@ -22,6 +22,7 @@ from .cjk import CJK_TABLE, cjk_chars, cjk_query
 from .damage import damaged_message, is_damage
 from .migrations import migrate
 from .rows import ChunkRow, FileRow, NewChunk, RootRow
+from .vector_queue import EMBEDDED, NO_VECTOR, VectorQueue
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
 
@@ -62,7 +63,7 @@ def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
-class Store:
+class Store(VectorQueue):
     """One SQLite file. Writes go through `atomic()`; one writer at a time (the library's lock file ensures it)."""
 
     def __init__(self, path: Path, *, readonly: bool = False, immutable_ok: bool = False) -> None:
@@ -205,15 +206,18 @@ class Store:
         return [FileRow(*r) for r in rows]
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
-                    status: str, error: Optional[str], kind: Optional[str], n_chunks: int) -> int:
+                    status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
+                    embed_title: Optional[str] = None) -> int:
+        """`embed_title`: what the bi-encoder reads before each passage (for passages embedded later)."""
         self.db.execute(
-            """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at,
+                                 embed_title)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT(path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
-                 indexed_at = excluded.indexed_at""",
-            (root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, time.time()),
+                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title""",
+            (root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, time.time(), embed_title),
         )
         return self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
 
@@ -244,7 +248,7 @@ class Store:
     def vectors_by_hash(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """text_hash -> a stored vector for that text, from any file: unchanged or moved passages are never re-embedded."""
         out: dict[str, np.ndarray] = {}
-        for h, v in self._select_in("SELECT text_hash, vector FROM chunks WHERE text_hash IN ({})", dict.fromkeys(hashes)):
+        for h, v in self._select_in(f"SELECT text_hash, vector FROM chunks WHERE {EMBEDDED} AND text_hash IN ({{}})", dict.fromkeys(hashes)):
             vec = np.frombuffer(v, dtype=np.float32)
             if np.isfinite(vec).all():  # a NaN row of an older version is embedded again, never copied
                 out[h] = vec
@@ -261,7 +265,7 @@ class Store:
             cur = self.db.execute(
                 'INSERT INTO chunks(file_id, ordinal, start, "end", page, text, text_hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
                 (file_id, c.ordinal, c.start, c.end, c.page, c.text, c.text_hash,
-                 np.ascontiguousarray(c.vector, dtype=np.float32).tobytes()),
+                 NO_VECTOR if c.vector is None else np.ascontiguousarray(c.vector, dtype=np.float32).tobytes()),
             )
             ids.append(cur.lastrowid)
             if c.repeats:
@@ -290,9 +294,9 @@ class Store:
         refused) are left out: every reader (index rebuild, exact scoring, similar, duplicates) skips them
         instead of failing, and `nonfinite_vectors` counts them for `status`."""
         if ids is None:
-            rows = self.conn.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall()
-        else:
-            rows = list(self._select_in("SELECT id, vector FROM chunks WHERE id IN ({})", ids))
+            rows = self.conn.execute(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} ORDER BY id").fetchall()
+        else:  # passages still waiting for their vector (vector_queue.py) are left out like NaN rows
+            rows = list(self._select_in(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} AND id IN ({{}})", ids))
         out_ids = np.array([r[0] for r in rows], dtype=np.int64)
         if not rows:
             return out_ids, np.zeros((0, dim or 0), dtype=np.float32)

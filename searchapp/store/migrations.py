@@ -99,6 +99,15 @@ MIGRATIONS: list[str] = [
     ALTER TABLE files ADD COLUMN date_ns INTEGER;
     ALTER TABLE files ADD COLUMN ocr TEXT;
     """,
+    # Words first, meaning in the background (store/vector_queue.py): a passage is committed with its text and
+    # FTS rows before it has a vector. "No vector yet" is a zero-length BLOB: the column is NOT NULL and SQLite
+    # cannot relax that without copying every chunk and re-creating the FTS triggers and the AUTOINCREMENT
+    # sequence (chunk ids must never be reused). The partial index finds those passages without a scan; the
+    # title a file's passages are embedded with is kept so the bi-encoder's input can be built again later.
+    """
+    ALTER TABLE files ADD COLUMN embed_title TEXT;
+    CREATE INDEX chunks_unembedded ON chunks(file_id) WHERE length(vector) = 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

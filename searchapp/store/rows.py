@@ -46,7 +46,7 @@ class ChunkRow:
 
 @dataclass(frozen=True)
 class NewChunk:
-    """A chunk to write; `vector` is float32 (dim,), already L2-normalized."""
+    """A chunk to write; `vector` is float32 (dim,), already L2-normalized, or None: embedded later."""
 
     ordinal: int
     start: int
@@ -54,5 +54,5 @@ class NewChunk:
     page: Optional[int]
     text: str
     text_hash: str
-    vector: np.ndarray
+    vector: Optional[np.ndarray]
     repeats: tuple[tuple[int, int, Optional[int]], ...] = ()  # (start, end, page) of the same text further on

@@ -16,6 +16,9 @@ def register(sub) -> None:
     s = sub.add_parser("index", help="add folders or files to the library and index them (re-syncs known ones)")
     s.add_argument("paths", nargs="*", metavar="PATH", help="folders or files; none: re-sync every indexed folder")
     s.add_argument("--json", action="store_true", help="print the sync report as JSON")
+    s.add_argument("--words-only", action="store_true",
+                   help="stop once every file is searchable by words; its meaning (vectors) is embedded by the "
+                        "next `searchapp index` without --words-only")
     s.set_defaults(handler=cmd_index)
 
 
@@ -26,12 +29,12 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
         total = SyncReport()
         if args.paths:
             for path in args.paths:
-                total.merge(lib.add_folder(path, progress=progress, cancel=cancel))
+                total.merge(lib.add_folder(path, progress=progress, cancel=cancel, embed=not args.words_only))
         else:
             if not lib.roots():
                 print("searchapp: nothing to sync; add a folder with `searchapp index PATH`", file=sys.stderr)
                 return 2
-            total = lib.sync(progress=progress, cancel=cancel)
+            total = lib.sync(progress=progress, cancel=cancel, embed=not args.words_only)
         progress.close()
         if args.json:
             print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots")},

@@ -18,6 +18,9 @@ def register(sub) -> None:
 
     s = sub.add_parser("reindex", help="rebuild every passage and vector with the current model and chunking")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--words-only", action="store_true",
+                   help="stop once every file is searchable by words; its meaning (vectors) is embedded by the "
+                        "next `searchapp index` without --words-only")
     s.set_defaults(handler=cmd_reindex)
 
 
@@ -30,7 +33,7 @@ def cmd_remove(args, config: Config, progress, cancel) -> int:
 
 def cmd_reindex(args, config: Config, progress, cancel) -> int:
     with _library(config, create=False) as lib:
-        rep = lib.reindex(progress=progress, cancel=cancel)
+        rep = lib.reindex(progress=progress, cancel=cancel, embed=not args.words_only)
     progress.close()
     print(f"re-indexed {rep.added} files into {rep.chunks_added} passages")
     return 0

@@ -65,7 +65,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             for warning in warnings_of(query):
                 print(f"searchapp: {line}note: {printable(warning)}", file=sys.stderr)
             if not notice_shown:
-                for notice in (res.notice, res.reindex_notice):
+                for notice in (res.notice, res.reindex_notice, res.meaning_notice):
                     if notice:
                         print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
                         notice_shown = True

@@ -47,6 +47,9 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
         print("  (no folders yet: `searchapp index PATH`)")
     by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"
     print(f"files: {by}; passages: {st.chunks}; vectors: {st.vectors}; consistent: {'yes' if st.consistent else 'NO'}")
+    meaning = st.to_json()["meaning"]
+    print(f"searchable by words: {st.chunks} passages; meaning: {meaning['percent']}% of passages"
+          + (f" ({st.chunks - st.embedded} still to embed)" if st.embedded < st.chunks else ""))
     b = st.bi_encoder
     print(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
         f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))

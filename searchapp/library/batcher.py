@@ -1,0 +1,124 @@
+"""Phase 1 of a sync (words): extracted files are committed in batches with their passages, spans, hashes and
+lexical rows. No model runs here: a passage whose model input already has a stored vector gets it at once
+(moved or unchanged text), the others wait for phase 2 (embed_pending.py) with no vector.
+
+Each batch is one SQLite transaction (files, chunks, generation) followed by the matching vector-index update,
+so an interruption loses at most the batch in flight and the next sync simply does it again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ..base.errors import Cancelled
+from ..base.progress import CancelToken, ProgressFn
+from ..base.types import ChunkSpan
+from ..ingest.fsnames import storable
+from ..ingest.scan import ScannedFile
+from ..store import NewChunk, RootRow, Store
+from ..store.ledger import set_entry_date
+from .sync_types import IndexWriter, SyncReport
+
+__all__ = ["Pending", "Batcher", "distinct_chunks"]
+
+
+@dataclass
+class Pending:
+    file: ScannedFile
+    sha256: str
+    kind: str
+    chunks: list[ChunkSpan]
+    title: str  # what the bi-encoder reads before each passage ("" for none): phase 2 builds the input again
+    hashes: list[str]  # of the model inputs: a stored vector is reused only for the very same model input
+    is_new: bool
+    path: Optional[str] = None  # the stored key when it is not the file's own path (a member of a container)
+    date_ns: Optional[int] = None  # the entry's own date (a mail's Date header), else the file's mtime counts
+
+
+class Batcher:
+    """Collects extracted files; `flush` writes them in one transaction."""
+
+    def __init__(self, store: Store, root: RootRow, index: IndexWriter, report_: SyncReport,
+                 progress: Optional[ProgressFn], cancel: Optional[CancelToken], batch_chunks: int,
+                 batch_files: int) -> None:
+        self.store, self.root, self.index = store, root, index
+        self.report, self.progress, self.cancel = report_, progress, cancel
+        self.batch_chunks, self.batch_files = batch_chunks, batch_files
+        self.pending: list[Pending] = []
+        self.n_chunks = 0
+
+    def add(self, item: Pending) -> None:
+        if self.pending and self.n_chunks + len(item.chunks) > self.batch_chunks:
+            self.flush()  # a big file goes in a batch of its own
+        self.pending.append(item)
+        self.n_chunks += len(item.chunks)
+        if self.n_chunks >= self.batch_chunks or len(self.pending) >= self.batch_files:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        items, self.pending, self.n_chunks = self.pending, [], 0
+        known = self.store.vectors_by_hash(h for it in items for h in it.hashes)
+        removed: list[int] = []
+        added_ids: list[int] = []
+        added_vecs: list[np.ndarray] = []
+        waiting = 0
+        with self.store.atomic():
+            for it in items:
+                path = it.path or storable(it.file.path)
+                old = self.store.file_by_path(path)
+                if old is not None:
+                    removed += self.store.delete_chunks_of_file(old.id)
+                new = distinct_chunks(it.chunks, it.hashes, known)
+                file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
+                                                 it.sha256, "indexed", None, it.kind, len(new), it.title)
+                if it.date_ns is not None:
+                    set_entry_date(self.store, file_id, it.date_ns)
+                ids = self.store.insert_chunks(file_id, new)
+                for cid, n in zip(ids, new):
+                    if n.vector is None:
+                        waiting += 1
+                    else:
+                        added_ids.append(cid)
+                        added_vecs.append(n.vector)
+            self.store.bump_generation()
+        if removed:
+            self.index.remove(removed)
+        if added_ids:
+            self.index.add(np.asarray(added_ids, dtype=np.int64), np.stack(added_vecs).astype(np.float32, copy=False))
+        self.report.chunks_added += len(added_ids) + waiting
+        self.report.chunks_pending += waiting
+        self.report.chunks_removed += len(removed)
+
+    def flush_and_stop(self) -> None:
+        """On cancel: commit the files fully processed so far (cancel keeps what is done), then raise Cancelled."""
+        self.flush()
+        raise Cancelled("cancelled")
+
+    def check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.cancelled:
+            self.flush_and_stop()
+
+
+def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[str, np.ndarray]) -> list[NewChunk]:
+    """One stored passage per distinct text of a file, the later occurrences kept as its repeats: a log of one
+    line repeated 100,000 times is one passage (one vector), not thousands of identical ones that would fill
+    every candidate list and cut the vector graph off from the rest of the library. A text without a stored
+    vector gets None (embedded in phase 2)."""
+    first: dict[str, int] = {}
+    out: list[NewChunk] = []
+    repeats: dict[int, list[tuple[int, int, Optional[int]]]] = {}
+    for c, h in zip(chunks, hashes):
+        if h in first:
+            repeats.setdefault(first[h], []).append((c.start, c.end, c.page))
+            continue
+        first[h] = len(out)
+        out.append(NewChunk(c.ordinal, c.start, c.end, c.page, c.text, h, vectors.get(h)))
+    for i, spans in repeats.items():
+        out[i] = dataclasses.replace(out[i], repeats=tuple(spans))
+    return out

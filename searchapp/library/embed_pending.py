@@ -1,0 +1,83 @@
+"""Phase 2 of a sync (meaning): embed the passages phase 1 committed without a vector, newest-modified files
+first, one batch per SQLite transaction followed by its vector-index update.
+
+Resumable by construction: whatever a crash or a cancel interrupts is still without a vector and is simply
+picked again by the next run. Identical model inputs are embedded once and the vector goes to every waiting
+passage with that input, in any file.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..base.errors import Cancelled
+from ..base.finite import require_finite
+from ..base.progress import CancelToken, ProgressFn, report
+from ..ingest.passage_context import model_input
+from ..store import Store
+from .sync_types import IndexWriter, PassageEncoder
+
+__all__ = ["embed_pending", "meaning_progress", "meaning_percent", "meaning_message"]
+
+
+def meaning_progress(store: Store) -> tuple[int, int]:
+    """(passages with a vector, passages): how much of the library dense search can find."""
+    total = store.chunk_count()
+    return total - store.pending_count(), total
+
+
+def meaning_percent(embedded: int, total: int) -> int:
+    """Rounded down, so 100 means every passage (an empty library counts as complete)."""
+    return 100 if total <= 0 else 100 * embedded // total
+
+
+def meaning_message(embedded: int, total: int) -> str:
+    return f"searchable by words · meaning: {meaning_percent(embedded, total)}% of passages"
+
+
+def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, progress: Optional[ProgressFn] = None,
+                  cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None) -> int:
+    """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled
+    between batches (each finished batch is kept). Progress: stage "embedding", passages of this run, with the
+    library's meaning percentage as the message. `limit`: stop after about that many passages (a sample)."""
+    batch = max(1, int(batch))
+    todo = store.pending_count()
+    if not todo:
+        return 0
+    embedded, total = meaning_progress(store)
+    done = 0  # waiting passages filled by this run (a reused vector fills several)
+    encoded = 0
+    report(progress, "embedding", 0, todo, meaning_message(embedded, total))
+    while True:
+        if cancel is not None and cancel.cancelled:
+            raise Cancelled("cancelled")
+        rows = store.pending_batch(batch if limit is None else min(batch, limit - done))
+        if not rows:
+            return encoded
+        inputs: dict[str, str] = {}
+        for _cid, h, text, title in rows:
+            inputs.setdefault(h, model_input(title, text))
+        known = store.vectors_by_hash(inputs)  # embedded meanwhile, e.g. a file copied since its batch
+        new = [h for h in inputs if h not in known]
+        if new:
+            before = done
+            vecs = encoder.encode(
+                [inputs[h] for h in new], cancel=cancel,
+                progress=None if progress is None else lambda p: report(
+                    progress, "embedding", min(todo, before + p.done), todo, meaning_message(embedded, total)))
+            # Refused before the batch's transaction: nothing of it is written, the library stays usable.
+            require_finite(vecs, encoder.spec, "while embedding; nothing of this batch was written")
+            known.update(zip(new, np.asarray(vecs, dtype=np.float32)))
+            encoded += len(new)
+        targets = store.pending_with_hashes(inputs)  # this batch's passages and their twins in other files
+        ids = list(targets)
+        with store.atomic():
+            store.set_vectors(ids, np.stack([known[targets[i]] for i in ids]))
+            store.bump_generation()
+        index.add(np.asarray(ids, dtype=np.int64), np.stack([known[targets[i]] for i in ids]))
+        done += len(ids)
+        embedded += len(ids)
+        todo = max(todo, done)  # a sync of another process may have added passages meanwhile
+        report(progress, "embedding", done, todo, meaning_message(embedded, total))

@@ -1,0 +1,80 @@
+"""What a sync works through and reports: the encoder and index-writer protocols, the sync report, hashes."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Protocol, Sequence
+
+import numpy as np
+
+from ..base.progress import CancelToken, ProgressFn
+from ..base.safe_open import open_regular
+
+__all__ = ["SyncReport", "PassageEncoder", "IndexWriter", "file_sha256", "text_hash"]
+
+
+class PassageEncoder(Protocol):
+    """What a sync asks of the bi-encoder (models.BiEncoder; the library hands it over behind a lazy proxy)."""
+
+    spec: str
+    max_seq_length: int
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
+
+    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...
+
+    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None: ...
+
+    def encode(self, texts: list[str], *, progress: Optional[ProgressFn] = None,
+               cancel: Optional[CancelToken] = None) -> np.ndarray: ...
+
+
+class IndexWriter(Protocol):
+    """Where a batch's vector changes go after its SQLite commit (the library's IndexKeeper)."""
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None: ...
+
+    def remove(self, ids: list[int]) -> None: ...
+
+
+@dataclass
+class SyncReport:
+    scanned: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    skipped: int = 0
+    failed: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    chunks_embedded: int = 0  # passages that went through the bi-encoder (the rest reused stored vectors)
+    # passages stored for their words whose vectors are still to come (after a words-only or cancelled sync)
+    chunks_pending: int = 0
+    # (path, reason) newly skipped, or failing, in this sync: a skip already recorded is not listed again
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
+    missing_roots: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. a path synced as part of the folder it is in
+
+    def merge(self, other: "SyncReport") -> None:
+        for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",
+                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.problems += other.problems
+        self.missing_roots += other.missing_roots
+        self.notes += other.notes
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open_regular(path) as fh:  # a FIFO put in the file's place must not hang the sync
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,46 @@
+"""Passages committed for their words but not yet embedded (a zero-length `vector` BLOB, see migration 4),
+and the queries that embed them later, newest-modified files first. A mixin of Store."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+__all__ = ["VectorQueue", "NO_VECTOR", "EMBEDDED"]
+
+NO_VECTOR = b""  # the stored value of a passage still waiting for its vector
+EMBEDDED = "length(vector) > 0"  # SQL condition: the passage has its vector (finite or not)
+_PENDING = "length(vector) = 0"  # must read exactly so: it is the partial index chunks_unembedded's condition
+
+
+class VectorQueue:
+    """Needs `conn`, `db` and `_select_in` of Store."""
+
+    def pending_count(self) -> int:
+        return self.conn.execute(f"SELECT count(*) FROM chunks WHERE {_PENDING}").fetchone()[0]
+
+    def embedded_ids(self) -> np.ndarray:
+        """Ids of passages that have a vector (what the vector index should hold, NaN rows aside)."""
+        return np.fromiter((r[0] for r in self.conn.execute(f"SELECT id FROM chunks WHERE {EMBEDDED} ORDER BY id")),
+                           dtype=np.int64)
+
+    def pending_batch(self, limit: int) -> list[tuple[int, str, str, str]]:
+        """Up to `limit` waiting passages, newest-modified file first (what a person just saved is what they
+        look for): (chunk id, text hash, text, title its file's passages are embedded with)."""
+        rows = self.conn.execute(
+            f"SELECT c.id, c.text_hash, c.text, coalesce(f.embed_title, '') FROM chunks c "
+            "JOIN files f ON f.id = c.file_id WHERE length(c.vector) = 0 "
+            "ORDER BY f.mtime_ns DESC, f.id, c.id LIMIT ?", (int(limit),))
+        return [(int(a), b, c, d) for a, b, c, d in rows]
+
+    def pending_with_hashes(self, hashes: Iterable[str]) -> dict[int, str]:
+        """chunk id -> text hash of every waiting passage with one of `hashes` (in any file)."""
+        return {int(i): h for i, h in self._select_in(
+            f"SELECT id, text_hash FROM chunks WHERE {_PENDING} AND text_hash IN ({{}})", dict.fromkeys(hashes))}
+
+    def set_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> None:
+        """Fill waiting passages (call inside `atomic()`); a passage that got a vector meanwhile keeps it."""
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        self.conn.executemany(f"UPDATE chunks SET vector = ? WHERE id = ? AND {_PENDING}",
+                              [(vecs[i].tobytes(), int(cid)) for i, cid in enumerate(ids)])
