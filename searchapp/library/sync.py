@@ -28,8 +28,9 @@ from ..ingest.fsnames import storable
 from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import NewChunk, RootRow, Store
-from ..store.ledger import set_entry_date
+from ..store.ledger import set_entry_date, set_ocr_state
 from .member_sync import index_container, is_container, member_keys
+from .ocr_wait import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .roots import in_scope, outermost, root_missing
 
 __all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter"]
@@ -112,6 +113,7 @@ class _Pending:
     is_new: bool
     path: Optional[str] = None  # the stored key when it is not the file's own path (a member of a container)
     date_ns: Optional[int] = None  # the entry's own date (a mail's Date header), else the file's mtime counts
+    ocr: Optional[str] = None  # the files.ocr state written with it: 'pending' (pages wait for OCR), 'done'
 
 
 class _Batcher:
@@ -178,6 +180,7 @@ class _Batcher:
                                                  it.sha256, "indexed", None, it.kind, len(new))
                 if it.date_ns is not None:
                     set_entry_date(self.store, file_id, it.date_ns)
+                set_ocr_state(self.store, file_id, it.ocr)
                 ids = self.store.insert_chunks(file_id, new)
                 added_ids += ids
                 added_vecs += [n.vector for n in new]
@@ -261,11 +264,14 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
 
     batcher = _Batcher(store, root, encoder, index, rep, progress, cancel)
 
-    def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None) -> None:
+    def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
+                  ocr: Optional[str] = None) -> None:
         """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it."""
         title, title_tokens = _title_context(doc, encoder, config)
         spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
         if not spans:
+            if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
+                return record_waiting(store, root, old, path, f, sha, doc.kind, index, rep)
             _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
             return
         if old is None:
@@ -276,7 +282,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         if any(i is not c.text for i, c in zip(inputs, spans)):
             encoder.remember_joined(title, [c.text for c in spans], inputs)  # no second tokenization
         batcher.add(_Pending(f, sha, doc.kind or extractor_name(path) or "", spans, inputs,
-                             [text_hash(t) for t in inputs], old is None, path=path, date_ns=date_ns))
+                             [text_hash(t) for t in inputs], old is None, path=path, date_ns=date_ns, ocr=ocr))
 
     batcher.bytes_total = sum(f.size for f in result.files if _needs_reading(existing.get(storable(f.path)), f))
     total = len(result.files)
@@ -311,6 +317,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             seen.update(member_keys(existing, path))
             rep.unchanged += 1
             continue
+        if waits_for_ocr(f.path, config):  # an image: read by the OCR step after the text of every file
+            record_waiting(store, root, old, path, f, sha, "image", index, rep)
+            continue
         if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
             try:
                 seen.update(index_container(f, path, existing, sha, config, cancel, rep, index_doc,
@@ -342,7 +351,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         except Exception as exc:  # a bug in one extractor must not abort the whole sync
             _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", index, rep, f)
             continue
-        index_doc(path, old, f, sha, doc)
+        index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, config))
     batcher.flush()
 
     # Deleted files go last, so a renamed file's passages were found by hash and reused above.

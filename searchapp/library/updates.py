@@ -19,6 +19,7 @@ from .model_set import ModelSet
 from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
 from .settings_check import passage_context
 from .status import REINDEX_META
+from .ocr_pending import ocr_step
 from .sync import SyncReport, sync_root
 
 __all__ = ["Updates"]
@@ -90,6 +91,7 @@ class Updates:
                 for root, paths in work:
                     total.merge(sync_root(self.store, root, self.config, encoder, self.vectors,
                                           progress, cancel, paths=paths))
+                total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel))
                 self._record_passage_context(had_passages, total.chunks_embedded)
                 self.vectors.compact_if_needed()
             except BaseException:
