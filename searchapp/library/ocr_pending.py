@@ -120,12 +120,11 @@ def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, 
     f = ScannedFile(Path(row.path), row.size, row.mtime_ns)
     batcher.add(_Pending(f, row.sha256, doc.kind or row.kind or "", spans, inputs, [text_hash(t) for t in inputs],
                          False, path=row.path, ocr="done"))
-    batcher.flush()
-    rep.updated += 1
+    batcher.flush()  # rep.updated is left alone: the text pass counted this entry already
 
 
 def _record_failed(store: Store, row, reason: str, index, rep: SyncReport) -> None:
-    rep.failed += 1
+    # Not counted in rep.failed: the text pass counted this entry already (scanned = added + ... + failed).
     rep.problems.append((row.path, reason))
     with store.atomic():
         removed = store.delete_chunks_of_file(row.id)
