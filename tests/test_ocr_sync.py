@@ -15,6 +15,7 @@ import pytest
 
 from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken
+from searchapp.cli.search_output import hit_line
 from searchapp.ingest.ocr.engine import ENGINE_ENV
 from searchapp.library import ocr_pending as step
 from searchapp.store.ledger import files_in_state, state_counts
@@ -70,6 +71,8 @@ def test_image_is_ocrd_after_the_text_pass_and_cached_by_hash(tmp_path, tiny_lib
     assert counting.calls == 1
     hits = tiny_library.search("lighthouse", mode="lexical")
     assert _names(hits)[:1] == ["scan.png"]
+    assert hits.to_json()["hits"][0]["ocr"] is True and "(OCR)" in hit_line("lighthouse", hits)
+    assert tiny_library.search("gardening", mode="lexical").to_json()["hits"][0]["ocr"] is False
     assert dict((Path(r.path).name, s) for s, r in files_in_state(tiny_library.store))["scan.png"] == "ocr_done"
 
     # The same bytes under another name: indexed from the cache, the engine is not called again.
@@ -90,6 +93,8 @@ def test_without_an_engine_images_wait_and_nothing_fails(tmp_path, tiny_library,
     assert any("wait for OCR" in n and "SEARCHAPP_OCR_ENGINE=none" in n for n in rep.notes), rep.notes
     assert state_counts(tiny_library.store)["ocr_pending"] == 1
     assert _names(tiny_library.search("gardening", mode="lexical")) == ["notes.txt"]
+    notes = tiny_library.status().to_json()["notes"]
+    assert any("1 file(s) wait for OCR" in n and "SEARCHAPP_OCR_ENGINE=none" in n for n in notes), notes
 
 
 def test_ocr_off_leaves_images_out(tmp_path, make_config, tiny_encoder, monkeypatch):

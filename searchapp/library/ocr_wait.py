@@ -12,12 +12,14 @@ from typing import Optional
 
 from ..base.config import Config
 from ..base.types import Document
+from ..ingest.ocr.engine import ocr_unavailable_reason
 from ..ingest.ocr.images import image_suffixes
 from ..ingest.ocr.pdf_pages import pages_needing_ocr
 from ..store import RootRow, Store
 from ..store.ledger import set_ocr_state
+from ..store.ocr_cache import ocr_done_paths
 
-__all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
+__all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note"]
 
 WAITING = "waiting for OCR"  # files.error of an entry whose only text will come from OCR
 
@@ -46,3 +48,26 @@ def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kin
     if removed:
         index.remove(removed)
         rep.chunks_removed += len(removed)
+
+
+def mark_ocr(result, store: Store) -> None:
+    """Hits whose file's text came from OCR say so (JSON "ocr": true, "(OCR)" in the CLI, the window's preview)."""
+    hits = list(result.hits)
+    done = ocr_done_paths(store, [h.path for h in hits]) if hits else set()
+    for h in hits:
+        h.ocr = h.path in done
+        for m in h.more:
+            m.ocr = h.ocr
+
+
+def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
+    """A status line when files wait for OCR: why (no engine), or that the next sync reads them."""
+    waiting = counts.get("ocr_pending", 0)
+    if not waiting:
+        return None
+    if not config.scan.ocr:
+        return f"{waiting} file(s) wait for OCR, which is turned off (scan.ocr = false)"
+    reason = ocr_unavailable_reason()
+    if reason:
+        return f"{waiting} file(s) wait for OCR: {reason}"
+    return f"{waiting} file(s) wait for OCR: the next sync reads them"

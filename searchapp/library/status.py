@@ -15,6 +15,7 @@ from ..base.config import Config
 from ..base.errors import ModelLoadError, ModelNotFoundError
 from ..store import Store
 from ..store.ledger import state_counts
+from .ocr_wait import ocr_status_note
 from .roots import root_missing
 from .settings_check import passage_context_note, settings_mismatch
 
@@ -102,6 +103,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
     notes = [n for n in (index_notice, passage_context_note(config, meta) if chunks else None,
                          reindex_notice(db)) if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
+    ledger = state_counts(db)
+    notes += [n for n in (ocr_status_note(config, ledger),) if n]
     if len(unusable):
         why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
                "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
@@ -121,7 +124,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         device=describe_device(m.device, m.threads),
         notes=notes,
         reindex_needed=reindex_needed,
-        ledger=state_counts(db),
+        ledger=ledger,
     )
 
 
