@@ -151,3 +151,25 @@ def test_image_only_pdf_page_keeps_its_page_number(tmp_path, tiny_library, count
     hit = tiny_library.search("lighthouse", mode="lexical").hits[0]
     assert Path(hit.path).name == "scan.pdf" and hit.page == 2
     assert tiny_library.search("quarterly invoices", mode="lexical").hits[0].page == 1
+
+
+def test_not_indexed_view_lists_files_waiting_for_ocr(tmp_path, tiny_library, monkeypatch):
+    from PySide6.QtWidgets import QApplication
+
+    from searchapp.gui.library_panel import LibraryPanel
+
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    _image(["Lighthouse"]).save(docs / "scan.png")
+    tiny_library.add_folder(docs)
+    app = QApplication.instance() or QApplication([])
+    panel = LibraryPanel()
+    panel.set_status(tiny_library.status())
+    assert panel.problems_button.text() == "Not indexed: 1"
+    table = panel.show_problems().table
+    row = [table.item(0, c).text() for c in range(3)]
+    assert row[0].endswith("scan.png") and row[1] == "ocr_pending" and "SEARCHAPP_OCR_ENGINE=none" in row[2]
+    panel.problems_dialog.close()
+    del app

@@ -16,12 +16,15 @@ from ..ingest.ocr.engine import ocr_unavailable_reason
 from ..ingest.ocr.images import image_suffixes
 from ..ingest.ocr.pdf_pages import pages_needing_ocr
 from ..store import RootRow, Store
-from ..store.ledger import set_ocr_state
+from ..store.ledger import files_in_state, set_ocr_state
 from ..store.ocr_cache import ocr_done_paths
 
-__all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note"]
+__all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note",
+           "not_indexed_entries", "NOT_INDEXED_STATES"]
 
 WAITING = "waiting for OCR"  # files.error of an entry whose only text will come from OCR
+NOT_INDEXED_STATES = ("ocr_pending", "no_text", "skipped", "failed")
+MAX_LISTED = 10_000  # per state, for the window's list
 
 
 def waits_for_ocr(path, config: Config) -> bool:
@@ -71,3 +74,18 @@ def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
     if reason:
         return f"{waiting} file(s) wait for OCR: {reason}"
     return f"{waiting} file(s) wait for OCR: the next sync reads them"
+
+
+def not_indexed_entries(store: Store, limit: int = MAX_LISTED) -> list[tuple[str, str, str]]:
+    """(path, ledger state, reason) of the entries that wait for OCR, have no text, were skipped or failed."""
+    out = []
+    unavailable = ocr_unavailable_reason()  # said beside each waiting file: why it is still waiting
+    for state in NOT_INDEXED_STATES:
+        for _, row in files_in_state(store, state, limit):
+            reason = row.error or ""
+            if state == "ocr_pending" and row.status == "indexed":
+                reason = "text layer indexed; pages without text wait for OCR"
+            if state == "ocr_pending" and unavailable:
+                reason += f" ({unavailable})"
+            out.append((row.path, state, reason))
+    return out

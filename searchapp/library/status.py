@@ -15,7 +15,7 @@ from ..base.config import Config
 from ..base.errors import ModelLoadError, ModelNotFoundError
 from ..store import Store
 from ..store.ledger import state_counts
-from .ocr_wait import ocr_status_note
+from .ocr_wait import not_indexed_entries, ocr_status_note
 from .roots import root_missing
 from .settings_check import passage_context_note, settings_mismatch
 
@@ -50,6 +50,8 @@ class LibraryStatus:
     notes: list[str] = field(default_factory=list)
     reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
     ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
+    # (path, ledger state, reason) of every entry not (fully) indexed, OCR pending included: the window's list
+    not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -125,6 +127,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         notes=notes,
         reindex_needed=reindex_needed,
         ledger=ledger,
+        not_indexed=not_indexed_entries(db),
     )
 
 
