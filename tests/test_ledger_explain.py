@@ -18,7 +18,8 @@ def _run(data, *args):
                           text=True, env=env, timeout=300)
 
 
-def test_explain_every_case(tiny_library, tmp_path, make_config):
+def test_explain_every_case(tiny_library, tmp_path, make_config, monkeypatch):
+    monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", "none")  # the image waits for OCR
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "kept.txt").write_text("The ocelot sleeps in the afternoon sun. " * 3)
@@ -41,7 +42,7 @@ def test_explain_every_case(tiny_library, tmp_path, make_config):
     e = lib.explain(str(docs / "big.txt"))
     assert e["state"] == "skipped" and "too large" in e["reason"]
     e = lib.explain(str(docs / "photo.png"))
-    assert e["state"] == "skipped" and "unsupported" in e["reason"]
+    assert e["state"] == "ocr_pending" and "OCR" in e["reason"]
     e = lib.explain(str(tmp_path / "elsewhere.txt"))
     assert e["state"] == "outside" and e["folder"] is None
     e = lib.explain(str(docs / "a.zip") + DISPLAY_SEP + "inside/note.txt")  # as shown

@@ -88,7 +88,8 @@ def test_touched_but_unchanged_file_is_not_reindexed(library, tmp_corpus):
     assert rep.unchanged == 7 and rep.chunks_embedded == 0
 
 
-def test_corrupt_and_binary_files_are_reported_and_skipped(library, tmp_corpus):
+def test_corrupt_and_binary_files_are_reported_and_skipped(library, tmp_corpus, monkeypatch):
+    monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", "none")  # images wait for OCR, quietly
     (tmp_corpus / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj <<\n garbage without end")
     (tmp_corpus / "image.txt").write_bytes(bytes(range(256)) * 64)
     (tmp_corpus / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"\0" * 100)
@@ -97,7 +98,7 @@ def test_corrupt_and_binary_files_are_reported_and_skipped(library, tmp_corpus):
     assert rep.added == 7  # the good files all made it
     problems = {Path(p).name: reason for p, reason in rep.problems}
     assert "broken.pdf" in problems and "image.txt" in problems
-    assert "photo.jpg" not in problems  # a known binary type is left out quietly
+    assert "photo.jpg" not in problems  # an image waits for OCR quietly
     st = library.status()
     recorded = {Path(p).name: (status, reason) for p, status, reason in st.failed}
     assert recorded["broken.pdf"][0] == "failed"

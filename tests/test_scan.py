@@ -35,7 +35,7 @@ def test_tree_with_hidden_vcs_and_unsupported(tmp_path: Path) -> None:
     for rel in ("b.md", "a.txt", "sub/c.pdf", "sub/deeper/d.DOCX", ".hidden/x.txt", ".h.txt",
                 "node_modules/pkg/y.txt", ".git/objects/z.txt", "__pycache__/m.py", "sub/photo.jpg", "Makefile"):
         touch(tmp_path / rel)
-    result = scan([tmp_path], ScanConfig())
+    result = scan([tmp_path], ScanConfig(ocr=False))
     # No extension: a candidate (extraction decides by content); a known binary type: left out quietly.
     assert names(result, tmp_path) == ["Makefile", "a.txt", "b.md", "sub/c.pdf", "sub/deeper/d.DOCX"]
     assert reasons(result, tmp_path) == {}
@@ -89,7 +89,8 @@ def test_single_file_root_and_missing_root(tmp_path: Path) -> None:
     assert [x.path for x in result.files] == [f]
     [missing] = result.skipped
     assert missing.status == "failed" and "cannot read" in missing.reason
-    result = scan([touch(tmp_path / "pic.png")], ScanConfig())
+    assert scan([touch(tmp_path / "pic.png")], ScanConfig()).files  # an image is read by OCR
+    result = scan([touch(tmp_path / "pic.png")], ScanConfig(ocr=False))
     assert result.files == [] and result.skipped[0].reason == 'unsupported type ".png"'
 
 

@@ -20,7 +20,7 @@ def adds_up(rep: SyncReport) -> bool:
 
 @pytest.fixture
 def library(make_config, tiny_encoder):
-    lib = Library(make_config(models={"reranker": ""}, scan={"max_file_mb": 0.01}), encoder=tiny_encoder)
+    lib = Library(make_config(models={"reranker": ""}, scan={"max_file_mb": 0.01, "ocr": False}), encoder=tiny_encoder)
     yield lib
     lib.close()
 
@@ -35,7 +35,7 @@ def folder(tmp_path) -> Path:
     (d / "empty.md").write_text("")  # skipped: no text
     (d / "blob.data").write_bytes(b"\x00\x01\x02binary" * 10)  # unknown suffix, binary content: skipped
     (d / "big.txt").write_text("x" * 20_000)  # over the 0.01 MB cap: skipped by the scan
-    (d / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 50)  # known binary: left out quietly
+    (d / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 50)  # known binary, OCR off: left out quietly
     return d
 
 

@@ -87,6 +87,7 @@ class Hit:
     more: list["Hit"] = field(default_factory=list)  # results by file: the file's other matching passages
     repeats: list[tuple[int, int, Optional[int]]] = field(default_factory=list)  # (start, end, page): same text again
     available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
+    ocr: bool = False  # the file's text (all, or its scanned pages) was recognised by OCR
 
     @property
     def score(self) -> float:
@@ -111,7 +112,7 @@ class Hit:
 
     def to_json(self) -> dict:
         value, label = self.shown_score
-        return {**self._passage_json(), "score": value, "score_label": label,
+        return {**self._passage_json(), "score": value, "score_label": label, "ocr": self.ocr,
                 "more": [m._passage_json() for m in self.more]}
 
     def _passage_json(self) -> dict:

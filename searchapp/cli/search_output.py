@@ -34,6 +34,8 @@ def _scores(h) -> str:
 
 def _where(h) -> str:
     where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
+    if getattr(h, "ocr", False):
+        where += "  (OCR)"  # the text was recognised from an image: spelling may be off
     if not getattr(h, "available", True):
         where += "  [unavailable: file or folder missing]"
     return where

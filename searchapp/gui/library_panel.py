@@ -29,8 +29,14 @@ def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
+def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:
+    """The ledger's entries not (fully) indexed, OCR pending included; `failed` for a status made without it."""
+    return status.not_indexed or status.failed
+
+
 class ProblemsDialog(QDialog):
-    """Skipped and failed files with the reason; non-modal so the user can keep searching."""
+    """Files waiting for OCR, without text, skipped or failed, with the reason; non-modal so the user can keep
+    searching."""
 
     def __init__(self, failed: list[tuple[str, str, str]], parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -39,7 +45,7 @@ class ProblemsDialog(QDialog):
         self.resize(760, 360)
         table = QTableWidget(len(failed), 3)
         table.setObjectName("problemsTable")
-        table.setHorizontalHeaderLabels(["File", "Status", "Reason"])
+        table.setHorizontalHeaderLabels(["File", "State", "Reason"])
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for i, (path, status, reason) in enumerate(failed):
             for j, text in enumerate((path, status, reason)):
@@ -113,14 +119,14 @@ class LibraryPanel(QWidget):
         self.tree.resizeColumnToContents(1)
         self.tree.resizeColumnToContents(2)
         self.hint.setVisible(not status.roots)
-        self.problems_button.setText(f"Not indexed: {len(status.failed)}")
+        self.problems_button.setText(f"Not indexed: {len(_not_indexed(status))}")
         self._update_buttons()
 
     def selected_roots(self) -> list[str]:
         return [it.data(0, Qt.ItemDataRole.UserRole) for it in self.tree.selectedItems()]
 
     def show_problems(self) -> ProblemsDialog:
-        self.problems_dialog = ProblemsDialog(self.status.failed if self.status else [], self)
+        self.problems_dialog = ProblemsDialog(_not_indexed(self.status) if self.status else [], self)
         self.problems_dialog.show()
         return self.problems_dialog
 
@@ -128,7 +134,7 @@ class LibraryPanel(QWidget):
         has = bool(self.selected_roots())
         self.remove_button.setEnabled(has)
         self.resync_button.setEnabled(bool(self.status and self.status.roots))
-        self.problems_button.setEnabled(bool(self.status and self.status.failed))
+        self.problems_button.setEnabled(bool(self.status and _not_indexed(self.status)))
 
     def ask_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Add a folder to the library")

@@ -67,7 +67,8 @@ class WriteJobs(QObject):
             f"{rep.scanned} files scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
             + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
-            + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else ""), 15000)
+            + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")
+            + "".join(f"; {n}" for n in rep.notes if "OCR" in n), 15000)  # e.g. why files wait for OCR
 
     def _started(self) -> None:
         job = self.active_write()

@@ -21,6 +21,7 @@ from ..base.types import SkippedFile
 from .exclude import Excluder
 from .fsnames import is_within
 from .extractors.registry import supported_suffixes
+from .ocr.images import image_suffixes  # read by the sync's OCR step
 from .extractors.sniff import KNOWN_BINARY_SUFFIXES
 
 __all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY"]
@@ -64,7 +65,7 @@ class _Walker:
         self.within = os.path.realpath(within) if within is not None else None
         self.progress = progress
         self.cancel = cancel
-        self.suffixes = supported_suffixes()
+        self.suffixes = supported_suffixes() | (image_suffixes() if getattr(config, "ocr", False) else frozenset())
         self.max_bytes = config.max_file_mb * _MB
         self.skip_dirs = frozenset(config.skip_dirs)
         self.exclude = Excluder(config.exclude)

@@ -20,7 +20,7 @@ from ..base.types import ChunkSpan
 from ..ingest.fsnames import storable
 from ..ingest.scan import ScannedFile
 from ..store import NewChunk, RootRow, Store
-from ..store.ledger import set_entry_date
+from ..store.ledger import set_entry_date, set_ocr_state
 from .sync_types import IndexWriter, SyncReport
 
 __all__ = ["Pending", "Batcher", "distinct_chunks"]
@@ -37,6 +37,7 @@ class Pending:
     is_new: bool
     path: Optional[str] = None  # the stored key when it is not the file's own path (a member of a container)
     date_ns: Optional[int] = None  # the entry's own date (a mail's Date header), else the file's mtime counts
+    ocr: Optional[str] = None  # the files.ocr state written with it: 'pending' (pages wait for OCR), 'done'
 
 
 class Batcher:
@@ -79,6 +80,7 @@ class Batcher:
                                                  it.sha256, "indexed", None, it.kind, len(new), it.title)
                 if it.date_ns is not None:
                     set_entry_date(self.store, file_id, it.date_ns)
+                set_ocr_state(self.store, file_id, it.ocr)
                 ids = self.store.insert_chunks(file_id, new)
                 for cid, n in zip(ids, new):
                     if n.vector is None:

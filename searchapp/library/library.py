@@ -32,6 +32,7 @@ from .lock import writer_lock
 from .model_set import ModelSet
 from .query_check import query_problem
 from .readers import Readers
+from .ocr_wait import mark_ocr
 from .search import SearchResult, mark_available, run_search, search_request
 from .status import LibraryStatus, RootStatus, build_status, reindex_notice
 from .sync import SyncReport
@@ -224,6 +225,7 @@ class Library:
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         mark_available(result)
+        mark_ocr(result, self.reader())
         # lexical search says nothing about models; nor does a listing by date (its notice says why: issue 22)
         if want_rerank and cross is None and mode != "lexical" and not result.notice:
             result.notice = self.models.reranker_notice()

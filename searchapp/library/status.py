@@ -16,6 +16,7 @@ from ..base.errors import ModelLoadError, ModelNotFoundError
 from ..store import Store
 from ..store.ledger import state_counts
 from .embed_pending import meaning_percent, meaning_progress
+from .ocr_wait import not_indexed_entries, ocr_status_note
 from .roots import root_missing
 from .settings_check import passage_context_note, settings_mismatch
 
@@ -51,6 +52,8 @@ class LibraryStatus:
     embedded: int = 0  # passages with a vector; below `chunks` a sync's phase 2 (meaning) is not finished
     reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
     ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
+    # (path, ledger state, reason) of every entry not (fully) indexed, OCR pending included: the window's list
+    not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -119,6 +122,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
     notes = [n for n in (index_notice, passage_context_note(config, meta) if chunks else None,
                          during_reindex or meaning_note(embedded, chunks)) if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
+    ledger = state_counts(db)
+    notes += [n for n in (ocr_status_note(config, ledger),) if n]
     if len(unusable):
         why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
                "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
@@ -139,7 +144,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         notes=notes,
         embedded=embedded,
         reindex_needed=reindex_needed,
-        ledger=state_counts(db),
+        ledger=ledger,
+        not_indexed=not_indexed_entries(db),
     )
 
 

@@ -20,7 +20,9 @@ from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import RootRow, Store
 from .batcher import Batcher, Pending, distinct_chunks
+from .ocr_wait import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .member_sync import index_container, is_container, member_keys
+from .ocr_wait import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .roots import in_scope, outermost, root_missing
 from .sync_types import IndexWriter, PassageEncoder, SyncReport, file_sha256, text_hash
 
@@ -76,11 +78,14 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
 
     batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES)
 
-    def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None) -> None:
+    def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
+                  ocr: Optional[str] = None) -> None:
         """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it."""
         title, title_tokens = _title_context(doc, encoder, config)
         spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
         if not spans:
+            if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
+                return record_waiting(store, root, old, path, f, sha, doc.kind, index, rep)
             _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
             return
         if old is None:
@@ -93,7 +98,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             encoder.remember_joined(title, [c.text for c in spans], inputs)
         hashes = [text_hash(t) for t in inputs]
         batcher.add(Pending(f, sha, doc.kind or extractor_name(path) or "", spans, title, hashes, old is None,
-                            path=path, date_ns=date_ns))
+                            path=path, date_ns=date_ns, ocr=ocr))
     total = len(result.files)
     for i, f in enumerate(result.files, start=1):
         batcher.check_cancel()
@@ -124,6 +129,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
             seen.update(member_keys(existing, path))
             rep.unchanged += 1
+            continue
+        if waits_for_ocr(f.path, config):  # an image: read by the OCR step after the text of every file
+            record_waiting(store, root, old, path, f, sha, "image", index, rep)
             continue
         if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
             try:
@@ -156,7 +164,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         except Exception as exc:  # a bug in one extractor must not abort the whole sync
             _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", index, rep, f)
             continue
-        index_doc(path, old, f, sha, doc)
+        index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, config))
     batcher.flush()
 
     # Deleted files go last, so a renamed file's passages were found by hash and reused above.

@@ -21,6 +21,7 @@ from .settings_check import passage_context
 from . import sync as sync_module
 from .embed_pending import embed_pending, meaning_progress
 from .status import REINDEX_META
+from .ocr_pending import ocr_step
 from .sync import SyncReport, sync_root
 
 __all__ = ["Updates"]
@@ -100,6 +101,12 @@ class Updates:
                     self.vectors.mark_current()
                     embedded, n = meaning_progress(self.store)
                     report(progress, "searchable", embedded, n, f"{n} passages searchable by words")
+                    total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
+                                                           batch=sync_module.BATCH_CHUNKS)
+                # OCR after the words and the meaning of every other file (pages take seconds each); the text
+                # it finds is committed like phase 1's and embedded by the pass after it.
+                total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel))
+                if embed and self.store.pending_count():
                     total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
                                                            batch=sync_module.BATCH_CHUNKS)
                 total.chunks_pending = self.store.pending_count()

@@ -1,0 +1,151 @@
+"""The sync's OCR step: after the text of every file is indexed, the files waiting for OCR get their text.
+
+Decisions:
+- Newest first (by mtime): the scan a person just saved is the one they are about to look for.
+- Background work: the thread's priority is lowered before the engine is built; `ocr_document` checks
+  cancel between pages and caps pages and pixels, so a cancel lands within a page (seconds).
+- Each file is its own batch through the sync's own batcher (batcher.Batcher): its passages, vectors, FTS rows
+  and index entries change together, exactly as for any file; a cancel keeps every file finished before.
+- OCR results are cached by the file's sha256 (store/ocr_cache.py): a re-sync, a rename or a copy of the
+  same bytes never runs the engine again.
+- No engine (not installed, or SEARCHAPP_OCR_ENGINE=none): files stay 'pending' and the report says why;
+  nothing fails. A file whose OCR fails is recorded as failed with the reason (the next sync tries again).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Optional
+
+from ..base.config import Config
+from ..base.errors import ExtractionError, UnsupportedFileError
+from ..base.priority import lower_thread_priority
+from ..base.progress import CancelToken, ProgressFn, report
+from ..ingest.extractors import extract
+from ..ingest.ocr import merge_ocr, ocr_document
+from ..ingest.ocr.engine import available_engine, ocr_unavailable_reason
+from ..ingest.passage_context import model_input
+from ..ingest.scan import ScannedFile
+from ..store import Store
+from ..store.ledger import set_ocr_state
+from ..store.ocr_cache import OcrCache, pending_ocr_files
+from .batcher import Batcher, Pending
+from .sync import BATCH_CHUNKS, BATCH_FILES, _chunk, _title_context
+from .sync_types import IndexWriter, PassageEncoder, SyncReport, text_hash
+
+__all__ = ["ocr_pending", "ocr_step", "MAX_FILES_PER_SYNC"]
+
+MAX_FILES_PER_SYNC = 10_000  # the rest wait for the next sync
+
+log = logging.getLogger(__name__)
+
+
+def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, cache: OcrCache,
+                progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
+    """OCR the files waiting for it (files.ocr = 'pending'), newest first; raises Cancelled on cancel."""
+    rep = SyncReport()
+    if not config.scan.ocr:
+        return rep
+    rows = pending_ocr_files(store, MAX_FILES_PER_SYNC)
+    if not rows:
+        return rep
+    roots = {r.id: r for r in store.roots()}
+    lower_thread_priority()  # before the engine is built: its thread pool inherits the low priority
+    engine = None
+    done = 0
+    for i, row in enumerate(rows, start=1):
+        if cancel is not None:
+            cancel.check()
+        report(progress, "ocr", i - 1, len(rows), os.path.basename(row.path))
+        if not _unchanged(row):
+            continue  # changed or gone since the text pass: the next sync records it again
+        doc = cache.get(row.sha256) if row.sha256 else None
+        if doc is None:
+            engine = engine or available_engine()
+            if engine is None:
+                waiting = len(rows) - i + 1
+                rep.notes.append(f"{waiting} file(s) wait for OCR: "
+                                 f"{ocr_unavailable_reason() or 'no OCR engine could be loaded'}")
+                break
+            try:
+                doc = ocr_document(row.path, cancel=cancel, engine=engine)
+            except ExtractionError as exc:
+                _record_failed(store, row, f"OCR: {exc}", index, rep)
+                continue
+            if row.sha256:
+                cache.put(row.sha256, getattr(engine, "name", ""), doc)
+        if row.kind == "pdf" or row.path.lower().endswith(".pdf"):
+            try:
+                text = extract(Path(row.path), max_bytes=int(config.scan.max_file_mb * 2**20),
+                               max_chars=config.scan.max_text_chars, cancel=cancel)
+                doc = merge_ocr(text, doc)
+            except (ExtractionError, UnsupportedFileError) as exc:
+                _record_failed(store, row, str(exc), index, rep)
+                continue
+        _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc)
+        done += 1
+    report(progress, "ocr", len(rows), len(rows))
+    if done:
+        rep.notes.append(f"{done} file(s) read by OCR")
+    return rep
+
+
+def _unchanged(row) -> bool:
+    try:
+        st = os.stat(row.path)
+    except OSError:
+        return False
+    return (st.st_size, st.st_mtime_ns) == (row.size, row.mtime_ns)
+
+
+def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, progress, cancel, row, doc) -> None:
+    """The file's passages from `doc`, through the sync's batcher (one batch: committed, then the index)."""
+    batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES)
+    title, title_tokens = _title_context(doc, encoder, config)
+    spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
+    if not spans:
+        with store.atomic():
+            removed = store.delete_chunks_of_file(row.id)
+            file_id = store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, row.sha256, "skipped",
+                                        "no text found", row.kind, 0)
+            set_ocr_state(store, file_id, "done")
+            if removed:
+                store.bump_generation()
+        if removed:
+            index.remove(removed)
+        return
+    inputs = [model_input(title, c.text) for c in spans]
+    if any(i is not c.text for i, c in zip(inputs, spans)):
+        encoder.remember_joined(title, [c.text for c in spans], inputs)
+    f = ScannedFile(Path(row.path), row.size, row.mtime_ns)
+    # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
+    batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, [text_hash(t) for t in inputs],
+                        False, path=row.path, ocr="done"))
+    batcher.flush()  # rep.updated is left alone: the text pass counted this entry already
+
+
+def _record_failed(store: Store, row, reason: str, index, rep: SyncReport) -> None:
+    # Not counted in rep.failed: the text pass counted this entry already (scanned = added + ... + failed).
+    rep.problems.append((row.path, reason))
+    with store.atomic():
+        removed = store.delete_chunks_of_file(row.id)
+        file_id = store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, row.sha256, "failed",
+                                    reason[:300], row.kind, 0)
+        set_ocr_state(store, file_id, None)
+        if removed:
+            store.bump_generation()
+    if removed:
+        index.remove(removed)
+
+
+def ocr_step(store: Store, config: Config, encoder, index, data_dir, progress=None, cancel=None) -> SyncReport:
+    """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync)."""
+    if not config.scan.ocr or not pending_ocr_files(store, 1):
+        return SyncReport()
+    cache = OcrCache(data_dir)
+    try:
+        return ocr_pending(store, config, encoder, index, cache, progress, cancel)
+    finally:
+        cache.close()

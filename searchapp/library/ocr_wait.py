@@ -1,0 +1,91 @@
+"""The text pass's side of OCR: which files wait for the OCR step (library/ocr_pending.py), and how they wait.
+
+No OCR happens here: an image, or a PDF with pages lacking a text layer, is recorded with files.ocr =
+'pending' (a PDF's text layer is indexed at once as usual) and the OCR step reads it after the text of
+every file is indexed, so one slow scan never holds back the rest of a folder.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ..base.config import Config
+from ..base.types import Document
+from ..ingest.ocr.engine import ocr_unavailable_reason
+from ..ingest.ocr.images import image_suffixes
+from ..ingest.ocr.pdf_pages import pages_needing_ocr
+from ..store import RootRow, Store
+from ..store.ledger import files_in_state, set_ocr_state
+from ..store.ocr_cache import ocr_done_paths
+
+__all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note",
+           "not_indexed_entries", "NOT_INDEXED_STATES"]
+
+WAITING = "waiting for OCR"  # files.error of an entry whose only text will come from OCR
+NOT_INDEXED_STATES = ("ocr_pending", "no_text", "skipped", "failed")
+MAX_LISTED = 10_000  # per state, for the window's list
+
+
+def waits_for_ocr(path, config: Config) -> bool:
+    """An image file, read only by OCR (when scan.ocr is on)."""
+    return bool(config.scan.ocr) and os.path.splitext(os.fspath(path))[1].lower() in image_suffixes()
+
+
+def pdf_waits_for_ocr(doc: Document, config: Config) -> Optional[str]:
+    """'pending' for a PDF with pages whose text layer has (almost) no letters, else None."""
+    if not config.scan.ocr or doc.kind != "pdf" or not doc.pages:
+        return None
+    return "pending" if pages_needing_ocr(doc, len(doc.pages)) else None
+
+
+def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kind: str, index, rep) -> None:
+    """Record an entry with no text yet and files.ocr = 'pending' (its old passages, if any, are dropped)."""
+    rep.skipped += 1  # counted like a skip until OCR gives it text: scanned = added + updated + ... holds
+    with store.atomic():
+        removed = store.delete_chunks_of_file(old.id) if old is not None else []
+        file_id = store.upsert_file(root.id, path, f.size, f.mtime_ns, sha, "skipped", WAITING, kind, 0)
+        set_ocr_state(store, file_id, "pending")
+        if removed:
+            store.bump_generation()
+    if removed:
+        index.remove(removed)
+        rep.chunks_removed += len(removed)
+
+
+def mark_ocr(result, store: Store) -> None:
+    """Hits whose file's text came from OCR say so (JSON "ocr": true, "(OCR)" in the CLI, the window's preview)."""
+    hits = list(result.hits)
+    done = ocr_done_paths(store, [h.path for h in hits]) if hits else set()
+    for h in hits:
+        h.ocr = h.path in done
+        for m in h.more:
+            m.ocr = h.ocr
+
+
+def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
+    """A status line when files wait for OCR: why (no engine), or that the next sync reads them."""
+    waiting = counts.get("ocr_pending", 0)
+    if not waiting:
+        return None
+    if not config.scan.ocr:
+        return f"{waiting} file(s) wait for OCR, which is turned off (scan.ocr = false)"
+    reason = ocr_unavailable_reason()
+    if reason:
+        return f"{waiting} file(s) wait for OCR: {reason}"
+    return f"{waiting} file(s) wait for OCR: the next sync reads them"
+
+
+def not_indexed_entries(store: Store, limit: int = MAX_LISTED) -> list[tuple[str, str, str]]:
+    """(path, ledger state, reason) of the entries that wait for OCR, have no text, were skipped or failed."""
+    out = []
+    unavailable = ocr_unavailable_reason()  # said beside each waiting file: why it is still waiting
+    for state in NOT_INDEXED_STATES:
+        for _, row in files_in_state(store, state, limit):
+            reason = row.error or ""
+            if state == "ocr_pending" and row.status == "indexed":
+                reason = "text layer indexed; pages without text wait for OCR"
+            if state == "ocr_pending" and unavailable:
+                reason += f" ({unavailable})"
+            out.append((row.path, state, reason))
+    return out

@@ -1,0 +1,175 @@
+"""The sync's OCR step (library/ocr_pending.py): images and textless PDF pages wait during the text pass, are
+OCR'd after it (newest first, cached by file hash, cancellable) and searched like any file.
+
+Images are rendered from text with PIL here; each OCR call takes ~1-2 s, so the tests are few.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.errors import Cancelled
+from searchapp.base.progress import CancelToken
+from searchapp.cli.search_output import hit_line
+from searchapp.ingest.ocr.engine import ENGINE_ENV
+from searchapp.library import ocr_pending as step
+from searchapp.store.ledger import files_in_state, state_counts
+
+needs_rapidocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr_onnxruntime") is None,
+                                    reason="the ocr extra is not installed")
+
+
+def _image(lines: list[str], size=(640, 200)):
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=34)
+    im = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(im)
+    for i, line in enumerate(lines):
+        draw.text((24, 30 + 70 * i), line, font=font, fill="black")
+    return im
+
+
+class CountingEngine:
+    """The real engine, its recognitions counted."""
+
+    def __init__(self, real) -> None:
+        self.real, self.name, self.calls = real, real.name, 0
+
+    def recognize(self, image) -> str:
+        self.calls += 1
+        return self.real.recognize(image)
+
+
+@pytest.fixture
+def counting(monkeypatch):
+    monkeypatch.setenv(ENGINE_ENV, "rapidocr")
+    real = step.available_engine()
+    assert real is not None
+    engine = CountingEngine(real)
+    monkeypatch.setattr(step, "available_engine", lambda: engine)
+    return engine
+
+
+def _names(result) -> list[str]:
+    return [Path(h.path).name for h in result.hits]
+
+
+@needs_rapidocr
+def test_image_is_ocrd_after_the_text_pass_and_cached_by_hash(tmp_path, tiny_library, counting):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    _image(["Lighthouse keeper log", "November storm warning"]).save(docs / "scan.png")
+    rep = tiny_library.add_folder(docs)
+    assert any("read by OCR" in n for n in rep.notes)
+    assert counting.calls == 1
+    hits = tiny_library.search("lighthouse", mode="lexical")
+    assert _names(hits)[:1] == ["scan.png"]
+    assert hits.to_json()["hits"][0]["ocr"] is True and "(OCR)" in hit_line("lighthouse", hits)
+    assert tiny_library.search("gardening", mode="lexical").to_json()["hits"][0]["ocr"] is False
+    assert dict((Path(r.path).name, s) for s, r in files_in_state(tiny_library.store))["scan.png"] == "ocr_done"
+
+    # The same bytes under another name: indexed from the cache, the engine is not called again.
+    shutil.copy(docs / "scan.png", docs / "copy.png")
+    tiny_library.sync()
+    assert counting.calls == 1
+    assert set(_names(tiny_library.search("lighthouse", mode="lexical"))) == {"scan.png", "copy.png"}
+
+
+def test_without_an_engine_images_wait_and_nothing_fails(tmp_path, tiny_library, monkeypatch):
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    _image(["Lighthouse"]).save(docs / "scan.png")
+    rep = tiny_library.add_folder(docs)
+    assert rep.failed == 0
+    assert any("wait for OCR" in n and "SEARCHAPP_OCR_ENGINE=none" in n for n in rep.notes), rep.notes
+    assert state_counts(tiny_library.store)["ocr_pending"] == 1
+    assert _names(tiny_library.search("gardening", mode="lexical")) == ["notes.txt"]
+    notes = tiny_library.status().to_json()["notes"]
+    assert any("1 file(s) wait for OCR" in n and "SEARCHAPP_OCR_ENGINE=none" in n for n in notes), notes
+
+
+def test_ocr_off_leaves_images_out(tmp_path, make_config, tiny_encoder, monkeypatch):
+    from searchapp.library import Library
+
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    _image(["Lighthouse"]).save(docs / "scan.png")
+    with Library(make_config(models={"reranker": ""}, scan={"ocr": False}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        counts = state_counts(lib.store)
+    assert counts["ocr_pending"] == 0 and counts["indexed"] == 1
+
+
+@needs_rapidocr
+def test_cancel_during_ocr_keeps_the_text_pass(tmp_path, tiny_library, counting):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    _image(["Lighthouse keeper log"]).save(docs / "scan.png")
+    cancel = CancelToken()
+
+    def progress(p) -> None:
+        if p.stage == "ocr":
+            cancel.cancel()  # the OCR step has begun: the text pass is committed
+
+    with pytest.raises(Cancelled):
+        tiny_library.add_folder(docs, progress=progress, cancel=cancel)
+    assert counting.calls == 0
+    assert _names(tiny_library.search("gardening", mode="lexical")) == ["notes.txt"]
+    assert state_counts(tiny_library.store)["ocr_pending"] == 1
+
+
+@needs_rapidocr
+def test_image_only_pdf_page_keeps_its_page_number(tmp_path, tiny_library, counting):
+    from fpdf import FPDF
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    png = tmp_path / "page.png"
+    _image(["Lighthouse keeper log", "November storm warning"]).save(png)
+    pdf = FPDF(unit="mm", format=(160, 60))
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=14)
+    pdf.cell(0, 10, "This page has a text layer about quarterly invoices and payments.")
+    pdf.add_page()
+    pdf.image(str(png), x=0, y=0, w=160, h=50)
+    pdf.output(str(docs / "scan.pdf"))
+    tiny_library.add_folder(docs)
+    assert counting.calls == 1  # only the textless page
+    hit = tiny_library.search("lighthouse", mode="lexical").hits[0]
+    assert Path(hit.path).name == "scan.pdf" and hit.page == 2
+    assert tiny_library.search("quarterly invoices", mode="lexical").hits[0].page == 1
+
+
+def test_not_indexed_view_lists_files_waiting_for_ocr(tmp_path, tiny_library, monkeypatch):
+    from PySide6.QtWidgets import QApplication
+
+    from searchapp.gui.library_panel import LibraryPanel
+
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    _image(["Lighthouse"]).save(docs / "scan.png")
+    tiny_library.add_folder(docs)
+    app = QApplication.instance() or QApplication([])
+    panel = LibraryPanel()
+    panel.set_status(tiny_library.status())
+    assert panel.problems_button.text() == "Not indexed: 1"
+    table = panel.show_problems().table
+    row = [table.item(0, c).text() for c in range(3)]
+    assert row[0].endswith("scan.png") and row[1] == "ocr_pending" and "SEARCHAPP_OCR_ENGINE=none" in row[2]
+    panel.problems_dialog.close()
+    del app
