@@ -43,8 +43,11 @@ def test_unknown_names_with_text_content_are_indexed(library, tmp_path):
         hits = library.search(word, mode="lexical").hits
         assert hits and Path(hits[0].path).name == name, word
     problems = {Path(p).name: r for p, r in rep.problems}
-    assert problems == {"core.dump": "not plain text (binary content)"}  # the zip is left out quietly
-    assert library.sync().problems == []  # and the binary one is not listed again
+    # Zip files are read now (their members are entries, issue 21): a broken one is reported like a broken PDF.
+    assert problems == {"core.dump": "not plain text (binary content)",
+                        "archive.zip": "corrupt zip container: File is not a zip file"}
+    # a skip is listed once; a failure (the broken zip) every time, as for any file that fails
+    assert [Path(p).name for p, _ in library.sync().problems] == ["archive.zip"]
 
 
 def test_sniffed_extraction(tmp_path):
