@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?= gui
 
-.PHONY: setup run test test-lowest bench eval clean
+.PHONY: setup run test test-fast test-lowest bench eval clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,10 +23,14 @@ run: setup
 test: setup test-lowest
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
+# The unit tests alone (tests/unit: one package at a time, no library on disk beyond a tiny one): the quick loop.
+test-fast: setup
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q tests/unit
+
 # The store and library tests again with the lowest versions pyproject.toml allows of the light dependencies
 # (.ci/lowest_versions.py), installed in front of the rest: proves the declared lower bounds (~40 s).
 LOWEST       := .lowest
-LOWEST_TESTS := tests/test_library_sync.py tests/test_status_reindex.py tests/test_duplicates.py
+LOWEST_TESTS := tests/integration/library/test_library_sync.py tests/integration/library/test_status_reindex.py tests/integration/library/test_duplicates.py
 test-lowest: setup
 	rm -rf $(LOWEST)
 	$(PY) -m pip install --quiet --no-deps --target $(LOWEST) $$($(PY) .ci/lowest_versions.py)

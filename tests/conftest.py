@@ -15,7 +15,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import pytest
 
 # Syncs lower their thread's OS priority (issue 11); on a shared test machine that would starve the
-# suite's own subprocesses behind other jobs. tests/test_index_pipeline.py turns it back on where it tests it.
+# suite's own subprocesses behind other jobs. tests/integration/library/test_index_pipeline.py turns it back on where it tests it.
 os.environ.setdefault("SEARCHAPP_NO_BACKGROUND_PRIORITY", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))  # `import corpus` from any test

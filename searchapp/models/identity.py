@@ -3,7 +3,7 @@
 The library checks and records the model it was built with before every sync and dense search. Loading
 the model only to learn its fingerprint costs seconds of start-up (torch + transformers imports, weights);
 an unchanged `index` or a mismatch check needs none of that. The values here must equal BiEncoder's
-(`fingerprint`, `dim`, `max_seq_length`); tests/test_fast_start.py compares them on real models.
+(`fingerprint`, `dim`, `max_seq_length`); tests/e2e/test_fast_start.py compares them on real models.
 """
 
 from __future__ import annotations

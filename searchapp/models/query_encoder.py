@@ -4,7 +4,7 @@ A dense or hybrid search from a fresh process needs one vector for a few words. 
 transformers and building the model costs seconds of start-up on a small CPU; the forward pass for ten
 word pieces costs milliseconds. This module runs that pass with NumPy on the same safetensors weights and
 the same tokenizer.json (the `tokenizers` package, no torch), in float32. Its vectors agree with
-BiEncoder's to cosine >= 0.9999 (tests/test_fast_start.py), the tolerance vectors of any precision meet.
+BiEncoder's to cosine >= 0.9999 (tests/e2e/test_fast_start.py), the tolerance vectors of any precision meet.
 
 Only the plain BERT family (model_type "bert", absolute positions, gelu/relu) with mean, cls or max pooling
 is handled; anything else returns None from `load_query_encoder` and the caller uses BiEncoder. Indexing

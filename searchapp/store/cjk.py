@@ -2,7 +2,7 @@
 
 FTS5's unicode61 tokenizer splits on spaces and punctuation, which CJK writing does not use between words:
 a whole clause becomes one token and no query word matches it. Decision (checked against real Chinese and
-Japanese text in tests/test_cjk.py): the CJK characters of every passage are also indexed one character per
+Japanese text in tests/integration/library/test_cjk.py): the CJK characters of every passage are also indexed one character per
 token in a second FTS5 table, and CJK query text is matched as overlapping two-character phrases ("天 气"
 matches 天 directly followed by 气), OR'ed so BM25 ranks passages sharing more of them first. That is
 bigram matching, the usual approach of CJK search engines, and suits Chinese and Japanese words, most of

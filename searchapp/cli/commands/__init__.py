@@ -2,7 +2,7 @@
 
 A handler is `handler(args, config, progress, cancel) -> exit code`. The order below is the order of
 `searchapp --help`. Modules import their heavy parts (library, torch, Qt) inside the handler, so that
-`status` and a lexical `search` start without torch (tests/test_fast_start.py).
+`status` and a lexical `search` start without torch (tests/e2e/test_fast_start.py).
 """
 
 from __future__ import annotations

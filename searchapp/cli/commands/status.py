@@ -1,6 +1,6 @@
 """`searchapp status [--json] [--check]`: what is indexed, problems, models, device.
 
-Only reads: it never loads torch (tests/test_fast_start.py), and never creates a library.
+Only reads: it never loads torch (tests/e2e/test_fast_start.py), and never creates a library.
 """
 
 from __future__ import annotations

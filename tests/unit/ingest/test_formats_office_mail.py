@@ -444,7 +444,7 @@ def test_sync_and_lexical_search_find_cells_notes_and_mail(tiny_library, tmp_pat
     (d / "inbox.mbox").write_bytes(mbox_bytes(["hello", "nothing", "The flamingo count is in."]))
     (d / "old.msg").write_bytes(b"\xd0\xcf\x11\xe0" + b"\x00" * 100)
     rep = tiny_library.add_folder(d)
-    # 6 files and the mbox's 3 messages, each an entry of its own (tests/test_members.py)
+    # 6 files and the mbox's 3 messages, each an entry of its own (tests/integration/library/test_members.py)
     assert rep.added == 9 and rep.problems == []  # the .msg is left out quietly
     for word, name, page in (("wombat", "budget.xlsx", 2), ("kumquat", "budget.xlsx", 1),
                              ("capybara", "stock.ods", 3), ("axolotl", "talk.pptx", 2),

@@ -169,7 +169,7 @@ def test_storable_names_round_trip(tmp_path):
 def test_links_out_of_the_root_are_indexed_under_the_root(tmp_path, lib):
     """With [scan] follow_symlinks_out on, a link may point outside the root; its file is indexed under the
     link's path (where the user put it), and removing the root removes it, without ever touching the outside
-    folder's other files. (Off, the default, such links are skipped: tests/test_private_files.py.)"""
+    folder's other files. (Off, the default, such links are skipped: tests/integration/library/test_private_files.py.)"""
     lib.config = lib.config.replace(scan={"follow_symlinks_out": True})
     outside = tmp_path / "outside"
     outside.mkdir()

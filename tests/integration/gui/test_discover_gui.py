@@ -15,7 +15,7 @@ from PySide6.QtCore import QUrl  # noqa: E402
 import discover_corpus  # noqa: E402
 
 WAIT_MS = 60_000
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

@@ -256,7 +256,7 @@ def test_pypdf_warnings_do_not_reach_stderr(tmp_path):
     p = tmp_path / "warned.pdf"
     _pdf(p, b"BT /F1 12 Tf 72 712 Td (Hello warnings) Tj ET", bad_xref=True)
     code = "import sys; from searchapp.ingest.extractors import extract; print(extract(sys.argv[1]).text)"
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3]))
     out = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "Hello warnings" in out.stdout

@@ -13,7 +13,7 @@ import pytest
 from searchapp.gui.platform_check import (EXIT_MISSING_LIBRARIES, PACKAGES, missing_libraries, qt_platforms_dir,
                                           xcb_problem, xcb_will_be_used)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 X11 = {"DISPLAY": ":0"}
 needs_cc = pytest.mark.skipif(not shutil.which("cc") or not sys.platform.startswith("linux"),
                               reason="needs a C compiler to build test plugins")

@@ -7,7 +7,7 @@ from pathlib import Path
 from searchapp.base.config import field_help
 from searchapp.cli.main import build_parser
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
 
 def test_readme_opens_with_the_two_commands():
@@ -30,5 +30,5 @@ def test_every_config_field_is_documented_with_help():
 
 
 def test_ci_runs_the_readme_test_command():
-    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
     assert "make test" in ci and "make test" in README.split("```", 2)[1]

@@ -16,7 +16,7 @@ from hub_server import FakeHub  # noqa: E402
 from searchapp.base.config import DEFAULT_RERANKER  # noqa: E402
 
 WAIT_MS = 60_000
-PKG = Path(__file__).resolve().parents[1] / "searchapp"
+PKG = Path(__file__).resolve().parents[3] / "searchapp"
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from searchapp.ingest.ocr import OCR_NOTE, available_engine, merge_ocr, ocr_docu
 from searchapp.ingest.ocr.engine import ENGINE_ENV, fit_pixels, MAX_PAGE_PIXELS
 from searchapp.ingest.ocr.pdf_pages import pages_needing_ocr
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 needs_rapidocr = pytest.mark.skipif(
     __import__("importlib.util").util.find_spec("rapidocr_onnxruntime") is None, reason="the ocr extra is not installed")
 

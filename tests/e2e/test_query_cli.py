@@ -15,7 +15,7 @@ import pytest
 from conftest import build_tiny_library
 from searchapp.cli.main import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TEXTS = {
     "volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
     "draft.txt": "A draft report on volcano safety for the island council.",

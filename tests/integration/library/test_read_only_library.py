@@ -20,7 +20,7 @@ import pytest
 from conftest import build_tiny_library
 from searchapp.cli.main import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 DOCS = {"volcano.txt": "volcanoes erupt lava and ash over the island",
         "castle.txt": "the castle had a moat and a drawbridge",
         "jazz.txt": "bebop saxophonists improvise quickly over chord changes"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parents[1] / "searchapp"
+PKG = Path(__file__).resolve().parents[2] / "searchapp"
 # A layer may import itself and anything listed for it.
 ALLOWED = {
     "base": {"base"},

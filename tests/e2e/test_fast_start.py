@@ -15,7 +15,7 @@ from conftest import build_tiny_library
 from searchapp.base.config import load_config
 from searchapp.library import Library
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "transformers")
 WRITE_LANE = "sqlite_utils"  # imported for writes only: commands that just read start sooner without it
 

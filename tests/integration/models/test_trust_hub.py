@@ -16,7 +16,7 @@ import pytest
 from hub_server import FakeHub
 from test_models_hub import RERANKER_ID, leftovers, run_main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

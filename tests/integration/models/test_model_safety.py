@@ -16,7 +16,7 @@ from conftest import build_tiny_library
 from searchapp.base.errors import ModelLoadError, ModelNotFoundError
 from searchapp.models.resolve import explicit_path, is_path_spec, resolve_model
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 DEFAULT_ID = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
 

@@ -51,6 +51,6 @@ def test_pyproject_excludes_the_broken_pyside_version():
     import tomllib
     from pathlib import Path
 
-    deps = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["dependencies"]
+    deps = tomllib.loads((Path(__file__).resolve().parents[3] / "pyproject.toml").read_text())["project"]["dependencies"]
     pyside = next(d for d in deps if d.lower().startswith("pyside6-essentials"))
     assert "!=6.12.0" in pyside.replace(" ", "")

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QProgressBar, QPushButton
 from searchapp.gui.results_model import HTML_ROLE, ResultsModel, rank_movement  # noqa: E402
 
 WAIT_MS = 60_000
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

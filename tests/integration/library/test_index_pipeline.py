@@ -18,7 +18,7 @@ from searchapp.base.types import Document
 from searchapp.ingest.chunking import chunk_document
 from searchapp.library import Library
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 QUASAR = ("Quasars are the brilliant cores of distant galaxies. Gas spiralling into a supermassive black hole "
           "heats up and outshines every star of its galaxy, and radio telescopes see its jets across the universe.")

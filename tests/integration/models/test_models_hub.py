@@ -16,7 +16,7 @@ import pytest
 from conftest import build_tiny_cross_encoder
 from hub_server import FakeHub
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 RERANKER_ID = "acme/tiny-reranker"
 
 

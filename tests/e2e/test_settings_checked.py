@@ -13,7 +13,7 @@ from searchapp.base.config import Config, allowed_values, check_setting, field_h
 from searchapp.base.errors import ConfigError
 from searchapp.cli.main import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 BAD = [
     ("[index]\nm = 0\n", "index.m", "between 2 and 128"),

@@ -22,7 +22,7 @@ from searchapp.base.config import load_config
 from searchapp.library import Library
 
 KILLS = 20
-WORKER = Path(__file__).with_name("crash_worker.py")
+WORKER = Path(__file__).resolve().parents[2] / "crash_worker.py"
 
 
 def tiny_config(data_dir: Path, model_dir: Path, **sections):
