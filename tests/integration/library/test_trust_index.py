@@ -224,7 +224,7 @@ def test_the_declared_sqlite_utils_bound_has_what_the_store_uses():
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[3]
     pins = subprocess.run([sys.executable, str(root / ".ci" / "lowest_versions.py")], capture_output=True,
                           text=True, check=True).stdout.split()
     version = next(p.split("==")[1] for p in pins if p.startswith("sqlite-utils=="))
