@@ -99,7 +99,8 @@ class PreviewPane(QWidget):
         where = hit.path + (f" — page {hit.page}" if hit.page else "")
         also = [f"the same text {len(hit.repeats)} more time{'s' if len(hit.repeats) > 1 else ''} in this file"] if hit.repeats else []
         also += [f"{len(hit.more)} other matching passage{'s' if len(hit.more) > 1 else ''}"] if hit.more else []
-        note = "; ".join(([note] if note else []) + also)
+        ocr = ["text recognised by OCR"] if hit.ocr else []  # a person should know the words may be misread
+        note = "; ".join(([note] if note else []) + ocr + also)
         self.title.setText(where + (f"  ({note})" if note else ""))
         self.title.setToolTip(tooltip(hit.path))
         if text is not None and text[hit.start:hit.end] == hit.text:

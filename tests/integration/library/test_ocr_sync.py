@@ -173,3 +173,15 @@ def test_not_indexed_view_lists_files_waiting_for_ocr(tmp_path, tiny_library, mo
     assert row[0].endswith("scan.png") and row[1] == "ocr_pending" and "SEARCHAPP_OCR_ENGINE=none" in row[2]
     panel.problems_dialog.close()
     del app
+
+
+def test_the_preview_says_when_the_text_came_from_ocr(qtbot):
+    from searchapp.base.types import Hit
+    from searchapp.gui.preview import PreviewPane
+
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.show_hit(Hit(1, "/docs/scan.png", 1, 0, 10, "lighthouse", ocr=True), ["lighthouse"])
+    assert "text recognised by OCR" in pane.title.text()
+    pane.show_hit(Hit(2, "/docs/notes.txt", None, 0, 10, "gardening"), ["gardening"])
+    assert "OCR" not in pane.title.text()
