@@ -3,7 +3,9 @@
 A member is read only when its container is read again (the container's size, mtime or sha256 changed);
 an unchanged container keeps its members as they are (`member_keys` marks them seen). A member whose bytes
 are unchanged keeps its passages. Members no longer in the container, or whose container is gone, are not
-seen, so the sync removes them with the vanished files.
+seen, so the sync removes them with the vanished files. An image member (and a PDF member with pages lacking
+a text layer) waits for the OCR step like a file on disk; that step reads its bytes again from the container
+(ocr_pending.py), so nothing is kept on disk between the two.
 
 Extractors read paths, so each member's bytes are written, one at a time, to a 0600 file in a private 0700
 temporary folder that is removed when the container is done; nothing else of a container touches the disk.
@@ -27,6 +29,7 @@ from ..ingest.extractors import extract
 from ..base.member_paths import DISPLAY_SEP, MEMBER_SEP, member_key
 from ..ingest.extractors.members import is_container, iter_members
 from ..ingest.scan import ScannedFile
+from .ocr_wait import pdf_waits_for_ocr, waits_for_ocr
 
 __all__ = ["index_container", "member_keys", "is_container", "write_private_copy"]
 
@@ -57,8 +60,8 @@ def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config:
                     check_cancel: Callable[[], None]) -> set[str]:
     """Index the container `f` (stored as `path`) and each of its members; returns the member keys met.
 
-    `index_doc(path, old, scanned, sha, doc, date_ns)` chunks and queues one entry; `problem(path, old, status,
-    reason, scanned)` records a skip or failure. Raises Cancelled (the caller commits what is done)."""
+    `index_doc(path, old, scanned, sha, doc, date_ns, ocr=None)` chunks and queues one entry; `problem(path, old,
+    status, reason, scanned)` records a skip or failure. Raises Cancelled (the caller commits what is done)."""
     max_bytes = int(config.scan.max_file_mb * 2**20)
     seen: set[str] = set()
     listing: list[str] = []
@@ -110,6 +113,9 @@ def _one_member(key: str, m, old, scanned: ScannedFile, tmp: str, config: Config
     if old is not None and old.sha256 == sha and old.status == "indexed":
         rep.unchanged += 1
         return
+    if waits_for_ocr("member" + m.suffix, config):  # an image: read by the OCR step, like an image file
+        index_doc(key, old, scanned, sha, Document("", kind="image"), m.date_ns, ocr="pending")
+        return
     copy = write_private_copy(tmp, m.data, m.suffix)
     try:
         doc = extract(copy, max_bytes=int(config.scan.max_file_mb * 2**20),
@@ -122,4 +128,4 @@ def _one_member(key: str, m, old, scanned: ScannedFile, tmp: str, config: Config
         return
     finally:
         copy.unlink(missing_ok=True)
-    index_doc(key, old, scanned, sha, doc, m.date_ns)
+    index_doc(key, old, scanned, sha, doc, m.date_ns, ocr=pdf_waits_for_ocr(doc, config))

@@ -14,16 +14,22 @@ Decisions:
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from ..base.config import Config
 from ..base.errors import ExtractionError, UnsupportedFileError
 from ..base.priority import lower_thread_priority
+from ..base.member_paths import split_member
 from ..base.progress import CancelToken, ProgressFn, report
+from ..base.types import Document
 from ..ingest.extractors import extract
+from ..ingest.extractors.members import read_member
 from ..ingest.ocr import merge_ocr, ocr_document
 from ..ingest.ocr.engine import available_engine, ocr_unavailable_reason
 from ..ingest.passage_context import model_input
@@ -32,6 +38,7 @@ from ..store import Store
 from ..store.ledger import set_ocr_state
 from ..store.ocr_cache import OcrCache, pending_ocr_files
 from .batcher import Batcher, Pending
+from .member_sync import write_private_copy
 from .sync import BATCH_CHUNKS, BATCH_FILES, _chunk, _title_context
 from .sync_types import IndexWriter, PassageEncoder, SyncReport, text_hash
 
@@ -61,29 +68,20 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         report(progress, "ocr", i - 1, len(rows), os.path.basename(row.path))
         if not _unchanged(row):
             continue  # changed or gone since the text pass: the next sync records it again
-        doc = cache.get(row.sha256) if row.sha256 else None
-        if doc is None:
+        cached = cache.get(row.sha256) if row.sha256 else None
+        if cached is None:
             engine = engine or available_engine()
             if engine is None:
                 waiting = len(rows) - i + 1
                 rep.notes.append(f"{waiting} file(s) wait for OCR: "
                                  f"{ocr_unavailable_reason() or 'no OCR engine could be loaded'}")
                 break
-            try:
-                doc = ocr_document(row.path, cancel=cancel, engine=engine)
-            except ExtractionError as exc:
-                _record_failed(store, row, f"OCR: {exc}", index, rep)
-                continue
-            if row.sha256:
-                cache.put(row.sha256, getattr(engine, "name", ""), doc)
-        if row.kind == "pdf" or row.path.lower().endswith(".pdf"):
-            try:
-                text = extract(Path(row.path), max_bytes=int(config.scan.max_file_mb * 2**20),
-                               max_chars=config.scan.max_text_chars, cancel=cancel)
-                doc = merge_ocr(text, doc)
-            except (ExtractionError, UnsupportedFileError) as exc:
-                _record_failed(store, row, str(exc), index, rep)
-                continue
+        try:
+            with _readable(row, config, cancel) as path:
+                doc = _ocr_text(path, row, cached, cache, engine, config, cancel)
+        except (ExtractionError, UnsupportedFileError) as exc:
+            _record_failed(store, row, str(exc), index, rep)
+            continue
         _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc)
         done += 1
     report(progress, "ocr", len(rows), len(rows))
@@ -93,11 +91,46 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
 
 
 def _unchanged(row) -> bool:
+    container, member = split_member(row.path)
     try:
-        st = os.stat(row.path)
+        st = os.stat(container)
     except OSError:
         return False
+    if member is not None:  # a member's row holds its own size and its container's mtime
+        return st.st_mtime_ns == row.mtime_ns
     return (st.st_size, st.st_mtime_ns) == (row.size, row.mtime_ns)
+
+
+@contextmanager
+def _readable(row, config: Config, cancel) -> Iterator[Path]:
+    """A path to the entry's bytes: the file itself, or for a member of a container (an image in a zip) a
+    0600 copy in a private 0700 temporary folder, removed at once, of bytes checked against the stored sha256."""
+    if split_member(row.path)[1] is None:
+        yield Path(row.path)
+        return
+    m = read_member(row.path, int(config.scan.max_file_mb * 2**20), cancel)
+    if row.sha256 and hashlib.sha256(m.data).hexdigest() != row.sha256:
+        raise ExtractionError("changed inside its container since the text pass (the next sync reads it again)")
+    with tempfile.TemporaryDirectory(prefix="searchapp-ocr-") as tmp:
+        yield write_private_copy(tmp, m.data, m.suffix)
+
+
+def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engine, config: Config,
+              cancel) -> Document:
+    """The entry's OCR text (`cached` when these bytes were read before), merged with a PDF's text layer."""
+    doc = cached
+    if doc is None:
+        try:
+            doc = ocr_document(path, cancel=cancel, engine=engine)
+        except ExtractionError as exc:
+            raise ExtractionError(f"OCR: {exc}") from None
+        if row.sha256:
+            cache.put(row.sha256, getattr(engine, "name", ""), doc)
+    if row.kind == "pdf" or path.suffix.lower() == ".pdf":
+        text = extract(path, max_bytes=int(config.scan.max_file_mb * 2**20), max_chars=config.scan.max_text_chars,
+                       cancel=cancel)
+        doc = merge_ocr(text, doc)
+    return doc
 
 
 def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, progress, cancel, row, doc) -> None:

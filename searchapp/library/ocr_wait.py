@@ -16,7 +16,7 @@ from ..ingest.ocr.engine import ocr_unavailable_reason
 from ..ingest.ocr.images import image_suffixes
 from ..ingest.ocr.pdf_pages import pages_needing_ocr
 from ..store import RootRow, Store
-from ..store.ledger import files_in_state, set_ocr_state
+from ..store.ledger import files_in_state, set_entry_date, set_ocr_state
 from ..store.ocr_cache import ocr_done_paths
 
 __all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note",
@@ -39,13 +39,17 @@ def pdf_waits_for_ocr(doc: Document, config: Config) -> Optional[str]:
     return "pending" if pages_needing_ocr(doc, len(doc.pages)) else None
 
 
-def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kind: str, index, rep) -> None:
-    """Record an entry with no text yet and files.ocr = 'pending' (its old passages, if any, are dropped)."""
+def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kind: str, index, rep,
+                   date_ns: Optional[int] = None) -> None:
+    """Record an entry with no text yet and files.ocr = 'pending' (its old passages, if any, are dropped);
+    `date_ns`: the entry's own date (an image attached to a dated message), kept when OCR gives it text."""
     rep.skipped += 1  # counted like a skip until OCR gives it text: scanned = added + updated + ... holds
     with store.atomic():
         removed = store.delete_chunks_of_file(old.id) if old is not None else []
         file_id = store.upsert_file(root.id, path, f.size, f.mtime_ns, sha, "skipped", WAITING, kind, 0)
         set_ocr_state(store, file_id, "pending")
+        if date_ns is not None:
+            set_entry_date(store, file_id, date_ns)
         if removed:
             store.bump_generation()
     if removed:

@@ -85,7 +85,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
-                return record_waiting(store, root, old, path, f, sha, doc.kind, index, rep)
+                return record_waiting(store, root, old, path, f, sha, doc.kind, index, rep, date_ns)
             _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
             return
         if old is None:

@@ -7,6 +7,7 @@ Images are rendered from text with PIL here; each OCR call takes ~1-2 s, so the 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -151,6 +152,53 @@ def test_image_only_pdf_page_keeps_its_page_number(tmp_path, tiny_library, count
     hit = tiny_library.search("lighthouse", mode="lexical").hits[0]
     assert Path(hit.path).name == "scan.pdf" and hit.page == 2
     assert tiny_library.search("quarterly invoices", mode="lexical").hits[0].page == 1
+
+
+@needs_rapidocr
+def test_image_inside_a_zip_is_ocrd_as_a_member_and_kept_when_the_zip_changes(tmp_path, tiny_library, counting):
+    import io
+    import zipfile
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    buf = io.BytesIO()
+    _image(["Lighthouse keeper log", "November storm warning"]).save(buf, format="PNG")
+    with zipfile.ZipFile(docs / "photos.zip", "w") as z:
+        z.writestr("boards/whiteboard.png", buf.getvalue())
+        z.writestr("readme.txt", "Photos of the harbour trip.\n")
+    tiny_library.add_folder(docs)
+    assert counting.calls == 1
+    hits = tiny_library.search("lighthouse", mode="lexical")
+    top = hits.to_json()["hits"][0]
+    assert top["member"] == "boards/whiteboard.png" and top["ocr"] is True, top
+    states = {r.path: s for s, r in files_in_state(tiny_library.store)}
+    assert [s for p, s in states.items() if p.endswith("whiteboard.png")] == ["ocr_done"]
+    assert not list(tmp_path.glob("**/searchapp-ocr-*"))  # the private copy went with the OCR step
+
+    # The zip changes (a member added): it is read again, but the image's bytes are the same, so it keeps its
+    # OCR text without a second run of the engine.
+    with zipfile.ZipFile(docs / "photos.zip", "a") as z:
+        z.writestr("later.txt", "A note added later about sailing.\n")
+    tiny_library.sync()
+    assert counting.calls == 1
+    assert tiny_library.search("lighthouse", mode="lexical").to_json()["hits"][0]["member"] == "boards/whiteboard.png"
+    assert tiny_library.search("sailing", mode="lexical").hits
+
+
+def test_image_member_waits_for_ocr_without_an_engine(tmp_path, tiny_library, monkeypatch):
+    import zipfile
+
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    png = tmp_path / "x.png"
+    _image(["Lighthouse"]).save(png)
+    with zipfile.ZipFile(docs / "photos.zip", "w") as z:
+        z.write(png, "scan.png")
+    rep = tiny_library.add_folder(docs)
+    assert rep.failed == 0
+    pending = [r.path for s, r in files_in_state(tiny_library.store) if s == "ocr_pending"]
+    assert len(pending) == 1 and pending[0].endswith("photos.zip" + os.sep * 2 + "scan.png"), pending
 
 
 def test_not_indexed_view_lists_files_waiting_for_ocr(tmp_path, tiny_library, monkeypatch):
