@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "member_key", "display_path", "container_of"]
+__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "member_key", "display_path", "display_name", "display_folder",
+           "container_of"]
 
 MEMBER_SEP = os.sep * 2
 DISPLAY_SEP = " › "
@@ -38,3 +39,15 @@ def display_path(path: str) -> str:
     """`archive.zip › folder/file.pdf` for a member key, the path itself for a file."""
     container, member = split_member(path)
     return path if member is None else container + DISPLAY_SEP + member.replace(MEMBER_SEP, DISPLAY_SEP)
+
+
+def display_name(path: str) -> str:
+    """What a list's File column shows: the file's name, or `archive.zip › folder/file.pdf` for a member."""
+    container, member = split_member(path)
+    name = os.path.basename(container)
+    return name if member is None else name + DISPLAY_SEP + member.replace(MEMBER_SEP, DISPLAY_SEP)
+
+
+def display_folder(path: str) -> str:
+    """What a list's Folder column shows: the folder holding the file, or holding a member's container."""
+    return os.path.dirname(split_member(path)[0])

@@ -7,13 +7,13 @@ the report over. Open / Show in folder go back through the main window's opener 
 from __future__ import annotations
 
 import html
-import os
 from typing import Optional
 
 from PySide6.QtCore import QUrl, Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
 from ..library import DuplicateReport, NearPair
 from .plain import plain_label, tooltip
@@ -65,8 +65,8 @@ class _Side(QWidget):
     def show_file(self, path: Optional[str], passages: list[tuple[float, str, Optional[int]]]) -> None:
         self.path = path
         self.page = passages[0][2] if passages else None
-        self.title.setText(f"{os.path.basename(path)}\n{os.path.dirname(path)}" if path else "")
-        self.title.setToolTip(tooltip(path or ""))
+        self.title.setText(f"{display_name(path)}\n{display_folder(path)}" if path else "")
+        self.title.setToolTip(tooltip(display_path(path or "")))
         self.open_button.setEnabled(bool(path))
         self.folder_button.setEnabled(bool(path))
         blocks = []
@@ -139,13 +139,13 @@ class DuplicatesWindow(QWidget):
         self.tree.clear()
         exact = QTreeWidgetItem(self.tree, [f"Exact copies ({len(report.exact)} groups)", ""])
         for group in report.exact:
-            g = QTreeWidgetItem(exact, [f"{len(group)} × {os.path.basename(group[0])}", "1.000"])
+            g = QTreeWidgetItem(exact, [f"{len(group)} × {display_name(group[0])}", "1.000"])
             g.setData(0, ITEM_ROLE, group)
             for path in group:
-                QTreeWidgetItem(g, [path, ""]).setData(0, ITEM_ROLE, [path])
+                QTreeWidgetItem(g, [display_path(path), ""]).setData(0, ITEM_ROLE, [path])
         near = QTreeWidgetItem(self.tree, [f"Near duplicates ({len(report.near)} pairs)", ""])
         for p in report.near:
-            item = QTreeWidgetItem(near, [f"{os.path.basename(p.a)}  ≈  {os.path.basename(p.b)}", f"{p.similarity:.3f}"])
+            item = QTreeWidgetItem(near, [f"{display_name(p.a)}  ≈  {display_name(p.b)}", f"{p.similarity:.3f}"])
             item.setToolTip(0, tooltip(f"{p.a}\n{p.b}"))  # Qt would guess whether two file names are markup
             item.setData(0, ITEM_ROLE, p)
         self.tree.expandAll()

@@ -15,7 +15,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from ..base.member_paths import container_of, split_member
+from ..base.member_paths import container_of, display_path, split_member
 from ..base.types import Hit
 from ..library.member_open import open_copy
 from .highlight import MARK_STYLE, highlight_html
@@ -96,13 +96,13 @@ class PreviewPane(QWidget):
     def show_hit(self, hit: Hit, terms: list[str], text: Optional[str] = None, note: str = "") -> None:
         """Show `hit`; `text` is its file's whole extracted text (None while loading or when unreadable)."""
         self.hit = hit
-        where = hit.path + (f" — page {hit.page}" if hit.page else "")
+        where = display_path(hit.path) + (f" — page {hit.page}" if hit.page else "")
         also = [f"the same text {len(hit.repeats)} more time{'s' if len(hit.repeats) > 1 else ''} in this file"] if hit.repeats else []
         also += [f"{len(hit.more)} other matching passage{'s' if len(hit.more) > 1 else ''}"] if hit.more else []
         ocr = ["text recognised by OCR"] if hit.ocr else []  # a person should know the words may be misread
         note = "; ".join(([note] if note else []) + ocr + also)
         self.title.setText(where + (f"  ({note})" if note else ""))
-        self.title.setToolTip(tooltip(hit.path))
+        self.title.setToolTip(tooltip(display_path(hit.path)))
         if text is not None and text[hit.start:hit.end] == hit.text:
             shown = context_html(text, hit.start, hit.end, terms)
         else:  # file changed or not readable: the stored passage alone is still true to the index

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import html
-import os
 from typing import Any, Optional
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
 from ..library.snippet import best_snippet
 from .highlight import highlight_html, snippet, utf16_spans
@@ -123,8 +123,8 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "#": str(h.ranks.final or index.row() + 1),
-                "File": os.path.basename(h.path) + ("" if h.available else "  (unavailable)"),
-                "Folder": os.path.dirname(h.path),
+                "File": display_name(h.path) + ("" if h.available else "  (unavailable)"),
+                "Folder": display_folder(h.path),
                 "Page": str(h.page) if h.page else "",
                 "Passage": snippet(h.text, self.terms),
                 "More": more_text(h),
@@ -139,7 +139,7 @@ class ResultsModel(QAbstractTableModel):
             if col == "More" and h.more:
                 return more_tooltip(h)
             if col in ("File", "Folder"):
-                return tooltip(h.path)
+                return tooltip(display_path(h.path))
         if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:
             delta = (h.ranks.fused or 0) - h.ranks.rerank
             return PROMOTED if delta > 0 else DEMOTED if delta < 0 else None

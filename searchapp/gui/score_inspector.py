@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import csv
-import os
 from typing import Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from ..base.member_paths import display_name, display_path
 from ..library import SearchResult
 from .results_model import DEMOTED, PROMOTED, rank_movement
 from .plain import plain_label, tooltip
@@ -33,7 +33,7 @@ def candidate_rows(result: SearchResult) -> list[list[str]]:
     rows = []
     for h in result.hits:
         s, r = h.scores, h.ranks
-        rows.append([_i(r.final), os.path.basename(h.path), _i(h.page), _f(s.dense), _i(r.dense), _f(s.lexical, 3),
+        rows.append([_i(r.final), display_name(h.path), _i(h.page), _f(s.dense), _i(r.dense), _f(s.lexical, 3),
                      _i(r.lexical), _f(s.fused), _i(r.fused), _f(s.rerank_logit, 3), _f(s.rerank), _i(r.rerank),
                      rank_movement(h)])
     return rows
@@ -85,7 +85,7 @@ class ScoreInspector(QWidget):
                     if d:
                         item.setForeground(PROMOTED if d > 0 else DEMOTED)
                 if j == 1:
-                    item.setToolTip(tooltip(hit.path))
+                    item.setToolTip(tooltip(display_path(hit.path)))
                 self.table.setItem(i, j, item)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # final rank first, whatever was sorted before

@@ -200,7 +200,8 @@ class SearchController(QObject):
                 preview.show_hit(hit, terms, None, f"cannot read the file now: {exc}")
                 win.previewShown.emit(hit)
 
-        win.runner.submit(lambda p, c: file_text(hit.path, config, hit.text, hit.start, hit.end), name="preview",
+        win.runner.submit(lambda p, c: file_text(hit.path, config, hit.text, hit.start, hit.end, ocr=hit.ocr),
+                          name="preview",
                           on_success=done, on_error=failed)
 
     def open_index(self, index: QModelIndex) -> None:

@@ -1,6 +1,7 @@
 """The whole extracted text of one indexed file, for showing a passage in context (the GUI's preview).
 
-Re-extracts through the same extractor the sync used, so a hit's start/end offsets index this text.
+Re-extracts through the same extractor the sync used, so a hit's start/end offsets index this text; an
+entry read by OCR is its cached OCR text instead (OCR is far too slow to run for a preview).
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from typing import Optional
 
 from ..base.config import Config
 from ..base.member_paths import split_member
+from ..base.errors import ExtractionError
 from ..base.types import Document
 from ..ingest.extractors import extract
 from ..ingest.extractors.members import read_member
+from ..ingest.ocr import merge_ocr
+from ..store.ocr_cache import read_cached
 from .member_sync import write_private_copy
+from .sync_types import file_sha256
 
 __all__ = ["FileText", "file_text"]
 
@@ -33,19 +38,31 @@ class FileText:
 
 
 def file_text(path: str | Path, config: Config, expected_passage: Optional[str] = None,
-              start: int = 0, end: int = 0) -> FileText:
+              start: int = 0, end: int = 0, *, ocr: bool = False) -> FileText:
     """Extract `path` again. Raises ExtractionError (or UnsupportedFileError) like a sync would.
 
-    With `expected_passage`, `changed` says whether text[start:end] still is that passage.
+    With `expected_passage`, `changed` says whether text[start:end] still is that passage. `ocr`: the entry's
+    text came from OCR, so it is the cached OCR text (merged with a PDF's text layer, as the sync merged it),
+    never a second OCR run.
     """
     max_bytes = int(config.scan.max_file_mb * 2**20)
     key = os.fspath(path)
     if split_member(key)[1] is not None:  # a member: read again from its container, through a private copy
         with tempfile.TemporaryDirectory(prefix="searchapp-preview-") as tmp:
             m = read_member(key, max_bytes)
-            doc = extract(write_private_copy(tmp, m.data or b"", m.suffix), max_bytes=max_bytes)
-        changed = expected_passage is not None and doc.text[start:end] != expected_passage
-        return FileText(key, doc, changed)
-    doc = extract(Path(path), max_bytes=max_bytes)
+            doc = _read(write_private_copy(tmp, m.data or b"", m.suffix), max_bytes, config, ocr)
+    else:
+        doc = _read(Path(path), max_bytes, config, ocr)
     changed = expected_passage is not None and doc.text[start:end] != expected_passage
-    return FileText(str(path), doc, changed)
+    return FileText(key, doc, changed)
+
+
+def _read(path: Path, max_bytes: int, config: Config, ocr: bool) -> Document:
+    if not ocr:
+        return extract(path, max_bytes=max_bytes)
+    text = read_cached(config.data_dir, file_sha256(path))
+    if text is None:
+        raise ExtractionError("its OCR text is not cached any more (the next sync reads it again)")
+    if path.suffix.lower() == ".pdf":
+        return merge_ocr(extract(path, max_bytes=max_bytes), text)
+    return text

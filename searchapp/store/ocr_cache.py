@@ -15,7 +15,7 @@ from ..base.private import create_private_file
 from ..base.types import Document, PageSpan
 from .rows import FileRow
 
-__all__ = ["OcrCache", "OCR_CACHE_NAME", "MAX_CACHED_CHARS", "pending_ocr_files", "ocr_done_paths"]
+__all__ = ["OcrCache", "read_cached", "OCR_CACHE_NAME", "MAX_CACHED_CHARS", "pending_ocr_files", "ocr_done_paths"]
 
 OCR_CACHE_NAME = "ocr_cache.sqlite"
 MAX_CACHED_CHARS = 20_000_000  # one file's text; 200 dense pages are ~1 M characters
@@ -25,8 +25,12 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS ocr(
 
 
 class OcrCache:
-    def __init__(self, data_dir: Path | str) -> None:
+    def __init__(self, data_dir: Path | str, read_only: bool = False) -> None:
+        """`read_only`: for readers (the preview), which never create or write the cache; the file must exist."""
         path = Path(data_dir) / OCR_CACHE_NAME
+        if read_only:
+            self.conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=30)
+            return
         create_private_file(path)
         self.conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
         self.conn.execute(_SCHEMA)
@@ -53,6 +57,20 @@ class OcrCache:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def read_cached(data_dir: Path | str, sha256: str) -> Optional[Document]:
+    """The cached OCR text of these bytes, read-only (a reader never creates or writes the cache); None when
+    there is none."""
+    if not (Path(data_dir) / OCR_CACHE_NAME).is_file():
+        return None
+    cache = OcrCache(data_dir, read_only=True)
+    try:
+        return cache.get(sha256)
+    except sqlite3.Error:  # damaged, or written by a newer version: the preview says it cannot show the text
+        return None
+    finally:
+        cache.close()
 
 
 def pending_ocr_files(store, limit: int) -> list[FileRow]:

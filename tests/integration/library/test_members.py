@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from searchapp.base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, split_member
+from searchapp.base.member_paths import (DISPLAY_SEP, MEMBER_SEP, display_folder, display_name, display_path,
+                                         split_member)
 from searchapp.ingest.extractors.members import (MAX_DEPTH, iter_members,
                                                   )
 from searchapp.store.ledger import state_counts
@@ -90,6 +91,11 @@ def test_members_are_entries_found_by_lexical_search(tiny_library, docs):
     assert hit.path == z + MEMBER_SEP + "folder/report.txt"
     assert split_member(hit.path) == (z, "folder/report.txt")
     assert display_path(hit.path) == z + DISPLAY_SEP + "folder/report.txt"
+    assert (display_name(hit.path), display_folder(hit.path)) == ("archive.zip" + DISPLAY_SEP + "folder/report.txt",
+                                                                  str(docs))
+    nested = z + MEMBER_SEP + "inner.zip" + MEMBER_SEP + "deep/note.txt"
+    assert display_name(nested) == DISPLAY_SEP.join(["archive.zip", "inner.zip", "deep/note.txt"])
+    assert (display_name(z), display_folder(z)) == ("archive.zip", str(docs))
     # a zip inside the zip is read (depth 2)
     assert _names(tiny_library.search("quokka census", mode="lexical"))[0] == z + MEMBER_SEP + "inner.zip" + MEMBER_SEP + "deep/note.txt"
     assert _names(tiny_library.search("marmalade tarball", mode="lexical"))[0] == str(docs / "bundle.tar.gz") + MEMBER_SEP + "notes/tarred.md"

@@ -1,0 +1,174 @@
+"""Real office files and mail written by the tests (and by tests/benchmarks/bench_formats_search.py): xlsx and
+pptx as OOXML parts in a zip, ods and odp through odfpy, mail through the standard library's EmailMessage."""
+
+from __future__ import annotations
+
+import zipfile
+from email.message import EmailMessage
+from pathlib import Path
+
+REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+SML = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+PML = "http://schemas.openxmlformats.org/presentationml/2006/main"
+DML = "http://schemas.openxmlformats.org/drawingml/2006/main"
+
+
+def rels(*items: tuple[str, str, str]) -> str:
+    body = "".join(f'<Relationship Id="{i}" Type="{t}" Target="{target}"/>' for i, t, target in items)
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="{PKG_REL}">{body}'
+            "</Relationships>")
+
+
+def core(title: str) -> str:
+    return ('<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
+            f'xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>{title}</dc:title></cp:coreProperties>')
+
+
+def write_zip(path: Path, parts: dict[str, str | bytes]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    return path
+
+
+def sheet_xml(rows: str) -> str:
+    return f'<worksheet xmlns="{SML}"><sheetData>{rows}</sheetData></worksheet>'
+
+
+def make_xlsx(path: Path, sheets_: list[tuple[str, str]], shared: list[str], title: str = "") -> Path:
+    """A workbook whose sheets (name, sheetData rows) are stored in reverse part order, so the order must come
+    from workbook.xml and its relationships, not from file names."""
+    n = len(sheets_)
+    parts: dict[str, str | bytes] = {
+        "[Content_Types].xml": '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+                               '<Default Extension="xml" ContentType="application/xml"/></Types>',
+        "_rels/.rels": rels(("rId1", f"{REL}/officeDocument", "xl/workbook.xml"),
+                            ("rId2", f"{PKG_REL}/metadata/core-properties", "docProps/core.xml")),
+        "docProps/core.xml": core(title),
+        "xl/workbook.xml": f'<workbook xmlns="{SML}" xmlns:r="{REL}"><sheets>'
+                           + "".join(f'<sheet name="{name}" sheetId="{i + 1}" r:id="rId{i + 1}"/>'
+                                     for i, (name, _) in enumerate(sheets_)) + "</sheets></workbook>",
+        "xl/_rels/workbook.xml.rels": rels(*[(f"rId{i + 1}", f"{REL}/worksheet", f"worksheets/sheet{n - i}.xml")
+                                             for i in range(n)],
+                                           ("rIdS", f"{REL}/sharedStrings", "/xl/sharedStrings.xml")),
+        "xl/sharedStrings.xml": f'<sst xmlns="{SML}">' + "".join(shared) + "</sst>",
+    }
+    for i, (_, rows) in enumerate(sheets_):
+        parts[f"xl/worksheets/sheet{n - i}.xml"] = sheet_xml(rows)
+    return write_zip(path, parts)
+
+
+def make_ods(path: Path, tables: dict[str, list[list[str]]], title: str = "") -> Path:
+    from odf.dc import Title
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    doc = OpenDocumentSpreadsheet()
+    if title:
+        doc.meta.addElement(Title(text=title))
+    for name, rows in tables.items():
+        table = Table(name=name)
+        for row in rows:
+            tr = TableRow()
+            for value in row:
+                tc = TableCell()
+                if value:
+                    tc.addElement(P(text=value))
+                tr.addElement(tc)
+            table.addElement(tr)
+        doc.spreadsheet.addElement(table)
+    doc.save(str(path))
+    return path
+
+
+def slide_xml(*shapes: str) -> str:
+    return f'<p:sld xmlns:p="{PML}" xmlns:a="{DML}"><p:cSld><p:spTree>{"".join(shapes)}</p:spTree></p:cSld></p:sld>'
+
+
+def shape(paragraphs: list[str], placeholder: str = "") -> str:
+    ph = f'<p:nvSpPr><p:cNvPr id="2" name="x"/><p:cNvSpPr/><p:nvPr><p:ph type="{placeholder}"/></p:nvPr></p:nvSpPr>' \
+        if placeholder else ""
+    paras = "".join(f"<a:p>{''.join(f'<a:r><a:t>{run}</a:t></a:r>' for run in p.split('|'))}</a:p>"
+                    for p in paragraphs)
+    return f"<p:sp>{ph}<p:txBody><a:bodyPr/>{paras}</p:txBody></p:sp>"
+
+
+def make_pptx(path: Path, slides: list[tuple[list[str], list[str]]], title: str = "") -> Path:
+    """Slides (paragraphs, notes); stored as slideN.xml in reverse order so order comes from presentation.xml."""
+    n = len(slides)
+    parts: dict[str, str | bytes] = {
+        "_rels/.rels": rels(("rId1", f"{REL}/officeDocument", "ppt/presentation.xml"),
+                            ("rId2", f"{PKG_REL}/metadata/core-properties", "docProps/core.xml")),
+        "docProps/core.xml": core(title),
+        "ppt/presentation.xml": f'<p:presentation xmlns:p="{PML}" xmlns:r="{REL}"><p:sldIdLst>'
+                                + "".join(f'<p:sldId id="{256 + i}" r:id="rId{i + 1}"/>' for i in range(n))
+                                + "</p:sldIdLst></p:presentation>",
+        "ppt/_rels/presentation.xml.rels": rels(*[(f"rId{i + 1}", f"{REL}/slide", f"slides/slide{n - i}.xml")
+                                                  for i in range(n)]),
+    }
+    for i, (paras, notes) in enumerate(slides):
+        part = n - i
+        parts[f"ppt/slides/slide{part}.xml"] = slide_xml(shape(paras), shape([str(i + 1)], "sldNum"))
+        if notes:
+            parts[f"ppt/slides/_rels/slide{part}.xml.rels"] = rels(
+                ("rId1", f"{REL}/notesSlide", f"../notesSlides/notesSlide{part}.xml"))
+            parts[f"ppt/notesSlides/notesSlide{part}.xml"] = slide_xml(shape([], "sldImg"), shape(notes, "body"),
+                                                                       shape([str(i + 1)], "sldNum"))
+    return write_zip(path, parts)
+
+
+def make_odp(path: Path, slides: list[tuple[str, str]], title: str = "") -> Path:
+    from odf.dc import Title
+    from odf.draw import Frame, Page, TextBox
+    from odf.opendocument import OpenDocumentPresentation
+    from odf.presentation import Notes
+    from odf.style import MasterPage, PageLayout
+    from odf.text import P
+
+    doc = OpenDocumentPresentation()
+    if title:
+        doc.meta.addElement(Title(text=title))
+    layout = PageLayout(name="PL")
+    doc.automaticstyles.addElement(layout)
+    master = MasterPage(name="Default", pagelayoutname=layout)
+    doc.masterstyles.addElement(master)
+
+    def box(parent, text: str) -> None:
+        frame = Frame(width="20cm", height="3cm", x="1cm", y="1cm")
+        parent.addElement(frame)
+        tb = TextBox()
+        frame.addElement(tb)
+        tb.addElement(P(text=text))
+
+    for text, notes in slides:
+        page = Page(masterpagename=master)
+        doc.presentation.addElement(page)
+        box(page, text)
+        if notes:
+            n = Notes()
+            page.addElement(n)
+            box(n, notes)
+    doc.save(str(path))
+    return path
+
+
+def make_mail(subject: str = "Lunch on Friday", plain: str | None = "Bring the pistachio cake.",
+              html: str | None = "<p>HTML <b>version</b></p>",
+              attachments: dict[str, bytes] | None = None) -> EmailMessage:
+    msg = EmailMessage()
+    msg["Subject"] = subject
+    msg["From"] = "Ana <ana@example.org>"
+    msg["To"] = "Bo <bo@example.org>, Cy <cy@example.org>"
+    msg["Date"] = "Fri, 07 Mar 2025 10:00:00 +0100"
+    if plain is not None:
+        msg.set_content(plain)
+    if html is not None:
+        if plain is None:
+            msg.set_content(html, subtype="html")
+        else:
+            msg.add_alternative(html, subtype="html")
+    for name, data in (attachments or {}).items():
+        msg.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    return msg
