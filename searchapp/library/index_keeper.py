@@ -58,7 +58,7 @@ def open_vector_index(store: Store, data_dir: Path, config: IndexConfig, dim: in
     path = index_path(data_dir, config)
     generation = store.generation()
     if not path.exists():
-        if store.chunk_count() == 0:
+        if not store.has_chunks():
             return create_index(config, dim), IndexOpenReport("created")
         index = rebuild_index(store, config, dim, progress)
         return index, IndexOpenReport("rebuilt", f"vector index was missing; rebuilt {len(index)} vectors from the library database")

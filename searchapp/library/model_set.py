@@ -110,7 +110,7 @@ class ModelSet:
         """Raise ModelMismatchError when the library (`reader`, a Store) was built with another model, pooling
         or chunking. The rule is models.identity.reindex_reasons (status and the GUI use it too)."""
         stored = reader.meta()
-        if reader.chunk_count() == 0:
+        if not reader.has_chunks():
             return
         from ..models.identity import reindex_message, reindex_reasons
 

@@ -18,6 +18,7 @@ from ..base.member_paths import container_of
 from ..base.types import Hit, StageRanks, StageScores
 from ..ingest.fsnames import real_path
 from ..store import Store
+from ..store.bm25_pair import search_lexical_and_score
 from .constraints import constraint_scope, list_by_date
 from .filters import FilterScope, SearchFilters
 from .fusion import convex_fusion, reciprocal_rank_fusion
@@ -149,9 +150,17 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                  else fetch_dense(pool))
         timings["dense"] = _ms(t0)
     lexical: list[tuple[int, float]] = []
+    # Hybrid: the BM25 of every dense hit comes with the lexical top (one pass; None: not asked that way).
+    lexical_of_dense: Optional[dict[int, float]] = None
     if want_lexical:
         def fetch_lex(n: int) -> list[tuple[int, float]]:
-            return scope.lexical(text, n) if scope is not None else store.search_lexical(text, n)
+            nonlocal lexical_of_dense
+            if scope is not None:
+                return scope.lexical(text, n)
+            if req.mode == "hybrid" and dense:
+                top, lexical_of_dense = search_lexical_and_score(store, text, n, [c for c, _ in dense])
+                return top
+            return store.search_lexical(text, n)
 
         lexical = (widen_to_files(fetch_lex, store.chunk_files, req.candidates, pool, 1 << 62) if by_file
                    else fetch_lex(pool))
@@ -170,7 +179,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         if cid in scores:
             scores[cid].lexical = s
     if req.mode == "hybrid":
-        _fill_missing_stage_scores(text, scores, store, qvec)
+        _fill_missing_stage_scores(text, scores, store, qvec, lexical_of_dense)
     fused = _fuse(req, [c for c, _ in dense if c in rows], [c for c, _ in lexical if c in rows],
                   {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()}, seen)
     for cid, s in fused:
@@ -250,16 +259,21 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
     return convex_fusion(dense_score, lexical_score, w, order)
 
 
-def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray]) -> None:
+def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray],
+                               lexical_of_dense: Optional[dict[int, float]] = None) -> None:
     """In hybrid mode, give every candidate both first-stage scores (ranks stay those of the retrievers),
-    so a person can compare them; a dense-only hit's BM25 is 0 when it shares no word with the query."""
+    so a person can compare them; a dense-only hit's BM25 is 0 when it shares no word with the query.
+    `lexical_of_dense`: the BM25 of every dense hit that matches, found with the lexical top (bm25_pair.py)."""
     need_dense = [cid for cid, s in scores.items() if s.dense is None]
     if qvec is not None and need_dense:
         ids, vecs = store.vectors(need_dense, dim=int(qvec.size))  # none back: all still to be embedded
         for cid, sim in zip(ids.tolist(), (vecs @ qvec.reshape(-1)).tolist()):
             scores[cid].dense = float(sim)
     need_lex = [cid for cid, s in scores.items() if s.lexical is None]
-    if need_lex:
+    if need_lex and lexical_of_dense is not None:  # every such candidate is a dense hit: no second pass
+        for cid in need_lex:
+            scores[cid].lexical = lexical_of_dense.get(cid, 0.0)
+    elif need_lex:
         found = dict(store.search_lexical(query, len(need_lex), within=need_lex))
         for cid in need_lex:
             scores[cid].lexical = found.get(cid, 0.0)

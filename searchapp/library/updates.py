@@ -88,7 +88,7 @@ class Updates:
         lower_thread_priority()  # background work: searches (this process's or another's) go first
         try:
             self._record_model()
-            had_passages = self.store.chunk_count() > 0
+            had_passages = self.store.has_chunks()
             self.vectors.writable(lambda: self.models.identity()[1])
             encoder = self.models.passage_encoder()  # loaded only when a file needs chunking or embedding
             try:

@@ -284,6 +284,10 @@ class Store(VectorQueue):
     def chunk_count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
+    def has_chunks(self) -> bool:
+        # O(1), where count(*) reads the whole table (4 ms at a million passages, on every search)
+        return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM chunks)").fetchone()[0])
+
     def chunk_ids(self) -> np.ndarray:
         return np.fromiter((r[0] for r in self.conn.execute("SELECT id FROM chunks ORDER BY id")), dtype=np.int64)
 
