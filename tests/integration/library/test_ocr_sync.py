@@ -155,6 +155,20 @@ def test_image_only_pdf_page_keeps_its_page_number(tmp_path, tiny_library, count
 
 
 @needs_rapidocr
+def test_a_phones_heic_photo_is_read_by_ocr(tmp_path, tiny_library, counting):
+    pillow_heif = pytest.importorskip("pillow_heif")  # in the ocr extra, which `make setup` installs
+    pillow_heif.register_heif_opener()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _image(["Lighthouse keeper log", "November storm warning"]).save(docs / "IMG_0042.HEIC", format="HEIF",
+                                                                     quality=90)
+    tiny_library.add_folder(docs)
+    assert counting.calls == 1
+    hit = tiny_library.search("lighthouse", mode="lexical").hits[0]
+    assert Path(hit.path).name == "IMG_0042.HEIC" and hit.ocr
+
+
+@needs_rapidocr
 def test_image_inside_a_zip_is_ocrd_as_a_member_and_kept_when_the_zip_changes(tmp_path, tiny_library, counting):
     import io
     import zipfile
