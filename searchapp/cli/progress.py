@@ -10,8 +10,9 @@ from ..base.progress import Progress
 
 __all__ = ["TerminalProgress"]
 
-_UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors", "passages": " passages"}
-_TITLES = {"files": "indexing", "passages": "embedding"}
+_UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors", "passages": " passages",
+          "ocr": " files"}
+_TITLES = {"files": "indexing", "passages": "embedding", "ocr": "OCR (scans, images)"}
 
 
 class TerminalProgress:
@@ -32,6 +33,8 @@ class TerminalProgress:
             return
         if p.stage == "embedding" and p.total:
             key = "passages"  # sync reports passages embedded so far of an estimated total
+        elif p.stage == "ocr" and p.total:  # after the words and meaning of every other file: its own bar
+            key = "ocr"
         elif p.stage in ("scanning", "extracting", "rebuilding index"):
             key = p.stage if p.stage != "extracting" else "files"
             if key == "files" and self._stage == "passages" and self._bar is not None:

@@ -12,7 +12,7 @@ from .plain import plain_label
 __all__ = ["ProgressView", "EtaEstimator", "format_seconds"]
 
 STAGE_NAMES = {"scanning": "Scanning", "extracting": "Reading files", "embedding": "Embedding",
-               "searchable": "Searchable by words",
+               "searchable": "Searchable by words", "ocr": "Reading scans and images (OCR)",
                "saving": "Saving", "loading": "Loading models"}
 
 
@@ -76,6 +76,8 @@ class ProgressView(QWidget):
         eta = self.eta.update(p, now)
         if eta is not None:
             self.eta_seconds = eta
+        elif p.stage not in ("extracting", "embedding"):  # a time left from reading files says nothing of OCR
+            self.eta_seconds = None
         if p.total:
             self.bar.setRange(0, p.total)
             self.bar.setValue(min(p.done, p.total))

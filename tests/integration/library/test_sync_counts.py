@@ -97,4 +97,6 @@ def test_terminal_bar_counts_passages_once_embedding_starts(monkeypatch):
     assert bar._bar.unit == " passages" and bar._bar.n == 32
     bar(Progress("embedding", 64, 380))
     assert bar._bar.n == 64 and bar._bar.total == 380
+    bar(Progress("ocr", 2, 7, "scan.png"))  # OCR comes after: a bar of its own, over files
+    assert bar._bar.unit == " files" and bar._bar.desc.startswith("OCR") and (bar._bar.n, bar._bar.total) == (2, 7)
     bar.close()

@@ -164,3 +164,8 @@ def test_progress_strip_says_searchable_by_words_and_meaning(qtbot):
     view.show_progress("Re-syncing", Progress("embedding", 30, 100, meaning_message(37, 100)), 1.0)
     assert "Searchable by words · meaning: 37% of passages" in view.label.text()
     assert (view.bar.value(), view.bar.maximum()) == (30, 100)
+    view.show_progress("Re-syncing", Progress("extracting", 5, 10, "a.txt"), 2.0)
+    view.show_progress("Re-syncing", Progress("extracting", 8, 10, "b.txt"), 3.0)
+    assert "left" in view.label.text()
+    view.show_progress("Re-syncing", Progress("ocr", 1, 4, "scan.png"), 4.0)
+    assert "Reading scans and images (OCR) 1 / 4" in view.label.text() and "left" not in view.label.text()
