@@ -85,7 +85,7 @@ def _recognize(engine: OcrEngine, source: Iterable, cancel: Optional[CancelToken
         if cancel is not None:
             cancel.check()
         try:
-            texts.append((number, engine.recognize(image).strip()))
+            texts.append((number, engine.recognize(image, cancel=cancel).strip()))
         except ExtractionError as exc:  # one page (a timeout): the other pages are still worth having
             log.info("page %d: %s", number, exc)
             failed = failed or exc

@@ -29,9 +29,11 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from typing import Optional, Protocol
 
 from ...base.errors import ExtractionError
+from ...base.progress import CancelToken
 
 __all__ = ["OcrEngine", "available_engine", "ocr_unavailable_reason", "engine_name", "fit_pixels",
            "ENGINE_ENV", "MAX_PAGE_PIXELS", "MAX_THREADS", "TESSERACT_TIMEOUT_S"]
@@ -41,6 +43,7 @@ ENGINES = ("tesseract", "rapidocr")  # the order tried when ENGINE_ENV is unset
 MAX_PAGE_PIXELS = 4_000_000  # A4 at ~200 dpi; larger pages are scaled down first
 MAX_THREADS = 2
 TESSERACT_TIMEOUT_S = 300  # one page; ~60 s is seen on a busy 2-core machine, 5x that is a hang
+CANCEL_POLL_S = 0.25  # how often a running tesseract checks for a cancel
 NOT_INSTALLED = "OCR is not installed: `make setup` installs it (or pip install 'searchapp[ocr]')"
 
 log = logging.getLogger(__name__)
@@ -49,8 +52,9 @@ log = logging.getLogger(__name__)
 class OcrEngine(Protocol):
     name: str
 
-    def recognize(self, image) -> str:
-        """The text of one page image (PIL.Image), one line of text per line, in reading order."""
+    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+        """The text of one page image (PIL.Image), one line of text per line, in reading order. `cancel`
+        interrupts the page where the engine can be interrupted (tesseract: its process is killed)."""
         ...
 
 
@@ -119,7 +123,8 @@ class RapidOcrEngine:
         self._ocr = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
         self._lock = threading.Lock()
 
-    def recognize(self, image) -> str:
+    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+        # One page runs to its end inside onnxruntime (seconds); the caller checks cancel between pages.
         image = fit_pixels(image)
         with self._lock:
             results, _elapsed = self._ocr(image)
@@ -133,21 +138,41 @@ class TesseractEngine:
         self._command = command
         self._env = {**os.environ, "OMP_THREAD_LIMIT": str(threads or _threads())}
 
-    def recognize(self, image) -> str:
+    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
         buf = io.BytesIO()
         fit_pixels(image).save(buf, format="PNG")
         try:
-            done = subprocess.run([self._command, "stdin", "stdout"], input=buf.getvalue(),
-                                  capture_output=True, timeout=TESSERACT_TIMEOUT_S, env=self._env)
-        except subprocess.TimeoutExpired:
-            raise ExtractionError(f"OCR took longer than {TESSERACT_TIMEOUT_S} s on one page") from None
+            proc = subprocess.Popen([self._command, "stdin", "stdout"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self._env)
         except OSError as exc:
             raise ExtractionError(f"tesseract cannot run: {exc.strerror or exc}") from None
-        if done.returncode != 0:
-            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ExtractionError(f"tesseract failed: {err[-1] if err else done.returncode}"[:300])
-        text = done.stdout.decode("utf-8", "replace").replace("\f", "")
+        out, err = _wait(proc, buf.getvalue(), cancel)
+        if proc.returncode != 0:
+            lines = err.decode("utf-8", "replace").strip().splitlines()
+            raise ExtractionError(f"tesseract failed: {lines[-1] if lines else proc.returncode}"[:300])
+        text = out.decode("utf-8", "replace").replace("\f", "")
         return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _wait(proc: subprocess.Popen, data: bytes, cancel: Optional[CancelToken]) -> tuple[bytes, bytes]:
+    """(stdout, stderr) of `proc` fed `data`; a cancel kills it within CANCEL_POLL_S (a page can take a
+    minute on a busy machine), and so does TESSERACT_TIMEOUT_S."""
+    deadline = time.monotonic() + TESSERACT_TIMEOUT_S
+    feed: Optional[bytes] = data
+    while True:
+        try:
+            return proc.communicate(input=feed, timeout=CANCEL_POLL_S)
+        except subprocess.TimeoutExpired:
+            feed = None  # sent already: a retried communicate() must not send it again
+        try:
+            if cancel is not None:
+                cancel.check()
+            if time.monotonic() > deadline:
+                raise ExtractionError(f"OCR took longer than {TESSERACT_TIMEOUT_S} s on one page")
+        except BaseException:
+            proc.kill()
+            proc.communicate()
+            raise
 
 
 def _wanted() -> tuple[str, ...]:

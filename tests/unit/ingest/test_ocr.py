@@ -242,13 +242,13 @@ class _NeverCalled:
     def __init__(self) -> None:
         self.calls = 0
 
-    def recognize(self, image) -> str:
+    def recognize(self, image, cancel=None) -> str:
         self.calls += 1
         return ""
 
 
 class _FailsOnPage2(_NeverCalled):
-    def recognize(self, image) -> str:
+    def recognize(self, image, cancel=None) -> str:
         self.calls += 1
         if self.calls == 2:
             raise ExtractionError("OCR took longer than 300 s on one page")
@@ -272,7 +272,7 @@ def test_a_page_that_fails_leaves_a_note_and_the_other_pages(tmp_path):
 
 
 class _AlwaysFails(_NeverCalled):
-    def recognize(self, image) -> str:
+    def recognize(self, image, cancel=None) -> str:
         raise ExtractionError("OCR took longer than 300 s on one page")
 
 
@@ -287,3 +287,44 @@ def test_default_order_prefers_tesseract_then_rapidocr(monkeypatch):
                 "rapidocr" if importlib.util.find_spec("rapidocr_onnxruntime") else None)
     assert engine_name() == expected
     assert (ocr_unavailable_reason() is None) == (expected is not None)
+
+
+def _slow_tesseract(tmp_path: Path) -> tuple[Path, Path]:
+    """A stand-in `tesseract` command (a real process) that reads the page and then takes a minute."""
+    pidfile = tmp_path / "pid"
+    script = tmp_path / "tesseract"
+    script.write_text(f"#!/bin/sh\necho $$ > '{pidfile}'\ncat > /dev/null\nexec sleep 60\n")
+    script.chmod(0o755)
+    return script, pidfile
+
+
+def test_cancel_kills_a_running_tesseract_page(tmp_path):
+    import threading
+
+    from PIL import Image
+
+    from searchapp.ingest.ocr.engine import TesseractEngine
+
+    script, pidfile = _slow_tesseract(tmp_path)
+    cancel = CancelToken()
+    timer = threading.Timer(0.5, cancel.cancel)
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled):
+        TesseractEngine(str(script), threads=1).recognize(Image.new("L", (40, 20), "white"), cancel=cancel)
+    assert time.monotonic() - t0 < 30  # the page's minute never ran out: the cancel ended it
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left running
+        os.kill(int(pidfile.read_text()), 0)
+
+
+def test_a_tesseract_page_past_the_timeout_fails_that_page(tmp_path, monkeypatch):
+    from PIL import Image
+
+    from searchapp.ingest.ocr import engine as eng
+
+    script, pidfile = _slow_tesseract(tmp_path)
+    monkeypatch.setattr(eng, "TESSERACT_TIMEOUT_S", 1)
+    with pytest.raises(ExtractionError, match="longer than 1 s"):
+        eng.TesseractEngine(str(script), threads=1).recognize(Image.new("L", (40, 20), "white"))
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pidfile.read_text()), 0)
