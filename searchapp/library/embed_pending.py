@@ -53,6 +53,8 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
     while True:
         if cancel is not None and cancel.cancelled:
             raise Cancelled("cancelled")
+        if limit is not None and done >= limit:  # a reused vector may fill more than asked
+            return encoded
         rows = store.pending_batch(batch if limit is None else min(batch, limit - done))
         if not rows:
             return encoded

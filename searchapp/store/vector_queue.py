@@ -31,7 +31,7 @@ class VectorQueue:
         rows = self.conn.execute(
             f"SELECT c.id, c.text_hash, c.text, coalesce(f.embed_title, '') FROM chunks c "
             "JOIN files f ON f.id = c.file_id WHERE length(c.vector) = 0 "
-            "ORDER BY f.mtime_ns DESC, f.id, c.id LIMIT ?", (int(limit),))
+            "ORDER BY f.mtime_ns DESC, f.id, c.id LIMIT ?", (max(0, int(limit)),))  # -1 would mean all
         return [(int(a), b, c, d) for a, b, c, d in rows]
 
     def pending_with_hashes(self, hashes: Iterable[str]) -> dict[int, str]:

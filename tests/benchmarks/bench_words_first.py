@@ -45,7 +45,11 @@ def write_files(folder: Path, n: int) -> None:
     folder.mkdir(parents=True)
     for i in range(n):
         d = docs[i % len(docs)]
-        copy = f"\n\nCopy {i // len(docs)}." if i >= len(docs) else ""
+        copy = ""
+        if i >= len(docs):  # a reused text with its sentences rotated: passages differ, no vector is shared
+            parts = d.get("text", "").split(". ")
+            k = 1 + (i // len(docs)) % max(1, len(parts) - 1)
+            d = {"title": f"{d.get('title', '')} (copy {i // len(docs)})", "text": ". ".join(parts[k:] + parts[:k])}
         sub = folder / f"d{i // 1000:02d}"
         sub.mkdir(exist_ok=True)
         (sub / f"doc-{i:05d}.txt").write_text(f"{d.get('title', '')}\n\n{d.get('text', '')}{copy}", encoding="utf-8")
