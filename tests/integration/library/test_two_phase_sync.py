@@ -89,6 +89,19 @@ def test_words_first_then_meaning_newest_first(make_config, tiny_encoder, tmp_pa
         assert lib.sync().chunks_embedded == 0
 
 
+def test_a_sample_limit_embeds_at_most_that_many(make_config, tiny_encoder, tmp_path):
+    from searchapp.library.embed_pending import embed_pending
+
+    folder = make_folder(tmp_path)
+    with Library(config(make_config), encoder=tiny_encoder) as lib:
+        lib.add_folder(folder, embed=False)
+        store = lib.store
+        assert store.pending_batch(-1) == []  # never SQLite's LIMIT -1, which means "all"
+        with lib._writing(check_model=False):
+            assert embed_pending(store, tiny_encoder, lib.vectors, batch=4, limit=5) == 5
+        assert store.pending_count() == 7
+
+
 def test_one_sync_runs_both_phases_and_reports_as_before(make_config, tiny_encoder, tmp_path):
     folder = make_folder(tmp_path, 5)
     events: list[Progress] = []
