@@ -159,20 +159,20 @@ def _wait(proc: subprocess.Popen, data: bytes, cancel: Optional[CancelToken]) ->
     minute on a busy machine), and so does TESSERACT_TIMEOUT_S."""
     deadline = time.monotonic() + TESSERACT_TIMEOUT_S
     feed: Optional[bytes] = data
-    while True:
-        try:
-            return proc.communicate(input=feed, timeout=CANCEL_POLL_S)
-        except subprocess.TimeoutExpired:
-            feed = None  # sent already: a retried communicate() must not send it again
-        try:
+    try:
+        while True:
+            try:
+                return proc.communicate(input=feed, timeout=CANCEL_POLL_S)
+            except subprocess.TimeoutExpired:
+                feed = None  # sent already: a retried communicate() must not send it again
             if cancel is not None:
                 cancel.check()
             if time.monotonic() > deadline:
                 raise ExtractionError(f"OCR took longer than {TESSERACT_TIMEOUT_S} s on one page")
-        except BaseException:
-            proc.kill()
-            proc.communicate()
-            raise
+    except BaseException:  # a cancel, the timeout, Ctrl+C: the process never outlives its page
+        proc.kill()
+        proc.communicate()
+        raise
 
 
 def _wanted() -> tuple[str, ...]:
