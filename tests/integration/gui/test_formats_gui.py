@@ -4,7 +4,6 @@ preview is its OCR text."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import os
 import stat
@@ -18,12 +17,11 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QTextBrowser  # noqa: E402
 
 from office_files import make_mail, make_pptx, make_xlsx  # noqa: E402
+from scan_files import needs_rapidocr, text_image  # noqa: E402
 from test_gui import WAIT_MS, cell, index, make_window, search  # noqa: E402,F401 (make_window: a fixture)
 
 from searchapp.base.member_paths import DISPLAY_SEP  # noqa: E402
 
-needs_rapidocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr_onnxruntime") is None,
-                                    reason="the ocr extra is not installed")
 
 
 def _documents(docs: Path) -> None:
@@ -83,16 +81,11 @@ def test_new_formats_are_found_shown_previewed_and_opened_in_the_window(qtbot, m
 
 @needs_rapidocr
 def test_the_preview_of_an_image_is_its_ocr_text(qtbot, make_window, tmp_path, monkeypatch):
-    from PIL import Image, ImageDraw, ImageFont
-
     monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", "rapidocr")
     docs = tmp_path / "docs"
     docs.mkdir()
-    im = Image.new("RGB", (760, 120), "white")
-    ImageDraw.Draw(im).text((24, 40), "Pool closed for repairs until May", font=ImageFont.load_default(size=34),
-                            fill="black")
     buf = io.BytesIO()
-    im.save(buf, format="PNG")
+    text_image(["Pool closed for repairs until May"], size=(760, 120)).save(buf, format="PNG")
     (docs / "sign.png").write_bytes(buf.getvalue())
     with zipfile.ZipFile(docs / "photos.zip", "w") as z:
         z.writestr("board.png", buf.getvalue())

@@ -6,13 +6,14 @@ Images are rendered from text with PIL here; each OCR call takes ~1-2 s, so the 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import threading
 from pathlib import Path
 
 import pytest
+
+from scan_files import needs_rapidocr, scan_pdf, text_image
 
 from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken
@@ -21,19 +22,6 @@ from searchapp.ingest.ocr.engine import ENGINE_ENV
 from searchapp.library import ocr_pending as step
 from searchapp.store.ledger import files_in_state, state_counts
 
-needs_rapidocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr_onnxruntime") is None,
-                                    reason="the ocr extra is not installed")
-
-
-def _image(lines: list[str], size=(640, 200)):
-    from PIL import Image, ImageDraw, ImageFont
-
-    font = ImageFont.load_default(size=34)
-    im = Image.new("RGB", size, "white")
-    draw = ImageDraw.Draw(im)
-    for i, line in enumerate(lines):
-        draw.text((24, 30 + 70 * i), line, font=font, fill="black")
-    return im
 
 
 class CountingEngine:
@@ -66,7 +54,7 @@ def test_image_is_ocrd_after_the_text_pass_and_cached_by_hash(tmp_path, tiny_lib
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
-    _image(["Lighthouse keeper log", "November storm warning"]).save(docs / "scan.png")
+    text_image(["Lighthouse keeper log", "November storm warning"]).save(docs / "scan.png")
     rep = tiny_library.add_folder(docs)
     assert any("read by OCR" in n for n in rep.notes)
     assert counting.calls == 1
@@ -88,7 +76,7 @@ def test_without_an_engine_images_wait_and_nothing_fails(tmp_path, tiny_library,
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
-    _image(["Lighthouse"]).save(docs / "scan.png")
+    text_image(["Lighthouse"]).save(docs / "scan.png")
     rep = tiny_library.add_folder(docs)
     assert rep.failed == 0
     assert any("wait for OCR" in n and "SEARCHAPP_OCR_ENGINE=none" in n for n in rep.notes), rep.notes
@@ -105,7 +93,7 @@ def test_ocr_off_leaves_images_out(tmp_path, make_config, tiny_encoder, monkeypa
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
-    _image(["Lighthouse"]).save(docs / "scan.png")
+    text_image(["Lighthouse"]).save(docs / "scan.png")
     with Library(make_config(models={"reranker": ""}, scan={"ocr": False}), encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
         counts = state_counts(lib.store)
@@ -117,7 +105,7 @@ def test_cancel_during_ocr_keeps_the_text_pass(tmp_path, tiny_library, counting)
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
-    _image(["Lighthouse keeper log"]).save(docs / "scan.png")
+    text_image(["Lighthouse keeper log"]).save(docs / "scan.png")
     cancel = CancelToken()
 
     def progress(p) -> None:
@@ -133,20 +121,9 @@ def test_cancel_during_ocr_keeps_the_text_pass(tmp_path, tiny_library, counting)
 
 @needs_rapidocr
 def test_image_only_pdf_page_keeps_its_page_number(tmp_path, tiny_library, counting):
-    from fpdf import FPDF
-
     docs = tmp_path / "docs"
     docs.mkdir()
-    png = tmp_path / "page.png"
-    _image(["Lighthouse keeper log", "November storm warning"]).save(png)
-    pdf = FPDF(unit="mm", format=(160, 60))
-    pdf.set_auto_page_break(False)
-    pdf.add_page()
-    pdf.set_font("Helvetica", size=14)
-    pdf.cell(0, 10, "This page has a text layer about quarterly invoices and payments.")
-    pdf.add_page()
-    pdf.image(str(png), x=0, y=0, w=160, h=50)
-    pdf.output(str(docs / "scan.pdf"))
+    scan_pdf(docs / "scan.pdf")
     tiny_library.add_folder(docs)
     assert counting.calls == 1  # only the textless page
     hit = tiny_library.search("lighthouse", mode="lexical").hits[0]
@@ -160,7 +137,7 @@ def test_a_phones_heic_photo_is_read_by_ocr(tmp_path, tiny_library, counting):
     pillow_heif.register_heif_opener()
     docs = tmp_path / "docs"
     docs.mkdir()
-    _image(["Lighthouse keeper log", "November storm warning"]).save(docs / "IMG_0042.HEIC", format="HEIF",
+    text_image(["Lighthouse keeper log", "November storm warning"]).save(docs / "IMG_0042.HEIC", format="HEIF",
                                                                      quality=90)
     tiny_library.add_folder(docs)
     assert counting.calls == 1
@@ -176,7 +153,7 @@ def test_image_inside_a_zip_is_ocrd_as_a_member_and_kept_when_the_zip_changes(tm
     docs = tmp_path / "docs"
     docs.mkdir()
     buf = io.BytesIO()
-    _image(["Lighthouse keeper log", "November storm warning"]).save(buf, format="PNG")
+    text_image(["Lighthouse keeper log", "November storm warning"]).save(buf, format="PNG")
     with zipfile.ZipFile(docs / "photos.zip", "w") as z:
         z.writestr("boards/whiteboard.png", buf.getvalue())
         z.writestr("readme.txt", "Photos of the harbour trip.\n")
@@ -206,7 +183,7 @@ def test_image_member_waits_for_ocr_without_an_engine(tmp_path, tiny_library, mo
     docs = tmp_path / "docs"
     docs.mkdir()
     png = tmp_path / "x.png"
-    _image(["Lighthouse"]).save(png)
+    text_image(["Lighthouse"]).save(png)
     with zipfile.ZipFile(docs / "photos.zip", "w") as z:
         z.write(png, "scan.png")
     rep = tiny_library.add_folder(docs)
@@ -224,7 +201,7 @@ def test_not_indexed_view_lists_files_waiting_for_ocr(tmp_path, tiny_library, mo
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
-    _image(["Lighthouse"]).save(docs / "scan.png")
+    text_image(["Lighthouse"]).save(docs / "scan.png")
     tiny_library.add_folder(docs)
     app = QApplication.instance() or QApplication([])
     panel = LibraryPanel()

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from scan_files import needs_rapidocr, scan_pdf, text_image
+
 from searchapp.base.errors import Cancelled, ExtractionError
 from searchapp.base.progress import CancelToken
 from searchapp.ingest.ocr import OCR_NOTE, available_engine, merge_ocr, ocr_document, ocr_unavailable_reason
@@ -23,22 +25,9 @@ from searchapp.ingest.ocr.engine import ENGINE_ENV, fit_pixels, MAX_PAGE_PIXELS
 from searchapp.ingest.ocr.pdf_pages import pages_needing_ocr
 
 REPO = Path(__file__).resolve().parents[3]
-needs_rapidocr = pytest.mark.skipif(
-    __import__("importlib.util").util.find_spec("rapidocr_onnxruntime") is None, reason="the ocr extra is not installed")
 
 PAGE1 = ["Quarterly", "invoice", "Margaret", "Hamilton"]
 PAGE2 = ["Lighthouse", "keeper", "November", "storm"]
-
-
-def _image(lines: list[str], size=(640, 200)):
-    from PIL import Image, ImageDraw, ImageFont
-
-    font = ImageFont.load_default(size=34)  # Pillow >= 10.1: a scalable TrueType font
-    im = Image.new("RGB", size, "white")
-    draw = ImageDraw.Draw(im)
-    for i, line in enumerate(lines):
-        draw.text((24, 30 + 70 * i), line, font=font, fill="black")
-    return im
 
 
 def _edit(a: str, b: str) -> int:
@@ -70,7 +59,7 @@ def _rapidocr(monkeypatch):
 @needs_rapidocr
 def test_png_is_read_with_its_words_and_the_ocr_note(tmp_path):
     path = tmp_path / "scan.png"
-    _image(["Quarterly invoice 4711", "paid by Margaret Hamilton"]).save(path)
+    text_image(["Quarterly invoice 4711", "paid by Margaret Hamilton"]).save(path)
     doc = ocr_document(path)
     _has_words(doc.text, PAGE1)
     assert "4711" in doc.text
@@ -82,14 +71,14 @@ def test_png_is_read_with_its_words_and_the_ocr_note(tmp_path):
 @needs_rapidocr
 def test_jpeg_with_transparency_free_grey_page(tmp_path):
     path = tmp_path / "photo.JPG"
-    _image(["Lighthouse keeper log", "November storm warning"]).convert("L").save(path, quality=80)
+    text_image(["Lighthouse keeper log", "November storm warning"]).convert("L").save(path, quality=80)
     _has_words(ocr_document(path).text, PAGE2)
 
 
 @needs_rapidocr
 def test_two_frame_tiff_keeps_page_numbers(tmp_path):
     path = tmp_path / "fax.tiff"
-    first, second = _image(["Quarterly invoice", "Margaret Hamilton"]), _image(["Lighthouse keeper", "November storm"])
+    first, second = text_image(["Quarterly invoice", "Margaret Hamilton"]), text_image(["Lighthouse keeper", "November storm"])
     first.save(path, save_all=True, append_images=[second], compression="tiff_deflate")
     doc = ocr_document(path)
     assert [p.page for p in doc.pages] == [1, 2]
@@ -100,7 +89,7 @@ def test_two_frame_tiff_keeps_page_numbers(tmp_path):
 @needs_rapidocr
 def test_frames_beyond_max_pages_are_left_out_with_a_note(tmp_path):
     path = tmp_path / "long.tif"
-    frames = [_image([f"Page {w}"], size=(320, 100)) for w in ("alpha", "bravo", "charlie")]
+    frames = [text_image([f"Page {w}"], size=(320, 100)) for w in ("alpha", "bravo", "charlie")]
     frames[0].save(path, save_all=True, append_images=frames[1:])
     doc = ocr_document(path, max_pages=2)
     assert [p.page for p in doc.pages] == [1, 2]
@@ -108,29 +97,11 @@ def test_frames_beyond_max_pages_are_left_out_with_a_note(tmp_path):
     assert "charlie" not in doc.text.lower()
 
 
-def _pdf(tmp_path: Path) -> Path:
-    """Page 1: a real text layer; page 2: only a picture of text (a scan)."""
-    from fpdf import FPDF
-
-    png = tmp_path / "page.png"
-    _image(["Lighthouse keeper log", "November storm warning"]).save(png)
-    pdf = FPDF(unit="mm", format=(160, 60))
-    pdf.set_auto_page_break(False)
-    pdf.add_page()
-    pdf.set_font("Helvetica", size=14)
-    pdf.cell(0, 10, "This page has a text layer about quarterly invoices and payments.")
-    pdf.add_page()
-    pdf.image(str(png), x=0, y=0, w=160, h=50)
-    path = tmp_path / "scan.pdf"
-    pdf.output(str(path))
-    return path
-
-
 @needs_rapidocr
 def test_image_only_pdf_page_is_ocrd_and_merged_with_the_text_layer(tmp_path):
     from searchapp.ingest.extractors.pdf import extract_pdf
 
-    path = _pdf(tmp_path)
+    path = scan_pdf(tmp_path / "scan.pdf")
     text_doc = extract_pdf(path, max_bytes=2**20)
     assert pages_needing_ocr(text_doc, 2) == [2]
     doc = ocr_document(path)  # finds the textless page itself
@@ -164,7 +135,7 @@ def test_decompression_bomb_png_is_refused_quickly(tmp_path):
 def test_truncated_and_fake_images_fail_with_a_reason(tmp_path):
     pytest.importorskip("PIL")
     good = tmp_path / "good.png"
-    _image(["truncated"]).save(good)
+    text_image(["truncated"]).save(good)
     cut = tmp_path / "cut.png"
     cut.write_bytes(good.read_bytes()[:300])
     fake = tmp_path / "fake.jpg"
@@ -177,7 +148,7 @@ def test_truncated_and_fake_images_fail_with_a_reason(tmp_path):
 def test_cancel_stops_before_the_first_page(tmp_path):
     pytest.importorskip("PIL")
     path = tmp_path / "scan.png"
-    _image(["never read"]).save(path)
+    text_image(["never read"]).save(path)
     token = CancelToken()
     token.cancel()
     engine = _NeverCalled()
@@ -212,7 +183,7 @@ def test_turned_off_or_missing_engine_gives_the_reason(tmp_path, monkeypatch):
 def test_tesseract_engine_reads_the_same_page(tmp_path, monkeypatch):
     monkeypatch.setenv(ENGINE_ENV, "tesseract")
     path = tmp_path / "scan.bmp"
-    _image(["Quarterly invoice 4711", "paid by Margaret Hamilton"]).save(path)
+    text_image(["Quarterly invoice 4711", "paid by Margaret Hamilton"]).save(path)
     assert available_engine().name == "tesseract"
     _has_words(ocr_document(path).text, PAGE1)
 

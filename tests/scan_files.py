@@ -1,0 +1,43 @@
+"""Scans the OCR tests write: text drawn onto an image with PIL, and a PDF whose second page is only such an
+image (no text layer), as a scanner makes it."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+needs_rapidocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr_onnxruntime") is None,
+                                    reason="the ocr extra is not installed")
+
+
+def text_image(lines: list[str], size=(640, 200)):
+    """A white RGB image with `lines` drawn in black, one every 70 px."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=34)  # Pillow >= 10.1: a scalable TrueType font
+    im = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(im)
+    for i, line in enumerate(lines):
+        draw.text((24, 30 + 70 * i), line, font=font, fill="black")
+    return im
+
+
+def scan_pdf(path: Path) -> Path:
+    """Page 1: a real text layer about quarterly invoices; page 2: only a picture of "Lighthouse keeper log /
+    November storm warning"."""
+    from fpdf import FPDF
+
+    png = path.with_name(path.stem + "-page.png")
+    text_image(["Lighthouse keeper log", "November storm warning"]).save(png)
+    pdf = FPDF(unit="mm", format=(160, 60))
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=14)
+    pdf.cell(0, 10, "This page has a text layer about quarterly invoices and payments.")
+    pdf.add_page()
+    pdf.image(str(png), x=0, y=0, w=160, h=50)
+    pdf.output(str(path))
+    png.unlink()
+    return path
