@@ -14,7 +14,7 @@ from PySide6.QtCore import QUrl  # noqa: E402
 
 import discover_corpus  # noqa: E402
 
-WAIT_MS = 60_000
+from gui_window import WAIT_MS, shown_window  # noqa: E402
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -33,17 +33,11 @@ def indexed(tmp_path_factory, packaged_encoder):
 
 @pytest.fixture
 def win(qtbot, indexed, packaged_encoder):
-    from searchapp.gui import build_main_window
     from searchapp.library import Library
 
     docs, config = indexed
     lib = Library(config, encoder=packaged_encoder)
-    w = build_main_window(config, lib)
-    qtbot.addWidget(w)
-    w.opened = []
-    w.url_opener = w.opened.append  # the system handler is never called from a test
-    with qtbot.waitSignal(w.statusRefreshed, timeout=WAIT_MS):
-        w.show()
+    w = shown_window(qtbot, config, lib)
     w.docs = docs
     yield w
     w.close()

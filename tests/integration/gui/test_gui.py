@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QProgressBar, QPushButton
 
 from searchapp.gui.results_model import HTML_ROLE, ResultsModel, rank_movement  # noqa: E402
 
-WAIT_MS = 60_000
+from gui_window import WAIT_MS, shown_window  # noqa: E402
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -27,17 +27,11 @@ def make_window(qtbot, make_config, packaged_encoder):
     made = []
 
     def make(**sections):
-        from searchapp.gui import build_main_window
         from searchapp.library import Library
 
         config = make_config(**sections)
         lib = Library(config, encoder=packaged_encoder)
-        win = build_main_window(config, lib)
-        qtbot.addWidget(win)
-        win.opened = []
-        win.url_opener = win.opened.append  # the system handler is never called from a test
-        with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
-            win.show()
+        win = shown_window(qtbot, config, lib)
         made.append((win, lib))
         return win
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QPushButton  # noqa: E402
 from hub_server import FakeHub  # noqa: E402
 from searchapp.base.config import DEFAULT_RERANKER  # noqa: E402
 
-WAIT_MS = 60_000
+from gui_window import WAIT_MS, shown_window  # noqa: E402
 PKG = Path(__file__).resolve().parents[3] / "searchapp"
 
 
@@ -33,15 +33,11 @@ def hub(tmp_path, monkeypatch, tiny_cross_encoder_dir):
 
 @pytest.fixture
 def window(qtbot, make_config, tiny_encoder):
-    from searchapp.gui import build_main_window
     from searchapp.library import Library
 
     config = make_config(index={"backend": "exact"})  # the default reranker id, not in the (empty) cache
     lib = Library(config, encoder=tiny_encoder)
-    win = build_main_window(config, lib)
-    qtbot.addWidget(win)
-    with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
-        win.show()
+    win = shown_window(qtbot, config, lib)
     yield win
     win.close()
     lib.close()

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QToolButton  # noqa: E402
 
 from conftest import build_tiny_library  # noqa: E402
 
-WAIT_MS = 60_000
+from gui_window import WAIT_MS, shown_window  # noqa: E402
 TEXTS = {
     "volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
     "draft.txt": "A draft report on volcano safety for the island council.",
@@ -37,16 +37,11 @@ def lib_dir(tmp_path, tiny_bi_encoder_dir, tiny_encoder) -> Path:
 
 def open_window(qtbot, data: Path, tiny_encoder, **search):
     from searchapp.base.config import load_config
-    from searchapp.gui import build_main_window
     from searchapp.library import Library
 
     config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "search": {"rerank": False, **search}})
     lib = Library(config, encoder=tiny_encoder)
-    win = build_main_window(config, lib)
-    qtbot.addWidget(win)
-    win.url_opener = lambda url: None
-    with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
-        win.show()
+    win = shown_window(qtbot, config, lib)
     win.docs = data.parent / "docs"
     win.lib = lib
     return win

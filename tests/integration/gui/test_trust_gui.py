@@ -20,7 +20,7 @@ from searchapp.base.types import Hit, StageRanks, StageScores  # noqa: E402
 from searchapp.gui.highlight import query_terms  # noqa: E402
 from searchapp.gui.results_model import SNIPPET_ROLE, HtmlDelegate, ResultsModel  # noqa: E402
 
-WAIT_MS = 60_000
+from gui_window import WAIT_MS, shown_window  # noqa: E402
 HOSTILE = '<b>x</b><img src="http://127.0.0.1:1/x">'  # a hub id or filter text
 FILE_TAG = "<b>x<a href=x>"  # in file names ("/" cannot be in one: an unclosed tag is markup enough)
 MARK = "#ffe680"
@@ -59,17 +59,12 @@ def walk(marker: str) -> tuple[list[str], list[str]]:
 
 @pytest.fixture
 def window(qtbot, make_config, tiny_encoder, monkeypatch):
-    from searchapp.gui import build_main_window
     from searchapp.library import Library
 
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:1")  # nothing listens: no test reaches a hub
     config = make_config(models={"reranker": ""}, index={"backend": "exact"})
     lib = Library(config, encoder=tiny_encoder)
-    win = build_main_window(config, lib)
-    qtbot.addWidget(win)
-    win.url_opener = lambda url: None
-    with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
-        win.show()
+    win = shown_window(qtbot, config, lib)
     yield win
     for top in QApplication.topLevelWidgets():
         if top is not win and top.isVisible():
