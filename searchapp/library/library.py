@@ -230,9 +230,8 @@ class Library:
         if want_rerank and cross is None and mode != "lexical" and not result.notice:
             result.notice = self.models.reranker_notice()
         result.reindex_notice = self.reindex_notice()
-        embedded, total = self.meaning()
-        if embedded < total:
-            result.meaning_percent = meaning_percent(embedded, total)
+        if self.reader().pending_count():  # cheap (a partial index); the full count only while embedding
+            result.meaning_percent = meaning_percent(*self.meaning())
         return result
 
     # -- issue 22: saved searches (saved_searches.py) re-run when this changes --

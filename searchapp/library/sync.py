@@ -19,15 +19,14 @@ from ..ingest.fsnames import storable
 from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import RootRow, Store
-from .batcher import Batcher, Pending, distinct_chunks
-from .ocr_wait import pdf_waits_for_ocr, record_waiting, waits_for_ocr
-from .member_sync import index_container, is_container, member_keys
+from .batcher import Batcher, Pending
+from .member_sync import index_container, is_container, members_by_container
 from .ocr_wait import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .roots import in_scope, outermost, root_missing
 from .sync_types import IndexWriter, PassageEncoder, SyncReport, file_sha256, text_hash
 
 __all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter",
-           "distinct_chunks", "BATCH_CHUNKS", "BATCH_FILES"]
+           "BATCH_CHUNKS", "BATCH_FILES"]
 
 # Read at each sync (tests lower them): passages, files per phase-1 commit; BATCH_CHUNKS is phase 2's batch too.
 BATCH_CHUNKS = 256
@@ -64,6 +63,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         existing = store.files_of_root(root.id)
     else:
         result, existing = _scoped_scan(store, root, paths, config, progress, cancel)
+    members = members_by_container(existing)
     # Every entry met is counted once: scanned = added + updated + unchanged + skipped + failed.
     rep.scanned = len(result.files) + len(result.skipped)
     seen: set[str] = set()
@@ -107,7 +107,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         old = existing.get(path)
         report(progress, "extracting", i, total, os.path.basename(path))
         if not _needs_reading(old, f):
-            seen.update(member_keys(existing, path))  # an unchanged container keeps its members
+            seen.update(members.get(path, ()))  # an unchanged container keeps its members
             if old.status == "indexed":
                 rep.unchanged += 1
             else:
@@ -127,7 +127,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             continue
         if old is not None and old.sha256 == sha and old.status == "indexed":
             store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
-            seen.update(member_keys(existing, path))
+            seen.update(members.get(path, ()))
             rep.unchanged += 1
             continue
         if waits_for_ocr(f.path, config):  # an image: read by the OCR step after the text of every file
