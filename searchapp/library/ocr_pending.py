@@ -32,6 +32,7 @@ from ..ingest.extractors import extract
 from ..ingest.extractors.members import read_member
 from ..ingest.ocr import merge_ocr, ocr_document
 from ..ingest.ocr.engine import available_engine, ocr_unavailable_reason
+from ..ingest.ocr.pdf_pages import pages_needing_ocr
 from ..ingest.passage_context import model_input
 from ..ingest.scan import ScannedFile
 from ..store import Store
@@ -117,20 +118,23 @@ def _readable(row, config: Config, cancel) -> Iterator[Path]:
 
 def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engine, config: Config,
               cancel) -> Document:
-    """The entry's OCR text (`cached` when these bytes were read before), merged with a PDF's text layer."""
+    """The entry's OCR text (`cached` when these bytes were read before), merged with a PDF's text layer. A PDF
+    is parsed once: its text layer says which pages need OCR."""
+    text = None
+    pages = None
+    if row.kind == "pdf" or path.suffix.lower() == ".pdf":
+        text = extract(path, max_bytes=int(config.scan.max_file_mb * 2**20), max_chars=config.scan.max_text_chars,
+                       cancel=cancel)
+        pages = pages_needing_ocr(text, len(text.pages))
     doc = cached
     if doc is None:
         try:
-            doc = ocr_document(path, cancel=cancel, engine=engine)
+            doc = ocr_document(path, pages=pages, cancel=cancel, engine=engine)
         except ExtractionError as exc:
             raise ExtractionError(f"OCR: {exc}") from None
         if row.sha256:
             cache.put(row.sha256, getattr(engine, "name", ""), doc)
-    if row.kind == "pdf" or path.suffix.lower() == ".pdf":
-        text = extract(path, max_bytes=int(config.scan.max_file_mb * 2**20), max_chars=config.scan.max_text_chars,
-                       cancel=cancel)
-        doc = merge_ocr(text, doc)
-    return doc
+    return doc if text is None else merge_ocr(text, doc)
 
 
 def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, progress, cancel, row, doc) -> None:

@@ -12,6 +12,7 @@ Decisions:
 
 from __future__ import annotations
 
+import functools
 import warnings
 from pathlib import Path
 from typing import Iterator, Optional
@@ -28,24 +29,34 @@ _FORMATS = ("PNG", "JPEG", "MPO", "TIFF", "WEBP", "BMP")  # MPO: a phone's JPEG 
 MAX_IMAGE_PIXELS = 100_000_000  # decoded pixels of one frame
 
 
+@functools.lru_cache(maxsize=None)
 def _heif_available() -> bool:
+    # Once per process: the sync asks for every file it scans.
     try:
-        import pillow_heif  # optional, not a dependency
+        import pillow_heif  # in the ocr extra
     except ImportError:
         return False
     pillow_heif.register_heif_opener()
     return True
 
 
+@functools.lru_cache(maxsize=None)
 def image_suffixes() -> frozenset[str]:
     """The suffixes OCR can read as images here (HEIC only with pillow-heif installed)."""
     return SUFFIXES | HEIF_SUFFIXES if _heif_available() else SUFFIXES
 
 
-def _formats(path: Path) -> list[str]:
+@functools.lru_cache(maxsize=None)
+def _init_pillow() -> None:
     from PIL import Image
 
     Image.init()  # registers every plugin: preinit() leaves TIFF and WEBP out
+
+
+def _formats(path: Path) -> list[str]:
+    from PIL import Image
+
+    _init_pillow()
     wanted = _FORMATS + (("HEIF", "AVIF") if path.suffix.lower() in HEIF_SUFFIXES and _heif_available() else ())
     return [f for f in wanted if f in Image.OPEN]
 

@@ -24,7 +24,7 @@ from ...base.safe_open import open_regular
 from ...base.types import Document
 from .engine import MAX_PAGE_PIXELS
 
-__all__ = ["MIN_LETTERS", "RENDER_DPI", "pages_needing_ocr", "textless_pages", "render_pages", "page_count"]
+__all__ = ["MIN_LETTERS", "RENDER_DPI", "pages_needing_ocr", "textless_pages", "render_pages"]
 
 MIN_LETTERS = 25
 RENDER_DPI = 300
@@ -58,14 +58,6 @@ def _open(path: Path):
         return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         raise ExtractionError(f"PDF cannot be rendered: {exc}"[:300]) from None
-
-
-def page_count(path: Path) -> int:
-    pdf = _open(path)
-    try:
-        return len(pdf)
-    finally:
-        pdf.close()
 
 
 def _scale(width_pt: float, height_pt: float) -> float:
