@@ -12,9 +12,7 @@ import math
 from ..base.config import setting_range
 from ..base.errors import ConfigError
 
-__all__ = ["check_options", "MAX_K"]
-
-MAX_K = setting_range("search.k")[1]  # more hits or candidates than anyone reads; bounds one query's work
+__all__ = ["check_options"]
 
 # option attribute -> (flag, lowest, highest)
 _INT_RANGES = {

@@ -12,12 +12,11 @@ from typing import Optional
 from ..base.config import Config
 from ..base.progress import CancelToken, ProgressFn
 from ..models.catalog import ModelEntry, list_models
-from ..models.hub import (KNOWN_MODELS, DownloadError, KnownModel, PulledModel, hub_endpoint, hub_host,
-                          plan_pull, remove_cached_model)
+from ..models.hub import KNOWN_MODELS, DownloadError, KnownModel, PulledModel, hub_host, remove_cached_model
 from ..models.hub import pull_model as _pull
 
 __all__ = ["KNOWN_MODELS", "KnownModel", "ModelEntry", "PulledModel", "DownloadError", "list_models", "pull_model",
-           "plan_pull", "remove_cached_model", "hub_endpoint", "hub_host", "config_using", "known_model"]
+           "remove_cached_model", "hub_host", "config_using", "known_model"]
 
 ROLE_KEY = {"reranker": "reranker", "bi-encoder": "bi_encoder"}
 

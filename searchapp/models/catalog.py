@@ -10,7 +10,7 @@ from typing import Optional
 from ..base.config import Config
 from ..base.errors import SearchAppError, UnsupportedFileError
 from ..base.safe_open import open_regular
-from .hub.cache import STAGING_PREFIX, folder_bytes, guess_role
+from .hub.cache import folder_bytes, guess_role
 from .policy import REPO_FOLDER_PREFIX, repo_id_of_folder
 from .resolve import PACKAGED_NAMES, hf_cache_dir, is_path_spec, packaged_model_path, weights_sha256
 
@@ -45,8 +45,6 @@ def list_models(config: Config, cache_dir: Optional[Path] = None) -> list[ModelE
 
     cache = Path(cache_dir) if cache_dir is not None else hf_cache_dir()
     for repo in sorted(cache.glob(REPO_FOLDER_PREFIX + "*")) if cache.is_dir() else []:
-        if repo.name.startswith(STAGING_PREFIX):
-            continue
         repo_id = repo_id_of_folder(repo.name)
         snap = _snapshot(repo)
         if snap is None:

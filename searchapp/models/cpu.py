@@ -5,6 +5,7 @@ Used by `device` (whether bf16 is native) and `device_summary` (the one-line des
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import shutil
@@ -14,32 +15,33 @@ from pathlib import Path
 __all__ = ["cpu_flags", "cpu_vendor", "bf16_pays", "default_threads", "cuda_may_exist"]
 
 
+@functools.lru_cache(maxsize=1)
+def _cpuinfo() -> str:
+    """/proc/cpuinfo, read once per process; "" off Linux or when unreadable."""
+    if platform.system() != "Linux":
+        return ""
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return ""
+
+
+def _cpuinfo_field(name: str) -> str:
+    """The value of the first `name : value` line of /proc/cpuinfo ("" when there is none)."""
+    for line in _cpuinfo().splitlines():
+        if line.startswith(name) and ":" in line:
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
 def cpu_flags() -> set[str]:
     """The feature flags of /proc/cpuinfo (avx512_bf16, amx_bf16, ...); empty off Linux or when unreadable."""
-    if platform.system() != "Linux":
-        return set()
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return set()
-    for line in text.splitlines():
-        if line.startswith("flags") and ":" in line:
-            return set(line.split(":", 1)[1].split())
-    return set()
+    return set(_cpuinfo_field("flags").split())
 
 
 def cpu_vendor() -> str:
     """/proc/cpuinfo's vendor_id ("AuthenticAMD", "GenuineIntel"); empty off Linux or when unreadable."""
-    if platform.system() != "Linux":
-        return ""
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return ""
-    for line in text.splitlines():
-        if line.startswith("vendor_id") and ":" in line:
-            return line.split(":", 1)[1].strip()
-    return ""
+    return _cpuinfo_field("vendor_id")
 
 
 def bf16_pays(flags: set[str], vendor: str) -> bool:

@@ -1,7 +1,10 @@
 """`searchapp models list|pull|remove`: the models the app can use, and fetching one from the Hugging Face hub.
 
-`pull` uses the network because it was asked to by name, so it needs no `models.allow_download`; every
-other command fetches a missing model only when that setting is on (models/resolve.py).
+`pull` (and the window's Download) is the only way a model arrives: it uses the network because it was asked to
+by name. No other command fetches anything (`models.allow_download` has no effect any more).
+
+The hub and library modules are imported inside the handlers: every CLI start, `--help` included, paid
+~0.25 s for them at module level.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from ...base.config import Config, save_config
 from ...base.errors import Cancelled
 from ...base.progress import Progress
 from ...base.terminal import printable
-from ...library.model_hub import config_using, hub_host, list_models, pull_model, remove_cached_model
 
 __all__ = ["register", "cmd_models"]
 
@@ -48,6 +50,8 @@ def cmd_models(args, config: Config, progress, cancel) -> int:
 
 
 def _list(args, config: Config) -> int:
+    from ...library.model_hub import list_models
+
     entries = list_models(config)
     if args.json:
         print(json.dumps([e.to_json() for e in entries]))
@@ -113,6 +117,8 @@ def _ctrl_c_cancels(cancel):
 
 
 def _pull(args, config: Config, cancel) -> int:
+    from ...library.model_hub import config_using, hub_host, pull_model
+
     bar = _ByteBar()
     if bar.enabled:
         print(f"downloading {printable(args.id)} from {hub_host()} (safetensors, configs, tokenizer only)",
@@ -146,6 +152,8 @@ def _pull(args, config: Config, cancel) -> int:
 
 
 def _remove(args, config: Config) -> int:
+    from ...library.model_hub import remove_cached_model
+
     freed = remove_cached_model(args.id)
     print(f"removed {printable(args.id)} from the Hugging Face cache ({freed / 1e6:.0f} MB freed)")
     m = config.models
