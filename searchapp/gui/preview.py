@@ -31,8 +31,7 @@ PASSAGE_CHARS = 20_000  # of the passage itself (passages are capped when indexe
 def file_url(hit: Hit) -> QUrl:
     """The local file; PDFs carry #page=N, which viewers that understand it open at that page. A member of a
     container is first copied alone to a private temporary folder (library/member_open.py)."""
-    container, member = split_member(hit.path)
-    local = str(open_copy(hit.path)) if member is not None else os.path.abspath(hit.path)
+    local = str(open_copy(hit.path)) if split_member(hit.path)[1] is not None else os.path.abspath(hit.path)
     url = QUrl.fromLocalFile(local)
     if hit.page and hit.path.lower().endswith(".pdf"):
         url.setFragment(f"page={hit.page}")

@@ -65,7 +65,7 @@ class _Walker:
         self.within = os.path.realpath(within) if within is not None else None
         self.progress = progress
         self.cancel = cancel
-        self.suffixes = supported_suffixes() | (image_suffixes() if getattr(config, "ocr", False) else frozenset())
+        self.suffixes = supported_suffixes() | (image_suffixes() if config.ocr else frozenset())
         self.max_bytes = config.max_file_mb * _MB
         self.skip_dirs = frozenset(config.skip_dirs)
         self.exclude = Excluder(config.exclude)

@@ -17,8 +17,9 @@ import hashlib
 import os
 import re
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 from ..base.config import Config
 from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
@@ -27,11 +28,11 @@ from ..base.progress import CancelToken
 from ..base.types import Document
 from ..ingest.extractors import extract
 from ..base.member_paths import DISPLAY_SEP, MEMBER_SEP, member_key, split_member
-from ..ingest.extractors.members import is_container, iter_members
+from ..ingest.extractors.members import is_container, iter_members, read_member
 from ..ingest.scan import ScannedFile
 from .ocr_wait import pdf_waits_for_ocr, waits_for_ocr
 
-__all__ = ["index_container", "members_by_container", "is_container", "write_private_copy"]
+__all__ = ["index_container", "members_by_container", "is_container", "write_private_copy", "readable"]
 
 _SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
 
@@ -58,6 +59,20 @@ def write_private_copy(folder: str, data: bytes, suffix: str, stem: str = "membe
         fh.write(data)
     return Path(name)
 
+
+@contextmanager
+def readable(key: str, max_bytes: int, cancel: Optional[CancelToken] = None,
+             sha256: Optional[str] = None) -> Iterator[Path]:
+    """A path to an entry's bytes: a file's own path, or for a member a 0600 copy of it alone in a private 0700
+    temporary folder, removed on leaving. `sha256`: the bytes the library indexed; other bytes are refused."""
+    if split_member(key)[1] is None:
+        yield Path(key)
+        return
+    m = read_member(key, max_bytes, cancel)
+    if sha256 and hashlib.sha256(m.data).hexdigest() != sha256:
+        raise ExtractionError("changed inside its container since it was indexed (the next sync reads it again)")
+    with tempfile.TemporaryDirectory(prefix="searchapp-member-") as tmp:
+        yield write_private_copy(tmp, m.data, m.suffix)
 
 def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config: Config,
                     cancel: Optional[CancelToken], rep,

@@ -14,32 +14,28 @@ Decisions:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import tempfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 from ..base.config import Config
 from ..base.errors import ExtractionError, UnsupportedFileError
-from ..base.priority import lower_thread_priority
 from ..base.member_paths import split_member
+from ..base.priority import lower_thread_priority
 from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import Document
 from ..ingest.extractors import extract
-from ..ingest.extractors.members import read_member
 from ..ingest.ocr import merge_ocr, ocr_document
 from ..ingest.ocr.engine import available_engine, ocr_unavailable_reason
 from ..ingest.ocr.pdf_pages import pages_needing_ocr
 from ..ingest.passage_context import model_input
 from ..ingest.scan import ScannedFile
 from ..store import Store
-from ..store.ledger import set_ocr_state
-from ..store.ocr_cache import OcrCache, pending_ocr_files
+from ..store.ledger import pending_ocr_files, set_ocr_state
+from ..store.ocr_cache import OcrCache
 from .batcher import Batcher, Pending
-from .member_sync import write_private_copy
+from .member_sync import readable
 from .sync import BATCH_CHUNKS, BATCH_FILES, _chunk, _title_context
 from .sync_types import IndexWriter, PassageEncoder, SyncReport, text_hash
 
@@ -78,7 +74,7 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
                                  f"{ocr_unavailable_reason() or 'no OCR engine could be loaded'}")
                 break
         try:
-            with _readable(row, config, cancel) as path:
+            with readable(row.path, int(config.scan.max_file_mb * 2**20), cancel, row.sha256) as path:
                 doc = _ocr_text(path, row, cached, cache, engine, config, cancel)
         except (ExtractionError, UnsupportedFileError) as exc:
             _record_failed(store, row, str(exc), index, rep)
@@ -100,20 +96,6 @@ def _unchanged(row) -> bool:
     if member is not None:  # a member's row holds its own size and its container's mtime
         return st.st_mtime_ns == row.mtime_ns
     return (st.st_size, st.st_mtime_ns) == (row.size, row.mtime_ns)
-
-
-@contextmanager
-def _readable(row, config: Config, cancel) -> Iterator[Path]:
-    """A path to the entry's bytes: the file itself, or for a member of a container (an image in a zip) a
-    0600 copy in a private 0700 temporary folder, removed at once, of bytes checked against the stored sha256."""
-    if split_member(row.path)[1] is None:
-        yield Path(row.path)
-        return
-    m = read_member(row.path, int(config.scan.max_file_mb * 2**20), cancel)
-    if row.sha256 and hashlib.sha256(m.data).hexdigest() != row.sha256:
-        raise ExtractionError("changed inside its container since the text pass (the next sync reads it again)")
-    with tempfile.TemporaryDirectory(prefix="searchapp-ocr-") as tmp:
-        yield write_private_copy(tmp, m.data, m.suffix)
 
 
 def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engine, config: Config,

@@ -16,8 +16,7 @@ from ..ingest.ocr.engine import ocr_unavailable_reason
 from ..ingest.ocr.images import image_suffixes
 from ..ingest.ocr.pdf_pages import pages_needing_ocr
 from ..store import RootRow, Store
-from ..store.ledger import files_in_state, set_entry_date, set_ocr_state
-from ..store.ocr_cache import ocr_done_paths
+from ..store.ledger import files_in_state, ocr_done_paths, set_entry_date, set_ocr_state
 
 __all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note",
            "not_indexed_entries", "NOT_INDEXED_STATES"]

@@ -7,20 +7,17 @@ entry read by OCR is its cached OCR text instead (OCR is far too slow to run for
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..base.config import Config
-from ..base.member_paths import split_member
 from ..base.errors import ExtractionError
 from ..base.types import Document
 from ..ingest.extractors import extract
-from ..ingest.extractors.members import read_member
 from ..ingest.ocr import merge_ocr
 from ..store.ocr_cache import read_cached
-from .member_sync import write_private_copy
+from .member_sync import readable
 from .sync_types import file_sha256
 
 __all__ = ["FileText", "file_text"]
@@ -47,12 +44,8 @@ def file_text(path: str | Path, config: Config, expected_passage: Optional[str] 
     """
     max_bytes = int(config.scan.max_file_mb * 2**20)
     key = os.fspath(path)
-    if split_member(key)[1] is not None:  # a member: read again from its container, through a private copy
-        with tempfile.TemporaryDirectory(prefix="searchapp-preview-") as tmp:
-            m = read_member(key, max_bytes)
-            doc = _read(write_private_copy(tmp, m.data or b"", m.suffix), max_bytes, config, ocr)
-    else:
-        doc = _read(Path(path), max_bytes, config, ocr)
+    with readable(key, max_bytes) as local:  # a member: read again from its container, as a private copy
+        doc = _read(local, max_bytes, config, ocr)
     changed = expected_passage is not None and doc.text[start:end] != expected_passage
     return FileText(key, doc, changed)
 

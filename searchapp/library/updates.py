@@ -180,10 +180,10 @@ class Updates:
                 self.store.set_meta(REINDEX_META, "")
 
     def _record_passage_context(self, had_passages: bool, embedded: int) -> None:
-        """`embedded`: passages this sync stored to be embedded with the current settings."""
         """Meta `chunk_context`: what the stored passages were embedded with ("title", "none", or "mixed" once
         passages of both kinds exist). Unlike a model change this one is soft: both kinds of vector live in one
-        space, so the library stays usable and `status` suggests a reindex (see passage_context_note)."""
+        space, so the library stays usable and `status` suggests a reindex (see passage_context_note).
+        `embedded`: passages this sync stored to be embedded with the current settings."""
         context = passage_context(self.config)
         with self.store.atomic():
             if not had_passages:

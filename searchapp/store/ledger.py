@@ -8,14 +8,14 @@ left out by an exclusion rule has no row: `explain` says so from the scan's rule
 
 from __future__ import annotations
 
-import os
 from typing import Optional
 
+from .db import _FILE_COLS as _COLS
 from .db import Store
 from .rows import FileRow
 
 __all__ = ["STATES", "state_counts", "files_in_state", "set_entry_date", "set_ocr_state", "entry_text",
-           "entry_vectors"]
+           "entry_vectors", "pending_ocr_files", "ocr_done_paths"]
 
 STATES = ("indexed", "ocr_done", "ocr_pending", "no_text", "skipped", "failed", "excluded")
 
@@ -25,7 +25,6 @@ _STATE_SQL = """CASE
     WHEN status = 'indexed' THEN 'indexed'
     WHEN status = 'skipped' AND error = 'no text found' THEN 'no_text'
     ELSE status END"""
-_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
 
 
 def state_counts(store: Store) -> dict[str, int]:
@@ -82,8 +81,14 @@ def entry_vectors(store: Store, file_id: int) -> int:
                                   (file_id,)).fetchone()[0])
 
 
-def members_of(store: Store, container: str, sep: str = os.sep * 2) -> list[FileRow]:
-    prefix = container + sep
-    rows = store.conn.execute(f"SELECT {_COLS} FROM files WHERE path >= ? AND path < ? ORDER BY path",
-                              (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)))
+def pending_ocr_files(store: Store, limit: int) -> list[FileRow]:
+    """Entries waiting for OCR (files.ocr = 'pending'), newest first."""
+    rows = store.conn.execute(f"SELECT {_COLS} FROM files WHERE ocr = 'pending' ORDER BY mtime_ns DESC, path LIMIT ?",
+                              (int(limit),))
     return [FileRow(*r) for r in rows]
+
+
+def ocr_done_paths(store: Store, paths) -> set[str]:
+    """Those of `paths` whose text came (in part) from OCR."""
+    wanted = list(dict.fromkeys(paths))[:10_000]
+    return {r[0] for r in store._select_in("SELECT path FROM files WHERE ocr = 'done' AND path IN ({})", wanted)}

@@ -13,9 +13,8 @@ from typing import Optional
 
 from ..base.private import create_private_file
 from ..base.types import Document, PageSpan
-from .rows import FileRow
 
-__all__ = ["OcrCache", "read_cached", "OCR_CACHE_NAME", "MAX_CACHED_CHARS", "pending_ocr_files", "ocr_done_paths"]
+__all__ = ["OcrCache", "read_cached", "OCR_CACHE_NAME", "MAX_CACHED_CHARS"]
 
 OCR_CACHE_NAME = "ocr_cache.sqlite"
 MAX_CACHED_CHARS = 20_000_000  # one file's text; 200 dense pages are ~1 M characters
@@ -71,23 +70,3 @@ def read_cached(data_dir: Path | str, sha256: str) -> Optional[Document]:
         return None
     finally:
         cache.close()
-
-
-def pending_ocr_files(store, limit: int) -> list[FileRow]:
-    """Entries waiting for OCR (files.ocr = 'pending'), newest first."""
-    rows = store.conn.execute(
-        "SELECT id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks FROM files "
-        "WHERE ocr = 'pending' ORDER BY mtime_ns DESC, path LIMIT ?", (int(limit),))
-    return [FileRow(*r) for r in rows]
-
-
-def ocr_done_paths(store, paths) -> set[str]:
-    """Those of `paths` whose text came (in part) from OCR."""
-    paths = list(dict.fromkeys(paths))[:10_000]
-    found: set[str] = set()
-    for i in range(0, len(paths), 500):  # SQLite's bound-parameter limit
-        part = paths[i:i + 500]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in store.conn.execute(
-            f"SELECT path FROM files WHERE ocr = 'done' AND path IN ({marks})", part))
-    return found

@@ -143,10 +143,6 @@ class SearchesDB:
     def _trim(c: sqlite3.Connection, keep: int) -> None:
         c.execute("DELETE FROM history WHERE id NOT IN (SELECT id FROM history ORDER BY id DESC LIMIT ?)", (keep,))
 
-    def trim_history(self, keep: int) -> None:
-        with self._tx() as c:
-            self._trim(c, keep)
-
     def history(self, limit: int) -> list[HistoryRow]:
         rows = self.conn.execute("SELECT query, mode, at FROM history ORDER BY id DESC LIMIT ?", (limit,))
         return [HistoryRow(*r) for r in rows]

@@ -146,10 +146,15 @@ def test_a_phones_heic_photo_is_read_by_ocr(tmp_path, tiny_library, counting):
 
 
 @needs_rapidocr
-def test_image_inside_a_zip_is_ocrd_as_a_member_and_kept_when_the_zip_changes(tmp_path, tiny_library, counting):
+def test_image_inside_a_zip_is_ocrd_as_a_member_and_kept_when_the_zip_changes(tmp_path, tiny_library, counting,
+                                                                             monkeypatch):
     import io
+    import tempfile
     import zipfile
 
+    temp = tmp_path / "temp"  # where the private copies of members go, so the test sees them go
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     docs = tmp_path / "docs"
     docs.mkdir()
     buf = io.BytesIO()
@@ -164,7 +169,7 @@ def test_image_inside_a_zip_is_ocrd_as_a_member_and_kept_when_the_zip_changes(tm
     assert top["member"] == "boards/whiteboard.png" and top["ocr"] is True, top
     states = {r.path: s for s, r in files_in_state(tiny_library.store)}
     assert [s for p, s in states.items() if p.endswith("whiteboard.png")] == ["ocr_done"]
-    assert not list(tmp_path.glob("**/searchapp-ocr-*"))  # the private copy went with the OCR step
+    assert not list(temp.iterdir())  # the private copy of the member went with the OCR step
 
     # The zip changes (a member added): it is read again, but the image's bytes are the same, so it keeps its
     # OCR text without a second run of the engine.
