@@ -8,9 +8,25 @@ from typing import Optional
 from ...base.types import Document, PageSpan
 from .encoding import clean_text
 
-__all__ = ["PagedText", "PAGE_SEPARATOR"]
+__all__ = ["PagedText", "PAGE_SEPARATOR", "join_pages"]
 
 PAGE_SEPARATOR = "\n\n"
+
+
+def join_pages(pages) -> tuple[str, tuple[PageSpan, ...]]:
+    """(text, spans) of `(number, text)` pages joined by PAGE_SEPARATOR, every page kept (an empty one too:
+    a PDF page or a scan with no text still has its number). PagedText is the capped, cleaning variant."""
+    parts: list[str] = []
+    spans: list[PageSpan] = []
+    pos = 0
+    for number, text in pages:
+        if parts:
+            parts.append(PAGE_SEPARATOR)
+            pos += len(PAGE_SEPARATOR)
+        spans.append(PageSpan(number, pos, pos + len(text)))
+        parts.append(text)
+        pos += len(text)
+    return "".join(parts), tuple(spans)
 
 
 class PagedText:

@@ -26,15 +26,15 @@ from typing import Optional
 from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
-from ...base.types import Document, PageSpan
+from ...base.types import Document
 from .encoding import clean_text
+from .paged import join_pages
 from .title import clean_title
 
 __all__ = ["SUFFIXES", "MAX_PAGES", "extract_pdf"]
 
 SUFFIXES = frozenset({".pdf"})
 MAX_PAGES = 5000
-PAGE_SEPARATOR = "\n\n"
 
 log = logging.getLogger(__name__)
 
@@ -141,14 +141,5 @@ def _extract(path: Path, reader, max_chars: Optional[int], cancel: Optional[Canc
         if limited is not None:
             raise ExtractionError(limit_reason(limited))
         raise ExtractionError("corrupt PDF: no page could be read")
-    parts: list[str] = []
-    spans: list[PageSpan] = []
-    pos = 0
-    for number, text in enumerate(texts, start=1):
-        if parts:
-            parts.append(PAGE_SEPARATOR)
-            pos += len(PAGE_SEPARATOR)
-        spans.append(PageSpan(number, pos, pos + len(text)))
-        parts.append(text)
-        pos += len(text)
-    return Document("".join(parts), tuple(spans), kind="pdf")
+    text, spans = join_pages(enumerate(texts, start=1))
+    return Document(text, spans, kind="pdf")

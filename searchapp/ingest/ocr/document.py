@@ -14,7 +14,8 @@ from typing import Iterable, Optional, Sequence
 
 from ...base.errors import Cancelled, ExtractionError
 from ...base.progress import CancelToken
-from ...base.types import Document, PageSpan
+from ...base.types import Document
+from ..extractors.paged import join_pages
 from . import images, pdf_pages
 from .engine import OcrEngine, available_engine, ocr_unavailable_reason
 
@@ -24,7 +25,6 @@ OCR_NOTE = "text recognised by OCR"
 MAX_PAGES = 200  # per file: a longer scan is OCR'd in part, with a note
 MAX_BYTES = 200 * 2**20  # a 200-page scan at 300 dpi is ~50-150 MB
 MAX_FILE_PIXELS = 2_000_000_000  # decoded pixels per file, before any page is scaled down
-PAGE_SEPARATOR = "\n\n"
 
 log = logging.getLogger(__name__)
 
@@ -97,17 +97,8 @@ def _recognize(engine: OcrEngine, source: Iterable, cancel: Optional[CancelToken
 
 
 def _document(texts: list[tuple[int, str]], notes: tuple[str, ...]) -> Document:
-    parts: list[str] = []
-    spans: list[PageSpan] = []
-    pos = 0
-    for number, text in texts:
-        if parts:
-            parts.append(PAGE_SEPARATOR)
-            pos += len(PAGE_SEPARATOR)
-        spans.append(PageSpan(number, pos, pos + len(text)))
-        parts.append(text)
-        pos += len(text)
-    return Document("".join(parts), tuple(spans), kind="ocr", notes=notes)
+    text, spans = join_pages(texts)
+    return Document(text, spans, kind="ocr", notes=notes)
 
 
 def merge_ocr(doc: Document, ocr: Document) -> Document:
