@@ -29,11 +29,10 @@ from ..base.types import Hit, StageRanks, StageScores
 from ..store import Store
 from ..store.cjk import CJK_CLASS, CJK_TABLE, cjk_chars
 from .filters import FilterScope, SearchFilters
-from .query_syntax import ParsedQuery, Term, filters_of
+from .query_syntax import _TOKEN_CHAR, ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "parse_for_search"]
 
-_TOKEN_CHAR = re.compile(r"[^\W_]")
 _CJK_SPLIT = re.compile(f"([{CJK_CLASS}]+)")  # capturing: split() keeps the CJK runs
 _GLOB_CHARS = frozenset("*?[")
 

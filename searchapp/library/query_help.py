@@ -78,7 +78,4 @@ def without_part(parsed: ParsedQuery, key: tuple) -> str:
 def marked_text(query: str, literal: bool = False) -> str:
     """The text whose words a snippet marks: with syntax, the words searched for (`free_text`), so neither an
     excluded word nor a field (type:pdf) is marked in a hit; a plain or literal query as typed."""
-    if literal:
-        return query
-    parsed = parse_query(query)
-    return parsed.free_text if parsed.has_syntax else query
+    return query if literal else parse_query(query).free_text  # free_text is the query itself without syntax

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -344,7 +343,7 @@ def with_filters(text: str, filters: SearchFilters) -> str:
     """`text` with its in:/type:/after:/before: fields replaced by `filters` (the filter bar writing to the
     query box); the words, name: and page: are kept."""
     parsed = parse_query(text)
-    day = lambda t: None if t is None else time.strftime("%Y-%m-%d", time.localtime(t))  # noqa: E731
+    days = filters.to_json()  # its dates as the query writes them, YYYY-MM-DD
     return to_text(replace(parsed, folders=tuple(filters.folders), types=tuple(filters.types),
-                           after=day(filters.after), before=day(filters.before)))
+                           after=days["after"], before=days["before"]))
 
