@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from ..store import NewChunk, RootRow, Store
 from ..store.ledger import set_entry_date, set_ocr_state
 from .sync_types import IndexWriter, SyncReport
 
-__all__ = ["Pending", "Batcher", "distinct_chunks"]
+__all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry"]
 
 
 @dataclass
@@ -124,3 +124,17 @@ def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[st
     for i, spans in repeats.items():
         out[i] = dataclasses.replace(out[i], repeats=tuple(spans))
     return out
+
+
+def rewrite_entry(store: Store, index: IndexWriter, old_id: Optional[int], write: Callable[[], None]) -> int:
+    """An entry recorded without passages (skipped, failed, waiting for OCR): its old passages, if any, are
+    dropped and `write()` records its row, in one transaction; then the vector index lets them go, as a
+    batch does. Returns how many passages were dropped."""
+    with store.atomic():
+        removed = store.delete_chunks_of_file(old_id) if old_id is not None else []
+        write()
+        if removed:
+            store.bump_generation()
+    if removed:
+        index.remove(removed)
+    return len(removed)

@@ -34,7 +34,7 @@ from ..ingest.scan import ScannedFile
 from ..store import Store
 from ..store.ledger import pending_ocr_files, set_ocr_state
 from ..store.ocr_cache import OcrCache
-from .batcher import Batcher, Pending
+from .batcher import Batcher, Pending, rewrite_entry
 from .member_sync import readable
 from .sync import BATCH_CHUNKS, BATCH_FILES, _chunk, _title_context
 from .sync_types import IndexWriter, PassageEncoder, SyncReport, text_hash
@@ -125,15 +125,7 @@ def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, 
     title, title_tokens = _title_context(doc, encoder, config)
     spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
     if not spans:
-        with store.atomic():
-            removed = store.delete_chunks_of_file(row.id)
-            file_id = store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, row.sha256, "skipped",
-                                        "no text found", row.kind, 0)
-            set_ocr_state(store, file_id, "done")
-            if removed:
-                store.bump_generation()
-        if removed:
-            index.remove(removed)
+        _record(store, row, "skipped", "no text found", "done", index)
         return
     inputs = [model_input(title, c.text) for c in spans]
     if any(i is not c.text for i, c in zip(inputs, spans)):
@@ -148,15 +140,18 @@ def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, 
 def _record_failed(store: Store, row, reason: str, index, rep: SyncReport) -> None:
     # Not counted in rep.failed: the text pass counted this entry already (scanned = added + ... + failed).
     rep.problems.append((row.path, reason))
-    with store.atomic():
-        removed = store.delete_chunks_of_file(row.id)
-        file_id = store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, row.sha256, "failed",
-                                    reason[:300], row.kind, 0)
-        set_ocr_state(store, file_id, None)
-        if removed:
-            store.bump_generation()
-    if removed:
-        index.remove(removed)
+    _record(store, row, "failed", reason[:300], None, index)
+
+
+def _record(store: Store, row, status: str, reason: str, ocr: Optional[str], index) -> None:
+    """The entry without passages, with its status and OCR state (its chunks_removed are not counted: the
+    text pass counted this entry already)."""
+    def write() -> None:
+        file_id = store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, row.sha256, status, reason,
+                                    row.kind, 0)
+        set_ocr_state(store, file_id, ocr)
+
+    rewrite_entry(store, index, row.id, write)
 
 
 def ocr_step(store: Store, config: Config, encoder, index, data_dir, progress=None, cancel=None) -> SyncReport:

@@ -17,6 +17,7 @@ from ..ingest.ocr.images import image_suffixes
 from ..ingest.ocr.pdf_pages import pages_needing_ocr
 from ..store import RootRow, Store
 from ..store.ledger import files_in_state, ocr_done_paths, set_entry_date, set_ocr_state
+from .batcher import rewrite_entry
 
 __all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note",
            "not_indexed_entries", "NOT_INDEXED_STATES"]
@@ -43,17 +44,14 @@ def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kin
     """Record an entry with no text yet and files.ocr = 'pending' (its old passages, if any, are dropped);
     `date_ns`: the entry's own date (an image attached to a dated message), kept when OCR gives it text."""
     rep.skipped += 1  # counted like a skip until OCR gives it text: scanned = added + updated + ... holds
-    with store.atomic():
-        removed = store.delete_chunks_of_file(old.id) if old is not None else []
+
+    def write() -> None:
         file_id = store.upsert_file(root.id, path, f.size, f.mtime_ns, sha, "skipped", WAITING, kind, 0)
         set_ocr_state(store, file_id, "pending")
         if date_ns is not None:
             set_entry_date(store, file_id, date_ns)
-        if removed:
-            store.bump_generation()
-    if removed:
-        index.remove(removed)
-        rep.chunks_removed += len(removed)
+
+    rep.chunks_removed += rewrite_entry(store, index, old.id if old is not None else None, write)
 
 
 def mark_ocr(result, store: Store) -> None:

@@ -19,7 +19,7 @@ from ..ingest.fsnames import storable
 from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ..ingest.scan import ScanResult, ScannedFile, scan
 from ..store import RootRow, Store
-from .batcher import Batcher, Pending
+from .batcher import Batcher, Pending, rewrite_entry
 from .member_sync import index_container, is_container, members_by_container
 from .ocr_wait import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .roots import in_scope, outermost, root_missing
@@ -228,14 +228,9 @@ def _record_problem(store: Store, root: RootRow, old, path: str, status: str, re
         return  # already recorded
     rep.problems.append((path, reason))
     size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(real or path)
-    with store.atomic():
-        removed = store.delete_chunks_of_file(old.id) if old is not None else []
-        store.upsert_file(root.id, path, size, mtime, None, status, reason, extractor_name(Path(path)), 0)
-        if removed:
-            store.bump_generation()
-    if removed:
-        index.remove(removed)
-        rep.chunks_removed += len(removed)
+    old_id = old.id if old is not None else None
+    rep.chunks_removed += rewrite_entry(store, index, old_id, lambda: store.upsert_file(
+        root.id, path, size, mtime, None, status, reason, extractor_name(Path(path)), 0))
 
 
 def _needs_reading(old, f: ScannedFile) -> bool:
