@@ -12,10 +12,10 @@ import re
 import sys
 from typing import Iterable, Optional, TextIO
 
-__all__ = ["printable", "use_color", "render_marked", "BOLD", "RESET"]
+__all__ = ["printable", "use_color", "render_marked", "BOLD", "RESET", "CONTROL_CHARS"]
 
 # C0 controls, DEL, C1 controls, and the bidi overrides/isolates that reorder what a line seems to say.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 BOLD, RESET = "\x1b[1;33m", "\x1b[0m"
 
@@ -37,7 +37,7 @@ def printable(text: object, *, toml: bool = False) -> str:
 
     The one escaping function of every human (non-JSON) output. `toml=True` writes \\uXXXX instead, the
     escape TOML strings understand (for `searchapp config`, whose output is pasted into a config file)."""
-    return _CONTROL.sub(lambda m: (_toml_escape if toml else _escape)(m.group(0)), str(text))
+    return CONTROL_CHARS.sub(lambda m: (_toml_escape if toml else _escape)(m.group(0)), str(text))
 
 
 def use_color(stream: TextIO = sys.stdout, *, no_color: bool = False) -> bool:

@@ -29,6 +29,7 @@ from typing import Iterator, Optional
 
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
+from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
 from .encoding import clean_text, decode_text, read_capped
 from .html import html_to_text
@@ -36,7 +37,7 @@ from .paged import PagedText
 from .title import clean_title
 
 __all__ = ["EML_SUFFIXES", "MBOX_SUFFIXES", "extract_eml", "extract_mbox", "message_document", "parse_message",
-           "split_mbox", "MAX_MESSAGES"]
+           "split_mbox", "header", "MAX_MESSAGES"]
 
 EML_SUFFIXES = frozenset({".eml"})
 MBOX_SUFFIXES = frozenset({".mbox"})
@@ -47,16 +48,15 @@ MAX_PARTS = 1000  # MIME parts looked at per message
 MAX_ATTACHMENTS_LISTED = 100
 MAX_NAME_CHARS = 200
 MAX_MESSAGES = 10_000  # per .mbox
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _WS = re.compile(r"\s+")
 _FROM_LINE = re.compile(rb"^From ", re.M)
 
 
 def _one_line(value: str, cap: int) -> str:
-    return _WS.sub(" ", _CONTROL.sub(" ", value[:4 * cap])).strip()[:cap]
+    return _WS.sub(" ", CONTROL_CHARS.sub(" ", value[:4 * cap])).strip()[:cap]
 
 
-def _header(msg: Message, name: str) -> str:
+def header(msg: Message, name: str) -> str:
     """A header's decoded value as one line; "" when missing or too broken to decode."""
     try:
         value = msg.get(name)
@@ -125,7 +125,7 @@ def _attachments(msg: Message, body: Optional[Message]) -> list[str]:
 def message_document(msg: EmailMessage, max_chars: Optional[int] = None,
                      cancel: Optional[CancelToken] = None) -> Document:
     """One message as a Document (see the module doc); its title is the subject."""
-    lines = [f"{name}: {value}" for name in HEADERS if (value := _header(msg, name))]
+    lines = [f"{name}: {value}" for name in HEADERS if (value := header(msg, name))]
     body, part = _body(msg, cancel)
     if max_chars is not None:
         body = body[:max_chars + 1]  # the registry cuts exactly and says so
@@ -133,7 +133,7 @@ def message_document(msg: EmailMessage, max_chars: Optional[int] = None,
     attachments = _attachments(msg, part)
     if attachments:
         text += "\n\nAttachments: " + ", ".join(attachments)
-    return Document(clean_text(text).strip(), kind="eml", title=clean_title(_header(msg, "Subject")))
+    return Document(clean_text(text).strip(), kind="eml", title=clean_title(header(msg, "Subject")))
 
 
 def parse_message(data: bytes) -> EmailMessage:

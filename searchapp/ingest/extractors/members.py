@@ -24,9 +24,10 @@ from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_k
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
+from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
 from .encoding import read_capped
-from .mail import _header, parse_message, split_mbox
+from .mail import header, parse_message, split_mbox
 from .ziputil import MAX_TOTAL_BYTES, SafeZip
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
@@ -37,7 +38,7 @@ MAX_MEMBERS = 2_000  # entries indexed per container (a zip's directory may list
 MAX_NAME_CHARS = 240
 ARCHIVE_SUFFIXES = frozenset({".zip", ".tar", ".tgz", ".gz"})  # .gz: only .tar.gz is an archive
 _MAIL = frozenset({".eml", ".mbox"})
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_TARS = frozenset({".tar", ".tgz", ".tar.gz"})  # by _suffix(), which sees ".tar.gz" whole
 
 
 @dataclass
@@ -57,12 +58,12 @@ def _suffix(name: str) -> str:
 def is_container(path: str | os.PathLike) -> bool:
     """Whether entries are read out of this file (by name; the reader decides by content)."""
     s = _suffix(os.fspath(path))
-    return s in _MAIL or s in (".zip", ".tar", ".tgz", ".tar.gz")
+    return s in _MAIL or s == ".zip" or s in _TARS
 
 
 def _plain_name(raw: str) -> tuple[Optional[str], str]:
     """(name to store, "") or (None, why it is refused): traversal and absolute names never pass."""
-    name = _CONTROL.sub("", raw.replace("\\", "/"))
+    name = CONTROL_CHARS.sub("", raw.replace("\\", "/"))
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
         return None, f"absolute name refused: {name[:80]!r}"
     parts = [p for p in name.split("/") if p not in ("", ".")]
@@ -150,7 +151,7 @@ def _mail_members(src, suffix: str, budget: _Budget) -> Iterator[tuple[str, Opti
             if budget.cancel is not None:
                 budget.cancel.check()
             msg = parse_message(raw)
-            subject = _header(msg, "Subject").replace("/", "∕").replace("\\", "∖") or "(no subject)"
+            subject = header(msg, "Subject").replace("/", "∕").replace("\\", "∖") or "(no subject)"
             yield f"{n}: {subject}"[:MAX_NAME_CHARS], raw, "", _date_ns(msg), ".eml"
         return
     yield from ((n, d, r, None, "") for n, d, r in _attachments(parse_message(data), budget))
@@ -193,7 +194,7 @@ def _date_ns(msg) -> Optional[int]:
 def _entries(src, suffix: str, budget: _Budget):
     if suffix == ".zip":
         return ((n, d, r, None, "") for n, d, r in _zip_members(src, budget))
-    if suffix in (".tar", ".tgz", ".tar.gz"):
+    if suffix in _TARS:
         return ((n, d, r, None, "") for n, d, r in _tar_members(src, budget))
     if suffix in _MAIL:
         return _mail_members(src, suffix, budget)
@@ -215,7 +216,7 @@ def _walk(src, suffix: str, prefix: str, depth: int, budget: _Budget, names: set
             continue
         name, refused = (raw, "") if how == ".eml" else _plain_name(raw)
         if name is None:
-            yield Member(prefix + _CONTROL.sub("", raw)[:80], None, refused)
+            yield Member(prefix + CONTROL_CHARS.sub("", raw)[:80], None, refused)
             continue
         key = prefix + name
         if key in names:
