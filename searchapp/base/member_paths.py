@@ -14,7 +14,7 @@ import os
 from typing import Optional
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "member_key", "display_path", "display_name", "display_folder",
-           "container_of"]
+           "container_of", "member_fields"]
 
 MEMBER_SEP = os.sep * 2
 DISPLAY_SEP = " › "
@@ -51,3 +51,9 @@ def display_name(path: str) -> str:
 def display_folder(path: str) -> str:
     """What a list's Folder column shows: the folder holding the file, or holding a member's container."""
     return os.path.dirname(split_member(path)[0])
+
+
+def member_fields(path: str) -> dict:
+    """The JSON every output gives an entry: `path` as shown, `container` and `member` (null for a file)."""
+    container, member = split_member(path)
+    return {"path": display_path(path), "container": container if member is not None else None, "member": member}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .member_paths import display_path, split_member
+from .member_paths import member_fields
 
 __all__ = ["PageSpan", "Document", "ChunkSpan", "StageScores", "StageRanks", "Hit", "SkippedFile"]
 
@@ -117,11 +117,8 @@ class Hit:
 
     def _passage_json(self) -> dict:
         s, r = self.scores, self.ranks
-        container, member = split_member(self.path)
         return {
-            "path": display_path(self.path),  # `archive.zip › folder/file.pdf` for a member
-            "container": container if member is not None else None,
-            "member": member,
+            **member_fields(self.path),  # path: `archive.zip › folder/file.pdf` for a member
             "key": self.path,
             "page": self.page,
             "start": self.start,

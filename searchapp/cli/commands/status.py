@@ -81,7 +81,7 @@ def _status_exit_code(st) -> int:
 
 def _list_files(args, config: Config) -> int:
     """`status --files [STATE]`: one line (or one JSON object) per stored entry."""
-    from ...base.member_paths import display_path, split_member
+    from ...base.member_paths import display_path, member_fields
     from ...library.explain import STATES
 
     state = None if args.files == "all" else args.files
@@ -91,9 +91,7 @@ def _list_files(args, config: Config) -> int:
         rows = lib.ledger(state)
     if args.json:
         print(json.dumps({"files": [
-            {"path": display_path(r.path), "state": s, "reason": r.error, "passages": r.n_chunks,
-             "container": split_member(r.path)[0] if split_member(r.path)[1] else None,
-             "member": split_member(r.path)[1]} for s, r in rows]}))
+            {**member_fields(r.path), "state": s, "reason": r.error, "passages": r.n_chunks} for s, r in rows]}))
         return 0
     for s, r in rows:
         print(f"[{s}] {printable(display_path(r.path))}" + (f": {printable(r.error)}" if r.error else ""))
