@@ -4,13 +4,13 @@ core-properties title. Shared by the OOXML readers so each resolves targets the 
 from __future__ import annotations
 
 import posixpath
-from typing import Optional
+from typing import Iterator, Optional
 
 from ...base.errors import ExtractionError
 from .title import dc_title
-from .ziputil import SafeZip
+from .ziputil import SafeZip, local_name
 
-__all__ = ["package_part", "part_relationships", "core_title", "part_size"]
+__all__ = ["package_part", "part_relationships", "core_title", "part_size", "listed_parts"]
 
 _CORE_PROPERTIES = "/metadata/core-properties"
 MAX_RELATIONSHIPS = 100_000  # a .rels part listing more is not a document anyone wrote
@@ -65,3 +65,21 @@ def part_size(z: SafeZip, part: str) -> Optional[int]:
     """The uncompressed size the zip directory claims for `part`, or None when it is missing."""
     stored = z.find(part)
     return None if stored is None else z.names[stored].file_size
+
+
+def listed_parts(z: SafeZip, part: str, max_bytes: int, element: str,
+                 what: str) -> Iterator[tuple[object, str, str]]:
+    """(element, relationship type, target part) for each `element` that `part` lists by r:id, in order: a
+    workbook's sheets, a presentation's slides. `part` must exist and hold at most `max_bytes`; `what` names
+    the file kind in the error ("an Excel workbook")."""
+    size = part_size(z, part)
+    if size is None:
+        raise ExtractionError(f"not {what}: {part} missing")
+    if size > max_bytes:
+        raise ExtractionError(f"{part} is larger than {max_bytes // 2**20} MB")
+    rels = part_relationships(z, part)
+    for el in z.xml(part).iter():
+        if isinstance(el.tag, str) and local_name(el.tag) == element:
+            rid = next((v for k, v in el.attrib.items() if k.startswith("{") and local_name(k) == "id"), "")
+            type_, target = rels.get(rid, ("", ""))
+            yield el, type_, target

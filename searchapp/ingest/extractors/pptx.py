@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
 
-from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .opc import core_title, package_part, part_relationships, part_size
+from .opc import core_title, listed_parts, package_part, part_relationships, part_size
 from .paged import PagedText
 from .ziputil import SafeZip, local_name
 
@@ -90,20 +89,8 @@ def slide_page(text: str, notes: str) -> str:
 
 
 def _slides(z: SafeZip, presentation: str) -> list[str]:
-    size = part_size(z, presentation)
-    if size is None:
-        raise ExtractionError(f"not a PowerPoint presentation: {presentation} missing")
-    if size > MAX_PRESENTATION_BYTES:
-        raise ExtractionError(f"{presentation} is larger than {MAX_PRESENTATION_BYTES // 2**20} MB")
-    rels = part_relationships(z, presentation)
-    out = []
-    for el in z.xml(presentation).iter():
-        if isinstance(el.tag, str) and local_name(el.tag) == "sldId":
-            rid = next((v for k, v in el.attrib.items() if k.startswith("{") and local_name(k) == "id"), "")
-            type_, target = rels.get(rid, ("", ""))
-            if type_.endswith("/slide"):
-                out.append(target)
-    return out
+    listed = listed_parts(z, presentation, MAX_PRESENTATION_BYTES, "sldId", "a PowerPoint presentation")
+    return [target for _el, type_, target in listed if type_.endswith("/slide")]
 
 
 def extract_pptx(path: Path, max_bytes: int, max_chars: Optional[int] = None,

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Iterator, Optional
 from xml.etree.ElementTree import Element
 
-from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .opc import core_title, package_part, part_relationships, part_size
+from .opc import core_title, listed_parts, package_part, part_relationships
 from .sheets import Run, Workbook, cell_text
 from .ziputil import SafeZip, local_name
 
@@ -141,20 +140,9 @@ def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], cance
 
 def _sheets(z: SafeZip, workbook: str) -> list[tuple[int, str, Optional[str]]]:
     """(sheet number, name, worksheet part or None) in workbook order."""
-    size = part_size(z, workbook)
-    if size is None:
-        raise ExtractionError(f"not an Excel workbook: {workbook} missing")
-    if size > MAX_WORKBOOK_BYTES:
-        raise ExtractionError(f"{workbook} is larger than {MAX_WORKBOOK_BYTES // 2**20} MB")
-    rels = part_relationships(z, workbook)
-    out = []
-    for el in z.xml(workbook).iter():
-        if not isinstance(el.tag, str) or local_name(el.tag) != "sheet":
-            continue
-        rid = next((v for k, v in el.attrib.items() if k.startswith("{") and local_name(k) == "id"), "")
-        type_, target = rels.get(rid, ("", ""))
-        out.append((len(out) + 1, el.get("name", ""), target if type_.endswith("/worksheet") else None))
-    return out
+    listed = listed_parts(z, workbook, MAX_WORKBOOK_BYTES, "sheet", "an Excel workbook")
+    return [(n, el.get("name", ""), target if type_.endswith("/worksheet") else None)
+            for n, (el, type_, target) in enumerate(listed, start=1)]
 
 
 def extract_xlsx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
