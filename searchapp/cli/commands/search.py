@@ -58,11 +58,11 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             """What the parser took as plain words (an unknown field, an unbalanced quote): said, never an error."""
             return [] if args.literal else list(parse_query(query).warnings)
 
-        def run(query: str, line: str = ""):
+        def run(query: str, warnings: list[str], line: str = ""):
             nonlocal notice_shown
             res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
                              group=args.group, literal=args.literal)
-            for warning in warnings_of(query):
+            for warning in warnings:
                 print(f"searchapp: {line}note: {printable(warning)}", file=sys.stderr)
             if not notice_shown:
                 for notice in (res.notice, res.reindex_notice, res.meaning_notice):
@@ -75,19 +75,21 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
             # One output line per input line, blank lines included, so outputs line up with inputs.
             for n, line in enumerate(sys.stdin, start=1):
                 q = line.strip()
+                warnings = warnings_of(q)
                 problem = query_problem(q, mode) if parse_for_search(q, args.literal) is None else None
                 if problem:
                     print(f"searchapp: line {n}: {printable(problem)}", file=sys.stderr)
-                    print(empty_json(q, mode, problem, warnings_of(q)) if args.json else hit_line(q, None), flush=True)
+                    print(empty_json(q, mode, problem, warnings) if args.json else hit_line(q, None), flush=True)
                     continue
-                res = run(q, f"line {n}: ")
-                print(result_json(res, warnings=warnings_of(q)) if args.json else hit_line(q, res), flush=True)
+                res = run(q, warnings, f"line {n}: ")
+                print(result_json(res, warnings=warnings) if args.json else hit_line(q, res), flush=True)
             return 0
-        res = run(args.query)
+        warnings = warnings_of(args.query)
+        res = run(args.query, warnings)
         if not lib.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
             SearchHistory(config).record(args.query, mode)
         if args.json:
-            print(result_json(res, res.notice if not res.hits and res.notice else None, warnings_of(args.query)))
+            print(result_json(res, res.notice if not res.hits and res.notice else None, warnings))
             return 0
         print_hits(res, color=use_color(sys.stdout, no_color=args.no_color),
                    marks=marked_text(args.query, args.literal))
