@@ -29,15 +29,14 @@ from ..ingest.extractors import extract
 from ..ingest.ocr import merge_ocr, ocr_document
 from ..ingest.ocr.engine import available_engine, ocr_unavailable_reason
 from ..ingest.ocr.pdf_pages import pages_needing_ocr
-from ..ingest.passage_context import model_input
 from ..ingest.scan import ScannedFile
 from ..store import Store
 from ..store.ledger import pending_ocr_files, set_ocr_state
 from ..store.ocr_cache import OcrCache
 from .batcher import Batcher, Pending, rewrite_entry
 from .member_sync import readable
-from .sync import BATCH_CHUNKS, BATCH_FILES, _chunk, _title_context
-from .sync_types import IndexWriter, PassageEncoder, SyncReport, text_hash
+from .sync import BATCH_CHUNKS, BATCH_FILES, passages_of
+from .sync_types import IndexWriter, PassageEncoder, SyncReport
 
 __all__ = ["ocr_pending", "ocr_step", "MAX_FILES_PER_SYNC"]
 
@@ -122,18 +121,14 @@ def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engi
 def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, progress, cancel, row, doc) -> None:
     """The file's passages from `doc`, through the sync's batcher (one batch: committed, then the index)."""
     batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES)
-    title, title_tokens = _title_context(doc, encoder, config)
-    spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
+    title, spans, hashes = passages_of(doc, encoder, config, batcher)
     if not spans:
         _record(store, row, "skipped", "no text found", "done", index)
         return
-    inputs = [model_input(title, c.text) for c in spans]
-    if any(i is not c.text for i, c in zip(inputs, spans)):
-        encoder.remember_joined(title, [c.text for c in spans], inputs)
     f = ScannedFile(Path(row.path), row.size, row.mtime_ns)
     # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
-    batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, [text_hash(t) for t in inputs],
-                        False, path=row.path, ocr="done"))
+    batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, False, path=row.path,
+                        ocr="done"))
     batcher.flush()  # rep.updated is left alone: the text pass counted this entry already
 
 

@@ -25,7 +25,7 @@ from .ocr_wait import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .roots import in_scope, outermost, root_missing
 from .sync_types import IndexWriter, PassageEncoder, SyncReport, file_sha256, text_hash
 
-__all__ = ["SyncReport", "sync_root", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter",
+__all__ = ["SyncReport", "sync_root", "passages_of", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter",
            "BATCH_CHUNKS", "BATCH_FILES"]
 
 # Read at each sync (tests lower them): passages, files per phase-1 commit; BATCH_CHUNKS is phase 2's batch too.
@@ -81,8 +81,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
                   ocr: Optional[str] = None) -> None:
         """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it."""
-        title, title_tokens = _title_context(doc, encoder, config)
-        spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
+        title, spans, hashes = passages_of(doc, encoder, config, batcher)
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
                 return record_waiting(store, root, old, path, f, sha, doc.kind, index, rep, date_ns)
@@ -92,11 +91,6 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             rep.added += 1
         else:
             rep.updated += 1
-        inputs = [model_input(title, c.text) for c in spans]
-        if any(i is not c.text for i, c in zip(inputs, spans)):
-            # Phase 2 in this process finds the ids in the encoder's (bounded) cache: no second tokenization.
-            encoder.remember_joined(title, [c.text for c in spans], inputs)
-        hashes = [text_hash(t) for t in inputs]
         batcher.add(Pending(f, sha, doc.kind or extractor_name(path) or "", spans, title, hashes, old is None,
                             path=path, date_ns=date_ns, ocr=ocr))
     total = len(result.files)
@@ -181,6 +175,18 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         rep.chunks_removed += len(removed)
     store.touch_root(root.id)
     return rep
+
+
+def passages_of(doc, encoder, config: Config, batcher: Batcher) -> tuple[str, list[ChunkSpan], list[str]]:
+    """(the title the bi-encoder reads before each passage, the passages of `doc`, the hashes of their model
+    inputs). A cancel inside the chunking commits the files finished before it (see _chunk)."""
+    title, title_tokens = _title_context(doc, encoder, config)
+    spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
+    inputs = [model_input(title, c.text) for c in spans]
+    if any(i is not c.text for i, c in zip(inputs, spans)):
+        # Phase 2 in this process finds the ids in the encoder's (bounded) cache: no second tokenization.
+        encoder.remember_joined(title, [c.text for c in spans], inputs)
+    return title, spans, [text_hash(t) for t in inputs]
 
 
 def _title_context(doc, encoder, config: Config) -> tuple[str, int]:
