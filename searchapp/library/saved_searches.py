@@ -14,6 +14,7 @@ ranks into the top k; for a query of only operators and fields (newest first) ev
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass
@@ -43,15 +44,20 @@ def check_name(name: str) -> str:
     return name
 
 
+def _open(data_dir, create: bool) -> Optional[SearchesDB]:
+    """The searches file; None when it does not exist and `create` is False (reading creates nothing)."""
+    if not create and not (data_dir / SEARCHES_DB).is_file():
+        return None
+    return SearchesDB(data_dir, create=create)
+
+
 class SearchHistory:
     def __init__(self, config: Config) -> None:
         self.data_dir = config.data_dir
         self.keep = config.search.history
 
     def _db(self, create: bool) -> Optional[SearchesDB]:
-        if not create and not (self.data_dir / SEARCHES_DB).is_file():
-            return None
-        return SearchesDB(self.data_dir, create=create)
+        return _open(self.data_dir, create)
 
     def record(self, query: str, mode: str) -> bool:
         """Keep `query` as the newest entry; True when it was kept. Never raises."""
@@ -106,13 +112,11 @@ class SavedSearch:
 
     @classmethod
     def of(cls, row: SavedRow) -> "SavedSearch":
-        return cls(row.name, row.query, row.mode, row.k, row.literal, row.created_at, row.opened_at,
-                   row.new_hits, row.hits)
+        """The stored row, less its bookkeeping (checked_generation)."""
+        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
 
     def to_json(self) -> dict:
-        return {"name": self.name, "query": self.query, "mode": self.mode, "k": self.k, "literal": self.literal,
-                "created_at": self.created_at, "opened_at": self.opened_at, "new_hits": self.new_hits,
-                "hits": self.hits}
+        return dataclasses.asdict(self)
 
 
 class SavedSearches:
@@ -124,9 +128,7 @@ class SavedSearches:
         self.data_dir = library.config.data_dir
 
     def _db(self, create: bool = False) -> Optional[SearchesDB]:
-        if not create and not (self.data_dir / SEARCHES_DB).is_file():
-            return None
-        return SearchesDB(self.data_dir, create=create)
+        return _open(self.data_dir, create)
 
     def list(self) -> list[SavedSearch]:
         db = self._db()
