@@ -28,7 +28,7 @@ torch.set_num_threads(1)
 
 from searchapp.base.config import load_config  # noqa: E402
 from searchapp.library import Library  # noqa: E402
-from searchapp.library import sync as sync_module  # noqa: E402
+from searchapp.library.sync import words_pass as sync_module  # noqa: E402
 from searchapp.models import BiEncoder  # noqa: E402
 
 WORDS = ("apple river mountain engine violin harbor glacier lantern copper meadow falcon orbit pepper "

@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 from ..base.member_paths import display_path
 from ..base.terminal import printable, render_marked
-from ..library.snippet import best_snippet
+from ..library.search.snippet import best_snippet
 
 __all__ = ["print_hits", "hit_line", "empty_json", "result_json"]
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from ..library.duplicates import DEFAULT_THRESHOLD
+from ..library.search.duplicates import DEFAULT_THRESHOLD
 from .duplicates_window import DuplicatesWindow
 from .results_model import HIT_ROLE
 

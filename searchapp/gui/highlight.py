@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import Iterable
 
-from ..library.snippet import best_snippet, query_terms, term_spans
+from ..library.search.snippet import best_snippet, query_terms, term_spans
 
 __all__ = ["query_terms", "snippet", "highlight_html", "utf16_spans", "MARK_STYLE"]
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QV
 
 from ..base.member_paths import container_of, display_path, split_member
 from ..base.types import Hit
-from ..library.member_open import open_copy
+from ..library.members.open_member import open_copy
 from .highlight import MARK_STYLE, highlight_html
 from .plain import make_plain, tooltip
 
@@ -30,7 +30,7 @@ PASSAGE_CHARS = 20_000  # of the passage itself (passages are capped when indexe
 
 def file_url(hit: Hit) -> QUrl:
     """The local file; PDFs carry #page=N, which viewers that understand it open at that page. A member of a
-    container is first copied alone to a private temporary folder (library/member_open.py)."""
+    container is first copied alone to a private temporary folder (library/members/open_member.py)."""
     local = str(open_copy(hit.path)) if split_member(hit.path)[1] is not None else os.path.abspath(hit.path)
     url = QUrl.fromLocalFile(local)
     if hit.page and hit.path.lower().endswith(".pdf"):

@@ -12,8 +12,8 @@ from typing import Optional
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QToolButton, QWidget
 
-from ..library.query_help import QueryPart, query_parts, without_part
-from ..library.query_syntax import ParsedQuery
+from ..library.query.help import QueryPart, query_parts, without_part
+from ..library.query.syntax import ParsedQuery
 from .plain import plain_label, tooltip
 
 __all__ = ["QueryChips", "CHIP_MAX_WIDTH"]

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
-from ..library.snippet import best_snippet
+from ..library.search.snippet import best_snippet
 from .highlight import highlight_html, snippet, utf16_spans
 from .plain import tooltip
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from ..library.saved_searches import SavedSearch
+from ..library.query.saved import SavedSearch
 from .plain import tooltip
 
 __all__ = ["SavedPanel", "item_text"]

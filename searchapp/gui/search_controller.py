@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayo
 
 from ..base.types import Hit
 from ..library import SearchResult
-from ..library.preview import file_text
-from ..library.query_help import marked_text
-from ..library.search import LISTING_NOTICE
+from ..library.search.preview import file_text
+from ..library.query.help import marked_text
+from ..library.search.pipeline import LISTING_NOTICE
 from .highlight import query_terms
 from .preview import file_url
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel

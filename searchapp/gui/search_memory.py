@@ -1,4 +1,4 @@
-"""Recent queries and saved searches in the window (library/saved_searches.py does the work, on the read pool).
+"""Recent queries and saved searches in the window (library/query/saved.py does the work, on the read pool).
 
 History: a query counts as used when it is run with Enter or one of its results is opened (as-you-type searches
 of half-typed words are not kept); recent ones are offered as completions in the query box. Saved searches
@@ -14,8 +14,8 @@ from PySide6.QtCore import QObject, QStringListModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCompleter, QInputDialog, QLineEdit, QMessageBox
 
-from ..library.query_syntax import with_filters
-from ..library.saved_searches import SavedSearch, SavedSearches, SearchHistory
+from ..library.query.syntax import with_filters
+from ..library.query.saved import SavedSearch, SavedSearches, SearchHistory
 from .saved_panel import SavedPanel
 from .syntax_help import SyntaxHelp
 

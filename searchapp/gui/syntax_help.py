@@ -1,4 +1,4 @@
-"""The `?` beside the query box: the query syntax as a table. Static text only (library/query_help.py's rows,
+"""The `?` beside the query box: the query syntax as a table. Static text only (library/query/help.py's rows,
 escaped), never anything from a file, so it is the one label here that is rich text."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Optional
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
-from ..library.query_help import SYNTAX_ROWS
+from ..library.query.help import SYNTAX_ROWS
 
 __all__ = ["SyntaxHelp", "syntax_html"]
 

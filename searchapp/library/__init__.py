@@ -1,10 +1,22 @@
-"""The façade over ingest, models, store and ann that every front end (CLI, GUI) uses."""
+"""The façade over ingest, models, store and ann that every front end (CLI, GUI) uses.
 
-from .duplicates import DuplicateReport, NearPair, PassagePair
-from .filters import SearchFilters
+Rooms, each with one job (a newcomer finds a job by its name):
+  library.py, reconfigure.py      the façade: Library(config) and opening it again under new settings
+  data_dir, lock, readers,        opening a data dir, the one-writer lock, read-only connections,
+  index_keeper, model_set         the vector index's lifecycle, the models a library uses
+  search/                         finding: retrieve, fuse, filter, group, snippets; similar files, duplicates
+  query/                          the query language, its help, checks on a query, history and saved searches
+  sync/                           keeping the index in step: words pass, meaning pass, roots, live watch
+  ocr/                            OCR in a sync: which files wait (text pass) and the OCR step
+  members/                        members of containers: their sync and opening one
+  report/                         what the library says about itself: status, explain, settings drift, recall
+"""
+
 from .library import Library, LibraryStatus, RootStatus
-from .search import SearchResult
-from .sync import SyncReport
+from .search.duplicates import DuplicateReport, NearPair, PassagePair
+from .search.filters import SearchFilters
+from .search.pipeline import SearchResult
+from .sync.types import SyncReport
 
 __all__ = ["Library", "LibraryStatus", "RootStatus", "SearchResult", "SyncReport", "SearchFilters", "DuplicateReport",
            "NearPair", "PassagePair"]

@@ -21,22 +21,22 @@ from ..base.errors import ConfigError
 from ..base.progress import CancelToken, ProgressFn
 from ..store import Store
 from ..store.ledger import files_in_state
-from .constraints import parse_for_search
+from .search.constraints import parse_for_search
 from .data_dir import DB_NAME, open_data_dir, read_only_error
-from .duplicates import DuplicateReport
-from .explain import explain as _explain
-from .embed_pending import meaning_percent, meaning_progress
-from .filters import SearchFilters
+from .search.duplicates import DuplicateReport
+from .report.explain import explain as _explain
+from .sync.meaning_pass import meaning_percent, meaning_progress
+from .search.filters import SearchFilters
 from .index_keeper import IndexKeeper
 from .lock import writer_lock
 from .model_set import ModelSet
-from .query_check import query_problem
+from .query.check import query_problem
 from .readers import Readers
-from .ocr_wait import mark_ocr
-from .search import SearchResult, mark_available, run_search, search_request
-from .status import LibraryStatus, RootStatus, build_status, reindex_notice
-from .sync import SyncReport
-from .updates import Updates
+from .ocr.text_pass import mark_ocr
+from .search.pipeline import SearchResult, mark_available, run_search, search_request
+from .report.status import LibraryStatus, RootStatus, build_status, reindex_notice
+from .sync.words_pass import SyncReport
+from .sync.updates import Updates
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
@@ -245,7 +245,7 @@ class Library:
                 filters: Optional[SearchFilters] = None) -> SearchResult:
         """Files most like the indexed file `path` (or its page `page`), from stored vectors only: no model
         is loaded. Hits are files (best passage pair shown); see similar.py for the score."""
-        from .similar import find_similar
+        from .search.similar import find_similar
 
         index = self.vectors.index()  # searched with its default ef (index.ef_search)
         return find_similar(self.reader(), index, self.vectors.dim(), path, page=page, k=k or self.config.search.k,
@@ -256,7 +256,7 @@ class Library:
                    cancel: Optional[CancelToken] = None) -> DuplicateReport:
         """Exact copies (same sha256) and near duplicates (same meaning) among indexed files; no model is
         loaded. See duplicates.py for the similarity and DEFAULT_THRESHOLD for how the default was chosen."""
-        from .duplicates import DEFAULT_THRESHOLD, find_duplicates
+        from .search.duplicates import DEFAULT_THRESHOLD, find_duplicates
 
         return find_duplicates(self.reader(), self.vectors.index(), self.vectors.dim(),
                                threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
@@ -264,7 +264,7 @@ class Library:
 
     @_reads
     def explain(self, path: str) -> dict:
-        """Why `path` is or is not found (library/explain.py)."""
+        """Why `path` is or is not found (library/report/explain.py)."""
         return _explain(self.config, self.reader(), path)
 
     @_reads
@@ -295,7 +295,7 @@ class Library:
         Call `sync()` first to catch up with changes made while nothing was watching. Returns the watcher
         (its `mode` is "events" or "polling" and `note` says why it fell back). `options`: poll_interval,
         force_polling."""
-        from .watch import LibraryWatcher  # watchdog is imported only when watching
+        from .sync.watch import LibraryWatcher  # watchdog is imported only when watching
 
         self._require_writable()
         with self._lock:
@@ -313,7 +313,7 @@ class Library:
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:
         """Recall@k of the vector index against exact search over `sample` stored vectors (see ann_recall.py)."""
-        from .ann_recall import library_ann_recall
+        from .report.ann_recall import library_ann_recall
 
         return library_ann_recall(self.reader(), self.vectors.index(), self.vectors.dim(), self.config.index,
                                   k=k, sample=sample, ef=ef, seed=seed)

@@ -263,7 +263,7 @@ def main() -> None:
     if args.planted:
         run_planted()
     if args.sizes:
-        from searchapp.library.duplicates import DEFAULT_THRESHOLD
+        from searchapp.library.search.duplicates import DEFAULT_THRESHOLD
 
         run_timing([int(s) for s in args.sizes.split(",")], args.peer_max,
                    DEFAULT_THRESHOLD if args.threshold is None else args.threshold)

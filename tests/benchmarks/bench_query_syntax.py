@@ -33,7 +33,7 @@ import bench_duplicates  # noqa: E402
 import bench_query  # noqa: E402
 from searchapp.base.config import load_config  # noqa: E402
 from searchapp.library import Library  # noqa: E402
-from searchapp.library.query_syntax import parse_query  # noqa: E402
+from searchapp.library.query.syntax import parse_query  # noqa: E402
 
 
 class CachedQueries:

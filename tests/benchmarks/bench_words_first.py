@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from searchapp.base.config import load_config  # noqa: E402
 from searchapp.library import Library  # noqa: E402
-from searchapp.library.embed_pending import embed_pending  # noqa: E402
+from searchapp.library.sync.meaning_pass import embed_pending  # noqa: E402
 
 DATA = next((d for d in (REPO.parent / "shared" / "data", Path("/work/shared/data")) if d.is_dir()),
             REPO.parent / "shared" / "data")

@@ -12,7 +12,7 @@ import pytest
 
 from searchapp.base.terminal import BOLD, RESET, printable, render_marked
 from searchapp.cli.main import main
-from searchapp.library.snippet import best_snippet
+from searchapp.library.search.snippet import best_snippet
 
 EVIL_NAME = "evil\x1b]0;pwned\x07\nname\x1b[2J.txt"
 

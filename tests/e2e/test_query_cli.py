@@ -118,8 +118,8 @@ def test_subprocess_search_and_history(lib_dir):
 
 
 def test_readme_has_the_syntax_table():
-    from searchapp.library.query_help import SYNTAX_ROWS
-    from searchapp.library.query_syntax import FIELDS
+    from searchapp.library.query.help import SYNTAX_ROWS
+    from searchapp.library.query.syntax import FIELDS
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Query syntax", 1)[1].split("\n## ", 1)[0]

@@ -126,7 +126,7 @@ def test_eval_ann_reports_recall_of_the_library_index(tiny_bert, tmp_path, capsy
 def test_ann_recall_counts_misses_and_forgives_ties():
     from searchapp.ann import create_index
     from searchapp.base.config import IndexConfig
-    from searchapp.library.ann_recall import measure_ann_recall
+    from searchapp.library.report.ann_recall import measure_ann_recall
 
     rng = np.random.default_rng(0)
     vecs = rng.normal(size=(300, 16)).astype(np.float32)

@@ -29,7 +29,7 @@ def add_filter_options(s: argparse.ArgumentParser) -> None:
 
 def filters_from(args: argparse.Namespace):
     """SearchFilters from the flags, or None when none was given (ConfigError, exit 2, on a bad value)."""
-    from ...library.filters import SearchFilters
+    from ...library.search.filters import SearchFilters
 
     f = SearchFilters.build(getattr(args, "within", []) or [], getattr(args, "types", []) or [],
                             getattr(args, "after", None), getattr(args, "before", None))
@@ -60,7 +60,7 @@ def _open_existing(config: Config):
 
 
 def cmd_similar(args, config: Config, progress, cancel) -> int:
-    # --k is checked with the other options (cli/options.py), --page by the library (library/similar.py).
+    # --k is checked with the other options (cli/options.py), --page by the library (library/search/similar.py).
     filters = filters_from(args)
     with _open_existing(config) as lib:
         res = lib.similar(args.path, page=args.page, k=args.k, filters=filters)
@@ -82,7 +82,7 @@ def cmd_similar(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_duplicates(args, config: Config, progress, cancel) -> int:
-    # --threshold is checked by the library (library/duplicates.py), which the GUI calls too.
+    # --threshold is checked by the library (library/search/duplicates.py), which the GUI calls too.
     with _open_existing(config) as lib:
         rep = lib.duplicates(args.threshold, progress=progress, cancel=cancel)
     progress.close()

@@ -1,6 +1,6 @@
 """`searchapp saved list|add|run|remove` (saved searches, "smart folders") and `searchapp history list|clear`.
 
-Both live in <data-dir>/searches.sqlite (library/saved_searches.py says what is kept and how "new" is counted).
+Both live in <data-dir>/searches.sqlite (library/query/saved.py says what is kept and how "new" is counted).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def register(sub) -> None:
 
 
 def _saved(lib):
-    from ...library.saved_searches import SavedSearches
+    from ...library.query.saved import SavedSearches
 
     return SavedSearches(lib)
 
@@ -76,8 +76,8 @@ def cmd_saved_add(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_saved_run(args, config: Config, progress, cancel) -> int:
-    from ...library.query_help import marked_text
-    from ...library.query_syntax import parse_query
+    from ...library.query.help import marked_text
+    from ...library.query.syntax import parse_query
     from ..search_output import print_hits, result_json
 
     with _library(config, create=False) as lib:
@@ -105,7 +105,7 @@ def cmd_saved_remove(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_history_list(args, config: Config, progress, cancel) -> int:
-    from ...library.saved_searches import SearchHistory
+    from ...library.query.saved import SearchHistory
 
     entries = SearchHistory(config).entries()
     if args.json:
@@ -117,7 +117,7 @@ def cmd_history_list(args, config: Config, progress, cancel) -> int:
 
 
 def cmd_history_clear(args, config: Config, progress, cancel) -> int:
-    from ...library.saved_searches import SearchHistory
+    from ...library.query.saved import SearchHistory
 
     n = SearchHistory(config).clear()
     print(f"cleared {n} recent quer{'y' if n == 1 else 'ies'}")

@@ -36,11 +36,11 @@ def register(sub) -> None:
 
 def cmd_search(args, config: Config, progress, cancel) -> int:
     from ...base.errors import ConfigError
-    from ...library.constraints import parse_for_search
-    from ...library.query_check import EMPTY_QUERY, is_empty_query, query_problem
-    from ...library.query_help import marked_text
-    from ...library.query_syntax import parse_query
-    from ...library.saved_searches import SearchHistory
+    from ...library.search.constraints import parse_for_search
+    from ...library.query.check import EMPTY_QUERY, is_empty_query, query_problem
+    from ...library.query.help import marked_text
+    from ...library.query.syntax import parse_query
+    from ...library.query.saved import SearchHistory
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     if args.query != "-" and is_empty_query(args.query):

@@ -82,7 +82,7 @@ def _status_exit_code(st) -> int:
 def _list_files(args, config: Config) -> int:
     """`status --files [STATE]`: one line (or one JSON object) per stored entry."""
     from ...base.member_paths import display_path, member_fields
-    from ...library.explain import STATES
+    from ...library.report.explain import STATES
 
     state = None if args.files == "all" else args.files
     if state is not None and state not in STATES:

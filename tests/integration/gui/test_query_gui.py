@@ -114,7 +114,7 @@ def test_chip_text_from_the_query_is_plain(qtbot, win):
 
 
 def test_help_lists_every_form(qtbot, win):
-    from searchapp.library.query_syntax import FIELDS
+    from searchapp.library.query.syntax import FIELDS
 
     qtbot.mouseClick(win.syntax_button, Qt.MouseButton.LeftButton)
     dlg = win.memory.help
@@ -149,7 +149,7 @@ def test_filter_bar_and_query_text_are_one_without_loops(qtbot, win):
     assert not bar.after_on.isChecked() and bar.before_on.isChecked() and bar.before.date() == QDate(2024, 1, 1)
     assert bar_changes == [] and box.text() == 'volcano in:"~/My Docs" type:pdf,docx before:2024'
     # round trip: what the bar shows, written back, is the same set of fields
-    from searchapp.library.query_syntax import filters_of, parse_query, with_filters
+    from searchapp.library.query.syntax import filters_of, parse_query, with_filters
 
     again = with_filters(box.text(), bar.filters())
     assert filters_of(parse_query(again)) == filters_of(parse_query(box.text()))

@@ -246,7 +246,7 @@ CJK_DOCS = {
 def test_cjk_query_words_are_marked_in_snippets_the_list_and_the_preview(qtbot, make_config, tiny_encoder, tmp_path,
                                                                          name, query, words):
     from searchapp.library import Library
-    from searchapp.library.snippet import best_snippet
+    from searchapp.library.search.snippet import best_snippet
 
     docs = tmp_path / "docs"
     docs.mkdir()

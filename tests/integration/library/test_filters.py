@@ -11,7 +11,7 @@ import discover_corpus
 from searchapp.base.errors import ConfigError
 from searchapp.cli.main import main
 from searchapp.library import Library, SearchFilters
-from searchapp.library import filters as filters_mod
+from searchapp.library.search import filters as filters_mod
 
 
 @pytest.fixture(scope="module")

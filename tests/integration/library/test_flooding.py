@@ -96,7 +96,7 @@ def test_hnsw_recall_with_thousands_of_identical_vectors_is_reported(tmp_path):
 
     from searchapp.ann import create_index
     from searchapp.base.config import IndexConfig
-    from searchapp.library.ann_recall import measure_ann_recall
+    from searchapp.library.report.ann_recall import measure_ann_recall
 
     rng = np.random.default_rng(0)
     dup = rng.normal(size=32).astype(np.float32)

@@ -20,7 +20,7 @@ from searchapp.ingest.extractors import extract
 from searchapp.ingest.extractors import pdf as pdf_module
 from searchapp.ingest.fsnames import real_path, storable
 from searchapp.library import Library
-from searchapp.library import sync as sync_module
+from searchapp.library.sync import words_pass as sync_module
 
 from test_crash_safety import check_library, tiny_config
 

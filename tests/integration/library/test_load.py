@@ -13,7 +13,7 @@ import pytest
 
 import searchapp.ann.hnsw as hnsw_module
 from searchapp.library import Library
-from searchapp.library import sync as sync_module
+from searchapp.library.sync import words_pass as sync_module
 
 from test_crash_safety import tiny_config, write_corpus
 

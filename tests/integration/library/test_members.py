@@ -111,7 +111,7 @@ def test_members_are_entries_found_by_lexical_search(tiny_library, docs):
 
 def test_type_and_date_filters_use_the_members_own_type_and_date(tiny_library, docs):
     tiny_library.add_folder(docs)
-    from searchapp.library.filters import SearchFilters
+    from searchapp.library.search.filters import SearchFilters
 
     res = tiny_library.search("heliotrope budget", mode="lexical", filters=SearchFilters.build(types=["txt"]))
     assert res.hits and res.hits[0].path.endswith("folder/report.txt")
@@ -198,7 +198,7 @@ def test_ledger_states_in_status_json(tiny_library, docs):
 def test_gui_open_on_a_member_hands_over_a_private_copy(qtbot, tiny_library, docs):
     from searchapp.base.types import Hit
     from searchapp.gui.preview import file_url, folder_url
-    from searchapp.library.member_open import private_open_dir
+    from searchapp.library.members.open_member import private_open_dir
 
     tiny_library.add_folder(docs)
     hit = tiny_library.search("heliotrope budget", mode="lexical").hits[0]

@@ -1,4 +1,4 @@
-"""The sync's OCR step (library/ocr_pending.py): images and textless PDF pages wait during the text pass, are
+"""The sync's OCR step (library/ocr/step.py): images and textless PDF pages wait during the text pass, are
 OCR'd after it (newest first, cached by file hash, cancellable) and searched like any file.
 
 Images are rendered from text with PIL here; each OCR call takes ~1-2 s, so the tests are few.
@@ -19,7 +19,7 @@ from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken
 from searchapp.cli.search_output import hit_line
 from searchapp.ingest.ocr.engine import ENGINE_ENV
-from searchapp.library import ocr_pending as step
+from searchapp.library.ocr import step
 from searchapp.store.ledger import files_in_state, state_counts
 
 

@@ -1,4 +1,4 @@
-"""Issue 22: the query language (library/query_syntax.py) and its exact enforcement (library/constraints.py)."""
+"""Issue 22: the query language (library/query/syntax.py) and its exact enforcement (library/search/constraints.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from searchapp.library.filters import SearchFilters, parse_date
-from searchapp.library.query_syntax import filters_of, parse_query, to_text, with_filters
+from searchapp.library.search.filters import SearchFilters, parse_date
+from searchapp.library.query.syntax import filters_of, parse_query, to_text, with_filters
 
 
 def kinds(p) -> list[tuple[str, list[str]]]:
@@ -245,8 +245,8 @@ def test_phrase_and_exclusion_hold_in_every_mode(lib, mode):
 
 
 def test_rerank_cannot_bring_back_a_violating_hit(lib):
-    from searchapp.library.constraints import parse_for_search
-    from searchapp.library.search import SearchRequest, run_search
+    from searchapp.library.search.constraints import parse_for_search
+    from searchapp.library.search.pipeline import SearchRequest, run_search
 
     library, _, db = lib
     text = stored_passages(db)

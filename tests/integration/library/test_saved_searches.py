@@ -93,7 +93,7 @@ def test_history_off_keeps_nothing(capsys, lib_dir, monkeypatch):
 def test_history_is_not_recorded_when_the_data_dir_cannot_be_written(tmp_path, tiny_library):
     from dataclasses import replace
 
-    from searchapp.library.saved_searches import SearchHistory
+    from searchapp.library.query.saved import SearchHistory
 
     blocked = tmp_path / "not-a-dir"  # a data dir that is a file: nothing can be created under it
     blocked.write_text("x")
@@ -132,7 +132,7 @@ def test_new_hits_counted_after_files_arrive_and_reset_when_opened(capsys, lib_d
 def test_refresh_searches_again_only_after_the_library_changed(lib_dir, tiny_encoder, monkeypatch):
     from searchapp.base.config import load_config
     from searchapp.library import Library
-    from searchapp.library.saved_searches import SavedSearches
+    from searchapp.library.query.saved import SavedSearches
 
     with Library(load_config(lib_dir, env={}), encoder=tiny_encoder) as lib:
         saved = SavedSearches(lib)

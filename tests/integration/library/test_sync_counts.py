@@ -11,7 +11,7 @@ import pytest
 from searchapp.base.progress import Progress
 from searchapp.cli.progress import TerminalProgress
 from searchapp.library import Library, SyncReport
-from searchapp.library import sync as sync_module
+from searchapp.library.sync import words_pass as sync_module
 
 
 def adds_up(rep: SyncReport) -> bool:

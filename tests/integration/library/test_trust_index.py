@@ -68,7 +68,8 @@ def test_duplicates_keep_their_ef_while_a_search_and_similar_run_beside_them(tmp
                                                                             monkeypatch):
     """The GUI's two reader threads: `similar` and a dense search start while `duplicates` is between two
     batches. Each knn_query must run with its own call's ef (the old code set a shared one and reset it)."""
-    from searchapp.library import Library, duplicates
+    from searchapp.library import Library
+    from searchapp.library.search import duplicates
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -122,7 +123,7 @@ def test_settings_dialog_status_and_check_model_agree_on_what_needs_a_reindex(tm
     from searchapp.base.errors import ModelMismatchError
     from searchapp.library import Library
     from searchapp.library.reconfigure import needs_reindex
-    from searchapp.library.settings_check import settings_mismatch
+    from searchapp.library.report.settings_check import settings_mismatch
 
     docs = tmp_path / "docs"
     docs.mkdir()

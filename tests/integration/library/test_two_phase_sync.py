@@ -12,8 +12,8 @@ from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken, Progress
 from searchapp.cli.main import main
 from searchapp.library import Library
-from searchapp.library import sync as sync_module
-from searchapp.library.embed_pending import meaning_message
+from searchapp.library.sync import words_pass as sync_module
+from searchapp.library.sync.meaning_pass import meaning_message
 
 WORDS = "amber basil cedar dune ember fjord garnet heron iris jasper kelp lotus".split()
 
@@ -90,7 +90,7 @@ def test_words_first_then_meaning_newest_first(make_config, tiny_encoder, tmp_pa
 
 
 def test_a_sample_limit_embeds_at_most_that_many(make_config, tiny_encoder, tmp_path):
-    from searchapp.library.embed_pending import embed_pending
+    from searchapp.library.sync.meaning_pass import embed_pending
 
     folder = make_folder(tmp_path)
     with Library(config(make_config), encoder=tiny_encoder) as lib:

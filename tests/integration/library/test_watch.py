@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from searchapp.library import Library
-from searchapp.library.roots import in_scope
+from searchapp.library.sync.roots import in_scope
 
 WAIT = 20.0  # seconds: an upper bound for an event + debounce + sync, normally well under a second
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from searchapp.library.fusion import convex_fusion, reciprocal_rank_fusion
+from searchapp.library.search.fusion import convex_fusion, reciprocal_rank_fusion
 
 
 def test_rrf_unweighted_is_the_classic_formula():

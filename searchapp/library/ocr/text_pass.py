@@ -1,4 +1,4 @@
-"""The text pass's side of OCR: which files wait for the OCR step (library/ocr_pending.py), and how they wait.
+"""The text pass's side of OCR: which files wait for the OCR step (library/ocr/step.py), and how they wait.
 
 No OCR happens here: an image, or a PDF with pages lacking a text layer, is recorded with files.ocr =
 'pending' (a PDF's text layer is indexed at once as usual) and the OCR step reads it after the text of
@@ -10,14 +10,14 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from ..base.config import Config
-from ..base.types import Document
-from ..ingest.ocr.engine import ocr_unavailable_reason
-from ..ingest.ocr.images import image_suffixes
-from ..ingest.ocr.pdf_pages import pages_needing_ocr
-from ..store import RootRow, Store
-from ..store.ledger import files_in_state, ocr_done_paths, set_entry_date, set_ocr_state
-from .batcher import rewrite_entry
+from ...base.config import Config
+from ...base.types import Document
+from ...ingest.ocr.engine import ocr_unavailable_reason
+from ...ingest.ocr.images import image_suffixes
+from ...ingest.ocr.pdf_pages import pages_needing_ocr
+from ...store import RootRow, Store
+from ...store.ledger import files_in_state, ocr_done_paths, set_entry_date, set_ocr_state
+from ..sync.batches import rewrite_entry
 
 __all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note",
            "not_indexed_entries", "NOT_INDEXED_STATES"]

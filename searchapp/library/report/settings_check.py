@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..base.config import Config
-from ..models.identity import library_settings, reindex_message, reindex_reasons
+from ...base.config import Config
+from ...models.identity import library_settings, reindex_message, reindex_reasons
 
 __all__ = ["settings_mismatch", "passage_context", "passage_context_note"]
 

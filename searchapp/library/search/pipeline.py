@@ -11,20 +11,20 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..ann import VectorIndex
-from ..base.config import Config, check_setting
-from ..base.errors import ConfigError
-from ..base.member_paths import container_of
-from ..base.types import Hit, StageRanks, StageScores
-from ..ingest.fsnames import real_path
-from ..store import Store
-from ..store.bm25_pair import search_lexical_and_score
+from ...ann import VectorIndex
+from ...base.config import Config, check_setting
+from ...base.errors import ConfigError
+from ...base.member_paths import container_of
+from ...base.types import Hit, StageRanks, StageScores
+from ...ingest.fsnames import real_path
+from ...store import Store
+from ...store.bm25_pair import search_lexical_and_score
 from .constraints import constraint_scope, list_by_date
 from .filters import FilterScope, SearchFilters
 from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files
-from .query_check import is_empty_query
-from .query_syntax import ParsedQuery
+from ..query.check import is_empty_query
+from ..query.syntax import ParsedQuery
 
 __all__ = ["SearchResult", "SearchRequest", "run_search", "search_request", "mark_available", "LISTING_NOTICE"]
 

@@ -15,9 +15,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..ann import VectorIndex
-from ..base.config import IndexConfig
-from ..store import Store
+from ...ann import VectorIndex
+from ...base.config import IndexConfig
+from ...store import Store
 
 __all__ = ["measure_ann_recall", "library_ann_recall"]
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from ..base.config import Config
-from ..ingest.exclude import Excluder
-from ..ingest.extractors import supported_suffixes
-from ..base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_key, split_member
-from ..ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
-from ..ingest.fsnames import storable
-from ..store import Store
-from ..store.ledger import STATES, entry_state, entry_text, entry_vectors
-from .roots import owning_root
+from ...base.config import Config
+from ...ingest.exclude import Excluder
+from ...ingest.extractors import supported_suffixes
+from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_key, split_member
+from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
+from ...ingest.fsnames import storable
+from ...store import Store
+from ...store.ledger import STATES, entry_state, entry_text, entry_vectors
+from ..sync.roots import owning_root
 
 __all__ = ["explain", "member_key_of", "STATES"]
 

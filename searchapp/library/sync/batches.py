@@ -14,14 +14,14 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..base.errors import Cancelled
-from ..base.progress import CancelToken, ProgressFn
-from ..base.types import ChunkSpan
-from ..ingest.fsnames import storable
-from ..ingest.scan import ScannedFile
-from ..store import NewChunk, RootRow, Store
-from ..store.ledger import set_entry_date, set_ocr_state
-from .sync_types import IndexWriter, SyncReport
+from ...base.errors import Cancelled
+from ...base.progress import CancelToken, ProgressFn
+from ...base.types import ChunkSpan
+from ...ingest.fsnames import storable
+from ...ingest.scan import ScannedFile
+from ...store import NewChunk, RootRow, Store
+from ...store.ledger import set_entry_date, set_ocr_state
+from .types import IndexWriter, SyncReport
 
 __all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .query_syntax import ParsedQuery, parse_query, to_text
+from .syntax import ParsedQuery, parse_query, to_text
 
 __all__ = ["SYNTAX_ROWS", "QueryPart", "query_parts", "without_part", "marked_text"]
 

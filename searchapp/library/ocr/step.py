@@ -19,24 +19,24 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..base.config import Config
-from ..base.errors import ExtractionError, UnsupportedFileError
-from ..base.member_paths import split_member
-from ..base.priority import lower_thread_priority
-from ..base.progress import CancelToken, ProgressFn, report
-from ..base.types import Document
-from ..ingest.extractors import extract
-from ..ingest.ocr import merge_ocr, ocr_document
-from ..ingest.ocr.engine import available_engine, ocr_unavailable_reason
-from ..ingest.ocr.pdf_pages import pages_needing_ocr
-from ..ingest.scan import ScannedFile
-from ..store import Store
-from ..store.ledger import pending_ocr_files, set_ocr_state
-from ..store.ocr_cache import OcrCache
-from .batcher import Batcher, Pending, rewrite_entry
-from .member_sync import readable
-from .sync import BATCH_CHUNKS, BATCH_FILES, passages_of
-from .sync_types import IndexWriter, PassageEncoder, SyncReport
+from ...base.config import Config
+from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.member_paths import split_member
+from ...base.priority import lower_thread_priority
+from ...base.progress import CancelToken, ProgressFn, report
+from ...base.types import Document
+from ...ingest.extractors import extract
+from ...ingest.ocr import merge_ocr, ocr_document
+from ...ingest.ocr.engine import available_engine, ocr_unavailable_reason
+from ...ingest.ocr.pdf_pages import pages_needing_ocr
+from ...ingest.scan import ScannedFile
+from ...store import Store
+from ...store.ledger import pending_ocr_files, set_ocr_state
+from ...store.ocr_cache import OcrCache
+from ..sync.batches import Batcher, Pending, rewrite_entry
+from ..members.sync import readable
+from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES, passages_of
+from ..sync.types import IndexWriter, PassageEncoder, SyncReport
 
 __all__ = ["ocr_pending", "ocr_step", "MAX_FILES_PER_SYNC"]
 

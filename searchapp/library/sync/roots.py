@@ -15,8 +15,8 @@ import os
 import stat
 from typing import Optional, Sequence
 
-from ..ingest.exclude import Excluder
-from ..ingest.fsnames import is_within
+from ...ingest.exclude import Excluder
+from ...ingest.fsnames import is_within
 
 __all__ = ["missing_reason", "root_missing", "owning_root", "in_scope", "nested_inside", "paths_by_root",
            "outermost"]

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..base.config import Config
-from ..base.errors import ExtractionError
-from ..base.types import Document
-from ..ingest.extractors import extract
-from ..ingest.ocr import merge_ocr
-from ..store.ocr_cache import read_cached
-from .member_sync import readable
-from .sync_types import file_sha256
+from ...base.config import Config
+from ...base.errors import ExtractionError
+from ...base.types import Document
+from ...ingest.extractors import extract
+from ...ingest.ocr import merge_ocr
+from ...store.ocr_cache import read_cached
+from ..members.sync import readable
+from ..sync.types import file_sha256
 
 __all__ = ["FileText", "file_text"]
 

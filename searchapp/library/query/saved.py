@@ -20,10 +20,10 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from ..base.config import Config, check_setting
-from ..base.errors import ConfigError, StoreError
-from ..store.searches import SEARCHES_DB, SavedRow, SearchesDB
-from .query_check import is_empty_query
+from ...base.config import Config, check_setting
+from ...base.errors import ConfigError, StoreError
+from ...store.searches import SEARCHES_DB, SavedRow, SearchesDB
+from .check import is_empty_query
 
 __all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SEARCHES_DB", "check_name"]
 

@@ -19,13 +19,13 @@ from typing import Optional
 
 import numpy as np
 
-from ..ann import VectorIndex
-from ..base.errors import ConfigError
-from ..base.types import Hit, StageRanks, StageScores
-from ..store import Store
-from .blas import one_blas_thread
+from ...ann import VectorIndex
+from ...base.errors import ConfigError
+from ...base.types import Hit, StageRanks, StageScores
+from ...store import Store
+from ..blas import one_blas_thread
 from .filters import FilterScope, SearchFilters
-from .search import SearchResult
+from .pipeline import SearchResult
 
 __all__ = ["SimilarHit", "find_similar", "MAX_SOURCE_PASSAGES"]
 

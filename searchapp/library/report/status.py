@@ -10,14 +10,14 @@ from typing import Optional
 
 import numpy as np
 
-from ..ann import VectorIndex
-from ..base.config import Config
-from ..base.errors import ModelLoadError, ModelNotFoundError
-from ..store import Store
-from ..store.ledger import state_counts
-from .embed_pending import meaning_percent, meaning_progress
-from .ocr_wait import not_indexed_entries, ocr_status_note
-from .roots import root_missing
+from ...ann import VectorIndex
+from ...base.config import Config
+from ...base.errors import ModelLoadError, ModelNotFoundError
+from ...store import Store
+from ...store.ledger import state_counts
+from ..sync.meaning_pass import meaning_percent, meaning_progress
+from ..ocr.text_pass import not_indexed_entries, ocr_status_note
+from ..sync.roots import root_missing
 from .settings_check import passage_context_note, settings_mismatch
 
 __all__ = ["RootStatus", "LibraryStatus", "build_status", "reindex_notice", "REINDEX_META"]
@@ -101,7 +101,7 @@ def meaning_note(embedded: int, total: int) -> Optional[str]:
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[VectorIndex],
                  index_notice: Optional[str]) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet)."""
-    from ..models.device_summary import describe_device  # no torch import on a machine without CUDA
+    from ...models.device_summary import describe_device  # no torch import on a machine without CUDA
 
     roots = []
     for r in db.roots():
@@ -151,7 +151,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
 
 def _reranker_status(config: Config) -> dict[str, Optional[str]]:
     """Whether the configured cross-encoder's weights are here, found without loading them."""
-    from ..models.resolve import resolve_model
+    from ...models.resolve import resolve_model
 
     m = config.models
     rer: dict[str, Optional[str]] = {"spec": m.reranker or None, "path": None, "available": "no", "message": None,

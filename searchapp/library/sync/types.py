@@ -9,8 +9,8 @@ from typing import Optional, Protocol, Sequence
 
 import numpy as np
 
-from ..base.progress import CancelToken, ProgressFn
-from ..base.safe_open import open_regular
+from ...base.progress import CancelToken, ProgressFn
+from ...base.safe_open import open_regular
 
 __all__ = ["SyncReport", "PassageEncoder", "IndexWriter", "file_sha256", "text_hash"]
 

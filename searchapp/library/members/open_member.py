@@ -14,10 +14,10 @@ import threading
 from pathlib import Path
 from typing import Optional
 
-from ..base.member_paths import MEMBER_SEP, split_member
-from ..base.private import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE
-from ..ingest.extractors import DEFAULT_MAX_BYTES
-from ..ingest.extractors.members import read_member
+from ...base.member_paths import MEMBER_SEP, split_member
+from ...base.private import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE
+from ...ingest.extractors import DEFAULT_MAX_BYTES
+from ...ingest.extractors.members import read_member
 
 __all__ = ["open_copy", "private_open_dir"]
 

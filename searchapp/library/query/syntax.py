@@ -29,8 +29,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from ..base.errors import ConfigError
-from .filters import SearchFilters, parse_date, parse_types
+from ...base.errors import ConfigError
+from ..search.filters import SearchFilters, parse_date, parse_types
 
 __all__ = ["Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS"]
 

@@ -12,12 +12,12 @@ from typing import Optional
 
 import numpy as np
 
-from ..base.errors import Cancelled
-from ..base.finite import require_finite
-from ..base.progress import CancelToken, ProgressFn, report
-from ..ingest.passage_context import model_input
-from ..store import Store
-from .sync_types import IndexWriter, PassageEncoder
+from ...base.errors import Cancelled
+from ...base.finite import require_finite
+from ...base.progress import CancelToken, ProgressFn, report
+from ...ingest.passage_context import model_input
+from ...store import Store
+from .types import IndexWriter, PassageEncoder
 
 __all__ = ["embed_pending", "meaning_progress", "meaning_percent", "meaning_message"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..store.cjk import CJK_CLASS, cjk_terms, is_cjk, without_cjk
+from ...store.cjk import CJK_CLASS, cjk_terms, is_cjk, without_cjk
 
 __all__ = ["Snippet", "query_terms", "term_pattern", "term_spans", "best_snippet", "STOP_WORDS"]
 

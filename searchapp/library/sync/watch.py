@@ -22,10 +22,10 @@ import threading
 import time
 from typing import Callable, Optional
 
-from ..base.errors import SearchAppError
-from ..ingest.fsnames import is_within
+from ...base.errors import SearchAppError
+from ...ingest.fsnames import is_within
 from .roots import in_scope
-from .sync import SyncReport
+from .words_pass import SyncReport
 
 __all__ = ["LibraryWatcher", "MAX_HOLD_FACTOR"]
 

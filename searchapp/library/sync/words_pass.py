@@ -9,21 +9,21 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..base.config import Config
-from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
-from ..base.progress import CancelToken, ProgressFn, report
-from ..base.types import ChunkSpan
-from ..ingest.chunking import chunk_document
-from ..ingest.extractors import extract, extractor_name
-from ..ingest.fsnames import storable
-from ..ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
-from ..ingest.scan import ScanResult, ScannedFile, scan
-from ..store import RootRow, Store
-from .batcher import Batcher, Pending, rewrite_entry
-from .member_sync import index_container, is_container, members_by_container
-from .ocr_wait import pdf_waits_for_ocr, record_waiting, waits_for_ocr
+from ...base.config import Config
+from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ...base.progress import CancelToken, ProgressFn, report
+from ...base.types import ChunkSpan
+from ...ingest.chunking import chunk_document
+from ...ingest.extractors import extract, extractor_name
+from ...ingest.fsnames import storable
+from ...ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
+from ...ingest.scan import ScanResult, ScannedFile, scan
+from ...store import RootRow, Store
+from .batches import Batcher, Pending, rewrite_entry
+from ..members.sync import index_container, is_container, members_by_container
+from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .roots import in_scope, outermost, root_missing
-from .sync_types import IndexWriter, PassageEncoder, SyncReport, file_sha256, text_hash
+from .types import IndexWriter, PassageEncoder, SyncReport, file_sha256, text_hash
 
 __all__ = ["SyncReport", "sync_root", "passages_of", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter",
            "BATCH_CHUNKS", "BATCH_FILES"]

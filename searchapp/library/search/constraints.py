@@ -24,12 +24,12 @@ import re
 import sqlite3
 from typing import Optional
 
-from ..base.errors import StoreError
-from ..base.types import Hit, StageRanks, StageScores
-from ..store import Store
-from ..store.cjk import CJK_CLASS, CJK_TABLE, cjk_chars
+from ...base.errors import StoreError
+from ...base.types import Hit, StageRanks, StageScores
+from ...store import Store
+from ...store.cjk import CJK_CLASS, CJK_TABLE, cjk_chars
 from .filters import FilterScope, SearchFilters
-from .query_syntax import _TOKEN_CHAR, ParsedQuery, Term, filters_of
+from ..query.syntax import _TOKEN_CHAR, ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "parse_for_search"]
 
@@ -39,7 +39,7 @@ _GLOB_CHARS = frozenset("*?[")
 
 def parse_for_search(query: str, literal: bool) -> Optional[ParsedQuery]:
     """The parsed query when it has syntax; None for a plain query or --literal (searched as before)."""
-    from .query_syntax import parse_query
+    from ..query.syntax import parse_query
 
     if literal:
         return None

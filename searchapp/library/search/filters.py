@@ -18,11 +18,11 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
-from ..ann import VectorIndex
-from ..base.errors import ConfigError, StoreError
-from ..store import Store, fts_query
-from ..store.cjk import CJK_TABLE, cjk_query
-from .blas import one_blas_thread
+from ...ann import VectorIndex
+from ...base.errors import ConfigError, StoreError
+from ...store import Store, fts_query
+from ...store.cjk import CJK_TABLE, cjk_query
+from ..blas import one_blas_thread
 
 __all__ = ["SearchFilters", "FilterScope", "parse_date", "parse_types", "EXACT_SUBSET_MAX"]
 

@@ -9,20 +9,20 @@ import sqlite3
 from pathlib import Path
 from typing import Optional
 
-from ..base.config import Config
-from ..base.errors import ConfigError, SearchAppError, StoreError
-from ..base.priority import lower_thread_priority
-from ..base.progress import CancelToken, ProgressFn, report
-from ..store import Store
-from .index_keeper import IndexKeeper
-from .model_set import ModelSet
+from ...base.config import Config
+from ...base.errors import ConfigError, SearchAppError, StoreError
+from ...base.priority import lower_thread_priority
+from ...base.progress import CancelToken, ProgressFn, report
+from ...store import Store
+from ..index_keeper import IndexKeeper
+from ..model_set import ModelSet
 from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
-from .settings_check import passage_context
-from . import sync as sync_module
-from .embed_pending import embed_pending, meaning_progress
-from .status import REINDEX_META
-from .ocr_pending import ocr_step
-from .sync import SyncReport, sync_root
+from ..report.settings_check import passage_context
+from . import words_pass as sync_module
+from .meaning_pass import embed_pending, meaning_progress
+from ..report.status import REINDEX_META
+from ..ocr.step import ocr_step
+from .words_pass import SyncReport, sync_root
 
 __all__ = ["Updates"]
 

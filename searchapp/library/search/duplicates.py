@@ -23,11 +23,11 @@ from typing import Optional
 
 import numpy as np
 
-from ..ann import VectorIndex
-from ..base.errors import ConfigError
-from ..base.progress import CancelToken, ProgressFn, report
-from ..store import Store
-from .blas import one_blas_thread
+from ...ann import VectorIndex
+from ...base.errors import ConfigError
+from ...base.progress import CancelToken, ProgressFn, report
+from ...store import Store
+from ..blas import one_blas_thread
 
 __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD"]
 

@@ -21,16 +21,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from ..base.config import Config
-from ..base.errors import Cancelled, ExtractionError, UnsupportedFileError
-from ..base.private import PRIVATE_FILE_MODE
-from ..base.progress import CancelToken
-from ..base.types import Document
-from ..ingest.extractors import extract
-from ..base.member_paths import DISPLAY_SEP, MEMBER_SEP, member_key, split_member
-from ..ingest.extractors.members import is_container, iter_members, read_member
-from ..ingest.scan import ScannedFile
-from .ocr_wait import pdf_waits_for_ocr, waits_for_ocr
+from ...base.config import Config
+from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ...base.private import PRIVATE_FILE_MODE
+from ...base.progress import CancelToken
+from ...base.types import Document
+from ...ingest.extractors import extract
+from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, member_key, split_member
+from ...ingest.extractors.members import is_container, iter_members, read_member
+from ...ingest.scan import ScannedFile
+from ..ocr.text_pass import pdf_waits_for_ocr, waits_for_ocr
 
 __all__ = ["index_container", "members_by_container", "is_container", "write_private_copy", "readable"]
 

@@ -1,0 +1,1 @@
+"""Members of containers (archives, mail attachments): their sync and opening one."""

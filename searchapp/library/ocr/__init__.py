@@ -1,0 +1,1 @@
+"""OCR in a sync: which files wait for it (text pass) and the OCR step that gives them text."""

@@ -1,0 +1,1 @@
+"""What the library says about itself: status, explain, settings drift, ANN recall."""

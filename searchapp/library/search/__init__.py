@@ -1,0 +1,1 @@
+"""Finding: retrieve, fuse, filter, group and present hits; similar files and duplicates."""
