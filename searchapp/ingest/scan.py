@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from ..base.config import ScanConfig
+from ..base.entry_dates import clamped_ns
 from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import SkippedFile
 from .exclude import Excluder
@@ -122,7 +123,7 @@ class _Walker:
         if st.st_size > self.max_bytes:
             self.skip(path, f"too large ({st.st_size / _MB:.1f} MB > {self.config.max_file_mb:g} MB)")
         elif path not in self.files:
-            self.files[path] = ScannedFile(Path(path), st.st_size, st.st_mtime_ns)
+            self.files[path] = ScannedFile(Path(path), st.st_size, clamped_ns(st.st_mtime_ns))
 
     def walk_dir(self, directory: str) -> None:
         follow = self.config.follow_symlinks

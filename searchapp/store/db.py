@@ -17,6 +17,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
+from ..base.entry_dates import clamped_ns
 from ..base.errors import StoreError
 from .cjk import CJK_TABLE, cjk_chars, cjk_query
 from .damage import damaged_message, is_damage
@@ -217,12 +218,12 @@ class Store(VectorQueue):
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
                  indexed_at = excluded.indexed_at, embed_title = excluded.embed_title""",
-            (root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, time.time(), embed_title),
+            (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title),
         )
         return self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
-        self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
+        self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, clamped_ns(mtime_ns), file_id))
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

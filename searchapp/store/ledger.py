@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..base.entry_dates import storable_ns
 from .db import _FILE_COLS as _COLS
 from .db import Store
 from .rows import FileRow
@@ -48,7 +49,8 @@ def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_0
 
 
 def set_entry_date(store: Store, file_id: int, date_ns: Optional[int]) -> None:
-    store.db.execute("UPDATE files SET date_ns = ? WHERE id = ?", (date_ns, file_id))
+    """A date past int64 nanoseconds is stored as none (the entry keeps its file's date), never an error."""
+    store.db.execute("UPDATE files SET date_ns = ? WHERE id = ?", (storable_ns(date_ns), file_id))
 
 
 def set_ocr_state(store: Store, file_id: int, ocr: Optional[str]) -> None:

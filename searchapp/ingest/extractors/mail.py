@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import email
 import email.policy
+import email.utils
 import re
 from email.message import EmailMessage, Message
 from pathlib import Path
 from typing import Iterator, Optional
 
+from ...base.entry_dates import date_ns
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.terminal import CONTROL_CHARS
@@ -37,7 +39,7 @@ from .paged import PagedText
 from .title import clean_title
 
 __all__ = ["EML_SUFFIXES", "MBOX_SUFFIXES", "extract_eml", "extract_mbox", "message_document", "parse_message",
-           "split_mbox", "header", "MAX_MESSAGES"]
+           "split_mbox", "header", "message_date", "MAX_MESSAGES"]
 
 EML_SUFFIXES = frozenset({".eml"})
 MBOX_SUFFIXES = frozenset({".mbox"})
@@ -63,6 +65,22 @@ def header(msg: Message, name: str) -> str:
         return "" if value is None else _one_line(str(value), MAX_HEADER_CHARS)
     except Exception:  # the header parser on hostile input: the rest of the message is still good
         return ""
+
+
+def message_date(msg: Message) -> tuple[Optional[int], str]:
+    """(the Date header in ns since the epoch, "") or (None, why it is not used: "" when there is none).
+    Never raises: a year 1000 or 9999, or no date at all, leaves the entry its file's own date."""
+    try:  # unparsed: the header registry's own parse raises OverflowError on a year of 11 digits
+        value = _one_line(str(next((v for k, v in msg.raw_items() if k.lower() == "date"), "")), MAX_HEADER_CHARS)
+    except Exception:
+        value = ""
+    if not value:
+        return None, ""
+    try:
+        ns = date_ns(email.utils.parsedate_to_datetime(value))
+    except Exception:  # ValueError, OverflowError (a year of 11 digits), TypeError: not a date
+        return None, f"Date header not understood: {value[:80]!r}"
+    return (ns, "") if ns is not None else (None, f"Date header out of range: {value[:80]!r}")
 
 
 def _decoded(part: Message) -> str:
@@ -133,7 +151,8 @@ def message_document(msg: EmailMessage, max_chars: Optional[int] = None,
     attachments = _attachments(msg, part)
     if attachments:
         text += "\n\nAttachments: " + ", ".join(attachments)
-    return Document(clean_text(text).strip(), kind="eml", title=clean_title(header(msg, "Subject")))
+    notes = tuple(n for n in (message_date(msg)[1],) if n)
+    return Document(clean_text(text).strip(), kind="eml", notes=notes, title=clean_title(header(msg, "Subject")))
 
 
 def parse_message(data: bytes) -> EmailMessage:

@@ -11,7 +11,6 @@ with a reason, like encrypted or oversized members.
 
 from __future__ import annotations
 
-import email.utils
 import io
 import os
 import re
@@ -27,7 +26,7 @@ from ...base.safe_open import open_regular
 from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
 from .encoding import read_capped
-from .mail import header, parse_message, split_mbox
+from .mail import header, message_date, parse_message, split_mbox
 from .ziputil import MAX_TOTAL_BYTES, SafeZip
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
@@ -152,7 +151,7 @@ def _mail_members(src, suffix: str, budget: _Budget) -> Iterator[tuple[str, Opti
                 budget.cancel.check()
             msg = parse_message(raw)
             subject = header(msg, "Subject").replace("/", "∕").replace("\\", "∖") or "(no subject)"
-            yield f"{n}: {subject}"[:MAX_NAME_CHARS], raw, "", _date_ns(msg), ".eml"
+            yield f"{n}: {subject}"[:MAX_NAME_CHARS], raw, "", message_date(msg)[0], ".eml"
         return
     yield from ((n, d, r, None, "") for n, d, r in _attachments(parse_message(data), budget))
 
@@ -180,15 +179,6 @@ def _attachments(msg, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], s
             continue
         why = budget.take(len(payload))
         yield (name, None, why) if why else (name, payload, "")
-
-
-def _date_ns(msg) -> Optional[int]:
-    try:
-        value = msg.get("Date")
-        when = email.utils.parsedate_to_datetime(str(value)) if value else None
-        return int(when.timestamp() * 1e9) if when is not None else None
-    except Exception:  # a broken Date header: the entry keeps its container's date
-        return None
 
 
 def _entries(src, suffix: str, budget: _Budget):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import tarfile
 import time
@@ -210,3 +211,70 @@ def test_gui_open_on_a_member_hands_over_a_private_copy(qtbot, tiny_library, doc
     assert folder_url(hit).toLocalFile() == str(docs)
     msg = file_url(Hit(0, str(docs / "mailbox.mbox") + MEMBER_SEP + "1: Picnic plans", None, 0, 0, ""))
     assert Path(msg.toLocalFile()).suffix == ".eml" and b"gazpacho" in Path(msg.toLocalFile()).read_bytes()
+
+
+# -- dates a file carries: out of range or garbage never stop a sync -------------------------------------
+def _tar_gz_mtimes(entries: dict[str, tuple[bytes, float]]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.PAX_FORMAT) as t:  # PAX: any mtime is written
+        for name, (data, mtime) in entries.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), mtime
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _zip_odd_date(name: str, data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data)
+    raw = bytearray(buf.getvalue())
+    for sig, at in ((b"PK\x03\x04", 10), (b"PK\x01\x02", 12)):  # DOS date and time: month 15, day 31, hour 31
+        i = raw.index(sig) + at
+        raw[i:i + 4] = b"\xff\xff\xff\xff"
+    return bytes(raw)
+
+
+def test_dates_out_of_range_or_garbage_never_stop_a_sync(tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
+    from conftest import build_tiny_library
+    from searchapp.base.config import load_config
+    from searchapp.cli.main import main
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, {"plain.txt": "A plain note about the gannet colony."},
+                              tiny_bi_encoder_dir, tiny_encoder)
+    docs = tmp_path / "docs"
+    dates = {"year 1000": "Mon, 01 Jan 1000 00:00:00 +0000", "year 9999": "Fri, 31 Dec 9999 23:59:59 -1200",
+             "garbage": "the day after tomorrow", "overflow": "Mon, 01 Jan 99999999999 00:00:00 +0000",
+             "fine": "Wed, 15 Jun 2022 09:00:00 +0000"}
+    plain = "Tue, 02 Jan 2018 10:00:00 +0000"  # replaced in the bytes: EmailMessage refuses to build the others
+    (docs / "dated.mbox").write_bytes(b"".join(
+        _mbox([_mail(f"Dated {k}", f"The {k} message mentions ptarmigan.", plain)]).replace(plain.encode(), v.encode())
+        for k, v in dates.items()))
+    (docs / "odd.eml").write_bytes(_mail("Odd", "An odd date on a puffin.", plain).as_bytes()
+                                   .replace(plain.encode(), dates["year 9999"].encode()))
+    (docs / "odd.zip").write_bytes(_zip_odd_date("note.txt", b"A zipped note on the kittiwake.\n"))
+    (docs / "odd.tar.gz").write_bytes(_tar_gz_mtimes({"past.txt": (b"Long ago, a razorbill.\n", -1e12),
+                                                      "future.txt": (b"Far ahead, a guillemot.\n", 1e20)}))
+    (docs / "later.txt").write_text("A later file about the shearwater.\n")
+    for name, year in (("far.txt", 2400), ("early.txt", 1600)):  # file times past int64 nanoseconds (ext4 holds them)
+        (docs / name).write_text(f"A file from {year} about the {name[:-4]} fulmar.\n")
+        os.utime(docs / name, ns=(0, (year - 1970) * 365_25 * 864 * 10**9))
+    assert main(["--data-dir", str(data), "index", str(docs)]) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "Overflow" not in err
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        for word in ("ptarmigan", "puffin", "kittiwake", "razorbill", "guillemot", "shearwater", "fulmar"):
+            assert lib.search(word, mode="lexical").hits, word
+        assert len(lib.search("ptarmigan", mode="lexical").hits) == len(dates)
+        from searchapp.store.ledger import entry_state
+        mbox = str(docs / "dated.mbox")
+        lib_hits = lib.search("fulmar", mode="lexical").hits
+        own = {k: entry_state(lib.store, mbox + MEMBER_SEP + f"{i}: Dated {k}")[2] for i, k in enumerate(dates, 1)}
+    assert own["fine"] == 1655283600 * 10**9
+    assert own["year 1000"] is None and own["year 9999"] is None and own["garbage"] is None
+    assert len(lib_hits) == 2
+    # A second sync finds the far-dated files unchanged (their stored time is the one the scan compares).
+    assert main(["--data-dir", str(data), "index", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["added"] == again["updated"] == again["failed"] == 0, again

@@ -223,6 +223,23 @@ def test_message_document_is_reusable() -> None:
     assert doc.title == "Re: the otter survey" and "Bring the pistachio cake." in doc.text and not doc.pages
 
 
+@pytest.mark.parametrize("value, ns, note", [
+    ("Wed, 15 Jun 2022 09:00:00 +0000", 1655283600 * 10**9, ""),
+    ("Wed, 15 Jun 2022 09:00:00 -0000", 1655283600 * 10**9, ""),  # no zone: taken as UTC, not the local zone
+    ("Mon, 01 Jan 1000 00:00:00 +0000", None, "out of range"),
+    ("Fri, 31 Dec 9999 23:59:59 -1200", None, "out of range"),  # past 9999 once the zone is applied
+    ("Mon, 01 Jan 99999999999 00:00:00 +0000", None, "not understood"),
+    ("the day after tomorrow", None, "not understood"),
+])
+def test_message_date_is_total(value: str, ns, note: str) -> None:
+    raw = make_mail(html=None).as_bytes().replace(b"Fri, 07 Mar 2025 10:00:00 +0100", value.encode())
+    msg = mail.parse_message(raw)
+    got, why = mail.message_date(msg)
+    assert got == ns and note in why and bool(why) == bool(note)
+    doc = mail.message_document(msg)
+    assert "Bring the pistachio cake." in doc.text and (any(note in n for n in doc.notes) if note else not doc.notes)
+
+
 def mbox_bytes(bodies: list[str]) -> bytes:
     out = b""
     for i, body in enumerate(bodies, start=1):
