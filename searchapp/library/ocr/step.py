@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...base.config import Config
+from ...base.entry_dates import clamped_ns
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.member_paths import split_member
 from ...base.priority import lower_thread_priority
@@ -92,9 +93,10 @@ def _unchanged(row) -> bool:
         st = os.stat(container)
     except OSError:
         return False
+    mtime = clamped_ns(st.st_mtime_ns)  # as the scan and the store keep it
     if member is not None:  # a member's row holds its own size and its container's mtime
-        return st.st_mtime_ns == row.mtime_ns
-    return (st.st_size, st.st_mtime_ns) == (row.size, row.mtime_ns)
+        return mtime == row.mtime_ns
+    return (st.st_size, mtime) == (row.size, row.mtime_ns)
 
 
 def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engine, config: Config,

@@ -229,3 +229,14 @@ def test_the_preview_says_when_the_text_came_from_ocr(qtbot):
     assert "text recognised by OCR" in pane.title.text()
     pane.show_hit(Hit(2, "/docs/notes.txt", None, 0, 10, "gardening"), ["gardening"])
     assert "OCR" not in pane.title.text()
+
+
+@needs_rapidocr
+def test_an_image_touched_past_2262_is_still_ocrd(tmp_path, tiny_library, counting):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(["Far future harbour chart"]).save(docs / "far.png")
+    os.utime(docs / "far.png", ns=(0, 430 * 365_25 * 864 * 10**9))  # the year 2400: past int64 nanoseconds
+    rep = tiny_library.add_folder(docs)
+    assert counting.calls == 1 and any("read by OCR" in n for n in rep.notes), rep.notes
+    assert _names(tiny_library.search("harbour", mode="lexical")) == ["far.png"]
