@@ -32,3 +32,9 @@ def test_every_config_field_is_documented_with_help():
 def test_ci_runs_the_readme_test_command():
     ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
     assert "make test" in ci and "make test" in README.split("```", 2)[1]
+
+
+def test_cli_reference_in_the_readme_is_what_the_parsers_say():
+    from searchapp.cli.reference import rewrite
+
+    assert rewrite(README) == README, "run `python -m searchapp.cli.reference` to regenerate README.md's CLI reference"
