@@ -15,6 +15,11 @@
 DATE is YYYY-MM-DD, YYYY-MM or YYYY, and always means the first day of that period, for both fields, as a
 full date already did: `after:2026-01 before:2026-02` is January 2026, `before:2026` is up to 2025-12-31.
 
+A query holds at most MAX_OPERATORS operator parts (phrases, prefixes, exclusions, OR alternatives, field
+values), counted in the order typed: past that, a phrase, prefix or OR group is searched as plain words and
+an exclusion or field is ignored, with a note. Each part is a subquery of one SQL statement, and SQLite caps
+how deep and wide a statement may be (600 ORs or 10,000 exclusions failed as a database error).
+
 Anything that does not parse (an unbalanced quote, a field without a value, an unknown field like foo:bar,
 a bad date, OR with nothing on one side) is searched as the words it contains and noted in `warnings`:
 never an error. `literal=True` turns all of this off. Semantic ranking uses `free_text`: the plain words,
@@ -32,13 +37,16 @@ from typing import Optional
 from ...base.errors import ConfigError
 from ..search.filters import SearchFilters, parse_date, parse_types
 
-__all__ = ["Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS"]
+__all__ = ["Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",
+           "MAX_OPERATORS", "MAX_PAGE"]
 
 FIELDS = ("in", "dir", "type", "name", "after", "before", "page")
 _TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.S)
 _PREFIX = re.compile(r"(\w+)\*")
 _YEAR, _MONTH = re.compile(r"\d{4}"), re.compile(r"\d{4}-\d{2}")
+MAX_OPERATORS = 100
+MAX_PAGE = 2**31 - 1  # far past any real document; a page number must fit SQLite's integers
 
 
 @dataclass(frozen=True)
@@ -120,6 +128,16 @@ class _Parser:
         self.i = 0
         self.warnings: list[str] = []
         self.fields: dict[str, list[str]] = {}
+        self.used = 0  # operator parts kept so far (MAX_OPERATORS)
+        self.over = 0  # operator parts past the cap
+
+    def take(self, n: int) -> bool:
+        """Whether `n` more operator parts fit under MAX_OPERATORS (counted when they do, else noted)."""
+        if self.used + n > MAX_OPERATORS:
+            self.over += n
+            return False
+        self.used += n
+        return True
 
     def warn(self, what: str) -> None:
         if what not in self.warnings:
@@ -229,16 +247,24 @@ class _Parser:
                 group.append(toks[j + 2])
                 j += 2
             if len(group) > 1:
-                clauses.append(Clause("any", tuple(_term(g) for g in group)))
+                if self.take(len(group)):
+                    clauses.append(Clause("any", tuple(_term(g) for g in group)))
+                else:  # past the cap: its words still rank
+                    clauses += [Clause("word", (Term(g.text),)) for g in group]
                 i = j + 1
                 continue
             if t.neg:
-                clauses.append(Clause("exclude", (_term(t),)))
-            elif t.kind in ("phrase", "prefix"):
+                if self.take(1):
+                    clauses.append(Clause("exclude", (_term(t),)))
+            elif t.kind in ("phrase", "prefix") and self.take(1):
                 clauses.append(Clause("require", (_term(t),)))
             else:
                 clauses.append(Clause("word", (Term(t.text),)))
             i += 1
+        if self.over:
+            self.warn(f"more than {MAX_OPERATORS} operators (phrases, prefixes, exclusions, OR alternatives, "
+                      f"fields): only the first {MAX_OPERATORS} are used; {self.over} more are ignored "
+                      "(a phrase, prefix or OR group among them is searched as plain words)")
         f = self.fields
         after = max(f.get("after", []), default=None, key=_date_key)  # several: the tightest holds
         before = min(f.get("before", []), default=None, key=_date_key)
@@ -278,14 +304,27 @@ class _Parser:
                 return
             values = [value]
         elif name == "page":
-            if not value.isdigit() or int(value) < 1:
+            page = _page_number(value)
+            if page is None:
                 self.warn(f"{typed}: not a page number: searched as words")
                 clauses.append(literal)
                 return
-            values = [str(int(value))]
+            values = [str(page)]
         else:
             values = [value]
-        self.fields.setdefault(name, []).extend(values)
+        if self.take(len(values)):
+            self.fields.setdefault(name, []).extend(values)
+
+
+def _page_number(value: str) -> Optional[int]:
+    """1..MAX_PAGE from decimal digits (any script's); None for anything else ("²" is a digit int() refuses)."""
+    if not value.isdigit() or len(value) > 12:
+        return None
+    try:
+        page = int(value)
+    except ValueError:
+        return None
+    return page if 1 <= page <= MAX_PAGE else None
 
 
 def _term(t: _Tok) -> Term:
