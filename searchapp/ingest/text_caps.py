@@ -2,14 +2,18 @@
 
 Applied by `extract()` to every extractor's output (so the sync and the preview see the same text, and
 passage offsets stay valid):
-- content that is not prose (base64 or hex dumps, one enormous "word") is refused with a reason:
-  it cannot be searched by meaning and would cost minutes and gigabytes to embed;
+- content that is not prose (base64 or hex dumps, one enormous "word") is left out: it cannot be searched
+  by meaning and would cost minutes and gigabytes to embed. Junk is dropped, not the file: a document with
+  pages loses only its junk pages (their spans stay, empty, so a PDF's empty page goes to OCR), other
+  text loses its junk paragraphs, each with a note; only a file that is junk throughout is refused, with
+  the reason;
 - a few long runs without whitespace inside prose (an inline data: URI, a hash list) are shortened;
 - the text is cut at `max_chars` characters, reported as "truncated at …" like the PDF page cap.
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from dataclasses import replace
@@ -34,6 +38,8 @@ _TOKEN = re.compile(r"\S+")
 _HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f]{2,}[:,]?")
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
 _DIGIT = re.compile(r"[0-9]")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+MAX_BLOCKS = 4096  # paragraphs judged one by one; more are judged in groups
 
 log = logging.getLogger(__name__)
 
@@ -98,12 +104,58 @@ def _truncate(doc: Document, max_chars: int) -> Document:
     return replace(doc, text=doc.text[:cut], pages=pages)
 
 
+def _cut(doc: Document, ranges: list[tuple[int, int]]) -> Document:
+    """`doc` without the characters of `ranges` (sorted, disjoint [a, b)), its page spans moved to match."""
+    parts, pos = [], 0
+    for a, b in ranges:
+        parts.append(doc.text[pos:a])
+        pos = b
+    parts.append(doc.text[pos:])
+    starts = [a for a, _ in ranges]
+    removed_before = [0]  # characters removed by ranges[:i]
+    for a, b in ranges:
+        removed_before.append(removed_before[-1] + b - a)
+
+    def moved(offset: int) -> int:
+        i = bisect.bisect_left(starts, offset)  # ranges[:i] start before offset
+        if i == 0:
+            return offset
+        a, b = ranges[i - 1]
+        return offset - removed_before[i - 1] - (min(offset, b) - a)
+
+    pages = tuple(PageSpan(p.page, moved(p.start), moved(p.end)) for p in doc.pages)
+    return replace(doc, text="".join(parts), pages=pages)
+
+
+def _blocks(doc: Document) -> list[tuple[int, int]]:
+    """The parts of `doc` judged one by one: its pages, else its paragraphs (grouped to at most MAX_BLOCKS)."""
+    if doc.pages:
+        return [(p.start, p.end) for p in doc.pages if p.end > p.start]
+    bounds = [0] + [m.end() for m in _PARAGRAPH_BREAK.finditer(doc.text)] + [len(doc.text)]
+    step = max(1, -(-(len(bounds) - 1) // MAX_BLOCKS))
+    bounds = bounds[::step] + ([len(doc.text)] if (len(bounds) - 1) % step else [])
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def _drop_junk(doc: Document, notes: list[str]) -> Document:
+    """`doc` without its pages (or paragraphs) that are not prose; UnsupportedFileError when that is all of
+    a document without pages."""
+    judged = [(a, b, not_prose_reason(doc.text[a:b])) for a, b in _blocks(doc)]
+    junk = [(a, b, why) for a, b, why in judged if why is not None]
+    if not junk:
+        return doc
+    if not doc.pages and all(not doc.text[a:b].strip() or why is not None for a, b, why in judged):
+        raise UnsupportedFileError(junk[0][2])
+    what = "page(s)" if doc.pages else "paragraph(s)"
+    notes.append(f"{len(junk)} {what} left out, {junk[0][2]}")
+    return _cut(doc, [(a, b) for a, b, _ in junk])
+
+
 def bound_text(doc: Document, max_chars: int = DEFAULT_MAX_CHARS, where: str = "") -> Document:
-    """`doc` within the caps (see the module doc); UnsupportedFileError when it is not prose."""
-    reason = not_prose_reason(doc.text)
-    if reason is not None:
-        raise UnsupportedFileError(reason)
+    """`doc` within the caps (see the module doc); UnsupportedFileError when all of it is not prose."""
     notes = list(doc.notes)
+    if doc.pages or not_prose_reason(doc.text) is not None:
+        doc = _drop_junk(doc, notes)
     if len(doc.text) > max_chars:
         # First cut to the cap (plus room for shortened runs), so the run scan below stays bounded too.
         doc = _truncate(doc, max_chars)

@@ -11,6 +11,13 @@ Decisions:
 - pypdf's decompression limits (a PDF bomb) are reported as such, never as "corrupt PDF"; pypdf's own
   warnings go to this module's debug log, not to stderr as bare lines.
 - Cancel is checked between pages; reading stops once the text cap is reached.
+- A page whose pypdf text is garbled (glyph names like `/g18/g152`, control bytes: `garbled.is_garbled`) or
+  cannot be read (other than by a decompression limit) is read again with pdfium (`pdfium_doc`, when the ocr extra is installed); if that is
+  garbled too the page is left empty, so the OCR step reads it (`ocr.pdf_pages`), and a note says so.
+  Never the whole file: its other pages are indexed as usual. pypdf stays the first reader: on real PDFs
+  (tests/benchmarks/bench_pdf_text.py) it keeps word spaces that pdfium drops, and pdfium is optional.
+- A filled XFA form (`xfa`) shows its field values: in place of the "Please wait..." page of a dynamic
+  form, after the last page of a static one.
 - The title is the document information /Title when usable (`title.clean_title`); a broken information
   dictionary means no title, never a failed file. XMP metadata is not read (it would need an XML parser
   that pypdf does not defuse).
@@ -27,8 +34,11 @@ from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
 from ...base.types import Document
+from . import xfa
 from .encoding import clean_text
+from .garbled import is_garbled
 from .paged import join_pages
+from .pdfium_doc import PdfiumDoc, available
 from .title import clean_title
 
 __all__ = ["SUFFIXES", "MAX_PAGES", "extract_pdf"]
@@ -83,8 +93,40 @@ def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 cancel: Optional[CancelToken] = None) -> Document:
     with open_regular(path) as fh:
         reader = _open(fh)
-        doc = _extract(path, reader, max_chars, cancel)
+        with _Pdfium(fh) as second:
+            doc = _extract(path, reader, second, max_chars, cancel)
         return replace(doc, title=_title(path, reader))
+
+
+class _Pdfium:
+    """pdfium's text of one page, for the pages pypdf reads as glyph codes; the file is opened on first use."""
+
+    def __init__(self, fh) -> None:
+        self.fh = fh
+        self.doc: Optional[PdfiumDoc] = None
+        self.usable = available()
+        self.read = 0  # pages whose text came from here
+
+    def __enter__(self) -> "_Pdfium":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.doc is not None:
+            self.doc.close()
+
+    def text(self, index: int) -> str:
+        """Page `index`'s text from pdfium, cleaned; "" when pdfium is missing or cannot read it."""
+        if not self.usable:
+            return ""
+        if self.doc is None:
+            try:
+                self.fh.seek(0)
+                self.doc = PdfiumDoc(self.fh.read())
+            except (ExtractionError, OSError) as exc:
+                log.info("pdfium: %s", exc)
+                self.usable = False
+                return ""
+        return clean_text(self.doc.page_text(index) or "").strip()
 
 
 def _title(path: Path, reader) -> str:
@@ -101,7 +143,7 @@ def _title(path: Path, reader) -> str:
         return ""
 
 
-def _extract(path: Path, reader, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
+def _extract(path: Path, reader, second: _Pdfium, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
     from pypdf.errors import LimitReachedError
 
     try:
@@ -114,32 +156,68 @@ def _extract(path: Path, reader, max_chars: Optional[int], cancel: Optional[Canc
     if total > MAX_PAGES:
         log.warning("%s: %d pages, only the first %d are indexed", path, total, MAX_PAGES)
     texts: list[str] = []
+    notes: list[str] = []
     failures = 0
+    garbled: list[int] = []
     limited: Optional[BaseException] = None
     chars = 0
     for i in range(min(total, MAX_PAGES)):
         if cancel is not None:
             cancel.check()
         try:
-            raw = pages[i].extract_text() or ""
+            raw, failed = pages[i].extract_text() or "", False
         except (MemoryError, RecursionError):
             raise
-        except LimitReachedError as exc:
+        except LimitReachedError as exc:  # a bomb: not handed to pdfium, which has no such limit
             log.warning("%s: page %d: %s", path, i + 1, limit_reason(exc))
             failures += 1
             limited = limited or exc
-            raw = ""
+            texts.append("")
+            continue
         except Exception as exc:
             log.info("%s: page %d: %s", path, i + 1, exc)
-            failures += 1
-            raw = ""
-        texts.append(clean_text(raw).strip())
-        chars += len(texts[-1])
+            raw, failed = "", True
+        text = clean_text(raw).strip()
+        if failed or is_garbled(text):
+            text = second.text(i)
+            if is_garbled(text):
+                text = ""
+            if text:
+                second.read += 1
+            elif failed:
+                failures += 1
+            else:
+                garbled.append(i + 1)
+        texts.append(text)
+        chars += len(text)
         if max_chars is not None and chars > max_chars:
             break  # the registry cuts the text at the cap and reports it
     if texts and failures == len(texts):
         if limited is not None:
             raise ExtractionError(limit_reason(limited))
         raise ExtractionError("corrupt PDF: no page could be read")
+    if second.read:
+        log.info("%s: %d page(s) read with pdfium (pypdf's text was garbled or failed)", path, second.read)
+    if garbled:
+        notes.append(f"{len(garbled)} page(s) with a garbled text layer (glyph codes) left for OCR: "
+                     f"{_page_list(garbled)}")
+    _add_form_values(reader, texts, notes)
     text, spans = join_pages(enumerate(texts, start=1))
-    return Document(text, spans, kind="pdf")
+    return Document(text, spans, kind="pdf", notes=tuple(notes))
+
+
+def _page_list(numbers: list[int], most: int = 10) -> str:
+    shown = ", ".join(str(n) for n in numbers[:most])
+    return shown + (f" and {len(numbers) - most} more" if len(numbers) > most else "")
+
+
+def _add_form_values(reader, texts: list[str], notes: list[str]) -> None:
+    """An XFA form's field values, in place of its "Please wait" page or after the last page."""
+    values = xfa.xfa_values(reader, notes)
+    if not values or not texts:
+        return
+    block = "\n".join(values)
+    if xfa.is_placeholder(reader, texts):
+        texts[0] = block
+    else:
+        texts[-1] = f"{texts[-1]}\n\n{block}" if texts[-1] else block

@@ -1,0 +1,138 @@
+"""PDFs the tests write byte by byte, for what fpdf2 will not make: a text layer of glyph codes (a font with
+no Unicode map, as subsetting tools write it) and a filled XFA form whose one page says "Please wait".
+
+Page contents are given as lists of parts: ("text", s) is ordinary Helvetica text; ("glyphs", s) is text in a
+font whose /Differences give every code a made-up glyph name (/g72 ...) while the codes stay ASCII, so pypdf
+reads glyph names and pdfium reads the codes; ("opaque", s) numbers the glyphs from 1 in order of first use,
+as a subset font does, so neither can map them; ("image", lines) is a picture of `lines` (a scan), drawn
+under the text.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+PLEASE_WAIT = ("Please wait... If this message is not eventually replaced by the proper contents of the "
+               "document, your PDF viewer may not be able to display this type of document. You can upgrade "
+               "to the latest version of Adobe Reader.")
+
+
+class RawPdf:
+    def __init__(self) -> None:
+        self.objects: list[bytes] = []
+
+    def add(self, body: bytes) -> int:
+        self.objects.append(body)
+        return len(self.objects)
+
+    def reserve(self) -> int:
+        return self.add(b"null")
+
+    def set(self, ref: int, body: bytes) -> None:
+        self.objects[ref - 1] = body
+
+    def stream(self, data: bytes, extra: bytes = b"", compress: bool = True) -> int:
+        if compress:
+            data, extra = zlib.compress(data), extra + b" /Filter /FlateDecode"
+        return self.add(b"<< /Length %d%s >>\nstream\n" % (len(data), extra) + data + b"\nendstream")
+
+    def write(self, path: Path, root: int) -> Path:
+        out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+        offsets = []
+        for number, body in enumerate(self.objects, start=1):
+            offsets.append(len(out))
+            out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+        xref = len(out)
+        out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(self.objects) + 1)
+        out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+        out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(self.objects) + 1, root, xref)
+        path.write_bytes(bytes(out))
+        return path
+
+
+def _literal(text: str) -> bytes:
+    return b"(" + text.encode("latin-1").replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
+
+
+def _lines(font: bytes, lines: list[bytes], mode: int = 0) -> bytes:
+    body = b"".join(b"%s Tj T*\n" % s for s in lines)
+    return b"BT %s 11 Tf 14 TL %d Tr 40 760 Td\n%sET\n" % (font, mode, body)
+
+
+def _image(pdf: RawPdf, lines: list[str]) -> int:
+    from scan_files import text_image
+
+    im = text_image(lines, size=(1200, 90 + 70 * len(lines))).convert("L")
+    return pdf.stream(im.tobytes(), b" /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray"
+                                    b" /BitsPerComponent 8" % im.size)
+
+
+def glyph_code_pdf(path: Path, pages: list[list[tuple[str, object]]]) -> Path:
+    """A PDF of `pages`, each a list of parts (see the module doc)."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    plain = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    named = " ".join(f"/g{c}" for c in range(32, 127)).encode()
+    glyphs = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
+                     b"/Differences [32 %s] >> >>" % named)
+    codes: dict[str, int] = {}
+    opaque = pdf.reserve()
+    kids = []
+    for parts in pages:
+        content, xobjects = b"", b""
+        for kind, value in parts:
+            if kind == "image":
+                ref = _image(pdf, list(value))
+                xobjects += b"/Im%d %d 0 R " % (ref, ref)
+                content = b"q 540 0 0 %d 36 %d cm /Im%d Do Q\n" % (40 * len(value) + 50, 700 - 40 * len(value), ref) + content
+            elif kind == "opaque":
+                hexed = [b"<" + "".join(f"{codes.setdefault(c, len(codes) + 1):02x}" for c in line).encode() + b">"
+                         for line in str(value).split("\n")]
+                content += _lines(b"/F3", hexed, mode=3 if any(k == "image" for k, _ in parts) else 0)
+            else:
+                font = b"/F1" if kind == "text" else b"/F2"
+                content += _lines(font, [_literal(line) for line in str(value).split("\n")])
+        stream = pdf.stream(content)
+        resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R /F3 %d 0 R >> /XObject << %s>> >>" % (plain, glyphs, opaque,
+                                                                                               xobjects)
+        kids.append(pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources %s /Contents %d 0 R >>"
+                            % (tree, resources, stream)))
+    names = " ".join(f"/g{n + 17}" for n in range(1, len(codes) + 1)).encode()  # /g18 /g19 ...
+    pdf.set(opaque, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
+                    b"/Differences [1 %s] >> >>" % names)
+    pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    return pdf.write(path, catalog)
+
+
+def xfa_form_pdf(path: Path, datasets: bytes, page_text: str = PLEASE_WAIT, needs_rendering: bool = True) -> Path:
+    """A dynamic XFA form: one page of `page_text`, the form's data in a compressed datasets packet."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    words, lines, line = page_text.split(), [], ""
+    for w in words:
+        if len(line) + len(w) > 80:
+            lines.append(line)
+            line = ""
+        line = f"{line} {w}".strip()
+    lines.append(line)
+    stream = pdf.stream(_lines(b"/F1", [_literal(s) for s in lines]))
+    page = pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >>"
+                   b" /Contents %d 0 R >>" % (tree, font, stream))
+    pre = pdf.stream(b'<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/">')
+    data = pdf.stream(datasets)
+    post = pdf.stream(b"</xdp:xdp>")
+    form = pdf.add(b"<< /Fields [] /XFA [(preamble) %d 0 R (datasets) %d 0 R (postamble) %d 0 R] >>" % (pre, data, post))
+    pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R /AcroForm %d 0 R%s >>"
+            % (tree, form, b" /NeedsRendering true" if needs_rendering else b""))
+    return pdf.write(path, catalog)
+
+
+def datasets_xml(fields: str, choices: str = "") -> bytes:
+    """An XFA datasets packet: `choices` (lists of values, not answers) beside `fields` in xfa:data."""
+    return (f'<xfa:datasets xmlns:xfa="http://www.xfa.org/schema/xfa-data/1.0/">{choices}'
+            f"<xfa:data><form1>{fields}</form1></xfa:data></xfa:datasets>").encode()
+

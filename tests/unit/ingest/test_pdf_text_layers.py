@@ -1,0 +1,153 @@
+"""PDF text layers that are not text: glyph codes read again with pdfium or left for OCR, junk pages and
+paragraphs dropped instead of the whole file, and filled XFA forms shown by their field values.
+
+Every PDF is written here byte by byte (tests/pdf_files.py): a font whose glyph names are made up (/g72) or
+numbered as a subset font numbers them, and an XFA form whose one page says "Please wait".
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from pdf_files import PLEASE_WAIT, datasets_xml, glyph_code_pdf, xfa_form_pdf
+
+from searchapp.base.errors import UnsupportedFileError
+from searchapp.base.types import Document, PageSpan
+from searchapp.ingest.extractors import extract
+from searchapp.ingest.extractors.garbled import garbled_share, is_garbled
+from searchapp.ingest.ocr.pdf_pages import pages_needing_ocr
+from searchapp.ingest.text_caps import bound_text
+
+PROSE = ("The harbour master keeps a log of every ship that enters the narrow channel, with the pilot's "
+         "name, the tide and the weather at the time. ")
+
+
+def _page(doc: Document, number: int) -> str:
+    span = next(p for p in doc.pages if p.page == number)
+    return doc.text[span.start:span.end]
+
+
+# -- the detector ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "/g18/g152/g135/g148/g152/g139/g135/g153/g3/g145/g136/g3/g150/g138/g135",  # pypdf, a subset TrueType font
+    "/G43/G24/G14/G44/G13/G22/G22 /G7/G15/G23/G22",
+    "/C50\n/C72/C6f\n/C70\n/C65",
+    "(cid:12)(cid:15)(cid:3)(cid:44)(cid:22)",
+    "\x04\x05\x06\x04\x07\x08\t\n\x08\x0b\x0c\x04\x08\r\x04\x0e\x0c\x0f",  # pdfium, the same font
+    "\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd",
+    "\uf76f\uf770\uf765\uf76e\uf76d\uf761\uf767",
+])
+def test_glyph_codes_and_control_bytes_are_garbled(text):
+    assert is_garbled(text), garbled_share(text)
+
+
+@pytest.mark.parametrize("text", [
+    PROSE,
+    "全世界无产者，联合起来。これは日本語のテキストです。เรียนเลขพี่นวย",
+    "See https://example.org/api/v2/items/g3 and/or the appendix; x² + y² = z², α ≤ β.",
+    "\uf0b7 First point of the list\n\uf0b7 Second point of the list\n\uf0b7 Third point",
+    "Scan here to make a donation!/g3",
+    "",
+])
+def test_prose_in_any_script_is_not_garbled(text):
+    assert not is_garbled(text), garbled_share(text)
+
+
+# -- glyph-code pages -----------------------------------------------------------------------------------
+def test_a_page_of_glyph_names_is_read_with_pdfium(tmp_path):
+    pytest.importorskip("pypdfium2")  # the ocr extra
+    pdf = glyph_code_pdf(tmp_path / "pilots.pdf", [
+        [("text", "A real page about quarterly invoices and payments.")],
+        [("glyphs", "Harbour pilots guide ships\ninto the narrow channel at high tide.")],
+    ])
+    doc = extract(pdf)
+    assert "Harbour pilots guide ships" in _page(doc, 2) and "/g" not in doc.text
+    assert "quarterly invoices" in _page(doc, 1)
+    assert pages_needing_ocr(doc, len(doc.pages)) == []
+
+
+def test_a_paper_whose_text_layer_is_glyph_codes_is_kept_and_its_pages_left_for_ocr(tmp_path):
+    # Like a 23-page paper made with a subset font and no ToUnicode: pypdf reads /g18/g152..., pdfium reads
+    # control bytes. The file was refused as "not prose"; its real page must be indexed and the rest OCR'd.
+    body = "\n".join(PROSE[i:i + 70] for i in range(0, len(PROSE), 70))
+    pdf = glyph_code_pdf(tmp_path / "review.pdf", [[("text", "Overview of the Technology Acceptance Model")]]
+                         + [[("opaque", body * 3)] for _ in range(5)])
+    doc = extract(pdf)
+    assert "Technology Acceptance Model" in _page(doc, 1)
+    assert [_page(doc, n) for n in range(2, 7)] == [""] * 5
+    assert "/g" not in doc.text
+    assert pages_needing_ocr(doc, len(doc.pages)) == [2, 3, 4, 5, 6]
+    assert any("5 page(s) with a garbled text layer" in n and "OCR" in n for n in doc.notes), doc.notes
+
+
+# -- junk dropped, not the file -------------------------------------------------------------------------
+def _base64(n: int, seed: int = 0) -> str:
+    return base64.encodebytes(random.Random(seed).randbytes(n)).decode()
+
+
+def test_a_junk_page_is_dropped_not_the_document():
+    pages = ["page one " + PROSE * 3, _base64(30_000), "page three " + PROSE * 3]
+    text, spans = "", []
+    for i, p in enumerate(pages, start=1):
+        if text:
+            text += "\n\n"
+        spans.append(PageSpan(i, len(text), len(text) + len(p)))
+        text += p
+    out = bound_text(Document(text, tuple(spans), kind="pdf"))
+    assert _page(out, 1).startswith("page one") and _page(out, 3).startswith("page three")
+    assert _page(out, 2) == ""
+    assert any("1 page(s) left out, not prose" in n for n in out.notes), out.notes
+
+
+def test_junk_paragraphs_are_dropped_not_the_file(tmp_path):
+    p = tmp_path / "notes.md"
+    p.write_text(PROSE * 20 + "\n\n" + _base64(40_000) + "\n\n" + "The last paragraph. " + PROSE * 20)
+    doc = extract(p)
+    assert doc.text.startswith(PROSE) and "The last paragraph." in doc.text
+    assert len(doc.text) < len(PROSE) * 41 + 100
+    assert any("1 paragraph(s) left out, not prose" in n for n in doc.notes), doc.notes
+
+
+def test_a_file_that_is_junk_throughout_is_still_refused_with_its_reason(tmp_path):
+    p = tmp_path / "dump.txt"
+    p.write_text(_base64(40_000) + "\n\n" + _base64(40_000, seed=1))
+    with pytest.raises(UnsupportedFileError, match="not prose"):
+        extract(p)
+
+
+# -- XFA forms ------------------------------------------------------------------------------------------
+FIELDS = ("<Applicant><FamilyName>Gauss</FamilyName><GivenName>Carl Friedrich</GivenName>"
+          "<PlaceBirthCity>Brunswick</PlaceBirthCity><Email/>"
+          "<Reason>Humanitarian & Compassionate Considerations</Reason></Applicant>"  # a bare & as Adobe writes it
+          '<Comments><body xmlns="http://www.w3.org/1999/xhtml"><p>Arrives by the <b>night train</b></p></body></Comments>'
+          '<Photo contentType="image/jpg">' + "QUJD" * 200 + "</Photo>")
+CHOICES = "<LOVFile><Country>Freedonia</Country><Country>Sylvania</Country></LOVFile>"
+
+
+def test_a_filled_xfa_form_shows_its_field_values_not_the_please_wait_page(tmp_path):
+    doc = extract(xfa_form_pdf(tmp_path / "form.pdf", datasets_xml(FIELDS, CHOICES)))
+    assert "FamilyName: Gauss" in doc.text and "GivenName: Carl Friedrich" in doc.text
+    assert "Reason: Humanitarian & Compassionate Considerations" in doc.text
+    assert "Comments: Arrives by the night train" in doc.text
+    assert "Please wait" not in doc.text and "Adobe Reader" not in doc.text
+    assert "Freedonia" not in doc.text and "QUJD" not in doc.text  # choices and images are not answers
+    assert [p.page for p in doc.pages] == [1]
+
+
+def test_a_static_xfa_form_keeps_its_page_text_beside_the_values(tmp_path):
+    page = "Application for a harbour pilot licence. Fill in every field in capital letters."
+    doc = extract(xfa_form_pdf(tmp_path / "static.pdf", datasets_xml(FIELDS), page_text=page, needs_rendering=False))
+    assert doc.text.startswith("Application for a harbour pilot licence")
+    assert "FamilyName: Gauss" in doc.text
+
+
+def test_hostile_xfa_data_leaves_the_page_text_and_says_why(tmp_path):
+    bomb = (b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+            b'<xfa:datasets xmlns:xfa="http://www.xfa.org/schema/xfa-data/1.0/"><xfa:data><f><v>&b;&b;&b;</v></f>'
+            b"</xfa:data></xfa:datasets>")
+    doc = extract(xfa_form_pdf(tmp_path / "bomb.pdf", bomb))
+    assert doc.text.startswith(PLEASE_WAIT[:14]) and "aaaaaaaaaa" not in doc.text
+    assert any("XFA form data left out" in n and "unsafe XML" in n for n in doc.notes), doc.notes
