@@ -8,6 +8,8 @@ A file of its own rather than tables in library.sqlite, because:
 - the library's schema, and so which searchapp versions can open a library, is unchanged.
 It is private like everything in the data dir (0600 from creation, whatever the umask). Parameterised SQL
 only; one short transaction per call; several processes (the window and the CLI) may use it at once.
+Every SQLite error here is a StoreError naming this file (a damaged one: SearchesDamaged, saying to move it
+aside), so nothing of it is ever taken for damage to the library.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from typing import Iterable, Iterator, Optional
 
 from ..base.errors import StoreError
 from ..base.private import create_private_file
+from .damage import is_damage
 
-__all__ = ["SEARCHES_DB", "SearchesDB", "SavedRow", "HistoryRow"]
+__all__ = ["SEARCHES_DB", "SearchesDB", "SearchesDamaged", "SavedRow", "HistoryRow"]
 
 SEARCHES_DB = "searches.sqlite"
 
@@ -76,6 +79,18 @@ class SavedRow:
 _SAVED_COLUMNS = "name, query, mode, k, literal, created_at, opened_at, checked_generation, new_hits, hits"
 
 
+class SearchesDamaged(StoreError):
+    """searches.sqlite is damaged; the library beside it is not."""
+
+
+def _failed(path: Path, what: str, exc: BaseException) -> StoreError:
+    if is_damage(exc):
+        return SearchesDamaged(
+            f"{path} (search history and saved searches) is damaged ({exc}); the library is not affected. "
+            f"To start them afresh, move it aside: mv '{path}' '{path}.damaged'")
+    return StoreError(f"{what} {path}: {exc}")
+
+
 def _saved(row: tuple) -> SavedRow:
     return SavedRow(row[0], row[1], row[2], int(row[3]), bool(row[4]), *row[5:8], int(row[8]), int(row[9]))
 
@@ -99,7 +114,7 @@ class SearchesDB:
                 self.conn.execute("PRAGMA journal_mode = DELETE")
             self._migrate()
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot open {self.path}: {exc}") from exc
+            raise _failed(self.path, "cannot open", exc) from exc
 
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
@@ -128,7 +143,13 @@ class SearchesDB:
                 raise
             self.conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path.name} write failed: {exc}") from exc
+            raise _failed(self.path, "cannot write", exc) from exc
+
+    def _rows(self, sql: str, params: tuple) -> list[tuple]:
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise _failed(self.path, "cannot read", exc) from exc
 
     # -- history ----------------------------------------------------------
     def add_history(self, query: str, mode: str, at: float, keep: int) -> None:
@@ -144,7 +165,7 @@ class SearchesDB:
         c.execute("DELETE FROM history WHERE id NOT IN (SELECT id FROM history ORDER BY id DESC LIMIT ?)", (keep,))
 
     def history(self, limit: int) -> list[HistoryRow]:
-        rows = self.conn.execute("SELECT query, mode, at FROM history ORDER BY id DESC LIMIT ?", (limit,))
+        rows = self._rows("SELECT query, mode, at FROM history ORDER BY id DESC LIMIT ?", (limit,))
         return [HistoryRow(*r) for r in rows]
 
     def clear_history(self) -> int:
@@ -153,12 +174,12 @@ class SearchesDB:
 
     # -- saved searches ---------------------------------------------------
     def saved(self) -> list[SavedRow]:
-        rows = self.conn.execute(f"SELECT {_SAVED_COLUMNS} FROM saved ORDER BY name COLLATE NOCASE, name")
+        rows = self._rows(f"SELECT {_SAVED_COLUMNS} FROM saved ORDER BY name COLLATE NOCASE, name", ())
         return [_saved(r) for r in rows]
 
     def saved_one(self, name: str) -> Optional[SavedRow]:
-        row = self.conn.execute(f"SELECT {_SAVED_COLUMNS} FROM saved WHERE name = ?", (name,)).fetchone()
-        return _saved(row) if row else None
+        rows = self._rows(f"SELECT {_SAVED_COLUMNS} FROM saved WHERE name = ?", (name,))
+        return _saved(rows[0]) if rows else None
 
     def save(self, name: str, query: str, mode: str, k: int, literal: bool, at: float, replace: bool) -> None:
         with self._tx() as c:
@@ -172,7 +193,7 @@ class SearchesDB:
             return c.execute("DELETE FROM saved WHERE name = ?", (name,)).rowcount > 0
 
     def seen(self, name: str) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT path FROM saved_seen WHERE name = ?", (name,))}
+        return {r[0] for r in self._rows("SELECT path FROM saved_seen WHERE name = ?", (name,))}
 
     def mark_opened(self, name: str, paths: Iterable[str], generation: int, at: float) -> None:
         """What the search lists now becomes what later lists are compared with; nothing is new."""

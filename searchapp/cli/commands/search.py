@@ -87,7 +87,9 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
         warnings = warnings_of(args.query)
         res = run(args.query, warnings)
         if not lib.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
-            SearchHistory(config).record(args.query, mode)
+            history = SearchHistory(config)
+            if not history.record(args.query, mode) and history.problem:
+                print(f"searchapp: warning: {printable(history.problem)}", file=sys.stderr)
         if args.json:
             print(result_json(res, res.notice if not res.hits and res.notice else None, warnings))
             return 0

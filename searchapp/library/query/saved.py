@@ -2,8 +2,9 @@
 
 History: the queries a person ran (`searchapp search QUERY`, a query run in the window), newest first, at
 most `search.history` of them; 0 keeps none and drops what was kept at the next search. Recording never
-fails a search: a data dir that cannot be written simply keeps no history, and the front ends record nothing
-for a library opened read-only (a backup, a snapshot: nothing is written beside it).
+fails a search: a data dir that cannot be written, or a damaged searches.sqlite, keeps no history (`problem`
+says why, for the front end to show), and the front ends record nothing for a library opened read-only (a
+backup, a snapshot: nothing is written beside it).
 
 A saved search is a name, a query (its fields, in:/type:/after:..., carry the filters), a mode and k. Its
 list is the top k files of that search. Opening it (run) remembers that list; after every write to the
@@ -55,6 +56,7 @@ class SearchHistory:
     def __init__(self, config: Config) -> None:
         self.data_dir = config.data_dir
         self.keep = config.search.history
+        self.problem: Optional[str] = None  # why the last record() kept nothing, when it failed
 
     def _db(self, create: bool) -> Optional[SearchesDB]:
         return _open(self.data_dir, create)
@@ -74,8 +76,9 @@ class SearchHistory:
             with SearchesDB(self.data_dir) as db:
                 db.add_history(query, mode, time.time(), self.keep)
             return True
-        except StoreError as exc:  # e.g. a read-only data dir: no history, the search itself is fine
+        except StoreError as exc:  # e.g. a damaged searches.sqlite: no history, the search itself is fine
             log.debug("search history not recorded: %s", exc)
+            self.problem = f"search history not recorded: {exc}"
             return False
 
     def entries(self) -> list[tuple[str, str, float]]:
