@@ -2,6 +2,9 @@
 
 A SQLite file of its own beside the library (not a table of library.db): it is a cache, rebuildable by
 OCRing again, so it needs no migration and may be deleted at any time. Private like every library file.
+An entry is checked as it is read (the file can be edited by anyone who can write the data dir): one that
+could not have been written here (a page number past SQLite's integers, a span outside the text, notes that
+are not strings) is deleted and the file OCR'd again, instead of failing every sync that reads it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ __all__ = ["OcrCache", "read_cached", "OCR_CACHE_NAME", "MAX_CACHED_CHARS"]
 
 OCR_CACHE_NAME = "ocr_cache.sqlite"
 MAX_CACHED_CHARS = 20_000_000  # one file's text; 200 dense pages are ~1 M characters
+MAX_PAGE = 2**31 - 1  # far past any real document, and a page number SQLite can store
+MAX_NOTES, MAX_NOTE_CHARS = 100, 2000
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS ocr(
     sha256 TEXT PRIMARY KEY, engine TEXT NOT NULL, text TEXT NOT NULL, pages TEXT NOT NULL, notes TEXT NOT NULL)"""
@@ -36,15 +41,16 @@ class OcrCache:
         self.conn.commit()
 
     def get(self, sha256: str) -> Optional[Document]:
+        """The cached text of these bytes; None when there is none, or when the entry is not one this cache
+        writes (then it is deleted: the file is OCR'd again and cached anew)."""
         row = self.conn.execute("SELECT text, pages, notes FROM ocr WHERE sha256 = ?", (sha256,)).fetchone()
         if row is None:
             return None
-        try:
-            pages = tuple(PageSpan(int(n), int(s), int(e)) for n, s, e in json.loads(row[1]))
-            notes = tuple(str(n) for n in json.loads(row[2]))
-        except (ValueError, TypeError):
-            return None  # a damaged entry is OCR'd again
-        return Document(row[0], pages, kind="ocr", notes=notes)
+        doc = _entry(*row)
+        if doc is None:
+            with self.conn:
+                self.conn.execute("DELETE FROM ocr WHERE sha256 = ?", (sha256,))
+        return doc
 
     def put(self, sha256: str, engine: str, doc: Document) -> None:
         if len(doc.text) > MAX_CACHED_CHARS:
@@ -56,6 +62,34 @@ class OcrCache:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def _is_int(value) -> bool:
+    return type(value) is int  # not a bool, not a float such as 1e30
+
+
+def _entry(text, pages_json, notes_json) -> Optional[Document]:
+    """The Document of a stored entry, or None when it is not one `put` could have written."""
+    try:
+        spans, notes = json.loads(pages_json), json.loads(notes_json)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if not isinstance(text, str) or len(text) > MAX_CACHED_CHARS or not isinstance(spans, list):
+        return None
+    if not isinstance(notes, list) or len(notes) > MAX_NOTES or not all(
+            isinstance(n, str) and len(n) <= MAX_NOTE_CHARS for n in notes):
+        return None
+    pages: list[PageSpan] = []
+    end = 0  # spans are in text order and never overlap (paged.join_pages writes them so)
+    for span in spans:
+        if not (isinstance(span, list) and len(span) == 3 and all(_is_int(v) for v in span)):
+            return None
+        page, start, stop = span
+        if not (1 <= page <= MAX_PAGE and end <= start <= stop <= len(text)):
+            return None
+        pages.append(PageSpan(page, start, stop))
+        end = stop
+    return Document(text, tuple(pages), kind="ocr", notes=tuple(notes))
 
 
 def read_cached(data_dir: Path | str, sha256: str) -> Optional[Document]:

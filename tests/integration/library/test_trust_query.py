@@ -6,11 +6,14 @@ error; a tampered OCR cache entry is dropped and the file OCR'd again; name: fol
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from conftest import build_tiny_library
+from scan_files import needs_rapidocr, text_image
 from searchapp.cli.main import main
 
 TEXTS = {
@@ -79,3 +82,114 @@ def test_the_parts_kept_are_still_enforced(capsys, lib_dir):
     query = "budget* -planning " + " ".join(f"-x{i}" for i in range(5000))
     names, err = found(capsys, lib_dir, query, "lexical")
     assert names == ["budget.txt"] and "only the first" in err
+# -- searches.sqlite damaged ---------------------------------------------------------------------------------
+def _scribble_after_first_page(path: Path) -> None:
+    """A valid header, garbage behind it: damage SQLite finds only when it reads a table."""
+    data = bytearray(path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    for i in range(page, len(data)):
+        data[i] = 0x5A ^ (i * 7 & 0xFF)
+    path.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def damaged_searches(tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    assert cli(capsys, data, "search", "budget", "--mode", "lexical")[0] == 0
+    assert cli(capsys, data, "saved", "add", "money", "budget", "--mode", "lexical")[0] == 0
+    return data
+
+
+@pytest.mark.parametrize("damage", ["pages", "garbage"])
+def test_a_damaged_searches_file_is_named_and_the_library_is_left_alone(capsys, damaged_searches, damage):
+    data = damaged_searches
+    searches, library = data / "searches.sqlite", data / "library.sqlite"
+    if damage == "pages":
+        _scribble_after_first_page(searches)
+    else:
+        searches.write_bytes(b"not a database at all " * 200)
+    library_bytes = library.read_bytes()
+    # A search still works: history is not recorded, and one line says which file and what to do.
+    code, out, err = cli(capsys, data, "search", "budget", "--mode", "lexical")
+    assert code == 0 and "budget.txt" in out
+    assert err.count("\n") == 1 and str(searches) in err and "move it aside" in err
+    assert "library.sqlite" not in err
+    for args in (("history", "list"), ("history", "clear"), ("saved", "list"), ("saved", "run", "money"),
+                 ("saved", "add", "other", "plants", "--mode", "lexical"), ("saved", "remove", "money")):
+        code, out, err = cli(capsys, data, *args)
+        assert code != 0 and out == "", args
+        assert err.count("\n") == 1 and str(searches) in err and "move it aside" in err, (args, err)
+        assert "library.sqlite" not in err, (args, err)
+    assert library.read_bytes() == library_bytes  # nothing told the user to set the healthy library aside
+    # Moved aside as told: history and saved searches start afresh.
+    searches.rename(searches.with_name("searches.sqlite.damaged"))
+    assert cli(capsys, data, "search", "budget", "--mode", "lexical")[0] == 0
+    assert cli(capsys, data, "history", "list")[1].splitlines() == ["budget"]
+
+
+# -- the OCR cache ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("pages", ["[[1e30, 0, 5]]", "[[1, 0, 1e30]]", "[[1, -5, 3]]", "[[1, 9, 3]]", '[["x", 0, 3]]',
+                                   "[[true, 0, 3]]", "[[1, 0]]", '{"a": 1}', "[[99999999999999999999999, 0, 1]]",
+                                   "[[1, 0, 3], [1, 2, 4]]", "[[1, 0, 1.5]]"])
+def test_a_tampered_ocr_cache_entry_is_dropped(tmp_path, pages):
+    from searchapp.base.types import Document, PageSpan
+    from searchapp.store.ocr_cache import OcrCache
+
+    cache = OcrCache(tmp_path)
+    cache.put("abc", "test", Document("hello world", (PageSpan(1, 0, 5), PageSpan(2, 6, 11)), kind="ocr"))
+    assert cache.get("abc").pages == (PageSpan(1, 0, 5), PageSpan(2, 6, 11))
+    cache.conn.execute("UPDATE ocr SET pages = ? WHERE sha256 = 'abc'", (pages,))
+    cache.conn.commit()
+    assert cache.get("abc") is None  # OCR'd again
+    assert cache.conn.execute("SELECT count(*) FROM ocr").fetchone()[0] == 0  # and the bad entry is gone
+
+
+@pytest.mark.parametrize("column, value", [("notes", '"not a list"'), ("notes", "[1, 2]"), ("text", None)])
+def test_a_tampered_ocr_cache_text_or_notes_is_dropped(tmp_path, column, value):
+    from searchapp.base.types import Document, PageSpan
+    from searchapp.store.ocr_cache import OcrCache
+
+    cache = OcrCache(tmp_path)
+    cache.put("abc", "test", Document("hello", (PageSpan(1, 0, 5),), kind="ocr", notes=("n",)))
+    if value is None:
+        cache.conn.execute("UPDATE ocr SET text = zeroblob(4) WHERE sha256 = 'abc'")
+    else:
+        cache.conn.execute(f"UPDATE ocr SET {column} = ? WHERE sha256 = 'abc'", (value,))
+    cache.conn.commit()
+    assert cache.get("abc") is None
+
+
+@needs_rapidocr
+def test_a_sync_with_a_tampered_ocr_cache_entry_ocrs_the_file_again(tmp_path, tiny_library, monkeypatch):
+    from searchapp.ingest.ocr.engine import ENGINE_ENV
+    from searchapp.library.ocr import step
+    from searchapp.store.ocr_cache import OCR_CACHE_NAME
+
+    monkeypatch.setenv(ENGINE_ENV, "rapidocr")
+    real, calls = step.available_engine(), []
+    assert real is not None
+
+    class Counting:
+        name = real.name
+
+        def recognize(self, image, cancel=None) -> str:
+            calls.append(1)
+            return real.recognize(image, cancel)
+
+    monkeypatch.setattr(step, "available_engine", lambda: Counting())
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(["Lighthouse keeper log", "November storm warning"]).save(docs / "scan.png")
+    tiny_library.add_folder(docs)
+    assert len(calls) == 1
+    cache = sqlite3.connect(tiny_library.config.data_dir / OCR_CACHE_NAME)
+    with cache:
+        assert cache.execute("UPDATE ocr SET pages = '[[1e30, 0, 5]]'").rowcount == 1
+    cache.close()
+    shutil.copy(docs / "scan.png", docs / "copy.png")  # the same bytes: read from the cache
+    rep = tiny_library.sync()
+    assert len(calls) == 2  # the entry was dropped and the file OCR'd again
+    assert {Path(h.path).name for h in tiny_library.search("lighthouse", mode="lexical").hits} == {"scan.png",
+                                                                                                  "copy.png"}
+    assert rep.failed == 0 and rep.problems == []
+    tiny_library.sync()  # and the next sync is fine too
