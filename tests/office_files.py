@@ -172,3 +172,22 @@ def make_mail(subject: str = "Lunch on Friday", plain: str | None = "Bring the p
     for name, data in (attachments or {}).items():
         msg.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
     return msg
+
+
+def many_parts(n: int, subject: str = "Many parts") -> bytes:
+    """A mail of `n` tiny named attachments after its text body, written by hand (EmailMessage takes minutes)."""
+    head = (f"Subject: {subject}\nFrom: a@example.org\nTo: b@example.org\nDate: Fri, 07 Mar 2025 10:00:00 +0100\n"
+            'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="bnd"\n\n'
+            "--bnd\nContent-Type: text/plain; charset=utf-8\n\nThe body about the many-parts heron.\n").encode()
+    parts = b"".join(b'--bnd\nContent-Type: text/plain\nContent-Disposition: attachment; filename="a%05d.txt"\n\n'
+                     b"part %d\n" % (i, i) for i in range(n))
+    return head + parts + b"--bnd--\n"
+
+
+def forwarded(outer_subject: str = "Fwd: the bridge survey") -> EmailMessage:
+    inner = make_mail(subject="The bridge survey", plain="The suspension cables need repainting.", html=None,
+                      attachments={"cables.txt": b"Cable report: corrosion on the north tower.\n"})
+    inner.replace_header("Date", "Tue, 02 Jan 2018 10:00:00 +0000")
+    outer = make_mail(subject=outer_subject, plain="See the message below.", html=None)
+    outer.add_attachment(inner)  # message/rfc822
+    return outer

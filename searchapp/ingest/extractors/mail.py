@@ -2,8 +2,10 @@
 
 A message's text is its Subject, From, To and Date lines, a blank line, the body (text/plain preferred, else
 text/html reduced to its visible text by the HTML reader: nothing is fetched, scripts and images are dropped),
-then "Attachments: a.pdf, b.xlsx" naming the attached files. Attachments are not read here: indexing them as
-members of the message is a later step, like archive members.
+then "Attachments: a.pdf, b.xlsx" naming the attached files (a forwarded message is named "Its subject.eml").
+Long tracking links are shortened and paragraphs that are not prose left out (mail_body.py); a delivery
+report's status part is text. Attachments and forwarded messages are read as members of the message
+(members.py). At most MAX_PARTS MIME parts are parsed (mail_parse.py), the rest counted in a note.
 
 `message_document` is the unit: the .mbox reader uses it for each message, and the later step that makes
 each message of an mbox its own search result (with its own date) will call it the same way. Until then an
@@ -15,13 +17,12 @@ with mailbox.mbox itself: that opens the file read-write and indexes all of it, 
 user's files read-only and reads no more than the cap.
 
 Outlook .msg is not read: the one maintained reader (extract-msg) brings an OLE parser and several RTF
-libraries for a format few people keep; .msg files are left out quietly like other binary types.
+libraries for a format few people keep. A .msg is listed as skipped with MSG_REASON, so a person searching
+for a mail they saved that way learns why it is not found.
 """
 
 from __future__ import annotations
 
-import email
-import email.policy
 import email.utils
 import re
 from email.message import EmailMessage, Message
@@ -35,18 +36,22 @@ from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
 from .encoding import clean_text, decode_text, read_capped
 from .html import html_to_text
+from .mail_body import delivery_status, readable_body
+from .mail_parse import MAX_PARTS, parse, parts, parts_note
 from .paged import PagedText
 from .title import clean_title
 
-__all__ = ["EML_SUFFIXES", "MBOX_SUFFIXES", "extract_eml", "extract_mbox", "message_document", "parse_message",
-           "split_mbox", "header", "message_date", "MAX_MESSAGES"]
+__all__ = ["EML_SUFFIXES", "MBOX_SUFFIXES", "MSG_SUFFIXES", "MSG_REASON", "extract_eml", "extract_mbox",
+           "extract_msg", "message_document", "parse_message", "split_mbox", "header", "message_date",
+           "forwarded_name", "MAX_MESSAGES", "MAX_PARTS"]
 
 EML_SUFFIXES = frozenset({".eml"})
 MBOX_SUFFIXES = frozenset({".mbox"})
+MSG_SUFFIXES = frozenset({".msg"})
+MSG_REASON = "Outlook .msg is not supported; save it as .eml"
 
 HEADERS = ("Subject", "From", "To", "Date")
 MAX_HEADER_CHARS = 2000  # a To: line of thousands of recipients is cut
-MAX_PARTS = 1000  # MIME parts looked at per message
 MAX_ATTACHMENTS_LISTED = 100
 MAX_NAME_CHARS = 200
 MAX_MESSAGES = 10_000  # per .mbox
@@ -113,55 +118,80 @@ def _body(msg: EmailMessage, cancel: Optional[CancelToken]) -> tuple[str, Option
     return text, part
 
 
+def forwarded_name(part: Message) -> str:
+    """The name a forwarded message (a message/rfc822 part) goes by: its file name, else "Subject.eml"."""
+    try:
+        name = part.get_filename()
+    except Exception:
+        name = None
+    name = _one_line(name, MAX_NAME_CHARS) if isinstance(name, str) else ""
+    if not name:
+        inner = part.get_payload(0) if isinstance(part.get_payload(), list) and part.get_payload() else None
+        subject = header(inner, "Subject") if isinstance(inner, Message) else ""
+        name = (subject or "forwarded message")[:MAX_NAME_CHARS - 4] + ".eml"
+    if not name.strip(". "):  # "." or ".." is no name
+        name = "forwarded message.eml"
+    return name.replace("/", "\u2215").replace("\\", "\u2216")  # a name, never a path
+
+
 def _attachments(msg: Message, body: Optional[Message]) -> list[str]:
     names: list[str] = []
     more = 0
-    try:
-        for n, part in enumerate(msg.walk()):
-            if n >= MAX_PARTS:
-                break
-            if part is body or part.is_multipart():
-                continue
+    for part in parts(msg):
+        if part is body:
+            continue
+        if part.get_content_type() == "message/rfc822":
+            name = forwarded_name(part)
+        else:
             try:
                 name = part.get_filename()
             except Exception:
                 name = None
             name = _one_line(name, MAX_NAME_CHARS) if isinstance(name, str) else ""
-            if not name:
-                continue
-            if len(names) < MAX_ATTACHMENTS_LISTED:
-                names.append(name)
-            else:
-                more += 1
-    except RecursionError:  # walk() recurses into nested parts: the names found so far are kept
-        pass
+        if not name:
+            continue
+        if len(names) < MAX_ATTACHMENTS_LISTED:
+            names.append(name)
+        else:
+            more += 1
     if more:
         names.append(f"and {more} more")
     return names
 
 
 def message_document(msg: EmailMessage, max_chars: Optional[int] = None,
-                     cancel: Optional[CancelToken] = None) -> Document:
-    """One message as a Document (see the module doc); its title is the subject."""
+                     cancel: Optional[CancelToken] = None, parts_left_out: int = 0) -> Document:
+    """One message as a Document (see the module doc); its title is the subject. `parts_left_out`: MIME parts
+    the parse left out (mail_parse.Parsed), said in a note."""
     lines = [f"{name}: {value}" for name in HEADERS if (value := header(msg, name))]
     body, part = _body(msg, cancel)
+    body, notes = readable_body(body)
+    reports = [r for p in parts(msg) if p.get_content_type() == "message/delivery-status"
+               and (r := delivery_status(p, lambda v: _one_line(v, MAX_HEADER_CHARS)))]
+    body = "\n\n".join(t for t in [body.strip(), *reports] if t)
     if max_chars is not None:
         body = body[:max_chars + 1]  # the registry cuts exactly and says so
-    text = "\n".join(lines) + "\n\n" + body.strip()
+    text = "\n".join(lines) + "\n\n" + body
     attachments = _attachments(msg, part)
     if attachments:
         text += "\n\nAttachments: " + ", ".join(attachments)
-    notes = tuple(n for n in (message_date(msg)[1],) if n)
-    return Document(clean_text(text).strip(), kind="eml", notes=notes, title=clean_title(header(msg, "Subject")))
+    notes += [n for n in (message_date(msg)[1], parts_note(parts_left_out)) if n]
+    return Document(clean_text(text).strip(), kind="eml", notes=tuple(notes), title=clean_title(header(msg, "Subject")))
 
 
 def parse_message(data: bytes) -> EmailMessage:
-    return email.message_from_bytes(data, policy=email.policy.default)
+    """`data` parsed, at most MAX_PARTS MIME parts of it (mail_parse.parse says what was left out)."""
+    return parse(data).msg
 
 
 def extract_eml(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 cancel: Optional[CancelToken] = None) -> Document:
-    return message_document(parse_message(read_capped(path, max_bytes)), max_chars, cancel)
+    parsed = parse(read_capped(path, max_bytes))
+    return message_document(parsed.msg, max_chars, cancel, parsed.parts_left_out)
+
+
+def extract_msg(path: Path, max_bytes: int, **_caps) -> Document:
+    raise UnsupportedFileError(MSG_REASON)
 
 
 def split_mbox(data: bytes) -> Iterator[bytes]:
@@ -179,6 +209,7 @@ def extract_mbox(path: Path, max_bytes: int, max_chars: Optional[int] = None,
     pages = PagedText(max_chars)
     pages.note("one page per message")
     failed: list[int] = []
+    capped = 0
     for number, raw in enumerate(split_mbox(read_capped(path, max_bytes)), start=1):
         if cancel is not None:
             cancel.check()
@@ -188,11 +219,15 @@ def extract_mbox(path: Path, max_bytes: int, max_chars: Optional[int] = None,
         if pages.full:
             break
         try:
-            pages.add(number, message_document(parse_message(raw), max_chars, cancel).text)
+            parsed = parse(raw)
+            capped += parsed.parts_left_out > 0
+            pages.add(number, message_document(parsed.msg, max_chars, cancel).text)
         except (MemoryError, Cancelled):
             raise
         except Exception:  # e.g. RecursionError from the parser: one hostile message, the others are kept
             failed.append(number)
     if failed:
         pages.note(f"{len(failed)} message(s) could not be read (first: message {failed[0]})")
+    if capped:
+        pages.note(f"{capped} message(s) had MIME parts past the first {MAX_PARTS:,} left out")
     return pages.document("mbox")

@@ -26,7 +26,8 @@ from ...base.safe_open import open_regular
 from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
 from .encoding import read_capped
-from .mail import header, message_date, parse_message, split_mbox
+from .mail import forwarded_name, header, message_date, parse_message, split_mbox
+from .mail_parse import parse, parts, parts_note
 from .ziputil import MAX_TOTAL_BYTES, SafeZip
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
@@ -143,7 +144,7 @@ def _tar_members(src, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], s
 
 
 def _mail_members(src, suffix: str, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str, Optional[int], str]]:
-    """(name, data, reason, date_ns, suffix): an mbox's messages, or an .eml's attachments."""
+    """(name, data, reason, date_ns, suffix): an mbox's messages, or an .eml's attachments and forwarded messages."""
     data = src if isinstance(src, bytes) else read_capped(src, budget.max_member)
     if suffix == ".mbox":
         for n, raw in enumerate(split_mbox(data), start=1):
@@ -153,16 +154,18 @@ def _mail_members(src, suffix: str, budget: _Budget) -> Iterator[tuple[str, Opti
             subject = header(msg, "Subject").replace("/", "∕").replace("\\", "∖") or "(no subject)"
             yield f"{n}: {subject}"[:MAX_NAME_CHARS], raw, "", message_date(msg)[0], ".eml"
         return
-    yield from ((n, d, r, None, "") for n, d, r in _attachments(parse_message(data), budget))
+    parsed = parse(data)
+    yield from _attachments(parsed.msg, budget)
+    if parsed.parts_left_out:  # listed and kept in the ledger like any member left out
+        yield "", None, parts_note(parsed.parts_left_out), None, ""
 
 
-def _attachments(msg, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str]]:
-    try:
-        parts = list(msg.walk())[:1000]
-    except RecursionError:
-        return
-    for part in parts:
-        if part.is_multipart():
+def _attachments(msg, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str, Optional[int], str]]:
+    for part in parts(msg):
+        if budget.cancel is not None:
+            budget.cancel.check()
+        if part.get_content_type() == "message/rfc822":  # a forwarded message: an entry with its own headers
+            yield _forwarded(part, budget)
             continue
         try:
             name = part.get_filename()
@@ -175,10 +178,21 @@ def _attachments(msg, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], s
         except Exception:
             payload = None
         if not isinstance(payload, bytes):
-            yield name, None, "attachment could not be decoded"
+            yield name, None, "attachment could not be decoded", None, ""
             continue
         why = budget.take(len(payload))
-        yield (name, None, why) if why else (name, payload, "")
+        yield (name, None, why, None, "") if why else (name, payload, "", None, "")
+
+
+def _forwarded(part, budget: _Budget) -> tuple[str, Optional[bytes], str, Optional[int], str]:
+    name = forwarded_name(part)
+    try:
+        inner = part.get_payload(0)
+        data = inner.as_bytes()
+    except Exception:  # IndexError (empty), or headers the generator cannot write again
+        return name, None, "forwarded message could not be read", None, ".eml"
+    why = budget.take(len(data))
+    return (name, None, why, None, ".eml") if why else (name, data, "", message_date(inner)[0], ".eml")
 
 
 def _entries(src, suffix: str, budget: _Budget):

@@ -34,6 +34,7 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "odp": (odp.SUFFIXES, odp.extract_odp),
     "eml": (mail.EML_SUFFIXES, mail.extract_eml),
     "mbox": (mail.MBOX_SUFFIXES, mail.extract_mbox),
+    "msg": (mail.MSG_SUFFIXES, mail.extract_msg),  # not read: listed as skipped with the reason and what to do
     "archive": (members.ARCHIVE_SUFFIXES, members.extract_archive),  # the listing; members are entries of their own
     "sniffed": (frozenset(), sniff.extract_sniffed),  # any other suffix: plain text when the content is
 }

@@ -22,7 +22,6 @@ KNOWN_BINARY_SUFFIXES = frozenset(
         "ttf otf woff woff2 eot "
         "sqlite sqlite3 db mdb accdb pkl pickle npy npz h5 hdf5 parquet feather onnx pt pth safetensors ckpt "
         "doc xls xlsb ppt key numbers pages odg "
-        "msg "  # Outlook mail: no maintained reader without a stack of OLE/RTF dependencies (see mail.py)
         "swp swo lock"
     ).split()
 )

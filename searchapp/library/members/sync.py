@@ -28,6 +28,7 @@ from ...base.progress import CancelToken
 from ...base.types import Document
 from ...ingest.extractors import extract
 from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, member_key, split_member
+from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import is_container, iter_members, read_member
 from ...ingest.scan import ScannedFile
 from ..ocr.text_pass import pdf_waits_for_ocr, waits_for_ocr
@@ -82,6 +83,12 @@ def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config:
 
     `index_doc(path, old, scanned, sha, doc, date_ns, ocr=None)` chunks and queues one entry; `problem(path, old,
     status, reason, scanned)` records a skip or failure. Raises Cancelled (the caller commits what is done)."""
+    with parse_once():  # a mail is read as text, then as the container of its attachments: parsed once
+        return _index_container(f, path, existing, sha, config, cancel, rep, index_doc, problem, check_cancel)
+
+
+def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config: Config,
+                     cancel: Optional[CancelToken], rep, index_doc, problem, check_cancel) -> set[str]:
     max_bytes = int(config.scan.max_file_mb * 2**20)
     seen: set[str] = set()
     listing: list[str] = []

@@ -278,3 +278,46 @@ def test_dates_out_of_range_or_garbage_never_stop_a_sync(tmp_path, tiny_bi_encod
     assert main(["--data-dir", str(data), "index", "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["added"] == again["updated"] == again["failed"] == 0, again
+
+
+# -- mail: a forwarded message is a member; a mail of many parts is parsed once, what is left out listed ---
+def test_a_forwarded_message_is_a_member_with_its_own_headers_body_and_attachments(tiny_library, tmp_path):
+    from office_files import forwarded
+
+    d = tmp_path / "mail"
+    d.mkdir()
+    (d / "fwd.eml").write_bytes(forwarded().as_bytes())
+    rep = tiny_library.add_folder(d)
+    assert rep.failed == 0 and rep.problems == [], rep.problems
+    fwd = str(d / "fwd.eml") + MEMBER_SEP + "The bridge survey.eml"
+    assert _names(tiny_library.search("suspension repainting", mode="lexical")) == [fwd]
+    assert _names(tiny_library.search("corrosion", mode="lexical")) == [fwd + MEMBER_SEP + "cables.txt"]
+    from searchapp.store.ledger import entry_state
+    state, row, date_ns, _ = entry_state(tiny_library.store, fwd)
+    assert state == "indexed" and date_ns == 1514887200 * 10**9  # the forwarded message's own Date
+
+
+def test_a_mail_of_many_parts_is_parsed_once_and_what_is_left_out_is_listed(tiny_library, tmp_path, monkeypatch):
+    import email
+
+    from office_files import many_parts
+
+    d = tmp_path / "mail"
+    d.mkdir()
+    (d / "many.eml").write_bytes(many_parts(3000, subject="Many parts"))
+    (d / "outlook.zip").write_bytes(_zip({"saved.msg": b"\xd0\xcf\x11\xe0" + b"\0" * 100}))
+    parsed: list[bytes] = []
+    real = email.message_from_bytes
+    monkeypatch.setattr(email, "message_from_bytes",
+                        lambda b, **kw: parsed.append(b[:19]) or real(b, **kw))
+    rep = tiny_library.add_folder(d)
+    assert parsed.count(b"Subject: Many parts") == 1  # text and attachments from one parse
+    problems = dict(rep.problems)
+    many = str(d / "many.eml")
+    assert problems[many + MEMBER_SEP + "…"] == "only the first 1,000 MIME parts read; 2,001 left out"
+    assert problems[str(d / "outlook.zip") + MEMBER_SEP + "saved.msg"] == "Outlook .msg is not supported; save it as .eml"
+    assert _names(tiny_library.search("heron", mode="lexical")) == [many]
+    skipped = {r.path: r.error for s, r in tiny_library.ledger("skipped")}
+    assert skipped[many + MEMBER_SEP + "…"].startswith("only the first 1,000 MIME parts read")
+    assert sum(1 for p in skipped if p.startswith(many + MEMBER_SEP)) == 1
+    assert rep.added == 1 + 999  # the mail and the 999 attachments within its first 1,000 parts
