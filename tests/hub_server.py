@@ -17,6 +17,12 @@ Hostile modes (off by default), for tests of a hub that is not to be trusted:
   endless_body    these file paths answer with a body that never ends (zeros, no Content-Length; stops
                   at ENDLESS_LIMIT or when the client hangs up); `sent[path]` counts what went out
   extra_entries   entries appended to the listing (hostile file names)
+  slow_body       {file path: seconds}: that file's body (Content-Length as usual) goes one byte per interval
+  slow_headers    seconds: the revision answer's status line and headers go one byte per interval, forever
+  link_header     this Link header on every listing page (e.g. 60 KB of '<')
+  malformed       the revision request answers "headers" (101 of them), "line" (a 65 KB header line) or
+                  "status" (a status line that is not HTTP)
+A trickle stops when the client hangs up or the hub is closed; `sent[path]` counts its bytes.
 """
 
 from __future__ import annotations
@@ -54,6 +60,10 @@ class FakeHub:
         self.endless_tree = False
         self.endless_body: set[str] = set()
         self.extra_entries: list[dict] = []
+        self.slow_body: dict[str, float] = {}
+        self.slow_headers: Optional[float] = None
+        self.link_header: Optional[str] = None
+        self.malformed: Optional[str] = None
         self.sent: dict[str, int] = {}
         self.headers_seen: list[dict] = []
         hub = self
@@ -106,6 +116,8 @@ class FakeHub:
             self.release.wait(60)
             h.close_connection = True
             return
+        if (self.slow_headers is not None or self.malformed) and _INFO.match(path):
+            return self._hostile_head(h, path)
         if self.endless_tree and _TREE.match(path):
             page = int(re.search(r"cursor=(\d+)", query).group(1)) if "cursor=" in query else 0
             entries = [{"type": "directory", "path": f"d{page}-{i}", "oid": "0" * 40} for i in range(100)]
@@ -122,6 +134,8 @@ class FakeHub:
                     body["sha"] = self.lie_commit
                 if fn == self._tree:
                     body = body + self.extra_entries
+                    if self.link_header is not None:
+                        return self._json(h, body, head, {"Link": self.link_header})
                 return self._json(h, body, head)
         m = _RESOLVE.match(path)
         if m is None:
@@ -159,7 +173,39 @@ class FakeHub:
             self.release.wait(60)
             h.close_connection = True  # drop it: the rest never comes
             return
+        if m["path"] in self.slow_body:
+            h.close_connection = True
+            return self._trickle(h, m["path"], body, self.slow_body[m["path"]])
         h.wfile.write(body)
+
+    def _trickle(self, h: BaseHTTPRequestHandler, path: str, data: bytes, every: float) -> None:
+        """Slowloris: one byte per `every` seconds, each well within any per-read timeout."""
+        self.sent[path] = 0
+        try:
+            for i in range(len(data)):
+                h.wfile.write(data[i:i + 1])
+                h.wfile.flush()
+                self.sent[path] += 1
+                if self.release.wait(every):
+                    return
+        except OSError:  # the client hung up: what it should do
+            pass
+
+    def _hostile_head(self, h: BaseHTTPRequestHandler, path: str) -> None:
+        h.close_connection = True
+        if self.slow_headers is not None:  # a header that never ends, a byte at a time
+            return self._trickle(h, path, b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * (1 << 20), self.slow_headers)
+        head = [b"HTTP/1.1 200 OK", b"Content-Type: application/json", b"Content-Length: 2"]
+        if self.malformed == "headers":
+            head += [b"X-H%d: x" % i for i in range(101)]
+        elif self.malformed == "line":
+            head.append(b"X-Long: " + b"a" * (65 << 10))
+        elif self.malformed == "status":
+            head[0] = b"\x1b]0;pwned\x07 NOT HTTP AT ALL"
+        try:
+            h.wfile.write(b"\r\n".join(head) + b"\r\n\r\n{}")
+        except OSError:
+            pass
 
     def _endless(self, h: BaseHTTPRequestHandler, path: str, etag: str, commit: str, head: bool) -> None:
         h.send_response(200)

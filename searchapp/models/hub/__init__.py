@@ -21,6 +21,7 @@ removed at once, or by the next pull when the process was killed.
   cache.py     the Hugging Face cache layout: staging, blobs/snapshots/refs, remove, sizes
   errors.py    DownloadError and the one sentence a disk failure becomes
   http.py      the HTTP client (urllib; timeouts, caps, no credentials in messages); hub_host
+  deadline.py  the deadline of a whole request (a minimum rate), so a trickling hub cannot hold a pull
 """
 
 from __future__ import annotations

@@ -10,13 +10,17 @@ redirect never carries the endpoint's credentials to another host.
   GET {endpoint}/api/models/{repo}/tree/{commit}?recursive=true   (+ Link rel="next" pages, capped)
   GET {endpoint}/{repo}/resolve/{commit}/{path}            -> the bytes, streamed into a file we opened
 
-Timeouts: HUB_TIMEOUT_S for connecting and for each wait for bytes ($SEARCHAPP_HUB_TIMEOUT overrides it).
+Timeouts: HUB_TIMEOUT_S for connecting and for each wait for bytes ($SEARCHAPP_HUB_TIMEOUT overrides it), and
+a deadline for each whole request, max(timeout, expected bytes / minimum rate) (deadline.py), so that a hub
+trickling bytes cannot hold a pull open. Malformed HTTP (a bad status line, over 100 headers, a 64 KB line)
+and an oversized Link header are refused in one sentence.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -29,11 +33,12 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 from ...base.errors import Cancelled, ConfigError, ModelNotFoundError, SearchAppError
 from ...base.progress import CancelToken
 from ...base.terminal import printable
-from .errors import DownloadError
+from .deadline import RequestDeadline, hub_min_rate
+from .errors import DownloadError, malformed_http, too_slow
 
 __all__ = ["HubClient", "DEFAULT_ENDPOINT", "HUB_TIMEOUT_S", "MAX_JSON_BYTES", "MAX_LISTING_PAGES",
            "MAX_LISTING_ENTRIES", "hub_endpoint", "hub_host", "hub_timeout", "parse_endpoint", "host_of",
-           "is_commit", "check_etag"]
+           "is_commit", "check_etag", "next_link", "MAX_LINK_CHARS"]
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 HUB_TIMEOUT_S = 30.0  # connect, and each wait for the next bytes; a cancel is noticed between chunks anyway
@@ -41,6 +46,8 @@ MAX_JSON_BYTES = 16 << 20  # one model-info answer or one listing page
 MAX_LISTING_PAGES = 50  # the hub pages 1,000 entries at a time; a model repository needs one or two
 MAX_LISTING_ENTRIES = 5000  # files AND folders: a hub that lists folders forever stops here
 MAX_REDIRECTS = 5
+MAX_LINK_CHARS = 8192  # a real Link header is one or two URLs
+JSON_BUDGET = 1 << 20  # bytes a model-info answer or a listing page is given time for (a real page is ~200 kB)
 CHUNK = 1 << 20
 
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -111,6 +118,24 @@ def check_etag(value: Optional[str], what: str) -> None:
         raise DownloadError(f"The hub sent a malformed ETag for {printable(what)}; refusing to download from it.")
 
 
+def next_link(header: str) -> Optional[str]:
+    """The rel="next" target of a Link header (RFC 8288), found in one pass: no regex that could backtrack."""
+    pos = 0
+    while True:
+        end = header.find(">", pos)
+        if end < 0:
+            return None
+        start = header.rfind("<", pos, end)  # the last '<' before '>': junk before a link is not part of it
+        stop = header.find(",", end)  # its parameters run to the next link
+        stop = len(header) if stop < 0 else stop
+        if start >= 0:
+            for param in header[end + 1:stop].split(";"):
+                name, _, value = param.partition("=")
+                if name.strip().lower() == "rel" and "next" in value.strip().strip('"').lower().split():
+                    return header[start + 1:end].strip()
+        pos = stop + 1
+
+
 class _Redirects(urllib.request.HTTPRedirectHandler):
     max_redirections = MAX_REDIRECTS
 
@@ -120,10 +145,36 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def _opener() -> urllib.request.OpenerDirector:
+class _Watched:
+    """Hands the socket of each connection it opens to the request's deadline, which may cut it."""
+
+    def __init__(self, deadline: RequestDeadline) -> None:
+        super().__init__()
+        self.deadline = deadline
+
+    def do_open(self, http_class, req, **kw):
+        deadline = self.deadline
+
+        class Connection(http_class):
+            def connect(self) -> None:
+                super().connect()
+                deadline.attach(self.sock)
+
+        return super().do_open(Connection, req, **kw)
+
+
+class _HTTPHandler(_Watched, urllib.request.HTTPHandler):
+    pass
+
+
+class _HTTPSHandler(_Watched, urllib.request.HTTPSHandler):
+    pass
+
+
+def _opener(deadline: RequestDeadline) -> urllib.request.OpenerDirector:
     """http and https only: no file:, ftp: or data: handlers that a redirect or HF_ENDPOINT could reach."""
     opener = urllib.request.OpenerDirector()
-    for handler in (urllib.request.ProxyHandler(), urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(),
+    for handler in (urllib.request.ProxyHandler(), _HTTPHandler(deadline), _HTTPSHandler(deadline),
                     _Redirects(), urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor()):
         opener.add_handler(handler)
     return opener
@@ -139,41 +190,59 @@ class HubClient:
         self.host = urlsplit(self.base).netloc
         self.cancel = cancel or CancelToken()
         self.timeout = timeout if timeout is not None else hub_timeout()
+        self.min_rate = hub_min_rate()
+        self._deadline = RequestDeadline()
         self._auth = None
         if creds is not None:
             self._auth = "Basic " + base64.b64encode(f"{creds[0]}:{creds[1]}".encode()).decode("ascii")
-        self._opener = _opener()
+        self._opener = _opener(self._deadline)
 
     # -- requests ---------------------------------------------------------------------------------
-    def _open(self, url: str, repo_id: str, what: str):
+    def _open(self, url: str, repo_id: str, what: str, expect: int):
+        """The response to a GET whose body should be `expect` bytes: the request's deadline runs from here."""
         self.cancel.check()
         req = urllib.request.Request(url, headers={"User-Agent": "searchapp", "Accept-Encoding": "identity"})
         if self._auth and urlsplit(url).netloc == self.host:
             req.add_unredirected_header("Authorization", self._auth)  # never copied onto a redirect
+        self._deadline.start(max(self.timeout, expect / self.min_rate))
         try:
             return self._opener.open(req, timeout=self.timeout)
-        except urllib.error.HTTPError as exc:
-            raise self._http_error(exc, repo_id, what) from None
-        except (socket.timeout, TimeoutError) as exc:
-            raise self._timeout_error(repo_id) from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, (socket.timeout, TimeoutError)):
-                raise self._timeout_error(repo_id) from exc
-            if isinstance(exc.reason, SearchAppError):
-                raise exc.reason from None
-            raise self._unreachable(repo_id) from exc
-        except (OSError, ValueError) as exc:  # connection reset, malformed status line, bad URL
-            raise self._unreachable(repo_id) from exc
+        except Exception as exc:
+            self._deadline.stop()
+            err = self._slow_error(repo_id, what) if self._deadline.expired else self._open_error(exc, repo_id, what)
+            if err is exc:
+                raise
+            raise err from exc
+
+    def _open_error(self, exc: Exception, repo_id: str, what: str) -> Exception:
+        if isinstance(exc, urllib.error.HTTPError):
+            return self._http_error(exc, repo_id, what)
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        if isinstance(reason, (socket.timeout, TimeoutError)):
+            return self._timeout_error(repo_id)
+        if isinstance(reason, SearchAppError):
+            return reason
+        if isinstance(exc, (OSError, ValueError)):  # connection refused or reset, closed before a status line
+            return self._unreachable(repo_id)
+        if isinstance(exc, http.client.HTTPException):  # a bad status line, over 100 headers, a 64 KB line
+            return self._malformed(exc, repo_id, what)
+        return exc
 
     def _read(self, resp, cap: int, repo_id: str, what: str, sink: Optional[Callable[[bytes], None]] = None) -> bytes:
-        """Read at most `cap` bytes (more is an error); chunks go to `sink` when given, else are returned."""
+        """Read at most `cap` bytes (more is an error); chunks go to `sink` when given, else are returned.
+
+        Past the request's deadline its socket is shut down: the read ends, and the error says why."""
         got = 0
         buf = bytearray()
         try:
             while True:
                 self.cancel.check()
-                chunk = resp.read1(min(CHUNK, cap + 1 - got))  # read1: a trickling hub cannot hold a read open
+                if self._deadline.passed():
+                    raise self._slow_error(repo_id, what)
+                chunk = resp.read1(min(CHUNK, cap + 1 - got))  # read1: returns what has come, up to CHUNK
                 if not chunk:
+                    if self._deadline.expired:
+                        raise self._slow_error(repo_id, what)
                     break
                 got += len(chunk)
                 if got > cap:
@@ -183,23 +252,32 @@ class HubClient:
                     buf += chunk
                 else:
                     sink(chunk)
-        except (socket.timeout, TimeoutError) as exc:
-            raise self._timeout_error(repo_id) from exc
         except (Cancelled, SearchAppError):
             raise
-        except OSError as exc:
-            if getattr(exc, "errno", None) is not None and sink is not None and not isinstance(exc, ConnectionError):
-                raise  # a disk error while writing: the caller says which disk
-            raise self._unreachable(repo_id) from exc
-        except Exception as exc:  # noqa: BLE001 - http.client's IncompleteRead and protocol errors
+        except Exception as exc:
+            if self._deadline.expired:  # the deadline cut the socket: that is the error, not what it caused
+                raise self._slow_error(repo_id, what) from exc
+            if isinstance(exc, (socket.timeout, TimeoutError)):
+                raise self._timeout_error(repo_id) from exc
+            if isinstance(exc, OSError):
+                if exc.errno is not None and sink is not None and not isinstance(exc, ConnectionError):
+                    raise  # a disk error while writing: the caller says which disk
+                raise self._unreachable(repo_id) from exc
+            if isinstance(exc, http.client.LineTooLong):  # a chunk size line of 64 KB
+                raise self._malformed(exc, repo_id, what) from exc
+            # http.client's IncompleteRead and other protocol errors
             raise DownloadError(f"The connection to {self.host} broke while fetching {printable(what)} of {repo_id}; "
                                 "try again (nothing was installed).") from exc
         finally:
-            resp.close()
+            self._done(resp)
         return bytes(buf)
 
+    def _done(self, resp) -> None:
+        self._deadline.stop()
+        resp.close()
+
     def get_json(self, url: str, repo_id: str, what: str):
-        resp = self._open(url, repo_id, what)
+        resp = self._open(url, repo_id, what, JSON_BUDGET)
         link = resp.headers.get("Link")
         body = self._read(resp, MAX_JSON_BYTES, repo_id, what)
         try:
@@ -236,14 +314,17 @@ class HubClient:
             if len(entries) > MAX_LISTING_ENTRIES:
                 raise DownloadError(f"{self.host} lists more than {MAX_LISTING_ENTRIES} files and folders for {repo_id}; "
                                     "that is not a single model, so nothing was downloaded.")
-            url = self._next_page(link, url)
+            url = self._next_page(link, url, repo_id)
         return entries
 
-    def _next_page(self, link: Optional[str], current: str) -> Optional[str]:
-        m = re.search(r'<([^>]*)>\s*;\s*rel="?next"?', link or "")
-        if m is None:
+    def _next_page(self, link: Optional[str], current: str, repo_id: str) -> Optional[str]:
+        if link and len(link) > MAX_LINK_CHARS:
+            raise DownloadError(f"{self.host} sent a paging link longer than {MAX_LINK_CHARS:,} characters for "
+                                f"{repo_id}; refusing it (nothing was downloaded).")
+        target = next_link(link or "")
+        if target is None:
             return None
-        nxt = urljoin(current, m.group(1))
+        nxt = urljoin(current, target)
         here, there = urlsplit(current), urlsplit(nxt)
         if (there.scheme, there.netloc) != (here.scheme, here.netloc):
             raise DownloadError(f"{self.host} sent a next-page link to another host; refusing to follow it.")
@@ -252,19 +333,21 @@ class HubClient:
     def fetch(self, repo_id: str, commit: str, path: str, size: int, out: BinaryIO,
               on_bytes: Callable[[int], None]) -> tuple[str, str]:
         """Stream `path` into `out`, refusing more than `size` bytes; returns (sha256, git blob sha1) hex."""
-        resp = self._open(f"{self.base}/{repo_id}/resolve/{commit}/{quote(path)}", repo_id, path)
-        check_etag(resp.headers.get("ETag"), path)
-        check_etag(resp.headers.get("X-Linked-Etag"), path)
-        said = resp.headers.get("X-Repo-Commit")
-        if said is not None and said.strip() != commit:
-            resp.close()
-            raise DownloadError(f"{self.host} served {printable(path)} of {repo_id} from another commit than it "
-                                "announced; refusing it (nothing was installed).")
-        length = resp.headers.get("Content-Length")
-        if length is not None and (not length.strip().isdigit() or int(length) > size):
-            resp.close()
-            raise DownloadError(f"{self.host} announced more bytes for {printable(path)} of {repo_id} than its file "
-                                f"list declared ({size:,}); refusing it (nothing was installed).")
+        resp = self._open(f"{self.base}/{repo_id}/resolve/{commit}/{quote(path)}", repo_id, path, size)
+        try:
+            check_etag(resp.headers.get("ETag"), path)
+            check_etag(resp.headers.get("X-Linked-Etag"), path)
+            said = resp.headers.get("X-Repo-Commit")
+            if said is not None and said.strip() != commit:
+                raise DownloadError(f"{self.host} served {printable(path)} of {repo_id} from another commit than it "
+                                    "announced; refusing it (nothing was installed).")
+            length = resp.headers.get("Content-Length")
+            if length is not None and (not length.strip().isdigit() or int(length) > size):
+                raise DownloadError(f"{self.host} announced more bytes for {printable(path)} of {repo_id} than its "
+                                    f"file list declared ({size:,}); refusing it (nothing was installed).")
+        except DownloadError:
+            self._done(resp)
+            raise
         sha256 = hashlib.sha256()
         sha1 = hashlib.sha1(b"blob %d\0" % size)  # git's blob id, the name the cache gives small files
 
@@ -294,6 +377,12 @@ class HubClient:
             return DownloadError(f"{printable(what)} of {repo_id} disappeared from {self.host} during the download; "
                                  "try again.")
         return DownloadError(f"{self.host} answered HTTP {exc.code} for {repo_id}; try again later (nothing was changed).")
+
+    def _slow_error(self, repo_id: str, what: str) -> DownloadError:
+        return too_slow(self.host, what, repo_id, self.min_rate, self.timeout)
+
+    def _malformed(self, exc: http.client.HTTPException, repo_id: str, what: str) -> DownloadError:
+        return malformed_http(self.host, exc, repo_id, asking=what in ("its model info", "its file list"))
 
     def _timeout_error(self, repo_id: str) -> DownloadError:
         return DownloadError(f"{self.host} did not answer within {self.timeout:g} s while downloading {repo_id}; "

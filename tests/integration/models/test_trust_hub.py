@@ -1,6 +1,7 @@
 """Issue 18: a hostile hub (a real HTTP server on 127.0.0.1) against `models pull`, the GUI download and
 `models remove`: lying ETags and commit ids, hostile file names, a revision request never answered, listings
-paged forever, a body that never ends, credentials and a malformed HF_ENDPOINT."""
+paged forever, a body that never ends, credentials and a malformed HF_ENDPOINT; a hub trickling bytes, a Link
+header built to backtrack, malformed HTTP."""
 
 from __future__ import annotations
 
@@ -219,3 +220,65 @@ def test_a_malformed_hf_endpoint_is_one_line(hf_cache, monkeypatch):
     from searchapp.gui.model_download import describe
 
     assert "HF_ENDPOINT" in describe(RERANKER_ID, "reranker")  # the dialog opens and says which setting is wrong
+
+
+# -- a hub that trickles, a Link header built to backtrack, malformed HTTP ----------------------
+# Deadlines of 2 s: the timeout is the floor, and 10 MB/s times the ~4 MB of weights is less.
+QUICK = {"SEARCHAPP_HUB_TIMEOUT": "2", "SEARCHAPP_HUB_MIN_RATE_KB": "10000"}
+
+
+@pytest.mark.parametrize("where", ["body", "headers"])
+def test_a_hub_trickling_a_byte_at_a_time_is_cut_at_the_request_deadline(hub, hf_cache, where):
+    # Each byte comes well within the 2 s timeout: only a deadline for the whole request ends this.
+    if where == "body":
+        hub.slow_body["model.safetensors"] = 0.2
+        what, key = "model.safetensors", "model.safetensors"
+    else:
+        hub.slow_headers = 0.2
+        what, key = "its model info", f"/api/models/{RERANKER_ID}/revision/main"
+    rc, err, _ = pull_cli(timeout=90, env_extra=QUICK)
+    assert rc == 1 and err.strip().splitlines() == [
+        f"searchapp: error: {hub.url[7:]} sent {what} of {RERANKER_ID} too slowly (less than 10,000 kB/s, "
+        "given 2 s at least); try again later (nothing was installed)."], err
+    size = len(hub.repos[RERANKER_ID].files["model.safetensors"])
+    assert 0 < hub.sent[key] < min(size, 1 << 20)  # it started, and was given up on long before the end
+    assert leftovers(hf_cache) == []
+
+
+def test_a_link_header_built_to_backtrack_is_refused_in_one_line(hub, hf_cache):
+    hub.link_header = "<" * 60_000  # quadratic for a `<([^>]*)>` search: seconds of CPU per page
+    rc, err, _ = pull_cli(timeout=120)
+    assert rc == 1 and err.strip().splitlines() == [
+        f"searchapp: error: {hub.url[7:]} sent a paging link longer than 8,192 characters for {RERANKER_ID}; "
+        "refusing it (nothing was downloaded)."], err
+    assert not any("/resolve/" in p for _, p in hub.requests) and leftovers(hf_cache) == []
+
+
+@pytest.mark.parametrize("link, want", [
+    ('<https://h/api/models/a/b/tree/c?recursive=true&cursor=QQ==>; rel="next"',
+     "https://h/api/models/a/b/tree/c?recursive=true&cursor=QQ=="),
+    ("</p?page=1>; rel=first, </p?page=3>;rel=next", "/p?page=3"),
+    ('</p?x=1,2>; title="a; b"; REL="prev next"', "/p?x=1,2"),
+    ('</last>; rel="last"', None),
+    ("<" * 8000 + ', </p2>; rel="next"', "/p2"),  # junk before a real link: the link, not the junk
+    ("<" * 8000, None),
+    ("", None),
+])
+def test_the_link_header_parser_finds_rel_next(link, want):
+    from searchapp.models.hub.http import next_link
+
+    assert next_link(link) == want
+
+
+@pytest.mark.parametrize("kind, said", [
+    ("headers", "more than 100 headers"),
+    ("line", "a header line longer than 64 KB"),
+    ("status", "a status line that is not HTTP"),
+])
+def test_malformed_http_from_the_hub_is_one_line(hub, hf_cache, kind, said):
+    hub.malformed = kind
+    rc, err, _ = pull_cli(env_extra=QUICK)
+    assert rc == 1 and err.strip().splitlines() == [
+        f"searchapp: error: {hub.url[7:]} sent malformed HTTP ({said}) for {RERANKER_ID}; it does not look like "
+        "a Hugging Face hub (nothing was downloaded)."], err
+    assert "\x1b" not in err and leftovers(hf_cache) == []
