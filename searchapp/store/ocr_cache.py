@@ -4,16 +4,20 @@ A SQLite file of its own beside the library (not a table of library.db): it is a
 OCRing again, so it needs no migration and may be deleted at any time. Private like every library file.
 An entry is checked as it is read (the file can be edited by anyone who can write the data dir): one that
 could not have been written here (a page number past SQLite's integers, a span outside the text, notes that
-are not strings) is deleted and the file OCR'd again, instead of failing every sync that reads it.
+are not strings) is deleted and the file OCR'd again, instead of failing every sync that reads it. A cache
+file SQLite cannot read is a StoreError that names it (delete it: only OCR time is lost), never taken for
+damage to the library.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
+from ..base.errors import StoreError
 from ..base.private import create_private_file
 from ..base.types import Document, PageSpan
 
@@ -31,32 +35,44 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS ocr(
 class OcrCache:
     def __init__(self, data_dir: Path | str, read_only: bool = False) -> None:
         """`read_only`: for readers (the preview), which never create or write the cache; the file must exist."""
-        path = Path(data_dir) / OCR_CACHE_NAME
+        path = self.path = Path(data_dir) / OCR_CACHE_NAME
+        self.read_only = read_only
         if read_only:
             self.conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=30)
             return
         create_private_file(path)
         self.conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
-        self.conn.execute(_SCHEMA)
-        self.conn.commit()
+        with self._named():
+            self.conn.execute(_SCHEMA)
+            self.conn.commit()
+
+    @contextlib.contextmanager
+    def _named(self) -> Iterator[None]:
+        """SQLite's errors here as a StoreError naming this file: the CLI would take a bare one for the library's."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"the OCR cache {self.path} cannot be used ({exc}). It is only a cache: delete it "
+                             f"(rm '{self.path}') and sync again; the library is not affected") from exc
 
     def get(self, sha256: str) -> Optional[Document]:
         """The cached text of these bytes; None when there is none, or when the entry is not one this cache
         writes (then it is deleted: the file is OCR'd again and cached anew)."""
-        row = self.conn.execute("SELECT text, pages, notes FROM ocr WHERE sha256 = ?", (sha256,)).fetchone()
-        if row is None:
-            return None
-        doc = _entry(*row)
-        if doc is None:
-            with self.conn:
-                self.conn.execute("DELETE FROM ocr WHERE sha256 = ?", (sha256,))
+        with self._named():
+            row = self.conn.execute("SELECT text, pages, notes FROM ocr WHERE sha256 = ?", (sha256,)).fetchone()
+            if row is None:
+                return None
+            doc = _entry(*row)
+            if doc is None and not self.read_only:
+                with self.conn:
+                    self.conn.execute("DELETE FROM ocr WHERE sha256 = ?", (sha256,))
         return doc
 
     def put(self, sha256: str, engine: str, doc: Document) -> None:
         if len(doc.text) > MAX_CACHED_CHARS:
             return
         pages = json.dumps([[p.page, p.start, p.end] for p in doc.pages])
-        with self.conn:
+        with self._named(), self.conn:
             self.conn.execute("INSERT OR REPLACE INTO ocr(sha256, engine, text, pages, notes) VALUES (?, ?, ?, ?, ?)",
                               (sha256, engine, doc.text, pages, json.dumps(list(doc.notes))))
 
@@ -100,7 +116,7 @@ def read_cached(data_dir: Path | str, sha256: str) -> Optional[Document]:
     cache = OcrCache(data_dir, read_only=True)
     try:
         return cache.get(sha256)
-    except sqlite3.Error:  # damaged, or written by a newer version: the preview says it cannot show the text
+    except (sqlite3.Error, StoreError):  # damaged, or newer: the preview says it cannot show the text
         return None
     finally:
         cache.close()

@@ -193,3 +193,32 @@ def test_a_sync_with_a_tampered_ocr_cache_entry_ocrs_the_file_again(tmp_path, ti
                                                                                                   "copy.png"}
     assert rep.failed == 0 and rep.problems == []
     tiny_library.sync()  # and the next sync is fine too
+
+
+@pytest.mark.parametrize("damage", ["garbage", "pages"])
+def test_a_damaged_ocr_cache_is_named_never_taken_for_the_library(tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys,
+                                                                   monkeypatch, damage):
+    from searchapp.ingest.ocr.engine import ENGINE_ENV
+    from searchapp.store.ocr_cache import OCR_CACHE_NAME, OcrCache
+
+    data = build_tiny_library(tmp_path, {"notes.txt": "a note"}, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    monkeypatch.setenv(ENGINE_ENV, "none")  # the cache is read first; no engine is needed to reach it
+    cache_path = data / OCR_CACHE_NAME
+    if damage == "garbage":
+        cache_path.write_bytes(b"not a database at all " * 200)
+    else:
+        cache = OcrCache(data)
+        for i in range(200):
+            cache.conn.execute("INSERT INTO ocr VALUES (?, 'x', ?, '[]', '[]')", (f"{i:064d}", "text " * 100))
+        cache.conn.commit()
+        cache.close()
+        _scribble_after_first_page(cache_path)
+    text_image(["Lighthouse keeper log"]).save(tmp_path / "docs" / "scan.png")
+    library_bytes_before = (data / "library.sqlite").stat().st_size
+    code, out, err = cli(capsys, data, "index", str(tmp_path / "docs"))
+    assert code == 3 and str(cache_path) in err and "library.sqlite" not in err, err
+    assert err.strip().splitlines()[-1].startswith("searchapp: error: the OCR cache")
+    assert (data / "library.sqlite").stat().st_size >= library_bytes_before
+    # Deleted as told: the next sync goes through.
+    cache_path.unlink()
+    assert cli(capsys, data, "index", str(tmp_path / "docs"))[0] == 0
