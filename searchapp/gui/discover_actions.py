@@ -1,80 +1,85 @@
 """The main window's "Similar files" and "Duplicates" actions: menu entries, the results' context menu, and the
-jobs behind them. Kept out of main_window.py, which only calls `install(window)`."""
+jobs behind them. Kept out of main_window.py, which only builds this part and lends it what it needs."""
 
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Callable, Optional
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from ..library.search.duplicates import DEFAULT_THRESHOLD
 from .duplicates_window import DuplicatesWindow
+from .filter_bar import FilterBar
+from .library_session import LibrarySession
 from .results_model import HIT_ROLE
+from .search_controller import SearchController
+from .services import Services
 
-__all__ = ["install", "show_similar", "open_duplicates"]
-
-
-def install(win) -> None:
-    win.duplicates_window = None
-    file_menu = win.menuBar().actions()[0].menu()
-    act = QAction("Similar &Files…", win)
-    act.setObjectName("similarFilesAction")
-    act.triggered.connect(lambda: _ask_similar(win))
-    file_menu.insertAction(file_menu.actions()[-1], act)
-    view_menu = win.menuBar().actions()[1].menu()
-    act = QAction("&Duplicates…", win)
-    act.setObjectName("duplicatesAction")
-    act.triggered.connect(lambda: open_duplicates(win))
-    view_menu.addAction(act)
-    view = win.results_view
-    view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-    view.customContextMenuRequested.connect(lambda pos: _context_menu(win, pos).popup(view.viewport().mapToGlobal(pos)))
+__all__ = ["DiscoverActions"]
 
 
-def _context_menu(win, pos: QPoint) -> QMenu:
-    menu = QMenu(win.results_view)
-    hit = win.results_view.indexAt(pos).data(HIT_ROLE)
-    if hit is not None:
-        menu.addAction("Similar files", lambda: show_similar(win, hit.path))
-        if hit.page:
-            menu.addAction(f"Similar to page {hit.page}", lambda: show_similar(win, hit.path, hit.page))
-        menu.addAction("Open", lambda: win.search.open_index(win.results_view.indexAt(pos)))
-    return menu
+class DiscoverActions:
+    def __init__(self, services: Services, session: LibrarySession, search: SearchController,
+                 filter_bar: FilterBar, open_url: Callable[[QUrl], None]) -> None:
+        self.services, self.session, self.search, self.filter_bar = services, session, search, filter_bar
+        self.open_url = open_url  # indexed paths only, as the results' own opener
+        self.duplicates_window: Optional[DuplicatesWindow] = None
+        view = search.results_view
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        view.customContextMenuRequested.connect(lambda pos: self.context_menu(pos).popup(view.viewport().mapToGlobal(pos)))
 
+    def install_menu(self, file_menu: QMenu, view_menu: QMenu) -> None:
+        act = QAction("Similar &Files…", file_menu)
+        act.setObjectName("similarFilesAction")
+        act.triggered.connect(self._ask_similar)
+        file_menu.insertAction(file_menu.actions()[-1], act)
+        act = QAction("&Duplicates…", view_menu)
+        act.setObjectName("duplicatesAction")
+        act.triggered.connect(lambda: self.open_duplicates())
+        view_menu.addAction(act)
 
-def _ask_similar(win) -> None:
-    path, _ = QFileDialog.getOpenFileName(win, "Files similar to…")
-    if path:
-        show_similar(win, path)
+    def context_menu(self, pos: QPoint) -> QMenu:
+        view = self.search.results_view
+        menu = QMenu(view)
+        hit = view.indexAt(pos).data(HIT_ROLE)
+        if hit is not None:
+            menu.addAction("Similar files", lambda: self.show_similar(hit.path))
+            if hit.page:
+                menu.addAction(f"Similar to page {hit.page}", lambda: self.show_similar(hit.path, hit.page))
+            menu.addAction("Open", lambda: self.search.open_index(view.indexAt(pos)))
+        return menu
 
+    def _ask_similar(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.services.parent, "Files similar to…")
+        if path:
+            self.show_similar(path)
 
-def show_similar(win, path: str, page: Optional[int] = None) -> None:
-    """Show the files most like `path` in the results list, as a search would (filters apply)."""
-    k, lib = win.k_box.value(), win.library
-    filters = win.filter_bar.filters()
-    win.statusBar().showMessage(f"Looking for files like {os.path.basename(path)}…")
-    win.search.submit("similar", lambda p, c: lib.similar(path, page=page, k=k, filters=filters), k)
+    def show_similar(self, path: str, page: Optional[int] = None) -> None:
+        """Show the files most like `path` in the results list, as a search would (filters apply)."""
+        k, lib, filters = self.search.k_box.value(), self.session.library, self.filter_bar.filters()
+        self.services.say(f"Looking for files like {os.path.basename(path)}…", 0)
+        self.search.submit("similar", lambda p, c: lib.similar(path, page=page, k=k, filters=filters), k)
 
+    def open_duplicates(self, threshold: Optional[float] = None) -> DuplicatesWindow:
+        dw = self.duplicates_window
+        if dw is None:
+            dw = self.duplicates_window = DuplicatesWindow(DEFAULT_THRESHOLD if threshold is None else threshold,
+                                                           self.services.parent)
+            dw.openRequested.connect(self.open_url)
+            dw.refreshRequested.connect(self._find_duplicates)
+        elif threshold is not None:
+            dw.threshold.setValue(threshold)
+        dw.show()
+        dw.raise_()
+        self._find_duplicates(dw.threshold.value())
+        return dw
 
-def open_duplicates(win, threshold: Optional[float] = None) -> DuplicatesWindow:
-    if win.duplicates_window is None:
-        dw = win.duplicates_window = DuplicatesWindow(DEFAULT_THRESHOLD if threshold is None else threshold, win)
-        dw.openRequested.connect(win.open_url)
-        dw.refreshRequested.connect(lambda t: _find_duplicates(win, t))
-    elif threshold is not None:
-        win.duplicates_window.threshold.setValue(threshold)
-    win.duplicates_window.show()
-    win.duplicates_window.raise_()
-    _find_duplicates(win, win.duplicates_window.threshold.value())
-    return win.duplicates_window
-
-
-def _find_duplicates(win, threshold: float) -> None:
-    dw, lib = win.duplicates_window, win.library
-    dw.set_busy()
-    win.runner.submit(lambda p, c: lib.duplicates(threshold, progress=p, cancel=c), name="duplicates",
-                      on_success=dw.set_report,
-                      on_error=lambda exc, tb: (dw.refresh_button.setEnabled(True), win.report_error(exc, tb)))
+    def _find_duplicates(self, threshold: float) -> None:
+        dw, lib, report_error = self.duplicates_window, self.session.library, self.services.report_error
+        dw.set_busy()
+        self.services.runner.submit(lambda p, c: lib.duplicates(threshold, progress=p, cancel=c), name="duplicates",
+                                    on_success=dw.set_report,
+                                    on_error=lambda exc, tb: (dw.refresh_button.setEnabled(True), report_error(exc, tb)))

@@ -10,82 +10,87 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..base.config import Config, save_config
 from ..library import Library
 from ..library.reconfigure import needs_reindex, reopen_library
+from .changes import Changes
+from .model_download import ModelDownloads
+from .services import Services
 from .settings_dialog import SettingsDialog
 
 __all__ = ["LibrarySession"]
 
 
 class LibrarySession:
-    def __init__(self, win, config: Config, library: Optional[Library] = None) -> None:
-        self.win = win
+    def __init__(self, services: Services, downloads: ModelDownloads, config: Config,
+                 library: Optional[Library] = None) -> None:
+        self.services, self.downloads = services, downloads
         self.config = config
         self.owns_library = library is None
         self.library = library if library is not None else Library(config)
         self._retired: list[Library] = []  # replaced by a settings change; closed on exit
+        self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
 
     # -- settings ---------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
-        win = self.win
         # A download started from the settings opens over them and fills their field (Save applies it).
-        dlg = SettingsDialog(self.config, win, download=lambda role, rid, done: self.download_model(role, rid, done, dlg))
+        dlg = SettingsDialog(self.config, self.services.parent,
+                             download=lambda role, rid, done: self.download_model(role, rid, done, dlg))
         dlg.accepted.connect(lambda: self.apply_config(dlg.config()))
         dlg.open()
-        win.last_dialog = dlg
+        self.services.dialog_shown(dlg)
         return dlg
 
     def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None,
                        parent: Optional[QWidget] = None):
         """Offer to download `repo_id`; by default it becomes the model for `role` at once (no restart)."""
-        win = self.win
-        dlg = win.downloads.offer(parent or win, repo_id, role,
-                                  on_success or (lambda got: self.use_model(got.role, got.repo_id)))
-        win.last_dialog = dlg
+        dlg = self.downloads.offer(parent or self.services.parent, repo_id, role,
+                                   on_success or (lambda got: self.use_model(got.role, got.repo_id)))
+        self.services.dialog_shown(dlg)
         return dlg
 
     def use_model(self, role: str, model_id: str) -> None:
-        win = self.win
         new = self.config.replace(models={"reranker" if role == "reranker" else "bi_encoder": model_id})
-        if win.runner.busy_writing():  # the library is reopened under the new model once indexing is done
-            win.writesIdle.connect(lambda: self.use_model(role, model_id), Qt.ConnectionType.SingleShotConnection)
-            win.statusBar().showMessage(f"{model_id} is ready; it is used once indexing has finished.", 10000)
+        if self.services.runner.busy_writing():  # the library is reopened under the new model once indexing is done
+            self._waiting = (role, model_id)
+            self.services.say(f"{model_id} is ready; it is used once indexing has finished.", 10000)
             return
         self.apply_config(new)
-        win.statusBar().showMessage(f"Using {model_id} as the {role}.", 10000)
+        self.services.say(f"Using {model_id} as the {role}.", 10000)
+
+    def writes_idle(self) -> None:
+        """The last queued write finished: a model downloaded meanwhile is used now."""
+        if self._waiting is not None:
+            role, model_id = self._waiting
+            self._waiting = None
+            self.use_model(role, model_id)
 
     def choose_reranker_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self.win, "Choose a cross-encoder model folder")
+        path = QFileDialog.getExistingDirectory(self.services.parent, "Choose a cross-encoder model folder")
         if path:
             self.apply_config(self.config.replace(models={"reranker": path}))
 
     def apply_config(self, new: Config) -> bool:
-        """Save `new`, reopen the library under it (keeping loaded models that still fit) and offer a re-index."""
-        win = self.win
-        if win.runner.busy_writing():
-            win.report_error(_busy_error(), "")
+        """Save `new`, reopen the library under it (keeping loaded models that still fit) and say what changed
+        (a re-index is offered where the new settings cut or embed passages differently)."""
+        if self.services.runner.busy_writing():
+            self.services.report_error(_busy_error(), "")
             return False
         try:
             save_config(new)
         except OSError as exc:
-            win.report_error(exc, "")
+            self.services.report_error(exc, "")
             return False
-        reindex = needs_reindex(self.config, new) and bool(win.status and win.status.chunks)
+        stale = needs_reindex(self.config, new)
         old = self.library
         self.library = reopen_library(old, new)
         if self.owns_library:
             self._retired.append(old)
         self.owns_library = True
         self.config = new
-        win.k_box.setValue(new.search.k)
-        win.models_ready = False
-        win.start_background()
-        if reindex:
-            win.confirm_reindex()
+        self.services.changed(Changes(settings=True, stale_index=stale))
         return True
 
     # -- closing ----------------------------------------------------------------

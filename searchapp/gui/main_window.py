@@ -2,9 +2,10 @@
 
 Library work that takes time (search, status, indexing, loading models, reading a file for the preview) runs on
 a JobRunner pool; the GUI thread only opens and closes the Library and asks it cheap questions (is a reranker
-loaded, why not). The window lays out the widgets and composes the parts that do the work: the search
-controller (query → results), the library session (open, reconfigure, close), the write jobs (indexing and its
-progress), the reranker notice and the status labels.
+loaded, why not). The window builds its parts, lends each what it needs (Services and a few widgets) and lays
+out their widgets: the search controller (query → results), the library session (open, reconfigure, close), the
+write jobs (indexing and its progress), the search memory, the discover actions, the reranker notice and the
+status labels. An operation announces what it changed (Changes, through `changed`); each part refreshes itself.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from PySide6.QtWidgets import QMainWindow, QSplitter, QToolButton, QVBoxLayout, 
 from ..base.config import Config
 from ..base.types import Hit
 from ..library import Library, LibraryStatus
-from . import discover_actions
+from .changes import Changes
+from .discover_actions import DiscoverActions
 from .errors import show_error
 from .filter_bar import FilterBar
 from .library_panel import LibraryPanel
@@ -33,6 +35,7 @@ from .saved_panel import SavedPanel
 from .score_inspector import ScoreInspector
 from .search_controller import SearchController
 from .search_memory import SearchMemory
+from .services import Services
 from .settings_dialog import SettingsDialog
 from .status_labels import StatusLabels
 from .window_state import open_ui_settings, restore_ui_state, save_ui_state
@@ -47,14 +50,17 @@ class MainWindow(QMainWindow):
     writesIdle = Signal()  # the last queued write finished and the library view shows its result
     previewShown = Signal(object)  # the Hit whose file text is now in the preview
     errorShown = Signal(object)  # the dialog
+    changed = Signal(object)  # Changes: what an operation just changed; every part refreshes what it shows
 
     def __init__(self, config: Config, library: Optional[Library] = None) -> None:
         super().__init__()
         from .workers import JobRunner
 
-        self.session = LibrarySession(self, config, library)
         self.runner = JobRunner(self)
         self.downloads = ModelDownloads(self)
+        self.services = Services(parent=self, runner=self.runner, say=self._say, report_error=self.report_error,
+                                 changed=self.changed.emit, dialog_shown=self._dialog_shown)
+        self.session = LibrarySession(self.services, self.downloads, config, library)
         self.status: Optional[LibraryStatus] = None
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self.last_dialog = None
@@ -66,28 +72,30 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build_widgets()
         self._build_menu()
-        self.memory = SearchMemory(self, self.saved_panel)  # history, saved searches, the syntax help
-        self.memory.install_menu()
-        self.syntax_button.clicked.connect(self.memory.show_help)
-        discover_actions.install(self)  # Similar files, Duplicates
         self._build_shortcuts()
+        for part in (self, self.search, self.memory):  # the window's own part: the status and the models
+            self.changed.connect(part.on_changes)
         restore_ui_state(self, self._ui)
         # Startup work goes to the pools once the event loop runs, so the window paints first.
         QTimer.singleShot(0, self.start_background)
 
-    # -- the parts, as tests and discover_actions reach them -------------------
     config = property(lambda self: self.session.config)
     library = property(lambda self: self.session.library)
-    result = property(lambda self: self.search.result)  # the SearchResult shown, or None
-    stale_dropped = property(lambda self: self.search.stale_dropped)
 
     # -- layout -----------------------------------------------------------------
     def _build_widgets(self) -> None:
-        search = self.search = SearchController(self)
-        self.search_box, self.mode_box, self.rerank_box = search.search_box, search.mode_box, search.rerank_box
-        self.group_box, self.k_box = search.group_box, search.k_box
-        self.results_model, self.results_view = search.results_model, search.results_view
+        services, session = self.services, self.session
         self.filter_bar = FilterBar()
+        self.preview = PreviewPane()
+        self.preview.openRequested.connect(self.open_url)
+        self.preview.browser.setAcceptDrops(False)
+        self.inspector = ScoreInspector()
+        search = self.search = SearchController(services, session, self.filter_bar, self.preview)
+        search.finished.connect(self.searchFinished)
+        search.previewShown.connect(self.previewShown)
+        search.resultShown.connect(self.inspector.set_result)
+        search.noticeRaised.connect(self.show_reranker_notice)
+        search.openRequested.connect(self.open_url)
         self.query_chips = QueryChips()
         self.query_sync = QuerySync(search, self.filter_bar, self.query_chips)  # one query text, bar and chips follow
         self.syntax_button = QToolButton()
@@ -97,25 +105,25 @@ class MainWindow(QMainWindow):
         search.bar.insertWidget(1, self.syntax_button)
 
         self.notice = RerankerNotice()
-        self.notice_label, self.notice_button = self.notice.label, self.notice.choose_button
-        self.notice.chooseFolderRequested.connect(self.session.choose_reranker_folder)
+        self.notice.chooseFolderRequested.connect(session.choose_reranker_folder)
         self.notice.downloadRequested.connect(lambda rid: self.download_model("reranker", rid))
 
+        self.progress = ProgressView()
+        self.progress.hide()
+        self.writes = WriteJobs(services, session, self.progress)
+        self.writes.idle.connect(session.writes_idle)
         self.library_panel = LibraryPanel()
-        self.writes = WriteJobs(self)
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
         self.library_panel.resyncRequested.connect(self.resync)
         self.saved_panel = SavedPanel()
         self.library_panel.layout().addWidget(self.saved_panel)
-
-        self.preview = PreviewPane()
-        self.preview.openRequested.connect(self.open_url)
-        self.preview.browser.setAcceptDrops(False)
-        self.inspector = ScoreInspector()
+        self.memory = SearchMemory(services, session, search, self.filter_bar, self.saved_panel)  # history, saved searches
+        self.syntax_button.clicked.connect(self.memory.show_help)
+        self.discover = DiscoverActions(services, session, search, self.filter_bar, self.open_url)  # Similar, Duplicates
 
         self.bottom_split = _splitter("bottomSplit", Qt.Orientation.Horizontal, (self.preview, self.inspector), [520, 560])
-        self.right_split = _splitter("rightSplit", Qt.Orientation.Vertical, (self.results_view, self.bottom_split),
+        self.right_split = _splitter("rightSplit", Qt.Orientation.Vertical, (search.results_view, self.bottom_split),
                                      [330, 400])
         right = QWidget()
         rl = QVBoxLayout(right)
@@ -127,19 +135,13 @@ class MainWindow(QMainWindow):
         rl.addWidget(self.right_split, 1)
         self.main_split = _splitter("mainSplit", Qt.Orientation.Horizontal, (self.library_panel, right), [330, 950])
 
-        self.progress = ProgressView()
-        self.progress.cancel_button.clicked.connect(self.writes.cancel)
-        self.progress.hide()
         central = QWidget()
         cl = QVBoxLayout(central)
         cl.setContentsMargins(6, 6, 6, 0)
         cl.addWidget(self.main_split, 1)
         cl.addWidget(self.progress)
         self.setCentralWidget(central)
-
         self.labels = StatusLabels(self.statusBar())
-        self.device_label, self.models_label = self.labels.device, self.labels.models
-        self.index_label, self.reranker_label = self.labels.index, self.labels.reranker
 
     def _build_menu(self) -> None:
         m = self.menuBar().addMenu("&File")
@@ -157,6 +159,8 @@ class MainWindow(QMainWindow):
         act = QAction("Files Not Indexed…", self)
         act.triggered.connect(self.library_panel.show_problems)
         v.addAction(act)
+        self.memory.install_menu(self.menuBar())
+        self.discover.install_menu(m, v)
 
     def _build_shortcuts(self) -> None:
         for seq in ("Ctrl+L", "Ctrl+F"):
@@ -168,6 +172,13 @@ class MainWindow(QMainWindow):
 
     # -- startup ----------------------------------------------------------------
     def start_background(self) -> None:
+        """At startup: the status, the models, the history and saved searches, the query restored from last time."""
+        self._refresh_status_and_models()
+        self.memory.load_history()
+        self.memory.refresh()
+        self.search.search_soon()
+
+    def _refresh_status_and_models(self) -> None:
         """Refresh the status and load the models on the pools (at startup and after a settings change)."""
         self.refresh_status()
         lib = self.library
@@ -177,9 +188,16 @@ class MainWindow(QMainWindow):
             return lib.reranker() is not None
 
         self.runner.submit(warm, name="loading models", on_success=self._models_loaded, on_error=self.report_error)
-        self.memory.load_history()
-        if self.search_box.text().strip():
-            self.search.debounce.start()
+
+    def on_changes(self, changes: Changes) -> None:
+        """The window's own part: the library's status, the models, and a re-index the new settings call for."""
+        if changes.settings:
+            self.models_ready = False
+            self._refresh_status_and_models()
+        elif changes.roots or changes.files:
+            self.refresh_status(then=self.writesIdle.emit)
+        if changes.stale_index and self.status is not None and self.status.chunks:
+            self.writes.confirm_reindex()
 
     def _models_loaded(self, has_reranker: bool) -> None:
         self.models_ready = True
@@ -262,6 +280,12 @@ class MainWindow(QMainWindow):
         """Show `exc` in a dialog (kept as last_dialog) and emit errorShown."""
         self.last_dialog = show_error(self, exc, tb)
         self.errorShown.emit(self.last_dialog)
+
+    def _say(self, message: str, ms: int = 8000) -> None:
+        self.statusBar().showMessage(message, ms)
+
+    def _dialog_shown(self, dialog: QWidget) -> None:
+        self.last_dialog = dialog
 
     # -- drag and drop ----------------------------------------------------------
     @staticmethod

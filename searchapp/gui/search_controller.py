@@ -1,15 +1,15 @@
 """Query → worker → results: the query row, as-you-type searching, the results list and the preview it drives.
 
 Every search (and "Similar files") gets a sequence number; an answer to an older one is dropped, so a slow
-search never replaces the results of the query typed after it. The controller reaches the window only
-through its public attributes (config, library, runner, filter_bar, preview, inspector, its signals).
+search never replaces the results of the query typed after it. The controller owns the query row and the
+results list, drives the preview it is given, and says what it shows through its own signals.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
 from ..base.types import Hit
@@ -17,9 +17,13 @@ from ..library import SearchResult
 from ..library.search.preview import file_text
 from ..library.query.help import marked_text
 from ..library.search.pipeline import LISTING_NOTICE
+from .changes import Changes
+from .filter_bar import FilterBar
 from .highlight import query_terms
-from .preview import file_url
+from .library_session import LibrarySession
+from .preview import PreviewPane, file_url
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
+from .services import Services
 
 __all__ = ["SearchController", "SEARCH_DELAY_MS"]
 
@@ -27,23 +31,29 @@ SEARCH_DELAY_MS = 350  # as-you-type: wait for a pause in typing before searchin
 
 
 class SearchController(QObject):
-    def __init__(self, win) -> None:
-        super().__init__(win)
-        self.win = win
+    finished = Signal(object)  # the SearchResult now shown, once its search is done
+    resultShown = Signal(object)  # the SearchResult in the list now, or None when it was cleared
+    previewShown = Signal(object)  # the Hit whose file text is now in the preview
+    noticeRaised = Signal(str)  # why a search asked to rerank was not reranked
+    openRequested = Signal(QUrl)  # a result's file, to hand to the system
+
+    def __init__(self, services: Services, session: LibrarySession, filter_bar: FilterBar,
+                 preview: PreviewPane) -> None:
+        super().__init__(services.parent)
+        self.services, self.session, self.filter_bar, self.preview = services, session, filter_bar, preview
         self.seq = 0  # the newest search sent; answers to older ones are dropped
         self.stale_dropped = 0  # search results that arrived after a newer query was sent
         self.result: Optional[SearchResult] = None
         self.terms: list[str] = []
-        self._build_query_row(win)
-        self._build_results(win)
+        self._build_query_row(session.config)
+        self._build_results()
         self.debounce = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
         self.debounce.timeout.connect(self.run_search)
         self.search_box.textEdited.connect(lambda _: self.debounce.start())
         self.search_box.returnPressed.connect(self.run_search)
 
     # -- widgets ----------------------------------------------------------------
-    def _build_query_row(self, win) -> None:
-        config = win.config
+    def _build_query_row(self, config) -> None:
         self.search_box = QLineEdit()
         self.search_box.setObjectName("searchBox")
         self.search_box.setPlaceholderText("Search your files by meaning…  (Ctrl+L)")
@@ -76,8 +86,8 @@ class SearchController(QObject):
         for w in (self.mode_box, self.rerank_box, self.group_box, self.k_box):
             self.bar.addWidget(w)
 
-    def _build_results(self, win) -> None:
-        self.results_model = ResultsModel(win)
+    def _build_results(self) -> None:
+        self.results_model = ResultsModel(self)
         view = self.results_view = QTableView()
         view.setObjectName("resultsView")
         view.setAccessibleName("Results")
@@ -106,11 +116,10 @@ class SearchController(QObject):
             self.seq += 1  # the answer of any search still running is dropped
             self.show_result(None)
             return
-        win = self.win
         k, mode, rerank = self.k_box.value(), self.mode_box.currentText(), self.rerank_box.isChecked()
         group = "file" if self.group_box.isChecked() else "passage"
-        depth = max(win.config.search.candidates, k)
-        lib, filters = win.library, win.filter_bar.filters()
+        depth = max(self.session.config.search.candidates, k)
+        lib, filters = self.session.library, self.filter_bar.filters()
         # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
         self.submit("search", lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
                                                       filters=filters, group=group), k)
@@ -121,8 +130,8 @@ class SearchController(QObject):
         self.debounce.stop()
         self.seq += 1
         seq = self.seq
-        self.win.runner.submit(job, name=name, on_success=lambda res, s=seq: self.search_done(s, res, k),
-                               on_error=lambda exc, tb, s=seq: s == self.seq and self.win.report_error(exc, tb))
+        self.services.runner.submit(job, name=name, on_success=lambda res, s=seq: self.search_done(s, res, k),
+                                    on_error=lambda exc, tb, s=seq: s == self.seq and self.services.report_error(exc, tb))
 
     def search_done(self, seq: int, result: SearchResult, k: int) -> None:
         if seq != self.seq:
@@ -137,10 +146,10 @@ class SearchController(QObject):
             message += f" · {extra}"
         if result.notice == LISTING_NOTICE:  # a query of only operators and fields: not about the reranker
             message += f" · {result.notice}"
-        self.win.statusBar().showMessage(message, 0 if extra else 8000)
+        self.services.say(message, 0 if extra else 8000)
         if result.notice and result.notice != LISTING_NOTICE and self.rerank_box.isChecked():
-            self.win.show_reranker_notice(result.notice)
-        self.win.searchFinished.emit(result)
+            self.noticeRaised.emit(result.notice)
+        self.finished.emit(result)
 
     def show_result(self, result: Optional[SearchResult], k: int = 0) -> None:
         self.result = result
@@ -152,8 +161,8 @@ class SearchController(QObject):
         self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Folder"), 160)
         self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Passage"), 420)
         self.results_view.resizeRowsToContents()
-        self.win.inspector.set_result(result)
-        self.win.preview.clear()
+        self.preview.clear()
+        self.resultShown.emit(result)
 
     def focus(self) -> None:
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -167,6 +176,12 @@ class SearchController(QObject):
 
     def stop(self) -> None:
         self.debounce.stop()
+
+    def on_changes(self, changes: Changes) -> None:
+        if changes.settings:
+            self.k_box.setValue(self.session.config.search.k)
+        if changes.index and self.search_box.text().strip():
+            self.run_search()  # the library changed: show what is there now
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         # Down in the query field moves into the results, like a browser's address bar.
@@ -186,25 +201,24 @@ class SearchController(QObject):
         hit = current.data(HIT_ROLE) if current.isValid() else None
         if hit is None:
             return
-        win = self.win
-        preview, terms, config = win.preview, self.terms, win.config
+        preview, terms, config = self.preview, self.terms, self.session.config
         preview.show_hit(hit, terms)  # the stored passage at once; its context when the file is read
 
         def done(ft) -> None:
             if preview.hit is hit:
                 preview.show_hit(hit, terms, ft.text, "changed since it was indexed" if ft.changed else "")
-                win.previewShown.emit(hit)
+                self.previewShown.emit(hit)
 
         def failed(exc, tb) -> None:
             if preview.hit is hit:
                 preview.show_hit(hit, terms, None, f"cannot read the file now: {exc}")
-                win.previewShown.emit(hit)
+                self.previewShown.emit(hit)
 
-        win.runner.submit(lambda p, c: file_text(hit.path, config, hit.text, hit.start, hit.end, ocr=hit.ocr),
+        self.services.runner.submit(lambda p, c: file_text(hit.path, config, hit.text, hit.start, hit.end, ocr=hit.ocr),
                           name="preview",
                           on_success=done, on_error=failed)
 
     def open_index(self, index: QModelIndex) -> None:
         hit = index.data(HIT_ROLE)
         if hit is not None:
-            self.win.open_url(file_url(hit))
+            self.openRequested.emit(file_url(hit))

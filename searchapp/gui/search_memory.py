@@ -2,8 +2,8 @@
 
 History: a query counts as used when it is run with Enter or one of its results is opened (as-you-type searches
 of half-typed words are not kept); recent ones are offered as completions in the query box. Saved searches
-are listed in the library pane and counted again whenever the window refreshes the library's status, which it
-does after every write it makes and at startup (a count re-runs a search only when the library changed).
+are listed in the library pane and counted again at startup and whenever an operation changed the index, the
+settings or the saved searches (a count re-runs a search only when the library changed).
 """
 
 from __future__ import annotations
@@ -12,11 +12,16 @@ from typing import Optional
 
 from PySide6.QtCore import QObject, QStringListModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QCompleter, QInputDialog, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QCompleter, QInputDialog, QLineEdit, QMenuBar, QMessageBox
 
 from ..library.query.syntax import with_filters
 from ..library.query.saved import SavedSearch, SavedSearches, SearchHistory
+from .changes import Changes
+from .filter_bar import FilterBar
+from .library_session import LibrarySession
 from .saved_panel import SavedPanel
+from .search_controller import SearchController
+from .services import Services
 from .syntax_help import SyntaxHelp
 
 __all__ = ["SearchMemory"]
@@ -26,38 +31,44 @@ class SearchMemory(QObject):
     historyChanged = Signal(object)  # list[str]: the recent queries now offered
     savedChanged = Signal(object)  # list[SavedSearch]: the saved searches now listed
 
-    def __init__(self, win, panel: SavedPanel) -> None:
-        super().__init__(win)
-        self.win, self.panel = win, panel
+    def __init__(self, services: Services, session: LibrarySession, search: SearchController, filter_bar: FilterBar,
+                 panel: SavedPanel) -> None:
+        super().__init__(services.parent)
+        self.services, self.session, self.search, self.filter_bar, self.panel = services, session, search, filter_bar, panel
         self.history_model = QStringListModel(self)
         self.completer = QCompleter(self.history_model, self)
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        win.search_box.setCompleter(self.completer)
-        win.search_box.returnPressed.connect(self.record_current)
-        win.results_view.activated.connect(lambda *_: self.record_current())
-        win.statusRefreshed.connect(lambda *_: self.refresh())
+        search.search_box.setCompleter(self.completer)
+        search.search_box.returnPressed.connect(self.record_current)
+        search.results_view.activated.connect(lambda *_: self.record_current())
         panel.openRequested.connect(self.open)
         panel.removeRequested.connect(self.remove)
         self.help: Optional[SyntaxHelp] = None
 
-    def install_menu(self) -> None:
-        m = self.win.menuBar().addMenu("&Search")
+    def install_menu(self, menu_bar: QMenuBar) -> None:
+        m = menu_bar.addMenu("&Search")
         for text, key, slot in (("&Save Search…", QKeySequence("Ctrl+S"), self.ask_save),
                                 ("Clear Search &History", None, self.clear_history),
                                 ("Query &Syntax…", QKeySequence("F1"), self.show_help)):
-            act = QAction(text, self.win)
+            act = QAction(text, m)
             if key is not None:
                 act.setShortcut(key)
             act.triggered.connect(slot)
             m.addAction(act)
 
     def _submit(self, name: str, fn, done=None) -> None:
-        self.win.runner.submit(lambda p, c: fn(), name=name, on_success=done, on_error=self.win.report_error)
+        self.services.runner.submit(lambda p, c: fn(), name=name, on_success=done, on_error=self.services.report_error)
+
+    def on_changes(self, changes: Changes) -> None:
+        if changes.index or changes.searches:
+            self.refresh()
+        if changes.settings:
+            self.load_history()
 
     # -- history ----------------------------------------------------------------
     def load_history(self) -> None:
-        config = self.win.config
+        config = self.session.config
         self._submit("history", lambda: SearchHistory(config).queries(), self._show_history)
 
     def _show_history(self, queries: list[str]) -> None:
@@ -65,8 +76,8 @@ class SearchMemory(QObject):
         self.historyChanged.emit(queries)
 
     def record_current(self) -> None:
-        query, mode, config = self.win.search_box.text().strip(), self.win.mode_box.currentText(), self.win.config
-        if not query or self.win.library.read_only:  # nothing is written beside a read-only library
+        query, mode, config = self.search.search_box.text().strip(), self.search.mode_box.currentText(), self.session.config
+        if not query or self.session.library.read_only:  # nothing is written beside a read-only library
             return
 
         def job():
@@ -79,14 +90,14 @@ class SearchMemory(QObject):
     def clear_history(self) -> None:
         def done(n: int) -> None:
             self._show_history([])
-            self.win.statusBar().showMessage(f"Search history cleared ({n} queries).", 8000)
+            self.services.say(f"Search history cleared ({n} queries).", 8000)
 
-        config = self.win.config
+        config = self.session.config
         self._submit("clear history", lambda: SearchHistory(config).clear(), done)
 
     # -- saved searches ---------------------------------------------------------
     def _saved(self) -> SavedSearches:
-        return SavedSearches(self.win.library)
+        return SavedSearches(self.session.library)
 
     def _show_saved(self, items: list[SavedSearch]) -> None:
         self.panel.set_items(items)
@@ -98,16 +109,17 @@ class SearchMemory(QObject):
         self._submit("saved searches", saved.refresh, self._show_saved)
 
     def ask_save(self) -> None:
-        query = self.win.search_box.text().strip()
+        query = self.search.search_box.text().strip()
         if not query:
-            self.win.statusBar().showMessage("Type a query to save it.", 8000)
+            self.services.say("Type a query to save it.", 8000)
             return
-        name, ok = QInputDialog.getText(self.win, "Save search", "Name:", QLineEdit.EchoMode.Normal, query[:60])
+        name, ok = QInputDialog.getText(self.services.parent, "Save search", "Name:", QLineEdit.EchoMode.Normal, query[:60])
         if not ok or not name.strip():
             return
         replace = False
         if name.strip() in self.panel.names():
-            box = QMessageBox(QMessageBox.Icon.Question, "Save search", "", QMessageBox.StandardButton.NoButton, self.win)
+            box = QMessageBox(QMessageBox.Icon.Question, "Save search", "", QMessageBox.StandardButton.NoButton,
+                              self.services.parent)
             box.setTextFormat(Qt.TextFormat.PlainText)  # the name is a person's text
             box.setText(f"Replace the saved search “{name.strip()}”?")
             box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
@@ -118,50 +130,44 @@ class SearchMemory(QObject):
 
     def save(self, name: str, *, replace: bool = False) -> None:
         """Save the query as typed (its fields carry the filters), with the mode and k shown."""
-        query, mode, k = self.win.search_box.text().strip(), self.win.mode_box.currentText(), self.win.k_box.value()
-        bar = self.win.filter_bar.filters()
+        search = self.search
+        query, mode, k = search.search_box.text().strip(), search.mode_box.currentText(), search.k_box.value()
+        bar = self.filter_bar.filters()
         if bar is not None:  # the bar mirrors the query's fields; one set without committing it is kept too
             query = with_filters(query, bar)
         saved = self._saved()
 
-        def job():
-            saved.add(name, query, mode=mode, k=k, replace=replace)
-            return saved.list()
+        def done(_) -> None:
+            self.services.say(f"Saved search “{name.strip()}”.", 8000)
+            self.services.changed(Changes(searches=True))
 
-        def done(items: list[SavedSearch]) -> None:
-            self._show_saved(items)
-            self.win.statusBar().showMessage(f"Saved search “{name.strip()}”.", 8000)
-
-        self._submit("save search", job, done)
+        self._submit("save search", lambda: saved.add(name, query, mode=mode, k=k, replace=replace), done)
 
     def open(self, name: str) -> None:
         """Show the saved search's list in the results; its new files are then no longer new."""
         item = next((s for s in self.panel.items if s.name == name), None)
         if item is None:
             return
-        win = self.win
-        win.mode_box.setCurrentText(item.mode)
-        win.group_box.setChecked(True)  # a smart folder lists files
-        win.k_box.setValue(min(max(item.k, win.k_box.minimum()), win.k_box.maximum()))
-        win.search_box.setText(item.query)  # the chips and the filter bar follow (query_sync)
+        search = self.search
+        search.mode_box.setCurrentText(item.mode)
+        search.group_box.setChecked(True)  # a smart folder lists files
+        search.k_box.setValue(min(max(item.k, search.k_box.minimum()), search.k_box.maximum()))
+        search.search_box.setText(item.query)  # the chips and the filter bar follow (query_sync)
         saved = self._saved()
-        win.searchFinished.connect(lambda *_: self.refresh(), Qt.ConnectionType.SingleShotConnection)
-        win.search.submit("saved search", lambda p, c: saved.run(name), item.k)  # stops the debounce the boxes started
+        # Opened, its files are no longer new: that changed the saved searches.
+        search.finished.connect(lambda *_: self.services.changed(Changes(searches=True)),
+                                Qt.ConnectionType.SingleShotConnection)
+        search.submit("saved search", lambda p, c: saved.run(name), item.k)  # stops the debounce the boxes started
 
     def remove(self, name: str) -> None:
         saved = self._saved()
-
-        def job():
-            saved.remove(name)
-            return saved.list()
-
-        self._submit("remove saved search", job, self._show_saved)
+        self._submit("remove saved search", lambda: saved.remove(name), lambda _: self.services.changed(Changes(searches=True)))
 
     # -- help -------------------------------------------------------------------
     def show_help(self) -> SyntaxHelp:
         if self.help is None:
-            self.help = SyntaxHelp(self.win)
+            self.help = SyntaxHelp(self.services.parent)
         self.help.show()
         self.help.raise_()
-        self.win.last_dialog = self.help
+        self.services.dialog_shown(self.help)
         return self.help

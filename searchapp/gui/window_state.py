@@ -32,16 +32,16 @@ def restore_ui_state(win, s: QSettings) -> None:
         st = s.value(name)
         if isinstance(st, QByteArray):
             getattr(win, name).restoreState(st)
-    win.search_box.setText(str(s.value("last_query", "") or ""))
+    win.search.search_box.setText(str(s.value("last_query", "") or ""))
     mode = str(s.value("mode", "") or "")
     if mode in ("hybrid", "dense", "lexical"):
-        win.mode_box.setCurrentText(mode)
+        win.search.mode_box.setCurrentText(mode)
 
 
 def save_ui_state(win, s: QSettings) -> None:
     s.setValue("geometry", win.saveGeometry())
     for name in SPLITTERS:
         s.setValue(name, getattr(win, name).saveState())
-    s.setValue("last_query", win.search_box.text())
-    s.setValue("mode", win.mode_box.currentText())
+    s.setValue("last_query", win.search.search_box.text())
+    s.setValue("mode", win.search.mode_box.currentText())
     s.sync()

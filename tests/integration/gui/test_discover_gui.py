@@ -45,11 +45,11 @@ def win(qtbot, indexed, packaged_encoder):
 
 
 def shown_paths(w) -> list[str]:
-    return [Path(w.results_model.hit(r).path).relative_to(w.docs).as_posix() for r in range(w.results_model.rowCount())]
+    return [Path(w.search.results_model.hit(r).path).relative_to(w.docs).as_posix() for r in range(w.search.results_model.rowCount())]
 
 
 def test_filter_bar_restricts_search(qtbot, win):
-    win.search_box.setText("molten rock from a volcano")
+    win.search.search_box.setText("molten rock from a volcano")
     win.filter_bar.folder.setText(str(win.docs / "old"))
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
         win.run_search()
@@ -66,23 +66,19 @@ def test_filter_bar_restricts_search(qtbot, win):
 
 
 def test_similar_files_from_a_result(qtbot, win):
-    from searchapp.gui import discover_actions
-
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
-        discover_actions.show_similar(win, str(win.docs / "reports" / "original.txt"))
+        win.discover.show_similar(str(win.docs / "reports" / "original.txt"))
     assert sig.args[0].mode == "similar"
     assert shown_paths(win)[:2] == ["reports/copy.txt", "drafts/reworded.md"]
     assert "reports/original.txt" not in shown_paths(win)
     # The context menu of a result offers it too.
-    rect = win.results_view.visualRect(win.results_model.index(0, 0))
-    menu = discover_actions._context_menu(win, rect.center())
+    rect = win.search.results_view.visualRect(win.search.results_model.index(0, 0))
+    menu = win.discover.context_menu(rect.center())
     assert "Similar files" in [a.text() for a in menu.actions()]
 
 
 def test_duplicates_window_side_by_side_open_and_show_in_folder(qtbot, win):
-    from searchapp.gui import discover_actions
-
-    dw = discover_actions.open_duplicates(win, threshold=0.75)
+    dw = win.discover.open_duplicates(threshold=0.75)
     qtbot.waitUntil(lambda: dw.report is not None and dw.refresh_button.isEnabled(), timeout=WAIT_MS)
     assert "1 groups of exact copies" in dw.summary.text()
     pair = dw.selected_pair()  # the best near pair is selected first
@@ -104,9 +100,7 @@ def test_duplicates_window_side_by_side_open_and_show_in_folder(qtbot, win):
 
 def test_duplicates_screenshot(qtbot, win, tmp_path):
     """Renders the Duplicates window; SEARCHAPP_UPDATE_SCREENSHOT=1 keeps it for the README."""
-    from searchapp.gui import discover_actions
-
-    dw = discover_actions.open_duplicates(win, threshold=0.75)
+    dw = win.discover.open_duplicates(threshold=0.75)
     qtbot.waitUntil(lambda: dw.report is not None and dw.refresh_button.isEnabled(), timeout=WAIT_MS)
     dw.resize(1200, 560)
     img = dw.grab().toImage()

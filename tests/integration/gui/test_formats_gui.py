@@ -67,7 +67,7 @@ def test_new_formats_are_found_shown_previewed_and_opened_in_the_window(qtbot, m
     # A zip member: the preview reads it again from the zip; Open hands over a private copy of it alone.
     search(qtbot, win, "caster sugar")
     with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
-        win.results_view.setCurrentIndex(win.results_model.index(0, 0))
+        win.search.results_view.setCurrentIndex(win.search.results_model.index(0, 0))
     assert "Grandma's lemon cake" in win.findChild(QTextBrowser, "previewPane").toPlainText()
     assert win.preview.title.text().startswith(str(docs / "recipes.zip") + DISPLAY_SEP + "cakes/lemon.txt")
     assert "cannot read" not in win.preview.title.text()
@@ -93,11 +93,11 @@ def test_the_preview_of_an_image_is_its_ocr_text(qtbot, make_window, tmp_path, m
     win = make_window(search={"mode": "lexical"})
     index(qtbot, win, [docs])
     search(qtbot, win, "repairs")
-    shown = sorted(cell(win, row, "File") for row in range(win.results_model.rowCount()))
+    shown = sorted(cell(win, row, "File") for row in range(win.search.results_model.rowCount()))
     assert shown == ["photos.zip" + DISPLAY_SEP + "board.png", "sign.png"]
     for row in range(2):
         with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
-            win.results_view.setCurrentIndex(win.results_model.index(row, 0))
+            win.search.results_view.setCurrentIndex(win.search.results_model.index(row, 0))
         title = win.preview.title.text()
         assert "text recognised by OCR" in title and "cannot read" not in title, title
         assert "Pool closed" in win.findChild(QTextBrowser, "previewPane").toPlainText()

@@ -69,7 +69,7 @@ def search(qtbot, win, text: str):
 
 
 def cell(win, row: int, column: str) -> str:
-    model = win.results_model
+    model = win.search.results_model
     return model.index(row, ResultsModel.COLUMNS.index(column)).data()
 
 
@@ -97,7 +97,7 @@ def test_drop_folder_indexes_it_and_lists_it(qtbot, make_window, tmp_corpus):
     assert win.library_panel.problems_button.text() == "Not indexed: 1"
     dlg = win.library_panel.show_problems()
     assert dlg.table.rowCount() == 1 and dlg.table.item(0, 0).text().endswith("broken.pdf") and dlg.table.item(0, 2).text()
-    assert "passages in 8 files" in win.index_label.text()
+    assert "passages in 8 files" in win.labels.index.text()
     assert not win.progress.isVisible()  # the strip goes away once the job is done
 
 
@@ -106,7 +106,7 @@ def test_search_shows_hits_scores_and_highlights_without_reranker(qtbot, make_wi
     index(qtbot, win, [tmp_corpus])
     res = search(qtbot, win, "molten rock exploding out of a mountain lava")
     view = win.findChild(QTableView, "resultsView")
-    assert view.model().rowCount() == min(win.k_box.value(), len(res.hits)) > 0
+    assert view.model().rowCount() == min(win.search.k_box.value(), len(res.hits)) > 0
     assert cell(win, 0, "File") == "volcano.html"
     assert cell(win, 0, "Folder") == str(tmp_corpus)
     top = res.hits[0]
@@ -125,20 +125,20 @@ def test_search_shows_hits_scores_and_highlights_without_reranker(qtbot, make_wi
 def test_missing_reranker_shows_a_non_modal_notice_with_the_fix(make_window):
     win = make_window()
     assert win.notice.isVisible()
-    assert "No reranker" in win.notice_label.text()
-    assert win.notice_button.text() == "Choose model folder…" and win.notice_button.isEnabled()
+    assert "No reranker" in win.notice.label.text()
+    assert win.notice.choose_button.text() == "Choose model folder…" and win.notice.choose_button.isEnabled()
     assert QApplication.activeModalWidget() is None
-    assert win.reranker_label.text() == "Reranker: none"
+    assert win.labels.reranker.text() == "Reranker: none"
 
 
 def test_rerank_movement_scatter_and_csv_export(qtbot, make_window, tmp_corpus, tiny_cross_encoder_dir, tmp_path):
     win = make_window(models={"reranker": str(tiny_cross_encoder_dir)})
     qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)  # "on" only once it has really loaded
-    assert not win.notice.isVisible() and win.reranker_label.text() == "Reranker: on"
+    assert not win.notice.isVisible() and win.labels.reranker.text() == "Reranker: on"
     index(qtbot, win, [tmp_corpus])
     res = search(qtbot, win, "how do leaves turn sunlight into sugar")
     assert res.reranked
-    shown = win.results_model.hits
+    shown = win.search.results_model.hits
     for row, h in enumerate(shown):
         assert cell(win, row, "Rerank") == rank_movement(h) != ""
         d = h.ranks.fused - h.ranks.rerank
@@ -159,43 +159,43 @@ def test_rerank_movement_scatter_and_csv_export(qtbot, make_window, tmp_corpus, 
 def test_keyboard_preview_and_open_file_at_the_page(qtbot, make_window, tmp_corpus):
     win = make_window(search={"mode": "lexical"})
     index(qtbot, win, [tmp_corpus])
-    win.results_view.setFocus()
+    win.search.results_view.setFocus()
     qtbot.keyClick(win, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
-    assert QApplication.focusWidget() is win.search_box
+    assert QApplication.focusWidget() is win.search.search_box
     res = search(qtbot, win, "mitochondria ATP")
     assert res.hits[0].page == 2
     with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
-        qtbot.keyClick(win.search_box, Qt.Key.Key_Down)  # into the results, first row selected
-    assert QApplication.focusWidget() is win.results_view and win.results_view.currentIndex().row() == 0
+        qtbot.keyClick(win.search.search_box, Qt.Key.Key_Down)  # into the results, first row selected
+    assert QApplication.focusWidget() is win.search.results_view and win.search.results_view.currentIndex().row() == 0
     text = win.findChild(QTextBrowser, "previewPane").toPlainText()
     hit = win.selected_hit()
     assert hit.text.split()[0] in text and "Mitochondria" in text
     assert "Photosynthesis" in text  # the rest of the file is shown around the passage
     assert "page 2" in win.preview.title.text()
-    qtbot.keyClick(win.results_view, Qt.Key.Key_Return)
+    qtbot.keyClick(win.search.results_view, Qt.Key.Key_Return)
     assert len(win.opened) == 1
     url = win.opened[0]
     assert url.isLocalFile() and url.toLocalFile() == str(tmp_corpus / "biology.pdf") and url.fragment() == "page=2"
     win.preview.folder_button.click()
     assert win.opened[1].toLocalFile() == str(tmp_corpus)
-    if win.results_model.rowCount() > 1:
-        qtbot.keyClick(win.results_view, Qt.Key.Key_Down)
-        assert win.results_view.currentIndex().row() == 1
-    qtbot.keyClick(win.results_view, Qt.Key.Key_Escape)
-    assert win.search_box.text() == "" and win.results_model.rowCount() == 0
-    assert QApplication.focusWidget() is win.search_box
+    if win.search.results_model.rowCount() > 1:
+        qtbot.keyClick(win.search.results_view, Qt.Key.Key_Down)
+        assert win.search.results_view.currentIndex().row() == 1
+    qtbot.keyClick(win.search.results_view, Qt.Key.Key_Escape)
+    assert win.search.search_box.text() == "" and win.search.results_model.rowCount() == 0
+    assert QApplication.focusWidget() is win.search.search_box
 
 
 def test_stale_results_are_dropped(qtbot, make_window, tmp_corpus):
     win = make_window(search={"mode": "lexical"})
     index(qtbot, win, [tmp_corpus])
-    win.search_box.setText("sourdough")
+    win.search.search_box.setText("sourdough")
     win.run_search()
-    win.search_box.setText("drawbridge moat")
+    win.search.search_box.setText("drawbridge moat")
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
         win.run_search()  # both are queued before either answer can be delivered
     assert sig.args[0].query == "drawbridge moat"
-    qtbot.waitUntil(lambda: win.stale_dropped == 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.search.stale_dropped == 1, timeout=WAIT_MS)
     assert cell(win, 0, "File") == "castles.docx"
 
 
@@ -255,14 +255,14 @@ def test_settings_round_trip_and_reindex_offer(qtbot, make_window, tmp_corpus, d
     assert "pooling" not in saved and "ef_search = 123" in saved  # only what differs from the defaults
     cfg = load_config(data_dir, env={})
     assert (cfg.search.k, cfg.index.ef_search, cfg.search.candidates, cfg.chunking.max_tokens) == (7, 123, 40, 32)
-    assert win.config.search.k == 7 and win.k_box.value() == 7
+    assert win.config.search.k == 7 and win.search.k_box.value() == 7
     prompt = win.last_dialog
     assert prompt is not None and prompt.objectName() == "reindexPrompt"
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         prompt.button(prompt.StandardButton.Yes).click()
     assert win.status.consistent and win.status.chunks > before  # shorter passages: more of them
     res = search(qtbot, win, "sourdough starter")  # no model mismatch after the rebuild
-    assert res.hits and win.results_model.rowCount() <= 7
+    assert res.hits and win.search.results_model.rowCount() <= 7
 
 
 def test_errors_become_dialogs(qtbot, make_window, tmp_path):
@@ -290,7 +290,7 @@ def test_window_state_and_last_query_are_remembered(qtbot, make_window, data_dir
     win.resize(win.minimumSizeHint().width() + 1, 531)  # inside the offscreen screen (800x600): no clamping
     size = win.size()
     assert size.height() == 531
-    win.search_box.setText("castle walls")
+    win.search.search_box.setText("castle walls")
     win.main_split.setSizes([200, 500])
     sizes = win.main_split.sizes()
     win.close()
@@ -298,7 +298,7 @@ def test_window_state_and_last_query_are_remembered(qtbot, make_window, data_dir
 
     again = build_main_window(win.config, win.library)
     qtbot.addWidget(again)
-    assert again.search_box.text() == "castle walls"
+    assert again.search.search_box.text() == "castle walls"
     # Height exactly; the width may be clamped by a few pixels to the 800-pixel offscreen screen.
     assert again.height() == size.height() and abs(again.width() - size.width()) <= 12
     again.show()
@@ -316,7 +316,7 @@ def test_screenshot(qtbot, make_window, tmp_corpus, tmp_path):
     index(qtbot, win, [tmp_corpus])
     search(qtbot, win, "how do leaves turn sunlight into sugar")
     with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
-        win.results_view.setCurrentIndex(win.results_model.index(0, 0))
+        win.search.results_view.setCurrentIndex(win.search.results_model.index(0, 0))
     win.statusBar().clearMessage()
     img = win.grab().toImage()
     out = tmp_path / "screenshot.png"

@@ -44,7 +44,7 @@ def window(qtbot, make_config, tiny_encoder):
 
 
 def search(qtbot, win, text: str):
-    win.search_box.setText(text)
+    win.search.search_box.setText(text)
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
         win.run_search()
     return sig.args[0]
@@ -58,7 +58,7 @@ def staged_or_partial(cache: Path) -> list[str]:
 
 def test_download_reranker_from_the_notice_turns_reranking_on_at_once(qtbot, hub, window, tmp_corpus):
     win = window
-    assert win.notice.isVisible() and win.reranker_label.text() == "Reranker: none"
+    assert win.notice.isVisible() and win.labels.reranker.text() == "Reranker: none"
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         win.add_paths([str(tmp_corpus)])
     assert not search(qtbot, win, "photosynthesis in leaves").reranked
@@ -77,7 +77,7 @@ def test_download_reranker_from_the_notice_turns_reranking_on_at_once(qtbot, hub
     with qtbot.waitSignal(dlg.succeeded, timeout=WAIT_MS) as got:
         dlg.findChild(QPushButton, "downloadStart").click()
     assert got.args[0].repo_id == DEFAULT_RERANKER and not dlg.isVisible()
-    qtbot.waitUntil(lambda: win.reranker_label.text() == "Reranker: on", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.labels.reranker.text() == "Reranker: on", timeout=WAIT_MS)
     assert not win.notice.isVisible()
     res = search(qtbot, win, "photosynthesis in leaves")
     assert res.reranked and res.hits and all(h.scores.rerank is not None for h in res.hits)
@@ -174,11 +174,11 @@ def test_screenshot_of_reranked_results_after_the_download(qtbot, request, make_
         win.findChild(QPushButton, "downloadRerankerButton").click()
         with qtbot.waitSignal(win.last_dialog.succeeded, timeout=WAIT_MS):
             win.last_dialog.findChild(QPushButton, "downloadStart").click()
-        qtbot.waitUntil(lambda: win.reranker_label.text() == "Reranker: on", timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: win.labels.reranker.text() == "Reranker: on", timeout=WAIT_MS)
         res = search(qtbot, win, "how do leaves turn sunlight into sugar")
         assert res.reranked
         with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
-            win.results_view.setCurrentIndex(win.results_model.index(0, 0))
+            win.search.results_view.setCurrentIndex(win.search.results_model.index(0, 0))
         plot = win.inspector.plot
         assert plot.mode == "scatter" and (plot.x_label, plot.y_label) == ("bi-encoder cosine", "cross-encoder score")
         assert len(plot.points) == len([h for h in res.hits if h.scores.dense is not None])

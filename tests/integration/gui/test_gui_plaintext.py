@@ -102,11 +102,11 @@ def test_markup_file_names_are_shown_as_text_everywhere(qtbot, make_config, tiny
         assert win.progress.label.textFormat() == Qt.TextFormat.PlainText
         with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
             _drop(win, [docs])
-        win.search_box.setText("greenhouse tomatoes watering")
-        win.mode_box.setCurrentText("lexical")
+        win.search.search_box.setText("greenhouse tomatoes watering")
+        win.search.mode_box.setCurrentText("lexical")
         with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
             win.run_search()
-        model = win.results_model
+        model = win.search.results_model
         assert sorted(h.path for h in model.hits) == sorted(paths)
         file_col = ResultsModel.COLUMNS.index("File")
         for row in range(model.rowCount()):
@@ -114,7 +114,7 @@ def test_markup_file_names_are_shown_as_text_everywhere(qtbot, make_config, tiny
             tip = model.index(row, file_col).data(Qt.ItemDataRole.ToolTipRole)
             assert shown_as(tip) == hit.path
             with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
-                win.results_view.setCurrentIndex(model.index(row, 0))
+                win.search.results_view.setCurrentIndex(model.index(row, 0))
             title = win.preview.title
             assert title.textFormat() == Qt.TextFormat.PlainText
             assert title.text().startswith(hit.path)
@@ -130,7 +130,7 @@ def test_markup_file_names_are_shown_as_text_everywhere(qtbot, make_config, tiny
         assert inspector_tips == set(paths)
         tree = win.library_panel.tree
         assert shown_as(tree.topLevelItem(0).toolTip(0)) == str(docs)
-        for lab in (win.device_label, win.models_label, win.index_label, win.reranker_label, win.inspector.summary):
+        for lab in (win.labels.device, win.labels.models, win.labels.index, win.labels.reranker, win.inspector.summary):
             assert lab.textFormat() == Qt.TextFormat.PlainText
         box = show_error(win, ExtractionError(f"cannot read {paths[0]}"))
         assert box.textFormat() == Qt.TextFormat.PlainText and paths[0] in box.text()

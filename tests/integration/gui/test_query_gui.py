@@ -64,11 +64,11 @@ def close(w) -> None:
 
 
 def shown(w) -> list[str]:
-    return [Path(w.results_model.hit(r).path).name for r in range(w.results_model.rowCount())]
+    return [Path(w.search.results_model.hit(r).path).name for r in range(w.search.results_model.rowCount())]
 
 
 def search(qtbot, w, text: str):
-    w.search_box.setText(text)
+    w.search.search_box.setText(text)
     with qtbot.waitSignal(w.searchFinished, timeout=WAIT_MS) as sig:
         w.run_search()
     return sig.args[0]
@@ -80,21 +80,21 @@ def remove_buttons(w) -> list[QToolButton]:
 
 # -- chips, notes, help -------------------------------------------------------------
 def test_chips_show_the_recognised_parts_and_x_takes_one_out(qtbot, win):
-    win.search_box.setText('volcano "molten rock" -draft type:md,txt after:2023-11')
+    win.search.search_box.setText('volcano "molten rock" -draft type:md,txt after:2023-11')
     assert win.query_chips.isVisible()
     assert win.query_chips.labels() == ['phrase "molten rock"', "not draft", "type: md, txt", "after: 2023-11"]
     assert [c.findChild(QLabel, "queryChipText").text() for c in win.query_chips.chips] == win.query_chips.labels()
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
         qtbot.mouseClick(remove_buttons(win)[0], Qt.MouseButton.LeftButton)  # the phrase
-    assert win.search_box.text() == "volcano -draft type:md,txt after:2023-11"
+    assert win.search.search_box.text() == "volcano -draft type:md,txt after:2023-11"
     assert win.query_chips.labels() == ["not draft", "type: md, txt", "after: 2023-11"]
     assert sorted(shown(win)) == ["bread.md", "notes.md", "volcano.txt"]  # -draft holds (words rank, never required)
-    win.search_box.setText("volcano")  # no syntax: no chips, the row is hidden
+    win.search.search_box.setText("volcano")  # no syntax: no chips, the row is hidden
     assert win.query_chips.labels() == [] and not win.query_chips.isVisible()
 
 
 def test_what_was_taken_as_words_is_said_in_plain_text(qtbot, win):
-    win.search_box.setText('foo:bar volcano <b>x</b>:y "open')
+    win.search.search_box.setText('foo:bar volcano <b>x</b>:y "open')
     notes = win.query_chips.notes
     assert notes.isVisible() and notes.textFormat() == Qt.TextFormat.PlainText
     assert notes.text() == "Taken as words: unknown field foo: searched as words; unbalanced quote: searched as words"
@@ -104,7 +104,7 @@ def test_what_was_taken_as_words_is_said_in_plain_text(qtbot, win):
 
 def test_chip_text_from_the_query_is_plain(qtbot, win):
     hostile = '<img src="http://127.0.0.1:1/x">'
-    win.search_box.setText(f'volcano name:{hostile.replace(" ", "")} in:"/tmp/<b>x</b> y"')
+    win.search.search_box.setText(f'volcano name:{hostile.replace(" ", "")} in:"/tmp/<b>x</b> y"')
     labels = win.query_chips.findChildren(QLabel)
     assert any("<b>x</b>" in lab.text() for lab in labels)
     assert all(lab.textFormat() == Qt.TextFormat.PlainText for lab in labels)
@@ -127,7 +127,7 @@ def test_help_lists_every_form(qtbot, win):
 
 # -- the filter bar and the query text ------------------------------------------------
 def test_filter_bar_and_query_text_are_one_without_loops(qtbot, win):
-    bar, box = win.filter_bar, win.search_box
+    bar, box = win.filter_bar, win.search.search_box
     texts, bar_changes = [], []
     box.textChanged.connect(texts.append)
     bar.changed.connect(lambda: bar_changes.append(1))
@@ -163,12 +163,12 @@ def test_a_bad_bar_value_stays_in_red_while_the_query_is_typed(qtbot, win):
     bar = win.filter_bar
     bar.types.setText("p d f")
     bar.types.editingFinished.emit()
-    assert "Types" in bar.error.text() and win.search_box.text() == ""  # ignored: nothing written
-    win.search_box.setText("volcano")
-    win.search_box.setText("volcano after:2023")  # the bar shows the date, the bad types stay as typed
+    assert "Types" in bar.error.text() and win.search.search_box.text() == ""  # ignored: nothing written
+    win.search.search_box.setText("volcano")
+    win.search.search_box.setText("volcano after:2023")  # the bar shows the date, the bad types stay as typed
     assert bar.types.text() == "p d f" and "Types" in bar.error.text()
     assert bar.after_on.isChecked() and bar.after.date() == QDate(2023, 1, 1)
-    win.search_box.setText("volcano type:md")
+    win.search.search_box.setText("volcano type:md")
     assert bar.types.text() == "md" and bar.error.text() == "" and not bar.after_on.isChecked()
 
 
@@ -190,13 +190,13 @@ def history_rows(data: Path) -> list[tuple]:
 
 
 def test_enter_records_a_query_and_the_menu_clears_history(qtbot, win, lib_dir):
-    win.search_box.setText("volcano tour")
+    win.search.search_box.setText("volcano tour")
     with qtbot.waitSignal(win.memory.historyChanged, timeout=WAIT_MS) as sig:
-        qtbot.keyClick(win.search_box, Qt.Key.Key_Return)
+        qtbot.keyClick(win.search.search_box, Qt.Key.Key_Return)
     assert sig.args[0] == ["volcano tour"]
     assert win.memory.history_model.stringList() == ["volcano tour"]
     assert history_rows(lib_dir) == [("volcano tour",)]
-    win.search_box.setText("vol")  # as-you-type searches are not recorded
+    win.search.search_box.setText("vol")  # as-you-type searches are not recorded
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
         win.run_search()
     assert history_rows(lib_dir) == [("volcano tour",)]
@@ -211,9 +211,9 @@ def test_enter_records_a_query_and_the_menu_clears_history(qtbot, win, lib_dir):
 def test_history_off_keeps_nothing_in_the_window(qtbot, lib_dir, tiny_encoder):
     w = open_window(qtbot, lib_dir, tiny_encoder, history=0)
     try:
-        w.search_box.setText("volcano tour")
+        w.search.search_box.setText("volcano tour")
         with qtbot.waitSignal(w.memory.historyChanged, timeout=WAIT_MS) as sig:
-            qtbot.keyClick(w.search_box, Qt.Key.Key_Return)
+            qtbot.keyClick(w.search.search_box, Qt.Key.Key_Return)
         assert sig.args[0] == []
         assert not (lib_dir / "searches.sqlite").exists()
     finally:
@@ -223,8 +223,8 @@ def test_history_off_keeps_nothing_in_the_window(qtbot, lib_dir, tiny_encoder):
 # -- saved searches ------------------------------------------------------------------
 def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, win, lib_dir):
     panel = win.saved_panel
-    win.search_box.setText("volcano -draft")
-    win.mode_box.setCurrentText("lexical")
+    win.search.search_box.setText("volcano -draft")
+    win.search.mode_box.setCurrentText("lexical")
     with qtbot.waitSignal(win.memory.savedChanged, timeout=WAIT_MS):
         win.memory.save("Volcanoes")
     assert panel.texts() == ["Volcanoes"] and panel.list.isVisible()
@@ -233,11 +233,11 @@ def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, wi
     win.resync(None)
     qtbot.waitUntil(lambda: panel.texts() == ["Volcanoes  (1 new)"], timeout=WAIT_MS)
     assert panel.list.item(0).font().bold()
-    win.search_box.setText("something else")
-    win.mode_box.setCurrentText("hybrid")
+    win.search.search_box.setText("something else")
+    win.search.mode_box.setCurrentText("hybrid")
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
         panel.list.itemActivated.emit(panel.list.item(0))
-    assert win.search_box.text() == "volcano -draft" and win.mode_box.currentText() == "lexical"
+    assert win.search.search_box.text() == "volcano -draft" and win.search.mode_box.currentText() == "lexical"
     assert win.query_chips.labels() == ["not draft"]
     assert sorted(shown(win)) == ["eruption.txt", "notes.md", "volcano.txt"]
     qtbot.waitUntil(lambda: panel.texts() == ["Volcanoes"], timeout=WAIT_MS)
@@ -245,7 +245,7 @@ def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, wi
 
 def test_saved_search_names_are_plain_text(qtbot, win):
     name = '<b>x</b><img src="http://127.0.0.1:1/x">'
-    win.search_box.setText("volcano")
+    win.search.search_box.setText("volcano")
     with qtbot.waitSignal(win.memory.savedChanged, timeout=WAIT_MS):
         win.memory.save(name)
     item = win.saved_panel.list.item(0)

@@ -74,7 +74,6 @@ def window(qtbot, make_config, tiny_encoder, monkeypatch):
 
 
 def test_hub_file_and_filter_text_is_plain_on_every_new_surface(qtbot, window, tmp_path):
-    from searchapp.gui.discover_actions import open_duplicates
     from searchapp.gui.errors import show_error
     from searchapp.base.errors import ExtractionError
 
@@ -89,7 +88,7 @@ def test_hub_file_and_filter_text_is_plain_on_every_new_surface(qtbot, window, t
         win.add_paths([str(docs)])
 
     # The duplicates window: pair tooltips, side titles.
-    dw = open_duplicates(win, 0.5)
+    dw = win.discover.open_duplicates(0.5)
     qtbot.waitUntil(lambda: dw.report is not None, timeout=WAIT_MS)
     assert dw.report.exact and dw.report.near
     pair = dw.selected_pair()
@@ -119,12 +118,12 @@ def test_hub_file_and_filter_text_is_plain_on_every_new_surface(qtbot, window, t
     assert win.filter_bar.error.textFormat() == Qt.TextFormat.PlainText and HOSTILE in win.filter_bar.error.text()
 
     # A search (the bad type is ignored, as the bar says), the preview's title and an error naming a file.
-    win.search_box.setText("volcano village")
-    win.mode_box.setCurrentText("lexical")
+    win.search.search_box.setText("volcano village")
+    win.search.mode_box.setCurrentText("lexical")
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
         win.run_search()
     with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
-        win.results_view.setCurrentIndex(win.results_model.index(0, 0))
+        win.search.results_view.setCurrentIndex(win.search.results_model.index(0, 0))
     box = show_error(win, ExtractionError(f"cannot read {pair.a}"))
 
     # Every label and tooltip of every window and dialog now open.
@@ -150,7 +149,7 @@ def test_filter_dates_at_the_ends_of_the_calendar_never_raise_a_dialog(qtbot, wi
     bar = win.filter_bar
     finished = []
     win.searchFinished.connect(finished.append)
-    win.search_box.setText("photosynthesis")
+    win.search.search_box.setText("photosynthesis")
     for on, edit, day in ((bar.before_on, bar.before, QDate(9999, 12, 31)), (bar.after_on, bar.after, QDate(1, 1, 1))):
         on.setChecked(True)
         edit.setDate(day)  # what the calendar popup or typing allowed before

@@ -181,11 +181,11 @@ def test_window_by_file_toggle(qtbot, make_config, packaged_encoder):
 
         box.setText("volcano lava eruption ash bread")
         res = search()
-        files = [win.results_model.hit(r).path for r in range(win.results_model.rowCount())]
+        files = [win.search.results_model.hit(r).path for r in range(win.search.results_model.rowCount())]
         assert res.group == "file" and len(files) == len(set(files)) == 2
         toggle.setChecked(False)
         res = search()
-        files = [win.results_model.hit(r).path for r in range(win.results_model.rowCount())]
+        files = [win.search.results_model.hit(r).path for r in range(win.search.results_model.rowCount())]
         assert res.group == "passage" and len(files) > len(set(files))
     finally:
         win.close()

@@ -60,7 +60,7 @@ def test_gui_ini_is_private(tmp_path, umask_022, qtbot, make_config, packaged_en
     win = build_main_window(config, lib)
     qtbot.addWidget(win)
     win.url_opener = lambda url: None
-    win.search_box.setText("my secret query")
+    win.search.search_box.setText("my secret query")
     win.close()  # saves the window state and the last query to gui.ini
     lib.close()
     ini = Path(config.data_dir) / "gui.ini"

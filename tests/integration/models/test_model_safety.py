@@ -161,11 +161,11 @@ def test_gui_says_why_a_reranker_folder_was_refused(qtbot, make_config, packaged
     try:
         with qtbot.waitSignal(win.statusRefreshed, timeout=60_000):
             win.show()
-        assert win.reranker_label.text() != "Reranker: on"
+        assert win.labels.reranker.text() != "Reranker: on"
         qtbot.waitUntil(lambda: win.models_ready, timeout=60_000)
-        assert win.reranker_label.text() == "Reranker: none"
+        assert win.labels.reranker.text() == "Reranker: none"
         assert win.notice.isVisible()
-        assert "refused" in win.notice_label.text() and "does not know" in win.notice_label.text()
+        assert "refused" in win.notice.label.text() and "does not know" in win.notice.label.text()
         assert not marker.exists()
     finally:
         win.close()
