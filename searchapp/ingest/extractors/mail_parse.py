@@ -92,7 +92,7 @@ def parts(msg: Message) -> Iterator[Message]:
     forwarded message (message/rfc822) or a delivery report (message/delivery-status) is one part, its
     inner parts its own. A stack, not recursion, so nesting cannot hit the recursion limit."""
     stack, seen = [msg], 0
-    while stack and seen < MAX_PARTS:
+    while stack and seen <= MAX_PARTS:  # the message itself and its MAX_PARTS parts
         part = stack.pop()
         seen += 1
         payload = part.get_payload() if part.get_content_maintype() == "multipart" else None
