@@ -20,9 +20,11 @@ import numpy as np
 from ..base.entry_dates import clamped_ns
 from ..base.errors import StoreError
 from .cjk import CJK_TABLE, cjk_chars, cjk_query
+from . import lexical
 from .damage import damaged_message, is_damage
 from .migrations import migrate
 from .rows import ChunkRow, FileRow, NewChunk, RootRow
+from .scope import ScopeQueries
 from .vector_queue import EMBEDDED, NO_VECTOR, VectorQueue
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
@@ -49,6 +51,15 @@ def fts_query(text: str) -> Optional[str]:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique)
 
 
+def _matches(query: str) -> list[lexical.Match]:
+    """The MATCH expressions of a query: its words in the word table, its CJK pairs in the character table."""
+    expr = fts_query(query)
+    if expr is None:
+        return []
+    cjk = cjk_query(query)  # CJK words match as character pairs in their own table; the scores add up
+    return [("chunks_fts", expr)] + ([(CJK_TABLE, cjk)] if cjk is not None else [])
+
+
 def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:
     from urllib.parse import quote
 
@@ -64,7 +75,7 @@ def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
-class Store(VectorQueue):
+class Store(VectorQueue, ScopeQueries):
     """One SQLite file. Writes go through `atomic()`; one writer at a time (the library's lock file ensures it)."""
 
     def __init__(self, path: Path, *, readonly: bool = False, immutable_ok: bool = False) -> None:
@@ -320,36 +331,41 @@ class Store(VectorQueue):
         """chunk id -> file id (a light lookup: results by file group candidates before reading their text)."""
         return dict(self._select_in("SELECT id, file_id FROM chunks WHERE id IN ({})", ids))
 
-    # -- lexical ------------------------------------------------------------
-    def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None) -> list[tuple[int, float]]:
-        """BM25 over chunk text: [(chunk id, score)] best first; score = -bm25 so higher is better."""
-        expr = fts_query(query)
-        if expr is None:
-            return []
-        if within is not None and not within:
-            return []
-        found = self._bm25("chunks_fts", expr, limit, within)
-        cjk = cjk_query(query)
-        if cjk is not None:  # CJK words match as character pairs in their own table; a passage's scores add up
-            scores = dict(found)
-            for cid, s in self._bm25(CJK_TABLE, cjk, limit, within):
-                scores[cid] = scores.get(cid, 0.0) + s
-            found = sorted(scores.items(), key=lambda kv: -kv[1])[: int(limit)]
-        return found
+    def chunk_owners(self) -> list[tuple[int, int]]:
+        """(chunk id, file id) of every passage, by chunk id."""
+        return self.conn.execute("SELECT id, file_id FROM chunks ORDER BY id").fetchall()
 
-    def _bm25(self, table: str, expr: str, limit: int, within: Optional[Sequence[int]]) -> list[tuple[int, float]]:
-        sql = f"SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?"  # table: a constant
-        params: list = [expr]
-        if within is not None:
-            sql += f" AND rowid IN ({','.join('?' * len(within))})"
-            params += list(within)
-        sql += " ORDER BY s LIMIT ?"
-        params.append(int(limit))
-        try:
-            rows = self.conn.execute(sql, params).fetchall()
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"lexical search failed: {exc}") from exc
-        return [(int(r[0]), -float(r[1])) for r in rows]
+    def chunk_ids_of_file(self, file_id: int, page: Optional[int] = None) -> list[int]:
+        """A file's passages (only those on `page` when given), in reading order."""
+        sql = "SELECT id FROM chunks WHERE file_id = ?" + (" AND page = ?" if page is not None else "")
+        return [r[0] for r in self.conn.execute(sql + " ORDER BY ordinal",
+                                                (file_id, page) if page is not None else (file_id,))]
+
+    def file_paths(self) -> dict[int, str]:
+        """file id -> path of every stored entry."""
+        return dict(self.conn.execute("SELECT id, path FROM files").fetchall())
+
+    def file_hashes(self) -> list[tuple[int, str, str]]:
+        """(file id, path, sha256) of every indexed file with passages and a hash, by path."""
+        return self.conn.execute(
+            "SELECT id, path, sha256 FROM files WHERE status = 'indexed' AND n_chunks > 0 AND sha256 IS NOT NULL "
+            "ORDER BY path").fetchall()
+
+    # -- lexical (lexical.py: the SQL and the one merge of the two tables' scores) ---------------------------
+    def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None) -> list[tuple[int, float]]:
+        """BM25 over chunk text: [(chunk id, score)] best first (ties: lower id first); score = -bm25 so higher
+        is better. `within`: only these chunk ids."""
+        return lexical.ranked(self.conn, _matches(query), limit, within=within)
+
+    def search_lexical_where(self, query: str, limit: int, where: lexical.Fragment) -> list[tuple[int, float]]:
+        """search_lexical over the passages of the files a WHERE fragment allows (scope.py)."""
+        return lexical.ranked(self.conn, _matches(query), limit, where=where)
+
+    def search_lexical_and_score(self, query: str, limit: int,
+                                 also: Sequence[int]) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """(`search_lexical(query, limit)`, {id: score} for each passage of `also` that matches the query) in
+        one MATCH per table; a passage of `also` missing from the dict shares no word with the query."""
+        return lexical.ranked_and_scored(self.conn, _matches(query), limit, also)
 
     def integrity_ok(self) -> bool:
         return self.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"

@@ -154,3 +154,42 @@ def test_no_import_cycle_between_modules():
 def test_the_cycle_finder_finds_a_cycle():
     # the checker itself could pass vacuously: a made-up circle a → b → c → a must be reported
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# SQL has one owner: searchapp/store/. Everywhere else a store is asked through its named methods.
+_SQL_ATTRS = frozenset({"conn", "execute", "executemany", "executescript"})
+_SQL_TEXT = __import__("re").compile(r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|"
+                                     r"CREATE\s+(TABLE|INDEX|TRIGGER)|PRAGMA\s+\w+)\b")
+
+
+def sql_outside_store(source: str) -> list[str]:
+    """What in `source` runs or writes SQL itself: `.conn` of a store, `.execute(` and its kin, sqlite3.connect,
+    SQL statement text in a string."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in _SQL_ATTRS:
+            out.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Attribute) and node.attr == "connect" and getattr(node.value, "id", "") == "sqlite3":
+            out.append(f"line {node.lineno}: sqlite3.connect")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL_TEXT.search(node.value):
+            out.append(f"line {node.lineno}: SQL text {node.value[:40]!r}")
+    return out
+
+
+def test_only_the_store_runs_sql():
+    bad = []
+    for layer, path in modules():
+        if layer != "store":
+            bad += [f"{path.relative_to(PKG)} {what}" for what in sql_outside_store(path.read_text(encoding="utf-8"))]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_sql_finder_finds_sql():
+    # the check could pass vacuously: each way library code used to reach SQLite must be reported
+    found = sql_outside_store(
+        'rows = store.conn.execute(f"SELECT c.id FROM files f WHERE {where}", params)\n'
+        "self.store.conn.executemany(sql, rows)\n"
+        "c = sqlite3.connect(path)\n"
+        'sql = "DELETE FROM chunks WHERE id = ?"\n'
+        "ok = store.search_lexical(query, 10)\n")
+    assert [f.split(":")[0] for f in found].count("line 1") == 3 and len(found) == 7, found

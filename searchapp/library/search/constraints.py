@@ -19,15 +19,13 @@ each part (no order between the parts).
 
 from __future__ import annotations
 
-import os
 import re
-import sqlite3
 from typing import Optional
 
-from ...base.errors import StoreError
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
-from ...store.cjk import CJK_CLASS, CJK_TABLE, cjk_chars
+from ...store.cjk import CJK_CLASS
+from ...store.scope import INDEXED, Fragment, all_of, files_containing, name_matches, on_page
 from .filters import FilterScope, SearchFilters
 from ..query.syntax import _TOKEN_CHAR, ParsedQuery, Term, filters_of
 
@@ -47,29 +45,13 @@ def parse_for_search(query: str, literal: bool) -> Optional[ParsedQuery]:
     return parsed if parsed.has_syntax else None
 
 
-def _phrase(text: str, prefix: bool = False) -> str:
-    return '"' + text.replace('"', '""') + '"' + (" *" if prefix else "")
-
-
-def term_files(term: Term) -> tuple[str, list]:
-    """A SELECT of the ids of files containing `term`, and its parameters."""
-    selects: list[str] = []
-    params: list = []
+def term_pieces(term: Term) -> list[tuple[str, bool]]:
+    """What a file must contain for `term`: each CJK run, and each stretch of other text that has a word, in
+    order, with whether it ends in a prefix (store/scope.py matches them)."""
     pieces = _CJK_SPLIT.split(term.text)  # odd indexes: CJK runs
     last_latin = max((i for i, p in enumerate(pieces) if i % 2 == 0 and _TOKEN_CHAR.search(p)), default=-1)
-    for i, piece in enumerate(pieces):
-        if i % 2:
-            table, expr = CJK_TABLE, _phrase(cjk_chars(piece))
-        elif _TOKEN_CHAR.search(piece):
-            table, expr = "chunks_fts", _phrase(" ".join(piece.split()), term.prefix and i == last_latin)
-        else:
-            continue
-        selects.append(f"SELECT c.file_id FROM {table} JOIN chunks c ON c.id = {table}.rowid "  # a constant
-                       f"WHERE {table} MATCH ?")
-        params.append(expr)
-    if not selects:  # no word at all (the parser never makes such a term): no file contains it
-        return "SELECT NULL WHERE 0", []
-    return "SELECT file_id FROM (" + " INTERSECT ".join(selects) + ")", params
+    return [(piece, term.prefix and i == last_latin) for i, piece in enumerate(pieces)
+            if i % 2 or _TOKEN_CHAR.search(piece)]
 
 
 def _ascii_lower(text: str) -> str:
@@ -86,35 +68,20 @@ class QueryConstraints:
         self.parsed, self.filters = parsed, filters
         self._where = self._build()
 
-    def _build(self) -> tuple[str, list]:
+    def _build(self) -> Fragment:
         p = self.parsed
-        clauses: list[str] = []
-        params: list = []
-        for flt in (self.filters, filters_of(p)):
-            if flt is not None and flt.active:
-                w, ps = flt.where()
-                clauses.append(w)
-                params += ps
-        if not clauses:
-            clauses.append("f.status = 'indexed'")
+        parts: list[Fragment] = [flt.where() for flt in (self.filters, filters_of(p)) if flt is not None and flt.active]
+        if not parts:
+            parts.append(INDEXED)
         if p.names:
-            # The name after the last separator: rtrim() drops every trailing character that is not one.
-            base = "lower(substr(f.path, length(rtrim(f.path, replace(f.path, ?, ''))) + 1))"
-            clauses.append("(" + " OR ".join(f"{base} GLOB ?" for _ in p.names) + ")")
-            for glob in p.names:
-                pattern = glob if _GLOB_CHARS & set(glob) else f"*{glob}*"
-                params += [os.sep, _ascii_lower(pattern)]
+            parts.append(name_matches([_ascii_lower(g if _GLOB_CHARS & set(g) else f"*{g}*") for g in p.names]))
         if p.page is not None:
-            clauses.append("c.page = ?")
-            params.append(p.page)
+            parts.append(on_page(p.page))
         for clause in p.clauses:
-            if clause.kind == "word":
-                continue
-            sqls = [term_files(t) for t in clause.terms]
-            sql = " UNION ".join(s for s, _ in sqls)
-            clauses.append(f"f.id {'NOT IN' if clause.kind == 'exclude' else 'IN'} ({sql})")
-            params += [x for _, ps in sqls for x in ps]
-        return " AND ".join(clauses), params
+            if clause.kind != "word":
+                parts.append(files_containing([term_pieces(t) for t in clause.terms],
+                                              exclude=clause.kind == "exclude"))
+        return all_of(parts)
 
     def where(self) -> tuple[str, list]:
         return self._where[0], list(self._where[1])
@@ -138,17 +105,7 @@ def constraint_scope(store: Store, parsed: ParsedQuery, filters: Optional[Search
 def list_by_date(store: Store, scope: FilterScope, k: int, group: str) -> list[Hit]:
     """No words to rank by (a query of only operators and fields): the allowed files, newest first; by file
     their first allowed passage, by passage every allowed passage in reading order."""
-    where, params = scope.filters.where()
-    if group == "file":  # SQLite: a bare column next to min() comes from the row holding the minimum
-        sql = (f"SELECT c.id, min(c.ordinal) FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where} "
-               "GROUP BY f.id ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path LIMIT ?")
-    else:
-        sql = (f"SELECT c.id, c.ordinal FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where} "
-               "ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path, c.ordinal LIMIT ?")
-    try:
-        ids = [r[0] for r in store.conn.execute(sql, [*params, int(k)])]
-    except sqlite3.OperationalError as exc:
-        raise StoreError(f"filtered search failed: {exc}") from exc
+    ids = store.newest_first(scope.filters.where(), k, by_file=group == "file")
     rows = store.chunks(ids)
     hits = []
     for rank, cid in enumerate((i for i in ids if i in rows), start=1):

@@ -87,9 +87,7 @@ class DuplicateReport:
 def _exact_groups(store: Store) -> tuple[list[list[str]], dict[int, str]]:
     groups: dict[str, list[str]] = defaultdict(list)
     sha_of: dict[int, str] = {}
-    for fid, path, sha in store.conn.execute(
-            "SELECT id, path, sha256 FROM files WHERE status = 'indexed' AND n_chunks > 0 AND sha256 IS NOT NULL "
-            "ORDER BY path"):
+    for fid, path, sha in store.file_hashes():
         groups[sha].append(path)
         sha_of[fid] = sha
     return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), g[0])), sha_of
@@ -103,7 +101,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     t0 = time.perf_counter()
     exact, sha_of = _exact_groups(store)
     out = DuplicateReport(exact, [], threshold)
-    rows = store.conn.execute("SELECT id, file_id FROM chunks ORDER BY id").fetchall()
+    rows = store.chunk_owners()
     if index is None or dim is None or len(rows) < 2:
         return out
     chunk_ids = np.array([r[0] for r in rows], dtype=np.int64)
@@ -144,7 +142,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     out.stats["total_ms"] = (time.perf_counter() - t0) * 1000.0
 
     # 3. Paths and passage texts for what is reported.
-    paths = dict(store.conn.execute("SELECT id, path FROM files").fetchall())
+    paths = store.file_paths()
     texts = store.chunks([c for f in found for _, a, b in f[3] for c in (a, b)])
     found.sort(key=lambda f: (-f[0], paths.get(f[1], ""), paths.get(f[2], "")))
     for sim, fa, fb, pairs in found:

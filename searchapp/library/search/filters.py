@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
-import sqlite3
 import time
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
@@ -19,9 +18,9 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from ...ann import VectorIndex
-from ...base.errors import ConfigError, StoreError
+from ...base.errors import ConfigError
 from ...store import Store, fts_query
-from ...store.cjk import CJK_TABLE, cjk_query
+from ...store.scope import files_where
 from ..blas import one_blas_thread
 
 __all__ = ["SearchFilters", "FilterScope", "parse_date", "parse_types", "EXACT_SUBSET_MAX"]
@@ -94,26 +93,9 @@ class SearchFilters:
         return bool(self.folders or self.types or self.after is not None or self.before is not None)
 
     def where(self) -> tuple[str, list]:
-        """A WHERE fragment over `files f` and its parameters (never formatted from user text)."""
-        clauses: list[str] = ["f.status = 'indexed'"]
-        params: list = []
-        if self.folders:
-            ors = []
-            for folder in self.folders:
-                below = folder.rstrip(os.sep) + os.sep
-                ors.append("(f.path = ? OR (f.path >= ? AND f.path < ?))")
-                params += [folder, below, below[:-1] + chr(ord(os.sep) + 1)]
-            clauses.append("(" + " OR ".join(ors) + ")")
-        if self.types:
-            clauses.append("(" + " OR ".join("lower(f.path) LIKE ?" for _ in self.types) + ")")
-            params += [f"%.{t}" for t in self.types]
-        if self.after is not None:
-            clauses.append("coalesce(f.date_ns, f.mtime_ns) >= ?")  # a mail's own date first
-            params.append(int(self.after * 1e9))
-        if self.before is not None:
-            clauses.append("coalesce(f.date_ns, f.mtime_ns) < ?")
-            params.append(int(self.before * 1e9))
-        return " AND ".join(clauses), params
+        """A WHERE fragment over `files f` and its parameters (store/scope.py writes it)."""
+        return files_where(self.folders, self.types, None if self.after is None else int(self.after * 1e9),
+                           None if self.before is None else int(self.before * 1e9))
 
     def to_json(self) -> dict:
         day = lambda t: None if t is None else time.strftime("%Y-%m-%d", time.localtime(t))  # noqa: E731
@@ -130,15 +112,7 @@ class FilterScope:
     stats: dict = field(init=False)
 
     def __post_init__(self) -> None:
-        where, params = self.filters.where()
-        try:
-            # CROSS JOIN keeps files as the outer loop (SQLite's rule): the matching files first, then their
-            # passages by the chunks_file index. Left to the planner, a file-type filter scanned every chunk.
-            rows = self.store.conn.execute(
-                f"SELECT c.id FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where}", params)
-            self.ids = np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64))
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"filtered search failed: {exc}") from exc
+        self.ids = self.store.chunk_ids_where(self.filters.where())
         self.stats = {"filter": self.filters.to_json(), "allowed_passages": int(len(self.ids))}
 
     def allows(self, chunk_ids: np.ndarray) -> np.ndarray:
@@ -190,28 +164,10 @@ class FilterScope:
         return out_ids, out_sims
 
     def lexical(self, query: str, limit: int) -> list[tuple[int, float]]:
-        """BM25 over the allowed files' passages: FTS5 joined to files, so no id list is sent to SQLite.
-        CJK words also match as character pairs in their own table, adding up as in Store.search_lexical."""
-        expr = fts_query(query)
-        if expr is None or not len(self.ids):
+        """BM25 over the allowed files' passages: FTS5 joined to files, so no id list is sent to SQLite
+        (Store.search_lexical_where; its scores and order are those of Store.search_lexical)."""
+        if fts_query(query) is None or not len(self.ids):
             return []
-        found = self._bm25("chunks_fts", expr, limit)
-        cjk = cjk_query(query)
-        if cjk is not None:
-            scores = dict(found)
-            for cid, s in self._bm25(CJK_TABLE, cjk, limit):
-                scores[cid] = scores.get(cid, 0.0) + s
-            found = sorted(scores.items(), key=lambda kv: -kv[1])[: int(limit)]
+        found = self.store.search_lexical_where(query, limit, self.filters.where())
         self.stats["lexical_strategy"] = "FTS5 joined to the filtered files"
         return found
-
-    def _bm25(self, table: str, expr: str, limit: int) -> list[tuple[int, float]]:
-        where, params = self.filters.where()
-        sql = (f"SELECT {table}.rowid, bm25({table}) AS s FROM {table} "  # table: a constant
-               f"JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id "
-               f"WHERE {table} MATCH ? AND {where} ORDER BY s LIMIT ?")
-        try:
-            rows = self.store.conn.execute(sql, [expr, *params, int(limit)]).fetchall()
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"lexical search failed: {exc}") from exc
-        return [(int(r[0]), -float(r[1])) for r in rows]

@@ -18,7 +18,6 @@ from ...base.member_paths import container_of
 from ...base.types import Hit, StageRanks, StageScores
 from ...ingest.fsnames import real_path
 from ...store import Store
-from ...store.bm25_pair import search_lexical_and_score
 from .constraints import constraint_scope, list_by_date
 from .filters import FilterScope, SearchFilters
 from .fusion import convex_fusion, reciprocal_rank_fusion
@@ -158,7 +157,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
             if scope is not None:
                 return scope.lexical(text, n)
             if req.mode == "hybrid" and dense:
-                top, lexical_of_dense = search_lexical_and_score(store, text, n, [c for c, _ in dense])
+                top, lexical_of_dense = store.search_lexical_and_score(text, n, [c for c, _ in dense])
                 return top
             return store.search_lexical(text, n)
 
@@ -245,9 +244,13 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
           order: list[int]) -> list[tuple[int, float]]:
     """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion."""
     w = req.dense_weight
+    # Hybrid: an id whose dense score is still None has no vector yet (every candidate with one was scored by
+    # _fill_missing_stage_scores); it is fused on the signal it has (fusion.py).
+    no_vector = {i for i in order if dense_score.get(i) is None} if req.mode == "hybrid" else set()
     if req.fusion == "rrf":
         weights = [w, 1.0 - w] if req.mode == "hybrid" else None
-        ranked = reciprocal_rank_fusion([dense, lexical], k=req.rrf_k, weights=weights)
+        ranked = reciprocal_rank_fusion([dense, lexical], k=req.rrf_k, weights=weights,
+                                        only_in=dict.fromkeys(no_vector, 1))
         have = {i for i, _ in ranked}
         return ranked + [(i, 0.0) for i in order if i not in have]
     if req.mode in ("dense", "lexical"):  # one side: its own order (ties kept), its own score
@@ -256,14 +259,14 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         both = list(ranked) + [i for i in order if i not in first]
         return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
                 else convex_fusion({}, lexical_score, 0.0, both))
-    return convex_fusion(dense_score, lexical_score, w, order)
+    return convex_fusion(dense_score, lexical_score, w, order, no_vector)
 
 
 def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray],
                                lexical_of_dense: Optional[dict[int, float]] = None) -> None:
     """In hybrid mode, give every candidate both first-stage scores (ranks stay those of the retrievers),
     so a person can compare them; a dense-only hit's BM25 is 0 when it shares no word with the query.
-    `lexical_of_dense`: the BM25 of every dense hit that matches, found with the lexical top (bm25_pair.py)."""
+    `lexical_of_dense`: the BM25 of every dense hit that matches, found with the lexical top (store/lexical.py)."""
     need_dense = [cid for cid, s in scores.items() if s.dense is None]
     if qvec is not None and need_dense:
         ids, vecs = store.vectors(need_dense, dim=int(qvec.size))  # none back: all still to be embedded

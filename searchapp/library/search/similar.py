@@ -59,8 +59,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     source = store.file_by_path(os.path.abspath(os.path.expanduser(path)))
     if source is None or source.status != "indexed":
         raise ConfigError(f"{path} is not an indexed file of this library (`searchapp status` lists what is)")
-    sql = "SELECT id FROM chunks WHERE file_id = ?" + (" AND page = ?" if page is not None else "") + " ORDER BY ordinal"
-    src_ids = [r[0] for r in store.conn.execute(sql, (source.id, page) if page is not None else (source.id,))]
+    src_ids = store.chunk_ids_of_file(source.id, page)
     if not src_ids:
         where = f"page {page} of {path}" if page is not None else path
         raise ConfigError(f"{where} has no indexed passages")
@@ -94,8 +93,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     # 2. Exact file scores from every stored vector of each shortlisted file.
     scored = []
     for fid in shortlist:
-        cand_ids = [r[0] for r in store.conn.execute("SELECT id FROM chunks WHERE file_id = ?", (fid,))]
-        ids, vecs = store.vectors(cand_ids, dim)
+        ids, vecs = store.vectors(store.chunk_ids_of_file(fid), dim)
         if not len(ids):
             continue
         with one_blas_thread():

@@ -1,13 +1,12 @@
-"""Hybrid search's one-pass lexical side (store/bm25_pair.py) gives exactly the scores of the two passes it
-replaced: the lexical top of `Store.search_lexical`, and the BM25 of dense-only hits from a second MATCH."""
+"""Hybrid search's one-pass lexical side (Store.search_lexical_and_score, store/lexical.py) gives exactly the
+scores of the two passes it replaced: the lexical top of `Store.search_lexical`, and the BM25 of dense-only
+hits from a second MATCH."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
-
-from searchapp.store.bm25_pair import search_lexical_and_score
 
 WORDS = ("harbour lantern orchard meadow copper violet station quarry ember willow falcon granite river summit "
          "canyon beacon thistle cobalt invoice ledger").split()
@@ -36,7 +35,7 @@ def test_one_pass_gives_the_two_passes_scores(library):
     for query in QUERIES:
         also = rng.sample(all_ids, 25)
         for limit in (5, 20, 1000):
-            top, scores = search_lexical_and_score(store, query, limit, also)
+            top, scores = store.search_lexical_and_score(query, limit, also)
             expected = store.search_lexical(query, limit)
             assert [round(s, 9) for _, s in top] == [round(s, 9) for _, s in expected], query
             assert {c for c, s in top if s > min(s for _, s in top)} == \

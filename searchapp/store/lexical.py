@@ -1,0 +1,101 @@
+"""BM25 over the two FTS5 tables (words: chunks_fts; CJK character pairs: chunks_cjk) and the one merge of
+their scores. Store's lexical methods (db.py) turn a query into MATCH expressions and come here.
+
+A passage found in both tables scores the sum of its two BM25s (library score: -bm25, higher is better).
+Tie order, everywhere: higher score first, then the lower chunk id. Each table's SQL orders `s, rowid` so
+its LIMIT cuts ties the same way the merge orders them; a search is then the same list whichever way it ran
+(plain, restricted to ids, joined to the filtered files, or in one pass with the scores of given passages).
+
+Why a one-pass variant: hybrid search shows (and fuses) both first-stage scores for every candidate, so a
+passage found only by the dense side needs its BM25 too. Asked as a second MATCH restricted to those ids,
+FTS5 computes BM25 for every matching passage again; at a million passages that second pass was 45% of a
+hybrid query (~50 ms of ~115). `ranked_and_scored` keeps one MATCH's scores in a temporary table and reads
+them twice (tests/integration/library/test_bm25_pair.py compares it with the two passes).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable, Optional, Sequence
+
+from ..base.errors import StoreError
+
+__all__ = ["merge_bm25", "ranked", "ranked_and_scored", "Match", "Fragment"]
+
+Match = tuple[str, str]  # (FTS5 table: a constant of this package, MATCH expression: a parameter)
+Fragment = tuple[str, list]  # a WHERE fragment over `files f` / `chunks c` and its parameters (scope.py)
+Scored = list[tuple[int, float]]
+
+
+def merge_bm25(parts: Iterable[Scored], limit: int) -> Scored:
+    """The one merge: [(chunk id, summed score)] over every part, best first, ties by chunk id; the top `limit`."""
+    scores: dict[int, float] = {}
+    for part in parts:
+        for cid, s in part:
+            scores[cid] = scores.get(cid, 0.0) + s
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[: max(0, int(limit))]
+
+
+def ranked(conn: sqlite3.Connection, matches: Sequence[Match], limit: int, *,
+           within: Optional[Sequence[int]] = None, where: Optional[Fragment] = None) -> Scored:
+    """The top `limit` passages by BM25 over `matches` ([] when none). `within`: only these chunk ids;
+    `where`: only passages of the files the fragment allows (FTS5 joined to files, no id list sent)."""
+    if within is not None and not within:
+        return []
+    return merge_bm25((_bm25(conn, table, expr, limit, within, where) for table, expr in matches), limit)
+
+
+def ranked_and_scored(conn: sqlite3.Connection, matches: Sequence[Match], limit: int,
+                      also: Sequence[int]) -> tuple[Scored, dict[int, float]]:
+    """(`ranked(conn, matches, limit)`, {id: score} for each passage of `also` that matches); a passage of
+    `also` missing from the dict shares no word with the query (its BM25 is 0)."""
+    tops: list[Scored] = []
+    scores: dict[int, float] = {}
+    for table, expr in matches:
+        top, part = _one_pass(conn, table, expr, limit, also)
+        tops.append(top)
+        for cid, s in part.items():
+            scores[cid] = scores.get(cid, 0.0) + s
+    return merge_bm25(tops, limit), scores
+
+
+def _bm25(conn: sqlite3.Connection, table: str, expr: str, limit: int, within: Optional[Sequence[int]],
+          where: Optional[Fragment]) -> Scored:
+    sql = f"SELECT {table}.rowid, bm25({table}) AS s FROM {table} "  # table: one of two constants
+    params: list = []
+    if where is not None:
+        sql += f"JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id "
+    sql += f"WHERE {table} MATCH ?"
+    params.append(expr)
+    if where is not None:
+        sql += f" AND {where[0]}"
+        params += where[1]
+    if within is not None:
+        sql += f" AND {table}.rowid IN ({','.join('?' * len(within))})"
+        params += list(within)
+    sql += f" ORDER BY s, {table}.rowid LIMIT ?"
+    params.append(int(limit))
+    return [(int(r[0]), -float(r[1])) for r in _rows(conn, sql, params)]
+
+
+def _one_pass(conn: sqlite3.Connection, table: str, expr: str, limit: int,
+              also: Sequence[int]) -> tuple[Scored, dict[int, float]]:
+    ids = list(dict.fromkeys(int(i) for i in also))
+    # table: one of two constants; every value is a parameter.
+    sql = (f"WITH m AS MATERIALIZED (SELECT rowid AS id, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?) "
+           "SELECT id, s, 0 FROM (SELECT id, s FROM m ORDER BY s, id LIMIT ?)")
+    params: list = [expr, int(limit)]
+    if ids:
+        sql += f" UNION ALL SELECT id, s, 1 FROM m WHERE id IN ({','.join('?' * len(ids))})"
+        params += ids
+    rows = _rows(conn, sql, params)
+    # bm25() is lower-is-better; the library's lexical score is its negation.
+    top = [(int(r[0]), -float(r[1])) for r in rows if r[2] == 0]
+    return top, {int(r[0]): -float(r[1]) for r in rows if r[2] == 1}
+
+
+def _rows(conn: sqlite3.Connection, sql: str, params: list) -> list[tuple]:
+    try:
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise StoreError(f"lexical search failed: {exc}") from exc

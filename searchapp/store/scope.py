@@ -1,0 +1,133 @@
+"""Which files and passages a search may see, as SQL: WHERE fragments over `files f` (and `chunks c`), and
+the reads that use them. The library says what a filter or a query's constraints mean (library/search/
+filters.py, constraints.py); the SQL for it is written here, and only here.
+
+A fragment is (SQL text, parameters): the text holds only constants of this module, every value is a
+parameter. Fragments combine with `all_of` (AND).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..base.errors import StoreError
+from .cjk import CJK_TABLE, cjk_chars, is_cjk
+from .lexical import Fragment
+
+__all__ = ["Fragment", "INDEXED", "files_where", "name_matches", "on_page", "files_containing", "all_of",
+           "ScopeQueries"]
+
+INDEXED: Fragment = ("f.status = 'indexed'", [])
+
+
+def _below(folder: str) -> tuple[str, str]:
+    """The path range strictly below `folder`: [folder/, folder0) (the next character after the separator)."""
+    below = folder.rstrip(os.sep) + os.sep
+    return below, below[:-1] + chr(ord(os.sep) + 1)
+
+
+def files_where(folders: Sequence[str] = (), types: Sequence[str] = (), after_ns: Optional[int] = None,
+                before_ns: Optional[int] = None) -> Fragment:
+    """Indexed files at or below one of `folders`, named with one of the extensions `types` (lower case, no
+    dot), dated (a mail's own date, else the file's mtime) at or after `after_ns` and before `before_ns`."""
+    clauses: list[str] = [INDEXED[0]]
+    params: list = []
+    if folders:
+        ors = []
+        for folder in folders:
+            ors.append("(f.path = ? OR (f.path >= ? AND f.path < ?))")
+            params += [folder, *_below(folder)]
+        clauses.append("(" + " OR ".join(ors) + ")")
+    if types:
+        clauses.append("(" + " OR ".join("lower(f.path) LIKE ?" for _ in types) + ")")
+        params += [f"%.{t}" for t in types]
+    if after_ns is not None:
+        clauses.append("coalesce(f.date_ns, f.mtime_ns) >= ?")  # a mail's own date first
+        params.append(int(after_ns))
+    if before_ns is not None:
+        clauses.append("coalesce(f.date_ns, f.mtime_ns) < ?")
+        params.append(int(before_ns))
+    return " AND ".join(clauses), params
+
+
+def name_matches(globs: Sequence[str]) -> Fragment:
+    """Files whose name (after the last separator), lower-cased by SQLite (ASCII only), matches a GLOB of `globs`."""
+    # The name after the last separator: rtrim() drops every trailing character that is not one.
+    base = "lower(substr(f.path, length(rtrim(f.path, replace(f.path, ?, ''))) + 1))"
+    params: list = []
+    for glob in globs:
+        params += [os.sep, glob]
+    return "(" + " OR ".join(f"{base} GLOB ?" for _ in globs) + ")", params
+
+
+def on_page(page: int) -> Fragment:
+    return "c.page = ?", [page]
+
+
+def _phrase(text: str, prefix: bool = False) -> str:
+    return '"' + text.replace('"', '""') + '"' + (" *" if prefix else "")
+
+
+def _term_files(pieces: Sequence[tuple[str, bool]]) -> Fragment:
+    """A SELECT of the ids of files containing every piece (a CJK run: its characters in order in the
+    character table; else its words in order, the last one a prefix when its flag says so)."""
+    selects: list[str] = []
+    params: list = []
+    for text, prefix in pieces:
+        if is_cjk(text):
+            table, expr = CJK_TABLE, _phrase(cjk_chars(text))
+        else:
+            table, expr = "chunks_fts", _phrase(" ".join(text.split()), prefix)
+        selects.append(f"SELECT c.file_id FROM {table} JOIN chunks c ON c.id = {table}.rowid "  # a constant
+                       f"WHERE {table} MATCH ?")
+        params.append(expr)
+    if not selects:  # no word at all: no file contains it
+        return "SELECT NULL WHERE 0", []
+    return "SELECT file_id FROM (" + " INTERSECT ".join(selects) + ")", params
+
+
+def files_containing(terms: Sequence[Sequence[tuple[str, bool]]], *, exclude: bool = False) -> Fragment:
+    """Files containing at least one of `terms` (none of them with `exclude`); a term is its pieces, as
+    `_term_files` reads them."""
+    sqls = [_term_files(t) for t in terms]
+    sql = " UNION ".join(s for s, _ in sqls)
+    return f"f.id {'NOT IN' if exclude else 'IN'} ({sql})", [x for _, ps in sqls for x in ps]
+
+
+def all_of(fragments: Sequence[Fragment]) -> Fragment:
+    """Every fragment must hold; none at all: every indexed file."""
+    fragments = list(fragments) or [INDEXED]
+    return " AND ".join(f[0] for f in fragments), [x for f in fragments for x in f[1]]
+
+
+class ScopeQueries:
+    """Needs `conn` of Store. A mixin of Store: the reads over a fragment."""
+
+    def chunk_ids_where(self, where: Fragment) -> np.ndarray:
+        """The ids (sorted int64) of every passage of the files (and pages) `where` allows."""
+        # CROSS JOIN keeps files as the outer loop (SQLite's rule): the matching files first, then their
+        # passages by the chunks_file index. Left to the planner, a file-type filter scanned every chunk.
+        sql = f"SELECT c.id FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where[0]}"
+        try:
+            rows = self.conn.execute(sql, where[1])
+            return np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64))
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"filtered search failed: {exc}") from exc
+
+    def newest_first(self, where: Fragment, k: int, *, by_file: bool) -> list[int]:
+        """The allowed passages' ids, newest file first (then by path): by file, each file's first allowed
+        passage; else every allowed passage in reading order. At most `k`."""
+        if by_file:  # SQLite: a bare column next to min() comes from the row holding the minimum
+            sql = (f"SELECT c.id, min(c.ordinal) FROM files f CROSS JOIN chunks c ON c.file_id = f.id "
+                   f"WHERE {where[0]} GROUP BY f.id ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path LIMIT ?")
+        else:
+            sql = (f"SELECT c.id, c.ordinal FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where[0]} "
+                   "ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path, c.ordinal LIMIT ?")
+        try:
+            return [r[0] for r in self.conn.execute(sql, [*where[1], int(k)])]
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"filtered search failed: {exc}") from exc
