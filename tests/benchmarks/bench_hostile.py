@@ -1,7 +1,9 @@
-"""Hostile single files (issue 14.4/14.5): seconds and peak memory to index one of them, before and after.
+"""Hostile single files: seconds and peak memory to index one of them, before and after.
 
 Cases (full size with --scale 1): a 48 MiB one-line base64 .txt, and a ~35 MB DOCX holding ~190 MB of
-WordprocessingML (the 50 MB file cap applies to the compressed file). Each run indexes a folder of 4
+WordprocessingML (the 50 MB file cap applies to the compressed file); spreadsheets and slides: an .xlsx and
+an .ods of ~190 MB of XML whose rows are a word, thousands of empty cells written one by one, a word; an
+.odp whose content.xml is ~190 MB; a .pptx whose one slide has a 100 MB relationships part. Each run indexes a folder of 4
 small notes plus the hostile file, in a child process, with the code tree given (e.g. /work/main for
 "before", this checkout for "after"); the parent polls the child's peak RSS (VmHWM), so a run killed by
 --timeout still reports its peak. One JSON line per run, then one ratio line per case (after / before).
@@ -54,6 +56,131 @@ def make_docx(path: Path, xml_mb: float) -> None:
                 fh.write(chunk)
                 written += len(chunk)
             fh.write(b"</w:body></w:document>")
+
+
+OFFICE_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+SML = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+ODF = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+       'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+       'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+       'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+       'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"')
+
+
+def _rels(*items: tuple[str, str, str]) -> str:
+    return (f'<Relationships xmlns="{PKG_REL}">' + "".join(
+        f'<Relationship Id="{i}" Type="{OFFICE_REL}/{t}" Target="{target}"/>' for i, t, target in items)
+        + "</Relationships>")
+
+
+def _stream_member(z: zipfile.ZipFile, name: str, head: str, tail: str, chunks, xml_mb: float) -> None:
+    """Write `head`, then chunks from the generator until the member holds `xml_mb` MiB, then `tail`."""
+    target = int(xml_mb * 2**20)
+    with z.open(name, "w", force_zip64=True) as fh:
+        fh.write(head.encode())
+        written = len(head)
+        for chunk in chunks:
+            if written >= target:
+                break
+            data = chunk.encode()
+            fh.write(data)
+            written += len(data)
+        fh.write(tail.encode())
+
+
+def _columns(n: int) -> list[str]:
+    out = []
+    for i in range(1, n + 1):
+        name = ""
+        while i:
+            i, r = divmod(i - 1, 26)
+            name = chr(65 + r) + name
+        out.append(name)
+    return out
+
+
+def make_xlsx(path: Path, xml_mb: float) -> None:
+    """Rows of a word, 16,382 empty cells written one by one (<c r="B1" s="7"/>: a style, no value), a word."""
+    rng = random.Random(0)
+    cols = _columns(16_384)
+
+    def rows():
+        r = 0
+        while True:
+            r += 1
+            empty = "".join(f'<c r="{c}{r}" s="{rng.randrange(64)}"/>' for c in cols[1:-1])
+            yield (f'<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>{rng.choice(WORDS)}</t></is></c>{empty}'
+                   f'<c r="XFD{r}" t="inlineStr"><is><t>{rng.choice(WORDS)}</t></is></c></row>')
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+        z.writestr("_rels/.rels", _rels(("rId1", "officeDocument", "xl/workbook.xml")))
+        z.writestr("xl/workbook.xml", f'<workbook xmlns="{SML}" xmlns:r="{OFFICE_REL}"><sheets>'
+                                      '<sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>')
+        z.writestr("xl/_rels/workbook.xml.rels", _rels(("rId1", "worksheet", "worksheets/sheet1.xml")))
+        _stream_member(z, "xl/worksheets/sheet1.xml", f'<worksheet xmlns="{SML}"><sheetData>', "</sheetData></worksheet>",
+                       rows(), xml_mb)
+
+
+def make_ods(path: Path, xml_mb: float) -> None:
+    """Rows of a word, 10,000 empty cells written one by one (no number-columns-repeated), a word."""
+    rng = random.Random(0)
+
+    def rows():
+        while True:
+            empty = "".join(f'<table:table-cell table:style-name="ce{rng.randrange(64)}"/>' for _ in range(10_000))
+            word = f"<table:table-cell><text:p>{rng.choice(WORDS)}</text:p></table:table-cell>"
+            yield f"<table:table-row>{word}{empty}{word}</table:table-row>"
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        _stream_member(z, "content.xml", f'<office:document-content {ODF}><office:body><office:spreadsheet>'
+                       '<table:table table:name="T">', "</table:table></office:spreadsheet></office:body>"
+                       "</office:document-content>", rows(), xml_mb)
+
+
+def make_odp(path: Path, xml_mb: float) -> None:
+    """Slides of frames whose paragraphs are words in spans: a content.xml of `xml_mb` MiB, many small elements."""
+    rng = random.Random(0)
+
+    def pages():
+        while True:
+            paras = "".join("<text:p>" + "".join(f"<text:span>{rng.choice(WORDS)} </text:span>" for _ in range(12))
+                            + "</text:p>" for _ in range(40))
+            yield f"<draw:page><draw:frame><draw:text-box>{paras}</draw:text-box></draw:frame></draw:page>"
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.presentation")
+        _stream_member(z, "content.xml", f"<office:document-content {ODF}><office:body><office:presentation>",
+                       "</office:presentation></office:body></office:document-content>", pages(), xml_mb)
+
+
+def make_pptx(path: Path, rels_mb: float) -> None:
+    """One real slide whose relationships part lists `rels_mb` MiB of relationships to missing notes."""
+    pml = "http://schemas.openxmlformats.org/presentationml/2006/main"
+    dml = "http://schemas.openxmlformats.org/drawingml/2006/main"
+
+    def rels():
+        n = 0
+        while True:
+            n += 1
+            yield (f'<Relationship Id="rId{n}" Type="{OFFICE_REL}/notesSlide" '
+                   f'Target="../notesSlides/notesSlide{n}.xml"/>')
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+        z.writestr("_rels/.rels", _rels(("rId1", "officeDocument", "ppt/presentation.xml")))
+        z.writestr("ppt/presentation.xml", f'<p:presentation xmlns:p="{pml}" xmlns:r="{OFFICE_REL}"><p:sldIdLst>'
+                                           '<p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>')
+        z.writestr("ppt/_rels/presentation.xml.rels", _rels(("rId1", "slide", "slides/slide1.xml")))
+        z.writestr("ppt/slides/slide1.xml", f'<p:sld xmlns:p="{pml}" xmlns:a="{dml}"><p:cSld><p:spTree><p:sp>'
+                                            '<p:txBody><a:p><a:r><a:t>Tomatoes ripen in a warm greenhouse.</a:t>'
+                                            '</a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>')
+        _stream_member(z, "ppt/slides/_rels/slide1.xml.rels", f'<Relationships xmlns="{PKG_REL}">',
+                       "</Relationships>", rels(), rels_mb)
+
+
+MAKERS = {"docx": ("z.docx", make_docx, 190), "xlsx": ("z.xlsx", make_xlsx, 190), "ods": ("z.ods", make_ods, 190),
+          "odp": ("z.odp", make_odp, 190), "pptx": ("z.pptx", make_pptx, 100)}
 
 
 def child_extract(folder: str) -> None:
@@ -131,7 +258,7 @@ def main() -> None:
     ap.add_argument("--trees", default=str(Path(__file__).resolve().parents[2]),
                     help="comma-separated code trees to compare, e.g. /work/main,.")
     ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--cases", default="base64,docx")
+    ap.add_argument("--cases", default="base64,docx", help="base64, docx, xlsx, ods, odp, pptx")
     ap.add_argument("--what", default="extract", choices=("extract", "index"),
                     help="extract: extraction + chunking of the hostile file (no embedding); index: the whole sync")
     args = ap.parse_args()
@@ -145,7 +272,8 @@ def main() -> None:
             if case == "base64":
                 make_base64(folder / "z.txt", 48 * args.scale)
             else:
-                make_docx(folder / "z.docx", 190 * args.scale)
+                name, make, mb = MAKERS[case]
+                make(folder / name, mb * args.scale)
             size = sum(f.stat().st_size for f in folder.iterdir()) / 2**20
             results = []
             for tree in trees:

@@ -16,7 +16,7 @@ from .encoding import clean_text
 from .title import dc_title
 from .ziputil import SafeZip
 
-__all__ = ["SUFFIXES", "extract_odt", "paragraphs"]
+__all__ = ["SUFFIXES", "extract_odt", "paragraphs", "SKIPPED"]
 
 SUFFIXES = frozenset({".odt", ".ott"})
 
@@ -25,8 +25,8 @@ _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"
 _PARAGRAPHS = frozenset({_TEXT + "p", _TEXT + "h"})
 # Not document text: comments, change-tracking records (deleted text), note markers' bodies stay.
-_SKIP = frozenset({_OFFICE + "annotation", _OFFICE + "annotation-end", _TEXT + "tracked-changes",
-                   _SVG + "title", _SVG + "desc"})
+SKIPPED = frozenset({_OFFICE + "annotation", _OFFICE + "annotation-end", _TEXT + "tracked-changes",
+                     _SVG + "title", _SVG + "desc"})
 _MAX_SPACES = 1000  # <text:s text:c="..."> is attacker-controlled
 _XML_WS = re.compile(r"[ \t\r\n]+")  # ODF collapses XML whitespace like HTML does
 
@@ -41,7 +41,7 @@ def _spaces(el: Element) -> str:
 
 def _walk(el: Element, paragraphs: list[str], current: Optional[list[str]]) -> None:
     tag = el.tag
-    if tag in _SKIP:
+    if tag in SKIPPED:
         return
     if tag in _PARAGRAPHS:
         buf: list[str] = []

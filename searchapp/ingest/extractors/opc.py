@@ -1,5 +1,6 @@
 """Open Packaging Conventions (the zip layout of .docx, .xlsx, .pptx): relationships between parts, and the
-core-properties title. Shared by the OOXML readers so each resolves targets the same way."""
+core-properties title. Shared by the OOXML readers so each resolves targets the same way. The parts read
+here are streamed, and one over its byte cap is refused unread (PartTooLarge, with the reason)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Iterator, Optional
 
 from ...base.errors import ExtractionError
 from .title import dc_title
-from .ziputil import SafeZip, local_name
+from .xmlstream import XmlStream
+from .ziputil import PartTooLarge, SafeZip
 
-__all__ = ["package_part", "part_relationships", "core_title", "part_size", "listed_parts"]
+__all__ = ["package_part", "part_relationships", "core_title", "part_size", "listed_parts", "MAX_RELS_BYTES"]
 
 _CORE_PROPERTIES = "/metadata/core-properties"
 MAX_RELATIONSHIPS = 100_000  # a .rels part listing more is not a document anyone wrote
+MAX_RELS_BYTES = 16 * 2**20  # ~100,000 relationships; a real one (5,000 slides) is under 1 MB
 
 
 def _resolve(source: str, target: str) -> str:
@@ -30,17 +33,25 @@ def _rels_name(part: str) -> str:
 
 def part_relationships(z: SafeZip, part: str) -> dict[str, tuple[str, str]]:
     """Id -> (type, target part) of the relationships of `part` ("" for the package); external targets
-    (links to the web or other files) are left out: nothing outside the zip is ever read."""
+    (links to the web or other files) are left out: nothing outside the zip is ever read. PartTooLarge
+    when the relationships part holds more than MAX_RELS_BYTES."""
     rels = _rels_name(part) if part else "_rels/.rels"
-    if not z.find(rels):
+    size = part_size(z, rels)
+    if size is None:
         return {}
+    if size > MAX_RELS_BYTES:
+        raise PartTooLarge(z.find(rels) or rels, MAX_RELS_BYTES)
     out: dict[str, tuple[str, str]] = {}
-    for n, rel in enumerate(z.xml(rels)):
-        if n >= MAX_RELATIONSHIPS:
-            break
+    n = 0
+    for _, name, rel, stack in XmlStream(z, rels, max_bytes=MAX_RELS_BYTES):
+        if name != "Relationship" or len(stack) != 1:
+            continue
         target = rel.get("Target") or ""
         if target and rel.get("TargetMode", "Internal") != "External":
             out[rel.get("Id", f"#{n}")] = (rel.get("Type", ""), _resolve(part, target))
+        n += 1
+        if n >= MAX_RELATIONSHIPS:
+            break
     return out
 
 
@@ -67,19 +78,20 @@ def part_size(z: SafeZip, part: str) -> Optional[int]:
     return None if stored is None else z.names[stored].file_size
 
 
-def listed_parts(z: SafeZip, part: str, max_bytes: int, element: str,
-                 what: str) -> Iterator[tuple[object, str, str]]:
-    """(element, relationship type, target part) for each `element` that `part` lists by r:id, in order: a
-    workbook's sheets, a presentation's slides. `part` must exist and hold at most `max_bytes`; `what` names
-    the file kind in the error ("an Excel workbook")."""
+def listed_parts(z: SafeZip, part: str, max_bytes: int, elements: frozenset[str],
+                 what: str) -> Iterator[tuple[str, dict[str, str], str, str]]:
+    """(local name, attributes, relationship type, target part) for each element of `part` named in
+    `elements`, in order; type and target are those its r:id names ("" without one): a workbook's sheets,
+    a presentation's slides. `part` must exist and hold at most `max_bytes`; `what` names the file kind in
+    the error ("an Excel workbook")."""
     size = part_size(z, part)
     if size is None:
         raise ExtractionError(f"not {what}: {part} missing")
     if size > max_bytes:
-        raise ExtractionError(f"{part} is larger than {max_bytes // 2**20} MB")
+        raise PartTooLarge(part, max_bytes)
     rels = part_relationships(z, part)
-    for el in z.xml(part).iter():
-        if isinstance(el.tag, str) and local_name(el.tag) == element:
-            rid = next((v for k, v in el.attrib.items() if k.startswith("{") and local_name(k) == "id"), "")
+    for _, name, el, _ in XmlStream(z, part, max_bytes=max_bytes):
+        if name in elements:
+            rid = next((v for k, v in el.attrib.items() if k.startswith("{") and k.endswith("}id")), "")
             type_, target = rels.get(rid, ("", ""))
-            yield el, type_, target
+            yield name, dict(el.attrib), type_, target

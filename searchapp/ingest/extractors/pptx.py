@@ -3,8 +3,9 @@ paragraph, then its speaker notes as "Notes: ...".
 
 Slide order comes from ppt/presentation.xml through its relationships, not from part names (slide7.xml may be
 the second slide). Slide numbers, dates, headers and footers are placeholders repeated on every slide: left
-out. Charts and SmartArt live in other parts and are not read. A slide part over MAX_SLIDE_BYTES is skipped
-and noted: a real slide is a few KB.
+out. Charts and SmartArt live in other parts and are not read. Slides are streamed (xmlstream.py), one
+paragraph held at a time; a slide part over MAX_SLIDE_BYTES is skipped and noted (a real slide is a few KB),
+and so are the speaker notes of a slide whose relationships part is over its cap (opc.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from ...base.progress import CancelToken
 from ...base.types import Document
 from .opc import core_title, listed_parts, package_part, part_relationships, part_size
 from .paged import PagedText
-from .ziputil import SafeZip, local_name
+from .xmlstream import XmlStream
+from .ziputil import PartTooLarge, SafeZip, local_name
 
 __all__ = ["SUFFIXES", "extract_pptx", "slide_page", "MAX_SLIDES"]
 
@@ -27,28 +29,21 @@ MAX_SLIDES = 5000  # like PDF pages: beyond that a file is generated data
 MAX_SLIDE_BYTES = 16 * 2**20
 MAX_PRESENTATION_BYTES = 16 * 2**20
 _SKIP_PLACEHOLDERS = frozenset({"sldNum", "dt", "ftr", "hdr", "sldImg"})
+_SLIDE_ID = frozenset({"sldId"})
 
 
 def _is_drawing(tag: str, name: str) -> bool:
     return "drawingml" in tag and local_name(tag) == name  # transitional and strict namespaces alike
 
 
-def _placeholder(shape: Element) -> str:
-    """The placeholder type of a <p:sp> (nvSpPr/nvPr/ph@type), or ""."""
-    for nv in shape:
-        if local_name(nv.tag) == "nvSpPr":
-            for pr in nv:
-                for ph in pr:
-                    if local_name(ph.tag) == "ph":
-                        return ph.get("type", "body")
-    return ""
+def _is_paragraph(name: str, el: Element) -> bool:
+    return name == "p" and "drawingml" in el.tag
 
 
 def _walk(el: Element, paragraphs: list[str], current: Optional[list[str]]) -> None:
+    """The text of paragraph `el` (and of any paragraph in it) appended to `paragraphs`."""
     tag = el.tag if isinstance(el.tag, str) else ""
     name = local_name(tag)
-    if name == "sp" and _placeholder(el) in _SKIP_PLACEHOLDERS:
-        return
     if name == "AlternateContent":  # Choice and Fallback hold the same content twice
         first = next(iter(el), None)
         if first is not None:
@@ -71,7 +66,7 @@ def _walk(el: Element, paragraphs: list[str], current: Optional[list[str]]) -> N
         _walk(child, paragraphs, current)
 
 
-def _part_text(z: SafeZip, part: str, notes: PagedText) -> str:
+def _part_text(z: SafeZip, part: str, notes: PagedText, cancel: Optional[CancelToken] = None) -> str:
     size = part_size(z, part)
     if size is None:
         return ""
@@ -79,8 +74,30 @@ def _part_text(z: SafeZip, part: str, notes: PagedText) -> str:
         notes.note(f"{part} skipped: larger than {MAX_SLIDE_BYTES // 2**20} MB")
         return ""
     paragraphs: list[str] = []
-    _walk(z.xml(part), paragraphs, None)
+    # Open elements whose paragraphs are not text: placeholder shapes in _SKIP_PLACEHOLDERS, and an
+    # mc:AlternateContent once its first branch has ended (its other branches hold the same content).
+    skipped: set[int] = set()
+    for _, name, el, stack in XmlStream(z, part, _is_paragraph, cancel, MAX_SLIDE_BYTES):
+        skipped.discard(id(el))
+        if _is_paragraph(name, el):
+            if not any(_is_drawing(a.tag, "p") or id(a) in skipped for a in stack):
+                _walk(el, paragraphs, None)
+        elif name == "ph" and len(stack) >= 3 and local_name(stack[-2].tag) == "nvSpPr":
+            if local_name(stack[-3].tag) == "sp" and el.get("type", "body") in _SKIP_PLACEHOLDERS:
+                skipped.add(id(stack[-3]))
+        if stack and local_name(stack[-1].tag) == "AlternateContent":
+            skipped.add(id(stack[-1]))
     return "\n".join(paragraphs)
+
+
+def _notes(z: SafeZip, slide: str, pages: PagedText, cancel: Optional[CancelToken]) -> str:
+    try:
+        rels = part_relationships(z, slide)
+    except PartTooLarge as exc:
+        pages.note(f"speaker notes of {slide} skipped: {exc}")
+        return ""
+    return "\n".join(_part_text(z, target, pages, cancel) for type_, target in rels.values()
+                     if type_.endswith("/notesSlide"))
 
 
 def slide_page(text: str, notes: str) -> str:
@@ -89,8 +106,8 @@ def slide_page(text: str, notes: str) -> str:
 
 
 def _slides(z: SafeZip, presentation: str) -> list[str]:
-    listed = listed_parts(z, presentation, MAX_PRESENTATION_BYTES, "sldId", "a PowerPoint presentation")
-    return [target for _el, type_, target in listed if type_.endswith("/slide")]
+    listed = listed_parts(z, presentation, MAX_PRESENTATION_BYTES, _SLIDE_ID, "a PowerPoint presentation")
+    return [target for _name, _attrs, type_, target in listed if type_.endswith("/slide")]
 
 
 def extract_pptx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
@@ -105,9 +122,6 @@ def extract_pptx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 cancel.check()
             if pages.full:
                 break
-            text = _part_text(z, slide, pages)
-            notes = "\n".join(_part_text(z, target, pages) for type_, target in part_relationships(z, slide).values()
-                            if type_.endswith("/notesSlide"))
-            pages.add(number, slide_page(text, notes))
+            pages.add(number, slide_page(_part_text(z, slide, pages, cancel), _notes(z, slide, pages, cancel)))
         title = core_title(z)
     return pages.document("pptx", title)

@@ -1,10 +1,12 @@
 """Excel .xlsx/.xlsm: every worksheet's cells, a sheet per page (see sheets.py for the layout and caps).
 
-Reads SpreadsheetML directly through SafeZip, streaming each worksheet so a sheet of a million rows is never
-one tree in memory. A cell's text is what Excel stored: shared and inline strings, numbers as written (no
-number formats applied, so a date is its serial number), booleans as TRUE/FALSE, errors such as #DIV/0!.
-A formula's own text is skipped; its cached value (what Excel last computed) is kept. Chart sheets and
-dialog sheets hold no cells and are left out; sheet numbers stay their position in the workbook.
+Reads SpreadsheetML directly through SafeZip, streaming every part (xmlstream.py) so a sheet of a million
+rows is never one tree in memory; a worksheet part is read up to MAX_SHEET_BYTES, the rest noted as left
+out. A cell's text is what Excel stored: shared and inline strings, numbers as written (other number
+formats are not applied) except dates and times, which read as `2016-12-27` (xlsx_dates.py), booleans as
+TRUE/FALSE, errors such as #DIV/0!. A formula's own text is skipped; its cached value (what Excel last
+computed) is kept. Chart sheets and dialog sheets hold no cells and are left out; sheet numbers stay their
+position in the workbook.
 """
 
 from __future__ import annotations
@@ -17,20 +19,25 @@ from xml.etree.ElementTree import Element
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .opc import core_title, listed_parts, package_part, part_relationships
-from .sheets import Run, Workbook, cell_text
-from .ziputil import SafeZip, local_name
+from .sheets import Workbook, cell_text
+from .xlsx_dates import DateFormat, cell_date_formats, iso_text, serial_text
+from .xmlstream import XmlStream
+from .ziputil import PartTooLarge, SafeZip, local_name
 
-__all__ = ["SUFFIXES", "extract_xlsx", "MAX_SHARED_STRINGS"]
+__all__ = ["SUFFIXES", "extract_xlsx", "MAX_SHARED_STRINGS", "MAX_SHEET_BYTES", "MAX_SHARED_STRINGS_BYTES"]
 
 SUFFIXES = frozenset({".xlsx", ".xlsm"})
 
 MAX_WORKBOOK_BYTES = 16 * 2**20  # workbook.xml lists sheets and names: a few KB in real files
 MAX_SHARED_STRINGS = 1_000_000  # strings kept from sharedStrings.xml
+# Bytes read of one part: a real sheet reaches the cell cap (sheets.py) long before; only padding gets here.
+MAX_SHEET_BYTES = 64 * 2**20
+MAX_SHARED_STRINGS_BYTES = 64 * 2**20
 MAX_COLUMN = 16_384  # Excel's last column, XFD
-_CHECK_EVERY = 4096  # XML events between two cancel checks
 _SI = frozenset({"si"})
-_ROW_CELL = frozenset({"row", "c"})
+_CELL = frozenset({"c"})
 _COLUMN = re.compile(r"[A-Za-z]{1,3}")
+_WORKBOOK_ITEMS = frozenset({"sheet", "workbookPr"})
 
 
 def _column(ref: Optional[str], previous: int) -> int:
@@ -56,44 +63,42 @@ def _string_item(el: Element) -> str:
     return "".join(parts)
 
 
-def _stream(z: SafeZip, part: str, units: frozenset[str],
-            cancel: Optional[CancelToken]) -> Iterator[tuple[str, Element, list[Element]]]:
-    """(local name, element, open ancestors) as each element of a part ends. Elements named in `units` and the
-    root's children are dropped once the caller has seen them, so memory stays flat on any size."""
-    stack: list[Element] = []
-    names: dict[str, str] = {}  # tag -> local name: a sheet has a handful of tags and a million elements
-    for n, (event, el) in enumerate(z.iterparse(part)):
-        if cancel is not None and n % _CHECK_EVERY == 0:
-            cancel.check()
-        if event == "start":
-            stack.append(el)
-            continue
-        stack.pop()
-        name = names.get(el.tag)
-        if name is None:
-            name = names[el.tag] = local_name(el.tag)
-        yield name, el, stack
-        if stack and (name in units or len(stack) == 1):
-            stack[-1].remove(el)
-
-
 def _shared_strings(z: SafeZip, part: str, budget: int, notes: list[str],
                     cancel: Optional[CancelToken]) -> list[str]:
     strings: list[str] = []
     chars = 0
-    for name, el, _ in _stream(z, part, _SI, cancel):
-        if name != "si":
-            continue
-        if len(strings) >= MAX_SHARED_STRINGS or chars > budget:
-            notes.append(f"shared strings after the first {len(strings):,} left out")
-            break
-        text = cell_text(_string_item(el))
-        strings.append(text)
-        chars += len(text)
+    try:
+        for _, name, el, _ in XmlStream(z, part, _SI, cancel, MAX_SHARED_STRINGS_BYTES):
+            if name != "si":
+                continue
+            if len(strings) >= MAX_SHARED_STRINGS or chars > budget:
+                notes.append(f"shared strings after the first {len(strings):,} left out")
+                break
+            text = cell_text(_string_item(el))
+            strings.append(text)
+            chars += len(text)
+    except PartTooLarge as exc:
+        notes.append(f"shared strings after the first {len(strings):,} left out: {exc}")
     return strings
 
 
-def _value(cell: Element, strings: list[str]) -> str:
+class _Styles:
+    """What a cell's s attribute says about showing its number: a date format, or None."""
+
+    def __init__(self, formats: list[Optional[DateFormat]], date1904: bool) -> None:
+        self.formats, self.date1904 = formats, date1904
+
+    def date(self, style: Optional[str]) -> Optional[DateFormat]:
+        if not style or not self.formats:
+            return None
+        try:
+            index = int(style)
+        except ValueError:
+            return None
+        return self.formats[index] if 0 <= index < len(self.formats) else None
+
+
+def _value(cell: Element, strings: list[str], styles: _Styles) -> str:
     kind = cell.get("t", "n")
     v = None
     for child in cell:
@@ -112,37 +117,55 @@ def _value(cell: Element, strings: list[str]) -> str:
         return strings[index] if 0 <= index < len(strings) else ""
     if kind == "b":
         return "TRUE" if v.strip() in ("1", "true") else "FALSE"
+    if kind == "n":
+        fmt = styles.date(cell.get("s"))
+        if fmt is not None:
+            return serial_text(v, fmt, styles.date1904) or cell_text(v)
+    elif kind == "d":
+        return cell_text(iso_text(v))
     return cell_text(v)
 
 
-def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], cancel: Optional[CancelToken]) -> None:
-    runs: list[Run] = []
+def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], styles: _Styles,
+                cancel: Optional[CancelToken]) -> None:
     column = 0
-    filled = 0
-    for name, el, stack in _stream(z, part, _ROW_CELL, cancel):
-        if name == "c" and stack and local_name(stack[-1].tag) == "row":
-            at = _column(el.get("r"), column)
-            text = _value(el, strings)
-            if at > column + 1:
-                runs.append(("", at - column - 1))
-            runs.append((text, 1))
-            column = max(at, column + 1)  # a reference going backwards is taken as the next column
-            filled += bool(text)
-            if book.cells + filled > book.max_cells:  # one enormous row: stop before it grows further
-                book.add_row(runs)
-                return
-        elif name == "row":
-            book.add_row(runs)
-            runs, column, filled = [], 0, 0
+    row_tag = ""  # the tag of <row> as this part spells it, once seen
+    try:
+        for _, name, el, stack in XmlStream(z, part, _CELL, cancel, MAX_SHEET_BYTES):
+            if name == "c":
+                parent = stack[-1].tag if stack else ""
+                if parent != row_tag:
+                    if local_name(parent) != "row":
+                        continue
+                    row_tag = parent
+                at = _column(el.get("r"), column)
+                text = _value(el, strings, styles) if len(el) else ""  # no child: no value, however written
+                book.cell(text, skipped=max(at - column - 1, 0))
+                column = max(at, column + 1)  # a reference going backwards is taken as the next column
+                if not text and not book.capped:
+                    continue
+            elif name == "row":
+                book.end_row()
+                column = 0
+            else:
+                continue
             if book.full:
                 return
+    except PartTooLarge as exc:
+        book.pages.note(exc.cut_note())
 
 
-def _sheets(z: SafeZip, workbook: str) -> list[tuple[int, str, Optional[str]]]:
-    """(sheet number, name, worksheet part or None) in workbook order."""
-    listed = listed_parts(z, workbook, MAX_WORKBOOK_BYTES, "sheet", "an Excel workbook")
-    return [(n, el.get("name", ""), target if type_.endswith("/worksheet") else None)
-            for n, (el, type_, target) in enumerate(listed, start=1)]
+def _sheets(z: SafeZip, workbook: str) -> tuple[list[tuple[int, str, Optional[str]]], bool]:
+    """(sheet number, name, worksheet part or None) in workbook order; whether dates count from 1904."""
+    sheets: list[tuple[int, str, Optional[str]]] = []
+    date1904 = False
+    for name, attrs, type_, target in listed_parts(z, workbook, MAX_WORKBOOK_BYTES, _WORKBOOK_ITEMS,
+                                                   "an Excel workbook"):
+        if name == "workbookPr":
+            date1904 = attrs.get("date1904", "").strip().lower() in ("1", "true")
+        else:
+            sheets.append((len(sheets) + 1, attrs.get("name", ""), target if type_.endswith("/worksheet") else None))
+    return sheets, date1904
 
 
 def extract_xlsx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
@@ -150,12 +173,16 @@ def extract_xlsx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
     book = Workbook(max_chars)
     with SafeZip(path) as z:
         workbook = package_part(z, "/officeDocument", "xl/workbook.xml")
-        sheets = _sheets(z, workbook)
+        sheets, date1904 = _sheets(z, workbook)
         notes: list[str] = []
         strings: list[str] = []
+        formats: list[Optional[DateFormat]] = []
         for type_, target in part_relationships(z, workbook).values():
             if type_.endswith("/sharedStrings") and z.find(target):
                 strings = _shared_strings(z, target, book.pages.budget, notes, cancel)
+            elif type_.endswith("/styles") and z.find(target):
+                formats = cell_date_formats(z, target, cancel)
+        styles = _Styles(formats, date1904)
         for note in notes:
             book.pages.note(note)
         for number, name, part in sheets:
@@ -164,6 +191,6 @@ def extract_xlsx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
             if part is None or not z.find(part):
                 continue
             book.start_sheet(number, name)
-            _read_sheet(z, part, book, strings, cancel)
+            _read_sheet(z, part, book, strings, styles, cancel)
         title = core_title(z)
     return book.document("xlsx", title)

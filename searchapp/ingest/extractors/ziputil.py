@@ -12,7 +12,8 @@ from xml.etree.ElementTree import Element, ParseError
 from ...base.errors import ExtractionError
 from ...base.safe_open import open_regular
 
-__all__ = ["SafeZip", "parse_xml", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS", "MAX_METADATA_BYTES", "local_name"]
+__all__ = ["SafeZip", "PartTooLarge", "parse_xml", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
+           "MAX_METADATA_BYTES", "local_name"]
 
 MAX_TOTAL_BYTES = 200 * 2**20  # uncompressed, all members together
 MAX_RATIO = 100  # uncompressed / compressed, per member
@@ -20,6 +21,22 @@ RATIO_FLOOR = 2**20  # members smaller than this may compress as well as they li
 MAX_MEMBERS = 10_000
 MAX_METADATA_BYTES = 2**20  # docProps/core.xml, meta.xml: a few KB in any real file
 _READ_CHUNK = 2**16
+
+
+class PartTooLarge(ExtractionError):
+    """A part over the byte cap its reader set: refused before reading, or cut where the cap was crossed."""
+
+    def __init__(self, part: str, max_bytes: int) -> None:
+        super().__init__(f"{part} is larger than {_size(max_bytes)}")
+        self.part, self.max_bytes = part, max_bytes
+
+    def cut_note(self) -> str:
+        """The note of a reader that keeps what it read before the cap."""
+        return f"{self.part}: only its first {_size(self.max_bytes)} read"
+
+
+def _size(n: int) -> str:
+    return f"{n // 2**20} MB" if n >= 2**20 else f"{n:,} bytes"
 
 
 def local_name(tag: str) -> str:
@@ -105,9 +122,11 @@ class SafeZip:
         self.read_so_far += len(out)
         return bytes(out)
 
-    def iterparse(self, name: str, events=("start", "end")):
+    def iterparse(self, name: str, events=("start", "end"), max_bytes: Optional[int] = None):
         """Stream a member's XML as (event, element) pairs, with the same defusing and byte budget as `read`:
-        the caller can drop what it has used, so a huge part never sits in memory as one tree."""
+        the caller can drop what it has used, so a huge part never sits in memory as one tree. Past
+        `max_bytes` of this part, PartTooLarge is raised where the cap is crossed: what came before it
+        has been seen (see xmlstream.py for a stream that also drops what it has passed)."""
         import defusedxml.ElementTree as DET
         from defusedxml import DefusedXmlException
 
@@ -116,7 +135,7 @@ class SafeZip:
             raise ExtractionError(f"missing part {name}")
         try:
             with self.zf.open(self.names[stored]) as raw:
-                stream = _Budgeted(raw, self, name)
+                stream = _Budgeted(raw, self, name, max_bytes)
                 yield from DET.iterparse(stream, events=events, forbid_dtd=True, forbid_entities=True,
                                          forbid_external=True)
         except ExtractionError:
@@ -149,13 +168,17 @@ class SafeZip:
 class _Budgeted:
     """A member's stream that counts what it inflates against the zip's total budget."""
 
-    def __init__(self, raw, zip_: SafeZip, name: str) -> None:
-        self.raw, self.zip, self.name = raw, zip_, name
+    def __init__(self, raw, zip_: SafeZip, name: str, max_bytes: Optional[int] = None) -> None:
+        self.raw, self.zip, self.name, self.max_bytes = raw, zip_, name, max_bytes
+        self.read_here = 0
 
     def read(self, n: int = -1) -> bytes:
         if n is None or n < 0:
             return b"".join(iter(lambda: self.read(_READ_CHUNK), b""))
         data = self.raw.read(min(n, _READ_CHUNK))
+        self.read_here += len(data)
+        if self.max_bytes is not None and self.read_here > self.max_bytes:
+            raise PartTooLarge(self.name, self.max_bytes)
         self.zip.read_so_far += len(data)
         if self.zip.read_so_far > self.zip.max_total:
             raise ExtractionError(f"zip bomb: uncompressed size exceeds {self.zip.max_total // 2**20} MB")

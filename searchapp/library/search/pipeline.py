@@ -244,13 +244,9 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
           order: list[int]) -> list[tuple[int, float]]:
     """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion."""
     w = req.dense_weight
-    # Hybrid: an id whose dense score is still None has no vector yet (every candidate with one was scored by
-    # _fill_missing_stage_scores); it is fused on the signal it has (fusion.py).
-    no_vector = {i for i in order if dense_score.get(i) is None} if req.mode == "hybrid" else set()
     if req.fusion == "rrf":
         weights = [w, 1.0 - w] if req.mode == "hybrid" else None
-        ranked = reciprocal_rank_fusion([dense, lexical], k=req.rrf_k, weights=weights,
-                                        only_in=dict.fromkeys(no_vector, 1))
+        ranked = reciprocal_rank_fusion([dense, lexical], k=req.rrf_k, weights=weights)
         have = {i for i, _ in ranked}
         return ranked + [(i, 0.0) for i in order if i not in have]
     if req.mode in ("dense", "lexical"):  # one side: its own order (ties kept), its own score
@@ -259,7 +255,7 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         both = list(ranked) + [i for i in order if i not in first]
         return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
                 else convex_fusion({}, lexical_score, 0.0, both))
-    return convex_fusion(dense_score, lexical_score, w, order, no_vector)
+    return convex_fusion(dense_score, lexical_score, w, order)
 
 
 def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray],
