@@ -12,7 +12,7 @@ import math
 from ..base.config import setting_range
 from ..base.errors import ConfigError
 
-__all__ = ["check_options"]
+__all__ = ["check_options", "query_may_start_with_a_dash"]
 
 # option attribute -> (flag, lowest, highest)
 _INT_RANGES = {
@@ -46,3 +46,18 @@ def check_options(args) -> None:
     debounce = getattr(args, "debounce", None)
     if debounce is not None and not (math.isfinite(debounce) and 0 <= debounce <= 3600):
         raise ConfigError(f"--debounce must be a number of seconds from 0 to 3600 (got {debounce})")
+
+
+def query_may_start_with_a_dash(parser) -> None:
+    """A lone `-word` given to `parser` that is not exactly one of its options is its QUERY (`searchapp search
+    -draft`: the query language's exclusion), not an unknown option. Left to argparse, `-draft` was an unknown
+    option and `-holiday` was `-h` with the argument "oliday". A real option, `-h` and any `--option` (an
+    abbreviation too) are still options; `--` still ends the options."""
+    parse_optional = parser._parse_optional  # argparse has no public hook for this
+
+    def dash_word_is_positional(arg: str):
+        if len(arg) > 1 and arg[0] == "-" and arg[1] != "-" and arg not in parser._option_string_actions:
+            return None  # argparse's "a positional" (as it answers for "-3" and "-a b")
+        return parse_optional(arg)
+
+    parser._parse_optional = dash_word_is_positional

@@ -198,3 +198,76 @@ def test_color_only_on_a_terminal_and_never_with_no_color(monkeypatch):
     assert use_color(Tty(), no_color=True) is False
     monkeypatch.setenv("NO_COLOR", "1")
     assert use_color(Tty()) is False
+
+
+# -- a query that starts with a minus -------------------------------------------------------------------------
+def cli_exit(capsys, *args):
+    """`cli`, with argparse's own exit (a usage error) as its code."""
+    try:
+        return cli(capsys, *args)
+    except SystemExit as exc:
+        out, err = capsys.readouterr()
+        return exc.code, out, err
+
+
+@pytest.mark.parametrize("args", [["-plants", "--json"], ["-plants", "--mode", "lexical", "--json"],
+                                  ["--json", "-plants"], ["--k", "5", "-plants", "--json", "--mode", "hybrid"]])
+def test_an_operator_only_query_is_the_query_not_an_option(library, capsys, args):
+    _, data = library
+    code, out, err = cli_exit(capsys, "--data-dir", str(data), "search", *args)
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["query"] == "-plants"
+    names = sorted(Path(h["path"]).name for h in res["hits"])
+    assert names == sorted(["teeth.txt", EVIL_NAME])  # every file but the one holding "plants"
+    assert "newest" in err
+
+
+def test_options_still_parse_around_a_dash_query(library, capsys):
+    _, data = library
+    assert cli_exit(capsys, "--data-dir", str(data), "search", "-plants", "--k", "0")[0] == 2  # --k still checked
+    code, _, err = cli_exit(capsys, "--data-dir", str(data), "search", "plants", "--bogus")
+    assert code == 2 and "--bogus" in err  # an unknown option is still an error
+    code, out, err = cli_exit(capsys, "--data-dir", str(data), "search", "--json", "--", "-plants")
+    assert code == 0 and json.loads(out)["query"] == "-plants", err
+    code, out, err = cli_exit(capsys, "--data-dir", str(data), "search", "-holiday", "--json")  # not -h oliday
+    assert code == 0 and json.loads(out)["query"] == "-holiday", err
+    code, out, _ = cli_exit(capsys, "--data-dir", str(data), "search", "-h")
+    assert code == 0 and "usage:" in out
+
+
+def test_saved_add_takes_a_dash_query(library, capsys):
+    _, data = library
+    code, out, err = cli_exit(capsys, "--data-dir", str(data), "saved", "add", "no plants", "-plants")
+    assert code == 0, err
+    code, out, _ = cli(capsys, "--data-dir", str(data), "saved", "list", "--json")
+    assert [s["query"] for s in json.loads(out)["saved"] if s["name"] == "no plants"] == ["-plants"]
+
+
+def _commands(parser) -> dict:
+    """Subcommand name -> its parser, one level."""
+    import argparse
+
+    for action in parser._actions:  # argparse has no public walk over subparsers
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def test_every_command_a_message_recommends_exists():
+    import re
+
+    from searchapp.cli.main import build_parser
+
+    top = _commands(build_parser())
+    src = Path(__file__).resolve().parents[2] / "searchapp"
+    seen = 0
+    for path in src.rglob("*.py"):
+        for m in re.finditer(r"`searchapp ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?", path.read_text(encoding="utf-8")):
+            seen += 1
+            name, action = m.groups()
+            assert name in top, f"{path.name}: `searchapp {name}` is no command"
+            nested = _commands(top[name])
+            if nested and action is not None:
+                assert action in nested, f"{path.name}: `searchapp {name} {action}` is no command"
+    assert seen > 20  # the pattern does find the recommendations

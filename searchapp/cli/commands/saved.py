@@ -11,6 +11,7 @@ import sys
 from ...base.config import Config
 from ...base.terminal import printable, use_color
 from ..open_library import open_library as _library
+from ..options import query_may_start_with_a_dash
 
 __all__ = ["register"]
 
@@ -28,6 +29,7 @@ def register(sub) -> None:
     p.add_argument("--k", type=int, help="files in its list (default from config: 10)")
     p.add_argument("--literal", action="store_true", help="search the words as typed (no query syntax)")
     p.add_argument("--replace", action="store_true", help="replace a saved search of the same name")
+    query_may_start_with_a_dash(p)
     p.set_defaults(handler=cmd_saved_add)
     p = ss.add_parser("run", help="run a saved search (its new hits are then no longer new)")
     p.add_argument("name", metavar="NAME")

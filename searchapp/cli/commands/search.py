@@ -10,6 +10,7 @@ import sys
 from ...base.config import Config
 from ...base.terminal import printable, use_color
 from ..open_library import open_library as _library
+from ..options import query_may_start_with_a_dash
 from . import discover
 
 __all__ = ["register", "cmd_search"]
@@ -31,6 +32,7 @@ def register(sub) -> None:
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
     discover.add_filter_options(s)
+    query_may_start_with_a_dash(s)
     s.set_defaults(handler=cmd_search)
 
 

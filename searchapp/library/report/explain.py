@@ -85,7 +85,7 @@ def explain(config: Config, store: Store, path: str) -> dict:
         elif not os.path.lexists(container):
             out.update(state="missing", reason="no such file")
         else:
-            out.update(state="not_synced", reason="not indexed yet: `searchapp sync` reads it")
+            out.update(state="not_synced", reason="not indexed yet: `searchapp index` reads it")
         return out
     state, frow, date_ns, _ocr = row
     text, passages = entry_text(store, frow.id, TEXT_SHOWN)
