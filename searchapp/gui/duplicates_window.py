@@ -17,7 +17,8 @@ from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
 from ..library import DuplicateReport, NearPair
 from .plain import plain_label, tooltip
-from .preview import PASSAGE_STYLE, file_url, folder_url
+from .open_file import FileOpener
+from .preview import PASSAGE_STYLE, folder_url
 
 __all__ = ["DuplicatesWindow"]
 
@@ -45,7 +46,12 @@ class _Side(QWidget):
         self.open_button.setObjectName(f"dup{name}Open")
         self.folder_button = QPushButton("Show in folder")
         self.folder_button.setObjectName(f"dup{name}Folder")
-        self.open_button.clicked.connect(lambda: self.path and self.openRequested.emit(file_url(_hit(self.path, self.page))))
+        self.opener = FileOpener(self)  # a member is copied out of its container on a worker
+        self.opener.opened.connect(self.openRequested)
+        self.opener.busy.connect(lambda busy: (self.open_button.setEnabled(not busy),
+                                               self.open_button.setText("Opening…" if busy else "Open")))
+        self.opener.failed.connect(lambda message: self.title.setText(self.title.text() + f"  ({message})"))
+        self.open_button.clicked.connect(lambda: self.path and self.opener.open(_hit(self.path, self.page)))
         self.folder_button.clicked.connect(lambda: self.path and self.openRequested.emit(folder_url(_hit(self.path))))
         self.browser = QTextBrowser()
         self.browser.setObjectName(f"dup{name}Passages")

@@ -4,13 +4,14 @@ Security: the preview is plain text made into HTML by escaping it; links in a do
 followed, and the only URLs handed to the system are local file URLs built from indexed paths. The
 title (a path) is a plain-text label. Cost: only a bounded window around the passage is laid out
 (layout time grows faster than linearly with a line's length), and the same content is not laid out twice.
+Open file on a member of a container copies it out on a worker (open_file.py), the button busy meanwhile.
 """
 
 from __future__ import annotations
 
 import html
 import os
-from typing import Callable, Optional
+from typing import Optional
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
@@ -19,6 +20,7 @@ from ..base.member_paths import container_of, display_path, split_member
 from ..base.types import Hit
 from ..library.members.open_member import open_copy
 from .highlight import MARK_STYLE, highlight_html
+from .open_file import FileOpener, local_url
 from .plain import make_plain, tooltip
 
 __all__ = ["PreviewPane", "file_url", "folder_url", "context_html", "PASSAGE_STYLE"]
@@ -29,13 +31,11 @@ PASSAGE_CHARS = 20_000  # of the passage itself (passages are capped when indexe
 
 
 def file_url(hit: Hit) -> QUrl:
-    """The local file; PDFs carry #page=N, which viewers that understand it open at that page. A member of a
-    container is first copied alone to a private temporary folder (library/members/open_member.py)."""
+    """The local file; a member of a container is first copied alone to a private temporary folder
+    (library/members/open_member.py). Blocks while it reads the container: the window opens through a
+    FileOpener (open_file.py), which does that on a worker."""
     local = str(open_copy(hit.path)) if split_member(hit.path)[1] is not None else os.path.abspath(hit.path)
-    url = QUrl.fromLocalFile(local)
-    if hit.page and hit.path.lower().endswith(".pdf"):
-        url.setFragment(f"page={hit.page}")
-    return url
+    return local_url(hit, local)
 
 
 def folder_url(hit: Hit) -> QUrl:
@@ -72,7 +72,11 @@ class PreviewPane(QWidget):
         self.folder_button = QPushButton("Show in folder")
         for b in (self.open_button, self.folder_button):
             b.setEnabled(False)
-        self.open_button.clicked.connect(lambda: self.hit and self.openRequested.emit(file_url(self.hit)))
+        self.opener = FileOpener(self)  # a member is copied out of its container on a worker
+        self.opener.opened.connect(self.openRequested)
+        self.opener.busy.connect(self._opening)
+        self.opener.failed.connect(self._open_failed)
+        self.open_button.clicked.connect(lambda: self.hit and self.opener.open(self.hit))
         self.folder_button.clicked.connect(lambda: self.hit and self.openRequested.emit(folder_url(self.hit)))
         buttons = QHBoxLayout()
         buttons.addWidget(self.title, 1)
@@ -110,8 +114,15 @@ class PreviewPane(QWidget):
             self._shown = shown
             self.browser.setHtml(shown)
             self.browser.scrollToAnchor("passage")
-        for b in (self.open_button, self.folder_button):
-            b.setEnabled(True)
+        self.open_button.setEnabled(not self.opener.pending)  # one Open at a time
+        self.folder_button.setEnabled(True)
+
+    def _opening(self, busy: bool) -> None:
+        self.open_button.setText("Opening…" if busy else "Open file")
+        self.open_button.setEnabled(not busy and self.hit is not None)
+
+    def _open_failed(self, message: str) -> None:
+        self.title.setText(self.title.text() + f"  ({message})")
 
     def plain_text(self) -> str:
         return self.browser.toPlainText()

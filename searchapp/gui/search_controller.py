@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
 from ..base.types import Hit
@@ -21,7 +21,7 @@ from .changes import Changes
 from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_session import LibrarySession
-from .preview import PreviewPane, file_url
+from .preview import PreviewPane
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
 from .services import Services
 
@@ -35,7 +35,6 @@ class SearchController(QObject):
     resultShown = Signal(object)  # the SearchResult in the list now, or None when it was cleared
     previewShown = Signal(object)  # the Hit whose file text is now in the preview
     noticeRaised = Signal(str)  # why a search asked to rerank was not reranked
-    openRequested = Signal(QUrl)  # a result's file, to hand to the system
 
     def __init__(self, services: Services, session: LibrarySession, filter_bar: FilterBar,
                  preview: PreviewPane) -> None:
@@ -221,4 +220,4 @@ class SearchController(QObject):
     def open_index(self, index: QModelIndex) -> None:
         hit = index.data(HIT_ROLE)
         if hit is not None:
-            self.openRequested.emit(file_url(hit))
+            self.preview.opener.open(hit)  # a member is copied out of its container on a worker

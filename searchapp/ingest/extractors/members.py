@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
@@ -26,6 +25,7 @@ from ...base.safe_open import open_regular
 from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
 from .encoding import read_capped
+from .tar_stream import STREAM_ERRORS, WalkCapReached, open_tar
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
 from .mail_parse import parse, parts, parts_note
 from .ziputil import MAX_TOTAL_BYTES, SafeZip
@@ -39,6 +39,7 @@ MAX_NAME_CHARS = 240
 ARCHIVE_SUFFIXES = frozenset({".zip", ".tar", ".tgz", ".gz"})  # .gz: only .tar.gz is an archive
 _MAIL = frozenset({".eml", ".mbox"})
 _TARS = frozenset({".tar", ".tgz", ".tar.gz"})  # by _suffix(), which sees ".tar.gz" whole
+_UNREAD = "not read (another member was asked for)"
 
 
 @dataclass
@@ -77,6 +78,17 @@ def _plain_name(raw: str) -> tuple[Optional[str], str]:
 class _Budget:
     def __init__(self, max_member: int, max_total: int, cancel: Optional[CancelToken]) -> None:
         self.max_member, self.left, self.count, self.cancel = max_member, max_total, 0, cancel
+        self.walk_left = max_total  # bytes a compressed tar may make this pass decompress, skipped bodies included
+
+    def walk(self, n: int) -> bool:
+        """Whether `n` more bytes may be decompressed to walk a compressed tar (tar_stream.py)."""
+        if n > self.walk_left:
+            return False
+        self.walk_left -= n
+        return True
+
+    def walk_note(self) -> str:
+        return f"rest of the archive not read: walking it would decompress more than {MAX_TOTAL_BYTES // 2**20} MB"
 
     def take(self, n: int) -> str:
         """"" when `n` more bytes may be read, else the reason they may not."""
@@ -90,14 +102,14 @@ class _Budget:
         return ""
 
 
-def _zip_members(src, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str]]:
+def _zip_members(src, budget: _Budget, want) -> Iterator[tuple[str, Optional[bytes], str]]:
     with SafeZip(src) as z:  # the directory's zip-bomb checks run first (ratio, total, entry count)
         for info in z.zf.infolist():
             if info.is_dir():
                 continue
             why = budget.take(info.file_size)
-            if why:
-                yield info.filename, None, why
+            if why or not want(info.filename):  # not wanted: named, never inflated (budget taken all the same)
+                yield info.filename, None, why or _UNREAD
                 continue
             try:
                 yield info.filename, z.read(info.filename), ""
@@ -105,15 +117,20 @@ def _zip_members(src, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], s
                 yield info.filename, None, str(exc)
 
 
-def _tar_members(src, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str]]:
+def _tar_members(src, budget: _Budget, want) -> Iterator[tuple[str, Optional[bytes], str]]:
+    """A skipped member's body is never read: a plain tar seeks past it, a compressed one decompresses past it
+    within the pass's walk budget (tar_stream.py), so a gzip bomb costs one capped pass, not its size."""
     fh = io.BytesIO(src) if isinstance(src, bytes) else open_regular(src)
     try:
-        with tarfile.open(fileobj=fh, mode="r:*") as tf:
+        with open_tar(fh, budget.walk) as tf:
             seen = 0
             while True:
                 try:
                     m = tf.next()
-                except (tarfile.TarError, EOFError, OSError) as exc:
+                except WalkCapReached:
+                    yield "", None, budget.walk_note()
+                    return
+                except STREAM_ERRORS as exc:
                     if seen == 0:
                         raise ExtractionError(f"corrupt tar archive: {exc}") from None
                     yield "", None, f"rest of the archive unreadable: {exc}"
@@ -131,13 +148,22 @@ def _tar_members(src, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], s
                     yield m.name, None, f"{kind} member not read"
                     continue
                 why = budget.take(m.size)
-                if why:
-                    yield m.name, None, why
+                if why or not want(m.name):
+                    yield m.name, None, why or _UNREAD
                     continue
-                f = tf.extractfile(m)
-                data = f.read(m.size + 1) if f is not None else b""
+                try:
+                    f = tf.extractfile(m)
+                    data = f.read(m.size) if f is not None else b""
+                except WalkCapReached:
+                    yield m.name, None, budget.walk_note()
+                    return
+                except STREAM_ERRORS as exc:
+                    yield m.name, None, f"unreadable: {exc}"
+                    return
                 yield m.name, data[: m.size], ""
-    except tarfile.TarError as exc:
+    except WalkCapReached:
+        raise ExtractionError(budget.walk_note()) from None
+    except STREAM_ERRORS as exc:
         raise ExtractionError(f"corrupt tar archive: {exc}") from None
     finally:
         fh.close()
@@ -195,26 +221,40 @@ def _forwarded(part, budget: _Budget) -> tuple[str, Optional[bytes], str, Option
     return (name, None, why, None, ".eml") if why else (name, data, "", message_date(inner)[0], ".eml")
 
 
-def _entries(src, suffix: str, budget: _Budget):
+def _entries(src, suffix: str, budget: _Budget, want):
     if suffix == ".zip":
-        return ((n, d, r, None, "") for n, d, r in _zip_members(src, budget))
+        return ((n, d, r, None, "") for n, d, r in _zip_members(src, budget, want))
     if suffix in _TARS:
-        return ((n, d, r, None, "") for n, d, r in _tar_members(src, budget))
+        return ((n, d, r, None, "") for n, d, r in _tar_members(src, budget, want))
     if suffix in _MAIL:
         return _mail_members(src, suffix, budget)
     raise UnsupportedFileError(f'unsupported archive type "{suffix}"')
 
 
 def iter_members(path: Path, max_member_bytes: int, cancel: Optional[CancelToken] = None,
-                 max_total: int = MAX_TOTAL_BYTES) -> Iterator[Member]:
+                 max_total: int = MAX_TOTAL_BYTES, only: Optional[str] = None) -> Iterator[Member]:
     """Every entry of a container, with its bytes or the reason it is skipped, one at a time (a caller keeps
-    at most one member in memory). Raises ExtractionError when the container itself cannot be read."""
+    at most one member in memory). Raises ExtractionError when the container itself cannot be read.
+    `only`: the one member whose bytes are wanted; the archive entries around it are named, with the reason
+    _UNREAD, but not read (the budget counts them all the same, so it reads what a sync would)."""
     budget = _Budget(max_member_bytes, max_total, cancel)
-    yield from _walk(path, _suffix(os.fspath(path)), "", 1, budget, set())
+    yield from _walk(path, _suffix(os.fspath(path)), "", 1, budget, set(), only)
 
 
-def _walk(src, suffix: str, prefix: str, depth: int, budget: _Budget, names: set) -> Iterator[Member]:
-    for raw, data, why, date_ns, how in _entries(src, suffix, budget):
+def _wanted(only: Optional[str], prefix: str):
+    """For an archive's raw entry names: is its key `only`, or a container on the way to it?"""
+    if only is None:
+        return lambda raw: True
+
+    def want(raw: str) -> bool:
+        name = _plain_name(raw)[0]
+        return name is not None and (only == prefix + name or only.startswith(prefix + name + MEMBER_SEP))
+    return want
+
+
+def _walk(src, suffix: str, prefix: str, depth: int, budget: _Budget, names: set,
+          only: Optional[str] = None) -> Iterator[Member]:
+    for raw, data, why, date_ns, how in _entries(src, suffix, budget, _wanted(only, prefix)):
         if not raw:  # a note about the rest of the container
             yield Member(prefix + "…", None, why)
             continue
@@ -241,7 +281,7 @@ def _walk(src, suffix: str, prefix: str, depth: int, budget: _Budget, names: set
                     yield Member(key, None, f"nested deeper than {MAX_DEPTH} containers: not read")
                 continue
             try:
-                yield from _walk(data, inner, key + MEMBER_SEP, depth + 1, budget, names)
+                yield from _walk(data, inner, key + MEMBER_SEP, depth + 1, budget, names, only)
             except (ExtractionError, UnsupportedFileError) as exc:
                 yield Member(key, None, str(exc))
             continue
@@ -263,7 +303,7 @@ def read_member(path: str, max_bytes: int, cancel: Optional[CancelToken] = None)
     container, name = split_member(path)
     if name is None:
         raise ExtractionError(f"not a member of a container: {path}")
-    for m in iter_members(Path(container), max_bytes, cancel):
+    for m in iter_members(Path(container), max_bytes, cancel, only=name):
         if m.name == name:
             if m.data is None:
                 raise ExtractionError(f"{display_path(path)}: {m.reason}")
