@@ -87,7 +87,7 @@ class Hit:
     more: list["Hit"] = field(default_factory=list)  # results by file: the file's other matching passages
     repeats: list[tuple[int, int, Optional[int]]] = field(default_factory=list)  # (start, end, page): same text again
     available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
-    ocr: bool = False  # the file's text (all, or its scanned pages) was recognised by OCR
+    ocr: bool = False  # this passage was recognised by OCR (an image, or a PDF page with no usable text layer)
 
     @property
     def score(self) -> float:

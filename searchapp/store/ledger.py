@@ -1,14 +1,15 @@
 """The per-file ledger: every stored entry's state, derived from its row (status, error, ocr), and what
 `explain` reads about one entry. Functions over a Store, so db.py stays as it is.
 
-States: indexed, ocr_done (text came from OCR), ocr_pending (waiting for the background OCR step), no_text
-(read, but no text found), skipped (by policy, with its reason), failed (an error, with its reason). A file
-left out by an exclusion rule has no row: `explain` says so from the scan's rules ("excluded").
+States: indexed, ocr_done (text came from OCR: all of it, or the PDF pages listed in files.ocr_pages),
+ocr_pending (waiting for the background OCR step), no_text (read, but no text found), skipped (by policy, with
+its reason), failed (an error, with its reason). A file left out by an exclusion rule has no row: `explain`
+says so from the scan's rules ("excluded").
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterable, Optional
 
 from ..base.entry_dates import storable_ns
 from .db import _FILE_COLS as _COLS
@@ -16,7 +17,7 @@ from .db import Store
 from .rows import FileRow
 
 __all__ = ["STATES", "state_counts", "files_in_state", "set_entry_date", "set_ocr_state", "entry_text",
-           "entry_vectors", "pending_ocr_files", "ocr_done_paths"]
+           "entry_vectors", "pending_ocr_files", "ocr_done_paths", "ocr_done_pages"]
 
 STATES = ("indexed", "ocr_done", "ocr_pending", "no_text", "skipped", "failed", "excluded")
 
@@ -53,11 +54,13 @@ def set_entry_date(store: Store, file_id: int, date_ns: Optional[int]) -> None:
     store.db.execute("UPDATE files SET date_ns = ? WHERE id = ?", (storable_ns(date_ns), file_id))
 
 
-def set_ocr_state(store: Store, file_id: int, ocr: Optional[str]) -> None:
-    """The OCR step's hook: 'pending' when a file waits for OCR, 'done' when its text came from OCR."""
+def set_ocr_state(store: Store, file_id: int, ocr: Optional[str], pages: Optional[Iterable[int]] = None) -> None:
+    """The OCR step's hook: 'pending' when a file waits for OCR, 'done' when its text came from OCR; `pages`:
+    with 'done', the PDF pages whose text OCR gave (None: all of the entry, an image)."""
     if ocr not in (None, "pending", "done"):
         raise ValueError(f"unknown OCR state {ocr!r}")
-    store.db.execute("UPDATE files SET ocr = ? WHERE id = ?", (ocr, file_id))
+    listed = ",".join(str(int(n)) for n in sorted(set(pages))) if ocr == "done" and pages is not None else None
+    store.db.execute("UPDATE files SET ocr = ?, ocr_pages = ? WHERE id = ?", (ocr, listed, file_id))
 
 
 def entry_state(store: Store, path: str) -> Optional[tuple[str, FileRow, Optional[int], Optional[str]]]:
@@ -88,6 +91,21 @@ def pending_ocr_files(store: Store, limit: int) -> list[FileRow]:
     rows = store.conn.execute(f"SELECT {_COLS} FROM files WHERE ocr = 'pending' ORDER BY mtime_ns DESC, path LIMIT ?",
                               (int(limit),))
     return [FileRow(*r) for r in rows]
+
+
+def _page_set(listed: Optional[str]) -> Optional[frozenset[int]]:
+    if not isinstance(listed, str):  # NULL: all of the entry (or a damaged value: label it all, as before)
+        return None
+    numbers = (n.strip() for n in listed.split(","))
+    return frozenset(int(n) for n in numbers if n.isascii() and n.isdigit() and len(n) < 12)
+
+
+def ocr_done_pages(store: Store, paths) -> dict[str, Optional[frozenset[int]]]:
+    """Path -> the pages read by OCR (None: all of the entry) for those of `paths` whose text came (in part)
+    from OCR."""
+    wanted = list(dict.fromkeys(paths))[:10_000]
+    rows = store._select_in("SELECT path, ocr_pages FROM files WHERE ocr = 'done' AND path IN ({})", wanted)
+    return {path: _page_set(listed) for path, listed in rows}
 
 
 def ocr_done_paths(store: Store, paths) -> set[str]:

@@ -108,6 +108,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE files ADD COLUMN embed_title TEXT;
     CREATE INDEX chunks_unembedded ON chunks(file_id) WHERE length(vector) = 0;
     """,
+    # The pages of a PDF whose text came from OCR ("2,5"), so only their passages are labelled OCR; NULL with
+    # ocr = 'done' means all of the entry (an image, or a PDF OCR'd before this column existed).
+    """
+    ALTER TABLE files ADD COLUMN ocr_pages TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -19,7 +19,8 @@ from ..extractors.paged import join_pages
 from . import images, pdf_pages
 from .engine import OcrEngine, available_engine, ocr_unavailable_reason
 
-__all__ = ["ocr_document", "merge_ocr", "ocr_suffixes", "OCR_NOTE", "MAX_PAGES", "MAX_BYTES", "MAX_FILE_PIXELS"]
+__all__ = ["ocr_document", "merge_ocr", "recognised_pages", "ocr_suffixes", "OCR_NOTE", "MAX_PAGES", "MAX_BYTES",
+           "MAX_FILE_PIXELS"]
 
 OCR_NOTE = "text recognised by OCR"
 MAX_PAGES = 200  # per file: a longer scan is OCR'd in part, with a note
@@ -99,6 +100,11 @@ def _recognize(engine: OcrEngine, source: Iterable, cancel: Optional[CancelToken
 def _document(texts: list[tuple[int, str]], notes: tuple[str, ...]) -> Document:
     text, spans = join_pages(texts)
     return Document(text, spans, kind="ocr", notes=notes)
+
+
+def recognised_pages(ocr: Document) -> tuple[int, ...]:
+    """The pages `merge_ocr` takes from `ocr`: those where OCR found text (a blank page keeps its text layer)."""
+    return tuple(p.page for p in ocr.pages if ocr.text[p.start:p.end].strip())
 
 
 def merge_ocr(doc: Document, ocr: Document) -> Document:

@@ -27,7 +27,7 @@ from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...base.types import Document
 from ...ingest.extractors import extract
-from ...ingest.ocr import merge_ocr, ocr_document
+from ...ingest.ocr import merge_ocr, ocr_document, recognised_pages
 from ...ingest.ocr.engine import available_engine, ocr_unavailable_reason
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...ingest.scan import ScannedFile
@@ -75,11 +75,11 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
                 break
         try:
             with readable(row.path, int(config.scan.max_file_mb * 2**20), cancel, row.sha256) as path:
-                doc = _ocr_text(path, row, cached, cache, engine, config, cancel)
+                doc, pages = _ocr_text(path, row, cached, cache, engine, config, cancel)
         except (ExtractionError, UnsupportedFileError) as exc:
             _record_failed(store, row, str(exc), index, rep)
             continue
-        _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc)
+        _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc, pages)
         done += 1
     report(progress, "ocr", len(rows), len(rows))
     if done:
@@ -100,9 +100,10 @@ def _unchanged(row) -> bool:
 
 
 def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engine, config: Config,
-              cancel) -> Document:
-    """The entry's OCR text (`cached` when these bytes were read before), merged with a PDF's text layer. A PDF
-    is parsed once: its text layer says which pages need OCR."""
+              cancel) -> tuple[Document, Optional[tuple[int, ...]]]:
+    """(the entry's OCR text (`cached` when these bytes were read before), merged with a PDF's text layer; the
+    PDF pages whose text came from OCR, None for an image). A PDF is parsed once: its text layer says which
+    pages need OCR."""
     text = None
     pages = None
     if row.kind == "pdf" or path.suffix.lower() == ".pdf":
@@ -117,11 +118,16 @@ def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engi
             raise ExtractionError(f"OCR: {exc}") from None
         if row.sha256:
             cache.put(row.sha256, getattr(engine, "name", ""), doc)
-    return doc if text is None else merge_ocr(text, doc)
+    if text is None:
+        return doc, None
+    return merge_ocr(text, doc), recognised_pages(doc)
 
 
-def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, progress, cancel, row, doc) -> None:
-    """The file's passages from `doc`, through the sync's batcher (one batch: committed, then the index)."""
+def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, progress, cancel, row, doc,
+           pages: Optional[tuple[int, ...]]) -> None:
+    """The file's passages from `doc`, through the sync's batcher (one batch: committed, then the index).
+    `pages`: the PDF pages OCR gave text for; with none (a blank page looked at) the entry is an ordinary
+    indexed PDF, its text all from its text layer, and nothing of it is labelled OCR."""
     batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES)
     title, spans, hashes = passages_of(doc, encoder, config, batcher)
     if not spans:
@@ -130,7 +136,7 @@ def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, 
     f = ScannedFile(Path(row.path), row.size, row.mtime_ns)
     # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
     batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, False, path=row.path,
-                        ocr="done"))
+                        ocr="done" if pages is None or pages else None, ocr_pages=pages))
     batcher.flush()  # rep.updated is left alone: the text pass counted this entry already
 
 

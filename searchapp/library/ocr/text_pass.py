@@ -16,7 +16,7 @@ from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...ingest.ocr.images import image_suffixes
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...store import RootRow, Store
-from ...store.ledger import files_in_state, ocr_done_paths, set_entry_date, set_ocr_state
+from ...store.ledger import files_in_state, ocr_done_pages, set_entry_date, set_ocr_state
 from ..sync.batches import rewrite_entry
 
 __all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note",
@@ -55,13 +55,21 @@ def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kin
 
 
 def mark_ocr(result, store: Store) -> None:
-    """Hits whose file's text came from OCR say so (JSON "ocr": true, "(OCR)" in the CLI, the window's preview)."""
+    """Hits whose text came from OCR say so (JSON "ocr": true, "(OCR)" in the CLI, the window's preview): an
+    image's every passage, a PDF's passages on the pages OCR read, not those from its own text layer."""
     hits = list(result.hits)
-    done = ocr_done_paths(store, [h.path for h in hits]) if hits else set()
+    done = ocr_done_pages(store, [h.path for h in hits]) if hits else {}
+
+    def read_by_ocr(h) -> bool:
+        if h.path not in done:
+            return False
+        pages = done[h.path]
+        return pages is None or h.page in pages
+
     for h in hits:
-        h.ocr = h.path in done
+        h.ocr = read_by_ocr(h)
         for m in h.more:
-            m.ocr = h.ocr
+            m.ocr = read_by_ocr(m)
 
 
 def ocr_status_note(config: Config, counts: dict) -> Optional[str]:

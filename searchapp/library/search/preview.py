@@ -1,7 +1,8 @@
 """The whole extracted text of one indexed file, for showing a passage in context (the GUI's preview).
 
 Re-extracts through the same extractor the sync used, so a hit's start/end offsets index this text; an
-entry read by OCR is its cached OCR text instead (OCR is far too slow to run for a preview).
+entry read by OCR is its cached OCR text instead (OCR is far too slow to run for a preview), and a PDF with
+pages left for OCR has its cached OCR pages merged in, as the sync merged them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ...base.errors import ExtractionError
 from ...base.types import Document
 from ...ingest.extractors import extract
 from ...ingest.ocr import merge_ocr
+from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...store.ocr_cache import read_cached
 from ..members.sync import readable
 from ..sync.types import file_sha256
@@ -51,11 +53,17 @@ def file_text(path: str | Path, config: Config, expected_passage: Optional[str] 
 
 
 def _read(path: Path, max_bytes: int, config: Config, ocr: bool) -> Document:
-    if not ocr:
+    is_pdf = path.suffix.lower() == ".pdf"
+    if not ocr and not is_pdf:
         return extract(path, max_bytes=max_bytes)
+    layer = extract(path, max_bytes=max_bytes) if is_pdf else None
+    if layer is not None and not pages_needing_ocr(layer, len(layer.pages)):
+        return layer  # no page was left for OCR: the sync indexed the text layer as it is
+    # A hit on a PDF's own text layer is not labelled OCR, but the sync merged the OCR'd pages before it into
+    # the text its offsets count in, so the merge is made whatever the hit's label says.
     text = read_cached(config.data_dir, file_sha256(path))
     if text is None:
-        raise ExtractionError("its OCR text is not cached any more (the next sync reads it again)")
-    if path.suffix.lower() == ".pdf":
-        return merge_ocr(extract(path, max_bytes=max_bytes), text)
-    return text
+        if ocr:
+            raise ExtractionError("its OCR text is not cached any more (the next sync reads it again)")
+        return layer
+    return merge_ocr(layer, text) if layer is not None else text

@@ -38,6 +38,7 @@ class Pending:
     path: Optional[str] = None  # the stored key when it is not the file's own path (a member of a container)
     date_ns: Optional[int] = None  # the entry's own date (a mail's Date header), else the file's mtime counts
     ocr: Optional[str] = None  # the files.ocr state written with it: 'pending' (pages wait for OCR), 'done'
+    ocr_pages: Optional[tuple[int, ...]] = None  # with 'done': the PDF pages OCR gave text for (None: all of it)
 
 
 class Batcher:
@@ -80,7 +81,7 @@ class Batcher:
                                                  it.sha256, "indexed", None, it.kind, len(new), it.title)
                 if it.date_ns is not None:
                     set_entry_date(self.store, file_id, it.date_ns)
-                set_ocr_state(self.store, file_id, it.ocr)
+                set_ocr_state(self.store, file_id, it.ocr, it.ocr_pages)
                 ids = self.store.insert_chunks(file_id, new)
                 for cid, n in zip(ids, new):
                     if n.vector is None:

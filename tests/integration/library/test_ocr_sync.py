@@ -240,3 +240,83 @@ def test_an_image_touched_past_2262_is_still_ocrd(tmp_path, tiny_library, counti
     rep = tiny_library.add_folder(docs)
     assert counting.calls == 1 and any("read by OCR" in n for n in rep.notes), rep.notes
     assert _names(tiny_library.search("harbour", mode="lexical")) == ["far.png"]
+
+
+def _pdf_with_pages(path: Path, pages: list) -> Path:
+    """A PDF of `pages`: a str is a page of real text, a list of lines a page that is only a picture of them
+    (a scan), None a blank page."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="mm", format=(160, 60))
+    pdf.set_auto_page_break(False)
+    for i, page in enumerate(pages):
+        pdf.add_page()
+        if isinstance(page, str):
+            pdf.set_font("Helvetica", size=12)
+            pdf.multi_cell(0, 8, page)
+        elif page is not None:
+            png = path.with_name(f"{path.stem}-{i}.png")
+            text_image(page).save(png)
+            pdf.image(str(png), x=0, y=0, w=160, h=50)
+            png.unlink()
+    pdf.output(str(path))
+    return path
+
+
+@needs_rapidocr
+def test_a_pdf_whose_text_layer_is_glyph_codes_is_indexed_and_its_page_ocrd(tmp_path, tiny_library, counting):
+    from pdf_files import glyph_code_pdf
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    # Page 2 is a scan whose hidden text layer is glyph codes no reader can map (/g18/g19... in pypdf).
+    glyph_code_pdf(docs / "paper.pdf", [
+        [("text", "This page has a text layer about quarterly invoices and payments.")],
+        [("opaque", "Lighthouse keeper log\nNovember storm warning"),
+         ("image", ["Lighthouse keeper log", "November storm warning"])],
+    ])
+    rep = tiny_library.add_folder(docs)
+    assert rep.failed == 0 and not rep.problems, rep.problems
+    assert counting.calls == 1  # only the garbled page
+    hit = tiny_library.search("lighthouse", mode="lexical").hits[0]
+    assert Path(hit.path).name == "paper.pdf" and hit.page == 2 and hit.ocr
+    invoices = tiny_library.search("quarterly invoices", mode="lexical").hits[0]
+    assert invoices.page == 1 and not invoices.ocr
+    assert "/g" not in invoices.text
+
+
+@needs_rapidocr
+def test_only_the_pages_read_by_ocr_are_labelled_ocr(tmp_path, tiny_library, counting, make_config):
+    from searchapp.library.search.preview import file_text
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
+                                         ["Lighthouse keeper log", "November storm warning"],
+                                         "Harbour pilots guide the ships into the narrow channel at high tide."])
+    tiny_library.add_folder(docs)
+    assert counting.calls == 1
+    lighthouse = tiny_library.search("lighthouse", mode="lexical")
+    assert lighthouse.hits[0].page == 2 and lighthouse.hits[0].ocr and "(OCR)" in hit_line("lighthouse", lighthouse)
+    for query, page in (("quarterly invoices", 1), ("harbour pilots", 3)):
+        result = tiny_library.search(query, mode="lexical")
+        hit = result.hits[0]
+        assert hit.page == page and not hit.ocr, (query, hit.page, hit.ocr)
+        assert "(OCR)" not in hit_line(query, result) and result.to_json()["hits"][0]["ocr"] is False
+        # The preview still shows the text the passage was cut from (the OCR'd page merged in before it).
+        shown = file_text(hit.path, tiny_library.config, hit.text, hit.start, hit.end, ocr=hit.ocr)
+        assert not shown.changed and shown.text[hit.start:hit.end] == hit.text
+    assert dict((Path(r.path).name, s) for s, r in files_in_state(tiny_library.store))["mixed.pdf"] == "ocr_done"
+
+
+@needs_rapidocr
+def test_a_pdf_with_a_real_text_layer_and_a_blank_page_is_not_labelled_ocr(tmp_path, tiny_library, counting):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _pdf_with_pages(docs / "report.pdf", ["This page has a text layer about quarterly invoices and payments.", None])
+    tiny_library.add_folder(docs)
+    assert counting.calls == 1  # the blank page is looked at, and has nothing to read
+    result = tiny_library.search("quarterly invoices", mode="lexical")
+    assert Path(result.hits[0].path).name == "report.pdf" and not result.hits[0].ocr
+    assert "(OCR)" not in hit_line("quarterly invoices", result)
+    assert dict((Path(r.path).name, s) for s, r in files_in_state(tiny_library.store))["report.pdf"] == "indexed"
