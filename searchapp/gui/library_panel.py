@@ -1,4 +1,7 @@
-"""The indexed folders with their counts and last sync, the files that were not indexed, and the buttons to change them."""
+"""The indexed folders with their counts and last sync, the files that were not indexed, and the buttons to change them.
+
+Remove asks first, naming each folder and how much of it is indexed: forgetting a large folder is one click, and
+getting it back means indexing it again (hours for a home folder)."""
 
 from __future__ import annotations
 
@@ -7,13 +10,13 @@ from typing import Optional
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QPushButton,
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..library import LibraryStatus
 from .plain import tooltip
 
-__all__ = ["LibraryPanel", "ProblemsDialog", "format_when"]
+__all__ = ["LibraryPanel", "ProblemsDialog", "format_when", "remove_question"]
 
 MISSING_COLOR = QColor(176, 32, 32)
 
@@ -27,6 +30,17 @@ def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
     if age < 3600:
         return f"{int(age // 60)} min ago"
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def remove_question(roots: list) -> str:
+    """What the Remove prompt asks about `roots` (RootStatus): each folder with its files and passages."""
+    def one(r) -> str:
+        return f"{r.path} ({r.files:,} file{'s' if r.files != 1 else ''}, {r.chunks:,} passages)"
+
+    what = one(roots[0]) if len(roots) == 1 else f"{len(roots)} folders:\n" + "\n".join(f"• {one(r)}" for r in roots)
+    return (f"Remove {what} from the library?\n\n"
+            "Everything indexed there is forgotten at once; the files themselves stay where they are. "
+            "Adding the folder again means indexing it again from the start.")
 
 
 def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:
@@ -68,6 +82,7 @@ class LibraryPanel(QWidget):
         super().__init__(parent)
         self.status: Optional[LibraryStatus] = None
         self.problems_dialog: Optional[ProblemsDialog] = None
+        self.remove_prompt: Optional[QMessageBox] = None
         self.tree = QTreeWidget()
         self.tree.setObjectName("libraryView")
         self.tree.setAccessibleName("Indexed folders")
@@ -141,6 +156,23 @@ class LibraryPanel(QWidget):
         if path:
             self.addRequested.emit([path])
 
-    def _remove_selected(self) -> None:
-        for p in self.selected_roots():
-            self.removeRequested.emit(p)
+    def _remove_selected(self) -> QMessageBox | None:
+        """Ask before removing the selected folders (window-modal, Cancel the default); Remove removes them."""
+        paths = self.selected_roots()
+        roots = [r for r in (self.status.roots if self.status else []) if r.path in paths]
+        if not roots:
+            return None
+        box = QMessageBox(QMessageBox.Icon.Warning, "Remove from library", "", QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("removePrompt")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # each Remove asks afresh; none piles up
+        box.setTextFormat(Qt.TextFormat.PlainText)  # folder names are a person's text
+        box.setText(remove_question(roots))
+        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        remove.setObjectName("removeConfirm")
+        cancel = box.button(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)  # Enter keeps the index; removing takes a deliberate click
+        box.setEscapeButton(cancel)
+        remove.clicked.connect(lambda: [self.removeRequested.emit(r.path) for r in roots])
+        box.open()
+        self.remove_prompt = box
+        return box
