@@ -41,19 +41,21 @@ STOP_WORDS = frozenset(
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def fts_query(text: str) -> Optional[str]:
-    """A safe FTS5 MATCH expression: each word quoted (so no FTS syntax can leak in), OR'ed for BM25."""
+def fts_query(text: str, prefixes: Iterable[str] = ()) -> Optional[str]:
+    """A safe FTS5 MATCH expression: each word quoted (so no FTS syntax can leak in), OR'ed for BM25. A word
+    of `prefixes` (typed `word*`) matches every index word starting with it (`"word" *`), common or not."""
+    starts = {p.lower() for p in prefixes}
     words = [w.lower() for w in _WORD.findall(text)]
-    kept = [w for w in words if w not in STOP_WORDS] or words
+    kept = [w for w in words if w not in STOP_WORDS or w in starts] or words
     unique = list(dict.fromkeys(kept))
     if not unique:
         return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique)
+    return " OR ".join('"' + w.replace('"', '""') + '"' + (" *" if w in starts else "") for w in unique)
 
 
-def _matches(query: str) -> list[lexical.Match]:
+def _matches(query: str, prefixes: Iterable[str] = ()) -> list[lexical.Match]:
     """The MATCH expressions of a query: its words in the word table, its CJK pairs in the character table."""
-    expr = fts_query(query)
+    expr = fts_query(query, prefixes)
     if expr is None:
         return []
     cjk = cjk_query(query)  # CJK words match as character pairs in their own table; the scores add up
@@ -352,14 +354,16 @@ class Store(VectorQueue, ScopeQueries):
             "ORDER BY path").fetchall()
 
     # -- lexical (lexical.py: the SQL and the one merge of the two tables' scores) ---------------------------
-    def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None) -> list[tuple[int, float]]:
+    def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None,
+                       prefixes: Iterable[str] = ()) -> list[tuple[int, float]]:
         """BM25 over chunk text: [(chunk id, score)] best first (ties: lower id first); score = -bm25 so higher
-        is better. `within`: only these chunk ids."""
-        return lexical.ranked(self.conn, _matches(query), limit, within=within)
+        is better. `within`: only these chunk ids. `prefixes`: words of `query` typed as `word*` (fts_query)."""
+        return lexical.ranked(self.conn, _matches(query, prefixes), limit, within=within)
 
-    def search_lexical_where(self, query: str, limit: int, where: lexical.Fragment) -> list[tuple[int, float]]:
+    def search_lexical_where(self, query: str, limit: int, where: lexical.Fragment,
+                             prefixes: Iterable[str] = ()) -> list[tuple[int, float]]:
         """search_lexical over the passages of the files a WHERE fragment allows (scope.py)."""
-        return lexical.ranked(self.conn, _matches(query), limit, where=where)
+        return lexical.ranked(self.conn, _matches(query, prefixes), limit, where=where)
 
     def search_lexical_and_score(self, query: str, limit: int,
                                  also: Sequence[int]) -> tuple[list[tuple[int, float]], dict[int, float]]:

@@ -94,6 +94,12 @@ class ParsedQuery:
             return self.raw
         return " ".join(t.text for c in self.clauses if c.kind != "exclude" for t in c.terms)
 
+    @property
+    def prefixes(self) -> tuple[str, ...]:
+        """The words of `free_text` typed as prefixes (`word*`): lexical ranking matches every index word
+        starting with them, as the constraint does."""
+        return tuple(dict.fromkeys(t.text for c in self.clauses if c.kind != "exclude" for t in c.terms if t.prefix))
+
     def of_kind(self, kind: str) -> tuple[Clause, ...]:
         return tuple(c for c in self.clauses if c.kind == kind)
 

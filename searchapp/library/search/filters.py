@@ -163,11 +163,12 @@ class FilterScope:
             out_ids, out_sims = out_ids[:, :n], out_sims[:, :n]
         return out_ids, out_sims
 
-    def lexical(self, query: str, limit: int) -> list[tuple[int, float]]:
+    def lexical(self, query: str, limit: int, prefixes: Sequence[str] = ()) -> list[tuple[int, float]]:
         """BM25 over the allowed files' passages: FTS5 joined to files, so no id list is sent to SQLite
-        (Store.search_lexical_where; its scores and order are those of Store.search_lexical)."""
+        (Store.search_lexical_where; its scores and order are those of Store.search_lexical). `prefixes`: words
+        of `query` typed as `word*`."""
         if fts_query(query) is None or not len(self.ids):
             return []
-        found = self.store.search_lexical_where(query, limit, self.filters.where())
+        found = self.store.search_lexical_where(query, limit, self.filters.where(), prefixes)
         self.stats["lexical_strategy"] = "FTS5 joined to the filtered files"
         return found

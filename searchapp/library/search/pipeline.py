@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -121,6 +121,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     # -- issue 22: a query with syntax ranks by its free text inside the scope its constraints allow --
     parsed = req.parsed if req.parsed is not None and req.parsed.has_syntax else None
     text = parsed.free_text if parsed is not None else req.query  # a plain query: exactly as typed
+    prefixes = parsed.prefixes if parsed is not None else ()  # its words typed `word*`: BM25 matches them as such
     if parsed is not None:
         scope: Optional[FilterScope] = constraint_scope(store, parsed, req.filters)
     else:
@@ -155,7 +156,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         def fetch_lex(n: int) -> list[tuple[int, float]]:
             nonlocal lexical_of_dense
             if scope is not None:
-                return scope.lexical(text, n)
+                return scope.lexical(text, n, prefixes)
             if req.mode == "hybrid" and dense:
                 top, lexical_of_dense = store.search_lexical_and_score(text, n, [c for c, _ in dense])
                 return top
@@ -178,7 +179,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         if cid in scores:
             scores[cid].lexical = s
     if req.mode == "hybrid":
-        _fill_missing_stage_scores(text, scores, store, qvec, lexical_of_dense)
+        _fill_missing_stage_scores(text, scores, store, qvec, lexical_of_dense, prefixes)
     fused = _fuse(req, [c for c, _ in dense if c in rows], [c for c, _ in lexical if c in rows],
                   {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()}, seen)
     for cid, s in fused:
@@ -259,10 +260,12 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
 
 
 def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray],
-                               lexical_of_dense: Optional[dict[int, float]] = None) -> None:
+                               lexical_of_dense: Optional[dict[int, float]] = None,
+                               prefixes: Sequence[str] = ()) -> None:
     """In hybrid mode, give every candidate both first-stage scores (ranks stay those of the retrievers),
     so a person can compare them; a dense-only hit's BM25 is 0 when it shares no word with the query.
-    `lexical_of_dense`: the BM25 of every dense hit that matches, found with the lexical top (store/lexical.py)."""
+    `lexical_of_dense`: the BM25 of every dense hit that matches, found with the lexical top (store/lexical.py).
+    `prefixes`: words of `query` typed `word*`."""
     need_dense = [cid for cid, s in scores.items() if s.dense is None]
     if qvec is not None and need_dense:
         ids, vecs = store.vectors(need_dense, dim=int(qvec.size))  # none back: all still to be embedded
@@ -273,7 +276,7 @@ def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store
         for cid in need_lex:
             scores[cid].lexical = lexical_of_dense.get(cid, 0.0)
     elif need_lex:
-        found = dict(store.search_lexical(query, len(need_lex), within=need_lex))
+        found = dict(store.search_lexical(query, len(need_lex), within=need_lex, prefixes=prefixes))
         for cid in need_lex:
             scores[cid].lexical = found.get(cid, 0.0)
 

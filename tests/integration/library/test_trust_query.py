@@ -222,3 +222,29 @@ def test_a_damaged_ocr_cache_is_named_never_taken_for_the_library(tmp_path, tiny
     # Deleted as told: the next sync goes through.
     cache_path.unlink()
     assert cli(capsys, data, "index", str(tmp_path / "docs"))[0] == 0
+# -- prefixes ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["lexical", "hybrid", "dense"])
+@pytest.mark.parametrize("query, want", [
+    ("budg*", ["budget.txt", "plan.txt"]),  # "budg" is no word of its own
+    ("budgeting*", ["budget.txt", "plan.txt"]),  # stemmed as the index stems it
+    ("budge* OR mosse*", ["budget.txt", "plan.txt", "plants.txt"]),  # "mosses" is "moss" in the index
+    ("verm*", ["Ärger.txt"]),
+    ("天*", ["天气.txt"]),
+    ("天气*", ["天气.txt"]),
+])
+def test_a_prefix_finds_every_file_with_a_word_starting_with_it_in_every_mode(capsys, lib_dir, mode, query, want):
+    names, _ = found(capsys, lib_dir, query, mode)
+    assert names == want
+
+
+def test_a_prefix_ranks_by_bm25_in_lexical_mode(capsys, lib_dir):
+    code, out, _ = cli(capsys, lib_dir, "search", "budg*", "--mode", "lexical", "--json", "--group", "passage")
+    assert code == 0
+    hits = json.loads(out)["hits"]
+    assert len(hits) == 2 and all(h["scores"]["lexical"] > 0 for h in hits)
+
+
+def test_a_literal_star_is_no_prefix(capsys, lib_dir):
+    assert found(capsys, lib_dir, "budg*", "lexical", "--literal")[0] == []
+
+
