@@ -125,7 +125,14 @@ class Library:
 
     # -- vector index (see IndexKeeper) ---------------------------------------
     def index(self, progress: Optional[ProgressFn] = None) -> Optional[VectorIndex]:
-        return self.vectors.index(progress)
+        self.vectors.index(progress)  # opened (or rebuilt) with progress; then as every read sees it
+        return self._fresh()
+
+    def _fresh(self) -> Optional[VectorIndex]:
+        """The one way a read reaches the vector index: brought up to date with what other processes (and
+        this one) committed since it was last read (IndexKeeper.follow_writers: one generation read, then
+        only the difference). Search, similar, duplicates, status and ann_recall all pass through here."""
+        return self.vectors.follow_writers()
 
     def index_notice(self) -> Optional[str]:
         return self.vectors.notice()
@@ -218,7 +225,7 @@ class Library:
         index = None
         if mode != "lexical":
             self.check_model()
-            index = self.vectors.follow_writers()
+            index = self._fresh()
             encode_query = self.models.encode_query
         # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
@@ -247,7 +254,7 @@ class Library:
         is loaded. Hits are files (best passage pair shown); see similar.py for the score."""
         from .search.similar import find_similar
 
-        index = self.vectors.index()  # searched with its default ef (index.ef_search)
+        index = self._fresh()  # searched with its default ef (index.ef_search)
         return find_similar(self.reader(), index, self.vectors.dim(), path, page=page, k=k or self.config.search.k,
                             filters=filters)
 
@@ -258,7 +265,7 @@ class Library:
         loaded. See duplicates.py for the similarity and DEFAULT_THRESHOLD for how the default was chosen."""
         from .search.duplicates import DEFAULT_THRESHOLD, find_duplicates
 
-        return find_duplicates(self.reader(), self.vectors.index(), self.vectors.dim(),
+        return find_duplicates(self.reader(), self._fresh(), self.vectors.dim(),
                                threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
                                progress=progress, cancel=cancel)
 
@@ -274,7 +281,7 @@ class Library:
 
     @_reads
     def status(self) -> LibraryStatus:
-        index = self.vectors.follow_writers()
+        index = self._fresh()
         return build_status(self.config, str(self.data_dir), self.reader(), index, self.index_notice())
 
     # -- live updates -------------------------------------------------------
@@ -315,7 +322,7 @@ class Library:
         """Recall@k of the vector index against exact search over `sample` stored vectors (see ann_recall.py)."""
         from .report.ann_recall import library_ann_recall
 
-        return library_ann_recall(self.reader(), self.vectors.index(), self.vectors.dim(), self.config.index,
+        return library_ann_recall(self.reader(), self._fresh(), self.vectors.dim(), self.config.index,
                                   k=k, sample=sample, ef=ef, seed=seed)
 
     def close(self) -> None:

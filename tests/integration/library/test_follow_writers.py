@@ -1,0 +1,63 @@
+"""Every read follows other writers: a file a second process synced is seen by `similar`, `duplicates` and
+`ann_recall` in the first, not only by search and status (Library._fresh is the one way a read reaches the
+vector index)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import build_tiny_library
+from searchapp.base.config import load_config
+from searchapp.library import Library
+
+TEXTS = {
+    "violin.txt": "The violin maker carved spruce tops and varnished them by hand in a quiet workshop.",
+    "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day.",
+    "bread.txt": "Sourdough needs a lively starter, a long cold proof and a very hot oven.",
+}
+# The second process: opens the library itself (config.toml names the tiny encoder) and syncs the new file.
+SYNC = ("import sys; from pathlib import Path; from searchapp.base.config import load_config; "
+        "from searchapp.library import Library\n"
+        "with Library(load_config(Path(sys.argv[1]), env={})) as lib:\n"
+        "    print(lib.sync().added)")
+
+
+def sync_in_another_process(data: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", SYNC, str(data)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "1", proc.stderr
+
+
+@pytest.fixture
+def two_processes(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    lib = Library(load_config(data, env={}), encoder=tiny_encoder)
+    docs = tmp_path / "docs"
+    yield lib, docs, data
+    lib.close()
+
+
+def test_similar_finds_a_file_another_process_synced_without_a_search_between(two_processes):
+    lib, docs, data = two_processes
+    source = str(docs / "violin.txt")
+    before = lib.similar(source, k=10)  # the vector index is read now, as it is
+    assert {Path(h.path).name for h in before.hits} == {"tides.txt", "bread.txt"}
+    (docs / "violin copy.txt").write_text(TEXTS["violin.txt"] + " Again.\n", encoding="utf-8")
+    sync_in_another_process(data)
+    after = lib.similar(source, k=10)
+    assert "violin copy.txt" in {Path(h.path).name for h in after.hits}
+    assert Path(after.hits[0].path).name == "violin copy.txt" and after.hits[0].scores.dense > 0.9
+
+
+@pytest.mark.parametrize("read", ["duplicates", "ann_recall"])
+def test_other_reads_see_the_index_as_the_database_has_it(two_processes, read):
+    lib, docs, data = two_processes
+    getattr(lib, read)()  # the vector index is read now, as it is
+    (docs / "violin copy.txt").write_text(TEXTS["violin.txt"] + " Again.\n", encoding="utf-8")
+    sync_in_another_process(data)
+    getattr(lib, read)()
+    # what the read searched: the in-memory index, now holding the other process's passages too
+    assert sorted(lib.vectors.index().ids().tolist()) == lib.reader().embedded_ids().tolist()
