@@ -4,6 +4,13 @@ Read-only commands (search, status, eval ann) never create a library; a library 
 (a read-only mount, a backup, another user's 0555 folder) opens read-only, so search and status still work
 and writes say why they cannot. Opening for writing makes the folder 0700 and its files 0600 (see
 base/private.py), tightening a library made by an older version once, with a notice.
+
+Decision (as ssh does with ~/.ssh): before anything is written, the folder and every entry in it must be this
+user's. One another user owns (a world-writable folder someone else made, a planted ocr_cache.sqlite) is
+refused with one line, exit 2, and nothing in it is used or changed: that user could read the passages and OCR
+text written there, or plant text to be indexed. Ours but open to others is repaired (0700/0600) with a notice.
+The databases are never symbolic links (SQLite would create or open the target, outside the folder).
+A library this process cannot write (another user's backup) still opens read-only: nothing is written there.
 """
 
 from __future__ import annotations
@@ -14,12 +21,15 @@ from pathlib import Path
 from typing import Optional
 
 from ..base.errors import DataDirError, StoreError
-from ..base.private import create_private_file, make_private_dir, tighten
+from ..base.private import create_private_file, foreign_owner, make_private_dir, owner_refusal, tighten
 from ..store.damage import damaged_message, is_damage
+from ..store.ocr_cache import OCR_CACHE_NAME
+from ..store.searches import SEARCHES_DB
 
 __all__ = ["DB_NAME", "DataDirState", "open_data_dir", "can_write", "read_only_error", "damaged_message", "is_damage"]
 
 DB_NAME = "library.sqlite"
+_DATABASES = (DB_NAME, SEARCHES_DB, OCR_CACHE_NAME)  # and their -wal, -shm, -journal
 
 
 @dataclass(frozen=True)
@@ -65,14 +75,33 @@ def open_data_dir(data_dir: Path, *, create: bool) -> DataDirState:
         if not db.exists():
             raise DataDirError(f"the library folder {d} is read-only; a new library cannot be created there")
         return DataDirState(read_only=True)
+    _refuse_untrusted(d)
     changed = tighten(d)
     create_private_file(db)
     notice = None
     if changed:
         names = ", ".join(n for n in changed if n != ".") or "the folder"
-        notice = (f"made the library in {d} private (it was readable by other users): "
+        notice = (f"made the library in {d} private (other users could read or write it): "
                   f"folder 0700, files 0600 ({names})")
     return DataDirState(read_only=False, notice=notice)
+
+
+def _refuse_untrusted(d: Path) -> None:
+    """DataDirError when the folder or an entry in it is another user's, or a database is a link (see above)."""
+    st = os.stat(d)
+    if foreign_owner(st):
+        raise owner_refusal(d, st)
+    try:
+        entries = list(os.scandir(d))
+    except OSError as exc:
+        raise DataDirError(f"cannot read the library folder {d}: {exc.strerror or exc}") from None
+    for entry in entries:
+        est = entry.stat(follow_symlinks=False)
+        if foreign_owner(est):
+            raise owner_refusal(Path(entry.path), est)
+        if entry.is_symlink() and entry.name.startswith(_DATABASES):
+            raise DataDirError(f"{entry.path} is a symbolic link; searchapp never follows one to its databases "
+                               f"(remove the link, or pass --data-dir the folder it points into)")
 
 
 def read_only_error(data_dir: Path) -> DataDirError:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ...base.config import Config, check_setting
-from ...base.errors import ConfigError, StoreError
+from ...base.errors import ConfigError, DataDirError, StoreError
 from ...store.searches import SEARCHES_DB, SavedRow, SearchesDB
 from .check import is_empty_query
 
@@ -76,7 +76,7 @@ class SearchHistory:
             with SearchesDB(self.data_dir) as db:
                 db.add_history(query, mode, time.time(), self.keep)
             return True
-        except StoreError as exc:  # e.g. a damaged searches.sqlite: no history, the search itself is fine
+        except (StoreError, DataDirError) as exc:  # damaged, or refused: no history, the search itself is fine
             log.debug("search history not recorded: %s", exc)
             self.problem = f"search history not recorded: {exc}"
             return False
