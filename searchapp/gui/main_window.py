@@ -239,6 +239,8 @@ class MainWindow(QMainWindow):
         else:
             self.labels.show_reranker("none")
             self.show_reranker_notice(self.library.reranker_notice() or rr.get("message"))
+        self.search.show_reranker(loaded or (rr.get("available") == "yes" and not self.models_ready),
+                                  turned_off=not self.config.models.reranker)
 
     def show_reranker_notice(self, message: Optional[str]) -> None:
         refused = self.library.reranker_refused() or (self.status.reranker.get("refused") if self.status else None)

@@ -28,6 +28,11 @@ from .services import Services
 __all__ = ["SearchController", "SEARCH_DELAY_MS"]
 
 SEARCH_DELAY_MS = 350  # as-you-type: wait for a pause in typing before searching
+RERANK_TIP = "Reorder the best candidates with the cross-encoder: slower, and closer to what the query asks"
+NO_RERANKER_TIP = ("No reranker is installed. Get one with Download reranker in the yellow notice above, or "
+                   "Settings… (Ctrl+,) → Reranker model: Download, or Choose… a local cross-encoder folder.")
+RERANK_OFF_TIP = ("Reranking is turned off in the settings. Settings… (Ctrl+,) → Reranker model: "
+                  "Download one, or Choose… a local cross-encoder folder.")
 
 
 class SearchController(QObject):
@@ -67,6 +72,8 @@ class SearchController(QObject):
         self.rerank_box = QCheckBox("Rerank")
         self.rerank_box.setObjectName("rerankBox")
         self.rerank_box.setChecked(config.search.rerank)
+        self.rerank_box.setToolTip(RERANK_TIP)
+        self.rerank_wanted = config.search.rerank  # the person's choice, kept while no reranker can honour it
         self.group_box = QCheckBox("By file")
         self.group_box.setObjectName("groupBox")
         self.group_box.setChecked(config.search.group == "file")
@@ -175,6 +182,24 @@ class SearchController(QObject):
 
     def stop(self) -> None:
         self.debounce.stop()
+
+    def show_reranker(self, available: bool, turned_off: bool = False) -> None:
+        """Rerank is offered only while a reranker can run: without one the box is unticked, greyed and its
+        tooltip says how to get one; the person's choice comes back with the reranker."""
+        box = self.rerank_box
+        if available:
+            box.setToolTip(RERANK_TIP)
+            if not box.isEnabled():
+                box.setEnabled(True)
+                box.setChecked(self.rerank_wanted)  # searches again with it, where there is a query
+            return
+        box.setToolTip(RERANK_OFF_TIP if turned_off else NO_RERANKER_TIP)
+        if box.isEnabled():
+            self.rerank_wanted = box.isChecked()
+            box.blockSignals(True)  # nothing to search again for: no reranker ran before either
+            box.setChecked(False)
+            box.blockSignals(False)
+            box.setEnabled(False)
 
     def on_changes(self, changes: Changes) -> None:
         if changes.settings:

@@ -1,0 +1,92 @@
+"""What the window says, offscreen on a real tiny library: Rerank only where a reranker can run, result counts
+and an empty result that says what to try, members named one way, a listing without scores, what Cancel kept,
+an Open the desktop could not do, and Similar files as a chip with the query one Back away."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from conftest import build_tiny_library  # noqa: E402
+
+from gui_window import WAIT_MS, shown_window  # noqa: E402
+
+TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
+         "draft.txt": "A draft report on volcano safety for the island council.",
+         "bread.md": "A recipe for sourdough bread with a long cold proof.",
+         "notes.md": "Meeting notes: the volcano tour is booked for spring."}
+SHOTS = Path("/tmp/shots")
+
+
+@pytest.fixture
+def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    """open_window(models=…, search=…): the window over a tiny library of TEXTS (in win.docs)."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    made = []
+
+    def make(models=None, **sections):
+        overrides = {"index": {"backend": "exact"}, "models": {"reranker": "", **(models or {})}, **sections}
+        config = load_config(data, env={}, overrides=overrides)
+        lib = Library(config, encoder=tiny_encoder)
+        win = shown_window(qtbot, config, lib)
+        win.resize(1280, 800)
+        win.docs = tmp_path / "docs"
+        made.append((win, lib))
+        return win
+
+    yield make
+    for win, lib in made:
+        for top in QApplication.topLevelWidgets():
+            if top is not win and top.isVisible():
+                top.close()
+        win.close()
+        lib.close()
+
+
+def search(qtbot, win, text: str, mode: str = "hybrid"):
+    win.search.mode_box.setCurrentText(mode)
+    win.search.search_box.setText(text)
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
+        win.run_search()
+    return sig.args[0]
+
+
+def shot(win, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    win.grab().save(str(SHOTS / name))
+
+
+def test_rerank_is_greyed_and_says_how_to_get_one_while_no_reranker_can_run(qtbot, open_window):
+    win = open_window(models={"reranker": "cross-encoder/not-in-the-cache"})  # asked for, not installed
+    box = win.search.rerank_box
+    qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)
+    assert not box.isEnabled() and not box.isChecked()
+    assert "No reranker is installed" in box.toolTip() and "Download reranker" in box.toolTip()
+    res = search(qtbot, win, "volcano")
+    assert not res.reranked
+    shot(win, "rerank_greyed.png")
+
+    off = open_window()  # reranker = "": turned off in the settings
+    qtbot.waitUntil(lambda: off.models_ready, timeout=WAIT_MS)
+    assert not off.search.rerank_box.isEnabled() and "turned off in the settings" in off.search.rerank_box.toolTip()
+
+
+def test_rerank_comes_back_ticked_once_a_reranker_loads(qtbot, open_window, tiny_cross_encoder_dir):
+    win = open_window(models={"reranker": "cross-encoder/not-in-the-cache"})
+    qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)
+    assert not win.search.rerank_box.isEnabled()
+    with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+        win.session.apply_config(win.config.replace(models={"reranker": str(tiny_cross_encoder_dir)}))
+    qtbot.waitUntil(lambda: win.labels.reranker.text() == "Reranker: on", timeout=WAIT_MS)
+    box = win.search.rerank_box
+    assert box.isEnabled() and box.isChecked()  # search.rerank is on in the config: the person's choice kept
+    assert search(qtbot, win, "volcano").reranked
