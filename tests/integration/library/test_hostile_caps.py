@@ -136,6 +136,34 @@ def test_bound_text_keeps_page_spans_consistent():
     assert out.text[out.pages[1].start:out.pages[1].end] == "page two words"
 
 
+def test_spreadsheets_of_empty_cells_written_one_by_one_store_a_few_lines(make_config, tiny_encoder, tmp_path):
+    """Empty cells written one by one (<c/>, or ODS cells without a repeat) between words made lines of
+    thousands of separators, all chunked and embedded; now a gap is at most 10 cells however written."""
+    from office_files import make_xlsx, write_zip
+    from searchapp.library import Library
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = "".join(f'<row><c t="inlineStr"><is><t>left{r}</t></is></c>{"<c/>" * 3000}'
+                   f'<c t="inlineStr"><is><t>right{r}</t></is></c></row>' for r in range(20))
+    make_xlsx(docs / "gaps.xlsx", [("S", rows)], [])
+    ns = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+          'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+          'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"')
+    word = "<table:table-cell><text:p>{}</text:p></table:table-cell>"
+    table = "".join(f"<table:table-row>{word.format(f'left{r}')}{'<table:table-cell/>' * 2000}"
+                    f"{word.format(f'right{r}')}</table:table-row>" for r in range(20))
+    write_zip(docs / "gaps.ods", {"content.xml": f"<office:document-content {ns}><office:body><office:spreadsheet>"
+                                                 f'<table:table table:name="T">{table}</table:table>'
+                                                 "</office:spreadsheet></office:body></office:document-content>"})
+    for name in ("gaps.xlsx", "gaps.ods"):
+        assert len(extract(docs / name).text) < 20 * 60, name  # before: 20 rows of 6,000 to 9,000 characters
+    with Library(make_config(), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs)
+    assert rep.added == 2 and not rep.problems
+    assert rep.chunks_added <= 4, rep.chunks_added  # before: hundreds of passages of separators
+
+
 # -- 6: files that change underneath -----------------------------------------------------------
 def test_extractors_refuse_a_fifo_without_blocking(tmp_path):
     from searchapp.ingest.extractors.encoding import read_capped
