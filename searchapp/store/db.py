@@ -24,7 +24,7 @@ from . import lexical
 from .damage import damaged_message, is_damage
 from .migrations import migrate
 from .rows import ChunkRow, FileRow, NewChunk, RootRow
-from .scope import ScopeQueries
+from .scope import ScopeQueries, fold
 from .vector_queue import EMBEDDED, NO_VECTOR, VectorQueue
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
@@ -92,6 +92,7 @@ class Store(VectorQueue, ScopeQueries):
                 conn = sqlite3.connect(str(self.path), check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 5000")
             conn.create_function("cjk_chars", 1, cjk_chars, deterministic=True)  # the CJK table's triggers
+            conn.create_function("fold", 1, fold, deterministic=True)  # name: (scope.name_matches)
             self.conn = conn
             if not readonly:
                 if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import unicodedata
 from typing import Optional, Sequence
 
 import numpy as np
@@ -19,7 +20,7 @@ from .cjk import CJK_TABLE, cjk_chars, is_cjk
 from .lexical import Fragment
 
 __all__ = ["Fragment", "INDEXED", "files_where", "name_matches", "on_page", "files_containing", "all_of",
-           "ScopeQueries"]
+           "ScopeQueries", "fold"]
 
 INDEXED: Fragment = ("f.status = 'indexed'", [])
 
@@ -54,13 +55,19 @@ def files_where(folders: Sequence[str] = (), types: Sequence[str] = (), after_ns
     return " AND ".join(clauses), params
 
 
+def fold(text: Optional[str]) -> Optional[str]:
+    """Text as name: compares it, any case and any Unicode form (Ä, ä and a macOS name's A + U+0308 are one;
+    ß is ss). Every Store connection has it as the SQL function fold(): SQLite's lower() folds ASCII only."""
+    return None if text is None else unicodedata.normalize("NFC", text.casefold())
+
+
 def name_matches(globs: Sequence[str]) -> Fragment:
-    """Files whose name (after the last separator), lower-cased by SQLite (ASCII only), matches a GLOB of `globs`."""
+    """Files whose name (after the last separator) matches a GLOB of `globs`, both folded (`fold`)."""
     # The name after the last separator: rtrim() drops every trailing character that is not one.
-    base = "lower(substr(f.path, length(rtrim(f.path, replace(f.path, ?, ''))) + 1))"
+    base = "fold(substr(f.path, length(rtrim(f.path, replace(f.path, ?, ''))) + 1))"
     params: list = []
     for glob in globs:
-        params += [os.sep, glob]
+        params += [os.sep, fold(glob)]
     return "(" + " OR ".join(f"{base} GLOB ?" for _ in globs) + ")", params
 
 

@@ -54,10 +54,6 @@ def term_pieces(term: Term) -> list[tuple[str, bool]]:
             if i % 2 or _TOKEN_CHAR.search(piece)]
 
 
-def _ascii_lower(text: str) -> str:
-    return "".join(ch.lower() if ch.isascii() else ch for ch in text)  # what SQLite's lower() does
-
-
 class QueryConstraints:
     """Looks like SearchFilters to FilterScope (`active`, `where()`, `to_json()`): the given filters (CLI
     flags, the filter bar) AND the query's fields AND its term constraints."""
@@ -74,7 +70,7 @@ class QueryConstraints:
         if not parts:
             parts.append(INDEXED)
         if p.names:
-            parts.append(name_matches([_ascii_lower(g if _GLOB_CHARS & set(g) else f"*{g}*") for g in p.names]))
+            parts.append(name_matches([g if _GLOB_CHARS & set(g) else f"*{g}*" for g in p.names]))
         if p.page is not None:
             parts.append(on_page(p.page))
         for clause in p.clauses:

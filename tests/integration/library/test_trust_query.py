@@ -248,3 +248,24 @@ def test_a_literal_star_is_no_prefix(capsys, lib_dir):
     assert found(capsys, lib_dir, "budg*", "lexical", "--literal")[0] == []
 
 
+def test_name_folds_case_beyond_ascii(capsys, lib_dir):
+    for query in ("name:ärger", "name:ÄRGER", "name:ärger.TXT", "name:*ÄR*"):
+        assert found(capsys, lib_dir, query, "lexical")[0] == ["Ärger.txt"], query
+    assert found(capsys, lib_dir, "name:budget", "lexical")[0] == ["budget.txt"]
+
+
+
+
+def test_name_matches_a_decomposed_name_and_sharp_s(tiny_library, tmp_path):
+    import unicodedata
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / unicodedata.normalize("NFD", "Überweisung.txt")).write_text("Eine Überweisung ans Amt.\n", encoding="utf-8")
+    (docs / "STRASSE.txt").write_text("Die Straße ist gesperrt.\n", encoding="utf-8")
+    tiny_library.add_folder(docs)
+    names = lambda q: sorted(unicodedata.normalize("NFC", Path(h.path).name)  # noqa: E731
+                             for h in tiny_library.search(q, k=10, mode="lexical").hits)
+    assert names("name:überweisung") == ["Überweisung.txt"]  # typed NFC, stored NFD (as macOS names it)
+    assert names("name:ÜBER*") == ["Überweisung.txt"]
+    assert names("name:straße") == ["STRASSE.txt"]
