@@ -16,8 +16,9 @@ from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.preview import file_text
 from ..library.query.help import marked_text
-from ..library.search.pipeline import LISTING_NOTICE
+from ..library.search.result import LISTING, MEANING, REINDEX, RERANKER, UNSEARCHABLE
 from .changes import Changes
+from .empty_results import EmptyResults
 from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_session import LibrarySession
@@ -108,6 +109,7 @@ class SearchController(QObject):
         view.setAlternatingRowColors(True)
         view.activated.connect(self.open_index)
         view.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.empty = EmptyResults(view)  # "No results for …" and what to try, over the empty list
 
     # -- searching --------------------------------------------------------------
     def search_soon(self) -> None:
@@ -144,17 +146,19 @@ class SearchController(QObject):
             self.stale_dropped += 1  # a newer query is on its way; never flash old results
             return
         self.show_result(result, k)
-        t = result.timings_ms.get("total")
-        message = (f"{min(k, len(result.hits))} results" + (f" in {t:.0f} ms" if t else "")
-                   + (" (reranked)" if result.reranked else ""))
-        extra = result.reindex_notice or result.meaning_notice
+        t, shown = result.timings_ms.get("total"), min(k, len(result.hits))
+        message = ((f"{shown} result{'' if shown == 1 else 's'}" if shown else "No results")
+                   + (f" in {t:.0f} ms" if t else "") + (" (reranked)" if result.reranked else ""))
+        extra = result.said(REINDEX, MEANING)
         if extra:  # otherwise a search during a reindex or phase 2 looks like "nothing (more) matches"
             message += f" · {extra}"
-        if result.notice == LISTING_NOTICE:  # a query of only operators and fields: not about the reranker
-            message += f" · {result.notice}"
+        about_query = result.said(UNSEARCHABLE, LISTING)  # nothing to search for, or only a listing by date
+        if about_query:
+            message += f" · {about_query}"
         self.services.say(message, 0 if extra else 8000)
-        if result.notice and result.notice != LISTING_NOTICE and self.rerank_box.isChecked():
-            self.noticeRaised.emit(result.notice)
+        no_reranker = result.said(RERANKER)
+        if no_reranker and self.rerank_box.isChecked():
+            self.noticeRaised.emit(no_reranker)
         self.finished.emit(result)
 
     def show_result(self, result: Optional[SearchResult], k: int = 0) -> None:
@@ -167,6 +171,7 @@ class SearchController(QObject):
         self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Folder"), 160)
         self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Passage"), 420)
         self.results_view.resizeRowsToContents()
+        self.empty.show_for(result, self.filter_bar.filters() is not None)
         self.preview.clear()
         self.resultShown.emit(result)
 

@@ -11,7 +11,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel  # noqa: E402
 
 from conftest import build_tiny_library  # noqa: E402
 
@@ -90,3 +91,25 @@ def test_rerank_comes_back_ticked_once_a_reranker_loads(qtbot, open_window, tiny
     box = win.search.rerank_box
     assert box.isEnabled() and box.isChecked()  # search.rerank is on in the config: the person's choice kept
     assert search(qtbot, win, "volcano").reranked
+
+
+def test_one_result_is_singular_and_none_says_what_to_try(qtbot, open_window):
+    win = open_window()
+    search(qtbot, win, "sourdough", mode="lexical")
+    assert win.statusBar().currentMessage().startswith("1 result in ")
+    empty = win.findChild(QLabel, "emptyResults")
+    assert not empty.isVisible()
+
+    res = search(qtbot, win, "zeppelin", mode="lexical")
+    assert not res.hits
+    assert win.statusBar().currentMessage().startswith("No results")
+    assert empty.isVisible() and empty.textFormat() == Qt.TextFormat.PlainText
+    advice = empty.text().lower()
+    assert "no results for “zeppelin”" in advice and "switch to hybrid" in advice
+    assert "remove a filter" not in advice  # none is set
+    shot(win, "no_results.png")
+
+    search(qtbot, win, "volcano type:pdf", mode="hybrid")  # a filter nothing passes
+    assert empty.isVisible() and "remove a filter" in empty.text().lower() and "switch to" not in empty.text().lower()
+    search(qtbot, win, "volcano", mode="hybrid")
+    assert not empty.isVisible()

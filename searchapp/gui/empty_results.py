@@ -1,0 +1,69 @@
+"""What the results list says when a search found nothing: that it found nothing, and what to try instead
+(take out a filter, switch mode). A plain-text label laid over the empty list (it quotes the query)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QAbstractItemView
+
+from ..library import SearchResult
+from ..library.query.help import query_parts
+from ..library.query.syntax import parse_query
+from .plain import plain_label
+
+__all__ = ["EmptyResults", "empty_text"]
+
+MARGIN = 12
+
+
+def empty_text(result: SearchResult, bar_filters: bool) -> str:
+    """"No results for “…”." and the ways out that fit: the filters in the bar or the query, the mode."""
+    similar = result.mode == "similar"
+    filtered = bar_filters or (not similar and bool(query_parts(parse_query(result.query))))
+    tips = []
+    if filtered:
+        tips.append("remove a filter (✕ on a chip under the query, or Clear in the filter bar)")
+    if result.mode == "lexical":
+        tips.append("switch to hybrid to find passages by their meaning, not only by these words")
+    elif result.mode == "dense":
+        tips.append("switch to hybrid or lexical to find these exact words")
+    if not tips:
+        tips.append("try other words, or add the folder that holds what you are looking for")
+    what = "No similar files" if similar else f"No results for “{result.query}”"
+    advice = ", or ".join(tips)
+    return f"{what}. {advice[:1].upper()}{advice[1:]}."
+
+
+class EmptyResults(QObject):
+    """The label over `view`'s viewport, shown only while the shown result has no hits."""
+
+    def __init__(self, view: QAbstractItemView) -> None:
+        super().__init__(view)
+        self.viewport = view.viewport()
+        self.label = plain_label("", self.viewport)
+        self.label.setObjectName("emptyResults")
+        self.label.setWordWrap(True)
+        self.label.setStyleSheet("color:#555; font-size:11pt;")
+        self.label.hide()
+        self.viewport.installEventFilter(self)
+
+    def show_for(self, result: Optional[SearchResult], bar_filters: bool) -> None:
+        if result is None or result.hits:
+            self.label.hide()
+            return
+        self.label.setText(empty_text(result, bar_filters))
+        self._place()
+        self.label.show()
+
+    def _place(self) -> None:
+        width = max(100, self.viewport.width() - 2 * MARGIN)
+        self.label.setFixedWidth(width)
+        self.label.adjustSize()
+        self.label.move(MARGIN, MARGIN)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.viewport and event.type() == QEvent.Type.Resize and self.label.isVisible():
+            self._place()
+        return super().eventFilter(obj, event)
