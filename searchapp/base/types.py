@@ -88,6 +88,7 @@ class Hit:
     repeats: list[tuple[int, int, Optional[int]]] = field(default_factory=list)  # (start, end, page): same text again
     available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
     ocr: bool = False  # this passage was recognised by OCR (an image, or a PDF page with no usable text layer)
+    order_label: Optional[str] = None  # what ordered the list: relevance | match | similarity | bm25 (the search sets it)
 
     @property
     def score(self) -> float:
@@ -100,10 +101,12 @@ class Hit:
 
     @property
     def shown_score(self) -> tuple[float, str]:
-        """(value, label) a person can compare across queries: the reranker's probability ("relevance") when
-        reranked, else the bi-encoder cosine ("similarity"), else BM25 ("bm25", lexical mode only). Fusion
-        scores only order candidates and mean nothing on their own."""
+        """(value, label): the score that ordered the list, so it never rises down the list: the reranker's
+        probability ("relevance") when reranked; in hybrid the fused score ("match", 0..1: cosine and BM25 share
+        of the best, weighted; its parts are in `scores`); in dense the cosine ("similarity"); in lexical BM25."""
         s = self.scores
+        if self.order_label == "match" and s.fused is not None:
+            return s.fused, "match"
         if s.rerank is not None:
             return s.rerank, "relevance"
         if s.dense is not None:

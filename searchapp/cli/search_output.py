@@ -21,6 +21,8 @@ SNIPPET_WIDTH = 240
 def _scores(h) -> str:
     s, r = h.scores, h.ranks
     parts = []  # the first part is the score a person reads (Hit.shown_score), the rest every stage's
+    if getattr(h, "order_label", None) == "match" and s.rerank is None and s.fused is not None:
+        parts.append(f"match {s.fused:.3f}")  # the fused score that ordered the list; its parts follow
     if s.rerank is not None:
         move = (r.fused or 0) - (r.rerank or 0)
         arrow = f" {'▲' if move > 0 else '▼'}{abs(move)}" if move else ""
@@ -66,9 +68,9 @@ def hit_line(query: str, res) -> str:
     return "\t".join([printable(query)] + places)
 
 
-def result_json(res, notice: Optional[str] = None, warnings: Sequence[str] = ()) -> str:
+def result_json(res, notice: Optional[str] = None) -> str:
     data = res.to_json()
-    data["query_warnings"] = list(warnings)  # what the query parser took as plain words
+    data["query_warnings"] = list(res.warnings)  # what the query parser took as plain words
     if notice:
         data["notice"] = notice  # added only when a query could not be searched (empty, common words only)
     return json.dumps(data)

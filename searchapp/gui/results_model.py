@@ -57,6 +57,8 @@ def score_text(hit: Hit) -> str:
 def score_tooltip(hit: Hit) -> str:
     _, label = hit.shown_score
     why = {"relevance": "the cross-encoder's probability that the passage answers the query (0..1)",
+           "match": "the score that ordered this list: meaning (cosine) and words (BM25 share of the best match) "
+                    "fused; both parts are in the score inspector",
            "similarity": "the bi-encoder's cosine similarity of query and passage (-1..1; above ~0.5 is close)",
            "bm25": "BM25 word-match score (no fixed scale)"}[label]
     return why + (f"; {movement_tooltip(hit)}" if movement_tooltip(hit) else "")

@@ -15,8 +15,8 @@ Rooms, each with one job (a newcomer finds a job by its name):
 from .library import Library, LibraryStatus, RootStatus
 from .search.duplicates import DuplicateReport, NearPair, PassagePair
 from .search.filters import SearchFilters
-from .search.pipeline import SearchResult
+from .search.result import Notice, SearchResult
 from .sync.types import SyncReport
 
-__all__ = ["Library", "LibraryStatus", "RootStatus", "SearchResult", "SyncReport", "SearchFilters", "DuplicateReport",
+__all__ = ["Library", "LibraryStatus", "RootStatus", "SearchResult", "Notice", "SyncReport", "SearchFilters", "DuplicateReport",
            "NearPair", "PassagePair"]

@@ -21,7 +21,6 @@ from ..base.errors import ConfigError
 from ..base.progress import CancelToken, ProgressFn
 from ..store import Store
 from ..store.ledger import files_in_state
-from .search.constraints import parse_for_search
 from .data_dir import DB_NAME, open_data_dir, read_only_error
 from .search.duplicates import DuplicateReport
 from .report.explain import explain as _explain
@@ -33,7 +32,9 @@ from .model_set import ModelSet
 from .query.check import query_problem
 from .readers import Readers
 from .ocr.text_pass import mark_ocr
-from .search.pipeline import SearchResult, mark_available, run_search, search_request
+from .search.pipeline import mark_available, run_search, search_request
+from .search.result import MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult, meaning_text
+from .query.syntax import parse_query
 from .report.status import LibraryStatus, RootStatus, build_status, reindex_notice
 from .sync.words_pass import SyncReport
 from .sync.updates import Updates
@@ -215,10 +216,13 @@ class Library:
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
-        parsed = parse_for_search(query, literal)  # issue 22: None for a plain query, searched as before
+        parsed = None if literal else parse_query(query)
+        warnings = list(parsed.warnings) if parsed is not None else []  # what it took as plain words: said
+        if parsed is not None and not parsed.has_syntax:
+            parsed = None  # a plain query is searched as typed
         problem = query_problem(query, mode) if parsed is None else None
         if problem:  # nothing to match or embed: no arbitrary hits
-            return SearchResult(query, mode, [], False, notice=problem)
+            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)], warnings=warnings)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=rerank_depth,
                              filters=filters, group=group, parsed=parsed)
         encode_query = None
@@ -233,13 +237,22 @@ class Library:
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         mark_available(result)
         mark_ocr(result, self.reader())
+        result.warnings = warnings
         # lexical search says nothing about models; nor does a listing by date (its notice says why: issue 22)
-        if want_rerank and cross is None and mode != "lexical" and not result.notice:
-            result.notice = self.models.reranker_notice()
-        result.reindex_notice = self.reindex_notice()
+        if want_rerank and cross is None and mode != "lexical" and not result.notices:
+            self._say(result, RERANKER, self.models.reranker_notice())
+        during_reindex = self.reindex_notice()
+        self._say(result, REINDEX, during_reindex)
         if self.reader().pending_count():  # cheap (a partial index); the full count only while embedding
             result.meaning_percent = meaning_percent(*self.meaning())
+            if not during_reindex:  # a reindex's notice says it already
+                self._say(result, MEANING, meaning_text(result.meaning_percent))
         return result
+
+    @staticmethod
+    def _say(result: SearchResult, kind: str, text: Optional[str]) -> None:
+        if text:
+            result.notices.append(Notice(kind, text))
 
     # -- issue 22: saved searches (saved_searches.py) re-run when this changes --
     @_reads

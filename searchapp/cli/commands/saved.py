@@ -79,19 +79,17 @@ def cmd_saved_add(args, config: Config, progress, cancel) -> int:
 
 def cmd_saved_run(args, config: Config, progress, cancel) -> int:
     from ...library.query.help import marked_text
-    from ...library.query.syntax import parse_query
     from ..search_output import print_hits, result_json
 
     with _library(config, create=False) as lib:
         saved = _saved(lib)
         item = saved.get(args.name)
         res = saved.run(args.name)
-    warnings = [] if item.literal else list(parse_query(item.query).warnings)
-    for notice in (*warnings, res.notice, res.reindex_notice):
+    for notice in (*res.warnings, res.notice, res.reindex_notice):
         if notice:
             print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
     if args.json:
-        data = json.loads(result_json(res, res.notice if not res.hits and res.notice else None, warnings))
+        data = json.loads(result_json(res, res.notice if not res.hits else None))
         data["saved"] = item.name
         print(json.dumps(data))
         return 0

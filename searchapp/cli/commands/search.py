@@ -38,62 +38,59 @@ def register(sub) -> None:
 
 def cmd_search(args, config: Config, progress, cancel) -> int:
     from ...base.errors import ConfigError
-    from ...library.search.constraints import parse_for_search
-    from ...library.query.check import EMPTY_QUERY, is_empty_query, query_problem
+    from ...library.query.check import EMPTY_QUERY, is_empty_query
     from ...library.query.help import marked_text
-    from ...library.query.syntax import parse_query
     from ...library.query.saved import SearchHistory
+    from ...library.search.result import UNSEARCHABLE
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     if args.query != "-" and is_empty_query(args.query):
         raise ConfigError(EMPTY_QUERY)
     if args.no_rerank:
         config = config.replace(search={"rerank": False})
-    mode = args.mode or config.search.mode
     filters = discover.filters_from(args)
     with _library(config, create=False) as lib:
         if args.reranker and config.search.rerank:
             lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
         notice_shown = False
 
-        def warnings_of(query: str) -> list[str]:
-            """What the parser took as plain words (an unknown field, an unbalanced quote): said, never an error."""
-            return [] if args.literal else list(parse_query(query).warnings)
+        def search(query: str):
+            return lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
+                              group=args.group, literal=args.literal)
 
-        def run(query: str, warnings: list[str], line: str = ""):
+        def say(res, line: str = "") -> None:
+            """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the
+            search's notices, once per run."""
             nonlocal notice_shown
-            res = lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
-                             group=args.group, literal=args.literal)
-            for warning in warnings:
+            for warning in res.warnings:
                 print(f"searchapp: {line}note: {printable(warning)}", file=sys.stderr)
             if not notice_shown:
-                for notice in (res.notice, res.reindex_notice, res.meaning_notice):
-                    if notice:
-                        print(f"searchapp: note: {printable(notice)}", file=sys.stderr)
-                        notice_shown = True
-            return res
+                for notice in res.notices:
+                    print(f"searchapp: note: {printable(notice.text)}", file=sys.stderr)
+                    notice_shown = True
 
         if args.query == "-":
             # One output line per input line, blank lines included, so outputs line up with inputs.
             for n, line in enumerate(sys.stdin, start=1):
                 q = line.strip()
-                warnings = warnings_of(q)
-                problem = query_problem(q, mode) if parse_for_search(q, args.literal) is None else None
+                res = search(q)
+                problem = res.said(UNSEARCHABLE)
                 if problem:
                     print(f"searchapp: line {n}: {printable(problem)}", file=sys.stderr)
-                    print(empty_json(q, mode, problem, warnings) if args.json else hit_line(q, None), flush=True)
+                    print(empty_json(q, res.mode, problem, res.warnings) if args.json else hit_line(q, None),
+                          flush=True)
                     continue
-                res = run(q, warnings, f"line {n}: ")
-                print(result_json(res, warnings=warnings) if args.json else hit_line(q, res), flush=True)
+                say(res, f"line {n}: ")
+                print(result_json(res) if args.json else hit_line(q, res), flush=True)
             return 0
-        warnings = warnings_of(args.query)
-        res = run(args.query, warnings)
+        res = search(args.query)
+        say(res)
         if not lib.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
             history = SearchHistory(config)
-            if not history.record(args.query, mode) and history.problem:
+            if not history.record(args.query, res.mode) and history.problem:
                 print(f"searchapp: warning: {printable(history.problem)}", file=sys.stderr)
         if args.json:
-            print(result_json(res, res.notice if not res.hits and res.notice else None, warnings))
+            print(result_json(res, res.notice if not res.hits else None))
             return 0
         print_hits(res, color=use_color(sys.stdout, no_color=args.no_color),
                    marks=marked_text(args.query, args.literal))

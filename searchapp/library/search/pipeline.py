@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -24,10 +24,9 @@ from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files
 from ..query.check import is_empty_query
 from ..query.syntax import ParsedQuery
+from .result import LISTING, LISTING_NOTICE, Notice, SearchResult
 
-__all__ = ["SearchResult", "SearchRequest", "run_search", "search_request", "mark_available", "LISTING_NOTICE"]
-
-LISTING_NOTICE = "no words to rank by: newest matching first"  # a query of only operators and fields (issue 22)
+__all__ = ["SearchResult", "SearchRequest", "run_search", "search_request", "mark_available"]
 
 
 @dataclass(frozen=True)
@@ -44,39 +43,6 @@ class SearchRequest:
     dense_weight: float = 0.8  # the dense side's share in either fusion
     ef: Optional[int] = None  # HNSW breadth for this search (None: the index's configured ef_search)
     parsed: Optional[ParsedQuery] = None  # the query's syntax (issue 22); None: `query` searched as typed
-
-
-@dataclass
-class SearchResult:
-    query: str
-    mode: str
-    hits: list[Hit]
-    reranked: bool
-    notice: Optional[str] = None  # e.g. why reranking did not run
-    reindex_notice: Optional[str] = None  # a reindex is under way: results come only from what it embedded so far
-    meaning_percent: Optional[int] = None  # < 100: passages still without a vector (dense search lacks them)
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
-    group: str = "file"
-
-    @property
-    def meaning_notice(self) -> Optional[str]:
-        if self.meaning_percent is None or self.reindex_notice:  # a reindex's notice says it already
-            return None
-        return (f"meaning: {self.meaning_percent}% of passages; the rest are found by their words only until "
-                "they are embedded (`searchapp index` finishes it)")
-
-    def to_json(self) -> dict:
-        out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
-               "hits": [h.to_json() for h in self.hits]}
-        if self.reindex_notice:
-            out["reindex_notice"] = self.reindex_notice
-        if self.meaning_percent is not None:
-            out["meaning_percent"] = self.meaning_percent
-            out["meaning_notice"] = self.meaning_notice
-        if self.filter_stats is not None:
-            out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
-        return out
 
 
 def search_request(config: Config, query: str, mode: str, *, k: Optional[int], candidates: Optional[int],
@@ -97,6 +63,10 @@ def search_request(config: Config, query: str, mode: str, *, k: Optional[int], c
     return SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                          rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
                          fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed)
+
+
+# What orders a first-stage list, by mode: the fused score in hybrid, the cosine in dense, BM25 in lexical.
+ORDER_LABEL = {"hybrid": "match", "dense": "similarity", "lexical": "bm25"}
 
 
 def mark_available(result: SearchResult) -> None:
@@ -132,7 +102,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         hits = list_by_date(store, scope, req.k, req.group)
         _attach_repeats(store, hits)
         timings["total"] = _ms(t0)
-        return SearchResult(req.query, req.mode, hits, False, notice=LISTING_NOTICE,
+        return SearchResult(req.query, req.mode, hits, False, notices=[Notice(LISTING, LISTING_NOTICE)],
                             timings_ms=timings, filter_stats=scope.stats, group=req.group)
     # -- end issue 22 --
     dense: list[tuple[int, float]] = []
@@ -228,6 +198,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     hits = hits[: req.k]
     for r, h in enumerate(hits, start=1):
         h.ranks.final = r
+        # The score a row shows is the one that put it there (a reranked head, else the first stage's order).
+        h.order_label = "relevance" if h.scores.rerank is not None else ORDER_LABEL[req.mode]
     _attach_repeats(store, hits)
     timings["total"] = _ms(t0)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
@@ -245,9 +217,13 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
           order: list[int]) -> list[tuple[int, float]]:
     """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion."""
     w = req.dense_weight
+    # Hybrid: an id whose dense score is still None has no vector yet (every candidate with one was scored by
+    # _fill_missing_stage_scores); it is fused on the signal it has (fusion.py).
+    no_vector = {i for i in order if dense_score.get(i) is None} if req.mode == "hybrid" else set()
     if req.fusion == "rrf":
         weights = [w, 1.0 - w] if req.mode == "hybrid" else None
-        ranked = reciprocal_rank_fusion([dense, lexical], k=req.rrf_k, weights=weights)
+        ranked = reciprocal_rank_fusion([dense, lexical], k=req.rrf_k, weights=weights,
+                                        only_in=dict.fromkeys(no_vector, 1))
         have = {i for i, _ in ranked}
         return ranked + [(i, 0.0) for i in order if i not in have]
     if req.mode in ("dense", "lexical"):  # one side: its own order (ties kept), its own score
@@ -256,7 +232,7 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         both = list(ranked) + [i for i in order if i not in first]
         return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
                 else convex_fusion({}, lexical_score, 0.0, both))
-    return convex_fusion(dense_score, lexical_score, w, order)
+    return convex_fusion(dense_score, lexical_score, w, order, no_vector)
 
 
 def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray],

@@ -12,7 +12,6 @@ there). The best passage pair is kept to show why a file matched. The source fil
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -21,11 +20,12 @@ import numpy as np
 
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
+from ...base.member_paths import key_of
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ..blas import one_blas_thread
 from .filters import FilterScope, SearchFilters
-from .pipeline import SearchResult
+from .result import SearchResult
 
 __all__ = ["SimilarHit", "find_similar", "MAX_SOURCE_PASSAGES"]
 
@@ -56,7 +56,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     ms = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
     if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
         raise ConfigError(f"--page must be between 1 and {MAX_PAGE}, got {page}")
-    source = store.file_by_path(os.path.abspath(os.path.expanduser(path)))
+    source = store.file_by_path(key_of(path))  # a member as shown (a.zip › m.txt) or as its key (a.zip//m.txt)
     if source is None or source.status != "indexed":
         raise ConfigError(f"{path} is not an indexed file of this library (`searchapp status` lists what is)")
     src_ids = store.chunk_ids_of_file(source.id, page)

@@ -110,7 +110,8 @@ def test_search_shows_hits_scores_and_highlights_without_reranker(qtbot, make_wi
     assert cell(win, 0, "File") == "volcano.html"
     assert cell(win, 0, "Folder") == str(tmp_corpus)
     top = res.hits[0]
-    assert cell(win, 0, "Score") == f"similarity {top.scores.dense:.2f}"  # a cosine, labelled; not an RRF fraction
+    # The score that ordered the list (hybrid: the fused match, 0..1), labelled; its parts are in the inspector.
+    assert cell(win, 0, "Score") == f"match {top.scores.fused:.2f}" and 0.0 <= top.scores.fused <= 1.0
     assert cell(win, 0, "Rerank") == ""  # no reranker ran
     html = view.model().index(0, ResultsModel.COLUMNS.index("Passage")).data(HTML_ROLE)
     assert '<span style="' in html and ">lava</span>" in html.lower()

@@ -267,10 +267,11 @@ def test_cjk_query_words_are_marked_in_snippets_the_list_and_the_preview(qtbot, 
 
 def test_a_search_during_a_reindex_says_so_in_the_status_line(qtbot, window):
     """Item 11: an empty list during a reindex must not read as "nothing matches"."""
-    from searchapp.library import SearchResult
+    from searchapp.library import Notice, SearchResult
 
     notice = "reindex in progress: 0% of passages embedded; results come from what is embedded so far"
-    window.search.search_done(window.search.seq, SearchResult("volcano", "hybrid", [], False, reindex_notice=notice), 10)
+    window.search.search_done(window.search.seq, SearchResult("volcano", "hybrid", [], False,
+                                                              notices=[Notice("reindex", notice)]), 10)
     assert notice in window.statusBar().currentMessage()
     window.search.search_done(window.search.seq, SearchResult("volcano", "hybrid", [], False), 10)
     assert "reindex" not in window.statusBar().currentMessage()

@@ -77,7 +77,9 @@ def test_a_file_found_by_each_side_through_different_passages_gets_both_votes(li
 
 
 def test_scores_a_person_can_read(lib, tiny_cross_encoder_dir):
-    dense = lib.search("baking a loaf with wild yeast", mode="hybrid").hits[0]
+    hybrid = lib.search("baking a loaf with wild yeast", mode="hybrid").hits[0]
+    assert hybrid.shown_score == (hybrid.scores.fused, "match") and 0.0 <= hybrid.scores.fused <= 1.0
+    dense = lib.search("baking a loaf with wild yeast", mode="dense").hits[0]
     assert dense.shown_score == (dense.scores.dense, "similarity") and -1.0 <= dense.scores.dense <= 1.0
     lexical = lib.search("sourdough levain", mode="lexical").hits[0]
     assert lexical.shown_score[1] == "bm25"
@@ -114,7 +116,7 @@ def test_json_keeps_every_documented_key_and_adds_more(lib, capsys):
         assert old_keys <= set(h)
         assert set(h["scores"]) == {"dense", "lexical", "fused", "rerank_logit", "rerank"}
         assert set(h["ranks"]) == {"dense", "lexical", "fused", "rerank", "final"}
-        assert h["score_label"] == "similarity" and h["score"] == h["scores"]["dense"]
+        assert h["score_label"] == "match" and h["score"] == h["scores"]["fused"]
     more = hits[0]["more"]
     assert len(more) >= 3
     for m in more:
@@ -142,7 +144,7 @@ def test_gui_model_shows_files_once_and_a_readable_score(lib, qtbot):
     model.set_hits(res.hits, ["volcano"])
     col = ResultsModel.COLUMNS.index
     assert model.index(0, col("More")).data() == f"+{len(res.hits[0].more)}"
-    assert model.index(0, col("Score")).data() == f"similarity {res.hits[0].scores.dense:.2f}"
+    assert model.index(0, col("Score")).data() == f"match {res.hits[0].scores.fused:.2f}"  # what ordered the list
     tip = model.index(0, col("More")).data(0x3)  # ToolTipRole
     assert tip.startswith("<qt>") and "volcano" in tip.lower()
 

@@ -40,3 +40,26 @@ def test_convex_scales_bm25_by_the_best_candidate_and_clips_negative_cosine():
 def test_convex_missing_side_scores_zero_and_ties_keep_order():
     out = convex_fusion({}, {}, 0.7, [5, 4, 3])
     assert [i for i, _ in out] == [5, 4, 3] and all(s == 0.0 for _, s in out)
+
+
+def test_convex_fuses_only_the_signals_a_candidate_has():
+    # 9 has no vector yet but the best word match; 1 and 2 are embedded and share fewer words.
+    dense = {1: 0.6, 2: 0.4, 9: None}
+    lexical = {1: 2.0, 2: 1.0, 9: 8.0}
+    fused = dict(convex_fusion(dense, lexical, 0.8, [1, 2, 9], no_vector={9}))
+    # Its cosine is imputed from its lexical standing: share 1.0 x the best embedded cosine 0.6.
+    assert fused[9] == pytest.approx(0.8 * 0.6 + 0.2 * 1.0)
+    assert max(fused, key=fused.get) == 9
+    # Without `no_vector` (the old rule) it counted as cosine 0 and fell below both embedded candidates.
+    old = dict(convex_fusion(dense, lexical, 0.8, [1, 2, 9]))
+    assert old[9] < old[2] < old[1]
+    # A weak word match without a vector stays below a strong embedded one.
+    weak = dict(convex_fusion({1: 0.6, 9: None}, {1: 8.0, 9: 1.0}, 0.8, [1, 9], no_vector={9}))
+    assert weak[1] > weak[9]
+
+
+def test_rrf_counts_a_vectorless_candidates_lexical_rank_on_both_sides():
+    # 9 is lexical #1 but cannot be in the dense list; 1 is dense #1 and lexical #2.
+    ranked = dict(reciprocal_rank_fusion([[1, 2], [9, 1, 2]], k=60, weights=[0.8, 0.2], only_in={9: 1}))
+    assert ranked[9] == pytest.approx(1.0 / 61)
+    assert ranked[9] > ranked[1]

@@ -1,0 +1,80 @@
+"""What a search hands a front end: its hits, the query parser's warnings, and typed notices about them.
+
+Library.search decides what is said (is the query searchable, was it only a listing, why no reranker ran, is
+a reindex or the meaning pass under way); the CLI and the window only render it. Neither parses the query
+again nor compares notice texts: a notice's `kind` says what it is about.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ...base.types import Hit
+
+__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "RERANKER", "REINDEX", "MEANING", "LISTING_NOTICE",
+           "meaning_text"]
+
+# Notice kinds, in the order a search says them.
+UNSEARCHABLE = "unsearchable"  # nothing to match or embed (empty, common words only): no hits at all
+LISTING = "listing"  # only operators and fields: the allowed files, newest first, unranked
+RERANKER = "reranker"  # reranking was asked for but no reranker can run: first-stage order
+REINDEX = "reindex"  # a reindex is under way: results come only from what it embedded so far
+MEANING = "meaning"  # passages still without a vector: the dense side lacks them
+
+LISTING_NOTICE = "no words to rank by: newest matching first"
+
+
+@dataclass(frozen=True)
+class Notice:
+    kind: str  # one of the kinds above
+    text: str  # one line for a person
+
+
+def meaning_text(percent: int) -> str:
+    return (f"meaning: {percent}% of passages; the rest are found by their words only until "
+            "they are embedded (`searchapp index` finishes it)")
+
+
+@dataclass
+class SearchResult:
+    query: str
+    mode: str
+    hits: list[Hit]
+    reranked: bool
+    notices: list[Notice] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what the query parser took as plain words
+    meaning_percent: Optional[int] = None  # < 100: passages still without a vector (dense search lacks them)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
+    group: str = "file"
+
+    def said(self, *kinds: str) -> Optional[str]:
+        """The text of the first notice of one of `kinds`, or None."""
+        return next((n.text for n in self.notices if n.kind in kinds), None)
+
+    @property
+    def notice(self) -> Optional[str]:
+        """What is said about this query's results: why it found nothing, that it only lists, or why it was
+        not reranked."""
+        return self.said(UNSEARCHABLE, LISTING, RERANKER)
+
+    @property
+    def reindex_notice(self) -> Optional[str]:
+        return self.said(REINDEX)
+
+    @property
+    def meaning_notice(self) -> Optional[str]:
+        return self.said(MEANING)
+
+    def to_json(self) -> dict:
+        out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
+               "hits": [h.to_json() for h in self.hits]}
+        if self.reindex_notice:
+            out["reindex_notice"] = self.reindex_notice
+        if self.meaning_percent is not None:
+            out["meaning_percent"] = self.meaning_percent
+            out["meaning_notice"] = self.meaning_notice
+        if self.filter_stats is not None:
+            out["timings"] = {**{f"{k}_ms": round(v, 2) for k, v in self.timings_ms.items()}, **self.filter_stats}
+        return out
