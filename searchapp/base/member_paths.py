@@ -5,16 +5,19 @@ it; a member of a member adds one more MEMBER_SEP. A real path never holds two s
 path the scan meets is normalised), so a member can never share a row with a file on disk; and should a key
 ever reach open(), the file system reads it as a path *through* the container file and refuses it (ENOTDIR)
 instead of opening something else. Member names never hold MEMBER_SEP (ingest/extractors/members.py makes
-them plain). People see DISPLAY_SEP instead: `archive.zip › folder/file.pdf`.
+them plain). People see DISPLAY_SEP instead: `archive.zip › folder/file.pdf`. A name may hold `›` itself (a
+member named `inner.zip › fake.txt` is not the member fake.txt of inner.zip), so a shown name has its `›` and
+its backslashes escaped: `archive.zip › inner.zip \\› fake.txt`; key_of reads both forms back.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from typing import Optional
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "member_key", "display_path", "display_name", "display_folder",
-           "container_of", "member_fields"]
+           "container_of", "member_fields", "shown_member", "key_of"]
 
 MEMBER_SEP = os.sep * 2
 DISPLAY_SEP = " › "
@@ -35,17 +38,42 @@ def member_key(container: str, name: str) -> str:
     return container + MEMBER_SEP + name
 
 
+def shown_member(member: str) -> str:
+    """A member's name (nested parts joined by MEMBER_SEP) as people see it: parts joined by DISPLAY_SEP, a `›`
+    or a backslash inside a part escaped with a backslash, so no name reads as a nested member."""
+    return DISPLAY_SEP.join(p.replace("\\", "\\\\").replace("›", "\\›") for p in member.split(MEMBER_SEP))
+
+
 def display_path(path: str) -> str:
     """`archive.zip › folder/file.pdf` for a member key, the path itself for a file."""
     container, member = split_member(path)
-    return path if member is None else container + DISPLAY_SEP + member.replace(MEMBER_SEP, DISPLAY_SEP)
+    return path if member is None else container + DISPLAY_SEP + shown_member(member)
 
 
 def display_name(path: str) -> str:
     """What a list's File column shows: the file's name, or `archive.zip › folder/file.pdf` for a member."""
     container, member = split_member(path)
     name = os.path.basename(container)
-    return name if member is None else name + DISPLAY_SEP + member.replace(MEMBER_SEP, DISPLAY_SEP)
+    return name if member is None else name + DISPLAY_SEP + shown_member(member)
+
+
+def key_of(path: str) -> str:
+    """The key for a path as a person typed it: a key (`a.zip//x.pdf`), the shown form (`a.zip › x.pdf`, escapes
+    read back), or a file's path; the container or file made absolute. A shown form splits after the first
+    part that is a file, so a folder named with ` › ` still works; a path that exists is a file's."""
+    if MEMBER_SEP in path[1:]:
+        container, member = split_member(path)
+        return member_key(_absolute(container), member or "")
+    cuts = [m.start() for m in re.finditer(re.escape(DISPLAY_SEP), path)]
+    if not cuts or os.path.lexists(path):
+        return _absolute(path)
+    cut = next((c for c in cuts if os.path.isfile(_absolute(path[:c]))), cuts[0])
+    parts = path[cut + len(DISPLAY_SEP):].split(DISPLAY_SEP)  # a › inside a name is escaped: never a cut
+    return member_key(_absolute(path[:cut]), MEMBER_SEP.join(re.sub(r"\\(.)", r"\1", p) for p in parts))
+
+
+def _absolute(path: str) -> str:
+    return os.path.abspath(os.path.expanduser(path))
 
 
 def display_folder(path: str) -> str:

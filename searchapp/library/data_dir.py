@@ -25,6 +25,7 @@ from ..base.private import create_private_file, foreign_owner, make_private_dir,
 from ..store.damage import damaged_message, is_damage
 from ..store.ocr_cache import OCR_CACHE_NAME
 from ..store.searches import SEARCHES_DB
+from .members.temp_copies import remove_stale_copies
 
 __all__ = ["DB_NAME", "DataDirState", "open_data_dir", "can_write", "read_only_error", "damaged_message", "is_damage"]
 
@@ -46,6 +47,7 @@ def can_write(path: Path) -> bool:
 
 def open_data_dir(data_dir: Path, *, create: bool) -> DataDirState:
     """Check `data_dir` before SQLite touches it; raise DataDirError (exit 2) or StoreError (exit 3)."""
+    remove_stale_copies()  # at start, once per process: member copies a killed searchapp left in the temp folder
     d = Path(data_dir)
     db = d / DB_NAME
     if d.exists() and not d.is_dir():

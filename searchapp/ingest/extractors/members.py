@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
-from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_key, split_member
+from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_key, shown_member, split_member
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
@@ -73,6 +73,14 @@ def _plain_name(raw: str) -> tuple[Optional[str], str]:
     if not parts:
         return None, "empty name"
     return "/".join(parts)[:MAX_NAME_CHARS], ""
+
+
+def _refused_key(raw: str) -> str:
+    """A refused name as stored and shown: its plain parts only (no `..`, no root), marked, so the key never
+    reads as a path out of the container (`../../tmp/x` is `tmp/x (name refused)`); the reason keeps the raw
+    name, quoted."""
+    parts = [p for p in CONTROL_CHARS.sub("", raw.replace("\\", "/")).split("/") if p not in ("", ".", "..")]
+    return ("/".join(parts)[:80] or "(no name)") + " (name refused)"
 
 
 class _Budget:
@@ -260,7 +268,7 @@ def _walk(src, suffix: str, prefix: str, depth: int, budget: _Budget, names: set
             continue
         name, refused = (raw, "") if how == ".eml" else _plain_name(raw)
         if name is None:
-            yield Member(prefix + CONTROL_CHARS.sub("", raw)[:80], None, refused)
+            yield Member(prefix + _refused_key(raw), None, refused)
             continue
         key = prefix + name
         if key in names:
@@ -293,7 +301,7 @@ def extract_archive(path: Path, max_bytes: int, max_chars: Optional[int] = None,
     """An archive's own entry: the list of its members (each member is indexed as an entry of its own)."""
     if _suffix(os.fspath(path)) == ".gz":
         raise UnsupportedFileError('unsupported type ".gz" (only .tar.gz archives are read)')
-    lines = [m.name.replace(MEMBER_SEP, DISPLAY_SEP) + (f" (not read: {m.reason})" if m.data is None else "")
+    lines = [shown_member(m.name) + (f" (not read: {m.reason})" if m.data is None else "")
              for m in iter_members(Path(path), max_bytes, cancel)]
     return Document(f"{os.path.basename(path)}: {len(lines)} members\n" + "\n".join(lines), kind="archive")
 

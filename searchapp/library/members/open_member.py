@@ -1,6 +1,7 @@
 """Open on a member of a container: the member is read again from its container and written, alone, to a
-private temporary folder (0700, the copy 0600: never executable), removed when the process exits. The
-window hands that copy to the system's viewer the same way as any indexed file; nothing else is extracted.
+private temporary folder (0700, the copy 0600: never executable), removed when the process exits, or by the
+next process when this one was killed (temp_copies.py). The window hands that copy to the system's viewer the
+same way as any indexed file; nothing else is extracted.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...base.member_paths import MEMBER_SEP, split_member
 from ...base.private import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE
 from ...ingest.extractors import DEFAULT_MAX_BYTES
 from ...ingest.extractors.members import read_member
+from .temp_copies import new_private_dir
 
 __all__ = ["open_copy", "private_open_dir"]
 
@@ -30,7 +32,7 @@ def private_open_dir() -> Path:
     global _dir
     with _lock:
         if _dir is None or not _dir.is_dir():
-            _dir = Path(tempfile.mkdtemp(prefix="searchapp-open-"))  # mkdtemp: 0700, ours alone
+            _dir = new_private_dir("open")  # mkdtemp: 0700, ours alone
             os.chmod(_dir, PRIVATE_DIR_MODE)
             atexit.register(shutil.rmtree, _dir, True)
         return _dir

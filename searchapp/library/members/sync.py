@@ -27,11 +27,12 @@ from ...base.private import PRIVATE_FILE_MODE
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ...ingest.extractors import extract
-from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, member_key, split_member
+from ...base.member_paths import member_key, shown_member, split_member
 from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import is_container, iter_members, read_member
 from ...ingest.scan import ScannedFile
 from ..ocr.text_pass import pdf_waits_for_ocr, waits_for_ocr
+from .temp_copies import private_temp_dir
 
 __all__ = ["index_container", "members_by_container", "is_container", "write_private_copy", "readable"]
 
@@ -72,7 +73,7 @@ def readable(key: str, max_bytes: int, cancel: Optional[CancelToken] = None,
     m = read_member(key, max_bytes, cancel)
     if sha256 and hashlib.sha256(m.data).hexdigest() != sha256:
         raise ExtractionError("changed inside its container since it was indexed (the next sync reads it again)")
-    with tempfile.TemporaryDirectory(prefix="searchapp-member-") as tmp:
+    with private_temp_dir("member") as tmp:
         yield write_private_copy(tmp, m.data, m.suffix)
 
 def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config: Config,
@@ -101,12 +102,12 @@ def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config
         except (ExtractionError, UnsupportedFileError) as exc:
             problem(path, old_self, "failed" if isinstance(exc, ExtractionError) else "skipped", str(exc), f)
             return seen
-    with tempfile.TemporaryDirectory(prefix="searchapp-members-") as tmp:  # mkdtemp: 0700
+    with private_temp_dir("members") as tmp:  # mkdtemp: 0700
         try:
             for m in iter_members(f.path, max_bytes, cancel):
                 check_cancel()
                 key = member_key(path, m.name)
-                listing.append(m.name.replace(MEMBER_SEP, DISPLAY_SEP)
+                listing.append(shown_member(m.name)
                                + ("" if m.data is not None else f" (not read: {m.reason})"))
                 if key in seen:
                     continue

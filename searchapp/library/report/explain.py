@@ -13,7 +13,7 @@ from typing import Optional
 from ...base.config import Config
 from ...ingest.exclude import Excluder
 from ...ingest.extractors import supported_suffixes
-from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_key, split_member
+from ...base.member_paths import display_path, key_of, split_member
 from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
 from ...ingest.fsnames import storable
 from ...store import Store
@@ -27,13 +27,8 @@ TEXT_SHOWN = 300
 
 def member_key_of(path: str) -> str:
     """The stored key for a path as typed: `a.zip › x.pdf` becomes `a.zip//x.pdf`; a file's path is absolute."""
-    if MEMBER_SEP in path[1:]:
-        container, member = split_member(path)
-        return member_key(os.path.abspath(os.path.expanduser(container)), member)
-    if DISPLAY_SEP in path and not os.path.lexists(path):
-        container, _, member = path.partition(DISPLAY_SEP)
-        return member_key(os.path.abspath(os.path.expanduser(container)), member.replace(DISPLAY_SEP, MEMBER_SEP))
-    return storable(os.path.abspath(os.path.expanduser(path)))
+    key = key_of(path)
+    return key if split_member(key)[1] is not None else storable(key)
 
 
 def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:

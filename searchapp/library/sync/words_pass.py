@@ -100,7 +100,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         seen.add(path)
         old = existing.get(path)
         report(progress, "extracting", i, total, os.path.basename(path))
-        if not _needs_reading(old, f):
+        if not _needs_reading(old, f) and not _member_failed(existing, members.get(path, ())):
             seen.update(members.get(path, ()))  # an unchanged container keeps its members
             if old.status == "indexed":
                 rep.unchanged += 1
@@ -243,6 +243,13 @@ def _needs_reading(old, f: ScannedFile) -> bool:
     """New, changed since the last sync, or failed then (a failure may be gone without a new mtime,
     e.g. after chmod): the file is read again. Unchanged skipped files are not."""
     return old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
+
+
+def _member_failed(existing: dict, keys) -> bool:
+    """A member that failed is read again like a failed file: it may have been swapped inside its container with
+    the container's size and mtime kept (the OCR step then finds other bytes than those indexed); the
+    container's sha256 tells whether anything changed."""
+    return any(existing[k].status == "failed" for k in keys)
 
 
 def _stat(path: str) -> tuple[int, int]:
