@@ -38,7 +38,7 @@ from .search_memory import SearchMemory
 from .services import Services
 from .settings_dialog import SettingsDialog
 from .status_labels import StatusLabels
-from .window_state import open_ui_settings, restore_ui_state, save_ui_state
+from .window_state import forget_query_unless_kept, open_ui_settings, restore_ui_state, save_ui_state
 from .write_jobs import WriteJobs
 
 __all__ = ["MainWindow"]
@@ -191,6 +191,7 @@ class MainWindow(QMainWindow):
     def on_changes(self, changes: Changes) -> None:
         """The window's own part: the library's status, the models, and a re-index the new settings call for."""
         if changes.settings:
+            forget_query_unless_kept(self, self._ui)  # history just turned off: no query text stays in gui.ini
             self.models_ready = False
             self._refresh_status_and_models()
         elif changes.roots or changes.files:

@@ -37,13 +37,23 @@ class SavedPanel(QWidget):
         self.list.addAction(remove)
         self.hint = QLabel("Search → Save Search… keeps the query here; it shows new matching files.")
         self.hint.setWordWrap(True)
+        self.problem = QLabel()  # searches.sqlite unusable: said here until it is fixed, not over every search
+        self.problem.setObjectName("searchesProblem")
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)  # holds a path and SQLite's words
+        self.problem.setWordWrap(True)
+        self.problem.hide()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 6, 0, 0)
         lay.addWidget(QLabel("<b>Saved searches</b>"))
         lay.addWidget(self.list)
         lay.addWidget(self.hint)
+        lay.addWidget(self.problem)
         self.list.setMaximumHeight(160)
         self.set_items([])
+
+    def show_problem(self, text: str) -> None:
+        self.problem.setText(text)
+        self.problem.setVisible(bool(text))
 
     def set_items(self, items: list[SavedSearch]) -> None:
         current = self.current_name()

@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCompleter, QInputDialog, QLineEdit, QMenuBar, QMessageBox
 
 from ..library.query.syntax import with_filters
-from ..library.query.saved import SavedSearch, SavedSearches, SearchHistory
+from ..library.query.saved import SavedSearch, SavedSearches, SearchesError, SearchHistory
 from .changes import Changes
 from .filter_bar import FilterBar
 from .library_session import LibrarySession
@@ -57,8 +57,18 @@ class SearchMemory(QObject):
             act.triggered.connect(slot)
             m.addAction(act)
 
-    def _submit(self, name: str, fn, done=None) -> None:
-        self.services.runner.submit(lambda p, c: fn(), name=name, on_success=done, on_error=self.services.report_error)
+    def _submit(self, name: str, fn, done=None, background: bool = False) -> None:
+        """`background`: work the person did not ask for (completions, counts): a searches.sqlite that cannot be
+        used is said in the status bar, not a dialog at every search."""
+        on_error = self._background_error if background else self.services.report_error
+        self.services.runner.submit(lambda p, c: fn(), name=name, on_success=done, on_error=on_error)
+
+    def _background_error(self, exc: BaseException, tb: str) -> None:
+        if isinstance(exc, SearchesError):  # names the file and what to do; the library and the search are fine
+            self.panel.show_problem(str(exc))  # stays: a search's own status line would cover a status message
+            self.services.say(str(exc), 0)
+        else:
+            self.services.report_error(exc, tb)
 
     def on_changes(self, changes: Changes) -> None:
         if changes.index or changes.searches:
@@ -69,9 +79,10 @@ class SearchMemory(QObject):
     # -- history ----------------------------------------------------------------
     def load_history(self) -> None:
         config = self.session.config
-        self._submit("history", lambda: SearchHistory(config).queries(), self._show_history)
+        self._submit("history", lambda: SearchHistory(config).queries(), self._show_history, background=True)
 
     def _show_history(self, queries: list[str]) -> None:
+        self.panel.show_problem("")  # searches.sqlite answered: whatever was wrong with it is mended
         self.history_model.setStringList(queries)
         self.historyChanged.emit(queries)
 
@@ -85,7 +96,7 @@ class SearchMemory(QObject):
             history.record(query, mode)
             return history.queries()
 
-        self._submit("history", job, self._show_history)
+        self._submit("history", job, self._show_history, background=True)
 
     def clear_history(self) -> None:
         def done(n: int) -> None:
@@ -100,13 +111,14 @@ class SearchMemory(QObject):
         return SavedSearches(self.session.library)
 
     def _show_saved(self, items: list[SavedSearch]) -> None:
+        self.panel.show_problem("")
         self.panel.set_items(items)
         self.savedChanged.emit(items)
 
     def refresh(self) -> None:
         """Count new hits again where the library changed since they were counted (a no-op otherwise)."""
         saved = self._saved()
-        self._submit("saved searches", saved.refresh, self._show_saved)
+        self._submit("saved searches", saved.refresh, self._show_saved, background=True)
 
     def ask_save(self) -> None:
         query = self.search.search_box.text().strip()

@@ -1,5 +1,6 @@
 """What the main window remembers between runs (gui.ini in the data dir): geometry, splitter positions,
-the last query and search mode."""
+the last query and search mode. The last query only while search history is kept (`search.history` > 0):
+with it off, no query text is written anywhere, and one written before is removed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from ..base.private import create_private_file
 
-__all__ = ["open_ui_settings", "restore_ui_state", "save_ui_state"]
+__all__ = ["open_ui_settings", "restore_ui_state", "save_ui_state", "forget_query_unless_kept"]
 
 SPLITTERS = ("main_split", "right_split", "bottom_split")  # the window's attribute names
 
@@ -32,7 +33,8 @@ def restore_ui_state(win, s: QSettings) -> None:
         st = s.value(name)
         if isinstance(st, QByteArray):
             getattr(win, name).restoreState(st)
-    win.search.search_box.setText(str(s.value("last_query", "") or ""))
+    if not forget_query_unless_kept(win, s):
+        win.search.search_box.setText(str(s.value("last_query", "") or ""))
     mode = str(s.value("mode", "") or "")
     if mode in ("hybrid", "dense", "lexical"):
         win.search.mode_box.setCurrentText(mode)
@@ -42,6 +44,17 @@ def save_ui_state(win, s: QSettings) -> None:
     s.setValue("geometry", win.saveGeometry())
     for name in SPLITTERS:
         s.setValue(name, getattr(win, name).saveState())
-    s.setValue("last_query", win.search.search_box.text())
+    if not forget_query_unless_kept(win, s):
+        s.setValue("last_query", win.search.search_box.text())
     s.setValue("mode", win.search.mode_box.currentText())
     s.sync()
+
+
+def forget_query_unless_kept(win, s: QSettings) -> bool:
+    """With search history off, remove the last query from gui.ini now; True when it is off."""
+    if win.config.search.history > 0:
+        return False
+    if s.contains("last_query"):
+        s.remove("last_query")
+        s.sync()
+    return True

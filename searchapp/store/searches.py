@@ -24,7 +24,7 @@ from ..base.errors import StoreError
 from ..base.private import create_private_file
 from .damage import is_damage
 
-__all__ = ["SEARCHES_DB", "SearchesDB", "SearchesDamaged", "SavedRow", "HistoryRow"]
+__all__ = ["SEARCHES_DB", "SearchesDB", "SearchesError", "SearchesDamaged", "SavedRow", "HistoryRow"]
 
 SEARCHES_DB = "searches.sqlite"
 
@@ -79,16 +79,20 @@ class SavedRow:
 _SAVED_COLUMNS = "name, query, mode, k, literal, created_at, opened_at, checked_generation, new_hits, hits"
 
 
-class SearchesDamaged(StoreError):
+class SearchesError(StoreError):
+    """searches.sqlite cannot be read or written; the library beside it is not concerned."""
+
+
+class SearchesDamaged(SearchesError):
     """searches.sqlite is damaged; the library beside it is not."""
 
 
-def _failed(path: Path, what: str, exc: BaseException) -> StoreError:
+def _failed(path: Path, what: str, exc: BaseException) -> SearchesError:
     if is_damage(exc):
         return SearchesDamaged(
             f"{path} (search history and saved searches) is damaged ({exc}); the library is not affected. "
             f"To start them afresh, move it aside: mv '{path}' '{path}.damaged'")
-    return StoreError(f"{what} {path}: {exc}")
+    return SearchesError(f"{what} {path}: {exc}")
 
 
 def _saved(row: tuple) -> SavedRow:
@@ -105,7 +109,7 @@ class SearchesDB:
             if create:
                 create_private_file(self.path)  # before SQLite creates it with the umask's mode
             elif not self.path.is_file():
-                raise StoreError(f"no {SEARCHES_DB} in {self.path.parent}")
+                raise SearchesError(f"no {SEARCHES_DB} in {self.path.parent}")
             self.conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout = 5000")
             self.conn.execute("PRAGMA secure_delete = ON")
@@ -119,7 +123,7 @@ class SearchesDB:
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
         if version > len(_SCHEMA):
-            raise StoreError(f"{self.path} was written by a newer searchapp; upgrade searchapp")
+            raise SearchesError(f"{self.path} was written by a newer searchapp; upgrade searchapp")
         for step in range(version, len(_SCHEMA)):
             self.conn.executescript(f"BEGIN;\n{_SCHEMA[step]}\nPRAGMA user_version = {step + 1};\nCOMMIT;")
 

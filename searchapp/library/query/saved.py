@@ -23,10 +23,10 @@ from typing import Optional
 
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
-from ...store.searches import SEARCHES_DB, SavedRow, SearchesDB
+from ...store.searches import SEARCHES_DB, SavedRow, SearchesDB, SearchesError
 from .check import is_empty_query
 
-__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SEARCHES_DB", "check_name"]
+__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SEARCHES_DB", "SearchesError", "check_name"]
 
 log = logging.getLogger(__name__)
 MODES = ("hybrid", "dense", "lexical")

@@ -220,6 +220,48 @@ def test_history_off_keeps_nothing_in_the_window(qtbot, lib_dir, tiny_encoder):
         close(w)
 
 
+def files_holding(folder: Path, needle: bytes) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_history_off_leaves_no_query_text_on_disk(qtbot, lib_dir, tiny_encoder, tmp_path, monkeypatch):
+    config_home = tmp_path / "xdg-config"  # where a QSettings() without a file would write
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
+    w = open_window(qtbot, lib_dir, tiny_encoder)  # history on: the last query is remembered ...
+    search(qtbot, w, "quokka remembered")
+    close(w)
+    assert files_holding(lib_dir, b"quokka remembered")
+    w = open_window(qtbot, lib_dir, tiny_encoder, history=0)  # ... until history is turned off
+    try:
+        assert w.search.search_box.text() == ""
+        w.search.search_box.setText("zebra secret volcano")
+        with qtbot.waitSignal(w.memory.historyChanged, timeout=WAIT_MS):
+            qtbot.keyClick(w.search.search_box, Qt.Key.Key_Return)
+        search(qtbot, w, "zebra secret volcano")
+    finally:
+        close(w)  # saves the window's state
+    for place in (lib_dir, config_home):
+        assert files_holding(place, b"zebra secret volcano") == [], place
+        assert files_holding(place, b"quokka remembered") == [], place
+    assert (lib_dir / "gui.ini").is_file()  # the rest of the window's state is still kept
+
+
+def test_a_damaged_searches_file_is_a_status_line_not_a_dialog(qtbot, lib_dir, tiny_encoder):
+    (lib_dir / "searches.sqlite").write_bytes(b"not a database " * 300)
+    w = open_window(qtbot, lib_dir, tiny_encoder)
+    try:
+        search(qtbot, w, "volcano")
+        assert shown(w)  # the search itself runs
+        w.statusBar().clearMessage()
+        qtbot.keyClick(w.search.search_box, Qt.Key.Key_Return)  # records the query: it cannot be
+        problem = w.saved_panel.problem  # said where saved searches live, and kept there (a search's line covers the status bar)
+        qtbot.waitUntil(lambda: problem.isVisible() and "searches.sqlite" in problem.text(), timeout=WAIT_MS)
+        assert "library.sqlite" not in problem.text() and "move it aside" in problem.text()
+        assert not [t for t in QApplication.topLevelWidgets() if t is not w and t.isVisible()]  # no dialog
+    finally:
+        close(w)
+
+
 # -- saved searches ------------------------------------------------------------------
 def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, win, lib_dir):
     panel = win.saved_panel
