@@ -152,7 +152,7 @@ class DuplicatesWindow(QWidget):
         near = QTreeWidgetItem(self.tree, [f"Near duplicates ({len(report.near)} pairs)", ""])
         for p in report.near:
             item = QTreeWidgetItem(near, [f"{display_name(p.a)}  ≈  {display_name(p.b)}", f"{p.similarity:.3f}"])
-            item.setToolTip(0, tooltip(f"{p.a}\n{p.b}"))  # Qt would guess whether two file names are markup
+            item.setToolTip(0, tooltip(f"{display_path(p.a)}\n{display_path(p.b)}"))  # Qt would guess whether two file names are markup
             item.setData(0, ITEM_ROLE, p)
         self.tree.expandAll()
         first = near.child(0) or (exact.child(0) if exact.childCount() else None)

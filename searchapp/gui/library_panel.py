@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from ..base.member_paths import display_path
 from ..library import LibraryStatus
 from .plain import tooltip
 
@@ -62,9 +63,14 @@ class ProblemsDialog(QDialog):
         table.setHorizontalHeaderLabels(["File", "State", "Reason"])
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for i, (path, status, reason) in enumerate(failed):
-            for j, text in enumerate((path, status, reason)):
+            for j, text in enumerate((display_path(path), status, reason)):  # a member as `a.zip › m.pdf`, as elsewhere
                 table.setItem(i, j, QTableWidgetItem(text))
+                if j != 1:
+                    table.item(i, j).setToolTip(tooltip(text))  # the whole text, never read as markup
         table.resizeColumnsToContents()
+        # The reason is what a person opened this for: the file column gives way so it is on screen.
+        table.setColumnWidth(0, min(table.columnWidth(0), 340))
+        table.horizontalHeader().setStretchLastSection(True)
         self.table = table
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)

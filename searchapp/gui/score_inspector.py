@@ -96,7 +96,8 @@ class ScoreInspector(QWidget):
             self.summary.setText("Search to see every candidate's scores.")
         else:
             how = "reranked by the cross-encoder" if result.reranked else "not reranked"
-            self.summary.setText(f"{len(rows)} candidates for “{result.query}” ({result.mode}, {how})")
+            query = display_path(result.query) if result.mode == "similar" else result.query  # similar: a file
+            self.summary.setText(f"{len(rows)} candidates for “{query}” ({result.mode}, {how})")
 
     def export_csv(self, path: str) -> int:
         """Write the candidate table in final-rank order; returns the number of rows."""

@@ -113,3 +113,65 @@ def test_one_result_is_singular_and_none_says_what_to_try(qtbot, open_window):
     assert empty.isVisible() and "remove a filter" in empty.text().lower() and "switch to" not in empty.text().lower()
     search(qtbot, win, "volcano", mode="hybrid")
     assert not empty.isVisible()
+
+
+def every_text(widget) -> list[str]:
+    """What a person can read in `widget` and below it: labels, buttons, item views' cells and tooltips."""
+    from PySide6.QtCore import Qt as _Qt
+    from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QTextBrowser, QWidget
+
+    out = []
+    for w in [widget, *widget.findChildren(QWidget)]:
+        out.append(w.toolTip())
+        if isinstance(w, (QLabel, QAbstractButton)):
+            out.append(w.text())
+        elif isinstance(w, QTextBrowser):
+            out.append(w.toPlainText())
+        elif isinstance(w, QAbstractItemView) and w.model() is not None:
+            model, stack = w.model(), [None]
+            while stack:
+                parent = stack.pop()
+                from PySide6.QtCore import QModelIndex
+                p = QModelIndex() if parent is None else parent
+                for r in range(model.rowCount(p)):
+                    for c in range(model.columnCount(p)):
+                        i = model.index(r, c, p)
+                        out += [str(i.data(_Qt.ItemDataRole.DisplayRole) or ""), str(i.data(_Qt.ItemDataRole.ToolTipRole) or "")]
+                    stack.append(model.index(r, 0, p))
+    return out
+
+
+def test_members_are_named_one_way_wherever_a_person_reads_them(qtbot, open_window, tmp_path):
+    import zipfile
+
+    from searchapp.base.member_paths import DISPLAY_SEP, MEMBER_SEP
+
+    win = open_window()
+    more = tmp_path / "zips"
+    more.mkdir()
+    same = "The lighthouse keeper logs every passing ship in a blue notebook.\n" * 3
+    for name in ("first.zip", "second.zip"):
+        with zipfile.ZipFile(more / name, "w") as z:
+            z.writestr("logs/keeper.txt", same)  # the same member in both: exact copies
+            z.writestr("logs/broken.pdf", b"%PDF-1.4 not really a pdf")  # not indexed
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(more)])
+    member = str(more / "first.zip") + MEMBER_SEP + "logs/broken.pdf"
+    assert any(p == member for p, _, _ in win.status.not_indexed or win.status.failed)
+
+    problems = win.library_panel.show_problems()
+    dupes = win.discover.open_duplicates(0.9)
+    qtbot.waitUntil(lambda: dupes.report is not None and dupes.refresh_button.isEnabled(), timeout=WAIT_MS)
+    assert dupes.report.exact
+    dupes.tree.setCurrentItem(dupes.tree.topLevelItem(0).child(0))
+    search(qtbot, win, "lighthouse keeper", mode="lexical")
+    with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
+        win.search.results_view.setCurrentIndex(win.search.results_model.index(0, 0))
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        win.discover.show_similar(str(more / "first.zip") + MEMBER_SEP + "logs/keeper.txt")
+
+    texts = every_text(win) + every_text(problems) + every_text(dupes) + [win.statusBar().currentMessage()]
+    zipped = [t for t in texts if ".zip" + MEMBER_SEP in t]
+    assert zipped == []
+    assert any(("first.zip" + DISPLAY_SEP + "logs/broken.pdf") in t for t in every_text(problems))
+    assert any(("second.zip" + DISPLAY_SEP + "logs/keeper.txt") in t for t in every_text(dupes))
