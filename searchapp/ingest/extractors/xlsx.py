@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 from xml.etree.ElementTree import Element
 
 from ...base.progress import CancelToken

@@ -282,3 +282,12 @@ def test_malformed_http_from_the_hub_is_one_line(hub, hf_cache, kind, said):
         f"searchapp: error: {hub.url[7:]} sent malformed HTTP ({said}) for {RERANKER_ID}; it does not look like "
         "a Hugging Face hub (nothing was downloaded)."], err
     assert "\x1b" not in err and leftovers(hf_cache) == []
+
+
+@pytest.mark.parametrize("value", ["fast", "0", "-5"])
+def test_a_bad_minimum_rate_is_one_line_before_any_request(hub, hf_cache, monkeypatch, value):
+    monkeypatch.setenv("SEARCHAPP_HUB_MIN_RATE_KB", value)
+    rc, _, err = run_main("models", "pull", RERANKER_ID)
+    assert rc == 2 and err.strip() == ("searchapp: error: SEARCHAPP_HUB_MIN_RATE_KB must be a number of kilobytes "
+                                       f"per second (like 50), not '{value}'."), err
+    assert hub.requests == []
