@@ -7,9 +7,10 @@ Rooms, each with one job (a newcomer finds a job by its name):
   search/                         finding: retrieve, fuse, filter, group, snippets; similar files, duplicates
   query/                          the query language, its help, checks on a query, history and saved searches
   sync/                           keeping the index in step: words pass, meaning pass, roots, live watch
-  ocr/                            OCR in a sync: which files wait (text pass) and the OCR step
+  ocr/                            OCR: which files wait (text pass), the OCR step, the "(OCR)" marks on hits
   members/                        members of containers: their sync and opening one
-  report/                         what the library says about itself: status, explain, settings drift, recall
+  report/                         what the library says about itself: status, the not-indexed list, explain,
+                                  settings drift, recall
 """
 
 from .library import Library, LibraryStatus, RootStatus

@@ -31,7 +31,7 @@ from .lock import writer_lock
 from .model_set import ModelSet
 from .query.check import query_problem
 from .readers import Readers
-from .ocr.text_pass import mark_ocr
+from .ocr.marks import mark_ocr
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult, meaning_text
 from .query.syntax import parse_query

@@ -1,1 +1,2 @@
-"""OCR in a sync: which files wait for it (text pass) and the OCR step that gives them text."""
+"""OCR: which files wait for it (text_pass), the sync's step that gives them text (step), and the "(OCR)" marks
+a search puts on hits whose text OCR read (marks)."""

@@ -12,19 +12,15 @@ from typing import Optional
 
 from ...base.config import Config
 from ...base.types import Document
-from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...ingest.ocr.images import image_suffixes
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...store import RootRow, Store
-from ...store.ledger import files_in_state, ocr_done_pages, set_entry_date, set_ocr_state
+from ...store.ledger import set_entry_date, set_ocr_state
 from ..sync.batches import rewrite_entry
 
-__all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting", "mark_ocr", "ocr_status_note",
-           "not_indexed_entries", "NOT_INDEXED_STATES"]
+__all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
 
 WAITING = "waiting for OCR"  # files.error of an entry whose only text will come from OCR
-NOT_INDEXED_STATES = ("ocr_pending", "no_text", "skipped", "failed")
-MAX_LISTED = 10_000  # per state, for the window's list
 
 
 def waits_for_ocr(path, config: Config) -> bool:
@@ -52,49 +48,3 @@ def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kin
             set_entry_date(store, file_id, date_ns)
 
     rep.chunks_removed += rewrite_entry(store, index, old.id if old is not None else None, write)
-
-
-def mark_ocr(result, store: Store) -> None:
-    """Hits whose text came from OCR say so (JSON "ocr": true, "(OCR)" in the CLI, the window's preview): an
-    image's every passage, a PDF's passages on the pages OCR read, not those from its own text layer."""
-    hits = list(result.hits)
-    done = ocr_done_pages(store, [h.path for h in hits]) if hits else {}
-
-    def read_by_ocr(h) -> bool:
-        if h.path not in done:
-            return False
-        pages = done[h.path]
-        return pages is None or h.page in pages
-
-    for h in hits:
-        h.ocr = read_by_ocr(h)
-        for m in h.more:
-            m.ocr = read_by_ocr(m)
-
-
-def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
-    """A status line when files wait for OCR: why (no engine), or that the next sync reads them."""
-    waiting = counts.get("ocr_pending", 0)
-    if not waiting:
-        return None
-    if not config.scan.ocr:
-        return f"{waiting} file(s) wait for OCR, which is turned off (scan.ocr = false)"
-    reason = ocr_unavailable_reason()
-    if reason:
-        return f"{waiting} file(s) wait for OCR: {reason}"
-    return f"{waiting} file(s) wait for OCR: the next sync reads them"
-
-
-def not_indexed_entries(store: Store, limit: int = MAX_LISTED) -> list[tuple[str, str, str]]:
-    """(path, ledger state, reason) of the entries that wait for OCR, have no text, were skipped or failed."""
-    out = []
-    unavailable = ocr_unavailable_reason()  # said beside each waiting file: why it is still waiting
-    for state in NOT_INDEXED_STATES:
-        for _, row in files_in_state(store, state, limit):
-            reason = row.error or ""
-            if state == "ocr_pending" and row.status == "indexed":
-                reason = "text layer indexed; pages without text wait for OCR"
-            if state == "ocr_pending" and unavailable:
-                reason += f" ({unavailable})"
-            out.append((row.path, state, reason))
-    return out

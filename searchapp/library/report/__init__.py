@@ -1,1 +1,1 @@
-"""What the library says about itself: status, explain, settings drift, ANN recall."""
+"""What the library says about itself: status, the not-indexed list, explain, settings drift, ANN recall."""

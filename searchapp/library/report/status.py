@@ -13,11 +13,12 @@ import numpy as np
 from ...ann import VectorIndex
 from ...base.config import Config
 from ...base.errors import ModelLoadError, ModelNotFoundError
+from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
 from ...store.ledger import state_counts
 from ..sync.meaning_pass import meaning_percent, meaning_progress
-from ..ocr.text_pass import not_indexed_entries, ocr_status_note
 from ..sync.roots import root_missing
+from .not_indexed import not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
 
 __all__ = ["RootStatus", "LibraryStatus", "build_status", "reindex_notice", "REINDEX_META"]
@@ -96,6 +97,19 @@ def meaning_note(embedded: int, total: int) -> Optional[str]:
         return None
     return (f"meaning: {meaning_percent(embedded, total)}% of passages ({total - embedded} still to embed; "
             "searchable by words already; `searchapp index` embeds the rest)")
+
+
+def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
+    """A status line when files wait for OCR: why (no engine), or that the next sync reads them."""
+    waiting = counts.get("ocr_pending", 0)
+    if not waiting:
+        return None
+    if not config.scan.ocr:
+        return f"{waiting} file(s) wait for OCR, which is turned off (scan.ocr = false)"
+    reason = ocr_unavailable_reason()
+    if reason:
+        return f"{waiting} file(s) wait for OCR: {reason}"
+    return f"{waiting} file(s) wait for OCR: the next sync reads them"
 
 
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[VectorIndex],
