@@ -23,9 +23,9 @@ __all__ = ["DiscoverActions"]
 
 class DiscoverActions:
     def __init__(self, services: Services, session: LibrarySession, search: SearchController,
-                 filter_bar: FilterBar, open_url: Callable[[QUrl], None]) -> None:
+                 filter_bar: FilterBar, open_url: Callable[[QUrl], bool]) -> None:
         self.services, self.session, self.search, self.filter_bar = services, session, search, filter_bar
-        self.open_url = open_url  # indexed paths only, as the results' own opener
+        self.open_url = open_url  # indexed paths only, as the results' own opener; False: it could not
         self.duplicates_window: Optional[DuplicatesWindow] = None
         view = search.results_view
         view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -68,7 +68,7 @@ class DiscoverActions:
         if dw is None:
             dw = self.duplicates_window = DuplicatesWindow(DEFAULT_THRESHOLD if threshold is None else threshold,
                                                            self.services.parent)
-            dw.openRequested.connect(self.open_url)
+            dw.openRequested.connect(lambda url: self.open_url(url) or dw.open_failed(url))
             dw.refreshRequested.connect(self._find_duplicates)
         elif threshold is not None:
             dw.threshold.setValue(threshold)

@@ -17,6 +17,7 @@ from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
 from ..library import DuplicateReport, NearPair
 from .plain import plain_label, tooltip
+from .open_failure import OpenFailure
 from .open_file import FileOpener
 from .preview import PASSAGE_STYLE, folder_url
 
@@ -128,10 +129,16 @@ class DuplicatesWindow(QWidget):
         split.addWidget(self.tree)
         split.addWidget(pair)
         split.setSizes([380, 820])
+        self.failure = OpenFailure()  # the desktop could not open a file: Show in folder, Copy path
+        self.failure.folderRequested.connect(self.openRequested)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
+        lay.addWidget(self.failure)
         lay.addWidget(split, 1)
         self.resize(1200, 640)
+
+    def open_failed(self, url: QUrl) -> None:
+        self.failure.show_for(url)
 
     def set_busy(self) -> None:
         self.refresh_button.setEnabled(False)

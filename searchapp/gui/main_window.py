@@ -87,7 +87,7 @@ class MainWindow(QMainWindow):
         services, session = self.services, self.session
         self.filter_bar = FilterBar()
         self.preview = PreviewPane()
-        self.preview.openRequested.connect(self.open_url)
+        self.preview.openRequested.connect(lambda url: self.open_url(url) or self.preview.open_failed(url))
         self.preview.browser.setAcceptDrops(False)
         self.inspector = ScoreInspector()
         search = self.search = SearchController(services, session, self.filter_bar, self.preview)
@@ -273,10 +273,12 @@ class MainWindow(QMainWindow):
                        parent: Optional[QWidget] = None):
         return self.session.download_model(role, repo_id, on_success, parent)
 
-    def open_url(self, url: QUrl) -> None:
+    def open_url(self, url: QUrl) -> bool:
+        """Hand an indexed file (or its folder) to the desktop; False when the desktop could not open it."""
         # Only files that were indexed are handed to the system; nothing a document links to.
         if url.isLocalFile():
-            self.url_opener(url)
+            return self.url_opener(url) is not False  # QDesktopServices.openUrl: False, and a line on stderr
+        return True
 
     def report_error(self, exc: BaseException, tb: str) -> None:
         """Show `exc` in a dialog (kept as last_dialog) and emit errorShown."""

@@ -20,6 +20,7 @@ from ..base.member_paths import container_of, display_path, split_member
 from ..base.types import Hit
 from ..library.members.open_member import open_copy
 from .highlight import MARK_STYLE, highlight_html
+from .open_failure import OpenFailure
 from .open_file import FileOpener, local_url
 from .plain import make_plain, tooltip
 
@@ -78,6 +79,8 @@ class PreviewPane(QWidget):
         self.opener.failed.connect(self._open_failed)
         self.open_button.clicked.connect(lambda: self.hit and self.opener.open(self.hit))
         self.folder_button.clicked.connect(lambda: self.hit and self.openRequested.emit(folder_url(self.hit)))
+        self.failure = OpenFailure()  # the desktop could not open it: Show in folder, Copy path
+        self.failure.folderRequested.connect(self.openRequested)
         buttons = QHBoxLayout()
         buttons.addWidget(self.title, 1)
         buttons.addWidget(self.open_button)
@@ -85,10 +88,12 @@ class PreviewPane(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(buttons)
+        lay.addWidget(self.failure)
         lay.addWidget(self.browser, 1)
 
     def clear(self) -> None:
         self.hit = None
+        self.failure.hide()
         self.title.setText("Select a result to see it in its file.")
         self.title.setToolTip("")
         self.browser.clear()
@@ -98,6 +103,8 @@ class PreviewPane(QWidget):
 
     def show_hit(self, hit: Hit, terms: list[str], text: Optional[str] = None, note: str = "") -> None:
         """Show `hit`; `text` is its file's whole extracted text (None while loading or when unreadable)."""
+        if self.hit is None or self.hit.path != hit.path:
+            self.failure.hide()  # it spoke of another file
         self.hit = hit
         where = display_path(hit.path) + (f" — page {hit.page}" if hit.page else "")
         also = [f"the same text {len(hit.repeats)} more time{'s' if len(hit.repeats) > 1 else ''} in this file"] if hit.repeats else []
@@ -116,6 +123,12 @@ class PreviewPane(QWidget):
             self.browser.scrollToAnchor("passage")
         self.open_button.setEnabled(not self.opener.pending)  # one Open at a time
         self.folder_button.setEnabled(True)
+
+    def open_failed(self, url: QUrl) -> None:
+        """The desktop could not open `url` (the hit's file or its folder): say so, with the ways out."""
+        hit = self.hit
+        is_file = hit is not None and url.toLocalFile() != folder_url(hit).toLocalFile()
+        self.failure.show_for(url, hit.path if is_file else "", folder_url(hit) if hit else None)
 
     def _opening(self, busy: bool) -> None:
         self.open_button.setText("Opening…" if busy else "Open file")

@@ -175,3 +175,41 @@ def test_members_are_named_one_way_wherever_a_person_reads_them(qtbot, open_wind
     assert zipped == []
     assert any(("first.zip" + DISPLAY_SEP + "logs/broken.pdf") in t for t in every_text(problems))
     assert any(("second.zip" + DISPLAY_SEP + "logs/keeper.txt") in t for t in every_text(dupes))
+
+
+def select_first(qtbot, win):
+    with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
+        win.search.results_view.setCurrentIndex(win.search.results_model.index(0, 0))
+    return win.selected_hit()
+
+
+def test_an_open_the_desktop_could_not_do_is_said_with_show_in_folder_and_copy_path(qtbot, open_window):
+    win = open_window()
+    refused = []
+    win.url_opener = lambda url: refused.append(url.toLocalFile()) or False  # no handler: openUrl → False
+    search(qtbot, win, "sourdough", mode="lexical")
+    hit = select_first(qtbot, win)
+    strip = win.preview.failure
+    assert not strip.isVisible()
+    qtbot.mouseClick(win.preview.open_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(strip.isVisible, timeout=WAIT_MS)
+    assert refused == [os.path.abspath(hit.path)]
+    text = strip.label.text()
+    assert strip.label.textFormat() == Qt.TextFormat.PlainText
+    assert "Could not open" in text and "bread.md" in text
+    assert strip.folder_button.isVisible() and strip.copy_button.isVisible()
+    shot(win, "open_failed.png")
+
+    qtbot.mouseClick(strip.copy_button, Qt.MouseButton.LeftButton)
+    assert QApplication.clipboard().text() == os.path.abspath(hit.path)
+    qtbot.mouseClick(strip.folder_button, Qt.MouseButton.LeftButton)  # the folder fails too: said, Copy path left
+    assert refused[-1] == os.path.dirname(os.path.abspath(hit.path))
+    assert "Could not show the folder" in strip.label.text() and not strip.folder_button.isVisible()
+
+    win.url_opener = win.opened.append  # a desktop that opens things: no strip
+    search(qtbot, win, "volcano", mode="lexical")
+    assert not strip.isVisible()
+    select_first(qtbot, win)
+    qtbot.mouseClick(win.preview.open_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(win.opened) == 1, timeout=WAIT_MS)
+    assert not strip.isVisible()
