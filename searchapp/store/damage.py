@@ -8,9 +8,18 @@ from pathlib import Path
 __all__ = ["is_damage", "damaged_message"]
 
 
+_DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
 def is_damage(exc: BaseException) -> bool:
-    """A corrupt database (SQLITE_CORRUPT / SQLITE_NOTADB), not a locked, full or read-only one."""
-    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+    """A corrupt database (SQLITE_CORRUPT / SQLITE_NOTADB), not a locked, full or read-only one, nor a broken
+    constraint (IntegrityError is a DatabaseError too: a name saved twice is no damage)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)  # extended codes: the primary one is the low byte
+    if isinstance(code, int):
+        return code & 0xFF in _DAMAGE_CODES
+    return type(exc) is sqlite3.DatabaseError  # raised without a code: SQLite's corrupt/notadb are this class
 
 
 def damaged_message(db: Path, exc: BaseException) -> str:

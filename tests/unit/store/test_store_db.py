@@ -1,0 +1,275 @@
+"""Store's named reads and writes (store/db.py, vector_queue.py) and its schema (migrations.py), on a real SQLite
+file in tmp_path."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import numpy as np
+import pytest
+
+from searchapp.base.errors import StoreError
+from searchapp.store import SCHEMA_VERSION, NewChunk, Store, fts_query, migrate
+from searchapp.store.migrations import MIGRATIONS
+from store_files import new_store, put_file
+
+
+@pytest.fixture
+def lib(tmp_path):
+    store, root = new_store(tmp_path)
+    yield store, root
+    store.close()
+
+
+# -- schema -------------------------------------------------------------------------------------------------
+
+def test_a_new_file_is_at_the_newest_schema_with_wal(tmp_path):
+    store = Store(tmp_path / "sub" / "library.sqlite")  # its folder is created
+    try:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS)
+        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+        assert {"roots", "files", "chunks", "chunks_fts", "chunks_cjk", "chunk_spans", "chunks_unembedded"} <= tables
+        cols = {r[1] for r in store.conn.execute("PRAGMA table_info(files)")}
+        assert {"date_ns", "ocr", "embed_title", "ocr_pages"} <= cols
+    finally:
+        store.close()
+
+
+def test_migrate_steps_from_an_older_version_and_refuses_a_newer_one(tmp_path):
+    conn = sqlite3.connect(tmp_path / "old.sqlite", isolation_level=None)
+    conn.create_function("cjk_chars", 1, lambda t: "", deterministic=True)
+    conn.executescript(f"BEGIN;{MIGRATIONS[0]}PRAGMA user_version = 1;COMMIT;")
+    conn.execute("INSERT INTO roots(path, added_at) VALUES ('/r', 0)")
+    assert migrate(conn) == SCHEMA_VERSION
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT path FROM roots").fetchall() == [("/r",)]  # kept across the steps
+    assert migrate(conn) == SCHEMA_VERSION  # nothing left to do
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer searchapp"):
+        migrate(conn)
+    conn.close()
+
+
+def test_a_failed_step_leaves_the_previous_version(tmp_path):
+    conn = sqlite3.connect(tmp_path / "half.sqlite", isolation_level=None)
+    conn.create_function("cjk_chars", 1, lambda t: "", deterministic=True)
+    conn.executescript(f"BEGIN;{MIGRATIONS[0]}PRAGMA user_version = 1;COMMIT;")
+    conn.execute("CREATE TABLE chunk_spans (x)")  # step 3 creates this table: it fails there
+    with pytest.raises(StoreError, match="schema migration 3 failed"):
+        migrate(conn)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2 and not conn.in_transaction
+    conn.close()
+
+
+def test_a_file_that_is_not_a_database_is_one_line_on_how_to_recover(tmp_path):
+    bad = tmp_path / "library.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="is damaged .* move it aside"):
+        Store(bad)
+
+
+def test_readonly_opens_without_writing(tmp_path):
+    store, root = new_store(tmp_path)
+    put_file(store, root, "/r/a.txt", ["alpha"])
+    store.close()
+    ro = Store(tmp_path / "library.sqlite", readonly=True)
+    try:
+        assert ro.chunk_count() == 1
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            ro.conn.execute("DELETE FROM chunks")
+    finally:
+        ro.close()
+
+
+# -- meta, roots, files -------------------------------------------------------------------------------------
+
+def test_meta_and_generation(lib):
+    store, _ = lib
+    assert store.get_meta("model") is None and store.generation() == 0
+    with store.atomic():
+        store.set_meta("model", "m1")
+        assert store.bump_generation() == 1
+        assert store.bump_generation() == 2
+    assert store.generation() == 2 and store.get_meta("model") == "m1"
+    assert set(store.meta()) == {"model", "generation", "changed_at"}
+
+
+def test_a_write_that_fails_inside_atomic_keeps_what_came_before(lib):
+    store, root = lib
+    put_file(store, root, "/r/kept.txt", ["kept"])
+    with pytest.raises(RuntimeError):
+        with store.atomic():
+            store.upsert_file(root, "/r/lost.txt", 1, 1, None, "indexed", None, "txt", 0)
+            raise RuntimeError("midway")
+    assert store.file_by_path("/r/lost.txt") is None and store.file_by_path("/r/kept.txt") is not None
+
+
+def test_roots_add_once_list_by_path_and_delete_with_their_passages(lib):
+    store, root = lib
+    with store.atomic():
+        assert store.add_root("/r") == root  # the same path: the same root
+        other = store.add_root("/a")
+    assert [r.path for r in store.roots()] == ["/a", "/r"]
+    assert store.root_by_path("/a").id == other and store.root_by_path("/nope") is None
+    assert store.roots()[1].last_sync is None
+    with store.atomic():
+        store.touch_root(root)
+    assert store.root_by_path("/r").last_sync is not None
+    put_file(store, root, "/r/x.txt", ["one", "two"])
+    kept = put_file(store, other, "/a/y.txt", ["three"])
+    assert store.root_counts(root) == (1, 2) and store.has_files(root)
+    with store.atomic():
+        removed = store.delete_root(root)
+    assert len(removed) == 2 and store.chunks(removed) == {}
+    assert [r.path for r in store.roots()] == ["/a"] and store.chunk_ids_of_file(kept) != []
+    assert store.root_counts(root) == (0, 0) and not store.has_files(root)
+
+
+def test_absorb_roots_moves_files_to_the_outer_root(lib):
+    store, root = lib
+    with store.atomic():
+        inner = store.add_root("/r/in")
+    fid = put_file(store, inner, "/r/in/a.txt", ["alpha"])
+    with store.atomic():
+        store.absorb_roots(root, [inner])
+    assert store.root_by_path("/r/in") is None and set(store.files_of_root(root)) == {"/r/in/a.txt"}
+    assert store.chunk_ids_of_file(fid) != []  # passages stay
+
+
+def test_files_under_and_below_are_range_scans_on_the_separator(lib):
+    store, root = lib
+    for p in ("/r/a", "/r/a/x.txt", "/r/a/b/y.txt", "/r/ab.txt", "/r/a0.txt"):
+        put_file(store, root, p.replace("/", os.sep), ["t"])
+    sep = os.sep
+    assert set(store.files_under(root, f"{sep}r{sep}a")) == {f"{sep}r{sep}a", f"{sep}r{sep}a{sep}x.txt",
+                                                            f"{sep}r{sep}a{sep}b{sep}y.txt"}
+    assert store.has_files_below(root, f"{sep}r{sep}a") and store.has_files_below(root, f"{sep}r{sep}a{sep}")
+    assert not store.has_files_below(root, f"{sep}r{sep}ab.txt")
+
+
+def test_upsert_updates_in_place_and_problem_files_list_the_rest(lib):
+    store, root = lib
+    with store.atomic():
+        fid = store.upsert_file(root, "/r/a.txt", 10, 5, "h1", "indexed", None, "txt", 1)
+        again = store.upsert_file(root, "/r/a.txt", 20, 2**70, "h2", "failed", "boom", "txt", 0)
+        store.upsert_file(root, "/r/b.txt", 1, 1, None, "skipped", "too big", "txt", 0)
+    row = store.file_by_path("/r/a.txt")
+    assert again == fid and (row.size, row.sha256, row.status, row.error) == (20, "h2", "failed", "boom")
+    assert row.mtime_ns < 2**63  # a date past int64 is clamped, never an overflow
+    assert [(r.path, r.status) for r in store.problem_files()] == [("/r/a.txt", "failed"), ("/r/b.txt", "skipped")]
+    assert store.file_counts() == {"failed": 1, "skipped": 1}
+    with store.atomic():
+        store.set_file_stat(fid, 7, 8)
+    assert (store.file_by_path("/r/a.txt").size, store.file_by_path("/r/a.txt").mtime_ns) == (7, 8)
+
+
+def test_delete_file_and_forget_files(lib):
+    store, root = lib
+    a = put_file(store, root, "/r/a.txt", ["one", "two"])
+    put_file(store, root, "/r/b.txt", ["three"])
+    with store.atomic():
+        gone = store.delete_file(a)
+    assert len(gone) == 2 and store.file_by_path("/r/a.txt") is None and store.chunk_count() == 1
+    assert store.search_lexical("one", 5) == []  # the FTS rows went with the passages (trigger)
+    with store.atomic():
+        store.forget_files()
+    assert store.chunk_count() == 0 and store.file_paths() == {} and [r.path for r in store.roots()] == ["/r"]
+    assert not store.has_chunks()
+
+
+# -- passages and vectors -----------------------------------------------------------------------------------
+
+def _chunk(i: int, text: str, vec, repeats=()) -> NewChunk:
+    return NewChunk(i, i * 10, i * 10 + len(text), None, text, f"h-{text}", vec, tuple(repeats))
+
+
+def test_vectors_skip_non_finite_and_waiting_rows(lib):
+    store, root = lib
+    with store.atomic():
+        fid = store.upsert_file(root, "/r/a.txt", 1, 1, None, "indexed", None, "txt", 3)
+        ids = store.insert_chunks(fid, [_chunk(0, "ok", np.ones(4, np.float32)),
+                                        _chunk(1, "nan", np.full(4, np.nan, np.float32)),
+                                        _chunk(2, "later", None)])
+    got_ids, mat = store.vectors()
+    assert got_ids.tolist() == [ids[0]] and mat.shape == (1, 4) and mat.dtype == np.float32
+    assert store.vectors(ids[1:])[0].tolist() == []
+    empty_ids, empty = store.vectors([], dim=4)
+    assert empty_ids.tolist() == [] and empty.shape == (0, 4)
+    assert set(store.vectors_by_hash(["h-ok", "h-nan", "h-later", "h-none"])) == {"h-ok"}
+    assert store.chunk_ids().tolist() == ids and store.embedded_ids().tolist() == ids[:2]
+    assert store.pending_count() == 1 and store.pending_with_hashes(["h-later", "h-ok"]) == {ids[2]: "h-later"}
+
+
+def test_pending_batch_is_newest_file_first_and_set_vectors_fills_only_waiting(lib):
+    store, root = lib
+    with store.atomic():
+        old = store.upsert_file(root, "/r/old.txt", 1, 100, None, "indexed", None, "txt", 1, embed_title="Old")
+        new = store.upsert_file(root, "/r/new.txt", 1, 200, None, "indexed", None, "txt", 2)
+        (o,) = store.insert_chunks(old, [_chunk(0, "o", None)])
+        n1, n2 = store.insert_chunks(new, [_chunk(0, "n1", None), _chunk(1, "n2", np.ones(4, np.float32))])
+    batch = store.pending_batch(10)
+    assert [(b[0], b[2], b[3]) for b in batch] == [(n1, "n1", ""), (o, "o", "Old")]
+    assert store.pending_batch(1) == batch[:1] and store.pending_batch(-1) == []
+    with store.atomic():
+        store.set_vectors([o, n2], np.full((2, 4), 2.0, np.float32))
+    vec = dict(zip(*store.vectors([o, n2]), strict=True))
+    assert vec[o].tolist() == [2.0] * 4 and vec[n2].tolist() == [1.0] * 4  # n2 had one: kept
+    assert store.pending_count() == 1
+
+
+def test_chunks_read_with_their_file_and_repeats(lib):
+    store, root = lib
+    with store.atomic():
+        fid = store.upsert_file(root, "/r/a.txt", 1, 100, None, "indexed", None, "txt", 2)
+        a, b = store.insert_chunks(fid, [_chunk(0, "same", None, [(50, 54, 2), (30, 34, None)]),
+                                         _chunk(1, "other", None)])
+    rows = store.chunks([b, a, 999])
+    assert set(rows) == {a, b} and rows[a].path == "/r/a.txt" and rows[a].date_ns == 100
+    assert (rows[b].ordinal, rows[b].start, rows[b].end, rows[b].text) == (1, 10, 15, "other")
+    assert store.chunk_repeats([a, b]) == {a: [(30, 34, None), (50, 54, 2)]}  # by start; b has none
+    assert store.chunk_files([a, b]) == {a: fid, b: fid}
+    with store.atomic():
+        store.delete_chunks_of_file(fid)
+    assert store.chunk_repeats([a]) == {}  # spans go with their passage
+
+
+def test_select_in_reads_more_values_than_one_statement_may_bind(lib):
+    store, root = lib
+    with store.atomic():
+        fid = store.upsert_file(root, "/r/a.txt", 1, 1, None, "indexed", None, "txt", 1200)
+        ids = store.insert_chunks(fid, [_chunk(i, f"t{i}", None) for i in range(1200)])
+    assert len(store.chunks(ids)) == 1200 and len(store.chunk_files(ids + [10**9])) == 1200
+
+
+def test_chunk_ids_are_never_reused(lib):
+    store, root = lib
+    first = store.chunk_ids_of_file(put_file(store, root, "/r/a.txt", ["one"]))
+    with store.atomic():
+        store.forget_files()
+    again = store.chunk_ids_of_file(put_file(store, root, "/r/a.txt", ["one"]))
+    assert again[0] > first[0]  # AUTOINCREMENT: a vector-index label stays unique
+
+
+def test_integrity_and_vacuum_only_when_sparse(lib):
+    store, root = lib
+    assert store.integrity_ok()
+    assert store.vacuum_if_sparse() is False  # nothing free yet
+    put_file(store, root, "/r/big.txt", ["word " * 2000 + str(i) for i in range(50)])
+    with store.atomic():
+        store.forget_files()
+    assert store.vacuum_if_sparse() is True
+    assert store.conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+
+
+# -- queries ------------------------------------------------------------------------------------------------
+
+def test_fts_query_quotes_words_drops_stop_words_and_marks_prefixes():
+    assert fts_query("The budget of 2024") == '"budget" OR "2024"'
+    assert fts_query("the of") == '"the" OR "of"'  # only stop words: kept, else nothing would match
+    assert fts_query('x"y OR NEAR(z*)') == '"x" OR "y" OR "near" OR "z"'  # no FTS syntax leaks in
+    assert fts_query("budg report", prefixes=["BUDG"]) == '"budg" * OR "report"'
+    assert fts_query("the*", prefixes=["the"]) == '"the" *'  # a typed prefix is kept, common or not
+    assert fts_query("  ,.; ") is None and fts_query("") is None
+    assert fts_query("run run RUN") == '"run"'

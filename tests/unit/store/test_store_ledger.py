@@ -1,0 +1,80 @@
+"""The per-file ledger (store/ledger.py): each entry's state derived from its row, on a real SQLite file."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchapp.store import ledger
+from store_files import new_store, put_file
+
+
+@pytest.fixture
+def lib(tmp_path):
+    store, root = new_store(tmp_path)
+    ids = {
+        "plain": put_file(store, root, "/r/plain.txt", ["alpha beta", "gamma"], mtime_ns=10),
+        "scan": put_file(store, root, "/r/scan.pdf", ["read by ocr"], mtime_ns=20),
+        "wait": put_file(store, root, "/r/wait.png", [], mtime_ns=30, status="skipped"),
+        "wait2": put_file(store, root, "/r/wait2.png", [], mtime_ns=40, status="skipped"),
+        "empty": put_file(store, root, "/r/empty.pdf", [], status="skipped"),
+        "big": put_file(store, root, "/r/big.bin", [], status="skipped"),
+        "bad": put_file(store, root, "/r/bad.docx", [], status="failed"),
+    }
+    with store.atomic():
+        ledger.set_ocr_state(store, ids["scan"], "done", [3, 1, 3])
+        ledger.set_ocr_state(store, ids["wait"], "pending")
+        ledger.set_ocr_state(store, ids["wait2"], "pending")
+        store.conn.execute("UPDATE files SET error = 'no text found' WHERE id = ?", (ids["empty"],))
+        store.conn.execute("UPDATE files SET error = 'too big' WHERE id = ?", (ids["big"],))
+    yield store, ids
+    store.close()
+
+
+def test_states_are_derived_from_status_error_and_ocr(lib):
+    store, _ = lib
+    assert ledger.state_counts(store) == {"indexed": 1, "ocr_done": 1, "ocr_pending": 2, "no_text": 1,
+                                          "skipped": 1, "failed": 1}
+    assert [(s, r.path) for s, r in ledger.files_in_state(store, "ocr_pending")] == \
+           [("ocr_pending", "/r/wait.png"), ("ocr_pending", "/r/wait2.png")]
+    every = ledger.files_in_state(store)
+    assert [r.path for _, r in every] == sorted(r.path for _, r in every) and len(every) == 7
+    assert len(ledger.files_in_state(store, limit=2)) == 2
+    assert ledger.files_in_state(store, "excluded") == []  # no row: said from the scan's rules
+
+
+def test_entry_state_text_and_vectors(lib):
+    store, ids = lib
+    state, row, date_ns, ocr = ledger.entry_state(store, "/r/scan.pdf")
+    assert (state, row.id, date_ns, ocr) == ("ocr_done", ids["scan"], None, "done")
+    assert ledger.entry_state(store, "/r/nothing.txt") is None
+    assert ledger.entry_text(store, ids["plain"]) == ("alpha beta gamma", 2)
+    assert ledger.entry_text(store, ids["plain"], max_chars=5) == ("alpha", 2)
+    assert ledger.entry_text(store, ids["bad"]) == ("", 0)
+    assert ledger.entry_vectors(store, ids["plain"]) == 2 and ledger.entry_vectors(store, ids["bad"]) == 0
+
+
+def test_ocr_pages_pending_and_done(lib):
+    store, ids = lib
+    assert [r.path for r in ledger.pending_ocr_files(store, 10)] == ["/r/wait2.png", "/r/wait.png"]  # newest first
+    assert [r.path for r in ledger.pending_ocr_files(store, 1)] == ["/r/wait2.png"]
+    assert ledger.ocr_done_pages(store, ["/r/scan.pdf", "/r/plain.txt", "/r/scan.pdf"]) == \
+           {"/r/scan.pdf": frozenset({1, 3})}
+    assert ledger.ocr_done_paths(store, ["/r/scan.pdf", "/r/wait.png"]) == {"/r/scan.pdf"}
+    with store.atomic():
+        ledger.set_ocr_state(store, ids["wait"], "done")  # an image: all of it
+        store.conn.execute("UPDATE files SET ocr_pages = '2, x,,99999999999999' WHERE id = ?", (ids["scan"],))
+    assert ledger.ocr_done_pages(store, ["/r/wait.png", "/r/scan.pdf"]) == {"/r/wait.png": None,
+                                                                             "/r/scan.pdf": frozenset({2})}
+    with pytest.raises(ValueError, match="unknown OCR state"):
+        ledger.set_ocr_state(store, ids["wait"], "half")
+
+
+def test_entry_date_past_int64_is_stored_as_none(lib):
+    store, ids = lib
+    with store.atomic():
+        ledger.set_entry_date(store, ids["plain"], 2**70)
+    assert ledger.entry_state(store, "/r/plain.txt")[2] is None
+    with store.atomic():
+        ledger.set_entry_date(store, ids["plain"], 5)
+    assert ledger.entry_state(store, "/r/plain.txt")[2] == 5
+    assert store.chunks(store.chunk_ids_of_file(ids["plain"]))[store.chunk_ids_of_file(ids["plain"])[0]].date_ns == 5
