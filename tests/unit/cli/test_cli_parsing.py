@@ -1,0 +1,98 @@
+"""The CLI's pure parts: the parser (no library, no model), option ranges, the shared options after a command,
+a query starting with a dash, and the generated README reference."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from searchapp.base.errors import ConfigError
+from searchapp.cli import reference
+from searchapp.cli.main import build_parser
+from searchapp.cli.options import check_options
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return build_parser()
+
+
+def test_search_options_parse_to_their_attributes(parser):
+    a = parser.parse_args(["search", "tax return", "--k", "5", "--mode", "lexical", "--no-rerank", "--group",
+                           "passage", "--literal", "--json", "--in", "/r/a", "--in", "/r/b", "--type", "pdf,docx",
+                           "--after", "2024-01-01"])
+    assert (a.command, a.query, a.k, a.mode, a.no_rerank, a.group, a.literal, a.json) == \
+           ("search", "tax return", 5, "lexical", True, "passage", True, True)
+    assert a.within == ["/r/a", "/r/b"] and a.types == ["pdf,docx"] and a.after == "2024-01-01" and a.before is None
+    plain = parser.parse_args(["search", "q"])
+    assert (plain.k, plain.mode, plain.no_rerank, plain.group, plain.within) == (None, None, False, None, [])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["search", "q", "--mode", "fuzzy"])
+
+
+def test_a_dash_word_is_the_query_not_an_unknown_option(parser):
+    assert parser.parse_args(["search", "-draft"]).query == "-draft"
+    assert parser.parse_args(["search", "-holiday", "--k", "3"]).query == "-holiday"  # not -h "oliday"
+    assert parser.parse_args(["search", "--", "--k"]).query == "--k"
+    assert parser.parse_args(["search", "-", "--json"]).query == "-"  # stdin, one query a line
+    with pytest.raises(SystemExit):
+        parser.parse_args(["search", "q", "--no-such-option"])
+
+
+def test_data_dir_and_config_before_or_after_the_command(parser):
+    before = parser.parse_args(["--data-dir", "/d1", "status"])
+    after = parser.parse_args(["--data-dir", "/d1", "status", "--data-dir", "/d2", "--config", "/c.toml"])
+    assert before.data_dir == "/d1" and before.config is None
+    assert after.data_dir == "/d2" and after.config == "/c.toml"  # the later one wins
+    assert parser.parse_args(["search", "q", "--data-dir", "/d3"]).data_dir == "/d3"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["search", "q", "--k", "0"], "--k must be a whole number from 1"),
+    (["search", "q", "--k", "-3"], "--k must be a whole number from 1"),
+    (["search", "q", "--candidates", "0"], "--candidates must be a whole number"),
+])
+def test_out_of_range_options_are_one_line_naming_the_option(parser, argv, message):
+    with pytest.raises(ConfigError, match=message):
+        check_options(parser.parse_args(argv))
+
+
+def test_float_options_are_checked_without_a_parser():
+    check_options(argparse.Namespace(k=10, lr=2e-5, warmup=0.1, debounce=2.0))
+    for bad, message in ((dict(lr=0.0), r"--lr must be a number in \(0.0, 1.0\]"),
+                         (dict(lr=float("nan")), "--lr"),
+                         (dict(warmup=1.5), "--warmup must be a number from 0.0 to 1.0"),
+                         (dict(debounce=-1.0), "--debounce must be a number of seconds"),
+                         (dict(debounce=float("inf")), "--debounce"),
+                         (dict(epochs=0), "--epochs must be a whole number from 1 to 10000")):
+        with pytest.raises(ConfigError, match=message):
+            check_options(argparse.Namespace(**bad))
+    check_options(argparse.Namespace())  # a command without any of them
+
+
+def test_reference_lists_every_command_and_rewrites_only_its_block(parser):
+    text = reference.reference()
+    names = [line[len("#### `"):-1] for line in text.splitlines() if line.startswith("#### `")]
+    assert names[0] == "searchapp" and "searchapp search" in names and "searchapp saved add" in names
+    assert len(names) == len(set(names))
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert {f"searchapp {n}" for n in subs.choices} <= set(names)
+    assert "--no-rerank" in text.split("#### `searchapp search`", 1)[1].split("#### ", 1)[0]
+    readme = f"# Title\n\nbefore\n{reference.BEGIN}\nstale\n{reference.END}\nafter\n"
+    new = reference.rewrite(readme)
+    assert new.startswith("# Title\n\nbefore\n" + reference.BEGIN) and new.endswith(reference.END + "\nafter\n")
+    assert "stale" not in new and "#### `searchapp search`" in new
+    assert reference.rewrite(new) == new  # stable: the check in tests/e2e/test_docs.py can compare
+    with pytest.raises(ValueError, match="no cli-reference markers"):
+        reference.rewrite("# no markers\n")
+
+
+def test_reference_does_not_depend_on_the_terminal_width(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    narrow = reference.reference()
+    monkeypatch.delenv("COLUMNS")
+    assert narrow == reference.reference()
+    import os
+
+    assert "COLUMNS" not in os.environ  # put back as it was

@@ -1,0 +1,86 @@
+"""How `searchapp search` prints a result (cli/search_output.py), from Hits built here: no library, no model."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from searchapp.base.member_paths import MEMBER_SEP
+from searchapp.base.terminal import BOLD, printable
+from searchapp.base.types import Hit, StageRanks, StageScores
+from searchapp.cli.search_output import empty_json, hit_line, print_hits, result_json
+from searchapp.library.search.result import SearchResult
+
+
+def _hit(path="/r/a.txt", text="the harbour lantern was lit at dusk", **kw) -> Hit:
+    scores = kw.pop("scores", StageScores(dense=0.8123, lexical=3.5, fused=0.9))
+    ranks = kw.pop("ranks", StageRanks(dense=2, lexical=1, fused=1, final=1))
+    return Hit(chunk_id=1, path=path, page=kw.pop("page", None), start=0, end=len(text), text=text, scores=scores,
+               ranks=ranks, **kw)
+
+
+def test_printable_escapes_what_could_steer_a_terminal():
+    assert printable("a\nb\tc\x1b[2Jd\x07") == "a\\nb\\tc\\e[2Jd\\x07"
+    assert printable("left\u202eright\x9b") == "left\\u202eright\\x9b"
+    assert printable("plain ünïcode › ok") == "plain ünïcode › ok"
+    assert printable("a\x00", toml=True) == "a\\u0000"
+
+
+def test_hit_blocks_show_place_scores_and_snippet(capsys):
+    hits = [_hit(page=3, order_label="match", more=[_hit(page=5), _hit(page=2)]),
+            _hit(path="/r/b\x1b]0;pwned\x07.txt", scores=StageScores(lexical=1.25),
+                 ranks=StageRanks(lexical=4, final=2), ocr=True, available=False)]
+    print_hits(SearchResult("lantern", "hybrid", hits, reranked=False), color=False)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == " 1. /r/a.txt  (page 3)"
+    assert out[1] == "    match 0.900 | similarity 0.812 #2 | bm25 3.50 #1"
+    assert out[2].startswith("    ") and "harbour lantern" in out[2] and "\x1b" not in "".join(out)
+    assert out[3] == "    + 2 more passages in this file (pages 2, 5)"
+    assert out[4] == " 2. /r/b\\e]0;pwned\\x07.txt  (OCR)  [unavailable: file or folder missing]"
+    assert out[5] == "    bm25 1.25 #4"
+
+
+def test_reranked_scores_say_how_far_a_hit_moved(capsys):
+    up = _hit(scores=StageScores(dense=0.5, rerank_logit=2.0, rerank=0.88),
+              ranks=StageRanks(dense=1, fused=4, rerank=1, final=1))
+    print_hits(SearchResult("q", "dense", [up], reranked=True), color=False)
+    assert capsys.readouterr().out.splitlines()[1] == \
+           "    relevance 0.880 (reranker logit 2.00) ▲3 | similarity 0.500 #1"
+
+
+def test_query_words_are_bold_only_with_color(capsys):
+    res = SearchResult("lantern", "lexical", [_hit()], reranked=False)
+    print_hits(res, color=True)
+    assert BOLD + "lantern" in capsys.readouterr().out
+    print_hits(res, color=False)
+    assert BOLD not in capsys.readouterr().out
+    print_hits(SearchResult("q", "hybrid", [], reranked=False), color=False)
+    assert capsys.readouterr().out == "no results\n"
+
+
+def test_hit_line_is_one_tab_separated_line_per_query():
+    member = "/r/a.zip" + MEMBER_SEP + "m.pdf"
+    res = SearchResult("q", "hybrid", [_hit(page=2), _hit(path=member)], reranked=False)
+    line = hit_line("tax\nreturn", res)
+    assert line == "tax\\nreturn\t/r/a.txt  (page 2)\t/r/a.zip › m.pdf" and "\n" not in line
+    assert hit_line("nothing", None) == "nothing"
+
+
+def test_json_is_exact_and_unescaped():
+    text = "bell\x07 and\nnewline"
+    res = SearchResult("q", "hybrid", [_hit(text=text, order_label="match")], reranked=False,
+                       warnings=["unbalanced quote"])
+    data = json.loads(result_json(res))
+    assert data["hits"][0]["text"] == text and data["hits"][0]["score"] == 0.9
+    assert data["hits"][0]["score_label"] == "match" and data["query_warnings"] == ["unbalanced quote"]
+    assert "notice" not in data
+    assert json.loads(result_json(res, notice="common words only"))["notice"] == "common words only"
+    empty = json.loads(empty_json("the", "dense", "common words only", ["w"]))
+    assert empty == {"query": "the", "mode": "dense", "reranked": False, "hits": [], "notice": "common words only",
+                     "query_warnings": ["w"]}
+
+
+def test_a_member_is_shown_by_its_display_name_and_keyed_by_its_key():
+    key = os.sep + "r" + os.sep + "a.zip" + MEMBER_SEP + "m.pdf"
+    data = json.loads(result_json(SearchResult("q", "hybrid", [_hit(path=key)], reranked=False)))
+    assert data["hits"][0]["key"] == key and "›" in data["hits"][0]["path"]
