@@ -1,5 +1,5 @@
 """Open file, off the GUI thread: a file on disk is handed over at once; a member of a container is first read
-again from its container and copied alone to a private folder (library/members/open_member.py), which may
+again from its container and copied alone to a private folder (library/members/private_copy.py), which may
 take seconds on a large or hostile archive, so that runs on a worker while the button says it is busy.
 """
 
@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QUrl, Signal
 
 from ..base.member_paths import split_member
 from ..base.types import Hit
-from ..library.members.open_member import open_copy
+from ..library.members.private_copy import open_copy
 from .workers import JobRunner
 
 __all__ = ["FileOpener", "local_url"]

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QV
 
 from ..base.member_paths import container_of, display_path, split_member
 from ..base.types import Hit
-from ..library.members.open_member import open_copy
+from ..library.members.private_copy import open_copy
 from .highlight import MARK_STYLE, highlight_html
 from .open_failure import OpenFailure
 from .open_file import FileOpener, local_url
@@ -33,7 +33,7 @@ PASSAGE_CHARS = 20_000  # of the passage itself (passages are capped when indexe
 
 def file_url(hit: Hit) -> QUrl:
     """The local file; a member of a container is first copied alone to a private temporary folder
-    (library/members/open_member.py). Blocks while it reads the container: the window opens through a
+    (library/members/private_copy.py). Blocks while it reads the container: the window opens through a
     FileOpener (open_file.py), which does that on a worker."""
     local = str(open_copy(hit.path)) if split_member(hit.path)[1] is not None else os.path.abspath(hit.path)
     return local_url(hit, local)

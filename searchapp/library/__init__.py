@@ -8,7 +8,7 @@ Rooms, each with one job (a newcomer finds a job by its name):
   query/                          the query language, its help, checks on a query, history and saved searches
   sync/                           keeping the index in step: words pass, meaning pass, roots, live watch
   ocr/                            OCR: which files wait (text pass), the OCR step, the "(OCR)" marks on hits
-  members/                        members of containers: their sync and opening one
+  members/                        members of containers: their sync, private copies on disk, opening one
   report/                         what the library says about itself: status, the not-indexed list, explain,
                                   settings drift, recall
 """

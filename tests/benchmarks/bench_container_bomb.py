@@ -56,7 +56,7 @@ def child(what: str, folder: str, data: str) -> None:
     out: dict = {}
     try:
         if what == "open":
-            from searchapp.library.members.open_member import open_copy
+            from searchapp.library.members.private_copy import open_copy
 
             copy = open_copy(str(archive) + os.sep * 2 + "after.txt")
             out["ok"] = copy.read_bytes().startswith(b"The lighthouse")

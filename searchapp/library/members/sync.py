@@ -5,38 +5,32 @@ an unchanged container keeps its members as they are (`members_by_container` mar
 are unchanged keeps its passages. Members no longer in the container, or whose container is gone, are not
 seen, so the sync removes them with the vanished files. An image member (and a PDF member with pages lacking
 a text layer) waits for the OCR step like a file on disk; that step reads its bytes again from the container
-(ocr_pending.py), so nothing is kept on disk between the two.
+(ocr/step.py), so nothing is kept on disk between the two.
 
-Extractors read paths, so each member's bytes are written, one at a time, to a 0600 file in a private 0700
-temporary folder that is removed when the container is done; nothing else of a container touches the disk.
+Extractors read paths, so each member's bytes are written, one at a time, to a private copy (private_copy.py)
+in a folder that is removed when the container is done; nothing else of a container touches the disk.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
-import tempfile
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
-from ...base.private import PRIVATE_FILE_MODE
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ...ingest.extractors import extract
 from ...base.member_paths import member_key, shown_member, split_member
 from ...ingest.extractors.mail_parse import parse_once
-from ...ingest.extractors.members import is_container, iter_members, read_member
+from ...ingest.extractors.members import is_container, iter_members
 from ...ingest.scan import ScannedFile
 from ..ocr.text_pass import pdf_waits_for_ocr, waits_for_ocr
+from .private_copy import write_private_copy
 from .temp_copies import private_temp_dir
 
-__all__ = ["index_container", "members_by_container", "is_container", "write_private_copy", "readable"]
-
-_SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
+__all__ = ["index_container", "members_by_container", "is_container"]
 
 
 def members_by_container(existing: dict) -> dict[str, list[str]]:
@@ -49,32 +43,6 @@ def members_by_container(existing: dict) -> dict[str, list[str]]:
             members.setdefault(container, []).append(key)
     return members
 
-
-def write_private_copy(folder: str, data: bytes, suffix: str, stem: str = "member") -> Path:
-    """`data` as a new 0600 file in `folder` (a private temporary folder); the name is ours, never the
-    archive's, so no member name can point it elsewhere. Only a plain suffix is kept (extractors go by it)."""
-    suffix = suffix if _SAFE_SUFFIX.match(suffix or "") else ""
-    stem = re.sub(r"[^\w.-]", "_", stem)[:80] or "member"
-    fd, name = tempfile.mkstemp(prefix=stem + "-", suffix=suffix, dir=folder)
-    with os.fdopen(fd, "wb") as fh:
-        os.fchmod(fh.fileno(), PRIVATE_FILE_MODE) if hasattr(os, "fchmod") else None
-        fh.write(data)
-    return Path(name)
-
-
-@contextmanager
-def readable(key: str, max_bytes: int, cancel: Optional[CancelToken] = None,
-             sha256: Optional[str] = None) -> Iterator[Path]:
-    """A path to an entry's bytes: a file's own path, or for a member a 0600 copy of it alone in a private 0700
-    temporary folder, removed on leaving. `sha256`: the bytes the library indexed; other bytes are refused."""
-    if split_member(key)[1] is None:
-        yield Path(key)
-        return
-    m = read_member(key, max_bytes, cancel)
-    if sha256 and hashlib.sha256(m.data).hexdigest() != sha256:
-        raise ExtractionError("changed inside its container since it was indexed (the next sync reads it again)")
-    with private_temp_dir("member") as tmp:
-        yield write_private_copy(tmp, m.data, m.suffix)
 
 def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config: Config,
                     cancel: Optional[CancelToken], rep,

@@ -35,7 +35,7 @@ from ...store import Store
 from ...store.ledger import pending_ocr_files, set_ocr_state
 from ...store.ocr_cache import OcrCache
 from ..sync.batches import Batcher, Pending, rewrite_entry
-from ..members.sync import readable
+from ..members.private_copy import readable
 from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES, passages_of
 from ..sync.types import IndexWriter, PassageEncoder, SyncReport
 

@@ -19,7 +19,7 @@ from ...ingest.extractors import extract
 from ...ingest.ocr import merge_ocr
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...store.ocr_cache import read_cached
-from ..members.sync import readable
+from ..members.private_copy import readable
 from ..sync.types import file_sha256
 
 __all__ = ["FileText", "file_text"]

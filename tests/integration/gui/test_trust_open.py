@@ -33,7 +33,7 @@ def test_open_on_a_member_of_a_bomb_archive_runs_on_a_worker_and_the_window_keep
                                                                                          monkeypatch):
     """Open on a member reads its container again (a gzip bomb: seconds): that happens on a worker thread, the
     button says so meanwhile, the event loop keeps running, and the copy is handed over when it is ready."""
-    from searchapp.library.members import open_member
+    from searchapp.library.members import private_copy
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -46,7 +46,7 @@ def test_open_on_a_member_of_a_bomb_archive_runs_on_a_worker_and_the_window_keep
     win.preview.show_hit(hit, [])
 
     gate, threads = threading.Event(), []
-    real = open_member.read_member
+    real = private_copy.read_member
 
     def slow_read(key, *args, **kwargs):  # stands for a long read; never holds the GUI thread in a failing run
         threads.append(threading.current_thread())
@@ -54,7 +54,7 @@ def test_open_on_a_member_of_a_bomb_archive_runs_on_a_worker_and_the_window_keep
             gate.wait(30)
         return real(key, *args, **kwargs)
 
-    monkeypatch.setattr(open_member, "read_member", slow_read)
+    monkeypatch.setattr(private_copy, "read_member", slow_read)
     ticks = []
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(1))

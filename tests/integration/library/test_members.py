@@ -199,7 +199,7 @@ def test_ledger_states_in_status_json(tiny_library, docs):
 def test_gui_open_on_a_member_hands_over_a_private_copy(qtbot, tiny_library, docs):
     from searchapp.base.types import Hit
     from searchapp.gui.preview import file_url, folder_url
-    from searchapp.library.members.open_member import private_open_dir
+    from searchapp.library.members.private_copy import private_open_dir
 
     tiny_library.add_folder(docs)
     hit = tiny_library.search("heliotrope budget", mode="lexical").hits[0]

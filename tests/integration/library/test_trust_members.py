@@ -243,7 +243,7 @@ def test_a_member_swapped_with_the_containers_size_and_mtime_kept_is_read_again(
 # -- members' private copies a killed process left behind ----------------------------------------------------------
 _OPEN_AND_DIE = """
 import os, sys
-from searchapp.library.members.open_member import open_copy
+from searchapp.library.members.private_copy import open_copy
 copy = open_copy(sys.argv[1])
 print(copy, flush=True)
 if sys.argv[2] == "kill":
