@@ -301,7 +301,7 @@ def test_cjk_phrase_and_exclusion(tiny_library, tmp_path):
     assert names('"天气预报" -下雨') == ["w3.txt"]
 
 
-# -- property: no returned hit violates any constraint ------------------------------------------------------
+# -- property: the hits are exactly the allowed files that can rank ----------------------------------------
 _word = st.sampled_from(VOCAB)
 _phrase = st.one_of(st.sampled_from(PLANTED), st.lists(_word, min_size=2, max_size=3).map(" ".join))
 _prefix = st.builds(lambda w, n: w[:n], _word, st.integers(1, 3))
@@ -318,9 +318,11 @@ def _alt_text(alt) -> str:
 def queries(draw):
     """(query text, the constraints it means): the expectation is built here, never by the parser."""
     parts: list[str] = []
-    c = {"phrases": [], "excluded": [], "groups": [], "prefixes": [], "types": None, "name": None, "folder": None}
+    c = {"words": [], "phrases": [], "excluded": [], "groups": [], "prefixes": [], "types": None, "name": None,
+         "folder": None}
     for w in draw(st.lists(_word, max_size=2)):
         parts.append(w)
+        c["words"].append(w)
     for p in draw(st.lists(_phrase, max_size=2)):
         parts.append(f'"{p}"')
         c["phrases"].append(p)
@@ -358,20 +360,52 @@ def satisfies(path: str, passages: list[str], c: dict, docs: Path) -> bool:
             and (c["folder"] is None or Path(path).parent == docs / c["folder"]))
 
 
+def ranking_words(c: dict) -> dict[str, bool]:
+    """The words the query ranks by (every typed word but exclusions and fields), each with whether it was
+    typed as a prefix: BM25 matches a passage holding any of them."""
+    out: dict[str, bool] = {}
+    terms = ([("word", w) for w in c["words"]] + [("phrase", p) for p in c["phrases"]]
+             + [a for g in c["groups"] for a in g] + [("prefix", p) for p in c["prefixes"]])
+    for kind, v in terms:
+        for w in v.split():
+            out[w] = out.get(w, False) or kind == "prefix"
+    return out
+
+
+def expected_paths(text: dict[str, list[str]], c: dict, docs: Path, mode: str) -> set[str]:
+    """What a search may and must return, from the stored passages alone: the allowed files (constraints and
+    fields) that the mode can rank. Dense ranks every allowed passage (each has a vector); lexical only those
+    sharing a ranking word; hybrid is both. No ranking word at all: nothing to rank, the allowed files listed
+    (only constraints), or nothing (an empty query)."""
+    allowed = {p for p, ps in text.items() if satisfies(p, ps, c, docs)}
+    words = ranking_words(c)
+    if not words:
+        has_constraint = c["excluded"] or c["types"] or c["name"] or c["folder"]
+        return allowed if has_constraint else set()
+    if mode != "lexical":
+        return allowed
+    return {p for p in allowed if any(contains(text[p], w, prefix=pre) for w, pre in words.items())}
+
+
 _STORED: dict[Path, dict[str, list[str]]] = {}
+K = 60
 
 
 @settings(max_examples=1000, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(queries(), st.sampled_from(["file", "passage"]))
-def test_property_no_hit_violates_a_constraint(lib, q, group):
+def test_property_hits_are_exactly_the_allowed_files(lib, q, group):
+    """Both ways: no hit breaks a constraint, and no allowed file that the mode can rank is left out (k is
+    above the corpus, so every one of them fits)."""
     library, docs, db = lib
     text = _STORED.get(db) or _STORED.setdefault(db, stored_passages(db))
+    assert sum(map(len, text.values())) < K  # every passage fits in k: "all of them" is the whole expectation
     query, c = q
     query = query.replace("{docs}", str(docs))
-    allowed = {p for p, ps in text.items() if satisfies(p, ps, c, docs)}
     for mode in ("lexical", "dense", "hybrid"):
-        res = library.search(query, k=60, mode=mode, rerank=False, group=group)
+        want = expected_paths(text, c, docs, mode)
+        res = library.search(query, k=K, mode=mode, rerank=False, group=group)
         got = {x.path for h in res.hits for x in (h, *h.more)}
-        assert got <= allowed, (mode, query, got - allowed)
+        assert got <= want, (mode, query, "breaks a constraint", got - want)
+        assert got >= want, (mode, query, "left out", want - got)
         if res.notice and "newest" in res.notice:  # nothing to rank by: the listing is the allowed set, whole
-            assert {h.path for h in res.hits} == allowed, (query, allowed)  # one passage a file here
+            assert {h.path for h in res.hits} == want, (query, want)  # one passage a file here
