@@ -61,7 +61,7 @@ class DiscoverActions:
         """Show the files most like `path` in the results list, as a search would (filters apply)."""
         k, lib, filters = self.search.k_box.value(), self.session.library, self.filter_bar.filters()
         self.services.say(f"Looking for files like {os.path.basename(path)}…", 0)
-        self.search.submit("similar", lambda p, c: lib.similar(path, page=page, k=k, filters=filters), k)
+        self.search.show_similar(path, page, lambda p, c: lib.similar(path, page=page, k=k, filters=filters), k)
 
     def open_duplicates(self, threshold: Optional[float] = None) -> DuplicatesWindow:
         dw = self.duplicates_window

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
 from ..base.types import Hit
@@ -25,10 +26,12 @@ from .library_session import LibrarySession
 from .preview import PreviewPane
 from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
 from .services import Services
+from .similar_chip import SimilarChip, back_button
 
 __all__ = ["SearchController", "SEARCH_DELAY_MS"]
 
 SEARCH_DELAY_MS = 350  # as-you-type: wait for a pause in typing before searching
+BACK_DEPTH = 20  # searches Back can return to
 RERANK_TIP = "Reorder the best candidates with the cross-encoder: slower, and closer to what the query asks"
 NO_RERANKER_TIP = ("No reranker is installed. Get one with Download reranker in the yellow notice above, or "
                    "Settings… (Ctrl+,) → Reranker model: Download, or Choose… a local cross-encoder folder.")
@@ -50,12 +53,16 @@ class SearchController(QObject):
         self.stale_dropped = 0  # search results that arrived after a newer query was sent
         self.result: Optional[SearchResult] = None
         self.terms: list[str] = []
+        self.shown_k = 0
+        self.similar: Optional[tuple] = None  # (path, page, job, k) of the "Similar files" search shown, else None
+        self.back_stack: list[tuple] = []  # (query text, result, k, similar) for Back, newest last
         self._build_query_row(session.config)
         self._build_results()
         self.debounce = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
         self.debounce.timeout.connect(self.run_search)
         self.search_box.textEdited.connect(lambda _: self.debounce.start())
         self.search_box.returnPressed.connect(self.run_search)
+        QShortcut(QKeySequence("Alt+Left"), services.parent, activated=self.back)
 
     # -- widgets ----------------------------------------------------------------
     def _build_query_row(self, config) -> None:
@@ -88,8 +95,16 @@ class SearchController(QObject):
         for w in (self.mode_box, self.rerank_box, self.group_box, self.k_box):
             sig = getattr(w, "currentTextChanged", None) or getattr(w, "toggled", None) or w.valueChanged
             sig.connect(lambda *_: self.search_soon())
+        self.back_button = back_button()
+        self.back_button.clicked.connect(self.back)
+        self.similar_chip = SimilarChip()  # "Similar to NAME" in place of the query, ✕ goes Back
+        self.similar_chip.closeRequested.connect(self.back)
+        query = QHBoxLayout()  # one item of the bar, so the window's widgets keep their places after it
+        query.addWidget(self.back_button)
+        query.addWidget(self.similar_chip)
+        query.addWidget(self.search_box, 1)
         self.bar = QHBoxLayout()
-        self.bar.addWidget(self.search_box, 1)
+        self.bar.addLayout(query, 1)
         for w in (self.mode_box, self.rerank_box, self.group_box, self.k_box):
             self.bar.addWidget(w)
 
@@ -120,6 +135,9 @@ class SearchController(QObject):
     def run_search(self) -> None:
         self.debounce.stop()
         query = self.search_box.text().strip()
+        if not query and self.similar is not None:
+            return  # the similar files stay until Back, Escape or a new query
+        self._set_similar(None)
         if not query:
             self.seq += 1  # the answer of any search still running is dropped
             self.show_result(None)
@@ -140,6 +158,38 @@ class SearchController(QObject):
         seq = self.seq
         self.services.runner.submit(job, name=name, on_success=lambda res, s=seq: self.search_done(s, res, k),
                                     on_error=lambda exc, tb, s=seq: s == self.seq and self.services.report_error(exc, tb))
+
+    def show_similar(self, path: str, page: Optional[int], job: Callable, k: int) -> None:
+        """Show the files like `path` (`job` finds them): a chip says so in place of the query, whose words these
+        files were not found by; the query and its results are one Back away."""
+        self.back_stack.append((self.search_box.text(), self.result, self.shown_k, self.similar))
+        del self.back_stack[:-BACK_DEPTH]
+        self.back_button.setEnabled(True)
+        self._set_similar((path, page, job, k))
+        self.search_box.setText("")
+        self.submit("similar", job, k)
+
+    def back(self) -> None:
+        """Return to the search shown before the last "Similar files": its query, its chip, its results."""
+        if not self.back_stack:
+            return
+        text, result, k, similar = self.back_stack.pop()
+        self.back_button.setEnabled(bool(self.back_stack))
+        self.debounce.stop()
+        self.seq += 1  # a similar search still running is dropped
+        self._set_similar(similar)
+        self.search_box.setText(text)
+        self.show_result(result, k)
+        if result is None and (text.strip() or similar is not None):
+            self.run_search() if similar is None else self.submit("similar", similar[2], similar[3])
+        self.services.say(f"Back to “{text.strip()}”" if text.strip() else "Back", 4000)
+
+    def _set_similar(self, similar: Optional[tuple]) -> None:
+        self.similar = similar
+        if similar is None:
+            self.similar_chip.hide()
+        else:
+            self.similar_chip.show_for(similar[0], similar[1])
 
     def search_done(self, seq: int, result: SearchResult, k: int) -> None:
         if seq != self.seq:
@@ -162,10 +212,9 @@ class SearchController(QObject):
         self.finished.emit(result)
 
     def show_result(self, result: Optional[SearchResult], k: int = 0) -> None:
-        self.result = result
-        # The words searched for: not -excluded ones nor field values (type:pdf); "Similar files" queries are paths.
-        self.terms = (query_terms(result.query if result.mode == "similar" else marked_text(result.query))
-                      if result else [])
+        self.result, self.shown_k = result, k
+        # The words searched for: not -excluded ones nor field values (type:pdf); "Similar files" searched no words.
+        self.terms = query_terms(marked_text(result.query)) if result and result.mode != "similar" else []
         self.results_model.set_hits(result.hits[:k] if result else [], self.terms)
         self.results_view.resizeColumnsToContents()
         self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Folder"), 160)
@@ -180,6 +229,7 @@ class SearchController(QObject):
         self.search_box.selectAll()
 
     def clear(self) -> None:
+        self._set_similar(None)
         self.search_box.clear()
         self.seq += 1  # the answer of any search still running is dropped
         self.show_result(None)
@@ -211,6 +261,8 @@ class SearchController(QObject):
             self.k_box.setValue(self.session.config.search.k)
         if changes.index and self.search_box.text().strip():
             self.run_search()  # the library changed: show what is there now
+        elif changes.index and self.similar is not None:
+            self.submit("similar", self.similar[2], self.similar[3])
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         # Down in the query field moves into the results, like a browser's address bar.

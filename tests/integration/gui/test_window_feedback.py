@@ -23,6 +23,7 @@ TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the 
          "bread.md": "A recipe for sourdough bread with a long cold proof.",
          "notes.md": "Meeting notes: the volcano tour is booked for spring."}
 SHOTS = Path("/tmp/shots")
+SEARCH_WAIT = 600  # ms: longer than the as-you-type pause (350 ms)
 
 
 @pytest.fixture
@@ -213,3 +214,60 @@ def test_an_open_the_desktop_could_not_do_is_said_with_show_in_folder_and_copy_p
     qtbot.mouseClick(win.preview.open_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(win.opened) == 1, timeout=WAIT_MS)
     assert not strip.isVisible()
+
+
+def marked_rows(win) -> list[bool]:
+    from searchapp.gui.highlight import MARK_STYLE
+    from searchapp.gui.results_model import HTML_ROLE, ResultsModel
+
+    model, col = win.search.results_model, ResultsModel.COLUMNS.index("Passage")
+    return [MARK_STYLE in str(model.index(r, col).data(HTML_ROLE) or "") for r in range(model.rowCount())]
+
+
+def shown_paths(win) -> list[str]:
+    from searchapp.gui.results_model import HIT_ROLE
+
+    model = win.search.results_model
+    return [model.index(r, 0).data(HIT_ROLE).path for r in range(model.rowCount())]
+
+
+def test_similar_files_is_a_chip_in_place_of_the_query_and_back_restores_the_query_and_its_results(qtbot, open_window):
+    win = open_window()
+    ctl = win.search
+    search(qtbot, win, "volcano", mode="lexical")
+    before = shown_paths(win)
+    assert len(before) == 3 and all(marked_rows(win)) and not ctl.back_button.isEnabled()
+    target = str(win.docs / "volcano.txt")
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
+        win.discover.show_similar(target)
+    assert sig.args[0].mode == "similar"
+    assert ctl.search_box.text() == ""  # the old query's words found none of these
+    assert ctl.similar_chip.isVisible() and ctl.similar_chip.label.text() == "Similar to volcano.txt"
+    assert ctl.similar_chip.label.textFormat() == Qt.TextFormat.PlainText
+    assert shown_paths(win) and not any(marked_rows(win))  # no query words highlighted
+    assert win.query_chips.labels() == [] and ctl.back_button.isEnabled()
+    shot(win, "similar_chip.png")
+
+    ctl.k_box.setValue(ctl.k_box.value() + 1)  # an option changed with no query: the similar files stay
+    qtbot.wait(SEARCH_WAIT)
+    assert ctl.similar_chip.isVisible() and ctl.result.mode == "similar"
+
+    win.activateWindow()
+    ctl.results_view.setFocus()
+    qtbot.keyClick(ctl.results_view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)  # Back
+    assert ctl.search_box.text() == "volcano" and not ctl.similar_chip.isVisible()
+    assert shown_paths(win) == before and all(marked_rows(win))
+    assert not ctl.back_button.isEnabled()
+
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        win.discover.show_similar(target, page=None)
+    qtbot.mouseClick(ctl.similar_chip.close_button, Qt.MouseButton.LeftButton)  # the chip's ✕ is Back too
+    assert ctl.search_box.text() == "volcano" and shown_paths(win) == before
+
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        win.discover.show_similar(target)
+    search(qtbot, win, "bread", mode="lexical")  # a new query replaces the chip; Back still returns
+    assert not ctl.similar_chip.isVisible()
+    qtbot.mouseClick(ctl.back_button, Qt.MouseButton.LeftButton)
+    assert ctl.search_box.text() == "volcano" and shown_paths(win) == before
+
