@@ -63,6 +63,11 @@ class ModelNotFoundError(ModelLoadError):
 
 
 class Cancelled(SearchAppError):
-    """A long job stopped at a batch boundary because the user asked; state is consistent."""
+    """A long job stopped at a batch boundary because the user asked; state is consistent. `report`: what a
+    cancelled sync had done by then (a SyncReport), so the person hears how far it got."""
 
     exit_code = 130
+
+    def __init__(self, *args, report=None) -> None:
+        super().__init__(*args)
+        self.report = report

@@ -53,6 +53,10 @@ class ProgressView(QWidget):
         self.bar.setMinimumWidth(240)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("cancelButton")
+        self.dismiss_button = QPushButton("OK")  # after a cancel: the strip keeps saying what was kept
+        self.dismiss_button.setObjectName("progressDismiss")
+        self.dismiss_button.clicked.connect(self.hide)
+        self.dismiss_button.hide()
         self.eta = EtaEstimator()
         self.eta_seconds: Optional[float] = None
         lay = QHBoxLayout(self)
@@ -60,13 +64,25 @@ class ProgressView(QWidget):
         lay.addWidget(self.label, 1)
         lay.addWidget(self.bar)
         lay.addWidget(self.cancel_button)
+        lay.addWidget(self.dismiss_button)
 
     def start(self, title: str) -> None:
         self.eta.reset()
         self.eta_seconds = None
         self.label.setText(title)
         self.bar.setRange(0, 0)  # busy until the first report says how much there is
+        self.bar.show()
         self.cancel_button.setEnabled(True)
+        self.cancel_button.show()
+        self.dismiss_button.hide()
+        self.show()
+
+    def show_outcome(self, text: str) -> None:
+        """The strip stays with `text` (what a cancelled job kept) until OK or the next job."""
+        self.label.setText(text)
+        self.bar.hide()
+        self.cancel_button.hide()
+        self.dismiss_button.show()
         self.show()
 
     def show_progress(self, title: str, p: Optional[Progress], now: float) -> None:

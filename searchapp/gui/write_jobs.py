@@ -19,9 +19,21 @@ from .library_session import LibrarySession
 from .progress_view import ProgressView
 from .services import Services
 
-__all__ = ["WriteJobs", "POLL_MS"]
+__all__ = ["WriteJobs", "POLL_MS", "cancel_summary"]
 
 POLL_MS = 100  # how often the newest progress report is shown
+
+
+def cancel_summary(rep) -> str:
+    """What a cancelled sync kept, from its SyncReport (None: it stopped before it did anything to say)."""
+    if rep is None:
+        return "Cancelled; everything indexed so far is kept, the rest on the next sync (Re-sync, F5)."
+    files = rep.added + rep.updated
+    text = f"Cancelled; {files:,} file{'' if files == 1 else 's'} done"
+    if rep.chunks_pending:
+        text += (f" ({rep.chunks_pending:,} passage{'' if rep.chunks_pending == 1 else 's'} still to embed: "
+                 "found by their words meanwhile)")
+    return text + ", the rest on the next sync (Re-sync, F5)."
 
 
 class WriteJobs(QObject):
@@ -31,15 +43,17 @@ class WriteJobs(QObject):
         super().__init__(services.parent)
         self.services, self.session, self.progress = services, session, progress
         self.pending = Changes()  # what the writes ended since the queue was last empty changed
+        self.outcome = ""  # what a cancelled write kept, said in the strip once the queue is empty
         self.poll = QTimer(self, interval=POLL_MS)
         self.poll.timeout.connect(self._poll_progress)
         progress.cancel_button.clicked.connect(self.cancel)
 
     def submit(self, title: str, fn, changes: Changes, on_success: Optional[Callable] = None):
         runner = self.services.runner
-        return runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.services.report_error,
-                             on_cancel=self._on_cancelled, on_started=self._started,
-                             on_done=lambda: self._done(changes))
+        job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.services.report_error,
+                            on_cancel=lambda: self._on_cancelled(job), on_started=self._started,
+                            on_done=lambda: self._done(changes))
+        return job
 
     def add_paths(self, paths: list[str]) -> None:
         lib = self.session.library
@@ -91,7 +105,11 @@ class WriteJobs(QObject):
         if self.services.runner.busy_writing():
             return
         self.poll.stop()
-        self.progress.hide()
+        if self.outcome:
+            self.progress.show_outcome(self.outcome)
+        else:
+            self.progress.hide()
+        self.outcome = ""
         changes, self.pending = self.pending, Changes()
         self.services.changed(changes)  # the status, the results, the saved searches show what is indexed now
         self.idle.emit()
@@ -110,6 +128,7 @@ class WriteJobs(QObject):
         self.progress.label.setText("Stopping…")  # within seconds, keeping every finished file
         self.services.runner.cancel_writes()
 
-    def _on_cancelled(self) -> None:
+    def _on_cancelled(self, job) -> None:
         # Cancelling is the user's own wish: no dialog, just say what state things are in.
-        self.services.say("Cancelled; everything indexed so far is kept (a later sync embeds the rest).", 10000)
+        self.outcome = cancel_summary(getattr(job.value, "report", None))
+        self.services.say(self.outcome, 15000)

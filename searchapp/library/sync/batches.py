@@ -101,7 +101,7 @@ class Batcher:
     def flush_and_stop(self) -> None:
         """On cancel: commit the files fully processed so far (cancel keeps what is done), then raise Cancelled."""
         self.flush()
-        raise Cancelled("cancelled")
+        raise Cancelled("cancelled", report=self.report)  # this root's files so far
 
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.cancelled:

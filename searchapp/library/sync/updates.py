@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...base.config import Config
-from ...base.errors import ConfigError, SearchAppError, StoreError
+from ...base.errors import Cancelled, ConfigError, SearchAppError, StoreError
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
@@ -111,13 +111,15 @@ class Updates:
                                                            batch=sync_module.BATCH_CHUNKS)
                 total.chunks_pending = self.store.pending_count()
                 self.vectors.compact_if_needed()
+            except Cancelled as exc:  # what the whole sync did by then, for the person who cancelled it
+                if exc.report is not None and exc.report is not total:
+                    total.merge(exc.report)
+                total.chunks_pending = self.store.pending_count()
+                exc.report = total
+                self._save_after_stop()
+                raise
             except BaseException:
-                # Also on Cancelled or an error: what was committed is saved with its generation. A second
-                # error while saving must not hide the first one.
-                try:
-                    self.vectors.save()
-                except StoreError as exc:
-                    log.warning("%s", exc)
+                self._save_after_stop()
                 raise
             report(progress, "saving", 0, 1)
             self.vectors.save()
@@ -127,6 +129,14 @@ class Updates:
             raise StoreError(f"library database write failed: {exc} (is the disk under {self.data_dir} full or "
                              "read-only?); everything committed before is kept") from exc
         return total
+
+    def _save_after_stop(self) -> None:
+        """On Cancelled or an error: what was committed is saved with its generation. A second error while saving
+        must not hide the first one."""
+        try:
+            self.vectors.save()
+        except StoreError as exc:
+            log.warning("%s", exc)
 
     def remove_folder(self, root: str) -> int:
         row = self.store.root_by_path(root)

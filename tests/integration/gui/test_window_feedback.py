@@ -271,3 +271,42 @@ def test_similar_files_is_a_chip_in_place_of_the_query_and_back_restores_the_que
     qtbot.mouseClick(ctl.back_button, Qt.MouseButton.LeftButton)
     assert ctl.search_box.text() == "volcano" and shown_paths(win) == before
 
+
+def test_cancel_says_how_many_files_it_kept_and_that_the_rest_comes_with_the_next_sync(qtbot, open_window, tmp_path):
+    import re
+
+    from PySide6.QtWidgets import QPushButton
+
+    win = open_window()
+    many = tmp_path / "many"
+    many.mkdir()
+    n = 400
+    for i in range(n):
+        (many / f"note{i:03d}.txt").write_text(
+            f"Note {i}. " + " ".join(f"The committee discussed item {i}-{j} about budgets and rivers." for j in range(8)),
+            encoding="utf-8")
+    win.add_paths([str(many)])
+
+    def past_first_batch():
+        job = win.writes.active_write()
+        p = job.progress if job else None
+        return p is not None and (p.stage == "extracting" and p.done >= 70 or p.stage == "embedding")
+
+    qtbot.waitUntil(past_first_batch, timeout=WAIT_MS)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        qtbot.mouseClick(win.findChild(QPushButton, "cancelButton"), Qt.MouseButton.LeftButton)
+    kept = next(r.files for r in win.status.roots if r.path == str(many))
+    assert 0 < kept <= n
+    strip = win.progress
+    said = strip.label.text()
+    assert strip.isVisible() and strip.label.textFormat() == Qt.TextFormat.PlainText, said
+    m = re.match(r"Cancelled; ([\d,]+) files done( \(([\d,]+) passages still to embed: found by their words "
+                 r"meanwhile\))?, the rest on the next sync \(Re-sync, F5\)\.$", said)
+    assert m, said
+    assert int(m.group(1).replace(",", "")) == kept
+    pending = win.status.chunks - win.status.embedded
+    assert (int(m.group(3).replace(",", "")) if m.group(2) else 0) == pending
+    assert win.statusBar().currentMessage() in (said, "")  # a search may say its own line after it
+    shot(win, "cancel_said.png")
+    qtbot.mouseClick(strip.dismiss_button, Qt.MouseButton.LeftButton)
+    assert not strip.isVisible()
