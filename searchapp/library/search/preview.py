@@ -14,13 +14,13 @@ from typing import Optional
 
 from ...base.config import Config
 from ...base.errors import ExtractionError
+from ...base.hashing import file_sha256
 from ...base.types import Document
 from ...ingest.extractors import extract
 from ...ingest.ocr import merge_ocr
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...store.ocr_cache import read_cached
 from ..members.private_copy import readable
-from ..sync.types import file_sha256
 
 __all__ = ["FileText", "file_text"]
 

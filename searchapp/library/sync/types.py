@@ -1,18 +1,15 @@
-"""What a sync works through and reports: the encoder and index-writer protocols, the sync report, hashes."""
+"""What a sync works through and reports: the encoder and index-writer protocols, the sync report."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Optional, Protocol, Sequence
 
 import numpy as np
 
 from ...base.progress import CancelToken, ProgressFn
-from ...base.safe_open import open_regular
 
-__all__ = ["SyncReport", "PassageEncoder", "IndexWriter", "file_sha256", "text_hash"]
+__all__ = ["SyncReport", "PassageEncoder", "IndexWriter"]
 
 
 class PassageEncoder(Protocol):
@@ -66,15 +63,3 @@ class SyncReport:
         self.problems += other.problems
         self.missing_roots += other.missing_roots
         self.notes += other.notes
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open_regular(path) as fh:  # a FIFO put in the file's place must not hang the sync
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -11,6 +11,7 @@ from typing import Optional
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ...base.hashing import file_sha256, text_hash
 from ...base.progress import CancelToken, ProgressFn, report
 from ...base.types import ChunkSpan
 from ...ingest.chunking import chunk_document
@@ -23,10 +24,9 @@ from .batches import Batcher, Pending, rewrite_entry
 from ..members.sync import index_container, is_container, members_by_container
 from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .roots import in_scope, outermost, root_missing
-from .types import IndexWriter, PassageEncoder, SyncReport, file_sha256, text_hash
+from .types import IndexWriter, PassageEncoder, SyncReport
 
-__all__ = ["SyncReport", "sync_root", "passages_of", "file_sha256", "text_hash", "PassageEncoder", "IndexWriter",
-           "BATCH_CHUNKS", "BATCH_FILES"]
+__all__ = ["SyncReport", "sync_root", "passages_of", "PassageEncoder", "IndexWriter", "BATCH_CHUNKS", "BATCH_FILES"]
 
 # Read at each sync (tests lower them): passages, files per phase-1 commit; BATCH_CHUNKS is phase 2's batch too.
 BATCH_CHUNKS = 256
