@@ -15,6 +15,7 @@ from ...ingest.exclude import Excluder
 from ...ingest.extractors import supported_suffixes
 from ...base.member_paths import display_path, key_of, split_member
 from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
+from ...ingest.ocr.images import image_suffixes
 from ...ingest.fsnames import storable
 from ...store import Store
 from ...store.ledger import STATES, entry_state, entry_text, entry_vectors
@@ -46,7 +47,10 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
             return "excluded", "matches a [scan] exclude pattern: " + ", ".join(scan.exclude)
     suffix = os.path.splitext(path)[1].lower()
     if suffix in KNOWN_BINARY_SUFFIXES and suffix not in supported_suffixes():
-        return "skipped", f'unsupported type "{suffix}" (not read by any extractor)'
+        if suffix not in image_suffixes():
+            return "skipped", f'unsupported type "{suffix}" (not read by any extractor)'
+        if not scan.ocr:  # images are read by OCR alone, as the scan decides
+            return "skipped", f'image "{suffix}": read only by OCR, which is off ([scan] ocr = false)'
     try:
         size = os.stat(path).st_size
     except OSError as exc:

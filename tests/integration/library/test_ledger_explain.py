@@ -76,3 +76,33 @@ def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encode
     assert [r["path"] for r in rows] == [str(docs / "blank.txt")] and rows[0]["state"] == "no_text"
     st = json.loads(_run(data, "status", "--json").stdout)
     assert st["files_by_state"]["indexed"] == 1 and st["files_by_state"]["no_text"] == 1
+
+
+class _WhiteboardEngine:
+    """Stands in for an OCR engine: every page reads as the same line (the engine is not what is tested)."""
+
+    name = "stub"
+
+    def recognize(self, image, cancel=None) -> str:
+        return "Whiteboard notes about capybaras and their burrows"
+
+
+def test_explain_of_an_ocrd_image_names_no_rule_against_it(tiny_library, tmp_path, make_config, monkeypatch):
+    from PIL import Image
+
+    from searchapp.library.ocr import step
+
+    monkeypatch.setattr(step, "available_engine", lambda: _WhiteboardEngine())
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    Image.new("RGB", (64, 32), "white").save(docs / "board.png")
+    lib = tiny_library
+    lib.add_folder(docs)
+
+    e = lib.explain(str(docs / "board.png"))
+    assert e["state"] == "ocr_done" and "capybaras" in e["text"]
+    assert e["rule"] is None and "unsupported" not in json.dumps(e)
+
+    lib.config = make_config(models={"reranker": ""}, scan={"ocr": False})
+    e = lib.explain(str(docs / "board.png"))
+    assert "unsupported" not in (e["rule"] or "") and "OCR" in e["rule"] and "off" in e["rule"]
