@@ -1,6 +1,7 @@
 """`searchapp search QUERY|-`: hybrid, dense or lexical retrieval, reranked when possible.
 
-`similar` and `duplicates` (discover.py) register right after it; they share its filter options.
+`similar` and `duplicates` (discover.py) register right after it; `similar` shares its filter options
+(cli/filter_options.py).
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ import sys
 
 from ...base.config import Config
 from ...base.terminal import printable, use_color
+from ..filter_options import add_filter_options, filters_from
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
-from . import discover
 
 __all__ = ["register", "cmd_search"]
 
@@ -31,7 +32,7 @@ def register(sub) -> None:
                    help='search the words as typed: no query syntax ("phrases", -word, OR, word*, type:, in:, ...)')
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
-    discover.add_filter_options(s)
+    add_filter_options(s)
     query_may_start_with_a_dash(s)
     s.set_defaults(handler=cmd_search)
 
@@ -48,7 +49,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
         raise ConfigError(EMPTY_QUERY)
     if args.no_rerank:
         config = config.replace(search={"rerank": False})
-    filters = discover.filters_from(args)
+    filters = filters_from(args)
     with _library(config, create=False) as lib:
         if args.reranker and config.search.rerank:
             lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
