@@ -1,4 +1,4 @@
-"""Real office files and mail written by the tests (and by tests/benchmarks/bench_formats_search.py): xlsx and
+"""Real office files and mail written by the tests (and by tests/benchmarks/bench_format_coverage.py): xlsx and
 pptx as OOXML parts in a zip, ods and odp through odfpy, mail through the standard library's EmailMessage."""
 
 from __future__ import annotations

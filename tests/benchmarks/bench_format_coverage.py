@@ -1,15 +1,22 @@
-"""Issue 21's "search success": questions whose answer lies only inside the newly read formats.
+"""Format coverage: does a fact that lies only inside a newly read format reach search at all?
 
-    python tests/benchmarks/bench_formats_search.py [--before-tree /tmp/before-formats]
+    python tests/benchmarks/bench_format_coverage.py [--before-tree /tmp/before-formats]
 
 Writes ~30 files into a temp folder: 20 "answer" files, each holding one fact only inside a format searchapp
-did not read before this round (xlsx cells, ods sheets, pptx/odp slide text or speaker notes, eml bodies,
+did not read before that round (xlsx cells, ods sheets, pptx/odp slide text or speaker notes, eml bodies,
 mbox messages, zip members, PNG text read by OCR), plus 10 plain .txt distractors on related topics. Each of
-20 paraphrased questions is searched in hybrid mode (k=10, grouped by file, packaged all-MiniLM-L6-v2, no
-reranker, cpu, SEARCHAPP_OCR_ENGINE=rapidocr); the rank of the file whose shown path holds the answer file's
-name is recorded. "Before" is the same corpus indexed by an older checkout (`git worktree add
-/tmp/before-formats 2650ac9`) in a subprocess with PYTHONPATH pointing there; "after" is this checkout, also
-in a subprocess. Prints one JSON line per question and a summary line. Never run in CI.
+20 questions is searched in hybrid mode (k=10, grouped by file, packaged all-MiniLM-L6-v2, no reranker, cpu,
+SEARCHAPP_OCR_ENGINE=rapidocr); the rank of the file whose shown path holds the answer file's name is recorded.
+"Before" is the same corpus indexed by an older checkout (`git worktree add /tmp/before-formats 2650ac9`) in a
+subprocess with PYTHONPATH pointing there; "after" is this checkout, also in a subprocess. Prints one JSON line
+per question and a summary line. Never run in CI.
+
+What it measures is coverage: before, those formats were not read, so nothing could find their facts; after,
+they are read and found. It is not a measure of retrieval quality on paraphrased questions: the questions are
+reworded, but there are only 30 files and 10 distractors, one fact per file, written together with the
+questions, so finding the one file that holds the topic is easy once its text is indexed. No paraphrase
+benchmark sits beside it; retrieval quality on real questions and documents is bench_quality.py (SciFact,
+Cranfield, TrecQA, against a plain pipeline in the same run).
 """
 
 from __future__ import annotations
