@@ -19,6 +19,7 @@ class Changes:
     settings: bool = False  # the config: the library was reopened under it
     stale_index: bool = False  # the new settings cut or embed passages differently: a re-index is due
     searches: bool = False  # the saved searches
+    elsewhere: bool = False  # another process wrote the library (a sync in a terminal); alone: it is still writing
 
     def __or__(self, other: "Changes") -> "Changes":
         return Changes(**{f.name: getattr(self, f.name) or getattr(other, f.name) for f in fields(self)})

@@ -25,6 +25,7 @@ from .errors import show_error
 from .filter_bar import FilterBar
 from .library_panel import LibraryPanel
 from .library_session import LibrarySession
+from .other_writers import OtherWriters
 from .model_download import ModelDownloads
 from .preview import PreviewPane
 from .progress_view import ProgressView
@@ -73,7 +74,8 @@ class MainWindow(QMainWindow):
         self._build_widgets()
         self._build_menu()
         self._build_shortcuts()
-        for part in (self, self.search, self.memory):  # the window's own part: the status and the models
+        self.other_writers = OtherWriters(self.services, self.session)  # a sync in a terminal: shown here too
+        for part in (self, self.search, self.memory, self.other_writers):  # the window's own part: the status and the models
             self.changed.connect(part.on_changes)
         restore_ui_state(self, self._ui)
         # Startup work goes to the pools once the event loop runs, so the window paints first.
@@ -176,6 +178,7 @@ class MainWindow(QMainWindow):
         self.memory.load_history()
         self.memory.refresh()
         self.search.search_soon()
+        self.other_writers.start()
 
     def _refresh_status_and_models(self) -> None:
         """Refresh the status and load the models on the pools (at startup and after a settings change)."""
@@ -194,8 +197,8 @@ class MainWindow(QMainWindow):
             forget_query_unless_kept(self, self._ui)  # history just turned off: no query text stays in gui.ini
             self.models_ready = False
             self._refresh_status_and_models()
-        elif changes.roots or changes.files:
-            self.refresh_status(then=self.writesIdle.emit)
+        elif changes.roots or changes.files or changes.elsewhere:
+            self.refresh_status(then=None if changes.elsewhere else self.writesIdle.emit)
         if changes.stale_index and self.status is not None and self.status.chunks:
             self.writes.confirm_reindex()
 
@@ -326,6 +329,7 @@ class MainWindow(QMainWindow):
         """Stop at the next batch boundary, wait for the workers, and close what this window opened."""
         self.search.stop()
         self.writes.poll.stop()
+        self.other_writers.stop()
         self.downloads.shutdown()
         self.runner.shutdown()
         self.session.close()

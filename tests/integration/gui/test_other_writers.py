@@ -1,0 +1,78 @@
+"""A sync made by another process (`searchapp index` in a terminal) shows in an open window without a click:
+its counts, its library pane and the results of the query on screen follow the library on disk."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from conftest import build_tiny_library  # noqa: E402
+
+from gui_window import WAIT_MS, shown_window  # noqa: E402
+
+TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
+         "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day.",
+         "bread.txt": "Sourdough needs a lively starter, a long cold proof and a very hot oven."}
+
+
+@pytest.fixture
+def win(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    with open(data / "config.toml", "a", encoding="utf-8") as f:  # the terminal's sync reads the same settings
+        f.write('[index]\nbackend = "exact"\n')
+    lib = Library(load_config(data, env={}), encoder=tiny_encoder)
+    w = shown_window(qtbot, lib.config, lib)
+    w.data, w.docs = data, tmp_path / "docs"
+    yield w
+    for top in QApplication.topLevelWidgets():
+        if top is not w and top.isVisible():
+            top.close()
+    w.close()
+    lib.close()
+
+
+def index_in_a_terminal(data: Path, *paths: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), "index", *map(str, paths)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def shown_names(win) -> set[str]:
+    from searchapp.gui.results_model import HIT_ROLE
+
+    model = win.search.results_model
+    return {Path(model.index(r, 0).data(HIT_ROLE).path).name for r in range(model.rowCount())}
+
+
+def test_a_sync_in_a_terminal_refreshes_the_counts_and_the_results_on_screen(qtbot, win, tmp_path):
+    win.search.mode_box.setCurrentText("lexical")
+    win.search.search_box.setText("lighthouse")
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
+        win.run_search()
+    assert sig.args[0].hits == [] and win.status.files.get("indexed") == 3
+    (win.docs / "lighthouse.txt").write_text("The lighthouse keeper logs every passing ship.\n", encoding="utf-8")
+    harbour = tmp_path / "harbour"
+    harbour.mkdir()
+    (harbour / "pier.txt").write_text("A lighthouse stands at the end of the pier.\n", encoding="utf-8")
+
+    index_in_a_terminal(win.data)  # re-sync: the new file in the indexed folder
+    qtbot.waitUntil(lambda: shown_names(win) == {"lighthouse.txt"}, timeout=WAIT_MS)
+    assert win.status.files.get("indexed") == 4
+    assert win.labels.index.text() == "4 passages in 4 files"
+
+    index_in_a_terminal(win.data, harbour)  # a new folder
+    qtbot.waitUntil(lambda: shown_names(win) == {"lighthouse.txt", "pier.txt"}, timeout=WAIT_MS)
+    assert str(harbour) in [r.path for r in win.status.roots]
+    panel = win.library_panel.tree
+    assert panel.topLevelItemCount() == 2
+    assert win.other_writers.noticed >= 2 and win.last_dialog is None
