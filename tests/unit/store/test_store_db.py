@@ -226,7 +226,7 @@ def test_chunks_read_with_their_file_and_repeats(lib):
         a, b = store.insert_chunks(fid, [_chunk(0, "same", None, [(50, 54, 2), (30, 34, None)]),
                                          _chunk(1, "other", None)])
     rows = store.chunks([b, a, 999])
-    assert set(rows) == {a, b} and rows[a].path == "/r/a.txt" and rows[a].date_ns == 100
+    assert set(rows) == {a, b} and rows[a].path == "/r/a.txt" and rows[a].file_id == fid
     assert (rows[b].ordinal, rows[b].start, rows[b].end, rows[b].text) == (1, 10, 15, "other")
     assert store.chunk_repeats([a, b]) == {a: [(30, 34, None), (50, 54, 2)]}  # by start; b has none
     assert store.chunk_files([a, b]) == {a: fid, b: fid}
