@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView
 
 from ..library import SearchResult
 from ..library.query.help import query_parts
-from ..library.query.syntax import parse_query
+from ..library.query.syntax import read_query
 from .plain import plain_label
 
 __all__ = ["EmptyResults", "empty_text"]
@@ -21,7 +21,7 @@ MARGIN = 12
 def empty_text(result: SearchResult, bar_filters: bool) -> str:
     """"No results for “…”." and the ways out that fit: the filters in the bar or the query, the mode."""
     similar = result.mode == "similar"
-    filtered = bar_filters or (not similar and bool(query_parts(parse_query(result.query))))
+    filtered = bar_filters or (not similar and bool(query_parts(read_query(result.query))))
     tips = []
     if filtered:
         tips.append("remove a filter (✕ on a chip under the query, or Clear in the filter bar)")

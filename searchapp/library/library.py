@@ -34,7 +34,7 @@ from .readers import Readers
 from .ocr.marks import mark_ocr
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult, meaning_text
-from .query.syntax import parse_query
+from .query.syntax import read_query
 from .report.status import LibraryStatus, RootStatus, build_status, reindex_notice
 from .sync.words_pass import SyncReport
 from .sync.updates import Updates
@@ -216,13 +216,15 @@ class Library:
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
-        parsed = None if literal else parse_query(query)
+        parsed = None if literal else read_query(query)  # a long question's quotes are words (as_searched)
         warnings = list(parsed.warnings) if parsed is not None else []  # what it took as plain words: said
+        reading = "literal" if literal else "plain" if parsed.as_words else "strict"
         if parsed is not None and not parsed.has_syntax:
             parsed = None  # a plain query is searched as typed
         problem = query_problem(query, mode) if parsed is None else None
         if problem:  # nothing to match or embed: no arbitrary hits
-            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)], warnings=warnings)
+            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)], warnings=warnings,
+                                reading=reading)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=rerank_depth,
                              filters=filters, group=group, parsed=parsed)
         encode_query = None
@@ -237,7 +239,7 @@ class Library:
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         mark_available(result)
         mark_ocr(result, self.reader())
-        result.warnings = warnings
+        result.warnings, result.reading = warnings, reading
         # lexical search says nothing about models; nor does a listing by date (its notice says why: issue 22)
         if want_rerank and cross is None and mode != "lexical" and not result.notices:
             self._say(result, RERANKER, self.models.reranker_notice())

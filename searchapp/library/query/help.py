@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .syntax import ParsedQuery, parse_query, to_text
+from .syntax import ParsedQuery, read_query, to_text
 
 __all__ = ["SYNTAX_ROWS", "QueryPart", "query_parts", "without_part", "marked_text"]
 
@@ -78,4 +78,4 @@ def without_part(parsed: ParsedQuery, key: tuple) -> str:
 def marked_text(query: str, literal: bool = False) -> str:
     """The text whose words a snippet marks: with syntax, the words searched for (`free_text`), so neither an
     excluded word nor a field (type:pdf) is marked in a hit; a plain or literal query as typed."""
-    return query if literal else parse_query(query).free_text  # free_text is the query itself without syntax
+    return query if literal else read_query(query).free_text  # free_text is the query itself without syntax

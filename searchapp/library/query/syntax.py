@@ -25,6 +25,10 @@ a bad date, OR with nothing on one side) is searched as the words it contains an
 never an error. `literal=True` turns all of this off. Semantic ranking uses `free_text`: the plain words,
 the phrases, the OR alternatives and the prefixes' stems, in the order typed (exclusions and fields left
 out). A query with no syntax at all (`has_syntax` False) is searched exactly as before this module existed.
+
+A long question read as prose (`reads_as_prose`: a pasted paragraph, a claim, a question in sentences) keeps its
+fields but takes its quotes, dashes, ORs and stars as plain words (`as_searched`), with a note: quotation marks
+inside a sentence quote something; they are not a request to drop every file without it.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from ...base.errors import ConfigError
 from ..search.filters import SearchFilters, parse_date, parse_types
 
 __all__ = ["Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",
-           "MAX_OPERATORS", "MAX_PAGE"]
+           "MAX_OPERATORS", "MAX_PAGE", "reads_as_prose", "as_searched", "read_query", "PROSE_WORDS",
+           "PROSE_SENTENCE_WORDS"]
 
 FIELDS = ("in", "dir", "type", "name", "after", "before", "page")
 _TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
@@ -47,6 +52,11 @@ _PREFIX = re.compile(r"(\w+)\*")
 _YEAR, _MONTH = re.compile(r"\d{4}"), re.compile(r"\d{4}-\d{2}")
 MAX_OPERATORS = 100
 MAX_PAGE = 2**31 - 1  # far past any real document; a page number must fit SQLite's integers
+# A query with this many plain words (outside its operators and fields) reads as prose, or with
+# PROSE_SENTENCE_WORDS when it ends like a sentence. Written syntax is short: `"tax return" 2024 -draft`.
+PROSE_WORDS = 10
+PROSE_SENTENCE_WORDS = 5
+_SENTENCE_END = re.compile(r"[.?!…。？！][\"'”’»)\]]*\s*$")
 
 
 @dataclass(frozen=True)
@@ -86,6 +96,7 @@ class ParsedQuery:
     page: Optional[int] = None
     warnings: tuple[str, ...] = ()
     literal: bool = False
+    as_words: tuple[str, ...] = ()  # operators read as plain words in a long question (as_searched), as typed
 
     @property
     def free_text(self) -> str:
@@ -118,6 +129,40 @@ def parse_query(text: str, literal: bool = False) -> ParsedQuery:
     if literal:
         return ParsedQuery(text, tuple(Clause("word", (Term(w),)) for w in text.split()), literal=True)
     return _Parser(text).parse()
+
+
+def reads_as_prose(parsed: ParsedQuery) -> bool:
+    """Whether the query reads as sentences rather than as typed syntax: PROSE_WORDS plain words, or
+    PROSE_SENTENCE_WORDS ending in . ? or ! (a closing quote or bracket may follow)."""
+    if parsed.literal:
+        return False
+    words = sum(1 for c in parsed.of_kind("word") for t in c.terms if _TOKEN_CHAR.search(t.text))
+    return words >= PROSE_WORDS or (words >= PROSE_SENTENCE_WORDS and bool(_SENTENCE_END.search(parsed.raw)))
+
+
+def as_searched(parsed: ParsedQuery) -> ParsedQuery:
+    """The reading a search uses. A long question's phrases, exclusions, OR groups and prefixes become plain
+    words (as `--literal` reads them: `-dash` and `OR` stay words of the text) and a warning says which;
+    its fields still hold. Anything else is `parsed` itself."""
+    ops = [c for c in parsed.clauses if c.kind != "word"]
+    if not ops or not reads_as_prose(parsed):
+        return parsed
+    clauses = []
+    for c in parsed.clauses:
+        if c.kind == "word":
+            clauses.append(c)
+        else:
+            clauses += [Clause("word", (Term(w),)) for w in c.to_text().replace('"', " ").split()]
+    shown = list(dict.fromkeys(c.to_text() for c in ops))
+    listed = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+    note = (f"a long question: {listed} searched as plain words, not as operator{'s' if len(shown) > 1 else ''} "
+            "(in a short query they require or exclude)")
+    return replace(parsed, clauses=tuple(clauses), warnings=parsed.warnings + (note,), as_words=tuple(shown))
+
+
+def read_query(text: str, literal: bool = False) -> ParsedQuery:
+    """parse_query, then the reading a search uses (as_searched)."""
+    return as_searched(parse_query(text, literal))
 
 
 @dataclass

@@ -48,6 +48,9 @@ class SearchResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
     group: str = "file"
+    # How the query was read: "strict" (its syntax applies), "plain" (a long question: its operators were read as
+    # plain words, a warning says which) or "literal" (--literal: no syntax at all).
+    reading: str = "strict"
 
     def said(self, *kinds: str) -> Optional[str]:
         """The text of the first notice of one of `kinds`, or None."""
@@ -69,7 +72,7 @@ class SearchResult:
 
     def to_json(self) -> dict:
         out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
-               "hits": [h.to_json() for h in self.hits]}
+               "reading": self.reading, "hits": [h.to_json() for h in self.hits]}
         if self.reindex_notice:
             out["reindex_notice"] = self.reindex_notice
         if self.meaning_percent is not None:

@@ -1,0 +1,44 @@
+"""The chips under the query box say which reading a search uses: a short query's phrase is a chip; a long
+question's quotes are plain words (no chip, a note saying so) while its fields stay chips, and ✕ on one keeps
+the rest of the text as typed."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from searchapp.gui.query_chips import QueryChips  # noqa: E402
+from searchapp.library.query.syntax import parse_query  # noqa: E402
+
+PASTED = 'Mouse models of male infertility can be generated using "artificial spermatids" made in the lab.'
+
+
+@pytest.fixture
+def chips(qtbot):
+    w = QueryChips()
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+def test_short_phrase_is_a_chip(chips):
+    chips.show_query(parse_query('"artificial spermatids" mouse'))
+    assert chips.labels() == ['phrase "artificial spermatids"'] and not chips.notes.isVisibleTo(chips)
+
+
+def test_long_question_shows_its_quotes_as_words(chips, qtbot):
+    chips.show_query(parse_query(PASTED + " type:md"))
+    assert chips.labels() == ["type: md"]  # the field holds; the quotes require nothing
+    assert chips.isVisible() and chips.notes.isVisibleTo(chips)
+    notes = chips.notes
+    text = notes.full_text() if hasattr(notes, "full_text") else notes.text()  # an eliding label keeps it whole
+    assert text.startswith('Taken as words: a long question: "artificial spermatids" searched as plain')
+    with qtbot.waitSignal(chips.queryChanged) as sent:
+        chips.remove(0)
+    assert sent.args == [PASTED]  # the quotes stay in the text: only the field went
+
+
+def test_long_question_without_fields_has_only_the_note(chips):
+    chips.show_query(parse_query(PASTED))
+    assert chips.labels() == [] and chips.isVisible() and chips.notes.isVisibleTo(chips)
