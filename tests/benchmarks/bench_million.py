@@ -1,21 +1,27 @@
 """A library of up to a million passages (issue 20, item 2): build without the model, size on disk, open time,
 RSS after open, query p50/p95 (dense, hybrid, filtered), `similar` and `duplicates` time.
 
-Passages: real sentences (bench_query.sentences); the first --real are embedded by the packaged MiniLM, every
-other passage is "<sentence x> / <sentence y>" with the normalised mixture a*v_x + (1-a)*v_y (a in [0.3, 0.7])
-as its vector: real text and real-looking neighbourhoods without embedding a million passages on a shared CPU
-(bench_duplicates' trick). 100 passages a file, 10 files a folder, 1% of the files PDFs. Rows are written
+Passages: real sentences (bench_query.sentences); the first --real are one sentence each, every other passage
+is "<sentence x> / <sentence y>" drawn from the whole pool. Each passage's vector is derived from its own text:
+a fixed random projection (seeded, 65,536 hashed word buckets -> 384 dimensions) of its word counts (lower
+case, common words left out, square-root weighted), normalised. Queries (STS-B dev sentences) get their vectors
+the same way. So lexical and dense agree about what a passage is about (two passages sharing words are near;
+a query is near the passages holding its words) and hybrid figures measure fusing two views of the same text,
+without embedding a million passages with MiniLM on a shared CPU. It is not MiniLM's geometry: synonyms are not
+near, and recall/quality figures from it say nothing about the model. 100 passages a file, 10 files a folder,
+1% of the files PDFs. Rows are written
 through the Store in transactions of --batch passages; the HNSW index is then built from the stored vectors by
 the Library (IndexKeeper.rebuild_index, as a repair would) and saved. Both steps are timed.
 
 Measurement runs in a fresh interpreter (`--measure DIR`) so RSS is the library's, not the build's: RSS after
 imports, after Library(...) + index load ("open"), the index file size (the HNSW graph in memory holds every
 vector in float32 plus its links: about the file's size), then query latency with query vectors encoded up
-front (retrieval only; the model's own ~0.3 GB is not in these RSS figures and is said so).
+front (retrieval only, no model is loaded; MiniLM's own ~0.3 GB is not in these RSS figures and is said so).
 
     python tests/benchmarks/bench_million.py --n 250000                 # build (cached) + measure
     python tests/benchmarks/bench_million.py --n 1000000 --real 2000    # the full million: ~15 min build, run in background
-(--pool: how many distinct real sentences passage text is drawn from; --dup-limit: cancel `duplicates` after N s)
+(--real: passages that are one sentence each, the rest join two; --pool: how many distinct real sentences
+passage text is drawn from; --dup-limit: cancel `duplicates` after N s)
 One JSON line per result; every line carries the CPU flags and the load average.
 """
 
@@ -25,11 +31,13 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -59,27 +67,49 @@ def rss_mb() -> float:
     return 0.0
 
 
-def real_vectors(real: int) -> tuple[list[str], np.ndarray, dict]:
-    """The first `real` distinct sentences and their MiniLM vectors (fp32), cached."""
-    import bench_query
+# The text -> vector map every passage and query goes through (see the docstring).
+DIM, BUCKETS, PROJECTION_SEED = 384, 1 << 16, 20261126
+FINGERPRINT = f"hashed-words-{BUCKETS}x{DIM}-seed{PROJECTION_SEED}"  # recorded as the library's model
+_WORD = re.compile(r"\w+", re.UNICODE)
 
-    path = WORK / f"real-{real}.npz"
-    if path.exists():
-        z = np.load(path, allow_pickle=False)
-        meta = json.loads(str(z["meta"]))
-        return [str(t) for t in z["texts"]], z["vectors"], meta
-    from searchapp.models import BiEncoder
 
-    bench_query.DATA = DATA
-    texts = bench_query.sentences(real)
-    enc = BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="fp32")
-    t0 = time.perf_counter()
-    vecs = enc.encode(texts, batch_size=64).astype(np.float32)
-    emit(note="embedded real sample", real=len(texts), seconds=round(time.perf_counter() - t0, 1))
-    meta = {"fingerprint": enc.fingerprint, "dim": enc.dim}
-    WORK.mkdir(parents=True, exist_ok=True)
-    np.savez(path, texts=np.array(texts), vectors=vecs, meta=np.array(json.dumps(meta)))
-    return texts, vecs, meta
+class TextVectors:
+    """Vectors derived from text alone: normalised random projection of square-root word counts."""
+
+    def __init__(self) -> None:
+        from searchapp.store.db import STOP_WORDS
+
+        self.stop = STOP_WORDS
+        self.projection = np.random.default_rng(PROJECTION_SEED).standard_normal((BUCKETS, DIM), dtype=np.float32)
+        self.bucket: dict[str, int] = {}
+
+    def _bucket(self, word: str) -> int:
+        b = self.bucket.get(word)
+        if b is None:
+            b = self.bucket[word] = zlib.crc32(word.encode("utf-8")) % BUCKETS
+        return b
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        from scipy.sparse import csr_matrix
+
+        data: list[float] = []
+        cols: list[int] = []
+        indptr = [0]
+        for t in texts:
+            counts: dict[int, int] = {}
+            for w in _WORD.findall(t.lower()):
+                if w not in self.stop:
+                    b = self._bucket(w)
+                    counts[b] = counts.get(b, 0) + 1
+            cols += counts.keys()
+            data += counts.values()
+            indptr.append(len(cols))
+        m = csr_matrix((np.sqrt(np.asarray(data, np.float32)), np.asarray(cols, np.int64), np.asarray(indptr)),
+                       shape=(len(texts), BUCKETS))
+        out = np.asarray(m @ self.projection, dtype=np.float32)
+        norm = np.linalg.norm(out, axis=1, keepdims=True)
+        out /= np.where(norm > 0, norm, 1.0)
+        return out
 
 
 def file_path(f: int) -> str:
@@ -95,27 +125,19 @@ def text_pool(size: int) -> list[str]:
     return bench_query.sentences(size)
 
 
-def passages(start: int, stop: int, texts: list[str], vecs: np.ndarray, pool: list[str]) -> tuple[list[str], np.ndarray]:
-    """Passages start..stop-1: real ones first, then mixtures (seeded by `start`: the same on every build).
-    A mixture's text is two sentences drawn from the whole pool (a vocabulary as wide as real text: drawn
-    from the embedded sample alone, every query word would match ~1/real of the library and BM25 would
-    measure an artefact); its vector mixes two embedded sentences, drawn first so vectors never change."""
-    real = len(texts)
-    out_t, out_v = [], []
+def passages(start: int, stop: int, real: int, pool: list[str], vectors: TextVectors) -> tuple[list[str], np.ndarray]:
+    """Passages start..stop-1 and their vectors, each vector from its own text: the first `real` are the
+    pool's sentences one each, then pairs of sentences drawn from the whole pool (seeded by `start`: the same
+    on every build; a vocabulary as wide as real text, so a query word matches what it would in real text)."""
+    out_t: list[str] = []
     if start < real:
-        out_t += texts[start:min(stop, real)]
-        out_v.append(vecs[start:min(stop, real)])
+        out_t += pool[start:min(stop, real)]
     lo = max(start, real)
     if lo < stop:
         rng = np.random.default_rng(lo)
-        i, j = rng.integers(0, real, stop - lo), rng.integers(0, real, stop - lo)
-        a = rng.uniform(0.3, 0.7, (stop - lo, 1)).astype(np.float32)
-        mix = a * vecs[i] + (1 - a) * vecs[j]
-        mix /= np.linalg.norm(mix, axis=1, keepdims=True)
         x, y = rng.integers(0, len(pool), stop - lo), rng.integers(0, len(pool), stop - lo)
         out_t += [f"{pool[u]} / {pool[w]}" for u, w in zip(x.tolist(), y.tolist())]
-        out_v.append(mix.astype(np.float32))
-    return out_t, np.concatenate(out_v)
+    return out_t, vectors(out_t)
 
 
 def build(n: int, real: int, batch: int, pool_size: int) -> Path:
@@ -123,19 +145,18 @@ def build(n: int, real: int, batch: int, pool_size: int) -> Path:
     from searchapp.library import Library
     from searchapp.store import NewChunk, Store
 
-    data = WORK / f"lib-{n}-{real}-pool{pool_size}"
+    data = WORK / f"lib-{n}-{real}-pool{pool_size}-textvec"  # vectors from the text: never a build of before
     if (data / "vectors.hnsw").exists() and (data / "built.json").exists():
         return data
-    texts, vecs, meta = real_vectors(real)
-    pool = text_pool(pool_size)
-    assert pool[:real] == texts, "the embedded sample must be the pool's first sentences"
+    pool = text_pool(max(pool_size, real))
+    vectors = TextVectors()
     shutil.rmtree(data, ignore_errors=True)
     cfg = load_config(data, env={})
     store = Store(data / "library.sqlite")
     t0 = time.perf_counter()
     root = None
     for s in range(0, n, batch):  # batch is a multiple of PER_FILE: a file never spans two transactions
-        t, v = passages(s, min(s + batch, n), texts, vecs, pool)
+        t, v = passages(s, min(s + batch, n), real, pool, vectors)
         with store.atomic():
             root = root or store.add_root("/bench")
             for off in range(0, len(t), PER_FILE):
@@ -147,8 +168,8 @@ def build(n: int, real: int, batch: int, pool_size: int) -> Path:
                 store.insert_chunks(fid, [NewChunk(o, 0, len(x), None, x, hashlib.sha1(x.encode()).hexdigest(), v[off + o])
                                           for o, x in enumerate(t[off:off + PER_FILE])])
             if s + batch >= n:
-                m = {"model_fingerprint": meta["fingerprint"], "model": cfg.models.bi_encoder,
-                     "pooling": cfg.models.pooling, "dim": str(meta["dim"]),
+                m = {"model_fingerprint": FINGERPRINT, "model": cfg.models.bi_encoder,
+                     "pooling": cfg.models.pooling, "dim": str(DIM),
                      "chunk_max_tokens": str(cfg.chunking.max_tokens), "chunk_overlap": str(cfg.chunking.overlap)}
                 for k, val in m.items():
                     store.set_meta(k, val)
@@ -157,54 +178,40 @@ def build(n: int, real: int, batch: int, pool_size: int) -> Path:
             emit(note="writing", n=n, written=min(s + batch, n), seconds=round(time.perf_counter() - t0, 1))
     store.close()
     write_s = time.perf_counter() - t0
-    built = {"n": n, "real_vectors": real, "text_pool": len(pool), "write_s": round(write_s, 1)}
-    same_vectors = sorted(p for p in WORK.glob(f"lib-{n}-{real}*/built.json")  # another text pool: same ids and vectors
-                          if p.parent.name == f"lib-{n}-{real}" or p.parent.name.startswith(f"lib-{n}-{real}-"))
-    if same_vectors:
-        src = same_vectors[0].parent  # its index is this one's (the Library checks generation and count at open)
-        for name in ("vectors.hnsw", "vectors.hnsw.json"):
-            shutil.copy(src / name, data / name)
-        built.update(hnsw_build_s=json.loads(same_vectors[0].read_text())["hnsw_build_s"], hnsw_from=src.name)
-    else:
-        t0 = time.perf_counter()
-        with Library(cfg) as lib:
-            lib.index()  # missing: rebuilt from the stored vectors (4096 a batch) and saved
-        built["hnsw_build_s"] = round(time.perf_counter() - t0, 1)
+    built = {"n": n, "single_sentence_passages": min(real, n), "text_pool": len(pool), "write_s": round(write_s, 1),
+             "vectors": FINGERPRINT}
+    t0 = time.perf_counter()
+    with Library(cfg, encoder=TextEncoder([])) as lib:
+        lib.index()  # missing: rebuilt from the stored vectors (4096 a batch) and saved
+    built["hnsw_build_s"] = round(time.perf_counter() - t0, 1)
     hnsw_s = built["hnsw_build_s"]
     (data / "built.json").write_text(json.dumps(built))
     emit(result="build", **built, passages_per_s_write=round(n / write_s), passages_per_s_hnsw=round(n / hnsw_s))
     return data
 
 
-def query_vectors(count: int) -> Path:
-    """STS-B dev sentences as queries, encoded once (fp32) into a file the measuring process reads."""
-    path = WORK / f"queries-{count}.npz"
-    if path.exists():
-        return path
-    from searchapp.models import BiEncoder
-
-    qs = [line.split("\t")[1] for line in (DATA / "sts" / "stsb-dev.tsv").read_text().splitlines()[1:count + 1]]
-    enc = BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="fp32")
-    np.savez(path, texts=np.array(qs), vectors=np.stack([enc.encode([q])[0] for q in qs]),
-             meta=np.array(json.dumps({"fingerprint": enc.fingerprint, "dim": enc.dim})))
-    return path
+def query_texts(count: int) -> list[str]:
+    """STS-B dev sentences as queries."""
+    return [line.split("\t")[1] for line in (DATA / "sts" / "stsb-dev.tsv").read_text().splitlines()[1:count + 1]]
 
 
-class CachedQueries:
-    """Looks like the BiEncoder to the Library but serves vectors encoded up front (no torch in this process)."""
+class TextEncoder:
+    """Looks like the BiEncoder to the Library, with the passages' text -> vector map (no torch in this process);
+    the query vectors are made up front so the latencies are retrieval only."""
 
-    def __init__(self, path: Path) -> None:
-        z = np.load(path, allow_pickle=False)
-        meta = json.loads(str(z["meta"]))
-        self.fingerprint, self.dim = meta["fingerprint"], meta["dim"]
-        self.texts = [str(t) for t in z["texts"]]
-        self._vecs = dict(zip(self.texts, z["vectors"]))
+    fingerprint, dim = FINGERPRINT, DIM
+
+    def __init__(self, texts: list[str]) -> None:
+        self.vectors = TextVectors()
+        self.texts = texts
+        self._vecs = dict(zip(texts, self.vectors(texts))) if texts else {}
 
     def encode(self, texts, **_):
-        return np.stack([self._vecs[t] for t in texts])
+        return self.vectors(list(texts))
 
     def encode_query(self, text: str) -> np.ndarray:
-        return self._vecs[text]
+        v = self._vecs.get(text)
+        return v if v is not None else self.vectors([text])[0]
 
 
 def timed(fn, items) -> tuple[float, float]:
@@ -218,7 +225,7 @@ def timed(fn, items) -> tuple[float, float]:
     return round(statistics.median(ms), 2), round(ms[int(0.95 * (len(ms) - 1))], 2)
 
 
-def measure(data: Path, qpath: Path, dup_limit: float) -> None:
+def measure(data: Path, queries: int, dup_limit: float) -> None:
     """In a fresh interpreter: open, RSS, queries, similar, duplicates."""
     from searchapp.base.config import load_config
     from searchapp.base.progress import CancelToken
@@ -227,7 +234,7 @@ def measure(data: Path, qpath: Path, dup_limit: float) -> None:
 
     built = json.loads((data / "built.json").read_text())
     n = built["n"]
-    cached = CachedQueries(qpath)
+    cached = TextEncoder(query_texts(queries))
     sizes = {p.name: p.stat().st_size for p in data.iterdir() if p.is_file()}
     rss0 = rss_mb()
     t0 = time.perf_counter()
@@ -235,7 +242,8 @@ def measure(data: Path, qpath: Path, dup_limit: float) -> None:
     index = lib.index()
     open_s = time.perf_counter() - t0
     rss1 = rss_mb()
-    emit(result="open", n=n, real_vectors=built["real_vectors"], text_pool=built.get("text_pool"), write_s=built["write_s"],
+    emit(result="open", n=n, single_sentence_passages=built.get("single_sentence_passages"),
+         text_pool=built.get("text_pool"), vectors=built.get("vectors"), write_s=built["write_s"],
          hnsw_build_s=built["hnsw_build_s"], open_s=round(open_s, 3), index_action=lib.index_notice() or "loaded",
          rss_before_open_mb=rss0, rss_after_open_mb=rss1, rss_open_delta_mb=round(rss1 - rss0, 1),
          sqlite_mb=round(sum(v for k, v in sizes.items() if k.startswith("library.sqlite")) / 2**20, 1),
@@ -255,6 +263,14 @@ def measure(data: Path, qpath: Path, dup_limit: float) -> None:
             p50, p95 = timed(lambda q: lib.search(q, k=10, mode=mode, rerank=False, filters=f), qs)
             emit(result="query", n=n, mode=mode, filter=name, k=10, queries=len(qs), p50_ms=p50, p95_ms=p95)
     emit(result="rss_after_queries", n=n, rss_mb=rss_mb())
+    # Do the two sides agree about topics? The share of dense top-10 passages holding a word of the query.
+    stop = cached.vectors.stop
+    shares = []
+    for q in qs:
+        words = {w for w in _WORD.findall(q.lower()) if w not in stop}
+        hits = lib.search(q, k=10, mode="dense", rerank=False, group="passage").hits
+        shares.append(sum(bool(words & set(_WORD.findall(h.text.lower()))) for h in hits) / max(1, len(hits)))
+    emit(result="dense_top10_sharing_a_query_word", n=n, queries=len(qs), mean=round(statistics.mean(shares), 3))
     files = [file_path(f) for f in range(0, n // PER_FILE, max(1, n // PER_FILE // 20))][:20]
     p50, p95 = timed(lambda p: lib.similar(p, k=10), files)
     emit(result="similar", n=n, files=len(files), p50_ms=p50, p95_ms=p95)
@@ -279,24 +295,23 @@ def measure(data: Path, qpath: Path, dup_limit: float) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=250000, help="passages (1000000 for the full million)")
-    ap.add_argument("--real", type=int, default=2000, help="passages embedded by MiniLM; the rest are mixtures")
+    ap.add_argument("--real", type=int, default=2000, help="passages of one real sentence; the rest join two")
     ap.add_argument("--pool", type=int, default=200000, help="distinct real sentences passage text is drawn from")
     ap.add_argument("--batch", type=int, default=50000, help="passages per write transaction")
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--dup-limit", type=float, default=600, help="cancel `duplicates` after this many seconds (0: skip)")
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--measure", default="", help=argparse.SUPPRESS)  # internal: the fresh measuring process
-    ap.add_argument("--qpath", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--measure-queries", type=int, default=50, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
-        measure(Path(args.measure), Path(args.qpath), args.dup_limit)
+        measure(Path(args.measure), args.measure_queries, args.dup_limit)
         return
     assert args.batch % PER_FILE == 0
     data = build(args.n, args.real, args.batch, args.pool)
     if args.build_only:
         return
-    qpath = query_vectors(args.queries)
-    subprocess.run([sys.executable, __file__, "--measure", str(data), "--qpath", str(qpath),
+    subprocess.run([sys.executable, __file__, "--measure", str(data), "--measure-queries", str(args.queries),
                     "--dup-limit", str(args.dup_limit)], check=True)
 
 
