@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.writes = WriteJobs(services, session, self.progress)
         self.writes.idle.connect(session.writes_idle)
+        self.statusRefreshed.connect(self.writes.big_folders.show_status)  # a known folder is not asked about again
         self.library_panel = LibraryPanel()
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)

@@ -14,6 +14,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
+from .big_folder import BigFolderCheck
 from .changes import Changes
 from .library_session import LibrarySession
 from .progress_view import ProgressView
@@ -47,6 +48,7 @@ class WriteJobs(QObject):
         self.poll = QTimer(self, interval=POLL_MS)
         self.poll.timeout.connect(self._poll_progress)
         progress.cancel_button.clicked.connect(self.cancel)
+        self.big_folders = BigFolderCheck(services, session)  # a big folder: its size, time, what to leave out
 
     def submit(self, title: str, fn, changes: Changes, on_success: Optional[Callable] = None):
         runner = self.services.runner
@@ -56,11 +58,15 @@ class WriteJobs(QObject):
         return job
 
     def add_paths(self, paths: list[str]) -> None:
-        lib = self.session.library
         for p in paths:
-            name = os.path.basename(os.path.normpath(p)) or p
-            self.submit(f"Indexing {name}", lambda prog, c, p=p: lib.add_folder(p, prog, c),
-                        Changes(roots=True, files=True), self._sync_done)
+            if not self.big_folders.ask_first(p, lambda p=p: self._add(p)):
+                self._add(p)
+
+    def _add(self, path: str) -> None:
+        lib = self.session.library  # after a choice to leave subfolders out: the library reopened under it
+        name = os.path.basename(os.path.normpath(path)) or path
+        self.submit(f"Indexing {name}", lambda prog, c: lib.add_folder(path, prog, c),
+                    Changes(roots=True, files=True), self._sync_done)
 
     def resync(self, roots: Optional[list[str]] = None) -> None:
         lib = self.session.library

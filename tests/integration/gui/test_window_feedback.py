@@ -310,3 +310,52 @@ def test_cancel_says_how_many_files_it_kept_and_that_the_rest_comes_with_the_nex
     shot(win, "cancel_said.png")
     qtbot.mouseClick(strip.dismiss_button, Qt.MouseButton.LeftButton)
     assert not strip.isVisible()
+
+
+def test_a_big_folder_asks_first_with_its_count_and_time_and_leaves_out_the_subfolders_ticked(qtbot, open_window,
+                                                                                              tmp_path):
+    from searchapp.base.config import load_config
+    from searchapp.gui.big_folder import BIG_FOLDER_FILES
+
+    win = open_window()
+    big = tmp_path / "big"
+    (big / "cache").mkdir(parents=True)
+    (big / "notes").mkdir()
+    for i in range(BIG_FOLDER_FILES):
+        (big / "cache" / f"c{i}.txt").write_bytes(b"x")
+    (big / "notes" / "keeper.txt").write_text("The lighthouse keeper logs every passing ship.\n", encoding="utf-8")
+    (big / "notes" / "pier.txt").write_text("A lighthouse stands at the end of the pier.\n", encoding="utf-8")
+    (big / "readme.txt").write_text("What this folder holds.\n", encoding="utf-8")
+    seen = []
+    win.changed.connect(seen.append)
+
+    win.add_paths([str(big)])
+    prompt = win.writes.big_folders.prompt
+    assert prompt is not None and prompt.isVisible() and not win.runner.busy_writing()  # nothing started yet
+    text = prompt.text.text()
+    assert prompt.text.textFormat() == Qt.TextFormat.PlainText
+    assert f"{BIG_FOLDER_FILES + 3:,} files" in text and "about 10 min" in text, text
+    assert [prompt.list.item(i).text() for i in range(prompt.list.count())] == [
+        f"cache — {BIG_FOLDER_FILES:,} files", "notes — 2 files"]
+    assert prompt.cancel_button.isDefault()
+    SHOTS.mkdir(exist_ok=True)
+    prompt.grab().save(str(SHOTS / "big_folder_prompt.png"))
+    qtbot.mouseClick(prompt.cancel_button, Qt.MouseButton.LeftButton)
+    assert not prompt.isVisible() and not win.runner.busy_writing() and seen == []
+    assert str(big) not in [r.path for r in win.library.status().roots]
+
+    win.add_paths([str(big)])
+    prompt = win.writes.big_folders.prompt
+    prompt.list.item(0).setCheckState(Qt.CheckState.Checked)  # leave out cache/
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        qtbot.mouseClick(prompt.index_button, Qt.MouseButton.LeftButton)
+    assert next(r.files for r in win.status.roots if r.path == str(big)) == 3
+    assert str(big / "cache") in win.config.scan.exclude
+    assert str(big / "cache") in load_config(win.config.data_dir, env={}).scan.exclude  # saved for later syncs
+
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "one.txt").write_text("One small file.\n", encoding="utf-8")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(small)])  # a small folder: no question
+    assert win.writes.big_folders.prompt is prompt
