@@ -71,7 +71,7 @@ class ModelSet:
                     m = self.config.models
                     self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device,
                                               precision=m.precision, batch_size=m.batch_size,
-                                              allow_download=m.allow_download, threads=m.threads)
+                                              threads=m.threads)
         return self._encoder
 
     @property
@@ -96,7 +96,7 @@ class ModelSet:
             from ..models.identity import bi_encoder_identity
 
             m = self.config.models
-            self._identity = bi_encoder_identity(m.bi_encoder, pooling=m.pooling, allow_download=m.allow_download)
+            self._identity = bi_encoder_identity(m.bi_encoder, pooling=m.pooling)
         return self._identity
 
     def expected_meta(self) -> dict[str, str]:
@@ -171,12 +171,11 @@ class ModelSet:
                 from ..models.resolve import resolve_model
 
                 # Find the weights first: when there are none, say so without importing torch (seconds).
-                resolve_model(spec, kind="reranker", allow_download=m.allow_download)
+                resolve_model(spec, kind="reranker")
                 from ..models import CrossEncoder
 
                 self._reranker = CrossEncoder(spec, device=m.device, precision=m.precision,
-                                              max_length=m.rerank_max_length, allow_download=m.allow_download,
-                                              threads=m.threads)
+                                              max_length=m.rerank_max_length, threads=m.threads)
             except ModelNotFoundError as exc:
                 self._reranker_exc = exc
                 # Short: printed once per process beside results; `searchapp status` has the long story.

@@ -11,8 +11,8 @@ from .library import Library
 
 __all__ = ["reopen_library", "needs_reindex"]
 
-_ENCODER_KEYS = ("bi_encoder", "pooling", "device", "precision", "batch_size", "threads", "allow_download")
-_RERANKER_KEYS = ("reranker", "device", "precision", "rerank_max_length", "threads", "allow_download")
+_ENCODER_KEYS = ("bi_encoder", "pooling", "device", "precision", "batch_size", "threads")
+_RERANKER_KEYS = ("reranker", "device", "precision", "rerank_max_length", "threads")
 
 
 def _same(a: Config, b: Config, keys: tuple[str, ...]) -> bool:

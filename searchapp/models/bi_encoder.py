@@ -79,7 +79,6 @@ class BiEncoder:
         precision: str = "auto",
         batch_size: int = 32,
         max_seq_length: Optional[int] = None,
-        allow_download: bool = False,
         threads: int = 0,
     ) -> None:
         if pooling not in POOLING_MODES:
@@ -90,7 +89,7 @@ class BiEncoder:
         self.pooling = pooling
         self.batch_size = batch_size
         self.threads = threads
-        self.resolved = resolve_model(spec, kind="bi-encoder", allow_download=allow_download)
+        self.resolved = resolve_model(spec, kind="bi-encoder")
         self.device = choose_device(device)
         self.dtype = choose_dtype(self.device, precision)
         path = self.resolved.path

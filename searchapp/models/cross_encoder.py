@@ -63,14 +63,13 @@ class CrossEncoder:
         precision: str = "auto",
         batch_size: Optional[int] = None,
         max_length: int = 256,
-        allow_download: bool = False,
         threads: int = 0,
     ) -> None:
         if batch_size is not None and batch_size < 1:
             raise ConfigError("batch_size must be >= 1")
         self.spec = spec
         self.threads = threads
-        self.resolved = resolve_model(spec, kind="reranker", allow_download=allow_download)
+        self.resolved = resolve_model(spec, kind="reranker")
         self.device = choose_device(device)
         self.dtype = choose_dtype(self.device, precision)
         # CPU: small batches keep padding and memory low; CUDA: one forward for a whole candidate list.

@@ -33,8 +33,8 @@ class ModelIdentity:
     fingerprint: str
 
 
-def bi_encoder_identity(spec: str, *, pooling: str, allow_download: bool = False) -> ModelIdentity:
-    resolved = resolve_model(spec, kind="bi-encoder", allow_download=allow_download)
+def bi_encoder_identity(spec: str, *, pooling: str) -> ModelIdentity:
+    resolved = resolve_model(spec, kind="bi-encoder")
     path = resolved.path
     cfg = _read_json(path / "config.json") or {}
     try:

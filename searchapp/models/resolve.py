@@ -1,7 +1,7 @@
 """Where model weights come from: the packaged MiniLM, a local folder, or the local Hugging Face cache.
 
-Nothing here touches the network, whatever `allow_download` says: `models.hub.pull_model` (`searchapp models
-pull`) is the one download path, with its staging folder, size caps, sha256 and load checks. Only safetensors
+Nothing here touches the network: `models.hub.pull_model` (`searchapp models pull`, the window's Download) is
+the one download path, with its staging folder, size caps, sha256 and load checks. Only safetensors
 weights are accepted: pickled checkpoints (policy.PICKLE_SUFFIXES) can run arbitrary code when loaded, so a folder
 holding only those is refused and never handed to `torch.load`. Neither torch nor transformers is
 imported here, so resolving (and its errors) stays cheap.
@@ -71,7 +71,7 @@ class ResolvedModel:
     sha256: str  # of the safetensors weights (sha256 of the sorted shards' hex digests if sharded)
 
 
-def resolve_model(spec: str, *, kind: str, allow_download: bool = False) -> ResolvedModel:
+def resolve_model(spec: str, *, kind: str) -> ResolvedModel:
     """Find a model folder for `spec` (packaged name, local folder or Hugging Face id) and hash its weights.
 
     `kind` ("bi-encoder" or "reranker") only shapes the error messages. Raises ModelNotFoundError when
@@ -80,9 +80,8 @@ def resolve_model(spec: str, *, kind: str, allow_download: bool = False) -> Reso
     spec = (spec or "").strip()
     if not spec:
         raise ModelNotFoundError(f"No {_kind_word(kind)} model configured. {_how_to_add(kind)}")
-    if not allow_download:
-        # Belt and braces: every call below already passes local_files_only=True.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # Belt and braces: every load already passes local_files_only=True, so transformers never asks the hub.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     if spec.lower() in (n.lower() for n in PACKAGED_NAMES):
         path = packaged_model_path()
@@ -108,10 +107,9 @@ def resolve_model(spec: str, *, kind: str, allow_download: bool = False) -> Reso
         path = _transformer_folder(snapshot)
         check_no_custom_code(path)
         return ResolvedModel(path=path, source="hf-cache", sha256=weights_sha256(path))
-    if allow_download:
-        # No second download path (issue 18): fetching is `searchapp models pull`'s alone, with its staging
-        # folder, size caps and sha256 and load checks.
-        looked.append(f"not downloaded here: `searchapp models pull {spec}` fetches it")
+    # Never a second download path: fetching is `searchapp models pull`'s alone, with its staging folder, size
+    # caps and sha256 and load checks; a missing model names it.
+    looked.append(f"not downloaded here: `searchapp models pull {spec}` fetches it")
     raise ModelNotFoundError(
         f"No {_kind_word(kind)} weights found for {spec!r} (looked in: {'; '.join(looked)}). {_how_to_add(kind)}"
     )

@@ -33,7 +33,7 @@ def make_loss(objective: str, model: SentenceModel, data: TextColumns, margin: f
 
 def train_bi_encoder(base: str, objective: str, data: TextColumns, output: Path, *,
                      args: TrainingArgs = TrainingArgs(), pooling: Optional[str] = None, margin: float = 1.0,
-                     overwrite: bool = False, allow_download: bool = False,
+                     overwrite: bool = False,
                      model: Optional[SentenceModel] = None,
                      progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict:
     """Train `base` (a model spec) on `data` and write it to `output`; returns a JSON-able summary.
@@ -48,8 +48,7 @@ def train_bi_encoder(base: str, objective: str, data: TextColumns, output: Path,
     set_seed(args.seed)
     device = choose_device(args.device)
     if model is None:
-        model = load_sentence_model(base, pooling=pooling, device=device, max_seq_length=args.max_seq_length,
-                                    allow_download=allow_download)
+        model = load_sentence_model(base, pooling=pooling, device=device, max_seq_length=args.max_seq_length)
     loss_fn = make_loss(objective, model, data, margin).to(device)
 
     report(progress, "tokenizing", 0, len(data))

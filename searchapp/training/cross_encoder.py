@@ -32,11 +32,11 @@ LOSSES = ("auto", "bce", "mse", "ce")
 _DEFAULT_FOR_KIND = {"binary": "bce", "graded": "mse", "classes": "ce"}
 
 
-def load_classifier(spec: str, num_labels: int, device: torch.device, allow_download: bool = False):
+def load_classifier(spec: str, num_labels: int, device: torch.device):
     """(model, tokenizer, new_weights) from safetensors; new_weights lists what starts random (head, pooler)."""
     from transformers import AutoModelForSequenceClassification
 
-    path = resolve_model(spec, kind="cross-encoder", allow_download=allow_download).path
+    path = resolve_model(spec, kind="cross-encoder").path
     tokenizer = load_tokenizer(path)
     refuse_custom_code(path)
     try:
@@ -57,7 +57,7 @@ def load_classifier(spec: str, num_labels: int, device: torch.device, allow_down
 
 def train_cross_encoder(base: str, data: TextColumns, output: Path, *, args: TrainingArgs = TrainingArgs(),
                         loss: str = "auto", max_length: int = 256, overwrite: bool = False,
-                        allow_download: bool = False, pos_weight: Optional[float] = None,
+                        pos_weight: Optional[float] = None,
                         progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict:
     args.validate()
     if loss not in LOSSES:
@@ -73,7 +73,7 @@ def train_cross_encoder(base: str, data: TextColumns, output: Path, *, args: Tra
     output = check_output(output, overwrite)
     set_seed(args.seed)  # before loading: the new head's initialization follows the seed
     device = choose_device(args.device)
-    model, tokenizer, fresh = load_classifier(base, num_labels, device, allow_download)
+    model, tokenizer, fresh = load_classifier(base, num_labels, device)
     limit = int(getattr(model.config, "max_position_embeddings", 512) or 512)
     max_length = min(int(max_length), limit)
     loss_fn = {"bce": lambda: BinaryCrossEntropyLoss(pos_weight), "mse": ScoreMSELoss, "ce": CrossEntropyLoss}[loss]()

@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 import torch
 from torch import nn
 
-from ..base.errors import ConfigError, ModelLoadError
+from ..base.errors import ConfigError
 from ..models.pooling import POOLING_MODES, needs_hidden_states, pool
 from ..models.resolve import resolve_model
 from ..models.transformer import collate, load_model, load_tokenizer, model_inputs, pad_values_for
@@ -74,9 +74,9 @@ class SentenceModel(nn.Module):
 
 
 def load_sentence_model(spec: str, *, pooling: Optional[str] = None, device: torch.device,
-                        max_seq_length: Optional[int] = None, allow_download: bool = False) -> SentenceModel:
+                        max_seq_length: Optional[int] = None) -> SentenceModel:
     """Load a bi-encoder for training; `pooling=None` keeps the one the folder was saved with (else mean)."""
-    resolved = resolve_model(spec, kind="bi-encoder", allow_download=allow_download)
+    resolved = resolve_model(spec, kind="bi-encoder")
     path = resolved.path
     tokenizer = load_tokenizer(path, require_fast=True)
     # fp32 weights: reduced precision comes from autocast, so optimizer state and updates stay exact.

@@ -18,6 +18,10 @@ from ..errors import ConfigError
 
 __all__ = ["describe_allowed", "check_value", "check_device", "coerce", "merge_checked", "format_number"]
 
+# Settings that are gone: a config file (or environment) that still names one loads and the value is ignored.
+# models.allow_download: models arrive only by `searchapp models pull` or the window's Download, never by a setting.
+RETIRED = frozenset({("models", "allow_download")})
+
 
 def describe_allowed(meta: Mapping[str, Any]) -> Optional[str]:
     """The allowed values in words ("between 1 and 1000", "mean, cls, max or wk"), or None."""
@@ -115,6 +119,8 @@ def merge_checked(cfg: Any, data: Mapping[str, Any], origin: str) -> Any:
             metas = {f.name: f.metadata for f in fields(current)}
             sub_changes = {}
             for sk, sv in value.items():
+                if (key, sk) in RETIRED:
+                    continue
                 if sk not in metas:
                     raise ConfigError(f"{origin}: unknown setting {key}.{sk} (known: {', '.join(sorted(metas))})")
                 value_ = coerce(sv, getattr(current, sk), f"{origin}: {key}.{sk}", metas[sk])

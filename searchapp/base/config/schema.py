@@ -82,7 +82,6 @@ class ModelConfig:
                          choices=("auto", "fp32", "bf16", "fp16"))
     batch_size: int = _f(32, "Passages per encoder batch.", min=1, max=4096)
     rerank_max_length: int = _f(256, "Word pieces of query + passage the cross-encoder reads.", min=8, max=8192)
-    allow_download: bool = _f(False, "No effect since 0.2 (kept so older config files load): models arrive only by `searchapp models pull` or the window's Download.")
     threads: int = _f(0, "CPU threads for torch (0: torch's default).", min=0, max=1024)
 
 

@@ -6,7 +6,6 @@ Both commands only read: they use stored vectors, never load a model, and never 
 from __future__ import annotations
 
 import json
-import sys
 import textwrap
 from typing import Any
 

@@ -1,7 +1,7 @@
 """`searchapp models list|pull|remove`: the models the app can use, and fetching one from the Hugging Face hub.
 
 `pull` (and the window's Download) is the only way a model arrives: it uses the network because it was asked to
-by name. No other command fetches anything (`models.allow_download` has no effect any more).
+by name. No other command fetches anything.
 
 The hub and library modules are imported inside the handlers: every CLI start, `--help` included, paid
 ~0.25 s for them at module level.

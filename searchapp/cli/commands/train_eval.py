@@ -176,8 +176,7 @@ def cmd_train(args, config: Config, progress, cancel) -> int:
 
             spec = args.miner or m.bi_encoder
             miner_cache.append(BiEncoder(spec, pooling=_saved_pooling(spec) or m.pooling, device=m.device,
-                                         precision=m.precision, batch_size=m.batch_size,
-                                         allow_download=m.allow_download, threads=m.threads))
+                                         precision=m.precision, batch_size=m.batch_size, threads=m.threads))
         return miner_cache[0]
 
     try:
@@ -195,7 +194,7 @@ def cmd_train(args, config: Config, progress, cancel) -> int:
                                       split=args.split, seed=args.seed, progress=tp, cancel=cancel)
             data = data.subsample(args.max_examples, args.seed)
             result = train_bi_encoder(base, args.objective, data, Path(args.output), args=targs, pooling=args.pooling,
-                                      margin=args.margin, overwrite=args.overwrite, allow_download=m.allow_download,
+                                      margin=args.margin, overwrite=args.overwrite,
                                       progress=tp, cancel=cancel)
         else:
             from ...training import cross_encoder_data, train_cross_encoder
@@ -205,8 +204,7 @@ def cmd_train(args, config: Config, progress, cancel) -> int:
                                       seed=args.seed, progress=tp, cancel=cancel)
             data = data.subsample(args.max_examples, args.seed)
             result = train_cross_encoder(base, data, Path(args.output), args=targs, loss=args.loss,
-                                         max_length=args.max_length, overwrite=args.overwrite,
-                                         allow_download=m.allow_download, pos_weight=args.pos_weight,
+                                         max_length=args.max_length, overwrite=args.overwrite, pos_weight=args.pos_weight,
                                          progress=tp, cancel=cancel)
     finally:
         tp.close()
@@ -247,7 +245,7 @@ def _bi_encoder(config: Config):
 
     m = config.models
     return BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device, precision=m.precision,
-                     batch_size=m.batch_size, allow_download=m.allow_download, threads=m.threads)
+                     batch_size=m.batch_size, threads=m.threads)
 
 
 def _eval_sts(args, config: Config, progress, cancel) -> dict:
@@ -271,7 +269,7 @@ def _eval_rerank(args, config: Config, progress, cancel) -> dict:
     if not m.reranker:
         raise ModelNotFoundError("no reranker configured: pass --reranker PATH")
     cross = CrossEncoder(m.reranker, device=m.device, precision=m.precision, max_length=m.rerank_max_length,
-                         allow_download=m.allow_download, threads=m.threads)
+                         threads=m.threads)
     result = evaluate_rerank(Path(args.dir), _bi_encoder(config), cross, split=args.split, depth=args.candidates,
                              max_queries=args.max_queries, progress=progress, cancel=cancel)
     return {**result, "model": m.bi_encoder, "pooling": m.pooling, "reranker": m.reranker}

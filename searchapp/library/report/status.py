@@ -172,7 +172,7 @@ def _reranker_status(config: Config) -> dict[str, Optional[str]]:
                                      "refused": None}
     if m.reranker:
         try:
-            rer["path"] = str(resolve_model(m.reranker, kind="reranker", allow_download=False).path)
+            rer["path"] = str(resolve_model(m.reranker, kind="reranker").path)
             rer["available"] = "yes"
         except ModelLoadError as exc:
             rer["message"] = str(exc)

@@ -1,9 +1,9 @@
 """Fetching a model from the Hugging Face hub, on explicit request only (`searchapp models pull`, the GUI's Download).
 
 http.py is the only code in searchapp that opens a network connection, and only when a person asked for a
-model by name: `models.allow_download` is not needed (it no longer downloads anything) and HF_HUB_OFFLINE does
-not stop it. Everything else reads models from disk: resolve.py looks in the cache with
-local_files_only=True, and transformers loads folders with local_files_only=True.
+model by name (no setting turns it on, and HF_HUB_OFFLINE does not stop it). Everything else reads models
+from disk: resolve.py looks in the cache with local_files_only=True, and transformers loads folders with
+local_files_only=True.
 
 What is fetched: configs, tokenizer files and safetensors weights (never pickles, ONNX or OpenVINO exports;
 policy.py holds the patterns), one file after another with our own requests (http.py: timeouts, size caps,

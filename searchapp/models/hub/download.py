@@ -85,7 +85,7 @@ def pull_model(repo_id: str, *, role: Optional[str] = None, endpoint: Optional[s
         shutil.rmtree(staging, ignore_errors=True)
     # The proof the issue asks for: found offline, the way the app looks models up.
     if cache_dir is None or Path(cache_dir) == hf_cache_dir():
-        resolve_model(repo_id, kind=role, allow_download=False)
+        resolve_model(repo_id, kind=role)
     report(progress, "done", plan.total_bytes, plan.total_bytes, repo_id)
     return PulledModel(repo_id, role, path, plan.commit, sha, plan.total_bytes)
 

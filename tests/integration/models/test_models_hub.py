@@ -71,9 +71,9 @@ def test_pull_installs_into_the_cache_is_found_offline_and_search_reranks(hub, h
     assert seen[-1].stage == "done" and any(p.stage == "downloading" and p.done == p.total for p in seen)
     assert leftovers(hf_cache) == ["hub/models--acme--tiny-reranker"]
 
-    # Found offline, the way the app looks models up: no allow_download, and the hub is gone now.
+    # Found offline, the way the app looks models up: the hub is gone now.
     hub.server.shutdown()
-    found = resolve_model(RERANKER_ID, kind="reranker", allow_download=False)
+    found = resolve_model(RERANKER_ID, kind="reranker")
     assert found.source == "hf-cache" and found.path == got.path and found.sha256 == got.sha256
 
     config = make_config(models={"reranker": RERANKER_ID}, index={"backend": "exact"})

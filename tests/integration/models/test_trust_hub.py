@@ -172,18 +172,18 @@ def test_a_repository_over_the_total_cap_is_refused_before_a_byte(hub, hf_cache,
 
 
 # -- 10d. resolve's own download is gone: pull is the only download path --------------------------
-def test_resolve_with_allow_download_no_longer_downloads_and_names_pull(hub, hf_cache, tmp_path):
+def test_resolve_never_downloads_and_names_pull(hub, hf_cache, tmp_path):
     from searchapp.base.errors import ModelNotFoundError
     from searchapp.library.model_hub import pull_model
     from searchapp.models import resolve
 
     assert not hasattr(resolve, "_download")
     with pytest.raises(ModelNotFoundError, match=f"`searchapp models pull {RERANKER_ID}` fetches it"):
-        resolve.resolve_model(RERANKER_ID, kind="reranker", allow_download=True)
+        resolve.resolve_model(RERANKER_ID, kind="reranker")
     assert hub.requests == [] and leftovers(hf_cache) == []  # no request, nothing written
     got = pull_model(RERANKER_ID)
     assert (got.path / "model.safetensors").is_symlink()  # the cache layout huggingface_hub uses
-    found = resolve.resolve_model(RERANKER_ID, kind="reranker", allow_download=True)
+    found = resolve.resolve_model(RERANKER_ID, kind="reranker")
     assert found.source == "hf-cache" and found.path == got.path
 
 
