@@ -89,6 +89,7 @@ class Hit:
     available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
     ocr: bool = False  # this passage was recognised by OCR (an image, or a PDF page with no usable text layer)
     order_label: Optional[str] = None  # what ordered the list: relevance | match | similarity | bm25 (the search sets it)
+    date_ns: Optional[int] = None  # the file's date (a mail's own, else its mtime), shown beside the hit
 
     @property
     def score(self) -> float:

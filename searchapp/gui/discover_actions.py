@@ -27,6 +27,7 @@ class DiscoverActions:
         self.services, self.session, self.search, self.filter_bar = services, session, search, filter_bar
         self.open_url = open_url  # indexed paths only, as the results' own opener; False: it could not
         self.duplicates_window: Optional[DuplicatesWindow] = None
+        self.row_actions: list[tuple[str, Callable]] = []  # (text, slot(hit)) other parts add to a result's menu
         view = search.results_view
         view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         view.customContextMenuRequested.connect(lambda pos: self.context_menu(pos).popup(view.viewport().mapToGlobal(pos)))
@@ -50,6 +51,8 @@ class DiscoverActions:
             if hit.page:
                 menu.addAction(f"Similar to page {hit.page}", lambda: self.show_similar(hit.path, hit.page))
             menu.addAction("Open", lambda: self.search.open_index(view.indexAt(pos)))
+            for text, slot in self.row_actions:
+                menu.addAction(text, lambda s=slot: s(hit))
         return menu
 
     def _ask_similar(self) -> None:

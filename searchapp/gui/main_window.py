@@ -23,6 +23,7 @@ from .changes import Changes
 from .discover_actions import DiscoverActions
 from .errors import show_error
 from .filter_bar import FilterBar
+from .inspector_toggle import InspectorToggle
 from .library_panel import LibraryPanel
 from .library_session import LibrarySession
 from .other_writers import OtherWriters
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
         for part in (self, self.search, self.memory, self.other_writers):  # the window's own part: the status and the models
             self.changed.connect(part.on_changes)
         restore_ui_state(self, self._ui)
+        self.inspector_toggle.restore()
         # Startup work goes to the pools once the event loop runs, so the window paints first.
         QTimer.singleShot(0, self.start_background)
 
@@ -105,7 +107,7 @@ class MainWindow(QMainWindow):
         self.syntax_button.setToolTip("Query syntax: \"phrase\", -word, OR, word*, in:, type:, name:, after:, before:, page:")
         search.bar.insertWidget(1, self.syntax_button)
 
-        self.notice = RerankerNotice()
+        self.notice = RerankerNotice(self._ui)
         self.notice.chooseFolderRequested.connect(session.choose_reranker_folder)
         self.notice.downloadRequested.connect(lambda rid: self.download_model("reranker", rid))
 
@@ -125,8 +127,12 @@ class MainWindow(QMainWindow):
         self.discover = DiscoverActions(services, session, search, self.filter_bar, self.open_url)  # Similar, Duplicates
 
         self.bottom_split = _splitter("bottomSplit", Qt.Orientation.Horizontal, (self.preview, self.inspector), [520, 560])
+        self.inspector_toggle = InspectorToggle(self, self.inspector, self.bottom_split, self._ui)  # hidden at first
+        search.bar.insertWidget(search.bar.indexOf(self.syntax_button) + 1, self.inspector_toggle.button)
+        self.discover.row_actions.append(("Why this rank?", self.inspector_toggle.why))
+        # The results get the height: at 1280×800 ten two-line rows show above the preview.
         self.right_split = _splitter("rightSplit", Qt.Orientation.Vertical, (search.results_view, self.bottom_split),
-                                     [330, 400])
+                                     [460, 270])
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
@@ -135,7 +141,7 @@ class MainWindow(QMainWindow):
         rl.addWidget(self.filter_bar)
         rl.addWidget(self.notice)
         rl.addWidget(self.right_split, 1)
-        self.main_split = _splitter("mainSplit", Qt.Orientation.Horizontal, (self.library_panel, right), [330, 950])
+        self.main_split = _splitter("mainSplit", Qt.Orientation.Horizontal, (self.library_panel, right), [290, 990])
 
         central = QWidget()
         cl = QVBoxLayout(central)
@@ -161,6 +167,7 @@ class MainWindow(QMainWindow):
         act = QAction("Files Not Indexed…", self)
         act.triggered.connect(self.library_panel.show_problems)
         v.addAction(act)
+        v.addAction(self.inspector_toggle.action)
         self.memory.install_menu(self.menuBar())
         self.discover.install_menu(m, v)
 

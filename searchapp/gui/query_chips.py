@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QToolButton, QWi
 
 from ..library.query.help import QueryPart, query_parts, without_part
 from ..library.query.syntax import ParsedQuery, as_searched
+from .elided_label import ElidedLabel
 from .plain import plain_label, tooltip
 
 __all__ = ["QueryChips", "CHIP_MAX_WIDTH"]
@@ -30,14 +31,13 @@ class QueryChips(QWidget):
         self.parsed: Optional[ParsedQuery] = None
         self.parts: list[QueryPart] = []
         self.chips: list[QFrame] = []
-        self.notes = plain_label("")
+        self.notes = ElidedLabel()  # one line, shortened to the row's width; every warning in its tooltip
         self.notes.setObjectName("queryNotes")
         self.notes.setStyleSheet("color:#8a5a00;")
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 0, 0, 0)
         self._row.setSpacing(4)
-        self._row.addWidget(self.notes)
-        self._row.addStretch(1)
+        self._row.addWidget(self.notes, 1)
         # However many chips there are, the row takes the width it is given (chips beyond it are clipped).
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setVisible(False)
@@ -57,8 +57,8 @@ class QueryChips(QWidget):
             self._row.insertWidget(i, chip)
             self.chips.append(chip)
         warnings = [] if parsed.literal else list(read.warnings)
-        self.notes.setText(("Taken as words: " + "; ".join(warnings)) if warnings else "")
-        self.notes.setToolTip(tooltip("\n".join(warnings)))
+        self.notes.set_full_text(("Taken as words: " + "; ".join(warnings)) if warnings else "")
+        self.notes.setToolTip(tooltip("Taken as words:\n" + "\n".join(warnings)) if warnings else "")
         self.notes.setVisible(bool(warnings))
         self.setVisible(bool(self.parts or warnings))
 

@@ -1,65 +1,89 @@
-"""The yellow "No reranker" notice above the results: why there is none, and the two ways to get one.
+"""The yellow "No reranker" notice above the results: one line saying why there is none, the two ways to get
+one, and ✕ to stop showing it.
 
 Non-modal: searching goes on with first-stage order while it shows. The window decides when it shows
-(see MainWindow.show_reranker_notice); this module only words the reason and lays out the buttons.
+(see MainWindow.show_reranker_notice); this module only words the reason and lays out the buttons. The line is
+shortened to the window's width, its whole text in the tooltip. ✕ hides it for good for that kind of reason
+(missing, turned off, refused), remembered in gui.ini: a different reason later shows it again. The status
+bar's "Reranker: none" and the greyed Rerank box's tooltip still say how to get one.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout
+from PySide6.QtCore import QSettings, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QToolButton
 
 from ..base.config import DEFAULT_RERANKER
-from .plain import plain_label, tooltip
+from .elided_label import ElidedLabel
+from .plain import tooltip
 
-__all__ = ["RerankerNotice"]
+__all__ = ["RerankerNotice", "DISMISSED_KEY"]
+
+DISMISSED_KEY = "notices/reranker_dismissed"  # the kinds of reason the person chose not to see again
 
 
 class RerankerNotice(QFrame):
     chooseFolderRequested = Signal()  # "Choose model folder…"
     downloadRequested = Signal(str)  # the hub id of the reranker to download
 
-    def __init__(self) -> None:
+    def __init__(self, settings: Optional[QSettings] = None) -> None:
         super().__init__()
         self.setObjectName("rerankerNotice")
         self.setStyleSheet("#rerankerNotice{background:#fff4d6;border:1px solid #e0c070;border-radius:4px;}")
-        self.label = plain_label("")  # quotes a model folder and the reason it was refused
-        self.label.setWordWrap(True)
-        self.choose_button = QPushButton("Choose model folder…")
-        self.choose_button.clicked.connect(lambda: self.chooseFolderRequested.emit())
-        self.download_button = QPushButton(f"Download reranker ({DEFAULT_RERANKER}, about 90 MB)")
+        self.settings = settings
+        self.kind = ""  # why the notice shows now: missing | off | refused
+        self.label = ElidedLabel()  # quotes a model folder and the reason it was refused (plain text)
+        self.label.setObjectName("rerankerNoticeText")
+        self.download_button = QPushButton("Download reranker (90 MB)")
         self.download_button.setObjectName("downloadRerankerButton")
+        self.download_button.setToolTip(f"Download {DEFAULT_RERANKER} (about 90 MB) from the Hugging Face hub")
         self.download_button.clicked.connect(lambda: self.downloadRequested.emit(DEFAULT_RERANKER))
-        hide = QPushButton("Dismiss")
-        hide.clicked.connect(self.hide)
-        # The long Download button gets a row of its own: beside the others it made the window's minimum
-        # width larger than a small screen (and the 800-px offscreen one) whenever the notice showed.
-        nl = QVBoxLayout(self)
-        nl.setContentsMargins(8, 4, 8, 4)
-        top = QHBoxLayout()
-        top.addWidget(self.label, 1)
-        top.addWidget(self.choose_button)
-        top.addWidget(hide)
-        nl.addLayout(top)
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.download_button)
-        bottom.addStretch(1)
-        nl.addLayout(bottom)
+        self.choose_button = QPushButton("Choose model folder…")
+        self.choose_button.setToolTip("A local cross-encoder folder: config.json, model.safetensors, tokenizer")
+        self.choose_button.clicked.connect(lambda: self.chooseFolderRequested.emit())
+        self.close_button = QToolButton()
+        self.close_button.setObjectName("dismissRerankerNotice")
+        self.close_button.setText("✕")
+        self.close_button.setAutoRaise(True)
+        self.close_button.setToolTip("Don't show this again (the status bar still says Reranker: none)")
+        self.close_button.setAccessibleName("Don't show the reranker notice again")
+        self.close_button.clicked.connect(self.dismiss)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 2, 2, 2)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.download_button)
+        row.addWidget(self.choose_button)
+        row.addWidget(self.close_button)
         self.hide()
 
     def explain(self, message: Optional[str], refused: Optional[str], reranking_on: bool) -> None:
-        """Show the notice: why there is no reranker (`refused`: the folder's refusal), `message` as its tooltip."""
+        """Show the notice: why there is no reranker (`refused`: the folder's refusal), `message` in its tooltip;
+        unless the person dismissed this kind of reason for good."""
         if not reranking_on:
-            why = "reranking is turned off in the settings"
+            self.kind, why = "off", "reranking is turned off in the settings"
         elif refused:  # the real reason in the notice itself, not only in its tooltip (plain text: it holds a path)
-            # a zero-width space after each "/" lets a long path wrap instead of widening the window
-            why = f"the model folder was refused: {refused.replace('/', '/' + chr(0x200B))}"
+            self.kind, why = "refused", f"the model folder was refused: {refused}"
         else:
-            why = "no cross-encoder weights were found"
-        self.label.setText(
-            f"No reranker: {why}, so results keep their first-stage order. "
-            "Download one, or choose a local cross-encoder model folder (config.json, model.safetensors, tokenizer).")
-        self.label.setToolTip(tooltip(message or ""))
+            self.kind, why = "missing", "no cross-encoder weights were found"
+        line = f"No reranker: {why}, so results keep their first-stage order."
+        self.label.set_full_text(line)
+        self.label.setToolTip(tooltip(line + (f"\n\n{message}" if message and message not in line else "")))
+        if self.kind in self.dismissed():
+            self.hide()
+            return
         self.show()
+
+    def dismissed(self) -> list[str]:
+        if self.settings is None:
+            return []
+        value = self.settings.value(DISMISSED_KEY, [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def dismiss(self) -> None:
+        """✕: hide it, and for good for this kind of reason."""
+        self.hide()
+        if self.settings is not None and self.kind and self.kind not in self.dismissed():
+            self.settings.setValue(DISMISSED_KEY, [*self.dismissed(), self.kind])
+            self.settings.sync()

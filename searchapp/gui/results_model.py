@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import time
 from typing import Any, Optional
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -15,14 +16,26 @@ from ..library.search.snippet import best_snippet
 from .highlight import highlight_html, snippet, utf16_spans
 from .plain import tooltip
 
-__all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "HIT_ROLE",
-           "HTML_ROLE", "SNIPPET_ROLE"]
+__all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "date_text",
+           "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE", "SNIPPET_LINES"]
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the Hit itself
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet with query words marked
 SNIPPET_ROLE = Qt.ItemDataRole.UserRole + 3  # library.snippet.Snippet: plain text + query word spans (painted)
 MARK_BACKGROUND, MARK_FOREGROUND = QColor("#ffe680"), QColor("#000000")
 PROMOTED, DEMOTED = QColor("#1a7f37"), QColor("#c62828")
+SNIPPET_LINES = 2  # every row is this many lines high, so a screenful holds many results
+
+
+def date_text(date_ns: Optional[int], now: Optional[float] = None) -> str:
+    """A file manager's short date: the time for today, day and month this year, else the full date."""
+    if not date_ns:
+        return ""
+    ts, now = date_ns / 1e9, time.time() if now is None else now
+    t, today = time.localtime(ts), time.localtime(now)
+    if t[:3] == today[:3]:
+        return time.strftime("%H:%M", t)
+    return time.strftime("%d %b" if t.tm_year == today.tm_year and ts <= now else "%Y-%m-%d", t)
 
 
 def rank_movement(hit: Hit) -> str:
@@ -82,7 +95,7 @@ def more_tooltip(hit: Hit) -> str:
 
 
 class ResultsModel(QAbstractTableModel):
-    COLUMNS = ("#", "File", "Folder", "Page", "Passage", "More", "Score", "Rerank")
+    COLUMNS = ("#", "File", "Folder", "Date", "Page", "Passage", "More", "Score", "Rerank")
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -127,6 +140,7 @@ class ResultsModel(QAbstractTableModel):
                 "#": str(h.ranks.final or index.row() + 1),
                 "File": display_name(h.path) + ("" if h.available else "  (unavailable)"),
                 "Folder": display_folder(h.path),
+                "Date": date_text(h.date_ns),
                 "Page": str(h.page) if h.page else "",
                 "Passage": snippet(h.text, self.terms),
                 "More": more_text(h),
@@ -142,6 +156,8 @@ class ResultsModel(QAbstractTableModel):
                 return more_tooltip(h)
             if col in ("File", "Folder"):
                 return tooltip(display_path(h.path))
+            if col == "Date" and h.date_ns:
+                return time.strftime("%Y-%m-%d %H:%M", time.localtime(h.date_ns / 1e9))
         if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:
             delta = (h.ranks.fused or 0) - h.ranks.rerank
             return PROMOTED if delta > 0 else DEMOTED if delta < 0 else None
@@ -186,7 +202,9 @@ class HtmlDelegate(QStyledItemDelegate):
             ctx.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.HighlightedText))
         painter.save()
         painter.translate(opt.rect.topLeft())
-        painter.setClipRect(opt.rect.translated(-opt.rect.topLeft()))
+        # Whole lines only: a row is SNIPPET_LINES high, and the top of a third line would read as clutter.
+        lines_h = int(doc.documentMargin()) + SNIPPET_LINES * opt.fontMetrics.lineSpacing()
+        painter.setClipRect(0, 0, opt.rect.width(), min(opt.rect.height(), lines_h))
         doc.documentLayout().draw(painter, ctx)
         painter.restore()
 
@@ -195,5 +213,5 @@ class HtmlDelegate(QStyledItemDelegate):
         if index.data(SNIPPET_ROLE) is None:
             return size
         doc = self._doc(option, index)
-        size.setHeight(int(min(doc.size().height(), 4 * option.fontMetrics.height() + 8)))
+        size.setHeight(int(min(doc.size().height(), SNIPPET_LINES * option.fontMetrics.height() + 8)))
         return size

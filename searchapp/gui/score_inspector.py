@@ -10,12 +10,15 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QS
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..base.member_paths import display_name, display_path
+from ..base.types import Hit
 from ..library import SearchResult
 from .results_model import DEMOTED, PROMOTED, rank_movement
 from .plain import plain_label, tooltip
 from .score_plot import ScorePlot
 
-__all__ = ["ScoreInspector", "HEADERS", "candidate_rows"]
+__all__ = ["ScoreInspector", "HEADERS", "candidate_rows", "why_text"]
+
+CHUNK_ROLE = Qt.ItemDataRole.UserRole + 1  # on the first cell: which passage the row is
 
 HEADERS = ("final", "file", "page", "cosine", "bi-enc rank", "BM25", "BM25 rank", "fused", "fused rank",
            "CE logit", "CE score", "CE rank", "movement")
@@ -37,6 +40,24 @@ def candidate_rows(result: SearchResult) -> list[list[str]]:
                      _i(r.lexical), _f(s.fused), _i(r.fused), _f(s.rerank_logit, 3), _f(s.rerank), _i(r.rerank),
                      rank_movement(h)])
     return rows
+
+
+def why_text(hit: Hit) -> str:
+    """One line on why `hit` is where it is: each stage's score and the rank it gave."""
+    s, r = hit.scores, hit.ranks
+    parts = []
+    if s.dense is not None:
+        parts.append(f"meaning (cosine) {s.dense:.3f}, #{r.dense} by meaning" if r.dense else
+                     f"meaning (cosine) {s.dense:.3f}")
+    if s.lexical is not None:
+        parts.append(f"words (BM25) {s.lexical:.2f}, #{r.lexical} by words" if r.lexical else
+                     f"words (BM25) {s.lexical:.2f}")
+    if s.fused is not None:
+        parts.append(f"fused {s.fused:.3f} → #{r.fused}")
+    if s.rerank is not None:
+        parts.append(f"cross-encoder {s.rerank:.3f} → #{r.rerank}")
+    head = f"Why #{r.final} {display_name(hit.path)}: " if r.final else f"Why {display_name(hit.path)}: "
+    return head + ("; ".join(parts) if parts else "listed by date, no score (nothing to rank by)")
 
 
 class ScoreInspector(QWidget):
@@ -86,6 +107,8 @@ class ScoreInspector(QWidget):
                         item.setForeground(PROMOTED if d > 0 else DEMOTED)
                 if j == 1:
                     item.setToolTip(tooltip(display_path(hit.path)))
+                if j == 0:
+                    item.setData(CHUNK_ROLE, hit.chunk_id)
                 self.table.setItem(i, j, item)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # final rank first, whatever was sorted before
@@ -98,6 +121,17 @@ class ScoreInspector(QWidget):
             how = "reranked by the cross-encoder" if result.reranked else "not reranked"
             query = display_path(result.query) if result.mode == "similar" else result.query  # similar: a file
             self.summary.setText(f"{len(rows)} candidates for “{query}” ({result.mode}, {how})")
+
+    def focus_hit(self, hit: Hit) -> bool:
+        """Select `hit`'s row (the "Why this rank?" of a result) and say in the summary why it is there."""
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item is not None and item.data(CHUNK_ROLE) == hit.chunk_id:
+                self.table.selectRow(row)
+                self.table.scrollToItem(item)
+                self.summary.setText(why_text(hit))
+                return True
+        return False
 
     def export_csv(self, path: str) -> int:
         """Write the candidate table in final-rank order; returns the number of rows."""

@@ -24,7 +24,8 @@ from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_session import LibrarySession
 from .preview import PreviewPane
-from .results_model import HIT_ROLE, HtmlDelegate, ResultsModel
+from .results_model import HIT_ROLE, ResultsModel
+from .results_view import fit_columns, setup_results_view
 from .services import Services
 from .similar_chip import SimilarChip, back_button
 
@@ -114,13 +115,10 @@ class SearchController(QObject):
         view.setObjectName("resultsView")
         view.setAccessibleName("Results")
         view.setModel(self.results_model)
-        view.setItemDelegateForColumn(ResultsModel.COLUMNS.index("Passage"), HtmlDelegate(view))
+        setup_results_view(view)  # compact two-line rows, the score always on screen
         view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        view.setWordWrap(True)
-        view.verticalHeader().setVisible(False)
-        view.horizontalHeader().setStretchLastSection(False)
         view.setAlternatingRowColors(True)
         view.activated.connect(self.open_index)
         view.selectionModel().currentRowChanged.connect(self._row_changed)
@@ -216,10 +214,7 @@ class SearchController(QObject):
         # The words searched for: not -excluded ones nor field values (type:pdf); "Similar files" searched no words.
         self.terms = query_terms(marked_text(result.query)) if result and result.mode != "similar" else []
         self.results_model.set_hits(result.hits[:k] if result else [], self.terms)
-        self.results_view.resizeColumnsToContents()
-        self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Folder"), 160)
-        self.results_view.setColumnWidth(ResultsModel.COLUMNS.index("Passage"), 420)
-        self.results_view.resizeRowsToContents()
+        fit_columns(self.results_view)
         self.empty.show_for(result, self.filter_bar.filters() is not None)
         self.preview.clear()
         self.resultShown.emit(result)

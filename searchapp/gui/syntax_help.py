@@ -1,17 +1,19 @@
-"""The `?` beside the query box: the query syntax as a table. Static text only (library/query/help.py's rows,
-escaped), never anything from a file, so it is the one label here that is rich text."""
+"""The `?` beside the query box (and F1): the query syntax as a table. Static text only (library/query/help.py's
+rows, escaped), never anything from a file, so it is the one view here that is rich text. The dialog opens as
+tall as the text (up to the screen) and scrolls beyond that, so the last line is never cut."""
 
 from __future__ import annotations
 
 import html
 from typing import Optional
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFrame, QTextBrowser, QVBoxLayout, QWidget
 
 from ..library.query.help import SYNTAX_ROWS
 
 __all__ = ["SyntaxHelp", "syntax_html"]
+
+WIDTH = 660
 
 _NOTES = ("Words rank by meaning; the rest are rules every hit obeys, file by file. Case and accents are "
           "ignored and English words are stemmed (-run also excludes running). A query of only rules lists "
@@ -31,15 +33,25 @@ class SyntaxHelp(QDialog):
         super().__init__(parent)
         self.setObjectName("syntaxHelp")
         self.setWindowTitle("Query syntax")
-        self.text = QLabel()
+        self.text = QTextBrowser()
         self.text.setObjectName("syntaxHelpText")
-        self.text.setTextFormat(Qt.TextFormat.RichText)
-        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.text.setWordWrap(True)
-        self.text.setText(syntax_html())
+        self.text.setOpenLinks(False)  # nothing to follow: static text
+        self.text.setFrameShape(QFrame.Shape.NoFrame)
+        self.text.viewport().setAutoFillBackground(False)
+        self.text.setHtml(syntax_html())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         lay = QVBoxLayout(self)
-        lay.addWidget(self.text)
+        lay.addWidget(self.text, 1)
         lay.addWidget(buttons)
-        self.resize(640, 420)
+        self.resize(WIDTH, self._fitting_height(WIDTH))
+
+    def _fitting_height(self, width: int) -> int:
+        """The height that shows the whole text at `width`, at most what the screen has."""
+        doc = self.text.document().clone(self)
+        margins = self.layout().contentsMargins()
+        doc.setTextWidth(width - margins.left() - margins.right() - 2 * self.text.frameWidth())
+        want = int(doc.size().height()) + 2 * self.text.frameWidth() + self.layout().spacing() + 40 \
+            + margins.top() + margins.bottom()
+        screen = self.screen().availableGeometry().height() if self.screen() else 800
+        return min(want, screen - 60)

@@ -326,8 +326,9 @@ class Store(VectorQueue, ScopeQueries):
         return out_ids, mat
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
-        rows = self._select_in('SELECT c.id, c.file_id, f.path, c.ordinal, c.start, c."end", c.page, c.text '
-                               "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({})", ids)
+        rows = self._select_in('SELECT c.id, c.file_id, f.path, c.ordinal, c.start, c."end", c.page, c.text, '
+                               "coalesce(f.date_ns, f.mtime_ns) FROM chunks c JOIN files f ON f.id = c.file_id "
+                               "WHERE c.id IN ({})", ids)
         return {r[0]: ChunkRow(*r) for r in rows}
 
     def chunk_files(self, ids: Sequence[int]) -> dict[int, int]:

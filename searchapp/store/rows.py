@@ -42,6 +42,7 @@ class ChunkRow:
     end: int
     page: Optional[int]
     text: str
+    date_ns: Optional[int] = None  # the file's date: a mail's own date, else its mtime (what after:/before: test)
 
 
 @dataclass(frozen=True)

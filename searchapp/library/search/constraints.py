@@ -107,5 +107,5 @@ def list_by_date(store: Store, scope: FilterScope, k: int, group: str) -> list[H
     for rank, cid in enumerate((i for i in ids if i in rows), start=1):
         r = rows[cid]
         hits.append(Hit(chunk_id=cid, path=r.path, page=r.page, start=r.start, end=r.end, text=r.text,
-                        scores=StageScores(), ranks=StageRanks(final=rank)))
+                        scores=StageScores(), ranks=StageRanks(final=rank), date_ns=r.date_ns))
     return hits

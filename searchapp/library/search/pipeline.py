@@ -158,7 +158,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     def hit(cid: int, fused_rank: Optional[int]) -> Hit:
         r = rows[cid]
         return Hit(chunk_id=cid, path=r.path, page=r.page, start=r.start, end=r.end, text=r.text, scores=scores[cid],
-                   ranks=StageRanks(dense=dense_rank.get(cid), lexical=lexical_rank.get(cid), fused=fused_rank))
+                   ranks=StageRanks(dense=dense_rank.get(cid), lexical=lexical_rank.get(cid), fused=fused_rank),
+                   date_ns=r.date_ns)
 
     if by_file:
         file_of = {cid: rows[cid].file_id for cid in seen}

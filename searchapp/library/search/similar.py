@@ -111,7 +111,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
         result.hits.append(SimilarHit(
             chunk_id=cid, path=row.path, page=row.page, start=row.start, end=row.end, text=row.text,
             scores=StageScores(dense=min(max(score, -1.0), 1.0)), ranks=StageRanks(dense=rank, final=len(result.hits) + 1),
-            source_text=src.text, source_page=src.page, best_pair=min(pair, 1.0)))
+            source_text=src.text, source_page=src.page, best_pair=min(pair, 1.0), date_ns=row.date_ns))
     result.timings_ms["total"] = ms()
     if scope is not None:
         result.filter_stats = scope.stats

@@ -97,7 +97,7 @@ def test_what_was_taken_as_words_is_said_in_plain_text(qtbot, win):
     win.search.search_box.setText('foo:bar volcano <b>x</b>:y "open')
     notes = win.query_chips.notes
     assert notes.isVisible() and notes.textFormat() == Qt.TextFormat.PlainText
-    assert notes.text() == "Taken as words: unknown field foo: searched as words; unbalanced quote: searched as words"
+    assert notes.full_text() == "Taken as words: unknown field foo: searched as words; unbalanced quote: searched as words"
     res = search(qtbot, win, "foo:bar volcano")
     assert res.hits and win.last_dialog is None
 
@@ -119,8 +119,8 @@ def test_help_lists_every_form(qtbot, win):
     qtbot.mouseClick(win.syntax_button, Qt.MouseButton.LeftButton)
     dlg = win.memory.help
     assert dlg is not None and dlg.isVisible()
-    text = dlg.text.text()
-    for form in ("&quot;exact phrase&quot;", "-word", " OR ", "word*", *(f"{f}:" for f in FIELDS)):
+    text = dlg.text.toPlainText()
+    for form in ('"exact phrase"', "-word", " OR ", "word*", *(f"{f}:" for f in FIELDS)):
         assert form in text, form
     dlg.close()
 

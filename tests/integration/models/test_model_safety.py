@@ -165,7 +165,7 @@ def test_gui_says_why_a_reranker_folder_was_refused(qtbot, make_config, packaged
         qtbot.waitUntil(lambda: win.models_ready, timeout=60_000)
         assert win.labels.reranker.text() == "Reranker: none"
         assert win.notice.isVisible()
-        assert "refused" in win.notice.label.text() and "does not know" in win.notice.label.text()
+        assert "refused" in win.notice.label.full_text() and "does not know" in win.notice.label.full_text()
         assert not marker.exists()
     finally:
         win.close()

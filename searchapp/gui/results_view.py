@@ -1,0 +1,102 @@
+"""How the results list is laid out: compact rows of a fixed height, as a desktop search's result list.
+
+Each row is two lines high: the file's name with its folder under it (shortened in the middle, as GNOME's and
+KDE's file search do, so the drive and the last folders both show), then date, page, the snippet with the
+query words marked (Recoll's shape: what matched, right there), and the score that ordered the list. The
+snippet column takes whatever width is left, so the score is always on screen and there is never a horizontal
+scroll bar. Everything painted here is plain text.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QModelIndex, QRect, Qt
+from PySide6.QtGui import QFontMetrics, QPalette
+from PySide6.QtWidgets import QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
+
+from .results_model import HIT_ROLE, SNIPPET_LINES, HtmlDelegate, ResultsModel
+
+__all__ = ["FileDelegate", "setup_results_view", "fit_columns", "row_height", "short_folder", "folder_line",
+           "FILE_WIDTH"]
+
+FILE_WIDTH = 230  # the name and folder column; the person can drag it wider
+_COL = ResultsModel.COLUMNS.index
+_FITTED = ("#", "Date", "Page", "More", "Score", "Rerank")  # as wide as their text, never cut
+
+
+def short_folder(folder: str) -> str:
+    """`~/Documents/…` for a folder in the home, as file managers write it: the width goes to the folders that
+    tell files apart (the full path is the row's tooltip and the preview's header)."""
+    home = os.path.expanduser("~").rstrip(os.sep)
+    if home and home != "~" and (folder == home or folder.startswith(home + os.sep)):
+        return "~" + folder[len(home):]
+    return folder
+
+
+def folder_line(folder: str, fm: QFontMetrics, width: int) -> str:
+    """The folder as the row's second line: `~` for the home, shortened in the middle to `width` pixels."""
+    return fm.elidedText(short_folder(folder), Qt.TextElideMode.ElideMiddle, width)
+
+
+def row_height(view: QTableView) -> int:
+    return SNIPPET_LINES * view.fontMetrics().lineSpacing() + 8
+
+
+class FileDelegate(QStyledItemDelegate):
+    """The file's name on the first line and its folder in grey under it, each elided in the middle so the
+    extension and the last folder stay visible. Drawn as plain text: a name is never markup."""
+
+    def paint(self, painter, option, index: QModelIndex) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        name, opt.text = opt.text, ""
+        style = opt.widget.style() if opt.widget else None
+        if style:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        folder = str(index.siblingAtColumn(_COL("Folder")).data() or "")
+        fm, r = opt.fontMetrics, opt.rect.adjusted(4, 3, -4, -3)
+        line = fm.lineSpacing()
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        text = opt.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        grey = opt.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText)
+        painter.save()
+        painter.setFont(opt.font)
+        painter.setPen(text)
+        flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine)
+        painter.drawText(QRect(r.left(), r.top(), r.width(), line), flags,
+                         fm.elidedText(name, Qt.TextElideMode.ElideMiddle, r.width()))
+        painter.setPen(grey)
+        painter.drawText(QRect(r.left(), r.top() + line, r.width(), line), flags,
+                         folder_line(folder, fm, r.width()))
+        painter.restore()
+
+
+def setup_results_view(view: QTableView) -> None:
+    """Delegates, fixed row height, and column sizing for a view whose model is a ResultsModel."""
+    view.setItemDelegateForColumn(_COL("Passage"), HtmlDelegate(view))
+    view.setItemDelegateForColumn(_COL("File"), FileDelegate(view))
+    view.setColumnHidden(_COL("Folder"), True)  # drawn under the name; the column stays in the model for its text
+    view.setWordWrap(True)  # the snippet wraps onto its second line
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    vh = view.verticalHeader()
+    vh.setVisible(False)
+    vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    vh.setDefaultSectionSize(row_height(view))
+    hh = view.horizontalHeader()
+    hh.setStretchLastSection(False)
+    hh.setMinimumSectionSize(24)
+    for name in _FITTED:
+        hh.setSectionResizeMode(_COL(name), QHeaderView.ResizeMode.ResizeToContents)
+    hh.setSectionResizeMode(_COL("File"), QHeaderView.ResizeMode.Interactive)
+    hh.setSectionResizeMode(_COL("Passage"), QHeaderView.ResizeMode.Stretch)
+    view.setColumnWidth(_COL("File"), FILE_WIDTH)
+
+
+def fit_columns(view: QTableView) -> None:
+    """After new hits: More and Rerank only while some hit has something to show there."""
+    model = view.model()
+    hits = [model.index(r, 0).data(HIT_ROLE) for r in range(model.rowCount())]
+    view.setColumnHidden(_COL("More"), not any(h.more for h in hits))
+    view.setColumnHidden(_COL("Rerank"), not any(h.ranks.rerank is not None for h in hits))

@@ -1,0 +1,184 @@
+"""The window's layout at its default 1280×800, offscreen on a real tiny library: at least eight results on
+screen, each with name, folder, date, page, snippet and the score that ordered it (no horizontal scrolling);
+the score inspector one click away and remembered, with "Why this rank?" on a result; the reranker notice on
+one line and gone for good once dismissed; the note under the query chips shortened with its whole text in the
+tooltip; the query syntax help whole."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QKeySequence  # noqa: E402
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QLabel, QWidget  # noqa: E402
+
+from conftest import build_tiny_library  # noqa: E402
+
+from gui_window import WAIT_MS, shown_window  # noqa: E402
+
+TOPICS = ["eruption", "lava flow", "ash cloud", "magma chamber", "crater lake", "fumarole", "caldera", "tephra",
+          "lahar", "pyroclastic flow", "dome collapse", "seismic swarm", "gas plume", "lava tube"]
+TEXTS = {f"volcano-{i:02d}-{t.replace(' ', '-')}.txt":
+         f"Volcano field notes {i}: the {t} was measured on the north flank; the volcano observatory logged it "
+         f"twice and the survey team walked the {t} again the next morning to compare the readings."
+         for i, t in enumerate(TOPICS)}
+
+
+@pytest.fixture
+def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    """open_window(models=…): a window at 1280×800 over a tiny library of TEXTS; every call opens the same data
+    dir, so a second window reads what the first remembered in gui.ini."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    made = []
+
+    def make(models=None):
+        config = load_config(data, env={}, overrides={"index": {"backend": "exact"},
+                                                      "models": {"reranker": "", **(models or {})}})
+        lib = Library(config, encoder=tiny_encoder)
+        win = shown_window(qtbot, config, lib)
+        win.resize(1280, 800)
+        made.append((win, lib))
+        return win
+
+    yield make
+    for win, lib in made:
+        for top in QApplication.topLevelWidgets():
+            if top is not win and top.isVisible():
+                top.close()
+        win.close()
+        lib.close()
+
+
+def search(qtbot, win, text: str):
+    win.search.search_box.setText(text)
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
+        win.run_search()
+    return sig.args[0]
+
+
+def col(name: str) -> int:
+    from searchapp.gui.results_model import ResultsModel
+
+    return ResultsModel.COLUMNS.index(name)
+
+
+def test_eight_results_show_at_1280x800_each_with_name_folder_date_page_snippet_and_its_score(qtbot, open_window):
+    win = open_window()
+    assert (win.width(), win.height()) == (1280, 800)
+    res = search(qtbot, win, "volcano survey readings")
+    view, model = win.search.results_view, win.search.results_model
+    assert model.rowCount() == 10 and len(res.hits) >= 10
+    whole_rows = [r for r in range(model.rowCount())
+                  if view.visualRect(model.index(r, col("Passage"))).bottom() < view.viewport().height()]
+    assert len(whole_rows) >= 8, (len(whole_rows), view.viewport().height(), view.rowHeight(0))
+    # No horizontal scrolling: the snippet gives way, the score is on screen and never cut.
+    bar = view.horizontalScrollBar()
+    assert not bar.isVisible() and bar.maximum() == 0
+    score = col("Score")
+    assert not view.isColumnHidden(score)
+    assert view.columnViewportPosition(score) + view.columnWidth(score) <= view.viewport().width()
+    assert all(view.fontMetrics().horizontalAdvance(model.index(r, score).data()) < view.columnWidth(score)
+               for r in whole_rows)
+    for r in whole_rows:
+        row = {name: model.index(r, col(name)).data() for name in ("File", "Folder", "Date", "Passage", "Score")}
+        assert row["File"].startswith("volcano-") and row["Folder"] and row["Date"] and row["Passage"], row
+        assert row["Score"].startswith("match ")
+    for name in ("File", "Date", "Page", "Passage", "Score"):
+        assert not view.isColumnHidden(col(name)), name
+    # The folder is drawn under the name, shortened in the middle: its start and its last folder both show.
+    from searchapp.gui.results_view import FILE_WIDTH, folder_line
+
+    folder = "/home/someone/Documents/Projects/2026/Field trips/Iceland/Volcano observatory/raw notes"
+    shown = folder_line(folder, view.fontMetrics(), FILE_WIDTH - 8)
+    assert "…" in shown and shown.startswith("/home/") and shown.endswith("notes")
+
+
+def test_the_inspector_is_one_click_away_remembered_and_says_why_a_row_ranks_there(qtbot, open_window):
+    win = open_window()
+    assert not win.inspector.isVisible()  # not open by default: the preview gets the width
+    res = search(qtbot, win, "volcano survey readings")
+    toggle = win.inspector_toggle
+    assert toggle.action.shortcut() == QKeySequence("Ctrl+I") and toggle.action in win.menuBar().actions()[1].menu().actions()
+    qtbot.mouseClick(toggle.button, Qt.MouseButton.LeftButton)
+    assert win.inspector.isVisible() and win.inspector.width() > 200
+    qtbot.mouseClick(toggle.button, Qt.MouseButton.LeftButton)
+    assert not win.inspector.isVisible()
+
+    view, model = win.search.results_view, win.search.results_model
+    menu = win.discover.context_menu(view.visualRect(model.index(2, 0)).center())
+    why = next(a for a in menu.actions() if a.text() == "Why this rank?")
+    why.trigger()
+    hit = res.hits[2]
+    assert win.inspector.isVisible() and toggle.action.isChecked()
+    table = win.inspector.table
+    assert table.item(table.currentRow(), 1).text() == hit.path.rsplit("/", 1)[-1]
+    summary = win.inspector.summary.text()
+    assert summary.startswith(f"Why #3 {hit.path.rsplit('/', 1)[-1]}: ") and "cosine" in summary, summary
+
+    win.close()  # open, so the next window opens it
+    again = open_window()
+    assert again.inspector.isVisible() and again.inspector_toggle.action.isChecked()
+    again.inspector_toggle.action.trigger()
+    again.close()
+    assert not open_window().inspector.isVisible()
+
+
+def test_the_reranker_notice_is_one_line_and_dismissed_for_good(qtbot, open_window):
+    missing = {"reranker": "cross-encoder/not-in-the-cache"}
+    win = open_window(models=missing)
+    notice = win.notice
+    qtbot.waitUntil(lambda: win.models_ready and notice.isVisible(), timeout=WAIT_MS)
+    label = notice.label
+    one_line = max(notice.download_button.sizeHint().height(), label.fontMetrics().lineSpacing()) + 12
+    assert notice.height() <= one_line, (notice.height(), one_line)
+    assert label.full_text().startswith("No reranker: no cross-encoder weights were found")
+    assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()  # nothing cut without a …
+    assert "no cross-encoder weights were found" in label.toolTip()
+
+    qtbot.mouseClick(notice.close_button, Qt.MouseButton.LeftButton)
+    assert not notice.isVisible()
+    win.close()
+    again = open_window(models=missing)
+    qtbot.waitUntil(lambda: again.models_ready, timeout=WAIT_MS)
+    again.show_reranker_notice("asked again")  # the same reason: still not shown
+    assert not again.notice.isVisible() and again.labels.reranker.text() == "Reranker: none"
+    again.notice.explain(None, "config.json is missing", True)  # a new reason is said once more
+    assert again.notice.isVisible()
+
+
+def test_the_note_under_the_query_chips_is_shortened_never_cut(qtbot, open_window):
+    win = open_window()
+    names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+    win.search.search_box.setText("volcano " + " ".join(f"{n}:x" for n in names))
+    notes = win.query_chips.notes
+    assert notes.isVisible()
+    assert notes.fontMetrics().horizontalAdvance(notes.text()) <= notes.width()
+    assert notes.text().endswith("…")
+    for n in names:
+        assert f"unknown field {n}: searched as words" in notes.toolTip()
+
+
+def test_the_query_syntax_help_shows_its_last_line(qtbot, open_window):
+    from searchapp.gui.syntax_help import _NOTES
+
+    win = open_window()
+    dialog = win.memory.show_help()
+    qtbot.waitExposed(dialog)
+    text = dialog.findChild(QWidget, "syntaxHelpText")
+    if isinstance(text, QLabel):  # a label cannot scroll: all of it must fit
+        assert text.heightForWidth(text.width()) <= text.height()
+    else:
+        assert isinstance(text, QAbstractScrollArea)
+        doc_height = text.document().size().height()
+        bar = text.verticalScrollBar()
+        assert doc_height <= text.viewport().height() + bar.maximum() + 1
+        screen = dialog.screen().availableGeometry().height()
+        if screen >= 800:  # room enough: no scrolling at all
+            assert bar.maximum() == 0
+    assert _NOTES.split(". ")[-1].rstrip(".") in text.toPlainText() if hasattr(text, "toPlainText") else text.text()
+    dialog.close()
