@@ -1,5 +1,5 @@
-"""Before indexing a big folder: how many files it holds (a capped, timed count: ingest/quick_count.py), roughly
-how long that takes, and a checklist of its top-level subfolders to leave out, saved as `[scan] exclude`
+"""Before indexing a big folder: how many files it holds (a capped, timed count: library/sync/folder_count.py),
+roughly how long that takes, and a checklist of its top-level subfolders to leave out, saved as `[scan] exclude`
 patterns so every later sync leaves them out too. A folder under BIG_FOLDER_FILES is indexed without a word."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout,
                                QWidget)
 
-from ..ingest.quick_count import FolderCount, count_files
+from ..library.sync.folder_count import FolderCount, count_files
 from .library_session import LibrarySession
 from .plain import plain_label, tooltip
 from .services import Services

@@ -1,4 +1,4 @@
-"""How big is a folder, before indexing it: a capped, timed walk (names and `stat` only, as scan.py decides,
+"""How big is a folder, before indexing it: a capped, timed walk (names and `stat` only, as ingest/scan.py decides,
 without reading a file) that counts the files a sync would read, in all and per top-level subfolder, so the
 window can ask before a job of hours and offer to leave big subfolders out."""
 
@@ -9,11 +9,11 @@ import stat
 import time
 from dataclasses import dataclass, field
 
-from ..base.config import ScanConfig
-from .exclude import Excluder
-from .extractors.registry import supported_suffixes
-from .extractors.sniff import KNOWN_BINARY_SUFFIXES
-from .ocr.images import image_suffixes
+from ...base.config import ScanConfig
+from ...ingest.exclude import Excluder
+from ...ingest.extractors.registry import supported_suffixes
+from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
+from ...ingest.ocr.images import image_suffixes
 
 __all__ = ["FolderCount", "count_files"]
 
