@@ -30,7 +30,7 @@ from .vector_queue import EMBEDDED, NO_VECTOR, VectorQueue
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
 
 
-_FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
+FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
 
 # Dropped from lexical queries: they match nearly every passage and drown BM25 in noise.
 STOP_WORDS = frozenset(
@@ -113,7 +113,7 @@ class Store(VectorQueue, ScopeQueries):
 
         return sqlite_utils.Database(self.conn)
 
-    def _select_in(self, sql: str, values: Iterable) -> Iterator[tuple]:
+    def select_in(self, sql: str, values: Iterable) -> Iterator[tuple]:
         """Rows of `sql` (one `IN ({})` slot) for `values`, 500 bound parameters per statement: SQLite caps
         how many one statement may bind."""
         values = list(values)
@@ -191,7 +191,7 @@ class Store(VectorQueue, ScopeQueries):
 
     # -- files --------------------------------------------------------------
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
-        rows = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE root_id = ?", (root_id,))
+        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE root_id = ?", (root_id,))
         return {r[2]: FileRow(*r) for r in rows}
 
     def has_files(self, root_id: int) -> bool:
@@ -207,17 +207,17 @@ class Store(VectorQueue, ScopeQueries):
         """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
         below = path.rstrip(os.sep) + os.sep
         rows = self.conn.execute(
-            f"SELECT {_FILE_COLS} FROM files WHERE root_id = ? AND (path = ? OR (path >= ? AND path < ?))",
+            f"SELECT {FILE_COLS} FROM files WHERE root_id = ? AND (path = ? OR (path >= ? AND path < ?))",
             (root_id, path, below, below[:-1] + chr(ord(os.sep) + 1)),  # the next character after the separator
         )
         return {r[2]: FileRow(*r) for r in rows}
 
     def file_by_path(self, path: str) -> Optional[FileRow]:
-        r = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()
+        r = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()
         return FileRow(*r) if r else None
 
     def problem_files(self) -> list[FileRow]:
-        rows = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE status != 'indexed' ORDER BY status, path")
+        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE status != 'indexed' ORDER BY status, path")
         return [FileRow(*r) for r in rows]
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
@@ -263,7 +263,7 @@ class Store(VectorQueue, ScopeQueries):
     def vectors_by_hash(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """text_hash -> a stored vector for that text, from any file: unchanged or moved passages are never re-embedded."""
         out: dict[str, np.ndarray] = {}
-        for h, v in self._select_in(f"SELECT text_hash, vector FROM chunks WHERE {EMBEDDED} AND text_hash IN ({{}})", dict.fromkeys(hashes)):
+        for h, v in self.select_in(f"SELECT text_hash, vector FROM chunks WHERE {EMBEDDED} AND text_hash IN ({{}})", dict.fromkeys(hashes)):
             vec = np.frombuffer(v, dtype=np.float32)
             if np.isfinite(vec).all():  # a NaN row of an older version is embedded again, never copied
                 out[h] = vec
@@ -291,7 +291,7 @@ class Store(VectorQueue, ScopeQueries):
     def chunk_repeats(self, ids: Sequence[int]) -> dict[int, list[tuple[int, int, Optional[int]]]]:
         """chunk id -> (start, end, page) of the other places its text occurs in its file (ids without any left out)."""
         out: dict[int, list[tuple[int, int, Optional[int]]]] = {}
-        for cid, a, b, p in self._select_in(
+        for cid, a, b, p in self.select_in(
                 'SELECT chunk_id, start, "end", page FROM chunk_spans WHERE chunk_id IN ({}) ORDER BY start', ids):
             out.setdefault(cid, []).append((a, b, p))
         return out
@@ -315,7 +315,7 @@ class Store(VectorQueue, ScopeQueries):
         if ids is None:
             rows = self.conn.execute(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} ORDER BY id").fetchall()
         else:  # passages still waiting for their vector (vector_queue.py) are left out like NaN rows
-            rows = list(self._select_in(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} AND id IN ({{}})", ids))
+            rows = list(self.select_in(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} AND id IN ({{}})", ids))
         out_ids = np.array([r[0] for r in rows], dtype=np.int64)
         if not rows:
             return out_ids, np.zeros((0, dim or 0), dtype=np.float32)
@@ -326,14 +326,14 @@ class Store(VectorQueue, ScopeQueries):
         return out_ids, mat
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
-        rows = self._select_in('SELECT c.id, c.file_id, f.path, c.ordinal, c.start, c."end", c.page, c.text, '
+        rows = self.select_in('SELECT c.id, c.file_id, f.path, c.ordinal, c.start, c."end", c.page, c.text, '
                                "coalesce(f.date_ns, f.mtime_ns) FROM chunks c JOIN files f ON f.id = c.file_id "
                                "WHERE c.id IN ({})", ids)
         return {r[0]: ChunkRow(*r) for r in rows}
 
     def chunk_files(self, ids: Sequence[int]) -> dict[int, int]:
         """chunk id -> file id (a light lookup: results by file group candidates before reading their text)."""
-        return dict(self._select_in("SELECT id, file_id FROM chunks WHERE id IN ({})", ids))
+        return dict(self.select_in("SELECT id, file_id FROM chunks WHERE id IN ({})", ids))
 
     def chunk_owners(self) -> list[tuple[int, int]]:
         """(chunk id, file id) of every passage, by chunk id."""

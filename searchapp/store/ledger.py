@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ..base.entry_dates import storable_ns
-from .db import _FILE_COLS as _COLS
+from .db import _FILE_COLS as FILE_COLS
 from .db import Store
 from .rows import FileRow
 
@@ -39,7 +39,7 @@ def state_counts(store: Store) -> dict[str, int]:
 
 def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
     """(state, row) of the entries in `state` (all when None), by path; at most `limit`."""
-    sql = f"SELECT {_STATE_SQL} AS s, {_COLS} FROM files"
+    sql = f"SELECT {_STATE_SQL} AS s, {FILE_COLS} FROM files"
     params: list = []
     if state is not None:
         sql += f" WHERE {_STATE_SQL} = ?"
@@ -65,7 +65,7 @@ def set_ocr_state(store: Store, file_id: int, ocr: Optional[str], pages: Optiona
 
 def entry_state(store: Store, path: str) -> Optional[tuple[str, FileRow, Optional[int], Optional[str]]]:
     """(state, row, date_ns, ocr) of one stored entry, or None."""
-    r = store.conn.execute(f"SELECT {_STATE_SQL}, {_COLS}, date_ns, ocr FROM files WHERE path = ?", (path,)).fetchone()
+    r = store.conn.execute(f"SELECT {_STATE_SQL}, {FILE_COLS}, date_ns, ocr FROM files WHERE path = ?", (path,)).fetchone()
     return None if r is None else (r[0], FileRow(*r[1:11]), r[11], r[12])
 
 
@@ -88,7 +88,7 @@ def entry_vectors(store: Store, file_id: int) -> int:
 
 def pending_ocr_files(store: Store, limit: int) -> list[FileRow]:
     """Entries waiting for OCR (files.ocr = 'pending'), newest first."""
-    rows = store.conn.execute(f"SELECT {_COLS} FROM files WHERE ocr = 'pending' ORDER BY mtime_ns DESC, path LIMIT ?",
+    rows = store.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE ocr = 'pending' ORDER BY mtime_ns DESC, path LIMIT ?",
                               (int(limit),))
     return [FileRow(*r) for r in rows]
 

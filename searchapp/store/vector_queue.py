@@ -15,7 +15,7 @@ _PENDING = "length(vector) = 0"  # must read exactly so: it is the partial index
 
 
 class VectorQueue:
-    """Needs `conn`, `db` and `_select_in` of Store."""
+    """Needs `conn`, `db` and `select_in` of Store."""
 
     def pending_count(self) -> int:
         return self.conn.execute(f"SELECT count(*) FROM chunks WHERE {_PENDING}").fetchone()[0]
@@ -36,7 +36,7 @@ class VectorQueue:
 
     def pending_with_hashes(self, hashes: Iterable[str]) -> dict[int, str]:
         """chunk id -> text hash of every waiting passage with one of `hashes` (in any file)."""
-        return {int(i): h for i, h in self._select_in(
+        return {int(i): h for i, h in self.select_in(
             f"SELECT id, text_hash FROM chunks WHERE {_PENDING} AND text_hash IN ({{}})", dict.fromkeys(hashes))}
 
     def set_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> None:

@@ -25,7 +25,7 @@ _BOMS = (
 )
 # C0 controls other than \t \n \v \f \r and ESC, plus DEL: what text files essentially never hold.
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13, 27)) + b"\x7f"
-_CONTROL_CHARS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+CONTROL_CHARS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 _NEWLINES = re.compile(r"\r\n?")
 
 
@@ -96,7 +96,7 @@ def decode_text(data: bytes, declared: Optional[str] = None) -> str:
             raise UnsupportedFileError("binary content")
         text = _decode_bomless(data, _declared(declared))
     sample = text[:SNIFF_BYTES]
-    if sample and len(_CONTROL_CHARS.findall(sample)) > CONTROL_RATIO * len(sample):
+    if sample and len(CONTROL_CHARS.findall(sample)) > CONTROL_RATIO * len(sample):
         raise UnsupportedFileError("binary content")
     return clean_text(text)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ...base.errors import UnsupportedFileError
 from ...base.types import Document
-from .encoding import _CONTROL_CHARS, clean_text, decode_text, read_capped
+from .encoding import CONTROL_CHARS, clean_text, decode_text, read_capped
 
 __all__ = ["KNOWN_BINARY_SUFFIXES", "extract_sniffed"]
 
@@ -37,6 +37,6 @@ def extract_sniffed(path: Path, max_bytes: int, **_caps) -> Document:
     except UnicodeDecodeError:
         text = decode_text(data)  # a legacy 8-bit encoding, found by charset detection
         sample = text[:8192]
-        if "\ufffd" in sample or len(_CONTROL_CHARS.findall(sample)) > MAX_CONTROL_RATIO * max(len(sample), 1):
+        if "\ufffd" in sample or len(CONTROL_CHARS.findall(sample)) > MAX_CONTROL_RATIO * max(len(sample), 1):
             raise UnsupportedFileError("not plain text (binary content)")
     return Document(text, kind="text")
