@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ..base.entry_dates import storable_ns
-from .db import _FILE_COLS as FILE_COLS
+from .db import FILE_COLS
 from .db import Store
 from .rows import FileRow
 
@@ -104,11 +104,11 @@ def ocr_done_pages(store: Store, paths) -> dict[str, Optional[frozenset[int]]]:
     """Path -> the pages read by OCR (None: all of the entry) for those of `paths` whose text came (in part)
     from OCR."""
     wanted = list(dict.fromkeys(paths))[:10_000]
-    rows = store._select_in("SELECT path, ocr_pages FROM files WHERE ocr = 'done' AND path IN ({})", wanted)
+    rows = store.select_in("SELECT path, ocr_pages FROM files WHERE ocr = 'done' AND path IN ({})", wanted)
     return {path: _page_set(listed) for path, listed in rows}
 
 
 def ocr_done_paths(store: Store, paths) -> set[str]:
     """Those of `paths` whose text came (in part) from OCR."""
     wanted = list(dict.fromkeys(paths))[:10_000]
-    return {r[0] for r in store._select_in("SELECT path FROM files WHERE ocr = 'done' AND path IN ({})", wanted)}
+    return {r[0] for r in store.select_in("SELECT path FROM files WHERE ocr = 'done' AND path IN ({})", wanted)}
