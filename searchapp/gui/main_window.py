@@ -27,6 +27,7 @@ from .inspector_toggle import InspectorToggle
 from .library_panel import LibraryPanel
 from .library_session import LibrarySession
 from .other_writers import OtherWriters
+from .quit_guard import QuitGuard
 from .model_download import ModelDownloads
 from .preview import PreviewPane
 from .progress_view import ProgressView
@@ -116,6 +117,7 @@ class MainWindow(QMainWindow):
         self.writes = WriteJobs(services, session, self.progress)
         self.writes.idle.connect(session.writes_idle)
         self.statusRefreshed.connect(self.writes.big_folders.show_status)  # a known folder is not asked about again
+        self.quit_guard = QuitGuard(services, self._ui, self.close, lambda: self.writes.resync(None))
         self.library_panel = LibraryPanel()
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
@@ -157,7 +159,7 @@ class MainWindow(QMainWindow):
                                 ("&Re-sync All", QKeySequence("F5"), lambda: self.resync(None)),
                                 ("Re-&index Everything…", None, self.confirm_reindex),
                                 ("&Settings…", QKeySequence("Ctrl+,"), self.open_settings),
-                                ("&Quit", QKeySequence.StandardKey.Quit, self.close)):
+                                ("&Quit", QKeySequence.StandardKey.Quit, self.request_quit)):
             act = QAction(text, self)
             if key is not None:
                 act.setShortcut(key)
@@ -187,6 +189,7 @@ class MainWindow(QMainWindow):
         self.memory.refresh()
         self.search.search_soon()
         self.other_writers.start()
+        self.quit_guard.resume_if_asked()  # a Quit stopped indexing last time
 
     def _refresh_status_and_models(self) -> None:
         """Refresh the status and load the models on the pools (at startup and after a settings change)."""
@@ -328,7 +331,18 @@ class MainWindow(QMainWindow):
         self.add_paths(paths)
 
     # -- shutdown ---------------------------------------------------------------
+    def request_quit(self) -> None:
+        """File → Quit: while indexing, ask first (quit and resume next time, or keep indexing)."""
+        if self.quit_guard.should_ask():
+            self.quit_guard.ask()
+        else:
+            self.close()
+
     def closeEvent(self, event) -> None:
+        if event.spontaneous() and self.quit_guard.should_ask():  # the title bar's close button
+            event.ignore()
+            self.quit_guard.ask()
+            return
         self.save_ui_state()
         self.shutdown()
         super().closeEvent(event)

@@ -272,27 +272,31 @@ def test_similar_files_is_a_chip_in_place_of_the_query_and_back_restores_the_que
     assert ctl.search_box.text() == "volcano" and shown_paths(win) == before
 
 
+def many_notes(tmp_path, n: int = 400):
+    many = tmp_path / "many"
+    many.mkdir()
+    for i in range(n):
+        (many / f"note{i:03d}.txt").write_text(
+            f"Note {i}. " + " ".join(f"The committee discussed item {i}-{j} about budgets and rivers." for j in range(8)),
+            encoding="utf-8")
+    return many, n
+
+
+def past_first_batch(win) -> bool:
+    job = win.writes.active_write()
+    p = job.progress if job else None
+    return p is not None and (p.stage == "extracting" and p.done >= 70 or p.stage == "embedding")
+
+
 def test_cancel_says_how_many_files_it_kept_and_that_the_rest_comes_with_the_next_sync(qtbot, open_window, tmp_path):
     import re
 
     from PySide6.QtWidgets import QPushButton
 
     win = open_window()
-    many = tmp_path / "many"
-    many.mkdir()
-    n = 400
-    for i in range(n):
-        (many / f"note{i:03d}.txt").write_text(
-            f"Note {i}. " + " ".join(f"The committee discussed item {i}-{j} about budgets and rivers." for j in range(8)),
-            encoding="utf-8")
+    many, n = many_notes(tmp_path)
     win.add_paths([str(many)])
-
-    def past_first_batch():
-        job = win.writes.active_write()
-        p = job.progress if job else None
-        return p is not None and (p.stage == "extracting" and p.done >= 70 or p.stage == "embedding")
-
-    qtbot.waitUntil(past_first_batch, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: past_first_batch(win), timeout=WAIT_MS)
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         qtbot.mouseClick(win.findChild(QPushButton, "cancelButton"), Qt.MouseButton.LeftButton)
     kept = next(r.files for r in win.status.roots if r.path == str(many))
@@ -359,3 +363,40 @@ def test_a_big_folder_asks_first_with_its_count_and_time_and_leaves_out_the_subf
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         win.add_paths([str(small)])  # a small folder: no question
     assert win.writes.big_folders.prompt is prompt
+
+
+def test_quitting_mid_index_asks_and_the_next_start_resumes_it(qtbot, open_window, tmp_path):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QPushButton
+
+    from searchapp.gui.quit_guard import RESUME_KEY
+
+    win = open_window()
+    data, base = win.config.data_dir, len(TEXTS)
+    many, n = many_notes(tmp_path)
+    win.add_paths([str(many)])
+    qtbot.waitUntil(lambda: past_first_batch(win), timeout=WAIT_MS)
+    quit_action = next(a for a in win.menuBar().actions()[0].menu().actions() if a.text() == "&Quit")
+    quit_action.trigger()  # the write is still the runner's until the GUI thread hears it ended
+    prompt = win.quit_guard.prompt
+    assert prompt.isVisible() and "Indexing is under way: quit and resume next time?" in prompt.text()
+    assert prompt.defaultButton().objectName() == "quitKeep"
+    qtbot.mouseClick(prompt.findChild(QPushButton, "quitKeep"), Qt.MouseButton.LeftButton)
+    assert win.isVisible()
+    quit_action.trigger()
+    qtbot.mouseClick(win.quit_guard.prompt.findChild(QPushButton, "quitConfirm"), Qt.MouseButton.LeftButton)
+    assert not win.isVisible()  # closed: the sync stopped at its next batch
+    st = win.library.status()
+    root = next(r for r in st.roots if r.path == str(many))
+    assert root.files < n or st.embedded < st.chunks  # stopped part way
+    assert QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat).value(RESUME_KEY) in (True, "true")
+    win.library.close()
+
+    again = open_window()  # the next start
+    def done() -> bool:
+        s = again.library.status()
+        return s.files.get("indexed") == n + base and s.embedded == s.chunks and not again.runner.busy_writing()
+
+    qtbot.waitUntil(done, timeout=WAIT_MS)
+    assert not QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat).contains(RESUME_KEY)
+    assert again.last_dialog is None
