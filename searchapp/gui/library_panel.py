@@ -10,8 +10,8 @@ from typing import Optional
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
-                               QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
+                               QPushButton, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..base.member_paths import display_path
 from ..library import LibraryStatus
@@ -96,6 +96,14 @@ class LibraryPanel(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
         self.tree.itemSelectionChanged.connect(self._update_buttons)
+        # The counts are always whole; a long folder gives way in the middle (its drive and its own name show).
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for c in (1, 2, 3):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         self.hint = QLabel("Drop folders or files here, or use Add Folder.")
         self.hint.setWordWrap(True)
         self.add_button = QPushButton("Add Folder…")
@@ -137,8 +145,6 @@ class LibraryPanel(QWidget):
                 item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight)
             self.tree.addTopLevelItem(item)
             item.setSelected(r.path in selected)
-        self.tree.resizeColumnToContents(1)
-        self.tree.resizeColumnToContents(2)
         self.hint.setVisible(not status.roots)
         self.problems_button.setText(f"Not indexed: {len(_not_indexed(status))}")
         self._update_buttons()

@@ -92,6 +92,7 @@ def setup_results_view(view: QTableView) -> None:
     hh.setSectionResizeMode(_COL("File"), QHeaderView.ResizeMode.Interactive)
     hh.setSectionResizeMode(_COL("Passage"), QHeaderView.ResizeMode.Stretch)
     view.setColumnWidth(_COL("File"), FILE_WIDTH)
+    fit_columns(view)
 
 
 def fit_columns(view: QTableView) -> None:
