@@ -61,13 +61,27 @@ def movement_tooltip(hit: Hit) -> str:
     return "; ".join(parts)
 
 
+def scored(hit: Hit) -> bool:
+    """False for a listing (a query of only fields, type:md): its files come newest first, no stage scored them."""
+    s = hit.scores
+    return any(v is not None for v in (s.dense, s.lexical, s.fused, s.rerank))
+
+
+UNSCORED_TIP = "Listed newest first: the query has no words to rank by, so there is no score"
+
+
 def score_text(hit: Hit) -> str:
-    """The score a person can compare across queries, labelled: 'relevance 0.91', 'similarity 0.61', 'bm25 7.9'."""
+    """The score a person can compare across queries, labelled: 'relevance 0.91', 'similarity 0.61', 'bm25 7.9';
+    nothing for a listing (no stage scored it: "bm25 0.0" would say it matched no word)."""
+    if not scored(hit):
+        return ""
     value, label = hit.shown_score
     return f"{label} {value:.{1 if label == 'bm25' else 2}f}"
 
 
 def score_tooltip(hit: Hit) -> str:
+    if not scored(hit):
+        return UNSCORED_TIP
     _, label = hit.shown_score
     why = {"relevance": "the cross-encoder's probability that the passage answers the query (0..1)",
            "match": "the score that ordered this list: meaning (cosine) and words (BM25 share of the best match) "

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QS
 from ..base.member_paths import display_name, display_path
 from ..base.types import Hit
 from ..library import SearchResult
+from ..library.search.result import LISTING
 from .results_model import DEMOTED, PROMOTED, rank_movement
 from .plain import plain_label, tooltip
 from .score_plot import ScorePlot
@@ -120,7 +121,10 @@ class ScoreInspector(QWidget):
         else:
             how = "reranked by the cross-encoder" if result.reranked else "not reranked"
             query = display_path(result.query) if result.mode == "similar" else result.query  # similar: a file
-            self.summary.setText(f"{len(rows)} candidates for “{query}” ({result.mode}, {how})")
+            if result.said(LISTING):  # no stage scored these: "candidates" and a mode would say they were ranked
+                self.summary.setText(f"{len(rows)} listed newest first for “{query}”: no words to rank by, no scores")
+            else:
+                self.summary.setText(f"{len(rows)} candidates for “{query}” ({result.mode}, {how})")
 
     def focus_hit(self, hit: Hit) -> bool:
         """Select `hit`'s row (the "Why this rank?" of a result) and say in the summary why it is there."""

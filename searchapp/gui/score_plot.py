@@ -1,7 +1,8 @@
 """A small QPainter plot (QtCharts is not in PySide6-Essentials): how the reranker moved each candidate.
 
 Reranked: a scatter of bi-encoder cosine (x) against cross-encoder score (y), promoted candidates in
-green, demoted in red, unmoved in grey. Not reranked: a histogram of the final scores.
+green, demoted in red, unmoved in grey. Not reranked: a histogram of the final scores. A listing (a query of
+only fields) has no scores: no chart, a line saying so.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ..base.types import Hit
+from .results_model import scored as _scored
 
 __all__ = ["ScorePlot", "PlotPoint", "COLORS"]
 
@@ -44,7 +46,7 @@ class ScorePlot(QWidget):
         self.points: list[PlotPoint] = []
         self.bins: list[int] = []
         self.bin_range = (0.0, 1.0)
-        self.mode = "empty"  # scatter | histogram | empty
+        self.mode = "empty"  # scatter | histogram | unscored | empty
         self.x_label = self.y_label = ""
 
     def sizeHint(self) -> QSize:
@@ -57,16 +59,18 @@ class ScorePlot(QWidget):
             self.points = [PlotPoint(h.scores.dense, h.scores.rerank, _kind(h), h.ranks.final or 0) for h in scored]
             self.x_label, self.y_label = "bi-encoder cosine", "cross-encoder score"
             self.bins = []
+        elif hits and not any(_scored(h) for h in hits):
+            self.mode, self.points, self.bins = "unscored", [], []
         elif hits:
             self.mode = "histogram"
-            vals = [h.score for h in hits]
+            vals = [h.score for h in hits if _scored(h)]
             lo, hi = min(vals), max(vals)
             if hi - lo < 1e-9:
-                hi = lo + 1e-9
+                hi = lo  # one value: one bar, one label (not an axis of "0 … 1e-09")
             n = min(12, max(4, len(vals) // 3))
             self.bins = [0] * n
             for v in vals:
-                self.bins[min(n - 1, int((v - lo) / (hi - lo) * n))] += 1
+                self.bins[min(n - 1, int((v - lo) / (hi - lo) * n)) if hi > lo else 0] += 1
             self.bin_range = (lo, hi)
             self.points = []
             self.x_label, self.y_label = "final score", "candidates"
@@ -87,8 +91,9 @@ class ScorePlot(QWidget):
         p.setPen(QPen(fg, 1))
         p.drawLine(area.bottomLeft(), area.bottomRight())
         p.drawLine(area.bottomLeft(), area.topLeft())
-        if self.mode == "empty":
-            p.drawText(area, Qt.AlignmentFlag.AlignCenter, "No scores yet")
+        if self.mode in ("empty", "unscored"):
+            p.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                       "No scores yet" if self.mode == "empty" else "Listed newest first: no words to rank by, no scores")
             return
         p.drawText(QRectF(area.left(), area.bottom() + 14, area.width(), 16), Qt.AlignmentFlag.AlignCenter, self.x_label)
         p.save()
@@ -138,4 +143,5 @@ class ScorePlot(QWidget):
         p.setPen(self.palette().text().color())
         lo, hi = self.bin_range
         p.drawText(QRectF(area.left(), area.bottom() + 1, 60, 14), Qt.AlignmentFlag.AlignLeft, f"{lo:.3g}")
-        p.drawText(QRectF(area.right() - 60, area.bottom() + 1, 60, 14), Qt.AlignmentFlag.AlignRight, f"{hi:.3g}")
+        if hi > lo:
+            p.drawText(QRectF(area.right() - 60, area.bottom() + 1, 60, 14), Qt.AlignmentFlag.AlignRight, f"{hi:.3g}")

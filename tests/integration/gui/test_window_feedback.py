@@ -400,3 +400,19 @@ def test_quitting_mid_index_asks_and_the_next_start_resumes_it(qtbot, open_windo
     qtbot.waitUntil(done, timeout=WAIT_MS)
     assert not QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat).contains(RESUME_KEY)
     assert again.last_dialog is None
+
+
+def test_a_listing_shows_no_score_and_no_chart(qtbot, open_window):
+    from searchapp.gui.results_model import ResultsModel
+
+    win = open_window()
+    res = search(qtbot, win, "type:md", mode="hybrid")  # only a field: the .md files, newest first
+    assert len(res.hits) == 2
+    model, col = win.search.results_model, ResultsModel.COLUMNS.index("Score")
+    cells = [model.index(r, col).data(Qt.ItemDataRole.DisplayRole) for r in range(model.rowCount())]
+    assert cells == ["", ""]  # was "bm25 0.0": as if it matched no word
+    assert "no words to rank by" in model.index(0, col).data(Qt.ItemDataRole.ToolTipRole)
+    assert win.inspector.plot.mode == "unscored"  # was a histogram over an axis of 0 … 1e-09
+    assert "listed newest first" in win.inspector.summary.text() and "candidates" not in win.inspector.summary.text()
+    search(qtbot, win, "volcano", mode="lexical")
+    assert win.inspector.plot.mode == "histogram" and model.index(0, col).data(Qt.ItemDataRole.DisplayRole).startswith("bm25 ")
