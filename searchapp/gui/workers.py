@@ -9,7 +9,6 @@ window polls it on a timer, so a fast stream of reports can never flood the even
 from __future__ import annotations
 
 import itertools
-import time
 import traceback
 from typing import Any, Callable, Optional
 
@@ -45,7 +44,6 @@ class Job(QObject):
         self.write = write
         self.cancel_token = CancelToken()
         self.progress: Optional[Progress] = None  # written by the worker, read by the GUI timer
-        self.started_at: Optional[float] = None
         self.running = False
         self.finished = False
         self.callbacks: dict[str, Optional[Callable]] = {}
@@ -62,7 +60,6 @@ class Job(QObject):
 
     def run(self) -> None:
         """Runs on a worker thread; the signals are queued to the GUI thread, where this object lives."""
-        self.started_at = time.monotonic()
         self.running = True
         self.began.emit(self.id)
         outcome, value, tb = "ok", None, ""

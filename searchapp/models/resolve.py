@@ -316,7 +316,7 @@ def _kind_word(kind: str) -> str:
 
 
 def _how_to_add(kind: str) -> str:
-    word, where = _KIND_WORDS.get(kind, (kind, "the [models] section of config.toml"))
+    where = _KIND_WORDS.get(kind, (kind, "the [models] section of config.toml"))[1]
     folder = "a local model folder (config.json + model.safetensors + tokenizer files)"
     if kind == "reranker":
         return f"Search still works without reranking. To enable it, point {where} in config.toml at {folder}."

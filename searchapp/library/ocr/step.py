@@ -135,7 +135,7 @@ def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, 
         return
     f = ScannedFile(Path(row.path), row.size, row.mtime_ns)
     # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
-    batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, False, path=row.path,
+    batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, path=row.path,
                         ocr="done" if pages is None or pages else None, ocr_pages=pages))
     batcher.flush()  # rep.updated is left alone: the text pass counted this entry already
 

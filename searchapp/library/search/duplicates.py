@@ -45,17 +45,11 @@ PAIRS_SHOWN = 5  # best passage pairs kept per near pair
 
 @dataclass
 class PassagePair:
-    a_chunk: int
-    b_chunk: int
     similarity: float
     a_text: str = ""
     b_text: str = ""
     a_page: Optional[int] = None
     b_page: Optional[int] = None
-    a_start: int = 0
-    a_end: int = 0
-    b_start: int = 0
-    b_end: int = 0
 
     def to_json(self) -> dict:
         return {"a_text": self.a_text, "b_text": self.b_text, "similarity": round(self.similarity, 4)}
@@ -157,8 +151,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
                 continue
             if flip:
                 ra, rb = rb, ra
-            near.pairs.append(PassagePair(ra.id, rb.id, min(psim, 1.0), ra.text, rb.text, ra.page, rb.page,
-                                          ra.start, ra.end, rb.start, rb.end))
+            near.pairs.append(PassagePair(min(psim, 1.0), ra.text, rb.text, ra.page, rb.page))
         near.pairs.sort(key=lambda p: -p.similarity)
         out.near.append(near)
     return out

@@ -34,7 +34,6 @@ class Pending:
     chunks: list[ChunkSpan]
     title: str  # what the bi-encoder reads before each passage ("" for none): phase 2 builds the input again
     hashes: list[str]  # of the model inputs: a stored vector is reused only for the very same model input
-    is_new: bool
     path: Optional[str] = None  # the stored key when it is not the file's own path (a member of a container)
     date_ns: Optional[int] = None  # the entry's own date (a mail's Date header), else the file's mtime counts
     ocr: Optional[str] = None  # the files.ocr state written with it: 'pending' (pages wait for OCR), 'done'

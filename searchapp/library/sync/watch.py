@@ -63,7 +63,6 @@ class LibraryWatcher:
         self.force_polling = force_polling
         self.mode = "stopped"  # "events" | "polling" | "stopped"
         self.note: Optional[str] = None
-        self.syncs = 0  # applied batches, for tests and status displays
         self._roots: list[str] = []
         self._pending: dict[str, float] = {}  # path -> first time seen in this batch
         self._last_event = 0.0
@@ -196,7 +195,6 @@ class LibraryWatcher:
                 self._report_error(exc)
                 continue
             retry = self.debounce
-            self.syncs += 1
             if self.on_change is not None:
                 try:
                     self.on_change(rep, batch)

@@ -91,8 +91,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             rep.added += 1
         else:
             rep.updated += 1
-        batcher.add(Pending(f, sha, doc.kind or extractor_name(path) or "", spans, title, hashes, old is None,
-                            path=path, date_ns=date_ns, ocr=ocr))
+        batcher.add(Pending(f, sha, doc.kind or extractor_name(path) or "", spans, title, hashes, path=path,
+                            date_ns=date_ns, ocr=ocr))
     total = len(result.files)
     for i, f in enumerate(result.files, start=1):
         batcher.check_cancel()
