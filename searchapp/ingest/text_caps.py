@@ -35,6 +35,9 @@ _LONG = re.compile(_RUN_CHAR + "{%d,}" % LONG_RUN)
 LONG_WORD = 40  # no word of any language runs this long; base64 lines (76), hashes (40, 64) do
 _LONG_WORD = re.compile(_RUN_CHAR + "{%d,}" % LONG_WORD)
 _TOKEN = re.compile(r"\S+")
+# A web link is a long string without spaces too, but one a person wrote down (a Markdown list of links, a
+# bibliography): it is no sign of data. `data:` URIs are (base64), so only http(s), ftp and www. links.
+_LINK = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'\[\]]+", re.I)
 _HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f]{2,}[:,]?")
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
 _DIGIT = re.compile(r"[0-9]")
@@ -60,7 +63,7 @@ def not_prose_reason(text: str) -> str | None:
     if long_chars > NOT_PROSE_SHARE * len(sample):
         return f"not prose: most of the text is runs of {LONG_RUN:,}+ characters without a space (base64 or binary data?)"
     visible = len(sample) - sum(1 for c in sample if c.isspace())  # prose of any script counts here
-    word_chars = sum(m.end() - m.start() for m in _LONG_WORD.finditer(sample))
+    word_chars = sum(m.end() - m.start() for m in _LONG_WORD.finditer(_LINK.sub(" ", sample)))
     if word_chars > NOT_PROSE_SHARE * visible:
         return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"
     tokens = _TOKEN.findall(sample)

@@ -94,6 +94,22 @@ def test_numbers_csv_cjk_and_prose_are_kept(tmp_path):
         assert not doc.notes, (name, doc.notes)
 
 
+def test_a_markdown_list_of_links_keeps_its_link_texts(tmp_path):
+    """Links are long strings without spaces, but a person wrote them: a list of links is no base64 dump."""
+    lines = ["# Reading list", ""] + [f"- [Field notes on {w} {i}](https://example.org/archive/2024/articles/{w}-{i}"
+                                      f"?utm_source=newsletter&utm_medium=email&utm_campaign=autumn)"
+                                      for i, w in enumerate(["glaciers", "tides", "lichens", "kestrels"] * 15)]
+    (tmp_path / "links.md").write_text("\n".join(lines) + "\n")
+    doc = extract(tmp_path / "links.md")
+    assert "Field notes on kestrels 59" in doc.text and "Field notes on glaciers 0" in doc.text
+    assert not [n for n in doc.notes if "not prose" in n], doc.notes
+    # Data stays data: the same list with base64 blobs in place of link texts is still left out.
+    blob = base64.b64encode(random.Random(3).randbytes(3000)).decode()
+    (tmp_path / "blobs.md").write_text("\n".join(f"- {blob[i:i + 76]}" for i in range(0, len(blob), 76)) + "\n")
+    with pytest.raises(UnsupportedFileError, match="not prose"):
+        extract(tmp_path / "blobs.md")
+
+
 def test_long_runs_inside_prose_are_shortened_and_said(tmp_path):
     p = tmp_path / "page.md"
     p.write_text(PROSE * 600 + "data:image/png;base64," + "A" * 60_000 + " " + PROSE * 600)
