@@ -22,7 +22,7 @@ from ..base.config import IndexConfig
 from ..base.errors import IndexCorruptError, StoreError
 from ..base.progress import ProgressFn, report
 from ..store import Store
-from .lock import writer_lock
+from .lock import writer_holder, writer_lock
 
 __all__ = ["IndexKeeper", "index_path", "open_vector_index", "IndexOpenReport", "rebuild_index", "repair_index"]
 
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class IndexOpenReport:
-    action: str  # "loaded" | "repaired" | "rebuilt" | "created"
+    action: str  # "loaded" | "repaired" | "rebuilt" | "created" | "following" (a live sync elsewhere)
     message: str = ""
 
 
@@ -120,7 +120,11 @@ class IndexKeeper:
                     return None
                 self._generation = self.store.generation()
                 self._index, self._report = open_vector_index(self.store, self.data_dir, self.config, dim, progress)
-                if self._report.action in ("repaired", "rebuilt"):
+                writer = writer_holder(self.data_dir) if self._report.action == "repaired" else None
+                if writer is not None:  # not interrupted: a live sync saves its own index when it is done
+                    self._report = IndexOpenReport("following", f"a sync is running (process {writer}); searches "
+                                                   "see every batch it has committed so far")
+                elif self._report.action in ("repaired", "rebuilt"):
                     self._persist_repair()
             return self._index
 

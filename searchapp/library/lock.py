@@ -6,16 +6,42 @@ import contextlib
 import os
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Optional
 
 from ..base.errors import StoreError
 
-__all__ = ["writer_lock"]
+__all__ = ["writer_lock", "writer_holder"]
 
 try:
     import fcntl
 except ImportError:  # Windows: msvcrt locking would go here; single-process use is still safe
     fcntl = None  # type: ignore[assignment]
+
+
+def writer_holder(data_dir: Path) -> Optional[int]:
+    """The process id of another process holding the writer lock now (a sync under way), else None. A flock
+    ends with its process, so a held lock is a live writer, never a crashed one; this process's own lock is
+    not another's (None)."""
+    if fcntl is None:
+        return None
+    path = data_dir / "writer.lock"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None  # never written: no writer
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return None  # nobody holds it
+        except BlockingIOError:
+            pass
+        try:
+            pid = int(os.pread(fd, 32, 0).decode("ascii", "replace").strip() or 0)
+        except (OSError, ValueError):
+            pid = 0
+        return None if pid == os.getpid() else pid
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager

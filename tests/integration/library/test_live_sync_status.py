@@ -1,0 +1,57 @@
+"""`searchapp status` while another process is syncing: the vector index file lags the database until that
+sync saves it at its end, which is not an interrupted sync. With the writer lock held by a live process, status
+says a sync is running (and saves nothing); with no live writer the same lag is still repaired and said."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import build_tiny_library
+
+TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
+         "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day."}
+HOLD = ("import sys; from pathlib import Path; from searchapp.library.lock import writer_lock\n"
+        "with writer_lock(Path(sys.argv[1])):\n"
+        "    print('held', flush=True)\n"
+        "    sys.stdin.read()\n")
+
+
+def status_text(data: Path) -> str:
+    proc = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), "status"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout + proc.stderr
+
+
+def test_status_during_a_live_sync_says_a_sync_is_running_not_an_interrupted_one(tmp_path, tiny_bi_encoder_dir,
+                                                                                   tiny_encoder):
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    saved = {p: p.read_bytes() for p in data.glob("vectors.*")}  # the index file as the sync under way left it
+    assert saved
+    (tmp_path / "docs" / "bread.txt").write_text("Sourdough needs a lively starter and a hot oven.\n", encoding="utf-8")
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        assert lib.sync().added == 1  # batches committed to the database, as a live sync's are
+    for p in data.glob("vectors.*"):
+        p.unlink()
+    for p, content in saved.items():
+        p.write_bytes(content)
+
+    writer = subprocess.Popen([sys.executable, "-c", HOLD, str(data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert writer.stdout.readline().strip() == "held"
+        said = status_text(data)
+        assert f"a sync is running (process {writer.pid})" in said, said
+        assert "interrupted" not in said and "repaired" not in said
+        assert {p: p.read_bytes() for p in data.glob("vectors.*")} == saved  # status saved nothing over it
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=60)
+
+    said = status_text(data)  # no live writer: the lag is an interrupted sync's, repaired
+    assert "an interrupted sync" in said and "repaired: 1 added" in said and "a sync is running" not in said
