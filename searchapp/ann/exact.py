@@ -60,7 +60,7 @@ class ExactIndex(VectorIndex):
             self._reserve(start + len(new_ids))
             self._matrix[start : start + len(new_ids)] = new_vectors
             self._labels[start : start + len(new_ids)] = new_ids
-            self._row.update(zip(new_ids.tolist(), range(start, start + len(new_ids))))
+            self._row.update(zip(new_ids.tolist(), range(start, start + len(new_ids)), strict=True))
             self._count = start + len(new_ids)
 
     def remove(self, ids: Iterable[int]) -> None:
@@ -122,7 +122,7 @@ class ExactIndex(VectorIndex):
         index._reserve(len(ids))
         index._matrix[: len(ids)] = vectors
         index._labels[: len(ids)] = ids
-        index._row = dict(zip(ids.tolist(), range(len(ids))))
+        index._row = dict(zip(ids.tolist(), range(len(ids)), strict=True))
         index._count = len(ids)
         return index
 

@@ -100,7 +100,7 @@ def rerank_pairs(path: Path, encoder: Any, reranker: Any, *, max_queries: Option
         qid = f"q{i}"
         cands = groups[question]
         ids = [f"{qid}/c{j}" for j in range(len(cands))]
-        qrels[qid] = {d: g for d, (_, g) in zip(ids, cands)}
+        qrels[qid] = {d: g for d, (_, g) in zip(ids, cands, strict=True)}
         sims = vecs[[row[c] for c, _ in cands]] @ vecs[row[question]]
         order = np.argsort(-sims, kind="stable")
         before[qid] = [ids[j] for j in order]

@@ -6,7 +6,7 @@ import csv
 from typing import Optional
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QTableWidget,
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..base.member_paths import display_name, display_path
@@ -95,7 +95,7 @@ class ScoreInspector(QWidget):
         self.table.setSortingEnabled(False)  # filling a sorted table would shuffle rows under our feet
         rows = candidate_rows(result) if result else []
         self.table.setRowCount(len(rows))
-        for i, (row, hit) in enumerate(zip(rows, result.hits if result else [])):
+        for i, (row, hit) in enumerate(zip(rows, result.hits if result else [], strict=True)):
             for j, text in enumerate(row):
                 item = QTableWidgetItem()
                 try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left
+from itertools import pairwise
 from typing import Callable, Iterator, Optional
 
 from ..base.progress import CancelToken
@@ -167,7 +168,7 @@ def _add_word(atoms: _Atoms, tokens: _Tokens, a: int, b: int, strength: int, max
         atoms.add(a, b, n, strength)
         return
     bounds = [a, *tokens.starts_between(a, b), b]  # a huge "word": cut between its word pieces
-    for x, y in zip(bounds, bounds[1:]):
+    for x, y in pairwise(bounds):
         atoms.add(x, y, tokens.count(x, y), strength if y == b else PIECE)
 
 
@@ -244,7 +245,7 @@ def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets
         _check(cancel)
         counts = [len(o) for o in batch([text[a:b] for a, b in todo])]
         over: list[tuple[int, int]] = []
-        for (a, b), n in zip(todo, counts):
+        for (a, b), n in zip(todo, counts, strict=True):
             if n <= max_tokens:
                 out.append((a, b))
                 continue
@@ -280,7 +281,7 @@ def _regions(doc: Document) -> list[tuple[int, int]]:
     The regions partition the whole text: characters outside any page span are not lost."""
     cuts = sorted({p.start for p in doc.pages if 0 < p.start < len(doc.text)})
     bounds = [0, *cuts, len(doc.text)]
-    return list(zip(bounds, bounds[1:]))
+    return list(pairwise(bounds))
 
 
 def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int = 200,

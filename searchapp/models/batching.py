@@ -34,7 +34,7 @@ def restore_order(batches: Sequence[Sequence[int]], results: Sequence[np.ndarray
     first = np.asarray(results[0])
     out = np.empty((n,) + first.shape[1:], dtype=first.dtype)
     seen = np.zeros(n, dtype=bool)
-    for idx, rows in zip(batches, results):
+    for idx, rows in zip(batches, results, strict=True):
         rows = np.asarray(rows)
         if len(idx) != len(rows):
             raise ValueError(f"a batch of {len(idx)} indices got {len(rows)} results")

@@ -150,7 +150,7 @@ class BiEncoder:
             encs = self._offsets_tokenizer.encode_batch(texts, add_special_tokens=False)
             if self._reuse_ids:
                 cache = self._ids_cache
-                for t, enc in zip(texts, encs):
+                for t, enc in zip(texts, encs, strict=True):
                     cache[t] = enc
                     cache.move_to_end(t)
                 while len(cache) > _IDS_CACHE:
@@ -169,7 +169,7 @@ class BiEncoder:
         with self._offsets_lock:
             cache = self._ids_cache  # the sync counted the title's pieces with token_offsets: usually cached
             head = cache.get(prefix) or self._offsets_tokenizer.encode(prefix, add_special_tokens=False)
-            for text, whole in zip(texts, joined):
+            for text, whole in zip(texts, joined, strict=True):
                 enc = cache.get(text)
                 if enc is not None and whole != text:
                     cache[whole] = Encoding.merge([head, enc], growing_offsets=True)

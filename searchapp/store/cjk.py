@@ -14,6 +14,7 @@ characters costs one regex scan and no row.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Optional
 
 __all__ = ["cjk_chars", "cjk_query", "cjk_terms", "without_cjk", "is_cjk", "CJK_CLASS", "CJK_TABLE"]
@@ -47,7 +48,7 @@ def cjk_terms(text: str) -> list[str]:
     as itself), without repeats, in order. The snippet marks these too (library.snippet)."""
     terms: list[str] = []
     for run in _CJK_RUN.findall(text):
-        terms += [run] if len(run) == 1 else [a + b for a, b in zip(run, run[1:])]
+        terms += [run] if len(run) == 1 else [a + b for a, b in pairwise(run)]
     return list(dict.fromkeys(terms))
 
 

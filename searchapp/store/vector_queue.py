@@ -29,7 +29,7 @@ class VectorQueue:
         """Up to `limit` waiting passages, newest-modified file first (what a person just saved is what they
         look for): (chunk id, text hash, text, title its file's passages are embedded with)."""
         rows = self.conn.execute(
-            f"SELECT c.id, c.text_hash, c.text, coalesce(f.embed_title, '') FROM chunks c "
+            "SELECT c.id, c.text_hash, c.text, coalesce(f.embed_title, '') FROM chunks c "
             "JOIN files f ON f.id = c.file_id WHERE length(c.vector) = 0 "
             "ORDER BY f.mtime_ns DESC, f.id, c.id LIMIT ?", (max(0, int(limit)),))  # -1 would mean all
         return [(int(a), b, c, d) for a, b, c, d in rows]

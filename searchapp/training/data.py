@@ -136,7 +136,7 @@ def cross_encoder_data(paths: Sequence[Path], miner: Optional[Callable[[], objec
         top = max_score if max_score is not None else max(numbers)
         if top <= 0:
             raise ConfigError(f"graded scores need a maximum above 0 (got {top:g}); pass --max-score")
-        for (label, where), v in zip(raw, numbers):
+        for (label, where), v in zip(raw, numbers, strict=True):
             if v < 0 or v > top:
                 raise ConfigError(f"{where}: score {label!r} is outside 0..{top:g}")
         return TextColumns([a, b], [v / top for v in numbers], [], "graded", [str(x) for x in paths])

@@ -144,7 +144,7 @@ def run(n: int, base: np.ndarray, queries: np.ndarray, workdir: Path) -> None:
     for ef in EFS:
         hnsw.set_ef(ef)
         found, h50, h95 = _latencies(hnsw, queries)
-        recall = np.mean([len(set(a) & set(b)) / K for a, b in zip(found, truth)])
+        recall = np.mean([len(set(a) & set(b)) / K for a, b in zip(found, truth, strict=True)])
         print(json.dumps({"bench": "ann", "n": n, "backend": "hnsw", "m": hnsw.config.m,
                           "ef_construction": hnsw.config.ef_construction, "ef": ef,
                           "build_s": round(build_s, 3), "recall_at_10": round(float(recall), 4),

@@ -69,7 +69,7 @@ def main() -> None:
     args = ap.parse_args()
     for share in (0.0, 0.5):
         best: dict[bool, dict] = {}
-        for rep in range(args.repeat):
+        for _rep in range(args.repeat):
             for with_cjk in (False, True):
                 with tempfile.TemporaryDirectory() as d:
                     r = run(args.n, share, with_cjk, Path(d))

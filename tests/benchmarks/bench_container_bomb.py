@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import io
 import json
 import os
 import subprocess

@@ -167,7 +167,7 @@ def bench_vectors(n: int) -> tuple[list[str], np.ndarray, dict, int]:
         a = rng.uniform(0.3, 0.7, (n - real, 1)).astype(np.float32)
         mix = a * vecs[i] + (1 - a) * vecs[j]
         mix /= np.linalg.norm(mix, axis=1, keepdims=True)
-        texts = texts + [f"{texts[x]} / {texts[y]}" for x, y in zip(i.tolist(), j.tolist())]
+        texts = texts + [f"{texts[x]} / {texts[y]}" for x, y in zip(i.tolist(), j.tolist(), strict=True)]
         vecs = np.concatenate([vecs, mix.astype(np.float32)])
     return texts, vecs, meta, real
 

@@ -82,7 +82,7 @@ def top10_agreement(a: np.ndarray, b: np.ndarray, n_queries: int = N_QUERIES, k:
         top = np.argpartition(-sims, k, axis=1)[:, :k]
         return [set(row.tolist()) for row in top]
 
-    return float(np.mean([len(x & y) / k for x, y in zip(neighbours(a), neighbours(b))]))
+    return float(np.mean([len(x & y) / k for x, y in zip(neighbours(a), neighbours(b), strict=True)]))
 
 
 def onnxruntime_encoder(enc: BiEncoder, threads: int) -> Callable[[Sequence[str]], np.ndarray] | None:

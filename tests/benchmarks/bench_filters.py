@@ -31,7 +31,7 @@ class CachedQueries:
 
     def __init__(self, enc, queries: list[str]) -> None:
         self.fingerprint, self.dim = enc.fingerprint, enc.dim
-        self._vecs = dict(zip(queries, enc.encode(queries)))
+        self._vecs = dict(zip(queries, enc.encode(queries), strict=True))
 
     def encode(self, texts, **_):
         return np.stack([self._vecs[t] for t in texts])
@@ -75,7 +75,7 @@ def main() -> None:
         for mode in ("dense", "hybrid"):
             base = None
             for name, f in cases.items():
-                p50, p95, res = timed(lambda q: lib.search(q, k=10, mode=mode, rerank=False, filters=f), queries)
+                p50, p95, res = timed(lambda q, mode=mode, f=f: lib.search(q, k=10, mode=mode, rerank=False, filters=f), queries)
                 base = p50 if f is None else base
                 line = {"bench": "filters", "n": args.n, "real_vectors": real, "mode": mode, "filter": name, "k": 10,
                         "hits": len(res.hits), "p50_ms": round(p50, 2), "p95_ms": round(p95, 2)}

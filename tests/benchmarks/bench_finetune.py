@@ -70,7 +70,7 @@ def retrieval(enc, coll: BeirCollection, qids: list[str], doc_vecs=None) -> dict
     q = enc.encode([coll.queries[x] for x in qids])
     sims = q @ doc_vecs.T
     top = np.argsort(-sims, axis=1)[:, :100]
-    run = {qid: [ids[j] for j in row] for qid, row in zip(qids, top)}
+    run = {qid: [ids[j] for j in row] for qid, row in zip(qids, top, strict=True)}
     m = evaluate_run(run, {x: coll.qrels[x] for x in qids}, ks=(10, 100))
     return {k: round(100 * v, 2) if k != "queries" else v for k, v in m.items()}
 

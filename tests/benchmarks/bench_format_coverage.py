@@ -194,7 +194,7 @@ def main() -> None:
         load0 = os.getloadavg()[0]
         before = run_measure(Path(args.before_tree), docs, cases_file, work, "before")
         after = run_measure(REPO, docs, cases_file, work, "after")
-        for c, rb, ra in zip(cases, before["ranks"], after["ranks"]):
+        for c, rb, ra in zip(cases, before["ranks"], after["ranks"], strict=True):
             print(json.dumps({"question": c["question"], "format": c["format"], "file": c["file"],
                               "rank_before": rb, "rank_after": ra}))
         print(json.dumps({"summary": True, "before": summary(before["ranks"]), "after": summary(after["ranks"]),

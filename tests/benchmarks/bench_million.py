@@ -136,7 +136,7 @@ def passages(start: int, stop: int, real: int, pool: list[str], vectors: TextVec
     if lo < stop:
         rng = np.random.default_rng(lo)
         x, y = rng.integers(0, len(pool), stop - lo), rng.integers(0, len(pool), stop - lo)
-        out_t += [f"{pool[u]} / {pool[w]}" for u, w in zip(x.tolist(), y.tolist())]
+        out_t += [f"{pool[u]} / {pool[w]}" for u, w in zip(x.tolist(), y.tolist(), strict=True)]
     return out_t, vectors(out_t)
 
 
@@ -204,7 +204,7 @@ class TextEncoder:
     def __init__(self, texts: list[str]) -> None:
         self.vectors = TextVectors()
         self.texts = texts
-        self._vecs = dict(zip(texts, self.vectors(texts))) if texts else {}
+        self._vecs = dict(zip(texts, self.vectors(texts), strict=True)) if texts else {}
 
     def encode(self, texts, **_):
         return self.vectors(list(texts))
@@ -260,7 +260,7 @@ def measure(data: Path, queries: int, dup_limit: float) -> None:
              "type pdf (1%)": SearchFilters.build(types=["pdf"])}
     for mode in ("dense", "hybrid"):
         for name, f in cases.items():
-            p50, p95 = timed(lambda q: lib.search(q, k=10, mode=mode, rerank=False, filters=f), qs)
+            p50, p95 = timed(lambda q, mode=mode, f=f: lib.search(q, k=10, mode=mode, rerank=False, filters=f), qs)
             emit(result="query", n=n, mode=mode, filter=name, k=10, queries=len(qs), p50_ms=p50, p95_ms=p95)
     emit(result="rss_after_queries", n=n, rss_mb=rss_mb())
     # Do the two sides agree about topics? The share of dense top-10 passages holding a word of the query.

@@ -153,7 +153,7 @@ def main() -> None:
                     s["chars"] += len(text) - sum(1 for c in text if c.isspace())
                     s["word_chars"] += word_chars(text)
         a, b = pages.get("pypdf", []), pages.get("pdfium", [])
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             wx = 0 if is_garbled(x) else word_chars(x)
             wy = 0 if is_garbled(y) else word_chars(y)
             if wx > wy:

@@ -17,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,7 @@ def sentences(limit: int) -> list[str]:
     for sents in split:
         if len(seen) >= limit:
             break
-        for a, b in zip(sents, sents[1:]):
+        for a, b in pairwise(sents):
             seen.setdefault(f"{a} {b}", None)
     return list(seen)[:limit]
 
@@ -142,7 +143,7 @@ def main() -> None:
             qv = encoder.encode(queries)
             hi, _ = hnsw.index().search(qv, 10)
             ei, _ = exact.index().search(qv, 10)
-            recall = float(np.mean([len(set(a) & set(b)) / 10 for a, b in zip(hi.tolist(), ei.tolist())]))
+            recall = float(np.mean([len(set(a) & set(b)) / 10 for a, b in zip(hi.tolist(), ei.tolist(), strict=True)]))
             print(json.dumps({"bench": "query", "n": n, "hnsw_build_s": round(build_s, 2), "recall_at_10": round(recall, 4),
                               "ef_search": cfg.index.ef_search, "candidates": cfg.search.candidates}), flush=True)
             results = {}
@@ -150,7 +151,7 @@ def main() -> None:
                 for name, lib in (("hnsw", hnsw), ("exact", exact)):
                     if mode == "lexical" and name == "exact":
                         continue
-                    p50, p95 = timed(lambda q: lib.search(q, mode=mode, rerank=False), queries)
+                    p50, p95 = timed(lambda q, lib=lib, mode=mode: lib.search(q, mode=mode, rerank=False), queries)
                     results[(mode, name)] = p50
                     line = {"bench": "query", "n": n, "mode": mode, "backend": name, "rerank": False,
                             "p50_ms": round(p50, 2), "p95_ms": round(p95, 2)}
@@ -160,7 +161,7 @@ def main() -> None:
                                       round(results[(mode, "exact")] / results[(mode, "hnsw")], 2)}), flush=True)
             rq = queries[: args.rerank_queries]
             for mode in ("dense", "hybrid"):
-                p50, p95 = timed(lambda q: hnsw.search(q, mode=mode, rerank=True), rq)
+                p50, p95 = timed(lambda q, hnsw=hnsw, mode=mode: hnsw.search(q, mode=mode, rerank=True), rq)
                 print(json.dumps({"bench": "query", "n": n, "mode": mode, "backend": "hnsw", "rerank": True,
                                   "rerank_depth": cfg.search.candidates, "p50_ms": round(p50, 1), "p95_ms": round(p95, 1)}), flush=True)
             hnsw.close()

@@ -42,7 +42,7 @@ class CachedQueries:
     def __init__(self, enc, texts: list[str]) -> None:
         self.fingerprint, self.dim = enc.fingerprint, enc.dim
         texts = list(dict.fromkeys(texts))
-        self._vecs = dict(zip(texts, enc.encode(texts)))
+        self._vecs = dict(zip(texts, enc.encode(texts), strict=True))
 
     def encode(self, texts, **_):
         return np.stack([self._vecs[t] for t in texts])
@@ -122,7 +122,7 @@ def main() -> None:
         for mode in ("lexical", "dense", "hybrid"):
             base = None
             for name, texts in cases.items():
-                p50, p95, res = timed(lambda q: lib.search(q, k=10, mode=mode, rerank=False), texts)
+                p50, p95, res = timed(lambda q, mode=mode: lib.search(q, k=10, mode=mode, rerank=False), texts)
                 base = p50 if name == "plain" else base
                 allowed = [r.filter_stats["allowed_passages"] for r in res if r.filter_stats]
                 line = {"bench": "query_syntax", "n": args.n, "mode": mode, "query": name, "k": 10,

@@ -102,7 +102,7 @@ def main() -> int:
                 worker = threading.Thread(target=lib.add_folder, args=(folders[n],))
                 worker.start()
                 time.sleep(1.0)  # let the sync reach the encoder
-                during = timed_queries(lib, queries, until=lambda: not worker.is_alive(), minimum=len(queries))
+                during = timed_queries(lib, queries, until=lambda worker=worker: not worker.is_alive(), minimum=len(queries))
                 worker.join()
             else:
                 script = ("import sys; sys.path.insert(0, %r)\n"
@@ -110,7 +110,7 @@ def main() -> int:
                           "with Library(load_config(%r, env={})) as l: l.add_folder(%r)\n") % (src, str(cfg.data_dir), str(folders[n]))
                 proc = subprocess.Popen([sys.executable, "-c", script])
                 time.sleep(8.0)  # model load; then the sync is encoding
-                during = timed_queries(lib, queries, until=lambda: proc.poll() is not None, minimum=len(queries))
+                during = timed_queries(lib, queries, until=lambda proc=proc: proc.poll() is not None, minimum=len(queries))
                 proc.wait()
             print(json.dumps(row(setting, idle, during, src)), flush=True)
         lib.close()

@@ -58,7 +58,7 @@ def test_semantic_queries_rank_expected_file_first(indexed, capsys, mode):
 
 def test_lexical_queries_rank_expected_file_first(indexed, capsys):
     docs, data = indexed
-    for query, expected, page in corpus.LEXICAL_QUERIES:
+    for query, expected, _page in corpus.LEXICAL_QUERIES:
         code, out, err = run_cli(capsys, "--data-dir", str(data), "search", query, "--mode", "lexical", "--json")
         assert code == 0, err
         res = json.loads(out)

@@ -199,7 +199,7 @@ def split_mbox(data: bytes) -> Iterator[bytes]:
     starts = [m.start() for m in _FROM_LINE.finditer(data)]
     if not starts:
         raise ExtractionError('not an mbox file: no "From " line starts a message')
-    for a, b in zip(starts, starts[1:] + [len(data)]):
+    for a, b in zip(starts, starts[1:] + [len(data)], strict=True):
         head = data.find(b"\n", a, b)
         yield data[head + 1:b] if head >= 0 else b""
 

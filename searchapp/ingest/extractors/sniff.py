@@ -38,5 +38,5 @@ def extract_sniffed(path: Path, max_bytes: int, **_caps) -> Document:
         text = decode_text(data)  # a legacy 8-bit encoding, found by charset detection
         sample = text[:8192]
         if "\ufffd" in sample or len(CONTROL_CHARS.findall(sample)) > MAX_CONTROL_RATIO * max(len(sample), 1):
-            raise UnsupportedFileError("not plain text (binary content)")
+            raise UnsupportedFileError("not plain text (binary content)") from None  # not a decoding failure
     return Document(text, kind="text")

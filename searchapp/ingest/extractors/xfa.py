@@ -46,7 +46,7 @@ def _datasets(reader) -> Optional[bytes]:
         return None
     xfa = xfa.get_object()
     if isinstance(xfa, list):
-        for name, packet in zip(xfa[0::2], xfa[1::2]):
+        for name, packet in zip(xfa[0::2], xfa[1::2], strict=False):
             if str(name) == "datasets":
                 return packet.get_object().get_data()
         return None

@@ -55,7 +55,7 @@ def measure_ann_recall(index: VectorIndex, ids: np.ndarray, vectors: np.ndarray,
     found, _ = index.search(queries, kk + 1, ef=ef)  # +1: the query itself usually comes back first
     t_ann = time.perf_counter() - t0
     hits = 0
-    for q, (row, labels) in enumerate(zip(rows, found)):
+    for q, (row, labels) in enumerate(zip(rows, found, strict=True)):
         got = [row_of[int(x)] for x in labels if int(x) in row_of and row_of[int(x)] != row][:kk]
         hits += sum(1 for r in got if sims[q, r] >= kth[q] - _TIE)
     return {**base, key: hits / (kk * len(rows)), "queries": int(len(rows)),

@@ -120,7 +120,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
         fa = np.repeat(file_of[mine], labels.shape[1]).reshape(labels.shape)
         fb = file_of[pos]
         hit = known & (sims >= threshold) & (fa != fb)
-        for x, y in zip(fa[hit].tolist(), fb[hit].tolist()):
+        for x, y in zip(fa[hit].tolist(), fb[hit].tolist(), strict=True):
             cand.add((x, y) if x < y else (y, x))
         report(progress, "finding duplicates", min(start + BATCH, len(chunk_ids)), len(chunk_ids))
     out.stats["neighbours_ms"] = (time.perf_counter() - t0) * 1000.0
@@ -171,7 +171,7 @@ def _score_pairs(cand, vectors, rows_of, chunk_ids, sha_of, threshold, found, ca
         rbs = [rows_of(fb) for fb in partners]
         s_all = vectors[ra] @ vectors[np.concatenate(rbs)].T
         start = 0
-        for fb, rb in zip(partners, rbs):
+        for fb, rb in zip(partners, rbs, strict=True):
             s = s_all[:, start:start + len(rb)]
             start += len(rb)
             best_b, best_a = s.max(axis=1), s.max(axis=0)

@@ -113,7 +113,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         def fetch_dense(n: int) -> list[tuple[int, float]]:
             ids, sims = (scope.dense(index, qvec, n, index.dim, ef=req.ef) if scope is not None
                          else index.search(qvec, n, ef=req.ef))
-            return [(int(i), float(s)) for i, s in zip(ids[0], sims[0])]
+            return [(int(i), float(s)) for i, s in zip(ids[0], sims[0], strict=True)]
 
         available = len(scope.ids) if scope is not None else len(index)
         dense = (widen_to_files(fetch_dense, store.chunk_files, req.candidates, pool, available) if by_file
@@ -187,7 +187,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         head, tail = hits[: req.rerank_depth], hits[req.rerank_depth:]
         logits = rerank(text, [h.text for h in head])
         timings["rerank"] = _ms(t0)
-        for h, logit in zip(head, logits):
+        for h, logit in zip(head, logits, strict=True):
             h.scores.rerank_logit = float(logit)
             h.scores.rerank = float(1.0 / (1.0 + np.exp(-float(logit))))
         # Stable: equal logits keep their fused order.
@@ -246,7 +246,7 @@ def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store
     need_dense = [cid for cid, s in scores.items() if s.dense is None]
     if qvec is not None and need_dense:
         ids, vecs = store.vectors(need_dense, dim=int(qvec.size))  # none back: all still to be embedded
-        for cid, sim in zip(ids.tolist(), (vecs @ qvec.reshape(-1)).tolist()):
+        for cid, sim in zip(ids.tolist(), (vecs @ qvec.reshape(-1)).tolist(), strict=True):
             scores[cid].dense = float(sim)
     need_lex = [cid for cid, s in scores.items() if s.lexical is None]
     if need_lex and lexical_of_dense is not None:  # every such candidate is a dense hit: no second pass

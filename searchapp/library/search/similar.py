@@ -84,7 +84,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     result.timings_ms["neighbours"] = ms()
     owner = store.chunk_files(np.unique(labels).tolist())
     best: dict[int, float] = {}
-    for lab, sim in zip(labels.reshape(-1).tolist(), sims.reshape(-1).tolist()):
+    for lab, sim in zip(labels.reshape(-1).tolist(), sims.reshape(-1).tolist(), strict=True):
         fid = owner.get(lab)
         if fid is not None and fid != source.id and sim > best.get(fid, -2.0):
             best[fid] = sim

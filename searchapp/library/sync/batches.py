@@ -82,7 +82,7 @@ class Batcher:
                     set_entry_date(self.store, file_id, it.date_ns)
                 set_ocr_state(self.store, file_id, it.ocr, it.ocr_pages)
                 ids = self.store.insert_chunks(file_id, new)
-                for cid, n in zip(ids, new):
+                for cid, n in zip(ids, new, strict=True):
                     if n.vector is None:
                         waiting += 1
                     else:
@@ -115,7 +115,7 @@ def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[st
     first: dict[str, int] = {}
     out: list[NewChunk] = []
     repeats: dict[int, list[tuple[int, int, Optional[int]]]] = {}
-    for c, h in zip(chunks, hashes):
+    for c, h in zip(chunks, hashes, strict=True):
         if h in first:
             repeats.setdefault(first[h], []).append((c.start, c.end, c.page))
             continue

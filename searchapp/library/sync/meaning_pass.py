@@ -67,11 +67,12 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
             before = done
             vecs = encoder.encode(
                 [inputs[h] for h in new], cancel=cancel,
-                progress=None if progress is None else lambda p: report(
+                # called only while encode() runs: the defaults bind this batch's counts all the same
+                progress=None if progress is None else lambda p, before=before, todo=todo, embedded=embedded: report(
                     progress, "embedding", min(todo, before + p.done), todo, meaning_message(embedded, total)))
             # Refused before the batch's transaction: nothing of it is written, the library stays usable.
             require_finite(vecs, encoder.spec, "while embedding; nothing of this batch was written")
-            known.update(zip(new, np.asarray(vecs, dtype=np.float32)))
+            known.update(zip(new, np.asarray(vecs, dtype=np.float32), strict=True))
             encoded += len(new)
         targets = store.pending_with_hashes(inputs)  # this batch's passages and their twins in other files
         ids = list(targets)

@@ -183,7 +183,7 @@ def passages_of(doc, encoder, config: Config, batcher: Batcher) -> tuple[str, li
     title, title_tokens = _title_context(doc, encoder, config)
     spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
     inputs = [model_input(title, c.text) for c in spans]
-    if any(i is not c.text for i, c in zip(inputs, spans)):
+    if any(i is not c.text for i, c in zip(inputs, spans, strict=True)):
         # Phase 2 in this process finds the ids in the encoder's (bounded) cache: no second tokenization.
         encoder.remember_joined(title, [c.text for c in spans], inputs)
     return title, spans, [text_hash(t) for t in inputs]

@@ -44,7 +44,7 @@ def lay_out(plan: RemoteModel, staging: Path, blobs: list[str]) -> Path:
     snap = repo_dir / "snapshots" / plan.commit
     blob_dir.mkdir(parents=True)
     snap.mkdir(parents=True)
-    for i, (f, name) in enumerate(zip(plan.files, blobs)):
+    for i, (f, name) in enumerate(zip(plan.files, blobs, strict=True)):
         blob = _inside(blob_dir, blob_dir / name)
         part = staging / "files" / f"{i}.part"
         if blob.exists():  # the same bytes under two names

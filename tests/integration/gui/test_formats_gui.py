@@ -43,7 +43,7 @@ def _documents(docs: Path) -> None:
         z.writestr("cakes/lemon.txt", "Grandma's lemon cake needs three eggs and caster sugar.\n")
 
 
-def test_new_formats_are_found_shown_previewed_and_opened_in_the_window(qtbot, make_window, tmp_path):
+def test_new_formats_are_found_shown_previewed_and_opened_in_the_window(qtbot, make_window, tmp_path):  # noqa: F811 (the fixture)
     docs = tmp_path / "docs"
     _documents(docs)
     win = make_window(search={"mode": "lexical"})
@@ -82,7 +82,7 @@ def test_new_formats_are_found_shown_previewed_and_opened_in_the_window(qtbot, m
 
 
 @needs_rapidocr
-def test_the_preview_of_an_image_is_its_ocr_text(qtbot, make_window, tmp_path, monkeypatch):
+def test_the_preview_of_an_image_is_its_ocr_text(qtbot, make_window, tmp_path, monkeypatch):  # noqa: F811 (the fixture)
     monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", "rapidocr")
     docs = tmp_path / "docs"
     docs.mkdir()

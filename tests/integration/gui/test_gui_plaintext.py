@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only (F
 from PySide6 import QtGui  # noqa: E402
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLabel, QToolTip  # noqa: E402
+from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from searchapp.gui.results_model import ResultsModel  # noqa: E402
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QApplication, QLabel, QStyleOptionViewItem, QTabl
 
 from searchapp.base.types import Hit, StageRanks, StageScores  # noqa: E402
 from searchapp.gui.highlight import query_terms  # noqa: E402
-from searchapp.gui.results_model import SNIPPET_ROLE, HtmlDelegate, ResultsModel  # noqa: E402
+from searchapp.gui.results_model import HtmlDelegate, ResultsModel  # noqa: E402
 
 from gui_window import WAIT_MS, shown_window  # noqa: E402
 HOSTILE = '<b>x</b><img src="http://127.0.0.1:1/x">'  # a hub id or filter text

@@ -16,7 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from searchapp.base.config import load_config
 from searchapp.library import Library
@@ -93,7 +92,7 @@ def test_sigkill_during_sync_never_loses_or_corrupts(tmp_path, tiny_bi_encoder_d
     waiting = 0  # kills after which passages waited for their vectors (a kill between words and meaning)
     try:
         assert server.stdout.readline().strip() == "loaded", server.stderr.read()
-        for kill in range(KILLS):
+        for _kill in range(KILLS):
             server.stdin.write("run\n")
             server.stdin.flush()
             line = server.stdout.readline().split()

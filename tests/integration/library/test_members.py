@@ -10,14 +10,13 @@ import time
 import zipfile
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
 from searchapp.base.member_paths import (DISPLAY_SEP, MEMBER_SEP, display_folder, display_name, display_path,
                                          split_member)
-from searchapp.ingest.extractors.members import (MAX_DEPTH, iter_members,
-                                                  )
-from searchapp.store.ledger import state_counts
+from searchapp.ingest.extractors.members import MAX_DEPTH, iter_members
 
 
 def _zip(entries: dict[str, bytes]) -> bytes:
@@ -29,11 +28,11 @@ def _zip(entries: dict[str, bytes]) -> bytes:
 
 
 def _mail(subject: str, body: str, date: str = "Tue, 02 Jan 2018 10:00:00 +0000",
-          attachments: dict[str, bytes] = {}) -> EmailMessage:
+          attachments: Optional[dict[str, bytes]] = None) -> EmailMessage:
     msg = EmailMessage()
     msg["Subject"], msg["From"], msg["To"], msg["Date"] = subject, "ann@example.org", "bob@example.org", date
     msg.set_content(body)
-    for name, data in attachments.items():
+    for name, data in (attachments or {}).items():
         msg.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
     return msg
 
@@ -43,14 +42,14 @@ def _mbox(messages: list[EmailMessage]) -> bytes:
                     + b"\n" for m in messages)
 
 
-def _tar_gz(entries: dict[str, bytes], links: dict[str, str] = {}) -> bytes:
+def _tar_gz(entries: dict[str, bytes], links: Optional[dict[str, str]] = None) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as t:
         for name, data in entries.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
             t.addfile(info, io.BytesIO(data))
-        for name, target in links.items():
+        for name, target in (links or {}).items():
             info = tarfile.TarInfo(name)
             info.type = tarfile.SYMTYPE
             info.linkname = target

@@ -9,14 +9,12 @@ import os
 import random
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from searchapp.base.errors import StoreError

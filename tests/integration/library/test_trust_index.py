@@ -154,7 +154,7 @@ def test_settings_dialog_status_and_check_model_agree_on_what_needs_a_reindex(tm
         "overlap": (with_("chunking", overlap=0.1), True),
     }
     verdicts = {}
-    for name, (new, want) in cases.items():
+    for name, (new, _want) in cases.items():
         dialog = needs_reindex(old, new)
         status = settings_mismatch(new, meta) is not None
         with Library(new) as lib:  # no encoder: check_model reads the model's identity from its files

@@ -90,7 +90,7 @@ def test_build_and_search(filled, vectors):
 def test_similarities_are_cosines(filled, vectors):
     q = vectors[5] + 0.3 * vectors[100]
     ids, sims = filled.search(q, 10)
-    by_label = dict(zip(labels_of(vectors).tolist(), vectors))
+    by_label = dict(zip(labels_of(vectors).tolist(), vectors, strict=True))
     want = np.array([by_label[i] @ unit(q) for i in ids[0]])
     np.testing.assert_allclose(sims[0], want, atol=1e-5)
 
@@ -446,7 +446,7 @@ def recall_data() -> tuple[np.ndarray, np.ndarray]:
 def recall_at_10(approx: VectorIndex, exact: VectorIndex, queries: np.ndarray) -> float:
     got, _ = approx.search(queries, 10)
     want, _ = exact.search(queries, 10)
-    return float(np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got.tolist(), want.tolist())]))
+    return float(np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got.tolist(), want.tolist(), strict=True)]))
 
 
 def test_hnsw_recall_against_exact(recall_data, tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -81,9 +82,9 @@ def test_fits_and_covers_with_real_tokenizer(real_offsets) -> None:
 def test_overlap_present(real_offsets) -> None:
     doc = Document(prose(30, seed=1))
     chunks = chunk_document(doc, real_offsets, max_tokens=128, overlap=0.25)
-    overlaps = [a.end - b.start for a, b in zip(chunks, chunks[1:])]
+    overlaps = [a.end - b.start for a, b in pairwise(chunks)]
     assert sum(o > 0 for o in overlaps) >= len(overlaps) * 0.8
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in pairwise(chunks):
         assert b.start > a.start and b.end > a.end  # progress: never the whole previous passage
         if b.start < a.end:
             shared = doc.text[b.start:a.end]
@@ -94,7 +95,7 @@ def test_no_overlap(real_offsets) -> None:
     doc = Document(prose(20, seed=2))
     chunks = chunk_document(doc, real_offsets, max_tokens=100, overlap=0.0)
     check(doc, chunks, real_offsets, 100)
-    assert all(b.start >= a.end for a, b in zip(chunks, chunks[1:]))
+    assert all(b.start >= a.end for a, b in pairwise(chunks))
 
 
 def test_cuts_at_paragraph_boundaries_first(real_offsets) -> None:
@@ -239,7 +240,7 @@ ALPHABET = st.sampled_from(list("abcxyz ÄéßΩж日本語🎉.!?;,-'\"") + [" 
 )
 def test_property_cheap_tokenizer(text: str, max_tokens: int, overlap: float, page_cuts: list[int]) -> None:
     bounds = [0, *sorted({c for c in page_cuts if c < len(text)}), len(text)]
-    pages = tuple(PageSpan(i + 1, a, b) for i, (a, b) in enumerate(zip(bounds, bounds[1:])))
+    pages = tuple(PageSpan(i + 1, a, b) for i, (a, b) in enumerate(pairwise(bounds)))
     doc = Document(text, pages if len(pages) > 1 else ())
     chunks = chunk_document(doc, char_pieces, max_tokens=max_tokens, overlap=overlap)
     check(doc, chunks, char_pieces, max_tokens)

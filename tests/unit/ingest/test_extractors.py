@@ -234,7 +234,7 @@ def test_pdf_pages(tmp_path: Path) -> None:
     doc = extract(make_pdf(tmp_path / "three.pdf", pages))
     assert doc.kind == "pdf"
     assert [p.page for p in doc.pages] == [1, 2, 3]
-    for span, word in zip(doc.pages, ("apples", "bananas", "cherries")):
+    for span, word in zip(doc.pages, ("apples", "bananas", "cherries"), strict=True):
         page_text = doc.text[span.start:span.end]
         assert word in page_text
         assert doc.page_at(span.start + page_text.index(word)) == span.page

@@ -86,7 +86,7 @@ def test_a_failed_write_rolls_back(db):
     with pytest.raises(ZeroDivisionError):
         with db._tx() as c:
             c.execute("DELETE FROM history")
-            1 / 0
+            raise ZeroDivisionError("midway")
     assert [h.query for h in db.history(5)] == ["kept"] and not db.conn.in_transaction
 
 
