@@ -1,5 +1,5 @@
-"""What the main window remembers between runs (gui.ini in the data dir): geometry, splitter positions,
-the last query and search mode. The last query only while search history is kept (`search.history` > 0):
+"""What the main window remembers between runs (gui.ini in the data dir): geometry, splitter positions (those
+of the current layout only), the last query and search mode. The last query only while search history is kept (`search.history` > 0):
 with it off, no query text is written anywhere, and one written before is removed."""
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ from ..base.private import create_private_file
 __all__ = ["open_ui_settings", "restore_ui_state", "save_ui_state", "forget_query_unless_kept"]
 
 SPLITTERS = ("main_split", "right_split", "bottom_split")  # the window's attribute names
+# Bumped when the default arrangement changes: splitter positions saved for an older one are dropped, or a
+# window saved with four result rows on screen would keep them after the update that made room for ten.
+LAYOUT = 2
 
 
 def open_ui_settings(data_dir: str) -> QSettings:
@@ -29,9 +32,10 @@ def restore_ui_state(win, s: QSettings) -> None:
         win.restoreGeometry(geo)
     else:
         win.resize(1280, 800)
+    same_layout = s.value("layout", 0, type=int) == LAYOUT
     for name in SPLITTERS:
         st = s.value(name)
-        if isinstance(st, QByteArray):
+        if isinstance(st, QByteArray) and same_layout:
             getattr(win, name).restoreState(st)
     if not forget_query_unless_kept(win, s):
         win.search.search_box.setText(str(s.value("last_query", "") or ""))
@@ -42,6 +46,7 @@ def restore_ui_state(win, s: QSettings) -> None:
 
 def save_ui_state(win, s: QSettings) -> None:
     s.setValue("geometry", win.saveGeometry())
+    s.setValue("layout", LAYOUT)
     for name in SPLITTERS:
         s.setValue(name, getattr(win, name).saveState())
     if not forget_query_unless_kept(win, s):

@@ -98,6 +98,27 @@ def test_eight_results_show_at_1280x800_each_with_name_folder_date_page_snippet_
     assert "…" in shown and shown.startswith("/home/") and shown.endswith("notes")
 
 
+def test_results_squeezed_by_an_older_versions_saved_splitters_get_their_room_back(qtbot, open_window):
+    from PySide6.QtCore import QSettings
+
+    win = open_window()
+    win.right_split.setSizes([120, 600])  # as the old default arrangement left them: four rows
+    win.close()  # writes gui.ini
+    ini = QSettings(str(win.config.data_dir / "gui.ini"), QSettings.Format.IniFormat)
+    assert ini.value("right_split") is not None
+    ini.remove("layout")  # what a version before the layout mark wrote
+    ini.sync()
+    again = open_window()
+    search(qtbot, again, "volcano survey readings")
+    view = again.search.results_view
+    assert view.viewport().height() // view.rowHeight(0) >= 8
+
+    again.right_split.setSizes([300, 420])  # the person's own choice in this layout is kept
+    kept = again.right_split.sizes()
+    again.close()
+    assert open_window().right_split.sizes() == kept
+
+
 def test_the_inspector_is_one_click_away_remembered_and_says_why_a_row_ranks_there(qtbot, open_window):
     win = open_window()
     assert not win.inspector.isVisible()  # not open by default: the preview gets the width
