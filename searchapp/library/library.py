@@ -300,17 +300,6 @@ class Library:
         return build_status(self.config, str(self.data_dir), self.reader(), index, self.index_notice())
 
     # -- live updates -------------------------------------------------------
-    @property
-    @_reads
-    def last_changed(self) -> Optional[float]:
-        """When passages were last added or removed (seconds since the epoch; kept across restarts), or None."""
-        value = self.reader().get_meta("changed_at")
-        return float(value) if value else None
-
-    @property
-    def watching(self) -> bool:
-        return self._watcher is not None and self._watcher.running
-
     def start_watching(self, on_change=None, *, debounce: float = 1.0, on_error=None, **options):
         """Keep the library current: watch every root and sync what changes, `debounce` seconds after the
         last event of a burst. `on_change(report, paths)` and `on_error(exc)` run on the watcher's thread.

@@ -153,7 +153,6 @@ class Store(VectorQueue, ScopeQueries):
         """Call inside the transaction that changes chunks: the vector index saved with this number matches."""
         gen = self.generation() + 1
         self.set_meta("generation", str(gen))
-        self.set_meta("changed_at", repr(time.time()))  # when the library last changed, for "live" displays
         return gen
 
     # -- roots --------------------------------------------------------------

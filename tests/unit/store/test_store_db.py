@@ -93,7 +93,7 @@ def test_meta_and_generation(lib):
         assert store.bump_generation() == 1
         assert store.bump_generation() == 2
     assert store.generation() == 2 and store.get_meta("model") == "m1"
-    assert set(store.meta()) == {"model", "generation", "changed_at"}
+    assert set(store.meta()) == {"model", "generation"}
 
 
 def test_a_write_that_fails_inside_atomic_keeps_what_came_before(lib):
