@@ -240,7 +240,7 @@ class Library:
         mark_available(result)
         mark_ocr(result, self.reader())
         result.warnings, result.reading = warnings, reading
-        # lexical search says nothing about models; nor does a listing by date (its notice says why: issue 22)
+        # lexical search says nothing about models; nor does a listing by date (its notice says why)
         if want_rerank and cross is None and mode != "lexical" and not result.notices:
             self._say(result, RERANKER, self.models.reranker_notice())
         during_reindex = self.reindex_notice()
@@ -256,7 +256,7 @@ class Library:
         if text:
             result.notices.append(Notice(kind, text))
 
-    # -- issue 22: saved searches (saved_searches.py) re-run when this changes --
+    # -- the write generation: saved searches (query/saved.py) re-run when it changes --
     @_reads
     def generation(self) -> int:
         """The library's write generation: it changes after every write (sync batch, remove, reindex)."""

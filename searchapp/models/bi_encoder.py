@@ -12,7 +12,7 @@ in fp32, so residual sums and normalizations stay fp32: autocast's fidelity for 
 Pooling and normalization always run in float32. Vectors from any precision agree to that tolerance,
 which is why the fingerprint leaves precision out.
 
-Throughput and latency (issue 11):
+Throughput and latency:
 - One tokenization per passage: the chunker verifies passages through `token_offsets_batch`, which keeps
   the word-piece ids; `encode` takes them from there (truncated and given [CLS]/[SEP] by the tokenizer's
   own post-processor, checked equal to a fresh tokenization at load) instead of tokenizing again.

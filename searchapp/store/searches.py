@@ -1,4 +1,4 @@
-"""Search history and saved searches (issue 22): `searches.sqlite` in the data dir, beside library.sqlite.
+"""Search history and saved searches: `searches.sqlite` in the data dir, beside library.sqlite.
 
 A file of its own rather than tables in library.sqlite, because:
 - recording a query never waits behind an indexing batch's write transaction on the library (a search in

@@ -1,4 +1,4 @@
-"""Search history and saved searches ("smart folders") over one library (issue 22). Storage: store/searches.py.
+"""Search history and saved searches ("smart folders") over one library. Storage: store/searches.py.
 
 History: the queries a person ran (`searchapp search QUERY`, a query run in the window), newest first, at
 most `search.history` of them; 0 keeps none and drops what was kept at the next search. Recording never
