@@ -213,4 +213,7 @@ class IndexKeeper:
             p.unlink()
 
     def notice(self) -> Optional[str]:
-        return self._report.message if self._report and self._report.message else None
+        report = self._report
+        if report and report.action == "following" and writer_holder(self.data_dir) is None:
+            return None  # that sync has ended (a window stays open longer than one sync)
+        return report.message if report and report.message else None

@@ -43,15 +43,19 @@ def test_status_during_a_live_sync_says_a_sync_is_running_not_an_interrupted_one
 
     writer = subprocess.Popen([sys.executable, "-c", HOLD, str(data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True)
+    window = Library(load_config(data, env={}), encoder=tiny_encoder)  # as a window open meanwhile
     try:
         assert writer.stdout.readline().strip() == "held"
         said = status_text(data)
         assert f"a sync is running (process {writer.pid})" in said, said
         assert "interrupted" not in said and "repaired" not in said
         assert {p: p.read_bytes() for p in data.glob("vectors.*")} == saved  # status saved nothing over it
+        assert any("a sync is running" in n for n in window.status().notes)
     finally:
         writer.stdin.close()
         writer.wait(timeout=60)
+    assert not any("a sync is running" in n for n in window.status().notes)  # it ended: not said any more
+    window.close()
 
     said = status_text(data)  # no live writer: the lag is an interrupted sync's, repaired
     assert "an interrupted sync" in said and "repaired: 1 added" in said and "a sync is running" not in said
