@@ -9,7 +9,7 @@ says so from the scan's rules ("excluded").
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from ..base.entry_dates import storable_ns
 from .db import FILE_COLS
@@ -32,15 +32,15 @@ _STATE_SQL = """CASE
 def state_counts(store: Store) -> dict[str, int]:
     """State -> number of entries (files and members), every state listed (0 when none)."""
     counts = dict.fromkeys(STATES[:-1], 0)
-    for state, n in store.conn.execute(f"SELECT {_STATE_SQL} AS s, count(*) FROM files GROUP BY s"):
+    for state, n in store.conn.execute(f"SELECT {_STATE_SQL} AS s, count(*) FROM files GROUP BY s"):  # noqa: S608 (constants: the state CASE, the columns)
         counts[state] = counts.get(state, 0) + int(n)
     return counts
 
 
 def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
     """(state, row) of the entries in `state` (all when None), by path; at most `limit`."""
-    sql = f"SELECT {_STATE_SQL} AS s, {FILE_COLS} FROM files"
-    params: list = []
+    sql = f"SELECT {_STATE_SQL} AS s, {FILE_COLS} FROM files"  # noqa: S608 (constants: the state CASE, the columns)
+    params: list[Any] = []
     if state is not None:
         sql += f" WHERE {_STATE_SQL} = ?"
         params.append(state)
@@ -65,7 +65,7 @@ def set_ocr_state(store: Store, file_id: int, ocr: Optional[str], pages: Optiona
 
 def entry_state(store: Store, path: str) -> Optional[tuple[str, FileRow, Optional[int], Optional[str]]]:
     """(state, row, date_ns, ocr) of one stored entry, or None."""
-    r = store.conn.execute(f"SELECT {_STATE_SQL}, {FILE_COLS}, date_ns, ocr FROM files WHERE path = ?", (path,)).fetchone()
+    r = store.conn.execute(f"SELECT {_STATE_SQL}, {FILE_COLS}, date_ns, ocr FROM files WHERE path = ?", (path,)).fetchone()  # noqa: S608 (constants: the state CASE, the columns)
     return None if r is None else (r[0], FileRow(*r[1:11]), r[11], r[12])
 
 
@@ -88,7 +88,7 @@ def entry_vectors(store: Store, file_id: int) -> int:
 
 def pending_ocr_files(store: Store, limit: int) -> list[FileRow]:
     """Entries waiting for OCR (files.ocr = 'pending'), newest first."""
-    rows = store.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE ocr = 'pending' ORDER BY mtime_ns DESC, path LIMIT ?",
+    rows = store.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE ocr = 'pending' ORDER BY mtime_ns DESC, path LIMIT ?",  # noqa: S608 (a constant column list)
                               (int(limit),))
     return [FileRow(*r) for r in rows]
 
@@ -100,7 +100,7 @@ def _page_set(listed: Optional[str]) -> Optional[frozenset[int]]:
     return frozenset(int(n) for n in numbers if n.isascii() and n.isdigit() and len(n) < 12)
 
 
-def ocr_done_pages(store: Store, paths) -> dict[str, Optional[frozenset[int]]]:
+def ocr_done_pages(store: Store, paths: Iterable[str]) -> dict[str, Optional[frozenset[int]]]:
     """Path -> the pages read by OCR (None: all of the entry) for those of `paths` whose text came (in part)
     from OCR."""
     wanted = list(dict.fromkeys(paths))[:10_000]
@@ -108,7 +108,7 @@ def ocr_done_pages(store: Store, paths) -> dict[str, Optional[frozenset[int]]]:
     return {path: _page_set(listed) for path, listed in rows}
 
 
-def ocr_done_paths(store: Store, paths) -> set[str]:
+def ocr_done_paths(store: Store, paths: Iterable[str]) -> set[str]:
     """Those of `paths` whose text came (in part) from OCR."""
     wanted = list(dict.fromkeys(paths))[:10_000]
     return {r[0] for r in store.select_in("SELECT path FROM files WHERE ocr = 'done' AND path IN ({})", wanted)}

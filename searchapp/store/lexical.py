@@ -16,14 +16,14 @@ them twice (tests/integration/library/test_bm25_pair.py compares it with the two
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from ..base.errors import StoreError
 
 __all__ = ["merge_bm25", "ranked", "ranked_and_scored", "Match", "Fragment"]
 
 Match = tuple[str, str]  # (FTS5 table: a constant of this package, MATCH expression: a parameter)
-Fragment = tuple[str, list]  # a WHERE fragment over `files f` / `chunks c` and its parameters (scope.py)
+Fragment = tuple[str, list[Any]]  # a WHERE fragment over `files f` / `chunks c` and its parameters (scope.py)
 Scored = list[tuple[int, float]]
 
 
@@ -61,8 +61,8 @@ def ranked_and_scored(conn: sqlite3.Connection, matches: Sequence[Match], limit:
 
 def _bm25(conn: sqlite3.Connection, table: str, expr: str, limit: int, within: Optional[Sequence[int]],
           where: Optional[Fragment]) -> Scored:
-    sql = f"SELECT {table}.rowid, bm25({table}) AS s FROM {table} "  # table: one of two constants
-    params: list = []
+    sql = f"SELECT {table}.rowid, bm25({table}) AS s FROM {table} "  # noqa: S608 (table: one of two constants; values are ?)
+    params: list[Any] = []
     if where is not None:
         sql += f"JOIN chunks c ON c.id = {table}.rowid JOIN files f ON f.id = c.file_id "
     sql += f"WHERE {table} MATCH ?"
@@ -82,11 +82,11 @@ def _one_pass(conn: sqlite3.Connection, table: str, expr: str, limit: int,
               also: Sequence[int]) -> tuple[Scored, dict[int, float]]:
     ids = list(dict.fromkeys(int(i) for i in also))
     # table: one of two constants; every value is a parameter.
-    sql = (f"WITH m AS MATERIALIZED (SELECT rowid AS id, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?) "
+    sql = (f"WITH m AS MATERIALIZED (SELECT rowid AS id, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?) "  # noqa: S608 (table: one of two constants; values are ?)
            "SELECT id, s, 0 FROM (SELECT id, s FROM m ORDER BY s, id LIMIT ?)")
-    params: list = [expr, int(limit)]
+    params: list[Any] = [expr, int(limit)]
     if ids:
-        sql += f" UNION ALL SELECT id, s, 1 FROM m WHERE id IN ({','.join('?' * len(ids))})"
+        sql += f" UNION ALL SELECT id, s, 1 FROM m WHERE id IN ({','.join('?' * len(ids))})"  # noqa: S608 (table: one of two constants; values are ?)
         params += ids
     rows = _rows(conn, sql, params)
     # bm25() is lower-is-better; the library's lexical score is its negation.
@@ -94,7 +94,7 @@ def _one_pass(conn: sqlite3.Connection, table: str, expr: str, limit: int,
     return top, {int(r[0]): -float(r[1]) for r in rows if r[2] == 1}
 
 
-def _rows(conn: sqlite3.Connection, sql: str, params: list) -> list[tuple]:
+def _rows(conn: sqlite3.Connection, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
     try:
         return conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as exc:

@@ -15,7 +15,7 @@ import contextlib
 import json
 import sqlite3
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from ..base.errors import StoreError
 from ..base.private import create_private_file
@@ -80,11 +80,11 @@ class OcrCache:
         self.conn.close()
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> bool:
     return type(value) is int  # not a bool, not a float such as 1e30
 
 
-def _entry(text, pages_json, notes_json) -> Optional[Document]:
+def _entry(text: object, pages_json: Any, notes_json: Any) -> Optional[Document]:
     """The Document of a stored entry, or None when it is not one `put` could have written."""
     try:
         spans, notes = json.loads(pages_json), json.loads(notes_json)

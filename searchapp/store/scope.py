@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import unicodedata
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -36,7 +36,7 @@ def files_where(folders: Sequence[str] = (), types: Sequence[str] = (), after_ns
     """Indexed files at or below one of `folders`, named with one of the extensions `types` (lower case, no
     dot), dated (a mail's own date, else the file's mtime) at or after `after_ns` and before `before_ns`."""
     clauses: list[str] = [INDEXED[0]]
-    params: list = []
+    params: list[Any] = []
     if folders:
         ors = []
         for folder in folders:
@@ -65,7 +65,7 @@ def name_matches(globs: Sequence[str]) -> Fragment:
     """Files whose name (after the last separator) matches a GLOB of `globs`, both folded (`fold`)."""
     # The name after the last separator: rtrim() drops every trailing character that is not one.
     base = "fold(substr(f.path, length(rtrim(f.path, replace(f.path, ?, ''))) + 1))"
-    params: list = []
+    params: list[Any] = []
     for glob in globs:
         params += [os.sep, fold(glob)]
     return "(" + " OR ".join(f"{base} GLOB ?" for _ in globs) + ")", params
@@ -83,18 +83,18 @@ def _term_files(pieces: Sequence[tuple[str, bool]]) -> Fragment:
     """A SELECT of the ids of files containing every piece (a CJK run: its characters in order in the
     character table; else its words in order, the last one a prefix when its flag says so)."""
     selects: list[str] = []
-    params: list = []
+    params: list[Any] = []
     for text, prefix in pieces:
         if is_cjk(text):
             table, expr = CJK_TABLE, _phrase(cjk_chars(text))
         else:
             table, expr = "chunks_fts", _phrase(" ".join(text.split()), prefix)
-        selects.append(f"SELECT c.file_id FROM {table} JOIN chunks c ON c.id = {table}.rowid "  # a constant
+        selects.append(f"SELECT c.file_id FROM {table} JOIN chunks c ON c.id = {table}.rowid "  # noqa: S608 (fragments: constants; values are ?)
                        f"WHERE {table} MATCH ?")
         params.append(expr)
     if not selects:  # no word at all: no file contains it
         return "SELECT NULL WHERE 0", []
-    return "SELECT file_id FROM (" + " INTERSECT ".join(selects) + ")", params
+    return "SELECT file_id FROM (" + " INTERSECT ".join(selects) + ")", params  # noqa: S608 (fragments: constants; values are ?)
 
 
 def files_containing(terms: Sequence[Sequence[tuple[str, bool]]], *, exclude: bool = False) -> Fragment:
@@ -114,11 +114,13 @@ def all_of(fragments: Sequence[Fragment]) -> Fragment:
 class ScopeQueries:
     """Needs `conn` of Store. A mixin of Store: the reads over a fragment."""
 
+    conn: sqlite3.Connection
+
     def chunk_ids_where(self, where: Fragment) -> np.ndarray:
         """The ids (sorted int64) of every passage of the files (and pages) `where` allows."""
         # CROSS JOIN keeps files as the outer loop (SQLite's rule): the matching files first, then their
         # passages by the chunks_file index. Left to the planner, a file-type filter scanned every chunk.
-        sql = f"SELECT c.id FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where[0]}"
+        sql = f"SELECT c.id FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where[0]}"  # noqa: S608 (fragments: constants; values are ?)
         try:
             rows = self.conn.execute(sql, where[1])
             return np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64))
@@ -129,10 +131,10 @@ class ScopeQueries:
         """The allowed passages' ids, newest file first (then by path): by file, each file's first allowed
         passage; else every allowed passage in reading order. At most `k`."""
         if by_file:  # SQLite: a bare column next to min() comes from the row holding the minimum
-            sql = (f"SELECT c.id, min(c.ordinal) FROM files f CROSS JOIN chunks c ON c.file_id = f.id "
+            sql = (f"SELECT c.id, min(c.ordinal) FROM files f CROSS JOIN chunks c ON c.file_id = f.id "  # noqa: S608 (fragments: constants; values are ?)
                    f"WHERE {where[0]} GROUP BY f.id ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path LIMIT ?")
         else:
-            sql = (f"SELECT c.id, c.ordinal FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where[0]} "
+            sql = (f"SELECT c.id, c.ordinal FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where[0]} "  # noqa: S608 (fragments: constants; values are ?)
                    "ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path, c.ordinal LIMIT ?")
         try:
             return [r[0] for r in self.conn.execute(sql, [*where[1], int(k)])]

@@ -18,7 +18,7 @@ import contextlib
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from ..base.errors import StoreError
 from ..base.private import create_private_file
@@ -95,8 +95,8 @@ def _failed(path: Path, what: str, exc: BaseException) -> SearchesError:
     return SearchesError(f"{what} {path}: {exc}")
 
 
-def _saved(row: tuple) -> SavedRow:
-    return SavedRow(row[0], row[1], row[2], int(row[3]), bool(row[4]), *row[5:8], int(row[8]), int(row[9]))
+def _saved(row: tuple[Any, ...]) -> SavedRow:
+    return SavedRow(row[0], row[1], row[2], int(row[3]), bool(row[4]), row[5], row[6], row[7], int(row[8]), int(row[9]))
 
 
 class SearchesDB:
@@ -133,7 +133,7 @@ class SearchesDB:
     def __enter__(self) -> "SearchesDB":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @contextlib.contextmanager
@@ -149,7 +149,7 @@ class SearchesDB:
         except sqlite3.Error as exc:
             raise _failed(self.path, "cannot write", exc) from exc
 
-    def _rows(self, sql: str, params: tuple) -> list[tuple]:
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         try:
             return self.conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
@@ -178,11 +178,11 @@ class SearchesDB:
 
     # -- saved searches ---------------------------------------------------
     def saved(self) -> list[SavedRow]:
-        rows = self._rows(f"SELECT {_SAVED_COLUMNS} FROM saved ORDER BY name COLLATE NOCASE, name", ())
+        rows = self._rows(f"SELECT {_SAVED_COLUMNS} FROM saved ORDER BY name COLLATE NOCASE, name", ())  # noqa: S608 (a constant column list)
         return [_saved(r) for r in rows]
 
     def saved_one(self, name: str) -> Optional[SavedRow]:
-        rows = self._rows(f"SELECT {_SAVED_COLUMNS} FROM saved WHERE name = ?", (name,))
+        rows = self._rows(f"SELECT {_SAVED_COLUMNS} FROM saved WHERE name = ?", (name,))  # noqa: S608 (a constant column list)
         return _saved(rows[0]) if rows else None
 
     def save(self, name: str, query: str, mode: str, k: int, literal: bool, at: float, replace: bool) -> None:
