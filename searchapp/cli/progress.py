@@ -1,5 +1,7 @@
 """Terminal progress: a bar over files while reading them, then over passages once embedding starts
-(embedding is where the time goes, so its rate gives an honest time left); the other stage is the postfix."""
+(embedding is where the time goes, so its rate gives an honest time left); the other stage is the postfix.
+One percentage per line: the bar's. The library-wide meaning percentage the sync reports beside it counted
+other passages (ones embedded before) and read as a second, different figure for the same bar."""
 
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ class TerminalProgress:
             self._bar.total = p.total  # the passage total is an estimate that sharpens as files are read
         self._bar.n = p.done
         if key == "passages" and p.message:
-            self._bar.set_postfix_str(p.message, refresh=False)  # "meaning: 37% of passages"
+            self._bar.set_postfix_str("searchable by words meanwhile", refresh=False)
         self._bar.refresh()
 
     def close(self) -> None:
