@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .member_paths import member_fields
+from .member_paths import display_path, member_fields
 
 __all__ = ["PageSpan", "Document", "ChunkSpan", "StageScores", "StageRanks", "Hit", "SkippedFile"]
 
@@ -90,6 +90,8 @@ class Hit:
     ocr: bool = False  # this passage was recognised by OCR (an image, or a PDF page with no usable text layer)
     order_label: Optional[str] = None  # what ordered the list: relevance | match | similarity | bm25 (the search sets it)
     date_ns: Optional[int] = None  # the file's date (a mail's own, else its mtime), shown beside the hit
+    common_to: int = 0  # results by file: the passage is text repeated in this many files (one row stands for them)
+    copies: list[str] = field(default_factory=list)  # results by file: exact copies of this file (same content)
 
     @property
     def score(self) -> float:
@@ -117,7 +119,8 @@ class Hit:
     def to_json(self) -> dict:
         value, label = self.shown_score
         return {**self._passage_json(), "score": value, "score_label": label, "ocr": self.ocr,
-                "more": [m._passage_json() for m in self.more]}
+                "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
+                "copies": [display_path(p) for p in self.copies]}  # as `path` shows a path
 
     def _passage_json(self) -> dict:
         s, r = self.scores, self.ranks

@@ -60,6 +60,11 @@ def print_hits(res, *, color: bool, marks: Optional[str] = None) -> None:
             pages = sorted({m.page for m in h.more if m.page})
             print(f"    + {len(h.more)} more passage{'s' if len(h.more) > 1 else ''} in this file"
                   + (f" (pages {', '.join(map(str, pages))})" if pages else ""))
+        if getattr(h, "copies", None):  # exact copies of this file, folded into its row
+            n = len(h.copies)
+            print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(printable(display_path(p)) for p in h.copies))
+        if getattr(h, "common_to", 0):  # repeated text: this row stands for every file holding it
+            print(f"    common to {h.common_to} files (text repeated across files: one row stands for them)")
 
 
 def hit_line(query: str, res) -> str:

@@ -92,7 +92,11 @@ def score_tooltip(hit: Hit) -> str:
 
 
 def more_text(hit: Hit) -> str:
-    return f"+{len(hit.more)}" if hit.more else ""
+    """'+3' other passages, '+1 copy' of the file, 'common to 267 files' for repeated text; joined by ' · '."""
+    n = len(hit.copies)
+    parts = [f"+{len(hit.more)}" if hit.more else "", f"+{n} cop{'y' if n == 1 else 'ies'}" if n else "",
+             f"common to {hit.common_to} files" if hit.common_to else ""]
+    return " · ".join(p for p in parts if p)
 
 
 def more_tooltip(hit: Hit) -> str:
@@ -104,6 +108,13 @@ def more_tooltip(hit: Hit) -> str:
         lines.append(where + (text[:90] + "…" if len(text) > 90 else text))
     extra = len(hit.more) - len(lines)
     lines += [f"… and {extra} more"] if extra > 0 else []
+    if hit.common_to:
+        lines.append(f"This passage is text common to {hit.common_to} files (a footer, signature or disclaimer): "
+                     "one row stands for them.")
+    if hit.copies:
+        lines.append("Exact copies of this file:")
+        lines += [display_path(p) for p in hit.copies[:10]]
+        lines += [f"… and {len(hit.copies) - 10} more"] if len(hit.copies) > 10 else []
     # Markup the app builds, every piece of file text escaped: Qt would otherwise guess whether it is rich text.
     return "<qt>" + "<br>".join(html.escape(line) for line in lines) + "</qt>"
 
@@ -166,7 +177,7 @@ class ResultsModel(QAbstractTableModel):
                 return score_tooltip(h)
             if col == "Rerank":
                 return movement_tooltip(h)
-            if col == "More" and h.more:
+            if col == "More" and (h.more or h.copies or h.common_to):
                 return more_tooltip(h)
             if col in ("File", "Folder"):
                 return tooltip(display_path(h.path))

@@ -354,6 +354,30 @@ class Store(VectorQueue, ScopeQueries):
             "SELECT id, path, sha256 FROM files WHERE status = 'indexed' AND n_chunks > 0 AND sha256 IS NOT NULL "
             "ORDER BY path").fetchall()
 
+    def file_sha256s(self, file_ids: Sequence[int]) -> dict[int, str]:
+        """file id -> sha256 of the content, for those of `file_ids` that have one (exact copies share it)."""
+        return dict(self.select_in("SELECT id, sha256 FROM files WHERE sha256 IS NOT NULL AND id IN ({})",
+                                    file_ids))
+
+    def paths_by_sha256(self, hashes: Iterable[str]) -> dict[str, list[str]]:
+        """sha256 -> paths of the indexed files with that content, by path."""
+        out: dict[str, list[str]] = {}
+        for sha, path in self.select_in("SELECT sha256, path FROM files WHERE status = 'indexed' AND n_chunks > 0 "
+                                         "AND sha256 IN ({}) ORDER BY path", dict.fromkeys(hashes)):
+            out.setdefault(sha, []).append(path)
+        return out
+
+    def files_with_phrase(self, phrase: str, cap: int = 100_000) -> int:
+        """How many files hold `phrase` (its words in order, as the lexical index reads them), counted up to
+        `cap`; 0 when it has no word. The phrase goes in as one quoted FTS5 string: no syntax can leak in."""
+        if not _WORD.search(phrase):
+            return 0
+        expr = '"' + phrase.replace('"', '""') + '"'
+        row = self.conn.execute(
+            "SELECT count(*) FROM (SELECT DISTINCT c.file_id FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+            "WHERE chunks_fts MATCH ? LIMIT ?)", (expr, cap)).fetchone()
+        return int(row[0])
+
     # -- lexical (lexical.py: the SQL and the one merge of the two tables' scores) ---------------------------
     def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None,
                        prefixes: Iterable[str] = ()) -> list[tuple[int, float]]:

@@ -80,7 +80,9 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     assert set(hit) == {"path", "page", "start", "end", "text", "scores", "ranks", "available",
                         "repeats", "score", "score_label", "more",  # these four: added by results by file
                         "container", "member", "key",  # members of archives/mail (null for a file)
-                        "ocr"}  # whether the text came from OCR (issue 21)
+                        "ocr",  # whether the text came from OCR (issue 21)
+                        "common_to", "copies"}  # repeated text and exact copies folded into the row (issue 28)
+    assert hit["common_to"] == 0 and hit["copies"] == []
     assert hit["container"] is None and hit["member"] is None and hit["key"] == hit["path"]
     assert hit["available"] is True
     assert set(hit["scores"]) >= {"dense", "lexical", "rerank_logit", "rerank"}

@@ -106,6 +106,8 @@ class SearchConfig:
                      choices=("convex", "rrf"))
     dense_weight: float = _f(0.8, "The dense side's share in fusion, 0..1 (the lexical side gets the rest).",
                            min=0.0, max=1.0)
+    fold_repeats: bool = _f(True, "Results by file: exact copies of a file share one row (the others listed with it), and text "
+                              "repeated across many files (a licence footer, a signature) fills at most one row.")
     history: int = _f(100, "Recent queries kept (searches.sqlite in the data dir, private); 0 keeps none and drops those kept.",
                       min=0, max=10_000)
 

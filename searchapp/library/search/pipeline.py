@@ -20,6 +20,7 @@ from ...ingest.fsnames import real_path
 from ...store import Store
 from .constraints import constraint_scope, list_by_date
 from .filters import FilterScope, SearchFilters
+from .folding import Folded, fold_candidates, mark_folded, weigh_common
 from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files
 from ..query.check import is_empty_query
@@ -43,6 +44,7 @@ class SearchRequest:
     dense_weight: float = 0.8  # the dense side's share in either fusion
     ef: Optional[int] = None  # HNSW breadth for this search (None: the index's configured ef_search)
     parsed: Optional[ParsedQuery] = None  # the query's syntax (issue 22); None: `query` searched as typed
+    fold_repeats: bool = True  # results by file: exact copies share a row, repeated text fills at most one
 
 
 def search_request(config: Config, query: str, mode: str, *, k: Optional[int], candidates: Optional[int],
@@ -62,7 +64,8 @@ def search_request(config: Config, query: str, mode: str, *, k: Optional[int], c
     ef = max(config.index.ef_search, candidates * (POOL_FACTOR if group == "file" else 1))
     return SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                          rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
-                         fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed)
+                         fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed,
+                         fold_repeats=s.fold_repeats)
 
 
 # What orders a first-stage list, by mode: the fused score in hybrid, the cosine in dense, BM25 in lexical.
@@ -161,12 +164,21 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                    ranks=StageRanks(dense=dense_rank.get(cid), lexical=lexical_rank.get(cid), fused=fused_rank),
                    date_ns=r.date_ns)
 
+    folded: Optional[Folded] = None
     if by_file:
         file_of = {cid: rows[cid].file_id for cid in seen}
         passage_order = [cid for cid, _ in fused]
-        groups = group_by_file(passage_order, file_of, dense, lexical,
+        file_dense, file_lexical = dense, lexical
+        if req.fold_repeats:  # one row per content: exact copies and repeated text (folding.py)
+            folded = fold_candidates(store, text, passage_order, file_of, {c: rows[c].text for c in seen})
+            passage_order = [c for c in passage_order if c not in folded.dropped]
+            file_dense, file_lexical = folded.keep(dense), folded.keep(lexical)
+        groups = group_by_file(passage_order, file_of, file_dense, file_lexical,
                                {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()})
-        file_fused = _fuse(req, file_ranking(dense, file_of), file_ranking(lexical, file_of),
+        dense_files, lexical_files = file_ranking(file_dense, file_of), file_ranking(file_lexical, file_of)
+        if folded is not None and req.mode == "hybrid":
+            dense_files, lexical_files = weigh_common(folded, groups, dense_files, lexical_files)
+        file_fused = _fuse(req, dense_files, lexical_files,
                            {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
                            list(groups))
         file_fused = file_fused[: max(req.candidates, req.k, req.rerank_depth)]
@@ -202,6 +214,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         # The score a row shows is the one that put it there (a reranked head, else the first stage's order).
         h.order_label = "relevance" if h.scores.rerank is not None else ORDER_LABEL[req.mode]
     _attach_repeats(store, hits)
+    if folded is not None:
+        mark_folded(store, hits, file_of, folded)
     timings["total"] = _ms(t0)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=scope.stats if scope is not None else None, group=req.group)

@@ -1,0 +1,98 @@
+"""One row per content in results by file: exact copies of a file share a row, and text repeated across many
+files (boilerplate.py) fills at most one.
+
+Runs on the candidates before files are ranked, so the rows it frees are filled by other files:
+- exact copies (the same sha256, as the duplicates feature finds them): the copy found first keeps the row,
+  the others leave the candidates and are listed with it (`Hit.copies`, every copy in the library);
+- common passages: they leave their files' signals; a file matched only through repeated text keeps a row only
+  when it is the first matched through that text (`Hit.common_to`: files of the library holding it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from ...base.types import Hit
+from ...store import Store
+from .boilerplate import COMMON_WEIGHT, MIN_FILES, find_common, phrase_of
+from .grouping import FileGroup
+
+__all__ = ["Folded", "fold_candidates", "mark_folded", "weigh_common"]
+
+
+@dataclass
+class Folded:
+    dropped: set[int] = field(default_factory=set)  # passage ids left out of the file ranking
+    common_key: dict[int, str] = field(default_factory=dict)  # file id -> the repeated text its row stands for
+    sha_of: dict[int, str] = field(default_factory=dict)  # file id -> sha256 of the files that keep a row
+
+    def keep(self, ranked: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+        return [(c, s) for c, s in ranked if c not in self.dropped]
+
+
+def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file_of: Mapping[int, int],
+                    texts: Mapping[int, str]) -> Folded:
+    """Which candidate passages leave the file ranking (`passage_order`: best first)."""
+    out = Folded()
+    shas = store.file_sha256s(list(dict.fromkeys(file_of[c] for c in passage_order)))
+    first_with: dict[str, int] = {}
+    for cid in passage_order:
+        fid = file_of[cid]
+        sha = shas.get(fid)
+        if sha is None:
+            continue
+        keeper = first_with.setdefault(sha, fid)
+        if keeper != fid:
+            out.dropped.add(cid)
+        else:
+            out.sha_of[fid] = sha
+    left = [c for c in passage_order if c not in out.dropped]
+    common = find_common(query, {c: texts[c] for c in left}, {c: file_of[c] for c in left})
+    if not common.key_of:
+        return out
+    own: set[int] = {file_of[c] for c in left if c not in common}  # files with a passage of their own
+    row_of_text: dict[str, int] = {}
+    for cid in left:
+        fid = file_of[cid]
+        if cid not in common:
+            continue
+        if fid in own:
+            out.dropped.add(cid)  # ranked by its own passages
+            continue
+        key = common.key_of[cid]
+        holder = row_of_text.setdefault(key, fid)
+        if holder != fid and out.common_key.get(fid) is None:
+            out.dropped.add(cid)  # another file already stands for this text
+        else:
+            out.common_key.setdefault(fid, key)
+    # A file whose every passage was dropped above leaves the list whole.
+    stands = set(out.common_key) | own
+    out.dropped.update(c for c in left if file_of[c] not in stands)
+    return out
+
+
+def mark_folded(store: Store, hits: list[Hit], file_of: Mapping[int, int], folded: Folded) -> None:
+    """Fill `copies` and `common_to` of the rows shown (counted in the whole library)."""
+    shown = {file_of[h.chunk_id]: h for h in hits if h.chunk_id in file_of}
+    copies = store.paths_by_sha256({folded.sha_of[f] for f in shown if f in folded.sha_of})
+    for fid, h in shown.items():
+        sha = folded.sha_of.get(fid)
+        h.copies = [p for p in copies.get(sha, []) if p != h.path] if sha is not None else []
+        key = folded.common_key.get(fid)
+        if key is not None:
+            h.common_to = max(store.files_with_phrase(phrase_of(key)), MIN_FILES)
+
+
+def weigh_common(folded: Folded, groups: Mapping[int, FileGroup], dense_files: list[int],
+                 lexical_files: list[int]) -> tuple[list[int], list[int]]:
+    """Hybrid: a row of repeated text keeps COMMON_WEIGHT of its signals (convex fusion) and goes last in each
+    side's file order (rank fusion), so a file matching by its own words comes first."""
+    rows = [f for f in folded.common_key if f in groups]
+    for f in rows:
+        g = groups[f]
+        g.dense = None if g.dense is None else g.dense * COMMON_WEIGHT
+        g.lexical = None if g.lexical is None else g.lexical * COMMON_WEIGHT
+    last = set(rows)
+    return ([f for f in dense_files if f not in last] + [f for f in dense_files if f in last],
+            [f for f in lexical_files if f not in last] + [f for f in lexical_files if f in last])
