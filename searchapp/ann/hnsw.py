@@ -136,7 +136,8 @@ class HnswIndex(VectorIndex):
         """Fewer than k live nodes were reachable (possible after many deletions): widen, then go exact."""
         try:
             self._index.set_ef(max(ef, k, self._index.element_count))
-            return self._index.knn_query(q, k=k)
+            found: tuple[np.ndarray, np.ndarray] = self._index.knn_query(q, k=k)  # hnswlib is untyped
+            return found
         except RuntimeError:
             pass
         live = np.array(sorted(self._live), dtype=np.int64)

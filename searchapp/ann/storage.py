@@ -60,7 +60,7 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, writer: Callable[[Path], None]) -> tuple[int, int]:
+def atomic_write(path: Path, writer: Callable[[Path], object]) -> tuple[int, int]:
     """Let `writer` fill a temp file beside `path`, fsync it, then atomically replace `path`.
 
     Returns (size, CRC-32) of what was written. On any error the temp file is removed and `path` is

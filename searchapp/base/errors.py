@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "SearchAppError",
     "ConfigError",
@@ -68,6 +70,6 @@ class Cancelled(SearchAppError):
 
     exit_code = 130
 
-    def __init__(self, *args, report=None) -> None:
+    def __init__(self, *args: object, report: Any = None) -> None:
         super().__init__(*args)
         self.report = report

@@ -8,7 +8,7 @@ from typing import Any, Callable, Mapping
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, where: Mapping[str, str], namespace: dict) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(package: str, where: Mapping[str, str], namespace: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Module `__getattr__` / `__dir__` that import `name` from `package.where[name]` on first use and cache it."""
 
     def __getattr__(name: str) -> Any:

@@ -81,7 +81,7 @@ def display_folder(path: str) -> str:
     return os.path.dirname(split_member(path)[0])
 
 
-def member_fields(path: str) -> dict:
+def member_fields(path: str) -> dict[str, Optional[str]]:
     """The JSON every output gives an entry: `path` as shown, `container` and `member` (null for a file)."""
     container, member = split_member(path)
     return {"path": display_path(path), "container": container if member is not None else None, "member": member}

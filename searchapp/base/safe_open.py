@@ -22,7 +22,7 @@ _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     | getattr(os, "O_BINARY", 0)
 
 
-def open_regular(path: str | os.PathLike) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """A buffered binary reader on `path`. Raises UnsupportedFileError(NOT_REGULAR) for FIFOs, devices,
     sockets and folders; OSError (FileNotFoundError, PermissionError, ...) as open() would."""
     fd = os.open(path, _FLAGS)

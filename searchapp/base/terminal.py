@@ -93,7 +93,8 @@ def _wrap_offsets(text: str, width: int) -> list[tuple[int, int]]:
     """Greedy word wrap that returns [start, end) offsets into `text` (so marks can be placed after wrapping)."""
     width = max(width, 20)
     lines: list[tuple[int, int]] = []
-    line_start = line_end = None
+    line_start: Optional[int] = None
+    line_end = 0
     for m in re.finditer(r"\S+", text):
         if line_start is None:
             line_start, line_end = m.start(), m.end()

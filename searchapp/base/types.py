@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from .member_paths import display_path, member_fields
 
@@ -116,13 +116,13 @@ class Hit:
             return s.dense, "similarity"
         return (s.lexical or 0.0), "bm25"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         value, label = self.shown_score
         return {**self._passage_json(), "score": value, "score_label": label, "ocr": self.ocr,
                 "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
                 "copies": [display_path(p) for p in self.copies]}  # as `path` shows a path
 
-    def _passage_json(self) -> dict:
+    def _passage_json(self) -> dict[str, Any]:
         s, r = self.scores, self.ranks
         return {
             **member_fields(self.path),  # path: `archive.zip › folder/file.pdf` for a member

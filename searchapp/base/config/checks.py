@@ -12,9 +12,14 @@ import math
 import re
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional, TypeVar
 
 from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Section = TypeVar("_Section", bound="DataclassInstance")
 
 __all__ = ["describe_allowed", "check_value", "check_device", "coerce", "merge_checked", "format_number"]
 
@@ -103,7 +108,7 @@ def coerce(value: Any, current: Any, where: str, meta: Mapping[str, Any]) -> Any
                           + (f" {allowed}" if allowed and allowed.startswith(("between", "at least")) else "") + ")") from None
 
 
-def merge_checked(cfg: Any, data: Mapping[str, Any], origin: str) -> Any:
+def merge_checked(cfg: _Section, data: Mapping[str, Any], origin: str) -> _Section:
     """A copy of the config `cfg` with the sections/keys in `data` changed, each value converted and checked.
 
     Unknown keys raise ConfigError: a typo must never be silently ignored."""
@@ -113,7 +118,7 @@ def merge_checked(cfg: Any, data: Mapping[str, Any], origin: str) -> Any:
         if key not in known:
             raise ConfigError(f"{origin}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
         current = getattr(cfg, key)
-        if dataclasses.is_dataclass(current):
+        if dataclasses.is_dataclass(current) and not isinstance(current, type):
             if not isinstance(value, Mapping):
                 raise ConfigError(f"{origin}: [{key}] must be a table")
             metas = {f.name: f.metadata for f in fields(current)}

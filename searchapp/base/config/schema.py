@@ -38,11 +38,11 @@ DEFAULT_SKIP_DIRS = (
 )
 
 
-def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Optional[tuple] = None) -> Any:
+def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Optional[tuple[Any, ...]] = None) -> Any:
     """A field with its help text and the values it allows (`min`/`max` inclusive, or `choices`): the
     loader checks them (`Config.validate`) and the README lists them, from this one place."""
     kw = {"default_factory": lambda: default} if isinstance(default, (list, dict)) else {"default": default}
-    meta = {"help": doc}
+    meta: dict[str, Any] = {"help": doc}
     if min is not None:
         meta["min"] = min
     if max is not None:
@@ -154,11 +154,16 @@ def setting_range(key: str) -> tuple[Any, Any]:
     return meta["min"], meta["max"]
 
 
+def _default(f: dataclasses.Field[Any]) -> Any:
+    """A field's default value, made by its factory when it has one."""
+    return f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+
+
 def field_meta() -> dict[str, Mapping[str, Any]]:
     """`section.key` -> the field's metadata (help, min, max, choices)."""
     out: dict[str, Mapping[str, Any]] = {}
     for top in fields(Config):
-        section = top.default_factory() if top.default is dataclasses.MISSING else top.default
+        section = _default(top)
         if dataclasses.is_dataclass(section):
             for f in fields(section):
                 out[f"{top.name}.{f.name}"] = f.metadata
@@ -169,8 +174,8 @@ def field_help() -> dict[str, str]:
     """`section.key` -> help text for every configurable field."""
     out: dict[str, str] = {}
     for top in fields(Config):
-        if dataclasses.is_dataclass(top.default_factory() if top.default is dataclasses.MISSING else top.default):
-            section = top.default_factory() if top.default is dataclasses.MISSING else top.default
+        section = _default(top)
+        if dataclasses.is_dataclass(section):
             for f in fields(section):
                 out[f"{top.name}.{f.name}"] = f.metadata.get("help", "")
         else:

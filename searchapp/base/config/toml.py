@@ -57,7 +57,7 @@ def setting_sources(config: Config, *, data_dir: Optional[str] = None, config_fi
                     overrides: Optional[Mapping[str, Mapping[str, Any]]] = None) -> dict[str, str]:
     """`section.key` -> "default" | "file PATH" | "environment NAME" | "command line"."""
     path = Path(config_file) if config_file else user_config_file(Path(config.data_dir))
-    file_data: dict = {}
+    file_data: dict[str, Any] = {}
     if path.is_file():
         try:
             with open(path, "rb") as fh:
