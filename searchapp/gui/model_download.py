@@ -1,5 +1,5 @@
 """Downloading a model from the window: a dialog that says what is fetched, from where and how big, then shows
-progress with Cancel. The download itself is library.model_hub.pull_model on a worker thread of its own, so
+progress with Cancel. The download itself is models.hub.pull_model on a worker thread of its own, so
 searching and indexing go on meanwhile; this module never touches the network or torch itself."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QInputDialog, QMenu, Q
                                QVBoxLayout, QWidget)
 
 from ..base.errors import SearchAppError
-from ..library.model_hub import KNOWN_MODELS, PulledModel, hub_host, known_model, pull_model
+from ..models.hub import KNOWN_MODELS, PulledModel, hub_host, known_model, pull_model
 from .plain import plain_label
 from .workers import JobRunner
 

@@ -21,6 +21,11 @@ ALLOWED = {
     "gui": {"base", "library", "gui"},
 }
 FORBIDDEN_IN_CORE = ("PySide6", "PyQt5", "PyQt6")
+# Single modules a layer may import from a layer it may not otherwise import. The window's Download is the product's own hub client,
+# the same one `searchapp models pull` uses: it imports neither torch nor transformers (the load check does, on
+# the download's worker), so the GUI calls it directly rather than through a library module that only passed
+# its names on. The rest of models/ (encoders, resolve) stays behind the Library.
+ALSO_ALLOWED = {"gui": ("searchapp.models.hub",)}
 
 
 def imports_of(path: Path) -> set[str]:
@@ -54,6 +59,8 @@ def test_imports_point_downwards():
         for mod in imports_of(path):
             if mod.startswith("searchapp."):
                 target = mod.split(".")[1]
+                if mod.startswith(ALSO_ALLOWED.get(layer, ())):
+                    continue
                 if target in ALLOWED and target not in ALLOWED.get(layer, set()):
                     bad.append(f"{path.relative_to(PKG)} imports {mod}")
     assert not bad, "\n".join(bad)

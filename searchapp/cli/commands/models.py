@@ -50,7 +50,7 @@ def cmd_models(args, config: Config, progress, cancel) -> int:
 
 
 def _list(args, config: Config) -> int:
-    from ...library.model_hub import list_models
+    from ...models.catalog import list_models
 
     entries = list_models(config)
     if args.json:
@@ -117,7 +117,7 @@ def _ctrl_c_cancels(cancel):
 
 
 def _pull(args, config: Config, cancel) -> int:
-    from ...library.model_hub import config_using, hub_host, pull_model
+    from ...models.hub import hub_host, pull_model
 
     bar = _ByteBar()
     if bar.enabled:
@@ -132,8 +132,9 @@ def _pull(args, config: Config, cancel) -> int:
         return Cancelled.exit_code
     finally:
         bar.close()
+    key = "reranker" if got.role == "reranker" else "bi_encoder"  # its setting in [models]
     if args.use:
-        save_config(config_using(config, got.role, got.repo_id))
+        save_config(config.replace(models={key: got.repo_id}))
     if args.json:
         print(json.dumps({"id": got.repo_id, "role": got.role, "path": str(got.path), "commit": got.commit,
                           "sha256": got.sha256, "bytes": got.bytes, "already_present": got.already_present,
@@ -141,7 +142,6 @@ def _pull(args, config: Config, cancel) -> int:
         return 0
     what = "already in the cache" if got.already_present else f"downloaded ({got.bytes / 1e6:.0f} MB)"
     print(f"{got.repo_id}: {what}, loads as a {got.role}; {got.path}")
-    key = "reranker" if got.role == "reranker" else "bi_encoder"
     current = getattr(config.models, key)
     if args.use:
         print(f"now the configured {got.role}" + (" (run `searchapp reindex`: passages were embedded with another model)"
@@ -152,7 +152,7 @@ def _pull(args, config: Config, cancel) -> int:
 
 
 def _remove(args, config: Config) -> int:
-    from ...library.model_hub import remove_cached_model
+    from ...models.hub import remove_cached_model
 
     freed = remove_cached_model(args.id)
     print(f"removed {printable(args.id)} from the Hugging Face cache ({freed / 1e6:.0f} MB freed)")

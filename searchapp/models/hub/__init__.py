@@ -30,12 +30,14 @@ from .cache import STAGING_PREFIX, folder_bytes, guess_role, remove_cached_model
 from .download import PulledModel, pull_model
 from .errors import DownloadError
 from .http import DEFAULT_ENDPOINT, hub_endpoint, hub_host
-from .plan import KNOWN_MODELS, MAX_PULL_BYTES, KnownModel, RemoteFile, RemoteModel, max_pull_bytes, plan_pull
+from .plan import (KNOWN_MODELS, MAX_PULL_BYTES, KnownModel, RemoteFile, RemoteModel, known_model, max_pull_bytes,
+                   plan_pull)
 
 __all__ = [
     "DownloadError",
     "KnownModel",
     "KNOWN_MODELS",
+    "known_model",
     "RemoteFile",
     "RemoteModel",
     "PulledModel",

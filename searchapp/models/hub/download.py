@@ -45,6 +45,7 @@ def pull_model(repo_id: str, *, role: Optional[str] = None, endpoint: Optional[s
     `cancel` is set (then nothing is installed), DownloadError, ModelNotFoundError or ModelLoadError.
     """
     cancel = cancel or CancelToken()
+    repo_id = repo_id.strip()  # as typed or pasted
     check_repo_id(repo_id)
     parse_endpoint(hub_endpoint(endpoint))  # a malformed HF_ENDPOINT is one sentence, before anything else
     cache = Path(cache_dir) if cache_dir is not None else hf_cache_dir()

@@ -20,7 +20,7 @@ from .errors import DownloadError, mb
 from .http import HubClient, hub_endpoint
 from .worker import run_cancellable
 
-__all__ = ["KnownModel", "KNOWN_MODELS", "RemoteFile", "RemoteModel", "MAX_FILES", "MAX_PULL_BYTES",
+__all__ = ["KnownModel", "KNOWN_MODELS", "known_model", "RemoteFile", "RemoteModel", "MAX_FILES", "MAX_PULL_BYTES",
            "max_pull_bytes", "wanted", "plan_pull"]
 
 MAX_FILES = 200  # a model folder has a dozen files; anything beyond this is not a model we can use
@@ -47,6 +47,10 @@ KNOWN_MODELS = (
     KnownModel("bi-encoder", "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", 470,
                "50+ languages, for files not in English"),
 )
+
+
+def known_model(repo_id: str) -> Optional[KnownModel]:
+    return next((k for k in KNOWN_MODELS if k.repo_id == repo_id), None)
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,8 @@ def cli(*args: str, env_extra: dict | None = None, **kw) -> subprocess.Completed
 def test_pull_installs_into_the_cache_is_found_offline_and_search_reranks(hub, hf_cache, tiny_encoder, make_config,
                                                                         tmp_corpus):
     from searchapp.library import Library
-    from searchapp.library.model_hub import list_models, pull_model
+    from searchapp.models.catalog import list_models
+    from searchapp.models.hub import pull_model
     from searchapp.models.resolve import resolve_model
 
     assert os.environ["HF_HUB_OFFLINE"] == "1"  # conftest's: the explicit pull needs no switch
@@ -129,7 +130,7 @@ def test_cli_pull_list_and_remove(hub, hf_cache, tmp_path, monkeypatch):
 
 
 def test_ctrl_c_mid_file_leaves_the_cache_clean_and_a_second_pull_succeeds(hub, hf_cache, tmp_path):
-    from searchapp.library.model_hub import pull_model
+    from searchapp.models.hub import pull_model
 
     hub.stall_once(RERANKER_ID, "model.safetensors")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
@@ -159,7 +160,7 @@ def test_cancel_token_mid_file_in_process(hub, hf_cache):
 
     from searchapp.base.errors import Cancelled
     from searchapp.base.progress import CancelToken
-    from searchapp.library.model_hub import pull_model
+    from searchapp.models.hub import pull_model
 
     hub.stall_once(RERANKER_ID, "model.safetensors")
     token = CancelToken()
@@ -175,7 +176,7 @@ def test_cancel_token_mid_file_in_process(hub, hf_cache):
 
 def test_a_repository_with_only_pytorch_model_bin_is_refused(hub, hf_cache, tmp_path, tiny_cross_encoder_dir):
     from searchapp.base.errors import ModelLoadError
-    from searchapp.library.model_hub import pull_model
+    from searchapp.models.hub import pull_model
 
     folder = tmp_path / "pickled"
     folder.mkdir()
@@ -191,7 +192,7 @@ def test_a_repository_with_only_pytorch_model_bin_is_refused(hub, hf_cache, tmp_
 
 def test_a_classifier_with_three_labels_is_not_installed_as_reranker(hub, hf_cache, tmp_path, packaged_model_dir):
     from searchapp.base.errors import ModelLoadError
-    from searchapp.library.model_hub import pull_model
+    from searchapp.models.hub import pull_model
 
     hub.add_repo("acme/nli", build_tiny_cross_encoder(tmp_path / "nli", packaged_model_dir, num_labels=3))
     with pytest.raises(ModelLoadError, match="cannot be used as a reranker.*3 output labels"):

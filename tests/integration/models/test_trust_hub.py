@@ -152,7 +152,7 @@ def test_the_gui_download_cancels_and_the_app_can_exit_while_the_hub_stalls(qtbo
 
 # -- 3. a body that never ends, and the total cap ---------------------------------------------------
 def test_a_body_that_never_ends_is_cut_at_its_declared_size(hub, hf_cache):
-    from searchapp.library.model_hub import DownloadError, pull_model
+    from searchapp.models.hub import DownloadError, pull_model
 
     hub.endless_body.add("model.safetensors")
     with pytest.raises(DownloadError, match="sent more than the .* bytes expected for model.safetensors"):
@@ -163,7 +163,7 @@ def test_a_body_that_never_ends_is_cut_at_its_declared_size(hub, hf_cache):
 
 
 def test_a_repository_over_the_total_cap_is_refused_before_a_byte(hub, hf_cache, monkeypatch):
-    from searchapp.library.model_hub import DownloadError, pull_model
+    from searchapp.models.hub import DownloadError, pull_model
 
     monkeypatch.setenv("SEARCHAPP_MAX_PULL_MB", "0.05")
     with pytest.raises(DownloadError, match=r"more than a pull may fetch \(50 kB; \$SEARCHAPP_MAX_PULL_MB"):
@@ -174,7 +174,7 @@ def test_a_repository_over_the_total_cap_is_refused_before_a_byte(hub, hf_cache,
 # -- 10d. resolve's own download is gone: pull is the only download path --------------------------
 def test_resolve_never_downloads_and_names_pull(hub, hf_cache, tmp_path):
     from searchapp.base.errors import ModelNotFoundError
-    from searchapp.library.model_hub import pull_model
+    from searchapp.models.hub import pull_model
     from searchapp.models import resolve
 
     assert not hasattr(resolve, "_download")
