@@ -1,4 +1,8 @@
-"""Settings a person may want to change, saved to the library's config.toml (only values that differ from the defaults)."""
+"""Settings a person may want to change, saved to the library's config.toml (only values that differ from the defaults).
+
+Plain words first: the two models by what they do, how many results, what to leave out of indexed folders, and
+whether scans and images are read (OCR). The technical knobs (pooling, device, passage length in tokens, overlap,
+rerank depth, the vector search's ef_search) wait under Advanced, each label saying what it changes."""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
-                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
+                               QToolButton, QVBoxLayout, QWidget)
 
 from ..base.config import Config
 from ..base.errors import ConfigError
@@ -38,11 +43,27 @@ class SettingsDialog(QDialog):
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
         self.original = config
-        m, c, s, i = config.models, config.chunking, config.search, config.index
+        m, c, s, i, scan = config.models, config.chunking, config.search, config.index, config.scan
         self.bi_encoder = QLineEdit(m.bi_encoder)
-        self.bi_encoder.setToolTip("The packaged model name, a local model folder, or a cached Hugging Face id.")
+        self.bi_encoder.setToolTip("The model that reads every passage and query for its meaning (a bi-encoder): "
+                                   "the packaged model name, a local model folder, or a cached Hugging Face id. "
+                                   "Changing it means indexing again.")
         self.reranker = QLineEdit(m.reranker)
-        self.reranker.setToolTip("A local cross-encoder folder or a cached Hugging Face id; empty: no reranking.")
+        self.reranker.setToolTip("The model that reorders the best results by reading query and passage together "
+                                 "(a cross-encoder): a local folder or a cached Hugging Face id; empty: no reranking.")
+        self.ocr = QCheckBox("Read scans and photos of text (OCR)")
+        self.ocr.setObjectName("settingsOcr")
+        self.ocr.setToolTip("Images (png, jpg, tiff, webp, bmp) and PDF pages without text are read by text "
+                            "recognition after every other file; off: images are left out, scans keep only their text.")
+        self.ocr.setChecked(scan.ocr)
+        self.exclude = QPlainTextEdit("\n".join(scan.exclude))
+        self.exclude.setObjectName("settingsExclude")
+        self.exclude.setPlaceholderText("One per line, e.g.\n~/Documents/private\n*.bak")
+        self.exclude.setToolTip("Files and folders left out of every indexed folder, one per line. A line with a / is a "
+                                "path (a folder leaves out everything in it; ~ is your home folder); a line without "
+                                "one is a name, and * matches any characters (*.bak, node_modules).")
+        self.exclude.setTabChangesFocus(True)
+        self.exclude.setFixedHeight(self.exclude.fontMetrics().lineSpacing() * 4 + 12)
         self.pooling = QComboBox()
         self.pooling.addItems(["mean", "cls", "max", "wk"])  # wk: SBERT-WK (models/sbert_wk.py)
         self.pooling.setCurrentText(m.pooling)
@@ -87,18 +108,30 @@ class SettingsDialog(QDialog):
             if download is not None:
                 self.download_buttons[role] = self._download_button(role, edit, download)
         form = QFormLayout()
-        form.addRow("Bi-encoder model", _folder_field(self.bi_encoder, self, "Bi-encoder model folder",
-                                                      self.download_buttons.get("bi-encoder")))
+        form.addRow("Meaning model", _folder_field(self.bi_encoder, self, "Bi-encoder model folder",
+                                                   self.download_buttons.get("bi-encoder")))
         form.addRow("Reranker model", _folder_field(self.reranker, self, "Cross-encoder model folder",
                                                     self.download_buttons.get("reranker")))
-        form.addRow("Pooling", self.pooling)
-        form.addRow("Device", self.device)
-        form.addRow("Passage length (word pieces)", self.max_tokens)
-        form.addRow("Passage overlap", self.overlap)
-        form.addRow("Passage context", self.title_context)
-        form.addRow("Rerank depth (candidates)", self.candidates)
-        form.addRow("Results shown (k)", self.k)
-        form.addRow("HNSW ef_search", self.ef_search)
+        form.addRow("Results shown", self.k)
+        form.addRow("Leave out", self.exclude)
+        form.addRow("", self.ocr)
+        self.advanced = QGroupBox()  # the technical names, for people who know them (the button above names it)
+        self.advanced.setObjectName("settingsAdvanced")
+        adv = QFormLayout(self.advanced)
+        adv.addRow("Pooling (how a passage's token vectors become one)", self.pooling)
+        adv.addRow("Device (where the models run)", self.device)
+        adv.addRow("Passage length (tokens)", self.max_tokens)
+        adv.addRow("Passage overlap", self.overlap)
+        adv.addRow("Passage context", self.title_context)
+        adv.addRow("Results the reranker reads (rerank depth)", self.candidates)
+        adv.addRow("Vector search breadth (HNSW ef_search)", self.ef_search)
+        self.advanced.setVisible(False)
+        self.advanced_button = QToolButton()
+        self.advanced_button.setObjectName("settingsAdvancedToggle")
+        self.advanced_button.setText("Advanced ▸")
+        self.advanced_button.setCheckable(True)
+        self.advanced_button.setAutoRaise(True)
+        self.advanced_button.toggled.connect(self._show_advanced)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self._accept)
         self.buttons.rejected.connect(self.reject)
@@ -107,6 +140,8 @@ class SettingsDialog(QDialog):
         self.error.setStyleSheet("color:#c62828;")
         lay = QVBoxLayout(self)
         lay.addLayout(form)
+        lay.addWidget(self.advanced_button, 0, Qt.AlignmentFlag.AlignLeft)
+        lay.addWidget(self.advanced)
         lay.addWidget(self.warning)
         lay.addWidget(self.error)
         lay.addWidget(self.buttons)
@@ -131,7 +166,14 @@ class SettingsDialog(QDialog):
                       "title_context": self.title_context.isChecked()},
             search={"candidates": self.candidates.value(), "k": self.k.value()},
             index={"ef_search": self.ef_search.value()},
+            scan={"exclude": tuple(line.strip() for line in self.exclude.toPlainText().splitlines() if line.strip()),
+                  "ocr": self.ocr.isChecked()},
         ).validate()
+
+    def _show_advanced(self, shown: bool) -> None:
+        self.advanced.setVisible(shown)
+        self.advanced_button.setText("Advanced ▾" if shown else "Advanced ▸")
+        self.adjustSize()
 
     def needs_reindex(self) -> bool:
         try:
