@@ -1,5 +1,6 @@
 """What the results list says when a search found nothing: that it found nothing, and what to try instead
-(take out a filter, switch mode). A plain-text label laid over the empty list (it quotes the query)."""
+(take out a filter, switch mode); and, while the library has no folder, how to start. A plain-text label laid
+over the empty list (it quotes the query)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from ..library.query.help import query_parts
 from ..library.query.syntax import read_query
 from .plain import plain_label
 
-__all__ = ["EmptyResults", "empty_text"]
+__all__ = ["EmptyResults", "empty_text", "WELCOME"]
 
 MARGIN = 12
+WELCOME = ("Nothing is indexed yet. Drop a folder (or files) anywhere on this window, or use File → Add Folder… "
+           "(Ctrl+O). Indexing runs in the background, and you can search as soon as the first files are in.")
 
 
 def empty_text(result: SearchResult, bar_filters: bool) -> str:
@@ -47,9 +50,22 @@ class EmptyResults(QObject):
         self.label.setWordWrap(True)
         self.label.setStyleSheet("color:#555; font-size:11pt;")
         self.label.hide()
+        self.welcome = False  # the label says how to start, not about a search
         self.viewport.installEventFilter(self)
 
+    def show_welcome(self, on: bool) -> None:
+        """While the library has no folder and no search is shown: how to start (the first thing a person sees)."""
+        if on and not self.label.isVisible():
+            self.welcome = True
+            self.label.setText(WELCOME)
+            self._place()
+            self.label.show()
+        elif not on and self.welcome:
+            self.welcome = False
+            self.label.hide()
+
     def show_for(self, result: Optional[SearchResult], bar_filters: bool) -> None:
+        self.welcome = False
         if result is None or result.hits:
             self.label.hide()
             return

@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
     def _apply_status(self, st: LibraryStatus) -> None:
         self.status = st
         self.library_panel.set_status(st)
+        self.search.empty.show_welcome(not st.roots)  # a first start says how to begin
         self.labels.show_status(st)
         self.labels.show_models(self.config, self.models_ready)
         self._show_reranker_state()
@@ -263,6 +264,7 @@ class MainWindow(QMainWindow):
 
     # -- forwarded to the parts (menus, shortcuts, tests and other modules call these) --
     def add_paths(self, paths: list[str]) -> None:
+        self.search.empty.show_welcome(False)  # the progress strip takes over from "Nothing is indexed yet"
         self.writes.add_paths(paths)
 
     def resync(self, roots: Optional[list[str]] = None) -> None:

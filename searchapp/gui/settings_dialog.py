@@ -98,6 +98,8 @@ class SettingsDialog(QDialog):
         self.warning.setStyleSheet("color:#b35c00;")
         for w in (self.bi_encoder, self.reranker):
             w.textChanged.connect(self._update_warning)
+            # A hub id (cross-encoder/ms-marco-MiniLM-L-6-v2) reads whole, not its last dozen characters.
+            w.setMinimumWidth(w.fontMetrics().horizontalAdvance("sentence-transformers/all-MiniLM-L6-v2") + 16)
         self.pooling.currentTextChanged.connect(self._update_warning)
         self.max_tokens.valueChanged.connect(self._update_warning)
         self.overlap.valueChanged.connect(self._update_warning)

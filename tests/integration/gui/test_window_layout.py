@@ -203,3 +203,29 @@ def test_the_query_syntax_help_shows_its_last_line(qtbot, open_window):
             assert bar.maximum() == 0
     assert _NOTES.split(". ")[-1].rstrip(".") in text.toPlainText() if hasattr(text, "toPlainText") else text.text()
     dialog.close()
+
+
+def test_a_first_start_says_how_to_begin_and_the_settings_show_model_ids_whole(qtbot, tmp_path, tiny_encoder):
+    from searchapp.base.config import load_config
+    from searchapp.gui.empty_results import WELCOME
+    from searchapp.library import Library
+
+    config = load_config(tmp_path / "new", env={}, overrides={"models": {"reranker": "cross-encoder/ms-marco-MiniLM-L-6-v2"}})
+    with Library(config, encoder=tiny_encoder) as lib:
+        win = shown_window(qtbot, config, lib)
+        win.resize(1280, 800)
+        hint = win.findChild(QLabel, "emptyResults")
+        assert hint.isVisible() and hint.text() == WELCOME and "Add Folder" in hint.text()
+        dialog = win.open_settings()
+        qtbot.waitExposed(dialog)
+        for edit in (dialog.bi_encoder, dialog.reranker):  # the hub id whole, not its tail
+            assert edit.fontMetrics().horizontalAdvance(edit.text()) < edit.width() - 8, edit.text()
+        dialog.reject()
+
+        (tmp_path / "docs").mkdir()
+        (tmp_path / "docs" / "a.txt").write_text("a volcano\n", encoding="utf-8")
+        with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+            win.add_paths([str(tmp_path / "docs")])
+        assert not hint.isVisible()  # a folder is in: the hint is gone
+        win.close()
+
