@@ -2,11 +2,13 @@
 
 Rooms, each with one job (a newcomer finds a job by its name):
   library.py, reconfigure.py      the façade: Library(config) and opening it again under new settings
-  data_dir, lock, readers,        opening a data dir, the one-writer lock, read-only connections,
-  index_keeper, model_set         the vector index's lifecycle, the models a library uses
+  data_dir, lock, readers,        opening a data dir, the one-writer lock, read-only connections, a cheap sign
+  disk_mark, index_keeper,        that another process wrote, the vector index's lifecycle, the models a library
+  model_set, blas                 uses, one BLAS thread for many small products
   search/                         finding: retrieve, fuse, filter, group, snippets; similar files, duplicates
   query/                          the query language, its help, checks on a query, history and saved searches
-  sync/                           keeping the index in step: words pass, meaning pass, roots, live watch
+  sync/                           keeping the index in step: words pass, meaning pass, roots, live watch;
+                                  a folder's size before it is added
   ocr/                            OCR: which files wait (text pass), the OCR step, the "(OCR)" marks on hits
   members/                        members of containers: their sync, private copies on disk, opening one
   report/                         what the library says about itself: status, the not-indexed list, explain,
