@@ -2,7 +2,7 @@
 
 The query text is the truth. Typing in the box re-parses it: the chips show its constraints and the filter bar
 its in:/type:/after:/before: fields (shown without the bar emitting `changed`). Editing the bar rewrites those
-fields in the text (query_syntax.with_filters); a chip's ✕ writes the text without that part. `_busy` guards
+fields in the text (library/query/syntax.with_filters); a chip's ✕ writes the text without that part. `_busy` guards
 each direction, so one edit makes exactly one pass: the text set from the bar is not mirrored back into it.
 """
 

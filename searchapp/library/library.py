@@ -211,7 +211,7 @@ class Library:
                filters: Optional[SearchFilters] = None, group: Optional[str] = None,
                literal: bool = False) -> SearchResult:
         """`group`: "file" (each file once, its other passages in `Hit.more`; k counts files) or "passage".
-        `query` may use the query syntax (query_syntax.py) unless `literal`."""
+        `query` may use the query syntax (query/syntax.py) unless `literal`."""
         s = self.config.search
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):

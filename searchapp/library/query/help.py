@@ -1,4 +1,4 @@
-"""What the front ends show about a query's syntax (query_syntax.py): the help table, the recognised parts (the
+"""What the front ends show about a query's syntax (syntax.py): the help table, the recognised parts (the
 window's chips, each removable), and which words a snippet marks. Pure: no Qt, no I/O."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Exact enforcement of a parsed query's constraints (query_syntax.py) in every search mode.
+"""Exact enforcement of a parsed query's constraints (query/syntax.py) in every search mode.
 
 Unit: the **file** (Recoll/DocFetcher semantics). A file is allowed when it contains every required phrase
 or prefix somewhere, at least one alternative of every OR group, none of the excluded words or phrases

@@ -1,6 +1,6 @@
 """Phase 1 of a sync (words): extracted files are committed in batches with their passages, spans, hashes and
 lexical rows. No model runs here: a passage whose model input already has a stored vector gets it at once
-(moved or unchanged text), the others wait for phase 2 (embed_pending.py) with no vector.
+(moved or unchanged text), the others wait for phase 2 (meaning_pass.py) with no vector.
 
 Each batch is one SQLite transaction (files, chunks, generation) followed by the matching vector-index update,
 so an interruption loses at most the batch in flight and the next sync simply does it again.

@@ -1,5 +1,5 @@
 """Incremental sync of one root, phase 1 (words): scan, skip what is unchanged, re-chunk what changed and
-commit its passages for lexical search (batcher.py). Their vectors come in phase 2 (embed_pending.py), which
+commit its passages for lexical search (batches.py). Their vectors come in phase 2 (meaning_pass.py), which
 Updates runs after every root's phase 1: a large folder is searchable by words long before it is embedded.
 """
 
