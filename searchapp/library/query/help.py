@@ -22,7 +22,8 @@ SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
     ("after:2026-01", "modified on or after the start of that day, month (2026-01) or year (2026)"),
     ("before:2026-03-15", "modified before the start of that day, month or year"),
     ("page:N", "only passages on page N (PDF)"),
-    ("a long question", "10 words, or 5 ending in . ? ! — its quotes, -words, OR and * are plain words; fields hold"),
+    ("a long question", "10 words, 5 outside quotes (or 5 ending in . ? !): its quotes, -words, OR and * "
+                        "are plain words; fields hold"),
 )
 
 
@@ -71,8 +72,12 @@ def without_part(parsed: ParsedQuery, key: tuple) -> str:
         changed = replace(parsed, names=tuple(n for n in parsed.names if n != key[1]))
     elif kind == "type":
         changed = replace(parsed, types=())
-    else:  # after | before | page
-        changed = replace(parsed, **{kind: None})
+    elif kind == "after":
+        changed = replace(parsed, after=None)
+    elif kind == "before":
+        changed = replace(parsed, before=None)
+    else:  # page
+        changed = replace(parsed, page=None)
     return to_text(changed)
 
 

@@ -43,7 +43,7 @@ from ..search.filters import SearchFilters, parse_date, parse_types
 
 __all__ = ["Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",
            "MAX_OPERATORS", "MAX_PAGE", "reads_as_prose", "as_searched", "read_query", "PROSE_WORDS",
-           "PROSE_SENTENCE_WORDS"]
+           "PROSE_PLAIN_WORDS"]
 
 FIELDS = ("in", "dir", "type", "name", "after", "before", "page")
 _TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
@@ -52,10 +52,11 @@ _PREFIX = re.compile(r"(\w+)\*")
 _YEAR, _MONTH = re.compile(r"\d{4}"), re.compile(r"\d{4}-\d{2}")
 MAX_OPERATORS = 100
 MAX_PAGE = 2**31 - 1  # far past any real document; a page number must fit SQLite's integers
-# A query with this many plain words (outside its operators and fields) reads as prose, or with
-# PROSE_SENTENCE_WORDS when it ends like a sentence. Written syntax is short: `"tax return" 2024 -draft`.
+# A query of PROSE_WORDS words (fields left out), PROSE_PLAIN_WORDS of them outside quotes and operators, reads as
+# prose, as do PROSE_PLAIN_WORDS plain words ending like a sentence. Written syntax is short (`"tax return" 2024
+# -draft`), and a long phrase alone (`"to be or not to be that is the question"`) has no plain word around it.
 PROSE_WORDS = 10
-PROSE_SENTENCE_WORDS = 5
+PROSE_PLAIN_WORDS = 5
 _SENTENCE_END = re.compile(r"[.?!…。？！][\"'”’»)\]]*\s*$")
 
 
@@ -132,12 +133,16 @@ def parse_query(text: str, literal: bool = False) -> ParsedQuery:
 
 
 def reads_as_prose(parsed: ParsedQuery) -> bool:
-    """Whether the query reads as sentences rather than as typed syntax: PROSE_WORDS plain words, or
-    PROSE_SENTENCE_WORDS ending in . ? or ! (a closing quote or bracket may follow)."""
+    """Whether the query reads as sentences rather than as typed syntax: PROSE_PLAIN_WORDS plain words and either
+    PROSE_WORDS words in all (the quoted and operator ones too) or an end in . ? or ! (a closing quote or
+    bracket may follow)."""
     if parsed.literal:
         return False
-    words = sum(1 for c in parsed.of_kind("word") for t in c.terms if _TOKEN_CHAR.search(t.text))
-    return words >= PROSE_WORDS or (words >= PROSE_SENTENCE_WORDS and bool(_SENTENCE_END.search(parsed.raw)))
+    counts = {kind: sum(1 for c in parsed.clauses if (c.kind == "word") == (kind == "plain") for t in c.terms
+                        for w in t.text.split() if _TOKEN_CHAR.search(w)) for kind in ("plain", "operator")}
+    if counts["plain"] < PROSE_PLAIN_WORDS:
+        return False
+    return counts["plain"] + counts["operator"] >= PROSE_WORDS or bool(_SENTENCE_END.search(parsed.raw))
 
 
 def as_searched(parsed: ParsedQuery) -> ParsedQuery:

@@ -48,6 +48,8 @@ def names(hits) -> list[str]:
 @pytest.mark.parametrize("query", [
     '"exact phrase"', '"tax return" 2024 -draft', "budget OR forecast report*", '"the quick brown fox jumps."',
     'notes "heating repair" from the landlord', 'what is "a b"?',  # 4 plain words: a sentence needs 5
+    '"to be or not to be that is the question"', 'hamlet "to be or not to be that is the question" -film',
+    'board minutes "annual budget" 2024 -draft -old',  # 4 plain words, 8 in all
 ])
 def test_short_written_syntax_stays_strict(query):
     p = parse_query(query)
@@ -59,6 +61,7 @@ def test_short_written_syntax_stays_strict(query):
     (PASTED, ('"artificial spermatids"',)),
     (DASHED, ("-dash",)),  # a sentence's dash, pasted: ends like a sentence with 5+ words
     ("one two three four five six seven eight nine ten -draft x* a OR b", ("-draft", "x*", "a OR b")),
+    ('A deficiency of vitamin B12 decreases blood levels "of homocysteine"', ('"of homocysteine"',)),  # 10 in all
 ])
 def test_a_long_question_reads_its_operators_as_words(query, parts):
     p = read_query(query)
