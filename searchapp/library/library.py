@@ -184,11 +184,24 @@ class Library:
         with self._writing() as updates:
             return updates.sync_changed(changed, progress, cancel, embed)
 
-    def remove_folder(self, path: str | os.PathLike) -> int:
-        """Forget a root and everything indexed under it; returns the number of files removed."""
+    def remove_folder(self, path: str | os.PathLike, *, undoable: bool = False) -> int:
+        """Forget a root and everything indexed under it; returns the number of files removed. `undoable`:
+        its rows are kept by this Library's connection (TEMP tables, never in library.sqlite) until
+        `undo_remove`, `forget_removed` or close."""
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
         with self._writing(check_model=False) as updates:
-            return updates.remove_folder(root)
+            return updates.remove_folder(root, keep=undoable)
+
+    def undo_remove(self) -> Optional[tuple[str, int]]:
+        """Restore the folder the last undoable Remove took out, at once: (path, files), or None when the
+        library changed since (it is then added again like a new folder)."""
+        with self._writing(check_model=False) as updates:
+            return updates.undo_remove()
+
+    def forget_removed(self) -> None:
+        """Drop what Undo would restore."""
+        with self._writing(check_model=False) as updates:
+            updates.forget_removed()
 
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None, *,
                 embed: bool = True) -> SyncReport:

@@ -14,6 +14,7 @@ from ...base.errors import Cancelled, ConfigError, SearchAppError, StoreError
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
+from ...store.removed_roots import forget_removed, keep_removed, mark_kept, restore_removed
 from ..index_keeper import IndexKeeper
 from ..model_set import ModelSet
 from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
@@ -138,7 +139,8 @@ class Updates:
         except StoreError as exc:
             log.warning("%s", exc)
 
-    def remove_folder(self, root: str) -> int:
+    def remove_folder(self, root: str, keep: bool = False) -> int:
+        """`keep`: its rows stay in this connection's TEMP tables so `undo_remove` can put them back."""
         row = self.store.root_by_path(root)
         if row is None:
             owner = owning_root(root, [r.path for r in self.store.roots()])
@@ -152,16 +154,47 @@ class Updates:
             raise ConfigError(f"{root} is not an indexed folder (indexed: {known})")
         n_files = len(self.store.files_of_root(row.id))
         with self.store.atomic():
+            if keep:
+                keep_removed(self.store, row.id)
+            else:
+                forget_removed(self.store)  # an older Remove's rows: what it left is gone for good now
             ids = self.store.delete_root(row.id)
-            self.store.bump_generation()
+            generation = self.store.bump_generation()
+            if keep:
+                mark_kept(self.store, generation)
         index = self.vectors.index()
         if index is not None:
             index.remove(ids)
-            self.vectors.compact_if_needed()
+            if not keep:  # compacting would rebuild from stored vectors; an Undo adds them back instead
+                self.vectors.compact_if_needed()
             self.vectors.save()
             self.vectors.mark_current()
-        self.store.vacuum_if_sparse()  # after the index save: a crash here loses nothing
+        if not keep:
+            self.store.vacuum_if_sparse()  # after the index save: a crash here loses nothing
         return n_files
+
+    def undo_remove(self) -> Optional[tuple[str, int]]:
+        """Put back the folder the last kept Remove took out: (its path, its files), or None when nothing
+        was kept or the library was written since (then the folder has to be added again)."""
+        with self.store.atomic():
+            got = restore_removed(self.store, self.store.generation())
+            if got is not None:
+                self.store.bump_generation()
+        if got is None:
+            return None
+        forget_removed(self.store)
+        path, ids = got
+        index, dim = self.vectors.index(), self.vectors.dim()
+        if index is not None and dim is not None and ids:
+            found, vecs = self.store.vectors(ids, dim)  # stored vectors: nothing is embedded again
+            if len(found):
+                index.add(found, vecs)
+        self.vectors.save()
+        self.vectors.mark_current()
+        return path, len(self.store.files_of_root(self.store.root_by_path(path).id))
+
+    def forget_removed(self) -> None:
+        forget_removed(self.store)
 
     def reindex(self, progress, cancel, embed: bool = True) -> SyncReport:
         # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.

@@ -1,0 +1,76 @@
+"""Undo for Remove: the removed folder's rows wait in the writer connection's TEMP tables, so Undo puts the
+folder back at once — its passages found again by words and by meaning, nothing read or embedded again — and
+refuses once the library was written since."""
+
+from __future__ import annotations
+
+from conftest import build_tiny_library
+
+TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
+         "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day."}
+
+
+def names(res) -> set[str]:
+    return {h.path.rsplit("/", 1)[-1] for h in res.hits}
+
+
+def open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "bread.txt").write_text("Sourdough needs a lively starter and a hot oven.\n", encoding="utf-8")
+    lib = Library(load_config(data, env={}), encoder=tiny_encoder)
+    lib.add_folder(other)
+    return lib, tmp_path / "docs", other
+
+
+def test_undo_puts_the_folder_back_at_once_searchable_by_words_and_meaning(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    lib, docs, other = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
+    try:
+        before = lib.status()
+        assert names(lib.search("violin", mode="lexical")) == {"violin.txt"}
+        assert lib.remove_folder(docs, undoable=True) == 2
+        assert names(lib.search("violin", mode="lexical")) == set()
+        assert [r.path for r in lib.status().roots] == [str(other)]
+
+        calls = []
+        real = lib.encoder.encode
+        lib.encoder.encode = lambda *a, **k: calls.append(1) or real(*a, **k)
+        try:
+            assert lib.undo_remove() == (str(docs), 2)
+        finally:
+            lib.encoder.encode = real
+        assert calls == []  # nothing embedded again
+        after = lib.status()
+        assert sorted(r.path for r in after.roots) == sorted(r.path for r in before.roots)
+        assert (after.chunks, after.embedded, after.vectors) == (before.chunks, before.embedded, before.vectors)
+        assert after.consistent
+        assert names(lib.search("violin", mode="lexical")) == {"violin.txt"}
+        assert "violin.txt" in names(lib.search("a luthier shaping wood for a string instrument", mode="dense"))
+        assert lib.undo_remove() is None  # once
+    finally:
+        lib.close()
+
+
+def test_undo_refuses_once_the_library_was_written_since(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    lib, docs, other = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
+    try:
+        lib.remove_folder(docs, undoable=True)
+        (other / "more.txt").write_text("Another loaf, rye this time.\n", encoding="utf-8")
+        lib.sync()
+        assert lib.undo_remove() is None
+        assert [r.path for r in lib.status().roots] == [str(other)] and lib.status().consistent
+    finally:
+        lib.close()
+
+
+def test_a_plain_remove_keeps_nothing_to_undo(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    lib, docs, other = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
+    try:
+        lib.remove_folder(docs)  # the CLI's remove: gone for good
+        assert lib.undo_remove() is None and [r.path for r in lib.status().roots] == [str(other)]
+    finally:
+        lib.close()
