@@ -26,7 +26,7 @@ from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .roots import in_scope, outermost, root_missing
 from .types import IndexWriter, PassageEncoder, SyncReport
 
-__all__ = ["SyncReport", "sync_root", "passages_of", "PassageEncoder", "IndexWriter", "BATCH_CHUNKS", "BATCH_FILES"]
+__all__ = ["sync_root", "passages_of", "BATCH_CHUNKS", "BATCH_FILES"]
 
 # Read at each sync (tests lower them): passages, files per phase-1 commit; BATCH_CHUNKS is phase 2's batch too.
 BATCH_CHUNKS = 256
