@@ -36,7 +36,7 @@ from .search.pipeline import mark_available, run_search, search_request
 from .search.result import MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult, meaning_text
 from .query.syntax import read_query
 from .report.status import LibraryStatus, RootStatus, build_status, reindex_notice
-from .sync.words_pass import SyncReport
+from .sync.types import SyncReport
 from .sync.updates import Updates
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]

@@ -23,7 +23,8 @@ from . import words_pass as sync_module
 from .meaning_pass import embed_pending, meaning_progress
 from ..report.status import REINDEX_META
 from ..ocr.step import ocr_step
-from .words_pass import SyncReport, sync_root
+from .types import SyncReport
+from .words_pass import sync_root
 
 __all__ = ["Updates"]
 
