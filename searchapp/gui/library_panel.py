@@ -41,7 +41,8 @@ def remove_question(roots: list) -> str:
     what = one(roots[0]) if len(roots) == 1 else f"{len(roots)} folders:\n" + "\n".join(f"• {one(r)}" for r in roots)
     return (f"Remove {what} from the library?\n\n"
             "Everything indexed there is forgotten at once; the files themselves stay where they are. "
-            "Adding the folder again means indexing it again from the start.")
+            "For a minute, Undo in the status bar puts the last folder removed back as it was; after that, adding "
+            "it again means indexing it again from the start.")
 
 
 def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:

@@ -152,6 +152,7 @@ class MainWindow(QMainWindow):
         cl.addWidget(self.progress)
         self.setCentralWidget(central)
         self.labels = StatusLabels(self.statusBar())
+        self.statusBar().insertPermanentWidget(0, self.writes.undo.button)  # "Undo remove of NAME", after a Remove
 
     def _build_menu(self) -> None:
         m = self.menuBar().addMenu("&File")

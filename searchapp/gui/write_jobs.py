@@ -19,6 +19,7 @@ from .changes import Changes
 from .library_session import LibrarySession
 from .progress_view import ProgressView
 from .services import Services
+from .undo_remove import UNDO_SECONDS, UndoRemove
 
 __all__ = ["WriteJobs", "POLL_MS", "cancel_summary"]
 
@@ -49,8 +50,10 @@ class WriteJobs(QObject):
         self.poll.timeout.connect(self._poll_progress)
         progress.cancel_button.clicked.connect(self.cancel)
         self.big_folders = BigFolderCheck(services, session)  # a big folder: its size, time, what to leave out
+        self.undo = UndoRemove(services, session, self.submit)  # the last Remove, for a minute
 
     def submit(self, title: str, fn, changes: Changes, on_success: Optional[Callable] = None):
+        self.undo.expire()  # another write: what a Remove kept could no longer go back as it was
         runner = self.services.runner
         job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.services.report_error,
                             on_cancel=lambda: self._on_cancelled(job), on_started=self._started,
@@ -74,8 +77,10 @@ class WriteJobs(QObject):
 
     def remove_root(self, path: str) -> None:
         lib, say = self.session.library, self.services.say
-        self.submit(f"Removing {os.path.basename(path)}", lambda prog, c: lib.remove_folder(path),
-                    Changes(roots=True, files=True), lambda n: say(f"Removed {path} ({n} files)", 8000))
+        self.submit(f"Removing {os.path.basename(path)}", lambda prog, c: lib.remove_folder(path, undoable=True),
+                    Changes(roots=True, files=True),
+                    lambda n: (say(f"Removed {path} ({n} file{'' if n == 1 else 's'})", UNDO_SECONDS * 1000),
+                               self.undo.offer(path)))
 
     def reindex(self) -> None:
         lib = self.session.library

@@ -1,0 +1,69 @@
+"""Undo after Remove: for UNDO_SECONDS a button in the status bar ("Undo remove of NAME") puts the folder back at
+once (the library kept its rows: store/removed_roots.py), nothing read or embedded again. Any other write, or the
+time running out, drops what was kept; an Undo the library can no longer honour says so."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Optional
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QPushButton
+
+from .changes import Changes
+from .library_session import LibrarySession
+from .plain import tooltip
+from .services import Services
+
+__all__ = ["UndoRemove", "UNDO_SECONDS"]
+
+UNDO_SECONDS = 60
+
+
+class UndoRemove(QObject):
+    def __init__(self, services: Services, session: LibrarySession, submit: Callable) -> None:
+        super().__init__(services.parent)
+        self.services, self.session, self.submit = services, session, submit  # submit: WriteJobs.submit
+        self.path: Optional[str] = None
+        self.button = QPushButton("Undo")
+        self.button.setObjectName("undoRemove")
+        self.button.setFlat(True)
+        self.button.hide()
+        self.button.clicked.connect(self.undo)
+        self.timer = QTimer(self, singleShot=True, interval=UNDO_SECONDS * 1000)
+        self.timer.timeout.connect(self.expire)
+
+    def offer(self, path: str) -> None:
+        self.path = path
+        name = os.path.basename(path.rstrip(os.sep)) or path
+        self.button.setText(f"Undo remove of {name}")  # plain: a QPushButton never reads its text as markup
+        self.button.setToolTip(tooltip(f"Put {path} back in the library as it was, at once"))
+        self.button.show()
+        self.timer.start()
+
+    def expire(self) -> None:
+        """The Undo is no longer offered; what the library kept for it is dropped (on the write queue)."""
+        if self.path is None:
+            return
+        self._withdraw()
+        lib = self.session.library
+        self.services.runner.submit(lambda p, c: lib.forget_removed(), write=True, name="forget removed",
+                                    on_error=lambda exc, tb: None)  # a read-only or closed library kept nothing
+
+    def _withdraw(self) -> None:
+        self.path = None
+        self.timer.stop()
+        self.button.hide()
+
+    def undo(self) -> None:
+        if self.path is None:
+            return
+        path, lib, say = self.path, self.session.library, self.services.say
+        self._withdraw()
+
+        def done(got) -> None:
+            say(f"{got[0]} is back ({got[1]} file{'' if got[1] == 1 else 's'})" if got else
+                f"Cannot undo: the library changed since {path} was removed; add it again to index it.", 10000)
+
+        self.submit(f"Putting back {os.path.basename(path)}", lambda p, c: lib.undo_remove(),
+                    Changes(roots=True, files=True), done)

@@ -1,0 +1,89 @@
+"""Undo after Remove in the window: the status bar offers "Undo remove of NAME"; it puts the folder back at once
+(its files, passages and results, nothing embedded again); another write withdraws the offer."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
+
+from conftest import build_tiny_library  # noqa: E402
+
+from gui_window import WAIT_MS, shown_window  # noqa: E402
+
+TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
+         "bread.md": "A recipe for sourdough bread with a long cold proof."}
+
+
+@pytest.fixture
+def win(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "lamp.txt").write_text("A lava lamp glows on the desk.\n")
+    config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "search": {"rerank": False}})
+    lib = Library(config, encoder=tiny_encoder)
+    lib.add_folder(other)
+    w = shown_window(qtbot, config, lib)
+    w.docs, w.other = tmp_path / "docs", other
+    yield w
+    for top in QApplication.topLevelWidgets():
+        if top is not w and top.isVisible():
+            top.close()
+    w.close()
+    lib.close()
+
+
+def remove(qtbot, win, path) -> None:
+    tree, panel = win.library_panel.tree, win.library_panel
+    tree.clearSelection()
+    next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+         if tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) == str(path)).setSelected(True)
+    qtbot.mouseClick(panel.remove_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        panel.remove_prompt.findChild(type(panel.remove_prompt.defaultButton()), "removeConfirm").click()
+
+
+def lexical(qtbot, win, text: str):
+    win.search.mode_box.setCurrentText("lexical")
+    win.search.search_box.setText(text)
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
+        win.run_search()
+    return sig.args[0]
+
+
+def test_undo_after_remove_puts_the_folder_back_at_once(qtbot, win):
+    before = win.status
+    assert [h.path for h in lexical(qtbot, win, "volcano").hits]
+    remove(qtbot, win, win.docs)
+    undo = win.writes.undo.button
+    assert [r.path for r in win.status.roots] == [str(win.other)]
+    assert undo.isVisible() and undo.text() == "Undo remove of docs"
+    assert lexical(qtbot, win, "volcano").hits == []
+
+    said = []
+    win.statusBar().messageChanged.connect(said.append)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        qtbot.mouseClick(undo, Qt.MouseButton.LeftButton)
+    assert not undo.isVisible() and f"{win.docs} is back (2 files)" in said
+    st = win.status
+    assert sorted(r.path for r in st.roots) == sorted(r.path for r in before.roots)
+    assert (st.chunks, st.embedded, st.vectors) == (before.chunks, before.embedded, before.vectors) and st.consistent
+    assert [h.path.rsplit("/", 1)[-1] for h in lexical(qtbot, win, "volcano").hits] == ["volcano.txt"]
+
+
+def test_another_write_withdraws_the_undo(qtbot, win):
+    remove(qtbot, win, win.docs)
+    undo = win.writes.undo.button
+    assert undo.isVisible()
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.resync(None)
+    assert not undo.isVisible() and [r.path for r in win.status.roots] == [str(win.other)]
+    assert win.library.undo_remove() is None  # what was kept went with the offer
+    assert win.findChild(QMessageBox, "removePrompt") is None
