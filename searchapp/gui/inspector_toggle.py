@@ -1,13 +1,17 @@
 """The score inspector one click away instead of always open: View → Score Inspector (Ctrl+I) and the "Scores"
-button beside the query, remembered in gui.ini; "Why this rank?" on a result opens it on that hit."""
+button beside the query, remembered in gui.ini; "Why this rank?" on a result opens it on that hit. While it is
+open it follows the selected result: its row is selected and the summary says why it ranks where it does."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings
+from typing import Optional
+
+from PySide6.QtCore import QModelIndex, QSettings
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QSplitter, QToolButton, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QSplitter, QToolButton, QWidget
 
 from ..base.types import Hit
+from .results_model import HIT_ROLE
 from .score_inspector import ScoreInspector
 
 __all__ = ["InspectorToggle", "SHOWN_KEY"]
@@ -16,8 +20,9 @@ SHOWN_KEY = "inspector_shown"
 
 
 class InspectorToggle:
-    def __init__(self, parent: QWidget, inspector: ScoreInspector, split: QSplitter, settings: QSettings) -> None:
-        self.inspector, self.split, self.settings = inspector, split, settings
+    def __init__(self, parent: QWidget, inspector: ScoreInspector, split: QSplitter, settings: QSettings,
+                 results: Optional[QAbstractItemView] = None) -> None:
+        self.inspector, self.split, self.settings, self.results = inspector, split, settings, results
         act = self.action = QAction("Score &Inspector", parent)
         act.setObjectName("inspectorAction")
         act.setCheckable(True)
@@ -29,6 +34,8 @@ class InspectorToggle:
         self.button.setObjectName("inspectorButton")
         self.button.setDefaultAction(act)
         inspector.hide()
+        if results is not None:
+            results.selectionModel().currentRowChanged.connect(lambda current, _: self._follow(current))
 
     def restore(self) -> None:
         """As the person left it (hidden the first time); after the splitters' sizes are restored."""
@@ -41,8 +48,15 @@ class InspectorToggle:
         self.action.setChecked(True)
         self.inspector.focus_hit(hit)
 
+    def _follow(self, current: QModelIndex) -> None:
+        hit = current.data(HIT_ROLE) if current.isValid() else None
+        if hit is not None and self.inspector.isVisible():
+            self.inspector.focus_hit(hit)
+
     def _shown(self, on: bool) -> None:
         self.inspector.setVisible(on)
+        if on and self.results is not None:
+            self._follow(self.results.currentIndex())
         if on and self.split.sizes()[-1] < 40:  # hidden when the sizes were saved: give it room again
             width = sum(self.split.sizes()) or self.split.width()
             self.split.setSizes([width * 4 // 10, width - width * 4 // 10])

@@ -129,7 +129,8 @@ class MainWindow(QMainWindow):
         self.discover = DiscoverActions(services, session, search, self.filter_bar, self.open_url)  # Similar, Duplicates
 
         self.bottom_split = _splitter("bottomSplit", Qt.Orientation.Horizontal, (self.preview, self.inspector), [520, 560])
-        self.inspector_toggle = InspectorToggle(self, self.inspector, self.bottom_split, self._ui)  # hidden at first
+        self.inspector_toggle = InspectorToggle(self, self.inspector, self.bottom_split, self._ui,
+                                                search.results_view)  # hidden at first; follows the selected result
         search.bar.insertWidget(search.bar.indexOf(self.syntax_button) + 1, self.inspector_toggle.button)
         self.discover.row_actions.append(("Why this rank?", self.inspector_toggle.why))
         # The results get the height: at 1280×800 ten two-line rows show above the preview.

@@ -141,6 +141,11 @@ def test_the_inspector_is_one_click_away_remembered_and_says_why_a_row_ranks_the
     summary = win.inspector.summary.text()
     assert summary.startswith(f"Why #3 {hit.path.rsplit('/', 1)[-1]}: ") and "cosine" in summary, summary
 
+    # Open, it follows the selected result.
+    view.setCurrentIndex(model.index(4, 0))
+    assert table.item(table.currentRow(), 1).text() == res.hits[4].path.rsplit("/", 1)[-1]
+    assert win.inspector.summary.text().startswith("Why #5 ")
+
     win.close()  # open, so the next window opens it
     again = open_window()
     assert again.inspector.isVisible() and again.inspector_toggle.action.isChecked()
