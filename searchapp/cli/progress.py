@@ -6,7 +6,7 @@ other passages (ones embedded before) and read as a second, different figure for
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 from ..base.progress import Progress
 
@@ -22,7 +22,7 @@ class TerminalProgress:
 
     def __init__(self, enabled: Optional[bool] = None) -> None:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._bar = None
+        self._bar: Any = None  # a tqdm bar (tqdm has no type information)
         self._stage = ""
 
     def __call__(self, p: Progress) -> None:

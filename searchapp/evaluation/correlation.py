@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, Union
 
 import numpy as np
+
+Numbers = Union[Sequence[float], np.ndarray]  # a list or a 1-D array
 
 __all__ = ["pearson", "spearman", "average_ranks"]
 
 
-def average_ranks(values: Sequence[float]) -> np.ndarray:
+def average_ranks(values: Numbers) -> np.ndarray:
     """1-based ranks; tied values share the mean of the ranks they span ([10, 20, 20, 30] → [1, 2.5, 2.5, 4])."""
     x = np.asarray(values, dtype=np.float64)
     order = np.argsort(x, kind="mergesort")
@@ -24,7 +26,7 @@ def average_ranks(values: Sequence[float]) -> np.ndarray:
     return ranks
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+def pearson(x: Numbers, y: Numbers) -> float:
     """Pearson's r; 0.0 (not NaN) when either side is constant."""
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
@@ -36,7 +38,7 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     return float((a * b).sum() / denom) if denom > 0 else 0.0
 
 
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+def spearman(x: Numbers, y: Numbers) -> float:
     """Spearman's rho: Pearson's r of the average ranks."""
     if len(x) != len(y):
         raise ValueError(f"need two sequences of one length, got {len(x)} and {len(y)}")

@@ -11,7 +11,10 @@
 4. Re-tokenize each passage on its own and split again if it is over the limit: cutting inside a
    word can change how it tokenizes, and tokenizers may be context dependent. With a batch tokenizer
    (`token_offsets_batch`) all passages of a document are checked in one call per round, and the
-   encoder reuses those ids (see models/bi_encoder.py): one tokenization per passage.
+   encoder reuses those ids (see models/bi_encoder.py): one tokenization per passage. With
+   `words_alone` (a tokenizer that reads the text between separators on its own, e.g. BERT's; see
+   models/bi_encoder.reads_words_alone) a passage that starts and ends beside a separator is not
+   tokenized again: its count from step 1 is exactly what its own tokenization gives.
 3b. Cap passages in characters too (`max_chars`): a tokenizer reads a 5 MB run without spaces as a
    handful of [UNK] pieces, which fit any token limit; such a passage would freeze the preview.
 Cancel is checked between tokenizer segments and every few thousand atoms and passages.
@@ -19,10 +22,11 @@ Cancel is checked between tokenizer segments and every few thousand atoms and pa
 
 from __future__ import annotations
 
+import operator
 import re
 from array import array
 from bisect import bisect_left
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import Callable, Iterator, Optional
 
 from ..base.progress import CancelToken
@@ -45,6 +49,11 @@ _LINE_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _SENTENCE_END = frozenset(".!?;…")
 _CLOSERS = frozenset("\"')]}»”’")
 _WS = re.compile(r"\s")
+# What every tokenizer that reads words alone splits at, before and after its normalizer: space, tab, line
+# breaks and the Unicode space separators (Zs). Not all of isspace(): BERT's normalizer deletes \x0b, \x0c,
+# \x1c-\x1f and \x85, so a word may run across them.
+SEPARATORS = frozenset(" \t\n\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                       "\u202f\u205f\u3000")
 
 
 class _Tokens:
@@ -58,12 +67,12 @@ class _Tokens:
         for base, end in _segments(text):
             _check(cancel)
             offsets = token_offsets(text[base:end])
-            self.starts.extend(base + s for s, _ in offsets)
+            self.starts.extend([base + s for s, _ in offsets])
             # Index by the token's last character: robust to offsets that include a leading space.
-            self.keys.extend(base + max(s, e - 1) for s, e in offsets)
+            self.keys.extend([base + (s if s > e - 1 else e - 1) for s, e in offsets])
         for name in ("starts", "keys"):
             values = getattr(self, name)
-            if any(values[i] > values[i + 1] for i in range(len(values) - 1)):
+            if any(map(operator.gt, values, islice(values, 1, None))):  # out of order somewhere
                 setattr(self, name, array("q", sorted(values)))
 
     def count(self, a: int, b: int) -> int:
@@ -234,16 +243,17 @@ def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets
          batch: Optional[TokenOffsetsBatch] = None) -> list[tuple[int, int]]:
     """Check every passage with the real tokenizer; split those over the limit until they fit.
     Round by round, so a batch tokenizer checks all passages of a round in one call."""
-    if batch is None:
-        def batch(texts: list[str]) -> Iterator[list[tuple[int, int]]]:  # type: ignore[misc]
-            for t in texts:
-                _check(cancel)  # one tokenizer call per passage: check each time
-                yield token_offsets(t)
+    def one_by_one(texts: list[str]) -> Iterator[list[tuple[int, int]]]:
+        for t in texts:
+            _check(cancel)  # one tokenizer call per passage: check each time
+            yield token_offsets(t)
+
+    tokenize = batch or one_by_one
     out: list[tuple[int, int]] = [s for s in spans if s[1] - s[0] <= 1]
     todo = [s for s in spans if s[1] - s[0] > 1]
     while todo:
         _check(cancel)
-        counts = [len(o) for o in batch([text[a:b] for a, b in todo])]
+        counts = [len(o) for o in tokenize([text[a:b] for a, b in todo])]
         over: list[tuple[int, int]] = []
         for (a, b), n in zip(todo, counts, strict=True):
             if n <= max_tokens:
@@ -254,6 +264,11 @@ def _fit(text: str, tokens: _Tokens, spans: list[tuple[int, int]], token_offsets
         out += [s for s in over if s[1] - s[0] <= 1]
         todo = [s for s in over if s[1] - s[0] > 1]
     return out
+
+
+def _cut_at_separators(text: str, a: int, b: int) -> bool:
+    """text[a:b] starts and ends beside a separator (or the text's own ends)."""
+    return (a == 0 or text[a - 1] in SEPARATORS) and (b == len(text) or text[b] in SEPARATORS)
 
 
 def passage_char_cap(max_tokens: int) -> int:
@@ -287,10 +302,13 @@ def _regions(doc: Document) -> list[tuple[int, int]]:
 def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int = 200,
                    overlap: float = 0.2, cancel: Optional[CancelToken] = None,
                    max_chars: Optional[int] = None, *,
-                   token_offsets_batch: Optional[TokenOffsetsBatch] = None) -> list[ChunkSpan]:
+                   token_offsets_batch: Optional[TokenOffsetsBatch] = None,
+                   words_alone: bool = False) -> list[ChunkSpan]:
     """Passages of `doc` with at most `max_tokens` word pieces and `max_chars` characters each (default
     `passage_char_cap(max_tokens)`), covering all its non-blank text. Raises Cancelled when `cancel` fires.
-    `token_offsets_batch` (optional) tokenizes many texts per call, e.g. BiEncoder.token_offsets_batch."""
+    `token_offsets_batch` (optional) tokenizes many texts per call, e.g. BiEncoder.token_offsets_batch.
+    `words_alone`: the tokenizer reads the text between separators on its own (BiEncoder.words_alone): the
+    same passages with fewer tokenizer calls."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be >= 1")
     if not 0.0 <= overlap < 1.0:
@@ -306,6 +324,11 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     # Characters first: a cut run can tokenize into more pieces than the whole did ([UNK]), and _fit
     # then splits it again; _fit's splits only ever shorten passages.
     packed = _cap_chars(text, packed, max_chars or passage_char_cap(max_tokens))
-    spans = _fit(text, tokens, packed, token_offsets, max_tokens, cancel, token_offsets_batch)
+    fitting: list[tuple[int, int]] = []
+    if words_alone:  # step 4 without the tokenizer where the count from step 1 is its answer
+        known = [_cut_at_separators(text, a, b) and tokens.count(a, b) <= max_tokens for a, b in packed]
+        fitting = [s for s, k in zip(packed, known, strict=True) if k]
+        packed = [s for s, k in zip(packed, known, strict=True) if not k]
+    spans = fitting + _fit(text, tokens, packed, token_offsets, max_tokens, cancel, token_offsets_batch)
     spans = sorted(set(spans))  # a re-split passage can end after the next one starts
     return [ChunkSpan(i, a, b, text[a:b], doc.page_at(a)) for i, (a, b) in enumerate(spans)]

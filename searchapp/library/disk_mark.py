@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Optional
 
 from .data_dir import DB_NAME
 
 __all__ = ["disk_mark"]
 
 
-def disk_mark(data_dir: str | os.PathLike) -> tuple:
+def disk_mark(data_dir: str | os.PathLike[str]) -> tuple[Optional[int], ...]:
     """(size, mtime_ns) of the library database and its write-ahead log; equal marks: no commit in between
     (reads never write either file; -shm is left out, as readers write to it)."""
-    out = []
+    out: list[Optional[int]] = []
     for name in (DB_NAME, DB_NAME + "-wal"):
         try:
             st = os.stat(Path(data_dir) / name)

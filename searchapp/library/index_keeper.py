@@ -174,10 +174,15 @@ class IndexKeeper:
 
     # IndexWriter: what a sync calls after each committed batch.
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
-        self._index.add(ids, vectors)
+        self._opened().add(ids, vectors)
 
     def remove(self, ids: list[int]) -> None:
-        self._index.remove(ids)
+        self._opened().remove(ids)
+
+    def _opened(self) -> VectorIndex:
+        if self._index is None:  # a sync asks for writable() before its first batch
+            raise RuntimeError("no vector index is open to write to")
+        return self._index
 
     def save(self) -> None:
         """Call with the writer lock held (then any temp file beside the index is a dead process's)."""

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Union
 
 import numpy as np
 
 from ..base.config import Config
 from ..base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
 from ..base.finite import require_finite
+
+if TYPE_CHECKING:
+    from ..models.query_encoder import NumpyQueryEncoder
 
 __all__ = ["ModelSet", "LazyEncoder", "MODELS_LOCK"]
 
@@ -57,7 +60,8 @@ class ModelSet:
         self._reranker_error: Optional[str] = None
         self._reranker_exc: Optional[ModelLoadError] = None
         self._identity = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
-        self._query_encoder = None  # NumPy query encoder (models.query_encoder), False when not supported
+        # NumPy query encoder (models.query_encoder), False when not supported
+        self._query_encoder: Optional[Union[NumpyQueryEncoder, Literal[False]]] = None
 
     # -- bi-encoder -----------------------------------------------------------
     @property

@@ -28,7 +28,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 import torch
@@ -51,6 +51,9 @@ from .transformer import (
     precision_context,
     torch_threads,
 )
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
 
 __all__ = ["BiEncoder"]
 
@@ -116,11 +119,12 @@ class BiEncoder:
         self._offsets_tokenizer.no_truncation()
         self._offsets_tokenizer.no_padding()
         self._offsets_lock = threading.Lock()
-        self._ids_cache: "OrderedDict[str, object]" = OrderedDict()  # text -> tokenizers.Encoding, no specials
+        self._ids_cache: "OrderedDict[str, Encoding]" = OrderedDict()  # text -> its ids, no specials
         post = self._offsets_tokenizer.post_processor
         self._n_specials = int(post.num_special_tokens_to_add(False)) if post is not None else 0
         self._reuse_ids = self._reuse_matches_tokenizer()
         self._join_ids = self._reuse_ids and self._joining_matches_tokenizer()
+        self.words_alone = reads_words_alone(self._offsets_tokenizer)
         # Queries: a tokenizer of their own (fast tokenizers are not shared across threads) and no wait
         # for the bulk lane's lock.
         self._query_tokenizer = load_tokenizer(path, require_fast=True)
@@ -351,3 +355,41 @@ def sentence_bert_max_seq_length(path: Path) -> Optional[int]:
                 raise ModelLoadError(f"{cfg}: {exc}") from None
             return int(value) if value else None
     return None
+
+
+# Normalizers that work character by character (a cut at whitespace changes nothing on either side) and
+# pre-tokenizers that split at every whitespace character: with only these, the tokenizer's model never sees
+# across whitespace.
+_CHAR_NORMALIZERS = frozenset({"BertNormalizer", "Lowercase", "NFD", "NFKD", "StripAccents", "Strip"})
+_WHITESPACE_SPLITTERS = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit"})
+_SPLITTERS_AFTER = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit", "Punctuation", "Digits"})
+
+
+def reads_words_alone(tokenizer) -> bool:
+    """Whether `tokenizer` (a tokenizers.Tokenizer) reads the text between two separators (space, tab, line
+    break, a Unicode space separator: ingest/chunking.py's `SEPARATORS`) on its own, so a span of text that
+    starts and ends beside one has exactly the word pieces the whole text has there (BERT's WordPiece: yes; a
+    tokenizer that marks a word's leading space, or composes characters (NFC), may not). Decided from its
+    pipeline's declared parts, never from a probe: an unknown part says no."""
+    import json
+
+    try:
+        spec = json.loads(tokenizer.to_str())
+    except Exception:
+        return False
+
+    def parts(node) -> list[str]:
+        if node is None:
+            return []
+        if node.get("type") == "Sequence":
+            return [t for n in node.get("normalizers") or node.get("pretokenizers") or [] for t in parts(n)]
+        return [str(node.get("type"))]
+
+    normalizers, splitters = parts(spec.get("normalizer")), parts(spec.get("pre_tokenizer"))
+    added = spec.get("added_tokens") or []
+    return (all(n in _CHAR_NORMALIZERS for n in normalizers)
+            and bool(splitters) and splitters[0] in _WHITESPACE_SPLITTERS
+            and all(p in _SPLITTERS_AFTER for p in splitters)
+            # a special token holding a space, or taking the spaces beside it, reaches across one
+            and not any(t.get("lstrip") or t.get("rstrip") or any(ch.isspace() for ch in t.get("content", ""))
+                        for t in added))

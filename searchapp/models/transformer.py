@@ -121,8 +121,10 @@ def mixed_bf16(model: torch.nn.Module) -> list[Any]:
     (min cosine 0.99997 vs 0.99992). Returns the hook handles.
     """
 
-    def to_weight_dtype(mod: torch.nn.Module, args: tuple) -> tuple:
-        return tuple(a.to(mod.weight.dtype) if torch.is_tensor(a) and a.is_floating_point() else a for a in args)
+    def to_weight_dtype(mod: torch.nn.Module, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        weight = mod.weight
+        assert isinstance(weight, torch.Tensor)  # hooked on Linear layers only
+        return tuple(a.to(weight.dtype) if torch.is_tensor(a) and a.is_floating_point() else a for a in args)
 
     handles = []
     for module in model.modules():

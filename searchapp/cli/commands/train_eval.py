@@ -128,7 +128,7 @@ class TrainProgress:
 
     def __init__(self, base: TerminalProgress) -> None:
         self.base = base
-        self._bar = None
+        self._bar: Any = None  # a tqdm bar (tqdm has no type information)
 
     def __call__(self, p: Progress) -> None:
         if not self.base.enabled:

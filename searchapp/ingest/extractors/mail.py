@@ -140,6 +140,7 @@ def _attachments(msg: Message, body: Optional[Message]) -> list[str]:
     for part in parts(msg):
         if part is body:
             continue
+        name: Optional[str]
         if part.get_content_type() == "message/rfc822":
             name = forwarded_name(part)
         else:

@@ -133,7 +133,7 @@ def _title(path: Path, reader) -> str:
     try:
         info = reader.metadata
         raw = info.get("/Title") if info is not None else None
-        if hasattr(raw, "get_object"):  # an indirect reference
+        if raw is not None and hasattr(raw, "get_object"):  # an indirect reference
             raw = raw.get_object()
         return clean_title(raw if isinstance(raw, str) else None)
     except (MemoryError, RecursionError):

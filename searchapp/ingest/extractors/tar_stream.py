@@ -34,7 +34,7 @@ class WalkCapReached(Exception):
 class _Charged(io.RawIOBase):
     """A forward-only view of a decompressed stream; `spend(n)` is asked before n more bytes are produced."""
 
-    def __init__(self, inner: BinaryIO, spend: Callable[[int], bool]) -> None:
+    def __init__(self, inner: io.BufferedIOBase, spend: Callable[[int], bool]) -> None:
         super().__init__()
         self.inner, self.spend, self.pos = inner, spend, 0
 

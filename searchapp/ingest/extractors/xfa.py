@@ -41,7 +41,7 @@ def _datasets(reader) -> Optional[bytes]:
     """The decompressed datasets packet, the whole XDP when /XFA is one stream, or None."""
     form = reader.trailer["/Root"].get("/AcroForm")
     form = form.get_object() if form is not None else None
-    xfa = form.get("/XFA") if hasattr(form, "get") else None
+    xfa = form.get("/XFA") if form is not None and hasattr(form, "get") else None
     if xfa is None:
         return None
     xfa = xfa.get_object()

@@ -124,8 +124,7 @@ def cell_date_formats(z: SafeZip, part: str, cancel: Optional[CancelToken] = Non
                     codes[number] = el.get("formatCode", "")
             elif name == "xf" and stack and stack[-1].tag.endswith("cellXfs"):
                 number = _int(el.get("numFmtId"))
-                code = codes.get(number) if number is not None else None
-                code = code if code is not None else BUILTIN.get(number)
+                code = None if number is None else codes.get(number, BUILTIN.get(number))
                 out.append(date_format(code) if code else None)
             elif name == "cellXfs":
                 break

@@ -39,7 +39,7 @@ class XmlStream:
     def __iter__(self) -> Iterator[tuple[str, str, Element, list[Element]]]:
         stack: list[Element] = []
         names: dict[str, str] = {}  # tag -> local name: a part has a handful of tags and millions of elements
-        holds, by_name, cancel, starts = self.holds, isinstance(self.holds, frozenset), self.cancel, self.starts
+        holds, cancel, starts = self.holds, self.cancel, self.starts
         held_at = -1  # depth of the outermost held element open, -1 when none
         held = 0  # elements started under it
         for n, (event, el) in enumerate(self.z.iterparse(self.part, max_bytes=self.max_bytes)):
@@ -55,7 +55,7 @@ class XmlStream:
                     held += 1
                     if held == MAX_HELD + 1:
                         self.cut += 1
-                elif name in holds if by_name else holds(name, el):
+                elif name in holds if isinstance(holds, frozenset) else holds(name, el):
                     held_at, held = len(stack), 0
                 if starts:
                     yield event, name, el, stack

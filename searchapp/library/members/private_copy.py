@@ -63,6 +63,7 @@ def readable(key: str, max_bytes: int, cancel: Optional[CancelToken] = None,
         yield Path(key)
         return
     m = read_member(key, max_bytes, cancel)
+    assert m.data is not None  # read_member raises for a member it skipped
     if sha256 and hashlib.sha256(m.data).hexdigest() != sha256:
         raise ExtractionError("changed inside its container since it was indexed (the next sync reads it again)")
     with private_temp_dir("member") as tmp:

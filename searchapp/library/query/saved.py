@@ -15,11 +15,12 @@ ranks into the top k; for a query of only operators and fields (newest first) ev
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import logging
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
@@ -196,12 +197,12 @@ class SavedSearches:
             self.mark_opened(name, [h.path for h in result.hits], generation)
         return result
 
-    def mark_opened(self, name: str, paths: list[str], generation: Optional[int] = None) -> None:
+    def mark_opened(self, name: str, paths: Sequence[str], generation: Optional[int] = None) -> None:
         generation = self.library.generation() if generation is None else generation
         with SearchesDB(self.data_dir) as db:
             db.mark_opened(name, paths, generation, time.time())
 
-    def refresh(self) -> list[SavedSearch]:
+    def refresh(self) -> builtins.list[SavedSearch]:  # `list` is a method here
         """Count new hits again for every saved search not yet counted at the library's present generation."""
         if self.library.read_only:  # it cannot change, and nothing may be written beside it
             return self.list()

@@ -95,7 +95,7 @@ class QueryConstraints:
 
 
 def constraint_scope(store: Store, parsed: ParsedQuery, filters: Optional[SearchFilters]) -> FilterScope:
-    return FilterScope(store, QueryConstraints(parsed, filters))  # type: ignore[arg-type]  (duck-typed filters)
+    return FilterScope(store, QueryConstraints(parsed, filters))
 
 
 def list_by_date(store: Store, scope: FilterScope, k: int, group: str) -> list[Hit]:

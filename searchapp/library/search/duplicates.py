@@ -139,11 +139,11 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     paths = store.file_paths()
     texts = store.chunks([c for f in found for _, a, b in f[3] for c in (a, b)])
     found.sort(key=lambda f: (-f[0], paths.get(f[1], ""), paths.get(f[2], "")))
-    for sim, fa, fb, pairs in found:
-        if fa not in paths or fb not in paths:
+    for sim, one, other, pairs in found:
+        if one not in paths or other not in paths:
             continue
-        a, b = (fa, fb) if paths[fa] <= paths[fb] else (fb, fa)
-        flip = a != fa
+        a, b = (one, other) if paths[one] <= paths[other] else (other, one)
+        flip = a != one
         near = NearPair(paths[a], paths[b], min(sim, 1.0))
         for psim, ca, cb in pairs:
             ra, rb = texts.get(ca), texts.get(cb)

@@ -13,7 +13,7 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -102,12 +102,20 @@ class SearchFilters:
         return {"in": list(self.folders), "type": list(self.types), "after": day(self.after), "before": day(self.before)}
 
 
+class ScopeFilters(Protocol):
+    """What FilterScope reads of its filters: SearchFilters, or a query's constraints (constraints.py)."""
+
+    def where(self) -> tuple[str, list[Any]]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class FilterScope:
     """The passages a filtered search may return, and the two retrievers restricted to them."""
 
     store: Store
-    filters: SearchFilters
+    filters: ScopeFilters
     ids: np.ndarray = field(init=False)  # allowed chunk ids, sorted int64
     stats: dict = field(init=False)
 

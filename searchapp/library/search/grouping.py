@@ -65,10 +65,10 @@ def group_by_file(passage_order: Sequence[int], file_of: Mapping[int, int], dens
     for side, ranked in (("dense_rank", dense), ("lexical_rank", lexical)):
         r = 0
         for cid, _ in ranked:
-            g = groups.get(file_of.get(cid, -1))
-            if g is not None and getattr(g, side) is None:
+            found = groups.get(file_of.get(cid, -1))
+            if found is not None and getattr(found, side) is None:
                 r += 1
-                setattr(g, side, r)
+                setattr(found, side, r)
     return groups
 
 

@@ -102,6 +102,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if scope is not None:
         timings["filter"] = _ms(t0)
     if parsed is not None and is_empty_query(text):  # only operators and fields: matching files, newest first
+        assert scope is not None  # a query's constraints always make one (above)
         hits = list_by_date(store, scope, req.k, req.group)
         _attach_repeats(store, hits)
         timings["total"] = _ms(t0)
@@ -203,7 +204,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
             h.scores.rerank_logit = float(logit)
             h.scores.rerank = float(1.0 / (1.0 + np.exp(-float(logit))))
         # Stable: equal logits keep their fused order.
-        head = sorted(head, key=lambda h: -h.scores.rerank_logit)
+        head = sorted(head, key=lambda h: -(h.scores.rerank_logit or 0.0))  # every head has one (above)
         for r, h in enumerate(head, start=1):
             h.ranks.rerank = r
         hits = head + tail
@@ -242,9 +243,9 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         have = {i for i, _ in ranked}
         return ranked + [(i, 0.0) for i in order if i not in have]
     if req.mode in ("dense", "lexical"):  # one side: its own order (ties kept), its own score
-        ranked = dense if req.mode == "dense" else lexical
-        first = set(ranked)
-        both = list(ranked) + [i for i in order if i not in first]
+        side = dense if req.mode == "dense" else lexical
+        first = set(side)
+        both = list(side) + [i for i in order if i not in first]
         return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
                 else convex_fusion({}, lexical_score, 0.0, both))
     return convex_fusion(dense_score, lexical_score, w, order, no_vector)

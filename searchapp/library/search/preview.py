@@ -63,7 +63,7 @@ def _read(path: Path, max_bytes: int, config: Config, ocr: bool) -> Document:
     # the text its offsets count in, so the merge is made whatever the hit's label says.
     text = read_cached(config.data_dir, file_sha256(path))
     if text is None:
-        if ocr:
+        if ocr or layer is None:  # (no layer: not a PDF, so the hit is OCR's)
             raise ExtractionError("its OCR text is not cached any more (the next sync reads it again)")
         return layer
     return merge_ocr(layer, text) if layer is not None else text

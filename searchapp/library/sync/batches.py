@@ -126,7 +126,7 @@ def distinct_chunks(chunks: list[ChunkSpan], hashes: list[str], vectors: dict[st
     return out
 
 
-def rewrite_entry(store: Store, index: IndexWriter, old_id: Optional[int], write: Callable[[], None]) -> int:
+def rewrite_entry(store: Store, index: IndexWriter, old_id: Optional[int], write: Callable[[], object]) -> int:
     """An entry recorded without passages (skipped, failed, waiting for OCR): its old passages, if any, are
     dropped and `write()` records its row, in one transaction; then the vector index lets them go, as a
     batch does. Returns how many passages were dropped."""

@@ -8,13 +8,14 @@ passage with that input, in any file.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 import numpy as np
 
 from ...base.errors import Cancelled
 from ...base.finite import require_finite
-from ...base.progress import CancelToken, ProgressFn, report
+from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.passage_context import model_input
 from ...store import Store
 from .types import IndexWriter, PassageEncoder
@@ -35,6 +36,11 @@ def meaning_percent(embedded: int, total: int) -> int:
 
 def meaning_message(embedded: int, total: int) -> str:
     return f"searchable by words · meaning: {meaning_percent(embedded, total)}% of passages"
+
+
+def _batch_progress(progress: ProgressFn, before: int, todo: int, embedded: int, total: int, p: Progress) -> None:
+    """The run's progress while one batch is encoded (`p`: the encoder's, over the batch)."""
+    report(progress, "embedding", min(todo, before + p.done), todo, meaning_message(embedded, total))
 
 
 def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, progress: Optional[ProgressFn] = None,
@@ -67,9 +73,7 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
             before = done
             vecs = encoder.encode(
                 [inputs[h] for h in new], cancel=cancel,
-                # called only while encode() runs: the defaults bind this batch's counts all the same
-                progress=None if progress is None else lambda p, before=before, todo=todo, embedded=embedded: report(
-                    progress, "embedding", min(todo, before + p.done), todo, meaning_message(embedded, total)))
+                progress=None if progress is None else partial(_batch_progress, progress, before, todo, embedded, total))
             # Refused before the batch's transaction: nothing of it is written, the library stays usable.
             require_finite(vecs, encoder.spec, "while embedding; nothing of this batch was written")
             known.update(zip(new, np.asarray(vecs, dtype=np.float32), strict=True))
