@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import torch
 
@@ -76,7 +76,9 @@ def train_cross_encoder(base: str, data: TextColumns, output: Path, *, args: Tra
     model, tokenizer, fresh = load_classifier(base, num_labels, device)
     limit = int(getattr(model.config, "max_position_embeddings", 512) or 512)
     max_length = min(int(max_length), limit)
-    loss_fn = {"bce": lambda: BinaryCrossEntropyLoss(pos_weight), "mse": ScoreMSELoss, "ce": CrossEntropyLoss}[loss]()
+    losses: dict[str, Callable[[], torch.nn.Module]] = {
+        "bce": lambda: BinaryCrossEntropyLoss(pos_weight), "mse": ScoreMSELoss, "ce": CrossEntropyLoss}
+    loss_fn = losses[loss]()
 
     report(progress, "tokenizing", 0, len(data))
     enc = tokenizer(data.columns[0], data.columns[1], truncation="longest_first", max_length=max_length, padding=False)
@@ -108,7 +110,7 @@ def train_cross_encoder(base: str, data: TextColumns, output: Path, *, args: Tra
         "data_kind": data.kind,
         "data": data.sources,
         "examples": len(data),
-        "positives": int(sum(1 for y in data.labels if y > 0)) if data.kind == "binary" else None,
+        "positives": sum(1 for y in data.labels or () if y > 0) if data.kind == "binary" else None,
         "max_length": max_length,
         "initialized_randomly": fresh,
         "args": args.to_json(),

@@ -18,7 +18,7 @@ from typing import Callable, Optional, Sequence
 from ..base.errors import ConfigError
 from ..datasets.beir import load_beir
 from ..datasets.pairs import read_labeled_pairs, read_rows, read_scored_pairs, read_triplets
-from .mining import mine_hard_negatives
+from .mining import TextEncoder, mine_hard_negatives
 
 __all__ = ["TextColumns", "regression_data", "softmax_data", "triplet_data", "cross_encoder_data", "OBJECTIVES"]
 
@@ -76,7 +76,7 @@ def softmax_data(paths: Sequence[Path], label_names: Optional[Sequence[str]] = N
                        names, "softmax", [str(p) for p in paths])
 
 
-def triplet_data(paths: Sequence[Path], miner: Optional[Callable[[], object]] = None, *, negatives: int = 1,
+def triplet_data(paths: Sequence[Path], miner: Optional[Callable[[], TextEncoder]] = None, *, negatives: int = 1,
                  pool: int = 30, split: str = "test", seed: int = 42, progress=None, cancel=None) -> TextColumns:
     """TSV triplets as given; BEIR folders through `miner()` (a bi-encoder, loaded only if needed)."""
     a, p, n = [], [], []
@@ -101,7 +101,7 @@ def triplet_data(paths: Sequence[Path], miner: Optional[Callable[[], object]] = 
     return TextColumns([a, p, n], None, kind="triplet", sources=[str(x) for x in paths])
 
 
-def cross_encoder_data(paths: Sequence[Path], miner: Optional[Callable[[], object]] = None, *, negatives: int = 4,
+def cross_encoder_data(paths: Sequence[Path], miner: Optional[Callable[[], TextEncoder]] = None, *, negatives: int = 4,
                        pool: int = 30, split: str = "test", max_score: Optional[float] = None, seed: int = 42,
                        progress=None, cancel=None) -> TextColumns:
     """(text1, text2, label) rows; kind is binary (0/1), graded (numbers → /max_score) or classes (names)."""
@@ -131,8 +131,8 @@ def cross_encoder_data(paths: Sequence[Path], miner: Optional[Callable[[], objec
     if set(labels) <= {"0", "1"}:
         return TextColumns([a, b], [float(x) for x in labels], ["not relevant", "relevant"], "binary",
                            [str(x) for x in paths])
-    numbers = [_number(x) for x in labels]
-    if all(v is not None for v in numbers):
+    numbers = [v for v in map(_number, labels) if v is not None]
+    if len(numbers) == len(labels):  # every label a number
         top = max_score if max_score is not None else max(numbers)
         if top <= 0:
             raise ConfigError(f"graded scores need a maximum above 0 (got {top:g}); pass --max-score")

@@ -16,10 +16,10 @@ import numpy as np
 from ..base.progress import CancelToken, ProgressFn, report
 from ..datasets.beir import BeirCollection
 
-__all__ = ["MinedExample", "mine_hard_negatives", "doc_text"]
+__all__ = ["MinedExample", "TextEncoder", "mine_hard_negatives", "doc_text"]
 
 
-class _Encoder(Protocol):
+class TextEncoder(Protocol):
     def encode(self, texts: Sequence[str], **kw) -> np.ndarray: ...
 
 
@@ -35,7 +35,7 @@ def doc_text(title: str, text: str) -> str:
     return f"{title}\n\n{text}" if title else text
 
 
-def mine_hard_negatives(encoder: _Encoder, collection: BeirCollection, *, negatives: int = 1, pool: int = 30,
+def mine_hard_negatives(encoder: TextEncoder, collection: BeirCollection, *, negatives: int = 1, pool: int = 30,
                         seed: int = 42, query_ids: Optional[Sequence[str]] = None,
                         progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> list[MinedExample]:
     """One example per (query, relevant document) with `negatives` mined negatives each."""

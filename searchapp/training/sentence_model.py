@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import torch
 from torch import nn
@@ -21,6 +21,9 @@ from ..models.transformer import collate, load_model, load_tokenizer, model_inpu
 from ..models.bi_encoder import sentence_bert_max_seq_length
 from .checkpoint import atomic_folder, quiet_transformers, read_saved_pooling, write_pooling_files
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
+
 __all__ = ["SentenceModel", "load_sentence_model", "Tokenized"]
 
 DEFAULT_MAX_SEQ_LENGTH = 256  # MiniLM's own limit; longer inputs cost quadratically on a CPU
@@ -29,7 +32,7 @@ Tokenized = dict[str, list[list[int]]]
 
 
 class SentenceModel(nn.Module):
-    def __init__(self, transformer: nn.Module, tokenizer, pooling: str, max_seq_length: int, source: str) -> None:
+    def __init__(self, transformer: PreTrainedModel, tokenizer, pooling: str, max_seq_length: int, source: str) -> None:
         super().__init__()
         if pooling not in POOLING_MODES:
             raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLING_MODES)})")

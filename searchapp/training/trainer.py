@@ -93,7 +93,8 @@ def training_precision(device: torch.device, precision: str) -> torch.dtype:
 
 
 def _param_groups(modules: Iterable[torch.nn.Module], weight_decay: float) -> list[dict[str, Any]]:
-    decay, no_decay = [], []
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
     for module in modules:
         for name, p in module.named_parameters():
             if not p.requires_grad:
