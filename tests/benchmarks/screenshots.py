@@ -6,7 +6,7 @@ the real window and saves one PNG per state: first start, indexing, results, ins
 Not indexed, settings, query syntax (F1) and a query with chips. One JSON line per shot (its path, size, and
 for the results list how many rows are fully visible).
 
-Run: .venv/bin/python tests/benchmarks/screenshots.py [--out /tmp/searchapp-shots] [--readme]
+Run: .venv/bin/python tests/benchmarks/screenshots.py [--out /tmp/searchapp-shots] [--size 1280x800] [--readme]
 (--readme also writes resources/screenshot.png from the results shot, in 128 colours, for the README.)
 """
 
@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-SIZE = (1280, 800)
 QUERY = "how do plants turn sunlight into energy"
 DAY = 86400
 
@@ -160,8 +159,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/searchapp-shots")
     ap.add_argument("--readme", action="store_true", help="also copy the results shot to resources/screenshot.png")
+    ap.add_argument("--size", default="1280x800", help="the window's size, WIDTHxHEIGHT")
     args = ap.parse_args()
     out = Path(args.out)
+    size = tuple(int(v) for v in args.size.lower().split("x"))
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -182,7 +183,7 @@ def main() -> int:
         config = load_config(tmp / "data", env={})
         win = build_main_window(config)
         win.url_opener = lambda url: None
-        win.resize(*SIZE)
+        win.resize(*size)
         win.show()
         shots.wait(lambda: win.models_ready and win.status is not None)
         shots.save("1-first-start", win)
