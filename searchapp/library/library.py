@@ -231,7 +231,7 @@ class Library:
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
         parsed = None if literal else read_query(query)  # a long question's quotes are words (as_searched)
         warnings = list(parsed.warnings) if parsed is not None else []  # what it took as plain words: said
-        reading = "literal" if literal else "plain" if parsed.as_words else "strict"
+        reading = "literal" if parsed is None else "plain" if parsed.as_words else "strict"
         if parsed is not None and not parsed.has_syntax:
             parsed = None  # a plain query is searched as typed
         problem = query_problem(query, mode) if parsed is None else None
