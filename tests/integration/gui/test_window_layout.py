@@ -90,6 +90,12 @@ def test_eight_results_show_at_1280x800_each_with_name_folder_date_page_snippet_
         assert row["Score"].startswith("match ")
     for name in ("File", "Date", "Page", "Passage", "Score"):
         assert not view.isColumnHidden(col(name)), name
+    # The library pane: a long folder gives way in the middle, the counts stay whole, nothing scrolls sideways.
+    tree = win.library_panel.tree
+    assert tree.horizontalScrollBar().maximum() == 0
+    item = tree.topLevelItem(0)
+    for c in (1, 2, 3):
+        assert tree.fontMetrics().horizontalAdvance(item.text(c)) < tree.columnWidth(c), item.text(c)
     # The folder is drawn under the name, shortened in the middle: its start and its last folder both show.
     from searchapp.gui.results_view import FILE_WIDTH, folder_line
 
