@@ -4,6 +4,7 @@ jobs behind them. Kept out of main_window.py, which only builds this part and le
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Callable, Optional
 
 from PySide6.QtCore import QPoint, Qt, QUrl
@@ -52,7 +53,7 @@ class DiscoverActions:
                 menu.addAction(f"Similar to page {hit.page}", lambda: self.show_similar(hit.path, hit.page))
             menu.addAction("Open", lambda: self.search.open_index(view.indexAt(pos)))
             for text, slot in self.row_actions:
-                menu.addAction(text, lambda s=slot: s(hit))
+                menu.addAction(text, partial(slot, hit))
         return menu
 
     def _ask_similar(self) -> None:
@@ -71,7 +72,7 @@ class DiscoverActions:
         if dw is None:
             dw = self.duplicates_window = DuplicatesWindow(DEFAULT_THRESHOLD if threshold is None else threshold,
                                                            self.services.parent)
-            dw.openRequested.connect(lambda url: self.open_url(url) or dw.open_failed(url))
+            dw.openRequested.connect(partial(self._open_duplicate, dw))
             dw.refreshRequested.connect(self._find_duplicates)
         elif threshold is not None:
             dw.threshold.setValue(threshold)
@@ -80,9 +81,20 @@ class DiscoverActions:
         self._find_duplicates(dw.threshold.value())
         return dw
 
+    def _open_duplicate(self, dw: DuplicatesWindow, url: QUrl) -> None:
+        if not self.open_url(url):
+            dw.open_failed(url)
+
     def _find_duplicates(self, threshold: float) -> None:
         dw, lib, report_error = self.duplicates_window, self.session.library, self.services.report_error
+        if dw is None:  # asked by the window it opens
+            return
+
+        def failed(exc: BaseException, tb: str) -> None:
+            dw.refresh_button.setEnabled(True)
+            report_error(exc, tb)
+
         dw.set_busy()
         self.services.runner.submit(lambda p, c: lib.duplicates(threshold, progress=p, cancel=c), name="duplicates",
                                     on_success=dw.set_report,
-                                    on_error=lambda exc, tb: (dw.refresh_button.setEnabled(True), report_error(exc, tb)))
+                                    on_error=failed)

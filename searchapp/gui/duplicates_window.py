@@ -49,8 +49,7 @@ class _Side(QWidget):
         self.folder_button.setObjectName(f"dup{name}Folder")
         self.opener = FileOpener(self)  # a member is copied out of its container on a worker
         self.opener.opened.connect(self.openRequested)
-        self.opener.busy.connect(lambda busy: (self.open_button.setEnabled(not busy),
-                                               self.open_button.setText("Opening…" if busy else "Open")))
+        self.opener.busy.connect(self._opening)
         self.opener.failed.connect(lambda message: self.title.setText(self.title.text() + f"  ({message})"))
         self.open_button.clicked.connect(lambda: self.path and self.opener.open(_hit(self.path, self.page)))
         self.folder_button.clicked.connect(lambda: self.path and self.openRequested.emit(folder_url(_hit(self.path))))
@@ -69,6 +68,10 @@ class _Side(QWidget):
         lay.addWidget(self.browser, 1)
         self.show_file(None, [])
 
+
+    def _opening(self, busy: bool) -> None:
+        self.open_button.setEnabled(not busy)
+        self.open_button.setText("Opening…" if busy else "Open")
     def show_file(self, path: Optional[str], passages: list[tuple[float, str, Optional[int]]]) -> None:
         self.path = path
         self.page = passages[0][2] if passages else None

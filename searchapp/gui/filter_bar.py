@@ -6,6 +6,7 @@ the query text, and fields typed in the query are shown here (show_fields)."""
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Optional, Sequence
 
 from PySide6.QtCore import QDate, Signal
@@ -62,7 +63,7 @@ class FilterBar(QWidget):
             edit.setVisible(False)  # shown when its box is ticked: the bar stays narrow (the window's minimum)
             on.toggled.connect(edit.setVisible)
             on.toggled.connect(lambda *_: self._edited())
-            edit.dateChanged.connect(lambda *_, on=on: on.isChecked() and self._edited())
+            edit.dateChanged.connect(partial(self._date_changed, on))
         self.error = plain_label("")  # quotes what was typed
         self.error.setObjectName("filterError")
         self.error.setStyleSheet("color:#b00020;")
@@ -84,6 +85,10 @@ class FilterBar(QWidget):
     def _edited(self) -> None:
         if not self._quiet:
             self.changed.emit()
+
+    def _date_changed(self, on: QCheckBox, *_: object) -> None:
+        if on.isChecked():  # a date that is not applied changes nothing
+            self._edited()
 
     def show_fields(self, folders: Sequence[str], types: Sequence[str], after: Optional[QDate],
                     before: Optional[QDate]) -> None:

@@ -39,7 +39,7 @@ class InspectorToggle:
 
     def restore(self) -> None:
         """As the person left it (hidden the first time); after the splitters' sizes are restored."""
-        on = self.settings.value(SHOWN_KEY, False, type=bool)
+        on = bool(self.settings.value(SHOWN_KEY, False, type=bool))
         self.action.setChecked(on)
         self._shown(on)
 

@@ -65,9 +65,10 @@ class ProblemsDialog(QDialog):
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for i, (path, status, reason) in enumerate(failed):
             for j, text in enumerate((display_path(path), status, reason)):  # a member as `a.zip › m.pdf`, as elsewhere
-                table.setItem(i, j, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                table.setItem(i, j, item)
                 if j != 1:
-                    table.item(i, j).setToolTip(tooltip(text))  # the whole text, never read as markup
+                    item.setToolTip(tooltip(text))  # the whole text, never read as markup
         table.resizeColumnsToContents()
         # The reason is what a person opened this for: the file column gives way so it is on screen.
         table.setColumnWidth(0, min(table.columnWidth(0), 340))
@@ -182,10 +183,13 @@ class LibraryPanel(QWidget):
         box.setText(remove_question(roots))
         remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
         remove.setObjectName("removeConfirm")
-        cancel = box.button(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)  # Enter keeps the index; removing takes a deliberate click
-        box.setEscapeButton(cancel)
-        remove.clicked.connect(lambda: [self.removeRequested.emit(r.path) for r in roots])
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)  # Enter keeps the index; removing takes a click
+        box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+        remove.clicked.connect(lambda: self._remove([r.path for r in roots]))
         box.open()
         self.remove_prompt = box
         return box
+
+    def _remove(self, paths: list[str]) -> None:
+        for path in paths:
+            self.removeRequested.emit(path)

@@ -127,8 +127,11 @@ class PreviewPane(QWidget):
     def open_failed(self, url: QUrl) -> None:
         """The desktop could not open `url` (the hit's file or its folder): say so, with the ways out."""
         hit = self.hit
-        is_file = hit is not None and url.toLocalFile() != folder_url(hit).toLocalFile()
-        self.failure.show_for(url, hit.path if is_file else "", folder_url(hit) if hit else None)
+        if hit is None:
+            self.failure.show_for(url, "", None)
+            return
+        folder = folder_url(hit)
+        self.failure.show_for(url, hit.path if url.toLocalFile() != folder.toLocalFile() else "", folder)
 
     def _opening(self, busy: bool) -> None:
         self.open_button.setText("Opening…" if busy else "Open file")

@@ -79,7 +79,9 @@ class RerankerNotice(QFrame):
         if self.settings is None:
             return []
         value = self.settings.value(DISMISSED_KEY, [])
-        return [value] if isinstance(value, str) else list(value or [])
+        if isinstance(value, str):  # QSettings reads a list of one back as its item
+            return [value]
+        return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
 
     def dismiss(self) -> None:
         """✕: hide it, and for good for this kind of reason."""

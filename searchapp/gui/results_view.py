@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QModelIndex, QRect, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QFontMetrics, QPalette
 from PySide6.QtWidgets import QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
@@ -20,7 +20,8 @@ from .results_model import HIT_ROLE, SNIPPET_LINES, HtmlDelegate, ResultsModel
 __all__ = ["FileDelegate", "setup_results_view", "fit_columns", "row_height", "short_folder", "folder_line",
            "FILE_WIDTH"]
 
-FILE_WIDTH = 230  # the name and folder column; the person can drag it wider
+FILE_WIDTH = 230  # the name and folder column at most, until the person drags it
+MIN_FILE_WIDTH = 160  # in a narrow window the snippet keeps the room
 _COL = ResultsModel.COLUMNS.index
 _FITTED = ("#", "Date", "Page", "More", "Score", "Rerank")  # as wide as their text, never cut
 
@@ -47,14 +48,14 @@ class FileDelegate(QStyledItemDelegate):
     """The file's name on the first line and its folder in grey under it, each elided in the middle so the
     extension and the last folder stay visible. Drawn as plain text: a name is never markup."""
 
-    def paint(self, painter, option, index: QModelIndex) -> None:
+    def paint(self, painter, option, index: QModelIndex | QPersistentModelIndex) -> None:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         name, opt.text = opt.text, ""
         style = opt.widget.style() if opt.widget else None
         if style:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        folder = str(index.siblingAtColumn(_COL("Folder")).data() or "")
+        folder = str(index.sibling(index.row(), _COL("Folder")).data() or "")
         fm, r = opt.fontMetrics, opt.rect.adjusted(4, 3, -4, -3)
         line = fm.lineSpacing()
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
@@ -70,6 +71,34 @@ class FileDelegate(QStyledItemDelegate):
         painter.drawText(QRect(r.left(), r.top() + line, r.width(), line), flags,
                          folder_line(folder, fm, r.width()))
         painter.restore()
+
+
+class _FileWidth(QObject):
+    """The name column takes a quarter of the list (MIN_FILE_WIDTH..FILE_WIDTH) as the window is resized, until
+    the person drags it: from then on it keeps their width."""
+
+    def __init__(self, view: QTableView) -> None:
+        super().__init__(view)
+        self.view, self.dragged, self._setting = view, False, False
+        view.horizontalHeader().sectionResized.connect(self._resized)
+        view.viewport().installEventFilter(self)
+
+    def _resized(self, index: int, _old: int, _new: int) -> None:
+        if index == _COL("File") and not self._setting:
+            self.dragged = True
+
+    def fit(self) -> None:
+        if self.dragged:
+            return
+        self._setting = True
+        width = max(MIN_FILE_WIDTH, min(FILE_WIDTH, self.view.viewport().width() // 4))
+        self.view.setColumnWidth(_COL("File"), width)
+        self._setting = False
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
 
 
 def setup_results_view(view: QTableView) -> None:
@@ -91,7 +120,8 @@ def setup_results_view(view: QTableView) -> None:
         hh.setSectionResizeMode(_COL(name), QHeaderView.ResizeMode.ResizeToContents)
     hh.setSectionResizeMode(_COL("File"), QHeaderView.ResizeMode.Interactive)
     hh.setSectionResizeMode(_COL("Passage"), QHeaderView.ResizeMode.Stretch)
-    view.setColumnWidth(_COL("File"), FILE_WIDTH)
+    view.file_width = _FileWidth(view)  # type: ignore[attr-defined]  (kept with the view)
+    view.file_width.fit()  # type: ignore[attr-defined]
     fit_columns(view)
 
 

@@ -53,10 +53,11 @@ class ScorePlot(QWidget):
         return QSize(320, 220)
 
     def set_hits(self, hits: list[Hit], reranked: bool) -> None:
-        scored = [h for h in hits if h.scores.dense is not None and h.scores.rerank is not None]
+        scored = [PlotPoint(dense, rerank, _kind(h), h.ranks.final or 0) for h in hits
+                  if (dense := h.scores.dense) is not None and (rerank := h.scores.rerank) is not None]
         if reranked and scored:
             self.mode = "scatter"
-            self.points = [PlotPoint(h.scores.dense, h.scores.rerank, _kind(h), h.ranks.final or 0) for h in scored]
+            self.points = scored
             self.x_label, self.y_label = "bi-encoder cosine", "cross-encoder score"
             self.bins = []
         elif hits and not any(_scored(h) for h in hits):

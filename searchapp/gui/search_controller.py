@@ -7,10 +7,11 @@ results list, drives the preview it is given, and says what it shows through its
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Optional
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
 from ..base.types import Hit
@@ -63,7 +64,7 @@ class SearchController(QObject):
         self.debounce.timeout.connect(self.run_search)
         self.search_box.textEdited.connect(lambda _: self.debounce.start())
         self.search_box.returnPressed.connect(self.run_search)
-        QShortcut(QKeySequence("Alt+Left"), services.parent, activated=self.back)
+        QShortcut(QKeySequence("Alt+Left"), services.parent).activated.connect(self.back)
 
     # -- widgets ----------------------------------------------------------------
     def _build_query_row(self, config) -> None:
@@ -94,7 +95,8 @@ class SearchController(QObject):
         self.k_box.setValue(config.search.k)
         self.k_box.setPrefix("k = ")
         for w in (self.mode_box, self.rerank_box, self.group_box, self.k_box):
-            sig = getattr(w, "currentTextChanged", None) or getattr(w, "toggled", None) or w.valueChanged
+            sig = (w.currentTextChanged if isinstance(w, QComboBox) else w.toggled if isinstance(w, QCheckBox)
+                   else w.valueChanged)
             sig.connect(lambda *_: self.search_soon())
         self.back_button = back_button()
         self.back_button.clicked.connect(self.back)
@@ -154,8 +156,12 @@ class SearchController(QObject):
         self.debounce.stop()
         self.seq += 1
         seq = self.seq
-        self.services.runner.submit(job, name=name, on_success=lambda res, s=seq: self.search_done(s, res, k),
-                                    on_error=lambda exc, tb, s=seq: s == self.seq and self.services.report_error(exc, tb))
+        self.services.runner.submit(job, name=name, on_success=partial(self.search_done, seq, k=k),
+                                    on_error=partial(self._search_failed, seq))
+
+    def _search_failed(self, seq: int, exc: BaseException, tb: str) -> None:
+        if seq == self.seq:  # an older search's failure is no longer news
+            self.services.report_error(exc, tb)
 
     def show_similar(self, path: str, page: Optional[int], job: Callable, k: int) -> None:
         """Show the files like `path` (`job` finds them): a chip says so in place of the query, whose words these
@@ -261,7 +267,8 @@ class SearchController(QObject):
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         # Down in the query field moves into the results, like a browser's address bar.
-        if obj is self.search_box and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down:
+        if obj is self.search_box and isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress \
+                and event.key() == Qt.Key.Key_Down:
             if self.results_model.rowCount():
                 self.results_view.setFocus()
                 self.results_view.setCurrentIndex(self.results_model.index(0, 0))
@@ -274,9 +281,10 @@ class SearchController(QObject):
         return idx.data(HIT_ROLE) if idx.isValid() else None
 
     def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
-        hit = current.data(HIT_ROLE) if current.isValid() else None
-        if hit is None:
+        found: Optional[Hit] = current.data(HIT_ROLE) if current.isValid() else None
+        if found is None:
             return
+        hit = found  # (a Hit, also in the callbacks below)
         preview, terms, config = self.preview, self.terms, self.session.config
         preview.show_hit(hit, terms)  # the stored passage at once; its context when the file is read
 

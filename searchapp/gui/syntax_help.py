@@ -41,7 +41,7 @@ class SyntaxHelp(QDialog):
         self.text.setHtml(syntax_html())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
-        lay = QVBoxLayout(self)
+        lay = self._lay = QVBoxLayout(self)
         lay.addWidget(self.text, 1)
         lay.addWidget(buttons)
         self.resize(WIDTH, self._fitting_height(WIDTH))
@@ -49,9 +49,9 @@ class SyntaxHelp(QDialog):
     def _fitting_height(self, width: int) -> int:
         """The height that shows the whole text at `width`, at most what the screen has."""
         doc = self.text.document().clone(self)
-        margins = self.layout().contentsMargins()
+        margins = self._lay.contentsMargins()
         doc.setTextWidth(width - margins.left() - margins.right() - 2 * self.text.frameWidth())
-        want = int(doc.size().height()) + 2 * self.text.frameWidth() + self.layout().spacing() + 40 \
+        want = int(doc.size().height()) + 2 * self.text.frameWidth() + self._lay.spacing() + 40 \
             + margins.top() + margins.bottom()
         screen = self.screen().availableGeometry().height() if self.screen() else 800
         return min(want, screen - 60)

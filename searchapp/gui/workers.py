@@ -115,8 +115,8 @@ class JobRunner(QObject):
 
     def _began(self, job_id: int) -> None:
         job = self._job(job_id)
-        cb = job.callbacks.get("started") if job else None
-        if cb and not job.finished:
+        cb = job.callbacks.get("started") if job is not None and not job.finished else None
+        if cb:
             cb()
 
     def _ended(self, job_id: int) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -20,6 +21,7 @@ from .library_session import LibrarySession
 from .progress_view import ProgressView
 from .services import Services
 from .undo_remove import UNDO_SECONDS, UndoRemove
+from .workers import Job
 
 __all__ = ["WriteJobs", "POLL_MS", "cancel_summary"]
 
@@ -55,14 +57,14 @@ class WriteJobs(QObject):
     def submit(self, title: str, fn, changes: Changes, on_success: Optional[Callable] = None):
         self.undo.expire()  # another write: what a Remove kept could no longer go back as it was
         runner = self.services.runner
-        job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.services.report_error,
+        job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.services.report_error,
                             on_cancel=lambda: self._on_cancelled(job), on_started=self._started,
                             on_done=lambda: self._done(changes))
         return job
 
     def add_paths(self, paths: list[str]) -> None:
         for p in paths:
-            if not self.big_folders.ask_first(p, lambda p=p: self._add(p)):
+            if not self.big_folders.ask_first(p, partial(self._add, p)):
                 self._add(p)
 
     def _add(self, path: str) -> None:
@@ -77,10 +79,13 @@ class WriteJobs(QObject):
 
     def remove_root(self, path: str) -> None:
         lib, say = self.session.library, self.services.say
+
+        def removed(n: int) -> None:
+            say(f"Removed {path} ({n} file{'' if n == 1 else 's'})", UNDO_SECONDS * 1000)
+            self.undo.offer(path)
+
         self.submit(f"Removing {os.path.basename(path)}", lambda prog, c: lib.remove_folder(path, undoable=True),
-                    Changes(roots=True, files=True),
-                    lambda n: (say(f"Removed {path} ({n} file{'' if n == 1 else 's'})", UNDO_SECONDS * 1000),
-                               self.undo.offer(path)))
+                    Changes(roots=True, files=True), removed)
 
     def reindex(self) -> None:
         lib = self.session.library
