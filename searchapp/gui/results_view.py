@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QFontMetrics, QPalette
 from PySide6.QtWidgets import QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
@@ -20,7 +20,8 @@ from .results_model import HIT_ROLE, SNIPPET_LINES, HtmlDelegate, ResultsModel
 __all__ = ["FileDelegate", "setup_results_view", "fit_columns", "row_height", "short_folder", "folder_line",
            "FILE_WIDTH"]
 
-FILE_WIDTH = 230  # the name and folder column; the person can drag it wider
+FILE_WIDTH = 230  # the name and folder column at most, until the person drags it
+MIN_FILE_WIDTH = 160  # in a narrow window the snippet keeps the room
 _COL = ResultsModel.COLUMNS.index
 _FITTED = ("#", "Date", "Page", "More", "Score", "Rerank")  # as wide as their text, never cut
 
@@ -72,6 +73,34 @@ class FileDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+class _FileWidth(QObject):
+    """The name column takes a quarter of the list (MIN_FILE_WIDTH..FILE_WIDTH) as the window is resized, until
+    the person drags it: from then on it keeps their width."""
+
+    def __init__(self, view: QTableView) -> None:
+        super().__init__(view)
+        self.view, self.dragged, self._setting = view, False, False
+        view.horizontalHeader().sectionResized.connect(self._resized)
+        view.viewport().installEventFilter(self)
+
+    def _resized(self, index: int, _old: int, _new: int) -> None:
+        if index == _COL("File") and not self._setting:
+            self.dragged = True
+
+    def fit(self) -> None:
+        if self.dragged:
+            return
+        self._setting = True
+        width = max(MIN_FILE_WIDTH, min(FILE_WIDTH, self.view.viewport().width() // 4))
+        self.view.setColumnWidth(_COL("File"), width)
+        self._setting = False
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+
 def setup_results_view(view: QTableView) -> None:
     """Delegates, fixed row height, and column sizing for a view whose model is a ResultsModel."""
     view.setItemDelegateForColumn(_COL("Passage"), HtmlDelegate(view))
@@ -91,7 +120,8 @@ def setup_results_view(view: QTableView) -> None:
         hh.setSectionResizeMode(_COL(name), QHeaderView.ResizeMode.ResizeToContents)
     hh.setSectionResizeMode(_COL("File"), QHeaderView.ResizeMode.Interactive)
     hh.setSectionResizeMode(_COL("Passage"), QHeaderView.ResizeMode.Stretch)
-    view.setColumnWidth(_COL("File"), FILE_WIDTH)
+    view.file_width = _FileWidth(view)  # type: ignore[attr-defined]  (kept with the view)
+    view.file_width.fit()  # type: ignore[attr-defined]
     fit_columns(view)
 
 

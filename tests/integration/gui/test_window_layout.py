@@ -104,6 +104,23 @@ def test_eight_results_show_at_1280x800_each_with_name_folder_date_page_snippet_
     assert "…" in shown and shown.startswith("/home/") and shown.endswith("notes")
 
 
+def test_the_name_column_gives_the_snippet_room_in_a_narrow_window_until_the_person_sizes_it(qtbot, open_window):
+    from searchapp.gui.results_view import FILE_WIDTH, MIN_FILE_WIDTH
+
+    win = open_window()
+    search(qtbot, win, "volcano survey readings")
+    view, file_col = win.search.results_view, col("File")
+    assert view.columnWidth(file_col) == FILE_WIDTH
+    win.resize(1000, 700)
+    qtbot.waitUntil(lambda: view.columnWidth(file_col) < FILE_WIDTH)
+    assert view.columnWidth(file_col) >= MIN_FILE_WIDTH
+    assert view.horizontalScrollBar().maximum() == 0
+    view.horizontalHeader().resizeSection(file_col, 300)  # as a drag does
+    win.resize(1280, 800)
+    qtbot.wait(50)
+    assert view.columnWidth(file_col) == 300
+
+
 def test_results_squeezed_by_an_older_versions_saved_splitters_get_their_room_back(qtbot, open_window):
     from PySide6.QtCore import QSettings
 
