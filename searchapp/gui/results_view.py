@@ -120,8 +120,9 @@ def setup_results_view(view: QTableView) -> None:
         hh.setSectionResizeMode(_COL(name), QHeaderView.ResizeMode.ResizeToContents)
     hh.setSectionResizeMode(_COL("File"), QHeaderView.ResizeMode.Interactive)
     hh.setSectionResizeMode(_COL("Passage"), QHeaderView.ResizeMode.Stretch)
-    view.file_width = _FileWidth(view)  # type: ignore[attr-defined]  (kept with the view)
-    view.file_width.fit()  # type: ignore[attr-defined]
+    file_width = _FileWidth(view)  # kept alive with the view
+    view.file_width = file_width  # type: ignore[attr-defined]
+    file_width.fit()
     fit_columns(view)
 
 
