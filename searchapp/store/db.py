@@ -13,7 +13,7 @@ import re
 import sqlite3
 import time
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from .migrations import migrate
 from .rows import ChunkRow, FileRow, NewChunk, RootRow
 from .scope import ScopeQueries, fold
 from .vector_queue import EMBEDDED, NO_VECTOR, VectorQueue
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
 
@@ -77,6 +80,13 @@ def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
+def _inserted(cur: sqlite3.Cursor) -> int:
+    """The rowid an INSERT just made (an INSERT always sets it)."""
+    if cur.lastrowid is None:
+        raise StoreError("the library database did not say which row it inserted")
+    return cur.lastrowid
+
+
 class Store(VectorQueue, ScopeQueries):
     """One SQLite file. Writes go through `atomic()`; one writer at a time (the library's lock file ensures it)."""
 
@@ -106,14 +116,14 @@ class Store(VectorQueue, ScopeQueries):
         self.conn = conn
 
     @functools.cached_property
-    def db(self):
+    def db(self) -> sqlite_utils.Database:
         """The sqlite-utils view of the connection, for writes. Imported on the first write: commands that
         only read (status, search) start about 0.15 s sooner without it."""
         import sqlite_utils
 
         return sqlite_utils.Database(self.conn)
 
-    def select_in(self, sql: str, values: Iterable) -> Iterator[tuple]:
+    def select_in(self, sql: str, values: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
         """Rows of `sql` (one `IN ({})` slot) for `values`, 500 bound parameters per statement: SQLite caps
         how many one statement may bind."""
         values = list(values)
@@ -159,8 +169,8 @@ class Store(VectorQueue, ScopeQueries):
     def add_root(self, path: str) -> int:
         row = self.conn.execute("SELECT id FROM roots WHERE path = ?", (path,)).fetchone()
         if row:
-            return row[0]
-        return self.db.execute("INSERT INTO roots(path, added_at) VALUES (?, ?)", (path, time.time())).lastrowid
+            return int(row[0])
+        return _inserted(self.db.execute("INSERT INTO roots(path, added_at) VALUES (?, ?)", (path, time.time())))
 
     def roots(self) -> list[RootRow]:
         return [RootRow(*r) for r in self.conn.execute("SELECT id, path, added_at, last_sync FROM roots ORDER BY path")]
@@ -190,7 +200,7 @@ class Store(VectorQueue, ScopeQueries):
 
     # -- files --------------------------------------------------------------
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
-        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE root_id = ?", (root_id,))
+        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE root_id = ?", (root_id,))  # noqa: S608 (constants and ? only)
         return {r[2]: FileRow(*r) for r in rows}
 
     def has_files(self, root_id: int) -> bool:
@@ -206,17 +216,17 @@ class Store(VectorQueue, ScopeQueries):
         """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
         below = path.rstrip(os.sep) + os.sep
         rows = self.conn.execute(
-            f"SELECT {FILE_COLS} FROM files WHERE root_id = ? AND (path = ? OR (path >= ? AND path < ?))",
+            f"SELECT {FILE_COLS} FROM files WHERE root_id = ? AND (path = ? OR (path >= ? AND path < ?))",  # noqa: S608 (constants and ? only)
             (root_id, path, below, below[:-1] + chr(ord(os.sep) + 1)),  # the next character after the separator
         )
         return {r[2]: FileRow(*r) for r in rows}
 
     def file_by_path(self, path: str) -> Optional[FileRow]:
-        r = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()
+        r = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()  # noqa: S608 (constants and ? only)
         return FileRow(*r) if r else None
 
     def problem_files(self) -> list[FileRow]:
-        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE status != 'indexed' ORDER BY status, path")
+        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE status != 'indexed' ORDER BY status, path")  # noqa: S608 (constants and ? only)
         return [FileRow(*r) for r in rows]
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
@@ -233,7 +243,7 @@ class Store(VectorQueue, ScopeQueries):
                  indexed_at = excluded.indexed_at, embed_title = excluded.embed_title""",
             (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title),
         )
-        return self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
+        return int(self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
         self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, clamped_ns(mtime_ns), file_id))
@@ -262,7 +272,7 @@ class Store(VectorQueue, ScopeQueries):
     def vectors_by_hash(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """text_hash -> a stored vector for that text, from any file: unchanged or moved passages are never re-embedded."""
         out: dict[str, np.ndarray] = {}
-        for h, v in self.select_in(f"SELECT text_hash, vector FROM chunks WHERE {EMBEDDED} AND text_hash IN ({{}})", dict.fromkeys(hashes)):
+        for h, v in self.select_in(f"SELECT text_hash, vector FROM chunks WHERE {EMBEDDED} AND text_hash IN ({{}})", dict.fromkeys(hashes)):  # noqa: S608 (constants and ? only)
             vec = np.frombuffer(v, dtype=np.float32)
             if np.isfinite(vec).all():  # a NaN row of an older version is embedded again, never copied
                 out[h] = vec
@@ -281,10 +291,11 @@ class Store(VectorQueue, ScopeQueries):
                 (file_id, c.ordinal, c.start, c.end, c.page, c.text, c.text_hash,
                  NO_VECTOR if c.vector is None else np.ascontiguousarray(c.vector, dtype=np.float32).tobytes()),
             )
-            ids.append(cur.lastrowid)
+            cid = _inserted(cur)
+            ids.append(cid)
             if c.repeats:
                 self.conn.executemany('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (?, ?, ?, ?)',
-                                    [(cur.lastrowid, a, b, p) for a, b, p in c.repeats])
+                                      [(cid, a, b, p) for a, b, p in c.repeats])
         return ids
 
     def chunk_repeats(self, ids: Sequence[int]) -> dict[int, list[tuple[int, int, Optional[int]]]]:
@@ -296,7 +307,7 @@ class Store(VectorQueue, ScopeQueries):
         return out
 
     def chunk_count(self) -> int:
-        return self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
     def has_chunks(self) -> bool:
         # O(1), where count(*) reads the whole table (4 ms at a million passages, on every search)
@@ -312,9 +323,9 @@ class Store(VectorQueue, ScopeQueries):
         refused) are left out: every reader (index rebuild, exact scoring, similar, duplicates) skips them
         instead of failing, and `nonfinite_vectors` counts them for `status`."""
         if ids is None:
-            rows = self.conn.execute(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} ORDER BY id").fetchall()
+            rows = self.conn.execute(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} ORDER BY id").fetchall()  # noqa: S608 (constants and ? only)
         else:  # passages still waiting for their vector (vector_queue.py) are left out like NaN rows
-            rows = list(self.select_in(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} AND id IN ({{}})", ids))
+            rows = list(self.select_in(f"SELECT id, vector FROM chunks WHERE {EMBEDDED} AND id IN ({{}})", ids))  # noqa: S608 (constants and ? only)
         out_ids = np.array([r[0] for r in rows], dtype=np.int64)
         if not rows:
             return out_ids, np.zeros((0, dim or 0), dtype=np.float32)
@@ -340,7 +351,7 @@ class Store(VectorQueue, ScopeQueries):
 
     def chunk_ids_of_file(self, file_id: int, page: Optional[int] = None) -> list[int]:
         """A file's passages (only those on `page` when given), in reading order."""
-        sql = "SELECT id FROM chunks WHERE file_id = ?" + (" AND page = ?" if page is not None else "")
+        sql = "SELECT id FROM chunks WHERE file_id = ?" + (" AND page = ?" if page is not None else "")  # noqa: S608 (constants and ? only)
         return [r[0] for r in self.conn.execute(sql + " ORDER BY ordinal",
                                                 (file_id, page) if page is not None else (file_id,))]
 
@@ -397,7 +408,7 @@ class Store(VectorQueue, ScopeQueries):
         return lexical.ranked_and_scored(self.conn, _matches(query), limit, also)
 
     def integrity_ok(self) -> bool:
-        return self.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        return bool(self.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok")
 
     def vacuum_if_sparse(self, threshold: float = 0.25) -> bool:
         """VACUUM when more than `threshold` of the file is free pages (e.g. after a folder was removed).
