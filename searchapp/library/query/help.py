@@ -22,8 +22,8 @@ SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
     ("after:2026-01", "modified on or after the start of that day, month (2026-01) or year (2026)"),
     ("before:2026-03-15", "modified before the start of that day, month or year"),
     ("page:N", "only passages on page N (PDF)"),
-    ("a long question", "10 words, 5 outside quotes (or 5 ending in . ? !): its quotes, -words, OR and * "
-                        "are plain words; fields hold"),
+    ("a long question", "10 words, 5 outside quotes (or 5 ending in . ? !): its quotes, -words, OR, * and fields "
+                        "amid the words are plain words"),
 )
 
 

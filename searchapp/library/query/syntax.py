@@ -26,9 +26,10 @@ never an error. `literal=True` turns all of this off. Semantic ranking uses `fre
 the phrases, the OR alternatives and the prefixes' stems, in the order typed (exclusions and fields left
 out). A query with no syntax at all (`has_syntax` False) is searched exactly as before this module existed.
 
-A long question read as prose (`reads_as_prose`: a pasted paragraph, a claim, a question in sentences) keeps its
-fields but takes its quotes, dashes, ORs and stars as plain words (`as_searched`), with a note: quotation marks
-inside a sentence quote something; they are not a request to drop every file without it.
+A long question read as prose (`reads_as_prose`: a pasted paragraph, a claim, a question in sentences) takes its
+quotes, dashes, ORs and stars as plain words (`as_searched`), with a note: quotation marks inside a sentence quote
+something; they are not a request to drop every file without it. Its fields hold where a person adds them, before
+or after the sentences; one with words on both sides (`patients with type:2 diabetes`) is part of the text.
 """
 
 from __future__ import annotations
@@ -147,22 +148,27 @@ def reads_as_prose(parsed: ParsedQuery) -> bool:
 
 def as_searched(parsed: ParsedQuery) -> ParsedQuery:
     """The reading a search uses. A long question's phrases, exclusions, OR groups and prefixes become plain
-    words (as `--literal` reads them: `-dash` and `OR` stay words of the text) and a warning says which;
-    its fields still hold. Anything else is `parsed` itself."""
-    ops = [c for c in parsed.clauses if c.kind != "word"]
-    if not ops or not reads_as_prose(parsed):
+    words (as `--literal` reads them: `-dash` and `OR` stay words of the text), and so do its fields that have
+    words on both sides; a warning says which. Its fields before or after the words still hold. Anything else
+    is `parsed` itself."""
+    if parsed.literal or not parsed.has_syntax or not reads_as_prose(parsed):
+        return parsed
+    inner = _Parser(parsed.raw, inner_fields_as_words=True)
+    reread = inner.parse()
+    ops = [c for c in reread.clauses if c.kind != "word"]
+    if not ops and not inner.inner_fields:
         return parsed
     clauses = []
-    for c in parsed.clauses:
+    for c in reread.clauses:
         if c.kind == "word":
             clauses.append(c)
         else:
             clauses += [Clause("word", (Term(w),)) for w in c.to_text().replace('"', " ").split()]
-    shown = list(dict.fromkeys(c.to_text() for c in ops))
+    shown = list(dict.fromkeys([c.to_text() for c in ops] + inner.inner_fields))
     listed = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
     note = (f"a long question: {listed} searched as plain words, not as operator{'s' if len(shown) > 1 else ''} "
-            "(in a short query they require or exclude)")
-    return replace(parsed, clauses=tuple(clauses), warnings=parsed.warnings + (note,), as_words=tuple(shown))
+            "(in a short query they require, exclude or filter)")
+    return replace(reread, clauses=tuple(clauses), warnings=reread.warnings + (note,), as_words=tuple(shown))
 
 
 def read_query(text: str, literal: bool = False) -> ParsedQuery:
@@ -179,8 +185,10 @@ class _Tok:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, inner_fields_as_words: bool = False) -> None:
         self.s = text
+        self.inner_fields_as_words = inner_fields_as_words
+        self.inner_fields: list[str] = []  # fields taken as words for having words on both sides, as typed
         self.i = 0
         self.warnings: list[str] = []
         self.fields: dict[str, list[str]] = {}
@@ -283,9 +291,18 @@ class _Parser:
     def parse(self) -> ParsedQuery:
         toks = self.tokens()
         clauses: list[Clause] = []
+        is_word = [t.kind == "word" and bool(_TOKEN_CHAR.search(t.text)) for t in toks]
+        first_word = is_word.index(True) if any(is_word) else len(toks)
+        last_word = len(toks) - 1 - is_word[::-1].index(True) if any(is_word) else -1
         i = 0
         while i < len(toks):
             t = toks[i]
+            if t.kind == "field" and self.inner_fields_as_words and first_word < i < last_word:
+                typed = f"{t.name}:{t.text}"
+                self.inner_fields.append(typed)
+                clauses.append(Clause("word", (Term(typed),)))
+                i += 1
+                continue
             if t.kind == "field":
                 self.field(t, clauses)
                 i += 1

@@ -74,6 +74,17 @@ def test_a_long_question_keeps_its_fields():
     p = read_query(PASTED + " type:md")
     assert p.types == ("md",) and p.has_syntax and p.as_words == ('"artificial spermatids"',)
     assert all(c.kind == "word" for c in p.clauses) and "artificial spermatids" in p.free_text
+    p = read_query("in:docs " + PASTED + " after:2020")
+    assert p.folders == ("docs",) and p.after == "2020"
+
+
+def test_a_field_inside_the_sentences_is_words():
+    q = "Patients with type:2 diabetes who took metformin for ten years had fewer heart attacks."
+    assert parse_query(q).types == ("2",)  # strictly: only files named *.2
+    p = read_query(q + " type:md")
+    assert p.types == ("md",) and p.as_words == ("type:2",) and "type:2" in p.free_text
+    assert any("type:2 searched as plain words" in w for w in p.warnings)
+    assert read_query("budget type:2 report").types == ("2",)  # a short query: a field wherever it stands
 
 
 # -- both readings searched ---------------------------------------------------------------------------------------
@@ -96,6 +107,13 @@ def test_a_dash_in_a_long_question_excludes_nothing(lib):
     assert "dash.txt" in names(res.hits) and res.reading == "plain"
     short = lib.search("mouse -dash", k=10, mode="lexical", rerank=False)
     assert "dash.txt" not in names(short.hits) and "mice.txt" in names(short.hits) and short.reading == "strict"
+
+
+def test_a_field_inside_a_long_question_filters_nothing(lib):
+    q = "Mouse models with name:spermatid cells were generated for the infertility study in the lab."
+    assert lib.search("mouse name:spermatid", k=10, mode="lexical", rerank=False).hits == []  # strictly: no such name
+    res = lib.search(q, k=10, mode="lexical", rerank=False)
+    assert "mice.txt" in names(res.hits) and res.reading == "plain"
 
 
 def test_a_long_questions_field_still_filters(lib):
