@@ -52,7 +52,7 @@ class DownloadDialog(QDialog):
         self.setWindowTitle("Download model")
         self.downloads, self.repo_id, self.role = downloads, repo_id, role
         self.job = None
-        self.result: Optional[PulledModel] = None
+        self.pulled: Optional[PulledModel] = None  # (not `result`: that is QDialog.result())
         self.text = plain_label(describe(repo_id, role))
         self.text.setObjectName("downloadText")
         self.text.setWordWrap(True)
@@ -109,7 +109,7 @@ class DownloadDialog(QDialog):
 
     def _done(self, pulled: PulledModel) -> None:
         self._finish()
-        self.result = pulled
+        self.pulled = pulled
         self.succeeded.emit(pulled)
         self.accept()
 
@@ -170,7 +170,7 @@ class ModelDownloads(QObject):
         self.runner.shutdown(timeout_ms=10000)
 
 
-def download_menu(parent: QWidget, role: str, choose: Callable[[str], None]) -> QMenu:
+def download_menu(parent: QWidget, role: str, choose: Callable[[str], object]) -> QMenu:
     """Well-known models for `role`, and any other Hugging Face id."""
     menu = QMenu(parent)
     menu.setObjectName(f"downloadMenu-{role}")

@@ -20,10 +20,16 @@ from ..library.reconfigure import needs_reindex
 __all__ = ["SettingsDialog"]
 
 
+def _choose_folder(edit: QLineEdit, parent: QWidget, title: str) -> None:
+    path = QFileDialog.getExistingDirectory(parent, title)
+    if path:  # an empty path: the person cancelled
+        edit.setText(path)
+
+
 def _folder_field(edit: QLineEdit, parent: QWidget, title: str, extra: Optional[QWidget] = None) -> QWidget:
     w = QWidget(parent)
     browse = QPushButton("Choose…")
-    browse.clicked.connect(lambda: (p := QFileDialog.getExistingDirectory(parent, title)) and edit.setText(p))
+    browse.clicked.connect(lambda: _choose_folder(edit, parent, title))
     lay = QHBoxLayout(w)
     lay.setContentsMargins(0, 0, 0, 0)
     lay.addWidget(edit, 1)

@@ -13,6 +13,7 @@ import contextlib
 import json
 import signal
 import sys
+from typing import Any
 
 from ...base.config import Config, save_config
 from ...base.errors import Cancelled
@@ -71,7 +72,7 @@ class _ByteBar:
 
     def __init__(self) -> None:
         self.enabled = sys.stderr.isatty()
-        self.bar = None
+        self.bar: Any = None  # a tqdm bar (tqdm has no type information)
 
     def __call__(self, p: Progress) -> None:
         if not self.enabled:

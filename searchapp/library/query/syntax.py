@@ -446,8 +446,9 @@ def to_text(parsed: ParsedQuery) -> str:
 def filters_of(parsed: ParsedQuery) -> SearchFilters:
     """The query's folder, type and date fields as SearchFilters (name: and page: have no place there)."""
     folders = tuple(os.path.abspath(os.path.expanduser(f)) for f in parsed.folders)
-    after = parse_date(_full_date(parsed.after), "after:") if parsed.after else None
-    before = parse_date(_full_date(parsed.before), "before:") if parsed.before else None
+    # (a value that is no date is handed on as typed: parse_date says what is wrong with it)
+    after = parse_date(_full_date(parsed.after) or parsed.after, "after:") if parsed.after else None
+    before = parse_date(_full_date(parsed.before) or parsed.before, "before:") if parsed.before else None
     return SearchFilters(folders, parsed.types, after, before)
 
 

@@ -192,7 +192,8 @@ class Updates:
                 index.add(found, vecs)
         self.vectors.save()
         self.vectors.mark_current()
-        return path, len(self.store.files_of_root(self.store.root_by_path(path).id))
+        root = self.store.root_by_path(path)
+        return path, len(self.store.files_of_root(root.id)) if root is not None else 0
 
     def forget_removed(self) -> None:
         forget_removed(self.store)

@@ -137,15 +137,15 @@ def _verify_loads(snapshot: Path, role: str, repo_id: str) -> str:
         if role == "reranker":
             from ..cross_encoder import CrossEncoder
 
-            model = CrossEncoder(str(snapshot), device="cpu", precision="fp32", threads=1)
+            sha256 = CrossEncoder(str(snapshot), device="cpu", precision="fp32", threads=1).resolved.sha256
         else:
             from ..bi_encoder import BiEncoder
 
-            model = BiEncoder(str(snapshot), device="cpu", precision="fp32", threads=1)
+            sha256 = BiEncoder(str(snapshot), device="cpu", precision="fp32", threads=1).resolved.sha256
     except ModelLoadError as exc:
         raise ModelLoadError(f"{repo_id} was downloaded but cannot be used as a {role}, so it was not installed: "
                              f"{_first_sentence(str(exc))}") from exc
-    return model.resolved.sha256
+    return sha256
 
 
 def _first_sentence(text: str) -> str:
