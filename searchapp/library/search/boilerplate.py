@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
-from .snippet import query_terms, term_pattern
+from ...store.cjk import is_cjk
+from .snippet import query_terms
 
 __all__ = ["MIN_FILES", "COMMON_WEIGHT", "CommonText", "find_common"]
 
@@ -32,8 +33,8 @@ COMMON_WEIGHT = 0.5  # hybrid: the share of its signals a row of repeated text k
 PHRASE_WORDS = 32  # words of a common segment counted across the library (a longer one is counted by its start)
 
 # Segments: sentences (. ! ? ; then space) and lines.
-_BOUNDARY = re.compile(r"(?<=[.!?;])\s+|\s*\n\s*")
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+_BOUNDARY = re.compile(r"[.!?;]\s+|\n")
+_HAS_WORD = re.compile(r"[^\W_]")
 
 
 @dataclass
@@ -47,17 +48,27 @@ class CommonText:
 
 
 def _segments(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, key) of each segment with a word; key: its words lower-cased, one space apart."""
+    """(start, end, key) of each segment with a word; key: the segment lower-cased, whitespace collapsed
+    (repeated text repeats verbatim). Every candidate passage is read at every search: one scan for the cuts."""
     out = []
     start = 0
     for m in (*_BOUNDARY.finditer(text), None):
-        end = len(text) if m is None else m.start()
-        key = _NON_WORD.sub(" ", text[start:end].lower()).strip()
-        if key:
+        end = len(text) if m is None else m.start() + (text[m.start()] != "\n")  # the full stop stays
+        key = " ".join(text[start:end].lower().split())
+        if key and _HAS_WORD.search(key):
             out.append((start, end, key))
         if m is not None:
             start = m.end()
     return out
+
+
+def _term_pattern(query: str) -> Optional[re.Pattern]:
+    """Where a query word (or an inflection: 'erupt' finds 'erupted') or a CJK pair of the query occurs."""
+    terms = query_terms(query)
+    words = [re.escape(t) for t in terms if not is_cjk(t)]
+    pairs = [re.escape(t) for t in terms if is_cjk(t)]
+    parts = ([r"(?<!\w)(?:" + "|".join(words) + ")"] if words else []) + pairs
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
 
 def find_common(query: str, texts: Mapping[int, str], file_of: Mapping[int, int],
@@ -65,21 +76,24 @@ def find_common(query: str, texts: Mapping[int, str], file_of: Mapping[int, int]
     """The candidate passages (`texts`: id -> text) whose match with `query` is text common to `min_files` or
     more of the candidates' files."""
     out = CommonText()
-    pattern: Optional[re.Pattern] = term_pattern(query_terms(query))
+    pattern = _term_pattern(query)
     if pattern is None or len(set(file_of.values())) < min_files:
         return out
     segs = {cid: _segments(t) for cid, t in texts.items()}
+    keys = {cid: {k for _, _, k in ss} for cid, ss in segs.items()}
     holders: dict[str, set[int]] = {}
-    for cid, ss in segs.items():
-        for _, _, key in ss:
+    for cid, ks in keys.items():
+        for key in ks:
             h = holders.setdefault(key, set())
             if len(h) < min_files:
                 h.add(file_of[cid])
     common = {key for key, h in holders.items() if len(h) >= min_files}
     if not common:
         return out
-    for cid, ss in segs.items():
-        text = texts[cid]
+    for cid, ks in keys.items():
+        if ks.isdisjoint(common):
+            continue
+        text, ss = texts[cid], segs[cid]
         shared = [(a, b, key) for a, b, key in ss if key in common]
         if not shared:
             continue

@@ -25,7 +25,7 @@ __all__ = ["Folded", "fold_candidates", "mark_folded", "weigh_common"]
 class Folded:
     dropped: set[int] = field(default_factory=set)  # passage ids left out of the file ranking
     common_key: dict[int, str] = field(default_factory=dict)  # file id -> the repeated text its row stands for
-    sha_of: dict[int, str] = field(default_factory=dict)  # file id -> sha256 of the files that keep a row
+    sha_of: dict[int, str] = field(default_factory=dict)  # file id -> sha256, of files with a copy among the candidates
 
     def keep(self, ranked: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
         return [(c, s) for c, s in ranked if c not in self.dropped]
@@ -45,8 +45,7 @@ def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file
         keeper = first_with.setdefault(sha, fid)
         if keeper != fid:
             out.dropped.add(cid)
-        else:
-            out.sha_of[fid] = sha
+            out.sha_of[keeper] = sha
     left = [c for c in passage_order if c not in out.dropped]
     common = find_common(query, {c: texts[c] for c in left}, {c: file_of[c] for c in left})
     if not common.key_of:
@@ -73,7 +72,9 @@ def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file
 
 
 def mark_folded(store: Store, hits: list[Hit], file_of: Mapping[int, int], folded: Folded) -> None:
-    """Fill `copies` and `common_to` of the rows shown (counted in the whole library)."""
+    """Fill `copies` and `common_to` of the rows shown (counted in the whole library). Copies share every passage
+    and so are candidates together: only a file with one among the candidates is looked up (no scan of every
+    file's hash at each search)."""
     shown = {file_of[h.chunk_id]: h for h in hits if h.chunk_id in file_of}
     copies = store.paths_by_sha256({folded.sha_of[f] for f in shown if f in folded.sha_of})
     for fid, h in shown.items():
