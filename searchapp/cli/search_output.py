@@ -73,15 +73,21 @@ def hit_line(query: str, res) -> str:
     return "\t".join([printable(query)] + places)
 
 
-def result_json(res, notice: Optional[str] = None) -> str:
+def result_json(res, notice: Optional[str] = None, served_by: Optional[str] = None) -> str:
+    """`served_by`: "warm" (a long-lived process answered) or "direct" (this process searched)."""
     data = res.to_json()
     data["query_warnings"] = list(res.warnings)  # what the query parser took as plain words
     if notice:
         data["notice"] = notice  # added only when a query could not be searched (empty, common words only)
+    if served_by:
+        data["served_by"] = served_by
     return json.dumps(data)
 
 
-def empty_json(query: str, mode: str, notice: str, warnings: Sequence[str] = ()) -> str:
-    return json.dumps({"query": query, "mode": mode, "reranked": False, "hits": [], "notice": notice,
-                       "query_warnings": list(warnings)})
+def empty_json(query: str, mode: str, notice: str, warnings: Sequence[str] = (), served_by: Optional[str] = None) -> str:
+    data = {"query": query, "mode": mode, "reranked": False, "hits": [], "notice": notice,
+            "query_warnings": list(warnings)}
+    if served_by:
+        data["served_by"] = served_by
+    return json.dumps(data)
 

@@ -32,6 +32,8 @@ class LibrarySession:
         self.library = library if library is not None else Library(config)
         self._retired: list[Library] = []  # replaced by a settings change; closed on exit
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
+        if self.owns_library:
+            self.library.serve()  # `searchapp search` in a terminal asks this window's open library (the warm index)
 
     # -- settings ---------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
@@ -85,7 +87,9 @@ class LibrarySession:
             return False
         stale = needs_reindex(self.config, new)
         old = self.library
+        old.stop_serving()
         self.library = reopen_library(old, new)
+        self.library.serve()  # under the new settings: a command line with them is answered here
         if self.owns_library:
             self._retired.append(old)
         self.owns_library = True

@@ -13,13 +13,37 @@ Rooms, each with one job (a newcomer finds a job by its name):
   members/                        members of containers: their sync, private copies on disk, opening one
   report/                         what the library says about itself: status, the not-indexed list, explain,
                                   settings drift, recall
+  serve/                          the warm index: a long-lived process answers the command line's searches
+                                  over a private local socket
 """
 
-from .library import Library, LibraryStatus, RootStatus
-from .search.duplicates import DuplicateReport, NearPair, PassagePair
-from .search.filters import SearchFilters
-from .search.result import Notice, SearchResult
-from .sync.types import SyncReport
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .library import Library, LibraryStatus, RootStatus
+    from .search.duplicates import DuplicateReport, NearPair, PassagePair
+    from .search.filters import SearchFilters
+    from .search.result import Notice, SearchResult
+    from .sync.types import SyncReport
 
 __all__ = ["Library", "LibraryStatus", "RootStatus", "SearchResult", "Notice", "SyncReport", "SearchFilters", "DuplicateReport",
            "NearPair", "PassagePair"]
+
+# The names load on first use, so a light room (search/result.py, serve/client.py) is imported without numpy,
+# hnswlib or torch: the command line's warm path renders a search without them.
+_HOME = {"Library": ".library", "LibraryStatus": ".library", "RootStatus": ".library",
+         "DuplicateReport": ".search.duplicates", "NearPair": ".search.duplicates", "PassagePair": ".search.duplicates",
+         "SearchFilters": ".search.filters", "Notice": ".search.result", "SearchResult": ".search.result",
+         "SyncReport": ".sync.types"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value

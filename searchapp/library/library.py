@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..ann import VectorIndex
 from ..base.config import Config
@@ -38,6 +38,9 @@ from .query.syntax import read_query
 from .report.status import LibraryStatus, RootStatus, build_status, reindex_notice
 from .sync.types import SyncReport
 from .sync.updates import Updates
+
+if TYPE_CHECKING:
+    from .serve.server import WarmServer
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
@@ -72,6 +75,7 @@ class Library:
         self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir)
         self._readers = Readers(db, immutable_ok=self.read_only)
         self._watcher = None  # a LibraryWatcher while watching
+        self._server: Optional[WarmServer] = None  # while serving the command line (serve/)
 
     @property
     def config(self) -> Config:
@@ -334,6 +338,24 @@ class Library:
         if watcher is not None:
             watcher.stop()
 
+    # -- the warm index: this process answers the command line's searches (serve/) --
+    def serve(self) -> Optional[str]:
+        """Answer `searchapp search` from this open library over a private socket in the data dir, until
+        `stop_serving` or close. None when serving; else why not (another process serves it, read-only, ...)."""
+        from .serve.server import WarmServer
+
+        if self._server is None:
+            server = WarmServer(self)
+            if not server.start():
+                return server.note
+            self._server = server
+        return None
+
+    def stop_serving(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:
         """Recall@k of the vector index against exact search over `sample` stored vectors (see ann_recall.py)."""
@@ -345,6 +367,7 @@ class Library:
     def close(self) -> None:
         """Stop watching, wait for searches in flight (another thread may be mid-query) and for a running
         sync, then close every connection. Closing a SQLite connection under a running query can crash."""
+        self.stop_serving()
         if not self._readers.shut(timeout=60):
             return
         self.stop_watching()

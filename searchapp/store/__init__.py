@@ -1,7 +1,28 @@
-"""SQLite persistence: the source of truth for roots, files, chunks and their vectors."""
+"""SQLite persistence: the source of truth for roots, files, chunks and their vectors.
 
-from .db import Store, fts_query
-from .rows import ChunkRow, FileRow, NewChunk, RootRow
-from .migrations import SCHEMA_VERSION, migrate
+The names below load on first use, so a light module here (cjk.py, searches.py) can be imported without
+numpy: the command line's warm path (library/serve/client.py) renders a search without loading it."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .db import Store, fts_query
+    from .migrations import SCHEMA_VERSION, migrate
+    from .rows import ChunkRow, FileRow, NewChunk, RootRow
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query", "migrate", "SCHEMA_VERSION"]
+
+_HOME = {"Store": ".db", "fts_query": ".db", "ChunkRow": ".rows", "FileRow": ".rows", "NewChunk": ".rows",
+         "RootRow": ".rows", "SCHEMA_VERSION": ".migrations", "migrate": ".migrations"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value

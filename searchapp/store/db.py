@@ -21,6 +21,7 @@ from ..base.entry_dates import clamped_ns
 from ..base.errors import StoreError
 from .cjk import CJK_TABLE, cjk_chars, cjk_query
 from . import lexical
+from .lexical import STOP_WORDS
 from .damage import damaged_message, is_damage
 from .migrations import migrate
 from .rows import ChunkRow, FileRow, NewChunk, RootRow
@@ -35,12 +36,6 @@ __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
 
 FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
 
-# Dropped from lexical queries: they match nearly every passage and drown BM25 in noise.
-STOP_WORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
-    me my no not of on or our she so than that the their them then there these they this those to was we were what
-    when where which who whom why will with would you your""".split()
-)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 

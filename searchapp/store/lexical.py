@@ -20,7 +20,15 @@ from typing import Any, Iterable, Optional, Sequence
 
 from ..base.errors import StoreError
 
-__all__ = ["merge_bm25", "ranked", "ranked_and_scored", "Match", "Fragment"]
+__all__ = ["merge_bm25", "ranked", "ranked_and_scored", "Match", "Fragment", "STOP_WORDS"]
+
+# Dropped from lexical queries: they match nearly every passage and drown BM25 in noise. Kept here, beside
+# the ranking and away from numpy, so a query can be checked without loading the store.
+STOP_WORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
+    me my no not of on or our she so than that the their them then there these they this those to was we were what
+    when where which who whom why will with would you your""".split()
+)
 
 Match = tuple[str, str]  # (FTS5 table: a constant of this package, MATCH expression: a parameter)
 Fragment = tuple[str, list[Any]]  # a WHERE fragment over `files f` / `chunks c` and its parameters (scope.py)

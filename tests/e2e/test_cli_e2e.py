@@ -73,7 +73,8 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     assert code == 0
     res = json.loads(out)
     # group: added by results by file; query_warnings: by the query syntax (issue 22), [] for a plain query
-    assert set(res) == {"query", "mode", "reranked", "hits", "group", "query_warnings"}
+    # served_by: "direct" here (nothing serves this library), "warm" when `searchapp watch` or the window answered
+    assert set(res) == {"query", "mode", "reranked", "hits", "group", "reading", "query_warnings", "served_by"}
     assert res["query_warnings"] == []
     assert res["mode"] == "hybrid" and res["reranked"] is False
     hit = res["hits"][0]

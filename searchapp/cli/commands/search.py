@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any, Optional
 
 from ...base.config import Config
 from ...base.terminal import printable, use_color
@@ -32,67 +34,135 @@ def register(sub) -> None:
                    help='search the words as typed: no query syntax ("phrases", -word, OR, word*, type:, in:, ...)')
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
+    s.add_argument("--direct", action="store_true",
+                   help="open the library here even when `searchapp watch` or the window serves it (also: "
+                        "SEARCHAPP_NO_WARM=1)")
     add_filter_options(s)
     query_may_start_with_a_dash(s)
     s.set_defaults(handler=cmd_search)
 
 
 def cmd_search(args, config: Config, progress, cancel) -> int:
-    from ...base.errors import ConfigError
-    from ...library.query.check import EMPTY_QUERY, is_empty_query
-    from ...library.query.help import marked_text
-    from ...library.query.saved import SearchHistory
-    from ...library.search.result import UNSEARCHABLE
+    searcher = _Searcher(args, config)
+    try:
+        return _run(args, searcher)
+    finally:
+        searcher.close()
+
+
+def _run(args, searcher: "_Searcher") -> int:
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
-    if args.query != "-" and is_empty_query(args.query):
-        raise ConfigError(EMPTY_QUERY)
-    if args.no_rerank:
-        config = config.replace(search={"rerank": False})
-    filters = filters_from(args)
-    with _library(config, create=False) as lib:
-        if args.reranker and config.search.rerank:
-            lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
-        notice_shown = False
+    notice_shown = False
 
-        def search(query: str):
-            return lib.search(query, k=args.k, mode=args.mode, candidates=args.candidates, filters=filters,
-                              group=args.group, literal=args.literal)
+    def say(res, line: str = "") -> None:
+        """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the
+        search's notices, once per run."""
+        nonlocal notice_shown
+        for warning in res.warnings:
+            print(f"searchapp: {line}note: {printable(warning)}", file=sys.stderr)
+        if not notice_shown:
+            for notice in res.notices:
+                print(f"searchapp: note: {printable(notice.text)}", file=sys.stderr)
+                notice_shown = True
 
-        def say(res, line: str = "") -> None:
-            """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the
-            search's notices, once per run."""
-            nonlocal notice_shown
-            for warning in res.warnings:
-                print(f"searchapp: {line}note: {printable(warning)}", file=sys.stderr)
-            if not notice_shown:
-                for notice in res.notices:
-                    print(f"searchapp: note: {printable(notice.text)}", file=sys.stderr)
-                    notice_shown = True
+    if args.query == "-":
+        from ...library.search.result import UNSEARCHABLE
 
-        if args.query == "-":
-            # One output line per input line, blank lines included, so outputs line up with inputs.
-            for n, line in enumerate(sys.stdin, start=1):
-                q = line.strip()
-                res = search(q)
-                problem = res.said(UNSEARCHABLE)
-                if problem:
-                    print(f"searchapp: line {n}: {printable(problem)}", file=sys.stderr)
-                    print(empty_json(q, res.mode, problem, res.warnings) if args.json else hit_line(q, None),
-                          flush=True)
-                    continue
-                say(res, f"line {n}: ")
-                print(result_json(res) if args.json else hit_line(q, res), flush=True)
-            return 0
-        res = search(args.query)
-        say(res)
-        if not lib.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
-            history = SearchHistory(config)
-            if not history.record(args.query, res.mode) and history.problem:
-                print(f"searchapp: warning: {printable(history.problem)}", file=sys.stderr)
-        if args.json:
-            print(result_json(res, res.notice if not res.hits else None))
-            return 0
-        print_hits(res, color=use_color(sys.stdout, no_color=args.no_color),
-                   marks=marked_text(args.query, args.literal))
+        # One output line per input line, blank lines included, so outputs line up with inputs.
+        for n, line in enumerate(sys.stdin, start=1):
+            q = line.strip()
+            res = searcher.search(q, single=False)
+            problem = res.said(UNSEARCHABLE)
+            if problem:
+                print(f"searchapp: line {n}: {printable(problem)}", file=sys.stderr)
+                print(empty_json(q, res.mode, problem, res.warnings, searcher.served_by) if args.json
+                      else hit_line(q, None), flush=True)
+                continue
+            say(res, f"line {n}: ")
+            print(result_json(res, served_by=searcher.served_by) if args.json else hit_line(q, res), flush=True)
+        return 0
+    res = searcher.search(args.query, single=True)
+    say(res)
+    if not searcher.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
+        from ...library.query.saved import SearchHistory
+
+        history = SearchHistory(searcher.config)
+        if not history.record(args.query, res.mode) and history.problem:
+            print(f"searchapp: warning: {printable(history.problem)}", file=sys.stderr)
+    if args.json:
+        print(result_json(res, res.notice if not res.hits else None, served_by=searcher.served_by))
+        return 0
+    print_hits(res, color=use_color(sys.stdout, no_color=args.no_color), marks=searcher.marks)
     return 0
+
+
+class _Searcher:
+    """The warm index first (a long-lived process answers over a private socket: library/serve/), else the
+    library opened here, once, on first need. Either way the same Library.search runs with the same settings."""
+
+    def __init__(self, args, config: Config) -> None:
+        self.args, self.config = args, config
+        self.served_by = "direct"
+        self.read_only = False
+        self.marks: Optional[str] = None  # None: the query's own words (print_hits)
+        self._lib: Any = None  # a Library, opened on first need
+        self._filters: Any = None
+        # Asked only with the settings a server can share: a reranker named here must load here (exit 5 if not).
+        self._warm = not (getattr(args, "direct", False) or os.environ.get("SEARCHAPP_NO_WARM")
+                          or getattr(args, "reranker", None))
+
+    def search(self, query: str, *, single: bool):
+        if self._warm:
+            res = self._ask(query, single)
+            if res is not None:
+                return res
+            self._warm = False  # not asked again in this run
+        return self._search_here(query, single)
+
+    def _ask(self, query: str, single: bool):
+        from ...library.serve.client import ask
+        from ...library.serve.wire import VERSION, config_key, context
+
+        a = self.args
+        within = [os.path.abspath(os.path.expanduser(f)) for f in (getattr(a, "within", None) or []) if f]
+        types, after, before = getattr(a, "types", None) or [], getattr(a, "after", None), getattr(a, "before", None)
+        filters = ({"within": within, "types": list(types), "after": after, "before": before}
+                   if within or types or after or before else None)
+        request = {"v": VERSION, "op": "search", "config": config_key(self.config), "context": context(),
+                   "query": query, "k": a.k, "mode": a.mode, "candidates": a.candidates, "group": a.group,
+                   "literal": a.literal, "rerank": False if a.no_rerank else None, "check_empty": single,
+                   "filters": filters}
+        answer = ask(self.config.data_dir, request)
+        if answer.note:
+            print(f"searchapp: note: warm index: {printable(answer.note)}; searching directly", file=sys.stderr)
+        if answer.result is None:
+            return None
+        self.served_by, self.marks = "warm", answer.marks
+        return answer.result
+
+    def _search_here(self, query: str, single: bool):
+        from ...base.errors import ConfigError
+        from ...library.query.check import EMPTY_QUERY, is_empty_query
+
+        a = self.args
+        if single and is_empty_query(query):
+            raise ConfigError(EMPTY_QUERY)
+        if self._lib is None:
+            self._filters = filters_from(a)
+            config = self.config.replace(search={"rerank": False}) if a.no_rerank else self.config
+            self._lib = _library(config, create=False)
+            self.read_only = self._lib.read_only
+            if a.reranker and config.search.rerank:
+                self._lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
+        self.served_by = "direct"
+        if single:
+            from ...library.query.help import marked_text
+
+            self.marks = marked_text(query, a.literal)
+        return self._lib.search(query, k=a.k, mode=a.mode, candidates=a.candidates, filters=self._filters,
+                                group=a.group, literal=a.literal)
+
+    def close(self) -> None:
+        if self._lib is not None:
+            self._lib.close()

@@ -1,4 +1,5 @@
-"""`searchapp watch`: catch up, then sync every change under the indexed folders until Ctrl+C."""
+"""`searchapp watch`: catch up, then sync every change under the indexed folders until Ctrl+C, and answer
+`searchapp search` meanwhile (the warm index: library/serve/)."""
 
 from __future__ import annotations
 
@@ -45,11 +46,18 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
         watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
         if watcher.note:
             print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
-        print(f"watching {len(lib.roots())} folder(s) ({watcher.mode}); Ctrl+C stops", flush=True)
+        why_not = lib.serve()  # `searchapp search` asks this process first (library/serve/): no start-up, no model load
+        print(f"watching {len(lib.roots())} folder(s) ({watcher.mode}); "
+              + ("searches from the command line are answered here; " if why_not is None else "")
+              + "Ctrl+C stops", flush=True)
+        if why_not:
+            print(f"searchapp: note: not answering searches from the command line: {printable(why_not)}",
+                  file=sys.stderr, flush=True)
         try:
             while not cancel.cancelled:
                 time.sleep(0.2)
         finally:
+            lib.stop_serving()
             lib.stop_watching()
     print("stopped watching", flush=True)
     return 0

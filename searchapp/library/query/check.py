@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...store.db import STOP_WORDS
+from ...store.lexical import STOP_WORDS
 
 __all__ = ["EMPTY_QUERY", "is_empty_query", "query_problem"]
 
