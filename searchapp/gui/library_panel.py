@@ -120,7 +120,7 @@ class LibraryPanel(QWidget):
         row = QHBoxLayout()
         for b in (self.add_button, self.remove_button, self.resync_button):
             row.addWidget(b)
-        lay = QVBoxLayout(self)
+        lay = self._lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(QLabel("<b>Library</b>"))
         lay.addWidget(self.tree, 1)
@@ -128,6 +128,10 @@ class LibraryPanel(QWidget):
         lay.addLayout(row)
         lay.addWidget(self.problems_button)
         self._update_buttons()
+
+    def add_below(self, widget: QWidget) -> None:
+        """Another part of the pane (the saved searches), under the folders."""
+        self._lay.addWidget(widget)
 
     def set_status(self, status: LibraryStatus) -> None:
         self.status = status

@@ -66,7 +66,7 @@ class MainWindow(QMainWindow):
         self.session = LibrarySession(self.services, self.downloads, config, library)
         self.status: Optional[LibraryStatus] = None
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
-        self.last_dialog = None
+        self.last_dialog: Optional[QWidget] = None
         self.models_ready = False
         self._ui = open_ui_settings(config.data_dir)
 
@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
         services, session = self.services, self.session
         self.filter_bar = FilterBar()
         self.preview = PreviewPane()
-        self.preview.openRequested.connect(lambda url: self.open_url(url) or self.preview.open_failed(url))
+        self.preview.openRequested.connect(self._open_from_preview)
         self.preview.browser.setAcceptDrops(False)
         self.inspector = ScoreInspector()
         search = self.search = SearchController(services, session, self.filter_bar, self.preview)
@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         self.library_panel.removeRequested.connect(self.remove_root)
         self.library_panel.resyncRequested.connect(self.resync)
         self.saved_panel = SavedPanel()
-        self.library_panel.layout().addWidget(self.saved_panel)
+        self.library_panel.add_below(self.saved_panel)
         self.memory = SearchMemory(services, session, search, self.filter_bar, self.saved_panel)  # history, saved searches
         self.syntax_button.clicked.connect(self.memory.show_help)
         self.discover = DiscoverActions(services, session, search, self.filter_bar, self.open_url)  # Similar, Duplicates
@@ -177,8 +177,8 @@ class MainWindow(QMainWindow):
 
     def _build_shortcuts(self) -> None:
         for seq in ("Ctrl+L", "Ctrl+F"):
-            QShortcut(QKeySequence(seq), self, activated=self.search.focus)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.search.clear)
+            QShortcut(QKeySequence(seq), self).activated.connect(self.search.focus)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self).activated.connect(self.search.clear)
 
     def save_ui_state(self) -> None:
         save_ui_state(self, self._ui)
@@ -199,7 +199,7 @@ class MainWindow(QMainWindow):
         lib = self.library
 
         def warm(progress, cancel):  # lazy models, loaded before the first query needs them
-            lib.encoder
+            _ = lib.encoder  # the property loads it
             return lib.reranker() is not None
 
         self.runner.submit(warm, name="loading models", on_success=self._models_loaded, on_error=self.report_error)
@@ -297,6 +297,10 @@ class MainWindow(QMainWindow):
         if url.isLocalFile():
             return self.url_opener(url) is not False  # QDesktopServices.openUrl: False, and a line on stderr
         return True
+
+    def _open_from_preview(self, url: QUrl) -> None:
+        if not self.open_url(url):
+            self.preview.open_failed(url)
 
     def report_error(self, exc: BaseException, tb: str) -> None:
         """Show `exc` in a dialog (kept as last_dialog) and emit errorShown."""

@@ -18,7 +18,7 @@ RESUME_KEY = "resume_sync"
 
 
 class QuitGuard:
-    def __init__(self, services: Services, ui: QSettings, quit: Callable[[], None],
+    def __init__(self, services: Services, ui: QSettings, quit: Callable[[], object],
                  resync: Callable[[], None]) -> None:
         self.services, self.ui, self.quit, self.resync = services, ui, quit, resync
         self.confirmed = False  # Quit was chosen: the close goes through

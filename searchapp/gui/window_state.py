@@ -19,7 +19,7 @@ SPLITTERS = ("main_split", "right_split", "bottom_split")  # the window's attrib
 LAYOUT = 2
 
 
-def open_ui_settings(data_dir: str) -> QSettings:
+def open_ui_settings(data_dir: str | Path) -> QSettings:
     ini = Path(data_dir) / "gui.ini"
     with contextlib.suppress(OSError):  # 0600 before Qt writes it (it holds the last query); Qt keeps the mode
         create_private_file(ini)
