@@ -62,7 +62,7 @@ def not_prose_reason(text: str) -> str | None:
     long_chars = sum(m.end() - m.start() for m in _LONG.finditer(sample))
     if long_chars > NOT_PROSE_SHARE * len(sample):
         return f"not prose: most of the text is runs of {LONG_RUN:,}+ characters without a space (base64 or binary data?)"
-    visible = len(sample) - sum(1 for c in sample if c.isspace())  # prose of any script counts here
+    visible = len("".join(sample.split()))  # characters not isspace(): prose of any script counts here
     word_chars = sum(m.end() - m.start() for m in _LONG_WORD.finditer(_LINK.sub(" ", sample)))
     if word_chars > NOT_PROSE_SHARE * visible:
         return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"

@@ -213,7 +213,8 @@ def _chunk(doc, encoder, config: Config, batcher: Batcher, reserve: int = 0) -> 
     try:
         return chunk_document(doc, encoder.token_offsets, max_tokens, config.chunking.overlap,
                               cancel=batcher.cancel,
-                              token_offsets_batch=encoder.token_offsets_batch)
+                              token_offsets_batch=encoder.token_offsets_batch,
+                              words_alone=bool(getattr(encoder, "words_alone", False)))
     except Cancelled:
         batcher.flush_and_stop()
         raise  # not reached: flush_and_stop raises

