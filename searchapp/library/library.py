@@ -41,6 +41,7 @@ from .sync.updates import Updates
 
 if TYPE_CHECKING:
     from .serve.server import WarmServer
+    from .sync.watch import LibraryWatcher
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
@@ -74,7 +75,7 @@ class Library:
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
         self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir)
         self._readers = Readers(db, immutable_ok=self.read_only)
-        self._watcher = None  # a LibraryWatcher while watching
+        self._watcher: Optional[LibraryWatcher] = None  # while watching
         self._server: Optional[WarmServer] = None  # while serving the command line (serve/)
 
     @property
