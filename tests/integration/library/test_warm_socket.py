@@ -365,3 +365,59 @@ def test_the_warm_path_loads_no_numpy_hnswlib_or_torch(served, lib_dir):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["served_by"] == "warm"
     assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+# -- a real `searchapp watch` ------------------------------------------------------------------------------------
+def start_watch(data: Path) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "searchapp", "--data-dir", str(data), "watch", "--debounce", "0.2",
+                             "--poll"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stdout:  # "watching N folder(s) (...); searches from the command line are answered here; ..."
+        if line.startswith("watching"):
+            assert "answered here" in line, line
+            return proc
+    raise AssertionError(f"watch ended: {proc.wait()} {proc.stderr.read()}")
+
+
+def wait_until(pred, what: str, seconds: float = 120.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_searchapp_watch_answers_follows_its_folders_and_leaves_nothing_behind(
+        tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
+    import signal
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    proc = start_watch(data)
+    try:
+        res, _ = search_json(capsys, data, "volcano rock")
+        assert res["served_by"] == "warm" and Path(res["hits"][0]["path"]).name == "volcano.md"
+        assert comparable(res) == direct_result(capsys, data)
+        assert client.ping(data) == proc.pid
+        new = tmp_path / "docs" / "comet.txt"
+        new.write_text("A comet with a glowing tail crossed the night sky.\n", encoding="utf-8")
+
+        def found():
+            r, _ = search_json(capsys, data, "glowing comet", "--mode", "lexical")
+            return r["hits"] and Path(r["hits"][0]["path"]).name == "comet.txt" and r
+        assert wait_until(found, "the watcher to index comet.txt")["served_by"] == "warm"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+        assert not (data / wire.SOCKET_NAME).exists()
+        # killed outright, it leaves its socket file: the next search goes around it, saying nothing
+        proc = start_watch(data)
+        proc.kill()
+        proc.wait(timeout=60)
+        assert (data / wire.SOCKET_NAME).exists()
+        res, err = search_json(capsys, data, "volcano rock")
+        assert res["served_by"] == "direct" and "warm index" not in err
+        assert comparable(res) == direct_result(capsys, data)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
