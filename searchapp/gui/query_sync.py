@@ -14,7 +14,7 @@ from typing import Optional
 from PySide6.QtCore import QDate, QObject
 
 from ..library import SearchFilters
-from ..library.query.syntax import ParsedQuery, filters_of, parse_query, with_filters
+from ..library.query.syntax import ParsedQuery, as_searched, filters_of, parse_query, with_filters
 
 __all__ = ["QuerySync"]
 
@@ -43,7 +43,7 @@ class QuerySync(QObject):
         try:
             parsed = parse_query(text)
             self.chips.show_query(parsed)
-            self._show_fields(parsed)
+            self._show_fields(as_searched(parsed))  # a field amid a long question is words: not a filter here either
         finally:
             self._busy = False
 
