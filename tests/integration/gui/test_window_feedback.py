@@ -416,3 +416,22 @@ def test_a_listing_shows_no_score_and_no_chart(qtbot, open_window):
     assert "listed newest first" in win.inspector.summary.text() and "candidates" not in win.inspector.summary.text()
     search(qtbot, win, "volcano", mode="lexical")
     assert win.inspector.plot.mode == "histogram" and model.index(0, col).data(Qt.ItemDataRole.DisplayRole).startswith("bm25 ")
+
+
+def test_an_open_the_desktop_could_not_do_from_the_duplicates_window_is_said_there(qtbot, open_window, tmp_path):
+    from PySide6.QtWidgets import QPushButton
+
+    win = open_window()
+    (win.docs / "volcano copy.txt").write_text(TEXTS["volcano.txt"] + "\n", encoding="utf-8")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.resync(None)
+    win.url_opener = lambda url: False  # no handler on this desktop
+    dupes = win.discover.open_duplicates(0.9)
+    qtbot.waitUntil(lambda: dupes.report is not None and dupes.refresh_button.isEnabled(), timeout=WAIT_MS)
+    assert dupes.report.exact
+    dupes.tree.setCurrentItem(dupes.tree.topLevelItem(0).child(0))
+    assert not dupes.failure.isVisible()
+    qtbot.mouseClick(dupes.findChild(QPushButton, "dupAOpen"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dupes.failure.isVisible, timeout=WAIT_MS)
+    assert "Could not open volcano" in dupes.failure.label.text() and dupes.failure.copy_button.isVisible()
+    assert not win.preview.failure.isVisible()  # said where the person clicked, not behind it
