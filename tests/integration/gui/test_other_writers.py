@@ -76,3 +76,18 @@ def test_a_sync_in_a_terminal_refreshes_the_counts_and_the_results_on_screen(qtb
     panel = win.library_panel.tree
     assert panel.topLevelItemCount() == 2
     assert win.other_writers.noticed >= 2 and win.last_dialog is None
+
+
+def test_while_another_process_keeps_writing_the_counts_follow_and_the_results_wait_for_a_pause(qtbot, win):
+    seen = []
+    win.changed.connect(seen.append)
+    ow = win.other_writers
+    ow.timer.stop()  # ticks by hand: each check() is one poll
+    marks = iter([(1,), (2,), (3,), (3,)])
+    ow._mark_now = lambda: next(marks)
+    ow.mark = (0,)
+    for _ in range(3):  # it writes at every poll
+        ow.check()
+    assert [(c.elsewhere, c.index) for c in seen] == [(True, False)] * 3  # counts only: the list is left alone
+    ow.check()  # a quiet poll: it paused
+    assert (seen[-1].elsewhere, seen[-1].index) == (True, True) and len(seen) == 4
