@@ -33,11 +33,14 @@ def register(sub) -> None:
 def cmd_status(args, config: Config, progress, cancel) -> int:
     if getattr(args, "files", None):
         return _list_files(args, config)
+    from ...library.serve.client import ping
+
     with _library(config, create=False) as lib:
         st = lib.status()
+    warm = ping(config.data_dir)  # a `searchapp watch` or window answering searches (the warm index)
     code = _status_exit_code(st) if args.check else 0
     if args.json:
-        print(json.dumps(st.to_json()))
+        print(json.dumps({**st.to_json(), "warm_pid": warm}))
         return code
     print(f"library: {printable(st.data_dir)}")
     for r in st.roots:
@@ -57,6 +60,8 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     print(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
                     + (f" — {rr['message']}" if rr["message"] else "")))
     print(f"device: {st.device}")
+    print(f"warm index: searches are answered by process {warm} (`searchapp watch` or the window)" if warm
+          else "warm index: none (each search opens the library; `searchapp watch` keeps it open)")
     for n in st.notes:
         print(f"note: {printable(n)}")
     if st.reindex_needed:

@@ -142,6 +142,16 @@ def test_the_socket_is_private_and_one_process_serves(served, lib_dir, tiny_enco
     assert client.ping(lib_dir) == os.getpid()  # the first still serves
 
 
+def test_status_says_which_process_serves(served, lib_dir, capsys):
+    code, out, err = cli(capsys, "--data-dir", str(lib_dir), "status", "--json")
+    assert code == 0 and json.loads(out)["warm_pid"] == os.getpid()
+    code, out, err = cli(capsys, "--data-dir", str(lib_dir), "status")
+    assert f"warm index: searches are answered by process {os.getpid()}" in out
+    served.stop_serving()
+    code, out, err = cli(capsys, "--data-dir", str(lib_dir), "status", "--json")
+    assert code == 0 and json.loads(out)["warm_pid"] is None
+
+
 def test_a_served_search_sees_a_file_another_process_indexed(served, lib_dir, capsys, tmp_path):
     new = tmp_path / "comet.txt"
     new.write_text("A comet with a glowing tail crossed the night sky over the observatory.\n", encoding="utf-8")
