@@ -1,4 +1,4 @@
-"""The query language shared by the CLI and the window (issue 22). Pure: no I/O, no SQL.
+"""The query language shared by the CLI and the window. Pure: no I/O, no SQL.
 
     word                plain word: ranks (semantic and BM25), never required
     "exact phrase"      the file must contain these words, in this order
@@ -42,12 +42,12 @@ from typing import Optional
 from ...base.errors import ConfigError
 from ..search.filters import SearchFilters, parse_date, parse_types
 
-__all__ = ["Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",
+__all__ = ["TOKEN_CHAR", "Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",
            "MAX_OPERATORS", "MAX_PAGE", "reads_as_prose", "as_searched", "read_query", "PROSE_WORDS",
            "PROSE_PLAIN_WORDS"]
 
 FIELDS = ("in", "dir", "type", "name", "after", "before", "page")
-_TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
+TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.S)
 _PREFIX = re.compile(r"(\w+)\*")
 _YEAR, _MONTH = re.compile(r"\d{4}"), re.compile(r"\d{4}-\d{2}")
@@ -140,7 +140,7 @@ def reads_as_prose(parsed: ParsedQuery) -> bool:
     if parsed.literal:
         return False
     counts = {kind: sum(1 for c in parsed.clauses if (c.kind == "word") == (kind == "plain") for t in c.terms
-                        for w in t.text.split() if _TOKEN_CHAR.search(w)) for kind in ("plain", "operator")}
+                        for w in t.text.split() if TOKEN_CHAR.search(w)) for kind in ("plain", "operator")}
     if counts["plain"] < PROSE_PLAIN_WORDS:
         return False
     return counts["plain"] + counts["operator"] >= PROSE_WORDS or bool(_SENTENCE_END.search(parsed.raw))
@@ -245,7 +245,7 @@ class _Parser:
                     self.i = start
                     out.append(_Tok("word", self._bare()))
                     continue
-                if not _TOKEN_CHAR.search(phrase):
+                if not TOKEN_CHAR.search(phrase):
                     self.warn(f"empty phrase {s[start:self.i]}: ignored")
                     continue
                 out.append(_Tok("phrase", " ".join(phrase.split()), neg))
@@ -274,24 +274,23 @@ class _Parser:
             if bare == "OR" and not neg:
                 out.append(_Tok("or", bare))
                 continue
-            if not _TOKEN_CHAR.search(bare):  # "-", "*", "--": no word to require or exclude
+            if not TOKEN_CHAR.search(bare):  # "-", "*", "--": no word to require or exclude
                 out.append(_Tok("word", s[start:self.i]))
                 continue
             p = _PREFIX.fullmatch(bare)
-            if p and _TOKEN_CHAR.search(p.group(1)):
+            if p and TOKEN_CHAR.search(p.group(1)):
                 out.append(_Tok("prefix", p.group(1), neg))
             elif bare.endswith("*"):
                 self.warn(f"{bare}: only a single word can be a prefix: searched as words")
                 out.append(_Tok("word", s[start:self.i]))
             else:
                 out.append(_Tok("word", bare, neg))
-        return out
 
     # -- structure ---------------------------------------------------------
     def parse(self) -> ParsedQuery:
         toks = self.tokens()
         clauses: list[Clause] = []
-        is_word = [t.kind == "word" and bool(_TOKEN_CHAR.search(t.text)) for t in toks]
+        is_word = [t.kind == "word" and bool(TOKEN_CHAR.search(t.text)) for t in toks]
         first_word = is_word.index(True) if any(is_word) else len(toks)
         last_word = len(toks) - 1 - is_word[::-1].index(True) if any(is_word) else -1
         i = 0

@@ -27,7 +27,7 @@ from ...store import Store
 from ...store.cjk import CJK_CLASS
 from ...store.scope import INDEXED, Fragment, all_of, files_containing, name_matches, on_page
 from .filters import FilterScope, SearchFilters
-from ..query.syntax import _TOKEN_CHAR, ParsedQuery, Term, filters_of
+from ..query.syntax import TOKEN_CHAR, ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "parse_for_search"]
 
@@ -49,9 +49,9 @@ def term_pieces(term: Term) -> list[tuple[str, bool]]:
     """What a file must contain for `term`: each CJK run, and each stretch of other text that has a word, in
     order, with whether it ends in a prefix (store/scope.py matches them)."""
     pieces = _CJK_SPLIT.split(term.text)  # odd indexes: CJK runs
-    last_latin = max((i for i, p in enumerate(pieces) if i % 2 == 0 and _TOKEN_CHAR.search(p)), default=-1)
+    last_latin = max((i for i, p in enumerate(pieces) if i % 2 == 0 and TOKEN_CHAR.search(p)), default=-1)
     return [(piece, term.prefix and i == last_latin) for i, piece in enumerate(pieces)
-            if i % 2 or _TOKEN_CHAR.search(piece)]
+            if i % 2 or TOKEN_CHAR.search(piece)]
 
 
 class QueryConstraints:

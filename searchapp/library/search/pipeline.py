@@ -43,7 +43,7 @@ class SearchRequest:
     fusion: str = "convex"  # convex (normalised scores, weighted) | rrf
     dense_weight: float = 0.8  # the dense side's share in either fusion
     ef: Optional[int] = None  # HNSW breadth for this search (None: the index's configured ef_search)
-    parsed: Optional[ParsedQuery] = None  # the query's syntax (issue 22); None: `query` searched as typed
+    parsed: Optional[ParsedQuery] = None  # the query's syntax; None: `query` searched as typed
     fold_repeats: bool = True  # results by file: exact copies share a row, repeated text fills at most one
 
 
@@ -91,7 +91,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     by_file = req.group == "file"
     pool = req.candidates * POOL_FACTOR if by_file else req.candidates
     qvec = None
-    # -- issue 22: a query with syntax ranks by its free text inside the scope its constraints allow --
+    # A query with syntax ranks by its free text inside the scope its constraints allow.
     parsed = req.parsed if req.parsed is not None and req.parsed.has_syntax else None
     text = parsed.free_text if parsed is not None else req.query  # a plain query: exactly as typed
     prefixes = parsed.prefixes if parsed is not None else ()  # its words typed `word*`: BM25 matches them as such
@@ -108,7 +108,6 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         timings["total"] = _ms(t0)
         return SearchResult(req.query, req.mode, hits, False, notices=[Notice(LISTING, LISTING_NOTICE)],
                             timings_ms=timings, filter_stats=scope.stats, group=req.group)
-    # -- end issue 22 --
     dense: list[tuple[int, float]] = []
     if want_dense and encode_query is not None and index is not None and len(index):
         qvec = encode_query(text)
