@@ -75,7 +75,7 @@ def fit_pixels(image, max_pixels: int = MAX_PAGE_PIXELS):
     w, h = image.size
     if w * h > max_pixels:
         f = math.sqrt(max_pixels / (w * h))
-        image = image.resize((max(1, int(w * f)), max(1, int(h * f))), Image.LANCZOS)
+        image = image.resize((max(1, int(w * f)), max(1, int(h * f))), Image.Resampling.LANCZOS)
     return image
 
 
