@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import logging
 import re
+from itertools import pairwise
 from dataclasses import replace
 
 from ..base.errors import UnsupportedFileError
@@ -137,7 +138,7 @@ def _blocks(doc: Document) -> list[tuple[int, int]]:
     bounds = [0] + [m.end() for m in _PARAGRAPH_BREAK.finditer(doc.text)] + [len(doc.text)]
     step = max(1, -(-(len(bounds) - 1) // MAX_BLOCKS))
     bounds = bounds[::step] + ([len(doc.text)] if (len(bounds) - 1) % step else [])
-    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+    return [(a, b) for a, b in pairwise(bounds) if b > a]
 
 
 def _drop_junk(doc: Document, notes: list[str]) -> Document:
