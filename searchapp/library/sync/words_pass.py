@@ -100,7 +100,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         seen.add(path)
         old = existing.get(path)
         report(progress, "extracting", i, total, os.path.basename(path))
-        if not _needs_reading(old, f) and not _member_failed(existing, members.get(path, ())):
+        if old is not None and not _needs_reading(old, f) and not _member_failed(existing, members.get(path, ())):
             seen.update(members.get(path, ()))  # an unchanged container keeps its members
             if old.status == "indexed":
                 rep.unchanged += 1
