@@ -30,9 +30,10 @@ from itertools import islice, pairwise
 from typing import Callable, Iterator, Optional
 
 from ..base.progress import CancelToken
+from ..base.separators import SEPARATORS
 from ..base.types import ChunkSpan, Document
 
-__all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS", "CHARS_PER_TOKEN_CAP", "passage_char_cap"]
+__all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS", "CHARS_PER_TOKEN_CAP", "passage_char_cap", "SEPARATORS"]
 
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) chars of each word piece, no specials
 TokenOffsetsBatch = Callable[[list[str]], list[list[tuple[int, int]]]]  # the same for many texts at once
@@ -49,11 +50,6 @@ _LINE_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _SENTENCE_END = frozenset(".!?;…")
 _CLOSERS = frozenset("\"')]}»”’")
 _WS = re.compile(r"\s")
-# What every tokenizer that reads words alone splits at, before and after its normalizer: space, tab, line
-# breaks and the Unicode space separators (Zs). Not all of isspace(): BERT's normalizer deletes \x0b, \x0c,
-# \x1c-\x1f and \x85, so a word may run across them.
-SEPARATORS = frozenset(" \t\n\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-                       "\u202f\u205f\u3000")
 
 
 class _Tokens:

