@@ -1,0 +1,236 @@
+"""Repeated text and exact copies in the results, as a person sees them: before (search.fold_repeats = false) and
+after (the default), same libraries, same run.
+
+Collections, all from real text (never test fixtures):
+- "footer": 200 TrecQA dev sentences (../shared/data), each a short note closed by a real open-access licence
+  footer, beside 7 long licence texts from /usr/share/common-licenses (Apache-2.0, Artistic, BSD, CC0-1.0, GPL-2,
+  LGPL-2.1, MPL-2.0): the files that treat the footer's topic at length. Queries ask about that topic; the
+  licences are the relevant files. Figures: rows of footer notes in the top 10, rank of the first licence, nDCG@10.
+- "disclaimer": SciFact-sub (bench_quality.py) with an on-topic medical disclaimer appended to every third file,
+  against the same collection clean: nDCG@10 as shown (default `search --json` top 10 read as a ranking of files).
+  Spread-out boilerplate must stay cheap: disclaimer within 0.5 of clean.
+- "copies": the footer collection with 20 of its notes saved twice ("x.txt" and "x (1).txt"): rows that are a
+  copy of a row above, in the top 10 of each note's own sentence as the query.
+- `--dev cranfield,trecqa,scifact-sub`: bench_quality's collections, as shown, before/after (must not fall).
+
+One JSON line per figure; the first line names the CPU (avx512_bf16, AMX) and the load average. Libraries are
+cached under /tmp/searchapp-bench-boilerplate (and bench_quality's cache for --dev):
+
+    python tests/benchmarks/bench_boilerplate.py [--dev cranfield,trecqa,scifact-sub] [--max-queries N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_quality import DATA, bench_config, load_collection, ndcg10, prepare, trecqa_collection  # noqa: E402
+
+from searchapp.evaluation.ir import write_corpus  # noqa: E402
+
+CACHE = Path(os.environ.get("SEARCHAPP_BENCH_BOILERPLATE", "/tmp/searchapp-bench-boilerplate"))
+LICENCES = Path("/usr/share/common-licenses")
+LONG = ("Apache-2.0", "Artistic", "BSD", "CC0-1.0", "GPL-2", "LGPL-2.1", "MPL-2.0")
+# Real boilerplate: the footer of open-access articles (PLoS and others).
+FOOTER = ("Copyright: This is an open-access article distributed under the terms of the Creative Commons Attribution "
+          "License, which permits unrestricted use, distribution, and reproduction in any medium, provided the "
+          "original author and source are credited.")
+FOOTER_QUERIES = [
+    "open access license for reproduction in any medium",
+    "attribution license terms for distribution",
+    "unrestricted use and distribution of a work provided the author is credited",
+    "copyright license that permits reproduction and distribution",
+    "licence terms for copying, distribution and modification of software",
+    "who may reuse an article and must credit the original author",
+]
+# An on-topic disclaimer, as health sites and reports append it.
+DISCLAIMER = ("Medical disclaimer: this summary is provided for research and education only and is not a substitute "
+              "for professional medical advice, diagnosis or treatment. Always ask a physician about symptoms, "
+              "drugs, dosage and therapy; results of clinical studies may not apply to an individual patient.")
+MODES = ("hybrid", "dense", "lexical")
+VARIANTS = {"before": {"fold_repeats": False}, "after": {}}
+
+
+def cpu_note() -> dict:
+    flags = Path("/proc/cpuinfo").read_text()
+    return {"cpu": {"avx512_bf16": "avx512_bf16" in flags, "amx": "amx_bf16" in flags, "cores": os.cpu_count()},
+            "load_avg": [round(x, 2) for x in os.getloadavg()]}
+
+
+def emit(row: dict) -> None:
+    print(json.dumps({**row, "load_1m": round(os.getloadavg()[0], 2)}), flush=True)
+
+
+def build(folder: Path, lib_dir: Path, encoder) -> None:
+    from searchapp.library import Library
+
+    t0 = time.perf_counter()
+    with Library(bench_config(lib_dir), encoder=encoder) as lib:
+        rep = lib.add_folder(folder)
+    print(json.dumps({"stage": "index", "library": lib_dir.name, "seconds": round(time.perf_counter() - t0, 1),
+                      "embedded": rep.chunks_embedded}), file=sys.stderr, flush=True)
+
+
+def footer_collection(copies: int) -> tuple[Path, Path, set[str], dict[str, str]]:
+    """(docs folder, library dir, licence paths, note path -> its sentence)."""
+    name = "footer" if not copies else "copies"
+    root = CACHE / name
+    docs = root / "docs"
+    sentences = list(dict.fromkeys(t for _, t in trecqa_collection(DATA / "pairs" / "trecqa-dev.tsv").corpus.values()))
+    notes = {}
+    if not (root / "docs.done").exists():
+        shutil.rmtree(root, ignore_errors=True)
+        docs.mkdir(parents=True)
+        for i, s in enumerate(sentences[:200]):
+            (docs / f"note-{i:03d}.txt").write_text(f"{s}\n\n{FOOTER}\n", encoding="utf-8")
+            if i < copies:
+                shutil.copy(docs / f"note-{i:03d}.txt", docs / f"note-{i:03d} (1).txt")
+        for lic in LONG:
+            shutil.copy(LICENCES / lic, docs / f"{lic}.txt")
+        (root / "docs.done").write_text("")
+    for i, s in enumerate(sentences[:200]):
+        notes[str((docs / f"note-{i:03d}.txt").resolve())] = s
+    return docs, root / "library", {str((docs / f"{lic}.txt").resolve()) for lic in LONG}, notes
+
+
+def run_footer(encoder, max_queries: int) -> None:
+    from searchapp.library import Library
+
+    docs, lib_dir, licences, _ = footer_collection(0)
+    if not (lib_dir / "library.sqlite").exists():
+        build(docs, lib_dir, encoder)
+    queries = FOOTER_QUERIES[: max_queries or None]
+    qrels = {str(i): {p: 1 for p in licences} for i in range(len(queries))}
+    for variant, search in VARIANTS.items():
+        with Library(bench_config(lib_dir, **search), encoder=encoder) as lib:
+            for mode in MODES:
+                run, footer_rows, first_licence, ms, common = {}, [], [], [], []
+                for i, q in enumerate(queries):
+                    t0 = time.perf_counter()
+                    hits = lib.search(q, mode=mode, rerank=False).to_json()["hits"]
+                    ms.append((time.perf_counter() - t0) * 1000)
+                    paths = [h["path"] for h in hits]
+                    run[str(i)] = paths
+                    footer_rows.append(sum("/note-" in p for p in paths))
+                    common.append(sum(1 for h in hits if h["common_to"]) if "common_to" in hits[0] else 0)
+                    first_licence.append(next((r for r, p in enumerate(paths, 1) if p in licences), 11))
+                emit({"collection": "footer", "variant": variant, "mode": mode, "queries": len(queries),
+                      "note_rows_in_top10": round(sum(footer_rows) / len(queries), 2),
+                      "rows_marked_common": round(sum(common) / len(queries), 2),
+                      "first_licence_rank": round(sum(first_licence) / len(queries), 2),
+                      "ndcg10": ndcg10(run, qrels), "ms_per_query": round(sum(ms) / len(ms), 1)})
+
+
+def run_copies(encoder, max_queries: int) -> None:
+    from searchapp.library import Library
+
+    docs, lib_dir, _, notes = footer_collection(20)
+    if not (lib_dir / "library.sqlite").exists():
+        build(docs, lib_dir, encoder)
+    asked = list(notes.items())[: max_queries or 20]
+    for variant, search in VARIANTS.items():
+        with Library(bench_config(lib_dir, **search), encoder=encoder) as lib:
+            for mode in MODES:
+                extra = 0
+                for path, sentence in asked:
+                    hits = lib.search(sentence, mode=mode, rerank=False).to_json()["hits"]
+                    stems = [h["path"].replace(" (1).txt", ".txt") for h in hits]
+                    extra += len(stems) - len(set(stems))
+                emit({"collection": "copies", "variant": variant, "mode": mode, "queries": len(asked),
+                      "copy_rows_in_top10": round(extra / len(asked), 2)})
+
+
+def run_disclaimer(encoder, max_queries: int) -> None:
+    from searchapp.library import Library
+
+    coll = load_collection("scifact-sub")
+    queries = {q: t for q, t in coll.queries.items() if q in coll.qrels}
+    if max_queries:
+        queries = dict(list(queries.items())[:max_queries])
+    libs = {}
+    for state in ("clean", "disclaimer"):
+        root = CACHE / f"scifact-sub-{state}"
+        if not (root / "docs.done").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            doc_of = write_corpus(coll, root / "docs")
+            if state == "disclaimer":
+                for i, path in enumerate(sorted(doc_of)):
+                    if i % 3 == 0:
+                        with open(path, "a", encoding="utf-8") as fh:
+                            fh.write("\n\n" + DISCLAIMER + "\n")
+            (root / "doc_of.json").write_text(json.dumps(doc_of))
+            (root / "docs.done").write_text("")
+        if not (root / "library" / "library.sqlite").exists():
+            build(root / "docs", root / "library", encoder)
+        libs[state] = (root / "library", json.loads((root / "doc_of.json").read_text()))
+    for variant, search in VARIANTS.items():
+        for mode in MODES:
+            row = {"collection": "scifact-sub+disclaimer", "variant": variant, "mode": mode, "queries": len(queries)}
+            for state, (lib_dir, doc_of) in libs.items():
+                with Library(bench_config(lib_dir, **search), encoder=encoder) as lib:
+                    run = {}
+                    for qid, text in queries.items():
+                        hits = lib.search(text, mode=mode, rerank=False).to_json()["hits"]
+                        run[qid] = [doc_of.get(h["path"]) for h in hits]
+                    row[state] = ndcg10(run, coll.qrels)
+            row["disclaimer_minus_clean"] = round(row["disclaimer"] - row["clean"], 2)
+            emit(row)
+
+
+def run_dev(names: list[str], encoder, max_queries: int) -> None:
+    from searchapp.library import Library
+
+    for name in names:
+        coll, doc_of, root = prepare(name, encoder)
+        queries = {q: t for q, t in coll.queries.items() if q in coll.qrels}
+        if max_queries:
+            queries = dict(list(queries.items())[:max_queries])
+        for mode in MODES:
+            row = {"collection": name, "mode": mode, "queries": len(queries)}
+            for variant, search in VARIANTS.items():
+                with Library(bench_config(root / "library", **search), encoder=encoder) as lib:
+                    run = {}
+                    t0 = time.perf_counter()
+                    for qid, text in queries.items():
+                        hits = lib.search(text, mode=mode, rerank=False).to_json()["hits"]
+                        run[qid] = [doc_of.get(h["path"]) for h in hits]
+                    row[variant] = ndcg10(run, coll.qrels)
+                    row[f"ms_per_query_{variant}"] = round((time.perf_counter() - t0) * 1000 / len(queries), 1)
+            row["after_minus_before"] = round(row["after"] - row["before"], 2)
+            emit(row)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--parts", default="footer,copies,disclaimer")
+    ap.add_argument("--dev", default="", help="bench_quality collections to score before/after, e.g. cranfield,trecqa")
+    ap.add_argument("--max-queries", type=int, default=0)
+    args = ap.parse_args()
+    from bench_quality import QueryCache
+
+    from searchapp.models import BiEncoder
+
+    print(json.dumps(cpu_note()), flush=True)
+    encoder = QueryCache(BiEncoder("all-MiniLM-L6-v2", device="cpu"))
+    parts = args.parts.split(",")
+    if "footer" in parts:
+        run_footer(encoder, args.max_queries)
+    if "copies" in parts:
+        run_copies(encoder, args.max_queries)
+    if "disclaimer" in parts:
+        run_disclaimer(encoder, args.max_queries)
+    if args.dev:
+        run_dev(args.dev.split(","), encoder, args.max_queries)
+    print(json.dumps(cpu_note()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
