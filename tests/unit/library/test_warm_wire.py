@@ -1,0 +1,122 @@
+"""The warm index's protocol (library/serve/wire.py) and socket helpers, without a library."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+from searchapp.base.types import Hit, StageRanks, StageScores
+from searchapp.library.search.result import Notice, SearchResult
+from searchapp.library.serve import sockets, wire
+
+
+def full_hit(**over) -> Hit:
+    return Hit(chunk_id=7, path="/r/a.zip//in/b.pdf", page=3, start=10, end=90, text="text \x07 ›",
+               scores=StageScores(0.5, 2.25, 0.75, -1.5, 0.18), ranks=StageRanks(2, 1, 1, 3, 1),
+               more=[Hit(8, "/r/a.zip//in/b.pdf", 4, 100, 150, "more", order_label="match")],
+               repeats=[(200, 280, 5), (300, 380, None)], available=False, ocr=True, order_label="relevance",
+               date_ns=1_700_000_000_000_000_000, common_to=3, copies=["/r/copy.pdf"], **over)
+
+
+def test_a_result_comes_back_field_for_field():
+    res = SearchResult("q", "hybrid", [full_hit(), Hit(1, "/x", None, 0, 1, "x")], True,
+                       notices=[Notice("meaning", "meaning: 50%")], warnings=["unknown field foo:"], meaning_percent=50,
+                       timings_ms={"dense": 1.5}, filter_stats={"filter": {"in": ["/r"]}, "allowed_passages": 4},
+                       group="passage", reading="plain")
+    back = wire.result_from_wire(wire.result_to_wire(res))
+    assert dataclasses.asdict(back) == dataclasses.asdict(res)
+    assert back.to_json() == res.to_json()
+
+
+@pytest.mark.parametrize("breaks", [
+    lambda d: d.pop("hits"),
+    lambda d: d.update(mode="exec"),
+    lambda d: d["hits"][0].update(chunk_id="7"),
+    lambda d: d["hits"][0].update(start=True),  # a bool is not a number here
+    lambda d: d["hits"][0].update(scores=[0.5, 1.0]),
+    lambda d: d["hits"][0]["more"][0].update(more=[d["hits"][0]["more"][0].copy()]),  # more inside more
+    lambda d: d["hits"][0].update(repeats=[[1, 2]]),
+    lambda d: d.update(notices=[["meaning"]]),
+    lambda d: d.update(timings_ms={"dense": "fast"}),
+])
+def test_a_result_of_the_wrong_shape_is_refused(breaks):
+    d = wire.result_to_wire(SearchResult("q", "hybrid", [full_hit()], False))
+    breaks(d)
+    with pytest.raises(wire.WireError):
+        wire.result_from_wire(d)
+
+
+def request(**over) -> dict:
+    return {"v": 1, "op": "search", "config": "k", "context": {}, "query": "q", "k": None, "mode": None,
+            "candidates": None, "group": None, "literal": False, "rerank": None, "check_empty": True,
+            "filters": None, **over}
+
+
+@pytest.mark.parametrize("bad", [
+    {"v": 2}, {"op": "exec"}, {"query": ["q"]}, {"k": "10"}, {"k": True}, {"mode": "all"}, {"rerank": True},
+    {"filters": {"within": "/r", "types": [], "after": None, "before": None}},
+    {"filters": {"within": [], "types": [], "after": 5, "before": None}},
+])
+def test_a_request_of_the_wrong_shape_is_refused(bad):
+    wire.check_request(request())
+    with pytest.raises(wire.WireError):
+        wire.check_request(request(**bad))
+
+
+def test_the_settings_key_ignores_only_the_data_dir(tmp_path):
+    from searchapp.base.config import load_config
+
+    a, b = load_config(tmp_path / "a", env={}), load_config(tmp_path / "b", env={})
+    assert wire.config_key(a) == wire.config_key(b)
+    assert wire.config_key(a) != wire.config_key(a.replace(search={"k": 3}))
+
+
+def test_a_query_reads_the_folder_and_time_zone_only_with_fields_or_dates():
+    assert not wire.needs_context(request(query="plain words"))
+    assert wire.needs_context(request(query="budget in:reports"))
+    assert not wire.needs_context(request(query="budget in:reports", literal=True))
+    assert wire.needs_context(request(filters={"within": [], "types": [], "after": "2026-01-01", "before": None}))
+
+
+def test_a_long_data_dir_still_gets_its_socket(tmp_path):
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    path = deep / wire.SOCKET_NAME
+    assert len(os.fsencode(str(path))) > 108  # longer than sun_path holds
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with sockets.address(path) as where:
+        server.bind(where)
+    server.listen(1)
+    assert path.exists()  # the socket file lies in the folder itself
+
+    def answer():
+        conn, _ = server.accept()
+        with conn:
+            conn.sendall(b"hello\n")
+
+    t = threading.Thread(target=answer)
+    t.start()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c, sockets.address(path) as where:
+        c.connect(where)
+        assert sockets.read_line(c, 100, time.monotonic() + 5) == b"hello"
+        assert sockets.peer_uid(c) in (os.geteuid(), None)
+    t.join()
+    server.close()
+
+
+def test_a_line_past_its_limit_or_time_is_refused():
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(b"x" * 50)
+        with pytest.raises(sockets.LineTooLong):
+            sockets.read_line(b, 20, time.monotonic() + 5)
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(b"no newline")
+        with pytest.raises(TimeoutError):
+            sockets.read_line(b, 100, time.monotonic() + 0.2)
