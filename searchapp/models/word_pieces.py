@@ -42,8 +42,6 @@ class WordPieces:
                 known[w] = pieces
         out: Offsets = []
         for base, w in words:
-            pieces = fresh.get(w)
-            if pieces is None:
-                pieces = known[w]
-            out += [(base + s, base + e) for s, e in pieces]
+            got = fresh.get(w)
+            out += [(base + s, base + e) for s, e in (got if got is not None else known[w])]
         return out

@@ -15,7 +15,6 @@ import argparse
 import json
 import mailbox
 import os
-import resource
 import sqlite3
 import subprocess
 import sys
