@@ -1,0 +1,187 @@
+"""`searchapp search` wall time, direct (the command opens the library itself) against warm (a long-lived
+process answers over library/serve/'s socket), on a library of --n synthetic passages.
+
+Every figure is a whole command, `python -m searchapp search QUERY --json` in a fresh process, timed from
+outside (median of --runs), so Python's start-up and the CLI's imports are in it; they are measured on their
+own too (`python -c pass`, `import searchapp.cli.main`), since no socket can save them. The server is Library.serve()
+in a process of its own (what `searchapp watch` and the window run), warmed by one search first.
+
+Passages: word salad from a fixed 5,000-word vocabulary (seeded), 100 a file; vectors are random unit vectors
+(seeded), stored with the packaged MiniLM's identity so a hybrid search really loads MiniLM and the HNSW graph,
+as it would on a library of real text. What is found means nothing; how long it takes is the point.
+
+    python tests/benchmarks/bench_warm_search.py --n 50000 --runs 5
+One JSON line per result, each with the CPU flags and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+WORK = Path(os.environ.get("SEARCHAPP_BENCH_DIR", "/tmp/searchapp-bench")) / "warm"
+PER_FILE, DIM = 100, 384
+QUERIES = ["velo mirat sunda", "karo pelim", "tessa durin oblan", "mivo"]
+
+
+def cpu_note() -> dict:
+    flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0]
+    have = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags]
+    return {"cpu_flags": have, "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
+
+
+def emit(**row) -> None:
+    print(json.dumps({"bench": "warm_search", **row, **cpu_note()}), flush=True)
+
+
+def vocabulary(size: int = 5000) -> list[str]:
+    rng = np.random.default_rng(7)
+    consonants, vowels = "bdfgklmnprstvz", "aeiou"
+    words = {"".join(rng.choice(list(consonants if i % 2 == 0 else vowels)) for i in range(int(rng.integers(4, 8))))
+             for _ in range(size * 2)}
+    fixed = {w for q in QUERIES for w in q.split()}
+    return sorted(fixed) + sorted(words - fixed)[: size - len(fixed)]
+
+
+def build(n: int) -> Path:
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+    from searchapp.library.model_set import ModelSet
+    from searchapp.store import NewChunk, Store
+
+    data = WORK / f"lib-{n}"
+    if (data / "built.json").exists():
+        return data
+    import shutil
+
+    shutil.rmtree(data, ignore_errors=True)
+    data.mkdir(parents=True)
+    cfg = load_config(data, env={})
+    words = vocabulary()
+    rng = np.random.default_rng(11)
+    store = Store(data / "library.sqlite")
+    t0 = time.perf_counter()
+    root = None
+    for f in range(n // PER_FILE):
+        texts = [" ".join(words[i] for i in rng.integers(0, len(words), 40)) + "." for _ in range(PER_FILE)]
+        vecs = rng.standard_normal((PER_FILE, DIM), dtype=np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        with store.atomic():
+            root = root or store.add_root("/bench")
+            body = "\n".join(texts)
+            fid = store.upsert_file(root, f"/bench/d{f // 10:04d}/f{f:06d}.txt", len(body), 10**18 + f,
+                                    hashlib.sha256(body.encode()).hexdigest(), "indexed", None, "text", len(texts))
+            store.insert_chunks(fid, [NewChunk(o, 0, len(x), None, x, hashlib.sha1(x.encode()).hexdigest(), vecs[o])
+                                      for o, x in enumerate(texts)])
+    with store.atomic():
+        for k, v in ModelSet(cfg).expected_meta().items():  # the packaged MiniLM's identity, read from its files
+            store.set_meta(k, v)
+        store.bump_generation()
+    store.close()
+    write_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with Library(cfg) as lib:
+        lib.index()  # missing: built from the stored vectors and saved
+    built = {"n": n, "write_s": round(write_s, 1), "hnsw_build_s": round(time.perf_counter() - t0, 1)}
+    (data / "built.json").write_text(json.dumps(built))
+    emit(result="build", **built)
+    return data
+
+
+def wall(argv: list[str], runs: int, env: dict) -> tuple[float, list[dict]]:
+    """Median wall ms of `argv` over `runs` runs (after one not counted: bytecode written, pages cached, as for
+    an installed app), and what each printed (JSON, when it did)."""
+    times, outs = [], []
+    subprocess.run(argv, capture_output=True, env=env, timeout=600)
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+        times.append(time.perf_counter() - t0)
+        if p.returncode != 0:
+            raise SystemExit(f"{argv} failed ({p.returncode}): {p.stderr[-2000:]}")
+        if p.stdout.startswith("{"):
+            outs.append(json.loads(p.stdout))
+    return round(statistics.median(times) * 1000, 1), outs
+
+
+SERVER = """
+import sys, time
+from searchapp.base.config import load_config
+from searchapp.library import Library
+lib = Library(load_config(sys.argv[1]))
+assert lib.serve() is None
+lib.search(sys.argv[2])  # loads the model and the graph, as a watch's first search would
+print("serving", flush=True)
+sys.stdin.read()  # until the benchmark closes our stdin
+lib.close()
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=50_000)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    data = build(args.n)
+    # Bytecode as an installed app has it (a checkout run with PYTHONDONTWRITEBYTECODE compiles every changed
+    # module on every start: 60 ms and more), kept outside the tree.
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPYCACHEPREFIX": str(WORK / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    py = sys.executable
+    start_ms, _ = wall([py, "-c", "pass"], args.runs, env)
+    imports_ms, _ = wall([py, "-c", "import searchapp.cli.main"], args.runs, env)
+    emit(result="startup", python_ms=start_ms, cli_imports_ms=imports_ms,
+         note="python -c pass; python -c 'import searchapp.cli.main' (wall, whole process)")
+    cmd = [py, "-m", "searchapp", "--data-dir", str(data), "search"]
+    direct = {}
+    for mode in ("hybrid", "lexical"):
+        ms, outs = wall(cmd + [QUERIES[0], "--mode", mode, "--json", "--direct"], args.runs, env)
+        assert all(o["served_by"] == "direct" for o in outs)
+        direct[mode] = (ms, outs[-1])
+    server = subprocess.Popen([py, "-c", SERVER, str(data), QUERIES[1]], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert server.stdout.readline().strip() == "serving"
+        for mode in ("hybrid", "lexical"):
+            ms, outs = wall(cmd + [QUERIES[0], "--mode", mode, "--json"], args.runs, env)
+            assert all(o["served_by"] == "warm" for o in outs), outs[-1].get("served_by")
+            same = ({k: v for k, v in outs[-1].items() if k not in ("served_by", "timings")}
+                    == {k: v for k, v in direct[mode][1].items() if k not in ("served_by", "timings")})
+            emit(result="cli_search", n=args.n, mode=mode, runs=args.runs, direct_ms=direct[mode][0], warm_ms=ms,
+                 ratio=round(direct[mode][0] / ms, 1), warm_minus_startup_ms=round(ms - imports_ms, 1),
+                 same_output=same, reranked=outs[-1]["reranked"])
+        # the exchange alone, from a process already started: what a warm search costs past start-up
+        from searchapp.base.config import load_config
+        from searchapp.library.serve.client import ask
+        from searchapp.library.serve.wire import VERSION, config_key, context
+
+        cfg = load_config(data)
+        for mode in ("hybrid", "lexical"):
+            ms = []
+            for q in QUERIES * 3:
+                req = {"v": VERSION, "op": "search", "config": config_key(cfg), "context": context(), "query": q,
+                       "k": None, "mode": mode, "candidates": None, "group": None, "literal": False, "rerank": None,
+                       "check_empty": True, "filters": None}
+                t0 = time.perf_counter()
+                assert ask(data, req).result is not None
+                ms.append((time.perf_counter() - t0) * 1000)
+            emit(result="round_trip", n=args.n, mode=mode, queries=len(ms), median_ms=round(statistics.median(ms), 1),
+                 max_ms=round(max(ms), 1))
+    finally:
+        server.stdin.close()
+        server.wait(timeout=120)
+
+
+if __name__ == "__main__":
+    main()
