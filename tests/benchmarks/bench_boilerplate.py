@@ -140,7 +140,7 @@ def run_copies(encoder, max_queries: int) -> None:
         with Library(bench_config(lib_dir, **search), encoder=encoder) as lib:
             for mode in MODES:
                 extra = 0
-                for _path, sentence in asked:
+                for _, sentence in asked:
                     hits = lib.search(sentence, mode=mode, rerank=False).to_json()["hits"]
                     stems = [h["path"].replace(" (1).txt", ".txt") for h in hits]
                     extra += len(stems) - len(set(stems))

@@ -18,7 +18,7 @@ from ...store import Store
 from .boilerplate import COMMON_WEIGHT, MIN_FILES, find_common, phrase_of
 from .grouping import FileGroup
 
-__all__ = ["Folded", "fold_candidates", "mark_folded", "weigh_common"]
+__all__ = ["Folded", "fold_candidates", "mark_folded", "weigh_common", "weigh_reranked"]
 
 
 @dataclass
@@ -97,3 +97,12 @@ def weigh_common(folded: Folded, groups: Mapping[int, FileGroup], dense_files: l
     last = set(rows)
     return ([f for f in dense_files if f not in last] + [f for f in dense_files if f in last],
             [f for f in lexical_files if f not in last] + [f for f in lexical_files if f in last])
+
+
+def weigh_reranked(folded: Folded, head: list[Hit], file_of: Mapping[int, int]) -> None:
+    """Reranked: a row of repeated text keeps COMMON_WEIGHT of the reranker's probability, the relevance it shows
+    and is ordered by (its logit stays the cross-encoder's), so it does not outrank a file matching by its own
+    words there either."""
+    for h in head:
+        if file_of.get(h.chunk_id) in folded.common_key and h.scores.rerank is not None:
+            h.scores.rerank *= COMMON_WEIGHT

@@ -20,7 +20,7 @@ from ...ingest.fsnames import real_path
 from ...store import Store
 from .constraints import constraint_scope, list_by_date
 from .filters import FilterScope, SearchFilters
-from .folding import Folded, fold_candidates, mark_folded, weigh_common
+from .folding import Folded, fold_candidates, mark_folded, weigh_common, weigh_reranked
 from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files
 from ..query.check import is_empty_query
@@ -165,6 +165,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                    date_ns=r.date_ns)
 
     folded: Optional[Folded] = None
+    file_of: dict[int, int] = {}
     if by_file:
         file_of = {cid: rows[cid].file_id for cid in seen}
         passage_order = [cid for cid, _ in fused]
@@ -202,8 +203,10 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         for h, logit in zip(head, logits, strict=True):
             h.scores.rerank_logit = float(logit)
             h.scores.rerank = float(1.0 / (1.0 + np.exp(-float(logit))))
+        if folded is not None:  # a row of repeated text keeps part of its relevance, as of its first-stage score
+            weigh_reranked(folded, head, file_of)
         # Stable: equal logits keep their fused order.
-        head = sorted(head, key=lambda h: -(h.scores.rerank_logit or 0.0))  # every head has one (above)
+        head = sorted(head, key=lambda h: (-(h.scores.rerank or 0.0), -(h.scores.rerank_logit or 0.0)))
         for r, h in enumerate(head, start=1):
             h.ranks.rerank = r
         hits = head + tail

@@ -119,6 +119,27 @@ def test_shown_scores_never_rise_down_the_list(lib, mode):
         assert values == sorted(values, reverse=True), (query, values)
 
 
+def test_reranked_repeated_text_keeps_half_its_relevance(lib, tiny_cross_encoder_dir):
+    """With a reranker the row of repeated text is weighed as in hybrid: it shows and is ordered by half the
+    cross-encoder's probability, its logit untouched, and the shown score still never rises down the list."""
+    import math
+
+    from searchapp.models import CrossEncoder
+
+    lib.models.loaded_reranker = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu")
+    try:
+        res = lib.search("public domain document copyright", mode="lexical", rerank=True, k=10)
+    finally:
+        lib.models.loaded_reranker = None
+    assert res.reranked
+    common = [h for h in res.hits if h.common_to]
+    assert len(common) == 1, [(h.path, h.common_to) for h in res.hits]
+    h = common[0]
+    assert h.scores.rerank == pytest.approx(0.5 / (1.0 + math.exp(-h.scores.rerank_logit)))
+    values = [x.shown_score[0] for x in res.hits]
+    assert values == sorted(values, reverse=True)
+
+
 @pytest.mark.parametrize("mode", ["hybrid", "dense", "lexical"])
 def test_exact_copies_take_one_row(lib, mode):
     hits = lib.search("deque ring buffer of blocks", mode=mode, k=5).hits
