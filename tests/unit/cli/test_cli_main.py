@@ -1,0 +1,73 @@
+"""`searchapp` in-process without a model: an error is one line and an exit code (cli/main.py), nothing is created
+by a read, and the terminal progress speaks only on a terminal (cli/progress.py)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from searchapp import __version__
+from searchapp.base.progress import Progress
+from searchapp.cli.main import main
+from searchapp.cli.progress import TerminalProgress
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    d = tmp_path / "data"
+    d.mkdir(mode=0o700)
+    return d
+
+
+def test_a_bad_option_is_one_line_and_exit_2_before_anything_is_opened(data_dir, capsys):
+    assert main(["search", "tax", "--k", "0", "--data-dir", str(data_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err == "searchapp: error: --k must be a whole number from 1 to 10000 (got 0)\n"
+    assert main(["watch", "--debounce", "-1", "--data-dir", str(data_dir)]) == 2
+    assert "--debounce must be a number of seconds" in capsys.readouterr().err
+    assert os.listdir(data_dir) == []
+
+
+@pytest.mark.parametrize("argv", [["search", "tax"], ["status"], ["saved", "list"]])
+def test_a_read_without_a_library_says_how_to_make_one_and_creates_nothing(data_dir, capsys, argv):
+    assert main([*argv, "--data-dir", str(data_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"searchapp: error: no library at {data_dir}") and "searchapp index" in err
+    assert err.count("\n") == 1 and os.listdir(data_dir) == []
+
+
+def test_a_damaged_library_is_exit_3_with_how_to_recover(data_dir, capsys):
+    (data_dir / "library.sqlite").write_bytes(b"garbage " * 1000)
+    assert main(["status", "--data-dir", str(data_dir)]) == 3
+    err = capsys.readouterr().err
+    assert "is damaged" in err and "mv " in err and "searchapp index FOLDER" in err and err.count("\n") == 1
+
+
+def test_version_and_an_unknown_command(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"searchapp {__version__}"
+    with pytest.raises(SystemExit) as done:
+        main(["frobnicate"])
+    assert done.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_progress_is_silent_off_a_terminal(capsys):
+    quiet = TerminalProgress(enabled=False)
+    for stage in ("scanning", "extracting", "searchable", "embedding"):
+        quiet(Progress(stage, 1, 2, "m"))
+    quiet.close()
+    assert capsys.readouterr() == ("", "")
+
+
+def test_progress_says_when_files_are_searchable_by_their_words(capsys):
+    bar = TerminalProgress(enabled=True)
+    bar(Progress("extracting", 1, 3))
+    bar(Progress("searchable", 3, 3, "3 files searchable by their words"))
+    bar(Progress("embedding", 5, 10, "meaning: 50% of passages"))
+    bar.close()
+    err = capsys.readouterr().err
+    assert ("searchapp: 3 files searchable by their words; embedding their meaning now (Ctrl-C keeps what is done)"
+            in err)
+    assert "embedding" in err and bar._bar is None  # closed: nothing left drawing
