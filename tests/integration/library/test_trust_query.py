@@ -154,7 +154,7 @@ def test_a_tampered_ocr_cache_text_or_notes_is_dropped(tmp_path, column, value):
     if value is None:
         cache.conn.execute("UPDATE ocr SET text = zeroblob(4) WHERE sha256 = 'abc'")
     else:
-        cache.conn.execute(f"UPDATE ocr SET {column} = ? WHERE sha256 = 'abc'", (value,))
+        cache.conn.execute(f"UPDATE ocr SET {column} = ? WHERE sha256 = 'abc'", (value,))  # noqa: S608 (a column named by the test)
     cache.conn.commit()
     assert cache.get("abc") is None
 
