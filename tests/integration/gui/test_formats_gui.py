@@ -17,7 +17,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QTextBrowser  # noqa: E402
 
 from office_files import make_mail, make_pptx, make_xlsx  # noqa: E402
-from scan_files import needs_rapidocr, text_image  # noqa: E402
+from scan_files import OCR_ENGINE, needs_rapidocr, text_image  # noqa: E402
 from gui_window import WAIT_MS  # noqa: E402
 from test_gui import cell, index, make_window, search  # noqa: E402,F401 (make_window: a fixture)
 
@@ -83,7 +83,7 @@ def test_new_formats_are_found_shown_previewed_and_opened_in_the_window(qtbot, m
 
 @needs_rapidocr
 def test_the_preview_of_an_image_is_its_ocr_text(qtbot, make_window, tmp_path, monkeypatch):  # noqa: F811 (the fixture)
-    monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", "rapidocr")
+    monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", OCR_ENGINE)
     docs = tmp_path / "docs"
     docs.mkdir()
     buf = io.BytesIO()
@@ -91,7 +91,8 @@ def test_the_preview_of_an_image_is_its_ocr_text(qtbot, make_window, tmp_path, m
     (docs / "sign.png").write_bytes(buf.getvalue())
     with zipfile.ZipFile(docs / "photos.zip", "w") as z:
         z.writestr("board.png", buf.getvalue())
-    win = make_window(search={"mode": "lexical"})
+    # The two images are copies: each gets its own row here (fold_repeats off) so both previews are checked.
+    win = make_window(search={"mode": "lexical", "fold_repeats": False})
     index(qtbot, win, [docs])
     search(qtbot, win, "repairs")
     shown = sorted(cell(win, row, "File") for row in range(win.search.results_model.rowCount()))

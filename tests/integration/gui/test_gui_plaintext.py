@@ -91,7 +91,7 @@ def test_markup_file_names_are_shown_as_text_everywhere(qtbot, make_config, tiny
     from searchapp.library import Library
 
     docs, paths, watch = hostile
-    config = make_config(models={"reranker": ""})
+    config = make_config(models={"reranker": ""}, search={"fold_repeats": False})  # the files are copies: a row each
     lib = Library(config, encoder=tiny_encoder)
     win = build_main_window(config, lib)
     qtbot.addWidget(win)
