@@ -40,6 +40,7 @@ _TOKEN = re.compile(r"\S+")
 # bibliography): it is no sign of data. `data:` URIs are (base64), so only http(s), ftp and www. links.
 _LINK = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'\[\]]+", re.I)
 _HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f]{2,}[:,]?")
+_HEXISH_TOKEN = re.compile(r"(?<!\S)(?:0x)?[0-9A-Fa-f]{2,}[:,]?(?!\S)")  # a whole _TOKEN that is _HEXISH
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
 _DIGIT = re.compile(r"[0-9]")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -64,11 +65,14 @@ def not_prose_reason(text: str) -> str | None:
     if long_chars > NOT_PROSE_SHARE * len(sample):
         return f"not prose: most of the text is runs of {LONG_RUN:,}+ characters without a space (base64 or binary data?)"
     visible = len("".join(sample.split()))  # characters not isspace(): prose of any script counts here
-    word_chars = sum(m.end() - m.start() for m in _LONG_WORD.finditer(_LINK.sub(" ", sample)))
+    # Removing links only shortens runs: without any long run there is nothing to count.
+    word_chars = (sum(m.end() - m.start() for m in _LONG_WORD.finditer(_LINK.sub(" ", sample)))
+                  if _LONG_WORD.search(sample) else 0)
     if word_chars > NOT_PROSE_SHARE * visible:
         return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"
     tokens = _TOKEN.findall(sample)
-    if len(tokens) >= 64:
+    # Whole tokens that look hex, digits or not: at most this many are hex groups, so prose ends here.
+    if len(tokens) >= 64 and len(_HEXISH_TOKEN.findall(sample)) > NOT_PROSE_SHARE * len(tokens):
         hexish = [t for t in tokens if _HEXISH.fullmatch(t) and _DIGIT.search(t)]
         lettered = sum(1 for t in hexish if _HEX_LETTER.search(t))
         # A column of plain numbers is data worth keeping; hex groups carry the letters a-f.
