@@ -31,6 +31,7 @@ from .lock import writer_lock
 from .model_set import ModelSet
 from .query.check import query_problem
 from .readers import Readers
+from .searches import Searches
 from .ocr.marks import mark_ocr
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult, meaning_text
@@ -59,6 +60,17 @@ def _reads(method):
     return wrapper
 
 
+def _searching(method):
+    """A public read that is a search: a sync, in this process or another, steps aside while it runs."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._readers.reading(), self._searches.running():
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class Library:
     def __init__(self, config: Config, *, encoder=None, reranker=None, create: bool = True) -> None:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
@@ -73,7 +85,8 @@ class Library:
         self.models = ModelSet(config, encoder=encoder, reranker=reranker)
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
-        self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir)
+        self._searches = Searches(self.data_dir)  # a sync waits while one of them runs (searches.py)
+        self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._searches)
         self._readers = Readers(db, immutable_ok=self.read_only)
         self._watcher: Optional[LibraryWatcher] = None  # while watching
         self._server: Optional[WarmServer] = None  # while serving the command line (serve/)
@@ -223,7 +236,7 @@ class Library:
         return meaning_progress(self.reader())
 
     # -- reads --------------------------------------------------------------
-    @_reads
+    @_searching
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None, rerank: Optional[bool] = None,
                candidates: Optional[int] = None, rerank_depth: Optional[int] = None,
                filters: Optional[SearchFilters] = None, group: Optional[str] = None,
@@ -280,7 +293,7 @@ class Library:
         """The library's write generation: it changes after every write (sync batch, remove, reindex)."""
         return self.reader().generation()
 
-    @_reads
+    @_searching
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
                 filters: Optional[SearchFilters] = None) -> SearchResult:
         """Files most like the indexed file `path` (or its page `page`), from stored vectors only: no model
@@ -375,6 +388,7 @@ class Library:
         self._lock.acquire()  # a sync holds it; callers cancel theirs first
         self._lock.release()
         self._readers.close_all()
+        self._searches.close()
         self.store.close()
 
     def __enter__(self) -> "Library":

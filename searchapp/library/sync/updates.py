@@ -17,6 +17,7 @@ from ...store import Store
 from ...store.removed_roots import forget_removed, keep_removed, mark_kept, restore_removed
 from ..index_keeper import IndexKeeper
 from ..model_set import ModelSet
+from ..searches import Searches, YieldingCancel
 from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
 from ..report.settings_check import passage_context
 from . import words_pass as sync_module
@@ -32,8 +33,10 @@ log = logging.getLogger(__name__)
 
 
 class Updates:
-    def __init__(self, store: Store, config: Config, models: ModelSet, vectors: IndexKeeper, data_dir: Path) -> None:
+    def __init__(self, store: Store, config: Config, models: ModelSet, vectors: IndexKeeper, data_dir: Path,
+                 searches: Optional[Searches] = None) -> None:
         self.store, self.config, self.models, self.vectors, self.data_dir = store, config, models, vectors, data_dir
+        self.searches = searches  # the searches a sync steps aside for (None: it never waits)
 
     def add_folder(self, root: str, progress: Optional[ProgressFn],
                    cancel: Optional[CancelToken], embed: bool = True) -> tuple[SyncReport, bool]:
@@ -88,6 +91,8 @@ class Updates:
         if not work and (not embed or not self.store.pending_count()):
             return total
         lower_thread_priority()  # background work: searches (this process's or another's) go first
+        if self.searches is not None:  # and at each point it may stop, it waits while a search runs
+            cancel = YieldingCancel(cancel, self.searches)
         try:
             self._record_model()
             had_passages = self.store.has_chunks()
@@ -104,13 +109,13 @@ class Updates:
                     embedded, n = meaning_progress(self.store)
                     report(progress, "searchable", embedded, n, f"{n} passages searchable by words")
                     total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
-                                                           batch=sync_module.BATCH_CHUNKS)
+                                                           batch=sync_module.BATCH_CHUNKS, searches=self.searches)
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel))
                 if embed and self.store.pending_count():
                     total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
-                                                           batch=sync_module.BATCH_CHUNKS)
+                                                           batch=sync_module.BATCH_CHUNKS, searches=self.searches)
                 total.chunks_pending = self.store.pending_count()
                 self.vectors.compact_if_needed()
             except Cancelled as exc:  # what the whole sync did by then, for the person who cancelled it
