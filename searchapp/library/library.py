@@ -85,7 +85,7 @@ class Library:
         self.models = ModelSet(config, encoder=encoder, reranker=reranker)
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
-        self._searches = Searches(self.data_dir)  # a sync waits while one of them runs (searches.py)
+        self._searches = Searches(self.data_dir, create=not self.read_only)  # a sync waits for these
         self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._searches)
         self._readers = Readers(db, immutable_ok=self.read_only)
         self._watcher: Optional[LibraryWatcher] = None  # while watching

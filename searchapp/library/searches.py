@@ -39,8 +39,10 @@ _POLL = 0.02  # how often a waiting sync looks at the other processes' lock (and
 class Searches:
     """This library's searches in flight (this process's and, through the lock file, other processes')."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *, create: bool = True) -> None:
+        """`create`: whether a search may make the lock file (not in a read-only library)."""
         self._path = Path(data_dir) / LOCK_NAME
+        self._create = create
         self._cv = threading.Condition()
         self._running = 0
         self._fd: Optional[int] = None  # this process's handle, shared-locked while one of its searches runs
@@ -74,7 +76,7 @@ class Searches:
             return
         if on:
             if self._fd is None:
-                self._fd = _open(self._path, create=True)
+                self._fd = _open(self._path, create=self._create)
             if self._fd is not None:
                 try:
                     fcntl.flock(self._fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
