@@ -169,6 +169,7 @@ class Library:
             if check_model:
                 self.check_model()
             yield self._updates
+        self.models.prepare_query_path()  # once: the export for fast queries, where a sync loaded the model
 
     def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:

@@ -1,4 +1,5 @@
-"""The models a library uses: the bi-encoder, the NumPy query encoder, the cross-encoder and what went wrong loading it.
+"""The models a library uses: the bi-encoder, the query encoders (ONNX Runtime, NumPy), the cross-encoder and what
+went wrong loading it.
 
 Models load lazily: status, lexical search and an unchanged sync never import torch or read weights. The
 configured bi-encoder's identity (fingerprint, vector size) is read from its files until the model is loaded.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Union
 
 import numpy as np
@@ -17,6 +19,7 @@ from ..base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
 from ..base.finite import require_finite
 
 if TYPE_CHECKING:
+    from ..models.onnx_query import OnnxQueryEncoder
     from ..models.query_encoder import NumpyQueryEncoder
 
 __all__ = ["ModelSet", "LazyEncoder", "MODELS_LOCK"]
@@ -56,12 +59,17 @@ class ModelSet:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model)."""
         self.config = config
         self._encoder = encoder
+        # An encoder given from outside (tests, evaluation) answers its own queries: no export is made for it.
+        self._export_tried = encoder is not None
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
         self._reranker_exc: Optional[ModelLoadError] = None
         self._identity = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
         # NumPy query encoder (models.query_encoder), False when not supported
         self._query_encoder: Optional[Union[NumpyQueryEncoder, Literal[False]]] = None
+        # ONNX Runtime query encoder (models.onnx_query), False when there is no usable export
+        self._onnx_query: Optional[Union[OnnxQueryEncoder, Literal[False]]] = None
+        self._queries = 0  # answered in this process: a second query means a long-lived one
 
     # -- bi-encoder -----------------------------------------------------------
     @property
@@ -122,10 +130,53 @@ class ModelSet:
         if problem:
             raise ModelMismatchError(problem)
 
+    def query_cache_dir(self) -> Path:
+        """Where this library keeps its own exports of the bi-encoder (models.onnx_query.CACHE_DIR)."""
+        from ..models.onnx_query import CACHE_DIR
+
+        return Path(self.config.data_dir) / CACHE_DIR
+
     def encode_query(self, query: str) -> np.ndarray:
-        """One query vector. Until the bi-encoder is loaded anyway (indexing, the GUI), a NumPy pass over
-        the same weights answers without importing torch or transformers: a cold search in well under a second."""
-        if self._encoder is None and self._query_encoder is None:
+        """One query vector, by the fastest path that gives fp32's vector (tests/benchmarks/bench_query_paths.py):
+        ONNX Runtime on this library's export once the process is warm (the bi-encoder loaded, or a query
+        answered already: the GUI, a sync, `watch`); for a cold command-line search, whose cost is start-up,
+        a NumPy pass over the same weights (no torch, no onnxruntime import); torch when neither is there."""
+        vec = None
+        warm = self._encoder is not None or self._queries > 0
+        if warm:
+            vec = self._onnx_vector(query)
+        if vec is None:
+            vec = self._numpy_vector(query)
+        if vec is None and not warm:  # a model NumPy does not handle: the export still beats loading torch
+            vec = self._onnx_vector(query)
+        if vec is None or not np.isfinite(vec).all():
+            vec = self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
+        self._queries += 1
+        require_finite(vec, self.config.models.bi_encoder, "for this query")
+        return vec
+
+    def _onnx_vector(self, query: str) -> Optional[np.ndarray]:
+        if self._onnx_query is None:
+            with MODELS_LOCK:
+                if self._onnx_query is None:
+                    from ..models.onnx_query import load_onnx_query_encoder
+
+                    fingerprint, path, max_len = self._query_model()
+                    self._onnx_query = load_onnx_query_encoder(self.query_cache_dir(), fingerprint, path,
+                                                               max_seq_length=max_len) or False
+        if not self._onnx_query:
+            return None
+        try:
+            return self._onnx_query.encode_one(query)
+        except Exception:  # noqa: BLE001 - e.g. onnxruntime refusing an input; torch answers instead
+            log.warning("ONNX Runtime query encoder failed; using the torch bi-encoder", exc_info=True)
+            self._onnx_query = False
+            return None
+
+    def _numpy_vector(self, query: str) -> Optional[np.ndarray]:
+        if self._encoder is not None:
+            return None  # the loaded model answers at once; a second copy of the weights is not worth it
+        if self._query_encoder is None:
             with MODELS_LOCK:  # two first searches at once (GUI start-up): load it once
                 if self._query_encoder is None:
                     from ..models.query_encoder import load_query_encoder
@@ -134,17 +185,47 @@ class ModelSet:
                     self._query_encoder = load_query_encoder(
                         ident.resolved.path, pooling=self.config.models.pooling,
                         max_seq_length=ident.max_seq_length) or False
-        vec = None
-        if self._encoder is None and self._query_encoder:
-            try:
-                vec = self._query_encoder.encode_one(query)
-            except Exception:  # noqa: BLE001 - e.g. a query longer than the folder's position table
-                log.warning("NumPy query encoder failed; using the torch bi-encoder", exc_info=True)
-                self._query_encoder = False
-        if vec is None or not np.isfinite(vec).all():
-            vec = self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
-        require_finite(vec, self.config.models.bi_encoder, "for this query")
-        return vec
+        if not self._query_encoder:
+            return None
+        try:
+            return self._query_encoder.encode_one(query)
+        except Exception:  # noqa: BLE001 - e.g. a query longer than the folder's position table
+            log.warning("NumPy query encoder failed; using the torch bi-encoder", exc_info=True)
+            self._query_encoder = False
+            return None
+
+    def _query_model(self) -> tuple[str, Path, int]:
+        """(fingerprint, model folder, max_seq_length) of the configured bi-encoder, without loading it."""
+        if self._encoder is not None:
+            e = self._encoder
+            return e.fingerprint, Path(e.resolved.path), int(e.max_seq_length)
+        ident = self._file_identity()
+        return ident.fingerprint, Path(ident.resolved.path), int(ident.max_seq_length)
+
+    def prepare_query_path(self) -> None:
+        """After a sync that loaded the bi-encoder (torch is imported already): export it once for ONNX Runtime
+        queries if this library has no export of it yet. Seconds, once per model and onnxruntime version."""
+        if self._encoder is None or self._export_tried or self._onnx_query:
+            return
+        self._export_tried = True
+        from ..models.onnx_query import export_query_model
+
+        fingerprint, path, max_len = self._query_model()
+        with MODELS_LOCK:
+            if export_query_model(path, pooling=self.config.models.pooling, max_seq_length=max_len,
+                                  fingerprint=fingerprint, cache_dir=self.query_cache_dir()) is not None:
+                self._onnx_query = None  # the next query loads it
+
+    def query_path(self) -> str:
+        """Which path encodes queries in this process now (status, the window's device label)."""
+        from ..models.onnx_query import describe_query_path
+
+        if self._onnx_query:
+            return self._onnx_query.description
+        fingerprint, _, _ = self._query_model()
+        dtype = str(self._encoder.dtype) if self._encoder is not None else None
+        return describe_query_path(self.query_cache_dir(), fingerprint, self.config.models.pooling,
+                                   loaded_dtype=dtype)
 
     # -- cross-encoder --------------------------------------------------------
     @property

@@ -55,6 +55,7 @@ class LibraryStatus:
     ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
     # (path, ledger state, reason) of every entry not (fully) indexed, OCR pending included: the window's list
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
+    query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path); passages: `device`
 
     def to_json(self) -> dict:
         return {
@@ -71,6 +72,7 @@ class LibraryStatus:
             "failed": [{"path": p, "status": s, "reason": r} for p, s, r in self.failed],
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,
+            "query_path": self.query_path,
             "notes": self.notes,
             "reindex_needed": self.reindex_needed,
         }
@@ -160,7 +162,22 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         reindex_needed=reindex_needed,
         ledger=ledger,
         not_indexed=not_indexed_entries(db),
+        query_path=_query_path(config, data_dir),
     )
+
+
+def _query_path(config: Config, data_dir: str) -> str:
+    """Which path encodes queries, found without loading a model ("" when the bi-encoder is not installed)."""
+    from pathlib import Path
+
+    from ...models.identity import bi_encoder_identity
+    from ...models.onnx_query import CACHE_DIR, describe_query_path
+
+    try:
+        fingerprint = bi_encoder_identity(config.models.bi_encoder, pooling=config.models.pooling).fingerprint
+    except (ModelLoadError, OSError, ValueError):  # no model, or one status cannot read: nothing to say
+        return ""
+    return describe_query_path(Path(data_dir) / CACHE_DIR, fingerprint, config.models.pooling)
 
 
 def _reranker_status(config: Config) -> dict[str, Optional[str]]:

@@ -1,0 +1,265 @@
+"""Queries through ONNX Runtime: the bi-encoder's own fp32 graph, exported once, run without torch.
+
+A query is one short sequence: per-op overhead, not arithmetic, dominates its forward. ONNX Runtime runs the
+same fp32 graph with fused attention and LayerNorm kernels, several times faster than torch at batch 1 and
+without importing torch at all (tests/benchmarks/bench_query_paths.py, README "Figures"). Passages stay on
+torch (bf16 where it pays): big batches are arithmetic, which torch's bf16 kernels do best.
+
+The graph is this library's own export of the configured bi-encoder (transformer body + the bi-encoder's
+pooling + L2 normalization, traced from the same code `BiEncoder` runs), written after a sync into the data
+folder's model cache, keyed by the model's fingerprint and the onnxruntime version. Only such a file is ever
+loaded: a name we chose, inside that folder, a regular file of ours (mode 0600), under a size cap, whose
+answer to a probe sentence matches the one recorded at export. Anything else (onnxruntime missing, an export
+that fails, a damaged or foreign file) means queries go through torch or NumPy as before, with one log line.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+__all__ = ["OnnxQueryEncoder", "export_query_model", "load_onnx_query_encoder", "cache_files", "CACHE_DIR",
+           "QUERY_THREADS", "describe_query_path"]
+
+log = logging.getLogger(__name__)
+
+CACHE_DIR = "model-cache"  # under the data folder
+MAX_BYTES = 2 << 30  # a BERT-base export is ~0.4 GB; nothing bigger is ever read
+PROBE = "a test sentence"
+QUERY_THREADS = 1  # as torch's query path: a second thread collapses when a sync holds the other core
+_POOLINGS = ("mean", "cls", "max")  # traceable from the last hidden state alone
+_EXPORT_LOCK = threading.Lock()
+
+
+def _ort_version() -> Optional[str]:
+    """The installed onnxruntime's version, from its metadata when it can (importing it costs a third of a
+    second, too much for `status`)."""
+    from importlib import metadata
+
+    for dist in ("onnxruntime", "onnxruntime-gpu", "onnxruntime-openvino", "onnxruntime-directml"):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    try:
+        import onnxruntime
+    except ImportError:
+        return None
+    return str(onnxruntime.__version__)
+
+
+def describe_query_path(cache_dir: Path, fingerprint: str, pooling: str, *,
+                        loaded_dtype: Optional[str] = None) -> str:
+    """What encodes queries, said without loading anything: `status` and the window's device label.
+    `loaded_dtype`: the torch bi-encoder's dtype when this process has it loaded."""
+    files = cache_files(cache_dir, fingerprint)
+    if files is not None and _trusted_file(files[0], cache_dir) and files[1].is_file():
+        plural = "s" if QUERY_THREADS > 1 else ""
+        label = f"onnxruntime fp32 ({QUERY_THREADS} thread{plural})"
+        return label if loaded_dtype else f"{label}; numpy fp32 for a cold command-line search"
+    later = ""
+    if files is not None and pooling in _POOLINGS:
+        later = "; onnxruntime fp32 after the next sync that loads the model"
+    if loaded_dtype:
+        name = {"torch.float32": "fp32", "torch.bfloat16": "bf16", "torch.float16": "fp16"}.get(loaded_dtype,
+                                                                                               loaded_dtype)
+        return f"torch {name}{later}"
+    return f"numpy fp32 (torch if the model is not plain BERT){later}"
+
+
+def cache_files(cache_dir: Path, fingerprint: str) -> Optional[tuple[Path, Path]]:
+    """(graph, sidecar) paths for this model and the installed onnxruntime; None without onnxruntime."""
+    version = _ort_version()
+    if version is None:
+        return None
+    stem = f"query-{fingerprint}-ort{version}"
+    return cache_dir / f"{stem}.onnx", cache_dir / f"{stem}.json"
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)  # mkstemp creates it 0600
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _export_bytes(module, example: tuple, names: list[str]) -> bytes:
+    """TorchScript-exporter ONNX bytes. That exporter ends by passing the model through the `onnx` package only
+    to splice in onnxscript functions, which a transformer body never has; without that package the pass is
+    skipped here (the result is then checked against torch before it is kept)."""
+    import io
+
+    import torch
+    from torch.onnx._internal.torchscript_exporter import onnx_proto_utils as proto_utils
+
+    try:
+        import onnx  # noqa: F401
+        patch = None
+    except ImportError:
+        patch = proto_utils._add_onnxscript_fn
+        proto_utils._add_onnxscript_fn = lambda model_bytes, _custom_opsets: model_bytes
+    buf = io.BytesIO()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tracer notes meant for model authors; the result is checked instead
+            torch.onnx.export(module, example, buf, input_names=names, output_names=["vector"],
+                              dynamic_axes={**{k: {0: "batch", 1: "tokens"} for k in names}, "vector": {0: "batch"}},
+                              opset_version=17, dynamo=False)
+    finally:
+        if patch is not None:
+            proto_utils._add_onnxscript_fn = patch
+    return buf.getvalue()
+
+
+def export_query_model(model_path: Path, *, pooling: str, max_seq_length: int, fingerprint: str,
+                       cache_dir: Path) -> Optional[Path]:
+    """Export the bi-encoder in `model_path` (fp32, with its pooling and normalization) into `cache_dir`, unless
+    a good export is already there. Returns the graph's path, or None (logged once) when this model, pooling
+    or machine has no ONNX query path. Costs seconds and imports torch: call it where torch is loaded anyway."""
+    files = cache_files(cache_dir, fingerprint)
+    if files is None or pooling not in _POOLINGS or not (model_path / "tokenizer.json").is_file():
+        return None
+    graph, sidecar = files
+    with _EXPORT_LOCK:
+        if _trusted_file(graph, cache_dir) and sidecar.is_file():
+            return graph
+        try:
+            data, meta = _export(model_path, pooling, max_seq_length)
+            cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for old in cache_dir.glob("query-*"):  # exports of other models or onnxruntime versions
+                if old not in (graph, sidecar):
+                    old.unlink(missing_ok=True)
+            _write_atomic(graph, data)
+            _write_atomic(sidecar, json.dumps(meta).encode())
+            encoder = load_onnx_query_encoder(cache_dir, fingerprint, model_path, max_seq_length=max_seq_length)
+            if encoder is None:
+                raise RuntimeError("the exported graph does not load")
+        except Exception as exc:  # noqa: BLE001 - optional fast path: torch answers queries instead
+            log.info("ONNX query path not available for %s (%s); queries use torch", model_path.name, exc)
+            graph.unlink(missing_ok=True)
+            sidecar.unlink(missing_ok=True)
+            return None
+    return graph
+
+
+def _export(model_path: Path, pooling: str, max_seq_length: int) -> tuple[bytes, dict]:
+    import torch
+    import torch.nn.functional as F
+
+    from .pooling import pool
+    from .transformer import load_model, load_tokenizer, model_inputs
+
+    model = load_model(model_path, "AutoModel", torch.device("cpu"), torch.float32, optional_prefixes=("pooler.",))
+    tokenizer = load_tokenizer(model_path, require_fast=True)
+    names = list(model_inputs(tokenizer, {"input_ids": 0, "attention_mask": 0, "token_type_ids": 0}))
+
+    class Query(torch.nn.Module):
+        """Transformer body + the bi-encoder's pooling + L2 normalization, as BiEncoder._forward."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+            feed = dict(zip(names, inputs, strict=True))
+            hidden = self.model(**feed, return_dict=True).last_hidden_state
+            return F.normalize(pool(hidden, feed["attention_mask"], pooling).float(), p=2, dim=1)
+
+    example = tokenizer(["a probe", "a longer probe sentence for tracing"], padding=True, return_tensors="pt")
+    example = tuple(example[k] for k in names)
+    with torch.inference_mode(False), torch.no_grad():
+        data = _export_bytes(Query().eval(), example, names)
+        enc = tokenizer([PROBE], truncation=True, max_length=max_seq_length, return_tensors="pt")
+        probe = Query().eval()(*(enc[k] for k in names))[0].numpy()
+    return data, {"inputs": names, "probe": [float(x) for x in probe], "max_seq_length": max_seq_length,
+                  "pooling": pooling}
+
+
+def _trusted_file(path: Path, cache_dir: Path) -> bool:
+    """Our own export: inside the cache folder (no link out of it), a regular file, 0600-style, size-capped."""
+    try:
+        if path.resolve().parent != cache_dir.resolve():
+            return False
+        st = path.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_size == 0 or st.st_size > MAX_BYTES:
+        return False
+    if os.name == "posix" and (st.st_mode & 0o077 or st.st_uid != os.getuid()):
+        return False
+    return True
+
+
+def load_onnx_query_encoder(cache_dir: Path, fingerprint: str, model_path: Path, *, max_seq_length: int,
+                            threads: int = QUERY_THREADS) -> Optional["OnnxQueryEncoder"]:
+    """The cached export for this model, ready to encode; None when there is none (or onnxruntime is
+    missing). A file that is there but fails any check is removed (the next sync exports it again)."""
+    files = cache_files(cache_dir, fingerprint)
+    if files is None:
+        return None
+    graph, sidecar = files
+    if not graph.exists() and not sidecar.exists():
+        return None
+    try:
+        if not (_trusted_file(graph, cache_dir) and _trusted_file(sidecar, cache_dir)):
+            raise ValueError("not a file this program wrote")
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+        if meta.get("max_seq_length") != max_seq_length:
+            raise ValueError("exported for another max_seq_length")
+        encoder = OnnxQueryEncoder(graph, model_path / "tokenizer.json", list(meta["inputs"]),
+                                   max_seq_length=max_seq_length, threads=threads)
+        got = encoder.encode_one(PROBE)
+        want = np.asarray(meta["probe"], dtype=np.float32)
+        if got.shape != want.shape or not np.isfinite(got).all() or float(got @ want) < 0.99999:
+            raise ValueError("its vector for a probe sentence differs from the one recorded at export")
+    except Exception as exc:  # noqa: BLE001 - a damaged cache means "export again", never a failed search
+        log.warning("ignoring the cached ONNX query model %s (%s); queries use torch until the next sync "
+                    "exports it again", graph.name, exc)
+        graph.unlink(missing_ok=True)
+        sidecar.unlink(missing_ok=True)
+        return None
+    return encoder
+
+
+class OnnxQueryEncoder:
+    """One query at a time → (dim,) float32 unit vector; no torch, no transformers."""
+
+    def __init__(self, graph: Path, tokenizer_json: Path, inputs: Sequence[str], *, max_seq_length: int,
+                 threads: int = QUERY_THREADS) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = max(1, threads)
+        so.inter_op_num_threads = 1
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")  # shared cores: no busy-waiting
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        so.log_severity_level = 3
+        self.session = ort.InferenceSession(str(graph), so, providers=["CPUExecutionProvider"])
+        self.threads = max(1, threads)
+        self.inputs = list(inputs)
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_json))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=max_seq_length)
+        self.description = f"onnxruntime fp32 ({self.threads} thread{'s' if self.threads > 1 else ''})"
+
+    def encode_one(self, text: str) -> np.ndarray:
+        enc = self.tokenizer.encode(text)
+        cols = {"input_ids": enc.ids, "attention_mask": enc.attention_mask, "token_type_ids": enc.type_ids}
+        feed = {k: np.asarray([cols[k]], dtype=np.int64) for k in self.inputs}
+        return np.asarray(self.session.run(None, feed)[0][0], dtype=np.float32)

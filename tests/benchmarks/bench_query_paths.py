@@ -1,0 +1,173 @@
+"""Which path encodes a query fastest without moving results: single-query latency and cosine agreement.
+
+    python tests/benchmarks/bench_query_paths.py [--queries 200] [--passages 1000] [--st-passages 128]
+
+Paths (batch of 1, scifact claims as queries): torch fp32, torch mixed bf16 (the bf16 default), torch with
+every weight in bf16, the NumPy encoder (cold start without torch), ONNX Runtime fp32 on 1 and 2 threads
+(searchapp/models/onnx_query.py). Runs are interleaved query by query (the machine is shared and noisy),
+and each path's latency is the median over all queries. Agreement: max |Δcos| between each path's query
+vector and torch fp32's against `--passages` scifact passage vectors ("identical to ±0.001 cosine").
+Also, in the same run: passages/s of searchapp's auto precision and of all-bf16 weights against
+sentence-transformers (fp32) on chunk-sized scifact passages. One JSON line per result, with the CPU's
+bf16 flags and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import torch  # noqa: E402
+from bench_encode import DATA, load_passages  # noqa: E402
+
+from searchapp.models import BiEncoder  # noqa: E402
+from searchapp.models.cpu import cpu_flags, cpu_vendor  # noqa: E402
+
+QUERIES = DATA / "ir" / "scifact-train" / "queries.jsonl"
+
+
+def machine() -> dict:
+    flags = cpu_flags()
+    return {"avx512_bf16": "avx512_bf16" in flags, "amx_bf16": "amx_bf16" in flags, "vendor": cpu_vendor(),
+            "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
+
+
+def load_queries(n: int) -> list[str]:
+    out = []
+    with open(QUERIES, encoding="utf-8") as fh:
+        for line in fh:
+            out.append(json.loads(line)["text"])
+            if len(out) == n:
+                break
+    return out
+
+
+def query_paths(fp32: BiEncoder, auto: BiEncoder, plain: BiEncoder) -> dict[str, Callable[[str], np.ndarray]]:
+    from searchapp.models.onnx_query import export_query_model, load_onnx_query_encoder
+    from searchapp.models.query_encoder import load_query_encoder
+
+    paths: dict[str, Callable[[str], np.ndarray]] = {"torch-fp32": fp32.encode_query}
+    if auto.dtype == torch.bfloat16:
+        paths["torch-mixed-bf16"] = auto.encode_query
+    paths["torch-all-bf16"] = plain.encode_query
+    numpy_enc = load_query_encoder(fp32.resolved.path, pooling=fp32.pooling, max_seq_length=fp32.max_seq_length)
+    if numpy_enc is not None:
+        paths["numpy-fp32"] = numpy_enc.encode_one
+    cache = Path(tempfile.mkdtemp(prefix="bench-query-onnx-"))
+    t0 = time.perf_counter()
+    graph = export_query_model(fp32.resolved.path, pooling=fp32.pooling, max_seq_length=fp32.max_seq_length,
+                               fingerprint=fp32.fingerprint, cache_dir=cache)
+    print(json.dumps({"bench": "query_paths", "onnx_export_s": round(time.perf_counter() - t0, 2),
+                      "onnx_bytes": graph.stat().st_size if graph else None}), flush=True)
+    for threads in (1, 2):
+        t0 = time.perf_counter()
+        ort_enc = load_onnx_query_encoder(cache, fp32.fingerprint, fp32.resolved.path,
+                                          max_seq_length=fp32.max_seq_length, threads=threads)
+        if ort_enc is not None:
+            print(json.dumps({"bench": "query_paths", "onnx_session_load_s": round(time.perf_counter() - t0, 3),
+                              "threads": threads}), flush=True)
+            paths[f"onnxruntime-fp32-{threads}t"] = ort_enc.encode_one
+    return paths
+
+
+def bench_queries(paths: dict[str, Callable[[str], np.ndarray]], queries: Sequence[str],
+                  passages: np.ndarray) -> list[dict]:
+    names = list(paths)
+    for name in names:  # warm-up
+        paths[name](queries[0])
+    times: dict[str, list[float]] = {n: [] for n in names}
+    vecs: dict[str, list[np.ndarray]] = {n: [] for n in names}
+    for i, q in enumerate(queries):
+        order = names[i % len(names):] + names[: i % len(names)]  # rotate who goes first
+        for name in order:
+            t0 = time.perf_counter()
+            v = paths[name](q)
+            times[name].append(time.perf_counter() - t0)
+            vecs[name].append(np.asarray(v, dtype=np.float32).reshape(-1))
+    ref = np.stack(vecs["torch-fp32"]) @ passages.T
+    rows = []
+    for name in names:
+        sims = np.stack(vecs[name]) @ passages.T
+        top_ref = np.argsort(-ref, axis=1)[:, :10]
+        top = np.argsort(-sims, axis=1)[:, :10]
+        rows.append({"bench": "query_paths", "path": name, "p50_ms": round(1000 * float(np.median(times[name])), 2),
+                     "p90_ms": round(1000 * float(np.percentile(times[name], 90)), 2),
+                     "ratio_vs_torch_fp32": None,
+                     "max_abs_dcos_vs_fp32": float(f"{np.abs(sims - ref).max():.2e}"),
+                     "top10_same_order": round(float(np.mean([(a == b).all() for a, b in zip(top, top_ref, strict=True)])), 3),
+                     "queries": len(queries), "passages": len(passages), **machine()})
+    base = next(r["p50_ms"] for r in rows if r["path"] == "torch-fp32")
+    for r in rows:
+        r["ratio_vs_torch_fp32"] = round(base / r["p50_ms"], 2)
+    return rows
+
+
+def bench_passages(auto: BiEncoder, plain: BiEncoder, fp32: BiEncoder, texts: list[str], batch_size: int,
+                   threads: int, repeats: int) -> list[dict]:
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(fp32.resolved.path), device="cpu")
+    impls: dict[str, Callable[[Sequence[str]], np.ndarray]] = {
+        "sentence-transformers-fp32": lambda t: st.encode(list(t), batch_size=batch_size, normalize_embeddings=True,
+                                                          convert_to_numpy=True, show_progress_bar=False),
+        f"searchapp-auto ({str(auto.dtype).replace('torch.', '')})": auto.encode,
+        "searchapp-all-bf16-weights": plain.encode,
+    }
+    for fn in impls.values():
+        fn(texts[:batch_size])
+    best = {n: float("inf") for n in impls}
+    embs = {}
+    for _ in range(repeats):
+        for name, fn in impls.items():
+            t0 = time.perf_counter()
+            embs[name] = np.asarray(fn(texts), dtype=np.float32)
+            best[name] = min(best[name], time.perf_counter() - t0)
+    ref = "sentence-transformers-fp32"
+    rows = []
+    for name in impls:
+        rows.append({"bench": "passages", "impl": name, "texts_per_s": round(len(texts) / best[name], 2),
+                     "ratio_vs_sentence_transformers": round(best[ref] / best[name], 3),
+                     "min_cosine_vs_st": round(float(np.min(np.sum(embs[name] * embs[ref], axis=1))), 6),
+                     "n": len(texts), "threads": threads, **machine()})
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--passages", type=int, default=1000)
+    p.add_argument("--st-passages", type=int, default=128, help="passages for the throughput part (0: skip it)")
+    p.add_argument("--threads", type=int, default=torch.get_num_threads())
+    p.add_argument("--repeats", type=int, default=2)
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    fp32 = BiEncoder(precision="fp32", threads=args.threads)
+    auto = BiEncoder(precision="auto", threads=args.threads)
+    plain = BiEncoder(precision="fp32", threads=args.threads)
+    plain._model.to(torch.bfloat16)  # every weight and the residual stream in bf16
+    print(json.dumps({"bench": "query_paths", **machine()}), flush=True)
+    texts = load_passages(max(args.passages, args.st_passages), fp32)
+    if args.st_passages:
+        for row in bench_passages(auto, plain, fp32, texts[: args.st_passages], 32, args.threads, args.repeats):
+            print(json.dumps(row), flush=True)
+    passages = auto.encode(texts[: args.passages])
+    for row in bench_queries(query_paths(fp32, auto, plain), load_queries(args.queries), passages):
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

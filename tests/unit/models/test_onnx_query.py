@@ -1,0 +1,103 @@
+"""The ONNX Runtime query path: the bi-encoder's fp32 vector, from a cache only this program writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+
+from searchapp.models.onnx_query import (  # noqa: E402
+    cache_files,
+    describe_query_path,
+    export_query_model,
+    load_onnx_query_encoder,
+)
+
+QUERIES = ["a test sentence", "how do vaccines train the immune system?", "lighthouse keeper's logbook 1887",
+           "x", "Ünïcödé query with accents and a very long tail " * 20]
+
+
+def _export(encoder, cache):
+    return export_query_model(encoder.resolved.path, pooling=encoder.pooling, max_seq_length=encoder.max_seq_length,
+                              fingerprint=encoder.fingerprint, cache_dir=cache)
+
+
+def _load(encoder, cache, threads=1):
+    return load_onnx_query_encoder(cache, encoder.fingerprint, encoder.resolved.path,
+                                   max_seq_length=encoder.max_seq_length, threads=threads)
+
+
+def _assert_same_vectors(encoder, ort):
+    for q in QUERIES:
+        want = np.asarray(encoder.encode_query(q), dtype=np.float32).reshape(-1)
+        got = ort.encode_one(q)
+        assert got.shape == want.shape
+        assert float(got @ want) >= 1 - 1e-3, q
+        assert np.abs(got - want).max() < 1e-3, q
+
+
+def test_onnx_query_vector_is_torch_fp32_vector_tiny(tiny_encoder, tmp_path):
+    cache = tmp_path / "lib" / "model-cache"
+    graph = _export(tiny_encoder, cache)
+    assert graph is not None and graph.parent == cache
+    ort = _load(tiny_encoder, cache, threads=2)
+    assert ort is not None and ort.description == "onnxruntime fp32 (2 threads)"
+    _assert_same_vectors(tiny_encoder, ort)
+
+
+def test_cache_files_are_private_and_inside_the_cache(tiny_encoder, tmp_path):
+    cache = tmp_path / "model-cache"
+    graph = _export(tiny_encoder, cache)
+    graph_path, sidecar = cache_files(cache, tiny_encoder.fingerprint)
+    assert graph == graph_path and sidecar.is_file()
+    for f in (graph_path, sidecar):
+        assert f.resolve().parent == cache.resolve()
+        if os.name == "posix":
+            assert stat.S_IMODE(f.stat().st_mode) == 0o600
+    assert not [p for p in cache.iterdir() if p.name.startswith(".tmp-")]  # nothing half-written left
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign-mode", "symlink", "wrong-probe"])
+def test_damaged_cache_falls_back_and_is_exported_again(tiny_encoder, tmp_path, damage, caplog):
+    cache = tmp_path / "model-cache"
+    graph = _export(tiny_encoder, cache)
+    _, sidecar = cache_files(cache, tiny_encoder.fingerprint)
+    if damage == "garbage":
+        graph.write_bytes(b"\x00not an onnx graph" * 100)
+    elif damage == "truncated":
+        data = graph.read_bytes()
+        graph.write_bytes(data[: len(data) // 2])
+    elif damage == "foreign-mode":
+        graph.chmod(0o666)  # not how this program writes it: someone else's file
+    elif damage == "symlink":
+        outside = tmp_path / "elsewhere.onnx"
+        outside.write_bytes(graph.read_bytes())
+        graph.unlink()
+        graph.symlink_to(outside)
+    else:  # a valid graph whose answer is not the recorded one (another model's export under this name)
+        meta = json.loads(sidecar.read_text())
+        meta["probe"] = [1.0] + [0.0] * (len(meta["probe"]) - 1)
+        sidecar.write_text(json.dumps(meta))
+    with caplog.at_level("WARNING"):
+        assert _load(tiny_encoder, cache) is None  # no crash: the caller uses torch
+    assert "ignoring the cached ONNX query model" in caplog.text
+    assert not graph.exists() and not sidecar.exists()  # removed, so the next sync exports it again
+    assert _export(tiny_encoder, cache) == graph
+    assert _load(tiny_encoder, cache) is not None
+
+
+def test_no_export_means_no_onnx_path(tiny_encoder, tmp_path):
+    assert _load(tiny_encoder, tmp_path / "model-cache") is None
+    label = describe_query_path(tmp_path / "model-cache", tiny_encoder.fingerprint, "mean")
+    assert label.startswith("numpy fp32") and "after the next sync" in label
+
+
+def test_unsupported_pooling_is_not_exported(tiny_encoder, tmp_path):
+    assert export_query_model(tiny_encoder.resolved.path, pooling="wk", max_seq_length=tiny_encoder.max_seq_length,
+                              fingerprint=tiny_encoder.fingerprint, cache_dir=tmp_path / "c") is None
+    assert not (tmp_path / "c").exists()
