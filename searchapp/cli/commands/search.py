@@ -109,7 +109,7 @@ class _Searcher:
         self._lib: Any = None  # a Library, opened on first need
         self._filters: Any = None
         # Asked only with the settings a server can share: a reranker named here must load here (exit 5 if not).
-        self._warm = not (getattr(args, "direct", False) or os.environ.get("SEARCHAPP_NO_WARM")
+        self._warm = not (getattr(args, "direct", False) or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")
                           or getattr(args, "reranker", None))
 
     def search(self, query: str, *, single: bool):
