@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-needs_rapidocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr_onnxruntime") is None,
+OCR_ENGINE = "rapidocr3"  # the engine the `ocr` extra installs: RapidOCR 3 (the `rapidocr` wheel), PP-OCRv6
+needs_rapidocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr") is None,
                                     reason="the ocr extra is not installed")
 
 

