@@ -308,7 +308,7 @@ def memory(name: str, pdf: Path, n: int, paths: list[str]) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder", nargs="?", type=Path, default=DATA)
-    ap.add_argument("--engines", default="rapidocr,tesserocr,tesseract")
+    ap.add_argument("--engines", default="rapidocr3,rapidocr,tesserocr,tesseract")
     ap.add_argument("--memory-pages", type=int, default=200)
     ap.add_argument("--per-page", action="store_true")
     ap.add_argument("--skip-accuracy", action="store_true")
