@@ -107,17 +107,22 @@ def _export_bytes(module, example: tuple, names: list[str]) -> bytes:
     import torch
     from torch.onnx._internal.torchscript_exporter import onnx_proto_utils as proto_utils
 
-    try:
-        import onnx  # noqa: F401
-        patch = None
-    except ImportError:
+    import importlib.util
+
+    patch = None
+    if importlib.util.find_spec("onnx") is None:
         patch = proto_utils._add_onnxscript_fn
-        proto_utils._add_onnxscript_fn = lambda model_bytes, _custom_opsets: model_bytes
+
+        def unchanged(model_bytes: bytes, custom_opsets) -> bytes:  # noqa: ARG001
+            return model_bytes
+
+        proto_utils._add_onnxscript_fn = unchanged
     buf = io.BytesIO()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tracer notes meant for model authors; the result is checked instead
-            torch.onnx.export(module, example, buf, input_names=names, output_names=["vector"],
+            torch.onnx.export(module, example, buf,  # type: ignore[arg-type]  # a file object works too
+                              input_names=names, output_names=["vector"],
                               dynamic_axes={**{k: {0: "batch", 1: "tokens"} for k in names}, "vector": {0: "batch"}},
                               opset_version=17, dynamo=False)
     finally:

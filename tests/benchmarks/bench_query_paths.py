@@ -8,8 +8,9 @@ every weight in bf16, the NumPy encoder (cold start without torch), ONNX Runtime
 and each path's latency is the median over all queries. Agreement: max |Δcos| between each path's query
 vector and torch fp32's against `--passages` scifact passage vectors ("identical to ±0.001 cosine").
 Also, in the same run: passages/s of searchapp's auto precision and of all-bf16 weights against
-sentence-transformers (fp32) on chunk-sized scifact passages. One JSON line per result, with the CPU's
-bf16 flags and the load average.
+sentence-transformers (fp32) on chunk-sized scifact passages. `--during-sync` times the queries again while
+another thread encodes passages the way a sync does (searchapp auto precision, all threads). One JSON line
+per result, with the CPU's bf16 flags and the load average.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -84,7 +86,7 @@ def query_paths(fp32: BiEncoder, auto: BiEncoder, plain: BiEncoder) -> dict[str,
 
 
 def bench_queries(paths: dict[str, Callable[[str], np.ndarray]], queries: Sequence[str],
-                  passages: np.ndarray) -> list[dict]:
+                  passages: np.ndarray, label: str = "query_paths") -> list[dict]:
     names = list(paths)
     for name in names:  # warm-up
         paths[name](queries[0])
@@ -103,7 +105,7 @@ def bench_queries(paths: dict[str, Callable[[str], np.ndarray]], queries: Sequen
         sims = np.stack(vecs[name]) @ passages.T
         top_ref = np.argsort(-ref, axis=1)[:, :10]
         top = np.argsort(-sims, axis=1)[:, :10]
-        rows.append({"bench": "query_paths", "path": name, "p50_ms": round(1000 * float(np.median(times[name])), 2),
+        rows.append({"bench": label, "path": name, "p50_ms": round(1000 * float(np.median(times[name])), 2),
                      "p90_ms": round(1000 * float(np.percentile(times[name], 90)), 2),
                      "ratio_vs_torch_fp32": None,
                      "max_abs_dcos_vs_fp32": float(f"{np.abs(sims - ref).max():.2e}"),
@@ -152,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--st-passages", type=int, default=128, help="passages for the throughput part (0: skip it)")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--during-sync", type=int, default=0, metavar="N",
+                   help="also time N queries while another thread encodes passages (0: skip)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     fp32 = BiEncoder(precision="fp32", threads=args.threads)
@@ -164,8 +168,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         for row in bench_passages(auto, plain, fp32, texts[: args.st_passages], 32, args.threads, args.repeats):
             print(json.dumps(row), flush=True)
     passages = auto.encode(texts[: args.passages])
-    for row in bench_queries(query_paths(fp32, auto, plain), load_queries(args.queries), passages):
+    paths = query_paths(fp32, auto, plain)
+    for row in bench_queries(paths, load_queries(args.queries), passages):
         print(json.dumps(row), flush=True)
+    if args.during_sync:
+        stop = threading.Event()
+
+        def sync_like() -> None:  # a sync's phase 2: batches of chunk-sized passages, back to back
+            while not stop.is_set():
+                auto.encode(texts[:32])
+
+        worker = threading.Thread(target=sync_like, daemon=True)
+        worker.start()
+        try:
+            for row in bench_queries(paths, load_queries(args.during_sync), passages, "query_paths_during_sync"):
+                print(json.dumps(row), flush=True)
+        finally:
+            stop.set()
+            worker.join()
     return 0
 
 

@@ -1,0 +1,24 @@
+"""The window's device label says what encodes passages (the device) and what encodes queries."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QStatusBar
+
+from searchapp.gui.status_labels import StatusLabels
+from searchapp.library import LibraryStatus
+
+
+def _status(query_path: str) -> LibraryStatus:
+    return LibraryStatus(data_dir="/d", roots=[], files={}, chunks=0, vectors=0, consistent=True, failed=[],
+                         bi_encoder={}, reranker={}, device="CPU (2 threads, bf16)", query_path=query_path)
+
+
+def test_device_label_names_the_passage_and_query_paths(qtbot):
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    labels = StatusLabels(bar)
+    labels.show_status(_status("onnxruntime fp32 (1 thread); numpy fp32 for a cold command-line search"))
+    assert labels.device.text() == "Device: CPU (2 threads, bf16) · queries: onnxruntime fp32 (1 thread)"
+    assert "Passages: torch on CPU (2 threads, bf16)" in labels.device.toolTip()
+    labels.show_status(_status(""))  # no bi-encoder installed: nothing to claim about queries
+    assert labels.device.text() == "Device: CPU (2 threads, bf16)"
