@@ -17,7 +17,7 @@ __all__ = ["WordPieces"]
 
 Offsets = list[tuple[int, int]]
 _WORD = re.compile("[^" + re.escape("".join(sorted(SEPARATORS))) + "]+")
-MAX_WORDS = 200_000  # distinct words remembered (a few tens of MB); past it the memory starts again
+MAX_WORDS = 100_000  # distinct words remembered (~19 MB for SciFact's); past it the memory starts again
 LONGEST_REMEMBERED = 64  # characters; a longer "word" (a URL, a hash) is rarely seen twice
 
 
@@ -28,7 +28,8 @@ class WordPieces:
     def __init__(self, tokenize: Callable[[Sequence[str]], list[Offsets]], max_words: int = MAX_WORDS) -> None:
         self._tokenize = tokenize
         self._max_words = max_words
-        self._known: dict[str, Offsets] = {}
+        # word -> its pieces' start, end, start, end, ...: flat, about half the memory of (start, end) pairs
+        self._known: dict[str, tuple[int, ...]] = {}
 
     def offsets(self, text: str) -> Offsets:
         words = [(m.start(), m.group()) for m in _WORD.finditer(text)]
@@ -36,12 +37,14 @@ class WordPieces:
         if len(known) > self._max_words:
             known.clear()
         new = list(dict.fromkeys(w for _, w in words if w not in known))
-        fresh = dict(zip(new, self._tokenize(new), strict=True)) if new else {}
-        for w, pieces in fresh.items():
+        fresh = {w: tuple(x for piece in pieces for x in piece)
+                 for w, pieces in zip(new, self._tokenize(new), strict=True)} if new else {}
+        for w, flat in fresh.items():
             if len(w) <= LONGEST_REMEMBERED:
-                known[w] = pieces
+                known[w] = flat
         out: Offsets = []
         for base, w in words:
             got = fresh.get(w)
-            out += [(base + s, base + e) for s, e in (got if got is not None else known[w])]
+            it = iter(got if got is not None else known[w])
+            out += [(base + s, base + e) for s, e in zip(it, it, strict=False)]  # pairs of one iterator
         return out
