@@ -180,6 +180,17 @@ def test_other_settings_are_searched_directly(lib_dir, tiny_encoder, capsys):
         lib.close()
 
 
+def test_a_query_that_reads_paths_or_dates_is_served_only_from_the_same_folder_and_time_zone(
+        served, lib_dir, capsys, monkeypatch):
+    # as if the serving process had started in another folder (relative `in:` paths) or time zone (dates)
+    monkeypatch.setattr("searchapp.library.serve.server.context", lambda: {"cwd": "/elsewhere", "tz": []})
+    assert search_json(capsys, lib_dir, "volcano rock")[0]["served_by"] == "warm"
+    for case in (("in:docs volcano",), ("volcano after:2020-01-01",), ("volcano", "--after", "2020-01-01")):
+        res, err = search_json(capsys, lib_dir, *case)
+        assert res["served_by"] == "direct" and "warm index" not in err, case
+    assert search_json(capsys, lib_dir, "in:docs volcano", "--literal")[0]["served_by"] == "warm"  # no syntax read
+
+
 # -- a dead or hostile socket ------------------------------------------------------------------------------------
 def direct_result(capsys, data: Path, query: str = "volcano rock") -> dict:
     res, _ = search_json(capsys, data, query, "--direct")
