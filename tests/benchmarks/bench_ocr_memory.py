@@ -1,6 +1,6 @@
 """Peak RSS and speed of OCRing a long image-only PDF through `ocr_document` with RapidOCR.
 
-    python tests/benchmarks/bench_ocr_memory.py [--pages 200] [--checkpoints 10,50,100,200] [--engine rapidocr]
+    python tests/benchmarks/bench_ocr_memory.py [--pages 200] [--checkpoints 10,50,100,200] [--engine rapidocr3]
 
 Renders `--pages` small pages (1000x400 px at the 300 dpi OCR renders at) from text with PIL, makes them an
 image-only PDF with fpdf2, then, in one subprocess (SEARCHAPP_OCR_ENGINE=--engine) with one engine, OCRs
@@ -72,7 +72,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=200)
     ap.add_argument("--checkpoints", default="10,50,100,200")
-    ap.add_argument("--engine", default="rapidocr", choices=("rapidocr", "tesseract"))
+    ap.add_argument("--engine", default="rapidocr3", choices=("rapidocr3", "rapidocr", "tesserocr", "tesseract"))
     ap.add_argument("--child", nargs=2)
     args = ap.parse_args()
     if args.child:

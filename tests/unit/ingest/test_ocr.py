@@ -360,3 +360,18 @@ def test_a_caption_with_two_labels_on_the_right_is_read_row_by_row():
              _box(0, 90, 120, 110, "Defendant.")]
     assert _lines_in_reading_order(boxes).splitlines() == [
         "Plaintiff, CIVIL ACTION NO.", "v.", "HIRE DYNAMICS, LLC, JURY TRIAL DEMANDED", "Defendant."]
+
+
+@needs_rapidocr
+def test_an_onnxruntime_that_offers_cuda_it_cannot_use_still_reads_on_the_cpu(tmp_path, monkeypatch):
+    import onnxruntime
+
+    from searchapp.ingest.ocr.engine import RapidOcr3Engine
+
+    if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        pytest.skip("this onnxruntime can use CUDA")
+    monkeypatch.setattr(onnxruntime, "get_available_providers",
+                        lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    engine = RapidOcr3Engine()  # asks for CUDA, which this onnxruntime cannot give
+    assert engine.device == "cpu"
+    _has_words(engine.recognize(text_image(["Quarterly invoice 4711", "paid by Margaret Hamilton"])), PAGE1)
