@@ -4,7 +4,8 @@ A lower OS priority (base/priority.py) only ranks the sync behind this machine's
 level; on a busy machine the search still shares the cores with the sync's threads, and in the same process a
 sync thread the OS left waiting can hold the interpreter lock the search needs. So a sync also steps aside:
 at each point where it may stop (cancel checks: between files, encoder batches, OCR pages) it waits while a
-search runs, up to PAUSE_CAP seconds at a time, so a person searching without pause never stops indexing.
+search runs and for LINGER seconds after (the next search of a burst), up to PAUSE_CAP seconds at a time, so
+a person searching without pause slows indexing down but never stops it.
 
 Two signals: a counter for this process (the desktop app, a `watch` serving the command line), and a shared
 flock on `<data dir>/searching.lock` for the others (a CLI search beside `searchapp index`). A search never
@@ -28,11 +29,17 @@ try:
 except ImportError:  # Windows: only this process's searches are seen
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Searches", "YieldingCancel", "PAUSE_CAP", "RECENT", "LOCK_NAME"]
+__all__ = ["Searches", "YieldingCancel", "PAUSE_CAP", "RECENT", "LINGER", "MIN_WORK", "LOCK_NAME"]
 
 LOCK_NAME = "searching.lock"
 PAUSE_CAP = 2.0  # seconds a sync waits at one point before it does one more step
 RECENT = 10.0  # seconds after a search was seen in which the sync works in short steps
+# A search that follows within this many seconds (typing, a person paging through queries, a script's loop)
+# finds the sync still waiting rather than in the middle of a step it has just begun.
+LINGER = 0.3
+# Seconds a sync works after a pause before it pauses again: steps that cost next to nothing (an unchanged
+# file) go on together instead of one per PAUSE_CAP.
+MIN_WORK = 0.2
 _POLL = 0.02  # how often a waiting sync looks at the other processes' lock (and at cancel)
 
 
@@ -106,15 +113,18 @@ class Searches:
         """Whether a search ran within the last `window` seconds (as far as this sync has seen)."""
         return self.busy() or time.monotonic() - self._last_seen < window
 
+    def _active(self) -> bool:
+        return self.busy() or time.monotonic() - self._last_seen < LINGER
+
     def wait_quiet(self, cap: Optional[float] = None, stop: Optional[Callable[[], bool]] = None) -> float:
-        """Wait while a search runs, at most `cap` seconds or until `stop()` (a cancel); returns the seconds
-        waited."""
-        if not self.busy():
+        """Wait while a search runs or ended less than LINGER seconds ago, at most `cap` seconds or until
+        `stop()` (a cancel); returns the seconds waited."""
+        if not self._active():
             return 0.0
         self.waits += 1
         start = time.monotonic()
         deadline = start + (PAUSE_CAP if cap is None else cap)
-        while self.busy() and not (stop is not None and stop()):
+        while self._active() and not (stop is not None and stop()):
             left = deadline - time.monotonic()
             if left <= 0:
                 break
@@ -168,6 +178,7 @@ class YieldingCancel(CancelToken):
         super().__init__()
         self.inner, self.searches = inner, searches
         self._cap = PAUSE_CAP if cap is None else cap
+        self._resumed = time.monotonic()  # when the sync last went back to work
 
     def cancel(self) -> None:
         super().cancel()
@@ -177,12 +188,16 @@ class YieldingCancel(CancelToken):
     def _stopped(self) -> bool:
         return self._event.is_set() or (self.inner is not None and self.inner.cancelled)
 
+    def _step_aside(self) -> None:
+        if time.monotonic() - self._resumed >= MIN_WORK and self.searches.wait_quiet(self._cap, self._stopped):
+            self._resumed = time.monotonic()
+
     @property
     def cancelled(self) -> bool:
-        self.searches.wait_quiet(self._cap, self._stopped)
+        self._step_aside()
         return self._stopped()
 
     def check(self) -> None:
-        self.searches.wait_quiet(self._cap, self._stopped)
+        self._step_aside()
         if self._stopped():
             raise Cancelled("cancelled")

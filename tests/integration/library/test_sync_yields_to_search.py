@@ -70,6 +70,7 @@ def test_a_sync_waits_while_a_search_runs_then_works_in_short_steps(make_config,
                                                   encoding="utf-8")
     monkeypatch.setattr(sync_module, "BATCH_CHUNKS", 12)  # several meaning batches
     monkeypatch.setattr(searches_module, "PAUSE_CAP", 120.0)  # the test ends the search, not the cap
+    monkeypatch.setattr(searches_module, "MIN_WORK", 0.0)  # every point to stop is one to step aside at
     enc = HeldEncoder(tiny_encoder)
     lib = Library(make_config(models={"reranker": ""}), encoder=enc)
     errors: list[BaseException] = []
@@ -159,7 +160,8 @@ def test_a_search_never_waits_for_the_sync_that_is_looking(tmp_path):
         searching.close()
 
 
-def test_a_cancel_ends_a_pause(tmp_path):
+def test_a_cancel_ends_a_pause(tmp_path, monkeypatch):
+    monkeypatch.setattr(searches_module, "MIN_WORK", 0.0)
     searching, sync_side = Searches(tmp_path), Searches(tmp_path)
     inner = CancelToken()
     token = YieldingCancel(inner, sync_side, cap=600)
