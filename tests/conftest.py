@@ -17,6 +17,9 @@ import pytest
 # Syncs lower their thread's OS priority (issue 11); on a shared test machine that would starve the
 # suite's own subprocesses behind other jobs. tests/integration/library/test_index_pipeline.py turns it back on where it tests it.
 os.environ.setdefault("SEARCHAPP_NO_BACKGROUND_PRIORITY", "1")
+# A sync that loads the bi-encoder exports it for ONNX Runtime queries (seconds per process, a new file in the data
+# dir); tests/integration/library/test_query_path.py and tests/unit/models/test_onnx_query*.py test that path.
+os.environ.setdefault("SEARCHAPP_NO_QUERY_EXPORT", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))  # `import corpus` from any test
 

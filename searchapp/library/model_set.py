@@ -8,6 +8,7 @@ configured bi-encoder's identity (fingerprint, vector size) is read from its fil
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Union
@@ -206,6 +207,8 @@ class ModelSet:
         """After a sync that loaded the bi-encoder (torch is imported already): export it once for ONNX Runtime
         queries if this library has no export of it yet. Seconds, once per model and onnxruntime version."""
         if self._encoder is None or self._export_tried or self._onnx_query:
+            return
+        if os.environ.get("SEARCHAPP_NO_QUERY_EXPORT"):  # the test suite: not in every process that syncs
             return
         self._export_tried = True
         from ..models.onnx_query import export_query_model

@@ -27,6 +27,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..base.private import make_private_dir
+
 __all__ = ["OnnxQueryEncoder", "export_query_model", "load_onnx_query_encoder", "cache_files", "CACHE_DIR",
            "QUERY_THREADS", "describe_query_path"]
 
@@ -145,7 +147,7 @@ def export_query_model(model_path: Path, *, pooling: str, max_seq_length: int, f
             return graph
         try:
             data, meta = _export(model_path, pooling, max_seq_length)
-            cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            make_private_dir(cache_dir)
             for old in cache_dir.glob("query-*"):  # exports of other models or onnxruntime versions
                 if old not in (graph, sidecar):
                     old.unlink(missing_ok=True)
@@ -205,7 +207,7 @@ def _trusted_file(path: Path, cache_dir: Path) -> bool:
         return False
     if not stat.S_ISREG(st.st_mode) or st.st_size == 0 or st.st_size > MAX_BYTES:
         return False
-    if os.name == "posix" and (st.st_mode & 0o077 or st.st_uid != os.getuid()):
+    if os.name == "posix" and (st.st_mode & 0o077 or st.st_uid != os.geteuid()):
         return False
     return True
 

@@ -10,7 +10,9 @@ pytest.importorskip("onnxruntime")
 from searchapp.models.onnx_query import cache_files  # noqa: E402
 
 
-def test_library_exports_after_sync_and_status_names_the_query_path(make_config, tiny_bi_encoder_dir, tmp_path):
+def test_library_exports_after_sync_and_status_names_the_query_path(make_config, tiny_bi_encoder_dir, tmp_path,
+                                                                     monkeypatch):
+    monkeypatch.delenv("SEARCHAPP_NO_QUERY_EXPORT", raising=False)
     from searchapp.library import Library
 
     docs = tmp_path / "docs"
@@ -32,3 +34,27 @@ def test_library_exports_after_sync_and_status_names_the_query_path(make_config,
         torch_vec = np.asarray(lib.models.encoder.encode_query("lighthouse logbook")).reshape(-1)
         assert float(lib.models.encode_query("lighthouse logbook") @ torch_vec) >= 1 - 1e-3
         assert hits
+
+
+def test_a_damaged_export_means_torch_then_a_fresh_export(make_config, tiny_bi_encoder_dir, tmp_path, monkeypatch):
+    from searchapp.library import Library
+
+    monkeypatch.delenv("SEARCHAPP_NO_QUERY_EXPORT", raising=False)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("The lighthouse keeper wrote in his logbook every night.\n", encoding="utf-8")
+    config = make_config(models={"bi_encoder": str(tiny_bi_encoder_dir), "reranker": "", "threads": 1})
+    with Library(config) as lib:
+        lib.add_folder(docs)
+        graph, _ = cache_files(lib.data_dir / "model-cache", lib.models.identity()[0])
+    graph.write_bytes(b"garbage, not a graph")
+    graph.chmod(0o600)
+    with Library(config) as lib:
+        assert lib.search("lighthouse", mode="dense").hits  # no crash
+        assert lib.search("logbook", mode="dense").hits  # warm now: the export is tried, refused, removed
+        assert not graph.exists() and not lib.models.query_path().startswith("onnxruntime")
+        (docs / "b.txt").write_text("Vaccines train the immune system.\n", encoding="utf-8")
+        lib.sync()  # the model is loaded: exported again
+        assert graph.is_file() and graph.stat().st_size > 1000
+        lib.search("vaccines", mode="dense")
+        assert lib.models.query_path() == "onnxruntime fp32 (1 thread)"
