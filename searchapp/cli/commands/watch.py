@@ -11,6 +11,8 @@ from ..open_library import open_library as _library
 
 __all__ = ["register", "cmd_watch"]
 
+RETRY_SERVE_S = 5.0  # while another process serves the library, how often to try taking over
+
 
 def register(sub) -> None:
     s = sub.add_parser("watch", help="keep the library current: sync every change under the indexed folders until Ctrl+C")
@@ -53,9 +55,16 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
         if why_not:
             print(f"searchapp: note: not answering searches from the command line: {printable(why_not)}",
                   file=sys.stderr, flush=True)
+        next_try = time.monotonic() + RETRY_SERVE_S
         try:
             while not cancel.cancelled:
                 time.sleep(0.2)
+                if why_not and time.monotonic() >= next_try:  # e.g. the window that served it has closed
+                    next_try = time.monotonic() + RETRY_SERVE_S
+                    why_not = lib.serve()
+                    if why_not is None:
+                        print(f"{time.strftime('%H:%M:%S')} searches from the command line are answered here now",
+                              flush=True)
         finally:
             lib.stop_serving()
             lib.stop_watching()

@@ -442,3 +442,25 @@ def test_searchapp_watch_answers_follows_its_folders_and_leaves_nothing_behind(
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=60)
+
+
+def test_a_watch_takes_over_serving_once_the_process_that_served_has_gone(
+        tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    first = open_lib(data, None)
+    assert first.serve() is None
+    proc = subprocess.Popen([sys.executable, "-m", "searchapp", "--data-dir", str(data), "watch", "--poll"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = next(x for x in proc.stdout if x.startswith("watching"))
+        assert "answered here" not in line, line
+        assert client.ping(data) == os.getpid()
+        first.close()  # the window closes: the watch answers from now on
+        line = proc.stdout.readline()
+        assert line.endswith("searches from the command line are answered here now\n"), line
+        assert client.ping(data) == proc.pid
+        assert search_json(capsys, data, "volcano rock")[0]["served_by"] == "warm"
+    finally:
+        first.close()
+        proc.kill()
+        proc.wait(timeout=60)
