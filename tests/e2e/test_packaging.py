@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import configparser
 import os
 import shutil
@@ -40,6 +41,22 @@ def test_gui_entry_points_open_a_window_and_the_cli_stays_qt_free(tmp_path):
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"
 
 
+def test_the_bundle_leaves_out_nothing_the_app_imports():
+    spec = ast.parse((ROOT / "packaging" / "searchapp.spec").read_text())
+    excluded = {name for node in ast.walk(spec) if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "excludes" for t in node.targets)
+                for name in ast.literal_eval(node.value)}
+    assert {"scipy", "sklearn", "pytest"} <= excluded
+    imported = set()
+    for path in (ROOT / "searchapp").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    assert {"torch", "PySide6", "rapidocr"} & imported and not excluded & imported, excluded & imported
+
+
 @pytest.mark.slow
 def test_bundle_builds_and_opens_its_window():
     if shutil.which("bash") is None:
@@ -49,3 +66,4 @@ def test_bundle_builds_and_opens_its_window():
                          text=True, timeout=3600)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert "ok: the bundle opens its window" in out.stdout
+    assert "ok: the bundle reads a scan by OCR and finds it by its words" in out.stdout
