@@ -93,7 +93,7 @@ def write_library(data: Path, files: list[tuple[str, list[int]]], texts: list[st
                       "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
 
 
-def run_planted() -> None:
+def run_planted(impl: str = "after") -> None:
     texts, vecs, meta = load_vectors()
     row = {t: i for i, t in enumerate(texts)}
     used: set[str] = set()
@@ -128,13 +128,23 @@ def run_planted() -> None:
     others = [i for i, t in enumerate(texts) if t in answers and t not in used][:5000]  # TrecQA answer sentences
     files += [(f"/planted/other/{n:05d}.txt", [i]) for n, i in enumerate(others)]
     data = WORK / "planted-lib"
-    write_library(data, files, texts, vecs, meta)
+    if not (data / "files.json").exists() or json.loads((data / "files.json").read_text()) != files:
+        write_library(data, files, texts, vecs, meta)
+        (data / "files.json").write_text(json.dumps(files))
     with Library(load_config(data, env={})) as lib:
         t0 = time.perf_counter()
-        rep = lib.duplicates(threshold=0.6)
+        if impl == "before":
+            import duplicates_before
+
+            rep = duplicates_before.find_duplicates(lib.reader(), lib.index(), lib.vectors.dim(), threshold=0.6)
+        else:
+            rep = lib.duplicates(threshold=0.6)
         secs = time.perf_counter() - t0
     found = [(frozenset((p.a, p.b)), p.similarity) for p in rep.near]
-    print(json.dumps({"bench": "duplicates-planted", "planted_pairs": len(pos), "files": len(files),
+    from searchapp.library.search import duplicates
+
+    print(json.dumps({"bench": "duplicates-planted", "impl": impl, "ef": 48 if impl == "before" else duplicates.SEARCH_EF,
+                      "planted_pairs": len(pos), "files": len(files),
                       "pair_files": planted_files, "unrelated_files": len(others), "exact_groups": len(rep.exact),
                       "seconds_at_0.6": round(secs, 2)}), flush=True)
     by_source = {"sts": {p for p in pos if "/sts-" in next(iter(p))}, "mrpc": {p for p in pos if "/mrpc-" in next(iter(p))}}
@@ -146,7 +156,7 @@ def run_planted() -> None:
         for f in got:
             x, y = sorted(f[0])
             hard_fp += f[0] not in pos and "-neg/" in x and x[:-6] == y[:-6]
-        line = {"bench": "duplicates-planted", "threshold": round(float(t), 2), "reported": len(got), "tp": tp,
+        line = {"bench": "duplicates-planted", "impl": impl, "threshold": round(float(t), 2), "reported": len(got), "tp": tp,
                 "precision": round(tp / len(got), 4) if got else None, "recall": round(tp / len(pos), 4),
                 # among the pairs with a gold label (planted paraphrase or planted non-paraphrase pair):
                 "precision_judged": round(tp / (tp + hard_fp), 4) if tp + hard_fp else None,
@@ -215,6 +225,104 @@ def run_timing(sizes: list[int], peer_max: int, threshold: float) -> None:
         print(json.dumps(line), flush=True)
 
 
+def cpu_note() -> dict:
+    flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0]
+    have = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags]
+    return {"cpu_flags": have, "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
+
+
+def _status_mb(key: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def run_child(data: Path, impl: str, threshold: float, limit: float, profile: bool) -> None:
+    """One implementation in this fresh interpreter: open, run, one JSON line (peak RSS is this process's)."""
+    import threading
+
+    from searchapp.base.errors import Cancelled
+    from searchapp.base.progress import CancelToken
+
+    t0 = time.perf_counter()
+    with Library(load_config(data, env={})) as lib:
+        index = lib.index()
+        open_s, rss_open = time.perf_counter() - t0, _status_mb("VmRSS")
+        if impl == "before":
+            import duplicates_before
+
+            def run(cancel):
+                return duplicates_before.find_duplicates(lib.reader(), index, lib.vectors.dim(), threshold=threshold,
+                                                         cancel=cancel)
+        else:
+            def run(cancel):
+                return lib.duplicates(threshold, cancel=cancel)
+        cancel = CancelToken()
+        timer = threading.Timer(limit, cancel.cancel)
+        timer.start()
+        t0, c0 = time.perf_counter(), time.process_time()
+        prof = None
+        if profile:
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
+        try:
+            rep = run(cancel)
+        except Cancelled:
+            rep = None
+        if prof is not None:
+            import pstats
+
+            prof.disable()
+            pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(14)
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+        timer.cancel()
+    from searchapp.library.search import duplicates
+
+    line = {"bench": "duplicates-compare", "impl": impl, "passages": len(index) if index is not None else 0,
+            "ef": 48 if impl == "before" else duplicates.SEARCH_EF,
+            "threshold": threshold, "open_s": round(open_s, 2), "rss_after_open_mb": rss_open,
+            "peak_rss_mb": _status_mb("VmHWM"), "profiled": profile, **cpu_note()}
+    if rep is None:
+        line.update(seconds=None, cancelled_after_s=limit)
+    else:
+        line.update(seconds=round(secs, 1), cpu_seconds_all_threads=round(cpu, 1),
+                    neighbours_s=round(rep.stats.get("neighbours_ms", 0) / 1000, 1),
+                    candidate_file_pairs=rep.stats.get("candidate_pairs"), near_pairs=len(rep.near),
+                    pairs=[[p.a, p.b, round(p.similarity, 5)] for p in rep.near])
+    print(json.dumps(line), flush=True)
+
+
+def run_compare(data: Path, impls: list[str], threshold: float, limit: float, profile: bool, ef: int) -> None:
+    """Before and after on the same library in the same run, each in a fresh interpreter; then whether they
+    report the same pairs (similarities within 1e-4)."""
+    import subprocess
+
+    got = {}
+    for impl in impls:
+        cmd = [sys.executable, __file__, "--child", str(data), "--impl", impl, "--threshold", str(threshold),
+               "--limit", str(limit)] + (["--profile"] if profile else []) + (["--ef", str(ef)] if ef else [])
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if res.stderr.strip():
+            print(res.stderr, file=sys.stderr)
+        lines = [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+        if not lines:
+            print(json.dumps({"bench": "duplicates-compare", "impl": impl, "failed": res.returncode}), flush=True)
+            continue
+        line = lines[-1]
+        got[impl] = {(a, b): sim for a, b, sim in line.pop("pairs", [])}
+        print(json.dumps(line), flush=True)
+    if len(got) == 2:
+        one, two = (got[i] for i in impls)
+        shared = one.keys() & two.keys()
+        print(json.dumps({"bench": "duplicates-compare", "same_pairs": one.keys() == two.keys(),
+                          "only_" + impls[0]: len(one.keys() - two.keys()), "only_" + impls[1]: len(two.keys() - one.keys()),
+                          "max_similarity_difference": round(max((abs(one[k] - two[k]) for k in shared), default=0.0), 6),
+                          **cpu_note()}), flush=True)
+
+
 def embed(part: int = 1024) -> None:
     """Planted-set sentences first, then bench_query's real sentences; resumable, one part at a time."""
     import bench_query
@@ -255,13 +363,34 @@ def main() -> None:
     ap.add_argument("--sizes", default="", help="e.g. 10000,100000: time duplicates at these sizes")
     ap.add_argument("--peer-max", type=int, default=20000, help="largest size the exact all-pairs peer runs at")
     ap.add_argument("--threshold", type=float, default=None)
+    ap.add_argument("--compare", default="", help="a library folder: `duplicates` before and after, same run")
+    ap.add_argument("--impls", default="before,after", help="with --compare: which, in this order")
+    ap.add_argument("--limit", type=float, default=600, help="with --compare: cancel a run after this many seconds")
+    ap.add_argument("--profile", action="store_true", help="with --compare: cProfile's top functions on stderr")
+    ap.add_argument("--ef", type=int, default=0, help="the neighbour queries' HNSW ef for `after` (0: the module's)")
+    ap.add_argument("--child", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--impl", default="after", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.ef:
+        from searchapp.library.search import duplicates
+
+        duplicates.SEARCH_EF = args.ef
+    if args.child or args.compare:
+        from searchapp.library.search.duplicates import DEFAULT_THRESHOLD
+
+        threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
+        if args.child:
+            run_child(Path(args.child), args.impl, threshold, args.limit, args.profile)
+        else:
+            run_compare(Path(args.compare), args.impls.split(","), threshold, args.limit, args.profile, args.ef)
+        return
     if not (args.embed or args.planted or args.sizes):  # `make bench`: everything
         args.embed, args.planted, args.sizes = True, True, "10000,100000"
     if args.embed:
         embed()
     if args.planted:
-        run_planted()
+        for impl in args.impls.split(","):
+            run_planted(impl)
     if args.sizes:
         from searchapp.library.search.duplicates import DEFAULT_THRESHOLD
 

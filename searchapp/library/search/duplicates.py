@@ -12,12 +12,19 @@ so both files must largely say what the other says (a short excerpt of a long re
 duplicate). A pair is reported when similarity >= threshold. Since a mean is at most its maximum, a
 pair that qualifies always has a passage pair at or above the threshold: the candidate step loses
 nothing except what the approximate graph misses or more than NEIGHBOURS closer passages crowd out.
+
+Memory at a million passages: stored vectors are read in batches for the queries and again, a run of files
+at a time, for the scoring, never all at once beside the index (1.5 GB at 1M); candidate pairs are one
+int64 per file pair, deduplicated as they come; passages and files are int64 arrays. hnswlib's get_items
+would spare SQLite but builds a Python float per number (over 10x slower than the SQLite read). Progress is
+reported and cancel checked every batch of either pass.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -37,9 +44,12 @@ __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEF
 DEFAULT_THRESHOLD = 0.80
 NEIGHBOURS = 10
 # HNSW breadth for the neighbour queries: the pairs that matter are very close, which a narrow search finds;
-# every stored passage is a query, so this sets the run time (see bench_duplicates.py).
-SEARCH_EF = 48
-BATCH = 4096
+# every stored passage is a query, so this sets the run time. 24 reports the same pairs as 48 on the planted
+# set at 0.6 and 0.8 for half the CPU per query; 16 already differs by a pair or two (bench_duplicates.py).
+SEARCH_EF = 24
+BATCH = 4096  # passages per neighbour query batch (the index lock is held for one batch)
+SCORE_ROWS = 16_384  # passages' vectors read at once for scoring candidate pairs (25 MB at 384 dims)
+PRODUCT_CELLS = 2_000_000  # largest passage-by-passage similarity block computed at once (8 MB)
 PAIRS_SHOWN = 5  # best passage pairs kept per near pair
 
 
@@ -95,44 +105,36 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     t0 = time.perf_counter()
     exact, sha_of = _exact_groups(store)
     out = DuplicateReport(exact, [], threshold)
-    rows = store.chunk_owners()
-    if index is None or dim is None or len(rows) < 2:
+    if index is None or dim is None:
         return out
-    chunk_ids = np.array([r[0] for r in rows], dtype=np.int64)
-    file_of = np.array([r[1] for r in rows], dtype=np.int64)
-    vectors = np.zeros((len(rows), dim), dtype=np.float32)
-    depth = min(neighbours + 1, len(index))  # +1: a passage is its own nearest neighbour
-    ef = max(SEARCH_EF, depth)  # per call: the shared index's default stays what searches use
+    chunk_ids, owner = store.chunk_owners()
+    # Passages both stored and in the index (one deleted from SQLite since the index was saved, or still
+    # waiting for its vector, is neither a query nor a neighbour).
+    keep = np.isin(chunk_ids, index.ids(), assume_unique=True)
+    chunk_ids, owner = chunk_ids[keep], owner[keep]
+    del keep
+    if len(chunk_ids) < 2:
+        return out
+    files, file_of = np.unique(owner, return_inverse=True)  # dense file numbers: a pair packs in one int64
+    file_of = file_of.astype(np.int64)
+    del owner
 
     # 1. Candidate file pairs from each passage's nearest neighbours in the graph.
-    cand: set[tuple[int, int]] = set()
-    for start in range(0, len(chunk_ids), BATCH):
-        if cancel is not None:
-            cancel.check()
-        ids, vecs = store.vectors(chunk_ids[start:start + BATCH].tolist(), dim)
-        if not len(ids):
-            continue
-        mine = np.searchsorted(chunk_ids, ids)  # rows come back in any order
-        vectors[mine] = vecs
-        labels, sims = index.search(vecs, depth, ef=ef)
-        pos = np.searchsorted(chunk_ids, labels).clip(0, len(chunk_ids) - 1)
-        known = chunk_ids[pos] == labels  # a label deleted from SQLite since the index was saved
-        fa = np.repeat(file_of[mine], labels.shape[1]).reshape(labels.shape)
-        fb = file_of[pos]
-        hit = known & (sims >= threshold) & (fa != fb)
-        for x, y in zip(fa[hit].tolist(), fb[hit].tolist(), strict=True):
-            cand.add((x, y) if x < y else (y, x))
-        report(progress, "finding duplicates", min(start + BATCH, len(chunk_ids)), len(chunk_ids))
+    cand = _candidates(store, index, dim, chunk_ids, file_of, threshold, neighbours, progress, cancel)
     out.stats["neighbours_ms"] = (time.perf_counter() - t0) * 1000.0
     out.stats["candidate_pairs"] = len(cand)
 
-    # 2. Exact similarity of each candidate pair from the files' stored vectors.
-    order = np.argsort(file_of, kind="stable")
-    files_sorted = file_of[order]
-    rows_of = lambda f: order[np.searchsorted(files_sorted, f):np.searchsorted(files_sorted, f, side="right")]  # noqa: E731
+    # 2. Exact similarity of each candidate pair from the files' stored vectors, read a run of files at a time.
+    a_of, b_of = cand >> 32, cand & 0xFFFFFFFF
+    del cand
+    content: dict[str, int] = {}  # sha256 -> a number; -1: no hash
+    sha = np.array([content.setdefault(sha_of[f], len(content)) if f in sha_of else -1 for f in files.tolist()],
+                   dtype=np.int64)
+    copy = (sha[a_of] >= 0) & (sha[a_of] == sha[b_of])  # an exact copy is listed under `exact`
+    a_of, b_of = a_of[~copy], b_of[~copy]
     found: list[tuple[float, int, int, list[tuple[float, int, int]]]] = []
     with one_blas_thread():
-        _score_pairs(sorted(cand), vectors, rows_of, chunk_ids, sha_of, threshold, found, cancel)
+        _score_pairs(store, dim, a_of, b_of, chunk_ids, file_of, files, threshold, found, progress, cancel)
     out.stats["total_ms"] = (time.perf_counter() - t0) * 1000.0
 
     # 3. Paths and passage texts for what is reported.
@@ -157,28 +159,127 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     return out
 
 
-def _score_pairs(cand, vectors, rows_of, chunk_ids, sha_of, threshold, found, cancel) -> None:
-    """similarity(A, B) of each candidate pair from the stored vectors; qualifying pairs go to `found`.
-    Pairs come sorted by A: one product of A's passages against all of its partners' passages at once."""
-    groups: dict[int, list[int]] = defaultdict(list)
-    for fa, fb in cand:
-        if not (fa in sha_of and sha_of.get(fa) == sha_of.get(fb)):  # an exact copy: listed under `exact`
-            groups[fa].append(fb)
-    for n, (fa, partners) in enumerate(groups.items()):
-        if cancel is not None and n % 256 == 0:
+def _read_vectors(store: Store, ids: np.ndarray, dim: int) -> np.ndarray:
+    """Stored vectors of `ids`, row for row (SQLite returns them in any order); a row whose vector is gone or
+    not finite since the index was read stays zero: it matches nothing."""
+    out = np.zeros((len(ids), dim), dtype=np.float32)
+    got, vecs = store.vectors(ids.tolist(), dim)
+    if len(got):
+        by_id = np.argsort(ids, kind="stable")
+        out[by_id[np.searchsorted(ids[by_id], got)]] = vecs
+    return out
+
+
+def _candidates(store: Store, index: VectorIndex, dim: int, chunk_ids: np.ndarray, file_of: np.ndarray,
+                threshold: float, neighbours: int, progress: Optional[ProgressFn],
+                cancel: Optional[CancelToken]) -> np.ndarray:
+    """Sorted distinct file pairs (a << 32 | b, a < b, dense file numbers) holding a passage pair at or above
+    the threshold among each passage's nearest neighbours."""
+    depth = min(neighbours + 1, len(index))  # +1: a passage is its own nearest neighbour
+    ef = max(SEARCH_EF, depth)  # per call: the shared index's default stays what searches use
+    n = len(chunk_ids)
+    parts: list[np.ndarray] = []
+    held = 0
+    for start in range(0, n, BATCH):
+        if cancel is not None:
             cancel.check()
-        ra = rows_of(fa)
-        rbs = [rows_of(fb) for fb in partners]
-        s_all = vectors[ra] @ vectors[np.concatenate(rbs)].T
-        start = 0
-        for fb, rb in zip(partners, rbs, strict=True):
-            s = s_all[:, start:start + len(rb)]
-            start += len(rb)
-            best_b, best_a = s.max(axis=1), s.max(axis=0)
-            sim = float(min(best_b.mean(), best_a.mean()))
-            if sim < threshold:
-                continue
-            arg_b = s.argmax(axis=1)
-            top = np.argsort(-best_b, kind="stable")[:PAIRS_SHOWN]
-            found.append((sim, fa, fb, [(float(best_b[i]), int(chunk_ids[ra[i]]), int(chunk_ids[rb[arg_b[i]]]))
-                                        for i in top]))
+        ids = chunk_ids[start:start + BATCH]
+        labels, sims = index.search(_read_vectors(store, ids, dim), depth, ef=ef)
+        pos = np.searchsorted(chunk_ids, labels).clip(0, n - 1)
+        known = chunk_ids[pos] == labels  # a label deleted from SQLite since the index was saved
+        fa = np.broadcast_to(file_of[start:start + len(ids), None], labels.shape)
+        fb = file_of[pos]
+        hit = known & (sims >= threshold) & (fa != fb)
+        x, y = fa[hit], fb[hit]
+        keys = np.unique(np.minimum(x, y) << 32 | np.maximum(x, y))
+        if len(keys):
+            parts.append(keys)
+            held += len(keys)
+        if held > n:  # the same pairs over and over (boilerplate in every file): fold them as they pile up
+            parts = [np.unique(np.concatenate(parts))]
+            held = len(parts[0])
+        report(progress, "finding duplicates", min(start + BATCH, n), n)
+    return np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
+
+
+def _score_pairs(store: Store, dim: int, a_of: np.ndarray, b_of: np.ndarray, chunk_ids: np.ndarray, file_of: np.ndarray,
+                 files: np.ndarray, threshold: float, found: list, progress: Optional[ProgressFn],
+                 cancel: Optional[CancelToken]) -> None:
+    """similarity(A, B) of each candidate pair (sorted by A, then B) from the stored vectors; qualifying pairs
+    go to `found` with their file ids. Pairs are taken in runs of whole A groups whose files' passages fit
+    SCORE_ROWS, read at once; each A's passages meet its partners' in few products."""
+    order = np.argsort(file_of, kind="stable")  # passages by file, each file's in chunk-id order
+    first = np.searchsorted(file_of[order], np.arange(len(files) + 1))  # file f: order[first[f]:first[f+1]]
+    size = np.diff(first)
+    local = np.zeros(len(files), dtype=np.int64)  # a file's first row in the run's block of vectors
+    groups = np.flatnonzero(np.r_[True, a_of[1:] != a_of[:-1]]) if len(a_of) else np.empty(0, np.int64)
+    for lo, hi in _runs(groups, a_of, b_of, size):
+        if cancel is not None:
+            cancel.check()
+        used = np.unique(np.concatenate([a_of[groups[lo]:_end(groups, hi, a_of)], b_of[groups[lo]:_end(groups, hi, a_of)]]))
+        rows = np.concatenate([order[first[f]:first[f + 1]] for f in used.tolist()])
+        local[used] = np.cumsum(size[used]) - size[used]
+        vecs = _read_vectors(store, chunk_ids[rows], dim)
+        for g in range(lo, hi):
+            p, q = groups[g], _end(groups, g + 1, a_of)
+            _score_group(int(a_of[p]), b_of[p:q].tolist(), vecs, rows, local, size, chunk_ids, files, threshold,
+                         found)
+        del vecs
+        report(progress, "scoring duplicate pairs", _end(groups, hi, a_of), len(a_of))
+
+
+def _end(groups: np.ndarray, g: int, a_of: np.ndarray) -> int:
+    """Where group g starts (the end of group g - 1); the number of pairs past the last group."""
+    return int(groups[g]) if g < len(groups) else len(a_of)
+
+
+def _runs(groups: np.ndarray, a_of: np.ndarray, b_of: np.ndarray, size: np.ndarray) -> Iterator[tuple[int, int]]:
+    """[lo, hi) ranges of A groups whose passages (A's and its partners', a partner counted once per A: an
+    upper bound on the distinct ones) stay within SCORE_ROWS; a group over it alone is a range of its own."""
+    if not len(groups):
+        return
+    cost = (size[a_of[groups]] + np.add.reduceat(size[b_of], groups)).tolist()
+    lo, held = 0, 0
+    for g, c in enumerate(cost):
+        if g > lo and held + c > SCORE_ROWS:
+            yield lo, g
+            lo, held = g, 0
+        held += c
+    yield lo, len(cost)
+
+
+def _score_group(fa: int, partners: list[int], vecs: np.ndarray, rows: np.ndarray, local: np.ndarray,
+                 size: np.ndarray, chunk_ids: np.ndarray, files: np.ndarray, threshold: float, found: list) -> None:
+    """File A against its partners: A's passages by the partners' passages in products of at most PRODUCT_CELLS,
+    so two long files (a book and its other edition) never need their whole product at once."""
+    na = int(size[fa])
+    va = vecs[local[fa]:local[fa] + na]
+    cols = max(1, PRODUCT_CELLS // na)  # partners' passages per product
+    i = 0
+    while i < len(partners):
+        j, held = i, 0
+        while j < len(partners) and (j == i or held + int(size[partners[j]]) <= cols):
+            held += int(size[partners[j]])
+            j += 1
+        batch = partners[i:j]
+        i = j
+        widths = size[batch]
+        starts = np.cumsum(widths) - widths
+        vb = np.concatenate([vecs[local[b]:local[b] + size[b]] for b in batch])
+        best_b = np.empty((na, len(batch)), dtype=np.float32)  # best cosine in each partner, per passage of A
+        best_a = np.full(len(vb), -np.inf, dtype=np.float32)  # best cosine in A, per partner passage
+        step = max(1, PRODUCT_CELLS // len(vb))
+        for r in range(0, na, step):
+            s = va[r:r + step] @ vb.T
+            best_b[r:r + step] = np.maximum.reduceat(s, starts, axis=1)
+            np.maximum(best_a, s.max(axis=0), out=best_a)
+        sims = np.minimum(best_b.mean(axis=0, dtype=np.float64),
+                          np.add.reduceat(best_a.astype(np.float64), starts) / widths)
+        for k in np.flatnonzero(sims >= threshold).tolist():
+            b = batch[k]
+            top = np.argsort(-best_b[:, k], kind="stable")[:PAIRS_SHOWN]
+            arg = (va[top] @ vb[starts[k]:starts[k] + widths[k]].T).argmax(axis=1)
+            ra, rb = rows[local[fa]:local[fa] + na], rows[local[b]:local[b] + size[b]]
+            found.append((float(sims[k]), int(files[fa]), int(files[b]),
+                          [(float(best_b[t, k]), int(chunk_ids[ra[t]]), int(chunk_ids[rb[x]]))
+                           for t, x in zip(top.tolist(), arg.tolist(), strict=True)]))

@@ -12,8 +12,9 @@ def test_owners_passages_paths_and_hashes(tmp_path):
         b = put_file(store, root, "/r/a.txt", ["four"], sha="s1")
         c = put_file(store, root, "/r/c.txt", ["five"], sha=None)
         d = put_file(store, root, "/r/d.txt", ["six"], sha="s2", status="failed")
-        owners = store.chunk_owners()
-        assert [f for _, f in owners] == [a, a, a, b, c, d] and [i for i, _ in owners] == sorted(i for i, _ in owners)
+        ids, owners = store.chunk_owners()
+        assert owners.tolist() == [a, a, a, b, c, d] and ids.tolist() == sorted(ids.tolist()) and len(set(ids)) == 6
+        assert ids.dtype == owners.dtype == "int64"
         ids_a = store.chunk_ids_of_file(a)
         assert [store.chunks([i])[i].text for i in ids_a] == ["one", "two", "three"]  # reading order
         assert [store.chunks([i])[i].text for i in store.chunk_ids_of_file(a, 2)] == ["two", "three"]
