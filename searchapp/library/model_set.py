@@ -214,10 +214,10 @@ class ModelSet:
         from ..models.onnx_query import export_query_model
 
         fingerprint, path, max_len = self._query_model()
-        with MODELS_LOCK:
-            if export_query_model(path, pooling=self.config.models.pooling, max_seq_length=max_len,
-                                  fingerprint=fingerprint, cache_dir=self.query_cache_dir()) is not None:
-                self._onnx_query = None  # the next query loads it
+        # Not under MODELS_LOCK: a reranker or a query loading meanwhile must not wait seconds for the export.
+        if export_query_model(path, pooling=self.config.models.pooling, max_seq_length=max_len,
+                              fingerprint=fingerprint, cache_dir=self.query_cache_dir()) is not None:
+            self._onnx_query = None  # the next query loads it
 
     def query_path(self) -> str:
         """Which path encodes queries in this process now (status, the window's device label)."""

@@ -21,6 +21,7 @@ import os
 import stat
 import tempfile
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Optional, Sequence
@@ -151,6 +152,9 @@ def export_query_model(model_path: Path, *, pooling: str, max_seq_length: int, f
             for old in cache_dir.glob("query-*"):  # exports of other models or onnxruntime versions
                 if old not in (graph, sidecar):
                     old.unlink(missing_ok=True)
+            for tmp in cache_dir.glob(".tmp-*"):  # left by a process that died mid-write (another may be writing)
+                if time.time() - tmp.stat().st_mtime > 3600:
+                    tmp.unlink(missing_ok=True)
             _write_atomic(graph, data)
             _write_atomic(sidecar, json.dumps(meta).encode())
             encoder = load_onnx_query_encoder(cache_dir, fingerprint, model_path, max_seq_length=max_seq_length)

@@ -101,3 +101,14 @@ def test_unsupported_pooling_is_not_exported(tiny_encoder, tmp_path):
     assert export_query_model(tiny_encoder.resolved.path, pooling="wk", max_seq_length=tiny_encoder.max_seq_length,
                               fingerprint=tiny_encoder.fingerprint, cache_dir=tmp_path / "c") is None
     assert not (tmp_path / "c").exists()
+
+
+def test_export_removes_stale_partial_writes_and_other_exports(tiny_encoder, tmp_path):
+    cache = tmp_path / "model-cache"
+    cache.mkdir()
+    stale, fresh, other = cache / ".tmp-dead", cache / ".tmp-writing", cache / "query-0000000000000000-ort0.onnx"
+    for f in (stale, fresh, other):
+        f.write_bytes(b"x" * 100)
+    os.utime(stale, (1, 1))  # a process died mid-write long ago; `fresh` may be another process's write
+    assert _export(tiny_encoder, cache) is not None
+    assert not stale.exists() and fresh.exists() and not other.exists()
