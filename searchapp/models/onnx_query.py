@@ -70,7 +70,7 @@ def describe_query_path(cache_dir: Path, fingerprint: str, pooling: str, *,
         label = f"onnxruntime fp32 ({QUERY_THREADS} thread{plural})"
         return label if loaded_dtype else f"{label}; numpy fp32 for a cold command-line search"
     later = ""
-    if files is not None and pooling in _POOLINGS:
+    if files is not None and pooling in _POOLINGS and not _failed_mark(files[0]).exists():
         later = "; onnxruntime fp32 after the next sync that loads the model"
     if loaded_dtype:
         name = {"torch.float32": "fp32", "torch.bfloat16": "bf16", "torch.float16": "fp16"}.get(loaded_dtype,
@@ -86,6 +86,11 @@ def cache_files(cache_dir: Path, fingerprint: str) -> Optional[tuple[Path, Path]
         return None
     stem = f"query-{fingerprint}-ort{version}"
     return cache_dir / f"{stem}.onnx", cache_dir / f"{stem}.json"
+
+
+def _failed_mark(graph: Path) -> Path:
+    """Written when this model's export failed with this onnxruntime: later syncs do not spend seconds again."""
+    return graph.with_suffix(".failed")
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -105,12 +110,11 @@ def _export_bytes(module, example: tuple, names: list[str]) -> bytes:
     """TorchScript-exporter ONNX bytes. That exporter ends by passing the model through the `onnx` package only
     to splice in onnxscript functions, which a transformer body never has; without that package the pass is
     skipped here (the result is then checked against torch before it is kept)."""
+    import importlib.util
     import io
 
     import torch
     from torch.onnx._internal.torchscript_exporter import onnx_proto_utils as proto_utils
-
-    import importlib.util
 
     patch = None
     if importlib.util.find_spec("onnx") is None:
@@ -146,10 +150,12 @@ def export_query_model(model_path: Path, *, pooling: str, max_seq_length: int, f
     with _EXPORT_LOCK:
         if _trusted_file(graph, cache_dir) and sidecar.is_file():
             return graph
+        if _failed_mark(graph).exists():
+            return None
         try:
             data, meta = _export(model_path, pooling, max_seq_length)
             make_private_dir(cache_dir)
-            for old in cache_dir.glob("query-*"):  # exports of other models or onnxruntime versions
+            for old in cache_dir.glob("query-*"):  # exports (or failures) of other models or onnxruntime versions
                 if old not in (graph, sidecar):
                     old.unlink(missing_ok=True)
             for tmp in cache_dir.glob(".tmp-*"):  # left by a process that died mid-write (another may be writing)
@@ -164,6 +170,11 @@ def export_query_model(model_path: Path, *, pooling: str, max_seq_length: int, f
             log.info("ONNX query path not available for %s (%s); queries use torch", model_path.name, exc)
             graph.unlink(missing_ok=True)
             sidecar.unlink(missing_ok=True)
+            try:
+                make_private_dir(cache_dir)
+                _write_atomic(_failed_mark(graph), f"{type(exc).__name__}: {exc}\n".encode())
+            except OSError:
+                pass
             return None
     return graph
 

@@ -112,3 +112,23 @@ def test_export_removes_stale_partial_writes_and_other_exports(tiny_encoder, tmp
     os.utime(stale, (1, 1))  # a process died mid-write long ago; `fresh` may be another process's write
     assert _export(tiny_encoder, cache) is not None
     assert not stale.exists() and fresh.exists() and not other.exists()
+
+
+def test_a_failed_export_is_logged_once_and_not_retried(tiny_encoder, tmp_path, monkeypatch, caplog):
+    import searchapp.models.onnx_query as oq
+
+    calls = []
+
+    def broken(*args):
+        calls.append(args)
+        raise RuntimeError("this architecture does not trace")
+
+    monkeypatch.setattr(oq, "_export", broken)
+    cache = tmp_path / "model-cache"
+    with caplog.at_level("INFO", logger="searchapp.models.onnx_query"):
+        assert _export(tiny_encoder, cache) is None
+    assert [r for r in caplog.records if "ONNX query path not available" in r.getMessage()]
+    assert _export(tiny_encoder, cache) is None and len(calls) == 1  # the next sync does not spend seconds again
+    graph, sidecar = cache_files(cache, tiny_encoder.fingerprint)
+    assert not graph.exists() and not sidecar.exists()
+    assert "after the next sync" not in describe_query_path(cache, tiny_encoder.fingerprint, "mean")
