@@ -14,8 +14,11 @@ Decisions:
 - A page whose pypdf text is garbled (glyph names like `/g18/g152`, control bytes: `garbled.is_garbled`) or
   cannot be read (other than by a decompression limit) is read again with pdfium (`pdfium_doc`, when the ocr extra is installed); if that is
   garbled too the page is left empty, so the OCR step reads it (`ocr.pdf_pages`), and a note says so.
-  Never the whole file: its other pages are indexed as usual. pypdf stays the first reader: on real PDFs
+  Its other pages are indexed as usual. pypdf stays the first reader: on real PDFs
   (tests/benchmarks/bench_pdf_text.py) it keeps word spaces that pdfium drops, and pdfium is optional.
+  A file pypdf cannot open at all (no startxref, AES with an empty password but no `cryptography`) is read
+  whole by pdfium, with a note saying so: 16 of pdf.js's 971 test PDFs; never a file pypdf stopped at a
+  decompression limit.
 - A filled XFA form (`xfa`) shows its field values: in place of the "Please wait..." page of a dynamic
   form, after the last page of a static one.
 - The title is the document information /Title when usable (`title.clean_title`); a broken information
@@ -64,8 +67,11 @@ def _quiet_pypdf() -> None:
         pypdf_log.propagate = False
 
 
+LIMIT = "PDF exceeds a decompression or size limit"
+
+
 def limit_reason(exc: BaseException) -> str:
-    return f"PDF exceeds a decompression or size limit (a PDF bomb?): {exc}"
+    return f"{LIMIT} (a PDF bomb?): {exc}"
 
 
 def _open(fh):
@@ -91,11 +97,59 @@ def _open(fh):
 
 def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 cancel: Optional[CancelToken] = None) -> Document:
+    from pypdf.errors import DependencyError, PyPdfError
+
     with open_regular(path) as fh:
-        reader = _open(fh)
-        with _Pdfium(fh) as second:
-            doc = _extract(path, reader, second, max_chars, cancel)
-        return replace(doc, title=_title(path, reader))
+        try:
+            reader = _open(fh)
+            with _Pdfium(fh) as second:
+                doc = _extract(path, reader, second, max_chars, cancel)
+            return replace(doc, title=_title(path, reader))
+        except (ExtractionError, PyPdfError, DependencyError) as exc:
+            reason = str(exc) if isinstance(exc, ExtractionError) else f"corrupt PDF: {exc}"
+            if reason.startswith(LIMIT):  # a bomb: not handed to pdfium, which has no such limit
+                raise ExtractionError(reason) from None
+            whole = _whole_file_by_pdfium(path, fh, max_chars, cancel)
+            if whole is None:
+                raise ExtractionError(reason) from None
+            return replace(whole, notes=(f"read by pdfium: pypdf could not ({reason})"[:300], *whole.notes))
+
+
+def _whole_file_by_pdfium(path: Path, fh, max_chars: Optional[int],
+                          cancel: Optional[CancelToken]) -> Optional[Document]:
+    """The file as pdfium reads it, for a PDF pypdf cannot open (a broken cross-reference table, AES
+    encryption with an empty password without the `cryptography` package); None when pdfium cannot
+    either or is not installed. Garbled pages are left empty for OCR, as in `_extract`."""
+    if not available():
+        return None
+    try:
+        fh.seek(0)
+        doc = PdfiumDoc(fh.read())
+    except (ExtractionError, OSError) as exc:
+        log.info("pdfium: %s", exc)
+        return None
+    with doc:
+        texts: list[str] = []
+        garbled: list[int] = []
+        chars = 0
+        for i in range(min(len(doc), MAX_PAGES)):
+            if cancel is not None:
+                cancel.check()
+            text = clean_text(doc.page_text(i) or "").strip()
+            if is_garbled(text):
+                text = ""
+                garbled.append(i + 1)
+            texts.append(text)
+            chars += len(text)
+            if max_chars is not None and chars > max_chars:
+                break
+    if not texts:
+        return None
+    log.info("%s: read with pdfium (pypdf could not open it)", path)
+    notes = [f"{len(garbled)} page(s) with a garbled text layer (glyph codes) left for OCR: {_page_list(garbled)}"] \
+        if garbled else []
+    text, spans = join_pages(enumerate(texts, start=1))
+    return Document(text, spans, kind="pdf", notes=tuple(notes))
 
 
 class _Pdfium:

@@ -14,7 +14,7 @@ import pytest
 
 from pdf_files import PLEASE_WAIT, datasets_xml, glyph_code_pdf, xfa_form_pdf
 
-from searchapp.base.errors import UnsupportedFileError
+from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.base.types import Document, PageSpan
 from searchapp.ingest.extractors import extract
 from searchapp.ingest.extractors.garbled import garbled_share, is_garbled
@@ -67,6 +67,22 @@ def test_a_page_of_glyph_names_is_read_with_pdfium(tmp_path):
     assert "Harbour pilots guide ships" in _page(doc, 2) and "/g" not in doc.text
     assert "quarterly invoices" in _page(doc, 1)
     assert pages_needing_ocr(doc, len(doc.pages)) == []
+
+
+def test_a_pdf_pypdf_cannot_open_is_read_whole_by_pdfium(tmp_path):
+    pytest.importorskip("pypdfium2")  # the ocr extra
+    pdf = glyph_code_pdf(tmp_path / "pilots.pdf", [
+        [("text", "A real page about quarterly invoices and payments.")],
+        [("text", "Harbour pilots guide ships into the narrow channel at high tide.")],
+    ])
+    data = pdf.read_bytes()
+    pdf.write_bytes(data[:data.rindex(b"startxref")])  # no trailer: pypdf stops, pdfium rebuilds the table
+    doc = extract(pdf)
+    assert "quarterly invoices" in _page(doc, 1) and "Harbour pilots" in _page(doc, 2)
+    assert any(n.startswith("read by pdfium: pypdf could not (corrupt PDF") for n in doc.notes)
+    pdf.write_bytes(data[:len(data) // 3])  # nothing left that either reader can use: still refused
+    with pytest.raises(ExtractionError, match="corrupt PDF"):
+        extract(pdf)
 
 
 def test_a_paper_whose_text_layer_is_glyph_codes_is_kept_and_its_pages_left_for_ocr(tmp_path):
