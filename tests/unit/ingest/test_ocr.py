@@ -375,3 +375,21 @@ def test_an_onnxruntime_that_offers_cuda_it_cannot_use_still_reads_on_the_cpu(tm
     engine = RapidOcr3Engine()  # asks for CUDA, which this onnxruntime cannot give
     assert engine.device == "cpu"
     _has_words(engine.recognize(text_image(["Quarterly invoice 4711", "paid by Margaret Hamilton"])), PAGE1)
+
+
+@needs_rapidocr
+def test_the_engine_loads_its_models_from_its_wheel_and_opens_no_connection(monkeypatch):
+    import socket
+
+    from searchapp.ingest.ocr import engine as eng
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a network connection was attempted: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    engine = eng.RapidOcr3Engine()
+    _has_words(engine.recognize(text_image(["Quarterly invoice 4711", "paid by Margaret Hamilton"])), PAGE1)
+    monkeypatch.setattr(eng, "RAPIDOCR3_MODELS", {**eng.RAPIDOCR3_MODELS, "Rec": "PP-OCRv9_rec.onnx"})
+    with pytest.raises(ExtractionError, match="not inside the rapidocr package: PP-OCRv9_rec.onnx"):
+        eng.RapidOcr3Engine()  # a model missing from the wheel is never fetched
