@@ -300,6 +300,8 @@ def run_compare(data: Path, impls: list[str], threshold: float, limit: float, pr
     report the same pairs (similarities within 1e-4)."""
     import subprocess
 
+    if not (data / "library.sqlite").is_file():
+        raise SystemExit(f"{data}: no library.sqlite there")
     got = {}
     for impl in impls:
         cmd = [sys.executable, __file__, "--child", str(data), "--impl", impl, "--threshold", str(threshold),

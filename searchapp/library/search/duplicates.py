@@ -13,7 +13,7 @@ duplicate). A pair is reported when similarity >= threshold. Since a mean is at 
 pair that qualifies always has a passage pair at or above the threshold: the candidate step loses
 nothing except what the approximate graph misses or more than NEIGHBOURS closer passages crowd out.
 
-Memory at a million passages: stored vectors are read in batches for the queries and again, a run of files
+Memory at a million passages: stored vectors are read in batches for the queries and again, a block of files
 at a time, for the scoring, never all at once beside the index (1.5 GB at 1M); candidate pairs are one
 int64 per file pair, deduplicated as they come; passages and files are int64 arrays. hnswlib's get_items
 would spare SQLite but builds a Python float per number (over 10x slower than the SQLite read). Progress is
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -48,7 +47,7 @@ NEIGHBOURS = 10
 # set at 0.6 and 0.8 for half the CPU per query; 16 already differs by a pair or two (bench_duplicates.py).
 SEARCH_EF = 24
 BATCH = 4096  # passages per neighbour query batch (the index lock is held for one batch)
-SCORE_ROWS = 16_384  # passages' vectors read at once for scoring candidate pairs (25 MB at 384 dims)
+BLOCK_ROWS = 65_536  # passages a block of files holds for scoring (100 MB at 384 dims; two are held at once)
 PRODUCT_CELLS = 2_000_000  # largest passage-by-passage similarity block computed at once (8 MB)
 PAIRS_SHOWN = 5  # best passage pairs kept per near pair
 
@@ -163,10 +162,11 @@ def _read_vectors(store: Store, ids: np.ndarray, dim: int) -> np.ndarray:
     """Stored vectors of `ids`, row for row (SQLite returns them in any order); a row whose vector is gone or
     not finite since the index was read stays zero: it matches nothing."""
     out = np.zeros((len(ids), dim), dtype=np.float32)
-    got, vecs = store.vectors(ids.tolist(), dim)
-    if len(got):
-        by_id = np.argsort(ids, kind="stable")
-        out[by_id[np.searchsorted(ids[by_id], got)]] = vecs
+    by_id = np.argsort(ids, kind="stable")
+    for start in range(0, len(ids), BATCH):  # the rows' bytes are held twice while read: a batch at a time
+        got, vecs = store.vectors(ids[start:start + BATCH].tolist(), dim)
+        if len(got):
+            out[by_id[np.searchsorted(ids[by_id], got)]] = vecs
     return out
 
 
@@ -205,55 +205,58 @@ def _candidates(store: Store, index: VectorIndex, dim: int, chunk_ids: np.ndarra
 def _score_pairs(store: Store, dim: int, a_of: np.ndarray, b_of: np.ndarray, chunk_ids: np.ndarray, file_of: np.ndarray,
                  files: np.ndarray, threshold: float, found: list, progress: Optional[ProgressFn],
                  cancel: Optional[CancelToken]) -> None:
-    """similarity(A, B) of each candidate pair (sorted by A, then B) from the stored vectors; qualifying pairs
-    go to `found` with their file ids. Pairs are taken in runs of whole A groups whose files' passages fit
-    SCORE_ROWS, read at once; each A's passages meet its partners' in few products."""
+    """similarity(A, B) of each candidate pair (a < b) from the stored vectors; qualifying pairs go to `found`
+    with their file ids. The files in pairs are cut into blocks of about BLOCK_ROWS passages, in file order;
+    pairs are taken block pair by block pair, so each block is read once per block it pairs with (candidate
+    pairs link files at random: reading each pair's files, or a run of A files' partners, read the library
+    many times over), and at most two blocks are held."""
     order = np.argsort(file_of, kind="stable")  # passages by file, each file's in chunk-id order
     first = np.searchsorted(file_of[order], np.arange(len(files) + 1))  # file f: order[first[f]:first[f+1]]
     size = np.diff(first)
-    local = np.zeros(len(files), dtype=np.int64)  # a file's first row in the run's block of vectors
-    groups = np.flatnonzero(np.r_[True, a_of[1:] != a_of[:-1]]) if len(a_of) else np.empty(0, np.int64)
-    for lo, hi in _runs(groups, a_of, b_of, size):
+    used = np.unique(np.concatenate([a_of, b_of]))
+    offset = np.cumsum(size[used]) - size[used]  # the used files' passages one after the other
+    block = np.zeros(len(files), dtype=np.int64)
+    block[used] = offset // BLOCK_ROWS  # by the file's first passage: a block ends with a whole file
+    local = np.zeros(len(files), dtype=np.int64)  # a file's first row in its block's vectors
+    local[used] = offset - offset[np.searchsorted(block[used], block[used])]
+    bi, bj = block[a_of], block[b_of]  # bi <= bj: blocks follow file order and a < b
+    by = np.lexsort((b_of, a_of, bj, bi))
+    a_of, b_of, bi, bj = a_of[by], b_of[by], bi[by], bj[by]
+    cuts = np.flatnonzero(np.r_[True, (bi[1:] != bi[:-1]) | (bj[1:] != bj[:-1]), True])
+    held: dict[int, np.ndarray] = {}
+    for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
         if cancel is not None:
             cancel.check()
-        used = np.unique(np.concatenate([a_of[groups[lo]:_end(groups, hi, a_of)], b_of[groups[lo]:_end(groups, hi, a_of)]]))
-        rows = np.concatenate([order[first[f]:first[f + 1]] for f in used.tolist()])
-        local[used] = np.cumsum(size[used]) - size[used]
-        vecs = _read_vectors(store, chunk_ids[rows], dim)
-        for g in range(lo, hi):
-            p, q = groups[g], _end(groups, g + 1, a_of)
-            _score_group(int(a_of[p]), b_of[p:q].tolist(), vecs, rows, local, size, chunk_ids, files, threshold,
-                         found)
-        del vecs
-        report(progress, "scoring duplicate pairs", _end(groups, hi, a_of), len(a_of))
+        i, j = int(bi[lo]), int(bj[lo])
+        for k in list(held):
+            if k != i:
+                del held[k]  # a block that no later pair of this row of blocks needs
+        for k in (i, j):
+            if k not in held:
+                mine = used[block[used] == k]
+                held[k] = _read_vectors(store, chunk_ids[np.concatenate([order[first[f]:first[f + 1]]
+                                                                         for f in mine.tolist()])], dim)
+        va, vb = held[i], held[j]
+        starts = np.flatnonzero(np.r_[True, a_of[lo + 1:hi] != a_of[lo:hi - 1]]) + lo
+        for n, (p, q) in enumerate(zip(starts.tolist(), [*starts[1:].tolist(), hi], strict=True)):
+            if n and n % 256 == 0:
+                if cancel is not None:
+                    cancel.check()
+                report(progress, "scoring duplicate pairs", p, len(a_of))
+            _score_group(int(a_of[p]), b_of[p:q].tolist(), va, vb, order, first, local, size, chunk_ids, files,
+                         threshold, found)
+        if j != i:
+            del held[j]
+        report(progress, "scoring duplicate pairs", hi, len(a_of))
 
 
-def _end(groups: np.ndarray, g: int, a_of: np.ndarray) -> int:
-    """Where group g starts (the end of group g - 1); the number of pairs past the last group."""
-    return int(groups[g]) if g < len(groups) else len(a_of)
-
-
-def _runs(groups: np.ndarray, a_of: np.ndarray, b_of: np.ndarray, size: np.ndarray) -> Iterator[tuple[int, int]]:
-    """[lo, hi) ranges of A groups whose passages (A's and its partners', a partner counted once per A: an
-    upper bound on the distinct ones) stay within SCORE_ROWS; a group over it alone is a range of its own."""
-    if not len(groups):
-        return
-    cost = (size[a_of[groups]] + np.add.reduceat(size[b_of], groups)).tolist()
-    lo, held = 0, 0
-    for g, c in enumerate(cost):
-        if g > lo and held + c > SCORE_ROWS:
-            yield lo, g
-            lo, held = g, 0
-        held += c
-    yield lo, len(cost)
-
-
-def _score_group(fa: int, partners: list[int], vecs: np.ndarray, rows: np.ndarray, local: np.ndarray,
-                 size: np.ndarray, chunk_ids: np.ndarray, files: np.ndarray, threshold: float, found: list) -> None:
+def _score_group(fa: int, partners: list[int], vecs_a: np.ndarray, vecs_b: np.ndarray, order: np.ndarray,
+                 first: np.ndarray, local: np.ndarray, size: np.ndarray, chunk_ids: np.ndarray, files: np.ndarray,
+                 threshold: float, found: list) -> None:
     """File A against its partners: A's passages by the partners' passages in products of at most PRODUCT_CELLS,
     so two long files (a book and its other edition) never need their whole product at once."""
     na = int(size[fa])
-    va = vecs[local[fa]:local[fa] + na]
+    va = vecs_a[local[fa]:local[fa] + na]
     cols = max(1, PRODUCT_CELLS // na)  # partners' passages per product
     i = 0
     while i < len(partners):
@@ -265,7 +268,7 @@ def _score_group(fa: int, partners: list[int], vecs: np.ndarray, rows: np.ndarra
         i = j
         widths = size[batch]
         starts = np.cumsum(widths) - widths
-        vb = np.concatenate([vecs[local[b]:local[b] + size[b]] for b in batch])
+        vb = np.concatenate([vecs_b[local[b]:local[b] + size[b]] for b in batch])
         best_b = np.empty((na, len(batch)), dtype=np.float32)  # best cosine in each partner, per passage of A
         best_a = np.full(len(vb), -np.inf, dtype=np.float32)  # best cosine in A, per partner passage
         step = max(1, PRODUCT_CELLS // len(vb))
@@ -279,7 +282,7 @@ def _score_group(fa: int, partners: list[int], vecs: np.ndarray, rows: np.ndarra
             b = batch[k]
             top = np.argsort(-best_b[:, k], kind="stable")[:PAIRS_SHOWN]
             arg = (va[top] @ vb[starts[k]:starts[k] + widths[k]].T).argmax(axis=1)
-            ra, rb = rows[local[fa]:local[fa] + na], rows[local[b]:local[b] + size[b]]
+            ra, rb = order[first[fa]:first[fa + 1]], order[first[b]:first[b + 1]]
             found.append((float(sims[k]), int(files[fa]), int(files[b]),
                           [(float(best_b[t, k]), int(chunk_ids[ra[t]]), int(chunk_ids[rb[x]]))
                            for t, x in zip(top.tolist(), arg.tolist(), strict=True)]))

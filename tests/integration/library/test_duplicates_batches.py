@@ -85,9 +85,9 @@ def reference(store: Store, vec_of: dict[int, np.ndarray], paths: dict[int, str]
 
 @pytest.fixture
 def small_batches(monkeypatch):
-    """Batches far smaller than the library: many neighbour batches, many scoring runs, products cut by rows."""
+    """Batches far smaller than the library: many neighbour batches, many blocks of files, products cut by rows."""
     monkeypatch.setattr(duplicates, "BATCH", 7)
-    monkeypatch.setattr(duplicates, "SCORE_ROWS", 12)
+    monkeypatch.setattr(duplicates, "BLOCK_ROWS", 12)
     monkeypatch.setattr(duplicates, "PRODUCT_CELLS", 10)
 
 
