@@ -29,11 +29,10 @@ try:
 except ImportError:  # Windows: only this process's searches are seen
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Searches", "YieldingCancel", "PAUSE_CAP", "RECENT", "LINGER", "MIN_WORK", "LOCK_NAME"]
+__all__ = ["Searches", "YieldingCancel", "PAUSE_CAP", "LINGER", "MIN_WORK", "LOCK_NAME"]
 
 LOCK_NAME = "searching.lock"
 PAUSE_CAP = 2.0  # seconds a sync waits at one point before it does one more step
-RECENT = 10.0  # seconds after a search was seen in which the sync works in short steps
 # A search that follows within this many seconds (typing, a person paging through queries, a script's loop)
 # finds the sync still waiting rather than in the middle of a step it has just begun.
 LINGER = 0.3
@@ -50,7 +49,7 @@ class Searches:
         """`create`: whether a search may make the lock file (not in a read-only library)."""
         self._path = Path(data_dir) / LOCK_NAME
         self._create = create
-        self._cv = threading.Condition()
+        self._lock = threading.Lock()
         self._running = 0
         self._fd: Optional[int] = None  # this process's handle, shared-locked while one of its searches runs
         self._probe: Optional[int] = None  # the sync's own handle, to test for other holders
@@ -63,7 +62,7 @@ class Searches:
     @contextlib.contextmanager
     def running(self) -> Iterator[None]:
         """Around one search: announced here and to other processes for as long as it runs."""
-        with self._cv:
+        with self._lock:
             self._running += 1
             self._last_seen = time.monotonic()
             if self._running == 1:
@@ -71,12 +70,11 @@ class Searches:
         try:
             yield
         finally:
-            with self._cv:
+            with self._lock:
                 self._running -= 1
                 self._last_seen = time.monotonic()
                 if self._running == 0:
                     self._announce(False)
-                self._cv.notify_all()
 
     def _announce(self, on: bool) -> None:
         if fcntl is None:
@@ -109,10 +107,6 @@ class Searches:
                 self._last_seen = now
         return self._file_busy
 
-    def recent(self, window: float = RECENT) -> bool:
-        """Whether a search ran within the last `window` seconds (as far as this sync has seen)."""
-        return self.busy() or time.monotonic() - self._last_seen < window
-
     def _active(self) -> bool:
         return self.busy() or time.monotonic() - self._last_seen < LINGER
 
@@ -128,11 +122,9 @@ class Searches:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            with self._cv:  # woken at once when this process's search ends; other processes are polled
-                if self._running:
-                    self._cv.wait(min(left, _POLL * 5))
-                else:
-                    self._cv.wait(min(left, _POLL))
+            # Polled, not woken by each search's end: waking this low-priority thread would hand it the
+            # interpreter lock between two searches of a burst, and the next search would wait for it.
+            time.sleep(min(left, _POLL * 2.5))
         return time.monotonic() - start
 
     def _other_process_searching(self) -> bool:
@@ -152,7 +144,7 @@ class Searches:
         return False
 
     def close(self) -> None:
-        with self._cv:  # not while a search is releasing its lock: the number could be another file's by then
+        with self._lock:  # not while a search is releasing its lock: the number could be another file's by then
             for fd in (self._fd, self._probe):
                 if fd is not None:
                     with contextlib.suppress(OSError):

@@ -18,15 +18,9 @@ from ...base.finite import require_finite
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.passage_context import model_input
 from ...store import Store
-from ..searches import Searches
 from .types import IndexWriter, PassageEncoder
 
-__all__ = ["embed_pending", "meaning_progress", "meaning_percent", "meaning_message", "SHORT_STEP"]
-
-# Passages per encoder call while a person searches (a search seen within searches.RECENT seconds): the sync
-# looks at its cancel token, and so steps aside for a search, after each call; a whole batch on a busy
-# 2-core CPU is seconds of forward passes a search would share the cores with.
-SHORT_STEP = 8
+__all__ = ["embed_pending", "meaning_progress", "meaning_percent", "meaning_message"]
 
 
 def meaning_progress(store: Store) -> tuple[int, int]:
@@ -50,12 +44,10 @@ def _batch_progress(progress: ProgressFn, before: int, todo: int, embedded: int,
 
 
 def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, progress: Optional[ProgressFn] = None,
-                  cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None,
-                  searches: Optional[Searches] = None) -> int:
+                  cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None) -> int:
     """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled
     between batches (each finished batch is kept). Progress: stage "embedding", passages of this run, with the
-    library's meaning percentage as the message. `limit`: stop after about that many passages (a sample).
-    `searches`: while one was recent, a batch goes to the encoder SHORT_STEP passages at a time."""
+    library's meaning percentage as the message. `limit`: stop after about that many passages (a sample)."""
     batch = max(1, int(batch))
     todo = store.pending_count()
     if not todo:
@@ -78,19 +70,10 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         known = store.vectors_by_hash(inputs)  # embedded meanwhile, e.g. a file copied since its batch
         new = [h for h in inputs if h not in known]
         if new:
-            texts = [inputs[h] for h in new]
-            pieces = []
-            at = 0
-            while at < len(texts):
-                if at and cancel is not None:  # between two pieces: a point to stop, and to step aside at
-                    cancel.check()
-                step = SHORT_STEP if searches is not None and searches.recent() else len(texts)
-                pieces.append(encoder.encode(
-                    texts[at: at + step], cancel=cancel,
-                    progress=None if progress is None else partial(_batch_progress, progress, done + at, todo,
-                                                                   embedded, total)))
-                at += step
-            vecs = pieces[0] if len(pieces) == 1 else np.concatenate([np.asarray(p) for p in pieces])
+            before = done
+            vecs = encoder.encode(
+                [inputs[h] for h in new], cancel=cancel,
+                progress=None if progress is None else partial(_batch_progress, progress, before, todo, embedded, total))
             # Refused before the batch's transaction: nothing of it is written, the library stays usable.
             require_finite(vecs, encoder.spec, "while embedding; nothing of this batch was written")
             known.update(zip(new, np.asarray(vecs, dtype=np.float32), strict=True))

@@ -109,13 +109,13 @@ class Updates:
                     embedded, n = meaning_progress(self.store)
                     report(progress, "searchable", embedded, n, f"{n} passages searchable by words")
                     total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
-                                                           batch=sync_module.BATCH_CHUNKS, searches=self.searches)
+                                                           batch=sync_module.BATCH_CHUNKS)
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel))
                 if embed and self.store.pending_count():
                     total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
-                                                           batch=sync_module.BATCH_CHUNKS, searches=self.searches)
+                                                           batch=sync_module.BATCH_CHUNKS)
                 total.chunks_pending = self.store.pending_count()
                 self.vectors.compact_if_needed()
             except Cancelled as exc:  # what the whole sync did by then, for the person who cancelled it

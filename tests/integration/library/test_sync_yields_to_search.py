@@ -1,6 +1,5 @@
 """A sync steps aside for a search: while one runs (in this process or another), the sync waits at its next
-point to stop, and works in short steps for a while after. Observed through the encoder's calls and the
-pauses counted, never through timings."""
+point to stop. Observed through the encoder's calls and the pauses counted, never through timings."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ from searchapp.base.progress import CancelToken
 from searchapp.library import Library, searches as searches_module
 from searchapp.library.searches import Searches, YieldingCancel
 from searchapp.library.sync import words_pass as sync_module
-from searchapp.library.sync.meaning_pass import SHORT_STEP
 
 REPO = Path(__file__).resolve().parents[3]
 TOPICS = ["glaciers", "volcanoes", "coral reefs", "deserts", "rainforests", "tundra", "estuaries", "caves"]
@@ -60,7 +58,7 @@ def wait_for(cond, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_a_sync_waits_while_a_search_runs_then_works_in_short_steps(make_config, tiny_encoder, tmp_path, monkeypatch):
+def test_a_sync_waits_while_a_search_runs(make_config, tiny_encoder, tmp_path, monkeypatch):
     first, docs = tmp_path / "first", tmp_path / "docs"
     for folder, n in ((first, 4), (docs, 40)):
         folder.mkdir()
@@ -102,8 +100,7 @@ def test_a_sync_waits_while_a_search_runs_then_works_in_short_steps(make_config,
         sync.join(120)
         assert not errors, errors
         assert not any(open_ for _, open_ in enc.calls), enc.calls  # no passage batch began during the search
-        assert enc.calls[0][0] == 12
-        assert all(n <= SHORT_STEP for n, _ in enc.calls[1:]), enc.calls  # a search was recent: short steps
+        assert [n for n, _ in enc.calls] == [12, 12, 12, 4]  # every passage once, in the sync's batches
         embedded, total = lib.meaning()
         assert embedded == total == 44
         assert lib.search("coral reefs sample", mode="dense").hits
@@ -124,13 +121,12 @@ def test_another_processes_search_is_seen_through_the_lock_file(tmp_path, monkey
                             text=True)
     try:
         assert proc.stdout.readline().strip() == "searching"
-        assert sync_side.busy() and sync_side.recent()
+        assert sync_side.busy()
         assert (tmp_path / searches_module.LOCK_NAME).stat().st_mode & 0o077 == 0  # private, like the data dir
         proc.stdin.write("\n")
         proc.stdin.flush()
         assert proc.wait(30) == 0
         assert not sync_side.busy()
-        assert sync_side.recent()  # seen a moment ago: short steps for a while
     finally:
         proc.kill()
         sync_side.close()
