@@ -14,7 +14,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import pytest
 
-# Syncs lower their thread's OS priority (issue 11); on a shared test machine that would starve the
+# Syncs lower their thread's OS priority; on a shared test machine that would starve the
 # suite's own subprocesses behind other jobs. tests/integration/library/test_index_pipeline.py turns it back on where it tests it.
 os.environ.setdefault("SEARCHAPP_NO_BACKGROUND_PRIORITY", "1")
 # A sync that loads the bi-encoder exports it for ONNX Runtime queries (seconds per process, a new file in the data

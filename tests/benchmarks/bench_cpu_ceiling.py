@@ -1,4 +1,4 @@
-"""How close fp32 passage encoding on this CPU is to the CPU's own matrix-multiply ceiling (issue 11, goal 3).
+"""How close fp32 passage encoding on this CPU is to the CPU's own matrix-multiply ceiling.
 
     python tests/benchmarks/bench_cpu_ceiling.py [--passages 256] [--threads 2]
 
@@ -11,7 +11,7 @@ One run, three measurements, one JSON line each:
 - "forward_profile": shares of the forward's CPU time in GEMMs, the attention kernel and everything else.
 - "ceiling": the speed-up if the GEMMs ran at the GEMM peak and the rest as today (Amdahl), and the looser
   bound if every FLOP ran at the GEMM peak, i.e. the most a faster fp32 runtime could give without fewer FLOPs,
-  against the 1.5x of issue 11's goal 3.
+  against a goal of 1.5x.
 Passages: SciFact abstracts cut to ~200 word pieces (the chunker's default size), as bench_encode.py uses.
 """
 

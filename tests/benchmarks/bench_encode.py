@@ -86,7 +86,7 @@ def top10_agreement(a: np.ndarray, b: np.ndarray, n_queries: int = N_QUERIES, k:
 
 
 def onnxruntime_encoder(enc: BiEncoder, threads: int) -> Callable[[Sequence[str]], np.ndarray] | None:
-    """The candidate for CPUs without native bf16 (issue 11): the same model exported to ONNX (TorchScript
+    """The candidate for CPUs without native bf16: the same model exported to ONNX (TorchScript
     exporter) and run by ONNX Runtime fp32, with searchapp's tokenization, batching and mean pooling.
     None when onnxruntime is not installed (it is not a dependency; `pip install onnxruntime onnx`)."""
     try:

@@ -1,4 +1,4 @@
-"""A library of up to a million passages (issue 20, item 2): build without the model, size on disk, open time,
+"""A library of up to a million passages: build without the model, size on disk, open time,
 RSS after open, query p50/p95 (dense, hybrid, filtered), `similar` and `duplicates` time.
 
 Passages: real sentences (bench_query.sentences); the first --real are one sentence each, every other passage

@@ -281,7 +281,7 @@ def main() -> None:
                     print(json.dumps(row), flush=True)
 
 
-# Passage settings compared (issue 9, item 6): length in word pieces, and the file's title as context.
+# Passage settings compared: length in word pieces, and the file's title as context.
 CHUNKINGS: dict[str, dict | None] = {
     "default": None,  # the shipped settings: 200 word pieces, overlap 0.2, the file's title in front
     "notitle": {"title_context": False},  # the settings before passage context

@@ -1,4 +1,4 @@
-"""Query-syntax latency at 100k passages (issue 22): a phrase query, an exclusion query and a field query
+"""Query-syntax latency at 100k passages: a phrase query, an exclusion query and a field query
 (type:pdf) next to the same plain query, same run, per mode; one JSON line each with the ratio to plain.
 
 The library: real sentences (bench_query.sentences) written through the Store like a sync (100 passages a

@@ -1,4 +1,4 @@
-"""What lower precision costs in retrieval quality (issue 20, items 2 and 3): nDCG@10 x 100 on held-out sets
+"""What lower precision costs in retrieval quality: nDCG@10 x 100 on held-out sets
 (Cranfield, SciFact-sub) for the same collection indexed three ways, in one run:
 
 - fp32:  passages and queries encoded by MiniLM in float32, vectors stored float32 (the reference);

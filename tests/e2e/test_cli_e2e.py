@@ -72,7 +72,7 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     code, out, err = run_cli(capsys, "--data-dir", str(data), "search", "magma", "--json")
     assert code == 0
     res = json.loads(out)
-    # group: added by results by file; query_warnings: by the query syntax (issue 22), [] for a plain query
+    # group: added by results by file; query_warnings: by the query syntax, [] for a plain query
     # served_by: "direct" here (nothing serves this library), "warm" when `searchapp watch` or the window answered
     assert set(res) == {"query", "mode", "reranked", "hits", "group", "reading", "query_warnings", "served_by"}
     assert res["query_warnings"] == []
@@ -81,8 +81,8 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     assert set(hit) == {"path", "page", "start", "end", "text", "scores", "ranks", "available",
                         "repeats", "score", "score_label", "more",  # these four: added by results by file
                         "container", "member", "key",  # members of archives/mail (null for a file)
-                        "ocr",  # whether the text came from OCR (issue 21)
-                        "common_to", "copies"}  # repeated text and exact copies folded into the row (issue 28)
+                        "ocr",  # whether the text came from OCR
+                        "common_to", "copies"}  # repeated text and exact copies folded into the row
     assert hit["common_to"] == 0 and hit["copies"] == []
     assert hit["container"] is None and hit["member"] is None and hit["key"] == hit["path"]
     assert hit["available"] is True

@@ -120,7 +120,7 @@ def test_json_keeps_every_documented_key_and_adds_more(lib, capsys):
     more = hits[0]["more"]
     assert len(more) >= 3
     for m in more:
-        # container/member/key came with archive members (issue 21)
+        # container/member/key came with archive members
         assert old_keys | {"repeats", "available", "container", "member", "key"} == set(m)
         text = (lib.root / "docs" / "volcano.txt").read_text()
         assert text[m["start"]:m["end"]] == m["text"]

@@ -43,7 +43,7 @@ def test_unknown_names_with_text_content_are_indexed(library, tmp_path):
         hits = library.search(word, mode="lexical").hits
         assert hits and Path(hits[0].path).name == name, word
     problems = {Path(p).name: r for p, r in rep.problems}
-    # Zip files are read now (their members are entries, issue 21): a broken one is reported like a broken PDF.
+    # Zip files are read now (their members are entries): a broken one is reported like a broken PDF.
     assert problems == {"core.dump": "not plain text (binary content)",
                         "archive.zip": "corrupt zip container: File is not a zip file"}
     # a skip is listed once; a failure (the broken zip) every time, as for any file that fails

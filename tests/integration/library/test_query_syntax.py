@@ -216,7 +216,7 @@ def test_plain_query_same_hits_and_scores_with_the_parser_on_and_off(lib, mode, 
         off = library.search(q, k=10, mode=mode, rerank=False, group=group, literal=True)
         assert on.hits, q
         assert [h.to_json() for h in on.hits] == [h.to_json() for h in off.hits]
-        assert on.filter_stats is None  # no scope was built: the same request as before issue 22
+        assert on.filter_stats is None  # no scope was built: the same request as a plain query's
 
 
 def test_plain_query_makes_the_same_request(lib, monkeypatch):

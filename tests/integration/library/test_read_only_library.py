@@ -83,7 +83,7 @@ def test_simulated_read_only_library_is_searched_not_written(tmp_path, capsys, m
     assert code == 2 and "read-only" in err and "search and status work" in err
     # nothing was written (SQLite's mode=ro may add empty -wal/-shm beside a folder it can really write)
     assert {name: (data / name).stat().st_mtime_ns for name in before} == before
-    assert not (data / "searches.sqlite").exists()  # no search history beside a read-only library (issue 22)
+    assert not (data / "searches.sqlite").exists()  # no search history beside a read-only library
     assert not (data / "searching.lock").exists()  # nor a sign for syncs that a search runs
 
 

@@ -1,4 +1,4 @@
-"""Words first, meaning in the background (issue 20.1): phase 1 commits every file's passages and lexical rows
+"""Words first, meaning in the background: phase 1 commits every file's passages and lexical rows
 with no model forward; phase 2 embeds the waiting passages newest-modified files first, resumably."""
 
 from __future__ import annotations
