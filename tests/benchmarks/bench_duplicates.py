@@ -21,6 +21,12 @@ neighbours (blocked NumPy matmul, same k) on the same vectors, up to --peer-max.
     python tests/benchmarks/bench_duplicates.py --embed          # long: run in the background once
     python tests/benchmarks/bench_duplicates.py --planted
     python tests/benchmarks/bench_duplicates.py --sizes 10000,100000 [--peer-max 20000]
+    python tests/benchmarks/bench_duplicates.py --planted --impls before,after
+    python tests/benchmarks/bench_duplicates.py --compare LIBRARY_DIR [--threshold 0.8] [--ef 24] [--profile]
+
+--compare: the implementation before batched scoring (duplicates_before.py, ef 48) and the current one, each in
+a fresh process on the same library (e.g. bench_million.py --build-only's): wall and CPU seconds, RSS after
+open and peak (VmHWM), then whether both report the same pairs. Every line carries CPU flags and load average.
 """
 
 from __future__ import annotations
