@@ -76,18 +76,25 @@ def test_same_text_under_two_titles_gets_two_vectors_and_copies_share_one(tmp_pa
 
 
 def test_the_title_costs_no_second_tokenization_of_a_passage(tmp_path, make_config, tiny_encoder, monkeypatch):
-    from test_index_pipeline import CountingTokenizer
+    from collections import Counter
 
-    counting = CountingTokenizer(tiny_encoder._tokenizer)
-    monkeypatch.setattr(tiny_encoder, "_tokenizer", counting)
+    from searchapp.ingest.passage_context import model_input
+    from test_index_pipeline import RecordingTokenizer
+
+    seen: Counter = Counter()  # what was tokenized, text by text
+    monkeypatch.setattr(tiny_encoder, "_tokenizer", RecordingTokenizer(tiny_encoder._tokenizer, seen))
+    monkeypatch.setattr(tiny_encoder, "_offsets_tokenizer", RecordingTokenizer(tiny_encoder._offsets_tokenizer, seen))
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.md").write_text(f"# Harbour logistics\n\n{BODY}", encoding="utf-8")
     with Library(make_config(chunking={"max_tokens": 48, "title_context": True}), encoder=tiny_encoder) as lib:
         rep = lib.add_folder(docs)
     assert rep.chunks_embedded > 3  # passages with the title in front were embedded ...
-    assert counting.calls == 0  # ... from the chunker's ids and the title's, never tokenized again
-    (_, text, vec), *_ = [r for r in stored(tmp_path / "library") if not r[1].startswith("#")]
+    rows = [r for r in stored(tmp_path / "library") if not r[1].startswith("#")]
+    for _, text, _ in rows:  # ... each tokenized at most once, bare or with the title in front, never both
+        assert seen[text] + seen[model_input("Harbour logistics", text)] <= 1, text
+    assert any(seen[model_input("Harbour logistics", t)] for _, t, _ in rows)  # the recorder does see the inputs
+    (_, text, vec), *_ = rows
     assert np.allclose(vec, tiny_encoder.encode([f"Harbour logistics\n{text}"])[0], atol=1e-5)
 
 
