@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView
 
 from ..library import SearchResult
 from ..library.query.help import query_parts
-from ..library.query.syntax import read_query
+from ..library.query.reading import read_query
 from .plain import plain_label
 
 __all__ = ["EmptyResults", "empty_text", "WELCOME"]

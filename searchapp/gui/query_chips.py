@@ -13,7 +13,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QToolButton, QWidget
 
 from ..library.query.help import QueryPart, query_parts, without_part
-from ..library.query.syntax import ParsedQuery, as_searched
+from ..library.query.reading import as_searched
+from ..library.query.syntax import ParsedQuery
 from .elided_label import ElidedLabel
 from .plain import plain_label, tooltip
 

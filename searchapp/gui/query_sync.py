@@ -14,7 +14,8 @@ from typing import Optional
 from PySide6.QtCore import QDate, QObject
 
 from ..library import SearchFilters
-from ..library.query.syntax import ParsedQuery, as_searched, filters_of, parse_query, with_filters
+from ..library.query.reading import as_searched
+from ..library.query.syntax import ParsedQuery, filters_of, parse_query, with_filters
 
 __all__ = ["QuerySync"]
 

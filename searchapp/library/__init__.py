@@ -6,7 +6,8 @@ Rooms, each with one job (a newcomer finds a job by its name):
   disk_mark, index_keeper,        that another process wrote, the vector index's lifecycle, the models a library
   model_set, blas                 uses, one BLAS thread for many small products
   search/                         finding: retrieve, fuse, filter, group, snippets; similar files, duplicates
-  query/                          the query language, its help, checks on a query, history and saved searches
+  query/                          the query language, how a long question is read, its help, checks on a query,
+                                  history and saved searches
   sync/                           keeping the index in step: words pass, meaning pass, roots, live watch;
                                   a folder's size before it is added
   ocr/                            OCR: which files wait (text pass), the OCR step, the "(OCR)" marks on hits

@@ -35,7 +35,7 @@ from .searches import Searches
 from .ocr.marks import mark_ocr
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult, meaning_text
-from .query.syntax import read_query
+from .query.reading import read_query
 from .report.status import LibraryStatus, RootStatus, build_status, reindex_notice
 from .sync.types import SyncReport
 from .sync.updates import Updates

@@ -1,5 +1,5 @@
 """A pasted question is not a query language: the default search against `--literal`, before and after long
-questions were read as plain words (syntax.as_searched), in the same run.
+questions were read as plain words (reading.as_searched), in the same run.
 
 What is scored is what a person sees: the default `search --json` top 10 (default mode and grouping, no
 reranking), its paths read as a ranking of files, nDCG@10 x 100 (bench_quality's "shown"). Per collection:
@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_quality  # noqa: E402
 from searchapp.datasets.beir import BeirCollection, load_beir  # noqa: E402
-from searchapp.library.query import syntax  # noqa: E402
+from searchapp.library.query import reading, syntax  # noqa: E402
 
 _load_collection = bench_quality.load_collection
 
@@ -75,7 +75,7 @@ def quoted(text: str) -> str:
     words = text.split()
     plain = [bool(w.strip(_EDGE)) and not w.startswith("-") for w in words]  # a word, not an operator
     pairs = [i for i in range(len(words) - 1) if plain[i] and plain[i + 1]]
-    if len(words) < syntax.PROSE_WORDS or not pairs:
+    if len(words) < reading.PROSE_WORDS or not pairs:
         return text
     i = max(pairs, key=lambda j: len(words[j].strip(_EDGE)))
     a, b = words[i], words[i + 1]
@@ -142,7 +142,7 @@ def main() -> None:
                     for q in with_syntax:
                         before[q] = shown(lib, qs[q], doc_of)
                 first = {q: merged(before[q], literal[q]) if q in with_syntax else literal[q] for q in qs}
-                plain_read = sum(1 for q in with_syntax if syntax.read_query(qs[q]).as_words)
+                plain_read = sum(1 for q in with_syntax if reading.read_query(qs[q]).as_words)
                 row = {"bench": "pasted_query", "collection": name, "queries": label, "n": len(qs),
                        "with_syntax": len(with_syntax), "read_as_plain_words": plain_read,
                        "literal": bench_quality.ndcg10(literal, coll.qrels),

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .syntax import ParsedQuery, read_query, to_text
+from .reading import read_query
+from .syntax import ParsedQuery, to_text
 
 __all__ = ["SYNTAX_ROWS", "QueryPart", "query_parts", "without_part", "marked_text"]
 

@@ -25,11 +25,7 @@ a bad date, OR with nothing on one side) is searched as the words it contains an
 never an error. `literal=True` turns all of this off. Semantic ranking uses `free_text`: the plain words,
 the phrases, the OR alternatives and the prefixes' stems, in the order typed (exclusions and fields left
 out). A query with no syntax at all (`has_syntax` False) is searched exactly as before this module existed.
-
-A long question read as prose (`reads_as_prose`: a pasted paragraph, a claim, a question in sentences) takes its
-quotes, dashes, ORs and stars as plain words (`as_searched`), with a note: quotation marks inside a sentence quote
-something; they are not a request to drop every file without it. Its fields hold where a person adds them, before
-or after the sentences; one with words on both sides (`patients with type:2 diabetes`) is part of the text.
+How a long question is read (as prose, not syntax) is query/reading.py's job.
 """
 
 from __future__ import annotations
@@ -41,26 +37,16 @@ from typing import Optional
 
 from ...base.errors import ConfigError
 from ..search.filters import SearchFilters, parse_date, parse_types
+from .field_values import date_key, field_value, full_date, page_number
 
 __all__ = ["TOKEN_CHAR", "Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",
-           "MAX_OPERATORS", "MAX_PAGE", "reads_as_prose", "as_searched", "read_query", "PROSE_WORDS",
-           "PROSE_PLAIN_WORDS"]
+           "MAX_OPERATORS", "parse_with_inner_fields_as_words"]
 
 FIELDS = ("in", "dir", "type", "name", "after", "before", "page")
 TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.S)
 _PREFIX = re.compile(r"(\w+)\*")
-_YEAR, _MONTH = re.compile(r"\d{4}"), re.compile(r"\d{4}-\d{2}")
 MAX_OPERATORS = 100
-MAX_PAGE = 2**31 - 1  # far past any real document; a page number must fit SQLite's integers
-# A query of PROSE_WORDS words (fields left out), PROSE_PLAIN_WORDS of them outside quotes and operators, reads as
-# prose, as do PROSE_PLAIN_WORDS plain words ending like a sentence. Written syntax is short (`"tax return" 2024
-# -draft`), and a long phrase alone (`"to be or not to be that is the question"`) has no plain word around it.
-PROSE_WORDS = 10
-PROSE_PLAIN_WORDS = 5
-_SENTENCE_END = re.compile(r"[.?!…。？！][\"'”’»)\]]*\s*$")
-
-
 @dataclass(frozen=True)
 class Term:
     """A word or phrase a constraint is about. `prefix`: its last word is a prefix (typed `word*`)."""
@@ -133,47 +119,10 @@ def parse_query(text: str, literal: bool = False) -> ParsedQuery:
     return _Parser(text).parse()
 
 
-def reads_as_prose(parsed: ParsedQuery) -> bool:
-    """Whether the query reads as sentences rather than as typed syntax: PROSE_PLAIN_WORDS plain words and either
-    PROSE_WORDS words in all (the quoted and operator ones too) or an end in . ? or ! (a closing quote or
-    bracket may follow)."""
-    if parsed.literal:
-        return False
-    counts = {kind: sum(1 for c in parsed.clauses if (c.kind == "word") == (kind == "plain") for t in c.terms
-                        for w in t.text.split() if TOKEN_CHAR.search(w)) for kind in ("plain", "operator")}
-    if counts["plain"] < PROSE_PLAIN_WORDS:
-        return False
-    return counts["plain"] + counts["operator"] >= PROSE_WORDS or bool(_SENTENCE_END.search(parsed.raw))
-
-
-def as_searched(parsed: ParsedQuery) -> ParsedQuery:
-    """The reading a search uses. A long question's phrases, exclusions, OR groups and prefixes become plain
-    words (as `--literal` reads them: `-dash` and `OR` stay words of the text), and so do its fields that have
-    words on both sides; a warning says which. Its fields before or after the words still hold. Anything else
-    is `parsed` itself."""
-    if parsed.literal or not parsed.has_syntax or not reads_as_prose(parsed):
-        return parsed
-    inner = _Parser(parsed.raw, inner_fields_as_words=True)
-    reread = inner.parse()
-    ops = [c for c in reread.clauses if c.kind != "word"]
-    if not ops and not inner.inner_fields:
-        return parsed
-    clauses = []
-    for c in reread.clauses:
-        if c.kind == "word":
-            clauses.append(c)
-        else:
-            clauses += [Clause("word", (Term(w),)) for w in c.to_text().replace('"', " ").split()]
-    shown = list(dict.fromkeys([c.to_text() for c in ops] + inner.inner_fields))
-    listed = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
-    note = (f"a long question: {listed} searched as plain words, not as operator{'s' if len(shown) > 1 else ''} "
-            "(in a short query they require, exclude or filter)")
-    return replace(reread, clauses=tuple(clauses), warnings=reread.warnings + (note,), as_words=tuple(shown))
-
-
-def read_query(text: str, literal: bool = False) -> ParsedQuery:
-    """parse_query, then the reading a search uses (as_searched)."""
-    return as_searched(parse_query(text, literal))
+def parse_with_inner_fields_as_words(text: str) -> tuple[ParsedQuery, list[str]]:
+    """`text` parsed with its fields that have words on both sides taken as words; those fields as typed."""
+    parser = _Parser(text, inner_fields_as_words=True)
+    return parser.parse(), parser.inner_fields
 
 
 @dataclass
@@ -338,9 +287,9 @@ class _Parser:
                       f"fields): only the first {MAX_OPERATORS} are used; {self.over} more are ignored "
                       "(a phrase, prefix or OR group among them is searched as plain words)")
         f = self.fields
-        after = max(f.get("after", []), default=None, key=_date_key)  # several: the tightest holds
-        before = min(f.get("before", []), default=None, key=_date_key)
-        if after and before and _date_key(after) >= _date_key(before):
+        after = max(f.get("after", []), default=None, key=date_key)  # several: the tightest holds
+        before = min(f.get("before", []), default=None, key=date_key)
+        if after and before and date_key(after) >= date_key(before):
             self.warn(f"after:{after} is not before before:{before}: no file can match")
         pages = f.get("page", [])
         if len(set(pages)) > 1:
@@ -367,7 +316,7 @@ class _Parser:
                 clauses.append(literal)
                 return
         elif name in ("after", "before"):
-            day = _full_date(value)
+            day = full_date(value)
             try:
                 parse_date(day or "", name)
             except ConfigError:
@@ -376,7 +325,7 @@ class _Parser:
                 return
             values = [value]
         elif name == "page":
-            page = _page_number(value)
+            page = page_number(value)
             if page is None:
                 self.warn(f"{typed}: not a page number: searched as words")
                 clauses.append(literal)
@@ -388,51 +337,23 @@ class _Parser:
             self.fields.setdefault(name, []).extend(values)
 
 
-def _page_number(value: str) -> Optional[int]:
-    """1..MAX_PAGE from decimal digits (any script's); None for anything else ("²" is a digit int() refuses)."""
-    if not value.isdigit() or len(value) > 12:
-        return None
-    try:
-        page = int(value)
-    except ValueError:
-        return None
-    return page if 1 <= page <= MAX_PAGE else None
-
-
 def _term(t: _Tok) -> Term:
     if t.kind == "prefix":
         return Term(t.text, prefix=True)
     return Term(t.text, phrase=t.kind == "phrase")
 
 
-def _full_date(value: str) -> Optional[str]:
-    """YYYY -> YYYY-01-01, YYYY-MM -> YYYY-MM-01, YYYY-MM-DD as is (None when none of these)."""
-    if _YEAR.fullmatch(value):
-        return value + "-01-01"
-    if _MONTH.fullmatch(value):
-        return value + "-01"
-    return value if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) else None
-
-
-def _date_key(value: str) -> str:
-    return _full_date(value) or value
-
-
 # -- writing back ------------------------------------------------------------------
-def _field_value(value: str) -> str:
-    return f'"{value}"' if (not value or any(ch.isspace() for ch in value) or value.startswith('"')) else value
-
-
 def to_text(parsed: ParsedQuery) -> str:
     """A canonical query string: the clauses in the order typed, then the fields in a fixed order.
     Parsing it gives the same clauses and fields back."""
     if parsed.literal:
         return parsed.raw
     parts = [c.to_text() for c in parsed.clauses]
-    parts += [f"in:{_field_value(f)}" for f in parsed.folders]
+    parts += [f"in:{field_value(f)}" for f in parsed.folders]
     if parsed.types:
         parts.append("type:" + ",".join(parsed.types))
-    parts += [f"name:{_field_value(n)}" for n in parsed.names]
+    parts += [f"name:{field_value(n)}" for n in parsed.names]
     if parsed.after:
         parts.append(f"after:{parsed.after}")
     if parsed.before:
@@ -446,8 +367,8 @@ def filters_of(parsed: ParsedQuery) -> SearchFilters:
     """The query's folder, type and date fields as SearchFilters (name: and page: have no place there)."""
     folders = tuple(os.path.abspath(os.path.expanduser(f)) for f in parsed.folders)
     # (a value that is no date is handed on as typed: parse_date says what is wrong with it)
-    after = parse_date(_full_date(parsed.after) or parsed.after, "after:") if parsed.after else None
-    before = parse_date(_full_date(parsed.before) or parsed.before, "before:") if parsed.before else None
+    after = parse_date(full_date(parsed.after) or parsed.after, "after:") if parsed.after else None
+    before = parse_date(full_date(parsed.before) or parsed.before, "before:") if parsed.before else None
     return SearchFilters(folders, parsed.types, after, before)
 
 

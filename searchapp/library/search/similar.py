@@ -23,6 +23,7 @@ from ...base.errors import ConfigError
 from ...base.member_paths import key_of
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
+from ..query.field_values import MAX_PAGE
 from ..blas import one_blas_thread
 from .filters import FilterScope, SearchFilters
 from .result import SearchResult
@@ -31,7 +32,6 @@ __all__ = ["SimilarHit", "find_similar", "MAX_SOURCE_PASSAGES"]
 
 MAX_SOURCE_PASSAGES = 256  # a long source is sampled evenly: its score barely moves, the work is bounded
 NEIGHBOURS = 50  # per source passage, before the source's own passages are dropped
-MAX_PAGE = 2**31 - 1  # far above any real page count; keeps the number an SQLite integer
 RESCORE_FILES = 5  # candidate files scored exactly: RESCORE_FILES x k, best first by their best pair
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from conftest import build_tiny_library
 from searchapp.cli.main import main
-from searchapp.library.query.syntax import as_searched, parse_query, read_query, reads_as_prose
+from searchapp.library.query.reading import as_searched, read_query, reads_as_prose
+from searchapp.library.query.syntax import parse_query
 
 TEXTS = {
     # The one file about the subject never uses the quoted words as a phrase.
