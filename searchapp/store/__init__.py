@@ -9,13 +9,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .db import Store, fts_query
+    from .db import Store
+    from .lexical_queries import fts_query
     from .migrations import SCHEMA_VERSION, migrate
     from .rows import ChunkRow, FileRow, NewChunk, RootRow
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query", "migrate", "SCHEMA_VERSION"]
 
-_HOME = {"Store": ".db", "fts_query": ".db", "ChunkRow": ".rows", "FileRow": ".rows", "NewChunk": ".rows",
+_HOME = {"Store": ".db", "fts_query": ".lexical_queries", "ChunkRow": ".rows", "FileRow": ".rows", "NewChunk": ".rows",
          "RootRow": ".rows", "SCHEMA_VERSION": ".migrations", "migrate": ".migrations"}
 
 

@@ -77,7 +77,7 @@ class TextVectors:
     """Vectors derived from text alone: normalised random projection of square-root word counts."""
 
     def __init__(self) -> None:
-        from searchapp.store.db import STOP_WORDS
+        from searchapp.store.lexical import STOP_WORDS
 
         self.stop = STOP_WORDS
         self.projection = np.random.default_rng(PROJECTION_SEED).standard_normal((BUCKETS, DIM), dtype=np.float32)

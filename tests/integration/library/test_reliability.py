@@ -20,7 +20,7 @@ import pytest
 from searchapp.base.errors import StoreError
 from searchapp.cli.main import main
 from searchapp.library import Library
-from searchapp.store.db import fts_query
+from searchapp.store.lexical_queries import fts_query
 
 from test_crash_safety import WORKER, check_library, tiny_config, write_corpus
 
