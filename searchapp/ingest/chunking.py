@@ -13,7 +13,7 @@
    (`token_offsets_batch`) all passages of a document are checked in one call per round, and the
    encoder reuses those ids (see models/bi_encoder.py): one tokenization per passage. With
    `words_alone` (a tokenizer that reads the text between separators on its own, e.g. BERT's; see
-   models/bi_encoder.reads_words_alone) a passage that starts and ends beside a separator is not
+   models/word_pieces.reads_words_alone) a passage that starts and ends beside a separator is not
    tokenized again: its count from step 1 is exactly what its own tokenization gives.
 3b. Cap passages in characters too (`max_chars`): a tokenizer reads a 5 MB run without spaces as a
    handful of [UNK] pieces, which fit any token limit; such a passage would freeze the preview.

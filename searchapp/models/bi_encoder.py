@@ -51,7 +51,7 @@ from .transformer import (
     precision_context,
     torch_threads,
 )
-from .word_pieces import WordPieces
+from .word_pieces import WordPieces, reads_words_alone
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
@@ -369,41 +369,3 @@ def sentence_bert_max_seq_length(path: Path) -> Optional[int]:
                 raise ModelLoadError(f"{cfg}: {exc}") from None
             return int(value) if value else None
     return None
-
-
-# Normalizers that work character by character (a cut at whitespace changes nothing on either side) and
-# pre-tokenizers that split at every whitespace character: with only these, the tokenizer's model never sees
-# across whitespace.
-_CHAR_NORMALIZERS = frozenset({"BertNormalizer", "Lowercase", "NFD", "NFKD", "StripAccents", "Strip"})
-_WHITESPACE_SPLITTERS = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit"})
-_SPLITTERS_AFTER = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit", "Punctuation", "Digits"})
-
-
-def reads_words_alone(tokenizer) -> bool:
-    """Whether `tokenizer` (a tokenizers.Tokenizer) reads the text between two separators (space, tab, line
-    break, a Unicode space separator: base/separators.py) on its own, so a span of text that
-    starts and ends beside one has exactly the word pieces the whole text has there (BERT's WordPiece: yes; a
-    tokenizer that marks a word's leading space, or composes characters (NFC), may not). Decided from its
-    pipeline's declared parts, never from a probe: an unknown part says no."""
-    import json
-
-    try:
-        spec = json.loads(tokenizer.to_str())
-    except Exception:
-        return False
-
-    def parts(node) -> list[str]:
-        if node is None:
-            return []
-        if node.get("type") == "Sequence":
-            return [t for n in node.get("normalizers") or node.get("pretokenizers") or [] for t in parts(n)]
-        return [str(node.get("type"))]
-
-    normalizers, splitters = parts(spec.get("normalizer")), parts(spec.get("pre_tokenizer"))
-    added = spec.get("added_tokens") or []
-    return (all(n in _CHAR_NORMALIZERS for n in normalizers)
-            and bool(splitters) and splitters[0] in _WHITESPACE_SPLITTERS
-            and all(p in _SPLITTERS_AFTER for p in splitters)
-            # a special token holding a space, or taking the spaces beside it, reaches across one
-            and not any(t.get("lstrip") or t.get("rstrip") or any(ch.isspace() for ch in t.get("content", ""))
-                        for t in added))

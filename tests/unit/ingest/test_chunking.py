@@ -294,7 +294,7 @@ _GAPS = [" ", "  ", "\n", "\n\n", "\t", "\r\n", "\u00a0", "\u3000", "\x0b", "\x0
 @given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_GAPS)), min_size=1, max_size=400),
        st.sampled_from([8, 16, 48]))
 def test_words_alone_gives_the_same_passages_with_fewer_tokenizer_calls(backend, parts, max_tokens):
-    from searchapp.models.bi_encoder import reads_words_alone
+    from searchapp.models.word_pieces import reads_words_alone
 
     assert reads_words_alone(backend)
     text = "".join(w + g for w, g in parts)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from tokenizers import AddedToken, Tokenizer, normalizers, pre_tokenizers
 from tokenizers.models import WordPiece
 
-from searchapp.models.bi_encoder import reads_words_alone
+from searchapp.models.word_pieces import reads_words_alone
 
 VOCAB = {"[UNK]": 0, "a": 1, "b": 2, "##b": 3, "ab": 4, "▁a": 5, "▁b": 6}
 
