@@ -17,3 +17,14 @@ def shown_window(qtbot, config, lib):
     with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
         win.show()
     return win
+
+
+def close_window(win, lib) -> None:
+    """Close the dialogs `win` left open, the window, then its library."""
+    from PySide6.QtWidgets import QApplication
+
+    for top in QApplication.topLevelWidgets():
+        if top is not win and top.isVisible():
+            top.close()
+    win.close()
+    lib.close()

@@ -1,4 +1,5 @@
-"""Lazy re-exports for packages whose modules import torch: `import searchapp.models` stays cheap."""
+"""Lazy re-exports for packages whose modules import heavy dependencies (torch, numpy, hnswlib): importing the
+package stays cheap, and a name loads its module on first use."""
 
 from __future__ import annotations
 

@@ -20,8 +20,9 @@ Rooms, each with one job (a newcomer finds a job by its name):
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .library import Library, LibraryStatus, RootStatus
@@ -35,16 +36,9 @@ __all__ = ["Library", "LibraryStatus", "RootStatus", "SearchResult", "Notice", "
 
 # The names load on first use, so a light room (search/result.py, serve/client.py) is imported without numpy,
 # hnswlib or torch: the command line's warm path renders a search without them.
-_HOME = {"Library": ".library", "LibraryStatus": ".library", "RootStatus": ".library",
-         "DuplicateReport": ".search.duplicates", "NearPair": ".search.duplicates", "PassagePair": ".search.duplicates",
-         "SearchFilters": ".search.filters", "Notice": ".search.result", "SearchResult": ".search.result",
-         "SyncReport": ".sync.types"}
+_HOME = {"Library": "library", "LibraryStatus": "library", "RootStatus": "library",
+         "DuplicateReport": "search.duplicates", "NearPair": "search.duplicates", "PassagePair": "search.duplicates",
+         "SearchFilters": "search.filters", "Notice": "search.result", "SearchResult": "search.result",
+         "SyncReport": "sync.types"}
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())

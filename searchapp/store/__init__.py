@@ -5,8 +5,9 @@ numpy: the command line's warm path (library/serve/client.py) renders a search w
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .db import Store
@@ -16,14 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query", "migrate", "SCHEMA_VERSION"]
 
-_HOME = {"Store": ".db", "fts_query": ".lexical_queries", "ChunkRow": ".rows", "FileRow": ".rows", "NewChunk": ".rows",
-         "RootRow": ".rows", "SCHEMA_VERSION": ".migrations", "migrate": ".migrations"}
+_HOME = {"Store": "db", "fts_query": "lexical_queries", "ChunkRow": "rows", "FileRow": "rows", "NewChunk": "rows",
+         "RootRow": "rows", "SCHEMA_VERSION": "migrations", "migrate": "migrations"}
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())

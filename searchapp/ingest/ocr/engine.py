@@ -26,6 +26,7 @@ Decisions:
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import logging
@@ -35,7 +36,7 @@ import shutil
 import subprocess
 import threading
 import time
-from typing import Any, Optional, Protocol
+from typing import Any, Iterator, Optional, Protocol
 
 from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
@@ -85,21 +86,28 @@ def fit_pixels(image, max_pixels: int = MAX_PAGE_PIXELS):
     return image
 
 
+@contextlib.contextmanager
+def _qt_environment_kept() -> Iterator[None]:
+    """Put back the Qt variables an OpenCV import sets (see the module doc), whatever the import does."""
+    kept = {k: os.environ.get(k) for k in ("QT_QPA_PLATFORM_PLUGIN_PATH", "QT_QPA_FONTDIR")}
+    try:
+        yield
+    finally:
+        for k, v in kept.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 class RapidOcrEngine:
     name = "rapidocr"
 
     def __init__(self, threads: Optional[int] = None) -> None:
         threads = threads or _threads()
-        kept = {k: os.environ.get(k) for k in ("QT_QPA_PLATFORM_PLUGIN_PATH", "QT_QPA_FONTDIR")}
-        try:
+        with _qt_environment_kept():
             import cv2
             from rapidocr_onnxruntime import RapidOCR
-        finally:
-            for k, v in kept.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
         cv2.setNumThreads(threads)
         logging.getLogger("RapidOCR").setLevel(logging.WARNING)
         logging.getLogger("OrtInferSession").setLevel(logging.WARNING)
@@ -184,17 +192,10 @@ class RapidOcr3Engine:
 
     def __init__(self, threads: Optional[int] = None) -> None:
         threads = threads or _threads()
-        kept = {k: os.environ.get(k) for k in ("QT_QPA_PLATFORM_PLUGIN_PATH", "QT_QPA_FONTDIR")}
-        try:
+        with _qt_environment_kept():
             import onnxruntime
             import rapidocr
             from rapidocr import RapidOCR
-        finally:
-            for k, v in kept.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
         logging.getLogger("RapidOCR").setLevel(logging.WARNING)
         cuda = "CUDAExecutionProvider" in onnxruntime.get_available_providers()
         models = {task: os.path.join(os.path.dirname(rapidocr.__file__), "models", file)

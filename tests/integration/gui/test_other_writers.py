@@ -11,11 +11,10 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from conftest import build_tiny_library  # noqa: E402
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
 
 TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
          "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day.",
@@ -34,11 +33,7 @@ def win(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     w = shown_window(qtbot, lib.config, lib)
     w.data, w.docs = data, tmp_path / "docs"
     yield w
-    for top in QApplication.topLevelWidgets():
-        if top is not w and top.isVisible():
-            top.close()
-    w.close()
-    lib.close()
+    close_window(w, lib)
 
 
 def index_in_a_terminal(data: Path, *paths: Path) -> None:

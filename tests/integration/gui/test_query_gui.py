@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QToolButton  # noqa: E402
 
 from conftest import build_tiny_library  # noqa: E402
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
 TEXTS = {
     "volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
     "draft.txt": "A draft report on volcano safety for the island council.",
@@ -56,11 +56,7 @@ def win(qtbot, lib_dir, tiny_encoder):
 
 
 def close(w) -> None:
-    for top in QApplication.topLevelWidgets():
-        if top is not w and top.isVisible():
-            top.close()
-    w.close()
-    w.lib.close()
+    close_window(w, w.lib)
 
 
 def shown(w) -> list[str]:

@@ -20,7 +20,7 @@ from searchapp.base.types import Hit, StageRanks, StageScores  # noqa: E402
 from searchapp.gui.highlight import query_terms  # noqa: E402
 from searchapp.gui.results_model import HtmlDelegate, ResultsModel  # noqa: E402
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
 HOSTILE = '<b>x</b><img src="http://127.0.0.1:1/x">'  # a hub id or filter text
 FILE_TAG = "<b>x<a href=x>"  # in file names ("/" cannot be in one: an unclosed tag is markup enough)
 MARK = "#ffe680"
@@ -66,11 +66,7 @@ def window(qtbot, make_config, tiny_encoder, monkeypatch):
     lib = Library(config, encoder=tiny_encoder)
     win = shown_window(qtbot, config, lib)
     yield win
-    for top in QApplication.topLevelWidgets():
-        if top is not win and top.isVisible():
-            top.close()
-    win.close()
-    lib.close()
+    close_window(win, lib)
 
 
 def test_hub_file_and_filter_text_is_plain_on_every_new_surface(qtbot, window, tmp_path):

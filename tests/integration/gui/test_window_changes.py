@@ -9,11 +9,10 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from conftest import build_tiny_library  # noqa: E402
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "bread.md": "A recipe for sourdough bread with a long cold proof."}
@@ -30,11 +29,7 @@ def win(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     w = shown_window(qtbot, config, lib)
     w.docs = Path(tmp_path / "docs")
     yield w
-    for top in QApplication.topLevelWidgets():
-        if top is not w and top.isVisible():
-            top.close()
-    w.close()
-    lib.close()
+    close_window(w, lib)
 
 
 def test_no_part_holds_the_window_and_no_widget_is_re_exposed_for_tests(win):

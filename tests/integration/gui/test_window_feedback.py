@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QLabel  # noqa: E402
 
 from conftest import build_tiny_library  # noqa: E402
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "draft.txt": "A draft report on volcano safety for the island council.",
@@ -47,11 +47,7 @@ def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
 
     yield make
     for win, lib in made:
-        for top in QApplication.topLevelWidgets():
-            if top is not win and top.isVisible():
-                top.close()
-        win.close()
-        lib.close()
+        close_window(win, lib)
 
 
 def search(qtbot, win, text: str, mode: str = "hybrid"):

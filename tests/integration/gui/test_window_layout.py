@@ -12,11 +12,11 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QKeySequence  # noqa: E402
-from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QLabel, QWidget  # noqa: E402
+from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget  # noqa: E402
 
 from conftest import build_tiny_library  # noqa: E402
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
 
 TOPICS = ["eruption", "lava flow", "ash cloud", "magma chamber", "crater lake", "fumarole", "caldera", "tephra",
           "lahar", "pyroclastic flow", "dome collapse", "seismic swarm", "gas plume", "lava tube"]
@@ -47,11 +47,7 @@ def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
 
     yield make
     for win, lib in made:
-        for top in QApplication.topLevelWidgets():
-            if top is not win and top.isVisible():
-                top.close()
-        win.close()
-        lib.close()
+        close_window(win, lib)
 
 
 def search(qtbot, win, text: str):
