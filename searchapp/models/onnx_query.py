@@ -76,7 +76,7 @@ def describe_query_path(cache_dir: Path, fingerprint: str, pooling: str, *,
         name = {"torch.float32": "fp32", "torch.bfloat16": "bf16", "torch.float16": "fp16"}.get(loaded_dtype,
                                                                                                loaded_dtype)
         return f"torch {name}{later}"
-    return f"numpy fp32 (torch if the model is not plain BERT){later}"
+    return f"numpy fp32; torch if the model is not plain BERT{later}"  # the label shows the part before the first ;
 
 
 def cache_files(cache_dir: Path, fingerprint: str) -> Optional[tuple[Path, Path]]:
