@@ -9,9 +9,10 @@ IndexCorruptError: SQLite holds the vectors, so the caller rebuilds instead of s
 from __future__ import annotations
 
 import threading
+import time
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar, Iterable, Optional
+from typing import Any, Callable, ClassVar, Iterable, Optional
 
 import numpy as np
 
@@ -151,7 +152,11 @@ class VectorIndex(ABC):
             self.generation = int(generation)
 
     @classmethod
-    def load(cls, path: Path, dim: int, config: IndexConfig) -> "VectorIndex":
+    def load(cls, path: Path, dim: int, config: IndexConfig,
+             before_read: Optional[Callable[[float], None]] = None) -> "VectorIndex":
+        """`before_read(seconds)`: called once the file's checksum is verified (`seconds`: what that took, a
+        measure of this file on this machine now) and before it is parsed, which for hnswlib holds the
+        interpreter lock throughout; it may raise to stop there."""
         path = Path(path)
         meta = read_sidecar(path)
         if meta is None:
@@ -160,6 +165,7 @@ class VectorIndex(ABC):
         for key, want in expected.items():
             if meta.get(key) != want:
                 raise IndexCorruptError(f"{path}: sidecar says {key}={meta.get(key)!r}, expected {want!r}")
+        started = time.monotonic()
         try:
             size, crc = file_checksum(path)
         except OSError as exc:
@@ -167,6 +173,8 @@ class VectorIndex(ABC):
         if size != meta.get("file_size") or crc != meta.get("crc32"):
             raise IndexCorruptError(f"{path}: index file does not match its sidecar (truncated, corrupt or "
                                     "replaced without it)")
+        if before_read is not None:
+            before_read(time.monotonic() - started)
         try:
             index = cls._read(path, int(dim), config, meta)
         except IndexCorruptError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Optional
 
 from ..base.config import IndexConfig
 from ..base.errors import ConfigError
@@ -28,6 +29,8 @@ def create_index(config: IndexConfig, dim: int) -> VectorIndex:
     return _backend(config)(dim, config)
 
 
-def load_index(path: Path, config: IndexConfig, dim: int) -> VectorIndex:
-    """Load the configured backend's file at `path`; IndexCorruptError if it is unusable (rebuild then)."""
-    return _backend(config).load(Path(path), dim, config)
+def load_index(path: Path, config: IndexConfig, dim: int,
+               before_read: Optional[Callable[[float], None]] = None) -> VectorIndex:
+    """Load the configured backend's file at `path`; IndexCorruptError if it is unusable (rebuild then).
+    `before_read`: see VectorIndex.load."""
+    return _backend(config).load(Path(path), dim, config, before_read)

@@ -22,6 +22,7 @@ from ..base.config import IndexConfig
 from ..base.errors import IndexCorruptError, StoreError
 from ..base.progress import ProgressFn, report
 from ..store import Store
+from .background_load import BackgroundLoad
 from .lock import writer_holder, writer_lock
 
 __all__ = ["IndexKeeper", "index_path", "open_vector_index", "IndexOpenReport", "rebuild_index", "repair_index"]
@@ -54,7 +55,9 @@ def rebuild_index(store: Store, config: IndexConfig, dim: int, progress: Optiona
 
 
 def open_vector_index(store: Store, data_dir: Path, config: IndexConfig, dim: int,
-                      progress: Optional[ProgressFn] = None) -> tuple[VectorIndex, IndexOpenReport]:
+                      progress: Optional[ProgressFn] = None,
+                      before_read: Optional[Callable[[float], None]] = None) -> tuple[VectorIndex, IndexOpenReport]:
+    """`before_read`: see VectorIndex.load (not called when the index is missing and rebuilt)."""
     path = index_path(data_dir, config)
     generation = store.generation()
     if not path.exists():
@@ -63,7 +66,7 @@ def open_vector_index(store: Store, data_dir: Path, config: IndexConfig, dim: in
         index = rebuild_index(store, config, dim, progress)
         return index, IndexOpenReport("rebuilt", f"vector index was missing; rebuilt {len(index)} vectors from the library database")
     try:
-        index = load_index(path, config, dim)
+        index = load_index(path, config, dim, before_read)
     except IndexCorruptError as exc:
         index = rebuild_index(store, config, dim, progress)
         return index, IndexOpenReport("rebuilt", f"vector index was unreadable ({exc}); rebuilt {len(index)} vectors from the library database")
@@ -105,12 +108,14 @@ class IndexKeeper:
         self._index: Optional[VectorIndex] = None
         self._report: Optional[IndexOpenReport] = None
         self._generation = -1  # the store generation the in-memory index reflects (see follow_writers)
+        self._loading: Optional[BackgroundLoad] = None  # while the index opens on a thread of its own
 
     def dim(self) -> Optional[int]:
         dim = self.store.get_meta("dim")
         return int(dim) if dim else None
 
-    def index(self, progress: Optional[ProgressFn] = None) -> Optional[VectorIndex]:
+    def index(self, progress: Optional[ProgressFn] = None,
+              before_read: Optional[Callable[[float], None]] = None) -> Optional[VectorIndex]:
         if self._index is not None:
             return self._index  # no lock: a search must not wait for a sync (the index guards itself)
         with self._lock:
@@ -119,7 +124,8 @@ class IndexKeeper:
                 if dim is None:
                     return None
                 self._generation = self.store.generation()
-                self._index, self._report = open_vector_index(self.store, self.data_dir, self.config, dim, progress)
+                self._index, self._report = open_vector_index(self.store, self.data_dir, self.config, dim, progress,
+                                                              before_read)
                 writer = writer_holder(self.data_dir) if self._report.action == "repaired" else None
                 if writer is not None:  # not interrupted: a live sync saves its own index when it is done
                     self._report = IndexOpenReport("following", f"a sync is running (process {writer}); searches "
@@ -127,6 +133,48 @@ class IndexKeeper:
                 elif self._report.action in ("repaired", "rebuilt"):
                     self._persist_repair()
             return self._index
+
+    # -- opened in the background (background_load.py) --------------------------------------------------
+    def load_in_background(self, on_done: Optional[Callable[[], None]] = None, *,
+                           give_up_after: Optional[float] = None) -> bool:
+        """Open the index on a thread of its own; `on_done()` runs on that thread when it ends. `give_up_after`:
+        seconds after which the index is of no use (a one-shot command): the load stops before parsing when it
+        could not be done by then. False when there is nothing to load (no vectors yet, open, or loading)."""
+        with self._lock:
+            if self._index is not None or self._loading is not None or self.dim() is None:
+                return False
+
+            def load(before_read: Callable[[float], None]) -> bool:
+                return self.index(before_read=before_read) is not None
+
+            def done(_loaded: bool) -> None:
+                # From now on a search opens the index itself, as without a background load; but one given up at
+                # its deadline stays given up: the command's later searches answer by words too, never past it.
+                if not loading.abandoned:
+                    self._loading = None
+                if on_done is not None:
+                    on_done()
+
+            self._loading = loading = BackgroundLoad(load, deadline=give_up_after, on_done=done)
+        loading.start()
+        return True
+
+    def loading(self) -> bool:
+        """Whether the index is opening in the background now."""
+        loading = self._loading
+        return loading is not None and not loading.done.is_set()
+
+    def wait_loaded(self, seconds: float) -> bool:
+        """Wait at most `seconds` for a background load: True when a search may use the index (open, no load was
+        under way, or it failed and opening it again says why); False: answer by words (loading, or given up)."""
+        loading = self._loading
+        return self._index is not None or loading is None or loading.wait(seconds)
+
+    def stop_loading(self) -> None:
+        """Closing: a background load that has not begun parsing stops there."""
+        loading = self._loading
+        if loading is not None:
+            loading.close()
 
     def follow_writers(self) -> Optional[VectorIndex]:
         """The index, brought up to date with what another process (or Library) committed since it was read.

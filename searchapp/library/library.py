@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..ann import VectorIndex
 from ..base.config import Config
@@ -34,7 +34,8 @@ from .readers import Readers
 from .searches import Searches
 from .ocr.marks import mark_ocr
 from .search.pipeline import mark_available, run_search, search_request
-from .search.result import MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult, meaning_text
+from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
+                            meaning_text)
 from .query.reading import read_query
 from .report.status import LibraryStatus, RootStatus, build_status, reindex_notice
 from .sync.types import SyncReport
@@ -156,6 +157,15 @@ class Library:
     def index_notice(self) -> Optional[str]:
         return self.vectors.notice()
 
+    def load_in_background(self, on_done: Optional[Callable[[], None]] = None, *,
+                           give_up_after: Optional[float] = None) -> bool:
+        """Open the vector index on a thread of its own: see IndexKeeper.load_in_background and search's
+        `meaning_wait`."""
+        return self.vectors.load_in_background(on_done, give_up_after=give_up_after)
+
+    def meaning_loading(self) -> bool:
+        return self.vectors.loading()
+
     def check_model(self) -> None:
         """Raise ModelMismatchError when the library was built with another model, pooling or chunking."""
         self.models.check_library(self.reader())
@@ -241,9 +251,11 @@ class Library:
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None, rerank: Optional[bool] = None,
                candidates: Optional[int] = None, rerank_depth: Optional[int] = None,
                filters: Optional[SearchFilters] = None, group: Optional[str] = None,
-               literal: bool = False) -> SearchResult:
+               literal: bool = False, meaning_wait: Optional[float] = None) -> SearchResult:
         """`group`: "file" (each file once, its other passages in `Hit.more`; k counts files) or "passage".
-        `query` may use the query syntax (query/syntax.py) unless `literal`."""
+        `query` may use the query syntax (query/syntax.py) unless `literal`. `meaning_wait`: while the vector
+        index opens in the background (load_in_background), a hybrid search waits at most this many seconds for
+        it, then answers by words (a LOADING notice); None waits for it, as does dense mode."""
         s = self.config.search
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
@@ -259,14 +271,14 @@ class Library:
                                 reading=reading)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=rerank_depth,
                              filters=filters, group=group, parsed=parsed)
-        encode_query = None
-        index = None
+        encode_query, index, words_only = None, None, False
         if mode != "lexical":
             self.check_model()
-            index = self._fresh()
-            encode_query = self.models.encode_query
-        # Lexical mode is the fast, exact-words mode: it never loads a model unless reranking is asked for.
-        want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
+            # Still opening: the lexical ranking now (run_search fuses on the words alone without an index).
+            words_only = mode == "hybrid" and meaning_wait is not None and not self.vectors.wait_loaded(meaning_wait)
+            index, encode_query = (None, None) if words_only else (self._fresh(), self.models.encode_query)
+        # Lexical mode (and a hybrid search answered by words) never loads a model unless reranking is asked for.
+        want_rerank = (s.rerank and mode != "lexical" and not words_only) if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
         mark_available(result)
@@ -275,6 +287,8 @@ class Library:
         # lexical search says nothing about models; nor does a listing by date (its notice says why)
         if want_rerank and cross is None and mode != "lexical" and not result.notices:
             self._say(result, RERANKER, self.models.reranker_notice())
+        if words_only:
+            self._say(result, LOADING, LOADING_NOTICE)
         during_reindex = self.reindex_notice()
         self._say(result, REINDEX, during_reindex)
         if self.reader().pending_count():  # cheap (a partial index); the full count only while embedding
@@ -383,6 +397,7 @@ class Library:
         """Stop watching, wait for searches in flight (another thread may be mid-query) and for a running
         sync, then close every connection. Closing a SQLite connection under a running query can crash."""
         self.stop_serving()
+        self.vectors.stop_loading()  # not begun parsing: never begun (the lock below would wait for it)
         if not self._readers.shut(timeout=60):
             return
         self.stop_watching()

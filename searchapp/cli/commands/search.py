@@ -16,7 +16,11 @@ from ..filter_options import add_filter_options, filters_from
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
 
-__all__ = ["register", "cmd_search"]
+__all__ = ["register", "cmd_search", "MEANING_WAIT"]
+
+# Seconds a direct hybrid search waits for the vector index to open before it answers by words (with Python's
+# start-up and the library's open, about 2 s from the command's start); `--wait` waits for it however long.
+MEANING_WAIT = 1.5
 
 
 def register(sub) -> None:
@@ -34,6 +38,9 @@ def register(sub) -> None:
                    help='search the words as typed: no query syntax ("phrases", -word, OR, word*, type:, in:, ...)')
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--no-color", action="store_true", help="never mark query words in bold (also: NO_COLOR set)")
+    s.add_argument("--wait", action="store_true",
+                   help="wait for the vector index however long it takes to open: a hybrid search of a big library "
+                        "otherwise answers by its words alone after about 2 s (said in a note and in --json)")
     s.add_argument("--direct", action="store_true",
                    help="open the library here even when `searchapp watch` or the window serves it (also: "
                         "SEARCHAPP_NO_WARM=1)")
@@ -51,6 +58,7 @@ def cmd_search(args, config: Config, progress, cancel) -> int:
 
 
 def _run(args, searcher: "_Searcher") -> int:
+    from ...library.search.result import LOADING
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     notice_shown = False
@@ -63,7 +71,8 @@ def _run(args, searcher: "_Searcher") -> int:
             print(f"searchapp: {line}note: {printable(warning)}", file=sys.stderr)
         if not notice_shown:
             for notice in res.notices:
-                print(f"searchapp: note: {printable(notice.text)}", file=sys.stderr)
+                more = " (--wait waits for meaning)" if notice.kind == LOADING else ""
+                print(f"searchapp: note: {printable(notice.text)}{more}", file=sys.stderr)
                 notice_shown = True
 
     if args.query == "-":
@@ -155,13 +164,17 @@ class _Searcher:
             self.read_only = self._lib.read_only
             if a.reranker and config.search.rerank:
                 self._lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
+            if not a.wait and (a.mode or config.search.mode) == "hybrid":
+                # Opened beside the words search; not begun when it could not be ready within MEANING_WAIT (it
+                # would hold the interpreter lock past it: library/background_load.py). A small index just loads.
+                self._lib.load_in_background(give_up_after=MEANING_WAIT)
         self.served_by = "direct"
         if single:
             from ...library.query.help import marked_text
 
             self.marks = marked_text(query, a.literal)
         return self._lib.search(query, k=a.k, mode=a.mode, candidates=a.candidates, filters=self._filters,
-                                group=a.group, literal=a.literal)
+                                group=a.group, literal=a.literal, meaning_wait=None if a.wait else MEANING_WAIT)
 
     def close(self) -> None:
         if self._lib is not None:

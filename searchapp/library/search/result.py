@@ -12,8 +12,8 @@ from typing import Optional
 
 from ...base.types import Hit
 
-__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "RERANKER", "REINDEX", "MEANING", "LISTING_NOTICE",
-           "meaning_text"]
+__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "RERANKER", "REINDEX", "MEANING", "LOADING",
+           "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text"]
 
 # Notice kinds, in the order a search says them.
 UNSEARCHABLE = "unsearchable"  # nothing to match or embed (empty, common words only): no hits at all
@@ -21,8 +21,10 @@ LISTING = "listing"  # only operators and fields: the allowed files, newest firs
 RERANKER = "reranker"  # reranking was asked for but no reranker can run: first-stage order
 REINDEX = "reindex"  # a reindex is under way: results come only from what it embedded so far
 MEANING = "meaning"  # passages still without a vector: the dense side lacks them
+LOADING = "loading"  # the vector index was still opening: a hybrid search answered by its words alone
 
 LISTING_NOTICE = "no words to rank by: newest matching first"
+LOADING_NOTICE = "meaning is still loading — word matches only"
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class SearchResult:
                "reading": self.reading, "hits": [h.to_json() for h in self.hits]}
         if self.reindex_notice:
             out["reindex_notice"] = self.reindex_notice
+        if self.said(LOADING):
+            out["meaning"] = "loading"  # words only: the vector index was still opening
         if self.meaning_percent is not None:
             out["meaning_percent"] = self.meaning_percent
             out["meaning_notice"] = self.meaning_notice
