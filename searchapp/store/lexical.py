@@ -9,8 +9,13 @@ its LIMIT cuts ties the same way the merge orders them; a search is then the sam
 Why a one-pass variant: hybrid search shows (and fuses) both first-stage scores for every candidate, so a
 passage found only by the dense side needs its BM25 too. Asked as a second MATCH restricted to those ids,
 FTS5 computes BM25 for every matching passage again; at a million passages that second pass was 45% of a
-hybrid query (~50 ms of ~115). `ranked_and_scored` keeps one MATCH's scores in a temporary table and reads
-them twice (tests/integration/library/test_bm25_pair.py compares it with the two passes).
+hybrid query (~50 ms of ~115). `ranked_and_scored` gives both from one reading.
+
+Each table's scores come first from bm25_postings.py (the same doubles as FTS5's bm25(), read from the
+index's postings and only the lengths that can matter: ~3x cheaper at a million passages); where it cannot
+read an expression (a CJK character pair, a word the tokenizer splits) FTS5's MATCH runs, keeping one
+MATCH's scores in a temporary table read twice (tests/integration/library/test_bm25_pair.py and
+test_bm25_postings.py compare the ways).
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Iterable, Optional, Sequence
 
+import numpy as np
+
+from . import bm25_postings
 from ..base.errors import StoreError
 
 __all__ = ["merge_bm25", "ranked", "ranked_and_scored", "Match", "Fragment", "STOP_WORDS"]
@@ -45,26 +53,53 @@ def merge_bm25(parts: Iterable[Scored], limit: int) -> Scored:
 
 
 def ranked(conn: sqlite3.Connection, matches: Sequence[Match], limit: int, *,
-           within: Optional[Sequence[int]] = None, where: Optional[Fragment] = None) -> Scored:
+           within: Optional[Sequence[int]] = None, where: Optional[Fragment] = None,
+           allowed: Optional[np.ndarray] = None) -> Scored:
     """The top `limit` passages by BM25 over `matches` ([] when none). `within`: only these chunk ids;
-    `where`: only passages of the files the fragment allows (FTS5 joined to files, no id list sent)."""
+    `where`: only passages of the files the fragment allows (FTS5 joined to files, no id list sent);
+    `allowed`: the chunk ids `where` allows, sorted, when the caller has them (read without the join)."""
     if within is not None and not within:
         return []
-    return merge_bm25((_bm25(conn, table, expr, limit, within, where) for table, expr in matches), limit)
+    return merge_bm25((_table_top(conn, table, expr, limit, within, where, allowed) for table, expr in matches),
+                      limit)
 
 
-def ranked_and_scored(conn: sqlite3.Connection, matches: Sequence[Match], limit: int,
-                      also: Sequence[int]) -> tuple[Scored, dict[int, float]]:
-    """(`ranked(conn, matches, limit)`, {id: score} for each passage of `also` that matches); a passage of
-    `also` missing from the dict shares no word with the query (its BM25 is 0)."""
+def ranked_and_scored(conn: sqlite3.Connection, matches: Sequence[Match], limit: int, also: Sequence[int], *,
+                      where: Optional[Fragment] = None,
+                      allowed: Optional[np.ndarray] = None) -> tuple[Scored, dict[int, float]]:
+    """(`ranked(conn, matches, limit, where=, allowed=)`, {id: score} for each passage of `also` that matches,
+    inside the allowed files or not); a passage of `also` missing from the dict shares no word with the query
+    (its BM25 is 0)."""
     tops: list[Scored] = []
     scores: dict[int, float] = {}
     for table, expr in matches:
-        top, part = _one_pass(conn, table, expr, limit, also)
+        fast = (bm25_postings.ranked(conn, table, expr, limit, also=also, allowed=allowed if where else None)
+                if where is None or allowed is not None else None)
+        if fast is not None:
+            top, part = fast.top, fast.scores
+        elif where is None:
+            top, part = _one_pass(conn, table, expr, limit, also)
+        else:  # filtered, without the postings: the top inside the files, then the asked passages' scores
+            top = _bm25(conn, table, expr, limit, None, where)
+            part = dict(_bm25(conn, table, expr, len(also), list(also), None)) if also else {}
         tops.append(top)
         for cid, s in part.items():
             scores[cid] = scores.get(cid, 0.0) + s
     return merge_bm25(tops, limit), scores
+
+
+def _table_top(conn: sqlite3.Connection, table: str, expr: str, limit: int, within: Optional[Sequence[int]],
+               where: Optional[Fragment], allowed: Optional[np.ndarray]) -> Scored:
+    """One table's top: from the postings when they can be read (and, filtered, the allowed ids are known),
+    else FTS5's MATCH."""
+    if where is None or (allowed is not None and within is None):
+        fast = bm25_postings.ranked(conn, table, expr, 0 if within is not None else limit,
+                                    also=within or (), allowed=allowed if where is not None else None)
+        if fast is not None:
+            if within is None:
+                return fast.top
+            return sorted(fast.scores.items(), key=lambda kv: (-kv[1], kv[0]))[: max(0, int(limit))]
+    return _bm25(conn, table, expr, limit, within, where)
 
 
 def _bm25(conn: sqlite3.Connection, table: str, expr: str, limit: int, within: Optional[Sequence[int]],

@@ -7,6 +7,8 @@ import re
 import sqlite3
 from typing import Iterable, Optional, Sequence
 
+import numpy as np
+
 from . import lexical
 from .cjk import CJK_TABLE, cjk_query
 from .lexical import STOP_WORDS
@@ -60,13 +62,17 @@ class LexicalQueries:
         is better. `within`: only these chunk ids. `prefixes`: words of `query` typed as `word*` (fts_query)."""
         return lexical.ranked(self.conn, _matches(query, prefixes), limit, within=within)
 
-    def search_lexical_where(self, query: str, limit: int, where: lexical.Fragment,
-                             prefixes: Iterable[str] = ()) -> list[tuple[int, float]]:
-        """search_lexical over the passages of the files a WHERE fragment allows (scope.py)."""
-        return lexical.ranked(self.conn, _matches(query, prefixes), limit, where=where)
+    def search_lexical_where(self, query: str, limit: int, where: lexical.Fragment, prefixes: Iterable[str] = (),
+                             allowed: Optional[np.ndarray] = None) -> list[tuple[int, float]]:
+        """search_lexical over the passages of the files a WHERE fragment allows (scope.py); `allowed`: the
+        chunk ids it allows (sorted), when the caller has them already."""
+        return lexical.ranked(self.conn, _matches(query, prefixes), limit, where=where, allowed=allowed)
 
-    def search_lexical_and_score(self, query: str, limit: int,
-                                 also: Sequence[int]) -> tuple[list[tuple[int, float]], dict[int, float]]:
-        """(`search_lexical(query, limit)`, {id: score} for each passage of `also` that matches the query) in
-        one MATCH per table; a passage of `also` missing from the dict shares no word with the query."""
-        return lexical.ranked_and_scored(self.conn, _matches(query), limit, also)
+    def search_lexical_and_score(self, query: str, limit: int, also: Sequence[int], prefixes: Iterable[str] = (),
+                                 where: Optional[lexical.Fragment] = None, allowed: Optional[np.ndarray] = None
+                                 ) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """(`search_lexical(query, limit)`, or `search_lexical_where` with `where`, and {id: score} for each
+        passage of `also` that matches the query) from one reading of each table; a passage of `also` missing
+        from the dict shares no word with the query."""
+        return lexical.ranked_and_scored(self.conn, _matches(query, prefixes), limit, also, where=where,
+                                         allowed=allowed)

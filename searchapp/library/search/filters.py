@@ -177,6 +177,17 @@ class FilterScope:
         of `query` typed as `word*`."""
         if fts_query(query) is None or not len(self.ids):
             return []
-        found = self.store.search_lexical_where(query, limit, self.filters.where(), prefixes)
-        self.stats["lexical_strategy"] = "FTS5 joined to the filtered files"
+        found = self.store.search_lexical_where(query, limit, self.filters.where(), prefixes, allowed=self.ids)
+        self.stats["lexical_strategy"] = "BM25 inside the filtered files"
         return found
+
+    def lexical_and_score(self, query: str, limit: int, also: Sequence[int],
+                          prefixes: Sequence[str] = ()) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """(`lexical(query, limit, prefixes)`, {id: BM25} for each passage of `also` that matches) from one
+        reading of the lexical index (hybrid: the dense hits' BM25 without a second pass)."""
+        if fts_query(query) is None:
+            return [], {}
+        top, scores = self.store.search_lexical_and_score(query, limit, also, prefixes, where=self.filters.where(),
+                                                          allowed=self.ids)
+        self.stats["lexical_strategy"] = "BM25 inside the filtered files"
+        return (top if len(self.ids) else []), scores

@@ -128,8 +128,11 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if want_lexical:
         def fetch_lex(n: int) -> list[tuple[int, float]]:
             nonlocal lexical_of_dense
-            if scope is not None:
+            if scope is not None and not (req.mode == "hybrid" and dense):
                 return scope.lexical(text, n, prefixes)
+            if scope is not None:
+                top, lexical_of_dense = scope.lexical_and_score(text, n, [c for c, _ in dense], prefixes)
+                return top
             if req.mode == "hybrid" and dense:
                 top, lexical_of_dense = store.search_lexical_and_score(text, n, [c for c, _ in dense])
                 return top
