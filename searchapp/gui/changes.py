@@ -20,6 +20,7 @@ class Changes:
     stale_index: bool = False  # the new settings cut or embed passages differently: a re-index is due
     searches: bool = False  # the saved searches
     elsewhere: bool = False  # another process wrote the library (a sync in a terminal); alone: it is still writing
+    meaning: bool = False  # the vector index, opening in the background, is open: searches are hybrid again
 
     def __or__(self, other: "Changes") -> "Changes":
         return Changes(**{f.name: getattr(self, f.name) or getattr(other, f.name) for f in fields(self)})

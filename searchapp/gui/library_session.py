@@ -16,6 +16,7 @@ from ..base.config import Config, save_config
 from ..library import Library
 from ..library.reconfigure import needs_reindex, reopen_library
 from .changes import Changes
+from .meaning_load import MeaningLoad
 from .model_download import ModelDownloads
 from .services import Services
 from .settings_dialog import SettingsDialog
@@ -34,6 +35,8 @@ class LibrarySession:
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
         if self.owns_library:
             self.library.serve()  # `searchapp search` in a terminal asks this window's open library (the warm index)
+        self.meaning = MeaningLoad(services)
+        self.meaning.start(self.library)  # searches answer by words until it is open
 
     # -- settings ---------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
@@ -90,6 +93,7 @@ class LibrarySession:
         old.stop_serving()
         self.library = reopen_library(old, new)
         self.library.serve()  # under the new settings: a command line with them is answered here
+        self.meaning.start(self.library)
         if self.owns_library:
             self._retired.append(old)
         self.owns_library = True

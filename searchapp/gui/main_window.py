@@ -195,8 +195,9 @@ class MainWindow(QMainWindow):
 
     def _refresh_status_and_models(self) -> None:
         """Refresh the status and load the models on the pools (at startup and after a settings change)."""
-        self.refresh_status()
         lib = self.library
+        if not lib.meaning_loading():  # else when it is open (Changes.meaning): the status job would wait for it,
+            self.refresh_status()  # holding one of the two read threads a search typed meanwhile needs
 
         def warm(progress, cancel):  # lazy models, loaded before the first query needs them
             _ = lib.encoder  # the property loads it
@@ -210,8 +211,9 @@ class MainWindow(QMainWindow):
             forget_query_unless_kept(self, self._ui)  # history just turned off: no query text stays in gui.ini
             self.models_ready = False
             self._refresh_status_and_models()
-        elif changes.roots or changes.files or changes.elsewhere:
-            self.refresh_status(then=None if changes.elsewhere else self.writesIdle.emit)
+        elif changes.roots or changes.files or changes.elsewhere or changes.meaning:
+            writes_done = (changes.roots or changes.files) and not changes.elsewhere
+            self.refresh_status(then=self.writesIdle.emit if writes_done else None)
         if changes.stale_index and self.status is not None and self.status.chunks:
             self.writes.confirm_reindex()
 

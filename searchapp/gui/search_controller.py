@@ -18,12 +18,13 @@ from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.preview import file_text
 from ..library.query.help import marked_text
-from ..library.search.result import LISTING, MEANING, REINDEX, RERANKER, UNSEARCHABLE
+from ..library.search.result import LISTING, LOADING, MEANING, REINDEX, RERANKER, UNSEARCHABLE
 from .changes import Changes
 from .empty_results import EmptyResults
 from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_session import LibrarySession
+from .meaning_load import MEANING_WAIT
 from .preview import PreviewPane
 from .results_model import HIT_ROLE, ResultsModel
 from .results_view import fit_columns, setup_results_view
@@ -148,7 +149,7 @@ class SearchController(QObject):
         lib, filters = self.session.library, self.filter_bar.filters()
         # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
         self.submit("search", lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
-                                                      filters=filters, group=group), k)
+                                                      filters=filters, group=group, meaning_wait=MEANING_WAIT), k)
 
     def submit(self, name: str, job: Callable, k: int) -> None:
         """Run `job` (returning a SearchResult) as the newest search; its top `k` hits are shown unless a newer
@@ -203,7 +204,7 @@ class SearchController(QObject):
         t, shown = result.timings_ms.get("total"), min(k, len(result.hits))
         message = ((f"{shown} result{'' if shown == 1 else 's'}" if shown else "No results")
                    + (f" in {t:.0f} ms" if t else "") + (" (reranked)" if result.reranked else ""))
-        extra = result.said(REINDEX, MEANING)
+        extra = result.said(LOADING, REINDEX, MEANING)
         if extra:  # otherwise a search during a reindex or phase 2 looks like "nothing (more) matches"
             message += f" · {extra}"
         about_query = result.said(UNSEARCHABLE, LISTING)  # nothing to search for, or only a listing by date
@@ -214,6 +215,8 @@ class SearchController(QObject):
         if no_reranker and self.rerank_box.isChecked():
             self.noticeRaised.emit(no_reranker)
         self.finished.emit(result)
+        if result.said(LOADING) and not self.session.library.meaning_loading():
+            self.run_search()  # the index opened while this search ran: its Changes(meaning) came first
 
     def show_result(self, result: Optional[SearchResult], k: int = 0) -> None:
         self.result, self.shown_k = result, k
@@ -260,8 +263,9 @@ class SearchController(QObject):
     def on_changes(self, changes: Changes) -> None:
         if changes.settings:
             self.k_box.setValue(self.session.config.search.k)
-        if changes.index and self.search_box.text().strip():
-            self.run_search()  # the library changed: show what is there now
+        by_words = self.result is not None and self.result.said(LOADING) is not None
+        if (changes.index or (changes.meaning and by_words)) and self.search_box.text().strip():
+            self.run_search()  # the library changed, or its meaning is loaded: show what is there now
         elif changes.index and self.similar is not None:
             self.submit("similar", self.similar[2], self.similar[3])
 

@@ -1,0 +1,55 @@
+"""A search typed while the vector index is still opening shows its word matches with a plain-words note in the
+status bar, and runs again by itself (hybrid, the note gone) once the index is open. The load is held with
+BackgroundLoad.hold (an event the test sets), never by timing."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from conftest import build_tiny_library  # noqa: E402
+
+from gui_window import WAIT_MS, close_window  # noqa: E402
+
+TEXTS = {"rocks.txt": "Basalt is a volcanic rock; granite cooled slowly underground.",
+         "bread.txt": "A recipe for sourdough bread with a long cold proof."}
+NOTE = "meaning is still loading — word matches only"
+
+
+def test_a_search_while_meaning_loads_shows_words_then_runs_again(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder,
+                                                                   monkeypatch):
+    from searchapp.base.config import load_config
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+    from searchapp.library.background_load import BackgroundLoad
+    from searchapp.library.search.result import LOADING
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    gate = threading.Event()
+    monkeypatch.setattr(BackgroundLoad, "hold", gate.wait)
+    lib = Library(load_config(data, env={}), encoder=tiny_encoder)
+    win = build_main_window(lib.config, lib)
+    try:
+        qtbot.addWidget(win)
+        win.show()
+        assert lib.meaning_loading()  # the window started it
+        win.search.search_box.setText("volcanic rock")
+        with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as first:
+            win.search.run_search()
+        words = first.args[0]
+        assert words.said(LOADING) == NOTE
+        assert win.search.results_model.rowCount() and all(h.scores.dense is None for h in words.hits)
+        assert NOTE in win.statusBar().currentMessage()
+
+        with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as again:
+            gate.set()  # the index opens; the window hears of it and searches again
+        full = again.args[0]
+        assert full.said(LOADING) is None and all(h.scores.dense is not None for h in full.hits)
+        assert NOTE not in win.statusBar().currentMessage()
+        assert not lib.meaning_loading()
+    finally:
+        gate.set()
+        close_window(win, lib)
