@@ -19,10 +19,12 @@ __all__ = ["BackgroundLoad", "LoadAbandoned", "READ_FACTOR"]
 
 log = logging.getLogger(__name__)
 
-# Seconds of parsing per second of checksum, with room: the ratio measured on a 2-core AVX-512 machine was about
-# 3 (200k vectors: checksum 0.11 s, parse 0.31 s) whatever the load; a cold disk makes the checksum slower and the
-# parse (of a file then cached) no slower, which errs towards answering by words.
-READ_FACTOR = 4.0
+# Seconds of parsing (and of listing the labels after it) per second of checksum. Measured on 2 shared cores with
+# AVX-512 at load 9: 3.7 at 200k vectors (checksum 0.20 s, parse 0.74 s), 8.4 at 1M (0.93 s; 6.9 s + 1.0 s): the
+# parse grows faster than the file. The deadline falls between the two (a parse of about 1 s), so the ratio there
+# is taken. A cold disk makes the checksum slower and the parse (of a file then cached) no slower: that errs
+# towards answering by words.
+READ_FACTOR = 5.0
 
 
 class LoadAbandoned(Exception):
