@@ -27,7 +27,9 @@ import re
 from array import array
 from bisect import bisect_left
 from itertools import islice, pairwise
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Sequence
+
+import numpy as np
 
 from ..base.progress import CancelToken
 from ..base.separators import SEPARATORS
@@ -37,6 +39,8 @@ __all__ = ["TokenOffsets", "chunk_document", "SEGMENT_CHARS", "CHARS_PER_TOKEN_C
 
 TokenOffsets = Callable[[str], list[tuple[int, int]]]  # (start, end) chars of each word piece, no specials
 TokenOffsetsBatch = Callable[[list[str]], list[list[tuple[int, int]]]]  # the same for many texts at once
+# The same word pieces as two int arrays: starts, and last characters (max(start, end - 1))
+TokenBounds = Callable[[str], tuple[Sequence[int], Sequence[int]]]
 
 SEGMENT_CHARS = 100_000  # characters per tokenizer call on long texts
 CHARS_PER_TOKEN_CAP = 12  # passage characters per allowed token: prose runs ~4-6, code and URLs ~8
@@ -55,11 +59,15 @@ _WS = re.compile(r"\s")
 class _Tokens:
     """Word-piece positions of the whole text; counts tokens in a span by bisection."""
 
-    def __init__(self, text: str, token_offsets: TokenOffsets, cancel: Optional[CancelToken] = None) -> None:
+    def __init__(self, text: str, token_offsets: TokenOffsets, cancel: Optional[CancelToken] = None,
+                 token_bounds: Optional[TokenBounds] = None) -> None:
         # Arrays of 8-byte ints, not lists of tuples: a 50 MB text has ~10M word pieces.
         # One call per ~100k-character segment (already large): cancel is checked between segments.
         self.starts = array("q")
         self.keys = array("q")
+        if token_bounds is not None:
+            self._from_bounds(text, token_bounds, cancel)
+            return
         for base, end in _segments(text):
             _check(cancel)
             offsets = token_offsets(text[base:end])
@@ -70,6 +78,20 @@ class _Tokens:
             values = getattr(self, name)
             if any(map(operator.gt, values, islice(values, 1, None))):  # out of order somewhere
                 setattr(self, name, array("q", sorted(values)))
+
+    def _from_bounds(self, text: str, token_bounds: TokenBounds, cancel: Optional[CancelToken]) -> None:
+        """The same arrays from (starts, last characters) arrays: no Python step per word piece."""
+        starts, keys = [], []
+        for base, end in _segments(text):
+            _check(cancel)
+            s, k = token_bounds(text[base:end])
+            starts.append(np.asarray(s, dtype=np.int64) + base)
+            keys.append(np.asarray(k, dtype=np.int64) + base)
+        for name, parts in (("starts", starts), ("keys", keys)):
+            values = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+            if np.any(values[1:] < values[:-1]):  # out of order somewhere
+                values = np.sort(values)
+            getattr(self, name).frombytes(values.tobytes())
 
     def count(self, a: int, b: int) -> int:
         return bisect_left(self.keys, b) - bisect_left(self.keys, a)
@@ -304,12 +326,13 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
                    overlap: float = 0.2, cancel: Optional[CancelToken] = None,
                    max_chars: Optional[int] = None, *,
                    token_offsets_batch: Optional[TokenOffsetsBatch] = None,
-                   words_alone: bool = False) -> list[ChunkSpan]:
+                   words_alone: bool = False, token_bounds: Optional[TokenBounds] = None) -> list[ChunkSpan]:
     """Passages of `doc` with at most `max_tokens` word pieces and `max_chars` characters each (default
     `passage_char_cap(max_tokens)`), covering all its non-blank text. Raises Cancelled when `cancel` fires.
     `token_offsets_batch` (optional) tokenizes many texts per call, e.g. BiEncoder.token_offsets_batch.
     `words_alone`: the tokenizer reads the text between separators on its own (BiEncoder.words_alone): the
-    same passages with fewer tokenizer calls."""
+    same passages with fewer tokenizer calls. `token_bounds` (optional, e.g. BiEncoder.token_bounds): step 1's
+    positions as arrays, the same passages for less work."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be >= 1")
     if not 0.0 <= overlap < 1.0:
@@ -317,7 +340,7 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     text = doc.text
     if not text or text.isspace():
         return []
-    tokens = _Tokens(text, token_offsets, cancel)
+    tokens = _Tokens(text, token_offsets, cancel, token_bounds)
     packed: list[tuple[int, int]] = []
     for lo, hi in _regions(doc):
         _check(cancel)

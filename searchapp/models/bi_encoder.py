@@ -150,6 +150,16 @@ class BiEncoder:
                 return self._word_pieces.offsets(text)
         return self.token_offsets_batch([text])[0]
 
+    def token_bounds(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """`token_offsets` as the chunker counts them, two int64 arrays: each word piece's start and its last
+        character (max(start, end - 1)). Where words are read alone, put together without a Python step per
+        word (WordPieces.bounds)."""
+        if self._word_pieces is not None:
+            with self._offsets_lock:
+                return self._word_pieces.bounds(text)
+        pairs = np.asarray(self.token_offsets(text), dtype=np.int64).reshape(-1, 2)
+        return pairs[:, 0], np.maximum(pairs[:, 0], pairs[:, 1] - 1)
+
     def _tokenize_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         """Offsets only, nothing kept for `encode` (the caller holds _offsets_lock)."""
         return [enc.offsets for enc in self._offsets_tokenizer.encode_batch(list(texts), add_special_tokens=False)]

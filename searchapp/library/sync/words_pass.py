@@ -214,7 +214,8 @@ def _chunk(doc, encoder, config: Config, batcher: Batcher, reserve: int = 0) -> 
         return chunk_document(doc, encoder.token_offsets, max_tokens, config.chunking.overlap,
                               cancel=batcher.cancel,
                               token_offsets_batch=encoder.token_offsets_batch,
-                              words_alone=bool(getattr(encoder, "words_alone", False)))
+                              words_alone=bool(getattr(encoder, "words_alone", False)),
+                              token_bounds=getattr(encoder, "token_bounds", None))
     except Cancelled:
         batcher.flush_and_stop()
         raise  # not reached: flush_and_stop raises

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from searchapp.base.types import ChunkSpan, Document, PageSpan
 from searchapp.ingest.chunking import SEGMENT_CHARS, chunk_document
+from searchapp.models.word_pieces import WordPieces
 
 
 @pytest.fixture(scope="module")
@@ -220,10 +221,16 @@ def test_unordered_offsets_are_accepted() -> None:
     def reversed_pieces(text: str) -> list[tuple[int, int]]:
         return list(reversed(char_pieces(text)))
 
+    def reversed_bounds(text: str) -> tuple[list[int], list[int]]:
+        pieces = reversed_pieces(text)
+        return [s for s, _ in pieces], [max(s, e - 1) for s, e in pieces]
+
     doc = Document(prose(10, seed=4))
     chunks = chunk_document(doc, reversed_pieces, max_tokens=40)
     check(doc, chunks, reversed_pieces, 40)
     assert [(c.start, c.end) for c in chunks] == [(c.start, c.end) for c in chunk_document(doc, char_pieces, max_tokens=40)]
+    from_bounds = chunk_document(doc, reversed_pieces, max_tokens=40, token_bounds=reversed_bounds)
+    assert [(c.start, c.end) for c in from_bounds] == [(c.start, c.end) for c in chunks]
 
 
 # --------------------------------------------------------------------------- properties
@@ -318,6 +325,11 @@ def test_words_alone_gives_the_same_passages_with_fewer_tokenizer_calls(backend,
     assert [(c.start, c.end) for c in spans[True]] == [(c.start, c.end) for c in spans[False]]
     check(doc, spans[True], lambda t: backend.encode(t, add_special_tokens=False).offsets, max_tokens)
     assert calls[True] <= calls[False]  # whole text once, then only passages cut inside a word or at a gap
+    # the words pass's way: the whole text's positions as arrays put together from its words' pieces
+    offsets, batch = tokenizer(True)
+    with_bounds = chunk_document(doc, offsets, max_tokens, 0.2, token_offsets_batch=batch, words_alone=True,
+                                 token_bounds=WordPieces(batch, max_words=4).bounds)
+    assert [(c.start, c.end, c.text) for c in with_bounds] == [(c.start, c.end, c.text) for c in spans[False]]
     # BERT's normalizer deletes (a word then runs across it)
 
 

@@ -80,7 +80,7 @@ def test_word_pieces_are_the_tokenizers_offsets(minilm, parts, lead):
     seen: list[str] = []
 
     def tokenize(texts):
-        seen.extend(texts)
+        seen.extend(w for t in texts for w in t.split(" "))  # the new words, joined by spaces
         return [e.offsets for e in minilm.encode_batch(list(texts), add_special_tokens=False)]
 
     pieces = WordPieces(tokenize, max_words=8)  # small: forgetting and reading again is exercised too
@@ -88,6 +88,9 @@ def test_word_pieces_are_the_tokenizers_offsets(minilm, parts, lead):
     want = minilm.encode(text, add_special_tokens=False).offsets
     assert pieces.offsets(text) == want
     assert pieces.offsets(text) == want  # from what it remembered (or read again past max_words)
+    starts, lasts = pieces.bounds(text)  # the chunker's arrays: the same pieces
+    assert starts.tolist() == [s for s, _ in want]
+    assert lasts.tolist() == [max(s, e - 1) for s, e in want]
     short = [w for w in seen if len(w) <= LONGEST_REMEMBERED]  # longer ones are read each time
     assert len(short) == len(set(short)) or len(set(short)) > 8  # a word is read again only once forgotten
 
@@ -103,7 +106,7 @@ def test_the_encoder_tokenizes_a_known_word_once(tiny_encoder, monkeypatch):
 
     class Recording:
         def encode_batch(self, texts, **kw):
-            read.extend(texts)
+            read.extend(w for t in texts for w in t.split(" "))  # new words are read joined by spaces
             return real.encode_batch(texts, **kw)
 
     monkeypatch.setattr(tiny_encoder, "_offsets_tokenizer", Recording())
