@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...store.lexical import STOP_WORDS
-
 __all__ = ["EMPTY_QUERY", "is_empty_query", "query_problem"]
 
 EMPTY_QUERY = "empty query"
@@ -27,6 +25,10 @@ def query_problem(query: str, mode: str) -> Optional[str]:
     if is_empty_query(query):
         return EMPTY_QUERY
     if mode == "lexical":
+        # Here, not at the top: the command line's warm path checks for an empty query without the store's
+        # ranking module (and the NumPy it imports).
+        from ...store.lexical import STOP_WORDS
+
         words = [w.lower() for w in _WORD.findall(query)]
         if all(w in STOP_WORDS for w in words):
             return (f"only common words ({', '.join(dict.fromkeys(words))}): lexical search cannot rank by them; "
