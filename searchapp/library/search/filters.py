@@ -118,6 +118,9 @@ class FilterScope:
     filters: ScopeFilters
     ids: np.ndarray = field(init=False)  # allowed chunk ids, sorted int64
     stats: dict = field(init=False)
+    # The last exact scoring (query bytes, ids, similarities): a search by file asks again with a larger k
+    # until enough files are found, and reading every allowed vector again cost most of a filtered search.
+    _scored: Optional[tuple[bytes, np.ndarray, np.ndarray]] = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.ids = self.store.chunk_ids_where(self.filters.where())
@@ -140,9 +143,14 @@ class FilterScope:
         return self._widened(index, q, k, ef)
 
     def _exact(self, q: np.ndarray, k: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
-        ids, vecs = self.store.vectors(self.ids.tolist(), dim)
-        with one_blas_thread():
-            scores = q @ vecs.T  # stored vectors are unit rows
+        key = q.tobytes() + dim.to_bytes(4, "little")
+        if self._scored is not None and self._scored[0] == key:
+            ids, scores = self._scored[1], self._scored[2]
+        else:
+            ids, vecs = self.store.vectors(self.ids.tolist(), dim)
+            with one_blas_thread():
+                scores = q @ vecs.T  # stored vectors are unit rows
+            self._scored = (key, ids, scores)
         top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
         self.stats.update(dense_strategy="exact over the allowed passages", dense_examined=int(len(ids)))
         return ids[top], np.clip(np.take_along_axis(scores, top, axis=1), -1.0, 1.0).astype(np.float32)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import discover_corpus
@@ -115,3 +116,24 @@ def test_similar_cli_accepts_filters(indexed, capsys):
     res = json.loads(capsys.readouterr().out)
     assert code == 0 and res["hits"] and all(h["path"].endswith(".md") for h in res["hits"])
     assert Path(res["hits"][0]["path"]).name == "reworded.md"
+
+
+
+def test_a_scope_widened_again_reads_the_allowed_vectors_once(indexed, monkeypatch):
+    """A search by file asks the dense side again with a larger k until enough files are found."""
+    from searchapp.store import Store
+
+    docs, config, enc = indexed
+    reads: list[int] = []
+    vectors = Store.vectors
+    monkeypatch.setattr(Store, "vectors", lambda self, ids, dim: reads.append(len(ids)) or vectors(self, ids, dim))
+    with Library(config, encoder=enc) as lib:
+        store = lib.reader()
+        q = enc.encode_query("baking bread dough loaf")
+        flt = SearchFilters.build(folders=[str(docs / "bulk")])
+        scope = filters_mod.FilterScope(store, flt)
+        got = [scope.dense(None, q, k, q.size) for k in (5, 20, 80)]
+        fresh = filters_mod.FilterScope(store, flt).dense(None, q, 80, q.size)
+    assert reads == [200, 200]  # once for the three asks, once for the fresh scope
+    assert all(np.array_equal(g[0], fresh[0][:, : g[0].shape[1]]) for g in got)
+    assert np.array_equal(got[2][1], fresh[1])
