@@ -225,7 +225,44 @@ def timed(fn, items) -> tuple[float, float]:
     return round(statistics.median(ms), 2), round(ms[int(0.95 * (len(ms) - 1))], 2)
 
 
-def measure(data: Path, queries: int, dup_limit: float) -> None:
+def timed_pair(fn, items, baseline) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(p50, p95) of `fn` as it is and with `baseline()` in force, interleaved query by query (the order
+    alternating), so both see the same load."""
+    import contextlib
+
+    fn(items[0])
+    ms: dict[bool, list[float]] = {False: [], True: []}
+    for i, x in enumerate(items):
+        for base in ((False, True) if i % 2 == 0 else (True, False)):
+            with baseline() if base else contextlib.nullcontext():
+                t0 = time.perf_counter()
+                fn(x)
+                ms[base].append((time.perf_counter() - t0) * 1000.0)
+    out = []
+    for base in (False, True):
+        v = sorted(ms[base])
+        out.append((round(statistics.median(v), 2), round(v[int(0.95 * (len(v) - 1))], 2)))
+    return out[0], out[1]
+
+
+def fts5_only():
+    """The lexical side as before BM25 was read from the postings: every table through FTS5's MATCH."""
+    import contextlib
+
+    from searchapp.store import bm25_postings
+
+    @contextlib.contextmanager
+    def patched():
+        keep = bm25_postings.ranked
+        bm25_postings.ranked = lambda *a, **k: None
+        try:
+            yield
+        finally:
+            bm25_postings.ranked = keep
+    return patched()
+
+
+def measure(data: Path, queries: int, dup_limit: float, compare: bool = False, queries_only: bool = False) -> None:
     """In a fresh interpreter: open, RSS, queries, similar, duplicates."""
     from searchapp.base.config import load_config
     from searchapp.base.progress import CancelToken
@@ -239,6 +276,7 @@ def measure(data: Path, queries: int, dup_limit: float) -> None:
     rss0 = rss_mb()
     t0 = time.perf_counter()
     lib = Library(load_config(data, env={}), encoder=cached)
+    lib.models._onnx_query = False  # queries come from `cached` (the text -> vector map), never an ONNX export
     index = lib.index()
     open_s = time.perf_counter() - t0
     rss1 = rss_mb()
@@ -260,9 +298,18 @@ def measure(data: Path, queries: int, dup_limit: float) -> None:
              "type pdf (1%)": SearchFilters.build(types=["pdf"])}
     for mode in ("dense", "hybrid"):
         for name, f in cases.items():
-            p50, p95 = timed(lambda q, mode=mode, f=f: lib.search(q, k=10, mode=mode, rerank=False, filters=f), qs)
+            run = lambda q, mode=mode, f=f: lib.search(q, k=10, mode=mode, rerank=False, filters=f)  # noqa: E731
+            if compare and mode == "hybrid":  # BM25 from the postings against FTS5's MATCH, same queries, same load
+                (p50, p95), (b50, b95) = timed_pair(run, qs, fts5_only)
+                emit(result="query", n=n, mode=mode, filter=name, k=10, queries=len(qs), p50_ms=p50, p95_ms=p95,
+                     lexical="postings", fts5_p50_ms=b50, fts5_p95_ms=b95)
+                continue
+            p50, p95 = timed(run, qs)
             emit(result="query", n=n, mode=mode, filter=name, k=10, queries=len(qs), p50_ms=p50, p95_ms=p95)
     emit(result="rss_after_queries", n=n, rss_mb=rss_mb())
+    if queries_only:
+        lib.close()
+        return
     # Do the two sides agree about topics? The share of dense top-10 passages holding a word of the query.
     stop = cached.vectors.stop
     shares = []
@@ -301,18 +348,22 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--dup-limit", type=float, default=600, help="cancel `duplicates` after this many seconds (0: skip)")
     ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--compare-fts5", action="store_true",
+                    help="hybrid rows also time the lexical side through FTS5's MATCH, query by query interleaved")
+    ap.add_argument("--queries-only", action="store_true", help="stop after the query latencies")
     ap.add_argument("--measure", default="", help=argparse.SUPPRESS)  # internal: the fresh measuring process
     ap.add_argument("--measure-queries", type=int, default=50, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
-        measure(Path(args.measure), args.measure_queries, args.dup_limit)
+        measure(Path(args.measure), args.measure_queries, args.dup_limit, args.compare_fts5, args.queries_only)
         return
     assert args.batch % PER_FILE == 0
     data = build(args.n, args.real, args.batch, args.pool)
     if args.build_only:
         return
     subprocess.run([sys.executable, __file__, "--measure", str(data), "--measure-queries", str(args.queries),
-                    "--dup-limit", str(args.dup_limit)], check=True)
+                    "--dup-limit", str(args.dup_limit)] + ["--compare-fts5"] * args.compare_fts5
+                   + ["--queries-only"] * args.queries_only, check=True)
 
 
 if __name__ == "__main__":
