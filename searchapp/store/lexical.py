@@ -21,12 +21,12 @@ test_bm25_postings.py compare the ways).
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
-import numpy as np
-
-from . import bm25_postings
 from ..base.errors import StoreError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["merge_bm25", "ranked", "ranked_and_scored", "Match", "Fragment", "STOP_WORDS"]
 
@@ -70,6 +70,8 @@ def ranked_and_scored(conn: sqlite3.Connection, matches: Sequence[Match], limit:
     """(`ranked(conn, matches, limit, where=, allowed=)`, {id: score} for each passage of `also` that matches,
     inside the allowed files or not); a passage of `also` missing from the dict shares no word with the query
     (its BM25 is 0)."""
+    from . import bm25_postings  # NumPy: loaded by the first search, not by importing the store
+
     tops: list[Scored] = []
     scores: dict[int, float] = {}
     for table, expr in matches:
@@ -92,6 +94,8 @@ def _table_top(conn: sqlite3.Connection, table: str, expr: str, limit: int, with
                where: Optional[Fragment], allowed: Optional[np.ndarray]) -> Scored:
     """One table's top: from the postings when they can be read (and, filtered, the allowed ids are known),
     else FTS5's MATCH."""
+    from . import bm25_postings
+
     if where is None or (allowed is not None and within is None):
         fast = bm25_postings.ranked(conn, table, expr, 0 if within is not None else limit,
                                     also=within or (), allowed=allowed if where is not None else None)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from typing import Iterable, Optional, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from . import lexical
 from .cjk import CJK_TABLE, cjk_query
 from .lexical import STOP_WORDS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["LexicalQueries", "fts_query"]
 
