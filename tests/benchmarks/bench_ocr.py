@@ -189,14 +189,14 @@ def accuracy(name: str, data: list[tuple[Path, str]], per_page: bool) -> dict:
     if boxes_dir:
         from searchapp.ingest.ocr import engine as eng
 
-        ordered = eng._lines_in_reading_order
+        ordered = eng.lines_in_reading_order
 
         def keep(results):
             results = [([list(map(float, p)) for p in box], text, float(score)) for box, text, score in results]
             Path(boxes_dir, f"{name}-{current[0]}.json").write_text(json.dumps(results))
             return ordered(results)
 
-        eng._lines_in_reading_order = keep
+        eng.lines_in_reading_order = keep  # the name engine.py calls
     current = [""]
     load_s = time.perf_counter() - t0
     edits = edits_nospace = ref_chars = ref_chars_nospace = 0

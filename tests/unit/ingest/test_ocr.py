@@ -328,40 +328,6 @@ def test_tesserocr_finds_its_language_data_or_says_it_is_not_installed(tmp_path,
     assert "unknown OCR engine 'easyocr'" in ocr_unavailable_reason()
 
 
-def _box(x0, y0, x1, y1, text):
-    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], text, 0.9
-
-
-def test_boxes_are_read_column_by_column_under_a_full_width_title():
-    from searchapp.ingest.ocr.reading_order import lines_in_reading_order
-
-    h, pitch = 20, 30
-    boxes = [_box(0, 0, 600, h, "Quarterly report of the lighthouse")]
-    for i in range(4):  # two columns whose lines sit at the same heights, as a two-column page sets them
-        y = 60 + i * pitch
-        boxes.append(_box(0, y, 280, y + h, f"left column, line {i} of prose"))
-        boxes.append(_box(320, y, 600, y + h, f"right column, line {i} of prose"))
-    boxes.append(_box(0, 60 + 4 * pitch + 30, 600, 60 + 4 * pitch + 30 + h, "Footnote across the page"))
-    lines = lines_in_reading_order(reversed(boxes)).splitlines()  # engines give boxes in any order
-    assert lines == (["Quarterly report of the lighthouse"] + [f"left column, line {i} of prose" for i in range(4)]
-                     + [f"right column, line {i} of prose" for i in range(4)] + ["Footnote across the page"])
-    # the same layout with a table's short cells: each row is read across
-    cells = [_box(0, 60 + i * pitch, 80, 60 + i * pitch + h, f"00{i}") for i in range(4)]
-    cells += [_box(320, 60 + i * pitch, 400, 60 + i * pitch + h, f"${i}.50") for i in range(4)]
-    assert lines_in_reading_order(cells).splitlines() == [f"00{i} ${i}.50" for i in range(4)]
-
-
-def test_a_caption_with_two_labels_on_the_right_is_read_row_by_row():
-    from searchapp.ingest.ocr.reading_order import lines_in_reading_order
-
-    boxes = [_box(0, 0, 200, 20, "Plaintiff,"), _box(400, 0, 560, 20, "CIVIL ACTION NO."),
-             _box(0, 30, 40, 50, "v."),
-             _box(0, 60, 220, 80, "HIRE DYNAMICS, LLC,"), _box(400, 60, 600, 80, "JURY TRIAL DEMANDED"),
-             _box(0, 90, 120, 110, "Defendant.")]
-    assert lines_in_reading_order(boxes).splitlines() == [
-        "Plaintiff, CIVIL ACTION NO.", "v.", "HIRE DYNAMICS, LLC, JURY TRIAL DEMANDED", "Defendant."]
-
-
 @needs_rapidocr
 def test_an_onnxruntime_that_offers_cuda_it_cannot_use_still_reads_on_the_cpu(tmp_path, monkeypatch):
     import onnxruntime
