@@ -30,7 +30,8 @@ class StatusLabels:
         # Passages run on the device; queries may take another path (onnxruntime, NumPy): say both.
         queries = st.query_path.split(";")[0] if st.query_path else ""
         self.device.setText(f"Device: {st.device}" + (f" · queries: {queries}" if queries else ""))
-        self.device.setToolTip(f"Passages: torch on {st.device}\nQueries: {st.query_path or 'torch'}")
+        self.device.setToolTip(f"Passages: {st.passage_path or 'torch on ' + st.device}\n"
+                               f"Queries: {st.query_path or 'torch'}")
         files = sum(st.files.values())
         self.index.setText(f"{st.chunks:,} passages in {files:,} files" + ("" if st.consistent else " — index not consistent"))
 

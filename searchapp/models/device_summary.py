@@ -11,7 +11,12 @@ import sys
 
 from .cpu import bf16_pays, cpu_flags, cpu_vendor, cuda_may_exist, default_threads
 
-__all__ = ["describe_device", "cuda_may_exist", "cpu_flags"]
+__all__ = ["describe_device", "describe_passage_path", "cuda_may_exist", "cpu_flags"]
+
+# What transformer.apply_dtype runs for bf16 on the CPU. Every weight in bf16 (LayerNorm and the residual
+# stream too) was measured no faster on AVX-512 BF16 (AMD EPYC) nor on AMX (Xeon), and further from fp32
+# (tests/benchmarks/bench_passage_paths.py, README "Figures"), so it is not offered.
+MIXED_BF16 = "mixed bf16: bf16 matmuls, fp32 LayerNorm and residual sums"
 
 
 def describe_device(spec: str = "auto", threads: int = 0) -> str:
@@ -22,3 +27,34 @@ def describe_device(spec: str = "auto", threads: int = 0) -> str:
         return device_description(choose_device(spec))
     precision = "bf16" if bf16_pays(cpu_flags(), cpu_vendor()) else "fp32"  # what device.choose_dtype picks
     return f"CPU ({threads or default_threads()} threads, {precision})"
+
+
+def describe_passage_path(spec: str = "auto", precision: str = "auto", threads: int = 0) -> str:
+    """Which path encodes passages (a sync's bulk lane) under these settings, for `status`'s `passages:` line;
+    no torch import on a machine without CUDA. Queries may take another path (onnx_query.describe_query_path)."""
+    spec = (spec or "auto").strip().lower()
+    precision = (precision or "auto").strip().lower()
+    if "torch" in sys.modules or not (spec == "cpu" or (spec == "auto" and not cuda_may_exist())):
+        import torch
+
+        from ..base.errors import ConfigError
+        from .device import choose_device, choose_dtype
+
+        device = choose_device(spec)
+        try:
+            dtype = choose_dtype(device, precision)
+        except ConfigError as exc:
+            return f"none: {exc}"
+        name = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}.get(dtype, str(dtype))
+        if device.type == "cuda":
+            return f"torch {name} on {torch.cuda.get_device_name(device)}"
+        on_cpu = name
+    elif precision == "auto":
+        on_cpu = "bf16" if bf16_pays(cpu_flags(), cpu_vendor()) else "fp32"  # what device.choose_dtype picks
+    elif precision in ("fp32", "bf16"):
+        on_cpu = precision
+    else:
+        return f"none: models.precision {precision!r} cannot run on the CPU (use auto, bf16 or fp32)"
+    n = threads or default_threads()
+    form = MIXED_BF16 if on_cpu == "bf16" else "fp32"
+    return f"torch {form} ({n} thread{'s' if n > 1 else ''})"

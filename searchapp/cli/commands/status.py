@@ -60,6 +60,8 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     print(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
                     + (f" — {rr['message']}" if rr["message"] else "")))
     print(f"device: {st.device}")
+    if st.passage_path:
+        print(f"passages: {st.passage_path}")
     if st.query_path:
         print(f"queries: {st.query_path}")
     print(f"warm index: searches are answered by process {warm} (`searchapp watch` or the window)" if warm

@@ -55,7 +55,8 @@ class LibraryStatus:
     ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
     # (path, ledger state, reason) of every entry not (fully) indexed, OCR pending included: the window's list
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
-    query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path); passages: `device`
+    query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path)
+    passage_path: str = ""  # what encodes passages (models/device_summary.describe_passage_path)
 
     def to_json(self) -> dict:
         return {
@@ -73,6 +74,7 @@ class LibraryStatus:
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,
             "query_path": self.query_path,
+            "passage_path": self.passage_path,
             "notes": self.notes,
             "reindex_needed": self.reindex_needed,
         }
@@ -117,7 +119,7 @@ def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[VectorIndex],
                  index_notice: Optional[str]) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet)."""
-    from ...models.device_summary import describe_device  # no torch import on a machine without CUDA
+    from ...models.device_summary import describe_device, describe_passage_path  # no torch without CUDA
 
     roots = []
     for r in db.roots():
@@ -163,6 +165,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         ledger=ledger,
         not_indexed=not_indexed_entries(db),
         query_path=_query_path(config, data_dir),
+        passage_path=describe_passage_path(m.device, m.precision, m.threads),
     )
 
 

@@ -22,3 +22,14 @@ def test_device_label_names_the_passage_and_query_paths(qtbot):
     assert "Passages: torch on CPU (2 threads, bf16)" in labels.device.toolTip()
     labels.show_status(_status(""))  # no bi-encoder installed: nothing to claim about queries
     assert labels.device.text() == "Device: CPU (2 threads, bf16)"
+
+
+def test_device_tooltip_names_the_passage_precision(qtbot):
+    import dataclasses
+
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    labels = StatusLabels(bar)
+    form = "torch mixed bf16: bf16 matmuls, fp32 LayerNorm and residual sums (2 threads)"
+    labels.show_status(dataclasses.replace(_status(""), passage_path=form))
+    assert labels.device.toolTip().startswith(f"Passages: {form}\n")

@@ -136,3 +136,14 @@ def test_status_line_and_choose_dtype_agree_on_this_cpu():
     want = "bf16" if device.cpu_prefers_bf16() else "fp32"
     assert device.choose_dtype(torch.device("cpu"), "auto") == device.PRECISIONS[want]
     assert describe_device("cpu").endswith(f"{want})")
+
+
+def test_passage_path_says_which_precision_form_runs():
+    from searchapp.models.device_summary import describe_passage_path
+
+    assert describe_passage_path("cpu", "fp32", 2) == "torch fp32 (2 threads)"
+    bf16 = describe_passage_path("cpu", "bf16", 1)
+    assert bf16.startswith("torch mixed bf16: bf16 matmuls, fp32 LayerNorm") and bf16.endswith("(1 thread)")
+    auto = describe_passage_path("cpu", "auto", 2)
+    assert ("mixed bf16" in auto) == (device.choose_dtype(torch.device("cpu"), "auto") == torch.bfloat16)
+    assert describe_passage_path("cpu", "fp16", 2).startswith("none: ")  # refused on the CPU, as at load
