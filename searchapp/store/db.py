@@ -33,6 +33,9 @@ __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
 
 
 FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
+_INSERT_CHUNKS = 'INSERT INTO chunks(file_id, ordinal, start, "end", page, text, text_hash, vector) VALUES '
+_CHUNK_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
+_ROWS_PER_INSERT = 120  # 960 bound parameters: under SQLite's oldest cap (999)
 
 def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:
     from urllib.parse import quote
@@ -253,18 +256,27 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
         return ids
 
     def insert_chunks(self, file_id: int, chunks: Sequence[NewChunk]) -> list[int]:
-        ids = []
-        for c in chunks:
-            cur = self.db.execute(
-                'INSERT INTO chunks(file_id, ordinal, start, "end", page, text, text_hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-                (file_id, c.ordinal, c.start, c.end, c.page, c.text, c.text_hash,
-                 NO_VECTOR if c.vector is None else np.ascontiguousarray(c.vector, dtype=np.float32).tobytes()),
-            )
-            cid = _inserted(cur)
-            ids.append(cid)
-            if c.repeats:
-                self.conn.executemany('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (?, ?, ?, ?)',
-                                      [(cid, a, b, p) for a, b, p in c.repeats])
+        return self.insert_chunks_of([(file_id, c) for c in chunks])
+
+    def insert_chunks_of(self, rows: Sequence[tuple[int, NewChunk]]) -> list[int]:
+        """(file id, passage) rows, of one file or many, in statements of many rows each: the full-text
+        trigger's work per row is about halved (23,821 passages: 1.5 -> 0.8 CPU-seconds). Ids in `rows`' order
+        (new ids only grow, and a statement's rows go in in its order)."""
+        if not rows:
+            return []
+        before = self.conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0]
+        for i in range(0, len(rows), _ROWS_PER_INSERT):
+            part = rows[i:i + _ROWS_PER_INSERT]
+            self.db.execute(_INSERT_CHUNKS + ", ".join([_CHUNK_ROW] * len(part)), [
+                x for f, c in part for x in (f, c.ordinal, c.start, c.end, c.page, c.text, c.text_hash, NO_VECTOR
+                                             if c.vector is None else
+                                             np.ascontiguousarray(c.vector, dtype=np.float32).tobytes())])
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE id > ? ORDER BY id", (before,))]
+        if len(ids) != len(rows):  # a trigger or another writer inside this transaction: never expected
+            raise StoreError(f"inserted {len(rows)} passages but found {len(ids)} new rows")
+        spans = [(cid, a, b, p) for cid, (_, c) in zip(ids, rows, strict=True) for a, b, p in c.repeats]
+        if spans:
+            self.conn.executemany('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (?, ?, ?, ?)', spans)
         return ids
 
     def chunk_repeats(self, ids: Sequence[int]) -> dict[int, list[tuple[int, int, Optional[int]]]]:

@@ -69,11 +69,25 @@ class Batcher:
         added_ids: list[int] = []
         added_vecs: list[np.ndarray] = []
         waiting = 0
+        rows: list[tuple[int, NewChunk]] = []  # the batch's passages, written together (Store.insert_chunks_of)
+
+        def write_rows() -> None:
+            nonlocal waiting
+            for cid, (_, n) in zip(self.store.insert_chunks_of(rows), rows, strict=True):
+                if n.vector is None:
+                    waiting += 1
+                else:
+                    added_ids.append(cid)
+                    added_vecs.append(n.vector)
+            rows.clear()
+
         with self.store.atomic():
             for it in items:
                 path = it.path or storable(it.file.path)
                 old = self.store.file_by_path(path)
                 if old is not None:
+                    if any(f == old.id for f, _ in rows):  # the same entry twice in a batch: the later one wins
+                        write_rows()
                     removed += self.store.delete_chunks_of_file(old.id)
                 new = distinct_chunks(it.chunks, it.hashes, known)
                 file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
@@ -81,13 +95,8 @@ class Batcher:
                 if it.date_ns is not None:
                     set_entry_date(self.store, file_id, it.date_ns)
                 set_ocr_state(self.store, file_id, it.ocr, it.ocr_pages)
-                ids = self.store.insert_chunks(file_id, new)
-                for cid, n in zip(ids, new, strict=True):
-                    if n.vector is None:
-                        waiting += 1
-                    else:
-                        added_ids.append(cid)
-                        added_vecs.append(n.vector)
+                rows += [(file_id, n) for n in new]
+            write_rows()
             self.store.bump_generation()
         if removed:
             self.index.remove(removed)

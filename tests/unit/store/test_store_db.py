@@ -243,6 +243,23 @@ def test_select_in_reads_more_values_than_one_statement_may_bind(lib):
     assert len(store.chunks(ids)) == 1200 and len(store.chunk_files(ids + [10**9])) == 1200
 
 
+def test_passages_of_many_files_go_in_together_each_with_its_id(lib):
+    store, root = lib
+    with store.atomic():
+        a = store.upsert_file(root, "/r/a.txt", 1, 1, None, "indexed", None, "txt", 150)
+        b = store.upsert_file(root, "/r/b.txt", 1, 1, None, "indexed", None, "txt", 150)
+        rows = [(a if i % 3 else b, _chunk(i, f"word{i} zebra{i}", np.full(4, i, np.float32) if i % 2 else None,
+                                           [(900 + i, 910 + i, None)] if i % 7 == 0 else []))
+                for i in range(300)]  # more than one statement's rows, the files interleaved
+        ids = store.insert_chunks_of(rows)
+    assert len(ids) == len(set(ids)) == 300
+    got = store.chunks(ids)
+    assert [(got[c].file_id, got[c].ordinal, got[c].text) for c in ids] == [(f, n.ordinal, n.text) for f, n in rows]
+    assert store.chunk_repeats([ids[7], ids[8]]) == {ids[7]: [(907, 917, None)]}
+    assert ids[123] in {h[0] for h in store.search_lexical("zebra123", 5)}  # the full-text rows came with them
+    assert dict(zip(*store.vectors([ids[5]]), strict=True))[ids[5]].tolist() == [5.0] * 4
+
+
 def test_chunk_ids_are_never_reused(lib):
     store, root = lib
     first = store.chunk_ids_of_file(put_file(store, root, "/r/a.txt", ["one"]))
