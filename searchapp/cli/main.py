@@ -21,8 +21,7 @@ from ..base.config import load_config
 from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
 from ..base.terminal import printable
-from .commands import register_all, train_eval
-from .commands.gui import cmd_gui
+from .commands import register_all
 from .global_options import accept_after_command
 from .options import check_options
 from .progress import TerminalProgress
@@ -30,21 +29,41 @@ from .progress import TerminalProgress
 __all__ = ["main", "build_parser"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Optional[Sequence[str]] = None) -> argparse.ArgumentParser:
+    """Every command's parser; `only`: just those command groups' (cli/commands/__init__.py)."""
     p = argparse.ArgumentParser(prog="searchapp", description="Find things in your own files by meaning.")
     p.add_argument("--version", action="version", version=f"searchapp {__version__}")
     p.add_argument("--data-dir", help="library location (default: $SEARCHAPP_DATA_DIR or the per-user data directory)")
     p.add_argument("--config", help="config file (default: <data-dir>/config.toml)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    register_all(sub)
+    register_all(sub, only)
     accept_after_command(p)
     return p
 
 
+def _command_named(argv: Sequence[str]) -> Optional[str]:
+    """The command word of `argv` (after the global options and their values), or None."""
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word in ("--data-dir", "--config"):
+            i += 2
+        elif word.startswith("-"):
+            i += 1
+        else:
+            return word
+    return None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # A search (the one command a warm process answers) parses with its own parser alone: it is the same parser,
+    # and the other ten groups' modules and parsers are a tenth of a warm search's time.
+    parser = build_parser(("search",) if _command_named(argv) == "search" else None)
     args = parser.parse_args(argv)
     if args.command is None:
+        from .commands.gui import cmd_gui
+
         args.command = "gui"  # a double-click or a bare `searchapp` opens the window
         args.handler = cmd_gui
     cancel = CancelToken()
@@ -57,7 +76,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         overrides = {}
         if getattr(args, "reranker", None):
             overrides["models"] = {"reranker": args.reranker}
-        overrides = train_eval.model_overrides(args, overrides)
+        if getattr(args, "model", None) or getattr(args, "pooling", None):  # eval's --model / --pooling
+            from .commands.train_eval import model_overrides
+
+            overrides = model_overrides(args, overrides)
         config = load_config(args.data_dir, args.config, overrides=overrides)
         return args.handler(args, config, progress, cancel)
     except Cancelled:
@@ -90,11 +112,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _explicit_model_paths(args) -> None:
     """A model folder typed on the command line counts as a path even when named like a hub id
     (`--reranker models/x`); config files and defaults never do (see models/resolve.py)."""
-    from ..models.resolve import explicit_path  # no torch: resolve only reads files
-
     for name in ("reranker", "model", "base"):
         value = getattr(args, name, None)
         if isinstance(value, str) and value:
+            from ..models.resolve import explicit_path  # no torch: resolve only reads files; only when named
+
             setattr(args, name, explicit_path(value))
 
 

@@ -12,6 +12,10 @@ as it would on a library of real text. What is found means nothing; how long it 
 
     python tests/benchmarks/bench_warm_search.py --n 50000 --runs 5
 One JSON line per result, each with the CPU flags and the load average.
+
+Before/after in one run: `--trees OLD NEW ...` (copies of the searchapp package, e.g. `git archive <commit>
+searchapp | tar -x -C OLD`) times the warm commands with each tree's client, interleaved run by run, against one
+server (the checkout's); each command runs through the same few lines that put its tree first on the path.
 """
 
 from __future__ import annotations
@@ -128,10 +132,36 @@ lib.close()
 """
 
 
+# The searchapp package from the tree in argv[1] (not the checkout's editable install), then `searchapp ARGS...`.
+FROM_TREE = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]; "
+             "sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'searchapp'; import runpy; "
+             "runpy.run_module('searchapp', run_name='__main__')")
+
+
+def compare_trees(data: Path, trees: list[str], runs: int, env: dict) -> None:
+    """Warm commands with each tree's client, run by run in turn (a change in the machine's load falls on both)."""
+    for mode in ("lexical", "hybrid"):
+        times: dict[str, list[float]] = {t: [] for t in trees}
+        for i in range(runs + 1):
+            for tree in trees:
+                argv = [sys.executable, "-c", FROM_TREE, tree, "--data-dir", str(data), "search", QUERIES[0],
+                        "--mode", mode, "--json"]
+                t0 = time.perf_counter()
+                p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+                if i:  # the first is not counted: bytecode written, pages cached
+                    times[tree].append((time.perf_counter() - t0) * 1000)
+                if p.returncode != 0 or json.loads(p.stdout)["served_by"] != "warm":
+                    raise SystemExit(f"{tree}: {p.stderr[-2000:]}")
+        emit(result="warm_command_by_tree", mode=mode, runs=runs,
+             **{f"tree{i}": {"tree": t, "median_ms": round(statistics.median(times[t]), 1), "min_ms": round(min(times[t]), 1)}
+                for i, t in enumerate(trees)})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=50_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--trees", nargs="+", metavar="TREE", help="compare copies of the package (see above)")
     args = ap.parse_args()
     data = build(args.n)
     # Bytecode as an installed app has it (a checkout run with PYTHONDONTWRITEBYTECODE compiles every changed
@@ -153,6 +183,9 @@ def main() -> None:
                               stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert server.stdout.readline().strip() == "serving"
+        if args.trees:
+            compare_trees(data, args.trees, args.runs, env)
+            return
         for mode in ("hybrid", "lexical"):
             ms, outs = wall(cmd + [QUERIES[0], "--mode", mode, "--json"], args.runs, env)
             assert all(o["served_by"] == "warm" for o in outs), outs[-1].get("served_by")

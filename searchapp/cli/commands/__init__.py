@@ -7,13 +7,18 @@ A handler is `handler(args, config, progress, cancel) -> exit code`. The order b
 
 from __future__ import annotations
 
-from . import config, discover, evaluate, gui, index, maintain, models, saved, search, status, train_eval, watch
+from importlib import import_module
+from typing import Optional, Sequence
 
-__all__ = ["register_all"]
+__all__ = ["register_all", "GROUPS"]
 
-_GROUPS = (index, search, discover, saved, watch, status, maintain, evaluate, train_eval, models, config, gui)
+GROUPS = ("index", "search", "discover", "saved", "watch", "status", "maintain", "evaluate", "train_eval", "models",
+          "config", "gui")
 
 
-def register_all(sub) -> None:
-    for group in _GROUPS:
-        group.register(sub)
+def register_all(sub, only: Optional[Sequence[str]] = None) -> None:
+    """Every group's parsers, or only the groups named in `only` (a `searchapp search` builds its own parser
+    alone: the others' modules are neither imported nor built)."""
+    for name in GROUPS:
+        if only is None or name in only:
+            import_module(f"{__name__}.{name}").register(sub)

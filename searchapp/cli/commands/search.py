@@ -141,7 +141,7 @@ class _Searcher:
         request = {"v": VERSION, "op": "search", "config": config_key(self.config), "context": context(),
                    "query": query, "k": a.k, "mode": a.mode, "candidates": a.candidates, "group": a.group,
                    "literal": a.literal, "rerank": False if a.no_rerank else None, "check_empty": single,
-                   "filters": filters}
+                   "filters": filters, "meaning_wait": None if a.wait else MEANING_WAIT}
         answer = ask(self.config.data_dir, request)
         if answer.note:
             print(f"searchapp: note: warm index: {printable(answer.note)}; searching directly", file=sys.stderr)

@@ -198,7 +198,8 @@ class WarmServer:
             filters = None if f is None else SearchFilters.build(f["within"], f["types"], f["after"], f["before"])
             res = lib.search(q, k=request["k"], mode=request["mode"], rerank=request["rerank"],
                              candidates=request["candidates"], filters=filters if filters and filters.active else None,
-                             group=request["group"], literal=request["literal"])
+                             group=request["group"], literal=request["literal"],
+                             meaning_wait=request.get("meaning_wait"))
             marks = marked_text(q, request["literal"])
         except SearchAppError as exc:  # the command line searches itself and says it, with its exit code
             return _refuse("error", str(exc))

@@ -3,7 +3,7 @@
 Request:  {"v": 1, "op": "search", "config": KEY, "context": {...}, "query": str, "k": int|null,
            "mode": str|null, "candidates": int|null, "group": str|null, "literal": bool, "rerank": false|null,
            "check_empty": bool, "filters": {"within": [abs paths], "types": [str], "after": str|null,
-           "before": str|null}|null}
+           "before": str|null}|null, "meaning_wait": number|null (optional; absent or null: wait for the index)}
           {"v": 1, "op": "ping"}
 Reply:    {"v": 1, "ok": true, "result": RESULT, "marks": str}  |  {"v": 1, "ok": true, "pid": int}
           {"v": 1, "ok": false, "reason": str, "error": str}
@@ -73,6 +73,11 @@ def _opt(value: Any, kind: type) -> bool:
     return value is None or (isinstance(value, kind) and not isinstance(value, bool))
 
 
+def _seconds(value: Any) -> bool:
+    """A search's wait for a vector index still opening: absent or null (as long as it takes), else 0..60 s."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 60)
+
+
 def _strs(value: Any, most: int = 1000) -> bool:
     return isinstance(value, list) and len(value) <= most and all(isinstance(s, str) for s in value)
 
@@ -90,7 +95,7 @@ def check_request(data: Any) -> dict[str, Any]:
           and isinstance(data.get("context"), dict) and _opt(data.get("k"), int) and _opt(data.get("candidates"), int)
           and data.get("mode") in _MODES and data.get("group") in _GROUPS
           and isinstance(data.get("literal"), bool) and data.get("rerank") in (None, False)
-          and isinstance(data.get("check_empty"), bool))
+          and isinstance(data.get("check_empty"), bool) and _seconds(data.get("meaning_wait")))
     if not ok:
         raise WireError("a search request's fields have the wrong types")
     f = data.get("filters")

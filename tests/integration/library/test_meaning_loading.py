@@ -139,3 +139,21 @@ def test_cli_small_library_is_hybrid_as_before(lib_dir, capsys, monkeypatch):
     assert "meaning" not in plain
     strip = lambda d: {k: v for k, v in d.items() if k != "timings"}  # noqa: E731
     assert strip(plain) == strip(waited)
+
+
+def test_a_served_search_while_loading_answers_by_words_and_waits_with_wait(lib_dir, capsys, monkeypatch, held):
+    import searchapp.cli.commands.search as search_command
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    monkeypatch.setattr(search_command, "MEANING_WAIT", 0.0)
+    with Library(load_config(lib_dir, env={})) as lib:  # the model from the settings, as a window's
+        assert lib.serve() is None and lib.load_in_background()
+        code = main(["--data-dir", str(lib_dir), "search", QUERY, "--json"])
+        out, err = capsys.readouterr()
+        words = json.loads(out)
+        assert code == 0 and words["served_by"] == "warm" and words["meaning"] == "loading", err
+        code = main(["--data-dir", str(lib_dir), "search", QUERY, "--json", "--wait"])
+        full = json.loads(capsys.readouterr()[0])
+        assert full["served_by"] == "warm" and "meaning" not in full
+        assert all(h["scores"]["dense"] is not None for h in full["hits"])

@@ -96,3 +96,33 @@ def test_reference_does_not_depend_on_the_terminal_width(monkeypatch):
     import os
 
     assert "COLUMNS" not in os.environ  # put back as it was
+
+
+SEARCHES = (["search", "tax return"], ["--data-dir", "/d", "search", "q", "--k", "3", "--wait"],
+            ["search", "-draft", "--json", "--config", "/c.toml"], ["--config", "/c.toml", "search", "--", "--k"],
+            ["search", "q", "--in", "/r", "--type", "pdf", "--mode", "lexical", "--direct"])
+
+
+def test_a_search_parses_the_same_with_its_own_parser_alone(parser):
+    from searchapp.cli.main import _command_named
+
+    alone = build_parser(("search",))
+    for argv in SEARCHES:
+        assert _command_named(argv) == "search"
+        full, own = vars(parser.parse_args(argv)), vars(alone.parse_args(argv))
+        assert full == own, argv
+    assert _command_named(["--data-dir", "search", "status"]) == "status"  # a data dir named "search"
+    assert _command_named(["--version"]) is None
+    assert alone.parse_args(["search", "q", "--wait"]).wait and not parser.parse_args(["search", "q"]).wait
+
+
+def test_a_search_imports_no_other_command(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from searchapp.cli.main import main; rc = main(['--data-dir', sys.argv[1], 'search', 'q']); "
+            "print(sorted(m for m in sys.modules if m.startswith('searchapp.cli.commands.')))")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "none")], capture_output=True, text=True,
+                          timeout=300)
+    assert "no library at" in proc.stderr  # the search ran (and found no library there)
+    assert proc.stdout.strip() == "['searchapp.cli.commands.search']", proc.stdout

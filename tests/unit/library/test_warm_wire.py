@@ -61,9 +61,13 @@ def request(**over) -> dict:
     {"v": 2}, {"op": "exec"}, {"query": ["q"]}, {"k": "10"}, {"k": True}, {"mode": "all"}, {"rerank": True},
     {"filters": {"within": "/r", "types": [], "after": None, "before": None}},
     {"filters": {"within": [], "types": [], "after": 5, "before": None}},
+    {"meaning_wait": "2"}, {"meaning_wait": -1}, {"meaning_wait": True}, {"meaning_wait": float("nan")},
+    {"meaning_wait": 1e9},
 ])
 def test_a_request_of_the_wrong_shape_is_refused(bad):
     wire.check_request(request())
+    wire.check_request(request(meaning_wait=1.5))
+    wire.check_request(request(meaning_wait=None))
     with pytest.raises(wire.WireError):
         wire.check_request(request(**bad))
 
