@@ -77,14 +77,17 @@ def ranked(conn: sqlite3.Connection, table: str, expr: str, limit: int, *, also:
     terms = [_tokens(spec, text) for text, _ in phrases]
     if any(len(t) != 1 for t in terms):
         return None
-    with _snapshot(conn):
-        if not _readable(conn, table, spec):
-            return None
-        totals = _averages(conn, table)
-        if totals is None:
-            return None
-        postings = [_postings(conn, table, t[0], prefix) for t, (_, prefix) in zip(terms, phrases, strict=True)]
-        return _rank(conn, table, totals, postings, limit, also, allowed)
+    try:
+        with _snapshot(conn):
+            if not _readable(conn, table, spec):
+                return None
+            totals = _averages(conn, table)
+            if totals is None:
+                return None
+            postings = [_postings(conn, table, t[0], prefix) for t, (_, prefix) in zip(terms, phrases, strict=True)]
+            return _rank(conn, table, totals, postings, limit, also, allowed)
+    except sqlite3.DatabaseError:  # anything unexpected here: FTS5's MATCH answers (or reports the damage)
+        return None
 
 
 def _rank(conn: sqlite3.Connection, table: str, totals: tuple[int, int], postings: list[np.ndarray], limit: int,
@@ -193,19 +196,38 @@ def _postings(conn: sqlite3.Connection, table: str, term: str, prefix: bool) -> 
 
 def _lengths(conn: sqlite3.Connection, table: str, ids: np.ndarray) -> np.ndarray:
     """The length in tokens of each of `ids` (ascending), from FTS5's docsize records (a varint per column;
-    these tables have one column); 0 for an id without one."""
-    sql = f"SELECT id, sz FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))"  # noqa: S608 (one of two constants; the ids are one parameter)
-    rows = conn.execute(sql, (json.dumps(ids.tolist()),)).fetchall()
-    got = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-    size = np.fromiter((r[1][0] if r[1] and r[1][0] < 0x80 else _varints(bytes(r[1]))[0] for r in rows),
-                       np.float64, len(rows))
+    these tables have one column); 0 for an id without one. The records come back as one hex string: one
+    varint after the other, decoded in NumPy (a row per passage cost ~4 µs in Python)."""
+    sql = (f"SELECT group_concat(id, ' '), group_concat(hex(sz), '') FROM {table}_docsize "  # noqa: S608 (one of two constants; the ids are one parameter)
+           "WHERE id IN (SELECT value FROM json_each(?))")
+    got_ids, sizes = conn.execute(sql, (json.dumps(ids.tolist()),)).fetchone()
     out = np.zeros(len(ids))
+    if not got_ids:
+        return out
+    got = np.fromstring(got_ids, dtype=np.int64, sep=" ")
+    size = _varint_stream(np.frombuffer(bytes.fromhex(sizes), dtype=np.uint8))
+    if len(size) != len(got):
+        raise sqlite3.DatabaseError("unexpected FTS5 docsize records")
     order = np.argsort(got)
-    at = np.searchsorted(got[order], ids)
-    ok = at < len(got)
-    ok[ok] = got[order][at[ok]] == ids[ok]
-    out[ok] = size[order][at[ok]]
+    got, size = got[order], size[order]
+    at = np.minimum(np.searchsorted(got, ids), len(got) - 1)
+    ok = got[at] == ids
+    out[ok] = size[at[ok]]
     return out
+
+
+def _varint_stream(b: np.ndarray) -> np.ndarray:
+    """SQLite varints laid end to end (each record here is one), as float64; a varint ends at a byte < 0x80."""
+    ends = np.flatnonzero(b < 0x80)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    value = np.zeros(len(ends), dtype=np.int64)
+    longest = int((ends - starts).max()) + 1 if len(ends) else 0
+    if longest > 8 or (len(ends) and ends[-1] != len(b) - 1):
+        raise sqlite3.DatabaseError("unexpected FTS5 docsize records")
+    for j in range(longest):  # byte j of each varint long enough to have one
+        has = starts + j <= ends
+        value[has] = (value[has] << 7) | (b[starts[has] + j] & 0x7F)
+    return value.astype(np.float64)
 
 
 def _averages(conn: sqlite3.Connection, table: str) -> Optional[tuple[int, int]]:

@@ -30,7 +30,8 @@ QUERIES = ["A man is playing a flute.", "woman riding a horse", "three people cu
 
 def _passage(rng: random.Random) -> str:
     words = []
-    for _ in range(rng.randint(2, 60)):  # lengths spread: BM25's length normalisation matters
+    # Lengths spread (BM25's length normalisation matters); some past 127 tokens, stored in two varint bytes.
+    for _ in range(rng.randint(2, 60) if rng.random() < 0.9 else rng.randint(120, 400)):
         r = rng.random()
         pool = COMMON if r < 0.25 else MIDDLE if r < 0.35 else RARE if r < 0.37 else FILLER
         words.append(rng.choice(pool))
@@ -74,6 +75,8 @@ def _all_ids(store):
 @pytest.mark.parametrize("query", QUERIES)
 def test_the_top_and_the_asked_scores_are_fts5s_to_the_bit(store, query):
     conn = store.conn
+    long = conn.execute("SELECT count(*) FROM chunks_fts_docsize WHERE length(sz) > 1").fetchone()[0]
+    assert long > 100  # lengths of two varint bytes are read too
     expr = fts_query(query)
     ids = _all_ids(store)
     also = random.Random(query).sample(ids, 60)
@@ -173,3 +176,15 @@ def test_merge_still_adds_the_two_tables(store):
     matches = [("chunks_fts", fts_query("北 man")), (CJK_TABLE, cjk_query("北"))]
     parts = [_fts5(store.conn, t, e, 10) for t, e in matches]
     assert words_and_cjk == lexical.merge_bm25(parts, 10)
+
+
+def test_an_unreadable_record_hands_the_search_to_fts5(store, monkeypatch):
+    expected = store.search_lexical("man playing flute", 20)
+
+    def broken(*a, **k):
+        raise bm25_postings.sqlite3.DatabaseError("unexpected FTS5 docsize records")
+
+    monkeypatch.setattr(bm25_postings, "_lengths", broken)
+    assert bm25_postings.ranked(store.conn, "chunks_fts", fts_query("man playing flute"), 20) is None
+    assert store.search_lexical("man playing flute", 20) == expected
+    assert not store.conn.in_transaction  # the read transaction was closed
