@@ -6,14 +6,14 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
-import platformdirs
-
 __all__ = ["default_data_dir", "resolve_data_dir", "user_config_file"]
 
 APP_NAME = "searchapp"
 
 
 def default_data_dir() -> Path:
+    import platformdirs  # only here: a command given --data-dir or $SEARCHAPP_DATA_DIR starts without it
+
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
