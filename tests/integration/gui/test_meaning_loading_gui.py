@@ -44,9 +44,13 @@ def test_a_search_while_meaning_loads_shows_words_then_runs_again(qtbot, tmp_pat
         assert win.search.results_model.rowCount() and all(h.scores.dense is None for h in words.hits)
         assert NOTE in win.statusBar().currentMessage()
 
-        with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as again:
-            gate.set()  # the index opens; the window hears of it and searches again
-        full = again.args[0]
+        assert win.status is None  # the status waits for the index instead of holding a read thread
+        shown: list = []
+        win.searchFinished.connect(shown.append)
+        with qtbot.waitSignals([win.searchFinished, win.statusRefreshed], timeout=WAIT_MS):
+            gate.set()  # the index opens; the window hears of it, searches again and shows the status
+        full = shown[-1]
+        assert win.status is not None and win.status.vectors == len(TEXTS)
         assert full.said(LOADING) is None and all(h.scores.dense is not None for h in full.hits)
         assert NOTE not in win.statusBar().currentMessage()
         assert not lib.meaning_loading()
