@@ -50,9 +50,16 @@ _CHECK_EVERY = 4096  # loop steps between two cancel checks
 PIECE, WORD, LINE, SENTENCE, PARAGRAPH = range(5)
 
 _GAP = re.compile(r"\s+|(?<=[。！？；])")  # whitespace, or nothing after a CJK sentence end
-_LINE_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_BREAK_CHARS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_BREAK = re.compile(r"\r\n|[" + _BREAK_CHARS + "]")
 _SENTENCE_END = frozenset(".!?;…")
 _CLOSERS = frozenset("\"')]}»”’")
+# A gap that may be LINE or stronger (_strength decides), matched whole as _GAP matches it: a whitespace run
+# with a line break (only from its first character, so a long run costs linear time), one after a sentence
+# end or a closer, or the empty gap after a CJK full stop.
+_SENTENCE_GAP = re.compile(r"(?<!\s)[^\S" + _BREAK_CHARS + "]*[" + _BREAK_CHARS + r"]\s*"
+                           r"|(?<=[" + re.escape("".join(sorted(_SENTENCE_END | _CLOSERS))) + r"])\s+"
+                           r"|(?<=[。！？；])(?!\s)")
 _WS = re.compile(r"\s")
 
 
@@ -157,41 +164,49 @@ class _Atoms:
 
 def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int,
            cancel: Optional[CancelToken] = None) -> _Atoms:
-    """Atoms of text[lo:hi]."""
+    """Atoms of text[lo:hi]. Only the gaps that may end a sentence are visited (_SENTENCE_GAP); a sentence's
+    words are looked at only when it is over the limit, so prose costs a step per sentence, not per word."""
     atoms = _Atoms()
-    sentence: list[tuple[int, int, int]] = []  # words of the current sentence: (start, end, strength)
-
-    def flush() -> None:
-        a, b, strength = sentence[0][0], sentence[-1][1], sentence[-1][2]
-        n = tokens.count(a, b)
-        if n <= max_tokens:
-            atoms.add(a, b, n, strength)
-        else:
-            for wa, wb, ws in sentence:
-                _add_word(atoms, tokens, wa, wb, ws, max_tokens)
-        sentence.clear()
-
-    pos = lo
-    for step, m in enumerate(_GAP.finditer(text, lo, hi)):
-        if not step % _CHECK_EVERY:
-            _check(cancel)
+    lead = _GAP.match(text, lo, hi)
+    pos = lead.end() if lead else lo  # the first word's start
+    for step, m in enumerate(_SENTENCE_GAP.finditer(text, lo, hi)):
+        _check(cancel, step)
         a, b = m.span()
-        if a > pos:
-            # Most gaps are one space between two words: WORD, without the general test's work.
-            if b - a == 1 and text[a] == " " and text[a - 1] not in _SENTENCE_END and text[a - 1] not in _CLOSERS:
-                strength = WORD
-            else:
-                strength = _strength(text, a, b)
-            sentence.append((pos, a, strength))
-            if strength >= LINE:
-                flush()
-        pos = b
-    if pos < hi:
-        sentence.append((pos, hi, PARAGRAPH))
-    if sentence:
-        sentence[-1] = (sentence[-1][0], sentence[-1][1], PARAGRAPH)
-        flush()
+        if a <= pos:  # the gap the region starts with
+            continue
+        strength = _strength(text, a, b)
+        if strength >= LINE:
+            _sentence(atoms, text, tokens, pos, a, strength, max_tokens, cancel)
+            pos = b
+    end = hi
+    while end > pos and text[end - 1].isspace():  # a gap at the end is no word
+        end -= 1
+    if end > pos:
+        _sentence(atoms, text, tokens, pos, end, PARAGRAPH, max_tokens, cancel)
     return atoms
+
+
+def _sentence(atoms: _Atoms, text: str, tokens: _Tokens, a: int, b: int, strength: int, max_tokens: int,
+              cancel: Optional[CancelToken]) -> None:
+    """The sentence text[a:b] (no gap at either end), `strength` the boundary after it: one atom, or its words
+    when it is over the limit."""
+    n = tokens.count(a, b)
+    if n <= max_tokens:
+        atoms.add(a, b, n, strength)
+        return
+    words: list[tuple[int, int, int]] = []
+    pos = a
+    for step, m in enumerate(_GAP.finditer(text, a, b)):
+        _check(cancel, step)
+        ga, gb = m.span()
+        if ga > pos:
+            words.append((pos, ga, _strength(text, ga, gb)))
+        pos = gb
+    if pos < b:
+        words.append((pos, b, strength))
+    words[-1] = (words[-1][0], words[-1][1], strength)  # the sentence's own boundary
+    for wa, wb, ws in words:
+        _add_word(atoms, tokens, wa, wb, ws, max_tokens)
 
 
 def _add_word(atoms: _Atoms, tokens: _Tokens, a: int, b: int, strength: int, max_tokens: int) -> None:

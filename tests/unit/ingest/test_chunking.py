@@ -362,3 +362,64 @@ def test_words_alone_tokenizes_prose_once(backend):
     after = chunk_document(doc, offsets, 64, 0.2, token_offsets_batch=batch, words_alone=True)
     assert [(c.start, c.end) for c in after] == [(c.start, c.end) for c in before] and len(before) > 10
     assert checked_again == 1 + len(before) and sum(calls) == 1  # the whole text, then every passage: only the text
+
+
+# -- sentences found without visiting every gap ------------------------------------------------------------------
+def _atoms_gap_by_gap(text, lo, hi, tokens, max_tokens, cancel=None):
+    """The chunker's units as it found them before: every gap between two words visited, in order."""
+    from searchapp.ingest import chunking as ch
+
+    atoms = ch._Atoms()
+    sentence: list[tuple[int, int, int]] = []
+
+    def flush() -> None:
+        a, b, strength = sentence[0][0], sentence[-1][1], sentence[-1][2]
+        n = tokens.count(a, b)
+        if n <= max_tokens:
+            atoms.add(a, b, n, strength)
+        else:
+            for wa, wb, ws in sentence:
+                ch._add_word(atoms, tokens, wa, wb, ws, max_tokens)
+        sentence.clear()
+
+    pos = lo
+    for m in ch._GAP.finditer(text, lo, hi):
+        a, b = m.span()
+        if a > pos:
+            sentence.append((pos, a, ch._strength(text, a, b)))
+            if sentence[-1][2] >= ch.LINE:
+                flush()
+        pos = b
+    if pos < hi:
+        sentence.append((pos, hi, ch.PARAGRAPH))
+    if sentence:
+        sentence[-1] = (sentence[-1][0], sentence[-1][1], ch.PARAGRAPH)
+        flush()
+    return atoms
+
+
+GAPPY = st.sampled_from(["ab", "word", "x" * 40, "日本", "。", "！", ".", "?", "…", ")", "\"", "”", "»", ".)", ".\")",
+                         "a.", "b!'", " ", "  ", "\n", "\n\n", "\t", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x85",
+                         "\u2028", "\u2029", "\u00a0", "\u3000", " \n ", ".\n", "。 ", "; "])
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(parts=st.lists(GAPPY, max_size=120), max_tokens=st.integers(1, 40),
+       page_cuts=st.lists(st.integers(1, 400), max_size=3))
+def test_sentences_found_without_visiting_every_gap_give_the_same_passages(parts, max_tokens, page_cuts):
+    from searchapp.ingest import chunking as ch
+
+    text = "".join(parts)
+    bounds = [0, *sorted({c for c in page_cuts if c < len(text)}), len(text)]
+    pages = tuple(PageSpan(i + 1, a, b) for i, (a, b) in enumerate(pairwise(bounds)))
+    doc = Document(text, pages if len(pages) > 1 else ())
+    now = [(c.start, c.end) for c in chunk_document(doc, char_pieces, max_tokens=max_tokens, overlap=0.3)]
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(ch, "_atoms", _atoms_gap_by_gap)
+        before = [(c.start, c.end) for c in chunk_document(doc, char_pieces, max_tokens=max_tokens, overlap=0.3)]
+    assert now == before
+
+
+def test_a_long_run_of_spaces_costs_linear_time() -> None:
+    doc = Document("word " + " " * 400_000 + "end.")  # a quadratic scan of the run would take minutes
+    assert [c.text for c in chunk_document(doc, char_pieces, max_tokens=8)] == ["word", "end."]
