@@ -19,11 +19,11 @@ __all__ = ["BackgroundLoad", "LoadAbandoned", "READ_FACTOR"]
 
 log = logging.getLogger(__name__)
 
-# Seconds of parsing (and of listing the labels after it) per second of checksum. Measured on 2 shared cores with
-# AVX-512 at load 9: 3.7 at 200k vectors (checksum 0.20 s, parse 0.74 s), 8.4 at 1M (0.93 s; 6.9 s + 1.0 s): the
-# parse grows faster than the file. The deadline falls between the two (a parse of about 1 s), so the ratio there
-# is taken. A cold disk makes the checksum slower and the parse (of a file then cached) no slower: that errs
-# towards answering by words.
+# Seconds of parsing (and of listing the labels after it) per second of checksum, measured on 2 shared cores with
+# AVX-512: 3.7 at 200k vectors (checksum 0.20 s, parse 0.74 s; load 9.6) and 3.8 at 1M (0.81 s; 2.9 s + 0.1 s; load
+# 6.5), but 8.4 for a graph of 1M at load 9.7 (0.93 s; 6.9 s + 1.0 s): a busy machine slows the parse more than the
+# checksum. 5 leaves that room near the deadline. A cold disk makes the checksum slower and the parse (of a file
+# then cached) no slower, which errs towards answering by words.
 READ_FACTOR = 5.0
 
 
