@@ -35,12 +35,11 @@ _RUN_CHAR = "[" + re.escape("".join(chr(c) for c in range(0x21, 0x7F) if chr(c) 
 _LONG = re.compile(_RUN_CHAR + "{%d,}" % LONG_RUN)
 LONG_WORD = 40  # no word of any language runs this long; base64 lines (76), hashes (40, 64) do
 _LONG_WORD = re.compile(_RUN_CHAR + "{%d,}" % LONG_WORD)
-_TOKEN = re.compile(r"\S+")
 # A web link is a long string without spaces too, but one a person wrote down (a Markdown list of links, a
 # bibliography): it is no sign of data. `data:` URIs are (base64), so only http(s), ftp and www. links.
 _LINK = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'\[\]]+", re.I)
 _HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f]{2,}[:,]?")
-_HEXISH_TOKEN = re.compile(r"(?<!\S)(?:0x)?[0-9A-Fa-f]{2,}[:,]?(?!\S)")  # a whole _TOKEN that is _HEXISH
+_HEXISH_TOKEN = re.compile(r"(?<!\S)(?:0x)?[0-9A-Fa-f]{2,}[:,]?(?!\S)")  # a whole token that is _HEXISH
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
 _DIGIT = re.compile(r"[0-9]")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -64,13 +63,13 @@ def not_prose_reason(text: str) -> str | None:
     long_chars = sum(m.end() - m.start() for m in _LONG.finditer(sample))
     if long_chars > NOT_PROSE_SHARE * len(sample):
         return f"not prose: most of the text is runs of {LONG_RUN:,}+ characters without a space (base64 or binary data?)"
-    visible = len("".join(sample.split()))  # characters not isspace(): prose of any script counts here
+    tokens = sample.split()  # the text between whitespace (str.split and the regex \s agree on every character)
+    visible = sum(map(len, tokens))  # characters not isspace(): prose of any script counts here
     # Removing links only shortens runs: without any long run there is nothing to count.
     word_chars = (sum(m.end() - m.start() for m in _LONG_WORD.finditer(_LINK.sub(" ", sample)))
                   if _LONG_WORD.search(sample) else 0)
     if word_chars > NOT_PROSE_SHARE * visible:
         return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"
-    tokens = _TOKEN.findall(sample)
     # Whole tokens that look hex, digits or not: at most this many are hex groups, so prose ends here.
     if len(tokens) >= 64 and len(_HEXISH_TOKEN.findall(sample)) > NOT_PROSE_SHARE * len(tokens):
         hexish = [t for t in tokens if _HEXISH.fullmatch(t) and _DIGIT.search(t)]
