@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .columns import Box, columns, gaps
 
-__all__ = ["lines_in_reading_order", "SECTION_GAP"]
+__all__ = ["lines_in_reading_order", "rows_of", "SECTION_GAP"]
 
 SECTION_GAP = 1.5  # a gap across a block this many times wider than its column gutter is cut first
 ROW_PAD = 0.2  # text heights: the boxes of neighbouring lines touch or overlap by a few pixels
@@ -47,11 +47,11 @@ def lines_in_reading_order(results) -> str:
                 if above and below:
                     todo.extend((below, above))
                     continue
-        lines.extend(_rows(block))
+        lines.extend(rows_of(block))
     return "\n".join(" ".join(b[4] for b in line) for line in lines)
 
 
-def _rows(block: list[Box]) -> list[list[Box]]:
+def rows_of(block: list[Box]) -> list[list[Box]]:
     """Boxes with no gap between them top to bottom, as lines: boxes whose vertical extents overlap by half
     the smaller height are one line, read left to right."""
     rows: list[list] = []  # [top, bottom, [boxes]]
