@@ -32,6 +32,7 @@ from .model_set import ModelSet
 from .query.check import query_problem
 from .readers import Readers
 from .searches import Searches
+from .services import LibraryServices
 from .ocr.marks import mark_ocr
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
@@ -72,7 +73,7 @@ def _searching(method):
     return wrapper
 
 
-class Library:
+class Library(LibraryServices):
     def __init__(self, config: Config, *, encoder=None, reranker=None, create: bool = True) -> None:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
         `create=False` (read-only commands): a missing library is DataDirError "no library at DIR", never
@@ -344,46 +345,6 @@ class Library:
     def status(self) -> LibraryStatus:
         index = self._fresh()
         return build_status(self.config, str(self.data_dir), self.reader(), index, self.index_notice())
-
-    # -- live updates -------------------------------------------------------
-    def start_watching(self, on_change=None, *, debounce: float = 1.0, on_error=None, **options):
-        """Keep the library current: watch every root and sync what changes, `debounce` seconds after the
-        last event of a burst. `on_change(report, paths)` and `on_error(exc)` run on the watcher's thread.
-        Call `sync()` first to catch up with changes made while nothing was watching. Returns the watcher
-        (its `mode` is "events" or "polling" and `note` says why it fell back). `options`: poll_interval,
-        force_polling."""
-        from .sync.watch import LibraryWatcher  # watchdog is imported only when watching
-
-        self._require_writable()
-        with self._lock:
-            if self._watcher is None:
-                self._watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce,
-                                               **options)
-                self._watcher.start()
-            return self._watcher
-
-    def stop_watching(self) -> None:
-        watcher, self._watcher = self._watcher, None
-        if watcher is not None:
-            watcher.stop()
-
-    # -- the warm index: this process answers the command line's searches (serve/) --
-    def serve(self) -> Optional[str]:
-        """Answer `searchapp search` from this open library over a private socket in the data dir, until
-        `stop_serving` or close. None when serving; else why not (another process serves it, read-only, ...)."""
-        from .serve.server import WarmServer
-
-        if self._server is None:
-            server = WarmServer(self)
-            if not server.start():
-                return server.note
-            self._server = server
-        return None
-
-    def stop_serving(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.stop()
 
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:

@@ -1,0 +1,63 @@
+"""The library's long-lived helpers, started and stopped on an open library: a watcher that syncs what
+changes under the roots, and the warm server that answers the command line's searches (serve/). A mixin of
+Library, which owns the lock, the config and the fields these read."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Callable, Optional
+
+if TYPE_CHECKING:
+    from .serve.server import WarmServer
+    from .sync.watch import LibraryWatcher
+
+__all__ = ["LibraryServices"]
+
+
+class LibraryServices:
+    """Needs `_lock`, `_watcher`, `_server` and `_require_writable` of Library."""
+
+    _lock: threading.RLock
+    _watcher: Optional[LibraryWatcher]
+    _server: Optional[WarmServer]
+    _require_writable: Callable[[], None]
+
+    # -- live updates -------------------------------------------------------
+    def start_watching(self, on_change=None, *, debounce: float = 1.0, on_error=None, **options):
+        """Keep the library current: watch every root and sync what changes, `debounce` seconds after the
+        last event of a burst. `on_change(report, paths)` and `on_error(exc)` run on the watcher's thread.
+        Call `sync()` first to catch up with changes made while nothing was watching. Returns the watcher
+        (its `mode` is "events" or "polling" and `note` says why it fell back). `options`: poll_interval,
+        force_polling."""
+        from .sync.watch import LibraryWatcher  # watchdog is imported only when watching
+
+        self._require_writable()
+        with self._lock:
+            if self._watcher is None:
+                self._watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce,
+                                               **options)
+                self._watcher.start()
+            return self._watcher
+
+    def stop_watching(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
+
+    # -- the warm index: this process answers the command line's searches (serve/) --
+    def serve(self) -> Optional[str]:
+        """Answer `searchapp search` from this open library over a private socket in the data dir, until
+        `stop_serving` or close. None when serving; else why not (another process serves it, read-only, ...)."""
+        from .serve.server import WarmServer
+
+        if self._server is None:
+            server = WarmServer(self)
+            if not server.start():
+                return server.note
+            self._server = server
+        return None
+
+    def stop_serving(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop()
