@@ -9,6 +9,8 @@ bf16 everywhere passes 0.9999 by a hair (0.99991 on 1,500 passages) and flips tw
 autocast re-casts every weight on every call. Mixed keeps Linear weights in bf16 and LayerNorm/embeddings
 in fp32, so residual sums and normalizations stay fp32: autocast's fidelity for 5-12% of bf16's speed.
 "auto" therefore means mixed bf16 on CPUs where it is native and faster (models/cpu.bf16_pays), fp32 on other CPUs, fp16 weights on CUDA.
+Re-measured against mixed (tests/benchmarks/bench_passage_paths.py, 2026-11-26): bf16 everywhere was no
+faster on this AMD CPU nor on an AMX Xeon, and lost 0.46 nDCG@10 on TrecQA (mixed: 0.04); it is not offered.
 Pooling and normalization always run in float32. Vectors from any precision agree to that tolerance,
 which is why the fingerprint leaves precision out.
 

@@ -5,14 +5,19 @@
 - fp16-stored: the fp32 library's stored vectors rounded to float16 and back (what float16 BLOBs in SQLite
          would give), HNSW index rebuilt from them; queries fp32;
 - bf16:  passages and queries encoded with the app's bf16 path (precision "bf16": mixed bf16 matmuls, what
-         "auto" picks on a CPU with AVX-512 BF16 / AMX), stored float32.
+         "auto" picks on a CPU with AVX-512 BF16 / AMX), stored float32;
+- bf16-all: passages encoded with every weight in bf16 (LayerNorm, softmax and residual stream included;
+         bench_passage_paths.all_bf16), queries fp32 (the path a person's queries take: ONNX Runtime or
+         NumPy fp32). Also the min cosine of its passage vectors to the fp32 library's;
+- bf16-passages: passages with the app's mixed bf16, queries fp32: what a warm process runs now.
 
 Scored as bench_quality scores them: "shown" = the default search top 10 read as a ranking of files,
 "eval_ir" = every passage candidate (k = 200), files by first passage. Modes dense and hybrid (lexical does
 not use vectors). Also the library size with float32 vs float16 BLOBs (after VACUUM) and encode passages/s
 for fp32 vs bf16 on the same passages. Cached under /tmp/searchapp-bench-precision.
 
-    python tests/benchmarks/bench_vector_precision.py [--collections cranfield,scifact-sub]
+    python tests/benchmarks/bench_vector_precision.py [--collections cranfield,scifact-sub,trecqa]
+        [--variants fp16-stored,bf16,bf16-all,bf16-passages] [--threads 2]
 """
 
 from __future__ import annotations
@@ -99,6 +104,19 @@ def fp16_copy(src: Path, dst: Path) -> tuple[float, float]:
     return size["f32"], size["f16"]  # no vectors.hnsw in dst: the Library rebuilds it from the rounded vectors
 
 
+def min_cosine(a: Path, b: Path) -> float:
+    """The lowest cosine between the same passage's vectors in two libraries of one corpus (matched by text)."""
+    def vectors(lib: Path) -> dict[str, np.ndarray]:
+        con = sqlite3.connect(f"file:{lib / 'library.sqlite'}?mode=ro", uri=True)
+        try:
+            return {t: np.frombuffer(v, np.float32) for t, v in con.execute("SELECT text, vector FROM chunks") if v}
+        finally:
+            con.close()
+
+    va, vb = vectors(a), vectors(b)
+    return round(min(float(va[t] @ vb[t]) for t in va.keys() & vb.keys()), 6)
+
+
 def score(lib_dir: Path, encoder, coll, doc_of: dict) -> dict:
     from searchapp.library import Library
 
@@ -136,14 +154,18 @@ def main() -> None:
     ap.add_argument("--collections", default="cranfield,scifact-sub")
     ap.add_argument("--speed", type=int, default=0, help="also time fp32 vs bf16 on this many passages")
     ap.add_argument("--speed-only", action="store_true")
+    ap.add_argument("--variants", default="fp16-stored,bf16", help="besides fp32: fp16-stored, bf16, bf16-all, bf16-passages")
+    ap.add_argument("--threads", type=int, default=2, help="encoding threads (1 is faster on a loaded machine)")
     args = ap.parse_args()
+    variants = set(args.variants.split(","))
     import torch
+    from bench_passage_paths import all_bf16
 
     from searchapp.models import BiEncoder
 
-    torch.set_num_threads(2)
-    enc = {"fp32": BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="fp32"),
-           "bf16": BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="bf16")}
+    torch.set_num_threads(args.threads)
+    enc = {"fp32": BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="fp32", threads=args.threads),
+           "bf16": BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="bf16", threads=args.threads)}
     auto = BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="auto")
     print(json.dumps({"bench": "vector_precision", "auto_picks": str(auto.dtype), **cpu_note()}), flush=True)
     if args.speed:
@@ -164,16 +186,31 @@ def main() -> None:
     # fp32 and float16-stored first (no encoding beyond the fp32 library), then bf16 (a second encoding).
     for name in names:
         coll, doc_of, lib32, _ = build(name, "fp32", enc["fp32"])
-        mb32, mb16 = fp16_copy(lib32, CACHE / name / "library-fp16stored")
         ref[name] = score(lib32, enc["fp32"], coll, doc_of)
         report(name, "fp32", ref[name])
-        report(name, "fp16-stored", score(CACHE / name / "library-fp16stored", enc["fp32"], coll, doc_of))
-        print(json.dumps({"bench": "vector_precision", "collection": name, "sqlite_mb_float32_blobs": round(mb32, 2),
-                          "sqlite_mb_float16_blobs": round(mb16, 2), "ratio": round(mb16 / mb32, 3), **cpu_note()}),
-              flush=True)
+        if "fp16-stored" in variants:
+            mb32, mb16 = fp16_copy(lib32, CACHE / name / "library-fp16stored")
+            report(name, "fp16-stored", score(CACHE / name / "library-fp16stored", enc["fp32"], coll, doc_of))
+            print(json.dumps({"bench": "vector_precision", "collection": name, "sqlite_mb_float32_blobs": round(mb32, 2),
+                              "sqlite_mb_float16_blobs": round(mb16, 2), "ratio": round(mb16 / mb32, 3),
+                              **cpu_note()}), flush=True)
     for name in names:
-        coll, doc_of, lib16b, _ = build(name, "bf16", enc["bf16"])
-        report(name, "bf16", score(lib16b, enc["bf16"], coll, doc_of))
+        if "bf16" in variants:
+            coll, doc_of, lib16b, _ = build(name, "bf16", enc["bf16"])
+            report(name, "bf16", score(lib16b, enc["bf16"], coll, doc_of))
+        passage_variants = {
+            "bf16-all": lambda: all_bf16(BiEncoder("all-MiniLM-L6-v2", device="cpu", precision="fp32",
+                                                   threads=args.threads), layernorm_fp32=False),
+            "bf16-passages": lambda: enc["bf16"],
+        }
+        for variant, passages in passage_variants.items():
+            if variant not in variants:
+                continue
+            coll, doc_of, lib_v, _ = build(name, variant, passages())
+            report(name, variant, score(lib_v, enc["fp32"], coll, doc_of))  # queries fp32, as a person's
+            print(json.dumps({"bench": "vector_precision", "collection": name, "variant": variant,
+                              "min_cosine_passages_vs_fp32": min_cosine(CACHE / name / "library-fp32", lib_v),
+                              **cpu_note()}), flush=True)
 
 if __name__ == "__main__":
     main()
