@@ -70,8 +70,10 @@ def not_prose_reason(text: str) -> str | None:
                   if _LONG_WORD.search(sample) else 0)
     if word_chars > NOT_PROSE_SHARE * visible:
         return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"
-    # Whole tokens that look hex, digits or not: at most this many are hex groups, so prose ends here.
-    if len(tokens) >= 64 and len(_HEXISH_TOKEN.findall(sample)) > NOT_PROSE_SHARE * len(tokens):
+    # Whole tokens that look hex, digits or not: at most this many are hex groups, so prose ends here. The hex
+    # groups counted below each hold a digit, so with fewer digits than that share there is nothing to find.
+    if (len(tokens) >= 64 and sum(map(sample.count, "0123456789")) > NOT_PROSE_SHARE * len(tokens)
+            and len(_HEXISH_TOKEN.findall(sample)) > NOT_PROSE_SHARE * len(tokens)):
         hexish = [t for t in tokens if _HEXISH.fullmatch(t) and _DIGIT.search(t)]
         lettered = sum(1 for t in hexish if _HEX_LETTER.search(t))
         # A column of plain numbers is data worth keeping; hex groups carry the letters a-f.

