@@ -120,10 +120,11 @@ class ScopeQueries:
         """The ids (sorted int64) of every passage of the files (and pages) `where` allows."""
         # CROSS JOIN keeps files as the outer loop (SQLite's rule): the matching files first, then their
         # passages by the chunks_file index. Left to the planner, a file-type filter scanned every chunk.
-        sql = f"SELECT c.id FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where[0]}"  # noqa: S608 (fragments: constants; values are ?)
+        # The ids come back as one string, not a row each (10k allowed passages at 1M: 9.1 -> 7.2 ms).
+        sql = f"SELECT group_concat(c.id, ' ') FROM files f CROSS JOIN chunks c ON c.file_id = f.id WHERE {where[0]}"  # noqa: S608 (fragments: constants; values are ?)
         try:
-            rows = self.conn.execute(sql, where[1])
-            return np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64))
+            text = self.conn.execute(sql, where[1]).fetchone()[0]
+            return np.sort(np.fromstring(text, dtype=np.int64, sep=" ")) if text else np.empty(0, np.int64)
         except sqlite3.OperationalError as exc:
             raise StoreError(f"filtered search failed: {exc}") from exc
 
