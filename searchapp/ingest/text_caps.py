@@ -60,14 +60,15 @@ def not_prose_reason(text: str) -> str | None:
     sample = _sample(text)
     if not sample.strip():
         return None
-    long_chars = sum(m.end() - m.start() for m in _LONG.finditer(sample))
+    tokens = sample.split()  # the text between whitespace (str.split and the regex \s agree on every character)
+    longest = max(map(len, tokens), default=0)  # a run below lies inside one token: none when all are short
+    long_chars = sum(m.end() - m.start() for m in _LONG.finditer(sample)) if longest >= LONG_RUN else 0
     if long_chars > NOT_PROSE_SHARE * len(sample):
         return f"not prose: most of the text is runs of {LONG_RUN:,}+ characters without a space (base64 or binary data?)"
-    tokens = sample.split()  # the text between whitespace (str.split and the regex \s agree on every character)
     visible = sum(map(len, tokens))  # characters not isspace(): prose of any script counts here
     # Removing links only shortens runs: without any long run there is nothing to count.
     word_chars = (sum(m.end() - m.start() for m in _LONG_WORD.finditer(_LINK.sub(" ", sample)))
-                  if _LONG_WORD.search(sample) else 0)
+                  if longest >= LONG_WORD and _LONG_WORD.search(sample) else 0)
     if word_chars > NOT_PROSE_SHARE * visible:
         return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"
     # Whole tokens that look hex, digits or not: at most this many are hex groups, so prose ends here. The hex
