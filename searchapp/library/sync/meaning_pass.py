@@ -52,6 +52,8 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
     todo = store.pending_count()
     if not todo:
         return 0
+    # An encoder that wants more per call (a GPU: one forward of bulk_batch) gets it; a CPU keeps `batch`.
+    batch = max(batch, int(getattr(encoder, "bulk_batch", 0) or 0))
     embedded, total = meaning_progress(store)
     done = 0  # waiting passages filled by this run (a reused vector fills several)
     encoded = 0

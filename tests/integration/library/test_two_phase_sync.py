@@ -182,3 +182,26 @@ def test_progress_strip_says_searchable_by_words_and_meaning(qtbot):
     assert "left" in view.label.text()
     view.show_progress("Re-syncing", Progress("ocr", 1, 4, "scan.png"), 4.0)
     assert "Reading scans and images (OCR) 1 / 4" in view.label.text() and "left" not in view.label.text()
+
+
+class BulkEncoder(CountingEncoder):
+    """The tiny encoder, asking for `bulk` texts a call as a GPU's BiEncoder does (bulk_batch)."""
+
+    def __init__(self, inner, bulk: int) -> None:
+        super().__init__(inner)
+        self.bulk_batch = bulk
+
+
+@pytest.mark.parametrize("bulk, sizes", [(10, [10, 2]), (2, [4, 4, 4])])
+def test_the_meaning_pass_hands_an_encoder_the_batch_it_asks_for(make_config, tiny_encoder, tmp_path, bulk, sizes):
+    from searchapp.library.sync.meaning_pass import embed_pending
+
+    folder = make_folder(tmp_path)
+    with Library(config(make_config), encoder=tiny_encoder) as lib:
+        lib.add_folder(folder, embed=False)
+        encoder = BulkEncoder(tiny_encoder, bulk)
+        with lib._writing(check_model=False):
+            assert embed_pending(lib.store, encoder, lib.vectors, batch=4) == 12
+        # A bulk batch larger than the pass's is taken (one forward's worth on a GPU); a smaller one is not.
+        assert [len(c) for c in encoder.calls] == sizes
+        assert lib.store.pending_count() == 0

@@ -290,3 +290,16 @@ def test_cuda_fp16_matches_cpu_fp32(tiny_bert_dir, tiny_encoder):
     gpu = BiEncoder(str(tiny_bert_dir), device="auto")
     assert gpu.device.type == "cuda" and gpu.dtype == torch.float16
     assert np.min(np.sum(gpu.encode(TEXTS) * tiny_encoder.encode(TEXTS), axis=1)) > 0.999
+
+
+def test_bulk_batch_asks_nothing_more_on_the_cpu(tiny_bert_dir):
+    assert BiEncoder(str(tiny_bert_dir), device="cpu", batch_size=24).bulk_batch == 0
+
+
+@pytest.mark.gpu
+def test_bulk_batch_on_cuda_is_at_least_one_gpu_forward(tiny_bert_dir):
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA")
+    from searchapp.models.bi_encoder import _CUDA_MIN_BATCH
+
+    assert BiEncoder(str(tiny_bert_dir), device="cuda", batch_size=24).bulk_batch == _CUDA_MIN_BATCH

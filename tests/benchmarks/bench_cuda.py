@@ -1,0 +1,165 @@
+"""The CUDA figures, against sentence-transformers on the same GPU in the same run: passages/s of the bi-encoder
+(what a sync's embedding step does with chunk-sized passages) and rerank-50 latency of a MiniLM-sized
+cross-encoder (50 chunk-sized candidates for one query, one call as a search makes it).
+
+    python tests/benchmarks/bench_cuda.py --model DIR [--passages 20000] [--repeats 60]
+
+DIR: a sentence-transformers folder of the bi-encoder (the packaged all-MiniLM-L6-v2; its weights may be stored
+in fp16 to fit what travels to a GPU machine: both sides load the same file). Passages are built from this
+repository's README (chunk-sized: ~200 word pieces), so nothing beyond the repository is needed there. The
+cross-encoder is BertForSequenceClassification made from DIR with a fresh one-logit head: no trained
+cross-encoder ships, and its latency is that of any MiniLM-L6 reranker; its scores mean nothing. One JSON line
+per result, with the GPU's name and torch's version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+
+def emit(**row) -> None:
+    import torch
+
+    gpu = torch.cuda.get_device_name(0) if DEVICE == "cuda" and torch.cuda.is_available() else "cpu"
+    print(json.dumps({"bench": "cuda", **row, "gpu": gpu, "torch": torch.__version__}), flush=True)
+
+
+def passages(n: int) -> list[str]:
+    """n chunk-sized passages (~150 words) cut from the README's prose, rotated so no two are the same."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]+|\d+", (REPO / "README.md").read_text(encoding="utf-8"))
+    out, size = [], 150
+    for i in range(n):
+        start = (i * 37) % max(1, len(words) - size)
+        out.append(" ".join(words[start:start + size]))
+    return out
+
+
+DEVICE = "cuda"  # --device cpu: a smoke run of this script where there is no GPU
+PROFILE = False  # --profile
+BATCH = 128  # --batch: searchapp's passages per forward (CUDA uses at least 128)
+
+
+def synced(fn):
+    import torch
+
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    out = fn()
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+    return out, time.perf_counter() - t0
+
+
+def bench_passages(model_dir: Path, texts: list[str]) -> None:
+    import numpy as np
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from searchapp.models import BiEncoder
+
+    ours = BiEncoder(str(model_dir), device=DEVICE, precision="auto", batch_size=BATCH)
+    ours.encode(texts[:512])  # warm-up: kernels, allocator
+    ours_v, ours_s = synced(lambda: ours.encode(texts))
+    if PROFILE:  # where searchapp's time goes, once more under cProfile (stderr)
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+        synced(lambda: ours.encode(texts))
+        prof.disable()
+        pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(18)
+    peer = SentenceTransformer(str(model_dir), device=DEVICE)
+    peer.encode(texts[:512], batch_size=128)
+    peer_v, peer_s = synced(lambda: peer.encode(texts, batch_size=128, normalize_embeddings=True))
+    peer16 = SentenceTransformer(str(model_dir), device=DEVICE,
+                                 model_kwargs={"torch_dtype": torch.float16 if DEVICE == "cuda" else torch.bfloat16})
+    peer16.encode(texts[:512], batch_size=128)
+    _, peer16_s = synced(lambda: peer16.encode(texts, batch_size=128, normalize_embeddings=True))
+    cos = (np.asarray(ours_v, dtype=np.float32) * np.asarray(peer_v, dtype=np.float32)).sum(1)
+    emit(result="passages", n=len(texts), batch=BATCH, searchapp_dtype=str(ours.dtype), searchapp_per_s=round(len(texts) / ours_s),
+         st_fp32_per_s=round(len(texts) / peer_s), st_fp16_per_s=round(len(texts) / peer16_s),
+         ratio_vs_st_fp32=round(peer_s / ours_s, 2), ratio_vs_st_fp16=round(peer16_s / ours_s, 2),
+         min_cosine_to_st_fp32=round(float(cos.min()), 5), goal_per_s=3000)
+
+
+def cross_encoder_folder(model_dir: Path, into: Path) -> Path:
+    import torch
+    from transformers import BertForSequenceClassification
+
+    torch.manual_seed(0)
+    model = BertForSequenceClassification.from_pretrained(str(model_dir), num_labels=1)
+    model.save_pretrained(str(into), safe_serialization=True)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        if (model_dir / name).exists():
+            shutil.copy(model_dir / name, into / name)
+    return into
+
+
+def bench_rerank(model_dir: Path, texts: list[str], repeats: int) -> None:
+    from sentence_transformers import CrossEncoder as PeerCrossEncoder
+
+    from searchapp.models import CrossEncoder
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = cross_encoder_folder(model_dir, Path(tmp))
+        ours = CrossEncoder(str(folder), device=DEVICE, precision="auto")
+        peer = PeerCrossEncoder(str(folder), device=DEVICE, max_length=ours.max_length)
+        query = "how does the library keep a search fast while a folder is being indexed"
+        rows = {"searchapp": [], "st_fp32": []}
+        calls = {"searchapp": lambda c: ours.score(query, c),
+                 "st_fp32": lambda c: peer.predict([(query, p) for p in c], batch_size=64)}
+        for fn in calls.values():
+            for _ in range(5):
+                fn(texts[:50])
+        for r in range(repeats):  # interleaved: both see the same clocks
+            cands = texts[r * 50 % (len(texts) - 50):][:50]
+            for name, fn in (calls.items() if r % 2 == 0 else reversed(list(calls.items()))):
+                _, s = synced(lambda fn=fn, cands=cands: fn(cands))
+                rows[name].append(s * 1000)
+        q = {k: (statistics.median(v), sorted(v)[int(0.95 * (len(v) - 1))]) for k, v in rows.items()}
+        emit(result="rerank", candidates=50, repeats=repeats, max_length=ours.max_length,
+             searchapp_dtype=str(ours.dtype), searchapp_p50_ms=round(q["searchapp"][0], 2),
+             searchapp_p95_ms=round(q["searchapp"][1], 2), st_fp32_p50_ms=round(q["st_fp32"][0], 2),
+             st_fp32_p95_ms=round(q["st_fp32"][1], 2), goal_p50_ms=10)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--passages", type=int, default=20000)
+    ap.add_argument("--repeats", type=int, default=60)
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    ap.add_argument("--profile", action="store_true", help="cProfile one more searchapp encode (stderr)")
+    ap.add_argument("--skip-rerank", action="store_true")
+    ap.add_argument("--batch", type=int, default=128)
+    args = ap.parse_args()
+    import torch
+
+    global DEVICE, PROFILE, BATCH
+    DEVICE, PROFILE, BATCH = args.device, args.profile, args.batch
+    if DEVICE == "cuda" and not torch.cuda.is_available():
+        print(json.dumps({"bench": "cuda", "skipped": "no CUDA device"}))
+        return
+    texts = passages(args.passages)
+    bench_passages(Path(args.model), texts)
+    if DEVICE == "cuda":
+        torch.cuda.empty_cache()  # the three encoders of bench_passages are gone with its frame
+    if not args.skip_rerank:
+        bench_rerank(Path(args.model), texts, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
