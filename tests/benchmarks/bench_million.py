@@ -60,9 +60,10 @@ def emit(**row) -> None:
     print(json.dumps({"bench": "million", **row, **cpu_note()}), flush=True)
 
 
-def rss_mb() -> float:
+def rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident memory now (VmRSS) or at its peak so far (VmHWM), in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return round(int(line.split()[1]) / 1024, 1)
     return 0.0
 
@@ -328,12 +329,21 @@ def measure(data: Path, queries: int, dup_limit: float, compare: bool = False, q
         timer = threading.Timer(dup_limit, cancel.cancel)
         timer.start()
         t0 = time.perf_counter()
+        said = [0.0]
+
+        def progress(p) -> None:  # a line a minute of the progress a person would see
+            if time.perf_counter() - said[0] >= 60:
+                said[0] = time.perf_counter()
+                emit(result="duplicates_progress", n=n, stage=p.stage, done=p.done, total=p.total,
+                     seconds=round(said[0] - t0, 1), rss_mb=rss_mb())
         try:
-            rep = lib.duplicates(cancel=cancel)
+            rep = lib.duplicates(progress=progress, cancel=cancel)
             emit(result="duplicates", n=n, seconds=round(time.perf_counter() - t0, 1), near_pairs=len(rep.near),
-                 exact_groups=len(rep.exact), rss_mb=rss_mb())
+                 exact_groups=len(rep.exact), rss_mb=rss_mb(), peak_rss_mb=rss_mb("VmHWM"),
+                 cpu_s=round(time.process_time(), 1))
         except Cancelled:
-            emit(result="duplicates", n=n, seconds=None, cancelled_after_s=dup_limit, rss_mb=rss_mb())
+            emit(result="duplicates", n=n, seconds=None, cancelled_after_s=dup_limit, rss_mb=rss_mb(),
+                 peak_rss_mb=rss_mb("VmHWM"))
         finally:
             timer.cancel()
     lib.close()
