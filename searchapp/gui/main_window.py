@@ -196,8 +196,7 @@ class MainWindow(QMainWindow):
     def _refresh_status_and_models(self) -> None:
         """Refresh the status and load the models on the pools (at startup and after a settings change)."""
         lib = self.library
-        if not lib.meaning_loading():  # else when it is open (Changes.meaning): the status job would wait for it,
-            self.refresh_status()  # holding one of the two read threads a search typed meanwhile needs
+        self.refresh_status()  # never waits for the vector index: its figures come again when it is open
 
         def warm(progress, cancel):  # lazy models, loaded before the first query needs them
             _ = lib.encoder  # the property loads it
@@ -236,7 +235,10 @@ class MainWindow(QMainWindow):
             if then:
                 then()
 
-        self.runner.submit(lambda p, c: lib.status(), name="status", on_success=done, on_error=failed)
+        # Never waits for a vector index still opening (it would hold one of the two read threads a search typed
+        # meanwhile needs, and the folders would look empty); Changes(meaning=True) asks again once it is open.
+        self.runner.submit(lambda p, c: lib.status(wait_for_meaning=False), name="status", on_success=done,
+                           on_error=failed)
 
     def _apply_status(self, st: LibraryStatus) -> None:
         self.status = st

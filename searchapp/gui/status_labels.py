@@ -33,6 +33,10 @@ class StatusLabels:
         self.device.setToolTip(f"Passages: {st.passage_path or 'torch on ' + st.device}\n"
                                f"Queries: {st.query_path or 'torch'}")
         files = sum(st.files.values())
+        if st.index_opening:  # its figures come when it is open; the device waits too, leaving the search's line room
+            self.device.setText("")
+            self.index.setText(f"{st.chunks:,} passages in {files:,} files · opening the index…")
+            return
         self.index.setText(f"{st.chunks:,} passages in {files:,} files" + ("" if st.consistent else " — index not consistent"))
 
     def show_models(self, config: Config, ready: bool) -> None:

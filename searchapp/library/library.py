@@ -342,9 +342,15 @@ class Library(LibraryServices):
         return files_in_state(self.reader(), state, limit)
 
     @_reads
-    def status(self) -> LibraryStatus:
-        index = self._fresh()
-        return build_status(self.config, str(self.data_dir), self.reader(), index, self.index_notice())
+    def status(self, *, wait_for_meaning: bool = True) -> LibraryStatus:
+        """`wait_for_meaning=False`: while the vector index is still opening (load_in_background), the status of
+        everything else at once, its vector figures those of a library without an index (the window lists the
+        folders meanwhile, and asks again when the index is open)."""
+        if not wait_for_meaning and self.meaning_loading():
+            st = build_status(self.config, str(self.data_dir), self.reader(), None, self.index_notice())
+            st.index_opening = True
+            return st
+        return build_status(self.config, str(self.data_dir), self.reader(), self._fresh(), self.index_notice())
 
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:

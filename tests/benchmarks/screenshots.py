@@ -254,6 +254,33 @@ def main() -> int:
         if args.readme:
             readme_copy(results, ROOT / "resources" / "screenshot.png")
         win.close()
+        shots.settle(1.0)
+
+        # Opened again with the vector index held on its thread (as a big library's takes seconds to open): a
+        # search meanwhile shows its word matches and says so, then runs again once the index is open.
+        import threading
+
+        from searchapp.library.background_load import BackgroundLoad
+
+        gate = threading.Event()
+        BackgroundLoad.hold = gate.wait
+        win = build_main_window(config)
+        win.url_opener = lambda url: None
+        win.resize(*size)
+        win.show()
+        shots.wait(lambda: win.models_ready)
+        done.clear()
+        win.searchFinished.connect(done.append)
+        win.search.search_box.setText(QUERY)
+        win.run_search()
+        shots.wait(lambda: done)
+        shots.save("10-meaning-loading", win, status=win.statusBar().currentMessage())
+        done.clear()
+        gate.set()
+        shots.wait(lambda: done)
+        shots.save("11-meaning-loaded", win, status=win.statusBar().currentMessage())
+        BackgroundLoad.hold = None
+        win.close()
     return 0
 
 

@@ -57,6 +57,9 @@ class LibraryStatus:
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
     query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path)
     passage_path: str = ""  # what encodes passages (models/device_summary.describe_passage_path)
+    # The vector index was still opening when this was taken (Library.status(wait_for_meaning=False)): the
+    # vector figures and `consistent` are not known yet. Never set for `searchapp status`, which waits.
+    index_opening: bool = False
 
     def to_json(self) -> dict:
         return {

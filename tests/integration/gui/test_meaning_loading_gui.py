@@ -44,13 +44,18 @@ def test_a_search_while_meaning_loads_shows_words_then_runs_again(qtbot, tmp_pat
         assert win.search.results_model.rowCount() and all(h.scores.dense is None for h in words.hits)
         assert NOTE in win.statusBar().currentMessage()
 
-        assert win.status is None  # the status waits for the index instead of holding a read thread
+        # The folders and counts show at once, without waiting for the index (a first look must not seem empty).
+        qtbot.waitUntil(lambda: win.status is not None, timeout=WAIT_MS)
+        assert win.status.roots and win.status.chunks == len(TEXTS) and win.status.index_opening
+        assert "index not consistent" not in win.labels.index.text() and "opening the index" in win.labels.index.text()
+        assert lib.meaning_loading()
         shown: list = []
         win.searchFinished.connect(shown.append)
         with qtbot.waitSignals([win.searchFinished, win.statusRefreshed], timeout=WAIT_MS):
             gate.set()  # the index opens; the window hears of it, searches again and shows the status
         full = shown[-1]
-        assert win.status is not None and win.status.vectors == len(TEXTS)
+        assert win.status is not None and win.status.vectors == len(TEXTS) and not win.status.index_opening
+        assert "opening the index" not in win.labels.index.text()
         assert full.said(LOADING) is None and all(h.scores.dense is not None for h in full.hits)
         assert NOTE not in win.statusBar().currentMessage()
         assert not lib.meaning_loading()
