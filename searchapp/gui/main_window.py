@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
                                  changed=self.changed.emit, dialog_shown=self._dialog_shown)
         self.session = LibrarySession(self.services, self.downloads, config, library)
         self.status: Optional[LibraryStatus] = None
+        self._status_asked = 0  # refresh_status calls so far: only the newest one's answer is shown
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self.last_dialog: Optional[QWidget] = None
         self.models_ready = False
@@ -224,9 +225,13 @@ class MainWindow(QMainWindow):
     # -- status -----------------------------------------------------------------
     def refresh_status(self, then: Optional[Callable[[], None]] = None) -> None:
         lib = self.library
+        self._status_asked += 1
+        asked = self._status_asked
 
         def done(st: LibraryStatus) -> None:
-            self._apply_status(st)
+            # Two reads may finish out of order: one taken while the index was opening must not cover a newer one.
+            if asked == self._status_asked:
+                self._apply_status(st)
             if then:
                 then()
 

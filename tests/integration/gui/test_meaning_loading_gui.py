@@ -62,3 +62,42 @@ def test_a_search_while_meaning_loads_shows_words_then_runs_again(qtbot, tmp_pat
     finally:
         gate.set()
         close_window(win, lib)
+
+
+def test_a_status_that_ends_late_never_covers_a_newer_one(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder,
+                                                          monkeypatch):
+    """The window asks for its status again when the index opens; the answer taken before (index still opening)
+    may end after the newer one, and must not replace it."""
+    from searchapp.base.config import load_config
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    lib = Library(load_config(data, env={}), encoder=tiny_encoder)
+    win = build_main_window(lib.config, lib)
+    try:
+        qtbot.addWidget(win)
+        win.show()
+        qtbot.waitUntil(lambda: win.status is not None and not lib.meaning_loading(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not any(j.name == "status" for j in win.runner.jobs), timeout=WAIT_MS)
+        gate, real, calls = threading.Event(), lib.status, []
+
+        def first_ends_last(**kw):
+            calls.append(kw)
+            if len(calls) == 1:
+                gate.wait(WAIT_MS / 1000)
+                st = real(**kw)
+                st.chunks = -1  # the stale answer, told apart
+                return st
+            return real(**kw)
+
+        monkeypatch.setattr(lib, "status", first_ends_last)
+        win.refresh_status()
+        qtbot.waitUntil(lambda: len(calls) == 1, timeout=WAIT_MS)  # the first is reading (and held there)
+        with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+            win.refresh_status()  # asked second, ends first
+        gate.set()
+        qtbot.waitUntil(lambda: not any(j.name == "status" for j in win.runner.jobs), timeout=WAIT_MS)
+        assert len(calls) == 2 and win.status.chunks == len(TEXTS)
+    finally:
+        close_window(win, lib)
