@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Optional
 
 from .safe_open import open_regular
 
-__all__ = ["file_sha256", "text_hash"]
+__all__ = ["file_sha256", "file_sha256_and_bytes", "text_hash"]
 
 
 def file_sha256(path: Path) -> str:
@@ -17,6 +18,20 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def file_sha256_and_bytes(path: Path, max_bytes: int) -> tuple[str, Optional[bytes]]:
+    """(the file's sha256, its bytes when it holds at most `max_bytes`, else None): a file small enough to be
+    extracted from memory is read once for both its hash and its text, and the two are of the same bytes."""
+    h = hashlib.sha256()
+    with open_regular(path) as fh:
+        data = fh.read(max_bytes + 1)
+        h.update(data)
+        if len(data) <= max_bytes:
+            return h.hexdigest(), data
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest(), None
 
 
 def text_hash(text: str) -> str:

@@ -197,6 +197,11 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
         r = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()  # noqa: S608 (constants and ? only)
         return FileRow(*r) if r else None
 
+    def files_by_path(self, paths: Iterable[str]) -> dict[str, FileRow]:
+        """path -> row of those of `paths` that are stored (one statement per 500, not one per path)."""
+        rows = self.select_in(f"SELECT {FILE_COLS} FROM files WHERE path IN ({{}})", dict.fromkeys(paths))  # noqa: S608 (constants and ? only)
+        return {r.path: r for r in (FileRow(*t) for t in rows)}
+
     def problem_files(self) -> list[FileRow]:
         rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE status != 'indexed' ORDER BY status, path")  # noqa: S608 (constants and ? only)
         return [FileRow(*r) for r in rows]
@@ -205,17 +210,17 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
                     embed_title: Optional[str] = None) -> int:
         """`embed_title`: what the bi-encoder reads before each passage (for passages embedded later)."""
-        self.db.execute(
+        return int(self.conn.execute(
             """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at,
                                  embed_title)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT(path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
-                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title""",
+                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title
+               RETURNING id""",  # the row's id, inserted or updated: no second look-up
             (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title),
-        )
-        return int(self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0])
+        ).fetchone()[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
         self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, clamped_ns(mtime_ns), file_id))

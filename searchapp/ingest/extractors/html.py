@@ -150,7 +150,8 @@ def _sniff_charset(data: bytes) -> Optional[str]:
 
 
 def extract_html(path: Path, max_bytes: int, max_chars: Optional[int] = None,
-                 cancel: Optional[CancelToken] = None) -> Document:
-    data = read_capped(path, max_bytes)
+                 cancel: Optional[CancelToken] = None, data: Optional[bytes] = None) -> Document:
+    if data is None:
+        data = read_capped(path, max_bytes)
     parser = _parse(decode_text(data, declared=_sniff_charset(data)), cancel)
     return Document(clean_text(parser.text()), kind="html", title=clean_title(parser.title_text))

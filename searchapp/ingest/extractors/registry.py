@@ -13,7 +13,8 @@ from ...base.types import Document
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
 from . import docx, epub, html, mail, members, odp, ods, odt, pdf, pptx, sniff, text, xlsx
 
-__all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS"]
+__all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "takes_data", "DEFAULT_MAX_BYTES",
+           "DEFAULT_MAX_CHARS"]
 
 DEFAULT_MAX_BYTES = 50 * 2**20
 
@@ -40,6 +41,8 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
+# Extractors that read the whole file into memory anyway: they take its bytes when the caller has them.
+_TAKES_DATA = frozenset({"text", "html", "sniffed"})
 
 
 def supported_suffixes() -> frozenset[str]:
@@ -52,9 +55,18 @@ def extractor_name(path: Path | str) -> Optional[str]:
     return _BY_SUFFIX.get(os.path.splitext(os.fspath(path))[1].lower())
 
 
+def takes_data(path: Path | str) -> bool:
+    """Whether `extract(path, data=...)` reads the given bytes instead of opening the file again."""
+    name = extractor_name(path)
+    if name is None:
+        return os.path.splitext(os.fspath(path))[1].lower() not in sniff.KNOWN_BINARY_SUFFIXES
+    return name in _TAKES_DATA
+
+
 def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEFAULT_MAX_CHARS,
-            cancel: Optional[CancelToken] = None) -> Document:
-    """The text of one file, within the caps of `text_caps.bound_text`.
+            cancel: Optional[CancelToken] = None, data: Optional[bytes] = None) -> Document:
+    """The text of one file, within the caps of `text_caps.bound_text`. `data`: the file's bytes, already read
+    from a regular file and at most `max_bytes` (file_sha256_and_bytes), for an extractor that `takes_data`.
 
     Raises UnsupportedFileError (no extractor, binary content behind a text suffix, not a regular
     file, not prose), ExtractionError with a short reason, or Cancelled; no other exception escapes.
@@ -66,12 +78,15 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEF
             raise UnsupportedFileError(f'unsupported type "{suffix}"')
         name = "sniffed"
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):  # opening a fifo or device could block forever
-            raise UnsupportedFileError("not a regular file")
-        if st.st_size > max_bytes:
-            raise ExtractionError(f"file too large ({st.st_size / 2**20:.1f} MB > {max_bytes / 2**20:g} MB)")
-        doc = _BY_NAME[name][1](Path(path), max_bytes, max_chars=max_chars, cancel=cancel)
+        if data is not None and name in _TAKES_DATA:
+            doc = _BY_NAME[name][1](Path(path), max_bytes, max_chars=max_chars, cancel=cancel, data=data)
+        else:
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):  # opening a fifo or device could block forever
+                raise UnsupportedFileError("not a regular file")
+            if st.st_size > max_bytes:
+                raise ExtractionError(f"file too large ({st.st_size / 2**20:.1f} MB > {max_bytes / 2**20:g} MB)")
+            doc = _BY_NAME[name][1](Path(path), max_bytes, max_chars=max_chars, cancel=cancel)
         if cancel is not None:
             cancel.check()
         return bound_text(doc, max_chars, where=os.fspath(path))

@@ -4,6 +4,7 @@ content is text. Known binary suffixes are left out by name without being opened
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 from ...base.errors import UnsupportedFileError
 from ...base.types import Document
@@ -28,8 +29,9 @@ KNOWN_BINARY_SUFFIXES = frozenset(
 MAX_CONTROL_RATIO = 0.01  # text with a name we do not know must look clean, not just decodable
 
 
-def extract_sniffed(path: Path, max_bytes: int, **_caps) -> Document:
-    data = read_capped(path, max_bytes)
+def extract_sniffed(path: Path, max_bytes: int, data: Optional[bytes] = None, **_caps) -> Document:
+    if data is None:
+        data = read_capped(path, max_bytes)
     if b"\x00" in data:
         raise UnsupportedFileError("not plain text (binary content)")
     try:

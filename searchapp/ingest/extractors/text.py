@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 from ...base.types import Document
 from .encoding import decode_text, read_capped
@@ -21,6 +22,6 @@ SUFFIXES = frozenset(
 )
 
 
-def extract_text(path: Path, max_bytes: int, **_caps) -> Document:
-    text = decode_text(read_capped(path, max_bytes))
+def extract_text(path: Path, max_bytes: int, data: Optional[bytes] = None, **_caps) -> Document:
+    text = decode_text(data if data is not None else read_capped(path, max_bytes))
     return Document(text, kind="text", title=text_title(path.suffix.lower(), text))

@@ -82,9 +82,12 @@ class Batcher:
             rows.clear()
 
         with self.store.atomic():
-            for it in items:
-                path = it.path or storable(it.file.path)
-                old = self.store.file_by_path(path)
+            paths = [it.path or storable(it.file.path) for it in items]
+            stored = self.store.files_by_path(paths)  # the rows before this batch: one look-up, not one a file
+            met: set[str] = set()
+            for it, path in zip(items, paths, strict=True):
+                old = self.store.file_by_path(path) if path in met else stored.get(path)
+                met.add(path)
                 if old is not None:
                     if any(f == old.id for f, _ in rows):  # the same entry twice in a batch: the later one wins
                         write_rows()
@@ -94,7 +97,8 @@ class Batcher:
                                                  it.sha256, "indexed", None, it.kind, len(new), it.title)
                 if it.date_ns is not None:
                     set_entry_date(self.store, file_id, it.date_ns)
-                set_ocr_state(self.store, file_id, it.ocr, it.ocr_pages)
+                if old is not None or it.ocr is not None:  # a row inserted now has no OCR state yet
+                    set_ocr_state(self.store, file_id, it.ocr, it.ocr_pages)
                 rows += [(file_id, n) for n in new]
             write_rows()
             self.store.bump_generation()

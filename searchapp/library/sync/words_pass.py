@@ -11,11 +11,11 @@ from typing import Optional
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
-from ...base.hashing import file_sha256, text_hash
+from ...base.hashing import file_sha256, file_sha256_and_bytes, text_hash
 from ...base.progress import CancelToken, ProgressFn, report
 from ...base.types import ChunkSpan
 from ...ingest.chunking import chunk_document
-from ...ingest.extractors import extract, extractor_name
+from ...ingest.extractors import extract, extractor_name, takes_data
 from ...ingest.fsnames import storable
 from ...ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ...ingest.scan import ScanResult, ScannedFile, scan
@@ -94,6 +94,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         batcher.add(Pending(f, sha, doc.kind or extractor_name(path) or "", spans, title, hashes, path=path,
                             date_ns=date_ns, ocr=ocr))
     total = len(result.files)
+    max_bytes = int(config.scan.max_file_mb * 2**20)
     for i, f in enumerate(result.files, start=1):
         batcher.check_cancel()
         path = storable(f.path)
@@ -107,8 +108,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             else:
                 rep.skipped += 1  # skipped before and not changed since: counted, not listed again
             continue
-        try:
-            sha = file_sha256(f.path)
+        try:  # a file extracted from memory is read once, for its hash and its text
+            sha, data = file_sha256_and_bytes(f.path, max_bytes) if takes_data(f.path) else (file_sha256(f.path), None)
         except FileNotFoundError:
             seen.discard(path)  # vanished since the scan: purged below like any deleted file
             rep.scanned -= 1
@@ -137,8 +138,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
                 batcher.flush_and_stop()
             continue
         try:
-            doc = extract(f.path, max_bytes=int(config.scan.max_file_mb * 2**20),
-                          max_chars=config.scan.max_text_chars, cancel=cancel)
+            doc = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
         except Cancelled:  # inside one file's extraction
             batcher.flush_and_stop()
         except FileNotFoundError:

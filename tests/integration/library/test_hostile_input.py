@@ -102,22 +102,23 @@ def test_broken_pdfs_html_and_encodings_are_recorded_and_the_rest_indexed(tmp_pa
 
 
 def test_file_vanishing_or_changing_while_read(tmp_path, lib, monkeypatch):
-    """The race is forced deterministically: the real extractor runs, but just before it the file is deleted
-    (or rewritten), exactly what a user or another program does between the scan and the read."""
+    """The race is forced deterministically: the real read runs (one read of a text file gives its hash and its
+    text), but just before it the file is deleted (or rewritten), exactly what a user or another program does
+    between the scan and the read."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for name in ("keep.txt", "vanish.txt", "change.txt"):
         (docs / name).write_text(f"{name} {GOOD}", encoding="utf-8")
-    real_extract = sync_module.extract
+    real_read = sync_module.file_sha256_and_bytes
 
-    def racing_extract(path, **kw):
+    def racing_read(path, max_bytes):
         if path.name == "vanish.txt":
             path.unlink()
         elif path.name == "change.txt":
             path.write_text("Rewritten mid-read: thunder over the glacier.", encoding="utf-8")
-        return real_extract(path, **kw)
+        return real_read(path, max_bytes)
 
-    monkeypatch.setattr(sync_module, "extract", racing_extract)
+    monkeypatch.setattr(sync_module, "file_sha256_and_bytes", racing_read)
     rep = lib.add_folder(docs)
     monkeypatch.undo()
     assert rep.failed == 0
