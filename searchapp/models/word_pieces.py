@@ -20,6 +20,12 @@ __all__ = ["WordPieces", "reads_words_alone"]
 Offsets = list[tuple[int, int]]
 _WORD = re.compile("[^" + re.escape("".join(sorted(SEPARATORS))) + "]+")
 _SPLIT = re.compile("(" + _WORD.pattern + ")")  # separators, word, separators, word, ..., separators
+# A code point's class for _word_starts: 0 in a word, 1 a separator, 2 whitespace to str.split() that is no
+# separator (str.split() would cut a word there). No code point above U+3000 is whitespace.
+_LAST_SPACE = 0x3000
+_CLASS = np.zeros(_LAST_SPACE + 2, dtype=np.uint8)
+_CLASS[[ord(c) for c in SEPARATORS]] = 1
+_CLASS[[c for c in range(_LAST_SPACE + 1) if chr(c).isspace() and chr(c) not in SEPARATORS]] = 2
 MAX_WORDS = 100_000  # distinct words remembered (~19 MB for SciFact's); past it the memory starts again
 LONGEST_REMEMBERED = 64  # characters; a longer "word" (a URL, a hash) is rarely seen twice
 _INT32 = 4  # bytes
@@ -50,8 +56,7 @@ class WordPieces:
         """The same word pieces as `offsets` gives, as two int64 arrays: each piece's start, and its last
         character (its start for an empty piece), i.e. max(start, end - 1). Put together with numpy: no
         Python step per word or piece, which is what a chunker of many small files pays for most."""
-        parts = _SPLIT.split(text)  # C speed; words at the odd places
-        words = parts[1::2]
+        words, word_starts = _words(text)
         fresh = self._learn(words)
         known = self._known
         longer = [w for w in fresh if w not in known]  # not remembered: in the table for this text only
@@ -62,10 +67,9 @@ class WordPieces:
         finally:
             for w in longer:
                 del known[w]
-        ends = np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)))
         sizes = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat)) // _INT32
         pairs = np.frombuffer(b"".join(flat), dtype=np.int32).astype(np.int64)
-        pairs += np.repeat(ends[0:-1:2], sizes)  # a word starts where the separators before it end
+        pairs += np.repeat(word_starts, sizes)
         starts = pairs[0::2]
         return starts, np.maximum(starts, pairs[1::2] - 1)
 
@@ -93,6 +97,25 @@ class WordPieces:
         data = pairs.astype(np.int32).tobytes()
         cuts = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(new))))) * 2 * _INT32
         return {w: data[a:b] for w, a, b in zip(new, cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)}
+
+
+def _words(text: str) -> tuple[list[str], np.ndarray]:
+    """The words of `text` (runs between separators) and where each starts. str.split() finds them at C speed
+    and the starts come from a table look-up of every code point, unless the text holds whitespace that is no
+    separator (then a regex split, as many times slower)."""
+    if text.isascii():
+        classes = _CLASS[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
+    else:
+        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        classes = _CLASS[np.minimum(points, _LAST_SPACE + 1)]
+    if classes.size and classes.max() < 2:
+        sep = classes.view(bool)
+        first = ~sep
+        first[1:] &= sep[:-1]  # a word's first character: not a separator, after one (or the text's start)
+        return text.split(), np.flatnonzero(first)
+    parts = _SPLIT.split(text)  # separators, word, separators, word, ..., separators
+    ends = np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)))
+    return parts[1::2], ends[0:-1:2]  # a word starts where the separators before it end
 
 
 # Normalizers that work character by character (a cut at whitespace changes nothing on either side) and

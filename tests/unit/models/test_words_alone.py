@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from tokenizers import AddedToken, Tokenizer, normalizers, pre_tokenizers
 from tokenizers.models import WordPiece
 
-from searchapp.models.word_pieces import reads_words_alone
+from searchapp.base.separators import SEPARATORS
+from searchapp.models.word_pieces import _WORD, _words, reads_words_alone
 
 VOCAB = {"[UNK]": 0, "a": 1, "b": 2, "##b": 3, "ab": 4, "▁a": 5, "▁b": 6}
 
@@ -114,3 +115,43 @@ def test_the_encoder_tokenizes_a_known_word_once(tiny_encoder, monkeypatch):
     assert tiny_encoder.token_offsets(text + " Calve!") == want + tail
     assert len(read) == len(set(read)) <= 6  # each distinct word once, whatever its count
     assert "Calve!" in read and set(read) <= {"Quokkas", "zigzag", "when", "glaciers", "calve.", "Calve!"}
+
+
+_CHARS = sorted(SEPARATORS) + ["\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\u2028", "\u2029", "\u200b", "a", "Z", ".",
+                               "é", "天", "🍕", "\x00"]
+
+
+def _regex_words(text: str) -> tuple[list[str], list[int]]:
+    """The words and their starts as the regex over the separators finds them (what `_words` replaced)."""
+    found = list(_WORD.finditer(text))
+    return [m.group() for m in found], [m.start() for m in found]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_CHARS), max_size=40).map("".join))
+def test_words_and_their_starts_are_the_regexs(text):
+    words, starts = _words(text)
+    assert (words, starts.tolist()) == _regex_words(text)
+    ascii_only = "".join(c if c.isascii() else " " for c in text)  # the ASCII branch, with and without \x0b
+    words, starts = _words(ascii_only)
+    assert (words, starts.tolist()) == _regex_words(ascii_only)
+
+
+@pytest.mark.parametrize("missing", [" ", "\n", "\u3000", "\u00a0"])
+def test_a_table_that_misses_a_separator_is_caught(monkeypatch, missing):
+    """The comparison above can fail: with one separator taken out of the table, random texts differ."""
+    import random
+
+    import searchapp.models.word_pieces as wp
+
+    rng = random.Random(7)
+    texts = ["".join(rng.choice(_CHARS) for _ in range(rng.randrange(40))) for _ in range(300)]
+
+    def differing() -> int:
+        return sum((lambda w, s: (w, s.tolist()))(*wp._words(t)) != _regex_words(t) for t in texts)
+
+    assert differing() == 0
+    broken = wp._CLASS.copy()
+    broken[ord(missing)] = 0
+    monkeypatch.setattr(wp, "_CLASS", broken)
+    assert differing() > 0
