@@ -95,13 +95,18 @@ class _Tokens:
             starts.append(np.asarray(s, dtype=np.int64) + base)
             keys.append(np.asarray(k, dtype=np.int64) + base)
         for name, parts in (("starts", starts), ("keys", keys)):
-            values = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-            if np.any(values[1:] < values[:-1]):  # out of order somewhere
+            values = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+            if (values[1:] < values[:-1]).any():  # out of order somewhere
                 values = np.sort(values)
             getattr(self, name).frombytes(values.tobytes())
 
     def count(self, a: int, b: int) -> int:
         return bisect_left(self.keys, b) - bisect_left(self.keys, a)
+
+    def counts(self, a: Sequence[int], b: Sequence[int]) -> list[int]:
+        """`count` of many spans at once, (a[i], b[i]): one NumPy call, not two bisections a span."""
+        keys = np.frombuffer(self.keys, dtype=np.int64) if self.keys else np.zeros(0, dtype=np.int64)
+        return (np.searchsorted(keys, b) - np.searchsorted(keys, a)).tolist()
 
     def starts_between(self, a: int, b: int) -> list[int]:
         """Token starts strictly inside (a, b)."""
@@ -166,7 +171,7 @@ def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int,
            cancel: Optional[CancelToken] = None) -> _Atoms:
     """Atoms of text[lo:hi]. Only the gaps that may end a sentence are visited (_sentence_gaps); a sentence's
     words are looked at only when it is over the limit, so prose costs a step per sentence, not per word."""
-    atoms = _Atoms()
+    sentences = _Atoms()  # their counts below, in one call
     lead = _GAP.match(text, lo, hi)
     pos = lead.end() if lead else lo  # the first word's start
     for step, (a, b) in enumerate(_sentence_gaps(text, lo, hi)):
@@ -175,13 +180,19 @@ def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int,
             continue
         strength = _strength(text, a, b)
         if strength >= LINE:
-            _sentence(atoms, text, tokens, pos, a, strength, max_tokens, cancel)
+            sentences.add(pos, a, 0, strength)
             pos = b
     end = hi
     while end > pos and text[end - 1].isspace():  # a gap at the end is no word
         end -= 1
     if end > pos:
-        _sentence(atoms, text, tokens, pos, end, PARAGRAPH, max_tokens, cancel)
+        sentences.add(pos, end, 0, PARAGRAPH)
+    sentences.n = tokens.counts(sentences.start, sentences.end)
+    if max(sentences.n, default=0) <= max_tokens:  # the usual case: each sentence is an atom
+        return sentences
+    atoms = _Atoms()
+    for a, b, n, strength in zip(sentences.start, sentences.end, sentences.n, sentences.strength, strict=True):
+        _sentence(atoms, text, tokens, a, b, n, strength, max_tokens, cancel)
     return atoms
 
 
@@ -196,16 +207,15 @@ def _sentence_gaps(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
         gaps[a] = m.end()
     for m in _AFTER_END.finditer(text, lo, hi):
         gaps[m.start(1)] = m.end(1)
-    for m in _AFTER_CJK_END.finditer(text, lo, hi):
+    for m in () if text.isascii() else _AFTER_CJK_END.finditer(text, lo, hi):  # isascii(): O(1)
         gaps.setdefault(m.end(), m.end())
     return sorted(gaps.items())
 
 
-def _sentence(atoms: _Atoms, text: str, tokens: _Tokens, a: int, b: int, strength: int, max_tokens: int,
+def _sentence(atoms: _Atoms, text: str, tokens: _Tokens, a: int, b: int, n: int, strength: int, max_tokens: int,
               cancel: Optional[CancelToken]) -> None:
-    """The sentence text[a:b] (no gap at either end), `strength` the boundary after it: one atom, or its words
-    when it is over the limit."""
-    n = tokens.count(a, b)
+    """The sentence text[a:b] (no gap at either end, `n` word pieces), `strength` the boundary after it: one
+    atom, or its words when it is over the limit."""
     if n <= max_tokens:
         atoms.add(a, b, n, strength)
         return
@@ -380,7 +390,8 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     packed = _cap_chars(text, packed, max_chars or passage_char_cap(max_tokens))
     fitting: list[tuple[int, int]] = []
     if words_alone:  # step 4 without the tokenizer where the count from step 1 is its answer
-        known = [_cut_at_separators(text, a, b) and tokens.count(a, b) <= max_tokens for a, b in packed]
+        counts = tokens.counts([a for a, _ in packed], [b for _, b in packed])
+        known = [n <= max_tokens and _cut_at_separators(text, a, b) for (a, b), n in zip(packed, counts, strict=True)]
         fitting = [s for s, k in zip(packed, known, strict=True) if k]
         packed = [s for s, k in zip(packed, known, strict=True) if not k]
     spans = fitting + _fit(text, tokens, packed, token_offsets, max_tokens, cancel, token_offsets_batch)
