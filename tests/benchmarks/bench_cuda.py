@@ -129,6 +129,16 @@ def bench_rerank(model_dir: Path, texts: list[str], repeats: int) -> None:
             for name, fn in (calls.items() if r % 2 == 0 else reversed(list(calls.items()))):
                 _, s = synced(lambda fn=fn, cands=cands: fn(cands))
                 rows[name].append(s * 1000)
+        if PROFILE:  # where a rerank call's time goes: host (tokenizing, collating) against the forward (stderr)
+            import cProfile
+            import pstats
+
+            prof = cProfile.Profile()
+            prof.enable()
+            for r in range(20):
+                synced(lambda r=r: ours.score(query, texts[r * 50:][:50]))
+            prof.disable()
+            pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(14)
         q = {k: (statistics.median(v), sorted(v)[int(0.95 * (len(v) - 1))]) for k, v in rows.items()}
         emit(result="rerank", candidates=50, repeats=repeats, max_length=ours.max_length,
              searchapp_dtype=str(ours.dtype), searchapp_p50_ms=round(q["searchapp"][0], 2),
@@ -144,6 +154,7 @@ def main() -> None:
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     ap.add_argument("--profile", action="store_true", help="cProfile one more searchapp encode (stderr)")
     ap.add_argument("--skip-rerank", action="store_true")
+    ap.add_argument("--skip-passages", action="store_true")
     ap.add_argument("--batch", type=int, default=128)
     args = ap.parse_args()
     import torch
@@ -154,7 +165,8 @@ def main() -> None:
         print(json.dumps({"bench": "cuda", "skipped": "no CUDA device"}))
         return
     texts = passages(args.passages)
-    bench_passages(Path(args.model), texts)
+    if not args.skip_passages:
+        bench_passages(Path(args.model), texts)
     if DEVICE == "cuda":
         torch.cuda.empty_cache()  # the three encoders of bench_passages are gone with its frame
     if not args.skip_rerank:
