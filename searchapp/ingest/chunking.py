@@ -54,12 +54,11 @@ _BREAK_CHARS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _LINE_BREAK = re.compile(r"\r\n|[" + _BREAK_CHARS + "]")
 _SENTENCE_END = frozenset(".!?;…")
 _CLOSERS = frozenset("\"')]}»”’")
-# Where a gap that may be LINE or stronger (_strength decides) is: from a run's first line break, after a
-# sentence end or a closer, after a CJK full stop. Each pattern starts with one of a few characters, which
-# the regex engine skips to: a few cheap scans instead of a Python step per gap.
-_LINE_GAP = re.compile("[" + _BREAK_CHARS + r"]\s*")
-_AFTER_END = re.compile("[" + re.escape("".join(sorted(_SENTENCE_END | _CLOSERS))) + r"](\s+)")
-_AFTER_CJK_END = re.compile(r"[。！？；](?!\s)")
+# Gaps that may be LINE or stronger (_strength decides): from a run's first line break (group 1), after a sentence
+# end or closer (group 2), after a CJK full stop. One scan, skipping at C speed to the few characters it starts at.
+_ENDS = re.escape("".join(sorted(_SENTENCE_END | _CLOSERS)))
+_MAY_END = re.compile(f"[{_BREAK_CHARS}{_ENDS}。！？；]"
+                      f"(?:(?<=[{_BREAK_CHARS}])(\\s*)|(?<=[{_ENDS}])(\\s+)|(?<=[。！？；])(?!\\s))")
 _WS = re.compile(r"\s")
 
 
@@ -199,17 +198,18 @@ def _atoms(text: str, lo: int, hi: int, tokens: _Tokens, max_tokens: int,
 def _sentence_gaps(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """The gaps of text[lo:hi] that may end a sentence, in order, each whole as _GAP finds it (a whitespace run
     from its first character, cut at lo and hi; the empty gap after a CJK full stop)."""
-    gaps: dict[int, int] = {}
-    for m in _LINE_GAP.finditer(text, lo, hi):
-        a = m.start()
-        while a > lo and text[a - 1].isspace():  # back to the run's start: runs are disjoint, so linear
-            a -= 1
-        gaps[a] = m.end()
-    for m in _AFTER_END.finditer(text, lo, hi):
-        gaps[m.start(1)] = m.end(1)
-    for m in () if text.isascii() else _AFTER_CJK_END.finditer(text, lo, hi):  # isascii(): O(1)
-        gaps.setdefault(m.end(), m.end())
-    return sorted(gaps.items())
+    gaps: list[tuple[int, int]] = []  # in order: a match takes its whole whitespace run
+    for m in _MAY_END.finditer(text, lo, hi):
+        if m.start(2) >= 0:
+            gaps.append(m.span(2))
+        elif m.start(1) >= 0:
+            a = m.start()
+            while a > lo and text[a - 1].isspace():  # back to the run's start: runs are disjoint, so linear
+                a -= 1
+            gaps.append((a, m.end()))
+        else:
+            gaps.append((m.end(), m.end()))
+    return gaps
 
 
 def _sentence(atoms: _Atoms, text: str, tokens: _Tokens, a: int, b: int, n: int, strength: int, max_tokens: int,

@@ -1,5 +1,5 @@
 """The chunker's atoms: every sentence's word pieces counted in one call (_Tokens.counts) give the very atoms
-that counting sentence by sentence gave, on random texts."""
+that counting sentence by sentence gave, and one scan finds the gaps that three scans found, on random texts."""
 
 from __future__ import annotations
 
@@ -71,3 +71,51 @@ def test_a_wrong_count_is_caught(monkeypatch, mutation):
     else:
         monkeypatch.setattr(ch._Tokens, "counts", lambda self, a, b: [min(n, 12) for n in real(self, a, b)])
     assert _parts(ch._atoms(text, 0, len(text), tokens, 12)) != want
+
+
+_OLD_LINE_GAP = re.compile("[" + ch._BREAK_CHARS + r"]\s*")
+_OLD_AFTER_END = re.compile("[" + re.escape("".join(sorted(ch._SENTENCE_END | ch._CLOSERS))) + r"](\s+)")
+_OLD_AFTER_CJK_END = re.compile(r"[。！？；](?!\s)")
+
+
+def _gaps_by_three_scans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """The sentence gaps as they were found before: a scan for each kind, merged by position."""
+    gaps: dict[int, int] = {}
+    for m in _OLD_LINE_GAP.finditer(text, lo, hi):
+        a = m.start()
+        while a > lo and text[a - 1].isspace():
+            a -= 1
+        gaps[a] = m.end()
+    for m in _OLD_AFTER_END.finditer(text, lo, hi):
+        gaps[m.start(1)] = m.end(1)
+    for m in _OLD_AFTER_CJK_END.finditer(text, lo, hi):
+        gaps.setdefault(m.end(), m.end())
+    return sorted(gaps.items())
+
+
+_GAP_CHARS = list(ch._BREAK_CHARS + "".join(ch._SENTENCE_END | ch._CLOSERS) + "。！？；") + [
+    " ", "\t", "\u3000", "\u00a0", "a", "Z", "天", "、", "\x00"]
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_GAP_CHARS), max_size=50).map("".join), st.data())
+def test_one_scan_finds_the_gaps_three_scans_found(text, data):
+    lo = data.draw(st.integers(0, len(text)))
+    hi = data.draw(st.integers(lo, len(text)))
+    assert ch._sentence_gaps(text, lo, hi) == _gaps_by_three_scans(text, lo, hi)
+    assert ch._sentence_gaps(text, 0, len(text)) == _gaps_by_three_scans(text, 0, len(text))
+
+
+@pytest.mark.parametrize("pattern", [
+    "[\n](?:(?<=[\n])(\\s*)|(?<=[.])(\\s+)|(?<=[。])(?!\\s))",  # most break characters and ends left out
+    ch._MAY_END.pattern.replace("(\\s+)", "(\\s)"),  # a gap after a sentence end cut to one character
+])
+def test_a_wrong_scan_is_caught(monkeypatch, pattern):
+    """The comparison above can fail: a scan that misses characters, or cuts a run short, differs somewhere."""
+    import random
+
+    rng = random.Random(3)
+    texts = ["".join(rng.choice(_GAP_CHARS) for _ in range(rng.randrange(50))) for _ in range(300)]
+    assert all(ch._sentence_gaps(t, 0, len(t)) == _gaps_by_three_scans(t, 0, len(t)) for t in texts)
+    monkeypatch.setattr(ch, "_MAY_END", re.compile(pattern))
+    assert any(ch._sentence_gaps(t, 0, len(t)) != _gaps_by_three_scans(t, 0, len(t)) for t in texts)
