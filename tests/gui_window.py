@@ -28,3 +28,22 @@ def close_window(win, lib) -> None:
             top.close()
     win.close()
     lib.close()
+
+
+def two_folder_window(qtbot, tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder):
+    """(window, library) over a tiny library of `texts` in tmp_path/docs plus a second folder, tmp_path/other,
+    holding lamp.txt: exact vector search, no reranker. `win.docs` and `win.other` name the two folders."""
+    from conftest import build_tiny_library
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "lamp.txt").write_text("A lava lamp glows on the desk.\n")
+    config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "search": {"rerank": False}})
+    lib = Library(config, encoder=tiny_encoder)
+    lib.add_folder(other)
+    win = shown_window(qtbot, config, lib)
+    win.docs, win.other = tmp_path / "docs", other
+    return win, lib

@@ -13,9 +13,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
-from conftest import build_tiny_library  # noqa: E402
-
-from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, two_folder_window  # noqa: E402
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "bread.md": "A recipe for sourdough bread with a long cold proof.",
@@ -24,18 +22,7 @@ TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the 
 
 @pytest.fixture
 def win(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
-    from searchapp.base.config import load_config
-    from searchapp.library import Library
-
-    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
-    other = tmp_path / "other"
-    other.mkdir()
-    (other / "lamp.txt").write_text("A lava lamp glows on the desk.\n")
-    config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "search": {"rerank": False}})
-    lib = Library(config, encoder=tiny_encoder)
-    lib.add_folder(other)
-    w = shown_window(qtbot, config, lib)
-    w.docs, w.other = tmp_path / "docs", other
+    w, lib = two_folder_window(qtbot, tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
     yield w
     close_window(w, lib)
 
