@@ -1,7 +1,7 @@
 """The peer for bench_duplicates.py: `find_duplicates` as it was before it read vectors from the index in
 batches (a full float32 copy of every stored vector from SQLite, candidate pairs in a Python set). Kept
-verbatim but for imports and the store's chunk_owners now returning arrays; reports go through the
-current module's types."""
+verbatim but for imports and the store's chunk_owners now returning arrays; the report step (paths and
+texts of the pairs found, unchanged since) is the current module's report_near."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from searchapp.base.errors import ConfigError
 from searchapp.base.progress import CancelToken, ProgressFn, report
 from searchapp.store import Store
 from searchapp.library.blas import one_blas_thread
-from searchapp.library.search.duplicates import DuplicateReport, NearPair, PassagePair
+from searchapp.library.search.duplicates import DuplicateReport, report_near
 
 __all__ = ["find_duplicates"]
 
@@ -90,25 +90,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
         _score_pairs(sorted(cand), vectors, rows_of, chunk_ids, sha_of, threshold, found, cancel)
     out.stats["total_ms"] = (time.perf_counter() - t0) * 1000.0
 
-    # 3. Paths and passage texts for what is reported.
-    paths = store.file_paths()
-    texts = store.chunks([c for f in found for _, a, b in f[3] for c in (a, b)])
-    found.sort(key=lambda f: (-f[0], paths.get(f[1], ""), paths.get(f[2], "")))
-    for sim, one, other, pairs in found:
-        if one not in paths or other not in paths:
-            continue
-        a, b = (one, other) if paths[one] <= paths[other] else (other, one)
-        flip = a != one
-        near = NearPair(paths[a], paths[b], min(sim, 1.0))
-        for psim, ca, cb in pairs:
-            ra, rb = texts.get(ca), texts.get(cb)
-            if ra is None or rb is None:
-                continue
-            if flip:
-                ra, rb = rb, ra
-            near.pairs.append(PassagePair(min(psim, 1.0), ra.text, rb.text, ra.page, rb.page))
-        near.pairs.sort(key=lambda p: -p.similarity)
-        out.near.append(near)
+    report_near(store, found, out)  # 3. paths and passage texts (unchanged since: the current module's)
     return out
 
 

@@ -136,7 +136,14 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
         _score_pairs(store, dim, a_of, b_of, chunk_ids, file_of, files, threshold, found, progress, cancel)
     out.stats["total_ms"] = (time.perf_counter() - t0) * 1000.0
 
-    # 3. Paths and passage texts for what is reported.
+    report_near(store, found, out)  # 3. paths and passage texts for what is reported
+    return out
+
+
+def report_near(store: Store, found: list, out: DuplicateReport) -> None:
+    """Add the scored near pairs `found` ([(similarity, file, file, [(similarity, chunk, chunk)])]) to `out.near`,
+    best first, each pair's files in path order with their passage texts; a file or passage deleted meanwhile
+    is left out."""
     paths = store.file_paths()
     texts = store.chunks([c for f in found for _, a, b in f[3] for c in (a, b)])
     found.sort(key=lambda f: (-f[0], paths.get(f[1], ""), paths.get(f[2], "")))
@@ -155,7 +162,6 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
             near.pairs.append(PassagePair(min(psim, 1.0), ra.text, rb.text, ra.page, rb.page))
         near.pairs.sort(key=lambda p: -p.similarity)
         out.near.append(near)
-    return out
 
 
 def _read_vectors(store: Store, ids: np.ndarray, dim: int) -> np.ndarray:
