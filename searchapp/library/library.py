@@ -346,11 +346,9 @@ class Library(LibraryServices):
         """`wait_for_meaning=False`: while the vector index is still opening (load_in_background), the status of
         everything else at once, its vector figures those of a library without an index (the window lists the
         folders meanwhile, and asks again when the index is open)."""
-        if not wait_for_meaning and self.meaning_loading():
-            st = build_status(self.config, str(self.data_dir), self.reader(), None, self.index_notice())
-            st.index_opening = True
-            return st
-        return build_status(self.config, str(self.data_dir), self.reader(), self._fresh(), self.index_notice())
+        opening = not wait_for_meaning and self.meaning_loading()
+        return build_status(self.config, str(self.data_dir), self.reader(), None if opening else self._fresh(),
+                            self.index_notice(), index_opening=opening)
 
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:

@@ -120,8 +120,9 @@ def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
 
 
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[VectorIndex],
-                 index_notice: Optional[str]) -> LibraryStatus:
-    """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet)."""
+                 index_notice: Optional[str], *, index_opening: bool = False) -> LibraryStatus:
+    """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet, or
+    `index_opening`: it is still opening in the background)."""
     from ...models.device_summary import describe_device, describe_passage_path  # no torch without CUDA
 
     roots = []
@@ -151,6 +152,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         notes.append(why)
         reindex_needed = reindex_needed or why
     return LibraryStatus(
+        index_opening=index_opening,
         data_dir=data_dir,
         roots=roots,
         files=db.file_counts(),
