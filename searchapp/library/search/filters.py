@@ -1,7 +1,8 @@
 """Search filters: a folder subtree, file types and a modified-date range, applied before the top k are cut.
 
 A filter becomes a set of allowed chunk ids (one SQL query over files ⋈ chunks). The dense side then
-either scores the allowed passages' stored vectors exactly (small sets: cheaper and exact), or widens
+either scores the allowed passages' stored vectors exactly (small sets: cheaper and exact; the vectors are kept
+between searches, scope_vectors.py), or widens
 the vector-index search until k allowed passages are found; the lexical side joins FTS5 to the files
 table. `FilterScope.stats` says which way was taken and how far it went.
 """
@@ -22,6 +23,7 @@ from ...base.errors import ConfigError
 from ...store import Store, fts_query
 from ...store.scope import files_where
 from ..blas import one_blas_thread
+from .scope_vectors import scope_vectors
 
 __all__ = ["SearchFilters", "FilterScope", "parse_date", "parse_types", "EXACT_SUBSET_MAX"]
 
@@ -147,7 +149,10 @@ class FilterScope:
         if self._scored is not None and self._scored[0] == key:
             ids, scores = self._scored[1], self._scored[2]
         else:
-            ids, vecs = self.store.vectors(self.ids.tolist(), dim)
+            # The allowed passages' vectors as stored, kept between searches (scope_vectors.py)
+            kept = scope_vectors(self.store)
+            ids, vecs = kept.vectors(self.store, repr(self.filters.where()), self.ids, dim)
+            self.stats["dense_vectors_read"] = kept.last_read  # from SQLite; the rest were kept
             with one_blas_thread():
                 scores = q @ vecs.T  # stored vectors are unit rows
             self._scored = (key, ids, scores)
