@@ -20,6 +20,8 @@ front (retrieval only, no model is loaded; MiniLM's own ~0.3 GB is not in these 
 
     python tests/benchmarks/bench_million.py --n 250000                 # build (cached) + measure
     python tests/benchmarks/bench_million.py --n 1000000 --real 2000    # the full million: ~15 min build, run in background
+    python tests/benchmarks/bench_million.py --n 1000000 --real 2000 --queries-only --compare-kept  # filtered rows:
+        kept allowed vectors (search/scope_vectors.py) against reading them from SQLite each search, interleaved
 (--real: passages that are one sentence each, the rest join two; --pool: how many distinct real sentences
 passage text is drawn from; --dup-limit: cancel `duplicates` after N s)
 One JSON line per result; every line carries the CPU flags and the load average.
@@ -263,7 +265,26 @@ def fts5_only():
     return patched()
 
 
-def measure(data: Path, queries: int, dup_limit: float, compare: bool = False, queries_only: bool = False) -> None:
+def not_kept():
+    """A filtered search as before its allowed vectors were kept between searches (search/scope_vectors.py):
+    every search reads them from SQLite."""
+    import contextlib
+
+    from searchapp.library.search import filters, scope_vectors
+
+    @contextlib.contextmanager
+    def patched():
+        keep = filters.scope_vectors
+        filters.scope_vectors = lambda store: scope_vectors.ScopeVectors()  # nothing kept from the last search
+        try:
+            yield
+        finally:
+            filters.scope_vectors = keep
+    return patched()
+
+
+def measure(data: Path, queries: int, dup_limit: float, compare: bool = False, queries_only: bool = False,
+            compare_kept: bool = False) -> None:
     """In a fresh interpreter: open, RSS, queries, similar, duplicates."""
     from searchapp.base.config import load_config
     from searchapp.base.progress import CancelToken
@@ -304,6 +325,11 @@ def measure(data: Path, queries: int, dup_limit: float, compare: bool = False, q
                 (p50, p95), (b50, b95) = timed_pair(run, qs, fts5_only)
                 emit(result="query", n=n, mode=mode, filter=name, k=10, queries=len(qs), p50_ms=p50, p95_ms=p95,
                      lexical="postings", fts5_p50_ms=b50, fts5_p95_ms=b95)
+                continue
+            if compare_kept and f is not None:  # kept allowed vectors against reading them each search, interleaved
+                (p50, p95), (b50, b95) = timed_pair(run, qs, not_kept)
+                emit(result="query", n=n, mode=mode, filter=name, k=10, queries=len(qs), p50_ms=p50, p95_ms=p95,
+                     allowed_vectors="kept", read_each_search_p50_ms=b50, read_each_search_p95_ms=b95)
                 continue
             p50, p95 = timed(run, qs)
             emit(result="query", n=n, mode=mode, filter=name, k=10, queries=len(qs), p50_ms=p50, p95_ms=p95)
@@ -360,12 +386,15 @@ def main() -> None:
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--compare-fts5", action="store_true",
                     help="hybrid rows also time the lexical side through FTS5's MATCH, query by query interleaved")
+    ap.add_argument("--compare-kept", action="store_true",
+                    help="filtered rows also time reading the allowed vectors from SQLite each search, interleaved")
     ap.add_argument("--queries-only", action="store_true", help="stop after the query latencies")
     ap.add_argument("--measure", default="", help=argparse.SUPPRESS)  # internal: the fresh measuring process
     ap.add_argument("--measure-queries", type=int, default=50, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
-        measure(Path(args.measure), args.measure_queries, args.dup_limit, args.compare_fts5, args.queries_only)
+        measure(Path(args.measure), args.measure_queries, args.dup_limit, args.compare_fts5, args.queries_only,
+                args.compare_kept)
         return
     assert args.batch % PER_FILE == 0
     data = build(args.n, args.real, args.batch, args.pool)
@@ -373,6 +402,7 @@ def main() -> None:
         return
     subprocess.run([sys.executable, __file__, "--measure", str(data), "--measure-queries", str(args.queries),
                     "--dup-limit", str(args.dup_limit)] + ["--compare-fts5"] * args.compare_fts5
+                   + ["--compare-kept"] * args.compare_kept
                    + ["--queries-only"] * args.queries_only, check=True)
 
 
