@@ -14,6 +14,7 @@ characters costs one regex scan and no row.
 from __future__ import annotations
 
 import re
+from functools import cache
 from itertools import pairwise
 from typing import Optional
 
@@ -25,15 +26,20 @@ CJK_TABLE = "chunks_cjk"
 # phonetic extensions, half-width forms and the prolonged sound mark), Hangul syllables.
 CJK_CLASS = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af"
              "\U00020000-\U0002fa1f")  # the inside of a regex character class
-_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _RUN_BREAK = " 0 "  # a token between runs, so a phrase never matches across punctuation or other text
+
+
+@cache
+def _cjk_run() -> re.Pattern[str]:
+    """The pattern of a CJK run, compiled on first need (~1 ms: a command whose text is all ASCII never needs it)."""
+    return re.compile(f"[{CJK_CLASS}]+")
 
 
 def cjk_chars(text: Optional[str]) -> str:
     """The CJK characters of `text` as space-separated tokens ('' when there are none)."""
     if not text or text.isascii():  # most passages: one C-speed look instead of the regex (no CJK in ASCII)
         return ""
-    return _RUN_BREAK.join([" ".join(run) for run in _CJK_RUN.findall(text)])
+    return _RUN_BREAK.join([" ".join(run) for run in _cjk_run().findall(text)])
 
 
 def cjk_query(text: str) -> Optional[str]:
@@ -47,15 +53,17 @@ def cjk_terms(text: str) -> list[str]:
     """What the CJK part of `text` is matched by: each pair of adjacent characters of a run (a lone character
     as itself), without repeats, in order. The snippet marks these too (library.snippet)."""
     terms: list[str] = []
-    for run in _CJK_RUN.findall(text):
+    if text.isascii():  # no CJK in ASCII
+        return terms
+    for run in _cjk_run().findall(text):
         terms += [run] if len(run) == 1 else [a + b for a, b in pairwise(run)]
     return list(dict.fromkeys(terms))
 
 
 def without_cjk(text: str) -> str:
     """`text` with its CJK runs replaced by spaces (what is left is matched word by word)."""
-    return _CJK_RUN.sub(" ", text)
+    return text if text.isascii() else _cjk_run().sub(" ", text)
 
 
 def is_cjk(term: str) -> bool:
-    return bool(term) and _CJK_RUN.fullmatch(term) is not None
+    return bool(term) and not term.isascii() and _cjk_run().fullmatch(term) is not None

@@ -7,6 +7,9 @@ settings in effect (`searchapp config`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
 from .load import load_config
 from .schema import (
     DEFAULT_RERANKER,
@@ -23,7 +26,9 @@ from .schema import (
     field_meta,
     setting_range,
 )
-from .toml import config_as_toml, config_to_dict, save_config, setting_sources, toml_value
+
+if TYPE_CHECKING:
+    from .toml import config_as_toml, config_to_dict, save_config, setting_sources, toml_value
 
 __all__ = [
     "ScanConfig",
@@ -46,3 +51,8 @@ __all__ = [
     "config_as_toml",
     "toml_value",
 ]
+
+# Writing and listing settings load on first use: a search only reads them, and toml.py brings in tomllib and
+# logging (~4 ms of every command's start-up).
+_TOML = {name: "toml" for name in ("config_as_toml", "config_to_dict", "save_config", "setting_sources", "toml_value")}
+__getattr__, __dir__ = lazy_exports(__name__, _TOML, globals())

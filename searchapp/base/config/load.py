@@ -6,7 +6,6 @@ Every value is converted and checked on the way in (checks.py); an unknown key i
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -39,6 +38,8 @@ def load_config(
     cfg = Config(data_dir=root)
     path = Path(config_file) if config_file else user_config_file(root)
     if path.is_file():
+        import tomllib  # only with a file to read: ~3 ms of every command's start-up otherwise
+
         try:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)

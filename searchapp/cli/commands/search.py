@@ -94,16 +94,22 @@ def _run(args, searcher: "_Searcher") -> int:
     res = searcher.search(args.query, single=True)
     say(res)
     if not searcher.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
-        from ...library.query.saved import SearchHistory
-
-        history = SearchHistory(searcher.config)
-        if not history.record(args.query, res.mode) and history.problem:
-            print(f"searchapp: warning: {printable(history.problem)}", file=sys.stderr)
+        problem = searcher.history if searcher.history is not None else _record(searcher.config, args.query, res.mode)
+        if problem:
+            print(f"searchapp: warning: {printable(problem)}", file=sys.stderr)
     if args.json:
         print(result_json(res, res.notice if not res.hits else None, served_by=searcher.served_by))
         return 0
     print_hits(res, color=use_color(sys.stdout, no_color=args.no_color), marks=searcher.marks)
     return 0
+
+
+def _record(config: Config, query: str, mode: str) -> Optional[str]:
+    """Keep `query` in the search history; why not, when it was not kept for a reason worth saying."""
+    from ...library.query.saved import SearchHistory  # SQLite: a served search's server records it instead
+
+    history = SearchHistory(config)
+    return None if history.record(query, mode) else history.problem
 
 
 class _Searcher:
@@ -115,6 +121,7 @@ class _Searcher:
         self.served_by = "direct"
         self.read_only = False
         self.marks: Optional[str] = None  # None: the query's own words (print_hits)
+        self.history: Optional[str] = None  # the warm process recorded the query: "" kept, else why not
         self._lib: Any = None  # a Library, opened on first need
         self._filters: Any = None
         # Asked only with the settings a server can share: a reranker named here must load here (exit 5 if not).
@@ -141,13 +148,14 @@ class _Searcher:
         request = {"v": VERSION, "op": "search", "config": config_key(self.config), "context": context(),
                    "query": query, "k": a.k, "mode": a.mode, "candidates": a.candidates, "group": a.group,
                    "literal": a.literal, "rerank": False if a.no_rerank else None, "check_empty": single,
-                   "filters": filters, "meaning_wait": None if a.wait else MEANING_WAIT}
+                   "filters": filters, "meaning_wait": None if a.wait else MEANING_WAIT,
+                   "record": single}  # one query a person typed goes in the history (as _run records a direct one)
         answer = ask(self.config.data_dir, request)
         if answer.note:
             print(f"searchapp: note: warm index: {printable(answer.note)}; searching directly", file=sys.stderr)
         if answer.result is None:
             return None
-        self.served_by, self.marks = "warm", answer.marks
+        self.served_by, self.marks, self.history = "warm", answer.marks, answer.history
         return answer.result
 
     def _search_here(self, query: str, single: bool):

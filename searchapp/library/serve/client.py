@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from ..search.result import SearchResult
 from .sockets import LineTooLong, address, peer_uid, read_line
-from .wire import MAX_REPLY, SOCKET_NAME, VERSION, WireError, encode, reply_result
+from .wire import MAX_REPLY, SOCKET_NAME, VERSION, WireError, encode, reply_history, reply_result
 
 __all__ = ["Answer", "socket_problem", "ask", "ping", "CONNECT_SECONDS", "ANSWER_SECONDS"]
 
@@ -36,6 +36,7 @@ class Answer:
     result: Optional[SearchResult] = None  # None: search directly
     marks: str = ""  # the text whose words the snippet marks (query.help.marked_text, computed by the server)
     note: Optional[str] = None  # one line to say why it was not served (only where something is wrong)
+    history: Optional[str] = None  # the query was recorded by the server: "" kept, else why not (wire.reply_history)
 
 
 def socket_problem(path: Path) -> tuple[bool, Optional[str]]:
@@ -95,9 +96,10 @@ def ask(data_dir: Path, request: dict[str, Any], *, answer_seconds: Optional[flo
         return Answer(note=note)
     try:
         result, marks, _reason = reply_result(reply)
+        history = reply_history(reply) if result is not None else None
     except (WireError, TypeError, ValueError) as exc:
         return Answer(note=f"the warm index's reply broke the protocol ({exc}); ignored it")
-    return Answer(result, marks)  # a refusal (other settings, an error to say here): searched directly, unsaid
+    return Answer(result, marks, history=history)  # a refusal (other settings, an error to say here): searched directly, unsaid
 
 
 def ping(data_dir: Path) -> Optional[int]:

@@ -24,8 +24,8 @@ from typing import Any, Optional
 
 from ...base.errors import SearchAppError
 from .sockets import LineTooLong, address, peer_uid, read_line
-from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, WireError, check_request, config_key, context, encode,
-                   needs_context, result_to_wire)
+from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, WireError, check_request, config_matches, context,
+                   encode, needs_context, result_to_wire)
 
 try:
     import fcntl
@@ -182,7 +182,7 @@ class WarmServer:
         if request["op"] == "ping":
             return {"v": VERSION, "ok": True, "pid": os.getpid(), "served": self.served}
         lib = self.library
-        if request["config"] != config_key(lib.config):
+        if not config_matches(request["config"], lib.config):
             return _refuse("config", "the settings differ from this process's")
         if needs_context(request) and request["context"] != context():
             return _refuse("context", "the query reads paths or dates, and the folder or time zone differs")
@@ -204,7 +204,14 @@ class WarmServer:
         except SearchAppError as exc:  # the command line searches itself and says it, with its exit code
             return _refuse("error", str(exc))
         self.served += 1
-        return {"v": VERSION, "ok": True, "result": result_to_wire(res), "marks": marks}
+        reply = {"v": VERSION, "ok": True, "result": result_to_wire(res), "marks": marks}
+        if request.get("record"):
+            # Kept here, where SQLite is loaded already, so the command line starts without it (~5 ms).
+            from ..query.saved import SearchHistory
+
+            history = SearchHistory(lib.config)
+            reply["history"] = "" if history.record(q, res.mode) else (history.problem or "")
+        return reply
 
     @staticmethod
     def _send(conn: socket.socket, message: dict[str, Any]) -> None:

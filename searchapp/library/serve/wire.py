@@ -3,11 +3,15 @@
 Request:  {"v": 1, "op": "search", "config": KEY, "context": {...}, "query": str, "k": int|null,
            "mode": str|null, "candidates": int|null, "group": str|null, "literal": bool, "rerank": false|null,
            "check_empty": bool, "filters": {"within": [abs paths], "types": [str], "after": str|null,
-           "before": str|null}|null, "meaning_wait": number|null (optional; absent or null: wait for the index)}
+           "before": str|null}|null, "meaning_wait": number|null (optional; absent or null: wait for the index),
+           "record": bool (optional; true: the server keeps the query in the search history, as the command line
+           would have)}
           {"v": 1, "op": "ping"}
-Reply:    {"v": 1, "ok": true, "result": RESULT, "marks": str}  |  {"v": 1, "ok": true, "pid": int}
+Reply:    {"v": 1, "ok": true, "result": RESULT, "marks": str, "history": str (only when asked to record: "" kept,
+           else why not)}  |  {"v": 1, "ok": true, "pid": int}
           {"v": 1, "ok": false, "reason": str, "error": str}
 
+KEY is config_key(): every setting but the data dir, as canonical JSON (a server answers only its own settings).
 RESULT is a SearchResult as plain data, every field of every Hit included (chunk ids, order labels, dates: more
 than Hit.to_json shows), so the command line renders a served result exactly as one it searched itself.
 Whatever arrives is checked field by field (types, sizes); anything else is refused, never guessed at.
@@ -16,7 +20,6 @@ Whatever arrives is checked field by field (types, sizes); anything else is refu
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import time
@@ -26,7 +29,8 @@ from ...base.types import Hit, StageRanks, StageScores
 from ..search.result import Notice, SearchResult
 
 __all__ = ["VERSION", "SOCKET_NAME", "LOCK_NAME", "MAX_REQUEST", "MAX_REPLY", "WireError", "config_key", "context",
-           "needs_context", "result_to_wire", "result_from_wire", "check_request", "encode"]
+           "needs_context", "result_to_wire", "result_from_wire", "check_request", "encode", "config_matches",
+           "reply_history"]
 
 VERSION = 1
 SOCKET_NAME = "warm.sock"
@@ -47,12 +51,22 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def config_key(config: Any) -> str:
-    """Every setting but the data dir, hashed: a served search answers only a command line whose settings are
-    the server's own (a `--config` of its own, an environment override, a setting changed since: searched
-    directly)."""
+    """Every setting but the data dir, as canonical JSON: a served search answers only a command line whose
+    settings are the server's own (a `--config` of its own, an environment override, a setting changed since:
+    searched directly). The settings themselves (under 1 KB by default), not a hash of them: equal keys are
+    equal settings, and the client need not load hashlib (~2 ms of a warm command's start-up)."""
     data = dataclasses.asdict(config)
     data.pop("data_dir", None)
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def config_matches(key: Any, config: Any) -> bool:
+    """Whether a request's settings key is `config`'s: its config_key, or that key's sha256 (what clients sent
+    before the key was the settings themselves: they are still served)."""
+    import hashlib  # the serving side only
+
+    mine = config_key(config)
+    return key == mine or key == hashlib.sha256(mine.encode("utf-8")).hexdigest()
 
 
 def context() -> dict[str, Any]:
@@ -95,7 +109,8 @@ def check_request(data: Any) -> dict[str, Any]:
           and isinstance(data.get("context"), dict) and _opt(data.get("k"), int) and _opt(data.get("candidates"), int)
           and data.get("mode") in _MODES and data.get("group") in _GROUPS
           and isinstance(data.get("literal"), bool) and data.get("rerank") in (None, False)
-          and isinstance(data.get("check_empty"), bool) and _seconds(data.get("meaning_wait")))
+          and isinstance(data.get("check_empty"), bool) and _seconds(data.get("meaning_wait"))
+          and isinstance(data.get("record", False), bool))
     if not ok:
         raise WireError("a search request's fields have the wrong types")
     f = data.get("filters")
@@ -176,6 +191,14 @@ def result_from_wire(d: Any) -> SearchResult:
                         reranked=d["reranked"], notices=[Notice(k, t) for k, t in notices], warnings=list(d["warnings"]),
                         meaning_percent=d["meaning_percent"], timings_ms={k: float(v) for k, v in timings.items()},
                         filter_stats=stats, group=d["group"], reading=d["reading"])
+
+
+def reply_history(data: dict[str, Any]) -> Optional[str]:
+    """What a served search's reply says of the search history: None when the server did not record the query
+    (not asked, or a server from before it could), "" when it kept it, else why it did not."""
+    history = data.get("history")
+    _need(history is None or isinstance(history, str), "history")
+    return history
 
 
 def reply_result(data: Any) -> tuple[Optional[SearchResult], str, str]:

@@ -327,10 +327,37 @@ def test_a_fake_servers_good_reply_is_taken_as_is(lib_dir, capsys):
     # the other tests' fallbacks are not a client that never trusts the socket: a well-formed reply is used
     fake = FakeServer(lib_dir / wire.SOCKET_NAME, wire.encode(good_reply()))
     try:
-        res, err = search_json(capsys, lib_dir, "volcano rock")
+        res, err = search_json(capsys, lib_dir, "magma chamber")
     finally:
         fake.close()
     assert res["served_by"] == "warm" and res["hits"] == [] and err == ""
+    assert history(lib_dir)[0] == "magma chamber"  # a reply that does not say it recorded it: the client did
+
+
+def history(data: Path) -> list[str]:
+    from searchapp.base.config import load_config
+    from searchapp.library.query.saved import SearchHistory
+
+    return SearchHistory(load_config(data, env={})).queries()
+
+
+def test_a_served_query_is_kept_in_the_history_and_a_problem_keeping_it_said_alike(served, lib_dir, capsys,
+                                                                                   monkeypatch):
+    res, _ = search_json(capsys, lib_dir, "lava flows seaward")
+    assert res["served_by"] == "warm" and history(lib_dir)[0] == "lava flows seaward"
+    db = lib_dir / "searches.sqlite"
+    kept = db.read_bytes()
+    try:
+        db.write_bytes(b"not a database " * 100)  # damaged: nothing is recorded, and that is said
+        asked = served._server.served
+        code_w, out_w, err_w = cli(capsys, "--data-dir", str(lib_dir), "search", "volcano")
+        assert served._server.served == asked + 1
+        monkeypatch.setenv("SEARCHAPP_NO_WARM", "1")
+        code_d, out_d, err_d = cli(capsys, "--data-dir", str(lib_dir), "search", "volcano")
+    finally:
+        db.write_bytes(kept)
+    assert "searchapp: warning: search history not recorded" in err_w
+    assert (code_w, out_w, err_w) == (code_d, out_d, err_d)
 
 
 # -- the server's own caps ------------------------------------------------------------------------------------
@@ -386,6 +413,33 @@ def test_the_warm_path_loads_no_numpy_hnswlib_or_torch(served, lib_dir):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["served_by"] == "warm"
     assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+# What a served search's command line starts without: SQLite (the server keeps the query in the history),
+# hashlib (the settings key is the settings' JSON), logging (config's writing side and the history use it).
+NOT_AT_START = ("sqlite3", "hashlib", "_hashlib", "logging")
+START_CHECK = """
+import json, sys
+from searchapp.cli.main import main
+codes = [main(["--data-dir", sys.argv[1], "search", "pumice stone", "--json"]),
+         main(["--data-dir", sys.argv[1], "search", "pumice stone"])]  # the form a person reads, too
+loaded = [m for m in %r if m in sys.modules]
+from searchapp.store import cjk
+print("@@" + json.dumps({"codes": codes, "loaded": loaded, "cjk_compiled": cjk._cjk_run.cache_info().currsize}))
+""" % (NOT_AT_START,)
+
+
+def test_a_served_search_starts_without_sqlite_hashlib_or_logging(served, lib_dir):
+    proc = subprocess.run([sys.executable, "-c", START_CHECK, str(lib_dir)], capture_output=True, text=True,
+                          timeout=300)
+    lines = proc.stdout.splitlines()
+    assert lines and lines[-1].startswith("@@"), proc.stderr
+    report = json.loads(lines[-1][2:])
+    assert report["codes"] == [0, 0], proc.stderr
+    assert json.loads(lines[0])["served_by"] == "warm"
+    assert report["loaded"] == [], f"a served search imported {report['loaded']}"
+    assert report["cjk_compiled"] == 0  # an ASCII query needs no CJK pattern
+    assert history(lib_dir)[0] == "pumice stone"  # kept all the same, by the server
 
 
 # -- a real `searchapp watch` ------------------------------------------------------------------------------------

@@ -62,12 +62,13 @@ def request(**over) -> dict:
     {"filters": {"within": "/r", "types": [], "after": None, "before": None}},
     {"filters": {"within": [], "types": [], "after": 5, "before": None}},
     {"meaning_wait": "2"}, {"meaning_wait": -1}, {"meaning_wait": True}, {"meaning_wait": float("nan")},
-    {"meaning_wait": 1e9},
+    {"meaning_wait": 1e9}, {"record": "yes"}, {"record": 1},
 ])
 def test_a_request_of_the_wrong_shape_is_refused(bad):
     wire.check_request(request())
     wire.check_request(request(meaning_wait=1.5))
     wire.check_request(request(meaning_wait=None))
+    wire.check_request(request(record=True))
     with pytest.raises(wire.WireError):
         wire.check_request(request(**bad))
 
@@ -78,6 +79,30 @@ def test_the_settings_key_ignores_only_the_data_dir(tmp_path):
     a, b = load_config(tmp_path / "a", env={}), load_config(tmp_path / "b", env={})
     assert wire.config_key(a) == wire.config_key(b)
     assert wire.config_key(a) != wire.config_key(a.replace(search={"k": 3}))
+
+
+def test_a_server_knows_its_settings_by_the_key_or_by_the_hash_older_clients_send(tmp_path):
+    import hashlib
+    import json
+
+    from searchapp.base.config import load_config
+
+    cfg = load_config(tmp_path, env={})
+    other = cfg.replace(search={"k": 3})
+    key = wire.config_key(cfg)
+    assert json.loads(key)["search"]["k"] == 10  # the settings themselves: equal keys are equal settings
+    older = hashlib.sha256(key.encode()).hexdigest()  # what a client sent before the key was the settings
+    assert wire.config_matches(key, cfg) and wire.config_matches(older, cfg)
+    assert not wire.config_matches(wire.config_key(other), cfg)
+    assert not wire.config_matches(hashlib.sha256(wire.config_key(other).encode()).hexdigest(), cfg)
+
+
+def test_a_reply_says_whether_the_server_recorded_the_query():
+    assert wire.reply_history({"ok": True}) is None  # not asked, or a server from before it could: the client records
+    assert wire.reply_history({"ok": True, "history": ""}) == ""
+    assert wire.reply_history({"ok": True, "history": "search history not recorded: x"}).endswith(": x")
+    with pytest.raises(wire.WireError):
+        wire.reply_history({"ok": True, "history": 1})
 
 
 def test_a_query_reads_the_folder_and_time_zone_only_with_fields_or_dates():
