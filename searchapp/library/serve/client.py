@@ -99,7 +99,8 @@ def ask(data_dir: Path, request: dict[str, Any], *, answer_seconds: Optional[flo
         history = reply_history(reply) if result is not None else None
     except (WireError, TypeError, ValueError) as exc:
         return Answer(note=f"the warm index's reply broke the protocol ({exc}); ignored it")
-    return Answer(result, marks, history=history)  # a refusal (other settings, an error to say here): searched directly, unsaid
+    # a refusal (other settings, an error to say here): searched directly, unsaid
+    return Answer(result, marks, history=history)
 
 
 def ping(data_dir: Path) -> Optional[int]:
