@@ -97,3 +97,29 @@ def test_kept_vectors_answer_as_exact_scoring_after_every_change(tmp_path, make_
             for f in filters:
                 for k in (3, 50):
                     check(lib, docs, f, rng.choice(QUERIES), k)
+
+
+def test_kept_vectors_stay_within_their_caps(tmp_path, make_config, tiny_encoder):
+    from searchapp.library.search.scope_vectors import ScopeVectors
+
+    rng = random.Random(7)
+    docs = tmp_path / "docs"
+    for i in range(8):
+        write(docs / f"f{i}.txt", rng)
+    with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        store = lib.reader()
+        ids = store.chunk_ids()
+        dim = store.vectors(ids[:1].tolist())[1].shape[1]
+        row = dim * 4 + 16  # a vector and its id twice (allowed, with a vector)
+        kept = ScopeVectors(max_bytes=3 * row, max_scopes=2)
+        for i in range(3):  # one passage a scope: the oldest of three goes (max_scopes)
+            kept.vectors(store, i, ids[i:i + 1], dim)
+        assert kept.last_read == 1 and list(kept._kept) == [(1, dim), (2, dim)]
+        kept.vectors(store, 1, ids[1:2], dim)
+        assert kept.last_read == 0  # still kept
+        got = kept.vectors(store, "big", ids[:4], dim)  # larger than max_bytes: answered, never kept
+        assert len(got[0]) == 4 and ("big", dim) not in kept._kept
+        kept.vectors(store, "two", ids[:2], dim)  # two rows: the least recently asked scope (2) goes
+        assert list(kept._kept) == [(1, dim), ("two", dim)]
+        assert sum(e.vectors.nbytes + e.ids.nbytes + e.allowed.nbytes for e in kept._kept.values()) == 3 * row
