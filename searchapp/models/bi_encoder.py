@@ -155,6 +155,11 @@ class BiEncoder:
                 return self._word_pieces.offsets(text)
         return self.token_offsets_batch([text])[0]
 
+    def chunking_spec(self) -> tuple[str, bool, int]:
+        """(the chunking tokenizer as JSON, words_alone, max_seq_length): what another process needs to chunk
+        exactly as this encoder does (the sync's read-ahead worker, library/sync/read_ahead.py)."""
+        return self._offsets_tokenizer.to_str(), bool(self.words_alone), int(self.max_seq_length)
+
     def token_bounds(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """`token_offsets` as the chunker counts them, two int64 arrays: each word piece's start and its last
         character (max(start, end - 1)). Where words are read alone, put together without a Python step per

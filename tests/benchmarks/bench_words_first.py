@@ -3,6 +3,11 @@
 all run in the same run.
 
     python tests/benchmarks/bench_words_first.py [--files 10000] [--baseline-files 200] [--profile out.prof]
+    python tests/benchmarks/bench_words_first.py --files 10000 --trees OLD NEW [--rounds 5]
+
+- `--trees OLD NEW`: two source trees (each holding a `searchapp/`, e.g. `git archive HEAD searchapp | tar -x -C
+  OLD`), their words passes timed on the same files, one fresh process each, interleaved OLD, NEW, OLD, ...
+  (a shared machine's load falls on both alike); one JSON line per run and a `trees` line with each median.
 
 - `phase1_words`: `add_folder(embed=False)` on `--files` files, timed from the call to its return.
 - `bare_fts5`: the same files read and their whole text inserted into one FTS5 table with the library's
@@ -36,6 +41,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("SEARCHAPP_NO_QUERY_EXPORT", "1")
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+if "--tree" in sys.argv:  # a child of --trees: that tree's searchapp, not this checkout's
+    sys.path.insert(0, os.path.abspath(sys.argv[sys.argv.index("--tree") + 1]))
 
 from searchapp.base.config import load_config  # noqa: E402
 from searchapp.library import Library  # noqa: E402
@@ -111,13 +118,51 @@ def words_pass(folder: Path, data_dir: Path, embed: bool, profile: str = "") -> 
     return lib, rep, seconds, cpu_s
 
 
+def compare_trees(args) -> None:
+    import statistics
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "docs"
+        write_files(folder, args.files)
+        bare_fts5(folder, Path(tmp) / "warm.sqlite")  # a warm page cache for every run alike
+        seconds: dict[str, list[float]] = {t: [] for t in args.trees}
+        at = machine()
+        for _ in range(args.rounds):
+            for tree in args.trees:
+                out = subprocess.run([sys.executable, __file__, "--tree", tree, "--folder", str(folder)],
+                                     capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
+                print(out, flush=True)
+                seconds[tree].append(json.loads(out)["seconds"])
+        old, new = args.trees
+        print(json.dumps({"bench": "words_first", "result": "trees", "files": args.files, "rounds": args.rounds,
+                          "old_median_s": round(statistics.median(seconds[old]), 2),
+                          "new_median_s": round(statistics.median(seconds[new]), 2),
+                          "old_s": seconds[old], "new_s": seconds[new], "at_start": at, **machine()}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=10000)
     ap.add_argument("--baseline-files", type=int, default=200,
                     help="files synced by both the old one-phase sync and the words-first sync (0: skip)")
     ap.add_argument("--profile", default="", help="write a cProfile of the 10,000-file words pass here")
+    ap.add_argument("--trees", nargs=2, metavar=("OLD", "NEW"), help="compare two source trees, interleaved")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--tree", help=argparse.SUPPRESS)  # a child of --trees: sync --folder once, print one line
+    ap.add_argument("--folder", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.tree:
+        with tempfile.TemporaryDirectory() as tmp:
+            at = machine()
+            lib, rep, s, cpu = words_pass(Path(args.folder), Path(tmp) / "lib", embed=False)
+            with lib:
+                passages = lib.store.chunk_count()
+            print(json.dumps({"bench": "words_first", "result": "tree_words", "tree": args.tree, "files": rep.added,
+                              "passages": passages, "seconds": round(s, 2), "cpu_s_main": round(cpu, 2), **at}))
+        return
+    if args.trees:
+        compare_trees(args)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
         write_files(folder, args.files)

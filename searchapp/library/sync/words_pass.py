@@ -11,18 +11,17 @@ from typing import Optional
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
-from ...base.hashing import file_sha256, file_sha256_and_bytes, text_hash
+from ...base.hashing import file_sha256, file_sha256_and_bytes
 from ...base.progress import CancelToken, ProgressFn, report
-from ...base.types import ChunkSpan
-from ...ingest.chunking import chunk_document
 from ...ingest.extractors import extract, extractor_name, takes_data
 from ...ingest.fsnames import storable
-from ...ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 from ...ingest.scan import ScanResult, ScannedFile, scan
 from ...store import RootRow, Store
 from .batches import Batcher, Pending, rewrite_entry
 from ..members.sync import index_container, is_container, members_by_container
 from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
+from .passages import passages_of
+from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .roots import in_scope, outermost, root_missing
 from .types import IndexWriter, PassageEncoder, SyncReport
 
@@ -58,6 +57,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     if gone is not None:  # keep everything: an unplugged drive or a renamed folder must not empty the index
         rep.missing_roots.append((root.path, gone))
         return rep
+    before_scan = cpu_sample()  # whether a core is free beside this sync is seen while it scans
     if paths is None:
         result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
         existing = store.files_of_root(root.id)
@@ -79,87 +79,103 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES)
 
     def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
-                  ocr: Optional[str] = None) -> None:
-        """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it."""
-        title, spans, hashes = passages_of(doc, encoder, config, batcher)
+                  ocr: Optional[str] = None, pre: Optional[Read] = None) -> None:
+        """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it;
+        `pre`: the same passages, already made by the read-ahead worker (then `doc` is None)."""
+        title, spans, hashes = (pre.title, pre.spans, pre.hashes) if pre is not None else passages_of(
+            doc, encoder, config, batcher)
+        kind = pre.kind if pre is not None else doc.kind
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
-                return record_waiting(store, root, old, path, f, sha, doc.kind, index, rep, date_ns)
+                return record_waiting(store, root, old, path, f, sha, kind, index, rep, date_ns)
             _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
             return
         if old is None:
             rep.added += 1
         else:
             rep.updated += 1
-        batcher.add(Pending(f, sha, doc.kind or extractor_name(path) or "", spans, title, hashes, path=path,
+        batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
                             date_ns=date_ns, ocr=ocr))
     total = len(result.files)
     max_bytes = int(config.scan.max_file_mb * 2**20)
-    for i, f in enumerate(result.files, start=1):
-        batcher.check_cancel()
-        path = storable(f.path)
-        seen.add(path)
-        old = existing.get(path)
-        report(progress, "extracting", i, total, os.path.basename(path))
-        if old is not None and not _needs_reading(old, f) and not _member_failed(existing, members.get(path, ())):
-            seen.update(members.get(path, ()))  # an unchanged container keeps its members
-            if old.status == "indexed":
+    ahead, slot = _read_ahead(result.files, existing, members, config, encoder, batcher.cancel, before_scan)
+    try:
+        for i, f in enumerate(result.files, start=1):
+            batcher.check_cancel()
+            path = storable(f.path)
+            seen.add(path)
+            old = existing.get(path)
+            report(progress, "extracting", i, total, os.path.basename(path))
+            if old is not None and not _needs_reading(old, f) and not _member_failed(existing, members.get(path, ())):
+                seen.update(members.get(path, ()))  # an unchanged container keeps its members
+                if old.status == "indexed":
+                    rep.unchanged += 1
+                else:
+                    rep.skipped += 1  # skipped before and not changed since: counted, not listed again
+                continue
+            pre = ahead.get(slot[i]) if ahead is not None and i in slot else None
+            if pre is None and ahead is not None:
+                batcher.check_cancel()  # the wait for the worker ended on a cancel: stop before reading it here
+            try:  # a file extracted from memory is read once, for its hash and its text
+                sha, data = ((pre.sha, None) if pre is not None else
+                             file_sha256_and_bytes(f.path, max_bytes) if takes_data(f.path) else
+                             (file_sha256(f.path), None))
+            except FileNotFoundError:
+                seen.discard(path)  # vanished since the scan: purged below like any deleted file
+                rep.scanned -= 1
+                continue
+            except UnsupportedFileError as exc:  # replaced by a FIFO or device since the scan
+                _record_problem(store, root, old, path, "skipped", str(exc), index, rep)
+                continue
+            except OSError as exc:
+                _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", index, rep)
+                continue
+            if old is not None and old.sha256 == sha and old.status == "indexed":
+                store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
+                seen.update(members.get(path, ()))
                 rep.unchanged += 1
-            else:
-                rep.skipped += 1  # skipped before and not changed since: counted, not listed again
-            continue
-        try:  # a file extracted from memory is read once, for its hash and its text
-            sha, data = file_sha256_and_bytes(f.path, max_bytes) if takes_data(f.path) else (file_sha256(f.path), None)
-        except FileNotFoundError:
-            seen.discard(path)  # vanished since the scan: purged below like any deleted file
-            rep.scanned -= 1
-            continue
-        except UnsupportedFileError as exc:  # replaced by a FIFO or device since the scan
-            _record_problem(store, root, old, path, "skipped", str(exc), index, rep)
-            continue
-        except OSError as exc:
-            _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", index, rep)
-            continue
-        if old is not None and old.sha256 == sha and old.status == "indexed":
-            store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
-            seen.update(members.get(path, ()))
-            rep.unchanged += 1
-            continue
-        if waits_for_ocr(f.path, config):  # an image: read by the OCR step after the text of every file
-            record_waiting(store, root, old, path, f, sha, "image", index, rep)
-            continue
-        if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
+                continue
+            if waits_for_ocr(f.path, config):  # an image: read by the OCR step after the text of every file
+                record_waiting(store, root, old, path, f, sha, "image", index, rep)
+                continue
+            if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
+                try:
+                    seen.update(index_container(f, path, existing, sha, config, cancel, rep, index_doc,
+                                                lambda p, o, st, why, sf: _record_problem(store, root, o, p, st, why,
+                                                                                         index, rep, sf),
+                                                batcher.check_cancel))
+                except Cancelled:
+                    batcher.flush_and_stop()
+                continue
+            if pre is not None and pre.spans is not None:  # read, extracted and chunked by the worker
+                index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
+                continue
             try:
-                seen.update(index_container(f, path, existing, sha, config, cancel, rep, index_doc,
-                                            lambda p, o, st, why, sf: _record_problem(store, root, o, p, st, why,
-                                                                                     index, rep, sf),
-                                            batcher.check_cancel))
-            except Cancelled:
+                doc = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
+            except Cancelled:  # inside one file's extraction
                 batcher.flush_and_stop()
-            continue
-        try:
-            doc = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
-        except Cancelled:  # inside one file's extraction
-            batcher.flush_and_stop()
-        except FileNotFoundError:
-            seen.discard(path)
-            rep.scanned -= 1
-            continue
-        except UnsupportedFileError as exc:
-            _record_problem(store, root, old, path, "skipped", str(exc), index, rep, f)
-            continue
-        except ExtractionError as exc:
-            if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
+            except FileNotFoundError:
                 seen.discard(path)
                 rep.scanned -= 1
                 continue
-            _record_problem(store, root, old, path, "failed", str(exc), index, rep, f)
-            continue
-        except Exception as exc:  # a bug in one extractor must not abort the whole sync
-            _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", index, rep, f)
-            continue
-        index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, config))
-    batcher.flush()
+            except UnsupportedFileError as exc:
+                _record_problem(store, root, old, path, "skipped", str(exc), index, rep, f)
+                continue
+            except ExtractionError as exc:
+                if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
+                    seen.discard(path)
+                    rep.scanned -= 1
+                    continue
+                _record_problem(store, root, old, path, "failed", str(exc), index, rep, f)
+                continue
+            except Exception as exc:  # a bug in one extractor must not abort the whole sync
+                _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", index, rep, f)
+                continue
+            index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, config))
+        batcher.flush()
+    finally:
+        if ahead is not None:
+            ahead.close()
 
     # Deleted files go last, so a renamed file's passages were found by hash and reused above.
     vanished = [row for p, row in existing.items() if p not in seen]
@@ -177,48 +193,33 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     return rep
 
 
-def passages_of(doc, encoder, config: Config, batcher: Batcher) -> tuple[str, list[ChunkSpan], list[str]]:
-    """(the title the bi-encoder reads before each passage, the passages of `doc`, the hashes of their model
-    inputs). A cancel inside the chunking commits the files finished before it (see _chunk)."""
-    title, title_tokens = _title_context(doc, encoder, config)
-    spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
-    inputs = [model_input(title, c.text) for c in spans]
-    if any(i is not c.text for i, c in zip(inputs, spans, strict=True)):
-        # Phase 2 in this process finds the ids in the encoder's (bounded) cache: no second tokenization.
-        encoder.remember_joined(title, [c.text for c in spans], inputs)
-    return title, spans, [text_hash(t) for t in inputs]
-
-
-def _title_context(doc, encoder, config: Config) -> tuple[str, int]:
-    """(title the bi-encoder reads before each passage, its word pieces); ("", 0) when title context is off."""
-    if not config.chunking.title_context:
-        return "", 0
-    title = file_title(doc)
-    if not title:
-        return "", 0
-    offsets = encoder.token_offsets(title)
-    if len(offsets) > MAX_TITLE_TOKENS:
-        title = title[: offsets[MAX_TITLE_TOKENS - 1][1]]
-    return title, min(len(offsets), MAX_TITLE_TOKENS) + 1  # + 1: the line break may become a piece
-
-
-def _chunk(doc, encoder, config: Config, batcher: Batcher, reserve: int = 0) -> list[ChunkSpan]:
-    """Passages of one file; a cancel inside its chunking commits the files finished before it. `reserve`: word
-    pieces kept free for the title in front of each passage, when the passage would otherwise not fit the
-    model's window (shorter passages keep their configured length, so the stored text is the same either way)."""
-    max_tokens = config.chunking.max_tokens
-    window = encoder.max_seq_length
-    if reserve and window:
-        max_tokens = max(16, min(max_tokens, window - 2 - reserve))  # 2: [CLS] and [SEP]
-    try:
-        return chunk_document(doc, encoder.token_offsets, max_tokens, config.chunking.overlap,
-                              cancel=batcher.cancel,
-                              token_offsets_batch=encoder.token_offsets_batch,
-                              words_alone=bool(getattr(encoder, "words_alone", False)),
-                              token_bounds=getattr(encoder, "token_bounds", None))
-    except Cancelled:
-        batcher.flush_and_stop()
-        raise  # not reached: flush_and_stop raises
+def _read_ahead(files: list[ScannedFile], existing: dict, members: dict, config: Config, encoder, cancel,
+                before_scan) -> tuple[Optional[ReadAhead], dict[int, int]]:
+    """A worker reading ahead the files this sync will read and chunk itself otherwise (not the unchanged ones,
+    containers or images waiting for OCR, which stay in-process), or (None, {}) where it would not pay
+    (read_ahead.py: fewer than MIN_FILES such files, one core or none free, an encoder that cannot describe its
+    chunking)."""
+    slot: dict[int, int] = {}  # the loop's file number -> its place in the worker's list
+    paths: list[str] = []
+    old_shas: list[Optional[str]] = []
+    for i, f in enumerate(files, start=1):
+        old = existing.get(storable(f.path))
+        if old is not None and not _needs_reading(old, f) and not _member_failed(existing, members.get(storable(f.path), ())):
+            continue
+        if waits_for_ocr(f.path, config) or is_container(f.path):
+            continue
+        slot[i] = len(paths)
+        paths.append(os.fspath(f.path))
+        old_shas.append(old.sha256 if old is not None and old.status == "indexed" else None)
+    if len(paths) < MIN_FILES or usable_cores() < 2 or os.environ.get("SEARCHAPP_NO_READ_AHEAD"):
+        return None, {}
+    if not second_core_free(before_scan):
+        return None, {}
+    spec = chunking_spec(encoder)
+    if spec is None:
+        return None, {}
+    ahead = ReadAhead(paths, old_shas, config, spec, encoder, cancel)
+    return (ahead, slot) if ahead.alive else (None, {})
 
 
 def _record_problem(store: Store, root: RootRow, old, path: str, status: str, reason: str,

@@ -1,0 +1,57 @@
+"""A file's passages as phase 1 stores them (its title for the bi-encoder, the chunks, the hashes of their model
+inputs): the one code the sync, the OCR step and the read-ahead worker (read_ahead_worker.py) all run."""
+
+from __future__ import annotations
+
+from ...base.config import Config
+from ...base.errors import Cancelled
+from ...base.hashing import text_hash
+from ...base.types import ChunkSpan
+from ...ingest.chunking import chunk_document
+from ...ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
+
+__all__ = ["passages_of"]
+
+
+def passages_of(doc, encoder, config: Config, batcher) -> tuple[str, list[ChunkSpan], list[str]]:
+    """(the title the bi-encoder reads before each passage, the passages of `doc`, the hashes of their model
+    inputs). A cancel inside the chunking commits the files finished before it (see _chunk)."""
+    title, title_tokens = _title_context(doc, encoder, config)
+    spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
+    inputs = [model_input(title, c.text) for c in spans]
+    if any(i is not c.text for i, c in zip(inputs, spans, strict=True)):
+        # Phase 2 in this process finds the ids in the encoder's (bounded) cache: no second tokenization.
+        encoder.remember_joined(title, [c.text for c in spans], inputs)
+    return title, spans, [text_hash(t) for t in inputs]
+
+
+def _title_context(doc, encoder, config: Config) -> tuple[str, int]:
+    """(title the bi-encoder reads before each passage, its word pieces); ("", 0) when title context is off."""
+    if not config.chunking.title_context:
+        return "", 0
+    title = file_title(doc)
+    if not title:
+        return "", 0
+    offsets = encoder.token_offsets(title)
+    if len(offsets) > MAX_TITLE_TOKENS:
+        title = title[: offsets[MAX_TITLE_TOKENS - 1][1]]
+    return title, min(len(offsets), MAX_TITLE_TOKENS) + 1  # + 1: the line break may become a piece
+
+
+def _chunk(doc, encoder, config: Config, batcher, reserve: int = 0) -> list[ChunkSpan]:
+    """Passages of one file; a cancel inside its chunking commits the files finished before it. `reserve`: word
+    pieces kept free for the title in front of each passage, when the passage would otherwise not fit the
+    model's window (shorter passages keep their configured length, so the stored text is the same either way)."""
+    max_tokens = config.chunking.max_tokens
+    window = encoder.max_seq_length
+    if reserve and window:
+        max_tokens = max(16, min(max_tokens, window - 2 - reserve))  # 2: [CLS] and [SEP]
+    try:
+        return chunk_document(doc, encoder.token_offsets, max_tokens, config.chunking.overlap,
+                              cancel=batcher.cancel,
+                              token_offsets_batch=encoder.token_offsets_batch,
+                              words_alone=bool(getattr(encoder, "words_alone", False)),
+                              token_bounds=getattr(encoder, "token_bounds", None))
+    except Cancelled:
+        batcher.flush_and_stop()
+        raise  # not reached: flush_and_stop raises

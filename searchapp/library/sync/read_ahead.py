@@ -1,0 +1,215 @@
+"""Phase 1's reading on the machine's second core: one worker process hashes, extracts and chunks the next
+files while the sync's own process writes the ones before them to SQLite (words_pass.py).
+
+A worker thread was measured slower (the GIL); a process is not. The worker runs the very same code with the same
+caps (file_sha256*, extract with max_bytes / max_chars, passages_of with the same config and tokenizer), so what
+it hands back is exactly what the sync would have computed itself. Everything the sync writes stays in its own
+process and in file order: a worker that dies, fails to start or gives anything but a clean result only means
+the sync reads that file (and, once the worker is gone, the rest) itself: nothing is lost or written twice.
+
+It is started with 'spawn' (never fork: the app has torch and Qt threads) and only where it pays:
+- MIN_FILES: measured on the 2-core dev machine (AMD EPYC, load ~1: one other busy process), the worker is
+  ready ~0.1-0.4 s after the sync starts (spawn, its imports, the tokenizer; the sync reads files itself
+  meanwhile) and its start-up takes CPU from the sync: 200 files 0.18 -> 0.25 s, 600 files 0.43 -> 0.48 s,
+  2,000 files 1.15 -> 0.94 s, 10,000 files ~5.6 -> ~4 s (bench_words_first.py --trees, medians of 5). So a sync
+  that reads fewer than 1,000 files stays in-process.
+- one core (os.sched_getaffinity), or a second core that another program keeps busy (idle time in /proc/stat
+  while the sync scanned the folder, else the load average): the processes would only take turns, and it was
+  measured slower: with one other process at 100% (load ~2.3), 10,000 files 5.1 s in-process vs 6.4 s with the
+  worker, 1,000 files 0.58 vs 0.99 s.
+Read-ahead is bounded (AHEAD groups of GROUP files): while the sync steps aside for a search, the worker finishes
+at most what it holds and then waits too; a cancel ends it at once (the worker is killed, not waited for).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor, wait
+from typing import Optional, Sequence
+
+from .read_ahead_worker import Read
+
+__all__ = ["ReadAhead", "Read", "MIN_FILES", "GROUP", "AHEAD", "usable_cores", "chunking_spec", "cpu_sample",
+           "second_core_free"]
+
+MIN_FILES = 1000  # files to read below which the sync stays in-process (see above)
+GROUP = 64  # files per task sent to the worker: one pickled round trip per batch-sized group
+AHEAD = 2  # groups in flight: enough to keep the worker busy, little to finish when the sync pauses
+POLL_S = 0.05  # how often a wait for the worker looks at the cancel token
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def cpu_sample() -> Optional[tuple[float, float]]:
+    """(seconds every core was idle so far, the monotonic clock), from /proc/stat; None where there is none."""
+    try:
+        with open("/proc/stat", "rb") as fh:
+            fields = fh.readline().split()
+        return (int(fields[4]) + int(fields[5])) / (os.sysconf("SC_CLK_TCK") or 100), time.monotonic()
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def second_core_free(since: Optional[tuple[float, float]]) -> bool:
+    """Whether a core stayed idle beside this sync since `since` (cpu_sample() before its scan); with no sample or
+    too short a scan to tell (< 0.1 s), whether the load average leaves one."""
+    now = cpu_sample()
+    if since is not None and now is not None and now[1] - since[1] >= 0.1:
+        return (now[0] - since[0]) / (now[1] - since[1]) >= 0.5  # cores idle on average
+    try:
+        return os.getloadavg()[0] < usable_cores() - 0.5  # this sync counts for about 1
+    except OSError:
+        return True
+
+
+def chunking_spec(encoder) -> Optional[tuple[str, bool, int]]:
+    """What a worker needs to chunk as `encoder` does, or None when the encoder cannot say (then no worker)."""
+    spec = getattr(encoder, "chunking_spec", None)
+    return spec() if callable(spec) else None
+
+
+class ReadAhead:
+    """Files handed to one worker process in order; `get(i)` gives the i-th file's Read, or None where the sync
+    must read it itself (the worker failed on it, died, or never started).
+
+    Until the worker has started (spawn and imports, ~0.2-0.3 s) the sync reads the files in front itself, as it
+    would without one; then the worker takes files from the front and, while the sync waits for it, the sync
+    reads files from the far end of the list: the two sides meet wherever the machine's load puts them, and the
+    sync still writes every file in order."""
+
+    def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], config, spec: tuple[str, bool, int],
+                 encoder, cancel=None) -> None:
+        self.paths, self.old_shas, self.config = list(paths), list(old_shas), config
+        self.encoder, self.cancel = encoder, cancel
+        self._queue: deque[tuple[int, int, Future]] = deque()  # (first file, end, its future), in order
+        self._done: tuple[int, int, list] = (0, 0, [])
+        self._next = 0  # the next file to hand to the worker
+        self._end = len(self.paths)  # files from here on are read by the sync itself
+        self._own: dict[int, Optional[Read]] = {}
+        self.stats = {"worker": 0, "own": 0}
+        self._pool: Optional[ProcessPoolExecutor] = None
+        self._ready: Optional[Future] = None
+        try:
+            import multiprocessing
+
+            from . import read_ahead_worker
+
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            # The tokenizer (~0.7 MB) goes as the first task, not as the start's arguments: those are written
+            # to the new process before it runs, so this thread would wait for its start-up and imports.
+            self._ready = self._pool.submit(read_ahead_worker.start, config, spec)
+        except Exception:  # no worker: the sync reads everything itself
+            self.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._pool is not None
+
+    def worker_pids(self) -> list[int]:
+        procs = getattr(self._pool, "_processes", None) or {}
+        return list(procs)
+
+    def _submit(self) -> None:
+        lo, hi = self._next, min(self._next + GROUP, self._end)
+        if lo >= hi or self._pool is None:
+            return
+        from . import read_ahead_worker
+
+        fut = self._pool.submit(read_ahead_worker.read_group, self.paths[lo:hi], self.old_shas[lo:hi])
+        self._queue.append((lo, hi, fut))
+        self._next = hi
+
+    def _read_own(self) -> None:
+        """Read the last file not handed to the worker, here (the same code the worker runs)."""
+        from .read_ahead_worker import read_one
+
+        self._end -= 1
+        self._own[self._end] = read_one(self.paths[self._end], self.old_shas[self._end], self.config,
+                                        self.encoder, self.cancel)
+        self.stats["own"] += 1
+
+    def wait_started(self, timeout: float) -> None:
+        """Block until the worker is ready (tests: so that it surely reads some of a small corpus)."""
+        if self._ready is not None:
+            wait([self._ready], timeout=timeout)
+
+    def _started(self, i: int) -> bool:
+        """Whether the worker is ready; the first time it is, hand it the files after the i-th."""
+        if self._ready is None:
+            return True
+        if not self._ready.done():
+            return False
+        try:
+            self._ready.result()
+        except Exception:
+            self.close()
+            return False
+        self._ready = None
+        self._next = max(self._next, i + 1)
+        for _ in range(AHEAD):
+            self._submit()
+        return True
+
+    def get(self, i: int) -> Optional[Read]:
+        if i in self._own:
+            return self._own.pop(i)
+        if self._pool is None or not self._started(i):
+            return None  # no worker (yet): the sync reads this one itself
+        lo, hi, results = self._done
+        if not lo <= i < hi:
+            if not self._queue or not self._queue[0][0] <= i < self._queue[0][1]:
+                return None  # never handed to the worker (it died or did not start)
+            lo, hi, fut = self._queue.popleft()
+            try:
+                while not fut.done():
+                    if self.cancel is not None and self.cancel.cancelled:
+                        return None  # the sync's own check right after this stops it
+                    if self._end > self._next:
+                        self._read_own()
+                    else:
+                        wait([fut], timeout=POLL_S)
+                results = fut.result()
+            except Exception:  # a dead or broken worker: the rest is read in-process
+                self.close()
+                return None
+            self._done = (lo, hi, results)
+            self.stats["worker"] += hi - lo
+            self._submit()
+        out = results[i - lo]
+        return out if isinstance(out, Read) else None
+
+    def close(self) -> None:
+        """Stop the worker now, without waiting for what it is reading (a cancel must be prompt)."""
+        pool, self._pool = self._pool, None
+        self._queue.clear()
+        if pool is None:
+            return
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        try:
+            pool.shutdown(wait=False, cancel_futures=True)
+        except Exception:
+            pass
+        for p in procs:
+            try:
+                p.kill()
+            except Exception:
+                pass
+        deadline = time.monotonic() + 1.0
+        for p in procs:
+            try:
+                p.join(max(0.0, deadline - time.monotonic()))
+            except Exception:
+                pass
+
+    def __enter__(self) -> "ReadAhead":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,192 @@
+"""The words pass's read-ahead worker process (library/sync/read_ahead.py): what it stores is byte for byte what
+the in-process words pass stores, and a worker that dies, cannot start or is cancelled loses nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.config import load_config
+from searchapp.base.errors import Cancelled
+from searchapp.base.progress import CancelToken
+from searchapp.library import Library
+from searchapp.library.sync import read_ahead, words_pass
+
+WORDS = ("river stone lantern orchard copper meadow signal harbor thistle quartz ember violet glacier "
+         "falcon cedar prism marble tundra saffron").split()
+
+
+def _corpus(folder: Path, n: int = 60) -> Path:
+    """Text, HTML and Markdown files of varied length: some one passage, some many, one empty, one repeated."""
+    folder.mkdir(parents=True)
+    for i in range(n):
+        words = [WORDS[(i * 7 + k * 3) % len(WORDS)] for k in range(20 + (i * 37) % 900)]
+        body = " ".join(words) + f". Number {i}, café naïve Ünïcode 東京 {i * i}."
+        sub = folder / f"s{i % 3}"
+        sub.mkdir(exist_ok=True)
+        if i % 3 == 0:
+            (sub / f"doc{i:03d}.txt").write_text(f"Title {i}\n\n{body}\n" + "same line again\n" * (i % 4),
+                                                 encoding="utf-8")
+        elif i % 3 == 1:
+            (sub / f"page{i:03d}.html").write_text(
+                f"<html><head><title>Page {i}</title></head><body><h1>Head {i}</h1><p>{body}</p>"
+                f"<script>var hidden = 'nope';</script><p>{body[:200]}</p></body></html>", encoding="utf-8")
+        else:
+            (sub / f"note{i:03d}.md").write_text(f"# Note {i}\n\n- {body}\n\n## Part two\n\n{body[::-1]}\n",
+                                                 encoding="utf-8")
+    (folder / "empty.txt").write_text("", encoding="utf-8")
+    return folder
+
+
+def _dump(lib: Library) -> dict:
+    """Every stored row the words pass writes (files without their sync timestamp), and the FTS index's own
+    pages, which differ if the passages went in differently."""
+    conn = lib.store.conn
+    cur = conn.execute("SELECT * FROM files ORDER BY id")
+    keep = [i for i, d in enumerate(cur.description) if d[0] != "indexed_at"]  # when, not what
+    return {
+        "files": [tuple(row[i] for i in keep) for row in cur.fetchall()],
+        "chunks": conn.execute('SELECT id, file_id, ordinal, start, "end", page, text, text_hash, vector '
+                               "FROM chunks ORDER BY id").fetchall(),
+        "spans": conn.execute('SELECT chunk_id, start, "end", page FROM chunk_spans ORDER BY rowid').fetchall(),
+        "fts": conn.execute("SELECT id, block FROM chunks_fts_data ORDER BY id").fetchall(),
+        "cjk": conn.execute("SELECT rowid, chars FROM chunks_cjk ORDER BY rowid").fetchall(),
+    }
+
+
+def _sync(data_dir: Path, docs: Path, encoder, cancel=None, progress=None) -> tuple[dict, object]:
+    config = load_config(data_dir, env={}, overrides={"models": {"reranker": ""}})
+    with Library(config, encoder=encoder) as lib:
+        rep = lib.add_folder(docs, embed=False, cancel=cancel, progress=progress)
+        return _dump(lib), rep
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    return _corpus(tmp_path / "docs")
+
+
+@pytest.fixture
+def small_threshold(monkeypatch):
+    """A worker for this small corpus, in groups of 8 files so the sync also reads some itself meanwhile."""
+    monkeypatch.setattr(words_pass, "MIN_FILES", 1)
+    monkeypatch.setattr(read_ahead, "GROUP", 8)
+    monkeypatch.setattr(read_ahead, "usable_cores", lambda: 2)
+    monkeypatch.setattr(words_pass, "usable_cores", lambda: 2)
+    monkeypatch.setattr(words_pass, "second_core_free", lambda since: True)
+    monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD", raising=False)
+
+
+@pytest.fixture
+def in_process(tmp_path, docs, tiny_encoder, monkeypatch) -> dict:
+    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
+    rows, rep = _sync(tmp_path / "lib-in-process", docs, tiny_encoder)
+    monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD")
+    assert rep.added == 60 and len(rows["chunks"]) > 100
+    return rows
+
+
+def _recording(monkeypatch, on_get=None) -> list:
+    made: list = []
+
+    class Recorded(read_ahead.ReadAhead):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            self.wait_started(60)
+            self.started_pids = self.worker_pids()
+            made.append(self)
+
+        def get(self, i):
+            out = super().get(i)
+            if on_get is not None:
+                on_get(self, i)
+            return out
+
+    monkeypatch.setattr(words_pass, "ReadAhead", Recorded)
+    return made
+
+
+def test_worker_stores_the_same_bytes_as_in_process(tmp_path, docs, tiny_encoder, in_process, small_threshold,
+                                                    monkeypatch):
+    made = _recording(monkeypatch)
+    rows, rep = _sync(tmp_path / "lib-worker", docs, tiny_encoder)
+    assert len(made) == 1 and made[0].stats["worker"] > 0  # the worker did read files
+    assert not made[0].alive  # and is gone after the sync
+    assert rows == in_process
+    assert rep.added == 60 and rep.skipped == 1
+
+
+def test_a_killed_worker_loses_nothing(tmp_path, docs, tiny_encoder, in_process, small_threshold, monkeypatch):
+    killed: list[int] = []
+
+    def kill_after_first(ahead, i):
+        if not killed and ahead.stats["worker"] > 0:
+            for pid in ahead.worker_pids():
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    made = _recording(monkeypatch, kill_after_first)
+    rows, rep = _sync(tmp_path / "lib-killed", docs, tiny_encoder)
+    assert killed and made[0].stats["worker"] < 60  # killed mid-sync: the rest was read in-process
+    assert rows == in_process
+    assert rep.added == 60
+
+
+def test_a_worker_that_cannot_start_leaves_the_sync_in_process(tmp_path, docs, tiny_encoder, in_process,
+                                                               small_threshold, monkeypatch):
+    def broken(*a, **kw):
+        raise OSError("no processes left")
+
+    monkeypatch.setattr(read_ahead, "ProcessPoolExecutor", broken)
+    made = _recording(monkeypatch)
+    rows, _ = _sync(tmp_path / "lib-no-start", docs, tiny_encoder)
+    assert len(made) == 1 and not made[0].alive
+    assert rows == in_process
+
+
+def test_small_syncs_one_core_and_a_busy_core_stay_in_process(tmp_path, docs, tiny_encoder, monkeypatch):
+    monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD", raising=False)
+    monkeypatch.setattr(words_pass, "second_core_free", lambda since: True)
+    made = _recording(monkeypatch)
+    _sync(tmp_path / "lib-small", docs, tiny_encoder)  # 61 files: below MIN_FILES
+    monkeypatch.setattr(words_pass, "MIN_FILES", 1)
+    monkeypatch.setattr(words_pass, "usable_cores", lambda: 1)
+    _sync(tmp_path / "lib-one-core", docs, tiny_encoder)
+    monkeypatch.setattr(words_pass, "usable_cores", lambda: 2)
+    monkeypatch.setattr(words_pass, "second_core_free", lambda since: False)  # another program keeps it busy
+    _sync(tmp_path / "lib-busy", docs, tiny_encoder)
+    assert made == []
+
+
+def test_a_busy_second_core_is_seen(monkeypatch):
+    monkeypatch.setattr(read_ahead, "cpu_sample", lambda: (10.0, 100.2))
+    assert read_ahead.second_core_free((9.8, 100.0)) is True  # 0.2 s idle in 0.2 s: a whole core idle
+    assert read_ahead.second_core_free((9.95, 100.0)) is False  # a quarter of a core idle
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.3, 2.0, 2.0))
+    monkeypatch.setattr(read_ahead, "usable_cores", lambda: 2)
+    assert read_ahead.second_core_free((10.0, 100.15)) is False  # too short a scan: the load average says
+
+
+def test_cancel_stops_the_worker_and_a_later_sync_completes(tmp_path, docs, tiny_encoder, in_process,
+                                                            small_threshold, monkeypatch):
+    made = _recording(monkeypatch)
+    token = CancelToken()
+
+    def progress(p):
+        if p.stage == "extracting" and p.done == 20:
+            token.cancel()
+
+    with pytest.raises(Cancelled):
+        _sync(tmp_path / "lib-cancel", docs, tiny_encoder, cancel=token, progress=progress)
+    assert made and made[0].started_pids and not made[0].alive
+    for pid in made[0].started_pids:  # killed and reaped, not left reading
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert not [t for t in threading.enumerate() if "QueueManager" in t.name and t.is_alive()]
+    rows, _ = _sync(tmp_path / "lib-cancel", docs, tiny_encoder)  # the same library again, to the end
+    assert rows["chunks"] == in_process["chunks"] and [r[2] for r in rows["files"]] == [
+        r[2] for r in in_process["files"]]
