@@ -27,6 +27,7 @@ import numpy as np
 from ..base.config import IndexConfig
 from ..base.errors import ConfigError, IndexCorruptError
 from .base import VectorIndex, empty_result
+from .hnsw_state import read_state
 
 try:
     import hnswlib
@@ -160,9 +161,16 @@ class HnswIndex(VectorIndex):
         params = meta.get("params") or {}
         if params.get("m") != header["M"]:
             raise IndexCorruptError(f"{path}: graph has M={header['M']}, sidecar says {params.get('m')!r}")
-        raw = hnswlib.Index(space="cosine", dim=dim)
-        # Capacity: what is stored plus headroom, not the file's (possibly oversized) max_elements.
-        raw.load_index(str(path), max_elements=max(len(labels), _MIN_CAPACITY))
+        # Capacity: what is stored plus headroom, not the file's (possibly oversized) max_elements. Built from
+        # the file read here rather than load_index, whose parse holds the interpreter lock throughout
+        # (hnsw_state.py); hnswlib checks every layout field of the dict against its own before copying.
+        state = read_state(path, _HEADER, labels=labels, deleted=deleted, dim=dim,
+                           capacity=max(len(labels), _MIN_CAPACITY))
+        try:
+            raw = hnswlib.Index(params=state)
+        except (RuntimeError, ValueError, TypeError) as exc:
+            raise IndexCorruptError(f"{path}: hnswlib refused the graph ({exc})") from None
+        del state  # the memory map of the file's vectors: hnswlib has its own copy now
         if raw.element_count != len(labels):
             raise IndexCorruptError(f"{path}: hnswlib read {raw.element_count} elements, header says "
                                     f"{len(labels)}")
