@@ -160,7 +160,7 @@ class CrossEncoder:
                                       max_length=self.max_length, padding=False)
         if self._graphed is not None:
             return self._graphed_logits(arrays, self._graphed)
-        return self._forward_all(model_inputs(self._tokenizer, enc), None)
+        return self._forward_all(model_inputs(self._tokenizer, enc))
 
     def _score_batches(self, query: str, passages: list[str], graphed) -> np.ndarray:
         """score() through the forward given (None: transformers'): the load-time probe compares the two."""
@@ -168,7 +168,7 @@ class CrossEncoder:
             return self._score_graphed(query, passages, "only_second", graphed)
         enc = self._tokenizer([query] * len(passages), passages, truncation="only_second",
                               max_length=self.max_length, padding=False)
-        return self._forward_all(model_inputs(self._tokenizer, enc), None)
+        return self._forward_all(model_inputs(self._tokenizer, enc))
 
     def pair_arrays(self, query: str, passages: Sequence[str], strategy: str) -> dict[str, np.ndarray]:
         """The pairs as (n, w) int64 arrays straight from the Rust tokenizer, padded there to a multiple of 32
@@ -205,14 +205,12 @@ class CrossEncoder:
             results.append(graphed({k: v[rows, :width] for k, v in arrays.items()}))
         return torch.cat(results).cpu().numpy().astype(np.float32, copy=False)  # one copy, one sync
 
-    def _forward_all(self, features: dict[str, list], graphed) -> np.ndarray:
+    def _forward_all(self, features: dict[str, list]) -> np.ndarray:
+        """Transformers' forward over unpadded tokenizer output, in length-sorted batches."""
         batches = length_sorted_batches([len(ids) for ids in features["input_ids"]], self.batch_size)
         results = []
         round_to = 16 if self.dtype == torch.bfloat16 and self.device.type == "cpu" else 1
         for idx in batches:
-            if graphed is not None:
-                results.append(graphed({k: [v[i] for i in idx] for k, v in features.items()}))
-                continue
             inputs = collate(
                 features, idx, pad_values=self._pad_values, padding_side=self._tokenizer.padding_side,
                 device=self.device, round_to=round_to,
