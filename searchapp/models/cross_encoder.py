@@ -159,7 +159,13 @@ class CrossEncoder:
                 enc = self._tokenizer([query] * len(passages), passages, truncation=strategy,
                                       max_length=self.max_length, padding=False)
         if self._graphed is not None:
-            return self._graphed_logits(arrays, self._graphed)
+            try:
+                return self._graphed_logits(arrays, self._graphed)
+            except RuntimeError as exc:  # e.g. no GPU memory left to capture a new shape: not worth a failed search
+                log.warning("reranker %s: CUDA graphs failed (%s); using transformers' forward from now on",
+                            self.spec, exc)
+                self._graphed = None
+                return self.score(query, passages)
         return self._forward_all(model_inputs(self._tokenizer, enc))
 
     def _score_batches(self, query: str, passages: list[str], graphed) -> np.ndarray:

@@ -117,3 +117,23 @@ def test_cuda_graph_reranker_matches_transformers(tiny_cross_encoder_dir):
         t.join()
     for i in range(4):
         np.testing.assert_allclose(out[i], plain.score(QUERY, many[i * 50:][:50]), atol=0.02, rtol=0)
+
+
+def test_a_graph_failure_falls_back_to_transformers_for_good(tiny_cross_encoder_dir, caplog):
+    """Stands in for the GPU part (none here): a replay that raises, as capturing a new shape without GPU
+    memory would. The search still gets transformers' scores, and later calls do not try the graphs again."""
+    ce = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu", precision="fp32")
+    want = ce.score(QUERY, PASSAGES)
+    calls = []
+
+    def failing(arrays):
+        calls.append(arrays["input_ids"].shape)
+        raise RuntimeError("CUDA out of memory")
+
+    ce._graphed = failing
+    assert ce.path == "cuda graphs"
+    np.testing.assert_array_equal(ce.score(QUERY, PASSAGES), want)
+    assert ce.path == "transformers" and len(calls) == 1
+    assert "CUDA graphs failed" in caplog.text
+    np.testing.assert_array_equal(ce.score(QUERY, PASSAGES), want)
+    assert len(calls) == 1
