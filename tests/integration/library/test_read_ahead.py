@@ -168,7 +168,7 @@ def test_a_busy_second_core_is_seen(monkeypatch):
     assert read_ahead.second_core_free((9.95, 100.0)) is False  # a quarter of a core idle
     monkeypatch.setattr(os, "getloadavg", lambda: (2.3, 2.0, 2.0))
     monkeypatch.setattr(read_ahead, "usable_cores", lambda: 2)
-    assert read_ahead.second_core_free((10.0, 100.15)) is False  # too short a scan: the load average says
+    assert read_ahead.second_core_free((10.0, 100.17)) is False  # too short a scan: the load average says
 
 
 def test_cancel_stops_the_worker_and_a_later_sync_completes(tmp_path, docs, tiny_encoder, in_process,
