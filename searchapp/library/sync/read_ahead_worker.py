@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
@@ -104,11 +105,12 @@ def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None):
     from .passages import passages_of
 
     max_bytes = int(config.scan.max_file_mb * 2**20)
+    where = Path(path)
     try:
-        sha, data = file_sha256_and_bytes(path, max_bytes) if takes_data(path) else (file_sha256(path), None)
+        sha, data = file_sha256_and_bytes(where, max_bytes) if takes_data(where) else (file_sha256(where), None)
         if old_sha is not None and sha == old_sha:
             return Read(sha)  # touched, not changed: the sync only updates its stat
-        doc = extract(path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
+        doc = extract(where, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
         title, spans, hashes = passages_of(doc, encoder, config, _NoBatch(cancel))
         return Read(sha, doc.kind or "", title, spans, hashes, pdf_waits_for_ocr(doc, config))
     except Exception:  # the sync reads it again itself and handles the error as it always has

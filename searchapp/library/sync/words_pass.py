@@ -90,6 +90,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
                 return record_waiting(store, root, old, path, f, sha, kind, index, rep, date_ns)
             _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
             return
+        assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
         if old is None:
             rep.added += 1
         else:
