@@ -23,7 +23,6 @@ at most what it holds and then waits too; a cancel ends it at once (the worker i
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections import deque
@@ -32,15 +31,12 @@ from typing import Optional, Sequence
 
 from .read_ahead_worker import Read
 
-__all__ = ["ReadAhead", "Read", "MIN_FILES", "GROUP", "AHEAD", "MAX_WORKERS", "usable_cores", "chunking_spec",
-           "cpu_sample", "second_core_free", "idle_cores", "readers_for"]
+__all__ = ["ReadAhead", "Read", "MIN_FILES", "GROUP", "AHEAD", "usable_cores", "chunking_spec", "cpu_sample",
+           "second_core_free"]
 
 MIN_FILES = 1000  # files to read below which the sync stays in-process (see above)
 GROUP = 64  # files per task sent to the worker: one pickled round trip per batch-sized group
-AHEAD = 2  # groups in flight a worker: enough to keep it busy, little to finish when the sync pauses
-# Readers at most: the sync's own process writes every file to SQLite and FTS in order (~1.1 CPU-s per 10,000
-# files here), so past a few readers it is the one everybody waits for.
-MAX_WORKERS = 4
+AHEAD = 2  # groups in flight: enough to keep the worker busy, little to finish when the sync pauses
 POLL_S = 0.05  # how often a wait for the worker looks at the cancel token
 
 
@@ -61,29 +57,17 @@ def cpu_sample() -> Optional[tuple[float, float]]:
         return None
 
 
-def readers_for(since: Optional[tuple[float, float]]) -> int:
-    """How many worker processes to read ahead with: the cores that stayed idle while the sync scanned (it kept
-    one busy itself), at most one fewer than the usable cores and MAX_WORKERS, at least one (the caller has
-    checked that a core is free)."""
-    return max(1, min(MAX_WORKERS, usable_cores() - 1, int(idle_cores(since) + 0.5)))
-
-
-def idle_cores(since: Optional[tuple[float, float]]) -> float:
-    """Cores idle on average since `since` (cpu_sample() before the scan); with no sample or too short a scan to
-    tell (< 0.04 s: /proc/stat counts in 10 ms steps; 10,000 files scan in ~0.1 s), what the load average leaves
-    (a lagging figure that counts this sync and its last runs, so only a fallback)."""
+def second_core_free(since: Optional[tuple[float, float]]) -> bool:
+    """Whether a core stayed idle beside this sync since `since` (cpu_sample() before its scan); with no sample or
+    too short a scan to tell (< 0.04 s: /proc/stat counts in 10 ms steps; 10,000 files scan in ~0.1 s), whether
+    the load average leaves one (a lagging figure that counts this sync and its last runs, so only a fallback)."""
     now = cpu_sample()
     if since is not None and now is not None and now[1] - since[1] >= 0.04:
-        return (now[0] - since[0]) / (now[1] - since[1])
+        return (now[0] - since[0]) / (now[1] - since[1]) >= 0.5  # cores idle on average
     try:
-        return usable_cores() - os.getloadavg()[0]  # this sync counts for about 1 in it
+        return os.getloadavg()[0] < usable_cores() - 0.5  # this sync counts for about 1
     except OSError:
-        return 1.0
-
-
-def second_core_free(since: Optional[tuple[float, float]]) -> bool:
-    """Whether a core stayed idle beside this sync since `since` (half a core on average, or more)."""
-    return idle_cores(since) >= 0.5
+        return True
 
 
 def chunking_spec(encoder) -> Optional[tuple[str, bool, int]]:
@@ -102,7 +86,7 @@ class ReadAhead:
     sync still writes every file in order."""
 
     def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], config, spec: tuple[str, bool, int],
-                 encoder, cancel=None, workers: int = 1) -> None:
+                 encoder, cancel=None) -> None:
         self.paths, self.old_shas, self.config = list(paths), list(old_shas), config
         self.encoder, self.cancel = encoder, cancel
         self._queue: deque[tuple[int, int, Future]] = deque()  # (first file, end, its future), in order
@@ -113,23 +97,15 @@ class ReadAhead:
         self.stats = {"worker": 0, "own": 0}
         self._pool: Optional[ProcessPoolExecutor] = None
         self._ready: Optional[Future] = None
-        self.workers = max(1, workers)
-        self._tokenizer_file: Optional[str] = None
         try:
             import multiprocessing
-            import tempfile
 
             from . import read_ahead_worker
 
-            # The tokenizer (~0.7 MB) goes by a private file (mkstemp: 0600), not in the start's arguments: those
-            # are written to each new process before it runs, so this thread would wait for its start-up.
-            fd, self._tokenizer_file = tempfile.mkstemp(prefix="searchapp-tokenizer-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(spec[0])
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=read_ahead_worker.start,
-                                             initargs=(config, self._tokenizer_file, spec[1], spec[2]))
-            self._ready = self._pool.submit(read_ahead_worker.ready)
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            # The tokenizer (~0.7 MB) goes as the first task, not as the start's arguments: those are written
+            # to the new process before it runs, so this thread would wait for its start-up and imports.
+            self._ready = self._pool.submit(read_ahead_worker.start, config, spec)
         except Exception:  # no worker: the sync reads everything itself
             self.close()
 
@@ -178,7 +154,7 @@ class ReadAhead:
             return False
         self._ready = None
         self._next = max(self._next, i + 1)
-        for _ in range(AHEAD * self.workers):
+        for _ in range(AHEAD):
             self._submit()
         return True
 
@@ -214,10 +190,6 @@ class ReadAhead:
         """Stop the worker now, without waiting for what it is reading (a cancel must be prompt)."""
         pool, self._pool = self._pool, None
         self._queue.clear()
-        if self._tokenizer_file is not None:  # workers read it at their start; a later start finds no pool
-            with contextlib.suppress(OSError):
-                os.unlink(self._tokenizer_file)
-            self._tokenizer_file = None
         if pool is None:
             return
         procs = list((getattr(pool, "_processes", None) or {}).values())

@@ -85,16 +85,10 @@ class _NoBatch:
         raise Cancelled("cancelled")
 
 
-def start(config, tokenizer_file: str, words_alone: bool, max_seq_length: int) -> None:
-    """Each worker's initializer: the config and the chunking tokenizer (its JSON from a private temporary file:
-    the start's arguments stay small, so the sync does not wait for the worker's start-up to hand them over)."""
+def start(config, spec: tuple[str, bool, int]) -> bool:
+    """The worker's first task: the config and the chunking tokenizer; done once the worker is ready."""
     _STATE["config"] = config
-    _STATE["encoder"] = ChunkingTokenizer(Path(tokenizer_file).read_text(encoding="utf-8"), words_alone,
-                                          max_seq_length)
-
-
-def ready() -> bool:
-    """Done once a worker has started: the sync then hands files over."""
+    _STATE["encoder"] = ChunkingTokenizer(*spec)
     return True
 
 

@@ -21,8 +21,7 @@ from .batches import Batcher, Pending, rewrite_entry
 from ..members.sync import index_container, is_container, members_by_container
 from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .passages import passages_of
-from .read_ahead import (MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, readers_for, second_core_free,
-                         usable_cores)
+from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .roots import in_scope, outermost, root_missing
 from .types import IndexWriter, PassageEncoder, SyncReport
 
@@ -220,7 +219,7 @@ def _read_ahead(files: list[ScannedFile], existing: dict, members: dict, config:
     spec = chunking_spec(encoder)
     if spec is None:
         return None, {}
-    ahead = ReadAhead(paths, old_shas, config, spec, encoder, cancel, workers=readers_for(before_scan))
+    ahead = ReadAhead(paths, old_shas, config, spec, encoder, cancel)
     return (ahead, slot) if ahead.alive else (None, {})
 
 

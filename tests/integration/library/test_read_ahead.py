@@ -101,7 +101,6 @@ def _recording(monkeypatch, on_get=None) -> list:
             made.append(self)
 
         def get(self, i):
-            self.seen_pids = getattr(self, "seen_pids", set()) | set(self.worker_pids())
             out = super().get(i)
             if on_get is not None:
                 on_get(self, i)
@@ -191,26 +190,3 @@ def test_cancel_stops_the_worker_and_a_later_sync_completes(tmp_path, docs, tiny
     rows, _ = _sync(tmp_path / "lib-cancel", docs, tiny_encoder)  # the same library again, to the end
     assert rows["chunks"] == in_process["chunks"] and [r[2] for r in rows["files"]] == [
         r[2] for r in in_process["files"]]
-
-
-def test_two_workers_store_the_same_bytes_and_both_read(tmp_path, docs, tiny_encoder, in_process, small_threshold,
-                                                        monkeypatch):
-    """A host with idle cores to spare gets several readers; the sync still writes every file in order."""
-    monkeypatch.setattr(words_pass, "readers_for", lambda since: 2)
-    monkeypatch.setattr(read_ahead, "GROUP", 4)
-    made = _recording(monkeypatch)
-    rows, rep = _sync(tmp_path / "lib-two", docs, tiny_encoder)
-    assert len(made) == 1 and made[0].workers == 2 and made[0].stats["worker"] > 0
-    assert len(made[0].seen_pids) == 2  # two processes were started (as tasks were handed over)
-    assert rows == in_process and rep.added == 60
-    assert not made[0].alive and made[0]._tokenizer_file is None  # the tokenizer's private file is gone too
-
-
-def test_readers_follow_the_idle_cores(monkeypatch):
-    monkeypatch.setattr(read_ahead, "cpu_sample", lambda: (20.0, 101.0))
-    monkeypatch.setattr(read_ahead, "usable_cores", lambda: 16)
-    assert read_ahead.readers_for((5.0, 100.0)) == read_ahead.MAX_WORKERS  # 15 cores idle: capped
-    assert read_ahead.readers_for((17.0, 100.0)) == 3  # 3 idle
-    assert read_ahead.readers_for((19.4, 100.0)) == 1  # 0.6 idle: the caller's check let one through
-    monkeypatch.setattr(read_ahead, "usable_cores", lambda: 2)
-    assert read_ahead.readers_for((5.0, 100.0)) == 1  # two cores: the sync and one reader
