@@ -53,7 +53,7 @@ from .transformer import (
     precision_context,
     torch_threads,
 )
-from .word_pieces import WordPieces, reads_words_alone
+from .chunking_tokenizer import ChunkingTokenizer
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
@@ -71,7 +71,7 @@ _IDS_CACHE = 8192
 _CUDA_MIN_BATCH = 512
 
 
-class BiEncoder:
+class BiEncoder(ChunkingTokenizer):
     resolved: ResolvedModel
     dim: int
     max_seq_length: int
@@ -117,22 +117,13 @@ class BiEncoder:
 
         # Fast tokenizers keep truncation/padding state and fail when used from two threads at once.
         self._lock = threading.Lock()
-        # The chunker's tokenizer: a private copy with truncation and padding off, so offsets cover the
-        # whole text without "sequence too long" warnings and without racing the encoding lock.
-        from tokenizers import Tokenizer
-
-        self._offsets_tokenizer = Tokenizer.from_str(self._tokenizer.backend_tokenizer.to_str())
-        self._offsets_tokenizer.no_truncation()
-        self._offsets_tokenizer.no_padding()
-        self._offsets_lock = threading.Lock()
+        # The chunker's tokenizer (ChunkingTokenizer): a private copy with truncation and padding off.
+        ChunkingTokenizer.__init__(self, self._tokenizer.backend_tokenizer.to_str(), self.max_seq_length)
         self._ids_cache: "OrderedDict[str, Encoding]" = OrderedDict()  # text -> its ids, no specials
         post = self._offsets_tokenizer.post_processor
         self._n_specials = int(post.num_special_tokens_to_add(False)) if post is not None else 0
         self._reuse_ids = self._reuse_matches_tokenizer()
         self._join_ids = self._reuse_ids and self._joining_matches_tokenizer()
-        self.words_alone = reads_words_alone(self._offsets_tokenizer)
-        # A whole text's pieces from its words' (each tokenized once): only where words are read alone.
-        self._word_pieces = WordPieces(self._tokenize_offsets) if self.words_alone else None
         # Queries: a tokenizer of their own (fast tokenizers are not shared across threads) and no wait
         # for the bulk lane's lock.
         self._query_tokenizer = load_tokenizer(path, require_fast=True)
@@ -146,39 +137,9 @@ class BiEncoder:
             f"dim={self.dim}, max_seq_length={self.max_seq_length}, fingerprint={self.fingerprint!r})"
         )
 
-    def token_offsets(self, text: str) -> list[tuple[int, int]]:
-        """Character spans [start, end) of the word pieces of `text`: no special tokens, no truncation. Where
-        the tokenizer reads words alone, put together from its words' pieces (word_pieces.py), which are
-        remembered across calls: the chunker's pass over a whole file tokenizes only words not seen before."""
-        if self._word_pieces is not None:
-            with self._offsets_lock:
-                return self._word_pieces.offsets(text)
-        return self.token_offsets_batch([text])[0]
-
-    def chunking_spec(self) -> tuple[str, bool, int]:
-        """(the chunking tokenizer as JSON, words_alone, max_seq_length): what another process needs to chunk
-        exactly as this encoder does (the sync's read-ahead worker, library/sync/read_ahead.py)."""
-        return self._offsets_tokenizer.to_str(), bool(self.words_alone), int(self.max_seq_length)
-
-    def token_bounds(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """`token_offsets` as the chunker counts them, two int64 arrays: each word piece's start and its last
-        character (max(start, end - 1)). Where words are read alone, put together without a Python step per
-        word (WordPieces.bounds)."""
-        if self._word_pieces is not None:
-            with self._offsets_lock:
-                return self._word_pieces.bounds(text)
-        pairs = np.asarray(self.token_offsets(text), dtype=np.int64).reshape(-1, 2)
-        return pairs[:, 0], np.maximum(pairs[:, 0], pairs[:, 1] - 1)
-
-    def _tokenize_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
-        """Offsets only, nothing kept for `encode` (the caller holds _offsets_lock)."""
-        return [enc.offsets for enc in self._offsets_tokenizer.encode_batch(list(texts), add_special_tokens=False)]
-
     def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
-        """`token_offsets` of many texts in one call (the tokenizers library runs a batch in parallel).
-
-        The ids are kept for `encode`, so a passage the chunker verified is not tokenized twice.
-        """
+        """ChunkingTokenizer's, and the ids are kept for `encode`, so a passage the chunker verified is not
+        tokenized twice."""
         texts = list(texts)
         if not texts:
             return []

@@ -70,7 +70,7 @@ def second_core_free(since: Optional[tuple[float, float]]) -> bool:
         return True
 
 
-def chunking_spec(encoder) -> Optional[tuple[str, bool, int]]:
+def chunking_spec(encoder) -> Optional[tuple[str, int, bool]]:
     """What a worker needs to chunk as `encoder` does, or None when the encoder cannot say (then no worker)."""
     spec = getattr(encoder, "chunking_spec", None)
     return spec() if callable(spec) else None
@@ -85,7 +85,7 @@ class ReadAhead:
     reads files from the far end of the list: the two sides meet wherever the machine's load puts them, and the
     sync still writes every file in order."""
 
-    def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], config, spec: tuple[str, bool, int],
+    def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], config, spec: tuple[str, int, bool],
                  encoder, cancel=None) -> None:
         self.paths, self.old_shas, self.config = list(paths), list(old_shas), config
         self.encoder, self.cancel = encoder, cancel

@@ -4,14 +4,12 @@ handed back as None: the sync then reads that file itself, with its own error ha
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-import numpy as np
 
-__all__ = ["start", "read_group", "read_one", "Read", "ChunkingTokenizer"]
+__all__ = ["start", "read_group", "read_one", "Read"]
 
 _STATE: dict = {}
 
@@ -29,50 +27,6 @@ class Read:
     ocr: Optional[str] = None
 
 
-class ChunkingTokenizer:
-    """The chunking side of BiEncoder (token_offsets, token_bounds, token_offsets_batch, words_alone,
-    max_seq_length) over the same tokenizer: the same word pieces, so the same passages."""
-
-    def __init__(self, tokenizer_json: str, words_alone: bool, max_seq_length: int) -> None:
-        from tokenizers import Tokenizer
-
-        from ...models.word_pieces import WordPieces
-
-        self._tok = Tokenizer.from_str(tokenizer_json)
-        self._tok.no_truncation()
-        self._tok.no_padding()
-        self._lock = threading.Lock()
-        self.words_alone = words_alone
-        self.max_seq_length = max_seq_length
-        self._word_pieces = WordPieces(self._tokenize_offsets) if words_alone else None
-
-    def _tokenize_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
-        return [enc.offsets for enc in self._tok.encode_batch(list(texts), add_special_tokens=False)]
-
-    def token_offsets(self, text: str) -> list[tuple[int, int]]:
-        if self._word_pieces is not None:
-            with self._lock:
-                return self._word_pieces.offsets(text)
-        return self.token_offsets_batch([text])[0]
-
-    def token_bounds(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        if self._word_pieces is not None:
-            with self._lock:
-                return self._word_pieces.bounds(text)
-        pairs = np.asarray(self.token_offsets(text), dtype=np.int64).reshape(-1, 2)
-        return pairs[:, 0], np.maximum(pairs[:, 0], pairs[:, 1] - 1)
-
-    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
-        texts = list(texts)
-        if not texts:
-            return []
-        with self._lock:
-            return self._tokenize_offsets(texts)
-
-    def remember_joined(self, prefix, texts, joined) -> None:
-        """Nothing to keep: the ids cache for phase 2 lives in the sync's own process."""
-
-
 class _NoBatch:
     """passages_of's batcher where nothing is batched: a cancel inside the chunking just stops this file."""
 
@@ -85,9 +39,11 @@ class _NoBatch:
         raise Cancelled("cancelled")
 
 
-def start(config, spec: tuple[str, bool, int]) -> bool:
+def start(config, spec: tuple[str, int, bool]) -> bool:
     """The worker's first task: the config and the chunking tokenizer; done once the worker is ready."""
     _STATE["config"] = config
+    from ...models.chunking_tokenizer import ChunkingTokenizer  # no torch: the worker loads no model
+
     _STATE["encoder"] = ChunkingTokenizer(*spec)
     return True
 

@@ -1,0 +1,73 @@
+"""The chunker's side of a bi-encoder: word-piece offsets of whole texts, with no model and no torch.
+
+BiEncoder builds on it (adding the ids it keeps for `encode`); the sync's read-ahead worker process uses it
+alone, rebuilt from `chunking_spec()`, so both chunk with the same word pieces and make the same passages.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .word_pieces import WordPieces, reads_words_alone
+
+__all__ = ["ChunkingTokenizer"]
+
+
+class ChunkingTokenizer:
+    """token_offsets, token_bounds, token_offsets_batch, words_alone and max_seq_length over a private copy
+    of a fast tokenizer with truncation and padding off (offsets cover the whole text, no "sequence too
+    long" warnings, no race with an encoding lock)."""
+
+    def __init__(self, tokenizer_json: str, max_seq_length: int, words_alone: Optional[bool] = None) -> None:
+        from tokenizers import Tokenizer
+
+        self._offsets_tokenizer = Tokenizer.from_str(tokenizer_json)
+        self._offsets_tokenizer.no_truncation()
+        self._offsets_tokenizer.no_padding()
+        self._offsets_lock = threading.Lock()
+        self.max_seq_length = max_seq_length
+        self.words_alone = reads_words_alone(self._offsets_tokenizer) if words_alone is None else words_alone
+        # A whole text's pieces from its words' (each tokenized once): only where words are read alone.
+        self._word_pieces = WordPieces(self._tokenize_offsets) if self.words_alone else None
+
+    def chunking_spec(self) -> tuple[str, int, bool]:
+        """(the tokenizer as JSON, max_seq_length, words_alone): ChunkingTokenizer(*spec) in another process
+        chunks exactly as this one does (the sync's read-ahead worker, library/sync/read_ahead.py)."""
+        return self._offsets_tokenizer.to_str(), int(self.max_seq_length), bool(self.words_alone)
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character spans [start, end) of the word pieces of `text`: no special tokens, no truncation. Where
+        the tokenizer reads words alone, put together from its words' pieces (word_pieces.py), which are
+        remembered across calls: the chunker's pass over a whole file tokenizes only words not seen before."""
+        if self._word_pieces is not None:
+            with self._offsets_lock:
+                return self._word_pieces.offsets(text)
+        return self.token_offsets_batch([text])[0]
+
+    def token_bounds(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """`token_offsets` as the chunker counts them, two int64 arrays: each word piece's start and its last
+        character (max(start, end - 1)). Where words are read alone, put together without a Python step per
+        word (WordPieces.bounds)."""
+        if self._word_pieces is not None:
+            with self._offsets_lock:
+                return self._word_pieces.bounds(text)
+        pairs = np.asarray(self.token_offsets(text), dtype=np.int64).reshape(-1, 2)
+        return pairs[:, 0], np.maximum(pairs[:, 0], pairs[:, 1] - 1)
+
+    def _tokenize_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """Offsets only (the caller holds _offsets_lock)."""
+        return [enc.offsets for enc in self._offsets_tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+
+    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """`token_offsets` of many texts in one call (the tokenizers library runs a batch in parallel)."""
+        texts = list(texts)
+        if not texts:
+            return []
+        with self._offsets_lock:
+            return self._tokenize_offsets(texts)
+
+    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None:
+        """Nothing to keep here: BiEncoder keeps the ids of passages for `encode`."""
