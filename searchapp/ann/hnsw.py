@@ -164,7 +164,7 @@ class HnswIndex(VectorIndex):
         # Capacity: what is stored plus headroom, not the file's (possibly oversized) max_elements. Built from
         # the file read here rather than load_index, whose parse holds the interpreter lock throughout
         # (hnsw_state.py); hnswlib checks every layout field of the dict against its own before copying.
-        state = read_state(path, _HEADER, labels=labels, deleted=deleted, dim=dim,
+        state = read_state(path, header["fields"], _HEADER.size, labels=labels, deleted=deleted, dim=dim,
                            capacity=max(len(labels), _MIN_CAPACITY))
         try:
             raw = hnswlib.Index(params=state)
@@ -199,14 +199,15 @@ def _check_complete(path: Path, dim: int, count: int) -> None:
         raise OSError(errno.ENOSPC, f"vector index was written incompletely (disk full?): {path}")
 
 
-def _scan(path: Path, dim: int) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+def _scan(path: Path, dim: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     """Check an hnswlib file's header against `dim`; return it with the labels and deleted marks."""
     with open(path, "rb") as fh:
         head = fh.read(_HEADER.size)
         if len(head) < _HEADER.size:
             raise IndexCorruptError(f"{path}: too short for an hnswlib index")
+        fields = _HEADER.unpack(head)
         (offset_level0, max_elements, count, per_element, label_offset, offset_data, _maxlevel, _entry,
-         max_m, max_m0, m, _mult, _efc) = _HEADER.unpack(head)
+         max_m, max_m0, m, _mult, _efc) = fields
         links0 = 4 + 4 * max_m0  # count/flags header + level-0 neighbour ids
         expected = {
             "offsetLevel0": (offset_level0, 0),
@@ -234,8 +235,8 @@ def _scan(path: Path, dim: int) -> tuple[dict[str, int], np.ndarray, np.ndarray]
             deleted[start : start + len(block)] = (block["flags"] & _DELETE_MARK) != 0
     if not _distinct(labels) or (count and labels.min() < 0):
         raise IndexCorruptError(f"{path}: duplicate or out-of-range labels")
-    return ({"M": int(m), "count": int(count), "capacity": int(max_elements), "per_element": int(per_element)},
-            labels, deleted)
+    return ({"M": int(m), "count": int(count), "capacity": int(max_elements), "per_element": int(per_element),
+             "fields": fields}, labels, deleted)
 
 
 def _distinct(labels: np.ndarray) -> bool:

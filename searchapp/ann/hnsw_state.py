@@ -15,7 +15,6 @@ every layout field against the header before copying anything.
 from __future__ import annotations
 
 import os
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +28,12 @@ SER_VERSION = 1  # hnswlib 0.8's Index::ser_version
 DEFAULT_SEED = 100  # init_index's default random_seed: only where later insertions put their levels
 
 
-def read_state(path: Path, header_struct: struct.Struct, *, labels: np.ndarray, deleted: np.ndarray,
+def read_state(path: Path, header: tuple[Any, ...], header_size: int, *, labels: np.ndarray, deleted: np.ndarray,
                dim: int, capacity: int) -> dict[str, Any]:
-    """The params dict of the hnswlib file `path` (already checked by hnsw._scan, which gave its labels and
-    delete marks), with room for `capacity` elements (at least the stored count)."""
-    header_size = header_struct.size
-    with open(path, "rb") as fh:
-        (offset_level0, _max_elements, count, per_element, label_offset, offset_data, max_level, entry,
-         max_m, max_m0, m, mult, ef_construction) = header_struct.unpack(fh.read(header_size))
-    if count != len(labels):
-        raise IndexCorruptError(f"{path}: changed while it was read")
+    """The params dict of the hnswlib file `path`, from what hnsw._scan read and checked of it (the unpacked
+    header, the labels and delete marks), with room for `capacity` elements (at least the stored count)."""
+    (offset_level0, _max_elements, count, per_element, label_offset, offset_data, max_level, entry,
+     max_m, max_m0, m, mult, ef_construction) = header
     links_per_element = 4 * max_m + 4  # size_links_per_element_: maxM neighbour ids + a count
     capacity = max(capacity, count)
     level0 = np.memmap(path, dtype=np.int8, mode="r", offset=header_size, shape=(count * per_element,)) \

@@ -34,8 +34,9 @@ def _saved(tmp_path: Path, n: int, deleted: int, seed: int, m: int = 8) -> tuple
 
 
 def _state(path: Path, capacity: int) -> dict:
-    _, labels, deleted = hnsw._scan(path, DIM)
-    return read_state(path, hnsw._HEADER, labels=labels, deleted=deleted, dim=DIM, capacity=capacity)
+    header, labels, deleted = hnsw._scan(path, DIM)
+    return read_state(path, header["fields"], hnsw._HEADER.size, labels=labels, deleted=deleted, dim=DIM,
+                      capacity=capacity)
 
 
 @pytest.mark.parametrize("n,deleted,seed", [(0, 0, 1), (1, 0, 2), (40, 0, 3), (2500, 0, 4), (2500, 300, 5),
