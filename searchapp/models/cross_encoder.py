@@ -107,7 +107,9 @@ class CrossEncoder:
         # tokenization is serialized and two searches' forwards can run side by side.
         self._lock = threading.Lock()
         self._pair_backend: Any = None  # pair_arrays' copy of the Rust tokenizer, made on first use
-        self._graphed = self._graphed_forward() if graphs and self.device.type == "cuda" else None
+        self._graphed = None  # the CUDA-graph forward score() uses when set
+        if graphs and self.device.type == "cuda":
+            self._graphed = self._graphed_forward()
 
     @property
     def path(self) -> str:
@@ -130,13 +132,18 @@ class CrossEncoder:
         passages = ["a short one.", "A longer passage with more words in it, so the rows differ in length. " * 3,
                     "Ünïcode, digits 2024 and punctuation — all in one line."]
         try:
-            want = self._score_batches(query, passages, None)
-            got = self._score_batches(query, passages, graphed)
+            want = self.score(query, passages)  # transformers' forward: no graphs set yet
+            self._graphed = graphed
+            got = self.score(query, passages)
+            if self._graphed is not graphed:  # score() fell back: the graphs failed (and said so)
+                return None
             if not np.allclose(want, got, atol=PROBE_ATOL, rtol=0):
                 raise RuntimeError(f"logits differ by {float(np.abs(want - got).max()):.3g}")
         except Exception as exc:  # noqa: BLE001 - transformers' forward answers instead
             log.info("reranker %s: no CUDA-graph forward (%s)", self.spec, exc)
             return None
+        finally:
+            self._graphed = None  # set by the caller from the return value
         return graphed
 
     def __repr__(self) -> str:
@@ -168,14 +175,6 @@ class CrossEncoder:
                 return self.score(query, passages)
         return self._forward_all(model_inputs(self._tokenizer, enc))
 
-    def _score_batches(self, query: str, passages: list[str], graphed) -> np.ndarray:
-        """score() through the forward given (None: transformers'): the load-time probe compares the two."""
-        if graphed is not None:
-            return self._score_graphed(query, passages, "only_second", graphed)
-        enc = self._tokenizer([query] * len(passages), passages, truncation="only_second",
-                              max_length=self.max_length, padding=False)
-        return self._forward_all(model_inputs(self._tokenizer, enc))
-
     def pair_arrays(self, query: str, passages: Sequence[str], strategy: str) -> dict[str, np.ndarray]:
         """The pairs as (n, w) int64 arrays straight from the Rust tokenizer, padded there to a multiple of 32
         (the graphs' width step): what the tokenizer's __call__ gives, without its per-pair Python lists.
@@ -195,11 +194,6 @@ class CrossEncoder:
         return {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
                 "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
                 "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64)}
-
-    def _score_graphed(self, query: str, passages: list[str], strategy: str, graphed) -> np.ndarray:
-        with self._lock:
-            arrays = self.pair_arrays(query, passages, strategy)
-        return self._graphed_logits(arrays, graphed)
 
     def _graphed_logits(self, arrays: dict[str, np.ndarray], graphed) -> np.ndarray:
         n = len(arrays["input_ids"])

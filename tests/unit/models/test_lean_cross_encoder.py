@@ -137,3 +137,39 @@ def test_a_graph_failure_falls_back_to_transformers_for_good(tiny_cross_encoder_
     assert "CUDA graphs failed" in caplog.text
     np.testing.assert_array_equal(ce.score(QUERY, PASSAGES), want)
     assert len(calls) == 1
+
+
+class _CpuGraphs:
+    """Stands in for cuda_graphs.GraphedForward where there is no GPU: the same padding, the lean forward run
+    eagerly on the CPU; `shift` makes it disagree with transformers, `fail` makes it raise as a capture could."""
+
+    shift = 0.0
+    fail = False
+
+    def __init__(self, fn, device, *, max_rows, max_width, pad_values):
+        self.fn, self.max_rows, self.max_width, self.pad = fn, max_rows, max_width, pad_values
+
+    def __call__(self, arrays):
+        if self.fail:
+            raise RuntimeError("CUDA error: out of memory")
+        n, width = arrays["input_ids"].shape
+        host = padded_batch(arrays, bucket(n, width, max_rows=self.max_rows, max_width=self.max_width), self.pad)
+        with torch.inference_mode():
+            out = self.fn(*(torch.from_numpy(host[k]) for k in ("input_ids", "attention_mask", "token_type_ids")))
+        return out[:n] + self.shift
+
+
+@pytest.mark.parametrize("shift,fail,kept", [(0.0, False, True), (0.5, False, False), (0.0, True, False)])
+def test_the_load_probe_keeps_graphs_only_when_they_agree(tiny_cross_encoder_dir, monkeypatch, shift, fail, kept):
+    from searchapp.models import cuda_graphs
+
+    monkeypatch.setattr(cuda_graphs, "GraphedForward", type("G", (_CpuGraphs,), {"shift": shift, "fail": fail}))
+    ce = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu", precision="fp32")
+    graphed = ce._graphed_forward()
+    assert (graphed is not None) is kept
+    assert ce._graphed is None  # the caller sets it from the return value
+    if kept:
+        ce._graphed = graphed
+        np.testing.assert_allclose(ce.score(QUERY, PASSAGES),
+                                   CrossEncoder(str(tiny_cross_encoder_dir), device="cpu",
+                                                precision="fp32").score(QUERY, PASSAGES), atol=1e-5)
