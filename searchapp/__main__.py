@@ -1,3 +1,3 @@
-from searchapp.cli.main import main
+from searchapp.cli.fast import main
 
 raise SystemExit(main())

@@ -4,7 +4,10 @@ package stays cheap, and a name loads its module on first use."""
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Mapping
+
+TYPE_CHECKING = False  # typing stays unloaded: the thin entry point (cli/fast.py) starts through here
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
 
 __all__ = ["lazy_exports"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Iterable, Optional, TextIO
+from typing import Iterable, Mapping, Optional, TextIO
 
-__all__ = ["printable", "use_color", "render_marked", "BOLD", "RESET", "CONTROL_CHARS"]
+__all__ = ["printable", "use_color", "color_wanted", "render_marked", "BOLD", "RESET", "CONTROL_CHARS"]
 
 # C0 controls, DEL, C1 controls, and the bidi overrides/isolates that reorder what a line seems to say.
 CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -42,12 +42,17 @@ def printable(text: object, *, toml: bool = False) -> str:
 
 def use_color(stream: TextIO = sys.stdout, *, no_color: bool = False) -> bool:
     """Marks only on an interactive terminal, never with --no-color or NO_COLOR set (no-color.org)."""
-    if no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
-        return False
     try:
-        return stream.isatty()
+        tty = stream.isatty()
     except (AttributeError, ValueError):
-        return False
+        tty = False
+    return color_wanted(tty, no_color=no_color, env=os.environ)
+
+
+def color_wanted(tty: bool, *, no_color: bool, env: Mapping[str, str]) -> bool:
+    """use_color's rule for an output that is (`tty`) or is not a terminal, in the environment `env` (a warm
+    process renders a thin client's command with the client's: cli/served.py)."""
+    return tty and not (no_color or env.get("NO_COLOR") or env.get("TERM") == "dumb")
 
 
 def render_marked(text: str, spans: Iterable[tuple[int, int]], *, color: bool, width: Optional[int] = 100,

@@ -21,6 +21,7 @@ from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
 from ..base.terminal import printable
 from .commands import register_all
+from .fast import command_word
 from .global_options import accept_after_command
 from .options import check_options
 from .progress import TerminalProgress
@@ -28,9 +29,11 @@ from .progress import TerminalProgress
 __all__ = ["main", "build_parser"]
 
 
-def build_parser(only: Optional[Sequence[str]] = None) -> argparse.ArgumentParser:
-    """Every command's parser; `only`: just those command groups' (cli/commands/__init__.py)."""
-    p = argparse.ArgumentParser(prog="searchapp", description="Find things in your own files by meaning.")
+def build_parser(only: Optional[Sequence[str]] = None,
+                 parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Every command's parser; `only`: just those command groups' (cli/commands/__init__.py). `parser_class`:
+    the parsers' class (every command's parser is one too; cli/served.py's never prints)."""
+    p = parser_class(prog="searchapp", description="Find things in your own files by meaning.")
     p.add_argument("--version", action="version", version=f"searchapp {__version__}")
     p.add_argument("--data-dir", help="library location (default: $SEARCHAPP_DATA_DIR or the per-user data directory)")
     p.add_argument("--config", help="config file (default: <data-dir>/config.toml)")
@@ -40,26 +43,15 @@ def build_parser(only: Optional[Sequence[str]] = None) -> argparse.ArgumentParse
     return p
 
 
-def _command_named(argv: Sequence[str]) -> Optional[str]:
-    """The command word of `argv` (after the global options and their values), or None."""
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word in ("--data-dir", "--config"):
-            i += 2
-        elif word.startswith("-"):
-            i += 1
-        else:
-            return word
-    return None
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
+    """The whole command line. `ask_warm`: False when the thin entry point (cli/fast.py) already asked a warm
+    process with this very command and was declined (a search then opens the library here)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # A search (the one command a warm process answers) parses with its own parser alone: it is the same parser,
     # and the other ten groups' modules and parsers are a tenth of a warm search's time.
-    parser = build_parser(("search",) if _command_named(argv) == "search" else None)
+    parser = build_parser(("search",) if command_word(argv) == "search" else None)
     args = parser.parse_args(argv)
+    args.skip_warm = not ask_warm
     if args.command is None:
         from .commands.gui import cmd_gui
 

@@ -7,7 +7,7 @@ escaped); query words in the snippet are bold on a terminal. JSON output is exac
 from __future__ import annotations
 
 import json
-from typing import Optional, Sequence
+from typing import Optional, Sequence, TextIO
 
 from ..base.member_paths import display_path
 from ..base.terminal import printable, render_marked
@@ -43,28 +43,30 @@ def _where(h) -> str:
     return where
 
 
-def print_hits(res, *, color: bool, marks: Optional[str] = None) -> None:
+def print_hits(res, *, color: bool, marks: Optional[str] = None, out: Optional[TextIO] = None) -> None:
     """The human form of one result: rank and place, stage scores, the best-matching window of the passage.
-    `marks`: the text whose words are marked (library.query_help.marked_text; default: the query)."""
+    `marks`: the text whose words are marked (library.query_help.marked_text; default: the query). `out`:
+    where it is printed (default: standard output)."""
     if not res.hits:
-        print("no results")
+        print("no results", file=out)
         return
     for h in res.hits:
         snip = best_snippet(h.text, res.query if marks is None else marks, SNIPPET_WIDTH)
-        print(f"{h.ranks.final:>2}. {_where(h)}")
+        print(f"{h.ranks.final:>2}. {_where(h)}", file=out)
         scores = _scores(h)
         if scores:  # a listing by date (a query of only operators and fields) has no scores
-            print(f"    {scores}")
-        print(render_marked(snip.text, snip.spans, color=color, width=100, indent="    "))
+            print(f"    {scores}", file=out)
+        print(render_marked(snip.text, snip.spans, color=color, width=100, indent="    "), file=out)
         if getattr(h, "more", None):  # results by file: the file's other matching passages
             pages = sorted({m.page for m in h.more if m.page})
             print(f"    + {len(h.more)} more passage{'s' if len(h.more) > 1 else ''} in this file"
-                  + (f" (pages {', '.join(map(str, pages))})" if pages else ""))
+                  + (f" (pages {', '.join(map(str, pages))})" if pages else ""), file=out)
         if getattr(h, "copies", None):  # exact copies of this file, folded into its row
             n = len(h.copies)
-            print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(printable(display_path(p)) for p in h.copies))
+            print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(printable(display_path(p)) for p in h.copies),
+                  file=out)
         if getattr(h, "common_to", 0):  # repeated text: this row stands for every file holding it
-            print(f"    common to {h.common_to} files (text repeated across files: one row stands for them)")
+            print(f"    common to {h.common_to} files (text repeated across files: one row stands for them)", file=out)
 
 
 def hit_line(query: str, res) -> str:

@@ -13,6 +13,7 @@ from typing import Callable, Optional
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..base.config import Config, save_config
+from ..cli.served import run_command
 from ..library import Library
 from ..library.reconfigure import needs_reindex, reopen_library
 from .changes import Changes
@@ -34,7 +35,9 @@ class LibrarySession:
         self._retired: list[Library] = []  # replaced by a settings change; closed on exit
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
         if self.owns_library:
-            self.library.serve()  # `searchapp search` in a terminal asks this window's open library (the warm index)
+            # `searchapp search` in a terminal asks this window's open library (the warm index); the command line's
+            # own code runs its commands here (no Qt, SQLite or torch in it: cli/served.py)
+            self.library.serve(commands=run_command)
         self.meaning = MeaningLoad(services)
         self.meaning.start(self.library)  # searches answer by words until it is open
 
@@ -92,7 +95,7 @@ class LibrarySession:
         old = self.library
         old.stop_serving()
         self.library = reopen_library(old, new)
-        self.library.serve()  # under the new settings: a command line with them is answered here
+        self.library.serve(commands=run_command)  # under the new settings: a command line with them is answered here
         self.meaning.start(self.library)
         if self.owns_library:
             self._retired.append(old)

@@ -20,9 +20,9 @@ Rooms, each with one job (a newcomer finds a job by its name):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..base.lazy import lazy_exports
+
+TYPE_CHECKING = False  # not typing's: the thin entry point (cli/fast.py) starts through this package
 
 if TYPE_CHECKING:
     from .library import Library, LibraryStatus, RootStatus

@@ -45,13 +45,15 @@ class LibraryServices:
             watcher.stop()
 
     # -- the warm index: this process answers the command line's searches (serve/) --
-    def serve(self) -> Optional[str]:
+    def serve(self, commands: Optional[Callable] = None) -> Optional[str]:
         """Answer `searchapp search` from this open library over a private socket in the data dir, until
-        `stop_serving` or close. None when serving; else why not (another process serves it, read-only, ...)."""
+        `stop_serving` or close. None when serving; else why not (another process serves it, read-only, ...).
+        `commands`: what runs a whole search command sent by the thin entry point (cli/served.run_command; see
+        serve/server.CommandRunner); without it only searches are answered."""
         from .serve.server import WarmServer
 
         if self._server is None:
-            server = WarmServer(self)
+            server = WarmServer(self, commands)
             if not server.start():
                 return server.note
             self._server = server

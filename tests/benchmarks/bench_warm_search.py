@@ -182,9 +182,10 @@ def wall(argv: list[str], runs: int, env: dict) -> tuple[float, list[dict]]:
 SERVER = """
 import sys, time
 from searchapp.base.config import load_config
+from searchapp.cli.served import run_command
 from searchapp.library import Library
 lib = Library(load_config(sys.argv[1]))
-assert lib.serve() is None
+assert lib.serve(commands=None if len(sys.argv) > 3 and sys.argv[3] == "searches-only" else run_command) is None
 lib.search(sys.argv[2])  # loads the model and the graph, as a watch's first search would
 print("serving", flush=True)
 sys.stdin.read()  # until the benchmark closes our stdin
@@ -240,8 +241,10 @@ def main() -> None:
     py = sys.executable
     start_ms, _ = wall([py, "-c", "pass"], args.runs, env)
     imports_ms, _ = wall([py, "-c", "import searchapp.cli.main"], args.runs, env)
-    emit(result="startup", python_ms=start_ms, cli_imports_ms=imports_ms,
-         note="python -c pass; python -c 'import searchapp.cli.main' (wall, whole process)")
+    thin_ms, _ = wall([py, "-c", "import searchapp.cli.fast, searchapp.library.serve.exchange"], args.runs, env)
+    emit(result="startup", python_ms=start_ms, cli_imports_ms=imports_ms, thin_client_imports_ms=thin_ms,
+         note="python -c pass; python -c 'import searchapp.cli.main'; the thin entry point's imports (cli/fast.py) "
+              "(wall, whole process)")
     cmd = [py, "-m", "searchapp", "--data-dir", str(data), "search"]
     direct = {}
     for mode in ("hybrid", "lexical"):

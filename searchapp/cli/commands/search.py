@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, Optional, TextIO
 
 from ...base.config import Config
 from ...base.terminal import printable, use_color
@@ -16,7 +16,7 @@ from ..filter_options import add_filter_options, filters_from
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
 
-__all__ = ["register", "cmd_search", "MEANING_WAIT"]
+__all__ = ["register", "cmd_search", "run_search", "warm_request", "MEANING_WAIT"]
 
 # Seconds a direct hybrid search waits for the vector index to open before it answers by words (with Python's
 # start-up and the library's open, about 2 s from the command's start); `--wait` waits for it however long.
@@ -52,15 +52,21 @@ def register(sub) -> None:
 def cmd_search(args, config: Config, progress, cancel) -> int:
     searcher = _Searcher(args, config)
     try:
-        return _run(args, searcher)
+        return run_search(args, searcher)
     finally:
         searcher.close()
 
 
-def _run(args, searcher: "_Searcher") -> int:
+def run_search(args, searcher: Any, out: Optional[TextIO] = None, err: Optional[TextIO] = None,
+               color: Optional[bool] = None) -> int:
+    """Search and print, as `searchapp search` does: results on `out`, notes on `err` (default: standard output
+    and error), query words marked when `color` (default: use_color of standard output). `searcher`: a _Searcher,
+    or what a warm process runs a thin client's command with (cli/served.py)."""
     from ...library.search.result import LOADING
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
     notice_shown = False
 
     def say(res, line: str = "") -> None:
@@ -68,11 +74,11 @@ def _run(args, searcher: "_Searcher") -> int:
         search's notices, once per run."""
         nonlocal notice_shown
         for warning in res.warnings:
-            print(f"searchapp: {line}note: {printable(warning)}", file=sys.stderr)
+            print(f"searchapp: {line}note: {printable(warning)}", file=err)
         if not notice_shown:
             for notice in res.notices:
                 more = " (--wait waits for meaning)" if notice.kind == LOADING else ""
-                print(f"searchapp: note: {printable(notice.text)}{more}", file=sys.stderr)
+                print(f"searchapp: note: {printable(notice.text)}{more}", file=err)
                 notice_shown = True
 
     if args.query == "-":
@@ -84,23 +90,25 @@ def _run(args, searcher: "_Searcher") -> int:
             res = searcher.search(q, single=False)
             problem = res.said(UNSEARCHABLE)
             if problem:
-                print(f"searchapp: line {n}: {printable(problem)}", file=sys.stderr)
+                print(f"searchapp: line {n}: {printable(problem)}", file=err)
                 print(empty_json(q, res.mode, problem, res.warnings, searcher.served_by) if args.json
-                      else hit_line(q, None), flush=True)
+                      else hit_line(q, None), file=out, flush=True)
                 continue
             say(res, f"line {n}: ")
-            print(result_json(res, served_by=searcher.served_by) if args.json else hit_line(q, res), flush=True)
+            print(result_json(res, served_by=searcher.served_by) if args.json else hit_line(q, res), file=out,
+                  flush=True)
         return 0
     res = searcher.search(args.query, single=True)
     say(res)
     if not searcher.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
         problem = searcher.history if searcher.history is not None else _record(searcher.config, args.query, res.mode)
         if problem:
-            print(f"searchapp: warning: {printable(problem)}", file=sys.stderr)
+            print(f"searchapp: warning: {printable(problem)}", file=err)
     if args.json:
-        print(result_json(res, res.notice if not res.hits else None, served_by=searcher.served_by))
+        print(result_json(res, res.notice if not res.hits else None, served_by=searcher.served_by), file=out)
         return 0
-    print_hits(res, color=use_color(sys.stdout, no_color=args.no_color), marks=searcher.marks)
+    color = use_color(sys.stdout, no_color=args.no_color) if color is None else color
+    print_hits(res, color=color, marks=searcher.marks, out=out)
     return 0
 
 
@@ -110,6 +118,24 @@ def _record(config: Config, query: str, mode: str) -> Optional[str]:
 
     history = SearchHistory(config)
     return None if history.record(query, mode) else history.problem
+
+
+def warm_request(args, config_key: str, context: dict[str, Any], query: str, single: bool,
+                 absolute: Callable[[str], str]) -> dict[str, Any]:
+    """The warm index's search request (library/serve/wire.py) for `query` under the parsed `args`.
+    `absolute`: makes an --in folder absolute (expanded `~`, then joined to the folder the command runs in)."""
+    from ...library.serve.wire import VERSION
+
+    a = args
+    within = [absolute(f) for f in (getattr(a, "within", None) or []) if f]
+    types, after, before = getattr(a, "types", None) or [], getattr(a, "after", None), getattr(a, "before", None)
+    filters = ({"within": within, "types": list(types), "after": after, "before": before}
+               if within or types or after or before else None)
+    return {"v": VERSION, "op": "search", "config": config_key, "context": context,
+            "query": query, "k": a.k, "mode": a.mode, "candidates": a.candidates, "group": a.group,
+            "literal": a.literal, "rerank": False if a.no_rerank else None, "check_empty": single,
+            "filters": filters, "meaning_wait": None if a.wait else MEANING_WAIT,
+            "record": single}  # one query a person typed goes in the history (as run_search records a direct one)
 
 
 class _Searcher:
@@ -125,8 +151,9 @@ class _Searcher:
         self._lib: Any = None  # a Library, opened on first need
         self._filters: Any = None
         # Asked only with the settings a server can share: a reranker named here must load here (exit 5 if not).
+        # Not asked again after the thin entry point's whole command was declined (cli/fast.py: `skip_warm`).
         self._warm = not (getattr(args, "direct", False) or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")
-                          or getattr(args, "reranker", None))
+                          or getattr(args, "reranker", None) or getattr(args, "skip_warm", False))
 
     def search(self, query: str, *, single: bool):
         if self._warm:
@@ -138,18 +165,10 @@ class _Searcher:
 
     def _ask(self, query: str, single: bool):
         from ...library.serve.client import ask
-        from ...library.serve.wire import VERSION, config_key, context
+        from ...library.serve.wire import config_key, context
 
-        a = self.args
-        within = [os.path.abspath(os.path.expanduser(f)) for f in (getattr(a, "within", None) or []) if f]
-        types, after, before = getattr(a, "types", None) or [], getattr(a, "after", None), getattr(a, "before", None)
-        filters = ({"within": within, "types": list(types), "after": after, "before": before}
-                   if within or types or after or before else None)
-        request = {"v": VERSION, "op": "search", "config": config_key(self.config), "context": context(),
-                   "query": query, "k": a.k, "mode": a.mode, "candidates": a.candidates, "group": a.group,
-                   "literal": a.literal, "rerank": False if a.no_rerank else None, "check_empty": single,
-                   "filters": filters, "meaning_wait": None if a.wait else MEANING_WAIT,
-                   "record": single}  # one query a person typed goes in the history (as _run records a direct one)
+        request = warm_request(self.args, config_key(self.config), context(), query, single,
+                               lambda f: os.path.abspath(os.path.expanduser(f)))
         answer = ask(self.config.data_dir, request)
         if answer.note:
             print(f"searchapp: note: warm index: {printable(answer.note)}; searching directly", file=sys.stderr)

@@ -8,6 +8,7 @@ import sys
 from ...base.config import Config
 from ...base.terminal import printable
 from ..open_library import open_library as _library
+from ..served import run_command
 
 __all__ = ["register", "cmd_watch"]
 
@@ -48,7 +49,8 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
         watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
         if watcher.note:
             print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
-        why_not = lib.serve()  # `searchapp search` asks this process first (library/serve/): no start-up, no model load
+        # `searchapp search` asks this process first (library/serve/, cli/served.py): no start-up, no model load
+        why_not = lib.serve(commands=run_command)
         print(f"watching {len(lib.roots())} folder(s) ({watcher.mode}); "
               + ("searches from the command line are answered here; " if why_not is None else "")
               + "Ctrl+C stops", flush=True)
@@ -61,7 +63,7 @@ def cmd_watch(args, config: Config, progress, cancel) -> int:
                 time.sleep(0.2)
                 if why_not and time.monotonic() >= next_try:  # e.g. the window that served it has closed
                     next_try = time.monotonic() + RETRY_SERVE_S
-                    why_not = lib.serve()
+                    why_not = lib.serve(commands=run_command)
                     if why_not is None:
                         print(f"{time.strftime('%H:%M:%S')} searches from the command line are answered here now",
                               flush=True)

@@ -4,7 +4,8 @@ Decision: one connection at a time, on one thread (its read-only connection to t
 uses the CPU the others would share anyway); a client gets 2 s to send its one request line (64 KiB at most), a
 reply gets 10 s to leave. Only this user's processes can connect: the socket is 0600 in the 0700 data dir and,
 on Linux, the peer's uid (SO_PEERCRED) must be ours. Nothing received is ever run: the request is JSON, checked
-field by field, and becomes the arguments of Library.search.
+field by field, and becomes the arguments of Library.search — or, for a whole command (op "command"), the
+arguments the command line's own parser reads (cli/served.py), which only ever runs a search.
 
 One server per library: the process holding warm.lock serves; a socket file found at start is a killed
 server's (the lock is free), so it is removed.
@@ -20,19 +21,25 @@ import stat
 import threading
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ...base.errors import SearchAppError
 from .sockets import LineTooLong, address, peer_uid, read_line
-from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, WireError, check_request, config_matches, context,
-                   encode, needs_context, result_to_wire)
+from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireError, check_request, config_matches,
+                   context, encode, needs_context, result_to_wire)
 
 try:
     import fcntl
 except ImportError:  # no flock: no warm index (the command line searches directly)
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["WarmServer", "REQUEST_SECONDS"]
+__all__ = ["WarmServer", "REQUEST_SECONDS", "CommandRunner"]
+
+# Answers a "command" request (wire.py): (request, library config, search) -> reply, where search(search request)
+# is WarmServer.search. The command line's own (cli/served.py), handed in by whoever serves: the core does not
+# import the command line.
+CommandRunner = Callable[[dict[str, Any], Any, Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]],
+                         dict[str, Any]]
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +48,9 @@ REPLY_SECONDS = 10.0
 
 
 class WarmServer:
-    def __init__(self, library: Any) -> None:
+    def __init__(self, library: Any, commands: Optional[CommandRunner] = None) -> None:
         self.library = library
+        self.commands = commands  # None: searches only (a thin client's command is then asked again as a search)
         self.path = Path(library.data_dir) / SOCKET_NAME
         self.note: Optional[str] = None  # why it does not serve
         self.served = 0  # searches answered
@@ -179,20 +187,37 @@ class WarmServer:
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
         """The answer to a checked request."""
-        if request["op"] == "ping":
+        op = request["op"]
+        if op == "ping":
             return {"v": VERSION, "ok": True, "pid": os.getpid(), "served": self.served}
+        try:
+            if op == "command":
+                if self.commands is None:
+                    return _refuse("bad-request", "this process answers searches, not commands")
+                return self.commands(request, self.library.config, self.search)
+            res, marks, history = self.search(request)
+        except Refused as no:
+            return _refuse(no.reason, no.error)
+        reply = {"v": VERSION, "ok": True, "result": result_to_wire(res), "marks": marks}
+        if history is not None:
+            reply["history"] = history
+        return reply
+
+    def search(self, request: dict[str, Any]) -> tuple[Any, str, Optional[str]]:
+        """(SearchResult, marks, history) for a checked search request, or Refused. `history`: None when the
+        request did not ask to record the query, "" when it was kept, else why not."""
         lib = self.library
         if not config_matches(request["config"], lib.config):
-            return _refuse("config", "the settings differ from this process's")
+            raise Refused("config", "the settings differ from this process's")
         if needs_context(request) and request["context"] != context():
-            return _refuse("context", "the query reads paths or dates, and the folder or time zone differs")
+            raise Refused("context", "the query reads paths or dates, and the folder or time zone differs")
         from ..query.check import is_empty_query
         from ..query.help import marked_text
         from ..search.filters import SearchFilters
 
         q = request["query"]
         if request["check_empty"] and is_empty_query(q):
-            return _refuse("empty", "empty query")
+            raise Refused("empty", "empty query")
         try:
             f = request["filters"]
             filters = None if f is None else SearchFilters.build(f["within"], f["types"], f["after"], f["before"])
@@ -202,16 +227,16 @@ class WarmServer:
                              meaning_wait=request.get("meaning_wait"))
             marks = marked_text(q, request["literal"])
         except SearchAppError as exc:  # the command line searches itself and says it, with its exit code
-            return _refuse("error", str(exc))
+            raise Refused("error", str(exc)) from None
         self.served += 1
-        reply = {"v": VERSION, "ok": True, "result": result_to_wire(res), "marks": marks}
+        history = None
         if request.get("record"):
             # Kept here, where SQLite is loaded already, so the command line starts without it (~5 ms).
             from ..query.saved import SearchHistory
 
-            history = SearchHistory(lib.config)
-            reply["history"] = "" if history.record(q, res.mode) else (history.problem or "")
-        return reply
+            keeper = SearchHistory(lib.config)
+            history = "" if keeper.record(q, res.mode) else (keeper.problem or "")
+        return res, marks, history
 
     @staticmethod
     def _send(conn: socket.socket, message: dict[str, Any]) -> None:

@@ -11,8 +11,10 @@ import os
 import socket
 import struct
 import time
-from pathlib import Path
-from typing import Iterator, Optional
+
+TYPE_CHECKING = False  # typing and pathlib stay unloaded: the thin entry point (cli/fast.py) starts through here
+if TYPE_CHECKING:
+    from typing import Iterator, Optional
 
 __all__ = ["address", "peer_uid", "read_line", "LineTooLong"]
 
@@ -24,7 +26,7 @@ class LineTooLong(ValueError):
 
 
 @contextlib.contextmanager
-def address(path: Path) -> Iterator[str]:
+def address(path: str | os.PathLike[str]) -> Iterator[str]:
     """An address bind() and connect() accept for `path` (a shorter alias while it is open when too long)."""
     text = os.fspath(path)
     if len(os.fsencode(text)) <= _SUN_PATH_MAX or not os.path.isdir("/proc/self/fd"):

@@ -6,9 +6,12 @@ Request:  {"v": 1, "op": "search", "config": KEY, "context": {...}, "query": str
            "before": str|null}|null, "meaning_wait": number|null (optional; absent or null: wait for the index),
            "record": bool (optional; true: the server keeps the query in the search history, as the command line
            would have)}
+          {"v": 1, "op": "command", "argv": [str], "data_dir": str, "data_dir_given": bool, "env": {str: str},
+           "context": {...}, "tty": bool}   (a whole `searchapp search` command as typed: cli/fast.py, cli/served.py)
           {"v": 1, "op": "ping"}
 Reply:    {"v": 1, "ok": true, "result": RESULT, "marks": str, "history": str (only when asked to record: "" kept,
-           else why not)}  |  {"v": 1, "ok": true, "pid": int}
+           else why not)}  |  {"v": 1, "ok": true, "stdout": str, "stderr": str, "code": int} (a command)
+          |  {"v": 1, "ok": true, "pid": int}
           {"v": 1, "ok": false, "reason": str, "error": str}
 
 KEY is config_key(): every setting but the data dir, as canonical JSON (a server answers only its own settings).
@@ -21,33 +24,38 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import time
 from typing import Any, Optional
 
 from ...base.types import Hit, StageRanks, StageScores
 from ..search.result import Notice, SearchResult
+from .exchange import MAX_REPLY, SOCKET_NAME, VERSION, context, encode
 
-__all__ = ["VERSION", "SOCKET_NAME", "LOCK_NAME", "MAX_REQUEST", "MAX_REPLY", "WireError", "config_key", "context",
-           "needs_context", "result_to_wire", "result_from_wire", "check_request", "encode", "config_matches",
-           "reply_history"]
+__all__ = ["VERSION", "SOCKET_NAME", "LOCK_NAME", "MAX_REQUEST", "MAX_REPLY", "WireError", "Refused", "config_key",
+           "context", "needs_context", "result_to_wire", "result_from_wire", "check_request", "encode",
+           "config_matches", "reply_history", "ASK_AGAIN"]
 
-VERSION = 1
-SOCKET_NAME = "warm.sock"
 LOCK_NAME = "warm.lock"  # held by the serving process for as long as it serves: one server per library
 MAX_REQUEST = 64 * 1024  # a query, its filters and settings: far below this
-MAX_REPLY = 64 * 1024 * 1024  # hits carry passage text; k is capped by the search settings
 MAX_HITS = 100_000
 _MODES = (None, "hybrid", "dense", "lexical")
 _GROUPS = (None, "file", "passage")
+
+
+# A command's refusals after which the full command line may still ask with a search: a server from before the
+# "command" op ("bad-request"), or a data dir the thin client read differently from argparse ("data-dir").
+ASK_AGAIN = ("bad-request", "data-dir")
 
 
 class WireError(ValueError):
     """A request or reply that does not follow the protocol."""
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
+class Refused(Exception):
+    """What the serving side answers instead of a result: `reason` (a word the asking side acts on) and `error`."""
+
+    def __init__(self, reason: str, error: str) -> None:
+        super().__init__(error)
+        self.reason, self.error = reason, error
 
 
 def config_key(config: Any) -> str:
@@ -67,13 +75,6 @@ def config_matches(key: Any, config: Any) -> bool:
 
     mine = config_key(config)
     return key == mine or key == hashlib.sha256(mine.encode("utf-8")).hexdigest()
-
-
-def context() -> dict[str, Any]:
-    """What a query's meaning may depend on besides its text: the folder relative `in:` paths start from, the
-    home `~` names and the time zone dates are read in."""
-    return {"cwd": os.getcwd(), "home": os.path.expanduser("~"),
-            "tz": [time.timezone, time.altzone, time.daylight, list(time.tzname)]}
 
 
 def needs_context(request: dict[str, Any]) -> bool:
@@ -102,6 +103,14 @@ def check_request(data: Any) -> dict[str, Any]:
         raise WireError(f"not a version {VERSION} request")
     op = data.get("op")
     if op == "ping":
+        return data
+    if op == "command":
+        env = data.get("env")
+        if not (_strs(data.get("argv")) and isinstance(data.get("data_dir"), str)
+                and isinstance(data.get("data_dir_given"), bool) and isinstance(data.get("context"), dict)
+                and isinstance(data.get("tty"), bool) and isinstance(env, dict) and len(env) <= 1000
+                and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())):
+            raise WireError("a command request's fields have the wrong types")
         return data
     if op != "search":
         raise WireError(f"unknown op {op!r}")

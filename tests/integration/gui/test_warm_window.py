@@ -18,7 +18,7 @@ TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them b
 
 
 def cli_search(capsys, data, query: str) -> dict:
-    from searchapp.cli.main import main
+    from searchapp.cli.fast import main  # the `searchapp` command's entry point (a thin client first)
 
     code = main(["--data-dir", str(data), "search", query, "--json"])
     out, err = capsys.readouterr()
@@ -30,16 +30,19 @@ def test_the_window_serves_its_library_until_it_closes(qtbot, tmp_path, tiny_bi_
     import os
 
     from searchapp.base.config import load_config
+    from searchapp.cli.served import run_command
     from searchapp.library.serve import client, wire
 
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
     win = shown_window(qtbot, load_config(data, env={}), None)  # no library given: the window opens its own
     assert client.ping(data) == os.getpid()
+    assert win.session.library._server.commands is run_command  # a thin client's whole command is run here
     res = cli_search(capsys, data, "violin spruce")
     assert res["served_by"] == "warm" and res["hits"][0]["path"].endswith("violin.txt")
     # new settings: the library is opened again under them and served under them (the old one stops serving)
     assert win.session.apply_config(win.session.config.replace(search={"k": 1}))
     assert win.session.library._server is not None and client.ping(data) == os.getpid()
+    assert win.session.library._server.commands is run_command
     res = cli_search(capsys, data, "harbour moon")  # the saved settings are the terminal's too
     assert res["served_by"] == "warm" and len(res["hits"]) == 1
     win.close()

@@ -104,15 +104,15 @@ SEARCHES = (["search", "tax return"], ["--data-dir", "/d", "search", "q", "--k",
 
 
 def test_a_search_parses_the_same_with_its_own_parser_alone(parser):
-    from searchapp.cli.main import _command_named
+    from searchapp.cli.fast import command_word
 
     alone = build_parser(("search",))
     for argv in SEARCHES:
-        assert _command_named(argv) == "search"
+        assert command_word(argv) == "search"
         full, own = vars(parser.parse_args(argv)), vars(alone.parse_args(argv))
         assert full == own, argv
-    assert _command_named(["--data-dir", "search", "status"]) == "status"  # a data dir named "search"
-    assert _command_named(["--version"]) is None
+    assert command_word(["--data-dir", "search", "status"]) == "status"  # a data dir named "search"
+    assert command_word(["--version"]) is None
     assert alone.parse_args(["search", "q", "--wait"]).wait and not parser.parse_args(["search", "q"]).wait
 
 

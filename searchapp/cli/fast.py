@@ -1,0 +1,121 @@
+"""The `searchapp` command's entry point: a search a warm process can answer is sent to it whole, before anything
+else is imported.
+
+A served search used to spend most of its time starting: argparse, the settings (dataclasses, inspect), the
+result types and their JSON, ~35 ms of a ~55 ms command on a quiet machine, three times that on a busy one.
+Like Mercurial's chg, this entry point sends the command as typed — its arguments, the SEARCHAPP_* settings and
+colour variables of the environment, the folder and time zone it runs in, whether its output is a terminal —
+to the process serving the library (library/serve/), which parses and runs it with the command line's own code
+and sends back what to print and the exit code (cli/served.py). Here: os, sys, json and a socket.
+
+Everything else goes to the full command line (cli/main.py): other commands, `search -` (one query per input
+line), `--direct`, `--`, `-h`, and any command the warm process declines or cannot be trusted with (the socket's
+checks and notes are the full command line's: library/serve/exchange.py). A declined command is not asked
+again as a search, except where the server predates this ("bad-request") or the data dir was read differently
+here than argparse reads it ("data-dir"): the answer never depends on which way it came.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
+
+__all__ = ["main", "command_word"]
+
+# What the full command line alone handles (see above); "-" as any word, since only argparse knows which word
+# is the query.
+_FULL_ONLY = frozenset(("-", "--", "--direct", "-h", "--help", "--version"))
+_ENV = ("NO_COLOR", "TERM")  # besides SEARCHAPP_*: what the output's colour depends on (base/terminal.use_color)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    code, ask_again = _served(argv)
+    if code is not None:
+        return code
+    from .main import main as full
+
+    return full(argv, ask_warm=ask_again)
+
+
+def command_word(argv: Sequence[str]) -> Optional[str]:
+    """The command word of `argv` (after the global options and their values), or None."""
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word in ("--data-dir", "--config"):
+            i += 2
+        elif word.startswith("-"):
+            i += 1
+        else:
+            return word
+    return None
+
+
+def _data_dir(argv: Sequence[str]) -> tuple[str, bool]:
+    """(the data dir `argv` names, absolute; whether it was named: --data-dir or $SEARCHAPP_DATA_DIR). As
+    base/paths.resolve_data_dir reads it; the server checks the reading against argparse's (cli/served.py)."""
+    named = None
+    for i, word in enumerate(argv):  # the last one given counts, as in argparse
+        if word == "--data-dir" and i + 1 < len(argv):
+            named = argv[i + 1]
+        elif word.startswith("--data-dir="):
+            named = word.partition("=")[2]
+    named = named or os.environ.get("SEARCHAPP_DATA_DIR") or None
+    if named is None:
+        from ..base.paths import default_data_dir
+
+        return str(default_data_dir()), False
+    return os.path.abspath(os.path.expanduser(named)), True
+
+
+def _served(argv: list[str]) -> tuple[Optional[int], bool]:
+    """(exit code, when the warm process answered `argv`; whether the full command line may still ask it)."""
+    if (command_word(argv) != "search" or _FULL_ONLY.intersection(argv)
+            or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")):
+        return None, True
+    from ..library.serve.exchange import ANSWER_SECONDS, SOCKET_NAME, VERSION, context, exchange
+
+    data_dir, given = _data_dir(argv)
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    env = {k: v for k, v in os.environ.items() if k.startswith("SEARCHAPP_") or k in _ENV}
+    request = {"v": VERSION, "op": "command", "argv": argv, "data_dir": data_dir, "data_dir_given": given,
+               "env": env, "context": context(), "tty": tty}
+    reply, note = exchange(os.path.join(data_dir, SOCKET_NAME), request, ANSWER_SECONDS)
+    if reply is None:  # nothing serves here (the full command line looks again, where argparse reads the data
+        _note(note)    # dir), or something that cannot be trusted (said once, not asked again)
+        return None, note is None
+    if not (isinstance(reply, dict) and reply.get("v") == VERSION and isinstance(reply.get("ok"), bool)):
+        _note("the warm index's reply broke the protocol (not a version 1 reply); ignored it")
+        return None, False
+    if not reply["ok"]:
+        from ..library.serve.wire import ASK_AGAIN  # only on the way to the full command line
+
+        return None, reply.get("reason") in ASK_AGAIN
+    out, err, code = reply.get("stdout"), reply.get("stderr"), reply.get("code")
+    if not (isinstance(out, str) and isinstance(err, str) and isinstance(code, int) and not isinstance(code, bool)
+            and 0 <= code <= 255):
+        _note("the warm index's reply broke the protocol (a command's output); ignored it")
+        return None, False
+    try:
+        sys.stderr.write(err)
+        sys.stderr.flush()
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `searchapp search q | head -1`: as the full command line, not an error
+        return 0, False
+    return code, False
+
+
+def _note(note: Optional[str]) -> None:
+    if note:
+        from ..base.terminal import printable
+
+        print(f"searchapp: note: warm index: {printable(note)}; searching directly", file=sys.stderr)

@@ -1,0 +1,116 @@
+"""A thin client's whole `searchapp search` command (cli/fast.py), run inside the warm process that serves the
+library: parsed by the command line's own parser, searched through the server's checks (library/serve/
+server.WarmServer.search: the same settings, the same folder and time zone where the query reads them) and
+printed into strings by the command line's own printing (commands/search.run_search), so the thin client prints
+exactly what the full command line would have.
+
+Declined (wire.Refused, the thin client then runs the full command line) whenever the command is not a plain
+search this process can answer as asked: arguments argparse would complain about or answer itself (help,
+usage errors: it would print them into this process, so it never prints here), `search -`, `--direct`,
+`--reranker`, SEARCHAPP_NO_WARM, a data dir that is not this library's, other settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import threading
+from typing import Any, Callable, Mapping, NoReturn, Optional
+
+from ..base.errors import SearchAppError
+from ..base.terminal import color_wanted
+from ..library.serve.wire import VERSION, Refused, config_key
+
+__all__ = ["run_command"]
+
+
+class _Quiet(argparse.ArgumentParser):
+    """A parser that declines instead of printing or exiting (help, version, usage errors)."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        raise Refused("not-served", "the command prints argparse's own output")
+
+    def exit(self, status: int = 0, message: Optional[str] = None) -> NoReturn:
+        raise Refused("not-served", "argparse would exit")
+
+    def error(self, message: str) -> NoReturn:
+        raise Refused("not-served", f"argparse: {message}")
+
+
+_parser_lock = threading.Lock()
+_parser: Optional[argparse.ArgumentParser] = None
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    global _parser
+    with _parser_lock:  # built once per process, read by one server thread at a time
+        if _parser is None:
+            from .main import build_parser
+
+            _parser = build_parser(("search",), parser_class=_Quiet)
+        return _parser.parse_args(argv)
+
+
+def _absolute(path: str, ctx: Mapping[str, Any]) -> str:
+    """`path` as the client's os.path.abspath(os.path.expanduser(path)) reads it, in the client's folder and
+    home (the client's `~user` is this machine's passwd entry, as here)."""
+    if path == "~" or path.startswith("~/"):
+        path = str(ctx["home"]) + path[1:]
+    else:
+        path = os.path.expanduser(path)
+    return os.path.normpath(os.path.join(str(ctx["cwd"]), path))
+
+
+class _Answered:
+    """What commands/search.run_search asks of a searcher, for one query the server has searched."""
+
+    served_by = "warm"
+    read_only = False
+
+    def __init__(self, config: Any, res: Any, marks: str, history: Optional[str]) -> None:
+        self.config, self._res, self.marks, self.history = config, res, marks, history
+
+    def search(self, query: str, *, single: bool) -> Any:
+        return self._res
+
+
+def run_command(request: dict[str, Any], config: Any,
+                search: Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]) -> dict[str, Any]:
+    """The reply to a checked "command" request (library/serve/wire.py) for the library opened with `config`;
+    `search`: the server's (search request -> (SearchResult, marks, history)). Raises Refused to decline."""
+    from ..base.config import load_config
+    from .commands.search import run_search, warm_request
+    from .options import check_options
+
+    env: dict[str, str] = request["env"]
+    ctx = request["context"]
+    args = _parse(list(request["argv"]))
+    if args.command != "search" or args.query == "-" or args.direct or args.reranker:
+        raise Refused("not-served", "the full command line runs this one")
+    if env.get("SEARCHAPP_NO_WARM", "") not in ("", "0"):
+        raise Refused("not-served", "SEARCHAPP_NO_WARM is set")
+    # The socket the client found is where it read the data dir to be; argparse must read it the same way.
+    named = args.data_dir or env.get("SEARCHAPP_DATA_DIR") or None
+    if (named is not None) != request["data_dir_given"] or (named is not None
+                                                            and _absolute(named, ctx) != request["data_dir"]):
+        raise Refused("data-dir", "the data dir was read otherwise")
+    try:
+        same = os.path.samefile(request["data_dir"], config.data_dir)
+    except OSError:
+        same = False
+    if not same:
+        raise Refused("data-dir", "another library's data dir")
+    try:
+        check_options(args)
+        theirs = load_config(request["data_dir"], _absolute(args.config, ctx) if args.config else None, env=env)
+    except SearchAppError as exc:  # said by the full command line, with its exit code
+        raise Refused("error", str(exc)) from None
+    key = config_key(theirs)
+    if key != config_key(config):
+        raise Refused("config", "the settings differ from this process's")
+    res, marks, history = search(warm_request(args, key, ctx, args.query, True, lambda f: _absolute(f, ctx)))
+    out, err = io.StringIO(), io.StringIO()
+    code = run_search(args, _Answered(theirs, res, marks, history), out=out, err=err,
+                      color=color_wanted(request["tty"], no_color=args.no_color, env=env))
+    return {"v": VERSION, "ok": True, "stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
