@@ -5,12 +5,12 @@ from __future__ import annotations
 WAIT_MS = 60_000
 
 
-def shown_window(qtbot, config, lib):
+def shown_window(qtbot, config, lib, commands=None):
     """The window over `lib`, shown (offscreen) once its first status is in. URLs it would open are recorded in
-    `win.opened` and never handed to the system's handler."""
+    `win.opened` and never handed to the system's handler. `commands`: see build_main_window."""
     from searchapp.gui import build_main_window
 
-    win = build_main_window(config, lib)
+    win = build_main_window(config, lib, commands)
     qtbot.addWidget(win)
     win.opened = []
     win.url_opener = win.opened.append

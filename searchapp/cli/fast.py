@@ -20,11 +20,13 @@ from __future__ import annotations
 import os
 import sys
 
+from .argv import command_word, data_dir_of
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional, Sequence
 
-__all__ = ["main", "command_word"]
+__all__ = ["main"]
 
 # What the full command line alone handles (see above); "-" as any word, since only argparse knows which word
 # is the query.
@@ -42,37 +44,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return full(argv, ask_warm=ask_again)
 
 
-def command_word(argv: Sequence[str]) -> Optional[str]:
-    """The command word of `argv` (after the global options and their values), or None."""
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word in ("--data-dir", "--config"):
-            i += 2
-        elif word.startswith("-"):
-            i += 1
-        else:
-            return word
-    return None
-
-
-def _data_dir(argv: Sequence[str]) -> tuple[str, bool]:
-    """(the data dir `argv` names, absolute; whether it was named: --data-dir or $SEARCHAPP_DATA_DIR). As
-    base/paths.resolve_data_dir reads it; the server checks the reading against argparse's (cli/served.py)."""
-    named = None
-    for i, word in enumerate(argv):  # the last one given counts, as in argparse
-        if word == "--data-dir" and i + 1 < len(argv):
-            named = argv[i + 1]
-        elif word.startswith("--data-dir="):
-            named = word.partition("=")[2]
-    named = named or os.environ.get("SEARCHAPP_DATA_DIR") or None
-    if named is None:
-        from ..base.paths import default_data_dir
-
-        return str(default_data_dir()), False
-    return os.path.abspath(os.path.expanduser(named)), True
-
-
 def _served(argv: list[str]) -> tuple[Optional[int], bool]:
     """(exit code, when the warm process answered `argv`; whether the full command line may still ask it)."""
     if (command_word(argv) != "search" or _FULL_ONLY.intersection(argv)
@@ -80,7 +51,7 @@ def _served(argv: list[str]) -> tuple[Optional[int], bool]:
         return None, True
     from ..library.serve.exchange import ANSWER_SECONDS, SOCKET_NAME, VERSION, context, exchange
 
-    data_dir, given = _data_dir(argv)
+    data_dir, given = data_dir_of(argv, os.environ)
     try:
         tty = sys.stdout.isatty()
     except (AttributeError, ValueError):

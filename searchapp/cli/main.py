@@ -3,44 +3,28 @@
 Exit codes: 0 ok, 1 error, 2 bad usage or config, 3 library database/index error, 4 model mismatch
 (re-index needed), 5 model could not be loaded, 130 cancelled.
 
-This module keeps the top-level parser, the global options, the error -> exit code mapping and the
-dispatch; each command lives in cli/commands/ and registers itself.
+This module keeps the error -> exit code mapping and the dispatch; the parser is cli/parser.py, each command
+lives in cli/commands/ and registers itself, and the `searchapp` command starts in cli/fast.py (a search a warm
+process answers never gets here).
 """
 
 from __future__ import annotations
 
-import argparse
 import signal
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .. import __version__
 from ..base.config import load_config
 from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
 from ..base.terminal import printable
-from .commands import register_all
-from .fast import command_word
-from .global_options import accept_after_command
+from .argv import command_word
+from .parser import build_parser
 from .options import check_options
 from .progress import TerminalProgress
 
-__all__ = ["main", "build_parser"]
-
-
-def build_parser(only: Optional[Sequence[str]] = None,
-                 parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Every command's parser; `only`: just those command groups' (cli/commands/__init__.py). `parser_class`:
-    the parsers' class (every command's parser is one too; cli/served.py's never prints)."""
-    p = parser_class(prog="searchapp", description="Find things in your own files by meaning.")
-    p.add_argument("--version", action="version", version=f"searchapp {__version__}")
-    p.add_argument("--data-dir", help="library location (default: $SEARCHAPP_DATA_DIR or the per-user data directory)")
-    p.add_argument("--config", help="config file (default: <data-dir>/config.toml)")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    register_all(sub, only)
-    accept_after_command(p)
-    return p
+__all__ = ["main"]
 
 
 def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:

@@ -30,7 +30,7 @@ def _commands(parser: argparse.ArgumentParser, prefix: str) -> Iterator[tuple[st
 
 def reference() -> str:
     """Markdown: one heading and one `--help` text per command and subcommand."""
-    from .main import build_parser
+    from .parser import build_parser
 
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = WIDTH

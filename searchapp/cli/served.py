@@ -46,7 +46,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     global _parser
     with _parser_lock:  # built once per process, read by one server thread at a time
         if _parser is None:
-            from .main import build_parser
+            from .parser import build_parser
 
             _parser = build_parser(("search",), parser_class=_Quiet)
         return _parser.parse_args(argv)

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 if TYPE_CHECKING:
     from ..base.config import Config
@@ -15,17 +15,20 @@ if TYPE_CHECKING:
 
 __all__ = ["build_main_window", "run_gui"]
 
-def build_main_window(config: "Optional[Config]" = None, library: "Optional[Library]" = None) -> "MainWindow":
+def build_main_window(config: "Optional[Config]" = None, library: "Optional[Library]" = None,
+                      commands: "Optional[Callable]" = None) -> "MainWindow":
     """The main window on `config` (default: the user's), using `library` when given (it then stays the caller's to close).
+    `commands`: what runs a terminal's whole search command in the window's warm index (cli/served.run_command).
 
     A QApplication is created when none exists yet. The window is not shown.
     """
     from .app import build_main_window as _build
 
-    return _build(config, library)
+    return _build(config, library, commands)
 
 
-def run_gui(config: "Optional[Config]" = None) -> int:
+def run_gui(config: "Optional[Config]" = None, commands: "Optional[Callable]" = None) -> int:
+    """The desktop app until its window closes; `commands`: see build_main_window."""
     import sys
 
     from .platform_check import EXIT_MISSING_LIBRARIES, xcb_problem
@@ -36,4 +39,4 @@ def run_gui(config: "Optional[Config]" = None) -> int:
         return EXIT_MISSING_LIBRARIES
     from .app import run_gui as _run
 
-    return _run(config)
+    return _run(config, commands)

@@ -6,7 +6,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
@@ -43,8 +43,10 @@ def _no_display() -> bool:
             and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"))
 
 
-def build_main_window(config: Optional[Config] = None, library=None):
-    """See searchapp.gui.build_main_window (the package re-exports this without importing Qt itself)."""
+def build_main_window(config: Optional[Config] = None, library=None, commands: Optional[Callable] = None):
+    """See searchapp.gui.build_main_window (the package re-exports this without importing Qt itself).
+    `commands`: what runs a terminal's whole search command in this window's warm index (the command line's
+    cli/served.run_command, handed in by `searchapp gui`; library/serve/server.CommandRunner)."""
     from .main_window import MainWindow
 
     ensure_application()
@@ -52,10 +54,10 @@ def build_main_window(config: Optional[Config] = None, library=None):
         from ..base.config import load_config
 
         config = load_config()
-    return MainWindow(config, library)
+    return MainWindow(config, library, commands)
 
 
-def run_gui(config: Optional[Config] = None) -> int:
+def run_gui(config: Optional[Config] = None, commands: Optional[Callable] = None) -> int:
     if _no_display():
         # Qt would abort the process; say what to do instead.
         print("searchapp: no display found; use the command line (`searchapp --help`) or set QT_QPA_PLATFORM",
@@ -64,7 +66,7 @@ def run_gui(config: Optional[Config] = None) -> int:
     from .errors import show_error
 
     app = ensure_application()
-    win = build_main_window(config)
+    win = build_main_window(config, commands=commands)
 
     def hook(etype, value, tb):  # a bug in a slot: show it and keep running, nothing is lost
         text = "".join(traceback.format_exception(etype, value, tb))

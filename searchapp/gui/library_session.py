@@ -13,7 +13,6 @@ from typing import Callable, Optional
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..base.config import Config, save_config
-from ..cli.served import run_command
 from ..library import Library
 from ..library.reconfigure import needs_reindex, reopen_library
 from .changes import Changes
@@ -27,17 +26,16 @@ __all__ = ["LibrarySession"]
 
 class LibrarySession:
     def __init__(self, services: Services, downloads: ModelDownloads, config: Config,
-                 library: Optional[Library] = None) -> None:
+                 library: Optional[Library] = None, commands: Optional[Callable] = None) -> None:
         self.services, self.downloads = services, downloads
+        self.commands = commands  # runs a terminal's whole search command here (app.build_main_window)
         self.config = config
         self.owns_library = library is None
         self.library = library if library is not None else Library(config)
         self._retired: list[Library] = []  # replaced by a settings change; closed on exit
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
         if self.owns_library:
-            # `searchapp search` in a terminal asks this window's open library (the warm index); the command line's
-            # own code runs its commands here (no Qt, SQLite or torch in it: cli/served.py)
-            self.library.serve(commands=run_command)
+            self.library.serve(self.commands)  # `searchapp search` in a terminal asks this window's open library
         self.meaning = MeaningLoad(services)
         self.meaning.start(self.library)  # searches answer by words until it is open
 
@@ -95,7 +93,7 @@ class LibrarySession:
         old = self.library
         old.stop_serving()
         self.library = reopen_library(old, new)
-        self.library.serve(commands=run_command)  # under the new settings: a command line with them is answered here
+        self.library.serve(self.commands)  # under the new settings: a command line with them is answered here
         self.meaning.start(self.library)
         if self.owns_library:
             self._retired.append(old)

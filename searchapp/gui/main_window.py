@@ -55,7 +55,7 @@ class MainWindow(QMainWindow):
     errorShown = Signal(object)  # the dialog
     changed = Signal(object)  # Changes: what an operation just changed; every part refreshes what it shows
 
-    def __init__(self, config: Config, library: Optional[Library] = None) -> None:
+    def __init__(self, config: Config, library: Optional[Library] = None, commands: Optional[Callable] = None) -> None:
         super().__init__()
         from .workers import JobRunner
 
@@ -63,7 +63,7 @@ class MainWindow(QMainWindow):
         self.downloads = ModelDownloads(self)
         self.services = Services(parent=self, runner=self.runner, say=self._say, report_error=self.report_error,
                                  changed=self.changed.emit, dialog_shown=self._dialog_shown)
-        self.session = LibrarySession(self.services, self.downloads, config, library)
+        self.session = LibrarySession(self.services, self.downloads, config, library, commands)
         self.status: Optional[LibraryStatus] = None
         self._status_asked = 0  # refresh_status calls so far: only the newest one's answer is shown
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl

@@ -257,7 +257,7 @@ def _commands(parser) -> dict:
 def test_every_command_a_message_recommends_exists():
     import re
 
-    from searchapp.cli.main import build_parser
+    from searchapp.cli.parser import build_parser
 
     top = _commands(build_parser())
     src = Path(__file__).resolve().parents[2] / "searchapp"

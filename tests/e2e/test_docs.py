@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from searchapp.base.config import field_help
-from searchapp.cli.main import build_parser
+from searchapp.cli.parser import build_parser
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 

@@ -34,7 +34,8 @@ def test_the_window_serves_its_library_until_it_closes(qtbot, tmp_path, tiny_bi_
     from searchapp.library.serve import client, wire
 
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
-    win = shown_window(qtbot, load_config(data, env={}), None)  # no library given: the window opens its own
+    # no library given: the window opens its own; the command line's runner, as `searchapp gui` hands it in
+    win = shown_window(qtbot, load_config(data, env={}), None, commands=run_command)
     assert client.ping(data) == os.getpid()
     assert win.session.library._server.commands is run_command  # a thin client's whole command is run here
     res = cli_search(capsys, data, "violin spruce")

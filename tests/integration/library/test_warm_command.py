@@ -147,8 +147,8 @@ def test_relative_folders_are_read_in_the_clients_folder(served, lib_dir, capsys
 def test_paths_are_read_in_the_clients_folder_and_home_not_the_servers(served, lib_dir, monkeypatch):
     monkeypatch.chdir("/")  # the serving process runs elsewhere than the client
     theirs = {**wire.context(), "cwd": str(lib_dir.parent), "home": str(lib_dir.parent)}
-    for argv, data_dir in ((["--data-dir", "lib", "search", "receipts", "--in", "docs"], "lib"),
-                           (["--data-dir", "~/lib", "search", "receipts", "--in", "~/docs"], "~/lib")):
+    for argv in (["--data-dir", "lib", "search", "receipts", "--in", "docs"],
+                 ["--data-dir", "~/lib", "search", "receipts", "--in", "~/docs"]):
         request = {"v": 1, "op": "command", "argv": argv + ["--mode", "lexical", "--json"], "env": {},
                    "data_dir": str(lib_dir), "data_dir_given": True, "context": theirs, "tty": False}
         reply = served._server.reply(request)

@@ -9,7 +9,7 @@ import pytest
 
 from searchapp.base.errors import ConfigError
 from searchapp.cli import reference
-from searchapp.cli.main import build_parser
+from searchapp.cli.parser import build_parser
 from searchapp.cli.options import check_options
 
 
