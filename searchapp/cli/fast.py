@@ -36,7 +36,11 @@ _ENV = ("NO_COLOR", "TERM")  # besides SEARCHAPP_*: what the output's colour dep
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    code, ask_again = _served(argv)
+    try:
+        code, ask_again = _served(argv)
+    except KeyboardInterrupt:  # Ctrl+C while the warm process answers: nothing was written, no traceback
+        print("searchapp: cancelled", file=sys.stderr)
+        return 130
     if code is not None:
         return code
     from .main import main as full

@@ -308,3 +308,26 @@ def test_a_thin_search_starts_with_neither_argparse_nor_the_settings(served, lib
     assert json.loads(proc.stdout)["served_by"] == "warm"
     assert "LOADED []" in proc.stderr, proc.stderr
     assert served.runner.answered == 1
+
+
+def test_ctrl_c_while_the_warm_process_answers_ends_quietly(lib_dir):
+    import signal
+    import time
+
+    from test_warm_socket import FakeServer
+
+    fake = FakeServer(lib_dir / wire.SOCKET_NAME, None)  # connects, then never answers
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEARCHAPP_")}
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from searchapp.cli.fast import main; "
+                                 "sys.exit(main(['--data-dir', sys.argv[1], 'search', 'volcano']))", str(lib_dir)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.monotonic() + 120
+        while fake.asked == 0 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        assert fake.asked == 1
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        fake.close()
+    assert proc.returncode == 130 and out == "" and err == "searchapp: cancelled\n", err
