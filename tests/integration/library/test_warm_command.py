@@ -297,10 +297,12 @@ def test_bad_command_requests_are_refused_and_the_server_keeps_serving(served, l
 
 
 def test_a_thin_search_starts_with_neither_argparse_nor_the_settings(served, lib_dir):
-    code = ("import sys; from searchapp.cli.fast import main; rc = main(['--data-dir', sys.argv[1], 'search', "
-            "'volcano', '--json']); print('LOADED', sorted(m for m in ('argparse', 'dataclasses', 'typing', 'sqlite3', "
-            "'numpy', 'searchapp.cli.main', 'searchapp.base.config') if m in sys.modules), file=sys.stderr); "
-            "sys.exit(rc)")
+    # what the command loads beyond what the interpreter had at start (site hooks differ between installs)
+    code = ("import sys; at_start = set(sys.modules); from searchapp.cli.fast import main; "
+            "rc = main(['--data-dir', sys.argv[1], 'search', 'volcano', '--json']); "
+            "print('LOADED', sorted(m for m in ('argparse', 'dataclasses', 'typing', 'sqlite3', 'numpy', "
+            "'searchapp.cli.main', 'searchapp.base.config') if m in sys.modules and m not in at_start), "
+            "file=sys.stderr); sys.exit(rc)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SEARCHAPP_")}
     proc = subprocess.run([sys.executable, "-c", code, str(lib_dir)], capture_output=True, text=True, timeout=300,
                           env=env)
