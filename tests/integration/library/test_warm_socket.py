@@ -18,6 +18,7 @@ import pytest
 from conftest import build_tiny_library
 from searchapp.cli.main import main
 from searchapp.library.serve import client, wire
+from searchapp.library.serve.exchange import exchange as ask_line
 from searchapp.library.serve.server import WarmServer
 
 TEXTS = {
@@ -474,6 +475,16 @@ def test_searchapp_watch_answers_follows_its_folders_and_leaves_nothing_behind(
         assert res["served_by"] == "warm" and Path(res["hits"][0]["path"]).name == "volcano.md"
         assert comparable(res) == direct_result(capsys, data)
         assert client.ping(data) == proc.pid
+        # it runs a thin client's whole command too (cli/fast.py), printing what the command line prints
+        from searchapp.cli import fast
+
+        assert fast.main(["--data-dir", str(data), "search", "volcano rock", "--json"]) == 0
+        thin = json.loads(capsys.readouterr().out)
+        assert thin["served_by"] == "warm" and comparable(thin) == comparable(res)
+        reply, _ = ask_line(data / wire.SOCKET_NAME, {
+            "v": 1, "op": "command", "argv": ["search", "volcano"], "data_dir": str(data), "data_dir_given": False,
+            "env": {}, "context": wire.context(), "tty": False}, 30.0)
+        assert reply["ok"] and reply["code"] == 0 and "volcano.md" in reply["stdout"], reply
         new = tmp_path / "docs" / "comet.txt"
         new.write_text("A comet with a glowing tail crossed the night sky.\n", encoding="utf-8")
 
