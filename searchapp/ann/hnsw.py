@@ -72,7 +72,13 @@ class HnswIndex(VectorIndex):
 
     def ids(self) -> np.ndarray:
         with self._lock:
-            return np.array(sorted(self._live), dtype=np.int64)
+            return self._sorted_live()
+
+    def _sorted_live(self) -> np.ndarray:
+        """The live labels as a sorted int64 array (read straight from the set: no list of a million ints)."""
+        live = np.fromiter(self._live, dtype=np.int64, count=len(self._live))
+        live.sort()
+        return live
 
     def deleted_fraction(self) -> float:
         with self._lock:
@@ -141,7 +147,7 @@ class HnswIndex(VectorIndex):
             return found
         except RuntimeError:
             pass
-        live = np.array(sorted(self._live), dtype=np.int64)
+        live = self._sorted_live()
         vectors = np.asarray(self._index.get_items(live), dtype=np.float32)  # (live, dim), unit rows
         scores = q @ vectors.T
         top = np.argsort(-scores, axis=1, kind="stable")[:, :k]

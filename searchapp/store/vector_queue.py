@@ -3,6 +3,7 @@ and the queries that embed them later, newest-modified files first. A mixin of S
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -27,9 +28,19 @@ class VectorQueue:
         return int(self.conn.execute(f"SELECT count(*) FROM chunks WHERE {_PENDING}").fetchone()[0])  # noqa: S608 (a constant condition)
 
     def embedded_ids(self) -> np.ndarray:
-        """Ids of passages that have a vector (what the vector index should hold, NaN rows aside)."""
-        return np.fromiter((r[0] for r in self.conn.execute(f"SELECT id FROM chunks WHERE {EMBEDDED} ORDER BY id")),  # noqa: S608 (a constant condition)
-                           dtype=np.int64)
+        """Ids of passages that have a vector (what the vector index should hold, NaN rows aside), sorted.
+
+        Every id less the waiting ones: SQLite reads the ids alone from a covering index (chunks_file, ~20 MB at
+        a million passages) and the waiting ones from the partial index chunks_unembedded, where asking for
+        EMBEDDED reads every row's record from the table itself (text and vector: GBs at a million; 0.9 s with
+        its pages cached, 6 s from disk, each time a reader follows another process's commit)."""
+        every = np.fromiter(itertools.chain.from_iterable(self.conn.execute("SELECT id FROM chunks")), dtype=np.int64)
+        every.sort()
+        waiting = np.fromiter(itertools.chain.from_iterable(
+            self.conn.execute(f"SELECT id FROM chunks WHERE {_PENDING}")), dtype=np.int64)  # noqa: S608 (a constant condition)
+        if not len(waiting):
+            return every
+        return np.setdiff1d(every, waiting, assume_unique=True)
 
     def pending_batch(self, limit: int) -> list[tuple[int, str, str, str]]:
         """Up to `limit` waiting passages, newest-modified file first (what a person just saved is what they

@@ -202,6 +202,36 @@ def test_vectors_skip_non_finite_and_waiting_rows(lib):
     assert store.pending_count() == 1 and store.pending_with_hashes(["h-later", "h-ok"]) == {ids[2]: "h-later"}
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_embedded_ids_are_exactly_the_rows_with_a_vector(lib, seed):
+    # embedded_ids reads every id from a covering index less the waiting ones; the plain query over the table
+    # is the truth, in both directions, through files added, embedded, deleted and re-added in random order
+    store, root = lib
+    rng = np.random.default_rng(seed)
+    truth = ("SELECT id FROM chunks WHERE length(vector) > 0 ORDER BY id")
+    files: list[int] = []
+    for step in range(40):
+        action = rng.integers(3) if files else 0
+        with store.atomic():
+            if action == 0:  # a file: some passages with a vector (finite or not), some waiting
+                fid = store.upsert_file(root, f"/r/{step}.txt", 1, 1, None, "indexed", None, "txt", 3)
+                kinds = rng.integers(3, size=int(rng.integers(1, 6)))
+                store.insert_chunks(fid, [_chunk(i, f"t{step}-{i}", None if k == 0 else
+                                                 np.full(4, np.nan if k == 2 else 1.0, np.float32))
+                                          for i, k in enumerate(kinds)])
+                files.append(fid)
+            elif action == 1:  # the waiting passages of a file get their vectors
+                waiting = [i for i, *_ in store.pending_batch(1000)]
+                if waiting:
+                    store.set_vectors(waiting[: len(waiting) // 2 + 1],
+                                      np.ones((len(waiting) // 2 + 1, 4), np.float32))
+            else:  # a file goes
+                store.delete_file(files.pop(int(rng.integers(len(files)))))
+        want = [r[0] for r in store.conn.execute(truth)]
+        got = store.embedded_ids()
+        assert got.dtype == np.int64 and got.tolist() == want, step
+
+
 def test_pending_batch_is_newest_file_first_and_set_vectors_fills_only_waiting(lib):
     store, root = lib
     with store.atomic():
