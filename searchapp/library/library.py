@@ -27,6 +27,7 @@ from .report.explain import explain as _explain
 from .sync.meaning_pass import meaning_percent, meaning_progress
 from .search.filters import SearchFilters
 from .index_keeper import IndexKeeper
+from .integrity import IntegrityCheck
 from .lock import writer_lock
 from .model_set import ModelSet
 from .query.check import query_problem
@@ -92,6 +93,7 @@ class Library(LibraryServices):
         self._readers = Readers(db, immutable_ok=self.read_only)
         self._watcher: Optional[LibraryWatcher] = None  # while watching
         self._server: Optional[WarmServer] = None  # while serving the command line (serve/)
+        self._integrity = IntegrityCheck()  # status's quick_check, at most once a minute
 
     @property
     def config(self) -> Config:
@@ -347,8 +349,9 @@ class Library(LibraryServices):
         everything else at once, its vector figures those of a library without an index (the window lists the
         folders meanwhile, and asks again when the index is open)."""
         opening = not wait_for_meaning and self.meaning_loading()
-        return build_status(self.config, str(self.data_dir), self.reader(), None if opening else self._fresh(),
-                            self.index_notice(), index_opening=opening)
+        reader = self.reader()
+        return build_status(self.config, str(self.data_dir), reader, None if opening else self._fresh(),
+                            self.index_notice(), index_opening=opening, integrity_ok=self._integrity.ok(reader))
 
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:

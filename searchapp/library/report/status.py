@@ -120,9 +120,11 @@ def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
 
 
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[VectorIndex],
-                 index_notice: Optional[str], *, index_opening: bool = False) -> LibraryStatus:
+                 index_notice: Optional[str], *, index_opening: bool = False,
+                 integrity_ok: Optional[bool] = None) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet, or
-    `index_opening`: it is still opening in the background)."""
+    `index_opening`: it is still opening in the background); `integrity_ok`: SQLite's quick_check verdict
+    (None: run it now; see library/integrity.py)."""
     from ...models.device_summary import describe_device, describe_passage_path  # no torch without CUDA
 
     roots = []
@@ -163,7 +165,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         files=db.file_counts(),
         chunks=chunks,
         vectors=vectors,
-        consistent=bool(consistent) and db.integrity_ok(),
+        consistent=bool(consistent) and (db.integrity_ok() if integrity_ok is None else integrity_ok),
         failed=[(f.path, f.status, f.error or "") for f in db.problem_files()],
         bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
                     "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},

@@ -52,3 +52,22 @@ def test_a_non_finite_vector_left_out_is_consistent_and_said(tiny_library, tmp_p
     st = lib.status()
     assert st.consistent and st.vectors == 3 and st.embedded == 4
     assert any("not finite" in n for n in st.notes)
+
+
+def test_sqlites_quick_check_runs_at_most_once_a_minute_and_its_verdict_counts(tiny_library, tmp_path, monkeypatch):
+    from searchapp.library.integrity import INTERVAL_S, IntegrityCheck
+
+    lib = _library_with_files(tiny_library, tmp_path)
+    now = [1000.0]
+    lib._integrity = IntegrityCheck(clock=lambda: now[0])
+    reader = lib.reader()
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    checks = lambda: statements.count("PRAGMA quick_check")  # noqa: E731
+    assert lib.status().consistent and checks() == 1
+    now[0] += INTERVAL_S / 2
+    assert lib.status().consistent and checks() == 1  # the window's next refresh: the verdict of a moment ago
+    now[0] += INTERVAL_S
+    monkeypatch.setattr(reader, "integrity_ok", lambda: False)  # what a damaged file answers
+    assert not lib.status().consistent
+    reader.conn.set_trace_callback(None)
