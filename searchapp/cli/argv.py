@@ -9,7 +9,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping, Optional, Sequence
 
-__all__ = ["command_word", "data_dir_of"]
+__all__ = ["command_word", "data_dir_of", "SERVED"]
+
+# The commands a warm process runs whole for the thin entry point (cli/fast.py, cli/served.py) -> their command
+# group (cli/commands/).
+SERVED = {"search": "search", "status": "status"}
 
 
 def command_word(argv: Sequence[str]) -> Optional[str]:

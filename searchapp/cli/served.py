@@ -1,8 +1,9 @@
-"""A thin client's whole `searchapp search` command (cli/fast.py), run inside the warm process that serves the
-library: parsed by the command line's own parser, searched through the server's checks (library/serve/
+"""A thin client's whole `searchapp search` or `status` command (cli/fast.py), run inside the warm process that
+serves the library: parsed by the command line's own parser, searched through the server's checks (library/serve/
 server.WarmServer.search: the same settings, the same folder and time zone where the query reads them) and
-printed into strings by the command line's own printing (commands/search.run_search), so the thin client prints
-exactly what the full command line would have.
+printed into strings by the command line's own printing (commands/search.run_search, commands/status.
+print_status), so the thin client prints what the full command line would have. A served `status` is this
+process's view: its index followed to the last commit, its quick_check at most a minute old.
 
 Declined (wire.Refused, the thin client then runs the full command line) whenever the command is not a plain
 search this process can answer as asked: arguments argparse would complain about or answer itself (help,
@@ -21,6 +22,7 @@ from typing import Any, Callable, Mapping, NoReturn, Optional
 from ..base.errors import SearchAppError
 from ..base.terminal import color_wanted
 from ..library.serve.wire import VERSION, Refused, config_key
+from .argv import SERVED, command_word
 
 __all__ = ["run_command"]
 
@@ -39,17 +41,19 @@ class _Quiet(argparse.ArgumentParser):
 
 
 _parser_lock = threading.Lock()
-_parser: Optional[argparse.ArgumentParser] = None
+_parsers: dict[str, argparse.ArgumentParser] = {}
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
-    global _parser
-    with _parser_lock:  # built once per process, read by one server thread at a time
-        if _parser is None:
+    group = SERVED.get(command_word(argv) or "")
+    if group is None:
+        raise Refused("not-served", "the full command line runs this one")
+    with _parser_lock:  # built once per process and group, read by one server thread at a time
+        if group not in _parsers:
             from .parser import build_parser
 
-            _parser = build_parser(("search",), parser_class=_Quiet)
-        return _parser.parse_args(argv)
+            _parsers[group] = build_parser((group,), parser_class=_Quiet)
+        return _parsers[group].parse_args(argv)
 
 
 def _absolute(path: str, ctx: Mapping[str, Any]) -> str:
@@ -75,28 +79,25 @@ class _Answered:
         return self._res
 
 
-def run_command(request: dict[str, Any], config: Any,
+def run_command(request: dict[str, Any], library: Any,
                 search: Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]) -> dict[str, Any]:
-    """The reply to a checked "command" request (library/serve/wire.py) for the library opened with `config`;
-    `search`: the server's (search request -> (SearchResult, marks, history)). Raises Refused to decline."""
+    """The reply to a checked "command" request (library/serve/wire.py) for the open `library`; `search`: the
+    server's (search request -> (SearchResult, marks, history)). Raises Refused to decline."""
     from ..base.config import load_config
-    from .commands.search import run_search, warm_request
     from .options import check_options
 
     env: dict[str, str] = request["env"]
     ctx = request["context"]
     args = _parse(list(request["argv"]))
-    if args.command != "search" or args.query == "-" or args.direct or args.reranker:
+    if args.command not in SERVED or env.get("SEARCHAPP_NO_WARM", "") not in ("", "0"):
         raise Refused("not-served", "the full command line runs this one")
-    if env.get("SEARCHAPP_NO_WARM", "") not in ("", "0"):
-        raise Refused("not-served", "SEARCHAPP_NO_WARM is set")
     # The socket the client found is where it read the data dir to be; argparse must read it the same way.
     named = args.data_dir or env.get("SEARCHAPP_DATA_DIR") or None
     if (named is not None) != request["data_dir_given"] or (named is not None
                                                             and _absolute(named, ctx) != request["data_dir"]):
         raise Refused("data-dir", "the data dir was read otherwise")
     try:
-        same = os.path.samefile(request["data_dir"], config.data_dir)
+        same = os.path.samefile(request["data_dir"], library.config.data_dir)
     except OSError:
         same = False
     if not same:
@@ -107,10 +108,38 @@ def run_command(request: dict[str, Any], config: Any,
     except SearchAppError as exc:  # said by the full command line, with its exit code
         raise Refused("error", str(exc)) from None
     key = config_key(theirs)
-    if key != config_key(config):
+    if key != config_key(library.config):
         raise Refused("config", "the settings differ from this process's")
-    res, marks, history = search(warm_request(args, key, ctx, args.query, True, lambda f: _absolute(f, ctx)))
     out, err = io.StringIO(), io.StringIO()
-    code = run_search(args, _Answered(theirs, res, marks, history), out=out, err=err,
-                      color=color_wanted(request["tty"], no_color=args.no_color, env=env))
+    if args.command == "status":
+        code = _status(args, library, out)
+    else:
+        code = _search(args, request, theirs, key, search, out, err)
     return {"v": VERSION, "ok": True, "stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
+
+
+def _search(args: argparse.Namespace, request: dict[str, Any], config: Any, key: str,
+            search: Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]], out: io.StringIO,
+            err: io.StringIO) -> int:
+    from .commands.search import run_search, warm_request
+
+    if args.query == "-" or args.direct or args.reranker:
+        raise Refused("not-served", "the full command line runs this one")
+    ctx, env = request["context"], request["env"]
+    res, marks, history = search(warm_request(args, key, ctx, args.query, True, lambda f: _absolute(f, ctx)))
+    return run_search(args, _Answered(config, res, marks, history), out=out, err=err,
+                      color=color_wanted(request["tty"], no_color=args.no_color, env=env))
+
+
+def _status(args: argparse.Namespace, library: Any, out: io.StringIO) -> int:
+    """`searchapp status` from the open library: its index followed to the last commit, SQLite's quick_check at
+    most a minute old (library/integrity.py); this process is the one answering searches."""
+    from .commands.status import print_status
+
+    if args.files:  # a listing of every file: read straight from SQLite by the full command line
+        raise Refused("not-served", "the full command line runs this one")
+    try:
+        st = library.status()
+    except SearchAppError as exc:
+        raise Refused("error", str(exc)) from None
+    return print_status(args, st, os.getpid(), out)

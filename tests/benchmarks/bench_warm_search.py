@@ -266,6 +266,13 @@ def main() -> None:
             emit(result="cli_search", n=args.n, mode=mode, runs=args.runs, direct_ms=direct[mode][0], warm_ms=ms,
                  ratio=round(direct[mode][0] / ms, 1), warm_minus_startup_ms=round(ms - imports_ms, 1),
                  same_output=same, reranked=outs[-1]["reranked"])
+        # `status`, which a warm process serves too: opening the library here (SEARCHAPP_NO_WARM) against asking it
+        status = [py, "-m", "searchapp", "--data-dir", str(data), "status", "--json"]
+        direct_ms, d_out = wall(status, args.runs, {**env, "SEARCHAPP_NO_WARM": "1"})
+        warm_ms, w_out = wall(status, args.runs, env)
+        same = {k: v for k, v in d_out[-1].items() if k != "notes"} == {k: v for k, v in w_out[-1].items() if k != "notes"}
+        emit(result="status", n=args.n, runs=args.runs, direct_ms=direct_ms, warm_ms=warm_ms,
+             ratio=round(direct_ms / warm_ms, 1), same_output=same)
         # the exchange alone, from a process already started: what a warm search costs past start-up
         from searchapp.base.config import load_config
         from searchapp.library.serve.client import ask

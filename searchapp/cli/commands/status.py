@@ -6,13 +6,15 @@ Only reads: it never loads torch (tests/e2e/test_fast_start.py), and never creat
 from __future__ import annotations
 
 import json
+import sys
+from typing import Optional, TextIO
 
 from ...base.config import Config
 from ...base.errors import ConfigError
 from ...base.terminal import printable
 from ..open_library import open_library as _library
 
-__all__ = ["register", "cmd_status"]
+__all__ = ["register", "cmd_status", "print_status"]
 
 
 def register(sub) -> None:
@@ -37,43 +39,54 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
 
     with _library(config, create=False) as lib:
         st = lib.status()
-    warm = ping(config.data_dir)  # a `searchapp watch` or window answering searches (the warm index)
+    return print_status(args, st, ping(config.data_dir))  # a `searchapp watch` or window serving it, or None
+
+
+def print_status(args, st, warm: Optional[int], out: Optional[TextIO] = None) -> int:
+    """Print `st` as `searchapp status` does (on `out`, default standard output); the exit code. `warm`: the
+    process answering searches (the warm index), or None. Also what a warm process runs for the thin entry
+    point (cli/served.py), with its own status."""
+    out = sys.stdout if out is None else out
+
+    def say(line: str) -> None:
+        print(line, file=out)
+
     code = _status_exit_code(st) if args.check else 0
     if args.json:
-        print(json.dumps({**st.to_json(), "warm_pid": warm}))
+        say(json.dumps({**st.to_json(), "warm_pid": warm}))
         return code
-    print(f"library: {printable(st.data_dir)}")
+    say(f"library: {printable(st.data_dir)}")
     for r in st.roots:
-        print(f"  {printable(r.path)}: {r.files} files, {r.chunks} passages"
-              + (f"  [MISSING: {printable(r.reason)}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))
+        say(f"  {printable(r.path)}: {r.files} files, {r.chunks} passages"
+            + (f"  [MISSING: {printable(r.reason)}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))
     if not st.roots:
-        print("  (no folders yet: `searchapp index PATH`)")
+        say("  (no folders yet: `searchapp index PATH`)")
     by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"
-    print(f"files: {by}; passages: {st.chunks}; vectors: {st.vectors}; consistent: {'yes' if st.consistent else 'NO'}")
+    say(f"files: {by}; passages: {st.chunks}; vectors: {st.vectors}; consistent: {'yes' if st.consistent else 'NO'}")
     meaning = st.to_json()["meaning"]
-    print(f"searchable by words: {st.chunks} passages; meaning: {meaning['percent']}% of passages"
-          + (f" ({st.chunks - st.embedded} still to embed)" if st.embedded < st.chunks else ""))
+    say(f"searchable by words: {st.chunks} passages; meaning: {meaning['percent']}% of passages"
+        + (f" ({st.chunks - st.embedded} still to embed)" if st.embedded < st.chunks else ""))
     b = st.bi_encoder
-    print(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
+    say(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
         f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))
     rr = st.reranker
-    print(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
-                    + (f" — {rr['message']}" if rr["message"] else "")))
-    print(f"device: {st.device}")
+    say(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
+                  + (f" — {rr['message']}" if rr["message"] else "")))
+    say(f"device: {st.device}")
     if st.passage_path:
-        print(f"passages: {st.passage_path}")
+        say(f"passages: {st.passage_path}")
     if st.query_path:
-        print(f"queries: {st.query_path}")
-    print(f"warm index: searches are answered by process {warm} (`searchapp watch` or the window)" if warm
-          else "warm index: none (each search opens the library; `searchapp watch` keeps it open)")
+        say(f"queries: {st.query_path}")
+    say(f"warm index: searches are answered by process {warm} (`searchapp watch` or the window)" if warm
+        else "warm index: none (each search opens the library; `searchapp watch` keeps it open)")
     for n in st.notes:
-        print(f"note: {printable(n)}")
+        say(f"note: {printable(n)}")
     if st.reindex_needed:
-        print(f"reindex needed: {printable(st.reindex_needed)}")
+        say(f"reindex needed: {printable(st.reindex_needed)}")
     if st.failed:
-        print(f"not indexed ({len(st.failed)}):")
+        say(f"not indexed ({len(st.failed)}):")
         for path, status, reason in st.failed:
-            print(f"  [{status}] {printable(path)}: {printable(reason)}")
+            say(f"  [{status}] {printable(path)}: {printable(reason)}")
     return code
 
 

@@ -35,8 +35,8 @@ except ImportError:  # no flock: no warm index (the command line searches direct
 
 __all__ = ["WarmServer", "REQUEST_SECONDS", "CommandRunner"]
 
-# Answers a "command" request (wire.py): (request, library config, search) -> reply, where search(search request)
-# is WarmServer.search. The command line's own (cli/served.py), handed in by whoever serves: the core does not
+# Answers a "command" request (wire.py): (request, library, search) -> reply, where search(search request) is
+# WarmServer.search. The command line's own (cli/served.py), handed in by whoever serves: the core does not
 # import the command line.
 CommandRunner = Callable[[dict[str, Any], Any, Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]],
                          dict[str, Any]]
@@ -194,7 +194,7 @@ class WarmServer:
             if op == "command":
                 if self.commands is None:
                     return _refuse("bad-request", "this process answers searches, not commands")
-                return self.commands(request, self.library.config, self.search)
+                return self.commands(request, self.library, self.search)
             res, marks, history = self.search(request)
         except Refused as no:
             return _refuse(no.reason, no.error)

@@ -169,7 +169,7 @@ def test_what_the_full_command_line_alone_runs_is_never_sent(served, lib_dir, ca
     monkeypatch.setattr(sys, "stdin", io.StringIO("volcano\nbread\n"))
     code, out, _ = run(capsys, fast.main, "--data-dir", str(lib_dir), "search", "-", "--json")
     assert code == 0 and [json.loads(r)["served_by"] for r in out.splitlines()] == ["warm", "warm"]  # by search op
-    for argv in (["search", "volcano", "--direct"], ["search", "--", "-volcano"], ["status"]):
+    for argv in (["search", "volcano", "--direct"], ["search", "--", "-volcano"], ["saved", "list"]):
         run(capsys, fast.main, "--data-dir", str(lib_dir), *argv)
     assert served.runner.answered == 0
     assert json.loads(run(capsys, fast.main, "--data-dir", str(lib_dir), "search", "volcano", "--direct",
@@ -333,3 +333,40 @@ def test_ctrl_c_while_the_warm_process_answers_ends_quietly(lib_dir):
     finally:
         fake.close()
     assert proc.returncode == 130 and out == "" and err == "searchapp: cancelled\n", err
+
+
+def test_status_is_served_as_the_command_line_prints_it(served, lib_dir, capsys, monkeypatch):
+    for argv in (["status"], ["status", "--json"], ["status", "--check"]):
+        before = served.runner.answered
+        thin = run(capsys, fast.main, "--data-dir", str(lib_dir), *argv)
+        assert served.runner.answered == before + 1, argv  # answered whole by the warm process
+        full = run(capsys, full_main, "--data-dir", str(lib_dir), *argv)  # opens the library itself
+        assert thin == full, argv
+    _, out, _ = run(capsys, fast.main, "--data-dir", str(lib_dir), "status", "--json")
+    st = json.loads(out)
+    assert st["warm_pid"] == os.getpid() and st["consistent"] and st["vectors"] == st["chunks"] == len(TEXTS)
+    # a listing of every file, or other settings: the full command line's (counted nowhere here)
+    before = served.runner.answered
+    code, out, _ = run(capsys, fast.main, "--data-dir", str(lib_dir), "status", "--files")
+    assert code == 0 and out.count("[indexed]") == len(TEXTS)
+    monkeypatch.setenv("SEARCHAPP_SEARCH__K", "3")
+    assert run(capsys, fast.main, "--data-dir", str(lib_dir), "status")[0] == 0
+    assert served.runner.answered == before
+
+
+def test_a_served_status_follows_another_processs_commit(served, lib_dir, capsys, tiny_encoder, tmp_path):
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    docs = tmp_path / "more"
+    docs.mkdir()
+    (docs / "comet.txt").write_text("A comet crossed the night sky.\n", encoding="utf-8")
+    with Library(load_config(lib_dir, env={}), encoder=tiny_encoder) as other:  # another writer
+        other.add_folder(docs)
+    try:
+        _, out, _ = run(capsys, fast.main, "--data-dir", str(lib_dir), "status", "--json")
+        st = json.loads(out)
+        assert st["files"] == len(TEXTS) + 1 and st["vectors"] == st["chunks"] and st["consistent"]
+    finally:
+        with Library(load_config(lib_dir, env={}), encoder=tiny_encoder) as other:
+            other.remove_folder(str(docs))
