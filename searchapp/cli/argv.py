@@ -13,7 +13,7 @@ __all__ = ["command_word", "data_dir_of", "SERVED"]
 
 # The commands a warm process runs whole for the thin entry point (cli/fast.py, cli/served.py) -> their command
 # group (cli/commands/).
-SERVED = {"search": "search", "status": "status"}
+SERVED = {"search": "search", "status": "status", "similar": "discover"}
 
 
 def command_word(argv: Sequence[str]) -> Optional[str]:

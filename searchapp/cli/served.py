@@ -1,14 +1,16 @@
-"""A thin client's whole `searchapp search` or `status` command (cli/fast.py), run inside the warm process that
-serves the library: parsed by the command line's own parser, searched through the server's checks (library/serve/
-server.WarmServer.search: the same settings, the same folder and time zone where the query reads them) and
-printed into strings by the command line's own printing (commands/search.run_search, commands/status.
-print_status), so the thin client prints what the full command line would have. A served `status` is this
-process's view: its index followed to the last commit, its quick_check at most a minute old.
+"""A thin client's whole `searchapp search`, `status` or `similar` command (cli/fast.py), run inside the warm
+process that serves the library: parsed by the command line's own parser, searched through the server's checks
+(library/serve/server.WarmServer.search: the same settings, the same folder and time zone where the query reads
+them) and printed into strings by the command line's own printing (commands/search.run_search, commands/status.
+print_status, commands/discover.print_similar), so the thin client prints what the full command line would have.
+A served `status` is this process's view: its index followed to the last commit, its quick_check at most a
+minute old.
 
-Declined (wire.Refused, the thin client then runs the full command line) whenever the command is not a plain
-search this process can answer as asked: arguments argparse would complain about or answer itself (help,
-usage errors: it would print them into this process, so it never prints here), `search -`, `--direct`,
-`--reranker`, SEARCHAPP_NO_WARM, a data dir that is not this library's, other settings.
+Declined (wire.Refused, the thin client then runs the full command line) whenever the command is not one this
+process can answer as asked: arguments argparse would complain about or answer itself (help, usage errors: it
+would print them into this process, so it never prints here), `search -`, `--direct`, `--reranker`,
+`status --files`, SEARCHAPP_NO_WARM, a data dir that is not this library's, other settings, an error (the full
+command line says it, with its exit code).
 """
 
 from __future__ import annotations
@@ -113,6 +115,8 @@ def run_command(request: dict[str, Any], library: Any,
     out, err = io.StringIO(), io.StringIO()
     if args.command == "status":
         code = _status(args, library, out)
+    elif args.command == "similar":
+        code = _similar(args, request, library, out)
     else:
         code = _search(args, request, theirs, key, search, out, err)
     return {"v": VERSION, "ok": True, "stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
@@ -129,6 +133,25 @@ def _search(args: argparse.Namespace, request: dict[str, Any], config: Any, key:
     res, marks, history = search(warm_request(args, key, ctx, args.query, True, lambda f: _absolute(f, ctx)))
     return run_search(args, _Answered(config, res, marks, history), out=out, err=err,
                       color=color_wanted(request["tty"], no_color=args.no_color, env=env))
+
+
+def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, out: io.StringIO) -> int:
+    """`searchapp similar` from the open library: --in folders read in the client's folder and home, dates in
+    its time zone (declined where that is not this process's)."""
+    from ..library.search.filters import SearchFilters
+    from ..library.serve.wire import context
+    from .commands.discover import print_similar
+
+    ctx = request["context"]
+    if (args.after or args.before) and ctx.get("tz") != context()["tz"]:
+        raise Refused("context", "dates are read in the time zone, and it differs")
+    try:
+        f = SearchFilters.build([_absolute(p, ctx) for p in args.within or [] if p], args.types or [], args.after,
+                                args.before)
+        res = library.similar(args.path, page=args.page, k=args.k, filters=f if f.active else None)
+    except SearchAppError as exc:  # said by the full command line, with its exit code
+        raise Refused("error", str(exc)) from None
+    return print_similar(args, res, out)
 
 
 def _status(args: argparse.Namespace, library: Any, out: io.StringIO) -> int:

@@ -13,6 +13,9 @@ as it would on a library of real text. What is found means nothing; how long it 
     python tests/benchmarks/bench_warm_search.py --n 50000 --runs 5
 One JSON line per result, each with the CPU flags and the load average.
 
+Besides `search`, the two other commands a warm process serves, `status` and `similar`, are timed direct
+(SEARCHAPP_NO_WARM=1) and warm.
+
 `--library DIR` times an existing library instead (e.g. bench_million.py's million passages, whose stored
 vectors share MiniLM's identity), with STS-B dev sentences as queries. Either way the library gets what a sync
 that loaded the model leaves behind: the ONNX export of the query model (models/onnx_query.py), so the warm
@@ -272,6 +275,17 @@ def main() -> None:
         warm_ms, w_out = wall(status, args.runs, env)
         same = {k: v for k, v in d_out[-1].items() if k != "notes"} == {k: v for k, v in w_out[-1].items() if k != "notes"}
         emit(result="status", n=args.n, runs=args.runs, direct_ms=direct_ms, warm_ms=warm_ms,
+             ratio=round(direct_ms / warm_ms, 1), same_output=same)
+        # and `similar` (files most like one of the library's, from stored vectors)
+        import sqlite3
+
+        with sqlite3.connect(f"file:{data / 'library.sqlite'}?mode=ro", uri=True) as db:
+            some_file = db.execute("SELECT path FROM files WHERE n_chunks > 0 ORDER BY id LIMIT 1").fetchone()[0]
+        similar = [py, "-m", "searchapp", "--data-dir", str(data), "similar", some_file, "--json"]
+        direct_ms, d_out = wall(similar, args.runs, {**env, "SEARCHAPP_NO_WARM": "1"})
+        warm_ms, w_out = wall(similar, args.runs, env)
+        same = comparable(d_out[-1]) == comparable(w_out[-1])
+        emit(result="similar", n=args.n, runs=args.runs, direct_ms=direct_ms, warm_ms=warm_ms,
              ratio=round(direct_ms / warm_ms, 1), same_output=same)
         # the exchange alone, from a process already started: what a warm search costs past start-up
         from searchapp.base.config import load_config

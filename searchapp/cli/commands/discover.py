@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import textwrap
-from typing import Any
+from typing import Any, Optional, TextIO
 
 from ...base.config import Config
 from ...base.terminal import printable
 from ..filter_options import add_filter_options, filters_from
 
-__all__ = ["register", "cmd_similar", "cmd_duplicates"]
+__all__ = ["register", "cmd_similar", "cmd_duplicates", "print_similar"]
 
 
 def register(sub: Any) -> None:
@@ -44,20 +44,27 @@ def cmd_similar(args, config: Config, progress, cancel) -> int:
     filters = filters_from(args)
     with _open_existing(config) as lib:
         res = lib.similar(args.path, page=args.page, k=args.k, filters=filters)
+    return print_similar(args, res)
+
+
+def print_similar(args, res, out: Optional[TextIO] = None) -> int:
+    """Print `similar`'s result as the command does (on `out`, default standard output). Also what a warm
+    process runs for the thin entry point (cli/served.py)."""
     if args.json:
-        print(json.dumps(res.to_json()))
+        print(json.dumps(res.to_json()), file=out)
         return 0
     if not res.hits:
-        print("no similar files")
+        print("no similar files", file=out)
         return 0
     for rank, h in enumerate(res.hits, start=1):
         where = printable(h.path) + (f"  (page {h.page})" if h.page else "")
-        print(f"{rank:>2}. {where}")
-        print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}")
+        print(f"{rank:>2}. {where}", file=out)
+        print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}", file=out)
         for label, text in (("this:", h.source_text), ("that:", h.text)):
             snippet = printable(" ".join(text.split()))
             snippet = snippet[:200] + ("…" if len(snippet) > 200 else "")
-            print(textwrap.fill(f"{label} {snippet}", width=100, initial_indent="    ", subsequent_indent="          "))
+            print(textwrap.fill(f"{label} {snippet}", width=100, initial_indent="    ", subsequent_indent="          "),
+                  file=out)
     return 0
 
 

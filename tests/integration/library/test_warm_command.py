@@ -155,6 +155,18 @@ def test_paths_are_read_in_the_clients_folder_and_home_not_the_servers(served, l
         assert reply["ok"], (argv, reply)
         assert [h["path"] for h in json.loads(reply["stdout"])["hits"]] == [str(lib_dir.parent / "docs" / "tax.txt")]
     assert served.runner.answered == 2
+    similar = {"v": 1, "op": "command", "env": {}, "data_dir": str(lib_dir), "data_dir_given": True,
+               "context": theirs, "tty": False,
+               "argv": ["--data-dir", "lib", "similar", str(lib_dir.parent / "docs" / "bread.txt"), "--in", "~/docs",
+                        "--json"]}
+    reply = served._server.reply(similar)
+    assert reply["ok"] and {Path(h["path"]).parent for h in json.loads(reply["stdout"])["hits"]} == {
+        lib_dir.parent / "docs"}
+    # dates are read in the client's time zone: another one than this process's is declined
+    dated = {**similar, "argv": similar["argv"] + ["--after", "2020-01-01"]}
+    assert served._server.reply(dated)["ok"]
+    elsewhere = {**theirs, "tz": [theirs["tz"][0] + 3600, theirs["tz"][1] + 3600, 0, ["XYZ", "XYZ"]]}
+    assert served._server.reply({**dated, "context": elsewhere})["reason"] == "context"
 
 
 def test_the_data_dir_from_the_environment_is_served(served, lib_dir, capsys, monkeypatch):
@@ -370,3 +382,26 @@ def test_a_served_status_follows_another_processs_commit(served, lib_dir, capsys
     finally:
         with Library(load_config(lib_dir, env={}), encoder=tiny_encoder) as other:
             other.remove_folder(str(docs))
+
+
+def test_similar_is_served_as_the_command_line_prints_it(served, lib_dir, capsys, monkeypatch):
+    docs = lib_dir.parent / "docs"
+    monkeypatch.chdir(lib_dir.parent)
+    for argv in (["similar", str(docs / "volcano.md")], ["similar", str(docs / "volcano.md"), "--json"],
+                 ["similar", str(docs / "bread.txt"), "--k", "2", "--type", "txt"],
+                 ["similar", str(docs / "bread.txt"), "--in", "docs", "--json"],
+                 ["similar", str(docs / "bread.txt"), "--in", "lib", "--json"]):
+        before = served.runner.answered
+        thin = run(capsys, fast.main, "--data-dir", "lib", *argv)
+        assert served.runner.answered == before + 1, argv
+        full = direct(capsys, monkeypatch, "--data-dir", "lib", *argv)
+        if "--json" in argv:  # timings aside
+            thin, full = [(c, comparable(json.loads(o)), e) for c, o, e in (thin, full)]
+        assert thin == full, argv
+    assert json.loads(run(capsys, fast.main, "--data-dir", "lib", "similar", str(docs / "bread.txt"), "--in", "docs",
+                          "--json")[1])["hits"]
+    # an unindexed file: the full command line's error and exit code, once
+    before = served.runner.answered
+    code, out, err = run(capsys, fast.main, "--data-dir", "lib", "similar", str(docs / "nope.txt"))
+    assert code == 2 and out == "" and err.count("is not an indexed file") == 1
+    assert served.runner.answered == before
