@@ -12,16 +12,23 @@ import os
 import sys
 import threading
 
-__all__ = ["BACKGROUND_NICENESS", "lower_thread_priority"]
+__all__ = ["BACKGROUND_NICENESS", "lower_thread_priority", "background_adapts"]
 
 BACKGROUND_NICENESS = 10  # CFS weight 110 vs 1024 at nice 0: a query gets ~90% of a shared core
+
+
+def background_adapts() -> bool:
+    """Whether background work steps aside (a lower priority, and on a CPU the encoder's threads fitted to what
+    other processes leave: base/cpu_share.py); SEARCHAPP_NO_BACKGROUND_PRIORITY=1 keeps both as set (the test
+    suite does, so its subprocesses are not starved and its vectors do not depend on the machine's load)."""
+    return not os.environ.get("SEARCHAPP_NO_BACKGROUND_PRIORITY")
 
 
 def lower_thread_priority(niceness: int = BACKGROUND_NICENESS) -> bool:
     """Lower the calling OS thread's priority to `niceness` (never raise it); True when it is that low now."""
     if not sys.platform.startswith("linux") or not hasattr(os, "setpriority"):
         return False  # elsewhere the nice value is per process: lowering it would slow searches too
-    if os.environ.get("SEARCHAPP_NO_BACKGROUND_PRIORITY"):
+    if not background_adapts():
         return False
     tid = threading.get_native_id()
     try:

@@ -37,6 +37,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base.config import PACKAGED_BI_ENCODER
+from ..base.cpu_share import CpuShare, threads_beside, usable_cores
 from ..base.errors import ConfigError, ModelLoadError
 from ..base.finite import require_finite
 from ..base.progress import CancelToken, ProgressFn, report
@@ -98,6 +99,9 @@ class BiEncoder(ChunkingTokenizer):
         self.pooling = pooling
         self.batch_size = batch_size
         self.threads = threads
+        self.last_threads = 0  # what the last batch ran on (see encode's `background`)
+        self._cpu_share = CpuShare()
+        self._background_threads = 0  # the last fit of a background batch's threads (0: none yet)
         self.resolved = resolve_model(spec, kind="bi-encoder")
         self.device = choose_device(device)
         self.dtype = choose_dtype(self.device, precision)
@@ -188,8 +192,11 @@ class BiEncoder(ChunkingTokenizer):
         batch_size: Optional[int] = None,
         progress: Optional[ProgressFn] = None,
         cancel: Optional[CancelToken] = None,
+        background: bool = False,
     ) -> np.ndarray:
-        """(n, dim) float32 unit vectors in input order; texts longer than max_seq_length are truncated."""
+        """(n, dim) float32 unit vectors in input order; texts longer than max_seq_length are truncated.
+        `background` (a sync's meaning pass): on a CPU, each batch uses the threads other processes leave, at
+        least one and at most the setting (base/cpu_share.py; `last_threads` says what the last batch used)."""
         if isinstance(texts, str):
             raise TypeError("encode() takes a sequence of strings; wrap a single text in a list")
         texts = list(texts)
@@ -211,10 +218,23 @@ class BiEncoder(ChunkingTokenizer):
                 cancel.check()
             inputs = self._collate(features, idx)
             # No lock: inference does not mutate the model, so a query's forward runs beside this one.
-            results.append(self._forward(inputs, self.threads))
+            results.append(self._forward(inputs, self._batch_threads(background)))
             done += len(idx)
             report(progress, "embedding", done, len(texts))
         return restore_order(batches, _to_host(results))
+
+    def _batch_threads(self, background: bool) -> int:
+        """The intra-op threads for the next batch (0: torch's setting)."""
+        configured = self.threads or torch.get_num_threads()
+        if background and self.device.type == "cpu" and configured > 1:
+            share = self._cpu_share.read()  # since the previous batch (or call)
+            if share is not None:
+                self._background_threads = threads_beside(configured, share[0], usable_cores())
+            threads = self._background_threads or configured
+        else:
+            threads = self.threads
+        self.last_threads = threads or configured
+        return threads
 
     @property
     def bulk_batch(self) -> int:

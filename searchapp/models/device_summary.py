@@ -57,4 +57,7 @@ def describe_passage_path(spec: str = "auto", precision: str = "auto", threads: 
         return f"none: models.precision {precision!r} cannot run on the CPU (use auto, bf16 or fp32)"
     n = threads or default_threads()
     form = MIXED_BF16 if on_cpu == "bf16" else "fp32"
-    return f"torch {form} ({n} thread{'s' if n > 1 else ''})"
+    from ..base.priority import background_adapts
+
+    fewer = ", fewer while other programs keep the cores busy" if n > 1 and background_adapts() else ""
+    return f"torch {form} ({n} thread{'s' if n > 1 else ''}{fewer})"

@@ -4,7 +4,8 @@
 
 Chunk-sized scifact passages (~200 word pieces, as the chunker makes them), batch 32. Paths: the baseline
 sentence-transformers fp32 (its own defaults: all threads), the same on 1 thread; searchapp fp32; searchapp
-"auto" (whatever `models.precision = "auto"` picks here); mixed bf16 (Linear weights bf16, LayerNorm and
+"auto" (whatever `models.precision = "auto"` picks here), and the same as a sync runs it (`background`: each
+batch on the threads other processes leave); mixed bf16 (Linear weights bf16, LayerNorm and
 embeddings fp32: transformer.mixed_bf16); every weight in bf16 (`model.to(torch.bfloat16)`, no autocast:
 LayerNorm, softmax and the residual stream in bf16); the same with LayerNorm kept in fp32 (cast up and back
 down); ONNX Runtime fp32 on passage batches (this library's own export). Each on `--threads` and on 1 thread.
@@ -19,6 +20,7 @@ average before and after.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -126,6 +128,8 @@ def paths(model: str, threads: int, batch_size: int, only: set[str]) -> tuple[di
         "searchapp-fp32-1t": lambda: bi("fp32", 1).encode,
         "searchapp-auto": lambda: bi("auto", threads).encode,
         "searchapp-auto-1t": lambda: bi("auto", 1).encode,
+        # what a sync runs: each batch on the threads other processes leave (base/cpu_share.py)
+        "searchapp-auto-background": lambda: functools.partial(bi("auto", threads).encode, background=True),
         "mixed-bf16": lambda: mixed(threads).encode,
         "mixed-bf16-1t": lambda: mixed(1).encode,
         "all-bf16": lambda: all_bf16(bi("fp32", threads), layernorm_fp32=False).encode,

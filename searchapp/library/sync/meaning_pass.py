@@ -15,6 +15,7 @@ import numpy as np
 
 from ...base.errors import Cancelled
 from ...base.finite import require_finite
+from ...base.priority import background_adapts
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.passage_context import model_input
 from ...store import Store
@@ -54,6 +55,7 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         return 0
     # An encoder that wants more per call (a GPU: one forward of bulk_batch) gets it; a CPU keeps `batch`.
     batch = max(batch, int(getattr(encoder, "bulk_batch", 0) or 0))
+    background = background_adapts()  # on a CPU: the encoder's threads fit what other processes leave
     embedded, total = meaning_progress(store)
     done = 0  # waiting passages filled by this run (a reused vector fills several)
     encoded = 0
@@ -74,7 +76,7 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         if new:
             before = done
             vecs = encoder.encode(
-                [inputs[h] for h in new], cancel=cancel,
+                [inputs[h] for h in new], cancel=cancel, background=background,
                 progress=None if progress is None else partial(_batch_progress, progress, before, todo, embedded, total))
             # Refused before the batch's transaction: nothing of it is written, the library stays usable.
             require_finite(vecs, encoder.spec, "while embedding; nothing of this batch was written")

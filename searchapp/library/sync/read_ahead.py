@@ -29,6 +29,7 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from typing import Optional, Sequence
 
+from ...base.cpu_share import usable_cores
 from .read_ahead_worker import Read
 
 __all__ = ["ReadAhead", "Read", "MIN_FILES", "GROUP", "AHEAD", "usable_cores", "chunking_spec", "cpu_sample",
@@ -38,13 +39,6 @@ MIN_FILES = 1000  # files to read below which the sync stays in-process (see abo
 GROUP = 64  # files per task sent to the worker: one pickled round trip per batch-sized group
 AHEAD = 2  # groups in flight: enough to keep the worker busy, little to finish when the sync pauses
 POLL_S = 0.05  # how often a wait for the worker looks at the cancel token
-
-
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def cpu_sample() -> Optional[tuple[float, float]]:

@@ -138,10 +138,14 @@ def test_status_line_and_choose_dtype_agree_on_this_cpu():
     assert describe_device("cpu").endswith(f"{want})")
 
 
-def test_passage_path_says_which_precision_form_runs():
+def test_passage_path_says_which_precision_form_runs(monkeypatch):
     from searchapp.models.device_summary import describe_passage_path
 
-    assert describe_passage_path("cpu", "fp32", 2) == "torch fp32 (2 threads)"
+    assert describe_passage_path("cpu", "fp32", 2) == "torch fp32 (2 threads)"  # the suite: SEARCHAPP_NO_BACKGROUND_PRIORITY
+    monkeypatch.delenv("SEARCHAPP_NO_BACKGROUND_PRIORITY")  # a sync fits its threads to the machine (cpu_share.py)
+    assert describe_passage_path("cpu", "fp32", 2) == "torch fp32 (2 threads, fewer while other programs keep the cores busy)"
+    assert describe_passage_path("cpu", "fp32", 1) == "torch fp32 (1 thread)"
+    monkeypatch.setenv("SEARCHAPP_NO_BACKGROUND_PRIORITY", "1")
     bf16 = describe_passage_path("cpu", "bf16", 1)
     assert bf16.startswith("torch mixed bf16: bf16 matmuls, fp32 LayerNorm") and bf16.endswith("(1 thread)")
     auto = describe_passage_path("cpu", "auto", 2)
