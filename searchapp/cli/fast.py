@@ -23,6 +23,7 @@ import os
 import sys
 
 from .argv import SERVED, command_word, data_dir_of
+from .warm_note import say_warm_note
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,10 +68,10 @@ def _served(argv: list[str]) -> tuple[Optional[int], bool]:
                "env": env, "context": context(), "tty": tty}
     reply, note = exchange(os.path.join(data_dir, SOCKET_NAME), request, ANSWER_SECONDS)
     if reply is None:  # nothing serves here (the full command line looks again, where argparse reads the data
-        _note(note)    # dir), or something that cannot be trusted (said once, not asked again)
+        say_warm_note(note)  # dir), or something that cannot be trusted (said once, not asked again)
         return None, note is None
     if not (isinstance(reply, dict) and reply.get("v") == VERSION and isinstance(reply.get("ok"), bool)):
-        _note("the warm index's reply broke the protocol (not a version 1 reply); ignored it")
+        say_warm_note("the warm index's reply broke the protocol (not a version 1 reply); ignored it")
         return None, False
     if not reply["ok"]:
         from ..library.serve.wire import ASK_AGAIN  # only on the way to the full command line
@@ -79,7 +80,7 @@ def _served(argv: list[str]) -> tuple[Optional[int], bool]:
     out, err, code = reply.get("stdout"), reply.get("stderr"), reply.get("code")
     if not (isinstance(out, str) and isinstance(err, str) and isinstance(code, int) and not isinstance(code, bool)
             and 0 <= code <= 255):
-        _note("the warm index's reply broke the protocol (a command's output); ignored it")
+        say_warm_note("the warm index's reply broke the protocol (a command's output); ignored it")
         return None, False
     try:
         sys.stderr.write(err)
@@ -89,10 +90,3 @@ def _served(argv: list[str]) -> tuple[Optional[int], bool]:
     except BrokenPipeError:  # `searchapp search q | head -1`: as the full command line, not an error
         return 0, False
     return code, False
-
-
-def _note(note: Optional[str]) -> None:
-    if note:
-        from ..base.terminal import printable
-
-        print(f"searchapp: note: warm index: {printable(note)}; searching directly", file=sys.stderr)

@@ -15,6 +15,7 @@ from ...base.terminal import printable, use_color
 from ..filter_options import add_filter_options, filters_from
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
+from ..warm_note import say_warm_note
 
 __all__ = ["register", "cmd_search", "run_search", "warm_request", "MEANING_WAIT"]
 
@@ -170,8 +171,7 @@ class _Searcher:
         request = warm_request(self.args, config_key(self.config), context(), query, single,
                                lambda f: os.path.abspath(os.path.expanduser(f)))
         answer = ask(self.config.data_dir, request)
-        if answer.note:
-            print(f"searchapp: note: warm index: {printable(answer.note)}; searching directly", file=sys.stderr)
+        say_warm_note(answer.note)
         if answer.result is None:
             return None
         self.served_by, self.marks, self.history = "warm", answer.marks, answer.history

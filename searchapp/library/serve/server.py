@@ -5,7 +5,8 @@ uses the CPU the others would share anyway); a client gets 2 s to send its one r
 reply gets 10 s to leave. Only this user's processes can connect: the socket is 0600 in the 0700 data dir and,
 on Linux, the peer's uid (SO_PEERCRED) must be ours. Nothing received is ever run: the request is JSON, checked
 field by field, and becomes the arguments of Library.search — or, for a whole command (op "command"), the
-arguments the command line's own parser reads (cli/served.py), which only ever runs a search.
+arguments the command line's own parser reads (cli/served.py), which only ever runs a search, `status` or
+`similar`: reads.
 
 One server per library: the process holding warm.lock serves; a socket file found at start is a killed
 server's (the lock is free), so it is removed.
