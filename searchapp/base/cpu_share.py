@@ -17,7 +17,7 @@ import os
 import time
 from typing import Optional
 
-__all__ = ["usable_cores", "CpuShare", "threads_beside"]
+__all__ = ["usable_cores", "proc_stat_seconds", "CpuShare", "threads_beside"]
 
 MIN_INTERVAL_S = 0.1  # /proc/stat counts in 10 ms steps: a shorter interval tells nothing
 
@@ -29,17 +29,26 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _sample() -> Optional[tuple[float, float, float]]:
-    """(CPU seconds every core was busy so far, this process's CPU seconds, the monotonic clock), or None."""
+def proc_stat_seconds() -> Optional[tuple[float, float]]:
+    """(seconds all cores were busy so far, seconds they were idle, I/O wait included), from /proc/stat's first
+    line; None where there is none."""
     try:
         with open("/proc/stat", "rb") as fh:
             fields = fh.readline().split()
-        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
-        busy = (user + nice + system + irq + softirq + steal) / (os.sysconf("SC_CLK_TCK") or 100)
+        user, nice, system, idle, iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
     except (OSError, ValueError, IndexError):
         return None
+    tick = os.sysconf("SC_CLK_TCK") or 100
+    return (user + nice + system + irq + softirq + steal) / tick, (idle + iowait) / tick
+
+
+def _sample() -> Optional[tuple[float, float, float]]:
+    """(CPU seconds every core was busy so far, this process's CPU seconds, the monotonic clock), or None."""
+    seconds = proc_stat_seconds()
+    if seconds is None:
+        return None
     own = os.times()
-    return busy, own.user + own.system, time.monotonic()
+    return seconds[0], own.user + own.system, time.monotonic()
 
 
 class CpuShare:

@@ -29,7 +29,7 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from typing import Optional, Sequence
 
-from ...base.cpu_share import usable_cores
+from ...base.cpu_share import proc_stat_seconds, usable_cores
 from .read_ahead_worker import Read
 
 __all__ = ["ReadAhead", "Read", "MIN_FILES", "GROUP", "AHEAD", "usable_cores", "chunking_spec", "cpu_sample",
@@ -43,12 +43,8 @@ POLL_S = 0.05  # how often a wait for the worker looks at the cancel token
 
 def cpu_sample() -> Optional[tuple[float, float]]:
     """(seconds every core was idle so far, the monotonic clock), from /proc/stat; None where there is none."""
-    try:
-        with open("/proc/stat", "rb") as fh:
-            fields = fh.readline().split()
-        return (int(fields[4]) + int(fields[5])) / (os.sysconf("SC_CLK_TCK") or 100), time.monotonic()
-    except (OSError, ValueError, IndexError):
-        return None
+    seconds = proc_stat_seconds()
+    return None if seconds is None else (seconds[1], time.monotonic())
 
 
 def second_core_free(since: Optional[tuple[float, float]]) -> bool:
