@@ -11,6 +11,12 @@ in fp32, so residual sums and normalizations stay fp32: autocast's fidelity for 
 "auto" therefore means mixed bf16 on CPUs where it is native and faster (models/cpu.bf16_pays), fp32 on other CPUs, fp16 weights on CUDA.
 Re-measured against mixed (tests/benchmarks/bench_passage_paths.py, 2026-11-26): bf16 everywhere was no
 faster on this AMD CPU nor on an AMX Xeon, and lost 0.46 nDCG@10 on TrecQA (mixed: 0.04); it is not offered.
+The forward (2026-11-26, late): on the CPU a plain BERT pooled from its last layer runs lean_bert's body on
+oneDNN-packed weights (cpu_linear.py): one QKV matmul on one cast instead of three of each, GELU inside the
+up-projection. Same run (bench_passage_paths.py, 128 passages, 5 rounds, load 0.6-1.5), against
+transformers' module tree: auto 94.9 -> 110.1 passages/s (2.69x -> 3.12x sentence-transformers fp32), fp32
+35.2 -> 63.0 (1.00x -> 1.78x); min cosine to transformers' fp32 0.999976 and 1.0. It is used only when its
+vectors agree with transformers' on a probe batch at load (`path` says which runs).
 Pooling and normalization always run in float32. Vectors from any precision agree to that tolerance,
 which is why the fingerprint leaves precision out.
 
@@ -27,6 +33,7 @@ Throughput and latency:
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -41,8 +48,10 @@ from ..base.cpu_share import CpuShare, threads_beside, usable_cores
 from ..base.errors import ConfigError, ModelLoadError
 from ..base.finite import require_finite
 from ..base.progress import CancelToken, ProgressFn, report
+from . import cpu_linear
 from .batching import length_sorted_batches, restore_order
 from .device import choose_device, choose_dtype
+from .lean_bert import LeanBertEncoder
 from .pooling import POOLING_MODES, needs_hidden_states, pool
 from .resolve import ResolvedModel, resolve_model
 from .transformer import (
@@ -61,6 +70,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BiEncoder"]
 
+log = logging.getLogger(__name__)
+
 # Texts tokenized per lock hold: a query waiting behind a 10,000-text sync waits for one slice, not all.
 _TOKENIZE_SLICE = 1024
 # Word-piece ids the chunker computed, kept for `encode` (a sync encodes its passages within a batch of
@@ -70,6 +81,9 @@ _IDS_CACHE = 8192
 # (tokenizing, collating) is what a GPU waits for: 20k chunk-sized passages on an H200 (bench_cuda.py,
 # 2026-11-26) ran 2,519/s at 128 and 4,469/s at 512 (sentence-transformers at 128: 3,036 fp32, 3,061 fp16).
 _CUDA_MIN_BATCH = 512
+# The fused CPU forward's vectors vs transformers' on the probe batch: bf16 rounding differs by ~1e-5
+# (0.999987 at worst over 256 chunk-sized passages); a wrong mask or a skipped layer falls far below.
+_LEAN_MIN_COSINE = 0.9999
 
 
 class BiEncoder(ChunkingTokenizer):
@@ -132,6 +146,8 @@ class BiEncoder(ChunkingTokenizer):
         # for the bulk lane's lock.
         self._query_tokenizer = load_tokenizer(path, require_fast=True)
         self._query_lock = threading.Lock()
+        self._lean: Optional[LeanBertEncoder] = None
+        self._lean = self._lean_forward()
         # Broken weights (a NaN in a checkpoint) are refused at load, exit 5, before they reach a library.
         require_finite(self.encode_query("a test sentence"), spec, "on a test sentence at load")
 
@@ -322,9 +338,44 @@ class BiEncoder(ChunkingTokenizer):
         except Exception:  # a tokenizer without these hooks simply tokenizes twice
             return False
 
+    @property
+    def path(self) -> str:
+        """Which forward encodes: "fused" (lean_bert's body on oneDNN-packed weights) or "transformers"."""
+        return "fused" if self._lean is not None else "transformers"
+
+    def _lean_forward(self) -> Optional[LeanBertEncoder]:
+        """lean_bert's body on oneDNN-packed weights, for a plain BERT on the CPU pooled from its last layer,
+        if its vectors agree with transformers' forward on a probe batch; None keeps transformers' forward."""
+        if (self.device.type != "cpu" or self._needs_hidden or self._autocast_dtype is not None
+                or self.dtype not in (torch.float32, torch.bfloat16) or not cpu_linear.available()):
+            return None
+        texts = ["a short probe.", "A longer probe passage, so the batch is padded and the mask matters. " * 4]
+        try:
+            lean = LeanBertEncoder.build(self._model, cpu_linear.packed_linear(self.dtype))
+            if lean is None:
+                return None
+            enc = self._tokenizer(texts, truncation=True, max_length=self.max_seq_length, padding=False)
+            inputs = self._collate(model_inputs(self._tokenizer, enc), [0, 1])
+            want = self._forward(inputs, 0)  # transformers' forward: self._lean is still None
+            self._lean = lean
+            got = self._forward(inputs, 0)
+            agree = float((want * got).sum(dim=1).min())
+            if not agree >= _LEAN_MIN_COSINE:  # NaN fails too
+                raise RuntimeError(f"min cosine {agree:.6f} to transformers' forward")
+        except Exception as exc:  # noqa: BLE001 - transformers' forward encodes instead
+            log.info("bi-encoder %s: transformers' forward (no fused one: %s)", self.spec, exc)
+            return None
+        finally:
+            self._lean = None  # set by the caller from the return value
+        return lean
+
     def _forward(self, inputs: dict[str, torch.Tensor], threads: int) -> torch.Tensor:
         """(batch, dim) float32 unit vectors, left on the model's device (the caller copies them back once)."""
         with torch_threads(threads), torch.inference_mode():
+            if self._lean is not None:
+                hidden = self._lean(inputs["input_ids"], inputs["attention_mask"], inputs.get("token_type_ids"))
+                emb = pool(hidden, inputs["attention_mask"], self.pooling)  # (batch, dim) float32
+                return F.normalize(emb, p=2, dim=1)
             with precision_context(self.device, self._autocast_dtype):
                 out = self._model(**inputs, output_hidden_states=self._needs_hidden, return_dict=True)
             emb = pool(

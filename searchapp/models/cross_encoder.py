@@ -8,7 +8,8 @@ On CUDA the candidates of a query go through in one forward (batch 128 by defaul
 rerank 50 cost 57 ms as 4 batches of 16, each with its own host round-trip), and the logits come back in one
 copy. A plain BERT classifier (the ms-marco MiniLM rerankers) runs there as lean_bert's forward replayed from
 CUDA graphs (cuda_graphs.py): the forward was launch-bound, ~7.5 ms of Python for well under a millisecond
-of kernels. It is used only when its logits agree with transformers' own on a probe batch at load.
+of kernels. It is used only when its logits agree with transformers' own on a probe batch at load. On the
+CPU the same forward runs on oneDNN-packed weights with GELU fused (cpu_linear.py), under the same check.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ import torch
 
 from ..base.config import DEFAULT_RERANKER
 from ..base.errors import ConfigError, ModelLoadError
+from . import cpu_linear
 from .batching import length_sorted_batches, restore_order
 from .device import choose_device, choose_dtype
+from .lean_bert import LeanBertScorer
 from .resolve import ResolvedModel, resolve_model
 from .transformer import (
     collate,
@@ -42,6 +45,11 @@ __all__ = ["CrossEncoder", "sigmoid"]
 
 log = logging.getLogger(__name__)
 PROBE_ATOL = 0.05  # fp16 logits of the same pairs through two kernel orders differ by ~1e-2 at most
+_FP32_PROBE_ATOL = 1e-3  # fp32 through oneDNN vs MKL: ~1e-6 on logits of a few units
+# A query and passages of other lengths (so the batch is padded) the lean forwards are checked on at load.
+_PROBE = ("which passage answers this question about probes",
+          ["a short one.", "A longer passage with more words in it, so the rows differ in length. " * 3,
+           "Ünïcode, digits 2024 and punctuation — all in one line."])
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -108,18 +116,44 @@ class CrossEncoder:
         self._lock = threading.Lock()
         self._pair_backend: Any = None  # pair_arrays' copy of the Rust tokenizer, made on first use
         self._graphed = None  # the CUDA-graph forward score() uses when set
+        self._fused: Optional[LeanBertScorer] = None  # the CPU's fused forward _forward_all uses when set
         if graphs and self.device.type == "cuda":
             self._graphed = self._graphed_forward()
+        elif self.device.type == "cpu":
+            self._fused = self._fused_forward()
 
     @property
     def path(self) -> str:
-        """Which forward scores pairs: "cuda graphs" or "transformers" (benchmarks, status)."""
-        return "cuda graphs" if self._graphed is not None else "transformers"
+        """Which forward scores pairs: "cuda graphs", "fused" (the CPU's) or "transformers" (benchmarks)."""
+        return "cuda graphs" if self._graphed is not None else "fused" if self._fused is not None else "transformers"
+
+    def _fused_forward(self) -> Optional[LeanBertScorer]:
+        """lean_bert's forward on oneDNN-packed weights (cpu_linear), if this model has one and its logits agree
+        with transformers' on a probe batch. Rerank-50 p50 on this 2-core AVX-512 BF16 CPU (bench_rerank_cpu.py):
+        bf16 600 → 524 ms, fp32 1,488 → 790 ms (sentence-transformers fp32: 1,518 ms)."""
+        if self._autocast_dtype is not None or self.dtype not in (torch.float32, torch.bfloat16) \
+                or not cpu_linear.available():
+            return None
+        try:
+            fused = LeanBertScorer.build(self._model, cpu_linear.packed_linear(self.dtype))
+            if fused is None:
+                return None
+            want = self.score(*_PROBE)  # transformers' forward: self._fused is still None
+            self._fused = fused
+            got = self.score(*_PROBE)
+            atol = PROBE_ATOL if self.dtype == torch.bfloat16 else _FP32_PROBE_ATOL
+            if not np.allclose(want, got, atol=atol, rtol=0):
+                raise RuntimeError(f"logits differ by {float(np.abs(want - got).max()):.3g}")
+        except Exception as exc:  # noqa: BLE001 - transformers' forward answers instead
+            log.info("reranker %s: transformers' forward (no fused one: %s)", self.spec, exc)
+            return None
+        finally:
+            self._fused = None  # set by the caller from the return value
+        return fused
 
     def _graphed_forward(self):
         """The lean forward in CUDA graphs, if this model has one and it agrees with transformers' logits."""
         from .cuda_graphs import WIDTH_STEP, GraphedForward
-        from .lean_bert import LeanBertScorer
 
         lean = LeanBertScorer.build(self._model)
         positions = int(getattr(self._model.config, "max_position_embeddings", 0) or 0)
@@ -128,13 +162,10 @@ class CrossEncoder:
             return None
         graphed = GraphedForward(lean, self.device, max_rows=self.batch_size, max_width=self.max_length,
                                  pad_values=self._pad_values)
-        query = "which passage answers this question about probes"
-        passages = ["a short one.", "A longer passage with more words in it, so the rows differ in length. " * 3,
-                    "Ünïcode, digits 2024 and punctuation — all in one line."]
         try:
-            want = self.score(query, passages)  # transformers' forward: no graphs set yet
+            want = self.score(*_PROBE)  # transformers' forward: no graphs set yet
             self._graphed = graphed
-            got = self.score(query, passages)
+            got = self.score(*_PROBE)
             if self._graphed is not graphed:  # score() fell back: the graphs failed (and said so)
                 return None
             if not np.allclose(want, got, atol=PROBE_ATOL, rtol=0):
@@ -216,8 +247,11 @@ class CrossEncoder:
                 device=self.device, round_to=round_to,
             )
             with torch_threads(self.threads), torch.inference_mode():
-                with precision_context(self.device, self._autocast_dtype):
-                    logits = self._model(**inputs, return_dict=True).logits  # (batch, 1)
+                if self._fused is not None:
+                    logits = self._fused(inputs["input_ids"], inputs["attention_mask"], inputs.get("token_type_ids"))
+                else:
+                    with precision_context(self.device, self._autocast_dtype):
+                        logits = self._model(**inputs, return_dict=True).logits  # (batch, 1)
                 results.append(logits.float().reshape(-1))  # stays on the device until all batches are done
         flat = torch.cat(results).cpu().numpy()  # one device-to-host copy (one CUDA sync) per call
         parts, at = [], 0

@@ -17,6 +17,10 @@ __all__ = ["describe_device", "describe_passage_path", "cuda_may_exist", "cpu_fl
 # stream too) was measured no faster on AVX-512 BF16 (AMD EPYC) nor on AMX (Xeon), and further from fp32
 # (tests/benchmarks/bench_passage_paths.py, README "Figures"), so it is not offered.
 MIXED_BF16 = "mixed bf16: bf16 matmuls, fp32 LayerNorm and residual sums"
+# What BiEncoder runs on the CPU for a plain BERT pooled from its last layer (lean_bert on cpu_linear).
+FUSED = "fused BERT layers"
+# Poolings that read only the last layer, so the fused forward (which keeps no other layer) can serve them.
+LAST_LAYER_POOLINGS = ("mean", "cls", "max")
 
 
 def describe_device(spec: str = "auto", threads: int = 0) -> str:
@@ -29,9 +33,11 @@ def describe_device(spec: str = "auto", threads: int = 0) -> str:
     return f"CPU ({threads or default_threads()} threads, {precision})"
 
 
-def describe_passage_path(spec: str = "auto", precision: str = "auto", threads: int = 0) -> str:
+def describe_passage_path(spec: str = "auto", precision: str = "auto", threads: int = 0, *,
+                          fused: bool = False) -> str:
     """Which path encodes passages (a sync's bulk lane) under these settings, for `status`'s `passages:` line;
-    no torch import on a machine without CUDA. Queries may take another path (onnx_query.describe_query_path)."""
+    no torch import on a machine without CUDA. Queries may take another path (onnx_query.describe_query_path).
+    `fused`: the bi-encoder is a plain BERT pooled from its last layer, which the CPU runs fused."""
     spec = (spec or "auto").strip().lower()
     precision = (precision or "auto").strip().lower()
     if "torch" in sys.modules or not (spec == "cpu" or (spec == "auto" and not cuda_may_exist())):
@@ -56,7 +62,7 @@ def describe_passage_path(spec: str = "auto", precision: str = "auto", threads: 
     else:
         return f"none: models.precision {precision!r} cannot run on the CPU (use auto, bf16 or fp32)"
     n = threads or default_threads()
-    form = MIXED_BF16 if on_cpu == "bf16" else "fp32"
+    form = (MIXED_BF16 if on_cpu == "bf16" else "fp32") + (f"; {FUSED}" if fused else "")
     from ..base.priority import background_adapts
 
     fewer = ", fewer while other programs keep the cores busy" if n > 1 and background_adapts() else ""

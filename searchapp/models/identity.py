@@ -31,6 +31,7 @@ class ModelIdentity:
     dim: int
     max_seq_length: int
     fingerprint: str
+    plain_bert: bool = False  # a BERT lean_bert's fused CPU forward covers (the probe at load has the last word)
 
 
 def bi_encoder_identity(spec: str, *, pooling: str) -> ModelIdentity:
@@ -48,7 +49,11 @@ def bi_encoder_identity(spec: str, *, pooling: str) -> ModelIdentity:
     configured = _sentence_bert_max_seq_length(path)
     msl = min(configured, limit) if configured else min(limit, 512)
     fingerprint = hashlib.sha256(f"{resolved.sha256}|pooling={pooling}|max_seq_length={msl}".encode()).hexdigest()[:16]
-    return ModelIdentity(resolved=resolved, dim=dim, max_seq_length=msl, fingerprint=fingerprint)
+    plain_bert = (cfg.get("model_type") == "bert" and cfg.get("hidden_act") in ("gelu", "relu")
+                  and cfg.get("position_embedding_type", "absolute") == "absolute"
+                  and not cfg.get("is_decoder") and not cfg.get("add_cross_attention"))
+    return ModelIdentity(resolved=resolved, dim=dim, max_seq_length=msl, fingerprint=fingerprint,
+                         plain_bert=bool(plain_bert))
 
 
 def _sentence_bert_max_seq_length(path: Path) -> Optional[int]:

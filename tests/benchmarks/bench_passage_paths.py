@@ -5,14 +5,15 @@
 Chunk-sized scifact passages (~200 word pieces, as the chunker makes them), batch 32. Paths: the baseline
 sentence-transformers fp32 (its own defaults: all threads), the same on 1 thread; searchapp fp32; searchapp
 "auto" (whatever `models.precision = "auto"` picks here), and the same as a sync runs it (`background`: each
-batch on the threads other processes leave); mixed bf16 (Linear weights bf16, LayerNorm and
+batch on the threads other processes leave); both also through transformers' module tree instead of
+lean_bert's fused body (`-transformers`: the default before 2026-11-26 late); mixed bf16 (Linear weights bf16, LayerNorm and
 embeddings fp32: transformer.mixed_bf16); every weight in bf16 (`model.to(torch.bfloat16)`, no autocast:
 LayerNorm, softmax and the residual stream in bf16); the same with LayerNorm kept in fp32 (cast up and back
 down); ONNX Runtime fp32 on passage batches (this library's own export). Each on `--threads` and on 1 thread.
 
 The machine is shared and noisy: every round runs each path once over the same passages, the order rotated
 from round to round, and a path's figure is its best round (the median is printed too). Ratios are to the
-baseline's best round in the same run. Fidelity: min cosine to searchapp fp32 and the mean top-10 overlap
+baseline's best round in the same run. Fidelity: min cosine to transformers' own fp32 forward and the mean top-10 overlap
 of 100 passages' neighbours within the set. One JSON line per path, with the CPU's bf16 flags and the load
 average before and after.
 """
@@ -103,6 +104,7 @@ def paths(model: str, threads: int, batch_size: int, only: set[str]) -> tuple[di
     from sentence_transformers import SentenceTransformer
 
     fp32 = BiEncoder(model, device="cpu", precision="fp32", batch_size=batch_size, threads=threads)
+    fp32._lean = None  # the fidelity reference: transformers' own fp32 forward
     st = SentenceTransformer(str(fp32.resolved.path), device="cpu", model_kwargs={"dtype": torch.float32})
 
     def st_encode(n: int) -> Encode:
@@ -112,11 +114,14 @@ def paths(model: str, threads: int, batch_size: int, only: set[str]) -> tuple[di
                                  convert_to_numpy=True, show_progress_bar=False)
         return encode
 
-    def bi(precision: str, n: int) -> BiEncoder:
-        return BiEncoder(model, device="cpu", precision=precision, batch_size=batch_size, threads=n)
+    def bi(precision: str, n: int, fused: bool = True) -> BiEncoder:
+        enc = BiEncoder(model, device="cpu", precision=precision, batch_size=batch_size, threads=n)
+        if not fused:
+            enc._lean = None  # transformers' module tree, as before models/lean_bert's CPU body
+        return enc
 
     def mixed(n: int) -> BiEncoder:
-        enc = bi("fp32", n)
+        enc = bi("fp32", n, fused=False)
         mixed_bf16(enc._model)
         enc.dtype = torch.bfloat16
         return enc
@@ -124,24 +129,27 @@ def paths(model: str, threads: int, batch_size: int, only: set[str]) -> tuple[di
     makers: dict[str, Callable[[], Encode | None]] = {
         "sentence-transformers-fp32": lambda: st_encode(threads),
         "sentence-transformers-fp32-1t": lambda: st_encode(1),
-        "searchapp-fp32": lambda: fp32.encode,
+        "searchapp-fp32": lambda: bi("fp32", threads).encode,
         "searchapp-fp32-1t": lambda: bi("fp32", 1).encode,
         "searchapp-auto": lambda: bi("auto", threads).encode,
         "searchapp-auto-1t": lambda: bi("auto", 1).encode,
+        "searchapp-auto-transformers": lambda: bi("auto", threads, fused=False).encode,
+        "searchapp-auto-transformers-1t": lambda: bi("auto", 1, fused=False).encode,
+        "searchapp-fp32-transformers": lambda: fp32.encode,
         # what a sync runs: each batch on the threads other processes leave (base/cpu_share.py)
         "searchapp-auto-background": lambda: functools.partial(bi("auto", threads).encode, background=True),
         "mixed-bf16": lambda: mixed(threads).encode,
         "mixed-bf16-1t": lambda: mixed(1).encode,
-        "all-bf16": lambda: all_bf16(bi("fp32", threads), layernorm_fp32=False).encode,
-        "all-bf16-1t": lambda: all_bf16(bi("fp32", 1), layernorm_fp32=False).encode,
-        "all-bf16-ln-fp32": lambda: all_bf16(bi("fp32", threads), layernorm_fp32=True).encode,
-        "all-bf16-ln-fp32-1t": lambda: all_bf16(bi("fp32", 1), layernorm_fp32=True).encode,
+        "all-bf16": lambda: all_bf16(bi("fp32", threads, False), layernorm_fp32=False).encode,
+        "all-bf16-1t": lambda: all_bf16(bi("fp32", 1, False), layernorm_fp32=False).encode,
+        "all-bf16-ln-fp32": lambda: all_bf16(bi("fp32", threads, False), layernorm_fp32=True).encode,
+        "all-bf16-ln-fp32-1t": lambda: all_bf16(bi("fp32", 1, False), layernorm_fp32=True).encode,
         "onnxruntime-fp32": lambda: onnxruntime_passages(fp32, threads),
         "onnxruntime-fp32-1t": lambda: onnxruntime_passages(fp32, 1),
     }
     out: dict[str, Encode] = {}
     for name, make in makers.items():
-        if only and name not in only and name not in ("sentence-transformers-fp32", "searchapp-fp32"):
+        if only and name not in only and name not in ("sentence-transformers-fp32", "searchapp-fp32-transformers"):
             continue
         fn = make()
         if fn is not None:
@@ -167,7 +175,7 @@ def run(n_passages: int, rounds: int, threads: int, batch_size: int, only: set[s
             embs[name] = np.asarray(impls[name](texts), dtype=np.float32)
             times[name].append(time.perf_counter() - t0)
     base = "sentence-transformers-fp32"
-    ref = embs["searchapp-fp32"]
+    ref = embs["searchapp-fp32-transformers"]
     info = machine()
     rows = []
     for name in names:

@@ -49,7 +49,7 @@ def test_status_imports_no_torch(tiny_library):
     result, out, err = run_fresh("--data-dir", str(tiny_library), "status")
     assert result["code"] == 0, err
     assert "5 passages" in out
-    assert "passages: torch fp32 (1 thread)" in out.splitlines()  # the configured precision and threads
+    assert "passages: torch fp32; fused BERT layers (1 thread)" in out.splitlines()  # precision, threads, forward
     assert result["heavy"] == [], f"status imported {result['heavy']}"
     assert not result["write_lane"], "status imported sqlite_utils, which only writes need"
 

@@ -6,7 +6,7 @@ Built from the store and the vector index only: no model is loaded and torch is 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.roots import root_missing
 from .not_indexed import not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
+
+if TYPE_CHECKING:
+    from ...models.identity import ModelIdentity
 
 __all__ = ["RootStatus", "LibraryStatus", "build_status", "reindex_notice", "REINDEX_META"]
 
@@ -125,7 +128,11 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
     """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet, or
     `index_opening`: it is still opening in the background); `integrity_ok`: SQLite's quick_check verdict
     (None: run it now; see library/integrity.py)."""
-    from ...models.device_summary import describe_device, describe_passage_path  # no torch without CUDA
+    from ...models.device_summary import (  # no torch without CUDA
+        LAST_LAYER_POOLINGS,
+        describe_device,
+        describe_passage_path,
+    )
 
     roots = []
     for r in db.roots():
@@ -134,6 +141,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
                                 state="missing" if gone else "ok", reason=gone))
     embedded, chunks = meaning_progress(db)
+    identity = _identity(config)
     vectors = len(index) if index is not None else 0
     stored_ids = db.embedded_ids()  # passages waiting for a vector are not in the index yet, rightly
     have = index.ids() if index is not None else None
@@ -176,23 +184,32 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Vecto
         reindex_needed=reindex_needed,
         ledger=ledger,
         not_indexed=not_indexed_entries(db),
-        query_path=_query_path(config, data_dir),
-        passage_path=describe_passage_path(m.device, m.precision, m.threads),
+        query_path=_query_path(config, data_dir, identity),
+        passage_path=describe_passage_path(
+            m.device, m.precision, m.threads,
+            fused=identity is not None and identity.plain_bert and m.pooling in LAST_LAYER_POOLINGS),
     )
 
 
-def _query_path(config: Config, data_dir: str) -> str:
+def _identity(config: Config) -> Optional[ModelIdentity]:
+    """The configured bi-encoder read from its files, no model loaded (None: not installed, or unreadable)."""
+    from ...models.identity import bi_encoder_identity
+
+    try:
+        return bi_encoder_identity(config.models.bi_encoder, pooling=config.models.pooling)
+    except (ModelLoadError, OSError, ValueError):  # no model, or one status cannot read: nothing to say
+        return None
+
+
+def _query_path(config: Config, data_dir: str, identity: Optional[ModelIdentity]) -> str:
     """Which path encodes queries, found without loading a model ("" when the bi-encoder is not installed)."""
     from pathlib import Path
 
-    from ...models.identity import bi_encoder_identity
     from ...models.onnx_query import CACHE_DIR, describe_query_path
 
-    try:
-        fingerprint = bi_encoder_identity(config.models.bi_encoder, pooling=config.models.pooling).fingerprint
-    except (ModelLoadError, OSError, ValueError):  # no model, or one status cannot read: nothing to say
+    if identity is None:
         return ""
-    return describe_query_path(Path(data_dir) / CACHE_DIR, fingerprint, config.models.pooling)
+    return describe_query_path(Path(data_dir) / CACHE_DIR, identity.fingerprint, config.models.pooling)
 
 
 def _reranker_status(config: Config) -> dict[str, Optional[str]]:

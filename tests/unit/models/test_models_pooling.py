@@ -151,3 +151,21 @@ def test_passage_path_says_which_precision_form_runs(monkeypatch):
     auto = describe_passage_path("cpu", "auto", 2)
     assert ("mixed bf16" in auto) == (device.choose_dtype(torch.device("cpu"), "auto") == torch.bfloat16)
     assert describe_passage_path("cpu", "fp16", 2).startswith("none: ")  # refused on the CPU, as at load
+    assert describe_passage_path("cpu", "fp32", 2, fused=True) == "torch fp32; fused BERT layers (2 threads)"
+
+
+def test_identity_tells_a_plain_bert_from_other_models(packaged_model_dir, tiny_bi_encoder_dir,
+                                                                       tmp_path):
+    import json
+    import shutil
+
+    from searchapp.models.identity import bi_encoder_identity
+
+    assert bi_encoder_identity(str(packaged_model_dir), pooling="mean").plain_bert  # MiniLM: what the CPU fuses
+    assert bi_encoder_identity(str(tiny_bi_encoder_dir), pooling="mean").plain_bert
+    for key, value in (("model_type", "roberta"), ("hidden_act", "silu"), ("position_embedding_type", "relative_key")):
+        folder = tmp_path / key
+        shutil.copytree(tiny_bi_encoder_dir, folder)
+        cfg = json.loads((folder / "config.json").read_text())
+        (folder / "config.json").write_text(json.dumps({**cfg, key: value}))
+        assert not bi_encoder_identity(str(folder), pooling="mean").plain_bert, key
