@@ -149,8 +149,10 @@ def run(n_passages: int, n_sentences: int, threads: int, batch_size: int, repeat
     # The alternatives the default was chosen against (see searchapp/models/bi_encoder.py):
     autocast = BiEncoder(precision="fp32", batch_size=batch_size, threads=threads)
     autocast._autocast_dtype = torch.bfloat16  # fp32 weights, bf16 matmuls, fp32 LayerNorm/softmax
+    autocast._lean = None  # autocast wraps transformers' module tree
     plain = BiEncoder(precision="fp32", batch_size=batch_size, threads=threads)
     plain._model.to(torch.bfloat16)  # everything bf16, residual stream included
+    plain._lean = None  # the fused forward holds its own copies of the weights: cast the module tree only
     st = SentenceTransformer(str(fp32.resolved.path), device="cpu")
 
     auto_name = "searchapp-bf16" if auto.dtype == torch.bfloat16 else "searchapp-auto"

@@ -57,6 +57,7 @@ def cpu_model() -> str:
 
 def all_bf16(enc: BiEncoder, *, layernorm_fp32: bool) -> BiEncoder:
     """Every weight in bf16 (what `precision = "bf16-all"` would run); LayerNorm optionally in fp32."""
+    enc._lean = None  # the fused forward holds its own copies of the weights: cast the module tree only
     enc._model.to(torch.bfloat16)
     if layernorm_fp32:
         for mod in enc._model.modules():

@@ -62,6 +62,10 @@ def query_paths(fp32: BiEncoder, auto: BiEncoder, plain: BiEncoder) -> dict[str,
     from searchapp.models.query_encoder import load_query_encoder
 
     paths: dict[str, Callable[[str], np.ndarray]] = {"torch-fp32": fp32.encode_query}
+    if fp32.path == "fused":
+        module_tree = BiEncoder(precision="fp32", threads=fp32.threads)
+        module_tree._lean = None
+        paths["torch-fp32-transformers"] = module_tree.encode_query  # the torch path before the fused forward
     if auto.dtype == torch.bfloat16:
         paths["torch-mixed-bf16"] = auto.encode_query
     paths["torch-all-bf16"] = plain.encode_query
@@ -162,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     auto = BiEncoder(precision="auto", threads=args.threads)
     plain = BiEncoder(precision="fp32", threads=args.threads)
     plain._model.to(torch.bfloat16)  # every weight and the residual stream in bf16
+    plain._lean = None  # the fused forward holds its own copies of the weights: cast the module tree only
     print(json.dumps({"bench": "query_paths", **machine()}), flush=True)
     texts = load_passages(max(args.passages, args.st_passages), fp32)
     if args.st_passages:
