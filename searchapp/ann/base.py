@@ -158,21 +158,8 @@ class VectorIndex(ABC):
         measure of this file on this machine now) and before it is parsed, which for hnswlib holds the
         interpreter lock throughout; it may raise to stop there."""
         path = Path(path)
-        meta = read_sidecar(path)
-        if meta is None:
-            raise IndexCorruptError(f"{path}: sidecar {path.name}.json is missing or unreadable")
-        expected = {"backend": cls.name, "dim": int(dim)}
-        for key, want in expected.items():
-            if meta.get(key) != want:
-                raise IndexCorruptError(f"{path}: sidecar says {key}={meta.get(key)!r}, expected {want!r}")
         started = time.monotonic()
-        try:
-            size, crc = file_checksum(path)
-        except OSError as exc:
-            raise IndexCorruptError(f"{path}: cannot read index file ({exc})") from None
-        if size != meta.get("file_size") or crc != meta.get("crc32"):
-            raise IndexCorruptError(f"{path}: index file does not match its sidecar (truncated, corrupt or "
-                                    "replaced without it)")
+        meta = cls._verified_meta(path, dim)
         if before_read is not None:
             before_read(time.monotonic() - started)
         try:
@@ -181,13 +168,56 @@ class VectorIndex(ABC):
             raise
         except (OSError, ValueError, RuntimeError, MemoryError, KeyError, TypeError, EOFError) as exc:
             raise IndexCorruptError(f"{path}: unreadable {cls.name} index ({exc})") from None
-        if len(index) != meta.get("count"):
-            raise IndexCorruptError(f"{path}: {len(index)} vectors, sidecar says {meta.get('count')}")
+        index.generation = cls._checked_counts(path, meta, len(index))
+        return index
+
+    @classmethod
+    def load_ids(cls, path: Path, dim: int, config: IndexConfig) -> tuple[np.ndarray, int]:
+        """(the live ids `load` would give, sorted int64; the saved generation) after the same checks of the
+        sidecar and checksum, without building the index (`status` of a library this process has not opened)."""
+        path = Path(path)
+        meta = cls._verified_meta(path, dim)
+        try:
+            ids = cls._read_ids(path, int(dim), config, meta)
+        except IndexCorruptError:
+            raise
+        except (OSError, ValueError, RuntimeError, MemoryError, KeyError, TypeError, EOFError) as exc:
+            raise IndexCorruptError(f"{path}: unreadable {cls.name} index ({exc})") from None
+        return ids, cls._checked_counts(path, meta, len(ids))
+
+    @classmethod
+    def _read_ids(cls, path: Path, dim: int, config: IndexConfig, meta: dict[str, Any]) -> np.ndarray:
+        """Live ids, sorted int64; backends whose file holds them apart from the graph read only those."""
+        return cls._read(path, dim, config, meta).ids()
+
+    @classmethod
+    def _verified_meta(cls, path: Path, dim: int) -> dict[str, Any]:
+        """The sidecar, checked against the backend, `dim` and the file's size and checksum."""
+        meta = read_sidecar(path)
+        if meta is None:
+            raise IndexCorruptError(f"{path}: sidecar {path.name}.json is missing or unreadable")
+        expected = {"backend": cls.name, "dim": int(dim)}
+        for key, want in expected.items():
+            if meta.get(key) != want:
+                raise IndexCorruptError(f"{path}: sidecar says {key}={meta.get(key)!r}, expected {want!r}")
+        try:
+            size, crc = file_checksum(path)
+        except OSError as exc:
+            raise IndexCorruptError(f"{path}: cannot read index file ({exc})") from None
+        if size != meta.get("file_size") or crc != meta.get("crc32"):
+            raise IndexCorruptError(f"{path}: index file does not match its sidecar (truncated, corrupt or "
+                                    "replaced without it)")
+        return meta
+
+    @staticmethod
+    def _checked_counts(path: Path, meta: dict[str, Any], count: int) -> int:
+        """The sidecar's generation, once its count is `count`."""
+        if count != meta.get("count"):
+            raise IndexCorruptError(f"{path}: {count} vectors, sidecar says {meta.get('count')}")
         generation = meta.get("generation")
         if not isinstance(generation, int):
             raise IndexCorruptError(f"{path}: sidecar generation {generation!r} is not an integer")
-        index.generation = generation
-        return index
+        return generation
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(dim={self.dim}, count={len(self)}, generation={self.generation})"

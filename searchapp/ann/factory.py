@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional
 
+import numpy as np
+
 from ..base.config import IndexConfig
 from ..base.errors import ConfigError
 from .base import VectorIndex
@@ -12,7 +14,7 @@ from .exact import ExactIndex
 from .hnsw import HnswIndex
 from .storage import read_sidecar
 
-__all__ = ["BACKENDS", "create_index", "load_index", "read_sidecar"]
+__all__ = ["BACKENDS", "create_index", "load_index", "load_ids", "read_sidecar"]
 
 BACKENDS: dict[str, type[VectorIndex]] = {cls.name: cls for cls in (HnswIndex, ExactIndex)}
 
@@ -34,3 +36,9 @@ def load_index(path: Path, config: IndexConfig, dim: int,
     """Load the configured backend's file at `path`; IndexCorruptError if it is unusable (rebuild then).
     `before_read`: see VectorIndex.load."""
     return _backend(config).load(Path(path), dim, config, before_read)
+
+
+def load_ids(path: Path, config: IndexConfig, dim: int) -> tuple[np.ndarray, int]:
+    """The live ids (sorted int64) and saved generation of the configured backend's file at `path`, after the
+    same checks as `load_index`, without building the index; IndexCorruptError as `load_index`."""
+    return _backend(config).load_ids(Path(path), dim, config)

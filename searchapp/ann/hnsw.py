@@ -161,12 +161,18 @@ class HnswIndex(VectorIndex):
         _check_complete(tmp, self.dim, self._index.element_count)
 
     @classmethod
+    def _read_ids(cls, path: Path, dim: int, config: IndexConfig, meta: dict[str, Any]) -> np.ndarray:
+        # The labels and delete marks only (0.2 s at 1M, where building the graph takes 1.3 s more); the link
+        # lists are not read, so a file whose links alone are damaged passes here and fails `load`.
+        _header, labels, deleted = _scanned(path, dim, meta)
+        live: np.ndarray = labels[~deleted]
+        live.sort()
+        return live
+
+    @classmethod
     def _read(cls, path: Path, dim: int, config: IndexConfig, meta: dict[str, Any]) -> "HnswIndex":
         _require_hnswlib()
-        header, labels, deleted = _scan(path, dim)
-        params = meta.get("params") or {}
-        if params.get("m") != header["M"]:
-            raise IndexCorruptError(f"{path}: graph has M={header['M']}, sidecar says {params.get('m')!r}")
+        header, labels, deleted = _scanned(path, dim, meta)
         # Capacity: what is stored plus headroom, not the file's (possibly oversized) max_elements. Built from
         # the file read here rather than load_index, whose parse holds the interpreter lock throughout
         # (hnsw_state.py); hnswlib checks every layout field of the dict against its own before copying.
@@ -203,6 +209,15 @@ def _check_complete(path: Path, dim: int, count: int) -> None:
         pos += 4 + int.from_bytes(tail[pos:pos + 4], "little")
     if header["count"] != count or pos != len(tail):
         raise OSError(errno.ENOSPC, f"vector index was written incompletely (disk full?): {path}")
+
+
+def _scanned(path: Path, dim: int, meta: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """_scan, and the graph's M checked against the sidecar's."""
+    header, labels, deleted = _scan(path, dim)
+    params = meta.get("params") or {}
+    if params.get("m") != header["M"]:
+        raise IndexCorruptError(f"{path}: graph has M={header['M']}, sidecar says {params.get('m')!r}")
+    return header, labels, deleted
 
 
 def _scan(path: Path, dim: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:

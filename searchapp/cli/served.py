@@ -162,7 +162,7 @@ def _status(args: argparse.Namespace, library: Any, out: io.StringIO) -> int:
     if args.files:  # a listing of every file: read straight from SQLite by the full command line
         raise Refused("not-served", "the full command line runs this one")
     try:
-        st = library.status()
+        st = library.status(fresh_check=bool(args.check))
     except SearchAppError as exc:
         raise Refused("error", str(exc)) from None
     return print_status(args, st, os.getpid(), out)

@@ -16,7 +16,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..ann import VectorIndex, create_index, load_index
+from ..ann import VectorIndex, create_index, load_ids, load_index
 from ..ann.storage import remove_stale_temps
 from ..base.config import IndexConfig
 from ..base.errors import IndexCorruptError, StoreError
@@ -133,6 +133,26 @@ class IndexKeeper:
                 elif self._report.action in ("repaired", "rebuilt"):
                     self._persist_repair()
             return self._index
+
+    def current_ids(self, store: Store) -> Optional[np.ndarray]:
+        """The ids the index holds, read from its file without building the graph (sorted int64), when this
+        process has not opened it and the file is current with `store` (the generation and count `index()`
+        finds "loaded"); None otherwise, and then `index()` opens it (and repairs, rebuilds or follows a live
+        sync as it must). For `status` in a one-shot command: 0.2 s at a million vectors instead of 1.5 s."""
+        if self._index is not None or self._loading is not None:
+            return None
+        dim = self.dim()
+        path = index_path(self.data_dir, self.config)
+        if dim is None or not path.exists():
+            return None
+        generation = store.generation()
+        try:
+            ids, saved = load_ids(path, self.config, dim)
+        except IndexCorruptError:
+            return None
+        if saved != generation or len(ids) != store.chunk_count() - store.pending_count():
+            return None
+        return ids if store.generation() == generation else None  # no commit between the reads
 
     # -- opened in the background (background_load.py) --------------------------------------------------
     def load_in_background(self, on_done: Optional[Callable[[], None]] = None, *,

@@ -1,34 +1,104 @@
-"""SQLite's quick_check for `status`, at most once a minute per open library.
+"""SQLite's quick_check for `status`, at most once a minute per library, across processes.
 
-Why: it reads every page of the database (1.35 s at a million passages), and the window asks for the status
-every 2 s while another process writes (gui/other_writers.py): a verdict at most a minute old serves its label
-as well. A one-shot `searchapp status` opens the library and so runs it, as before.
+Why: it reads every page of the database (1.28-1.35 s at a million passages). The window asks for the status
+every 2 s while another process writes (gui/other_writers.py), and a person checking a big library types
+`searchapp status` more than once: a passing verdict at most a minute old serves both. It is kept in memory
+and in `integrity.json` in the data dir (0600), with the size and modification time of the database and its
+write-ahead log taken before the check: any commit or checkpoint since changes them, and the check runs again.
+A failing verdict is never reused from the file, and `status --check` always runs the check (`fresh`).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Callable, Optional
 
+from ..base.safe_open import open_regular
 from ..store import Store
 
-__all__ = ["IntegrityCheck", "INTERVAL_S"]
+__all__ = ["IntegrityCheck", "INTERVAL_S", "RECORD"]
 
 INTERVAL_S = 60.0
+RECORD = "integrity.json"
+_RECORD_MAX_BYTES = 4096
+_POSIX = os.name == "posix"
+
+
+def _files_state(db: Path) -> Optional[list]:
+    """[size, mtime_ns] of the database and of its write-ahead log ("-wal"), None for a log absent or empty (each
+    connection's open creates an empty one anew: no content, only a new time)."""
+    out: list = []
+    for path in (db, db.with_name(db.name + "-wal")):
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            if path == db:
+                return None
+            out.append(None)
+            continue
+        except OSError:
+            return None
+        out.append([st.st_size, st.st_mtime_ns] if st.st_size else None)
+    return out
 
 
 class IntegrityCheck:
-    def __init__(self, interval: float = INTERVAL_S, clock: Callable[[], float] = time.monotonic) -> None:
-        self._interval, self._clock = interval, clock
+    def __init__(self, data_dir: Optional[Path] = None, *, record: bool = True, interval: float = INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time) -> None:
+        self._record = Path(data_dir) / RECORD if data_dir is not None else None
+        self._writes = record
+        self._interval, self._clock, self._wall = interval, clock, wall
         self._lock = threading.Lock()
         self._verdict: Optional[bool] = None
         self._when = 0.0
 
-    def ok(self, store: Store) -> bool:
-        """Whether `store` passed its quick_check, run now unless it ran within the interval."""
+    def ok(self, store: Store, *, fresh: bool = False) -> bool:
+        """Whether `store` passed its quick_check, run now unless it ran within the interval (here or, passing,
+        in another process on the same unchanged files); `fresh`: run it now whatever ran before."""
         with self._lock:  # two status reads at once check once
             now = self._clock()
-            if self._verdict is None or now - self._when >= self._interval:
-                self._verdict, self._when = store.integrity_ok(), now
+            if not fresh and self._verdict is not None and now - self._when < self._interval:
+                return self._verdict
+            db = Path(store.path)
+            state = _files_state(db)
+            if not fresh and state is not None and self._recorded_pass(state):
+                self._verdict, self._when = True, now
+                return True
+            self._verdict, self._when = store.integrity_ok(), now
+            if self._verdict and state is not None:
+                self._write(state)
             return self._verdict
+
+    def _recorded_pass(self, state: list) -> bool:
+        if self._record is None:
+            return False
+        try:
+            with open_regular(self._record) as fh:
+                st = os.fstat(fh.fileno())
+                if _POSIX and (st.st_uid != os.geteuid() or st.st_mode & 0o077):  # not ours alone: not trusted
+                    return False
+                data = json.loads(fh.read(_RECORD_MAX_BYTES))
+            age = self._wall() - float(data["checked_at"])
+            return bool(data["ok"] is True and 0 <= age < self._interval and data["files"] == state)
+        except (OSError, ValueError, TypeError, KeyError):  # none yet, unreadable, another shape: check again
+            return False
+
+    def _write(self, state: list) -> None:
+        if self._record is None or not self._writes:
+            return
+        text = json.dumps({"ok": True, "checked_at": self._wall(), "files": state})
+        try:  # mkstemp's file is 0600; renamed over the old one, so a reader never sees half a record
+            fd, tmp = tempfile.mkstemp(dir=self._record.parent, prefix=f".{RECORD}.", suffix=".tmp")
+        except OSError:  # a read-only data dir: the check simply runs again next time
+            return
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, self._record)
+        except OSError:
+            Path(tmp).unlink(missing_ok=True)

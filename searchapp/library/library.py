@@ -39,7 +39,7 @@ from .search.pipeline import mark_available, run_search, search_request
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
 from .query.reading import read_query
-from .report.status import LibraryStatus, RootStatus, build_status, reindex_notice
+from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
 from .sync.types import SyncReport
 from .sync.updates import Updates
 
@@ -93,7 +93,8 @@ class Library(LibraryServices):
         self._readers = Readers(db, immutable_ok=self.read_only)
         self._watcher: Optional[LibraryWatcher] = None  # while watching
         self._server: Optional[WarmServer] = None  # while serving the command line (serve/)
-        self._integrity = IntegrityCheck()  # status's quick_check, at most once a minute
+        # status's quick_check, at most once a minute (a read-only library reads the verdict but writes none)
+        self._integrity = IntegrityCheck(self.data_dir, record=not self.read_only)
 
     @property
     def config(self) -> Config:
@@ -344,14 +345,19 @@ class Library(LibraryServices):
         return files_in_state(self.reader(), state, limit)
 
     @_reads
-    def status(self, *, wait_for_meaning: bool = True) -> LibraryStatus:
+    def status(self, *, wait_for_meaning: bool = True, fresh_check: bool = False) -> LibraryStatus:
         """`wait_for_meaning=False`: while the vector index is still opening (load_in_background), the status of
         everything else at once, its vector figures those of a library without an index (the window lists the
-        folders meanwhile, and asks again when the index is open)."""
+        folders meanwhile, and asks again when the index is open). `fresh_check`: SQLite's quick_check runs
+        now, not reused from the last minute (`status --check`)."""
         opening = not wait_for_meaning and self.meaning_loading()
         reader = self.reader()
-        return build_status(self.config, str(self.data_dir), reader, None if opening else self._fresh(),
-                            self.index_notice(), index_opening=opening, integrity_ok=self._integrity.ok(reader))
+        index: Optional[IndexIds] = None
+        if not opening:  # a one-shot `status` reads the index file's ids only, when the file is current
+            saved = self.vectors.current_ids(reader)
+            index = SavedIds(saved) if saved is not None else self._fresh()
+        return build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
+                            index_opening=opening, integrity_ok=self._integrity.ok(reader, fresh=fresh_check))
 
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:

@@ -38,7 +38,7 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     from ...library.serve.client import ping
 
     with _library(config, create=False) as lib:
-        st = lib.status()
+        st = lib.status(fresh_check=bool(args.check))
     return print_status(args, st, ping(config.data_dir))  # a `searchapp watch` or window serving it, or None
 
 

@@ -6,11 +6,10 @@ Built from the store and the vector index only: no model is loaded and torch is 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Protocol
 
 import numpy as np
 
-from ...ann import VectorIndex
 from ...base.config import Config
 from ...base.errors import ModelLoadError, ModelNotFoundError
 from ...ingest.ocr.engine import ocr_unavailable_reason
@@ -122,7 +121,28 @@ def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
     return f"{waiting} file(s) wait for OCR: the next sync reads them"
 
 
-def build_status(config: Config, data_dir: str, db: Store, index: Optional[VectorIndex],
+class IndexIds(Protocol):
+    """What status reads of the vector index: a VectorIndex, or the ids of its file (SavedIds)."""
+
+    def __len__(self) -> int: ...
+
+    def ids(self) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class SavedIds:
+    """The live ids of an index file read without building the graph (IndexKeeper.current_ids), sorted."""
+
+    sorted_ids: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.sorted_ids)
+
+    def ids(self) -> np.ndarray:
+        return self.sorted_ids
+
+
+def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds],
                  index_notice: Optional[str], *, index_opening: bool = False,
                  integrity_ok: Optional[bool] = None) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet, or

@@ -71,3 +71,52 @@ def test_sqlites_quick_check_runs_at_most_once_a_minute_and_its_verdict_counts(t
     monkeypatch.setattr(reader, "integrity_ok", lambda: False)  # what a damaged file answers
     assert not lib.status().consistent
     reader.conn.set_trace_callback(None)
+
+
+def test_a_passing_quick_check_serves_other_processes_for_a_minute_on_unchanged_files(tiny_library, tmp_path):
+    """Two IntegrityChecks on one data dir stand for two `searchapp status` processes (each its own memory)."""
+    import os
+    import stat
+
+    from searchapp.library.integrity import INTERVAL_S, RECORD, IntegrityCheck
+
+    lib = _library_with_files(tiny_library, tmp_path)
+    reader = lib.reader()
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    checks = lambda: statements.count("PRAGMA quick_check")  # noqa: E731
+    wall = [5_000.0]
+    process = lambda: IntegrityCheck(lib.data_dir, wall=lambda: wall[0])  # noqa: E731
+    assert process().ok(reader) and checks() == 1
+    record = lib.data_dir / RECORD
+    assert stat.S_IMODE(os.stat(record).st_mode) == 0o600
+    wall[0] += INTERVAL_S / 2
+    assert process().ok(reader) and checks() == 1  # the next command, within the minute, files unchanged
+    assert process().ok(reader, fresh=True) and checks() == 2  # `status --check` runs it whatever ran before
+    wall[0] += INTERVAL_S / 2
+    assert process().ok(reader) and checks() == 2  # the fresh run was recorded in turn
+    (tmp_path / "docs" / "new.txt").write_text("a new file to commit\n", encoding="utf-8")
+    lib.sync()  # a commit: the database's size or time changes
+    assert process().ok(reader) and checks() == 3
+    wall[0] += INTERVAL_S  # a minute later, unchanged files: checked again
+    assert process().ok(reader) and checks() == 4
+    os.chmod(record, 0o644)  # a record others could have written is not trusted
+    assert process().ok(reader) and checks() == 5
+    record.write_text("{not json", encoding="utf-8")
+    os.chmod(record, 0o600)
+    assert process().ok(reader) and checks() == 6
+    reader.conn.set_trace_callback(None)
+
+
+def test_a_failing_quick_check_is_never_reused(tiny_library, tmp_path, monkeypatch):
+    from searchapp.library.integrity import RECORD, IntegrityCheck
+
+    lib = _library_with_files(tiny_library, tmp_path)
+    reader = lib.reader()
+    monkeypatch.setattr(reader, "integrity_ok", lambda: False)  # what a damaged file answers
+    assert not IntegrityCheck(lib.data_dir).ok(reader)
+    assert not (lib.data_dir / RECORD).exists()
+    monkeypatch.undo()
+    assert IntegrityCheck(lib.data_dir).ok(reader) and (lib.data_dir / RECORD).exists()
+    monkeypatch.setattr(reader, "integrity_ok", lambda: False)
+    assert not IntegrityCheck(lib.data_dir).ok(reader, fresh=True)  # --check: the damage shows at once
