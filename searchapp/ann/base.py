@@ -12,7 +12,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Optional
+from typing import Any, Callable, ClassVar, Iterable, Optional, TypeVar
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from ..base.errors import IndexCorruptError
 from .storage import atomic_write, file_checksum, read_sidecar, write_sidecar
 
 __all__ = ["VectorIndex", "as_ids", "as_unit_vectors", "empty_result"]
+
+_T = TypeVar("_T")
 
 
 def as_ids(ids: Any) -> np.ndarray:
@@ -162,12 +164,7 @@ class VectorIndex(ABC):
         meta = cls._verified_meta(path, dim)
         if before_read is not None:
             before_read(time.monotonic() - started)
-        try:
-            index = cls._read(path, int(dim), config, meta)
-        except IndexCorruptError:
-            raise
-        except (OSError, ValueError, RuntimeError, MemoryError, KeyError, TypeError, EOFError) as exc:
-            raise IndexCorruptError(f"{path}: unreadable {cls.name} index ({exc})") from None
+        index = cls._unreadable_as_corrupt(path, lambda: cls._read(path, int(dim), config, meta))
         index.generation = cls._checked_counts(path, meta, len(index))
         return index
 
@@ -177,13 +174,18 @@ class VectorIndex(ABC):
         sidecar and checksum, without building the index (`status` of a library this process has not opened)."""
         path = Path(path)
         meta = cls._verified_meta(path, dim)
+        ids = cls._unreadable_as_corrupt(path, lambda: cls._read_ids(path, int(dim), config, meta))
+        return ids, cls._checked_counts(path, meta, len(ids))
+
+    @classmethod
+    def _unreadable_as_corrupt(cls, path: Path, read: Callable[[], _T]) -> _T:
+        """`read()`, its failures to parse the file raised as IndexCorruptError (then the index is rebuilt)."""
         try:
-            ids = cls._read_ids(path, int(dim), config, meta)
+            return read()
         except IndexCorruptError:
             raise
         except (OSError, ValueError, RuntimeError, MemoryError, KeyError, TypeError, EOFError) as exc:
             raise IndexCorruptError(f"{path}: unreadable {cls.name} index ({exc})") from None
-        return ids, cls._checked_counts(path, meta, len(ids))
 
     @classmethod
     def _read_ids(cls, path: Path, dim: int, config: IndexConfig, meta: dict[str, Any]) -> np.ndarray:

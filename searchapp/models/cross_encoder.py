@@ -138,18 +138,25 @@ class CrossEncoder:
             fused = LeanBertScorer.build(self._model, cpu_linear.packed_linear(self.dtype))
             if fused is None:
                 return None
-            want = self.score(*_PROBE)  # transformers' forward: self._fused is still None
-            self._fused = fused
-            got = self.score(*_PROBE)
-            atol = PROBE_ATOL if self.dtype == torch.bfloat16 else _FP32_PROBE_ATOL
-            if not np.allclose(want, got, atol=atol, rtol=0):
-                raise RuntimeError(f"logits differ by {float(np.abs(want - got).max()):.3g}")
+            self._check_on_probe("_fused", fused, PROBE_ATOL if self.dtype == torch.bfloat16 else _FP32_PROBE_ATOL)
         except Exception as exc:  # noqa: BLE001 - transformers' forward answers instead
             log.info("reranker %s: transformers' forward (no fused one: %s)", self.spec, exc)
             return None
-        finally:
-            self._fused = None  # set by the caller from the return value
         return fused
+
+    def _check_on_probe(self, attr: str, forward: Any, atol: float) -> None:
+        """Raise unless score() with `forward` set as `attr` gives transformers' logits (within `atol`) on a probe
+        batch; `attr` is None again afterwards (the caller sets it from its return value)."""
+        want = self.score(*_PROBE)  # transformers' forward: `attr` is still None
+        setattr(self, attr, forward)
+        try:
+            got = self.score(*_PROBE)
+            if getattr(self, attr) is not forward:  # score() fell back (and said why)
+                raise RuntimeError("it failed on the probe batch")
+            if not np.allclose(want, got, atol=atol, rtol=0):
+                raise RuntimeError(f"logits differ by {float(np.abs(want - got).max()):.3g}")
+        finally:
+            setattr(self, attr, None)
 
     def _graphed_forward(self):
         """The lean forward in CUDA graphs, if this model has one and it agrees with transformers' logits."""
@@ -163,18 +170,10 @@ class CrossEncoder:
         graphed = GraphedForward(lean, self.device, max_rows=self.batch_size, max_width=self.max_length,
                                  pad_values=self._pad_values)
         try:
-            want = self.score(*_PROBE)  # transformers' forward: no graphs set yet
-            self._graphed = graphed
-            got = self.score(*_PROBE)
-            if self._graphed is not graphed:  # score() fell back: the graphs failed (and said so)
-                return None
-            if not np.allclose(want, got, atol=PROBE_ATOL, rtol=0):
-                raise RuntimeError(f"logits differ by {float(np.abs(want - got).max()):.3g}")
+            self._check_on_probe("_graphed", graphed, PROBE_ATOL)
         except Exception as exc:  # noqa: BLE001 - transformers' forward answers instead
             log.info("reranker %s: no CUDA-graph forward (%s)", self.spec, exc)
             return None
-        finally:
-            self._graphed = None  # set by the caller from the return value
         return graphed
 
     def __repr__(self) -> str:

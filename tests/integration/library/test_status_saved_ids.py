@@ -70,36 +70,32 @@ def test_a_file_that_is_not_current_is_opened_and_repaired(make_config, tiny_enc
         assert any("repaired: 0 added, 1 removed" in n for n in st["notes"])
 
 
-def test_a_damaged_or_missing_file_is_opened_and_rebuilt(make_config, tiny_encoder, tmp_path):
+def _flip_a_byte(data_dir):
+    path = data_dir / "vectors.hnsw"
+    raw = bytearray(path.read_bytes())
+    raw[-3] ^= 0xFF  # the checksum no longer matches the sidecar
+    path.write_bytes(bytes(raw))
+
+
+def _count_one_more(data_dir):
+    sidecar = data_dir / "vectors.hnsw.json"
+    meta = json.loads(sidecar.read_text())
+    sidecar.write_text(json.dumps({**meta, "count": meta["count"] + 1}))  # says more than the file holds
+
+
+@pytest.mark.parametrize(("spoil", "note"), [
+    (_flip_a_byte, "unreadable"),
+    (lambda data_dir: (data_dir / "vectors.hnsw").unlink(), "was missing"),
+    (_count_one_more, "unreadable"),
+])
+def test_a_damaged_or_missing_file_is_opened_and_rebuilt(make_config, tiny_encoder, tmp_path, spoil, note):
     config = make_config(models={"reranker": ""})
     docs = tmp_path / "docs"
     _files(docs, 5)
     with Library(config, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
-        path = lib.data_dir / "vectors.hnsw"
-    raw = bytearray(path.read_bytes())
-    raw[-3] ^= 0xFF  # the checksum no longer matches the sidecar
-    path.write_bytes(bytes(raw))
+    spoil(lib.data_dir)
     with Library(config, encoder=tiny_encoder) as lib:
         assert lib.vectors.current_ids(lib.reader()) is None
         st = lib.status().to_json()
-        assert st["consistent"] and st["vectors"] == 5 and any("unreadable" in n for n in st["notes"])
-    path.unlink()
-    with Library(config, encoder=tiny_encoder) as lib:
-        assert lib.vectors.current_ids(lib.reader()) is None
-        st = lib.status().to_json()
-        assert st["consistent"] and st["vectors"] == 5 and any("was missing" in n for n in st["notes"])
-
-
-def test_a_sidecar_that_disagrees_is_not_trusted(make_config, tiny_encoder, tmp_path):
-    config = make_config(models={"reranker": ""})
-    docs = tmp_path / "docs"
-    _files(docs, 4)
-    with Library(config, encoder=tiny_encoder) as lib:
-        lib.add_folder(docs)
-        sidecar = lib.data_dir / "vectors.hnsw.json"
-    meta = json.loads(sidecar.read_text())
-    sidecar.write_text(json.dumps({**meta, "count": meta["count"] + 1}))  # says more than the file holds
-    with Library(config, encoder=tiny_encoder) as lib:
-        assert lib.vectors.current_ids(lib.reader()) is None
-        assert lib.status().to_json()["vectors"] == 4
+        assert st["consistent"] and st["vectors"] == 5 and any(note in n for n in st["notes"]), st["notes"]
