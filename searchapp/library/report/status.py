@@ -145,8 +145,8 @@ class SavedIds:
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds],
                  index_notice: Optional[str], *, index_opening: bool = False,
                  integrity_ok: Optional[bool] = None) -> LibraryStatus:
-    """`db`: a reader; `index`: the vector index brought up to date with it (or None: no vectors yet, or
-    `index_opening`: it is still opening in the background); `integrity_ok`: SQLite's quick_check verdict
+    """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
+    current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background); `integrity_ok`: SQLite's quick_check verdict
     (None: run it now; see library/integrity.py)."""
     from ...models.device_summary import (  # no torch without CUDA
         LAST_LAYER_POOLINGS,
