@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from ..base.errors import UnsupportedFileError
 from ..base.safe_open import open_regular
 from ..store import Store
 
@@ -66,27 +67,31 @@ class IntegrityCheck:
                 return self._verdict
             db = Path(store.path)
             state = _files_state(db)
-            if not fresh and state is not None and self._recorded_pass(state):
-                self._verdict, self._when = True, now
+            age = None if fresh or state is None else self._recorded_pass_age(state)
+            if age is not None:  # aged from when the other process checked, not from now
+                self._verdict, self._when = True, now - age
                 return True
             self._verdict, self._when = store.integrity_ok(), now
             if self._verdict and state is not None:
                 self._write(state)
             return self._verdict
 
-    def _recorded_pass(self, state: list) -> bool:
+    def _recorded_pass_age(self, state: list) -> Optional[float]:
+        """Seconds since a passing check recorded on files in `state`, if within the interval; else None."""
         if self._record is None:
-            return False
+            return None
         try:
             with open_regular(self._record) as fh:
                 st = os.fstat(fh.fileno())
                 if _POSIX and (st.st_uid != os.geteuid() or st.st_mode & 0o077):  # not ours alone: not trusted
-                    return False
+                    return None
                 data = json.loads(fh.read(_RECORD_MAX_BYTES))
             age = self._wall() - float(data["checked_at"])
-            return bool(data["ok"] is True and 0 <= age < self._interval and data["files"] == state)
-        except (OSError, ValueError, TypeError, KeyError):  # none yet, unreadable, another shape: check again
-            return False
+            if data["ok"] is True and 0 <= age < self._interval and data["files"] == state:
+                return age
+        except (OSError, ValueError, TypeError, KeyError, UnsupportedFileError):  # none yet, unreadable: check again
+            pass
+        return None
 
     def _write(self, state: list) -> None:
         if self._record is None or not self._writes:

@@ -120,3 +120,25 @@ def test_a_failing_quick_check_is_never_reused(tiny_library, tmp_path, monkeypat
     assert IntegrityCheck(lib.data_dir).ok(reader) and (lib.data_dir / RECORD).exists()
     monkeypatch.setattr(reader, "integrity_ok", lambda: False)
     assert not IntegrityCheck(lib.data_dir).ok(reader, fresh=True)  # --check: the damage shows at once
+
+
+def test_a_reused_verdict_ages_from_when_it_was_taken(tiny_library, tmp_path):
+    from searchapp.library.integrity import INTERVAL_S, IntegrityCheck
+
+    lib = _library_with_files(tiny_library, tmp_path)
+    reader = lib.reader()
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    checks = lambda: statements.count("PRAGMA quick_check")  # noqa: E731
+    wall, mono = [5_000.0], [100.0]
+    assert IntegrityCheck(lib.data_dir, wall=lambda: wall[0]).ok(reader) and checks() == 1
+    wall[0] += INTERVAL_S - 10
+    window = IntegrityCheck(lib.data_dir, wall=lambda: wall[0], clock=lambda: mono[0])
+    assert window.ok(reader) and checks() == 1  # 50 s old: reused
+    mono[0] += 5
+    wall[0] += 5
+    assert window.ok(reader) and checks() == 1  # 55 s old: still the same verdict, from memory
+    mono[0] += 6
+    wall[0] += 6
+    assert window.ok(reader) and checks() == 2  # a minute after the check itself, not after the reuse
+    reader.conn.set_trace_callback(None)
