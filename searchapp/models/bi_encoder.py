@@ -51,7 +51,7 @@ from ..base.progress import CancelToken, ProgressFn, report
 from . import cpu_linear
 from .batching import length_sorted_batches, restore_order
 from .device import choose_device, choose_dtype
-from .lean_bert import LeanBertEncoder
+from .lean_bert import BertBody
 from .pooling import POOLING_MODES, needs_hidden_states, pool
 from .resolve import ResolvedModel, resolve_model
 from .transformer import (
@@ -146,7 +146,7 @@ class BiEncoder(ChunkingTokenizer):
         # for the bulk lane's lock.
         self._query_tokenizer = load_tokenizer(path, require_fast=True)
         self._query_lock = threading.Lock()
-        self._lean: Optional[LeanBertEncoder] = None
+        self._lean: Optional[BertBody] = None
         self._lean = self._lean_forward()
         # Broken weights (a NaN in a checkpoint) are refused at load, exit 5, before they reach a library.
         require_finite(self.encode_query("a test sentence"), spec, "on a test sentence at load")
@@ -343,7 +343,7 @@ class BiEncoder(ChunkingTokenizer):
         """Which forward encodes: "fused" (lean_bert's body on oneDNN-packed weights) or "transformers"."""
         return "fused" if self._lean is not None else "transformers"
 
-    def _lean_forward(self) -> Optional[LeanBertEncoder]:
+    def _lean_forward(self) -> Optional[BertBody]:
         """lean_bert's body on oneDNN-packed weights, for a plain BERT on the CPU pooled from its last layer,
         if its vectors agree with transformers' forward on a probe batch; None keeps transformers' forward."""
         if (self.device.type != "cpu" or self._needs_hidden or self._autocast_dtype is not None
@@ -351,7 +351,7 @@ class BiEncoder(ChunkingTokenizer):
             return None
         texts = ["a short probe.", "A longer probe passage, so the batch is padded and the mask matters. " * 4]
         try:
-            lean = LeanBertEncoder.build(self._model, cpu_linear.packed_linear(self.dtype))
+            lean = BertBody.build(self._model, cpu_linear.packed_linear(self.dtype))
             if lean is None:
                 return None
             enc = self._tokenizer(texts, truncation=True, max_length=self.max_seq_length, padding=False)

@@ -20,7 +20,7 @@ from ..base.errors import ModelLoadError, UnsupportedFileError
 from ..base.safe_open import NOT_REGULAR, open_regular
 from .resolve import ResolvedModel, resolve_model
 
-__all__ = ["ModelIdentity", "bi_encoder_identity", "library_settings", "reindex_reasons", "reindex_message"]
+__all__ = ["ModelIdentity", "bi_encoder_identity", "plain_bert_config", "library_settings", "reindex_reasons", "reindex_message"]
 
 _HUGE = 100_000  # tokenizers without a limit report a huge sentinel (transformers: VERY_LARGE_INTEGER)
 
@@ -49,11 +49,16 @@ def bi_encoder_identity(spec: str, *, pooling: str) -> ModelIdentity:
     configured = _sentence_bert_max_seq_length(path)
     msl = min(configured, limit) if configured else min(limit, 512)
     fingerprint = hashlib.sha256(f"{resolved.sha256}|pooling={pooling}|max_seq_length={msl}".encode()).hexdigest()[:16]
-    plain_bert = (cfg.get("model_type") == "bert" and cfg.get("hidden_act") in ("gelu", "relu")
-                  and cfg.get("position_embedding_type", "absolute") == "absolute"
-                  and not cfg.get("is_decoder") and not cfg.get("add_cross_attention"))
     return ModelIdentity(resolved=resolved, dim=dim, max_seq_length=msl, fingerprint=fingerprint,
-                         plain_bert=bool(plain_bert))
+                         plain_bert=plain_bert_config(cfg))
+
+
+def plain_bert_config(cfg: Mapping) -> bool:
+    """Whether a model config (config.json's keys) is a plain BERT encoder lean_bert reproduces: absolute
+    positions, GELU or ReLU, no decoder or cross-attention. One rule for `status` (no torch) and lean_bert."""
+    return bool(cfg.get("model_type") == "bert" and cfg.get("hidden_act") in ("gelu", "relu")
+                and (cfg.get("position_embedding_type") or "absolute") == "absolute"
+                and not cfg.get("is_decoder") and not cfg.get("add_cross_attention"))
 
 
 def _sentence_bert_max_seq_length(path: Path) -> Optional[int]:

@@ -24,7 +24,9 @@ from typing import Any, Callable, Optional
 import torch
 import torch.nn.functional as F
 
-__all__ = ["BertBody", "LeanBertScorer", "LeanBertEncoder", "LinearMaker", "plain_linear"]
+from .identity import plain_bert_config
+
+__all__ = ["BertBody", "LeanBertScorer", "LinearMaker", "plain_linear"]
 
 _ACTIVATIONS: dict[str, Callable[..., torch.Tensor]] = {"gelu": F.gelu, "relu": F.relu}
 
@@ -42,12 +44,10 @@ def plain_linear(weight: torch.Tensor, bias: torch.Tensor, act: str) -> Linear:
 
 
 def _covers(bert: Any) -> bool:
-    """A plain BERT encoder this file reproduces: absolute positions, GELU or ReLU, no cross-attention."""
+    """A plain BERT encoder this file reproduces (identity.plain_bert_config: the rule `status` reads too)."""
     cfg = getattr(bert, "config", None)
-    return (cfg is not None and type(bert).__name__ == "BertModel"
-            and getattr(cfg, "hidden_act", None) in _ACTIVATIONS
-            and getattr(cfg, "position_embedding_type", "absolute") == "absolute"
-            and not getattr(cfg, "is_decoder", False) and not getattr(cfg, "add_cross_attention", False))
+    return (cfg is not None and type(bert).__name__ == "BertModel" and plain_bert_config(cfg.to_dict())
+            and cfg.hidden_act in _ACTIVATIONS)
 
 
 class _Layer:
@@ -65,13 +65,23 @@ class _Layer:
 
 class BertBody:
     """(batch, seq) input_ids / attention_mask / token_type_ids -> (batch, seq, H) last hidden state, eval only,
-    in the embeddings' dtype."""
+    in the embeddings' dtype: a bi-encoder's token vectors, or a cross-encoder's before its head."""
 
     def __init__(self, bert: Any, linear: LinearMaker) -> None:
         cfg = bert.config
         self.heads = int(cfg.num_attention_heads)
         self.emb = bert.embeddings
         self.layers = [_Layer(layer, linear, cfg.hidden_act) for layer in bert.encoder.layer]
+
+    @classmethod
+    def build(cls, bert: Any, linear: LinearMaker) -> Optional["BertBody"]:
+        """The body of a BertModel this file covers, or None."""
+        if not _covers(bert):
+            return None
+        try:
+            return cls(bert, linear)
+        except (AttributeError, KeyError, RuntimeError):  # a variant whose module tree differs
+            return None
 
     def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                  token_type_ids: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -92,26 +102,6 @@ class BertBody:
             h = layer.down(layer.up(x))
             x = F.layer_norm(h + x, (hidden,), layer.ln2.weight, layer.ln2.bias, layer.ln2.eps)
         return x
-
-
-class LeanBertEncoder:
-    """A bi-encoder's BertModel: (batch, seq) inputs -> (batch, seq, H) token vectors (the last hidden state)."""
-
-    def __init__(self, body: BertBody) -> None:
-        self.body = body
-
-    @classmethod
-    def build(cls, model: Any, linear: LinearMaker) -> Optional["LeanBertEncoder"]:
-        if not _covers(model):
-            return None
-        try:
-            return cls(BertBody(model, linear))
-        except (AttributeError, KeyError, RuntimeError):  # a variant whose module tree differs
-            return None
-
-    def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                 token_type_ids: Optional[torch.Tensor] = None) -> torch.Tensor:
-        return self.body(input_ids, attention_mask, token_type_ids)
 
 
 class LeanBertScorer:

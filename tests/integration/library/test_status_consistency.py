@@ -4,7 +4,13 @@ must not."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
+
 import numpy as np
+
+from searchapp.library.integrity import INTERVAL_S, RECORD, IntegrityCheck
 
 
 def _library_with_files(tiny_library, tmp_path, n: int = 4):
@@ -14,6 +20,17 @@ def _library_with_files(tiny_library, tmp_path, n: int = 4):
         (docs / f"f{i}.txt").write_text(f"Passage number {i} about topic {i} and nothing else.\n", encoding="utf-8")
     tiny_library.add_folder(docs)
     return tiny_library
+
+
+@contextlib.contextmanager
+def quick_checks(reader):
+    """A callable counting the quick_checks SQLite runs on `reader`'s connection meanwhile (its trace callback)."""
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    try:
+        yield lambda: statements.count("PRAGMA quick_check")
+    finally:
+        reader.conn.set_trace_callback(None)
 
 
 def test_each_way_the_index_can_differ_from_the_store_shows(tiny_library, tmp_path):
@@ -55,62 +72,47 @@ def test_a_non_finite_vector_left_out_is_consistent_and_said(tiny_library, tmp_p
 
 
 def test_sqlites_quick_check_runs_at_most_once_a_minute_and_its_verdict_counts(tiny_library, tmp_path, monkeypatch):
-    from searchapp.library.integrity import INTERVAL_S, IntegrityCheck
-
     lib = _library_with_files(tiny_library, tmp_path)
     now = [1000.0]
     lib._integrity = IntegrityCheck(clock=lambda: now[0])
     reader = lib.reader()
-    statements: list[str] = []
-    reader.conn.set_trace_callback(statements.append)
-    checks = lambda: statements.count("PRAGMA quick_check")  # noqa: E731
-    assert lib.status().consistent and checks() == 1
-    now[0] += INTERVAL_S / 2
-    assert lib.status().consistent and checks() == 1  # the window's next refresh: the verdict of a moment ago
-    now[0] += INTERVAL_S
-    monkeypatch.setattr(reader, "integrity_ok", lambda: False)  # what a damaged file answers
-    assert not lib.status().consistent
-    reader.conn.set_trace_callback(None)
+    with quick_checks(reader) as checks:
+        assert lib.status().consistent and checks() == 1
+        now[0] += INTERVAL_S / 2
+        assert lib.status().consistent and checks() == 1  # the window's next refresh: the verdict of a moment ago
+        now[0] += INTERVAL_S
+        monkeypatch.setattr(reader, "integrity_ok", lambda: False)  # what a damaged file answers
+        assert not lib.status().consistent
 
 
 def test_a_passing_quick_check_serves_other_processes_for_a_minute_on_unchanged_files(tiny_library, tmp_path):
     """Two IntegrityChecks on one data dir stand for two `searchapp status` processes (each its own memory)."""
-    import os
-    import stat
-
-    from searchapp.library.integrity import INTERVAL_S, RECORD, IntegrityCheck
-
     lib = _library_with_files(tiny_library, tmp_path)
     reader = lib.reader()
-    statements: list[str] = []
-    reader.conn.set_trace_callback(statements.append)
-    checks = lambda: statements.count("PRAGMA quick_check")  # noqa: E731
-    wall = [5_000.0]
-    process = lambda: IntegrityCheck(lib.data_dir, wall=lambda: wall[0])  # noqa: E731
-    assert process().ok(reader) and checks() == 1
-    record = lib.data_dir / RECORD
-    assert stat.S_IMODE(os.stat(record).st_mode) == 0o600
-    wall[0] += INTERVAL_S / 2
-    assert process().ok(reader) and checks() == 1  # the next command, within the minute, files unchanged
-    assert process().ok(reader, fresh=True) and checks() == 2  # `status --check` runs it whatever ran before
-    wall[0] += INTERVAL_S / 2
-    assert process().ok(reader) and checks() == 2  # the fresh run was recorded in turn
-    (tmp_path / "docs" / "new.txt").write_text("a new file to commit\n", encoding="utf-8")
-    lib.sync()  # a commit: the database's size or time changes
-    assert process().ok(reader) and checks() == 3
-    wall[0] += INTERVAL_S  # a minute later, unchanged files: checked again
-    assert process().ok(reader) and checks() == 4
-    os.chmod(record, 0o644)  # a record others could have written is not trusted
-    assert process().ok(reader) and checks() == 5
-    record.write_text("{not json", encoding="utf-8")
-    os.chmod(record, 0o600)
-    assert process().ok(reader) and checks() == 6
-    reader.conn.set_trace_callback(None)
+    with quick_checks(reader) as checks:
+        wall = [5_000.0]
+        process = lambda: IntegrityCheck(lib.data_dir, wall=lambda: wall[0])  # noqa: E731
+        assert process().ok(reader) and checks() == 1
+        record = lib.data_dir / RECORD
+        assert stat.S_IMODE(os.stat(record).st_mode) == 0o600
+        wall[0] += INTERVAL_S / 2
+        assert process().ok(reader) and checks() == 1  # the next command, within the minute, files unchanged
+        assert process().ok(reader, fresh=True) and checks() == 2  # `status --check` runs it whatever ran before
+        wall[0] += INTERVAL_S / 2
+        assert process().ok(reader) and checks() == 2  # the fresh run was recorded in turn
+        (tmp_path / "docs" / "new.txt").write_text("a new file to commit\n", encoding="utf-8")
+        lib.sync()  # a commit: the database's size or time changes
+        assert process().ok(reader) and checks() == 3
+        wall[0] += INTERVAL_S  # a minute later, unchanged files: checked again
+        assert process().ok(reader) and checks() == 4
+        os.chmod(record, 0o644)  # a record others could have written is not trusted
+        assert process().ok(reader) and checks() == 5
+        record.write_text("{not json", encoding="utf-8")
+        os.chmod(record, 0o600)
+        assert process().ok(reader) and checks() == 6
 
 
 def test_a_failing_quick_check_is_never_reused(tiny_library, tmp_path, monkeypatch):
-    from searchapp.library.integrity import RECORD, IntegrityCheck
-
     lib = _library_with_files(tiny_library, tmp_path)
     reader = lib.reader()
     monkeypatch.setattr(reader, "integrity_ok", lambda: False)  # what a damaged file answers
@@ -123,22 +125,17 @@ def test_a_failing_quick_check_is_never_reused(tiny_library, tmp_path, monkeypat
 
 
 def test_a_reused_verdict_ages_from_when_it_was_taken(tiny_library, tmp_path):
-    from searchapp.library.integrity import INTERVAL_S, IntegrityCheck
-
     lib = _library_with_files(tiny_library, tmp_path)
     reader = lib.reader()
-    statements: list[str] = []
-    reader.conn.set_trace_callback(statements.append)
-    checks = lambda: statements.count("PRAGMA quick_check")  # noqa: E731
     wall, mono = [5_000.0], [100.0]
-    assert IntegrityCheck(lib.data_dir, wall=lambda: wall[0]).ok(reader) and checks() == 1
-    wall[0] += INTERVAL_S - 10
-    window = IntegrityCheck(lib.data_dir, wall=lambda: wall[0], clock=lambda: mono[0])
-    assert window.ok(reader) and checks() == 1  # 50 s old: reused
-    mono[0] += 5
-    wall[0] += 5
-    assert window.ok(reader) and checks() == 1  # 55 s old: still the same verdict, from memory
-    mono[0] += 6
-    wall[0] += 6
-    assert window.ok(reader) and checks() == 2  # a minute after the check itself, not after the reuse
-    reader.conn.set_trace_callback(None)
+    with quick_checks(reader) as checks:
+        assert IntegrityCheck(lib.data_dir, wall=lambda: wall[0]).ok(reader) and checks() == 1
+        wall[0] += INTERVAL_S - 10
+        window = IntegrityCheck(lib.data_dir, wall=lambda: wall[0], clock=lambda: mono[0])
+        assert window.ok(reader) and checks() == 1  # 50 s old: reused
+        mono[0] += 5
+        wall[0] += 5
+        assert window.ok(reader) and checks() == 1  # 55 s old: still the same verdict, from memory
+        mono[0] += 6
+        wall[0] += 6
+        assert window.ok(reader) and checks() == 2  # a minute after the check itself, not after the reuse

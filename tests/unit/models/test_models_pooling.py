@@ -154,6 +154,14 @@ def test_passage_path_says_which_precision_form_runs(monkeypatch):
     assert describe_passage_path("cpu", "fp32", 2, fused=True) == "torch fp32; fused BERT layers (2 threads)"
 
 
+def test_status_knows_which_poolings_read_only_the_last_layer():
+    from searchapp.models.device_summary import LAST_LAYER_POOLINGS
+    from searchapp.models.pooling import needs_hidden_states, pooling_modes
+
+    # status says "fused" without importing torch, so it keeps its own list; it must be the registry's
+    assert set(LAST_LAYER_POOLINGS) == {m for m in pooling_modes() if not needs_hidden_states(m)}
+
+
 def test_identity_tells_a_plain_bert_from_other_models(packaged_model_dir, tiny_bi_encoder_dir,
                                                                        tmp_path):
     import json
