@@ -61,6 +61,23 @@ class VectorQueue:
             "ORDER BY f.mtime_ns DESC, f.id, c.id LIMIT ?", (max(0, int(limit)),))  # -1 would mean all
         return [(int(a), b, c, d) for a, b, c, d in rows]
 
+    def pending_order(self) -> np.ndarray:
+        """The ids of every waiting passage in the order `pending_batch` gives them (newest-modified file
+        first), read once for a whole meaning pass: asking `pending_batch` for each batch sorts every waiting
+        passage again (a first sync of 20,000 passages in batches of 256: 1.1 s of its 3.2 s besides the
+        encoder; at 200,000 it grows with the square)."""
+        return np.fromiter(itertools.chain.from_iterable(self.conn.execute(
+            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE length(c.vector) = 0 "
+            "ORDER BY f.mtime_ns DESC, f.id, c.id")), dtype=np.int64)
+
+    def pending_rows(self, ids: Iterable[int]) -> list[tuple[int, str, str, str]]:
+        """`pending_batch`'s rows for those of `ids` still waiting, in the order of `ids`."""
+        ids = [int(i) for i in ids]
+        got = {int(a): (int(a), b, c, d) for a, b, c, d in self.select_in(
+            "SELECT c.id, c.text_hash, c.text, coalesce(f.embed_title, '') FROM chunks c "
+            "JOIN files f ON f.id = c.file_id WHERE length(c.vector) = 0 AND c.id IN ({})", ids)}
+        return [got[i] for i in ids if i in got]
+
     def pending_with_hashes(self, hashes: Iterable[str]) -> dict[int, str]:
         """chunk id -> text hash of every waiting passage with one of `hashes` (in any file)."""
         return {int(i): h for i, h in self.select_in(

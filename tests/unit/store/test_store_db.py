@@ -246,6 +246,9 @@ def test_pending_batch_is_newest_file_first_and_set_vectors_fills_only_waiting(l
     batch = store.pending_batch(10)
     assert [(b[0], b[2], b[3]) for b in batch] == [(n1, "n1", ""), (o, "o", "Old")]
     assert store.pending_batch(1) == batch[:1] and store.pending_batch(-1) == []
+    order = store.pending_order()  # a meaning pass reads the order once, then the rows batch by batch
+    assert order.tolist() == [n1, o] and store.pending_rows(order) == batch
+    assert store.pending_rows([o, 12345, n2]) == [batch[1]]  # unknown and embedded ids are passed over
     with store.atomic():
         store.set_vectors([o, n2], np.full((2, 4), 2.0, np.float32))
     vec = dict(zip(*store.vectors([o, n2]), strict=True))
