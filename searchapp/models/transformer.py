@@ -8,6 +8,7 @@ code shipped in the folder, nor prompt on stdin (a folder that would need code i
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -176,15 +177,16 @@ def collate(
         # fp32 (MKL) and CUDA have no such cache: their callers pass round_to=1 and pad no further.
         width = -(-width // round_to) * round_to
     pinned = device.type == "cuda"
+    lengths = np.fromiter((len(features["input_ids"][i]) for i in indices), dtype=np.int64, count=len(indices))
+    cols = np.arange(width)
+    # (batch, seq) True where a token goes: row-major, so the rows' ids laid end to end fill it in order.
+    filled = cols >= (width - lengths)[:, None] if padding_side == "left" else cols < lengths[:, None]
+    total = int(lengths.sum())
     out: dict[str, torch.Tensor] = {}
     for key, rows in features.items():
         arr = np.full((len(indices), width), pad_values.get(key, 0), dtype=np.int64)  # (batch, seq)
-        for r, i in enumerate(indices):
-            row = rows[i]
-            if padding_side == "left":
-                arr[r, width - len(row) :] = row
-            else:
-                arr[r, : len(row)] = row
+        arr[filled] = np.fromiter(itertools.chain.from_iterable(rows[i] for i in indices), dtype=np.int64,
+                                  count=total)
         host = torch.from_numpy(arr)
         if pinned:
             host = host.pin_memory()

@@ -27,7 +27,7 @@ QUASAR = ("Quasars are the brilliant cores of distant galaxies. Gas spiralling i
 
 
 class CountingTokenizer:
-    """Delegates to a Hugging Face tokenizer and counts the calls that tokenize."""
+    """Delegates to a tokenizer (Hugging Face's, or the tokenizers library's) and counts the calls that tokenize."""
 
     def __init__(self, inner) -> None:
         self._inner = inner
@@ -36,6 +36,10 @@ class CountingTokenizer:
     def __call__(self, *args, **kwargs):
         self.calls += 1
         return self._inner(*args, **kwargs)
+
+    def encode_batch(self, *args, **kwargs):
+        self.calls += 1
+        return self._inner.encode_batch(*args, **kwargs)
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -46,12 +50,13 @@ def test_encode_reuses_the_chunkers_token_ids(tiny_encoder, monkeypatch):
     fresh = tiny_encoder.encode(texts)
     counting = CountingTokenizer(tiny_encoder._tokenizer)
     monkeypatch.setattr(tiny_encoder, "_tokenizer", counting)
+    monkeypatch.setattr(tiny_encoder, "_bulk", CountingTokenizer(tiny_encoder._bulk))  # encode's own batch call
     tiny_encoder.token_offsets_batch(texts)  # what the chunker does when it verifies passages
     reused = tiny_encoder.encode(texts)
-    assert counting.calls == 0  # no second tokenization
+    assert counting.calls + tiny_encoder._bulk.calls == 0  # no second tokenization
     np.testing.assert_allclose(reused, fresh, atol=1e-6)
     tiny_encoder.encode(texts)  # ids are used once: a second encode tokenizes again (and still agrees)
-    assert counting.calls == 1
+    assert counting.calls + tiny_encoder._bulk.calls == 1
 
 
 def test_reused_ids_are_truncated_like_the_tokenizer(tiny_encoder):
@@ -115,6 +120,7 @@ def test_sync_never_tokenizes_a_passage_twice(make_config, tiny_encoder, tmp_cor
     seen: Counter = Counter()
     monkeypatch.setattr(tiny_encoder, "_tokenizer", RecordingTokenizer(tiny_encoder._tokenizer, seen))
     monkeypatch.setattr(tiny_encoder, "_offsets_tokenizer", RecordingTokenizer(tiny_encoder._offsets_tokenizer, seen))
+    monkeypatch.setattr(tiny_encoder, "_bulk", RecordingTokenizer(tiny_encoder._bulk, seen))
     with Library(make_config(), encoder=tiny_encoder) as lib:
         rep = lib.add_folder(tmp_corpus)
         data_dir = lib.config.data_dir
@@ -238,9 +244,21 @@ def test_cuda_rerank_is_one_forward_and_matches_cpu(tiny_cross_encoder_dir):
     passages = [f"passage {i} about magma and volcanoes " * (1 + i % 7) for i in range(50)]
     cpu = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu", precision="fp32").score("volcano", passages)
     gpu = CrossEncoder(str(tiny_cross_encoder_dir), device="cuda", precision="fp16")
-    calls = []
-    handle = gpu._model.register_forward_hook(lambda *a: calls.append(1))
+    assert gpu.path == "cuda graphs"
+    graphed, calls = gpu._graphed, []
+
+    def counted(arrays):
+        calls.append(arrays["input_ids"].shape[0])
+        return graphed(arrays)
+
+    gpu._graphed = counted
     logits = gpu.score("volcano", passages)
-    handle.remove()
-    assert len(calls) == 1  # 50 candidates, one forward
+    gpu._graphed = graphed
+    assert calls == [50]  # 50 candidates, one replay of one captured forward
     np.testing.assert_allclose(logits, cpu, atol=2e-2)
+    gpu._graphed = None  # transformers' forward: one call too
+    hooked = []
+    handle = gpu._model.register_forward_hook(lambda *a: hooked.append(1))
+    np.testing.assert_allclose(gpu.score("volcano", passages), cpu, atol=2e-2)
+    handle.remove()
+    assert len(hooked) == 1

@@ -84,6 +84,7 @@ def test_the_title_costs_no_second_tokenization_of_a_passage(tmp_path, make_conf
     seen: Counter = Counter()  # what was tokenized, text by text
     monkeypatch.setattr(tiny_encoder, "_tokenizer", RecordingTokenizer(tiny_encoder._tokenizer, seen))
     monkeypatch.setattr(tiny_encoder, "_offsets_tokenizer", RecordingTokenizer(tiny_encoder._offsets_tokenizer, seen))
+    monkeypatch.setattr(tiny_encoder, "_bulk", RecordingTokenizer(tiny_encoder._bulk, seen))
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.md").write_text(f"# Harbour logistics\n\n{BODY}", encoding="utf-8")

