@@ -16,6 +16,8 @@ def shown_window(qtbot, config, lib, commands=None):
     win.url_opener = win.opened.append
     with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
         win.show()
+    # The index opening in the background ends with a Changes(meaning=True) of its own: not one a test should see.
+    qtbot.waitUntil(lambda: not win.session.meaning.pending, timeout=WAIT_MS)
     return win
 
 

@@ -28,12 +28,16 @@ class MeaningLoad(QObject):
     def __init__(self, services: Services) -> None:
         super().__init__(services.parent)
         self.services = services
+        self.pending = 0  # loads started whose end the window has not announced yet
         self._ended.connect(self._announce)
 
     def start(self, library: Any) -> bool:
         """Open `library`'s vector index in the background; False when there is nothing to load."""
-        return bool(library.load_in_background(self._ended.emit))
+        started = bool(library.load_in_background(self._ended.emit))
+        self.pending += started  # the end is announced on this thread, after this returns
+        return started
 
     @Slot()
     def _announce(self) -> None:
+        self.pending = max(0, self.pending - 1)
         self.services.changed(Changes(meaning=True))
