@@ -10,8 +10,9 @@ repository's README (chunk-sized: ~200 word pieces), so nothing beyond the repos
 cross-encoder is BertForSequenceClassification made from DIR with a fresh one-logit head: no trained
 cross-encoder ships, and its latency is that of any MiniLM-L6 reranker; its scores mean nothing. The rerank rows
 time searchapp's CUDA-graph forward, its transformers forward (graphs=False) and sentence-transformers' CrossEncoder,
-interleaved call by call. The sync row is a whole `add_folder` of --sync-files text files (words pass, then the
-meaning pass on the GPU), against sentence-transformers encoding the same passages. One JSON line per result,
+interleaved call by call. The sync row is a whole `add_folder` of --sync-files text files (the words pass with the
+meaning pass beside it on the GPU; --split adds words alone, then meaning alone), against sentence-transformers
+encoding the same passages. One JSON line per result,
 with the GPU's name and torch's version.
 """
 
@@ -29,7 +30,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+# SEARCHAPP_BENCH_TREE: another tree's root (e.g. `git archive` of an older commit) to time the same way.
+sys.path.insert(0, os.environ.get("SEARCHAPP_BENCH_TREE") or str(REPO))
 
 
 def emit(**row) -> None:
@@ -52,6 +54,7 @@ def passages(n: int) -> list[str]:
 DEVICE = "cuda"  # --device cpu: a smoke run of this script where there is no GPU
 PROFILE = False  # --profile
 BATCH = 128  # --batch: searchapp's passages per forward (CUDA uses at least 128)
+PEER = True  # --no-peer: the sync row without sentence-transformers' encode (timed in another run)
 
 
 def synced(fn):
@@ -158,15 +161,22 @@ def bench_rerank(model_dir: Path, texts: list[str], repeats: int) -> None:
              max_logit_diff_graphs_vs_transformers=round(diff, 4), goal_p50_ms=10)
 
 
-def bench_sync(model_dir: Path, files: int) -> None:
-    """A whole sync on the GPU: `files` text files (three chunk-sized passages each) through add_folder, words
-    first (embed=False), then the meaning pass; sentence-transformers encodes the same passages after."""
+def bench_sync(model_dir: Path, files: int, split: bool) -> None:
+    """A whole sync on the GPU: `files` text files (three chunk-sized passages each) through one add_folder, as a
+    person's first index runs (words and meaning; beside each other where the tree has that); with `split`, also
+    words alone (embed=False) and then meaning alone in a second library. sentence-transformers encodes the same
+    passages after. Run it with PYTHONPATH at another tree to time that tree's sync the same way."""
     import numpy as np  # noqa: F401 - imported by the peer anyway; keeps the timing free of it
     import torch
     from sentence_transformers import SentenceTransformer
 
+    import searchapp
     from searchapp.base.config import load_config
     from searchapp.library import Library
+
+    def cuda_synced() -> None:
+        if DEVICE == "cuda":
+            torch.cuda.synchronize()
 
     with tempfile.TemporaryDirectory(prefix="bench-cuda-sync-") as tmp:
         folder = Path(tmp) / "files"
@@ -174,35 +184,64 @@ def bench_sync(model_dir: Path, files: int) -> None:
         texts = passages(files * 3)
         for f in range(files):
             (folder / f"note-{f:05d}.txt").write_text("\n\n".join(texts[f * 3:f * 3 + 3]) + "\n", encoding="utf-8")
-        cfg = load_config(Path(tmp) / "lib", env={}, overrides={"models": {"device": DEVICE, "bi_encoder": str(model_dir)}})
-        with Library(cfg) as lib:
+        overrides = {"models": {"device": DEVICE, "bi_encoder": str(model_dir)}}
+        row: dict = {}
+        with Library(load_config(Path(tmp) / "lib", env={}, overrides=overrides)) as lib:
+            lib.models.passage_encoder().encode(["load the model before the clock starts"])
             t0 = time.perf_counter()
-            if PROFILE:  # where the words pass's time goes on this host (stderr)
+            if PROFILE:  # where the sync's time goes on this host (stderr)
                 import cProfile
                 import pstats
 
                 prof = cProfile.Profile()
                 prof.enable()
-            lib.add_folder(folder, embed=False)
-            words_s = time.perf_counter() - t0
+            rep = lib.add_folder(folder)
+            cuda_synced()
+            whole_s = time.perf_counter() - t0
             if PROFILE:
                 prof.disable()
-                pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(16)
-            t1 = time.perf_counter()
-            lib.add_folder(folder)
-            if DEVICE == "cuda":
-                torch.cuda.synchronize()
-            meaning_s = time.perf_counter() - t1
+                pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(20)
             st = lib.status()
             stored = [r[0] for r in lib.store.conn.execute("SELECT text FROM chunks ORDER BY id")]
+            whole_vecs = stored_vectors(lib)
         n = len(stored)
+        row.update(whole_s=round(whole_s, 2), whole_passages_per_s=round(n / whole_s),
+                   embedded=getattr(st, "embedded", None), chunks_embedded=rep.chunks_embedded)
+        if split:
+            with Library(load_config(Path(tmp) / "lib2", env={}, overrides=overrides)) as lib:
+                lib.models.passage_encoder().encode(["load the model before the clock starts"])
+                t0 = time.perf_counter()
+                lib.add_folder(folder, embed=False)
+                words_s = time.perf_counter() - t0
+                t1 = time.perf_counter()
+                lib.add_folder(folder)
+                cuda_synced()
+                meaning_s = time.perf_counter() - t1
+                split_vecs = stored_vectors(lib)
+            assert whole_vecs.keys() == split_vecs.keys()
+            row.update(words_s=round(words_s, 2), meaning_s=round(meaning_s, 2),
+                       meaning_passages_per_s=round(n / meaning_s),
+                       min_cosine_whole_vs_split=round(min(float(v @ split_vecs[k]) for k, v in whole_vecs.items()), 5))
+        if not PEER:
+            emit(result="sync", tree=str(Path(searchapp.__file__).parent.parent), files=files, passages=n, **row,
+                 beside=os.environ.get("SEARCHAPP_MEANING_BESIDE_WORDS", "default"), goal_per_s=3000,
+                 host_cores=os.cpu_count())
+            return
         peer = SentenceTransformer(str(model_dir), device=DEVICE)
         peer.encode(stored[:512], batch_size=128)
         _, peer_s = synced(lambda: peer.encode(stored, batch_size=128, normalize_embeddings=True))
-        emit(result="sync", files=files, passages=n, embedded=getattr(st, "embedded", None),
-             words_s=round(words_s, 2), meaning_s=round(meaning_s, 2), whole_s=round(words_s + meaning_s, 2),
-             whole_passages_per_s=round(n / (words_s + meaning_s)), meaning_passages_per_s=round(n / meaning_s),
-             st_fp32_encode_only_per_s=round(n / peer_s), goal_per_s=3000, host_cores=os.cpu_count())
+        emit(result="sync", tree=str(Path(searchapp.__file__).parent.parent), files=files, passages=n, **row,
+             beside=os.environ.get("SEARCHAPP_MEANING_BESIDE_WORDS", "default"),
+             st_fp32_encode_only_per_s=round(n / peer_s), ratio_whole_vs_st_encode_only=round(peer_s / whole_s, 2),
+             goal_per_s=3000, host_cores=os.cpu_count())
+
+
+def stored_vectors(lib) -> dict:
+    """(file path, ordinal) -> the stored float32 vector of every passage of `lib`."""
+    import numpy as np
+
+    rows = lib.store.conn.execute("SELECT f.path, c.ordinal, c.vector FROM chunks c JOIN files f ON f.id = c.file_id")
+    return {(p, o): np.frombuffer(v, dtype=np.float32) for p, o, v in rows}
 
 
 def main() -> None:
@@ -216,11 +255,13 @@ def main() -> None:
     ap.add_argument("--skip-passages", action="store_true")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--sync-files", type=int, default=0, help="also time a whole sync of this many text files")
+    ap.add_argument("--split", action="store_true", help="with --sync-files: also words alone, then meaning alone")
+    ap.add_argument("--no-peer", action="store_true", help="with --sync-files: no sentence-transformers row")
     args = ap.parse_args()
     import torch
 
-    global DEVICE, PROFILE, BATCH
-    DEVICE, PROFILE, BATCH = args.device, args.profile, args.batch
+    global DEVICE, PROFILE, BATCH, PEER
+    DEVICE, PROFILE, BATCH, PEER = args.device, args.profile, args.batch, not args.no_peer
     if DEVICE == "cuda" and not torch.cuda.is_available():
         print(json.dumps({"bench": "cuda", "skipped": "no CUDA device"}))
         return
@@ -232,7 +273,7 @@ def main() -> None:
     if not args.skip_rerank:
         bench_rerank(Path(args.model), texts, args.repeats)
     if args.sync_files:
-        bench_sync(Path(args.model), args.sync_files)
+        bench_sync(Path(args.model), args.sync_files, args.split)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,11 @@ from ...base.errors import Cancelled
 from ...base.progress import CancelToken, ProgressFn
 from ...base.types import ChunkSpan
 from ...ingest.fsnames import storable
+from ...ingest.passage_context import model_input
 from ...ingest.scan import ScannedFile
 from ...store import NewChunk, RootRow, Store
 from ...store.ledger import set_entry_date, set_ocr_state
+from .meaning_beside import MeaningBeside
 from .types import IndexWriter, SyncReport
 
 __all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry"]
@@ -45,8 +47,9 @@ class Batcher:
 
     def __init__(self, store: Store, root: RootRow, index: IndexWriter, report_: SyncReport,
                  progress: Optional[ProgressFn], cancel: Optional[CancelToken], batch_chunks: int,
-                 batch_files: int) -> None:
+                 batch_files: int, beside: Optional[MeaningBeside] = None) -> None:
         self.store, self.root, self.index = store, root, index
+        self.beside = beside  # where the passages a batch leaves waiting are embedded meanwhile, if anywhere
         self.report, self.progress, self.cancel = report_, progress, cancel
         self.batch_chunks, self.batch_files = batch_chunks, batch_files
         self.pending: list[Pending] = []
@@ -70,6 +73,7 @@ class Batcher:
         added_vecs: list[np.ndarray] = []
         waiting = 0
         rows: list[tuple[int, NewChunk]] = []  # the batch's passages, written together (Store.insert_chunks_of)
+        inputs: dict[str, str] = {}  # hash -> model input of the passages left waiting
 
         def write_rows() -> None:
             nonlocal waiting
@@ -100,6 +104,8 @@ class Batcher:
                 if old is not None or it.ocr is not None:  # a row inserted now has no OCR state yet
                     set_ocr_state(self.store, file_id, it.ocr, it.ocr_pages)
                 rows += [(file_id, n) for n in new]
+                if self.beside is not None:
+                    inputs.update((n.text_hash, model_input(it.title, n.text)) for n in new if n.vector is None)
             write_rows()
             self.store.bump_generation()
         if removed:
@@ -109,6 +115,8 @@ class Batcher:
         self.report.chunks_added += len(added_ids) + waiting
         self.report.chunks_pending += waiting
         self.report.chunks_removed += len(removed)
+        if self.beside is not None:
+            self.beside.offer(inputs)
 
     def flush_and_stop(self) -> None:
         """On cancel: commit the files fully processed so far (cancel keeps what is done), then raise Cancelled."""

@@ -19,6 +19,7 @@ from ...base.priority import background_adapts
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.passage_context import model_input
 from ...store import Store
+from .meaning_beside import store_vectors
 from .types import IndexWriter, PassageEncoder
 
 __all__ = ["embed_pending", "meaning_progress", "meaning_percent", "meaning_message"]
@@ -60,12 +61,13 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
     done = 0  # waiting passages filled by this run (a reused vector fills several)
     encoded = 0
     report(progress, "embedding", 0, todo, meaning_message(embedded, total))
+    queue = _Queue(store)
     while True:
         if cancel is not None and cancel.cancelled:
             raise Cancelled("cancelled")
         if limit is not None and done >= limit:  # a reused vector may fill more than asked
             return encoded
-        rows = store.pending_batch(batch if limit is None else min(batch, limit - done))
+        rows = queue.take(batch if limit is None else min(batch, limit - done))
         if not rows:
             return encoded
         inputs: dict[str, str] = {}
@@ -82,13 +84,31 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
             require_finite(vecs, encoder.spec, "while embedding; nothing of this batch was written")
             known.update(zip(new, np.asarray(vecs, dtype=np.float32), strict=True))
             encoded += len(new)
-        targets = store.pending_with_hashes(inputs)  # this batch's passages and their twins in other files
-        ids = list(targets)
-        with store.atomic():
-            store.set_vectors(ids, np.stack([known[targets[i]] for i in ids]))
-            store.bump_generation()
-        index.add(np.asarray(ids, dtype=np.int64), np.stack([known[targets[i]] for i in ids]))
-        done += len(ids)
-        embedded += len(ids)
+        filled = store_vectors(store, index, known, list(inputs))  # with their twins in other files
+        done += filled
+        embedded += filled
         todo = max(todo, done)  # a sync of another process may have added passages meanwhile
         report(progress, "embedding", done, todo, meaning_message(embedded, total))
+
+
+class _Queue:
+    """The waiting passages in embedding order, read once and then taken batch by batch (Store.pending_order);
+    read again when used up, so passages another sync committed meanwhile are embedded too."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.ids = store.pending_order()
+        self.at = 0
+
+    def take(self, n: int) -> list[tuple[int, str, str, str]]:
+        """Up to `n` rows of passages still waiting (twins filled by an earlier batch are passed over)."""
+        while True:
+            if self.at >= len(self.ids):
+                self.ids, self.at = self.store.pending_order(), 0
+                if not len(self.ids):
+                    return []
+            part = self.ids[self.at:self.at + n]
+            self.at += len(part)
+            rows = self.store.pending_rows(part)
+            if rows:
+                return rows

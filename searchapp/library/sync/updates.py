@@ -21,6 +21,7 @@ from ..searches import Searches, YieldingCancel
 from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
 from ..report.settings_check import passage_context
 from . import words_pass as sync_module
+from .meaning_beside import MeaningBeside
 from .meaning_pass import embed_pending, meaning_progress
 from ..report.status import REINDEX_META
 from ..ocr.step import ocr_step
@@ -98,10 +99,24 @@ class Updates:
             had_passages = self.store.has_chunks()
             self.vectors.writable(lambda: self.models.identity()[1])
             encoder = self.models.passage_encoder()  # loaded only when a file needs chunking or embedding
+            # On a GPU the meaning of each words batch is encoded while the words pass goes on.
+            beside = MeaningBeside(self.store, encoder, self.vectors, cancel,
+                                   sync_module.BATCH_CHUNKS) if embed else None
             try:
-                for root, paths in work:
-                    total.merge(sync_root(self.store, root, self.config, encoder, self.vectors,
-                                          progress, cancel, paths=paths))
+                cancelled = False
+                try:
+                    for root, paths in work:
+                        total.merge(sync_root(self.store, root, self.config, encoder, self.vectors,
+                                              progress, cancel, paths=paths, beside=beside))
+                    if beside is not None:
+                        beside.finish()
+                except Cancelled:
+                    cancelled = True
+                    raise
+                finally:
+                    if beside is not None:
+                        beside.close(keep_done=cancelled)  # a cancel keeps the meaning done so far too
+                        total.chunks_embedded += beside.encoded
                 self._record_passage_context(had_passages, total.chunks_pending)
                 if embed and self.store.pending_count():
                     self.vectors.save()  # words are in: a crash in the long phase 2 keeps a current index

@@ -18,6 +18,7 @@ from ...ingest.fsnames import storable
 from ...ingest.scan import ScanResult, ScannedFile, scan
 from ...store import RootRow, Store
 from .batches import Batcher, Pending, rewrite_entry
+from .meaning_beside import MeaningBeside
 from ..members.sync import index_container, is_container, members_by_container
 from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .passages import passages_of
@@ -49,9 +50,10 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
 
 def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter,
               progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-              paths: Optional[list[str]] = None) -> SyncReport:
+              paths: Optional[list[str]] = None, beside: Optional[MeaningBeside] = None) -> SyncReport:
     """Bring one root up to date. With `paths` (absolute, e.g. from a file watcher) only those files and
-    folders are looked at: nothing else of the root is scanned, and a path that no longer exists is purged."""
+    folders are looked at: nothing else of the root is scanned, and a path that no longer exists is purged.
+    `beside`: where each batch's waiting passages are embedded while this goes on (meaning_beside.py)."""
     rep = SyncReport()
     gone = root_missing(store, root)
     if gone is not None:  # keep everything: an unplugged drive or a renamed folder must not empty the index
@@ -76,7 +78,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             seen.update(store.files_under(root.id, path))  # not vanished: kept until the folder can be read
         _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, index, rep, real=sk.path)
 
-    batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES)
+    batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside)
 
     def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
                   ocr: Optional[str] = None, pre: Optional[Read] = None) -> None:
