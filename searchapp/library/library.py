@@ -12,6 +12,7 @@ import functools
 import logging
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -95,6 +96,9 @@ class Library(LibraryServices):
         self._server: Optional[WarmServer] = None  # while serving the command line (serve/)
         # status's quick_check, at most once a minute (a read-only library reads the verdict but writes none)
         self._integrity = IntegrityCheck(self.data_dir, record=not self.read_only)
+        # `status` runs SQLite's quick_check here, on this thread's own read-only connection, while it reads the
+        # rest: SQLite lets go of the interpreter lock, so at a million passages the two overlap (see status).
+        self._checker = ThreadPoolExecutor(1, thread_name_prefix="searchapp-quick-check")
 
     @property
     def config(self) -> Config:
@@ -351,13 +355,18 @@ class Library(LibraryServices):
         folders meanwhile, and asks again when the index is open). `fresh_check`: SQLite's quick_check runs
         now, not reused from the last minute (`status --check`)."""
         opening = not wait_for_meaning and self.meaning_loading()
-        reader = self.reader()
-        index: Optional[IndexIds] = None
-        if not opening:  # a one-shot `status` reads the index file's ids only, when the file is current
-            saved = self.vectors.current_ids(reader)
-            index = SavedIds(saved) if saved is not None else self._fresh()
-        return build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
-                            index_opening=opening, integrity_ok=self._integrity.ok(reader, fresh=fresh_check))
+        # The first status of a minute runs quick_check (1.3 s at a million passages): beside the id reads below.
+        verdict = self._checker.submit(lambda: self._integrity.ok(self.reader(), fresh=fresh_check))
+        try:
+            reader = self.reader()
+            index: Optional[IndexIds] = None
+            if not opening:  # a one-shot `status` reads the index file's ids only, when the file is current
+                saved = self.vectors.current_ids(reader)
+                index = SavedIds(saved) if saved is not None else self._fresh()
+            return build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
+                                index_opening=opening, integrity=verdict.result)
+        finally:
+            wait([verdict])  # its read ends within this one (close waits for reads in flight)
 
     @_reads
     def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:
@@ -377,6 +386,7 @@ class Library(LibraryServices):
         self.stop_watching()
         self._lock.acquire()  # a sync holds it; callers cancel theirs first
         self._lock.release()
+        self._checker.shutdown(wait=True)  # idle: every status waits for its check
         self._readers.close_all()
         self._searches.close()
         self.store.close()

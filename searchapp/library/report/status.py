@@ -6,7 +6,7 @@ Built from the store and the vector index only: no model is loaded and torch is 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 import numpy as np
 
@@ -144,10 +144,11 @@ class SavedIds:
 
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds],
                  index_notice: Optional[str], *, index_opening: bool = False,
-                 integrity_ok: Optional[bool] = None) -> LibraryStatus:
+                 integrity: Optional[Callable[[], bool]] = None) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
-    current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background); `integrity_ok`: SQLite's quick_check verdict
-    (None: run it now; see library/integrity.py)."""
+    current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background);
+    `integrity`: gives SQLite's quick_check verdict, asked last (it may be running on another thread meanwhile;
+    None: run it now; see library/integrity.py)."""
     from ...models.device_summary import (  # no torch without CUDA
         LAST_LAYER_POOLINGS,
         describe_device,
@@ -193,7 +194,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         files=db.file_counts(),
         chunks=chunks,
         vectors=vectors,
-        consistent=bool(consistent) and (db.integrity_ok() if integrity_ok is None else integrity_ok),
+        consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),
         failed=[(f.path, f.status, f.error or "") for f in db.problem_files()],
         bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
                     "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},

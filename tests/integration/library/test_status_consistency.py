@@ -75,7 +75,9 @@ def test_sqlites_quick_check_runs_at_most_once_a_minute_and_its_verdict_counts(t
     lib = _library_with_files(tiny_library, tmp_path)
     now = [1000.0]
     lib._integrity = IntegrityCheck(clock=lambda: now[0])
-    reader = lib.reader()
+    # status runs the check on a thread of its own, beside its other reads, on that thread's connection
+    reader = lib._checker.submit(lib.reader).result()
+    assert reader is not lib.reader()
     with quick_checks(reader) as checks:
         assert lib.status().consistent and checks() == 1
         now[0] += INTERVAL_S / 2
