@@ -19,17 +19,19 @@ from __future__ import annotations
 import os
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 
+from ...base.errors import Cancelled
 from ...base.finite import require_finite
 from ...base.priority import background_adapts
 from ...base.progress import CancelToken
 from ...store import Store
+from .meaning_pass import store_vectors
 from .types import IndexWriter, PassageEncoder
 
-__all__ = ["MeaningBeside", "beside_words", "store_vectors"]
+__all__ = ["MeaningBeside", "beside_words"]
 
 # Encodes queued or running at once; past it, a batch's passages are left to the meaning pass after the words.
 _IN_FLIGHT = 4
@@ -44,21 +46,6 @@ def beside_words(encoder: PassageEncoder) -> bool:
     if forced in ("0", "1"):
         return forced == "1"
     return int(getattr(encoder, "bulk_batch", 0) or 0) > 0
-
-
-def store_vectors(store: Store, index: IndexWriter, vectors: dict[str, np.ndarray], hashes: Sequence[str]) -> int:
-    """Give every passage still waiting whose model input hashes to one of `hashes` its vector from `vectors`
-    (hash -> (dim,) float32): one transaction, then the vector index. Returns how many passages were filled."""
-    targets = store.pending_with_hashes(hashes)  # in any file: twins of the same input share one vector
-    if not targets:
-        return 0
-    ids = list(targets)
-    vecs = np.stack([vectors[targets[i]] for i in ids])  # (n, dim)
-    with store.atomic():
-        store.set_vectors(ids, vecs)
-        store.bump_generation()
-    index.add(np.asarray(ids, dtype=np.int64), vecs)
-    return len(ids)
 
 
 class _Stop(CancelToken):
@@ -117,10 +104,14 @@ class MeaningBeside:
 
     def write_done(self, wait: bool = False) -> None:
         """Write the finished encodes, oldest first (`wait`: every one, waiting for the worker). A failed encode
-        raises here: Cancelled as the sync's cancel, a model error as in the meaning pass."""
+        raises here as in the meaning pass; a cancelled one is dropped (its passages wait)."""
         while self._jobs and (wait or self._jobs[0][1].done()):
             hashes, fut = self._jobs.popleft()
-            vecs = fut.result()
+            try:
+                vecs = fut.result()
+            except Cancelled:  # the sync's cancel: its own next check stops it, with what it did so far
+                self._held.difference_update(hashes)
+                continue
             # Refused before any transaction: nothing of this batch is written, the library stays usable.
             require_finite(vecs, self.encoder.spec, "while embedding; nothing of this batch was written")
             self.encoded += len(hashes)

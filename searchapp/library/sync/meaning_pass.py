@@ -9,7 +9,7 @@ passage with that input, in any file.
 from __future__ import annotations
 
 from functools import partial
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -19,10 +19,9 @@ from ...base.priority import background_adapts
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.passage_context import model_input
 from ...store import Store
-from .meaning_beside import store_vectors
 from .types import IndexWriter, PassageEncoder
 
-__all__ = ["embed_pending", "meaning_progress", "meaning_percent", "meaning_message"]
+__all__ = ["embed_pending", "store_vectors", "meaning_progress", "meaning_percent", "meaning_message"]
 
 
 def meaning_progress(store: Store) -> tuple[int, int]:
@@ -89,6 +88,21 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         embedded += filled
         todo = max(todo, done)  # a sync of another process may have added passages meanwhile
         report(progress, "embedding", done, todo, meaning_message(embedded, total))
+
+
+def store_vectors(store: Store, index: IndexWriter, vectors: dict[str, np.ndarray], hashes: Sequence[str]) -> int:
+    """Give every passage still waiting whose model input hashes to one of `hashes` its vector from `vectors`
+    (hash -> (dim,) float32): one transaction, then the vector index. Returns how many passages were filled."""
+    targets = store.pending_with_hashes(hashes)  # in any file: twins of the same input share one vector
+    if not targets:
+        return 0
+    ids = list(targets)
+    vecs = np.stack([vectors[targets[i]] for i in ids])  # (n, dim)
+    with store.atomic():
+        store.set_vectors(ids, vecs)
+        store.bump_generation()
+    index.add(np.asarray(ids, dtype=np.int64), vecs)
+    return len(ids)
 
 
 class _Queue:

@@ -32,6 +32,7 @@ class ThreadRecordingEncoder:
         self._inner, self.delay, self.fail_on = inner, delay, fail_on
         self.threads: list[str] = []
         self.texts: list[str] = []
+        self.done: list[str] = []
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -42,7 +43,9 @@ class ThreadRecordingEncoder:
             raise RuntimeError("the encoder broke")
         time.sleep(self.delay)
         self.texts += list(texts)
-        return self._inner.encode(texts, **kw)
+        out = self._inner.encode(texts, **kw)
+        self.done += list(texts)  # encoded to the end (an encode may stop at a cancel)
+        return out
 
 
 def make_folder(tmp_path, n: int = 30, name: str = "docs"):
@@ -144,16 +147,26 @@ def test_cancel_mid_words_leaves_a_consistent_library_the_next_sync_completes(ma
     token = CancelToken()
 
     def progress(p: Progress) -> None:
-        if p.stage == "extracting" and p.done == 20:
+        if p.stage == "extracting" and p.done == 25:
+            deadline = time.monotonic() + 30
+            while not enc.done and time.monotonic() < deadline:  # some meaning encoded, not yet written
+                time.sleep(0.01)
             token.cancel()
 
-    enc = ThreadRecordingEncoder(tiny_encoder, delay=0.05)
+    enc = ThreadRecordingEncoder(tiny_encoder)
     with Library(cfg(make_config), encoder=enc) as lib:
-        with pytest.raises(Cancelled):
+        with pytest.raises(Cancelled) as info:
             lib.add_folder(folder, progress=progress, cancel=token)
         assert not any(t.name.startswith(WORKER) for t in threading.enumerate())  # the worker is gone
         store = lib.store
-        assert 0 < store.chunk_count()
+        rep = info.value.report  # what the sync did by then, for the person who cancelled it
+        assert rep is not None and rep.added >= 24 and rep.chunks_added == store.chunk_count() > 0
+        # What was encoded to the end is kept: none of its passages waits (twins were filled with them).
+        assert enc.done and rep.chunks_embedded == len(enc.done)
+        waiting = {r[0] for r in store.conn.execute(
+            "SELECT c.text FROM chunks c WHERE length(c.vector) = 0")}
+        assert not waiting & set(enc.done)
+        assert 0 < len(enc.done) <= store.chunk_count() - store.pending_count()
         assert sorted(lib.vectors.index().ids().tolist()) == store.embedded_ids().tolist()
         lib.sync()
         check_complete(lib, enc)
