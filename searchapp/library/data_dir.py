@@ -98,7 +98,10 @@ def _refuse_untrusted(d: Path) -> None:
     except OSError as exc:
         raise DataDirError(f"cannot read the library folder {d}: {exc.strerror or exc}") from None
     for entry in entries:
-        est = entry.stat(follow_symlinks=False)
+        try:
+            est = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:  # gone since the listing: SQLite's -wal/-shm go when another process closes
+            continue
         if foreign_owner(est):
             raise owner_refusal(Path(entry.path), est)
         if entry.is_symlink() and entry.name.startswith(_DATABASES):
