@@ -299,7 +299,7 @@ class BiEncoder(ChunkingTokenizer):
                 cached = [self._ids_cache.pop(t, None) for t in texts]
             for i, enc in enumerate(cached):
                 if enc is not None:
-                    for k, v in self._finish(enc, set(names)).items():
+                    for k, v in self._finish(enc, names).items():
                         cols[k][i] = v
             missing = [i for i, enc in enumerate(cached) if enc is None]
         for start in range(0, len(missing), _TOKENIZE_SLICE):
@@ -317,8 +317,7 @@ class BiEncoder(ChunkingTokenizer):
         passages on an H100's host, 2026-11-26); transformers' call otherwise."""
         with self._lock:
             if self._bulk is not None:
-                encs = self._bulk.encode_batch(texts)
-                return {k: [getattr(e, _ENCODING_FIELDS[k]) for e in encs] for k in self._input_names}
+                return self._columns(self._bulk.encode_batch(texts))
             enc = self._tokenizer(texts, truncation=True, max_length=self.max_seq_length, padding=False)
         return model_inputs(self._tokenizer, enc)
 
@@ -340,13 +339,16 @@ class BiEncoder(ChunkingTokenizer):
         empty)."""
         probes = ["A probe.", "Probe passage: long enough to be truncated, with numbers 12,345.6. " * 80,
                   "Ünïcödé — naïve café, 東京, emoji 🙂.", ""]
-        encs = tok.encode_batch(probes)
-        mine = {k: [getattr(e, _ENCODING_FIELDS[k]) for e in encs] for k in self._input_names}
+        mine = self._columns(tok.encode_batch(probes))
         ref = model_inputs(self._tokenizer, self._tokenizer(probes, truncation=True, max_length=self.max_seq_length,
                                                             padding=False))
         return set(ref) == set(mine) and all(list(map(list, ref[k])) == mine[k] for k in ref)
 
-    def _finish(self, enc, names: set[str]) -> dict[str, list[int]]:
+    def _columns(self, encs: Sequence["Encoding"]) -> dict[str, list[list[int]]]:
+        """Rust encodings -> the model's inputs, one list of rows per input name."""
+        return {k: [getattr(e, _ENCODING_FIELDS[k]) for e in encs] for k in self._input_names}
+
+    def _finish(self, enc, names: Sequence[str]) -> dict[str, list[int]]:
         """A chunker encoding (no specials) → model inputs: truncated, then the tokenizer's own specials."""
         enc.truncate(self.max_seq_length - self._n_specials)
         enc = self._offsets_tokenizer.post_process(enc, None, True)
@@ -371,8 +373,7 @@ class BiEncoder(ChunkingTokenizer):
         """Whether `_finish` reproduces the tokenizer's own output (else `encode` always tokenizes anew)."""
         probe = "Probe: one tokenization per passage, checked once. " * 40
         try:
-            names = set(model_inputs(self._tokenizer, {"input_ids": 0, "attention_mask": 0, "token_type_ids": 0}))
-            mine = self._finish(self._offsets_tokenizer.encode(probe, add_special_tokens=False), names)
+            mine = self._finish(self._offsets_tokenizer.encode(probe, add_special_tokens=False), self._input_names)
             ref = model_inputs(self._tokenizer, self._tokenizer(probe, truncation=True, max_length=self.max_seq_length))
             return all(list(ref[k]) == mine.get(k) for k in ref)
         except Exception:  # a tokenizer without these hooks simply tokenizes twice

@@ -170,14 +170,14 @@ def collate(
     For CUDA the batch is built in pinned host memory and copied with non_blocking=True: the copy overlaps
     the previous batch's kernels instead of stalling the host.
     """
-    width = max(len(features["input_ids"][i]) for i in indices)
+    lengths = np.fromiter((len(features["input_ids"][i]) for i in indices), dtype=np.int64, count=len(indices))
+    width = int(lengths.max())
     if width > 32 and round_to > 1:
         # oneDNN caches a primitive (with repacked bf16 weights, tens of MB) per input shape: rounding long
         # batches up to a multiple of 16 bounds the shapes, so memory stops growing over a long sync.
         # fp32 (MKL) and CUDA have no such cache: their callers pass round_to=1 and pad no further.
         width = -(-width // round_to) * round_to
     pinned = device.type == "cuda"
-    lengths = np.fromiter((len(features["input_ids"][i]) for i in indices), dtype=np.int64, count=len(indices))
     cols = np.arange(width)
     # (batch, seq) True where a token goes: row-major, so the rows' ids laid end to end fill it in order.
     filled = cols >= (width - lengths)[:, None] if padding_side == "left" else cols < lengths[:, None]

@@ -55,23 +55,20 @@ class VectorQueue:
     def pending_batch(self, limit: int) -> list[tuple[int, str, str, str]]:
         """Up to `limit` waiting passages, newest-modified file first (what a person just saved is what they
         look for): (chunk id, text hash, text, title its file's passages are embedded with)."""
-        rows = self.conn.execute(
-            "SELECT c.id, c.text_hash, c.text, coalesce(f.embed_title, '') FROM chunks c "
-            "JOIN files f ON f.id = c.file_id WHERE length(c.vector) = 0 "
-            "ORDER BY f.mtime_ns DESC, f.id, c.id LIMIT ?", (max(0, int(limit)),))  # -1 would mean all
-        return [(int(a), b, c, d) for a, b, c, d in rows]
+        return self.pending_rows(self.pending_order()[:max(0, int(limit))])  # never "all" for -1
 
     def pending_order(self) -> np.ndarray:
-        """The ids of every waiting passage in the order `pending_batch` gives them (newest-modified file
-        first), read once for a whole meaning pass: asking `pending_batch` for each batch sorts every waiting
-        passage again (a first sync of 20,000 passages in batches of 256: 1.1 s of its 3.2 s besides the
-        encoder; at 200,000 it grows with the square)."""
+        """The ids of every waiting passage, newest-modified file first (what a person just saved is what they
+        look for), read once for a whole meaning pass: sorting every waiting passage again for each batch took a
+        first sync of 20,000 passages in batches of 256 1.1 s of its 3.2 s besides the encoder, and grows with
+        the square."""
         return np.fromiter(itertools.chain.from_iterable(self.conn.execute(
             "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE length(c.vector) = 0 "
             "ORDER BY f.mtime_ns DESC, f.id, c.id")), dtype=np.int64)
 
     def pending_rows(self, ids: Iterable[int]) -> list[tuple[int, str, str, str]]:
-        """`pending_batch`'s rows for those of `ids` still waiting, in the order of `ids`."""
+        """(chunk id, text hash, text, title its file's passages are embedded with) of those of `ids` still
+        waiting, in the order of `ids`."""
         ids = [int(i) for i in ids]
         got = {int(a): (int(a), b, c, d) for a, b, c, d in self.select_in(
             "SELECT c.id, c.text_hash, c.text, coalesce(f.embed_title, '') FROM chunks c "

@@ -28,7 +28,7 @@ from ...base.finite import require_finite
 from ...base.priority import background_adapts
 from ...base.progress import CancelToken
 from ...store import Store
-from .meaning_pass import store_vectors
+from .meaning_pass import bulk_size, store_vectors
 from .types import IndexWriter, PassageEncoder
 
 __all__ = ["MeaningBeside", "beside_words"]
@@ -74,7 +74,6 @@ class MeaningBeside:
         self.store, self.encoder, self.index = store, encoder, index
         self.batch = max(1, int(batch))
         self.encoded = 0  # texts that went through the bi-encoder here
-        self.filled = 0  # passages given a vector here (a text may fill twins)
         self._stop = _Stop(cancel)
         self._enabled: Optional[bool] = None  # decided at the first offer: the encoder is loaded by then
         self._pool: Optional[ThreadPoolExecutor] = None
@@ -89,8 +88,7 @@ class MeaningBeside:
             return
         if self._enabled is None:
             self._enabled = beside_words(self.encoder)
-            # One forward's worth per encode where the encoder asks for more (CUDA), as in the meaning pass.
-            self.batch = max(self.batch, int(getattr(self.encoder, "bulk_batch", 0) or 0))
+            self.batch = bulk_size(self.encoder, self.batch)  # as in the meaning pass
         if not self._enabled:
             return
         for h, text in inputs.items():
@@ -115,8 +113,8 @@ class MeaningBeside:
             # Refused before any transaction: nothing of this batch is written, the library stays usable.
             require_finite(vecs, self.encoder.spec, "while embedding; nothing of this batch was written")
             self.encoded += len(hashes)
-            self.filled += store_vectors(self.store, self.index,
-                                         dict(zip(hashes, np.asarray(vecs, dtype=np.float32), strict=True)), hashes)
+            store_vectors(self.store, self.index, dict(zip(hashes, np.asarray(vecs, dtype=np.float32), strict=True)),
+                          hashes)
             self._held.difference_update(hashes)
 
     def finish(self) -> None:

@@ -21,7 +21,7 @@ from ...ingest.passage_context import model_input
 from ...store import Store
 from .types import IndexWriter, PassageEncoder
 
-__all__ = ["embed_pending", "store_vectors", "meaning_progress", "meaning_percent", "meaning_message"]
+__all__ = ["embed_pending", "store_vectors", "bulk_size", "meaning_progress", "meaning_percent", "meaning_message"]
 
 
 def meaning_progress(store: Store) -> tuple[int, int]:
@@ -44,17 +44,21 @@ def _batch_progress(progress: ProgressFn, before: int, todo: int, embedded: int,
     report(progress, "embedding", min(todo, before + p.done), todo, meaning_message(embedded, total))
 
 
+def bulk_size(encoder: PassageEncoder, batch: int) -> int:
+    """Texts per encode call: an encoder that wants more at once (a GPU: one forward of `bulk_batch`) gets it;
+    a CPU keeps `batch`, which keeps cancelling and progress fine-grained."""
+    return max(1, int(batch), int(getattr(encoder, "bulk_batch", 0) or 0))
+
+
 def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, progress: Optional[ProgressFn] = None,
                   cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None) -> int:
     """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled
     between batches (each finished batch is kept). Progress: stage "embedding", passages of this run, with the
     library's meaning percentage as the message. `limit`: stop after about that many passages (a sample)."""
-    batch = max(1, int(batch))
     todo = store.pending_count()
     if not todo:
         return 0
-    # An encoder that wants more per call (a GPU: one forward of bulk_batch) gets it; a CPU keeps `batch`.
-    batch = max(batch, int(getattr(encoder, "bulk_batch", 0) or 0))
+    batch = bulk_size(encoder, batch)
     background = background_adapts()  # on a CPU: the encoder's threads fit what other processes leave
     embedded, total = meaning_progress(store)
     done = 0  # waiting passages filled by this run (a reused vector fills several)
