@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Optional
+from typing import Callable, Optional
 
-__all__ = ["usable_cores", "proc_stat_seconds", "CpuShare", "threads_beside"]
+__all__ = ["usable_cores", "proc_stat_seconds", "sample", "CpuShare", "threads_beside"]
 
 MIN_INTERVAL_S = 0.1  # /proc/stat counts in 10 ms steps: a shorter interval tells nothing
 
@@ -42,7 +42,7 @@ def proc_stat_seconds() -> Optional[tuple[float, float]]:
     return (user + nice + system + irq + softirq + steal) / tick, (idle + iowait) / tick
 
 
-def _sample() -> Optional[tuple[float, float, float]]:
+def sample() -> Optional[tuple[float, float, float]]:
     """(CPU seconds every core was busy so far, this process's CPU seconds, the monotonic clock), or None."""
     seconds = proc_stat_seconds()
     if seconds is None:
@@ -51,16 +51,23 @@ def _sample() -> Optional[tuple[float, float, float]]:
     return seconds[0], own.user + own.system, time.monotonic()
 
 
-class CpuShare:
-    """Cores' worth of CPU used since the previous reading: by other processes, and by this one."""
+Sample = Callable[[], Optional[tuple[float, float, float]]]
 
-    def __init__(self) -> None:
-        self._last = _sample()
+
+class CpuShare:
+    """Cores' worth of CPU used since the previous reading: by other processes, and by this one.
+
+    `sample` gives (busy seconds of every core, this process's CPU seconds, a clock); the default reads
+    /proc/stat. Tests hand their own, so what they check never depends on how busy the machine is."""
+
+    def __init__(self, sample: Sample = sample) -> None:
+        self._sample = sample
+        self._last = sample()
 
     def read(self) -> Optional[tuple[float, float]]:
         """(other processes' cores, this process's cores) since the previous reading that told something; None
         where /proc/stat cannot be read or under MIN_INTERVAL_S has passed (the next reading then covers it)."""
-        now = _sample()
+        now = self._sample()
         last = self._last
         if now is None or last is None:
             self._last = now

@@ -3,16 +3,13 @@ other encode keeps its setting (base/cpu_share.py)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
-import time
 
 import pytest
 
-from searchapp.base.cpu_share import usable_cores
+from searchapp.base.cpu_share import CpuShare
+from searchapp.models import bi_encoder
 
-SPIN = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass\n"
 TEXTS = [f"passage {i} about the weather and the sea" for i in range(64)]
 
 
@@ -23,23 +20,35 @@ def two_thread_encoder(tiny_bi_encoder_dir):
     return BiEncoder(str(tiny_bi_encoder_dir), device="cpu", precision="fp32", threads=2, batch_size=8)
 
 
-@pytest.mark.skipif(usable_cores() < 2, reason="one core: one thread either way")
-def test_background_batches_take_the_threads_other_processes_leave(two_thread_encoder):
+class Machine:
+    """A /proc/stat the test sets: how many cores other processes keep busy (base/cpu_share.CpuShare's sample)."""
+
+    def __init__(self) -> None:
+        self.others = 0.0  # cores
+        self.busy = self.clock = 0.0
+
+    def __call__(self):
+        self.clock += 1.0  # a second between readings, whatever the real clock did
+        self.busy += self.others
+        return self.busy, 0.0, self.clock
+
+
+def test_background_batches_take_the_threads_other_processes_leave(two_thread_encoder, monkeypatch):
     enc = two_thread_encoder
-    busy = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(usable_cores() - 1)]
-    try:
-        time.sleep(0.8)  # what the first batch's reading covers
-        enc.encode(TEXTS, background=True)
-        assert enc.last_threads == 1  # one core left
-        enc.encode(TEXTS)
-        assert enc.last_threads == 2  # not background: the setting, busy machine or not
-    finally:
-        for p in busy:
-            p.kill()
-            p.wait()
-    time.sleep(0.8)
+    machine = Machine()
+    monkeypatch.setattr(bi_encoder, "usable_cores", lambda: 2)  # a 2-core machine, whatever this one has
+    enc._cpu_share = CpuShare(sample=machine)
+    machine.others = 1.0  # another program keeps one core busy
+    enc.encode(TEXTS, background=True)
+    assert enc.last_threads == 1  # one core left
+    enc.encode(TEXTS)
+    assert enc.last_threads == 2  # not background: the setting, busy machine or not
+    machine.others = 0.0
     vecs = enc.encode(TEXTS, background=True)
     assert enc.last_threads == 2 and vecs.shape == (len(TEXTS), enc.dim)  # quiet again: both
+    machine.others = 5.0
+    enc.encode(TEXTS, background=True)
+    assert enc.last_threads == 1  # never fewer than one
 
 
 def test_a_sync_encodes_in_the_background_unless_told_not_to(tiny_library, tmp_path, monkeypatch):
