@@ -141,3 +141,18 @@ def test_a_reused_verdict_ages_from_when_it_was_taken(tiny_library, tmp_path):
         mono[0] += 6
         wall[0] += 6
         assert window.ok(reader) and checks() == 2  # a minute after the check itself, not after the reuse
+
+
+def test_any_unreadable_integrity_record_counts_as_none(tiny_library, tmp_path):
+    """A record no JSON reader survives (2 KB of `[`: RecursionError; a 400-digit time: OverflowError; a list)
+    is as if there were none: the check runs, passes and writes a good record over it, never a traceback."""
+    lib = _library_with_files(tiny_library, tmp_path)
+    reader = lib.reader()
+    record = lib.data_dir / RECORD
+    hostile = ["[" * 2048, '{"ok": true, "checked_at": 1' + "0" * 400 + ', "files": []}', "[1, 2]", '"text"']
+    with quick_checks(reader) as checks:
+        for n, text in enumerate(hostile, start=1):
+            record.write_text(text, encoding="utf-8")
+            os.chmod(record, 0o600)
+            assert IntegrityCheck(lib.data_dir).ok(reader) and checks() == n, text[:20]
+            assert record.read_text(encoding="utf-8").startswith('{"ok": true'), text[:20]
