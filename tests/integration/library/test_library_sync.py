@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import corpus
+from rankings import assert_same_ranking
 from searchapp.base.errors import ModelMismatchError, StoreError
 from searchapp.library import Library
 
@@ -163,9 +164,10 @@ def test_exact_backend_gives_the_same_results(make_config, packaged_encoder, tmp
     hnsw.add_folder(tmp_corpus)
     exact = Library(make_config(index={"backend": "exact"}), encoder=packaged_encoder)  # same db, other index file
     q = "which part of a cell makes energy"
-    a = [(h.chunk_id, round(h.scores.dense, 5)) for h in hnsw.search(q, mode="dense").hits]
-    b = [(h.chunk_id, round(h.scores.dense, 5)) for h in exact.search(q, mode="dense").hits]
-    assert a and a == b
+    a = [(h.chunk_id, h.scores.dense) for h in hnsw.search(q, mode="dense").hits]
+    b = [(h.chunk_id, h.scores.dense) for h in exact.search(q, mode="dense").hits]
+    assert a and len({c for c, _ in a}) == len(a)
+    assert_same_ranking(a, b)  # hnswlib's SIMD distance and NumPy's matmul differ in the last bits
     hnsw.close()
     exact.close()
 

@@ -75,12 +75,19 @@ def test_fused_forward_gives_transformers_vectors(tiny_bi_encoder_dir):
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_fused_minilm_agrees_with_transformers(packaged_model_dir, precision):
-    if precision == "bf16" and not bf16_runs_fused():
-        pytest.skip("oneDNN has no bf16 matmul on this CPU (the encoder then keeps transformers' forward)")
     enc = BiEncoder(str(packaged_model_dir), device="cpu", precision=precision, threads=1)
+    if precision == "bf16" and not bf16_runs_fused():
+        # An AVX2-only CPU: oneDNN has no bf16 matmul, so the encoder keeps transformers' forward (bf16 weights,
+        # emulated): its vectors must still be fp32's within bf16's rounding (8 bits of mantissa: cosines of
+        # ~0.9999 to fp32's over six layers; a wrong forward falls far below).
+        assert enc.path == "transformers"
+        fp32 = BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1).encode(TEXTS)
+        assert np.min(np.sum(enc.encode(TEXTS) * fp32, axis=1)) > 0.999
+        return
     assert enc.path == "fused"
     got, want = enc.encode(TEXTS), reference(enc, TEXTS)
     cos = np.sum(got * want, axis=1)
+    # fp32: the same sums in another order (oneDNN's blocking vs transformers' matmul), on AVX2 or AVX-512 alike
     assert np.min(cos) > (0.999999 if precision == "fp32" else 0.9999), cos
     # and the nearest text of each is the same one
     assert (np.argsort(-(got @ got.T), axis=1)[:, 1] == np.argsort(-(want @ want.T), axis=1)[:, 1]).all()
@@ -135,9 +142,17 @@ def minilm_reranker_dir(tmp_path_factory, packaged_model_dir) -> Path:
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_fused_reranker_gives_transformers_logits(minilm_reranker_dir, precision):
-    if precision == "bf16" and not bf16_runs_fused():
-        pytest.skip("oneDNN has no bf16 matmul on this CPU (the reranker then keeps transformers' forward)")
     ce = CrossEncoder(str(minilm_reranker_dir), device="cpu", precision=precision, batch_size=2, threads=1)
+    if precision == "bf16" and not bf16_runs_fused():
+        # AVX2 only: transformers' forward on bf16 weights, fp32's logits within bf16's rounding, same order
+        assert ce.path == "transformers"
+        fp32 = CrossEncoder(str(minilm_reranker_dir), device="cpu", precision="fp32", threads=1)
+        want = fp32.score("how do cats purr", TEXTS)
+        got = ce.score("how do cats purr", TEXTS)
+        np.testing.assert_allclose(got, want, atol=0.1, rtol=0)
+        apart = want[:, None] - want[None] > 0.2  # pairs bf16's rounding cannot swap
+        assert np.ptp(want) > 0.5 and ((got[:, None] - got[None] > 0) | ~apart).all()
+        return
     assert ce.path == "fused"  # batch 2: three batches, each padded to its own longest pair
     got = ce.score("how do cats purr", TEXTS)
     fused, ce._fused = ce._fused, None
