@@ -88,11 +88,16 @@ def top10_agreement(a: np.ndarray, b: np.ndarray, n_queries: int = N_QUERIES, k:
 def onnxruntime_encoder(enc: BiEncoder, threads: int) -> Callable[[Sequence[str]], np.ndarray] | None:
     """The candidate for CPUs without native bf16: the same model exported to ONNX (TorchScript
     exporter) and run by ONNX Runtime fp32, with searchapp's tokenization, batching and mean pooling.
-    None when onnxruntime is not installed (it is not a dependency; `pip install onnxruntime onnx`)."""
-    try:
-        import onnxruntime as ort
-    except ImportError:
+    None when onnxruntime or onnx is not installed (a fresh `make setup` has onnxruntime, from the OCR extra, but
+    not onnx, which torch's exporter needs; the app skips its own export then too): said in one JSON line."""
+    import importlib.util
+
+    missing = [m for m in ("onnxruntime", "onnx") if importlib.util.find_spec(m) is None]
+    if missing:
+        print(json.dumps({"bench": "encode", "skipped": "onnxruntime-fp32",
+                          "why": f"not installed: {', '.join(missing)} (`pip install onnxruntime onnx`)"}), flush=True)
         return None
+    import onnxruntime as ort
     import tempfile
 
     from searchapp.models.batching import length_sorted_batches, restore_order

@@ -14,7 +14,8 @@ as it would on a library of real text. What is found means nothing; how long it 
 One JSON line per result, each with the CPU flags and the load average.
 
 Besides `search`, the two other commands a warm process serves, `status` and `similar`, are timed direct
-(SEARCHAPP_NO_WARM=1) and warm.
+(SEARCHAPP_NO_WARM=1) and warm. Direct and warm run by turns (direct, warm, direct, ...), the server up all the
+while, so both see the same load: a ratio from a shared machine compares like with like.
 
 `--library DIR` times an existing library instead (e.g. bench_million.py's million passages, whose stored
 vectors share MiniLM's identity), with STS-B dev sentences as queries. Either way the library gets what a sync
@@ -182,6 +183,26 @@ def wall(argv: list[str], runs: int, env: dict) -> tuple[float, list[dict]]:
     return round(statistics.median(times) * 1000, 1), outs
 
 
+def wall_by_turns(direct: tuple[list[str], dict], warm: tuple[list[str], dict], runs: int
+                  ) -> tuple[tuple[float, list[dict]], tuple[float, list[dict]]]:
+    """`wall` of the direct and the warm command, run by turns (direct, warm, direct, ...) so that both see the
+    same load on a shared machine: each one's median wall ms and what it printed."""
+    results: list[tuple[list[float], list[dict]]] = [([], []), ([], [])]
+    for argv, env in (direct, warm):  # one of each not counted: bytecode written, pages cached
+        subprocess.run(argv, capture_output=True, env=env, timeout=600)
+    for _ in range(runs):
+        for (argv, env), (times, outs) in zip((direct, warm), results, strict=True):
+            t0 = time.perf_counter()
+            p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+            times.append(time.perf_counter() - t0)
+            if p.returncode != 0:
+                raise SystemExit(f"{argv} failed ({p.returncode}): {p.stderr[-2000:]}")
+            if p.stdout.startswith("{"):
+                outs.append(json.loads(p.stdout))
+    (dt, do), (wt, wo) = results
+    return (round(statistics.median(dt) * 1000, 1), do), (round(statistics.median(wt) * 1000, 1), wo)
+
+
 SERVER = """
 import sys, time
 from searchapp.base.config import load_config
@@ -249,30 +270,29 @@ def main() -> None:
          note="python -c pass; python -c 'import searchapp.cli.main'; the thin entry point's imports (cli/fast.py) "
               "(wall, whole process)")
     cmd = [py, "-m", "searchapp", "--data-dir", str(data), "search"]
-    direct = {}
-    for mode in ("hybrid", "lexical"):
-        # --wait: a cold open of a big library would otherwise answer by words while its graph loads
-        ms, outs = wall(cmd + [QUERIES[0], "--mode", mode, "--json", "--direct", "--wait"], args.runs, env)
-        assert all(o["served_by"] == "direct" for o in outs)
-        direct[mode] = (ms, outs[-1])
     server = subprocess.Popen([py, "-c", SERVER, str(data), QUERIES[1]], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, env=env)
+    no_warm = {**env, "SEARCHAPP_NO_WARM": "1"}
     try:
         assert server.stdout.readline().strip() == "serving"
         if args.trees:
             compare_trees(data, args.trees, args.runs, env)
             return
         for mode in ("hybrid", "lexical"):
-            ms, outs = wall(cmd + [QUERIES[0], "--mode", mode, "--json"], args.runs, env)
+            # direct and warm by turns; --wait: a cold open of a big library would otherwise answer by words while
+            # its graph loads
+            (d_ms, d_outs), (ms, outs) = wall_by_turns(
+                (cmd + [QUERIES[0], "--mode", mode, "--json", "--direct", "--wait"], env),
+                (cmd + [QUERIES[0], "--mode", mode, "--json"], env), args.runs)
+            assert all(o["served_by"] == "direct" for o in d_outs)
             assert all(o["served_by"] == "warm" for o in outs), outs[-1].get("served_by")
-            same = comparable(outs[-1]) == comparable(direct[mode][1])
-            emit(result="cli_search", n=args.n, mode=mode, runs=args.runs, direct_ms=direct[mode][0], warm_ms=ms,
-                 ratio=round(direct[mode][0] / ms, 1), warm_minus_startup_ms=round(ms - thin_ms, 1),
-                 same_output=same, reranked=outs[-1]["reranked"])
+            same = comparable(outs[-1]) == comparable(d_outs[-1])
+            emit(result="cli_search", n=args.n, mode=mode, runs=args.runs, direct_ms=d_ms, warm_ms=ms,
+                 ratio=round(d_ms / ms, 1), warm_minus_startup_ms=round(ms - thin_ms, 1),
+                 same_output=same, reranked=outs[-1]["reranked"], by_turns=True)
         # `status`, which a warm process serves too: opening the library here (SEARCHAPP_NO_WARM) against asking it
         status = [py, "-m", "searchapp", "--data-dir", str(data), "status", "--json"]
-        direct_ms, d_out = wall(status, args.runs, {**env, "SEARCHAPP_NO_WARM": "1"})
-        warm_ms, w_out = wall(status, args.runs, env)
+        (direct_ms, d_out), (warm_ms, w_out) = wall_by_turns((status, no_warm), (status, env), args.runs)
         same = {k: v for k, v in d_out[-1].items() if k != "notes"} == {k: v for k, v in w_out[-1].items() if k != "notes"}
         emit(result="status", n=args.n, runs=args.runs, direct_ms=direct_ms, warm_ms=warm_ms,
              ratio=round(direct_ms / warm_ms, 1), same_output=same)
@@ -282,8 +302,7 @@ def main() -> None:
         with sqlite3.connect(f"file:{data / 'library.sqlite'}?mode=ro", uri=True) as db:
             some_file = db.execute("SELECT path FROM files WHERE n_chunks > 0 ORDER BY id LIMIT 1").fetchone()[0]
         similar = [py, "-m", "searchapp", "--data-dir", str(data), "similar", some_file, "--json"]
-        direct_ms, d_out = wall(similar, args.runs, {**env, "SEARCHAPP_NO_WARM": "1"})
-        warm_ms, w_out = wall(similar, args.runs, env)
+        (direct_ms, d_out), (warm_ms, w_out) = wall_by_turns((similar, no_warm), (similar, env), args.runs)
         same = comparable(d_out[-1]) == comparable(w_out[-1])
         emit(result="similar", n=args.n, runs=args.runs, direct_ms=direct_ms, warm_ms=warm_ms,
              ratio=round(direct_ms / warm_ms, 1), same_output=same)
