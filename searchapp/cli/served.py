@@ -61,11 +61,17 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 def _absolute(path: str, ctx: Mapping[str, Any]) -> str:
     """`path` as the client's os.path.abspath(os.path.expanduser(path)) reads it, in the client's folder and
     home (the client's `~user` is this machine's passwd entry, as here)."""
+    return os.path.normpath(_rooted(path, ctx))
+
+
+def _rooted(path: str, ctx: Mapping[str, Any]) -> str:
+    """`path` with the client's `~` expanded and joined to the client's folder, not normalised: what this process
+    does with it afterwards (a member key's `a.zip//m.txt` must keep its `//`) is what the client's would."""
     if path == "~" or path.startswith("~/"):
         path = str(ctx["home"]) + path[1:]
     else:
         path = os.path.expanduser(path)
-    return os.path.normpath(os.path.join(str(ctx["cwd"]), path))
+    return os.path.join(str(ctx["cwd"]), path)
 
 
 class _Answered:
@@ -136,8 +142,8 @@ def _search(args: argparse.Namespace, request: dict[str, Any], config: Any, key:
 
 
 def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, out: io.StringIO) -> int:
-    """`searchapp similar` from the open library: --in folders read in the client's folder and home, dates in
-    its time zone (declined where that is not this process's)."""
+    """`searchapp similar` from the open library: PATH and --in folders read in the client's folder and home,
+    dates in its time zone (declined where that is not this process's)."""
     from ..library.search.filters import SearchFilters
     from ..library.serve.wire import context
     from .commands.discover import print_similar
@@ -148,7 +154,8 @@ def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, ou
     try:
         f = SearchFilters.build([_absolute(p, ctx) for p in args.within or [] if p], args.types or [], args.after,
                                 args.before)
-        res = library.similar(args.path, page=args.page, k=args.k, filters=f if f.active else None)
+        # PATH as the client reads it: relative to the client's folder, not to this process's
+        res = library.similar(_rooted(args.path, ctx), page=args.page, k=args.k, filters=f if f.active else None)
     except SearchAppError as exc:  # said by the full command line, with its exit code
         raise Refused("error", str(exc)) from None
     return print_similar(args, res, out)

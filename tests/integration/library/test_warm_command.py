@@ -405,3 +405,36 @@ def test_similar_is_served_as_the_command_line_prints_it(served, lib_dir, capsys
     code, out, err = run(capsys, fast.main, "--data-dir", "lib", "similar", str(docs / "nope.txt"))
     assert code == 2 and out == "" and err.count("is not an indexed file") == 1
     assert served.runner.answered == before
+
+
+def test_a_relative_similar_path_is_read_in_the_clients_folder(tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys,
+                                                               monkeypatch):
+    """`similar docs/note.txt` from another folder than the warm process's: both folders hold a docs/note.txt,
+    so reading PATH in the server's folder answers for the wrong file, with exit 0. Served = direct."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path / "one", {"note.txt": TEXTS["volcano.md"], "bread.txt": TEXTS["bread.txt"]},
+                              tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    theirs_docs = tmp_path / "two" / "docs"
+    theirs_docs.mkdir(parents=True)
+    (theirs_docs / "note.txt").write_text(TEXTS["tax.txt"] + "\n", encoding="utf-8")
+    (theirs_docs / "garden.md").write_text(TEXTS["garden.md"] + "\n", encoding="utf-8")
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        lib.add_folder(theirs_docs)
+    monkeypatch.chdir(tmp_path / "one")  # the warm process's folder: its docs/note.txt is the other file
+    lib = serve(data, run_command)
+    try:
+        theirs = {**wire.context(), "cwd": str(tmp_path / "two")}
+        for path in ("docs/note.txt", "./docs/../docs/note.txt"):
+            argv = ["--data-dir", str(data), "similar", path, "--json"]
+            reply = lib._server.reply({"v": 1, "op": "command", "argv": argv, "env": {}, "data_dir": str(data),
+                                       "data_dir_given": True, "context": theirs, "tty": False})
+            monkeypatch.chdir(tmp_path / "two")
+            code, out, err = direct(capsys, monkeypatch, *argv)
+            monkeypatch.chdir(tmp_path / "one")
+            assert code == 0 and json.loads(out)["query"] == str(theirs_docs / "note.txt"), err
+            assert reply["ok"] and reply["code"] == 0, reply
+            assert comparable(json.loads(reply["stdout"])) == comparable(json.loads(out)), path
+    finally:
+        lib.close()
