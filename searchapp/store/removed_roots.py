@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Optional
 if TYPE_CHECKING:
     from .db import Store
 
-__all__ = ["keep_removed", "mark_kept", "restore_removed", "forget_removed", "has_removed"]
+__all__ = ["keep_removed", "mark_kept", "restore_removed", "forget_removed", "has_removed", "save_removed",
+           "load_removed"]
 
 _TABLES = ("roots", "files", "chunks", "chunk_spans")  # in restore order (foreign keys point backwards)
 _SELECT = {
@@ -73,3 +74,51 @@ def restore_removed(store: Store, generation: int) -> Optional[tuple[str, list[i
     path = c.execute("SELECT path FROM temp.removed_roots").fetchone()[0]
     ids = [r[0] for r in c.execute("SELECT id FROM temp.removed_chunks ORDER BY id")]
     return path, ids
+
+
+# -- a Remove undone by a later process (`searchapp remove`, then `searchapp undo`) ---------------------------------
+# The command line's Remove ends with its process, and TEMP tables with it: the kept rows are copied into a SQLite
+# file of their own in the data dir (private like it), with the time of the Remove, and read back by `undo`.
+
+def save_removed(store: Store, file: str, removed_at: float) -> bool:
+    """Outside a transaction: write what Undo would restore to `file` (replacing one there); False when nothing
+    is kept. The caller writes to a temporary name and renames it, so a reader never sees half a file."""
+    if not has_removed(store):
+        return False
+    c = store.conn
+    c.execute("ATTACH DATABASE ? AS undo_file", (file,))
+    try:
+        c.execute("BEGIN")
+        for t in _TABLES + ("meta",):
+            c.execute(f"CREATE TABLE undo_file.removed_{t} AS SELECT * FROM temp.removed_{t}")  # noqa: S608
+        c.execute("CREATE TABLE undo_file.removed_when (at REAL NOT NULL)")
+        c.execute("INSERT INTO undo_file.removed_when (at) VALUES (?)", (removed_at,))
+        c.execute("COMMIT")
+    except BaseException:
+        if c.in_transaction:
+            c.execute("ROLLBACK")
+        raise
+    finally:
+        c.execute("DETACH DATABASE undo_file")
+    return True
+
+
+def load_removed(store: Store, file: str) -> Optional[tuple[float, str]]:
+    """Outside a transaction: read a saved Remove back into this connection's TEMP tables, for
+    `restore_removed`; (when it was removed, the folder's path), or None when `file` holds none."""
+    c = store.conn
+    c.execute("ATTACH DATABASE ? AS undo_file", (file,))
+    try:
+        names = {r[0] for r in c.execute("SELECT name FROM undo_file.sqlite_master WHERE type = 'table'")}
+        if not {f"removed_{t}" for t in _TABLES + ("meta", "when")} <= names:
+            return None
+        when = c.execute("SELECT at FROM undo_file.removed_when").fetchone()
+        path = c.execute("SELECT path FROM undo_file.removed_roots").fetchone()
+        if when is None or path is None:
+            return None
+        forget_removed(store)
+        for t in _TABLES + ("meta",):
+            c.execute(f"CREATE TEMP TABLE removed_{t} AS SELECT * FROM undo_file.removed_{t}")  # noqa: S608
+        return float(when[0]), str(path[0])
+    finally:
+        c.execute("DETACH DATABASE undo_file")

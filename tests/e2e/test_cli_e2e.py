@@ -151,7 +151,7 @@ def test_remove_forgets_everything(tmp_path, capsys):
     docs = corpus.make_mixed_corpus(tmp_path / "docs")
     lib = str(tmp_path / "lib")
     assert run_cli(capsys, "--data-dir", lib, "index", str(docs))[0] == 0
-    code, out, err = run_cli(capsys, "--data-dir", lib, "remove", str(docs))
+    code, out, err = run_cli(capsys, "--data-dir", lib, "remove", "--yes", str(docs))
     assert code == 0 and "7 files" in out
     st = json.loads(run_cli(capsys, "--data-dir", lib, "status", "--json")[1])
     assert st["files"] == 0 and st["chunks"] == 0 and st["vectors"] == 0 and st["consistent"]

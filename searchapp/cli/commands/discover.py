@@ -10,6 +10,7 @@ import textwrap
 from typing import Any, Optional, TextIO
 
 from ...base.config import Config
+from ...base.member_paths import display_path
 from ...base.terminal import printable
 from ..filter_options import add_filter_options, filters_from
 
@@ -56,16 +57,23 @@ def print_similar(args, res, out: Optional[TextIO] = None) -> int:
     if not res.hits:
         print("no similar files", file=out)
         return 0
+    shown = None  # the query file's passage last shown: a hit matched by the same one does not repeat it
     for rank, h in enumerate(res.hits, start=1):
-        where = printable(h.path) + (f"  (page {h.page})" if h.page else "")
+        where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
         print(f"{rank:>2}. {where}", file=out)
         print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}", file=out)
-        for label, text in (("this:", h.source_text), ("that:", h.text)):
-            snippet = printable(" ".join(text.split()))
-            snippet = snippet[:200] + ("…" if len(snippet) > 200 else "")
-            print(textwrap.fill(f"{label} {snippet}", width=100, initial_indent="    ", subsequent_indent="          "),
-                  file=out)
+        this = (h.source_page, h.source_text)
+        pair = (("this:", h.source_text),) if this != shown else ()
+        shown = this
+        for label, text in pair + (("that:", h.text),):
+            print(_snippet(label, text), file=out)
     return 0
+
+
+def _snippet(label: str, text: str) -> str:
+    snippet = printable(" ".join(text.split()))
+    snippet = snippet[:200] + ("…" if len(snippet) > 200 else "")
+    return textwrap.fill(f"{label} {snippet}", width=100, initial_indent="    ", subsequent_indent="          ")
 
 
 def cmd_duplicates(args, config: Config, progress, cancel) -> int:
@@ -82,11 +90,11 @@ def cmd_duplicates(args, config: Config, progress, cancel) -> int:
     if rep.exact:
         print(f"exact copies ({len(rep.exact)} groups):")
         for group in rep.exact:
-            print("  " + "\n  = ".join(printable(p) for p in group))
+            print("  " + "\n  = ".join(printable(display_path(p)) for p in group))
     if rep.near:
         print(f"near duplicates ({len(rep.near)} pairs, similarity >= {rep.threshold:.2f}):")
         for p in rep.near:
-            print(f"  {p.similarity:.3f}  {printable(p.a)}\n         {printable(p.b)}")
+            print(f"  {p.similarity:.3f}  {printable(display_path(p.a))}\n         {printable(display_path(p.b))}")
             if p.pairs:
                 best = p.pairs[0]
                 for label, text in (("a:", best.a_text), ("b:", best.b_text)):

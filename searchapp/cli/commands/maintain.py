@@ -1,20 +1,28 @@
-"""`searchapp remove PATH` (forget a folder) and `searchapp reindex` (rebuild every passage and vector)."""
+"""`searchapp remove PATH` (forget a folder), `searchapp undo` (put it back within a minute) and `searchapp reindex`
+(rebuild every passage and vector)."""
 
 from __future__ import annotations
 
 import os
+import sys
 
 from ...base.config import Config
+from ...base.errors import ConfigError
 from ...base.terminal import printable
 from ..open_library import open_library as _library
 
-__all__ = ["register", "cmd_remove", "cmd_reindex"]
+__all__ = ["register", "cmd_remove", "cmd_undo", "cmd_reindex"]
 
 
 def register(sub) -> None:
-    s = sub.add_parser("remove", help="forget an indexed folder and everything under it")
+    s = sub.add_parser("remove", help="forget an indexed folder and everything under it (asks first on a terminal; "
+                                      "`searchapp undo` puts it back within a minute)")
     s.add_argument("path", metavar="PATH")
+    s.add_argument("--yes", action="store_true", help="remove without asking (scripts: needed without a terminal)")
     s.set_defaults(handler=cmd_remove)
+
+    s = sub.add_parser("undo", help="put back the folder the last `searchapp remove` took out, within a minute")
+    s.set_defaults(handler=cmd_undo)
 
     s = sub.add_parser("reindex", help="rebuild every passage and vector with the current model and chunking")
     s.add_argument("--json", action="store_true")
@@ -25,9 +33,42 @@ def register(sub) -> None:
 
 
 def cmd_remove(args, config: Config, progress, cancel) -> int:
+    import time
+
+    from ...library.undo_file import UNDO_SECONDS, drop_expired, remove_undoable
+
+    root = os.path.abspath(os.path.expanduser(args.path))
     with _library(config, create=False) as lib:
-        n = lib.remove_folder(args.path)
-    print(f"removed {printable(os.path.abspath(args.path))} ({n} files)")
+        drop_expired(lib.data_dir, time.time())
+        # One keystroke destroys nothing: a terminal is asked, a script says --yes. Not an indexed folder:
+        # remove_undoable says so (and what it belongs to) before anything is asked or removed.
+        if root in lib.roots() and not args.yes and not _confirmed(root):
+            return 1
+        n = remove_undoable(lib, root)
+    print(f"removed {printable(root)} ({n} files); `searchapp undo` puts it back within {UNDO_SECONDS:.0f} s")
+    return 0
+
+
+def _confirmed(root: str) -> bool:
+    """Ask on the terminal; without one, refuse (ConfigError, exit 2) and name --yes."""
+    if not sys.stdin.isatty():
+        raise ConfigError(f"remove asks before forgetting {root}; without a terminal to ask on, "
+                          "pass --yes to remove it")
+    print(f"Remove {printable(root)} and everything indexed under it from the library? "
+          "(the files on disk are not touched) [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline().strip().lower()
+    if answer in ("y", "yes"):
+        return True
+    print("searchapp: nothing removed", file=sys.stderr)
+    return False
+
+
+def cmd_undo(args, config: Config, progress, cancel) -> int:
+    from ...library.undo_file import undo_last_remove
+
+    with _library(config, create=False) as lib:
+        path, n = undo_last_remove(lib)
+    print(f"put back {printable(path)} ({n} files), as it was before the remove")
     return 0
 
 

@@ -123,9 +123,14 @@ def _list_files(args, config: Config) -> int:
 def cmd_explain(args, config: Config, progress, cancel) -> int:
     with _library(config, create=False) as lib:
         info = lib.explain(args.path)
+    # A path the library holds no entry for is an error (exit 1) after what explain found out: a script
+    # asking about /nonexistent must not read "0" as "known".
+    code = 0 if info["known"] else 1
     if args.json:
         print(json.dumps(info))
-        return 0
+        if not info["known"]:
+            _not_in_library(info)
+        return code
     print(f"path: {printable(info['shown_as'])}")
     if info["member"]:
         print(f"  member of: {printable(info['container'])}")
@@ -138,4 +143,11 @@ def cmd_explain(args, config: Config, progress, cancel) -> int:
     print(f"  passages: {info['passages']}, with vectors: {info['vectors']}")
     if info["text"]:
         print(f"  text: {printable(info['text'])}")
-    return 0
+    if not info["known"]:
+        _not_in_library(info)
+    return code
+
+
+def _not_in_library(info: dict) -> None:
+    print(f"searchapp: {printable(info['shown_as'])} is not in the library: {printable(info['reason'] or info['state'])}",
+          file=sys.stderr)

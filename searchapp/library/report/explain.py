@@ -68,7 +68,8 @@ def explain(config: Config, store: Store, path: str) -> dict:
     root = owning_root(container, roots)
     out: dict = {"path": key, "shown_as": display_path(key), "container": container if member else None,
                  "member": member, "folder": root, "state": None, "reason": None, "rule": None,
-                 "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None}
+                 "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None,
+                 "known": False}  # known: the library holds an entry for it (indexed, skipped, failed, ...)
     if root is None:
         out.update(state="outside", reason="not under any indexed folder (`searchapp index FOLDER` adds one)")
         return out
@@ -88,6 +89,6 @@ def explain(config: Config, store: Store, path: str) -> dict:
         return out
     state, frow, date_ns, _ocr = row
     text, passages = entry_text(store, frow.id, TEXT_SHOWN)
-    out.update(state=state, reason=frow.error, kind=frow.kind, passages=passages,
+    out.update(known=True, state=state, reason=frow.error, kind=frow.kind, passages=passages,
                vectors=entry_vectors(store, frow.id), text=text, date=date_ns / 1e9 if date_ns else None)
     return out

@@ -177,7 +177,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     meta = db.meta()
     m = config.models
     during_reindex = reindex_notice(db)
-    notes = [n for n in (index_notice, passage_context_note(config, meta) if chunks else None,
+    # How passages were embedded is a question only once some were (a first sync still reading words has none).
+    notes = [n for n in (index_notice, passage_context_note(config, meta) if embedded else None,
                          during_reindex or meaning_note(embedded, chunks)) if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)

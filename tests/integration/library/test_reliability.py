@@ -221,7 +221,7 @@ def test_unwritable_data_dir_is_a_clean_error(tmp_path, tiny_lib, capsys):
     lock.mkdir()
     with pytest.raises(StoreError, match="cannot write to the library.*Is a directory"):
         tiny_lib.sync()
-    code = main(["--data-dir", str(tiny_lib.data_dir), "remove", str(docs)])
+    code = main(["--data-dir", str(tiny_lib.data_dir), "remove", "--yes", str(docs)])
     err = capsys.readouterr().err
     assert code == 3 and err.startswith("searchapp: error: cannot write to the library") and err.count("\n") == 1
     assert (tiny_lib.data_dir / "vectors.hnsw").read_bytes() == before

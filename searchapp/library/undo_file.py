@@ -1,0 +1,80 @@
+"""The command line's minute of Undo after Remove, as the window's: `searchapp remove` keeps the folder's rows in a
+file in the data dir (store/removed_roots.save_removed), `searchapp undo` puts them back from it within
+UNDO_SECONDS. Its process has ended by then, so the rows cannot wait in a connection as the window's do.
+
+Decisions: one Undo, the last Remove (a second Remove replaces the file); a file past its minute is deleted by
+the next `remove` or `undo` (it holds the removed folder's text); the file is private like the data dir.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from ..base.errors import SearchAppError
+from ..store.removed_roots import forget_removed, load_removed, save_removed
+
+__all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired"]
+
+UNDO_SECONDS = 60.0  # as the window's Undo (gui/undo_remove.py)
+FILE_NAME = "undo-remove.sqlite"
+
+
+def _drop(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def drop_expired(data_dir: Path, now: float) -> None:
+    """Delete a kept Remove past its minute without opening the library: its age is the file's."""
+    file = Path(data_dir) / FILE_NAME
+    try:
+        if now - file.stat().st_mtime > UNDO_SECONDS:
+            _drop(file)
+    except FileNotFoundError:
+        pass
+
+
+def remove_undoable(lib: Any, path: str) -> int:
+    """Forget the indexed folder `path` as Library.remove_folder does, keeping its rows for `undo_last_remove`;
+    the number of files removed."""
+    n = lib.remove_folder(path, undoable=True)
+    file = Path(lib.data_dir) / FILE_NAME
+    tmp = file.with_name(FILE_NAME + ".part")
+    _drop(tmp)
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private before SQLite writes a byte
+    try:
+        if save_removed(lib.store, str(tmp), time.time()):
+            os.replace(tmp, file)
+    finally:
+        _drop(tmp)
+        forget_removed(lib.store)
+    return n
+
+
+def undo_last_remove(lib: Any) -> tuple[str, int]:
+    """Put back the folder the last `searchapp remove` took out: (its path, its files). SearchAppError (exit 1)
+    when there is none, its minute has passed, or the library changed since."""
+    file = Path(lib.data_dir) / FILE_NAME
+    if not file.exists():
+        raise SearchAppError("nothing to undo: no folder was removed in the last minute")
+    try:
+        kept = load_removed(lib.store, str(file))
+        if kept is None:
+            raise SearchAppError("nothing to undo: no folder was removed in the last minute")
+        removed_at, path = kept
+        if time.time() - removed_at > UNDO_SECONDS:
+            raise SearchAppError(f"too late to undo the remove of {path} (Undo lasts {UNDO_SECONDS:.0f} s); "
+                                 f"`searchapp index {path}` adds it again")
+        got = lib.undo_remove()
+        if got is None:
+            raise SearchAppError(f"cannot undo: the library changed since {path} was removed; "
+                                 f"`searchapp index {path}` adds it again")
+        return got
+    finally:
+        forget_removed(lib.store)
+        _drop(file)  # done, refused or too late: one Undo per Remove

@@ -1,0 +1,103 @@
+"""Issue 39, the command line's first hour: `remove` asks and can be undone, `explain` of a path the library does not
+hold is an error, `similar` shows the query file's passage once per change, `duplicates` names members as search
+shows them. Each runs the real command in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from conftest import build_tiny_library
+from searchapp.base.config import load_config
+from searchapp.library import Library
+
+TEXTS = {
+    "volcano.md": "The volcano erupted and molten rock flowed down to the sea.",
+    "bread.txt": "A recipe for sourdough bread with a long cold proof.",
+    "tax.txt": "The tax return for 2024 is due in April; keep the receipts.",
+}
+
+
+def cli(data: Path, *argv: str, stdin=subprocess.DEVNULL, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv], stdin=stdin,
+                          capture_output=True, text=True, timeout=300, **kw)
+
+
+def on_terminal(data: Path, answer: str, *argv: str) -> subprocess.CompletedProcess:
+    """The command with a terminal for standard input (a pty), `answer` typed on it."""
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, answer.encode())
+        return cli(data, *argv, stdin=follower)
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+
+def lexical_hits(data: Path, query: str) -> list[str]:
+    run = cli(data, "search", query, "--mode", "lexical", "--json")
+    assert run.returncode == 0, run.stderr
+    return [Path(h["path"]).name for h in json.loads(run.stdout)["hits"]]
+
+
+def test_remove_asks_on_a_terminal_needs_yes_in_a_script_and_undo_puts_it_back(tmp_path, tiny_bi_encoder_dir,
+                                                                                  tiny_encoder):
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    docs = str(tmp_path / "docs")
+    script = cli(data, "remove", docs)  # no terminal, no --yes: refused, nothing removed
+    assert script.returncode == 2 and "--yes" in script.stderr and script.stderr.count("\n") == 1, script.stderr
+    no = on_terminal(data, "n\n", "remove", docs)
+    assert no.returncode == 1 and "[y/N]" in no.stderr and "nothing removed" in no.stderr, no.stderr
+    assert lexical_hits(data, "sourdough") == ["bread.txt"]
+    yes = on_terminal(data, "y\n", "remove", docs)
+    assert yes.returncode == 0 and "removed" in yes.stdout and "searchapp undo" in yes.stdout, yes.stderr
+    assert lexical_hits(data, "sourdough") == []
+    undo = cli(data, "undo")
+    assert undo.returncode == 0 and "put back" in undo.stdout and "(3 files)" in undo.stdout, undo.stderr
+    assert lexical_hits(data, "sourdough") == ["bread.txt"]
+    status = json.loads(cli(data, "status", "--json").stdout)
+    assert status["consistent"] and status["vectors"] == status["chunks"] > 0  # the vectors came back too
+    again = cli(data, "undo")
+    assert again.returncode == 1 and "nothing to undo" in again.stderr, again.stderr
+    assert cli(data, "remove", "--yes", docs).returncode == 0  # a script says --yes
+    assert lexical_hits(data, "sourdough") == []
+
+
+def test_explain_of_a_path_the_library_does_not_hold_is_an_error(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    for argv in (("explain", "/nonexistent"), ("explain", "/nonexistent", "--json"),
+                 ("explain", str(tmp_path / "docs" / "gone.txt"))):
+        run = cli(data, *argv)
+        assert run.returncode == 1, (argv, run.stdout, run.stderr)
+        assert "is not in the library" in run.stderr and "Traceback" not in run.stderr, run.stderr
+    known = cli(data, "explain", str(tmp_path / "docs" / "bread.txt"))
+    assert known.returncode == 0 and "state: indexed" in known.stdout, known.stderr
+
+
+def test_similar_shows_the_query_files_passage_once_while_it_is_the_same(tmp_path, tiny_bi_encoder_dir,
+                                                                          tiny_encoder):
+    texts = {f"lava{i}.txt": f"Lava flowed from the volcano crater number {i} into the valley." for i in range(4)}
+    data = build_tiny_library(tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    run = cli(data, "similar", str(tmp_path / "docs" / "lava0.txt"))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("that:") == 3  # every hit shows its own passage
+    assert run.stdout.count("this:") == 1, run.stdout  # the one-passage source: shown once, not per hit
+
+
+def test_duplicates_names_members_as_search_shows_them(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    same = "Minutes of the board meeting: the annual budget was approved after a long debate."
+    data = build_tiny_library(tmp_path, {"minutes.txt": same, "other.txt": "Something else entirely."},
+                              tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    with zipfile.ZipFile(tmp_path / "docs" / "archive.zip", "w") as z:
+        z.writestr("old/minutes-copy.txt", same + "\n")
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        assert lib.sync().added == 2  # the archive and its member
+    run = cli(data, "duplicates")
+    assert run.returncode == 0, run.stderr
+    assert "archive.zip › old/minutes-copy.txt" in run.stdout, run.stdout
+    assert "archive.zip//" not in run.stdout
