@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -64,16 +63,13 @@ def test_sparse_10gb_file_skipped_without_reading(tmp_path: Path) -> None:
             seen.append(os.fspath(args[0]))
 
     sys.addaudithook(hook)  # audit hooks cannot be removed: this one goes quiet after the scan
-    start = time.perf_counter()
     try:
         result = scan([tmp_path], ScanConfig(max_file_mb=50))
     finally:
         recording[0] = False
-    elapsed = time.perf_counter() - start
     assert names(result, tmp_path) == ["small.txt"]
     assert reasons(result, tmp_path)["huge.txt"].startswith("too large (10240.0 MB > 50 MB)")
-    assert str(big) not in seen
-    assert elapsed < 2.0
+    assert str(big) not in seen  # never opened: refused by its size alone
 
 
 def test_fractional_size_cap(tmp_path: Path) -> None:
