@@ -216,3 +216,37 @@ def test_beside_is_the_default_only_for_an_encoder_that_wants_bulk_batches(tiny_
     assert not beside_words(Gpu())
     monkeypatch.setenv(meaning_beside.ENV, "1")
     assert beside_words(tiny_encoder)
+
+
+@pytest.mark.parametrize("keep_done", [True, False])
+def test_close_keeping_what_is_done_writes_the_encodes_that_finished(make_config, tiny_encoder, tmp_path,
+                                                                      monkeypatch, keep_done):
+    """A cancel closes with keep_done: an encode that finished but was not yet written (no words batch came after
+    it to write it) is written then, and its passages leave the queue; closed without it, they all still wait."""
+    monkeypatch.setenv(meaning_beside.ENV, "1")
+    folder = make_folder(tmp_path, 6)
+    enc = ThreadRecordingEncoder(tiny_encoder)
+    with Library(cfg(make_config), encoder=enc) as lib:
+        lib.add_folder(folder, embed=False)
+        store = lib.store
+        waiting = store.pending_count()
+        rows = store.pending_rows(store.pending_order())
+        inputs = {h: model_input(title, text) for _, h, text, title in rows}
+        assert waiting > 0 and store.embedded_ids().size == 0
+        with lib._writing(check_model=False):
+            beside = MeaningBeside(store, enc, lib.vectors, None, batch=len(inputs))
+            try:
+                beside.offer(inputs)  # one batch, handed to the worker; nothing after it writes it
+                deadline = time.monotonic() + 60
+                while len(enc.done) < len(inputs) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                assert sorted(enc.done) == sorted(inputs.values())  # encoded to the end, not yet written
+                assert store.pending_count() == waiting
+            finally:
+                beside.close(keep_done=keep_done)
+        if keep_done:
+            assert beside.encoded == len(inputs)
+            check_complete(lib, enc)
+        else:
+            assert beside.encoded == 0 and store.pending_count() == waiting
+            assert len(lib.vectors.index()) == 0

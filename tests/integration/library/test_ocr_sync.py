@@ -320,3 +320,28 @@ def test_a_pdf_with_a_real_text_layer_and_a_blank_page_is_not_labelled_ocr(tmp_p
     assert Path(result.hits[0].path).name == "report.pdf" and not result.hits[0].ocr
     assert "(OCR)" not in hit_line("quarterly invoices", result)
     assert dict((Path(r.path).name, s) for s, r in files_in_state(tiny_library.store))["report.pdf"] == "indexed"
+
+
+def test_a_pdf_whose_scanned_page_waits_is_indexed_by_its_text_layer_and_listed_as_waiting(tmp_path, tiny_library,
+                                                                                        monkeypatch):
+    """A PDF with a text layer on page 1 and only a picture on page 2, with no engine: its text is searchable at
+    once, and still its ledger state is ocr_pending (waiting comes before indexed), so status counts it as
+    waiting and the Not indexed list says why, not "indexed"."""
+    from searchapp.store.ledger import entry_state
+
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pdf = scan_pdf(docs / "scan.pdf")
+    rep = tiny_library.add_folder(docs)
+    assert rep.failed == 0
+    hit = tiny_library.search("quarterly invoices", mode="lexical").hits[0]
+    assert Path(hit.path).name == "scan.pdf" and hit.page == 1
+    state, row, _, ocr = entry_state(tiny_library.store, str(pdf))
+    assert (state, row.status, ocr) == ("ocr_pending", "indexed", "pending")
+    assert state_counts(tiny_library.store)["ocr_pending"] == 1
+    assert [s for s, r in files_in_state(tiny_library.store) if r.path == str(pdf)] == ["ocr_pending"]
+    st = tiny_library.status()
+    [(path, _, reason)] = st.not_indexed
+    assert path == str(pdf) and reason.startswith("text layer indexed; pages without text wait for OCR")
+    assert any(n.startswith("1 file(s) wait for OCR") for n in st.to_json()["notes"])

@@ -71,6 +71,23 @@ def test_a_long_question_reads_its_operators_as_words(query, parts):
     assert any(w.startswith("a long question: ") and parts[0] in w for w in p.warnings)
 
 
+@pytest.mark.parametrize("sentence, typed, parts", [
+    ('why did the board approve the "annual budget"?', 'why did the board approve the "annual budget"',
+     ('"annual budget"',)),  # 6 plain words, 8 in all
+    ("the board approved -draft budgets for the harbour.", "the board approved -draft budgets for the harbour",
+     ("-draft",)),
+    ('Was the "annual budget" approved by the board?"', 'Was the "annual budget" approved by the board',
+     ('"annual budget"',)),  # a closing quote after the "?"
+])
+def test_five_plain_words_ending_like_a_sentence_read_as_prose(sentence, typed, parts):
+    # Under PROSE_WORDS words in all: only the sentence's end makes it prose. The same words without that end
+    # are typed syntax, kept strict.
+    p = read_query(sentence)
+    assert p.as_words == parts and not p.has_syntax
+    strict = parse_query(typed)
+    assert strict.has_syntax and not reads_as_prose(strict) and as_searched(strict) is strict
+
+
 def test_a_long_question_keeps_its_fields():
     p = read_query(PASTED + " type:md")
     assert p.types == ("md",) and p.has_syntax and p.as_words == ('"artificial spermatids"',)

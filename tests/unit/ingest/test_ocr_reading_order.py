@@ -4,7 +4,7 @@ out here as a page's layouts set them: columns of prose, tables, a sidebar, a pa
 from __future__ import annotations
 
 from searchapp.ingest.ocr.columns import is_running_text, is_sentence
-from searchapp.ingest.ocr.reading_order import lines_in_reading_order
+from searchapp.ingest.ocr.reading_order import lines_in_reading_order, rows_of
 
 H, PITCH = 20, 30  # text height and line pitch, in pixels
 
@@ -111,3 +111,46 @@ def test_running_text_is_told_from_names_labels_and_figures():
     figures = [(0, i * PITCH, 60, i * PITCH + H, f"{i}.71") for i in range(6)]
     assert is_running_text(column + figures)  # most of its characters are still running text
     assert not is_running_text([(0, 0, 60, H, "1,382.7")] * 3)
+
+
+def test_lines_whose_boxes_touch_are_still_parted_under_a_title_that_touches_them():
+    # OCR boxes are padded: a title's box touches the first lines, and each line's box overlaps the next by 2 px.
+    # Each box counts ROW_PAD text heights shorter at both ends, so a gap across is still found under the title
+    # and between the lines, and the two columns are read one after the other; counted at full height no gap
+    # is left, and each row would be read across both columns.
+    left, right = _prose("left", 4), _prose("right", 4)
+    boxes = [_box(0, 0, 600, H + 2, "Minutes of the harbour board")]
+    for i in range(4):
+        y = H + i * (H - 2)
+        boxes += [_box(0, y, 280, y + H, left[i]), _box(320, y, 600, y + H, right[i])]
+    assert _read(boxes) == ["Minutes of the harbour board"] + left + right
+
+
+def test_a_gap_across_a_few_gutters_wide_parts_sections_and_a_paragraph_break_does_not():
+    # Two articles stacked on the same 20 px gutter. A gap of 50 px between them (2.5 gutters, past SECTION_GAP)
+    # parts them: the first is read to its end, both its columns, before the second. A gap of 25 px (1.25
+    # gutters) is a paragraph break within the columns: each column is read from top to bottom.
+    def page(gap: int) -> list[str]:
+        boxes = []
+        for i in range(3):
+            boxes += [_box(0, i * PITCH, 400, i * PITCH + H, top_l[i]), _box(420, i * PITCH, 820, i * PITCH + H, top_r[i])]
+            y = 2 * PITCH + H + gap + i * PITCH
+            boxes += [_box(0, y, 400, y + H, low_l[i]), _box(420, y, 820, y + H, low_r[i])]
+        return _read(boxes)
+
+    top_l, top_r, low_l, low_r = _prose("top left", 3), _prose("top right", 3), _prose("low left", 3), _prose("low right", 3)
+    assert page(50) == top_l + top_r + low_l + low_r
+    assert page(25) == top_l + low_l + top_r + low_r
+
+
+def test_boxes_are_one_line_when_they_overlap_by_half_the_smaller_height():
+    # A word set a little lower (a baseline drift, a subscript) is on its line: 12 px of 20 overlap. Two lines
+    # set tight overlap by a few pixels only (3 px of 20): they stay two lines.
+    drift = [(0, 0, 100, H, "Tide"), (110, 8, 200, 8 + H, "tables")]
+    assert [[b[4] for b in row] for row in rows_of(drift)] == [["Tide", "tables"]]
+    tight = [(0, 0, 100, H, "first"), (110, 0, 200, H, "line"), (0, H - 3, 100, 2 * H - 3, "second")]
+    assert [[b[4] for b in row] for row in rows_of(tight)] == [["first", "line"], ["second"]]
+    # through the whole reading: 9 px of 20 overlap leaves no gap across (ROW_PAD shortens each box by 4 px
+    # only), and still the two boxes are two lines
+    assert lines_in_reading_order([_box(0, 0, 100, H, "upper"), _box(0, H - 9, 100, 2 * H - 9, "lower")]) == \
+        "upper\nlower"

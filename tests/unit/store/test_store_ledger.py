@@ -77,3 +77,21 @@ def test_entry_date_past_int64_is_stored_as_none(lib):
     with store.atomic():
         ledger.set_entry_date(store, ids["plain"], 5)
     assert ledger.entry_state(store, "/r/plain.txt")[2] == 5
+
+
+def test_an_indexed_pdf_with_pages_waiting_for_ocr_is_waiting(tmp_path):
+    # Its text layer is indexed (status 'indexed') while its textless pages wait: the state says the wait, which
+    # is what a person has still to expect of it; once OCR read them it is ocr_done.
+    store, root = new_store(tmp_path)
+    try:
+        fid = put_file(store, root, "/r/scan.pdf", [("text layer of page one", 1)])
+        with store.atomic():
+            ledger.set_ocr_state(store, fid, "pending")
+        assert ledger.entry_state(store, "/r/scan.pdf")[0] == "ocr_pending"
+        assert ledger.state_counts(store)["ocr_pending"] == 1 and ledger.state_counts(store)["indexed"] == 0
+        assert [s for s, _ in ledger.files_in_state(store)] == ["ocr_pending"]
+        with store.atomic():
+            ledger.set_ocr_state(store, fid, "done", [2])
+        assert ledger.entry_state(store, "/r/scan.pdf")[0] == "ocr_done"
+    finally:
+        store.close()
