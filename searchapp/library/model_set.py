@@ -1,8 +1,9 @@
 """The models a library uses: the bi-encoder, the query encoders (ONNX Runtime, NumPy), the cross-encoder and what
 went wrong loading it.
 
-Models load lazily: status, lexical search and an unchanged sync never import torch or read weights. The
-configured bi-encoder's identity (fingerprint, vector size) is read from its files until the model is loaded.
+Models load lazily: status, lexical search, an unchanged sync and a sync's words pass never import torch or read
+weights (the words pass chunks with the model folder's tokenizer.json alone). The configured bi-encoder's identity
+(fingerprint, vector size) is read from its files until the model is loaded.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Union
+import sys
+from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, Union
 
 import numpy as np
 
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from ..models.onnx_query import OnnxQueryEncoder
     from ..models.query_encoder import NumpyQueryEncoder
 
-__all__ = ["ModelSet", "LazyEncoder", "MODELS_LOCK"]
+__all__ = ["ModelSet", "SyncEncoder", "MODELS_LOCK"]
 
 log = logging.getLogger(__name__)
 
@@ -32,27 +34,76 @@ log = logging.getLogger(__name__)
 MODELS_LOCK = threading.RLock()
 
 
-class LazyEncoder:
-    """An encoder stand-in that loads the real bi-encoder on first use.
+class SyncEncoder:
+    """The bi-encoder as a sync sees it: chunking from the model's tokenizer alone, the model only for `encode`.
 
-    A sync of an unchanged library reads no file and embeds nothing, so it must not pay for torch,
-    transformers and the weights (seconds); the sync code gets this proxy and never knows the difference.
+    A words pass needs word-piece offsets, not the model: importing torch and transformers and reading the
+    weights cost 10 s and ~900 MB for `index --words-only` of one small file (issue 45). So everything the
+    chunker asks (token_offsets, token_bounds, token_offsets_batch, words_alone, max_seq_length, chunking_spec,
+    remember_joined) goes to ModelSet.chunker (the loaded bi-encoder, else the model folder's tokenizer.json
+    read with the `tokenizers` library); `encode` and anything else load the bi-encoder. A sync that will embed
+    (`load_ahead`) starts that load on a thread of its own at its first chunking, so the words pass goes on
+    meanwhile; an unchanged sync chunks nothing and loads nothing.
     """
 
-    def __init__(self, load: Callable[[], Any]) -> None:
-        self._load = load
+    spec: str
+    max_seq_length: int  # the chunker's, looked up at its first use (__getattr__)
+
+    def __init__(self, models: "ModelSet", *, load_ahead: bool = False) -> None:
+        self._models = models
+        self._load_ahead = load_ahead
+        self._chunker: Any = None  # chosen at the first chunking, kept for the sync: its passages are cut alike
+        self.spec = models.config.models.bi_encoder  # what BiEncoder.spec is: messages name the model by it
 
     @property
     def loaded(self) -> bool:
-        return "_real" in self.__dict__
+        return self._models.loaded_encoder is not None
+
+    def _chunking(self) -> Any:
+        if self._chunker is None:
+            self._chunker = self._models.chunker()
+            if self._load_ahead:
+                self._models.load_encoder_ahead()
+        return self._chunker
+
+    @property
+    def words_alone(self) -> bool:
+        return bool(self._chunking().words_alone)
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        return self._chunking().token_offsets(text)
+
+    def token_bounds(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        return self._chunking().token_bounds(text)
+
+    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        return self._chunking().token_offsets_batch(texts)
+
+    def chunking_spec(self) -> tuple[str, int, bool]:
+        return self._chunking().chunking_spec()
+
+    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None:
+        # The bi-encoder keeps ids for `encode` only when it chunked them; the tokenizer alone keeps nothing.
+        self._chunking().remember_joined(prefix, texts, joined)
+
+    def encode(self, texts: Sequence[str], **kw: Any) -> np.ndarray:
+        return self._models.encoder.encode(texts, **kw)
+
+    @property
+    def bulk_batch(self) -> int:
+        """BiEncoder.bulk_batch, without waiting for the model where it can only be 0 (no GPU it could use):
+        the sync asks at its first words batch, and the words pass must not stop there for a load."""
+        if self._models.loaded_encoder is None and not self._models.may_use_gpu():
+            return 0
+        return int(self._models.encoder.bulk_batch)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_load", "_real"):
+        if name.startswith("_"):
             raise AttributeError(name)
-        real = self.__dict__.get("_real")
-        if real is None:
-            real = self.__dict__["_real"] = self._load()
-        return getattr(real, name)
+        if name == "max_seq_length":
+            value = self.__dict__[name] = int(self._chunking().max_seq_length)
+            return value
+        return getattr(self._models.encoder, name)
 
 
 class ModelSet:
@@ -71,6 +122,10 @@ class ModelSet:
         # ONNX Runtime query encoder (models.onnx_query), False when there is no usable export
         self._onnx_query: Optional[Union[OnnxQueryEncoder, Literal[False]]] = None
         self._queries = 0  # answered in this process: a second query means a long-lived one
+        # The chunker read from the model folder's tokenizer.json (models/tokenizer_file.py); False: not usable alone
+        self._chunker: Any = None
+        self._chunker_lock = threading.Lock()  # not MODELS_LOCK: chunking must not wait seconds for a model load
+        self._loading: Optional[threading.Thread] = None  # load_encoder_ahead's thread
 
     # -- bi-encoder -----------------------------------------------------------
     @property
@@ -82,9 +137,10 @@ class ModelSet:
                     from ..models import BiEncoder  # torch loads only when a model is needed
 
                     m = self.config.models
-                    self._encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device,
-                                              precision=m.precision, batch_size=m.batch_size,
-                                              threads=m.threads)
+                    encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device,
+                                        precision=m.precision, batch_size=m.batch_size, threads=m.threads)
+                    self._check_chunker(encoder)
+                    self._encoder = encoder
         return self._encoder
 
     @property
@@ -92,9 +148,65 @@ class ModelSet:
         """The bi-encoder if it is loaded (or was given), else None; never loads it."""
         return self._encoder
 
-    def passage_encoder(self) -> LazyEncoder:
-        """The bi-encoder for a sync: loaded only when a file needs chunking or embedding."""
-        return LazyEncoder(lambda: self.encoder)
+    def passage_encoder(self, *, load_ahead: bool = False) -> SyncEncoder:
+        """The bi-encoder for a sync: chunking needs only its tokenizer, the model loads for `encode` (and, with
+        `load_ahead`, from the sync's first chunking on, beside the words pass)."""
+        return SyncEncoder(self, load_ahead=load_ahead)
+
+    def chunker(self) -> Any:
+        """What cuts text into passages for the bi-encoder: the loaded bi-encoder (it keeps the ids it computes
+        for `encode`), else the model folder's tokenizer.json read alone (no torch, no weights), else, where
+        transformers would build another tokenizer from the folder, the bi-encoder loaded."""
+        if self._encoder is not None:
+            return self._encoder
+        with self._chunker_lock:
+            if self._chunker is None:
+                from ..models.tokenizer_file import chunker_from_files
+
+                ident = self._file_identity()
+                self._chunker = chunker_from_files(ident.resolved.path, ident.max_seq_length) or False
+        return self._chunker or self.encoder
+
+    def _check_chunker(self, encoder) -> None:
+        """The bi-encoder just loaded: its chunking must be the tokenizer.json's this process chunked with."""
+        from ..models.tokenizer_file import same_chunking
+
+        if self._chunker and not same_chunking(self._chunker, encoder):
+            log.warning("%s: transformers builds another tokenizer than its tokenizer.json; passages are cut with "
+                        "the loaded model's from now on", encoder.spec)
+            self._chunker = False
+
+    def load_encoder_ahead(self) -> None:
+        """Start loading the bi-encoder on a thread of its own, once per process: a sync that will embed calls
+        this at its first chunking, so the load runs while the words pass goes on and `encoder` later waits only
+        for what is left of it. A failed load is left for `encoder` to raise where the model is used."""
+        with self._chunker_lock:
+            if self._encoder is not None or self._loading is not None:
+                return
+
+            def load() -> None:
+                try:
+                    _ = self.encoder
+                except Exception:  # noqa: BLE001 - raised again, with its message, where the model is needed
+                    log.debug("loading the bi-encoder ahead failed", exc_info=True)
+
+            # Not a daemon: an interpreter exiting while torch imports on another thread can crash on the way out.
+            self._loading = threading.Thread(target=load, name="searchapp-load-bi-encoder")
+            self._loading.start()
+
+    def may_use_gpu(self) -> bool:
+        """False where the bi-encoder surely runs on the CPU, told without importing torch: models.device "cpu",
+        or "auto" on macOS (no CUDA) or on Linux without a GPU device node (NVIDIA, ROCm, WSL's)."""
+        device = (self.config.models.device or "auto").strip().lower()
+        if device == "cpu":
+            return False
+        if device != "auto":
+            return True
+        if sys.platform == "darwin":
+            return False
+        if sys.platform.startswith("linux"):
+            return any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd", "/dev/dxg"))
+        return True
 
     def identity(self) -> tuple[str, int]:
         """Fingerprint and vector size of the bi-encoder: from the loaded model, else from its files

@@ -7,11 +7,14 @@ alone, rebuilt from `chunking_spec()`, so both chunk with the same word pieces a
 from __future__ import annotations
 
 import threading
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
 from .word_pieces import WordPieces, reads_words_alone
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 __all__ = ["ChunkingTokenizer"]
 
@@ -32,6 +35,11 @@ class ChunkingTokenizer:
         self.words_alone = reads_words_alone(self._offsets_tokenizer) if words_alone is None else words_alone
         # A whole text's pieces from its words' (each tokenized once): only where words are read alone.
         self._word_pieces = WordPieces(self._tokenize_offsets) if self.words_alone else None
+
+    @property
+    def backend(self) -> "Tokenizer":
+        """The tokenizers.Tokenizer it cuts with, to read (models/tokenizer_file.py checks it): never change it."""
+        return self._offsets_tokenizer
 
     def chunking_spec(self) -> tuple[str, int, bool]:
         """(the tokenizer as JSON, max_seq_length, words_alone): ChunkingTokenizer(*spec) in another process

@@ -98,7 +98,8 @@ class Updates:
             self._record_model()
             had_passages = self.store.has_chunks()
             self.vectors.writable(lambda: self.models.identity()[1])
-            encoder = self.models.passage_encoder()  # loaded only when a file needs chunking or embedding
+            # Chunking reads the tokenizer alone; the model loads for embedding, from the first chunking on.
+            encoder = self.models.passage_encoder(load_ahead=embed)
             # On a GPU the meaning of each words batch is encoded while the words pass goes on.
             beside = MeaningBeside(self.store, encoder, self.vectors, cancel,
                                    sync_module.BATCH_CHUNKS) if embed else None

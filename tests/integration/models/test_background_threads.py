@@ -63,7 +63,7 @@ def test_a_sync_encodes_in_the_background_unless_told_not_to(tiny_library, tmp_p
             seen.append(kw.get("background", False))
             return inner.encode(texts, **kw)
 
-    monkeypatch.setattr(tiny_library.models, "passage_encoder", lambda: Recording())
+    monkeypatch.setattr(tiny_library.models, "passage_encoder", lambda **_: Recording())
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.txt").write_text("The sea was calm.\n", encoding="utf-8")
