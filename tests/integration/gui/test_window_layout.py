@@ -108,7 +108,7 @@ def test_the_name_column_gives_the_snippet_room_in_a_narrow_window_until_the_per
     view, file_col = win.search.results_view, col("File")
     assert view.columnWidth(file_col) == FILE_WIDTH
     win.resize(1000, 700)
-    qtbot.waitUntil(lambda: view.columnWidth(file_col) < FILE_WIDTH)
+    qtbot.waitUntil(lambda: view.columnWidth(file_col) < FILE_WIDTH, timeout=WAIT_MS)
     assert view.columnWidth(file_col) >= MIN_FILE_WIDTH
     assert view.horizontalScrollBar().maximum() == 0
     view.horizontalHeader().resizeSection(file_col, 300)  # as a drag does
