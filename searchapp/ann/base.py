@@ -17,7 +17,7 @@ from typing import Any, Callable, ClassVar, Iterable, Optional, TypeVar
 import numpy as np
 
 from ..base.config import IndexConfig
-from ..base.errors import IndexCorruptError
+from ..base.errors import IndexCorruptError, UnsupportedFileError
 from .storage import atomic_write, file_checksum, read_sidecar, write_sidecar
 
 __all__ = ["VectorIndex", "as_ids", "as_unit_vectors", "empty_result"]
@@ -184,7 +184,8 @@ class VectorIndex(ABC):
             return read()
         except IndexCorruptError:
             raise
-        except (OSError, ValueError, RuntimeError, MemoryError, KeyError, TypeError, EOFError) as exc:
+        except (OSError, ValueError, RuntimeError, MemoryError, KeyError, TypeError, EOFError,
+                UnsupportedFileError) as exc:
             raise IndexCorruptError(f"{path}: unreadable {cls.name} index ({exc})") from None
 
     @classmethod
@@ -204,7 +205,7 @@ class VectorIndex(ABC):
                 raise IndexCorruptError(f"{path}: sidecar says {key}={meta.get(key)!r}, expected {want!r}")
         try:
             size, crc = file_checksum(path)
-        except OSError as exc:
+        except (OSError, UnsupportedFileError) as exc:  # a FIFO, a device: refused, never read (it would block)
             raise IndexCorruptError(f"{path}: cannot read index file ({exc})") from None
         if size != meta.get("file_size") or crc != meta.get("crc32"):
             raise IndexCorruptError(f"{path}: index file does not match its sidecar (truncated, corrupt or "

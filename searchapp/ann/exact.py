@@ -14,6 +14,7 @@ import numpy as np
 
 from ..base.config import IndexConfig
 from ..base.errors import IndexCorruptError
+from ..base.safe_open import open_regular
 from .base import VectorIndex, empty_result
 
 __all__ = ["ExactIndex"]
@@ -109,7 +110,8 @@ class ExactIndex(VectorIndex):
 
     @classmethod
     def _read(cls, path: Path, dim: int, config: IndexConfig, meta: dict[str, Any]) -> "ExactIndex":
-        records = np.load(path, allow_pickle=False)  # never unpickle: a crafted file could run code
+        with open_regular(path) as fh:
+            records = np.load(fh, allow_pickle=False)  # never unpickle: a crafted file could run code
         if not isinstance(records, np.ndarray) or records.ndim != 1 or records.dtype != _record_dtype(dim):
             raise IndexCorruptError(f"{path}: unexpected layout {getattr(records, 'dtype', None)} "
                                     f"{getattr(records, 'shape', None)} for dim {dim}")

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..base.config import IndexConfig
 from ..base.errors import ConfigError, IndexCorruptError
+from ..base.safe_open import open_regular
 from .base import VectorIndex, empty_result
 from .hnsw_state import read_state
 
@@ -199,7 +200,7 @@ def _check_complete(path: Path, dim: int, count: int) -> None:
         header, _, _ = _scan(path, dim)
     except IndexCorruptError as exc:
         raise OSError(errno.ENOSPC, f"vector index was written incompletely (disk full?): {exc}") from None
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(_HEADER.size + header["count"] * header["per_element"])
         tail = fh.read()
     pos = 0
@@ -222,7 +223,7 @@ def _scanned(path: Path, dim: int, meta: dict[str, Any]) -> tuple[dict[str, Any]
 
 def _scan(path: Path, dim: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     """Check an hnswlib file's header against `dim`; return it with the labels and deleted marks."""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         head = fh.read(_HEADER.size)
         if len(head) < _HEADER.size:
             raise IndexCorruptError(f"{path}: too short for an hnswlib index")

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import IndexCorruptError
+from ..base.safe_open import open_regular
 
 __all__ = ["read_state"]
 
@@ -63,7 +64,7 @@ def _upper_links(path: Path, start: int, count: int, per_level: int, capacity: i
     Every size and every list is a multiple of 4 bytes, so the records are read as uint32 words; most elements
     live on level 0 only (size 0), so the walk jumps from one non-zero size to the next (one step per upper
     element, ~1/M of them) instead of stepping through every element."""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(start)
         tail = fh.read()
     if len(tail) % 4:

@@ -14,11 +14,15 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from ..base.errors import UnsupportedFileError
+from ..base.safe_open import open_regular
+
 __all__ = ["SIDECAR_FORMAT", "sidecar_path", "atomic_write", "file_checksum", "read_sidecar", "write_sidecar",
            "remove_stale_temps"]
 
 SIDECAR_FORMAT = 1
 _CHUNK = 1 << 20
+_SIDECAR_MAX_BYTES = 1 << 16  # a sidecar is a few hundred bytes
 
 
 def sidecar_path(path: Path) -> Path:
@@ -27,9 +31,10 @@ def sidecar_path(path: Path) -> Path:
 
 def file_checksum(path: Path) -> tuple[int, int]:
     """(size in bytes, CRC-32) of a file; CRC-32 runs at several GB/s, so checking at load is cheap.
-    Read through a memory map: no copy of the file into Python bytes (half the cost for a 1.6 GB index)."""
+    Read through a memory map: no copy of the file into Python bytes (half the cost for a 1.6 GB index).
+    UnsupportedFileError for anything but a regular file (a FIFO would block the read forever)."""
     crc, size = 0, 0
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         size = os.fstat(fh.fileno()).st_size
         if size == 0:
             return 0, 0
@@ -105,10 +110,11 @@ def write_sidecar(path: Path, meta: dict[str, Any]) -> None:
 
 
 def read_sidecar(path: Path) -> Optional[dict[str, Any]]:
-    """The sidecar of index file `path`, or None when it is missing or not a JSON object."""
+    """The sidecar of index file `path`, or None when it is missing, not a regular file or not a JSON object."""
     try:
-        with open(sidecar_path(Path(path)), "rb") as fh:
-            meta = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        with open_regular(sidecar_path(Path(path))) as fh:
+            meta = json.loads(fh.read(_SIDECAR_MAX_BYTES).decode("utf-8"))
+    # UnicodeDecodeError and JSONDecodeError are ValueErrors; deeply nested brackets a RecursionError
+    except (OSError, ValueError, RecursionError, UnsupportedFileError):
         return None
     return meta if isinstance(meta, dict) else None

@@ -2,7 +2,9 @@
 
 A plain open() of a FIFO waits for a writer forever, and of a device may never end; a file can be
 replaced by one between the scan and the read. So: open with O_NONBLOCK (a FIFO or device opens at
-once), then fstat what was actually opened and refuse anything but a regular file.
+once), then fstat what was actually opened and refuse anything but a regular file. Every file of a
+library's data dir is opened this way too (the vector index and its sidecar, the lock files, the records):
+a FIFO planted at `vectors.hnsw` hung `search`, `status` and `index` forever.
 """
 
 from __future__ import annotations
@@ -14,23 +16,35 @@ from typing import BinaryIO
 
 from .errors import UnsupportedFileError
 
-__all__ = ["open_regular", "NOT_REGULAR"]
+__all__ = ["open_regular", "open_regular_fd", "NOT_REGULAR"]
 
 NOT_REGULAR = "not a regular file"
 
-_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) \
+_SAFE = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) \
     | getattr(os, "O_BINARY", 0)
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
-    """A buffered binary reader on `path`. Raises UnsupportedFileError(NOT_REGULAR) for FIFOs, devices,
-    sockets and folders; OSError (FileNotFoundError, PermissionError, ...) as open() would."""
-    fd = os.open(path, _FLAGS)
+def open_regular_fd(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+    """A descriptor on `path` opened with `flags` (O_RDWR | O_CREAT for a lock file, say; a file created is
+    `mode`), only if what was opened is a regular file; blocking from then on. Raises UnsupportedFileError
+    (NOT_REGULAR) for FIFOs, devices, sockets and folders; OSError as os.open would."""
+    fd = os.open(path, flags | _SAFE, mode)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UnsupportedFileError(NOT_REGULAR)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)  # ordinary reads from here on
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """A buffered binary reader on `path`. Raises UnsupportedFileError(NOT_REGULAR) for FIFOs, devices,
+    sockets and folders; OSError (FileNotFoundError, PermissionError, ...) as open() would."""
+    fd = open_regular_fd(path)
+    try:
         return io.open(fd, "rb", closefd=True)
     except BaseException:
         os.close(fd)

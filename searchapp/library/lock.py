@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 from typing import Iterator, Optional
 
-from ..base.errors import StoreError
+from ..base.errors import StoreError, UnsupportedFileError
+from ..base.safe_open import open_regular_fd
 
 __all__ = ["writer_lock", "writer_holder"]
 
@@ -26,9 +27,9 @@ def writer_holder(data_dir: Path) -> Optional[int]:
         return None
     path = data_dir / "writer.lock"
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None  # never written: no writer
+        fd = open_regular_fd(path)  # a FIFO put there would block a plain open() forever
+    except (OSError, UnsupportedFileError):
+        return None  # never written (or not a lock file): no writer
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -51,9 +52,10 @@ def writer_lock(data_dir: Path, wait: float = 5.0) -> Iterator[None]:
     path = data_dir / "writer.lock"
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # private, like everything in the data dir
-    except OSError as exc:  # read-only or full disk, or a lock path that is not a file
-        raise StoreError(f"cannot write to the library in {data_dir}: {exc.strerror or exc} ({path}); "
+        fd = open_regular_fd(path, os.O_RDWR | os.O_CREAT, 0o600)  # private, like everything in the data dir
+    except (OSError, UnsupportedFileError) as exc:  # read-only or full disk, or a lock path that is not a file
+        why = getattr(exc, "strerror", None) or exc
+        raise StoreError(f"cannot write to the library in {data_dir}: {why} ({path}); "
                          "the library is unchanged and can still be searched") from None
     try:
         if fcntl is not None:

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from ..base.errors import Cancelled
+from ..base.errors import Cancelled, UnsupportedFileError
+from ..base.safe_open import open_regular_fd
 from ..base.progress import CancelToken
 
 try:
@@ -154,8 +155,10 @@ class Searches:
 
 def _open(path: Path, *, create: bool) -> Optional[int]:
     """A handle on the lock file (made private when this process may create it), or None when there is none."""
-    try:
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600) if create else os.open(path, os.O_RDONLY)
+    try:  # only a regular file: a FIFO put there would block a plain open() forever
+        return open_regular_fd(path, os.O_RDWR | os.O_CREAT if create else os.O_RDONLY, 0o600)
+    except UnsupportedFileError:
+        return None  # not a lock file: searches go unannounced, syncs do not wait for them
     except OSError:
         if create:  # a read-only library: its searches are announced only if the file is there already
             return _open(path, create=False)

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from ..errors import ConfigError
+from ..errors import ConfigError, UnsupportedFileError
 from ..paths import resolve_data_dir, user_config_file
 from .checks import merge_checked
 from .schema import Config
@@ -37,13 +37,15 @@ def load_config(
     root = resolve_data_dir(data_dir, env)
     cfg = Config(data_dir=root)
     path = Path(config_file) if config_file else user_config_file(root)
-    if path.is_file():
+    if path.exists():
         import tomllib  # only with a file to read: ~3 ms of every command's start-up otherwise
 
-        try:
-            with open(path, "rb") as fh:
+        from ..safe_open import open_regular
+
+        try:  # a FIFO or folder there is refused in one line (a FIFO would block a plain open() forever)
+            with open_regular(path) as fh:
                 data = tomllib.load(fh)
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnsupportedFileError, RecursionError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"{path}: {exc}") from None
         data.pop("data_dir", None)  # the data dir is chosen before the file is found
         cfg = merge_checked(cfg, data, str(path))

@@ -14,8 +14,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from ..errors import UnsupportedFileError
 from ..paths import user_config_file
 from ..private import make_private_dir, write_private_text
+from ..safe_open import open_regular
 from ..terminal import printable
 from .load import env_overrides
 from .schema import Config, field_help
@@ -60,9 +62,9 @@ def setting_sources(config: Config, *, data_dir: Optional[str] = None, config_fi
     file_data: dict[str, Any] = {}
     if path.is_file():
         try:
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:
                 file_data = tomllib.load(fh)
-        except (OSError, tomllib.TOMLDecodeError):
+        except (OSError, UnsupportedFileError, RecursionError, tomllib.TOMLDecodeError):
             file_data = {}  # load_config already reported it; never reached with a broken file
     env_data = env_overrides(env)
     out: dict[str, str] = {}

@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ...base.errors import SearchAppError
+from ...base.errors import SearchAppError, UnsupportedFileError
+from ...base.safe_open import open_regular_fd
 from .sockets import LineTooLong, address, peer_uid, read_line
 from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireError, check_request, config_matches,
                    context, encode, needs_context, result_to_wire)
@@ -101,7 +102,10 @@ class WarmServer:
 
     # -- start and stop ------------------------------------------------------------------------------------
     def _take_lock(self) -> bool:
-        fd = os.open(self.path.with_name(LOCK_NAME), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:  # a regular file only: a FIFO or device there is refused
+            fd = open_regular_fd(self.path.with_name(LOCK_NAME), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
+        except UnsupportedFileError as exc:
+            raise OSError(f"{self.path.with_name(LOCK_NAME)} is {exc}; remove it") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

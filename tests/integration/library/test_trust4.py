@@ -1,0 +1,126 @@
+"""Trust, round 4: a FIFO planted in the data dir never hangs a command (each library file is opened without
+blocking and refused unless it is a regular file)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import build_tiny_library
+
+TEXTS = {
+    "volcano.txt": "Volcanoes erupt molten rock called lava; the ash reaches the sea.",
+    "budget.txt": "The budget for the observatory grew every year.",
+}
+HANG_S = 120  # far beyond what these commands take on a busy machine; a FIFO's open() would wait for ever
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+
+
+@pytest.fixture(scope="module")
+def lib_dir(tmp_path_factory, tiny_bi_encoder_dir, tiny_encoder) -> Path:
+    return build_tiny_library(tmp_path_factory.mktemp("trust4"), TEXTS, tiny_bi_encoder_dir, tiny_encoder,
+                              'reranker = ""\n')
+
+
+def planted(lib_dir: Path, tmp_path: Path, name: str) -> Path:
+    """A copy of the library with a FIFO at `name`."""
+    data = tmp_path / "lib"
+    shutil.copytree(lib_dir, data)
+    (data / name).unlink(missing_ok=True)
+    os.mkfifo(data / name, 0o600)
+    return data
+
+
+def searchapp(data: Path, *argv: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SEARCHAPP_NO_WARM": "1", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv], env=env,
+                          capture_output=True, text=True, timeout=HANG_S, stdin=subprocess.DEVNULL)
+
+
+def ends(call, seconds: float = HANG_S):
+    """call()'s result, or pytest.fail when it has not returned within `seconds` (it is left blocked on a daemon
+    thread; opening its FIFO for writing below lets it go)."""
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(call()), daemon=True)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        pytest.fail("blocked on a FIFO")
+    return out[0]
+
+
+def release(fifo: Path) -> None:
+    """Let an open() blocked on `fifo` for reading go (a writer appears and leaves)."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+@needs_fifo
+@pytest.mark.parametrize("name", ["vectors.hnsw", "vectors.hnsw.json"])
+@pytest.mark.parametrize("argv", [["status"], ["search", "volcano lava", "--wait"]])
+def test_a_fifo_at_the_vector_index_is_refused_and_rebuilt_not_waited_on(lib_dir, tmp_path, name, argv):
+    data = planted(lib_dir, tmp_path, name)
+    try:
+        p = searchapp(data, *argv)
+    finally:
+        release(data / name)
+    said = [line for line in (p.stdout + p.stderr).splitlines() if "vector index was unreadable" in line]
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    if argv[0] == "status":  # said once, and the rebuilt index saved over the FIFO
+        assert len(said) == 1 and "rebuilt 2 vectors" in said[0], p.stdout + p.stderr
+        assert (data / name).is_file()
+    else:  # the search's meaning comes from the index rebuilt in memory
+        assert "volcano.txt" in p.stdout and "similarity" in p.stdout, p.stdout
+
+
+@needs_fifo
+def test_a_fifo_at_a_lock_file_or_the_config_is_refused_in_one_line(lib_dir, tmp_path):
+    from searchapp.base.config import load_config
+    from searchapp.base.errors import ConfigError, StoreError
+    from searchapp.library.lock import writer_holder, writer_lock
+    from searchapp.library.searches import LOCK_NAME, Searches
+
+    data = planted(lib_dir, tmp_path, "writer.lock")
+    try:
+        assert ends(lambda: writer_holder(data)) is None
+
+        def locked() -> str:
+            try:
+                with writer_lock(data, wait=0):
+                    return "held"
+            except StoreError as exc:
+                return str(exc)
+
+        assert "not a regular file" in ends(locked)
+    finally:
+        release(data / "writer.lock")
+    os.mkfifo(data / LOCK_NAME, 0o600)
+    try:
+        searches = Searches(data, create=False)
+        assert ends(searches.busy) is False  # a sync looking for searches elsewhere
+        assert ends(lambda: searches.running().__enter__()) is None
+        searches.close()
+    finally:
+        release(data / LOCK_NAME)
+    (data / "config.toml").unlink()
+    os.mkfifo(data / "config.toml", 0o600)
+    try:
+        def config() -> str:
+            try:
+                load_config(data, env={})
+                return "read"
+            except ConfigError as exc:
+                return str(exc)
+
+        assert ends(config) == f"{data / 'config.toml'}: not a regular file"
+    finally:
+        release(data / "config.toml")
