@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Optional
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QDir, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
                                QPushButton, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
@@ -52,33 +52,67 @@ def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:
 
 class ProblemsDialog(QDialog):
     """Files waiting for OCR, without text, skipped or failed, with the reason; non-modal so the user can keep
-    searching."""
+    searching. A row standing for a container's members ("N members: <reason>", report/not_indexed.py) lists them
+    below it on a double click."""
 
-    def __init__(self, failed: list[tuple[str, str, str]], parent: Optional[QWidget] = None) -> None:
+    def __init__(self, failed: list[tuple[str, str, str]], parent: Optional[QWidget] = None,
+                 groups: Optional[dict[tuple[str, str], list[str]]] = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Files not indexed")
         self.setObjectName("problemsDialog")
         self.resize(760, 360)
+        self.groups = groups or {}
         table = QTableWidget(len(failed), 3)
         table.setObjectName("problemsTable")
         table.setHorizontalHeaderLabels(["File", "State", "Reason"])
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for i, (path, status, reason) in enumerate(failed):
-            for j, text in enumerate((display_path(path), status, reason)):  # a member as `a.zip › m.pdf`, as elsewhere
-                item = QTableWidgetItem(text)
-                table.setItem(i, j, item)
-                if j != 1:
-                    item.setToolTip(tooltip(text))  # the whole text, never read as markup
-        table.resizeColumnsToContents()
-        # The reason is what a person opened this for: the file column gives way so it is on screen.
+            first = self._fill(table, i, (display_path(path), status, reason))
+            if (path, reason) in self.groups:
+                first.setData(Qt.ItemDataRole.UserRole, (path, reason))
+        # The reason is what a person opened this for: the file column gives way so it is on screen, and a long
+        # reason wraps onto more lines of its row in the width left (sized to its text, it ran off the window).
+        table.resizeColumnToContents(0)
+        table.resizeColumnToContents(1)
         table.setColumnWidth(0, min(table.columnWidth(0), 340))
         table.horizontalHeader().setStretchLastSection(True)
+        table.setWordWrap(True)
+        table.horizontalHeader().sectionResized.connect(lambda *_: table.resizeRowsToContents())
+        table.cellDoubleClicked.connect(self._toggle)
         self.table = table
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         lay = QVBoxLayout(self)
         lay.addWidget(table)
         lay.addWidget(buttons)
+
+    @staticmethod
+    def _fill(table: QTableWidget, i: int, texts: tuple[str, str, str]) -> QTableWidgetItem:
+        """Row `i`'s cells; its first one."""
+        items = [QTableWidgetItem(text) for text in texts]  # a member as `a.zip › m.pdf`, as elsewhere
+        for j, item in enumerate(items):
+            table.setItem(i, j, item)
+            if j != 1:
+                item.setToolTip(tooltip(item.text()))  # the whole text, never read as markup
+        return items[0]
+
+    def _toggle(self, row: int, _col: int = 0) -> None:
+        """Show (or hide again) the members a grouped row stands for, one row each below it."""
+        head, state = self.table.item(row, 0), self.table.item(row, 1)
+        key = head.data(Qt.ItemDataRole.UserRole) if head is not None else None
+        if not key or state is None:
+            return
+        members = self.groups[tuple(key)]
+        below = self.table.item(row + 1, 0)  # None past the last row
+        if below is not None and below.data(Qt.ItemDataRole.UserRole + 1):  # open: close it
+            for _ in members:
+                self.table.removeRow(row + 1)
+            return
+        for k, path in enumerate(members, start=1):
+            self.table.insertRow(row + k)
+            self._fill(self.table, row + k, ("    " + display_path(path), state.text(), "")).setData(
+                Qt.ItemDataRole.UserRole + 1, True)
+        self.table.resizeRowsToContents()
 
 
 class LibraryPanel(QWidget):
@@ -91,6 +125,7 @@ class LibraryPanel(QWidget):
         self.status: Optional[LibraryStatus] = None
         self.problems_dialog: Optional[ProblemsDialog] = None
         self.remove_prompt: Optional[QMessageBox] = None
+        self.folder_dialog: Optional[QFileDialog] = None  # the last Add Folder… chooser
         self.tree = QTreeWidget()
         self.tree.setObjectName("libraryView")
         self.tree.setAccessibleName("Indexed folders")
@@ -159,7 +194,8 @@ class LibraryPanel(QWidget):
         return [it.data(0, Qt.ItemDataRole.UserRole) for it in self.tree.selectedItems()]
 
     def show_problems(self) -> ProblemsDialog:
-        self.problems_dialog = ProblemsDialog(_not_indexed(self.status) if self.status else [], self)
+        st = self.status
+        self.problems_dialog = ProblemsDialog(_not_indexed(st) if st else [], self, st.member_groups if st else None)
         self.problems_dialog.show()
         return self.problems_dialog
 
@@ -169,8 +205,20 @@ class LibraryPanel(QWidget):
         self.resync_button.setEnabled(bool(self.status and self.status.roots))
         self.problems_button.setEnabled(bool(self.status and _not_indexed(self.status)))
 
-    def ask_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Add a folder to the library")
+    def ask_folder(self) -> QFileDialog:
+        """Add Folder…: a folder chooser that opens in the home folder (not the folder the app was started in);
+        the folder chosen is added."""
+        dlg = QFileDialog(self, "Add a folder to the library", QDir.homePath())
+        dlg.setObjectName("addFolderDialog")
+        dlg.setFileMode(QFileDialog.FileMode.Directory)
+        dlg.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.fileSelected.connect(self._folder_chosen)
+        dlg.open()
+        self.folder_dialog = dlg
+        return dlg
+
+    def _folder_chosen(self, path: str) -> None:
         if path:
             self.addRequested.emit([path])
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element, ParseError
 
-from ...base.errors import ExtractionError
+from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.safe_open import open_regular
+from .ole_encrypted import ENCRYPTED, is_encrypted_office
 
 __all__ = ["SafeZip", "PartTooLarge", "parse_xml", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
            "MAX_METADATA_BYTES", "local_name"]
@@ -21,6 +22,10 @@ RATIO_FLOOR = 2**20  # members smaller than this may compress as well as they li
 MAX_MEMBERS = 10_000
 MAX_METADATA_BYTES = 2**20  # docProps/core.xml, meta.xml: a few KB in any real file
 _READ_CHUNK = 2**16
+# Zip compression methods zipfile cannot read (APPNOTE 4.4.5), named as archivers name them.
+_METHODS = {1: "shrink", 2: "reduce", 3: "reduce", 4: "reduce", 5: "reduce", 6: "implode", 9: "deflate64",
+            10: "implode (old IBM TERSE)", 12: "bzip2", 14: "lzma", 18: "IBM TERSE", 19: "IBM LZ77 z",
+            93: "zstandard", 95: "xz", 96: "jpeg", 97: "wavpack", 98: "ppmd"}
 
 
 class PartTooLarge(ExtractionError):
@@ -60,6 +65,8 @@ class SafeZip:
             self.zf = zipfile.ZipFile(fh)  # closing the ZipFile leaves fh open: close() closes both
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
             fh.close()
+            if is_encrypted_office(path):  # a password-protected .docx/.xlsx is an OLE file, not a broken zip
+                raise UnsupportedFileError(ENCRYPTED) from None
             raise ExtractionError(f"corrupt zip container: {exc}") from None
         except BaseException:
             fh.close()
@@ -115,9 +122,9 @@ class SafeZip:
                             f"zip bomb: uncompressed size exceeds {self.max_total // 2**20} MB")
         except ExtractionError:
             raise
-        except RuntimeError as exc:  # zipfile raises it for encrypted members
-            raise ExtractionError(f"encrypted document: {exc}") from None
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        except RuntimeError as exc:
+            raise _member_error(self.names[stored], exc) from None
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as exc:
             raise ExtractionError(f"corrupt zip member {name}: {exc}") from None
         self.read_so_far += len(out)
         return bytes(out)
@@ -145,8 +152,8 @@ class SafeZip:
         except (ParseError, ValueError) as exc:
             raise ExtractionError(f"corrupt XML in {name}: {exc}") from None
         except RuntimeError as exc:
-            raise ExtractionError(f"encrypted document: {exc}") from None
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as exc:
+            raise _member_error(self.names[stored], exc) from None
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
             raise ExtractionError(f"corrupt zip member {name}: {exc}") from None
 
     def xml(self, name: str) -> Element:
@@ -163,6 +170,15 @@ class SafeZip:
             return self.xml(stored)
         except ExtractionError:
             return None
+
+
+def _member_error(info: zipfile.ZipInfo, exc: RuntimeError) -> ExtractionError:
+    """Why zipfile would not open a member. It raises RuntimeError for an encrypted one, and NotImplementedError (a
+    RuntimeError) for a compression method it lacks (deflate64, ppmd...): no encryption, so the flag says which."""
+    if info.flag_bits & 0x1 or info.compress_type == 99:  # 99: WinZip AES, the method an AES member is marked with
+        return ExtractionError(ENCRYPTED)
+    method = _METHODS.get(info.compress_type, f"method {info.compress_type}")
+    return ExtractionError(f"unsupported compression method: {method}")
 
 
 class _Budgeted:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Collection, Optional
 
 from ...base.config import Config
 from ...base.entry_dates import clamped_ns
@@ -47,9 +47,13 @@ log = logging.getLogger(__name__)
 
 
 def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, cache: OcrCache,
-                progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> SyncReport:
-    """OCR the files waiting for it (files.ocr = 'pending'), newest first; raises Cancelled on cancel."""
+                progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
+                counted: Collection[str] = ()) -> SyncReport:
+    """OCR the files waiting for it (files.ocr = 'pending'), newest first; raises Cancelled on cancel. `counted`:
+    the entries this sync's text pass counted as skipped while they wait (SyncReport.waiting): one given text here
+    is counted as added instead, one that fails as failed, so the sync's summary says what became of them."""
     rep = SyncReport()
+    counted = set(counted)
     if not config.scan.ocr:
         return rep
     rows = pending_ocr_files(store, MAX_FILES_PER_SYNC)
@@ -78,13 +82,23 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
                 doc, pages = _ocr_text(path, row, cached, cache, engine, config, cancel)
         except (ExtractionError, UnsupportedFileError) as exc:
             _record_failed(store, row, str(exc), index, rep)
+            _recount(rep, row, counted, "failed")
             continue
-        _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc, pages)
+        if _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc, pages):
+            _recount(rep, row, counted, "added")
         done += 1
     report(progress, "ocr", len(rows), len(rows))
     if done:
         rep.notes.append(f"{done} file(s) read by OCR")
     return rep
+
+
+def _recount(rep: SyncReport, row, counted: set[str], now: str) -> None:
+    """An entry the text pass counted as skipped (it had no text but OCR's to come) is counted as `now`."""
+    if row.path in counted and row.status != "indexed":  # a PDF's text layer was counted already as what it is
+        counted.discard(row.path)
+        rep.skipped -= 1
+        setattr(rep, now, getattr(rep, now) + 1)
 
 
 def _unchanged(row) -> bool:
@@ -124,24 +138,26 @@ def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engi
 
 
 def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, progress, cancel, row, doc,
-           pages: Optional[tuple[int, ...]]) -> None:
+           pages: Optional[tuple[int, ...]]) -> bool:
     """The file's passages from `doc`, through the sync's batcher (one batch: committed, then the index).
     `pages`: the PDF pages OCR gave text for; with none (a blank page looked at) the entry is an ordinary
-    indexed PDF, its text all from its text layer, and nothing of it is labelled OCR."""
+    indexed PDF, its text all from its text layer, and nothing of it is labelled OCR. False when OCR found no
+    text either."""
     batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES)
     title, spans, hashes = passages_of(doc, encoder, config, batcher)
     if not spans:
         _record(store, row, "skipped", "no text found", "done", index)
-        return
+        return False
     f = ScannedFile(Path(row.path), row.size, row.mtime_ns)
     # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
     batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, path=row.path,
                         ocr="done" if pages is None or pages else None, ocr_pages=pages))
-    batcher.flush()  # rep.updated is left alone: the text pass counted this entry already
+    batcher.flush()  # counted by the text pass already (an image as skipped: see _recount)
+    return True
 
 
 def _record_failed(store: Store, row, reason: str, index, rep: SyncReport) -> None:
-    # Not counted in rep.failed: the text pass counted this entry already (scanned = added + ... + failed).
+    # Counted by the text pass already (scanned = added + ... + failed); an image's skip is moved by _recount.
     rep.problems.append((row.path, reason))
     _record(store, row, "failed", reason[:300], None, index)
 
@@ -157,12 +173,13 @@ def _record(store: Store, row, status: str, reason: str, ocr: Optional[str], ind
     rewrite_entry(store, index, row.id, write)
 
 
-def ocr_step(store: Store, config: Config, encoder, index, data_dir, progress=None, cancel=None) -> SyncReport:
+def ocr_step(store: Store, config: Config, encoder, index, data_dir, progress=None, cancel=None,
+             counted: Collection[str] = ()) -> SyncReport:
     """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync)."""
     if not config.scan.ocr or not pending_ocr_files(store, 1):
         return SyncReport()
     cache = OcrCache(data_dir)
     try:
-        return ocr_pending(store, config, encoder, index, cache, progress, cancel)
+        return ocr_pending(store, config, encoder, index, cache, progress, cancel, counted)
     finally:
         cache.close()

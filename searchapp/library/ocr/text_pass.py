@@ -40,6 +40,7 @@ def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kin
     """Record an entry with no text yet and files.ocr = 'pending' (its old passages, if any, are dropped);
     `date_ns`: the entry's own date (an image attached to a dated message), kept when OCR gives it text."""
     rep.skipped += 1  # counted like a skip until OCR gives it text: scanned = added + updated + ... holds
+    rep.waiting.append(path)  # the OCR step of this sync moves it to added when it does
 
     def write() -> None:
         file_id = store.upsert_file(root.id, path, f.size, f.mtime_ns, sha, "skipped", WAITING, kind, 0)

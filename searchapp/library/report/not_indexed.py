@@ -1,20 +1,37 @@
-"""The entries with no searchable text and why (the window's Not indexed list, status's `not_indexed`):
-waiting for OCR, no text, skipped or failed."""
+"""The entries with no searchable text and why (the window's Not indexed list, status's `not_indexed` and `failed`):
+waiting for OCR, no text, skipped or failed.
+
+A container's members left out for one reason are one row, "N members: <reason>", on the container's path: a zip
+of 135 members in a compression method zipfile lacks would otherwise bury every other row. The members it stands
+for are kept beside the rows (`member_groups`), for a list that expands it.
+"""
 
 from __future__ import annotations
 
+from ...base.member_paths import split_member
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
 from ...store.ledger import files_in_state
 
-__all__ = ["not_indexed_entries", "NOT_INDEXED_STATES"]
+__all__ = ["not_indexed_entries", "not_indexed_rows", "group_members", "state_words", "NOT_INDEXED_STATES",
+           "STATE_WORDS", "Row", "MemberGroups"]
 
 NOT_INDEXED_STATES = ("ocr_pending", "no_text", "skipped", "failed")
+# What a person reads for a ledger state (store/ledger.py's names are for scripts: `status --files STATE`).
+STATE_WORDS = {"ocr_pending": "waiting for OCR", "no_text": "no text found", "skipped": "skipped",
+               "failed": "failed", "ocr_done": "indexed (OCR)", "indexed": "indexed"}
 MAX_LISTED = 10_000  # per state, for the window's list
 
+Row = tuple[str, str, str]  # (path, state, reason)
+MemberGroups = dict[tuple[str, str], list[str]]  # (row path, row reason) -> the member keys a grouped row stands for
 
-def not_indexed_entries(store: Store, limit: int = MAX_LISTED) -> list[tuple[str, str, str]]:
-    """(path, ledger state, reason) of the entries that wait for OCR, have no text, were skipped or failed."""
+
+def state_words(state: str) -> str:
+    return STATE_WORDS.get(state, state)
+
+
+def not_indexed_rows(store: Store, limit: int = MAX_LISTED) -> list[Row]:
+    """(path, ledger state, reason) of every entry that waits for OCR, has no text, was skipped or failed."""
     out = []
     unavailable = ocr_unavailable_reason()  # said beside each waiting file: why it is still waiting
     for state in NOT_INDEXED_STATES:
@@ -26,3 +43,28 @@ def not_indexed_entries(store: Store, limit: int = MAX_LISTED) -> list[tuple[str
                 reason += f" ({unavailable})"
             out.append((row.path, state, reason))
     return out
+
+
+def not_indexed_entries(store: Store, limit: int = MAX_LISTED) -> tuple[list[Row], MemberGroups]:
+    """The rows of the Not indexed list, states in words and members grouped, and the members of each group."""
+    rows, groups = group_members(not_indexed_rows(store, limit))
+    return [(p, state_words(s), r) for p, s, r in rows], groups
+
+
+def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:
+    """`rows` with the members of one container in one state for one reason folded into one row on the
+    container's path, "N members: <reason>" (only when there are two or more); in the order first met."""
+    by: dict[tuple[str, str, str, bool], list[str]] = {}
+    for path, state, reason in rows:
+        container, member = split_member(path)
+        by.setdefault((container, state, reason, member is not None), []).append(path)
+    out: list[Row] = []
+    groups: MemberGroups = {}
+    for (where, state, reason, members), paths in by.items():
+        if not members or len(paths) == 1:
+            out += [(p, state, reason) for p in paths]
+            continue
+        shown = f"{len(paths)} members: {reason}"
+        out.append((where, state, shown))
+        groups[(where, shown)] = paths
+    return out, groups

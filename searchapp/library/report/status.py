@@ -17,7 +17,7 @@ from ...store import Store
 from ...store.ledger import state_counts
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.roots import root_missing
-from .not_indexed import not_indexed_entries
+from .not_indexed import MemberGroups, group_members, not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
 
 if TYPE_CHECKING:
@@ -55,8 +55,10 @@ class LibraryStatus:
     embedded: int = 0  # passages with a vector; below `chunks` a sync's phase 2 (meaning) is not finished
     reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
     ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
-    # (path, ledger state, reason) of every entry not (fully) indexed, OCR pending included: the window's list
+    # (path, state in words, reason) of every entry not (fully) indexed, OCR pending included: the window's list
+    # (report/not_indexed.py: a container's members left out for one reason are one row "N members: <reason>")
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
+    member_groups: MemberGroups = field(default_factory=dict)  # (row path, reason) -> members, of both lists
     query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path)
     passage_path: str = ""  # what encodes passages (models/device_summary.describe_passage_path)
     # The vector index was still opening when this was taken (Library.status(wait_for_meaning=False)): the
@@ -75,7 +77,9 @@ class LibraryStatus:
             "meaning": {"embedded": self.embedded, "total": self.chunks,
                         "percent": meaning_percent(self.embedded, self.chunks)},
             "consistent": self.consistent,
-            "failed": [{"path": p, "status": s, "reason": r} for p, s, r in self.failed],
+            "failed": [{"path": p, "status": s, "reason": r, **({"members": self.member_groups[(p, r)]}
+                                                                 if (p, r) in self.member_groups else {})}
+                       for p, s, r in self.failed],
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,
             "query_path": self.query_path,
@@ -188,6 +192,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
                "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
         notes.append(why)
         reindex_needed = reindex_needed or why
+    failed, failed_groups = group_members([(f.path, f.status, f.error or "") for f in db.problem_files()])
+    not_indexed, member_groups = not_indexed_entries(db)
     return LibraryStatus(
         index_opening=index_opening,
         data_dir=data_dir,
@@ -196,7 +202,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         chunks=chunks,
         vectors=vectors,
         consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),
-        failed=[(f.path, f.status, f.error or "") for f in db.problem_files()],
+        failed=failed,
         bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
                     "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},
         reranker=_reranker_status(config),
@@ -205,7 +211,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         embedded=embedded,
         reindex_needed=reindex_needed,
         ledger=ledger,
-        not_indexed=not_indexed_entries(db),
+        not_indexed=not_indexed,
+        member_groups={**failed_groups, **member_groups},
         query_path=_query_path(config, data_dir, identity),
         passage_path=describe_passage_path(
             m.device, m.precision, m.threads,

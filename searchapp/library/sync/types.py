@@ -55,6 +55,9 @@ class SyncReport:
     # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
     missing_roots: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. a path synced as part of the folder it is in
+    # entries counted in `skipped` because they wait for OCR (ocr/text_pass.py): the OCR step of the same sync
+    # counts those it gives text as added instead
+    waiting: list[str] = field(default_factory=list)
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",
@@ -63,3 +66,4 @@ class SyncReport:
         self.problems += other.problems
         self.missing_roots += other.missing_roots
         self.notes += other.notes
+        self.waiting += other.waiting

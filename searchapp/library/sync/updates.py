@@ -128,7 +128,8 @@ class Updates:
                                                            batch=sync_module.BATCH_CHUNKS)
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
-                total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel))
+                total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel,
+                                     counted=total.waiting))
                 if embed and self.store.pending_count():
                     total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
                                                            batch=sync_module.BATCH_CHUNKS)

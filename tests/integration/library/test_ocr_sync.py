@@ -214,7 +214,7 @@ def test_not_indexed_view_lists_files_waiting_for_ocr(tmp_path, tiny_library, mo
     assert panel.problems_button.text() == "Not indexed: 1"
     table = panel.show_problems().table
     row = [table.item(0, c).text() for c in range(3)]
-    assert row[0].endswith("scan.png") and row[1] == "ocr_pending" and "SEARCHAPP_OCR_ENGINE=none" in row[2]
+    assert row[0].endswith("scan.png") and row[1] == "waiting for OCR" and "SEARCHAPP_OCR_ENGINE=none" in row[2]
     panel.problems_dialog.close()
     del app
 

@@ -1,0 +1,183 @@
+"""Why an entry is not indexed, in words a person can act on (issue 39, item 6): a password-protected Office
+file is encrypted, not a corrupt zip; a zip member in a compression method zipfile lacks is not encrypted; a
+container's members left out for one reason are one row; the OCR step's entries are counted as what became of
+them; the Not indexed list names states in words."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zipfile
+from pathlib import Path
+
+from scan_files import OCR_ENGINE, needs_rapidocr, text_image
+
+from searchapp.base.member_paths import MEMBER_SEP
+from searchapp.ingest.ocr.engine import ENGINE_ENV
+
+ENCRYPTED = "encrypted: password-protected, not indexed"
+_END, _FREE, _FATSECT = 0xFFFFFFFE, 0xFFFFFFFF, 0xFFFFFFFD
+
+
+def _dir_entry(name: str, kind: int, child: int = _FREE, start: int = _END, size: int = 0) -> bytes:
+    """One 128-byte directory entry of a compound file (MS-CFB 2.6)."""
+    raw = name.encode("utf-16-le") + b"\0\0"
+    return (raw.ljust(64, b"\0") + struct.pack("<HBB", len(raw), kind, 1) + struct.pack("<III", _FREE, _FREE, child)
+            + b"\0" * 16 + b"\0" * 4 + b"\0" * 16 + struct.pack("<IQ", start, size))
+
+
+def ole_file(streams: dict[str, bytes]) -> bytes:
+    """A minimal OLE compound file (512-byte sectors) holding `streams` as Office writes an encrypted package:
+    sector 0 the FAT, sector 1 the directory, then each stream's sectors."""
+    assert len(streams) <= 3  # one directory sector: the root and three entries
+    fat = [_FATSECT, _END]
+    entries = [b""]  # the root, filled in below
+    data = b""
+    for name, body in streams.items():
+        body = body.ljust(-(-max(len(body), 4096) // 512) * 512, b"\0")  # >= 4096: a regular stream
+        first = 2 + len(data) // 512
+        n = len(body) // 512
+        fat += [first + k + 1 for k in range(n - 1)] + [_END]
+        entries.append(_dir_entry(name, 2, start=first, size=len(body)))
+        data += body
+    entries[0] = _dir_entry("Root Entry", 5, child=1)
+    directory = b"".join(entries).ljust(512, b"\0")
+    fat_sector = struct.pack(f"<{len(fat)}I", *fat).ljust(512, b"\xff")
+    header = (bytes.fromhex("d0cf11e0a1b11ae1") + b"\0" * 16 + struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6)
+              + b"\0" * 6 + struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, _END, 0, _END, 0)
+              + struct.pack("<109I", 0, *([_FREE] * 108)))
+    assert len(header) == 512
+    return header + fat_sector + directory + data
+
+
+def _zip_with_methods(entries: dict[str, tuple[bytes, int, bool]]) -> bytes:
+    """A zip whose members are stored, then marked with another compression method and/or as encrypted, the way
+    an archiver writing deflate64 (9) or PKWARE encryption would mark them (zipfile writes neither)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for name, (data, _, _) in entries.items():
+            z.writestr(name, data)
+    raw = bytearray(buf.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(raw))) as z:
+        infos = {i.filename: i for i in z.infolist()}
+    central = raw.find(b"PK\x01\x02")
+    for name, (_, method, encrypted) in entries.items():
+        local = infos[name].header_offset
+        cd = _central_entry(raw, central, name)
+        for at_flags, at_method in ((local + 6, local + 8), (cd + 8, cd + 10)):
+            struct.pack_into("<H", raw, at_method, method)
+            if encrypted:
+                struct.pack_into("<H", raw, at_flags, struct.unpack_from("<H", raw, at_flags)[0] | 1)
+    return bytes(raw)
+
+
+def _central_entry(raw: bytearray, start: int, name: str) -> int:
+    at = start
+    while True:
+        at = raw.find(b"PK\x01\x02", at)
+        n = struct.unpack_from("<H", raw, at + 28)[0]
+        if raw[at + 46:at + 46 + n].decode() == name:
+            return at
+        at += 4
+
+
+def _rows(st) -> dict[str, tuple[str, str]]:
+    return {Path(p).name: (s, r) for p, s, r in st.failed}
+
+
+def test_a_password_protected_office_file_is_encrypted_not_a_corrupt_zip(tiny_library, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    package = ole_file({"EncryptionInfo": b"\x04\x00\x04\x00" + b"\0" * 60, "EncryptedPackage": b"\x13" * 5000})
+    (docs / "salaries.xlsx").write_bytes(package)
+    (docs / "minutes.docx").write_bytes(package)
+    (docs / "legacy.docx").write_bytes(ole_file({"WordDocument": b"\0" * 4096}))  # an OLE file, not encrypted
+    (docs / "broken.docx").write_bytes(b"PK\x03\x04 nothing more")
+    (docs / "note.txt").write_text("A note about the allotment's compost heap.\n")
+    rep = tiny_library.add_folder(docs)
+    rows = _rows(tiny_library.status())
+    assert rows["salaries.xlsx"] == ("skipped", ENCRYPTED) and rows["minutes.docx"] == ("skipped", ENCRYPTED), rows
+    assert rows["legacy.docx"][1].startswith("corrupt zip container") and rows["broken.docx"][1].startswith("corrupt")
+    assert (rep.added, rep.skipped, rep.failed) == (1, 2, 2)
+
+    # Inside a zip too: the member is read from memory.
+    (docs / "bundle.zip").write_bytes(_zip_with_methods({"q3/forecast.xlsx": (package, 0, False)}))
+    tiny_library.sync()
+    assert _rows(tiny_library.status())["forecast.xlsx"] == ("skipped", ENCRYPTED)
+
+
+def test_members_in_an_unsupported_method_are_one_row_that_says_which(tiny_library, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    chapters = {f"moby/chapter{i:03}.txt": (f"Chapter {i}: the whale, the sea and Ahab.\n".encode(), 9, False)
+                for i in range(1, 8)}
+    (docs / "moby.zip").write_bytes(_zip_with_methods({
+        **chapters,
+        "moby/notes.txt": (b"Notes on the harpooneers of the Pequod.\n", 0, False),
+        "moby/locked.txt": (b"\0" * 12 + b"secret", 0, True),
+        "moby/odd.txt": (b"Packed by an archiver of its own.\n", 98, False),
+    }))
+    tiny_library.add_folder(docs)
+    st = tiny_library.status()
+    zip_path = str(docs / "moby.zip")
+    mine = [(s, r) for p, s, r in st.failed if p.startswith(zip_path)]
+    assert sorted(mine) == sorted([
+        ("skipped", "7 members: unsupported compression method: deflate64"),
+        ("skipped", ENCRYPTED),
+        ("skipped", "unsupported compression method: ppmd"),
+    ]), mine
+    grouped = [(p, r) for p, _, r in st.failed if r.startswith("7 members")]
+    assert grouped[0][0] == zip_path  # the row is the container's; its members are kept beside it
+    assert sorted(st.member_groups[grouped[0]]) == sorted(zip_path + MEMBER_SEP + n for n in chapters)
+    row = next(r for r in st.to_json()["failed"] if r["reason"].startswith("7 members"))
+    assert len(row["members"]) == 7
+    assert [r for p, _, r in st.not_indexed if p == zip_path] == [grouped[0][1]]  # the window's list: one row too
+    assert tiny_library.search("harpooneers", mode="lexical").hits  # the readable member is indexed
+
+
+@needs_rapidocr
+def test_the_ocr_step_counts_what_it_indexed_as_added(tiny_library, tmp_path, monkeypatch):
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(["Lighthouse keeper log"]).save(docs / "log.png")
+    text_image(["Harbour master notes"]).save(docs / "harbour.png")
+    rep = tiny_library.add_folder(docs)
+    assert any("2 file(s) read by OCR" in n for n in rep.notes), rep.notes
+    assert (rep.scanned, rep.added, rep.skipped, rep.failed) == (2, 2, 0, 0)
+
+
+def test_the_not_indexed_list_says_states_in_words(tiny_library, tmp_path, monkeypatch):
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(["Lighthouse"]).save(docs / "scan.png")
+    (docs / "blank.txt").write_text("   \n")
+    tiny_library.add_folder(docs)
+    states = {Path(p).name: s for p, s, _ in tiny_library.status().not_indexed}
+    assert states == {"scan.png": "waiting for OCR", "blank.txt": "no text found"}
+
+
+def test_the_not_indexed_window_shows_the_whole_reason_and_opens_a_group(qtbot):
+    from searchapp.gui.library_panel import ProblemsDialog
+
+    long_reason = "OCR: tesseract failed: " + " ".join(f"page {n} could not be rendered" for n in range(40))
+    zip_path = "/docs/moby.zip"
+    members = [zip_path + MEMBER_SEP + f"moby/chapter{i}.txt" for i in range(3)]
+    reason = "3 members: unsupported compression method: deflate64"
+    dialog = ProblemsDialog([("/docs/scan.pdf", "failed", long_reason), (zip_path, "skipped", reason),
+                             ("/docs/note.txt", "no text found", "no text found")],
+                            groups={(zip_path, reason): members})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    table = dialog.table
+    line = table.fontMetrics().height()
+    assert table.rowHeight(0) >= 3 * line  # wrapped onto the lines it needs, not cut at the column's edge
+    assert table.item(0, 2).text() == long_reason
+
+    table.cellDoubleClicked.emit(1, 0)
+    shown = [table.item(r, 0).text().strip() for r in range(table.rowCount())]
+    assert shown[2:5] == [f"/docs/moby.zip › moby/chapter{i}.txt" for i in range(3)] and shown[5] == "/docs/note.txt"
+    table.cellDoubleClicked.emit(1, 0)
+    assert table.rowCount() == 3
