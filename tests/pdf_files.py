@@ -136,3 +136,24 @@ def datasets_xml(fields: str, choices: str = "") -> bytes:
     return (f'<xfa:datasets xmlns:xfa="http://www.xfa.org/schema/xfa-data/1.0/">{choices}'
             f"<xfa:data><form1>{fields}</form1></xfa:data></xfa:datasets>").encode()
 
+
+
+def lone_surrogate_pdf(path: Path, text: str) -> Path:
+    """One page: the word "AB" in a font whose ToUnicode map sends code B to <D862>, half of a UTF-16 pair (as
+    in docling's skipped_1page.pdf and Tika's testPDFVarious.pdf), then `text` in Helvetica."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Lone def "
+            b"1 begincodespacerange <00> <FF> endcodespacerange "
+            b"2 beginbfchar <41> <0041> <42> <D862> endbfchar endcmap CMapName currentdict /CMap defineresource pop "
+            b"end end")
+    lone = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode %d 0 R >>"
+                   % pdf.stream(cmap, compress=False))
+    plain = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    content = b"BT /F1 11 Tf 40 760 Td (AB) Tj ET\n" + _lines(b"/F2", [_literal(text)])
+    page = pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R "
+                   b"/F2 %d 0 R >> >> /Contents %d 0 R >>" % (tree, lone, plain, pdf.stream(content)))
+    pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    return pdf.write(path, catalog)
+

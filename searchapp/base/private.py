@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import DataDirError
 
 __all__ = ["PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "make_private_dir", "create_private_file",
-           "write_private_text", "tighten", "foreign_owner", "owner_refusal"]
+           "write_private_text", "tighten", "foreign_owner", "owner_refusal", "refuse_untrusted_file"]
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
@@ -62,7 +62,9 @@ def create_private_file(path: Path) -> None:
         os.close(fd)
 
 
-def _check_existing(path: Path) -> None:
+def refuse_untrusted_file(path: Path) -> os.stat_result:
+    """The lstat of `path`, an existing file of the data dir about to be opened; DataDirError when it is a link,
+    not a regular file, or another user's. The one check every opener of such a file makes, reading or writing."""
     st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
         raise DataDirError(f"{path} is a symbolic link; searchapp never follows one to its files "
@@ -71,6 +73,11 @@ def _check_existing(path: Path) -> None:
         raise DataDirError(f"{path} is not a regular file")
     if foreign_owner(st):
         raise owner_refusal(path, st)
+    return st
+
+
+def _check_existing(path: Path) -> None:
+    st = refuse_untrusted_file(path)
     if _POSIX and st.st_mode & 0o077:
         os.chmod(path, PRIVATE_FILE_MODE)
         log.warning("%s could be read or written by other users: made it 0600", path)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel,
 from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
 from ..library import DuplicateReport, NearPair
+from .copy_names import group_name, original_first
 from .plain import plain_label, tooltip
 from .open_failure import OpenFailure
 from .open_file import FileOpener
@@ -119,6 +120,8 @@ class DuplicatesWindow(QWidget):
         self.tree.setObjectName("dupTree")
         self.tree.setHeaderLabels(["Files", "Similarity"])
         self.tree.setColumnWidth(0, 290)
+        # Copies differ at the end of their paths (their names): a long path gives way in the middle.
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.currentItemChanged.connect(self._selected)
         self.side_a, self.side_b = _Side("A"), _Side("B")
         for side in (self.side_a, self.side_b):
@@ -155,7 +158,8 @@ class DuplicatesWindow(QWidget):
         self.tree.clear()
         exact = QTreeWidgetItem(self.tree, [f"Exact copies ({len(report.exact)} groups)", ""])
         for group in report.exact:
-            g = QTreeWidgetItem(exact, [f"{len(group)} × {display_name(group[0])}", "1.000"])
+            group = original_first(group)  # named after the original, which is shown first
+            g = QTreeWidgetItem(exact, [f"{len(group)} × {group_name(group)}", "1.000"])
             g.setData(0, ITEM_ROLE, group)
             for path in group:
                 QTreeWidgetItem(g, [display_path(path), ""]).setData(0, ITEM_ROLE, [path])

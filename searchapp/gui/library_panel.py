@@ -6,7 +6,7 @@ getting it back means indexing it again (hours for a home folder)."""
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from PySide6.QtCore import QDir, Qt, Signal
 from PySide6.QtGui import QColor
@@ -168,14 +168,16 @@ class LibraryPanel(QWidget):
         """Another part of the pane (the saved searches), under the folders."""
         self._lay.addWidget(widget)
 
-    def set_status(self, status: LibraryStatus) -> None:
+    def set_status(self, status: LibraryStatus, syncing: Optional[Callable[[str], bool]] = None) -> None:
+        """`syncing(path)`: whether that folder is being synced now (its counts are those committed so far)."""
         self.status = status
         selected = set(self.selected_roots())
         self.tree.clear()
         for r in status.roots:
             missing = r.missing
             label = r.path + ("  (missing)" if missing else "")
-            item = QTreeWidgetItem([label, str(r.files), str(r.chunks), format_when(r.last_sync)])
+            when = "syncing…" if syncing is not None and syncing(r.path) else format_when(r.last_sync)
+            item = QTreeWidgetItem([label, str(r.files), str(r.chunks), when])
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
             # A missing folder keeps its passages (searchable, marked unavailable) until it is removed.
             item.setToolTip(0, tooltip(f"{r.path}\nMissing: {r.reason}\nIts passages are kept; Remove forgets it."

@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
         self.session = LibrarySession(self.services, self.downloads, config, library, commands)
         self.status: Optional[LibraryStatus] = None
         self._status_asked = 0  # refresh_status calls so far: only the newest one's answer is shown
+        self._status_reading = 0  # status reads not answered yet: a sync's count refresh never piles them up
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self.last_dialog: Optional[QWidget] = None
         self.models_ready = False
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.writes = WriteJobs(services, session, self.progress)
         self.writes.idle.connect(session.writes_idle)
+        self.writes.countsDue.connect(self._refresh_counts)  # the pane follows a sync as it commits
         self.statusRefreshed.connect(self.writes.big_folders.show_status)  # a known folder is not asked about again
         self.quit_guard = QuitGuard(services, self._ui, self.close, lambda: self.writes.resync(None))
         self.library_panel = LibraryPanel()
@@ -168,6 +170,13 @@ class MainWindow(QMainWindow):
                 act.setShortcut(key)
             act.triggered.connect(slot)
             m.addAction(act)
+            self.addAction(act)  # its shortcut works with the menu bar hidden or native (a global menu) too
+        # Settings from any of the app's windows (the duplicates window, the files not indexed), as elsewhere.
+        settings = next(a for a in m.actions() if a.text() == "&Settings…")
+        keys = [QKeySequence("Ctrl+,")] + [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Preferences)
+                                           if k != QKeySequence("Ctrl+,")]  # one binding per key: never ambiguous
+        settings.setShortcuts(keys)
+        settings.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         v = self.menuBar().addMenu("&View")
         act = QAction("Files Not Indexed…", self)
         act.triggered.connect(self.library_panel.show_problems)
@@ -190,7 +199,8 @@ class MainWindow(QMainWindow):
         self._refresh_status_and_models()
         self.memory.load_history()
         self.memory.refresh()
-        self.search.search_soon()
+        if self.search.search_box.text().strip():
+            self.search.run_search()  # the query restored from last time: at once, by words while the model loads
         self.other_writers.start()
         self.quit_guard.resume_if_asked()  # a Quit stopped indexing last time
 
@@ -203,7 +213,8 @@ class MainWindow(QMainWindow):
             _ = lib.encoder  # the property loads it
             return lib.reranker() is not None
 
-        self.runner.submit(warm, name="loading models", on_success=self._models_loaded, on_error=self.report_error)
+        self.search.model_loading = True  # a search meanwhile answers by words (the query restored at start too)
+        self.runner.submit(warm, name="loading models", on_success=self._models_loaded, on_error=self._models_failed)
 
     def on_changes(self, changes: Changes) -> None:
         """The window's own part: the library's status, the models, and a re-index the new settings call for."""
@@ -217,8 +228,13 @@ class MainWindow(QMainWindow):
         if changes.stale_index and self.status is not None and self.status.chunks:
             self.writes.confirm_reindex()
 
+    def _models_failed(self, exc: BaseException, tb: str) -> None:
+        self.search.models_loaded()  # no longer loading: a search by meaning says what is wrong
+        self.report_error(exc, tb)
+
     def _models_loaded(self, has_reranker: bool) -> None:
         self.models_ready = True
+        self.search.models_loaded()  # a search answered by words while the model loaded: by meaning now
         self.labels.show_models(self.config, self.models_ready)
         self._show_reranker_state()
 
@@ -226,9 +242,11 @@ class MainWindow(QMainWindow):
     def refresh_status(self, then: Optional[Callable[[], None]] = None) -> None:
         lib = self.library
         self._status_asked += 1
+        self._status_reading += 1
         asked = self._status_asked
 
         def done(st: LibraryStatus) -> None:
+            self._status_reading -= 1
             # Two reads may finish out of order: one taken while the index was opening must not cover a newer one.
             if asked == self._status_asked:
                 self._apply_status(st)
@@ -236,6 +254,7 @@ class MainWindow(QMainWindow):
                 then()
 
         def failed(exc, tb) -> None:
+            self._status_reading -= 1
             self.report_error(exc, tb)
             if then:
                 then()
@@ -245,9 +264,14 @@ class MainWindow(QMainWindow):
         self.runner.submit(lambda p, c: lib.status(wait_for_meaning=False), name="status", on_success=done,
                            on_error=failed)
 
+    def _refresh_counts(self) -> None:
+        """During a write: the folders and their counts as committed so far (one read at a time)."""
+        if not self._status_reading:
+            self.refresh_status()
+
     def _apply_status(self, st: LibraryStatus) -> None:
         self.status = st
-        self.library_panel.set_status(st)
+        self.library_panel.set_status(st, self.writes.syncing)
         self.search.empty.show_welcome(not st.roots)  # a first start says how to begin
         self.labels.show_status(st)
         self.labels.show_models(self.config, self.models_ready)

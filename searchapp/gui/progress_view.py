@@ -1,13 +1,18 @@
-"""The indexing progress strip: stage, counts, time left, and Cancel."""
+"""The indexing progress strip: stage, counts, time left, what is queued next, and Cancel.
+
+The strip keeps its height when hidden (and whatever it shows): the library's buttons above it never move under
+the mouse when it comes or goes."""
 
 from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from ..base.progress import Progress
-from .plain import plain_label
+from .elided_label import ElidedLabel
+from .plain import plain_label, tooltip
 
 __all__ = ["ProgressView", "EtaEstimator", "format_seconds"]
 
@@ -57,14 +62,27 @@ class ProgressView(QWidget):
         self.dismiss_button.setObjectName("progressDismiss")
         self.dismiss_button.clicked.connect(self.hide)
         self.dismiss_button.hide()
+        # Writes asked for during this one (a drop, Add Folder, Re-sync): they run next, in order, and say so.
+        self.queued = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)  # a path keeps its start and its name
+        self.queued.setObjectName("progressQueued")
+        self.queued.setMaximumWidth(420)
+        self.queued.hide()
         self.eta = EtaEstimator()
         self.eta_seconds: Optional[float] = None
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 2, 6, 2)
         lay.addWidget(self.label, 1)
+        lay.addWidget(self.queued, 1)
         lay.addWidget(self.bar)
         lay.addWidget(self.cancel_button)
         lay.addWidget(self.dismiss_button)
+        # One height whatever it shows, kept while hidden: nothing above it moves when it comes or goes.
+        self.setFixedHeight(max(w.sizeHint().height() for w in (self.label, self.bar, self.cancel_button,
+                                                                 self.dismiss_button)) + 4)
+        policy = self.sizePolicy()
+        policy.setVerticalPolicy(QSizePolicy.Policy.Fixed)
+        policy.setRetainSizeWhenHidden(True)
+        self.setSizePolicy(policy)
 
     def start(self, title: str) -> None:
         self.eta.reset()
@@ -76,6 +94,17 @@ class ProgressView(QWidget):
         self.cancel_button.show()
         self.dismiss_button.hide()
         self.show()
+
+    def show_queued(self, waiting: list[str]) -> None:
+        """`waiting`: what runs after the write under way, in order ("Next: /path, then 2 more")."""
+        if not waiting:
+            self.queued.set_full_text("")
+            self.queued.hide()
+            return
+        more = len(waiting) - 1
+        self.queued.set_full_text(f"Next: {waiting[0]}" + (f", then {more} more" if more else ""))
+        self.queued.setToolTip(tooltip("Queued, run in this order after the current one:\n" + "\n".join(waiting)))
+        self.queued.show()
 
     def show_outcome(self, text: str) -> None:
         """The strip stays with `text` (what a cancelled job kept) until OK or the next job."""

@@ -18,7 +18,7 @@ from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.preview import file_text
 from ..library.query.help import marked_text
-from ..library.search.result import LISTING, LOADING, MEANING, REINDEX, RERANKER, UNSEARCHABLE
+from ..library.search.result import LISTING, LOADING, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice
 from .changes import Changes
 from .empty_results import EmptyResults
 from .filter_bar import FilterBar
@@ -38,6 +38,7 @@ BACK_DEPTH = 20  # searches Back can return to
 RERANK_TIP = "Reorder the best candidates with the cross-encoder: slower, and closer to what the query asks"
 NO_RERANKER_TIP = ("No reranker is installed. Get one with Download reranker in the yellow notice above, or "
                    "Settings… (Ctrl+,) → Reranker model: Download, or Choose… a local cross-encoder folder.")
+MODEL_LOADING = "the model is still loading — word matches only; by meaning once it is loaded"
 RERANK_OFF_TIP = ("Reranking is turned off in the settings. Settings… (Ctrl+,) → Reranker model: "
                   "Download one, or Choose… a local cross-encoder folder.")
 
@@ -59,6 +60,10 @@ class SearchController(QObject):
         self.shown_k = 0
         self.similar: Optional[tuple] = None  # (path, page, job, k) of the "Similar files" search shown, else None
         self.back_stack: list[tuple] = []  # (query text, result, k, similar) for Back, newest last
+        # The window is loading the models: a hybrid search would wait for them (seconds, more on a busy start);
+        # it is answered by its words meanwhile (the query restored at start shows at once) and runs again after.
+        self.model_loading = False
+        self.by_words = False  # the result shown was answered by words while the model loaded
         self._build_query_row(session.config)
         self._build_results()
         self.debounce = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
@@ -147,9 +152,19 @@ class SearchController(QObject):
         group = "file" if self.group_box.isChecked() else "passage"
         depth = max(self.session.config.search.candidates, k)
         lib, filters = self.session.library, self.filter_bar.filters()
+        if mode == "hybrid" and self.model_loading and not lib.encoder_loaded():
+            self.submit("search", lambda p, c: _by_words(lib.search(query, k=depth, mode="lexical", rerank=False,
+                                                                    candidates=depth, filters=filters, group=group)), k)
+            return
         # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
         self.submit("search", lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
                                                       filters=filters, group=group, meaning_wait=MEANING_WAIT), k)
+
+    def models_loaded(self) -> None:
+        """The window's models are loaded (or failed to): a result answered by words meanwhile is searched again."""
+        self.model_loading = False
+        if self.by_words and self.similar is None and self.search_box.text().strip():
+            self.run_search()
 
     def submit(self, name: str, job: Callable, k: int) -> None:
         """Run `job` (returning a SearchResult) as the newest search; its top `k` hits are shown unless a newer
@@ -200,6 +215,7 @@ class SearchController(QObject):
         if seq != self.seq:
             self.stale_dropped += 1  # a newer query is on its way; never flash old results
             return
+        self.by_words = result.said(LOADING) == MODEL_LOADING
         self.show_result(result, k)
         t, shown = result.timings_ms.get("total"), min(k, len(result.hits))
         message = ((f"{shown} result{'' if shown == 1 else 's'}" if shown else "No results")
@@ -215,7 +231,10 @@ class SearchController(QObject):
         if no_reranker and self.rerank_box.isChecked():
             self.noticeRaised.emit(no_reranker)
         self.finished.emit(result)
-        if result.said(LOADING) and not self.session.library.meaning_loading():
+        if self.by_words:
+            if not self.model_loading or self.session.library.encoder_loaded():
+                self.run_search()  # the model loaded while this search ran
+        elif result.said(LOADING) and not self.session.library.meaning_loading():
             self.run_search()  # the index opened while this search ran: its Changes(meaning) came first
 
     def show_result(self, result: Optional[SearchResult], k: int = 0) -> None:
@@ -310,3 +329,9 @@ class SearchController(QObject):
         hit = index.data(HIT_ROLE)
         if hit is not None:
             self.preview.opener.open(hit)  # a member is copied out of its container on a worker
+
+
+def _by_words(result: SearchResult) -> SearchResult:
+    """A lexical answer given in place of a hybrid one while the model loads: it says so."""
+    result.notices.insert(0, Notice(LOADING, MODEL_LOADING))
+    return result

@@ -1,23 +1,32 @@
 """The status bar's permanent labels: device, model, index size and consistency, reranker state.
 
 Plain text throughout: the model label shows a folder name, which Qt could otherwise read as markup.
+A message in the status line comes first: while one is shown that the labels would cut ("…found by their w|Device:
+CPU"), the labels give way one by one (device first, the index size last) and come back when it goes.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Optional
 
-from PySide6.QtWidgets import QLabel, QStatusBar
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QLabel, QSizeGrip, QStatusBar, QWidget
 
 from ..base.config import Config
 from ..library import LibraryStatus
 from .plain import make_plain
 
-__all__ = ["StatusLabels"]
+__all__ = ["StatusLabels", "MESSAGE_LEFT"]
+
+MESSAGE_LEFT = 6  # where QStatusBar starts a message (its messageRect)
+GAP = 12  # room kept between a message and the first label
 
 
-class StatusLabels:
+class StatusLabels(QObject):
     def __init__(self, bar: QStatusBar) -> None:
+        super().__init__(bar)
+        self.bar = bar
         self.device, self.models, self.index, self.reranker = (QLabel() for _ in range(4))
         for name, lab in (("deviceLabel", self.device), ("modelsLabel", self.models),
                           ("indexLabel", self.index), ("rerankerLabel", self.reranker)):
@@ -25,6 +34,37 @@ class StatusLabels:
             make_plain(lab)
             bar.addPermanentWidget(lab)
         self.models.setText("Loading models…")
+        self.given_way: list[QLabel] = []  # hidden while the message needs their room
+        bar.messageChanged.connect(self.fit)
+        bar.installEventFilter(self)  # a narrower window: fit again
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.bar and event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self, message: Optional[str] = None) -> None:
+        """Hide labels, least needed first, until `message` (the one shown) fits left of them; show them again
+        when it has room."""
+        message = self.bar.currentMessage() if message is None else message
+        for lab in self.given_way:
+            lab.show()
+        self.given_way = []
+        if not message:
+            return
+        need = MESSAGE_LEFT + self.bar.fontMetrics().horizontalAdvance(message) + GAP
+        layout = self.bar.layout()
+        spacing = 6 + (max(layout.spacing(), 0) if layout is not None else 0)
+        for lab in (self.device, self.models, self.reranker, self.index):
+            shown = [w for w in self.bar.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                     if not w.isHidden() and not isinstance(w, QSizeGrip)]
+            grip = 16 if self.bar.isSizeGripEnabled() else 0
+            taken = sum(w.sizeHint().width() + spacing for w in shown) + grip
+            if self.bar.width() - taken >= need:
+                return
+            if not lab.isHidden():
+                lab.hide()
+                self.given_way.append(lab)
 
     def show_status(self, st: LibraryStatus) -> None:
         # Passages run on the device; queries may take another path (onnxruntime, NumPy): say both.
@@ -36,14 +76,18 @@ class StatusLabels:
         if st.index_opening:  # its figures come when it is open; the device waits too, leaving the search's line room
             self.device.setText("")
             self.index.setText(f"{st.chunks:,} passages in {files:,} files · opening the index…")
+            self.fit()
             return
         self.index.setText(f"{st.chunks:,} passages in {files:,} files" + ("" if st.consistent else " — index not consistent"))
+        self.fit()
 
     def show_models(self, config: Config, ready: bool) -> None:
         m = config.models
         state = "" if ready else " (loading…)"
         self.models.setText(f"Model: {os.path.basename(m.bi_encoder.rstrip('/')) or m.bi_encoder} ({m.pooling}){state}")
+        self.fit()
 
     def show_reranker(self, state: str) -> None:
         """`state`: "on" (a cross-encoder has really loaded), "loading…" or "none"."""
         self.reranker.setText(f"Reranker: {state}")
+        self.fit()

@@ -1,6 +1,11 @@
 """Writes to the library (add a folder, re-sync, remove, re-index) as jobs on the window's write queue,
 with the progress strip, Cancel, and the status-line summary of what a sync did.
 
+A write asked for while another runs (a folder dropped mid-sync, Add Folder, Re-sync) waits its turn: the strip
+says what comes next ("Next: /path") and the status line that it was queued, so nothing is taken in silently.
+While a write runs, `countsDue` asks every COUNTS_S for the library's counts: the pane lists a new folder and
+its files as they are committed, not only when the sync ends.
+
 Each write says what it may change (a cancelled or failed one may have changed part of it); when the last
 queued write ends, their Changes go out together and every part refreshes what it shows.
 """
@@ -23,9 +28,11 @@ from .services import Services
 from .undo_remove import UNDO_SECONDS, UndoRemove
 from .workers import Job
 
-__all__ = ["WriteJobs", "POLL_MS", "cancel_summary"]
+__all__ = ["WriteJobs", "POLL_MS", "COUNTS_S", "cancel_summary"]
 
 POLL_MS = 100  # how often the newest progress report is shown
+COUNTS_S = 2.0  # how often the library's counts are read again while a write runs (one read at a time)
+FIRST_COUNTS_S = 0.5  # the first time, soon after a write starts: a folder just added is listed at once
 
 
 def cancel_summary(rep) -> str:
@@ -42,6 +49,7 @@ def cancel_summary(rep) -> str:
 
 class WriteJobs(QObject):
     idle = Signal()  # the last queued write ended (its Changes were just announced)
+    countsDue = Signal()  # a write is running: the library's counts may have moved since they were read
 
     def __init__(self, services: Services, session: LibrarySession, progress: ProgressView) -> None:
         super().__init__(services.parent)
@@ -53,14 +61,41 @@ class WriteJobs(QObject):
         progress.cancel_button.clicked.connect(self.cancel)
         self.big_folders = BigFolderCheck(services, session)  # a big folder: its size, time, what to leave out
         self.undo = UndoRemove(services, session, self.submit)  # the last Remove, for a minute
+        self.targets: dict[int, str] = {}  # job id -> what the queue calls it (a folder's path, "Re-sync all")
+        self.scopes: dict[int, Optional[tuple[str, ...]]] = {}  # job id -> the folders it syncs (None: all of them)
+        self._counts_at = 0.0  # when the counts were last asked for during this write
 
-    def submit(self, title: str, fn, changes: Changes, on_success: Optional[Callable] = None):
+    def submit(self, title: str, fn, changes: Changes, on_success: Optional[Callable] = None,
+               target: str = "", scope: Optional[tuple[str, ...]] = ()):
+        """Queue a write called `title` in the strip; `target`: what the queue shows while it waits (`title`);
+        `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs."""
         self.undo.expire()  # another write: what a Remove kept could no longer go back as it was
         runner = self.services.runner
+        ahead = runner.write_jobs()
         job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.services.report_error,
                             on_cancel=lambda: self._on_cancelled(job), on_started=self._started,
-                            on_done=lambda: self._done(changes))
+                            on_done=lambda: self._done(job.id, changes))
+        self.targets[job.id] = target or title
+        self.scopes[job.id] = scope
+        if ahead:  # it waits its turn: said, and shown in the strip
+            before = ahead[-1].name
+            self.services.say(f"Queued: {target or title} — runs after {before[:1].lower() + before[1:]}", 8000)
+            self._show_queue()
         return job
+
+    def waiting(self) -> list[str]:
+        """What the queued writes (not started yet) are called, in the order they run."""
+        return [self.targets.get(j.id, j.name) for j in self.services.runner.write_jobs()
+                if not j.running and not j.finished]
+
+    def _show_queue(self) -> None:
+        self.progress.show_queued(self.waiting())
+
+    def _already_queued(self, target: str) -> bool:
+        if target not in self.waiting():
+            return False
+        self.services.say(f"Already queued: {target}", 8000)
+        return True
 
     def add_paths(self, paths: list[str]) -> None:
         for p in paths:
@@ -69,13 +104,20 @@ class WriteJobs(QObject):
 
     def _add(self, path: str) -> None:
         lib = self.session.library  # after a choice to leave subfolders out: the library reopened under it
+        target = os.path.abspath(os.path.expanduser(path))
+        if self._already_queued(target):
+            return
         name = os.path.basename(os.path.normpath(path)) or path
         self.submit(f"Indexing {name}", lambda prog, c: lib.add_folder(path, prog, c),
-                    Changes(roots=True, files=True), self._sync_done)
+                    Changes(roots=True, files=True), self._sync_done, target, (target,))
 
     def resync(self, roots: Optional[list[str]] = None) -> None:
         lib = self.session.library
-        self.submit("Re-syncing", lambda prog, c: lib.sync(roots, prog, c), Changes(files=True), self._sync_done)
+        target = "Re-sync of " + (", ".join(roots) if roots else "every folder")
+        if self._already_queued(target):
+            return
+        self.submit("Re-syncing", lambda prog, c: lib.sync(roots, prog, c), Changes(files=True), self._sync_done,
+                    target, tuple(os.path.abspath(r) for r in roots) if roots else None)
 
     def remove_root(self, path: str) -> None:
         lib, say = self.session.library, self.services.say
@@ -85,11 +127,12 @@ class WriteJobs(QObject):
             self.undo.offer(path)
 
         self.submit(f"Removing {os.path.basename(path)}", lambda prog, c: lib.remove_folder(path, undoable=True),
-                    Changes(roots=True, files=True), removed)
+                    Changes(roots=True, files=True), removed, f"Remove {path}")
 
     def reindex(self) -> None:
         lib = self.session.library
-        self.submit("Re-indexing", lambda prog, c: lib.reindex(prog, c), Changes(files=True), self._sync_done)
+        self.submit("Re-indexing", lambda prog, c: lib.reindex(prog, c), Changes(files=True), self._sync_done,
+                    "Re-index of everything", None)
 
     def confirm_reindex(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Question, "Re-index",
@@ -114,13 +157,27 @@ class WriteJobs(QObject):
     def _started(self) -> None:
         job = self.active_write()
         self.progress.start(job.name if job else "Working")
+        self._show_queue()
+        self._counts_at = time.monotonic() - COUNTS_S + FIRST_COUNTS_S
         self.poll.start()
 
-    def _done(self, changes: Changes) -> None:
+    def syncing(self, path: str) -> bool:
+        """Whether the write running now syncs the folder `path` (an added folder, a re-sync, a re-index)."""
+        job = self.active_write()
+        if job is None:
+            return False
+        scope = self.scopes.get(job.id, ())
+        return scope is None or path in scope
+
+    def _done(self, job_id: int, changes: Changes) -> None:
+        self.targets.pop(job_id, None)
+        self.scopes.pop(job_id, None)
         self.pending |= changes
         if self.services.runner.busy_writing():
+            self._show_queue()
             return
         self.poll.stop()
+        self._show_queue()  # empty now
         if self.outcome:
             self.progress.show_outcome(self.outcome)
         else:
@@ -136,8 +193,13 @@ class WriteJobs(QObject):
 
     def _poll_progress(self) -> None:
         job = self.active_write()
-        if job is not None:
-            self.progress.show_progress(job.name, job.progress, time.monotonic())
+        if job is None:
+            return
+        now = time.monotonic()
+        self.progress.show_progress(job.name, job.progress, now)
+        if now - self._counts_at >= COUNTS_S:
+            self._counts_at = now
+            self.countsDue.emit()
 
     def cancel(self) -> None:
         self.progress.cancel_button.setEnabled(False)

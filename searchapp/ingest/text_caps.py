@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from ..base.errors import UnsupportedFileError
 from ..base.types import Document, PageSpan
+from .valid_text import valid_document
 
 __all__ = ["bound_text", "not_prose_reason", "LONG_RUN", "DEFAULT_MAX_CHARS"]
 
@@ -162,7 +163,9 @@ def _drop_junk(doc: Document, notes: list[str]) -> Document:
 
 
 def bound_text(doc: Document, max_chars: int = DEFAULT_MAX_CHARS, where: str = "") -> Document:
-    """`doc` within the caps (see the module doc); UnsupportedFileError when all of it is not prose."""
+    """`doc` within the caps (see the module doc); UnsupportedFileError when all of it is not prose. Its text
+    is made valid Unicode first (valid_text.py): every extractor's output passes here."""
+    doc = valid_document(doc)
     notes = list(doc.notes)
     if doc.pages or not_prose_reason(doc.text) is not None:
         doc = _drop_junk(doc, notes)

@@ -39,6 +39,7 @@ from .ocr.marks import mark_ocr
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
+from .query.length import capped_query
 from .query.reading import read_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
 from .sync.types import SyncReport
@@ -147,6 +148,11 @@ class Library(LibraryServices):
 
     def reranker_loaded(self) -> bool:
         return self.models.reranker_loaded()
+
+    def encoder_loaded(self) -> bool:
+        """Whether the bi-encoder is in memory: a search by meaning need not wait for it to load (the window
+        answers by words meanwhile)."""
+        return self.models.loaded_encoder is not None
 
     def reranker_refused(self) -> Optional[str]:
         return self.models.reranker_refused()
@@ -268,8 +274,10 @@ class Library(LibraryServices):
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        query, cut = capped_query(query)  # its first 1,000 words at most, with a note (query/length.py)
         parsed = None if literal else read_query(query)  # a long question's quotes are words (as_searched)
-        warnings = list(parsed.warnings) if parsed is not None else []  # what it took as plain words: said
+        warnings = [cut] if cut else []
+        warnings += list(parsed.warnings) if parsed is not None else []  # what it took as plain words: said
         reading = "literal" if parsed is None else "plain" if parsed.as_words else "strict"
         if parsed is not None and not parsed.has_syntax:
             parsed = None  # a plain query is searched as typed

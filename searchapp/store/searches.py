@@ -15,13 +15,14 @@ aside), so nothing of it is ever taken for damage to the library.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
 from ..base.errors import StoreError
-from ..base.private import create_private_file
+from ..base.private import create_private_file, refuse_untrusted_file
 from .damage import is_damage
 
 __all__ = ["SEARCHES_DB", "SearchesDB", "SearchesError", "SearchesDamaged", "SavedRow", "HistoryRow"]
@@ -106,10 +107,12 @@ class SearchesDB:
     def __init__(self, data_dir: Path, *, create: bool = True) -> None:
         self.path = Path(data_dir) / SEARCHES_DB
         try:
-            if create:
-                create_private_file(self.path)  # before SQLite creates it with the umask's mode
-            elif not self.path.is_file():
+            if create:  # before SQLite creates it with the umask's mode; refuses a link or another user's file
+                create_private_file(self.path)
+            elif not os.path.lexists(self.path):
                 raise SearchesError(f"no {SEARCHES_DB} in {self.path.parent}")
+            else:  # reading (`history list`, `saved list`) refuses what writing refuses: one check for both
+                refuse_untrusted_file(self.path)
             self.conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout = 5000")
             self.conn.execute("PRAGMA secure_delete = ON")

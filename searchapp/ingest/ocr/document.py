@@ -16,6 +16,7 @@ from ...base.errors import Cancelled, ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ..extractors.paged import join_pages
+from ..valid_text import valid_document
 from . import images, pdf_pages
 from .engine import OcrEngine, available_engine, ocr_unavailable_reason
 
@@ -99,7 +100,7 @@ def _recognize(engine: OcrEngine, source: Iterable, cancel: Optional[CancelToken
 
 def _document(texts: list[tuple[int, str]], notes: tuple[str, ...]) -> Document:
     text, spans = join_pages(texts)
-    return Document(text, spans, kind="ocr", notes=notes)
+    return valid_document(Document(text, spans, kind="ocr", notes=notes))  # as extract() gives text
 
 
 def recognised_pages(ocr: Document) -> tuple[int, ...]:

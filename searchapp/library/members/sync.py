@@ -26,7 +26,9 @@ from ...base.member_paths import member_key, shown_member, split_member
 from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import is_container, iter_members
 from ...ingest.scan import ScannedFile
+from ...ingest.valid_text import valid_unicode
 from ..ocr.text_pass import pdf_waits_for_ocr, waits_for_ocr
+from ..sync.file_boundary import file_failure
 from .private_copy import write_private_copy
 from .temp_copies import private_temp_dir
 
@@ -86,7 +88,13 @@ def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config
                 if m.data is None:
                     problem(key, old, "skipped", m.reason, scanned)
                     continue
-                _one_member(key, m, old, scanned, tmp, config, cancel, rep, index_doc, problem)
+                try:
+                    _one_member(key, m, old, scanned, tmp, config, cancel, rep, index_doc, problem)
+                except Exception as exc:  # the per-file boundary, for one member: the others are read
+                    reason = file_failure(exc)
+                    if reason is None:
+                        raise
+                    problem(key, old, "failed", reason, scanned)
         except Cancelled:
             raise
         except (ExtractionError, UnsupportedFileError) as exc:
@@ -98,7 +106,8 @@ def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config
             return seen
     if own is None:
         text = f"{os.path.basename(path)}: {len(listing)} members\n" + "\n".join(listing)
-        own = Document(text, kind="mbox" if suffix == ".mbox" else "archive")
+        # a tar member's name may hold surrogates (tarfile decodes with surrogateescape)
+        own = Document(valid_unicode(text), kind="mbox" if suffix == ".mbox" else "archive")
     index_doc(path, old_self, f, sha, own, None)
     return seen
 

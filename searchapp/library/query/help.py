@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .length import capped_query
 from .reading import read_query
 from .syntax import ParsedQuery, to_text
 
@@ -85,4 +86,5 @@ def without_part(parsed: ParsedQuery, key: tuple) -> str:
 def marked_text(query: str, literal: bool = False) -> str:
     """The text whose words a snippet marks: with syntax, the words searched for (`free_text`), so neither an
     excluded word nor a field (type:pdf) is marked in a hit; a plain or literal query as typed."""
+    query = capped_query(query)[0]  # the words searched (Library.search cuts a query as long the same way)
     return query if literal else read_query(query).free_text  # free_text is the query itself without syntax

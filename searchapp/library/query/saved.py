@@ -16,6 +16,7 @@ ranks into the top k; for a query of only operators and fields (newest first) ev
 from __future__ import annotations
 
 import builtins
+import os
 import dataclasses
 import logging
 import time
@@ -26,6 +27,7 @@ from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
 from ...store.searches import SEARCHES_DB, SavedRow, SearchesDB, SearchesError
 from .check import is_empty_query
+from .length import capped_query
 
 __all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SEARCHES_DB", "SearchesError", "check_name"]
 
@@ -48,7 +50,7 @@ def check_name(name: str) -> str:
 
 def _open(data_dir, create: bool) -> Optional[SearchesDB]:
     """The searches file; None when it does not exist and `create` is False (reading creates nothing)."""
-    if not create and not (data_dir / SEARCHES_DB).is_file():
+    if not create and not os.path.lexists(data_dir / SEARCHES_DB):  # a link or another user's file: refused
         return None
     return SearchesDB(data_dir, create=create)
 
@@ -63,8 +65,9 @@ class SearchHistory:
         return _open(self.data_dir, create)
 
     def record(self, query: str, mode: str) -> bool:
-        """Keep `query` as the newest entry; True when it was kept. Never raises."""
-        query = (query or "").strip()
+        """Keep `query` as the newest entry (as searched: at most its first 1,000 words); True when it was kept.
+        Never raises."""
+        query = capped_query(query or "")[0].strip()
         try:
             if self.keep == 0:  # keep none: also drop whatever an earlier setting kept
                 db = self._db(create=False)

@@ -22,6 +22,7 @@ from ...ingest.passage_context import model_input
 from ...ingest.scan import ScannedFile
 from ...store import NewChunk, RootRow, Store
 from ...store.ledger import set_entry_date, set_ocr_state
+from .file_boundary import file_failure
 from .meaning_beside import MeaningBeside
 from .types import IndexWriter, SyncReport
 
@@ -47,8 +48,11 @@ class Batcher:
 
     def __init__(self, store: Store, root: RootRow, index: IndexWriter, report_: SyncReport,
                  progress: Optional[ProgressFn], cancel: Optional[CancelToken], batch_chunks: int,
-                 batch_files: int, beside: Optional[MeaningBeside] = None) -> None:
+                 batch_files: int, beside: Optional[MeaningBeside] = None,
+                 on_failed: Optional[Callable[[Pending, str], None]] = None) -> None:
         self.store, self.root, self.index = store, root, index
+        # where an entry its batch cannot store goes (with the reason); None: the batch's error is raised
+        self.on_failed = on_failed
         self.beside = beside  # where the passages a batch leaves waiting are embedded meanwhile, if anywhere
         self.report, self.progress, self.cancel = report_, progress, cancel
         self.batch_chunks, self.batch_files = batch_chunks, batch_files
@@ -67,6 +71,23 @@ class Batcher:
         if not self.pending:
             return
         items, self.pending, self.n_chunks = self.pending, [], 0
+        try:
+            self._write(items)
+        except Exception as exc:
+            if self.on_failed is None or file_failure(exc) is None:
+                raise
+            # The batch was rolled back: each entry is stored alone, so only the one that breaks fails.
+            for it in items:
+                try:
+                    self._write([it])
+                except Exception as one:
+                    reason = file_failure(one)
+                    if reason is None:
+                        raise
+                    self.on_failed(it, reason)
+
+    def _write(self, items: list[Pending]) -> None:
+        """`items` in one transaction, then the vector index (and the passages left waiting to `beside`)."""
         known = self.store.vectors_by_hash(h for it in items for h in it.hashes)
         removed: list[int] = []
         added_ids: list[int] = []

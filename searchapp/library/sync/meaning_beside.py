@@ -28,6 +28,7 @@ from ...base.finite import require_finite
 from ...base.priority import background_adapts
 from ...base.progress import CancelToken
 from ...store import Store
+from .file_boundary import file_failure
 from .meaning_pass import bulk_size, store_vectors
 from .types import IndexWriter, PassageEncoder
 
@@ -108,6 +109,13 @@ class MeaningBeside:
             try:
                 vecs = fut.result()
             except Cancelled:  # the sync's cancel: its own next check stops it, with what it did so far
+                self._held.difference_update(hashes)
+                continue
+            except Exception as exc:
+                if file_failure(exc) is None:
+                    raise
+                # One file's passages broke the encoder: they wait, and the meaning pass after the words
+                # encodes this batch again input by input and fails only that file (meaning_pass._encode).
                 self._held.difference_update(hashes)
                 continue
             # Refused before any transaction: nothing of this batch is written, the library stays usable.

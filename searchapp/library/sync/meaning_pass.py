@@ -19,6 +19,8 @@ from ...base.priority import background_adapts
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.passage_context import model_input
 from ...store import Store
+from .encode_failures import encode_each, fail_files
+from .file_boundary import file_failure
 from .types import IndexWriter, PassageEncoder
 
 __all__ = ["embed_pending", "store_vectors", "bulk_size", "meaning_progress", "meaning_percent", "meaning_message"]
@@ -79,19 +81,39 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         known = store.vectors_by_hash(inputs)  # embedded meanwhile, e.g. a file copied since its batch
         new = [h for h in inputs if h not in known]
         if new:
-            before = done
-            vecs = encoder.encode(
-                [inputs[h] for h in new], cancel=cancel, background=background,
-                progress=None if progress is None else partial(_batch_progress, progress, before, todo, embedded, total))
-            # Refused before the batch's transaction: nothing of it is written, the library stays usable.
-            require_finite(vecs, encoder.spec, "while embedding; nothing of this batch was written")
-            known.update(zip(new, np.asarray(vecs, dtype=np.float32), strict=True))
+            bar = None if progress is None else partial(_batch_progress, progress, done, todo, embedded, total)
+            vectors, bad = _encode(store, encoder, index, new, inputs, cancel, background, bar)
+            known.update(vectors)
             encoded += len(new)
-        filled = store_vectors(store, index, known, list(inputs))  # with their twins in other files
+        else:
+            bad = {}
+        # with their twins in other files; the files of `bad` inputs were failed and their passages dropped
+        filled = store_vectors(store, index, known, [h for h in inputs if h not in bad])
         done += filled
         embedded += filled
         todo = max(todo, done)  # a sync of another process may have added passages meanwhile
         report(progress, "embedding", done, todo, meaning_message(embedded, total))
+
+
+def _encode(store: Store, encoder: PassageEncoder, index: IndexWriter, new: list[str], inputs: dict[str, str],
+            cancel: Optional[CancelToken], background: bool, progress: Optional[ProgressFn]
+            ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """({hash: vector}, {hash: reason} of inputs that break the encoder): one encode of the batch; if it raises
+    for anything but a cancel or the model itself, each input alone, and the files of those that still raise are
+    recorded failed (encode_failures.py): one file's passages never stop the meaning pass."""
+    try:
+        vecs = encoder.encode([inputs[h] for h in new], cancel=cancel, background=background, progress=progress)
+        bad: dict[str, str] = {}
+    except Exception as exc:
+        if file_failure(exc) is None:
+            raise
+        vectors, bad = encode_each(encoder, new, inputs, cancel, background)
+        fail_files(store, index, bad)
+        new = [h for h in new if h in vectors]
+        vecs = np.stack([vectors[h] for h in new]) if new else np.zeros((0, 1), dtype=np.float32)
+    # Refused before the batch's transaction: nothing of it is written, the library stays usable.
+    require_finite(vecs, encoder.spec, "while embedding; nothing of this batch was written")
+    return dict(zip(new, np.asarray(vecs, dtype=np.float32), strict=True)), bad
 
 
 def store_vectors(store: Store, index: IndexWriter, vectors: dict[str, np.ndarray], hashes: Sequence[str]) -> int:

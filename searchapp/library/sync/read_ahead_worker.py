@@ -1,6 +1,8 @@
 """The read-ahead worker process's side (read_ahead.py): the sync's own read, extract and chunk steps, run on a
-tokenizer rebuilt from the encoder's chunking tokenizer (no model, no torch). Anything but a clean result is
-handed back as None: the sync then reads that file itself, with its own error handling."""
+tokenizer rebuilt from the encoder's chunking tokenizer (no model, no torch). A file that fails here fails for the
+sync too, with the reason (Read.failed): it is not read a second time. What the sync says otherwise (the file is
+gone, not a regular file, unreadable) or a cancel is handed back as None: the sync then reads that file itself,
+with its own error handling."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ class Read:
     spans: Optional[list] = None  # None: not extracted (the sha matched the stored one)
     hashes: Optional[list] = None
     ocr: Optional[str] = None
+    failed: Optional[str] = None  # why this file failed here (file_boundary.file_failure): the sync records it
 
 
 class _NoBatch:
@@ -54,10 +57,12 @@ def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]]) -> list:
 
 
 def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None):
-    """The file's Read, or None (any error: the sync reads it again itself, with its own error handling)."""
+    """The file's Read (with `failed` set when it failed), or None (the sync reads it again itself)."""
+    from ...base.errors import UnsupportedFileError
     from ...base.hashing import file_sha256, file_sha256_and_bytes
     from ...ingest.extractors import extract, takes_data
     from ..ocr.text_pass import pdf_waits_for_ocr
+    from .file_boundary import file_failure
     from .passages import passages_of
 
     max_bytes = int(config.scan.max_file_mb * 2**20)
@@ -69,5 +74,8 @@ def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None):
         doc = extract(where, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
         title, spans, hashes = passages_of(doc, encoder, config, _NoBatch(cancel))
         return Read(sha, doc.kind or "", title, spans, hashes, pdf_waits_for_ocr(doc, config))
-    except Exception:  # the sync reads it again itself and handles the error as it always has
+    except (OSError, UnsupportedFileError):  # the sync reads it again itself and says why, as it always has
         return None
+    except Exception as exc:  # the per-file boundary, on this side: the file fails, the worker goes on
+        reason = file_failure(exc)
+        return None if reason is None else Read("", failed=reason)

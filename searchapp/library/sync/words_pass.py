@@ -18,6 +18,7 @@ from ...ingest.fsnames import storable
 from ...ingest.scan import ScanResult, ScannedFile, scan
 from ...store import RootRow, Store
 from .batches import Batcher, Pending, rewrite_entry
+from .file_boundary import file_failure
 from .meaning_beside import MeaningBeside
 from ..members.sync import index_container, is_container, members_by_container
 from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
@@ -78,7 +79,16 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             seen.update(store.files_under(root.id, path))  # not vanished: kept until the folder can be read
         _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, index, rep, real=sk.path)
 
-    batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside)
+    def store_failed(item: Pending, reason: str) -> None:
+        """A queued entry its batch could not store (the batch's other entries are stored one by one)."""
+        path = item.path or storable(item.file.path)
+        if existing.get(path) is None:  # counted by index_doc when queued: counted as failed instead
+            rep.added -= 1
+        else:
+            rep.updated -= 1
+        _record_problem(store, root, store.file_by_path(path), path, "failed", reason, index, rep, item.file)
+
+    batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside, store_failed)
 
     def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
                   ocr: Optional[str] = None, pre: Optional[Read] = None) -> None:
@@ -102,6 +112,62 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     total = len(result.files)
     max_bytes = int(config.scan.max_file_mb * 2**20)
     ahead, slot = _read_ahead(result.files, existing, members, config, encoder, batcher.cancel, before_scan)
+
+    def vanished_now(path: str) -> None:
+        seen.discard(path)  # vanished since the scan: purged below like any deleted file
+        rep.scanned -= 1
+
+    def read_file(i: int, f: ScannedFile, path: str, old) -> None:
+        """Read, extract, chunk and queue one file; what it cannot do is recorded for it."""
+        pre = ahead.get(slot[i]) if ahead is not None and i in slot else None
+        if pre is None and ahead is not None:
+            batcher.check_cancel()  # the wait for the worker ended on a cancel: stop before reading it here
+        if pre is not None and pre.failed is not None:  # it failed in the worker: not read a second time
+            if not os.path.lexists(f.path):
+                return vanished_now(path)
+            raise ExtractionError(pre.failed)  # recorded by the boundary around this function
+        try:  # a file extracted from memory is read once, for its hash and its text
+            sha, data = ((pre.sha, None) if pre is not None else
+                         file_sha256_and_bytes(f.path, max_bytes) if takes_data(f.path) else
+                         (file_sha256(f.path), None))
+        except FileNotFoundError:
+            return vanished_now(path)
+        except UnsupportedFileError as exc:  # replaced by a FIFO or device since the scan
+            return _record_problem(store, root, old, path, "skipped", str(exc), index, rep)
+        except OSError as exc:
+            return _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", index, rep)
+        if old is not None and old.sha256 == sha and old.status == "indexed":
+            store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
+            seen.update(members.get(path, ()))
+            rep.unchanged += 1
+            return
+        if waits_for_ocr(f.path, config):  # an image: read by the OCR step after the text of every file
+            return record_waiting(store, root, old, path, f, sha, "image", index, rep)
+        if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
+            try:
+                seen.update(index_container(f, path, existing, sha, config, cancel, rep, index_doc,
+                                            lambda p, o, st, why, sf: _record_problem(store, root, o, p, st, why,
+                                                                                     index, rep, sf),
+                                            batcher.check_cancel))
+            except Cancelled:
+                batcher.flush_and_stop()
+            return
+        if pre is not None and pre.spans is not None:  # read, extracted and chunked by the worker
+            return index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
+        try:
+            doc = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
+        except Cancelled:  # inside one file's extraction
+            batcher.flush_and_stop()
+        except FileNotFoundError:
+            return vanished_now(path)
+        except UnsupportedFileError as exc:
+            return _record_problem(store, root, old, path, "skipped", str(exc), index, rep, f)
+        except ExtractionError:
+            if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
+                return vanished_now(path)
+            raise  # recorded by the boundary around this function
+        index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, config))
+
     try:
         for i, f in enumerate(result.files, start=1):
             batcher.check_cancel()
@@ -116,65 +182,15 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
                 else:
                     rep.skipped += 1  # skipped before and not changed since: counted, not listed again
                 continue
-            pre = ahead.get(slot[i]) if ahead is not None and i in slot else None
-            if pre is None and ahead is not None:
-                batcher.check_cancel()  # the wait for the worker ended on a cancel: stop before reading it here
-            try:  # a file extracted from memory is read once, for its hash and its text
-                sha, data = ((pre.sha, None) if pre is not None else
-                             file_sha256_and_bytes(f.path, max_bytes) if takes_data(f.path) else
-                             (file_sha256(f.path), None))
-            except FileNotFoundError:
-                seen.discard(path)  # vanished since the scan: purged below like any deleted file
-                rep.scanned -= 1
-                continue
-            except UnsupportedFileError as exc:  # replaced by a FIFO or device since the scan
-                _record_problem(store, root, old, path, "skipped", str(exc), index, rep)
-                continue
-            except OSError as exc:
-                _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", index, rep)
-                continue
-            if old is not None and old.sha256 == sha and old.status == "indexed":
-                store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
-                seen.update(members.get(path, ()))
-                rep.unchanged += 1
-                continue
-            if waits_for_ocr(f.path, config):  # an image: read by the OCR step after the text of every file
-                record_waiting(store, root, old, path, f, sha, "image", index, rep)
-                continue
-            if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
-                try:
-                    seen.update(index_container(f, path, existing, sha, config, cancel, rep, index_doc,
-                                                lambda p, o, st, why, sf: _record_problem(store, root, o, p, st, why,
-                                                                                         index, rep, sf),
-                                                batcher.check_cancel))
-                except Cancelled:
-                    batcher.flush_and_stop()
-                continue
-            if pre is not None and pre.spans is not None:  # read, extracted and chunked by the worker
-                index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
-                continue
+            counted = (rep.added, rep.updated)
             try:
-                doc = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
-            except Cancelled:  # inside one file's extraction
-                batcher.flush_and_stop()
-            except FileNotFoundError:
-                seen.discard(path)
-                rep.scanned -= 1
-                continue
-            except UnsupportedFileError as exc:
-                _record_problem(store, root, old, path, "skipped", str(exc), index, rep, f)
-                continue
-            except ExtractionError as exc:
-                if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
-                    seen.discard(path)
-                    rep.scanned -= 1
-                    continue
-                _record_problem(store, root, old, path, "failed", str(exc), index, rep, f)
-                continue
-            except Exception as exc:  # a bug in one extractor must not abort the whole sync
-                _record_problem(store, root, old, path, "failed", f"internal error: {type(exc).__name__}: {exc}", index, rep, f)
-                continue
-            index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, config))
+                read_file(i, f, path, old)
+            except Exception as exc:  # the per-file boundary (file_boundary.py): this file fails, the sync goes on
+                reason = file_failure(exc)
+                if reason is None:
+                    raise
+                rep.added, rep.updated = counted  # a file that failed after it was counted is counted as failed
+                _record_problem(store, root, old, path, "failed", reason, index, rep, f)
         batcher.flush()
     finally:
         if ahead is not None:

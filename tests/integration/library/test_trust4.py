@@ -124,3 +124,70 @@ def test_a_fifo_at_a_lock_file_or_the_config_is_refused_in_one_line(lib_dir, tmp
         assert ends(config) == f"{data / 'config.toml'}: not a regular file"
     finally:
         release(data / "config.toml")
+
+
+def test_a_query_of_a_hundred_thousand_words_is_cut_with_a_note(lib_dir, tmp_path, capsys, monkeypatch):
+    """As operators are: a query past MAX_QUERY_WORDS words or MAX_QUERY_CHARS characters is searched for its
+    first words, with one note; the history keeps what was searched, not 600 KB."""
+    import io
+    import json
+
+    from searchapp.base.config import load_config
+    from searchapp.cli.main import main
+    from searchapp.library.query.length import MAX_QUERY_CHARS, MAX_QUERY_WORDS
+    from searchapp.library.query.saved import SearchHistory
+
+    data = tmp_path / "lib"
+    shutil.copytree(lib_dir, data)
+    line = "volcano lava " + " ".join(f"w{i}" for i in range(100_000))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(line + "\n"))
+    code = main(["--data-dir", str(data), "search", "-", "--json", "--mode", "lexical"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err.count("the query is longer than") == 1 and len(err.splitlines()) <= 2, err
+    got = json.loads(out)
+    assert len(got["query"]) <= MAX_QUERY_CHARS and len(got["query"].split()) == MAX_QUERY_WORDS
+    assert Path(got["hits"][0]["path"]).name == "volcano.txt"
+    code = main(["--data-dir", str(data), "search", line, "--mode", "lexical"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err.count("the query is longer than") == 1 and "volcano.txt" in out, err
+    kept = SearchHistory(load_config(data, env={})).queries()
+    assert kept and len(kept[0]) <= MAX_QUERY_CHARS and kept[0].startswith("volcano lava w0 w1")
+    # no space for 10,000 characters (a pasted hash, CJK): the characters are capped all the same
+    monkeypatch.setattr(sys, "stdin", io.StringIO("火山" * 200_000 + "\n"))
+    code = main(["--data-dir", str(data), "search", "-", "--json", "--mode", "lexical"])
+    out, err = capsys.readouterr()
+    assert code == 0 and len(json.loads(out)["query"]) == MAX_QUERY_CHARS and "longer than" in err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX links and owners")
+def test_history_list_refuses_the_searches_file_search_refuses(lib_dir, tmp_path, capsys):
+    """One check for every opener of searches.sqlite: a link to one elsewhere, or one another user owns (0644),
+    is refused by `history list` and `saved list` as by `search`, never listed."""
+    from searchapp.cli.main import main
+    from searchapp.store.searches import SEARCHES_DB, SearchesDB
+
+    data = tmp_path / "lib"
+    shutil.copytree(lib_dir, data)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with SearchesDB(elsewhere) as db:
+        db.add_history("a planted query", "hybrid", 1.0, 10)
+    os.symlink(elsewhere / SEARCHES_DB, data / SEARCHES_DB)
+
+    def refused(*argv: str) -> str:
+        capsys.readouterr()
+        code = main(["--data-dir", str(data), *argv])
+        out, err = capsys.readouterr()
+        assert code == 2 and "planted" not in out and len(err.strip().splitlines()) == 1, (argv, out, err)
+        return err
+
+    for argv in (["history", "list"], ["history", "list", "--json"], ["saved", "list"], ["search", "volcano"]):
+        assert "is a symbolic link" in refused(*argv), argv
+    if os.geteuid() != 0:
+        return  # another user's file needs a chown
+    (data / SEARCHES_DB).unlink()
+    shutil.copy(elsewhere / SEARCHES_DB, data / SEARCHES_DB)
+    os.chmod(data / SEARCHES_DB, 0o644)
+    os.chown(data / SEARCHES_DB, 54321, 54321)
+    for argv in (["history", "list"], ["saved", "list"], ["search", "volcano"]):
+        assert "belongs to another user" in refused(*argv), argv

@@ -1,0 +1,318 @@
+"""Issue 39 (the window): nothing dropped during a sync is lost, nothing moves under the mouse, and the first
+minutes show what is there. Offscreen, real widgets, a real tiny library; a sync (or a model load) is held at a
+point the test chooses (an event it sets), never timed. Screenshots go to /work/notes/shots."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
+from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from conftest import build_tiny_library  # noqa: E402
+
+from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
+
+TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
+         "bread.md": "A recipe for sourdough bread with a long cold proof."}
+SHOTS = Path("/work/notes/shots")
+
+
+class HeldSync:
+    """Holds the window's write job inside its sync once it reports `stage` with at least `done` files, until
+    `release()`: the strip, the library pane and the queue can be looked at mid-sync with no timing."""
+
+    def __init__(self, monkeypatch, stage: str = "extracting", done: int = 1) -> None:
+        from searchapp.gui.workers import Job
+
+        self.gate, self.reached = threading.Event(), threading.Event()
+        self.order: list[str] = []  # the writes' names, in the order they began reporting
+        real = Job.report
+
+        def report(job, p) -> None:
+            real(job, p)
+            if job.write and (not self.order or self.order[-1] != job.name):
+                self.order.append(job.name)
+            if job.write and not self.gate.is_set() and p.stage == stage and p.done >= done:
+                self.reached.set()
+                self.gate.wait(WAIT_MS / 1000)
+
+        monkeypatch.setattr(Job, "report", report)
+
+    def release(self) -> None:
+        self.gate.set()
+
+
+def many_notes(folder: Path, n: int) -> Path:
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"note{i:03d}.txt").write_text(
+            f"Note {i}. " + " ".join(f"The committee discussed item {i}-{j} about budgets and rivers." for j in range(4)),
+            encoding="utf-8")
+    return folder
+
+
+def shot(widget, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert widget.grab().save(str(SHOTS / name))
+
+
+def button_tops(win) -> dict[str, int]:
+    """Where the library pane's buttons are, in the window's coordinates."""
+    panel = win.library_panel
+    return {b.text(): b.mapTo(win, b.rect().topLeft()).y()
+            for b in (panel.add_button, panel.remove_button, panel.resync_button, panel.problems_button)}
+
+
+def drop(win, paths) -> None:
+    """A real drag-enter + drop of file URLs, as a file manager sends them."""
+    md = QMimeData()
+    md.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = win.rect().center()
+    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(win, enter)
+    assert enter.isAccepted()
+    ev = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(win, ev)
+    assert ev.isAccepted()
+
+
+@pytest.fixture
+def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    made = []
+
+    def make():
+        config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "models": {"reranker": ""}})
+        lib = Library(config, encoder=tiny_encoder)
+        win = shown_window(qtbot, config, lib)
+        win.resize(1280, 800)
+        made.append((win, lib))
+        return win
+
+    yield make
+    for win, lib in made:
+        close_window(win, lib)
+
+
+def test_a_folder_dropped_during_a_sync_is_queued_shown_and_indexed_after_it(qtbot, open_window, tmp_path,
+                                                                            monkeypatch):
+    win = open_window()
+    held = HeldSync(monkeypatch, done=1)
+    first = many_notes(tmp_path / "first", 20)
+    second = many_notes(tmp_path / "second", 3)
+    tops = button_tops(win)
+    win.add_paths([str(first)])
+    assert held.reached.wait(WAIT_MS / 1000)
+    qtbot.waitUntil(lambda: "Reading files" in win.progress.label.text(), timeout=WAIT_MS)
+    assert button_tops(win) == tops  # the strip came without moving the buttons
+    drop(win, [second])  # mid-sync: queued, and said
+    queued = win.progress.queued
+    assert queued.isVisible() and queued.full_text() == f"Next: {second}", queued.full_text()
+    assert win.statusBar().currentMessage() == f"Queued: {second} — runs after indexing first"
+    win.resync(None)  # F5 meanwhile: after the drop
+    assert queued.full_text() == f"Next: {second}, then 1 more"
+    assert "Re-sync of every folder" in queued.toolTip()
+    win.add_paths([str(second)])  # the same folder again: queued once
+    assert win.statusBar().currentMessage() == f"Already queued: {second}"
+    win.statusBar().showMessage(f"Queued: {second} — runs after indexing first")
+    tree = win.library_panel.tree
+    qtbot.waitUntil(lambda: tree.topLevelItemCount() == 2, timeout=WAIT_MS)  # the folder syncing is listed
+    assert tree.topLevelItem(1).data(0, Qt.ItemDataRole.UserRole) == str(first)
+    assert tree.topLevelItem(1).text(3) == "syncing…"
+    shot(win, "mid_sync_queued_drop.png")
+
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        held.release()
+    assert held.order == ["Indexing first", "Indexing second", "Re-syncing"]  # in the order asked
+    roots = {r.path: r.files for r in win.status.roots}
+    assert roots[str(first)] == 20 and roots[str(second)] == 3
+    assert not win.progress.isVisible() and not queued.isVisible()
+    assert button_tops(win) == tops  # and went without moving them
+
+
+def test_the_library_pane_lists_a_new_folder_with_its_counts_while_it_syncs(qtbot, open_window, tmp_path,
+                                                                           monkeypatch):
+    win = open_window()
+    held = HeldSync(monkeypatch, done=150)  # two batches of 64 files committed, the sync still under way
+    many = many_notes(tmp_path / "many", 200)
+    win.add_paths([str(many)])
+    assert held.reached.wait(WAIT_MS / 1000)
+    committed = next(r for r in win.library.status().roots if r.path == str(many))  # stable while held
+    assert 0 < committed.files < 200
+    tree = win.library_panel.tree
+
+    def row():
+        return next(([tree.topLevelItem(i).text(c) for c in (1, 2, 3)] for i in range(tree.topLevelItemCount())
+                     if tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) == str(many)), None)
+
+    qtbot.waitUntil(lambda: row() == [str(committed.files), str(committed.chunks), "syncing…"], timeout=WAIT_MS)
+    assert win.runner.busy_writing()  # during the sync, not after it
+    qtbot.waitUntil(lambda: "Reading files" in win.progress.label.text(), timeout=WAIT_MS)
+    shot(win, "library_pane_during_sync.png")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        held.release()
+    assert row() == ["200", str(win.status.chunks - 2), "just now"]
+
+
+def test_the_library_buttons_do_not_move_when_the_progress_strip_comes_and_goes(qtbot, open_window):
+    win = open_window()
+    tops = button_tops(win)
+    strip = win.progress
+    strip.start("Indexing notes")
+    qtbot.waitUntil(strip.isVisible)
+    QApplication.processEvents()
+    assert button_tops(win) == tops
+    strip.show_outcome("Cancelled; 12 files done, the rest on the next sync (Re-sync, F5).")
+    QApplication.processEvents()
+    assert button_tops(win) == tops
+    strip.hide()
+    QApplication.processEvents()
+    assert button_tops(win) == tops
+
+
+def test_a_long_status_message_is_not_cut_by_the_labels_beside_it(qtbot, open_window):
+    from PySide6.QtWidgets import QSizeGrip, QWidget
+
+    from searchapp.gui.status_labels import MESSAGE_LEFT
+    from searchapp.gui.write_jobs import cancel_summary
+    from searchapp.library.sync.types import SyncReport
+
+    win = open_window()
+    qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)
+    bar, labels = win.statusBar(), win.labels
+    everything = [labels.device, labels.models, labels.index, labels.reranker]
+    assert all(lab.isVisible() and lab.text() for lab in everything)
+    message = cancel_summary(SyncReport(added=1473, chunks_pending=5120))
+    bar.showMessage(message)
+    QApplication.processEvents()
+
+    def first_label_x() -> int:
+        return min(w.x() for w in bar.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                   if w.isVisible() and not isinstance(w, QSizeGrip))
+
+    qtbot.waitUntil(lambda: MESSAGE_LEFT + bar.fontMetrics().horizontalAdvance(message) <= first_label_x(),
+                    timeout=WAIT_MS)
+    assert labels.index.isVisible()  # what gives way is what a person needs least
+    bar.clearMessage()
+    qtbot.waitUntil(lambda: all(lab.isVisible() for lab in everything), timeout=WAIT_MS)
+
+
+def test_ctrl_comma_opens_the_settings_from_the_window_and_from_its_other_windows(qtbot, open_window):
+    from searchapp.gui.settings_dialog import SettingsDialog
+
+    win = open_window()
+    win.activateWindow()
+    qtbot.keyClick(win.search.search_box, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    assert isinstance(win.last_dialog, SettingsDialog) and win.last_dialog.isVisible()
+    win.last_dialog.close()
+    win.last_dialog = None
+    dupes = win.discover.open_duplicates(0.9)  # a window of its own
+    qtbot.waitExposed(dupes)
+    dupes.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dupes, timeout=WAIT_MS)
+    qtbot.keyClick(dupes.tree, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    assert isinstance(win.last_dialog, SettingsDialog) and win.last_dialog.isVisible()
+
+
+def test_add_folder_opens_in_the_home_folder_and_adds_the_folder_chosen(qtbot, open_window, tmp_path, monkeypatch):
+    from PySide6.QtCore import QDir
+
+    home = tmp_path / "home"
+    notes = many_notes(home / "notes", 2) if home.mkdir() is None else None
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # the folder the app was started in: not where a person's files are
+    win = open_window()
+    add = next(a for a in win.menuBar().actions()[0].menu().actions() if a.text() == "&Add Folder…")
+    add.trigger()
+    dlg = win.library_panel.folder_dialog
+    assert dlg is not None and dlg.isVisible()
+    assert QDir(dlg.directory()).absolutePath() == str(home)
+    dlg.selectFile(str(notes))
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        dlg.accept()
+    assert str(notes) in [r.path for r in win.status.roots]
+
+
+def test_copies_are_named_after_their_original_and_their_paths_give_way_in_the_middle(qtbot, open_window, tmp_path):
+    from searchapp.gui.copy_names import copy_mark_removed
+
+    for name, bare in (("pep-0008 (1).rst", "pep-0008.rst"), ("report - Copy.pdf", "report.pdf"),
+                       ("report - Copy (2).pdf", "report.pdf"), ("notes copy 2.txt", "notes.txt"),
+                       ("plan (another copy).odt", "plan.odt"), ("Copy of budget.xlsx", "budget.xlsx"),
+                       ("pep-0008.rst", "pep-0008.rst"), ("(1).txt", "(1).txt"), (".bashrc", ".bashrc")):
+        assert copy_mark_removed(name) == bare, name
+
+    win = open_window()
+    deep = tmp_path / "docs" / "Projects" / "2026" / "python style guides and their many drafts" / "archive"
+    deep.mkdir(parents=True)
+    text = "Style Guide for Python Code: indentation, tabs or spaces, maximum line length.\n"
+    for name in ("pep-0008 (1).rst", "pep-0008.rst", "pep-0008 - Copy.rst"):
+        (deep / name).write_text(text, encoding="utf-8")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.resync(None)
+    dupes = win.discover.open_duplicates(0.9)
+    dupes.resize(1280, 800)
+    qtbot.waitUntil(lambda: dupes.report is not None and dupes.refresh_button.isEnabled(), timeout=WAIT_MS)
+    tree = dupes.tree
+    group = tree.topLevelItem(0).child(0)
+    assert group.text(0) == "3 × pep-0008.rst"
+    children = [group.child(i).text(0) for i in range(group.childCount())]
+    assert children[0] == str(deep / "pep-0008.rst")  # the original first
+    width = tree.columnWidth(0) - tree.indentation() * 3
+    shown = [tree.fontMetrics().elidedText(t, tree.textElideMode(), width) for t in children]
+    assert all("…" in s for s in shown), shown  # too long for the column: so they must differ where it shows
+    assert len(set(shown)) == 3, shown
+    tree.setCurrentItem(group)
+    shot(dupes, "duplicates_window.png")
+
+
+def test_the_query_restored_at_start_answers_by_words_while_the_model_loads(qtbot, tmp_path, tiny_bi_encoder_dir,
+                                                                          tiny_encoder, monkeypatch):
+    import searchapp.models
+    from PySide6.QtCore import QSettings
+
+    from searchapp.base.config import load_config
+    from searchapp.gui import build_main_window
+    from searchapp.gui.quit_guard import RESUME_KEY
+    from searchapp.library.search.result import LOADING
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    ui = QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat)
+    ui.setValue("last_query", "volcano")
+    ui.setValue(RESUME_KEY, True)  # a Quit stopped indexing: this start resumes it
+    ui.sync()
+    gate, real = threading.Event(), searchapp.models.BiEncoder
+
+    def held_load(*args, **kwargs):  # the model loads from disk (seconds on a busy start): held here instead
+        gate.wait(WAIT_MS / 1000)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(searchapp.models, "BiEncoder", held_load)
+    config = load_config(data, env={}, overrides={"models": {"reranker": ""}})
+    win = build_main_window(config)  # opens its own library: nothing loaded yet
+    qtbot.addWidget(win)
+    try:
+        win.show()
+        model = win.search.results_model
+        qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=WAIT_MS)
+        assert not gate.is_set() and not win.library.encoder_loaded()
+        assert win.search.search_box.text() == "volcano" and model.hits[0].path.endswith("volcano.txt")
+        assert win.search.by_words and "word matches only" in win.search.result.said(LOADING)
+        with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS,
+                              check_params_cb=lambda res: res.mode == "hybrid") as sig:
+            gate.set()
+        assert sig.args[0].hits and not win.search.by_words
+        qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+    finally:
+        gate.set()
+        win.close()

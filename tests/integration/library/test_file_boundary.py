@@ -1,0 +1,239 @@
+"""The per-file boundary of a sync (library/sync/file_boundary.py): whatever one file's reading, hashing,
+extraction, chunking, tokenizing, storing or embedding raises is recorded as that file's failure, with a one-line
+reason, every other file of the folder is indexed, and the next sync reads the file again. Each step is made to
+raise for one file in turn (fault injection: the step's own function, patched to raise for that file only)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from searchapp.library import Library
+from searchapp.library.sync import batches, passages, words_pass
+from searchapp.models import chunking_tokenizer
+
+from test_crash_safety import tiny_config
+
+MARK = "zanzibarquokka"  # only the victim's text holds this word
+OTHERS = {
+    "harbor.txt": "Copper lanterns hang in the harbor shed beside the velvet saddles.",
+    "orchard.md": "# Orchard\n\nThe cedar orchard ripens in late autumn under a violet sky.",
+    "glacier.html": "<html><body><p>A falcon circles the glacier above the quartz tundra.</p></body></html>",
+    "meadow.txt": "Saffron flowers cover the meadow where the signal tower stands.",
+}
+
+
+def _folder(tmp_path: Path, victim: str) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in OTHERS.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    (docs / victim).write_text(f"The {MARK} keeps its marble prism in the ember cellar.", encoding="utf-8")
+    return docs
+
+
+class Fault:
+    """Raise from the patched step while armed, for the victim only."""
+
+    def __init__(self) -> None:
+        self.armed = True
+        self.raised = 0
+
+    def check(self, hit: bool) -> None:
+        if self.armed and hit:
+            self.raised += 1
+            raise RuntimeError("injected fault\non two lines")
+
+
+def _hits_victim(value) -> bool:
+    """Whether an argument of a step names the victim file or holds its text."""
+    if isinstance(value, (str, Path)):
+        return MARK in str(value) or "victim" in str(value)
+    if isinstance(value, (list, tuple)):
+        return any(_hits_victim(v) for v in value)
+    text = getattr(value, "text", None)  # a Document, a ChunkSpan
+    return isinstance(text, str) and MARK in text
+
+
+def _wrap(fault: Fault, fn):
+    def patched(*args, **kwargs):
+        fault.check(any(_hits_victim(a) for a in (*args, *kwargs.values())))
+        return fn(*args, **kwargs)
+    return patched
+
+
+# (step, the module holding the function the sync calls, its name, the victim's file name)
+STEPS = [
+    ("read", words_pass, "file_sha256_and_bytes", "victim.txt"),  # a text file is read once for hash and text
+    ("hash", words_pass, "file_sha256", "victim.docx"),  # a file read by its extractor is only hashed here
+    ("extract", words_pass, "extract", "victim.txt"),
+    ("chunk", passages, "chunk_document", "victim.txt"),
+    ("tokenize", chunking_tokenizer.ChunkingTokenizer, "token_bounds", "victim.txt"),
+    ("passage hash", passages, "text_hash", "victim.txt"),
+    ("store", batches, "distinct_chunks", "victim.txt"),
+]
+
+
+def _docx(path: Path, text: str) -> None:
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph(text)
+    d.save(str(path))
+
+
+@pytest.mark.parametrize("step,owner,name,victim", STEPS, ids=[s[0] for s in STEPS])
+def test_a_step_that_raises_for_one_file_fails_that_file_only(tmp_path, tiny_bi_encoder_dir, tiny_encoder,
+                                                              monkeypatch, step, owner, name, victim):
+    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")  # the worker's side: test_read_ahead_boundary below
+    docs = _folder(tmp_path, victim)
+    if victim.endswith(".docx"):
+        (docs / victim).unlink()
+        _docx(docs / victim, f"The {MARK} keeps its marble prism in the ember cellar.")
+    fault = Fault()
+    monkeypatch.setattr(owner, name, _wrap(fault, getattr(owner, name)))
+    with Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert fault.raised, f"the {step} step was not reached for the victim"
+        assert rep.failed == 1 and rep.added == len(OTHERS)
+        rows = {Path(p).name: (s, e) for p, s, e in
+                lib.store.conn.execute("SELECT path, status, error FROM files")}
+        assert rows[victim][0] == "failed"
+        assert rows[victim][1] == "internal error: RuntimeError: injected fault on two lines"  # one line
+        assert all(rows[n][0] == "indexed" for n in OTHERS)
+        assert {Path(p).name for p, _, _ in lib.status().failed} == {victim}
+        fault.armed = False  # the cause is gone: the next sync reads the file again, unchanged on disk
+        again = lib.sync(embed=False)
+        assert again.failed == 0 and again.updated == 1 and again.unchanged == len(OTHERS)
+        assert lib.store.file_by_path(str(docs / victim)).status == "indexed"
+        assert not lib.status().failed
+
+
+def test_an_encode_that_raises_for_one_files_passages_fails_that_file_only(tmp_path, tiny_bi_encoder_dir,
+                                                                           tiny_encoder, monkeypatch):
+    """The embed step is per batch: a batch whose encode raises is encoded again input by input, and only the
+    file whose passages raise alone is failed (its passages dropped, so none waits forever)."""
+    docs = _folder(tmp_path, "victim.txt")
+    fault = Fault()
+    monkeypatch.setattr(tiny_encoder, "encode", _wrap(fault, tiny_encoder.encode))
+    with Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        assert fault.raised >= 2  # the batch, then the victim's passage alone
+        victim = lib.store.file_by_path(str(docs / "victim.txt"))
+        assert victim.status == "failed" and victim.n_chunks == 0
+        assert victim.error == "cannot embed: internal error: RuntimeError: injected fault on two lines"
+        assert lib.store.pending_count() == 0  # every other passage has its vector
+        assert all(lib.store.file_by_path(str(docs / n)).status == "indexed" for n in OTHERS)
+        assert any(Path(h.path).name == "glacier.html" for h in lib.search("falcon glacier quartz", mode="dense").hits)
+        fault.armed = False
+        again = lib.sync()
+        assert again.failed == 0 and again.updated == 1
+        assert lib.store.file_by_path(str(docs / "victim.txt")).status == "indexed"
+        assert lib.store.pending_count() == 0
+
+
+def test_a_pdf_whose_text_holds_a_lone_surrogate_indexes_with_its_folder(tmp_path, tiny_bi_encoder_dir,
+                                                                         tiny_encoder, monkeypatch):
+    """Issue 39: such a PDF raised UnicodeEncodeError in the tokenizer and stopped every sync of its folder. Its
+    text is made valid Unicode where it enters (extract()): U+FFFD in place of the surrogate, same length."""
+    from pdf_files import lone_surrogate_pdf
+
+    from searchapp.ingest.extractors import extract
+
+    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
+    docs = _folder(tmp_path, "victim.txt")
+    lone_surrogate_pdf(docs / "lone.pdf", "Tundra quartz lantern beside the harbor")
+    with Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs)
+        assert rep.failed == 0 and rep.added == len(OTHERS) + 2
+        pdf = lib.store.file_by_path(str(docs / "lone.pdf"))
+        assert pdf.status == "indexed" and pdf.n_chunks == 1
+        assert lib.store.pending_count() == 0
+        for words, name in (("tundra quartz lantern", "lone.pdf"), ("cedar orchard autumn", "orchard.md"),
+                            (MARK, "victim.txt")):
+            assert Path(lib.search(words, mode="lexical").hits[0].path).name == name
+    text = extract(docs / "lone.pdf").text
+    assert "\ud862" not in text and text.startswith("A\ufffd")  # the reader gave a surrogate; it was replaced
+
+
+WORKER_FAULTS = Path(__file__).resolve().parents[2] / "worker_faults"
+
+
+def worker_corpus(folder: Path, n: int = 24) -> Path:
+    """`n` small text files, the third of them (in the sync's order) the victim."""
+    folder.mkdir(parents=True)
+    for i in range(n):
+        name = f"doc{i:02d}-victim.txt" if i == 2 else f"doc{i:02d}.txt"
+        (folder / name).write_text(f"Document {i}: {' '.join(OTHERS.values())} number{i}", encoding="utf-8")
+    return folder
+
+
+def with_worker(monkeypatch, fault: str) -> list:
+    """Read-ahead on for a small folder (groups of 4), the worker faulty as `fault` says; the ReadAheads made."""
+    from searchapp.library.sync import read_ahead
+
+    monkeypatch.setattr(words_pass, "MIN_FILES", 1)
+    monkeypatch.setattr(read_ahead, "GROUP", 4)
+    monkeypatch.setattr(words_pass, "usable_cores", lambda: 2)
+    monkeypatch.setattr(words_pass, "second_core_free", lambda since: True)
+    monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD", raising=False)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(WORKER_FAULTS), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("SEARCHAPP_TEST_WORKER_FAULT", fault)
+    made: list = []
+
+    class Started(read_ahead.ReadAhead):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            self.wait_started(60)  # so that the worker, not the sync, reads the files after the first
+            made.append(self)
+
+    monkeypatch.setattr(words_pass, "ReadAhead", Started)
+    return made
+
+
+def test_a_file_that_raises_in_the_read_ahead_worker_fails_there_and_the_worker_goes_on(
+        tmp_path, tiny_bi_encoder_dir, tiny_encoder, monkeypatch):
+    docs = worker_corpus(tmp_path / "docs")
+    made = with_worker(monkeypatch, "raise")
+    with Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert len(made) == 1 and made[0].stats["worker"] > 4  # the worker read the victim's group and more
+        assert rep.failed == 1 and rep.added == 23
+        victim = lib.store.file_by_path(str(docs / "doc02-victim.txt"))
+        # failed in the worker, and not read again by the sync (where the fault is not: it would be indexed)
+        assert (victim.status, victim.error) == ("failed", "internal error: RuntimeError: injected fault in the worker")
+        monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")  # the next sync, in-process: the fault is gone
+        assert lib.sync(embed=False).updated == 1
+        assert lib.store.file_by_path(str(docs / "doc02-victim.txt")).status == "indexed"
+
+
+def test_a_member_that_raises_fails_alone_and_its_container_and_siblings_index(tmp_path, tiny_bi_encoder_dir,
+                                                                               tiny_encoder, monkeypatch):
+    import zipfile
+
+    from searchapp.library.members import sync as members_sync
+
+    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    with zipfile.ZipFile(docs / "bundle.zip", "w") as z:
+        for name, text in OTHERS.items():
+            z.writestr(name, text)
+        z.writestr("victim.txt", f"The {MARK} keeps its marble prism.")
+    fault = Fault()
+    real = members_sync.extract
+
+    def extract(path, *a, **kw):  # members are read from a private copy: the victim is known by its bytes
+        fault.check(MARK.encode() in Path(path).read_bytes())
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(members_sync, "extract", extract)
+    with Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert fault.raised == 1 and rep.failed == 1
+        rows = {p.rsplit("/", 1)[-1]: (s, e) for p, s, e in lib.store.conn.execute("SELECT path, status, error FROM files")}
+        assert rows["victim.txt"] == ("failed", "internal error: RuntimeError: injected fault on two lines")
+        assert all(rows[n][0] == "indexed" for n in OTHERS) and rows["bundle.zip"][0] == "indexed"
+
