@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?= gui
 
-.PHONY: setup run lint test test-fast test-lowest bench eval clean
+.PHONY: setup run lint test test-fast test-lowest bench mutations eval clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ test-lowest: setup
 
 bench: setup
 	for b in tests/benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
+
+# Do the tests guard what they name? Hand-written mutations of the ranking and data-safety code, each made in a
+# copy of the committed tree and run against the tests that should fail on it (tests/benchmarks/mutations.py):
+# one JSON line per mutation and a score. Minutes; not part of `make test`.
+mutations: setup
+	$(PY) tests/benchmarks/mutations.py
 
 clean:
 	rm -rf $(VENV) .lowest .pytest_cache .hypothesis .mypy_cache .ruff_cache build dist *.egg-info
