@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -209,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         for m in chosen:
             print(json.dumps({"mutation": m.name, "file": m.path, "tests": list(m.tests), "why": m.why}))
         return 0
+    # Stopped with SIGTERM: the running pytest is killed and the copy removed (subprocess.run and the finally).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tree = Path(tempfile.mkdtemp(prefix="searchapp-mutations-"))
     try:
         copy_tree(args.rev, tree)
