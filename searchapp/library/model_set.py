@@ -168,13 +168,15 @@ class ModelSet:
         return self._chunker or self.encoder
 
     def _check_chunker(self, encoder) -> None:
-        """The bi-encoder just loaded: its chunking must be the tokenizer.json's this process chunked with."""
+        """The bi-encoder just loaded: its chunking must be the tokenizer.json's this process chunked with. From
+        now on the loaded model chunks (it keeps the ids for `encode`), so the file's tokenizer and the words it
+        remembers are let go (a sync under way keeps its own until it ends)."""
         from ..models.tokenizer_file import same_chunking
 
         if self._chunker and not same_chunking(self._chunker, encoder):
             log.warning("%s: transformers builds another tokenizer than its tokenizer.json; passages are cut with "
                         "the loaded model's from now on", encoder.spec)
-            self._chunker = False
+        self._chunker = False
 
     def load_encoder_ahead(self) -> None:
         """Start loading the bi-encoder on a thread of its own, once per process: a sync that will embed calls
