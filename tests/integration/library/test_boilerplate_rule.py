@@ -1,6 +1,7 @@
-"""The rule that tells repeated text from a file's own words (library/search/boilerplate.py): a passage is folded
-as repeated text only when every part of it that matches the query is repeated across the files. A note whose
-own sentence matches too keeps its own row, though it carries the footer that matches as well."""
+"""The rule that tells repeated text from a file's own words (library/search/boilerplate.py): a passage that
+matches the query through repeated text alone is folded with the other files that carry it; a note whose own
+sentence matches the query (the most of its words) keeps its own row, though it carries the footer that matches
+as well."""
 
 from __future__ import annotations
 
@@ -34,10 +35,10 @@ def lib(tmp_path, tiny_library):
 
 @pytest.mark.parametrize("mode", ["lexical", "hybrid"])
 def test_a_passage_matching_by_its_own_words_and_the_footer_keeps_its_row(lib, mode):
-    # "generators" is the first note's own word; "public domain" is in the footer every note carries. The first
-    # note matches by both: it is an ordinary row (common_to 0), and the notes that match only through the
-    # footer take one row between them, marked with how many files hold the footer.
-    hits = lib.search("generators public domain", mode=mode, k=10).hits
+    # "generators yield lazily" are the first note's own words; "domain" is in the footer every note carries. The
+    # first note matches by both, mostly by its own: it is an ordinary row (common_to 0), and the notes that match
+    # only through the footer take one row between them, marked with how many files hold the footer.
+    hits = lib.search("generators yield lazily domain", mode=mode, k=10).hits
     rows = [(Path(h.path).name, h.common_to) for h in hits]
     assert ("pep-0000.txt", 0) in rows, rows
     footer_rows = [(name, n) for name, n in rows if n]
