@@ -28,6 +28,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..base.no_telemetry import quiet_onnxruntime
 from ..base.private import make_private_dir
 
 __all__ = ["OnnxQueryEncoder", "export_query_model", "load_onnx_query_encoder", "cache_files", "CACHE_DIR",
@@ -54,6 +55,7 @@ def _ort_version() -> Optional[str]:
         except metadata.PackageNotFoundError:
             continue
     try:
+        quiet_onnxruntime()
         import onnxruntime
     except ImportError:
         return None
@@ -263,6 +265,7 @@ class OnnxQueryEncoder:
 
     def __init__(self, graph: Path, tokenizer_json: Path, inputs: Sequence[str], *, max_seq_length: int,
                  threads: int = QUERY_THREADS) -> None:
+        quiet_onnxruntime()  # no telemetry files, no events (base/no_telemetry.py)
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

@@ -39,6 +39,7 @@ import time
 from typing import Any, Iterator, Optional, Protocol
 
 from ...base.errors import ExtractionError
+from ...base.no_telemetry import quiet_onnxruntime
 from ...base.progress import CancelToken
 from .reading_order import lines_in_reading_order
 
@@ -105,6 +106,7 @@ class RapidOcrEngine:
 
     def __init__(self, threads: Optional[int] = None) -> None:
         threads = threads or _threads()
+        quiet_onnxruntime()  # RapidOCR's sessions are onnxruntime's: no telemetry (base/no_telemetry.py)
         with _qt_environment_kept():
             import cv2
             from rapidocr_onnxruntime import RapidOCR
@@ -192,6 +194,7 @@ class RapidOcr3Engine:
 
     def __init__(self, threads: Optional[int] = None) -> None:
         threads = threads or _threads()
+        quiet_onnxruntime()  # RapidOCR's sessions are onnxruntime's: no telemetry (base/no_telemetry.py)
         with _qt_environment_kept():
             import onnxruntime
             import rapidocr

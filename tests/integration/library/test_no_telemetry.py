@@ -1,0 +1,52 @@
+"""Nothing is written outside the data dir and the model caches: onnxruntime's telemetry (a device id and a queue
+of events about this machine, written by its import under ~/.cache/Microsoft/DeveloperTools) is turned off
+before anything imports it — for the query encoder and for RapidOCR (base/no_telemetry.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scan_files import OCR_ENGINE, needs_rapidocr, text_image
+
+pytest.importorskip("onnxruntime")
+
+
+def _files_under(folder: Path) -> list[str]:
+    return sorted(str(Path(d, f).relative_to(folder)) for d, _, files in os.walk(folder) for f in files)
+
+
+@needs_rapidocr
+def test_a_sync_with_ocr_and_an_onnx_query_write_nothing_in_home(tmp_path, tiny_bi_encoder_dir):
+    from searchapp.ingest.ocr.engine import ENGINE_ENV
+    from searchapp.models.onnx_query import cache_files  # noqa: F401 - the query path this test goes through
+
+    home = tmp_path / "home"
+    home.mkdir()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("The lighthouse keeper wrote in his logbook every night.\n", encoding="utf-8")
+    text_image(["Volcano observatory report", "Lava flow to the sea"]).save(docs / "scan.png")
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\nthreads = 1\n',
+                                      encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("SEARCHAPP_NO_QUERY_EXPORT", "XDG_CACHE_HOME",
+                                                            "XDG_DATA_HOME", "XDG_CONFIG_HOME", "ORT_DISABLE_TELEMETRY")}
+    env.update(HOME=str(home), SEARCHAPP_NO_WARM="1", **{ENGINE_ENV: OCR_ENGINE})
+
+    def searchapp(*argv: str) -> str:
+        p = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    searchapp("index", str(docs))  # OCRs scan.png (RapidOCR's onnxruntime sessions), exports the query model
+    assert "scan.png" in searchapp("search", "volcano observatory lava", "--mode", "lexical")  # it was OCR'd
+    assert "onnxruntime" in searchapp("status")  # the next queries take the ONNX export...
+    assert "lighthouse" in searchapp("search", "lighthouse logbook", "--mode", "dense")  # ...as this one did
+    assert _files_under(home) == []
