@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from pathlib import Path
-import sys
 from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, Union
 
 import numpy as np
