@@ -101,6 +101,28 @@ def _qt_environment_kept() -> Iterator[None]:
                 os.environ[k] = v
 
 
+class _ToEngineLog(logging.Handler):
+    """RapidOCR's loggers print to stderr through handlers of their own, in ANSI colours ("[WARNING] ... The text
+    detection result is empty", once per blank page). Their records come here instead: errors as this module's
+    warnings, the rest at debug level (quiet by default, as pypdf's are: extractors/pdf.py)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        level = logging.WARNING if record.levelno >= logging.ERROR else logging.DEBUG
+        log.log(level, "%s: %s", record.name, record.getMessage())
+
+
+def _route_rapidocr_logs(*names: str) -> None:
+    """Put RapidOCR's loggers `names` through this module's log (their own handlers removed)."""
+    for name in names:
+        logger = logging.getLogger(name)
+        for handler in list(logger.handlers):
+            if not isinstance(handler, _ToEngineLog):
+                logger.removeHandler(handler)
+        if not logger.handlers:
+            logger.addHandler(_ToEngineLog())
+        logger.propagate = False
+
+
 class RapidOcrEngine:
     name = "rapidocr"
 
@@ -114,6 +136,7 @@ class RapidOcrEngine:
         logging.getLogger("RapidOCR").setLevel(logging.WARNING)
         logging.getLogger("OrtInferSession").setLevel(logging.WARNING)
         self._ocr = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
+        _route_rapidocr_logs("RapidOCR", "OrtInferSession")
         self._lock = threading.Lock()
 
     def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
@@ -199,6 +222,7 @@ class RapidOcr3Engine:
             import onnxruntime
             import rapidocr
             from rapidocr import RapidOCR
+        _route_rapidocr_logs("RapidOCR")  # its build's own warnings too
         logging.getLogger("RapidOCR").setLevel(logging.WARNING)
         cuda = "CUDAExecutionProvider" in onnxruntime.get_available_providers()
         models = {task: os.path.join(os.path.dirname(rapidocr.__file__), "models", file)
@@ -217,6 +241,7 @@ class RapidOcr3Engine:
                 raise
             log.warning("OCR on the GPU cannot start (%s); using the CPU", exc)
             self._ocr = _loaded(RapidOCR(params={**params, "EngineConfig.onnxruntime.use_cuda": False}))
+        _route_rapidocr_logs("RapidOCR")  # again after its build, whatever it set up meanwhile
         self.device = "cuda" if cuda and self._uses_cuda() else "cpu"
         self._lock = threading.Lock()
 
