@@ -191,3 +191,20 @@ def test_history_list_refuses_the_searches_file_search_refuses(lib_dir, tmp_path
     os.chown(data / SEARCHES_DB, 54321, 54321)
     for argv in (["history", "list"], ["saved", "list"], ["search", "volcano"]):
         assert "belongs to another user" in refused(*argv), argv
+
+
+def test_the_folder_precount_looks_at_its_time_limit_inside_one_big_listing(tmp_path):
+    """One folder of 3,000 subfolders: the time limit (0 here) stops the walk within CHECK_EVERY entries of
+    that listing, not after it (a folder of 100k subfolders took 1.48 s of a 0.5 s limit)."""
+    from searchapp.base.config import ScanConfig
+    from searchapp.library.sync.folder_count import CHECK_EVERY, count_files
+
+    root = tmp_path / "wide"
+    root.mkdir()
+    for i in range(3000):
+        (root / f"d{i}").mkdir()
+    (root / "d7" / "note.txt").write_text("a note\n", encoding="utf-8")
+    late = count_files(str(root), ScanConfig(), time_limit_s=0.0)
+    assert not late.complete and len(late.subfolders) < CHECK_EVERY
+    whole = count_files(str(root), ScanConfig(), time_limit_s=600.0)
+    assert whole.complete and whole.files == 1 and len(whole.subfolders) == 3000
