@@ -52,6 +52,23 @@ def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
+def keep_temp_files_in(conn: sqlite3.Connection, folder: Path) -> None:
+    """SQLite's temporary files go to `folder` (the data dir), not the system's temp folder: the rows of a removed
+    folder kept for Undo (store/removed_roots.py: TEMP tables, on disk past a few MB), VACUUM's copy of the whole
+    library, sorts too big for memory. They held the library's text in /var/tmp/etilqs_* (unlinked, 0600, but
+    on a disk the user did not choose). SQLite reads SQLITE_TMPDIR once, when it starts, so the place is set
+    with `PRAGMA temp_store_directory`: for the process (SQLite has one such setting), so it is changed only
+    when another library is opened. A folder SQLite cannot write (a read-only library) is passed over by SQLite
+    for the usual ones (SQLITE_TMPDIR, TMPDIR, /var/tmp, /usr/tmp, /tmp)."""
+    want = str(Path(folder).absolute())
+    try:
+        row = conn.execute("PRAGMA temp_store_directory").fetchone()
+        if (row[0] if row else "") != want:  # a path, not a value from a document: quoted as SQL text
+            conn.execute("PRAGMA temp_store_directory = '" + want.replace("'", "''") + "'")
+    except sqlite3.Error:  # a build without the pragma: the system's temp folder, as before
+        pass
+
+
 def _inserted(cur: sqlite3.Cursor) -> int:
     """The rowid an INSERT just made (an INSERT always sets it)."""
     if cur.lastrowid is None:
@@ -73,6 +90,7 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(str(self.path), check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 5000")
+            keep_temp_files_in(conn, self.path.parent)
             conn.create_function("cjk_chars", 1, cjk_chars, deterministic=True)  # the CJK table's triggers
             conn.create_function("fold", 1, fold, deterministic=True)  # name: (scope.name_matches)
             self.conn = conn

@@ -208,3 +208,34 @@ def test_the_folder_precount_looks_at_its_time_limit_inside_one_big_listing(tmp_
     assert not late.complete and len(late.subfolders) < CHECK_EVERY
     whole = count_files(str(root), ScanConfig(), time_limit_s=600.0)
     assert whole.complete and whole.files == 1 and len(whole.subfolders) == 3000
+
+
+def _sqlite_temp_files() -> list[Path]:
+    """The SQLite temporary files this process holds open (unlinked: found through /proc/self/fd)."""
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if "etilqs_" in target:
+            out.append(Path(target.removesuffix(" (deleted)")))
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="open files listed by Linux's /proc")
+def test_undo_keeps_a_removed_folders_passages_in_the_data_dir(tiny_library, tmp_path):
+    """The rows kept for Undo (TEMP tables) spill to a SQLite temporary file past a few MB: that file lies in the
+    data dir, never in /var/tmp (SQLite's default temp folder here)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(40):
+        (docs / f"note{i}.txt").write_text(f"Private note {i}: " + "the lighthouse keeper's ledger " * 60 + "\n",
+                                           encoding="utf-8")
+    lib = tiny_library
+    lib.add_folder(docs)
+    lib.store.conn.execute("PRAGMA temp.cache_size = 10")  # 10 pages in memory: spilled as a big folder's copy is
+    assert lib.remove_folder(docs, undoable=True) == 40
+    temp = _sqlite_temp_files()
+    assert temp and all(p.parent == lib.data_dir for p in temp), temp
+    assert lib.undo_remove() == (str(docs), 40)
