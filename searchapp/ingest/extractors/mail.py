@@ -52,6 +52,7 @@ MSG_REASON = "Outlook .msg is not supported; save it as .eml"
 
 HEADERS = ("Subject", "From", "To", "Date")
 MAX_HEADER_CHARS = 2000  # a To: line of thousands of recipients is cut
+MAX_RAW_HEADER = 4 * MAX_HEADER_CHARS  # raw characters parsed: room for encoded words around 2,000 decoded
 MAX_ATTACHMENTS_LISTED = 100
 MAX_NAME_CHARS = 200
 MAX_MESSAGES = 10_000  # per .mbox
@@ -64,12 +65,27 @@ def _one_line(value: str, cap: int) -> str:
 
 
 def header(msg: Message, name: str) -> str:
-    """A header's decoded value as one line; "" when missing or too broken to decode."""
+    """A header's decoded value as one line; "" when missing or too broken to decode. Its raw value is cut
+    before the header parser sees it (_raw_capped)."""
     try:
-        value = msg.get(name)
-        return "" if value is None else _one_line(str(value), MAX_HEADER_CHARS)
+        raw = next((v for k, v in msg.raw_items() if k.lower() == name.lower()), None)
+        if raw is None:
+            return ""
+        value = msg.policy.header_fetch_parse(name, _raw_capped(str(raw)))
+        return _one_line(str(value), MAX_HEADER_CHARS)
     except Exception:  # the header parser on hostile input: the rest of the message is still good
         return ""
+
+
+def _raw_capped(raw: str) -> str:
+    """At most MAX_RAW_HEADER characters of a raw header value, cut after a space or comma when there is one in
+    its second half (an address or an encoded word is not cut in two). The stdlib's header parser takes time
+    super-linear in its input: a To: of 40,000 addresses took 34 s, a Subject of 40,000 encoded words 100 s,
+    all of it before the MAX_HEADER_CHARS cut."""
+    if len(raw) <= MAX_RAW_HEADER:
+        return raw
+    cut = max(raw.rfind(" ", 0, MAX_RAW_HEADER), raw.rfind(",", 0, MAX_RAW_HEADER))
+    return raw[:cut if cut > MAX_RAW_HEADER // 2 else MAX_RAW_HEADER]
 
 
 def message_date(msg: Message) -> tuple[Optional[int], str]:

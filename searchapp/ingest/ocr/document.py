@@ -61,9 +61,8 @@ def ocr_document(path: Path | str, *, pages: Optional[Sequence[int]] = None, can
             raise ExtractionError(f'OCR does not read "{path.suffix.lower()}" files')
         texts = _recognize(engine, source, cancel, notes)
         if path.suffix.lower() != ".pdf" and len(texts) == max_pages:
-            frames = images.frame_count(path)
-            if frames > max_pages:
-                notes.append(f"only {max_pages} of {frames} pages were OCR'd")
+            if images.frame_count(path, max_pages + 1) > max_pages:  # counted only as far as the cap
+                notes.append(f"only the first {max_pages} pages were OCR'd")
         return _document(texts, tuple(notes))
     except (ExtractionError, Cancelled):
         raise

@@ -21,7 +21,7 @@ from typing import Collection, Optional
 
 from ...base.config import Config
 from ...base.entry_dates import clamped_ns
-from ...base.errors import ExtractionError, UnsupportedFileError
+from ...base.errors import ExtractionError
 from ...base.member_paths import split_member
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
@@ -35,6 +35,7 @@ from ...store import Store
 from ...store.ledger import pending_ocr_files, set_ocr_state
 from ...store.ocr_cache import OcrCache
 from ..sync.batches import Batcher, Pending, rewrite_entry
+from ..sync.file_boundary import file_failure
 from ..members.private_copy import readable
 from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES, passages_of
 from ..sync.types import IndexWriter, PassageEncoder, SyncReport
@@ -80,11 +81,15 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         try:
             with readable(row.path, int(config.scan.max_file_mb * 2**20), cancel, row.sha256) as path:
                 doc, pages = _ocr_text(path, row, cached, cache, engine, config, cancel)
-        except (ExtractionError, UnsupportedFileError) as exc:
-            _record_failed(store, row, str(exc), index, rep)
+            indexed = _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc, pages)
+        except Exception as exc:  # the per-file boundary (sync/file_boundary.py): this file fails, the step goes on
+            reason = file_failure(exc)
+            if reason is None:  # a cancel, the library's own error
+                raise
+            _record_failed(store, row, reason, index, rep)
             _recount(rep, row, counted, "failed")
             continue
-        if _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc, pages):
+        if indexed:
             _recount(rep, row, counted, "added")
         done += 1
     report(progress, "ocr", len(rows), len(rows))

@@ -6,6 +6,9 @@ caps (file_sha256*, extract with max_bytes / max_chars, passages_of with the sam
 it hands back is exactly what the sync would have computed itself. Everything the sync writes stays in its own
 process and in file order: a worker that dies, fails to start or gives anything but a clean result only means
 the sync reads that file (and, once the worker is gone, the rest) itself: nothing is lost or written twice.
+A file the worker fails on fails for the sync too (Read.failed), and one it reads past its budget (config
+scan.file_budget_s) is a failure, "took too long": the worker is killed, whatever it was doing, and a new one goes
+on with the files after it (file_budget.py).
 
 It is started with 'spawn' (never fork: the app has torch and Qt threads) and only where it pays:
 - MIN_FILES: measured on the 2-core dev machine (AMD EPYC, load ~1: one other busy process), the worker is
@@ -27,7 +30,7 @@ import os
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor, wait
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from ...base.cpu_share import proc_stat_seconds, usable_cores
 from .read_ahead_worker import Read
@@ -87,17 +90,49 @@ class ReadAhead:
         self.stats = {"worker": 0, "own": 0}
         self._pool: Optional[ProcessPoolExecutor] = None
         self._ready: Optional[Future] = None
+        self.spec = spec
+        self.budget = float(config.scan.file_budget_s)
+        self._now: Any = None  # shared with the worker: the file it reads and since when (read_ahead_worker.init)
+        self.restarts = 0  # workers killed past a file's budget
+        self._start()
+
+    def _start(self) -> None:
+        """Start a worker process (at the start, and after one was killed)."""
         try:
             import multiprocessing
 
             from . import read_ahead_worker
 
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            context = multiprocessing.get_context("spawn")
+            self._now = context.Array("d", 2)
+            self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=read_ahead_worker.init,
+                                             initargs=(self._now,))
             # The tokenizer (~0.7 MB) goes as the first task, not as the start's arguments: those are written
             # to the new process before it runs, so this thread would wait for its start-up and imports.
-            self._ready = self._pool.submit(read_ahead_worker.start, config, spec)
+            self._ready = self._pool.submit(read_ahead_worker.start, self.config, self.spec)
         except Exception:  # no worker: the sync reads everything itself
             self.close()
+
+    def _overdue(self) -> Optional[int]:
+        """The number of the file the worker has been reading for longer than the budget, or None."""
+        if self._now is None:
+            return None
+        with self._now.get_lock():
+            index, since = int(self._now[0]), float(self._now[1])
+        return index if since and time.monotonic() - since > self.budget else None
+
+    def _restart(self, index: int) -> None:
+        """Kill the worker, stuck on file `index` past its budget (C code that never returns, say): that file
+        fails as "took too long"; the others it held are read by the sync itself, and a new worker goes on with
+        the files after them."""
+        from .file_budget import too_long
+
+        self._own[index] = Read("", failed=too_long(self.budget))
+        self.close()
+        self.restarts += 1
+        self._next = max(self._next, index + 1)
+        self._done = (0, 0, [])
+        self._start()
 
     @property
     def alive(self) -> bool:
@@ -113,7 +148,7 @@ class ReadAhead:
             return
         from . import read_ahead_worker
 
-        fut = self._pool.submit(read_ahead_worker.read_group, self.paths[lo:hi], self.old_shas[lo:hi])
+        fut = self._pool.submit(read_ahead_worker.read_group, self.paths[lo:hi], self.old_shas[lo:hi], lo)
         self._queue.append((lo, hi, fut))
         self._next = hi
 
@@ -162,6 +197,10 @@ class ReadAhead:
                 while not fut.done():
                     if self.cancel is not None and self.cancel.cancelled:
                         return None  # the sync's own check right after this stops it
+                    stuck = self._overdue()
+                    if stuck is not None:
+                        self._restart(stuck)
+                        return self._own.pop(i, None)  # files before the stuck one: the sync reads them
                     if self._end > self._next:
                         self._read_own()
                     else:

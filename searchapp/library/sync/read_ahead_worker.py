@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 
-__all__ = ["start", "read_group", "read_one", "Read"]
+__all__ = ["init", "start", "read_group", "read_one", "Read"]
 
 _STATE: dict = {}
 
@@ -51,18 +51,38 @@ def start(config, spec: tuple[str, int, bool]) -> bool:
     return True
 
 
-def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]]) -> list:
-    config, encoder = _STATE["config"], _STATE["encoder"]
-    return [read_one(p, s, config, encoder) for p, s in zip(paths, old_shas, strict=True)]
+def init(now) -> None:
+    """The worker process's initializer: `now` is shared with the sync (read_ahead.ReadAhead): [the number of
+    the file being read, when its reading began (time.monotonic(), the same clock in every process), 0 when
+    none is]."""
+    _STATE["now"] = now
+
+
+def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]], first: int = 0) -> list:
+    """The Reads of `paths`, the files numbered `first`, `first + 1`, ... in the sync's list."""
+    import time
+
+    config, encoder, now = _STATE["config"], _STATE["encoder"], _STATE.get("now")
+    out = []
+    for k, (p, s) in enumerate(zip(paths, old_shas, strict=True)):
+        if now is not None:
+            with now.get_lock():  # read together by the sync, which kills this process past the file's budget
+                now[0], now[1] = first + k, time.monotonic()
+        out.append(read_one(p, s, config, encoder))
+    if now is not None:
+        with now.get_lock():
+            now[1] = 0.0
+    return out
 
 
 def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None):
     """The file's Read (with `failed` set when it failed), or None (the sync reads it again itself)."""
-    from ...base.errors import UnsupportedFileError
+    from ...base.errors import Cancelled, UnsupportedFileError
     from ...base.hashing import file_sha256, file_sha256_and_bytes
     from ...ingest.extractors import extract, takes_data
     from ..ocr.text_pass import pdf_waits_for_ocr
     from .file_boundary import file_failure
+    from .file_budget import FileBudget, too_long
     from .passages import passages_of
 
     max_bytes = int(config.scan.max_file_mb * 2**20)
@@ -71,7 +91,13 @@ def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None):
         sha, data = file_sha256_and_bytes(where, max_bytes) if takes_data(where) else (file_sha256(where), None)
         if old_sha is not None and sha == old_sha:
             return Read(sha)  # touched, not changed: the sync only updates its stat
-        doc = extract(where, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
+        budget = FileBudget(cancel, config.scan.file_budget_s)
+        try:
+            doc = extract(where, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=budget, data=data)
+        except Cancelled:
+            if budget.expired:
+                return Read("", failed=too_long(budget.seconds))
+            raise
         title, spans, hashes = passages_of(doc, encoder, config, _NoBatch(cancel))
         return Read(sha, doc.kind or "", title, spans, hashes, pdf_waits_for_ocr(doc, config))
     except (OSError, UnsupportedFileError):  # the sync reads it again itself and says why, as it always has

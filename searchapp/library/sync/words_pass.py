@@ -19,6 +19,7 @@ from ...ingest.scan import ScanResult, ScannedFile, scan
 from ...store import RootRow, Store
 from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
+from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from ..members.sync import index_container, is_container, members_by_container
 from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
@@ -154,9 +155,12 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             return
         if pre is not None and pre.spans is not None:  # read, extracted and chunked by the worker
             return index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
+        budget = FileBudget(cancel, config.scan.file_budget_s)  # stops the extractor at its next check
         try:
-            doc = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel, data=data)
+            doc = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=budget, data=data)
         except Cancelled:  # inside one file's extraction
+            if budget.expired:
+                raise ExtractionError(too_long(budget.seconds)) from None  # recorded by the boundary
             batcher.flush_and_stop()
         except FileNotFoundError:
             return vanished_now(path)

@@ -237,3 +237,70 @@ def test_a_member_that_raises_fails_alone_and_its_container_and_siblings_index(t
         assert rows["victim.txt"] == ("failed", "internal error: RuntimeError: injected fault on two lines")
         assert all(rows[n][0] == "indexed" for n in OTHERS) and rows["bundle.zip"][0] == "indexed"
 
+
+def test_a_file_past_its_budget_in_the_worker_kills_it_and_the_sync_goes_on(tmp_path, tiny_bi_encoder_dir,
+                                                                           tiny_encoder, monkeypatch):
+    """Issue 40: the worker hangs on the victim where no token is checked (like pdfium's C code); past the
+    budget (1 s here) it is killed, the victim is listed "took too long", a new worker reads on."""
+    docs = worker_corpus(tmp_path / "docs")
+    made = with_worker(monkeypatch, "hang")
+    config = tiny_config(tmp_path / "library", tiny_bi_encoder_dir, scan={"file_budget_s": 1.0})
+    with Library(config, encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert len(made) == 1 and made[0].restarts == 1 and not made[0].alive
+        assert rep.failed == 1 and rep.added == 23
+        victim = lib.store.file_by_path(str(docs / "doc02-victim.txt"))
+        assert (victim.status, victim.error) == ("failed", "took too long (1 s)")
+        assert [Path(p).name for p, _, _ in lib.status().failed] == ["doc02-victim.txt"]
+        assert Path(lib.search("number23", mode="lexical").hits[0].path).name == "doc23.txt"
+
+
+def test_a_file_past_its_budget_in_process_stops_at_its_extractors_next_check(tmp_path, tiny_bi_encoder_dir,
+                                                                             tiny_encoder, monkeypatch):
+    """Without the worker, the extraction's cancel token fires once the budget is spent: an extractor that
+    checks it between pages (here one that would go on for ever) stops there."""
+    from searchapp.ingest.extractors import registry
+
+    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
+    docs = _folder(tmp_path, "victim.txt")
+    real, checks = registry.extract, []
+
+    def endless(path, *a, cancel=None, **kw):
+        while "victim" in str(path):  # page after page, each checking the token as extractors do
+            checks.append(1)
+            cancel.check()
+        return real(path, *a, cancel=cancel, **kw)
+
+    monkeypatch.setattr(words_pass, "extract", endless)
+    config = tiny_config(tmp_path / "library", tiny_bi_encoder_dir, scan={"file_budget_s": 0.5})
+    with Library(config, encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert checks and rep.failed == 1 and rep.added == len(OTHERS)
+        victim = lib.store.file_by_path(str(docs / "victim.txt"))
+        assert (victim.status, victim.error) == ("failed", "took too long (0.5 s)")
+
+
+@pytest.mark.skipif(not __import__("importlib").util.find_spec("rapidocr"), reason="the ocr extra is not installed")
+def test_ocr_that_raises_for_one_image_fails_that_image_only(tmp_path, tiny_bi_encoder_dir, tiny_encoder,
+                                                            monkeypatch):
+    from scan_files import OCR_ENGINE, text_image
+
+    from searchapp.ingest.ocr.engine import ENGINE_ENV
+    from searchapp.library.ocr import step
+
+    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
+    docs = _folder(tmp_path, "notes.txt")
+    text_image(["Lighthouse keeper log"]).save(docs / "scan.png")
+    text_image(["November storm warning"]).save(docs / "victim.png")
+    fault = Fault()
+    monkeypatch.setattr(step, "ocr_document", _wrap(fault, step.ocr_document))
+    with Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert fault.raised == 1 and rep.failed == 1
+        victim = lib.store.file_by_path(str(docs / "victim.png"))
+        assert (victim.status, victim.error) == ("failed", "internal error: RuntimeError: injected fault on two lines")
+        assert Path(lib.search("lighthouse", mode="lexical").hits[0].path).name == "scan.png"
+        fault.armed = False
+        lib.sync(embed=False)
+        assert lib.store.file_by_path(str(docs / "victim.png")).status == "indexed"

@@ -94,7 +94,7 @@ def test_frames_beyond_max_pages_are_left_out_with_a_note(tmp_path):
     frames[0].save(path, save_all=True, append_images=frames[1:])
     doc = ocr_document(path, max_pages=2)
     assert [p.page for p in doc.pages] == [1, 2]
-    assert "only 2 of 3 pages were OCR'd" in doc.notes
+    assert "only the first 2 pages were OCR'd" in doc.notes
     assert "charlie" not in doc.text.lower()
 
 
