@@ -153,17 +153,18 @@ class DuplicatesWindow(QWidget):
     def set_report(self, report: DuplicateReport) -> None:
         self.report = report
         self.refresh_button.setEnabled(True)
-        self.summary.setText(f"{len(report.exact)} groups of exact copies, {len(report.near)} near-duplicate pairs "
-                             f"(threshold {report.threshold:.2f})")
+        groups, pairs = _count(len(report.exact), "group"), _count(len(report.near), "pair")
+        self.summary.setText(f"{groups} of exact copies, {len(report.near)} near-duplicate "
+                             f"{'pair' if len(report.near) == 1 else 'pairs'} (threshold {report.threshold:.2f})")
         self.tree.clear()
-        exact = QTreeWidgetItem(self.tree, [f"Exact copies ({len(report.exact)} groups)", ""])
+        exact = QTreeWidgetItem(self.tree, [f"Exact copies ({groups})", ""])
         for group in report.exact:
             group = original_first(group)  # named after the original, which is shown first
             g = QTreeWidgetItem(exact, [f"{len(group)} × {group_name(group)}", "1.000"])
             g.setData(0, ITEM_ROLE, group)
             for path in group:
                 QTreeWidgetItem(g, [display_path(path), ""]).setData(0, ITEM_ROLE, [path])
-        near = QTreeWidgetItem(self.tree, [f"Near duplicates ({len(report.near)} pairs)", ""])
+        near = QTreeWidgetItem(self.tree, [f"Near duplicates ({pairs})", ""])
         for p in report.near:
             item = QTreeWidgetItem(near, [f"{display_name(p.a)}  ≈  {display_name(p.b)}", f"{p.similarity:.3f}"])
             item.setToolTip(0, tooltip(f"{display_path(p.a)}\n{display_path(p.b)}"))  # Qt would guess whether two file names are markup
@@ -185,6 +186,10 @@ class DuplicatesWindow(QWidget):
         elif isinstance(what, list) and what:  # an exact group (or one file of it): identical bytes
             self.side_a.show_file(what[0], [])
             self.side_b.show_file(what[1] if len(what) > 1 else None, [])
+            if len(what) > 1:  # nothing to set side by side: say why the passages are not shown
+                same = "Byte for byte the same file as the other one: nothing differs to show."
+                self.side_a.browser.setPlainText(same)
+                self.side_b.browser.setPlainText(same)
         else:
             self.side_a.show_file(None, [])
             self.side_b.show_file(None, [])
@@ -193,3 +198,7 @@ class DuplicatesWindow(QWidget):
         item = self.tree.currentItem()
         what = item.data(0, ITEM_ROLE) if item is not None else None
         return what if isinstance(what, NearPair) else None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

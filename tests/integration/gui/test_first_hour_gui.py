@@ -272,7 +272,9 @@ def test_copies_are_named_after_their_original_and_their_paths_give_way_in_the_m
     shown = [tree.fontMetrics().elidedText(t, tree.textElideMode(), width) for t in children]
     assert all("…" in s for s in shown), shown  # too long for the column: so they must differ where it shows
     assert len(set(shown)) == 3, shown
+    assert dupes.summary.text().startswith("1 group of exact copies")
     tree.setCurrentItem(group)
+    QApplication.processEvents()  # the sides' titles laid out
     shot(dupes, "duplicates_window.png")
 
 
