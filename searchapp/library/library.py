@@ -29,7 +29,7 @@ from .sync.meaning_pass import meaning_percent, meaning_progress
 from .search.filters import SearchFilters
 from .index_keeper import IndexKeeper
 from .integrity import IntegrityCheck
-from .lock import writer_lock
+from .lock import WriterWait, writer_lock
 from .model_set import ModelSet
 from .query.check import query_problem
 from .readers import Readers
@@ -89,6 +89,9 @@ class Library(LibraryServices):
         self.store = Store(db, readonly=True, immutable_ok=True) if self.read_only else Store(db)
         self.models = ModelSet(config, encoder=encoder, reranker=reranker)
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
+        # how a write waits for another process writing: a few seconds, then a clear error (the command line
+        # waits its turn instead, saying for whom: cli/writer_wait.py)
+        self.writer_wait = WriterWait()
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
         self._searches = Searches(self.data_dir, create=not self.read_only)  # a sync waits for these
         self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._searches)
@@ -189,7 +192,7 @@ class Library(LibraryServices):
     def _writing(self, check_model: bool = True):
         """The writer lane: this process's lock, then the data directory's lock file; the model checked."""
         self._require_writable()
-        with self._lock, writer_lock(self.data_dir):
+        with self._lock, writer_lock(self.data_dir, self.writer_wait):
             if check_model:
                 self.check_model()
             yield self._updates

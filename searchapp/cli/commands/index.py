@@ -8,6 +8,7 @@ import sys
 from ...base.config import Config
 from ...base.terminal import printable
 from ..open_library import open_library as _library
+from ..writer_wait import add_wait_option, wait_turn
 
 __all__ = ["register", "cmd_index"]
 
@@ -19,6 +20,7 @@ def register(sub) -> None:
     s.add_argument("--words-only", action="store_true",
                    help="stop once every file is searchable by words; its meaning (vectors) is embedded by the "
                         "next `searchapp index` without --words-only")
+    add_wait_option(s)
     s.set_defaults(handler=cmd_index)
 
 
@@ -26,6 +28,7 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
     from ...library import SyncReport
 
     with _library(config) as lib:
+        wait_turn(lib, args, cancel)
         total = SyncReport()
         if args.paths:
             for path in args.paths:

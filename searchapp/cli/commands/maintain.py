@@ -10,6 +10,7 @@ from ...base.config import Config
 from ...base.errors import ConfigError
 from ...base.terminal import printable
 from ..open_library import open_library as _library
+from ..writer_wait import add_wait_option, wait_turn
 
 __all__ = ["register", "cmd_remove", "cmd_undo", "cmd_reindex"]
 
@@ -19,9 +20,11 @@ def register(sub) -> None:
                                       "`searchapp undo` puts it back within a minute)")
     s.add_argument("path", metavar="PATH")
     s.add_argument("--yes", action="store_true", help="remove without asking (scripts: needed without a terminal)")
+    add_wait_option(s)
     s.set_defaults(handler=cmd_remove)
 
     s = sub.add_parser("undo", help="put back the folder the last `searchapp remove` took out, within a minute")
+    add_wait_option(s)
     s.set_defaults(handler=cmd_undo)
 
     s = sub.add_parser("reindex", help="rebuild every passage and vector with the current model and chunking")
@@ -29,6 +32,7 @@ def register(sub) -> None:
     s.add_argument("--words-only", action="store_true",
                    help="stop once every file is searchable by words; its meaning (vectors) is embedded by the "
                         "next `searchapp index` without --words-only")
+    add_wait_option(s)
     s.set_defaults(handler=cmd_reindex)
 
 
@@ -40,6 +44,7 @@ def cmd_remove(args, config: Config, progress, cancel) -> int:
     root = os.path.abspath(os.path.expanduser(args.path))
     with _library(config, create=False) as lib:
         drop_expired(lib.data_dir, time.time())
+        wait_turn(lib, args, cancel)
         # One keystroke destroys nothing: a terminal is asked, a script says --yes. Not an indexed folder:
         # remove_undoable says so (and what it belongs to) before anything is asked or removed.
         if root in lib.roots() and not args.yes and not _confirmed(root):
@@ -67,6 +72,7 @@ def cmd_undo(args, config: Config, progress, cancel) -> int:
     from ...library.undo_file import undo_last_remove
 
     with _library(config, create=False) as lib:
+        wait_turn(lib, args, cancel)
         path, n = undo_last_remove(lib)
     print(f"put back {printable(path)} ({n} files), as it was before the remove")
     return 0
@@ -74,6 +80,7 @@ def cmd_undo(args, config: Config, progress, cancel) -> int:
 
 def cmd_reindex(args, config: Config, progress, cancel) -> int:
     with _library(config, create=False) as lib:
+        wait_turn(lib, args, cancel)
         rep = lib.reindex(progress=progress, cancel=cancel, embed=not args.words_only)
     progress.close()
     print(f"re-indexed {rep.added} files into {rep.chunks_added} passages")

@@ -1,5 +1,5 @@
-"""`searchapp watch`: catch up, then sync every change under the indexed folders until Ctrl+C, and answer
-`searchapp search` meanwhile (the warm index: library/serve/)."""
+"""`searchapp watch`: answer `searchapp search` from its first second (the warm index: library/serve/), catch up
+(waiting its turn while another process writes), then sync every change under the indexed folders until Ctrl+C."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from ...base.config import Config
 from ...base.terminal import printable
 from ..open_library import open_library as _library
 from ..served import run_command
+from ..writer_wait import wait_turn
 
 __all__ = ["register", "cmd_watch"]
 
@@ -24,51 +25,84 @@ def register(sub) -> None:
 
 
 def cmd_watch(args, config: Config, progress, cancel) -> int:
-    import time
-
     with _library(config, create=False) as lib:
         if not lib.roots():
             print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
             return 2
-        rep = lib.sync(progress=progress, cancel=cancel)  # catch up with what changed while nothing watched
-        progress.close()
-        print(f"caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
-        for path, reason in rep.missing_roots:
-            print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
-
-        def changed(rep, paths) -> None:
-            if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
-                what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
-                                 ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
-                shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
-                print(f"{time.strftime('%H:%M:%S')} {what}: {shown}", flush=True)
-
-        def failed(exc) -> None:
-            print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
-
-        watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
-        if watcher.note:
-            print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
-        # `searchapp search` asks this process first (library/serve/, cli/served.py): no start-up, no model load
+        # Serving first: searches are answered from the first second (by words at once, by meaning as the
+        # catch-up fills it), while the catch-up waits its turn or runs.
         why_not = lib.serve(commands=run_command)
-        print(f"watching {len(lib.roots())} folder(s) ({watcher.mode}); "
-              + ("searches from the command line are answered here; " if why_not is None else "")
-              + "Ctrl+C stops", flush=True)
-        if why_not:
-            print(f"searchapp: note: not answering searches from the command line: {printable(why_not)}",
-                  file=sys.stderr, flush=True)
-        next_try = time.monotonic() + RETRY_SERVE_S
+        if why_not is None:
+            print(f"{_now()} searches from the command line are answered here (by words now, by meaning as it "
+                  "fills)", flush=True)
         try:
-            while not cancel.cancelled:
-                time.sleep(0.2)
-                if why_not and time.monotonic() >= next_try:  # e.g. the window that served it has closed
-                    next_try = time.monotonic() + RETRY_SERVE_S
-                    why_not = lib.serve(commands=run_command)
-                    if why_not is None:
-                        print(f"{time.strftime('%H:%M:%S')} searches from the command line are answered here now",
-                              flush=True)
+            _catch_up(lib, args, progress, cancel)
+            _watch(lib, args, cancel, why_not)
         finally:
             lib.stop_serving()
             lib.stop_watching()
     print("stopped watching", flush=True)
     return 0
+
+
+def _now() -> str:
+    import time
+
+    return time.strftime("%H:%M:%S")
+
+
+def _catch_up(lib, args, progress, cancel) -> None:
+    """Sync what changed while nothing watched, waiting its turn if another process writes, saying what it does."""
+    from ...library.lock import WriterWait
+
+    print(f"{_now()} catching up with {len(lib.roots())} folder(s)", flush=True)
+    lib.index()  # opened before the sync holds the write lane: a search meanwhile never waits for it
+    wait_turn(lib, args, cancel)
+
+    def told(p) -> None:
+        if p.stage == "searchable":  # the words are in: say so on standard output, terminal or not
+            print(f"{_now()} {printable(p.message)}; embedding their meaning now", flush=True)
+        progress(p)
+
+    try:
+        rep = lib.sync(progress=told, cancel=cancel)
+    finally:
+        lib.writer_wait = WriterWait()  # live updates retry on their own (library/sync/watch.py)
+    progress.close()
+    print(f"{_now()} caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+    for path, reason in rep.missing_roots:
+        print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
+
+
+def _watch(lib, args, cancel, why_not) -> None:
+    """Sync every change until Ctrl+C; take over serving when the process that served has gone."""
+    import time
+
+    def changed(rep, paths) -> None:
+        if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
+            what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
+                             ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
+            shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+            print(f"{_now()} {what}: {shown}", flush=True)
+
+    def failed(exc) -> None:
+        print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
+
+    watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
+    if watcher.note:
+        print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
+    # `searchapp search` asks this process first (library/serve/, cli/served.py): no start-up, no model load
+    print(f"watching {len(lib.roots())} folder(s) ({watcher.mode}); "
+          + ("searches from the command line are answered here; " if why_not is None else "")
+          + "Ctrl+C stops", flush=True)
+    if why_not:
+        print(f"searchapp: note: not answering searches from the command line: {printable(why_not)}",
+              file=sys.stderr, flush=True)
+    next_try = time.monotonic() + RETRY_SERVE_S
+    while not cancel.cancelled:
+        time.sleep(0.2)
+        if why_not and time.monotonic() >= next_try:  # e.g. the window that served it has closed
+            next_try = time.monotonic() + RETRY_SERVE_S
+            why_not = lib.serve(commands=run_command)
+            if why_not is None:
+                print(f"{_now()} searches from the command line are answered here now", flush=True)

@@ -55,7 +55,7 @@ def test_second_writer_process_gets_a_clear_message(tmp_path, tiny_lib, capsys):
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(StoreError, match="another searchapp process is updating the library"):
             tiny_lib.add_folder(docs)
-        code = main(["--data-dir", str(tiny_lib.data_dir), "remove", str(docs)])
+        code = main(["--data-dir", str(tiny_lib.data_dir), "remove", "--no-wait", str(docs)])
         err = capsys.readouterr().err
         assert code == 3 and err.count("\n") == 1 and "another searchapp process" in err
     finally:

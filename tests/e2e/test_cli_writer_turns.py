@@ -1,0 +1,157 @@
+"""Issue 39, items 3 and 4: a command that writes while another process holds the library's writer lock waits its
+turn, saying for whom, and goes on when the lock is free (`--no-wait`: refuses at once); `searchapp watch` answers
+searches from its first second, also while its catch-up waits, and says what it does. The other writer is a child
+process holding the lock (as the window does while it embeds); the commands run as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import build_tiny_library
+
+TEXTS = {
+    "volcano.md": "The volcano erupted and molten rock flowed down to the sea.",
+    "bread.txt": "A recipe for sourdough bread with a long cold proof.",
+}
+
+HANG_GUARD_S = 240.0
+HOLD_LOCK = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from searchapp.library.lock import writer_lock
+    with writer_lock(Path(sys.argv[1])):
+        print("locked", flush=True)
+        sys.stdin.read()  # hold until the test closes our stdin
+""")
+
+
+@pytest.fixture
+def library(tmp_path, tiny_bi_encoder_dir, tiny_encoder) -> Path:
+    return build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+
+
+@pytest.fixture
+def holder(library):
+    """Another process writing the library: it holds the writer lock until `release()`."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(library)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "locked"
+
+    def release() -> None:
+        if proc.stdin and not proc.stdin.closed:
+            proc.stdin.close()
+        proc.wait(timeout=60)
+
+    proc.release = release
+    yield proc
+    release()
+
+
+def searchapp(data: Path, *argv: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def read_until(proc: subprocess.Popen, text: str, seen: list[str]) -> str:
+    """The first line of `proc`'s output holding `text`. A hang guard, not a timing check: a line that never
+    comes (the command waits on something else) ends the process after HANG_GUARD_S and fails the test."""
+    guard = threading.Timer(HANG_GUARD_S, proc.kill)
+    guard.start()
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if text in line:
+                return line
+    finally:
+        guard.cancel()
+    raise AssertionError(f"{text!r} never came; exit {proc.wait()}; output: {''.join(seen)}")
+
+
+def run(data: Path, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+
+
+def new_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "more"
+    folder.mkdir()
+    (folder / "comet.txt").write_text("A comet with a glowing tail crossed the night sky.\n", encoding="utf-8")
+    return folder
+
+
+def test_index_waits_its_turn_saying_for_whom_then_goes_on(tmp_path, library, holder):
+    folder = new_folder(tmp_path)
+    proc = searchapp(library, "index", str(folder))
+    seen: list[str] = []
+    try:
+        line = read_until(proc, "waiting for", seen)
+        assert f"process {holder.pid}" in line and "--no-wait" in line, line
+        assert proc.poll() is None  # still waiting, not failed
+        holder.release()
+        assert proc.wait(timeout=300) == 0, "".join(seen) + proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    hits = json.loads(run(library, "search", "glowing comet", "--mode", "lexical", "--json").stdout)["hits"]
+    assert hits and Path(hits[0]["path"]).name == "comet.txt"
+
+
+def test_no_wait_refuses_at_once_naming_the_writer(tmp_path, library, holder):
+    for argv in (("index", "--no-wait", str(new_folder(tmp_path))), ("reindex", "--no-wait"),
+                 ("remove", "--yes", "--no-wait", str(tmp_path / "docs"))):
+        done = run(library, *argv)
+        assert done.returncode == 3, (argv, done.stderr)
+        assert done.stderr.count("\n") == 1 and "another searchapp process is updating the library" in done.stderr
+        assert f"process {holder.pid}" in done.stderr and "--no-wait" in done.stderr, done.stderr
+        assert "searchapp: waiting for" not in done.stderr
+
+
+@pytest.fixture(params=["embedded", "words only"])
+def watched(request, tmp_path, library, tiny_encoder) -> Path:
+    """The library, or (words only) one whose passages have no vector yet: a brand-new library's first hour."""
+    if request.param == "words only":
+        from searchapp.base.config import load_config
+        from searchapp.library import Library
+
+        with Library(load_config(library, env={}), encoder=tiny_encoder) as lib:
+            lib.reindex(embed=False)
+            assert lib.status().embedded == 0
+    return library
+
+
+def test_watch_serves_from_its_first_second_while_its_catch_up_waits(watched, holder):
+    from searchapp.library.serve import client
+
+    library = watched
+
+    proc = searchapp(library, "watch", "--poll", "--debounce", "0.2")
+    seen: list[str] = []
+    try:
+        read_until(proc, "searches from the command line are answered here", seen)
+        read_until(proc, f"waiting for process {holder.pid}", seen)  # the catch-up waits for the other writer
+        assert client.ping(library) == proc.pid
+        status = json.loads(run(library, "status", "--json").stdout)
+        assert status["warm_pid"] == proc.pid
+        for mode in ("lexical", "hybrid"):
+            found = run(library, "search", "sourdough bread", "--mode", mode, "--json")
+            res = json.loads(found.stdout)
+            assert res["served_by"] == "warm", found.stderr
+            assert Path(res["hits"][0]["path"]).name == "bread.txt"
+        holder.release()
+        read_until(proc, "caught up", seen)
+        read_until(proc, "watching 1 folder(s)", seen)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
