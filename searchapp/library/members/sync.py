@@ -29,6 +29,7 @@ from ...ingest.scan import ScannedFile
 from ...ingest.valid_text import valid_unicode
 from ..ocr.text_pass import pdf_waits_for_ocr, waits_for_ocr
 from ..sync.file_boundary import file_failure
+from ..sync.file_budget import FileBudget, too_long
 from .private_copy import write_private_copy
 from .temp_copies import private_temp_dir
 
@@ -122,9 +123,15 @@ def _one_member(key: str, m, old, scanned: ScannedFile, tmp: str, config: Config
         index_doc(key, old, scanned, sha, Document("", kind="image"), m.date_ns, ocr="pending")
         return
     copy = write_private_copy(tmp, m.data, m.suffix)
+    budget = FileBudget(cancel, config.scan.file_budget_s)  # each member has a file's budget
     try:
         doc = extract(copy, max_bytes=int(config.scan.max_file_mb * 2**20),
-                      max_chars=config.scan.max_text_chars, cancel=cancel)
+                      max_chars=config.scan.max_text_chars, cancel=budget)
+    except Cancelled:
+        if not budget.expired:
+            raise  # the sync's own cancel
+        problem(key, old, "failed", too_long(budget.seconds), scanned)
+        return
     except UnsupportedFileError as exc:
         problem(key, old, "skipped", str(exc), scanned)
         return

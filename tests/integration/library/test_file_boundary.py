@@ -304,3 +304,34 @@ def test_ocr_that_raises_for_one_image_fails_that_image_only(tmp_path, tiny_bi_e
         fault.armed = False
         lib.sync(embed=False)
         assert lib.store.file_by_path(str(docs / "victim.png")).status == "indexed"
+
+
+def test_a_member_past_its_budget_fails_alone(tmp_path, tiny_bi_encoder_dir, tiny_encoder, monkeypatch):
+    """Each member of a container has a file's budget: one whose extraction goes on and on is listed "took too
+    long", its container and siblings are indexed."""
+    import zipfile
+
+    from searchapp.library.members import sync as members_sync
+
+    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    with zipfile.ZipFile(docs / "bundle.zip", "w") as z:
+        for name, text in OTHERS.items():
+            z.writestr(name, text)
+        z.writestr("victim.txt", f"The {MARK} keeps its marble prism.")
+    real = members_sync.extract
+
+    def endless(path, *a, cancel=None, **kw):
+        while MARK.encode() in Path(path).read_bytes():  # page after page, checking the token
+            cancel.check()
+        return real(path, *a, cancel=cancel, **kw)
+
+    monkeypatch.setattr(members_sync, "extract", endless)
+    config = tiny_config(tmp_path / "library", tiny_bi_encoder_dir, scan={"file_budget_s": 0.5})
+    with Library(config, encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert rep.failed == 1
+        rows = {p.rsplit("/", 1)[-1]: (s, e) for p, s, e in lib.store.conn.execute("SELECT path, status, error FROM files")}
+        assert rows["victim.txt"] == ("failed", "took too long (0.5 s)")
+        assert all(rows[n][0] == "indexed" for n in OTHERS) and rows["bundle.zip"][0] == "indexed"
