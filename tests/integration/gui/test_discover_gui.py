@@ -80,7 +80,7 @@ def test_similar_files_from_a_result(qtbot, win):
 def test_duplicates_window_side_by_side_open_and_show_in_folder(qtbot, win):
     dw = win.discover.open_duplicates(threshold=0.75)
     qtbot.waitUntil(lambda: dw.report is not None and dw.refresh_button.isEnabled(), timeout=WAIT_MS)
-    assert "1 groups of exact copies" in dw.summary.text()
+    assert "1 group of exact copies" in dw.summary.text()
     pair = dw.selected_pair()  # the best near pair is selected first
     assert pair is not None and pair.similarity == max(p.similarity for p in dw.report.near)
     item = next(dw.tree.topLevelItem(1).child(i) for i in range(dw.tree.topLevelItem(1).childCount())
