@@ -1,20 +1,33 @@
 """Text repeated across many files (a licence footer, a mail signature, a disclaimer, a page header).
 
 Such text matches a query in every file that carries it, so before this a query sharing its words got one row per
-file ("Copyright: this document has been placed in the public domain" nine times above a book on copyright).
+file ("This document has been placed in the public domain" ten times above a book on the public domain).
 
-Found among the candidates of one search, never at sync time: each candidate passage is cut into segments
-(sentences and lines, compared verbatim but for case and spacing); a segment held by at least MIN_FILES candidate
-files is common. A passage is *common* for this query when every segment of it holding a query word is common:
-its match is the repeated text's, not the file's. The pipeline then
-(pipeline.py):
+Found among the candidates of one search, never at sync time: the cost is the candidates' text, whatever the size of
+the library (bench_boilerplate.py --scale measures it at 10,000 files), and it needs no vectors (a library searched
+by words only folds the same). Each candidate passage is cut into segments (sentences and lines), each compared
+*near-equal*: its words only, lower-cased, digits alike ("Copyright 2019 Acme." is "Copyright 2021 Acme"), so
+punctuation, spacing, a year or a number do not split one footer into many. Whole passages are never compared:
+chunking mixes a footer with the end of each file's own text, so two passages holding it are rarely alike.
+
+A segment held by MIN_FILES or more candidate files is repeated; one held by fewer but at least two, and holding
+a query word, is looked up in the whole library (`count_files`, at most MAX_LOOKUPS of them per search): with many
+files on the footer's topic the candidates may hold only a few of the files carrying it.
+
+A passage is *common* for this query when its match is the repeated text's, not the file's:
+- it holds query words: the distinct query words found in its own (not repeated) segments are at most half of
+  those it holds ("CTCF has a critical role" beside the footer shares "has" with the query, not its topic);
+- it holds none (found by meaning only): two thirds or more of its words are in repeated segments (a PEP's
+  header lines are repeated too, yet its first passage is found by the abstract under them).
+The repeated text a common passage stands for (its key) is the longest segment of the repeated block around its
+repeated segment holding the most query words, so every file matched through one footer falls under one key
+whatever else its passage holds and wherever chunking cut the footer. The pipeline then
+(pipeline.py, folding.py):
 - ranks a file by its other passages when it has any (its best non-common passage is shown);
-- keeps one row for the files matched only through the same common text, the first of them, marked with how
+- keeps one row for the files matched only through the same repeated text, the first of them, marked with how
   many files of the library hold that text (`Hit.common_to`), and drops the others;
 - in hybrid mode, weighs that row's signals by COMMON_WEIGHT, so it does not outrank a file that matches by
   its own words (its shown "match" is the weighed score that placed it: scores never rise down the list).
-A passage that matches by meaning only (no query word) is never judged common: which part carried the meaning
-is not known without embedding its parts again.
 """
 
 from __future__ import annotations
@@ -22,43 +35,55 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping, Optional
 
 from ...store.cjk import is_cjk
 from .snippet import query_terms
 
-__all__ = ["MIN_FILES", "COMMON_WEIGHT", "CommonText", "find_common"]
+__all__ = ["MIN_FILES", "COMMON_WEIGHT", "MAX_LOOKUPS", "CommonText", "find_common", "phrase_of", "segments"]
 
-MIN_FILES = 5  # candidate files holding a segment before it counts as repeated text
+MIN_FILES = 5  # files holding a segment before it counts as repeated text
 COMMON_WEIGHT = 0.5  # hybrid: the share of its signals a row of repeated text keeps (see the module docstring)
 PHRASE_WORDS = 32  # words of a common segment counted across the library (a longer one is counted by its start)
+MAX_LOOKUPS = 8  # segments per search looked up in the whole library (the most widely held first)
 
-# Segments: sentences (. ! ? ; then space) and lines.
-_BOUNDARY = re.compile(r"[.!?;]\s+|\n")
-_HAS_WORD = re.compile(r"[^\W_]")
+# Segments: sentences (. ! ? ; then space; CJK full stops) and lines.
+_BOUNDARY = re.compile(r"[.!?;]\s+|[。！？]|\n")
+_TOKEN = re.compile(r"[^\W_]+")
+_DIGITS = re.compile(r"\d")
 
 
 @dataclass
 class CommonText:
     """The common passages of one search's candidates."""
 
-    key_of: dict[int, str] = field(default_factory=dict)  # common passage id -> the repeated text that matched
+    key_of: dict[int, str] = field(default_factory=dict)  # common passage id -> the repeated text it stands for
+    phrase: dict[str, str] = field(default_factory=dict)  # key -> its words as one file holds them (to count)
 
     def __contains__(self, cid: int) -> bool:
         return cid in self.key_of
 
 
-def _starts(text: str) -> list[int]:
-    """Where each segment of `text` starts (one scan)."""
-    return [0] + [m.end() for m in _BOUNDARY.finditer(text)]
+@dataclass
+class _Passage:
+    starts: list[int]  # where each segment starts
+    keys: list[str]  # each segment's near-equality key ("" when it has no word)
+    terms: dict[int, set[str]]  # segment -> the query terms it holds
+    words: list[int]  # each segment's word count
 
 
-def _key(text: str, starts: list[int], i: int) -> str:
-    """Segment i of a lower-cased text, compared as repeated text repeats (verbatim): whitespace collapsed; ""
-    when it has no word (a line of ===== under a heading)."""
-    end = starts[i + 1] if i + 1 < len(starts) else len(text)
-    key = " ".join(text[starts[i]:end].split())
-    return key if _HAS_WORD.search(key) else ""
+def segments(low: str) -> tuple[list[int], list[str], list[str], list[int]]:
+    """(starts, keys, phrases, word counts) of the segments of a lower-cased text; a key is the segment's words
+    with every digit as 0, its phrase the same words as written; both "" for a segment with no word."""
+    starts = [0] + [m.end() for m in _BOUNDARY.finditer(low)]
+    keys, phrases, words = [], [], []
+    for i, s in enumerate(starts):
+        toks = _TOKEN.findall(low, s, starts[i + 1] if i + 1 < len(starts) else len(low))
+        phrase = " ".join(toks)
+        phrases.append(phrase)
+        keys.append(_DIGITS.sub("0", phrase))
+        words.append(len(toks))
+    return starts, keys, phrases, words
 
 
 def _query_words(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -67,78 +92,107 @@ def _query_words(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(t for t in terms if not is_cjk(t)), tuple(t for t in terms if is_cjk(t))
 
 
-def _word_positions(low: str, words: tuple[str, ...], pairs: tuple[str, ...]) -> list[int]:
-    """Where a query word starts a word of `low` (an inflection counts: 'erupt' finds 'erupted'), or a CJK pair
-    of the query occurs. str.find, not a regex: every candidate passage is read at every search."""
+def _term_positions(low: str, words: tuple[str, ...], pairs: tuple[str, ...]) -> list[tuple[int, str]]:
+    """(where, term): a query word starting a word of `low` (an inflection counts: 'erupt' finds 'erupted'), or a
+    CJK pair of the query. str.find, not a regex: every candidate passage is read at every search."""
     out = []
     for w in words:
         i = low.find(w)
         while i != -1:
             if i == 0 or not low[i - 1].isalnum():
-                out.append(i)
+                out.append((i, w))
             i = low.find(w, i + 1)
     for w in pairs:
         i = low.find(w)
         while i != -1:
-            out.append(i)
+            out.append((i, w))
             i = low.find(w, i + 1)
     return out
 
 
-def find_common(query: str, texts: Mapping[int, str], file_of: Mapping[int, int],
-                min_files: int = MIN_FILES) -> CommonText:
-    """The candidate passages (`texts`: id -> text) whose match with `query` is text common to `min_files` or
-    more of the candidates' files. Only the segments holding a query word are compared (a repeated segment that
-    matches holds the word in every file that repeats it), then the neighbours of the suspects' ones."""
+def find_common(query: str, texts: Mapping[int, str], file_of: Mapping[int, int], min_files: int = MIN_FILES,
+                count_files: Optional[Callable[[str, int], int]] = None) -> CommonText:
+    """The candidate passages (`texts`: id -> text) whose match with `query` is text repeated in `min_files` or
+    more files. `count_files(phrase, cap)`: the library's files holding a phrase, counted up to `cap`."""
     out = CommonText()
+    if len(set(file_of.values())) < 2:
+        return out
     words, pairs = _query_words(query)
-    if not (words or pairs) or len(set(file_of.values())) < min_files:
-        return out
-    found: dict[int, tuple[list[int], dict[int, str]]] = {}  # passage -> (segment starts, {segment: key})
+    found: dict[int, _Passage] = {}
     holders: dict[str, set[int]] = {}
-    lows: dict[int, str] = {}
+    phrase: dict[str, str] = {}
     for cid, text in texts.items():
-        low = lows[cid] = text.lower()  # keys are lower-cased anyway; positions are taken in this text
-        at = _word_positions(low, words, pairs)
-        if not at:
-            continue  # matched by meaning alone: which part carried it is not known
-        starts = _starts(low)
-        keys: dict[int, str] = {}
-        for pos in at:
-            i = bisect_right(starts, pos) - 1
-            if i not in keys:
-                keys[i] = _key(low, starts, i)
-        found[cid] = (starts, keys)
-        _hold(holders, keys.values(), file_of[cid], min_files)
-    common = {key for key, h in holders.items() if len(h) >= min_files}
-    # Every segment that matches is repeated text: the file's own words do not match.
-    suspects = {cid: v for cid, v in found.items() if common and all(k in common for k in v[1].values())}
-    if not suspects:
+        low = text.lower()
+        starts, keys, phrases, counts = segments(low)
+        terms: dict[int, set[str]] = {}
+        for pos, term in _term_positions(low, words, pairs):
+            terms.setdefault(bisect_right(starts, pos) - 1, set()).add(term)
+        found[cid] = _Passage(starts, keys, terms, counts)
+        for key, words_of in zip(keys, phrases, strict=True):
+            if key:
+                h = holders.setdefault(key, set())
+                if len(h) < min_files:
+                    h.add(file_of[cid])
+                phrase.setdefault(key, words_of)
+    repeated = {key for key, h in holders.items() if len(h) >= min_files}
+    if count_files is not None:
+        repeated |= _looked_up(found, holders, phrase, min_files, count_files)
+    if not repeated:
         return out
-    # The repeated text goes on in segments without a query word ("Copyright", then "This document has been
-    # placed in the public domain."): those repeated among the suspects join it.
-    every = {cid: [_key(lows[cid], starts, i) for i in range(len(starts))] for cid, (starts, _) in suspects.items()}
-    around: dict[str, set[int]] = {}
-    for cid, keys_all in every.items():
-        _hold(around, keys_all, file_of[cid], min_files)
-    joins = common | {key for key, h in around.items() if len(h) >= min_files}
-    for cid, (_, keys) in suspects.items():
-        keys_all = every[cid]
-        lo = hi = max(keys, key=lambda i: len(keys[i]))  # the longest matching segment
-        while lo > 0 and (keys_all[lo - 1] in joins or not keys_all[lo - 1]):
-            lo -= 1
-        while hi + 1 < len(keys_all) and (keys_all[hi + 1] in joins or not keys_all[hi + 1]):
-            hi += 1
-        out.key_of[cid] = " ".join(k for k in keys_all[lo:hi + 1] if k)
+    for cid, passage in found.items():
+        stands_for = _common_key(passage, repeated, holders)
+        if stands_for is not None:
+            out.key_of[cid] = stands_for
+            out.phrase[stands_for] = phrase[stands_for]
     return out
 
 
-def _hold(holders: dict[str, set[int]], keys, file_id: int, cap: int) -> None:
-    for key in keys:
-        if key:
-            h = holders.setdefault(key, set())
-            if len(h) < cap:
-                h.add(file_id)
+def _looked_up(found: Mapping[int, _Passage], holders: Mapping[str, set[int]], phrase: Mapping[str, str],
+               min_files: int, count_files: Callable[[str, int], int]) -> set[str]:
+    """The segments held by a few candidate files (2 to min_files - 1) with a query word, that the library holds
+    in min_files or more files: the most widely held first, at most MAX_LOOKUPS FTS phrase counts."""
+    asked = {p.keys[i] for p in found.values() for i in p.terms
+             if p.keys[i] and 2 <= len(holders[p.keys[i]]) < min_files}
+    order = sorted(asked, key=lambda k: (-len(holders[k]), -len(k), k))[:MAX_LOOKUPS]
+    return {k for k in order if count_files(phrase_of(phrase[k]), min_files) >= min_files}
+
+
+def _common_key(p: _Passage, repeated: set[str], holders: Mapping[str, set[int]]) -> Optional[str]:
+    """The repeated text passage `p` stands for when its match is that text's (see the module docstring)."""
+    rep = [i for i, k in enumerate(p.keys) if k in repeated]
+    if not rep:
+        return None
+    if p.terms:
+        own: set[str] = set()
+        every: set[str] = set()
+        for i, t in p.terms.items():
+            every |= t
+            if p.keys[i] not in repeated:
+                own |= t
+        if 2 * len(own) > len(every):  # its own words hold more than half of what it matches
+            return None
+        anchor = max((i for i in rep if i in p.terms), key=lambda i: len(p.terms[i]), default=None)
+        if anchor is None:
+            return None
+    elif 3 * sum(p.words[i] for i in rep) < 2 * sum(p.words):
+        return None  # found by meaning, and a third or more of its words are its own
+    else:
+        anchor = max(rep, key=lambda i: p.words[i])
+    return _block_key(p, anchor, repeated, holders)
+
+
+def _block_key(p: _Passage, anchor: int, repeated: set[str], holders: Mapping[str, set[int]]) -> str:
+    """The key of the repeated block around segment `anchor` (the repeated or wordless segments next to it: a
+    "Copyright" heading, its rule, the sentence under it): its longest segment, one without digits first (its
+    words are counted across the library as one file writes them, and a number or year differs between files).
+    Every file matched through the block gets the same key, however its chunking cut the block."""
+    lo = hi = anchor
+    while lo > 0 and (p.keys[lo - 1] in repeated or not p.keys[lo - 1]):
+        lo -= 1
+    while hi + 1 < len(p.keys) and (p.keys[hi + 1] in repeated or not p.keys[hi + 1]):
+        hi += 1
+    block = [p.keys[i] for i in range(lo, hi + 1) if p.keys[i]]
+    return max(block, key=lambda k: ("0" not in k, len(k.split()), len(holders[k]), k))
 
 
 def phrase_of(key: str) -> str:

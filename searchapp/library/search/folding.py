@@ -4,8 +4,9 @@ files (boilerplate.py) fills at most one.
 Runs on the candidates before files are ranked, so the rows it frees are filled by other files:
 - exact copies (the same sha256, as the duplicates feature finds them): the copy found first keeps the row,
   the others leave the candidates and are listed with it (`Hit.copies`, every copy in the library);
-- common passages: they leave their files' signals; a file matched only through repeated text keeps a row only
-  when it is the first matched through that text (`Hit.common_to`: files of the library holding it).
+- common passages: they leave their files' signals; a file whose best passage is repeated text keeps a row only
+  when it is the first matched through that text (`Hit.common_to`: files of the library holding it), the others
+  go on by their own passages.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = ["Folded", "fold_candidates", "mark_folded", "weigh_common", "weigh_re
 class Folded:
     dropped: set[int] = field(default_factory=set)  # passage ids left out of the file ranking
     common_key: dict[int, str] = field(default_factory=dict)  # file id -> the repeated text its row stands for
+    phrase: dict[str, str] = field(default_factory=dict)  # that text (its key) -> its words, to count its files
     sha_of: dict[int, str] = field(default_factory=dict)  # file id -> sha256, of files with a copy among the candidates
 
     def keep(self, ranked: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -47,26 +49,27 @@ def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file
             out.dropped.add(cid)
             out.sha_of[keeper] = sha
     left = [c for c in passage_order if c not in out.dropped]
-    common = find_common(query, {c: texts[c] for c in left}, {c: file_of[c] for c in left})
+    common = find_common(query, {c: texts[c] for c in left}, {c: file_of[c] for c in left},
+                         count_files=store.files_with_phrase)
     if not common.key_of:
         return out
-    own: set[int] = {file_of[c] for c in left if c not in common}  # files with a passage of their own
-    row_of_text: dict[str, int] = {}
+    out.phrase = common.phrase
+    best: dict[int, int] = {}  # file -> its best candidate passage
     for cid in left:
-        fid = file_of[cid]
-        if cid not in common:
-            continue
-        if fid in own:
-            out.dropped.add(cid)  # ranked by its own passages
-            continue
-        key = common.key_of[cid]
-        holder = row_of_text.setdefault(key, fid)
-        if holder != fid and out.common_key.get(fid) is None:
-            out.dropped.add(cid)  # another file already stands for this text
-        else:
-            out.common_key.setdefault(fid, key)
+        best.setdefault(file_of[cid], cid)
+    # A file is matched through repeated text when its best passage is one: the first such file stands for that
+    # text, the others go on by their own passages, if any, below. A file whose own passage comes first is ranked
+    # by its own passages. (Having any own passage among the candidates is not enough: in a small library, or by
+    # meaning, every file has some, and the text's row then vanished while each file kept a weak row of its own.)
+    row_of_text: dict[str, int] = {}
+    for fid, cid in best.items():
+        if cid in common:
+            key = common.key_of[cid]
+            if row_of_text.setdefault(key, fid) == fid:
+                out.common_key[fid] = key
+    out.dropped.update(c for c in left if c in common and file_of[c] not in out.common_key)
     # A file whose every passage was dropped above leaves the list whole.
-    stands = set(out.common_key) | own
+    stands = set(out.common_key) | {file_of[c] for c in left if c not in out.dropped}
     out.dropped.update(c for c in left if file_of[c] not in stands)
     return out
 
@@ -82,7 +85,7 @@ def mark_folded(store: Store, hits: list[Hit], file_of: Mapping[int, int], folde
         h.copies = [p for p in copies.get(sha, []) if p != h.path] if sha is not None else []
         key = folded.common_key.get(fid)
         if key is not None:
-            h.common_to = max(store.files_with_phrase(phrase_of(key)), MIN_FILES)
+            h.common_to = max(store.files_with_phrase(phrase_of(folded.phrase[key])), MIN_FILES)
 
 
 def weigh_common(folded: Folded, groups: Mapping[int, FileGroup], dense_files: list[int],

@@ -1,0 +1,193 @@
+"""A footer repeated in real files, as PEPs carry it (issue 39, item 5): each PEP's last passage mixes the end of its
+own text with "Copyright / This document has been placed in the public domain." and the Emacs local-variables
+trailer, so no two such passages are alike, and its own words share common ones with the query ("has", "been").
+The files matched only through the footer take one row, "common to N files", below the files on the footer's topic
+and above any PEP that does not treat it."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchapp.library import Library
+from searchapp.library.search.boilerplate import find_common
+
+FOOTER = """Copyright
+=========
+
+This document has been placed in the public domain.
+
+
+..
+   Local Variables:
+   mode: indented-text
+   indent-tabs-mode: nil
+   sentence-end-double-space: t
+   fill-column: 70
+   coding: utf-8
+   End:
+"""
+
+# (title, abstract, motivation, specification): distinct topics, none about copyright or the public domain.
+TOPICS = [
+    ("Generator delegation", "This PEP adds a syntax for a generator to delegate part of its work to another one.",
+     "Refactoring a generator into pieces has been awkward, because values sent in must be passed by hand.",
+     "The expression yield from iterates over the subgenerator and returns its return value."),
+    ("Context managers", "This PEP adds the with statement to release a resource when a block ends.",
+     "Try and finally blocks have been repeated around every lock, file and socket in the standard library.",
+     "The manager's exit method is called with the exception, which it may swallow by returning true."),
+    ("Keyword-only arguments", "This PEP allows parameters that can only be passed by name.",
+     "Functions with many flags have been called with positional booleans nobody can read.",
+     "Parameters after a bare star in the signature must be given as keywords."),
+    ("Assignment expressions", "This PEP adds the walrus operator, which binds a name inside an expression.",
+     "Loops have been written with a call repeated before the loop and at its end.",
+     "The target of the operator is a plain name; it binds in the enclosing scope of a comprehension."),
+    ("Structural pattern matching", "This PEP adds the match statement with patterns over sequences and classes.",
+     "Chains of isinstance checks have been the only way to take apart nested data.",
+     "Case clauses are tried in order; a capture pattern binds the matched value to a name."),
+    ("Exception groups", "This PEP lets concurrent tasks raise several unrelated exceptions together.",
+     "A task group has been forced to drop all but one of the failures of its children.",
+     "The except star clause handles the matching exceptions and raises the rest again."),
+    ("Dataclasses", "This PEP generates init, repr and comparison methods from annotated fields.",
+     "Plain record classes have been written with the same boilerplate methods in every project.",
+     "A frozen dataclass refuses assignment after construction and can be hashed."),
+    ("Type hints", "This PEP defines a standard syntax for annotating function parameters and returns.",
+     "Tools for static checking have been inventing their own comment conventions.",
+     "Annotations are not checked at run time; the typing module provides generic containers."),
+    ("Asynchronous coroutines", "This PEP adds async and await for coroutines driven by an event loop.",
+     "Generator-based coroutines have been confused with ordinary generators by readers and tools.",
+     "An async function returns a coroutine object, which runs when an event loop awaits it."),
+    ("Path objects", "This PEP adds an object-oriented module for file system paths.",
+     "String manipulation of paths has been error-prone across operating systems.",
+     "Paths are joined with the slash operator and globbed with patterns on every platform."),
+    ("Enumerations", "This PEP adds an enum module with named constants that compare by identity.",
+     "Integer constants have been printed as bare numbers in logs and tracebacks.",
+     "Members of an enumeration are singletons and iterate in definition order."),
+    ("Formatted string literals", "This PEP adds f-strings that evaluate expressions inside braces.",
+     "Percent formatting and format calls have been verbose for simple interpolation.",
+     "The expression inside braces is evaluated at run time and formatted with its format spec."),
+]
+
+# Files on the footer's topic: their own words are about documents placed in the public domain.
+ON_TOPIC = {
+    "public-domain-guide.txt": (
+        "A guide to the public domain. A document enters the public domain when its copyright expires, or when "
+        "its author has placed it there by a dedication such as CC0. A document placed in the public domain "
+        "may be copied, translated and published by anyone, without a licence and without asking permission.\n\n"
+        "Government documents have been in the public domain in some countries since they were written; "
+        "elsewhere the licence of each document says what readers may do with it."),
+    "licences-explained.txt": (
+        "Licences explained: what the licence of a document allows. A permissive licence lets anyone reuse a "
+        "document if the author is credited; a document in the public domain needs no licence at all, because "
+        "nobody holds its copyright any more.\n\n"
+        "Authors who want their work to be free to reuse have placed it in the public domain, or chosen a licence "
+        "close to it, so that libraries and archives can publish it freely."),
+}
+
+QUERIES = ["This document has been placed in the public domain", "public domain licence of this document"]
+
+
+AUTHORS = ["Greg Ewing", "Nick Coghlan", "Talin", "Chris Angelico", "Brandt Bucher", "Irit Katriel", "Eric V. Smith",
+           "Guido van Rossum", "Yury Selivanov", "Antoine Pitrou", "Ethan Furman", "Eric V. Smith"]
+
+
+def pep_text(number: int, title: str, abstract: str, motivation: str, spec: str) -> str:
+    return f"""PEP: {number}
+Title: {title}
+Author: {AUTHORS[number % 12]} <{AUTHORS[number % 12].split()[0].lower()}@python.org>
+Status: {("Final", "Accepted", "Draft")[number % 3]}
+Type: {("Standards Track", "Informational")[number % 2]}
+Content-Type: text/x-rst
+Created: {number % 28 + 1:02}-Mar-20{number % 20:02}
+Python-Version: 3.{number % 12}
+
+
+Abstract
+========
+
+{abstract}
+
+
+Motivation
+==========
+
+{motivation}
+
+
+Specification
+=============
+
+{spec}
+
+
+Reference Implementation
+========================
+
+The reference implementation of {title.lower()} has been merged into CPython; the discussion of this proposal
+is archived at https://mail.python.org/archives/list/python-dev/thread/{number}/
+
+
+{FOOTER}"""
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory, packaged_encoder):
+    from searchapp.base.config import load_config
+
+    root = tmp_path_factory.mktemp("peps")
+    docs = root / "docs"
+    docs.mkdir()
+    for i, topic in enumerate(TOPICS):
+        (docs / f"pep-{3100 + i}.rst").write_text(pep_text(3100 + i, *topic), encoding="utf-8")
+    for name, text in ON_TOPIC.items():
+        (docs / name).write_text(text + "\n", encoding="utf-8")
+    cfg = load_config(root / "library", env={}, overrides={"search": {"rerank": False}})
+    library = Library(cfg, encoder=packaged_encoder)
+    library.add_folder(docs)
+    yield library
+    library.close()
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+@pytest.mark.parametrize("mode", ["lexical", "hybrid", "dense"])
+@pytest.mark.parametrize("query", QUERIES)
+def test_peps_matched_through_their_footer_take_one_row_below_the_files_on_its_topic(lib, mode, query):
+    hits = lib.search(query, mode=mode, k=10).hits
+    names = [(_name(h.path), h.common_to) for h in hits]
+    common = [i for i, h in enumerate(hits) if h.common_to]
+    # Found by words, the footer is a row; by meaning, "public domain licence" is far from a PEP's last passage,
+    # which may then be below the top 10: never more than one row.
+    assert len(common) == 1 if mode == "lexical" or query == QUERIES[0] else len(common) <= 1, names
+    row = common[0] if common else len(hits)
+    # No other PEP is shown by its footer: each one matched through it is folded into the row. (By meaning, a PEP
+    # abstract, "This PEP adds...", may come near "This document has been..."; it is then shown by its own text.)
+    footers = [_name(h.path) for i, h in enumerate(hits) if i != row and "placed in the public domain." in h.text]
+    assert not footers, names
+    assert {_name(h.path) for h in hits[:2]} == set(ON_TOPIC), names  # the files on the topic first
+    if common:
+        assert hits[row].common_to == len(TOPICS), names  # counted in the whole library
+    if mode == "lexical":  # then the row, above every PEP that shares a word or two with the query ("has been")
+        assert row == 2, names
+
+
+def test_a_pep_found_by_its_own_words_keeps_its_row(lib):
+    hits = lib.search("delegate generator yield from subgenerator", mode="hybrid", k=5).hits
+    assert _name(hits[0].path) == "pep-3100.rst" and hits[0].common_to == 0
+
+
+def test_a_footer_is_recognised_when_its_year_spacing_and_punctuation_differ():
+    """Near-equal, not identical: each file writes its own year, its own spacing, and its passages end where
+    chunking cut them."""
+    texts, file_of = {}, {}
+    for i in range(6):
+        own = f"Notes on the harbour survey number {i}: tide tables, moorings and the pilot's log have been updated."
+        footer = (f"Copyright (c) {2015 + i}  Harbour Trust.\nAll rights reserved;  reproduction has been "
+                  f"permitted for non-commercial use{'.' if i % 2 else ''}")
+        texts[i], file_of[i] = f"{own}\n\n{footer}", i
+    texts[10], file_of[10] = ("Who may reproduce the survey? Reproduction for commercial use needs the Trust's "
+                              "permission; non-commercial reproduction is permitted."), 10
+    common = find_common("reproduction permitted for non-commercial use", texts, file_of)
+    assert set(common.key_of) == set(range(6))
+    assert len(set(common.key_of.values())) == 1  # one repeated text, one row
