@@ -2,7 +2,8 @@
 peak RSS of the child, files written outside the data dir, and what it said. Each case builds its hostile input
 in a fresh folder and runs the CLI (or, where the CLI has no such command, a few lines of the library's API) in
 a child process with the code tree given, HOME and TMPDIR pointed at empty folders of their own ("outside": every
-file left there afterwards is counted). A child still running after --timeout seconds (20) is killed: "hung".
+file left there afterwards is counted). A child still running after --timeout seconds (20) is killed: "hung" (the cases that load an OCR
+engine or a model on purpose, or measure their own time, get 600 s).
 
     git archive 0c95c2b searchapp | tar -x -C /tmp/before
     python tests/benchmarks/bench_trust4.py --trees /tmp/before,. [--cases fifo-index,long-query]
@@ -93,7 +94,7 @@ def telemetry(c: Case) -> dict:
     ImageDraw.Draw(im).text((10, 40), "Lighthouse keeper log", fill="black", font=ImageFont.load_default(size=34))
     im.save(c.docs / "scan.png")
     r = c.index(env={"SEARCHAPP_OCR_ENGINE": "rapidocr3"})
-    s = c.run("search", "lighthouse keeper", "--json")
+    s = c.run("search", "lighthouse keeper", "--json", timeout=600)
     return c.report(r, search_rc=s["rc"], ocr_found="scan.png" in s["out"])
 
 
@@ -184,7 +185,7 @@ def undo_temp(c: Case) -> dict:
     for i in range(40):
         (c.docs / f"n{i}.txt").write_text(f"Private note {i}: " + "the keeper's ledger " * 80 + "\n")
     c.index()
-    r = c.run("-c", UNDO, str(c.docs))
+    r = c.run("-c", UNDO, str(c.docs), timeout=600)
     temp = [t for t in r["out"].splitlines() if t]
     return {**c.report(r), "temp_files": temp,
             "temp_outside_data_dir": [t for t in temp if not t.startswith(str(c.data))]}
@@ -227,7 +228,7 @@ def precount_wide(c: Case) -> dict:
     wide.mkdir()
     for i in range(100_000):
         os.mkdir(wide / f"d{i}")
-    return c.report(c.run("-c", PRECOUNT, str(wide)))
+    return c.report(c.run("-c", PRECOUNT, str(wide), timeout=600))  # its own time limit is what is measured
 
 
 BLANK = """
@@ -241,7 +242,7 @@ for _ in range(5):
 
 def ocr_blank(c: Case) -> dict:
     """8: five blank pages through RapidOCR 3: lines on stderr (ANSI-coloured warnings before)."""
-    r = c.run("-c", BLANK)
+    r = c.run("-c", BLANK, timeout=600)  # building the engine alone takes seconds
     return {**c.report(r), "stderr_lines": len(r["err"].splitlines()), "ansi": "\x1b[" in r["err"]}
 
 
