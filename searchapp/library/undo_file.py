@@ -8,10 +8,12 @@ the next `remove` or `undo` (it holds the removed folder's text); the file is pr
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from ..base.errors import SearchAppError
 from ..store.removed_roots import forget_removed, load_removed, save_removed
@@ -39,21 +41,24 @@ def drop_expired(data_dir: Path, now: float) -> None:
         pass
 
 
-def remove_undoable(lib: Any, path: str) -> int:
-    """Forget the indexed folder `path` as Library.remove_folder does, keeping its rows for `undo_last_remove`;
-    the number of files removed."""
+def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
+    """Forget the indexed folder `path` as Library.remove_folder does, keeping its rows for `undo_last_remove`:
+    (the number of files removed, None, or why it cannot be undone: the folder is removed all the same)."""
     n = lib.remove_folder(path, undoable=True)
     file = Path(lib.data_dir) / FILE_NAME
     tmp = file.with_name(FILE_NAME + ".part")
-    _drop(tmp)
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private before SQLite writes a byte
     try:
+        _drop(tmp)
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private before SQLite writes a byte
         if save_removed(lib.store, str(tmp), time.time()):
             os.replace(tmp, file)
+    except (OSError, sqlite3.Error) as exc:  # e.g. a full disk: the Remove is done, only its Undo is lost
+        return n, f"cannot keep it for `searchapp undo`: {getattr(exc, 'strerror', None) or exc}"
     finally:
-        _drop(tmp)
+        with contextlib.suppress(OSError):
+            _drop(tmp)
         forget_removed(lib.store)
-    return n
+    return n, None
 
 
 def undo_last_remove(lib: Any) -> tuple[str, int]:

@@ -68,6 +68,16 @@ def test_remove_asks_on_a_terminal_needs_yes_in_a_script_and_undo_puts_it_back(t
     assert lexical_hits(data, "sourdough") == []
 
 
+def test_a_remove_that_cannot_keep_its_undo_still_removes_and_says_so(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    (data / "undo-remove.sqlite.part").mkdir()  # where the kept rows are written first: not writable as a file
+    run = cli(data, "remove", "--yes", str(tmp_path / "docs"))
+    assert run.returncode == 0 and "removed" in run.stdout and "searchapp undo` puts" not in run.stdout, run.stderr
+    assert "cannot keep it for `searchapp undo`" in run.stderr and "Traceback" not in run.stderr, run.stderr
+    assert lexical_hits(data, "sourdough") == []
+    assert cli(data, "undo").returncode == 1
+
+
 def test_explain_of_a_path_the_library_does_not_hold_is_an_error(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
     for argv in (("explain", "/nonexistent"), ("explain", "/nonexistent", "--json"),

@@ -49,7 +49,11 @@ def cmd_remove(args, config: Config, progress, cancel) -> int:
         # remove_undoable says so (and what it belongs to) before anything is asked or removed.
         if root in lib.roots() and not args.yes and not _confirmed(root):
             return 1
-        n = remove_undoable(lib, root)
+        n, no_undo = remove_undoable(lib, root)
+    if no_undo:
+        print(f"removed {printable(root)} ({n} files)")
+        print(f"searchapp: note: {printable(no_undo)}", file=sys.stderr)
+        return 0
     print(f"removed {printable(root)} ({n} files); `searchapp undo` puts it back within {UNDO_SECONDS:.0f} s")
     return 0
 
