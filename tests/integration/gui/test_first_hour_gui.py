@@ -60,6 +60,7 @@ def many_notes(folder: Path, n: int) -> Path:
 
 def shot(widget, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
+    QApplication.processEvents()  # labels just given new text are laid out before the grab
     assert widget.grab().save(str(SHOTS / name))
 
 
@@ -274,7 +275,6 @@ def test_copies_are_named_after_their_original_and_their_paths_give_way_in_the_m
     assert len(set(shown)) == 3, shown
     assert dupes.summary.text().startswith("1 group of exact copies")
     tree.setCurrentItem(group)
-    QApplication.processEvents()  # the sides' titles laid out
     shot(dupes, "duplicates_window.png")
 
 
