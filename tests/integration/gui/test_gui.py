@@ -7,6 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -149,8 +150,8 @@ def test_rerank_movement_scatter_and_csv_export(qtbot, make_window, tmp_corpus, 
     promoted = sum(h.ranks.fused > h.ranks.rerank for h in res.hits)
     assert sum(p.kind == "promoted" for p in plot.points) == promoted
     # the plot's points are the hits' own scores (as floats the widget keeps: compared within float32's bits)
-    assert sorted((p.x, p.y) for p in plot.points) == pytest.approx(
-        sorted((h.scores.dense, h.scores.rerank) for h in res.hits), abs=1e-6)
+    np.testing.assert_allclose(sorted((p.x, p.y) for p in plot.points),
+                               sorted((h.scores.dense, h.scores.rerank) for h in res.hits), atol=1e-6, rtol=0)
     out = tmp_path / "scores.csv"
     assert win.inspector.export_csv(str(out)) == len(res.hits)
     rows = list(csv.reader(out.open(encoding="utf-8")))
