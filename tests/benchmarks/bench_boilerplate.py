@@ -12,6 +12,9 @@ Collections, all from real text (never test fixtures):
 - "copies": the footer collection with 20 of its notes saved twice ("x.txt" and "x (1).txt"): rows that are a
   copy of a row above, in the top 10 of each note's own sentence as the query.
 - `--dev cranfield,trecqa,scifact-sub`: bench_quality's collections, as shown, before/after (must not fall).
+- `--scale 10000`: a words-only library of that many files from SciFact abstracts, three in ten PEP-like .rst files
+  with a PEP's footer and trailer: lexical ms per query (p50, p95) with folding off/on, for the footer queries and
+  for topical ones, and for the footer queries the "common to N" rows, PEP rows shown and the on-topic file's rank.
 
 One JSON line per figure; the first line names the CPU (avx512_bf16, AMX) and the load average. Libraries are
 cached under /tmp/searchapp-bench-boilerplate (and bench_quality's cache for --dev):
@@ -208,11 +211,83 @@ def run_dev(names: list[str], encoder, max_queries: int) -> None:
             emit(row)
 
 
+PEP_FOOTER = ("Copyright\n=========\n\nThis document has been placed in the public domain.\n\n\n..\n   Local Variables:\n"
+              "   mode: indented-text\n   indent-tabs-mode: nil\n   sentence-end-double-space: t\n   fill-column: 70\n"
+              "   coding: utf-8\n   End:\n")
+SCALE_QUERIES = ["This document has been placed in the public domain", "public domain licence of this document"]
+ON_TOPIC = ("A guide to the public domain. A document enters the public domain when its copyright expires, or when its "
+            "author has placed it there. A document placed in the public domain may be copied and published by anyone, "
+            "without a licence.")
+
+
+def scale_collection(n_files: int) -> tuple[Path, Path, list[str]]:
+    """`n_files` files from real text (SciFact abstracts, each cut in two halves: distinct bodies), three in ten of
+    them PEP-like .rst files ending with a PEP's footer and trailer, plus one file on the footer's topic; (docs, library
+    dir, SciFact claims as topical queries)."""
+    root = CACHE / f"scale-{n_files}"
+    docs = root / "docs"
+    base = DATA / "ir" / "scifact-train"
+    claims = [json.loads(line)["text"] for line in (base / "queries.jsonl").read_text().splitlines()[:30]]
+    if not (root / "docs.done").exists():
+        shutil.rmtree(root, ignore_errors=True)
+        docs.mkdir(parents=True)
+        bodies = []
+        for line in (base / "corpus.jsonl").read_text().splitlines():
+            d = json.loads(line)
+            cut = d["text"].find(". ", len(d["text"]) // 2) + 1 or len(d["text"]) // 2
+            bodies += [(d["title"], d["text"][:cut]), (d["title"] + " (continued)", d["text"][cut:])]
+        for i in range(n_files - 1):
+            title, body = bodies[i % len(bodies)]
+            if i % 10 < 3:
+                (docs / f"pep-{i:05d}.rst").write_text(
+                    f"PEP: {i}\nTitle: {title}\nStatus: Draft\nType: Informational\n\n\nAbstract\n========\n\n"
+                    f"{body}\n\n\nReferences\n==========\n\n.. [1] The discussion has been archived.\n\n\n{PEP_FOOTER}",
+                    encoding="utf-8")
+            else:
+                (docs / f"note-{i:05d}.txt").write_text(f"{title}\n\n{body}\n", encoding="utf-8")
+        (docs / "public-domain-guide.txt").write_text(ON_TOPIC + "\n", encoding="utf-8")
+        (root / "docs.done").write_text("")
+    return docs, root / "library", claims
+
+
+def run_scale(encoder, n_files: int) -> None:
+    """Repeated text at `n_files` files, words only (no vector: folding must not need meaning): lexical search
+    time per query with folding on and off, and for the footer queries whether the PEPs take one row."""
+    from searchapp.library import Library
+
+    docs, lib_dir, claims = scale_collection(n_files)
+    if not (lib_dir / "library.sqlite").exists():
+        t0 = time.perf_counter()
+        with Library(bench_config(lib_dir), encoder=encoder) as lib:
+            rep = lib.add_folder(docs, embed=False)
+        print(json.dumps({"stage": "index words", "files": rep.scanned, "seconds": round(time.perf_counter() - t0, 1)}),
+              file=sys.stderr, flush=True)
+    for variant, search in VARIANTS.items():
+        with Library(bench_config(lib_dir, **search), encoder=encoder) as lib:
+            for kind, queries in (("footer", SCALE_QUERIES), ("topical", claims)):
+                ms, rows = [], []
+                for q in queries:
+                    t0 = time.perf_counter()
+                    hits = lib.search(q, mode="lexical", rerank=False, k=10).hits
+                    ms.append((time.perf_counter() - t0) * 1000)
+                    rows.append({"common_to": [h.common_to for h in hits if h.common_to],
+                                 "pep_rows": sum(Path(h.path).name.startswith("pep-") and not h.common_to for h in hits),
+                                 "guide_rank": next((i for i, h in enumerate(hits, 1)
+                                                     if h.path.endswith("public-domain-guide.txt")), None)})
+                ms.sort()
+                row = {"part": "scale", "files": n_files, "variant": variant, "queries": kind, "mode": "lexical",
+                       "ms_p50": round(ms[len(ms) // 2], 1), "ms_p95": round(ms[min(len(ms) - 1, int(len(ms) * 0.95))], 1)}
+                if kind == "footer":
+                    row["per_query"] = rows
+                emit(row)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--parts", default="footer,copies,disclaimer")
     ap.add_argument("--dev", default="", help="bench_quality collections to score before/after, e.g. cranfield,trecqa")
     ap.add_argument("--max-queries", type=int, default=0)
+    ap.add_argument("--scale", type=int, default=0, help="also a words-only library of this many files (e.g. 10000)")
     args = ap.parse_args()
     from bench_quality import QueryCache
 
@@ -229,6 +304,8 @@ def main() -> None:
         run_disclaimer(encoder, args.max_queries)
     if args.dev:
         run_dev(args.dev.split(","), encoder, args.max_queries)
+    if args.scale:
+        run_scale(encoder, args.scale)
     print(json.dumps(cpu_note()), flush=True)
 
 

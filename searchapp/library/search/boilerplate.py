@@ -10,9 +10,9 @@ by words only folds the same). Each candidate passage is cut into segments (sent
 punctuation, spacing, a year or a number do not split one footer into many. Whole passages are never compared:
 chunking mixes a footer with the end of each file's own text, so two passages holding it are rarely alike.
 
-A segment held by MIN_FILES or more candidate files is repeated; one held by fewer but at least two, and holding
-a query word, is looked up in the whole library (`count_files`, at most MAX_LOOKUPS of them per search): with many
-files on the footer's topic the candidates may hold only a few of the files carrying it.
+A segment held by MIN_FILES or more candidate files is repeated; one held by fewer but at least LOOKUP_HOLDERS, and
+holding a query word, is looked up in the whole library (`count_files`, at most MAX_LOOKUPS of them per search):
+with many files on the footer's topic the candidates may hold only a few of the files carrying it.
 
 A passage is *common* for this query when its match is the repeated text's, not the file's:
 - it holds query words: the distinct query words found in its own (not repeated) segments are at most half of
@@ -45,12 +45,12 @@ __all__ = ["MIN_FILES", "COMMON_WEIGHT", "MAX_LOOKUPS", "CommonText", "find_comm
 MIN_FILES = 5  # files holding a segment before it counts as repeated text
 COMMON_WEIGHT = 0.5  # hybrid: the share of its signals a row of repeated text keeps (see the module docstring)
 PHRASE_WORDS = 32  # words of a common segment counted across the library (a longer one is counted by its start)
-MAX_LOOKUPS = 8  # segments per search looked up in the whole library (the most widely held first)
+MAX_LOOKUPS = 4  # segments per search looked up in the whole library (the most widely held first)
+LOOKUP_HOLDERS = 3  # candidate files holding a segment before the library is asked how many hold it
+LOOKUP_WORDS = 3  # words of a segment looked up (a heading or a name alone says nothing of a footer)
 
 # Segments: sentences (. ! ? ; then space; CJK full stops) and lines.
 _BOUNDARY = re.compile(r"[.!?;]\s+|[。！？]|\n")
-_TOKEN = re.compile(r"[^\W_]+")
-_DIGITS = re.compile(r"\d")
 
 
 @dataclass
@@ -72,18 +72,37 @@ class _Passage:
     words: list[int]  # each segment's word count
 
 
-def segments(low: str) -> tuple[list[int], list[str], list[str], list[int]]:
-    """(starts, keys, phrases, word counts) of the segments of a lower-cased text; a key is the segment's words
-    with every digit as 0, its phrase the same words as written; both "" for a segment with no word."""
+def _table(digits: str) -> dict[int, str]:
+    """str.translate table: every ASCII punctuation mark and common Unicode one to a space, each digit to
+    `digits` ("" keeps it). One C pass over a segment instead of a regex: every candidate passage is cut at every
+    search."""
+    out = {ord(c): " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\t\r\x0b\x0c\u00a0\u00a9\u00ae\u2013\u2014\u2018"
+           "\u2019\u201c\u201d\u2022\u2026\u2122\u3001\u3002\uff08\uff09\uff0c\uff1a\uff1b"}
+    if digits:
+        out.update({ord(d): digits for d in "0123456789"})
+    return out
+
+
+_KEY = _table("0")
+_PHRASE = _table("")
+
+
+def segments(low: str) -> tuple[list[int], list[str], list[int]]:
+    """(starts, keys, word counts) of the segments of a lower-cased text. A key is the segment's words with every
+    digit as 0 ("" for a segment with no word: a line of ===== under a heading)."""
     starts = [0] + [m.end() for m in _BOUNDARY.finditer(low)]
-    keys, phrases, words = [], [], []
-    for i, s in enumerate(starts):
-        toks = _TOKEN.findall(low, s, starts[i + 1] if i + 1 < len(starts) else len(low))
-        phrase = " ".join(toks)
-        phrases.append(phrase)
-        keys.append(_DIGITS.sub("0", phrase))
+    ends = starts[1:] + [len(low)]
+    keys, words = [], []
+    for s, e in zip(starts, ends, strict=True):
+        toks = low[s:e].translate(_KEY).split()
+        keys.append(" ".join(toks))
         words.append(len(toks))
-    return starts, keys, phrases, words
+    return starts, keys, words
+
+
+def _phrase(low: str, start: int, end: int) -> str:
+    """The words of one segment as written (digits kept), to count the files holding it with the lexical index."""
+    return " ".join(low[start:end].translate(_PHRASE).split())
 
 
 def _query_words(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -120,20 +139,27 @@ def find_common(query: str, texts: Mapping[int, str], file_of: Mapping[int, int]
     words, pairs = _query_words(query)
     found: dict[int, _Passage] = {}
     holders: dict[str, set[int]] = {}
-    phrase: dict[str, str] = {}
+    where: dict[str, tuple[str, int, int]] = {}  # key -> (lower-cased text, start, end) of its first holder
     for cid, text in texts.items():
         low = text.lower()
-        starts, keys, phrases, counts = segments(low)
+        starts, keys, counts = segments(low)
         terms: dict[int, set[str]] = {}
         for pos, term in _term_positions(low, words, pairs):
             terms.setdefault(bisect_right(starts, pos) - 1, set()).add(term)
         found[cid] = _Passage(starts, keys, terms, counts)
-        for key, words_of in zip(keys, phrases, strict=True):
+        fid = file_of[cid]
+        for i, key in enumerate(keys):
             if key:
-                h = holders.setdefault(key, set())
-                if len(h) < min_files:
-                    h.add(file_of[cid])
-                phrase.setdefault(key, words_of)
+                h = holders.get(key)
+                if h is None:
+                    holders[key] = {fid}
+                    where[key] = (low, starts[i], starts[i + 1] if i + 1 < len(starts) else len(low))
+                elif len(h) < min_files:
+                    h.add(fid)
+
+    def phrase(key: str) -> str:
+        return _phrase(*where[key])
+
     repeated = {key for key, h in holders.items() if len(h) >= min_files}
     if count_files is not None:
         repeated |= _looked_up(found, holders, phrase, min_files, count_files)
@@ -143,18 +169,19 @@ def find_common(query: str, texts: Mapping[int, str], file_of: Mapping[int, int]
         stands_for = _common_key(passage, repeated, holders)
         if stands_for is not None:
             out.key_of[cid] = stands_for
-            out.phrase[stands_for] = phrase[stands_for]
+            out.phrase[stands_for] = phrase(stands_for)
     return out
 
 
-def _looked_up(found: Mapping[int, _Passage], holders: Mapping[str, set[int]], phrase: Mapping[str, str],
+def _looked_up(found: Mapping[int, _Passage], holders: Mapping[str, set[int]], phrase: Callable[[str], str],
                min_files: int, count_files: Callable[[str, int], int]) -> set[str]:
-    """The segments held by a few candidate files (2 to min_files - 1) with a query word, that the library holds
-    in min_files or more files: the most widely held first, at most MAX_LOOKUPS FTS phrase counts."""
+    """The segments of LOOKUP_WORDS or more words, held by a few candidate files (LOOKUP_HOLDERS to min_files - 1)
+    with a query word, that the library holds in min_files or more files: the most widely held first, at most
+    MAX_LOOKUPS FTS phrase counts (a title shared by two parts of one document is not worth one)."""
     asked = {p.keys[i] for p in found.values() for i in p.terms
-             if p.keys[i] and 2 <= len(holders[p.keys[i]]) < min_files}
+             if p.words[i] >= LOOKUP_WORDS and LOOKUP_HOLDERS <= len(holders[p.keys[i]]) < min_files}
     order = sorted(asked, key=lambda k: (-len(holders[k]), -len(k), k))[:MAX_LOOKUPS]
-    return {k for k in order if count_files(phrase_of(phrase[k]), min_files) >= min_files}
+    return {k for k in order if count_files(phrase_of(phrase(k)), min_files) >= min_files}
 
 
 def _common_key(p: _Passage, repeated: set[str], holders: Mapping[str, set[int]]) -> Optional[str]:
