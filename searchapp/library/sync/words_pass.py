@@ -186,14 +186,14 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
                 else:
                     rep.skipped += 1  # skipped before and not changed since: counted, not listed again
                 continue
-            counted = (rep.added, rep.updated)
             try:
                 read_file(i, f, path, old)
             except Exception as exc:  # the per-file boundary (file_boundary.py): this file fails, the sync goes on
                 reason = file_failure(exc)
                 if reason is None:
                     raise
-                rep.added, rep.updated = counted  # a file that failed after it was counted is counted as failed
+                # Not counted yet: a file is counted as it is queued, and a queued one that cannot be stored is
+                # counted again by store_failed. A container's members are counted, and stored, as they go.
                 _record_problem(store, root, old, path, "failed", reason, index, rep, f)
         batcher.flush()
     finally:
