@@ -59,7 +59,8 @@ class Case:
         e = {k: v for k, v in os.environ.items() if not k.startswith(("SEARCHAPP_", "XDG_", "ORT_"))}
         e.update(PYTHONPATH=str(self.tree), SEARCHAPP_DATA_DIR=str(self.data), HF_HUB_OFFLINE="1", NO_COLOR="1",
                  SEARCHAPP_NO_QUERY_EXPORT="1", SEARCHAPP_NO_WARM="1", HOME=str(self.outside / "home"),
-                 TMPDIR=str(self.outside / "tmp"), **(env or {}))
+                 TMPDIR=str(self.outside / "tmp"))
+        e.update(env or {})
         with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
             e["TRUST4_RSS_FILE"] = rss.name
             t0 = time.perf_counter()
@@ -204,7 +205,7 @@ def history_symlink(c: Case) -> dict:
     c.index()
     elsewhere = c.docs.parent / "elsewhere"
     elsewhere.mkdir()
-    c.run("search", "planted query", env={"SEARCHAPP_DATA_DIR": str(c.data)})
+    c.run("search", "planted query")
     shutil.move(str(c.data / "searches.sqlite"), elsewhere / "searches.sqlite")
     os.symlink(elsewhere / "searches.sqlite", c.data / "searches.sqlite")
     h = c.run("history", "list")
