@@ -191,3 +191,17 @@ def test_a_footer_is_recognised_when_its_year_spacing_and_punctuation_differ():
     common = find_common("reproduction permitted for non-commercial use", texts, file_of)
     assert set(common.key_of) == set(range(6))
     assert len(set(common.key_of.values())) == 1  # one repeated text, one row
+
+
+def test_a_footer_few_candidates_hold_is_counted_in_the_whole_library(make_config, tiny_encoder, tmp_path):
+    """With 4 candidate passages (search.candidates = k = 1), fewer than MIN_FILES files hold the footer among
+    them: the library is asked how many files hold it, and the PEPs still take one row."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i, topic in enumerate(TOPICS[:8]):
+        (docs / f"pep-{3100 + i}.rst").write_text(pep_text(3100 + i, *topic), encoding="utf-8")
+    with Library(make_config(models={"reranker": ""}, search={"candidates": 1, "rerank": False}),
+                 encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)  # words only: folding needs no meaning
+        hits = lib.search("placed in the public domain", mode="lexical", k=1).hits
+    assert [h.common_to for h in hits] == [8], [(_name(h.path), h.common_to) for h in hits]
