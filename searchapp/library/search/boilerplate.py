@@ -6,8 +6,8 @@ file ("This document has been placed in the public domain" ten times above a boo
 Found among the candidates of one search, never at sync time: the cost is the candidates' text, whatever the size of
 the library (bench_boilerplate.py --scale measures it at 10,000 files), and it needs no vectors (a library searched
 by words only folds the same). Each candidate passage is cut into segments (sentences and lines), each compared
-*near-equal*: its words only, lower-cased, digits alike ("Copyright 2019 Acme." is "Copyright 2021 Acme"), so
-punctuation, spacing, a year or a number do not split one footer into many. Whole passages are never compared:
+*near-equal*: its words only, lower-cased, years alike ("Copyright 2019 Acme." is "Copyright 2021 Acme"), so
+punctuation, spacing or a year do not split one footer into many. Whole passages are never compared:
 chunking mixes a footer with the end of each file's own text, so two passages holding it are rarely alike.
 
 A segment held by MIN_FILES or more candidate files is repeated; one held by fewer but at least LOOKUP_HOLDERS, and
@@ -72,37 +72,37 @@ class _Passage:
     words: list[int]  # each segment's word count
 
 
-def _table(digits: str) -> dict[int, str]:
-    """str.translate table: every ASCII punctuation mark and common Unicode one to a space, each digit to
-    `digits` ("" keeps it). One C pass over a segment instead of a regex: every candidate passage is cut at every
-    search."""
-    out = {ord(c): " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\t\r\x0b\x0c\u00a0\u00a9\u00ae\u2013\u2014\u2018"
+def _table() -> dict[int, str]:
+    """str.translate table: every ASCII punctuation mark and common Unicode one to a space. One C pass over a
+    segment instead of a regex: every candidate passage is cut at every search."""
+    return {ord(c): " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\t\r\x0b\x0c\u00a0\u00a9\u00ae\u2013\u2014\u2018"
            "\u2019\u201c\u201d\u2022\u2026\u2122\u3001\u3002\uff08\uff09\uff0c\uff1a\uff1b"}
-    if digits:
-        out.update({ord(d): digits for d in "0123456789"})
-    return out
 
 
-_KEY = _table("0")
-_PHRASE = _table("")
+_PUNCTUATION = _table()
+# A year, as a footer writes its own ("Copyright 2019 Acme" is "Copyright 2021 Acme"). Other numbers stay: fifty
+# invoices alike but for their amounts are fifty files, not one footer.
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 def segments(low: str) -> tuple[list[int], list[str], list[int]]:
     """(starts, keys, word counts) of the segments of a lower-cased text. A key is the segment's words with every
-    digit as 0 ("" for a segment with no word: a line of ===== under a heading)."""
+    year as 0000 ("" for a segment with no word: a line of ===== under a heading)."""
     starts = [0] + [m.end() for m in _BOUNDARY.finditer(low)]
     ends = starts[1:] + [len(low)]
+    # One pass, only where a year may be; the same length, so `starts` hold for both texts.
+    norm = _YEAR.sub("0000", low) if "19" in low or "20" in low else low
     keys, words = [], []
     for s, e in zip(starts, ends, strict=True):
-        toks = low[s:e].translate(_KEY).split()
+        toks = norm[s:e].translate(_PUNCTUATION).split()
         keys.append(" ".join(toks))
         words.append(len(toks))
     return starts, keys, words
 
 
 def _phrase(low: str, start: int, end: int) -> str:
-    """The words of one segment as written (digits kept), to count the files holding it with the lexical index."""
-    return " ".join(low[start:end].translate(_PHRASE).split())
+    """The words of one segment as written (years too), to count the files holding it with the lexical index."""
+    return " ".join(low[start:end].translate(_PUNCTUATION).split())
 
 
 def _query_words(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -210,8 +210,8 @@ def _common_key(p: _Passage, repeated: set[str], holders: Mapping[str, set[int]]
 
 def _block_key(p: _Passage, anchor: int, repeated: set[str], holders: Mapping[str, set[int]]) -> str:
     """The key of the repeated block around segment `anchor` (the repeated or wordless segments next to it: a
-    "Copyright" heading, its rule, the sentence under it): its longest segment, one without digits first (its
-    words are counted across the library as one file writes them, and a number or year differs between files).
+    "Copyright" heading, its rule, the sentence under it): its longest segment, one without a year first (its
+    words are counted across the library as one file writes them, and a year differs between files).
     Every file matched through the block gets the same key, however its chunking cut the block."""
     lo = hi = anchor
     while lo > 0 and (p.keys[lo - 1] in repeated or not p.keys[lo - 1]):
@@ -219,7 +219,7 @@ def _block_key(p: _Passage, anchor: int, repeated: set[str], holders: Mapping[st
     while hi + 1 < len(p.keys) and (p.keys[hi + 1] in repeated or not p.keys[hi + 1]):
         hi += 1
     block = [p.keys[i] for i in range(lo, hi + 1) if p.keys[i]]
-    return max(block, key=lambda k: ("0" not in k, len(k.split()), len(holders[k]), k))
+    return max(block, key=lambda k: ("0000" not in k, len(k.split()), len(holders[k]), k))
 
 
 def phrase_of(key: str) -> str:
