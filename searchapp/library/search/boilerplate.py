@@ -90,11 +90,12 @@ def segments(low: str) -> tuple[list[int], list[str], list[int]]:
     year as 0000 ("" for a segment with no word: a line of ===== under a heading)."""
     starts = [0] + [m.end() for m in _BOUNDARY.finditer(low)]
     ends = starts[1:] + [len(low)]
-    # One pass, only where a year may be; the same length, so `starts` hold for both texts.
-    norm = _YEAR.sub("0000", low) if "19" in low or "20" in low else low
+    # Years made alike (only where one may be) and punctuation made spaces, each in one pass over the whole text:
+    # both keep its length, so `starts` hold in `norm` too.
+    norm = (_YEAR.sub("0000", low) if "19" in low or "20" in low else low).translate(_PUNCTUATION)
     keys, words = [], []
     for s, e in zip(starts, ends, strict=True):
-        toks = norm[s:e].translate(_PUNCTUATION).split()
+        toks = norm[s:e].split()
         keys.append(" ".join(toks))
         words.append(len(toks))
     return starts, keys, words
