@@ -22,7 +22,7 @@ from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from ..members.sync import index_container, is_container, members_by_container
-from ..ocr.text_pass import pdf_waits_for_ocr, record_waiting, waits_for_ocr
+from ..ocr.text_pass import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .passages import passages_of
 from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .roots import in_scope, outermost, root_missing
@@ -185,6 +185,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
                     rep.unchanged += 1
                 else:
                     rep.skipped += 1  # skipped before and not changed since: counted, not listed again
+                    if old.error == WAITING:  # an image still waiting: this sync's OCR step may count it added
+                        rep.waiting.append(path)
                 continue
             try:
                 read_file(i, f, path, old)

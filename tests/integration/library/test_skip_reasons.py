@@ -181,3 +181,16 @@ def test_the_not_indexed_window_shows_the_whole_reason_and_opens_a_group(qtbot):
     assert shown[2:5] == [f"/docs/moby.zip › moby/chapter{i}.txt" for i in range(3)] and shown[5] == "/docs/note.txt"
     table.cellDoubleClicked.emit(1, 0)
     assert table.rowCount() == 3
+
+
+@needs_rapidocr
+def test_an_image_that_waited_for_an_engine_is_counted_added_when_read(tiny_library, tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(["Lighthouse keeper log"]).save(docs / "log.png")
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    first = tiny_library.add_folder(docs)
+    assert (first.added, first.skipped) == (0, 1)  # waits: no engine
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
+    rep = tiny_library.sync()
+    assert (rep.scanned, rep.added, rep.skipped, rep.failed) == (1, 1, 0, 0), rep
