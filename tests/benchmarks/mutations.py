@@ -137,7 +137,7 @@ MUTATIONS: list[Mutation] = [
              "one file's bug (an extractor, the chunker) stops the whole sync instead of failing that file"),
     Mutation("sync-failed-file-counted-twice", "searchapp/library/sync/words_pass.py",
              "                rep.added, rep.updated = counted  #", "                #",
-             (R + "test_file_boundary.py", "-k", "a_step_that_raises"),
+             (R + "test_file_boundary.py",),
              "a file that fails after it was counted as added is counted as added and failed"),
     Mutation("remove-folder-keeps-vectors", "searchapp/store/db.py",
              'self.db.execute("DELETE FROM roots WHERE id = ?", (root_id,))\n        return ids',
