@@ -18,8 +18,10 @@ one JSON line.
 
 Goal (issue 41, 1): ≥ 2.5× sentence-transformers fp32, quiet and beside one busy process, with top-10
 agreement ≥ 0.98 and nDCG@10 within 0.3 of fp32 on every collection. First measurement (AMD EPYC, AVX2 only,
-2026-11-28, load 10-15): no int8 variant holds top-10 ≥ 0.98 (0.92-0.94 for ORT, 0.82 for torch), and ORT
-fp32 is slower than searchapp's fused fp32; see the README's "Figures" for the table.
+2026-11-28, load 8-15, so speeds are noisy): no int8 variant holds top-10 ≥ 0.98 (ORT 0.92-0.94 whatever the
+weight range or the layers quantized, torch 0.81-0.82; min cosine 0.990 and 0.881), and none reached 2.5×
+(ORT int8 1.2-1.7×, searchapp's fused fp32 0.7-1.6× in the same runs); ORT fp32 was no faster than the fused
+fp32 path. Quality is deterministic; speed should be re-measured quiet.
 
 Quality, per path: min cosine and top-10 neighbour agreement (100 of the passages as queries, neighbours
 within the set) against sentence-transformers fp32; dense nDCG@10 on each IR collection in shared/data
