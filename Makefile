@@ -27,7 +27,7 @@ lint: setup
 	$(PY) -m mypy searchapp
 
 test: setup lint test-lowest
-	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q --durations=30
 
 # The unit tests alone (tests/unit: one package at a time, no library on disk beyond a tiny one): the quick loop.
 test-fast: setup
