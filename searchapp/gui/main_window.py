@@ -246,7 +246,6 @@ class MainWindow(QMainWindow):
         asked = self._status_asked
 
         def done(st: LibraryStatus) -> None:
-            self._status_reading -= 1
             # Two reads may finish out of order: one taken while the index was opening must not cover a newer one.
             if asked == self._status_asked:
                 self._apply_status(st)
@@ -254,15 +253,17 @@ class MainWindow(QMainWindow):
                 then()
 
         def failed(exc, tb) -> None:
-            self._status_reading -= 1
             self.report_error(exc, tb)
             if then:
                 then()
 
         # Never waits for a vector index still opening (it would hold one of the two read threads a search typed
         # meanwhile needs, and the folders would look empty); Changes(meaning=True) asks again once it is open.
+        def ended() -> None:  # however the read ends (answered, failed, cancelled): else counts stop refreshing
+            self._status_reading -= 1
+
         self.runner.submit(lambda p, c: lib.status(wait_for_meaning=False), name="status", on_success=done,
-                           on_error=failed)
+                           on_error=failed, on_done=ended)
 
     def _refresh_counts(self) -> None:
         """During a write: the folders and their counts as committed so far (one read at a time)."""

@@ -130,7 +130,10 @@ class ModelSet:
     # -- bi-encoder -----------------------------------------------------------
     @property
     def encoder(self):
-        """The bi-encoder, loaded on first use."""
+        """The bi-encoder, loaded on first use (waiting for a load started ahead, rather than racing it)."""
+        loading = self._loading
+        if self._encoder is None and loading is not None and loading is not threading.current_thread():
+            loading.join()  # a load that failed leaves _encoder None: loaded again below, which raises its error
         if self._encoder is None:
             with MODELS_LOCK:  # the GUI's warm-up and a first sync ask at once: build it once
                 if self._encoder is None:
@@ -173,10 +176,11 @@ class ModelSet:
         remembers are let go (a sync under way keeps its own until it ends)."""
         from ..models.tokenizer_file import same_chunking
 
-        if self._chunker and not same_chunking(self._chunker, encoder):
-            log.warning("%s: transformers builds another tokenizer than its tokenizer.json; passages are cut with "
-                        "the loaded model's from now on", encoder.spec)
-        self._chunker = False
+        with self._chunker_lock:  # chunker() may be setting it on a sync's thread right now
+            if self._chunker and not same_chunking(self._chunker, encoder):
+                log.warning("%s: transformers builds another tokenizer than its tokenizer.json; passages are cut "
+                            "with the loaded model's from now on", encoder.spec)
+            self._chunker = False
 
     def load_encoder_ahead(self) -> None:
         """Start loading the bi-encoder on a thread of its own, once per process: a sync that will embed calls

@@ -54,3 +54,34 @@ def test_a_sync_that_embeds_loads_the_model_once_beside_the_words(make_config, t
         lib.sync()
         assert lib.store.pending_count() == 0
     assert built == ["searchapp-load-bi-encoder"]  # once per process, not on the sync's thread
+
+
+class _HeldLoad(threading.Thread):
+    """The load-ahead thread, held at its start until the test lets it go: the moment in which a sync reaching
+    for the model before the load has taken MODELS_LOCK built it a second time, on its own thread."""
+
+    release = threading.Event()
+
+    def run(self) -> None:
+        if self.name == "searchapp-load-bi-encoder":
+            self.release.wait(120)
+        super().run()
+
+
+def test_the_model_is_waited_for_not_built_again_while_it_loads_ahead(make_config, tiny_bi_encoder_dir,
+                                                                    monkeypatch):
+    from searchapp.library import model_set
+
+    built = _spy_loads(monkeypatch)
+    _HeldLoad.release = threading.Event()
+    monkeypatch.setattr(model_set.threading, "Thread", _HeldLoad)
+    models = model_set.ModelSet(_config(make_config, tiny_bi_encoder_dir))
+    models.load_encoder_ahead()
+    got: list = []
+    sync = _HeldLoad(target=lambda: got.append(models.encoder), name="sync")
+    sync.start()
+    sync.join(2.0)  # time for a sync that does not wait to build the model itself (none needed when it waits)
+    _HeldLoad.release.set()
+    sync.join(120)
+    assert got and got[0] is models.loaded_encoder
+    assert built == ["searchapp-load-bi-encoder"]  # built once, by the load started ahead
