@@ -17,7 +17,7 @@ from .db import Store
 from .rows import FileRow
 
 __all__ = ["STATES", "state_counts", "files_in_state", "set_entry_date", "set_ocr_state", "entry_text",
-           "entry_vectors", "pending_ocr_files", "ocr_done_paths", "ocr_done_pages"]
+           "entry_vectors", "pending_ocr_files", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
 STATES = ("indexed", "ocr_done", "ocr_pending", "no_text", "skipped", "failed", "excluded")
 
@@ -112,3 +112,10 @@ def ocr_done_paths(store: Store, paths: Iterable[str]) -> set[str]:
     """Those of `paths` whose text came (in part) from OCR."""
     wanted = list(dict.fromkeys(paths))[:10_000]
     return {r[0] for r in store.select_in("SELECT path FROM files WHERE ocr = 'done' AND path IN ({})", wanted)}
+
+
+def files_by_id(store: Store, ids: Iterable[int]) -> dict[int, FileRow]:
+    """file id -> row of those of `ids` that are stored (one statement per 500, not one per id): a few rows,
+    not every path of the library."""
+    rows = store.select_in(f"SELECT {FILE_COLS} FROM files WHERE id IN ({{}})", dict.fromkeys(ids))  # noqa: S608 (constants and ? only)
+    return {r.id: r for r in (FileRow(*t) for t in rows)}

@@ -28,7 +28,7 @@ from ...ingest.extractors.members import is_container, iter_members
 from ...ingest.scan import ScannedFile
 from ...ingest.valid_text import valid_unicode
 from ..ocr.text_pass import pdf_waits_for_ocr, waits_for_ocr
-from ..sync.file_boundary import file_failure
+from ..sync.file_boundary import file_failure, one_line
 from ..sync.file_budget import FileBudget, too_long
 from .private_copy import write_private_copy
 from .temp_copies import private_temp_dir
@@ -55,14 +55,22 @@ def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config:
 
     `index_doc(path, old, scanned, sha, doc, date_ns, ocr=None)` chunks and queues one entry; `problem(path, old,
     status, reason, scanned)` records a skip or failure. Raises Cancelled (the caller commits what is done)."""
+    seen: set[str] = set()  # filled as members are met: kept when the container fails halfway
     with parse_once():  # a mail is read as text, then as the container of its attachments: parsed once
-        return _index_container(f, path, existing, sha, config, cancel, rep, index_doc, problem, check_cancel)
+        try:
+            _index_container(f, path, existing, sha, config, cancel, rep, index_doc, problem, check_cancel, seen)
+        except Exception as exc:  # the per-file boundary, for the container (a BadZipFile, a struct.error, ...)
+            reason = file_failure(exc)
+            if reason is None:
+                raise
+            # Its members met so far are stored and counted: they must not be purged as vanished.
+            problem(path, existing.get(path), "failed", reason, f)
+    return seen
 
 
 def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config: Config,
-                     cancel: Optional[CancelToken], rep, index_doc, problem, check_cancel) -> set[str]:
+                     cancel: Optional[CancelToken], rep, index_doc, problem, check_cancel, seen: set[str]) -> None:
     max_bytes = int(config.scan.max_file_mb * 2**20)
-    seen: set[str] = set()
     listing: list[str] = []
     old_self = existing.get(path)
     suffix = os.path.splitext(path)[1].lower()
@@ -72,7 +80,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config
             own = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel)
         except (ExtractionError, UnsupportedFileError) as exc:
             problem(path, old_self, "failed" if isinstance(exc, ExtractionError) else "skipped", str(exc), f)
-            return seen
+            return
     with private_temp_dir("members") as tmp:  # mkdtemp: 0700
         try:
             for m in iter_members(f.path, max_bytes, cancel):
@@ -101,16 +109,15 @@ def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config
         except (ExtractionError, UnsupportedFileError) as exc:
             status = "skipped" if isinstance(exc, UnsupportedFileError) else "failed"
             problem(path, old_self, status, str(exc), f)
-            return seen
+            return
         except (OSError, MemoryError, RecursionError) as exc:
-            problem(path, old_self, "failed", f"cannot read container: {exc}"[:300], f)
-            return seen
+            problem(path, old_self, "failed", one_line(f"cannot read container: {exc}"), f)
+            return
     if own is None:
         text = f"{os.path.basename(path)}: {len(listing)} members\n" + "\n".join(listing)
         # a tar member's name may hold surrogates (tarfile decodes with surrogateescape)
         own = Document(valid_unicode(text), kind="mbox" if suffix == ".mbox" else "archive")
     index_doc(path, old_self, f, sha, own, None)
-    return seen
 
 
 def _one_member(key: str, m, old, scanned: ScannedFile, tmp: str, config: Config,

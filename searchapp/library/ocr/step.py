@@ -35,7 +35,7 @@ from ...store import Store
 from ...store.ledger import pending_ocr_files, set_ocr_state
 from ...store.ocr_cache import OcrCache
 from ..sync.batches import Batcher, Pending, rewrite_entry
-from ..sync.file_boundary import file_failure
+from ..sync.file_boundary import file_failure, one_line
 from ..members.private_copy import readable
 from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES, passages_of
 from ..sync.types import IndexWriter, PassageEncoder, SyncReport
@@ -164,7 +164,7 @@ def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, 
 def _record_failed(store: Store, row, reason: str, index, rep: SyncReport) -> None:
     # Counted by the text pass already (scanned = added + ... + failed); an image's skip is moved by _recount.
     rep.problems.append((row.path, reason))
-    _record(store, row, "failed", reason[:300], None, index)
+    _record(store, row, "failed", one_line(reason), None, index)
 
 
 def _record(store: Store, row, status: str, reason: str, ocr: Optional[str], index) -> None:

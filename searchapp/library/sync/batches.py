@@ -43,6 +43,17 @@ class Pending:
     ocr_pages: Optional[tuple[int, ...]] = None  # with 'done': the PDF pages OCR gave text for (None: all of it)
 
 
+@dataclass
+class _Written:
+    """What one committed transaction of a batch hands the vector index and `beside`."""
+
+    removed: list[int] = dataclasses.field(default_factory=list)
+    added_ids: list[int] = dataclasses.field(default_factory=list)
+    added_vecs: list[np.ndarray] = dataclasses.field(default_factory=list)
+    waiting: int = 0
+    inputs: dict[str, str] = dataclasses.field(default_factory=dict)  # hash -> model input of those waiting
+
+
 class Batcher:
     """Collects extracted files; `flush` writes them in one transaction."""
 
@@ -72,38 +83,49 @@ class Batcher:
             return
         items, self.pending, self.n_chunks = self.pending, [], 0
         try:
-            self._write(items)
+            written = [self._commit(items)]
         except Exception as exc:
             if self.on_failed is None or file_failure(exc) is None:
                 raise
-            # The batch was rolled back: each entry is stored alone, so only the one that breaks fails.
-            for it in items:
-                try:
-                    self._write([it])
-                except Exception as one:
-                    reason = file_failure(one)
-                    if reason is None:
-                        raise
-                    self.on_failed(it, reason)
+            written = self._commit_each(items, exc)
+        # Only the transaction is an entry's doing: the vector index and `beside` after it are the library's,
+        # and what they raise stops the sync (never a file's failure: its rows are committed by then).
+        for w in written:
+            self._publish(w)
 
-    def _write(self, items: list[Pending]) -> None:
-        """`items` in one transaction, then the vector index (and the passages left waiting to `beside`)."""
+    def _commit_each(self, items: list[Pending], exc: Exception) -> list[_Written]:
+        """The batch's transaction was rolled back: each entry is stored alone, so only the one that breaks
+        fails. If every one of several breaks alone, none is at fault: the batch's error `exc` is raised."""
+        assert self.on_failed is not None
+        written: list[_Written] = []
+        failed: list[tuple[Pending, str]] = []
+        for it in items:
+            try:
+                written.append(self._commit([it]))
+            except Exception as one:
+                reason = file_failure(one)
+                if reason is None:
+                    raise
+                failed.append((it, reason))
+        if not written and len(items) > 1:
+            raise exc
+        for it, reason in failed:
+            self.on_failed(it, reason)
+        return written
+
+    def _commit(self, items: list[Pending]) -> _Written:
+        """`items` in one transaction; what the vector index (and `beside`) are then given (_publish)."""
         known = self.store.vectors_by_hash(h for it in items for h in it.hashes)
-        removed: list[int] = []
-        added_ids: list[int] = []
-        added_vecs: list[np.ndarray] = []
-        waiting = 0
+        w = _Written()
         rows: list[tuple[int, NewChunk]] = []  # the batch's passages, written together (Store.insert_chunks_of)
-        inputs: dict[str, str] = {}  # hash -> model input of the passages left waiting
 
         def write_rows() -> None:
-            nonlocal waiting
             for cid, (_, n) in zip(self.store.insert_chunks_of(rows), rows, strict=True):
                 if n.vector is None:
-                    waiting += 1
+                    w.waiting += 1
                 else:
-                    added_ids.append(cid)
-                    added_vecs.append(n.vector)
+                    w.added_ids.append(cid)
+                    w.added_vecs.append(n.vector)
             rows.clear()
 
         with self.store.atomic():
@@ -116,7 +138,7 @@ class Batcher:
                 if old is not None:
                     if any(f == old.id for f, _ in rows):  # the same entry twice in a batch: the later one wins
                         write_rows()
-                    removed += self.store.delete_chunks_of_file(old.id)
+                    w.removed += self.store.delete_chunks_of_file(old.id)
                 new = distinct_chunks(it.chunks, it.hashes, known)
                 file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
                                                  it.sha256, "indexed", None, it.kind, len(new), it.title)
@@ -126,18 +148,23 @@ class Batcher:
                     set_ocr_state(self.store, file_id, it.ocr, it.ocr_pages)
                 rows += [(file_id, n) for n in new]
                 if self.beside is not None:
-                    inputs.update((n.text_hash, model_input(it.title, n.text)) for n in new if n.vector is None)
+                    w.inputs.update((n.text_hash, model_input(it.title, n.text)) for n in new if n.vector is None)
             write_rows()
             self.store.bump_generation()
-        if removed:
-            self.index.remove(removed)
-        if added_ids:
-            self.index.add(np.asarray(added_ids, dtype=np.int64), np.stack(added_vecs).astype(np.float32, copy=False))
-        self.report.chunks_added += len(added_ids) + waiting
-        self.report.chunks_pending += waiting
-        self.report.chunks_removed += len(removed)
+        return w
+
+    def _publish(self, w: _Written) -> None:
+        """A committed batch to the vector index, its counts to the report, its waiting passages to `beside`."""
+        if w.removed:
+            self.index.remove(w.removed)
+        if w.added_ids:
+            self.index.add(np.asarray(w.added_ids, dtype=np.int64),
+                           np.stack(w.added_vecs).astype(np.float32, copy=False))
+        self.report.chunks_added += len(w.added_ids) + w.waiting
+        self.report.chunks_pending += w.waiting
+        self.report.chunks_removed += len(w.removed)
         if self.beside is not None:
-            self.beside.offer(inputs)
+            self.beside.offer(w.inputs)
 
     def flush_and_stop(self) -> None:
         """On cancel: commit the files fully processed so far (cancel keeps what is done), then raise Cancelled."""

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...base.progress import CancelToken
 from ...store import Store
+from ...store.ledger import files_by_id
 from .file_boundary import file_failure, one_line
 from .types import IndexWriter, PassageEncoder
 
@@ -47,12 +48,12 @@ def fail_files(store: Store, index: IndexWriter, bad: dict[str, str]) -> list[tu
     reasons: dict[int, str] = {}
     for cid, fid in store.chunk_files(list(targets)).items():
         reasons.setdefault(fid, one_line(f"cannot embed: {bad[targets[cid]]}"))
-    paths = store.file_paths()
+    rows = files_by_id(store, reasons)
     out: list[tuple[str, str]] = []
     removed: list[int] = []
     with store.atomic():
         for fid, reason in reasons.items():
-            row = store.file_by_path(paths[fid])
+            row = rows.get(fid)
             if row is None:
                 continue
             removed += store.delete_chunks_of_file(fid)

@@ -1,7 +1,7 @@
 """The per-file boundary of a sync: whatever one file's reading, extraction, OCR, chunking, tokenizing, hashing,
 storing or embedding raises is that file's failure, recorded with a one-line reason, and the sync goes on (the
 next sync reads a failed file again). Only what is no one file's fault stops a sync: a cancel, the library's own
-errors (its database full or locked, its model, its config) and what is not an Exception (KeyboardInterrupt).
+errors (its database full, locked or damaged, its model, its config) and what is not an Exception (KeyboardInterrupt).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def file_failure(exc: BaseException) -> Optional[str]:
         return None
     if isinstance(exc, SearchAppError) and not isinstance(exc, ExtractionError):
         return None  # Cancelled, StoreError, a model that cannot load: not this file's doing
-    if isinstance(exc, sqlite3.OperationalError):
-        return None  # disk full, database locked: every file after this one would fail the same way
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError)):
+        return None  # disk full, database locked or malformed: every file after this one would fail the same way
     if isinstance(exc, ExtractionError):
         return one_line(str(exc))
     return one_line(f"internal error: {type(exc).__name__}: {exc}")

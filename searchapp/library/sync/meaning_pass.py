@@ -100,7 +100,9 @@ def _encode(store: Store, encoder: PassageEncoder, index: IndexWriter, new: list
             ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """({hash: vector}, {hash: reason} of inputs that break the encoder): one encode of the batch; if it raises
     for anything but a cancel or the model itself, each input alone, and the files of those that still raise are
-    recorded failed (encode_failures.py): one file's passages never stop the meaning pass."""
+    recorded failed (encode_failures.py): one file's passages never stop the meaning pass. If every one of
+    several inputs raises alone, the encoder is at fault, not the files: the batch's error is raised, every
+    passage left waiting."""
     try:
         vecs = encoder.encode([inputs[h] for h in new], cancel=cancel, background=background, progress=progress)
         bad: dict[str, str] = {}
@@ -108,6 +110,8 @@ def _encode(store: Store, encoder: PassageEncoder, index: IndexWriter, new: list
         if file_failure(exc) is None:
             raise
         vectors, bad = encode_each(encoder, new, inputs, cancel, background)
+        if not vectors and len(new) > 1:  # not one input encodes alone: the encoder is broken (a GPU, a driver)
+            raise exc
         fail_files(store, index, bad)
         new = [h for h in new if h in vectors]
         vecs = np.stack([vectors[h] for h in new]) if new else np.zeros((0, 1), dtype=np.float32)

@@ -7,8 +7,9 @@ with its own error handling."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 
 __all__ = ["init", "start", "read_group", "read_one", "Read"]
@@ -60,23 +61,25 @@ def init(now) -> None:
 
 def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]], first: int = 0) -> list:
     """The Reads of `paths`, the files numbered `first`, `first + 1`, ... in the sync's list."""
+    config, encoder, now = _STATE["config"], _STATE["encoder"], _STATE.get("now")
+    return [read_one(p, s, config, encoder, clock=None if now is None else partial(_clock, now, first + k))
+            for k, (p, s) in enumerate(zip(paths, old_shas, strict=True))]
+
+
+def _clock(now, number: int, running: bool) -> None:
+    """Start (`running`) or stop the budget's clock of file `number`: `now` is read together by the sync, which
+    kills this process past the file's budget. It runs while the file is extracted, as FileBudget does in the
+    sync's own process: not while it is hashed or chunked."""
     import time
 
-    config, encoder, now = _STATE["config"], _STATE["encoder"], _STATE.get("now")
-    out = []
-    for k, (p, s) in enumerate(zip(paths, old_shas, strict=True)):
-        if now is not None:
-            with now.get_lock():  # read together by the sync, which kills this process past the file's budget
-                now[0], now[1] = first + k, time.monotonic()
-        out.append(read_one(p, s, config, encoder))
-    if now is not None:
-        with now.get_lock():
-            now[1] = 0.0
-    return out
+    with now.get_lock():
+        now[0], now[1] = number, (time.monotonic() if running else 0.0)
 
 
-def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None):
-    """The file's Read (with `failed` set when it failed), or None (the sync reads it again itself)."""
+def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None,
+             clock: Optional[Callable[[bool], None]] = None):
+    """The file's Read (with `failed` set when it failed), or None (the sync reads it again itself). `clock`:
+    started just before the extraction and stopped right after it (the worker's budget, see _clock)."""
     from ...base.errors import Cancelled, UnsupportedFileError
     from ...base.hashing import file_sha256, file_sha256_and_bytes
     from ...ingest.extractors import extract, takes_data
@@ -92,12 +95,17 @@ def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None):
         if old_sha is not None and sha == old_sha:
             return Read(sha)  # touched, not changed: the sync only updates its stat
         budget = FileBudget(cancel, config.scan.file_budget_s)
+        if clock is not None:
+            clock(True)
         try:
             doc = extract(where, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=budget, data=data)
         except Cancelled:
             if budget.expired:
                 return Read("", failed=too_long(budget.seconds))
             raise
+        finally:
+            if clock is not None:
+                clock(False)
         title, spans, hashes = passages_of(doc, encoder, config, _NoBatch(cancel))
         return Read(sha, doc.kind or "", title, spans, hashes, pdf_waits_for_ocr(doc, config))
     except (OSError, UnsupportedFileError):  # the sync reads it again itself and says why, as it always has
