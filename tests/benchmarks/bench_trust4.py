@@ -247,10 +247,58 @@ def ocr_blank(c: Case) -> dict:
     return {**c.report(r), "stderr_lines": len(r["err"].splitlines()), "ansi": "\x1b[" in r["err"]}
 
 
+def _tests_on_path() -> None:
+    """The tests' own hostile-file builders (tests/pdf_files.py), as the suite makes them."""
+    if str(REPO / "tests") not in sys.path:
+        sys.path.insert(0, str(REPO / "tests"))
+
+
+def words_only(c: Case, hostile: str) -> dict:
+    """`index --words-only` of the docs folder (a note beside the hostile file), then whether the note is found
+    by words: one hostile file must neither stall nor stop its folder's sync."""
+    (c.docs / "note.txt").write_text(NOTE, encoding="utf-8")
+    r = c.run("index", "--words-only", str(c.docs), timeout=600)
+    s = c.run("search", "volcano lava", "--mode", "lexical", "--json")
+    status = c.run("status")
+    listed = [x.strip() for x in status["out"].splitlines() if hostile in x]
+    return {**c.report(r), "note_found": "note.txt" in s["out"], "hostile_listed": listed[:2]}
+
+
+def pdf_shared_stream(c: Case) -> dict:
+    """40.2: a 10-page PDF whose pages share one content stream of 80,000 empty text operations (pypdf parsed it
+    again for every page: 95 s)."""
+    _tests_on_path()
+    from pdf_files import shared_stream_pdf
+
+    shared_stream_pdf(c.docs / "shared.pdf", pages=10, empty_ops=80_000)
+    return words_only(c, "shared.pdf")
+
+
+def mail_headers(c: Case) -> dict:
+    """40.2: a mail whose To: holds 40,000 addresses and whose Subject is 40,000 encoded words (34 s and 100 s in
+    the stdlib's header parser before the 2,000-character cap was applied)."""
+    to = ", ".join(f"user{i}@example.org" for i in range(40_000))
+    subject = " ".join("=?utf-8?q?w?=" for _ in range(40_000))
+    (c.docs / "wide.eml").write_text(f"From: a@example.org\nTo: {to}\nSubject: {subject}\n\nThe body.\n",
+                                     encoding="utf-8")
+    return words_only(c, "wide.eml")
+
+
+def lone_surrogate(c: Case) -> dict:
+    """39.1: a PDF whose text layer decodes to a lone surrogate (docling's skipped_1page.pdf, Tika's
+    testPDFVarious.pdf): the words pass raised UnicodeEncodeError and every sync of the folder stopped there."""
+    _tests_on_path()
+    from pdf_files import lone_surrogate_pdf
+
+    lone_surrogate_pdf(c.docs / "lone.pdf", "Harbour logistics ledger")
+    return words_only(c, "lone.pdf")
+
+
 CASES = {"telemetry": telemetry, "fifo-index": fifo_index, "fifo-lock": fifo_lock,
          "similar-relative": similar_relative, "integrity-brackets": integrity_brackets, "undo-temp": undo_temp,
          "long-query": long_query, "history-symlink": history_symlink, "precount-wide": precount_wide,
-         "ocr-blank": ocr_blank}
+         "ocr-blank": ocr_blank, "pdf-shared-stream": pdf_shared_stream, "mail-headers": mail_headers,
+         "lone-surrogate": lone_surrogate}
 
 
 def main() -> None:
