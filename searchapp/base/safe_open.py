@@ -9,6 +9,7 @@ a FIFO planted at `vectors.hnsw` hung `search`, `status` and `index` forever.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -16,19 +17,29 @@ from typing import BinaryIO
 
 from .errors import UnsupportedFileError
 
-__all__ = ["open_regular", "open_regular_fd", "NOT_REGULAR"]
+__all__ = ["open_regular", "open_regular_fd", "NOT_REGULAR", "LINK"]
 
 NOT_REGULAR = "not a regular file"
+LINK = "a symbolic link"
 
 _SAFE = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) \
     | getattr(os, "O_BINARY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def open_regular_fd(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+def open_regular_fd(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600,
+                    *, follow_links: bool = False) -> int:
     """A descriptor on `path` opened with `flags` (O_RDWR | O_CREAT for a lock file, say; a file created is
     `mode`), only if what was opened is a regular file; blocking from then on. Raises UnsupportedFileError
-    (NOT_REGULAR) for FIFOs, devices, sockets and folders; OSError as os.open would."""
-    fd = os.open(path, flags | _SAFE, mode)
+    (NOT_REGULAR, or LINK) for FIFOs, devices, sockets, folders and, unless `follow_links`, a symbolic link (a
+    file of the data dir is never one: a link there to ~/.bashrc must not be truncated as a lock file); OSError
+    as os.open would."""
+    try:
+        fd = os.open(path, flags | _SAFE | (0 if follow_links else _NOFOLLOW), mode)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and not follow_links and os.path.islink(path):
+            raise UnsupportedFileError(LINK) from None
+        raise
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UnsupportedFileError(NOT_REGULAR)
@@ -42,8 +53,9 @@ def open_regular_fd(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """A buffered binary reader on `path`. Raises UnsupportedFileError(NOT_REGULAR) for FIFOs, devices,
-    sockets and folders; OSError (FileNotFoundError, PermissionError, ...) as open() would."""
-    fd = open_regular_fd(path)
+    sockets and folders; OSError (FileNotFoundError, PermissionError, ...) as open() would. A link is followed
+    (a document, a model's file in the hub's cache): the file it names is what is checked."""
+    fd = open_regular_fd(path, follow_links=True)
     try:
         return io.open(fd, "rb", closefd=True)
     except BaseException:

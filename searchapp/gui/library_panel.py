@@ -56,7 +56,7 @@ class ProblemsDialog(QDialog):
     below it on a double click."""
 
     def __init__(self, failed: list[tuple[str, str, str]], parent: Optional[QWidget] = None,
-                 groups: Optional[dict[tuple[str, str], list[str]]] = None) -> None:
+                 groups: Optional[dict[tuple[str, str, str], list[str]]] = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Files not indexed")
         self.setObjectName("problemsDialog")
@@ -68,8 +68,8 @@ class ProblemsDialog(QDialog):
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for i, (path, status, reason) in enumerate(failed):
             first = self._fill(table, i, (display_path(path), status, reason))
-            if (path, reason) in self.groups:
-                first.setData(Qt.ItemDataRole.UserRole, (path, reason))
+            if (path, status, reason) in self.groups:
+                first.setData(Qt.ItemDataRole.UserRole, (path, status, reason))
         # The reason is what a person opened this for: the file column gives way so it is on screen, and a long
         # reason wraps onto more lines of its row in the width left (sized to its text, it ran off the window).
         table.resizeColumnToContents(0)

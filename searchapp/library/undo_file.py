@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from ..base.errors import SearchAppError
+from ..base.errors import DataDirError, SearchAppError
+from ..base.private import refuse_untrusted_file
 from ..store.removed_roots import forget_removed, load_removed, save_removed
 
 __all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired"]
@@ -25,10 +26,7 @@ FILE_NAME = "undo-remove.sqlite"
 
 
 def _drop(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
+    path.unlink(missing_ok=True)
 
 
 def drop_expired(data_dir: Path, now: float) -> None:
@@ -63,23 +61,31 @@ def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
 
 def undo_last_remove(lib: Any) -> tuple[str, int]:
     """Put back the folder the last `searchapp remove` took out: (its path, its files). SearchAppError (exit 1)
-    when there is none, its minute has passed, or the library changed since."""
+    when there is none, its minute has passed, or the library changed since: the kept file is then deleted (one
+    Undo per Remove). A write that could not start (StoreError: another process holds the library, --no-wait),
+    Cancelled or Ctrl+C while waiting its turn keep it, for an Undo within the minute still."""
     file = Path(lib.data_dir) / FILE_NAME
-    if not file.exists():
-        raise SearchAppError("nothing to undo: no folder was removed in the last minute")
+    try:
+        refuse_untrusted_file(file)  # never a link followed, nor another user's file ATTACHed
+    except FileNotFoundError:
+        raise SearchAppError("nothing to undo: no folder was removed in the last minute") from None
+    except DataDirError as exc:
+        raise SearchAppError(f"nothing to undo: {exc}") from None
     try:
         kept = load_removed(lib.store, str(file))
         if kept is None:
+            _drop(file)
             raise SearchAppError("nothing to undo: no folder was removed in the last minute")
         removed_at, path = kept
         if time.time() - removed_at > UNDO_SECONDS:
+            _drop(file)
             raise SearchAppError(f"too late to undo the remove of {path} (Undo lasts {UNDO_SECONDS:.0f} s); "
                                  f"`searchapp index {path}` adds it again")
-        got = lib.undo_remove()
+        got = lib.undo_remove()  # StoreError, Cancelled, KeyboardInterrupt: the file stays, for another try
+        _drop(file)  # done, or refused for good: one Undo per Remove
         if got is None:
             raise SearchAppError(f"cannot undo: the library changed since {path} was removed; "
                                  f"`searchapp index {path}` adds it again")
         return got
     finally:
         forget_removed(lib.store)
-        _drop(file)  # done, refused or too late: one Undo per Remove

@@ -10,6 +10,7 @@ import contextlib
 import functools
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
@@ -52,21 +53,31 @@ def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
+_TEMP_DIR_LOCK = threading.Lock()
+_temp_dir_set = False  # SQLite's temp folder is set once per process, then never changed
+
+
 def keep_temp_files_in(conn: sqlite3.Connection, folder: Path) -> None:
     """SQLite's temporary files go to `folder` (the data dir), not the system's temp folder: the rows of a removed
     folder kept for Undo (store/removed_roots.py: TEMP tables, on disk past a few MB), VACUUM's copy of the whole
     library, sorts too big for memory. They held the library's text in /var/tmp/etilqs_* (unlinked, 0600, but
     on a disk the user did not choose). SQLite reads SQLITE_TMPDIR once, when it starts, so the place is set
-    with `PRAGMA temp_store_directory`: for the process (SQLite has one such setting), so it is changed only
-    when another library is opened. A folder SQLite cannot write (a read-only library) is passed over by SQLite
-    for the usual ones (SQLITE_TMPDIR, TMPDIR, /var/tmp, /usr/tmp, /tmp)."""
-    want = str(Path(folder).absolute())
-    try:
-        row = conn.execute("PRAGMA temp_store_directory").fetchone()
-        if (row[0] if row else "") != want:  # a path, not a value from a document: quoted as SQL text
+    with `PRAGMA temp_store_directory`: a process-wide setting that SQLite says must not change while another
+    thread uses SQLite (it frees the old string under a reader: undefined behaviour). So it is set once, by the
+    first library this process opens, and never changed: a library opened later (the window reopening another,
+    while runner threads read) keeps its temporary files in the first one's data dir, still the user's. A
+    folder SQLite cannot write (a read-only library, one since deleted) is passed over by SQLite for the usual
+    ones (SQLITE_TMPDIR, TMPDIR, /var/tmp, /usr/tmp, /tmp)."""
+    global _temp_dir_set
+    with _TEMP_DIR_LOCK:
+        if _temp_dir_set:
+            return
+        _temp_dir_set = True
+        want = str(Path(folder).absolute())  # a path, not a value from a document: quoted as SQL text
+        try:
             conn.execute("PRAGMA temp_store_directory = '" + want.replace("'", "''") + "'")
-    except sqlite3.Error:  # a build without the pragma: the system's temp folder, as before
-        pass
+        except sqlite3.Error:  # a build without the pragma: the system's temp folder, as before
+            pass
 
 
 def _inserted(cur: sqlite3.Cursor) -> int:

@@ -23,12 +23,18 @@ _MAX_SECTORS = 4096  # directory sectors followed: 16K entries at 512 bytes (a r
 _HEADER_DIFAT = 109
 
 
-def is_encrypted_office(src: str | os.PathLike | bytes) -> bool:
-    """True for an OLE compound file (a path, or bytes held in memory) whose directory names an `EncryptedPackage`
-    stream; False for anything else, unreadable or malformed files included (the caller's own error then stands)."""
+def is_encrypted_office(src: str | os.PathLike | bytes | BinaryIO) -> bool:
+    """True for an OLE compound file (a path, bytes held in memory, or a file the caller has open: read from its
+    start, left open) whose directory names an `EncryptedPackage` stream; False for anything else, unreadable or
+    malformed files included (the caller's own error then stands)."""
     try:
-        with (io.BytesIO(src) if isinstance(src, (bytes, bytearray)) else open(src, "rb")) as fh:
-            return _has_encrypted_package(fh)
+        if isinstance(src, (bytes, bytearray)):
+            return _has_encrypted_package(io.BytesIO(src))
+        if isinstance(src, (str, os.PathLike)):
+            with open(src, "rb") as fh:
+                return _has_encrypted_package(fh)
+        src.seek(0)
+        return _has_encrypted_package(src)
     except (OSError, struct.error, ValueError):
         return False
 

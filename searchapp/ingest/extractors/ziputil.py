@@ -64,8 +64,11 @@ class SafeZip:
         try:
             self.zf = zipfile.ZipFile(fh)  # closing the ZipFile leaves fh open: close() closes both
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
-            fh.close()
-            if is_encrypted_office(path):  # a password-protected .docx/.xlsx is an OLE file, not a broken zip
+            try:  # the file already open, never the path again (a FIFO or link may be there by now)
+                encrypted = is_encrypted_office(fh)  # a password-protected .docx/.xlsx is an OLE file, not a broken zip
+            finally:
+                fh.close()
+            if encrypted:
                 raise UnsupportedFileError(ENCRYPTED) from None
             raise ExtractionError(f"corrupt zip container: {exc}") from None
         except BaseException:
@@ -176,7 +179,7 @@ def _member_error(info: zipfile.ZipInfo, exc: RuntimeError) -> ExtractionError:
     """Why zipfile would not open a member. It raises RuntimeError for an encrypted one, and NotImplementedError (a
     RuntimeError) for a compression method it lacks (deflate64, ppmd...): no encryption, so the flag says which."""
     if info.flag_bits & 0x1 or info.compress_type == 99:  # 99: WinZip AES, the method an AES member is marked with
-        return ExtractionError(ENCRYPTED)
+        return UnsupportedFileError(ENCRYPTED)  # skipped, as an encrypted Office file is: not read again each sync
     method = _METHODS.get(info.compress_type, f"method {info.compress_type}")
     return ExtractionError(f"unsupported compression method: {method}")
 

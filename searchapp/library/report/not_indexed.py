@@ -23,7 +23,8 @@ STATE_WORDS = {"ocr_pending": "waiting for OCR", "no_text": "no text found", "sk
 MAX_LISTED = 10_000  # per state, for the window's list
 
 Row = tuple[str, str, str]  # (path, state, reason)
-MemberGroups = dict[tuple[str, str], list[str]]  # (row path, row reason) -> the member keys a grouped row stands for
+MemberGroups = dict[tuple[str, str, str], list[str]]  # (row path, row state, row reason) -> the member keys a
+# grouped row stands for: two groups of one container with one reason and count may differ only by state
 
 
 def state_words(state: str) -> str:
@@ -48,7 +49,7 @@ def not_indexed_rows(store: Store, limit: int = MAX_LISTED) -> list[Row]:
 def not_indexed_entries(store: Store, limit: int = MAX_LISTED) -> tuple[list[Row], MemberGroups]:
     """The rows of the Not indexed list, states in words and members grouped, and the members of each group."""
     rows, groups = group_members(not_indexed_rows(store, limit))
-    return [(p, state_words(s), r) for p, s, r in rows], groups
+    return [(p, state_words(s), r) for p, s, r in rows], {(p, state_words(s), r): m for (p, s, r), m in groups.items()}
 
 
 def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:
@@ -66,5 +67,5 @@ def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:
             continue
         shown = f"{len(paths)} members: {reason}"
         out.append((where, state, shown))
-        groups[(where, shown)] = paths
+        groups[(where, state, shown)] = paths
     return out, groups

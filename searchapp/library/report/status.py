@@ -58,7 +58,7 @@ class LibraryStatus:
     # (path, state in words, reason) of every entry not (fully) indexed, OCR pending included: the window's list
     # (report/not_indexed.py: a container's members left out for one reason are one row "N members: <reason>")
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
-    member_groups: MemberGroups = field(default_factory=dict)  # (row path, reason) -> members, of both lists
+    member_groups: MemberGroups = field(default_factory=dict)  # (row path, state, reason) -> members, of both lists
     query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path)
     passage_path: str = ""  # what encodes passages (models/device_summary.describe_passage_path)
     # The vector index was still opening when this was taken (Library.status(wait_for_meaning=False)): the
@@ -77,8 +77,8 @@ class LibraryStatus:
             "meaning": {"embedded": self.embedded, "total": self.chunks,
                         "percent": meaning_percent(self.embedded, self.chunks)},
             "consistent": self.consistent,
-            "failed": [{"path": p, "status": s, "reason": r, **({"members": self.member_groups[(p, r)]}
-                                                                 if (p, r) in self.member_groups else {})}
+            "failed": [{"path": p, "status": s, "reason": r, **({"members": self.member_groups[(p, s, r)]}
+                                                                 if (p, s, r) in self.member_groups else {})}
                        for p, s, r in self.failed],
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,

@@ -106,6 +106,47 @@ def test_a_password_protected_office_file_is_encrypted_not_a_corrupt_zip(tiny_li
     assert _rows(tiny_library.status())["forecast.xlsx"] == ("skipped", ENCRYPTED)
 
 
+def test_an_encrypted_office_file_is_told_from_the_file_already_open_never_opened_again(tmp_path):
+    """The OLE check reads the descriptor SafeZip opened (a regular file, checked): opening the path again could
+    meet a FIFO swapped in since (blocking for ever) or follow a link."""
+    import os
+    import sys
+
+    import pytest
+
+    from searchapp.base.errors import UnsupportedFileError
+    from searchapp.ingest.extractors.ziputil import SafeZip
+
+    path = tmp_path / "salaries.xlsx"
+    path.write_bytes(ole_file({"EncryptionInfo": b"\x04\x00\x04\x00" + b"\0" * 60, "EncryptedPackage": b"\x13" * 5000}))
+    seen: list[str] = []
+    recording = [True]
+
+    def hook(event: str, args: tuple) -> None:
+        if recording[0] and event == "open" and isinstance(args[0], (str, os.PathLike)):
+            seen.append(os.fspath(args[0]))
+
+    sys.addaudithook(hook)  # audit hooks cannot be removed: this one goes quiet after the test
+    try:
+        with pytest.raises(UnsupportedFileError, match=ENCRYPTED):
+            SafeZip(path)
+    finally:
+        recording[0] = False
+    assert seen.count(str(path)) == 1, seen
+
+
+def test_a_document_whose_parts_are_encrypted_is_skipped_as_an_encrypted_office_file_is(tiny_library, tmp_path):
+    """Encrypted zip members inside a .docx: "skipped" (not read again at every sync), as an OLE-encrypted .docx."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "locked.docx").write_bytes(_zip_with_methods({
+        "[Content_Types].xml": (b"<Types/>", 0, True),
+        "word/document.xml": (b"\0" * 12 + b"secret", 0, True),
+    }))
+    tiny_library.add_folder(docs)
+    assert _rows(tiny_library.status())["locked.docx"] == ("skipped", ENCRYPTED)
+
+
 def test_members_in_an_unsupported_method_are_one_row_that_says_which(tiny_library, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -126,12 +167,12 @@ def test_members_in_an_unsupported_method_are_one_row_that_says_which(tiny_libra
         ("skipped", ENCRYPTED),
         ("skipped", "unsupported compression method: ppmd"),
     ]), mine
-    grouped = [(p, r) for p, _, r in st.failed if r.startswith("7 members")]
+    grouped = [(p, s, r) for p, s, r in st.failed if r.startswith("7 members")]
     assert grouped[0][0] == zip_path  # the row is the container's; its members are kept beside it
     assert sorted(st.member_groups[grouped[0]]) == sorted(zip_path + MEMBER_SEP + n for n in chapters)
     row = next(r for r in st.to_json()["failed"] if r["reason"].startswith("7 members"))
     assert len(row["members"]) == 7
-    assert [r for p, _, r in st.not_indexed if p == zip_path] == [grouped[0][1]]  # the window's list: one row too
+    assert [r for p, _, r in st.not_indexed if p == zip_path] == [grouped[0][2]]  # the window's list: one row too
     assert tiny_library.search("harpooneers", mode="lexical").hits  # the readable member is indexed
 
 
@@ -167,7 +208,7 @@ def test_the_not_indexed_window_shows_the_whole_reason_and_opens_a_group(qtbot):
     reason = "3 members: unsupported compression method: deflate64"
     dialog = ProblemsDialog([("/docs/scan.pdf", "failed", long_reason), (zip_path, "skipped", reason),
                              ("/docs/note.txt", "no text found", "no text found")],
-                            groups={(zip_path, reason): members})
+                            groups={(zip_path, "skipped", reason): members})
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)

@@ -126,6 +126,32 @@ def test_a_fifo_at_a_lock_file_or_the_config_is_refused_in_one_line(lib_dir, tmp
         release(data / "config.toml")
 
 
+def test_a_link_at_a_lock_file_is_refused_in_one_line_and_its_target_left_alone(lib_dir, tmp_path):
+    """A symbolic link at writer.lock (or the searches' lock) to a file outside, say ~/.bashrc: opening it O_CREAT
+    and truncating it as a lock would empty that file. It is refused, never followed."""
+    from searchapp.base.errors import StoreError
+    from searchapp.library.lock import writer_holder, writer_lock
+    from searchapp.library.searches import LOCK_NAME, Searches
+
+    data = tmp_path / "lib"
+    shutil.copytree(lib_dir, data)
+    bashrc = tmp_path / "bashrc"
+    bashrc.write_text("export PATH=$HOME/bin:$PATH\n")
+    for name in ("writer.lock", LOCK_NAME):
+        (data / name).unlink(missing_ok=True)
+        (data / name).symlink_to(bashrc)
+    assert writer_holder(data) is None
+    with pytest.raises(StoreError, match="symbolic link") as err:
+        with writer_lock(data, wait=0):
+            pass
+    assert "\n" not in str(err.value)
+    searches = Searches(data, create=True)
+    with searches.running():
+        pass
+    searches.close()
+    assert bashrc.read_text() == "export PATH=$HOME/bin:$PATH\n" and (data / "writer.lock").is_symlink()
+
+
 def test_a_query_of_a_hundred_thousand_words_is_cut_with_a_note(lib_dir, tmp_path, capsys, monkeypatch):
     """As operators are: a query past MAX_QUERY_WORDS words or MAX_QUERY_CHARS characters is searched for its
     first words, with one note; the history keeps what was searched, not 600 KB."""
@@ -210,32 +236,34 @@ def test_the_folder_precount_looks_at_its_time_limit_inside_one_big_listing(tmp_
     assert whole.complete and whole.files == 1 and len(whole.subfolders) == 3000
 
 
-def _sqlite_temp_files() -> list[Path]:
-    """The SQLite temporary files this process holds open (unlinked: found through /proc/self/fd)."""
-    out = []
-    for fd in os.listdir("/proc/self/fd"):
+UNDO_TEMP = """
+import os, sys
+from searchapp.base.config import load_config
+from searchapp.library import Library
+with Library(load_config(sys.argv[1], env={})) as lib:
+    lib.store.conn.execute("PRAGMA temp.cache_size = 10")  # 10 pages in memory: spilled as a big folder's copy is
+    assert lib.remove_folder(sys.argv[2], undoable=True) == 40
+    for fd in os.listdir("/proc/self/fd"):  # the SQLite temporary files it holds open (unlinked)
         try:
             target = os.readlink(f"/proc/self/fd/{fd}")
         except OSError:
             continue
         if "etilqs_" in target:
-            out.append(Path(target.removesuffix(" (deleted)")))
-    return out
+            print(target.removesuffix(" (deleted)"))
+    assert lib.undo_remove() == (sys.argv[2], 40)
+"""
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="open files listed by Linux's /proc")
-def test_undo_keeps_a_removed_folders_passages_in_the_data_dir(tiny_library, tmp_path):
+def test_undo_keeps_a_removed_folders_passages_in_the_data_dir(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     """The rows kept for Undo (TEMP tables) spill to a SQLite temporary file past a few MB: that file lies in the
-    data dir, never in /var/tmp (SQLite's default temp folder here)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for i in range(40):
-        (docs / f"note{i}.txt").write_text(f"Private note {i}: " + "the lighthouse keeper's ledger " * 60 + "\n",
-                                           encoding="utf-8")
-    lib = tiny_library
-    lib.add_folder(docs)
-    lib.store.conn.execute("PRAGMA temp.cache_size = 10")  # 10 pages in memory: spilled as a big folder's copy is
-    assert lib.remove_folder(docs, undoable=True) == 40
-    temp = _sqlite_temp_files()
-    assert temp and all(p.parent == lib.data_dir for p in temp), temp
-    assert lib.undo_remove() == (str(docs), 40)
+    data dir, never in /var/tmp (SQLite's default temp folder here). In a process of its own: SQLite's temp folder
+    is set once per process, by the first library it opens (store/db.py keep_temp_files_in)."""
+    texts = {f"note{i}.txt": f"Private note {i}: " + "the lighthouse keeper's ledger " * 60 for i in range(40)}
+    data = build_tiny_library(tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    env = {**os.environ, "SEARCHAPP_NO_WARM": "1"}
+    p = subprocess.run([sys.executable, "-c", UNDO_TEMP, str(data), str(tmp_path / "docs")], env=env,
+                       capture_output=True, text=True, timeout=HANG_S, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr
+    temp = [Path(t) for t in p.stdout.splitlines() if t]
+    assert temp and all(t.parent == data for t in temp), temp

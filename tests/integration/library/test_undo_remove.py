@@ -74,3 +74,56 @@ def test_a_plain_remove_keeps_nothing_to_undo(tmp_path, tiny_bi_encoder_dir, tin
         assert lib.undo_remove() is None and [r.path for r in lib.status().roots] == [str(other)]
     finally:
         lib.close()
+
+
+def test_an_undo_refused_while_another_process_writes_keeps_its_file_for_a_later_undo(tmp_path, tiny_bi_encoder_dir,
+                                                                                       tiny_encoder):
+    import fcntl
+    import os
+
+    import pytest
+
+    from searchapp.base.errors import StoreError
+    from searchapp.library.lock import WriterWait
+    from searchapp.library.undo_file import FILE_NAME, remove_undoable, undo_last_remove
+
+    lib, docs, _ = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
+    try:
+        assert remove_undoable(lib, str(docs)) == (2, None)
+        kept = lib.data_dir / FILE_NAME
+        other = os.open(lib.data_dir / "writer.lock", os.O_RDWR)  # another writer's hold (flock: per open file)
+        try:
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lib.writer_wait = WriterWait(0, hint=" (--no-wait)")
+            with pytest.raises(StoreError):
+                undo_last_remove(lib)
+            assert kept.is_file()  # the minute is not over: the Undo can still be done
+        finally:
+            os.close(other)
+        assert undo_last_remove(lib) == (str(docs), 2)
+        assert not kept.exists() and names(lib.search("violin", mode="lexical")) == {"violin.txt"}
+    finally:
+        lib.close()
+
+
+def test_a_linked_undo_file_is_nothing_to_undo(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    import shutil
+
+    import pytest
+
+    from searchapp.base.errors import SearchAppError
+    from searchapp.library.undo_file import FILE_NAME, remove_undoable, undo_last_remove
+
+    lib, docs, _ = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
+    try:
+        assert remove_undoable(lib, str(docs)) == (2, None)
+        kept = lib.data_dir / FILE_NAME
+        elsewhere = tmp_path / "elsewhere.sqlite"
+        shutil.move(kept, elsewhere)
+        kept.symlink_to(elsewhere)
+        with pytest.raises(SearchAppError, match="nothing to undo: .*symbolic link") as err:
+            undo_last_remove(lib)
+        assert "\n" not in str(err.value)
+        assert names(lib.search("violin", mode="lexical")) == set() and elsewhere.is_file()
+    finally:
+        lib.close()
