@@ -47,13 +47,17 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
             print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, "
                   f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
                   f"{total.chunks_added} passages written ({total.chunks_embedded} embedded, the rest reused)")
-            failed = [(p, r) for p, r in total.problems]
-            if failed:
-                print(f"{len(failed)} files not indexed (`searchapp status` lists them all):", file=sys.stderr)
-                for p, r in failed[:10]:
-                    print(f"  {printable(p)}: {printable(r)}", file=sys.stderr)
-                if len(failed) > 10:
-                    print(f"  ... and {len(failed) - 10} more", file=sys.stderr)
+            if total.problems:
+                from ...base.member_paths import display_path
+                from ...library.report.not_indexed import group_members
+
+                # A container's members left out for one reason are one row, as status shows them (not 135 rows).
+                rows, _ = group_members([(p, "", r) for p, r in total.problems])
+                print(f"{len(total.problems)} files not indexed (`searchapp status` lists them all):", file=sys.stderr)
+                for p, _state, r in rows[:10]:
+                    print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
+                if len(rows) > 10:
+                    print(f"  ... and {len(rows) - 10} more", file=sys.stderr)
             for n in total.notes:
                 print(f"searchapp: note: {printable(n)}", file=sys.stderr)
         notice = lib.index_notice()

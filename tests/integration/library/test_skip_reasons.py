@@ -235,3 +235,22 @@ def test_an_image_that_waited_for_an_engine_is_counted_added_when_read(tiny_libr
     monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
     rep = tiny_library.sync()
     assert (rep.scanned, rep.added, rep.skipped, rep.failed) == (1, 1, 0, 0), rep
+
+
+def test_the_index_command_lists_a_container_s_members_as_one_row(tmp_path, capsys, tiny_bi_encoder_dir):
+    """`searchapp index`'s own summary folds them as status does: one row, not one per member."""
+    from searchapp.cli.main import main
+
+    docs, data = tmp_path / "docs", tmp_path / "lib"
+    docs.mkdir()
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n',
+                                      encoding="utf-8")
+    (docs / "moby.zip").write_bytes(_zip_with_methods({
+        **{f"moby/chapter{i:03}.txt": (f"Chapter {i}: the whale.\n".encode(), 9, False) for i in range(1, 8)},
+        "moby/notes.txt": (b"Notes on the harpooneers of the Pequod.\n", 0, False),
+    }))
+    assert main(["--data-dir", str(data), "index", "--words-only", str(docs)]) == 0
+    err = capsys.readouterr().err
+    assert f"  {docs / 'moby.zip'}: 7 members: unsupported compression method: deflate64" in err.splitlines(), err
+    assert err.count("deflate64") == 1
