@@ -167,31 +167,15 @@ def comparable(out: dict) -> list:
     return [(h["key"], h["start"], h["end"], round(h["score"], 4)) for h in out["hits"]]
 
 
-def wall(argv: list[str], runs: int, env: dict) -> tuple[float, list[dict]]:
-    """Median wall ms of `argv` over `runs` runs (after one not counted: bytecode written, pages cached, as for
-    an installed app), and what each printed (JSON, when it did)."""
-    times, outs = [], []
-    subprocess.run(argv, capture_output=True, env=env, timeout=600)
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
-        times.append(time.perf_counter() - t0)
-        if p.returncode != 0:
-            raise SystemExit(f"{argv} failed ({p.returncode}): {p.stderr[-2000:]}")
-        if p.stdout.startswith("{"):
-            outs.append(json.loads(p.stdout))
-    return round(statistics.median(times) * 1000, 1), outs
-
-
-def wall_by_turns(direct: tuple[list[str], dict], warm: tuple[list[str], dict], runs: int
-                  ) -> tuple[tuple[float, list[dict]], tuple[float, list[dict]]]:
-    """`wall` of the direct and the warm command, run by turns (direct, warm, direct, ...) so that both see the
-    same load on a shared machine: each one's median wall ms and what it printed."""
-    results: list[tuple[list[float], list[dict]]] = [([], []), ([], [])]
-    for argv, env in (direct, warm):  # one of each not counted: bytecode written, pages cached
+def walls(commands: list[tuple[list[str], dict]], runs: int) -> list[tuple[float, list[dict]]]:
+    """Each (argv, env) run `runs` times, the commands by turns (a, b, a, b, ...) so that all see the same load on
+    a shared machine, after one run of each not counted (bytecode written, pages cached, as for an installed app):
+    each one's median wall ms and what it printed (JSON, when it did)."""
+    results: list[tuple[list[float], list[dict]]] = [([], []) for _ in commands]
+    for argv, env in commands:
         subprocess.run(argv, capture_output=True, env=env, timeout=600)
     for _ in range(runs):
-        for (argv, env), (times, outs) in zip((direct, warm), results, strict=True):
+        for (argv, env), (times, outs) in zip(commands, results, strict=True):
             t0 = time.perf_counter()
             p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
             times.append(time.perf_counter() - t0)
@@ -199,8 +183,19 @@ def wall_by_turns(direct: tuple[list[str], dict], warm: tuple[list[str], dict], 
                 raise SystemExit(f"{argv} failed ({p.returncode}): {p.stderr[-2000:]}")
             if p.stdout.startswith("{"):
                 outs.append(json.loads(p.stdout))
-    (dt, do), (wt, wo) = results
-    return (round(statistics.median(dt) * 1000, 1), do), (round(statistics.median(wt) * 1000, 1), wo)
+    return [(round(statistics.median(times) * 1000, 1), outs) for times, outs in results]
+
+
+def wall(argv: list[str], runs: int, env: dict) -> tuple[float, list[dict]]:
+    """Median wall ms of `argv` over `runs` runs, and what each printed (walls, for one command)."""
+    return walls([(argv, env)], runs)[0]
+
+
+def wall_by_turns(direct: tuple[list[str], dict], warm: tuple[list[str], dict], runs: int
+                  ) -> tuple[tuple[float, list[dict]], tuple[float, list[dict]]]:
+    """The direct and the warm command by turns (walls): each one's median wall ms and what it printed."""
+    d, w = walls([direct, warm], runs)
+    return d, w
 
 
 SERVER = """
