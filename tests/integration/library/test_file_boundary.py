@@ -209,19 +209,26 @@ def test_a_file_that_raises_in_the_read_ahead_worker_fails_there_and_the_worker_
         assert lib.store.file_by_path(str(docs / "doc02-victim.txt")).status == "indexed"
 
 
-def test_a_member_that_raises_fails_alone_and_its_container_and_siblings_index(tmp_path, tiny_bi_encoder_dir,
-                                                                               tiny_encoder, monkeypatch):
+def _bundle_with_victim(tmp_path: Path) -> Path:
+    """docs/bundle.zip: the other files as members, and a victim member holding MARK."""
     import zipfile
 
-    from searchapp.library.members import sync as members_sync
-
-    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
     docs = tmp_path / "docs"
     docs.mkdir()
     with zipfile.ZipFile(docs / "bundle.zip", "w") as z:
         for name, text in OTHERS.items():
             z.writestr(name, text)
         z.writestr("victim.txt", f"The {MARK} keeps its marble prism.")
+    return docs
+
+
+def test_a_member_that_raises_fails_alone_and_its_container_and_siblings_index(tmp_path, tiny_bi_encoder_dir,
+                                                                               tiny_encoder, monkeypatch):
+
+    from searchapp.library.members import sync as members_sync
+
+    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
+    docs = _bundle_with_victim(tmp_path)
     fault = Fault()
     real = members_sync.extract
 
@@ -311,17 +318,11 @@ def test_ocr_that_raises_for_one_image_fails_that_image_only(tmp_path, tiny_bi_e
 def test_a_member_past_its_budget_fails_alone(tmp_path, tiny_bi_encoder_dir, tiny_encoder, monkeypatch):
     """Each member of a container has a file's budget: one whose extraction goes on and on is listed "took too
     long", its container and siblings are indexed."""
-    import zipfile
 
     from searchapp.library.members import sync as members_sync
 
     monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    with zipfile.ZipFile(docs / "bundle.zip", "w") as z:
-        for name, text in OTHERS.items():
-            z.writestr(name, text)
-        z.writestr("victim.txt", f"The {MARK} keeps its marble prism.")
+    docs = _bundle_with_victim(tmp_path)
     real = members_sync.extract
 
     def endless(path, *a, cancel=None, **kw):
