@@ -49,3 +49,20 @@ def two_folder_window(qtbot, tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder)
     win = shown_window(qtbot, config, lib)
     win.docs, win.other = tmp_path / "docs", other
     return win, lib
+
+
+def drop(win, paths) -> None:
+    """A real drag-enter + drop of file URLs onto `win`, as a file manager sends them."""
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    md = QMimeData()
+    md.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = win.rect().center()
+    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(win, enter)
+    assert enter.isAccepted()
+    ev = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(win, ev)
+    assert ev.isAccepted()

@@ -11,13 +11,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
-from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from conftest import build_tiny_library  # noqa: E402
 
-from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window, drop  # noqa: E402
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "bread.md": "A recipe for sourdough bread with a long cold proof."}
@@ -69,19 +68,6 @@ def button_tops(win) -> dict[str, int]:
     panel = win.library_panel
     return {b.text(): b.mapTo(win, b.rect().topLeft()).y()
             for b in (panel.add_button, panel.remove_button, panel.resync_button, panel.problems_button)}
-
-
-def drop(win, paths) -> None:
-    """A real drag-enter + drop of file URLs, as a file manager sends them."""
-    md = QMimeData()
-    md.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    pos = win.rect().center()
-    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    QApplication.sendEvent(win, enter)
-    assert enter.isAccepted()
-    ev = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    QApplication.sendEvent(win, ev)
-    assert ev.isAccepted()
 
 
 @pytest.fixture

@@ -12,13 +12,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
-from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLineEdit, QProgressBar, QPushButton, QTableView, QTextBrowser, QTreeWidget  # noqa: E402
 
 from searchapp.gui.results_model import HTML_ROLE, ResultsModel, rank_movement  # noqa: E402
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, shown_window, drop  # noqa: E402
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -40,19 +39,6 @@ def make_window(qtbot, make_config, packaged_encoder):
     for win, lib in made:
         win.close()
         lib.close()
-
-
-def drop(win, paths) -> None:
-    """A real drag-enter + drop of file URLs, as a file manager sends them."""
-    md = QMimeData()
-    md.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    pos = win.rect().center()
-    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    QApplication.sendEvent(win, enter)
-    assert enter.isAccepted()
-    ev = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, md, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    QApplication.sendEvent(win, ev)
-    assert ev.isAccepted()
 
 
 def index(qtbot, win, paths) -> None:
