@@ -7,7 +7,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-LIGHT = ("sqlite-utils",)  # cheap to install beside the rest; torch, transformers and Qt are not
+LIGHT = ("sqlite-utils", "olefile", "xlrd")  # cheap to install beside the rest; torch, transformers and Qt are not
 
 deps = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]["dependencies"]
 for name in LIGHT:

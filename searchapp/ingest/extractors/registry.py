@@ -11,7 +11,7 @@ from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
-from . import docx, epub, html, mail, members, odp, ods, odt, pdf, pptx, sniff, text, xlsx
+from . import docx, epub, html, legacy_office, mail, members, odp, ods, odt, pdf, pptx, sniff, text, xlsx
 
 __all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "takes_data", "DEFAULT_MAX_BYTES",
            "DEFAULT_MAX_CHARS"]
@@ -33,6 +33,9 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "ods": (ods.SUFFIXES, ods.extract_ods),
     "pptx": (pptx.SUFFIXES, pptx.extract_pptx),
     "odp": (odp.SUFFIXES, odp.extract_odp),
+    "doc": (legacy_office.DOC_SUFFIXES, legacy_office.extract_doc),  # Office 97-2003: ole.py, word97/xls97/ppt97
+    "xls": (legacy_office.XLS_SUFFIXES, legacy_office.extract_xls),
+    "ppt": (legacy_office.PPT_SUFFIXES, legacy_office.extract_ppt),
     "eml": (mail.EML_SUFFIXES, mail.extract_eml),
     "mbox": (mail.MBOX_SUFFIXES, mail.extract_mbox),
     "msg": (mail.MSG_SUFFIXES, mail.extract_msg),  # not read: listed as skipped with the reason and what to do

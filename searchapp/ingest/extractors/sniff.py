@@ -22,7 +22,7 @@ KNOWN_BINARY_SUFFIXES = frozenset(
         "exe dll so dylib o a lib obj bin dat pyc pyo pyd class wasm elc beam "
         "ttf otf woff woff2 eot "
         "sqlite sqlite3 db mdb accdb pkl pickle npy npz h5 hdf5 parquet feather onnx pt pth safetensors ckpt "
-        "doc xls xlsb ppt key numbers pages odg "
+        "xlsb key numbers pages odg "
         "swp swo lock"
     ).split()
 )

@@ -1,0 +1,55 @@
+"""Word, Excel and PowerPoint 97-2003 (.doc, .xls, .ppt): the registry's entry points.
+
+A legacy suffix is read by what the file is (ole.sniff): a compound file by the legacy reader (word97, xls97,
+ppt97), a zip by the matching OOXML reader (a .doc that a newer Word saved as .docx), an HTML export by the HTML
+reader, plain text (a CSV export, a Graphviz .dot graph) as text; anything else is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from ...base.errors import UnsupportedFileError
+from ...base.progress import CancelToken
+from ...base.types import Document
+from . import docx, html, pptx, ppt97, sniff as text_sniff, word97, xls97, xlsx
+from .ole import OleFile, sniff
+
+__all__ = ["DOC_SUFFIXES", "XLS_SUFFIXES", "PPT_SUFFIXES", "extract_doc", "extract_xls", "extract_ppt"]
+
+DOC_SUFFIXES, XLS_SUFFIXES, PPT_SUFFIXES = word97.SUFFIXES, xls97.SUFFIXES, ppt97.SUFFIXES
+_WHAT = {"doc": "a Word 97-2003 document", "xls": "an Excel 97-2003 workbook", "ppt": "a PowerPoint 97-2003 file"}
+
+
+def _extract(kind: str, read: Callable[..., Document], newer: Callable[..., Document], path: Path, max_bytes: int,
+             max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
+    found = sniff(path)
+    if found == "ole":
+        with OleFile(path) as ole:
+            return read(ole, max_bytes, max_chars, cancel)
+    if found == "zip":
+        return newer(path, max_bytes, max_chars=max_chars, cancel=cancel)
+    if found == "html":
+        return html.extract_html(path, max_bytes, max_chars=max_chars, cancel=cancel)
+    if found == "rtf":
+        raise UnsupportedFileError(f"an RTF file named .{kind}: RTF is not read")
+    try:  # a CSV export named .xls, a Graphviz graph named .dot: plain text when it reads as text
+        return text_sniff.extract_sniffed(path, max_bytes)
+    except UnsupportedFileError:
+        raise UnsupportedFileError(f"not {_WHAT[kind]} (no OLE header)") from None
+
+
+def extract_doc(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                cancel: Optional[CancelToken] = None) -> Document:
+    return _extract("doc", word97.read_doc, docx.extract_docx, path, max_bytes, max_chars, cancel)
+
+
+def extract_xls(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                cancel: Optional[CancelToken] = None) -> Document:
+    return _extract("xls", xls97.read_xls, xlsx.extract_xlsx, path, max_bytes, max_chars, cancel)
+
+
+def extract_ppt(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                cancel: Optional[CancelToken] = None) -> Document:
+    return _extract("ppt", ppt97.read_ppt, pptx.extract_pptx, path, max_bytes, max_chars, cancel)

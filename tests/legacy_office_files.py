@@ -1,0 +1,123 @@
+"""Word, Excel and PowerPoint 97-2003 files and Outlook .msg files, made by the tests (tests/cfb_writer.py writes the
+compound file). Each writes the records its reader needs, as Office lays them out (MS-DOC, MS-XLS, MS-PPT, MS-OXMSG),
+and no more; hostile variants damage one of them."""
+
+from __future__ import annotations
+
+import struct
+
+from cfb_writer import cfb
+
+TEXT_AT = 1024  # where the document's text starts in the WordDocument stream (past the FIB)
+
+
+def word_stream(pieces: list[tuple[str, bool]], flags: int = 0x0200, word6: bool = False) -> tuple[bytes, bytes]:
+    """(WordDocument, table stream) for a document whose text is `pieces`: (text, compressed) each, compressed
+    meaning 8-bit cp1252, else UTF-16LE. `flags`: the FIB's (0x0200 fWhichTblStm: 1Table; 0x0100 fEncrypted)."""
+    csw, cslw, pairs = 14, 22, 93
+    fib = bytearray(32 + 2 + 2 * csw + 2 + 4 * cslw + 2 + 8 * pairs)
+    struct.pack_into("<HH", fib, 0, 0xA5DC if word6 else 0xA5EC, 104 if word6 else 193)
+    struct.pack_into("<H", fib, 0x0A, flags)
+    at = 32
+    struct.pack_into("<H", fib, at, csw)
+    at += 2 + 2 * csw
+    struct.pack_into("<H", fib, at, cslw)
+    at += 2 + 4 * cslw
+    struct.pack_into("<H", fib, at, pairs)
+    body = bytearray()
+    cps, fcs, cp = [0], [], 0
+    for text, compressed in pieces:
+        offset = TEXT_AT + len(body)
+        if compressed:
+            body += text.encode("cp1252")
+            fcs.append((offset * 2) | 0x40000000)
+        else:
+            body += text.encode("utf-16-le")
+            fcs.append(offset)
+        cp += len(text)
+        cps.append(cp)
+    plc = struct.pack(f"<{len(cps)}I", *cps) + b"".join(struct.pack("<HIH", 0, fc, 0) for fc in fcs)
+    clx = b"\x02" + struct.pack("<I", len(plc)) + plc
+    table = b"\0" * 16 + clx
+    struct.pack_into("<II", fib, at + 2 + 8 * 33, 16, len(clx))  # fcClx, lcbClx
+    if word6:
+        struct.pack_into("<II", fib, 0x18, TEXT_AT, TEXT_AT + len(body))  # fcMin, fcMac
+    word = bytes(fib).ljust(TEXT_AT, b"\0") + bytes(body)
+    return word, table
+
+
+def make_doc(pieces: list[tuple[str, bool]], flags: int = 0x0200, word6: bool = False) -> bytes:
+    word, table = word_stream(pieces, flags, word6)
+    streams = {"WordDocument": word}
+    if not word6:
+        streams["1Table" if flags & 0x0200 else "0Table"] = table
+    return cfb(streams)
+
+
+def record(kind: int, body: bytes, container: bool = False, instance: int = 0) -> bytes:
+    """One PowerPoint record: its header (version/instance, type, length), then its body."""
+    return struct.pack("<HHI", (instance << 4) | (0xF if container else 0), kind, len(body)) + body
+
+
+def text_atom(text: str, unicode: bool = True) -> bytes:
+    header = record(0x0F9F, struct.pack("<I", 1))  # TextHeaderAtom: body text
+    return header + (record(0x0FA0, text.encode("utf-16-le")) if unicode else record(0x0FA8, text.encode("cp1252")))
+
+
+def ppt_stream(slides: list[str], master: str = "Click to edit Master title style", extra: bytes = b"") -> bytes:
+    """A "PowerPoint Document" stream: the document's SlideListWithText holding each slide's text (alternately
+    UTF-16 and 8-bit), a main master holding `master`, then `extra` records."""
+    texts = b"".join(text_atom(t, unicode=i % 2 == 0) for i, t in enumerate(slides))
+    document = record(0x03E8, record(0x0FF0, texts, container=True), container=True)
+    main_master = record(0x03F8, record(0x0FF0, text_atom(master), container=True), container=True)
+    return document + main_master + extra
+
+
+def make_ppt(slides: list[str], **kw) -> bytes:
+    return cfb({"PowerPoint Document": ppt_stream(slides, **kw), "Current User": b"\0" * 20})
+
+
+def _biff(kind: int, body: bytes) -> bytes:
+    return struct.pack("<HH", kind, len(body)) + body
+
+
+def _bof(dt: int) -> bytes:
+    return _biff(0x0809, struct.pack("<HHHHII", 0x0600, dt, 0x0DBB, 0x07CC, 0, 0x06))
+
+
+def _label(row: int, col: int, text: str) -> bytes:
+    return _biff(0x0204, struct.pack("<HHHHB", row, col, 15, len(text), 1) + text.encode("utf-16-le"))
+
+
+def _number(row: int, col: int, value: float) -> bytes:
+    return _biff(0x0203, struct.pack("<HHHd", row, col, 15, value))
+
+
+def workbook_stream(sheets: dict[str, list[list[object]]], filepass: bool = False) -> bytes:
+    """A BIFF8 "Workbook" stream: the globals (with 16 default XF records, so xlrd knows cell formats), one
+    BOUNDSHEET per sheet, then each sheet's LABEL and NUMBER cells."""
+    xf = _biff(0x00E0, struct.pack("<HHHBBBBIIH", 0, 0, 0xFFF5, 0x20, 0, 0, 0, 0, 0, 0x20C0))
+    font = _biff(0x0031, struct.pack("<HHHHHBBBB", 200, 0, 0x7FFF, 400, 0, 0, 0, 0, 0) + b"\x05\x01" + "Arial".encode("utf-16-le"))
+    globals_ = _bof(0x0005) + (_biff(0x002F, b"\x01\x00" + b"\0" * 52) if filepass else b"") + font * 5 + xf * 16
+    bounds = [len(n) for n in sheets]
+    bound_size = sum(4 + 8 + n * 2 for n in bounds)
+    eof = _biff(0x000A, b"")
+    offset = len(globals_) + bound_size + len(eof)
+    subs, records = [], []
+    for name, rows in sheets.items():
+        cells = b""
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                if isinstance(value, str) and value:
+                    cells += _label(r, c, value)
+                elif isinstance(value, (int, float)):
+                    cells += _number(r, c, float(value))
+        sub = _bof(0x0010) + cells + eof
+        records.append(_biff(0x0085, struct.pack("<IBBBB", offset, 0, 0, len(name), 1) + name.encode("utf-16-le")))
+        subs.append(sub)
+        offset += len(sub)
+    return globals_ + b"".join(records) + eof + b"".join(subs)
+
+
+def make_xls(sheets: dict[str, list[list[object]]], filepass: bool = False) -> bytes:
+    return cfb({"Workbook": workbook_stream(sheets, filepass).ljust(4096, b"\0")})

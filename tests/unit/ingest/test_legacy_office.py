@@ -1,0 +1,200 @@
+"""Word, Excel and PowerPoint 97-2003 files (issue 43, items 1 and 2): their text is read from files the tests make
+(tests/legacy_office_files.py, tests/cfb_writer.py); password-protected ones say so; damaged and hostile ones fail
+with a one-line reason, within the caps."""
+
+from __future__ import annotations
+
+import io
+import struct
+from pathlib import Path
+
+import pytest
+
+from cfb_writer import cfb, set_fat, set_stream_size
+from legacy_office_files import make_doc, make_ppt, make_xls, ppt_stream, record, text_atom, word_stream
+from searchapp.base.errors import ExtractionError, UnsupportedFileError
+from searchapp.ingest.extractors import extract, ppt97, word97
+
+ENCRYPTED = "encrypted: password-protected, not indexed"
+
+
+def put(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_a_word_97_document_is_read_from_its_piece_table(tmp_path):
+    doc = make_doc([
+        ("The allotment committee met on Tuesday.\r", True),
+        ("Grüße from the orchard: \x13 HYPERLINK \"http://example.org/plums\" \x14the plum list\x15 is attached.\r",
+         False),
+        ("Cell one\x07Cell two\x07\x07Last line\x0bafter a line break\r", True),
+    ])
+    text = extract(put(tmp_path, "minutes.doc", doc)).text
+    assert "The allotment committee met on Tuesday.\n" in text
+    assert "Grüße from the orchard: the plum list is attached." in text  # the field's result, not its code
+    assert "HYPERLINK" not in text and "example.org" not in text
+    assert "Cell one\nCell two" in text and "Last line\nafter a line break" in text
+    assert not any(c in text for c in "\x07\x0b\x13\x14\x15")
+
+
+def test_a_word_6_document_is_read_from_its_one_text_run(tmp_path):
+    doc = make_doc([("Minutes kept in Word 95, café and all.\r", True)], flags=0, word6=True)
+    assert extract(put(tmp_path, "old.doc", doc)).text.strip() == "Minutes kept in Word 95, café and all."
+
+
+def test_a_powerpoint_file_is_read_from_its_text_atoms_without_the_masters(tmp_path):
+    ppt = make_ppt(["Quarterly harvest review", "Beans did well\rTomatoes were late", "Ünïcode bullet"])
+    text = extract(put(tmp_path, "harvest.ppt", ppt)).text
+    assert text.split("\n\n") == ["Quarterly harvest review", "Beans did well\nTomatoes were late", "Ünïcode bullet"]
+    assert "Click to edit Master" not in text
+
+
+def test_an_excel_97_workbook_is_read_sheet_by_sheet(tmp_path):
+    xls = make_xls({"Budget": [["Item", "Cost"], ["Compost", 12], ["Seeds", 3.5]], "Plots": [["North", "", "Ann"]]})
+    doc = extract(put(tmp_path, "budget.xls", xls))
+    assert doc.text == "Budget\nItem | Cost\nCompost | 12\nSeeds | 3.5\n\nPlots\nNorth |  | Ann"
+    assert [p.page for p in doc.pages] == [1, 2]
+
+
+@pytest.mark.parametrize("name, data", [
+    ("locked.doc", make_doc([("secret\r", True)], flags=0x0300)),  # fEncrypted in the FIB
+    ("locked.xls", make_xls({"S": [["secret"]]}, filepass=True)),  # a FILEPASS record
+    ("locked.ppt", cfb({"PowerPoint Document": ppt_stream(["secret"]), "EncryptedSummary": b"\0" * 64})),
+    ("locked2.ppt", make_ppt(["secret"], extra=record(0x2F14, b"\0" * 32, container=True))),  # CryptSession10
+    ("locked.docx", cfb({"EncryptionInfo": b"\x04\x00\x04\x00" + b"\0" * 60, "EncryptedPackage": b"\x13" * 5000})),
+])
+def test_password_protected_office_files_say_so(tmp_path, name, data):
+    with pytest.raises(UnsupportedFileError, match=f"^{ENCRYPTED}$"):
+        extract(put(tmp_path, name, data))
+
+
+def test_what_an_old_suffix_really_holds_is_read_as_what_it_is(tmp_path):
+    from docx import Document as Docx
+
+    d = Docx()
+    d.add_paragraph("Saved by a newer Word under the old name.")
+    buf = io.BytesIO()
+    d.save(buf)
+    assert "newer Word" in extract(put(tmp_path, "renamed.doc", buf.getvalue())).text
+    html = b"<html><body><table><tr><td>Exported</td><td>from a web app</td></tr></table></body></html>"
+    assert "Exported" in extract(put(tmp_path, "export.xls", html)).text
+    graph = b"digraph compost { greens -> heap; browns -> heap; }\n"
+    assert "greens -> heap" in extract(put(tmp_path, "flow.dot", graph)).text  # Graphviz, not a Word template
+    with pytest.raises(UnsupportedFileError, match="not a PowerPoint 97-2003 file"):
+        extract(put(tmp_path, "junk.ppt", bytes(range(256)) * 8))
+
+
+# Damaged and hostile files: each fails alone, with a reason, after reading at most the file.
+
+def _doc_with(pieces_plc: bytes) -> bytes:
+    word, _ = word_stream([("Some text\r", True)])
+    clx = b"\x02" + struct.pack("<I", len(pieces_plc)) + pieces_plc
+    table = b"\0" * 16 + clx
+    word = bytearray(word)
+    struct.pack_into("<II", word, 32 + 2 + 28 + 2 + 88 + 2 + 8 * 33, 16, len(clx))
+    return cfb({"WordDocument": bytes(word), "1Table": table})
+
+
+@pytest.mark.parametrize("plc, reason", [
+    (struct.pack("<2I", 0, 50) + struct.pack("<HIH", 0, 900_000, 0), "piece 0 points past the end"),
+    (struct.pack("<2I", 0, 2**31) + struct.pack("<HIH", 0, 0x40000000 | 2048, 0), "piece 0 spans"),
+    (b"\0" * 7, "not that of a PlcPcd"),
+])
+def test_a_piece_table_pointing_outside_the_document_fails_with_the_reason(tmp_path, plc, reason):
+    with pytest.raises(ExtractionError, match=reason):
+        extract(put(tmp_path, "bad.doc", _doc_with(plc)))
+
+
+def test_a_piece_table_of_too_many_pieces_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(word97, "MAX_PIECES", 10)
+    n = 11
+    plc = struct.pack(f"<{n + 1}I", *range(n + 1)) + struct.pack("<HIH", 0, 0x40000000 | 2048, 0) * n
+    with pytest.raises(ExtractionError, match="11 pieces, more than 10"):
+        extract(put(tmp_path, "many.doc", _doc_with(plc)))
+
+
+def test_a_clx_pointer_past_the_table_stream_fails(tmp_path):
+    word, table = word_stream([("Text\r", True)])
+    word = bytearray(word)
+    struct.pack_into("<II", word, 32 + 2 + 28 + 2 + 88 + 2 + 8 * 33, 16, 10_000_000)
+    with pytest.raises(ExtractionError, match="piece table .* lies outside 1Table"):
+        extract(put(tmp_path, "far.doc", cfb({"WordDocument": bytes(word), "1Table": table})))
+
+
+def test_a_directory_chain_that_loops_fails_at_once(tmp_path):
+    from cfb_writer import Layout
+
+    layout = Layout()
+    data = cfb({"WordDocument": word_stream([("Text\r", True)])[0], "1Table": b"\0" * 64}, layout)
+    looped = set_fat(data, layout.dir_sectors[0], layout.dir_sectors[0])  # the directory's next sector: itself
+    with pytest.raises(ExtractionError, match="directory's sector chain loops"):
+        extract(put(tmp_path, "loop.doc", looped))
+    # A FAT loop under a stream: read at most the file's size, then the reader's own checks decide.
+    word_entry = layout.entries["WordDocument"]
+    start = struct.unpack_from("<I", data, 512 * (1 + layout.dir_sectors[0]) + 128 * word_entry + 0x74)[0]
+    stream_loop = set_fat(data, start, start)
+    with pytest.raises(ExtractionError, match="corrupt"):
+        extract(put(tmp_path, "loop2.doc", stream_loop))
+
+
+def test_a_stream_claiming_more_than_the_file_holds_is_refused_unread(tmp_path):
+    from cfb_writer import Layout
+
+    layout = Layout()
+    data = cfb({"WordDocument": word_stream([("Text\r", True)])[0], "1Table": b"\0" * 64}, layout)
+    huge = set_stream_size(data, layout.entries["WordDocument"], 0xFFFFFFF0)
+    with pytest.raises(ExtractionError, match="WordDocument .* larger than|claims 4,294,967,280 bytes"):
+        extract(put(tmp_path, "huge.doc", huge))
+
+
+def test_a_header_claiming_more_fat_sectors_than_the_file_holds_fails(tmp_path):
+    data = bytearray(make_doc([("Text\r", True)]))
+    struct.pack_into("<I", data, 0x2C, 0x7FFFFFFF)
+    with pytest.raises(ExtractionError, match="FAT sectors, more than the file holds"):
+        extract(put(tmp_path, "fat.doc", bytes(data)))
+
+
+@pytest.mark.parametrize("name, maker", [
+    ("cut.doc", lambda: make_doc([("A long enough paragraph about the orchard.\r" * 200, True)])),
+    ("cut.ppt", lambda: make_ppt(["A slide about the orchard " * 200])),
+    ("cut.xls", lambda: make_xls({"S": [["A cell about the orchard " * 50] for _ in range(40)]})),
+])
+@pytest.mark.parametrize("keep", [0.3, 0.6, 0.9])
+def test_a_truncated_file_fails_with_a_one_line_reason(tmp_path, name, maker, keep):
+    data = maker()
+    with pytest.raises(ExtractionError) as caught:
+        extract(put(tmp_path, name, data[:int(len(data) * keep)]))
+    assert str(caught.value).startswith("corrupt") and "\n" not in str(caught.value)
+
+
+def test_records_nested_past_the_cap_fail(tmp_path):
+    inner = text_atom("deep")
+    for _ in range(ppt97.MAX_DEPTH + 5):
+        inner = record(0x0FF0, inner, container=True)
+    with pytest.raises(ExtractionError, match=f"nested deeper than {ppt97.MAX_DEPTH}"):
+        extract(put(tmp_path, "deep.ppt", cfb({"PowerPoint Document": inner})))
+
+
+def test_too_many_records_are_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(ppt97, "MAX_RECORDS", 50)
+    body = record(0x0FF0, record(0x0F9F, b"\0" * 4) * 60, container=True)
+    with pytest.raises(ExtractionError, match="more than 50 records"):
+        extract(put(tmp_path, "many.ppt", cfb({"PowerPoint Document": body})))
+
+
+def test_a_record_claiming_more_than_its_container_ends_that_container_only(tmp_path):
+    liar = struct.pack("<HHI", 0xF, 0x0428, 0x7FFFFFFF) + b"PK\x03\x04"  # a blob that calls itself a container
+    stream = record(0x03E8, record(0x0FF0, text_atom("Before the blob") + liar, container=True)
+                    + record(0x0FF0, text_atom("After the blob"), container=True), container=True)
+    doc = extract(put(tmp_path, "blob.ppt", cfb({"PowerPoint Document": stream})))
+    assert doc.text == "Before the blob\n\nAfter the blob"
+    assert doc.notes == ("1 damaged or unknown record(s) skipped",)
+
+
+def test_the_text_cap_stops_reading(tmp_path):
+    doc = make_doc([("word " * 2000 + "\r", True)] * 50)
+    assert len(extract(put(tmp_path, "long.doc", doc), max_chars=5000).text) <= 5000
+    ppt = make_ppt(["slide text " * 100] * 200)
+    assert len(extract(put(tmp_path, "long.ppt", ppt), max_chars=5000).text) <= 5000
