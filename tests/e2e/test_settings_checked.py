@@ -77,7 +77,7 @@ def test_per_call_values_obey_the_same_ranges(tmp_path, make_config, args, key):
 
 
 def test_every_numeric_field_declares_its_range():
-    """The ranges live next to the fields (one source for the checks and the README)."""
+    """The ranges live next to the fields (one source for the checks and docs/configuration.md)."""
     cfg = Config()
     for key in field_help():
         section, _, name = key.partition(".")
@@ -90,14 +90,15 @@ def test_every_numeric_field_declares_its_range():
     assert dataclasses.fields(Config)  # sanity
 
 
-def test_readme_shows_every_range_beside_its_key():
-    """Docs and checks share one source: the README's config block gives each field's range from config.py."""
+def test_configuration_page_shows_every_range_beside_its_key():
+    """Docs and checks share one source: docs/configuration.md's generated table gives each field's range from
+    the schema (and tests/e2e/test_docs.py keeps that table up to date)."""
     from searchapp.base.config import field_meta as _field_meta
     from searchapp.base.config.checks import format_number as _num
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
     for key, meta in _field_meta().items():
         if "min" in meta and "max" in meta:
             name = key.split(".")[1]
-            line = next(line for line in readme.splitlines() if line.startswith(f"{name} = "))
-            assert f"({_num(meta['min'])}..{_num(meta['max'])})" in line, (key, line)
+            line = next(line for line in text.splitlines() if line.startswith(f"| `{name}` |"))
+            assert f"| {_num(meta['min'])}..{_num(meta['max'])} |" in line, (key, line)
