@@ -6,7 +6,7 @@ cross-encoder (50 chunk-sized candidates for one query, one call as a search mak
 
 DIR: a sentence-transformers folder of the bi-encoder (the packaged all-MiniLM-L6-v2; its weights may be stored
 in fp16 to fit what travels to a GPU machine: both sides load the same file). Passages are built from this
-repository's README (chunk-sized: ~200 word pieces), so nothing beyond the repository is needed there. The
+repository's README and docs/ pages (chunk-sized: ~200 word pieces; the README alone until the docs split), so nothing beyond the repository is needed there. The
 cross-encoder is BertForSequenceClassification made from DIR with a fresh one-logit head: no trained
 cross-encoder ships, and its latency is that of any MiniLM-L6 reranker; its scores mean nothing. The rerank rows
 time searchapp's CUDA-graph forward, its transformers forward (graphs=False) and sentence-transformers' CrossEncoder,
@@ -42,8 +42,9 @@ def emit(**row) -> None:
 
 
 def passages(n: int) -> list[str]:
-    """n chunk-sized passages (~150 words) cut from the README's prose, rotated so no two are the same."""
-    words = re.findall(r"[A-Za-z][A-Za-z'-]+|\d+", (REPO / "README.md").read_text(encoding="utf-8"))
+    """n chunk-sized passages (~150 words) cut from the README's and docs/' prose, rotated so no two are the same."""
+    text = "\n".join(p.read_text(encoding="utf-8") for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))])
+    words = re.findall(r"[A-Za-z][A-Za-z'-]+|\d+", text)
     out, size = [], 150
     for i in range(n):
         start = (i * 37) % max(1, len(words) - size)

@@ -81,4 +81,4 @@ def test_the_app_exits_with_the_documented_code_when_this_system_lacks_them(tmp_
     out = subprocess.run([sys.executable, "-m", "searchapp", "gui"], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == EXIT_MISSING_LIBRARIES, out.stderr
     assert "sudo apt install" in out.stderr and "could not load the Qt platform plugin" not in out.stderr
-    assert f"{EXIT_MISSING_LIBRARIES} the window cannot open" in (REPO / "README.md").read_text()  # documented
+    assert f"{EXIT_MISSING_LIBRARIES} the window cannot open" in (REPO / "docs" / "cli.md").read_text()  # documented

@@ -1,5 +1,5 @@
 """The CLI's pure parts: the parser (no library, no model), option ranges, the shared options after a command,
-a query starting with a dash, and the generated README reference."""
+a query starting with a dash, and the generated CLI reference (docs/cli-reference.md)."""
 
 from __future__ import annotations
 
