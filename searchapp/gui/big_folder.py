@@ -20,7 +20,7 @@ from .services import Services
 __all__ = ["BigFolderCheck", "BigFolderPrompt", "BIG_FOLDER_FILES", "FILES_PER_MINUTE", "estimate"]
 
 BIG_FOLDER_FILES = 5_000
-FILES_PER_MINUTE = 500  # README: indexing SciFact (5,183 short files) on a 2-core CPU, words and meaning
+FILES_PER_MINUTE = 500  # docs/benchmarks.md: indexing SciFact (5,183 short files) on a 2-core CPU, words and meaning
 
 
 def estimate(files: int) -> str:

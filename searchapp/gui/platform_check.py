@@ -21,7 +21,7 @@ from typing import Mapping, Optional, Sequence
 __all__ = ["EXIT_MISSING_LIBRARIES", "PACKAGES", "qt_platforms_dir", "missing_libraries", "xcb_will_be_used",
            "xcb_problem"]
 
-EXIT_MISSING_LIBRARIES = 6  # README: "6 the window cannot open: system libraries Qt needs are missing"
+EXIT_MISSING_LIBRARIES = 6  # docs/cli.md (Exit codes): "6 the window cannot open: system libraries Qt needs are missing"
 
 # soname -> (Debian/Ubuntu package, Fedora package)
 PACKAGES: dict[str, tuple[str, str]] = {

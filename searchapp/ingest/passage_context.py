@@ -5,7 +5,7 @@ that it halves the error"); the file's title does. With `chunking.title_context`
 as "<title>\\n<passage>", while the stored text, its spans, the snippet and the lexical index stay exactly the
 passage (the title is context for the vector only). The title is the file's own (`Document.title`: HTML
 <title>, first Markdown/RST heading, PDF/DOCX/ODT/EPUB metadata); a file without one is embedded as before.
-Whether it helps was measured (README, "Figures"); the default follows that table.
+Whether it helps was measured (docs/benchmarks.md, "Figures"); the default follows that table.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ _MAX_TITLE_CHARS = 200
 
 
 def file_title(doc: Document) -> str:
-    """The document's own title ("" when it has none). The file name is deliberately not used (README, "Passage
+    """The document's own title ("" when it has none). The file name is deliberately not used (docs/design-notes.md, "Passage
     context"): it made copies of a file embed differently, cost a re-embedding on rename, and on a collection
     whose names are ids it moved rankings by amounts no context can explain."""
     return doc.title.strip()[:_MAX_TITLE_CHARS]

@@ -50,7 +50,7 @@ def bf16_pays(flags: set[str], vendor: str) -> bool:
     AMX-BF16 (Intel Sapphire Rapids and later): matrix tiles, bf16 is the fast path. AVX512-BF16 on AMD (Zen 4):
     2.3x fp32 (shared/perf-notes.md). AVX512-BF16 on an Intel Xeon without AMX: 0.67-0.72x fp32 for MiniLM
     passages and 93 vs 122 GFLOP/s for a bare GEMM (tests/benchmarks/bench_vector_precision.py, 2026-11-24),
-    so fp32 there. nDCG@10 is the same either way (README, "Figures")."""
+    so fp32 there. nDCG@10 is the same either way (docs/benchmarks.md)."""
     if "amx_bf16" in flags:
         return True
     return "avx512_bf16" in flags and vendor == "AuthenticAMD"

@@ -15,7 +15,7 @@ __all__ = ["describe_device", "describe_passage_path", "cuda_may_exist", "cpu_fl
 
 # What transformer.apply_dtype runs for bf16 on the CPU. Every weight in bf16 (LayerNorm and the residual
 # stream too) was measured no faster on AVX-512 BF16 (AMD EPYC) nor on AMX (Xeon), and further from fp32
-# (tests/benchmarks/bench_passage_paths.py, README "Figures"), so it is not offered.
+# (tests/benchmarks/bench_passage_paths.py, docs/design-notes.md), so it is not offered.
 MIXED_BF16 = "mixed bf16: bf16 matmuls, fp32 LayerNorm and residual sums"
 # What BiEncoder runs on the CPU for a plain BERT pooled from its last layer (lean_bert on cpu_linear).
 FUSED = "fused BERT layers"

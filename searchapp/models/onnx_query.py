@@ -2,7 +2,7 @@
 
 A query is one short sequence: per-op overhead, not arithmetic, dominates its forward. ONNX Runtime runs the
 same fp32 graph with fused attention and LayerNorm kernels, several times faster than torch at batch 1 and
-without importing torch at all (tests/benchmarks/bench_query_paths.py, README "Figures"). Passages stay on
+without importing torch at all (tests/benchmarks/bench_query_paths.py, docs/design-notes.md). Passages stay on
 torch (bf16 where it pays): big batches are arithmetic, which torch's bf16 kernels do best.
 
 The graph is this library's own export of the configured bi-encoder (transformer body + the bi-encoder's

@@ -20,7 +20,7 @@ front (retrieval only, no model is loaded; MiniLM's own ~0.3 GB is not in these 
 
     python tests/benchmarks/bench_million.py                            # the documented figure: a million
                                                                         # passages, ~15 min build, run in background
-    python tests/benchmarks/bench_million.py --n 250000                 # a quicker look (not the README's figure)
+    python tests/benchmarks/bench_million.py --n 250000                 # a quicker look (not docs/benchmarks.md's figure)
     python tests/benchmarks/bench_million.py --n 1000000 --real 2000 --queries-only --compare-kept  # filtered rows:
         kept allowed vectors (search/scope_vectors.py) against reading them from SQLite each search, interleaved
 (--real: passages that are one sentence each, the rest join two; --pool: how many distinct real sentences

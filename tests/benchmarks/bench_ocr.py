@@ -12,7 +12,7 @@ installed with `pip install --target DIR` before the venv's packages, for every 
 --prepare turns a checkout of the benchmark repository below into FOLDER.
 
 FOLDER (default ../shared/data/ocr-pages) holds page images (png/jpg/tif) each beside a NAME.txt with its
-ground-truth text; nothing of it is committed. The figures in the README came from the 29 pages of
+ground-truth text; nothing of it is committed. The figures in docs/benchmarks.md came from the 29 pages of
 https://github.com/scribeocr/ocr-benchmark (img/ + ground_truth/*.hocr, the hOCR words of each ocr_line
 joined into one text line): printed English depositions, filings, forms, tables, multi-column articles,
 a receipt and slides, scanned or screenshotted.

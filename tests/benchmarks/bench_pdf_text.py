@@ -4,7 +4,7 @@
     python tests/benchmarks/bench_pdf_text.py [FOLDER] [--max-pages 50] [--timeout 20] [--limit N]
 
 FOLDER (default ../shared/data/pdfs) holds real PDFs; nothing of it is committed; without it the run says
-so in one line and exits 0. The README's figures came from the 971 PDFs of
+so in one line and exits 0. The figures in docs/formats.md came from the 971 PDFs of
 mozilla/pdf.js test/pdfs (papers, forms, scans and many odd fonts gathered from bug reports): e.g.
 `git clone --depth 1 https://github.com/mozilla/pdf.js && cp pdf.js/test/pdfs/*.pdf FOLDER`.
 

@@ -7,7 +7,7 @@ Not indexed, settings, query syntax (F1) and a query with chips. One JSON line p
 for the results list how many rows are fully visible).
 
 Run: .venv/bin/python tests/benchmarks/screenshots.py [--out /tmp/searchapp-shots] [--size 1280x800] [--readme]
-(--readme also writes resources/screenshot.png from the results shot, in 128 colours, for the README.)
+(--readme also writes resources/screenshot.png from the results shot, in 128 colours, for the README and docs/desktop.md.)
 """
 
 from __future__ import annotations

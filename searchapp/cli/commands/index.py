@@ -66,4 +66,4 @@ def cmd_index(args, config: Config, progress, cancel) -> int:
     for path, reason in total.missing_roots:
         print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
               f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
-    return 1 if total.missing_roots else 0  # README: a folder that cannot be read is an error
+    return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error

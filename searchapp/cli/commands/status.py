@@ -91,7 +91,7 @@ def print_status(args, st, warm: Optional[int], out: Optional[TextIO] = None) ->
 
 
 def _status_exit_code(st) -> int:
-    """`status --check`: the README's exit codes for what needs attention, the most serious first."""
+    """`status --check`: docs/cli.md's exit codes for what needs attention, the most serious first."""
     if st.reindex_needed:
         return 4
     if not st.consistent:

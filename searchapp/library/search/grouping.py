@@ -3,7 +3,7 @@
 A file's signal on each side (dense, lexical) is its best passage's (MaxP): its rank is the rank of its first
 passage in that retriever's list and its score that passage's score. Fusion then runs over files, so a file
 that one retriever finds through one passage and the other through another passage gets both votes. The
-README's "Figures" tables hold the figures behind this choice, including the bonus for a second matching
+docs/benchmarks.md's "Figures" tables hold the figures behind this choice, including the bonus for a second matching
 passage that was measured and not kept (long files with many middling passages climbed).
 
 The retrievers are asked for more passages than files wanted (POOL_FACTOR) and, when one file's passages still

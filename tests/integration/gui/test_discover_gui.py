@@ -99,7 +99,7 @@ def test_duplicates_window_side_by_side_open_and_show_in_folder(qtbot, win):
 
 
 def test_duplicates_screenshot(qtbot, win, tmp_path):
-    """Renders the Duplicates window; SEARCHAPP_UPDATE_SCREENSHOT=1 keeps it for the README."""
+    """Renders the Duplicates window; SEARCHAPP_UPDATE_SCREENSHOT=1 keeps it for docs/cli.md."""
     dw = win.discover.open_duplicates(threshold=0.75)
     qtbot.waitUntil(lambda: dw.report is not None and dw.refresh_button.isEnabled(), timeout=WAIT_MS)
     dw.resize(1200, 560)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QProgressBar, QPushButton
 
 from searchapp.gui.results_model import HTML_ROLE, ResultsModel, rank_movement  # noqa: E402
 
-from gui_window import WAIT_MS, shown_window, drop  # noqa: E402
+from gui_window import WAIT_MS, drop, load_models, shown_window  # noqa: E402
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -121,7 +121,8 @@ def test_missing_reranker_shows_a_non_modal_notice_with_the_fix(make_window):
 
 def test_rerank_movement_scatter_and_csv_export(qtbot, make_window, tmp_corpus, tiny_cross_encoder_dir, tmp_path):
     win = make_window(models={"reranker": str(tiny_cross_encoder_dir)})
-    qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)  # "on" only once it has really loaded
+    assert win.labels.reranker.text() == "Reranker: not loaded yet"  # no model loads at start
+    load_models(qtbot, win)  # as the first search by meaning does: "on" only once it has really loaded
     assert not win.notice.isVisible() and win.labels.reranker.text() == "Reranker: on"
     index(qtbot, win, [tmp_corpus])
     res = search(qtbot, win, "how do leaves turn sunlight into sugar")
@@ -234,7 +235,7 @@ def test_settings_round_trip_and_reindex_offer(qtbot, make_window, tmp_corpus, d
     dlg.candidates.setValue(40)
     assert not dlg.warning.text()
     dlg.title_context.setChecked(not dlg.title_context.isChecked())
-    assert not dlg.warning.text()  # passage context is soft (README): new files follow it, no forced re-index
+    assert not dlg.warning.text()  # passage context is soft (docs/design-notes.md): new files follow it, no forced re-index
     dlg.title_context.setChecked(not dlg.title_context.isChecked())
     assert not dlg.warning.text()
     dlg.max_tokens.setValue(32)

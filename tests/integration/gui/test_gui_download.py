@@ -143,7 +143,7 @@ def test_the_gui_never_imports_the_hub_client_or_torch():
 
 
 def test_screenshot_of_reranked_results_after_the_download(qtbot, request, make_config, tmp_corpus, tmp_path):
-    """The README's second screenshot: the reranker downloaded through the notice, results reranked, the inspector
+    """docs/desktop.md's second screenshot: the reranker downloaded through the notice, results reranked, the inspector
     plotting bi-encoder cosine against cross-encoder score.
 
     Runs only with SEARCHAPP_SCREENSHOT_RERANKER=DIR, a trained reranker served in place of the real one (a tiny
@@ -157,7 +157,7 @@ def test_screenshot_of_reranked_results_after_the_download(qtbot, request, make_
 
     trained = os.environ.get("SEARCHAPP_SCREENSHOT_RERANKER")
     if not trained:
-        pytest.skip("set SEARCHAPP_SCREENSHOT_RERANKER=DIR to render the README screenshot")
+        pytest.skip("set SEARCHAPP_SCREENSHOT_RERANKER=DIR to render the docs/desktop.md screenshot")
     hub = request.getfixturevalue("hub")
     packaged_encoder = request.getfixturevalue("packaged_encoder")
     hub.add_repo(DEFAULT_RERANKER, Path(trained))

@@ -116,7 +116,7 @@ def test_settings_dialog_status_and_check_model_agree_on_what_needs_a_reindex(tm
                                                                              tiny_bi_encoder_dir, packaged_model_dir):
     """Built under `old`; for each change the GUI's needs_reindex (config vs config), `status`
     (settings_mismatch: meta vs config by name) and check_model (meta vs the model's fingerprint) must agree.
-    title_context is soft (README, Passage context): it alone never needs a reindex."""
+    title_context is soft (docs/design-notes.md, Passage context): it alone never needs a reindex."""
     import json
     import shutil
 

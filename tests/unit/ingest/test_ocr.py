@@ -42,7 +42,7 @@ def _edit(a: str, b: str) -> int:
 
 def _has_words(text: str, words: list[str]) -> None:
     """Each word is in the text, give or take one character. Spaces are not compared: RapidOCR's model
-    sometimes runs words set close together into one (see the README's OCR figures)."""
+    sometimes runs words set close together into one (see docs/benchmarks.md's OCR figures)."""
     squashed = "".join(c for c in text.lower() if c.isalnum())
     for w in words:
         w = w.lower()
