@@ -6,24 +6,31 @@ other passages (ones embedded before) and read as a second, different figure for
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+import time
+from typing import Any, Callable, Optional
 
 from ..base.progress import Progress
+from ..base.rate import RateEstimator, format_left, format_rate
 
 __all__ = ["TerminalProgress"]
 
 _UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors", "passages": " passages",
           "ocr": " files"}
+# tqdm's own rate and time left left out: the measured ones (base/rate.py) are the postfix.
+_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 _TITLES = {"files": "indexing", "passages": "embedding", "ocr": "OCR (scans, images)"}
 
 
 class TerminalProgress:
     """A ProgressFn for the CLI; silent unless stderr is a terminal (scripts get clean output)."""
 
-    def __init__(self, enabled: Optional[bool] = None) -> None:
+    def __init__(self, enabled: Optional[bool] = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self._bar: Any = None  # a tqdm bar (tqdm has no type information)
         self._stage = ""
+        # The rate and time left are base/rate.py's, as in the window and `status` (not tqdm's own smoothing).
+        self._rate = RateEstimator()
+        self._clock = clock
 
     def __call__(self, p: Progress) -> None:
         if not self.enabled:
@@ -56,12 +63,20 @@ class TerminalProgress:
             self.close()
             self._stage = key
             self._bar = tqdm(total=p.total, desc=_TITLES.get(key, key), unit=_UNITS.get(key, ""),
-                             file=sys.stderr, dynamic_ncols=True, leave=False)
+                             file=sys.stderr, dynamic_ncols=True, leave=False, bar_format=_FORMAT)
         if p.total is not None and self._bar.total != p.total:
             self._bar.total = p.total  # the passage total is an estimate that sharpens as files are read
         self._bar.n = p.done
+        now = self._clock()
+        self._rate.update(p.done, now)
+        rate, left = self._rate.rate(), self._rate.left(p.total, now)
+        pace = "" if rate is None else f"{format_rate(rate)[:-2]}{_UNITS.get(key, '')}/s".strip()
+        if pace and left is not None:
+            pace += f", about {format_left(left)} left"
+        postfix = [pace] if pace else []
         if key == "passages" and p.message:
-            self._bar.set_postfix_str("searchable by words meanwhile", refresh=False)
+            postfix.append("searchable by words meanwhile")
+        self._bar.set_postfix_str("; ".join(postfix), refresh=False)
         self._bar.refresh()
 
     def close(self) -> None:
@@ -69,3 +84,4 @@ class TerminalProgress:
             self._bar.close()
             self._bar = None
         self._stage = ""
+        self._rate.reset()

@@ -11,10 +11,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from ..base.progress import Progress
+from ..base.rate import RateEstimator, format_left, format_rate
 from .elided_label import ElidedLabel
 from .plain import plain_label, tooltip
 
-__all__ = ["ProgressView", "EtaEstimator", "format_seconds"]
+__all__ = ["ProgressView", "StripRate", "format_seconds"]
 
 STAGE_NAMES = {"scanning": "Scanning", "extracting": "Reading files", "embedding": "Embedding",
                "searchable": "Searchable by words", "ocr": "Reading scans and images (OCR)",
@@ -26,26 +27,30 @@ def format_seconds(s: float) -> str:
     return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
 
 
-class EtaEstimator:
-    """Time left from the file count: extraction runs interleaved with embedding, so files/s covers both."""
+RATE_UNITS = {"extracting": "files", "embedding": "passages"}  # the stages whose rate gives a time left
+
+
+class StripRate:
+    """The measured rate and time left of the stage under way (base/rate.py, as the command line and `status`):
+    files/s while reading files, passages/s while embedding; another stage starts the count again."""
 
     def __init__(self) -> None:
-        self.reset()
+        self.estimator = RateEstimator()
+        self.stage = ""
 
     def reset(self) -> None:
-        self.t0: Optional[float] = None
-        self.done0 = 0
+        self.estimator.reset()
+        self.stage = ""
 
-    def update(self, p: Progress, now: float) -> Optional[float]:
-        if p.stage != "extracting" or not p.total:
-            return None
-        if self.t0 is None:
-            self.t0, self.done0 = now, p.done
-            return None
-        done, elapsed = p.done - self.done0, now - self.t0
-        if done <= 0 or elapsed < 0.5:  # too early for a rate worth showing
-            return None
-        return (p.total - p.done) * elapsed / done
+    def update(self, p: Progress, now: float) -> tuple[Optional[float], Optional[float]]:
+        """(units/s, seconds left) of `p`'s stage, each None until there is evidence enough."""
+        if p.stage not in RATE_UNITS or not p.total:
+            return None, None
+        if p.stage != self.stage:
+            self.estimator.reset()
+            self.stage = p.stage
+        self.estimator.update(p.done, now)
+        return self.estimator.rate(), self.estimator.left(p.total, now)
 
 
 class ProgressView(QWidget):
@@ -67,8 +72,9 @@ class ProgressView(QWidget):
         self.queued.setObjectName("progressQueued")
         self.queued.setMaximumWidth(420)
         self.queued.hide()
-        self.eta = EtaEstimator()
+        self.eta = StripRate()
         self.eta_seconds: Optional[float] = None
+        self.rate: Optional[float] = None  # units/s of the stage shown (RATE_UNITS), once measured
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 2, 6, 2)
         lay.addWidget(self.label, 1)
@@ -86,7 +92,7 @@ class ProgressView(QWidget):
 
     def start(self, title: str) -> None:
         self.eta.reset()
-        self.eta_seconds = None
+        self.eta_seconds = self.rate = None
         self.label.setText(title)
         self.bar.setRange(0, 0)  # busy until the first report says how much there is
         self.bar.show()
@@ -120,11 +126,7 @@ class ProgressView(QWidget):
         if p is None:
             return
         stage = STAGE_NAMES.get(p.stage, p.stage.capitalize())
-        eta = self.eta.update(p, now)
-        if eta is not None:
-            self.eta_seconds = eta
-        elif p.stage not in ("extracting", "embedding"):  # a time left from reading files says nothing of OCR
-            self.eta_seconds = None
+        self.rate, self.eta_seconds = self.eta.update(p, now)
         if p.total:
             self.bar.setRange(0, p.total)
             self.bar.setValue(min(p.done, p.total))
@@ -133,10 +135,11 @@ class ProgressView(QWidget):
             self.bar.setRange(0, 0)
             counts = f"{p.done:,}" if p.done else ""
         parts = [title, stage + (f" {counts}" if counts else "")]
-        if self.eta_seconds is not None:
-            parts.append(f"about {format_seconds(self.eta_seconds)} left")
         if p.stage == "embedding" and p.message:  # phase 2: "Searchable by words · meaning: 37% of passages"
             parts = [title, p.message[:1].upper() + p.message[1:], stage + (f" {counts}" if counts else "")]
         elif p.message:
             parts.append(p.message)
+        if self.rate is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
+            pace = f"{format_rate(self.rate)[:-2]} {RATE_UNITS[p.stage]}/s"
+            parts.append(pace + ("" if self.eta_seconds is None else f", about {format_left(self.eta_seconds)} left"))
         self.label.setText(" — ".join(parts))

@@ -20,3 +20,20 @@ def test_the_embedding_line_shows_one_percentage(monkeypatch):
     assert set(re.findall(r"(\d+)%", line)) == {"37"}, line
     assert "searchable by words" in line
     bar.close()
+
+
+def test_the_embedding_line_shows_the_measured_rate_and_time_left(monkeypatch):
+    """The rate and time left are base/rate.py's, on the bar's clock (here the test's): 32 passages every 4 s."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    for i in range(6):
+        now[0] = 4.0 * i
+        bar(Progress("embedding", 32 * i, 1000, meaning_message(32 * i, 1000)))
+        line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+        if i < 3:  # too early for a rate worth showing
+            assert "/s" not in line, line
+    assert "8.0 passages/s, about 2 min left" in line, line  # (1000 - 160) / 8 = 105 s, to the minute
+    assert "searchable by words" in line
+    bar.close()

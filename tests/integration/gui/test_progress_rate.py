@@ -1,0 +1,38 @@
+"""The progress strip says the measured rate and the time left (base/rate.py), on a clock the test drives."""
+
+from __future__ import annotations
+
+from searchapp.base.progress import Progress
+from searchapp.gui.progress_view import ProgressView
+
+MESSAGE = "searchable by words · meaning: 3% of passages"
+
+
+def test_the_strip_shows_passages_per_second_and_the_time_left(qtbot):
+    view = ProgressView()
+    qtbot.addWidget(view)
+    view.start("Indexing docs")
+    for i in range(3):  # too early: no rate, no time left
+        view.show_progress("Indexing docs", Progress("embedding", 32 * i, 2000, MESSAGE), 4.0 * i)
+        assert "/s" not in view.label.text() and view.eta_seconds is None
+    for i in range(3, 7):
+        for k in range(40):  # the window polls the same report ten times a second
+            view.show_progress("Indexing docs", Progress("embedding", 32 * i, 2000, MESSAGE), 4.0 * i + 0.1 * k)
+    # 32 passages every 4 s; the newest report (192 done) came at 24 s and it is 27.9 s now
+    assert view.rate == 8.0
+    assert view.eta_seconds == (2000 - 192) / 8.0 - 3.9
+    assert "8.0 passages/s, about 4 min left" in view.label.text(), view.label.text()
+    assert "Embedding 192 / 2,000" in view.label.text()
+
+
+def test_a_new_stage_starts_its_own_rate(qtbot):
+    view = ProgressView()
+    qtbot.addWidget(view)
+    view.start("Indexing docs")
+    for i in range(8):  # 5 files a second while reading files
+        view.show_progress("Indexing docs", Progress("extracting", 20 * i, 400), 4.0 * i)
+    assert view.rate == 5.0 and "5.0 files/s" in view.label.text()
+    view.show_progress("Indexing docs", Progress("searchable", 500, 500, "500 passages searchable by words"), 40.0)
+    assert view.rate is None and view.eta_seconds is None and "/s" not in view.label.text()
+    view.show_progress("Indexing docs", Progress("embedding", 0, 500, MESSAGE), 41.0)
+    assert view.rate is None  # the files' rate says nothing of embedding
