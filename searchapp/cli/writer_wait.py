@@ -1,6 +1,7 @@
 """How a command that writes waits for another process writing the same library (the window embedding, another
 `searchapp index`): it waits its turn, saying for whom, or with --no-wait refuses at once (exit 3). See
-docs/decisions/0101-a-second-writer-waits-its-turn.md."""
+docs/decisions/0101-a-second-writer-waits-its-turn.md; a writer in its meaning pass lets it in between two batches
+(docs/decisions/0105-a-long-writer-steps-aside-between-batches.md)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,11 @@ def wait_turn(lib: Any, args: Any, cancel: Any) -> None:
         return
 
     def told(holder, waited: float) -> None:
-        if waited < REMIND_EVERY:
+        if waited < REMIND_EVERY and holder.yields:  # in its meaning pass: it lets this in between two batches
+            print(printable(f"searchapp: waiting for {holder} to finish its current batch (seconds): it lets this "
+                            "update in, then goes on embedding (Ctrl+C stops; --no-wait refuses at once)"),
+                  file=sys.stderr, flush=True)
+        elif waited < REMIND_EVERY:
             print(printable(f"searchapp: waiting for {holder} to finish updating the library; this goes on when it "
                             "has (Ctrl+C stops; --no-wait refuses at once)"), file=sys.stderr, flush=True)
         else:

@@ -265,6 +265,15 @@ class IndexKeeper:
                 f"cannot save the vector index {path}: {exc.strerror or exc}. The previous index file is kept; "
                 "the library database has every change and repairs the index on the next open") from None
 
+    def catch_up(self) -> None:
+        """After another process wrote while this one had handed the writer lock over (sync/handover.py): the index
+        follows the store (what it removed; it embeds nothing, so nothing is missing), then is current again."""
+        index, dim = self._index, self.dim()
+        if index is not None and dim is not None:
+            repair_index(index, self.store, dim)
+            self.compact_if_needed()
+        self.mark_current()
+
     def mark_current(self) -> None:
         """After this process's own write and save: the index reflects the store's generation."""
         self._generation = self.store.generation()

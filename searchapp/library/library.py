@@ -192,10 +192,14 @@ class Library(LibraryServices):
     def _writing(self, check_model: bool = True):
         """The writer lane: this process's lock, then the data directory's lock file; the model checked."""
         self._require_writable()
-        with self._lock, writer_lock(self.data_dir, self.writer_wait):
+        with self._lock, writer_lock(self.data_dir, self.writer_wait) as turn:
             if check_model:
                 self.check_model()
-            yield self._updates
+            self._updates.turn = turn  # its meaning pass hands the lock over between batches (sync/handover.py)
+            try:
+                yield self._updates
+            finally:
+                self._updates.turn = None
         self.models.prepare_query_path()  # once: the export for fast queries, where a sync loaded the model
 
     def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,

@@ -4,6 +4,10 @@ Decision (docs/decisions/0101-a-second-writer-waits-its-turn.md): a writer that 
 waits for it as its WriterWait says: the library's own default is a few seconds (a searcher saving a repaired
 index holds it for a moment) and then a clear error; the command line waits until it is free, saying for whom
 (the lock file names the holder's process and command), or refuses at once with --no-wait.
+
+Decision (docs/decisions/0105-a-long-writer-steps-aside-between-batches.md): a waiting writer raises its hand
+(turns.py); a holder in its meaning pass hands the lock over between batches (WriterTurn.hand_over) and takes it
+back once the waiter is done, so a second writer waits for one batch, not for a whole backlog.
 """
 
 from __future__ import annotations
@@ -18,11 +22,15 @@ from typing import Callable, Iterator, Optional, Union
 
 from ..base.errors import StoreError, UnsupportedFileError
 from ..base.safe_open import open_regular_fd
+from .turns import RESUMES, WANTS, hand_raised, hand_text, lower_hand, raise_hand
 
-__all__ = ["writer_lock", "writer_holder", "writer_holder_info", "Holder", "WriterWait", "NOTICE_AFTER", "REMIND_EVERY"]
+__all__ = ["writer_lock", "writer_holder", "writer_holder_info", "Holder", "WriterWait", "WriterTurn", "NOTICE_AFTER",
+           "REMIND_EVERY", "YIELDS", "BATCH_WAIT"]
 
 NOTICE_AFTER = 0.5  # a wait shorter than this is a searcher's moment: nobody is told
 REMIND_EVERY = 60.0  # a long wait is told again this often, with the time waited
+YIELDS = "yields between batches"  # the lock file's third line while its holder hands over between batches
+BATCH_WAIT = 120.0  # a short wait (the window's) waits this long for a holder that hands over: a batch or so
 
 try:
     import fcntl
@@ -36,6 +44,7 @@ class Holder:
 
     pid: int
     doing: str = ""
+    yields: bool = False  # in a meaning pass that hands the lock over between batches (seconds, not hours)
 
     def __str__(self) -> str:
         return f"process {self.pid}" + (f" ({self.doing})" if self.doing else "")
@@ -88,20 +97,80 @@ def writer_holder_info(data_dir: Path) -> Optional[Holder]:
         except BlockingIOError:
             pass
         try:
-            lines = os.pread(fd, 512, 0).decode("utf-8", "replace").split("\n")
-            pid, doing = int(lines[0].strip() or 0), (lines[1].strip() if len(lines) > 1 else "")
-        except (OSError, ValueError):
-            pid, doing = 0, ""
-        return None if pid == os.getpid() else Holder(pid, doing)
+            text = os.pread(fd, 512, 0).decode("utf-8", "replace")
+        except OSError:
+            text = ""
+        holder = _holder(text)
+        return None if holder.pid == os.getpid() else holder
     finally:
         os.close(fd)
 
 
+def _holder(text: str) -> Holder:
+    """A lock file's (or writer.resumes') text: pid, command line, and YIELDS while it hands over."""
+    lines = text.split("\n")
+    try:
+        pid = int(lines[0].strip() or 0)
+    except ValueError:
+        pid = 0
+    return Holder(pid, lines[1].strip() if len(lines) > 1 else "", len(lines) > 2 and lines[2].strip() == YIELDS)
+
+
+class WriterTurn:
+    """The writer lock while this process holds it: lets a long writer see that another waits (`wanted`), hand the
+    lock over and take it back (`hand_over`), and a writer see that the one before it waits to go on (`resumer`)."""
+
+    def __init__(self, fd: int, data_dir: Path) -> None:
+        self._fd, self.data_dir = fd, data_dir
+        self.held = True  # False while handed over (and after a hand_over that did not get it back)
+        self.handovers = 0
+        self._yields = False
+
+    def say(self, yields: bool) -> None:
+        """Write who holds the lock (pid, command line) and whether it hands over between batches."""
+        self._yields = yields
+        try:
+            os.ftruncate(self._fd, 0)
+            # for people, and for a writer waiting its turn to name; the flock is what excludes
+            os.pwrite(self._fd, _text(yields).encode("utf-8", "replace"), 0)
+        except OSError:
+            pass  # a full disk must not stop the lock from working
+
+    def wanted(self) -> bool:
+        """Whether another writer waits for the lock now (a raised hand on writer.wants)."""
+        return fcntl is not None and hand_raised(self.data_dir / WANTS)
+
+    def resumer(self) -> Optional[Holder]:
+        """The writer that handed the lock over and waits to go on with its meaning pass, if one does."""
+        text = hand_text(self.data_dir / RESUMES)
+        return None if text is None else _holder(text)
+
+    def hand_over(self, wait: WriterWait) -> None:
+        """Let the waiting writers write, then hold the lock again (waiting as `wait` says, after every writer
+        waiting now). Raises as writer_lock's wait does (Cancelled, StoreError); then `held` stays False."""
+        if fcntl is None:
+            return
+        hand = raise_hand(self.data_dir / RESUMES, _text(False))  # before letting go: the next writer sees it
+        try:
+            self.held = False
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            _acquire(self._fd, self.data_dir, wait, after_waiters=True)
+            self.held = True
+            self.handovers += 1
+            self.say(self._yields)
+        finally:
+            lower_hand(hand)
+
+
+def _text(yields: bool) -> str:
+    return f"{os.getpid()}\n{_doing()}\n" + (f"{YIELDS}\n" if yields else "")
+
+
 @contextlib.contextmanager
-def writer_lock(data_dir: Path, wait: Union[float, WriterWait] = 5.0) -> Iterator[None]:
+def writer_lock(data_dir: Path, wait: Union[float, WriterWait] = 5.0) -> Iterator[WriterTurn]:
     """Hold the library's writer lock. Waits up to `wait` seconds, or as the WriterWait says: another process may
     hold it briefly (a searcher saving a repaired index); a long holder is a real second writer and gets a clear
-    error, or is waited for."""
+    error, or is waited for (a holder that hands over between batches, BATCH_WAIT at least)."""
     path = data_dir / "writer.lock"
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -113,39 +182,53 @@ def writer_lock(data_dir: Path, wait: Union[float, WriterWait] = 5.0) -> Iterato
     try:
         if fcntl is not None:
             _acquire(fd, data_dir, wait if isinstance(wait, WriterWait) else WriterWait(wait))
-        try:
-            os.ftruncate(fd, 0)
-            # for people, and for a writer waiting its turn to name; the flock is what excludes
-            os.write(fd, f"{os.getpid()}\n{_doing()}\n".encode("utf-8", "replace"))
-        except OSError:
-            pass  # a full disk must not stop the lock from working
-        yield
+        turn = WriterTurn(fd, data_dir)
+        turn.say(False)
+        yield turn
     finally:
         os.close(fd)  # closing releases the flock
 
 
-def _acquire(fd: int, data_dir: Path, how: WriterWait) -> None:
-    """Take the flock on `fd`, waiting as `how` says."""
+def _acquire(fd: int, data_dir: Path, how: WriterWait, after_waiters: bool = False) -> None:
+    """Take the flock on `fd`, waiting as `how` says, with a hand raised on writer.wants while it waits (unless
+    `how` does not wait): a holder in its meaning pass then hands over at its next batch. `after_waiters`: the
+    lock is not taken while another writer waits for it (the one this holder just handed it to); no hand."""
     start = time.monotonic()
     told = None  # when on_wait was last called
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
-        waited = time.monotonic() - start
-        if how.seconds is not None and waited >= how.seconds:
-            holder = writer_holder_info(data_dir)
-            raise StoreError(f"another searchapp process is updating the library in {data_dir}"
-                             + (f" ({holder})" if holder else "") + "; try again when it has finished"
-                             + how.hint) from None
-        check = getattr(how.cancel, "check", None)
-        if check is not None:
-            check()  # Cancelled: the person stopped waiting
-        if how.on_wait is not None and waited >= NOTICE_AFTER and (told is None or waited - told >= REMIND_EVERY):
-            told = waited
-            holder = writer_holder_info(data_dir)
-            if holder is not None:
-                how.on_wait(holder, waited)
-        time.sleep(0.05 if waited < 1.0 else 0.2)
+    hand, raised = None, after_waiters or how.seconds == 0
+    try:
+        while True:
+            if not (after_waiters and hand_raised(data_dir / WANTS)):
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return  # the hand is lowered after the flock is taken: a holder never slips in between
+                except BlockingIOError:
+                    pass
+            if not raised:
+                hand, raised = raise_hand(data_dir / WANTS), True
+            waited = time.monotonic() - start
+            if how.seconds is not None and waited >= how.seconds and not (how.seconds > 0
+                                                                    and _batch_wait(data_dir, waited)):
+                holder = writer_holder_info(data_dir)
+                raise StoreError(f"another searchapp process is updating the library in {data_dir}"
+                                 + (f" ({holder})" if holder else "") + "; try again when it has finished"
+                                 + how.hint) from None
+            check = getattr(how.cancel, "check", None)
+            if check is not None:
+                check()  # Cancelled: the person stopped waiting
+            if how.on_wait is not None and waited >= NOTICE_AFTER and (told is None or waited - told >= REMIND_EVERY):
+                told = waited
+                holder = writer_holder_info(data_dir)
+                if holder is not None:
+                    how.on_wait(holder, waited)
+            time.sleep(0.05 if waited < 1.0 else 0.2)
+    finally:
+        lower_hand(hand)
+
+
+def _batch_wait(data_dir: Path, waited: float) -> bool:
+    """Whether a short wait goes on: the holder hands over between batches, so the lock comes within one."""
+    if waited >= BATCH_WAIT:
+        return False
+    holder = writer_holder_info(data_dir)
+    return holder is not None and holder.yields

@@ -9,7 +9,7 @@ passage with that input, in any file.
 from __future__ import annotations
 
 from functools import partial
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -53,10 +53,13 @@ def bulk_size(encoder: PassageEncoder, batch: int) -> int:
 
 
 def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, progress: Optional[ProgressFn] = None,
-                  cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None) -> int:
+                  cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None,
+                  between: Optional[Callable[[], bool]] = None) -> int:
     """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled
     between batches (each finished batch is kept). Progress: stage "embedding", passages of this run, with the
-    library's meaning percentage as the message. `limit`: stop after about that many passages (a sample)."""
+    library's meaning percentage as the message. `limit`: stop after about that many passages (a sample).
+    `between()`: called before each batch; True when another writer had the library meanwhile (sync/handover.py:
+    the lock was handed over and taken back), and then the queue is read again."""
     todo = store.pending_count()
     if not todo:
         return 0
@@ -72,6 +75,10 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
             raise Cancelled("cancelled")
         if limit is not None and done >= limit:  # a reused vector may fill more than asked
             return encoded
+        if between is not None and between():  # what it added joins the queue in order; what it removed leaves
+            queue = _Queue(store)
+            embedded, total = meaning_progress(store)
+            todo = done + total - embedded
         rows = queue.take(batch if limit is None else min(batch, limit - done))
         if not rows:
             return encoded

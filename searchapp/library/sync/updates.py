@@ -21,6 +21,8 @@ from ..searches import Searches, YieldingCancel
 from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
 from ..report.settings_check import passage_context
 from . import words_pass as sync_module
+from ..lock import WriterTurn
+from .handover import Handover
 from .meaning_beside import MeaningBeside
 from .meaning_pass import embed_pending, meaning_progress
 from ..report.status import REINDEX_META
@@ -38,6 +40,7 @@ class Updates:
                  searches: Optional[Searches] = None) -> None:
         self.store, self.config, self.models, self.vectors, self.data_dir = store, config, models, vectors, data_dir
         self.searches = searches  # the searches a sync steps aside for (None: it never waits)
+        self.turn: Optional[WriterTurn] = None  # the writer lock while Library holds it (handed over between batches)
 
     def add_folder(self, root: str, progress: Optional[ProgressFn],
                    cancel: Optional[CancelToken], embed: bool = True) -> tuple[SyncReport, bool]:
@@ -89,6 +92,10 @@ class Updates:
         then, unless `embed` is False, phase 2 (meaning): every passage still without a vector is embedded,
         also ones an earlier interrupted or words-only sync left."""
         total = SyncReport()
+        # Handed the lock by a writer that stepped aside in its meaning pass: only the words here, the meaning
+        # joins the queue it goes on with (decision 0105), so one new file never waits for a whole backlog.
+        resumer = self.turn.resumer() if embed and self.turn is not None else None
+        embed = embed and resumer is None
         if not work and (not embed or not self.store.pending_count()):
             return total
         lower_thread_priority()  # background work: searches (this process's or another's) go first
@@ -124,16 +131,18 @@ class Updates:
                     self.vectors.mark_current()
                     embedded, n = meaning_progress(self.store)
                     report(progress, "searchable", embedded, n, f"{n} passages searchable by words")
-                    total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
-                                                           batch=sync_module.BATCH_CHUNKS)
+                    total.chunks_embedded += self._embed(encoder, progress, cancel)
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
-                total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel,
-                                     counted=total.waiting))
+                if resumer is None:  # the writer that handed over reads the scans after its meaning pass
+                    total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress,
+                                         cancel, counted=total.waiting))
                 if embed and self.store.pending_count():
-                    total.chunks_embedded += embed_pending(self.store, encoder, self.vectors, progress, cancel,
-                                                           batch=sync_module.BATCH_CHUNKS)
+                    total.chunks_embedded += self._embed(encoder, progress, cancel)
                 total.chunks_pending = self.store.pending_count()
+                if resumer is not None and total.chunks_pending:
+                    total.notes.append(f"searchable by words now; their meaning joins the queue of {resumer}, which "
+                                       "let this update in between its batches and embeds it")
                 self.vectors.compact_if_needed()
             except Cancelled as exc:  # what the whole sync did by then, for the person who cancelled it
                 if exc.report is not None and exc.report is not total:
@@ -154,9 +163,19 @@ class Updates:
                              "read-only?); everything committed before is kept") from exc
         return total
 
+    def _embed(self, encoder, progress, cancel) -> int:
+        """The meaning pass (every waiting passage), stepping aside between batches for a writer waiting its turn."""
+        with Handover(self.turn, self.vectors, lambda: self.models.check_library(self.store), progress,
+                      cancel) as handover:
+            return embed_pending(self.store, encoder, self.vectors, progress, cancel, batch=sync_module.BATCH_CHUNKS,
+                                 between=handover.between)
+
     def _save_after_stop(self) -> None:
         """On Cancelled or an error: what was committed is saved with its generation. A second error while saving
-        must not hide the first one."""
+        must not hide the first one. Not when the lock was handed over and not taken back: the index file is
+        another writer's now, and the database has every batch."""
+        if self.turn is not None and not self.turn.held:
+            return
         try:
             self.vectors.save()
         except StoreError as exc:
