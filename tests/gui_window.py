@@ -21,6 +21,12 @@ def shown_window(qtbot, config, lib, commands=None):
     return win
 
 
+def load_models(qtbot, win) -> None:
+    """Load what a search by meaning uses, as the first one would (the window loads no model at start), and wait."""
+    win.search.models.need(win.search.rerank_box.isChecked())
+    qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)
+
+
 def close_window(win, lib) -> None:
     """Close the dialogs `win` left open, the window, then its library."""
     from PySide6.QtWidgets import QApplication

@@ -69,7 +69,6 @@ class MainWindow(QMainWindow):
         self._status_reading = 0  # status reads not answered yet: a sync's count refresh never piles them up
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self.last_dialog: Optional[QWidget] = None
-        self.models_ready = False
         self._ui = open_ui_settings(config.data_dir)
 
         self.setWindowTitle("searchapp")
@@ -88,6 +87,12 @@ class MainWindow(QMainWindow):
 
     config = property(lambda self: self.session.config)
     library = property(lambda self: self.session.library)
+
+    @property
+    def models_ready(self) -> bool:
+        """Whether a search by meaning, as the query row is set now, finds its models in memory (none loading)."""
+        models = self.search.models
+        return not models.loading and models.ready(self.search.rerank_box.isChecked())
 
     # -- layout -----------------------------------------------------------------
     def _build_widgets(self) -> None:
@@ -156,6 +161,9 @@ class MainWindow(QMainWindow):
         cl.addWidget(self.progress)
         self.setCentralWidget(central)
         self.labels = StatusLabels(self.statusBar())
+        self.labels.show_models(self.config, True)  # nothing loads at start: models load for the first search by meaning
+        search.models.started.connect(self._models_changed)
+        search.models.ended.connect(self._models_changed)
         self.statusBar().insertPermanentWidget(0, self.writes.undo.button)  # "Undo remove of NAME", after a Remove
 
     def _build_menu(self) -> None:
@@ -195,8 +203,9 @@ class MainWindow(QMainWindow):
 
     # -- startup ----------------------------------------------------------------
     def start_background(self) -> None:
-        """At startup: the status, the models, the history and saved searches, the query restored from last time."""
-        self._refresh_status_and_models()
+        """At startup: the status, the history and saved searches, the query restored from last time. No model:
+        torch and the weights load when a search by meaning first needs them (model_load.py)."""
+        self.refresh_status()
         self.memory.load_history()
         self.memory.refresh()
         if self.search.search_box.text().strip():
@@ -204,38 +213,21 @@ class MainWindow(QMainWindow):
         self.other_writers.start()
         self.quit_guard.resume_if_asked()  # a Quit stopped indexing last time
 
-    def _refresh_status_and_models(self) -> None:
-        """Refresh the status and load the models on the pools (at startup and after a settings change)."""
-        lib = self.library
-        self.refresh_status()  # never waits for the vector index: its figures come again when it is open
-
-        def warm(progress, cancel):  # lazy models, loaded before the first query needs them
-            _ = lib.encoder  # the property loads it
-            return lib.reranker() is not None
-
-        self.search.model_loading = True  # a search meanwhile answers by words (the query restored at start too)
-        self.runner.submit(warm, name="loading models", on_success=self._models_loaded, on_error=self._models_failed)
-
     def on_changes(self, changes: Changes) -> None:
         """The window's own part: the library's status, the models, and a re-index the new settings call for."""
         if changes.settings:
             forget_query_unless_kept(self, self._ui)  # history just turned off: no query text stays in gui.ini
-            self.models_ready = False
-            self._refresh_status_and_models()
+            self.search.models.forget_failure()  # other models, perhaps: they load at the next search by meaning
+            self.refresh_status()
         elif changes.roots or changes.files or changes.elsewhere or changes.meaning:
             writes_done = (changes.roots or changes.files) and not changes.elsewhere
             self.refresh_status(then=self.writesIdle.emit if writes_done else None)
         if changes.stale_index and self.status is not None and self.status.chunks:
             self.writes.confirm_reindex()
 
-    def _models_failed(self, exc: BaseException, tb: str) -> None:
-        self.search.models_loaded()  # no longer loading: a search by meaning says what is wrong
-        self.report_error(exc, tb)
-
-    def _models_loaded(self, has_reranker: bool) -> None:
-        self.models_ready = True
-        self.search.models_loaded()  # a search answered by words while the model loaded: by meaning now
-        self.labels.show_models(self.config, self.models_ready)
+    def _models_changed(self) -> None:
+        """A load of the models started or ended: the labels say so (the search runs again by itself)."""
+        self.labels.show_models(self.config, not self.search.models.loading)
         self._show_reranker_state()
 
     # -- status -----------------------------------------------------------------
@@ -275,24 +267,26 @@ class MainWindow(QMainWindow):
         self.library_panel.set_status(st, self.writes.syncing)
         self.search.empty.show_welcome(not st.roots)  # a first start says how to begin
         self.labels.show_status(st)
-        self.labels.show_models(self.config, self.models_ready)
+        self.labels.show_models(self.config, not self.search.models.loading)
         self._show_reranker_state()
         self.statusRefreshed.emit(st)
 
     def _show_reranker_state(self) -> None:
-        """"Reranker: on" only once a cross-encoder has really loaded; until then "loading…"."""
+        """"Reranker: on" only once a cross-encoder has really loaded; one that is there loads with the first
+        search by meaning ("not loaded yet", then "loading…"); "none" when there is none or it failed to load."""
         rr = self.status.reranker if self.status is not None else {}
-        loaded = self.models_ready and self.library.reranker_loaded()
+        lib = self.library
+        loaded = lib.reranker_loaded()
+        waiting = rr.get("available") == "yes" and not loaded and lib.reranker_notice() is None
         if loaded:
             self.labels.show_reranker("on")
             self.notice.hide()
-        elif rr.get("available") == "yes" and not self.models_ready:
-            self.labels.show_reranker("loading…")
+        elif waiting:
+            self.labels.show_reranker("loading…" if self.search.models.loading else "not loaded yet")
         else:
             self.labels.show_reranker("none")
-            self.show_reranker_notice(self.library.reranker_notice() or rr.get("message"))
-        self.search.show_reranker(loaded or (rr.get("available") == "yes" and not self.models_ready),
-                                  turned_off=not self.config.models.reranker)
+            self.show_reranker_notice(lib.reranker_notice() or rr.get("message"))
+        self.search.show_reranker(loaded or waiting, turned_off=not self.config.models.reranker)
 
     def show_reranker_notice(self, message: Optional[str]) -> None:
         refused = self.library.reranker_refused() or (self.status.reranker.get("refused") if self.status else None)

@@ -25,6 +25,7 @@ from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_session import LibrarySession
 from .meaning_load import MEANING_WAIT
+from .model_load import ModelLoad
 from .preview import PreviewPane
 from .results_model import HIT_ROLE, ResultsModel
 from .results_view import fit_columns, setup_results_view
@@ -38,7 +39,7 @@ BACK_DEPTH = 20  # searches Back can return to
 RERANK_TIP = "Reorder the best candidates with the cross-encoder: slower, and closer to what the query asks"
 NO_RERANKER_TIP = ("No reranker is installed. Get one with Download reranker in the yellow notice above, or "
                    "Settings… (Ctrl+,) → Reranker model: Download, or Choose… a local cross-encoder folder.")
-MODEL_LOADING = "the model is still loading — word matches only; by meaning once it is loaded"
+MODEL_LOADING = "meaning loads… — word matches only; by meaning once it is loaded"
 RERANK_OFF_TIP = ("Reranking is turned off in the settings. Settings… (Ctrl+,) → Reranker model: "
                   "Download one, or Choose… a local cross-encoder folder.")
 
@@ -60,9 +61,10 @@ class SearchController(QObject):
         self.shown_k = 0
         self.similar: Optional[tuple] = None  # (path, page, job, k) of the "Similar files" search shown, else None
         self.back_stack: list[tuple] = []  # (query text, result, k, similar) for Back, newest last
-        # The window is loading the models: a hybrid search would wait for them (seconds, more on a busy start);
-        # it is answered by its words meanwhile (the query restored at start shows at once) and runs again after.
-        self.model_loading = False
+        # The models a search by meaning uses load when the first one is asked for; a hybrid search would wait
+        # for them (seconds on a small CPU): it is answered by its words meanwhile and runs again after.
+        self.models = ModelLoad(services, session)
+        self.models.ended.connect(self.models_loaded)
         self.by_words = False  # the result shown was answered by words while the model loaded
         self._build_query_row(session.config)
         self._build_results()
@@ -152,7 +154,8 @@ class SearchController(QObject):
         group = "file" if self.group_box.isChecked() else "passage"
         depth = max(self.session.config.search.candidates, k)
         lib, filters = self.session.library, self.filter_bar.filters()
-        if mode == "hybrid" and self.model_loading and not lib.encoder_loaded():
+        loading = mode != "lexical" and self.models.need(rerank)  # dense waits for them, hybrid does not
+        if loading and mode == "hybrid":
             self.submit("search", lambda p, c: _by_words(lib.search(query, k=depth, mode="lexical", rerank=False,
                                                                     candidates=depth, filters=filters, group=group)), k)
             return
@@ -161,8 +164,7 @@ class SearchController(QObject):
                                                       filters=filters, group=group, meaning_wait=MEANING_WAIT), k)
 
     def models_loaded(self) -> None:
-        """The window's models are loaded (or failed to): a result answered by words meanwhile is searched again."""
-        self.model_loading = False
+        """The models are loaded (or failed to): a result answered by words meanwhile is searched again."""
         if self.by_words and self.similar is None and self.search_box.text().strip():
             self.run_search()
 
@@ -232,8 +234,8 @@ class SearchController(QObject):
             self.noticeRaised.emit(no_reranker)
         self.finished.emit(result)
         if self.by_words:
-            if not self.model_loading or self.session.library.encoder_loaded():
-                self.run_search()  # the model loaded while this search ran
+            if not self.models.loading:
+                self.run_search()  # the models loaded while this search ran
         elif result.said(LOADING) and not self.session.library.meaning_loading():
             self.run_search()  # the index opened while this search ran: its Changes(meaning) came first
 

@@ -235,7 +235,8 @@ class ModelSet:
         from ..models.identity import library_settings
 
         fingerprint, dim = self.identity()
-        return library_settings(self.config, fingerprint, dim)
+        # The pooling that runs ("auto" resolved) and the passage prompt: from the loaded model, else its files.
+        return library_settings(self.config, fingerprint, dim, identity=self._encoder or self._file_identity())
 
     def check_library(self, reader) -> None:
         """Raise ModelMismatchError when the library (`reader`, a Store) was built with another model, pooling
@@ -320,6 +321,22 @@ class ModelSet:
             return e.fingerprint, Path(e.resolved.path), int(e.max_seq_length)
         ident = self._file_identity()
         return ident.fingerprint, Path(ident.resolved.path), int(ident.max_seq_length)
+
+    def meaning_ready(self, rerank: bool) -> bool:
+        """Whether a search by meaning (reranked when `rerank`) would load nothing first: a query encoder in
+        memory and, when `rerank`, the cross-encoder loaded or known to be absent. Never loads anything."""
+        query = self._encoder is not None or bool(self._onnx_query) or bool(self._query_encoder)
+        return query and (not rerank or self._reranker is not None or self._reranker_error is not None)
+
+    def load_for_search(self, rerank: bool) -> None:
+        """Load, on the caller's thread, what a long-lived process's searches by meaning use (the window, when
+        the first one is asked for): the path its queries take from now on (encode_query: ONNX Runtime, else
+        NumPy, else torch) and, when `rerank`, the cross-encoder. Raises what loading the query path raises; a
+        cross-encoder that fails to load is said beside results instead (reranker_notice)."""
+        self._queries = max(self._queries, 1)  # a long-lived process: its queries take the warm path
+        self.encode_query("warm-up")
+        if rerank:
+            self.reranker()
 
     def prepare_query_path(self) -> None:
         """After a sync that loaded the bi-encoder (torch is imported already): export it once for ONNX Runtime

@@ -266,12 +266,12 @@ def test_copies_are_named_after_their_original_and_their_paths_give_way_in_the_m
 
 def test_the_query_restored_at_start_answers_by_words_while_the_model_loads(qtbot, tmp_path, tiny_bi_encoder_dir,
                                                                           tiny_encoder, monkeypatch):
-    import searchapp.models
     from PySide6.QtCore import QSettings
 
     from searchapp.base.config import load_config
     from searchapp.gui import build_main_window
     from searchapp.gui.quit_guard import RESUME_KEY
+    from searchapp.library.model_set import ModelSet
     from searchapp.library.search.result import LOADING
 
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
@@ -279,13 +279,13 @@ def test_the_query_restored_at_start_answers_by_words_while_the_model_loads(qtbo
     ui.setValue("last_query", "volcano")
     ui.setValue(RESUME_KEY, True)  # a Quit stopped indexing: this start resumes it
     ui.sync()
-    gate, real = threading.Event(), searchapp.models.BiEncoder
+    gate, real = threading.Event(), ModelSet.load_for_search
 
-    def held_load(*args, **kwargs):  # the model loads from disk (seconds on a busy start): held here instead
+    def held_load(*args, **kwargs):  # the models load from disk (seconds on a busy start): held here instead
         gate.wait(WAIT_MS / 1000)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(searchapp.models, "BiEncoder", held_load)
+    monkeypatch.setattr(ModelSet, "load_for_search", held_load)
     config = load_config(data, env={}, overrides={"models": {"reranker": ""}})
     win = build_main_window(config)  # opens its own library: nothing loaded yet
     qtbot.addWidget(win)

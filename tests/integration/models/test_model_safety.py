@@ -148,6 +148,7 @@ def test_gui_says_why_a_reranker_folder_was_refused(qtbot, make_config, packaged
                                                      tiny_cross_encoder_dir):
     """The notice text (not only its tooltip) gives the real reason, and the status bar never says
     "Reranker: on" for a reranker that did not load."""
+    from gui_window import load_models
     from searchapp.gui import build_main_window
     from searchapp.library import Library
 
@@ -162,7 +163,7 @@ def test_gui_says_why_a_reranker_folder_was_refused(qtbot, make_config, packaged
         with qtbot.waitSignal(win.statusRefreshed, timeout=60_000):
             win.show()
         assert win.labels.reranker.text() != "Reranker: on"
-        qtbot.waitUntil(lambda: win.models_ready, timeout=60_000)
+        load_models(qtbot, win)  # as the first search by meaning does: the window loads no model at start
         assert win.labels.reranker.text() == "Reranker: none"
         assert win.notice.isVisible()
         assert "refused" in win.notice.label.full_text() and "does not know" in win.notice.label.full_text()
