@@ -172,7 +172,8 @@ def run_window(template: Path, work: Path, eta_at: float) -> dict:
     win.show()
     loop = QEventLoop()
     ready = QTimer(interval=50)
-    ready.timeout.connect(lambda: loop.quit() if win.models_ready and win.status is not None else None)
+    # The window loads no model at start (decision 0107): its sync loads the bi-encoder, as the CLI's does.
+    ready.timeout.connect(lambda: loop.quit() if win.status is not None else None)
     ready.start()
     loop.exec()
     ready.stop()
