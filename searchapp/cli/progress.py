@@ -19,6 +19,10 @@ _UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors
 # tqdm's own rate and time left left out: the measured ones (base/rate.py) are the postfix.
 _FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 _TITLES = {"files": "indexing", "passages": "embedding", "ocr": "OCR (scans, images)"}
+# Seconds between two redraws of one bar: a words pass reports every file (10,000 small files in a few
+# seconds), and drawing each one cost ~0.1 ms of CPU a file plus the terminal's own work, for changes no eye
+# follows. A new bar, a changed total and the last report are drawn at once.
+REDRAW_S = 0.1
 
 
 class TerminalProgress:
@@ -31,6 +35,7 @@ class TerminalProgress:
         # The rate and time left are base/rate.py's, as in the window and `status` (not tqdm's own smoothing).
         self._rate = RateEstimator()
         self._clock = clock
+        self._drawn = float("-inf")  # when the bar was last drawn (self._clock)
 
     def __call__(self, p: Progress) -> None:
         if not self.enabled:
@@ -47,7 +52,9 @@ class TerminalProgress:
         elif p.stage in ("scanning", "extracting", "rebuilding index"):
             key = p.stage if p.stage != "extracting" else "files"
             if key == "files" and self._stage == "passages" and self._bar is not None:
-                self._bar.set_postfix_str(f"file {p.done}/{p.total}" if p.total else f"file {p.done}", refresh=True)
+                if self._due(p.done == p.total):
+                    self._bar.set_postfix_str(f"file {p.done}/{p.total}" if p.total else f"file {p.done}",
+                                              refresh=True)
                 return
         else:
             if self._bar is not None:
@@ -64,10 +71,14 @@ class TerminalProgress:
             self._stage = key
             self._bar = tqdm(total=p.total, desc=_TITLES.get(key, key), unit=_UNITS.get(key, ""),
                              file=sys.stderr, dynamic_ncols=True, leave=False, bar_format=_FORMAT)
+        redraw = False
         if p.total is not None and self._bar.total != p.total:
             self._bar.total = p.total  # the passage total is an estimate that sharpens as files are read
-        self._bar.n = p.done
-        now = self._clock()
+            redraw = True
+        self._bar.n = p.done  # always current: what the next drawing (or close) shows
+        if not self._due(redraw or p.done == p.total):
+            return
+        now = self._drawn
         self._rate.update(p.done, now)
         rate, left = self._rate.rate(), self._rate.left(p.total, now)
         pace = "" if rate is None else f"{format_rate(rate)[:-2]}{_UNITS.get(key, '')}/s".strip()
@@ -79,7 +90,16 @@ class TerminalProgress:
         self._bar.set_postfix_str("; ".join(postfix), refresh=False)
         self._bar.refresh()
 
+    def _due(self, now_anyway: bool) -> bool:
+        """Whether to draw this report: REDRAW_S after the last drawing, or at once (`now_anyway`)."""
+        now = self._clock()
+        if not now_anyway and now - self._drawn < REDRAW_S:
+            return False
+        self._drawn = now
+        return True
+
     def close(self) -> None:
+        self._drawn = float("-inf")  # the next bar's first report is drawn
         if self._bar is not None:
             self._bar.close()
             self._bar = None

@@ -37,3 +37,20 @@ def test_the_embedding_line_shows_the_measured_rate_and_time_left(monkeypatch):
     assert "8.0 passages/s, about 2 min left" in line, line  # (1000 - 160) / 8 = 105 s, to the minute
     assert "searchable by words" in line
     bar.close()
+
+
+def test_a_bar_over_many_quick_files_is_drawn_a_few_times_a_second_and_ends_at_the_last(monkeypatch):
+    """A words pass reports every file: 1,000 files in one second are drawn about ten times, not 1,000 (each
+    drawing costs CPU and the terminal's work), and the last report is drawn whatever the time since."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    for i in range(1, 1001):
+        now[0] = i / 1000
+        bar(Progress("extracting", i, 1000, f"f{i}.txt"))
+        assert bar._bar.n == i  # always current, drawn or not
+    drawn = [line for line in err.getvalue().replace("\r", "\n").splitlines() if line.startswith("indexing")]
+    assert 5 <= len(drawn) <= 15, len(drawn)
+    assert "1000/1000" in drawn[-1], drawn[-1]
+    bar.close()
