@@ -26,8 +26,12 @@ lint: setup
 	$(PY) -m ruff check searchapp tests
 	$(PY) -m mypy searchapp
 
+# Tests run in parallel (pytest-xdist): much of the suite waits on processes it starts (the CLI, a crash worker, a
+# window), so a worker more than there are cores keeps the cores fed; at most 8, as each worker holds torch and a
+# model (~1 GB). `make test WORKERS=0` runs them in this process, one after another.
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print(min(len(os.sched_getaffinity(0)) + 1, 8))')
 test: setup lint test-lowest
-	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q --durations=30
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n $(WORKERS) --dist worksteal --durations=30
 
 # The unit tests alone (tests/unit: one package at a time, no library on disk beyond a tiny one): the quick loop.
 test-fast: setup
