@@ -77,6 +77,27 @@ def make_ppt(slides: list[str], **kw) -> bytes:
     return cfb({"PowerPoint Document": ppt_stream(slides, **kw), "Current User": b"\0" * 20})
 
 
+def master_shape(text: str, placeholder: bool) -> bytes:
+    """A shape on a master (OfficeArtSpContainer) holding `text`; `placeholder`: with an OEPlaceholderAtom in its
+    client data, as a template placeholder has."""
+    client = record(0xF011, record(0x0BC3, b"\0" * 8), container=True) if placeholder else b""
+    return record(0xF004, client + record(0xF00D, text_atom(text), container=True), container=True)
+
+
+def fast_saved_ppt(old: str, new: str) -> bytes:
+    """A presentation saved twice with fast save: the first DocumentContainer (text `old`) left in the stream, a
+    second one (`new`) appended, and the edit chain (Current User -> UserEditAtom -> PersistDirectoryAtom) naming
+    the second as persist id 1."""
+    first = record(0x03E8, record(0x0FF0, text_atom(old), container=True), container=True)
+    second = record(0x03E8, record(0x0FF0, text_atom(new), container=True), container=True)
+    directory_at = len(first) + len(second)
+    directory = record(0x1772, struct.pack("<II", (1 << 20) | 1, len(first)))
+    edit_at = directory_at + len(directory)
+    edit = record(0x0FF5, struct.pack("<IHBBIIII", 0, 0, 0, 3, 0, directory_at, 1, 2) + b"\0" * 4)
+    current_user = struct.pack("<HHI", 0, 0x0FF6, 20) + struct.pack("<III", 20, 0xE391C05F, edit_at) + b"\0" * 8
+    return cfb({"PowerPoint Document": first + second + directory + edit, "Current User": current_user})
+
+
 def _biff(kind: int, body: bytes) -> bytes:
     return struct.pack("<HH", kind, len(body)) + body
 
@@ -121,3 +142,32 @@ def workbook_stream(sheets: dict[str, list[list[object]]], filepass: bool = Fals
 
 def make_xls(sheets: dict[str, list[list[object]]], filepass: bool = False) -> bytes:
     return cfb({"Workbook": workbook_stream(sheets, filepass).ljust(4096, b"\0")})
+
+
+def _props_stream(header: int, fixed: dict[int, bytes]) -> bytes:
+    return b"\0" * header + b"".join(struct.pack("<II", tag, 6) + value.ljust(8, b"\0") for tag, value in fixed.items())
+
+
+def make_msg(subject: str, body: str = "", sender: str = "", to: str = "", html: bytes = b"",
+             attachments: dict[str, bytes] | None = None, filetime: int = 0, nested: bool = False) -> bytes:
+    """An Outlook .msg: its properties as UTF-16 streams, the submit time as a fixed property, each attachment a
+    storage with its name and bytes (`nested`: one more attachment holding an Outlook item)."""
+    def u(text: str) -> bytes:
+        return text.encode("utf-16-le")
+
+    streams = {"__substg1.0_0037001F": u(subject), "__substg1.0_0C1A001F": u(sender), "__substg1.0_0E04001F": u(to),
+               "__properties_version1.0": _props_stream(32, {0x00390040: struct.pack("<Q", filetime)} if filetime else {})}
+    if body:
+        streams["__substg1.0_1000001F"] = u(body)
+    if html:
+        streams["__substg1.0_10130102"] = html
+    for n, (name, data) in enumerate((attachments or {}).items()):
+        storage = f"__attach_version1.0_#{n:08X}"
+        streams[f"{storage}/__substg1.0_3707001F"] = u(name)
+        streams[f"{storage}/__substg1.0_37010102"] = data
+        streams[f"{storage}/__properties_version1.0"] = _props_stream(8, {0x37050003: struct.pack("<I", 1)})
+    if nested:
+        storage = f"__attach_version1.0_#{len(attachments or {}):08X}"
+        streams[f"{storage}/__substg1.0_3707001F"] = u("Forwarded item.msg")
+        streams[f"{storage}/__substg1.0_3701000D/__substg1.0_0037001F"] = u("inner")
+    return cfb(streams)

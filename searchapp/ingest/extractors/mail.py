@@ -16,9 +16,7 @@ The mbox is split here, on lines starting with "From " (the rule of the stdlib's
 with mailbox.mbox itself: that opens the file read-write and indexes all of it, and a search tool opens the
 user's files read-only and reads no more than the cap.
 
-Outlook .msg is not read: the one maintained reader (extract-msg) brings an OLE parser and several RTF
-libraries for a format few people keep. A .msg is listed as skipped with MSG_REASON, so a person searching
-for a mail they saved that way learns why it is not found.
+Outlook .msg is read by mail_msg.py (its MAPI properties in an OLE compound file), laid out as an .eml is.
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ __all__ = ["EML_SUFFIXES", "MBOX_SUFFIXES", "MSG_SUFFIXES", "MSG_REASON", "extra
 EML_SUFFIXES = frozenset({".eml"})
 MBOX_SUFFIXES = frozenset({".mbox"})
 MSG_SUFFIXES = frozenset({".msg"})
-MSG_REASON = "Outlook .msg is not supported; save it as .eml"
+MSG_REASON = "not an Outlook message (no OLE header)"
 
 HEADERS = ("Subject", "From", "To", "Date")
 MAX_HEADER_CHARS = 2000  # a To: line of thousands of recipients is cut
@@ -207,8 +205,15 @@ def extract_eml(path: Path, max_bytes: int, max_chars: Optional[int] = None,
     return message_document(parsed.msg, max_chars, cancel, parsed.parts_left_out)
 
 
-def extract_msg(path: Path, max_bytes: int, **_caps) -> Document:
-    raise UnsupportedFileError(MSG_REASON)
+def extract_msg(path: Path, max_bytes: int, max_chars: Optional[int] = None,
+                cancel: Optional[CancelToken] = None) -> Document:
+    from .mail_msg import read_msg
+    from .ole import OleFile, sniff
+
+    if sniff(path) != "ole":
+        raise UnsupportedFileError(MSG_REASON)
+    with OleFile(path) as ole:
+        return read_msg(ole, max_bytes, max_chars, cancel)
 
 
 def split_mbox(data: bytes) -> Iterator[bytes]:

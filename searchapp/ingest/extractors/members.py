@@ -27,6 +27,7 @@ from ...base.types import Document
 from .encoding import read_capped
 from .tar_stream import STREAM_ERRORS, WalkCapReached, open_tar
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
+from .mail_msg import msg_attachments
 from .mail_parse import parse, parts, parts_note
 from .ziputil import MAX_TOTAL_BYTES, SafeZip
 
@@ -37,7 +38,7 @@ MAX_DEPTH = 2  # a container inside a container is read; one inside that is skip
 MAX_MEMBERS = 2_000  # entries indexed per container (a zip's directory may list up to ziputil.MAX_MEMBERS)
 MAX_NAME_CHARS = 240
 ARCHIVE_SUFFIXES = frozenset({".zip", ".tar", ".tgz", ".gz"})  # .gz: only .tar.gz is an archive
-_MAIL = frozenset({".eml", ".mbox"})
+_MAIL = frozenset({".eml", ".mbox", ".msg"})
 _TARS = frozenset({".tar", ".tgz", ".tar.gz"})  # by _suffix(), which sees ".tar.gz" whole
 _UNREAD = "not read (another member was asked for)"
 
@@ -187,6 +188,11 @@ def _mail_members(src, suffix: str, budget: _Budget) -> Iterator[tuple[str, Opti
             msg = parse_message(raw)
             subject = header(msg, "Subject").replace("/", "∕").replace("\\", "∖") or "(no subject)"
             yield f"{n}: {subject}"[:MAX_NAME_CHARS], raw, "", message_date(msg)[0], ".eml"
+        return
+    if suffix == ".msg":  # Outlook's: its attachments are streams of its compound file (mail_msg.py)
+        for name, body, why in msg_attachments(data, budget.max_member):
+            taken = budget.take(len(body)) if body is not None else ""
+            yield name, None if taken else body, taken or why, None, ""
         return
     parsed = parse(data)
     yield from _attachments(parsed.msg, budget)

@@ -2,8 +2,8 @@
 
 Decisions:
 - Pages are joined with a blank line; `Document.pages` maps each page's characters.
-- Encrypted files are opened with the empty password (common for "no printing" PDFs);
-  otherwise ExtractionError("encrypted PDF").
+- Encrypted files are opened with the empty password (common for "no printing" PDFs), by pdfium when pypdf
+  cannot; otherwise UnsupportedFileError("encrypted: password-protected, not indexed"), as for Office files.
 - Only the first MAX_PAGES pages are read: beyond that a file is almost surely generated data, and
   reading it would stall a sync. The cut is logged as a warning, never done silently.
 - A page whose text cannot be extracted counts as empty (one bad content stream must not
@@ -33,7 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
-from ...base.errors import ExtractionError
+from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
 from ...base.types import Document
@@ -42,6 +42,7 @@ from .encoding import clean_text
 from .garbled import is_garbled
 from .paged import join_pages
 from .pdfium_doc import PdfiumDoc, available
+from .ole_encrypted import ENCRYPTED
 from .title import clean_title
 
 __all__ = ["SUFFIXES", "MAX_PAGES", "extract_pdf"]
@@ -91,7 +92,7 @@ def _open(fh):
         except Exception:  # e.g. AES without the optional crypto dependency
             ok = 0
         if not ok:
-            raise ExtractionError("encrypted PDF")
+            raise UnsupportedFileError(ENCRYPTED)  # a password is needed: skipped, not read again every sync
     return reader
 
 
@@ -111,7 +112,7 @@ def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 raise ExtractionError(reason) from None
             whole = _whole_file_by_pdfium(path, fh, max_chars, cancel)
             if whole is None:
-                raise ExtractionError(reason) from None
+                raise (UnsupportedFileError if reason == ENCRYPTED else ExtractionError)(reason) from None
             return replace(whole, notes=(f"read by pdfium: pypdf could not ({reason})"[:300], *whole.notes))
 
 

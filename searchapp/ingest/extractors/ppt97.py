@@ -32,8 +32,11 @@ STREAM = "PowerPoint Document"
 MAX_RECORDS = 2_000_000  # a 500-slide deck has ~200,000
 MAX_DEPTH = 64  # real nesting is under 10
 _TEXT_CHARS, _TEXT_BYTES = 0x0FA0, 0x0FA8
-_MASTER = 0x03F8  # MainMaster container: template placeholders, not the deck's words
+_MASTER = 0x03F8  # MainMaster container: template placeholders, and what a person added to the master
+_SHAPE, _PLACEHOLDER = 0xF004, 0x0BC3  # OfficeArtSpContainer; OEPlaceholderAtom (in the shape's client data)
 _CRYPT_SESSION = 0x2F14
+_USER_EDIT, _PERSIST_DIRECTORY = 0x0FF5, 0x1772
+MAX_EDITS = 10_000  # saves followed back through the edit chain
 _CHECK_EVERY = 4096
 _MARKS = str.maketrans({"\r": "\n", "\x0b": "\n"})
 
@@ -42,15 +45,55 @@ def read_ppt(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     if not ole.exists(STREAM):
         raise corrupt(f"PowerPoint file: the {STREAM!r} stream is missing")
     data = ole.stream(STREAM, max_bytes)
+    live = _live_records(data, ole.optional("Current User", 4096))
+    data = live if live is not None else data
     damaged = [0]
     paragraphs = list(_texts(data, max_chars, cancel, damaged))
     notes = (f"{damaged[0]} damaged or unknown record(s) skipped",) if damaged[0] else ()
     return Document(clean_text("\n\n".join(paragraphs)), kind="ppt", notes=notes)
 
 
+def _live_records(data: bytes, current_user: Optional[bytes]) -> Optional[bytes]:
+    """The records the presentation is made of now, in stream order, joined; None when the edit chain cannot be
+    followed (then the whole stream is walked). A fast save appends new versions of the document and its slides
+    and leaves the old ones in place: the "Current User" stream points at the last UserEditAtom, each edit at its
+    PersistDirectoryAtom (persist id -> offset) and at the edit before it; the newest offset of each id is live."""
+    if current_user is None or len(current_user) < 20:
+        return None
+    edit = struct.unpack_from("<I", current_user, 16)[0]  # offsetToCurrentEdit
+    offsets: dict[int, int] = {}
+    seen: set[int] = set()
+    while edit and edit not in seen and len(seen) < MAX_EDITS:
+        seen.add(edit)
+        if edit + 28 > len(data) or struct.unpack_from("<H", data, edit + 2)[0] != _USER_EDIT:
+            return None
+        last_edit, directory = struct.unpack_from("<II", data, edit + 16)
+        if directory + 8 > len(data) or struct.unpack_from("<H", data, directory + 2)[0] != _PERSIST_DIRECTORY:
+            return None
+        end = min(directory + 8 + struct.unpack_from("<I", data, directory + 4)[0], len(data))
+        at = directory + 8
+        while at + 4 <= end:
+            word = struct.unpack_from("<I", data, at)[0]
+            first, count = word & 0xFFFFF, word >> 20
+            at += 4
+            if at + 4 * count > end:
+                return None
+            for k, off in enumerate(struct.unpack_from(f"<{count}I", data, at)):
+                offsets.setdefault(first + k, off)  # the newest edit is met first
+            at += 4 * count
+        edit = last_edit
+    parts: list[bytes] = []
+    for off in sorted(set(offsets.values())):
+        if off + 8 > len(data):
+            return None
+        parts.append(data[off:off + 8 + struct.unpack_from("<I", data, off + 4)[0]])
+    return b"".join(parts) if parts else None
+
+
 def _texts(data: bytes, max_chars: Optional[int], cancel: Optional[CancelToken], damaged: list[int]):
     budget = max_chars + 1 if max_chars is not None else 1 << 62
-    ends: list[tuple[int, bool]] = [(len(data), False)]  # open containers: (end, inside a master)
+    # Open containers: [end, inside a master, a shape (OfficeArtSpContainer), a placeholder shape].
+    ends: list[list] = [[len(data), False, False, False]]
     pos = count = 0
     while True:
         while ends and pos >= ends[-1][0]:
@@ -77,13 +120,18 @@ def _texts(data: bytes, max_chars: Optional[int], cancel: Optional[CancelToken],
         if kind == _CRYPT_SESSION:
             raise UnsupportedFileError(ENCRYPTED)
         master = ends[-1][1]
+        shape = next((frame for frame in reversed(ends) if frame[2]), None)
         if ver_inst & 0x000F == 0x000F:  # a container: walk into it
             if len(ends) > MAX_DEPTH:
                 raise corrupt(f"PowerPoint file: records nested deeper than {MAX_DEPTH}")
-            ends.append((end, master or kind == _MASTER))
+            ends.append([end, master or kind == _MASTER, kind == _SHAPE, False])
             pos += 8
             continue
-        if not master and kind in (_TEXT_CHARS, _TEXT_BYTES):
+        if kind == _PLACEHOLDER and shape is not None:
+            shape[3] = True
+        # On a master only text a person added is kept: a placeholder's is the template's ("Click to edit ...").
+        keep = not master or (shape is not None and not shape[3])
+        if keep and kind in (_TEXT_CHARS, _TEXT_BYTES):
             body = data[pos + 8:end]
             text = body.decode("utf-16-le", "replace") if kind == _TEXT_CHARS else body.decode("cp1252", "replace")
             text = text.translate(_MARKS).strip()

@@ -75,7 +75,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config
     old_self = existing.get(path)
     suffix = os.path.splitext(path)[1].lower()
     own: Optional[Document] = None
-    if suffix == ".eml":  # a message is its own text; its attachments are its members
+    if suffix in (".eml", ".msg"):  # a message is its own text; its attachments are its members
         try:
             own = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel)
         except (ExtractionError, UnsupportedFileError) as exc:

@@ -84,12 +84,12 @@ def test_broken_pdfs_html_and_encodings_are_recorded_and_the_rest_indexed(tmp_pa
     seconds = time.perf_counter() - t0
     rec = recorded(lib)
     assert rec["truncated.pdf"][0] == "failed" and "PDF" in rec["truncated.pdf"][1]
-    assert rec["encrypted.pdf"] == ("failed", "encrypted PDF")
+    assert rec["encrypted.pdf"] == ("skipped", "encrypted: password-protected, not indexed")
     assert rec["nul.txt"][0] == "skipped" and "binary" in rec["nul.txt"][1]
     assert rec["empty.txt"] == ("skipped", "no text found") and rec["whitespace.md"] == ("skipped", "no text found")
     assert indexed_names(lib) == {"good.txt", "good.pdf", "ledger.pdf", "inline.html", "latin1.txt", "bad-utf8.md",
                                   "utf16-nobom.txt"}
-    assert rep.failed == 2 and rep.skipped == 3
+    assert rep.failed == 1 and rep.skipped == 4  # the encrypted PDF is skipped (not read again each sync)
     pages = {p for p, in lib.store.conn.execute(
         "SELECT DISTINCT c.page FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path LIKE '%ledger.pdf'")}
     assert max(pages) == 100

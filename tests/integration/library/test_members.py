@@ -314,7 +314,7 @@ def test_a_mail_of_many_parts_is_parsed_once_and_what_is_left_out_is_listed(tiny
     problems = dict(rep.problems)
     many = str(d / "many.eml")
     assert problems[many + MEMBER_SEP + "…"] == "only the first 1,000 MIME parts read; 2,001 left out"
-    assert problems[str(d / "outlook.zip") + MEMBER_SEP + "saved.msg"] == "Outlook .msg is not supported; save it as .eml"
+    assert problems[str(d / "outlook.zip") + MEMBER_SEP + "saved.msg"] == "not an Outlook message (no OLE header)"
     assert _names(tiny_library.search("heron", mode="lexical")) == [many]
     skipped = {r.path: r.error for s, r in tiny_library.ledger("skipped")}
     assert skipped[many + MEMBER_SEP + "…"].startswith("only the first 1,000 MIME parts read")

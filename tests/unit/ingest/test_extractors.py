@@ -245,7 +245,7 @@ def test_pdf_pages(tmp_path: Path) -> None:
 
 def test_pdf_encrypted(tmp_path: Path) -> None:
     locked = make_pdf(tmp_path / "locked.pdf", ["secret text"], owner_password="owner", user_password="user")
-    with pytest.raises(ExtractionError, match="encrypted PDF"):
+    with pytest.raises(UnsupportedFileError, match="^encrypted: password-protected, not indexed$"):
         extract(locked)
     # Owner password only: readable with the empty user password.
     open_pdf = make_pdf(tmp_path / "open.pdf", ["readable text"], owner_password="owner")

@@ -280,9 +280,9 @@ def test_registry_knows_the_new_suffixes(tmp_path: Path) -> None:
     assert set(NEW) <= supported_suffixes()
     assert not set(NEW) & KNOWN_BINARY_SUFFIXES
     assert extractor_name("A.XLSX") == "xlsx" and extractor_name("m.eml") == "eml"
-    # Outlook .msg is not read, but never left out quietly: the reason says what to do.
+    # Outlook .msg is read (tests/unit/ingest/test_legacy_office.py); one that is not a compound file says so.
     assert ".msg" not in KNOWN_BINARY_SUFFIXES and extractor_name("o.MSG") == "msg"
-    with pytest.raises(UnsupportedFileError, match=r"^Outlook \.msg is not supported; save it as \.eml$"):
+    with pytest.raises(UnsupportedFileError, match=r"^not an Outlook message \(no OLE header\)$"):
         extract(tmp_path.joinpath("o.msg").write_bytes(b"\xd0\xcf\x11\xe0") and tmp_path / "o.msg")
 
 
@@ -299,7 +299,7 @@ def test_sync_and_lexical_search_find_cells_notes_and_mail(tiny_library, tmp_pat
     (d / "old.msg").write_bytes(b"\xd0\xcf\x11\xe0" + b"\x00" * 100)
     rep = tiny_library.add_folder(d)
     # 6 files and the mbox's 3 messages, each an entry of its own (tests/integration/library/test_members.py)
-    assert rep.added == 9 and rep.problems == [(str(d / "old.msg"), mail.MSG_REASON)]  # listed, with what to do
+    assert rep.added == 9 and rep.problems == [(str(d / "old.msg"), mail.MSG_REASON)]  # listed, with the reason
     for word, name, page in (("wombat", "budget.xlsx", 2), ("kumquat", "budget.xlsx", 1),
                              ("capybara", "stock.ods", 3), ("axolotl", "talk.pptx", 2),
                              ("pangolin", "deck.odp", 3), ("gazpacho", "lunch.eml", None),

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from cfb_writer import cfb, set_fat, set_stream_size
-from legacy_office_files import make_doc, make_ppt, make_xls, ppt_stream, record, text_atom, word_stream
+from legacy_office_files import (fast_saved_ppt, make_doc, make_ppt, make_xls, master_shape, ppt_stream, record,
+                                 text_atom, word_stream)
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.ingest.extractors import extract, ppt97, word97
 
@@ -49,6 +50,20 @@ def test_a_powerpoint_file_is_read_from_its_text_atoms_without_the_masters(tmp_p
     text = extract(put(tmp_path, "harvest.ppt", ppt)).text
     assert text.split("\n\n") == ["Quarterly harvest review", "Beans did well\nTomatoes were late", "Ünïcode bullet"]
     assert "Click to edit Master" not in text
+
+
+def test_a_masters_own_text_is_kept_and_its_placeholders_left_out(tmp_path):
+    master = record(0x03F8, master_shape("Click to edit Master title style", placeholder=True)
+                    + master_shape("Allotment society, est. 1921", placeholder=False), container=True)
+    stream = record(0x03E8, record(0x0FF0, text_atom("Spring planting"), container=True), container=True) + master
+    text = extract(put(tmp_path, "deck.ppt", cfb({"PowerPoint Document": stream}))).text
+    assert text == "Spring planting\n\nAllotment society, est. 1921"
+
+
+def test_a_fast_saved_presentation_is_read_as_last_saved(tmp_path):
+    """The old DocumentContainer stays in the stream after a fast save: only the edit chain's live one is read."""
+    text = extract(put(tmp_path, "saved.ppt", fast_saved_ppt("Draft title", "Final title"))).text
+    assert text == "Final title"
 
 
 def test_an_excel_97_workbook_is_read_sheet_by_sheet(tmp_path):
