@@ -96,12 +96,12 @@ def one_run(tree: str, label: str, template: Path, one: Path, work: Path, finish
             **machine()}
 
 
-def build_template(work: Path, files: int) -> Path:
-    """A library of `files` scifact texts, words only (every passage waits for its meaning), with this checkout."""
+def build_template(work: Path, files: int, tree: str) -> Path:
+    """A library of `files` scifact texts, words only (every passage waits for its meaning), made by `tree`."""
     docs, data = work / "docs", work / "template"
     write_files(docs, files)
     done = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), "index", "--words-only",
-                           str(docs)], env=env_for(str(REPO)), cwd=str(REPO), capture_output=True, text=True)
+                           str(docs)], env=env_for(tree), cwd=tree, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(done.stderr)
     return data
@@ -117,7 +117,7 @@ def main() -> None:
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-handover-"))
     try:
-        template = build_template(work, args.files)
+        template = build_template(work, args.files, os.path.abspath(args.new))
         one = work / "one"
         one.mkdir()
         (one / "comet.txt").write_text("A comet with a glowing tail crossed the night sky.\n", encoding="utf-8")

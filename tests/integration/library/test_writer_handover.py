@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from searchapp.base.errors import Cancelled, StoreError
+from searchapp.base.progress import CancelToken
 from searchapp.library import Library
 from searchapp.library.lock import Holder, WriterWait, writer_lock
 from searchapp.library.sync import words_pass as sync_module
@@ -34,6 +35,7 @@ class GatedEncoder:
     def __init__(self, inner, gate=None) -> None:
         self._inner, self.gate, self.texts = inner, gate, []
         self.calls = 0
+        self.batches: list[list[str]] = []
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -43,6 +45,7 @@ class GatedEncoder:
         if self.gate is not None:
             self.gate(self.calls)
         self.texts.extend(texts)
+        self.batches.append(list(texts))
         return self._inner.encode(texts, **kw)
 
 
@@ -73,6 +76,17 @@ def one_file_folder(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "comet.txt").write_text("A comet with a glowing tail crossed the night sky.\n", encoding="utf-8")
     return folder
+
+
+def finished(thread: threading.Thread, cancel: CancelToken) -> bool:
+    """Whether `thread` (a sync with `cancel`) ended within the hang guard; if not, it is cancelled (a wait to take
+    the lock back ends on a cancel) so that the test fails instead of hanging in Library.close."""
+    thread.join(HANG_GUARD_S)
+    if thread.is_alive():
+        cancel.cancel()
+        thread.join(HANG_GUARD_S)
+        return False
+    return True
 
 
 def run_on_thread(fn) -> tuple[threading.Thread, dict]:
@@ -110,7 +124,8 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
         passages = holder.store.chunk_count()
         assert holder.store.pending_count() == passages > 8
         holder_enc.gate = gate
-        holding, held = run_on_thread(holder.sync)
+        stop = CancelToken()
+        holding, held = run_on_thread(lambda: holder.sync(cancel=stop))
         until(lambda: "waiter" in seen)
         waiting, waited = seen["waiter"]
         waiting.join(HANG_GUARD_S)
@@ -122,8 +137,7 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
         assert waiter_enc.texts == []  # nothing embedded by the waiter: its meaning joined the holder's queue
         assert any("joins the queue" in n for n in waited["value"].notes), waited["value"].notes
         checked.set()
-        holding.join(HANG_GUARD_S)
-        assert not holding.is_alive() and "error" not in held, held
+        assert finished(holding, stop) and "error" not in held, held
         # The holder went on: every passage, the waiter's too, embedded exactly once, and in its vector index.
         store = holder.store
         total = store.chunk_count()
@@ -132,6 +146,8 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
         assert sorted(holder.index().ids().tolist()) == sorted(store.embedded_ids().tolist())
         hits = holder.search("glowing comet", mode="dense").hits
         assert hits and Path(hits[0].path).name == "comet.txt"
+        # Its queue read again after the handover: the newest file, the waiter's, is the first batch it embeds.
+        assert any("glowing tail" in t for t in holder_enc.batches[2]), holder_enc.batches[:4]
     assert not hand_raised(data / WANTS) and not hand_raised(data / RESUMES)
 
 
@@ -172,13 +188,13 @@ def test_a_waiter_that_dies_never_stalls_the_holder(tmp_path, backlog, tiny_enco
         with Library(config, encoder=holder_enc) as holder:
             holder.add_folder(big, embed=False)
             holder_enc.gate = gate
-            holding, held = run_on_thread(holder.sync)
+            stop = CancelToken()
+            holding, held = run_on_thread(lambda: holder.sync(cancel=stop))
             if mode == "hand":  # the holder hands over and waits after the waiter, which dies instead
                 until(lambda: hand_raised(data / RESUMES))
                 procs[0].send_signal(signal.SIGKILL)
                 procs[0].wait(60)
-            holding.join(HANG_GUARD_S)
-            assert not holding.is_alive() and "error" not in held, held
+            assert finished(holding, stop) and "error" not in held, held
             assert holder.store.pending_count() == 0
             assert len(holder_enc.texts) == len(set(holder_enc.texts)) == holder.store.chunk_count()
     finally:
