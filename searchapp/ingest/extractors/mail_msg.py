@@ -45,12 +45,15 @@ class _Props:
     def __init__(self, ole: OleFile, storage: str = "", codepage: str = "cp1252") -> None:
         self.ole, self.prefix, self.codepage = ole, storage + "/" if storage else "", codepage
 
-    def text(self, prop: int, cap: int = MAX_PROPERTY_BYTES) -> str:
-        raw = self.ole.optional(f"{self.prefix}__substg1.0_{prop:04X}001F", cap)
-        if raw is not None:
-            return raw.decode("utf-16-le", "replace").rstrip("\x00")
-        raw = self.ole.optional(f"{self.prefix}__substg1.0_{prop:04X}001E", cap)
-        return raw.decode(self.codepage, "replace").rstrip("\x00") if raw is not None else ""
+    def text(self, prop: int, cap: int = MAX_PROPERTY_BYTES, required: bool = False) -> str:
+        """A string property; "" when missing. `required` (the body): a damaged one fails the file, else it is
+        left out."""
+        for kind, codec in (("001F", "utf-16-le"), ("001E", self.codepage)):
+            name = f"{self.prefix}__substg1.0_{prop:04X}{kind}"
+            raw = self.ole.stream(name, cap) if required and self.ole.exists(name) else self.ole.optional(name, cap)
+            if raw is not None:
+                return raw.decode(codec, "replace").rstrip("\x00")
+        return ""
 
     def binary(self, prop: int, cap: int) -> Optional[bytes]:
         return self.ole.optional(f"{self.prefix}__substg1.0_{prop:04X}0102", cap)
@@ -103,7 +106,7 @@ def read_msg(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
         sender = f"{sender} <{address}>" if sender else address
     headers = [("Subject", subject), ("From", sender), ("To", _one_line(props.text(0x0E04))), ("Date", _date(fixed))]
     lines = [f"{name}: {value}" for name, value in headers if value]
-    body = props.text(0x1000, max_bytes)
+    body = props.text(0x1000, max_bytes, required=True)
     if not body.strip():
         html = props.binary(0x1013, max_bytes)
         markup = html.decode(props.codepage, "replace") if html is not None else props.text(0x1013, max_bytes)

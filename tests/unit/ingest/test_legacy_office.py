@@ -213,3 +213,42 @@ def test_the_text_cap_stops_reading(tmp_path):
     assert len(extract(put(tmp_path, "long.doc", doc), max_chars=5000).text) <= 5000
     ppt = make_ppt(["slide text " * 100] * 200)
     assert len(extract(put(tmp_path, "long.ppt", ppt), max_chars=5000).text) <= 5000
+
+
+# Outlook .msg: a message read as an .eml is; its attachments are its members.
+
+def test_an_outlook_message_reads_as_a_mail_does(tmp_path):
+    from legacy_office_files import make_msg
+
+    msg = make_msg("Allotment rota", "Ann waters on Mondays.\r\nBring gloves.", "Ann Smith", "Committee",
+                   attachments={"rota.doc": make_doc([("The rota\r", True)])}, filetime=133_000_000_000_000_000)
+    doc = extract(put(tmp_path, "rota.msg", msg))
+    assert doc.text == ("Subject: Allotment rota\nFrom: Ann Smith\nTo: Committee\nDate: Sat, 18 Jun 2022 04:26:40 +0000"
+                        "\n\nAnn waters on Mondays.\nBring gloves.\n\nAttachments: rota.doc")
+    assert doc.title == "Allotment rota"
+    html = make_msg("Html only", html=b"<html><body><p>Visible words</p><script>track()</script></body></html>")
+    assert extract(put(tmp_path, "html.msg", html)).text == "Subject: Html only\n\nVisible words"
+
+
+def test_a_messages_attachments_are_members_within_the_caps(tmp_path, monkeypatch):
+    from legacy_office_files import make_msg
+
+    from searchapp.ingest.extractors import mail_msg
+    from searchapp.ingest.extractors.members import iter_members
+
+    files = {f"note{i}.txt": f"Note {i}".encode() for i in range(5)}
+    path = put(tmp_path, "notes.msg", make_msg("Notes", "See attached.", attachments=files, nested=True))
+    got = {m.name: (m.data, m.reason) for m in iter_members(path, 2**20)}
+    assert got == {**{n: (d, "") for n, d in files.items()},
+                   "Forwarded item.msg": (None, "an Outlook item attached to a message: not read")}
+    monkeypatch.setattr(mail_msg, "MAX_ATTACHMENTS", 3)
+    got = [(m.name, m.reason) for m in iter_members(path, 2**20)]
+    assert len(got) == 4 and got[-1] == ("…", "only the first 3 attachments read")
+
+
+def test_a_damaged_message_fails_with_a_reason(tmp_path):
+    from legacy_office_files import make_msg
+
+    msg = make_msg("Cut", "A body long enough to be cut. " * 300)
+    with pytest.raises(ExtractionError, match="^corrupt OLE file"):
+        extract(put(tmp_path, "cut.msg", msg[:len(msg) // 2]))
