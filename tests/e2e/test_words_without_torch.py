@@ -1,6 +1,6 @@
 """Searchable by words at the command line: `index --words-only` of new files, then `status`, `explain`, a lexical
 `search`, `history`, `saved` and `remove`, each in a fresh interpreter, never import torch or transformers (the
-words pass chunks with the model folder's tokenizer.json alone; issue 45)."""
+words pass chunks with the model folder's tokenizer.json alone; issue 45), nor the HEIC plugin (no HEIC file)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-HEAVY = ("torch", "transformers")
+# pillow_heif too: the scan asks which image suffixes OCR reads, and importing the plugin to answer cost every
+# command ~50 ms (images.py looks it up instead, and imports it at the first HEIC file read)
+HEAVY = ("torch", "transformers", "pillow_heif")
 
 # The CLI in a fresh interpreter, then which heavy modules it left imported.
 RUNNER = """

@@ -30,8 +30,23 @@ MAX_IMAGE_PIXELS = 100_000_000  # decoded pixels of one frame
 
 
 @functools.lru_cache(maxsize=None)
+def _heif_installed() -> bool:
+    """Whether the pillow-heif plugin is installed, looked up without importing it: every sync's scan asks, and
+    the import (~50 ms on a busy 2-core machine) is paid only when a HEIC file is read (_heif_available)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("pillow_heif") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@functools.lru_cache(maxsize=None)
 def _heif_available() -> bool:
-    # Once per process: the sync asks for every file it scans.
+    # Once per process, at the first HEIC file read: a plugin that is installed but cannot load fails that file
+    # ("not a readable image"), as a damaged image does.
+    if not _heif_installed():
+        return False
     try:
         import pillow_heif  # in the ocr extra
     except ImportError:
@@ -43,7 +58,7 @@ def _heif_available() -> bool:
 @functools.lru_cache(maxsize=None)
 def image_suffixes() -> frozenset[str]:
     """The suffixes OCR can read as images here (HEIC only with pillow-heif installed)."""
-    return SUFFIXES | HEIF_SUFFIXES if _heif_available() else SUFFIXES
+    return SUFFIXES | HEIF_SUFFIXES if _heif_installed() else SUFFIXES
 
 
 @functools.lru_cache(maxsize=None)
