@@ -61,6 +61,9 @@ class StageScores:
     fused: Optional[float] = None  # dense + lexical fused (search.fusion): convex by default, else RRF
     rerank_logit: Optional[float] = None
     rerank: Optional[float] = None  # sigmoid(rerank_logit)
+    # hybrid: the words' share, BM25 / the best BM25 among the query's candidates (0..1, 1 = its best word match);
+    # what a row without meaning yet shows, labelled "words" (see Hit.shown_score)
+    words: Optional[float] = None
 
 
 @dataclass
@@ -88,7 +91,7 @@ class Hit:
     repeats: list[tuple[int, int, Optional[int]]] = field(default_factory=list)  # (start, end, page): same text again
     available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
     ocr: bool = False  # this passage was recognised by OCR (an image, or a PDF page with no usable text layer)
-    order_label: Optional[str] = None  # what ordered the list: relevance | match | similarity | bm25 (the search sets it)
+    order_label: Optional[str] = None  # what ordered the list: relevance | match | words | similarity | bm25 (search sets it)
     date_ns: Optional[int] = None  # the file's date (a mail's own, else its mtime), shown beside the hit
     common_to: int = 0  # results by file: the passage is text repeated in this many files (one row stands for them)
     copies: list[str] = field(default_factory=list)  # results by file: exact copies of this file (same content)
@@ -104,10 +107,14 @@ class Hit:
 
     @property
     def shown_score(self) -> tuple[float, str]:
-        """(value, label): the score that ordered the list, so it never rises down the list: the reranker's
-        probability ("relevance") when reranked; in hybrid the fused score ("match", 0..1: cosine and BM25 share
-        of the best, weighted; its parts are in `scores`); in dense the cosine ("similarity"); in lexical BM25."""
+        """(value, label): the score that ordered the list: the reranker's probability ("relevance") when
+        reranked; in hybrid the fused score ("match", 0..1: cosine and BM25 share of the best, weighted; its parts
+        are in `scores`), or, for a file with no vector yet, its words' share alone ("words", 0..1: one meaning
+        whatever part of the library has vectors, decision 0109); in dense the cosine ("similarity"); in lexical
+        BM25."""
         s = self.scores
+        if self.order_label == "words" and s.words is not None:
+            return s.words, "words"
         if self.order_label == "match" and s.fused is not None:
             return s.fused, "match"
         if s.rerank is not None:
@@ -131,7 +138,8 @@ class Hit:
             "start": self.start,
             "end": self.end,
             "text": self.text,
-            "scores": {"dense": s.dense, "lexical": s.lexical, "fused": s.fused, "rerank_logit": s.rerank_logit, "rerank": s.rerank},
+            "scores": {"dense": s.dense, "lexical": s.lexical, "fused": s.fused, "rerank_logit": s.rerank_logit, "rerank": s.rerank,
+                       "words": s.words},
             "ranks": {"dense": r.dense, "lexical": r.lexical, "fused": r.fused, "rerank": r.rerank, "final": r.final},
             "repeats": [{"start": a, "end": b, "page": p} for a, b, p in self.repeats],
             "available": self.available,

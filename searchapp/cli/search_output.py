@@ -23,6 +23,8 @@ def _scores(h) -> str:
     parts = []  # the first part is the score a person reads (Hit.shown_score), the rest every stage's
     if getattr(h, "order_label", None) == "match" and s.rerank is None and s.fused is not None:
         parts.append(f"match {s.fused:.3f}")  # the fused score that ordered the list; its parts follow
+    if getattr(h, "order_label", None) == "words" and s.rerank is None and s.words is not None:
+        parts.append(f"words {s.words:.3f} (no meaning yet)")  # its file has no vector yet: its words alone
     if s.rerank is not None:
         move = (r.fused or 0) - (r.rerank or 0)
         arrow = f" {'▲' if move > 0 else '▼'}{abs(move)}" if move else ""

@@ -329,6 +329,8 @@ class MainWindow(QMainWindow):
     def _open_from_preview(self, url: QUrl) -> None:
         if not self.open_url(url):
             self.preview.open_failed(url)
+        elif self.library is not None and self.preview.hit is not None:
+            self.library.want(self.preview.hit.path)  # while meaning is unfinished, embedded next (issue 41)
 
     def report_error(self, exc: BaseException, tb: str) -> None:
         """Show `exc` in a dialog (kept as last_dialog) and emit errorShown."""

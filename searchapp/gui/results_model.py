@@ -86,6 +86,8 @@ def score_tooltip(hit: Hit) -> str:
     why = {"relevance": "the cross-encoder's probability that the passage answers the query (0..1)",
            "match": "the score that ordered this list: meaning (cosine) and words (BM25 share of the best match) "
                     "fused; both parts are in the score inspector",
+           "words": "this file has no meaning (vector) yet, so its score is its words alone: the BM25 share of "
+                    "the best word match (1.00 = the best); it becomes a match score once the file is embedded",
            "similarity": "the bi-encoder's cosine similarity of query and passage (-1..1; above ~0.5 is close)",
            "bm25": "BM25 word-match score (no fixed scale)"}[label]
     return why + (f"; {movement_tooltip(hit)}" if movement_tooltip(hit) else "")

@@ -17,7 +17,16 @@ from .results_model import DEMOTED, PROMOTED, rank_movement
 from .plain import plain_label, tooltip
 from .score_plot import ScorePlot
 
-__all__ = ["ScoreInspector", "HEADERS", "candidate_rows", "why_text"]
+__all__ = ["ScoreInspector", "HEADERS", "SCORE_RULE", "candidate_rows", "why_text"]
+
+# How the score a row shows reads, whatever part of the library has meaning yet (decision record 0109).
+SCORE_RULE = ("How to read a row's score: \"match\" = w × meaning (cosine) + (1 − w) × words (BM25 ÷ the best BM25 "
+              "for this query; w is search.dense_weight, 0.8 by default), on the same scale however much of the "
+              "library has meaning. While meaning is "
+              "unfinished, a file with no vector yet shows \"words\": the words part alone (1.00 = the best word "
+              "match); it is ranked as if its meaning matched as well as its words, and its number stays the same "
+              "until the file is embedded, when it becomes a match score. A match score can only rise as more of "
+              "its file is embedded. \"relevance\": the cross-encoder's probability, when it reranked.")
 
 CHUNK_ROLE = Qt.ItemDataRole.UserRole + 1  # on the first cell: which passage the row is
 
@@ -55,6 +64,8 @@ def why_text(hit: Hit) -> str:
                      f"words (BM25) {s.lexical:.2f}")
     if s.fused is not None:
         parts.append(f"fused {s.fused:.3f} → #{r.fused}")
+    if hit.order_label == "words" and s.words is not None:
+        parts.append(f"no meaning yet: shows its words alone, {s.words:.2f} of the best word match")
     if s.rerank is not None:
         parts.append(f"cross-encoder {s.rerank:.3f} → #{r.rerank}")
     head = f"Why #{r.final} {display_name(hit.path)}: " if r.final else f"Why {display_name(hit.path)}: "
@@ -68,6 +79,9 @@ class ScoreInspector(QWidget):
         self.result: Optional[SearchResult] = None
         self.summary = plain_label("Search to see every candidate's scores.")  # quotes the query
         self.summary.setWordWrap(True)
+        self.rule = plain_label(SCORE_RULE)  # why a number reads the same before and after meaning fills
+        self.rule.setObjectName("scoreRule")
+        self.rule.setWordWrap(True)
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self._ask_export)
@@ -88,6 +102,7 @@ class ScoreInspector(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
+        lay.addWidget(self.rule)
         lay.addWidget(split, 1)
 
     def set_result(self, result: Optional[SearchResult]) -> None:

@@ -16,9 +16,12 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
+import numpy as np
+
 from ..ann import VectorIndex
 from ..base.config import Config
 from ..base.errors import ConfigError
+from ..base.member_paths import key_of
 from ..base.progress import CancelToken, ProgressFn
 from ..store import Store
 from ..store.ledger import files_in_state
@@ -36,6 +39,7 @@ from .readers import Readers
 from .searches import Searches
 from .services import LibraryServices
 from .ocr.marks import mark_ocr
+from .search.meaning_now import FreshVectors, PassageEmbedder
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
@@ -44,6 +48,7 @@ from .query.reading import read_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
 from .sync.types import SyncReport
 from .sync.updates import Updates
+from .sync.wanted import Wanted
 
 if TYPE_CHECKING:
     from .serve.server import WarmServer
@@ -103,6 +108,11 @@ class Library(LibraryServices):
         # `status` runs SQLite's quick_check here, on this thread's own read-only connection, while it reads the
         # rest: SQLite lets go of the interpreter lock, so at a million passages the two overlap (see status).
         self._checker = ThreadPoolExecutor(1, thread_name_prefix="searchapp-quick-check")
+        # While meaning is unfinished: what the person looks at is embedded first (sync/wanted.py), and what a
+        # search embedded on the spot is written by this process's meaning pass (search/meaning_now.py).
+        self.wanted = Wanted(self.data_dir, writable=not self.read_only)
+        self.fresh = FreshVectors()
+        self._updates.wanted, self._updates.ready = self.wanted, self._ready_vectors
 
     @property
     def config(self) -> Config:
@@ -303,7 +313,10 @@ class Library(LibraryServices):
         # Lexical mode (and a hybrid search answered by words) never loads a model unless reranking is asked for.
         want_rerank = (s.rerank and mode != "lexical" and not words_only) if rerank is None else rerank
         cross = self.reranker() if want_rerank else None
-        result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None)
+        pending = self.reader().pending_count()  # cheap (a partial index); the full count only while embedding
+        embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
+        result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,
+                            embed_now)
         mark_available(result)
         mark_ocr(result, self.reader())
         result.warnings, result.reading = warnings, reading
@@ -314,11 +327,36 @@ class Library(LibraryServices):
             self._say(result, LOADING, LOADING_NOTICE)
         during_reindex = self.reindex_notice()
         self._say(result, REINDEX, during_reindex)
-        if self.reader().pending_count():  # cheap (a partial index); the full count only while embedding
+        if pending:
             result.meaning_percent = meaning_percent(*self.meaning())
             if not during_reindex:  # a reindex's notice says it already
                 self._say(result, MEANING, meaning_text(result.meaning_percent))
+            self.wanted.add(h.path for h in result.hits)  # the meaning pass takes these files first
         return result
+
+    def _embedder(self) -> Optional[PassageEmbedder]:
+        """How a search or Similar embeds passages that have no vector yet (search/meaning_now.py): the loaded
+        bi-encoder (its vectors kept for this process's meaning pass), else the query path one passage at a time
+        (a cold command line: no torch to load; its vectors serve this answer only), unless the model reads
+        queries and passages differently (prompts): then none, rather than load torch for a search."""
+        enc = self.models.loaded_encoder
+        if enc is not None:
+            return PassageEmbedder(enc.encode, self.fresh, str(enc.fingerprint))
+        if not self.models.query_path_reads_passages():
+            return None
+        return PassageEmbedder(lambda texts: np.stack([self.models.encode_query(t) for t in texts]))
+
+    def _ready_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        """For this process's meaning pass: the vectors its searches embedded for these model inputs, taken."""
+        enc = self.models.loaded_encoder
+        if enc is None or not len(self.fresh) or not hashes:
+            return {}
+        return self.fresh.take(str(enc.fingerprint), hashes)
+
+    def want(self, path: str) -> None:
+        """The person opened `path` (a file key as a hit names it): while meaning is unfinished, it is embedded
+        before the rest (sync/wanted.py). Writes no database; never raises for an unknown path."""
+        self.wanted.add([key_of(path)])
 
     @staticmethod
     def _say(result: SearchResult, kind: str, text: Optional[str]) -> None:
@@ -339,8 +377,17 @@ class Library(LibraryServices):
         from .search.similar import find_similar
 
         index = self._fresh()  # searched with its default ef (index.ef_search)
-        return find_similar(self.reader(), index, self.vectors.dim(), path, page=page, k=k or self.config.search.k,
-                            filters=filters)
+        pending = self.reader().pending_count()
+        # A file without vectors is embedded for this answer (twice a search's budget: one file, asked for).
+        result = find_similar(self.reader(), index, self.vectors.dim(), path, page=page,
+                              k=k or self.config.search.k, filters=filters,
+                              embed=self._embedder() if pending else None,
+                              embed_budget=2 * self.config.search.embed_on_search)
+        if pending:
+            self.wanted.add([key_of(path)])  # its own passages first, then what a search returns
+            result.meaning_percent = meaning_percent(*self.meaning())
+            self._say(result, MEANING, meaning_text(result.meaning_percent))
+        return result
 
     @_reads
     def duplicates(self, threshold: Optional[float] = None, progress: Optional[ProgressFn] = None,

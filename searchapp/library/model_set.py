@@ -322,6 +322,12 @@ class ModelSet:
         ident = self._file_identity()
         return ident.fingerprint, Path(ident.resolved.path), int(ident.max_seq_length)
 
+    def query_path_reads_passages(self) -> bool:
+        """Whether `encode_query` gives a passage the vector `encode` would: the model puts no prompt in front of
+        either (one with prompts reads queries and passages differently). Never loads the model."""
+        ident = self._encoder or self._file_identity()
+        return not getattr(ident, "query_prompt", "") and not getattr(ident, "passage_prompt", "")
+
     def meaning_ready(self, rerank: bool) -> bool:
         """Whether a search by meaning (reranked when `rerank`) would load nothing first: a query encoder in
         memory and, when `rerank`, the cross-encoder loaded or known to be absent. Never loads anything."""

@@ -66,6 +66,18 @@ class VectorQueue:
             "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE length(c.vector) = 0 "
             "ORDER BY f.mtime_ns DESC, f.id, c.id")), dtype=np.int64)
 
+    def pending_of_files(self, keys: Sequence[str], per_file: int) -> np.ndarray:
+        """The ids of the waiting passages of the files keyed `keys` (files.path), the files in the order of
+        `keys`, at most `per_file` of each (its first ones): what the person is looking at (sync/wanted.py)."""
+        of: dict[str, list[int]] = {}
+        for key, cid in self.select_in(
+                "SELECT f.path, c.id FROM files f JOIN chunks c ON c.file_id = f.id WHERE f.path IN ({}) "
+                "AND length(c.vector) = 0 ORDER BY c.id", dict.fromkeys(keys)):
+            got = of.setdefault(key, [])
+            if len(got) < per_file:
+                got.append(int(cid))
+        return np.fromiter(itertools.chain.from_iterable(of.get(k, ()) for k in dict.fromkeys(keys)), dtype=np.int64)
+
     def pending_rows(self, ids: Iterable[int]) -> list[tuple[int, str, str, str]]:
         """(chunk id, text hash, text, title its file's passages are embedded with) of those of `ids` still
         waiting, in the order of `ids`."""

@@ -14,6 +14,17 @@ unfinished (goal: hybrid >= lexical - 1 on the words-only side). One JSON line p
 The libraries are cached under /tmp/searchapp-bench-partial (a second run only searches):
 
     python tests/benchmarks/bench_partial_meaning.py [--max-queries N]
+
+`--five` (issue 41, item 4; decision 0109): the fully embedded library copied, its vectors kept only for the
+first 5 % of passages in the meaning queue's order (newest-modified files first), as a library 5 % through its
+meaning pass. Both question sets are asked of it with the default search (hybrid, first stage: no reranker) with
+`search.embed_on_search` 0 (no embedding on the spot: the ranking before item 4) and its default, and of the full
+library; goal: the default within 3 nDCG@10 points of the full library. Each query starts cold (this process's
+vectors from earlier queries are dropped), so the figure is a first search's. Then Similar is asked for sampled
+files without vectors: how many answer (at least one similar file) with and without embedding on the spot.
+One JSON line per (question set, state) and one per Similar setting; CPU seconds per query beside the wall.
+
+    python tests/benchmarks/bench_partial_meaning.py --five [--max-queries N] [--similar N]
 """
 
 from __future__ import annotations
@@ -50,10 +61,96 @@ def shown_run(lib, queries: dict[str, str], doc_of: dict[str, str], mode: str) -
     return run
 
 
+def five_percent_copy(full: Path, five: Path, share: float = 0.05) -> tuple[int, int]:
+    """`five`: a copy of the library `full` whose vectors are kept for the first `share` of passages in the
+    meaning queue's order and cleared for the rest (the vector index rebuilt from what is left). (kept, all)."""
+    import sqlite3
+
+    shutil.rmtree(five, ignore_errors=True)
+    shutil.copytree(full, five, ignore=shutil.ignore_patterns("*.lock", "vectors.*", "wanted.json", "searches.sqlite"))
+    conn = sqlite3.connect(five / "library.sqlite")
+    order = [r[0] for r in conn.execute("SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id "
+                                        "ORDER BY f.mtime_ns DESC, f.id, c.id")]
+    keep = max(1, int(len(order) * share))
+    with conn:
+        conn.executemany("UPDATE chunks SET vector = x'' WHERE id = ?", [(i,) for i in order[keep:]])
+    conn.close()
+    return keep, len(order)
+
+
+def timed_run(lib, queries: dict[str, str], doc_of: dict[str, str], fresh: bool) -> tuple[dict, float, float]:
+    """(the shown run, wall seconds per query, CPU seconds per query) of the default search (no reranker)."""
+    run = {}
+    t0, c0 = time.perf_counter(), time.process_time()
+    for qid, text in queries.items():
+        if fresh:
+            lib.fresh.clear()  # every query a first one: no vectors from the queries before it
+        hits = lib.search(text, rerank=False).to_json()["hits"]
+        run[qid] = [d for d in (doc_of.get(h["path"]) for h in hits) if d is not None]
+    n = max(1, len(queries))
+    return run, round((time.perf_counter() - t0) / n, 3), round((time.process_time() - c0) / n, 3)
+
+
+def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int) -> None:
+    """The --five measurement (see the module's docstring)."""
+    import random
+
+    from searchapp.library import Library
+
+    full_dir, five_dir = CACHE / "library-full", CACHE / "library-five"
+    kept, passages = five_percent_copy(full_dir, five_dir)
+    common = {"bench": "partial_meaning_5pct", "passages_with_vectors": kept, "passages": passages,
+              "cpu": cpu_note(), "load": os.getloadavg()[0]}
+    scores: dict[tuple[str, str], float] = {}
+    for label, (queries, qrels) in qsets.items():
+        with Library(bench_config(full_dir), encoder=encoder) as lib:
+            run, wall, cpu = timed_run(lib, queries, doc_of, fresh=False)
+        scores[(label, "full")] = ndcg10(run, qrels)
+        print(json.dumps({**common, "questions": label, "state": "all embedded", "ndcg@10_shown": scores[(label, "full")],
+                          "queries": len(queries), "s_per_query": wall, "cpu_s_per_query": cpu}), flush=True)
+        for budget in (0, None):  # by turns in one run: no embedding on the spot, then the default
+            cfg = bench_config(five_dir) if budget is None else bench_config(five_dir, embed_on_search=budget)
+            with Library(cfg, encoder=encoder) as lib:
+                run, wall, cpu = timed_run(lib, queries, doc_of, fresh=True)
+                lexical = ndcg10(shown_run(lib, queries, doc_of, "lexical"), qrels) if budget == 0 else None
+                used = cfg.search.embed_on_search
+            got = ndcg10(run, qrels)
+            line = {**common, "questions": label, "state": "5% embedded", "embed_on_search": used,
+                    "ndcg@10_shown": got, "vs_full": round(got - scores[(label, "full")], 2), "queries": len(queries),
+                    "s_per_query": wall, "cpu_s_per_query": cpu}
+            if lexical is not None:
+                line["lexical_ndcg@10_shown"] = lexical
+            print(json.dumps(line), flush=True)
+    with Library(bench_config(five_dir), encoder=encoder) as lib:
+        waiting = _files_without_vectors(lib)
+    sample = random.Random(0).sample(waiting, min(max_similar, len(waiting)))
+    for budget in (0, None):
+        cfg = bench_config(five_dir) if budget is None else bench_config(five_dir, embed_on_search=budget)
+        with Library(cfg, encoder=encoder) as lib:
+            t0, c0 = time.perf_counter(), time.process_time()
+            answered = 0
+            for path in sample:
+                lib.fresh.clear()
+                answered += bool(lib.similar(path).hits)
+            n = max(1, len(sample))
+            print(json.dumps({**common, "similar": "files without vectors", "embed_budget": 2 * cfg.search.embed_on_search,
+                              "asked": len(sample), "answered": answered,
+                              "s_per_call": round((time.perf_counter() - t0) / n, 3),
+                              "cpu_s_per_call": round((time.process_time() - c0) / n, 3)}), flush=True)
+
+
+def _files_without_vectors(lib) -> list[str]:
+    rows = lib.store.conn.execute("SELECT f.path FROM files f WHERE EXISTS (SELECT 1 FROM chunks c WHERE "
+                                  "c.file_id = f.id AND length(c.vector) = 0) ORDER BY f.id").fetchall()
+    return [r[0] for r in rows]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--max-queries", type=int, default=0)
     ap.add_argument("--fresh", action="store_true", help="rebuild the libraries")
+    ap.add_argument("--five", action="store_true", help="a library 5%% through its meaning pass (issue 41)")
+    ap.add_argument("--similar", type=int, default=50, help="--five: files without vectors Similar is asked for")
     args = ap.parse_args()
     from searchapp.library import Library
     from searchapp.models import BiEncoder
@@ -80,6 +177,9 @@ def main() -> None:
 
     encoder = BiEncoder("all-MiniLM-L6-v2", device="cpu")
     partial, full = CACHE / "library-partial", CACHE / "library-full"
+    if args.five and (full / "bench-built").exists():
+        five_percent(qsets, doc_of, encoder, args.similar)
+        return
     for state, lib_dir in (("meaning unfinished", partial), ("all embedded", full)):
         t0 = time.perf_counter()
         built_marker = lib_dir / "bench-built"
@@ -97,6 +197,8 @@ def main() -> None:
                                       "ndcg@10_shown": score, "queries": len(queries),
                                       "passages_with_vectors": with_vectors, "passages": passages,
                                       "build_s": built, "cpu": cpu_note()}), flush=True)
+    if args.five:  # the full library is built now
+        five_percent(qsets, doc_of, encoder, args.similar)
 
 
 if __name__ == "__main__":

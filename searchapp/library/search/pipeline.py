@@ -25,6 +25,7 @@ from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files
 from ..query.check import is_empty_query
 from ..query.syntax import ParsedQuery
+from .meaning_now import PassageEmbedder
 from .result import LISTING, LISTING_NOTICE, Notice, SearchResult
 
 __all__ = ["SearchResult", "SearchRequest", "run_search", "search_request", "mark_available"]
@@ -45,6 +46,7 @@ class SearchRequest:
     ef: Optional[int] = None  # HNSW breadth for this search (None: the index's configured ef_search)
     parsed: Optional[ParsedQuery] = None  # the query's syntax; None: `query` searched as typed
     fold_repeats: bool = True  # results by file: exact copies share a row, repeated text fills at most one
+    embed_budget: int = 0  # hybrid: passages without a vector embedded on the spot (meaning_now.py), 0: none
 
 
 def search_request(config: Config, query: str, mode: str, *, k: Optional[int], candidates: Optional[int],
@@ -65,11 +67,13 @@ def search_request(config: Config, query: str, mode: str, *, k: Optional[int], c
     return SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                          rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
                          fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed,
-                         fold_repeats=s.fold_repeats)
+                         fold_repeats=s.fold_repeats, embed_budget=s.embed_on_search)
 
 
 # What orders a first-stage list, by mode: the fused score in hybrid, the cosine in dense, BM25 in lexical.
 ORDER_LABEL = {"hybrid": "match", "dense": "similarity", "lexical": "bm25"}
+# A hybrid row with no vector yet: its words' share alone (Hit.shown_score; decision 0109).
+WORDS_LABEL = "words"
 
 
 def mark_available(result: SearchResult) -> None:
@@ -82,8 +86,10 @@ def mark_available(result: SearchResult) -> None:
 
 def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                encode_query: Optional[Callable[[str], np.ndarray]],
-               rerank: Optional[Callable[[str, list[str]], np.ndarray]]) -> SearchResult:
-    """`encode_query` is None for lexical mode; `rerank` is None when reranking is off or unavailable."""
+               rerank: Optional[Callable[[str, list[str]], np.ndarray]],
+               embed_now: Optional[PassageEmbedder] = None) -> SearchResult:
+    """`encode_query` is None for lexical mode; `rerank` is None when reranking is off or unavailable;
+    `embed_now`: how a hybrid search embeds its best word matches that have no vector yet (meaning_now.py)."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     want_dense = req.mode in ("dense", "hybrid")
@@ -110,12 +116,12 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                             timings_ms=timings, filter_stats=scope.stats, group=req.group)
     dense: list[tuple[int, float]] = []
     if want_dense and encode_query is not None and index is not None and len(index):
-        qvec = encode_query(text)
+        qvec = q = encode_query(text)
         timings["encode"] = _ms(t0)
 
         def fetch_dense(n: int) -> list[tuple[int, float]]:
-            ids, sims = (scope.dense(index, qvec, n, index.dim, ef=req.ef) if scope is not None
-                         else index.search(qvec, n, ef=req.ef))
+            ids, sims = (scope.dense(index, q, n, index.dim, ef=req.ef) if scope is not None
+                         else index.search(q, n, ef=req.ef))
             return [(int(i), float(s)) for i, s in zip(ids[0], sims[0], strict=True)]
 
         available = len(scope.ids) if scope is not None else len(index)
@@ -156,6 +162,11 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
             scores[cid].lexical = s
     if req.mode == "hybrid":
         _fill_missing_stage_scores(text, scores, store, qvec, lexical_of_dense, prefixes)
+        if embed_now is not None and encode_query is not None and req.embed_budget > 0:
+            qvec = _meaning_now(req, text, store, embed_now, encode_query, qvec, scores, lexical,
+                                {c: rows[c].file_id for c in seen} if by_file else None)
+            timings["meaning_now"] = _ms(t0)
+    top_words = max((s.lexical for s in scores.values() if s.lexical is not None), default=0.0)
     fused = _fuse(req, [c for c, _ in dense if c in rows], [c for c, _ in lexical if c in rows],
                   {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()}, seen)
     for cid, s in fused:
@@ -169,6 +180,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
 
     folded: Optional[Folded] = None
     file_of: dict[int, int] = {}
+    no_meaning: set[int] = set()  # hybrid hits (their chunk ids) whose file or passage has no vector yet
     if by_file:
         file_of = {cid: rows[cid].file_id for cid in seen}
         passage_order = [cid for cid, _ in fused]
@@ -190,13 +202,21 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         for i, (fid, fscore) in enumerate(file_fused, start=1):
             best, *others = groups[fid].passages
             h = hit(best, i)
-            h.scores = StageScores(dense=h.scores.dense, lexical=h.scores.lexical, fused=fscore)
+            g = groups[fid]
+            h.scores = StageScores(dense=h.scores.dense, lexical=h.scores.lexical, fused=fscore,
+                                   words=_share(g.lexical, top_words) if req.mode == "hybrid" else None)
+            if req.mode == "hybrid" and g.dense is None:
+                no_meaning.add(best)
             h.more = [hit(c, None) for c in others[:MORE_MAX]]
             hits.append(h)
     else:
         # Keep as many candidates as either retriever asked for.
         fused = fused[: max(req.candidates, req.k, req.rerank_depth)]
         hits = [hit(cid, i) for i, (cid, _) in enumerate(fused, start=1)]
+        if req.mode == "hybrid":
+            for h in hits:
+                h.scores.words = _share(h.scores.lexical, top_words)
+            no_meaning.update(h.chunk_id for h in hits if h.scores.dense is None)
 
     reranked = False
     if rerank is not None and hits:
@@ -217,8 +237,10 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     hits = hits[: req.k]
     for r, h in enumerate(hits, start=1):
         h.ranks.final = r
-        # The score a row shows is the one that put it there (a reranked head, else the first stage's order).
-        h.order_label = "relevance" if h.scores.rerank is not None else ORDER_LABEL[req.mode]
+        # The score a row shows is the one that put it there (a reranked head, else the first stage's order); a
+        # hybrid row without meaning yet shows its words alone, so its number means what it will mean later.
+        h.order_label = ("relevance" if h.scores.rerank is not None else
+                         WORDS_LABEL if h.chunk_id in no_meaning else ORDER_LABEL[req.mode])
     _attach_repeats(store, hits)
     if folded is not None:
         mark_folded(store, hits, file_of, folded)
@@ -254,6 +276,36 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
                 else convex_fusion({}, lexical_score, 0.0, both))
     return convex_fusion(dense_score, lexical_score, w, order, no_vector)
+
+
+def _share(bm25: Optional[float], top: float) -> float:
+    """BM25 as a share of the best among the candidates (0..1): the words' part of a fused score."""
+    return max(0.0, (bm25 or 0.0) / top) if top > 0 else 0.0
+
+
+def _meaning_now(req: SearchRequest, text: str, store: Store, embed_now: PassageEmbedder,
+                 encode_query: Callable[[str], np.ndarray], qvec: Optional[np.ndarray],
+                 scores: dict[int, StageScores], lexical: list[tuple[int, float]],
+                 file_of: Optional[dict[int, int]]) -> Optional[np.ndarray]:
+    """Give the best word matches that have no vector yet a cosine, embedding at most `req.embed_budget` of
+    their passages: by files, each file's best passage by words (one per file, so the budget reaches as many
+    rows as it can). Returns the query vector (encoded here when the library had no vectors to search)."""
+    lacking = [cid for cid, _ in lexical if cid in scores and scores[cid].dense is None]
+    if file_of is not None:
+        firsts: dict[int, int] = {}
+        for cid in lacking:
+            firsts.setdefault(file_of[cid], cid)
+        lacking = list(firsts.values())
+    if not lacking:
+        return qvec
+    if qvec is None:
+        qvec = encode_query(text)
+    # A few more than the budget: passages this process embedded already cost nothing (FreshVectors).
+    got = embed_now.vectors(store, lacking[: 4 * req.embed_budget], req.embed_budget)
+    q = qvec.reshape(-1)
+    for cid, vec in got.items():
+        scores[cid].dense = float(vec @ q)
+    return qvec
 
 
 def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray],

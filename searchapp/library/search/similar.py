@@ -26,6 +26,7 @@ from ...store import Store
 from ..query.field_values import MAX_PAGE
 from ..blas import one_blas_thread
 from .filters import FilterScope, SearchFilters
+from .meaning_now import PassageEmbedder
 from .result import SearchResult
 
 __all__ = ["SimilarHit", "find_similar", "MAX_SOURCE_PASSAGES"]
@@ -51,7 +52,10 @@ class SimilarHit(Hit):
 
 
 def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int], path: str, *,
-                 page: Optional[int] = None, k: int = 10, filters: Optional[SearchFilters] = None) -> SearchResult:
+                 page: Optional[int] = None, k: int = 10, filters: Optional[SearchFilters] = None,
+                 embed: Optional[PassageEmbedder] = None, embed_budget: int = 0) -> SearchResult:
+    """`embed`: while meaning is unfinished, how the source's passages without a vector are embedded for this
+    answer (at most `embed_budget`, an even sample: the score is a mean over the source's passages)."""
     t0 = time.perf_counter()
     ms = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
     if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
@@ -70,6 +74,9 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     if index is None or not len(index) or dim is None:
         return result
     found, src_vecs = store.vectors(src_ids, dim)
+    if embed is not None and embed_budget > 0 and len(found) < len(src_ids):
+        found, src_vecs = _with_meaning_now(store, embed, embed_budget, dim, src_ids, found, src_vecs)
+        result.timings_ms["meaning_now"] = ms()
     src_ids = found.tolist()  # rows with unusable (non-finite) vectors are left out
     if not src_ids:
         return result
@@ -116,3 +123,19 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     if scope is not None:
         result.filter_stats = scope.stats
     return result
+
+
+def _with_meaning_now(store: Store, embed: PassageEmbedder, budget: int, dim: int, src_ids: list[int],
+                      found: np.ndarray, vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The source's stored vectors and, for its passages without one, vectors embedded now: at most `budget`
+    of them, spread evenly over the file (the stored ones already stand for their parts of it)."""
+    have = set(found.tolist())
+    missing = [c for c in src_ids if c not in have]
+    room = max(0, budget)
+    if len(missing) > room:
+        missing = [missing[i] for i in np.linspace(0, len(missing) - 1, room).astype(int)] if room else []
+    got = {c: v for c, v in embed.vectors(store, missing, room).items() if v.shape == (dim,)}
+    if not got:
+        return found, vecs
+    ids = np.concatenate([found, np.fromiter(got, dtype=np.int64)])
+    return ids, np.vstack([vecs.reshape(-1, dim), np.stack(list(got.values()))]).astype(np.float32)

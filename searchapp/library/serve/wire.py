@@ -130,7 +130,7 @@ def check_request(data: Any) -> dict[str, Any]:
 
 
 # -- results -------------------------------------------------------------------------------------------------
-_SCORES = ("dense", "lexical", "fused", "rerank_logit", "rerank")
+_SCORES = ("dense", "lexical", "fused", "rerank_logit", "rerank", "words")  # "words" last: a reply without it reads
 _RANKS = ("dense", "lexical", "fused", "rerank", "final")
 
 
@@ -169,7 +169,8 @@ def _hit_from_wire(d: Any, depth: int = 0) -> Hit:
     scores, ranks, more, repeats = d.get("scores"), d.get("ranks"), d.get("more"), d.get("repeats")
     _need(_int(d.get("chunk_id")) and isinstance(d.get("path"), str) and _opt(d.get("page"), int)
           and _int(d.get("start")) and _int(d.get("end")) and isinstance(d.get("text"), str), "hit fields")
-    _need(isinstance(scores, list) and len(scores) == len(_SCORES) and all(_num(v) for v in scores), "scores")
+    _need(isinstance(scores, list) and len(_SCORES) - 1 <= len(scores) <= len(_SCORES) and all(_num(v) for v in scores),
+          "scores")
     _need(isinstance(ranks, list) and len(ranks) == len(_RANKS) and all(_opt(v, int) for v in ranks), "ranks")
     _need(isinstance(more, list) and len(more) <= MAX_HITS and (depth == 0 or not more), "more")
     _need(isinstance(repeats, list) and all(isinstance(t, list) and len(t) == 3 and _int(t[0]) and _int(t[1])

@@ -22,6 +22,7 @@ from ...store import Store
 from .encode_failures import encode_each, fail_files
 from .file_boundary import file_failure
 from .types import IndexWriter, PassageEncoder
+from .wanted import MeaningQueue as _Queue, Wanted
 
 __all__ = ["embed_pending", "store_vectors", "bulk_size", "meaning_progress", "meaning_percent", "meaning_message"]
 
@@ -54,10 +55,13 @@ def bulk_size(encoder: PassageEncoder, batch: int) -> int:
 
 def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, progress: Optional[ProgressFn] = None,
                   cancel: Optional[CancelToken] = None, batch: int = 256, limit: Optional[int] = None,
-                  between: Optional[Callable[[], bool]] = None) -> int:
+                  between: Optional[Callable[[], bool]] = None, wanted: Optional[Wanted] = None,
+                  ready: Optional[Callable[[list[str]], dict[str, np.ndarray]]] = None) -> int:
     """Embed every waiting passage; returns how many texts went through the bi-encoder. Raises Cancelled
     between batches (each finished batch is kept). Progress: stage "embedding", passages of this run, with the
     library's meaning percentage as the message. `limit`: stop after about that many passages (a sample).
+    `wanted`: files the person is looking at, embedded first (wanted.py); `ready(hashes)`: vectors this process
+    made already for some of those model inputs (a search's, search/meaning_now.py), written without encoding.
     `between()`: called before each batch; True when another writer had the library meanwhile (sync/handover.py:
     the lock was handed over and taken back), and then the queue is read again."""
     todo = store.pending_count()
@@ -69,14 +73,14 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
     done = 0  # waiting passages filled by this run (a reused vector fills several)
     encoded = 0
     report(progress, "embedding", 0, todo, meaning_message(embedded, total))
-    queue = _Queue(store)
+    queue = _Queue(store, wanted)
     while True:
         if cancel is not None and cancel.cancelled:
             raise Cancelled("cancelled")
         if limit is not None and done >= limit:  # a reused vector may fill more than asked
             return encoded
         if between is not None and between():  # what it added joins the queue in order; what it removed leaves
-            queue = _Queue(store)
+            queue = _Queue(store, wanted)
             embedded, total = meaning_progress(store)
             todo = done + total - embedded
         rows = queue.take(batch if limit is None else min(batch, limit - done))
@@ -86,6 +90,8 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         for _cid, h, text, title in rows:
             inputs.setdefault(h, model_input(title, text))
         known = store.vectors_by_hash(inputs)  # embedded meanwhile, e.g. a file copied since its batch
+        if ready is not None:
+            known.update(ready([h for h in inputs if h not in known]))
         new = [h for h in inputs if h not in known]
         if new:
             bar = None if progress is None else partial(_batch_progress, progress, done, todo, embedded, total)
@@ -140,26 +146,3 @@ def store_vectors(store: Store, index: IndexWriter, vectors: dict[str, np.ndarra
         store.bump_generation()
     index.add(np.asarray(ids, dtype=np.int64), vecs)
     return len(ids)
-
-
-class _Queue:
-    """The waiting passages in embedding order, read once and then taken batch by batch (Store.pending_order);
-    read again when used up, so passages another sync committed meanwhile are embedded too."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.ids = store.pending_order()
-        self.at = 0
-
-    def take(self, n: int) -> list[tuple[int, str, str, str]]:
-        """Up to `n` rows of passages still waiting (twins filled by an earlier batch are passed over)."""
-        while True:
-            if self.at >= len(self.ids):
-                self.ids, self.at = self.store.pending_order(), 0
-                if not len(self.ids):
-                    return []
-            part = self.ids[self.at:self.at + n]
-            self.at += len(part)
-            rows = self.store.pending_rows(part)
-            if rows:
-                return rows

@@ -7,7 +7,9 @@ import logging
 import os
 import sqlite3
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
+
+import numpy as np
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ConfigError, SearchAppError, StoreError
@@ -25,6 +27,7 @@ from ..lock import WriterTurn
 from .handover import Handover
 from .meaning_beside import MeaningBeside
 from .meaning_pass import embed_pending, meaning_progress
+from .wanted import Wanted
 from ..report.status import REINDEX_META
 from ..ocr.step import ocr_step
 from .types import SyncReport
@@ -40,6 +43,9 @@ class Updates:
                  searches: Optional[Searches] = None) -> None:
         self.store, self.config, self.models, self.vectors, self.data_dir = store, config, models, vectors, data_dir
         self.searches = searches  # the searches a sync steps aside for (None: it never waits)
+        self.wanted: Optional[Wanted] = None  # files the person looks at, embedded first (Library sets it)
+        # vectors a search of this process embedded on the spot, written by the meaning pass (Library sets it)
+        self.ready: Optional[Callable[[list[str]], dict[str, np.ndarray]]] = None
         self.turn: Optional[WriterTurn] = None  # the writer lock while Library holds it (handed over between batches)
 
     def add_folder(self, root: str, progress: Optional[ProgressFn],
@@ -168,7 +174,7 @@ class Updates:
         with Handover(self.turn, self.vectors, lambda: self.models.check_library(self.store), progress,
                       cancel) as handover:
             return embed_pending(self.store, encoder, self.vectors, progress, cancel, batch=sync_module.BATCH_CHUNKS,
-                                 between=handover.between)
+                                 between=handover.between, wanted=self.wanted, ready=self.ready)
 
     def _save_after_stop(self) -> None:
         """On Cancelled or an error: what was committed is saved with its generation. A second error while saving

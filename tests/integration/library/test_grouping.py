@@ -114,7 +114,8 @@ def test_json_keeps_every_documented_key_and_adds_more(lib, capsys):
     old_keys = {"path", "page", "start", "end", "text", "scores", "ranks"}
     for h in hits:
         assert old_keys <= set(h)
-        assert set(h["scores"]) == {"dense", "lexical", "fused", "rerank_logit", "rerank"}
+        # "words" (issue 41, item 5): the BM25 share a row without meaning yet shows; added, none changed
+        assert set(h["scores"]) == {"dense", "lexical", "fused", "rerank_logit", "rerank", "words"}
         assert set(h["ranks"]) == {"dense", "lexical", "fused", "rerank", "final"}
         assert h["score_label"] == "match" and h["score"] == h["scores"]["fused"]
     more = hits[0]["more"]

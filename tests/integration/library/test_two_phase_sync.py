@@ -52,8 +52,9 @@ def make_folder(tmp_path, n: int = 12):
 
 
 def config(make_config):
-    # No title in front: a passage's model input is its text, so the test can map inputs back to files.
-    return make_config(models={"reranker": ""}, chunking={"title_context": False})
+    # No title in front: a passage's model input is its text, so the test can map inputs back to files. No
+    # passage embedded by a search (test_meaning_first.py): every one goes through the meaning pass here.
+    return make_config(models={"reranker": ""}, chunking={"title_context": False}, search={"embed_on_search": 0})
 
 
 def test_words_first_then_meaning_newest_first(make_config, tiny_encoder, tmp_path, monkeypatch):
@@ -73,12 +74,14 @@ def test_words_first_then_meaning_newest_first(make_config, tiny_encoder, tmp_pa
         assert any(n.startswith("meaning: 0% of passages") for n in st.notes)
         res = lib.search("weather", mode="hybrid")
         assert res.hits and res.to_json()["meaning_percent"] == 0  # lexical side finds them meanwhile
+        searched = [int(h.text.split("day ")[1].rstrip(".")) for h in res.hits]  # embedded first (issue 41)
 
         events: list[Progress] = []
         rep2 = lib.sync(progress=events.append)
         assert rep2.chunks_embedded == 12 and rep2.chunks_pending == 0
         order = [int(t.split("day ")[1].rstrip(".")) for t in enc.texts]
-        assert order == sorted(range(12), reverse=True)  # newest-modified file first
+        # the files the search returned, then the rest newest-modified first
+        assert order == searched + [d for d in sorted(range(12), reverse=True) if d not in searched]
         assert len(enc.calls) == 4  # in batches of BATCH_CHUNKS
         st = lib.status()
         assert st.embedded == st.vectors == st.chunks == 12 and st.consistent

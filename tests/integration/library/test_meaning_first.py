@@ -1,0 +1,158 @@
+"""Meaning first where the person is looking (issue 41, item 4): while meaning is unfinished, the files a search
+returned, opened or asked Similar for are embedded first; a hybrid search embeds its best word matches on the
+spot within its budget (counted in passages), and Similar answers for a file that has no vectors yet.
+
+The tiny bi-encoder: what is checked is which passages are embedded and when, never how well they rank."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from searchapp.library import Library
+from searchapp.library.sync import words_pass as sync_module
+
+WORDS = "amber basil cedar dune ember fjord garnet heron iris jasper kelp lotus".split()
+
+
+class CountingEncoder:
+    """The real tiny encoder, with every passage text it embeds recorded (queries are not passages)."""
+
+    def __init__(self, inner) -> None:
+        self._inner, self.calls = inner, []
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def encode(self, texts, **kw):
+        self.calls.append(list(texts))
+        return self._inner.encode(texts, **kw)
+
+    @property
+    def texts(self) -> list[str]:
+        return [t for c in self.calls for t in c]
+
+
+def make_folder(root, name: str = "docs", n: int = 12, first: int = 0):
+    """n one-passage files, each with its own word and 'weather', modified a minute apart (the first oldest)."""
+    d = root / name
+    d.mkdir()
+    for i in range(first, first + n):
+        p = d / f"f{i:02d}.txt"
+        p.write_text(f"Notes on {WORDS[i % len(WORDS)]}{i} and the weather of day {i}.", encoding="utf-8")
+        os.utime(p, ns=(1_700_000_000_000_000_000 + i * 60 * 10**9,) * 2)
+    return d
+
+
+def day(text: str) -> int:
+    return int(text.split("day ")[1].rstrip("."))
+
+
+def config(make_config, budget: int):
+    # No title in front: a passage's model input is its text, so the test maps inputs back to files.
+    return make_config(models={"reranker": ""}, chunking={"title_context": False},
+                       search={"embed_on_search": budget, "rerank": False})
+
+
+def test_searched_and_opened_files_are_embedded_before_the_newest(make_config, tiny_encoder, tmp_path, monkeypatch):
+    monkeypatch.setattr(sync_module, "BATCH_CHUNKS", 2)
+    folder = make_folder(tmp_path)
+    enc = CountingEncoder(tiny_encoder)
+    with Library(config(make_config, 0), encoder=enc) as lib:
+        lib.add_folder(folder, embed=False)
+        hits = lib.search("amber0", mode="lexical").hits  # the oldest file: last in the newest-first order
+        assert [os.path.basename(h.path) for h in hits] == ["f00.txt"]
+        lib.want(str(folder / "f03.txt"))  # opened after the search: the newest wish goes first
+        assert enc.calls == []
+        lib.sync()
+    order = [day(t) for t in enc.texts]
+    assert order == [3, 0] + [d for d in range(11, -1, -1) if d not in (0, 3)]
+
+
+def test_a_wish_made_by_another_process_is_heard_by_the_sync(make_config, tiny_encoder, tmp_path):
+    folder = make_folder(tmp_path)
+    enc = CountingEncoder(tiny_encoder)
+    with Library(config(make_config, 0), encoder=enc) as lib:
+        lib.add_folder(folder, embed=False)
+        with Library(config(make_config, 0), encoder=tiny_encoder) as other:  # e.g. `searchapp search`
+            other.search("basil1", mode="lexical")
+        lib.sync()
+    assert day(enc.texts[0]) == 1
+
+
+def test_hybrid_embeds_its_best_word_matches_within_its_budget(make_config, tiny_encoder, tmp_path):
+    folder = make_folder(tmp_path)
+    for budget in (0, 3):
+        enc = CountingEncoder(tiny_encoder)
+        with Library(config(make_config, budget), encoder=enc) as lib:
+            if budget == 0:
+                lib.add_folder(folder, embed=False)
+            res = lib.search("weather", mode="hybrid", k=12)
+            assert len(res.hits) == 12 and lib.store.pending_count() == 12  # nothing written by a search
+            labels = [h.order_label for h in res.hits]
+            assert len(enc.texts) == budget  # counted in passages, whatever the time they took
+            assert labels.count("match") == budget and labels.count("words") == 12 - budget
+            embedded = {day(t) for t in enc.texts}
+            assert {day(h.text) for h in res.hits if h.order_label == "match"} == embedded
+            if budget:  # the best word matches: the first files of the lexical ranking
+                lexical = lib.search("weather", mode="lexical", k=12).hits
+                assert embedded == {day(h.text) for h in lexical[:budget]}
+
+
+def test_what_a_search_embedded_is_written_by_the_sync_without_encoding_it_again(make_config, tiny_encoder,
+                                                                                 tmp_path):
+    folder = make_folder(tmp_path)
+    enc = CountingEncoder(tiny_encoder)
+    with Library(config(make_config, 2), encoder=enc) as lib:
+        lib.add_folder(folder, embed=False)
+        res = lib.search("amber0 basil1", mode="hybrid", k=2)
+        searched = {day(t) for t in enc.texts}
+        assert len(searched) == 2 and {day(h.text) for h in res.hits} == searched
+        rep = lib.sync()
+        assert rep.chunks_pending == 0 and lib.store.pending_count() == 0
+        again = lib.search("amber0 basil1", mode="hybrid", k=2)
+    assert sorted(day(t) for t in enc.texts) == list(range(12))  # each passage through the encoder once
+    assert [day(t) for t in enc.texts[2:4]] != sorted(searched)  # not encoded again first by the sync
+    shown = {day(h.text): h.scores.dense for h in res.hits}
+    stored = {day(h.text): h.scores.dense for h in again.hits}
+    assert all(abs(shown[d] - stored[d]) < 1e-4 for d in shown)  # the vector written is the one it showed
+
+
+def test_similar_answers_for_a_file_without_vectors(make_config, tiny_encoder, tmp_path):
+    embedded, waiting = make_folder(tmp_path, "done", 6), make_folder(tmp_path, "new", 3, first=6)
+    for budget in (0, 4):
+        enc = CountingEncoder(tiny_encoder)
+        cfg = dataclasses.replace(config(make_config, budget), data_dir=tmp_path / f"lib{budget}")
+        with Library(cfg, encoder=enc) as lib:
+            lib.add_folder(embedded)
+            lib.add_folder(waiting, embed=False)
+            enc.calls.clear()
+            res = lib.similar(str(waiting / "f07.txt"), k=3)
+            assert res.meaning_percent == 66 and res.meaning_notice  # says that meaning is unfinished
+            if budget == 0:  # not embedding it, there is nothing to compare it with: the old answer
+                assert res.hits == [] and enc.texts == []
+                lib.sync()  # asked Similar for: embedded before the newer waiting file
+                assert [day(t) for t in enc.texts] == [7, 8, 6]
+            else:
+                assert [day(t) for t in enc.texts] == [7]  # that file's passage, and only it
+                assert len(res.hits) == 3 and all(os.path.dirname(h.path) == str(embedded) for h in res.hits)
+                assert lib.store.pending_count() == 3  # written by the meaning pass, not by Similar
+
+
+def test_a_cold_process_embeds_by_its_query_path_and_loads_no_torch_model(make_config, tiny_encoder,
+                                                                          tiny_bi_encoder_dir, tmp_path):
+    folder = make_folder(tmp_path)
+    cfg = make_config(models={"reranker": "", "bi_encoder": str(tiny_bi_encoder_dir)},
+                      chunking={"title_context": False}, search={"embed_on_search": 2, "rerank": False})
+    with Library(cfg, encoder=tiny_encoder) as lib:
+        lib.add_folder(folder, embed=False)
+    with Library(cfg) as lib:  # a command-line search: no bi-encoder given or loaded
+        res = lib.search("amber0 basil1", mode="hybrid", k=4)
+        assert lib.models.loaded_encoder is None and len(lib.fresh) == 0  # nothing kept for a writer
+        assert lib.store.pending_count() == 12
+    matched = {day(h.text): h.scores.dense for h in res.hits if h.order_label == "match"}
+    assert set(matched) == {0, 1}
+    for d, cosine in matched.items():  # the vector the bi-encoder gives that passage
+        vec = tiny_encoder.encode([f"Notes on {WORDS[d]}{d} and the weather of day {d}."])[0]
+        query = tiny_encoder.encode_query("amber0 basil1")
+        assert abs(cosine - float(vec @ query)) < 1e-3
