@@ -54,5 +54,5 @@ class Handover:
         return True
 
     def _told(self, holder: Holder, waited: float) -> None:
-        report(self.progress, WAITING, int(waited), 0,
-               f"{holder} is adding files; embedding goes on after")
+        # No count: the window's strip would show the seconds as a count of something ("Waiting 12")
+        report(self.progress, WAITING, 0, 0, f"{holder} is adding files; embedding goes on after")
