@@ -103,7 +103,10 @@ def run_on_thread(fn) -> tuple[threading.Thread, dict]:
     return t, out
 
 
-def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_path, backlog, tiny_encoder):
+def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_path, backlog, tiny_encoder, qtbot):
+    from searchapp.gui.progress_view import ProgressView
+    from searchapp.library.sync.handover import WAITING
+
     config, big = backlog
     data = Path(config.data_dir)
     holder_enc = GatedEncoder(tiny_encoder)
@@ -125,7 +128,8 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
         assert holder.store.pending_count() == passages > 8
         holder_enc.gate = gate
         stop = CancelToken()
-        holding, held = run_on_thread(lambda: holder.sync(cancel=stop))
+        events: list = []
+        holding, held = run_on_thread(lambda: holder.sync(progress=events.append, cancel=stop))
         until(lambda: "waiter" in seen)
         waiting, waited = seen["waiter"]
         waiting.join(HANG_GUARD_S)
@@ -148,6 +152,18 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
         assert hits and Path(hits[0].path).name == "comet.txt"
         # Its queue read again after the handover: the newest file, the waiter's, is the first batch it embeds.
         assert any("glowing tail" in t for t in holder_enc.batches[2]), holder_enc.batches[:4]
+    # What the window's strip shows of it: a wait, said plainly, then the embedding going on.
+    stages = [e.stage for e in events]
+    assert WAITING in stages and "embedding" in stages[stages.index(WAITING):], stages
+    view = ProgressView()
+    qtbot.addWidget(view)
+    view.start("Re-syncing")
+    view.show_progress("Re-syncing", events[stages.index(WAITING)], 1.0)
+    assert view.label.text() == ("Re-syncing — Waiting — another searchapp process is adding files; embedding goes "
+                                 "on after"), view.label.text()
+    after = next(e for e in events[stages.index(WAITING):] if e.stage == "embedding")
+    view.show_progress("Re-syncing", after, 2.0)
+    assert "Embedding" in view.label.text() and "meaning:" in view.label.text(), view.label.text()
     assert not hand_raised(data / WANTS) and not hand_raised(data / RESUMES)
 
 
