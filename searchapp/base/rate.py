@@ -67,7 +67,9 @@ class RateEstimator:
 
 
 def format_rate(rate: float) -> str:
-    """"8.1/s", "0.4/s", "120/s"."""
+    """"8.1/s", "0.017/s", "120/s"."""
+    if rate < 1:
+        return f"{rate:.2g}/s"
     return f"{rate:.1f}/s" if rate < 100 else f"{rate:,.0f}/s"
 
 

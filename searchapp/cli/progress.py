@@ -87,6 +87,7 @@ class TerminalProgress:
         postfix = [pace] if pace else []
         if key == "passages" and p.message:
             postfix.append("searchable by words meanwhile")
+            postfix += [part for part in p.message.split(" · ") if part.startswith("slowed for")]  # meaning_rate
         self._bar.set_postfix_str("; ".join(postfix), refresh=False)
         self._bar.refresh()
 

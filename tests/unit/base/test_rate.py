@@ -73,7 +73,7 @@ def test_fast_reports_reach_back_to_span_the_minimum():
 
 
 def test_formats():
-    assert format_rate(8.123) == "8.1/s" and format_rate(4469.0) == "4,469/s"
+    assert format_rate(8.123) == "8.1/s" and format_rate(4469.0) == "4,469/s" and format_rate(1 / 60) == "0.017/s"
     assert format_left(44.6) == "45 s"
     assert format_left(12 * 60 + 10) == "12 min"
     assert format_left(3 * 3600 + 5 * 60) == "3 h 05 min"
