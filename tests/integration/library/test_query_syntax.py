@@ -391,7 +391,10 @@ _STORED: dict[Path, dict[str, list[str]]] = {}
 K = 60
 
 
-@settings(max_examples=1000, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+# 300 examples (was 1000; each is three searches, the suite's slowest test): every single feature of queries()
+# is drawn by 200, and 300 reach 300 of the 310 pairs of feature values that 1000 reach; the mutations of
+# docs/decisions/0111 (one lexical hit dropped, a type or folder constraint ignored) still fail it.
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(queries(), st.sampled_from(["file", "passage"]))
 def test_property_hits_are_exactly_the_allowed_files(lib, q, group):
     """Both ways: no hit breaks a constraint, and no allowed file that the mode can rank is left out (k is
