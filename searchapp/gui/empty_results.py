@@ -32,9 +32,13 @@ def empty_text(result: SearchResult, bar_filters: bool) -> str:
         tips.append("switch to hybrid to find passages by their meaning, not only by these words")
     elif result.mode == "dense":
         tips.append("switch to hybrid or lexical to find these exact words")
+    if similar and result.meaning_percent is not None:  # compared only with files that have meaning already
+        tips.append(f"wait while meaning is added (now {result.meaning_percent}% of passages): "
+                    "only files with meaning can be found similar")
     if not tips:
         tips.append("try other words, or add the folder that holds what you are looking for")
-    what = "No similar files" if similar else f"No results for “{result.query}”"
+    what = ("No similar files yet" if similar and result.meaning_percent is not None else
+            "No similar files" if similar else f"No results for “{result.query}”")
     advice = ", or ".join(tips)
     return f"{what}. {advice[:1].upper()}{advice[1:]}."
 

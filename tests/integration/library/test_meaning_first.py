@@ -156,3 +156,12 @@ def test_a_cold_process_embeds_by_its_query_path_and_loads_no_torch_model(make_c
         vec = tiny_encoder.encode([f"Notes on {WORDS[d]}{d} and the weather of day {d}."])[0]
         query = tiny_encoder.encode_query("amber0 basil1")
         assert abs(cosine - float(vec @ query)) < 1e-3
+
+
+def test_no_similar_files_yet_says_why_while_meaning_fills():
+    from searchapp.gui.empty_results import empty_text
+    from searchapp.library import SearchResult
+
+    waiting = SearchResult("/docs/a.txt", "similar", [], False, meaning_percent=3)
+    assert empty_text(waiting, False).startswith("No similar files yet. Wait while meaning is added (now 3%")
+    assert empty_text(SearchResult("/docs/a.txt", "similar", [], False), False).startswith("No similar files. ")
