@@ -21,6 +21,14 @@ it (whitespace collapsed, case folded). POI's own extractors are not run (no Jav
 expectation count for coverage only.
 
 One JSON line per format and one for all, each with the CPU, the load average, CPU seconds and peak RSS.
+
+Measured 2026-11-29 (POI a528d43590, Tika 2b70202aae; AVX2-only 2-core EPYC, load 13-17 from other work; 856
+files, 3 listed but absent from the snapshot): read 764 (89.3 %), read or said why not 96.7 % (40 without text,
+24 encrypted); failed 20 and skipped 8, nearly all POI's fuzzed or broken files. By format, read: .doc 175/206,
+.xls 414/442, .ppt 122/155, .msg 53/53. Against Tika's stated expectations (35 files): words recovered 77.1 %
+(.doc 80 %, .xls 58 %, .ppt 86 %, .msg 70 %); what is missed is what these readers leave out by design: embedded
+objects (a PDF inside a .ppt or .xls), Excel text boxes, Word's computed list numbers, metadata (author), dates
+Tika formats its own way. CPU 9.3 s for all 856 files (at most 0.7 s for one), peak RSS 49 MB. Before: 0 read.
 """
 
 from __future__ import annotations
