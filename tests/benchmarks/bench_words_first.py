@@ -6,6 +6,7 @@ run in the same run.
 
     python tests/benchmarks/bench_words_first.py [--files 10000] [--baseline-files 200] [--profile out.prof]
     python tests/benchmarks/bench_words_first.py --files 10000 --trees OLD NEW [--rounds 5]
+    python tests/benchmarks/bench_words_first.py --files 10000 --stages-only
 
 - `command_words_only` (what a person waits for; goals on a 2-core CPU: 1 file <= 1 s and <= 200 MB peak RSS,
   10,000 files <= 5 s): for 1 file and for `--files` files, each into a fresh data dir, `seconds` is the
@@ -24,6 +25,15 @@ run in the same run.
   the command line: start-up, imports and the tokenizer are outside it.
 - `bare_fts5`: the same files read and their whole text inserted into one FTS5 table with the library's
   tokenizer, in one transaction, in this process: the floor a words pass pays for reading and indexing words.
+- `stages` (in-process, where a words pass's seconds go): the library's own steps run one after another over
+  all `--files` files in this process, each timed alone (wall and CPU): `scan`, `read_hash` (each file read once
+  for its sha256 and its bytes), `extract` (decode and the text caps), `chunk` (passages_of with a fresh
+  chunking tokenizer, as a sync starts: every distinct word tokenized once), `store` (the Batcher's
+  transactions, `BATCH_FILES` files each, into a fresh library database). `loop_rest_s` and `loop_rest_cpu_s`
+  are `phase1_words` less their sum: the per-file loop itself (cancel checks, budgets, bookkeeping). Beside them the fixed costs of a
+  command: `python_start_s` (a bare interpreter, start to exit), `imports_s` (an interpreter importing the
+  modules `index --words-only` imports, start to exit) and `chunker_load_s` (the model folder's tokenizer.json
+  read into a chunking tokenizer, in this process).
 - `one_phase_vs_words_first`: on the first `--baseline-files` files, two fresh libraries: the old one-phase sync
   (a file's words were committed only with its vectors, so nothing was searchable by words until every passage
   was embedded) runs as the words pass then the meaning pass back to back in one timed `add_folder` call; the
@@ -49,6 +59,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # The query model's one-time ONNX export runs as the first sync's call returns, after its words are committed
@@ -223,6 +234,79 @@ def words_pass(folder: Path, data_dir: Path, embed: bool, profile: str = "") -> 
     return lib, rep, seconds, cpu_s
 
 
+class _NoVectors:
+    """The vector index a words-only batch is given: it has nothing to add or remove (no vector is reused)."""
+
+    def add(self, ids, vecs) -> None:
+        raise AssertionError("a fresh words-only library reuses no vector")
+
+    def remove(self, ids) -> None:
+        pass
+
+
+# What `index --words-only` imports before its first file (cli/main.py, the library, the sync, the extractors).
+COMMAND_IMPORTS = ("import searchapp.cli.main, searchapp.library.library, searchapp.library.sync.words_pass, "
+                   "searchapp.ingest.extractors, searchapp.models.tokenizer_file")
+
+
+def stages(folder: Path, tmp: Path, env: dict[str, str], phase1: Optional[tuple[float, float]]) -> dict:
+    """Each step of a words pass over every file of `folder`, timed alone in this process (see the docstring)."""
+    from searchapp.base.hashing import file_sha256_and_bytes
+    from searchapp.ingest.extractors import extract
+    from searchapp.ingest.scan import ScannedFile, scan
+    from searchapp.library.sync import words_pass
+    from searchapp.library.sync.batches import Batcher, Pending
+    from searchapp.library.sync.passages import passages_of
+    from searchapp.library.sync.types import SyncReport
+    from searchapp.store import Store
+
+    config = load_config(tmp / "stages-lib", env={}, overrides={"models": {"reranker": ""}})
+    lib = Library(config)
+    out: dict = {}
+
+    def timed(name: str, step):
+        t0, c0 = time.perf_counter(), time.process_time()
+        value = step()
+        out[f"{name}_s"], out[f"{name}_cpu_s"] = round(time.perf_counter() - t0, 2), round(time.process_time() - c0, 2)
+        return value
+
+    files: list[ScannedFile] = timed("scan", lambda: scan([folder], config.scan).files)
+    max_bytes = int(config.scan.max_file_mb * 2**20)
+    read = timed("read_hash", lambda: [file_sha256_and_bytes(f.path, max_bytes) for f in files])
+    docs = timed("extract", lambda: [extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars,
+                                             data=data) for f, (_, data) in zip(files, read, strict=True)])
+    chunker = timed("chunker_load", lib.models.chunker)  # the first call reads tokenizer.json (no model)
+    lib.close()
+
+    class NoBatch:
+        cancel = None
+
+    cut = timed("chunk", lambda: [passages_of(d, chunker, config, NoBatch()) for d in docs])
+    store = Store(tmp / "stages-lib" / "library.db")
+    store.add_root(str(folder))
+    root = store.root_by_path(str(folder))
+    batcher = Batcher(store, root, _NoVectors(), SyncReport(), None, None, words_pass.BATCH_CHUNKS,
+                      words_pass.BATCH_FILES)
+
+    def write() -> None:
+        for f, (sha, _), d, (title, spans, hashes) in zip(files, read, docs, cut, strict=True):
+            batcher.add(Pending(f, sha, d.kind, spans, title, hashes))
+        batcher.flush()
+
+    timed("store", write)
+    out["passages"] = store.chunk_count()
+    store.close()
+    if phase1 is not None:  # phase1_words' (wall, CPU) seconds on the same files
+        steps = ("scan", "read_hash", "extract", "chunk", "store")
+        out["loop_rest_s"] = round(phase1[0] - sum(out[f"{k}_s"] for k in steps), 2)
+        out["loop_rest_cpu_s"] = round(phase1[1] - sum(out[f"{k}_cpu_s"] for k in steps), 2)
+    out["python_start_s"] = round(timed_process([sys.executable, "-c", "pass"], env)[0], 3)
+    out["python_start_cpu_s"] = round(LAST_CPU_S[0], 3)
+    out["imports_s"] = round(timed_process([sys.executable, "-c", COMMAND_IMPORTS], env)[0], 3)
+    out["imports_cpu_s"] = round(LAST_CPU_S[0], 3)
+    return out
+
+
 def compare_trees(args) -> None:
     import statistics
 
@@ -270,6 +354,7 @@ def main() -> None:
     ap.add_argument("--profile", default="", help="write a cProfile of the 10,000-file words pass here")
     ap.add_argument("--trees", nargs=2, metavar=("OLD", "NEW"), help="compare two source trees, interleaved")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--stages-only", action="store_true", help="only the in-process steps, timed one by one")
     ap.add_argument("--tree", help=argparse.SUPPRESS)  # a child of --trees: sync --folder once, print one line
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -285,6 +370,14 @@ def main() -> None:
     if args.trees:
         compare_trees(args)
         return
+    if args.stages_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp) / "docs"
+            write_files(folder, args.files)
+            bare_fts5(folder, Path(tmp) / "warm.sqlite")  # a warm page cache, as below
+            print(json.dumps({"bench": "words_first", "result": "stages", "in_process": True, "files": args.files,
+                              **stages(folder, Path(tmp), command_env(str(REPO), Path(tmp)), None), **machine()}))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
         write_files(folder, args.files)
@@ -296,20 +389,28 @@ def main() -> None:
         warm_bytecode(one, Path(tmp), env)
         command_figures(one, Path(tmp), "one", env)
         command_figures(folder, Path(tmp), "all", env)
+        for label, where in (("one", one), ("all", folder)):
+            at = machine()
+            n_bare, bare_s, bare_cpu = bare_fts5(where, Path(tmp) / f"bare-in-{label}.sqlite")
+            print(json.dumps({"bench": "words_first", "result": "bare_fts5", "files": n_bare,
+                              "seconds": round(bare_s, 3), "cpu_s": round(bare_cpu, 3), **at}))
+            at = machine()
+            lib, rep, words_s, words_cpu = words_pass(where, Path(tmp) / f"lib-{label}-in", embed=False,
+                                                      profile=args.profile if label == "all" else "")
+            with lib:
+                passages = lib.store.chunk_count()
+                found = len(lib.search(first_words(where), mode="lexical").hits)
+            print(json.dumps({"bench": "words_first", "result": "phase1_words", "in_process": True,
+                              "files": rep.added, "passages": passages, "seconds": round(words_s, 2),
+                              "cpu_s": round(words_cpu, 2), "files_per_s": round(rep.added / words_s, 1),
+                              "lexical_hits": found, "bare_fts5_s": round(bare_s, 3),
+                              "vs_bare_fts5": round(words_s / bare_s, 1),
+                              "cpu_vs_bare_fts5": round(words_cpu / max(bare_cpu, 1e-3), 1),
+                              **at, "loadavg_after": machine()["loadavg"]}), flush=True)
         at = machine()
-        n_bare, bare_s, bare_cpu = bare_fts5(folder, Path(tmp) / "bare.sqlite")
-        print(json.dumps({"bench": "words_first", "result": "bare_fts5", "files": n_bare,
-                          "seconds": round(bare_s, 2), "cpu_s": round(bare_cpu, 2), **at}))
-        at = machine()
-        lib, rep, words_s, words_cpu = words_pass(folder, Path(tmp) / "lib", embed=False, profile=args.profile)
-        with lib:
-            passages = lib.store.chunk_count()
-            found = len(lib.search("diffusion tensor white matter", mode="lexical").hits)
-        print(json.dumps({"bench": "words_first", "result": "phase1_words", "in_process": True, "files": rep.added,
-                          "passages": passages, "seconds": round(words_s, 2), "cpu_s": round(words_cpu, 2),
-                          "files_per_s": round(rep.added / words_s, 1), "lexical_hits": found,
-                          "vs_bare_fts5": round(words_s / bare_s, 1), "cpu_vs_bare_fts5": round(words_cpu / bare_cpu, 1),
-                          **at, "loadavg_after": machine()["loadavg"]}))
+        print(json.dumps({"bench": "words_first", "result": "stages", "in_process": True, "files": rep.added,
+                          **stages(folder, Path(tmp), env, (words_s, words_cpu)), **at, "loadavg_after": machine()["loadavg"]}),
+              flush=True)
         if args.baseline_files <= 0:
             return
         # The same first files in a folder of their own, synced by each way into a fresh library.
