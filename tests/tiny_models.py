@@ -20,3 +20,24 @@ def build_tiny_bert(folder: Path, packaged_dir: Path, seed: int = 0) -> Path:
     for name in TOKENIZER_FILES:
         shutil.copy(packaged_dir / name, folder / name)
     return folder
+
+
+def declare_sentence_conventions(folder: Path, *, pooling: str = "mean", normalize: bool = True,
+                                 prompts: dict | None = None, default_prompt_name: str | None = None) -> Path:
+    """Write what sentence-transformers records beside a model (modules.json, 1_Pooling/config.json,
+    config_sentence_transformers.json) into `folder`: the pooling, a Normalize module, the prompts."""
+    import json
+
+    modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]
+    if normalize:
+        modules.append({"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"})
+    (folder / "modules.json").write_text(json.dumps(modules), encoding="utf-8")
+    (folder / "1_Pooling").mkdir(exist_ok=True)
+    flags = {f"pooling_mode_{k}": pooling == v for k, v in
+             (("cls_token", "cls"), ("mean_tokens", "mean"), ("max_tokens", "max"), ("lasttoken", "lasttoken"))}
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 32, **flags}),
+                                                      encoding="utf-8")
+    st = {"prompts": prompts or {}, "default_prompt_name": default_prompt_name, "similarity_fn_name": "cosine"}
+    (folder / "config_sentence_transformers.json").write_text(json.dumps(st), encoding="utf-8")
+    return folder

@@ -13,14 +13,16 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Protocol
 
 from ..base.config import Config
 from ..base.errors import ModelLoadError, UnsupportedFileError
 from ..base.safe_open import NOT_REGULAR, open_regular
 from .resolve import ResolvedModel, resolve_model
+from .sentence_conventions import Conventions, describe_prompt, read_conventions, resolve_pooling
 
-__all__ = ["ModelIdentity", "bi_encoder_identity", "plain_bert_config", "library_settings", "reindex_reasons", "reindex_message"]
+__all__ = ["ModelIdentity", "bi_encoder_identity", "plain_bert_config", "library_settings", "reindex_reasons",
+           "reindex_message", "model_fingerprint"]
 
 _HUGE = 100_000  # tokenizers without a limit report a huge sentinel (transformers: VERY_LARGE_INTEGER)
 
@@ -32,11 +34,34 @@ class ModelIdentity:
     max_seq_length: int
     fingerprint: str
     plain_bert: bool = False  # a BERT lean_bert's fused CPU forward covers (the probe at load has the last word)
+    pooling: str = "mean"  # the one that runs: models.pooling, or for "auto" the model's declared one
+    conventions: Conventions = Conventions(None, False)  # what the model's files declare (sentence_conventions)
+
+    @property
+    def passage_prompt(self) -> str:
+        return self.conventions.passage_prompt
+
+    @property
+    def query_prompt(self) -> str:
+        return self.conventions.query_prompt
+
+
+def model_fingerprint(weights_sha256: str, pooling: str, max_seq_length: int, passage_prompt: str = "") -> str:
+    """What passage vectors depend on, in 16 hex digits: the weights, the pooling, the window and the passage
+    prompt (left out when empty, so a library built before prompts existed keeps its fingerprint). The query
+    prompt is not in it: changing it re-embeds nothing (decision 0112)."""
+    text = f"{weights_sha256}|pooling={pooling}|max_seq_length={max_seq_length}"
+    if passage_prompt:
+        text += f"|passage_prompt={passage_prompt}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def bi_encoder_identity(spec: str, *, pooling: str) -> ModelIdentity:
+    """`pooling`: models.pooling ("auto": the model's declared one)."""
     resolved = resolve_model(spec, kind="bi-encoder")
     path = resolved.path
+    conventions = read_conventions(path)
+    pooling = resolve_pooling(pooling, conventions, spec)
     cfg = _read_json(path / "config.json") or {}
     try:
         dim = int(cfg["hidden_size"])
@@ -48,9 +73,9 @@ def bi_encoder_identity(spec: str, *, pooling: str) -> ModelIdentity:
         limit = min(limit, tok_max)
     configured = _sentence_bert_max_seq_length(path)
     msl = min(configured, limit) if configured else min(limit, 512)
-    fingerprint = hashlib.sha256(f"{resolved.sha256}|pooling={pooling}|max_seq_length={msl}".encode()).hexdigest()[:16]
+    fingerprint = model_fingerprint(resolved.sha256, pooling, msl, conventions.passage_prompt)
     return ModelIdentity(resolved=resolved, dim=dim, max_seq_length=msl, fingerprint=fingerprint,
-                         plain_bert=plain_bert_config(cfg))
+                         plain_bert=plain_bert_config(cfg), pooling=pooling, conventions=conventions)
 
 
 def plain_bert_config(cfg: Mapping) -> bool:
@@ -88,16 +113,32 @@ def _read_json(file: Path) -> Optional[dict]:
 # ---- the one "needs reindex" rule ------------------------------------------------------------------------
 # Used by Library.check_model (stored meta vs the configured model's identity), `status` (stored meta vs the
 # settings by name: no model is read) and the GUI's settings dialog (old config vs new config). What the
-# vectors depend on: the model's weights, pooling and window (its fingerprint), the vector size, and how text
+# vectors depend on: the model's weights, pooling, window and passage prompt (its fingerprint), the vector size, and how text
 # is cut into passages. Not `chunking.title_context`: a soft setting (both kinds of vector share one space,
 # new files follow it, `status` notes that a reindex would re-embed the rest: settings_check.passage_context_note).
 
 
-def library_settings(config: Config, fingerprint: Optional[str] = None, dim: Optional[int] = None) -> dict[str, str]:
-    """What a library built under `config` records (meta keys -> values). fingerprint/dim when known."""
+class EncodingSettings(Protocol):
+    """What library_settings reads of a model: a ModelIdentity, or the loaded BiEncoder."""
+
+    @property
+    def pooling(self) -> str: ...
+
+    @property
+    def passage_prompt(self) -> str: ...
+
+
+def library_settings(config: Config, fingerprint: Optional[str] = None, dim: Optional[int] = None, *,
+                     identity: Optional[EncodingSettings] = None) -> dict[str, str]:
+    """What a library built under `config` records (meta keys -> values). fingerprint/dim when known;
+    `identity` (the configured model read from its files, or the loaded one) adds the pooling that runs (for
+    models.pooling "auto") and the passage prompt."""
     m, c = config.models, config.chunking
     out = {"model": m.bi_encoder, "pooling": m.pooling, "chunk_max_tokens": str(c.max_tokens),
            "chunk_overlap": str(c.overlap)}
+    if identity is not None:  # getattr: tests hand in stand-in encoders that predate prompts
+        out["pooling"] = str(getattr(identity, "pooling", m.pooling))
+        out["passage_prompt"] = str(getattr(identity, "passage_prompt", ""))
     if fingerprint is not None:
         out["model_fingerprint"] = str(fingerprint)
     if dim is not None:
@@ -121,19 +162,28 @@ def reindex_reasons(built: Mapping[str, str], wanted: Mapping[str, str]) -> list
     fp_b, fp_w = built.get("model_fingerprint"), wanted.get("model_fingerprint")
     model_b, model_w = built.get("model"), wanted.get("model")
     names_differ = bool(model_b and model_w and not _same_model(model_b, model_w))
+    pool_b, pool_w = built.get("pooling"), wanted.get("pooling")
+    # "auto" is a setting, not a pooling: by name it matches any (the fingerprint holds the pooling that ran).
+    pooling_differs = bool(pool_b and pool_w and "auto" not in (pool_b, pool_w) and pool_b != pool_w)
+    # A library built before prompts existed embedded its passages with none.
+    prompt_b, prompt_w = built.get("passage_prompt", ""), wanted.get("passage_prompt")
+    prompt_differs = prompt_w is not None and prompt_b != prompt_w
     if fp_w is not None and fp_b is not None:
         if fp_b != fp_w:  # the weights decide; a name is only how the message says it
             if names_differ:
                 reasons.append(f"model {model_b!r} (configured {model_w!r})")
-            elif built.get("pooling") == wanted.get("pooling"):
+            elif not pooling_differs and not prompt_differs:
                 reasons.append(f"model fingerprint {fp_b} (the configured model's weights or max_seq_length give "
                                f"{fp_w})")
     elif fp_w is not None:
         reasons.append("no model fingerprint recorded")
     elif names_differ:
         reasons.append(f"model {model_b!r} (configured {model_w!r})")
-    if built.get("pooling") and wanted.get("pooling") and built["pooling"] != wanted["pooling"]:
-        reasons.append(f"pooling {built['pooling']!r} (configured {wanted['pooling']!r})")
+    if pooling_differs:
+        reasons.append(f"pooling {pool_b!r} (configured {pool_w!r})")
+    if prompt_differs:
+        reasons.append(f"passage prompt {describe_prompt(prompt_b)} (the configured model puts "
+                       f"{describe_prompt(prompt_w or '')} in front of passages)")
     for key in ("dim", "chunk_max_tokens", "chunk_overlap"):
         b, w = built.get(key), wanted.get(key)
         if w is not None and (b != w if key == "dim" else (b and b != w)):

@@ -28,6 +28,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..base.errors import ModelLoadError
 from ..base.no_telemetry import quiet_onnxruntime
 from ..base.private import make_private_dir
 
@@ -72,7 +73,7 @@ def describe_query_path(cache_dir: Path, fingerprint: str, pooling: str, *,
         label = f"onnxruntime fp32 ({QUERY_THREADS} thread{plural})"
         return label if loaded_dtype else f"{label}; numpy fp32 for a cold command-line search"
     later = ""
-    if files is not None and pooling in _POOLINGS and not _failed_mark(files[0]).exists():
+    if files is not None and pooling in _POOLINGS + ("auto",) and not _failed_mark(files[0]).exists():
         later = "; onnxruntime fp32 after the next sync that loads the model"
     if loaded_dtype:
         name = {"torch.float32": "fp32", "torch.bfloat16": "bf16", "torch.float16": "fp16"}.get(loaded_dtype,
@@ -146,6 +147,7 @@ def export_query_model(model_path: Path, *, pooling: str, max_seq_length: int, f
     a good export is already there. Returns the graph's path, or None (logged once) when this model, pooling
     or machine has no ONNX query path. Costs seconds and imports torch: call it where torch is loaded anyway."""
     files = cache_files(cache_dir, fingerprint)
+    pooling = _running_pooling(model_path, pooling)
     if files is None or pooling not in _POOLINGS or not (model_path / "tokenizer.json").is_file():
         return None
     graph, sidecar = files
@@ -179,6 +181,22 @@ def export_query_model(model_path: Path, *, pooling: str, max_seq_length: int, f
                 pass
             return None
     return graph
+
+
+def _running_pooling(model_path: Path, pooling: str) -> str:
+    """models.pooling as the bi-encoder runs it ("auto": the model's declared one); "" when it cannot run."""
+    from .sentence_conventions import read_conventions, resolve_pooling
+
+    try:
+        return resolve_pooling(pooling, read_conventions(model_path))
+    except ModelLoadError:
+        return ""
+
+
+def _query_prompt(model_path: Path) -> str:
+    from .sentence_conventions import read_conventions
+
+    return read_conventions(model_path).query_prompt
 
 
 def _export(model_path: Path, pooling: str, max_seq_length: int) -> tuple[bytes, dict]:
@@ -246,8 +264,8 @@ def load_onnx_query_encoder(cache_dir: Path, fingerprint: str, model_path: Path,
         if meta.get("max_seq_length") != max_seq_length:
             raise ValueError("exported for another max_seq_length")
         encoder = OnnxQueryEncoder(graph, model_path / "tokenizer.json", list(meta["inputs"]),
-                                   max_seq_length=max_seq_length, threads=threads)
-        got = encoder.encode_one(PROBE)
+                                   max_seq_length=max_seq_length, threads=threads, prompt=_query_prompt(model_path))
+        got = encoder.encode_text(PROBE)  # the probe was recorded without a prompt
         want = np.asarray(meta["probe"], dtype=np.float32)
         if got.shape != want.shape or not np.isfinite(got).all() or float(got @ want) < 0.99999:
             raise ValueError("its vector for a probe sentence differs from the one recorded at export")
@@ -264,7 +282,7 @@ class OnnxQueryEncoder:
     """One query at a time → (dim,) float32 unit vector; no torch, no transformers."""
 
     def __init__(self, graph: Path, tokenizer_json: Path, inputs: Sequence[str], *, max_seq_length: int,
-                 threads: int = QUERY_THREADS) -> None:
+                 threads: int = QUERY_THREADS, prompt: str = "") -> None:
         quiet_onnxruntime()  # no telemetry files, no events (base/no_telemetry.py)
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -282,8 +300,13 @@ class OnnxQueryEncoder:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_seq_length)
         self.description = f"onnxruntime fp32 ({self.threads} thread{'s' if self.threads > 1 else ''})"
+        self.prompt = prompt  # the model's query prompt (sentence_conventions.py)
 
-    def encode_one(self, text: str) -> np.ndarray:
+    def encode_one(self, query: str) -> np.ndarray:
+        """A query's vector: the model's query prompt in front, as BiEncoder.encode_query."""
+        return self.encode_text(self.prompt + query)
+
+    def encode_text(self, text: str) -> np.ndarray:
         enc = self.tokenizer.encode(text)
         cols = {"input_ids": enc.ids, "attention_mask": enc.attention_mask, "token_type_ids": enc.type_ids}
         feed = {k: np.asarray([cols[k]], dtype=np.int64) for k in self.inputs}

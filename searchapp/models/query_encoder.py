@@ -21,6 +21,8 @@ from typing import Optional
 
 import numpy as np
 
+from ..base.errors import ModelLoadError
+
 __all__ = ["NumpyQueryEncoder", "load_query_encoder", "SUPPORTED_POOLING"]
 
 SUPPORTED_POOLING = ("mean", "cls", "max")
@@ -37,7 +39,15 @@ def _erf(x: np.ndarray) -> np.ndarray:
 
 
 def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int) -> Optional["NumpyQueryEncoder"]:
-    """A NumPy encoder for the model folder `path`, or None when this model or pooling is not supported."""
+    """A NumPy encoder for the model folder `path`, or None when this model or pooling is not supported.
+    `pooling`: models.pooling ("auto": the model's declared one); the model's query prompt goes in front."""
+    from .sentence_conventions import read_conventions, resolve_pooling
+
+    try:
+        conventions = read_conventions(path)
+        pooling = resolve_pooling(pooling, conventions)
+    except ModelLoadError:  # the torch bi-encoder says why, in one line
+        return None
     if pooling not in SUPPORTED_POOLING:
         return None
     try:
@@ -54,7 +64,8 @@ def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int) -> Opti
     # refuses the folder with its own ModelLoadError (exit 5). Falling back rather than failing here keeps
     # one judge of what a usable model is; a probe query catches what only shows when the weights are used.
     try:
-        encoder = NumpyQueryEncoder(path, cfg, pooling=pooling, max_seq_length=max_seq_length)
+        encoder = NumpyQueryEncoder(path, cfg, pooling=pooling, max_seq_length=max_seq_length,
+                                    prompt=conventions.query_prompt)
         probe = encoder.encode_one("a test sentence")
     except Exception:  # noqa: BLE001 - any failure of the optional fast path means "use the torch encoder"
         return None
@@ -64,11 +75,12 @@ def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int) -> Opti
 
 
 class NumpyQueryEncoder:
-    def __init__(self, path: Path, cfg: dict, *, pooling: str, max_seq_length: int) -> None:
+    def __init__(self, path: Path, cfg: dict, *, pooling: str, max_seq_length: int, prompt: str = "") -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         self.pooling = pooling
+        self.prompt = prompt  # the model's query prompt, put in front of every query (sentence_conventions.py)
         self.heads = int(cfg["num_attention_heads"])
         self.layers = int(cfg["num_hidden_layers"])
         self.eps = float(cfg.get("layer_norm_eps", 1e-12))
@@ -96,7 +108,7 @@ class NumpyQueryEncoder:
             return self._encode(text)
 
     def _encode(self, text: str) -> np.ndarray:
-        enc = self.tokenizer.encode(text)
+        enc = self.tokenizer.encode(self.prompt + text)
         ids = np.asarray(enc.ids, dtype=np.int64)
         types = np.asarray(enc.type_ids, dtype=np.int64)
         w = self.w

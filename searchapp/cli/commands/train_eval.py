@@ -257,7 +257,7 @@ def _eval_sts(args, config: Config, progress, cancel) -> dict:
         raise ConfigError(f"{args.file} is not a file")
     enc = _bi_encoder(config)
     result = evaluate_sts_file(enc, Path(args.file), progress=progress, cancel=cancel)
-    return {**result, "model": config.models.bi_encoder, "pooling": config.models.pooling}
+    return {**result, "model": config.models.bi_encoder, "pooling": enc.pooling}  # "auto" resolved
 
 
 def _eval_rerank(args, config: Config, progress, cancel) -> dict:
