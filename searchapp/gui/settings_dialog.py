@@ -71,7 +71,7 @@ class SettingsDialog(QDialog):
         self.exclude.setTabChangesFocus(True)
         self.exclude.setFixedHeight(self.exclude.fontMetrics().lineSpacing() * 4 + 12)
         self.pooling = QComboBox()
-        self.pooling.addItems(["mean", "cls", "max", "wk"])  # wk: SBERT-WK (models/sbert_wk.py)
+        self.pooling.addItems(["auto", "mean", "cls", "max", "wk"])  # auto: the model's own; wk: SBERT-WK
         self.pooling.setCurrentText(m.pooling)
         self.device = QComboBox()
         self.device.setEditable(True)  # cuda:N is free text

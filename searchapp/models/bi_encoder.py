@@ -32,7 +32,6 @@ Throughput and latency:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 from collections import OrderedDict
@@ -51,9 +50,11 @@ from ..base.progress import CancelToken, ProgressFn, report
 from . import cpu_linear
 from .batching import length_sorted_batches, restore_order
 from .device import choose_device, choose_dtype
+from .identity import model_fingerprint
 from .lean_bert import BertBody
 from .pooling import POOLING_MODES, needs_hidden_states, pool
 from .resolve import ResolvedModel, resolve_model
+from .sentence_conventions import read_conventions, resolve_pooling
 from .transformer import (
     collate,
     load_model,
@@ -107,33 +108,40 @@ class BiEncoder(ChunkingTokenizer):
         max_seq_length: Optional[int] = None,
         threads: int = 0,
     ) -> None:
-        if pooling not in POOLING_MODES:
-            raise ConfigError(f"models.pooling: unknown pooling {pooling!r} (known: {', '.join(POOLING_MODES)})")
+        if pooling not in POOLING_MODES and pooling != "auto":
+            raise ConfigError(f"models.pooling: unknown pooling {pooling!r} (known: auto, {', '.join(POOLING_MODES)})")
         if batch_size < 1:
             raise ConfigError("models.batch_size must be >= 1")
         self.spec = spec
-        self.pooling = pooling
         self.batch_size = batch_size
         self.threads = threads
         self.last_threads = 0  # what the last batch ran on (see encode's `background`)
         self._cpu_share = CpuShare()
         self._background_threads = 0  # the last fit of a background batch's threads (0: none yet)
+        # Read once: torch's count is process-wide and a query sets it to 1 while it runs (encode_query), so a
+        # sync that read it per batch could take 1 for the setting and keep it (issue 41, item 2).
+        self._configured_threads = threads or torch.get_num_threads()
         self.resolved = resolve_model(spec, kind="bi-encoder")
         self.device = choose_device(device)
         self.dtype = choose_dtype(self.device, precision)
         path = self.resolved.path
+        # What the model's own files declare (sentence_conventions.py): "auto" pooling takes theirs, and the
+        # prompts go in front of every passage and query this encoder reads.
+        self.conventions = read_conventions(path)
+        self.pooling = resolve_pooling(pooling, self.conventions, spec)
+        self.query_prompt = self.conventions.query_prompt
+        self.passage_prompt = self.conventions.passage_prompt
 
         self._tokenizer = load_tokenizer(path, require_fast=True)
         # BERT's pooler (a dense layer on [CLS]) is never read by token pooling, so checkpoints may lack it.
         self._model = load_model(path, "AutoModel", self.device, self.dtype, optional_prefixes=("pooler.",))
         self._autocast_dtype: Optional[torch.dtype] = None  # the benchmark's alternative to bf16 weights
         self._pad_values = pad_values_for(self._tokenizer)
-        self._needs_hidden = needs_hidden_states(pooling)
+        self._needs_hidden = needs_hidden_states(self.pooling)
         self.dim = int(self._model.config.hidden_size)
         self.max_seq_length = self._choose_max_seq_length(max_seq_length)
-        self.fingerprint = hashlib.sha256(
-            f"{self.resolved.sha256}|pooling={pooling}|max_seq_length={self.max_seq_length}".encode()
-        ).hexdigest()[:16]
+        self.fingerprint = model_fingerprint(self.resolved.sha256, self.pooling, self.max_seq_length,
+                                             self.passage_prompt)
 
         # Fast tokenizers keep truncation/padding state and fail when used from two threads at once.
         self._lock = threading.Lock()
@@ -144,6 +152,12 @@ class BiEncoder(ChunkingTokenizer):
         self._n_specials = int(post.num_special_tokens_to_add(False)) if post is not None else 0
         self._input_names = tuple(model_inputs(self._tokenizer, dict.fromkeys(_ENCODING_FIELDS, 0)))
         self._reuse_ids = self._reuse_matches_tokenizer()
+        # The passage prompt's ids, put in front of a passage's kept ids; where that is not what tokenizing the
+        # prompted text gives, kept ids are not used (each passage is tokenized with its prompt in `encode`).
+        self._prompt_head: Optional["Encoding"] = None
+        if self.passage_prompt and self._reuse_ids:
+            self._prompt_head = self._prompt_joins(self.passage_prompt)
+            self._reuse_ids = self._prompt_head is not None
         self._bulk = self._bulk_tokenizer()  # used under self._lock, like self._tokenizer
         self._join_ids = self._reuse_ids and self._joining_matches_tokenizer()
         # Queries: a tokenizer of their own (fast tokenizers are not shared across threads) and no wait
@@ -244,17 +258,21 @@ class BiEncoder(ChunkingTokenizer):
         return restore_order(batches, _to_host(results))
 
     def _batch_threads(self, background: bool) -> int:
-        """The intra-op threads for the next batch (0: torch's setting)."""
-        configured = self.threads or torch.get_num_threads()
+        """The intra-op threads for the next batch (0: torch's setting, off the CPU)."""
+        configured = self._configured_threads
         if background and self.device.type == "cpu" and configured > 1:
             share = self._cpu_share.read()  # since the previous batch (or call)
             if share is not None:
                 self._background_threads = threads_beside(configured, share[0], usable_cores())
             threads = self._background_threads or configured
         else:
-            threads = self.threads
+            threads = configured if self.device.type == "cpu" else self.threads
         self.last_threads = threads or configured
         return threads
+
+    def stepping_aside(self) -> tuple[int, int]:
+        """(threads the last background batch used, the setting): fewer while other programs keep the CPU busy."""
+        return (self._background_threads or self._configured_threads), self._configured_threads
 
     @property
     def bulk_batch(self) -> int:
@@ -272,7 +290,8 @@ class BiEncoder(ChunkingTokenizer):
         if not isinstance(text, str):
             raise TypeError(f"encode_query() takes a string, got {type(text).__name__}")
         with self._query_lock:
-            enc = self._query_tokenizer([text], truncation=True, max_length=self.max_seq_length, padding=False)
+            enc = self._query_tokenizer([self.query_prompt + text], truncation=True, max_length=self.max_seq_length,
+                                        padding=False)
             features = model_inputs(self._query_tokenizer, enc)
         inputs = self._collate(features, [0])
         threads = 1 if self.device.type == "cpu" else 0
@@ -291,6 +310,8 @@ class BiEncoder(ChunkingTokenizer):
     def _tokenize(self, texts: list[str]) -> dict[str, list[list[int]]]:
         """Model inputs of `texts` (one list of rows per input name): ids the chunker already computed where it
         did, a batch tokenization otherwise."""
+        from tokenizers import Encoding
+
         names = self._input_names
         cols: dict[str, list] = {k: [None] * len(texts) for k in names}
         missing: Sequence[int] = range(len(texts))
@@ -299,12 +320,14 @@ class BiEncoder(ChunkingTokenizer):
                 cached = [self._ids_cache.pop(t, None) for t in texts]
             for i, enc in enumerate(cached):
                 if enc is not None:
+                    if self._prompt_head is not None:
+                        enc = Encoding.merge([self._prompt_head, enc], growing_offsets=True)
                     for k, v in self._finish(enc, names).items():
                         cols[k][i] = v
             missing = [i for i, enc in enumerate(cached) if enc is None]
         for start in range(0, len(missing), _TOKENIZE_SLICE):
             part = missing[start : start + _TOKENIZE_SLICE]
-            got = self._tokenize_now([texts[i] for i in part])
+            got = self._tokenize_now([self.passage_prompt + texts[i] for i in part])
             for k in names:
                 col, new = cols[k], got[k]
                 for j, i in enumerate(part):
@@ -368,6 +391,22 @@ class BiEncoder(ChunkingTokenizer):
             return merged.ids == tok.encode(f"{prefix}\n{text}", add_special_tokens=False).ids
         except Exception:
             return False
+
+    def _prompt_joins(self, prompt: str) -> Optional["Encoding"]:
+        """The ids of `prompt` alone if ids(prompt) + ids(text) == ids(prompt + text) on probe texts (WordPiece
+        with a prompt ending in a space or colon: yes), else None."""
+        from tokenizers import Encoding
+
+        tok = self._offsets_tokenizer
+        try:
+            head = tok.encode(prompt, add_special_tokens=False)
+            for text in ("Probe passage, checked once.", "ünïcödé 東京 12,345"):
+                merged = Encoding.merge([head, tok.encode(text, add_special_tokens=False)], growing_offsets=True)
+                if merged.ids != tok.encode(prompt + text, add_special_tokens=False).ids:
+                    return None
+            return head
+        except Exception:  # noqa: BLE001 - each passage is tokenized with its prompt instead
+            return None
 
     def _reuse_matches_tokenizer(self) -> bool:
         """Whether `_finish` reproduces the tokenizer's own output (else `encode` always tokenizes anew)."""

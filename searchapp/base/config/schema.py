@@ -76,8 +76,8 @@ class ChunkConfig:
 @dataclass(frozen=True)
 class ModelConfig:
     bi_encoder: str = _f(PACKAGED_BI_ENCODER, "Bi-encoder: the packaged model name, a local folder, or a Hugging Face id in the local cache.")
-    pooling: str = _f("mean", "Token pooling of the bi-encoder: mean, cls, max or wk (SBERT-WK, fuses layers 4..last).",
-                       choices=("mean", "cls", "max", "wk"))
+    pooling: str = _f("auto", "Token pooling of the bi-encoder: auto (the model's own, from its 1_Pooling/config.json; mean when it names none), mean, cls, max or wk (SBERT-WK, fuses layers 4..last).",
+                       choices=("auto", "mean", "cls", "max", "wk"))
     reranker: str = _f(DEFAULT_RERANKER, "Cross-encoder: a local folder or a Hugging Face id in the local cache; empty disables reranking.")
     device: str = _f("auto", "auto (CUDA when present, else CPU), cpu, cuda or cuda:N.")
     precision: str = _f("auto", "auto (fp16 on CUDA, bf16 on CPUs where it is native and faster, else fp32), fp32, bf16 or fp16.",

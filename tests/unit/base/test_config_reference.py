@@ -15,7 +15,7 @@ def test_one_row_per_setting_with_what_the_schema_says():
     settings = [k for k in field_meta()]
     assert len(rows) == len(settings)  # no two sections share a key name today; a new one would need a row each
     assert "| `k` | `10` | 1..10000 | `SEARCHAPP_SEARCH__K` | Hits returned. |" in text
-    assert "| `pooling` | `\"mean\"` | mean \\| cls \\| max \\| wk | `SEARCHAPP_MODELS__POOLING` |" in rows["pooling"]
+    assert "| `pooling` | `\"auto\"` | auto \\| mean \\| cls \\| max \\| wk | `SEARCHAPP_MODELS__POOLING` |" in rows["pooling"]
     assert "| true \\| false |" in rows["ocr"]
     assert "&lt;title>" in rows["title_context"]  # raw <title> would be read as HTML and vanish from the page
     headings = [line for line in text.splitlines() if line.startswith("### ")]
