@@ -264,6 +264,7 @@ class MainWindow(QMainWindow):
 
     def _apply_status(self, st: LibraryStatus) -> None:
         self.status = st
+        self.search.models.passages = st.chunks  # none yet (a first start): a search by meaning loads nothing
         self.library_panel.set_status(st, self.writes.syncing)
         self.search.empty.show_welcome(not st.roots)  # a first start says how to begin
         self.labels.show_status(st)

@@ -10,6 +10,8 @@ A load that fails is not retried on its own: the next search by meaning meets th
 
 from __future__ import annotations
 
+from typing import Optional
+
 from PySide6.QtCore import QObject, Signal
 
 from .library_session import LibrarySession
@@ -27,6 +29,10 @@ class ModelLoad(QObject):
         self.services, self.session = services, session
         self.loading = False
         self.failed = False  # the last load raised: searches by meaning run as asked and report it
+        # Passages in the library as its last status counted them (None: not read yet). With none, a search by
+        # meaning has nothing to compare its query with and encodes none: a first start's search loads nothing
+        # (a new user's: no reranker installed, Rerank greyed).
+        self.passages: Optional[int] = None
 
     def ready(self, rerank: bool) -> bool:
         """Whether a search by meaning (reranked when `rerank`) finds its models in memory."""
@@ -35,8 +41,8 @@ class ModelLoad(QObject):
     def need(self, rerank: bool) -> bool:
         """A search by meaning is asked for: True when it must be answered by words now, the models loading
         (the load started here unless it already runs); False when it can run as asked."""
-        if self.failed or self.ready(rerank):
-            return False
+        if self.failed or (self.passages == 0 and not rerank) or self.ready(rerank):
+            return False  # (a reranker is loaded even so: the search would load it, holding its answer)
         if not self.loading:
             self.loading = True
             models = self.session.library.models
