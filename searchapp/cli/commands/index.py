@@ -6,6 +6,7 @@ import json
 import sys
 
 from ...base.config import Config
+from ...base.priority import wait_in_front
 from ...base.terminal import printable
 from ..open_library import open_library as _library
 from ..writer_wait import add_wait_option, wait_turn
@@ -26,6 +27,9 @@ def register(sub) -> None:
 
 def cmd_index(args, config: Config, progress, cancel) -> int:
     from ...library import SyncReport
+
+    if args.words_only:  # seconds the person waits for: not yielding the CPU to every other program
+        wait_in_front()
 
     with _library(config) as lib:
         wait_turn(lib, args, cancel)
