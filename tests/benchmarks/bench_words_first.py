@@ -12,9 +12,9 @@ run in the same run.
   10,000 files <= 5 s): for 1 file and for `--files` files, each into a fresh data dir, `seconds` is the
   `searchapp index --words-only FOLDER` process from its start to its exit, `peak_rss_mb` its peak resident
   memory (the largest of it and the processes it waited for, as `/usr/bin/time` reports it), `cpu_s` its CPU
-  seconds (with its read-ahead worker's: on a shared machine the steadier figure; a sync lowers its thread's
-  priority, so its wall seconds there follow the other processes' load: SEARCHAPP_NO_BACKGROUND_PRIORITY=1 in
-  the environment turns that off for a measurement), `search_s` the
+  seconds (with its read-ahead worker's: on a shared machine the steadier figure; `index --words-only` runs at
+  the normal priority since decision 0106, while `phase1_words` below runs at the background one unless
+  SEARCHAPP_NO_BACKGROUND_PRIORITY=1 is in the environment), `search_s` the
   lexical search after it (its process, start to exit), `found` whether that search listed a file. Beside them:
   `bare_fts5_s`, the same files loaded into FTS5 in this process, and `bare_fts5_process_s`, that load as a
   fresh Python process (interpreter start-up included: the floor a command pays). Bytecode is compiled once
