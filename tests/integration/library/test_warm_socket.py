@@ -445,8 +445,10 @@ def test_a_served_search_starts_without_sqlite_hashlib_or_logging(served, lib_di
 
 # -- a real `searchapp watch` ------------------------------------------------------------------------------------
 def start_watch(data: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "searchapp", "--data-dir", str(data), "watch", "--debounce", "0.2",
-                             "--poll"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # File-system events, as a user's watch runs: `--poll` looks every 30 s, and waiting for its next look was
+    # most of this file's time (test_watch.py tests the events and the polling fallback).
+    proc = subprocess.Popen([sys.executable, "-m", "searchapp", "--data-dir", str(data), "watch", "--debounce", "0.2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in proc.stdout:  # "watching N folder(s) (...); searches from the command line are answered here; ..."
         if line.startswith("watching"):
             assert "answered here" in line, line
