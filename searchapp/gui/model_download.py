@@ -4,16 +4,18 @@ searching and indexing go on meanwhile; this module never touches the network or
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QInputDialog, QMenu, QProgressBar, QPushButton,
                                QVBoxLayout, QWidget)
 
 from ..base.errors import SearchAppError
-from ..models.hub import KNOWN_MODELS, PulledModel, hub_host, known_model, pull_model
 from .plain import plain_label
 from .workers import JobRunner
+
+if TYPE_CHECKING:  # the hub's HTTP client (http.client, ssl) is imported when a download is offered, not at start
+    from ..models.hub import PulledModel
 
 __all__ = ["DownloadDialog", "ModelDownloads", "download_menu", "describe"]
 
@@ -23,6 +25,8 @@ ROLE_WORD = {"reranker": "reranker (cross-encoder)", "bi-encoder": "bi-encoder"}
 
 def describe(repo_id: str, role: str) -> str:
     """What the dialog says before anything is fetched."""
+    from ..models.hub import hub_host, known_model
+
     k = known_model(repo_id)
     size = f"about {k.size_mb} MB" if k else "its size is shown as soon as the hub answers"
     host = hub_host()  # never the credentials an HF_ENDPOINT may carry, never an exception
@@ -149,6 +153,8 @@ class ModelDownloads(QObject):
 
     def start(self, repo_id: str, role: str, on_success, on_error, on_cancel):
         def work(progress, cancel):
+            from ..models.hub import pull_model
+
             return pull_model(repo_id, role=role, progress=progress, cancel=cancel)
 
         return self.runner.submit(work, name=f"download {repo_id}", on_success=on_success, on_error=on_error,
@@ -174,6 +180,8 @@ def download_menu(parent: QWidget, role: str, choose: Callable[[str], object]) -
     """Well-known models for `role`, and any other Hugging Face id."""
     menu = QMenu(parent)
     menu.setObjectName(f"downloadMenu-{role}")
+    from ..models.hub import KNOWN_MODELS
+
     for k in (k for k in KNOWN_MODELS if k.role == role):
         act = menu.addAction(f"{k.repo_id}  (about {k.size_mb} MB) — {k.note}")
         act.setData(k.repo_id)

@@ -49,7 +49,7 @@ win.search.run_search()
 wait(lambda: results, "the lexical search")
 wait(idle, "the window to go idle")
 out = {"lexical": [h.path for h in results[-1].hits], "after_lexical": [m for m in HEAVY if m in sys.modules],
-       "models_loading": win.search.models.loading}
+       "models_loading": win.search.models.loading, "hub": "searchapp.models.hub" in sys.modules}
 
 results.clear()
 lines.clear()
@@ -82,6 +82,7 @@ def test_the_window_opens_and_searches_by_words_without_torch(tmp_path, tiny_bi_
     assert seen["lexical"] and seen["lexical"][0].endswith("ocelot.txt")
     assert seen["after_lexical"] == [], f"the window imported {seen['after_lexical']} for a lexical search"
     assert not seen["models_loading"]  # nothing started loading for it either
+    assert not seen["hub"]  # nor the download client (http.client, ssl): it comes with a download
 
     # The default mode: words at once, and the person is told meaning is on its way...
     assert seen["first_mode"] == "lexical" and any("meaning loads" in n for n in seen["first_notices"])
