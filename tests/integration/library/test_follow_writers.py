@@ -19,34 +19,47 @@ TEXTS = {
     "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day.",
     "bread.txt": "Sourdough needs a lively starter, a long cold proof and a very hot oven.",
 }
-# The second process: opens the library itself (config.toml names the tiny encoder) and syncs the new file.
+# The second process: for each data dir it reads, opens the library itself (config.toml names the tiny encoder)
+# and syncs the new file. One process for the module's tests: starting Python with torch was most of their time.
 SYNC = ("import sys; from pathlib import Path; from searchapp.base.config import load_config; "
         "from searchapp.library import Library\n"
-        "with Library(load_config(Path(sys.argv[1]), env={})) as lib:\n"
-        "    print(lib.sync().added)")
+        "for line in sys.stdin:\n"
+        "    with Library(load_config(Path(line.strip()), env={})) as lib:\n"
+        "        print(lib.sync().added, flush=True)")
 
 
-def sync_in_another_process(data: Path) -> None:
-    proc = subprocess.run([sys.executable, "-c", SYNC, str(data)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and proc.stdout.strip() == "1", proc.stderr
+@pytest.fixture(scope="module")
+def other_process():
+    proc = subprocess.Popen([sys.executable, "-c", SYNC], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    yield proc
+    proc.stdin.close()
+    assert proc.wait(timeout=300) == 0, proc.stderr.read()
+
+
+def sync_in_another_process(proc: subprocess.Popen, data: Path) -> None:
+    proc.stdin.write(f"{data}\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    assert line.strip() == "1", line + (proc.stderr.read() if proc.poll() is not None else "")
 
 
 @pytest.fixture
-def two_processes(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+def two_processes(tmp_path, tiny_bi_encoder_dir, tiny_encoder, other_process):
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
     lib = Library(load_config(data, env={}), encoder=tiny_encoder)
     docs = tmp_path / "docs"
-    yield lib, docs, data
+    yield lib, docs, lambda: sync_in_another_process(other_process, data)
     lib.close()
 
 
 def test_similar_finds_a_file_another_process_synced_without_a_search_between(two_processes):
-    lib, docs, data = two_processes
+    lib, docs, sync_elsewhere = two_processes
     source = str(docs / "violin.txt")
     before = lib.similar(source, k=10)  # the vector index is read now, as it is
     assert {Path(h.path).name for h in before.hits} == {"tides.txt", "bread.txt"}
     (docs / "violin copy.txt").write_text(TEXTS["violin.txt"] + " Again.\n", encoding="utf-8")
-    sync_in_another_process(data)
+    sync_elsewhere()
     after = lib.similar(source, k=10)
     assert "violin copy.txt" in {Path(h.path).name for h in after.hits}
     assert Path(after.hits[0].path).name == "violin copy.txt" and after.hits[0].scores.dense > 0.9
@@ -54,10 +67,10 @@ def test_similar_finds_a_file_another_process_synced_without_a_search_between(tw
 
 @pytest.mark.parametrize("read", ["duplicates", "ann_recall"])
 def test_other_reads_see_the_index_as_the_database_has_it(two_processes, read):
-    lib, docs, data = two_processes
+    lib, docs, sync_elsewhere = two_processes
     getattr(lib, read)()  # the vector index is read now, as it is
     (docs / "violin copy.txt").write_text(TEXTS["violin.txt"] + " Again.\n", encoding="utf-8")
-    sync_in_another_process(data)
+    sync_elsewhere()
     getattr(lib, read)()
     # what the read searched: the in-memory index, now holding the other process's passages too
     assert sorted(lib.vectors.index().ids().tolist()) == lib.reader().embedded_ids().tolist()
