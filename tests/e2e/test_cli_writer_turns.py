@@ -87,7 +87,7 @@ def new_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def test_index_waits_its_turn_saying_for_whom_then_goes_on(tmp_path, library, holder):
+def test_index_waits_its_turn_saying_for_whom_then_goes_on(tmp_path, library, holder, capsys):
     folder = new_folder(tmp_path)
     proc = searchapp(library, "index", str(folder))
     seen: list[str] = []
@@ -101,7 +101,12 @@ def test_index_waits_its_turn_saying_for_whom_then_goes_on(tmp_path, library, ho
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    hits = json.loads(run(library, "search", "glowing comet", "--mode", "lexical", "--json").stdout)["hits"]
+    # What the index wrote, read by the in-process command line (one Python start less: the waiting was the point)
+    from searchapp.cli.main import main
+
+    capsys.readouterr()
+    assert main(["--data-dir", str(library), "search", "glowing comet", "--mode", "lexical", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
     assert hits and Path(hits[0]["path"]).name == "comet.txt"
 
 
