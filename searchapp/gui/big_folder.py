@@ -1,5 +1,6 @@
 """Before indexing a big folder: how many files it holds (a capped, timed count: library/sync/folder_count.py),
-roughly how long that takes, and a checklist of its top-level subfolders to leave out, saved as `[scan] exclude`
+roughly how long embedding their meaning takes on this computer (the passages/s the last sync measured here, or
+where none has yet, a quick test of the loaded model: library/sync/meaning_rate.py), and a checklist of its top-level subfolders to leave out, saved as `[scan] exclude`
 patterns so every later sync leaves them out too. A folder under BIG_FOLDER_FILES is indexed without a word."""
 
 from __future__ import annotations
@@ -12,23 +13,42 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout,
                                QWidget)
 
+from ..base.rate import format_left, format_rate
 from ..library.sync.folder_count import FolderCount, count_files
+from ..library.sync.meaning_rate import folder_estimate_s, probe_rate
 from .library_session import LibrarySession
 from .plain import plain_label, tooltip
 from .services import Services
 
-__all__ = ["BigFolderCheck", "BigFolderPrompt", "BIG_FOLDER_FILES", "FILES_PER_MINUTE", "estimate"]
+__all__ = ["BigFolderCheck", "BigFolderPrompt", "BIG_FOLDER_FILES", "PASSAGES_PER_FILE", "Pace", "estimate"]
 
 BIG_FOLDER_FILES = 5_000
-FILES_PER_MINUTE = 500  # docs/benchmarks.md: indexing SciFact (5,183 short files) on a 2-core CPU, words and meaning
+# Passages a file makes where this library has too few files to tell (SciFact's abstracts: 2.3; long documents
+# make dozens, which the prompt says).
+PASSAGES_PER_FILE = 3.0
+_KNOWN_FILES = 20  # files this library must hold before its own passages a file stand for a new folder's
 
 
-def estimate(files: int) -> str:
-    """"about 10 min", "about 3 h 20 min": rough, from the files-a-minute rate measured on short documents."""
-    minutes = round(files / FILES_PER_MINUTE)
-    if minutes < 1:
-        return "under a minute"
-    return f"about {minutes} min" if minutes < 120 else f"about {minutes // 60} h {minutes % 60:02d} min"
+class Pace:
+    """What the estimate is made of: passages/s measured here (None: not yet), where it came from, and passages a
+    file (this library's own, or PASSAGES_PER_FILE)."""
+
+    def __init__(self, rate: Optional[float] = None, source: str = "", per_file: Optional[float] = None) -> None:
+        self.rate, self.source, self.per_file = rate, source, per_file
+
+
+def estimate(files: int, pace: Pace, complete: bool = True) -> str:
+    """"Embedding their meaning takes about 3 h 20 min on this computer (8.1 passages/s, measured by the last sync
+    here; about 3 passages a file, as short documents make)", or that it is being measured."""
+    if pace.rate is None:
+        return ("How long embedding their meaning takes on this computer is being measured (a few seconds)…"
+                if pace.source == "probing" else "How long embedding their meaning takes could not be measured.")
+    per_file = pace.per_file or PASSAGES_PER_FILE
+    left = format_left(folder_estimate_s(files, per_file, pace.rate))
+    took = f"about {left}" if complete else f"at least {left}"
+    how = ("as in this library" if pace.per_file else "as short documents make; long documents make many more")
+    return (f"Embedding their meaning takes {took} on this computer ({format_rate(pace.rate)[:-2]} passages/s, "
+            f"measured {pace.source}; about {per_file:.0f} passages a file, {how}).")
 
 
 class BigFolderPrompt(QDialog):
@@ -36,24 +56,14 @@ class BigFolderPrompt(QDialog):
 
     chosen = Signal(list)  # absolute paths of the subfolders to leave out (maybe none)
 
-    def __init__(self, root: str, count: FolderCount, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, root: str, count: FolderCount, pace: Pace, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.setObjectName("bigFolderPrompt")
         self.setWindowTitle("Index a big folder?")
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.root = root
-        n = f"{count.files:,}" if count.complete else f"more than {count.files:,}"
-        stopped = "" if count.complete else f" (counting stopped after {count.seconds:.1f} s)"
-        took = estimate(count.files)
-        if not count.complete:
-            took = took.replace("about", "at least") if took.startswith("about") else "some time"
-        self.text = plain_label(
-            f"{os.path.basename(root.rstrip(os.sep)) or root} holds {n} files to read{stopped}. Indexing them takes "
-            f"{took} (at the {FILES_PER_MINUTE} files a "
-            "minute measured on short documents with two CPU cores; long documents take longer). Their words are "
-            "searchable first, their meaning follows; you can go on searching meanwhile and cancel at any time."
-            "\n\n"
-            "Leave out these subfolders (saved in the settings as excluded, for every later sync):")
+        self.root, self.count = root, count
+        self.text = plain_label("")
+        self.show_pace(pace)
         self.text.setObjectName("bigFolderText")
         self.text.setWordWrap(True)
         self.text.setToolTip(tooltip(root))
@@ -83,6 +93,18 @@ class BigFolderPrompt(QDialog):
         self.accepted.connect(lambda: self.chosen.emit(self.left_out()))
         self.resize(560, 420)
 
+    def show_pace(self, pace: Pace) -> None:
+        """The text, with the estimate from `pace` (again when a quick measurement has come back)."""
+        count, root = self.count, self.root
+        n = f"{count.files:,}" if count.complete else f"more than {count.files:,}"
+        stopped = "" if count.complete else f" (counting stopped after {count.seconds:.1f} s)"
+        self.text.setText(
+            f"{os.path.basename(root.rstrip(os.sep)) or root} holds {n} files to read{stopped}. Their words are "
+            f"searchable first, within minutes. {estimate(count.files, pace, count.complete)} You can go on "
+            "searching meanwhile and cancel at any time."
+            "\n\n"
+            "Leave out these subfolders (saved in the settings as excluded, for every later sync):")
+
     def left_out(self) -> list[str]:
         return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())
                 if self.list.item(i).checkState() == Qt.CheckState.Checked]
@@ -96,9 +118,16 @@ class BigFolderCheck:
         self.services, self.session = services, session
         self.prompt: Optional[BigFolderPrompt] = None
         self.known: list[str] = []  # the indexed folders, from the window's last status
+        self.pace = Pace()  # from the window's last status, or a quick measurement
 
     def show_status(self, st) -> None:
         self.known = [r.path for r in st.roots]
+        files = sum(st.files.values())
+        per_file = st.chunks / files if files >= _KNOWN_FILES and st.chunks else None
+        if st.meaning_rate:
+            self.pace = Pace(st.meaning_rate, "by the last sync here", per_file)
+        else:
+            self.pace.per_file = per_file
 
     def ask_first(self, path: str, add: Callable[[], None]) -> bool:
         root = os.path.abspath(os.path.expanduser(path))
@@ -107,12 +136,32 @@ class BigFolderCheck:
         count = count_files(root, self.session.config.scan)  # at most half a second, names and stat only
         if count.complete and count.files < BIG_FOLDER_FILES:
             return False
-        prompt = self.prompt = BigFolderPrompt(root, count, self.services.parent)
+        if self.pace.rate is None and self.pace.source != "probing":  # nothing measured here yet: measure now
+            self._probe()
+        prompt = self.prompt = BigFolderPrompt(root, count, self.pace, self.services.parent)
         prompt.chosen.connect(lambda paths: self._index(paths, add))
         prompt.finished.connect(prompt.deleteLater)
         prompt.open()
         self.services.dialog_shown(prompt)
         return True
+
+    def _probe(self) -> None:
+        """Time one batch of passages on the library's model (loaded for it if need be) on the read pool."""
+        lib = self.session.library
+        self.pace.source = "probing"
+
+        def measured(rate: float) -> None:
+            self.pace = Pace(rate, "just now by a quick test", self.pace.per_file)
+            if self.prompt is not None:
+                self.prompt.show_pace(self.pace)
+
+        def failed(exc: BaseException, tb: str) -> None:  # no model (not installed yet): said in the prompt
+            self.pace.source = "failed"
+            if self.prompt is not None:
+                self.prompt.show_pace(self.pace)
+
+        self.services.runner.submit(lambda p, c: probe_rate(lib.encoder), name="measuring the embedding rate",
+                                    on_success=measured, on_error=failed)
 
     def _index(self, left_out: list[str], add: Callable[[], None]) -> None:
         if left_out:

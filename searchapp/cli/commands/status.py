@@ -12,6 +12,7 @@ from typing import Optional, TextIO
 from ...base.config import Config
 from ...base.errors import ConfigError
 from ...base.terminal import printable
+from ...library.sync.meaning_rate import left_note
 from ..open_library import open_library as _library
 
 __all__ = ["register", "cmd_status", "print_status"]
@@ -64,8 +65,10 @@ def print_status(args, st, warm: Optional[int], out: Optional[TextIO] = None) ->
     by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"
     say(f"files: {by}; passages: {st.chunks}; vectors: {st.vectors}; consistent: {'yes' if st.consistent else 'NO'}")
     meaning = st.to_json()["meaning"]
+    left = left_note(st.chunks - st.embedded, st.meaning_rate)  # "about 1 h 05 min at the last measured ..."
     say(f"searchable by words: {st.chunks} passages; meaning: {meaning['percent']}% of passages"
-        + (f" ({st.chunks - st.embedded} still to embed)" if st.embedded < st.chunks else ""))
+        + (f" ({st.chunks - st.embedded} still to embed" + (f", done in {left}" if left else "") + ")"
+           if st.embedded < st.chunks else ""))
     b = st.bi_encoder
     say(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
         f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))

@@ -16,6 +16,7 @@ from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
 from ...store.ledger import state_counts
 from ..sync.meaning_pass import meaning_percent, meaning_progress
+from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
 from ..sync.roots import root_missing
 from .not_indexed import MemberGroups, group_members, not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
@@ -64,6 +65,7 @@ class LibraryStatus:
     # The vector index was still opening when this was taken (Library.status(wait_for_meaning=False)): the
     # vector figures and `consistent` are not known yet. Never set for `searchapp status`, which waits.
     index_opening: bool = False
+    meaning_rate: Optional[float] = None  # passages/s the last sync measured here (sync/meaning_rate.py), or None
 
     def to_json(self) -> dict:
         return {
@@ -75,7 +77,9 @@ class LibraryStatus:
             "chunks": self.chunks,
             "vectors": self.vectors,
             "meaning": {"embedded": self.embedded, "total": self.chunks,
-                        "percent": meaning_percent(self.embedded, self.chunks)},
+                        "percent": meaning_percent(self.embedded, self.chunks),
+                        "passages_per_s": self.meaning_rate,
+                        "left_s": _rounded(meaning_left_s(self.chunks - self.embedded, self.meaning_rate))},
             "consistent": self.consistent,
             "failed": [{"path": p, "status": s, "reason": r, **({"members": self.member_groups[(p, s, r)]}
                                                                  if (p, s, r) in self.member_groups else {})}
@@ -104,12 +108,18 @@ def reindex_notice(reader: Store) -> Optional[str]:
             "with `searchapp reindex` or `searchapp index`)")
 
 
-def meaning_note(embedded: int, total: int) -> Optional[str]:
-    """For `status`: passages still without a vector, outside a reindex (whose notice says it)."""
+def meaning_note(embedded: int, total: int, rate: Optional[float] = None) -> Optional[str]:
+    """For `status`: passages still without a vector, outside a reindex (whose notice says it), and how long
+    they take at the rate the last sync measured."""
     if embedded >= total:
         return None
-    return (f"meaning: {meaning_percent(embedded, total)}% of passages ({total - embedded} still to embed; "
-            "searchable by words already; `searchapp index` embeds the rest)")
+    left = left_note(total - embedded, rate)
+    return (f"meaning: {meaning_percent(embedded, total)}% of passages ({total - embedded} still to embed"
+            + (f", {left}" if left else "") + "; searchable by words already; `searchapp index` embeds the rest)")
+
+
+def _rounded(seconds: Optional[float]) -> Optional[float]:
+    return None if seconds is None else round(seconds, 1)
 
 
 def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
@@ -181,9 +191,10 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     meta = db.meta()
     m = config.models
     during_reindex = reindex_notice(db)
+    rate = remembered_rate(db)
     # How passages were embedded is a question only once some were (a first sync still reading words has none).
     notes = [n for n in (index_notice, passage_context_note(config, meta) if embedded else None,
-                         during_reindex or meaning_note(embedded, chunks)) if n]
+                         during_reindex or meaning_note(embedded, chunks, rate)) if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)
     notes += [n for n in (ocr_status_note(config, ledger),) if n]
@@ -209,6 +220,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         device=describe_device(m.device, m.threads),
         notes=notes,
         embedded=embedded,
+        meaning_rate=rate,
         reindex_needed=reindex_needed,
         ledger=ledger,
         not_indexed=not_indexed,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+from functools import partial
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -27,6 +28,7 @@ from ..lock import WriterTurn
 from .handover import Handover
 from .meaning_beside import MeaningBeside
 from .meaning_pass import embed_pending, meaning_progress
+from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
 from ..report.status import REINDEX_META
 from ..ocr.step import ocr_step
@@ -107,12 +109,14 @@ class Updates:
         lower_thread_priority()  # background work: searches (this process's or another's) go first
         if self.searches is not None:  # and at each point it may stop, it waits while a search runs
             cancel = YieldingCancel(cancel, self.searches)
+        progress = rate = RememberRate(self.store, progress)  # this machine's embedding rate, for status and the window
         try:
             self._record_model()
             had_passages = self.store.has_chunks()
             self.vectors.writable(lambda: self.models.identity()[1])
             # Chunking reads the tokenizer alone; the model loads for embedding, from the first chunking on.
             encoder = self.models.passage_encoder(load_ahead=embed)
+            rate.aside = partial(aside_note, encoder)  # "slowed for other programs", in the strip and the CLI
             # On a GPU the meaning of each words batch is encoded while the words pass goes on.
             beside = MeaningBeside(self.store, encoder, self.vectors, cancel,
                                    sync_module.BATCH_CHUNKS) if embed else None
@@ -146,6 +150,7 @@ class Updates:
                 if embed and self.store.pending_count():
                     total.chunks_embedded += self._embed(encoder, progress, cancel)
                 total.chunks_pending = self.store.pending_count()
+                rate.save()  # a short pass's rate too (it saves every SAVE_EVERY_S while it runs)
                 if resumer is not None and total.chunks_pending:
                     total.notes.append(f"searchable by words now; their meaning joins the queue of {resumer}, which "
                                        "let this update in between its batches and embeds it")

@@ -36,3 +36,23 @@ def test_a_new_stage_starts_its_own_rate(qtbot):
     assert view.rate is None and view.eta_seconds is None and "/s" not in view.label.text()
     view.show_progress("Indexing docs", Progress("embedding", 0, 500, MESSAGE), 41.0)
     assert view.rate is None  # the files' rate says nothing of embedding
+
+
+def test_the_big_folder_estimate_is_this_library_s_measured_pace():
+    from searchapp.gui.big_folder import BigFolderCheck, Pace, estimate
+    from searchapp.library import LibraryStatus
+
+    # the issue's folder: 1,783 files making 46,529 passages, at 8 passages/s
+    text = estimate(1783, Pace(8.0, "by the last sync here", 46_529 / 1783))
+    assert "about 1 h 37 min on this computer (8.0 passages/s, measured by the last sync here; " \
+           "about 26 passages a file, as in this library)" in text, text
+    assert "at least 1 h 37 min" in estimate(1783, Pace(8.0, "by the last sync here", 46_529 / 1783), complete=False)
+    check = BigFolderCheck.__new__(BigFolderCheck)  # its status side only: no window needed
+    check.pace = Pace()
+    st = LibraryStatus(data_dir="/d", roots=[], files={"ok": 40}, chunks=120, vectors=0, consistent=True, failed=[],
+                       bi_encoder={}, reranker={}, device="CPU", meaning_rate=2.5)
+    check.show_status(st)
+    assert (check.pace.rate, check.pace.per_file) == (2.5, 3.0)
+    check.show_status(LibraryStatus(data_dir="/d", roots=[], files={"ok": 5}, chunks=500, vectors=0, consistent=True,
+                                    failed=[], bi_encoder={}, reranker={}, device="CPU"))
+    assert check.pace.rate == 2.5 and check.pace.per_file is None  # 5 files tell nothing of a new folder's

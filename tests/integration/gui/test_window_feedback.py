@@ -318,7 +318,8 @@ def test_cancel_says_how_many_files_it_kept_and_that_the_rest_comes_with_the_nex
 def test_a_big_folder_asks_first_with_its_count_and_time_and_leaves_out_the_subfolders_ticked(qtbot, open_window,
                                                                                               tmp_path):
     from searchapp.base.config import load_config
-    from searchapp.gui.big_folder import BIG_FOLDER_FILES
+    from searchapp.base.rate import format_left, format_rate
+    from searchapp.gui.big_folder import BIG_FOLDER_FILES, PASSAGES_PER_FILE, estimate
 
     win = open_window()
     big = tmp_path / "big"
@@ -337,7 +338,14 @@ def test_a_big_folder_asks_first_with_its_count_and_time_and_leaves_out_the_subf
     assert prompt is not None and prompt.isVisible() and not win.runner.busy_writing()  # nothing started yet
     text = prompt.text.text()
     assert prompt.text.textFormat() == Qt.TextFormat.PlainText
-    assert f"{BIG_FOLDER_FILES + 3:,} files" in text and "about 10 min" in text, text
+    assert f"{BIG_FOLDER_FILES + 3:,} files" in text and "is being measured" in text, text
+    # Nothing measured in this library yet: a quick test of its model says how long on this computer, no constant
+    checker = win.writes.big_folders
+    qtbot.waitUntil(lambda: "measured just now by a quick test" in prompt.text.text(), timeout=WAIT_MS)
+    rate = checker.pace.rate
+    assert rate > 0 and estimate(BIG_FOLDER_FILES + 3, checker.pace) in prompt.text.text()
+    assert f"{format_rate(rate)[:-2]} passages/s" in prompt.text.text()
+    assert f"about {format_left((BIG_FOLDER_FILES + 3) * PASSAGES_PER_FILE / rate)} on this computer" in prompt.text.text()
     assert [prompt.list.item(i).text() for i in range(prompt.list.count())] == [
         f"cache — {BIG_FOLDER_FILES:,} files", "notes — 2 files"]
     assert prompt.cancel_button.isDefault()

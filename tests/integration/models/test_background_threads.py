@@ -77,3 +77,29 @@ def test_a_sync_encodes_in_the_background_unless_told_not_to(tiny_library, tmp_p
     worker.start()
     worker.join(timeout=120)
     assert not worker.is_alive() and seen[-1] is True
+
+
+def test_a_query_s_one_thread_never_becomes_the_sync_s_setting(tiny_bi_encoder_dir, monkeypatch):
+    """torch's thread count is process-wide and a query sets it to 1 while it runs: an encoder loaded with the
+    default (0: torch's count) keeps the count it found at load, whatever torch's is when a batch starts."""
+    import torch
+
+    from searchapp.models import BiEncoder
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        enc = BiEncoder(str(tiny_bi_encoder_dir), device="cpu", precision="fp32", batch_size=8)
+        machine = Machine()
+        monkeypatch.setattr(bi_encoder, "usable_cores", lambda: 2)
+        enc._cpu_share = CpuShare(sample=machine)
+        torch.set_num_threads(1)  # left so by a query (or a race between a query's and a batch's restore)
+        enc.encode(TEXTS, background=True)
+        assert enc.last_threads == 2 and enc.stepping_aside() == (2, 2)  # a quiet machine: the setting
+        enc.encode(TEXTS)
+        assert enc.last_threads == 2
+        machine.others = 1.0
+        enc.encode(TEXTS, background=True)
+        assert enc.stepping_aside() == (1, 2)  # one core busy elsewhere: said, for the progress strip
+    finally:
+        torch.set_num_threads(before)
