@@ -26,6 +26,12 @@ keeps at least 45 % of its quiet rate). One JSON line per turn, and summary line
 {"bench": "busy_vs_quiet_rate", "ratio": cli+busy/cli, "goal": 0.45} (and the window's, when both ran).
 Vectors are committed COMMIT passages at a time in both ways (the default 256 would leave the poller two or
 three steps to time on a few hundred passages).
+
+Measured 2026-11-29 (AVX2-only 2-core AMD EPYC, shared with other work; decision 0108): 200 docs (470 passages,
+256-passage commits), load 10.4-10.9: CLI 2.74, window 3.15 passages/s, ratio 1.15; 100 docs (238 passages,
+32-passage commits), load 11.9-12.7: 0.43 and 0.43, ratio 1.00 (the GUI thread: 4.3 CPU-s in 832 s). Both runs
+were starved by the load (the CLI's sync got 43 CPU-s in 978 s): no time left was shown 60 s into embedding,
+as the estimator wants three reports spanning 10 s first, so `eta_error` needs a quieter machine.
 """
 
 from __future__ import annotations
