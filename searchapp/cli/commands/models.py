@@ -64,7 +64,21 @@ def _list(args, config: Config) -> int:
         print(printable(f"{e.role:<11}{e.source:<10}{size:>9}  {(e.sha256 or '-')[:12]:<14}{used:<22}{e.id}"))
         if e.problem:
             print(f"{'':<11}note: {printable(e.problem)}")
+    _offered({e.id for e in entries})
     return 0
+
+
+def _offered(installed: set[str]) -> None:
+    """The well-known models not installed yet, with their size, quality and speed (models/hub/plan.py)."""
+    from ...models.hub import KNOWN_MODELS
+
+    rest = [k for k in KNOWN_MODELS if k.repo_id not in installed]
+    if not rest:
+        return
+    print("\noffered (`searchapp models pull ID`, or the window's Download):")
+    for k in rest:
+        print(f"{k.role:<11}{k.size_mb:>6} MB  {k.repo_id}")
+        print(f"{'':<11}{k.note}" + (f"; {k.speed}" if k.speed else ""))
 
 
 class _ByteBar:

@@ -35,15 +35,41 @@ _UNUSABLE_WEIGHTS = PICKLE_SUFFIXES + OTHER_RUNTIME_SUFFIXES  # named when a rep
 class KnownModel:
     role: str  # "reranker" | "bi-encoder"
     repo_id: str
-    size_mb: int  # what a pull fetches, rounded
+    size_mb: int  # what a pull fetches, rounded (the hub's file list: weights, tokenizer, configs)
     note: str
+    mteb_retrieval: Optional[float] = None  # bi-encoders: the MTEB (English) retrieval average its model card gives
+    speed: str = ""  # passages per CPU-second on the reference CPU, beside the default's (bench_small_bi_encoders.py)
 
 
-# A short list the GUI offers; any other id works too.
+# A short list the GUI offers and `searchapp models list` names; any other id works too. The bi-encoders: small
+# models that score far above the default all-MiniLM-L6-v2 (MTEB retrieval 41.95) at its size; each declares its
+# pooling and prompts, which searchapp reads from its files (models/sentence_conventions.py, decision 0112).
+# Speed: measured on a 2-core AVX2-only AMD EPYC under load 12-14, chunk-sized passages, precision auto (fp32), 2
+# threads, as a BERT of each model's config.json shape with random weights (speed depends on the shape only; the
+# real weights could not be fetched there): bench_small_bi_encoders.py, 2026-11-29.
+# CPU seconds per passage against the default's, same run (32 passages, best of 2 rounds by turns): the default
+# 9.1 passages per CPU-second (3.51 CPU s), 6 x 384 8.8 (3.62 s), 12 x 384 4.8 (6.70 s), multilingual-e5 4.7
+# (6.77 s), 12 x 768 1.2 (25.7 s); wall 2.7 / 2.1 / 1.2 / 1.2 / 0.3 passages/s at load 12-14.
+SPEED_XS = "8.8 passages per CPU-second on the reference 2-core EPYC (the default: 9.1)"
+SPEED_S = "4.8 passages per CPU-second on the reference 2-core EPYC (the default: 9.1)"
+SPEED_ML = "4.7 passages per CPU-second on the reference 2-core EPYC (the default: 9.1)"
+SPEED_MPNET = "1.2 passages per CPU-second on the reference 2-core EPYC (the default: 9.1)"
 KNOWN_MODELS = (
     KnownModel("reranker", DEFAULT_RERANKER, 90, "fast English reranker (MS MARCO), the default"),
     KnownModel("reranker", "cross-encoder/ms-marco-MiniLM-L-12-v2", 130, "larger English reranker: better, ~2x slower"),
-    KnownModel("bi-encoder", "sentence-transformers/all-mpnet-base-v2", 440, "stronger English bi-encoder, ~5x slower"),
+    KnownModel("bi-encoder", "Snowflake/snowflake-arctic-embed-xs", 91,
+               "English, MTEB retrieval 50.15 (default 41.95), 22 M parameters: as fast as the default",
+               50.15, SPEED_XS),
+    KnownModel("bi-encoder", "BAAI/bge-small-en-v1.5", 134,
+               "English, MTEB retrieval 51.68, 33 M parameters: ~2x the default's time", 51.68, SPEED_S),
+    KnownModel("bi-encoder", "Snowflake/snowflake-arctic-embed-s", 134,
+               "English, MTEB retrieval 51.98, 33 M parameters: ~2x the default's time", 51.98, SPEED_S),
+    KnownModel("bi-encoder", "intfloat/e5-small-v2", 134,
+               "English, MTEB retrieval 49.04, 33 M parameters: ~2x the default's time", 49.04, SPEED_S),
+    KnownModel("bi-encoder", "intfloat/multilingual-e5-small", 493,
+               "~100 languages, 118 M parameters (most in its vocabulary): ~2x the default's time", None, SPEED_ML),
+    KnownModel("bi-encoder", "sentence-transformers/all-mpnet-base-v2", 440,
+               "English, MTEB retrieval 43.81, 110 M parameters: ~7x the default's time", 43.81, SPEED_MPNET),
     KnownModel("bi-encoder", "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", 470,
                "50+ languages, for files not in English"),
 )

@@ -112,8 +112,12 @@ def test_settings_offer_well_known_models_per_role(qtbot, hub, window, tiny_cros
     menus = {role: b.menu() for role, b in dlg.download_buttons.items()}
     ids = {role: [a.data() for a in m.actions() if a.data()] for role, m in menus.items()}
     assert ids["reranker"] == [DEFAULT_RERANKER, "cross-encoder/ms-marco-MiniLM-L-12-v2"]
-    assert ids["bi-encoder"] == ["sentence-transformers/all-mpnet-base-v2",
+    assert ids["bi-encoder"] == ["Snowflake/snowflake-arctic-embed-xs", "BAAI/bge-small-en-v1.5",
+                                 "Snowflake/snowflake-arctic-embed-s", "intfloat/e5-small-v2",
+                                 "intfloat/multilingual-e5-small", "sentence-transformers/all-mpnet-base-v2",
                                  "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"]
+    arctic = next(a for a in menus["bi-encoder"].actions() if a.data() == "Snowflake/snowflake-arctic-embed-xs")
+    assert "(about 91 MB)" in arctic.text() and "MTEB retrieval 50.15" in arctic.text()
     assert any(a.text() == "Other Hugging Face id…" for a in menus["reranker"].actions())
     # Choosing one asks first (what, from where, how big); a finished download fills the field, Save applies it.
     next(a for a in menus["bi-encoder"].actions() if a.data() == "sentence-transformers/all-mpnet-base-v2").trigger()
