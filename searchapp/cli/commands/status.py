@@ -13,6 +13,7 @@ from ...base.config import Config
 from ...base.errors import ConfigError
 from ...base.terminal import printable
 from ...library.sync.meaning_rate import left_note
+from ...models.sentence_conventions import describe_prompt
 from ..open_library import open_library as _library
 
 __all__ = ["register", "cmd_status", "print_status"]
@@ -72,6 +73,8 @@ def print_status(args, st, warm: Optional[int], out: Optional[TextIO] = None) ->
     b = st.bi_encoder
     say(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
         f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))
+    if b.get("query_prompt") is not None:  # the model's files were read (it is installed)
+        say("  " + bi_encoder_conventions(b))
     rr = st.reranker
     say(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
                   + (f" — {rr['message']}" if rr["message"] else "")))
@@ -91,6 +94,16 @@ def print_status(args, st, warm: Optional[int], out: Optional[TextIO] = None) ->
         for path, status, reason in st.failed:
             say(f"  [{status}] {printable(path)}: {printable(reason)}")
     return code
+
+
+def bi_encoder_conventions(b: dict) -> str:
+    """What the bi-encoder's files declare, as one line: `pooling: cls (the model's); query prompt: "Represent…";
+    passage prompt: none; normalized`."""
+    whose = " (the model's)" if b["pooling_setting"] == "auto" else " (models.pooling)"
+    source = " (from its model card)" if b["prompts_from"] == "model card" else ""
+    norm = "normalized" if b["declares_normalize"] else "normalized by searchapp (the model declares no Normalize)"
+    return (f"pooling: {b['pooling']}{whose}; query prompt: {describe_prompt(b['query_prompt'])}; "
+            f"passage prompt: {describe_prompt(b['passage_prompt'])}{source}; {norm}")
 
 
 def _status_exit_code(st) -> int:

@@ -214,8 +214,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         vectors=vectors,
         consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),
         failed=failed,
-        bi_encoder={"spec": m.bi_encoder, "pooling": m.pooling, "library_model": meta.get("model"),
-                    "library_pooling": meta.get("pooling"), "fingerprint": meta.get("model_fingerprint")},
+        bi_encoder=_bi_encoder_status(config, meta, identity),
         reranker=_reranker_status(config),
         device=describe_device(m.device, m.threads),
         notes=notes,
@@ -228,8 +227,23 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         query_path=_query_path(config, data_dir, identity),
         passage_path=describe_passage_path(
             m.device, m.precision, m.threads,
-            fused=identity is not None and identity.plain_bert and m.pooling in LAST_LAYER_POOLINGS),
+            fused=identity is not None and identity.plain_bert and identity.pooling in LAST_LAYER_POOLINGS),
     )
+
+
+def _bi_encoder_status(config: Config, meta: dict, identity: Optional[ModelIdentity]) -> dict:
+    """The configured bi-encoder as `status` shows it: the pooling that runs (models.pooling, or for "auto" the
+    model's declared one), what its files declare (prompts, normalization), and what the library was built with."""
+    m = config.models
+    conv = identity.conventions if identity is not None else None
+    return {"spec": m.bi_encoder, "pooling": identity.pooling if identity is not None else m.pooling,
+            "pooling_setting": m.pooling,
+            "query_prompt": conv.query_prompt if conv else None,
+            "passage_prompt": conv.passage_prompt if conv else None,
+            "prompts_from": conv.prompts_from if conv else None,
+            "declares_normalize": conv.normalize if conv else None,
+            "library_model": meta.get("model"), "library_pooling": meta.get("pooling"),
+            "library_passage_prompt": meta.get("passage_prompt"), "fingerprint": meta.get("model_fingerprint")}
 
 
 def _identity(config: Config) -> Optional[ModelIdentity]:
