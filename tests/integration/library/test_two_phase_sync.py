@@ -70,7 +70,8 @@ def test_words_first_then_meaning_newest_first(make_config, tiny_encoder, tmp_pa
             assert [os.path.basename(h.path) for h in hits] == [f"f{i:02d}.txt"]
         st = lib.status()
         assert (st.embedded, st.chunks, st.vectors) == (0, 12, 0) and st.consistent
-        assert st.to_json()["meaning"] == {"embedded": 0, "total": 12, "percent": 0}
+        assert st.to_json()["meaning"] == {"embedded": 0, "total": 12, "percent": 0,  # no sync measured a rate yet
+                                           "passages_per_s": None, "left_s": None}
         assert any(n.startswith("meaning: 0% of passages") for n in st.notes)
         res = lib.search("weather", mode="hybrid")
         assert res.hits and res.to_json()["meaning_percent"] == 0  # lexical side finds them meanwhile
@@ -159,7 +160,8 @@ def test_cli_words_only_then_index_and_status_json(tmp_path, tiny_bi_encoder_dir
     assert main(["--data-dir", data, "index", str(folder), "--words-only", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["chunks_pending"] == 4
     assert main(["--data-dir", data, "status", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["meaning"] == {"embedded": 0, "total": 4, "percent": 0}
+    assert json.loads(capsys.readouterr().out)["meaning"] == {"embedded": 0, "total": 4, "percent": 0,
+                                                               "passages_per_s": None, "left_s": None}
     assert main(["--data-dir", data, "status"]) == 0
     assert "meaning: 0% of passages" in capsys.readouterr().out
     assert main(["--data-dir", data, "search", "weather", "--json"]) == 0
@@ -180,8 +182,12 @@ def test_progress_strip_says_searchable_by_words_and_meaning(qtbot):
     view.show_progress("Re-syncing", Progress("embedding", 30, 100, meaning_message(37, 100)), 1.0)
     assert "Searchable by words · meaning: 37% of passages" in view.label.text()
     assert (view.bar.value(), view.bar.maximum()) == (30, 100)
-    view.show_progress("Re-syncing", Progress("extracting", 5, 10, "a.txt"), 2.0)
-    view.show_progress("Re-syncing", Progress("extracting", 8, 10, "b.txt"), 3.0)
+    # Time left once there is evidence enough (base/rate.py: EVIDENCE reports with progress over MIN_SPAN_S),
+    # not from the first batches.
+    for i, t in enumerate([2.0, 7.0, 12.0]):
+        view.show_progress("Re-syncing", Progress("extracting", 2 * (i + 1), 20, "a.txt"), t)
+    assert "left" not in view.label.text()
+    view.show_progress("Re-syncing", Progress("extracting", 8, 20, "b.txt"), 17.0)
     assert "left" in view.label.text()
     view.show_progress("Re-syncing", Progress("ocr", 1, 4, "scan.png"), 4.0)
     assert "Reading scans and images (OCR) 1 / 4" in view.label.text() and "left" not in view.label.text()
