@@ -42,6 +42,7 @@ from ...base.errors import ExtractionError
 from ...base.no_telemetry import quiet_onnxruntime
 from ...base.progress import CancelToken
 from .reading_order import lines_in_reading_order
+from .word_boxes import Line, line_words, quad_box
 
 __all__ = ["OcrEngine", "available_engine", "ocr_unavailable_reason", "engine_name", "fit_pixels",
            "ENGINE_ENV", "MAX_PAGE_PIXELS", "MAX_THREADS", "TESSERACT_TIMEOUT_S"]
@@ -251,15 +252,28 @@ class RapidOcr3Engine:
         except AttributeError:
             return False
 
-    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+    def lines(self, image) -> list[Line]:
+        """The page's text lines, each with its words, boxes in `image`'s own pixels (before fit_pixels):
+        what `recognize` reads and what the hOCR benchmark scores (tests/benchmarks/bench_ocr_scribe.py)."""
         import numpy as np
 
-        image = np.asarray(fit_pixels(image))
-        with self._lock:
-            out: Any = self._ocr(image)  # RapidOCROutput: boxes, txts and scores, None when nothing was found
+        fitted = fit_pixels(image)
+        scale = image.size[0] / max(1, fitted.size[0])
+        with self._lock:  # RapidOCROutput: boxes, txts, scores and word_results, None when nothing was found
+            out: Any = self._ocr(np.asarray(fitted), return_word_box=True)
         if out.boxes is None or not out.txts:
-            return ""
-        return lines_in_reading_order(zip(out.boxes, out.txts, out.scores, strict=True))
+            return []
+        found = list(out.word_results or ())
+        aligned = len(found) == len(out.txts)  # RapidOCR drops a line's words when it finds no box for them
+        lines: list[Line] = []
+        for i, (quad, text) in enumerate(zip(out.boxes, out.txts, strict=True)):
+            box = quad_box(quad, scale)
+            lines.append(((*box, text.strip()), line_words(box, text, found[i] if aligned else None, scale)))
+        return lines
+
+    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+        return lines_in_reading_order(
+            ([(b[0], b[1]), (b[2], b[3])], b[4], 1.0) for b, _words in self.lines(image))
 
 
 class TesseractEngine:
