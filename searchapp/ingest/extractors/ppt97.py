@@ -45,7 +45,7 @@ def read_ppt(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     if not ole.exists(STREAM):
         raise corrupt(f"PowerPoint file: the {STREAM!r} stream is missing")
     data = ole.stream(STREAM, max_bytes)
-    live = _live_records(data, ole.optional("Current User", 4096))
+    live = _live_records(data, ole.optional("Current User", 4096), cancel)
     data = live if live is not None else data
     damaged = [0]
     paragraphs = list(_texts(data, max_chars, cancel, damaged))
@@ -53,21 +53,53 @@ def read_ppt(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     return Document(clean_text("\n\n".join(paragraphs)), kind="ppt", notes=notes)
 
 
-def _live_records(data: bytes, current_user: Optional[bytes]) -> Optional[bytes]:
+def _live_records(data: bytes, current_user: Optional[bytes], cancel: Optional[CancelToken] = None) -> Optional[bytes]:
     """The records the presentation is made of now, in stream order, joined; None when the edit chain cannot be
     followed (then the whole stream is walked). A fast save appends new versions of the document and its slides
     and leaves the old ones in place: the "Current User" stream points at the last UserEditAtom, each edit at its
-    PersistDirectoryAtom (persist id -> offset) and at the edit before it; the newest offset of each id is live."""
+    PersistDirectoryAtom (persist id -> offset) and at the edit before it; the newest offset of each id is live.
+
+    Bounded by the stream: the live records are disjoint top-level records, so an offset inside a record already
+    taken is skipped (the joined bytes never exceed the stream), each directory is read once, and all directories
+    together may list no more offsets than the stream has 4-byte words (real ones are disjoint records of it)."""
+    offsets = _persist_offsets(data, current_user, cancel)
+    if not offsets:
+        return None
+    parts: list[bytes] = []
+    taken_end = 0
+    for n, off in enumerate(sorted(set(offsets.values()))):
+        if cancel is not None and n % _CHECK_EVERY == 0:
+            cancel.check()
+        if off + 8 > len(data):
+            return None
+        if off < taken_end:
+            continue  # inside the record before: a hostile or damaged directory, not a record of its own
+        taken_end = off + 8 + struct.unpack_from("<I", data, off + 4)[0]
+        parts.append(data[off:taken_end])
+    return b"".join(parts)
+
+
+def _persist_offsets(data: bytes, current_user: Optional[bytes],
+                     cancel: Optional[CancelToken]) -> Optional[dict[int, int]]:
+    """persist id -> its newest offset, from the edit chain; None when the chain cannot be followed."""
     if current_user is None or len(current_user) < 20:
         return None
     edit = struct.unpack_from("<I", current_user, 16)[0]  # offsetToCurrentEdit
     offsets: dict[int, int] = {}
     seen: set[int] = set()
+    directories: set[int] = set()
+    words_left = len(data) // 4
     while edit and edit not in seen and len(seen) < MAX_EDITS:
         seen.add(edit)
+        if cancel is not None:
+            cancel.check()
         if edit + 28 > len(data) or struct.unpack_from("<H", data, edit + 2)[0] != _USER_EDIT:
             return None
         last_edit, directory = struct.unpack_from("<II", data, edit + 16)
+        edit = last_edit
+        if directory in directories:
+            continue  # an older edit naming the same directory adds nothing new
+        directories.add(directory)
         if directory + 8 > len(data) or struct.unpack_from("<H", data, directory + 2)[0] != _PERSIST_DIRECTORY:
             return None
         end = min(directory + 8 + struct.unpack_from("<I", data, directory + 4)[0], len(data))
@@ -76,18 +108,15 @@ def _live_records(data: bytes, current_user: Optional[bytes]) -> Optional[bytes]
             word = struct.unpack_from("<I", data, at)[0]
             first, count = word & 0xFFFFF, word >> 20
             at += 4
+            words_left -= 1 + count
+            if words_left < 0:
+                raise corrupt("PowerPoint file: its persist directories list more offsets than the stream holds")
             if at + 4 * count > end:
                 return None
             for k, off in enumerate(struct.unpack_from(f"<{count}I", data, at)):
                 offsets.setdefault(first + k, off)  # the newest edit is met first
             at += 4 * count
-        edit = last_edit
-    parts: list[bytes] = []
-    for off in sorted(set(offsets.values())):
-        if off + 8 > len(data):
-            return None
-        parts.append(data[off:off + 8 + struct.unpack_from("<I", data, off + 4)[0]])
-    return b"".join(parts) if parts else None
+    return offsets
 
 
 def _texts(data: bytes, max_chars: Optional[int], cancel: Optional[CancelToken], damaged: list[int]):

@@ -211,6 +211,49 @@ def test_a_record_claiming_more_than_its_container_ends_that_container_only(tmp_
     assert doc.notes == ("1 damaged or unknown record(s) skipped",)
 
 
+
+# The edit chain of a hostile .ppt (a reviewer's finding: offsets that overlap, each claiming most of the stream,
+# made as many copies of it as offsets; one directory named by every edit was read again for each).
+
+def _edit_chain(stream: bytes, directories: list[int]) -> tuple[bytes, bytes]:
+    """`stream` with one UserEditAtom per directory appended (the newest last, naming the one before it), and the
+    "Current User" stream pointing at the newest."""
+    last = 0
+    for directory in directories:
+        at = len(stream)
+        stream += record(0x0FF5, struct.pack("<IHBBIIII", 0, 0, 0, 3, last, directory, 1, 2) + b"\0" * 4)
+        last = at
+    return stream, struct.pack("<HHI", 0, 0x0FF6, 20) + struct.pack("<III", 20, 0xE391C05F, last) + b"\0" * 8
+
+
+def test_overlapping_persist_offsets_never_collect_more_than_the_stream(tmp_path):
+    blob = b"\xff" * (1 << 20)  # records here all claim 4 GB, cut at the end of the stream
+    directory = record(0x1772, struct.pack("<I", 300 << 20) + struct.pack("<300I", *range(64, 364)))
+    stream, current_user = _edit_chain(directory + blob, [0])
+    live = ppt97._live_records(stream, current_user)
+    assert live is not None and len(live) <= len(stream)  # was ~300 copies of the megabyte
+    doc = extract(put(tmp_path, "bomb.ppt", cfb({"PowerPoint Document": stream, "Current User": current_user})))
+    assert doc.text == ""
+
+
+def test_one_directory_named_by_every_edit_is_read_once():
+    slide = record(0x03E8, text_atom("Only slide"), container=True)
+    directory = record(0x1772, struct.pack("<II", 1 << 20, 0) * 2000)  # most of the stream
+    stream, current_user = _edit_chain(slide + directory, [len(slide)] * 3)
+    assert ppt97._live_records(stream, current_user) == slide
+
+
+def test_directories_listing_more_offsets_than_the_stream_holds_fail():
+    # Directories nested in one another, each running to the end of the last: each one's header reads as an entry
+    # (count 0x177) of the one before it, so together they list far more words than the stream has.
+    step, k = 376 * 4, 20
+    stream = b"".join(struct.pack("<HHII", 0, 0x1772, (k - i) * step - 8, 373 << 20) + b"\0" * 4 * 373
+                      for i in range(k))
+    stream, current_user = _edit_chain(stream, [i * step for i in range(k)])
+    with pytest.raises(ExtractionError, match="list more offsets than the stream holds"):
+        ppt97._live_records(stream, current_user)
+
+
 def test_the_text_cap_stops_reading(tmp_path):
     doc = make_doc([("word " * 2000 + "\r", True)] * 50)
     assert len(extract(put(tmp_path, "long.doc", doc), max_chars=5000).text) <= 5000
