@@ -15,12 +15,18 @@ from __future__ import annotations
 from collections import deque
 from typing import Optional
 
-__all__ = ["RateEstimator", "RECENT", "EVIDENCE", "MIN_SPAN_S", "format_rate", "format_left"]
+__all__ = ["RateEstimator", "RECENT", "EVIDENCE", "MIN_SPAN_S", "PAUSED_STAGES", "format_rate", "format_left"]
 
 RECENT = 8  # reports the rate is taken over (the newest ones)
 EVIDENCE = 3  # reports with progress before any rate is shown
 MIN_SPAN_S = 10.0  # seconds those reports must span (further back if RECENT reports span less)
 _KEPT = 256  # reports kept to reach MIN_SPAN_S when they come fast (a GPU reports many a second)
+# Stages in which a job stands still while something else works (a writer handover: library/sync/handover.py's
+# WAITING). Its wait is no measure of the job's pace: a window spanning a 300 s wait made 64 passages/s read 6/s
+# and ten times the time left, for the next RECENT reports, and that rate was saved for `status`. No report says
+# when the wait ended (the next one comes a batch later), so the gap cannot be cut out exactly: every estimator
+# fed such a report starts over.
+PAUSED_STAGES = frozenset({"waiting"})
 
 
 class RateEstimator:

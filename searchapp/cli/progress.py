@@ -10,7 +10,7 @@ import time
 from typing import Any, Callable, Optional
 
 from ..base.progress import Progress
-from ..base.rate import RateEstimator, format_left, format_rate
+from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 
 __all__ = ["TerminalProgress"]
 
@@ -57,6 +57,8 @@ class TerminalProgress:
                                               refresh=True)
                 return
         else:
+            if p.stage in PAUSED_STAGES:  # a handover's wait: the pace after it is measured afresh
+                self._rate.reset()
             if self._bar is not None:
                 total = f"/{p.total}" if p.total else ""
                 self._bar.set_postfix_str(f"{p.stage} {p.done}{total}", refresh=True)

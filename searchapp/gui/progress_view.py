@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from ..base.progress import Progress
-from ..base.rate import RateEstimator, format_left, format_rate
+from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from .elided_label import ElidedLabel
 from .plain import plain_label, tooltip
 
@@ -44,6 +44,8 @@ class StripRate:
 
     def update(self, p: Progress, now: float) -> tuple[Optional[float], Optional[float]]:
         """(units/s, seconds left) of `p`'s stage, each None until there is evidence enough."""
+        if p.stage in PAUSED_STAGES:  # a handover's wait: the pace after it is measured afresh
+            self.reset()
         if p.stage not in RATE_UNITS or not p.total:
             return None, None
         if p.stage != self.stage:

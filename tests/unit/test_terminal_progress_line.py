@@ -54,3 +54,25 @@ def test_a_bar_over_many_quick_files_is_drawn_a_few_times_a_second_and_ends_at_t
     assert 5 <= len(drawn) <= 15, len(drawn)
     assert "1000/1000" in drawn[-1], drawn[-1]
     bar.close()
+
+
+def test_a_writer_handover_s_wait_is_not_counted_in_the_rate(monkeypatch):
+    """64 passages/s, then 300 s waiting for another writer: the line says 64/s again or no rate, never ~6/s."""
+    from searchapp.library.sync.handover import WAITING
+
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    for i in range(21):
+        now[0] = float(i)
+        bar(Progress("embedding", 64 * i, 100_000))
+    assert "64.0 passages/s" in err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    bar(Progress(WAITING, 0, 0, "another searchapp process is adding files"))
+    for k in range(1, 16):
+        now[0] = 320.0 + k
+        bar(Progress("embedding", 64 * (20 + k), 100_000))
+        line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+        assert "/s" not in line or "64.0 passages/s" in line, line
+    assert "64.0 passages/s" in line, line
+    bar.close()

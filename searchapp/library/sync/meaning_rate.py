@@ -14,7 +14,7 @@ import time
 from typing import Callable, Optional
 
 from ...base.progress import Progress, ProgressFn
-from ...base.rate import RateEstimator, format_left, format_rate
+from ...base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from ...store import Store
 
 __all__ = ["aside_note", "RATE_META", "SAVE_EVERY_S", "RememberRate", "remembered_rate", "probe_rate", "meaning_left_s",
@@ -46,6 +46,8 @@ class RememberRate:
             note = self.aside()
             if note:
                 p = Progress(p.stage, p.done, p.total, f"{p.message} · {note}" if p.message else note)
+        elif p.stage in PAUSED_STAGES:  # a handover's wait is not this machine's pace: neither shown nor saved
+            self.estimator.reset()
         if self.progress is not None:
             self.progress(p)
 

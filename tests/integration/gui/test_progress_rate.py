@@ -56,3 +56,24 @@ def test_the_big_folder_estimate_is_this_library_s_measured_pace():
     check.show_status(LibraryStatus(data_dir="/d", roots=[], files={"ok": 5}, chunks=500, vectors=0, consistent=True,
                                     failed=[], bi_encoder={}, reranker={}, device="CPU"))
     assert check.pace.rate == 2.5 and check.pace.per_file is None  # 5 files tell nothing of a new folder's
+
+
+def test_a_writer_handover_s_wait_is_not_counted_in_the_rate(qtbot):
+    """64 passages/s, then 300 s waiting for another writer: after it the strip says 64/s again or nothing, never
+    the ~6/s and ten-times time left that a window spanning the wait gives (the wait is no measure of the pace)."""
+    from searchapp.library.sync.handover import WAITING
+
+    view = ProgressView()
+    qtbot.addWidget(view)
+    view.start("Indexing docs")
+    for i in range(21):  # one batch of 64 a second
+        view.show_progress("Indexing docs", Progress("embedding", 64 * i, 100_000, MESSAGE), float(i))
+    assert view.rate == 64.0
+    view.show_progress("Indexing docs", Progress(WAITING, 0, 0, "another searchapp process is adding files"), 20.0)
+    assert view.rate is None and "left" not in view.label.text()
+    shown = []
+    for k in range(1, 16):  # the wait ended at 320 s; a batch a second again
+        view.show_progress("Indexing docs", Progress("embedding", 64 * (20 + k), 100_000, MESSAGE), 320.0 + k)
+        shown.append(view.rate)
+    assert all(r is None or r == 64.0 for r in shown), shown
+    assert shown[-1] == 64.0 and view.eta_seconds == (100_000 - 64 * 35) / 64.0

@@ -115,3 +115,23 @@ def test_a_sync_slowed_for_other_programs_says_so_with_its_progress(tiny_library
     remember(Progress("extracting", 3, 9, "a.txt"))
     assert seen[-1].message == "a.txt"  # only the meaning pass fits its threads
     assert aside_note(object()) == ""  # an encoder without threads to fit (a GPU's)
+
+
+def test_a_writer_handover_s_wait_is_not_remembered_as_the_rate(tiny_library):
+    """64 passages/s, then 300 s waiting for another writer, then 64/s again: what is saved for `status` and the
+    big-folder prompt stays 64/s, not the ~6/s of a window spanning the wait."""
+    from searchapp.library.sync.handover import WAITING
+
+    now = [0.0]
+    remember = RememberRate(tiny_library.store, None, clock=lambda: now[0])
+    for i in range(21):
+        now[0] = float(i)
+        remember(Progress("embedding", 64 * i, 100_000))
+    assert remembered_rate(tiny_library.store) == pytest.approx(64.0)
+    remember(Progress(WAITING, 0, 0, "another searchapp process is adding files"))
+    for k in range(1, 16):  # the wait ended at 320 s; past SAVE_EVERY_S since the last write, so each is saved
+        now[0] = 320.0 + k
+        remember(Progress("embedding", 64 * (20 + k), 100_000))
+        assert remember.estimator.rate() in (None, pytest.approx(64.0))
+    remember.save()
+    assert remembered_rate(tiny_library.store) == pytest.approx(64.0)
