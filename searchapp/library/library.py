@@ -93,6 +93,7 @@ class Library(LibraryServices):
         db = self.data_dir / DB_NAME
         self.store = Store(db, readonly=True, immutable_ok=True) if self.read_only else Store(db)
         self.models = ModelSet(config, encoder=encoder, reranker=reranker)
+        self.models.library_state = lambda: (self.reader().meta(), self.reader().has_chunks())
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
         # how a write waits for another process writing: a few seconds, then a clear error (the command line
         # waits its turn instead, saying for whom: cli/writer_wait.py)
@@ -267,6 +268,8 @@ class Library(LibraryServices):
                 embed: bool = True) -> SyncReport:
         """Drop every passage and vector and index all roots again with the current model and chunking."""
         with self._writing(check_model=False) as updates:
+            # Decided again once the passages are gone: the model's own pooling and prompts (library_keep).
+            self.models.library_emptied()
             return updates.reindex(progress, cancel, embed)
 
     def reindex_notice(self) -> Optional[str]:

@@ -13,13 +13,14 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from ..base.config import Config
 from ..base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
 from ..base.finite import require_finite
+from ..models.sentence_conventions import LibraryKeep, library_keep
 
 if TYPE_CHECKING:
     from ..models.onnx_query import OnnxQueryEncoder
@@ -113,6 +114,7 @@ class ModelSet:
         self._encoder = encoder
         # An encoder given from outside (tests, evaluation) answers its own queries: no export is made for it.
         self._export_tried = encoder is not None
+        self._given_encoder = encoder is not None
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
         self._reranker_exc: Optional[ModelLoadError] = None
@@ -126,6 +128,29 @@ class ModelSet:
         self._chunker: Any = None
         self._chunker_lock = threading.Lock()  # not MODELS_LOCK: chunking must not wait seconds for a model load
         self._loading: Optional[threading.Thread] = None  # load_encoder_ahead's thread
+        # (meta, has passages) of the library these models serve, set by Library: a library built before models'
+        # pooling and prompts were read keeps running as built (sentence_conventions.library_keep).
+        self.library_state: Optional[Callable[[], tuple[Mapping[str, str], bool]]] = None
+        self._keep: Optional[tuple[str, LibraryKeep]] = None  # (models.pooling it was decided for, the decision)
+
+    def keep(self) -> LibraryKeep:
+        """The pooling setting and whether prompts are used, for this library (sentence_conventions.library_keep)."""
+        configured = self.config.models.pooling
+        if self._keep is None or self._keep[0] != configured:
+            meta, has = self.library_state() if self.library_state is not None else ({}, False)
+            self._keep = (configured, library_keep(configured, meta, has))
+        return self._keep[1]
+
+    def library_emptied(self) -> None:
+        """A reindex is about to drop every passage: from then on the model's own pooling and prompts (what
+        `status` said a reindex would use), so what was loaded as the library was built is let go; keep() is
+        decided again at its next call (still as built if the reindex is refused before dropping anything)."""
+        if self._keep is not None and self._keep[1].kept:
+            with MODELS_LOCK:
+                if not self._given_encoder:  # an encoder handed in from outside is the caller's to choose
+                    self._encoder, self._export_tried = None, False
+                self._identity, self._query_encoder, self._onnx_query, self._chunker = None, None, None, None
+        self._keep = None
 
     # -- bi-encoder -----------------------------------------------------------
     @property
@@ -139,8 +164,8 @@ class ModelSet:
                 if self._encoder is None:
                     from ..models import BiEncoder  # torch loads only when a model is needed
 
-                    m = self.config.models
-                    encoder = BiEncoder(m.bi_encoder, pooling=m.pooling, device=m.device,
+                    m, keep = self.config.models, self.keep()
+                    encoder = BiEncoder(m.bi_encoder, pooling=keep.pooling, device=m.device, prompts=keep.prompts,
                                         precision=m.precision, batch_size=m.batch_size, threads=m.threads)
                     self._check_chunker(encoder)
                     self._encoder = encoder
@@ -226,8 +251,9 @@ class ModelSet:
         if self._identity is None:
             from ..models.identity import bi_encoder_identity
 
-            m = self.config.models
-            self._identity = bi_encoder_identity(m.bi_encoder, pooling=m.pooling)
+            keep = self.keep()
+            self._identity = bi_encoder_identity(self.config.models.bi_encoder, pooling=keep.pooling,
+                                                 prompts=keep.prompts)
         return self._identity
 
     def expected_meta(self) -> dict[str, str]:
@@ -236,7 +262,10 @@ class ModelSet:
 
         fingerprint, dim = self.identity()
         # The pooling that runs ("auto" resolved) and the passage prompt: from the loaded model, else its files.
-        return library_settings(self.config, fingerprint, dim, identity=self._encoder or self._file_identity())
+        meta = library_settings(self.config, fingerprint, dim, identity=self._encoder or self._file_identity())
+        if self.keep().kept and not self._given_encoder:
+            meta.pop("passage_prompt", None)  # still recorded as before prompts were read: kept on the next open
+        return meta
 
     def check_library(self, reader) -> None:
         """Raise ModelMismatchError when the library (`reader`, a Store) was built with another model, pooling
@@ -283,7 +312,8 @@ class ModelSet:
 
                     fingerprint, path, max_len = self._query_model()
                     self._onnx_query = load_onnx_query_encoder(self.query_cache_dir(), fingerprint, path,
-                                                               max_seq_length=max_len) or False
+                                                               max_seq_length=max_len,
+                                                               prompts=self.keep().prompts) or False
         if not self._onnx_query:
             return None
         try:
@@ -303,8 +333,8 @@ class ModelSet:
 
                     ident = self._file_identity()
                     self._query_encoder = load_query_encoder(
-                        ident.resolved.path, pooling=self.config.models.pooling,
-                        max_seq_length=ident.max_seq_length) or False
+                        ident.resolved.path, pooling=self.keep().pooling,
+                        max_seq_length=ident.max_seq_length, prompts=self.keep().prompts) or False
         if not self._query_encoder:
             return None
         try:
@@ -356,7 +386,7 @@ class ModelSet:
 
         fingerprint, path, max_len = self._query_model()
         # Not under MODELS_LOCK: a reranker or a query loading meanwhile must not wait seconds for the export.
-        if export_query_model(path, pooling=self.config.models.pooling, max_seq_length=max_len,
+        if export_query_model(path, pooling=self.keep().pooling, max_seq_length=max_len,
                               fingerprint=fingerprint, cache_dir=self.query_cache_dir()) is not None:
             self._onnx_query = None  # the next query loads it
 
@@ -368,7 +398,7 @@ class ModelSet:
             return self._onnx_query.description
         fingerprint, _, _ = self._query_model()
         dtype = str(self._encoder.dtype) if self._encoder is not None else None
-        return describe_query_path(self.query_cache_dir(), fingerprint, self.config.models.pooling,
+        return describe_query_path(self.query_cache_dir(), fingerprint, self.keep().pooling,
                                    loaded_dtype=dtype)
 
     # -- cross-encoder --------------------------------------------------------

@@ -107,6 +107,7 @@ class BiEncoder(ChunkingTokenizer):
         batch_size: int = 32,
         max_seq_length: Optional[int] = None,
         threads: int = 0,
+        prompts: bool = True,
     ) -> None:
         if pooling not in POOLING_MODES and pooling != "auto":
             raise ConfigError(f"models.pooling: unknown pooling {pooling!r} (known: auto, {', '.join(POOLING_MODES)})")
@@ -127,7 +128,8 @@ class BiEncoder(ChunkingTokenizer):
         path = self.resolved.path
         # What the model's own files declare (sentence_conventions.py): "auto" pooling takes theirs, and the
         # prompts go in front of every passage and query this encoder reads.
-        self.conventions = read_conventions(path)
+        # `prompts` False: a library built before they were read keeps running without (library_keep).
+        self.conventions = read_conventions(path, prompts=prompts)
         self.pooling = resolve_pooling(pooling, self.conventions, spec)
         self.query_prompt = self.conventions.query_prompt
         self.passage_prompt = self.conventions.passage_prompt

@@ -56,11 +56,12 @@ def model_fingerprint(weights_sha256: str, pooling: str, max_seq_length: int, pa
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def bi_encoder_identity(spec: str, *, pooling: str) -> ModelIdentity:
-    """`pooling`: models.pooling ("auto": the model's declared one)."""
+def bi_encoder_identity(spec: str, *, pooling: str, prompts: bool = True) -> ModelIdentity:
+    """`pooling`: models.pooling ("auto": the model's declared one); `prompts` False: the model's are not used
+    (sentence_conventions.library_keep)."""
     resolved = resolve_model(spec, kind="bi-encoder")
     path = resolved.path
-    conventions = read_conventions(path)
+    conventions = read_conventions(path, prompts=prompts)
     pooling = resolve_pooling(pooling, conventions, spec)
     cfg = _read_json(path / "config.json") or {}
     try:

@@ -248,7 +248,7 @@ def _trusted_file(path: Path, cache_dir: Path) -> bool:
 
 
 def load_onnx_query_encoder(cache_dir: Path, fingerprint: str, model_path: Path, *, max_seq_length: int,
-                            threads: int = QUERY_THREADS) -> Optional["OnnxQueryEncoder"]:
+                            threads: int = QUERY_THREADS, prompts: bool = True) -> Optional["OnnxQueryEncoder"]:
     """The cached export for this model, ready to encode; None when there is none (or onnxruntime is
     missing). A file that is there but fails any check is removed (the next sync exports it again)."""
     files = cache_files(cache_dir, fingerprint)
@@ -264,7 +264,7 @@ def load_onnx_query_encoder(cache_dir: Path, fingerprint: str, model_path: Path,
         if meta.get("max_seq_length") != max_seq_length:
             raise ValueError("exported for another max_seq_length")
         encoder = OnnxQueryEncoder(graph, model_path / "tokenizer.json", list(meta["inputs"]),
-                                   max_seq_length=max_seq_length, threads=threads, prompt=_query_prompt(model_path))
+                                   max_seq_length=max_seq_length, threads=threads, prompt=_query_prompt(model_path) if prompts else "")
         got = encoder.encode_text(PROBE)  # the probe was recorded without a prompt
         want = np.asarray(meta["probe"], dtype=np.float32)
         if got.shape != want.shape or not np.isfinite(got).all() or float(got @ want) < 0.99999:

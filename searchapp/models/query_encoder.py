@@ -38,13 +38,14 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return (s * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
 
 
-def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int) -> Optional["NumpyQueryEncoder"]:
+def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int,
+                       prompts: bool = True) -> Optional["NumpyQueryEncoder"]:
     """A NumPy encoder for the model folder `path`, or None when this model or pooling is not supported.
     `pooling`: models.pooling ("auto": the model's declared one); the model's query prompt goes in front."""
     from .sentence_conventions import read_conventions, resolve_pooling
 
     try:
-        conventions = read_conventions(path)
+        conventions = read_conventions(path, prompts=prompts)
         pooling = resolve_pooling(pooling, conventions)
     except ModelLoadError:  # the torch bi-encoder says why, in one line
         return None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from ..base.errors import ModelLoadError, UnsupportedFileError
 from ..base.safe_open import NOT_REGULAR, open_regular
@@ -26,7 +26,7 @@ from ..base.terminal import printable
 from .policy import REPO_FOLDER_PREFIX, repo_id_of_folder
 
 __all__ = ["Conventions", "read_conventions", "resolve_pooling", "MODEL_CARD_PROMPTS", "MAX_JSON_BYTES",
-           "MAX_PROMPT_CHARS", "describe_prompt"]
+           "MAX_PROMPT_CHARS", "describe_prompt", "LibraryKeep", "library_keep"]
 
 MAX_JSON_BYTES = 64 * 1024  # these files are a few hundred bytes; a bigger one is not a config
 MAX_PROMPT_CHARS = 1000  # the longest prompts in use are one sentence of instruction
@@ -59,10 +59,11 @@ class Conventions:
     prompts_from: str = ""  # "model files" | "model card" | "" (no prompts)
 
 
-def read_conventions(path: Path) -> Conventions:
+def read_conventions(path: Path, *, prompts: bool = True) -> Conventions:
     """The pooling, normalization and prompts the model folder `path` declares (beside its weights, or one
     level up where the weights sit in a module folder). Raises ModelLoadError (one line) for a file that is
-    not a regular file, too big, not JSON or of the wrong shape."""
+    not a regular file, too big, not JSON or of the wrong shape. `prompts` False: none, whatever the model
+    declares (a library built before prompts were read: library_keep)."""
     folder = _convention_folder(Path(path))
     modules = _read_json(folder / "modules.json", list) or []
     pooling_dir, normalize = None, False
@@ -80,6 +81,8 @@ def read_conventions(path: Path) -> Conventions:
         pooling = _declared_pooling(folder / pooling_dir / "config.json")
     query, passage = _prompts(folder / "config_sentence_transformers.json")
     source = "model files" if query or passage else ""
+    if not prompts:
+        return Conventions(pooling, normalize)
     if not source:
         card = MODEL_CARD_PROMPTS.get(_hub_id(folder) or "")
         if card:
@@ -99,6 +102,31 @@ def resolve_pooling(configured: str, conventions: Conventions, where: object = "
         raise ModelLoadError(f"{where} declares {declared} pooling, which searchapp does not offer; set "
                              "models.pooling to mean, cls or max to use it anyway")
     return declared
+
+
+@dataclass(frozen=True)
+class LibraryKeep:
+    """How a library's models run: `pooling` in place of models.pooling, `prompts` whether the model's are used."""
+    pooling: str
+    prompts: bool = True
+
+    @property
+    def kept(self) -> bool:
+        return not self.prompts
+
+
+def library_keep(configured: str, meta: Mapping[str, str], has_vectors: bool) -> LibraryKeep:
+    """A library that has vectors and records no passage prompt was built before searchapp read a model's
+    pooling and prompts (decision 0112, "Review mends"): it keeps running as it was built, with no prompts and,
+    under "auto", the pooling it recorded (then the default, mean), so an upgrade refuses no search. `status`
+    says that the model declares others and that `searchapp reindex` would use them; a reindex empties the
+    library first, so it takes the model's. A new library, or one built since, takes the model's; an explicit
+    pooling wins."""
+    if not has_vectors or "passage_prompt" in meta or not meta.get("model_fingerprint"):
+        return LibraryKeep(configured)
+    recorded = meta.get("pooling")
+    pooling = "mean" if configured == "auto" and recorded == "mean" else configured
+    return LibraryKeep(pooling, prompts=False)
 
 
 def describe_prompt(prompt: str) -> str:

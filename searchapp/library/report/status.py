@@ -13,6 +13,7 @@ import numpy as np
 from ...base.config import Config
 from ...base.errors import ModelLoadError, ModelNotFoundError
 from ...ingest.ocr.engine import ocr_unavailable_reason
+from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
 from ...store import Store
 from ...store.ledger import state_counts
 from ..sync.meaning_pass import meaning_percent, meaning_progress
@@ -176,7 +177,9 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
                                 state="missing" if gone else "ok", reason=gone))
     embedded, chunks = meaning_progress(db)
-    identity = _identity(config)
+    meta = db.meta()
+    keep = library_keep(config.models.pooling, meta, bool(embedded or chunks))
+    identity = _identity(config, keep)
     vectors = len(index) if index is not None else 0
     stored_ids = db.embedded_ids()  # passages waiting for a vector are not in the index yet, rightly
     have = index.ids() if index is not None else None
@@ -188,7 +191,6 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     # ids and as many as the stored ones less those (then it holds exactly them: each absent one is unusable).
     consistent = vectors + len(unusable) == embedded and (
         have is None or not len(np.setdiff1d(have, stored_ids, assume_unique=True)))
-    meta = db.meta()
     m = config.models
     during_reindex = reindex_notice(db)
     rate = remembered_rate(db)
@@ -197,7 +199,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
                          during_reindex or meaning_note(embedded, chunks, rate)) if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)
-    notes += [n for n in (ocr_status_note(config, ledger),) if n]
+    notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity)) if n]
     if len(unusable):
         why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
                "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
@@ -246,14 +248,37 @@ def _bi_encoder_status(config: Config, meta: dict, identity: Optional[ModelIdent
             "library_passage_prompt": meta.get("passage_prompt"), "fingerprint": meta.get("model_fingerprint")}
 
 
-def _identity(config: Config) -> Optional[ModelIdentity]:
-    """The configured bi-encoder read from its files, no model loaded (None: not installed, or unreadable)."""
+def _identity(config: Config, keep: Optional[LibraryKeep] = None) -> Optional[ModelIdentity]:
+    """The configured bi-encoder read from its files, no model loaded (None: not installed, or unreadable), as
+    this library runs it (`keep`: sentence_conventions.library_keep)."""
     from ...models.identity import bi_encoder_identity
 
+    keep = keep or LibraryKeep(config.models.pooling)
     try:
-        return bi_encoder_identity(config.models.bi_encoder, pooling=config.models.pooling)
+        return bi_encoder_identity(config.models.bi_encoder, pooling=keep.pooling, prompts=keep.prompts)
     except (ModelLoadError, OSError, ValueError):  # no model, or one status cannot read: nothing to say
         return None
+
+
+def _kept_note(config: Config, keep: LibraryKeep, running: Optional[ModelIdentity]) -> Optional[str]:
+    """One line when this library runs as it was built before models' own pooling and prompts were read, and
+    the model declares others: what it declares and that a reindex would use it (decision 0112)."""
+    if not keep.kept or running is None:
+        return None
+    declared = _identity(config)
+    if declared is None:
+        return None
+    differ = []
+    if declared.pooling != running.pooling:
+        differ.append(f"{declared.pooling} pooling")
+    if declared.query_prompt:
+        differ.append(f"the query prompt {describe_prompt(declared.query_prompt)}")
+    if declared.passage_prompt:
+        differ.append(f"the passage prompt {describe_prompt(declared.passage_prompt)}")
+    if not differ:
+        return None
+    return (f"the model declares {' and '.join(differ)}; this library, built before searchapp read them, keeps "
+            f"{running.pooling} pooling and no prompts: `searchapp reindex` would use the model's")
 
 
 def _query_path(config: Config, data_dir: str, identity: Optional[ModelIdentity]) -> str:
