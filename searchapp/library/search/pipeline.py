@@ -115,6 +115,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         return SearchResult(req.query, req.mode, hits, False, notices=[Notice(LISTING, LISTING_NOTICE)],
                             timings_ms=timings, filter_stats=scope.stats, group=req.group)
     dense: list[tuple[int, float]] = []
+    dense_cut = False  # the dense list stops short of the vectors in scope (a cosine below its last missed it)
     if want_dense and encode_query is not None and index is not None and len(index):
         qvec = q = encode_query(text)
         timings["encode"] = _ms(t0)
@@ -127,6 +128,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         available = len(scope.ids) if scope is not None else len(index)
         dense = (widen_to_files(fetch_dense, store.chunk_files, req.candidates, pool, available) if by_file
                  else fetch_dense(pool))
+        dense_cut = len(dense) < available
         timings["dense"] = _ms(t0)
     lexical: list[tuple[int, float]] = []
     # Hybrid: the BM25 of every dense hit comes with the lexical top (one pass; None: not asked that way).
@@ -148,8 +150,6 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                    else fetch_lex(pool))
         timings["lexical"] = _ms(t0)
 
-    dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
-    lexical_rank = {cid: r for r, (cid, _) in enumerate(lexical, start=1)}
     seen = list(dict.fromkeys([c for c, _ in dense] + [c for c, _ in lexical]))
     rows = store.chunks(seen)
     seen = [cid for cid in seen if cid in rows]  # a row deleted since the index was read
@@ -163,9 +163,12 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if req.mode == "hybrid":
         _fill_missing_stage_scores(text, scores, store, qvec, lexical_of_dense, prefixes)
         if embed_now is not None and encode_query is not None and req.embed_budget > 0:
-            qvec = _meaning_now(req, text, store, embed_now, encode_query, qvec, scores, lexical,
-                                {c: rows[c].file_id for c in seen} if by_file else None)
+            qvec, fresh = _meaning_now(req, text, store, embed_now, encode_query, qvec, scores, lexical,
+                                       {c: rows[c].file_id for c in seen} if by_file else None)
+            dense = _with_fresh(dense, fresh, dense_cut)
             timings["meaning_now"] = _ms(t0)
+    dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
+    lexical_rank = {cid: r for r, (cid, _) in enumerate(lexical, start=1)}
     top_words = max((s.lexical for s in scores.values() if s.lexical is not None), default=0.0)
     fused = _fuse(req, [c for c, _ in dense if c in rows], [c for c, _ in lexical if c in rows],
                   {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()}, seen)
@@ -286,10 +289,11 @@ def _share(bm25: Optional[float], top: float) -> float:
 def _meaning_now(req: SearchRequest, text: str, store: Store, embed_now: PassageEmbedder,
                  encode_query: Callable[[str], np.ndarray], qvec: Optional[np.ndarray],
                  scores: dict[int, StageScores], lexical: list[tuple[int, float]],
-                 file_of: Optional[dict[int, int]]) -> Optional[np.ndarray]:
+                 file_of: Optional[dict[int, int]]) -> tuple[Optional[np.ndarray], dict[int, float]]:
     """Give the best word matches that have no vector yet a cosine, embedding at most `req.embed_budget` of
     their passages: by files, each file's best passage by words (one per file, so the budget reaches as many
-    rows as it can). Returns the query vector (encoded here when the library had no vectors to search)."""
+    rows as it can). Returns the query vector (encoded here when the library had no vectors to search) and the
+    cosine of each passage embedded."""
     lacking = [cid for cid, _ in lexical if cid in scores and scores[cid].dense is None]
     if file_of is not None:
         firsts: dict[int, int] = {}
@@ -297,15 +301,35 @@ def _meaning_now(req: SearchRequest, text: str, store: Store, embed_now: Passage
             firsts.setdefault(file_of[cid], cid)
         lacking = list(firsts.values())
     if not lacking:
-        return qvec
+        return qvec, {}
     if qvec is None:
         qvec = encode_query(text)
     # A few more than the budget: passages this process embedded already cost nothing (FreshVectors).
     got = embed_now.vectors(store, lacking[: 4 * req.embed_budget], req.embed_budget)
     q = qvec.reshape(-1)
-    for cid, vec in got.items():
-        scores[cid].dense = float(vec @ q)
-    return qvec
+    cosines = {cid: float(vec @ q) for cid, vec in got.items()}
+    for cid, cosine in cosines.items():
+        scores[cid].dense = cosine
+    return qvec, cosines
+
+
+def _with_fresh(dense: list[tuple[int, float]], fresh: dict[int, float], cut: bool) -> list[tuple[int, float]]:
+    """The dense ranking with the passages embedded on the spot where their cosine puts them: had they had a
+    vector, the index would have returned them there. RRF reads ranks, not scores: outside this list such a
+    passage, no longer without a vector, would get its words' share alone and sink below the rows that have no
+    vector yet (decision 0109: a row shows "match" only when meaning counts in its rank). `cut`: the list stops
+    short of the vectors in scope, so a cosine below its last would not have been in it."""
+    if not fresh:
+        return dense
+    new = sorted(fresh.items(), key=lambda cs: -cs[1])
+    out: list[tuple[int, float]] = []
+    i = 0
+    for cid, s in dense:  # the index's own order kept; the new ones go in before the first lower cosine
+        while i < len(new) and new[i][1] > s:
+            out.append(new[i])
+            i += 1
+        out.append((cid, s))
+    return out if cut else out + new[i:]
 
 
 def _fill_missing_stage_scores(query: str, scores: dict[int, StageScores], store: Store, qvec: Optional[np.ndarray],

@@ -165,3 +165,29 @@ def test_no_similar_files_yet_says_why_while_meaning_fills():
     waiting = SearchResult("/docs/a.txt", "similar", [], False, meaning_percent=3)
     assert empty_text(waiting, False).startswith("No similar files yet. Wait while meaning is added (now 3%")
     assert empty_text(SearchResult("/docs/a.txt", "similar", [], False), False).startswith("No similar files. ")
+
+
+def test_with_rank_fusion_a_passage_embedded_on_the_spot_is_ranked_by_its_meaning_too(make_config, tiny_encoder,
+                                                                                       tmp_path):
+    """search.fusion = "rrf": RRF reads ranks, so the passages embedded on the spot go into the dense ranking by
+    their cosine. Left out of it, they got only their words' share (1 - w) and sank below every row still without
+    a vector (fused on its words at full weight), while showing "match" though meaning had no part in it."""
+    folder = make_folder(tmp_path)
+    cfg = make_config(models={"reranker": ""}, chunking={"title_context": False},
+                      search={"embed_on_search": 3, "rerank": False, "fusion": "rrf"})
+    with Library(cfg, encoder=tiny_encoder) as lib:
+        lib.add_folder(folder, embed=False)  # no vectors at all: the dense list holds every one there is
+        rrf_k, w = lib.config.search.rrf_k, lib.config.search.dense_weight
+        for group in ("file", "passage"):
+            lib.fresh.clear()  # the passage search embeds its own three, not the file search's again
+            hits = lib.search("weather", mode="hybrid", k=12, group=group).hits
+            matched = [h for h in hits if h.order_label == "match"]
+            assert len(matched) == 3, group
+            # dense ranks 1-3 by cosine, lexical ranks 1-3: above every word-only row (lexical rank 4 or later)
+            assert hits[:3] == matched, [(h.order_label, h.ranks) for h in hits]
+            by_cosine = sorted(matched, key=lambda h: -(h.scores.dense or 0.0))
+            assert [h.ranks.dense for h in by_cosine] == [1, 2, 3], group
+            for h in matched:  # meaning has its full part in the fused score
+                assert h.ranks.dense is not None and h.ranks.lexical is not None
+                want = w / (rrf_k + h.ranks.dense) + (1 - w) / (rrf_k + h.ranks.lexical)
+                assert abs(h.scores.fused - want) < 1e-9, (group, h.scores, h.ranks)
