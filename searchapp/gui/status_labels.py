@@ -34,6 +34,7 @@ class StatusLabels(QObject):
             make_plain(lab)
             bar.addPermanentWidget(lab)
         self.models.setText("Loading models…")
+        self.running: tuple[str, str] = ("", "")  # (bi-encoder, the pooling that runs) as the last status read it
         self.given_way: list[QLabel] = []  # hidden while the message needs their room
         bar.messageChanged.connect(self.fit)
         bar.installEventFilter(self)  # a narrower window: fit again
@@ -67,6 +68,8 @@ class StatusLabels(QObject):
                 self.given_way.append(lab)
 
     def show_status(self, st: LibraryStatus) -> None:
+        b = st.bi_encoder or {}
+        self.running = (str(b.get("spec") or ""), str(b.get("pooling") or ""))
         # Passages run on the device; queries may take another path (onnxruntime, NumPy): say both.
         queries = st.query_path.split(";")[0] if st.query_path else ""
         self.device.setText(f"Device: {st.device}" + (f" · queries: {queries}" if queries else ""))
@@ -84,7 +87,11 @@ class StatusLabels(QObject):
     def show_models(self, config: Config, ready: bool) -> None:
         m = config.models
         state = "" if ready else " (loading…)"
-        self.models.setText(f"Model: {os.path.basename(m.bi_encoder.rstrip('/')) or m.bi_encoder} ({m.pooling}){state}")
+        # "auto" is a setting: say the pooling that runs (the model's own, or the library's as built) once status
+        # has read it for this model.
+        pooling = self.running[1] if m.pooling == "auto" and self.running[0] == m.bi_encoder and self.running[1] \
+            else m.pooling
+        self.models.setText(f"Model: {os.path.basename(m.bi_encoder.rstrip('/')) or m.bi_encoder} ({pooling}){state}")
         self.fit()
 
     def show_reranker(self, state: str) -> None:

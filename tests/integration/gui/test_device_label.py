@@ -33,3 +33,21 @@ def test_device_tooltip_names_the_passage_precision(qtbot):
     form = "torch mixed bf16: bf16 matmuls, fp32 LayerNorm and residual sums (2 threads)"
     labels.show_status(dataclasses.replace(_status(""), passage_path=form))
     assert labels.device.toolTip().startswith(f"Passages: {form}\n")
+
+
+def test_model_label_names_the_pooling_that_runs_not_auto(qtbot, make_config):
+    import dataclasses
+
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    labels = StatusLabels(bar)
+    config = make_config(models={"bi_encoder": "/m/bge-small", "pooling": "auto"})
+    labels.show_models(config, True)
+    assert labels.models.text() == "Model: bge-small (auto)"  # nothing read yet
+    labels.show_status(dataclasses.replace(_status(""), bi_encoder={"spec": "/m/bge-small", "pooling": "cls"}))
+    labels.show_models(config, True)
+    assert labels.models.text() == "Model: bge-small (cls)"
+    labels.show_models(make_config(models={"bi_encoder": "/m/other", "pooling": "auto"}), False)
+    assert labels.models.text() == "Model: other (auto) (loading…)"  # another model's status says nothing of it
+    labels.show_models(make_config(models={"bi_encoder": "/m/bge-small", "pooling": "max"}), True)
+    assert labels.models.text() == "Model: bge-small (max)"
