@@ -25,12 +25,16 @@ from ..base.safe_open import open_regular_fd
 from .turns import RESUMES, WANTS, hand_raised, hand_text, lower_hand, raise_hand
 
 __all__ = ["writer_lock", "writer_holder", "writer_holder_info", "Holder", "WriterWait", "WriterTurn", "NOTICE_AFTER",
-           "REMIND_EVERY", "YIELDS", "BATCH_WAIT"]
+           "REMIND_EVERY", "YIELDS", "BATCH_WAIT", "HAND_GRACE", "IGNORED_QUIET"]
 
 NOTICE_AFTER = 0.5  # a wait shorter than this is a searcher's moment: nobody is told
 REMIND_EVERY = 60.0  # a long wait is told again this often, with the time waited
 YIELDS = "yields between batches"  # the lock file's third line while its holder hands over between batches
 BATCH_WAIT = 120.0  # a short wait (the window's) waits this long for a holder that hands over: a batch or so
+# A holder that handed over lets the lock lie free for raised hands this long at most, then takes it back: a live
+# waiter polls every 0.2 s; one that is stopped (Ctrl-Z, a debugger, a hung read) keeps its hand raised for ever.
+HAND_GRACE = 5.0
+IGNORED_QUIET = 30.0  # after a handover nobody took, the holder hands over again only this much later
 
 try:
     import fcntl
@@ -125,6 +129,10 @@ class WriterTurn:
         self.held = True  # False while handed over (and after a hand_over that did not get it back)
         self.handovers = 0
         self._yields = False
+        # From a hand_over until the holder has read the library again (sync/handover.py): its vector index in
+        # memory may be older than the file the other writer left, and must not be saved over it.
+        self.stale = False
+        self._quiet_until = 0.0  # a raised hand that let a handover pass is not answered again before this
 
     def say(self, yields: bool) -> None:
         """Write who holds the lock (pid, command line) and whether it hands over between batches."""
@@ -138,7 +146,7 @@ class WriterTurn:
 
     def wanted(self) -> bool:
         """Whether another writer waits for the lock now (a raised hand on writer.wants)."""
-        return fcntl is not None and hand_raised(self.data_dir / WANTS)
+        return fcntl is not None and time.monotonic() >= self._quiet_until and hand_raised(self.data_dir / WANTS)
 
     def resumer(self) -> Optional[Holder]:
         """The writer that handed the lock over and waits to go on with its meaning pass, if one does."""
@@ -154,7 +162,8 @@ class WriterTurn:
         try:
             self.held = False
             fcntl.flock(self._fd, fcntl.LOCK_UN)
-            _acquire(self._fd, self.data_dir, wait, after_waiters=True)
+            if _acquire(self._fd, self.data_dir, wait, after_waiters=True):
+                self._quiet_until = time.monotonic() + IGNORED_QUIET
             self.held = True
             self.handovers += 1
             self.say(self._yields)
@@ -189,19 +198,28 @@ def writer_lock(data_dir: Path, wait: Union[float, WriterWait] = 5.0) -> Iterato
         os.close(fd)  # closing releases the flock
 
 
-def _acquire(fd: int, data_dir: Path, how: WriterWait, after_waiters: bool = False) -> None:
+def _acquire(fd: int, data_dir: Path, how: WriterWait, after_waiters: bool = False) -> bool:
     """Take the flock on `fd`, waiting as `how` says, with a hand raised on writer.wants while it waits (unless
     `how` does not wait): a holder in its meaning pass then hands over at its next batch. `after_waiters`: the
-    lock is not taken while another writer waits for it (the one this holder just handed it to); no hand."""
+    lock is not taken while another writer waits for it (the one this holder just handed it to), unless the lock
+    lies free for HAND_GRACE seconds with a hand still raised (a waiter that is not running); no hand. Returns
+    whether it was taken past such a hand."""
     start = time.monotonic()
     told = None  # when on_wait was last called
     hand, raised = None, after_waiters or how.seconds == 0
+    free_since: Optional[float] = None  # since when the lock has lain free with a hand raised
     try:
         while True:
-            if not (after_waiters and hand_raised(data_dir / WANTS)):
+            if after_waiters and hand_raised(data_dir / WANTS):
+                free_since = (free_since or time.monotonic()) if writer_holder_info(data_dir) is None else None
+                deferring = free_since is None or time.monotonic() - free_since < HAND_GRACE
+            else:  # no hand up (the waiter came and went): taken as any writer takes it
+                free_since, deferring = None, False
+            if not deferring:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return  # the hand is lowered after the flock is taken: a holder never slips in between
+                    # the hand is lowered after the flock is taken: a holder never slips in between
+                    return free_since is not None
                 except BlockingIOError:
                     pass
             if not raised:

@@ -48,9 +48,11 @@ class Handover:
         report(self.progress, WAITING, 0, 0, "another searchapp process is adding files; embedding goes on after")
         # Until it is free, whatever the library's own wait: the writers handed to are quick (their words, no
         # meaning: Updates.run_sync); a cancel ends the wait, with every batch before it kept.
+        turn.stale = True  # until caught up, an error or a cancel must not save this index over the other's
         turn.hand_over(WriterWait(None, self._told, self.cancel))
         self.check_model()  # a reindex meanwhile may have changed the model: nothing is embedded with the old one
         self.vectors.catch_up()
+        turn.stale = False
         return True
 
     def _told(self, holder: Holder, waited: float) -> None:

@@ -103,6 +103,8 @@ class Updates:
         # Handed the lock by a writer that stepped aside in its meaning pass: only the words here, the meaning
         # joins the queue it goes on with (decision 0105), so one new file never waits for a whole backlog.
         resumer = self.turn.resumer() if embed and self.turn is not None else None
+        if resumer is not None and self._changes_meaning():
+            resumer = None  # its vectors would no longer mean what its queue does (it stops, review of 0105): embed here
         embed = embed and resumer is None
         if not work and (not embed or not self.store.pending_count()):
             return total
@@ -181,11 +183,19 @@ class Updates:
             return embed_pending(self.store, encoder, self.vectors, progress, cancel, batch=sync_module.BATCH_CHUNKS,
                                  between=handover.between, wanted=self.wanted, ready=self.ready)
 
+    def _changes_meaning(self) -> bool:
+        """Whether this sync records another model, pooling, chunking or prompt than the library's vectors had."""
+        from ...models.identity import reindex_reasons
+
+        stored = self.store.meta()
+        return bool(stored.get("model")) and bool(reindex_reasons(stored, self.models.expected_meta()))
+
     def _save_after_stop(self) -> None:
         """On Cancelled or an error: what was committed is saved with its generation. A second error while saving
-        must not hide the first one. Not when the lock was handed over and not taken back: the index file is
-        another writer's now, and the database has every batch."""
-        if self.turn is not None and not self.turn.held:
+        must not hide the first one. Not when the lock was handed over and not taken back, nor taken back and the
+        library not read again yet (a model changed meanwhile): the index file is another writer's, and the
+        database has every batch."""
+        if self.turn is not None and (not self.turn.held or self.turn.stale):
             return
         try:
             self.vectors.save()

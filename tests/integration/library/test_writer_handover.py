@@ -221,6 +221,88 @@ def test_a_waiter_that_dies_never_stalls_the_holder(tmp_path, backlog, tiny_enco
     assert procs and procs[0].stdout.read() == ("raised\n" if mode == "hand" else "")  # it never got the lock
 
 
+def test_a_stopped_waiter_never_stalls_the_holder(tmp_path, backlog, tiny_encoder, monkeypatch):
+    """A waiter alive but not running (a `searchapp index` Ctrl-Z'd while it waits, a debugger) keeps its hand
+    raised for ever: the holder lets the lock lie free for it a moment only, then takes it back and goes on."""
+    from searchapp.library import lock
+    from searchapp.library.sync.handover import WAITING
+
+    monkeypatch.setattr(lock, "HAND_GRACE", 0.5)  # a live waiter takes it within 0.2 s
+    config, big = backlog
+    data = Path(config.data_dir)
+    holder_enc = GatedEncoder(tiny_encoder)
+    procs: list[subprocess.Popen] = []
+
+    def gate(call: int) -> None:
+        if call == 2:  # the holder is embedding: a waiter comes, raises its hand, and is stopped
+            procs.append(subprocess.Popen([sys.executable, "-c", WAIT_FOR_LOCK, str(data), "lock"],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+            until(lambda: hand_raised(data / WANTS))
+            procs[0].send_signal(signal.SIGSTOP)
+
+    try:
+        with Library(config, encoder=holder_enc) as holder:
+            holder.add_folder(big, embed=False)
+            holder_enc.gate = gate
+            stop = CancelToken()
+            events: list = []
+            holding, held = run_on_thread(lambda: holder.sync(progress=events.append, cancel=stop))
+            assert finished(holding, stop) and "error" not in held, held
+            assert WAITING in [e.stage for e in events]  # it did hand over, and took the lock back
+            assert hand_raised(data / WANTS)  # the stopped waiter's hand is still up
+            assert holder.store.pending_count() == 0
+            assert len(holder_enc.texts) == len(set(holder_enc.texts)) == holder.store.chunk_count()
+    finally:
+        for proc in procs:
+            proc.kill()  # ends a stopped process too
+            proc.send_signal(signal.SIGCONT) if proc.poll() is None else None
+            proc.wait(60)
+    assert procs and procs[0].stdout.read() == ""  # stopped throughout, it never got the lock
+
+
+def test_a_model_changed_while_handed_over_stops_the_holder_without_saving_over_the_index(tmp_path, backlog,
+                                                                                           tiny_encoder):
+    """A reindex with another model let in between batches: the holder takes the lock back, finds the model
+    changed and stops; its index from before must not be saved over the one the reindex left."""
+    import sqlite3
+
+    from searchapp.base.errors import ModelMismatchError
+    from searchapp.library.index_keeper import index_path
+
+    config, big = backlog
+    data = Path(config.data_dir)
+    holder_enc = GatedEncoder(tiny_encoder)
+    theirs = b"the vector index the reindex left"
+    seen: dict = {}
+
+    def reindex_meanwhile(db: Path) -> None:
+        with writer_lock(data, WriterWait(None)) as turn:
+            assert turn.resumer() is not None  # handed over by the holder
+            with sqlite3.connect(db) as conn:
+                conn.execute("UPDATE meta SET value = 'someone/other-MiniLM' WHERE key = 'model'")
+                conn.execute("UPDATE meta SET value = 'another-fingerprint' WHERE key = 'model_fingerprint'")
+            conn.close()
+            index_path(data, config.index).write_bytes(theirs)
+
+    def gate(call: int) -> None:
+        if call == 2:
+            seen["other"] = run_on_thread(lambda: reindex_meanwhile(seen["db"]))
+            until(lambda: hand_raised(data / WANTS))
+
+    with Library(config, encoder=holder_enc) as holder:
+        holder.add_folder(big, embed=False)
+        seen["db"] = holder.store.path
+        holder_enc.gate = gate
+        stop = CancelToken()
+        holding, held = run_on_thread(lambda: holder.sync(cancel=stop))
+        assert finished(holding, stop)
+        other, done = seen["other"]
+        other.join(HANG_GUARD_S)
+        assert "error" not in done, done
+        assert isinstance(held.get("error"), ModelMismatchError), held
+        assert index_path(data, config.index).read_bytes() == theirs
+
+
 HOLD_YIELDING = textwrap.dedent("""
     import sys
     from pathlib import Path
