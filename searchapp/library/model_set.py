@@ -146,11 +146,16 @@ class ModelSet:
         `status` said a reindex would use), so what was loaded as the library was built is let go; keep() is
         decided again at its next call (still as built if the reindex is refused before dropping anything)."""
         if self._keep is not None and self._keep[1].kept:
-            with MODELS_LOCK:
-                if not self._given_encoder:  # an encoder handed in from outside is the caller's to choose
-                    self._encoder, self._export_tried = None, False
-                self._identity, self._query_encoder, self._onnx_query, self._chunker = None, None, None, None
+            self._let_go()
         self._keep = None
+
+    def _let_go(self) -> None:
+        """Forget the decision and what was loaded under it (not an encoder handed in: the caller chose it)."""
+        with MODELS_LOCK:
+            if not self._given_encoder:
+                self._encoder, self._export_tried = None, False
+            self._identity, self._query_encoder, self._onnx_query, self._chunker = None, None, None, None
+            self._keep = None
 
     # -- bi-encoder -----------------------------------------------------------
     @property
@@ -274,6 +279,9 @@ class ModelSet:
         if not reader.has_chunks():
             return
         from ..models.identity import reindex_message, reindex_reasons
+
+        if self._keep is not None and library_keep(self.config.models.pooling, stored, True) != self._keep[1]:
+            self._let_go()  # another process reindexed it since (or a reindex here was refused): decided again
 
         problem = reindex_message(reindex_reasons(stored, self.expected_meta()))
         if problem:

@@ -98,6 +98,14 @@ def test_an_e5_library_built_without_prompts_keeps_searching_and_an_explicit_poo
     explicit = make_config(models={"reranker": "", "bi_encoder": str(model), "pooling": "max", "threads": 1})
     with Library(explicit) as lib, pytest.raises(ModelMismatchError, match="pooling 'mean' \\(configured 'max'\\)"):
         lib.check_model()
+    with Library(config) as window:  # a long-lived process runs it as built while another one reindexes it
+        window.check_model()
+        assert "passage_prompt" not in window.models.expected_meta()
+        with Library(config) as other:
+            other.reindex()
+        window.check_model()  # not "passage prompt 'passage: ' (the configured model puts none …)"
+        assert window.models.expected_meta()["passage_prompt"] == "passage: "
+        assert window.search("tax return", mode="dense", rerank=False).hits
 
 
 def test_a_new_library_takes_the_models_declared_pooling(make_config, tiny_bi_encoder_dir, tmp_path):
