@@ -39,7 +39,7 @@ from .readers import Readers
 from .searches import Searches
 from .services import LibraryServices
 from .ocr.marks import mark_ocr
-from .search.meaning_now import FreshVectors, PassageEmbedder
+from .search.meaning_now import FreshVectors, PassageEmbedder, stack_or_nan
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
@@ -347,7 +347,7 @@ class Library(LibraryServices):
             return PassageEmbedder(enc.encode, self.fresh, str(enc.fingerprint))
         if not self.models.query_path_reads_passages():
             return None
-        return PassageEmbedder(lambda texts: np.stack([self.models.encode_query(t) for t in texts]))
+        return PassageEmbedder(lambda texts: stack_or_nan([self.models.encode_passage_lean(t) for t in texts]))
 
     def _ready_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
         """For this process's meaning pass: the vectors its searches embedded for these model inputs, taken."""

@@ -298,18 +298,27 @@ class ModelSet:
         ONNX Runtime on this library's export once the process is warm (the bi-encoder loaded, or a query
         answered already: the GUI, a sync, `watch`); for a cold command-line search, whose cost is start-up,
         a NumPy pass over the same weights (no torch, no onnxruntime import); torch when neither is there."""
-        vec = None
-        warm = self._encoder is not None or self._queries > 0
-        if warm:
-            vec = self._onnx_vector(query)
-        if vec is None:
-            vec = self._numpy_vector(query)
-        if vec is None and not warm:  # a model NumPy does not handle: the export still beats loading torch
-            vec = self._onnx_vector(query)
+        vec = self._lean_vector(query)
         if vec is None or not np.isfinite(vec).all():
             vec = self.encoder.encode_query(query)  # never waits behind a sync's encoder batch
         self._queries += 1
         require_finite(vec, self.config.models.bi_encoder, "for this query")
+        return vec
+
+    def encode_passage_lean(self, text: str) -> Optional[np.ndarray]:
+        """A passage's vector by the query path without torch (search/meaning_now.py, a cold process; only for a
+        model that reads queries and passages alike: query_path_reads_passages), or None where that path has
+        none. No torch fallback and no error: a passage without a finite vector is left out of one answer (the
+        embedder drops it), where encode_query would load torch for it and then fail the whole search."""
+        return self._lean_vector(text)
+
+    def _lean_vector(self, text: str) -> Optional[np.ndarray]:
+        warm = self._encoder is not None or self._queries > 0
+        vec = self._onnx_vector(text) if warm else None
+        if vec is None:
+            vec = self._numpy_vector(text)
+        if vec is None and not warm:  # a model NumPy does not handle: the export still beats loading torch
+            vec = self._onnx_vector(text)
         return vec
 
     def _onnx_vector(self, query: str) -> Optional[np.ndarray]:

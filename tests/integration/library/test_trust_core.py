@@ -196,6 +196,30 @@ def test_a_batch_with_nan_vectors_is_refused_and_the_library_stays_usable(tmp_pa
             lib.search("volcanoes", mode="dense")  # the query itself comes out NaN: one clean error
 
 
+def test_a_cold_search_leaves_out_a_passage_the_model_makes_nan_and_answers(tmp_path, tiny_bi_encoder_dir):
+    """Meaning on the spot in a cold process (no bi-encoder loaded: the query path, no torch). A passage whose
+    vector comes out NaN has no score in this answer; the search answers. Through encode_query it loaded torch for
+    that passage and then failed the whole search with "... for this query"."""
+    from searchapp.models import BiEncoder
+
+    bad = _poisoned_model(tiny_bi_encoder_dir, tmp_path / "nan-word", "volcanoes")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("The volcanoes and the weather of the island.", encoding="utf-8")
+    (notes / "b.txt").write_text("Notes on the weather of the harbour.", encoding="utf-8")
+    config = load_config(tmp_path / "lib", env={}, overrides={
+        "models": {"bi_encoder": str(bad), "reranker": ""}, "chunking": {"title_context": False},
+        "search": {"embed_on_search": 4, "rerank": False}})
+    with Library(config, encoder=BiEncoder(str(bad), device="cpu", precision="fp32", threads=1)) as lib:
+        lib.add_folder(notes, embed=False)
+    with Library(config) as lib:  # a command-line search
+        res = lib.search("weather", mode="hybrid", k=2)
+        assert lib.models.loaded_encoder is None  # no torch model loaded for the broken passage
+        assert lib.store.pending_count() == 2
+    labels = {os.path.basename(h.path): h.order_label for h in res.hits}
+    assert labels == {"a.txt": "words", "b.txt": "match"}, labels
+
+
 def test_a_library_holding_nan_vectors_from_an_older_version_still_works(tmp_path, tiny_bi_encoder_dir, tiny_encoder,
                                                                          capsys):
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\ndevice = "cpu"\n')
