@@ -223,20 +223,37 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
 
     reranked = False
     if rerank is not None and hits:
-        head, tail = hits[: req.rerank_depth], hits[req.rerank_depth:]
-        logits = rerank(text, [h.text for h in head])
+        hits = _reranked(req, text, hits, rerank, folded, file_of)
         timings["rerank"] = _ms(t0)
-        for h, logit in zip(head, logits, strict=True):
-            h.scores.rerank_logit = float(logit)
-            h.scores.rerank = float(1.0 / (1.0 + np.exp(-float(logit))))
-        if folded is not None:  # a row of repeated text keeps part of its relevance, as of its first-stage score
-            weigh_reranked(folded, head, file_of)
-        # Stable: equal logits keep their fused order.
-        head = sorted(head, key=lambda h: (-(h.scores.rerank or 0.0), -(h.scores.rerank_logit or 0.0)))
-        for r, h in enumerate(head, start=1):
-            h.ranks.rerank = r
-        hits = head + tail
         reranked = True
+    hits = _final(req, hits, no_meaning)
+    _attach_repeats(store, hits)
+    if folded is not None:
+        mark_folded(store, hits, file_of, folded)
+    timings["total"] = _ms(t0)
+    return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
+                        filter_stats=scope.stats if scope is not None else None, group=req.group)
+
+
+def _reranked(req: SearchRequest, text: str, hits: list[Hit], rerank: Callable[[str, list[str]], np.ndarray],
+              folded: Optional[Folded], file_of: dict[int, int]) -> list[Hit]:
+    """The first `req.rerank_depth` hits scored by the cross-encoder and put in its order; the rest after."""
+    head, tail = hits[: req.rerank_depth], hits[req.rerank_depth:]
+    logits = rerank(text, [h.text for h in head])
+    for h, logit in zip(head, logits, strict=True):
+        h.scores.rerank_logit = float(logit)
+        h.scores.rerank = float(1.0 / (1.0 + np.exp(-float(logit))))
+    if folded is not None:  # a row of repeated text keeps part of its relevance, as of its first-stage score
+        weigh_reranked(folded, head, file_of)
+    # Stable: equal logits keep their fused order.
+    head = sorted(head, key=lambda h: (-(h.scores.rerank or 0.0), -(h.scores.rerank_logit or 0.0)))
+    for r, h in enumerate(head, start=1):
+        h.ranks.rerank = r
+    return head + tail
+
+
+def _final(req: SearchRequest, hits: list[Hit], no_meaning: set[int]) -> list[Hit]:
+    """The top `req.k`, each with its final rank and the label of the score it shows."""
     hits = hits[: req.k]
     for r, h in enumerate(hits, start=1):
         h.ranks.final = r
@@ -244,12 +261,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         # hybrid row without meaning yet shows its words alone, so its number means what it will mean later.
         h.order_label = ("relevance" if h.scores.rerank is not None else
                          WORDS_LABEL if h.chunk_id in no_meaning else ORDER_LABEL[req.mode])
-    _attach_repeats(store, hits)
-    if folded is not None:
-        mark_folded(store, hits, file_of, folded)
-    timings["total"] = _ms(t0)
-    return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
-                        filter_stats=scope.stats if scope is not None else None, group=req.group)
+    return hits
 
 
 def _attach_repeats(store: Store, hits: list[Hit]) -> None:
