@@ -200,26 +200,9 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         file_fused = _fuse(req, dense_files, lexical_files,
                            {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
                            list(groups))
-        file_fused = file_fused[: max(req.candidates, req.k, req.rerank_depth)]
-        hits = []
-        for i, (fid, fscore) in enumerate(file_fused, start=1):
-            best, *others = groups[fid].passages
-            h = hit(best, i)
-            g = groups[fid]
-            h.scores = StageScores(dense=h.scores.dense, lexical=h.scores.lexical, fused=fscore,
-                                   words=_share(g.lexical, top_words) if req.mode == "hybrid" else None)
-            if req.mode == "hybrid" and g.dense is None:
-                no_meaning.add(best)
-            h.more = [hit(c, None) for c in others[:MORE_MAX]]
-            hits.append(h)
+        hits = _file_rows(req, groups, file_fused, hit, top_words, no_meaning)
     else:
-        # Keep as many candidates as either retriever asked for.
-        fused = fused[: max(req.candidates, req.k, req.rerank_depth)]
-        hits = [hit(cid, i) for i, (cid, _) in enumerate(fused, start=1)]
-        if req.mode == "hybrid":
-            for h in hits:
-                h.scores.words = _share(h.scores.lexical, top_words)
-            no_meaning.update(h.chunk_id for h in hits if h.scores.dense is None)
+        hits = _passage_rows(req, fused, hit, top_words, no_meaning)
 
     reranked = False
     if rerank is not None and hits:
@@ -233,6 +216,36 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     timings["total"] = _ms(t0)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=scope.stats if scope is not None else None, group=req.group)
+
+
+def _file_rows(req: SearchRequest, groups: dict, file_fused: list[tuple[int, float]],
+               hit: Callable[[int, Optional[int]], Hit], top_words: float, no_meaning: set[int]) -> list[Hit]:
+    """One row a file, its best passage first and its others in `more`; a hybrid row's words share, and its
+    passage added to `no_meaning` when its file has no vector among the candidates (decision 0109)."""
+    hits = []
+    for i, (fid, fscore) in enumerate(file_fused[: max(req.candidates, req.k, req.rerank_depth)], start=1):
+        best, *others = groups[fid].passages
+        h = hit(best, i)
+        g = groups[fid]
+        h.scores = StageScores(dense=h.scores.dense, lexical=h.scores.lexical, fused=fscore,
+                               words=_share(g.lexical, top_words) if req.mode == "hybrid" else None)
+        if req.mode == "hybrid" and g.dense is None:
+            no_meaning.add(best)
+        h.more = [hit(c, None) for c in others[:MORE_MAX]]
+        hits.append(h)
+    return hits
+
+
+def _passage_rows(req: SearchRequest, fused: list[tuple[int, float]], hit: Callable[[int, Optional[int]], Hit],
+                  top_words: float, no_meaning: set[int]) -> list[Hit]:
+    """One row a passage (as many candidates as either retriever asked for); in hybrid its words share, and
+    added to `no_meaning` when it has no vector."""
+    hits = [hit(cid, i) for i, (cid, _) in enumerate(fused[: max(req.candidates, req.k, req.rerank_depth)], start=1)]
+    if req.mode == "hybrid":
+        for h in hits:
+            h.scores.words = _share(h.scores.lexical, top_words)
+        no_meaning.update(h.chunk_id for h in hits if h.scores.dense is None)
+    return hits
 
 
 def _reranked(req: SearchRequest, text: str, hits: list[Hit], rerank: Callable[[str, list[str]], np.ndarray],
