@@ -6,7 +6,8 @@ The GUI's settings dialog uses this so saving a setting that does not touch a mo
 from __future__ import annotations
 
 from ..base.config import Config
-from ..models.identity import library_settings, reindex_reasons
+from ..base.errors import ModelLoadError, UnsupportedFileError
+from ..models.identity import bi_encoder_identity, library_settings, reindex_reasons
 from .library import Library
 
 __all__ = ["reopen_library", "needs_reindex"]
@@ -22,7 +23,21 @@ def _same(a: Config, b: Config, keys: tuple[str, ...]) -> bool:
 def needs_reindex(old: Config, new: Config) -> bool:
     """True when passages or vectors built under `old` cannot be used under `new` (the one rule:
     models.identity.reindex_reasons; chunking.title_context is soft, so it alone is not a reason)."""
-    return bool(reindex_reasons(library_settings(old), library_settings(new)))
+    a, b = library_settings(old), library_settings(new)
+    if a["pooling"] != b["pooling"] and "auto" in (a["pooling"], b["pooling"]):
+        # By name "auto" matches any pooling, but status and check_model compare the pooling that runs (the
+        # model's declared one): auto -> cls on a model that declares mean needs a reindex there, so here too.
+        a["pooling"], b["pooling"] = _pooling_that_runs(old), _pooling_that_runs(new)
+    return bool(reindex_reasons(a, b))
+
+
+def _pooling_that_runs(config: Config) -> str:
+    if config.models.pooling != "auto":
+        return config.models.pooling
+    try:
+        return bi_encoder_identity(config.models.bi_encoder, pooling="auto").pooling
+    except (ModelLoadError, UnsupportedFileError, OSError):
+        return "auto"  # a model that cannot be read: loading it says why, where it is used
 
 
 def reopen_library(old: Library, config: Config) -> Library:
