@@ -32,6 +32,9 @@ class StatusLabels(QObject):
                           ("indexLabel", self.index), ("rerankerLabel", self.reranker)):
             lab.setObjectName(name)
             make_plain(lab)
+            # A label may be cut rather than widen the window: a "(loading…)" must never make its minimum
+            # wider than a small screen (the layout uses this in place of the text's width).
+            lab.setMinimumWidth(1)
             bar.addPermanentWidget(lab)
         self.models.setText("Loading models…")
         self.running: tuple[str, str] = ("", "")  # (bi-encoder, the pooling that runs) as the last status read it
