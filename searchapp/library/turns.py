@@ -32,11 +32,8 @@ def raise_hand(path: Path, text: str = "") -> Optional[int]:
     """Hold a shared flock on `path` (the fd to pass to lower_hand), `text` written in it for whoever looks; None
     where it cannot be held (no flock, a data dir that cannot be written): then nobody is told, which only makes
     the wait longer."""
-    if fcntl is None:
-        return None
-    try:
-        fd = open_regular_fd(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except (OSError, UnsupportedFileError):
+    fd = _open_hand(path)
+    if fd is None:
         return None
     try:
         fcntl.flock(fd, fcntl.LOCK_SH)  # blocks only while another process looks (an exclusive try, a moment)
@@ -46,6 +43,16 @@ def raise_hand(path: Path, text: str = "") -> Optional[int]:
     except OSError:
         pass  # the flock is what counts; a full disk leaves the text out
     return fd
+
+
+def _open_hand(path: Path) -> Optional[int]:
+    """The hand file's fd (never through a link, 0600), or None where no flock can be held."""
+    if fcntl is None:
+        return None
+    try:
+        return open_regular_fd(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except (OSError, UnsupportedFileError):
+        return None
 
 
 def lower_hand(fd: Optional[int]) -> None:
@@ -60,11 +67,8 @@ def hand_raised(path: Path) -> bool:
 
 def hand_text(path: Path) -> Optional[str]:
     """The text of a raised hand on `path` ("" when it wrote none), or None when no hand is raised."""
-    if fcntl is None:
-        return None
-    try:
-        fd = open_regular_fd(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except (OSError, UnsupportedFileError):
+    fd = _open_hand(path)
+    if fd is None:
         return None
     try:
         try:
