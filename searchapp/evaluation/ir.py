@@ -15,13 +15,13 @@ from typing import Iterable, Optional
 
 from ..base.config import Config
 from ..base.progress import CancelToken, ProgressFn, report
+from ..base.search_modes import SIDES_THEN_FUSED
 from ..datasets.beir import BeirCollection, load_beir
 from .judgements import check_judgements
 from .metrics import evaluate_run
 
-__all__ = ["write_corpus", "evaluate_ir", "MODES"]
+__all__ = ["write_corpus", "evaluate_ir"]
 
-MODES = ("dense", "lexical", "hybrid")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -40,7 +40,7 @@ def write_corpus(collection: BeirCollection, folder: Path) -> dict[str, str]:
     return paths
 
 
-def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = MODES, rerank: Optional[bool] = None,
+def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = SIDES_THEN_FUSED, rerank: Optional[bool] = None,
                 depth: int = 100, split: str = "test", max_queries: Optional[int] = None,
                 encoder=None, reranker=None, strict: bool = False,
                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict:

@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
+from ..base.search_modes import SEARCH_MODES
 from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.preview import file_text
@@ -84,7 +85,7 @@ class SearchController(QObject):
         self.search_box.installEventFilter(self)
         self.mode_box = QComboBox()
         self.mode_box.setObjectName("modeBox")
-        self.mode_box.addItems(["hybrid", "dense", "lexical"])
+        self.mode_box.addItems(list(SEARCH_MODES))
         self.mode_box.setCurrentText(config.search.mode)
         self.mode_box.setToolTip("hybrid: meaning and words fused; dense: meaning only; lexical: words only (BM25)")
         self.rerank_box = QCheckBox("Rerank")

@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from ..base.private import create_private_file
+from ..base.search_modes import SEARCH_MODES
 
 __all__ = ["open_ui_settings", "restore_ui_state", "save_ui_state", "forget_query_unless_kept"]
 
@@ -40,7 +41,7 @@ def restore_ui_state(win, s: QSettings) -> None:
     if not forget_query_unless_kept(win, s):
         win.search.search_box.setText(str(s.value("last_query", "") or ""))
     mode = str(s.value("mode", "") or "")
-    if mode in ("hybrid", "dense", "lexical"):
+    if mode in SEARCH_MODES:
         win.search.mode_box.setCurrentText(mode)
 
 

@@ -23,6 +23,7 @@ from ..base.config import Config
 from ..base.errors import ConfigError
 from ..base.member_paths import key_of
 from ..base.progress import CancelToken, ProgressFn
+from ..base.search_modes import check_mode
 from ..store import Store
 from ..store.ledger import files_in_state
 from .data_dir import DB_NAME, open_data_dir, read_only_error
@@ -291,9 +292,7 @@ class Library(LibraryServices):
         index opens in the background (load_in_background), a hybrid search waits at most this many seconds for
         it, then answers by words (a LOADING notice); None waits for it, as does dense mode."""
         s = self.config.search
-        mode = mode or s.mode
-        if mode not in ("hybrid", "dense", "lexical"):
-            raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        mode = check_mode(mode or s.mode)
         query, cut = capped_query(query)  # its first 1,000 words at most, with a note (query/length.py)
         parsed = None if literal else read_query(query)  # a long question's quotes are words (as_searched)
         warnings = [cut] if cut else []

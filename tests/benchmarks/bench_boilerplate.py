@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_quality import DATA, bench_config, load_collection, ndcg10, prepare, trecqa_collection  # noqa: E402
 
+from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
 from searchapp.evaluation.ir import write_corpus  # noqa: E402
 
 CACHE = Path(os.environ.get("SEARCHAPP_BENCH_BOILERPLATE", "/tmp/searchapp-bench-boilerplate"))
@@ -58,7 +59,7 @@ FOOTER_QUERIES = [
 DISCLAIMER = ("Medical disclaimer: this summary is provided for research and education only and is not a substitute "
               "for professional medical advice, diagnosis or treatment. Always ask a physician about symptoms, "
               "drugs, dosage and therapy; results of clinical studies may not apply to an individual patient.")
-MODES = ("hybrid", "dense", "lexical")
+MODES = SEARCH_MODES
 VARIANTS = {"before": {"fold_repeats": False}, "after": {}}
 
 

@@ -48,10 +48,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_quality import bench_config, load_collection, ndcg10  # noqa: E402
 
+from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
 from searchapp.evaluation.ir import write_corpus  # noqa: E402
 
 CACHE = Path(os.environ.get("SEARCHAPP_BENCH_CACHE", "/tmp/searchapp-bench-partial"))
-MODES = ("lexical", "hybrid", "dense")
+MODES = SEARCH_MODES
 
 
 def cpu_note() -> str:

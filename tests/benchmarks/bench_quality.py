@@ -43,6 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from searchapp.base.search_modes import SIDES_THEN_FUSED  # noqa: E402
 from searchapp.base.config import Config  # noqa: E402
 from searchapp.datasets.beir import BeirCollection, load_beir  # noqa: E402
 from searchapp.evaluation.ir import write_corpus  # noqa: E402
@@ -52,7 +53,7 @@ from searchapp.store.db import fts_query  # noqa: E402
 DATA = next((p for p in (Path(__file__).resolve().parents[3] / "shared" / "data", Path("/work/shared/data"))
              if p.is_dir()), Path("../shared/data"))
 CACHE = Path(os.environ.get("SEARCHAPP_BENCH_CACHE", "/tmp/searchapp-bench-quality"))
-MODES = ("dense", "lexical", "hybrid")
+MODES = SIDES_THEN_FUSED  # as `eval ir` orders them
 
 
 def trecqa_collection(path: Path) -> BeirCollection:

@@ -24,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
 from searchapp.base.config import load_config  # noqa: E402
 from searchapp.library import Library  # noqa: E402
 from searchapp.store import NewChunk, Store  # noqa: E402
@@ -147,7 +148,7 @@ def main() -> None:
             print(json.dumps({"bench": "query", "n": n, "hnsw_build_s": round(build_s, 2), "recall_at_10": round(recall, 4),
                               "ef_search": cfg.index.ef_search, "candidates": cfg.search.candidates}), flush=True)
             results = {}
-            for mode in ("dense", "hybrid", "lexical"):
+            for mode in SEARCH_MODES:
                 for name, lib in (("hnsw", hnsw), ("exact", exact)):
                     if mode == "lexical" and name == "exact":
                         continue

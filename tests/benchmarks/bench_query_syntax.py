@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_duplicates  # noqa: E402
 import bench_query  # noqa: E402
+from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
 from searchapp.base.config import load_config  # noqa: E402
 from searchapp.library import Library  # noqa: E402
 from searchapp.library.query.syntax import parse_query  # noqa: E402
@@ -119,7 +120,7 @@ def main() -> None:
     cpu = "AVX-512 BF16" if "avx512_bf16" in Path("/proc/cpuinfo").read_text() else "no AVX-512 BF16"
     with Library(load_config(data, env={}), encoder=cached) as lib:
         lib.index()
-        for mode in ("lexical", "dense", "hybrid"):
+        for mode in SEARCH_MODES:
             base = None
             for name, texts in cases.items():
                 p50, p95, res = timed(lambda q, mode=mode: lib.search(q, k=10, mode=mode, rerank=False), texts)

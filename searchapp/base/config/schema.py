@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from ..search_modes import SEARCH_MODES
 from .checks import check_device, check_value, describe_allowed, merge_checked
 
 __all__ = [
@@ -98,7 +99,7 @@ class IndexConfig:
 @dataclass(frozen=True)
 class SearchConfig:
     k: int = _f(10, "Hits returned.", min=1, max=10_000)
-    mode: str = _f("hybrid", "hybrid (dense + lexical fused), dense or lexical.", choices=("hybrid", "dense", "lexical"))
+    mode: str = _f("hybrid", "hybrid (dense + lexical fused), dense or lexical.", choices=SEARCH_MODES)
     candidates: int = _f(50, "Candidates per retriever, fused, then reranked (rerank depth).", min=1, max=10_000)
     rrf_k: int = _f(60, "Reciprocal rank fusion constant.", min=1, max=100_000)
     rerank: bool = _f(True, "Rerank candidates with the cross-encoder when one is available.")

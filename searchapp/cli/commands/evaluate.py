@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ...base.config import Config
+from ...base.search_modes import SIDES_THEN_FUSED
 from ...base.terminal import printable
 from . import train_eval
 
@@ -21,7 +22,7 @@ def register(sub) -> None:
     e = ev.add_parser("ir", help="nDCG@10, MRR@10, Recall@10/@100 per mode on a BEIR-layout folder")
     e.add_argument("dir", metavar="DIR")
     e.add_argument("--split", default="test", help="qrels split (qrels/<split>.tsv)")
-    e.add_argument("--modes", default="dense,lexical,hybrid", help="comma-separated modes")
+    e.add_argument("--modes", default=",".join(SIDES_THEN_FUSED), help="comma-separated modes")
     e.add_argument("--no-rerank", action="store_true", help="skip reranked variants")
     e.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or id")
     e.add_argument("--max-queries", type=int, help="evaluate only the first N judged queries")

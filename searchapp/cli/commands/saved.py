@@ -9,6 +9,7 @@ import json
 import sys
 
 from ...base.config import Config
+from ...base.search_modes import SEARCH_MODES
 from ...base.terminal import printable, use_color
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
@@ -25,7 +26,7 @@ def register(sub) -> None:
     p = ss.add_parser("add", help="save QUERY (fields like type:pdf included) as NAME and run it once")
     p.add_argument("name", metavar="NAME")
     p.add_argument("query", metavar="QUERY")
-    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], help="retrieval mode (default from config)")
+    p.add_argument("--mode", choices=SEARCH_MODES, help="retrieval mode (default from config)")
     p.add_argument("--k", type=int, help="files in its list (default from config: 10)")
     p.add_argument("--literal", action="store_true", help="search the words as typed (no query syntax)")
     p.add_argument("--replace", action="store_true", help="replace a saved search of the same name")

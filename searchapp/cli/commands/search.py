@@ -11,6 +11,7 @@ import sys
 from typing import Any, Callable, Optional, TextIO
 
 from ...base.config import Config
+from ...base.search_modes import SEARCH_MODES
 from ...base.terminal import printable, use_color
 from ..filter_options import add_filter_options, filters_from
 from ..open_library import open_library as _library
@@ -29,7 +30,7 @@ def register(sub) -> None:
     s.add_argument("query", help="the query; '-' reads one query per line from standard input and prints one line "
                    "per input line (tab-separated: query, then each hit; JSON lines with --json)")
     s.add_argument("--k", type=int, help="number of hits (default from config: 10)")
-    s.add_argument("--mode", choices=["hybrid", "dense", "lexical"], help="retrieval mode (default hybrid)")
+    s.add_argument("--mode", choices=SEARCH_MODES, help="retrieval mode (default hybrid)")
     s.add_argument("--no-rerank", action="store_true", help="skip the cross-encoder")
     s.add_argument("--reranker", metavar="PATH", help="cross-encoder folder or Hugging Face id (overrides config)")
     s.add_argument("--candidates", type=int, help="candidates per retriever, reranked (default 50)")

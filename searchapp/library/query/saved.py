@@ -25,6 +25,7 @@ from typing import Optional, Sequence
 
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
+from ...base.search_modes import check_mode
 from ...store.searches import SEARCHES_DB, SavedRow, SearchesDB, SearchesError
 from .check import is_empty_query
 from .length import capped_query
@@ -32,7 +33,6 @@ from .length import capped_query
 __all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SEARCHES_DB", "SearchesError", "check_name"]
 
 log = logging.getLogger(__name__)
-MODES = ("hybrid", "dense", "lexical")
 NAME_MAX = 200
 
 
@@ -163,9 +163,7 @@ class SavedSearches:
         if is_empty_query(query):
             raise ConfigError("a saved search needs a query")
         s = self.library.config.search
-        mode = mode or s.mode
-        if mode not in MODES:
-            raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        mode = check_mode(mode or s.mode)
         k = s.k if k is None else check_setting("search.k", k)
         with SearchesDB(self.data_dir) as db:
             if not replace and db.saved_one(name) is not None:

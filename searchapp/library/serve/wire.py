@@ -26,6 +26,7 @@ import dataclasses
 import json
 from typing import Any, Optional
 
+from ...base.search_modes import SEARCH_MODES
 from ...base.types import Hit, StageRanks, StageScores
 from ..search.result import Notice, SearchResult
 from .exchange import MAX_REPLY, SOCKET_NAME, VERSION, context, encode
@@ -37,7 +38,7 @@ __all__ = ["VERSION", "SOCKET_NAME", "LOCK_NAME", "MAX_REQUEST", "MAX_REPLY", "W
 LOCK_NAME = "warm.lock"  # held by the serving process for as long as it serves: one server per library
 MAX_REQUEST = 64 * 1024  # a query, its filters and settings: far below this
 MAX_HITS = 100_000
-_MODES = (None, "hybrid", "dense", "lexical")
+_MODES = (None, *SEARCH_MODES)
 _GROUPS = (None, "file", "passage")
 
 

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.cli.main import main
 from searchapp.library import Library
 
@@ -90,7 +91,7 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
-@pytest.mark.parametrize("mode", ["hybrid", "dense", "lexical"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_a_footer_common_to_many_files_takes_one_row(lib, mode):
     hits = lib.search(QUERY, mode=mode, k=10).hits
     names = [_name(h.path) for h in hits]
@@ -112,7 +113,7 @@ def test_a_file_whose_own_words_match_keeps_its_row(lib):
     assert "pep-0001.txt" in names and "pep-0003.txt" in names, names
 
 
-@pytest.mark.parametrize("mode", ["hybrid", "dense", "lexical"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_shown_scores_never_rise_down_the_list(lib, mode):
     for query in (QUERY, "public domain document", "deque constant time"):
         values = [h.shown_score[0] for h in lib.search(query, mode=mode, k=10).hits]
@@ -140,7 +141,7 @@ def test_reranked_repeated_text_keeps_half_its_relevance(lib, tiny_cross_encoder
     assert values == sorted(values, reverse=True)
 
 
-@pytest.mark.parametrize("mode", ["hybrid", "dense", "lexical"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_exact_copies_take_one_row(lib, mode):
     hits = lib.search("deque ring buffer of blocks", mode=mode, k=5).hits
     names = [_name(h.path) for h in hits]

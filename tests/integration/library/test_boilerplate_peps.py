@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.library import Library
 from searchapp.library.search.boilerplate import find_common
 
@@ -151,7 +152,7 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
-@pytest.mark.parametrize("mode", ["lexical", "hybrid", "dense"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 @pytest.mark.parametrize("query", QUERIES)
 def test_peps_matched_through_their_footer_take_one_row_below_the_files_on_its_topic(lib, mode, query):
     hits = lib.search(query, mode=mode, k=10).hits

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import discover_corpus
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.base.errors import ConfigError
 from searchapp.cli.main import main
 from searchapp.library import Library, SearchFilters
@@ -37,7 +38,7 @@ def names(res, docs) -> list[str]:
     return [Path(h.path).relative_to(docs).as_posix() for h in res.hits]
 
 
-@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_folder_filter_returns_k_hits_from_a_small_subset(indexed, mode):
     docs, config, enc = indexed
     # Lexical hits need the words: the subset's own rare words are added (BM25 of the bulk files is unchanged).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.library import Library
 
 EMBEDDED = {  # a folder whose meaning is done; none of these shares a word with the query below
@@ -51,7 +52,7 @@ def test_once_everything_is_embedded_hybrid_orders_by_both_signals(partial):
     assert top.path.endswith("glacier.txt") and top.scores.dense is not None
 
 
-@pytest.mark.parametrize("mode", ["hybrid", "dense", "lexical"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 @pytest.mark.parametrize("group", ["file", "passage"])
 def test_the_shown_score_never_rises_down_the_list(partial, mode, group):
     partial.sync()

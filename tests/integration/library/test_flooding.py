@@ -8,6 +8,7 @@ import json
 import pytest
 
 import corpus
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.library import Library
 
 TOPICAL = {name: corpus.TOPICS[name] for name in ("bread.txt", "cluster.md")}
@@ -67,7 +68,7 @@ def test_identical_passages_of_one_file_are_stored_once_with_every_place(flooded
     assert st.consistent and st.chunks == st.vectors
 
 
-@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 @pytest.mark.parametrize("group", ["file", "passage"])
 def test_each_topical_query_finds_its_file_first(flooded, mode, group):
     for query, name in QUERIES:

@@ -8,6 +8,7 @@ import json
 import pytest
 
 import corpus
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.cli.main import main
 from searchapp.library import Library
 
@@ -46,7 +47,7 @@ def lib(tmp_path_factory, packaged_encoder):
     library.close()
 
 
-@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_each_file_once_with_its_other_passages(lib, mode):
     res = lib.search(Q, mode=mode, k=4)
     paths = [h.path for h in res.hits]
@@ -60,7 +61,7 @@ def test_each_file_once_with_its_other_passages(lib, mode):
     assert len(ids) == len(top.more)
 
 
-@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_group_passage_gives_todays_list(lib, mode):
     res = lib.search(Q, mode=mode, k=4, group="passage")
     paths = [h.path for h in res.hits]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import searchapp.ann.hnsw as hnsw_module
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.library import Library
 from searchapp.library.sync import words_pass as sync_module
 
@@ -101,7 +102,7 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
         rng = random.Random(seed)
         try:
             while not done.is_set():
-                mode = rng.choice(["dense", "hybrid", "lexical"])
+                mode = rng.choice(SEARCH_MODES)
                 k = rng.choice([1, 5, 20])
                 res = lib.search(rng.choice(["apple river", "copper lantern glacier", "violin"]), mode=mode, k=k)
                 assert len(res.hits) <= k

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.library.search.filters import SearchFilters, parse_date
 from searchapp.library.query.syntax import filters_of, parse_query, to_text, with_filters
 
@@ -207,7 +208,7 @@ def contains(passages: list[str], term: str, prefix: bool = False) -> bool:
 
 
 # -- plain queries are unchanged -----------------------------------------------------------------------------
-@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 @pytest.mark.parametrize("group", ["file", "passage"])
 def test_plain_query_same_hits_and_scores_with_the_parser_on_and_off(lib, mode, group):
     library, _, _ = lib
@@ -232,7 +233,7 @@ def test_plain_query_makes_the_same_request(lib, monkeypatch):
 
 
 # -- enforcement -----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_phrase_and_exclusion_hold_in_every_mode(lib, mode):
     library, docs, db = lib
     text = stored_passages(db)
@@ -404,7 +405,7 @@ def test_property_hits_are_exactly_the_allowed_files(lib, q, group):
     assert sum(map(len, text.values())) < K  # every passage fits in k: "all of them" is the whole expectation
     query, c = q
     query = query.replace("{docs}", str(docs))
-    for mode in ("lexical", "dense", "hybrid"):
+    for mode in SEARCH_MODES:
         want = expected_paths(text, c, docs, mode)
         res = library.search(query, k=K, mode=mode, rerank=False, group=group)
         got = {x.path for h in res.hits for x in (h, *h.more)}

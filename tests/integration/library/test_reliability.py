@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.base.errors import StoreError
 from searchapp.cli.main import main
 from searchapp.library import Library
@@ -86,7 +87,7 @@ def test_readers_search_safely_while_another_process_syncs(tmp_path, tiny_bi_enc
         rng = random.Random(0)
         # At least 3 s of the worker's syncing and at least 12 searches, however loaded the machine is.
         while time.monotonic() < deadline or searches < 12:
-            mode = rng.choice(["hybrid", "dense", "lexical"])
+            mode = rng.choice(SEARCH_MODES)
             res = reader.search("apple river " + rng.choice(["glacier", "violin", "copper"]), mode=mode, k=5)
             assert all(h.text and h.path.startswith(str(corpus)) for h in res.hits)
             searches += 1

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import build_tiny_library
 from scan_files import OCR_ENGINE, needs_rapidocr, text_image
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.cli.main import main
 
 TEXTS = {
@@ -223,7 +224,7 @@ def test_a_damaged_ocr_cache_is_named_never_taken_for_the_library(tmp_path, tiny
     cache_path.unlink()
     assert cli(capsys, data, "index", str(tmp_path / "docs"))[0] == 0
 # -- prefixes ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("mode", ["lexical", "hybrid", "dense"])
+@pytest.mark.parametrize("mode", SEARCH_MODES)
 @pytest.mark.parametrize("query, want", [
     ("budg*", ["budget.txt", "plan.txt"]),  # "budg" is no word of its own
     ("budgeting*", ["budget.txt", "plan.txt"]),  # stemmed as the index stems it

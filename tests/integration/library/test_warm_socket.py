@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import build_tiny_library
+from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.cli.main import main
 from searchapp.library.serve import client, wire
 from searchapp.library.serve.exchange import exchange as ask_line
@@ -162,7 +163,7 @@ def test_a_served_search_sees_a_file_another_process_indexed(served, lib_dir, ca
                           capture_output=True, text=True, timeout=600)
     try:
         assert proc.returncode == 0, proc.stderr
-        for mode in ("hybrid", "lexical", "dense"):
+        for mode in SEARCH_MODES:
             after, _ = search_json(capsys, lib_dir, "glowing comet tail", "--mode", mode)
             assert after["served_by"] == "warm"
             assert after["hits"][0]["path"] == str(new), mode
