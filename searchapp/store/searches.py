@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -25,7 +25,7 @@ from ..base.errors import StoreError
 from ..base.private import create_private_file, refuse_untrusted_file
 from .damage import is_damage
 
-__all__ = ["SEARCHES_DB", "SearchesDB", "SearchesError", "SearchesDamaged", "SavedRow", "HistoryRow"]
+__all__ = ["SEARCHES_DB", "SearchesDB", "SearchesError", "SearchesDamaged", "SavedSearch", "HistoryRow"]
 
 SEARCHES_DB = "searches.sqlite"
 
@@ -64,7 +64,9 @@ class HistoryRow:
 
 
 @dataclass(frozen=True)
-class SavedRow:
+class SavedSearch:
+    """A saved search as stored: what the command line lists, the window shows and a refresh recounts."""
+
     name: str
     query: str
     mode: str
@@ -72,9 +74,13 @@ class SavedRow:
     literal: bool
     created_at: float
     opened_at: Optional[float]
-    checked_generation: Optional[int]
-    new_hits: int
-    hits: int
+    checked_generation: Optional[int]  # bookkeeping: the library generation new_hits were counted at
+    new_hits: int  # files in its list now that were not when it was last opened
+    hits: int  # files in its list (when last counted)
+
+    def to_json(self) -> dict[str, Any]:
+        """`saved list --json`'s entry: every field but the bookkeeping (checked_generation)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "checked_generation"}
 
 
 _SAVED_COLUMNS = "name, query, mode, k, literal, created_at, opened_at, checked_generation, new_hits, hits"
@@ -96,8 +102,8 @@ def _failed(path: Path, what: str, exc: BaseException) -> SearchesError:
     return SearchesError(f"{what} {path}: {exc}")
 
 
-def _saved(row: tuple[Any, ...]) -> SavedRow:
-    return SavedRow(row[0], row[1], row[2], int(row[3]), bool(row[4]), row[5], row[6], row[7], int(row[8]), int(row[9]))
+def _saved(row: tuple[Any, ...]) -> SavedSearch:
+    return SavedSearch(row[0], row[1], row[2], int(row[3]), bool(row[4]), row[5], row[6], row[7], int(row[8]), int(row[9]))
 
 
 class SearchesDB:
@@ -180,11 +186,11 @@ class SearchesDB:
             return c.execute("DELETE FROM history").rowcount
 
     # -- saved searches ---------------------------------------------------
-    def saved(self) -> list[SavedRow]:
+    def saved(self) -> list[SavedSearch]:
         rows = self._rows(f"SELECT {_SAVED_COLUMNS} FROM saved ORDER BY name COLLATE NOCASE, name", ())  # noqa: S608 (a constant column list)
         return [_saved(r) for r in rows]
 
-    def saved_one(self, name: str) -> Optional[SavedRow]:
+    def saved_one(self, name: str) -> Optional[SavedSearch]:
         rows = self._rows(f"SELECT {_SAVED_COLUMNS} FROM saved WHERE name = ?", (name,))  # noqa: S608 (a constant column list)
         return _saved(rows[0]) if rows else None
 

@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import builtins
 import os
-import dataclasses
 import logging
 import time
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
 from ...base.search_modes import check_mode
-from ...store.searches import SEARCHES_DB, SavedRow, SearchesDB, SearchesError
+from ...store.searches import SEARCHES_DB, SavedSearch, SearchesDB, SearchesError
 from .check import is_empty_query
 from .length import capped_query
 
@@ -105,27 +103,6 @@ class SearchHistory:
             return db.clear_history()
 
 
-@dataclass(frozen=True)
-class SavedSearch:
-    name: str
-    query: str
-    mode: str
-    k: int
-    literal: bool
-    created_at: float
-    opened_at: Optional[float]
-    new_hits: int  # files in its list now that were not when it was last opened
-    hits: int  # files in its list (when last counted)
-
-    @classmethod
-    def of(cls, row: SavedRow) -> "SavedSearch":
-        """The stored row, less its bookkeeping (checked_generation)."""
-        return cls(**{f.name: getattr(row, f.name) for f in dataclasses.fields(cls)})
-
-    def to_json(self) -> dict:
-        return dataclasses.asdict(self)
-
-
 class SavedSearches:
     """The saved searches of `library` (kept in its data dir). Every call opens and closes its own
     connection, so the window's threads and a CLI process may use them side by side."""
@@ -142,7 +119,7 @@ class SavedSearches:
         if db is None:
             return []
         with db:
-            return [SavedSearch.of(r) for r in db.saved()]
+            return db.saved()
 
     def get(self, name: str) -> SavedSearch:
         db = self._db()
@@ -152,7 +129,7 @@ class SavedSearches:
                 row = db.saved_one(name)
         if row is None:
             raise ConfigError(f"no saved search named {name!r} (`searchapp saved list` shows them)")
-        return SavedSearch.of(row)
+        return row
 
     def add(self, name: str, query: str, *, mode: Optional[str] = None, k: Optional[int] = None,
             literal: bool = False, replace: bool = False):
@@ -216,8 +193,8 @@ class SavedSearches:
             for row in rows:
                 if row.checked_generation == generation:
                     continue
-                result = self._search(SavedSearch.of(row))
+                result = self._search(row)
                 paths = list(dict.fromkeys(h.path for h in result.hits))
                 seen = db.seen(row.name)
                 db.set_counts(row.name, generation, sum(p not in seen for p in paths), len(paths))
-            return [SavedSearch.of(r) for r in db.saved()]
+            return db.saved()

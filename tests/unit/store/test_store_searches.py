@@ -129,3 +129,14 @@ def test_damage_is_corrupt_or_not_a_database_never_a_broken_constraint(tmp_path)
         sqlite3.connect(tmp_path / "junk").execute("SELECT 1 FROM sqlite_master")
     assert is_damage(junk.value) and not is_damage(taken.value) and not is_damage(missing.value)
     assert not is_damage(OSError("disk")) and is_damage(sqlite3.DatabaseError("database disk image is malformed"))
+
+
+def test_a_saved_searchs_json_is_what_saved_list_has_always_printed(db):
+    """One type for a saved search (store and library alike): its JSON leaves the bookkeeping out, in the field
+    order `saved list --json` printed before the library's mirror type was dropped."""
+    db.save("s", "q", "dense", 7, True, 1.0, replace=False)
+    db.mark_opened("s", ["/a"], generation=4, at=2.0)
+    assert db.saved_one("s").to_json() == {"name": "s", "query": "q", "mode": "dense", "k": 7, "literal": True,
+                                           "created_at": 1.0, "opened_at": 2.0, "new_hits": 0, "hits": 1}
+    assert list(db.saved_one("s").to_json()) == ["name", "query", "mode", "k", "literal", "created_at", "opened_at",
+                                                 "new_hits", "hits"]
