@@ -1,0 +1,55 @@
+"""Which library a command opens: a `postgresql://` address (a shared library) or a data dir (SQLite).
+
+Credentials come the libpq way (decision 0119): a service file, ~/.pgpass, PGPASSWORD, a client certificate.
+A password written into the address is refused before anything connects, so none is ever stored in a config file
+or shown in a process list by searchapp; TLS is what libpq's `sslmode` gives.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+from urllib.parse import urlsplit
+
+from ..base.errors import ConfigError
+
+__all__ = ["is_shared", "checked_address", "shown", "library_address", "ENV"]
+
+ENV = "SEARCHAPP_LIBRARY"  # the address from the environment, below --library and above the config
+_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_shared(value: Optional[str]) -> bool:
+    return bool(value) and str(value).lower().startswith(_SCHEMES)
+
+
+def checked_address(value: str) -> str:
+    """`value` when it is an address libpq can take without a password in it; else ConfigError (exit 2)."""
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:
+        raise ConfigError(f"the shared library address is not a postgresql:// URL: {exc}") from None
+    if parts.password is not None or "password=" in (parts.query or "").lower():
+        raise ConfigError("the shared library address holds a password: put it in ~/.pgpass, a service file or "
+                          "PGPASSWORD instead (searchapp never stores one)")
+    return value
+
+
+def shown(value: str) -> str:
+    """The address as printed: user, host, port and database; never a query string's options."""
+    parts = urlsplit(value)
+    host = parts.hostname or "local socket"
+    port = f":{parts.port}" if parts.port else ""
+    user = f"{parts.username}@" if parts.username else ""
+    return f"postgresql://{user}{host}{port}{parts.path or ''}"
+
+
+def library_address(flag: Optional[str], configured: Optional[str] = None) -> Optional[str]:
+    """The shared library this command opens: --library, else $SEARCHAPP_LIBRARY, else the config's
+    `library.address`; None: the data dir's SQLite library, as before."""
+    for value in (flag, os.environ.get(ENV), configured):
+        if value:
+            if not is_shared(value):
+                raise ConfigError(f"--library takes a postgresql:// address, got {value!r} (a data dir is --data-dir)")
+            return checked_address(value)
+    return None

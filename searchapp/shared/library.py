@@ -1,0 +1,181 @@
+"""SharedLibrary: the slice of Library's façade a shared (PostgreSQL) library runs today: add a folder, sync,
+search (lexical, dense, hybrid), status (decision 0119).
+
+The words pass, the meaning pass and the search pipeline are the SQLite library's own (library/sync,
+library/search/pipeline.py) over a PgStore. One writer at a time: a session advisory lock of the database,
+held while a sync runs and let go by the server when the writing process ends, however it ends (a machine
+killed mid-sync leaves no lock behind). What is not here yet says so in one line (NotShared).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator, Optional, cast
+
+from ..base.config import Config
+from ..base.errors import ConfigError, StoreError
+from ..base.progress import CancelToken, ProgressFn
+from ..library.model_set import ModelSet
+from ..library.search.pipeline import mark_available, run_search, search_request
+from ..library.search.result import UNSEARCHABLE, Notice, SearchResult
+from ..library.sync.types import SyncReport
+from .address import shown
+from .pg_index import NoIndexWriter, PgVectorIndex
+from .pg_lexical import NOT_YET
+from .pg_store import PgStore
+
+if TYPE_CHECKING:
+    from ..ann import VectorIndex
+    from ..store import Store
+
+__all__ = ["SharedLibrary", "SharedStatus", "NotShared", "WRITER_LOCK"]
+
+WRITER_LOCK = 4_4_0120  # the advisory lock key a writer holds (pg_locks shows it while a sync runs)
+
+
+class NotShared(ConfigError):
+    """A command or option a shared library does not run yet: one line, exit 2."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{NOT_YET}: {what} (docs/shared-library.md says what works now)")
+
+
+@dataclass
+class SharedStatus:
+    address: str
+    machine: str
+    roots: list[tuple[str, str, int, int]] = field(default_factory=list)  # (machine, path, files, passages)
+    files: int = 0
+    passages: int = 0
+    embedded: int = 0
+    problems: int = 0
+    model: Optional[str] = None
+    dim: Optional[int] = None
+    generation: int = 0
+
+
+class SharedLibrary:
+    def __init__(self, config: Config, address: str, *, create: bool = False, encoder=None, reranker=None,
+                 machine: Optional[str] = None) -> None:
+        self.config = config
+        self.address = address
+        self.store = PgStore(address, create=create, machine=machine)
+        self.models = ModelSet(config, encoder=encoder, reranker=reranker)
+        self.models.library_state = lambda: (self.store.meta(), self.store.has_chunks())
+        # The sync and the search take a Store; a PgStore answers every call they make (pg_store.py).
+        self._as_store = cast("Store", self.store)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "SharedLibrary":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writes -------------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        got = self.store.one("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,))
+        if not got or not got[0]:
+            raise StoreError(f"another machine is syncing the shared library {shown(self.address)} now; try again "
+                             "when it is done (nothing was changed)")
+        try:
+            self.models.check_library(self.store)
+            yield
+        finally:
+            with contextlib.suppress(StoreError):
+                self.store.rows("SELECT pg_advisory_unlock(%s)", (WRITER_LOCK,))
+
+    def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,
+                   cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        root = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        if not os.path.exists(root):
+            raise ConfigError(f"no such file or folder: {root}")
+        with self._writing():
+            inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
+            if inside:
+                raise NotShared(f"a folder inside the indexed folder {inside[0]} (sync that folder instead)")
+            self.store.add_root(root)
+            return self._sync([root], progress, cancel, embed)
+
+    def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
+             cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        """This machine's roots (another machine's are its to sync)."""
+        with self._writing():
+            return self._sync(paths, progress, cancel, embed)
+
+    def _sync(self, paths: Optional[list[str]], progress, cancel, embed: bool) -> SyncReport:
+        from ..library.sync import words_pass
+        from ..library.sync.meaning_pass import embed_pending
+
+        wanted = None if paths is None else {os.path.abspath(p) for p in paths}
+        roots = [r for r in self.store.roots() if wanted is None or r.path in wanted]
+        with self.store.atomic():
+            for key, value in self.models.expected_meta().items():
+                self.store.set_meta(key, value)
+        encoder = self.models.passage_encoder(load_ahead=embed)
+        index = NoIndexWriter()
+        total = SyncReport()
+        for root in roots:
+            total.merge(words_pass.sync_root(self._as_store, root, self.config, encoder, index, progress, cancel))
+        if embed:
+            total.chunks_embedded += embed_pending(self._as_store, encoder, index, progress, cancel,
+                                                   batch=words_pass.BATCH_CHUNKS)
+        total.chunks_pending = self.store.pending_count()
+        return total
+
+    # -- reads --------------------------------------------------------------------------------------------
+    def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None,
+               rerank: Optional[bool] = None, candidates: Optional[int] = None, group: Optional[str] = None,
+               literal: bool = False) -> SearchResult:
+        from ..library.query.check import query_problem
+        from ..library.query.length import capped_query
+        from ..library.query.reading import read_query
+
+        s = self.config.search
+        mode = mode or s.mode
+        if mode not in ("hybrid", "dense", "lexical"):
+            raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
+        query, cut = capped_query(query)
+        parsed = None if literal else read_query(query)
+        if parsed is not None and parsed.has_syntax and not parsed.as_words:
+            raise NotShared("the query language (\"phrases\", -word, OR, word*, fields); --literal searches the words")
+        problem = query_problem(query, mode)
+        if problem:
+            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)])
+        req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None, filters=None,
+                             group=group)
+        index, encode_query = None, None
+        if mode != "lexical":
+            self.models.check_library(self.store)
+            dim = self.store.dim()
+            if dim is not None:
+                index, encode_query = PgVectorIndex(self.store, dim), self.models.encode_query
+        want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
+        cross = self.models.reranker() if want_rerank else None
+        result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
+                            cross.score if cross is not None else None, None)
+        mark_available(result)
+        if cut:
+            result.warnings = [cut]
+        return result
+
+    def status(self) -> SharedStatus:
+        st = SharedStatus(shown(self.address), self.store.machine)
+        for machine, root in self.store.all_roots():
+            n_files, n_chunks = self.store.root_counts(root.id)
+            st.roots.append((machine, root.path, n_files, n_chunks))
+        counts = self.store.file_counts()
+        st.files = sum(counts.values())
+        st.problems = st.files - counts.get("indexed", 0)
+        st.passages = self.store.chunk_count()
+        st.embedded = st.passages - self.store.pending_count()
+        meta = self.store.meta()
+        st.model = meta.get("model")
+        st.dim = self.store.dim()
+        st.generation = int(meta.get("generation", "0") or 0)
+        return st

