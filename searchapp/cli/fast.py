@@ -54,7 +54,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _served(argv: list[str]) -> tuple[Optional[int], bool]:
     """(exit code, when the warm process answered `argv`; whether the full command line may still ask it)."""
     if (command_word(argv) not in SERVED or _FULL_ONLY.intersection(argv)
-            or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")):
+            or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")
+            or os.environ.get("SEARCHAPP_LIBRARY") or any(a.startswith("--library") for a in argv)):  # shared: no warm
         return None, True
     from ..library.serve.exchange import ANSWER_SECONDS, SOCKET_NAME, VERSION, context, exchange
 

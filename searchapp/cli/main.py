@@ -56,6 +56,11 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
 
             overrides = model_overrides(args, overrides)
         config = load_config(args.data_dir, args.config, overrides=overrides)
+        address = _shared_address(args)
+        if address is not None:  # a library a team shares (searchapp/shared, decision 0119)
+            from ..shared.cli import run_shared
+
+            return run_shared(args, config, address, progress, cancel)
         return args.handler(args, config, progress, cancel)
     except Cancelled:
         progress.close()
@@ -90,6 +95,18 @@ def _database_error() -> type[BaseException] | tuple[()]:
     (an except clause is evaluated only when an exception reaches it)."""
     sqlite3 = sys.modules.get("sqlite3")
     return sqlite3.DatabaseError if sqlite3 is not None else ()
+
+
+def _shared_address(args) -> Optional[str]:
+    """The shared library's address (--library, else $SEARCHAPP_LIBRARY), or None: the data dir's library."""
+    import os
+
+    flag = getattr(args, "library", None)
+    if not flag and not os.environ.get("SEARCHAPP_LIBRARY"):
+        return None
+    from ..shared.address import library_address
+
+    return library_address(flag)
 
 
 def _explicit_model_paths(args) -> None:

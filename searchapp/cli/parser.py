@@ -22,6 +22,9 @@ def build_parser(only: Optional[Sequence[str]] = None,
     p.add_argument("--version", action="version", version=f"searchapp {__version__}")
     p.add_argument("--data-dir", help="library location (default: $SEARCHAPP_DATA_DIR or the per-user data directory)")
     p.add_argument("--config", help="config file (default: <data-dir>/config.toml)")
+    p.add_argument("--library", metavar="ADDRESS",
+                   help="a library a team shares: postgresql://user@host/db (password from ~/.pgpass or a service "
+                        "file, never stored; default: $SEARCHAPP_LIBRARY; see docs/shared-library.md)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     register_all(sub, only)
     accept_after_command(p)

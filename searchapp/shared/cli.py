@@ -1,0 +1,107 @@
+"""The command line on a shared library (`searchapp --library postgresql://… COMMAND`): index, search and
+status run here over SharedLibrary; every other command ends in one line saying it is not there yet (exit 2),
+before anything connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+from ..base.config import Config
+from ..base.terminal import printable
+from .library import NotShared, SharedLibrary, SharedStatus
+
+__all__ = ["run_shared", "SHARED_COMMANDS"]
+
+SHARED_COMMANDS = ("index", "search", "status")
+_FILTERS = ("within", "types", "after", "before")
+
+
+def run_shared(args, config: Config, address: str, progress, cancel) -> int:
+    command = args.command
+    if command not in SHARED_COMMANDS:
+        raise NotShared(f"the `{command}` command")
+    if command == "index":
+        return _index(args, config, address, progress, cancel)
+    if command == "search":
+        return _search(args, config, address)
+    return _status(args, config, address)
+
+
+def _index(args, config: Config, address: str, progress, cancel) -> int:
+    from ..library.sync.types import SyncReport
+
+    with SharedLibrary(config, address, create=True) as lib:
+        total = SyncReport()
+        if args.paths:
+            for path in args.paths:
+                total.merge(lib.add_folder(path, progress=progress, cancel=cancel, embed=not args.words_only))
+        else:
+            if not lib.store.roots():
+                print("searchapp: nothing to sync on this machine; add a folder with `searchapp --library ADDRESS "
+                      "index PATH`", file=sys.stderr)
+                return 2
+            total = lib.sync(progress=progress, cancel=cancel, embed=not args.words_only)
+    progress.close()
+    if args.json:
+        print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots")},
+                          "problems": [{"path": p, "reason": r} for p, r in total.problems],
+                          "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
+    else:
+        print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, {total.unchanged} "
+              f"unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
+              f"{total.chunks_added} passages written ({total.chunks_embedded} embedded, the rest reused)")
+        for p, r in total.problems[:10]:
+            print(f"  {printable(p)}: {printable(r)}", file=sys.stderr)
+    for path, reason in total.missing_roots:
+        print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr)
+    return 1 if total.missing_roots else 0
+
+
+class _SharedSearcher:
+    """What cli/commands/search.run_search asks of a searcher, over a shared library."""
+
+    served_by = "shared"
+    read_only = True  # the search history is this desktop's (not kept for a shared library yet)
+    marks: Optional[str] = None
+    history: Optional[str] = None
+
+    def __init__(self, args, config: Config, lib: SharedLibrary) -> None:
+        self.args, self.config, self.lib = args, config, lib
+
+    def search(self, query: str, *, single: bool):
+        a = self.args
+        return self.lib.search(query, k=a.k, mode=a.mode, rerank=False if a.no_rerank else None,
+                               candidates=a.candidates, group=a.group, literal=a.literal)
+
+
+def _search(args, config: Config, address: str) -> int:
+    from ..cli.commands.search import run_search
+
+    if any(getattr(args, name, None) for name in _FILTERS):
+        raise NotShared("filters (--in, --type, --after, --before)")
+    with SharedLibrary(config, address) as lib:
+        return run_search(args, _SharedSearcher(args, config, lib))
+
+
+def _status(args, config: Config, address: str) -> int:
+    with SharedLibrary(config, address) as lib:
+        st = lib.status()
+    if getattr(args, "json", False):
+        print(json.dumps(st.__dict__))
+        return 0
+    for line in status_lines(st):
+        print(line)
+    return 0
+
+
+def status_lines(st: SharedStatus) -> list[str]:
+    percent = 100 if not st.passages else int(100 * st.embedded / st.passages)
+    lines = [f"shared library: {st.address} (this machine: {printable(st.machine)})",
+             f"files: {st.files} ({st.problems} skipped or failed); passages: {st.passages}, {percent}% with meaning",
+             f"model: {printable(st.model or 'none yet')}" + (f" ({st.dim} dimensions)" if st.dim else ""),
+             f"folders: {len(st.roots)}"]
+    lines += [f"  {printable(machine)}: {printable(path)} ({files} files, {chunks} passages)"
+              for machine, path, files, chunks in st.roots]
+    return lines
