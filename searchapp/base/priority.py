@@ -8,22 +8,35 @@ cannot raise a priority again, so this is done only on threads that do backgroun
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
+from typing import Iterator
 
-__all__ = ["BACKGROUND_NICENESS", "lower_thread_priority", "background_adapts", "wait_in_front"]
+__all__ = ["BACKGROUND_NICENESS", "lower_thread_priority", "background_adapts", "in_front"]
 
 BACKGROUND_NICENESS = 10  # CFS weight 110 vs 1024 at nice 0: a query gets ~90% of a shared core
-_IN_FRONT = [False]  # this process's work is what its person waits for (wait_in_front)
+_in_front = 0  # open `in_front` blocks: while one is, this process's syncs are what its person waits for
+_in_front_lock = threading.Lock()
 
 
-def wait_in_front() -> None:
-    """This process's syncs are what the person at the command line waits for, and short: `searchapp index
-    --words-only` (decision 0106). They keep the normal priority: at nice 10 on a busy 2-core machine (load ~15)
-    10,000 small files took minutes of waiting for ~20 CPU-seconds, every other program going first. Searches
-    still go first the other way: a sync steps aside while one runs (library/searches.py)."""
-    _IN_FRONT[0] = True
+@contextlib.contextmanager
+def in_front() -> Iterator[None]:
+    """While it lasts, this process's syncs (on any of its threads) are what the person at the command line waits
+    for, and short: `searchapp index --words-only` (decision 0106). They keep the normal priority: at nice 10 on a
+    busy 2-core machine (load ~15) 10,000 small files took minutes of waiting for ~20 CPU-seconds, every other
+    program going first. Searches still go first the other way: a sync steps aside while one runs
+    (library/searches.py). Scoped, so a later sync in the same process (a test worker, the window) is background
+    work again."""
+    global _in_front
+    with _in_front_lock:
+        _in_front += 1
+    try:
+        yield
+    finally:
+        with _in_front_lock:
+            _in_front -= 1
 
 
 def background_adapts() -> bool:
@@ -37,7 +50,7 @@ def lower_thread_priority(niceness: int = BACKGROUND_NICENESS) -> bool:
     """Lower the calling OS thread's priority to `niceness` (never raise it); True when it is that low now."""
     if not sys.platform.startswith("linux") or not hasattr(os, "setpriority"):
         return False  # elsewhere the nice value is per process: lowering it would slow searches too
-    if not background_adapts() or _IN_FRONT[0]:
+    if not background_adapts() or _in_front:
         return False
     tid = threading.get_native_id()
     try:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 
 from ...base.config import Config
-from ...base.priority import wait_in_front
+from ...base.priority import in_front
 from ...base.terminal import printable
 from ..open_library import open_library as _library
 from ..writer_wait import add_wait_option, wait_turn
@@ -26,10 +27,13 @@ def register(sub) -> None:
 
 
 def cmd_index(args, config: Config, progress, cancel) -> int:
-    from ...library import SyncReport
+    # --words-only: seconds the person waits for, not yielding the CPU to every other program
+    with in_front() if args.words_only else contextlib.nullcontext():
+        return _index(args, config, progress, cancel)
 
-    if args.words_only:  # seconds the person waits for: not yielding the CPU to every other program
-        wait_in_front()
+
+def _index(args, config: Config, progress, cancel) -> int:
+    from ...library import SyncReport
 
     with _library(config) as lib:
         wait_turn(lib, args, cancel)

@@ -153,10 +153,6 @@ def test_search_does_not_wait_for_the_bulk_encoder(make_config, packaged_encoder
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux behaviour")
 def test_sync_runs_at_background_priority_on_its_own_thread(make_config, tiny_encoder, tmp_corpus, monkeypatch):
     monkeypatch.delenv("SEARCHAPP_NO_BACKGROUND_PRIORITY", raising=False)  # conftest turns it off for the suite
-    # An in-process `index --words-only` earlier in this worker keeps its process in front (decision 0106)
-    from searchapp.base import priority
-
-    monkeypatch.setattr(priority, "_IN_FRONT", [False])
     main_nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     seen: dict[str, int] = {}
 
