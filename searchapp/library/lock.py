@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional, Union
 
 from ..base.errors import StoreError, UnsupportedFileError
+from ..base.flock import fcntl
 from ..base.safe_open import open_regular_fd
 from .turns import RESUMES, WANTS, hand_raised, hand_text, lower_hand, raise_hand
 
@@ -35,12 +36,6 @@ BATCH_WAIT = 120.0  # a short wait (the window's) waits this long for a holder t
 # waiter polls every 0.2 s; one that is stopped (Ctrl-Z, a debugger, a hung read) keeps its hand raised for ever.
 HAND_GRACE = 5.0
 IGNORED_QUIET = 30.0  # after a handover nobody took, the holder hands over again only this much later
-
-try:
-    import fcntl
-except ImportError:  # Windows: msvcrt locking would go here; single-process use is still safe
-    fcntl = None  # type: ignore[assignment]
-
 
 @dataclass(frozen=True)
 class Holder:

@@ -22,13 +22,9 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 from ..base.errors import Cancelled, UnsupportedFileError
+from ..base.flock import fcntl
 from ..base.safe_open import open_regular_fd
 from ..base.progress import CancelToken
-
-try:
-    import fcntl
-except ImportError:  # Windows: only this process's searches are seen
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["Searches", "YieldingCancel", "PAUSE_CAP", "LINGER", "MIN_WORK", "LOCK_NAME"]
 

@@ -15,18 +15,13 @@ from pathlib import Path
 from typing import Optional
 
 from ..base.errors import UnsupportedFileError
+from ..base.flock import fcntl
 from ..base.safe_open import open_regular_fd
 
 __all__ = ["WANTS", "RESUMES", "raise_hand", "lower_hand", "hand_raised", "hand_text"]
 
 WANTS = "writer.wants"  # a writer waits for the lock
 RESUMES = "writer.resumes"  # a writer stepped aside and waits to go on with its meaning pass
-
-try:
-    import fcntl
-except ImportError:  # Windows: no handover; a second writer waits for the whole of the first one
-    fcntl = None  # type: ignore[assignment]
-
 
 def raise_hand(path: Path, text: str = "") -> Optional[int]:
     """Hold a shared flock on `path` (the fd to pass to lower_hand), `text` written in it for whoever looks; None

@@ -25,15 +25,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ...base.errors import SearchAppError, UnsupportedFileError
+from ...base.flock import fcntl
 from ...base.safe_open import open_regular_fd
 from .sockets import LineTooLong, address, peer_uid, read_line
 from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireError, check_request, config_matches,
                    context, encode, needs_context, result_to_wire)
-
-try:
-    import fcntl
-except ImportError:  # no flock: no warm index (the command line searches directly)
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["WarmServer", "REQUEST_SECONDS", "CommandRunner"]
 
