@@ -39,7 +39,10 @@ def shown(value: str) -> str:
     """The address as printed: user, host, port and database; never a query string's options."""
     parts = urlsplit(value)
     host = parts.hostname or "local socket"
-    port = f":{parts.port}" if parts.port else ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # not a number: libpq says so when it connects
+        port = ""
     user = f"{parts.username}@" if parts.username else ""
     return f"postgresql://{user}{host}{port}{parts.path or ''}"
 

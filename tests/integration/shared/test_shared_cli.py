@@ -1,0 +1,48 @@
+"""`searchapp --library postgresql://…`: index, search and status on a shared library from the command line (in
+this process), and one line for what is not there yet, a password in the address, a server not there."""
+
+from __future__ import annotations
+
+import corpus
+import pytest
+
+from searchapp.cli.main import main
+
+
+@pytest.fixture
+def run(tmp_path, tiny_bi_encoder_dir, capsys):
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n',
+                                      encoding="utf-8")
+
+    def go(*argv: str) -> tuple[int, str, str]:
+        code = main(["--data-dir", str(data), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return go
+
+
+def test_index_search_status_and_the_rest(run, tmp_path, pg_address):
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    code, out, _ = run("--library", pg_address, "index", str(docs))
+    assert code == 0 and out.startswith("7 files scanned: 7 added")
+    code, out, _ = run("search", "sourdough starter", "--mode", "lexical", "--library", pg_address)
+    assert code == 0 and out.splitlines()[0].endswith("bread.txt")
+    code, out, _ = run("--library", pg_address, "status")
+    assert code == 0 and "files: 7" in out and "100% with meaning" in out and str(docs) in out
+    code, out, err = run("--library", pg_address, "remove", str(docs))
+    assert code == 2 and out == ""
+    assert err.strip() == ("searchapp: error: not yet on a shared library: the `remove` command "
+                           "(docs/shared-library.md says what works now)")
+    code, _, err = run("--library", pg_address, "search", "bread", "--type", "txt")
+    assert code == 2 and "not yet on a shared library: filters" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_password_or_no_server_is_one_line(run, tmp_path):
+    code, _, err = run("--library", "postgresql://bob:secret@localhost/lib", "status")
+    assert code == 2 and "holds a password" in err and "secret" not in err
+    code, _, err = run("--library", f"postgresql://bob@/lib?host={tmp_path}/nowhere", "status")
+    assert code == 3 and len(err.strip().splitlines()) == 1
+    assert err.startswith("searchapp: error: cannot reach the shared library postgresql://bob@local socket/lib")

@@ -1,0 +1,160 @@
+"""A shared library under hostile input and faults: SQL in every typed field, the server going away mid-sync,
+a role without write rights, a second writer, another model, a library made by a newer version, two machines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psycopg
+import pytest
+
+from searchapp.base.errors import ModelMismatchError, StoreError
+from searchapp.library.sync import words_pass
+from searchapp.shared.library import WRITER_LOCK, SharedLibrary
+
+HOSTILE = ["'; DROP TABLE files; --", 'x" OR 1=1 --', "%s %(x)s ?", "$1 $$; SELECT 1; $$", "\\'; \\x00"]
+
+
+@pytest.fixture
+def config(make_config):
+    return make_config(models={"reranker": ""})
+
+
+def write(folder: Path, texts: dict[str, str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def db_of(address: str) -> str:
+    return urlsplit(address).path.lstrip("/")
+
+
+def table_counts(pg_server, address: str) -> tuple[int, int, int]:
+    db = db_of(address)
+    return tuple(pg_server.admin("SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks), "
+                                 "(SELECT count(*) FROM postings)", database=db)[0])
+
+
+def test_sql_in_names_texts_and_queries_is_only_text(config, tiny_encoder, tmp_path, pg_server, pg_address):
+    """File names, passages and queries full of SQL are stored and searched as text: every table stays, the
+    hostile file is found by its words, and a hostile query is just words (or nothing to search)."""
+    texts = {f"{i} {name}.txt".replace("/", "_"): f"quince marmalade number {i}: {name}" for i, name in enumerate(HOSTILE)}
+    texts["plain.txt"] = "a plain note about walnut bread"
+    docs = write(tmp_path / "docs", texts)
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs)
+        assert rep.added == len(texts) and rep.failed == 0
+        files, chunks, postings = table_counts(pg_server, pg_address)
+        assert files == len(texts) and chunks >= len(texts) and postings > 0
+        for q in HOSTILE + ["quince OR 1=1", "'", "?", "%"]:
+            for mode in ("lexical", "hybrid"):
+                lib.search(q, mode=mode, literal=True)  # no error, whatever it finds
+        found = {Path(h.path).name for h in lib.search("quince marmalade", mode="lexical", k=20).hits}
+        assert found == {n for n in texts if n != "plain.txt"}
+        top = lib.search("DROP TABLE files", mode="lexical", literal=True).hits
+        assert Path(top[0].path).name == "0 '; DROP TABLE files; --.txt"
+    assert table_counts(pg_server, pg_address) == (files, chunks, postings)
+
+
+def test_connection_lost_mid_sync_keeps_whole_batches(config, tiny_encoder, tmp_path, pg_server, pg_address,
+                                                      monkeypatch):
+    """The server ends the writer's connection mid-sync: one StoreError line; every file stored is stored whole
+    (its passages and their words), and the next sync finishes the rest."""
+    monkeypatch.setattr(words_pass, "BATCH_FILES", 2)
+    docs = write(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} about topic{i} and lanterns" for i in range(9)})
+    db = db_of(pg_address)
+
+    def cut(p) -> None:
+        if p.stage == "extracting" and p.done == 6:
+            pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
+                            "pid <> pg_backend_pid()", params=(db,))
+
+    lib = SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder)
+    with pytest.raises(StoreError, match="lost the connection to the shared library .*nothing of the batch"):
+        lib.add_folder(docs, progress=cut)
+    lib.close()
+    files, chunks, postings = table_counts(pg_server, pg_address)
+    assert 0 < files < 9  # whole batches before the cut, none after it
+    bad = pg_server.admin("SELECT f.path FROM files f LEFT JOIN chunks c ON c.file_id = f.id GROUP BY f.id "
+                          "HAVING count(c.id) <> f.n_chunks", database=db)
+    assert bad == []
+    assert pg_server.admin("SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM postings p WHERE "
+                           "p.chunk_id = c.id)", database=db) == [(0,)]
+    with SharedLibrary(config, pg_address, encoder=tiny_encoder) as again:
+        rep = again.sync()
+        assert rep.added == 9 - files and again.store.pending_count() == 0
+        assert len(again.search("lanterns", mode="lexical", k=20).hits) == 9
+
+
+def test_role_without_write_rights_searches_but_cannot_sync(config, tiny_encoder, tmp_path, pg_server, pg_address):
+    docs = write(tmp_path / "docs", {"a.txt": "copper kettles whistle on the stove"})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+    db = db_of(pg_address)
+    pg_server.admin("DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    pg_server.admin("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database=db)
+    reader = pg_server.address(db, user="reader")
+    with SharedLibrary(config, reader, encoder=tiny_encoder) as lib:
+        assert Path(lib.search("copper kettle", mode="hybrid").hits[0].path).name == "a.txt"
+        (docs / "b.txt").write_text("brass bells", encoding="utf-8")
+        with pytest.raises(StoreError, match="may not write the shared library"):
+            lib.sync()
+    assert table_counts(pg_server, pg_address)[0] == 1
+
+
+def test_one_writer_at_a_time_and_no_lock_outlives_its_process(config, tiny_encoder, tmp_path, pg_server,
+                                                               pg_address):
+    docs = write(tmp_path / "docs", {"a.txt": "owls hunt at dusk"})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        holder = psycopg.connect(pg_address, autocommit=True)  # another machine, mid-sync
+        holder.execute("SELECT pg_advisory_lock(%s)", (WRITER_LOCK,))
+        with pytest.raises(StoreError, match="another machine is syncing"):
+            lib.add_folder(docs)
+        assert table_counts(pg_server, pg_address)[0] == 0
+        holder.close()  # that machine's process ends (killed or not): the server lets go of its lock
+        assert lib.add_folder(docs).added == 1
+
+
+def test_another_model_is_refused_with_the_reason(make_config, tiny_encoder, tmp_path, pg_address,
+                                                  packaged_model_dir):
+    from tiny_models import build_tiny_bert
+    from searchapp.models import BiEncoder
+
+    docs = write(tmp_path / "docs", {"a.txt": "herons wade in the shallows"})
+    with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+    other_dir = build_tiny_bert(tmp_path / "other", packaged_model_dir, seed=1)
+    other = BiEncoder(str(other_dir), device="cpu", precision="fp32", threads=1)
+    config = make_config(models={"reranker": "", "bi_encoder": str(other_dir)})
+    with SharedLibrary(config, pg_address, encoder=other) as lib:
+        assert lib.search("herons", mode="lexical").hits  # words need no model
+        with pytest.raises(ModelMismatchError):
+            lib.search("herons", mode="dense")
+        with pytest.raises(ModelMismatchError):
+            lib.sync()
+
+
+def test_a_library_from_a_newer_version_is_refused_untouched(config, pg_server, pg_address):
+    SharedLibrary(config, pg_address, create=True).close()
+    db = db_of(pg_address)
+    pg_server.admin("UPDATE meta SET value = '99' WHERE key = 'shared_schema'", database=db)
+    with pytest.raises(StoreError, match="made by a newer searchapp .*nothing was changed"):
+        SharedLibrary(config, pg_address, create=True)
+    assert pg_server.admin("SELECT value FROM meta WHERE key = 'shared_schema'", database=db) == [("99",)]
+
+
+def test_two_machines_keep_their_own_roots_at_one_path(config, tiny_encoder, tmp_path, pg_address):
+    """Two desktops index a folder at the same path (each its own disk): two roots, both searched."""
+    docs = write(tmp_path / "docs", {"a.txt": "plums ripen in august"})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a") as a:
+        a.add_folder(docs)
+    (docs / "a.txt").write_text("pears ripen in september", encoding="utf-8")
+    with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-b") as b:
+        assert b.add_folder(docs).added == 1  # not desk-a's row: a file of its own
+        st = b.status()
+        assert [(m, f) for m, _, f, _ in st.roots] == [("desk-a", 1), ("desk-b", 1)]
+        assert len(b.search("ripen", mode="lexical").hits) == 2
+        assert b.sync().unchanged == 1  # desk-b syncs its own root only

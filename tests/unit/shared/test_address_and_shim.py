@@ -1,0 +1,37 @@
+"""The shared library's address rules and the `?` -> `%s` placeholder shim (no server needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchapp.base.errors import ConfigError
+from searchapp.shared.address import checked_address, library_address, shown
+from searchapp.shared.sql_shim import to_psycopg
+
+
+def test_placeholders_outside_quotes_only():
+    assert to_psycopg("UPDATE files SET ocr = ? WHERE id = ?") == "UPDATE files SET ocr = %s WHERE id = %s"
+    assert to_psycopg("SELECT '?', \"a?\" FROM t WHERE x = ?") == "SELECT '?', \"a?\" FROM t WHERE x = %s"
+    assert to_psycopg("SELECT 5 % 2, '%' WHERE y LIKE ?") == "SELECT 5 %% 2, '%%' WHERE y LIKE %s"
+
+
+@pytest.mark.parametrize("address", ["postgresql://bob:hunter2@db/lib", "postgresql://db/lib?password=hunter2",
+                                     "postgresql://db/lib?sslmode=require&PASSWORD=x"])
+def test_a_password_in_the_address_is_refused(address):
+    with pytest.raises(ConfigError, match="holds a password") as err:
+        checked_address(address)
+    assert "hunter2" not in str(err.value)
+
+
+def test_the_address_comes_from_the_flag_then_the_environment(monkeypatch):
+    monkeypatch.setenv("SEARCHAPP_LIBRARY", "postgresql://env-host/lib")
+    assert library_address("postgresql://flag-host/lib") == "postgresql://flag-host/lib"
+    assert library_address(None) == "postgresql://env-host/lib"
+    monkeypatch.delenv("SEARCHAPP_LIBRARY")
+    assert library_address(None) is None
+    with pytest.raises(ConfigError, match="takes a postgresql:// address"):
+        library_address("/home/me/library")
+
+
+def test_shown_names_no_options():
+    assert shown("postgresql://bob@db.example:5433/team?sslmode=verify-full") == "postgresql://bob@db.example:5433/team"
