@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional, Union
 
 from ..base.errors import StoreError, UnsupportedFileError
-from ..base.flock import fcntl
+from ..base.flock import fcntl, held_text
 from ..base.safe_open import open_regular_fd
 from .turns import RESUMES, WANTS, hand_raised, hand_text, lower_hand, raise_hand
 
@@ -82,27 +82,11 @@ def writer_holder(data_dir: Path) -> Optional[int]:
 
 def writer_holder_info(data_dir: Path) -> Optional[Holder]:
     """writer_holder, with what the holder runs."""
-    if fcntl is None:
+    text = held_text(data_dir / "writer.lock", held_shared=False)  # never written: no writer
+    if text is None:
         return None
-    path = data_dir / "writer.lock"
-    try:
-        fd = open_regular_fd(path)  # a FIFO put there would block a plain open() forever
-    except (OSError, UnsupportedFileError):
-        return None  # never written (or not a lock file): no writer
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            return None  # nobody holds it
-        except BlockingIOError:
-            pass
-        try:
-            text = os.pread(fd, 512, 0).decode("utf-8", "replace")
-        except OSError:
-            text = ""
-        holder = _holder(text)
-        return None if holder.pid == os.getpid() else holder
-    finally:
-        os.close(fd)
+    holder = _holder(text)
+    return None if holder.pid == os.getpid() else holder
 
 
 def _holder(text: str) -> Holder:

@@ -14,9 +14,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..base.errors import UnsupportedFileError
-from ..base.flock import fcntl
-from ..base.safe_open import open_regular_fd
+from ..base.flock import fcntl, held_text, open_lock_file
 
 __all__ = ["WANTS", "RESUMES", "raise_hand", "lower_hand", "hand_raised", "hand_text"]
 
@@ -27,7 +25,7 @@ def raise_hand(path: Path, text: str = "") -> Optional[int]:
     """Hold a shared flock on `path` (the fd to pass to lower_hand), `text` written in it for whoever looks; None
     where it cannot be held (no flock, a data dir that cannot be written): then nobody is told, which only makes
     the wait longer."""
-    fd = _open_hand(path)
+    fd = open_lock_file(path, create=True)
     if fd is None:
         return None
     try:
@@ -38,16 +36,6 @@ def raise_hand(path: Path, text: str = "") -> Optional[int]:
     except OSError:
         pass  # the flock is what counts; a full disk leaves the text out
     return fd
-
-
-def _open_hand(path: Path) -> Optional[int]:
-    """The hand file's fd (never through a link, 0600), or None where no flock can be held."""
-    if fcntl is None:
-        return None
-    try:
-        return open_regular_fd(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except (OSError, UnsupportedFileError):
-        return None
 
 
 def lower_hand(fd: Optional[int]) -> None:
@@ -62,18 +50,4 @@ def hand_raised(path: Path) -> bool:
 
 def hand_text(path: Path) -> Optional[str]:
     """The text of a raised hand on `path` ("" when it wrote none), or None when no hand is raised."""
-    fd = _open_hand(path)
-    if fd is None:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return None  # nobody holds it
-        except BlockingIOError:
-            pass
-        try:
-            return os.pread(fd, 512, 0).decode("utf-8", "replace")
-        except OSError:
-            return ""
-    finally:
-        os.close(fd)
+    return held_text(path, held_shared=True, create=True)
