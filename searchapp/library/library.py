@@ -94,7 +94,7 @@ class Library(LibraryServices):
         db = self.data_dir / DB_NAME
         self.store = Store(db, readonly=True, immutable_ok=True) if self.read_only else Store(db)
         self.models = ModelSet(config, encoder=encoder, reranker=reranker)
-        self.models.library_state = lambda: (self.reader().meta(), self.reader().has_chunks())
+        self.models.library_state = self._library_state
         self._lock = threading.RLock()  # one writer lane inside the process; the lock file covers other processes
         # how a write waits for another process writing: a few seconds, then a clear error (the command line
         # waits its turn instead, saying for whom: cli/writer_wait.py)
@@ -129,6 +129,13 @@ class Library(LibraryServices):
     def reader(self) -> Store:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
         return self._readers.connection()
+
+    @_reads
+    def _library_state(self) -> tuple[dict[str, str], bool]:
+        # A read like any public one: the window's model load asks for it on a worker thread, and `close()` must
+        # wait for it (closing the connection under it crashed a GUI test's worker in SQLite).
+        reader = self.reader()
+        return reader.meta(), reader.has_chunks()
 
     def open_notice(self) -> Optional[str]:
         """Something to say once about opening the library (e.g. its permissions were tightened)."""
