@@ -34,6 +34,7 @@ from typing import Optional
 from ..base.config import PACKAGED_BI_ENCODER
 from ..base.safe_open import NOT_REGULAR, open_regular
 from ..base.errors import ModelLoadError, ModelNotFoundError, UnsupportedFileError
+from .config_json import read_config_json
 from .policy import PICKLE_SUFFIXES, looks_like_hub_id, repo_folder_name
 
 __all__ = [
@@ -167,17 +168,7 @@ def known_model_types() -> frozenset[str]:
 
 
 def _read_json(file: Path) -> dict:
-    try:
-        if file.stat().st_size > _MAX_CONFIG_BYTES:
-            raise ModelLoadError(f"{file} is larger than {_MAX_CONFIG_BYTES // (1024 * 1024)} MB; not a model config.")
-        with open_regular(file) as fh:  # never a FIFO (open would block) or a device
-            data = json.loads(fh.read(_MAX_CONFIG_BYTES + 1).decode("utf-8"))
-    except UnsupportedFileError:
-        raise ModelLoadError(f"cannot read {file}: {NOT_REGULAR}") from None
-    except (OSError, ValueError) as exc:
-        raise ModelLoadError(f"cannot read {file}: {exc}") from None
-    if not isinstance(data, dict):
-        raise ModelLoadError(f"{file} is not a JSON object; not a model config.")
+    data: dict = read_config_json(file, dict, cap=_MAX_CONFIG_BYTES)
     return data
 
 

@@ -15,14 +15,13 @@ passage prompt change every passage vector, the query prompt changes none.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from ..base.errors import ModelLoadError, UnsupportedFileError
-from ..base.safe_open import NOT_REGULAR, open_regular
+from ..base.errors import ModelLoadError
 from ..base.terminal import printable
+from .config_json import read_config_json
 from .policy import REPO_FOLDER_PREFIX, repo_id_of_folder
 
 __all__ = ["Conventions", "read_conventions", "resolve_pooling", "MODEL_CARD_PROMPTS", "MAX_JSON_BYTES",
@@ -185,18 +184,4 @@ def _prompts(file: Path) -> tuple[str, str]:
 
 def _read_json(file: Path, kind: type) -> Any:
     """The JSON value in `file` if it is of type `kind`; None when the file is absent."""
-    if not file.is_file():
-        return None
-    try:
-        with open_regular(file) as fh:
-            raw = fh.read(MAX_JSON_BYTES + 1)
-        if len(raw) > MAX_JSON_BYTES:
-            raise ModelLoadError(f"{file}: larger than {MAX_JSON_BYTES // 1024} KiB; not a model's config")
-        data = json.loads(raw.decode("utf-8"))
-    except UnsupportedFileError:
-        raise ModelLoadError(f"{file}: {NOT_REGULAR}") from None
-    except (OSError, ValueError) as exc:
-        raise ModelLoadError(f"{file}: not readable JSON ({exc})") from None
-    if not isinstance(data, kind):
-        raise ModelLoadError(f"{file}: not a JSON {'list' if kind is list else 'object'}")
-    return data
+    return read_config_json(file, kind, cap=MAX_JSON_BYTES, missing_ok=True)
