@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QSizePolic
 from ..base.progress import Progress
 from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from .elided_label import ElidedLabel
-from .plain import plain_label, tooltip
+from .plain import tooltip
 
 __all__ = ["ProgressView", "StripRate", "format_seconds"]
 
@@ -58,7 +58,10 @@ class StripRate:
 class ProgressView(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
-        self.label = plain_label("")  # shows file names
+        # Shows file names, counts and the time left: cut in the middle (the title and the time left stay) rather
+        # than make the window wider than a small screen (its ~860 px widened the window mid-sync); whole in
+        # the tooltip.
+        self.label = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)
         self.label.setObjectName("progressLabel")
         self.bar = QProgressBar()
         self.bar.setObjectName("progressBar")
@@ -95,7 +98,7 @@ class ProgressView(QWidget):
     def start(self, title: str) -> None:
         self.eta.reset()
         self.eta_seconds = self.rate = None
-        self.label.setText(title)
+        self.label.set_full_text(title)
         self.bar.setRange(0, 0)  # busy until the first report says how much there is
         self.bar.show()
         self.cancel_button.setEnabled(True)
@@ -118,7 +121,7 @@ class ProgressView(QWidget):
 
     def show_outcome(self, text: str) -> None:
         """The strip stays with `text` (what a cancelled job kept) until OK or the next job."""
-        self.label.setText(text)
+        self.label.set_full_text(text)
         self.bar.hide()
         self.cancel_button.hide()
         self.dismiss_button.show()
@@ -144,4 +147,4 @@ class ProgressView(QWidget):
         if self.rate is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
             pace = f"{format_rate(self.rate)[:-2]} {RATE_UNITS[p.stage]}/s"
             parts.append(pace + ("" if self.eta_seconds is None else f", about {format_left(self.eta_seconds)} left"))
-        self.label.setText(" — ".join(parts))
+        self.label.set_full_text(" — ".join(parts))

@@ -203,7 +203,7 @@ class WriteJobs(QObject):
 
     def cancel(self) -> None:
         self.progress.cancel_button.setEnabled(False)
-        self.progress.label.setText("Stopping…")  # within seconds, keeping every finished file
+        self.progress.label.set_full_text("Stopping…")  # within seconds, keeping every finished file
         self.services.runner.cancel_writes()
 
     def _on_cancelled(self, job) -> None:

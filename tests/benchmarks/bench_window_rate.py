@@ -193,7 +193,7 @@ def run_window(template: Path, work: Path, eta_at: float) -> dict:
         if p is not None and p.stage == "embedding" and not seen_embedding:
             seen_embedding.append(time.monotonic())
         if seen_embedding and not eta and time.monotonic() - seen_embedding[0] >= eta_at:
-            eta.update(at=time.monotonic(), left=win.progress.eta_seconds, text=win.progress.label.text())
+            eta.update(at=time.monotonic(), left=win.progress.eta_seconds, text=win.progress.label.full_text())
 
     watch = QTimer(interval=200)
     watch.timeout.connect(look)

@@ -243,7 +243,7 @@ def main() -> int:
         win.add_paths([str(letters)])
 
         def under_way() -> bool:  # some files read, so the shot shows the counts moving
-            m = re.search(r"(\d+) / (\d+)", win.progress.label.text())
+            m = re.search(r"(\d+) / (\d+)", win.progress.label.full_text())
             return win.progress.isVisible() and m is not None and 0 < int(m.group(1)) < int(m.group(2))
 
         shots.wait(lambda: under_way() or not busy[0])

@@ -14,15 +14,33 @@ def test_the_strip_shows_passages_per_second_and_the_time_left(qtbot):
     view.start("Indexing docs")
     for i in range(3):  # too early: no rate, no time left
         view.show_progress("Indexing docs", Progress("embedding", 32 * i, 2000, MESSAGE), 4.0 * i)
-        assert "/s" not in view.label.text() and view.eta_seconds is None
+        assert "/s" not in view.label.full_text() and view.eta_seconds is None
     for i in range(3, 7):
         for k in range(40):  # the window polls the same report ten times a second
             view.show_progress("Indexing docs", Progress("embedding", 32 * i, 2000, MESSAGE), 4.0 * i + 0.1 * k)
     # 32 passages every 4 s; the newest report (192 done) came at 24 s and it is 27.9 s now
     assert view.rate == 8.0
     assert view.eta_seconds == (2000 - 192) / 8.0 - 3.9
-    assert "8.0 passages/s, about 4 min left" in view.label.text(), view.label.text()
-    assert "Embedding 192 / 2,000" in view.label.text()
+    assert "8.0 passages/s, about 4 min left" in view.label.full_text(), view.label.full_text()
+    assert "Embedding 192 / 2,000" in view.label.full_text()
+
+
+def test_a_long_strip_is_cut_in_the_middle_not_widening_the_window(qtbot):
+    # Mid-sync the strip says title, meaning's share, counts and the time left (~860 px of text): the window's
+    # minimum width followed it past a small screen's 800 px. Now the middle is cut; the time left stays.
+    view = ProgressView()
+    qtbot.addWidget(view)
+    view.start("Indexing Documents-from-the-old-laptop")
+    for i in range(8):
+        view.show_progress("Indexing Documents-from-the-old-laptop", Progress("embedding", 32 * i, 20000, MESSAGE),
+                           4.0 * i)
+    assert view.minimumSizeHint().width() < 560, view.minimumSizeHint().width()
+    view.resize(500, view.height())
+    view.show()
+    qtbot.waitExposed(view)
+    shown, full = view.label.text(), view.label.full_text()
+    assert shown != full and "…" in shown and shown.startswith("Indexing") and shown.endswith(full[-8:])
+    assert view.label.toolTip() and "min left" in full
 
 
 def test_a_new_stage_starts_its_own_rate(qtbot):
@@ -31,9 +49,9 @@ def test_a_new_stage_starts_its_own_rate(qtbot):
     view.start("Indexing docs")
     for i in range(8):  # 5 files a second while reading files
         view.show_progress("Indexing docs", Progress("extracting", 20 * i, 400), 4.0 * i)
-    assert view.rate == 5.0 and "5.0 files/s" in view.label.text()
+    assert view.rate == 5.0 and "5.0 files/s" in view.label.full_text()
     view.show_progress("Indexing docs", Progress("searchable", 500, 500, "500 passages searchable by words"), 40.0)
-    assert view.rate is None and view.eta_seconds is None and "/s" not in view.label.text()
+    assert view.rate is None and view.eta_seconds is None and "/s" not in view.label.full_text()
     view.show_progress("Indexing docs", Progress("embedding", 0, 500, MESSAGE), 41.0)
     assert view.rate is None  # the files' rate says nothing of embedding
 
@@ -70,7 +88,7 @@ def test_a_writer_handover_s_wait_is_not_counted_in_the_rate(qtbot):
         view.show_progress("Indexing docs", Progress("embedding", 64 * i, 100_000, MESSAGE), float(i))
     assert view.rate == 64.0
     view.show_progress("Indexing docs", Progress(WAITING, 0, 0, "another searchapp process is adding files"), 20.0)
-    assert view.rate is None and "left" not in view.label.text()
+    assert view.rate is None and "left" not in view.label.full_text()
     shown = []
     for k in range(1, 16):  # the wait ended at 320 s; a batch a second again
         view.show_progress("Indexing docs", Progress("embedding", 64 * (20 + k), 100_000, MESSAGE), 320.0 + k)

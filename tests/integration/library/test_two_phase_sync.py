@@ -180,17 +180,17 @@ def test_progress_strip_says_searchable_by_words_and_meaning(qtbot):
     qtbot.addWidget(view)
     view.start("Re-syncing")
     view.show_progress("Re-syncing", Progress("embedding", 30, 100, meaning_message(37, 100)), 1.0)
-    assert "Searchable by words · meaning: 37% of passages" in view.label.text()
+    assert "Searchable by words · meaning: 37% of passages" in view.label.full_text()
     assert (view.bar.value(), view.bar.maximum()) == (30, 100)
     # Time left once there is evidence enough (base/rate.py: EVIDENCE reports with progress over MIN_SPAN_S),
     # not from the first batches.
     for i, t in enumerate([2.0, 7.0, 12.0]):
         view.show_progress("Re-syncing", Progress("extracting", 2 * (i + 1), 20, "a.txt"), t)
-    assert "left" not in view.label.text()
+    assert "left" not in view.label.full_text()
     view.show_progress("Re-syncing", Progress("extracting", 8, 20, "b.txt"), 17.0)
-    assert "left" in view.label.text()
+    assert "left" in view.label.full_text()
     view.show_progress("Re-syncing", Progress("ocr", 1, 4, "scan.png"), 4.0)
-    assert "Reading scans and images (OCR) 1 / 4" in view.label.text() and "left" not in view.label.text()
+    assert "Reading scans and images (OCR) 1 / 4" in view.label.full_text() and "left" not in view.label.full_text()
 
 
 class BulkEncoder(CountingEncoder):
