@@ -66,11 +66,15 @@ class _Tokens:
     """Word-piece positions of the whole text; counts tokens in a span by bisection."""
 
     def __init__(self, text: str, token_offsets: TokenOffsets, cancel: Optional[CancelToken] = None,
-                 token_bounds: Optional[TokenBounds] = None) -> None:
+                 token_bounds: Optional[TokenBounds] = None,
+                 bounds: Optional[tuple[np.ndarray, np.ndarray]] = None) -> None:
         # Arrays of 8-byte ints, not lists of tuples: a 50 MB text has ~10M word pieces.
         # One call per ~100k-character segment (already large): cancel is checked between segments.
         self.starts = array("q")
         self.keys = array("q")
+        if bounds is not None:  # the whole text's, already put together (a text of one segment)
+            self._store([bounds[0]], [bounds[1]])
+            return
         if token_bounds is not None:
             self._from_bounds(text, token_bounds, cancel)
             return
@@ -93,11 +97,14 @@ class _Tokens:
             s, k = token_bounds(text[base:end])
             starts.append(np.asarray(s, dtype=np.int64) + base)
             keys.append(np.asarray(k, dtype=np.int64) + base)
+        self._store(starts, keys)
+
+    def _store(self, starts: list[np.ndarray], keys: list[np.ndarray]) -> None:
         for name, parts in (("starts", starts), ("keys", keys)):
             values = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
             if (values[1:] < values[:-1]).any():  # out of order somewhere
                 values = np.sort(values)
-            getattr(self, name).frombytes(values.tobytes())
+            getattr(self, name).frombytes(np.ascontiguousarray(values, dtype=np.int64).tobytes())
 
     def count(self, a: int, b: int) -> int:
         return bisect_left(self.keys, b) - bisect_left(self.keys, a)
@@ -366,13 +373,15 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
                    overlap: float = 0.2, cancel: Optional[CancelToken] = None,
                    max_chars: Optional[int] = None, *,
                    token_offsets_batch: Optional[TokenOffsetsBatch] = None,
-                   words_alone: bool = False, token_bounds: Optional[TokenBounds] = None) -> list[ChunkSpan]:
+                   words_alone: bool = False, token_bounds: Optional[TokenBounds] = None,
+                   bounds: Optional[tuple[np.ndarray, np.ndarray]] = None) -> list[ChunkSpan]:
     """Passages of `doc` with at most `max_tokens` word pieces and `max_chars` characters each (default
     `passage_char_cap(max_tokens)`), covering all its non-blank text. Raises Cancelled when `cancel` fires.
     `token_offsets_batch` (optional) tokenizes many texts per call, e.g. BiEncoder.token_offsets_batch.
     `words_alone`: the tokenizer reads the text between separators on its own (BiEncoder.words_alone): the
     same passages with fewer tokenizer calls. `token_bounds` (optional, e.g. BiEncoder.token_bounds): step 1's
-    positions as arrays, the same passages for less work."""
+    positions as arrays, the same passages for less work. `bounds`: those arrays for the whole text, already
+    made (ChunkingTokenizer.token_bounds_many, for a text within one segment: SEGMENT_CHARS)."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be >= 1")
     if not 0.0 <= overlap < 1.0:
@@ -380,7 +389,9 @@ def chunk_document(doc: Document, token_offsets: TokenOffsets, max_tokens: int =
     text = doc.text
     if not text or text.isspace():
         return []
-    tokens = _Tokens(text, token_offsets, cancel, token_bounds)
+    if bounds is not None and len(text) > SEGMENT_CHARS:
+        raise ValueError("bounds are for a text within one tokenizer segment")
+    tokens = _Tokens(text, token_offsets, cancel, token_bounds, bounds)
     packed: list[tuple[int, int]] = []
     for lo, hi in _regions(doc):
         _check(cancel)

@@ -40,8 +40,8 @@ class SyncEncoder:
 
     A words pass needs word-piece offsets, not the model: importing torch and transformers and reading the
     weights cost 10 s and ~900 MB for `index --words-only` of one small file (issue 45). So everything the
-    chunker asks (token_offsets, token_bounds, token_offsets_batch, words_alone, max_seq_length, chunking_spec,
-    remember_joined) goes to ModelSet.chunker (the loaded bi-encoder, else the model folder's tokenizer.json
+    chunker asks (token_offsets, token_bounds, token_bounds_many, token_offsets_batch, words_alone, max_seq_length,
+    chunking_spec, remember_joined) goes to ModelSet.chunker (the loaded bi-encoder, else the model folder's tokenizer.json
     read with the `tokenizers` library); `encode` and anything else load the bi-encoder. A sync that will embed
     (`load_ahead`) starts that load on a thread of its own at its first chunking, so the words pass goes on
     meanwhile; an unchanged sync chunks nothing and loads nothing.
@@ -79,6 +79,10 @@ class SyncEncoder:
 
     def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         return self._chunking().token_offsets_batch(texts)
+
+    def token_bounds_many(self, texts: Sequence[str]) -> Optional[list[tuple[np.ndarray, np.ndarray]]]:
+        many = getattr(self._chunking(), "token_bounds_many", None)
+        return many(texts) if many is not None else None
 
     def chunking_spec(self) -> tuple[str, int, bool]:
         return self._chunking().chunking_spec()

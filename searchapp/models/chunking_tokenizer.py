@@ -65,6 +65,15 @@ class ChunkingTokenizer:
         pairs = np.asarray(self.token_offsets(text), dtype=np.int64).reshape(-1, 2)
         return pairs[:, 0], np.maximum(pairs[:, 0], pairs[:, 1] - 1)
 
+    def token_bounds_many(self, texts: Sequence[str]) -> Optional[list[tuple[np.ndarray, np.ndarray]]]:
+        """`token_bounds` of each of `texts` (short ones: each within one of the chunker's tokenizer segments,
+        chunking.SEGMENT_CHARS), put together in one pass for them all; None where words are not read alone
+        (then each text's own call is the only exact answer)."""
+        if self._word_pieces is None:
+            return None
+        with self._offsets_lock:
+            return self._word_pieces.bounds_many(texts)
+
     def _tokenize_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         """Offsets only (the caller holds _offsets_lock)."""
         return [enc.offsets for enc in self._offsets_tokenizer.encode_batch(list(texts), add_special_tokens=False)]

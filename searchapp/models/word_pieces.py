@@ -74,6 +74,19 @@ class WordPieces:
         starts = pairs[0::2]
         return starts, np.maximum(starts, pairs[1::2] - 1)
 
+    def bounds_many(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """`bounds` of each text, from one `bounds` of them all joined by line breaks: no word reaches across a
+        separator, so each text's pieces are the joined text's between its ends, moved back to its own start.
+        One tokenizer call and one pass of numpy for a group of small files, not one of each per file."""
+        if not texts:
+            return []
+        starts, keys = self.bounds("\n".join(texts))
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
+        bases = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        cuts = np.searchsorted(starts, bases).tolist() + [len(starts)]
+        return [(starts[a:b] - base, keys[a:b] - base)
+                for a, b, base in zip(cuts[:-1], cuts[1:], bases.tolist(), strict=True)]
+
     def _learn(self, words: list[str]) -> dict[str, bytes]:
         """Tokenize the words of `words` not remembered, remember those short enough; returns them all."""
         known = self._known

@@ -13,11 +13,12 @@ from ...ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
 __all__ = ["passages_of"]
 
 
-def passages_of(doc, encoder, config: Config, batcher) -> tuple[str, list[ChunkSpan], list[str]]:
+def passages_of(doc, encoder, config: Config, batcher, bounds=None) -> tuple[str, list[ChunkSpan], list[str]]:
     """(the title the bi-encoder reads before each passage, the passages of `doc`, the hashes of their model
-    inputs). A cancel inside the chunking commits the files finished before it (see _chunk)."""
+    inputs). A cancel inside the chunking commits the files finished before it (see _chunk). `bounds`: the
+    word pieces of `doc.text`, already made for a group of files (chunking.chunk_document's `bounds`)."""
     title, title_tokens = _title_context(doc, encoder, config)
-    spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens)
+    spans = _chunk(doc, encoder, config, batcher, reserve=title_tokens, bounds=bounds)
     inputs = [model_input(title, c.text) for c in spans]
     if any(i is not c.text for i, c in zip(inputs, spans, strict=True)):
         # Phase 2 in this process finds the ids in the encoder's (bounded) cache: no second tokenization.
@@ -38,7 +39,7 @@ def _title_context(doc, encoder, config: Config) -> tuple[str, int]:
     return title, min(len(offsets), MAX_TITLE_TOKENS) + 1  # + 1: the line break may become a piece
 
 
-def _chunk(doc, encoder, config: Config, batcher, reserve: int = 0) -> list[ChunkSpan]:
+def _chunk(doc, encoder, config: Config, batcher, reserve: int = 0, bounds=None) -> list[ChunkSpan]:
     """Passages of one file; a cancel inside its chunking commits the files finished before it. `reserve`: word
     pieces kept free for the title in front of each passage, when the passage would otherwise not fit the
     model's window (shorter passages keep their configured length, so the stored text is the same either way)."""
@@ -51,7 +52,7 @@ def _chunk(doc, encoder, config: Config, batcher, reserve: int = 0) -> list[Chun
                               cancel=batcher.cancel,
                               token_offsets_batch=encoder.token_offsets_batch,
                               words_alone=bool(getattr(encoder, "words_alone", False)),
-                              token_bounds=getattr(encoder, "token_bounds", None))
+                              token_bounds=getattr(encoder, "token_bounds", None), bounds=bounds)
     except Cancelled:
         batcher.flush_and_stop()
         raise  # not reached: flush_and_stop raises

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 
-__all__ = ["init", "start", "read_group", "read_one", "Read"]
+__all__ = ["init", "start", "read_group", "read_one", "read_files", "Read"]
 
 _STATE: dict = {}
 
@@ -62,8 +62,8 @@ def init(now) -> None:
 def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]], first: int = 0) -> list:
     """The Reads of `paths`, the files numbered `first`, `first + 1`, ... in the sync's list."""
     config, encoder, now = _STATE["config"], _STATE["encoder"], _STATE.get("now")
-    return [read_one(p, s, config, encoder, clock=None if now is None else partial(_clock, now, first + k))
-            for k, (p, s) in enumerate(zip(paths, old_shas, strict=True))]
+    return read_files(paths, old_shas, config, encoder,
+                      clocks=None if now is None else [partial(_clock, now, first + k) for k in range(len(paths))])
 
 
 def _clock(now, number: int, running: bool) -> None:
@@ -80,13 +80,42 @@ def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None,
              clock: Optional[Callable[[bool], None]] = None):
     """The file's Read (with `failed` set when it failed), or None (the sync reads it again itself). `clock`:
     started just before the extraction and stopped right after it (the worker's budget, see _clock)."""
+    return read_files([path], [old_sha], config, encoder, cancel, None if clock is None else [clock])[0]
+
+
+def read_files(paths: Sequence[str], old_shas: Sequence[Optional[str]], config, encoder, cancel=None,
+               clocks: Optional[Sequence[Callable[[bool], None]]] = None) -> list:
+    """read_one of each of `paths`: every file read and extracted first, then the word pieces of the small ones
+    put together in one pass for them all (ChunkingTokenizer.token_bounds_many: one tokenizer call and one numpy
+    pass for a group of small files, not one per file), then each chunked. The passages are the very ones each
+    file's own chunking gives. A cancel leaves None (the sync's own cancel check follows) for every file it stops
+    and every file after it."""
+    got: list = []
+    for k, (p, s) in enumerate(zip(paths, old_shas, strict=True)):
+        if cancel is not None and cancel.cancelled:
+            got += [None] * (len(paths) - k)
+            break
+        got.append(_extract(p, s, config, cancel, None if clocks is None else clocks[k]))
+    bounds = _bounds_of([g for g in got if isinstance(g, _Extracted)], encoder)
+    return [_chunk(g, config, encoder, cancel, bounds.get(id(g))) if isinstance(g, _Extracted) else g
+            for g in got]
+
+
+@dataclass
+class _Extracted:
+    """A file read and extracted, waiting to be chunked."""
+
+    sha: str
+    doc: Any
+
+
+def _extract(path: str, old_sha: Optional[str], config, cancel, clock: Optional[Callable[[bool], None]]):
+    """A Read (unchanged, or failed), None (the sync reads it itself) or the file's _Extracted."""
     from ...base.errors import Cancelled, UnsupportedFileError
     from ...base.hashing import file_sha256, file_sha256_and_bytes
     from ...ingest.extractors import extract, takes_data
-    from ..ocr.text_pass import pdf_waits_for_ocr
     from .file_boundary import file_failure
     from .file_budget import FileBudget, too_long
-    from .passages import passages_of
 
     max_bytes = int(config.scan.max_file_mb * 2**20)
     where = Path(path)
@@ -106,10 +135,40 @@ def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None,
         finally:
             if clock is not None:
                 clock(False)
-        title, spans, hashes = passages_of(doc, encoder, config, _NoBatch(cancel))
-        return Read(sha, doc.kind or "", title, spans, hashes, pdf_waits_for_ocr(doc, config))
+        return _Extracted(sha, doc)
     except (OSError, UnsupportedFileError):  # the sync reads it again itself and says why, as it always has
         return None
     except Exception as exc:  # the per-file boundary, on this side: the file fails, the worker goes on
+        reason = file_failure(exc)
+        return None if reason is None else Read("", failed=reason)
+
+
+def _bounds_of(files: list[_Extracted], encoder) -> dict[int, Any]:
+    """id(file) -> its text's word pieces, for the files whose text is within one tokenizer segment; {} where the
+    encoder cannot put them together (each file is then chunked on its own, to the same passages)."""
+    from ...ingest.chunking import SEGMENT_CHARS
+
+    many = getattr(encoder, "token_bounds_many", None)
+    small = [f for f in files if len(f.doc.text) <= SEGMENT_CHARS]
+    if many is None or len(small) < 2:
+        return {}
+    bounds = many([f.doc.text for f in small])
+    return {} if bounds is None else {id(f): b for f, b in zip(small, bounds, strict=True)}
+
+
+def _chunk(got: _Extracted, config, encoder, cancel, bounds) -> Optional[Read]:
+    """The extracted file's Read, with its passages (the per-file boundary around the chunking, as in _extract)."""
+    from ...base.errors import UnsupportedFileError
+    from ..ocr.text_pass import pdf_waits_for_ocr
+    from .file_boundary import file_failure
+    from .passages import passages_of
+
+    doc = got.doc
+    try:
+        title, spans, hashes = passages_of(doc, encoder, config, _NoBatch(cancel), bounds)
+        return Read(got.sha, doc.kind or "", title, spans, hashes, pdf_waits_for_ocr(doc, config))
+    except (OSError, UnsupportedFileError):
+        return None
+    except Exception as exc:
         reason = file_failure(exc)
         return None if reason is None else Read("", failed=reason)

@@ -25,6 +25,7 @@ from ..members.sync import index_container, is_container, members_by_container
 from ..ocr.text_pass import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
 from .passages import passages_of
 from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
+from .read_groups import MIN_GROUPED, ReadInGroups
 from .roots import in_scope, outermost, root_missing
 from .types import IndexWriter, PassageEncoder, SyncReport
 
@@ -219,14 +220,16 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
 
 
 def _read_ahead(files: list[ScannedFile], existing: dict, members: dict, config: Config, encoder, cancel,
-                before_scan) -> tuple[Optional[ReadAhead], dict[int, int]]:
+                before_scan) -> tuple[Optional[ReadAhead | ReadInGroups], dict[int, int]]:
     """A worker reading ahead the files this sync will read and chunk itself otherwise (not the unchanged ones,
-    containers or images waiting for OCR, which stay in-process), or (None, {}) where it would not pay
-    (read_ahead.py: fewer than MIN_FILES such files, one core or none free, an encoder that cannot describe its
-    chunking)."""
+    containers or images waiting for OCR, which stay in-process); where it would not pay (read_ahead.py: fewer
+    than MIN_FILES such files, one core or none free, an encoder that cannot describe its chunking) the same
+    reading in this process, a group of files at a time (read_groups.py); (None, {}) for fewer than MIN_GROUPED
+    files."""
     slot: dict[int, int] = {}  # the loop's file number -> its place in the worker's list
     paths: list[str] = []
     old_shas: list[Optional[str]] = []
+    sizes: list[int] = []
     for i, f in enumerate(files, start=1):
         old = existing.get(storable(f.path))
         if old is not None and not _needs_reading(old, f) and not _member_failed(existing, members.get(storable(f.path), ())):
@@ -236,15 +239,15 @@ def _read_ahead(files: list[ScannedFile], existing: dict, members: dict, config:
         slot[i] = len(paths)
         paths.append(os.fspath(f.path))
         old_shas.append(old.sha256 if old is not None and old.status == "indexed" else None)
-    if len(paths) < MIN_FILES or usable_cores() < 2 or os.environ.get("SEARCHAPP_NO_READ_AHEAD"):
+        sizes.append(f.size)
+    if os.environ.get("SEARCHAPP_NO_READ_AHEAD") or len(paths) < MIN_GROUPED:
         return None, {}
-    if not second_core_free(before_scan):
-        return None, {}
-    spec = chunking_spec(encoder)
-    if spec is None:
-        return None, {}
-    ahead = ReadAhead(paths, old_shas, config, spec, encoder, cancel)
-    return (ahead, slot) if ahead.alive else (None, {})
+    spec = chunking_spec(encoder) if len(paths) >= MIN_FILES and usable_cores() >= 2 else None
+    if spec is not None and second_core_free(before_scan):
+        ahead = ReadAhead(paths, old_shas, config, spec, encoder, cancel)
+        if ahead.alive:
+            return ahead, slot
+    return ReadInGroups(paths, old_shas, sizes, config, encoder, cancel), slot
 
 
 def _record_problem(store: Store, root: RootRow, old, path: str, status: str, reason: str,

@@ -14,7 +14,7 @@ from searchapp.base.config import load_config
 from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken
 from searchapp.library import Library
-from searchapp.library.sync import read_ahead, words_pass
+from searchapp.library.sync import read_ahead, read_ahead_worker, words_pass
 
 WORDS = ("river stone lantern orchard copper meadow signal harbor thistle quartz ember violet glacier "
          "falcon cedar prism marble tundra saffron").split()
@@ -160,6 +160,41 @@ def test_small_syncs_one_core_and_a_busy_core_stay_in_process(tmp_path, docs, ti
     monkeypatch.setattr(words_pass, "second_core_free", lambda since: False)  # another program keeps it busy
     _sync(tmp_path / "lib-busy", docs, tiny_encoder)
     assert made == []
+
+
+def test_reading_in_groups_stores_the_same_bytes_as_one_by_one(tmp_path, docs, tiny_encoder, in_process,
+                                                               monkeypatch):
+    """Without a worker the sync reads its files in groups, their word pieces put together for the whole group
+    (read_groups.py): the same rows as reading them one by one. Texts longer than one tokenizer segment (lowered
+    here, so both kinds meet in a group) are chunked on their own."""
+    from searchapp.ingest import chunking
+    from searchapp.library.sync import read_groups
+
+    monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD", raising=False)
+    monkeypatch.setattr(read_groups, "GROUP_FILES", 8)
+    monkeypatch.setattr(chunking, "SEGMENT_CHARS", 2000)
+    made: list = []
+    grouped: list[int] = []
+
+    class Recorded(read_groups.ReadInGroups):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append(self)
+
+    real_bounds = read_ahead_worker._bounds_of
+
+    def bounds_of(files, encoder):
+        out = real_bounds(files, encoder)
+        grouped.append(len(out))
+        return out
+
+    monkeypatch.setattr(words_pass, "ReadInGroups", Recorded)
+    monkeypatch.setattr(read_ahead_worker, "_bounds_of", bounds_of)
+    rows, rep = _sync(tmp_path / "lib-groups", docs, tiny_encoder)
+    assert len(made) == 1 and made[0].groups >= 60 // 8  # every file went through a group
+    assert max(grouped) >= 2 and sum(grouped) < 61  # small texts were put together, the long ones were not
+    assert rows == in_process
+    assert rep.added == 60 and rep.skipped == 1
 
 
 def test_a_busy_second_core_is_seen(monkeypatch):

@@ -29,7 +29,7 @@ def test_the_workers_clock_runs_around_the_extraction_only(tmp_path, monkeypatch
         when("extract")
         return Document("Some text of the file.", kind="text")
 
-    def passages_of(doc, encoder, config, batcher):
+    def passages_of(doc, encoder, config, batcher, bounds=None):
         when("chunk")
         return "", [], []
 

@@ -155,3 +155,23 @@ def test_a_table_that_misses_a_separator_is_caught(monkeypatch, missing):
     broken[ord(missing)] = 0
     monkeypatch.setattr(wp, "_CLASS", broken)
     assert differing() > 0
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_GAPS)), max_size=12), max_size=6),
+       st.sampled_from(["", " ", "\n"]))
+def test_a_groups_pieces_are_each_texts_own(minilm, texts, lead):
+    """bounds_many (the pieces of many small files put together in one pass) gives each text exactly the pieces
+    its own tokenization gives, wherever it starts and ends (a text may begin or end inside a would-be word)."""
+    from searchapp.models.word_pieces import WordPieces
+
+    def tokenize(batch):
+        return [e.offsets for e in minilm.encode_batch(list(batch), add_special_tokens=False)]
+
+    joined = [lead + "".join(w + g for w, g in parts) for parts in texts]
+    got = WordPieces(tokenize, max_words=8).bounds_many(joined)
+    assert len(got) == len(joined)
+    for text, (starts, lasts) in zip(joined, got, strict=True):
+        want = minilm.encode(text, add_special_tokens=False).offsets
+        assert starts.tolist() == [s for s, _ in want]
+        assert lasts.tolist() == [max(s, e - 1) for s, e in want]
