@@ -95,13 +95,15 @@ def bench_queries(paths: dict[str, Callable[[str], np.ndarray]], queries: Sequen
     for name in names:  # warm-up
         paths[name](queries[0])
     times: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
     vecs: dict[str, list[np.ndarray]] = {n: [] for n in names}
     for i, q in enumerate(queries):
         order = names[i % len(names):] + names[: i % len(names)]  # rotate who goes first
         for name in order:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             v = paths[name](q)
             times[name].append(time.perf_counter() - t0)
+            cpu[name].append(time.process_time() - c0)  # every thread of the process: ORT's 2 threads count twice
             vecs[name].append(np.asarray(v, dtype=np.float32).reshape(-1))
     ref = np.stack(vecs["torch-fp32"]) @ passages.T
     rows = []
@@ -111,6 +113,7 @@ def bench_queries(paths: dict[str, Callable[[str], np.ndarray]], queries: Sequen
         top = np.argsort(-sims, axis=1)[:, :10]
         rows.append({"bench": label, "path": name, "p50_ms": round(1000 * float(np.median(times[name])), 2),
                      "p90_ms": round(1000 * float(np.percentile(times[name], 90)), 2),
+                     "cpu_ms_mean": round(1000 * float(np.mean(cpu[name])), 2),
                      "ratio_vs_torch_fp32": None,
                      "max_abs_dcos_vs_fp32": float(f"{np.abs(sims - ref).max():.2e}"),
                      "top10_same_order": round(float(np.mean([(a == b).all() for a, b in zip(top, top_ref, strict=True)])), 3),
@@ -119,6 +122,50 @@ def bench_queries(paths: dict[str, Callable[[str], np.ndarray]], queries: Sequen
     for r in rows:
         r["ratio_vs_torch_fp32"] = round(base / r["p50_ms"], 2)
     return rows
+
+
+_COLD = {  # a fresh process's first query vector, each path as the library loads it (model_set.ModelSet)
+    "numpy-fp32": "from searchapp.models.query_encoder import load_query_encoder as L; "
+                  "e = L(P, pooling=POOL, max_seq_length=N); v = e.encode_one(Q)",
+    "onnxruntime-fp32-1t": "from searchapp.models.onnx_query import load_onnx_query_encoder as L; "
+                           "e = L(C, F, P, max_seq_length=N); v = e.encode_one(Q)",
+    "torch-auto": "from searchapp.models import BiEncoder; e = BiEncoder(str(P), precision='auto', threads=1); "
+                  "v = e.encode_query(Q)",
+}
+
+
+def bench_cold(fp32: BiEncoder, query: str, rounds: int) -> list[dict]:
+    """Wall seconds, CPU seconds and peak RSS of a fresh process that loads one query path and encodes `query`
+    (a cold command-line search's cost), the paths taking turns round by round."""
+    import subprocess
+
+    from searchapp.models.onnx_query import export_query_model
+
+    cache = Path(tempfile.mkdtemp(prefix="bench-query-cold-"))
+    export_query_model(fp32.resolved.path, pooling=fp32.pooling, max_seq_length=fp32.max_seq_length,
+                       fingerprint=fp32.fingerprint, cache_dir=cache)
+    head = (f"import sys, numpy as np; from pathlib import Path; P = Path({str(fp32.resolved.path)!r}); "
+            f"C = Path({str(cache)!r}); F = {fp32.fingerprint!r}; POOL = {fp32.pooling!r}; "
+            f"N = {int(fp32.max_seq_length)}; Q = {query!r}; ")
+    got: dict[str, list[tuple[float, float, int]]] = {n: [] for n in _COLD}
+    names = list(_COLD)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            t0 = time.perf_counter()
+            # Peak RSS from the child's own VmHWM: wait4's ru_maxrss keeps this process's peak across exec.
+            proc = subprocess.Popen([sys.executable, "-c", head + _COLD[name] + "; assert np.isfinite(v).all(); "
+                                     "print(next(x for x in open('/proc/self/status') if x.startswith('VmHWM')))"],
+                                    cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"}, stdout=subprocess.PIPE,
+                                    text=True)
+            out = proc.stdout.read() if proc.stdout else ""
+            _, status, use = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - t0
+            assert os.waitstatus_to_exitcode(status) == 0, name
+            got[name].append((wall, use.ru_utime + use.ru_stime, int(out.split()[-2])))
+    return [{"bench": "query_paths_cold", "path": n, "wall_s_median": round(float(np.median([g[0] for g in v])), 3),
+             "cpu_s_median": round(float(np.median([g[1] for g in v])), 3),
+             "peak_rss_mb": round(max(g[2] for g in v) / 1024, 1), "rounds": rounds, **machine()}
+            for n, v in got.items()]
 
 
 def bench_passages(auto: BiEncoder, plain: BiEncoder, fp32: BiEncoder, texts: list[str], batch_size: int,
@@ -160,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--during-sync", type=int, default=0, metavar="N",
                    help="also time N queries while another thread encodes passages (0: skip)")
+    p.add_argument("--cold", type=int, default=0, metavar="ROUNDS",
+                   help="also time a fresh process's first query vector on each path, ROUNDS turns each (0: skip)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     fp32 = BiEncoder(precision="fp32", threads=args.threads)
@@ -168,6 +217,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     plain._model.to(torch.bfloat16)  # every weight and the residual stream in bf16
     plain._lean = None  # the fused forward holds its own copies of the weights: cast the module tree only
     print(json.dumps({"bench": "query_paths", **machine()}), flush=True)
+    if args.cold:
+        for row in bench_cold(fp32, load_queries(1)[0], args.cold):
+            print(json.dumps(row), flush=True)
+    if not args.queries:  # --cold alone
+        return 0
     texts = load_passages(max(args.passages, args.st_passages), fp32)
     if args.st_passages:
         for row in bench_passages(auto, plain, fp32, texts[: args.st_passages], 32, args.threads, args.repeats):

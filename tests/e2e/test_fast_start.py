@@ -100,37 +100,6 @@ def test_hybrid_search_imports_no_torch_and_matches_in_process(tiny_library, tin
     assert [h["scores"]["dense"] for h in fresh["hits"]] == pytest.approx([h.scores.dense for h in res.hits], abs=1e-4)
 
 
-@pytest.mark.parametrize("pooling", ["mean", "cls", "max"])
-def test_numpy_query_encoder_equals_bi_encoder(tiny_bi_encoder_dir, pooling):
-    import numpy as np
-
-    from searchapp.models import BiEncoder
-    from searchapp.models.identity import bi_encoder_identity
-    from searchapp.models.query_encoder import load_query_encoder
-
-    enc = BiEncoder(str(tiny_bi_encoder_dir), pooling=pooling, device="cpu", precision="fp32", threads=1)
-    ident = bi_encoder_identity(str(tiny_bi_encoder_dir), pooling=pooling)
-    qe = load_query_encoder(ident.resolved.path, pooling=pooling, max_seq_length=ident.max_seq_length)
-    queries = ["when is the orthodontist consultation", "Größe 日本語 émoji 🙂", "long " * 600]
-    ref = enc.encode(queries)
-    got = np.stack([qe.encode_one(q) for q in queries])
-    assert (got * ref).sum(axis=1) == pytest.approx([1.0] * 3, abs=1e-4)
-
-
-def test_numpy_query_encoder_equals_packaged_minilm(packaged_encoder):
-    import numpy as np
-
-    from searchapp.models.identity import bi_encoder_identity
-    from searchapp.models.query_encoder import load_query_encoder
-
-    ident = bi_encoder_identity("all-MiniLM-L6-v2", pooling="mean")
-    qe = load_query_encoder(ident.resolved.path, pooling="mean", max_seq_length=ident.max_seq_length)
-    queries = ["when is the orthodontist consultation", "plants need water and light"]
-    ref = packaged_encoder.encode(queries)
-    got = np.stack([qe.encode_one(q) for q in queries])
-    assert (got * ref).sum(axis=1).min() >= 0.9999
-
-
 def test_unsupported_pooling_falls_back(tiny_bi_encoder_dir):
     from searchapp.models.query_encoder import load_query_encoder
 

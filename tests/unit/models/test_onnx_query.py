@@ -1,4 +1,5 @@
-"""The ONNX Runtime query path: the bi-encoder's fp32 vector, from a cache only this program writes."""
+"""The ONNX Runtime query path's cache: only this program writes it, and a damaged one falls back. That its
+vectors are torch fp32's is test_query_encoders_agree.py's (one equivalence test over every query encoder)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 import os
 import stat
 
-import numpy as np
 import pytest
 
 pytest.importorskip("onnxruntime")
@@ -18,10 +18,6 @@ from searchapp.models.onnx_query import (  # noqa: E402
     load_onnx_query_encoder,
 )
 
-QUERIES = ["a test sentence", "how do vaccines train the immune system?", "lighthouse keeper's logbook 1887",
-           "x", "Ünïcödé query with accents and a very long tail " * 20]
-
-
 def _export(encoder, cache):
     return export_query_model(encoder.resolved.path, pooling=encoder.pooling, max_seq_length=encoder.max_seq_length,
                               fingerprint=encoder.fingerprint, cache_dir=cache)
@@ -32,22 +28,12 @@ def _load(encoder, cache, threads=1):
                                    max_seq_length=encoder.max_seq_length, threads=threads)
 
 
-def _assert_same_vectors(encoder, ort):
-    for q in QUERIES:
-        want = np.asarray(encoder.encode_query(q), dtype=np.float32).reshape(-1)
-        got = ort.encode_one(q)
-        assert got.shape == want.shape
-        assert float(got @ want) >= 1 - 1e-3, q
-        assert np.abs(got - want).max() < 1e-3, q
-
-
-def test_onnx_query_vector_is_torch_fp32_vector_tiny(tiny_encoder, tmp_path):
+def test_the_export_lies_in_the_librarys_cache_and_says_what_runs(tiny_encoder, tmp_path):
     cache = tmp_path / "lib" / "model-cache"
     graph = _export(tiny_encoder, cache)
     assert graph is not None and graph.parent == cache
     ort = _load(tiny_encoder, cache, threads=2)
     assert ort is not None and ort.description == "onnxruntime fp32 (2 threads)"
-    _assert_same_vectors(tiny_encoder, ort)
 
 
 def test_cache_files_are_private_and_inside_the_cache(tiny_encoder, tmp_path):
