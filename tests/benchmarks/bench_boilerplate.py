@@ -39,6 +39,7 @@ from bench_quality import DATA, bench_config, load_collection, ndcg10, prepare, 
 
 from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
 from searchapp.evaluation.ir import write_corpus  # noqa: E402
+from _common import cpu_note, emit  # noqa: E402
 
 CACHE = Path(os.environ.get("SEARCHAPP_BENCH_BOILERPLATE", "/tmp/searchapp-bench-boilerplate"))
 LICENCES = Path("/usr/share/common-licenses")
@@ -61,16 +62,6 @@ DISCLAIMER = ("Medical disclaimer: this summary is provided for research and edu
               "drugs, dosage and therapy; results of clinical studies may not apply to an individual patient.")
 MODES = SEARCH_MODES
 VARIANTS = {"before": {"fold_repeats": False}, "after": {}}
-
-
-def cpu_note() -> dict:
-    flags = Path("/proc/cpuinfo").read_text()
-    return {"cpu": {"avx512_bf16": "avx512_bf16" in flags, "amx": "amx_bf16" in flags, "cores": os.cpu_count()},
-            "load_avg": [round(x, 2) for x in os.getloadavg()]}
-
-
-def emit(row: dict) -> None:
-    print(json.dumps({**row, "load_1m": round(os.getloadavg()[0], 2)}), flush=True)
 
 
 def build(folder: Path, lib_dir: Path, encoder) -> None:

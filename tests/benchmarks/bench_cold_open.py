@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from _common import cpu_note
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -87,14 +88,6 @@ def child(case: str, data: Path, launched: float) -> None:
     out["closed_s"] = since()
     out["setup_s"] = setup
     print(json.dumps(out), flush=True)
-
-
-def cpu_note() -> dict:
-    import os
-
-    flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0]
-    have = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags]
-    return {"cpu_flags": have, "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
 
 
 def run(case: str, data: Path) -> dict:

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from _common import emit as _emit
 
 REPO = Path(__file__).resolve().parents[2]
 # SEARCHAPP_BENCH_TREE: another tree's root (e.g. `git archive` of an older commit) to time the same way.
@@ -38,7 +39,7 @@ def emit(**row) -> None:
     import torch
 
     gpu = torch.cuda.get_device_name(0) if DEVICE == "cuda" and torch.cuda.is_available() else "cpu"
-    print(json.dumps({"bench": "cuda", **row, "gpu": gpu, "torch": torch.__version__}), flush=True)
+    _emit(bench="cuda", **row, gpu=gpu, torch=torch.__version__)
 
 
 def passages(n: int) -> list[str]:

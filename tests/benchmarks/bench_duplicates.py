@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from searchapp.base.config import load_config  # noqa: E402
 from searchapp.library import Library  # noqa: E402
+from _common import cpu_note  # noqa: E402
 
 DATA = Path(os.environ.get("SEARCHAPP_DATA", "/work/shared/data"))
 WORK = Path(os.environ.get("SEARCHAPP_BENCH_DIR", "/tmp/searchapp-bench"))
@@ -229,12 +230,6 @@ def run_timing(sizes: list[int], peer_max: int, threshold: float) -> None:
             line.update(peer="exact all-pairs top-11 (NumPy)", peer_seconds=round(peer, 2),
                         speedup_vs_peer=round(peer / secs, 2))
         print(json.dumps(line), flush=True)
-
-
-def cpu_note() -> dict:
-    flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0]
-    have = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags]
-    return {"cpu_flags": have, "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
 
 
 def _status_mb(key: str) -> float:

@@ -17,7 +17,6 @@ Evaluation in fp32 for STS, auto precision for retrieval. Prints one JSON line p
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -39,13 +38,10 @@ from searchapp.models import BiEncoder  # noqa: E402
 from searchapp.training import TrainingArgs, train_bi_encoder  # noqa: E402
 from searchapp.training import data as D  # noqa: E402
 from searchapp.training.mining import doc_text, mine_hard_negatives  # noqa: E402
+from _common import emit  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data"
 BASE = "all-MiniLM-L6-v2"
-
-
-def emit(**kw) -> None:
-    print(json.dumps(kw), flush=True)
 
 
 def sts(spec: str, file: Path, threads: int) -> float:

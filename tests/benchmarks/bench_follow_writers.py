@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import statistics
 import subprocess
 import sys
 from pathlib import Path
+from _common import cpu_note
 
 WORKER = r"""
 import json, os, sqlite3, sys, time
@@ -49,12 +49,6 @@ print(json.dumps({"tree": sys.argv[1], "open_s": round(open_s, 2), "follow_ms": 
                   "vectors": st.vectors}))
 lib.close()
 """
-
-
-def cpu_note() -> dict:
-    flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0]
-    return {"cpu_flags": [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags],
-            "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
 
 
 def main() -> None:

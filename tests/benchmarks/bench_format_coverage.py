@@ -30,6 +30,7 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
+from _common import cpu_note
 
 REPO = Path(__file__).resolve().parents[2]
 K = 10
@@ -171,12 +172,6 @@ def summary(ranks: list) -> dict:
             "mrr": round(sum(1 / r for r in ranks if r) / n, 3), "n": n}
 
 
-def machine() -> dict:
-    flags = subprocess.run("grep -o avx512_bf16 /proc/cpuinfo | head -1", shell=True, capture_output=True,
-                           text=True).stdout.strip()
-    return {"cpu_flags": flags or "none", "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before-tree", default="/tmp/before-formats")
@@ -199,7 +194,7 @@ def main() -> None:
                               "rank_before": rb, "rank_after": ra}))
         print(json.dumps({"summary": True, "before": summary(before["ranks"]), "after": summary(after["ranks"]),
                           "index_s_before": before["index_s"], "index_s_after": after["index_s"],
-                          "files": len(list(docs.iterdir())), "load_avg_start": round(load0, 2), **machine()}))
+                          "files": len(list(docs.iterdir())), "load_avg_start": round(load0, 2), **cpu_note()}))
 
 
 if __name__ == "__main__":

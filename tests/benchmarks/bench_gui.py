@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from _common import emit
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -50,10 +51,6 @@ t_models = time.perf_counter() - t0
 print(f"{t_window:.4f} {t_models:.4f}", flush=True)
 win.close()
 """
-
-
-def emit(**kw) -> None:
-    print(json.dumps(kw), flush=True)
 
 
 def bench_time_to_window(runs: int = 3) -> None:

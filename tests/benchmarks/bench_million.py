@@ -45,6 +45,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+from _common import emit as _emit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -54,19 +55,12 @@ DATA = Path(os.environ.get("SEARCHAPP_DATA", "/work/shared/data"))
 PER_FILE, FILES_PER_DIR = 100, 10
 
 
-def cpu_note() -> dict:
-    flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0]
-    have = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags]
-    return {"cpu_flags": have, "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
-
-
 VECTORS_NOTE = "hashed word projection, not MiniLM (see the module docstring)"
 PASSAGES = 0  # the library's passage count, set once it is known: every line says it
 
 
 def emit(**row) -> None:
-    print(json.dumps({"bench": "million", "passages": PASSAGES or None, "vectors": VECTORS_NOTE, **row,
-                      **cpu_note()}), flush=True)
+    _emit(bench="million", passages=PASSAGES or None, vectors=VECTORS_NOTE, **row, add_cpu_note=True)
 
 
 def rss_mb(field: str = "VmRSS") -> float:

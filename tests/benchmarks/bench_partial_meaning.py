@@ -50,14 +50,10 @@ from bench_quality import bench_config, load_collection, ndcg10  # noqa: E402
 
 from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
 from searchapp.evaluation.ir import write_corpus  # noqa: E402
+from _common import cpu_note  # noqa: E402
 
 CACHE = Path(os.environ.get("SEARCHAPP_BENCH_CACHE", "/tmp/searchapp-bench-partial"))
 MODES = SEARCH_MODES
-
-
-def cpu_note() -> str:
-    flags = Path("/proc/cpuinfo").read_text()
-    return ("avx512_bf16" if "avx512_bf16" in flags else "no avx512_bf16") + (", amx" if "amx_bf16" in flags else "")
 
 
 def shown_run(lib, queries: dict[str, str], doc_of: dict[str, str], mode: str) -> dict[str, list[str]]:

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 from bench_encode import load_passages, top10_agreement  # noqa: E402
-from bench_query_paths import machine  # noqa: E402
+from _common import cpu_note  # noqa: E402
 
 from searchapp.base.config import PACKAGED_BI_ENCODER  # noqa: E402
 from searchapp.models import BiEncoder  # noqa: E402
@@ -161,7 +161,7 @@ def paths(model: str, threads: int, batch_size: int, only: set[str]) -> tuple[di
 def run(n_passages: int, rounds: int, threads: int, batch_size: int, only: set[str],
         model: str = PACKAGED_BI_ENCODER) -> list[dict]:
     torch.set_num_threads(threads)
-    load_before = machine()["load_avg"]
+    load_before = cpu_note()["load_avg"]
     impls, fp32 = paths(model, threads, batch_size, only)
     texts = load_passages(n_passages, fp32)
     for fn in impls.values():
@@ -177,7 +177,7 @@ def run(n_passages: int, rounds: int, threads: int, batch_size: int, only: set[s
             times[name].append(time.perf_counter() - t0)
     base = "sentence-transformers-fp32"
     ref = embs["searchapp-fp32-transformers"]
-    info = machine()
+    info = cpu_note()
     rows = []
     for name in names:
         best, med = min(times[name]), statistics.median(times[name])

@@ -36,15 +36,9 @@ import torch  # noqa: E402
 from bench_encode import DATA, load_passages  # noqa: E402
 
 from searchapp.models import BiEncoder  # noqa: E402
-from searchapp.models.cpu import cpu_flags, cpu_vendor  # noqa: E402
+from _common import cpu_note  # noqa: E402
 
 QUERIES = DATA / "ir" / "scifact-train" / "queries.jsonl"
-
-
-def machine() -> dict:
-    flags = cpu_flags()
-    return {"avx512_bf16": "avx512_bf16" in flags, "amx_bf16": "amx_bf16" in flags, "vendor": cpu_vendor(),
-            "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
 
 
 def load_queries(n: int) -> list[str]:
@@ -117,7 +111,7 @@ def bench_queries(paths: dict[str, Callable[[str], np.ndarray]], queries: Sequen
                      "ratio_vs_torch_fp32": None,
                      "max_abs_dcos_vs_fp32": float(f"{np.abs(sims - ref).max():.2e}"),
                      "top10_same_order": round(float(np.mean([(a == b).all() for a, b in zip(top, top_ref, strict=True)])), 3),
-                     "queries": len(queries), "passages": len(passages), **machine()})
+                     "queries": len(queries), "passages": len(passages), **cpu_note()})
     base = next(r["p50_ms"] for r in rows if r["path"] == "torch-fp32")
     for r in rows:
         r["ratio_vs_torch_fp32"] = round(base / r["p50_ms"], 2)
@@ -164,7 +158,7 @@ def bench_cold(fp32: BiEncoder, query: str, rounds: int) -> list[dict]:
             got[name].append((wall, use.ru_utime + use.ru_stime, int(out.split()[-2])))
     return [{"bench": "query_paths_cold", "path": n, "wall_s_median": round(float(np.median([g[0] for g in v])), 3),
              "cpu_s_median": round(float(np.median([g[1] for g in v])), 3),
-             "peak_rss_mb": round(max(g[2] for g in v) / 1024, 1), "rounds": rounds, **machine()}
+             "peak_rss_mb": round(max(g[2] for g in v) / 1024, 1), "rounds": rounds, **cpu_note()}
             for n, v in got.items()]
 
 
@@ -194,7 +188,7 @@ def bench_passages(auto: BiEncoder, plain: BiEncoder, fp32: BiEncoder, texts: li
         rows.append({"bench": "passages", "impl": name, "texts_per_s": round(len(texts) / best[name], 2),
                      "ratio_vs_sentence_transformers": round(best[ref] / best[name], 3),
                      "min_cosine_vs_st": round(float(np.min(np.sum(embs[name] * embs[ref], axis=1))), 6),
-                     "n": len(texts), "threads": threads, **machine()})
+                     "n": len(texts), "threads": threads, **cpu_note()})
     return rows
 
 
@@ -216,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     plain = BiEncoder(precision="fp32", threads=args.threads)
     plain._model.to(torch.bfloat16)  # every weight and the residual stream in bf16
     plain._lean = None  # the fused forward holds its own copies of the weights: cast the module tree only
-    print(json.dumps({"bench": "query_paths", **machine()}), flush=True)
+    print(json.dumps({"bench": "query_paths", **cpu_note()}), flush=True)
     if args.cold:
         for row in bench_cold(fp32, load_queries(1)[0], args.cold):
             print(json.dumps(row), flush=True)

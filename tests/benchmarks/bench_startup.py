@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from _common import cpu_note
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent.parent / "shared" / "data" / "ir" / "scifact-train"
@@ -187,7 +188,7 @@ def window_cases(old: Path, libs: dict[str, Path], work: Path, args) -> None:
                 "hits": runs[label][-1].get("hits"),
             }
         line["usable_ratio"] = round(line["before"]["usable_s"] / max(line["after"]["usable_s"], 1e-3), 2)
-        line.update(goal_usable_s=2.0, repeats=args.repeats, **machine())
+        line.update(goal_usable_s=2.0, repeats=args.repeats, **cpu_note())
         print(json.dumps(line), flush=True)
 
 
@@ -199,13 +200,6 @@ def _median(runs: list[dict], *keys: str) -> float:
             r = r[k]
         values.append(float(r))  # type: ignore[arg-type]
     return round(statistics.median(values), 2)
-
-
-def machine() -> dict:
-    flags = Path("/proc/cpuinfo").read_text(errors="replace") if Path("/proc/cpuinfo").exists() else ""
-    model = next((ln.split(":", 1)[1].strip() for ln in flags.splitlines() if ln.startswith("model name")), "")
-    return {"cores": os.cpu_count(), "cpu": model or platform.processor() or platform.machine(),
-            "avx512": "avx512f" in flags, "load_avg": round(os.getloadavg()[0], 1)}
 
 
 def main() -> None:
@@ -249,7 +243,7 @@ def main() -> None:
         "search hybrid (default)": ["search", "when is the orthodontist consultation"],
         "index unchanged": ["index"],
     }
-    cpu = platform.processor() or platform.machine()
+    cpu = platform.processor() or platform.cpu_note()
     flags = Path("/proc/cpuinfo").read_text(errors="replace") if Path("/proc/cpuinfo").exists() else ""
     for name, argv in cases.items():
         for label, tree in (("before", old), ("after", REPO)):  # warm-up: compiled modules, OS file cache

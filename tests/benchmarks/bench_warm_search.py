@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import emit as _emit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -49,14 +50,8 @@ PER_FILE, DIM = 100, 384
 QUERIES = ["velo mirat sunda", "karo pelim", "tessa durin oblan", "mivo"]
 
 
-def cpu_note() -> dict:
-    flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0]
-    have = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags]
-    return {"cpu_flags": have, "cores": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()]}
-
-
 def emit(**row) -> None:
-    print(json.dumps({"bench": "warm_search", **row, **cpu_note()}), flush=True)
+    _emit(bench="warm_search", **row, add_cpu_note=True)
 
 
 def vocabulary(size: int = 5000) -> list[str]:

@@ -48,6 +48,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from _common import cpu_note, emit
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -58,17 +59,6 @@ CORPUS = ROOT.parent / "shared" / "data" / "ir" / "scifact-train" / "corpus.json
 sys.path.insert(0, str(ROOT))
 
 _ENV = {**os.environ, "SEARCHAPP_MODELS__RERANKER": ""}
-
-
-def emit(**kw) -> None:
-    print(json.dumps(kw), flush=True)
-
-
-def machine() -> dict:
-    flags = Path("/proc/cpuinfo").read_text()
-    kind = ("amx" if "amx_bf16" in flags else "avx512_bf16" if "avx512_bf16" in flags
-            else "avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "other")
-    return {"cpu": kind, "cores": os.cpu_count(), "load": round(os.getloadavg()[0], 2)}
 
 
 def write_corpus(folder: Path, n: int) -> int:
@@ -261,7 +251,7 @@ def main() -> int:
                     for p in loops:
                         p.kill()
                         p.wait()
-                emit(bench="embed_rate", way=way, turn=turn, docs=n, commit=COMMIT, **got, **machine())
+                emit(bench="embed_rate", way=way, turn=turn, docs=n, commit=COMMIT, **got, **cpu_note())
                 if got.get("passages_per_s"):
                     rates[way].append(got["passages_per_s"])
         med = {w: statistics.median(r) for w, r in rates.items() if r}
@@ -272,7 +262,7 @@ def main() -> int:
             if quiet in med and other in med:
                 ratio = med[other] / med[quiet]
                 emit(bench=bench, docs=n, base=quiet, base_per_s=med[quiet], other=other, other_per_s=med[other],
-                     ratio=round(ratio, 3), goal=goal, ok=ratio >= goal, **machine())
+                     ratio=round(ratio, 3), goal=goal, ok=ratio >= goal, **cpu_note())
     return 0
 
 

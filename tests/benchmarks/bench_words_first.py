@@ -72,16 +72,11 @@ if "--tree" in sys.argv:  # a child of --trees: that tree's searchapp, not this 
 
 from searchapp.base.config import load_config  # noqa: E402
 from searchapp.library import Library  # noqa: E402
+from _common import cpu_note  # noqa: E402
 
 DATA = next((d for d in (REPO.parent / "shared" / "data", Path("/work/shared/data")) if d.is_dir()),
             REPO.parent / "shared" / "data")
 CORPUS = DATA / "ir" / "scifact-train" / "corpus.jsonl"
-
-
-def machine() -> dict:
-    flag = subprocess.run("grep -o avx512_bf16 /proc/cpuinfo | head -1", shell=True, capture_output=True,
-                          text=True).stdout.strip()
-    return {"cpu_bf16": flag or "none", "loadavg": [round(x, 2) for x in os.getloadavg()], "cores": os.cpu_count()}
 
 
 def write_files(folder: Path, n: int) -> None:
@@ -197,11 +192,11 @@ def command_figures(folder: Path, tmp: Path, label: str, env: dict[str, str]) ->
                                                str(tmp / f"bare-{label}-proc.sqlite")], env)
     if code != 0:
         raise SystemExit(f"bare FTS5 process failed: {out[-2000:]}")
-    at = machine()
+    at = cpu_note()
     fig = words_command(folder, tmp / f"lib-{label}", env, first_words(folder))
     print(json.dumps({"bench": "words_first", "result": "command_words_only", "files": n, **fig,
                       "bare_fts5_s": round(bare_s, 2), "bare_fts5_process_s": round(bare_proc_s, 2),
-                      **at, "loadavg_after": machine()["loadavg"]}), flush=True)
+                      **at, "loadavg_after": cpu_note()["load_avg"]}), flush=True)
 
 
 def warm_bytecode(folder: Path, tmp: Path, env: dict[str, str]) -> None:
@@ -321,12 +316,12 @@ def compare_trees(args) -> None:
         query = first_words(folder)
         for i, tree in enumerate(args.trees):
             warm_bytecode(folder, Path(tmp) / f"warm-{i}", envs[tree])
-        at = machine()
+        at = cpu_note()
         for r in range(args.rounds):
             for i, tree in enumerate(args.trees):
                 fig = words_command(folder, Path(tmp) / f"cmd-{r}-{i}", envs[tree], query)
                 print(json.dumps({"bench": "words_first", "result": "tree_command", "tree": tree, **fig,
-                                  **machine()}), flush=True)
+                                  **cpu_note()}), flush=True)
                 command[tree].append(fig["seconds"])
                 rss[tree].append(fig["peak_rss_mb"])
                 out = subprocess.run([sys.executable, __file__, "--tree", tree, "--folder", str(folder)],
@@ -343,7 +338,7 @@ def compare_trees(args) -> None:
                           "new_in_process_median_s": round(med(seconds[new]), 2),
                           "old_command_s": command[old], "new_command_s": command[new],
                           "old_in_process_s": seconds[old], "new_in_process_s": seconds[new], "at_start": at,
-                          **machine()}))
+                          **cpu_note()}))
 
 
 def main() -> None:
@@ -360,7 +355,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.tree:
         with tempfile.TemporaryDirectory() as tmp:
-            at = machine()
+            at = cpu_note()
             lib, rep, s, cpu = words_pass(Path(args.folder), Path(tmp) / "lib", embed=False)
             with lib:
                 passages = lib.store.chunk_count()
@@ -376,7 +371,7 @@ def main() -> None:
             write_files(folder, args.files)
             bare_fts5(folder, Path(tmp) / "warm.sqlite")  # a warm page cache, as below
             print(json.dumps({"bench": "words_first", "result": "stages", "in_process": True, "files": args.files,
-                              **stages(folder, Path(tmp), command_env(str(REPO), Path(tmp)), None), **machine()}))
+                              **stages(folder, Path(tmp), command_env(str(REPO), Path(tmp)), None), **cpu_note()}))
         return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
@@ -390,11 +385,11 @@ def main() -> None:
         command_figures(one, Path(tmp), "one", env)
         command_figures(folder, Path(tmp), "all", env)
         for label, where in (("one", one), ("all", folder)):
-            at = machine()
+            at = cpu_note()
             n_bare, bare_s, bare_cpu = bare_fts5(where, Path(tmp) / f"bare-in-{label}.sqlite")
             print(json.dumps({"bench": "words_first", "result": "bare_fts5", "files": n_bare,
                               "seconds": round(bare_s, 3), "cpu_s": round(bare_cpu, 3), **at}))
-            at = machine()
+            at = cpu_note()
             lib, rep, words_s, words_cpu = words_pass(where, Path(tmp) / f"lib-{label}-in", embed=False,
                                                       profile=args.profile if label == "all" else "")
             with lib:
@@ -406,17 +401,17 @@ def main() -> None:
                               "lexical_hits": found, "bare_fts5_s": round(bare_s, 3),
                               "vs_bare_fts5": round(words_s / bare_s, 1),
                               "cpu_vs_bare_fts5": round(words_cpu / max(bare_cpu, 1e-3), 1),
-                              **at, "loadavg_after": machine()["loadavg"]}), flush=True)
-        at = machine()
+                              **at, "loadavg_after": cpu_note()["load_avg"]}), flush=True)
+        at = cpu_note()
         print(json.dumps({"bench": "words_first", "result": "stages", "in_process": True, "files": rep.added,
-                          **stages(folder, Path(tmp), env, (words_s, words_cpu)), **at, "loadavg_after": machine()["loadavg"]}),
+                          **stages(folder, Path(tmp), env, (words_s, words_cpu)), **at, "loadavg_after": cpu_note()["load_avg"]}),
               flush=True)
         if args.baseline_files <= 0:
             return
         # The same first files in a folder of their own, synced by each way into a fresh library.
         part = Path(tmp) / "part"
         write_files(part, min(args.baseline_files, args.files))
-        at = machine()
+        at = cpu_note()
         new_lib, new_rep, new_s, _ = words_pass(part, Path(tmp) / "lib-new", embed=False)
         new_lib.close()
         old_lib, _, old_s, _ = words_pass(part, Path(tmp) / "lib-old", embed=True)
@@ -425,7 +420,7 @@ def main() -> None:
         assert embedded == total, "the one-phase run must end with every passage embedded"
         print(json.dumps({"bench": "words_first", "result": "one_phase_vs_words_first", "files": new_rep.added,
                           "passages": total, "words_first_s": round(new_s, 2), "one_phase_s": round(old_s, 2),
-                          "ratio_old_vs_new": round(old_s / new_s, 1), "at_start": at, **machine()}))
+                          "ratio_old_vs_new": round(old_s / new_s, 1), "at_start": at, **cpu_note()}))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Run: .venv/bin/python tests/benchmarks/screenshots.py [--out /tmp/searchapp-shot
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -21,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from _common import emit
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -70,10 +70,6 @@ NOTES = [
      "Deep-sea vents. Where no sunlight reaches, bacteria make food from hydrogen sulfide: chemosynthesis "
      "instead of photosynthesis.", 151),
 ]
-
-
-def emit(**kw) -> None:
-    print(json.dumps(kw), flush=True)
 
 
 def make_files(home: Path) -> Path:
