@@ -8,6 +8,8 @@ import pytest
 
 from searchapp.cli.main import main
 
+pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
+
 
 @pytest.fixture
 def run(tmp_path, tiny_bi_encoder_dir, capsys):

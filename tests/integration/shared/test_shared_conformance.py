@@ -10,13 +10,17 @@ import pytest
 from searchapp.library import Library
 from searchapp.shared.library import SharedLibrary
 
-QUERIES = ["sourdough starter yeast", "volcano lava eruption", "cluster nodes scheduling", "the bread of the oven",
+pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
+
+QUERIES = ["quinces poached in honey", "sourdough starter yeast", "volcano lava eruption", "cluster nodes scheduling", "the bread of the oven",
            "magma", "flour water salt", "kubernetes"]
 
 
 @pytest.fixture
 def engines(make_config, tiny_encoder, tmp_corpus, pg_address):
     """(SQLite library, shared library) over the same folder, each synced once, no reranker."""
+    for name in ("twin-a.txt", "twin-b.txt"):  # the same words in two files: a BM25 tie, broken by passage id
+        (tmp_corpus / name).write_text(f"Quinces poached in honey ({name[:-4]}).", encoding="utf-8")
     config = make_config(models={"reranker": ""})
     lite = Library(config, encoder=tiny_encoder)
     shared = SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder)
@@ -44,6 +48,8 @@ def test_lexical_is_the_same_bm25(engines, group):
         b = shared.search(q, mode="lexical", group=group, k=10)
         assert lexical(a) == lexical(b), q
         assert a.hits, q
+    twins = [Path(h.path).name for h in shared.search(QUERIES[0], mode="lexical", group="passage", k=2).hits]
+    assert twins == ["twin-a.txt", "twin-b.txt"]
 
 
 @pytest.mark.parametrize("mode", ["dense", "hybrid"])

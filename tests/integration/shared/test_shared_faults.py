@@ -12,6 +12,9 @@ import pytest
 from searchapp.base.errors import ModelMismatchError, StoreError
 from searchapp.library.sync import words_pass
 from searchapp.shared.library import WRITER_LOCK, SharedLibrary
+from searchapp.shared.pg_store import PgStore
+
+pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
 HOSTILE = ["'; DROP TABLE files; --", 'x" OR 1=1 --', "%s %(x)s ?", "$1 $$; SELECT 1; $$", "\\'; \\x00"]
 
@@ -61,23 +64,30 @@ def test_sql_in_names_texts_and_queries_is_only_text(config, tiny_encoder, tmp_p
 
 def test_connection_lost_mid_sync_keeps_whole_batches(config, tiny_encoder, tmp_path, pg_server, pg_address,
                                                       monkeypatch):
-    """The server ends the writer's connection mid-sync: one StoreError line; every file stored is stored whole
-    (its passages and their words), and the next sync finishes the rest."""
+    """The server ends the writer's connection in the middle of a batch (its files written, not yet their
+    passages): one StoreError line; every file stored is stored whole (its passages and their words), the cut
+    batch is not there at all, and the next sync finishes the rest."""
     monkeypatch.setattr(words_pass, "BATCH_FILES", 2)
     docs = write(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} about topic{i} and lanterns" for i in range(9)})
     db = db_of(pg_address)
+    calls = []
+    insert = PgStore.insert_chunks_of
 
-    def cut(p) -> None:
-        if p.stage == "extracting" and p.done == 6:
+    def cut_in_batch_three(store, rows):
+        calls.append(len(rows))
+        if len(calls) == 3:
             pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
                             "pid <> pg_backend_pid()", params=(db,))
+        return insert(store, rows)
 
+    monkeypatch.setattr(PgStore, "insert_chunks_of", cut_in_batch_three)
     lib = SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder)
     with pytest.raises(StoreError, match="lost the connection to the shared library .*nothing of the batch"):
-        lib.add_folder(docs, progress=cut)
+        lib.add_folder(docs)
     lib.close()
+    monkeypatch.setattr(PgStore, "insert_chunks_of", insert)
     files, chunks, postings = table_counts(pg_server, pg_address)
-    assert 0 < files < 9  # whole batches before the cut, none after it
+    assert files == 4  # two whole batches of two files; nothing of the third
     bad = pg_server.admin("SELECT f.path FROM files f LEFT JOIN chunks c ON c.file_id = f.id GROUP BY f.id "
                           "HAVING count(c.id) <> f.n_chunks", database=db)
     assert bad == []
