@@ -28,7 +28,7 @@ from ...base.errors import SearchAppError, UnsupportedFileError
 from ...base.flock import fcntl
 from ...base.safe_open import open_regular_fd
 from .sockets import LineTooLong, address, peer_uid, read_line
-from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireError, check_request, config_matches,
+from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireError, check_request, config_key,
                    context, encode, needs_context, result_to_wire)
 
 __all__ = ["WarmServer", "REQUEST_SECONDS", "CommandRunner"]
@@ -208,7 +208,7 @@ class WarmServer:
         """(SearchResult, marks, history) for a checked search request, or Refused. `history`: None when the
         request did not ask to record the query, "" when it was kept, else why not."""
         lib = self.library
-        if not config_matches(request["config"], lib.config):
+        if request["config"] != config_key(lib.config):  # the settings themselves, compared whole
             raise Refused("config", "the settings differ from this process's")
         if needs_context(request) and request["context"] != context():
             raise Refused("context", "the query reads paths or dates, and the folder or time zone differs")

@@ -33,7 +33,7 @@ from .exchange import MAX_REPLY, SOCKET_NAME, VERSION, context, encode
 
 __all__ = ["VERSION", "SOCKET_NAME", "LOCK_NAME", "MAX_REQUEST", "MAX_REPLY", "WireError", "Refused", "config_key",
            "context", "needs_context", "result_to_wire", "result_from_wire", "check_request", "encode",
-           "config_matches", "reply_history", "ASK_AGAIN"]
+           "reply_history", "ASK_AGAIN"]
 
 LOCK_NAME = "warm.lock"  # held by the serving process for as long as it serves: one server per library
 MAX_REQUEST = 64 * 1024  # a query, its filters and settings: far below this
@@ -67,15 +67,6 @@ def config_key(config: Any) -> str:
     data = dataclasses.asdict(config)
     data.pop("data_dir", None)
     return json.dumps(data, sort_keys=True, default=str)
-
-
-def config_matches(key: Any, config: Any) -> bool:
-    """Whether a request's settings key is `config`'s: its config_key, or that key's sha256 (what clients sent
-    before the key was the settings themselves: they are still served)."""
-    import hashlib  # the serving side only
-
-    mine = config_key(config)
-    return key == mine or key == hashlib.sha256(mine.encode("utf-8")).hexdigest()
 
 
 def needs_context(request: dict[str, Any]) -> bool:

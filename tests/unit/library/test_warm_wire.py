@@ -81,20 +81,27 @@ def test_the_settings_key_ignores_only_the_data_dir(tmp_path):
     assert wire.config_key(a) != wire.config_key(a.replace(search={"k": 3}))
 
 
-def test_a_server_knows_its_settings_by_the_key_or_by_the_hash_older_clients_send(tmp_path):
+def test_a_server_answers_only_its_own_settings_by_the_settings_themselves(tmp_path):
+    """The key is the settings' canonical JSON; the sha256 older clients sent is no longer a second way in."""
     import hashlib
     import json
 
     from searchapp.base.config import load_config
+    from searchapp.library import Library
+    from searchapp.library.serve.server import WarmServer
 
     cfg = load_config(tmp_path, env={})
-    other = cfg.replace(search={"k": 3})
     key = wire.config_key(cfg)
     assert json.loads(key)["search"]["k"] == 10  # the settings themselves: equal keys are equal settings
-    older = hashlib.sha256(key.encode()).hexdigest()  # what a client sent before the key was the settings
-    assert wire.config_matches(key, cfg) and wire.config_matches(older, cfg)
-    assert not wire.config_matches(wire.config_key(other), cfg)
-    assert not wire.config_matches(hashlib.sha256(wire.config_key(other).encode()).hexdigest(), cfg)
+    with Library(cfg) as lib:  # never started: its search is called as the listening thread would
+        server = WarmServer(lib)
+        with pytest.raises(wire.Refused) as no:
+            server.search(request(config=key, query="   "))
+        assert no.value.reason == "empty"  # past the settings check
+        for other in (wire.config_key(cfg.replace(search={"k": 3})), hashlib.sha256(key.encode()).hexdigest()):
+            with pytest.raises(wire.Refused) as no:
+                server.search(request(config=other, query="   "))
+            assert no.value.reason == "config"
 
 
 def test_a_reply_says_whether_the_server_recorded_the_query():
