@@ -11,12 +11,16 @@ from typing import Any
 from ..base.errors import ModelLoadError, UnsupportedFileError
 from ..base.safe_open import NOT_REGULAR, open_regular
 
-__all__ = ["read_config_json"]
+__all__ = ["read_config_json", "MAX_CONFIG_BYTES"]
+
+# config.json is a few KB (a tokenizer_config.json with its added tokens, some hundred); a bigger one is not a
+# model config, and must not be read whole.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
-def read_config_json(file: Path, kind: type = dict, *, cap: int, missing_ok: bool = False) -> Any:
-    """The JSON value in `file`, which must be a `kind` (dict or list); None when `missing_ok` and there is no
-    such file. A file over `cap` bytes is not a config: it is refused unread past the cap."""
+def read_config_json(file: Path, kind: type = dict, *, cap: int = MAX_CONFIG_BYTES, missing_ok: bool = False) -> Any:
+    """The JSON value in `file`, which must be a `kind` (dict or list; object: any); None when `missing_ok` and
+    there is no such file. A file over `cap` bytes is not a config: it is refused unread past the cap."""
     if missing_ok and not file.is_file():
         return None
     try:

@@ -9,15 +9,14 @@ an unchanged `index` or a mismatch check needs none of that. The values here mus
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Protocol
 
 from ..base.config import Config
-from ..base.errors import ModelLoadError, UnsupportedFileError
-from ..base.safe_open import NOT_REGULAR, open_regular
+from ..base.errors import ModelLoadError
+from .config_json import read_config_json
 from .resolve import ResolvedModel, resolve_model
 from .sentence_conventions import Conventions, describe_prompt, read_conventions, resolve_pooling
 
@@ -99,15 +98,8 @@ def _sentence_bert_max_seq_length(path: Path) -> Optional[int]:
 
 
 def _read_json(file: Path) -> Optional[dict]:
-    if not file.is_file():
-        return None
-    try:
-        with open_regular(file) as fh:  # is_file() was true, but it may have been swapped for a FIFO since
-            data = json.loads(fh.read().decode("utf-8"))
-    except UnsupportedFileError:
-        raise ModelLoadError(f"{file}: {NOT_REGULAR}") from None
-    except (OSError, ValueError) as exc:
-        raise ModelLoadError(f"{file}: {exc}") from None
+    """The JSON object in `file` (capped: config_json.MAX_CONFIG_BYTES); None when absent or not an object."""
+    data = read_config_json(file, object, missing_ok=True)
     return data if isinstance(data, dict) else None
 
 

@@ -133,10 +133,6 @@ def explicit_path(spec: str) -> str:
     return spec
 
 
-# config.json is a few KB; a bigger one is not a model config (and must not be read whole).
-_MAX_CONFIG_BYTES = 4 * 1024 * 1024
-
-
 def check_no_custom_code(folder: Path, *, known_model_types: Optional[frozenset[str]] = None) -> None:
     """Refuse a model folder that needs its own Python code, reading only JSON (nothing is imported).
 
@@ -168,7 +164,7 @@ def known_model_types() -> frozenset[str]:
 
 
 def _read_json(file: Path) -> dict:
-    data: dict = read_config_json(file, dict, cap=_MAX_CONFIG_BYTES)
+    data: dict = read_config_json(file, dict)
     return data
 
 

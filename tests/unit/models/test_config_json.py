@@ -45,3 +45,18 @@ def test_resolve_refuses_a_config_that_is_not_an_object_or_not_a_file(tmp_path):
         os.mkfifo(tmp_path / "config.json")  # open() would block for ever
         with pytest.raises(ModelLoadError, match="cannot read"):
             check_no_custom_code(tmp_path)
+
+
+def test_the_identity_reads_a_folders_json_capped_too(tiny_bi_encoder_dir, tmp_path):
+    """bi_encoder_identity (status, an unchanged index: no torch) read tokenizer_config.json whole before."""
+    import shutil
+
+    from searchapp.models.config_json import MAX_CONFIG_BYTES
+    from searchapp.models.identity import bi_encoder_identity
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_bi_encoder_dir, folder)
+    assert bi_encoder_identity(str(folder), pooling="mean").dim > 0
+    (folder / "tokenizer_config.json").write_text(" " * MAX_CONFIG_BYTES + "{}")
+    with pytest.raises(ModelLoadError, match="tokenizer_config.json is larger than 4 MiB"):
+        bi_encoder_identity(str(folder), pooling="mean")
