@@ -3,6 +3,7 @@ a role without write rights, a second writer, another model, a library made by a
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -117,6 +118,8 @@ def test_role_without_write_rights_searches_but_cannot_sync(config, tiny_encoder
 
 def test_one_writer_at_a_time_and_no_lock_outlives_its_process(config, tiny_encoder, tmp_path, pg_server,
                                                                pg_address):
+    """A second writer is refused in one line while the first holds the lock; the lock is gone with the
+    first one's session."""
     docs = write(tmp_path / "docs", {"a.txt": "owls hunt at dusk"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         holder = psycopg.connect(pg_address, autocommit=True)  # another machine, mid-sync
@@ -125,6 +128,11 @@ def test_one_writer_at_a_time_and_no_lock_outlives_its_process(config, tiny_enco
             lib.add_folder(docs)
         assert table_counts(pg_server, pg_address)[0] == 0
         holder.close()  # that machine's process ends (killed or not): the server lets go of its lock
+        held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = %s"
+        for _ in range(200):  # its backend exits just after the client closes: wait for that, not for a clock
+            if pg_server.admin(held, params=(WRITER_LOCK,)) == [(0,)]:
+                break
+            time.sleep(0.05)
         assert lib.add_folder(docs).added == 1
 
 
