@@ -16,16 +16,22 @@ QUERIES = ["quinces poached in honey", "sourdough starter yeast", "volcano lava 
            "magma", "flour water salt", "kubernetes"]
 
 
-@pytest.fixture
-def engines(make_config, tiny_encoder, tmp_corpus, pg_address):
-    """(SQLite library, shared library) over the same folder, each synced once, no reranker."""
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory, tiny_encoder, pg_server):
+    """(SQLite library, shared library) over the same folder, each synced once for the module, no reranker."""
+    import corpus
+
+    from searchapp.base.config import load_config
+
+    base = tmp_path_factory.mktemp("engines")
+    docs = corpus.make_mixed_corpus(base / "docs")
     for name in ("twin-a.txt", "twin-b.txt"):  # the same words in two files: a BM25 tie, broken by passage id
-        (tmp_corpus / name).write_text(f"Quinces poached in honey ({name[:-4]}).", encoding="utf-8")
-    config = make_config(models={"reranker": ""})
+        (docs / name).write_text(f"Quinces poached in honey ({name[:-4]}).", encoding="utf-8")
+    config = load_config(base / "library", env={}, overrides={"models": {"reranker": ""}})
     lite = Library(config, encoder=tiny_encoder)
-    shared = SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder)
+    shared = SharedLibrary(config, pg_server.address(pg_server.new_database()), create=True, encoder=tiny_encoder)
     try:
-        lite_rep, shared_rep = lite.add_folder(tmp_corpus), shared.add_folder(tmp_corpus)
+        lite_rep, shared_rep = lite.add_folder(docs), shared.add_folder(docs)
         assert (shared_rep.added, shared_rep.chunks_added) == (lite_rep.added, lite_rep.chunks_added)
         assert shared_rep.chunks_added > 0 and shared.store.pending_count() == 0
         yield lite, shared
