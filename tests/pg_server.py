@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import pwd
 import shutil
 import subprocess
 import tempfile
@@ -45,7 +44,9 @@ class PgServer:
     def start(self) -> "PgServer":
         self.data.mkdir()
         self.socket.mkdir()
-        if os.geteuid() == 0:  # PostgreSQL never runs as root
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # PostgreSQL never runs as root
+            import pwd
+
             nobody = pwd.getpwnam("nobody")
             self.base.chmod(0o711)
             for p in (self.data, self.socket):

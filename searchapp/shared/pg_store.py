@@ -83,9 +83,10 @@ class PgStore(PgLexical):
     # -- the connection ---------------------------------------------------------------------------------------
     def _connect(self) -> "psycopg.Connection[tuple[Any, ...]]":
         try:
+            import pgvector.psycopg  # noqa: F401 (registered once connected)
             import psycopg
         except ImportError:
-            raise StoreError("a shared library needs psycopg: pip install 'searchapp[shared]'") from None
+            raise StoreError("a shared library needs psycopg and pgvector: pip install 'searchapp[shared]'") from None
         try:
             return psycopg.connect(self.address, autocommit=True, connect_timeout=10, application_name="searchapp")
         except psycopg.Error as exc:

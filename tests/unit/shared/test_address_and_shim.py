@@ -35,3 +35,14 @@ def test_the_address_comes_from_the_flag_then_the_environment(monkeypatch):
 
 def test_shown_names_no_options():
     assert shown("postgresql://bob@db.example:5433/team?sslmode=verify-full") == "postgresql://bob@db.example:5433/team"
+
+
+def test_without_the_shared_extra_one_line(monkeypatch):
+    import sys
+
+    from searchapp.base.errors import StoreError
+    from searchapp.shared.pg_store import PgStore
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # not installed
+    with pytest.raises(StoreError, match=r"needs psycopg and pgvector: pip install 'searchapp\[shared\]'"):
+        PgStore("postgresql://team@server/lib")
