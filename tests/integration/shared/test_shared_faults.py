@@ -176,3 +176,15 @@ def test_two_machines_keep_their_own_roots_at_one_path(config, tiny_encoder, tmp
         assert [(m, f) for m, _, f, _ in st.roots] == [("desk-a", 1), ("desk-b", 1)]
         assert len(b.search("ripen", mode="lexical").hits) == 2
         assert b.sync().unchanged == 1  # desk-b syncs its own root only
+
+
+def test_server_gone_mid_search_is_one_line(config, tiny_encoder, tmp_path, pg_server, pg_address):
+    docs = write(tmp_path / "docs", {"a.txt": "moths circle the lamp"})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
+                        "pid <> pg_backend_pid()", params=(db_of(pg_address),))
+        for mode in ("lexical", "hybrid"):
+            with pytest.raises(StoreError, match="^lost the connection to the shared library postgresql://") as err:
+                lib.search("moths", mode=mode)
+            assert "\n" not in str(err.value)
