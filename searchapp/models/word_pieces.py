@@ -9,7 +9,8 @@ Real text repeats its words (Zipf), so a sync of many files tokenizes a small sh
 from __future__ import annotations
 
 import re
-from itertools import chain
+from itertools import chain, repeat
+from operator import is_
 from typing import Callable, Sequence
 
 import numpy as np
@@ -58,16 +59,7 @@ class WordPieces:
         character (its start for an empty piece), i.e. max(start, end - 1). Put together with numpy: no
         Python step per word or piece, which is what a chunker of many small files pays for most."""
         words, word_starts = _words(text)
-        fresh = self._learn(words)
-        known = self._known
-        longer = [w for w in fresh if w not in known]  # not remembered: in the table for this text only
-        for w in longer:
-            known[w] = fresh[w]
-        try:
-            flat = list(map(known.__getitem__, words))
-        finally:
-            for w in longer:
-                del known[w]
+        flat = self._pieces(words)
         sizes = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat)) // _INT32
         pairs = np.frombuffer(b"".join(flat), dtype=np.int32).astype(np.int64)
         pairs += np.repeat(word_starts, sizes)
@@ -86,6 +78,25 @@ class WordPieces:
         cuts = np.searchsorted(starts, bases).tolist() + [len(starts)]
         return [(starts[a:b] - base, keys[a:b] - base)
                 for a, b, base in zip(cuts[:-1], cuts[1:], bases.tolist(), strict=True)]
+
+    def _pieces(self, words: list[str]) -> list[bytes]:
+        """Each word's pieces (as `_known` keeps them), in order: one look-up of every word, then the words not
+        remembered tokenized together and put in their places (not a set of the words first: that hashed and
+        looked up every word twice)."""
+        known = self._known
+        if len(known) > self._max_words:
+            known.clear()
+        got: list = list(map(known.get, words))  # bytes, None where not remembered
+        missing = np.flatnonzero(np.fromiter(map(is_, got, repeat(None)), dtype=bool, count=len(got))).tolist()
+        if not missing:
+            return got
+        fresh = self._read(sorted({words[i] for i in missing}))
+        for w, flat in fresh.items():
+            if len(w) <= LONGEST_REMEMBERED:
+                known[w] = flat
+        for i in missing:
+            got[i] = fresh[words[i]]
+        return got
 
     def _learn(self, words: list[str]) -> dict[str, bytes]:
         """Tokenize the words of `words` not remembered, remember those short enough; returns them all."""

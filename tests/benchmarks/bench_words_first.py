@@ -144,9 +144,12 @@ def command_env(tree: str, tmp: Path) -> dict[str, str]:
 def timed_process(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
     """(seconds from start to exit, peak RSS in MB, exit code, stdout; stderr after it when it failed) of one
     fresh process. Its CPU seconds (its own and its children's) go to LAST_CPU_S."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryDirectory() as cwd:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
+        # An empty folder to run in: `python -m` puts the folder it runs in first on sys.path, so from the
+        # repository's root every --trees run would import this checkout's searchapp, not its tree's.
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=cwd)
         _pid, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage: its peak RSS (KB on Linux)
         seconds = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
