@@ -76,3 +76,34 @@ def test_status_counts_match(engines):
     assert st.passages == lst.chunks == st.embedded
     assert [Path(p).name for _, p, _, _ in st.roots] == [Path(r.path).name for r in lst.roots]
     assert st.roots[0][2] == lst.roots[0].files
+
+
+def test_edit_delete_rename_then_the_same(make_config, tiny_encoder, tmp_path, pg_address):
+    """A second sync after an edit, a deletion and a rename: the same counts and the same answers on both engines
+    (the rename's passages reuse their vectors on both: nothing is embedded for them)."""
+    import os
+
+    import corpus
+
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    config = make_config(models={"reranker": ""})
+    with Library(config, encoder=tiny_encoder) as lite, \
+            SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as shared:
+        lite.add_folder(docs), shared.add_folder(docs)
+        bread = docs / "bread.txt"
+        bread.write_text(bread.read_text(encoding="utf-8") + "\n\nRye flour gives a tangy, dense crumb.",
+                         encoding="utf-8")
+        st = bread.stat()
+        os.utime(bread, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+        (docs / "volcano.html").unlink()
+        (docs / "cluster.md").rename(docs / "kubernetes.md")
+        a, b = lite.sync(), shared.sync()
+        assert (a.updated, a.removed, a.added) == (1, 2, 1) and a.chunks_embedded >= 1  # a rename: one gone, one new
+        assert (b.added, b.updated, b.removed, b.unchanged) == (a.added, a.updated, a.removed, a.unchanged)
+        assert (b.chunks_added, b.chunks_removed, b.chunks_embedded) == (a.chunks_added, a.chunks_removed,
+                                                                         a.chunks_embedded)
+        assert shared.status().passages == lite.status().chunks
+        for q in ("rye flour tangy crumb", "magma lava", "kubernetes pods scheduling"):
+            assert lexical(lite.search(q, mode="lexical", k=10)) == lexical(shared.search(q, mode="lexical", k=10))
+            assert [Path(h.path).name for h in lite.search(q, mode="hybrid", k=5).hits] == \
+                   [Path(h.path).name for h in shared.search(q, mode="hybrid", k=5).hits]
