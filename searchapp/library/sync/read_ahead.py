@@ -41,6 +41,7 @@ __all__ = ["ReadAhead", "Read", "MIN_FILES", "GROUP", "AHEAD", "usable_cores", "
 MIN_FILES = 1000  # files to read below which the sync stays in-process (see above)
 GROUP = 64  # files per task sent to the worker: one pickled round trip per batch-sized group
 AHEAD = 2  # groups in flight: enough to keep the worker busy, little to finish when the sync pauses
+OWN_GROUP = 16  # files the sync reads at a time from the far end while it waits for the worker
 POLL_S = 0.05  # how often a wait for the worker looks at the cancel token
 
 
@@ -153,13 +154,16 @@ class ReadAhead:
         self._next = hi
 
     def _read_own(self) -> None:
-        """Read the last file not handed to the worker, here (the same code the worker runs)."""
-        from .read_ahead_worker import read_one
+        """Read the last few files not handed to the worker, here (the same code the worker runs, a small group
+        at a time: their word pieces put together in one pass, read_ahead_worker.read_files)."""
+        from .read_ahead_worker import read_files
 
-        self._end -= 1
-        self._own[self._end] = read_one(self.paths[self._end], self.old_shas[self._end], self.config,
-                                        self.encoder, self.cancel)
-        self.stats["own"] += 1
+        lo = max(self._next, self._end - OWN_GROUP)
+        got = read_files(self.paths[lo:self._end], self.old_shas[lo:self._end], self.config, self.encoder,
+                         self.cancel)
+        self._own.update(zip(range(lo, self._end), got, strict=True))
+        self.stats["own"] += self._end - lo
+        self._end = lo
 
     def wait_started(self, timeout: float) -> None:
         """Block until the worker is ready (tests: so that it surely reads some of a small corpus)."""
