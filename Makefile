@@ -26,16 +26,18 @@ lint: setup
 	$(PY) -m ruff check searchapp tests
 	$(PY) -m mypy searchapp
 
-# Tests run in parallel (pytest-xdist): much of the suite waits on processes it starts (the CLI, a crash worker, a
-# window), so a worker more than there are cores keeps the cores fed; at most 8, as each worker holds torch and a
-# model (~1 GB). `make test WORKERS=0` runs them in this process, one after another.
-WORKERS ?= $(shell $(PYTHON) -c 'import os; print(min(len(os.sched_getaffinity(0)) + 1, 8))')
+# Tests run in parallel (pytest-xdist), as many workers as .ci/workers.py says: two more than the cores (much of
+# the suite waits on processes it starts), at most 8 and as many as memory holds. `make test WORKERS=0` runs
+# them in this process, one after another. PYTHONDONTWRITEBYTECODE is emptied for the tests (some machines set
+# it): otherwise each of the hundreds of processes the suite starts compiles the app's modules again (~0.4 CPU s
+# each) and every worker rewrites every test module.
+WORKERS ?= $(shell $(PYTHON) .ci/workers.py)
 test: setup lint test-lowest
-	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n $(WORKERS) --dist worksteal --durations=30
+	PYTHONDONTWRITEBYTECODE= QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n $(WORKERS) --dist worksteal --durations=30
 
 # The unit tests alone (tests/unit: one package at a time, no library on disk beyond a tiny one): the quick loop.
 test-fast: setup
-	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q tests/unit
+	PYTHONDONTWRITEBYTECODE= QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 $(PY) -m pytest -q tests/unit
 
 # The store and library tests again with the lowest versions pyproject.toml allows of the light dependencies
 # (.ci/lowest_versions.py), installed in front of the rest: proves the declared lower bounds (~40 s).
@@ -45,7 +47,7 @@ test-lowest: setup
 	rm -rf $(LOWEST)
 	$(PY) -m pip install --quiet --no-deps --target $(LOWEST) $$($(PY) .ci/lowest_versions.py)
 	PYTHONPATH=$(LOWEST) $(PY) -c "import sqlite_utils, importlib.metadata as m; print('lowest:', m.version('sqlite-utils'), sqlite_utils.__file__)"
-	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 PYTHONPATH=$(LOWEST) $(PY) -m pytest -q -p no:cacheprovider $(LOWEST_TESTS)
+	PYTHONDONTWRITEBYTECODE= QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 PYTHONPATH=$(LOWEST) $(PY) -m pytest -q -p no:cacheprovider $(LOWEST_TESTS)
 
 bench: setup
 	for b in tests/benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
