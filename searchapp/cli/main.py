@@ -36,6 +36,7 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
     parser = build_parser(("search",) if command_word(argv) == "search" else None)
     args = parser.parse_args(argv)
     args.skip_warm = not ask_warm
+    args.argv = argv  # as typed: what a warm process is asked to run (commands/search.py)
     if args.command is None:
         from .commands.gui import cmd_gui
 

@@ -8,9 +8,10 @@ minute old.
 
 Declined (wire.Refused, the thin client then runs the full command line) whenever the command is not one this
 process can answer as asked: arguments argparse would complain about or answer itself (help, usage errors: it
-would print them into this process, so it never prints here), `search -`, `--direct`, `--reranker`,
-`status --files`, SEARCHAPP_NO_WARM, a data dir that is not this library's, other settings, an error (the full
-command line says it, with its exit code).
+would print them into this process, so it never prints here), `search -` without one of its lines (the full
+command line asks a line at a time: the request's `line`, answered as run_search prints that line), `--direct`,
+`--reranker`, `status --files`, SEARCHAPP_NO_WARM, a data dir that is not this library's, other settings, an
+error (the full command line says it, with its exit code).
 """
 
 from __future__ import annotations
@@ -86,6 +87,9 @@ class _Answered:
     def search(self, query: str, *, single: bool) -> Any:
         return self._res
 
+    def line_served(self, n: int, line: str, said: Any, out: Any, err: Any) -> bool:
+        return False  # searched here (self._res), printed by run_search as the full command line prints it
+
 
 def run_command(request: dict[str, Any], library: Any,
                 search: Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]) -> dict[str, Any]:
@@ -124,21 +128,32 @@ def run_command(request: dict[str, Any], library: Any,
     elif args.command == "similar":
         code = _similar(args, request, library, out)
     else:
-        code = _search(args, request, theirs, key, search, out, err)
+        code, said = _search(args, request, theirs, key, search, out, err)
+        if said is not None:
+            return {"v": VERSION, "ok": True, "stdout": out.getvalue(), "stderr": err.getvalue(), "code": code,
+                    "said": said}
     return {"v": VERSION, "ok": True, "stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
 
 
 def _search(args: argparse.Namespace, request: dict[str, Any], config: Any, key: str,
             search: Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]], out: io.StringIO,
-            err: io.StringIO) -> int:
-    from .commands.search import run_search, warm_request
+            err: io.StringIO) -> tuple[int, Optional[bool]]:
+    """(exit code, and for a line of `search -` whether the run has said its notices now)."""
+    from .commands.search import Said, run_search, warm_request
 
-    if args.query == "-" or args.direct or args.reranker:
-        raise Refused("not-served", "the full command line runs this one")
+    line = request.get("line")
+    if args.direct or args.reranker or (args.query == "-") != (line is not None):
+        raise Refused("not-served", "the full command line runs this one")  # `search -` is asked a line at a time
     ctx, env = request["context"], request["env"]
-    res, marks, history = search(warm_request(args, key, ctx, args.query, True, lambda f: _absolute(f, ctx)))
-    return run_search(args, _Answered(config, res, marks, history), out=out, err=err,
-                      color=color_wanted(request["tty"], no_color=args.no_color, env=env))
+    color = color_wanted(request["tty"], no_color=args.no_color, env=env)
+    if line is None:
+        res, marks, history = search(warm_request(args, key, ctx, args.query, True, lambda f: _absolute(f, ctx)))
+        return run_search(args, _Answered(config, res, marks, history), out=out, err=err, color=color), None
+    res, _, _ = search(warm_request(args, key, ctx, line["text"].strip(), False, lambda f: _absolute(f, ctx)))
+    said = Said(line["said"])
+    code = run_search(args, _Answered(config, res, "", None), out=out, err=err, color=color, lines=[line["text"]],
+                      first_line=line["n"], said=said)
+    return code, said.notice_shown
 
 
 def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, out: io.StringIO) -> int:

@@ -296,20 +296,16 @@ def main() -> None:
         same = comparable(d_out[-1]) == comparable(w_out[-1])
         emit(result="similar", n=args.n, runs=args.runs, direct_ms=direct_ms, warm_ms=warm_ms,
              ratio=round(direct_ms / warm_ms, 1), same_output=same)
-        # the exchange alone, from a process already started: what a warm search costs past start-up
-        from searchapp.base.config import load_config
-        from searchapp.library.serve.client import ask
-        from searchapp.library.serve.wire import VERSION, config_key, context
+        # the exchange alone, from a process already started: what a warm search costs past start-up (the one op:
+        # the command as typed, answered with what to print)
+        from searchapp.cli.fast import ask_command
 
-        cfg = load_config(data)
         for mode in ("hybrid", "lexical"):
             ms = []
             for q in QUERIES * 3:
-                req = {"v": VERSION, "op": "search", "config": config_key(cfg), "context": context(), "query": q,
-                       "k": None, "mode": mode, "candidates": None, "group": None, "literal": False, "rerank": None,
-                       "check_empty": True, "filters": None}
                 t0 = time.perf_counter()
-                assert ask(data, req).result is not None
+                reply, _ = ask_command(["search", q, "--mode", mode, "--json"], str(data), True)
+                assert reply is not None and reply["code"] == 0
                 ms.append((time.perf_counter() - t0) * 1000)
             emit(result="round_trip", n=args.n, mode=mode, queries=len(ms), median_ms=round(statistics.median(ms), 1),
                  max_ms=round(max(ms), 1))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, Iterable, Optional, TextIO
 
 from ...base.config import Config
 from ...base.search_modes import SEARCH_MODES
@@ -16,7 +16,6 @@ from ...base.terminal import printable, use_color
 from ..filter_options import add_filter_options, filters_from
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
-from ..warm_note import say_warm_note
 
 __all__ = ["register", "cmd_search", "run_search", "warm_request", "MEANING_WAIT"]
 
@@ -54,40 +53,52 @@ def register(sub) -> None:
 def cmd_search(args, config: Config, progress, cancel) -> int:
     searcher = _Searcher(args, config)
     try:
-        return run_search(args, searcher)
+        code = searcher.whole_command() if args.query != "-" else None
+        return run_search(args, searcher) if code is None else code
     finally:
         searcher.close()
 
 
+class Said:
+    """Whether a run of `search -` has said the search's notices (once per run, across the lines the warm process
+    answers and those answered here)."""
+
+    def __init__(self, notice_shown: bool = False) -> None:
+        self.notice_shown = notice_shown
+
+
 def run_search(args, searcher: Any, out: Optional[TextIO] = None, err: Optional[TextIO] = None,
-               color: Optional[bool] = None) -> int:
+               color: Optional[bool] = None, lines: Optional[Iterable[str]] = None, first_line: int = 1,
+               said: Optional[Said] = None) -> int:
     """Search and print, as `searchapp search` does: results on `out`, notes on `err` (default: standard output
     and error), query words marked when `color` (default: use_color of standard output). `searcher`: a _Searcher,
-    or what a warm process runs a thin client's command with (cli/served.py)."""
+    or what a warm process runs a thin client's command with (cli/served.py). `search -` reads `lines` (default:
+    standard input), numbered from `first_line`, with `said` carried over (a warm process answers one line)."""
     from ...library.search.result import LOADING
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    notice_shown = False
+    said = Said() if said is None else said
 
     def say(res, line: str = "") -> None:
         """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the
         search's notices, once per run."""
-        nonlocal notice_shown
         for warning in res.warnings:
             print(f"searchapp: {line}note: {printable(warning)}", file=err)
-        if not notice_shown:
+        if not said.notice_shown:
             for notice in res.notices:
                 more = " (--wait waits for meaning)" if notice.kind == LOADING else ""
                 print(f"searchapp: note: {printable(notice.text)}{more}", file=err)
-                notice_shown = True
+                said.notice_shown = True
 
     if args.query == "-":
         from ...library.search.result import UNSEARCHABLE
 
         # One output line per input line, blank lines included, so outputs line up with inputs.
-        for n, line in enumerate(sys.stdin, start=1):
+        for n, line in enumerate(sys.stdin if lines is None else lines, start=first_line):
+            if searcher.line_served(n, line, said, out, err):
+                continue
             q = line.strip()
             res = searcher.search(q, single=False)
             problem = res.said(UNSEARCHABLE)
@@ -124,16 +135,15 @@ def _record(config: Config, query: str, mode: str) -> Optional[str]:
 
 def warm_request(args, config_key: str, context: dict[str, Any], query: str, single: bool,
                  absolute: Callable[[str], str]) -> dict[str, Any]:
-    """The warm index's search request (library/serve/wire.py) for `query` under the parsed `args`.
-    `absolute`: makes an --in folder absolute (expanded `~`, then joined to the folder the command runs in)."""
-    from ...library.serve.wire import VERSION
-
+    """What the warm process's search (library/serve/server.WarmServer.search) is asked for `query` under the
+    parsed `args` of a command it runs (cli/served.py). `absolute`: makes an --in folder absolute (expanded `~`,
+    then joined to the folder the command runs in)."""
     a = args
     within = [absolute(f) for f in (getattr(a, "within", None) or []) if f]
     types, after, before = getattr(a, "types", None) or [], getattr(a, "after", None), getattr(a, "before", None)
     filters = ({"within": within, "types": list(types), "after": after, "before": before}
                if within or types or after or before else None)
-    return {"v": VERSION, "op": "search", "config": config_key, "context": context,
+    return {"config": config_key, "context": context,
             "query": query, "k": a.k, "mode": a.mode, "candidates": a.candidates, "group": a.group,
             "literal": a.literal, "rerank": False if a.no_rerank else None, "check_empty": single,
             "filters": filters, "meaning_wait": None if a.wait else MEANING_WAIT,
@@ -141,8 +151,10 @@ def warm_request(args, config_key: str, context: dict[str, Any], query: str, sin
 
 
 class _Searcher:
-    """The warm index first (a long-lived process answers over a private socket: library/serve/), else the
-    library opened here, once, on first need. Either way the same Library.search runs with the same settings."""
+    """The warm index first (a long-lived process answers over a private socket: library/serve/): the whole
+    command (whole_command), or one line of `search -` at a time (line_served), asked as the thin entry point asks
+    (cli/fast.ask_command: the one op); else the library opened here, once, on first need. Either way the same
+    Library.search runs with the same settings, and the same code prints it."""
 
     def __init__(self, args, config: Config) -> None:
         self.args, self.config = args, config
@@ -157,26 +169,40 @@ class _Searcher:
         self._warm = not (getattr(args, "direct", False) or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")
                           or getattr(args, "reranker", None) or getattr(args, "skip_warm", False))
 
-    def search(self, query: str, *, single: bool):
-        if self._warm:
-            res = self._ask(query, single)
-            if res is not None:
-                return res
-            self._warm = False  # not asked again in this run
-        return self._search_here(query, single)
+    def whole_command(self) -> Optional[int]:
+        """The exit code of this command answered and printed by the warm process, or None: run it here."""
+        from ..fast import write_reply
 
-    def _ask(self, query: str, single: bool):
-        from ...library.serve.client import ask
-        from ...library.serve.wire import config_key, context
+        reply = self._ask(None)
+        return None if reply is None else write_reply(reply)
 
-        request = warm_request(self.args, config_key(self.config), context(), query, single,
-                               lambda f: os.path.abspath(os.path.expanduser(f)))
-        answer = ask(self.config.data_dir, request)
-        say_warm_note(answer.note)
-        if answer.result is None:
+    def line_served(self, n: int, line: str, said: Said, out: TextIO, err: TextIO) -> bool:
+        """Whether the warm process answered line `n` of `search -` (printed on `out` and `err`)."""
+        from ..fast import write_reply
+
+        reply = self._ask({"n": n, "text": line, "said": said.notice_shown})
+        if reply is None:
+            return False
+        write_reply(reply, out, err)
+        said.notice_shown = bool(reply.get("said", said.notice_shown))
+        return True
+
+    def _ask(self, line: Optional[dict]) -> Optional[dict]:
+        """The warm process's reply to this command as typed (argv), on the data dir argparse read; once one is
+        declined, none is asked again in this run."""
+        if not self._warm or getattr(self.args, "argv", None) is None:
             return None
-        self.served_by, self.marks, self.history = "warm", answer.marks, answer.history
-        return answer.result
+        from ..fast import ask_command
+
+        named = self.args.data_dir or os.environ.get("SEARCHAPP_DATA_DIR") or None
+        data_dir = os.path.abspath(os.path.expanduser(named)) if named else str(self.config.data_dir)
+        reply, _ = ask_command(self.args.argv, data_dir, named is not None, line)
+        if reply is None:
+            self._warm = False
+        return reply
+
+    def search(self, query: str, *, single: bool):
+        return self._search_here(query, single)
 
     def _search_here(self, query: str, single: bool):
         from ...base.errors import ConfigError

@@ -1,7 +1,8 @@
 """The asking side's one exchange with a warm process: is the socket trustworthy, one request line out, one reply
-line back. Shared by the full command line's search (client.py) and the thin entry point (cli/fast.py), which
-imports this before anything else: only the standard library's socket, json and os here (no typing, no pathlib,
-no dataclasses: each costs a served command's start-up milliseconds).
+line back. What cli/fast.ask_command sends a command through (the thin entry point, which imports this before
+anything else, and the full command line alike), and `status`'s ping (client.py): only the standard library's
+socket, json and os here (no typing, no pathlib, no dataclasses: each costs a served command's start-up
+milliseconds).
 
 Decision: the socket is used only when its file is a socket of this user's, mode 0600 (nobody else could have
 made or reach it), and only when the process answering is this user's too (SO_PEERCRED). Any doubt means "no

@@ -4,9 +4,9 @@ Decision: one connection at a time, on one thread (its read-only connection to t
 uses the CPU the others would share anyway); a client gets 2 s to send its one request line (64 KiB at most), a
 reply gets 10 s to leave. Only this user's processes can connect: the socket is 0600 in the 0700 data dir and,
 on Linux, the peer's uid (SO_PEERCRED) must be ours. Nothing received is ever run: the request is JSON, checked
-field by field, and becomes the arguments of Library.search — or, for a whole command (op "command"), the
-arguments the command line's own parser reads (cli/served.py), which only ever runs a search, `status` or
-`similar`: reads.
+field by field, and becomes, for a whole command (op "command", the one op a search comes by), the arguments
+the command line's own parser reads (cli/served.py), which only ever runs a search, `status` or `similar`:
+reads.
 
 One server per library: the process holding warm.lock serves; a socket file found at start is a killed
 server's (the lock is free), so it is removed.
@@ -29,7 +29,7 @@ from ...base.flock import fcntl
 from ...base.safe_open import open_regular_fd
 from .sockets import LineTooLong, address, peer_uid, read_line
 from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireError, check_request, config_key,
-                   context, encode, needs_context, result_to_wire)
+                   context, encode, needs_context)
 
 __all__ = ["WarmServer", "REQUEST_SECONDS", "CommandRunner"]
 
@@ -48,7 +48,7 @@ REPLY_SECONDS = 10.0
 class WarmServer:
     def __init__(self, library: Any, commands: Optional[CommandRunner] = None) -> None:
         self.library = library
-        self.commands = commands  # None: searches only (a thin client's command is then asked again as a search)
+        self.commands = commands  # None: no commands are run (every client searches directly)
         self.path = Path(library.data_dir) / SOCKET_NAME
         self.note: Optional[str] = None  # why it does not serve
         self.served = 0  # searches answered
@@ -187,26 +187,20 @@ class WarmServer:
         self._send(conn, self.reply(request))
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The answer to a checked request."""
-        op = request["op"]
-        if op == "ping":
+        """The answer to a checked request: a ping, or a command (the one op a search comes by)."""
+        if request["op"] == "ping":
             return {"v": VERSION, "ok": True, "pid": os.getpid(), "served": self.served}
+        if self.commands is None:
+            return _refuse("not-served", "this process runs no commands")
         try:
-            if op == "command":
-                if self.commands is None:
-                    return _refuse("bad-request", "this process answers searches, not commands")
-                return self.commands(request, self.library, self.search)
-            res, marks, history = self.search(request)
+            return self.commands(request, self.library, self.search)
         except Refused as no:
             return _refuse(no.reason, no.error)
-        reply = {"v": VERSION, "ok": True, "result": result_to_wire(res), "marks": marks}
-        if history is not None:
-            reply["history"] = history
-        return reply
 
     def search(self, request: dict[str, Any]) -> tuple[Any, str, Optional[str]]:
-        """(SearchResult, marks, history) for a checked search request, or Refused. `history`: None when the
-        request did not ask to record the query, "" when it was kept, else why not."""
+        """(SearchResult, marks, history) for the search a served command asks for (cli/commands/search.py
+        warm_request), or Refused. `history`: None when the request did not ask to record the query, "" when it
+        was kept, else why not."""
         lib = self.library
         if request["config"] != config_key(lib.config):  # the settings themselves, compared whole
             raise Refused("config", "the settings differ from this process's")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import build_tiny_library
+from searchapp.cli.served import run_command
 from searchapp.cli.main import main
 from searchapp.library.background_load import BackgroundLoad
 from searchapp.library.search.result import LOADING, LOADING_NOTICE
@@ -148,7 +149,7 @@ def test_a_served_search_while_loading_answers_by_words_and_waits_with_wait(lib_
 
     monkeypatch.setattr(search_command, "MEANING_WAIT", 0.0)
     with Library(load_config(lib_dir, env={})) as lib:  # the model from the settings, as a window's
-        assert lib.serve() is None and lib.load_in_background()
+        assert lib.serve(commands=run_command) is None and lib.load_in_background()
         code = main(["--data-dir", str(lib_dir), "search", QUERY, "--json"])
         out, err = capsys.readouterr()
         words = json.loads(out)

@@ -175,15 +175,21 @@ def test_the_data_dir_from_the_environment_is_served(served, lib_dir, capsys, mo
     assert json.loads(out)["served_by"] == "warm" and served.runner.answered == 1, err
 
 
-def test_what_the_full_command_line_alone_runs_is_never_sent(served, lib_dir, capsys, monkeypatch):
+def test_what_the_full_command_line_alone_reads_is_asked_by_it(served, lib_dir, capsys, monkeypatch):
+    """The thin entry point sends no command only argparse can read (`search -`, `--`); the full command line
+    asks with the same one op: each line of `search -` (the request's `line`), `--` as typed. `--direct` and
+    commands a warm process never runs are not sent at all."""
     import io
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("volcano\nbread\n"))
     code, out, _ = run(capsys, fast.main, "--data-dir", str(lib_dir), "search", "-", "--json")
-    assert code == 0 and [json.loads(r)["served_by"] for r in out.splitlines()] == ["warm", "warm"]  # by search op
-    for argv in (["search", "volcano", "--direct"], ["search", "--", "-volcano"], ["saved", "list"]):
+    assert code == 0 and [json.loads(r)["served_by"] for r in out.splitlines()] == ["warm", "warm"]
+    assert served.runner.answered == 2  # a line at a time
+    for argv in (["search", "volcano", "--direct"], ["saved", "list"]):
         run(capsys, fast.main, "--data-dir", str(lib_dir), *argv)
-    assert served.runner.answered == 0
+    assert served.runner.answered == 2
+    _, out, _ = run(capsys, fast.main, "--data-dir", str(lib_dir), "search", "--json", "--", "-volcano")
+    assert json.loads(out)["served_by"] == "warm" and served.runner.answered == 3
     assert json.loads(run(capsys, fast.main, "--data-dir", str(lib_dir), "search", "volcano", "--direct",
                           "--json")[1])["served_by"] == "direct"
 
@@ -239,12 +245,14 @@ def test_a_data_dir_argparse_reads_otherwise_is_not_answered_from_the_wrong_libr
     assert res["served_by"] == "warm"  # asked again, as a search, by the full command line: at lib_dir
 
 
-def test_a_server_without_commands_is_asked_with_a_search(lib_dir, capsys):
-    lib = serve(lib_dir, None)  # as a process from before the "command" op
+def test_a_server_that_runs_no_commands_is_not_asked_twice(lib_dir, capsys):
+    """One op: a process that runs no commands answers no search either; the command line searches directly,
+    saying nothing (not a fault), and asks once (the full command line does not ask again)."""
+    lib = serve(lib_dir, None)
     try:
         _, out, err = run(capsys, fast.main, "--data-dir", str(lib_dir), "search", "volcano rock", "--json")
-        assert json.loads(out)["served_by"] == "warm" and "warm index" not in err
-        assert lib._server.served == 1
+        assert json.loads(out)["served_by"] == "direct" and "warm index" not in err
+        assert lib._server.served == 0
     finally:
         lib.close()
 

@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from conftest import build_tiny_library
+from searchapp.cli.served import run_command
 from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.cli.main import main
 from searchapp.library.serve import client, wire
+from searchapp.library.serve import exchange as exchange_module
 from searchapp.library.serve.exchange import exchange as ask_line
 from searchapp.library.serve.server import WarmServer
 
@@ -49,7 +51,7 @@ def served(lib_dir):
     # The server loads its model from the settings, as `searchapp watch` does: so does the direct search it is
     # compared with (a model loaded with other thread settings differs in the 7th digit).
     lib = open_lib(lib_dir, None)
-    assert lib.serve() is None
+    assert lib.serve(commands=run_command) is None
     yield lib
     lib.close()
     assert not (lib_dir / wire.SOCKET_NAME).exists()  # removed when the server stops
@@ -115,7 +117,7 @@ def test_search_lines_from_stdin_are_served_alike(served, lib_dir, capsys, monke
     import io
 
     lines = "volcano\n\nthe\nbread proof\n"
-    out = {}
+    out, said = {}, {}
     for way in ("warm", "direct"):
         if way == "direct":
             monkeypatch.setenv("SEARCHAPP_NO_WARM", "1")
@@ -124,8 +126,10 @@ def test_search_lines_from_stdin_are_served_alike(served, lib_dir, capsys, monke
         assert code == 0, err
         rows = [json.loads(r) for r in text.splitlines()]
         assert len(rows) == 4 and {r["served_by"] for r in rows} == {way}
-        out[way] = [comparable(r) for r in rows]
+        out[way], said[way] = [comparable(r) for r in rows], err
     assert out["warm"] == out["direct"]
+    # each line asked on its own, the run's notes alike: the search's notice once, a line's own note numbered
+    assert said["warm"] == said["direct"] and said["warm"].count("reranking is disabled") == 1, said
 
 
 def test_an_empty_query_is_the_same_error_either_way(served, lib_dir, capsys):
@@ -173,7 +177,7 @@ def test_a_served_search_sees_a_file_another_process_indexed(served, lib_dir, ca
 
 def test_other_settings_are_searched_directly(lib_dir, tiny_encoder, capsys):
     lib = open_lib(lib_dir, tiny_encoder, search={"k": 3})  # the server runs with k = 3, the command line not
-    assert lib.serve() is None
+    assert lib.serve(commands=run_command) is None
     try:
         res, err = search_json(capsys, lib_dir, "volcano")
         assert res["served_by"] == "direct" and "warm index" not in err  # not a fault: nothing said
@@ -211,7 +215,7 @@ def test_a_killed_servers_socket_file_is_searched_around_then_replaced(lib_dir, 
         assert comparable(res) == direct_result(capsys, lib_dir)
         lib = open_lib(lib_dir, tiny_encoder)
         try:
-            assert lib.serve() is None  # the lock was free: the file was a dead server's, replaced
+            assert lib.serve(commands=run_command) is None  # the lock was free: the file was a dead server's, replaced
             res, _ = search_json(capsys, lib_dir, "volcano rock")
             assert res["served_by"] == "warm"
         finally:
@@ -262,20 +266,15 @@ class FakeServer:
 
 
 def good_reply() -> dict:
-    from searchapp.library.search.result import SearchResult
-
-    return {"v": 1, "ok": True, "marks": "volcano", "result": wire.result_to_wire(SearchResult("volcano", "hybrid", [], False))}
+    return {"v": 1, "ok": True, "stdout": "{}\n", "stderr": "", "code": 0}
 
 
 GARBAGE = {
     "not JSON": b"\x00\xffgarbage {{{\n",
     "another version": wire.encode({**good_reply(), "v": 2}),
     "a list": b"[1, 2, 3]\n",
-    "a hit of the wrong shape": wire.encode({**good_reply(), "result": {**good_reply()["result"],
-                                                                       "hits": [{"path": 7}]}}),
-    "a score that is a string": wire.encode({**good_reply(), "result": {**good_reply()["result"], "hits": [
-        {**wire._hit_to_wire(__import__("searchapp.base.types", fromlist=["Hit"]).Hit(1, "/x", None, 0, 1, "x")),
-         "scores": ["1", None, None, None, None]}]}}),
+    "output that is not text": wire.encode({**good_reply(), "stdout": ["{}"]}),
+    "a line's notice state that is not a bool": wire.encode({**good_reply(), "said": "yes"}),
     "too deep": b"[" * 100_000 + b"\n",
     "no newline, then closed": b'{"v": 1, "ok": true',
     "too large": b'{"v": 1, "pad": "' + b"x" * 2_000 + b'"}\n',
@@ -286,8 +285,8 @@ GARBAGE = {
 @pytest.mark.parametrize("name", list(GARBAGE))
 def test_a_garbage_reply_is_said_once_and_searched_directly(name, lib_dir, capsys, monkeypatch):
     if name == "too large":
-        monkeypatch.setattr(client, "MAX_REPLY", 1_000)
-    monkeypatch.setattr(client, "ANSWER_SECONDS", 0.5)
+        monkeypatch.setattr(exchange_module, "MAX_REPLY", 1_000)
+    monkeypatch.setattr(exchange_module, "ANSWER_SECONDS", 0.5)
     fake = FakeServer(lib_dir / wire.SOCKET_NAME, GARBAGE[name])
     try:
         res, err = search_json(capsys, lib_dir, "volcano rock")
@@ -327,13 +326,14 @@ def test_another_users_socket_is_not_used(lib_dir, capsys):
 
 def test_a_fake_servers_good_reply_is_taken_as_is(lib_dir, capsys):
     # the other tests' fallbacks are not a client that never trusts the socket: a well-formed reply is used
-    fake = FakeServer(lib_dir / wire.SOCKET_NAME, wire.encode(good_reply()))
+    printed = '{"query": "magma chamber", "hits": [], "served_by": "warm"}\n'
+    fake = FakeServer(lib_dir / wire.SOCKET_NAME, wire.encode({**good_reply(), "stdout": printed, "stderr": "n\n",
+                                                               "code": 3}))
     try:
-        res, err = search_json(capsys, lib_dir, "magma chamber")
+        code, out, err = cli(capsys, "--data-dir", str(lib_dir), "search", "magma chamber", "--json")
     finally:
         fake.close()
-    assert res["served_by"] == "warm" and res["hits"] == [] and err == ""
-    assert history(lib_dir)[0] == "magma chamber"  # a reply that does not say it recorded it: the client did
+    assert (code, out, err) == (3, printed, "n\n") and fake.asked == 1  # what to print, and the exit code
 
 
 def history(data: Path) -> list[str]:
@@ -516,7 +516,7 @@ def test_a_watch_takes_over_serving_once_the_process_that_served_has_gone(
         tmp_path, tiny_bi_encoder_dir, tiny_encoder, capsys):
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
     first = open_lib(data, None)
-    assert first.serve() is None
+    assert first.serve(commands=run_command) is None
     proc = subprocess.Popen([sys.executable, "-m", "searchapp", "--data-dir", str(data), "watch", "--poll"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import socket
 import threading
@@ -11,7 +10,6 @@ import time
 import pytest
 
 from searchapp.base.types import Hit, StageRanks, StageScores
-from searchapp.library.search.result import Notice, SearchResult
 from searchapp.library.serve import sockets, wire
 
 
@@ -23,54 +21,32 @@ def full_hit(**over) -> Hit:
                date_ns=1_700_000_000_000_000_000, common_to=3, copies=["/r/copy.pdf"], **over)
 
 
-def test_a_result_comes_back_field_for_field():
-    res = SearchResult("q", "hybrid", [full_hit(), Hit(1, "/x", None, 0, 1, "x")], True,
-                       notices=[Notice("meaning", "meaning: 50%")], warnings=["unknown field foo:"], meaning_percent=50,
-                       timings_ms={"dense": 1.5}, filter_stats={"filter": {"in": ["/r"]}, "allowed_passages": 4},
-                       group="passage", reading="plain")
-    back = wire.result_from_wire(wire.result_to_wire(res))
-    assert dataclasses.asdict(back) == dataclasses.asdict(res)
-    assert back.to_json() == res.to_json()
-
-
-@pytest.mark.parametrize("breaks", [
-    lambda d: d.pop("hits"),
-    lambda d: d.update(mode="exec"),
-    lambda d: d["hits"][0].update(chunk_id="7"),
-    lambda d: d["hits"][0].update(start=True),  # a bool is not a number here
-    lambda d: d["hits"][0].update(scores=[0.5, 1.0]),
-    lambda d: d["hits"][0]["more"][0].update(more=[d["hits"][0]["more"][0].copy()]),  # more inside more
-    lambda d: d["hits"][0].update(repeats=[[1, 2]]),
-    lambda d: d.update(notices=[["meaning"]]),
-    lambda d: d.update(timings_ms={"dense": "fast"}),
-])
-def test_a_result_of_the_wrong_shape_is_refused(breaks):
-    d = wire.result_to_wire(SearchResult("q", "hybrid", [full_hit()], False))
-    breaks(d)
-    with pytest.raises(wire.WireError):
-        wire.result_from_wire(d)
-
-
 def request(**over) -> dict:
-    return {"v": 1, "op": "search", "config": "k", "context": {}, "query": "q", "k": None, "mode": None,
-            "candidates": None, "group": None, "literal": False, "rerank": None, "check_empty": True,
-            "filters": None, **over}
+    """What a served command asks WarmServer.search (cli/commands/search.warm_request): built in the serving
+    process from the command argparse read there, never received as such."""
+    return {"config": "k", "context": {}, "query": "q", "k": None, "mode": None, "candidates": None, "group": None,
+            "literal": False, "rerank": None, "check_empty": True, "filters": None, **over}
+
+
+def command(**over) -> dict:
+    return {"v": 1, "op": "command", "argv": ["search", "-"], "data_dir": "/d", "data_dir_given": True, "env": {},
+            "context": {}, "tty": False, **over}
 
 
 @pytest.mark.parametrize("bad", [
-    {"v": 2}, {"op": "exec"}, {"query": ["q"]}, {"k": "10"}, {"k": True}, {"mode": "all"}, {"rerank": True},
-    {"filters": {"within": "/r", "types": [], "after": None, "before": None}},
-    {"filters": {"within": [], "types": [], "after": 5, "before": None}},
-    {"meaning_wait": "2"}, {"meaning_wait": -1}, {"meaning_wait": True}, {"meaning_wait": float("nan")},
-    {"meaning_wait": 1e9}, {"record": "yes"}, {"record": 1},
+    {"v": 2}, {"op": "exec"}, {"op": "search"}, {"argv": "search q"}, {"argv": ["search", 5]}, {"env": {"A": 1}},
+    {"tty": "yes"}, {"data_dir_given": None}, {"line": "volcano"}, {"line": {"n": 0, "text": "q", "said": False}},
+    {"line": {"n": True, "text": "q", "said": False}}, {"line": {"n": 1, "text": 5, "said": False}},
+    {"line": {"n": 1, "text": "q", "said": "no"}}, {"line": {"n": 1, "text": "q"}},
 ])
-def test_a_request_of_the_wrong_shape_is_refused(bad):
-    wire.check_request(request())
-    wire.check_request(request(meaning_wait=1.5))
-    wire.check_request(request(meaning_wait=None))
-    wire.check_request(request(record=True))
+def test_one_op_for_a_search_and_a_request_of_the_wrong_shape_is_refused(bad):
+    """A search comes only as a command (op "search", the second way in, is gone); a line of `search -` is
+    numbered from 1, with its text and whether the run said its notices."""
+    wire.check_request(command())
+    wire.check_request(command(line={"n": 3, "text": "volcano\n", "said": True}))
+    wire.check_request({"v": 1, "op": "ping"})
     with pytest.raises(wire.WireError):
-        wire.check_request(request(**bad))
+        wire.check_request(command(**bad))
 
 
 def test_the_settings_key_ignores_only_the_data_dir(tmp_path):
@@ -102,14 +78,6 @@ def test_a_server_answers_only_its_own_settings_by_the_settings_themselves(tmp_p
             with pytest.raises(wire.Refused) as no:
                 server.search(request(config=other, query="   "))
             assert no.value.reason == "config"
-
-
-def test_a_reply_says_whether_the_server_recorded_the_query():
-    assert wire.reply_history({"ok": True}) is None  # not asked, or a server from before it could: the client records
-    assert wire.reply_history({"ok": True, "history": ""}) == ""
-    assert wire.reply_history({"ok": True, "history": "search history not recorded: x"}).endswith(": x")
-    with pytest.raises(wire.WireError):
-        wire.reply_history({"ok": True, "history": 1})
 
 
 def test_a_query_reads_the_folder_and_time_zone_only_with_fields_or_dates():
