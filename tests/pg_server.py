@@ -30,6 +30,37 @@ def _binaries() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stop_orphans(bin_dir: Path) -> None:
+    """Servers whose test process died without stopping them (a worker killed by a timeout): stopped, their
+    folders removed, so runs do not pile up servers."""
+    for owner in Path(tempfile.gettempdir()).glob("searchapp-pg-*/owner.pid"):
+        try:
+            pid = int(owner.read_text())
+        except (OSError, ValueError):
+            continue
+        if _alive(pid):
+            continue
+        base = owner.parent
+        if (base / "data" / "postmaster.pid").exists():
+            as_owner = {}
+            if hasattr(os, "geteuid") and os.geteuid() == 0:
+                st = (base / "data").stat()
+                as_owner = {"user": st.st_uid, "group": st.st_gid, "extra_groups": []}
+            subprocess.run([str(bin_dir / "pg_ctl"), "-D", str(base / "data"), "-m", "immediate", "-w", "stop"],
+                           capture_output=True, cwd=base, timeout=60, **as_owner)
+        shutil.rmtree(base, ignore_errors=True)
+
+
 class PgServer:
     USER = "searchapp"
 
@@ -42,6 +73,8 @@ class PgServer:
         self.started = False
 
     def start(self) -> "PgServer":
+        _stop_orphans(self.bin)
+        (self.base / "owner.pid").write_text(str(os.getpid()))
         self.data.mkdir()
         self.socket.mkdir()
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # PostgreSQL never runs as root
