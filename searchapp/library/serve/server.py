@@ -33,7 +33,7 @@ from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireEr
 
 __all__ = ["WarmServer", "REQUEST_SECONDS", "CommandRunner"]
 
-# Answers a "command" request (wire.py): (request, library, search) -> reply, where search(search request) is
+# Answers a "command" request (wire.py): (request, library, search) -> reply, where search(its search) is
 # WarmServer.search. The command line's own (cli/served.py), handed in by whoever serves: the core does not
 # import the command line.
 CommandRunner = Callable[[dict[str, Any], Any, Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]],
