@@ -50,4 +50,6 @@ def hnsw_index(dim: int) -> list[str]:
     but this number."""
     d = int(dim)
     return [f"ALTER TABLE chunks ALTER COLUMN vector TYPE vector({d})",
-            "CREATE INDEX IF NOT EXISTS chunks_hnsw ON chunks USING hnsw (vector vector_cosine_ops)"]
+            # The desktop index's graph (IndexConfig's defaults: m 16, ef_construction 200), not pgvector's 64.
+            "CREATE INDEX IF NOT EXISTS chunks_hnsw ON chunks USING hnsw (vector vector_cosine_ops) "
+            "WITH (m = 16, ef_construction = 200)"]
