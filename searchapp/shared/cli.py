@@ -70,6 +70,10 @@ class _SharedSearcher:
     def __init__(self, args, config: Config, lib: SharedLibrary) -> None:
         self.args, self.config, self.lib = args, config, lib
 
+    def line_served(self, *_: object) -> bool:
+        """`search -`: no warm process serves a shared library, every line is answered here."""
+        return False
+
     def search(self, query: str, *, single: bool):
         a = self.args
         return self.lib.search(query, k=a.k, mode=a.mode, rerank=False if a.no_rerank else None,

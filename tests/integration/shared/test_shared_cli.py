@@ -3,6 +3,8 @@ this process), and one line for what is not there yet, a password in the address
 
 from __future__ import annotations
 
+import io
+
 import corpus
 import pytest
 
@@ -26,12 +28,16 @@ def run(tmp_path, tiny_bi_encoder_dir, capsys):
     return go
 
 
-def test_index_search_status_and_the_rest(run, tmp_path, pg_address):
+def test_index_search_status_and_the_rest(run, tmp_path, pg_address, monkeypatch):
     docs = corpus.make_mixed_corpus(tmp_path / "docs")
     code, out, _ = run("--library", pg_address, "index", str(docs))
     assert code == 0 and out.startswith("7 files scanned: 7 added")
     code, out, _ = run("search", "sourdough starter", "--mode", "lexical", "--library", pg_address)
     assert code == 0 and out.splitlines()[0].endswith("bread.txt")
+    monkeypatch.setattr("sys.stdin", io.StringIO("sourdough starter\n\nlava magma\n"))
+    code, out, _ = run("--library", pg_address, "search", "-", "--mode", "lexical")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 3 and "bread.txt" in lines[0] and "volcano.html" in lines[2]
     code, out, _ = run("--library", pg_address, "status")
     assert code == 0 and "files: 7" in out and "100% with meaning" in out and str(docs) in out
     code, out, err = run("--library", pg_address, "remove", str(docs))
