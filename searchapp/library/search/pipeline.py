@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -28,7 +28,7 @@ from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
 from .result import LISTING, LISTING_NOTICE, Notice, SearchResult
 
-__all__ = ["SearchResult", "SearchRequest", "run_search", "search_request", "mark_available"]
+__all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available"]
 
 
 @dataclass(frozen=True)
@@ -89,124 +89,46 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                rerank: Optional[Callable[[str, list[str]], np.ndarray]],
                embed_now: Optional[PassageEmbedder] = None) -> SearchResult:
     """`encode_query` is None for lexical mode; `rerank` is None when reranking is off or unavailable;
-    `embed_now`: how a hybrid search embeds its best word matches that have no vector yet (meaning_now.py)."""
+    `embed_now`: how a hybrid search embeds its best word matches that have no vector yet (meaning_now.py).
+
+    The steps: what is asked (text, scope), the candidates of each side, both scores of every candidate, one
+    fused order, rows (by file or by passage), the cross-encoder's order of the head, the top k."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
-    want_dense = req.mode in ("dense", "hybrid")
-    want_lexical = req.mode in ("lexical", "hybrid")
-    by_file = req.group == "file"
-    pool = req.candidates * POOL_FACTOR if by_file else req.candidates
-    qvec = None
-    # A query with syntax ranks by its free text inside the scope its constraints allow.
-    parsed = req.parsed if req.parsed is not None and req.parsed.has_syntax else None
-    text = parsed.free_text if parsed is not None else req.query  # a plain query: exactly as typed
-    prefixes = parsed.prefixes if parsed is not None else ()  # its words typed `word*`: BM25 matches them as such
-    if parsed is not None:
-        scope: Optional[FilterScope] = constraint_scope(store, parsed, req.filters)
-    else:
-        scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
-    if scope is not None:
+    asked = _asked(req, store)
+    if asked.scope is not None:
         timings["filter"] = _ms(t0)
-    if parsed is not None and is_empty_query(text):  # only operators and fields: matching files, newest first
-        assert scope is not None  # a query's constraints always make one (above)
-        hits = list_by_date(store, scope, req.k, req.group)
+    if asked.listing:  # only operators and fields: matching files, newest first
+        assert asked.scope is not None  # a query's constraints always make one
+        hits = list_by_date(store, asked.scope, req.k, req.group)
         _attach_repeats(store, hits)
         timings["total"] = _ms(t0)
         return SearchResult(req.query, req.mode, hits, False, notices=[Notice(LISTING, LISTING_NOTICE)],
-                            timings_ms=timings, filter_stats=scope.stats, group=req.group)
-    dense: list[tuple[int, float]] = []
-    dense_cut = False  # the dense list stops short of the vectors in scope (a cosine below its last missed it)
-    if want_dense and encode_query is not None and index is not None and len(index):
-        qvec = q = encode_query(text)
-        timings["encode"] = _ms(t0)
-
-        def fetch_dense(n: int) -> list[tuple[int, float]]:
-            ids, sims = (scope.dense(index, q, n, index.dim, ef=req.ef) if scope is not None
-                         else index.search(q, n, ef=req.ef))
-            return [(int(i), float(s)) for i, s in zip(ids[0], sims[0], strict=True)]
-
-        available = len(scope.ids) if scope is not None else len(index)
-        dense = (widen_to_files(fetch_dense, store.chunk_files, req.candidates, pool, available) if by_file
-                 else fetch_dense(pool))
-        dense_cut = len(dense) < available
-        timings["dense"] = _ms(t0)
-    lexical: list[tuple[int, float]] = []
-    # Hybrid: the BM25 of every dense hit comes with the lexical top (one pass; None: not asked that way).
-    lexical_of_dense: Optional[dict[int, float]] = None
-    if want_lexical:
-        def fetch_lex(n: int) -> list[tuple[int, float]]:
-            nonlocal lexical_of_dense
-            if scope is not None and not (req.mode == "hybrid" and dense):
-                return scope.lexical(text, n, prefixes)
-            if scope is not None:
-                top, lexical_of_dense = scope.lexical_and_score(text, n, [c for c, _ in dense], prefixes)
-                return top
-            if req.mode == "hybrid" and dense:
-                top, lexical_of_dense = store.search_lexical_and_score(text, n, [c for c, _ in dense])
-                return top
-            return store.search_lexical(text, n)
-
-        lexical = (widen_to_files(fetch_lex, store.chunk_files, req.candidates, pool, 1 << 62) if by_file
-                   else fetch_lex(pool))
+                            timings_ms=timings, filter_stats=asked.scope.stats, group=req.group)
+    cand = Candidates()
+    if req.mode in ("dense", "hybrid") and encode_query is not None and index is not None and len(index):
+        _dense_candidates(req, asked, store, index, encode_query, cand, timings, t0)
+    if req.mode in ("lexical", "hybrid"):
+        _lexical_candidates(req, asked, store, cand)
         timings["lexical"] = _ms(t0)
-
-    seen = list(dict.fromkeys([c for c, _ in dense] + [c for c, _ in lexical]))
-    rows = store.chunks(seen)
-    seen = [cid for cid in seen if cid in rows]  # a row deleted since the index was read
-    scores: dict[int, StageScores] = {cid: StageScores() for cid in seen}
-    for cid, s in dense:
-        if cid in scores:
-            scores[cid].dense = s
-    for cid, s in lexical:
-        if cid in scores:
-            scores[cid].lexical = s
-    if req.mode == "hybrid":
-        _fill_missing_stage_scores(text, scores, store, qvec, lexical_of_dense, prefixes)
-        if embed_now is not None and encode_query is not None and req.embed_budget > 0:
-            qvec, fresh = _meaning_now(req, text, store, embed_now, encode_query, qvec, scores, lexical,
-                                       {c: rows[c].file_id for c in seen} if by_file else None)
-            dense = _with_fresh(dense, fresh, dense_cut)
-            timings["meaning_now"] = _ms(t0)
-    dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
-    lexical_rank = {cid: r for r, (cid, _) in enumerate(lexical, start=1)}
-    top_words = max((s.lexical for s in scores.values() if s.lexical is not None), default=0.0)
-    fused = _fuse(req, [c for c, _ in dense if c in rows], [c for c, _ in lexical if c in rows],
-                  {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()}, seen)
+    scored = _scored(req, asked, store, cand, encode_query, embed_now, timings, t0)
+    fused = _fuse(req, [c for c, _ in cand.dense if c in scored.rows], [c for c, _ in cand.lexical if c in scored.rows],
+                  {c: s.dense for c, s in scored.scores.items()}, {c: s.lexical for c, s in scored.scores.items()},
+                  scored.seen)
     for cid, s in fused:
-        scores[cid].fused = s
-
-    def hit(cid: int, fused_rank: Optional[int]) -> Hit:
-        r = rows[cid]
-        return Hit(chunk_id=cid, path=r.path, page=r.page, start=r.start, end=r.end, text=r.text, scores=scores[cid],
-                   ranks=StageRanks(dense=dense_rank.get(cid), lexical=lexical_rank.get(cid), fused=fused_rank),
-                   date_ns=r.date_ns)
-
+        scored.scores[cid].fused = s
+    top_words = max((s.lexical for s in scored.scores.values() if s.lexical is not None), default=0.0)
+    no_meaning: set[int] = set()  # hybrid hits (their chunk ids) whose file or passage has no vector yet
     folded: Optional[Folded] = None
     file_of: dict[int, int] = {}
-    no_meaning: set[int] = set()  # hybrid hits (their chunk ids) whose file or passage has no vector yet
-    if by_file:
-        file_of = {cid: rows[cid].file_id for cid in seen}
-        passage_order = [cid for cid, _ in fused]
-        file_dense, file_lexical = dense, lexical
-        if req.fold_repeats:  # one row per content: exact copies and repeated text (folding.py)
-            folded = fold_candidates(store, text, passage_order, file_of, {c: rows[c].text for c in seen})
-            passage_order = [c for c in passage_order if c not in folded.dropped]
-            file_dense, file_lexical = folded.keep(dense), folded.keep(lexical)
-        groups = group_by_file(passage_order, file_of, file_dense, file_lexical,
-                               {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()})
-        dense_files, lexical_files = file_ranking(file_dense, file_of), file_ranking(file_lexical, file_of)
-        if folded is not None and req.mode == "hybrid":
-            dense_files, lexical_files = weigh_common(folded, groups, dense_files, lexical_files)
-        file_fused = _fuse(req, dense_files, lexical_files,
-                           {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
-                           list(groups))
-        hits = _file_rows(req, groups, file_fused, hit, top_words, no_meaning)
+    if req.group == "file":
+        file_of = {cid: scored.rows[cid].file_id for cid in scored.seen}
+        hits, folded = _rows_by_file(req, asked.text, store, cand, scored, fused, file_of, top_words, no_meaning)
     else:
-        hits = _passage_rows(req, fused, hit, top_words, no_meaning)
-
+        hits = _passage_rows(req, fused, scored.hit, top_words, no_meaning)
     reranked = False
     if rerank is not None and hits:
-        hits = _reranked(req, text, hits, rerank, folded, file_of)
+        hits = _reranked(req, asked.text, hits, rerank, folded, file_of)
         timings["rerank"] = _ms(t0)
         reranked = True
     hits = _final(req, hits, no_meaning)
@@ -215,7 +137,148 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         mark_folded(store, hits, file_of, folded)
     timings["total"] = _ms(t0)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
-                        filter_stats=scope.stats if scope is not None else None, group=req.group)
+                        filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What a request searches for: its free text, its words typed `word*`, the files it may return, and
+    whether it is a listing (only operators and fields)."""
+    text: str
+    prefixes: Sequence[str]
+    scope: Optional[FilterScope]
+    listing: bool
+
+
+def _asked(req: SearchRequest, store: Store) -> _Asked:
+    # A query with syntax ranks by its free text inside the scope its constraints allow.
+    parsed = req.parsed if req.parsed is not None and req.parsed.has_syntax else None
+    if parsed is None:  # a plain query: exactly as typed
+        scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
+        return _Asked(req.query, (), scope, False)
+    text = parsed.free_text
+    return _Asked(text, parsed.prefixes, constraint_scope(store, parsed, req.filters), is_empty_query(text))
+
+
+@dataclass
+class Candidates:
+    """The first stage: each side's (chunk id, score) list, best first, and what getting them left behind."""
+    dense: list[tuple[int, float]] = field(default_factory=list)
+    dense_cut: bool = False  # the dense list stops short of the vectors in scope (a cosine below its last missed it)
+    lexical: list[tuple[int, float]] = field(default_factory=list)
+    # Hybrid: the BM25 of every dense hit comes with the lexical top (one pass; None: not asked that way).
+    lexical_of_dense: Optional[dict[int, float]] = None
+    qvec: Optional[np.ndarray] = None  # the query's vector, once encoded
+
+
+def _pool(req: SearchRequest) -> int:
+    return req.candidates * POOL_FACTOR if req.group == "file" else req.candidates
+
+
+def _dense_candidates(req: SearchRequest, asked: _Asked, store: Store, index: VectorIndex,
+                      encode_query: Callable[[str], np.ndarray], cand: Candidates, timings: dict[str, float],
+                      t0: float) -> None:
+    scope = asked.scope
+    cand.qvec = q = encode_query(asked.text)
+    timings["encode"] = _ms(t0)
+
+    def fetch_dense(n: int) -> list[tuple[int, float]]:
+        ids, sims = (scope.dense(index, q, n, index.dim, ef=req.ef) if scope is not None
+                     else index.search(q, n, ef=req.ef))
+        return [(int(i), float(s)) for i, s in zip(ids[0], sims[0], strict=True)]
+
+    available = len(scope.ids) if scope is not None else len(index)
+    cand.dense = (widen_to_files(fetch_dense, store.chunk_files, req.candidates, _pool(req), available)
+                  if req.group == "file" else fetch_dense(_pool(req)))
+    cand.dense_cut = len(cand.dense) < available
+    timings["dense"] = _ms(t0)
+
+
+def _lexical_candidates(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates) -> None:
+    scope, text, prefixes = asked.scope, asked.text, asked.prefixes
+    dense_ids = [c for c, _ in cand.dense]
+
+    def fetch_lex(n: int) -> list[tuple[int, float]]:
+        if scope is not None and not (req.mode == "hybrid" and dense_ids):
+            return scope.lexical(text, n, prefixes)
+        if scope is not None:
+            top, cand.lexical_of_dense = scope.lexical_and_score(text, n, dense_ids, prefixes)
+            return top
+        if req.mode == "hybrid" and dense_ids:
+            top, cand.lexical_of_dense = store.search_lexical_and_score(text, n, dense_ids)
+            return top
+        return store.search_lexical(text, n)
+
+    cand.lexical = (widen_to_files(fetch_lex, store.chunk_files, req.candidates, _pool(req), 1 << 62)
+                    if req.group == "file" else fetch_lex(_pool(req)))
+
+
+@dataclass
+class _Scored:
+    """Every candidate still in the library (`seen`, first-stage order), its row and its scores; `hit` makes
+    the Hit a result shows of one of them."""
+    rows: dict
+    seen: list[int]
+    scores: dict[int, StageScores]
+    dense_rank: dict[int, int]
+    lexical_rank: dict[int, int]
+
+    def hit(self, cid: int, fused_rank: Optional[int]) -> Hit:
+        r = self.rows[cid]
+        return Hit(chunk_id=cid, path=r.path, page=r.page, start=r.start, end=r.end, text=r.text,
+                   scores=self.scores[cid], date_ns=r.date_ns,
+                   ranks=StageRanks(dense=self.dense_rank.get(cid), lexical=self.lexical_rank.get(cid),
+                                    fused=fused_rank))
+
+
+def _scored(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates,
+            encode_query: Optional[Callable[[str], np.ndarray]], embed_now: Optional[PassageEmbedder],
+            timings: dict[str, float], t0: float) -> _Scored:
+    """Both first-stage scores of every candidate; in hybrid, the best word matches without a vector embedded
+    on the spot first (within the budget) and put in the dense list where their cosine ranks them."""
+    seen = list(dict.fromkeys([c for c, _ in cand.dense] + [c for c, _ in cand.lexical]))
+    rows = store.chunks(seen)
+    seen = [cid for cid in seen if cid in rows]  # a row deleted since the index was read
+    scores: dict[int, StageScores] = {cid: StageScores() for cid in seen}
+    for cid, s in cand.dense:
+        if cid in scores:
+            scores[cid].dense = s
+    for cid, s in cand.lexical:
+        if cid in scores:
+            scores[cid].lexical = s
+    if req.mode == "hybrid":
+        _fill_missing_stage_scores(asked.text, scores, store, cand.qvec, cand.lexical_of_dense, asked.prefixes)
+        if embed_now is not None and encode_query is not None and req.embed_budget > 0:
+            cand.qvec, fresh = _meaning_now(req, asked.text, store, embed_now, encode_query, cand.qvec, scores,
+                                            cand.lexical,
+                                            {c: rows[c].file_id for c in seen} if req.group == "file" else None)
+            cand.dense = _with_fresh(cand.dense, fresh, cand.dense_cut)
+            timings["meaning_now"] = _ms(t0)
+    return _Scored(rows, seen, scores, {cid: r for r, (cid, _) in enumerate(cand.dense, start=1)},
+                   {cid: r for r, (cid, _) in enumerate(cand.lexical, start=1)})
+
+
+def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates, scored: _Scored,
+                  fused: list[tuple[int, float]], file_of: dict[int, int], top_words: float,
+                  no_meaning: set[int]) -> tuple[list[Hit], Optional[Folded]]:
+    """One row a file, its files fused from the two sides' file rankings; repeats folded first when asked."""
+    folded: Optional[Folded] = None
+    scores = scored.scores
+    passage_order = [cid for cid, _ in fused]
+    file_dense, file_lexical = cand.dense, cand.lexical
+    if req.fold_repeats:  # one row per content: exact copies and repeated text (folding.py)
+        folded = fold_candidates(store, text, passage_order, file_of, {c: scored.rows[c].text for c in scored.seen})
+        passage_order = [c for c in passage_order if c not in folded.dropped]
+        file_dense, file_lexical = folded.keep(cand.dense), folded.keep(cand.lexical)
+    groups = group_by_file(passage_order, file_of, file_dense, file_lexical,
+                           {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()})
+    dense_files, lexical_files = file_ranking(file_dense, file_of), file_ranking(file_lexical, file_of)
+    if folded is not None and req.mode == "hybrid":
+        dense_files, lexical_files = weigh_common(folded, groups, dense_files, lexical_files)
+    file_fused = _fuse(req, dense_files, lexical_files,
+                       {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
+                       list(groups))
+    return _file_rows(req, groups, file_fused, scored.hit, top_words, no_meaning), folded
 
 
 def _file_rows(req: SearchRequest, groups: dict, file_fused: list[tuple[int, float]],
