@@ -176,3 +176,24 @@ def make_config(data_dir):
         return load_config(data_dir, env={}, overrides=sections or None)
 
     return make
+
+
+# -- the shared library's server (tests/integration/shared). Here, not in a conftest.py of that folder: a second
+# conftest module would take the name `conftest` that the other tests import their helpers from.
+@pytest.fixture(scope="session")
+def pg_server():
+    """One real PostgreSQL with pgvector per pytest process (tests/pg_server.py), started by the first test that
+    asks for it and stopped at the end."""
+    from pg_server import PgServer
+
+    server = PgServer()
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_address(pg_server) -> str:
+    """The address of a fresh, empty database with pgvector, on the test server's private socket."""
+    return pg_server.address(pg_server.new_database())
