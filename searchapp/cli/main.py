@@ -19,8 +19,7 @@ from ..base.config import load_config
 from ..base.errors import Cancelled, SearchAppError
 from ..base.progress import CancelToken
 from ..base.terminal import printable
-from .argv import command_word
-from .parser import build_parser
+from .parser import parse_command_line
 from .options import check_options
 from .progress import TerminalProgress
 
@@ -31,10 +30,9 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
     """The whole command line. `ask_warm`: False when the thin entry point (cli/fast.py) already asked a warm
     process with this very command and was declined (a search then opens the library here)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    # A search (the one command a warm process answers) parses with its own parser alone: it is the same parser,
-    # and the other ten groups' modules and parsers are a tenth of a warm search's time.
-    parser = build_parser(("search",) if command_word(argv) == "search" else None)
-    args = parser.parse_args(argv)
+    # Each command parses with its own group's parser alone (cli/parser.py): the others' modules are neither
+    # imported nor built (a tenth of a warm search's time; a third of a one-file `index --words-only`).
+    args = parse_command_line(argv)
     args.skip_warm = not ask_warm
     args.argv = argv  # as typed: what a warm process is asked to run (commands/search.py)
     if args.command is None:

@@ -1,17 +1,50 @@
-"""The command line's parser: every command's, or just some groups' (a search builds its own alone: the other
-groups' modules and parsers are a tenth of a warm search's time). Used by cli/main.py and, for the commands a
-warm process runs for the thin entry point, cli/served.py."""
+"""The command line's parser: every command's, or just some groups' (a command builds its own group's alone: the
+other groups' modules and parsers are a tenth of a warm search's time, and importing them a third of a one-file
+`index --words-only`: status's numpy, explain's extractors). Used by cli/main.py and, for the commands a warm
+process runs for the thin entry point, cli/served.py."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 from .. import __version__
-from .commands import register_all
+from .argv import command_word
+from .commands import GROUP_OF, register_all
 from .global_options import accept_after_command
 
-__all__ = ["build_parser"]
+__all__ = ["build_parser", "parse_command_line"]
+
+
+def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
+    """`argv` parsed by its command's group's parser alone, when that parser takes it without a word of its own
+    (help, version, usage errors); else, and whenever the command word was misread (a global option's value that
+    is a command's name), by every command's parser, which then says what it always said. A parse the group's
+    parser takes is the full parser's too: the same global options, and the command word among its choices."""
+    group = GROUP_OF.get(command_word(argv) or "")
+    if group is not None:
+        try:
+            return build_parser((group,), parser_class=_Declining).parse_args(argv)
+        except _Declined:
+            pass
+    return build_parser().parse_args(argv)
+
+
+class _Declined(Exception):
+    pass
+
+
+class _Declining(argparse.ArgumentParser):
+    """A parser that gives up, printing nothing, where argparse would print or exit (help, version, errors)."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        raise _Declined
+
+    def exit(self, status: int = 0, message: Optional[str] = None) -> NoReturn:
+        raise _Declined
+
+    def error(self, message: str) -> NoReturn:
+        raise _Declined
 
 
 def build_parser(only: Optional[Sequence[str]] = None,

@@ -10,10 +10,18 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Optional, Sequence
 
-__all__ = ["register_all", "GROUPS"]
+__all__ = ["register_all", "GROUPS", "GROUP_OF"]
 
 GROUPS = ("index", "search", "discover", "saved", "watch", "status", "maintain", "evaluate", "train_eval", "models",
           "config", "gui")
+
+# Command word -> the group that registers it: a command's parser is built from its own group's module alone
+# (cli/parser.parse_command_line), so `index --words-only` never imports `status`'s numpy or `explain`'s
+# extractors. Checked against every group's parsers by tests/unit/cli/test_cli_parsing.py.
+GROUP_OF = {"index": "index", "search": "search", "similar": "discover", "duplicates": "discover", "saved": "saved",
+            "history": "saved", "watch": "watch", "status": "status", "explain": "status", "remove": "maintain",
+            "undo": "maintain", "reindex": "maintain", "eval": "evaluate", "train": "train_eval", "models": "models",
+            "config": "config", "gui": "gui"}
 
 
 def register_all(sub, only: Optional[Sequence[str]] = None) -> None:

@@ -126,3 +126,37 @@ def test_a_search_imports_no_other_command(tmp_path):
                           timeout=300)
     assert "no library at" in proc.stderr  # the search ran (and found no library there)
     assert proc.stdout.strip() == "['searchapp.cli.commands.search']", proc.stdout
+
+
+def test_each_command_word_names_the_group_that_registers_it(parser):
+    """A command parses with its own group's parser alone (parse_command_line): GROUP_OF must name, for every
+    command of the full parser, the group whose module adds it, or that command would always fall back to the
+    full parser (every module imported) and a new command would be missing from the map."""
+    from searchapp.cli.commands import GROUP_OF
+
+    full = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(GROUP_OF) == set(full.choices)
+    for word, group in GROUP_OF.items():
+        own = build_parser((group,))
+        assert word in next(a for a in own._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def test_a_command_parses_alike_by_its_group_and_falls_back_where_its_group_declines(capsys):
+    """The group's parser and the full one read a command alike; help, errors and a global option's value that
+    is a command's name go to the full parser, which prints and exits as it always did."""
+    from searchapp.cli.parser import parse_command_line
+
+    argv = ["--data-dir", "/d", "index", "/a", "--words-only", "--json"]
+    assert vars(parse_command_line(argv)) == vars(build_parser().parse_args(argv))
+    misread = ["--library", "index", "status", "--json"]  # command_word reads "index"; argparse: status
+    assert parse_command_line(misread).command == "status"
+    with pytest.raises(SystemExit):
+        parse_command_line(["saved", "list", "--help"])
+    assert capsys.readouterr().out == _help_of(["saved", "list"])
+
+
+def _help_of(words):
+    p = build_parser()
+    for w in words:
+        p = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices[w]
+    return p.format_help()
