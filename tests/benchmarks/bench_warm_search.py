@@ -298,7 +298,7 @@ def main() -> None:
              ratio=round(direct_ms / warm_ms, 1), same_output=same)
         # the exchange alone, from a process already started: what a warm search costs past start-up (the one op:
         # the command as typed, answered with what to print)
-        from searchapp.cli.fast import ask_command
+        from searchapp.cli.warm_ask import ask_command
 
         for mode in ("hybrid", "lexical"):
             ms = []

@@ -153,7 +153,7 @@ def warm_request(args, config_key: str, context: dict[str, Any], query: str, sin
 class _Searcher:
     """The warm index first (a long-lived process answers over a private socket: library/serve/): the whole
     command (whole_command), or one line of `search -` at a time (line_served), asked as the thin entry point asks
-    (cli/fast.ask_command: the one op); else the library opened here, once, on first need. Either way the same
+    (cli/warm_ask.ask_command: the one op); else the library opened here, once, on first need. Either way the same
     Library.search runs with the same settings, and the same code prints it."""
 
     def __init__(self, args, config: Config) -> None:
@@ -171,14 +171,14 @@ class _Searcher:
 
     def whole_command(self) -> Optional[int]:
         """The exit code of this command answered and printed by the warm process, or None: run it here."""
-        from ..fast import write_reply
+        from ..warm_ask import write_reply
 
         reply = self._ask(None)
         return None if reply is None else write_reply(reply)
 
     def line_served(self, n: int, line: str, said: Said, out: TextIO, err: TextIO) -> bool:
         """Whether the warm process answered line `n` of `search -` (printed on `out` and `err`)."""
-        from ..fast import write_reply
+        from ..warm_ask import write_reply
 
         reply = self._ask({"n": n, "text": line, "said": said.notice_shown})
         if reply is None:
@@ -192,7 +192,7 @@ class _Searcher:
         declined, none is asked again in this run."""
         if not self._warm or getattr(self.args, "argv", None) is None:
             return None
-        from ..fast import ask_command
+        from ..warm_ask import ask_command
 
         named = self.args.data_dir or os.environ.get("SEARCHAPP_DATA_DIR") or None
         data_dir = os.path.abspath(os.path.expanduser(named)) if named else str(self.config.data_dir)

@@ -1,7 +1,7 @@
 """Whether a warm process serves a library, and which (`status`'s warm_pid): a ping over the private socket.
 
 A search is asked as a whole command (the one op: wire.py), by the thin entry point and the full command line
-alike (cli/fast.ask_command). Imports stay light: no numpy, hnswlib or torch here.
+alike (cli/warm_ask.ask_command). Imports stay light: no numpy, hnswlib or torch here.
 """
 
 from __future__ import annotations
