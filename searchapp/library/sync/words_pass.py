@@ -63,147 +63,192 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
         rep.missing_roots.append((root.path, gone))
         return rep
     before_scan = cpu_sample()  # whether a core is free beside this sync is seen while it scans
-    if paths is None:
-        result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
-        existing = store.files_of_root(root.id)
-    else:
-        result, existing = _scoped_scan(store, root, paths, config, progress, cancel)
-    members = members_by_container(existing)
+    result, existing = _scan(store, root, config, paths, progress, cancel)
     # Every entry met is counted once: scanned = added + updated + unchanged + skipped + failed.
     rep.scanned = len(result.files) + len(result.skipped)
-    seen: set[str] = set()
+    run = _Sync(store, root, config, encoder, index, progress, cancel, beside, rep, existing)
+    run.record_skipped(result)
+    run.read_all(result.files, before_scan)
+    _purge_vanished(store, index, existing, run.seen, rep)
+    store.touch_root(root.id)
+    return rep
 
-    # Files skipped by policy (size, type, unreadable) are recorded so `status` can say why.
-    for sk in result.skipped:
-        path = storable(sk.path)
-        seen.add(path)
-        if sk.status == "failed" and sk.reason.startswith("unreadable folder"):
-            seen.update(store.files_under(root.id, path))  # not vanished: kept until the folder can be read
-        _record_problem(store, root, existing.get(path), path, sk.status, sk.reason, index, rep, real=sk.path)
 
-    def store_failed(item: Pending, reason: str) -> None:
+def _scan(store: Store, root: RootRow, config: Config, paths: Optional[list[str]], progress, cancel
+          ) -> tuple[ScanResult, dict]:
+    """What is on disk now (the whole root, or only `paths`) and the rows stored for it."""
+    if paths is None:
+        result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
+        return result, store.files_of_root(root.id)
+    return _scoped_scan(store, root, paths, config, progress, cancel)
+
+
+class _Sync:
+    """What the steps of one root's phase 1 share: the rows stored before it (`existing`, their `members` by
+    container), the paths met (`seen`: whatever is not met is purged at the end), the batcher, the read-ahead."""
+
+    def __init__(self, store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter,
+                 progress: Optional[ProgressFn], cancel: Optional[CancelToken], beside: Optional[MeaningBeside],
+                 rep: SyncReport, existing: dict) -> None:
+        self.store, self.root, self.config, self.encoder, self.index = store, root, config, encoder, index
+        self.progress, self.cancel, self.rep, self.existing = progress, cancel, rep, existing
+        self.members = members_by_container(existing)
+        self.seen: set[str] = set()
+        self.batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside,
+                               self.store_failed)
+        self.max_bytes = int(config.scan.max_file_mb * 2**20)
+        self.ahead: Optional[ReadAhead | ReadInGroups] = None
+        self.slot: dict[int, int] = {}
+
+    def problem(self, old, path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
+                real: Optional[str] = None) -> None:
+        _record_problem(self.store, self.root, old, path, status, reason, self.index, self.rep, f, real)
+
+    def record_skipped(self, result: ScanResult) -> None:
+        """Files skipped by policy (size, type, unreadable) are recorded so `status` can say why."""
+        for sk in result.skipped:
+            path = storable(sk.path)
+            self.seen.add(path)
+            if sk.status == "failed" and sk.reason.startswith("unreadable folder"):
+                self.seen.update(self.store.files_under(self.root.id, path))  # not vanished: kept until readable
+            self.problem(self.existing.get(path), path, sk.status, sk.reason, real=sk.path)
+
+    def store_failed(self, item: Pending, reason: str) -> None:
         """A queued entry its batch could not store (the batch's other entries are stored one by one)."""
         path = item.path or storable(item.file.path)
-        if existing.get(path) is None:  # counted by index_doc when queued: counted as failed instead
-            rep.added -= 1
+        if self.existing.get(path) is None:  # counted by index_doc when queued: counted as failed instead
+            self.rep.added -= 1
         else:
-            rep.updated -= 1
-        _record_problem(store, root, store.file_by_path(path), path, "failed", reason, index, rep, item.file)
+            self.rep.updated -= 1
+        self.problem(self.store.file_by_path(path), path, "failed", reason, item.file)
 
-    batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside, store_failed)
-
-    def index_doc(path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
+    def index_doc(self, path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
                   ocr: Optional[str] = None, pre: Optional[Read] = None) -> None:
         """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it;
         `pre`: the same passages, already made by the read-ahead worker (then `doc` is None)."""
         title, spans, hashes = (pre.title, pre.spans, pre.hashes) if pre is not None else passages_of(
-            doc, encoder, config, batcher)
+            doc, self.encoder, self.config, self.batcher)
         kind = pre.kind if pre is not None else doc.kind
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
-                return record_waiting(store, root, old, path, f, sha, kind, index, rep, date_ns)
-            _record_problem(store, root, old, path, "skipped", "no text found", index, rep, f)
+                return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
+            self.problem(old, path, "skipped", "no text found", f)
             return
         assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
         if old is None:
-            rep.added += 1
+            self.rep.added += 1
         else:
-            rep.updated += 1
-        batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
-                            date_ns=date_ns, ocr=ocr))
-    total = len(result.files)
-    max_bytes = int(config.scan.max_file_mb * 2**20)
-    ahead, slot = _read_ahead(result.files, existing, members, config, encoder, batcher.cancel, before_scan)
+            self.rep.updated += 1
+        self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
+                                 date_ns=date_ns, ocr=ocr))
 
-    def vanished_now(path: str) -> None:
-        seen.discard(path)  # vanished since the scan: purged below like any deleted file
-        rep.scanned -= 1
+    def vanished_now(self, path: str) -> None:
+        self.seen.discard(path)  # vanished since the scan: purged at the end like any deleted file
+        self.rep.scanned -= 1
 
-    def read_file(i: int, f: ScannedFile, path: str, old) -> None:
+    def read_all(self, files: list[ScannedFile], before_scan) -> None:
+        """Each scanned file in turn: kept when unchanged, read otherwise; then the last batch is committed."""
+        total = len(files)
+        self.ahead, self.slot = _read_ahead(files, self.existing, self.members, self.config, self.encoder,
+                                            self.batcher.cancel, before_scan)
+        try:
+            for i, f in enumerate(files, start=1):
+                self.batcher.check_cancel()
+                path = storable(f.path)
+                self.seen.add(path)
+                old = self.existing.get(path)
+                report(self.progress, "extracting", i, total, os.path.basename(path))
+                if old is not None and not _needs_reading(old, f) and not _member_failed(self.existing,
+                                                                                          self.members.get(path, ())):
+                    self.keep_unchanged(path, old)
+                    continue
+                try:
+                    self.read_file(i, f, path, old)
+                except Exception as exc:  # the per-file boundary (file_boundary.py): this file fails, the sync goes on
+                    reason = file_failure(exc)
+                    if reason is None:
+                        raise
+                    # Not counted yet: a file is counted as it is queued, and a queued one that cannot be stored is
+                    # counted again by store_failed. A container's members are counted, and stored, as they go.
+                    self.problem(old, path, "failed", reason, f)
+            self.batcher.flush()
+        finally:
+            if self.ahead is not None:
+                self.ahead.close()
+
+    def keep_unchanged(self, path: str, old) -> None:
+        """A file not changed since the last sync (same size and mtime): counted, not read."""
+        self.seen.update(self.members.get(path, ()))  # an unchanged container keeps its members
+        if old.status == "indexed":
+            self.rep.unchanged += 1
+        else:
+            self.rep.skipped += 1  # skipped before and not changed since: counted, not listed again
+            if old.error == WAITING:  # an image still waiting: this sync's OCR step may count it added
+                self.rep.waiting.append(path)
+
+    def read_file(self, i: int, f: ScannedFile, path: str, old) -> None:
         """Read, extract, chunk and queue one file; what it cannot do is recorded for it."""
-        pre = ahead.get(slot[i]) if ahead is not None and i in slot else None
-        if pre is None and ahead is not None:
-            batcher.check_cancel()  # the wait for the worker ended on a cancel: stop before reading it here
+        pre = self.ahead.get(self.slot[i]) if self.ahead is not None and i in self.slot else None
+        if pre is None and self.ahead is not None:
+            self.batcher.check_cancel()  # the wait for the worker ended on a cancel: stop before reading it here
         if pre is not None and pre.failed is not None:  # it failed in the worker: not read a second time
             if not os.path.lexists(f.path):
-                return vanished_now(path)
+                return self.vanished_now(path)
             raise ExtractionError(pre.failed)  # recorded by the boundary around this function
         try:  # a file extracted from memory is read once, for its hash and its text
             sha, data = ((pre.sha, None) if pre is not None else
-                         file_sha256_and_bytes(f.path, max_bytes) if takes_data(f.path) else
+                         file_sha256_and_bytes(f.path, self.max_bytes) if takes_data(f.path) else
                          (file_sha256(f.path), None))
         except FileNotFoundError:
-            return vanished_now(path)
+            return self.vanished_now(path)
         except UnsupportedFileError as exc:  # replaced by a FIFO or device since the scan
-            return _record_problem(store, root, old, path, "skipped", str(exc), index, rep)
+            return self.problem(old, path, "skipped", str(exc))
         except OSError as exc:
-            return _record_problem(store, root, old, path, "failed", f"cannot read: {exc.strerror or exc}", index, rep)
+            return self.problem(old, path, "failed", f"cannot read: {exc.strerror or exc}")
         if old is not None and old.sha256 == sha and old.status == "indexed":
-            store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
-            seen.update(members.get(path, ()))
-            rep.unchanged += 1
+            self.store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
+            self.seen.update(self.members.get(path, ()))
+            self.rep.unchanged += 1
             return
-        if waits_for_ocr(f.path, config):  # an image: read by the OCR step after the text of every file
-            return record_waiting(store, root, old, path, f, sha, "image", index, rep)
+        if waits_for_ocr(f.path, self.config):  # an image: read by the OCR step after the text of every file
+            return record_waiting(self.store, self.root, old, path, f, sha, "image", self.index, self.rep)
         if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
-            try:
-                seen.update(index_container(f, path, existing, sha, config, cancel, rep, index_doc,
-                                            lambda p, o, st, why, sf: _record_problem(store, root, o, p, st, why,
-                                                                                     index, rep, sf),
-                                            batcher.check_cancel))
-            except Cancelled:
-                batcher.flush_and_stop()
-            return
+            return self.read_container(f, path, sha)
         if pre is not None and pre.spans is not None:  # read, extracted and chunked by the worker
-            return index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
-        budget = FileBudget(cancel, config.scan.file_budget_s)  # stops the extractor at its next check
+            return self.index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
+        self.extract_and_queue(f, path, old, sha, data)
+
+    def read_container(self, f: ScannedFile, path: str, sha: str) -> None:
         try:
-            doc = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=budget, data=data)
+            self.seen.update(index_container(f, path, self.existing, sha, self.config, self.cancel, self.rep,
+                                             self.index_doc,
+                                             lambda p, o, st, why, sf: self.problem(o, p, st, why, sf),
+                                             self.batcher.check_cancel))
+        except Cancelled:
+            self.batcher.flush_and_stop()
+
+    def extract_and_queue(self, f: ScannedFile, path: str, old, sha: str, data: Optional[bytes]) -> None:
+        budget = FileBudget(self.cancel, self.config.scan.file_budget_s)  # stops the extractor at its next check
+        try:
+            doc = extract(f.path, max_bytes=self.max_bytes, max_chars=self.config.scan.max_text_chars, cancel=budget,
+                          data=data)
         except Cancelled:  # inside one file's extraction
             if budget.expired:
                 raise ExtractionError(too_long(budget.seconds)) from None  # recorded by the boundary
-            batcher.flush_and_stop()
+            self.batcher.flush_and_stop()
         except FileNotFoundError:
-            return vanished_now(path)
+            return self.vanished_now(path)
         except UnsupportedFileError as exc:
-            return _record_problem(store, root, old, path, "skipped", str(exc), index, rep, f)
+            return self.problem(old, path, "skipped", str(exc), f)
         except ExtractionError:
             if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
-                return vanished_now(path)
+                return self.vanished_now(path)
             raise  # recorded by the boundary around this function
-        index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, config))
+        self.index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, self.config))
 
-    try:
-        for i, f in enumerate(result.files, start=1):
-            batcher.check_cancel()
-            path = storable(f.path)
-            seen.add(path)
-            old = existing.get(path)
-            report(progress, "extracting", i, total, os.path.basename(path))
-            if old is not None and not _needs_reading(old, f) and not _member_failed(existing, members.get(path, ())):
-                seen.update(members.get(path, ()))  # an unchanged container keeps its members
-                if old.status == "indexed":
-                    rep.unchanged += 1
-                else:
-                    rep.skipped += 1  # skipped before and not changed since: counted, not listed again
-                    if old.error == WAITING:  # an image still waiting: this sync's OCR step may count it added
-                        rep.waiting.append(path)
-                continue
-            try:
-                read_file(i, f, path, old)
-            except Exception as exc:  # the per-file boundary (file_boundary.py): this file fails, the sync goes on
-                reason = file_failure(exc)
-                if reason is None:
-                    raise
-                # Not counted yet: a file is counted as it is queued, and a queued one that cannot be stored is
-                # counted again by store_failed. A container's members are counted, and stored, as they go.
-                _record_problem(store, root, old, path, "failed", reason, index, rep, f)
-        batcher.flush()
-    finally:
-        if ahead is not None:
-            ahead.close()
 
-    # Deleted files go last, so a renamed file's passages were found by hash and reused above.
+def _purge_vanished(store: Store, index: IndexWriter, existing: dict, seen: set[str], rep: SyncReport) -> None:
+    """Deleted files go last, so a renamed file's passages were found by hash and reused above."""
     vanished = [row for p, row in existing.items() if p not in seen]
     if vanished:
         removed: list[int] = []
@@ -215,8 +260,6 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
             index.remove(removed)
         rep.removed += len(vanished)
         rep.chunks_removed += len(removed)
-    store.touch_root(root.id)
-    return rep
 
 
 def _read_ahead(files: list[ScannedFile], existing: dict, members: dict, config: Config, encoder, cancel,
