@@ -28,7 +28,6 @@ from ..store import Store
 from ..store.ledger import files_in_state
 from .data_dir import DB_NAME, open_data_dir, read_only_error
 from .search.duplicates import DuplicateReport
-from .report.explain import explain as _explain
 from .sync.meaning_pass import meaning_percent, meaning_progress
 from .search.filters import SearchFilters
 from .index_keeper import IndexKeeper
@@ -41,7 +40,6 @@ from .searches import Searches
 from .services import LibraryServices
 from .ocr.marks import mark_ocr
 from .search.meaning_now import FreshVectors, PassageEmbedder, stack_or_nan
-from .search.pipeline import mark_available, run_search, search_request
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
 from .query.length import capped_query
@@ -307,6 +305,9 @@ class Library(LibraryServices):
         reading = "literal" if parsed is None else "plain" if parsed.as_words else "strict"
         if parsed is not None and not parsed.has_syntax:
             parsed = None  # a plain query is searched as typed
+        # Imported here: `index` and `status` start without the search pipeline (issue 45).
+        from .search.pipeline import mark_available, run_search, search_request
+
         problem = query_problem(query, mode) if parsed is None else None
         if problem:  # nothing to match or embed: no arbitrary hits
             return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)], warnings=warnings,
@@ -412,7 +413,10 @@ class Library(LibraryServices):
     @_reads
     def explain(self, path: str) -> dict:
         """Why `path` is or is not found (library/report/explain.py)."""
-        return _explain(self.config, self.reader(), path)
+        # Imported here: it brings every extractor (mail, docx, ...), a tenth of a `status` or `search` start.
+        from .report.explain import explain
+
+        return explain(self.config, self.reader(), path)
 
     @_reads
     def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list:
