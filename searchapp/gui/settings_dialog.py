@@ -49,14 +49,38 @@ class SettingsDialog(QDialog):
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
         self.original = config
-        m, c, s, i, scan = config.models, config.chunking, config.search, config.index, config.scan
-        self.bi_encoder = QLineEdit(m.bi_encoder)
+        self._model_fields(config)
+        self._plain_fields(config)
+        self._advanced_fields(config)
+        self._reindex_warning()
+        form = self._plain_form(download)
+        self._advanced_group()
+        self._buttons()
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(self.advanced_button, 0, Qt.AlignmentFlag.AlignLeft)
+        lay.addWidget(self.advanced)
+        lay.addWidget(self.warning)
+        lay.addWidget(self.error)
+        lay.addWidget(self.buttons)
+        self._update_warning()
+
+    def _model_fields(self, config: Config) -> None:
+        """The two models, each by what it does."""
+        self.bi_encoder = QLineEdit(config.models.bi_encoder)
         self.bi_encoder.setToolTip("The model that reads every passage and query for its meaning (a bi-encoder): "
                                    "the packaged model name, a local model folder, or a cached Hugging Face id. "
                                    "Changing it means indexing again.")
-        self.reranker = QLineEdit(m.reranker)
+        self.reranker = QLineEdit(config.models.reranker)
         self.reranker.setToolTip("The model that reorders the best results by reading query and passage together "
                                  "(a cross-encoder): a local folder or a cached Hugging Face id; empty: no reranking.")
+        for w in (self.bi_encoder, self.reranker):
+            # A hub id (cross-encoder/ms-marco-MiniLM-L-6-v2) reads whole, not its last dozen characters.
+            w.setMinimumWidth(w.fontMetrics().horizontalAdvance("sentence-transformers/all-MiniLM-L6-v2") + 16)
+
+    def _plain_fields(self, config: Config) -> None:
+        """Reading scans (OCR), what to leave out, how many results."""
+        scan = config.scan
         self.ocr = QCheckBox("Read scans and photos of text (OCR)")
         self.ocr.setObjectName("settingsOcr")
         self.ocr.setToolTip("Images (png, jpg, tiff, webp, bmp) and PDF pages without text are read by text "
@@ -70,6 +94,13 @@ class SettingsDialog(QDialog):
                                 "one is a name, and * matches any characters (*.bak, node_modules).")
         self.exclude.setTabChangesFocus(True)
         self.exclude.setFixedHeight(self.exclude.fontMetrics().lineSpacing() * 4 + 12)
+        self.k = QSpinBox()
+        self.k.setRange(1, 500)
+        self.k.setValue(config.search.k)
+
+    def _advanced_fields(self, config: Config) -> None:
+        """The technical knobs: pooling, device, passage length and overlap, title context, rerank depth, ef_search."""
+        m, c = config.models, config.chunking
         self.pooling = QComboBox()
         self.pooling.addItems(["auto", "mean", "cls", "max", "wk"])  # auto: the model's own; wk: SBERT-WK
         self.pooling.setCurrentText(m.pooling)
@@ -91,26 +122,26 @@ class SettingsDialog(QDialog):
         self.title_context.setChecked(c.title_context)
         self.candidates = QSpinBox()
         self.candidates.setRange(1, 1000)
-        self.candidates.setValue(s.candidates)
-        self.k = QSpinBox()
-        self.k.setRange(1, 500)
-        self.k.setValue(s.k)
+        self.candidates.setValue(config.search.candidates)
         self.ef_search = QSpinBox()
         self.ef_search.setRange(1, 5000)
-        self.ef_search.setValue(i.ef_search)
+        self.ef_search.setValue(config.index.ef_search)
+
+    def _reindex_warning(self) -> None:
+        """The line saying the changes need indexing again, redone as each field that decides it changes."""
         self.warning = QLabel("")
         self.warning.setObjectName("reindexWarning")
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet("color:#b35c00;")
-        for w in (self.bi_encoder, self.reranker):
-            w.textChanged.connect(self._update_warning)
-            # A hub id (cross-encoder/ms-marco-MiniLM-L-6-v2) reads whole, not its last dozen characters.
-            w.setMinimumWidth(w.fontMetrics().horizontalAdvance("sentence-transformers/all-MiniLM-L6-v2") + 16)
+        self.bi_encoder.textChanged.connect(self._update_warning)
+        self.reranker.textChanged.connect(self._update_warning)
         self.pooling.currentTextChanged.connect(self._update_warning)
         self.max_tokens.valueChanged.connect(self._update_warning)
         self.overlap.valueChanged.connect(self._update_warning)
         self.title_context.toggled.connect(self._update_warning)
 
+    def _plain_form(self, download: Optional[Downloader]) -> QFormLayout:
+        """What most people change, in plain words; each model field with Choose… (and Download… when given)."""
         self.download_buttons: dict[str, QPushButton] = {}
         for role, edit in (("bi-encoder", self.bi_encoder), ("reranker", self.reranker)):
             if download is not None:
@@ -123,6 +154,10 @@ class SettingsDialog(QDialog):
         form.addRow("Results shown", self.k)
         form.addRow("Leave out", self.exclude)
         form.addRow("", self.ocr)
+        return form
+
+    def _advanced_group(self) -> None:
+        """The technical knobs under their own names, hidden until Advanced is pressed."""
         self.advanced = QGroupBox()  # the technical names, for people who know them (the button above names it)
         self.advanced.setObjectName("settingsAdvanced")
         adv = QFormLayout(self.advanced)
@@ -140,20 +175,15 @@ class SettingsDialog(QDialog):
         self.advanced_button.setCheckable(True)
         self.advanced_button.setAutoRaise(True)
         self.advanced_button.toggled.connect(self._show_advanced)
+
+    def _buttons(self) -> None:
+        """Save / Cancel, and the line where a value Save refuses is named."""
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self._accept)
         self.buttons.rejected.connect(self.reject)
         self.error = QLabel("")
         self.error.setTextFormat(Qt.TextFormat.PlainText)  # a config error may quote a path
         self.error.setStyleSheet("color:#c62828;")
-        lay = QVBoxLayout(self)
-        lay.addLayout(form)
-        lay.addWidget(self.advanced_button, 0, Qt.AlignmentFlag.AlignLeft)
-        lay.addWidget(self.advanced)
-        lay.addWidget(self.warning)
-        lay.addWidget(self.error)
-        lay.addWidget(self.buttons)
-        self._update_warning()
 
     def _download_button(self, role: str, edit: QLineEdit, download: Downloader) -> QPushButton:
         """Download…: well-known models for the role or any id; a finished download fills the field (Save applies it)."""
