@@ -11,7 +11,7 @@ import os
 from typing import Optional
 from urllib.parse import urlsplit
 
-from ..base.errors import ConfigError
+from .errors import ConfigError
 
 __all__ = ["is_shared", "checked_address", "shown", "library_address", "ENV"]
 

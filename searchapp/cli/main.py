@@ -56,8 +56,8 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
             overrides = model_overrides(args, overrides)
         config = load_config(args.data_dir, args.config, overrides=overrides)
         address = _shared_address(args)
-        if address is not None:  # a library a team shares (searchapp/shared, decision 0119)
-            from ..shared.cli import run_shared
+        if address is not None:  # a library a team shares (library/shared.py, decision 0119)
+            from .commands.shared import run_shared
 
             return run_shared(args, config, address, progress, cancel)
         return args.handler(args, config, progress, cancel)
@@ -103,7 +103,7 @@ def _shared_address(args) -> Optional[str]:
     flag = getattr(args, "library", None)
     if not flag and not os.environ.get("SEARCHAPP_LIBRARY"):
         return None
-    from ..shared.address import library_address
+    from ..base.library_address import library_address
 
     return library_address(flag)
 

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Iterator, Optional, cast
 from ..base.config import Config
 from ..base.errors import ConfigError, StoreError
 from ..base.progress import CancelToken, ProgressFn
-from ..library.model_set import ModelSet
-from ..library.search.pipeline import mark_available, run_search, search_request
-from ..library.search.result import UNSEARCHABLE, Notice, SearchResult
-from ..library.sync.types import SyncReport
-from .address import shown
-from .pg_index import NoIndexWriter, PgVectorIndex
-from .pg_lexical import NOT_YET
-from .pg_store import PgStore
+from .model_set import ModelSet
+from .search.pipeline import mark_available, run_search, search_request
+from .search.result import UNSEARCHABLE, Notice, SearchResult
+from .sync.types import SyncReport
+from ..base.library_address import shown
+from ..store.postgres.pg_index import NoIndexWriter, PgVectorIndex
+from ..store.postgres.pg_lexical import NOT_YET
+from ..store.postgres.pg_store import PgStore
 
 if TYPE_CHECKING:
     from ..ann import VectorIndex
@@ -109,8 +109,8 @@ class SharedLibrary:
             return self._sync(paths, progress, cancel, embed)
 
     def _sync(self, paths: Optional[list[str]], progress, cancel, embed: bool) -> SyncReport:
-        from ..library.sync import words_pass
-        from ..library.sync.meaning_pass import embed_pending
+        from .sync import words_pass
+        from .sync.meaning_pass import embed_pending
 
         wanted = None if paths is None else {os.path.abspath(p) for p in paths}
         roots = [r for r in self.store.roots() if wanted is None or r.path in wanted]
@@ -132,9 +132,9 @@ class SharedLibrary:
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None,
                rerank: Optional[bool] = None, candidates: Optional[int] = None, group: Optional[str] = None,
                literal: bool = False) -> SearchResult:
-        from ..library.query.check import query_problem
-        from ..library.query.length import capped_query
-        from ..library.query.reading import read_query
+        from .query.check import query_problem
+        from .query.length import capped_query
+        from .query.reading import read_query
 
         s = self.config.search
         mode = mode or s.mode

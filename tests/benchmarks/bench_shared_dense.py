@@ -29,8 +29,8 @@ def main() -> None:
     from searchapp.ann.factory import create_index
     from searchapp.base.config import IndexConfig
     from searchapp.models import BiEncoder
-    from searchapp.shared.pg_index import PgVectorIndex
-    from searchapp.shared.pg_store import PgStore
+    from searchapp.store.postgres.pg_index import PgVectorIndex
+    from searchapp.store.postgres.pg_store import PgStore
     from searchapp.store.rows import NewChunk
 
     docs = [(d.get("title", "") + "\n" + d["text"]).strip()

@@ -58,7 +58,7 @@ def fill(store, docs) -> dict[int, str]:
 def main() -> None:
     from pg_server import PgServer
 
-    from searchapp.shared.pg_store import PgStore
+    from searchapp.store.postgres.pg_store import PgStore
     from searchapp.store import Store
 
     docs, queries, qrels = load()

@@ -30,7 +30,7 @@ def main() -> None:
 
     from searchapp.base.config import load_config
     from searchapp.library import Library
-    from searchapp.shared.library import SharedLibrary
+    from searchapp.library.shared import SharedLibrary
 
     work = Path(tempfile.mkdtemp(prefix="bench-shared-sync-"))
     docs = work / "docs"

@@ -8,9 +8,9 @@ import json
 import sys
 from typing import Optional
 
-from ..base.config import Config
-from ..base.terminal import printable
-from .library import NotShared, SharedLibrary, SharedStatus
+from ...base.config import Config
+from ...base.terminal import printable
+from ...library.shared import NotShared, SharedLibrary, SharedStatus
 
 __all__ = ["run_shared", "SHARED_COMMANDS"]
 
@@ -30,7 +30,7 @@ def run_shared(args, config: Config, address: str, progress, cancel) -> int:
 
 
 def _index(args, config: Config, address: str, progress, cancel) -> int:
-    from ..library.sync.types import SyncReport
+    from ...library.sync.types import SyncReport
 
     with SharedLibrary(config, address, create=True) as lib:
         total = SyncReport()
@@ -81,7 +81,7 @@ class _SharedSearcher:
 
 
 def _search(args, config: Config, address: str) -> int:
-    from ..cli.commands.search import run_search
+    from .search import run_search
 
     if any(getattr(args, name, None) for name in _FILTERS):
         raise NotShared("filters (--in, --type, --after, --before)")

@@ -18,9 +18,9 @@ from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
-from ..base.errors import StoreError
-from ..store.bm25_postings import _idf, _scores
-from ..store.lexical import STOP_WORDS
+from ...base.errors import StoreError
+from ..bm25_postings import _idf, _scores
+from ..lexical import STOP_WORDS
 
 __all__ = ["PgLexical", "query_phrases", "NOT_YET"]
 

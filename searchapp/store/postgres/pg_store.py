@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from ..base.entry_dates import clamped_ns
-from ..base.errors import StoreError
-from ..store.rows import ChunkRow, FileRow, NewChunk, RootRow
-from .address import shown
+from ...base.entry_dates import clamped_ns
+from ...base.errors import StoreError
+from ..rows import ChunkRow, FileRow, NewChunk, RootRow
+from ...base.library_address import shown
 from .pg_lexical import PgLexical
 from .schema import SCHEMA_VERSION, TABLES, hnsw_index
 from .sql_shim import ShimConnection

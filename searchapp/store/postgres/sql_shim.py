@@ -9,10 +9,15 @@ translated: it fails as a StoreError naming the statement's first words (a gap o
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Protocol, Sequence
 
-if TYPE_CHECKING:
-    from .pg_store import PgStore
+
+class _Runs(Protocol):
+    """What the shim asks of its PgStore (a protocol, not an import of pg_store: that module imports this one)."""
+
+    def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
+
+    def run_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None: ...
 
 __all__ = ["to_psycopg", "ShimConnection", "ShimCursor"]
 
@@ -64,7 +69,7 @@ class ShimCursor:
 class ShimConnection:
     """`store.conn` / `store.db` of a PgStore: execute(sql with ?, params) -> a cursor of its rows."""
 
-    def __init__(self, store: "PgStore") -> None:
+    def __init__(self, store: _Runs) -> None:
         self._store = store
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ShimCursor:

@@ -13,7 +13,7 @@ import threading
 from collections import Counter
 from typing import Sequence
 
-from ..store.bm25_postings import TOKENIZERS
+from ..bm25_postings import TOKENIZERS
 
 __all__ = ["passage_terms", "word_terms", "SPEC"]
 

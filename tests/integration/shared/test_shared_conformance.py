@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from searchapp.library import Library
-from searchapp.shared.library import SharedLibrary
+from searchapp.library.shared import SharedLibrary
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 

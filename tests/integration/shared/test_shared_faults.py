@@ -12,8 +12,8 @@ import pytest
 
 from searchapp.base.errors import ModelMismatchError, StoreError
 from searchapp.library.sync import words_pass
-from searchapp.shared.library import WRITER_LOCK, SharedLibrary
-from searchapp.shared.pg_store import PgStore
+from searchapp.library.shared import WRITER_LOCK, SharedLibrary
+from searchapp.store.postgres.pg_store import PgStore
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from searchapp.base.errors import ConfigError
-from searchapp.shared.address import checked_address, library_address, shown
-from searchapp.shared.sql_shim import to_psycopg
+from searchapp.base.library_address import checked_address, library_address, shown
+from searchapp.store.postgres.sql_shim import to_psycopg
 
 
 def test_placeholders_outside_quotes_only():
@@ -41,7 +41,7 @@ def test_without_the_shared_extra_one_line(monkeypatch):
     import sys
 
     from searchapp.base.errors import StoreError
-    from searchapp.shared.pg_store import PgStore
+    from searchapp.store.postgres.pg_store import PgStore
 
     monkeypatch.setitem(sys.modules, "psycopg", None)  # not installed
     with pytest.raises(StoreError, match=r"needs psycopg and pgvector: pip install 'searchapp\[shared\]'"):
