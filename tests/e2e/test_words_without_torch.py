@@ -1,6 +1,8 @@
 """Searchable by words at the command line: `index --words-only` of new files, then `status`, `explain`, a lexical
 `search`, `history`, `saved` and `remove`, each in a fresh interpreter, never import torch or transformers (the
-words pass chunks with the model folder's tokenizer.json alone; issue 45), nor the HEIC plugin (no HEIC file)."""
+words pass chunks with the model folder's tokenizer.json alone; issue 45), nor the HEIC plugin (no HEIC file);
+nor what only other commands use: the other commands' modules (each command parses with its own group's parser:
+cli/parser.parse_command_line), the search pipeline, the explain report (issue 45's one-file start-up)."""
 
 from __future__ import annotations
 
@@ -14,14 +16,29 @@ REPO = Path(__file__).resolve().parents[2]
 # pillow_heif too: the scan asks which image suffixes OCR reads, and importing the plugin to answer cost every
 # command ~50 ms (images.py looks it up instead, and imports it at the first HEIC file read)
 HEAVY = ("torch", "transformers", "pillow_heif")
+_COMMANDS = ("config", "discover", "evaluate", "gui", "index", "maintain", "models", "saved", "search", "status",
+             "train_eval", "watch")
+PIPELINE, EXPLAIN = "searchapp.library.search.pipeline", "searchapp.library.report.explain"
+
+
+def _others(*own: str) -> tuple[str, ...]:
+    return tuple(f"searchapp.cli.commands.{c}" for c in _COMMANDS if c not in own)
+
+
+# Per command word: what it must not import besides HEAVY (what issue 45 took off its path).
+NOT_ON_PATH = {"index": _others("index") + (PIPELINE, EXPLAIN), "status": _others("status") + (PIPELINE, EXPLAIN),
+               "explain": _others("status") + (PIPELINE,), "search": _others("search") + (EXPLAIN,),
+               "history": _others("saved") + (PIPELINE, EXPLAIN), "saved": _others("saved") + (EXPLAIN,),
+               "remove": _others("maintain") + (PIPELINE, EXPLAIN)}
+WATCHED = HEAVY + tuple(sorted({m for ms in NOT_ON_PATH.values() for m in ms}))
 
 # The CLI in a fresh interpreter, then which heavy modules it left imported.
 RUNNER = """
 import json, sys
 from searchapp.cli.main import main
 code = main(sys.argv[1:])
-print("@@" + json.dumps({"code": code, "heavy": [m for m in %r if m in sys.modules]}))
-""" % (HEAVY,)
+print("@@" + json.dumps({"code": code, "loaded": [m for m in %r if m in sys.modules]}))
+""" % (WATCHED,)
 
 
 def run_fresh(data: Path, *argv: str) -> tuple[dict, str, str]:
@@ -30,7 +47,9 @@ def run_fresh(data: Path, *argv: str) -> tuple[dict, str, str]:
                           text=True, env=env, timeout=300)
     marker = [line for line in proc.stdout.splitlines() if line.startswith("@@")]
     assert marker, proc.stderr
-    return json.loads(marker[-1][2:]), proc.stdout, proc.stderr
+    result = json.loads(marker[-1][2:])
+    result["heavy"] = [m for m in result["loaded"] if m in HEAVY + NOT_ON_PATH[argv[0]]]
+    return result, proc.stdout, proc.stderr
 
 
 def _without_asking() -> tuple[str, ...]:
