@@ -34,7 +34,7 @@ def test_gui_entry_points_open_a_window_and_the_cli_stays_qt_free(tmp_path):
     out = subprocess.run([sys.executable, "-m", "searchapp"], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "window shown: True mainWindow" in out.stdout
-    from searchapp.cli.main import build_parser
+    from searchapp.cli.parser import build_parser
 
     assert build_parser().parse_args(["gui"]).command == "gui" and build_parser().parse_args(["gui"]).handler.__name__ == "cmd_gui"
     probe = "import sys, searchapp.cli.main; print(any(m.startswith('PySide6') for m in sys.modules))"

@@ -221,11 +221,11 @@ def test_plain_query_same_hits_and_scores_with_the_parser_on_and_off(lib, mode, 
 
 
 def test_plain_query_makes_the_same_request(lib, monkeypatch):
-    from searchapp.library import library as library_mod
+    from searchapp.library.search import pipeline  # Library.search imports run_search from here when it runs
 
     seen = []
-    real = library_mod.run_search
-    monkeypatch.setattr(library_mod, "run_search", lambda req, *a: seen.append(req) or real(req, *a))
+    real = pipeline.run_search
+    monkeypatch.setattr(pipeline, "run_search", lambda req, *a: seen.append(req) or real(req, *a))
     library, _, _ = lib
     library.search("gold ship", k=5, mode="lexical")
     library.search("gold ship", k=5, mode="lexical", literal=True)
