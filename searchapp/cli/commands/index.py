@@ -12,7 +12,7 @@ from ...base.terminal import printable
 from ..open_library import open_library as _library
 from ..writer_wait import add_wait_option, wait_turn
 
-__all__ = ["register", "cmd_index"]
+__all__ = ["register", "cmd_index", "print_report"]
 
 
 def register(sub) -> None:
@@ -47,27 +47,7 @@ def _index(args, config: Config, progress, cancel) -> int:
                 return 2
             total = lib.sync(progress=progress, cancel=cancel, embed=not args.words_only)
         progress.close()
-        if args.json:
-            print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots")},
-                              "problems": [{"path": p, "reason": r} for p, r in total.problems],
-                              "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
-        else:
-            print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, "
-                  f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
-                  f"{total.chunks_added} passages written ({total.chunks_embedded} embedded, the rest reused)")
-            if total.problems:
-                from ...base.member_paths import display_path
-                from ...library.report.not_indexed import group_members
-
-                # A container's members left out for one reason are one row, as status shows them (not 135 rows).
-                rows, _ = group_members([(p, "", r) for p, r in total.problems])
-                print(f"{len(total.problems)} files not indexed (`searchapp status` lists them all):", file=sys.stderr)
-                for p, _state, r in rows[:10]:
-                    print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
-                if len(rows) > 10:
-                    print(f"  ... and {len(rows) - 10} more", file=sys.stderr)
-            for n in total.notes:
-                print(f"searchapp: note: {printable(n)}", file=sys.stderr)
+        print_report(total, args.json)
         notice = lib.index_notice()
         if notice:
             print(f"searchapp: {printable(notice)}", file=sys.stderr)
@@ -75,3 +55,29 @@ def _index(args, config: Config, progress, cancel) -> int:
         print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
               f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
     return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error
+
+
+def print_report(total, as_json: bool) -> None:
+    """A sync's report: JSON on stdout, or its counts there and what was not indexed (grouped as `status`
+    groups it) and its notes on stderr. The shared library's `index` prints the same (commands/shared.py)."""
+    if as_json:
+        print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots")},
+                          "problems": [{"path": p, "reason": r} for p, r in total.problems],
+                          "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
+    else:
+        print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, "
+              f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
+              f"{total.chunks_added} passages written ({total.chunks_embedded} embedded, the rest reused)")
+        if total.problems:
+            from ...base.member_paths import display_path
+            from ...library.report.not_indexed import group_members
+
+            # A container's members left out for one reason are one row, as status shows them (not 135 rows).
+            rows, _ = group_members([(p, "", r) for p, r in total.problems])
+            print(f"{len(total.problems)} files not indexed (`searchapp status` lists them all):", file=sys.stderr)
+            for p, _state, r in rows[:10]:
+                print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
+            if len(rows) > 10:
+                print(f"  ... and {len(rows) - 10} more", file=sys.stderr)
+        for n in total.notes:
+            print(f"searchapp: note: {printable(n)}", file=sys.stderr)

@@ -11,6 +11,7 @@ from typing import Optional
 from ...base.config import Config
 from ...base.terminal import printable
 from ...library.shared import NotShared, SharedLibrary, SharedStatus
+from .index import print_report
 
 __all__ = ["run_shared", "SHARED_COMMANDS"]
 
@@ -44,16 +45,7 @@ def _index(args, config: Config, address: str, progress, cancel) -> int:
                 return 2
             total = lib.sync(progress=progress, cancel=cancel, embed=not args.words_only)
     progress.close()
-    if args.json:
-        print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots")},
-                          "problems": [{"path": p, "reason": r} for p, r in total.problems],
-                          "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
-    else:
-        print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, {total.unchanged} "
-              f"unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
-              f"{total.chunks_added} passages written ({total.chunks_embedded} embedded, the rest reused)")
-        for p, r in total.problems[:10]:
-            print(f"  {printable(p)}: {printable(r)}", file=sys.stderr)
+    print_report(total, args.json)
     for path, reason in total.missing_roots:
         print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr)
     return 1 if total.missing_roots else 0
