@@ -24,7 +24,7 @@ from .sync.types import SyncReport
 from ..base.library_address import shown
 from ..store.postgres.pg_index import NoIndexWriter, PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET
-from ..store.postgres.pg_store import PgStore
+from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: named for the tests and pg_locks
 
 if TYPE_CHECKING:
     from ..ann import VectorIndex
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SharedLibrary", "SharedStatus", "NotShared", "WRITER_LOCK"]
 
-WRITER_LOCK = 4_4_0120  # the advisory lock key a writer holds (pg_locks shows it while a sync runs)
 
 
 class NotShared(ConfigError):
@@ -79,8 +78,7 @@ class SharedLibrary:
     # -- writes -------------------------------------------------------------------------------------------
     @contextlib.contextmanager
     def _writing(self) -> Iterator[None]:
-        got = self.store.one("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,))
-        if not got or not got[0]:
+        if not self.store.try_writer_lock():
             raise StoreError(f"another machine is syncing the shared library {shown(self.address)} now; try again "
                              "when it is done (nothing was changed)")
         try:
@@ -88,7 +86,7 @@ class SharedLibrary:
             yield
         finally:
             with contextlib.suppress(StoreError):
-                self.store.rows("SELECT pg_advisory_unlock(%s)", (WRITER_LOCK,))
+                self.store.release_writer_lock()
 
     def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:

@@ -58,6 +58,8 @@ def _vector_text(vec: np.ndarray) -> str:
     return "[" + ",".join(repr(float(x)) for x in np.asarray(vec, dtype=np.float32)) + "]"
 
 
+WRITER_LOCK = 4_4_0120  # the advisory lock key a writer holds (pg_locks shows it while a sync runs)
+
 class PgStore(PgLexical):
     """One connection to a shared library. `create`: make the tables if missing (commands that write)."""
 
@@ -118,6 +120,15 @@ class PgStore(PgLexical):
     def one(self, sql: str, params: Sequence[Any] = ()) -> Optional[tuple[Any, ...]]:
         got = self.rows(sql, params)
         return got[0] if got else None
+
+    def try_writer_lock(self) -> bool:
+        """Take the library's one-writer lock if no other session holds it: a session advisory lock, which the
+        server drops with the session, so a machine killed mid-sync leaves none behind."""
+        got = self.one("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,))
+        return bool(got and got[0])
+
+    def release_writer_lock(self) -> None:
+        self.rows("SELECT pg_advisory_unlock(%s)", (WRITER_LOCK,))
 
     def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
