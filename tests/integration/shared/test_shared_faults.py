@@ -178,13 +178,38 @@ def test_two_machines_keep_their_own_roots_at_one_path(config, tiny_encoder, tmp
         assert b.sync().unchanged == 1  # desk-b syncs its own root only
 
 
-def test_server_gone_mid_search_is_one_line(config, tiny_encoder, tmp_path, pg_server, pg_address):
+def test_server_gone_mid_search_is_one_line_then_the_next_search_reconnects(config, tiny_encoder, tmp_path,
+                                                                            pg_server, pg_address):
+    """A long-lived library whose connection the server ends: the search in flight is one StoreError line, the
+    next one connects again and answers (decision 0125)."""
     docs = write(tmp_path / "docs", {"a.txt": "moths circle the lamp"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
-        pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
-                        "pid <> pg_backend_pid()", params=(db_of(pg_address),))
         for mode in ("lexical", "hybrid"):
+            pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
+                            "pid <> pg_backend_pid()", params=(db_of(pg_address),))
             with pytest.raises(StoreError, match="^lost the connection to the shared library postgresql://") as err:
                 lib.search("moths", mode=mode)
             assert "\n" not in str(err.value)
+            assert Path(lib.search("moths", mode=mode).hits[0].path).name == "a.txt"
+        (docs / "b.txt").write_text("lamps draw moths at night", encoding="utf-8")
+        assert lib.sync().added == 1  # and writes again
+
+
+def test_no_new_connection_inside_a_transaction(config, pg_server, pg_address):
+    """A statement after the connection was lost inside a transaction fails too, rather than running on a new
+    connection outside the transaction (half a batch written); the next request after it connects again."""
+    SharedLibrary(config, pg_address, create=True).close()
+    store = PgStore(pg_address)
+    try:
+        with pytest.raises(StoreError, match="lost the connection"):
+            with store.atomic():
+                store.set_meta("first", "1")
+                pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
+                                "pid <> pg_backend_pid()", params=(db_of(pg_address),))
+                with pytest.raises(StoreError, match="lost the connection"):
+                    store.set_meta("second", "2")
+                store.set_meta("third", "3")  # a caller that went on: must not be written
+        assert (store.get_meta("first"), store.get_meta("second"), store.get_meta("third")) == (None, None, None)
+    finally:
+        store.close()
