@@ -58,7 +58,7 @@ def _vector_text(vec: np.ndarray) -> str:
     return "[" + ",".join(repr(float(x)) for x in np.asarray(vec, dtype=np.float32)) + "]"
 
 
-WRITER_LOCK = 4_4_0120  # the advisory lock key a writer holds (pg_locks shows it while a sync runs)
+WRITER_LOCK = 4_4_0120  # a root's writer lock is (WRITER_LOCK, root id): pg_locks' classid, objid while a sync runs
 
 class PgStore(PgLexical):
     """One connection to a shared library. `create`: make the tables if missing (commands that write)."""
@@ -70,6 +70,7 @@ class PgStore(PgLexical):
         self.conn = self.db = ShimConnection(self)  # store/ledger.py's portable helpers (sql_shim.py)
         self._lock = threading.RLock()  # one statement or transaction at a time on this connection
         self.schema_version = SCHEMA_VERSION  # the opened library's (_check_version)
+        self.writing_roots: Optional[list[int]] = None  # the roots this session's writer holds (try_root_locks)
         self._depth = 0  # transactions open (atomic): never a new connection inside one
         self._closed = False
         self._pg = self._connect()
@@ -136,14 +137,25 @@ class PgStore(PgLexical):
         got = self.rows(sql, params)
         return got[0] if got else None
 
-    def try_writer_lock(self) -> bool:
-        """Take the library's one-writer lock if no other session holds it: a session advisory lock, which the
-        server drops with the session, so a machine killed mid-sync leaves none behind."""
-        got = self.one("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,))
-        return bool(got and got[0])
+    def try_root_locks(self, root_ids: Sequence[int]) -> Optional[int]:
+        """Take the writer lock of each root (session advisory locks (WRITER_LOCK, root id), which the server drops
+        with the session, so a machine killed mid-sync leaves none behind); the root another session holds, with
+        those taken here let go again, or None when all are held here now. Also scopes the meaning pass to these
+        roots (`pending_order`)."""
+        taken: list[int] = []
+        for rid in root_ids:
+            got = self.one("SELECT pg_try_advisory_lock(%s, %s::int4)", (WRITER_LOCK, int(rid)))
+            if not (got and got[0]):
+                self.release_root_locks(taken)
+                return int(rid)
+            taken.append(int(rid))
+        self.writing_roots = taken
+        return None
 
-    def release_writer_lock(self) -> None:
-        self.rows("SELECT pg_advisory_unlock(%s)", (WRITER_LOCK,))
+    def release_root_locks(self, root_ids: Sequence[int]) -> None:
+        self.writing_roots = None
+        for rid in root_ids:
+            self.rows("SELECT pg_advisory_unlock(%s, %s::int4)", (WRITER_LOCK, int(rid)))
 
     def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
@@ -457,9 +469,15 @@ class PgStore(PgLexical):
         return int(row[0]) if row else 0
 
     def pending_order(self) -> np.ndarray:
+        """The passages the meaning pass embeds, newest file first: those of the roots this writer holds (another
+        machine embeds its own roots' passages at the same time), all when it holds none."""
+        if self.writing_roots is None:
+            return np.array([r[0] for r in self.rows(
+                "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL "
+                "ORDER BY f.mtime_ns DESC, f.id, c.id")], dtype=np.int64)
         return np.array([r[0] for r in self.rows(
-            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL "
-            "ORDER BY f.mtime_ns DESC, f.id, c.id")], dtype=np.int64)
+            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL AND "
+            "f.root_id = ANY(%s) ORDER BY f.mtime_ns DESC, f.id, c.id", (self.writing_roots,))], dtype=np.int64)
 
     def pending_of_files(self, keys: Sequence[str], per_file: int) -> np.ndarray:
         of: dict[str, list[int]] = {}

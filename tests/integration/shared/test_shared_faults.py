@@ -116,24 +116,26 @@ def test_role_without_write_rights_searches_but_cannot_sync(config, tiny_encoder
     assert table_counts(pg_server, pg_address)[0] == 1
 
 
-def test_one_writer_at_a_time_and_no_lock_outlives_its_process(config, tiny_encoder, tmp_path, pg_server,
-                                                               pg_address):
-    """A second writer is refused in one line while the first holds the lock; the lock is gone with the
-    first one's session."""
+def test_one_writer_per_root_and_no_lock_outlives_its_process(config, tiny_encoder, tmp_path, pg_server,
+                                                              pg_address):
+    """A second writer of a root is refused in one line while another session holds that root's lock; the lock
+    is gone with that session."""
     docs = write(tmp_path / "docs", {"a.txt": "owls hunt at dusk"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
-        holder = psycopg.connect(pg_address, autocommit=True)  # another machine, mid-sync
-        holder.execute("SELECT pg_advisory_lock(%s)", (WRITER_LOCK,))
-        with pytest.raises(StoreError, match="another machine is syncing"):
+        root_id = lib.store.add_root(str(docs))
+        holder = psycopg.connect(pg_address, autocommit=True)  # another process of this machine, mid-sync
+        holder.execute("SELECT pg_advisory_lock(%s, %s)", (WRITER_LOCK, root_id))
+        with pytest.raises(StoreError, match=f"another process is syncing {docs} in the shared library"):
             lib.add_folder(docs)
         assert table_counts(pg_server, pg_address)[0] == 0
-        holder.close()  # that machine's process ends (killed or not): the server lets go of its lock
-        held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = %s"
+        holder.close()  # that process ends (killed or not): the server lets go of its lock
+        held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND objid = %s"
         for _ in range(200):  # its backend exits just after the client closes: wait for that, not for a clock
-            if pg_server.admin(held, params=(WRITER_LOCK,)) == [(0,)]:
+            if pg_server.admin(held, params=(WRITER_LOCK, root_id)) == [(0,)]:
                 break
             time.sleep(0.05)
         assert lib.add_folder(docs).added == 1
+        assert pg_server.admin(held, params=(WRITER_LOCK, root_id)) == [(0,)]  # let go after the sync
 
 
 def test_another_model_is_refused_with_the_reason(make_config, tiny_encoder, tmp_path, pg_address,
