@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-WAIT_MS = 60_000
+# How long a GUI test waits for what it expects before it fails: a bound for a failing test, never a pause of a
+# passing one. OCR of one image in a window took over 60 s at load 12 on 2 cores.
+WAIT_MS = 180_000
 
 
 def shown_window(qtbot, config, lib, commands=None):
