@@ -218,6 +218,18 @@ class SharedLibrary:
         return find_similar(self._as_store, cast("Optional[VectorIndex]", index), dim, path, page=page,
                             k=k or self.config.search.k)
 
+    def duplicates(self, threshold: Optional[float] = None, progress: Optional[ProgressFn] = None,
+                   cancel: Optional[CancelToken] = None):
+        """Exact copies and near duplicates among every machine's files, as Library.duplicates (the same
+        find_duplicates over pgvector's index; no model is loaded)."""
+        from .search.duplicates import DEFAULT_THRESHOLD, find_duplicates
+
+        dim = self.store.dim()
+        index = PgVectorIndex(self.store, dim) if dim is not None else None
+        return find_duplicates(self._as_store, cast("Optional[VectorIndex]", index), dim,
+                               threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                               progress=progress, cancel=cancel)
+
     def explain(self, path: str) -> dict:
         """Why `path` is or is not found (library/report/explain.py, as Library.explain)."""
         from .report.explain import explain

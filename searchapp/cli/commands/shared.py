@@ -1,7 +1,7 @@
 """The command line on a shared library (`searchapp --library postgresql://… COMMAND`, or library.address in the
-config): index, search and status run here over SharedLibrary; history, saved, explain, similar and remove are
-the desktop library's own commands over it (open_library opens a SharedLibrary); config, models, train and eval
-never open a library; every other command ends in one line saying it is not there yet (exit 2), before anything
+config): index, search and status run here over SharedLibrary; history, saved, explain, similar, duplicates and
+remove are the desktop library's own commands over it (open_library opens a SharedLibrary); config, models,
+train and eval never open a library; every other command ends in one line saying it is not there yet (exit 2), before anything
 connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["run_shared", "SHARED_COMMANDS", "ABOVE_THE_STORE", "NO_LIBRARY"]
 
 SHARED_COMMANDS = ("index", "search", "status")  # their shared forms are here
 # The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124).
-ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "remove")
+ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove")
 NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
 _FILTERS = ("within", "types", "after", "before")
 

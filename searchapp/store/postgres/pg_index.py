@@ -42,6 +42,11 @@ class PgVectorIndex:
         row = self.store.one("SELECT count(*) FROM chunks WHERE vector IS NOT NULL")
         return int(row[0]) if row else 0
 
+    def ids(self) -> np.ndarray:
+        """The ids of the passages with a vector, ascending (what `duplicates` asks of an index)."""
+        return np.array([r[0] for r in self.store.rows("SELECT id FROM chunks WHERE vector IS NOT NULL ORDER BY id")],
+                        dtype=np.int64)
+
     def search(self, queries: np.ndarray, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
         """(n, k) ids and cosine similarities, best first, one row per query (`similar` asks one per passage of
         its file). pgvector's iterative scan goes on past ef until k rows come back (relaxed order: the rows are

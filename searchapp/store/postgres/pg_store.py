@@ -366,6 +366,18 @@ class PgStore(PgLexical):
         return {int(i): str(s) for i, s in self.rows(
             "SELECT id, sha256 FROM files WHERE sha256 IS NOT NULL AND id = ANY(%s)", (list(file_ids),))}
 
+    def file_hashes(self) -> list[tuple[int, str, str]]:
+        """(file id, path, sha256) of every indexed file with passages and a hash, by path (every machine's:
+        `duplicates` finds copies across desktops)."""
+        return [(int(i), str(p), str(h)) for i, p, h in self.rows(
+            "SELECT id, path, sha256 FROM files WHERE status = 'indexed' AND n_chunks > 0 AND sha256 IS NOT NULL "
+            "ORDER BY path")]
+
+    def chunk_owners(self) -> tuple[np.ndarray, np.ndarray]:
+        """(passage ids, their file ids) of every passage, by id, as two int64 arrays."""
+        arr = np.array(self.rows("SELECT id, file_id FROM chunks ORDER BY id"), dtype=np.int64).reshape(-1, 2)
+        return arr[:, 0].copy(), arr[:, 1].copy()
+
     def paths_by_sha256(self, hashes: Iterable[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for sha, path in self.rows("SELECT sha256, path FROM files WHERE status = 'indexed' AND n_chunks > 0 AND "

@@ -70,7 +70,7 @@ def test_saved_searches_count_new_files_and_take_sql_as_text(cli, tmp_path):
     assert run("saved", "list")[1].startswith("no saved searches")
 
 
-def test_explain_and_similar(cli):
+def test_explain_similar_and_duplicates(cli):
     run, docs = cli
     code, out, _ = run("explain", str(docs / "bread.txt"))
     assert code == 0 and "state: indexed" in out and "with vectors: 1" in out.replace("passages: 1, ", "")
@@ -81,6 +81,11 @@ def test_explain_and_similar(cli):
     assert code == 0 and hits and all(not h["path"].endswith("bread.txt") for h in hits)
     code, _, err = run("similar", str(docs / "bread.txt"), "--type", "txt")
     assert code == 2 and "not yet on a shared library: filters" in err
+    (docs / "copy.txt").write_bytes((docs / "bread.txt").read_bytes())
+    assert run("index")[0] == 0
+    code, out, _ = run("duplicates", "--json")
+    exact = [[p.rsplit("/", 1)[-1] for p in g["paths"]] for g in json.loads(out)["exact"]]
+    assert code == 0 and exact == [["bread.txt", "copy.txt"]]
 
 
 def test_remove_asks_on_a_terminal_and_needs_yes_in_a_script(cli, monkeypatch):

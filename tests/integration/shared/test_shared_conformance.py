@@ -27,6 +27,7 @@ def engines(tmp_path_factory, tiny_encoder, pg_server):
     docs = corpus.make_mixed_corpus(base / "docs")
     for name in ("twin-a.txt", "twin-b.txt"):  # the same words in two files: a BM25 tie, broken by passage id
         (docs / name).write_text(f"Quinces poached in honey ({name[:-4]}).", encoding="utf-8")
+    (docs / "bread-copy.txt").write_bytes((docs / "bread.txt").read_bytes())  # an exact copy (duplicates)
     config = load_config(base / "library", env={}, overrides={"models": {"reranker": ""}})
     lite = Library(config, encoder=tiny_encoder)
     shared = SharedLibrary(config, pg_server.address(pg_server.new_database()), create=True, encoder=tiny_encoder)
@@ -68,6 +69,20 @@ def test_dense_and_hybrid_same_top(engines, mode):
         b = shared.search(q, mode=mode, group="file", k=5)
         assert [Path(h.path).name for h in a.hits] == [Path(h.path).name for h in b.hits], (q, mode)
         assert [h.score for h in b.hits] == pytest.approx([h.score for h in a.hits], abs=1e-5)
+
+
+def test_duplicates_the_same(engines):
+    """The same exact copies and near duplicates (find_duplicates over pgvector's index, every machine's files)."""
+    lite, shared = engines
+    a, b = lite.duplicates(), shared.duplicates()
+
+    def names(report):
+        return ([[Path(p).name for p in g] for g in report.exact],
+                [(Path(p.a).name, Path(p.b).name) for p in report.near])
+
+    assert names(a) == names(b)
+    assert names(b)[0] == [["bread-copy.txt", "bread.txt"]] and names(b)[1]
+    assert [p.similarity for p in b.near] == pytest.approx([p.similarity for p in a.near], abs=1e-5)
 
 
 def test_status_counts_match(engines):
