@@ -28,6 +28,7 @@ from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: pg_lo
 
 if TYPE_CHECKING:
     from ..ann import VectorIndex
+    from .search.filters import SearchFilters
     from ..store import Store
 
 __all__ = ["SharedLibrary", "SharedStatus", "NotShared", "WRITER_LOCK"]
@@ -171,7 +172,7 @@ class SharedLibrary:
     # -- reads --------------------------------------------------------------------------------------------
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None,
                rerank: Optional[bool] = None, candidates: Optional[int] = None, group: Optional[str] = None,
-               literal: bool = False) -> SearchResult:
+               literal: bool = False, filters: Optional["SearchFilters"] = None) -> SearchResult:
         from .query.check import query_problem
         from .query.length import capped_query
         from .query.reading import read_query
@@ -187,8 +188,8 @@ class SharedLibrary:
         problem = query_problem(query, mode)
         if problem:
             return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)])
-        req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None, filters=None,
-                             group=group)
+        req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None,
+                             filters=filters if filters is not None and filters.active else None, group=group)
         index, encode_query = None, None
         if mode != "lexical":
             self.models.check_library(self.store)
@@ -205,18 +206,16 @@ class SharedLibrary:
         return result
 
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
-                filters: Optional[object] = None) -> SearchResult:
+                filters: Optional["SearchFilters"] = None) -> SearchResult:
         """Files most like the indexed file `path` (or its page), from stored vectors only, as Library.similar:
         the same find_similar over pgvector's index. A file of this machine's (another's path is not this
         desktop's to name)."""
         from .search.similar import find_similar
 
-        if filters is not None and getattr(filters, "active", True):
-            raise NotShared("filters (--in, --type, --after, --before)")
         dim = self.store.dim()
         index = PgVectorIndex(self.store, dim) if dim is not None else None
         return find_similar(self._as_store, cast("Optional[VectorIndex]", index), dim, path, page=page,
-                            k=k or self.config.search.k)
+                            k=k or self.config.search.k, filters=filters)
 
     def duplicates(self, threshold: Optional[float] = None, progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None):

@@ -21,7 +21,6 @@ SHARED_COMMANDS = ("index", "search", "status")  # their shared forms are here
 # The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124).
 ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove")
 NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
-_FILTERS = ("within", "types", "after", "before")
 
 
 def run_shared(args, config: Config, address: str, progress, cancel) -> int:
@@ -77,16 +76,16 @@ class _SharedSearcher:
         return False
 
     def search(self, query: str, *, single: bool):
+        from ..filter_options import filters_from
+
         a = self.args
         return self.lib.search(query, k=a.k, mode=a.mode, rerank=False if a.no_rerank else None,
-                               candidates=a.candidates, group=a.group, literal=a.literal)
+                               candidates=a.candidates, group=a.group, literal=a.literal, filters=filters_from(a))
 
 
 def _search(args, config: Config, address: str) -> int:
     from .search import run_search
 
-    if any(getattr(args, name, None) for name in _FILTERS):
-        raise NotShared("filters (--in, --type, --after, --before)")
     with SharedLibrary(config, address) as lib:
         return run_search(args, _SharedSearcher(args, config, lib))
 

@@ -7,8 +7,9 @@ the same order and the same ties (lower passage id first). Measured against Post
 (tsvector, ts_rank_cd) in decision 0119: that changes the stems and the ranking; this does not.
 
 Not yet here (a gap of the shared engine, said where it is met): CJK character pairs (SQLite's second table),
-a word FTS5 splits into several tokens is scored by its tokens' least frequency rather than as a phrase, and
-filters by file (`where`).
+and a word FTS5 splits into several tokens is scored by its tokens' least frequency rather than as a phrase.
+Filters (store/scope.py's fragments) keep the top among the passages they allow, with the whole library's
+scores, as FTS5's bm25() does under a filter.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
-from ...base.errors import StoreError
 from ..bm25_postings import _idf, _scores
 from ..lexical import STOP_WORDS
 
@@ -69,17 +69,24 @@ class PgLexical:
     def search_lexical_and_score(self, query: str, limit: int, also: Sequence[int], prefixes: Iterable[str] = (),
                                  where: Optional[Any] = None, allowed: Optional[np.ndarray] = None
                                  ) -> tuple[Scored, dict[int, float]]:
-        if where is not None or allowed is not None:
-            raise StoreError(f"{NOT_YET}: filters by file, folder, type or date")
-        return self._bm25(query, limit, also, prefixes)
+        """`search_lexical`, or only over the passages a filter allows (`where`, a fragment of store/scope.py, or
+        `allowed`, their sorted ids), and {id: BM25} of the passages of `also` that hold a query word. The scores
+        are the whole library's BM25, as FTS5's bm25() is under a filter."""
+        if allowed is None and where is not None:
+            allowed = self.chunk_ids_where(where)
+        return self._bm25(query, limit, also, prefixes, allowed)
 
-    def search_lexical_where(self, *args: Any, **kwargs: Any) -> Scored:
-        raise StoreError(f"{NOT_YET}: filters by file, folder, type or date")
+    def search_lexical_where(self, query: str, limit: int, where: Any, prefixes: Iterable[str] = (),
+                             allowed: Optional[np.ndarray] = None) -> Scored:
+        return self.search_lexical_and_score(query, limit, (), prefixes, where=where, allowed=allowed)[0]
 
-    def _bm25(self, query: str, limit: int, also: Sequence[int], prefixes: Iterable[str]
-              ) -> tuple[Scored, dict[int, float]]:
-        """(the top `limit` by BM25, best first, ties by lower id; {id: score} of the passages of `also` that
-        hold a query word)."""
+    def chunk_ids_where(self, where: Any) -> np.ndarray:
+        raise NotImplementedError  # PgStore's
+
+    def _bm25(self, query: str, limit: int, also: Sequence[int], prefixes: Iterable[str],
+              allowed: Optional[np.ndarray] = None) -> tuple[Scored, dict[int, float]]:
+        """(the top `limit` by BM25, best first, ties by lower id, among `allowed` when given; {id: score} of the
+        passages of `also` that hold a query word)."""
         phrases = [p for p in query_phrases(query, prefixes) if p[0]]
         if not phrases:
             return [], {}
@@ -100,7 +107,10 @@ class PgLexical:
         scores = _scores(tf, dl, idf, float(n_tokens) / float(n_rows))
         top: Scored = []
         if limit > 0:
-            order = np.lexsort((docs, -scores))[: int(limit)]
+            order = np.lexsort((docs, -scores))
+            if allowed is not None:
+                order = order[np.isin(docs[order], allowed)]
+            order = order[: int(limit)]
             top = list(zip(docs[order].tolist(), scores[order].tolist(), strict=True))
         wanted = np.asarray(sorted({int(i) for i in also}), dtype=np.int64)
         at = np.searchsorted(docs, wanted)

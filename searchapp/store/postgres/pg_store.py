@@ -436,6 +436,14 @@ class PgStore(PgLexical):
                          "WHERE c.id = ANY(%s)", (list(ids),))
         return {int(r[0]): ChunkRow(*r) for r in rows}
 
+    def chunk_ids_where(self, where: tuple[str, list[Any]]) -> np.ndarray:
+        """The ids (sorted int64) of every passage of the files (and pages) a filter allows: a fragment of
+        store/scope.py (`f.` and `c.` columns, `?` values), run as it is with psycopg's placeholders."""
+        from .sql_shim import to_psycopg
+
+        sql = f"SELECT c.id FROM files f JOIN chunks c ON c.file_id = f.id WHERE {where[0]} ORDER BY c.id"  # noqa: S608 (scope.py's constants; values are parameters)
+        return np.array([r[0] for r in self.rows(to_psycopg(sql), tuple(where[1]))], dtype=np.int64)
+
     def chunk_files(self, ids: Sequence[int]) -> dict[int, int]:
         return {int(a): int(b) for a, b in self.rows("SELECT id, file_id FROM chunks WHERE id = ANY(%s)", (list(ids),))}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "hnsw_index"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL);
@@ -108,9 +108,16 @@ _SEARCHES = [
         FOREIGN KEY (owner, name) REFERENCES saved(owner, name) ON DELETE CASCADE)""",
 ]
 
+# Paths compare byte for byte, as SQLite's BINARY does: a folder filter reads the range [folder/, folder0)
+# (store/scope.py), which a language collation (en_US: punctuation ignored at first) would not keep in order.
+_PATHS = [
+    'ALTER TABLE roots ALTER COLUMN path TYPE text COLLATE "C"',
+    'ALTER TABLE files ALTER COLUMN path TYPE text COLLATE "C"',
+]
+
 # The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
 # (one transaction with the version's own update).
-MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES}
+MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS}
 
 
 def hnsw_index(dim: int) -> list[str]:

@@ -44,8 +44,8 @@ def test_index_search_status_and_the_rest(run, tmp_path, pg_address, monkeypatch
     assert code == 2 and out == ""
     assert err.strip() == ("searchapp: error: not yet on a shared library: the `undo` command "
                            "(docs/shared-library.md says what works now)")
-    code, _, err = run("--library", pg_address, "search", "bread", "--type", "txt")
-    assert code == 2 and "not yet on a shared library: filters" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = run("--library", pg_address, "search", "sourdough lava", "--type", "txt", "--mode", "lexical")
+    assert code == 0 and out.splitlines()[0].endswith("bread.txt") and "volcano.html" not in out
 
 
 def test_a_password_or_no_server_is_one_line(run, tmp_path):

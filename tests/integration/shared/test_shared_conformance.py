@@ -28,6 +28,9 @@ def engines(tmp_path_factory, tiny_encoder, pg_server):
     for name in ("twin-a.txt", "twin-b.txt"):  # the same words in two files: a BM25 tie, broken by passage id
         (docs / name).write_text(f"Quinces poached in honey ({name[:-4]}).", encoding="utf-8")
     (docs / "bread-copy.txt").write_bytes((docs / "bread.txt").read_bytes())  # an exact copy (duplicates)
+    (docs / "office-notes").mkdir()  # a sibling whose name sorts between office/ and office0 in no byte order
+    (docs / "office-notes" / "memo.txt").write_text("Castles and jazz: a memo about the office outing.",
+                                                     encoding="utf-8")
     config = load_config(base / "library", env={}, overrides={"models": {"reranker": ""}})
     lite = Library(config, encoder=tiny_encoder)
     shared = SharedLibrary(config, pg_server.address(pg_server.new_database()), create=True, encoder=tiny_encoder)
@@ -83,6 +86,28 @@ def test_duplicates_the_same(engines):
     assert names(a) == names(b)
     assert names(b)[0] == [["bread-copy.txt", "bread.txt"]] and names(b)[1]
     assert [p.similarity for p in b.near] == pytest.approx([p.similarity for p in a.near], abs=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["lexical", "dense", "hybrid"])
+def test_filters_the_same(engines, mode):
+    """--type, --in (a folder beside a folder of a similar name), --after and --before: the same files in the
+    same order on both engines (store/scope.py's fragments run on PostgreSQL as they are)."""
+    from searchapp.library.search.filters import SearchFilters
+
+    lite, shared = engines
+    office = str(Path(lite.roots()[0]) / "office")
+    cases = [SearchFilters.build(types=["txt"]), SearchFilters.build([office]), SearchFilters.build(types=["md", "html"]),
+             SearchFilters.build(after="2000-01-01"), SearchFilters.build(before="2000-01-01")]
+    for filters in cases:
+        for q in ("castles jazz office", "sourdough bread", "magma"):
+            a = lite.search(q, mode=mode, group="file", k=10, filters=filters)
+            b = shared.search(q, mode=mode, group="file", k=10, filters=filters)
+            assert [Path(h.path).name for h in a.hits] == [Path(h.path).name for h in b.hits], (q, filters)
+            assert [h.score for h in b.hits] == pytest.approx([h.score for h in a.hits], abs=1e-5)
+    inside = {Path(h.path).name for h in shared.search("castles jazz office", mode=mode, k=10,
+                                                       filters=cases[1]).hits}
+    assert inside and inside <= {"castles.docx", "jazz.odt"}  # not office-notes/memo.txt
+    assert not shared.search("magma", mode=mode, filters=cases[4]).hits
 
 
 def test_status_counts_match(engines):
