@@ -131,7 +131,7 @@ def _export_bytes(module, example: tuple, names: list[str]) -> bytes:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tracer notes meant for model authors; the result is checked instead
-            torch.onnx.export(module, example, buf,  # type: ignore[arg-type]  # a file object works too
+            torch.onnx.export(module, example, buf,  # a file object works too (torch is Any to mypy: decision 0128)
                               input_names=names, output_names=["vector"],
                               dynamic_axes={**{k: {0: "batch", 1: "tokens"} for k in names}, "vector": {0: "batch"}},
                               opset_version=17, dynamo=False)
