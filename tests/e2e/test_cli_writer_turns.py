@@ -89,7 +89,7 @@ def new_folder(tmp_path: Path) -> Path:
 
 def test_index_waits_its_turn_saying_for_whom_then_goes_on(tmp_path, library, holder, capsys):
     folder = new_folder(tmp_path)
-    proc = searchapp(library, "index", str(folder))
+    proc = searchapp(library, "index", "--words-only", str(folder))  # no model to load: the turn is the point
     seen: list[str] = []
     try:
         line = read_until(proc, "waiting for", seen)
