@@ -94,3 +94,39 @@ def test_two_machines_sync_different_roots_at_once(make_config, tiny_encoder, ti
         st = b.status()
         assert [(m, f) for m, _, f, _ in st.roots] == [("desk-a", 3), ("desk-b", 1)]
         assert len(b.search("orchard", mode="lexical", k=10, group="passage").hits) == 3
+
+
+def test_a_machine_killed_mid_sync_keeps_whole_batches_and_no_lock(make_config, tiny_encoder, tiny_bi_encoder_dir,
+                                                                   tmp_path, pg_server, pg_address):
+    """desk-a is killed (SIGKILL) in the middle of its second batch: its first batch stays whole, nothing of the
+    second is there, the server lets go of its root's lock, and desk-a's next sync finishes the folder."""
+    config = make_config(models={"reranker": ""})
+    SharedLibrary(config, pg_address, create=True, machine="desk-a").close()
+    a_docs = tmp_path / "a"
+    a_docs.mkdir()
+    for i in range(3):
+        (a_docs / f"a{i}.txt").write_text(f"alder note {i} about the orchard", encoding="utf-8")
+    holding, go = tmp_path / "holding", tmp_path / "go"
+    desk_a = subprocess.Popen([sys.executable, "-c", DESK_A, pg_address, str(a_docs), str(tiny_bi_encoder_dir),
+                               str(holding), str(go)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(1200):  # desk-a's start-up and first batch; not a timing assertion
+            if holding.exists() or desk_a.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert holding.exists(), desk_a.communicate()[1][-2000:]
+    finally:
+        desk_a.kill()
+        desk_a.communicate()
+    db = pg_address.split("?")[0].rsplit("/", 1)[-1]
+    locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
+    for _ in range(200):  # the server notices the dead client's socket: wait for that, not for a clock
+        if pg_server.admin(locks, params=(WRITER_LOCK,)) == [(0,)]:
+            break
+        time.sleep(0.05)
+    assert pg_server.admin(locks, params=(WRITER_LOCK,)) == [(0,)]
+    assert pg_server.admin("SELECT count(*), sum(n_chunks) FROM files", database=db) == [(1, 1)]
+    assert pg_server.admin("SELECT count(*) FROM chunks", database=db) == [(1,)]
+    with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as a:
+        report = a.sync()
+        assert (report.added, report.unchanged) == (2, 1) and a.store.pending_count() == 0
