@@ -4,7 +4,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage or config, 3 library database/index error
 (re-index needed), 5 model could not be loaded, 130 cancelled.
 
 This module keeps the error -> exit code mapping and the dispatch; the parser is cli/parser.py, each command
-lives in cli/commands/ and registers itself, and the `searchapp` command starts in cli/fast.py (a search a warm
+lives in cli/commands/ and registers itself, and the `searchapp` command starts in cli/entry.py (a search a warm
 process answers never gets here).
 """
 
@@ -27,7 +27,7 @@ __all__ = ["main"]
 
 
 def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
-    """The whole command line. `ask_warm`: False when the thin entry point (cli/fast.py) already asked a warm
+    """The whole command line. `ask_warm`: False when the thin entry point (cli/entry.py) already asked a warm
     process with this very command and was declined (a search then opens the library here)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # Each command parses with its own group's parser alone (cli/parser.py): the others' modules are neither

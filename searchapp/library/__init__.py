@@ -22,23 +22,23 @@ from __future__ import annotations
 
 from ..base.lazy import lazy_exports
 
-TYPE_CHECKING = False  # not typing's: the thin entry point (cli/fast.py) starts through this package
+TYPE_CHECKING = False  # not typing's: the thin entry point (cli/entry.py) starts through this package
 
 if TYPE_CHECKING:
     from .library import Library, LibraryStatus, RootStatus
     from .search.duplicates import DuplicateReport, NearPair, PassagePair
     from .search.filters import SearchFilters
     from .search.result import Notice, SearchResult
-    from .sync.types import SyncReport
+    from .sync.contract import SyncReport
 
 __all__ = ["Library", "LibraryStatus", "RootStatus", "SearchResult", "Notice", "SyncReport", "SearchFilters", "DuplicateReport",
            "NearPair", "PassagePair"]
 
-# The names load on first use, so a light room (search/result.py, serve/client.py) is imported without numpy,
+# The names load on first use, so a light room (search/result.py, warm/ping.py) is imported without numpy,
 # hnswlib or torch: the command line's warm path renders a search without them.
 _HOME = {"Library": "library", "LibraryStatus": "library", "RootStatus": "library",
          "DuplicateReport": "search.duplicates", "NearPair": "search.duplicates", "PassagePair": "search.duplicates",
          "SearchFilters": "search.filters", "Notice": "search.result", "SearchResult": "search.result",
-         "SyncReport": "sync.types"}
+         "SyncReport": "sync.contract"}
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())

@@ -35,9 +35,9 @@ from .integrity import IntegrityCheck
 from .lock import WriterWait, writer_lock
 from .model_set import ModelSet
 from .query.check import query_problem
-from .readers import Readers
-from .searches import Searches
-from .services import LibraryServices
+from .connections import ReadConnections
+from .in_flight import SearchesInFlight
+from .watch_and_serve import WatchAndServe
 from .ocr.marks import mark_ocr
 from .search.meaning_now import FreshVectors, PassageEmbedder, stack_or_nan
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
@@ -45,12 +45,12 @@ from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER,
 from .query.length import capped_query
 from .query.reading import read_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
-from .sync.types import SyncReport
+from .sync.contract import SyncReport
 from .sync.updates import Updates
 from .sync.wanted import Wanted
 
 if TYPE_CHECKING:
-    from .serve.server import WarmServer
+    from .warm.server import WarmServer
     from .sync.watch import LibraryWatcher
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
@@ -80,7 +80,7 @@ def _searching(method):
     return wrapper
 
 
-class Library(LibraryServices):
+class Library(WatchAndServe):
     def __init__(self, config: Config, *, encoder=None, reranker=None, create: bool = True) -> None:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
         `create=False` (read-only commands): a missing library is DataDirError "no library at DIR", never
@@ -98,11 +98,11 @@ class Library(LibraryServices):
         # waits its turn instead, saying for whom: cli/writer_wait.py)
         self.writer_wait = WriterWait()
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
-        self._searches = Searches(self.data_dir, create=not self.read_only)  # a sync waits for these
+        self._searches = SearchesInFlight(self.data_dir, create=not self.read_only)  # a sync waits for these
         self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._searches)
-        self._readers = Readers(db, immutable_ok=self.read_only)
+        self._readers = ReadConnections(db, immutable_ok=self.read_only)
         self._watcher: Optional[LibraryWatcher] = None  # while watching
-        self._server: Optional[WarmServer] = None  # while serving the command line (serve/)
+        self._server: Optional[WarmServer] = None  # while serving the command line (warm/)
         # status's quick_check, at most once a minute (a read-only library reads the verdict but writes none)
         self._integrity = IntegrityCheck(self.data_dir, record=not self.read_only)
         # `status` runs SQLite's quick_check here, on this thread's own read-only connection, while it reads the

@@ -20,7 +20,7 @@ from ..base.progress import CancelToken, ProgressFn
 from .model_set import ModelSet
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import UNSEARCHABLE, Notice, SearchResult
-from .sync.types import SyncReport
+from .sync.contract import SyncReport
 from ..base.library_address import shown
 from ..store.postgres.pg_index import NoIndexWriter, PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET

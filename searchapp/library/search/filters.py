@@ -22,7 +22,7 @@ from ...ann import VectorIndex
 from ...base.errors import ConfigError
 from ...store import Store, fts_query
 from ...store.scope import files_where
-from ..blas import one_blas_thread
+from ..blas_limit import one_blas_thread
 from .scope_vectors import scope_vectors
 
 __all__ = ["SearchFilters", "FilterScope", "parse_date", "parse_types", "EXACT_SUBSET_MAX"]

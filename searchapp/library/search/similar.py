@@ -24,7 +24,7 @@ from ...base.member_paths import key_of
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ..query.field_values import MAX_PAGE
-from ..blas import one_blas_thread
+from ..blas_limit import one_blas_thread
 from .filters import FilterScope, SearchFilters
 from .meaning_now import PassageEmbedder
 from .result import SearchResult

@@ -164,7 +164,7 @@ def _chunk(got: _Extracted, config, encoder, cancel, bounds) -> Optional[Read]:
     from ...base.errors import UnsupportedFileError
     from ..ocr.text_pass import pdf_waits_for_ocr
     from .file_boundary import file_failure
-    from .passages import passages_of
+    from ...ingest.passages import passages_of
 
     doc = got.doc
     try:

@@ -20,7 +20,7 @@ from ...store import Store
 from ...store.removed_roots import forget_removed, keep_removed, mark_kept, restore_removed
 from ..index_keeper import IndexKeeper
 from ..model_set import ModelSet
-from ..searches import Searches, YieldingCancel
+from ..in_flight import SearchesInFlight, YieldingCancel
 from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
 from ..report.settings_check import passage_context
 from . import words_pass as sync_module
@@ -32,7 +32,7 @@ from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
 from ..report.status import REINDEX_META
 from ..ocr.step import ocr_step
-from .types import SyncReport
+from .contract import SyncReport
 from .words_pass import sync_root
 
 __all__ = ["Updates"]
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 class Updates:
     def __init__(self, store: Store, config: Config, models: ModelSet, vectors: IndexKeeper, data_dir: Path,
-                 searches: Optional[Searches] = None) -> None:
+                 searches: Optional[SearchesInFlight] = None) -> None:
         self.store, self.config, self.models, self.vectors, self.data_dir = store, config, models, vectors, data_dir
         self.searches = searches  # the searches a sync steps aside for (None: it never waits)
         self.wanted: Optional[Wanted] = None  # files the person looks at, embedded first (Library sets it)

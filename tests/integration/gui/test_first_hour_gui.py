@@ -172,7 +172,7 @@ def test_a_long_status_message_is_not_cut_by_the_labels_beside_it(qtbot, open_wi
 
     from searchapp.gui.status_labels import MESSAGE_LEFT
     from searchapp.gui.write_jobs import cancel_summary
-    from searchapp.library.sync.types import SyncReport
+    from searchapp.library.sync.contract import SyncReport
 
     win = open_window()
     qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from searchapp.library import Library
-from searchapp.library.sync import batches, passages, words_pass
+from searchapp.library.sync import batches
+from searchapp.ingest import passages
+from searchapp.library.sync import words_pass
 from searchapp.models import chunking_tokenizer
 
 from test_crash_safety import tiny_config

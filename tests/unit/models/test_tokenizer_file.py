@@ -12,7 +12,7 @@ import pytest
 
 from searchapp.base.types import Document
 from searchapp.library.model_set import ModelSet
-from searchapp.library.sync.passages import passages_of
+from searchapp.ingest.passages import passages_of
 from searchapp.models.chunking_tokenizer import ChunkingTokenizer
 from searchapp.models.tokenizer_file import chunker_from_files, same_chunking
 

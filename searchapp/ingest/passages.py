@@ -3,12 +3,12 @@ inputs): the one code the sync, the OCR step and the read-ahead worker (read_ahe
 
 from __future__ import annotations
 
-from ...base.config import Config
-from ...base.errors import Cancelled
-from ...base.hashing import text_hash
-from ...base.types import ChunkSpan
-from ...ingest.chunking import chunk_document
-from ...ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
+from ..base.config import Config
+from ..base.errors import Cancelled
+from ..base.hashing import text_hash
+from ..base.types import ChunkSpan
+from .chunking import chunk_document
+from .passage_context import MAX_TITLE_TOKENS, file_title, model_input
 
 __all__ = ["passages_of"]
 
