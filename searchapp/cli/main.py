@@ -73,7 +73,7 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
         return 0
     except _database_error() as exc:  # damage found mid-query (garbage pages behind a valid header)
         progress.close()
-        from ..library.data_dir import damaged_message, is_damage
+        from ..library.resources.data_dir import damaged_message, is_damage
 
         db = Path(config.data_dir if config else ".") / "library.sqlite"
         message = damaged_message(db, exc) if is_damage(exc) else f"library database error: {exc}"

@@ -159,7 +159,7 @@ def _search(args: argparse.Namespace, request: dict[str, Any], config: Any, key:
 def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, out: io.StringIO) -> int:
     """`searchapp similar` from the open library: PATH and --in folders read in the client's folder and home,
     dates in its time zone (declined where that is not this process's)."""
-    from ..library.search.filters import SearchFilters
+    from ..library.query.filters import SearchFilters
     from ..library.warm.protocol import context
     from .commands.discover import print_similar
 
@@ -178,7 +178,7 @@ def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, ou
 
 def _status(args: argparse.Namespace, library: Any, out: io.StringIO) -> int:
     """`searchapp status` from the open library: its index followed to the last commit, SQLite's quick_check at
-    most a minute old (library/integrity.py); this process is the one answering searches."""
+    most a minute old (library/resources/integrity.py); this process is the one answering searches."""
     from .commands.status import print_status
 
     if args.files:  # a listing of every file: read straight from SQLite by the full command line

@@ -2,7 +2,7 @@
 notices within a few seconds and shows what is there now — the status and counts at once, the results and
 saved searches once the other writer has paused, so a long sync elsewhere does not reset the list every tick.
 
-It looks only at the database files' size and time (library/changed_on_disk.py: two stat calls, no SQL) every
+It looks only at the database files' size and time (library/resources/changed_on_disk.py: two stat calls, no SQL) every
 POLL_MS while this window writes nothing; its own writes announce their changes themselves.
 """
 
@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, QTimer
 
-from ..library.changed_on_disk import disk_mark
+from ..library.resources.changed_on_disk import disk_mark
 from .changes import Changes
 from .library_session import LibrarySession
 from .window_tools import WindowTools

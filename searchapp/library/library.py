@@ -2,7 +2,8 @@
 
 Models load lazily (status and lexical search never load torch weights). Writes take the data
 directory's writer lock; searches read. SQLite is the source of truth; the vector index follows it.
-The parts: ModelSet (model_set.py), IndexKeeper (index_keeper.py), roots.py, status.py, sync.py.
+The parts: ModelSet, IndexKeeper and the rest of what it holds (resources/), the writes (sync/updates.py), the
+ranking (search/pipeline.py), status (report/status.py).
 """
 
 from __future__ import annotations
@@ -26,19 +27,20 @@ from ..base.progress import CancelToken, ProgressFn
 from ..base.search_modes import check_mode
 from ..store import Store
 from ..store.ledger import files_in_state
-from .data_dir import DB_NAME, open_data_dir, read_only_error
+from .resources.data_dir import DB_NAME, open_data_dir, read_only_error
 from .search.duplicates import DuplicateReport
 from .sync.meaning_pass import meaning_percent, meaning_progress
-from .search.filters import SearchFilters
-from .index_keeper import IndexKeeper
-from .integrity import IntegrityCheck
-from .lock import WriterWait, writer_lock
-from .model_set import ModelSet
+from .query.filters import SearchFilters
+from .resources.index_keeper import IndexKeeper
+from .resources.integrity import IntegrityCheck
+from .resources.lock import WriterWait, writer_lock
+from .resources.model_set import ModelSet
 from .query.check import query_problem
-from .connections import ReadConnections
-from .in_flight import SearchesInFlight
+from .resources.connections import ReadConnections
+from .resources.in_flight import SearchesInFlight
 from .watch_and_serve import WatchAndServe
 from .ocr.marks import mark_ocr
+from .ocr.step import ocr_step
 from .search.meaning_now import FreshVectors, PassageEmbedder, stack_or_nan
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
@@ -99,7 +101,8 @@ class Library(WatchAndServe):
         self.writer_wait = WriterWait()
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
         self._searches = SearchesInFlight(self.data_dir, create=not self.read_only)  # a sync waits for these
-        self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._searches)
+        self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._searches,
+                                ocr_step=ocr_step)
         self._readers = ReadConnections(db, immutable_ok=self.read_only)
         self._watcher: Optional[LibraryWatcher] = None  # while watching
         self._server: Optional[WarmServer] = None  # while serving the command line (warm/)

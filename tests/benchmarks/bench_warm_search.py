@@ -66,7 +66,7 @@ def vocabulary(size: int = 5000) -> list[str]:
 def build(n: int) -> Path:
     from searchapp.base.config import load_config
     from searchapp.library import Library
-    from searchapp.library.model_set import ModelSet
+    from searchapp.library.resources.model_set import ModelSet
     from searchapp.store import NewChunk, Store
 
     data = WORK / f"lib-{n}"
@@ -115,7 +115,7 @@ def adopted(library: Path) -> Path:
     import shutil
 
     from searchapp.base.config import load_config
-    from searchapp.library.model_set import ModelSet
+    from searchapp.library.resources.model_set import ModelSet
     from searchapp.store import Store
 
     expected = ModelSet(load_config(library, env={})).expected_meta()

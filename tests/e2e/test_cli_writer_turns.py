@@ -26,7 +26,7 @@ HANG_GUARD_S = 240.0
 HOLD_LOCK = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from searchapp.library.lock import writer_lock
+    from searchapp.library.resources.lock import writer_lock
     with writer_lock(Path(sys.argv[1])):
         print("locked", flush=True)
         sys.stdin.read()  # hold until the test closes our stdin

@@ -220,7 +220,7 @@ class _Searcher:
                 self._lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
             if not a.wait and (a.mode or config.search.mode) == "hybrid":
                 # Opened beside the words search; not begun when it could not be ready within MEANING_WAIT (it
-                # would hold the interpreter lock past it: library/background_load.py). A small index just loads.
+                # would hold the interpreter lock past it: library/resources/background_load.py). A small index just loads.
                 self._lib.load_in_background(give_up_after=MEANING_WAIT)
         self.served_by = "direct"
         if single:

@@ -53,7 +53,7 @@ def _now() -> str:
 
 def _catch_up(lib, args, progress, cancel) -> None:
     """Sync what changed while nothing watched, waiting its turn if another process writes, saying what it does."""
-    from ...library.lock import WriterWait
+    from ...library.resources.lock import WriterWait
 
     print(f"{_now()} catching up with {len(lib.roots())} folder(s)", flush=True)
     lib.index()  # opened before the sync holds the write lane: a search meanwhile never waits for it

@@ -208,7 +208,7 @@ class WarmServer:
             raise Refused("context", "the query reads paths or dates, and the folder or time zone differs")
         from ..query.check import is_empty_query
         from ..query.help import marked_text
-        from ..search.filters import SearchFilters
+        from ..query.filters import SearchFilters
 
         q = request["query"]
         if request["check_empty"] and is_empty_query(q):

@@ -271,7 +271,7 @@ def test_the_query_restored_at_start_answers_by_words_while_the_model_loads(qtbo
     from searchapp.base.config import load_config
     from searchapp.gui import build_main_window
     from searchapp.gui.quit_guard import RESUME_KEY
-    from searchapp.library.model_set import ModelSet
+    from searchapp.library.resources.model_set import ModelSet
     from searchapp.library.search.result import LOADING
 
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)

@@ -227,7 +227,7 @@ def _bundle_with_victim(tmp_path: Path) -> Path:
 def test_a_member_that_raises_fails_alone_and_its_container_and_siblings_index(tmp_path, tiny_bi_encoder_dir,
                                                                                tiny_encoder, monkeypatch):
 
-    from searchapp.library.members import sync as members_sync
+    from searchapp.library.sync import members as members_sync
 
     monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
     docs = _bundle_with_victim(tmp_path)
@@ -321,7 +321,7 @@ def test_a_member_past_its_budget_fails_alone(tmp_path, tiny_bi_encoder_dir, tin
     """Each member of a container has a file's budget: one whose extraction goes on and on is listed "took too
     long", its container and siblings are indexed."""
 
-    from searchapp.library.members import sync as members_sync
+    from searchapp.library.sync import members as members_sync
 
     monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
     docs = _bundle_with_victim(tmp_path)
@@ -402,7 +402,7 @@ def test_a_container_that_raises_halfway_keeps_the_members_met_and_fails_alone(t
     import zipfile
 
     from searchapp.base.member_paths import member_key
-    from searchapp.library.members import sync as members_sync
+    from searchapp.library.sync import members as members_sync
 
     monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
     docs = tmp_path / "docs"

@@ -12,8 +12,9 @@ import pytest
 
 from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken
-from searchapp.library import Library, in_flight
-from searchapp.library.in_flight import SearchesInFlight, YieldingCancel
+from searchapp.library import Library
+from searchapp.library.resources import in_flight
+from searchapp.library.resources.in_flight import SearchesInFlight, YieldingCancel
 from searchapp.library.sync import words_pass as sync_module
 
 REPO = Path(__file__).resolve().parents[3]
@@ -114,7 +115,7 @@ def test_another_processes_search_is_seen_through_the_lock_file(tmp_path, monkey
     monkeypatch.setattr(in_flight, "_POLL", 0.0)  # look at the file on every call
     sync_side = SearchesInFlight(tmp_path)
     assert not sync_side.busy()  # no file yet: nobody searches
-    script = ("import sys\nfrom searchapp.library.in_flight import SearchesInFlight\n"
+    script = ("import sys\nfrom searchapp.library.resources.in_flight import SearchesInFlight\n"
               f"s = SearchesInFlight({str(tmp_path)!r})\n"
               "with s.running():\n    print('searching', flush=True)\n    sys.stdin.readline()\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

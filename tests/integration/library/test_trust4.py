@@ -86,8 +86,8 @@ def test_a_fifo_at_the_vector_index_is_refused_and_rebuilt_not_waited_on(lib_dir
 def test_a_fifo_at_a_lock_file_or_the_config_is_refused_in_one_line(lib_dir, tmp_path):
     from searchapp.base.config import load_config
     from searchapp.base.errors import ConfigError, StoreError
-    from searchapp.library.lock import writer_holder, writer_lock
-    from searchapp.library.in_flight import LOCK_NAME, SearchesInFlight
+    from searchapp.library.resources.lock import writer_holder, writer_lock
+    from searchapp.library.resources.in_flight import LOCK_NAME, SearchesInFlight
 
     data = planted(lib_dir, tmp_path, "writer.lock")
     try:
@@ -130,8 +130,8 @@ def test_a_link_at_a_lock_file_is_refused_in_one_line_and_its_target_left_alone(
     """A symbolic link at writer.lock (or the searches' lock) to a file outside, say ~/.bashrc: opening it O_CREAT
     and truncating it as a lock would empty that file. It is refused, never followed."""
     from searchapp.base.errors import StoreError
-    from searchapp.library.lock import writer_holder, writer_lock
-    from searchapp.library.in_flight import LOCK_NAME, SearchesInFlight
+    from searchapp.library.resources.lock import writer_holder, writer_lock
+    from searchapp.library.resources.in_flight import LOCK_NAME, SearchesInFlight
 
     data = tmp_path / "lib"
     shutil.copytree(lib_dir, data)

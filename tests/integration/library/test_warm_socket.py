@@ -321,7 +321,7 @@ def test_another_users_socket_is_not_used(lib_dir, capsys):
         fake.close()
     assert fake.asked == 0  # never connected to
     assert "warm index: " in err and "belongs to another user (uid 65534); ignored it; searching directly" in err
-    # and the library itself refuses a data dir holding another user's file, as it always has (data_dir.py)
+    # and the library itself refuses a data dir holding another user's file, as it always has (library/resources/data_dir.py)
     assert code == 2 and out == "" and "refusing to use it" in err and "Traceback" not in err
 
 

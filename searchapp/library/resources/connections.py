@@ -10,8 +10,8 @@ import contextlib
 import threading
 from pathlib import Path
 
-from ..base.errors import StoreError
-from ..store import Store
+from ...base.errors import StoreError
+from ...store import Store
 
 __all__ = ["ReadConnections"]
 

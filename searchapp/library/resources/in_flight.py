@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from ..base.errors import Cancelled, UnsupportedFileError
-from ..base.flock import fcntl
-from ..base.safe_open import open_regular_fd
-from ..base.progress import CancelToken
+from ...base.errors import Cancelled, UnsupportedFileError
+from ...base.flock import fcntl
+from ...base.safe_open import open_regular_fd
+from ...base.progress import CancelToken
 
 __all__ = ["SearchesInFlight", "YieldingCancel", "PAUSE_CAP", "LINGER", "MIN_WORK", "LOCK_NAME"]
 
