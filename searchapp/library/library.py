@@ -65,7 +65,7 @@ def _reads(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with self._readers.reading():
+        with self._connections.reading():
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -76,7 +76,7 @@ def _searching(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with self._readers.reading(), self._searches.running():
+        with self._connections.reading(), self._in_flight.running():
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -100,10 +100,10 @@ class Library(WatchAndServe):
         # waits its turn instead, saying for whom: cli/writer_wait.py)
         self.writer_wait = WriterWait()
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
-        self._searches = SearchesInFlight(self.data_dir, create=not self.read_only)  # a sync waits for these
-        self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._searches,
+        self._in_flight = SearchesInFlight(self.data_dir, create=not self.read_only)  # a sync waits for these
+        self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._in_flight,
                                 ocr_step=ocr_step)
-        self._readers = ReadConnections(db, immutable_ok=self.read_only)
+        self._connections = ReadConnections(db, immutable_ok=self.read_only)
         self._watcher: Optional[LibraryWatcher] = None  # while watching
         self._server: Optional[WarmServer] = None  # while serving the command line (warm/)
         # status's quick_check, at most once a minute (a read-only library reads the verdict but writes none)
@@ -129,7 +129,7 @@ class Library(WatchAndServe):
 
     def reader(self) -> Store:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
-        return self._readers.connection()
+        return self._connections.connection()
 
     @_reads
     def _library_state(self) -> tuple[dict[str, str], bool]:
@@ -459,14 +459,14 @@ class Library(WatchAndServe):
         sync, then close every connection. Closing a SQLite connection under a running query can crash."""
         self.stop_serving()
         self.vectors.stop_loading()  # not begun parsing: never begun (the lock below would wait for it)
-        if not self._readers.shut(timeout=60):
+        if not self._connections.shut(timeout=60):
             return
         self.stop_watching()
         self._lock.acquire()  # a sync holds it; callers cancel theirs first
         self._lock.release()
         self._checker.shutdown(wait=True)  # idle: every status waits for its check
-        self._readers.close_all()
-        self._searches.close()
+        self._connections.close_all()
+        self._in_flight.close()
         self.store.close()
 
     def __enter__(self) -> "Library":

@@ -94,7 +94,7 @@ def test_a_sync_waits_while_a_search_runs(make_config, tiny_encoder, tmp_path, m
         search.start()
         assert enc.search_open.wait(60)
         enc.go.set()  # the sync finishes its first batch with a search in flight
-        wait_for(lambda: lib._searches.waits >= 1 or not sync.is_alive(), "the sync to pause")
+        wait_for(lambda: lib._in_flight.waits >= 1 or not sync.is_alive(), "the sync to pause")
         assert sync.is_alive() and len(enc.calls) == 1  # it waits before its next batch
         enc.release.set()
         search.join(60)
