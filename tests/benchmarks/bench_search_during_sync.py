@@ -141,7 +141,8 @@ def main() -> int:
                 idle = timed_queries(lib, queries, until=deadline(args.window), minimum=len(queries))
             else:
                 idle = timed_queries(lib, queries * args.idle_rounds)
-            searches = getattr(lib, "_in_flight", None) or getattr(lib, "_searches", None)  # a sync's pauses (older trees: _searches)
+            # the sync's pauses for a search (older trees: _searches, or none)
+            searches = getattr(lib, "_in_flight", None) or getattr(lib, "_searches", None)
             waits0 = searches.waits if searches is not None else None
             embedded0 = lib.meaning()[0]
             t0 = time.perf_counter()
