@@ -42,7 +42,7 @@ test-fast: setup
 # The store and library tests again with the lowest versions pyproject.toml allows of the light dependencies
 # (.ci/lowest_versions.py), installed in front of the rest: proves the declared lower bounds (~40 s).
 LOWEST       := .lowest
-LOWEST_TESTS := tests/integration/library/test_library_sync.py tests/integration/library/test_status_reindex.py tests/integration/library/test_duplicates.py tests/unit/ingest/test_legacy_office.py
+LOWEST_TESTS := tests/unit/store/test_store_write_lane.py tests/integration/library/test_library_sync.py tests/integration/library/test_status_reindex.py tests/integration/library/test_duplicates.py tests/unit/ingest/test_legacy_office.py
 test-lowest: setup
 	rm -rf $(LOWEST)
 	$(PY) -m pip install --quiet --no-deps --target $(LOWEST) $$($(PY) .ci/lowest_versions.py)

@@ -98,6 +98,10 @@ class SharedLibrary:
             if inside:
                 raise NotShared(f"a folder inside the indexed folder {inside[0]} (sync that folder instead)")
             self.store.add_root(root)
+            from .sync.roots import absorb_nested
+
+            # The folders already indexed inside it become part of it, their passages kept (as Library does).
+            absorb_nested(self._as_store, self.store.root_by_path(root), self.config.scan)
             return self._sync([root], progress, cancel, embed)
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Optional
 
 from ..base.config import Config
-from ..base.errors import SearchAppError, UnsupportedFileError
-from ..base.safe_open import open_regular
+from ..base.errors import SearchAppError
+from .cache_refs import current_snapshot, ref_commit
 from .hub.cache import folder_bytes, guess_role
 from .policy import REPO_FOLDER_PREFIX, repo_id_of_folder
 from .resolve import PACKAGED_NAMES, hf_cache_dir, is_path_spec, packaged_model_path, weights_sha256
@@ -87,12 +87,8 @@ def _entry(role: str, ident: str, source: str, path: Path) -> ModelEntry:
 
 
 def _snapshot(repo: Path) -> Optional[Path]:
-    ref = repo / "refs" / "main"
-    try:
-        with open_regular(ref) as fh:  # a FIFO here would block `models list` forever
-            commit = fh.read(256).decode("ascii").strip()
-    except (OSError, ValueError, UnsupportedFileError):
+    """The snapshot refs/main names; without a readable ref (another tool's partial copy), the last one there."""
+    if ref_commit(repo) is None:
         snaps = sorted((repo / "snapshots").glob("*")) if (repo / "snapshots").is_dir() else []
         return snaps[-1] if snaps else None
-    snap = repo / "snapshots" / commit
-    return snap if snap.is_dir() else None
+    return current_snapshot(repo)

@@ -34,6 +34,7 @@ from typing import Optional
 from ..base.config import PACKAGED_BI_ENCODER
 from ..base.safe_open import NOT_REGULAR, open_regular
 from ..base.errors import ModelLoadError, ModelNotFoundError, UnsupportedFileError
+from .cache_refs import current_snapshot
 from .config_json import read_config_json
 from .policy import PICKLE_SUFFIXES, looks_like_hub_id, repo_folder_name
 
@@ -252,7 +253,7 @@ def file_sha256(file: Path) -> str:
 
 
 def hf_cache_dir() -> Path:
-    """The hub cache as huggingface_hub computes it, but read now (its constants freeze at import)."""
+    """The hub cache where huggingface_hub puts it (and transformers looks), read from the environment now."""
     env = os.environ
     if env.get("HF_HUB_CACHE"):
         return Path(os.path.expandvars(env["HF_HUB_CACHE"])).expanduser()
@@ -265,16 +266,8 @@ def hf_cache_dir() -> Path:
 
 
 def _from_hf_cache(repo_id: str, cache: Path) -> Optional[Path]:
-    # Cheap check first: no folder for the repo means no cache entry, and no need to import huggingface_hub.
-    if not (cache / repo_folder_name(repo_id)).is_dir():
-        return None
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import LocalEntryNotFoundError
-
-    try:
-        return Path(snapshot_download(repo_id, cache_dir=str(cache), local_files_only=True))
-    except (LocalEntryNotFoundError, FileNotFoundError, ValueError):
-        return None
+    """The current snapshot of `repo_id` in the cache, read from its layout (cache_refs.py, decision 0127)."""
+    return current_snapshot(cache / repo_folder_name(repo_id))
 
 
 def _transformer_folder(folder: Path) -> Path:

@@ -1,19 +1,20 @@
-"""The library database: SQLite through sqlite-utils, the source of truth for files, chunks and vectors.
+"""The library database: SQLite, the source of truth for files, chunks and vectors.
 
 The vector index is a cache of the `chunks.vector` column and can always be rebuilt from it.
-Every statement takes parameters; nothing from a document or a query is formatted into SQL.
+Every statement takes parameters; nothing from a document or a query is formatted into SQL. Writes go through
+`Store.execute` and `Store.atomic()` on the plain sqlite3 connection (decision 0126: what sqlite-utils'
+Database.execute and atomic() did, without its 0.2-0.3 s import on every writing command's start).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -26,9 +27,6 @@ from .rows import ChunkRow, FileRow, NewChunk, RootRow
 from .scope import ScopeQueries, fold
 from .lexical_queries import LexicalQueries, fts_query
 from .vector_queue import EMBEDDED, NO_VECTOR, VectorQueue
-
-if TYPE_CHECKING:
-    import sqlite_utils
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
 
@@ -94,6 +92,7 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
         """`immutable_ok`: the library cannot be written by anyone here (a read-only mount), so when a WAL
         database cannot be opened `mode=ro` (no -shm, no way to create it) it is opened `immutable=1`."""
         self.path = Path(path)
+        self._savepoints = 0
         try:
             if readonly:
                 conn = _connect_ro(self.path, immutable_ok)
@@ -110,19 +109,34 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
                     conn.execute("PRAGMA journal_mode=wal")
                 conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable at checkpoints, never corrupt
                 migrate(conn)
+                # What sqlite-utils' Database() set on this connection at its first write before decision 0126,
+                # kept so that every trigger runs as it did (with it, a REPLACE's deletes fire delete triggers).
+                conn.execute("PRAGMA recursive_triggers = on")
         except sqlite3.DatabaseError as exc:
             if is_damage(exc):
                 raise StoreError(damaged_message(self.path, exc)) from exc
             raise StoreError(f"cannot open library database {self.path}: {exc}") from exc
         self.conn = conn
 
-    @functools.cached_property
-    def db(self) -> sqlite_utils.Database:
-        """The sqlite-utils view of the connection, for writes. Imported on the first write: commands that
-        only read (status, search) start about 0.15 s sooner without it."""
-        import sqlite_utils
+    @property
+    def db(self) -> Store:
+        """What store/ledger.py's helpers write through, on either store: this one's `execute` (a PgStore's
+        is its SQL shim)."""
+        return self
 
-        return sqlite_utils.Database(self.conn)
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """One write statement: inside `atomic()` part of its transaction, outside it committed at once (as
+        sqlite-utils' Database.execute does; a failed one leaves no transaction open behind it)."""
+        was_open = self.conn.in_transaction
+        try:
+            cur = self.conn.execute(sql, params)
+        except Exception:
+            if not was_open and self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        if not was_open and self.conn.in_transaction and cur.description is None:
+            self.conn.execute("COMMIT")
+        return cur
 
     def select_in(self, sql: str, values: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
         """Rows of `sql` (one `IN ({})` slot) for `values`, 500 bound parameters per statement: SQLite caps
@@ -137,8 +151,9 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[None]:
+        """One transaction (BEGIN ... COMMIT, rolled back on any exception); nested, a savepoint of the outer one."""
         try:
-            with self.db.atomic():
+            with self._transaction():
                 yield
         except sqlite3.OperationalError as exc:
             hint = ""
@@ -146,13 +161,43 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
                 hint = f" (is the disk under {self.path.parent} full or read-only?)"
             raise StoreError(f"library database write failed: {exc}{hint}; everything committed before is kept") from exc
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        conn = self.conn
+        if conn.in_transaction:
+            self._savepoints += 1
+            name = f"store_{self._savepoints}"  # a fresh name: never one an outer block still holds
+            conn.execute(f"SAVEPOINT {name}")
+            try:
+                yield
+            except BaseException:
+                if conn.in_transaction:  # a RAISE(ROLLBACK) may already have ended the whole transaction
+                    conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                    conn.execute(f"RELEASE SAVEPOINT {name}")
+                raise
+            conn.execute(f"RELEASE SAVEPOINT {name}")
+            return
+        conn.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        try:
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
     # -- meta ---------------------------------------------------------------
     def get_meta(self, key: str) -> Optional[str]:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+        self.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
@@ -171,7 +216,7 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
         row = self.conn.execute("SELECT id FROM roots WHERE path = ?", (path,)).fetchone()
         if row:
             return int(row[0])
-        return _inserted(self.db.execute("INSERT INTO roots(path, added_at) VALUES (?, ?)", (path, time.time())))
+        return _inserted(self.execute("INSERT INTO roots(path, added_at) VALUES (?, ?)", (path, time.time())))
 
     def roots(self) -> list[RootRow]:
         return [RootRow(*r) for r in self.conn.execute("SELECT id, path, added_at, last_sync FROM roots ORDER BY path")]
@@ -181,23 +226,23 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
         return RootRow(*r) if r else None
 
     def touch_root(self, root_id: int) -> None:
-        self.db.execute("UPDATE roots SET last_sync = ? WHERE id = ?", (time.time(), root_id))
+        self.execute("UPDATE roots SET last_sync = ? WHERE id = ?", (time.time(), root_id))
 
     def delete_root(self, root_id: int) -> list[int]:
         """Delete a root with its files and chunks; returns the chunk ids removed (for the vector index)."""
         ids = [r[0] for r in self.conn.execute(
             "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.root_id = ?", (root_id,))]
-        self.db.execute("DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE root_id = ?)", (root_id,))
-        self.db.execute("DELETE FROM files WHERE root_id = ?", (root_id,))
-        self.db.execute("DELETE FROM roots WHERE id = ?", (root_id,))
+        self.execute("DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE root_id = ?)", (root_id,))
+        self.execute("DELETE FROM files WHERE root_id = ?", (root_id,))
+        self.execute("DELETE FROM roots WHERE id = ?", (root_id,))
         return ids
 
     def absorb_roots(self, into_id: int, from_ids: Sequence[int]) -> None:
         """Move the files of roots `from_ids` (folders inside root `into_id`) to it and drop those roots;
         passages and vectors stay as they are."""
         for rid in from_ids:
-            self.db.execute("UPDATE files SET root_id = ? WHERE root_id = ?", (into_id, rid))
-            self.db.execute("DELETE FROM roots WHERE id = ?", (rid,))
+            self.execute("UPDATE files SET root_id = ? WHERE root_id = ?", (into_id, rid))
+            self.execute("DELETE FROM roots WHERE id = ?", (rid,))
 
     # -- files --------------------------------------------------------------
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
@@ -252,18 +297,18 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
         ).fetchone()[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
-        self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, clamped_ns(mtime_ns), file_id))
+        self.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, clamped_ns(mtime_ns), file_id))
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)
-        self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+        self.execute("DELETE FROM files WHERE id = ?", (file_id,))
         return ids
 
     def forget_files(self) -> None:
         """Drop every file and passage (roots stay): the next sync indexes everything again."""
-        self.db.execute("DELETE FROM chunks")
-        self.db.execute("DELETE FROM chunk_spans")  # the trigger would too, row by row
-        self.db.execute("DELETE FROM files")
+        self.execute("DELETE FROM chunks")
+        self.execute("DELETE FROM chunk_spans")  # the trigger would too, row by row
+        self.execute("DELETE FROM files")
 
     def root_counts(self, root_id: int) -> tuple[int, int]:
         """(files, passages) of one root."""
@@ -286,7 +331,7 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
 
     def delete_chunks_of_file(self, file_id: int) -> list[int]:
         ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE file_id = ?", (file_id,))]
-        self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+        self.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
         return ids
 
     def insert_chunks(self, file_id: int, chunks: Sequence[NewChunk]) -> list[int]:
@@ -301,7 +346,7 @@ class Store(VectorQueue, ScopeQueries, LexicalQueries):
         before = self.conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0]
         for i in range(0, len(rows), _ROWS_PER_INSERT):
             part = rows[i:i + _ROWS_PER_INSERT]
-            self.db.execute(_INSERT_CHUNKS + ", ".join([_CHUNK_ROW] * len(part)), [
+            self.execute(_INSERT_CHUNKS + ", ".join([_CHUNK_ROW] * len(part)), [
                 x for f, c in part for x in (f, c.ordinal, c.start, c.end, c.page, c.text, c.text_hash, NO_VECTOR
                                              if c.vector is None else
                                              np.ascontiguousarray(c.vector, dtype=np.float32).tobytes())])

@@ -71,10 +71,14 @@ class OcrCache:
     def put(self, sha256: str, engine: str, doc: Document) -> None:
         if len(doc.text) > MAX_CACHED_CHARS:
             return
-        pages = json.dumps([[p.page, p.start, p.end] for p in doc.pages])
-        with self._named(), self.conn:
-            self.conn.execute("INSERT OR REPLACE INTO ocr(sha256, engine, text, pages, notes) VALUES (?, ?, ?, ?, ?)",
-                              (sha256, engine, doc.text, pages, json.dumps(list(doc.notes))))
+        # sqlite-utils' table API (decision 0126): a row from a dict, replacing the one with its key. Imported
+        # here, where OCR has just taken seconds, not when a sync opens the cache.
+        import sqlite_utils
+
+        row = {"sha256": sha256, "engine": engine, "text": doc.text,
+               "pages": json.dumps([[p.page, p.start, p.end] for p in doc.pages]), "notes": json.dumps(list(doc.notes))}
+        with self._named():
+            sqlite_utils.Database(self.conn, execute_plugins=False).table("ocr").insert(row, replace=True)
 
     def close(self) -> None:
         self.conn.close()

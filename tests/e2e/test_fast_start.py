@@ -17,7 +17,7 @@ from searchapp.library import Library
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "transformers")
-WRITE_LANE = "sqlite_utils"  # imported for writes only: commands that just read start sooner without it
+WRITE_LANE = "sqlite_utils"  # imported by no command here: the store writes through its own lane (decision 0126)
 
 # Runs the CLI in a fresh interpreter, then reports which heavy modules ended up imported.
 RUNNER = """
@@ -69,6 +69,7 @@ def test_unchanged_index_loads_no_model(tiny_library):
     rep = json.loads(out.splitlines()[0])
     assert rep["unchanged"] == 5 and rep["chunks_embedded"] == 0
     assert result["heavy"] == [], f"an unchanged index imported {result['heavy']}"
+    assert not result["write_lane"], "index imported sqlite_utils: the store's writes need only sqlite3"
 
 
 def test_identity_from_files_equals_loaded_model(tiny_bi_encoder_dir, tiny_encoder):

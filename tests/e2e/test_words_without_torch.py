@@ -15,7 +15,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 # pillow_heif too: the scan asks which image suffixes OCR reads, and importing the plugin to answer cost every
 # command ~50 ms (images.py looks it up instead, and imports it at the first HEIC file read)
-HEAVY = ("torch", "transformers", "pillow_heif")
+# sqlite_utils too: the store writes through its own execute/atomic (decision 0126); sqlite-utils' import (click,
+# dateutil, pluggy) cost every writing command 0.2-0.3 CPU-s. huggingface_hub: the cache is read without it (0127).
+HEAVY = ("torch", "transformers", "pillow_heif", "sqlite_utils", "huggingface_hub")
 _COMMANDS = ("config", "discover", "evaluate", "gui", "index", "maintain", "models", "saved", "search", "status",
              "train_eval", "watch")
 PIPELINE, EXPLAIN = "searchapp.library.search.pipeline", "searchapp.library.report.explain"

@@ -84,6 +84,18 @@ def nested_inside(outer, roots: Sequence, scan) -> list:
             and in_scope(outer.path, r.path, scan.skip_dirs, scan.exclude)]
 
 
+def absorb_nested(store, outer, scan) -> None:
+    """Indexed folders inside `outer` (a RootRow of `store`) that its scan reaches become part of it: their files
+    move over with their passages and vectors, so nothing is embedded again. Ones its scan skips (hidden,
+    skip_dirs, exclude) stay roots of their own. Either store (SQLite's or a shared library's)."""
+    if missing_reason(outer.path, True) is not None:
+        return  # its scan could not reach them now
+    inner = nested_inside(outer, store.roots(), scan)
+    if inner:
+        with store.atomic():
+            store.absorb_roots(outer.id, [r.id for r in inner])
+
+
 def paths_by_root(paths: Sequence[str], roots: Sequence) -> list[tuple]:
     """(root, its paths) for each root (RootRow) that owns one of `paths`; the innermost root owns a path."""
     by_root: dict[int, list[str]] = {}

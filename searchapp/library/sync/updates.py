@@ -21,7 +21,7 @@ from ...store.removed_roots import forget_removed, keep_removed, mark_kept, rest
 from ..resources.index_keeper import IndexKeeper
 from ..resources.model_set import ModelSet
 from ..resources.in_flight import SearchesInFlight, YieldingCancel
-from .roots import in_scope, missing_reason, nested_inside, owning_root, paths_by_root, root_missing
+from .roots import absorb_nested, in_scope, owning_root, paths_by_root, root_missing
 from . import words_pass as sync_module
 from ..resources.lock import WriterTurn
 from .handover import Handover
@@ -71,15 +71,7 @@ class Updates:
         return self.sync([root], progress, cancel, embed), True
 
     def absorb_nested(self, outer) -> None:
-        """Indexed folders inside `outer` that its scan reaches become part of it: their files move over with
-        their passages and vectors, so nothing is embedded again. Ones its scan skips (hidden, skip_dirs,
-        exclude) stay roots of their own."""
-        if missing_reason(outer.path, True) is not None:
-            return  # its scan could not reach them now
-        inner = nested_inside(outer, self.store.roots(), self.config.scan)
-        if inner:
-            with self.store.atomic():
-                self.store.absorb_roots(outer.id, [r.id for r in inner])
+        absorb_nested(self.store, outer, self.config.scan)
 
     def sync(self, paths: Optional[list[str]], progress, cancel, embed: bool = True) -> SyncReport:
         for outer in sorted(self.store.roots(), key=lambda r: len(r.path)):  # libraries made before roots merged

@@ -2,8 +2,8 @@
 
 http.py is the only code in searchapp that opens a network connection, and only when a person asked for a
 model by name (no setting turns it on, and HF_HUB_OFFLINE does not stop it). Everything else reads models
-from disk: resolve.py looks in the cache with local_files_only=True, and transformers loads folders with
-local_files_only=True.
+from disk: resolve.py finds a cached model through the cache's own layout (cache_refs.py: refs/main ->
+snapshots/<commit>, decision 0127), and transformers loads folders with local_files_only=True.
 
 What is fetched: configs, tokenizer files and safetensors weights (never pickles, ONNX or OpenVINO exports;
 policy.py holds the patterns), one file after another with our own requests (http.py: timeouts, size caps,

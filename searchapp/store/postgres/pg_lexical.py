@@ -45,6 +45,18 @@ class PgLexical:
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         raise NotImplementedError  # PgStore's
 
+    schema_version = 2  # PgStore's: the opened library's
+
+    def lexical_totals(self) -> tuple[int, int]:
+        """(passages, tokens) of the whole library, as BM25 reads N and the mean length: from the per-root
+        totals the triggers keep (schema.py, decision 0123), not a count of a million rows per search. A library
+        made before them (version 1, not yet opened by a writer) is counted."""
+        if self.schema_version >= 2:
+            row = self.rows("SELECT coalesce(sum(n_rows), 0), coalesce(sum(n_tokens), 0) FROM chunk_totals")[0]
+        else:
+            row = self.rows("SELECT count(*), coalesce(sum(n_tokens), 0) FROM chunks")[0]
+        return int(row[0]), int(row[1])
+
     def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None,
                        prefixes: Iterable[str] = ()) -> Scored:
         if within is not None:
@@ -71,8 +83,7 @@ class PgLexical:
         phrases = [p for p in query_phrases(query, prefixes) if p[0]]
         if not phrases:
             return [], {}
-        totals = self.rows("SELECT count(*), coalesce(sum(n_tokens), 0) FROM chunks")[0]
-        n_rows, n_tokens = int(totals[0]), int(totals[1])
+        n_rows, n_tokens = self.lexical_totals()
         if n_rows <= 0:
             return [], {}
         postings = [self._postings(terms, prefix) for terms, prefix in phrases]

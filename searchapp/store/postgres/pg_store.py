@@ -23,7 +23,7 @@ from ...base.errors import StoreError
 from ..rows import ChunkRow, FileRow, NewChunk, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
-from .schema import SCHEMA_VERSION, TABLES, hnsw_index
+from .schema import MIGRATIONS, SCHEMA_VERSION, TABLES, hnsw_index
 from .sql_shim import ShimConnection
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ class PgStore(PgLexical):
         self.path = shown(address)  # what messages name as the library (not a Path: "//" must stay)
         self.conn = self.db = ShimConnection(self)  # store/ledger.py's portable helpers (sql_shim.py)
         self._lock = threading.RLock()  # one statement or transaction at a time on this connection
+        self.schema_version = SCHEMA_VERSION  # the opened library's (_check_version)
         self._pg = self._connect()
         try:
             if create:
@@ -157,20 +158,38 @@ class PgStore(PgLexical):
             yield
 
     def _create(self) -> None:
+        """Make the tables if missing and bring an older library's up to this version (MIGRATIONS), in one
+        transaction; a library made by a newer searchapp is left as it is (_check_version refuses it)."""
         try:
             with self.atomic():
                 self.rows("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
+                version = self._stored_version()
+                if version is not None and (version < 1 or version >= SCHEMA_VERSION):
+                    return  # current, newer or not ours: _check_version says which
                 self.rows("CREATE EXTENSION IF NOT EXISTS vector")
-                for statement in TABLES.split(";"):
-                    if statement.strip():
+                if version is None:
+                    for statement in TABLES.split(";"):
+                        if statement.strip():
+                            self.rows(statement)
+                    version = 1
+                for step in range(version + 1, SCHEMA_VERSION + 1):
+                    for statement in MIGRATIONS[step]:
                         self.rows(statement)
-                self.rows("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
-                          (_SCHEMA_KEY, str(SCHEMA_VERSION)))
+                self.set_meta(_SCHEMA_KEY, str(SCHEMA_VERSION))
         except StoreError as exc:
             if "vector" in str(exc) and "extension" in str(exc):
                 raise StoreError(f"the database of {self.path} lacks pgvector: its owner runs CREATE EXTENSION vector "
                                  "there once (docs/shared-library.md)") from None
             raise
+
+    def _stored_version(self) -> Optional[int]:
+        """The schema version this library was made with; None: no library here yet; 0: a `meta` table that is
+        not ours."""
+        have = self.one("SELECT to_regclass('meta') IS NOT NULL")
+        if not have or not have[0]:
+            return None
+        version = self.get_meta(_SCHEMA_KEY)
+        return int(version) if version is not None and version.isdigit() else 0
 
     def _check_version(self) -> None:
         have = self.one("SELECT to_regclass('meta') IS NOT NULL")
@@ -183,6 +202,7 @@ class PgStore(PgLexical):
         if int(version) > SCHEMA_VERSION:
             raise StoreError(f"the shared library {self.path} was made by a newer searchapp (schema {version}, this "
                              f"one reads {SCHEMA_VERSION}): update searchapp on this machine; nothing was changed")
+        self.schema_version = int(version)  # an older one is read as it is until a writer migrates it
 
     # -- meta -------------------------------------------------------------------------------------------------
     def get_meta(self, key: str) -> Optional[str]:
@@ -348,8 +368,7 @@ class PgStore(PgLexical):
         return out
 
     def chunk_count(self) -> int:
-        row = self.one("SELECT count(*) FROM chunks")
-        return int(row[0]) if row else 0
+        return self.lexical_totals()[0]
 
     def has_chunks(self) -> bool:
         return self.one("SELECT 1 FROM chunks LIMIT 1") is not None

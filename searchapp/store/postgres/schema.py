@@ -10,9 +10,9 @@ library made by a newer searchapp is refused with one line, never changed.
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA_VERSION", "TABLES", "hnsw_index"]
+__all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "hnsw_index"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL);
@@ -42,6 +42,58 @@ CREATE TABLE IF NOT EXISTS chunk_spans (
     "end" integer NOT NULL, page integer);
 CREATE INDEX IF NOT EXISTS chunk_spans_chunk ON chunk_spans(chunk_id);
 """
+
+# BM25 needs the passage count and the token total on every search; count(*) over a million passages is a
+# scan, so they are kept per root (decision 0123) by triggers, in the very transaction that writes the
+# passages, whatever statement does it (COPY, DELETE, a file moved to another root). Per root, not one row:
+# two machines writing different roots at once never wait on each other's totals. Fired once per statement
+# with its transition table, so a batch's COPY costs one grouped INSERT.
+_TOTALS = [
+    """CREATE TABLE IF NOT EXISTS chunk_totals (
+        root_id bigint PRIMARY KEY REFERENCES roots(id) ON DELETE CASCADE,
+        n_rows bigint NOT NULL, n_tokens bigint NOT NULL)""",
+    """CREATE OR REPLACE FUNCTION searchapp_totals_add(root bigint, rows bigint, tokens bigint) RETURNS void
+       LANGUAGE sql AS $$
+         INSERT INTO chunk_totals(root_id, n_rows, n_tokens) VALUES (root, rows, tokens)
+         ON CONFLICT (root_id) DO UPDATE SET n_rows = chunk_totals.n_rows + excluded.n_rows,
+           n_tokens = chunk_totals.n_tokens + excluded.n_tokens $$""",
+    """CREATE OR REPLACE FUNCTION searchapp_chunks_added() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         PERFORM searchapp_totals_add(f.root_id, g.n, g.t) FROM (SELECT file_id, count(*) AS n,
+           sum(n_tokens) AS t FROM added GROUP BY file_id) g JOIN files f ON f.id = g.file_id;
+         RETURN NULL;
+       END $$""",
+    """CREATE OR REPLACE FUNCTION searchapp_chunks_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         PERFORM searchapp_totals_add(f.root_id, -g.n, -g.t) FROM (SELECT file_id, count(*) AS n,
+           sum(n_tokens) AS t FROM gone GROUP BY file_id) g JOIN files f ON f.id = g.file_id;
+         RETURN NULL;
+       END $$""",
+    """CREATE OR REPLACE FUNCTION searchapp_file_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         PERFORM searchapp_totals_add(r.root, r.sign * g.n, r.sign * g.t)
+           FROM (SELECT count(*) AS n, coalesce(sum(n_tokens), 0) AS t FROM chunks WHERE file_id = NEW.id) g,
+                (VALUES (OLD.root_id, -1), (NEW.root_id, 1)) AS r(root, sign) WHERE g.n > 0;
+         RETURN NULL;
+       END $$""",
+    "DROP TRIGGER IF EXISTS chunks_added ON chunks",
+    """CREATE TRIGGER chunks_added AFTER INSERT ON chunks REFERENCING NEW TABLE AS added
+       FOR EACH STATEMENT EXECUTE FUNCTION searchapp_chunks_added()""",
+    "DROP TRIGGER IF EXISTS chunks_gone ON chunks",
+    """CREATE TRIGGER chunks_gone AFTER DELETE ON chunks REFERENCING OLD TABLE AS gone
+       FOR EACH STATEMENT EXECUTE FUNCTION searchapp_chunks_gone()""",
+    "DROP TRIGGER IF EXISTS file_moved ON files",
+    """CREATE TRIGGER file_moved AFTER UPDATE OF root_id ON files FOR EACH ROW
+       WHEN (OLD.root_id IS DISTINCT FROM NEW.root_id) EXECUTE FUNCTION searchapp_file_moved()""",
+    # A library made before the totals: counted once, here, in the migration's transaction.
+    """INSERT INTO chunk_totals(root_id, n_rows, n_tokens) SELECT f.root_id, count(*), sum(c.n_tokens)
+       FROM chunks c JOIN files f ON f.id = c.file_id GROUP BY f.root_id
+       ON CONFLICT (root_id) DO NOTHING""",
+]
+
+# The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
+# (one transaction with the version's own update).
+MIGRATIONS: dict[int, list[str]] = {2: _TOTALS}
 
 
 def hnsw_index(dim: int) -> list[str]:

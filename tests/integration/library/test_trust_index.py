@@ -219,8 +219,9 @@ def test_models_list_never_opens_a_fifo(tmp_path):
 
 
 def test_the_declared_sqlite_utils_bound_has_what_the_store_uses():
-    """The store calls Database.atomic(), first in sqlite-utils 4.0 (3.37, once declared, has none);
-    `make test-lowest` installs exactly this bound and runs the store tests on it."""
+    """4.0 is the bound pyproject declares (3.37, once declared, had no Database.atomic(), which the store used
+    until decision 0126; the OCR cache's table API now needs Database(execute_plugins=...)); `make test-lowest`
+    installs exactly this bound and runs the store tests on it."""
     import subprocess
     import sys
     from pathlib import Path
