@@ -1,5 +1,6 @@
-"""A file's passages as phase 1 stores them (its title for the bi-encoder, the chunks, the hashes of their model
-inputs): the one code the sync, the OCR step and the read-ahead worker (read_ahead_worker.py) all run."""
+"""Where a document becomes passages: a file's passages as phase 1 stores them (its title for the bi-encoder, the
+chunks, the hashes of their model inputs). The one code the sync's words pass, the OCR step and the read-ahead
+worker (library/sync/words_pass.py, library/ocr/step.py, library/sync/read_ahead_worker.py) all run."""
 
 from __future__ import annotations
 
