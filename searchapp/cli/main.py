@@ -55,7 +55,7 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
 
             overrides = model_overrides(args, overrides)
         config = load_config(args.data_dir, args.config, overrides=overrides)
-        address = _shared_address(args)
+        address = _shared_address(args, config.library.address)
         if address is not None:  # a library a team shares (library/shared.py, decision 0119)
             from .commands.shared import run_shared
 
@@ -96,16 +96,17 @@ def _database_error() -> type[BaseException] | tuple[()]:
     return sqlite3.DatabaseError if sqlite3 is not None else ()
 
 
-def _shared_address(args) -> Optional[str]:
-    """The shared library's address (--library, else $SEARCHAPP_LIBRARY), or None: the data dir's library."""
+def _shared_address(args, configured: str = "") -> Optional[str]:
+    """The shared library's address (--library, else $SEARCHAPP_LIBRARY, else the config's library.address), or
+    None: the data dir's library."""
     import os
 
     flag = getattr(args, "library", None)
-    if not flag and not os.environ.get("SEARCHAPP_LIBRARY"):
+    if not flag and not os.environ.get("SEARCHAPP_LIBRARY") and not configured:
         return None
     from ..base.library_address import library_address
 
-    return library_address(flag)
+    return library_address(flag, configured)
 
 
 def _explicit_model_paths(args) -> None:

@@ -11,7 +11,13 @@ __all__ = ["open_library"]
 
 
 def open_library(config: Config, *, create: bool = True):
-    """create=False for commands that only read: a mistyped --data-dir is "no library at DIR", not a new one."""
+    """create=False for commands that only read: a mistyped --data-dir is "no library at DIR", not a new one.
+    A shared library when the config names one (library.address, set from --library too: cli/commands/shared.py):
+    the same commands run over it (decision 0124)."""
+    if config.library.address:
+        from ..library.shared import SharedLibrary
+
+        return SharedLibrary(config, config.library.address, create=create)
     from ..library import Library
 
     lib = Library(config, create=create)

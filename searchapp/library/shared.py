@@ -3,8 +3,8 @@ search (lexical, dense, hybrid), status (decision 0119).
 
 The words pass, the meaning pass and the search pipeline are the SQLite library's own (library/sync,
 library/search/pipeline.py) over a PgStore. One writer at a time: a session advisory lock of the database,
-held while a sync runs and let go by the server when the writing process ends, however it ends (a machine
-killed mid-sync leaves no lock behind). What is not here yet says so in one line (NotShared).
+one per root (decision 0125), held while a sync writes that root and let go by the server when the writing
+process ends, however it ends (a machine killed mid-sync leaves no lock behind). What is not here yet says so in one line (NotShared).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .sync.contract import SyncReport
 from ..base.library_address import shown
 from ..store.postgres.pg_index import NoIndexWriter, PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET
-from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: named for the tests and pg_locks
+from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: pg_locks' classid of a root's lock
 
 if TYPE_CHECKING:
     from ..ann import VectorIndex
@@ -65,6 +65,22 @@ class SharedLibrary:
         self.models.library_state = lambda: (self.store.meta(), self.store.has_chunks())
         # The sync and the search take a Store; a PgStore answers every call they make (pg_store.py).
         self._as_store = cast("Store", self.store)
+        # A role with SELECT rights only: searches, and records nothing (history, saved searches), as a
+        # desktop library opened read-only (library/query/saved.py asks `read_only`).
+        self.read_only = not self.store.may_write()
+        self.data_dir = config.data_dir  # this desktop's own (cmd_remove drops an expired local undo file there)
+        self.keeps_undo = False  # `remove` cannot be undone yet (library/undo_file.remove_undoable)
+
+    def open_notice(self) -> Optional[str]:
+        return None  # the data dir's notices (permissions tightened) are not this library's
+
+    def roots(self) -> list[str]:
+        """This machine's indexed folders (another machine's are its to sync and remove)."""
+        return [r.path for r in self.store.roots()]
+
+    def generation(self) -> int:
+        """The library's write generation (saved searches count new hits again when it changes)."""
+        return self.store.generation()
 
     def close(self) -> None:
         self.store.close()
@@ -77,37 +93,59 @@ class SharedLibrary:
 
     # -- writes -------------------------------------------------------------------------------------------
     @contextlib.contextmanager
-    def _writing(self) -> Iterator[None]:
-        if not self.store.try_writer_lock():
-            raise StoreError(f"another machine is syncing the shared library {shown(self.address)} now; try again "
-                             "when it is done (nothing was changed)")
+    def _writing(self, roots: list, check_model: bool = True) -> Iterator[None]:
+        """Hold the writer lock of each of `roots` (RootRows of this machine) while writing them: one writer per
+        root, so machines sync their own roots at the same time (decision 0125). A root another process is
+        writing is one line, nothing changed. The meaning pass embeds these roots' passages only."""
+        busy = self.store.try_root_locks([r.id for r in roots])
+        if busy is not None:
+            path = next(r.path for r in roots if r.id == busy)
+            raise StoreError(f"another process is syncing {path} in the shared library {shown(self.address)} now; "
+                             "try again when it is done (nothing was changed)")
         try:
-            self.models.check_library(self.store)
+            if check_model:
+                self.models.check_library(self.store)
             yield
         finally:
             with contextlib.suppress(StoreError):
-                self.store.release_writer_lock()
+                self.store.release_root_locks([r.id for r in roots])
 
     def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        from .sync.roots import absorb_nested
+
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
         if not os.path.exists(root):
             raise ConfigError(f"no such file or folder: {root}")
-        with self._writing():
-            inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
-            if inside:
-                raise NotShared(f"a folder inside the indexed folder {inside[0]} (sync that folder instead)")
-            self.store.add_root(root)
-            from .sync.roots import absorb_nested
-
+        inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
+        if inside:
+            raise NotShared(f"a folder inside the indexed folder {inside[0]} (sync that folder instead)")
+        self.store.add_root(root)
+        below = root.rstrip(os.sep) + os.sep
+        held = [r for r in self.store.roots() if r.path == root or r.path.startswith(below)]  # it and those it takes in
+        with self._writing(held):
             # The folders already indexed inside it become part of it, their passages kept (as Library does).
             absorb_nested(self._as_store, self.store.root_by_path(root), self.config.scan)
             return self._sync([root], progress, cancel, embed)
 
+    def remove_folder(self, path: str | os.PathLike, *, undoable: bool = False) -> int:
+        """Forget one of this machine's folders and everything indexed under it, in one transaction; the number
+        of files removed. `undoable` is Library's: a shared library keeps no undo yet (`keeps_undo`)."""
+        from .sync.roots import root_to_remove
+
+        row = root_to_remove(self._as_store, os.path.abspath(os.path.expanduser(os.fspath(path))))
+        with self._writing([row], check_model=False):
+            n_files = len(self.store.files_of_root(row.id))
+            with self.store.atomic():
+                self.store.delete_root(row.id)
+                self.store.bump_generation()
+        return n_files
+
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
              cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """This machine's roots (another machine's are its to sync)."""
-        with self._writing():
+        wanted = None if paths is None else {os.path.abspath(p) for p in paths}
+        with self._writing([r for r in self.store.roots() if wanted is None or r.path in wanted]):
             return self._sync(paths, progress, cancel, embed)
 
     def _sync(self, paths: Optional[list[str]], progress, cancel, embed: bool) -> SyncReport:
@@ -165,6 +203,26 @@ class SharedLibrary:
         if cut:
             result.warnings = [cut]
         return result
+
+    def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
+                filters: Optional[object] = None) -> SearchResult:
+        """Files most like the indexed file `path` (or its page), from stored vectors only, as Library.similar:
+        the same find_similar over pgvector's index. A file of this machine's (another's path is not this
+        desktop's to name)."""
+        from .search.similar import find_similar
+
+        if filters is not None and getattr(filters, "active", True):
+            raise NotShared("filters (--in, --type, --after, --before)")
+        dim = self.store.dim()
+        index = PgVectorIndex(self.store, dim) if dim is not None else None
+        return find_similar(self._as_store, cast("Optional[VectorIndex]", index), dim, path, page=page,
+                            k=k or self.config.search.k)
+
+    def explain(self, path: str) -> dict:
+        """Why `path` is or is not found (library/report/explain.py, as Library.explain)."""
+        from .report.explain import explain
+
+        return explain(self.config, self._as_store, path)
 
     def status(self) -> SharedStatus:
         st = SharedStatus(shown(self.address), self.store.machine)

@@ -82,6 +82,9 @@ def entry_text(store: Store, file_id: int, max_chars: int = 300) -> tuple[str, i
 
 def entry_vectors(store: Store, file_id: int) -> int:
     """Passages of the entry with a stored vector (a later two-phase sync may store words before vectors)."""
+    own = getattr(store, "vectors_of_file", None)  # a shared library's: a waiting vector is NULL there, not b''
+    if own is not None:
+        return int(own(file_id))
     return int(store.conn.execute("SELECT count(*) FROM chunks WHERE file_id = ? AND length(vector) > 0",
                                   (file_id,)).fetchone()[0])
 

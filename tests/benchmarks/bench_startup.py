@@ -1,8 +1,9 @@
 """Start-up cost of one CLI call: the same command from a checkout of the code before (git BEFORE_REF,
 default: the merge base with main) and from this tree, each on a library it built from the same files, alternating, in fresh processes.
 
-Cases: `status`, lexical search, hybrid search (no reranker, then the configured default when one is
-installed), an unchanged `index`; and the window (`searchapp gui`, offscreen): its first start on a new data dir,
+Cases: `index --words-only` of one small file into a new data dir (issue 45's goal: <= 1 s, <= 200 MB), `status`,
+lexical search, hybrid search (no reranker, then the configured default when one is installed), an unchanged
+`index`; and the window (`searchapp gui`, offscreen): its first start on a new data dir,
 and its start over the library built here. A window case times what a person waits for: from the process start
 (`python -m searchapp gui`, a fresh process) to the first usable frame, i.e. the window shown and a query typed
 into its search box at once (the default mode) answered in its results list; beside it the time to the window
@@ -11,10 +12,12 @@ start, the process's CPU seconds, peak RSS and whether torch is imported (the lo
 whether or not meaning is needed). One JSON line per case: median wall seconds and peak RSS before/after and
 the before/after ratio (> 1: faster now), and the CPU seconds (user + system) of the process, which a
 busy shared machine distorts less than wall time. The library is built once (not timed) from FILES small text files
-(scifact passages when /work/shared/data is there, else generated sentences).
+(scifact passages when /work/shared/data is there, else generated sentences); `--build words` builds it with
+`index --words-only` (seconds, no model: the hybrid cases then search words alone), `--build full` embeds too.
 
     python tests/benchmarks/bench_startup.py [--files 1000] [--repeats 3] [--before-ref REF] [--before-tree DIR]
-                                             [--only cli|window] [--settle 12]
+                                             [--only cli|window] [--settle 12] [--build full|words]
+                                             [--cases "index --words-only (1 file)" status ...]
 
 Note the CPU: figures on a shared 2-core machine are noisy; compare only the ratio within one run.
 """
@@ -25,7 +28,6 @@ import argparse
 import functools
 import json
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -163,14 +165,14 @@ def run_window(tree: Path, data: Path, query: str, settle: float) -> dict:
     return json.loads(marker[-1][2:])
 
 
-def window_cases(old: Path, libs: dict[str, Path], work: Path, args) -> None:
+def window_cases(old: Path, new: Path, libs: dict[str, Path], work: Path, args) -> None:
     """The window's first start (a new data dir each time) and its start over the library built here, before
     and after by turns; medians of `repeats` runs after one warm-up each."""
     cases = {"window first start (no library)": None, "window start (existing library)": libs}
     for name, lib in cases.items():
         runs: dict[str, list[dict]] = {"before": [], "after": []}
         for i in range(args.repeats + 1):
-            for label, tree in (("before", old), ("after", REPO)):
+            for label, tree in (("before", old), ("after", new)):
                 data = lib[label] if lib else work / f"new-{label}-{i}"
                 got = run_window(tree, data, args.query, args.settle)
                 if i:  # the first turn warms the OS file cache and the compiled modules
@@ -208,14 +210,20 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--before-ref", help="git ref of the 'before' code (default: merge base with main)")
     ap.add_argument("--before-tree", help="an existing checkout of the 'before' code")
+    ap.add_argument("--after-tree", help="the 'after' code (default: this checkout; e.g. `git archive HEAD searchapp`"
+                                         " unpacked, when others edit this working tree)")
     ap.add_argument("--work", help="folder for the corpus and library (default: a temporary one)")
     ap.add_argument("--only", choices=("cli", "window"), help="only the command-line cases, or only the window's")
     ap.add_argument("--query", default="protein expression in cells", help="what the window case types")
     ap.add_argument("--settle", type=float, default=12.0,
                     help="seconds after the start at which the window case reads CPU, RSS and torch again")
+    ap.add_argument("--build", choices=("full", "words"), default="full",
+                    help="build the libraries with `index` (embedding) or `index --words-only` (no model)")
+    ap.add_argument("--cases", nargs="*", help="only these command-line cases (their names as printed)")
     args = ap.parse_args()
 
     old = before_tree(args.before_ref, args.before_tree)
+    new = Path(args.after_tree) if args.after_tree else REPO
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="bench-startup-"))
     docs = work / "docs"
     if not docs.is_dir():
@@ -223,38 +231,50 @@ def main() -> None:
     # Each tree builds its own library: the schema moves on between versions, and an old tree cannot open a
     # newer library (it would measure an error exit, not a search).
     libs = {"before": work / "lib-before", "after": work / "lib-after"}
-    for label, tree in (("before", old), ("after", REPO)):
+    for label, tree in (("before", old), ("after", new)):
         if (libs[label] / "library.sqlite").exists():
             continue
         t0 = time.perf_counter()
-        wall, _, code, _ = run(tree, ["--data-dir", str(libs[label]), "index", str(docs)])
+        build = ["index", "--words-only"] if args.build == "words" else ["index"]
+        wall, _, code, _ = run(tree, ["--data-dir", str(libs[label]), *build, str(docs)])
         if code != 0:
             raise SystemExit(f"building the {label} library failed (exit {code})")
         print(json.dumps({"setup": f"index ({label})", "files": args.files,
                           "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
     if args.only != "cli":
-        window_cases(old, libs, work, args)
+        window_cases(old, new, libs, work, args)
     if args.only == "window":
         return
+    one = work / "one"  # one small text file: `index --words-only` of it into a new data dir, each run
+    if not one.is_dir():
+        make_files(one, 1)
+    fresh = iter(range(1 << 30))
     cases = {
+        "index --words-only (1 file)": ["index", "--words-only", str(one)],
         "status": ["status"],
         "search lexical": ["search", "orthodontist consultation", "--mode", "lexical"],
         "search hybrid (no rerank)": ["search", "when is the orthodontist consultation", "--no-rerank"],
         "search hybrid (default)": ["search", "when is the orthodontist consultation"],
         "index unchanged": ["index"],
     }
-    cpu = platform.processor() or platform.cpu_note()
-    flags = Path("/proc/cpuinfo").read_text(errors="replace") if Path("/proc/cpuinfo").exists() else ""
+    if args.cases:
+        cases = {k: v for k, v in cases.items() if k in args.cases}
+
+    def data_dir(name: str, label: str) -> str:
+        if name.startswith("index --words-only"):  # a new library each run: the command a person first types
+            return str(work / f"words-{label}-{next(fresh)}")
+        return str(libs[label])
+
     for name, argv in cases.items():
-        for label, tree in (("before", old), ("after", REPO)):  # warm-up: compiled modules, OS file cache
-            run(tree, ["--data-dir", str(libs[label]), *argv])
+        for label, tree in (("before", old), ("after", new)):  # warm-up: compiled modules, OS file cache
+            run(tree, ["--data-dir", data_dir(name, label), *argv])
         times: dict[str, list[float]] = {"before": [], "after": []}
         rss: dict[str, list[float]] = {"before": [], "after": []}
         cpu_s: dict[str, list[float]] = {"before": [], "after": []}
         codes = {}
         for _ in range(args.repeats):
-            for label, tree in (("before", old), ("after", REPO)):
-                wall, mb, code, used = run(tree, ["--data-dir", str(libs[label]), *argv])
+            for label, tree in (("before", old), ("after", new)):
+                wall, mb, code, used = run(tree, ["--data-dir", data_dir(name, label), *argv])
                 times[label].append(wall)
                 cpu_s[label].append(used)
                 rss[label].append(mb)
@@ -265,8 +285,7 @@ def main() -> None:
             "ratio": round(b / a, 2), "before_cpu_s": round(statistics.median(cpu_s["before"]), 3),
             "after_cpu_s": round(statistics.median(cpu_s["after"]), 3),
             "cpu_ratio": round(statistics.median(cpu_s["before"]) / statistics.median(cpu_s["after"]), 2), "before_peak_mb": round(max(rss["before"])), "after_peak_mb": round(max(rss["after"])),
-            "exit": codes, "repeats": args.repeats, "cores": os.cpu_count(), "cpu": cpu,
-            "avx512_bf16": "avx512_bf16" in flags, "load_avg": round(os.getloadavg()[0], 1),
+            "exit": codes, "repeats": args.repeats, **cpu_note(),
         }), flush=True)
 
 

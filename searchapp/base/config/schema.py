@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from ..errors import ConfigError
 from ..search_modes import SEARCH_MODES
 from .checks import check_device, check_value, describe_allowed, merge_checked
 
@@ -20,6 +21,7 @@ __all__ = [
     "ModelConfig",
     "IndexConfig",
     "SearchConfig",
+    "LibraryConfig",
     "Config",
     "field_help",
     "field_meta",
@@ -118,6 +120,11 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
+class LibraryConfig:
+    address: str = _f("", "A library a team shares: postgresql://user@host/database (docs/shared-library.md); empty: the data dir's own library. --library and $SEARCHAPP_LIBRARY come first. Never a password: ~/.pgpass, a service file or PGPASSWORD hold it.")
+
+
+@dataclass(frozen=True)
 class Config:
     data_dir: Path = _f(Path("."), "Where the library (SQLite, vector index, config.toml) lives.")
     scan: ScanConfig = _f(ScanConfig(), "Scanning.")
@@ -125,6 +132,7 @@ class Config:
     models: ModelConfig = _f(ModelConfig(), "Models.")
     index: IndexConfig = _f(IndexConfig(), "Vector index.")
     search: SearchConfig = _f(SearchConfig(), "Search.")
+    library: LibraryConfig = _f(LibraryConfig(), "Where the library is.")
 
     def replace(self, **sections: Mapping[str, Any]) -> "Config":
         """Return a copy with some fields of some sections changed: cfg.replace(search={"k": 5})."""
@@ -139,6 +147,12 @@ class Config:
             for f in fields(section):
                 check_setting(f"{top.name}.{f.name}", getattr(section, f.name))
         check_device(self.models.device)
+        if self.library.address:  # a password there is refused, as on the command line (decision 0125)
+            from ..library_address import checked_address, is_shared
+
+            if not is_shared(self.library.address):
+                raise ConfigError(f"library.address: {self.library.address!r} is not a postgresql:// address")
+            checked_address(self.library.address)
         return self
 
 

@@ -35,6 +35,10 @@ def register(sub: Any) -> None:
 
 def _open_existing(config: Config):
     """The library; a missing one is "no library at DIR" (exit 2): a read never creates one."""
+    if config.library.address:  # a shared library (cli/open_library.py)
+        from ..open_library import open_library
+
+        return open_library(config, create=False)
     from ...library import Library
 
     return Library(config, create=False)

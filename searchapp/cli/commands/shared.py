@@ -1,6 +1,8 @@
-"""The command line on a shared library (`searchapp --library postgresql://… COMMAND`): index, search and
-status run here over SharedLibrary; every other command ends in one line saying it is not there yet (exit 2),
-before anything connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
+"""The command line on a shared library (`searchapp --library postgresql://… COMMAND`, or library.address in the
+config): index, search and status run here over SharedLibrary; history, saved, explain, similar and remove are
+the desktop library's own commands over it (open_library opens a SharedLibrary); config, models, train and eval
+never open a library; every other command ends in one line saying it is not there yet (exit 2), before anything
+connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
 
 from __future__ import annotations
 
@@ -13,14 +15,22 @@ from ...base.terminal import printable
 from ...library.shared import NotShared, SharedLibrary, SharedStatus
 from .index import print_report
 
-__all__ = ["run_shared", "SHARED_COMMANDS"]
+__all__ = ["run_shared", "SHARED_COMMANDS", "ABOVE_THE_STORE", "NO_LIBRARY"]
 
-SHARED_COMMANDS = ("index", "search", "status")
+SHARED_COMMANDS = ("index", "search", "status")  # their shared forms are here
+# The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124).
+ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "remove")
+NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
 _FILTERS = ("within", "types", "after", "before")
 
 
 def run_shared(args, config: Config, address: str, progress, cancel) -> int:
     command = args.command
+    if command in NO_LIBRARY:
+        return args.handler(args, config, progress, cancel)
+    config = config.replace(library={"address": address})  # what every layer below reads the address from
+    if command in ABOVE_THE_STORE:
+        return args.handler(args, config, progress, cancel)
     if command not in SHARED_COMMANDS:
         raise NotShared(f"the `{command}` command")
     if command == "index":
@@ -55,12 +65,12 @@ class _SharedSearcher:
     """What cli/commands/search.run_search asks of a searcher, over a shared library."""
 
     served_by = "shared"
-    read_only = True  # the search history is this desktop's (not kept for a shared library yet)
     marks: Optional[str] = None
-    history: Optional[str] = None
+    history: Optional[str] = None  # None: run_search records the query (in the shared library: its config says so)
 
     def __init__(self, args, config: Config, lib: SharedLibrary) -> None:
         self.args, self.config, self.lib = args, config, lib
+        self.read_only = lib.read_only  # a role that may not write keeps no history
 
     def line_served(self, *_: object) -> bool:
         """`search -`: no warm process serves a shared library, every line is answered here."""

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
-from . import docx, epub, html, legacy_office, mail, members, odp, ods, odt, pdf, pptx, sniff, text, xlsx
+from . import sniff, text
 
 __all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "takes_data", "DEFAULT_MAX_BYTES",
            "DEFAULT_MAX_CHARS"]
@@ -22,25 +23,55 @@ DEFAULT_MAX_BYTES = 50 * 2**20
 # that much text (the registry cuts it exactly); cancel: checked between pages, chapters, XML elements.
 Extractor = Callable[..., Document]
 
+
+def _on_first_use(module: str, function: str) -> Extractor:
+    """`function` of this package's `module`, imported at its first call: a command that reads text files
+    never imports the readers of other formats (email, xml.etree, zipfile, pypdf, olefile: ~0.1 CPU-s of a
+    one-file `index --words-only`, issue 45). An import that fails fails the file being read (ExtractionError),
+    not the command."""
+
+    def extractor(*args: Any, **kwargs: Any) -> Document:
+        found: Extractor = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+        return found(*args, **kwargs)
+
+    extractor.__name__ = extractor.__qualname__ = function
+    return extractor
+
+
+# name -> (the suffixes it reads, its extractor). The suffixes of the formats read on first use are written here,
+# not read from their modules (that would import them); tests/unit/ingest/test_registry_first_use.py checks
+# that each module's own SUFFIXES constant says the same.
 _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "text": (text.SUFFIXES, text.extract_text),
-    "html": (html.SUFFIXES, html.extract_html),
-    "pdf": (pdf.SUFFIXES, pdf.extract_pdf),
-    "docx": (docx.SUFFIXES, docx.extract_docx),
-    "odt": (odt.SUFFIXES, odt.extract_odt),
-    "epub": (epub.SUFFIXES, epub.extract_epub),
-    "xlsx": (xlsx.SUFFIXES, xlsx.extract_xlsx),
-    "ods": (ods.SUFFIXES, ods.extract_ods),
-    "pptx": (pptx.SUFFIXES, pptx.extract_pptx),
-    "odp": (odp.SUFFIXES, odp.extract_odp),
-    "doc": (legacy_office.DOC_SUFFIXES, legacy_office.extract_doc),  # Office 97-2003: ole.py, word97/xls97/ppt97
-    "xls": (legacy_office.XLS_SUFFIXES, legacy_office.extract_xls),
-    "ppt": (legacy_office.PPT_SUFFIXES, legacy_office.extract_ppt),
-    "eml": (mail.EML_SUFFIXES, mail.extract_eml),
-    "mbox": (mail.MBOX_SUFFIXES, mail.extract_mbox),
-    "msg": (mail.MSG_SUFFIXES, mail.extract_msg),  # not read: listed as skipped with the reason and what to do
-    "archive": (members.ARCHIVE_SUFFIXES, members.extract_archive),  # the listing; members are entries of their own
+    "html": (frozenset({".htm", ".html", ".xhtml"}), _on_first_use("html", "extract_html")),
+    "pdf": (frozenset({".pdf"}), _on_first_use("pdf", "extract_pdf")),
+    "docx": (frozenset({".docx", ".docm", ".dotx"}), _on_first_use("docx", "extract_docx")),
+    "odt": (frozenset({".odt", ".ott"}), _on_first_use("odt", "extract_odt")),
+    "epub": (frozenset({".epub"}), _on_first_use("epub", "extract_epub")),
+    "xlsx": (frozenset({".xlsx", ".xlsm"}), _on_first_use("xlsx", "extract_xlsx")),
+    "ods": (frozenset({".ods", ".ots"}), _on_first_use("ods", "extract_ods")),
+    "pptx": (frozenset({".pptx", ".pptm", ".ppsx"}), _on_first_use("pptx", "extract_pptx")),
+    "odp": (frozenset({".odp", ".otp"}), _on_first_use("odp", "extract_odp")),
+    # Office 97-2003: ole.py, word97/xls97/ppt97
+    "doc": (frozenset({".doc", ".dot"}), _on_first_use("legacy_office", "extract_doc")),
+    "xls": (frozenset({".xls", ".xlt"}), _on_first_use("legacy_office", "extract_xls")),
+    "ppt": (frozenset({".ppt", ".pps", ".pot"}), _on_first_use("legacy_office", "extract_ppt")),
+    "eml": (frozenset({".eml"}), _on_first_use("mail", "extract_eml")),
+    "mbox": (frozenset({".mbox"}), _on_first_use("mail", "extract_mbox")),
+    # not read: listed as skipped with the reason and what to do
+    "msg": (frozenset({".msg"}), _on_first_use("mail", "extract_msg")),
+    # the listing; members are entries of their own
+    "archive": (frozenset({".zip", ".tar", ".tgz", ".gz"}), _on_first_use("members", "extract_archive")),
     "sniffed": (frozenset(), sniff.extract_sniffed),  # any other suffix: plain text when the content is
+}
+# Where each format's own SUFFIXES constant lives (module, name), for the test above.
+SUFFIXES_DECLARED_IN = {
+    "html": ("html", "SUFFIXES"), "pdf": ("pdf", "SUFFIXES"), "docx": ("docx", "SUFFIXES"), "odt": ("odt", "SUFFIXES"),
+    "epub": ("epub", "SUFFIXES"), "xlsx": ("xlsx", "SUFFIXES"), "ods": ("ods", "SUFFIXES"),
+    "pptx": ("pptx", "SUFFIXES"), "odp": ("odp", "SUFFIXES"), "doc": ("legacy_office", "DOC_SUFFIXES"),
+    "xls": ("legacy_office", "XLS_SUFFIXES"), "ppt": ("legacy_office", "PPT_SUFFIXES"),
+    "eml": ("mail", "EML_SUFFIXES"), "mbox": ("mail", "MBOX_SUFFIXES"), "msg": ("mail", "MSG_SUFFIXES"),
+    "archive": ("members", "ARCHIVE_SUFFIXES"),
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)

@@ -19,7 +19,7 @@ import builtins
 import os
 import logging
 import time
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
@@ -27,6 +27,9 @@ from ...base.search_modes import check_mode
 from ...store.history import SEARCHES_DB, SavedSearch, SearchesDB, SearchesError
 from .check import is_empty_query
 from .length import capped_query
+
+if TYPE_CHECKING:
+    from ...store.postgres.pg_searches import PgSearches
 
 __all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SEARCHES_DB", "SearchesError", "check_name"]
 
@@ -46,8 +49,15 @@ def check_name(name: str) -> str:
     return name
 
 
-def _open(data_dir, create: bool) -> Optional[SearchesDB]:
-    """The searches file; None when it does not exist and `create` is False (reading creates nothing)."""
+def _open(config: Config, create: bool, shared_store: Any = None) -> Optional["SearchesDB | PgSearches"]:
+    """The searches of the library `config` names: a shared library's in its own database (decision 0124; on
+    `shared_store`, its open connection, when given), else the data dir's searches file; None when that file does
+    not exist and `create` is False (reading creates nothing)."""
+    if config.library.address:
+        from ...store.postgres.pg_searches import PgSearches, open_searches
+
+        return PgSearches(shared_store) if shared_store is not None else open_searches(config.library.address)
+    data_dir = config.data_dir
     if not create and not os.path.lexists(data_dir / SEARCHES_DB):  # a link or another user's file: refused
         return None
     return SearchesDB(data_dir, create=create)
@@ -55,12 +65,13 @@ def _open(data_dir, create: bool) -> Optional[SearchesDB]:
 
 class SearchHistory:
     def __init__(self, config: Config) -> None:
+        self.config = config
         self.data_dir = config.data_dir
         self.keep = config.search.history
         self.problem: Optional[str] = None  # why the last record() kept nothing, when it failed
 
-    def _db(self, create: bool) -> Optional[SearchesDB]:
-        return _open(self.data_dir, create)
+    def _db(self, create: bool) -> Optional["SearchesDB | PgSearches"]:
+        return _open(self.config, create)
 
     def record(self, query: str, mode: str) -> bool:
         """Keep `query` as the newest entry (as searched: at most its first 1,000 words); True when it was kept.
@@ -75,7 +86,9 @@ class SearchHistory:
                 return False
             if is_empty_query(query):
                 return False
-            with SearchesDB(self.data_dir) as db:
+            db = self._db(create=True)
+            assert db is not None
+            with db:
                 db.add_history(query, mode, time.time(), self.keep)
             return True
         except (StoreError, DataDirError) as exc:  # damaged, or refused: no history, the search itself is fine
@@ -109,10 +122,17 @@ class SavedSearches:
 
     def __init__(self, library) -> None:
         self.library = library
+        self.config = library.config
         self.data_dir = library.config.data_dir
+        self._shared_store = library.store if self.config.library.address else None  # a shared library's
 
-    def _db(self, create: bool = False) -> Optional[SearchesDB]:
-        return _open(self.data_dir, create)
+    def _db(self, create: bool = False) -> Optional["SearchesDB | PgSearches"]:
+        return _open(self.config, create, self._shared_store)
+
+    def _writable_db(self) -> "SearchesDB | PgSearches":
+        db = self._db(create=True)
+        assert db is not None
+        return db
 
     def list(self) -> list[SavedSearch]:
         db = self._db()
@@ -142,7 +162,7 @@ class SavedSearches:
         s = self.library.config.search
         mode = check_mode(mode or s.mode)
         k = s.k if k is None else check_setting("search.k", k)
-        with SearchesDB(self.data_dir) as db:
+        with self._writable_db() as db:
             if not replace and db.saved_one(name) is not None:
                 raise ConfigError(f"a saved search named {name!r} exists (remove it first, or replace it)")
             db.save(name, query, mode, k, literal, time.time(), replace)
@@ -177,7 +197,7 @@ class SavedSearches:
 
     def mark_opened(self, name: str, paths: Sequence[str], generation: Optional[int] = None) -> None:
         generation = self.library.generation() if generation is None else generation
-        with SearchesDB(self.data_dir) as db:
+        with self._writable_db() as db:
             db.mark_opened(name, paths, generation, time.time())
 
     def refresh(self) -> builtins.list[SavedSearch]:  # `list` is a method here

@@ -42,6 +42,8 @@ def drop_expired(data_dir: Path, now: float) -> None:
 def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
     """Forget the indexed folder `path` as Library.remove_folder does, keeping its rows for `undo_last_remove`:
     (the number of files removed, None, or why it cannot be undone: the folder is removed all the same)."""
+    if not getattr(lib, "keeps_undo", True):  # a shared library: no file in the data dir holds its rows
+        return lib.remove_folder(path), "a shared library keeps no undo yet: `index` the folder again to bring it back"
     n = lib.remove_folder(path, undoable=True)
     file = Path(lib.data_dir) / FILE_NAME
     tmp = file.with_name(FILE_NAME + ".part")

@@ -15,6 +15,7 @@ import os
 import stat
 from typing import Optional, Sequence
 
+from ...base.errors import ConfigError
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
 
@@ -94,6 +95,23 @@ def absorb_nested(store, outer, scan) -> None:
     if inner:
         with store.atomic():
             store.absorb_roots(outer.id, [r.id for r in inner])
+
+
+def root_to_remove(store, root: str):
+    """The RootRow of `store` that `remove` forgets for the path `root`; ConfigError (exit 2) naming what it is
+    instead (a folder inside an indexed one, or not indexed). Either store."""
+    row = store.root_by_path(root)
+    if row is not None:
+        return row
+    owner = owning_root(root, [r.path for r in store.roots()])
+    if owner is not None:
+        raise ConfigError(
+            f"{root} is not an indexed folder of its own: it belongs to {owner} and is synced with it. "
+            f"To leave it out, add it to `exclude` under [scan] in the config file "
+            f"(exclude = [\"{root}\"]) and run `searchapp index`; `searchapp remove {owner}` forgets "
+            "the whole folder")
+    known = ", ".join(r.path for r in store.roots()) or "none"
+    raise ConfigError(f"{root} is not an indexed folder (indexed: {known})")
 
 
 def paths_by_root(paths: Sequence[str], roots: Sequence) -> list[tuple]:

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ...base.config import Config
-from ...base.errors import Cancelled, ConfigError, SearchAppError, StoreError
+from ...base.errors import Cancelled, SearchAppError, StoreError
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
@@ -21,7 +21,7 @@ from ...store.removed_roots import forget_removed, keep_removed, mark_kept, rest
 from ..resources.index_keeper import IndexKeeper
 from ..resources.model_set import ModelSet
 from ..resources.in_flight import SearchesInFlight, YieldingCancel
-from .roots import absorb_nested, in_scope, owning_root, paths_by_root, root_missing
+from .roots import absorb_nested, in_scope, owning_root, root_to_remove, paths_by_root, root_missing
 from . import words_pass as sync_module
 from ..resources.lock import WriterTurn
 from .handover import Handover
@@ -195,17 +195,7 @@ class Updates:
 
     def remove_folder(self, root: str, keep: bool = False) -> int:
         """`keep`: its rows stay in this connection's TEMP tables so `undo_remove` can put them back."""
-        row = self.store.root_by_path(root)
-        if row is None:
-            owner = owning_root(root, [r.path for r in self.store.roots()])
-            if owner is not None:
-                raise ConfigError(
-                    f"{root} is not an indexed folder of its own: it belongs to {owner} and is synced with it. "
-                    f"To leave it out, add it to `exclude` under [scan] in the config file "
-                    f"(exclude = [\"{root}\"]) and run `searchapp index`; `searchapp remove {owner}` forgets "
-                    "the whole folder")
-            known = ", ".join(r.path for r in self.store.roots()) or "none"
-            raise ConfigError(f"{root} is not an indexed folder (indexed: {known})")
+        row = root_to_remove(self.store, root)
         n_files = len(self.store.files_of_root(row.id))
         with self.store.atomic():
             if keep:

@@ -43,16 +43,23 @@ class PgVectorIndex:
         return int(row[0]) if row else 0
 
     def search(self, queries: np.ndarray, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
-        """(1, k') ids and cosine similarities, best first. pgvector's iterative scan goes on past ef until k rows
-        come back (relaxed order: the rows are sorted again here by the distance they carry)."""
-        q = np.asarray(queries, dtype=np.float32).reshape(-1, self.dim)[0]
+        """(n, k) ids and cosine similarities, best first, one row per query (`similar` asks one per passage of
+        its file). pgvector's iterative scan goes on past ef until k rows come back (relaxed order: the rows are
+        sorted again here by the distance they carry); a row with fewer is padded with id -1, similarity -2."""
+        qs = np.asarray(queries, dtype=np.float32).reshape(-1, self.dim)
         breadth = min(MAX_EF, max(int(ef or 40), int(k)))
+        ids = np.full((len(qs), int(k)), -1, dtype=np.int64)
+        sims = np.full((len(qs), int(k)), -2.0, dtype=np.float32)
         with self.store.atomic():
             self.store.rows("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
             self.store.rows("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-            rows = self.store.rows("SELECT id, vector <=> %s AS d FROM chunks WHERE vector IS NOT NULL "
-                                   "ORDER BY vector <=> %s LIMIT %s", (q, q, int(k)))
-        rows.sort(key=lambda r: (float(r[1]), int(r[0])))
-        ids = np.array([[int(r[0]) for r in rows]], dtype=np.int64)
-        sims = np.array([[1.0 - float(r[1]) for r in rows]], dtype=np.float32)
+            for i, q in enumerate(qs):
+                rows = self.store.rows("SELECT id, vector <=> %s AS d FROM chunks WHERE vector IS NOT NULL "
+                                       "ORDER BY vector <=> %s LIMIT %s", (q, q, int(k)))
+                rows.sort(key=lambda r: (float(r[1]), int(r[0])))
+                ids[i, : len(rows)] = [int(r[0]) for r in rows]
+                sims[i, : len(rows)] = [1.0 - float(r[1]) for r in rows]
+        if len(qs) == 1:  # one query: as many columns as rows came back (the search pipeline reads them all)
+            n = int((ids[0] >= 0).sum())
+            return ids[:, :n], sims[:, :n]
         return ids, sims

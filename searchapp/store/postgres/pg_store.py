@@ -58,7 +58,7 @@ def _vector_text(vec: np.ndarray) -> str:
     return "[" + ",".join(repr(float(x)) for x in np.asarray(vec, dtype=np.float32)) + "]"
 
 
-WRITER_LOCK = 4_4_0120  # the advisory lock key a writer holds (pg_locks shows it while a sync runs)
+WRITER_LOCK = 4_4_0120  # a root's writer lock is (WRITER_LOCK, root id): pg_locks' classid, objid while a sync runs
 
 class PgStore(PgLexical):
     """One connection to a shared library. `create`: make the tables if missing (commands that write)."""
@@ -70,18 +70,24 @@ class PgStore(PgLexical):
         self.conn = self.db = ShimConnection(self)  # store/ledger.py's portable helpers (sql_shim.py)
         self._lock = threading.RLock()  # one statement or transaction at a time on this connection
         self.schema_version = SCHEMA_VERSION  # the opened library's (_check_version)
+        self.writing_roots: Optional[list[int]] = None  # the roots this session's writer holds (try_root_locks)
+        self._depth = 0  # transactions open (atomic): never a new connection inside one
+        self._closed = False
         self._pg = self._connect()
         try:
             if create:
                 self._create()
             self._check_version()
-            from pgvector.psycopg import register_vector
-
             with self._guard():
-                register_vector(self._pg)
+                self._registered()
         except BaseException:
             self._pg.close()
             raise
+
+    def _registered(self) -> None:
+        from pgvector.psycopg import register_vector
+
+        register_vector(self._pg)
 
     # -- the connection ---------------------------------------------------------------------------------------
     def _connect(self) -> "psycopg.Connection[tuple[Any, ...]]":
@@ -103,15 +109,24 @@ class PgStore(PgLexical):
 
         try:
             with self._lock:
+                if self._depth == 0 and not self._closed and (self._pg.closed or self._pg.broken):
+                    self._reconnect()
                 yield
         except psycopg.errors.InsufficientPrivilege as exc:
             raise StoreError(f"this database role may not write the shared library {self.path} (searches work; a "
                              f"sync needs write rights): {_first_line(exc)}") from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             raise StoreError(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; nothing "
-                             "of the batch in flight was kept") from None
+                             "of the batch in flight was kept, and the next request connects again") from None
         except psycopg.Error as exc:
             raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
+
+    def _reconnect(self) -> None:
+        """A connection lost earlier (its request got one StoreError line, and nothing of its transaction was
+        kept): the next request, outside any transaction, connects again (decision 0125). Never inside a
+        transaction: its first statements ran on the lost connection, so the rest must not run on a new one."""
+        self._pg = self._connect()
+        self._registered()
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._guard():
@@ -122,14 +137,25 @@ class PgStore(PgLexical):
         got = self.rows(sql, params)
         return got[0] if got else None
 
-    def try_writer_lock(self) -> bool:
-        """Take the library's one-writer lock if no other session holds it: a session advisory lock, which the
-        server drops with the session, so a machine killed mid-sync leaves none behind."""
-        got = self.one("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,))
-        return bool(got and got[0])
+    def try_root_locks(self, root_ids: Sequence[int]) -> Optional[int]:
+        """Take the writer lock of each root (session advisory locks (WRITER_LOCK, root id), which the server drops
+        with the session, so a machine killed mid-sync leaves none behind); the root another session holds, with
+        those taken here let go again, or None when all are held here now. Also scopes the meaning pass to these
+        roots (`pending_order`)."""
+        taken: list[int] = []
+        for rid in root_ids:
+            got = self.one("SELECT pg_try_advisory_lock(%s, %s::int4)", (WRITER_LOCK, int(rid)))
+            if not (got and got[0]):
+                self.release_root_locks(taken)
+                return int(rid)
+            taken.append(int(rid))
+        self.writing_roots = taken
+        return None
 
-    def release_writer_lock(self) -> None:
-        self.rows("SELECT pg_advisory_unlock(%s)", (WRITER_LOCK,))
+    def release_root_locks(self, root_ids: Sequence[int]) -> None:
+        self.writing_roots = None
+        for rid in root_ids:
+            self.rows("SELECT pg_advisory_unlock(%s, %s::int4)", (WRITER_LOCK, int(rid)))
 
     def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
@@ -148,6 +174,7 @@ class PgStore(PgLexical):
         return iter(self.rows(to_psycopg(sql.replace("IN ({})", "= ANY(?)")), (values,)))
 
     def close(self) -> None:
+        self._closed = True
         with contextlib.suppress(Exception):
             self._pg.close()
 
@@ -155,7 +182,11 @@ class PgStore(PgLexical):
     def atomic(self) -> Iterator[None]:
         """One transaction (nested: a savepoint). Whatever ends it early rolls all of it back."""
         with self._guard(), self._pg.transaction():
-            yield
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
 
     def _create(self) -> None:
         """Make the tables if missing and bring an older library's up to this version (MIGRATIONS), in one
@@ -247,6 +278,20 @@ class PgStore(PgLexical):
 
     def touch_root(self, root_id: int) -> None:
         self.rows("UPDATE roots SET last_sync = %s WHERE id = %s", (time.time(), root_id))
+
+    def delete_root(self, root_id: int) -> list[int]:
+        """Delete one of this machine's roots with its files and passages (inside `atomic()`); the passage ids
+        removed. Their postings go with them (ON DELETE CASCADE), their totals by the trigger."""
+        ids = [int(r[0]) for r in self.rows("DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE "
+                                            "root_id = %s) RETURNING id", (root_id,))]
+        self.rows("DELETE FROM files WHERE root_id = %s", (root_id,))
+        self.rows("DELETE FROM roots WHERE id = %s AND machine = %s", (root_id, self.machine))
+        return ids
+
+    def may_write(self) -> bool:
+        """Whether this database role may write the library's files (a role with SELECT rights only searches)."""
+        row = self.one("SELECT has_table_privilege('files', 'INSERT')")
+        return bool(row and row[0])
 
     def absorb_roots(self, into_id: int, from_ids: Sequence[int]) -> None:
         for rid in from_ids:
@@ -414,14 +459,25 @@ class PgStore(PgLexical):
             return out_ids, np.zeros((0, dim or 0), dtype=np.float32)
         return out_ids, np.stack([as_array(r[1]) for r in rows])
 
+    def vectors_of_file(self, file_id: int) -> int:
+        """Passages of a file with their vector (store/ledger.entry_vectors asks this of a shared library)."""
+        row = self.one("SELECT count(*) FROM chunks WHERE file_id = %s AND vector IS NOT NULL", (file_id,))
+        return int(row[0]) if row else 0
+
     def pending_count(self) -> int:
         row = self.one("SELECT count(*) FROM chunks WHERE vector IS NULL")
         return int(row[0]) if row else 0
 
     def pending_order(self) -> np.ndarray:
+        """The passages the meaning pass embeds, newest file first: those of the roots this writer holds (another
+        machine embeds its own roots' passages at the same time), all when it holds none."""
+        if self.writing_roots is None:
+            return np.array([r[0] for r in self.rows(
+                "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL "
+                "ORDER BY f.mtime_ns DESC, f.id, c.id")], dtype=np.int64)
         return np.array([r[0] for r in self.rows(
-            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL "
-            "ORDER BY f.mtime_ns DESC, f.id, c.id")], dtype=np.int64)
+            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL AND "
+            "f.root_id = ANY(%s) ORDER BY f.mtime_ns DESC, f.id, c.id", (self.writing_roots,))], dtype=np.int64)
 
     def pending_of_files(self, keys: Sequence[str], per_file: int) -> np.ndarray:
         of: dict[str, list[int]] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "hnsw_index"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL);
@@ -91,9 +91,26 @@ _TOTALS = [
        ON CONFLICT (root_id) DO NOTHING""",
 ]
 
+# Search history and saved searches, kept with the library (decision 0124); each desktop's own (`owner`: the
+# machine name its roots are kept under), as a desktop library keeps them beside its own file.
+_SEARCHES = [
+    """CREATE TABLE IF NOT EXISTS history (
+        id bigserial PRIMARY KEY, owner text NOT NULL, query text NOT NULL, mode text NOT NULL,
+        at double precision NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS history_owner ON history(owner, id)",
+    """CREATE TABLE IF NOT EXISTS saved (
+        owner text NOT NULL, name text NOT NULL, query text NOT NULL, mode text NOT NULL, k integer NOT NULL,
+        literal boolean NOT NULL DEFAULT false, created_at double precision NOT NULL, opened_at double precision,
+        checked_generation bigint, new_hits integer NOT NULL DEFAULT 0, hits integer NOT NULL DEFAULT 0,
+        PRIMARY KEY (owner, name))""",
+    """CREATE TABLE IF NOT EXISTS saved_seen (
+        owner text NOT NULL, name text NOT NULL, path text NOT NULL, PRIMARY KEY (owner, name, path),
+        FOREIGN KEY (owner, name) REFERENCES saved(owner, name) ON DELETE CASCADE)""",
+]
+
 # The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
 # (one transaction with the version's own update).
-MIGRATIONS: dict[int, list[str]] = {2: _TOTALS}
+MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES}
 
 
 def hnsw_index(dim: int) -> list[str]:

@@ -40,9 +40,9 @@ def test_index_search_status_and_the_rest(run, tmp_path, pg_address, monkeypatch
     assert code == 0 and len(lines) == 3 and "bread.txt" in lines[0] and "volcano.html" in lines[2]
     code, out, _ = run("--library", pg_address, "status")
     assert code == 0 and "files: 7" in out and "100% with meaning" in out and str(docs) in out
-    code, out, err = run("--library", pg_address, "remove", str(docs))
+    code, out, err = run("--library", pg_address, "undo")
     assert code == 2 and out == ""
-    assert err.strip() == ("searchapp: error: not yet on a shared library: the `remove` command "
+    assert err.strip() == ("searchapp: error: not yet on a shared library: the `undo` command "
                            "(docs/shared-library.md says what works now)")
     code, _, err = run("--library", pg_address, "search", "bread", "--type", "txt")
     assert code == 2 and "not yet on a shared library: filters" in err and len(err.strip().splitlines()) == 1

@@ -116,24 +116,26 @@ def test_role_without_write_rights_searches_but_cannot_sync(config, tiny_encoder
     assert table_counts(pg_server, pg_address)[0] == 1
 
 
-def test_one_writer_at_a_time_and_no_lock_outlives_its_process(config, tiny_encoder, tmp_path, pg_server,
-                                                               pg_address):
-    """A second writer is refused in one line while the first holds the lock; the lock is gone with the
-    first one's session."""
+def test_one_writer_per_root_and_no_lock_outlives_its_process(config, tiny_encoder, tmp_path, pg_server,
+                                                              pg_address):
+    """A second writer of a root is refused in one line while another session holds that root's lock; the lock
+    is gone with that session."""
     docs = write(tmp_path / "docs", {"a.txt": "owls hunt at dusk"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
-        holder = psycopg.connect(pg_address, autocommit=True)  # another machine, mid-sync
-        holder.execute("SELECT pg_advisory_lock(%s)", (WRITER_LOCK,))
-        with pytest.raises(StoreError, match="another machine is syncing"):
+        root_id = lib.store.add_root(str(docs))
+        holder = psycopg.connect(pg_address, autocommit=True)  # another process of this machine, mid-sync
+        holder.execute("SELECT pg_advisory_lock(%s, %s)", (WRITER_LOCK, root_id))
+        with pytest.raises(StoreError, match=f"another process is syncing {docs} in the shared library"):
             lib.add_folder(docs)
         assert table_counts(pg_server, pg_address)[0] == 0
-        holder.close()  # that machine's process ends (killed or not): the server lets go of its lock
-        held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = %s"
+        holder.close()  # that process ends (killed or not): the server lets go of its lock
+        held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND objid = %s"
         for _ in range(200):  # its backend exits just after the client closes: wait for that, not for a clock
-            if pg_server.admin(held, params=(WRITER_LOCK,)) == [(0,)]:
+            if pg_server.admin(held, params=(WRITER_LOCK, root_id)) == [(0,)]:
                 break
             time.sleep(0.05)
         assert lib.add_folder(docs).added == 1
+        assert pg_server.admin(held, params=(WRITER_LOCK, root_id)) == [(0,)]  # let go after the sync
 
 
 def test_another_model_is_refused_with_the_reason(make_config, tiny_encoder, tmp_path, pg_address,
@@ -178,13 +180,38 @@ def test_two_machines_keep_their_own_roots_at_one_path(config, tiny_encoder, tmp
         assert b.sync().unchanged == 1  # desk-b syncs its own root only
 
 
-def test_server_gone_mid_search_is_one_line(config, tiny_encoder, tmp_path, pg_server, pg_address):
+def test_server_gone_mid_search_is_one_line_then_the_next_search_reconnects(config, tiny_encoder, tmp_path,
+                                                                            pg_server, pg_address):
+    """A long-lived library whose connection the server ends: the search in flight is one StoreError line, the
+    next one connects again and answers (decision 0125)."""
     docs = write(tmp_path / "docs", {"a.txt": "moths circle the lamp"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
-        pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
-                        "pid <> pg_backend_pid()", params=(db_of(pg_address),))
         for mode in ("lexical", "hybrid"):
+            pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
+                            "pid <> pg_backend_pid()", params=(db_of(pg_address),))
             with pytest.raises(StoreError, match="^lost the connection to the shared library postgresql://") as err:
                 lib.search("moths", mode=mode)
             assert "\n" not in str(err.value)
+            assert Path(lib.search("moths", mode=mode).hits[0].path).name == "a.txt"
+        (docs / "b.txt").write_text("lamps draw moths at night", encoding="utf-8")
+        assert lib.sync().added == 1  # and writes again
+
+
+def test_no_new_connection_inside_a_transaction(config, pg_server, pg_address):
+    """A statement after the connection was lost inside a transaction fails too, rather than running on a new
+    connection outside the transaction (half a batch written); the next request after it connects again."""
+    SharedLibrary(config, pg_address, create=True).close()
+    store = PgStore(pg_address)
+    try:
+        with pytest.raises(StoreError, match="lost the connection"):
+            with store.atomic():
+                store.set_meta("first", "1")
+                pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
+                                "pid <> pg_backend_pid()", params=(db_of(pg_address),))
+                with pytest.raises(StoreError, match="lost the connection"):
+                    store.set_meta("second", "2")
+                store.set_meta("third", "3")  # a caller that went on: must not be written
+        assert (store.get_meta("first"), store.get_meta("second"), store.get_meta("third")) == (None, None, None)
+    finally:
+        store.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from searchapp.library.shared import SharedLibrary
+from searchapp.store.postgres.schema import SCHEMA_VERSION
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
@@ -60,11 +61,15 @@ def test_a_library_made_before_the_totals_is_counted_then_migrated(make_config, 
         lib.store.rows("DROP TABLE chunk_totals")
         for trigger, table in (("chunks_added", "chunks"), ("chunks_gone", "chunks"), ("file_moved", "files")):
             lib.store.rows(f"DROP TRIGGER {trigger} ON {table}")
+        for table in ("saved_seen", "saved", "history"):  # version 3's
+            lib.store.rows(f"DROP TABLE {table}")
         lib.store.rows("UPDATE meta SET value = '1' WHERE key = 'shared_schema'")
     with SharedLibrary(config, pg_address, encoder=tiny_encoder) as reader:
         assert reader.store.schema_version == 1
         assert [(h.path, h.scores.lexical) for h in reader.search("owls voles", mode="lexical").hits] == before
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
-        assert writer.store.schema_version == 2 and writer.store.get_meta("shared_schema") == "2"
+        assert writer.store.schema_version == SCHEMA_VERSION == 3
+        assert writer.store.get_meta("shared_schema") == "3"
+        assert writer.store.rows("SELECT count(*) FROM history") == [(0,)]  # version 3's tables, made too
         assert kept_is_counted(writer)[0][1] == 2
         assert [(h.path, h.scores.lexical) for h in writer.search("owls voles", mode="lexical").hits] == before

@@ -19,7 +19,8 @@ def test_one_row_per_setting_with_what_the_schema_says():
     assert "| true \\| false |" in rows["ocr"]
     assert "&lt;title>" in rows["title_context"]  # raw <title> would be read as HTML and vanish from the page
     headings = [line for line in text.splitlines() if line.startswith("### ")]
-    assert headings == ["### `[scan]`", "### `[chunking]`", "### `[models]`", "### `[index]`", "### `[search]`"]
+    assert headings == ["### `[scan]`", "### `[chunking]`", "### `[models]`", "### `[index]`", "### `[search]`",
+                        "### `[library]`"]
 
 
 def test_rewrites_only_its_block_and_is_stable():

@@ -1,0 +1,129 @@
+"""The desktop library's own commands on a shared library (decision 0124): history, saved searches, explain,
+similar and remove, run as they are over a SharedLibrary, the address coming from the config's library.address
+(decision 0125). In this process, against the real server."""
+
+from __future__ import annotations
+
+import io
+import json
+from urllib.parse import urlsplit
+
+import corpus
+import pytest
+
+from searchapp.cli.main import main
+
+pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
+
+
+@pytest.fixture
+def cli(tmp_path, tiny_bi_encoder_dir, capsys, pg_address, monkeypatch):
+    """`searchapp` with the shared library's address in the data dir's config.toml (no --library, no
+    $SEARCHAPP_LIBRARY): (run, the corpus folder, indexed)."""
+    monkeypatch.delenv("SEARCHAPP_LIBRARY", raising=False)
+    monkeypatch.setenv("SEARCHAPP_MACHINE", "desk-a")
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n\n'
+                                      f'[library]\naddress = "{pg_address}"\n', encoding="utf-8")
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(["--data-dir", str(data), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    code, out, err = run("index", str(docs))
+    assert code == 0, err
+    assert not (data / "library.sqlite").exists()  # the config's address, not the data dir, got the library
+    return run, docs
+
+
+def test_history_is_kept_in_the_shared_library(cli, pg_server, pg_address):
+    run, _ = cli
+    for q in ("sourdough starter", "lava magma", "sourdough starter"):
+        assert run("search", q, "--mode", "lexical")[0] == 0
+    code, out, _ = run("history", "list")
+    assert code == 0 and out.splitlines() == ["sourdough starter", "lava magma"]
+    db = urlsplit(pg_address).path.lstrip("/")
+    assert pg_server.admin("SELECT owner, query FROM history ORDER BY id", database=db) == [
+        ("desk-a", "lava magma"), ("desk-a", "sourdough starter")]
+    code, out, _ = run("history", "clear")
+    assert code == 0 and out.strip() == "cleared 2 recent queries" and run("history", "list")[1] == ""
+
+
+def test_saved_searches_count_new_files_and_take_sql_as_text(cli, tmp_path):
+    run, docs = cli
+    name = "'; DROP TABLE saved; --"
+    code, out, err = run("saved", "add", name, "bread flour", "--mode", "lexical")
+    assert code == 0 and out.startswith(f"saved {name}: ") and "files now" in out, err
+    assert run("saved", "add", name, "x")[0] == 2  # exists
+    (docs / "rye.txt").write_text("Rye bread needs a sour starter and whole rye flour.", encoding="utf-8")
+    assert run("index")[0] == 0
+    code, out, _ = run("saved", "list", "--json")
+    saved = json.loads(out)["saved"]
+    assert code == 0 and [(s["name"], s["new_hits"]) for s in saved] == [(name, 1)]
+    code, out, _ = run("saved", "run", name, "--json")
+    assert code == 0 and any(h["path"].endswith("rye.txt") for h in json.loads(out)["hits"])
+    assert json.loads(run("saved", "list", "--json")[1])["saved"][0]["new_hits"] == 0
+    assert run("saved", "remove", name)[0] == 0
+    assert run("saved", "list")[1].startswith("no saved searches")
+
+
+def test_explain_and_similar(cli):
+    run, docs = cli
+    code, out, _ = run("explain", str(docs / "bread.txt"))
+    assert code == 0 and "state: indexed" in out and "with vectors: 1" in out.replace("passages: 1, ", "")
+    code, _, err = run("explain", str(docs / "nowhere.txt"))
+    assert code == 1 and "not in the library" in err
+    code, out, _ = run("similar", str(docs / "bread.txt"), "--json")
+    hits = json.loads(out)["hits"]
+    assert code == 0 and hits and all(not h["path"].endswith("bread.txt") for h in hits)
+    code, _, err = run("similar", str(docs / "bread.txt"), "--type", "txt")
+    assert code == 2 and "not yet on a shared library: filters" in err
+
+
+def test_remove_asks_on_a_terminal_and_needs_yes_in_a_script(cli, monkeypatch):
+    run, docs = cli
+    code, _, err = run("remove", str(docs))
+    assert code == 2 and "pass --yes" in err  # no terminal here (pytest's stdin)
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal("n\n"))
+    code, _, err = run("remove", str(docs))
+    assert code == 1 and "nothing removed" in err
+    assert "files: 7" in run("status")[1]
+    code, out, err = run("remove", str(docs / "bread.txt"), "--yes")
+    assert code == 2 and "is not an indexed folder of its own: it belongs to" in err
+    code, out, err = run("remove", str(docs), "--yes")
+    assert code == 0 and out.startswith(f"removed {docs} (7 files)") and "keeps no undo" in err
+    code, out, _ = run("status")
+    assert "files: 0" in out and "passages: 0" in out
+    assert run("search", "sourdough", "--mode", "lexical")[1] == "no results\n"
+
+
+def test_a_password_in_the_config_is_refused(tmp_path, capsys):
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text('[library]\naddress = "postgresql://bob:hunter2@db/lib"\n', encoding="utf-8")
+    code = main(["--data-dir", str(data), "status"])
+    err = capsys.readouterr().err
+    assert code == 2 and "holds a password" in err and "hunter2" not in err
+
+
+def test_a_role_that_may_not_write_searches_and_records_nothing(cli, pg_server, pg_address):
+    """As a desktop library opened read-only: its searches keep no history and say nothing of it; a saved search
+    cannot be added (one line)."""
+    run, _ = cli
+    db = urlsplit(pg_address).path.lstrip("/")
+    pg_server.admin("DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    pg_server.admin("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database=db)
+    reader = pg_server.address(db, user="reader")
+    code, out, err = run("--library", reader, "search", "sourdough starter", "--mode", "lexical")
+    assert code == 0 and out.splitlines()[0].endswith("bread.txt") and err == ""
+    assert pg_server.admin("SELECT count(*) FROM history", database=db) == [(0,)]
+    code, _, err = run("--library", reader, "saved", "add", "bread", "bread")
+    assert code == 2 and "read-only" in err and len(err.strip().splitlines()) == 1
