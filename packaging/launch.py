@@ -1,9 +1,9 @@
-"""Entry point of the frozen app: the same `main` as the `searchapp` command (cli/fast.py; no arguments: the window)."""
+"""Entry point of the frozen app: the same `main` as the `searchapp` command (cli/entry.py; no arguments: the window)."""
 
 import multiprocessing
 import sys
 
-from searchapp.cli.fast import main
+from searchapp.cli.entry import main
 
 if __name__ == "__main__":
     # A large sync reads ahead in a spawned worker process (library/sync/read_ahead.py). In a frozen app that

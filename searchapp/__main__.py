@@ -1,3 +1,3 @@
-from searchapp.cli.fast import main
+from searchapp.cli.entry import main
 
 raise SystemExit(main())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-TYPE_CHECKING = False  # typing stays unloaded: the thin entry point (cli/fast.py) starts through here
+TYPE_CHECKING = False  # typing stays unloaded: the thin entry point (cli/entry.py) starts through here
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 

@@ -27,7 +27,7 @@ def in_front() -> Iterator[None]:
     for, and short: `searchapp index --words-only` (decision 0106). They keep the normal priority: at nice 10 on a
     busy 2-core machine (load ~15) 10,000 small files took minutes of waiting for ~20 CPU-seconds, every other
     program going first. Searches still go first the other way: a sync steps aside while one runs
-    (library/searches.py). Scoped, so a later sync in the same process (a test worker, the window) is background
+    (library/resources/in_flight.py). Scoped, so a later sync in the same process (a test worker, the window) is background
     work again."""
     global _in_front
     with _in_front_lock:

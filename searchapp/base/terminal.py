@@ -51,7 +51,7 @@ def use_color(stream: TextIO = sys.stdout, *, no_color: bool = False) -> bool:
 
 def color_wanted(tty: bool, *, no_color: bool, env: Mapping[str, str]) -> bool:
     """use_color's rule for an output that is (`tty`) or is not a terminal, in the environment `env` (a warm
-    process renders a thin client's command with the client's: cli/served.py)."""
+    process renders a thin client's command with the client's: cli/warm_run.py)."""
     return tty and not (no_color or env.get("NO_COLOR") or env.get("TERM") == "dumb")
 
 

@@ -19,7 +19,7 @@ def add_filter_options(s: argparse.ArgumentParser) -> None:
 
 def filters_from(args: argparse.Namespace):
     """SearchFilters from the flags, or None when none was given (ConfigError, exit 2, on a bad value)."""
-    from ..library.search.filters import SearchFilters  # the library loads only when a command runs
+    from ..library.query.filters import SearchFilters  # the library loads only when a command runs
 
     f = SearchFilters.build(getattr(args, "within", []) or [], getattr(args, "types", []) or [],
                             getattr(args, "after", None), getattr(args, "before", None))

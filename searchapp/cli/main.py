@@ -4,7 +4,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage or config, 3 library database/index error
 (re-index needed), 5 model could not be loaded, 130 cancelled.
 
 This module keeps the error -> exit code mapping and the dispatch; the parser is cli/parser.py, each command
-lives in cli/commands/ and registers itself, and the `searchapp` command starts in cli/fast.py (a search a warm
+lives in cli/commands/ and registers itself, and the `searchapp` command starts in cli/entry.py (a search a warm
 process answers never gets here).
 """
 
@@ -27,7 +27,7 @@ __all__ = ["main"]
 
 
 def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
-    """The whole command line. `ask_warm`: False when the thin entry point (cli/fast.py) already asked a warm
+    """The whole command line. `ask_warm`: False when the thin entry point (cli/entry.py) already asked a warm
     process with this very command and was declined (a search then opens the library here)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # Each command parses with its own group's parser alone (cli/parser.py): the others' modules are neither
@@ -73,7 +73,7 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
         return 0
     except _database_error() as exc:  # damage found mid-query (garbage pages behind a valid header)
         progress.close()
-        from ..library.data_dir import damaged_message, is_damage
+        from ..library.resources.data_dir import damaged_message, is_damage
 
         db = Path(config.data_dir if config else ".") / "library.sqlite"
         message = damaged_message(db, exc) if is_damage(exc) else f"library database error: {exc}"

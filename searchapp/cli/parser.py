@@ -1,7 +1,7 @@
 """The command line's parser: every command's, or just some groups' (a command builds its own group's alone: the
 other groups' modules and parsers are a tenth of a warm search's time, and importing them a third of a one-file
 `index --words-only`: status's numpy, explain's extractors). Used by cli/main.py and, for the commands a warm
-process runs for the thin entry point, cli/served.py."""
+process runs for the thin entry point, cli/warm_run.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import argparse
 from typing import Any, NoReturn, Optional, Sequence
 
 from .. import __version__
-from .argv import command_word
+from .warm_argv import command_word
 from .commands import GROUP_OF, register_all
 from .global_options import accept_after_command
 
@@ -50,7 +50,7 @@ class _Declining(argparse.ArgumentParser):
 def build_parser(only: Optional[Sequence[str]] = None,
                  parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Every command's parser; `only`: just those command groups' (cli/commands/__init__.py). `parser_class`:
-    the parsers' class (every command's parser is one too; cli/served.py's never prints)."""
+    the parsers' class (every command's parser is one too; cli/warm_run.py's never prints)."""
     p = parser_class(prog="searchapp", description="Find things in your own files by meaning.")
     p.add_argument("--version", action="version", version=f"searchapp {__version__}")
     p.add_argument("--data-dir", help="library location (default: $SEARCHAPP_DATA_DIR or the per-user data directory)")

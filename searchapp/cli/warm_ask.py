@@ -1,4 +1,4 @@
-"""Asking the warm process to run a command, and printing its answer: the thin entry point (cli/fast.py) and the
+"""Asking the warm process to run a command, and printing its answer: the thin entry point (cli/entry.py) and the
 full command line's `search` (each line of `search -`, or a command the thin entry point could not ask) use the
 same two calls. A module of its own, importing only os, sys and the socket's exchange: the search command must
 reach it without importing the entry point, which falls back to the whole command line."""
@@ -21,11 +21,11 @@ _ENV = ("NO_COLOR", "TERM")  # besides SEARCHAPP_*: what the output's colour dep
 
 def ask_command(argv: Sequence[str], data_dir: str, given: bool, line: Optional[dict] = None,
                 out: Any = None) -> tuple[Optional[dict], bool]:
-    """The warm process's answer to the command `argv` (the one op a search goes by: library/serve/wire.py) on
+    """The warm process's answer to the command `argv` (the one op a search goes by: library/warm/protocol.py) on
     the library in `data_dir` (`given`: named by --data-dir or $SEARCHAPP_DATA_DIR), or (None, whether the
     full command line may still ask: nothing serves there, or the data dir was read otherwise). `line`: one line
     of `search -` ({"n", "text", "said"}). `out`: the stream whose being a terminal colours the output."""
-    from ..library.serve.exchange import ANSWER_SECONDS, MAX_REPLY, SOCKET_NAME, VERSION, context, exchange
+    from ..library.warm.exchange import ANSWER_SECONDS, MAX_REPLY, SOCKET_NAME, VERSION, context, exchange
 
     try:
         tty = (sys.stdout if out is None else out).isatty()

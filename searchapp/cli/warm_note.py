@@ -1,4 +1,4 @@
-"""The one line both command-line clients of the warm index (cli/fast.py, commands/search.py) say on stderr when
+"""The one line both command-line clients of the warm index (cli/entry.py, commands/search.py) say on stderr when
 it could not be used for a reason worth saying; light (the thin entry point imports it)."""
 
 from __future__ import annotations

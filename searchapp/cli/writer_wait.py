@@ -22,7 +22,7 @@ def add_wait_option(parser: Any) -> None:
 def wait_turn(lib: Any, args: Any, cancel: Any) -> None:
     """Set how `lib`'s writes wait for another process: until it is done (told on stderr, Ctrl+C stops), or, with
     --no-wait, not at all."""
-    from ..library.lock import REMIND_EVERY, WriterWait
+    from ..library.resources.lock import REMIND_EVERY, WriterWait
 
     if getattr(args, "no_wait", False):
         lib.writer_wait = WriterWait(0, hint=" (--no-wait: not waiting for it)")

@@ -18,7 +18,7 @@ __all__ = ["build_main_window", "run_gui"]
 def build_main_window(config: "Optional[Config]" = None, library: "Optional[Library]" = None,
                       commands: "Optional[Callable]" = None) -> "MainWindow":
     """The main window on `config` (default: the user's), using `library` when given (it then stays the caller's to close).
-    `commands`: what runs a terminal's whole search command in the window's warm index (cli/served.run_command).
+    `commands`: what runs a terminal's whole search command in the window's warm index (cli/warm_run.run_command).
 
     A QApplication is created when none exists yet. The window is not shown.
     """

@@ -46,7 +46,7 @@ def _no_display() -> bool:
 def build_main_window(config: Optional[Config] = None, library=None, commands: Optional[Callable] = None):
     """See searchapp.gui.build_main_window (the package re-exports this without importing Qt itself).
     `commands`: what runs a terminal's whole search command in this window's warm index (the command line's
-    cli/served.run_command, handed in by `searchapp gui`; library/serve/server.CommandRunner)."""
+    cli/warm_run.run_command, handed in by `searchapp gui`; library/warm/server.CommandRunner)."""
     from .main_window import MainWindow
 
     ensure_application()

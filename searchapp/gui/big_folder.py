@@ -18,7 +18,7 @@ from ..library.sync.folder_count import FolderCount, count_files
 from ..library.sync.meaning_rate import folder_estimate_s, probe_rate
 from .library_session import LibrarySession
 from .plain import plain_label, tooltip
-from .services import Services
+from .window_tools import WindowTools
 
 __all__ = ["BigFolderCheck", "BigFolderPrompt", "BIG_FOLDER_FILES", "PASSAGES_PER_FILE", "Pace", "estimate"]
 
@@ -114,8 +114,8 @@ class BigFolderCheck:
     """`ask_first(path, add)`: True when it asked (`add` runs once the person chose Index and what to leave
     out was saved); False when `path` is small, a file, or indexed already (the caller adds it at once)."""
 
-    def __init__(self, services: Services, session: LibrarySession) -> None:
-        self.services, self.session = services, session
+    def __init__(self, tools: WindowTools, session: LibrarySession) -> None:
+        self.tools, self.session = tools, session
         self.prompt: Optional[BigFolderPrompt] = None
         self.known: list[str] = []  # the indexed folders, from the window's last status
         self.pace = Pace()  # from the window's last status, or a quick measurement
@@ -138,11 +138,11 @@ class BigFolderCheck:
             return False
         if self.pace.rate is None and self.pace.source != "probing":  # nothing measured here yet: measure now
             self._probe()
-        prompt = self.prompt = BigFolderPrompt(root, count, self.pace, self.services.parent)
+        prompt = self.prompt = BigFolderPrompt(root, count, self.pace, self.tools.parent)
         prompt.chosen.connect(lambda paths: self._index(paths, add))
         prompt.finished.connect(prompt.deleteLater)
         prompt.open()
-        self.services.dialog_shown(prompt)
+        self.tools.dialog_shown(prompt)
         return True
 
     def _probe(self) -> None:
@@ -160,7 +160,7 @@ class BigFolderCheck:
             if self.prompt is not None:
                 self.prompt.show_pace(self.pace)
 
-        self.services.runner.submit(lambda p, c: probe_rate(lib.encoder), name="measuring the embedding rate",
+        self.tools.runner.submit(lambda p, c: probe_rate(lib.encoder), name="measuring the embedding rate",
                                     on_success=measured, on_error=failed)
 
     def _index(self, left_out: list[str], add: Callable[[], None]) -> None:

@@ -17,15 +17,15 @@ from .filter_bar import FilterBar
 from .library_session import LibrarySession
 from .results_model import HIT_ROLE
 from .search_controller import SearchController
-from .services import Services
+from .window_tools import WindowTools
 
 __all__ = ["DiscoverActions"]
 
 
 class DiscoverActions:
-    def __init__(self, services: Services, session: LibrarySession, search: SearchController,
+    def __init__(self, tools: WindowTools, session: LibrarySession, search: SearchController,
                  filter_bar: FilterBar, open_url: Callable[[QUrl], bool]) -> None:
-        self.services, self.session, self.search, self.filter_bar = services, session, search, filter_bar
+        self.tools, self.session, self.search, self.filter_bar = tools, session, search, filter_bar
         self.open_url = open_url  # indexed paths only, as the results' own opener; False: it could not
         self.duplicates_window: Optional[DuplicatesWindow] = None
         self.row_actions: list[tuple[str, Callable]] = []  # (text, slot(hit)) other parts add to a result's menu
@@ -57,21 +57,21 @@ class DiscoverActions:
         return menu
 
     def _ask_similar(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.services.parent, "Files similar to…")
+        path, _ = QFileDialog.getOpenFileName(self.tools.parent, "Files similar to…")
         if path:
             self.show_similar(path)
 
     def show_similar(self, path: str, page: Optional[int] = None) -> None:
         """Show the files most like `path` in the results list, as a search would (filters apply)."""
         k, lib, filters = self.search.k_box.value(), self.session.library, self.filter_bar.filters()
-        self.services.say(f"Looking for files like {os.path.basename(path)}…", 0)
+        self.tools.say(f"Looking for files like {os.path.basename(path)}…", 0)
         self.search.show_similar(path, page, lambda p, c: lib.similar(path, page=page, k=k, filters=filters), k)
 
     def open_duplicates(self, threshold: Optional[float] = None) -> DuplicatesWindow:
         dw = self.duplicates_window
         if dw is None:
             dw = self.duplicates_window = DuplicatesWindow(DEFAULT_THRESHOLD if threshold is None else threshold,
-                                                           self.services.parent)
+                                                           self.tools.parent)
             dw.openRequested.connect(partial(self._open_duplicate, dw))
             dw.refreshRequested.connect(self._find_duplicates)
         elif threshold is not None:
@@ -86,7 +86,7 @@ class DiscoverActions:
             dw.open_failed(url)
 
     def _find_duplicates(self, threshold: float) -> None:
-        dw, lib, report_error = self.duplicates_window, self.session.library, self.services.report_error
+        dw, lib, report_error = self.duplicates_window, self.session.library, self.tools.report_error
         if dw is None:  # asked by the window it opens
             return
 
@@ -95,6 +95,6 @@ class DiscoverActions:
             report_error(exc, tb)
 
         dw.set_busy()
-        self.services.runner.submit(lambda p, c: lib.duplicates(threshold, progress=p, cancel=c), name="duplicates",
+        self.tools.runner.submit(lambda p, c: lib.duplicates(threshold, progress=p, cancel=c), name="duplicates",
                                     on_success=dw.set_report,
                                     on_error=failed)

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QCheckBox, QDateEdit, QFileDialog, QHBoxLayout, QL
 
 from ..base.errors import SearchAppError
 from ..library import SearchFilters
-from ..library.search.filters import parse_types
+from ..library.query.filters import parse_types
 from .plain import plain_label
 
 __all__ = ["FilterBar", "FIRST_DAY", "LAST_DAY"]

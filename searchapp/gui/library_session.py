@@ -18,16 +18,16 @@ from ..library.reconfigure import needs_reindex, reopen_library
 from .changes import Changes
 from .meaning_load import MeaningLoad
 from .model_download import ModelDownloads
-from .services import Services
+from .window_tools import WindowTools
 from .settings_dialog import SettingsDialog
 
 __all__ = ["LibrarySession"]
 
 
 class LibrarySession:
-    def __init__(self, services: Services, downloads: ModelDownloads, config: Config,
+    def __init__(self, tools: WindowTools, downloads: ModelDownloads, config: Config,
                  library: Optional[Library] = None, commands: Optional[Callable] = None) -> None:
-        self.services, self.downloads = services, downloads
+        self.tools, self.downloads = tools, downloads
         self.commands = commands  # runs a terminal's whole search command here (app.build_main_window)
         self.config = config
         self.owns_library = library is None
@@ -36,35 +36,35 @@ class LibrarySession:
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
         if self.owns_library:
             self.library.serve(self.commands)  # `searchapp search` in a terminal asks this window's open library
-        self.meaning = MeaningLoad(services)
+        self.meaning = MeaningLoad(tools)
         self.meaning.start(self.library)  # searches answer by words until it is open
 
     # -- settings ---------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
         # A download started from the settings opens over them and fills their field (Save applies it).
-        dlg = SettingsDialog(self.config, self.services.parent,
+        dlg = SettingsDialog(self.config, self.tools.parent,
                              download=lambda role, rid, done: self.download_model(role, rid, done, dlg))
         dlg.accepted.connect(lambda: self.apply_config(dlg.config()))
         dlg.open()
-        self.services.dialog_shown(dlg)
+        self.tools.dialog_shown(dlg)
         return dlg
 
     def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None,
                        parent: Optional[QWidget] = None):
         """Offer to download `repo_id`; by default it becomes the model for `role` at once (no restart)."""
-        dlg = self.downloads.offer(parent or self.services.parent, repo_id, role,
+        dlg = self.downloads.offer(parent or self.tools.parent, repo_id, role,
                                    on_success or (lambda got: self.use_model(got.role, got.repo_id)))
-        self.services.dialog_shown(dlg)
+        self.tools.dialog_shown(dlg)
         return dlg
 
     def use_model(self, role: str, model_id: str) -> None:
         new = self.config.replace(models={"reranker" if role == "reranker" else "bi_encoder": model_id})
-        if self.services.runner.busy_writing():  # the library is reopened under the new model once indexing is done
+        if self.tools.runner.busy_writing():  # the library is reopened under the new model once indexing is done
             self._waiting = (role, model_id)
-            self.services.say(f"{model_id} is ready; it is used once indexing has finished.", 10000)
+            self.tools.say(f"{model_id} is ready; it is used once indexing has finished.", 10000)
             return
         self.apply_config(new)
-        self.services.say(f"Using {model_id} as the {role}.", 10000)
+        self.tools.say(f"Using {model_id} as the {role}.", 10000)
 
     def writes_idle(self) -> None:
         """The last queued write finished: a model downloaded meanwhile is used now."""
@@ -74,20 +74,20 @@ class LibrarySession:
             self.use_model(role, model_id)
 
     def choose_reranker_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self.services.parent, "Choose a cross-encoder model folder")
+        path = QFileDialog.getExistingDirectory(self.tools.parent, "Choose a cross-encoder model folder")
         if path:
             self.apply_config(self.config.replace(models={"reranker": path}))
 
     def apply_config(self, new: Config) -> bool:
         """Save `new`, reopen the library under it (keeping loaded models that still fit) and say what changed
         (a re-index is offered where the new settings cut or embed passages differently)."""
-        if self.services.runner.busy_writing():
-            self.services.report_error(_busy_error(), "")
+        if self.tools.runner.busy_writing():
+            self.tools.report_error(_busy_error(), "")
             return False
         try:
             save_config(new)
         except OSError as exc:
-            self.services.report_error(exc, "")
+            self.tools.report_error(exc, "")
             return False
         stale = needs_reindex(self.config, new)
         old = self.library
@@ -99,7 +99,7 @@ class LibrarySession:
             self._retired.append(old)
         self.owns_library = True
         self.config = new
-        self.services.changed(Changes(settings=True, stale_index=stale))
+        self.tools.changed(Changes(settings=True, stale_index=stale))
         return True
 
     # -- closing ----------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Library work that takes time (search, status, indexing, loading models, reading a file for the preview) runs on
 a JobRunner pool; the GUI thread only opens and closes the Library and asks it cheap questions (is a reranker
-loaded, why not). The window builds its parts, lends each what it needs (Services and a few widgets) and lays
+loaded, why not). The window builds its parts, lends each what it needs (WindowTools and a few widgets) and lays
 out their widgets: the search controller (query → results), the library session (open, reconfigure, close), the
 write jobs (indexing and its progress), the search memory, the discover actions, the reranker notice and the
 status labels. An operation announces what it changed (Changes, through `changed`); each part refreshes itself.
@@ -38,7 +38,7 @@ from .saved_panel import SavedPanel
 from .score_inspector import ScoreInspector
 from .search_controller import SearchController
 from .search_memory import SearchMemory
-from .services import Services
+from .window_tools import WindowTools
 from .settings_dialog import SettingsDialog
 from .status_labels import StatusLabels
 from .window_state import forget_query_unless_kept, open_ui_settings, restore_ui_state, save_ui_state
@@ -61,9 +61,9 @@ class MainWindow(QMainWindow):
 
         self.runner = JobRunner(self)
         self.downloads = ModelDownloads(self)
-        self.services = Services(parent=self, runner=self.runner, say=self._say, report_error=self.report_error,
+        self.tools = WindowTools(parent=self, runner=self.runner, say=self._say, report_error=self.report_error,
                                  changed=self.changed.emit, dialog_shown=self._dialog_shown)
-        self.session = LibrarySession(self.services, self.downloads, config, library, commands)
+        self.session = LibrarySession(self.tools, self.downloads, config, library, commands)
         self.status: Optional[LibraryStatus] = None
         self._status_asked = 0  # refresh_status calls so far: only the newest one's answer is shown
         self._status_reading = 0  # status reads not answered yet: a sync's count refresh never piles them up
@@ -77,7 +77,7 @@ class MainWindow(QMainWindow):
         self._build_widgets()
         self._build_menu()
         self._build_shortcuts()
-        self.other_writers = OtherWriters(self.services, self.session)  # a sync in a terminal: shown here too
+        self.other_writers = OtherWriters(self.tools, self.session)  # a sync in a terminal: shown here too
         for part in (self, self.search, self.memory, self.other_writers):  # the window's own part: the status and the models
             self.changed.connect(part.on_changes)
         restore_ui_state(self, self._ui)
@@ -96,13 +96,13 @@ class MainWindow(QMainWindow):
 
     # -- layout -----------------------------------------------------------------
     def _build_widgets(self) -> None:
-        services, session = self.services, self.session
+        tools, session = self.tools, self.session
         self.filter_bar = FilterBar()
         self.preview = PreviewPane()
         self.preview.openRequested.connect(self._open_from_preview)
         self.preview.browser.setAcceptDrops(False)
         self.inspector = ScoreInspector()
-        search = self.search = SearchController(services, session, self.filter_bar, self.preview)
+        search = self.search = SearchController(tools, session, self.filter_bar, self.preview)
         search.finished.connect(self.searchFinished)
         search.previewShown.connect(self.previewShown)
         search.resultShown.connect(self.inspector.set_result)
@@ -121,20 +121,20 @@ class MainWindow(QMainWindow):
 
         self.progress = ProgressView()
         self.progress.hide()
-        self.writes = WriteJobs(services, session, self.progress)
+        self.writes = WriteJobs(tools, session, self.progress)
         self.writes.idle.connect(session.writes_idle)
         self.writes.countsDue.connect(self._refresh_counts)  # the pane follows a sync as it commits
         self.statusRefreshed.connect(self.writes.big_folders.show_status)  # a known folder is not asked about again
-        self.quit_guard = QuitGuard(services, self._ui, self.close, lambda: self.writes.resync(None))
+        self.quit_guard = QuitGuard(tools, self._ui, self.close, lambda: self.writes.resync(None))
         self.library_panel = LibraryPanel()
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
         self.library_panel.resyncRequested.connect(self.resync)
         self.saved_panel = SavedPanel()
         self.library_panel.add_below(self.saved_panel)
-        self.memory = SearchMemory(services, session, search, self.filter_bar, self.saved_panel)  # history, saved searches
+        self.memory = SearchMemory(tools, session, search, self.filter_bar, self.saved_panel)  # history, saved searches
         self.syntax_button.clicked.connect(self.memory.show_help)
-        self.discover = DiscoverActions(services, session, search, self.filter_bar, self.open_url)  # Similar, Duplicates
+        self.discover = DiscoverActions(tools, session, search, self.filter_bar, self.open_url)  # Similar, Duplicates
 
         self.bottom_split = _splitter("bottomSplit", Qt.Orientation.Horizontal, (self.preview, self.inspector), [520, 560])
         self.inspector_toggle = InspectorToggle(self, self.inspector, self.bottom_split, self._ui,

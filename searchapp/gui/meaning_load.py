@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal, Slot
 
 from .changes import Changes
-from .services import Services
+from .window_tools import WindowTools
 
 __all__ = ["MeaningLoad", "MEANING_WAIT"]
 
@@ -25,9 +25,9 @@ MEANING_WAIT = 0.25
 class MeaningLoad(QObject):
     _ended = Signal()  # emitted on the loading thread; delivered on this object's (the window's) thread
 
-    def __init__(self, services: Services) -> None:
-        super().__init__(services.parent)
-        self.services = services
+    def __init__(self, tools: WindowTools) -> None:
+        super().__init__(tools.parent)
+        self.tools = tools
         self.pending = 0  # loads started whose end the window has not announced yet
         self._ended.connect(self._announce)
 
@@ -40,4 +40,4 @@ class MeaningLoad(QObject):
     @Slot()
     def _announce(self) -> None:
         self.pending = max(0, self.pending - 1)
-        self.services.changed(Changes(meaning=True))
+        self.tools.changed(Changes(meaning=True))

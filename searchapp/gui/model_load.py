@@ -15,7 +15,7 @@ from typing import Optional
 from PySide6.QtCore import QObject, Signal
 
 from .library_session import LibrarySession
-from .services import Services
+from .window_tools import WindowTools
 
 __all__ = ["ModelLoad"]
 
@@ -24,9 +24,9 @@ class ModelLoad(QObject):
     started = Signal()
     ended = Signal()  # loaded, or failed (the next search by meaning says why)
 
-    def __init__(self, services: Services, session: LibrarySession) -> None:
-        super().__init__(services.parent)
-        self.services, self.session = services, session
+    def __init__(self, tools: WindowTools, session: LibrarySession) -> None:
+        super().__init__(tools.parent)
+        self.tools, self.session = tools, session
         self.loading = False
         self.failed = False  # the last load raised: searches by meaning run as asked and report it
         # Passages in the library as its last status counted them (None: not read yet). With none, a search by
@@ -46,7 +46,7 @@ class ModelLoad(QObject):
         if not self.loading:
             self.loading = True
             models = self.session.library.models
-            self.services.runner.submit(lambda p, c: models.load_for_search(rerank), name="loading models",
+            self.tools.runner.submit(lambda p, c: models.load_for_search(rerank), name="loading models",
                                         on_success=lambda _: self._end(False), on_error=lambda e, tb: self._end(True))
             self.started.emit()
         return True

@@ -2,7 +2,7 @@
 notices within a few seconds and shows what is there now — the status and counts at once, the results and
 saved searches once the other writer has paused, so a long sync elsewhere does not reset the list every tick.
 
-It looks only at the database files' size and time (library/disk_mark.py: two stat calls, no SQL) every
+It looks only at the database files' size and time (library/resources/changed_on_disk.py: two stat calls, no SQL) every
 POLL_MS while this window writes nothing; its own writes announce their changes themselves.
 """
 
@@ -13,10 +13,10 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, QTimer
 
-from ..library.disk_mark import disk_mark
+from ..library.resources.changed_on_disk import disk_mark
 from .changes import Changes
 from .library_session import LibrarySession
-from .services import Services
+from .window_tools import WindowTools
 
 __all__ = ["OtherWriters", "POLL_MS", "BUSY_REFRESH_S"]
 
@@ -25,10 +25,10 @@ BUSY_REFRESH_S = 20.0  # while another process keeps writing, the results follow
 
 
 class OtherWriters(QObject):
-    def __init__(self, services: Services, session: LibrarySession,
+    def __init__(self, tools: WindowTools, session: LibrarySession,
                  mark: Optional[Callable[[], tuple]] = None) -> None:
-        super().__init__(services.parent)
-        self.services, self.session = services, session
+        super().__init__(tools.parent)
+        self.tools, self.session = tools, session
         self._mark_now = mark or (lambda: disk_mark(self.session.library.data_dir))
         self.mark: Optional[tuple] = None
         self.moving_since: Optional[float] = None  # the other writer's first change not yet shown in the results
@@ -44,7 +44,7 @@ class OtherWriters(QObject):
         self.timer.stop()
 
     def check(self) -> None:
-        if self.services.runner.busy_writing():
+        if self.tools.runner.busy_writing():
             return  # this window's own write: its Changes refresh everything when it ends
         mark = self._mark_now()
         now = time.monotonic()
@@ -62,7 +62,7 @@ class OtherWriters(QObject):
 
     def _announce(self, changes: Changes) -> None:
         self.noticed += 1
-        self.services.changed(changes)
+        self.tools.changed(changes)
 
     def on_changes(self, changes: Changes) -> None:
         if not changes.elsewhere and (changes.index or changes.searches):

@@ -10,7 +10,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 
-from .services import Services
+from .window_tools import WindowTools
 
 __all__ = ["QuitGuard", "RESUME_KEY"]
 
@@ -18,20 +18,20 @@ RESUME_KEY = "resume_sync"
 
 
 class QuitGuard:
-    def __init__(self, services: Services, ui: QSettings, quit: Callable[[], object],
+    def __init__(self, tools: WindowTools, ui: QSettings, quit: Callable[[], object],
                  resync: Callable[[], None]) -> None:
-        self.services, self.ui, self.quit, self.resync = services, ui, quit, resync
+        self.tools, self.ui, self.quit, self.resync = tools, ui, quit, resync
         self.confirmed = False  # Quit was chosen: the close goes through
         self.prompt: Optional[QMessageBox] = None
 
     def should_ask(self) -> bool:
-        return self.services.runner.busy_writing() and not self.confirmed
+        return self.tools.runner.busy_writing() and not self.confirmed
 
     def ask(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Question, "Quit searchapp",
                           "Indexing is under way: quit and resume next time?\n\nEverything indexed so far is kept; "
                           "the next time searchapp starts it goes on where it stopped (words first, then meaning).",
-                          QMessageBox.StandardButton.NoButton, self.services.parent)
+                          QMessageBox.StandardButton.NoButton, self.tools.parent)
         box.setObjectName("quitPrompt")
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setWindowModality(Qt.WindowModality.WindowModal)
@@ -44,11 +44,11 @@ class QuitGuard:
         go.clicked.connect(self._quit)
         box.open()
         self.prompt = box
-        self.services.dialog_shown(box)
+        self.tools.dialog_shown(box)
         return box
 
     def _quit(self) -> None:
-        if self.services.runner.busy_writing():  # it may have finished while the question was open
+        if self.tools.runner.busy_writing():  # it may have finished while the question was open
             self.ui.setValue(RESUME_KEY, True)
             self.ui.sync()
         self.confirmed = True
@@ -60,6 +60,6 @@ class QuitGuard:
             return False
         self.ui.remove(RESUME_KEY)
         self.ui.sync()
-        self.services.say("Resuming the indexing stopped when searchapp quit: words first, then meaning.", 15000)
+        self.tools.say("Resuming the indexing stopped when searchapp quit: words first, then meaning.", 15000)
         self.resync()
         return True

@@ -30,7 +30,7 @@ from .model_load import ModelLoad
 from .preview import PreviewPane
 from .results_model import HIT_ROLE, ResultsModel
 from .results_view import fit_columns, setup_results_view
-from .services import Services
+from .window_tools import WindowTools
 from .similar_chip import SimilarChip, back_button
 
 __all__ = ["SearchController", "SEARCH_DELAY_MS"]
@@ -51,10 +51,10 @@ class SearchController(QObject):
     previewShown = Signal(object)  # the Hit whose file text is now in the preview
     noticeRaised = Signal(str)  # why a search asked to rerank was not reranked
 
-    def __init__(self, services: Services, session: LibrarySession, filter_bar: FilterBar,
+    def __init__(self, tools: WindowTools, session: LibrarySession, filter_bar: FilterBar,
                  preview: PreviewPane) -> None:
-        super().__init__(services.parent)
-        self.services, self.session, self.filter_bar, self.preview = services, session, filter_bar, preview
+        super().__init__(tools.parent)
+        self.tools, self.session, self.filter_bar, self.preview = tools, session, filter_bar, preview
         self.seq = 0  # the newest search sent; answers to older ones are dropped
         self.stale_dropped = 0  # search results that arrived after a newer query was sent
         self.result: Optional[SearchResult] = None
@@ -64,7 +64,7 @@ class SearchController(QObject):
         self.back_stack: list[tuple] = []  # (query text, result, k, similar) for Back, newest last
         # The models a search by meaning uses load when the first one is asked for; a hybrid search would wait
         # for them (seconds on a small CPU): it is answered by its words meanwhile and runs again after.
-        self.models = ModelLoad(services, session)
+        self.models = ModelLoad(tools, session)
         self.models.ended.connect(self.models_loaded)
         self.by_words = False  # the result shown was answered by words while the model loaded
         self._build_query_row(session.config)
@@ -73,7 +73,7 @@ class SearchController(QObject):
         self.debounce.timeout.connect(self.run_search)
         self.search_box.textEdited.connect(lambda _: self.debounce.start())
         self.search_box.returnPressed.connect(self.run_search)
-        QShortcut(QKeySequence("Alt+Left"), services.parent).activated.connect(self.back)
+        QShortcut(QKeySequence("Alt+Left"), tools.parent).activated.connect(self.back)
 
     # -- widgets ----------------------------------------------------------------
     def _build_query_row(self, config) -> None:
@@ -175,12 +175,12 @@ class SearchController(QObject):
         self.debounce.stop()
         self.seq += 1
         seq = self.seq
-        self.services.runner.submit(job, name=name, on_success=partial(self.search_done, seq, k=k),
+        self.tools.runner.submit(job, name=name, on_success=partial(self.search_done, seq, k=k),
                                     on_error=partial(self._search_failed, seq))
 
     def _search_failed(self, seq: int, exc: BaseException, tb: str) -> None:
         if seq == self.seq:  # an older search's failure is no longer news
-            self.services.report_error(exc, tb)
+            self.tools.report_error(exc, tb)
 
     def show_similar(self, path: str, page: Optional[int], job: Callable, k: int) -> None:
         """Show the files like `path` (`job` finds them): a chip says so in place of the query, whose words these
@@ -205,7 +205,7 @@ class SearchController(QObject):
         self.show_result(result, k)
         if result is None and (text.strip() or similar is not None):
             self.run_search() if similar is None else self.submit("similar", similar[2], similar[3])
-        self.services.say(f"Back to “{text.strip()}”" if text.strip() else "Back", 4000)
+        self.tools.say(f"Back to “{text.strip()}”" if text.strip() else "Back", 4000)
 
     def _set_similar(self, similar: Optional[tuple]) -> None:
         self.similar = similar
@@ -229,7 +229,7 @@ class SearchController(QObject):
         about_query = result.said(UNSEARCHABLE, LISTING)  # nothing to search for, or only a listing by date
         if about_query:
             message += f" · {about_query}"
-        self.services.say(message, 0 if extra else 8000)
+        self.tools.say(message, 0 if extra else 8000)
         no_reranker = result.said(RERANKER)
         if no_reranker and self.rerank_box.isChecked():
             self.noticeRaised.emit(no_reranker)
@@ -324,7 +324,7 @@ class SearchController(QObject):
                 preview.show_hit(hit, terms, None, f"cannot read the file now: {exc}")
                 self.previewShown.emit(hit)
 
-        self.services.runner.submit(lambda p, c: file_text(hit.path, config, hit.text, hit.start, hit.end, ocr=hit.ocr),
+        self.tools.runner.submit(lambda p, c: file_text(hit.path, config, hit.text, hit.start, hit.end, ocr=hit.ocr),
                           name="preview",
                           on_success=done, on_error=failed)
 

@@ -21,7 +21,7 @@ from .filter_bar import FilterBar
 from .library_session import LibrarySession
 from .saved_panel import SavedPanel
 from .search_controller import SearchController
-from .services import Services
+from .window_tools import WindowTools
 from .syntax_help import SyntaxHelp
 
 __all__ = ["SearchMemory"]
@@ -31,10 +31,10 @@ class SearchMemory(QObject):
     historyChanged = Signal(object)  # list[str]: the recent queries now offered
     savedChanged = Signal(object)  # list[SavedSearch]: the saved searches now listed
 
-    def __init__(self, services: Services, session: LibrarySession, search: SearchController, filter_bar: FilterBar,
+    def __init__(self, tools: WindowTools, session: LibrarySession, search: SearchController, filter_bar: FilterBar,
                  panel: SavedPanel) -> None:
-        super().__init__(services.parent)
-        self.services, self.session, self.search, self.filter_bar, self.panel = services, session, search, filter_bar, panel
+        super().__init__(tools.parent)
+        self.tools, self.session, self.search, self.filter_bar, self.panel = tools, session, search, filter_bar, panel
         self.history_model = QStringListModel(self)
         self.completer = QCompleter(self.history_model, self)
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
@@ -60,15 +60,15 @@ class SearchMemory(QObject):
     def _submit(self, name: str, fn, done=None, background: bool = False) -> None:
         """`background`: work the person did not ask for (completions, counts): a searches.sqlite that cannot be
         used is said in the status bar, not a dialog at every search."""
-        on_error = self._background_error if background else self.services.report_error
-        self.services.runner.submit(lambda p, c: fn(), name=name, on_success=done, on_error=on_error)
+        on_error = self._background_error if background else self.tools.report_error
+        self.tools.runner.submit(lambda p, c: fn(), name=name, on_success=done, on_error=on_error)
 
     def _background_error(self, exc: BaseException, tb: str) -> None:
         if isinstance(exc, SearchesError):  # names the file and what to do; the library and the search are fine
             self.panel.show_problem(str(exc))  # stays: a search's own status line would cover a status message
-            self.services.say(str(exc), 0)
+            self.tools.say(str(exc), 0)
         else:
-            self.services.report_error(exc, tb)
+            self.tools.report_error(exc, tb)
 
     def on_changes(self, changes: Changes) -> None:
         if changes.index or changes.searches:
@@ -101,7 +101,7 @@ class SearchMemory(QObject):
     def clear_history(self) -> None:
         def done(n: int) -> None:
             self._show_history([])
-            self.services.say(f"Search history cleared ({n} queries).", 8000)
+            self.tools.say(f"Search history cleared ({n} queries).", 8000)
 
         config = self.session.config
         self._submit("clear history", lambda: SearchHistory(config).clear(), done)
@@ -123,15 +123,15 @@ class SearchMemory(QObject):
     def ask_save(self) -> None:
         query = self.search.search_box.text().strip()
         if not query:
-            self.services.say("Type a query to save it.", 8000)
+            self.tools.say("Type a query to save it.", 8000)
             return
-        name, ok = QInputDialog.getText(self.services.parent, "Save search", "Name:", QLineEdit.EchoMode.Normal, query[:60])
+        name, ok = QInputDialog.getText(self.tools.parent, "Save search", "Name:", QLineEdit.EchoMode.Normal, query[:60])
         if not ok or not name.strip():
             return
         replace = False
         if name.strip() in self.panel.names():
             box = QMessageBox(QMessageBox.Icon.Question, "Save search", "", QMessageBox.StandardButton.NoButton,
-                              self.services.parent)
+                              self.tools.parent)
             box.setTextFormat(Qt.TextFormat.PlainText)  # the name is a person's text
             box.setText(f"Replace the saved search “{name.strip()}”?")
             box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
@@ -150,8 +150,8 @@ class SearchMemory(QObject):
         saved = self._saved()
 
         def done(_) -> None:
-            self.services.say(f"Saved search “{name.strip()}”.", 8000)
-            self.services.changed(Changes(searches=True))
+            self.tools.say(f"Saved search “{name.strip()}”.", 8000)
+            self.tools.changed(Changes(searches=True))
 
         self._submit("save search", lambda: saved.add(name, query, mode=mode, k=k, replace=replace), done)
 
@@ -167,19 +167,19 @@ class SearchMemory(QObject):
         search.search_box.setText(item.query)  # the chips and the filter bar follow (query_sync)
         saved = self._saved()
         # Opened, its files are no longer new: that changed the saved searches.
-        search.finished.connect(lambda *_: self.services.changed(Changes(searches=True)),
+        search.finished.connect(lambda *_: self.tools.changed(Changes(searches=True)),
                                 Qt.ConnectionType.SingleShotConnection)
         search.submit("saved search", lambda p, c: saved.run(name), item.k)  # stops the debounce the boxes started
 
     def remove(self, name: str) -> None:
         saved = self._saved()
-        self._submit("remove saved search", lambda: saved.remove(name), lambda _: self.services.changed(Changes(searches=True)))
+        self._submit("remove saved search", lambda: saved.remove(name), lambda _: self.tools.changed(Changes(searches=True)))
 
     # -- help -------------------------------------------------------------------
     def show_help(self) -> SyntaxHelp:
         if self.help is None:
-            self.help = SyntaxHelp(self.services.parent)
+            self.help = SyntaxHelp(self.tools.parent)
         self.help.show()
         self.help.raise_()
-        self.services.dialog_shown(self.help)
+        self.tools.dialog_shown(self.help)
         return self.help

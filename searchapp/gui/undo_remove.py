@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QPushButton
 from .changes import Changes
 from .library_session import LibrarySession
 from .plain import tooltip
-from .services import Services
+from .window_tools import WindowTools
 
 __all__ = ["UndoRemove", "UNDO_SECONDS"]
 
@@ -21,9 +21,9 @@ UNDO_SECONDS = 60
 
 
 class UndoRemove(QObject):
-    def __init__(self, services: Services, session: LibrarySession, submit: Callable) -> None:
-        super().__init__(services.parent)
-        self.services, self.session, self.submit = services, session, submit  # submit: WriteJobs.submit
+    def __init__(self, tools: WindowTools, session: LibrarySession, submit: Callable) -> None:
+        super().__init__(tools.parent)
+        self.tools, self.session, self.submit = tools, session, submit  # submit: WriteJobs.submit
         self.path: Optional[str] = None
         self.button = QPushButton("Undo")
         self.button.setObjectName("undoRemove")
@@ -47,7 +47,7 @@ class UndoRemove(QObject):
             return
         self._withdraw()
         lib = self.session.library
-        self.services.runner.submit(lambda p, c: lib.forget_removed(), write=True, name="forget removed",
+        self.tools.runner.submit(lambda p, c: lib.forget_removed(), write=True, name="forget removed",
                                     on_error=lambda exc, tb: None)  # a read-only or closed library kept nothing
 
     def _withdraw(self) -> None:
@@ -58,7 +58,7 @@ class UndoRemove(QObject):
     def undo(self) -> None:
         if self.path is None:
             return
-        path, lib, say = self.path, self.session.library, self.services.say
+        path, lib, say = self.path, self.session.library, self.tools.say
         self._withdraw()
 
         def done(got) -> None:

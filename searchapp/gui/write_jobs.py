@@ -24,7 +24,7 @@ from .big_folder import BigFolderCheck
 from .changes import Changes
 from .library_session import LibrarySession
 from .progress_view import ProgressView
-from .services import Services
+from .window_tools import WindowTools
 from .undo_remove import UNDO_SECONDS, UndoRemove
 from .workers import Job
 
@@ -51,16 +51,16 @@ class WriteJobs(QObject):
     idle = Signal()  # the last queued write ended (its Changes were just announced)
     countsDue = Signal()  # a write is running: the library's counts may have moved since they were read
 
-    def __init__(self, services: Services, session: LibrarySession, progress: ProgressView) -> None:
-        super().__init__(services.parent)
-        self.services, self.session, self.progress = services, session, progress
+    def __init__(self, tools: WindowTools, session: LibrarySession, progress: ProgressView) -> None:
+        super().__init__(tools.parent)
+        self.tools, self.session, self.progress = tools, session, progress
         self.pending = Changes()  # what the writes ended since the queue was last empty changed
         self.outcome = ""  # what a cancelled write kept, said in the strip once the queue is empty
         self.poll = QTimer(self, interval=POLL_MS)
         self.poll.timeout.connect(self._poll_progress)
         progress.cancel_button.clicked.connect(self.cancel)
-        self.big_folders = BigFolderCheck(services, session)  # a big folder: its size, time, what to leave out
-        self.undo = UndoRemove(services, session, self.submit)  # the last Remove, for a minute
+        self.big_folders = BigFolderCheck(tools, session)  # a big folder: its size, time, what to leave out
+        self.undo = UndoRemove(tools, session, self.submit)  # the last Remove, for a minute
         self.targets: dict[int, str] = {}  # job id -> what the queue calls it (a folder's path, "Re-sync all")
         self.scopes: dict[int, Optional[tuple[str, ...]]] = {}  # job id -> the folders it syncs (None: all of them)
         self._counts_at = 0.0  # when the counts were last asked for during this write
@@ -70,22 +70,22 @@ class WriteJobs(QObject):
         """Queue a write called `title` in the strip; `target`: what the queue shows while it waits (`title`);
         `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs."""
         self.undo.expire()  # another write: what a Remove kept could no longer go back as it was
-        runner = self.services.runner
+        runner = self.tools.runner
         ahead = runner.write_jobs()
-        job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.services.report_error,
+        job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.tools.report_error,
                             on_cancel=lambda: self._on_cancelled(job), on_started=self._started,
                             on_done=lambda: self._done(job.id, changes))
         self.targets[job.id] = target or title
         self.scopes[job.id] = scope
         if ahead:  # it waits its turn: said, and shown in the strip
             before = ahead[-1].name
-            self.services.say(f"Queued: {target or title} — runs after {before[:1].lower() + before[1:]}", 8000)
+            self.tools.say(f"Queued: {target or title} — runs after {before[:1].lower() + before[1:]}", 8000)
             self._show_queue()
         return job
 
     def waiting(self) -> list[str]:
         """What the queued writes (not started yet) are called, in the order they run."""
-        return [self.targets.get(j.id, j.name) for j in self.services.runner.write_jobs()
+        return [self.targets.get(j.id, j.name) for j in self.tools.runner.write_jobs()
                 if not j.running and not j.finished]
 
     def _show_queue(self) -> None:
@@ -94,7 +94,7 @@ class WriteJobs(QObject):
     def _already_queued(self, target: str) -> bool:
         if target not in self.waiting():
             return False
-        self.services.say(f"Already queued: {target}", 8000)
+        self.tools.say(f"Already queued: {target}", 8000)
         return True
 
     def add_paths(self, paths: list[str]) -> None:
@@ -120,7 +120,7 @@ class WriteJobs(QObject):
                     target, tuple(os.path.abspath(r) for r in roots) if roots else None)
 
     def remove_root(self, path: str) -> None:
-        lib, say = self.session.library, self.services.say
+        lib, say = self.session.library, self.tools.say
 
         def removed(n: int) -> None:
             say(f"Removed {path} ({n} file{'' if n == 1 else 's'})", UNDO_SECONDS * 1000)
@@ -138,16 +138,16 @@ class WriteJobs(QObject):
         box = QMessageBox(QMessageBox.Icon.Question, "Re-index",
                           "Rebuild every passage and vector with the current model and chunking settings? "
                           "Search keeps working on what is indexed as the rebuild proceeds.",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.services.parent)
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.tools.parent)
         box.setObjectName("reindexPrompt")
         box.button(QMessageBox.StandardButton.Yes).clicked.connect(self.reindex)
         box.open()
-        self.services.dialog_shown(box)
+        self.tools.dialog_shown(box)
         return box
 
     def _sync_done(self, rep) -> None:
         bad = rep.skipped + rep.failed
-        self.services.say(
+        self.tools.say(
             f"{rep.scanned} files scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
             + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
@@ -173,7 +173,7 @@ class WriteJobs(QObject):
         self.targets.pop(job_id, None)
         self.scopes.pop(job_id, None)
         self.pending |= changes
-        if self.services.runner.busy_writing():
+        if self.tools.runner.busy_writing():
             self._show_queue()
             return
         self.poll.stop()
@@ -184,12 +184,12 @@ class WriteJobs(QObject):
             self.progress.hide()
         self.outcome = ""
         changes, self.pending = self.pending, Changes()
-        self.services.changed(changes)  # the status, the results, the saved searches show what is indexed now
+        self.tools.changed(changes)  # the status, the results, the saved searches show what is indexed now
         self.idle.emit()
 
     def active_write(self):
         """The write job running now, or None."""
-        return next((j for j in self.services.runner.write_jobs() if j.running), None)
+        return next((j for j in self.tools.runner.write_jobs() if j.running), None)
 
     def _poll_progress(self) -> None:
         job = self.active_write()
@@ -204,9 +204,9 @@ class WriteJobs(QObject):
     def cancel(self) -> None:
         self.progress.cancel_button.setEnabled(False)
         self.progress.label.set_full_text("Stopping…")  # within seconds, keeping every finished file
-        self.services.runner.cancel_writes()
+        self.tools.runner.cancel_writes()
 
     def _on_cancelled(self, job) -> None:
         # Cancelling is the user's own wish: no dialog, just say what state things are in.
         self.outcome = cancel_summary(getattr(job.value, "report", None))
-        self.services.say(self.outcome, 15000)
+        self.tools.say(self.outcome, 15000)

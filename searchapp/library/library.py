@@ -2,7 +2,8 @@
 
 Models load lazily (status and lexical search never load torch weights). Writes take the data
 directory's writer lock; searches read. SQLite is the source of truth; the vector index follows it.
-The parts: ModelSet (model_set.py), IndexKeeper (index_keeper.py), roots.py, status.py, sync.py.
+The parts: ModelSet, IndexKeeper and the rest of what it holds (resources/), the writes (sync/updates.py), the
+ranking (search/pipeline.py), status (report/status.py).
 """
 
 from __future__ import annotations
@@ -26,31 +27,32 @@ from ..base.progress import CancelToken, ProgressFn
 from ..base.search_modes import check_mode
 from ..store import Store
 from ..store.ledger import files_in_state
-from .data_dir import DB_NAME, open_data_dir, read_only_error
+from .resources.data_dir import DB_NAME, open_data_dir, read_only_error
 from .search.duplicates import DuplicateReport
 from .sync.meaning_pass import meaning_percent, meaning_progress
-from .search.filters import SearchFilters
-from .index_keeper import IndexKeeper
-from .integrity import IntegrityCheck
-from .lock import WriterWait, writer_lock
-from .model_set import ModelSet
+from .query.filters import SearchFilters
+from .resources.index_keeper import IndexKeeper
+from .resources.integrity import IntegrityCheck
+from .resources.lock import WriterWait, writer_lock
+from .resources.model_set import ModelSet
 from .query.check import query_problem
-from .readers import Readers
-from .searches import Searches
-from .services import LibraryServices
+from .resources.connections import ReadConnections
+from .resources.in_flight import SearchesInFlight
+from .watch_and_serve import WatchAndServe
 from .ocr.marks import mark_ocr
+from .ocr.step import ocr_step
 from .search.meaning_now import FreshVectors, PassageEmbedder, stack_or_nan
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
 from .query.length import capped_query
 from .query.reading import read_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
-from .sync.types import SyncReport
+from .sync.contract import SyncReport
 from .sync.updates import Updates
 from .sync.wanted import Wanted
 
 if TYPE_CHECKING:
-    from .serve.server import WarmServer
+    from .warm.server import WarmServer
     from .sync.watch import LibraryWatcher
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
@@ -63,7 +65,7 @@ def _reads(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with self._readers.reading():
+        with self._connections.reading():
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -74,13 +76,13 @@ def _searching(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with self._readers.reading(), self._searches.running():
+        with self._connections.reading(), self._in_flight.running():
             return method(self, *args, **kwargs)
 
     return wrapper
 
 
-class Library(LibraryServices):
+class Library(WatchAndServe):
     def __init__(self, config: Config, *, encoder=None, reranker=None, create: bool = True) -> None:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
         `create=False` (read-only commands): a missing library is DataDirError "no library at DIR", never
@@ -98,11 +100,12 @@ class Library(LibraryServices):
         # waits its turn instead, saying for whom: cli/writer_wait.py)
         self.writer_wait = WriterWait()
         self.vectors = IndexKeeper(self.store, self.reader, self.data_dir, config.index, self._lock, self.read_only)
-        self._searches = Searches(self.data_dir, create=not self.read_only)  # a sync waits for these
-        self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._searches)
-        self._readers = Readers(db, immutable_ok=self.read_only)
+        self._in_flight = SearchesInFlight(self.data_dir, create=not self.read_only)  # a sync waits for these
+        self._updates = Updates(self.store, config, self.models, self.vectors, self.data_dir, self._in_flight,
+                                ocr_step=ocr_step)
+        self._connections = ReadConnections(db, immutable_ok=self.read_only)
         self._watcher: Optional[LibraryWatcher] = None  # while watching
-        self._server: Optional[WarmServer] = None  # while serving the command line (serve/)
+        self._server: Optional[WarmServer] = None  # while serving the command line (warm/)
         # status's quick_check, at most once a minute (a read-only library reads the verdict but writes none)
         self._integrity = IntegrityCheck(self.data_dir, record=not self.read_only)
         # `status` runs SQLite's quick_check here, on this thread's own read-only connection, while it reads the
@@ -126,7 +129,7 @@ class Library(LibraryServices):
 
     def reader(self) -> Store:
         """A read-only connection per thread: a search sees only committed batches and never waits for a sync."""
-        return self._readers.connection()
+        return self._connections.connection()
 
     @_reads
     def _library_state(self) -> tuple[dict[str, str], bool]:
@@ -456,14 +459,14 @@ class Library(LibraryServices):
         sync, then close every connection. Closing a SQLite connection under a running query can crash."""
         self.stop_serving()
         self.vectors.stop_loading()  # not begun parsing: never begun (the lock below would wait for it)
-        if not self._readers.shut(timeout=60):
+        if not self._connections.shut(timeout=60):
             return
         self.stop_watching()
         self._lock.acquire()  # a sync holds it; callers cancel theirs first
         self._lock.release()
         self._checker.shutdown(wait=True)  # idle: every status waits for its check
-        self._readers.close_all()
-        self._searches.close()
+        self._connections.close_all()
+        self._in_flight.close()
         self.store.close()
 
     def __enter__(self) -> "Library":

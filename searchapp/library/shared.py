@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Iterator, Optional, cast
 from ..base.config import Config
 from ..base.errors import ConfigError, StoreError
 from ..base.progress import CancelToken, ProgressFn
-from .model_set import ModelSet
+from .resources.model_set import ModelSet
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import UNSEARCHABLE, Notice, SearchResult
-from .sync.types import SyncReport
+from .sync.contract import SyncReport
 from ..base.library_address import shown
 from ..store.postgres.pg_index import NoIndexWriter, PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET

@@ -1,7 +1,7 @@
 """SQLite persistence: the source of truth for roots, files, chunks and their vectors.
 
-The names below load on first use, so a light module here (cjk.py, searches.py) can be imported without
-numpy: the command line's warm path (cli/fast.py, library/serve/exchange.py) prints a search without loading it."""
+The names below load on first use, so a light module here (cjk.py, history.py) can be imported without
+numpy: the command line's warm path (cli/entry.py, library/warm/exchange.py) prints a search without loading it."""
 
 from __future__ import annotations
 

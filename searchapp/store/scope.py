@@ -1,6 +1,6 @@
 """Which files and passages a search may see, as SQL: WHERE fragments over `files f` (and `chunks c`), and
-the reads that use them. The library says what a filter or a query's constraints mean (library/search/
-filters.py, constraints.py); the SQL for it is written here, and only here.
+the reads that use them. The library says what a filter or a query's constraints mean (library/query/
+filters.py, library/search/constraints.py); the SQL for it is written here, and only here.
 
 A fragment is (SQL text, parameters): the text holds only constants of this module, every value is a
 parameter. Fragments combine with `all_of` (AND).

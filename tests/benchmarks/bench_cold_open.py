@@ -1,6 +1,6 @@
 """A cold open of a big library, words first: how long from a fresh process's start until a search answers by
 words, and until it answers in full (hybrid), with the vector index opened in the background
-(library/background_load.py) against today's open-then-search, in the same run.
+(library/resources/background_load.py) against today's open-then-search, in the same run.
 
 Cases, each in a fresh interpreter timed from its launch (so Python's start-up and the imports are in it):
 - `wait`: Library(...), then search(q) — the index opened by the search itself (`searchapp search --wait`, and

@@ -9,7 +9,7 @@ are synced while SciFact queries (hybrid, no rerank) run back to back. `--src` m
     {"bench": "search_during_sync", "setting": "in_process", "idle_p95_ms": .., "during_p95_ms": ..,
      "ratio": during/idle, ...}
 Goals (2-core CPU): ratio <= 3 and during p95 <= 300 ms in both settings; at a load average of 4+ from
-other work, ratio <= 2 (a sync waits while a search runs: library/searches.py). `sync_s`: how long the sync
+other work, ratio <= 2 (a sync waits while a search runs: library/resources/in_flight.py). `sync_s`: how long the sync
 took while queries ran back to back (the price of stepping aside); `sync_pauses`: its waits (in process).
 
 On a machine shared with other work, compare equal windows: `--window 20` runs the queries 20 s idle, then 20 s
@@ -141,7 +141,8 @@ def main() -> int:
                 idle = timed_queries(lib, queries, until=deadline(args.window), minimum=len(queries))
             else:
                 idle = timed_queries(lib, queries * args.idle_rounds)
-            searches = getattr(lib, "_searches", None)  # the sync's pauses for a search (absent in older trees)
+            # the sync's pauses for a search (older trees: _searches, or none)
+            searches = getattr(lib, "_in_flight", None) or getattr(lib, "_searches", None)
             waits0 = searches.waits if searches is not None else None
             embedded0 = lib.meaning()[0]
             t0 = time.perf_counter()

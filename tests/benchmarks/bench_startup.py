@@ -103,7 +103,7 @@ def probed(*a, **kw):
     return win
 
 app_mod.build_main_window = probed
-from searchapp.cli.fast import main
+from searchapp.cli.entry import main
 sys.exit(main(sys.argv[4:]))
 """
 

@@ -1,5 +1,5 @@
 """`searchapp search` wall time, direct (the command opens the library itself) against warm (a long-lived
-process answers over library/serve/'s socket), on a library of --n synthetic passages.
+process answers over library/warm/'s socket), on a library of --n synthetic passages.
 
 Every figure is a whole command, `python -m searchapp search QUERY --json` in a fresh process, timed from
 outside (median of --runs), so Python's start-up and the CLI's imports are in it; they are measured on their
@@ -66,7 +66,7 @@ def vocabulary(size: int = 5000) -> list[str]:
 def build(n: int) -> Path:
     from searchapp.base.config import load_config
     from searchapp.library import Library
-    from searchapp.library.model_set import ModelSet
+    from searchapp.library.resources.model_set import ModelSet
     from searchapp.store import NewChunk, Store
 
     data = WORK / f"lib-{n}"
@@ -115,7 +115,7 @@ def adopted(library: Path) -> Path:
     import shutil
 
     from searchapp.base.config import load_config
-    from searchapp.library.model_set import ModelSet
+    from searchapp.library.resources.model_set import ModelSet
     from searchapp.store import Store
 
     expected = ModelSet(load_config(library, env={})).expected_meta()
@@ -196,7 +196,7 @@ def wall_by_turns(direct: tuple[list[str], dict], warm: tuple[list[str], dict], 
 SERVER = """
 import sys, time
 from searchapp.base.config import load_config
-from searchapp.cli.served import run_command
+from searchapp.cli.warm_run import run_command
 from searchapp.library import Library
 lib = Library(load_config(sys.argv[1]))
 assert lib.serve(commands=None if len(sys.argv) > 3 and sys.argv[3] == "searches-only" else run_command) is None
@@ -255,9 +255,9 @@ def main() -> None:
     py = sys.executable
     start_ms, _ = wall([py, "-c", "pass"], args.runs, env)
     imports_ms, _ = wall([py, "-c", "import searchapp.cli.main"], args.runs, env)
-    thin_ms, _ = wall([py, "-c", "import searchapp.cli.fast, searchapp.library.serve.exchange"], args.runs, env)
+    thin_ms, _ = wall([py, "-c", "import searchapp.cli.entry, searchapp.library.warm.exchange"], args.runs, env)
     emit(result="startup", python_ms=start_ms, cli_imports_ms=imports_ms, thin_client_imports_ms=thin_ms,
-         note="python -c pass; python -c 'import searchapp.cli.main'; the thin entry point's imports (cli/fast.py) "
+         note="python -c pass; python -c 'import searchapp.cli.main'; the thin entry point's imports (cli/entry.py) "
               "(wall, whole process)")
     cmd = [py, "-m", "searchapp", "--data-dir", str(data), "search"]
     server = subprocess.Popen([py, "-c", SERVER, str(data), QUERIES[1]], stdin=subprocess.PIPE,

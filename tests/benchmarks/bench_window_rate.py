@@ -90,7 +90,7 @@ class Embedded:
     """Polls the library for passages with a vector; `moments`: (monotonic time, count) at each change."""
 
     def __init__(self, data_dir: Path) -> None:
-        from searchapp.library.data_dir import DB_NAME
+        from searchapp.library.resources.data_dir import DB_NAME
 
         self.db = data_dir / DB_NAME
         self.moments: list[tuple[float, int]] = []

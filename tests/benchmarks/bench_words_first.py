@@ -254,8 +254,8 @@ def stages(folder: Path, tmp: Path, env: dict[str, str], phase1: Optional[tuple[
     from searchapp.ingest.scan import ScannedFile, scan
     from searchapp.library.sync import words_pass
     from searchapp.library.sync.batches import Batcher, Pending
-    from searchapp.library.sync.passages import passages_of
-    from searchapp.library.sync.types import SyncReport
+    from searchapp.ingest.passages import passages_of
+    from searchapp.library.sync.contract import SyncReport
     from searchapp.store import Store
 
     config = load_config(tmp / "stages-lib", env={}, overrides={"models": {"reranker": ""}})

@@ -15,7 +15,7 @@ from searchapp.ann import VectorIndex
 from searchapp.base.errors import ConfigError
 from searchapp.base.progress import CancelToken, ProgressFn, report
 from searchapp.store import Store
-from searchapp.library.blas import one_blas_thread
+from searchapp.library.resources.blas_limit import one_blas_thread
 from searchapp.library.search.duplicates import DuplicateReport, report_near
 
 __all__ = ["find_duplicates"]

@@ -256,7 +256,7 @@ def main() -> int:
         # search meanwhile shows its word matches and says so, then runs again once the index is open.
         import threading
 
-        from searchapp.library.background_load import BackgroundLoad
+        from searchapp.library.resources.background_load import BackgroundLoad
 
         gate = threading.Event()
         BackgroundLoad.hold = gate.wait

@@ -26,7 +26,7 @@ HANG_GUARD_S = 240.0
 HOLD_LOCK = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from searchapp.library.lock import writer_lock
+    from searchapp.library.resources.lock import writer_lock
     with writer_lock(Path(sys.argv[1])):
         print("locked", flush=True)
         sys.stdin.read()  # hold until the test closes our stdin
@@ -134,7 +134,7 @@ def watched(request, tmp_path, library, tiny_encoder) -> Path:
 
 
 def test_watch_serves_from_its_first_second_while_its_catch_up_waits(watched, holder):
-    from searchapp.library.serve import client
+    from searchapp.library.warm.ping import ping
 
     library = watched
 
@@ -143,7 +143,7 @@ def test_watch_serves_from_its_first_second_while_its_catch_up_waits(watched, ho
     try:
         read_until(proc, "searches from the command line are answered here", seen)
         read_until(proc, f"waiting for process {holder.pid}", seen)  # the catch-up waits for the other writer
-        assert client.ping(library) == proc.pid
+        assert ping(library) == proc.pid
         status = json.loads(run(library, "status", "--json").stdout)
         assert status["warm_pid"] == proc.pid
         for mode in ("lexical", "hybrid"):

@@ -68,7 +68,7 @@ def test_configuration_reference_is_what_the_schema_says():
     assert rewrite(text) == text, f"run `python -m searchapp.base.config.reference` to regenerate {PAGE}"
 
 
-# A module path as architecture.md writes it, in backticks: `library/search/pipeline.py`, `store/`, `cli/fast.py`,
+# A module path as architecture.md writes it, in backticks: `library/search/pipeline.py`, `store/`, `cli/entry.py`,
 # or a function in one (`library/sync/words_pass.py: sync_root`). Relative to searchapp/ unless it starts with
 # tests/ or searchapp/.
 _PATH = re.compile(r"`((?:searchapp/|tests/)?[a-z_]+(?:/[a-z_0-9]+)*(?:\.py|/))(?::\s*([A-Za-z_][A-Za-z_0-9.]*))?`")

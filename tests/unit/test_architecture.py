@@ -164,6 +164,70 @@ def test_the_cycle_finder_finds_a_cycle():
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+# Inside library/, its sub-packages in order, lowest first: each may import itself and those before it, never one
+# after it (docs/decisions/0122-an-order-for-library-sub-packages.md). The package's own modules (library.py,
+# shared.py, reconfigure.py, watch_and_serve.py, __init__.py: the façade) come after all of them, and no
+# sub-package imports the façade. Function-level imports count: a lazy import is no way around the order.
+LIBRARY_ORDER = (
+    "members",    # copies of container members on disk (private and temporary)
+    "resources",  # what an open library holds: data dir, writer lock, connections, vector index, models, ...
+    "query",      # the query language, what its filters say, history and saved searches
+    "search",     # where a search is ranked: retrieve, filter, fuse, group, rerank; similar files, duplicates
+    "sync",       # keeping the index in step: words pass, meaning pass, roots, live watch
+    "ocr",        # the OCR step a sync is handed (sync/contract.OcrStep), the "(OCR)" marks on hits
+    "report",     # what the library says about itself: status, not indexed, explain, settings drift, recall
+    "warm",       # the warm index: a long-lived process answers the command line's searches
+)
+FACADE = len(LIBRARY_ORDER)
+
+
+def library_rank(module: str) -> int | None:
+    """Where a searchapp.library module stands in LIBRARY_ORDER (FACADE for the package's own modules), or
+    None outside library/."""
+    parts = module.split(".")
+    if parts[:2] != ["searchapp", "library"]:
+        return None
+    if len(parts) > 3 or (len(parts) == 3 and (PKG / "library" / parts[2]).is_dir()):
+        return LIBRARY_ORDER.index(parts[2]) if parts[2] in LIBRARY_ORDER else -1
+    return FACADE
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Each import in `graph` from a library sub-package to one after it in LIBRARY_ORDER, or to the façade."""
+    bad = []
+    for mod, targets in sorted(graph.items()):
+        here = library_rank(mod)
+        if here is None or here == FACADE:
+            continue
+        bad += [f"{mod} imports {t}" for t in sorted(targets)
+                if (there := library_rank(t)) is not None and there > here]
+    return bad
+
+
+def test_library_sub_packages_are_all_in_the_order():
+    found = {p.name for p in (PKG / "library").iterdir() if (p / "__init__.py").exists()}
+    assert found == set(LIBRARY_ORDER), f"place each library/ sub-package in LIBRARY_ORDER: {found ^ set(LIBRARY_ORDER)}"
+
+
+def test_library_sub_packages_import_only_downwards():
+    bad = upward_imports(module_graph())
+    assert not bad, "an import against library/'s order (LIBRARY_ORDER):\n" + "\n".join(bad)
+
+
+def test_the_order_check_finds_an_upward_import():
+    # the check could pass vacuously: query importing search, sync importing ocr (even lazily: the graph holds
+    # function-level imports) and a sub-package importing the façade must each be reported; the façade importing
+    # a sub-package, and search importing query, must not
+    graph = {"searchapp.library.query.syntax": {"searchapp.library.search.filter_scope"},
+             "searchapp.library.sync.updates": {"searchapp.library.ocr.step", "searchapp.library.resources.lock"},
+             "searchapp.library.search.pipeline": {"searchapp.library.query.syntax", "searchapp.library"},
+             "searchapp.library.library": {"searchapp.library.warm.server", "searchapp.library.members.private_copy"}}
+    assert upward_imports(graph) == [
+        "searchapp.library.query.syntax imports searchapp.library.search.filter_scope",
+        "searchapp.library.search.pipeline imports searchapp.library",
+        "searchapp.library.sync.updates imports searchapp.library.ocr.step"]
+
+
 # SQL has one owner: searchapp/store/. Everywhere else a store is asked through its named methods.
 _SQL_ATTRS = frozenset({"conn", "execute", "executemany", "executescript"})
 _SQL_TEXT = __import__("re").compile(r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|"

@@ -54,7 +54,7 @@ def cmd_similar(args, config: Config, progress, cancel) -> int:
 
 def print_similar(args, res, out: Optional[TextIO] = None) -> int:
     """Print `similar`'s result as the command does (on `out`, default standard output). Also what a warm
-    process runs for the thin entry point (cli/served.py)."""
+    process runs for the thin entry point (cli/warm_run.py)."""
     if args.json:
         print(json.dumps(res.to_json()), file=out)
         return 0

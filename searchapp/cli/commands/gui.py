@@ -14,6 +14,6 @@ def register(sub) -> None:
 
 def cmd_gui(args, config: Config, progress, cancel) -> int:
     from ...gui import run_gui  # Qt is imported only when the window is wanted
-    from ..served import run_command
+    from ..warm_run import run_command
 
-    return run_gui(config, commands=run_command)  # the window answers the terminal's searches (cli/served.py)
+    return run_gui(config, commands=run_command)  # the window answers the terminal's searches (cli/warm_run.py)

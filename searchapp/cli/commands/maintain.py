@@ -39,7 +39,7 @@ def register(sub) -> None:
 def cmd_remove(args, config: Config, progress, cancel) -> int:
     import time
 
-    from ...library.undo_file import UNDO_SECONDS, drop_expired, remove_undoable
+    from ...library.resources.undo_file import UNDO_SECONDS, drop_expired, remove_undoable
 
     root = os.path.abspath(os.path.expanduser(args.path))
     with _library(config, create=False) as lib:
@@ -73,7 +73,7 @@ def _confirmed(root: str) -> bool:
 
 
 def cmd_undo(args, config: Config, progress, cancel) -> int:
-    from ...library.undo_file import undo_last_remove
+    from ...library.resources.undo_file import undo_last_remove
 
     with _library(config, create=False) as lib:
         wait_turn(lib, args, cancel)

@@ -72,7 +72,7 @@ def run_search(args, searcher: Any, out: Optional[TextIO] = None, err: Optional[
                said: Optional[Said] = None) -> int:
     """Search and print, as `searchapp search` does: results on `out`, notes on `err` (default: standard output
     and error), query words marked when `color` (default: use_color of standard output). `searcher`: a _Searcher,
-    or what a warm process runs a thin client's command with (cli/served.py). `search -` reads `lines` (default:
+    or what a warm process runs a thin client's command with (cli/warm_run.py). `search -` reads `lines` (default:
     standard input), numbered from `first_line`, with `said` carried over (a warm process answers one line)."""
     from ...library.search.result import LOADING
     from ..search_output import empty_json, hit_line, print_hits, result_json
@@ -135,8 +135,8 @@ def _record(config: Config, query: str, mode: str) -> Optional[str]:
 
 def warm_request(args, config_key: str, context: dict[str, Any], query: str, single: bool,
                  absolute: Callable[[str], str]) -> dict[str, Any]:
-    """What the warm process's search (library/serve/server.WarmServer.search) is asked for `query` under the
-    parsed `args` of a command it runs (cli/served.py). `absolute`: makes an --in folder absolute (expanded `~`,
+    """What the warm process's search (library/warm/server.WarmServer.search) is asked for `query` under the
+    parsed `args` of a command it runs (cli/warm_run.py). `absolute`: makes an --in folder absolute (expanded `~`,
     then joined to the folder the command runs in)."""
     a = args
     within = [absolute(f) for f in (getattr(a, "within", None) or []) if f]
@@ -151,7 +151,7 @@ def warm_request(args, config_key: str, context: dict[str, Any], query: str, sin
 
 
 class _Searcher:
-    """The warm index first (a long-lived process answers over a private socket: library/serve/): the whole
+    """The warm index first (a long-lived process answers over a private socket: library/warm/): the whole
     command (whole_command), or one line of `search -` at a time (line_served), asked as the thin entry point asks
     (cli/warm_ask.ask_command: the one op); else the library opened here, once, on first need. Either way the same
     Library.search runs with the same settings, and the same code prints it."""
@@ -165,7 +165,7 @@ class _Searcher:
         self._lib: Any = None  # a Library, opened on first need
         self._filters: Any = None
         # Asked only with the settings a server can share: a reranker named here must load here (exit 5 if not).
-        # Not asked again after the thin entry point's whole command was declined (cli/fast.py: `skip_warm`).
+        # Not asked again after the thin entry point's whole command was declined (cli/entry.py: `skip_warm`).
         self._warm = not (getattr(args, "direct", False) or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")
                           or getattr(args, "reranker", None) or getattr(args, "skip_warm", False))
 
@@ -220,7 +220,7 @@ class _Searcher:
                 self._lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
             if not a.wait and (a.mode or config.search.mode) == "hybrid":
                 # Opened beside the words search; not begun when it could not be ready within MEANING_WAIT (it
-                # would hold the interpreter lock past it: library/background_load.py). A small index just loads.
+                # would hold the interpreter lock past it: library/resources/background_load.py). A small index just loads.
                 self._lib.load_in_background(give_up_after=MEANING_WAIT)
         self.served_by = "direct"
         if single:

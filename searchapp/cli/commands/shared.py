@@ -40,7 +40,7 @@ def run_shared(args, config: Config, address: str, progress, cancel) -> int:
 
 
 def _index(args, config: Config, address: str, progress, cancel) -> int:
-    from ...library.sync.types import SyncReport
+    from ...library.sync.contract import SyncReport
 
     with SharedLibrary(config, address, create=True) as lib:
         total = SyncReport()

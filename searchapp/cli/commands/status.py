@@ -37,7 +37,7 @@ def register(sub) -> None:
 def cmd_status(args, config: Config, progress, cancel) -> int:
     if getattr(args, "files", None):
         return _list_files(args, config)
-    from ...library.serve.client import ping
+    from ...library.warm.ping import ping
 
     with _library(config, create=False) as lib:
         st = lib.status(fresh_check=bool(args.check))
@@ -47,7 +47,7 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
 def print_status(args, st, warm: Optional[int], out: Optional[TextIO] = None) -> int:
     """Print `st` as `searchapp status` does (on `out`, default standard output); the exit code. `warm`: the
     process answering searches (the warm index), or None. Also what a warm process runs for the thin entry
-    point (cli/served.py), with its own status."""
+    point (cli/warm_run.py), with its own status."""
     out = sys.stdout if out is None else out
 
     def say(line: str) -> None:

@@ -1,4 +1,4 @@
-"""`searchapp watch`: answer `searchapp search` from its first second (the warm index: library/serve/), catch up
+"""`searchapp watch`: answer `searchapp search` from its first second (the warm index: library/warm/), catch up
 (waiting its turn while another process writes), then sync every change under the indexed folders until Ctrl+C."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import sys
 from ...base.config import Config
 from ...base.terminal import printable
 from ..open_library import open_library as _library
-from ..served import run_command
+from ..warm_run import run_command
 from ..writer_wait import wait_turn
 
 __all__ = ["register", "cmd_watch"]
@@ -53,7 +53,7 @@ def _now() -> str:
 
 def _catch_up(lib, args, progress, cancel) -> None:
     """Sync what changed while nothing watched, waiting its turn if another process writes, saying what it does."""
-    from ...library.lock import WriterWait
+    from ...library.resources.lock import WriterWait
 
     print(f"{_now()} catching up with {len(lib.roots())} folder(s)", flush=True)
     lib.index()  # opened before the sync holds the write lane: a search meanwhile never waits for it
@@ -91,7 +91,7 @@ def _watch(lib, args, cancel, why_not) -> None:
     watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
     if watcher.note:
         print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
-    # `searchapp search` asks this process first (library/serve/, cli/served.py): no start-up, no model load
+    # `searchapp search` asks this process first (library/warm/, cli/warm_run.py): no start-up, no model load
     print(f"watching {len(lib.roots())} folder(s) ({watcher.mode}); "
           + ("searches from the command line are answered here; " if why_not is None else "")
           + "Ctrl+C stops", flush=True)

@@ -37,8 +37,9 @@ from ...store.ocr_cache import OcrCache
 from ..sync.batches import Batcher, Pending, rewrite_entry
 from ..sync.file_boundary import file_failure, one_line
 from ..members.private_copy import readable
-from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES, passages_of
-from ..sync.types import IndexWriter, PassageEncoder, SyncReport
+from ...ingest.passages import passages_of
+from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES
+from ..sync.contract import IndexWriter, PassageEncoder, SyncReport
 
 __all__ = ["ocr_pending", "ocr_step", "MAX_FILES_PER_SYNC"]
 

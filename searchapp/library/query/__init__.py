@@ -1,1 +1,2 @@
-"""The query language, its help, checks on a query, and history and saved searches."""
+"""The query language, what a filter says (filters.py), its help, checks on a query, and history and saved searches.
+Below search/, which ranks what a query asks for."""

@@ -1,4 +1,4 @@
-"""Search history and saved searches ("smart folders") over one library. Storage: store/searches.py.
+"""Search history and saved searches ("smart folders") over one library. Storage: store/history.py.
 
 History: the queries a person ran (`searchapp search QUERY`, a query run in the window), newest first, at
 most `search.history` of them; 0 keeps none and drops what was kept at the next search. Recording never
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
 from ...base.search_modes import check_mode
-from ...store.searches import SEARCHES_DB, SavedSearch, SearchesDB, SearchesError
+from ...store.history import SEARCHES_DB, SavedSearch, SearchesDB, SearchesError
 from .check import is_empty_query
 from .length import capped_query
 

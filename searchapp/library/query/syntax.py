@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from ...base.errors import ConfigError
-from ..search.filters import SearchFilters, parse_date, parse_types
+from .filters import SearchFilters, parse_date, parse_types
 from .field_values import date_key, field_value, full_date, page_number
 
 __all__ = ["TOKEN_CHAR", "Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",

@@ -11,8 +11,9 @@ from typing import Optional
 
 from ...base.config import Config
 from ...models.identity import library_settings, reindex_message, reindex_reasons
+from ..sync.meta_keys import CONTEXT_META, passage_context
 
-__all__ = ["settings_mismatch", "passage_context", "passage_context_note"]
+__all__ = ["settings_mismatch", "passage_context_note"]
 
 
 def settings_mismatch(config: Config, meta: dict[str, str]) -> Optional[str]:
@@ -21,15 +22,10 @@ def settings_mismatch(config: Config, meta: dict[str, str]) -> Optional[str]:
     return reindex_message(reindex_reasons(meta, library_settings(config)))
 
 
-def passage_context(config: Config) -> str:
-    """What the bi-encoder reads before each passage under `config`: "title" or "none"."""
-    return "title" if config.chunking.title_context else "none"
-
-
 def passage_context_note(config: Config, meta: dict[str, str]) -> Optional[str]:
     """A note when stored passages were embedded with another passage context than configured; a library built
     before the setting existed had none. Not a mismatch: both kinds of vector share one space and search works."""
-    stored = meta.get("chunk_context", "none")
+    stored = meta.get(CONTEXT_META, "none")
     wanted = passage_context(config)
     if stored == wanted:
         return None

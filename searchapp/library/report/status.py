@@ -18,6 +18,7 @@ from ...store import Store
 from ...store.ledger import state_counts
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
+from ..sync.meta_keys import REINDEX_META
 from ..sync.roots import root_missing
 from .not_indexed import MemberGroups, group_members, not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
@@ -25,9 +26,8 @@ from .settings_check import passage_context_note, settings_mismatch
 if TYPE_CHECKING:
     from ...models.identity import ModelIdentity
 
-__all__ = ["RootStatus", "LibraryStatus", "build_status", "reindex_notice", "REINDEX_META"]
+__all__ = ["RootStatus", "LibraryStatus", "build_status", "reindex_notice"]
 
-REINDEX_META = "reindex_from"  # passages before a reindex began; "" (or absent) when none is under way
 
 
 @dataclass
@@ -163,7 +163,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
     current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background);
     `integrity`: gives SQLite's quick_check verdict, asked last (it may be running on another thread meanwhile;
-    None: run it now; see library/integrity.py)."""
+    None: run it now; see library/resources/integrity.py)."""
     from ...models.device_summary import (  # no torch without CUDA
         LAST_LAYER_POOLINGS,
         describe_device,

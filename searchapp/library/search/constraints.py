@@ -4,7 +4,7 @@ Unit: the **file** (Recoll/DocFetcher semantics). A file is allowed when it cont
 or prefix somewhere, at least one alternative of every OR group, none of the excluded words or phrases
 anywhere, and passes the fields; `page:N` then keeps only its passages on page N. The allowed set is one
 WHERE fragment over `files f` and `chunks c` whose term tests are FTS5 subqueries (parameterised MATCH
-strings, each term quoted as an FTS5 phrase), so `FilterScope` (filters.py) turns it into allowed chunk ids
+strings, each term quoted as an FTS5 phrase), so `FilterScope` (filter_scope.py) turns it into allowed chunk ids
 for the dense side and joins it into BM25 on the lexical side: both honour it before the top k are cut.
 
 What "contains" means is the lexical index's notion of a word: case and accents ignored, English words
@@ -26,7 +26,8 @@ from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ...store.cjk import CJK_CLASS
 from ...store.scope import INDEXED, Fragment, all_of, files_containing, name_matches, on_page
-from .filters import FilterScope, SearchFilters
+from ..query.filters import SearchFilters
+from .filter_scope import FilterScope
 from ..query.syntax import TOKEN_CHAR, ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "parse_for_search"]

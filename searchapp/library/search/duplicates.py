@@ -33,7 +33,7 @@ from ...ann import VectorIndex
 from ...base.errors import ConfigError
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
-from ..blas import one_blas_thread
+from ..resources.blas_limit import one_blas_thread
 
 __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD"]
 

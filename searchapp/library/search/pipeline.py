@@ -19,7 +19,8 @@ from ...base.types import Hit, StageRanks, StageScores
 from ...ingest.fsnames import real_path
 from ...store import Store
 from .constraints import constraint_scope, list_by_date
-from .filters import FilterScope, SearchFilters
+from ..query.filters import SearchFilters
+from .filter_scope import FilterScope
 from .folding import Folded, fold_candidates, mark_folded, weigh_common, weigh_reranked
 from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files

@@ -24,8 +24,9 @@ from ...base.member_paths import key_of
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ..query.field_values import MAX_PAGE
-from ..blas import one_blas_thread
-from .filters import FilterScope, SearchFilters
+from ..resources.blas_limit import one_blas_thread
+from ..query.filters import SearchFilters
+from .filter_scope import FilterScope
 from .meaning_now import PassageEmbedder
 from .result import SearchResult
 

@@ -24,7 +24,7 @@ from ...store import NewChunk, RootRow, Store
 from ...store.ledger import set_entry_date, set_ocr_state
 from .file_boundary import file_failure
 from .meaning_beside import MeaningBeside
-from .types import IndexWriter, SyncReport
+from .contract import IndexWriter, SyncReport
 
 __all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry"]
 

@@ -14,7 +14,7 @@ from ...base.progress import CancelToken
 from ...store import Store
 from ...store.ledger import files_by_id
 from .file_boundary import file_failure, one_line
-from .types import IndexWriter, PassageEncoder
+from .contract import IndexWriter, PassageEncoder
 
 __all__ = ["encode_each", "fail_files"]
 

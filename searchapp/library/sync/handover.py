@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ...base.progress import CancelToken, ProgressFn, report
-from ..index_keeper import IndexKeeper
-from ..lock import Holder, WriterTurn, WriterWait
+from ..resources.index_keeper import IndexKeeper
+from ..resources.lock import Holder, WriterTurn, WriterWait
 
 __all__ = ["Handover", "WAITING"]
 

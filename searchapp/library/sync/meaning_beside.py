@@ -30,7 +30,7 @@ from ...base.progress import CancelToken
 from ...store import Store
 from .file_boundary import file_failure
 from .meaning_pass import bulk_size, store_vectors
-from .types import IndexWriter, PassageEncoder
+from .contract import IndexWriter, PassageEncoder
 
 __all__ = ["MeaningBeside", "beside_words"]
 

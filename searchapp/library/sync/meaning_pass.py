@@ -21,7 +21,7 @@ from ...ingest.passage_context import model_input
 from ...store import Store
 from .encode_failures import encode_each, fail_files
 from .file_boundary import file_failure
-from .types import IndexWriter, PassageEncoder
+from .contract import IndexWriter, PassageEncoder
 from .wanted import MeaningQueue as _Queue, Wanted
 
 __all__ = ["embed_pending", "store_vectors", "bulk_size", "meaning_progress", "meaning_percent", "meaning_message"]

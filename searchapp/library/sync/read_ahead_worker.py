@@ -162,9 +162,9 @@ def _bounds_of(files: list[_Extracted], encoder) -> dict[int, Any]:
 def _chunk(got: _Extracted, config, encoder, cancel, bounds) -> Optional[Read]:
     """The extracted file's Read, with its passages (the per-file boundary around the chunking, as in _extract)."""
     from ...base.errors import UnsupportedFileError
-    from ..ocr.text_pass import pdf_waits_for_ocr
+    from .ocr_waits import pdf_waits_for_ocr
     from .file_boundary import file_failure
-    from .passages import passages_of
+    from ...ingest.passages import passages_of
 
     doc = got.doc
     try:

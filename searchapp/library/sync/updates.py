@@ -18,21 +18,19 @@ from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
 from ...store.removed_roots import forget_removed, keep_removed, mark_kept, restore_removed
-from ..index_keeper import IndexKeeper
-from ..model_set import ModelSet
-from ..searches import Searches, YieldingCancel
+from ..resources.index_keeper import IndexKeeper
+from ..resources.model_set import ModelSet
+from ..resources.in_flight import SearchesInFlight, YieldingCancel
 from .roots import absorb_nested, in_scope, owning_root, root_to_remove, paths_by_root, root_missing
-from ..report.settings_check import passage_context
 from . import words_pass as sync_module
-from ..lock import WriterTurn
+from ..resources.lock import WriterTurn
 from .handover import Handover
 from .meaning_beside import MeaningBeside
 from .meaning_pass import embed_pending, meaning_progress
 from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
-from ..report.status import REINDEX_META
-from ..ocr.step import ocr_step
-from .types import SyncReport
+from .meta_keys import CONTEXT_META, REINDEX_META, passage_context
+from .contract import OcrStep, SyncReport
 from .words_pass import sync_root
 
 __all__ = ["Updates"]
@@ -42,8 +40,9 @@ log = logging.getLogger(__name__)
 
 class Updates:
     def __init__(self, store: Store, config: Config, models: ModelSet, vectors: IndexKeeper, data_dir: Path,
-                 searches: Optional[Searches] = None) -> None:
+                 searches: Optional[SearchesInFlight] = None, *, ocr_step: OcrStep) -> None:
         self.store, self.config, self.models, self.vectors, self.data_dir = store, config, models, vectors, data_dir
+        self.ocr_step = ocr_step  # library/ocr/step.ocr_step, handed in: ocr/ is above sync/ (the façade joins them)
         self.searches = searches  # the searches a sync steps aside for (None: it never waits)
         self.wanted: Optional[Wanted] = None  # files the person looks at, embedded first (Library sets it)
         # vectors a search of this process embedded on the spot, written by the meaning pass (Library sets it)
@@ -139,8 +138,8 @@ class Updates:
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 if resumer is None:  # the writer that handed over reads the scans after its meaning pass
-                    total.merge(ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress,
-                                         cancel, counted=total.waiting))
+                    total.merge(self.ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress,
+                                              cancel, counted=total.waiting))
                 if embed and self.store.pending_count():
                     total.chunks_embedded += self._embed(encoder, progress, cancel)
                 total.chunks_pending = self.store.pending_count()
@@ -276,9 +275,9 @@ class Updates:
         context = passage_context(self.config)
         with self.store.atomic():
             if not had_passages:
-                self.store.set_meta("chunk_context", context)
-            elif embedded and self.store.get_meta("chunk_context") != context:
-                self.store.set_meta("chunk_context", "mixed")
+                self.store.set_meta(CONTEXT_META, context)
+            elif embedded and self.store.get_meta(CONTEXT_META) != context:
+                self.store.set_meta(CONTEXT_META, "mixed")
 
     def _record_model(self) -> None:
         with self.store.atomic():

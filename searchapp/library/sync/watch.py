@@ -25,7 +25,7 @@ from typing import Callable, Optional
 from ...base.errors import SearchAppError
 from ...ingest.fsnames import is_within
 from .roots import in_scope
-from .types import SyncReport
+from .contract import SyncReport
 
 __all__ = ["LibraryWatcher", "MAX_HOLD_FACTOR"]
 

@@ -21,13 +21,13 @@ from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
-from ..members.sync import index_container, is_container, members_by_container
-from ..ocr.text_pass import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
-from .passages import passages_of
+from .members import index_container, is_container, members_by_container
+from .ocr_waits import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
+from ...ingest.passages import passages_of
 from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .read_groups import MIN_GROUPED, ReadInGroups
 from .roots import in_scope, outermost, root_missing
-from .types import IndexWriter, PassageEncoder, SyncReport
+from .contract import IndexWriter, PassageEncoder, SyncReport
 
 __all__ = ["sync_root", "passages_of", "BATCH_CHUNKS", "BATCH_FILES"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
-from ..searches import HistoryRow, SavedSearch
+from ..history import HistoryRow, SavedSearch
 
 if TYPE_CHECKING:
     from .pg_store import PgStore

@@ -172,7 +172,7 @@ def test_a_long_status_message_is_not_cut_by_the_labels_beside_it(qtbot, open_wi
 
     from searchapp.gui.status_labels import MESSAGE_LEFT
     from searchapp.gui.write_jobs import cancel_summary
-    from searchapp.library.sync.types import SyncReport
+    from searchapp.library.sync.contract import SyncReport
 
     win = open_window()
     qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)
@@ -271,7 +271,7 @@ def test_the_query_restored_at_start_answers_by_words_while_the_model_loads(qtbo
     from searchapp.base.config import load_config
     from searchapp.gui import build_main_window
     from searchapp.gui.quit_guard import RESUME_KEY
-    from searchapp.library.model_set import ModelSet
+    from searchapp.library.resources.model_set import ModelSet
     from searchapp.library.search.result import LOADING
 
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)

@@ -24,7 +24,7 @@ def test_a_search_while_meaning_loads_shows_words_then_runs_again(qtbot, tmp_pat
     from searchapp.base.config import load_config
     from searchapp.gui import build_main_window
     from searchapp.library import Library
-    from searchapp.library.background_load import BackgroundLoad
+    from searchapp.library.resources.background_load import BackgroundLoad
     from searchapp.library.search.result import LOADING
 
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 from conftest import build_tiny_library
-from searchapp.library import data_dir
-from searchapp.library.data_dir import open_data_dir
+from searchapp.library.resources import data_dir
+from searchapp.library.resources.data_dir import open_data_dir
 
 TEXTS = {"note.txt": "The lighthouse keeper logs every passing ship."}
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from searchapp.library import Library
-from searchapp.library.sync import batches, passages, words_pass
+from searchapp.library.sync import batches
+from searchapp.ingest import passages
+from searchapp.library.sync import words_pass
 from searchapp.models import chunking_tokenizer
 
 from test_crash_safety import tiny_config
@@ -225,7 +227,7 @@ def _bundle_with_victim(tmp_path: Path) -> Path:
 def test_a_member_that_raises_fails_alone_and_its_container_and_siblings_index(tmp_path, tiny_bi_encoder_dir,
                                                                                tiny_encoder, monkeypatch):
 
-    from searchapp.library.members import sync as members_sync
+    from searchapp.library.sync import members as members_sync
 
     monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
     docs = _bundle_with_victim(tmp_path)
@@ -319,7 +321,7 @@ def test_a_member_past_its_budget_fails_alone(tmp_path, tiny_bi_encoder_dir, tin
     """Each member of a container has a file's budget: one whose extraction goes on and on is listed "took too
     long", its container and siblings are indexed."""
 
-    from searchapp.library.members import sync as members_sync
+    from searchapp.library.sync import members as members_sync
 
     monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
     docs = _bundle_with_victim(tmp_path)
@@ -400,7 +402,7 @@ def test_a_container_that_raises_halfway_keeps_the_members_met_and_fails_alone(t
     import zipfile
 
     from searchapp.base.member_paths import member_key
-    from searchapp.library.members import sync as members_sync
+    from searchapp.library.sync import members as members_sync
 
     monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
     docs = tmp_path / "docs"

@@ -36,12 +36,12 @@ def test_close_waits_for_the_model_load_s_read_of_the_library(make_config, tiny_
     closer.start()
     try:
         for _ in range(600):  # close() has begun: new reads are refused from here on
-            if lib._readers._closed:
+            if lib._connections._closed:
                 break
             closer.join(0.05)
-        assert lib._readers._closed
+        assert lib._connections._closed
         # ...and it waits for the read in flight instead of closing its connection under it.
-        assert lib._readers._in_flight == 1 and closer.is_alive()
+        assert lib._connections._in_flight == 1 and closer.is_alive()
     finally:
         go.set()
         loader.join(60)

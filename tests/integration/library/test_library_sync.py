@@ -193,7 +193,7 @@ def test_changed_pooling_is_detected_not_mixed(make_config, packaged_encoder, tm
 
 
 def test_second_writer_gets_a_clear_message(make_config, packaged_encoder, tmp_corpus):
-    from searchapp.library.lock import writer_lock
+    from searchapp.library.resources.lock import writer_lock
 
     cfg = make_config()
     lib = Library(cfg, encoder=packaged_encoder)

@@ -12,7 +12,7 @@ from conftest import build_tiny_library
 
 TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
          "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day."}
-HOLD = ("import sys; from pathlib import Path; from searchapp.library.lock import writer_lock\n"
+HOLD = ("import sys; from pathlib import Path; from searchapp.library.resources.lock import writer_lock\n"
         "with writer_lock(Path(sys.argv[1])):\n"
         "    print('held', flush=True)\n"
         "    sys.stdin.read()\n")

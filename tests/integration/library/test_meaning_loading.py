@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import build_tiny_library
-from searchapp.cli.served import run_command
+from searchapp.cli.warm_run import run_command
 from searchapp.cli.main import main
-from searchapp.library.background_load import BackgroundLoad
+from searchapp.library.resources.background_load import BackgroundLoad
 from searchapp.library.search.result import LOADING, LOADING_NOTICE
 
 TEXTS = {

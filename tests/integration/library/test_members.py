@@ -111,7 +111,7 @@ def test_members_are_entries_found_by_lexical_search(tiny_library, docs):
 
 def test_type_and_date_filters_use_the_members_own_type_and_date(tiny_library, docs):
     tiny_library.add_folder(docs)
-    from searchapp.library.search.filters import SearchFilters
+    from searchapp.library.query.filters import SearchFilters
 
     res = tiny_library.search("heliotrope budget", mode="lexical", filters=SearchFilters.build(types=["txt"]))
     assert res.hits and res.hits[0].path.endswith("folder/report.txt")

@@ -1,5 +1,5 @@
 """A sync's words pass loads no model; a sync that embeds loads the bi-encoder once, on a thread of its own that
-starts at its first chunking, so the words pass goes on meanwhile (library/model_set.py, issue 45)."""
+starts at its first chunking, so the words pass goes on meanwhile (library/resources/model_set.py, issue 45)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class _HeldLoad(threading.Thread):
 
 def test_the_model_is_waited_for_not_built_again_while_it_loads_ahead(make_config, tiny_bi_encoder_dir,
                                                                     monkeypatch):
-    from searchapp.library import model_set
+    from searchapp.library.resources import model_set
 
     built = _spy_loads(monkeypatch)
     _HeldLoad.release = threading.Event()

@@ -10,7 +10,7 @@ import pytest
 from searchapp.base.types import Document
 from searchapp.ingest.passage_context import file_title, model_input
 from searchapp.library import Library
-from searchapp.library.data_dir import DB_NAME
+from searchapp.library.resources.data_dir import DB_NAME
 from searchapp.library.report.settings_check import passage_context_note, settings_mismatch
 
 BODY = " ".join(f"Sentence {i} tells how the harbour crane lifts containers off the ship." for i in range(40))

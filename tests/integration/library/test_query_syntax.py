@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from searchapp.base.search_modes import SEARCH_MODES
-from searchapp.library.search.filters import SearchFilters, parse_date
+from searchapp.library.query.filters import SearchFilters, parse_date
 from searchapp.library.query.syntax import filters_of, parse_query, to_text, with_filters
 
 

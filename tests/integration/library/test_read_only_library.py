@@ -67,7 +67,7 @@ def test_unreadable_data_dir_is_said(tmp_path, capsys, monkeypatch, tiny_encoder
 
 def test_simulated_read_only_library_is_searched_not_written(tmp_path, capsys, monkeypatch, tiny_encoder,
                                                              tiny_bi_encoder_dir):
-    from searchapp.library import data_dir as dd
+    from searchapp.library.resources import data_dir as dd
 
     data = build_library(tmp_path, tiny_encoder, tiny_bi_encoder_dir)
     before = {p.name: p.stat().st_mtime_ns for p in data.iterdir()}

@@ -41,7 +41,7 @@ def tiny_lib(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
 HOLD_LOCK = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from searchapp.library.lock import writer_lock
+    from searchapp.library.resources.lock import writer_lock
     with writer_lock(Path(sys.argv[1])):
         print("locked", flush=True)
         sys.stdin.read()  # hold until the test closes our stdin

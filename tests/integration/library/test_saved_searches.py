@@ -177,7 +177,7 @@ def test_remove_forgets_its_seen_files_and_names_are_printed_escaped(capsys, lib
 
 
 def test_a_read_only_library_lists_saved_searches_but_changes_nothing(capsys, lib_dir, monkeypatch):
-    from searchapp.library import data_dir as dd
+    from searchapp.library.resources import data_dir as dd
 
     assert cli(capsys, lib_dir, "saved", "add", "v", "volcano", "--mode", "lexical")[0] == 0
     before = (lib_dir / "searches.sqlite").read_bytes()

@@ -10,7 +10,7 @@ import stat
 
 import numpy as np
 
-from searchapp.library.integrity import INTERVAL_S, RECORD, IntegrityCheck
+from searchapp.library.resources.integrity import INTERVAL_S, RECORD, IntegrityCheck
 
 
 def _library_with_files(tiny_library, tmp_path, n: int = 4):

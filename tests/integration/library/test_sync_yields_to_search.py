@@ -12,8 +12,9 @@ import pytest
 
 from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken
-from searchapp.library import Library, searches as searches_module
-from searchapp.library.searches import Searches, YieldingCancel
+from searchapp.library import Library
+from searchapp.library.resources import in_flight
+from searchapp.library.resources.in_flight import SearchesInFlight, YieldingCancel
 from searchapp.library.sync import words_pass as sync_module
 
 REPO = Path(__file__).resolve().parents[3]
@@ -67,8 +68,8 @@ def test_a_sync_waits_while_a_search_runs(make_config, tiny_encoder, tmp_path, m
                                                   f"sample {i * 7} was taken at site {i}, its layers counted twice.\n",
                                                   encoding="utf-8")
     monkeypatch.setattr(sync_module, "BATCH_CHUNKS", 12)  # several meaning batches
-    monkeypatch.setattr(searches_module, "PAUSE_CAP", 120.0)  # the test ends the search, not the cap
-    monkeypatch.setattr(searches_module, "MIN_WORK", 0.0)  # every point to stop is one to step aside at
+    monkeypatch.setattr(in_flight, "PAUSE_CAP", 120.0)  # the test ends the search, not the cap
+    monkeypatch.setattr(in_flight, "MIN_WORK", 0.0)  # every point to stop is one to step aside at
     enc = HeldEncoder(tiny_encoder)
     lib = Library(make_config(models={"reranker": ""}), encoder=enc)
     errors: list[BaseException] = []
@@ -93,7 +94,7 @@ def test_a_sync_waits_while_a_search_runs(make_config, tiny_encoder, tmp_path, m
         search.start()
         assert enc.search_open.wait(60)
         enc.go.set()  # the sync finishes its first batch with a search in flight
-        wait_for(lambda: lib._searches.waits >= 1 or not sync.is_alive(), "the sync to pause")
+        wait_for(lambda: lib._in_flight.waits >= 1 or not sync.is_alive(), "the sync to pause")
         assert sync.is_alive() and len(enc.calls) == 1  # it waits before its next batch
         enc.release.set()
         search.join(60)
@@ -111,18 +112,18 @@ def test_a_sync_waits_while_a_search_runs(make_config, tiny_encoder, tmp_path, m
 
 
 def test_another_processes_search_is_seen_through_the_lock_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(searches_module, "_POLL", 0.0)  # look at the file on every call
-    sync_side = Searches(tmp_path)
+    monkeypatch.setattr(in_flight, "_POLL", 0.0)  # look at the file on every call
+    sync_side = SearchesInFlight(tmp_path)
     assert not sync_side.busy()  # no file yet: nobody searches
-    script = ("import sys\nfrom searchapp.library.searches import Searches\n"
-              f"s = Searches({str(tmp_path)!r})\n"
+    script = ("import sys\nfrom searchapp.library.resources.in_flight import SearchesInFlight\n"
+              f"s = SearchesInFlight({str(tmp_path)!r})\n"
               "with s.running():\n    print('searching', flush=True)\n    sys.stdin.readline()\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
     try:
         assert proc.stdout.readline().strip() == "searching"
         assert sync_side.busy()
-        assert (tmp_path / searches_module.LOCK_NAME).stat().st_mode & 0o077 == 0  # private, like the data dir
+        assert (tmp_path / in_flight.LOCK_NAME).stat().st_mode & 0o077 == 0  # private, like the data dir
         proc.stdin.write("\n")
         proc.stdin.flush()
         assert proc.wait(30) == 0
@@ -135,10 +136,10 @@ def test_another_processes_search_is_seen_through_the_lock_file(tmp_path, monkey
 def test_a_search_never_waits_for_the_sync_that_is_looking(tmp_path):
     """The sync tests the lock by taking it exclusively for an instant; a search arriving then goes on."""
     fcntl = pytest.importorskip("fcntl")
-    searching = Searches(tmp_path)
+    searching = SearchesInFlight(tmp_path)
     with searching.running():  # creates the file
         pass
-    fd = open(tmp_path / searches_module.LOCK_NAME, "rb")
+    fd = open(tmp_path / in_flight.LOCK_NAME, "rb")
     fcntl.flock(fd, fcntl.LOCK_EX)  # as a sync's probe holds it
     entered = threading.Event()
 
@@ -157,8 +158,8 @@ def test_a_search_never_waits_for_the_sync_that_is_looking(tmp_path):
 
 
 def test_a_cancel_ends_a_pause(tmp_path, monkeypatch):
-    monkeypatch.setattr(searches_module, "MIN_WORK", 0.0)
-    searching, sync_side = Searches(tmp_path), Searches(tmp_path)
+    monkeypatch.setattr(in_flight, "MIN_WORK", 0.0)
+    searching, sync_side = SearchesInFlight(tmp_path), SearchesInFlight(tmp_path)
     inner = CancelToken()
     token = YieldingCancel(inner, sync_side, cap=600)
     raised: list[BaseException] = []

@@ -86,8 +86,8 @@ def test_a_fifo_at_the_vector_index_is_refused_and_rebuilt_not_waited_on(lib_dir
 def test_a_fifo_at_a_lock_file_or_the_config_is_refused_in_one_line(lib_dir, tmp_path):
     from searchapp.base.config import load_config
     from searchapp.base.errors import ConfigError, StoreError
-    from searchapp.library.lock import writer_holder, writer_lock
-    from searchapp.library.searches import LOCK_NAME, Searches
+    from searchapp.library.resources.lock import writer_holder, writer_lock
+    from searchapp.library.resources.in_flight import LOCK_NAME, SearchesInFlight
 
     data = planted(lib_dir, tmp_path, "writer.lock")
     try:
@@ -105,7 +105,7 @@ def test_a_fifo_at_a_lock_file_or_the_config_is_refused_in_one_line(lib_dir, tmp
         release(data / "writer.lock")
     os.mkfifo(data / LOCK_NAME, 0o600)
     try:
-        searches = Searches(data, create=False)
+        searches = SearchesInFlight(data, create=False)
         assert ends(searches.busy) is False  # a sync looking for searches elsewhere
         assert ends(lambda: searches.running().__enter__()) is None
         searches.close()
@@ -130,8 +130,8 @@ def test_a_link_at_a_lock_file_is_refused_in_one_line_and_its_target_left_alone(
     """A symbolic link at writer.lock (or the searches' lock) to a file outside, say ~/.bashrc: opening it O_CREAT
     and truncating it as a lock would empty that file. It is refused, never followed."""
     from searchapp.base.errors import StoreError
-    from searchapp.library.lock import writer_holder, writer_lock
-    from searchapp.library.searches import LOCK_NAME, Searches
+    from searchapp.library.resources.lock import writer_holder, writer_lock
+    from searchapp.library.resources.in_flight import LOCK_NAME, SearchesInFlight
 
     data = tmp_path / "lib"
     shutil.copytree(lib_dir, data)
@@ -145,7 +145,7 @@ def test_a_link_at_a_lock_file_is_refused_in_one_line_and_its_target_left_alone(
         with writer_lock(data, wait=0):
             pass
     assert "\n" not in str(err.value)
-    searches = Searches(data, create=True)
+    searches = SearchesInFlight(data, create=True)
     with searches.running():
         pass
     searches.close()
@@ -190,7 +190,7 @@ def test_history_list_refuses_the_searches_file_search_refuses(lib_dir, tmp_path
     """One check for every opener of searches.sqlite: a link to one elsewhere, or one another user owns (0644),
     is refused by `history list` and `saved list` as by `search`, never listed."""
     from searchapp.cli.main import main
-    from searchapp.store.searches import SEARCHES_DB, SearchesDB
+    from searchapp.store.history import SEARCHES_DB, SearchesDB
 
     data = tmp_path / "lib"
     shutil.copytree(lib_dir, data)

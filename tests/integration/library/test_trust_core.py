@@ -286,7 +286,7 @@ def test_filter_bar_shows_an_out_of_range_date_as_its_error(qapp):
     filters = bar.filters()
     assert filters is not None and filters.before is not None and not bar.error.text()
     with pytest.raises(ConfigError, match="out of range"):
-        from searchapp.library.search.filters import SearchFilters
+        from searchapp.library.query.filters import SearchFilters
 
         SearchFilters.build((), (), "0001-01-01", None)
 

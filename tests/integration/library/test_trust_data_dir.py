@@ -95,7 +95,7 @@ def test_a_database_that_is_a_symlink_is_never_followed(library, tmp_path, capsy
 @pytest.mark.parametrize("name", ["searches.sqlite", "ocr_cache.sqlite"])
 def test_a_store_opened_on_its_own_never_creates_a_link_target(library, tmp_path, name):
     from searchapp.store.ocr_cache import OcrCache
-    from searchapp.store.searches import SearchesDB
+    from searchapp.store.history import SearchesDB
 
     target = tmp_path / "elsewhere" / name
     target.parent.mkdir()

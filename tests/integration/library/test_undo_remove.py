@@ -84,8 +84,8 @@ def test_an_undo_refused_while_another_process_writes_keeps_its_file_for_a_later
     import pytest
 
     from searchapp.base.errors import StoreError
-    from searchapp.library.lock import WriterWait
-    from searchapp.library.undo_file import FILE_NAME, remove_undoable, undo_last_remove
+    from searchapp.library.resources.lock import WriterWait
+    from searchapp.library.resources.undo_file import FILE_NAME, remove_undoable, undo_last_remove
 
     lib, docs, _ = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
     try:
@@ -112,7 +112,7 @@ def test_a_linked_undo_file_is_nothing_to_undo(tmp_path, tiny_bi_encoder_dir, ti
     import pytest
 
     from searchapp.base.errors import SearchAppError
-    from searchapp.library.undo_file import FILE_NAME, remove_undoable, undo_last_remove
+    from searchapp.library.resources.undo_file import FILE_NAME, remove_undoable, undo_last_remove
 
     lib, docs, _ = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
     try:

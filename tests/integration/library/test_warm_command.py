@@ -1,5 +1,5 @@
-"""The thin entry point (cli/fast.py): a search is sent whole to the process serving the library, which runs it
-with the command line's own parser and printing (cli/served.py). It must print exactly what the full command line
+"""The thin entry point (cli/entry.py): a search is sent whole to the process serving the library, which runs it
+with the command line's own parser and printing (cli/warm_run.py). It must print exactly what the full command line
 prints, decline whatever it cannot answer as asked (the full command line then runs it), and trust nothing it
 receives."""
 
@@ -15,10 +15,10 @@ import pytest
 
 from conftest import build_tiny_library
 from searchapp.base.terminal import BOLD
-from searchapp.cli import fast
+from searchapp.cli import entry as fast
 from searchapp.cli.main import main as full_main
-from searchapp.cli.served import run_command
-from searchapp.library.serve import wire
+from searchapp.cli.warm_run import run_command
+from searchapp.library.warm import protocol
 
 TEXTS = {
     "volcano.md": "The volcano erupted and molten rock flowed down to the sea.",
@@ -73,7 +73,7 @@ def served(lib_dir):
     lib.runner = runner
     yield lib
     lib.close()
-    assert not (lib_dir / wire.SOCKET_NAME).exists()
+    assert not (lib_dir / protocol.SOCKET_NAME).exists()
 
 
 def run(capsys, entry, *argv: str) -> tuple[int, str, str]:
@@ -113,7 +113,7 @@ def test_a_thin_command_prints_what_the_full_command_line_prints(served, lib_dir
 
 def test_marks_follow_the_clients_terminal_and_its_no_color(served, lib_dir, capsys, monkeypatch):
     request = {"v": 1, "op": "command", "argv": ["--data-dir", str(lib_dir), "search", "sourdough bread"],
-               "data_dir": str(lib_dir), "data_dir_given": True, "env": {}, "context": wire.context(), "tty": True}
+               "data_dir": str(lib_dir), "data_dir_given": True, "env": {}, "context": protocol.context(), "tty": True}
     lib = served
     reply = lib._server.reply(request)
     assert reply["ok"] and reply["code"] == 0 and BOLD in reply["stdout"]
@@ -146,7 +146,7 @@ def test_relative_folders_are_read_in_the_clients_folder(served, lib_dir, capsys
 
 def test_paths_are_read_in_the_clients_folder_and_home_not_the_servers(served, lib_dir, monkeypatch):
     monkeypatch.chdir("/")  # the serving process runs elsewhere than the client
-    theirs = {**wire.context(), "cwd": str(lib_dir.parent), "home": str(lib_dir.parent)}
+    theirs = {**protocol.context(), "cwd": str(lib_dir.parent), "home": str(lib_dir.parent)}
     for argv in (["--data-dir", "lib", "search", "receipts", "--in", "docs"],
                  ["--data-dir", "~/lib", "search", "receipts", "--in", "~/docs"]):
         request = {"v": 1, "op": "command", "argv": argv + ["--mode", "lexical", "--json"], "env": {},
@@ -260,10 +260,10 @@ def test_a_server_that_runs_no_commands_is_not_asked_twice(lib_dir, capsys):
 BAD_REPLIES = {
     "not JSON": b"\x00\xff {{\n",
     "a list": b"[1]\n",
-    "output not text": wire.encode({"v": 1, "ok": True, "stdout": 5, "stderr": "", "code": 0}),
-    "an exit code out of range": wire.encode({"v": 1, "ok": True, "stdout": "x", "stderr": "", "code": 999}),
-    "a boolean exit code": wire.encode({"v": 1, "ok": True, "stdout": "x", "stderr": "", "code": True}),
-    "another version": wire.encode({"v": 2, "ok": True, "stdout": "x", "stderr": "", "code": 0}),
+    "output not text": protocol.encode({"v": 1, "ok": True, "stdout": 5, "stderr": "", "code": 0}),
+    "an exit code out of range": protocol.encode({"v": 1, "ok": True, "stdout": "x", "stderr": "", "code": 999}),
+    "a boolean exit code": protocol.encode({"v": 1, "ok": True, "stdout": "x", "stderr": "", "code": True}),
+    "another version": protocol.encode({"v": 2, "ok": True, "stdout": "x", "stderr": "", "code": 0}),
 }
 
 
@@ -271,7 +271,7 @@ BAD_REPLIES = {
 def test_a_bad_reply_is_said_once_and_searched_directly(name, lib_dir, capsys):
     from test_warm_socket import FakeServer
 
-    fake = FakeServer(lib_dir / wire.SOCKET_NAME, BAD_REPLIES[name])
+    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, BAD_REPLIES[name])
     try:
         code, out, err = run(capsys, fast.main, "--data-dir", str(lib_dir), "search", "volcano rock", "--json")
     finally:
@@ -285,7 +285,7 @@ def test_a_bad_reply_is_said_once_and_searched_directly(name, lib_dir, capsys):
 def test_a_socket_others_can_reach_is_never_connected_to(lib_dir, capsys):
     from test_warm_socket import FakeServer
 
-    fake = FakeServer(lib_dir / wire.SOCKET_NAME, b"", mode=0o666)
+    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, b"", mode=0o666)
     try:
         code, out, err = run(capsys, fast.main, "--data-dir", str(lib_dir), "search", "volcano rock", "--json")
     finally:
@@ -296,11 +296,11 @@ def test_a_socket_others_can_reach_is_never_connected_to(lib_dir, capsys):
 
 def test_bad_command_requests_are_refused_and_the_server_keeps_serving(served, lib_dir):
     good = {"v": 1, "op": "command", "argv": ["search", "volcano"], "data_dir": str(lib_dir),
-            "data_dir_given": False, "env": {}, "context": wire.context(), "tty": False}
+            "data_dir_given": False, "env": {}, "context": protocol.context(), "tty": False}
     for bad in ({**good, "argv": "search volcano"}, {**good, "argv": ["search", 5]}, {**good, "env": {"A": 1}},
                 {**good, "tty": "yes"}, {**good, "data_dir_given": None}, {k: v for k, v in good.items() if k != "env"}):
-        with pytest.raises(wire.WireError):
-            wire.check_request(bad)
+        with pytest.raises(protocol.WireError):
+            protocol.check_request(bad)
     # well-formed, but the data dir read otherwise than argparse reads it, or another library's
     assert served._server.reply({**good, "data_dir_given": True})["reason"] == "data-dir"  # argparse: none named
     assert served._server.reply({**good, "argv": ["search", "x", "--data-dir", "lib"]})["reason"] == "data-dir"
@@ -318,7 +318,7 @@ def test_bad_command_requests_are_refused_and_the_server_keeps_serving(served, l
 
 def test_a_thin_search_starts_with_neither_argparse_nor_the_settings(served, lib_dir):
     # what the command loads beyond what the interpreter had at start (site hooks differ between installs)
-    code = ("import sys; at_start = set(sys.modules); from searchapp.cli.fast import main; "
+    code = ("import sys; at_start = set(sys.modules); from searchapp.cli.entry import main; "
             "rc = main(['--data-dir', sys.argv[1], 'search', 'volcano', '--json']); "
             "print('LOADED', sorted(m for m in ('argparse', 'dataclasses', 'typing', 'sqlite3', 'numpy', "
             "'searchapp.cli.main', 'searchapp.base.config') if m in sys.modules and m not in at_start), "
@@ -338,10 +338,10 @@ def test_ctrl_c_while_the_warm_process_answers_ends_quietly(lib_dir):
 
     from test_warm_socket import FakeServer
 
-    fake = FakeServer(lib_dir / wire.SOCKET_NAME, None)  # connects, then never answers
+    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, None)  # connects, then never answers
     env = {k: v for k, v in os.environ.items() if not k.startswith("SEARCHAPP_")}
     try:
-        proc = subprocess.Popen([sys.executable, "-c", "import sys; from searchapp.cli.fast import main; "
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from searchapp.cli.entry import main; "
                                  "sys.exit(main(['--data-dir', sys.argv[1], 'search', 'volcano']))", str(lib_dir)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         deadline = time.monotonic() + 120
@@ -433,7 +433,7 @@ def test_a_relative_similar_path_is_read_in_the_clients_folder(tmp_path, tiny_bi
     monkeypatch.chdir(tmp_path / "one")  # the warm process's folder: its docs/note.txt is the other file
     lib = serve(data, run_command)
     try:
-        theirs = {**wire.context(), "cwd": str(tmp_path / "two")}
+        theirs = {**protocol.context(), "cwd": str(tmp_path / "two")}
         for path in ("docs/note.txt", "./docs/../docs/note.txt"):
             argv = ["--data-dir", str(data), "similar", path, "--json"]
             reply = lib._server.reply({"v": 1, "op": "command", "argv": argv, "env": {}, "data_dir": str(data),

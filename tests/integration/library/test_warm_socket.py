@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 
 from conftest import build_tiny_library
-from searchapp.cli.served import run_command
+from searchapp.cli.warm_run import run_command
 from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.cli.main import main
-from searchapp.library.serve import client, wire
-from searchapp.library.serve import exchange as exchange_module
-from searchapp.library.serve.exchange import exchange as ask_line
-from searchapp.library.serve.server import WarmServer
+from searchapp.library.warm import protocol
+from searchapp.library.warm.ping import ping
+from searchapp.library.warm import exchange as exchange_module
+from searchapp.library.warm.exchange import exchange as ask_line
+from searchapp.library.warm.server import WarmServer
 
 TEXTS = {
     "volcano.md": "The volcano erupted and molten rock flowed down to the sea.",
@@ -54,7 +55,7 @@ def served(lib_dir):
     assert lib.serve(commands=run_command) is None
     yield lib
     lib.close()
-    assert not (lib_dir / wire.SOCKET_NAME).exists()  # removed when the server stops
+    assert not (lib_dir / protocol.SOCKET_NAME).exists()  # removed when the server stops
 
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -138,14 +139,14 @@ def test_an_empty_query_is_the_same_error_either_way(served, lib_dir, capsys):
 
 
 def test_the_socket_is_private_and_one_process_serves(served, lib_dir, tiny_encoder):
-    st = os.lstat(lib_dir / wire.SOCKET_NAME)
+    st = os.lstat(lib_dir / protocol.SOCKET_NAME)
     assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == os.geteuid()
     other = open_lib(lib_dir, tiny_encoder)
     try:
         assert other.serve() == "another process serves this library"
     finally:
         other.close()
-    assert client.ping(lib_dir) == os.getpid()  # the first still serves
+    assert ping(lib_dir) == os.getpid()  # the first still serves
 
 
 def test_status_says_which_process_serves(served, lib_dir, capsys):
@@ -189,7 +190,7 @@ def test_other_settings_are_searched_directly(lib_dir, tiny_encoder, capsys):
 def test_a_query_that_reads_paths_or_dates_is_served_only_from_the_same_folder_and_time_zone(
         served, lib_dir, capsys, monkeypatch):
     # as if the serving process had started in another folder (relative `in:` paths) or time zone (dates)
-    monkeypatch.setattr("searchapp.library.serve.server.context", lambda: {"cwd": "/elsewhere", "tz": []})
+    monkeypatch.setattr("searchapp.library.warm.server.context", lambda: {"cwd": "/elsewhere", "tz": []})
     assert search_json(capsys, lib_dir, "volcano rock")[0]["served_by"] == "warm"
     for case in (("in:docs volcano",), ("volcano after:2020-01-01",), ("volcano", "--after", "2020-01-01")):
         res, err = search_json(capsys, lib_dir, *case)
@@ -204,7 +205,7 @@ def direct_result(capsys, data: Path, query: str = "volcano rock") -> dict:
 
 
 def test_a_killed_servers_socket_file_is_searched_around_then_replaced(lib_dir, tiny_encoder, capsys):
-    path = lib_dir / wire.SOCKET_NAME
+    path = lib_dir / protocol.SOCKET_NAME
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(str(path))
     dead.close()  # the file stays, nobody listens: what a killed server leaves
@@ -271,10 +272,10 @@ def good_reply() -> dict:
 
 GARBAGE = {
     "not JSON": b"\x00\xffgarbage {{{\n",
-    "another version": wire.encode({**good_reply(), "v": 2}),
+    "another version": protocol.encode({**good_reply(), "v": 2}),
     "a list": b"[1, 2, 3]\n",
-    "output that is not text": wire.encode({**good_reply(), "stdout": ["{}"]}),
-    "a line's notice state that is not a bool": wire.encode({**good_reply(), "said": "yes"}),
+    "output that is not text": protocol.encode({**good_reply(), "stdout": ["{}"]}),
+    "a line's notice state that is not a bool": protocol.encode({**good_reply(), "said": "yes"}),
     "too deep": b"[" * 100_000 + b"\n",
     "no newline, then closed": b'{"v": 1, "ok": true',
     "too large": b'{"v": 1, "pad": "' + b"x" * 2_000 + b'"}\n',
@@ -287,7 +288,7 @@ def test_a_garbage_reply_is_said_once_and_searched_directly(name, lib_dir, capsy
     if name == "too large":
         monkeypatch.setattr(exchange_module, "MAX_REPLY", 1_000)
     monkeypatch.setattr(exchange_module, "ANSWER_SECONDS", 0.5)
-    fake = FakeServer(lib_dir / wire.SOCKET_NAME, GARBAGE[name])
+    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, GARBAGE[name])
     try:
         res, err = search_json(capsys, lib_dir, "volcano rock")
         assert fake.asked == 1
@@ -301,7 +302,7 @@ def test_a_garbage_reply_is_said_once_and_searched_directly(name, lib_dir, capsy
 
 
 def test_a_socket_others_can_reach_is_not_used(lib_dir, capsys):
-    fake = FakeServer(lib_dir / wire.SOCKET_NAME, wire.encode(good_reply()), mode=0o666)
+    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, protocol.encode(good_reply()), mode=0o666)
     try:
         res, err = search_json(capsys, lib_dir, "volcano rock")
     finally:
@@ -312,22 +313,22 @@ def test_a_socket_others_can_reach_is_not_used(lib_dir, capsys):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a socket to another user needs root")
 def test_another_users_socket_is_not_used(lib_dir, capsys):
-    fake = FakeServer(lib_dir / wire.SOCKET_NAME, wire.encode(good_reply()))
-    os.chown(lib_dir / wire.SOCKET_NAME, 65534, 65534)
+    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, protocol.encode(good_reply()))
+    os.chown(lib_dir / protocol.SOCKET_NAME, 65534, 65534)
     try:
         code, out, err = cli(capsys, "--data-dir", str(lib_dir), "search", "volcano rock", "--json")
     finally:
         fake.close()
     assert fake.asked == 0  # never connected to
     assert "warm index: " in err and "belongs to another user (uid 65534); ignored it; searching directly" in err
-    # and the library itself refuses a data dir holding another user's file, as it always has (data_dir.py)
+    # and the library itself refuses a data dir holding another user's file, as it always has (library/resources/data_dir.py)
     assert code == 2 and out == "" and "refusing to use it" in err and "Traceback" not in err
 
 
 def test_a_fake_servers_good_reply_is_taken_as_is(lib_dir, capsys):
     # the other tests' fallbacks are not a client that never trusts the socket: a well-formed reply is used
     printed = '{"query": "magma chamber", "hits": [], "served_by": "warm"}\n'
-    fake = FakeServer(lib_dir / wire.SOCKET_NAME, wire.encode({**good_reply(), "stdout": printed, "stderr": "n\n",
+    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, protocol.encode({**good_reply(), "stdout": printed, "stderr": "n\n",
                                                                "code": 3}))
     try:
         code, out, err = cli(capsys, "--data-dir", str(lib_dir), "search", "magma chamber", "--json")
@@ -378,15 +379,15 @@ def exchange(path: Path, payload: bytes) -> dict:
 
 
 def test_the_server_refuses_bad_requests_and_keeps_serving(served, lib_dir, monkeypatch):
-    path = lib_dir / wire.SOCKET_NAME
-    too_large = exchange(path, b"x" * (wire.MAX_REQUEST + 10) + b"\n")
+    path = lib_dir / protocol.SOCKET_NAME
+    too_large = exchange(path, b"x" * (protocol.MAX_REQUEST + 10) + b"\n")
     assert too_large["ok"] is False and too_large["reason"] == "too-large"
     for payload in (b"not json\n", b"[" * 50_000 + b"\n", b'{"v": 1, "op": "exec", "code": "import os"}\n',
-                    b'{"v": 2, "op": "ping"}\n', wire.encode({"v": 1, "op": "search", "query": 5})):
+                    b'{"v": 2, "op": "ping"}\n', protocol.encode({"v": 1, "op": "search", "query": 5})):
         reply = exchange(path, payload)
         assert reply["ok"] is False and reply["reason"] == "bad-request", payload[:40]
     # a client that never finishes its line is dropped after the request's time; the next is answered
-    monkeypatch.setattr("searchapp.library.serve.server.REQUEST_SECONDS", 0.3)
+    monkeypatch.setattr("searchapp.library.warm.server.REQUEST_SECONDS", 0.3)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.connect(str(path))
         s.sendall(b'{"v": 1, "op": "pi')
@@ -398,12 +399,12 @@ def test_the_server_refuses_bad_requests_and_keeps_serving(served, lib_dir, monk
 def test_a_server_does_not_start_beside_a_file_that_is_not_a_socket(lib_dir, tiny_encoder):
     lib = open_lib(lib_dir, tiny_encoder)
     try:
-        (lib_dir / wire.SOCKET_NAME).write_text("not a socket")
+        (lib_dir / protocol.SOCKET_NAME).write_text("not a socket")
         server = WarmServer(lib)
         assert server.start() is False and "not a socket" in server.note
         assert not server.serving
     finally:
-        (lib_dir / wire.SOCKET_NAME).unlink()
+        (lib_dir / protocol.SOCKET_NAME).unlink()
         lib.close()
 
 
@@ -477,16 +478,16 @@ def test_searchapp_watch_answers_follows_its_folders_and_leaves_nothing_behind(
         res, _ = search_json(capsys, data, "volcano rock")
         assert res["served_by"] == "warm" and Path(res["hits"][0]["path"]).name == "volcano.md"
         assert comparable(res) == direct_result(capsys, data)
-        assert client.ping(data) == proc.pid
-        # it runs a thin client's whole command too (cli/fast.py), printing what the command line prints
-        from searchapp.cli import fast
+        assert ping(data) == proc.pid
+        # it runs a thin client's whole command too (cli/entry.py), printing what the command line prints
+        from searchapp.cli import entry as fast
 
         assert fast.main(["--data-dir", str(data), "search", "volcano rock", "--json"]) == 0
         thin = json.loads(capsys.readouterr().out)
         assert thin["served_by"] == "warm" and comparable(thin) == comparable(res)
-        reply, _ = ask_line(data / wire.SOCKET_NAME, {
+        reply, _ = ask_line(data / protocol.SOCKET_NAME, {
             "v": 1, "op": "command", "argv": ["search", "volcano"], "data_dir": str(data), "data_dir_given": False,
-            "env": {}, "context": wire.context(), "tty": False}, 30.0)
+            "env": {}, "context": protocol.context(), "tty": False}, 30.0)
         assert reply["ok"] and reply["code"] == 0 and "volcano.md" in reply["stdout"], reply
         new = tmp_path / "docs" / "comet.txt"
         new.write_text("A comet with a glowing tail crossed the night sky.\n", encoding="utf-8")
@@ -497,12 +498,12 @@ def test_searchapp_watch_answers_follows_its_folders_and_leaves_nothing_behind(
         assert wait_until(found, "the watcher to index comet.txt")["served_by"] == "warm"
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0
-        assert not (data / wire.SOCKET_NAME).exists()
+        assert not (data / protocol.SOCKET_NAME).exists()
         # killed outright, it leaves its socket file: the next search goes around it, saying nothing
         proc = start_watch(data)
         proc.kill()
         proc.wait(timeout=60)
-        assert (data / wire.SOCKET_NAME).exists()
+        assert (data / protocol.SOCKET_NAME).exists()
         res, err = search_json(capsys, data, "volcano rock")
         assert res["served_by"] == "direct" and "warm index" not in err
         assert comparable(res) == direct_result(capsys, data)
@@ -522,11 +523,11 @@ def test_a_watch_takes_over_serving_once_the_process_that_served_has_gone(
     try:
         line = next(x for x in proc.stdout if x.startswith("watching"))
         assert "answered here" not in line, line
-        assert client.ping(data) == os.getpid()
+        assert ping(data) == os.getpid()
         first.close()  # the window closes: the watch answers from now on
         line = proc.stdout.readline()
         assert line.endswith("searches from the command line are answered here now\n"), line
-        assert client.ping(data) == proc.pid
+        assert ping(data) == proc.pid
         assert search_json(capsys, data, "volcano rock")[0]["served_by"] == "warm"
     finally:
         first.close()

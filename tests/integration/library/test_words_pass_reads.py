@@ -14,7 +14,7 @@ from searchapp.ingest.extractors import extract, takes_data
 from searchapp.ingest.scan import ScannedFile
 from searchapp.library import Library
 from searchapp.library.sync.batches import Batcher, Pending
-from searchapp.library.sync.types import SyncReport
+from searchapp.library.sync.contract import SyncReport
 from searchapp.store.ledger import set_ocr_state
 
 

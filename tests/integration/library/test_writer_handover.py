@@ -20,9 +20,9 @@ import pytest
 from searchapp.base.errors import Cancelled, StoreError
 from searchapp.base.progress import CancelToken
 from searchapp.library import Library
-from searchapp.library.lock import Holder, WriterWait, writer_lock
+from searchapp.library.resources.lock import Holder, WriterWait, writer_lock
 from searchapp.library.sync import words_pass as sync_module
-from searchapp.library.turns import RESUMES, WANTS, hand_raised
+from searchapp.library.resources.turns import RESUMES, WANTS, hand_raised
 
 HANG_GUARD_S = 120.0  # a guard against a hang, never a timing check
 FILES = 24
@@ -170,8 +170,8 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
 WAIT_FOR_LOCK = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from searchapp.library.lock import WriterWait, writer_lock
-    from searchapp.library.turns import WANTS, raise_hand
+    from searchapp.library.resources.lock import WriterWait, writer_lock
+    from searchapp.library.resources.turns import WANTS, raise_hand
     data = Path(sys.argv[1])
     if sys.argv[2] == "hand":  # only the raised hand: a waiter about to take the lock
         raise_hand(data / WANTS)
@@ -224,7 +224,7 @@ def test_a_waiter_that_dies_never_stalls_the_holder(tmp_path, backlog, tiny_enco
 def test_a_stopped_waiter_never_stalls_the_holder(tmp_path, backlog, tiny_encoder, monkeypatch):
     """A waiter alive but not running (a `searchapp index` Ctrl-Z'd while it waits, a debugger) keeps its hand
     raised for ever: the holder lets the lock lie free for it a moment only, then takes it back and goes on."""
-    from searchapp.library import lock
+    from searchapp.library.resources import lock
     from searchapp.library.sync.handover import WAITING
 
     monkeypatch.setattr(lock, "HAND_GRACE", 0.5)  # a live waiter takes it within 0.2 s
@@ -267,7 +267,7 @@ def test_a_model_changed_while_handed_over_stops_the_holder_without_saving_over_
     import sqlite3
 
     from searchapp.base.errors import ModelMismatchError
-    from searchapp.library.index_keeper import index_path
+    from searchapp.library.resources.index_keeper import index_path
 
     config, big = backlog
     data = Path(config.data_dir)
@@ -306,7 +306,7 @@ def test_a_model_changed_while_handed_over_stops_the_holder_without_saving_over_
 HOLD_YIELDING = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from searchapp.library.lock import writer_lock
+    from searchapp.library.resources.lock import writer_lock
     with writer_lock(Path(sys.argv[1])) as turn:
         turn.say(True)  # as in a meaning pass: it hands over between batches
         print("locked", flush=True)
@@ -324,7 +324,7 @@ class CountingCancel:
 
 
 def test_no_wait_refuses_at_once_and_raises_no_hand(tmp_path, monkeypatch):
-    from searchapp.library import lock
+    from searchapp.library.resources import lock
 
     data = tmp_path / "lib"
     data.mkdir()

@@ -20,7 +20,7 @@ def _pre_0112_library(make_config, model, docs):
     from searchapp.library import Library
 
     config = make_config(models={"reranker": "", "bi_encoder": str(model), "pooling": "mean", "threads": 1})
-    from searchapp.library.data_dir import DB_NAME
+    from searchapp.library.resources.data_dir import DB_NAME
 
     with Library(config) as lib:
         lib.add_folder(docs)

@@ -104,7 +104,7 @@ SEARCHES = (["search", "tax return"], ["--data-dir", "/d", "search", "q", "--k",
 
 
 def test_a_search_parses_the_same_with_its_own_parser_alone(parser):
-    from searchapp.cli.fast import command_word
+    from searchapp.cli.entry import command_word
 
     alone = build_parser(("search",))
     for argv in SEARCHES:

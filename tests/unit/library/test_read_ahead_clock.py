@@ -10,7 +10,8 @@ from searchapp.base import hashing
 from searchapp.base.config import Config
 from searchapp.base.types import Document
 from searchapp.ingest import extractors
-from searchapp.library.sync import passages, read_ahead_worker
+from searchapp.ingest import passages
+from searchapp.library.sync import read_ahead_worker
 
 
 def test_the_workers_clock_runs_around_the_extraction_only(tmp_path, monkeypatch):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from searchapp.base.types import Document
-from searchapp.library.model_set import ModelSet
-from searchapp.library.sync.passages import passages_of
+from searchapp.library.resources.model_set import ModelSet
+from searchapp.ingest.passages import passages_of
 from searchapp.models.chunking_tokenizer import ChunkingTokenizer
 from searchapp.models.tokenizer_file import chunker_from_files, same_chunking
 
@@ -97,7 +97,7 @@ def test_a_loaded_model_that_chunks_otherwise_is_warned_of_and_chunks_from_then_
     # as if this process had chunked with a tokenizer.json that is not what transformers built for the model
     cased = transformers_chunker(_altered(tmp_path, packaged_model_dir, do_lower_case=False), tiny_encoder.max_seq_length)
     models._chunker = cased
-    with caplog.at_level(logging.WARNING, logger="searchapp.library.model_set"):
+    with caplog.at_level(logging.WARNING, logger="searchapp.library.resources.model_set"):
         models._check_chunker(tiny_encoder)
     assert "another tokenizer" in caplog.text and models._chunker is False
     assert models.chunker() is tiny_encoder

@@ -5,14 +5,14 @@ A served search used to spend most of its time starting: argparse, the settings 
 result types and their JSON, ~35 ms of a ~55 ms command on a quiet machine, three times that on a busy one.
 Like Mercurial's chg, this entry point sends the command as typed — its arguments, the SEARCHAPP_* settings and
 colour variables of the environment, the folder and time zone it runs in, whether its output is a terminal —
-to the process serving the library (library/serve/), which parses and runs it with the command line's own code
-and sends back what to print and the exit code (cli/served.py). Here: os, sys, json and a socket.
+to the process serving the library (library/warm/), which parses and runs it with the command line's own code
+and sends back what to print and the exit code (cli/warm_run.py). Here: os, sys, json and a socket.
 
 `status` is served the same way (the serving process's view: its index followed to the last commit; at a
 million passages 0.2 s instead of opening the index, ~4 s). Everything else goes to the full command line
 (cli/main.py): other commands, `search -` (one query per input line), `--direct`, `--`, `-h`, `status --files`,
 and any command the warm process declines or cannot be trusted with (the socket's checks and notes are the full
-command line's: library/serve/exchange.py). A declined command is not asked again, except where the data dir
+command line's: library/warm/exchange.py). A declined command is not asked again, except where the data dir
 was read differently here than argparse reads it ("data-dir"): the full command line then asks with the same
 command (ask_command), as it does for each line of `search -`; the answer never depends on which way it came.
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .argv import SERVED, command_word, data_dir_of
+from .warm_argv import WARM_COMMANDS, command_word, data_dir_of
 from .warm_ask import ask_command, write_reply
 
 TYPE_CHECKING = False
@@ -52,7 +52,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _served(argv: list[str]) -> tuple[Optional[int], bool]:
     """(exit code, when the warm process answered `argv`; whether the full command line may still ask it)."""
-    if (command_word(argv) not in SERVED or _FULL_ONLY.intersection(argv)
+    if (command_word(argv) not in WARM_COMMANDS or _FULL_ONLY.intersection(argv)
             or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")
             or os.environ.get("SEARCHAPP_LIBRARY") or any(a.startswith("--library") for a in argv)):  # shared: no warm
         return None, True

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from ..base.errors import DataDirError, SearchAppError
-from ..base.private import refuse_untrusted_file
-from ..store.removed_roots import forget_removed, load_removed, save_removed
+from ...base.errors import DataDirError, SearchAppError
+from ...base.private import refuse_untrusted_file
+from ...store.removed_roots import forget_removed, load_removed, save_removed
 
 __all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired"]
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Union
 
-from ..base.errors import StoreError, UnsupportedFileError
-from ..base.flock import fcntl, held_text
-from ..base.safe_open import open_regular_fd
+from ...base.errors import StoreError, UnsupportedFileError
+from ...base.flock import fcntl, held_text
+from ...base.safe_open import open_regular_fd
 from .turns import RESUMES, WANTS, hand_raised, hand_text, lower_hand, raise_hand
 
 __all__ = ["writer_lock", "writer_holder", "writer_holder_info", "Holder", "WriterWait", "WriterTurn", "NOTICE_AFTER",

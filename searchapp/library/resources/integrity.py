@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from ..base.safe_open import open_regular
-from ..store import Store
+from ...base.safe_open import open_regular
+from ...store import Store
 
 __all__ = ["IntegrityCheck", "INTERVAL_S", "RECORD"]
 

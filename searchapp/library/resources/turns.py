@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..base.flock import fcntl, held_text, open_lock_file
+from ...base.flock import fcntl, held_text, open_lock_file
 
 __all__ = ["WANTS", "RESUMES", "raise_hand", "lower_hand", "hand_raised", "hand_text"]
 

@@ -16,7 +16,7 @@ from ...ingest.ocr.images import image_suffixes
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...store import RootRow, Store
 from ...store.ledger import set_entry_date, set_ocr_state
-from ..sync.batches import rewrite_entry
+from .batches import rewrite_entry
 
 __all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
 

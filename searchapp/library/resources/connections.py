@@ -10,13 +10,13 @@ import contextlib
 import threading
 from pathlib import Path
 
-from ..base.errors import StoreError
-from ..store import Store
+from ...base.errors import StoreError
+from ...store import Store
 
-__all__ = ["Readers"]
+__all__ = ["ReadConnections"]
 
 
-class Readers:
+class ReadConnections:
     def __init__(self, db_path: Path, *, immutable_ok: bool) -> None:
         self._path, self._immutable_ok = db_path, immutable_ok
         self._local = threading.local()

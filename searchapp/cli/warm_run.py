@@ -1,12 +1,12 @@
-"""A thin client's whole `searchapp search`, `status` or `similar` command (cli/fast.py), run inside the warm
+"""A thin client's whole `searchapp search`, `status` or `similar` command (cli/entry.py), run inside the warm
 process that serves the library: parsed by the command line's own parser, searched through the server's checks
-(library/serve/server.WarmServer.search: the same settings, the same folder and time zone where the query reads
+(library/warm/server.WarmServer.search: the same settings, the same folder and time zone where the query reads
 them) and printed into strings by the command line's own printing (commands/search.run_search, commands/status.
 print_status, commands/discover.print_similar), so the thin client prints what the full command line would have.
 A served `status` is this process's view: its index followed to the last commit, its quick_check at most a
 minute old.
 
-Declined (wire.Refused, the thin client then runs the full command line) whenever the command is not one this
+Declined (protocol.Refused, the thin client then runs the full command line) whenever the command is not one this
 process can answer as asked: arguments argparse would complain about or answer itself (help, usage errors: it
 would print them into this process, so it never prints here), `search -` without one of its lines (the full
 command line asks a line at a time: the request's `line`, answered as run_search prints that line), `--direct`,
@@ -24,8 +24,8 @@ from typing import Any, Callable, Mapping, NoReturn, Optional
 
 from ..base.errors import SearchAppError
 from ..base.terminal import color_wanted
-from ..library.serve.wire import VERSION, Refused, config_key
-from .argv import SERVED, command_word
+from ..library.warm.protocol import VERSION, Refused, config_key
+from .warm_argv import WARM_COMMANDS, command_word
 
 __all__ = ["run_command"]
 
@@ -48,7 +48,7 @@ _parsers: dict[str, argparse.ArgumentParser] = {}
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
-    group = SERVED.get(command_word(argv) or "")
+    group = WARM_COMMANDS.get(command_word(argv) or "")
     if group is None:
         raise Refused("not-served", "the full command line runs this one")
     with _parser_lock:  # built once per process and group, read by one server thread at a time
@@ -93,7 +93,7 @@ class _Answered:
 
 def run_command(request: dict[str, Any], library: Any,
                 search: Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]) -> dict[str, Any]:
-    """The reply to a checked "command" request (library/serve/wire.py) for the open `library`; `search`: the
+    """The reply to a checked "command" request (library/warm/protocol.py) for the open `library`; `search`: the
     server's (search request -> (SearchResult, marks, history)). Raises Refused to decline."""
     from ..base.config import load_config
     from .options import check_options
@@ -101,7 +101,7 @@ def run_command(request: dict[str, Any], library: Any,
     env: dict[str, str] = request["env"]
     ctx = request["context"]
     args = _parse(list(request["argv"]))
-    if args.command not in SERVED or env.get("SEARCHAPP_NO_WARM", "") not in ("", "0"):
+    if args.command not in WARM_COMMANDS or env.get("SEARCHAPP_NO_WARM", "") not in ("", "0"):
         raise Refused("not-served", "the full command line runs this one")
     # The socket the client found is where it read the data dir to be; argparse must read it the same way.
     named = args.data_dir or env.get("SEARCHAPP_DATA_DIR") or None
@@ -159,8 +159,8 @@ def _search(args: argparse.Namespace, request: dict[str, Any], config: Any, key:
 def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, out: io.StringIO) -> int:
     """`searchapp similar` from the open library: PATH and --in folders read in the client's folder and home,
     dates in its time zone (declined where that is not this process's)."""
-    from ..library.search.filters import SearchFilters
-    from ..library.serve.wire import context
+    from ..library.query.filters import SearchFilters
+    from ..library.warm.protocol import context
     from .commands.discover import print_similar
 
     ctx = request["context"]
@@ -178,7 +178,7 @@ def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, ou
 
 def _status(args: argparse.Namespace, library: Any, out: io.StringIO) -> int:
     """`searchapp status` from the open library: its index followed to the last commit, SQLite's quick_check at
-    most a minute old (library/integrity.py); this process is the one answering searches."""
+    most a minute old (library/resources/integrity.py); this process is the one answering searches."""
     from .commands.status import print_status
 
     if args.files:  # a listing of every file: read straight from SQLite by the full command line

@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from ..base.errors import Cancelled, UnsupportedFileError
-from ..base.flock import fcntl
-from ..base.safe_open import open_regular_fd
-from ..base.progress import CancelToken
+from ...base.errors import Cancelled, UnsupportedFileError
+from ...base.flock import fcntl
+from ...base.safe_open import open_regular_fd
+from ...base.progress import CancelToken
 
-__all__ = ["Searches", "YieldingCancel", "PAUSE_CAP", "LINGER", "MIN_WORK", "LOCK_NAME"]
+__all__ = ["SearchesInFlight", "YieldingCancel", "PAUSE_CAP", "LINGER", "MIN_WORK", "LOCK_NAME"]
 
 LOCK_NAME = "searching.lock"
 PAUSE_CAP = 2.0  # seconds a sync waits at one point before it does one more step
@@ -39,7 +39,7 @@ MIN_WORK = 0.2
 _POLL = 0.02  # how often a waiting sync looks at the other processes' lock (and at cancel)
 
 
-class Searches:
+class SearchesInFlight:
     """This library's searches in flight (this process's and, through the lock file, other processes')."""
 
     def __init__(self, data_dir: Path, *, create: bool = True) -> None:
@@ -165,7 +165,7 @@ class YieldingCancel(CancelToken):
     """The sync's cancel token: cancelled exactly when the caller's is, and each look at it first waits while
     a search runs (every cancel check of a sync sits between two steps it may safely stop at)."""
 
-    def __init__(self, inner: Optional[CancelToken], searches: Searches, cap: Optional[float] = None) -> None:
+    def __init__(self, inner: Optional[CancelToken], searches: SearchesInFlight, cap: Optional[float] = None) -> None:
         super().__init__()
         self.inner, self.searches = inner, searches
         self._cap = PAUSE_CAP if cap is None else cap

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..base.errors import DataDirError, StoreError
-from ..base.private import create_private_file, foreign_owner, make_private_dir, owner_refusal, tighten
-from ..store.damage import damaged_message, is_damage
-from ..store.ocr_cache import OCR_CACHE_NAME
-from ..store.searches import SEARCHES_DB
-from .members.temp_copies import remove_stale_copies
+from ...base.errors import DataDirError, StoreError
+from ...base.private import create_private_file, foreign_owner, make_private_dir, owner_refusal, tighten
+from ...store.damage import damaged_message, is_damage
+from ...store.ocr_cache import OCR_CACHE_NAME
+from ...store.history import SEARCHES_DB
+from ..members.temp_copies import remove_stale_copies
 
 __all__ = ["DB_NAME", "DataDirState", "open_data_dir", "can_write", "read_only_error", "damaged_message", "is_damage"]
 

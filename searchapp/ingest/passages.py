@@ -1,14 +1,15 @@
-"""A file's passages as phase 1 stores them (its title for the bi-encoder, the chunks, the hashes of their model
-inputs): the one code the sync, the OCR step and the read-ahead worker (read_ahead_worker.py) all run."""
+"""Where a document becomes passages: a file's passages as phase 1 stores them (its title for the bi-encoder, the
+chunks, the hashes of their model inputs). The one code the sync's words pass, the OCR step and the read-ahead
+worker (library/sync/words_pass.py, library/ocr/step.py, library/sync/read_ahead_worker.py) all run."""
 
 from __future__ import annotations
 
-from ...base.config import Config
-from ...base.errors import Cancelled
-from ...base.hashing import text_hash
-from ...base.types import ChunkSpan
-from ...ingest.chunking import chunk_document
-from ...ingest.passage_context import MAX_TITLE_TOKENS, file_title, model_input
+from ..base.config import Config
+from ..base.errors import Cancelled
+from ..base.hashing import text_hash
+from ..base.types import ChunkSpan
+from .chunking import chunk_document
+from .passage_context import MAX_TITLE_TOKENS, file_title, model_input
 
 __all__ = ["passages_of"]
 

@@ -27,11 +27,11 @@ from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import is_container, iter_members
 from ...ingest.scan import ScannedFile
 from ...ingest.valid_text import valid_unicode
-from ..ocr.text_pass import pdf_waits_for_ocr, waits_for_ocr
-from ..sync.file_boundary import file_failure, one_line
-from ..sync.file_budget import FileBudget, too_long
-from .private_copy import write_private_copy
-from .temp_copies import private_temp_dir
+from .ocr_waits import pdf_waits_for_ocr, waits_for_ocr
+from .file_boundary import file_failure, one_line
+from .file_budget import FileBudget, too_long
+from ..members.private_copy import write_private_copy
+from ..members.temp_copies import private_temp_dir
 
 __all__ = ["index_container", "members_by_container", "is_container"]
 

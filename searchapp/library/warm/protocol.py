@@ -2,8 +2,8 @@
 
 Request:  {"v": 1, "op": "command", "argv": [str], "data_dir": str, "data_dir_given": bool, "env": {str: str},
            "context": {...}, "tty": bool, "line": {"n": int, "text": str, "said": bool} (optional)}
-           a whole `searchapp search`, `status` or `similar` command as typed (cli/fast.py, and the full command
-           line: commands/search.py), run by the command line's own code in the serving process (cli/served.py);
+           a whole `searchapp search`, `status` or `similar` command as typed (cli/entry.py, and the full command
+           line: commands/search.py), run by the command line's own code in the serving process (cli/warm_run.py);
            `line`: one input line of `search -`, numbered, with whether the run has said its notices
           {"v": 1, "op": "ping"}
 Reply:    {"v": 1, "ok": true, "stdout": str, "stderr": str, "code": int, "said": bool (a `line` only)}

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Seq
 
 import numpy as np
 
-from ..base.config import Config
-from ..base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
-from ..base.finite import require_finite
-from ..models.sentence_conventions import LibraryKeep, library_keep
+from ...base.config import Config
+from ...base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
+from ...base.finite import require_finite
+from ...models.sentence_conventions import LibraryKeep, library_keep
 
 if TYPE_CHECKING:
-    from ..models.onnx_query import OnnxQueryEncoder
-    from ..models.query_encoder import NumpyQueryEncoder
+    from ...models.onnx_query import OnnxQueryEncoder
+    from ...models.query_encoder import NumpyQueryEncoder
 
 __all__ = ["ModelSet", "SyncEncoder", "MODELS_LOCK"]
 
@@ -171,7 +171,7 @@ class ModelSet:
         if self._encoder is None:
             with MODELS_LOCK:  # the GUI's warm-up and a first sync ask at once: build it once
                 if self._encoder is None:
-                    from ..models import BiEncoder  # torch loads only when a model is needed
+                    from ...models import BiEncoder  # torch loads only when a model is needed
 
                     m, keep = self.config.models, self.keep()
                     encoder = BiEncoder(m.bi_encoder, pooling=keep.pooling, device=m.device, prompts=keep.prompts,
@@ -198,7 +198,7 @@ class ModelSet:
             return self._encoder
         with self._chunker_lock:
             if self._chunker is None:
-                from ..models.tokenizer_file import chunker_from_files
+                from ...models.tokenizer_file import chunker_from_files
 
                 ident = self._file_identity()
                 self._chunker = chunker_from_files(ident.resolved.path, ident.max_seq_length) or False
@@ -208,7 +208,7 @@ class ModelSet:
         """The bi-encoder just loaded: its chunking must be the tokenizer.json's this process chunked with. From
         now on the loaded model chunks (it keeps the ids for `encode`), so the file's tokenizer and the words it
         remembers are let go (a sync under way keeps its own until it ends)."""
-        from ..models.tokenizer_file import same_chunking
+        from ...models.tokenizer_file import same_chunking
 
         with self._chunker_lock:  # chunker() may be setting it on a sync's thread right now
             if self._chunker and not same_chunking(self._chunker, encoder):
@@ -258,7 +258,7 @@ class ModelSet:
 
     def _file_identity(self):
         if self._identity is None:
-            from ..models.identity import bi_encoder_identity
+            from ...models.identity import bi_encoder_identity
 
             keep = self.keep()
             self._identity = bi_encoder_identity(self.config.models.bi_encoder, pooling=keep.pooling,
@@ -267,7 +267,7 @@ class ModelSet:
 
     def expected_meta(self) -> dict[str, str]:
         """What a library built with these models and the configured chunking records (models.identity)."""
-        from ..models.identity import library_settings
+        from ...models.identity import library_settings
 
         fingerprint, dim = self.identity()
         # The pooling that runs ("auto" resolved) and the passage prompt: from the loaded model, else its files.
@@ -282,7 +282,7 @@ class ModelSet:
         stored = reader.meta()
         if not reader.has_chunks():
             return
-        from ..models.identity import reindex_message, reindex_reasons
+        from ...models.identity import reindex_message, reindex_reasons
 
         if self._keep is not None and library_keep(self.config.models.pooling, stored, True) != self._keep[1]:
             self._let_go()  # another process reindexed it since (or a reindex here was refused): decided again
@@ -293,7 +293,7 @@ class ModelSet:
 
     def query_cache_dir(self) -> Path:
         """Where this library keeps its own exports of the bi-encoder (models.onnx_query.CACHE_DIR)."""
-        from ..models.onnx_query import CACHE_DIR
+        from ...models.onnx_query import CACHE_DIR
 
         return Path(self.config.data_dir) / CACHE_DIR
 
@@ -329,7 +329,7 @@ class ModelSet:
         if self._onnx_query is None:
             with MODELS_LOCK:
                 if self._onnx_query is None:
-                    from ..models.onnx_query import load_onnx_query_encoder
+                    from ...models.onnx_query import load_onnx_query_encoder
 
                     fingerprint, path, max_len = self._query_model()
                     self._onnx_query = load_onnx_query_encoder(self.query_cache_dir(), fingerprint, path,
@@ -350,7 +350,7 @@ class ModelSet:
         if self._query_encoder is None:
             with MODELS_LOCK:  # two first searches at once (GUI start-up): load it once
                 if self._query_encoder is None:
-                    from ..models.query_encoder import load_query_encoder
+                    from ...models.query_encoder import load_query_encoder
 
                     ident = self._file_identity()
                     self._query_encoder = load_query_encoder(
@@ -403,7 +403,7 @@ class ModelSet:
         if os.environ.get("SEARCHAPP_NO_QUERY_EXPORT"):  # the test suite: not in every process that syncs
             return
         self._export_tried = True
-        from ..models.onnx_query import export_query_model
+        from ...models.onnx_query import export_query_model
 
         fingerprint, path, max_len = self._query_model()
         # Not under MODELS_LOCK: a reranker or a query loading meanwhile must not wait seconds for the export.
@@ -413,7 +413,7 @@ class ModelSet:
 
     def query_path(self) -> str:
         """Which path encodes queries in this process now (status, the window's device label)."""
-        from ..models.onnx_query import describe_query_path
+        from ...models.onnx_query import describe_query_path
 
         if self._onnx_query:
             return self._onnx_query.description
@@ -448,11 +448,11 @@ class ModelSet:
                 return
             m = self.config.models
             try:
-                from ..models.resolve import resolve_model
+                from ...models.resolve import resolve_model
 
                 # Find the weights first: when there are none, say so without importing torch (seconds).
                 resolve_model(spec, kind="reranker")
-                from ..models import CrossEncoder
+                from ...models import CrossEncoder
 
                 self._reranker = CrossEncoder(spec, device=m.device, precision=m.precision,
                                               max_length=m.rerank_max_length, threads=m.threads)

@@ -12,7 +12,7 @@ import socket
 import struct
 import time
 
-TYPE_CHECKING = False  # typing and pathlib stay unloaded: the thin entry point (cli/fast.py) starts through here
+TYPE_CHECKING = False  # typing and pathlib stay unloaded: the thin entry point (cli/entry.py) starts through here
 if TYPE_CHECKING:
     from typing import Iterator, Optional
 

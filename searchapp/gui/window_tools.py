@@ -11,11 +11,11 @@ from PySide6.QtWidgets import QWidget
 from .changes import Changes
 from .workers import JobRunner
 
-__all__ = ["Services"]
+__all__ = ["WindowTools"]
 
 
 @dataclass(frozen=True)
-class Services:
+class WindowTools:
     parent: QWidget  # what dialogs open over; not to be reached through
     runner: JobRunner
     say: Callable[[str, int], None]  # a line in the status bar for that many ms (0: until the next)

@@ -5,7 +5,7 @@ uses the CPU the others would share anyway); a client gets 2 s to send its one r
 reply gets 10 s to leave. Only this user's processes can connect: the socket is 0600 in the 0700 data dir and,
 on Linux, the peer's uid (SO_PEERCRED) must be ours. Nothing received is ever run: the request is JSON, checked
 field by field, and becomes, for a whole command (op "command", the one op a search comes by), the arguments
-the command line's own parser reads (cli/served.py), which only ever runs a search, `status` or `similar`:
+the command line's own parser reads (cli/warm_run.py), which only ever runs a search, `status` or `similar`:
 reads.
 
 One server per library: the process holding warm.lock serves; a socket file found at start is a killed
@@ -28,13 +28,13 @@ from ...base.errors import SearchAppError, UnsupportedFileError
 from ...base.flock import fcntl
 from ...base.safe_open import open_regular_fd
 from .sockets import LineTooLong, address, peer_uid, read_line
-from .wire import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireError, check_request, config_key,
+from .protocol import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, WireError, check_request, config_key,
                    context, encode, needs_context)
 
 __all__ = ["WarmServer", "REQUEST_SECONDS", "CommandRunner"]
 
-# Answers a "command" request (wire.py): (request, library, search) -> reply, where search(its search) is
-# WarmServer.search. The command line's own (cli/served.py), handed in by whoever serves: the core does not
+# Answers a "command" request (protocol.py): (request, library, search) -> reply, where search(its search) is
+# WarmServer.search. The command line's own (cli/warm_run.py), handed in by whoever serves: the core does not
 # import the command line.
 CommandRunner = Callable[[dict[str, Any], Any, Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]],
                          dict[str, Any]]
@@ -208,7 +208,7 @@ class WarmServer:
             raise Refused("context", "the query reads paths or dates, and the folder or time zone differs")
         from ..query.check import is_empty_query
         from ..query.help import marked_text
-        from ..search.filters import SearchFilters
+        from ..query.filters import SearchFilters
 
         q = request["query"]
         if request["check_empty"] and is_empty_query(q):

@@ -16,12 +16,12 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..ann import VectorIndex, create_index, load_ids, load_index
-from ..ann.storage import remove_stale_temps
-from ..base.config import IndexConfig
-from ..base.errors import IndexCorruptError, StoreError
-from ..base.progress import ProgressFn, report
-from ..store import Store
+from ...ann import VectorIndex, create_index, load_ids, load_index
+from ...ann.storage import remove_stale_temps
+from ...base.config import IndexConfig
+from ...base.errors import IndexCorruptError, StoreError
+from ...base.progress import ProgressFn, report
+from ...store import Store
 from .background_load import BackgroundLoad
 from .lock import writer_holder, writer_lock
 

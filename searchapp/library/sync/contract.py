@@ -1,15 +1,22 @@
-"""What a sync works through and reports: the encoder and index-writer protocols, the sync report."""
+"""What a sync is handed and hands back: the encoder, index-writer and OCR-step protocols it works through, and
+the SyncReport it returns."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Collection, Optional, Protocol, Sequence
 
 import numpy as np
 
 from ...base.progress import CancelToken, ProgressFn
 
-__all__ = ["SyncReport", "PassageEncoder", "IndexWriter"]
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ...base.config import Config
+    from ...store import Store
+
+__all__ = ["SyncReport", "PassageEncoder", "IndexWriter", "OcrStep"]
 
 
 class PassageEncoder(Protocol):
@@ -36,6 +43,16 @@ class IndexWriter(Protocol):
     def remove(self, ids: list[int]) -> None: ...
 
 
+class OcrStep(Protocol):
+    """The step a sync runs after its words pass for the files waiting for OCR (library/ocr/step.ocr_step). Handed
+    in by the façade (Library): ocr/ sits above sync/, writing through the sync's own batcher, so sync/ never
+    imports it."""
+
+    def __call__(self, store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, data_dir: Path,
+                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
+                 counted: Collection[str] = ()) -> SyncReport: ...
+
+
 @dataclass
 class SyncReport:
     scanned: int = 0
@@ -55,7 +72,7 @@ class SyncReport:
     # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
     missing_roots: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. a path synced as part of the folder it is in
-    # entries counted in `skipped` because they wait for OCR (ocr/text_pass.py): the OCR step of the same sync
+    # entries counted in `skipped` because they wait for OCR (sync/ocr_waits.py): the OCR step of the same sync
     # counts those it gives text as added instead
     waiting: list[str] = field(default_factory=list)
 

@@ -1,6 +1,6 @@
 """Whether a warm process serves a library, and which (`status`'s warm_pid): a ping over the private socket.
 
-A search is asked as a whole command (the one op: wire.py), by the thin entry point and the full command line
+A search is asked as a whole command (the one op: protocol.py), by the thin entry point and the full command line
 alike (cli/warm_ask.ask_command). Imports stay light: no numpy, hnswlib or torch here.
 """
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from .exchange import exchange
-from .wire import MAX_REPLY, SOCKET_NAME, VERSION
+from .protocol import MAX_REPLY, SOCKET_NAME, VERSION
 
 __all__ = ["ping"]
 

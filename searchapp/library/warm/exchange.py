@@ -1,6 +1,6 @@
 """The asking side's one exchange with a warm process: is the socket trustworthy, one request line out, one reply
 line back. What cli/warm_ask.ask_command sends a command through (the thin entry point, which imports this before
-anything else, and the full command line alike), and `status`'s ping (client.py): only the standard library's
+anything else, and the full command line alike), and `status`'s ping (ping.py): only the standard library's
 socket, json and os here (no typing, no pathlib, no dataclasses: each costs a served command's start-up
 milliseconds).
 

@@ -1,5 +1,5 @@
 """The library's long-lived helpers, started and stopped on an open library: a watcher that syncs what
-changes under the roots, and the warm server that answers the command line's searches (serve/). A mixin of
+changes under the roots, and the warm server that answers the command line's searches (warm/). A mixin of
 Library, which owns the lock, the config and the fields these read."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import threading
 from typing import TYPE_CHECKING, Callable, Optional
 
 if TYPE_CHECKING:
-    from .serve.server import WarmServer
+    from .warm.server import WarmServer
     from .sync.watch import LibraryWatcher
 
-__all__ = ["LibraryServices"]
+__all__ = ["WatchAndServe"]
 
 
-class LibraryServices:
+class WatchAndServe:
     """Needs `_lock`, `_watcher`, `_server` and `_require_writable` of Library."""
 
     _lock: threading.RLock
@@ -44,13 +44,13 @@ class LibraryServices:
         if watcher is not None:
             watcher.stop()
 
-    # -- the warm index: this process answers the command line's searches (serve/) --
+    # -- the warm index: this process answers the command line's searches (warm/) --
     def serve(self, commands: Optional[Callable] = None) -> Optional[str]:
         """Answer `searchapp search` from this open library over a private socket in the data dir, until
         `stop_serving` or close. None when serving; else why not (another process serves it, read-only, ...).
-        `commands`: what runs a whole search command sent by the thin entry point (cli/served.run_command; see
-        serve/server.CommandRunner); without it only searches are answered."""
-        from .serve.server import WarmServer
+        `commands`: what runs a whole search command sent by the thin entry point (cli/warm_run.run_command; see
+        warm/server.CommandRunner); without it only searches are answered."""
+        from .warm.server import WarmServer
 
         if self._server is None:
             server = WarmServer(self, commands)

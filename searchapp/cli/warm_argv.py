@@ -1,5 +1,5 @@
 """What the command line's words say before argparse reads them: the command word, and the data dir (the thin
-entry point needs both before it imports anything: cli/fast.py). Only `os` here."""
+entry point needs both before it imports anything: cli/entry.py). Only `os` here."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping, Optional, Sequence
 
-__all__ = ["command_word", "data_dir_of", "SERVED"]
+__all__ = ["command_word", "data_dir_of", "WARM_COMMANDS"]
 
-# The commands a warm process runs whole for the thin entry point (cli/fast.py, cli/served.py) -> their command
+# The commands a warm process runs whole for the thin entry point (cli/entry.py, cli/warm_run.py) -> their command
 # group (cli/commands/).
-SERVED = {"search": "search", "status": "status", "similar": "discover"}
+WARM_COMMANDS = {"search": "search", "status": "status", "similar": "discover"}
 
 
 def command_word(argv: Sequence[str]) -> Optional[str]:
@@ -32,7 +32,7 @@ def command_word(argv: Sequence[str]) -> Optional[str]:
 
 def data_dir_of(argv: Sequence[str], env: Mapping[str, str]) -> tuple[str, bool]:
     """(the data dir `argv` names, absolute; whether it was named: --data-dir or $SEARCHAPP_DATA_DIR). As
-    base/paths.resolve_data_dir reads it; the server checks the reading against argparse's (cli/served.py)."""
+    base/paths.resolve_data_dir reads it; the server checks the reading against argparse's (cli/warm_run.py)."""
     named = None
     for i, word in enumerate(argv):  # the last one given counts, as in argparse
         if word == "--data-dir" and i + 1 < len(argv):

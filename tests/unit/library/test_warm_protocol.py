@@ -1,4 +1,4 @@
-"""The warm index's protocol (library/serve/wire.py) and socket helpers, without a library."""
+"""The warm index's protocol (library/warm/protocol.py) and socket helpers, without a library."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 import pytest
 
 from searchapp.base.types import Hit, StageRanks, StageScores
-from searchapp.library.serve import sockets, wire
+from searchapp.library.warm import protocol, sockets
 
 
 def full_hit(**over) -> Hit:
@@ -42,19 +42,19 @@ def command(**over) -> dict:
 def test_one_op_for_a_search_and_a_request_of_the_wrong_shape_is_refused(bad):
     """A search comes only as a command (op "search", the second way in, is gone); a line of `search -` is
     numbered from 1, with its text and whether the run said its notices."""
-    wire.check_request(command())
-    wire.check_request(command(line={"n": 3, "text": "volcano\n", "said": True}))
-    wire.check_request({"v": 1, "op": "ping"})
-    with pytest.raises(wire.WireError):
-        wire.check_request(command(**bad))
+    protocol.check_request(command())
+    protocol.check_request(command(line={"n": 3, "text": "volcano\n", "said": True}))
+    protocol.check_request({"v": 1, "op": "ping"})
+    with pytest.raises(protocol.WireError):
+        protocol.check_request(command(**bad))
 
 
 def test_the_settings_key_ignores_only_the_data_dir(tmp_path):
     from searchapp.base.config import load_config
 
     a, b = load_config(tmp_path / "a", env={}), load_config(tmp_path / "b", env={})
-    assert wire.config_key(a) == wire.config_key(b)
-    assert wire.config_key(a) != wire.config_key(a.replace(search={"k": 3}))
+    assert protocol.config_key(a) == protocol.config_key(b)
+    assert protocol.config_key(a) != protocol.config_key(a.replace(search={"k": 3}))
 
 
 def test_a_server_answers_only_its_own_settings_by_the_settings_themselves(tmp_path):
@@ -64,33 +64,33 @@ def test_a_server_answers_only_its_own_settings_by_the_settings_themselves(tmp_p
 
     from searchapp.base.config import load_config
     from searchapp.library import Library
-    from searchapp.library.serve.server import WarmServer
+    from searchapp.library.warm.server import WarmServer
 
     cfg = load_config(tmp_path, env={})
-    key = wire.config_key(cfg)
+    key = protocol.config_key(cfg)
     assert json.loads(key)["search"]["k"] == 10  # the settings themselves: equal keys are equal settings
     with Library(cfg) as lib:  # never started: its search is called as the listening thread would
         server = WarmServer(lib)
-        with pytest.raises(wire.Refused) as no:
+        with pytest.raises(protocol.Refused) as no:
             server.search(request(config=key, query="   "))
         assert no.value.reason == "empty"  # past the settings check
-        for other in (wire.config_key(cfg.replace(search={"k": 3})), hashlib.sha256(key.encode()).hexdigest()):
-            with pytest.raises(wire.Refused) as no:
+        for other in (protocol.config_key(cfg.replace(search={"k": 3})), hashlib.sha256(key.encode()).hexdigest()):
+            with pytest.raises(protocol.Refused) as no:
                 server.search(request(config=other, query="   "))
             assert no.value.reason == "config"
 
 
 def test_a_query_reads_the_folder_and_time_zone_only_with_fields_or_dates():
-    assert not wire.needs_context(request(query="plain words"))
-    assert wire.needs_context(request(query="budget in:reports"))
-    assert not wire.needs_context(request(query="budget in:reports", literal=True))
-    assert wire.needs_context(request(filters={"within": [], "types": [], "after": "2026-01-01", "before": None}))
+    assert not protocol.needs_context(request(query="plain words"))
+    assert protocol.needs_context(request(query="budget in:reports"))
+    assert not protocol.needs_context(request(query="budget in:reports", literal=True))
+    assert protocol.needs_context(request(filters={"within": [], "types": [], "after": "2026-01-01", "before": None}))
 
 
 def test_a_long_data_dir_still_gets_its_socket(tmp_path):
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     deep.mkdir(parents=True)
-    path = deep / wire.SOCKET_NAME
+    path = deep / protocol.SOCKET_NAME
     assert len(os.fsencode(str(path))) > 108  # longer than sun_path holds
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     with sockets.address(path) as where:

@@ -1,4 +1,4 @@
-"""Search history and saved searches (store/searches.py): searches.sqlite in a tmp data dir."""
+"""Search history and saved searches (store/history.py): searches.sqlite in a tmp data dir."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from searchapp.base.errors import DataDirError, StoreError
-from searchapp.store.searches import SEARCHES_DB, SearchesDamaged, SearchesDB, SearchesError
+from searchapp.store.history import SEARCHES_DB, SearchesDamaged, SearchesDB, SearchesError
 
 
 @pytest.fixture

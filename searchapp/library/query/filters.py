@@ -1,0 +1,90 @@
+"""What a search's filters say: a folder subtree, file types and a modified-date range, read from user input
+(the CLI's flags, the window's filter bar, a query's in:/type:/after:/before: fields). Applying them is search/'s
+job (search/filter_scope.py); the query language reads them here, below search/.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import time
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+from ...base.errors import ConfigError
+from ...store.scope import files_where
+
+__all__ = ["SearchFilters", "parse_date", "parse_types"]
+
+_TYPE = re.compile(r"^[a-z0-9]{1,16}$")
+
+
+# Modification times are stored in int64 nanoseconds (1677-09-21 .. 2262-04-11): a day outside this range
+# cannot be compared in SQL (9999-12-31 overflowed the query), so it is refused as a bad value.
+FIRST_DAY, LAST_DAY = _dt.date(1678, 1, 1), _dt.date(2261, 12, 31)
+
+
+def parse_date(text: str, what: str) -> float:
+    """YYYY-MM-DD -> the start of that day in local time, as seconds since the epoch (ConfigError if bad).
+    The one parser of the CLI's --after/--before and the window's filter bar."""
+    try:
+        day = _dt.date.fromisoformat(text.strip())
+    except (ValueError, AttributeError):
+        raise ConfigError(f"{what} must be a date like 2026-01-31, got {text!r}") from None
+    out_of_range = ConfigError(f"{what} {day.isoformat()} is out of range: dates from {FIRST_DAY.isoformat()} "
+                               f"to {LAST_DAY.isoformat()} can be compared with file times")
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise out_of_range
+    try:
+        return time.mktime((day.year, day.month, day.day, 0, 0, 0, 0, 0, -1))
+    except (OverflowError, ValueError):  # a platform whose time_t is narrower
+        raise out_of_range from None
+
+
+def parse_types(values: Iterable[str]) -> tuple[str, ...]:
+    """"pdf,docx" / ".PDF" -> ("pdf", "docx"): file-name extensions, lower case, no dot."""
+    out: list[str] = []
+    for value in values:
+        for part in value.split(","):
+            t = part.strip().lower().lstrip(".")
+            if not t:
+                continue
+            if not _TYPE.match(t):
+                raise ConfigError(f"--type wants file extensions like pdf,docx; got {part.strip()!r}")
+            out.append(t)
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Which files a search may return. Empty fields do not restrict; all given fields must hold."""
+
+    folders: tuple[str, ...] = ()  # absolute paths; a file at or below any of them
+    types: tuple[str, ...] = ()  # extensions without the dot, lower case
+    after: Optional[float] = None  # modified at or after (seconds since the epoch)
+    before: Optional[float] = None  # modified strictly before
+
+    @classmethod
+    def build(cls, folders: Sequence[str] = (), types: Iterable[str] = (), after: Optional[str] = None,
+              before: Optional[str] = None) -> "SearchFilters":
+        """From user input (CLI flags, the GUI's filter bar); dates are YYYY-MM-DD in local time."""
+        folders = tuple(os.path.abspath(os.path.expanduser(f)) for f in folders if f)
+        a = parse_date(after, "--after") if after else None
+        b = parse_date(before, "--before") if before else None
+        if a is not None and b is not None and a >= b:
+            raise ConfigError(f"--after {after} is not before --before {before}: no file can match")
+        return cls(folders, parse_types(types), a, b)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.folders or self.types or self.after is not None or self.before is not None)
+
+    def where(self) -> tuple[str, list]:
+        """A WHERE fragment over `files f` and its parameters (store/scope.py writes it)."""
+        return files_where(self.folders, self.types, None if self.after is None else int(self.after * 1e9),
+                           None if self.before is None else int(self.before * 1e9))
+
+    def to_json(self) -> dict:
+        day = lambda t: None if t is None else time.strftime("%Y-%m-%d", time.localtime(t))  # noqa: E731
+        return {"in": list(self.folders), "type": list(self.types), "after": day(self.after), "before": day(self.before)}
