@@ -28,7 +28,7 @@ from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: pg_lo
 
 if TYPE_CHECKING:
     from ..ann import VectorIndex
-    from .search.filters import SearchFilters
+    from .query.filters import SearchFilters
     from ..store import Store
 
 __all__ = ["SharedLibrary", "SharedStatus", "NotShared", "WRITER_LOCK"]
@@ -70,7 +70,7 @@ class SharedLibrary:
         # desktop library opened read-only (library/query/saved.py asks `read_only`).
         self.read_only = not self.store.may_write()
         self.data_dir = config.data_dir  # this desktop's own (cmd_remove drops an expired local undo file there)
-        self.keeps_undo = False  # `remove` cannot be undone yet (library/undo_file.remove_undoable)
+        self.keeps_undo = False  # `remove` cannot be undone yet (library/resources/undo_file.remove_undoable)
 
     def open_notice(self) -> Optional[str]:
         return None  # the data dir's notices (permissions tightened) are not this library's

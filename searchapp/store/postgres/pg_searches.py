@@ -1,6 +1,6 @@
 """Search history and saved searches of a shared library, in its own database (decision 0124).
 
-The same calls as store/searches.SearchesDB (what library/query/saved.py asks of it), over a PgStore's
+The same calls as store/history.SearchesDB (what library/query/saved.py asks of it), over a PgStore's
 connection, each desktop's own rows (`owner`: the machine name its roots are kept under). Every statement takes
 its values as parameters; each write is one transaction.
 """

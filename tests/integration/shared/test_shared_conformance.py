@@ -92,7 +92,7 @@ def test_duplicates_the_same(engines):
 def test_filters_the_same(engines, mode):
     """--type, --in (a folder beside a folder of a similar name), --after and --before: the same files in the
     same order on both engines (store/scope.py's fragments run on PostgreSQL as they are)."""
-    from searchapp.library.search.filters import SearchFilters
+    from searchapp.library.query.filters import SearchFilters
 
     lite, shared = engines
     office = str(Path(lite.roots()[0]) / "office")
