@@ -21,7 +21,7 @@ from pathlib import Path
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-import torch  # noqa: E402
+import torch
 
 # One intra-op thread: no OpenMP pool exists at fork time, so children cannot inherit a dead one.
 torch.set_num_threads(1)

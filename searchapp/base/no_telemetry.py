@@ -29,5 +29,5 @@ def quiet_onnxruntime() -> None:
     if off is not None:
         try:
             off()
-        except Exception:  # noqa: BLE001 - an onnxruntime without it (or a broken one) has nothing to turn off
+        except Exception:  # an onnxruntime without it (or a broken one) has nothing to turn off
             pass

@@ -51,7 +51,7 @@ class QuerySync(QObject):
     def _show_fields(self, parsed: ParsedQuery) -> None:
         try:
             f = filters_of(parsed)
-        except Exception:  # noqa: BLE001 - the parser checked every date; never let the mirror break typing
+        except Exception:  # the parser checked every date; never let the mirror break typing
             return
         self.bar.show_fields(list(parsed.folders), list(parsed.types), _day(f.after), _day(f.before))
 

@@ -69,7 +69,7 @@ class Job(QObject):
             value = self.fn(self.report, self.cancel_token)
         except Cancelled as exc:
             outcome, value = "cancelled", exc
-        except BaseException as exc:  # noqa: BLE001 - every failure must reach the GUI, never kill a pool thread
+        except BaseException as exc:  # every failure must reach the GUI, never kill a pool thread
             outcome, value, tb = "error", exc, traceback.format_exc()
         finally:
             self.outcome, self.value, self.traceback = outcome, value, tb

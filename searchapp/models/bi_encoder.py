@@ -356,7 +356,7 @@ class BiEncoder(ChunkingTokenizer):
             tok.no_padding()
             tok.enable_truncation(self.max_seq_length, direction=self._tokenizer.truncation_side)
             return tok if self._bulk_matches(tok) else None
-        except Exception:  # noqa: BLE001 - transformers' call tokenizes instead
+        except Exception:  # transformers' call tokenizes instead
             return None
 
     def _bulk_matches(self, tok: "Tokenizer") -> bool:
@@ -407,7 +407,7 @@ class BiEncoder(ChunkingTokenizer):
                 if merged.ids != tok.encode(prompt + text, add_special_tokens=False).ids:
                     return None
             return head
-        except Exception:  # noqa: BLE001 - each passage is tokenized with its prompt instead
+        except Exception:  # each passage is tokenized with its prompt instead
             return None
 
     def _reuse_matches_tokenizer(self) -> bool:
@@ -444,7 +444,7 @@ class BiEncoder(ChunkingTokenizer):
             agree = float((want * got).sum(dim=1).min())
             if not agree >= _LEAN_MIN_COSINE:  # NaN fails too
                 raise RuntimeError(f"min cosine {agree:.6f} to transformers' forward")
-        except Exception as exc:  # noqa: BLE001 - transformers' forward encodes instead
+        except Exception as exc:  # transformers' forward encodes instead
             log.info("bi-encoder %s: transformers' forward (no fused one: %s)", self.spec, exc)
             return None
         finally:

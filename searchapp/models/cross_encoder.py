@@ -139,7 +139,7 @@ class CrossEncoder:
             if fused is None:
                 return None
             self._check_on_probe("_fused", fused, PROBE_ATOL if self.dtype == torch.bfloat16 else _FP32_PROBE_ATOL)
-        except Exception as exc:  # noqa: BLE001 - transformers' forward answers instead
+        except Exception as exc:  # transformers' forward answers instead
             log.info("reranker %s: transformers' forward (no fused one: %s)", self.spec, exc)
             return None
         return fused
@@ -171,7 +171,7 @@ class CrossEncoder:
                                  pad_values=self._pad_values)
         try:
             self._check_on_probe("_graphed", graphed, PROBE_ATOL)
-        except Exception as exc:  # noqa: BLE001 - transformers' forward answers instead
+        except Exception as exc:  # transformers' forward answers instead
             log.info("reranker %s: no CUDA-graph forward (%s)", self.spec, exc)
             return None
         return graphed

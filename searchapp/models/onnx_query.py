@@ -123,7 +123,7 @@ def _export_bytes(module, example: tuple, names: list[str]) -> bytes:
     if importlib.util.find_spec("onnx") is None:
         patch = proto_utils._add_onnxscript_fn
 
-        def unchanged(model_bytes: bytes, custom_opsets) -> bytes:  # noqa: ARG001
+        def unchanged(model_bytes: bytes, custom_opsets) -> bytes:
             return model_bytes
 
         proto_utils._add_onnxscript_fn = unchanged
@@ -170,7 +170,7 @@ def export_query_model(model_path: Path, *, pooling: str, max_seq_length: int, f
             encoder = load_onnx_query_encoder(cache_dir, fingerprint, model_path, max_seq_length=max_seq_length)
             if encoder is None:
                 raise RuntimeError("the exported graph does not load")
-        except Exception as exc:  # noqa: BLE001 - optional fast path: torch answers queries instead
+        except Exception as exc:  # optional fast path: torch answers queries instead
             log.info("ONNX query path not available for %s (%s); queries use torch", model_path.name, exc)
             graph.unlink(missing_ok=True)
             sidecar.unlink(missing_ok=True)
@@ -269,7 +269,7 @@ def load_onnx_query_encoder(cache_dir: Path, fingerprint: str, model_path: Path,
         want = np.asarray(meta["probe"], dtype=np.float32)
         if got.shape != want.shape or not np.isfinite(got).all() or float(got @ want) < 0.99999:
             raise ValueError("its vector for a probe sentence differs from the one recorded at export")
-    except Exception as exc:  # noqa: BLE001 - a damaged cache means "export again", never a failed search
+    except Exception as exc:  # a damaged cache means "export again", never a failed search
         log.warning("ignoring the cached ONNX query model %s (%s); queries use torch until the next sync "
                     "exports it again", graph.name, exc)
         graph.unlink(missing_ok=True)

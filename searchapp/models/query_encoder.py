@@ -68,7 +68,7 @@ def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int,
         encoder = NumpyQueryEncoder(path, cfg, pooling=pooling, max_seq_length=max_seq_length,
                                     prompt=conventions.query_prompt)
         probe = encoder.encode_one("a test sentence")
-    except Exception:  # noqa: BLE001 - any failure of the optional fast path means "use the torch encoder"
+    except Exception:  # any failure of the optional fast path means "use the torch encoder"
         return None
     if probe.shape != (encoder.dim,) or not np.isfinite(probe).all():
         return None

@@ -54,7 +54,7 @@ def chunker_from_files(path: Path, max_seq_length: int) -> Optional[ChunkingToke
             log.debug("%s: chunking with the loaded model (%s)", path, why)
             return None
         return chunker
-    except Exception as exc:  # noqa: BLE001 - ModelLoadError, OSError, a malformed JSON or tokenizer
+    except Exception as exc:  # ModelLoadError, OSError, a malformed JSON or tokenizer
         # Any doubt (a broken file, a tokenizer the library refuses): the bi-encoder's load decides and says why.
         log.debug("%s: tokenizer.json not used alone: %s", path, exc)
         return None

@@ -265,7 +265,7 @@ def _readable(conn: sqlite3.Connection, table: str, spec: str) -> bool:
     if row is None or f"tokenize='{spec}'" not in (row[0] or ""):
         return False
     try:
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_vocab(table)} "  # noqa: S608 (one of two constants)
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_vocab(table)} "  # table: one of two constants
                      f"USING fts5vocab(main, {table}, instance)")
     except sqlite3.OperationalError:  # an SQLite without fts5vocab
         return False
@@ -306,7 +306,7 @@ def _tokens(spec: str, text: str) -> tuple[str, ...]:
         db = _TOKENIZER_DB.get(spec)
         if db is None:
             db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-            db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{spec}')")  # noqa: S608 (a constant of this module)
+            db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{spec}')")  # spec: a constant of this module
             db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
             _TOKENIZER_DB[spec] = db
         db.execute("DELETE FROM t")

@@ -35,11 +35,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_quality import DATA, bench_config, load_collection, ndcg10, prepare, trecqa_collection  # noqa: E402
+from bench_quality import DATA, bench_config, load_collection, ndcg10, prepare, trecqa_collection
 
-from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
-from searchapp.evaluation.ir import write_corpus  # noqa: E402
-from _common import cpu_note, emit  # noqa: E402
+from searchapp.base.search_modes import SEARCH_MODES
+from searchapp.evaluation.ir import write_corpus
+from _common import cpu_note, emit
 
 CACHE = Path(os.environ.get("SEARCHAPP_BENCH_BOILERPLATE", "/tmp/searchapp-bench-boilerplate"))
 LICENCES = Path("/usr/share/common-licenses")

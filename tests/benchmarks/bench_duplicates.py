@@ -43,9 +43,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from searchapp.base.config import load_config  # noqa: E402
-from searchapp.library import Library  # noqa: E402
-from _common import cpu_note  # noqa: E402
+from searchapp.base.config import load_config
+from searchapp.library import Library
+from _common import cpu_note
 
 DATA = Path(os.environ.get("SEARCHAPP_DATA", "/work/shared/data"))
 WORK = Path(os.environ.get("SEARCHAPP_BENCH_DIR", "/tmp/searchapp-bench"))

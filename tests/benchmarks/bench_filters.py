@@ -21,9 +21,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_duplicates  # noqa: E402
-from searchapp.base.config import load_config  # noqa: E402
-from searchapp.library import Library, SearchFilters  # noqa: E402
+import bench_duplicates
+from searchapp.base.config import load_config
+from searchapp.library import Library, SearchFilters
 
 
 class CachedQueries:

@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from searchapp.base.config import load_config  # noqa: E402
-from searchapp.datasets.beir import load_beir  # noqa: E402
-from searchapp.evaluation.ir import write_corpus  # noqa: E402
-from searchapp.library import Library  # noqa: E402
+from searchapp.base.config import load_config
+from searchapp.datasets.beir import load_beir
+from searchapp.evaluation.ir import write_corpus
+from searchapp.library import Library
 
 DATA = next((d for d in (Path(__file__).resolve().parents[3] / "shared" / "data", Path("/work/shared/data")) if d.is_dir()),
             Path(__file__).resolve().parents[3] / "shared" / "data")

@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
-from searchapp.base.config import load_config  # noqa: E402
-from searchapp.datasets.beir import load_beir  # noqa: E402
-from searchapp.evaluation.ir import write_corpus  # noqa: E402
-from searchapp.library import Library  # noqa: E402
+from searchapp.base.search_modes import SEARCH_MODES
+from searchapp.base.config import load_config
+from searchapp.datasets.beir import load_beir
+from searchapp.evaluation.ir import write_corpus
+from searchapp.library import Library
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 MODES = SEARCH_MODES

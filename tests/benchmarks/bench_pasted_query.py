@@ -37,9 +37,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_quality  # noqa: E402
-from searchapp.datasets.beir import BeirCollection, load_beir  # noqa: E402
-from searchapp.library.query import reading, syntax  # noqa: E402
+import bench_quality
+from searchapp.datasets.beir import BeirCollection, load_beir
+from searchapp.library.query import reading, syntax
 
 _load_collection = bench_quality.load_collection
 

@@ -65,7 +65,7 @@ def read_pypdf(path: Path, max_pages: int) -> list[str]:
     for page in reader.pages[:max_pages]:
         try:
             out.append(page.extract_text() or "")
-        except Exception:  # noqa: BLE001 - one page, as the app counts it
+        except Exception:  # one page, as the app counts it
             out.append("")
     return out
 
@@ -133,7 +133,7 @@ def main() -> None:
                 texts = [clean_text(x).strip() for x in read(path, args.max_pages)]
             except _Timeout:
                 texts = None
-            except Exception:  # noqa: BLE001 - a file the reader cannot open
+            except Exception:  # a file the reader cannot open
                 texts = None
             finally:
                 signal.alarm(0)

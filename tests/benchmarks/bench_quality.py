@@ -43,12 +43,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from searchapp.base.search_modes import SIDES_THEN_FUSED  # noqa: E402
-from searchapp.base.config import Config  # noqa: E402
-from searchapp.datasets.beir import BeirCollection, load_beir  # noqa: E402
-from searchapp.evaluation.ir import write_corpus  # noqa: E402
-from searchapp.evaluation.metrics import evaluate_run  # noqa: E402
-from searchapp.store.db import fts_query  # noqa: E402
+from searchapp.base.search_modes import SIDES_THEN_FUSED
+from searchapp.base.config import Config
+from searchapp.datasets.beir import BeirCollection, load_beir
+from searchapp.evaluation.ir import write_corpus
+from searchapp.evaluation.metrics import evaluate_run
+from searchapp.store.db import fts_query
 
 DATA = next((p for p in (Path(__file__).resolve().parents[3] / "shared" / "data", Path("/work/shared/data"))
              if p.is_dir()), Path("../shared/data"))

@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
-from searchapp.base.config import load_config  # noqa: E402
-from searchapp.library import Library  # noqa: E402
-from searchapp.store import NewChunk, Store  # noqa: E402
+from searchapp.base.search_modes import SEARCH_MODES
+from searchapp.base.config import load_config
+from searchapp.library import Library
+from searchapp.store import NewChunk, Store
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 CACHE = Path.home() / ".cache" / "searchapp-bench"

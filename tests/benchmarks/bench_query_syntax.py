@@ -29,12 +29,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_duplicates  # noqa: E402
-import bench_query  # noqa: E402
-from searchapp.base.search_modes import SEARCH_MODES  # noqa: E402
-from searchapp.base.config import load_config  # noqa: E402
-from searchapp.library import Library  # noqa: E402
-from searchapp.library.query.syntax import parse_query  # noqa: E402
+import bench_duplicates
+import bench_query
+from searchapp.base.search_modes import SEARCH_MODES
+from searchapp.base.config import load_config
+from searchapp.library import Library
+from searchapp.library.query.syntax import parse_query
 
 
 class CachedQueries:

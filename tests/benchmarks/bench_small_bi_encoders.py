@@ -90,7 +90,7 @@ def cached(repo_id: str) -> Path | None:
 
     try:
         return resolve_model(repo_id, kind="bi-encoder").path
-    except (ModelNotFoundError, Exception):  # noqa: BLE001 - not pulled: measured by shape
+    except (ModelNotFoundError, Exception):  # not pulled: measured by shape
         return None
 
 

@@ -36,8 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_quality  # noqa: E402
-from bench_million import cpu_note  # noqa: E402
+import bench_quality
+from bench_million import cpu_note
 
 CACHE = Path(os.environ.get("SEARCHAPP_BENCH_PRECISION", "/tmp/searchapp-bench-precision"))
 MODES = ("dense", "hybrid")

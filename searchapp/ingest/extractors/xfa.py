@@ -110,6 +110,6 @@ def is_placeholder(reader, texts: list[str]) -> bool:
     try:
         if bool(reader.trailer["/Root"].get("/NeedsRendering", False)):
             return True
-    except Exception:  # noqa: BLE001 - a broken catalog: judge by the text
+    except Exception:  # a broken catalog: judge by the text
         pass
     return len(texts) == 1 and bool(_PLACEHOLDER.search(texts[0]))

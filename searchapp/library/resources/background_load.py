@@ -81,7 +81,7 @@ class BackgroundLoad:
         except LoadAbandoned as why:
             self.abandoned = True
             log.info("vector index load stopped before parsing: %s", why)
-        except BaseException:  # noqa: BLE001 - on a daemon thread; the next search opens the index and says why
+        except BaseException:  # on a daemon thread; the next search opens the index and says why
             self.failed = True
             log.info("background load of the vector index failed", exc_info=True)
         finally:
@@ -89,5 +89,5 @@ class BackgroundLoad:
             if self._on_done is not None:
                 try:
                     self._on_done(loaded)
-                except Exception:  # noqa: BLE001 - a front end's callback must not kill the thread silently
+                except Exception:  # a front end's callback must not kill the thread silently
                     log.exception("index loaded callback failed")

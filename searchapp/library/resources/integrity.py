@@ -88,7 +88,7 @@ class IntegrityCheck:
             age = self._wall() - float(data["checked_at"])
             if data["ok"] is True and 0 <= age < self._interval and data["files"] == state:
                 return age
-        except Exception:  # noqa: BLE001 - none yet, or unreadable in any way (2 KB of `[` is a RecursionError, a
+        except Exception:  # none yet, or unreadable in any way (2 KB of `[` is a RecursionError, a
             pass  # 400-digit time an OverflowError): treated as absent, so the check simply runs again
         return None
 

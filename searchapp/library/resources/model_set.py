@@ -227,7 +227,7 @@ class ModelSet:
             def load() -> None:
                 try:
                     _ = self.encoder
-                except Exception:  # noqa: BLE001 - raised again, with its message, where the model is needed
+                except Exception:  # raised again, with its message, where the model is needed
                     log.debug("loading the bi-encoder ahead failed", exc_info=True)
 
             # Not a daemon: an interpreter exiting while torch imports on another thread can crash on the way out.
@@ -339,7 +339,7 @@ class ModelSet:
             return None
         try:
             return self._onnx_query.encode_one(query)
-        except Exception:  # noqa: BLE001 - e.g. onnxruntime refusing an input; torch answers instead
+        except Exception:  # e.g. onnxruntime refusing an input; torch answers instead
             log.warning("ONNX Runtime query encoder failed; using the torch bi-encoder", exc_info=True)
             self._onnx_query = False
             return None
@@ -360,7 +360,7 @@ class ModelSet:
             return None
         try:
             return self._query_encoder.encode_one(query)
-        except Exception:  # noqa: BLE001 - e.g. a query longer than the folder's position table
+        except Exception:  # e.g. a query longer than the folder's position table
             log.warning("NumPy query encoder failed; using the torch bi-encoder", exc_info=True)
             self._query_encoder = False
             return None

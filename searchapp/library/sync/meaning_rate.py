@@ -60,7 +60,7 @@ class RememberRate:
         try:
             with self.store.atomic():
                 self.store.set_meta(RATE_META, json.dumps({"passages_per_s": rate, "at": time.time()}))
-        except Exception:  # noqa: BLE001 - a rate is a nicety: a busy or full disk never fails the sync for it
+        except Exception:  # a rate is a nicety: a busy or full disk never fails the sync for it
             pass
 
 

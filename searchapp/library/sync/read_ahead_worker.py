@@ -154,7 +154,7 @@ def _bounds_of(files: list[_Extracted], encoder) -> dict[int, Any]:
         return {}
     try:
         bounds = many([f.doc.text for f in small])
-    except Exception:  # noqa: BLE001 - a shortcut only: one file's text must not fail its group; each file is
+    except Exception:  # a shortcut only: one file's text must not fail its group; each file is
         return {}  # then chunked on its own, inside its own boundary (_chunk), where its failure is its alone
     return {} if bounds is None else {id(f): b for f, b in zip(small, bounds, strict=True)}
 

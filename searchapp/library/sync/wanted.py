@@ -94,12 +94,12 @@ class Wanted:
     def _read(self) -> list[str] | None:
         try:
             fd = open_regular_fd(self._path)  # never a link followed, nor a FIFO waited on
-        except Exception:  # noqa: BLE001 - none, a link or a folder put there: no hint from it
+        except Exception:  # none, a link or a folder put there: no hint from it
             return None
         try:
             with os.fdopen(fd, "rb") as fh:
                 data = json.loads(fh.read(_MAX_BYTES))
-        except Exception:  # noqa: BLE001 - damaged, cut short or not JSON: only the order is lost
+        except Exception:  # damaged, cut short or not JSON: only the order is lost
             return None
         if not isinstance(data, list):
             return None

@@ -25,7 +25,7 @@ def run_cancellable(fn: Callable[[], T], cancel: CancelToken, name: str) -> T:
     def work() -> None:
         try:
             outcome["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+        except BaseException as exc:  # handed to the caller's thread
             outcome["error"] = exc
 
     thread = threading.Thread(target=work, name=name, daemon=True)

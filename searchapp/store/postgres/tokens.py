@@ -25,7 +25,7 @@ _DB: list[sqlite3.Connection] = []  # one in-memory FTS5 table for the process, 
 def _table() -> sqlite3.Connection:
     if not _DB:
         db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{SPEC}')")  # noqa: S608 (a constant of store)
+        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{SPEC}')")  # SPEC: a constant of store
         db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
         _DB.append(db)
     return _DB[0]

@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QUrl  # noqa: E402
+from PySide6.QtCore import QUrl
 
-import discover_corpus  # noqa: E402
+import discover_corpus
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, shown_window
 REPO = Path(__file__).resolve().parents[3]
 
 

@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-from conftest import build_tiny_library  # noqa: E402
+from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window, drop  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window, drop
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "bread.md": "A recipe for sourdough bread with a long cold proof."}

@@ -14,14 +14,14 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QTextBrowser  # noqa: E402
+from PySide6.QtWidgets import QTextBrowser
 
-from office_files import make_mail, make_pptx, make_xlsx  # noqa: E402
-from scan_files import OCR_ENGINE, needs_rapidocr, text_image  # noqa: E402
-from gui_window import WAIT_MS  # noqa: E402
-from test_gui import cell, index, make_window, search  # noqa: E402,F401 (make_window: a fixture)
+from office_files import make_mail, make_pptx, make_xlsx
+from scan_files import OCR_ENGINE, needs_rapidocr, text_image
+from gui_window import WAIT_MS
+from test_gui import cell, index, make_window, search  # noqa: F401 (make_window: a fixture)
 
-from searchapp.base.member_paths import DISPLAY_SEP  # noqa: E402
+from searchapp.base.member_paths import DISPLAY_SEP
 
 
 

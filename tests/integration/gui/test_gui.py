@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLineEdit, QProgressBar, QPushButton, QTableView, QTextBrowser, QTreeWidget  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLineEdit, QProgressBar, QPushButton, QTableView, QTextBrowser, QTreeWidget
 
-from searchapp.gui.results_model import HTML_ROLE, ResultsModel, rank_movement  # noqa: E402
+from searchapp.gui.results_model import HTML_ROLE, ResultsModel, rank_movement
 
-from gui_window import WAIT_MS, drop, load_models, shown_window  # noqa: E402
+from gui_window import WAIT_MS, drop, load_models, shown_window
 REPO = Path(__file__).resolve().parents[3]
 
 

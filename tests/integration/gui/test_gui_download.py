@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QPushButton  # noqa: E402
+from PySide6.QtWidgets import QPushButton
 
-from hub_server import FakeHub  # noqa: E402
-from searchapp.base.config import DEFAULT_RERANKER  # noqa: E402
+from hub_server import FakeHub
+from searchapp.base.config import DEFAULT_RERANKER
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
+from gui_window import WAIT_MS, shown_window
 PKG = Path(__file__).resolve().parents[3] / "searchapp"
 
 

@@ -7,12 +7,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
 
-from searchapp.base.types import Hit  # noqa: E402
-from searchapp.gui.library_panel import LibraryPanel  # noqa: E402
-from searchapp.gui.results_model import ResultsModel  # noqa: E402
-from searchapp.library import Library  # noqa: E402
+from searchapp.base.types import Hit
+from searchapp.gui.library_panel import LibraryPanel
+from searchapp.gui.results_model import ResultsModel
+from searchapp.library import Library
 
 
 def test_panel_and_results_mark_a_missing_folder(qtbot, make_config, tiny_encoder, tmp_path):

@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import build_tiny_library  # noqa: E402
+from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window  # noqa: E402
+from gui_window import WAIT_MS, close_window
 
 TEXTS = {"rocks.txt": "Basalt is a volcanic rock; granite cooled slowly underground.",
          "bread.txt": "A recipe for sourdough bread with a long cold proof."}

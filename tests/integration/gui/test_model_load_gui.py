@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window
 
 
 def test_a_search_before_anything_is_indexed_loads_no_model(qtbot, make_config):

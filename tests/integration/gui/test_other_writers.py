@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("pytestqt")
 
 
-from conftest import build_tiny_library  # noqa: E402
+from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window
 
 TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
          "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day.",

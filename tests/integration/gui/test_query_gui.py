@@ -13,12 +13,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QDate, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLabel, QToolButton  # noqa: E402
+from PySide6.QtCore import QDate, Qt
+from PySide6.QtWidgets import QApplication, QLabel, QToolButton
 
-from conftest import build_tiny_library  # noqa: E402
+from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window
 TEXTS = {
     "volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
     "draft.txt": "A draft report on volcano safety for the island council.",

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from searchapp.gui.query_chips import QueryChips  # noqa: E402
-from searchapp.library.query.syntax import parse_query  # noqa: E402
+from searchapp.gui.query_chips import QueryChips
+from searchapp.library.query.syntax import parse_query
 
 PASTED = 'Mouse models of male infertility can be generated using "artificial spermatids" made in the lab.'
 

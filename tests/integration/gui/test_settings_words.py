@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QLabel  # noqa: E402
+from PySide6.QtWidgets import QLabel
 
-from conftest import build_tiny_library  # noqa: E402
+from conftest import build_tiny_library
 
-from gui_window import shown_window  # noqa: E402
+from gui_window import shown_window
 
 JARGON = ("pooling", "hnsw", "ef_search", "word pieces", "bi-encoder", "candidates", "(k)")
 

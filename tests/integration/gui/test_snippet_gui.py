@@ -7,16 +7,16 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
+import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtWidgets import QStyleOptionViewItem, QTableView  # noqa: E402
+from PySide6.QtWidgets import QStyleOptionViewItem, QTableView
 
-from searchapp.base.types import Hit, StageRanks, StageScores  # noqa: E402
-from searchapp.gui.highlight import query_terms  # noqa: E402
-from searchapp.gui.results_model import SNIPPET_ROLE, HtmlDelegate, ResultsModel  # noqa: E402
-from searchapp.library.search.snippet import best_snippet  # noqa: E402
+from searchapp.base.types import Hit, StageRanks, StageScores
+from searchapp.gui.highlight import query_terms
+from searchapp.gui.results_model import SNIPPET_ROLE, HtmlDelegate, ResultsModel
+from searchapp.library.search.snippet import best_snippet
 
 
 def test_results_snippet_is_plain_text_with_marked_query_words(qtbot):

@@ -11,16 +11,16 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtGui  # noqa: E402
-from PySide6.QtCore import QDate, QPoint, Qt  # noqa: E402
-from PySide6.QtWidgets import (QApplication, QLabel, QStyleOptionViewItem, QTableView, QTableWidget,  # noqa: E402
+from PySide6 import QtGui
+from PySide6.QtCore import QDate, QPoint, Qt
+from PySide6.QtWidgets import (QApplication, QLabel, QStyleOptionViewItem, QTableView, QTableWidget,
                                QToolTip, QTreeWidget, QTreeWidgetItemIterator, QWidget)
 
-from searchapp.base.types import Hit, StageRanks, StageScores  # noqa: E402
-from searchapp.gui.highlight import query_terms  # noqa: E402
-from searchapp.gui.results_model import HtmlDelegate, ResultsModel  # noqa: E402
+from searchapp.base.types import Hit, StageRanks, StageScores
+from searchapp.gui.highlight import query_terms
+from searchapp.gui.results_model import HtmlDelegate, ResultsModel
 
-from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window
 HOSTILE = '<b>x</b><img src="http://127.0.0.1:1/x">'  # a hub id or filter text
 FILE_TAG = "<b>x<a href=x>"  # in file names ("/" cannot be in one: an unclosed tag is markup enough)
 MARK = "#ffe680"

@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtCore import QTimer
 
-from gui_window import WAIT_MS, shown_window  # noqa: E402
-from hostile_archives import bomb_tar_gz  # noqa: E402
-from searchapp.base.member_paths import MEMBER_SEP  # noqa: E402
+from gui_window import WAIT_MS, shown_window
+from hostile_archives import bomb_tar_gz
+from searchapp.base.member_paths import MEMBER_SEP
 
 
 @pytest.fixture

@@ -10,13 +10,13 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QKeySequence  # noqa: E402
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
 
-from conftest import build_tiny_library  # noqa: E402
+from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window  # noqa: E402
+from gui_window import WAIT_MS, close_window, shown_window
 
 TOPICS = ["eruption", "lava flow", "ash cloud", "magma chamber", "crater lake", "fumarole", "caldera", "tephra",
           "lahar", "pyroclastic flow", "dome collapse", "seismic swarm", "gas plume", "lava tube"]

@@ -35,7 +35,7 @@ def never_blocks(fn, fifo: Path, seconds: float = 60.0):
     def run():
         try:
             out["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - reported to the test thread
+        except BaseException as exc:  # reported to the test thread
             out["error"] = exc
 
     t = threading.Thread(target=run, daemon=True)

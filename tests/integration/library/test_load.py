@@ -93,7 +93,7 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
                 for p in rng.sample(sorted(docs.glob("*.txt")), 3):
                     p.unlink()  # deletions too: mark_deleted and, past 20%, compaction
                 lib.sync()
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             errors.append(exc)
         finally:
             done.set()
@@ -115,7 +115,7 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
                         assert h.scores.dense is None or math.isfinite(h.scores.dense)
                 searches["n"] += 1
                 searches["hits"] += len(res.hits)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=writer)] + [threading.Thread(target=searcher, args=(i,)) for i in range(3)]

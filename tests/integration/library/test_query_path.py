@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from searchapp.models.onnx_query import cache_files  # noqa: E402
+from searchapp.models.onnx_query import cache_files
 
 
 def test_library_exports_after_sync_and_status_names_the_query_path(make_config, tiny_bi_encoder_dir, tmp_path,

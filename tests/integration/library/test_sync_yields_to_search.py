@@ -78,7 +78,7 @@ def test_a_sync_waits_while_a_search_runs(make_config, tiny_encoder, tmp_path, m
     def run(fn):
         try:
             results.append(fn())
-        except BaseException as exc:  # noqa: BLE001 - reported by the test thread
+        except BaseException as exc:  # reported by the test thread
             errors.append(exc)
 
     try:

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from searchapp.models.onnx_query import (  # noqa: E402
+from searchapp.models.onnx_query import (
     cache_files,
     describe_query_path,
     export_query_model,
