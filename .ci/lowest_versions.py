@@ -1,6 +1,6 @@
 """Print `name==X` for the light pure-Python dependencies at the lowest version pyproject.toml allows, for
-`make test-lowest` (the declared lower bounds must be ones the code works with: sqlite-utils 3.37 had no
-Database.atomic(), added in 4.0)."""
+`make test-lowest` (the declared lower bounds must be ones the code works with: sqlite-utils' table API as the
+OCR cache uses it, and the write lane's rules, which follow sqlite-utils 4's atomic(): decision 0126)."""
 
 import re
 import sys
