@@ -19,7 +19,7 @@ from ..base.safe_open import open_regular
 
 __all__ = ["ref_commit", "current_snapshot"]
 
-_COMMIT = re.compile(r"[0-9a-f]{1,64}")  # a git sha1 (40) or sha256 (64) in hex, as huggingface_hub writes it
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a git sha1 or sha256 in hex, as huggingface_hub writes it
 _MAX_REF = 256
 
 

@@ -31,7 +31,8 @@ def cached_repo(cache: Path, name: str = "models--someone--tiny", ref: str = COM
 
 
 def test_the_snapshot_refs_main_names_is_the_one_huggingface_hub_finds(tmp_path):
-    from huggingface_hub import snapshot_download  # only here, to hold our reading to the library's
+    # Only here, to hold our reading to the library's (transformers brings it; searchapp no longer declares it).
+    snapshot_download = pytest.importorskip("huggingface_hub").snapshot_download
 
     repo = cached_repo(tmp_path)
     ours = current_snapshot(repo)
@@ -44,7 +45,7 @@ def test_a_ref_with_a_newline_still_names_its_commit(tmp_path):
     assert ref_commit(repo) == COMMIT and current_snapshot(repo) == repo / "snapshots" / COMMIT
 
 
-@pytest.mark.parametrize("ref", ["../../../outside", "/etc", "main", "", "ABC" * 30, "0" * 65])
+@pytest.mark.parametrize("ref", ["../../../outside", "/etc", "main", "", "ABC" * 30, "0" * 65, "a", "abc123"])
 def test_a_ref_that_is_not_a_commit_id_names_no_snapshot(tmp_path, ref):
     repo = cached_repo(tmp_path, ref=ref)
     (tmp_path / "outside").mkdir(exist_ok=True)  # where "../../../outside" would lead from snapshots/
@@ -70,3 +71,13 @@ def test_resolving_a_cached_model_imports_no_huggingface_hub(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [COMMIT, "False"]
+
+
+def test_models_list_names_the_snapshot_resolving_would_and_the_last_one_only_without_a_ref(tmp_path):
+    from searchapp.models.catalog import _snapshot
+
+    garbage = cached_repo(tmp_path, "models--someone--garbage", ref="not a commit")
+    assert _snapshot(garbage) is None  # the ref is there and names nothing: as resolve_model says
+    no_ref = cached_repo(tmp_path, "models--someone--partial")
+    (no_ref / "refs" / "main").unlink()  # another tool's partial copy: the last snapshot there
+    assert _snapshot(no_ref) == no_ref / "snapshots" / COMMIT

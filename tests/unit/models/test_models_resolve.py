@@ -103,12 +103,13 @@ def test_missing_bi_encoder_and_empty_spec(empty_hf_cache, tmp_path):
 def test_hf_cache_snapshot_is_found(empty_hf_cache):
     # The layout huggingface_hub writes: refs/main names the snapshot folder holding the files.
     repo = empty_hf_cache / "models--someone--tiny"
-    _model_folder(repo / "snapshots" / "abc123")
+    commit = "abc123" + "0" * 34  # a sha1's 40 hex digits
+    _model_folder(repo / "snapshots" / commit)
     (repo / "refs").mkdir()
-    (repo / "refs" / "main").write_text("abc123")
+    (repo / "refs" / "main").write_text(commit)
     r = resolve_model("someone/tiny", kind="bi-encoder")
     assert r.source == "hf-cache"
-    assert r.path == repo / "snapshots" / "abc123"
+    assert r.path == repo / "snapshots" / commit
 
 
 def test_pickle_only_folder_is_refused_without_unpickling(tmp_path, monkeypatch):

@@ -71,7 +71,7 @@ def test_a_nested_block_is_a_savepoint_of_the_outer_one(store):
     assert got.get("outer") == "1" and got.get("inner2") == "1" and "inner" not in got
 
 
-def test_a_failed_commit_is_a_store_error_and_nothing_stays_open(store):
+def test_a_failed_commit_is_raised_and_nothing_stays_open(store):
     store.conn.execute("CREATE TABLE IF NOT EXISTS p(id INTEGER PRIMARY KEY)")
     store.conn.execute("CREATE TABLE IF NOT EXISTS c(p INTEGER REFERENCES p(id) DEFERRABLE INITIALLY DEFERRED)")
     store.conn.commit()
