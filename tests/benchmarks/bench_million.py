@@ -271,16 +271,16 @@ def not_kept():
     every search reads them from SQLite."""
     import contextlib
 
-    from searchapp.library.search import filters, scope_vectors
+    from searchapp.library.search import filter_scope, scope_vectors
 
     @contextlib.contextmanager
     def patched():
-        keep = filters.scope_vectors
-        filters.scope_vectors = lambda store: scope_vectors.ScopeVectors()  # nothing kept from the last search
+        keep = filter_scope.scope_vectors
+        filter_scope.scope_vectors = lambda store: scope_vectors.ScopeVectors()  # nothing kept from the last search
         try:
             yield
         finally:
-            filters.scope_vectors = keep
+            filter_scope.scope_vectors = keep
     return patched()
 
 

@@ -1,7 +1,7 @@
 """The command line on a shared library (`searchapp --library postgresql://… COMMAND`, or library.address in the
 config): index, search and status run here over SharedLibrary; history, saved, explain, similar, duplicates and
 remove are the desktop library's own commands over it (open_library opens a SharedLibrary); config, models,
-train and eval never open a library; every other command ends in one line saying it is not there yet (exit 2), before anything
+train and eval never open a library (but `eval ann`, which measures the desktop library's HNSW index, is refused); every other command ends in one line saying it is not there yet (exit 2), before anything
 connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as
 
 def run_shared(args, config: Config, address: str, progress, cancel) -> int:
     command = args.command
+    if command == "eval" and getattr(args, "eval_command", None) == "ann":  # it measures a library's own index
+        raise NotShared("`eval ann`")
     if command in NO_LIBRARY:
         return args.handler(args, config, progress, cancel)
     config = config.replace(library={"address": address})  # what every layer below reads the address from

@@ -13,7 +13,7 @@ from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.base.errors import ConfigError
 from searchapp.cli.main import main
 from searchapp.library import Library, SearchFilters
-from searchapp.library.search import filters as filters_mod
+from searchapp.library.search import filter_scope
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_folder_filter_returns_k_hits_from_a_small_subset(indexed, mode):
 
 def test_widened_vector_index_search_reaches_k(indexed, monkeypatch):
     docs, config, enc = indexed
-    monkeypatch.setattr(filters_mod, "EXACT_SUBSET_MAX", 0)  # force the vector-index path at this small size
+    monkeypatch.setattr(filter_scope, "EXACT_SUBSET_MAX", 0)  # force the vector-index path at this small size
     with Library(config, encoder=enc) as lib:
         res = lib.search("baking bread dough loaf", k=3, mode="dense", rerank=False, candidates=3,
                          filters=SearchFilters.build(folders=[str(docs / "drafts")]))
@@ -132,9 +132,9 @@ def test_a_scope_widened_again_reads_the_allowed_vectors_once(indexed, monkeypat
         store = lib.reader()
         q = enc.encode_query("baking bread dough loaf")
         flt = SearchFilters.build(folders=[str(docs / "bulk")])
-        scope = filters_mod.FilterScope(store, flt)
+        scope = filter_scope.FilterScope(store, flt)
         got = [scope.dense(None, q, k, q.size) for k in (5, 20, 80)]
-        fresh = filters_mod.FilterScope(store, flt).dense(None, q, 80, q.size)
+        fresh = filter_scope.FilterScope(store, flt).dense(None, q, 80, q.size)
     assert reads == [200]  # once for the three asks; the fresh scope of the same filter finds them kept
     assert all(np.array_equal(g[0], fresh[0][:, : g[0].shape[1]]) for g in got)
     assert np.array_equal(got[2][1], fresh[1])

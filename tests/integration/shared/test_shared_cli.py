@@ -44,6 +44,8 @@ def test_index_search_status_and_the_rest(run, tmp_path, pg_address, monkeypatch
     assert code == 2 and out == ""
     assert err.strip() == ("searchapp: error: not yet on a shared library: the `undo` command "
                            "(docs/shared-library.md says what works now)")
+    code, out, err = run("--library", pg_address, "eval", "ann")  # it would measure the desktop library instead
+    assert code == 2 and out == "" and "not yet on a shared library: `eval ann`" in err
     code, out, _ = run("--library", pg_address, "search", "sourdough lava", "--type", "txt", "--mode", "lexical")
     assert code == 0 and out.splitlines()[0].endswith("bread.txt") and "volcano.html" not in out
 

@@ -130,7 +130,7 @@ def test_one_writer_per_root_and_no_lock_outlives_its_process(config, tiny_encod
         assert table_counts(pg_server, pg_address)[0] == 0
         holder.close()  # that process ends (killed or not): the server lets go of its lock
         held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND objid = %s"
-        for _ in range(200):  # its backend exits just after the client closes: wait for that, not for a clock
+        for _ in range(2400):  # its backend exits just after the client closes: wait for that, not for a clock
             if pg_server.admin(held, params=(WRITER_LOCK, root_id)) == [(0,)]:
                 break
             time.sleep(0.05)

@@ -36,7 +36,7 @@ DESK_A = textwrap.dedent("""
         calls.append(1)
         if len(calls) == 2:  # the first batch is committed; the second waits, its root locked
             Path(holding).write_text("held")
-            for _ in range(1200):
+            for _ in range(12000):  # up to 600 s: desk-b indexes meanwhile, slower on a busy machine
                 if Path(go).exists():
                     break
                 time.sleep(0.05)
@@ -66,7 +66,7 @@ def test_two_machines_sync_different_roots_at_once(make_config, tiny_encoder, ti
     desk_a = subprocess.Popen([sys.executable, "-c", DESK_A, pg_address, str(a_docs), str(tiny_bi_encoder_dir),
                                str(holding), str(go)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        for _ in range(1200):  # desk-a's start-up and first batch; not a timing assertion
+        for _ in range(12000):  # desk-a's start-up and first batch; not a timing assertion
             if holding.exists() or desk_a.poll() is not None:
                 break
             time.sleep(0.05)
@@ -110,7 +110,7 @@ def test_a_machine_killed_mid_sync_keeps_whole_batches_and_no_lock(make_config, 
     desk_a = subprocess.Popen([sys.executable, "-c", DESK_A, pg_address, str(a_docs), str(tiny_bi_encoder_dir),
                                str(holding), str(go)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        for _ in range(1200):  # desk-a's start-up and first batch; not a timing assertion
+        for _ in range(12000):  # desk-a's start-up and first batch; not a timing assertion
             if holding.exists() or desk_a.poll() is not None:
                 break
             time.sleep(0.05)
@@ -120,7 +120,7 @@ def test_a_machine_killed_mid_sync_keeps_whole_batches_and_no_lock(make_config, 
         desk_a.communicate()
     db = pg_address.split("?")[0].rsplit("/", 1)[-1]
     locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
-    for _ in range(200):  # the server notices the dead client's socket: wait for that, not for a clock
+    for _ in range(2400):  # the server notices the dead client's socket: wait for that, not for a clock
         if pg_server.admin(locks, params=(WRITER_LOCK,)) == [(0,)]:
             break
         time.sleep(0.05)
