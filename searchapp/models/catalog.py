@@ -9,7 +9,7 @@ from typing import Optional
 
 from ..base.config import Config
 from ..base.errors import SearchAppError
-from .cache_refs import current_snapshot
+from .cache_refs import current_snapshot, ref_commit
 from .hub.cache import folder_bytes, guess_role
 from .policy import REPO_FOLDER_PREFIX, repo_id_of_folder
 from .resolve import PACKAGED_NAMES, hf_cache_dir, is_path_spec, packaged_model_path, weights_sha256
@@ -87,9 +87,11 @@ def _entry(role: str, ident: str, source: str, path: Path) -> ModelEntry:
 
 
 def _snapshot(repo: Path) -> Optional[Path]:
-    """The snapshot refs/main names; without a ref file (another tool's partial copy), the last one there. A ref
-    that is there but names no commit names nothing, as it does for resolving the model."""
-    if not (repo / "refs" / "main").exists() and not (repo / "refs" / "main").is_symlink():
+    """The snapshot refs/main names. Without a ref to read (another tool's partial copy; a FIFO, never opened),
+    the last one there; a readable ref that names no commit names nothing, as it does for resolving the model."""
+    if ref_commit(repo) is None:
+        if (repo / "refs" / "main").is_file():  # stat only: a FIFO is not a file and is never opened
+            return None
         snaps = sorted((repo / "snapshots").glob("*")) if (repo / "snapshots").is_dir() else []
         return snaps[-1] if snaps else None
     return current_snapshot(repo)
