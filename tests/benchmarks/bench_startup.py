@@ -103,7 +103,10 @@ def probed(*a, **kw):
     return win
 
 app_mod.build_main_window = probed
-from searchapp.cli.entry import main
+try:
+    from searchapp.cli.entry import main
+except ImportError:  # a tree from before decision 0121 (the "before" side of a comparison): the same entry point
+    from searchapp.cli.fast import main
 sys.exit(main(sys.argv[4:]))
 """
 
