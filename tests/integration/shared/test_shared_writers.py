@@ -51,19 +51,15 @@ DESK_A = textwrap.dedent("""
 """)
 
 
-def test_two_machines_sync_different_roots_at_once(make_config, tiny_encoder, tiny_bi_encoder_dir, tmp_path,
-                                                    pg_server, pg_address):
-    config = make_config(models={"reranker": ""})
-    SharedLibrary(config, pg_address, create=True, machine="desk-b").close()  # the tables, before two processes
+def desk_a_holding(tmp_path: Path, pg_address: str, model_dir: Path) -> tuple[subprocess.Popen, Path, Path]:
+    """desk-a syncing its folder of three notes in a process of its own, paused with its first batch committed
+    and its root locked; (the process, the folder, the file that lets it go on)."""
     a_docs = tmp_path / "a"
     a_docs.mkdir()
     for i in range(3):
         (a_docs / f"a{i}.txt").write_text(f"alder note {i} about the orchard", encoding="utf-8")
-    b_docs = tmp_path / "b"
-    b_docs.mkdir()
-    (b_docs / "b.txt").write_text("birch bark peels in thin curls", encoding="utf-8")
     holding, go = tmp_path / "holding", tmp_path / "go"
-    desk_a = subprocess.Popen([sys.executable, "-c", DESK_A, pg_address, str(a_docs), str(tiny_bi_encoder_dir),
+    desk_a = subprocess.Popen([sys.executable, "-c", DESK_A, pg_address, str(a_docs), str(model_dir),
                                str(holding), str(go)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         for _ in range(12000):  # desk-a's start-up and first batch; not a timing assertion
@@ -71,6 +67,23 @@ def test_two_machines_sync_different_roots_at_once(make_config, tiny_encoder, ti
                 break
             time.sleep(0.05)
         assert holding.exists(), desk_a.communicate()[1][-2000:]
+    except BaseException:
+        if desk_a.poll() is None:
+            desk_a.kill()
+            desk_a.wait()
+        raise
+    return desk_a, a_docs, go
+
+
+def test_two_machines_sync_different_roots_at_once(make_config, tiny_encoder, tiny_bi_encoder_dir, tmp_path,
+                                                    pg_server, pg_address):
+    config = make_config(models={"reranker": ""})
+    SharedLibrary(config, pg_address, create=True, machine="desk-b").close()  # the tables, before two processes
+    b_docs = tmp_path / "b"
+    b_docs.mkdir()
+    (b_docs / "b.txt").write_text("birch bark peels in thin curls", encoding="utf-8")
+    desk_a, a_docs, go = desk_a_holding(tmp_path, pg_address, tiny_bi_encoder_dir)
+    try:
         locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND granted"
         assert pg_server.admin(locks, params=(WRITER_LOCK,)) == [(1,)]  # desk-a, mid-sync
         with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-b") as b:
@@ -102,22 +115,9 @@ def test_a_machine_killed_mid_sync_keeps_whole_batches_and_no_lock(make_config, 
     second is there, the server lets go of its root's lock, and desk-a's next sync finishes the folder."""
     config = make_config(models={"reranker": ""})
     SharedLibrary(config, pg_address, create=True, machine="desk-a").close()
-    a_docs = tmp_path / "a"
-    a_docs.mkdir()
-    for i in range(3):
-        (a_docs / f"a{i}.txt").write_text(f"alder note {i} about the orchard", encoding="utf-8")
-    holding, go = tmp_path / "holding", tmp_path / "go"
-    desk_a = subprocess.Popen([sys.executable, "-c", DESK_A, pg_address, str(a_docs), str(tiny_bi_encoder_dir),
-                               str(holding), str(go)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        for _ in range(12000):  # desk-a's start-up and first batch; not a timing assertion
-            if holding.exists() or desk_a.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert holding.exists(), desk_a.communicate()[1][-2000:]
-    finally:
-        desk_a.kill()
-        desk_a.communicate()
+    desk_a, a_docs, _ = desk_a_holding(tmp_path, pg_address, tiny_bi_encoder_dir)
+    desk_a.kill()  # mid-sync: its second batch is in flight
+    desk_a.communicate()
     db = pg_address.split("?")[0].rsplit("/", 1)[-1]
     locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
     for _ in range(2400):  # the server notices the dead client's socket: wait for that, not for a clock
