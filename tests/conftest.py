@@ -23,6 +23,8 @@ os.environ.setdefault("SEARCHAPP_NO_QUERY_EXPORT", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))  # `import corpus` from any test
 
+from tiny_models import TOKENIZER_FILES, save_random_bert  # found through the line above (E402 is not selected)
+
 # Markers a newcomer can select on (`-m "not subprocess and not minilm"` is the quick inner loop), set here from
 # what a test file really does rather than by hand: a file that starts processes, a test that loads the real MiniLM.
 _STARTS_PROCESSES = ("subprocess", "sys.executable", "Popen(", "multiprocessing")
@@ -45,7 +47,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.minilm)
 
 
-TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
 @pytest.fixture(autouse=True)
@@ -95,14 +96,10 @@ def build_tiny_cross_encoder(folder: Path, packaged_dir: Path, num_labels: int =
 
 def build_tiny_bi_encoder(folder: Path, packaged_dir: Path, seed: int = 0) -> Path:
     """A 2-layer, 32-wide BERT encoder (safetensors + the packaged tokenizer): loads in well under a second,
-    so tests that start many processes or embed thousands of passages stay fast."""
-    import torch
-    from transformers import BertConfig, BertModel
-
-    torch.manual_seed(seed)
-    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=512)
-    BertModel(cfg, add_pooling_layer=False).save_pretrained(folder, safe_serialization=True)
+    so tests that start many processes or embed thousands of passages stay fast. No pooler: token pooling never
+    reads it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    save_random_bert(folder, seed=seed)
     for name in TOKENIZER_FILES:
         shutil.copy(packaged_dir / name, folder / name)
     return folder

@@ -8,18 +8,43 @@ from pathlib import Path
 TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
-def build_tiny_bert(folder: Path, packaged_dir: Path, seed: int = 0) -> Path:
-    import torch
-    from transformers import BertConfig, BertModel
-
+def build_tiny_bert(folder: Path, packaged_dir: Path, seed: int = 0, max_position_embeddings: int = 128) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(seed)
-    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=128)
-    BertModel(cfg).save_pretrained(folder, safe_serialization=True)
+    save_random_bert(folder, seed=seed, max_position_embeddings=max_position_embeddings)
     for name in TOKENIZER_FILES:
         shutil.copy(packaged_dir / name, folder / name)
     return folder
+
+
+def save_random_bert(folder: Path, *, seed: int = 0, max_position_embeddings: int = 512) -> None:
+    """A 2-layer, 32-wide BERT encoder's config.json and model.safetensors, initialized as transformers'
+    BertModel initializes one (normal(0, 0.02) weights, zero biases, LayerNorm 1 and 0, a zero padding row),
+    written without importing transformers: every worker of the suite builds one, and that import alone costs
+    each ~6 CPU s on a 2-core machine. transformers loads the folder as it loads its own (test_plain_bert.py)."""
+    import json
+
+    import torch
+    from safetensors.torch import save_file
+
+    from searchapp.models.plain_bert import PlainBert, PlainBertConfig
+
+    config = {"architectures": ["BertModel"], "model_type": "bert", "vocab_size": 30522, "hidden_size": 32,
+              "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64, "hidden_act": "gelu",
+              "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+              "max_position_embeddings": max_position_embeddings, "type_vocab_size": 2, "initializer_range": 0.02,
+              "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "absolute"}
+    gen = torch.Generator().manual_seed(seed)
+    tensors = {}
+    for name, t in PlainBert(PlainBertConfig(**config)).state_dict().items():
+        if name.endswith("LayerNorm.weight"):
+            tensors[name] = torch.ones_like(t)
+        elif name.endswith("bias"):
+            tensors[name] = torch.zeros_like(t)
+        else:
+            tensors[name] = torch.randn(t.shape, generator=gen) * 0.02
+    tensors["embeddings.word_embeddings.weight"][0] = 0  # the padding row, as nn.Embedding(padding_idx=0)
+    (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
 
 
 def declare_sentence_conventions(folder: Path, *, pooling: str = "mean", normalize: bool = True,

@@ -36,7 +36,7 @@ import logging
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 import torch
@@ -47,15 +47,17 @@ from ..base.cpu_share import CpuShare, threads_beside, usable_cores
 from ..base.errors import ConfigError, ModelLoadError
 from ..base.finite import require_finite
 from ..base.progress import CancelToken, ProgressFn, report
-from . import cpu_linear
+from . import cpu_linear, plain_bert
 from .batching import length_sorted_batches, restore_order
 from .device import choose_device, choose_dtype
 from .identity import model_fingerprint
 from .lean_bert import BertBody
 from .pooling import POOLING_MODES, needs_hidden_states, pool
-from .resolve import ResolvedModel, resolve_model
+from .resolve import ResolvedModel, check_no_custom_code, resolve_model
 from .sentence_conventions import read_conventions, resolve_pooling
+from .tokenizer_file import FileTokenizer
 from .transformer import (
+    apply_dtype,
     collate,
     load_model,
     load_tokenizer,
@@ -134,12 +136,10 @@ class BiEncoder(ChunkingTokenizer):
         self.query_prompt = self.conventions.query_prompt
         self.passage_prompt = self.conventions.passage_prompt
 
-        self._tokenizer = load_tokenizer(path, require_fast=True)
-        # BERT's pooler (a dense layer on [CLS]) is never read by token pooling, so checkpoints may lack it.
-        self._model = load_model(path, "AutoModel", self.device, self.dtype, optional_prefixes=("pooler.",))
+        self._needs_hidden = needs_hidden_states(self.pooling)
+        self._tokenizer, self._model = self._load(path)
         self._autocast_dtype: Optional[torch.dtype] = None  # the benchmark's alternative to bf16 weights
         self._pad_values = pad_values_for(self._tokenizer)
-        self._needs_hidden = needs_hidden_states(self.pooling)
         self.dim = int(self._model.config.hidden_size)
         self.max_seq_length = self._choose_max_seq_length(max_seq_length)
         self.fingerprint = model_fingerprint(self.resolved.sha256, self.pooling, self.max_seq_length,
@@ -164,7 +164,8 @@ class BiEncoder(ChunkingTokenizer):
         self._join_ids = self._reuse_ids and self._joining_matches_tokenizer()
         # Queries: a tokenizer of their own (fast tokenizers are not shared across threads) and no wait
         # for the bulk lane's lock.
-        self._query_tokenizer = load_tokenizer(path, require_fast=True)
+        query_tokenizer = FileTokenizer.from_files(path) if self.loaded_by == "files" else None
+        self._query_tokenizer: Any = query_tokenizer or load_tokenizer(path, require_fast=True)
         self._query_lock = threading.Lock()
         self._lean: Optional[BertBody] = None
         self._lean = self._lean_forward()
@@ -176,6 +177,22 @@ class BiEncoder(ChunkingTokenizer):
             f"BiEncoder({self.spec!r}, pooling={self.pooling!r}, device={self.device}, dtype={self.dtype}, "
             f"dim={self.dim}, max_seq_length={self.max_seq_length}, fingerprint={self.fingerprint!r})"
         )
+
+    def _load(self, path: Path) -> tuple[Any, Any]:
+        """(tokenizer, model): from tokenizer.json and the safetensors alone for a plain BERT on the CPU pooled from
+        its last layer (plain_bert.py: no transformers import, ~6 s less start on a 2-core CPU); through
+        transformers otherwise. `loaded_by` says which."""
+        self.loaded_by = "transformers"
+        if self.device.type == "cpu" and not self._needs_hidden:
+            check_no_custom_code(path)  # JSON only; plain_bert.load takes model_type "bert" alone
+            tok = FileTokenizer.from_files(path)
+            model = plain_bert.load(path) if tok is not None else None
+            if model is not None:
+                self.loaded_by = "files"
+                return tok, apply_dtype(model, self.dtype)
+        # BERT's pooler (a dense layer on [CLS]) is never read by token pooling, so checkpoints may lack it.
+        return (load_tokenizer(path, require_fast=True),
+                load_model(path, "AutoModel", self.device, self.dtype, optional_prefixes=("pooler.",)))
 
     def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         """ChunkingTokenizer's, and the ids are kept for `encode`, so a passage the chunker verified is not
@@ -422,12 +439,16 @@ class BiEncoder(ChunkingTokenizer):
 
     @property
     def path(self) -> str:
-        """Which forward encodes: "fused" (lean_bert's body on oneDNN-packed weights) or "transformers"."""
-        return "fused" if self._lean is not None else "transformers"
+        """Which forward encodes: "fused" (lean_bert's body on oneDNN-packed weights), "plain" (plain_bert's, on
+        F.linear) or "transformers" (its module tree)."""
+        if self._lean is not None:
+            return "fused"
+        return "plain" if self.loaded_by == "files" else "transformers"
 
     def _lean_forward(self) -> Optional[BertBody]:
         """lean_bert's body on oneDNN-packed weights, for a plain BERT on the CPU pooled from its last layer,
-        if its vectors agree with transformers' forward on a probe batch; None keeps transformers' forward."""
+        if its vectors agree with the module's own forward (transformers' or plain_bert's) on a probe batch; None
+        keeps that forward."""
         if (self.device.type != "cpu" or self._needs_hidden or self._autocast_dtype is not None
                 or self.dtype not in (torch.float32, torch.bfloat16) or not cpu_linear.available()):
             return None
@@ -438,14 +459,14 @@ class BiEncoder(ChunkingTokenizer):
                 return None
             enc = self._tokenizer(texts, truncation=True, max_length=self.max_seq_length, padding=False)
             inputs = self._collate(model_inputs(self._tokenizer, enc), [0, 1])
-            want = self._forward(inputs, 0)  # transformers' forward: self._lean is still None
+            want = self._forward(inputs, 0)  # the module's own forward: self._lean is still None
             self._lean = lean
             got = self._forward(inputs, 0)
             agree = float((want * got).sum(dim=1).min())
             if not agree >= _LEAN_MIN_COSINE:  # NaN fails too
-                raise RuntimeError(f"min cosine {agree:.6f} to transformers' forward")
-        except Exception as exc:  # transformers' forward encodes instead
-            log.info("bi-encoder %s: transformers' forward (no fused one: %s)", self.spec, exc)
+                raise RuntimeError(f"min cosine {agree:.6f} to the module's own forward")
+        except Exception as exc:  # the module's own forward encodes instead
+            log.info("bi-encoder %s: %s forward (no fused one: %s)", self.spec, self.loaded_by, exc)
             return None
         finally:
             self._lean = None  # set by the caller from the return value

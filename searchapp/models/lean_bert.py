@@ -46,7 +46,7 @@ def plain_linear(weight: torch.Tensor, bias: torch.Tensor, act: str) -> Linear:
 def _covers(bert: Any) -> bool:
     """A plain BERT encoder this file reproduces (identity.plain_bert_config: the rule `status` reads too)."""
     cfg = getattr(bert, "config", None)
-    return (cfg is not None and type(bert).__name__ == "BertModel" and plain_bert_config(cfg.to_dict())
+    return (cfg is not None and type(bert).__name__ in ("BertModel", "PlainBert") and plain_bert_config(cfg.to_dict())
             and cfg.hidden_act in _ACTIVATIONS)
 
 
@@ -70,6 +70,7 @@ class BertBody:
     def __init__(self, bert: Any, linear: LinearMaker) -> None:
         cfg = bert.config
         self.heads = int(cfg.num_attention_heads)
+        self.hidden = int(cfg.hidden_size)  # a constant, not x.shape[-1]: an ONNX trace needs a static norm shape
         self.emb = bert.embeddings
         self.layers = [_Layer(layer, linear, cfg.hidden_act) for layer in bert.encoder.layer]
 
@@ -90,8 +91,8 @@ class BertBody:
         types = (e.token_type_embeddings(token_type_ids) if token_type_ids is not None
                  else e.token_type_embeddings.weight[0])  # transformers' default: all type 0
         x = e.word_embeddings(input_ids) + types + e.position_embeddings.weight[:t]  # (b, t, H)
-        x = F.layer_norm(x, x.shape[-1:], e.LayerNorm.weight, e.LayerNorm.bias, e.LayerNorm.eps)
-        hidden = x.shape[-1]
+        hidden = self.hidden
+        x = F.layer_norm(x, (hidden,), e.LayerNorm.weight, e.LayerNorm.bias, e.LayerNorm.eps)
         keep = attention_mask.bool()[:, None, None, :]  # (b, 1, 1, t): True where a key may be attended
         for layer in self.layers:
             qkv = layer.qkv(x).view(b, t, 3, self.heads, hidden // self.heads)

@@ -24,7 +24,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -204,11 +204,16 @@ def _export(model_path: Path, pooling: str, max_seq_length: int) -> tuple[bytes,
     import torch.nn.functional as F
 
     from .pooling import pool
-    from .transformer import load_model, load_tokenizer, model_inputs
+    from .transformer import collate, model_inputs, pad_values_for
 
-    model = load_model(model_path, "AutoModel", torch.device("cpu"), torch.float32, optional_prefixes=("pooler.",))
-    tokenizer = load_tokenizer(model_path, require_fast=True)
+    tokenizer, model = _load_fp32(model_path)
     names = list(model_inputs(tokenizer, {"input_ids": 0, "attention_mask": 0, "token_type_ids": 0}))
+
+    def tensors(texts: list[str], **kwargs: Any) -> tuple[torch.Tensor, ...]:
+        enc = model_inputs(tokenizer, tokenizer(texts, **kwargs))
+        batch = collate(enc, range(len(texts)), pad_values=pad_values_for(tokenizer), padding_side="right",
+                        device=torch.device("cpu"), round_to=1)
+        return tuple(batch[k] for k in names)
 
     class Query(torch.nn.Module):
         """Transformer body + the bi-encoder's pooling + L2 normalization, as BiEncoder._forward."""
@@ -222,14 +227,28 @@ def _export(model_path: Path, pooling: str, max_seq_length: int) -> tuple[bytes,
             hidden = self.model(**feed, return_dict=True).last_hidden_state
             return F.normalize(pool(hidden, feed["attention_mask"], pooling).float(), p=2, dim=1)
 
-    example = tokenizer(["a probe", "a longer probe sentence for tracing"], padding=True, return_tensors="pt")
-    example = tuple(example[k] for k in names)
+    example = tensors(["a probe", "a longer probe sentence for tracing"])
     with torch.inference_mode(False), torch.no_grad():
         data = _export_bytes(Query().eval(), example, names)
-        enc = tokenizer([PROBE], truncation=True, max_length=max_seq_length, return_tensors="pt")
-        probe = Query().eval()(*(enc[k] for k in names))[0].numpy()
+        probe = Query().eval()(*tensors([PROBE], truncation=True, max_length=max_seq_length))[0].numpy()
     return data, {"inputs": names, "probe": [float(x) for x in probe], "max_seq_length": max_seq_length,
                   "pooling": pooling}
+
+
+def _load_fp32(model_path: Path) -> tuple[Any, Any]:
+    """(tokenizer, fp32 model on the CPU) as BiEncoder loads them: from the files alone for a plain BERT."""
+    import torch
+
+    from . import plain_bert
+    from .tokenizer_file import FileTokenizer
+    from .transformer import load_model, load_tokenizer
+
+    tokenizer = FileTokenizer.from_files(model_path)
+    model = plain_bert.load(model_path) if tokenizer is not None else None
+    if tokenizer is None or model is None:
+        tokenizer = load_tokenizer(model_path, require_fast=True)
+        model = load_model(model_path, "AutoModel", torch.device("cpu"), torch.float32, optional_prefixes=("pooler.",))
+    return tokenizer, model
 
 
 def _trusted_file(path: Path, cache_dir: Path) -> bool:

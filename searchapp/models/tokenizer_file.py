@@ -24,7 +24,7 @@ from .resolve import check_no_custom_code
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-__all__ = ["chunker_from_files", "same_chunking"]
+__all__ = ["chunker_from_files", "same_chunking", "FileTokenizer"]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,7 @@ _BERT_FLAGS = (("do_lower_case", True, "lowercase"), ("strip_accents", None, "st
                ("tokenize_chinese_chars", True, "handle_chinese_chars"))
 _ADDED_FIELDS = ("lstrip", "rstrip", "normalized", "single_word", "special")
 _SPECIAL_KEYS = ("unk_token", "sep_token", "pad_token", "cls_token", "mask_token", "bos_token", "eos_token")
+_NO_LIMIT = int(1e30)  # transformers' model_max_length when tokenizer_config.json names none (VERY_LARGE_INTEGER)
 
 
 def chunker_from_files(path: Path, max_seq_length: int) -> Optional[ChunkingTokenizer]:
@@ -58,6 +59,84 @@ def chunker_from_files(path: Path, max_seq_length: int) -> Optional[ChunkingToke
         # Any doubt (a broken file, a tokenizer the library refuses): the bi-encoder's load decides and says why.
         log.debug("%s: tokenizer.json not used alone: %s", path, exc)
         return None
+
+
+class FileTokenizer:
+    """What BiEncoder calls of transformers' fast BERT tokenizer, over tokenizer.json alone: `__call__` (no
+    padding; truncation to max_length), pad_token_id, pad_token_type_id, padding_side, truncation_side,
+    model_max_length, model_input_names, backend_tokenizer. `from_files` builds it only where `_differs` finds
+    nothing transformers would change, as for the chunker; tests/unit/models/test_plain_bert.py compares its
+    output with AutoTokenizer's. Not shared across threads (each caller holds its own, as with transformers')."""
+
+    is_fast = True
+    model_input_names = ("input_ids", "token_type_ids", "attention_mask")
+    pad_token_type_id = 0
+
+    def __init__(self, backend: "Tokenizer", *, pad_token_id: int, model_max_length: int, padding_side: str,
+                 truncation_side: str) -> None:
+        backend.no_truncation()
+        backend.no_padding()
+        self.backend_tokenizer = backend
+        self.pad_token_id = pad_token_id
+        self.model_max_length = model_max_length
+        self.padding_side = padding_side
+        self.truncation_side = truncation_side
+        self._truncating: dict[tuple[int, str], "Tokenizer"] = {}  # (max_length, side) -> a copy truncating so
+
+    @classmethod
+    def from_files(cls, path: Path) -> Optional["FileTokenizer"]:
+        """The tokenizer of the model folder `path`, or None when transformers might build another one."""
+        from tokenizers import Tokenizer
+
+        try:
+            check_no_custom_code(path)
+            text = _read(path / "tokenizer.json")
+            if text is None:
+                return None
+            tok_cfg = json.loads(_read(path / "tokenizer_config.json") or "{}")
+            special_map = json.loads(_read(path / "special_tokens_map.json") or "{}")
+            model_cfg = json.loads(_read(path / "config.json") or "{}")
+            backend = Tokenizer.from_str(text)
+            if _differs(backend, tok_cfg, special_map, model_cfg):
+                return None
+            pad = _content(tok_cfg.get("pad_token") or special_map.get("pad_token") or "[PAD]")
+            pad_id = backend.token_to_id(pad) if pad else None
+            limit = tok_cfg.get("model_max_length")
+            sides = [tok_cfg.get(k, "right") for k in ("padding_side", "truncation_side")]
+            if pad_id is None or sides[0] not in ("left", "right") or sides[1] not in ("left", "right"):
+                return None
+            return cls(backend, pad_token_id=int(pad_id), padding_side=sides[0], truncation_side=sides[1],
+                       model_max_length=int(limit) if isinstance(limit, (int, float)) and limit > 0 else _NO_LIMIT)
+        except Exception as exc:  # any doubt: transformers loads it and says why
+            log.debug("%s: tokenizer.json not used alone: %s", path, exc)
+            return None
+
+    def __call__(self, texts: Any, *, truncation: bool = False, max_length: Optional[int] = None,
+                 padding: bool = False) -> dict[str, list]:
+        """input_ids / token_type_ids / attention_mask of `texts` (a list: one row each; a string: one row)."""
+        if padding:
+            raise ValueError("FileTokenizer does not pad: the caller collates")
+        tok = self._truncating_to(max_length) if truncation and max_length else self.backend_tokenizer
+        encs = tok.encode_batch([texts] if isinstance(texts, str) else list(texts))
+        cols = {"input_ids": [e.ids for e in encs], "token_type_ids": [e.type_ids for e in encs],
+                "attention_mask": [e.attention_mask for e in encs]}
+        return {k: v[0] for k, v in cols.items()} if isinstance(texts, str) else cols
+
+    def _truncating_to(self, max_length: int) -> "Tokenizer":
+        from tokenizers import Tokenizer
+
+        key = (max_length, self.truncation_side)  # the side may be set after construction, as transformers' may
+        tok = self._truncating.get(key)
+        if tok is None:
+            tok = Tokenizer.from_str(self.backend_tokenizer.to_str())
+            tok.enable_truncation(max_length, direction=self.truncation_side)
+            self._truncating[key] = tok
+        return tok
+
+
+def _content(token: Any) -> Optional[str]:
+    value = token.get("content") if isinstance(token, dict) else token
+    return value if isinstance(value, str) and value else None
 
 
 def same_chunking(a: ChunkingTokenizer, b: ChunkingTokenizer) -> bool:
@@ -108,7 +187,7 @@ def _special_names(cfg: dict) -> set[str]:
     values: list[Any] = [cfg.get(k) for k in _SPECIAL_KEYS]
     values += list(cfg.get("additional_special_tokens") or []) + list(cfg.get("extra_special_tokens") or [])
     for v in values:
-        v = v.get("content") if isinstance(v, dict) else v
-        if isinstance(v, str) and v:
-            names.add(v)
+        name = _content(v)
+        if name:
+            names.add(name)
     return names

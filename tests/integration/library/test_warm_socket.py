@@ -171,7 +171,10 @@ def test_a_served_search_sees_a_file_another_process_indexed(served, lib_dir, ca
         for mode in SEARCH_MODES:
             after, _ = search_json(capsys, lib_dir, "glowing comet tail", "--mode", mode)
             assert after["served_by"] == "warm"
-            assert after["hits"][0]["path"] == str(new), mode
+            paths = [h["path"] for h in after["hits"]]
+            # Only the new file has these words, so it leads wherever words count; the tiny encoder's meaning is
+            # random weights, so the dense side is asked only to have it among its hits (all 6 files: k is 10).
+            assert (str(new) in paths) if mode == "dense" else paths[0] == str(new), (mode, paths)
     finally:
         served.remove_folder(new)
 

@@ -57,8 +57,8 @@ def _fed_ids(encoder, call):
 
 
 def _hidden(encoder, text):
-    """The tiny model's last hidden state for `text` as fed (transformers' forward, fp32)."""
-    tok = encoder._tokenizer(text, return_tensors="pt")
+    """The tiny model's last hidden state for `text` as fed (the module's own forward, fp32)."""
+    tok = {k: torch.tensor([v]) for k, v in encoder._tokenizer(text).items()}
     with torch.inference_mode():
         return encoder._model(**tok).last_hidden_state[0].float()
 

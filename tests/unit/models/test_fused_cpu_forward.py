@@ -38,7 +38,8 @@ def bf16_runs_fused() -> bool:
 
 
 def reference(enc: BiEncoder, texts: list[str]) -> np.ndarray:
-    """The same encoder's vectors through transformers' module tree."""
+    """The same encoder's vectors through its module's own forward (plain_bert's for these plain BERTs, which
+    test_plain_bert.py compares with transformers')."""
     lean, enc._lean = enc._lean, None
     try:
         return enc.encode(texts)
@@ -77,10 +78,10 @@ def test_fused_forward_gives_transformers_vectors(tiny_bi_encoder_dir):
 def test_fused_minilm_agrees_with_transformers(packaged_model_dir, precision):
     enc = BiEncoder(str(packaged_model_dir), device="cpu", precision=precision, threads=1)
     if precision == "bf16" and not bf16_runs_fused():
-        # An AVX2-only CPU: oneDNN has no bf16 matmul, so the encoder keeps transformers' forward (bf16 weights,
-        # emulated): its vectors must still be fp32's within bf16's rounding (8 bits of mantissa: cosines of
-        # ~0.9999 to fp32's over six layers; a wrong forward falls far below).
-        assert enc.path == "transformers"
+        # An AVX2-only CPU: oneDNN has no bf16 matmul, so the encoder keeps the module's own forward (plain_bert's
+        # on bf16 weights, emulated): its vectors must still be fp32's within bf16's rounding (8 bits of mantissa:
+        # cosines of ~0.9999 to fp32's over six layers; a wrong forward falls far below).
+        assert enc.path == "plain"
         fp32 = BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1).encode(TEXTS)
         assert np.min(np.sum(enc.encode(TEXTS) * fp32, axis=1)) > 0.999
         return
@@ -102,7 +103,7 @@ def test_pooling_from_every_layer_keeps_transformers_forward(tiny_bi_encoder_dir
 def test_a_fused_forward_that_disagrees_is_not_used(tiny_bi_encoder_dir, monkeypatch):
     monkeypatch.setattr(cpu_linear, "packed_linear", rows_swapped)
     enc = BiEncoder(str(tiny_bi_encoder_dir), device="cpu", precision="fp32", threads=1)
-    assert enc.path == "transformers"
+    assert enc.path == "plain"
     monkeypatch.undo()
     fused = BiEncoder(str(tiny_bi_encoder_dir), device="cpu", precision="fp32", threads=1)
     assert fused.path == "fused"

@@ -10,12 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification, BertModel
 
 from searchapp.base.errors import Cancelled, ConfigError, ModelLoadError
 from searchapp.base.progress import CancelToken
 from searchapp.models import BiEncoder, CrossEncoder, sigmoid
 from searchapp.models.resolve import packaged_model_path
+
+
+def hf():
+    """transformers, imported by the tests that compare with it: at module level every worker of the suite
+    would import it while collecting (~6 CPU s each on a 2-core machine), whatever tests it then runs."""
+    import transformers
+
+    return transformers
 
 TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
@@ -30,9 +37,9 @@ TEXTS = [
 ]
 
 
-def _tiny_config(**extra) -> BertConfig:
+def _tiny_config(**extra):
     # The packaged MiniLM tokenizer needs the full BERT vocabulary; hidden 32 keeps the model ~1M params.
-    return BertConfig(
+    return hf().BertConfig(
         vocab_size=30522,
         hidden_size=32,
         num_hidden_layers=2,
@@ -54,7 +61,7 @@ def _copy_tokenizer(folder: Path) -> None:
 def tiny_bert_dir(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-bert")
     torch.manual_seed(0)
-    BertModel(_tiny_config()).eval().save_pretrained(folder, safe_serialization=True)
+    hf().BertModel(_tiny_config()).eval().save_pretrained(folder, safe_serialization=True)
     _copy_tokenizer(folder)
     return folder
 
@@ -63,7 +70,7 @@ def tiny_bert_dir(tmp_path_factory) -> Path:
 def tiny_cross_dir(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-cross")
     torch.manual_seed(1)
-    BertForSequenceClassification(_tiny_config(num_labels=1)).eval().save_pretrained(folder, safe_serialization=True)
+    hf().BertForSequenceClassification(_tiny_config(num_labels=1)).eval().save_pretrained(folder, safe_serialization=True)
     _copy_tokenizer(folder)
     return folder
 
@@ -96,8 +103,8 @@ def test_encode_normalized_in_input_order_equal_to_one_by_one(tiny_encoder):
 
 
 def test_encode_matches_direct_model_mean_pooling(tiny_encoder, tiny_bert_dir):
-    tok = AutoTokenizer.from_pretrained(str(tiny_bert_dir), local_files_only=True)
-    model = BertModel.from_pretrained(str(tiny_bert_dir), use_safetensors=True, local_files_only=True).eval()
+    tok = hf().AutoTokenizer.from_pretrained(str(tiny_bert_dir), local_files_only=True)
+    model = hf().BertModel.from_pretrained(str(tiny_bert_dir), use_safetensors=True, local_files_only=True).eval()
     for text in TEXTS[:3]:
         inputs = tok(text, return_tensors="pt")
         with torch.no_grad():
@@ -252,8 +259,8 @@ def test_cross_encoder_scores_equal_direct_logits(tiny_cross_dir):
     scores = ce.score(query, passages)
     assert scores.shape == (len(passages),) and scores.dtype == np.float32
 
-    tok = AutoTokenizer.from_pretrained(str(tiny_cross_dir), local_files_only=True)
-    model = BertForSequenceClassification.from_pretrained(str(tiny_cross_dir), use_safetensors=True).eval()
+    tok = hf().AutoTokenizer.from_pretrained(str(tiny_cross_dir), local_files_only=True)
+    model = hf().BertForSequenceClassification.from_pretrained(str(tiny_cross_dir), use_safetensors=True).eval()
     with torch.no_grad():
         # One pair per call; lists, because tok(query, "") would silently drop an empty second text.
         direct = [
@@ -280,12 +287,12 @@ def test_cross_encoder_bf16_keeps_head_fp32(tiny_cross_dir):
 
 def test_cross_encoder_rejects_multi_label_models(tmp_path):
     folder = tmp_path / "nli"
-    BertForSequenceClassification(_tiny_config(num_labels=3)).save_pretrained(folder, safe_serialization=True)
+    hf().BertForSequenceClassification(_tiny_config(num_labels=3)).save_pretrained(folder, safe_serialization=True)
     _copy_tokenizer(folder)
     with pytest.raises(ModelLoadError, match="3 output labels.*num_labels = 1"):
         CrossEncoder(str(folder), device="cpu")
     folder2 = tmp_path / "binary"
-    BertForSequenceClassification(_tiny_config(num_labels=2)).save_pretrained(folder2, safe_serialization=True)
+    hf().BertForSequenceClassification(_tiny_config(num_labels=2)).save_pretrained(folder2, safe_serialization=True)
     _copy_tokenizer(folder2)
     with pytest.raises(ModelLoadError, match="2 output labels"):
         CrossEncoder(str(folder2), device="cpu")

@@ -1,0 +1,127 @@
+"""A plain BERT bi-encoder loads from its folder's files alone (models/plain_bert.py, tokenizer_file.FileTokenizer)
+and gives what transformers' BertModel and AutoTokenizer give from the same folder; anything else still loads
+through transformers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from searchapp.models import BiEncoder, plain_bert
+from searchapp.models.tokenizer_file import FileTokenizer
+
+TEXTS = ["a short one", "Café crème, naïve façade — 東京の喫茶店 🦫 and a longer sentence about rivers and ocelots.",
+         "", "Sentence about measuring things, 12,345.6 units. " * 60]
+
+
+def transformers_vectors(folder: Path, texts: list[str], max_len: int) -> np.ndarray:
+    """transformers' BertModel and AutoTokenizer, fp32, mean pooling, normalized: the reference."""
+    from transformers import AutoTokenizer, BertModel
+
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    model = BertModel.from_pretrained(str(folder), use_safetensors=True).eval()
+    enc = tok(texts, truncation=True, max_length=max_len, padding=True, return_tensors="pt")
+    with torch.inference_mode():
+        hidden = model(**enc).last_hidden_state
+    mask = enc["attention_mask"].unsqueeze(-1).float()
+    mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(mean, dim=1).numpy()
+
+
+@pytest.mark.parametrize("which", ["tiny", "minilm"])
+def test_a_plain_bert_loads_from_its_files_and_gives_transformers_vectors(which, tiny_bi_encoder_dir,
+                                                                           packaged_model_dir):
+    folder = tiny_bi_encoder_dir if which == "tiny" else packaged_model_dir
+    enc = BiEncoder(str(folder), device="cpu", precision="fp32", threads=1)
+    assert enc.loaded_by == "files" and type(enc._model).__name__ == "PlainBert"
+    want = transformers_vectors(folder, TEXTS, enc.max_seq_length)
+    # fp32 throughout: the same sums, in another order where the kernels block differently (AVX2 or AVX-512):
+    # 1e-5 on unit vectors is ~100x float32's rounding over six layers; a wrong mask or a skipped bias is ~1e-2.
+    np.testing.assert_allclose(enc.encode(TEXTS), want, atol=1e-5, rtol=0)
+    lean, enc._lean = enc._lean, None  # plain_bert's own forward, not the packed one
+    try:
+        np.testing.assert_allclose(enc.encode(TEXTS), want, atol=1e-5, rtol=0)
+    finally:
+        enc._lean = lean
+    np.testing.assert_allclose(enc.encode_query(TEXTS[1]), want[1], atol=1e-5, rtol=0)
+
+
+def test_the_file_tokenizer_gives_auto_tokenizers_inputs(packaged_model_dir):
+    from transformers import AutoTokenizer
+
+    mine, ref = FileTokenizer.from_files(packaged_model_dir), AutoTokenizer.from_pretrained(str(packaged_model_dir))
+    assert mine is not None
+    for attr in ("pad_token_id", "pad_token_type_id", "padding_side", "truncation_side", "model_max_length"):
+        assert getattr(mine, attr) == getattr(ref, attr), attr
+    assert set(mine.model_input_names) == set(ref.model_input_names)
+    for kwargs in ({}, {"truncation": True, "max_length": 16}, {"truncation": True, "max_length": 256}):
+        got, want = mine(TEXTS, **kwargs), ref(TEXTS, **kwargs)
+        assert {k: got[k] for k in want} == {k: list(map(list, v)) for k, v in want.items()}, kwargs
+        assert mine(TEXTS[1], **kwargs)["input_ids"] == ref(TEXTS[1], **kwargs)["input_ids"]
+    assert max(len(r) for r in mine(TEXTS, truncation=True, max_length=16)["input_ids"]) == 16
+
+
+def test_a_tokenizer_transformers_would_change_loads_through_transformers(tmp_path, tiny_bi_encoder_dir):
+    folder = Path(shutil.copytree(tiny_bi_encoder_dir, tmp_path / "cased"))
+    cfg_file = folder / "tokenizer_config.json"
+    cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
+    cfg_file.write_text(json.dumps({**cfg, "do_lower_case": False}), encoding="utf-8")  # tokenizer.json lowercases
+    assert FileTokenizer.from_files(folder) is None
+    enc = BiEncoder(str(folder), device="cpu", precision="fp32", threads=1)
+    assert enc.loaded_by == "transformers"
+    assert enc._tokenizer("ABC")["input_ids"] != BiEncoder(str(tiny_bi_encoder_dir), device="cpu", precision="fp32",
+                                                             threads=1)._tokenizer("ABC")["input_ids"]
+
+
+def test_what_plain_bert_does_not_reproduce_is_declined(tmp_path, tiny_bi_encoder_dir):
+    from safetensors.torch import load_file, save_file
+
+    def variant(name: str, config: dict | None = None, drop: str = "", prefix: str = "") -> Path:
+        folder = Path(shutil.copytree(tiny_bi_encoder_dir, tmp_path / name))
+        if config is not None:
+            cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            (folder / "config.json").write_text(json.dumps({**cfg, **config}), encoding="utf-8")
+        tensors = load_file(str(folder / "model.safetensors"))
+        tensors = {prefix + k: v for k, v in tensors.items() if not (drop and k == drop)}
+        save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+        return folder
+
+    assert plain_bert.load(tiny_bi_encoder_dir) is not None
+    assert plain_bert.load(variant("relative", {"position_embedding_type": "relative_key"})) is None
+    assert plain_bert.load(variant("distil", {"model_type": "distilbert"})) is None
+    assert plain_bert.load(variant("swish", {"hidden_act": "silu"})) is None
+    assert plain_bert.load(variant("heads", {"num_attention_heads": None})) is None  # transformers' default, or error
+    assert plain_bert.load(variant("odd-heads", {"num_attention_heads": 3})) is None  # 32 is not a multiple of 3
+    assert plain_bert.load(variant("no-bias", drop="encoder.layer.1.output.dense.bias")) is None
+    wide = variant("wide", {"intermediate_size": 65})  # the tensors are 64 wide: a shape the config contradicts
+    assert plain_bert.load(wide) is None
+    prefixed = plain_bert.load(variant("prefixed", prefix="bert."))  # a classifier's checkpoint keeps "bert."
+    assert prefixed is not None
+    (tmp_path / "sharded").mkdir()
+    shutil.copy(tiny_bi_encoder_dir / "config.json", tmp_path / "sharded" / "config.json")
+    assert plain_bert.load(tmp_path / "sharded") is None  # no model.safetensors: transformers reads shards
+
+
+def test_an_index_that_embeds_never_imports_transformers(tmp_path, packaged_model_dir):
+    """The point of plain_bert: a process that loads the default model and embeds does not pay transformers'
+    import (~6 s on a 2-core CPU). The query export after a sync loads the same way."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Otters hold hands while they sleep on the river.", encoding="utf-8")
+    code = textwrap.dedent(f"""
+        import os, sys
+        os.environ.pop("SEARCHAPP_NO_QUERY_EXPORT", None)
+        from searchapp.cli.entry import main
+        rc = main(["--data-dir", {str(tmp_path / "lib")!r}, "index", {str(tmp_path / "docs")!r}])
+        print("RC", rc, "TRANSFORMERS", "transformers" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert "RC 0 TRANSFORMERS False" in out.stdout, out.stdout + out.stderr
+    assert list((tmp_path / "lib" / "model-cache").glob("query-*.onnx"))  # the export ran, on plain_bert
