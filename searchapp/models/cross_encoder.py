@@ -24,12 +24,14 @@ import torch
 
 from ..base.config import DEFAULT_RERANKER
 from ..base.errors import ConfigError, ModelLoadError
-from . import cpu_linear
+from . import cpu_linear, plain_bert
 from .batching import length_sorted_batches, restore_order
 from .device import choose_device, choose_dtype
 from .lean_bert import LeanBertScorer
-from .resolve import ResolvedModel, resolve_model
+from .resolve import ResolvedModel, check_no_custom_code, resolve_model
+from .tokenizer_file import FileTokenizer
 from .transformer import (
+    apply_dtype,
     collate,
     keep_fp32,
     load_model,
@@ -90,10 +92,7 @@ class CrossEncoder:
         # CPU: small batches keep padding and memory low; CUDA: one forward for a whole candidate list.
         self.batch_size = batch_size or (128 if self.device.type == "cuda" else 16)
         path = self.resolved.path
-        _check_single_label(path)
-
-        self._tokenizer = load_tokenizer(path)
-        self._model = load_model(path, "AutoModelForSequenceClassification", self.device, self.dtype)
+        self._tokenizer, self._model = self._load(path)
         if self.dtype != torch.float32:
             # The head reads one vector per pair: fp32 there costs nothing and keeps the logits exact.
             pooler = getattr(getattr(self._model, "base_model", None), "pooler", None)
@@ -122,10 +121,29 @@ class CrossEncoder:
         elif self.device.type == "cpu":
             self._fused = self._fused_forward()
 
+    def _load(self, path: Path) -> tuple[Any, Any]:
+        """(tokenizer, model): from tokenizer.json and the safetensors alone for a plain BERT classifier on the CPU
+        (plain_bert.py, decision 0129: no transformers import, ~6 s less start on a 2-core CPU); through
+        transformers otherwise. `loaded_by` says which. A classifier with several labels is refused either way."""
+        self.loaded_by = "transformers"
+        if self.device.type == "cpu":
+            check_no_custom_code(path)  # JSON only; plain_bert takes model_type "bert" alone
+            tok = FileTokenizer.from_files(path)
+            model = plain_bert.load_classifier(path) if tok is not None else None
+            if model is not None:
+                _refuse_labels(path, model.config.num_labels)
+                self.loaded_by = "files"
+                return tok, apply_dtype(model, self.dtype)
+        _check_single_label(path)
+        return load_tokenizer(path), load_model(path, "AutoModelForSequenceClassification", self.device, self.dtype)
+
     @property
     def path(self) -> str:
-        """Which forward scores pairs: "cuda graphs", "fused" (the CPU's) or "transformers" (benchmarks)."""
-        return "cuda graphs" if self._graphed is not None else "fused" if self._fused is not None else "transformers"
+        """Which forward scores pairs: "cuda graphs", "fused" (the CPU's), or the module's own: "plain"
+        (plain_bert's) or "transformers" (benchmarks)."""
+        if self._graphed is not None or self._fused is not None:
+            return "cuda graphs" if self._graphed is not None else "fused"
+        return "plain" if self.loaded_by == "files" else "transformers"
 
     def _fused_forward(self) -> Optional[LeanBertScorer]:
         """lean_bert's forward on oneDNN-packed weights (cpu_linear), if this model has one and its logits agree
@@ -269,6 +287,10 @@ def _check_single_label(path: Path) -> None:
         n = int(AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False).num_labels)
     except Exception as exc:
         raise ModelLoadError(f"cannot read {path / 'config.json'}: {exc}") from exc
+    _refuse_labels(path, n)
+
+
+def _refuse_labels(path: Path, n: int) -> None:
     if n != 1:
         raise ModelLoadError(
             f"{path} has {n} output labels; a reranker must give one relevance score per (query, passage) "

@@ -120,7 +120,7 @@ class LeanBertScorer:
         Without `linear` (plain F.linear), the body's weights must share one dtype: the CPU's mixed bf16
         (bf16 Linear beside fp32 LayerNorm) needs a maker that casts its inputs, as cpu_linear's does."""
         cfg = getattr(model, "config", None)
-        if (type(model).__name__ != "BertForSequenceClassification" or cfg is None
+        if (type(model).__name__ not in ("BertForSequenceClassification", "PlainBertClassifier") or cfg is None
                 or getattr(cfg, "num_labels", 0) != 1 or not _covers(getattr(model, "bert", None))
                 or getattr(model.bert, "pooler", None) is None):
             return None

@@ -28,7 +28,7 @@ from .config_json import read_config_json
 from .identity import plain_bert_config
 from .lean_bert import BertBody, Linear
 
-__all__ = ["PlainBert", "load"]
+__all__ = ["PlainBert", "PlainBertClassifier", "PlainBertConfig", "load", "load_classifier", "num_labels"]
 
 _WEIGHTS = "model.safetensors"
 # config.json's sizes this file reads and has no default for
@@ -102,15 +102,17 @@ def _casting_linear(weight: torch.Tensor, bias: torch.Tensor, act: str) -> Linea
 
 
 class PlainBert(nn.Module):
-    """BertModel's encoder without its pooler: (batch, seq) ids and mask -> an object whose last_hidden_state is
-    (batch, seq, H), as transformers' output. Only the last layer's states: a pooling that reads every layer's
-    loads through transformers."""
+    """BertModel's encoder: (batch, seq) ids and mask -> an object whose last_hidden_state is (batch, seq, H), as
+    transformers' output. Only the last layer's states: a pooling that reads every layer's loads through
+    transformers. The pooler (a dense layer on [CLS]) only where a classifier reads it."""
 
-    def __init__(self, cfg: PlainBertConfig) -> None:
+    def __init__(self, cfg: PlainBertConfig, *, pooler: bool = False) -> None:
         super().__init__()
         self.config = cfg
         self.embeddings = _Embeddings(cfg)
         self.encoder = _Encoder(cfg)
+        if pooler:
+            self.pooler = _Dense(cfg, cfg.hidden_size, cfg.hidden_size, norm=False)
         # The body concatenates Q, K and V into one copy: built again whenever a tensor was replaced since
         # (a cast of the whole model or of one layer, as mixed_bf16 casts each Linear).
         self._body: Optional[tuple[tuple, BertBody]] = None
@@ -127,42 +129,93 @@ class PlainBert(nn.Module):
                                hidden_states=None)
 
 
+class PlainBertClassifier(nn.Module):
+    """BertForSequenceClassification: the encoder, its pooler (tanh of a dense layer on [CLS]) and a linear
+    head; forward gives an object whose `logits` are (batch, labels), as transformers'. A reranker has one label."""
+
+    def __init__(self, cfg: PlainBertConfig, labels: int) -> None:
+        super().__init__()
+        self.config = cfg
+        self.bert = PlainBert(cfg, pooler=True)
+        self.classifier = nn.Linear(cfg.hidden_size, labels)
+
+    @property
+    def base_model(self) -> PlainBert:  # transformers' name for the encoder under a head
+        return self.bert
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                token_type_ids: Optional[torch.Tensor] = None, *, return_dict: bool = True) -> SimpleNamespace:
+        x = self.bert(input_ids, attention_mask, token_type_ids).last_hidden_state
+        dense = self.bert.pooler.dense
+        pooled = torch.tanh(F.linear(x[:, 0].to(dense.weight.dtype), dense.weight, dense.bias))
+        head = self.classifier
+        return SimpleNamespace(logits=F.linear(pooled.to(head.weight.dtype), head.weight, head.bias))
+
+
+def num_labels(raw: Mapping[str, Any]) -> int:
+    """How many labels transformers gives a classifier of this config.json: id2label's size, else num_labels,
+    else 2 (PretrainedConfig's default)."""
+    if isinstance(raw.get("id2label"), dict):
+        return len(raw["id2label"])
+    n = raw.get("num_labels", 2)
+    return n if type(n) is int else 2
+
+
 def load(path: Path) -> Optional[PlainBert]:
     """The fp32 encoder in the folder `path`, in eval mode on the CPU, or None when this file would not give
     exactly what transformers' BertModel gives from the same folder (the caller loads through transformers)."""
+    cfg = _config(path)
+    return _load(path, lambda: PlainBert(cfg), prefix="bert.") if cfg is not None else None
+
+
+def load_classifier(path: Path) -> Optional[PlainBertClassifier]:
+    """The fp32 BertForSequenceClassification in `path` (encoder, pooler and head: none of them may be missing,
+    or it would start random), or None as `load`."""
+    cfg = _config(path)
+    if cfg is None:
+        return None
+    cfg.num_labels = num_labels(vars(cfg))  # as transformers' config says it
+    return _load(path, lambda: PlainBertClassifier(cfg, cfg.num_labels), prefix="")
+
+
+def _config(path: Path) -> Optional[PlainBertConfig]:
     raw = read_config_json(path / "config.json", dict, missing_ok=True)
     if not raw or not plain_bert_config(raw) or raw.get("hidden_act") not in _ACTIVATIONS:
         return None
     sizes = [raw.get(k) for k in _SIZES]
     if not all(type(v) is int and v > 0 for v in sizes) or raw["hidden_size"] % raw["num_attention_heads"]:
         return None  # transformers fills a missing size from BertConfig's defaults, or refuses it: its call
-    cfg = PlainBertConfig(**{"layer_norm_eps": 1e-12, "type_vocab_size": 2, **raw})
-    weights = path / _WEIGHTS
-    if not weights.is_file():  # sharded, or another file name: transformers knows those
+    if not (path / _WEIGHTS).is_file():  # sharded, or another file name: transformers knows those
         return None
+    return PlainBertConfig(**{"layer_norm_eps": 1e-12, "type_vocab_size": 2, **raw})
+
+
+def _load(path: Path, build: Callable[[], Any], prefix: str) -> Any:
+    """`build()` on the meta device (shapes only: the checkpoint's tensors are assigned, nothing is initialized
+    twice), then the checkpoint's tensors, found under their names or with `prefix` in front."""
     try:
-        with torch.device("meta"):  # shapes only: the checkpoint's tensors are assigned, nothing initialized twice
-            model = PlainBert(cfg)
+        with torch.device("meta"):
+            model = build()
     except (TypeError, ValueError, RuntimeError):  # a config value of the wrong kind
         return None
-    tensors = _tensors(weights, model.state_dict())
+    tensors = _tensors(path / _WEIGHTS, model.state_dict(), prefix)
     if tensors is None:
         return None
     model.load_state_dict(tensors, strict=True, assign=True)
     return model.eval()
 
 
-def _tensors(weights: Path, want: Mapping[str, torch.Tensor]) -> Optional[dict[str, torch.Tensor]]:
-    """The checkpoint's tensors under `want`'s names, in fp32 (under "bert." too, as a classifier's checkpoint
-    keeps its encoder), or None when one is missing or of another shape."""
+def _tensors(weights: Path, want: Mapping[str, torch.Tensor], prefix: str) -> Optional[dict[str, torch.Tensor]]:
+    """The checkpoint's tensors under `want`'s names, in fp32 (or under `prefix` + name: a classifier's checkpoint
+    keeps its encoder under "bert."), or None when one is missing or of another shape."""
     from safetensors import safe_open
 
     with safe_open(str(weights), framework="pt") as f:  # safetensors: no pickle, nothing run
         keys = set(f.keys())
-        prefix = "" if all(k in keys for k in want) else "bert."
-        if not all(prefix + k in keys for k in want):
+        at = "" if all(k in keys for k in want) else prefix
+        if not all(at + k in keys for k in want):
             return None
-        out = {k: f.get_tensor(prefix + k).to(torch.float32) for k in want}
+        out = {k: f.get_tensor(at + k).to(torch.float32) for k in want}
     if any(out[k].shape != v.shape for k, v in want.items()):
         return None
     return out

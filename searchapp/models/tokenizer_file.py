@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..base.safe_open import open_regular
 from .chunking_tokenizer import ChunkingTokenizer
@@ -62,26 +62,31 @@ def chunker_from_files(path: Path, max_seq_length: int) -> Optional[ChunkingToke
 
 
 class FileTokenizer:
-    """What BiEncoder calls of transformers' fast BERT tokenizer, over tokenizer.json alone: `__call__` (no
-    padding; truncation to max_length), pad_token_id, pad_token_type_id, padding_side, truncation_side,
-    model_max_length, model_input_names, backend_tokenizer. `from_files` builds it only where `_differs` finds
-    nothing transformers would change, as for the chunker; tests/unit/models/test_plain_bert.py compares its
-    output with AutoTokenizer's. Not shared across threads (each caller holds its own, as with transformers')."""
+    """What the encoders call of transformers' fast BERT tokenizer, over tokenizer.json alone: `__call__` (texts
+    or pairs; no padding; truncation to max_length by transformers' strategies), num_special_tokens_to_add,
+    pad_token(_id), pad_token_type_id, padding_side, truncation_side, model_max_length, model_input_names,
+    backend_tokenizer. `from_files` builds it only where `_differs` finds nothing transformers would change, as
+    for the chunker; tests/unit/models/test_plain_bert.py compares its output with AutoTokenizer's. Not shared
+    across threads (each caller holds its own, as with transformers')."""
 
     is_fast = True
     model_input_names = ("input_ids", "token_type_ids", "attention_mask")
     pad_token_type_id = 0
 
-    def __init__(self, backend: "Tokenizer", *, pad_token_id: int, model_max_length: int, padding_side: str,
+    def __init__(self, backend: "Tokenizer", *, pad_token: str, model_max_length: int, padding_side: str,
                  truncation_side: str) -> None:
         backend.no_truncation()
         backend.no_padding()
         self.backend_tokenizer = backend
-        self.pad_token_id = pad_token_id
+        self.pad_token = pad_token
+        pad_id = backend.token_to_id(pad_token)
+        if pad_id is None:
+            raise ValueError(f"no padding token {pad_token!r} in tokenizer.json")
+        self.pad_token_id = int(pad_id)
         self.model_max_length = model_max_length
         self.padding_side = padding_side
         self.truncation_side = truncation_side
-        self._truncating: dict[tuple[int, str], "Tokenizer"] = {}  # (max_length, side) -> a copy truncating so
+        self._truncating: dict[tuple, "Tokenizer"] = {}  # (max_length, strategy, side) -> a copy truncating so
 
     @classmethod
     def from_files(cls, path: Path) -> Optional["FileTokenizer"]:
@@ -100,36 +105,47 @@ class FileTokenizer:
             if _differs(backend, tok_cfg, special_map, model_cfg):
                 return None
             pad = _content(tok_cfg.get("pad_token") or special_map.get("pad_token") or "[PAD]")
-            pad_id = backend.token_to_id(pad) if pad else None
             limit = tok_cfg.get("model_max_length")
             sides = [tok_cfg.get(k, "right") for k in ("padding_side", "truncation_side")]
-            if pad_id is None or sides[0] not in ("left", "right") or sides[1] not in ("left", "right"):
+            if not pad or backend.token_to_id(pad) is None or not {*sides} <= {"left", "right"}:
                 return None
-            return cls(backend, pad_token_id=int(pad_id), padding_side=sides[0], truncation_side=sides[1],
+            return cls(backend, pad_token=pad, padding_side=sides[0], truncation_side=sides[1],
                        model_max_length=int(limit) if isinstance(limit, (int, float)) and limit > 0 else _NO_LIMIT)
         except Exception as exc:  # any doubt: transformers loads it and says why
             log.debug("%s: tokenizer.json not used alone: %s", path, exc)
             return None
 
-    def __call__(self, texts: Any, *, truncation: bool = False, max_length: Optional[int] = None,
-                 padding: bool = False) -> dict[str, list]:
-        """input_ids / token_type_ids / attention_mask of `texts` (a list: one row each; a string: one row)."""
+    def __call__(self, texts: Any, pairs: Optional[Sequence[str]] = None, *, truncation: Any = False,
+                 max_length: Optional[int] = None, padding: bool = False,
+                 add_special_tokens: bool = True) -> dict[str, list]:
+        """input_ids / token_type_ids / attention_mask of `texts` (a list: one row each; a string: one row), or of
+        the pairs (texts[i], pairs[i]). `truncation`: True ("longest_first"), or a strategy by its name."""
         if padding:
             raise ValueError("FileTokenizer does not pad: the caller collates")
-        tok = self._truncating_to(max_length) if truncation and max_length else self.backend_tokenizer
-        encs = tok.encode_batch([texts] if isinstance(texts, str) else list(texts))
+        single = isinstance(texts, str)
+        tok = self.backend_tokenizer
+        if truncation and max_length:
+            tok = self._truncating_to(max_length, "longest_first" if truncation is True else str(truncation))
+        inputs: list[Any] = [texts] if single else list(texts)
+        if pairs is not None:
+            inputs = list(zip(inputs, pairs, strict=True))
+        encs = tok.encode_batch(inputs, add_special_tokens=add_special_tokens)
         cols = {"input_ids": [e.ids for e in encs], "token_type_ids": [e.type_ids for e in encs],
                 "attention_mask": [e.attention_mask for e in encs]}
-        return {k: v[0] for k, v in cols.items()} if isinstance(texts, str) else cols
+        return {k: v[0] for k, v in cols.items()} if single else cols
 
-    def _truncating_to(self, max_length: int) -> "Tokenizer":
+    def num_special_tokens_to_add(self, pair: bool = False) -> int:
+        post = self.backend_tokenizer.post_processor
+        return int(post.num_special_tokens_to_add(pair)) if post is not None else 0
+
+    def _truncating_to(self, max_length: int, strategy: str) -> "Tokenizer":
         from tokenizers import Tokenizer
 
-        key = (max_length, self.truncation_side)  # the side may be set after construction, as transformers' may
+        key = (max_length, strategy, self.truncation_side)  # the side may be set later, as transformers' may
         tok = self._truncating.get(key)
         if tok is None:
             tok = Tokenizer.from_str(self.backend_tokenizer.to_str())
-            tok.enable_truncation(max_length, direction=self.truncation_side)
+            tok.enable_truncation(max_length, strategy=strategy, direction=self.truncation_side)
             self._truncating[key] = tok
         return tok
 

@@ -145,8 +145,9 @@ def minilm_reranker_dir(tmp_path_factory, packaged_model_dir) -> Path:
 def test_fused_reranker_gives_transformers_logits(minilm_reranker_dir, precision):
     ce = CrossEncoder(str(minilm_reranker_dir), device="cpu", precision=precision, batch_size=2, threads=1)
     if precision == "bf16" and not bf16_runs_fused():
-        # AVX2 only: transformers' forward on bf16 weights, fp32's logits within bf16's rounding, same order
-        assert ce.path == "transformers"
+        # AVX2 only: the module's own forward (plain_bert's) on bf16 weights, fp32's logits within bf16's rounding,
+        # same order
+        assert ce.path == "plain"
         fp32 = CrossEncoder(str(minilm_reranker_dir), device="cpu", precision="fp32", threads=1)
         want = fp32.score("how do cats purr", TEXTS)
         got = ce.score("how do cats purr", TEXTS)
@@ -167,4 +168,4 @@ def test_fused_reranker_gives_transformers_logits(minilm_reranker_dir, precision
 def test_a_fused_reranker_that_disagrees_is_not_used(minilm_reranker_dir, monkeypatch):
     monkeypatch.setattr(cpu_linear, "packed_linear", rows_swapped)
     ce = CrossEncoder(str(minilm_reranker_dir), device="cpu", precision="fp32", threads=1)
-    assert ce.path == "transformers"
+    assert ce.path == "plain"

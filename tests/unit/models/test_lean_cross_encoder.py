@@ -123,7 +123,7 @@ def test_a_graph_failure_falls_back_to_transformers_for_good(tiny_cross_encoder_
     """Stands in for the GPU part (none here): a replay that raises, as capturing a new shape without GPU
     memory would. The search still gets transformers' scores, and later calls do not try the graphs again."""
     ce = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu", precision="fp32")
-    ce._fused = None  # as on a GPU: transformers' forward is what the graphs fall back to
+    ce._fused = None  # as on a GPU: the module's own forward is what the graphs fall back to
     want = ce.score(QUERY, PASSAGES)
     calls = []
 
@@ -134,7 +134,7 @@ def test_a_graph_failure_falls_back_to_transformers_for_good(tiny_cross_encoder_
     ce._graphed = failing
     assert ce.path == "cuda graphs"
     np.testing.assert_array_equal(ce.score(QUERY, PASSAGES), want)
-    assert ce.path == "transformers" and len(calls) == 1
+    assert ce.path == "plain" and len(calls) == 1  # on a GPU transformers loads it: "transformers" there
     assert "CUDA graphs failed" in caplog.text
     np.testing.assert_array_equal(ce.score(QUERY, PASSAGES), want)
     assert len(calls) == 1

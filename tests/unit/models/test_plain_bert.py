@@ -110,18 +110,66 @@ def test_what_plain_bert_does_not_reproduce_is_declined(tmp_path, tiny_bi_encode
     assert plain_bert.load(tmp_path / "sharded") is None  # no model.safetensors: transformers reads shards
 
 
-def test_an_index_that_embeds_never_imports_transformers(tmp_path, packaged_model_dir):
-    """The point of plain_bert: a process that loads the default model and embeds does not pay transformers'
-    import (~6 s on a 2-core CPU). The query export after a sync loads the same way."""
+def test_an_index_and_a_reranked_search_never_import_transformers(tmp_path, packaged_model_dir,
+                                                                    tiny_cross_encoder_dir):
+    """The point of plain_bert: a process that loads the default model and embeds, or one that reranks, does not
+    pay transformers' import (~6 s on a 2-core CPU). The query export after a sync loads the same way."""
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.txt").write_text("Otters hold hands while they sleep on the river.", encoding="utf-8")
-    code = textwrap.dedent(f"""
-        import os, sys
-        os.environ.pop("SEARCHAPP_NO_QUERY_EXPORT", None)
-        from searchapp.cli.entry import main
-        rc = main(["--data-dir", {str(tmp_path / "lib")!r}, "index", {str(tmp_path / "docs")!r}])
-        print("RC", rc, "TRANSFORMERS", "transformers" in sys.modules)
-    """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert "RC 0 TRANSFORMERS False" in out.stdout, out.stdout + out.stderr
+    lib, docs = str(tmp_path / "lib"), str(tmp_path / "docs")
+    for argv in (["index", docs], ["search", "sleeping otters", "--reranker", str(tiny_cross_encoder_dir), "--json"]):
+        code = textwrap.dedent(f"""
+            import os, sys
+            os.environ.pop("SEARCHAPP_NO_QUERY_EXPORT", None)
+            from searchapp.cli.entry import main
+            rc = main(["--data-dir", {lib!r}, *{argv!r}])
+            print("RC", rc, "TRANSFORMERS", "transformers" in sys.modules)
+        """)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+        assert "RC 0 TRANSFORMERS False" in out.stdout, out.stdout + out.stderr
+    assert '"reranked": true' in out.stdout  # the search did rerank
     assert list((tmp_path / "lib" / "model-cache").glob("query-*.onnx"))  # the export ran, on plain_bert
+
+
+QUERY = "what do otters eat"
+PASSAGES = ["Otters eat fish, crabs and sea urchins, holding them on their bellies.", "",
+            "Ünïcödé 東京 🦦 " * 3, "A very long passage about rivers and the animals in them. " * 40]
+
+
+def test_a_plain_bert_reranker_loads_from_its_files_and_gives_transformers_logits(tiny_cross_encoder_dir):
+    from transformers import AutoTokenizer, BertForSequenceClassification
+
+    from searchapp.models import CrossEncoder
+
+    ce = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu", precision="fp32", max_length=64)
+    assert ce.loaded_by == "files" and type(ce._model).__name__ == "PlainBertClassifier"
+    tok = AutoTokenizer.from_pretrained(str(tiny_cross_encoder_dir))
+    model = BertForSequenceClassification.from_pretrained(str(tiny_cross_encoder_dir), use_safetensors=True).eval()
+    enc = tok([QUERY] * len(PASSAGES), PASSAGES, truncation="only_second", max_length=64, padding=True,
+              return_tensors="pt")
+    with torch.inference_mode():
+        want = model(**enc).logits.reshape(-1).numpy()
+    # The tiny random head's logits differ little (~2e-4 apart), but 100x more than fp32's rounding allows: a
+    # mix-up of rows, a wrong mask or a missing bias would show.
+    assert np.ptp(want) > 1e-4
+    np.testing.assert_allclose(ce.score(QUERY, PASSAGES), want, atol=1e-6, rtol=0)  # fused, as a search runs it
+    fused, ce._fused = ce._fused, None  # plain_bert's own forward
+    try:
+        assert ce.path == "plain"
+        np.testing.assert_allclose(ce.score(QUERY, PASSAGES), want, atol=1e-6, rtol=0)
+    finally:
+        ce._fused = fused
+
+
+@pytest.mark.parametrize("strategy", ["only_second", "longest_first", True])
+def test_the_file_tokenizer_cuts_pairs_as_auto_tokenizer(packaged_model_dir, strategy):
+    from transformers import AutoTokenizer
+
+    mine, ref = FileTokenizer.from_files(packaged_model_dir), AutoTokenizer.from_pretrained(str(packaged_model_dir))
+    assert mine is not None and mine.num_special_tokens_to_add(pair=True) == ref.num_special_tokens_to_add(pair=True)
+    # A query of ~16 pieces in a window of 24: "only_second" keeps it whole, "longest_first" cuts it too.
+    queries = [QUERY + " when they live in cold rivers far from the coast"] * len(PASSAGES)
+    got = mine(queries, PASSAGES, truncation=strategy, max_length=24)
+    want = ref(queries, PASSAGES, truncation=strategy, max_length=24)
+    assert {k: got[k] for k in want} == {k: list(map(list, v)) for k, v in want.items()}
+    assert max(len(r) for r in got["input_ids"]) == 24 and {0, 1} <= set(sum(got["token_type_ids"], []))
