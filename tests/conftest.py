@@ -82,13 +82,8 @@ def packaged_encoder():
 
 def build_tiny_cross_encoder(folder: Path, packaged_dir: Path, num_labels: int = 1, seed: int = 0) -> Path:
     """A 2-layer BERT sequence classifier saved as a normal Hugging Face folder (safetensors)."""
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification
-
-    torch.manual_seed(seed)
-    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=512, num_labels=num_labels)
-    BertForSequenceClassification(cfg).save_pretrained(folder, safe_serialization=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    save_random_bert(folder, seed=seed, labels=num_labels)
     for name in TOKENIZER_FILES:
         shutil.copy(packaged_dir / name, folder / name)
     return folder
@@ -151,6 +146,24 @@ def tiny_encoder(tiny_bi_encoder_dir):
 @pytest.fixture(scope="session")
 def tiny_cross_encoder_dir(tmp_path_factory, packaged_model_dir) -> Path:
     return build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny-cross"), packaged_model_dir)
+
+
+@pytest.fixture(scope="session")
+def minilm_reranker_dir(tmp_path_factory, packaged_model_dir) -> Path:
+    """MiniLM's body under a seeded head scaled to logits of a few units, as a trained reranker gives (a tiny
+    random classifier's logits differ by ~1e-5: too little to tell a forward that ignores its input)."""
+    import torch
+    from transformers import BertForSequenceClassification
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("minilm-reranker")
+    model = BertForSequenceClassification.from_pretrained(str(packaged_model_dir), num_labels=1)
+    with torch.no_grad():
+        model.classifier.weight.mul_(100)
+    model.save_pretrained(folder, safe_serialization=True)
+    for name in TOKENIZER_FILES:
+        shutil.copyfile(Path(packaged_model_dir) / name, folder / name)
+    return folder
 
 
 @pytest.fixture

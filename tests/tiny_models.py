@@ -16,33 +16,42 @@ def build_tiny_bert(folder: Path, packaged_dir: Path, seed: int = 0, max_positio
     return folder
 
 
-def save_random_bert(folder: Path, *, seed: int = 0, max_position_embeddings: int = 512) -> None:
-    """A 2-layer, 32-wide BERT encoder's config.json and model.safetensors, initialized as transformers'
-    BertModel initializes one (normal(0, 0.02) weights, zero biases, LayerNorm 1 and 0, a zero padding row),
-    written without importing transformers: every worker of the suite builds one, and that import alone costs
-    each ~6 CPU s on a 2-core machine. transformers loads the folder as it loads its own (test_plain_bert.py)."""
+def save_random_bert(folder: Path, *, seed: int = 0, max_position_embeddings: int = 512,
+                     labels: int | None = None) -> None:
+    """A 2-layer, 32-wide BERT encoder's config.json and model.safetensors (with `labels`: a sequence classifier,
+    pooler and head, as BertForSequenceClassification saves one), initialized as transformers initializes one
+    (normal(0, 0.02) weights, zero biases, LayerNorm 1 and 0, a zero padding row), written without importing
+    transformers: every worker of the suite builds one, and that import alone costs each ~6 CPU s on a 2-core
+    machine. transformers loads the folder as it loads its own (test_plain_bert.py)."""
     import json
 
     import torch
     from safetensors.torch import save_file
 
-    from searchapp.models.plain_bert import PlainBert, PlainBertConfig
+    from searchapp.models.plain_bert import PlainBert, PlainBertClassifier, PlainBertConfig
 
     config = {"architectures": ["BertModel"], "model_type": "bert", "vocab_size": 30522, "hidden_size": 32,
               "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64, "hidden_act": "gelu",
               "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
               "max_position_embeddings": max_position_embeddings, "type_vocab_size": 2, "initializer_range": 0.02,
               "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "absolute"}
+    if labels is not None:
+        config = {**config, "architectures": ["BertForSequenceClassification"],
+                  "id2label": {str(i): f"LABEL_{i}" for i in range(labels)},
+                  "label2id": {f"LABEL_{i}": i for i in range(labels)}}
+    cfg = PlainBertConfig(**config)
+    model = PlainBert(cfg) if labels is None else PlainBertClassifier(cfg, labels)
     gen = torch.Generator().manual_seed(seed)
     tensors = {}
-    for name, t in PlainBert(PlainBertConfig(**config)).state_dict().items():
+    for name, t in model.state_dict().items():
         if name.endswith("LayerNorm.weight"):
             tensors[name] = torch.ones_like(t)
         elif name.endswith("bias"):
             tensors[name] = torch.zeros_like(t)
         else:
             tensors[name] = torch.randn(t.shape, generator=gen) * 0.02
-    tensors["embeddings.word_embeddings.weight"][0] = 0  # the padding row, as nn.Embedding(padding_idx=0)
+    words = "embeddings.word_embeddings.weight" if labels is None else "bert.embeddings.word_embeddings.weight"
+    tensors[words][0] = 0  # the padding row, as nn.Embedding(padding_idx=0)
     (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
 

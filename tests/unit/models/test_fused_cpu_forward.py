@@ -125,22 +125,6 @@ def test_a_model_that_is_not_bert_keeps_transformers_forward(tmp_path, packaged_
     assert vecs.shape == (len(TEXTS), 32) and np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
 
 
-@pytest.fixture(scope="module")
-def minilm_reranker_dir(tmp_path_factory, packaged_model_dir) -> Path:
-    """MiniLM's body under a seeded head scaled to logits of a few units, as a trained reranker gives."""
-    from transformers import BertForSequenceClassification
-
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("minilm-reranker")
-    model = BertForSequenceClassification.from_pretrained(str(packaged_model_dir), num_labels=1)
-    with torch.no_grad():
-        model.classifier.weight.mul_(100)
-    model.save_pretrained(folder, safe_serialization=True)
-    for name in TOKENIZER_FILES:
-        shutil.copyfile(Path(packaged_model_dir) / name, folder / name)
-    return folder
-
-
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_fused_reranker_gives_transformers_logits(minilm_reranker_dir, precision):
     ce = CrossEncoder(str(minilm_reranker_dir), device="cpu", precision=precision, batch_size=2, threads=1)
