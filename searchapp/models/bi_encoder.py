@@ -314,7 +314,8 @@ class BiEncoder(ChunkingTokenizer):
             features = model_inputs(self._query_tokenizer, enc)
         inputs = self._collate(features, [0])
         threads = 1 if self.device.type == "cpu" else 0
-        return _to_host([self._forward(inputs, threads)])[0][0]  # the one row of a (1, dim) batch
+        row: np.ndarray = _to_host([self._forward(inputs, threads)])[0][0]  # the one row of a (1, dim) batch
+        return row
 
     def _collate(self, features: dict[str, list[list[int]]], idx: Sequence[int]) -> dict[str, torch.Tensor]:
         return collate(
@@ -332,7 +333,7 @@ class BiEncoder(ChunkingTokenizer):
         from tokenizers import Encoding
 
         names = self._input_names
-        cols: dict[str, list] = {k: [None] * len(texts) for k in names}
+        cols: dict[str, list[Any]] = {k: [None] * len(texts) for k in names}
         missing: Sequence[int] = range(len(texts))
         if self._reuse_ids:
             with self._offsets_lock:
@@ -390,7 +391,7 @@ class BiEncoder(ChunkingTokenizer):
         """Rust encodings -> the model's inputs, one list of rows per input name."""
         return {k: [getattr(e, _ENCODING_FIELDS[k]) for e in encs] for k in self._input_names}
 
-    def _finish(self, enc, names: Sequence[str]) -> dict[str, list[int]]:
+    def _finish(self, enc: "Encoding", names: Sequence[str]) -> dict[str, list[int]]:
         """A chunker encoding (no specials) → model inputs: truncated, then the tokenizer's own specials."""
         enc.truncate(self.max_seq_length - self._n_specials)
         enc = self._offsets_tokenizer.post_process(enc, None, True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from ..base.config import Config
 from ..base.errors import SearchAppError
@@ -28,7 +28,7 @@ class ModelEntry:
     in_use: list[str] = field(default_factory=list)  # the roles the configuration gives it
     problem: Optional[str] = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

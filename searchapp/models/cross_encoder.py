@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 import torch
@@ -42,6 +42,9 @@ from .transformer import (
     refuse_custom_code,
     torch_threads,
 )
+
+if TYPE_CHECKING:  # imported where used: only a CUDA device builds one
+    from .cuda_graphs import GraphedForward
 
 __all__ = ["CrossEncoder", "sigmoid"]
 
@@ -114,7 +117,7 @@ class CrossEncoder:
         # tokenization is serialized and two searches' forwards can run side by side.
         self._lock = threading.Lock()
         self._pair_backend: Any = None  # pair_arrays' copy of the Rust tokenizer, made on first use
-        self._graphed = None  # the CUDA-graph forward score() uses when set
+        self._graphed: Optional[GraphedForward] = None  # the CUDA-graph forward score() uses when set
         self._fused: Optional[LeanBertScorer] = None  # the CPU's fused forward _forward_all uses when set
         if graphs and self.device.type == "cuda":
             self._graphed = self._graphed_forward()
@@ -176,7 +179,7 @@ class CrossEncoder:
         finally:
             setattr(self, attr, None)
 
-    def _graphed_forward(self):
+    def _graphed_forward(self) -> Optional[GraphedForward]:
         """The lean forward in CUDA graphs, if this model has one and it agrees with transformers' logits."""
         from .cuda_graphs import WIDTH_STEP, GraphedForward
 
@@ -243,17 +246,18 @@ class CrossEncoder:
                 "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
                 "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64)}
 
-    def _graphed_logits(self, arrays: dict[str, np.ndarray], graphed) -> np.ndarray:
+    def _graphed_logits(self, arrays: dict[str, np.ndarray], graphed: GraphedForward) -> np.ndarray:
         n = len(arrays["input_ids"])
-        results = []
+        results: list[Any] = []  # torch tensors
         lengths = arrays["attention_mask"].sum(axis=1)
         for start in range(0, n, self.batch_size):
             rows = slice(start, start + self.batch_size)
             width = int(lengths[rows].max())  # a later slice may need fewer columns than the longest pair
             results.append(graphed({k: v[rows, :width] for k, v in arrays.items()}))
-        return torch.cat(results).cpu().numpy().astype(np.float32, copy=False)  # one copy, one sync
+        logits: np.ndarray = torch.cat(results).cpu().numpy().astype(np.float32, copy=False)  # one copy, one sync
+        return logits
 
-    def _forward_all(self, features: dict[str, list]) -> np.ndarray:
+    def _forward_all(self, features: dict[str, list[Any]]) -> np.ndarray:
         """Transformers' forward over unpadded tokenizer output, in length-sorted batches."""
         batches = length_sorted_batches([len(ids) for ids in features["input_ids"]], self.batch_size)
         results = []

@@ -77,7 +77,7 @@ class GraphedForward:
             graph.replay()
             return output[:n].clone()  # the next replay reuses `output`
 
-    def _capture(self, shape: tuple[int, int]):
+    def _capture(self, shape: tuple[int, int]) -> tuple[Any, dict[str, Any], Any]:
         empty = {"input_ids": np.zeros((0, 0), dtype=np.int64)}
         inputs = {k: torch.from_numpy(v).to(self._device) for k, v in padded_batch(empty, shape, self._pad).items()}
         args = (inputs["input_ids"], inputs["attention_mask"], inputs["token_type_ids"])

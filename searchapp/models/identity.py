@@ -12,7 +12,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional, Protocol
+from typing import Any, Mapping, Optional, Protocol
 
 from ..base.config import Config
 from ..base.errors import ModelLoadError
@@ -78,7 +78,7 @@ def bi_encoder_identity(spec: str, *, pooling: str, prompts: bool = True) -> Mod
                          plain_bert=plain_bert_config(cfg), pooling=pooling, conventions=conventions)
 
 
-def plain_bert_config(cfg: Mapping) -> bool:
+def plain_bert_config(cfg: Mapping[str, Any]) -> bool:
     """Whether a model config (config.json's keys) is a plain BERT encoder lean_bert reproduces: absolute
     positions, GELU or ReLU, no decoder or cross-attention. One rule for `status` (no torch) and lean_bert."""
     return bool(cfg.get("model_type") == "bert" and cfg.get("hidden_act") in ("gelu", "relu")
@@ -97,7 +97,7 @@ def _sentence_bert_max_seq_length(path: Path) -> Optional[int]:
     return None
 
 
-def _read_json(file: Path) -> Optional[dict]:
+def _read_json(file: Path) -> Optional[dict[str, Any]]:
     """The JSON object in `file` (capped: config_json.MAX_CONFIG_BYTES); None when absent or not an object."""
     data = read_config_json(file, object, missing_ok=True)
     return data if isinstance(data, dict) else None

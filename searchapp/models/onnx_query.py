@@ -109,7 +109,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def _export_bytes(module, example: tuple, names: list[str]) -> bytes:
+def _export_bytes(module: Any, example: tuple[Any, ...], names: list[str]) -> bytes:
     """TorchScript-exporter ONNX bytes. That exporter ends by passing the model through the `onnx` package only
     to splice in onnxscript functions, which a transformer body never has; without that package the pass is
     skipped here (the result is then checked against torch before it is kept)."""
@@ -123,7 +123,7 @@ def _export_bytes(module, example: tuple, names: list[str]) -> bytes:
     if importlib.util.find_spec("onnx") is None:
         patch = proto_utils._add_onnxscript_fn
 
-        def unchanged(model_bytes: bytes, custom_opsets) -> bytes:
+        def unchanged(model_bytes: bytes, custom_opsets: Any) -> bytes:
             return model_bytes
 
         proto_utils._add_onnxscript_fn = unchanged
@@ -199,7 +199,7 @@ def _query_prompt(model_path: Path) -> str:
     return read_conventions(model_path).query_prompt
 
 
-def _export(model_path: Path, pooling: str, max_seq_length: int) -> tuple[bytes, dict]:
+def _export(model_path: Path, pooling: str, max_seq_length: int) -> tuple[bytes, dict[str, Any]]:
     import torch
     import torch.nn.functional as F
 

@@ -115,7 +115,7 @@ class PlainBert(nn.Module):
             self.pooler = _Dense(cfg, cfg.hidden_size, cfg.hidden_size, norm=False)
         # The body concatenates Q, K and V into one copy: built again whenever a tensor was replaced since
         # (a cast of the whole model or of one layer, as mixed_bf16 casts each Linear).
-        self._body: Optional[tuple[tuple, BertBody]] = None
+        self._body: Optional[tuple[tuple[Any, ...], BertBody]] = None
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                 token_type_ids: Optional[torch.Tensor] = None, *, output_hidden_states: bool = False,
@@ -175,7 +175,8 @@ def load_classifier(path: Path) -> Optional[PlainBertClassifier]:
     if cfg is None:
         return None
     cfg.num_labels = num_labels(vars(cfg))  # as transformers' config says it
-    return _load(path, lambda: PlainBertClassifier(cfg, cfg.num_labels), prefix="")
+    model: Optional[PlainBertClassifier] = _load(path, lambda: PlainBertClassifier(cfg, cfg.num_labels), prefix="")
+    return model
 
 
 def _config(path: Path) -> Optional[PlainBertConfig]:

@@ -17,7 +17,7 @@ import json
 import math
 import threading
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -35,7 +35,8 @@ def _erf(x: np.ndarray) -> np.ndarray:
     a = np.abs(x).astype(np.float64)
     t = 1.0 / (1.0 + 0.3275911 * a)
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return (s * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
+    out: np.ndarray = (s * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
+    return out
 
 
 def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int,
@@ -76,7 +77,7 @@ def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int,
 
 
 class NumpyQueryEncoder:
-    def __init__(self, path: Path, cfg: dict, *, pooling: str, max_seq_length: int, prompt: str = "") -> None:
+    def __init__(self, path: Path, cfg: dict[str, Any], *, pooling: str, max_seq_length: int, prompt: str = "") -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -125,15 +126,18 @@ class NumpyQueryEncoder:
         else:
             v = x.max(axis=0)
         v = v.astype(np.float32)
-        return v / max(float(np.linalg.norm(v)), 1e-12)
+        unit: np.ndarray = v / max(float(np.linalg.norm(v)), 1e-12)
+        return unit
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
-        return x @ self.w[name + ".weight"].T + self.w[name + ".bias"]
+        y: np.ndarray = x @ self.w[name + ".weight"].T + self.w[name + ".bias"]
+        return y
 
     def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
         mu = x.mean(axis=-1, keepdims=True)
         var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
-        return (x - mu) / np.sqrt(var + self.eps) * self.w[name + ".weight"] + self.w[name + ".bias"]
+        y: np.ndarray = (x - mu) / np.sqrt(var + self.eps) * self.w[name + ".weight"] + self.w[name + ".bias"]
+        return y
 
     def _layer(self, x: np.ndarray, p: str) -> np.ndarray:
         t, d = x.shape
@@ -156,7 +160,8 @@ class NumpyQueryEncoder:
 
     def _activate(self, x: np.ndarray) -> np.ndarray:
         if self.act == "relu":
-            return np.maximum(x, 0)
+            relu: np.ndarray = np.maximum(x, 0)
+            return relu
         if self.act == "gelu":  # exact (erf) GELU, as BERT and transformers' "gelu"
             return (0.5 * x * (1.0 + _erf(x / np.float32(math.sqrt(2.0))))).astype(np.float32)
         return 0.5 * x * (1.0 + np.tanh(np.float32(math.sqrt(2.0 / math.pi)) * (x + 0.044715 * x ** 3)))

@@ -29,7 +29,7 @@ import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from ..base.config import PACKAGED_BI_ENCODER
 from ..base.safe_open import NOT_REGULAR, open_regular
@@ -164,8 +164,8 @@ def known_model_types() -> frozenset[str]:
     return frozenset(CONFIG_MAPPING_NAMES)
 
 
-def _read_json(file: Path) -> dict:
-    data: dict = read_config_json(file, dict)
+def _read_json(file: Path) -> dict[str, Any]:
+    data: dict[str, Any] = read_config_json(file, dict)
     return data
 
 
@@ -282,7 +282,7 @@ def _transformer_folder(folder: Path) -> Path:
             raise ModelLoadError(f"{modules}: {exc}") from None
         for entry in entries:
             if str(entry.get("type", "")).endswith("Transformer") and entry.get("path"):
-                sub = folder / entry["path"]
+                sub: Path = folder / entry["path"]
                 if (sub / "config.json").is_file():
                     return sub
     raise ModelLoadError(

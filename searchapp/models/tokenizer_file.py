@@ -86,7 +86,8 @@ class FileTokenizer:
         self.model_max_length = model_max_length
         self.padding_side = padding_side
         self.truncation_side = truncation_side
-        self._truncating: dict[tuple, "Tokenizer"] = {}  # (max_length, strategy, side) -> a copy truncating so
+        # (max_length, strategy, side) -> a copy truncating so
+        self._truncating: dict[tuple[int, str, str], "Tokenizer"] = {}
 
     @classmethod
     def from_files(cls, path: Path) -> Optional["FileTokenizer"]:
@@ -117,7 +118,7 @@ class FileTokenizer:
 
     def __call__(self, texts: Any, pairs: Optional[Sequence[str]] = None, *, truncation: Any = False,
                  max_length: Optional[int] = None, padding: bool = False,
-                 add_special_tokens: bool = True) -> dict[str, list]:
+                 add_special_tokens: bool = True) -> dict[str, list[Any]]:
         """input_ids / token_type_ids / attention_mask of `texts` (a list: one row each; a string: one row), or of
         the pairs (texts[i], pairs[i]). `truncation`: True ("longest_first"), or a strategy by its name."""
         if padding:
@@ -172,7 +173,8 @@ def _read(file: Path) -> Optional[str]:
     return data.decode("utf-8")
 
 
-def _differs(tok: "Tokenizer", tok_cfg: dict, special_map: dict, model_cfg: dict) -> Optional[str]:
+def _differs(tok: "Tokenizer", tok_cfg: dict[str, Any], special_map: dict[str, Any],
+             model_cfg: dict[str, Any]) -> Optional[str]:
     """Why transformers could build another tokenizer than tokenizer.json (`tok`) alone, or None. Read from the
     built tokenizer, not the JSON: parsing the file a second time costs as much as building it."""
     cls = tok_cfg.get("tokenizer_class") or ("BertTokenizer" if model_cfg.get("model_type") == "bert" else None)
@@ -198,7 +200,7 @@ def _differs(tok: "Tokenizer", tok_cfg: dict, special_map: dict, model_cfg: dict
     return None
 
 
-def _special_names(cfg: dict) -> set[str]:
+def _special_names(cfg: dict[str, Any]) -> set[str]:
     names: set[str] = set()
     values: list[Any] = [cfg.get(k) for k in _SPECIAL_KEYS]
     values += list(cfg.get("additional_special_tokens") or []) + list(cfg.get("extra_special_tokens") or [])

@@ -11,7 +11,7 @@ import contextlib
 import itertools
 import threading
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -148,8 +148,10 @@ def _probe(model: torch.nn.Module) -> None:
 def keep_fp32(module: torch.nn.Module) -> Any:
     """Run `module` in fp32 inside a reduced-precision model: cast it up and cast its float inputs up."""
 
-    def up(_mod: torch.nn.Module, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        cast = lambda a: a.float() if torch.is_tensor(a) and a.is_floating_point() else a  # noqa: E731
+    def up(_mod: torch.nn.Module, args: tuple[Any, ...],
+           kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        cast: Callable[[Any], Any] = (  # noqa: E731
+            lambda a: a.float() if torch.is_tensor(a) and a.is_floating_point() else a)
         return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
 
     module.float()
@@ -202,7 +204,7 @@ def pad_values_for(tokenizer: Any) -> dict[str, int]:
     }
 
 
-def model_inputs(tokenizer: Any, encoding: Mapping[str, Any]) -> dict[str, list]:
+def model_inputs(tokenizer: Any, encoding: Mapping[str, Any]) -> dict[str, list[Any]]:
     """The tokenizer outputs the model takes (token_type_ids only where the model has them)."""
     names = set(getattr(tokenizer, "model_input_names", ("input_ids", "attention_mask")))
     names |= {"input_ids", "attention_mask"}
@@ -225,10 +227,12 @@ def torch_threads(n: int) -> Iterator[None]:
             torch.set_num_threads(before)
 
 
-def precision_context(device: torch.device, autocast_dtype: torch.dtype | None) -> contextlib.AbstractContextManager:
+def precision_context(device: torch.device,
+                      autocast_dtype: torch.dtype | None) -> contextlib.AbstractContextManager[Any]:
     if autocast_dtype is None:
         return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=autocast_dtype)
+    autocast: contextlib.AbstractContextManager[Any] = torch.autocast(device_type=device.type, dtype=autocast_dtype)
+    return autocast
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from itertools import chain, repeat
 from operator import is_
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -86,7 +86,7 @@ class WordPieces:
         known = self._known
         if len(known) > self._max_words:
             known.clear()
-        got: list = list(map(known.get, words))  # bytes, None where not remembered
+        got: list[Any] = list(map(known.get, words))  # bytes, None where not remembered
         missing = np.flatnonzero(np.fromiter(map(is_, got, repeat(None)), dtype=bool, count=len(got))).tolist()
         if not missing:
             return got
@@ -152,7 +152,7 @@ _WHITESPACE_SPLITTERS = frozenset({"BertPreTokenizer", "Whitespace", "Whitespace
 _SPLITTERS_AFTER = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit", "Punctuation", "Digits"})
 
 
-def reads_words_alone(tokenizer) -> bool:
+def reads_words_alone(tokenizer: Any) -> bool:
     """Whether `tokenizer` (a tokenizers.Tokenizer) reads the text between two separators (space, tab, line
     break, a Unicode space separator: base/separators.py) on its own, so a span of text that
     starts and ends beside one has exactly the word pieces the whole text has there (BERT's WordPiece: yes; a
@@ -165,7 +165,7 @@ def reads_words_alone(tokenizer) -> bool:
     except Exception:
         return False
 
-    def parts(node) -> list[str]:
+    def parts(node: Any) -> list[str]:
         if node is None:
             return []
         if node.get("type") == "Sequence":

@@ -27,7 +27,7 @@ import re
 import socket
 import urllib.error
 import urllib.request
-from typing import BinaryIO, Callable, Optional
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Callable, Optional, TypeGuard
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from ...base.errors import Cancelled, ConfigError, ModelNotFoundError, SearchAppError
@@ -105,7 +105,7 @@ def hub_host(endpoint: Optional[str] = None) -> str:
     return host_of(hub_endpoint(endpoint))
 
 
-def is_commit(value: object) -> bool:
+def is_commit(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and _COMMIT.fullmatch(value) is not None
 
 
@@ -139,20 +139,27 @@ def next_link(header: str) -> Optional[str]:
 class _Redirects(urllib.request.HTTPRedirectHandler):
     max_redirections = MAX_REDIRECTS
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                         headers: http.client.HTTPMessage, newurl: str) -> Optional[urllib.request.Request]:
         if urlsplit(newurl).scheme not in ("http", "https"):
             raise DownloadError("The hub redirected to something that is not http(s); refusing to follow it.")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-class _Watched:
+if TYPE_CHECKING:  # the base that _Watched is mixed into before, so that its super() calls type-check
+    _HandlerBase = urllib.request.AbstractHTTPHandler
+else:
+    _HandlerBase = object
+
+
+class _Watched(_HandlerBase):
     """Hands the socket of each connection it opens to the request's deadline, which may cut it."""
 
     def __init__(self, deadline: RequestDeadline) -> None:
         super().__init__()
         self.deadline = deadline
 
-    def do_open(self, http_class, req, **kw):
+    def do_open(self, http_class: Any, req: urllib.request.Request, **kw: Any) -> http.client.HTTPResponse:
         deadline = self.deadline
 
         class Connection(http_class):
@@ -198,7 +205,7 @@ class HubClient:
         self._opener = _opener(self._deadline)
 
     # -- requests ---------------------------------------------------------------------------------
-    def _open(self, url: str, repo_id: str, what: str, expect: int):
+    def _open(self, url: str, repo_id: str, what: str, expect: int) -> http.client.HTTPResponse:
         """The response to a GET whose body should be `expect` bytes: the request's deadline runs from here."""
         self.cancel.check()
         req = urllib.request.Request(url, headers={"User-Agent": "searchapp", "Accept-Encoding": "identity"})
@@ -206,7 +213,8 @@ class HubClient:
             req.add_unredirected_header("Authorization", self._auth)  # never copied onto a redirect
         self._deadline.start(max(self.timeout, expect / self.min_rate))
         try:
-            return self._opener.open(req, timeout=self.timeout)
+            resp: http.client.HTTPResponse = self._opener.open(req, timeout=self.timeout)  # http(s) only
+            return resp
         except Exception as exc:
             self._deadline.stop()
             err = self._slow_error(repo_id, what) if self._deadline.expired else self._open_error(exc, repo_id, what)
@@ -228,7 +236,8 @@ class HubClient:
             return self._malformed(exc, repo_id, what)
         return exc
 
-    def _read(self, resp, cap: int, repo_id: str, what: str, sink: Optional[Callable[[bytes], None]] = None) -> bytes:
+    def _read(self, resp: http.client.HTTPResponse, cap: int, repo_id: str, what: str,
+              sink: Optional[Callable[[bytes], None]] = None) -> bytes:
         """Read at most `cap` bytes (more is an error); chunks go to `sink` when given, else are returned.
 
         Past the request's deadline its socket is shut down: the read ends, and the error says why."""
@@ -272,11 +281,11 @@ class HubClient:
             self._done(resp)
         return bytes(buf)
 
-    def _done(self, resp) -> None:
+    def _done(self, resp: http.client.HTTPResponse) -> None:
         self._deadline.stop()
         resp.close()
 
-    def get_json(self, url: str, repo_id: str, what: str):
+    def get_json(self, url: str, repo_id: str, what: str) -> tuple[Any, Optional[str]]:
         resp = self._open(url, repo_id, what, JSON_BUDGET)
         link = resp.headers.get("Link")
         body = self._read(resp, MAX_JSON_BYTES, repo_id, what)
@@ -297,10 +306,10 @@ class HubClient:
                                 "refusing to download from it.")
         return commit
 
-    def tree(self, repo_id: str, commit: str) -> list[dict]:
+    def tree(self, repo_id: str, commit: str) -> list[dict[str, Any]]:
         """Every entry of the recursive listing (files and folders), following Link rel="next", capped."""
         url: Optional[str] = f"{self.base}/api/models/{repo_id}/tree/{commit}?recursive=true"
-        entries: list[dict] = []
+        entries: list[dict[str, Any]] = []
         pages = 0
         while url:
             pages += 1

@@ -8,7 +8,7 @@ import os
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from typing import Optional
+from typing import Any, Optional
 
 from ...base.config import DEFAULT_RERANKER
 from ...base.errors import ConfigError, ModelLoadError
@@ -119,7 +119,7 @@ def wanted(path: str) -> bool:
     return any(fnmatch(path.rsplit("/", 1)[-1], pat) for pat in ALLOW_PATTERNS)
 
 
-def _remote_file(entry: dict, repo_id: str, host: str) -> RemoteFile:
+def _remote_file(entry: dict[str, Any], repo_id: str, host: str) -> RemoteFile:
     """A listed file a pull will fetch, checked: a safe relative name, a sane size, a hex sha256 for weights."""
     path = entry["path"]
     if not _SAFE_PATH.fullmatch(path) or ".." in path:
@@ -149,7 +149,7 @@ def plan_pull(repo_id: str, *, endpoint: Optional[str] = None, cancel: Optional[
     endpoint = hub_endpoint(endpoint)
     client = HubClient(endpoint, cancel)
 
-    def ask() -> tuple[str, list[dict]]:
+    def ask() -> tuple[str, list[dict[str, Any]]]:
         commit = client.revision(repo_id)
         return commit, client.tree(repo_id, commit)
 
