@@ -150,7 +150,7 @@ class CrossEncoder:
 
     def _fused_forward(self) -> Optional[LeanBertScorer]:
         """lean_bert's forward on oneDNN-packed weights (cpu_linear), if this model has one and its logits agree
-        with transformers' on a probe batch. Rerank-50 p50 on this 2-core AVX-512 BF16 CPU (bench_rerank_cpu.py):
+        with the module's own (transformers' or plain_bert's) on a probe batch. Rerank-50 p50 on this 2-core AVX-512 BF16 CPU (bench_rerank_cpu.py):
         bf16 600 → 524 ms, fp32 1,488 → 790 ms (sentence-transformers fp32: 1,518 ms)."""
         if self._autocast_dtype is not None or self.dtype not in (torch.float32, torch.bfloat16) \
                 or not cpu_linear.available():
@@ -160,15 +160,15 @@ class CrossEncoder:
             if fused is None:
                 return None
             self._check_on_probe("_fused", fused, PROBE_ATOL if self.dtype == torch.bfloat16 else _FP32_PROBE_ATOL)
-        except Exception as exc:  # transformers' forward answers instead
-            log.info("reranker %s: transformers' forward (no fused one: %s)", self.spec, exc)
+        except Exception as exc:  # the module's own forward answers instead
+            log.info("reranker %s: %s forward (no fused one: %s)", self.spec, self.loaded_by, exc)
             return None
         return fused
 
     def _check_on_probe(self, attr: str, forward: Any, atol: float) -> None:
-        """Raise unless score() with `forward` set as `attr` gives transformers' logits (within `atol`) on a probe
+        """Raise unless score() with `forward` set as `attr` gives the module's own logits (within `atol`) on a probe
         batch; `attr` is None again afterwards (the caller sets it from its return value)."""
-        want = self.score(*_PROBE)  # transformers' forward: `attr` is still None
+        want = self.score(*_PROBE)  # the module's own forward: `attr` is still None
         setattr(self, attr, forward)
         try:
             got = self.score(*_PROBE)
@@ -220,7 +220,7 @@ class CrossEncoder:
             try:
                 return self._graphed_logits(arrays, self._graphed)
             except RuntimeError as exc:  # e.g. no GPU memory left to capture a new shape: not worth a failed search
-                log.warning("reranker %s: CUDA graphs failed (%s); using transformers' forward from now on",
+                log.warning("reranker %s: CUDA graphs failed (%s); using the module's own forward from now on",
                             self.spec, exc)
                 self._graphed = None
                 return self.score(query, passages)

@@ -1,4 +1,4 @@
-"""A BERT forward in a few fused torch calls, over the weights transformers loaded: one body, two heads.
+"""A BERT forward in a few fused torch calls, over loaded weights (transformers' or plain_bert's): one body, two heads.
 
 Why: transformers' module tree runs each layer through dozens of Python calls, hooks, mask checks and,
 under mixed bf16 on the CPU, a cast of the same input before each of Q, K and V. This body does the same sums
@@ -13,7 +13,7 @@ matmuls from the caller (`LinearMaker`), so the same arithmetic serves two machi
 The residual stream keeps the embeddings' dtype (fp32 in transformer.mixed_bf16's mix, where only the
 matmuls run in bf16), so the sums and LayerNorms are where transformers' forward does them. It reads the
 loaded model's own tensors; only Q, K and V are concatenated into one weight (3·H·H more numbers a layer).
-`build` returns None for anything but a plain BERT; callers check the result against transformers' own
+`build` returns None for anything but a plain BERT; callers check the result against the module's own
 forward on a probe batch before using it.
 """
 

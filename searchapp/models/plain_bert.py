@@ -122,7 +122,8 @@ class PlainBert(nn.Module):
                 return_dict: bool = True) -> SimpleNamespace:
         if output_hidden_states:
             raise ValueError("PlainBert gives the last layer's states only")
-        tensors = tuple((p.data_ptr(), p.dtype, p.device) for p in self.parameters())
+        # _version moves with an in-place write (copy_, load_state_dict without assign): the body is built again
+        tensors = tuple((p.data_ptr(), p._version, p.dtype, p.device) for p in self.parameters())
         if self._body is None or self._body[0] != tensors:
             self._body = (tensors, BertBody(self, _casting_linear))
         return SimpleNamespace(last_hidden_state=self._body[1](input_ids, attention_mask, token_type_ids),
@@ -181,7 +182,9 @@ def load_classifier(path: Path) -> Optional[PlainBertClassifier]:
 
 def _config(path: Path) -> Optional[PlainBertConfig]:
     raw = read_config_json(path / "config.json", dict, missing_ok=True)
-    if not raw or not plain_bert_config(raw) or raw.get("hidden_act") not in _ACTIVATIONS:
+    if not raw or not plain_bert_config(raw) or raw.get("hidden_act") not in _ACTIVATIONS or "to_dict" in raw:
+        return None
+    if raw.get("problem_type") == "single_label_classification":  # one label: transformers 5 refuses it
         return None
     sizes = [raw.get(k) for k in _SIZES]
     if not all(type(v) is int and v > 0 for v in sizes) or raw["hidden_size"] % raw["num_attention_heads"]:

@@ -71,14 +71,14 @@ class FileTokenizer:
 
     is_fast = True
     model_input_names = ("input_ids", "token_type_ids", "attention_mask")
-    pad_token_type_id = 0
 
     def __init__(self, backend: "Tokenizer", *, pad_token: str, model_max_length: int, padding_side: str,
-                 truncation_side: str) -> None:
+                 truncation_side: str, pad_token_type_id: int = 0) -> None:
         backend.no_truncation()
         backend.no_padding()
         self.backend_tokenizer = backend
         self.pad_token = pad_token
+        self.pad_token_type_id = pad_token_type_id
         pad_id = backend.token_to_id(pad_token)
         if pad_id is None:
             raise ValueError(f"no padding token {pad_token!r} in tokenizer.json")
@@ -103,15 +103,22 @@ class FileTokenizer:
             special_map = json.loads(_read(path / "special_tokens_map.json") or "{}")
             model_cfg = json.loads(_read(path / "config.json") or "{}")
             backend = Tokenizer.from_str(text)
+            # The file's own truncation and padding are transformers' defaults for the sides and the padding
+            # token (TokenizersBackend); the calls then set truncation themselves and never pad.
+            trunc, padding = backend.truncation or {}, backend.padding or {}
+            backend.no_truncation()
+            backend.no_padding()
             if _differs(backend, tok_cfg, special_map, model_cfg):
                 return None
-            pad = _content(tok_cfg.get("pad_token") or special_map.get("pad_token") or "[PAD]")
+            pad = _special(tok_cfg, special_map, "pad_token", padding.get("pad_token") or "[PAD]")
             limit = tok_cfg.get("model_max_length")
-            sides = [tok_cfg.get(k, "right") for k in ("padding_side", "truncation_side")]
+            sides = [str(tok_cfg.get(k) or default.get("direction") or "right").lower()
+                     for k, default in (("padding_side", padding), ("truncation_side", trunc))]
             if not pad or backend.token_to_id(pad) is None or not {*sides} <= {"left", "right"}:
                 return None
             return cls(backend, pad_token=pad, padding_side=sides[0], truncation_side=sides[1],
-                       model_max_length=int(limit) if isinstance(limit, (int, float)) and limit > 0 else _NO_LIMIT)
+                       pad_token_type_id=int(padding.get("pad_type_id") or 0),
+                       model_max_length=limit if type(limit) is int and limit > 0 else _NO_LIMIT)
         except Exception as exc:  # any doubt: transformers loads it and says why
             log.debug("%s: tokenizer.json not used alone: %s", path, exc)
             return None
@@ -125,8 +132,10 @@ class FileTokenizer:
             raise ValueError("FileTokenizer does not pad: the caller collates")
         single = isinstance(texts, str)
         tok = self.backend_tokenizer
-        if truncation and max_length:
-            tok = self._truncating_to(max_length, "longest_first" if truncation is True else str(truncation))
+        limit = max_length or (self.model_max_length if self.model_max_length < _NO_LIMIT else None)
+        if truncation and truncation != "do_not_truncate" and limit:  # transformers' names; no length: the model's
+            strategy = "longest_first" if truncation is True else str(truncation)
+            tok = self._truncating_to(limit, strategy)
         inputs: list[Any] = [texts] if single else list(texts)
         if pairs is not None:
             inputs = list(zip(inputs, pairs, strict=True))
@@ -175,29 +184,69 @@ def _read(file: Path) -> Optional[str]:
 
 def _differs(tok: "Tokenizer", tok_cfg: dict[str, Any], special_map: dict[str, Any],
              model_cfg: dict[str, Any]) -> Optional[str]:
-    """Why transformers could build another tokenizer than tokenizer.json (`tok`) alone, or None. Read from the
-    built tokenizer, not the JSON: parsing the file a second time costs as much as building it."""
+    """Why transformers could build another tokenizer than tokenizer.json (`tok`, truncation and padding off) alone,
+    or None. transformers 4 uses the file as it is; transformers 5's BertTokenizer keeps only its vocabulary and
+    builds the rest from tokenizer_config.json (BertNormalizer, BertPreTokenizer, WordPiece with "##" and 100
+    characters a word, [CLS] $A [SEP] $B:1 [SEP]:1, the configured added tokens): the file is used alone only
+    where both would give what it gives. Read from the built tokenizer, not the JSON: parsing the file a second
+    time costs as much as building it."""
     cls = tok_cfg.get("tokenizer_class") or ("BertTokenizer" if model_cfg.get("model_type") == "bert" else None)
     if cls not in _BERT_CLASSES:
         return f"tokenizer class {cls!r} is not a plain BERT tokenizer"
     if ("add_prefix_space" in tok_cfg or "trim_offsets" in tok_cfg or tok_cfg.get("do_basic_tokenize") is False
             or tok_cfg.get("never_split")):
         return "tokenizer_config.json changes pre-tokenizing"
+    if tok_cfg.get("model_input_names") not in (None, list(FileTokenizer.model_input_names)):
+        return "tokenizer_config.json names other model inputs"
     norm = tok.normalizer
-    if type(norm).__name__ != "BertNormalizer":
-        return f"normalizer {type(norm).__name__}"
+    if type(norm).__name__ != "BertNormalizer" or not norm.clean_text:
+        return f"normalizer {type(norm).__name__} is not BERT's, cleaning text"
     for key, default, field in _BERT_FLAGS:
         if tok_cfg.get(key, default) != getattr(norm, field):
             return f"{key} in tokenizer_config.json differs from tokenizer.json"
+    return _pieces_differ(tok, tok_cfg, special_map) or _added_differ(tok, tok_cfg, special_map)
+
+
+def _pieces_differ(tok: "Tokenizer", tok_cfg: dict[str, Any], special_map: dict[str, Any]) -> Optional[str]:
+    """The pre-tokenizer, the WordPiece model and the special tokens around one text or a pair, as BERT's."""
+    model = tok.model
+    if type(tok.pre_tokenizer).__name__ != "BertPreTokenizer" or type(model).__name__ != "WordPiece":
+        return "not BERT's pre-tokenizer and WordPiece"
+    if (model.unk_token != _special(tok_cfg, special_map, "unk_token", "[UNK]")
+            or model.continuing_subword_prefix != "##" or model.max_input_chars_per_word != 100):
+        return "WordPiece's unknown token, prefix or word limit is not the configured one"
+    names = [_special(tok_cfg, special_map, k, d) for k, d in (("cls_token", "[CLS]"), ("sep_token", "[SEP]"))]
+    ids = [tok.token_to_id(n) if n else None for n in names]
+    a, b = (tok.encode(t, add_special_tokens=False).ids for t in ("probe text", "its pair"))
+    one, two = tok.encode("probe text"), tok.encode("probe text", "its pair")
+    cls_id, sep_id = ids
+    if cls_id is None or sep_id is None:
+        return "no [CLS] or [SEP] token"
+    if (one.ids != [cls_id, *a, sep_id] or any(one.type_ids) or two.ids != [cls_id, *a, sep_id, *b, sep_id]
+            or two.type_ids != [0] * (len(a) + 2) + [1] * (len(b) + 1)):
+        return "the post-processor is not [CLS] A [SEP] B [SEP]"
+    return None
+
+
+def _added_differ(tok: "Tokenizer", tok_cfg: dict[str, Any], special_map: dict[str, Any]) -> Optional[str]:
+    """The added tokens: where tokenizer_config.json lists them, transformers 5 takes that list alone, so the file's
+    must be the same, flags and all; the special tokens named anywhere must be among them."""
     added = {t.content: t for t in tok.get_added_tokens_decoder().values()}
-    for entry in (tok_cfg.get("added_tokens_decoder") or {}).values():
+    configured = (tok_cfg.get("added_tokens_decoder") or {}).values()
+    for entry in configured:
         mine = added.get(entry.get("content"))
         if mine is None or any(getattr(mine, k) != v for k, v in entry.items() if k in _ADDED_FIELDS):
             return f"added token {entry.get('content')!r} not in tokenizer.json as configured"
+    if configured and set(added) != {e.get("content") for e in configured}:
+        return "tokenizer.json adds tokens tokenizer_config.json does not list"
     for name in _special_names(tok_cfg) | _special_names(special_map):
         if name not in added:
             return f"special token {name!r} not in tokenizer.json"
     return None
+
+
+def _special(tok_cfg: dict[str, Any], special_map: dict[str, Any], key: str, default: str) -> Optional[str]:
+    return _content(tok_cfg.get(key) or special_map.get(key) or default)
 
 
 def _special_names(cfg: dict[str, Any]) -> set[str]:

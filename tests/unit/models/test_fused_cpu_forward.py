@@ -92,6 +92,9 @@ def test_fused_minilm_agrees_with_transformers(packaged_model_dir, precision):
     assert np.min(cos) > (0.999999 if precision == "fp32" else 0.9999), cos
     # and the nearest text of each is the same one
     assert (np.argsort(-(got @ got.T), axis=1)[:, 1] == np.argsort(-(want @ want.T), axis=1)[:, 1]).all()
+    if precision == "bf16":  # both sides above run lean_bert's body: bf16's vectors against fp32's as well
+        fp32 = BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1).encode(TEXTS)
+        assert np.min(np.sum(got * fp32, axis=1)) > 0.999
 
 
 def test_pooling_from_every_layer_keeps_transformers_forward(tiny_bi_encoder_dir):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from searchapp.models import CrossEncoder
+from searchapp.models import CrossEncoder, plain_bert
 from searchapp.models.cuda_graphs import WIDTH_STEP, bucket, padded_batch
 from searchapp.models.lean_bert import LeanBertScorer
 
@@ -27,7 +27,13 @@ PASSAGES = [
 
 @pytest.fixture(scope="module")
 def reranker(tiny_cross_encoder_dir):
-    return CrossEncoder(str(tiny_cross_encoder_dir), device="cpu", precision="fp32")
+    """Loaded through transformers, as on a GPU (where the graphs run): its own forward is then transformers'
+    module tree, not lean_bert's body (plain_bert's, on the CPU), so the checks below compare two arithmetics."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(plain_bert, "load_classifier", lambda path: None)
+        ce = CrossEncoder(str(tiny_cross_encoder_dir), device="cpu", precision="fp32")
+    assert ce.loaded_by == "transformers"
+    return ce
 
 
 def test_lean_forward_gives_transformers_logits_on_padded_rows(reranker):
@@ -134,7 +140,7 @@ def test_a_graph_failure_falls_back_to_transformers_for_good(tiny_cross_encoder_
     ce._graphed = failing
     assert ce.path == "cuda graphs"
     np.testing.assert_array_equal(ce.score(QUERY, PASSAGES), want)
-    assert ce.path == "plain" and len(calls) == 1  # on a GPU transformers loads it: "transformers" there
+    assert ce.path == "plain" and len(calls) == 1  # loaded from its files here; "transformers" on a GPU
     assert "CUDA graphs failed" in caplog.text
     np.testing.assert_array_equal(ce.score(QUERY, PASSAGES), want)
     assert len(calls) == 1

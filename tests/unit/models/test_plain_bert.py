@@ -182,3 +182,52 @@ def test_the_file_tokenizer_cuts_pairs_as_auto_tokenizer(packaged_model_dir, str
     want = ref(queries, PASSAGES, truncation=strategy, max_length=24)
     assert {k: got[k] for k in want} == {k: list(map(list, v)) for k, v in want.items()}
     assert max(len(r) for r in got["input_ids"]) == 24 and {0, 1} <= set(sum(got["token_type_ids"], []))
+
+
+def _tokenizer_variant(tmp_path: Path, source: Path, name: str, file_edit=None, config: dict | None = None) -> Path:
+    folder = Path(shutil.copytree(source, tmp_path / name))
+    if file_edit is not None:
+        data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+        file_edit(data)
+        (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    if config:
+        cfg = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        (folder / "tokenizer_config.json").write_text(json.dumps({**cfg, **config}), encoding="utf-8")
+    return folder
+
+
+def test_a_tokenizer_json_that_transformers_5_would_rebuild_otherwise_is_declined(tmp_path, tiny_bi_encoder_dir):
+    """transformers 5's BertTokenizer keeps only tokenizer.json's vocabulary and builds the rest from
+    tokenizer_config.json: a file whose other parts differ from that is not used alone."""
+    def extra_added(d: dict) -> None:
+        d["added_tokens"].append({"id": 1, "content": "[unused0]", "single_word": False, "lstrip": False,
+                                  "rstrip": False, "normalized": False, "special": True})
+
+    decoder = {str(i): {"content": c, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False,
+                        "special": True} for i, c in ((0, "[PAD]"), (100, "[UNK]"), (101, "[CLS]"), (102, "[SEP]"),
+                                                      (103, "[MASK]"))}
+    declined = {
+        "no-post-processor": (lambda d: d.update(post_processor=None), None),
+        "no-cleaning": (lambda d: d["normalizer"].update(clean_text=False), None),
+        "whitespace-split": (lambda d: d.update(pre_tokenizer={"type": "Whitespace"}), None),
+        "long-words": (lambda d: d["model"].update(max_input_chars_per_word=200), None),
+        "an-added-token-unlisted": (extra_added, {"added_tokens_decoder": decoder}),
+        "other-inputs": (None, {"model_input_names": ["input_ids", "attention_mask"]}),
+    }
+    assert FileTokenizer.from_files(_tokenizer_variant(tmp_path, tiny_bi_encoder_dir, "listed", None,
+                                                       {"added_tokens_decoder": decoder})) is not None
+    for name, (edit, config) in declined.items():
+        assert FileTokenizer.from_files(_tokenizer_variant(tmp_path, tiny_bi_encoder_dir, name, edit, config)) is None, name
+
+
+def test_the_file_s_own_truncation_side_is_transformers_default(tmp_path, tiny_bi_encoder_dir):
+    from transformers import AutoTokenizer
+
+    def left(d: dict) -> None:
+        d["truncation"] = {"direction": "Left", "max_length": 128, "strategy": "LongestFirst", "stride": 0}
+
+    folder = _tokenizer_variant(tmp_path, tiny_bi_encoder_dir, "left", left)
+    mine, ref = FileTokenizer.from_files(folder), AutoTokenizer.from_pretrained(str(folder))
+    assert mine is not None and mine.truncation_side == ref.truncation_side == "left"
+    text = "the first words go, the last words stay " * 10
+    assert mine(text, truncation=True, max_length=12)["input_ids"] == ref(text, truncation=True, max_length=12)["input_ids"]
