@@ -202,7 +202,10 @@ def _load(path: Path, build: Callable[[], Any], prefix: str) -> Any:
             model = build()
     except (TypeError, ValueError, RuntimeError):  # a config value of the wrong kind
         return None
-    tensors = _tensors(path / _WEIGHTS, model.state_dict(), prefix)
+    try:
+        tensors = _tensors(path / _WEIGHTS, model.state_dict(), prefix)
+    except Exception:  # a damaged file: transformers' load refuses it with the message a user sees (exit 5)
+        return None
     if tensors is None:
         return None
     model.load_state_dict(tensors, strict=True, assign=True)

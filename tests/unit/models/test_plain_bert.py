@@ -231,3 +231,14 @@ def test_the_file_s_own_truncation_side_is_transformers_default(tmp_path, tiny_b
     assert mine is not None and mine.truncation_side == ref.truncation_side == "left"
     text = "the first words go, the last words stay " * 10
     assert mine(text, truncation=True, max_length=12)["input_ids"] == ref(text, truncation=True, max_length=12)["input_ids"]
+
+
+def test_damaged_weights_are_declined_and_the_load_says_so(tmp_path, tiny_bi_encoder_dir):
+    from searchapp.base.errors import ModelLoadError
+
+    folder = Path(shutil.copytree(tiny_bi_encoder_dir, tmp_path / "damaged"))
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:4096])  # cut short, as an interrupted copy leaves it
+    assert plain_bert.load(folder) is None
+    with pytest.raises(ModelLoadError):
+        BiEncoder(str(folder), device="cpu", precision="fp32", threads=1)
