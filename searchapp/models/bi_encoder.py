@@ -53,7 +53,7 @@ from .device import choose_device, choose_dtype
 from .identity import model_fingerprint
 from .lean_bert import BertBody
 from .pooling import POOLING_MODES, needs_hidden_states, pool
-from .resolve import ResolvedModel, check_no_custom_code, resolve_model
+from .resolve import ResolvedModel, resolve_model
 from .sentence_conventions import read_conventions, resolve_pooling
 from .tokenizer_file import FileTokenizer
 from .transformer import (
@@ -164,8 +164,8 @@ class BiEncoder(ChunkingTokenizer):
         self._join_ids = self._reuse_ids and self._joining_matches_tokenizer()
         # Queries: a tokenizer of their own (fast tokenizers are not shared across threads) and no wait
         # for the bulk lane's lock.
-        query_tokenizer = FileTokenizer.from_files(path) if self.loaded_by == "files" else None
-        self._query_tokenizer: Any = query_tokenizer or load_tokenizer(path, require_fast=True)
+        self._query_tokenizer: Any = (self._tokenizer.copy() if isinstance(self._tokenizer, FileTokenizer)
+                                      else load_tokenizer(path, require_fast=True))
         self._query_lock = threading.Lock()
         self._lean: Optional[BertBody] = None
         self._lean = self._lean_forward()
@@ -184,8 +184,7 @@ class BiEncoder(ChunkingTokenizer):
         transformers otherwise. `loaded_by` says which."""
         self.loaded_by = "transformers"
         if self.device.type == "cpu" and not self._needs_hidden:
-            check_no_custom_code(path)  # JSON only; plain_bert.load takes model_type "bert" alone
-            tok = FileTokenizer.from_files(path)
+            tok = FileTokenizer.from_files(path)  # None for a folder needing its own code: refused below
             model = plain_bert.load(path) if tok is not None else None
             if model is not None:
                 self.loaded_by = "files"

@@ -28,7 +28,7 @@ from . import cpu_linear, plain_bert
 from .batching import length_sorted_batches, restore_order
 from .device import choose_device, choose_dtype
 from .lean_bert import LeanBertScorer
-from .resolve import ResolvedModel, check_no_custom_code, resolve_model
+from .resolve import ResolvedModel, resolve_model
 from .tokenizer_file import FileTokenizer
 from .transformer import (
     apply_dtype,
@@ -130,8 +130,7 @@ class CrossEncoder:
         transformers otherwise. `loaded_by` says which. A classifier with several labels is refused either way."""
         self.loaded_by = "transformers"
         if self.device.type == "cpu":
-            check_no_custom_code(path)  # JSON only; plain_bert takes model_type "bert" alone
-            tok = FileTokenizer.from_files(path)
+            tok = FileTokenizer.from_files(path)  # None for a folder needing its own code: refused below
             model = plain_bert.load_classifier(path) if tok is not None else None
             if model is not None:
                 _refuse_labels(path, model.config.num_labels)

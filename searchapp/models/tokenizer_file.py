@@ -42,13 +42,10 @@ def chunker_from_files(path: Path, max_seq_length: int) -> Optional[ChunkingToke
     """The chunking tokenizer of the model folder `path` from its tokenizer.json alone, or None when
     transformers might build a different one from these files (the caller then loads the model)."""
     try:
-        check_no_custom_code(path)
-        text = _read(path / "tokenizer.json")
-        if text is None:
+        files = _folder_files(path)
+        if files is None:
             return None
-        tok_cfg = json.loads(_read(path / "tokenizer_config.json") or "{}")
-        special_map = json.loads(_read(path / "special_tokens_map.json") or "{}")
-        model_cfg = json.loads(_read(path / "config.json") or "{}")
+        text, tok_cfg, special_map, model_cfg = files
         chunker = ChunkingTokenizer(text, int(max_seq_length))
         why = _differs(chunker.backend, tok_cfg, special_map, model_cfg)
         if why:
@@ -95,13 +92,10 @@ class FileTokenizer:
         from tokenizers import Tokenizer
 
         try:
-            check_no_custom_code(path)
-            text = _read(path / "tokenizer.json")
-            if text is None:
+            files = _folder_files(path)
+            if files is None:
                 return None
-            tok_cfg = json.loads(_read(path / "tokenizer_config.json") or "{}")
-            special_map = json.loads(_read(path / "special_tokens_map.json") or "{}")
-            model_cfg = json.loads(_read(path / "config.json") or "{}")
+            text, tok_cfg, special_map, model_cfg = files
             backend = Tokenizer.from_str(text)
             # The file's own truncation and padding are transformers' defaults for the sides and the padding
             # token (TokenizersBackend); the calls then set truncation themselves and never pad.
@@ -122,6 +116,15 @@ class FileTokenizer:
         except Exception as exc:  # any doubt: transformers loads it and says why
             log.debug("%s: tokenizer.json not used alone: %s", path, exc)
             return None
+
+    def copy(self) -> "FileTokenizer":
+        """Another tokenizer like this one, for another thread (a Rust tokenizer is not shared across threads),
+        without reading and checking the folder again."""
+        from tokenizers import Tokenizer
+
+        return FileTokenizer(Tokenizer.from_str(self.backend_tokenizer.to_str()), pad_token=self.pad_token,
+                             model_max_length=self.model_max_length, padding_side=self.padding_side,
+                             truncation_side=self.truncation_side, pad_token_type_id=self.pad_token_type_id)
 
     def __call__(self, texts: Any, pairs: Optional[Sequence[str]] = None, *, truncation: Any = False,
                  max_length: Optional[int] = None, padding: bool = False,
@@ -163,6 +166,18 @@ class FileTokenizer:
 def _content(token: Any) -> Optional[str]:
     value = token.get("content") if isinstance(token, dict) else token
     return value if isinstance(value, str) and value else None
+
+
+def _folder_files(path: Path) -> Optional[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """(tokenizer.json's text, tokenizer_config.json, special_tokens_map.json, config.json) of a model folder that
+    needs no code of its own, or None when it has no tokenizer.json. Raises on a file it cannot read."""
+    check_no_custom_code(path)
+    text = _read(path / "tokenizer.json")
+    if text is None:
+        return None
+    configs = [json.loads(_read(path / name) or "{}")
+               for name in ("tokenizer_config.json", "special_tokens_map.json", "config.json")]
+    return text, configs[0], configs[1], configs[2]
 
 
 def same_chunking(a: ChunkingTokenizer, b: ChunkingTokenizer) -> bool:
