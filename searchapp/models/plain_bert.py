@@ -56,12 +56,18 @@ class _Dense(nn.Module):
             self.LayerNorm = _norm(cfg)
 
 
+def _embedding(rows: int, width: int) -> nn.Embedding:
+    """A table left uninitialized: the checkpoint's tensor replaces it. Its random init on the meta device (`_load`)
+    would import torch._dynamo, ~3 CPU s of every process that loads a model (torch._refs.normal_)."""
+    return nn.Embedding(rows, width, _weight=torch.empty(rows, width))
+
+
 class _Embeddings(nn.Module):
     def __init__(self, cfg: PlainBertConfig) -> None:
         super().__init__()
-        self.word_embeddings = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
-        self.position_embeddings = nn.Embedding(cfg.max_position_embeddings, cfg.hidden_size)
-        self.token_type_embeddings = nn.Embedding(cfg.type_vocab_size, cfg.hidden_size)
+        self.word_embeddings = _embedding(cfg.vocab_size, cfg.hidden_size)
+        self.position_embeddings = _embedding(cfg.max_position_embeddings, cfg.hidden_size)
+        self.token_type_embeddings = _embedding(cfg.type_vocab_size, cfg.hidden_size)
         self.LayerNorm = _norm(cfg)
 
 
