@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 import searchapp.ann.hnsw as hnsw_module
 from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.library import Library
+from searchapp.library.resources import in_flight
 from searchapp.library.sync import words_pass as sync_module
 
 from test_crash_safety import tiny_config, write_corpus
@@ -77,6 +79,9 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
     monkeypatch.setattr(hnsw_module.hnswlib, "Index", guarded_index_class(guard, hnsw_module.hnswlib.Index))
     monkeypatch.setattr(hnsw_module, "_MIN_CAPACITY", 16)  # resize often: every resize is a chance to collide
     monkeypatch.setattr(sync_module, "BATCH_FILES", 4)  # many small batches, each an index update
+    # The sync steps aside for searches (test_sync_yields_to_search.py): here its pauses are cut short so that
+    # its batches run beside the searches instead of waiting them out (more overlap, less time spent waiting).
+    monkeypatch.setattr(in_flight, "PAUSE_CAP", 0.02)
     docs = write_corpus(tmp_path / "docs", 20)
     lib = Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder)
     lib.add_folder(docs)
@@ -92,6 +97,10 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
                 write_corpus(docs / f"round{round_}", 25, seed=100 + round_)
                 for p in rng.sample(sorted(docs.glob("*.txt")), 3):
                     p.unlink()  # deletions too: mark_deleted and, past 20%, compaction
+                # every round runs beside searches however the threads are scheduled (> 20 in all, asserted)
+                deadline = time.monotonic() + 60
+                while searches["n"] < 4 * (round_ + 1) and not errors and time.monotonic() < deadline:
+                    time.sleep(0.01)
                 lib.sync()
         except BaseException as exc:  # reported below
             errors.append(exc)
@@ -101,7 +110,9 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
     def searcher(seed: int) -> None:
         rng = random.Random(seed)
         try:
-            while not done.is_set():
+            # a pause between searches: searchers that spin burn CPU without adding overlaps the writer's
+            # batches would not meet anyway (three threads, each pausing at random moments)
+            while not done.wait(0.02):
                 mode = rng.choice(SEARCH_MODES)
                 k = rng.choice([1, 5, 20])
                 res = lib.search(rng.choice(["apple river", "copper lantern glacier", "violin"]), mode=mode, k=k)
