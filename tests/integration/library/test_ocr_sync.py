@@ -250,14 +250,16 @@ def _pdf_with_pages(path: Path, pages: list) -> Path:
     pdf = FPDF(unit="mm", format=(160, 60))
     pdf.set_auto_page_break(False)
     for i, page in enumerate(pages):
-        pdf.add_page()
         if isinstance(page, str):
+            pdf.add_page()
             pdf.set_font("Helvetica", size=12)
             pdf.multi_cell(0, 8, page)
-        elif page is not None:
+            continue
+        pdf.add_page(format=(60, 60))  # square (as text_image): the OCR detector scales the short side up to 736 px
+        if page is not None:
             png = path.with_name(f"{path.stem}-{i}.png")
             text_image(page).save(png)
-            pdf.image(str(png), x=0, y=0, w=160, h=50)
+            pdf.image(str(png), x=0, y=0, w=60, h=60)
             png.unlink()
     pdf.output(str(path))
     return path
