@@ -87,7 +87,7 @@ def test_the_preview_of_an_image_is_its_ocr_text(qtbot, make_window, tmp_path, m
     docs = tmp_path / "docs"
     docs.mkdir()
     buf = io.BytesIO()
-    text_image(["Pool closed for repairs until May"], size=(760, 120)).save(buf, format="PNG")
+    text_image(["Pool closed for repairs until May"], size=(540, 540)).save(buf, format="PNG")
     (docs / "sign.png").write_bytes(buf.getvalue())
     with zipfile.ZipFile(docs / "photos.zip", "w") as z:
         z.writestr("board.png", buf.getvalue())
