@@ -1,6 +1,7 @@
 """Issue 39, the command line's first hour: `remove` asks and can be undone, `explain` of a path the library does not
 hold is an error, `similar` shows the query file's passage once per change, `duplicates` names members as search
-shows them. Each runs the real command in a subprocess."""
+shows them. The command asked about runs in a subprocess (`remove` with and without a terminal); what only reads the
+outcome runs the same command line in-process (a Python start each was most of these tests' CPU)."""
 
 from __future__ import annotations
 
@@ -39,54 +40,67 @@ def on_terminal(data: Path, answer: str, *argv: str) -> subprocess.CompletedProc
         os.close(leader)
 
 
-def lexical_hits(data: Path, query: str) -> list[str]:
-    run = cli(data, "search", query, "--mode", "lexical", "--json")
-    assert run.returncode == 0, run.stderr
-    return [Path(h["path"]).name for h in json.loads(run.stdout)["hits"]]
+def in_process(capsys, data: Path, *argv: str) -> tuple[int, str, str]:
+    """The same command line run in this process: (exit code, stdout, stderr)."""
+    from searchapp.cli.main import main
+
+    capsys.readouterr()
+    code = main(["--data-dir", str(data), *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def lexical_hits(capsys, data: Path, query: str) -> list[str]:
+    code, out, err = in_process(capsys, data, "search", query, "--mode", "lexical", "--json")
+    assert code == 0, err
+    return [Path(h["path"]).name for h in json.loads(out)["hits"]]
 
 
 def test_remove_asks_on_a_terminal_needs_yes_in_a_script_and_undo_puts_it_back(tmp_path, tiny_bi_encoder_dir,
-                                                                                  tiny_encoder):
+                                                                                  tiny_encoder, capsys):
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
     docs = str(tmp_path / "docs")
     script = cli(data, "remove", docs)  # no terminal, no --yes: refused, nothing removed
     assert script.returncode == 2 and "--yes" in script.stderr and script.stderr.count("\n") == 1, script.stderr
     no = on_terminal(data, "n\n", "remove", docs)
     assert no.returncode == 1 and "[y/N]" in no.stderr and "nothing removed" in no.stderr, no.stderr
-    assert lexical_hits(data, "sourdough") == ["bread.txt"]
+    assert lexical_hits(capsys, data, "sourdough") == ["bread.txt"]
     yes = on_terminal(data, "y\n", "remove", docs)
     assert yes.returncode == 0 and "removed" in yes.stdout and "searchapp undo" in yes.stdout, yes.stderr
-    assert lexical_hits(data, "sourdough") == []
-    undo = cli(data, "undo")
-    assert undo.returncode == 0 and "put back" in undo.stdout and "(3 files)" in undo.stdout, undo.stderr
-    assert lexical_hits(data, "sourdough") == ["bread.txt"]
-    status = json.loads(cli(data, "status", "--json").stdout)
+    assert lexical_hits(capsys, data, "sourdough") == []
+    code, out, err = in_process(capsys, data, "undo")
+    assert code == 0 and "put back" in out and "(3 files)" in out, err
+    assert lexical_hits(capsys, data, "sourdough") == ["bread.txt"]
+    code, out, err = in_process(capsys, data, "status", "--json")
+    status = json.loads(out)
     assert status["consistent"] and status["vectors"] == status["chunks"] > 0  # the vectors came back too
-    again = cli(data, "undo")
-    assert again.returncode == 1 and "nothing to undo" in again.stderr, again.stderr
-    assert cli(data, "remove", "--yes", docs).returncode == 0  # a script says --yes
-    assert lexical_hits(data, "sourdough") == []
+    code, out, err = in_process(capsys, data, "undo")
+    assert code == 1 and "nothing to undo" in err, err
+    assert in_process(capsys, data, "remove", "--yes", docs)[0] == 0  # a script says --yes
+    assert lexical_hits(capsys, data, "sourdough") == []
 
 
-def test_a_remove_that_cannot_keep_its_undo_still_removes_and_says_so(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+def test_a_remove_that_cannot_keep_its_undo_still_removes_and_says_so(tmp_path, tiny_bi_encoder_dir, tiny_encoder,
+                                                                      capsys):
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
     (data / "undo-remove.sqlite.part").mkdir()  # where the kept rows are written first: not writable as a file
     run = cli(data, "remove", "--yes", str(tmp_path / "docs"))
     assert run.returncode == 0 and "removed" in run.stdout and "searchapp undo` puts" not in run.stdout, run.stderr
     assert "cannot keep it for `searchapp undo`" in run.stderr and "Traceback" not in run.stderr, run.stderr
-    assert lexical_hits(data, "sourdough") == []
-    assert cli(data, "undo").returncode == 1
+    assert lexical_hits(capsys, data, "sourdough") == []
+    assert in_process(capsys, data, "undo")[0] == 1
 
 
-def test_explain_of_a_path_the_library_does_not_hold_is_an_error(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+def test_explain_of_a_path_the_library_does_not_hold_is_an_error(tmp_path, tiny_bi_encoder_dir, tiny_encoder,
+                                                                 capsys):
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
     for argv in (("explain", "/nonexistent"), ("explain", "/nonexistent", "--json"),
                  ("explain", str(tmp_path / "docs" / "gone.txt"))):
-        run = cli(data, *argv)
-        assert run.returncode == 1, (argv, run.stdout, run.stderr)
-        assert "is not in the library" in run.stderr and "Traceback" not in run.stderr, run.stderr
-    known = cli(data, "explain", str(tmp_path / "docs" / "bread.txt"))
-    assert known.returncode == 0 and "state: indexed" in known.stdout, known.stderr
+        code, out, err = in_process(capsys, data, *argv)  # an exception would end the test: no Traceback printed
+        assert code == 1, (argv, out, err)
+        assert "is not in the library" in err and "Traceback" not in err, err
+    code, out, err = in_process(capsys, data, "explain", str(tmp_path / "docs" / "bread.txt"))
+    assert code == 0 and "state: indexed" in out, err
 
 
 def test_similar_shows_the_query_files_passage_once_while_it_is_the_same(tmp_path, tiny_bi_encoder_dir,
