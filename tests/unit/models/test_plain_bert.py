@@ -121,16 +121,20 @@ def test_an_index_and_a_reranked_search_never_import_transformers(tmp_path, tiny
     (tmp_path / "lib").mkdir(mode=0o700)
     (tmp_path / "lib" / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\n',
                                                   encoding="utf-8")
-    for argv in (["index", docs], ["search", "sleeping otters", "--reranker", str(tiny_cross_encoder_dir), "--json"]):
-        code = textwrap.dedent(f"""
-            import os, sys
-            os.environ.pop("SEARCHAPP_NO_QUERY_EXPORT", None)
-            from searchapp.cli.entry import main
-            rc = main(["--data-dir", {lib!r}, *{argv!r}])
-            print("RC", rc, "TRANSFORMERS", "transformers" in sys.modules)
-        """)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-        assert "RC 0 TRANSFORMERS False" in out.stdout, out.stdout + out.stderr
+    # One fresh process runs both commands (starting Python with torch was most of this test's CPU): neither the
+    # index with its query export nor the reranked search may import transformers.
+    code = textwrap.dedent(f"""
+        import os, sys
+        os.environ.pop("SEARCHAPP_NO_QUERY_EXPORT", None)
+        from searchapp.cli.entry import main
+        rc = main(["--data-dir", {lib!r}, "index", {docs!r}])
+        print("RC", rc, "TRANSFORMERS", "transformers" in sys.modules, flush=True)
+        rc = main(["--data-dir", {lib!r}, "search", "sleeping otters", "--reranker", {str(tiny_cross_encoder_dir)!r},
+                   "--json"])
+        print("RC", rc, "TRANSFORMERS", "transformers" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.stdout.count("RC 0 TRANSFORMERS False") == 2, out.stdout + out.stderr
     assert '"reranked": true' in out.stdout  # the search did rerank
     assert list((tmp_path / "lib" / "model-cache").glob("query-*.onnx"))  # the export ran, on plain_bert
 
