@@ -39,14 +39,24 @@ def test_a_sync_with_ocr_and_an_onnx_query_write_nothing_in_home(tmp_path, tiny_
                                                             "XDG_DATA_HOME", "XDG_CONFIG_HOME", "ORT_DISABLE_TELEMETRY")}
     env.update(HOME=str(home), SEARCHAPP_NO_WARM="1", **{ENGINE_ENV: OCR_ENGINE})
 
-    def searchapp(*argv: str) -> str:
-        p = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv], env=env, cwd=tmp_path,
+    def searchapp(*commands: list[str]) -> list[str]:
+        """Run `commands` one after another in one fresh `python -m searchapp`-like process (its entry point, called
+        once per command: starting Python was most of this test's CPU); what each printed."""
+        code = ("import sys\nfrom searchapp.cli.entry import main\nrcs = []\n"
+                f"for argv in {[['--data-dir', str(data), *c] for c in commands]!r}:\n"
+                "    print('<<next>>', flush=True)\n    rcs.append(main(argv))\n    sys.stdout.flush()\n"
+                "print('<<rcs>>', rcs)\n")
+        p = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                            capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
-        assert p.returncode == 0, p.stderr
-        return p.stdout
+        assert p.returncode == 0 and p.stdout.endswith(f"<<rcs>> {[0] * len(commands)}\n"), p.stdout + p.stderr
+        return p.stdout.split("<<next>>\n")[1:]
 
-    searchapp("index", str(docs))  # OCRs scan.png (RapidOCR's onnxruntime sessions), exports the query model
-    assert "scan.png" in searchapp("search", "volcano observatory lava", "--mode", "lexical")  # it was OCR'd
-    assert "onnxruntime" in searchapp("status")  # the next queries take the ONNX export...
-    assert "lighthouse" in searchapp("search", "lighthouse logbook", "--mode", "dense")  # ...as this one did
+    # OCRs scan.png (RapidOCR's onnxruntime sessions), exports the query model
+    searchapp(["index", str(docs)])
+    # A second process: its first onnxruntime import is the query encoder's, not RapidOCR's.
+    lexical, status, dense = searchapp(["search", "volcano observatory lava", "--mode", "lexical"], ["status"],
+                                       ["search", "lighthouse logbook", "--mode", "dense"])
+    assert "scan.png" in lexical  # it was OCR'd
+    assert "onnxruntime" in status  # the next queries take the ONNX export...
+    assert "lighthouse" in dense  # ...as this one did
     assert _files_under(home) == []
