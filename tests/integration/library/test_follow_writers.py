@@ -46,7 +46,8 @@ def sync_in_another_process(proc: subprocess.Popen, data: Path) -> None:
 
 @pytest.fixture
 def two_processes(tmp_path, tiny_bi_encoder_dir, tiny_encoder, other_process):
-    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    # fp32 on one thread, as tiny_encoder: the other process embeds as this one does, with no pool spinning
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'precision = "fp32"\nthreads = 1\n')
     lib = Library(load_config(data, env={}), encoder=tiny_encoder)
     docs = tmp_path / "docs"
     yield lib, docs, lambda: sync_in_another_process(other_process, data)
