@@ -75,9 +75,15 @@ def read_until(proc: subprocess.Popen, text: str, seen: list[str]) -> str:
     raise AssertionError(f"{text!r} never came; exit {proc.wait()}; output: {''.join(seen)}")
 
 
-def run(data: Path, *argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+def in_process(capsys, data: Path, *argv: str) -> tuple[int, str, str]:
+    """The command line run in this process: (exit code, stdout, stderr). The other process (the writer holding the
+    lock, the watch serving) is what these tests are about; the command that meets it needs no Python start."""
+    from searchapp.cli.main import main
+
+    capsys.readouterr()
+    code = main(["--data-dir", str(data), *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def new_folder(tmp_path: Path) -> Path:
@@ -110,14 +116,14 @@ def test_index_waits_its_turn_saying_for_whom_then_goes_on(tmp_path, library, ho
     assert hits and Path(hits[0]["path"]).name == "comet.txt"
 
 
-def test_no_wait_refuses_at_once_naming_the_writer(tmp_path, library, holder):
+def test_no_wait_refuses_at_once_naming_the_writer(tmp_path, library, holder, capsys):
     for argv in (("index", "--no-wait", str(new_folder(tmp_path))), ("reindex", "--no-wait"),
                  ("remove", "--yes", "--no-wait", str(tmp_path / "docs"))):
-        done = run(library, *argv)
-        assert done.returncode == 3, (argv, done.stderr)
-        assert done.stderr.count("\n") == 1 and "another searchapp process is updating the library" in done.stderr
-        assert f"process {holder.pid}" in done.stderr and "--no-wait" in done.stderr, done.stderr
-        assert "searchapp: waiting for" not in done.stderr
+        code, _, err = in_process(capsys, library, *argv)
+        assert code == 3, (argv, err)
+        assert err.count("\n") == 1 and "another searchapp process is updating the library" in err
+        assert f"process {holder.pid}" in err and "--no-wait" in err, err
+        assert "searchapp: waiting for" not in err
 
 
 @pytest.fixture(params=["embedded", "words only"])
@@ -133,7 +139,7 @@ def watched(request, tmp_path, library, tiny_encoder) -> Path:
     return library
 
 
-def test_watch_serves_from_its_first_second_while_its_catch_up_waits(watched, holder):
+def test_watch_serves_from_its_first_second_while_its_catch_up_waits(watched, holder, capsys):
     from searchapp.library.warm.ping import ping
 
     library = watched
@@ -144,12 +150,12 @@ def test_watch_serves_from_its_first_second_while_its_catch_up_waits(watched, ho
         read_until(proc, "searches from the command line are answered here", seen)
         read_until(proc, f"waiting for process {holder.pid}", seen)  # the catch-up waits for the other writer
         assert ping(library) == proc.pid
-        status = json.loads(run(library, "status", "--json").stdout)
+        status = json.loads(in_process(capsys, library, "status", "--json")[1])
         assert status["warm_pid"] == proc.pid
         for mode in ("lexical", "hybrid"):
-            found = run(library, "search", "sourdough bread", "--mode", mode, "--json")
-            res = json.loads(found.stdout)
-            assert res["served_by"] == "warm", found.stderr
+            _, out, err = in_process(capsys, library, "search", "sourdough bread", "--mode", mode, "--json")
+            res = json.loads(out)
+            assert res["served_by"] == "warm", err
             assert Path(res["hits"][0]["path"]).name == "bread.txt"
         holder.release()
         read_until(proc, "caught up", seen)
