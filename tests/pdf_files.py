@@ -68,8 +68,9 @@ def _image(pdf: RawPdf, lines: list[str]) -> int:
                                     b" /BitsPerComponent 8" % im.size)
 
 
-def glyph_code_pdf(path: Path, pages: list[list[tuple[str, object]]]) -> Path:
-    """A PDF of `pages`, each a list of parts (see the module doc)."""
+def glyph_code_pdf(path: Path, pages: list[list[tuple[str, object]]], media: bytes = b"0 0 612 792") -> Path:
+    """A PDF of `pages`, each a list of parts (see the module doc), on Letter pages or on `media` (a MediaBox:
+    the parts are drawn from the top left, so "0 600 400 792" keeps them and saves OCR the blank rest)."""
     pdf = RawPdf()
     catalog, tree = pdf.reserve(), pdf.reserve()
     plain = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
@@ -96,8 +97,8 @@ def glyph_code_pdf(path: Path, pages: list[list[tuple[str, object]]]) -> Path:
         stream = pdf.stream(content)
         resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R /F3 %d 0 R >> /XObject << %s>> >>" % (plain, glyphs, opaque,
                                                                                                xobjects)
-        kids.append(pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources %s /Contents %d 0 R >>"
-                            % (tree, resources, stream)))
+        kids.append(pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [%s] /Resources %s /Contents %d 0 R >>"
+                            % (tree, media, resources, stream)))
     names = " ".join(f"/g{n + 17}" for n in range(1, len(codes) + 1)).encode()  # /g18 /g19 ...
     pdf.set(opaque, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
                     b"/Differences [1 %s] >> >>" % names)
