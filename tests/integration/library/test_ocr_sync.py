@@ -276,7 +276,7 @@ def test_a_pdf_whose_text_layer_is_glyph_codes_is_indexed_and_its_page_ocrd(tmp_
         [("text", "This page has a text layer about quarterly invoices and payments.")],
         [("opaque", "Lighthouse keeper log\nNovember storm warning"),
          ("image", ["Lighthouse keeper log", "November storm warning"])],
-    ])
+    ], media=b"0 600 400 792")  # what is drawn, not a Letter page: a third of the pixels for OCR to read
     rep = tiny_library.add_folder(docs)
     assert rep.failed == 0 and not rep.problems, rep.problems
     assert counting.calls == 1  # only the garbled page
