@@ -1,5 +1,5 @@
 """Searchable by words at the command line: `index --words-only` of new files, then `status`, `explain`, a lexical
-`search`, `history`, `saved` and `remove`, each in a fresh interpreter, never import torch or transformers (the
+`search`, `history`, `saved` and `remove`, in fresh interpreters, never import torch or transformers (the
 words pass chunks with the model folder's tokenizer.json alone; issue 45), nor the HEIC plugin (no HEIC file);
 nor what only other commands use: the other commands' modules (each command parses with its own group's parser:
 cli/parser.parse_command_line), the search pipeline, the explain report (issue 45's one-file start-up)."""
@@ -34,24 +34,37 @@ NOT_ON_PATH = {"index": _others("index") + (PIPELINE, EXPLAIN), "status": _other
                "remove": _others("maintain") + (PIPELINE, EXPLAIN)}
 WATCHED = HEAVY + tuple(sorted({m for ms in NOT_ON_PATH.values() for m in ms}))
 
-# The CLI in a fresh interpreter, then which heavy modules it left imported.
+# The CLI in a fresh interpreter, one command line after another; after each, which watched modules were
+# imported before it and after it.
 RUNNER = """
 import json, sys
 from searchapp.cli.main import main
-code = main(sys.argv[1:])
-print("@@" + json.dumps({"code": code, "loaded": [m for m in %r if m in sys.modules]}))
-""" % (WATCHED,)
+for argv in json.loads(sys.argv[1]):
+    before = [m for m in %r if m in sys.modules]
+    code = main(argv)
+    print("@@" + json.dumps({"code": code, "before": before, "loaded": [m for m in %r if m in sys.modules]}),
+          flush=True)
+""" % (WATCHED, WATCHED)
 
 
-def run_fresh(data: Path, *argv: str) -> tuple[dict, str, str]:
+def run_fresh(data: Path, *commands: tuple[str, ...]) -> tuple[list[dict], str, str]:
+    """`commands` one after another in one fresh interpreter (a Python start each was most of this test's CPU):
+    the first is checked as in a fresh interpreter; a later one only where the ones before it imported nothing it
+    must not import (asserted: otherwise its check would be blind), so each check is whole."""
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""), "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-c", RUNNER, "--data-dir", str(data), *argv], capture_output=True,
-                          text=True, env=env, timeout=300)
-    marker = [line for line in proc.stdout.splitlines() if line.startswith("@@")]
-    assert marker, proc.stderr
-    result = json.loads(marker[-1][2:])
-    result["heavy"] = [m for m in result["loaded"] if m in HEAVY + NOT_ON_PATH[argv[0]]]
-    return result, proc.stdout, proc.stderr
+    argvs = [["--data-dir", str(data), *argv] for argv in commands]
+    proc = subprocess.run([sys.executable, "-c", RUNNER, json.dumps(argvs)], capture_output=True, text=True, env=env,
+                          timeout=300)
+    markers = [line for line in proc.stdout.splitlines() if line.startswith("@@")]
+    assert len(markers) == len(commands), proc.stderr
+    results = []
+    for argv, marker in zip(commands, markers, strict=True):
+        result = json.loads(marker[2:])
+        forbidden = HEAVY + NOT_ON_PATH[argv[0]]
+        assert not [m for m in result["before"] if m in forbidden], (argv, result["before"])
+        result["heavy"] = [m for m in result["loaded"] if m in forbidden]
+        results.append(result)
+    return results, proc.stdout, proc.stderr
 
 
 def _without_asking() -> tuple[str, ...]:
@@ -77,18 +90,21 @@ def test_words_pass_and_reading_commands_import_no_torch(tmp_path, tiny_bi_encod
     (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n',
                                       encoding="utf-8")
 
-    result, out, err = run_fresh(data, "index", "--words-only", "--json", str(docs))
+    [result], out, err = run_fresh(data, ("index", "--words-only", "--json", str(docs)))
     assert result["code"] == 0, err
     rep = json.loads(out.splitlines()[0])
     assert rep["added"] == 2 and rep["chunks_added"] > 2 and rep["chunks_embedded"] == 0
     assert result["heavy"] == [], f"index --words-only imported {result['heavy']}"
 
-    for argv in (("status",), ("explain", str(docs / "ocelot.txt")),
-                 ("search", "ocelot", "--mode", "lexical", "--json"), ("history", "list"), ("saved", "list"),
-                 ("remove", *_without_asking(), str(docs))):
-        result, out, err = run_fresh(data, *argv)
-        assert result["code"] == 0, f"{argv}: {err}"
-        assert result["heavy"] == [], f"{' '.join(argv)} imported {result['heavy']}"
-        if argv[0] == "search":
+    # Sharing an interpreter where the first imports nothing the second must not (status's module is explain's,
+    # saved's is history's); the others import their own command's module, which the rest must not: alone.
+    for commands in ((("status",), ("explain", str(docs / "ocelot.txt"))),
+                     (("search", "ocelot", "--mode", "lexical", "--json"),), (("history", "list"), ("saved", "list")),
+                     (("remove", *_without_asking(), str(docs)),)):
+        results, out, err = run_fresh(data, *commands)
+        for argv, result in zip(commands, results, strict=True):
+            assert result["code"] == 0, f"{argv}: {err}"
+            assert result["heavy"] == [], f"{' '.join(argv)} imported {result['heavy']}"
+        if commands[0][0] == "search":
             hits = json.loads(out.splitlines()[0])["hits"]
             assert hits and hits[0]["path"].endswith("ocelot.txt")
