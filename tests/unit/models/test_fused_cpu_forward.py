@@ -74,15 +74,27 @@ def test_fused_forward_gives_transformers_vectors(tiny_bi_encoder_dir):
     np.testing.assert_allclose(np.ravel(enc.encode_query(TEXTS[0])), want[0], atol=1e-5, rtol=0)  # one row, unpadded
 
 
+@pytest.fixture(scope="module")
+def minilm_fp32(packaged_model_dir):
+    """MiniLM fp32 on its fused forward, loaded once for the tests here (a load and its agreement check ~2 s)."""
+    return BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1)
+
+
+@pytest.fixture(scope="module")
+def reranker_fp32(minilm_reranker_dir):
+    return CrossEncoder(str(minilm_reranker_dir), device="cpu", precision="fp32", batch_size=2, threads=1)
+
+
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
-def test_fused_minilm_agrees_with_transformers(packaged_model_dir, precision):
-    enc = BiEncoder(str(packaged_model_dir), device="cpu", precision=precision, threads=1)
+def test_fused_minilm_agrees_with_transformers(packaged_model_dir, minilm_fp32, precision):
+    enc = minilm_fp32 if precision == "fp32" else BiEncoder(str(packaged_model_dir), device="cpu", precision=precision,
+                                                            threads=1)
     if precision == "bf16" and not bf16_runs_fused():
         # An AVX2-only CPU: oneDNN has no bf16 matmul, so the encoder keeps the module's own forward (plain_bert's
         # on bf16 weights, emulated): its vectors must still be fp32's within bf16's rounding (8 bits of mantissa:
         # cosines of ~0.9999 to fp32's over six layers; a wrong forward falls far below).
         assert enc.path == "plain"
-        fp32 = BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1).encode(TEXTS)
+        fp32 = minilm_fp32.encode(TEXTS)
         assert np.min(np.sum(enc.encode(TEXTS) * fp32, axis=1)) > 0.999
         return
     assert enc.path == "fused"
@@ -93,7 +105,7 @@ def test_fused_minilm_agrees_with_transformers(packaged_model_dir, precision):
     # and the nearest text of each is the same one
     assert (np.argsort(-(got @ got.T), axis=1)[:, 1] == np.argsort(-(want @ want.T), axis=1)[:, 1]).all()
     if precision == "bf16":  # both sides above run lean_bert's body: bf16's vectors against fp32's as well
-        fp32 = BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1).encode(TEXTS)
+        fp32 = minilm_fp32.encode(TEXTS)
         assert np.min(np.sum(got * fp32, axis=1)) > 0.999
 
 
@@ -129,14 +141,14 @@ def test_a_model_that_is_not_bert_keeps_transformers_forward(tmp_path, packaged_
 
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
-def test_fused_reranker_gives_transformers_logits(minilm_reranker_dir, precision):
-    ce = CrossEncoder(str(minilm_reranker_dir), device="cpu", precision=precision, batch_size=2, threads=1)
+def test_fused_reranker_gives_transformers_logits(minilm_reranker_dir, reranker_fp32, precision):
+    ce = reranker_fp32 if precision == "fp32" else CrossEncoder(str(minilm_reranker_dir), device="cpu",
+                                                                precision=precision, batch_size=2, threads=1)
     if precision == "bf16" and not bf16_runs_fused():
         # AVX2 only: the module's own forward (plain_bert's) on bf16 weights, fp32's logits within bf16's rounding,
         # same order
         assert ce.path == "plain"
-        fp32 = CrossEncoder(str(minilm_reranker_dir), device="cpu", precision="fp32", threads=1)
-        want = fp32.score("how do cats purr", TEXTS)
+        want = reranker_fp32.score("how do cats purr", TEXTS)
         got = ce.score("how do cats purr", TEXTS)
         np.testing.assert_allclose(got, want, atol=0.1, rtol=0)
         apart = want[:, None] - want[None] > 0.2  # pairs bf16's rounding cannot swap
@@ -145,8 +157,10 @@ def test_fused_reranker_gives_transformers_logits(minilm_reranker_dir, precision
     assert ce.path == "fused"  # batch 2: three batches, each padded to its own longest pair
     got = ce.score("how do cats purr", TEXTS)
     fused, ce._fused = ce._fused, None
-    want = ce.score("how do cats purr", TEXTS)
-    ce._fused = fused
+    try:
+        want = ce.score("how do cats purr", TEXTS)
+    finally:
+        ce._fused = fused  # the module's reranker, shared
     np.testing.assert_allclose(got, want, atol=1e-4 if precision == "fp32" else 0.05, rtol=0)
     assert np.ptp(want) > 0.5  # logits that differ: the check would see a forward that ignores its input
     assert (np.argsort(got) == np.argsort(want)).all()
