@@ -53,7 +53,7 @@ def test_a_sync_with_ocr_and_an_onnx_query_write_nothing_in_home(tmp_path, tiny_
 
     # OCRs scan.png (RapidOCR's onnxruntime sessions), exports the query model
     searchapp(["index", str(docs)])
-    # A second process: its first onnxruntime import is the query encoder's, not RapidOCR's.
+    # A second, cold process, as a user's next commands (a cold dense search runs the export's graph with numpy).
     lexical, status, dense = searchapp(["search", "volcano observatory lava", "--mode", "lexical"], ["status"],
                                        ["search", "lighthouse logbook", "--mode", "dense"])
     assert "scan.png" in lexical  # it was OCR'd
