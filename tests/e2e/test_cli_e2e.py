@@ -3,6 +3,8 @@ docx, odt and epub files is indexed, and the right file must rank first in every
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -22,20 +24,28 @@ def run_cli(capsys, *args) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory):
-    """One indexed library shared by the read-only tests of this module."""
+def indexed_with_report(tmp_path_factory):
+    """One indexed library shared by the read-only tests of this module, with what `index --json` printed
+    (one index run for both: indexing the corpus with MiniLM is most of this module's time)."""
     root = tmp_path_factory.mktemp("e2e")
     docs = corpus.make_mixed_corpus(root / "docs")
     data = root / "library"
-    code = main(["--data-dir", str(data), "index", str(docs)])
-    assert code == 0
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["--data-dir", str(data), "index", str(docs), "--json"])
+    return docs, data, code, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def indexed(indexed_with_report):
+    docs, data, code, out = indexed_with_report
+    assert code == 0, out
     return docs, data
 
 
-def test_index_reports_counts(tmp_path, capsys):
-    docs = corpus.make_mixed_corpus(tmp_path / "docs")
-    code, out, err = run_cli(capsys, "--data-dir", str(tmp_path / "lib"), "index", str(docs), "--json")
-    assert code == 0, err
+def test_index_reports_counts(indexed_with_report):
+    docs, data, code, out = indexed_with_report
+    assert code == 0, out
     rep = json.loads(out)
     assert rep["added"] == 7 and rep["failed"] == 0
     assert rep["chunks_added"] >= 7
