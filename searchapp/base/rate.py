@@ -1,26 +1,38 @@
 """How fast a long job goes and how long it has left, from what it reported: one estimator for the command
 line's progress line, the window's strip and `status` (issue 41: "an honest time left").
 
-The rate is the work done over the last reports (at least RECENT reports, and back far enough to span
-MIN_SPAN_S), so a steady rate gives the exact time left, a change of rate is followed within RECENT reports,
-and one slow batch moves it little. Before EVIDENCE reports spanning MIN_SPAN_S it says nothing: an early
-figure from one batch (models still warming up, a first short file) misleads more than none. Time left counts
-down between reports (work is reported per batch, a CPU batch can take seconds).
+The rate is the work done since the newest change of pace the reports prove (another program started or
+stopped), and over the newest RECENT reports (back far enough to span MIN_SPAN_S) at least. On a steady machine
+that is the whole stage's average, the smoothest figure there is: batches differ in length, and the newest few
+alone misread the pace (by 21 % in bench_time_left.py where the average erred 11 %). After a change of pace
+the stretch starts at the change, so the new pace is followed within RECENT reports; a change is proven when
+the two stretches' paces differ by CHANGE_Z standard errors, reckoned from how unevenly their batches went.
+
+Before EVIDENCE reports spanning MIN_SPAN_S it says nothing: an early figure from one batch (models still
+warming up, a first short file) misleads more than none. Time left counts down between reports (work is
+reported per batch, a CPU batch can take seconds).
 
 Every time is the caller's (`now`), so tests drive a clock of their own.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import deque
 from typing import Optional
 
-__all__ = ["RateEstimator", "RECENT", "EVIDENCE", "MIN_SPAN_S", "PAUSED_STAGES", "format_rate", "format_left"]
+__all__ = ["RateEstimator", "RECENT", "EVIDENCE", "MIN_SPAN_S", "CHANGE_Z", "PAUSED_STAGES", "format_rate", "format_left"]
 
-RECENT = 8  # reports the rate is taken over (the newest ones)
+RECENT = 8  # reports the rate is taken over at least (the newest ones)
 EVIDENCE = 3  # reports with progress before any rate is shown
 MIN_SPAN_S = 10.0  # seconds those reports must span (further back if RECENT reports span less)
-_KEPT = 256  # reports kept to reach MIN_SPAN_S when they come fast (a GPU reports many a second)
+CHANGE_Z = 4.0  # standard errors two stretches' paces must differ by to prove a change (many splits are tried)
+_SIDE = RECENT  # reports on each side of a change, at least
+_NEWER_S = 60.0  # seconds a new pace must last to count: a batch or two that stall (the sync stepped aside, a
+# burst of other work) is not a new pace, and the whole stage's average rides it out best
+_CV_FLOOR = 0.05  # no batch is that even: a stretch of identical batches does not prove a change by itself
+_KEPT = 1024  # reports kept: a CPU reports a batch every few seconds, so this reaches back most of an hour
 # Stages in which a job stands still while something else works (a writer handover: library/sync/handover.py's
 # WAITING). Its wait is no measure of the job's pace: a window spanning a 300 s wait made 64 passages/s read 6/s
 # and ten times the time left, for the next RECENT reports, and that rate was saved for `status`. No report says
@@ -34,9 +46,11 @@ class RateEstimator:
 
     def __init__(self) -> None:
         self._points: deque[tuple[float, int]] = deque(maxlen=_KEPT)
+        self._stretch: Optional[tuple[float, int]] = None  # where the steady stretch starts, until the next report
 
     def reset(self) -> None:
         self._points.clear()
+        self._stretch = None
 
     def update(self, done: int, now: float) -> None:
         """One report. A count that did not move adds nothing (the window polls the same report many times);
@@ -48,9 +62,11 @@ class RateEstimator:
             if done < last_done or now < last_t:
                 self._points.clear()
         self._points.append((now, done))
+        self._stretch = None
 
     def rate(self) -> Optional[float]:
-        """Units a second over the newest reports, or None before there is evidence enough."""
+        """Units a second since the newest change of pace the reports prove (over the newest RECENT reports at
+        least), or None before there is evidence enough."""
         pts = self._points
         if len(pts) < EVIDENCE + 1:  # the first report is where counting starts, not progress
             return None
@@ -61,7 +77,18 @@ class RateEstimator:
         t0, d0 = pts[i]
         if t1 - t0 < MIN_SPAN_S or d1 <= d0:
             return None
+        if self._stretch is None:  # the window and the command line ask several times a report
+            # never less than the newest RECENT reports: a change those few prove is still followed within them
+            self._stretch = pts[self._steady_start()]
+        t0, d0 = self._stretch
         return (d1 - d0) / (t1 - t0)
+
+    def _steady_start(self) -> int:
+        """The report the newest steady stretch starts at: 0, or the newest change of pace the reports prove."""
+        start = 0
+        while (split := _change_of_pace(list(self._points)[start:])) is not None:
+            start += split
+        return start
 
     def left(self, total: Optional[int], now: float) -> Optional[float]:
         """Seconds until `total` at the current rate, counted down since the newest report; None when unknown."""
@@ -88,3 +115,43 @@ def format_left(seconds: float) -> str:
         return f"{(s + 30) // 60} min"
     m = (s + 30) // 60
     return f"{m // 60} h {m % 60:02d} min"
+
+
+def _change_of_pace(pts: list[tuple[float, int]]) -> Optional[int]:
+    """The likeliest point where the pace changed, if the reports prove it (else None).
+
+    A split's evidence is the log of the two stretches' pace ratio over its standard error (Welch's: each stretch
+    brings its own unevenness, the spread of its batches' seconds per unit around its own mean): uneven batches
+    need many reports to prove a change, even ones few. The newer stretch must last _NEWER_S."""
+    n = len(pts) - 1  # batches
+    if n < 2 * _SIDE:
+        return None
+    per_unit = [(t1 - t0) / (d1 - d0) for (t0, d0), (t1, d1) in itertools.pairwise(pts)]
+    sums, squares = [0.0], [0.0]
+    for x in per_unit:
+        sums.append(sums[-1] + x)
+        squares.append(squares[-1] + x * x)
+    best, best_z = None, CHANGE_Z
+    for k in range(_SIDE, n - _SIDE + 1):
+        if pts[n][0] - pts[k][0] < _NEWER_S:
+            break  # later splits leave the new pace even less time
+        if not pts[0][0] < pts[k][0]:
+            continue  # a stretch of no time has no pace
+        se2 = _relative_spread(sums[k], squares[k], k) / k
+        se2 += _relative_spread(sums[n] - sums[k], squares[n] - squares[k], n - k) / (n - k)
+        z = abs(math.log(_pace(pts, 0, k) / _pace(pts, k, n))) / math.sqrt(se2)
+        if z > best_z:
+            best, best_z = k, z
+    return best
+
+
+def _relative_spread(total: float, squares: float, count: int) -> float:
+    """The squared coefficient of variation of `count` values from their sum and sum of squares (at least
+    _CV_FLOOR's square)."""
+    mean = total / count
+    variance = max(0.0, squares / count - mean * mean) * count / (count - 1)
+    return max(_CV_FLOOR**2, variance / (mean * mean)) if mean > 0 else _CV_FLOOR**2
+
+
+def _pace(pts: list[tuple[float, int]], a: int, b: int) -> float:
+    return (pts[b][1] - pts[a][1]) / (pts[b][0] - pts[a][0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from searchapp.base.rate import EVIDENCE, MIN_SPAN_S, RECENT, RateEstimator, format_left, format_rate
+from searchapp.base.rate import _NEWER_S, EVIDENCE, MIN_SPAN_S, RECENT, RateEstimator, format_left, format_rate
 
 
 def steady(est: RateEstimator, per_s: float, every_s: float, reports: int, t: float = 0.0, done: int = 0):
@@ -40,18 +40,63 @@ def test_no_rate_before_enough_evidence():
         est2.update(i, i * (MIN_SPAN_S - 1) / 50)
     assert est2.rate() is None
     est2.update(60, MIN_SPAN_S + 1)
-    # from the newest report that still spans MIN_SPAN_S (the 5th, at 0.9 s), not the very first
-    assert est2.rate() == pytest.approx((60 - 5) / (MIN_SPAN_S + 1 - 5 * (MIN_SPAN_S - 1) / 50))
+    # spanning MIN_SPAN_S now, and steady all along (5.6/s, then 5.4/s): the whole stretch since the first report
+    assert est2.rate() == pytest.approx(60 / (MIN_SPAN_S + 1))
+
+
+def test_a_steady_machine_gets_the_whole_stretch_s_pace_not_the_last_batches():
+    """Batches of one size whose passages differ in length, at one pace: the newest RECENT reports alone misread
+    it by 40 %; the steady stretch reads the whole stage."""
+    est = RateEstimator()
+    est.update(0, 0.0)
+    t, done, seconds = 0.0, 0, [6.0] + [1.0] * 11  # 12 batches of 16 units in 17 s: 11.3/s
+    for k in range(120):
+        t += seconds[k % len(seconds)]
+        done += 16
+        est.update(done, t)
+    assert done / t == pytest.approx(16 * 12 / 17)
+    newest = 16 * RECENT / (t - est._points[-1 - RECENT][0])
+    assert newest == pytest.approx(16.0)  # what the newest reports alone would say
+    assert est.rate() == pytest.approx(done / t, rel=0.03)
+
+
+def test_a_change_of_pace_after_a_long_steady_stretch_is_followed():
+    """Ten minutes at 20/s, then another program takes a core: 12/s. Once the new pace has lasted _NEWER_S
+    the stretch starts at the change."""
+    est = RateEstimator()
+    est.update(0, 0.0)
+    t, done = steady(est, 20.0, 2.0, 300)
+    t, done = steady(est, 12.0, 2.0, RECENT, t, done)
+    assert 12.0 < est.rate() < 20.0  # 16 s of a new pace: not yet a new pace
+    t, done = steady(est, 12.0, 2.0, int(_NEWER_S / 2), t, done)
+    assert est.rate() == pytest.approx(12.0)
+    t, done = steady(est, 12.0, 2.0, 200, t, done)  # and stays with the new pace, however long it lasts
+    assert est.rate() == pytest.approx(12.0)
+
+
+def test_a_stall_of_two_batches_is_ridden_out():
+    """Two batches that take minutes (the sync stepped aside, a burst of other work), then the old pace: the
+    estimate keeps the whole stretch's pace instead of reading the stall as the new one (bench_time_left.py's
+    trace of 2026-11-29: the newest reports alone said 1,130 s left where 380 s were)."""
+    est = RateEstimator()
+    est.update(0, 0.0)
+    t, done = steady(est, 4.0, 8.0, 100)
+    before = est.rate()
+    t, done = steady(est, 32 / 35, 35.0, 1, t, done)
+    t, done = steady(est, 32 / 56, 56.0, 1, t, done)
+    assert est.rate() == pytest.approx(done / t) and est.rate() > 0.9 * before
+    t, done = steady(est, 4.0, 8.0, RECENT, t, done)
+    assert est.rate() == pytest.approx(done / t)
 
 
 def test_a_change_of_rate_is_followed_within_recent_reports():
     est = RateEstimator()
     est.update(0, 0.0)
     t, done = steady(est, 8.0, 4.0, 20)
-    t, done = steady(est, 2.0, 16.0, RECENT - 1, t, done)  # the machine got busy: 32 every 16 s
-    assert est.rate() > 2.0  # the old rate still weighs
-    t, done = steady(est, 2.0, 16.0, 1, t, done)
-    assert est.rate() == pytest.approx(2.0)  # RECENT reports at the new rate: only the new rate
+    t, done = steady(est, 2.0, 16.0, 2, t, done)  # the machine got busy: 32 every 16 s
+    assert est.rate() > 2.0  # two slow batches prove nothing yet: the old rate still weighs
+    t, done = steady(est, 2.0, 16.0, RECENT - 2, t, done)
+    assert est.rate() == pytest.approx(2.0)  # RECENT reports (over _NEWER_S) at the new rate: only the new rate
 
 
 def test_reports_that_do_not_move_add_nothing_and_one_that_goes_back_starts_over():
