@@ -4,6 +4,7 @@ function over 80 lines."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "searchapp"
@@ -29,8 +30,14 @@ FORBIDDEN_IN_CORE = ("PySide6", "PyQt5", "PyQt6")
 ALSO_ALLOWED = {"gui": ("searchapp.models.hub",)}
 
 
+@functools.lru_cache(maxsize=None)
+def tree_of(source: str) -> ast.Module:
+    """The parsed module, once per source: every check here walks all ~290 modules (read only, never changed)."""
+    return ast.parse(source)
+
+
 def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = tree_of(path.read_text(encoding="utf-8"))
     rel = path.relative_to(PKG).parts
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -99,7 +106,7 @@ def module_graph() -> dict[str, set[str]]:
     for mod, path in names.items():
         package = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
         out: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 out |= {a.name for a in node.names}
             elif isinstance(node, ast.ImportFrom):
@@ -238,7 +245,7 @@ def sql_outside_store(source: str) -> list[str]:
     """What in `source` runs or writes SQL itself: `.conn` of a store, `.execute(` and its kin, sqlite3.connect,
     SQL statement text in a string."""
     out = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree_of(source)):
         if isinstance(node, ast.Attribute) and node.attr in _SQL_ATTRS:
             out.append(f"line {node.lineno}: .{node.attr}")
         elif isinstance(node, ast.Attribute) and node.attr == "connect" and getattr(node.value, "id", "") == "sqlite3":
@@ -288,7 +295,7 @@ def long_functions(source: str, limit: int = MAX_FUNCTION_LINES) -> list[str]:
             else:
                 visit(child, prefix)
 
-    visit(ast.parse(source), "")
+    visit(tree_of(source), "")
     return out
 
 
