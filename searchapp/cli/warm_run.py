@@ -20,12 +20,20 @@ import argparse
 import io
 import os
 import threading
-from typing import Any, Callable, Mapping, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, Mapping, NoReturn, Optional, TextIO
 
 from ..base.errors import SearchAppError
 from ..base.terminal import color_wanted
 from ..library.warm.protocol import VERSION, Refused, config_key
 from .warm_argv import WARM_COMMANDS, command_word
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+    from ..base.config import Config
+    from ..library.search.result import SearchResult
+    from ..library.warm.library_protocol import CommandLibrary, ServedSearch
+    from .commands.search import Said
 
 __all__ = ["run_command"]
 
@@ -33,7 +41,7 @@ __all__ = ["run_command"]
 class _Quiet(argparse.ArgumentParser):
     """A parser that declines instead of printing or exiting (help, version, usage errors)."""
 
-    def _print_message(self, message: str, file: Any = None) -> None:
+    def _print_message(self, message: str, file: Optional[SupportsWrite[str]] = None) -> None:
         raise Refused("not-served", "the command prints argparse's own output")
 
     def exit(self, status: int = 0, message: Optional[str] = None) -> NoReturn:
@@ -81,18 +89,17 @@ class _Answered:
     served_by = "warm"
     read_only = False
 
-    def __init__(self, config: Any, res: Any, marks: str, history: Optional[str]) -> None:
+    def __init__(self, config: Config, res: SearchResult, marks: str, history: Optional[str]) -> None:
         self.config, self._res, self.marks, self.history = config, res, marks, history
 
-    def search(self, query: str, *, single: bool) -> Any:
+    def search(self, query: str, *, single: bool) -> SearchResult:
         return self._res
 
-    def line_served(self, n: int, line: str, said: Any, out: Any, err: Any) -> bool:
+    def line_served(self, n: int, line: str, said: Said, out: TextIO, err: TextIO) -> bool:
         return False  # searched here (self._res), printed by run_search as the full command line prints it
 
 
-def run_command(request: dict[str, Any], library: Any,
-                search: Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]) -> dict[str, Any]:
+def run_command(request: dict[str, Any], library: CommandLibrary, search: ServedSearch) -> dict[str, Any]:
     """The reply to a checked "command" request (library/warm/protocol.py) for the open `library`; `search`: the
     server's (search request -> (SearchResult, marks, history)). Raises Refused to decline."""
     from ..base.config import load_config
@@ -135,9 +142,8 @@ def run_command(request: dict[str, Any], library: Any,
     return {"v": VERSION, "ok": True, "stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
 
 
-def _search(args: argparse.Namespace, request: dict[str, Any], config: Any, key: str,
-            search: Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]], out: io.StringIO,
-            err: io.StringIO) -> tuple[int, Optional[bool]]:
+def _search(args: argparse.Namespace, request: dict[str, Any], config: Config, key: str, search: ServedSearch,
+            out: io.StringIO, err: io.StringIO) -> tuple[int, Optional[bool]]:
     """(exit code, and for a line of `search -` whether the run has said its notices now)."""
     from .commands.search import Said, run_search, warm_request
 
@@ -156,7 +162,7 @@ def _search(args: argparse.Namespace, request: dict[str, Any], config: Any, key:
     return code, said.notice_shown
 
 
-def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, out: io.StringIO) -> int:
+def _similar(args: argparse.Namespace, request: dict[str, Any], library: CommandLibrary, out: io.StringIO) -> int:
     """`searchapp similar` from the open library: PATH and --in folders read in the client's folder and home,
     dates in its time zone (declined where that is not this process's)."""
     from ..library.query.filters import SearchFilters
@@ -176,7 +182,7 @@ def _similar(args: argparse.Namespace, request: dict[str, Any], library: Any, ou
     return print_similar(args, res, out)
 
 
-def _status(args: argparse.Namespace, library: Any, out: io.StringIO) -> int:
+def _status(args: argparse.Namespace, library: CommandLibrary, out: io.StringIO) -> int:
     """`searchapp status` from the open library: its index followed to the last commit, SQLite's quick_check at
     most a minute old (library/resources/integrity.py); this process is the one answering searches."""
     from .commands.status import print_status

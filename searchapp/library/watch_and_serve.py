@@ -5,11 +5,17 @@ Library, which owns the lock, the config and the fields these read."""
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 if TYPE_CHECKING:
-    from .warm.server import WarmServer
+    from .warm.library_protocol import ServedLibrary
+    from .warm.server import CommandRunner, WarmServer
     from .sync.watch import LibraryWatcher
+
+    class _Serving(ServedLibrary, Protocol):
+        """`serve`'s self: a Library (what the warm server calls on it, and the server it keeps)."""
+
+        _server: Optional[WarmServer]
 
 __all__ = ["WatchAndServe"]
 
@@ -45,7 +51,7 @@ class WatchAndServe:
             watcher.stop()
 
     # -- the warm index: this process answers the command line's searches (warm/) --
-    def serve(self, commands: Optional[Callable] = None) -> Optional[str]:
+    def serve(self: _Serving, commands: Optional[CommandRunner] = None) -> Optional[str]:
         """Answer `searchapp search` from this open library over a private socket in the data dir, until
         `stop_serving` or close. None when serving; else why not (another process serves it, read-only, ...).
         `commands`: what runs a whole search command sent by the thin entry point (cli/warm_run.run_command; see

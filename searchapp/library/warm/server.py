@@ -22,7 +22,7 @@ import stat
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ...base.errors import SearchAppError, UnsupportedFileError
 from ...base.flock import fcntl
@@ -33,11 +33,14 @@ from .protocol import (LOCK_NAME, MAX_REQUEST, SOCKET_NAME, VERSION, Refused, Wi
 
 __all__ = ["WarmServer", "REQUEST_SECONDS", "CommandRunner"]
 
+if TYPE_CHECKING:
+    from ..search.result import SearchResult
+    from .library_protocol import CommandLibrary, ServedLibrary, ServedSearch
+
 # Answers a "command" request (protocol.py): (request, library, search) -> reply, where search(its search) is
 # WarmServer.search. The command line's own (cli/warm_run.py), handed in by whoever serves: the core does not
 # import the command line.
-CommandRunner = Callable[[dict[str, Any], Any, Callable[[dict[str, Any]], tuple[Any, str, Optional[str]]]],
-                         dict[str, Any]]
+CommandRunner = Callable[[dict[str, Any], "CommandLibrary", "ServedSearch"], dict[str, Any]]
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +49,7 @@ REPLY_SECONDS = 10.0
 
 
 class WarmServer:
-    def __init__(self, library: Any, commands: Optional[CommandRunner] = None) -> None:
+    def __init__(self, library: ServedLibrary, commands: Optional[CommandRunner] = None) -> None:
         self.library = library
         self.commands = commands  # None: no commands are run (every client searches directly)
         self.path = Path(library.data_dir) / SOCKET_NAME
@@ -197,7 +200,7 @@ class WarmServer:
         except Refused as no:
             return _refuse(no.reason, no.error)
 
-    def search(self, request: dict[str, Any]) -> tuple[Any, str, Optional[str]]:
+    def search(self, request: dict[str, Any]) -> tuple[SearchResult, str, Optional[str]]:
         """(SearchResult, marks, history) for the search a served command asks for (cli/commands/search.py
         warm_request), or Refused. `history`: None when the request did not ask to record the query, "" when it
         was kept, else why not."""
