@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from ..library.query.filters import SearchFilters
 
 __all__ = ["add_filter_options", "filters_from"]
 
@@ -17,7 +21,7 @@ def add_filter_options(s: argparse.ArgumentParser) -> None:
     g.add_argument("--before", metavar="YYYY-MM-DD", help="only files modified before this day (local time)")
 
 
-def filters_from(args: argparse.Namespace):
+def filters_from(args: argparse.Namespace) -> Optional[SearchFilters]:
     """SearchFilters from the flags, or None when none was given (ConfigError, exit 2, on a bad value)."""
     from ..library.query.filters import SearchFilters  # the library loads only when a command runs
 

@@ -12,15 +12,15 @@ from .warm_note import say_warm_note
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Optional, Sequence
+    from typing import Any, Optional, Sequence, TextIO
 
 __all__ = ["ask_command", "write_reply"]
 
 _ENV = ("NO_COLOR", "TERM")  # besides SEARCHAPP_*: what the output's colour depends on (base/terminal.use_color)
 
 
-def ask_command(argv: Sequence[str], data_dir: str, given: bool, line: Optional[dict] = None,
-                out: Any = None) -> tuple[Optional[dict], bool]:
+def ask_command(argv: Sequence[str], data_dir: str, given: bool, line: Optional[dict[str, Any]] = None,
+                out: Optional[TextIO] = None) -> tuple[Optional[dict[str, Any]], bool]:
     """The warm process's answer to the command `argv` (the one op a search goes by: library/warm/protocol.py) on
     the library in `data_dir` (`given`: named by --data-dir or $SEARCHAPP_DATA_DIR), or (None, whether the
     full command line may still ask: nothing serves there, or the data dir was read otherwise). `line`: one line
@@ -53,7 +53,7 @@ def ask_command(argv: Sequence[str], data_dir: str, given: bool, line: Optional[
     return reply, False
 
 
-def write_reply(reply: dict, out: Any = None, err: Any = None) -> int:
+def write_reply(reply: dict[str, Any], out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
     """Print a command's answer (its stderr, then its stdout) and return its exit code."""
     out, err = sys.stdout if out is None else out, sys.stderr if err is None else err
     try:
