@@ -10,9 +10,11 @@ process answers never gets here).
 
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Optional, Sequence
 
 from ..base.config import load_config
@@ -60,7 +62,8 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
             from .commands.shared import run_shared
 
             return run_shared(args, config, address, progress, cancel)
-        return args.handler(args, config, progress, cancel)
+        code: int = args.handler(args, config, progress, cancel)  # each command's cmd_* returns its exit code
+        return code
     except Cancelled:
         progress.close()
         print("searchapp: cancelled; nothing half-written was kept (finished sync batches stay indexed)", file=sys.stderr)
@@ -96,7 +99,7 @@ def _database_error() -> type[BaseException] | tuple[()]:
     return sqlite3.DatabaseError if sqlite3 is not None else ()
 
 
-def _shared_address(args, configured: str = "") -> Optional[str]:
+def _shared_address(args: argparse.Namespace, configured: str = "") -> Optional[str]:
     """The shared library's address (--library, else $SEARCHAPP_LIBRARY, else the config's library.address), or
     None: the data dir's library."""
     import os
@@ -109,7 +112,7 @@ def _shared_address(args, configured: str = "") -> Optional[str]:
     return library_address(flag, configured)
 
 
-def _explicit_model_paths(args) -> None:
+def _explicit_model_paths(args: argparse.Namespace) -> None:
     """A model folder typed on the command line counts as a path even when named like a hub id
     (`--reranker models/x`); config files and defaults never do (see models/resolve.py)."""
     for name in ("reranker", "model", "base"):
@@ -123,7 +126,7 @@ def _explicit_model_paths(args) -> None:
 def _install_sigint(cancel: CancelToken) -> None:
     """First Ctrl+C asks long jobs to stop at the next batch boundary; a second one interrupts at once."""
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: Optional[FrameType]) -> None:
         if cancel.cancelled:
             raise KeyboardInterrupt
         cancel.cancel()

@@ -7,7 +7,9 @@ field (base/config/schema.py), so the two can never disagree; the rest have no s
 
 from __future__ import annotations
 
+import argparse
 import math
+from typing import Optional
 
 from ..base.config import setting_range
 from ..base.errors import ConfigError
@@ -32,7 +34,7 @@ _INT_RANGES = {
 }
 
 
-def check_options(args) -> None:
+def check_options(args: argparse.Namespace) -> None:
     """Raise ConfigError for the first out-of-range numeric option in the parsed `args`."""
     for attr, (flag, low, high) in _INT_RANGES.items():
         value = getattr(args, attr, None)
@@ -48,16 +50,16 @@ def check_options(args) -> None:
         raise ConfigError(f"--debounce must be a number of seconds from 0 to 3600 (got {debounce})")
 
 
-def query_may_start_with_a_dash(parser) -> None:
+def query_may_start_with_a_dash(parser: argparse.ArgumentParser) -> None:
     """A lone `-word` given to `parser` that is not exactly one of its options is its QUERY (`searchapp search
     -draft`: the query language's exclusion), not an unknown option. Left to argparse, `-draft` was an unknown
     option and `-holiday` was `-h` with the argument "oliday". A real option, `-h` and any `--option` (an
     abbreviation too) are still options; `--` still ends the options."""
     parse_optional = parser._parse_optional  # argparse has no public hook for this
 
-    def dash_word_is_positional(arg: str):
+    def dash_word_is_positional(arg: str) -> Optional[tuple[Optional[argparse.Action], str, Optional[str]]]:
         if len(arg) > 1 and arg[0] == "-" and arg[1] != "-" and arg not in parser._option_string_actions:
             return None  # argparse's "a positional" (as it answers for "-3" and "-a b")
         return parse_optional(arg)
 
-    parser._parse_optional = dash_word_is_positional
+    vars(parser)["_parse_optional"] = dash_word_is_positional  # this parser's own, shadowing argparse's method

@@ -7,18 +7,22 @@ escaped); query words in the snippet are bold on a terminal. JSON output is exac
 from __future__ import annotations
 
 import json
-from typing import Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
 from ..base.member_paths import display_path
 from ..base.terminal import printable, render_marked
 from ..library.search.snippet import best_snippet
+
+if TYPE_CHECKING:
+    from ..base.types import Hit
+    from ..library.search.result import SearchResult
 
 __all__ = ["print_hits", "hit_line", "empty_json", "result_json"]
 
 SNIPPET_WIDTH = 240
 
 
-def _scores(h) -> str:
+def _scores(h: Hit) -> str:
     s, r = h.scores, h.ranks
     parts = []  # the first part is the score a person reads (Hit.shown_score), the rest every stage's
     if getattr(h, "order_label", None) == "match" and s.rerank is None and s.fused is not None:
@@ -36,7 +40,7 @@ def _scores(h) -> str:
     return " | ".join(parts)
 
 
-def _where(h) -> str:
+def _where(h: Hit) -> str:
     where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
     if getattr(h, "ocr", False):
         where += "  (OCR)"  # the text was recognised from an image: spelling may be off
@@ -45,7 +49,7 @@ def _where(h) -> str:
     return where
 
 
-def print_hits(res, *, color: bool, marks: Optional[str] = None, out: Optional[TextIO] = None) -> None:
+def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, out: Optional[TextIO] = None) -> None:
     """The human form of one result: rank and place, stage scores, the best-matching window of the passage.
     `marks`: the text whose words are marked (library.query_help.marked_text; default: the query). `out`:
     where it is printed (default: standard output)."""
@@ -71,13 +75,13 @@ def print_hits(res, *, color: bool, marks: Optional[str] = None, out: Optional[T
             print(f"    common to {h.common_to} files (text repeated across files: one row stands for them)", file=out)
 
 
-def hit_line(query: str, res) -> str:
+def hit_line(query: str, res: Optional[SearchResult]) -> str:
     """`search -` without --json: exactly one line per input line: the query, then each hit's place, tab-separated."""
     places = [_where(h) for h in (res.hits if res is not None else [])]
     return "\t".join([printable(query)] + places)
 
 
-def result_json(res, notice: Optional[str] = None, served_by: Optional[str] = None) -> str:
+def result_json(res: SearchResult, notice: Optional[str] = None, served_by: Optional[str] = None) -> str:
     """`served_by`: "warm" (a long-lived process answered) or "direct" (this process searched)."""
     data = res.to_json()
     data["query_warnings"] = list(res.warnings)  # what the query parser took as plain words
