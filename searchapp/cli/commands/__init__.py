@@ -7,6 +7,7 @@ A handler is `handler(args, config, progress, cancel) -> exit code`. The order b
 
 from __future__ import annotations
 
+import argparse
 from importlib import import_module
 from typing import Optional, Sequence
 
@@ -24,7 +25,7 @@ GROUP_OF = {"index": "index", "search": "search", "similar": "discover", "duplic
             "config": "config", "gui": "gui"}
 
 
-def register_all(sub, only: Optional[Sequence[str]] = None) -> None:
+def register_all(sub: argparse._SubParsersAction[argparse.ArgumentParser], only: Optional[Sequence[str]] = None) -> None:
     """Every group's parsers, or only the groups named in `only` (a `searchapp search` builds its own parser
     alone: the others' modules are neither imported nor built)."""
     for name in GROUPS:

@@ -3,19 +3,25 @@ ann) are defined in train_eval.py and registered under the same `eval` parser.""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.search_modes import SIDES_THEN_FUSED
 from ...base.terminal import printable
 from . import train_eval
 
+if TYPE_CHECKING:
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register", "cmd_eval"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("eval", help="measure retrieval quality")
     s.set_defaults(handler=cmd_eval)
     ev = s.add_subparsers(dest="eval_command", metavar="KIND")
@@ -32,7 +38,7 @@ def register(sub) -> None:
     train_eval.add_eval_parsers(ev)
 
 
-def cmd_eval(args, config: Config, progress, cancel) -> int:
+def cmd_eval(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     if args.eval_command in train_eval.EVAL_KINDS:
         return train_eval.cmd_eval(args, config, progress, cancel)
     if args.eval_command != "ir":

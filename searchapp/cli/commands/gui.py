@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import argparse
 from ...base.config import Config
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
 
 __all__ = ["register", "cmd_gui"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("gui", help="open the desktop app (also what `searchapp` with no command does)")
     s.set_defaults(handler=cmd_gui)
 
 
-def cmd_gui(args, config: Config, progress, cancel) -> int:
+def cmd_gui(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...gui import run_gui  # Qt is imported only when the window is wanted
     from ..warm_run import run_command
 

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.errors import ConfigError
@@ -12,10 +14,14 @@ from ...base.terminal import printable
 from ..open_library import open_library as _library
 from ..writer_wait import add_wait_option, wait_turn
 
+if TYPE_CHECKING:
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register", "cmd_remove", "cmd_undo", "cmd_reindex"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("remove", help="forget an indexed folder and everything under it (asks first on a terminal; "
                                       "`searchapp undo` puts it back within a minute)")
     s.add_argument("path", metavar="PATH")
@@ -36,7 +42,7 @@ def register(sub) -> None:
     s.set_defaults(handler=cmd_reindex)
 
 
-def cmd_remove(args, config: Config, progress, cancel) -> int:
+def cmd_remove(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     import time
 
     from ...library.resources.undo_file import UNDO_SECONDS, drop_expired, remove_undoable
@@ -72,7 +78,7 @@ def _confirmed(root: str) -> bool:
     return False
 
 
-def cmd_undo(args, config: Config, progress, cancel) -> int:
+def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library.resources.undo_file import undo_last_remove
 
     with _library(config, create=False) as lib:
@@ -82,7 +88,7 @@ def cmd_undo(args, config: Config, progress, cancel) -> int:
     return 0
 
 
-def cmd_reindex(args, config: Config, progress, cancel) -> int:
+def cmd_reindex(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         wait_turn(lib, args, cancel)
         rep = lib.reindex(progress=progress, cancel=cancel, embed=not args.words_only)
