@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.priority import in_front
@@ -12,10 +14,15 @@ from ...base.terminal import printable
 from ..open_library import open_library as _library
 from ..writer_wait import add_wait_option, wait_turn
 
+if TYPE_CHECKING:
+    from ...library import SyncReport
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register", "cmd_index", "print_report"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("index", help="add folders or files to the library and index them (re-syncs known ones)")
     s.add_argument("paths", nargs="*", metavar="PATH", help="folders or files; none: re-sync every indexed folder")
     s.add_argument("--json", action="store_true", help="print the sync report as JSON")
@@ -26,13 +33,13 @@ def register(sub) -> None:
     s.set_defaults(handler=cmd_index)
 
 
-def cmd_index(args, config: Config, progress, cancel) -> int:
+def cmd_index(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     # --words-only: seconds the person waits for, not yielding the CPU to every other program
     with in_front() if args.words_only else contextlib.nullcontext():
         return _index(args, config, progress, cancel)
 
 
-def _index(args, config: Config, progress, cancel) -> int:
+def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library import SyncReport
 
     with _library(config) as lib:
@@ -57,7 +64,7 @@ def _index(args, config: Config, progress, cancel) -> int:
     return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error
 
 
-def print_report(total, as_json: bool) -> None:
+def print_report(total: SyncReport, as_json: bool) -> None:
     """A sync's report: JSON on stdout, or its counts there and what was not indexed (grouped as `status`
     groups it) and its notes on stderr. The shared library's `index` prints the same (commands/shared.py)."""
     if as_json:
