@@ -128,8 +128,8 @@ def library_keep(configured: str, meta: Mapping[str, str], has_vectors: bool) ->
     return LibraryKeep(pooling, prompts=False)
 
 
-def describe_prompt(prompt: str) -> str:
-    """A prompt as `status` shows it: quoted, shortened; "none" when empty."""
+def describe_prompt(prompt: Optional[str]) -> str:
+    """A prompt as `status` shows it: quoted, shortened; "none" when empty or not read (None)."""
     if not prompt:
         return "none"
     short = prompt if len(prompt) <= 40 else prompt[:37].rstrip() + "…"

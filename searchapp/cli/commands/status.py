@@ -5,9 +5,10 @@ Only reads: it never loads torch (tests/e2e/test_fast_start.py), and never creat
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
-from typing import Optional, TextIO
+from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from ...base.config import Config
 from ...base.errors import ConfigError
@@ -16,10 +17,15 @@ from ...library.sync.meaning_rate import left_note
 from ...models.sentence_conventions import describe_prompt
 from ..open_library import open_library as _library
 
+if TYPE_CHECKING:
+    from ...library.report.status import LibraryStatus
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register", "cmd_status", "print_status"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("status", help="what is indexed, problems, models, device")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--check", action="store_true",
@@ -34,7 +40,7 @@ def register(sub) -> None:
     e.set_defaults(handler=cmd_explain)
 
 
-def cmd_status(args, config: Config, progress, cancel) -> int:
+def cmd_status(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     if getattr(args, "files", None):
         return _list_files(args, config)
     from ...library.warm.ping import ping
@@ -44,7 +50,7 @@ def cmd_status(args, config: Config, progress, cancel) -> int:
     return print_status(args, st, ping(config.data_dir))  # a `searchapp watch` or window serving it, or None
 
 
-def print_status(args, st, warm: Optional[int], out: Optional[TextIO] = None) -> int:
+def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int], out: Optional[TextIO] = None) -> int:
     """Print `st` as `searchapp status` does (on `out`, default standard output); the exit code. `warm`: the
     process answering searches (the warm index), or None. Also what a warm process runs for the thin entry
     point (cli/warm_run.py), with its own status."""
@@ -96,7 +102,7 @@ def print_status(args, st, warm: Optional[int], out: Optional[TextIO] = None) ->
     return code
 
 
-def bi_encoder_conventions(b: dict) -> str:
+def bi_encoder_conventions(b: dict[str, Optional[str]]) -> str:
     """What the bi-encoder's files declare, as one line: `pooling: cls (the model's); query prompt: "Represent…";
     passage prompt: none; normalized`."""
     whose = " (the model's)" if b["pooling_setting"] == "auto" else " (models.pooling)"
@@ -106,7 +112,7 @@ def bi_encoder_conventions(b: dict) -> str:
             f"passage prompt: {describe_prompt(b['passage_prompt'])}{source}; {norm}")
 
 
-def _status_exit_code(st) -> int:
+def _status_exit_code(st: LibraryStatus) -> int:
     """`status --check`: docs/cli.md's exit codes for what needs attention, the most serious first."""
     if st.reindex_needed:
         return 4
@@ -117,7 +123,7 @@ def _status_exit_code(st) -> int:
     return 0
 
 
-def _list_files(args, config: Config) -> int:
+def _list_files(args: argparse.Namespace, config: Config) -> int:
     """`status --files [STATE]`: one line (or one JSON object) per stored entry."""
     from ...base.member_paths import display_path, member_fields
     from ...library.report.explain import STATES
@@ -136,7 +142,7 @@ def _list_files(args, config: Config) -> int:
     return 0
 
 
-def cmd_explain(args, config: Config, progress, cancel) -> int:
+def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         info = lib.explain(args.path)
     # A path the library holds no entry for is an error (exit 1) after what explain found out: a script
@@ -164,6 +170,6 @@ def cmd_explain(args, config: Config, progress, cancel) -> int:
     return code
 
 
-def _not_in_library(info: dict) -> None:
+def _not_in_library(info: dict[str, Any]) -> None:
     print(f"searchapp: {printable(info['shown_as'])} is not in the library: {printable(info['reason'] or info['state'])}",
           file=sys.stderr)
