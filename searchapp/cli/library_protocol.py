@@ -4,15 +4,36 @@ checker alone."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 if TYPE_CHECKING:
+    from ..base.progress import CancelToken, ProgressFn
     from ..library.resources.lock import WriterWait
+    from ..library.sync.contract import SyncReport
+    from ..library.sync.watch import LibraryWatcher
+    from ..library.warm.server import CommandRunner
 
-__all__ = ["WritingLibrary"]
+__all__ = ["WatchedLibrary", "WritingLibrary"]
 
 
 class WritingLibrary(Protocol):
     """What cli/writer_wait.wait_turn sets: how the library's writes wait for another process's."""
 
     writer_wait: WriterWait
+
+
+class WatchedLibrary(WritingLibrary, Protocol):
+    """What `searchapp watch` (cli/commands/watch.py) calls while it catches up, watches and serves."""
+
+    def roots(self) -> list[str]: ...
+
+    def index(self, progress: Optional[ProgressFn] = None) -> object: ...  # opened ahead; its value is not used
+
+    def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
+             cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport: ...
+
+    def start_watching(self, on_change: Optional[Callable[[SyncReport, list[str]], None]] = None, *,
+                       debounce: float = 1.0, on_error: Optional[Callable[[BaseException], None]] = None,
+                       poll_interval: float = 30.0, force_polling: bool = False) -> LibraryWatcher: ...
+
+    def serve(self, commands: Optional[CommandRunner] = None) -> Optional[str]: ...

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import TYPE_CHECKING, Optional
 
 from ...base.config import Config
 from ...base.terminal import printable
@@ -11,12 +13,19 @@ from ..open_library import open_library as _library
 from ..warm_run import run_command
 from ..writer_wait import wait_turn
 
+if TYPE_CHECKING:
+    from ...base.progress import Progress
+    from ...library.sync.contract import SyncReport
+    from ..library_protocol import WatchedLibrary
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register", "cmd_watch"]
 
 RETRY_SERVE_S = 5.0  # while another process serves the library, how often to try taking over
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("watch", help="keep the library current: sync every change under the indexed folders until Ctrl+C")
     s.add_argument("--debounce", type=float, default=1.0, metavar="SECONDS",
                    help="quiet time after the last change before it is indexed (default 1)")
@@ -24,7 +33,7 @@ def register(sub) -> None:
     s.set_defaults(handler=cmd_watch)
 
 
-def cmd_watch(args, config: Config, progress, cancel) -> int:
+def cmd_watch(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         if not lib.roots():
             print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
@@ -51,7 +60,7 @@ def _now() -> str:
     return time.strftime("%H:%M:%S")
 
 
-def _catch_up(lib, args, progress, cancel) -> None:
+def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalProgress, cancel: CancelToken) -> None:
     """Sync what changed while nothing watched, waiting its turn if another process writes, saying what it does."""
     from ...library.resources.lock import WriterWait
 
@@ -59,7 +68,7 @@ def _catch_up(lib, args, progress, cancel) -> None:
     lib.index()  # opened before the sync holds the write lane: a search meanwhile never waits for it
     wait_turn(lib, args, cancel)
 
-    def told(p) -> None:
+    def told(p: Progress) -> None:
         if p.stage == "searchable":  # the words are in: say so on standard output, terminal or not
             print(f"{_now()} {printable(p.message)}; embedding their meaning now", flush=True)
         progress(p)
@@ -74,18 +83,18 @@ def _catch_up(lib, args, progress, cancel) -> None:
         print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
 
 
-def _watch(lib, args, cancel, why_not) -> None:
+def _watch(lib: WatchedLibrary, args: argparse.Namespace, cancel: CancelToken, why_not: Optional[str]) -> None:
     """Sync every change until Ctrl+C; take over serving when the process that served has gone."""
     import time
 
-    def changed(rep, paths) -> None:
+    def changed(rep: SyncReport, paths: list[str]) -> None:
         if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
             what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
                              ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
             shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
             print(f"{_now()} {what}: {shown}", flush=True)
 
-    def failed(exc) -> None:
+    def failed(exc: BaseException) -> None:
         print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
 
     watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
