@@ -9,21 +9,27 @@ The hub and library modules are imported inside the handlers: every CLI start, `
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import signal
 import sys
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ...base.config import Config, save_config
 from ...base.errors import Cancelled
 from ...base.progress import Progress
 from ...base.terminal import printable
 
+if TYPE_CHECKING:
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register", "cmd_models"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("models", help="list the models the app can use; pull one from the Hugging Face hub; remove one")
     s.set_defaults(handler=cmd_models)
     mv = s.add_subparsers(dest="models_command", metavar="ACTION")
@@ -38,7 +44,7 @@ def register(sub) -> None:
     e.add_argument("id", metavar="ID")
 
 
-def cmd_models(args, config: Config, progress, cancel) -> int:
+def cmd_models(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     action = getattr(args, "models_command", None)
     if action == "list":
         return _list(args, config)
@@ -50,7 +56,7 @@ def cmd_models(args, config: Config, progress, cancel) -> int:
     return 2
 
 
-def _list(args, config: Config) -> int:
+def _list(args: argparse.Namespace, config: Config) -> int:
     from ...models.catalog import list_models
 
     entries = list_models(config)
@@ -111,11 +117,11 @@ class _ByteBar:
 
 
 @contextlib.contextmanager
-def _ctrl_c_cancels(cancel):
+def _ctrl_c_cancels(cancel: CancelToken) -> Iterator[None]:
     """While a pull runs, Ctrl+C only sets `cancel` (the pull stops within seconds, see models/hub/);
     a second Ctrl+C interrupts at once. Either way the pull ends in one line and exit 130, no traceback."""
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: Optional[FrameType]) -> None:
         if cancel.cancelled:
             raise KeyboardInterrupt
         cancel.cancel()
@@ -131,7 +137,7 @@ def _ctrl_c_cancels(cancel):
         signal.signal(signal.SIGINT, previous)
 
 
-def _pull(args, config: Config, cancel) -> int:
+def _pull(args: argparse.Namespace, config: Config, cancel: CancelToken) -> int:
     from ...models.hub import hub_host, pull_model
 
     bar = _ByteBar()
@@ -166,7 +172,7 @@ def _pull(args, config: Config, cancel) -> int:
     return 0
 
 
-def _remove(args, config: Config) -> int:
+def _remove(args: argparse.Namespace, config: Config) -> int:
     from ...models.hub import remove_cached_model
 
     freed = remove_cached_model(args.id)
