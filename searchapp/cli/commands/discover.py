@@ -5,19 +5,24 @@ Both commands only read: they use stored vectors, never load a model, and never 
 
 from __future__ import annotations
 
+import argparse
 import json
 import textwrap
-from typing import Any, Optional, TextIO
+from typing import TYPE_CHECKING, Optional, TextIO
 
 from ...base.config import Config
 from ...base.member_paths import display_path
 from ...base.terminal import printable
 from ..filter_options import add_filter_options, filters_from
 
+if TYPE_CHECKING:
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register", "cmd_similar", "cmd_duplicates", "print_similar"]
 
 
-def register(sub: Any) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("similar", help="files most like an indexed file (more like this), from stored vectors")
     s.add_argument("path", metavar="PATH", help="an indexed file")
     s.add_argument("--page", type=int, help="only this page of PATH (1-based) is the source")
@@ -44,7 +49,7 @@ def _open_existing(config: Config):
     return Library(config, create=False)
 
 
-def cmd_similar(args, config: Config, progress, cancel) -> int:
+def cmd_similar(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     # --k is checked with the other options (cli/options.py), --page by the library (library/search/similar.py).
     filters = filters_from(args)
     with _open_existing(config) as lib:
@@ -80,7 +85,7 @@ def _snippet(label: str, text: str) -> str:
     return textwrap.fill(f"{label} {snippet}", width=100, initial_indent="    ", subsequent_indent="          ")
 
 
-def cmd_duplicates(args, config: Config, progress, cancel) -> int:
+def cmd_duplicates(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     # --threshold is checked by the library (library/search/duplicates.py), which the GUI calls too.
     with _open_existing(config) as lib:
         rep = lib.duplicates(args.threshold, progress=progress, cancel=cancel)

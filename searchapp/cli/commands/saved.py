@@ -5,8 +5,10 @@ Both live in <data-dir>/searches.sqlite (library/query/saved.py says what is kep
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.search_modes import SEARCH_MODES
@@ -14,10 +16,14 @@ from ...base.terminal import printable, use_color
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
 
+if TYPE_CHECKING:
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register"]
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("saved", help="saved searches: list (with new hits since last opened), add, run, remove")
     ss = s.add_subparsers(dest="saved_command", metavar="ACTION", required=True)
     p = ss.add_parser("list", help="every saved search with how many new files it lists since it was last run")
@@ -56,7 +62,7 @@ def _saved(lib):
     return SavedSearches(lib)
 
 
-def cmd_saved_list(args, config: Config, progress, cancel) -> int:
+def cmd_saved_list(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         items = _saved(lib).refresh()  # re-runs only those not yet counted since the library last changed
     if args.json:
@@ -70,7 +76,7 @@ def cmd_saved_list(args, config: Config, progress, cancel) -> int:
     return 0
 
 
-def cmd_saved_add(args, config: Config, progress, cancel) -> int:
+def cmd_saved_add(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         res = _saved(lib).add(args.name, args.query, mode=args.mode, k=args.k, literal=args.literal,
                               replace=args.replace)
@@ -78,7 +84,7 @@ def cmd_saved_add(args, config: Config, progress, cancel) -> int:
     return 0
 
 
-def cmd_saved_run(args, config: Config, progress, cancel) -> int:
+def cmd_saved_run(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library.query.help import marked_text
     from ..search_output import print_hits, result_json
 
@@ -98,14 +104,14 @@ def cmd_saved_run(args, config: Config, progress, cancel) -> int:
     return 0
 
 
-def cmd_saved_remove(args, config: Config, progress, cancel) -> int:
+def cmd_saved_remove(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     with _library(config, create=False) as lib:
         _saved(lib).remove(args.name)
     print(f"removed saved search {printable(args.name)}")
     return 0
 
 
-def cmd_history_list(args, config: Config, progress, cancel) -> int:
+def cmd_history_list(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library.query.saved import SearchHistory
 
     entries = SearchHistory(config).entries()
@@ -117,7 +123,7 @@ def cmd_history_list(args, config: Config, progress, cancel) -> int:
     return 0
 
 
-def cmd_history_clear(args, config: Config, progress, cancel) -> int:
+def cmd_history_clear(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library.query.saved import SearchHistory
 
     n = SearchHistory(config).clear()

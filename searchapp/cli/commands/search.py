@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
-from typing import Any, Callable, Iterable, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, TextIO
 
 from ...base.config import Config
 from ...base.search_modes import SEARCH_MODES
@@ -17,6 +18,10 @@ from ..filter_options import add_filter_options, filters_from
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
 
+if TYPE_CHECKING:
+    from ...base.progress import CancelToken
+    from ..progress import TerminalProgress
+
 __all__ = ["register", "cmd_search", "run_search", "warm_request", "MEANING_WAIT"]
 
 # Seconds a direct hybrid search waits for the vector index to open before it answers by words (with Python's
@@ -24,7 +29,7 @@ __all__ = ["register", "cmd_search", "run_search", "warm_request", "MEANING_WAIT
 MEANING_WAIT = 1.5
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("search", help="search the library")
     s.add_argument("query", help="the query; '-' reads one query per line from standard input and prints one line "
                    "per input line (tab-separated: query, then each hit; JSON lines with --json)")
@@ -50,7 +55,7 @@ def register(sub) -> None:
     s.set_defaults(handler=cmd_search)
 
 
-def cmd_search(args, config: Config, progress, cancel) -> int:
+def cmd_search(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     searcher = _Searcher(args, config)
     try:
         code = searcher.whole_command() if args.query != "-" else None

@@ -6,6 +6,7 @@ starts fast, and a command loads the models it needs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 import argparse
 import json
 import sys
@@ -15,6 +16,9 @@ from typing import Any, Optional
 from ...base.config import Config
 from ...base.progress import Progress
 from ..progress import TerminalProgress
+
+if TYPE_CHECKING:
+    from ...base.progress import CancelToken
 
 __all__ = ["register", "add_eval_parsers", "add_ir_options", "model_overrides", "cmd_train", "cmd_eval",
            "TrainProgress", "EVAL_KINDS"]
@@ -46,7 +50,7 @@ def _training_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the training summary as JSON")
 
 
-def register(sub: Any) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("train", help="fine-tune a bi-encoder or train a cross-encoder on your pairs")
     s.set_defaults(handler=cmd_train)
     tr = s.add_subparsers(dest="train_command", metavar="KIND")
@@ -153,7 +157,7 @@ class TrainProgress:
 
 
 # -- commands ----------------------------------------------------------------
-def cmd_train(args, config: Config, progress, cancel) -> int:
+def cmd_train(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     if args.train_command is None:
         print("searchapp: train needs a kind: `searchapp train bi-encoder ...` or `searchapp train cross-encoder ...`",
               file=sys.stderr)
@@ -219,7 +223,7 @@ def cmd_train(args, config: Config, progress, cancel) -> int:
     return 0
 
 
-def cmd_eval(args, config: Config, progress, cancel) -> int:
+def cmd_eval(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     kind = args.eval_command
     try:
         if kind == "sts":
