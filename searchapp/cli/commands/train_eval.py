@@ -6,12 +6,11 @@ starts fast, and a command loads the models it needs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ...base.config import Config
 from ...base.progress import Progress
@@ -102,7 +101,7 @@ def add_eval_parsers(ev: Any) -> None:
     e.add_argument("--json", action="store_true")
 
 
-def model_overrides(args: argparse.Namespace, overrides: dict) -> dict:
+def model_overrides(args: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
     """--model / --pooling of eval commands into config overrides (train's --base stays out of the config)."""
     model, pooling = getattr(args, "model", None), getattr(args, "pooling", None)
     if getattr(args, "command", None) == "train":
@@ -252,7 +251,7 @@ def _bi_encoder(config: Config):
                      batch_size=m.batch_size, threads=m.threads)
 
 
-def _eval_sts(args, config: Config, progress, cancel) -> dict:
+def _eval_sts(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> dict[str, Any]:
     from ...evaluation.sts import evaluate_sts_file
 
     if not Path(args.file).is_file():
@@ -264,7 +263,8 @@ def _eval_sts(args, config: Config, progress, cancel) -> dict:
     return {**result, "model": config.models.bi_encoder, "pooling": enc.pooling}  # "auto" resolved
 
 
-def _eval_rerank(args, config: Config, progress, cancel) -> dict:
+def _eval_rerank(args: argparse.Namespace, config: Config, progress: TerminalProgress,
+                 cancel: CancelToken) -> dict[str, Any]:
     from ...base.errors import ModelNotFoundError
     from ...evaluation.rerank import evaluate_rerank
     from ...models import CrossEncoder
@@ -279,7 +279,7 @@ def _eval_rerank(args, config: Config, progress, cancel) -> dict:
     return {**result, "model": m.bi_encoder, "pooling": m.pooling, "reranker": m.reranker}
 
 
-def _eval_ann(args, config: Config) -> dict:
+def _eval_ann(args: argparse.Namespace, config: Config) -> dict[str, Any]:
     from ...evaluation.ann import evaluate_ann
     from ...library import Library
 
@@ -287,7 +287,7 @@ def _eval_ann(args, config: Config) -> dict:
         return evaluate_ann(lib, k=args.k, sample=args.sample, ef=args.ef)
 
 
-def _print_eval(kind: str, r: dict) -> None:
+def _print_eval(kind: str, r: dict[str, Any]) -> None:
     if kind == "sts":
         print(f"{r['file']}: {r['pairs']} pairs, {r['model']} ({r['pooling']} pooling)")
         print(f"Spearman x100 {r['spearman']:.2f}   Pearson x100 {r['pearson']:.2f}")
