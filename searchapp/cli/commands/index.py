@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ...base.config import Config
 from ...base.priority import in_front
 from ...base.terminal import printable
-from ..open_library import open_library as _library
+from ..open_library import open_local_library as _library
 from ..writer_wait import add_wait_option, wait_turn
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ from ...base.config import Config
 from ...base.errors import ConfigError
 from ...base.terminal import printable
 from ..open_library import open_library as _library
+from ..open_library import open_local_library
 from ..writer_wait import add_wait_option, wait_turn
 
 if TYPE_CHECKING:
@@ -45,12 +46,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_remove(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     import time
 
+    from ...library import Library
     from ...library.resources.undo_file import UNDO_SECONDS, drop_expired, remove_undoable
 
     root = os.path.abspath(os.path.expanduser(args.path))
     with _library(config, create=False) as lib:
         drop_expired(lib.data_dir, time.time())
-        wait_turn(lib, args, cancel)
+        if isinstance(lib, Library):  # a shared library's writes hold its roots' locks instead (decision 0125)
+            wait_turn(lib, args, cancel)
         # One keystroke destroys nothing: a terminal is asked, a script says --yes. Not an indexed folder:
         # remove_undoable says so (and what it belongs to) before anything is asked or removed.
         if root in lib.roots() and not args.yes and not _confirmed(root):
@@ -81,7 +84,7 @@ def _confirmed(root: str) -> bool:
 def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library.resources.undo_file import undo_last_remove
 
-    with _library(config, create=False) as lib:
+    with open_local_library(config, create=False) as lib:
         wait_turn(lib, args, cancel)
         path, n = undo_last_remove(lib)
     print(f"put back {printable(path)} ({n} files), as it was before the remove")
@@ -89,7 +92,7 @@ def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgres
 
 
 def cmd_reindex(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
-    with _library(config, create=False) as lib:
+    with open_local_library(config, create=False) as lib:
         wait_turn(lib, args, cancel)
         rep = lib.reindex(progress=progress, cancel=cancel, embed=not args.words_only)
     progress.close()

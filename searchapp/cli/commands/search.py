@@ -9,17 +9,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Protocol, TextIO
 
 from ...base.config import Config
 from ...base.search_modes import SEARCH_MODES
 from ...base.terminal import printable, use_color
 from ..filter_options import add_filter_options, filters_from
-from ..open_library import open_library as _library
+from ..open_library import open_local_library as _library
 from ..options import query_may_start_with_a_dash
 
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
+    from ...library import Library
+    from ...library.query.filters import SearchFilters
+    from ...library.search.result import SearchResult
     from ..progress import TerminalProgress
 
 __all__ = ["register", "cmd_search", "run_search", "warm_request", "MEANING_WAIT"]
@@ -64,6 +67,26 @@ def cmd_search(args: argparse.Namespace, config: Config, progress: TerminalProgr
         searcher.close()
 
 
+class Searcher(Protocol):
+    """What run_search asks of a searcher: _Searcher here, a shared library's (commands/shared.py) or a warm
+    process's answer (cli/warm_run.py). Read-only properties: a plain attribute of a narrower type fits."""
+
+    @property
+    def served_by(self) -> str: ...
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def marks(self) -> Optional[str]: ...
+    @property
+    def history(self) -> Optional[str]: ...
+    @property
+    def config(self) -> Config: ...
+
+    def line_served(self, n: int, line: str, said: Said, out: TextIO, err: TextIO) -> bool: ...
+
+    def search(self, query: str, *, single: bool) -> SearchResult: ...
+
+
 class Said:
     """Whether a run of `search -` has said the search's notices (once per run, across the lines the warm process
     answers and those answered here)."""
@@ -72,7 +95,7 @@ class Said:
         self.notice_shown = notice_shown
 
 
-def run_search(args, searcher: Any, out: Optional[TextIO] = None, err: Optional[TextIO] = None,
+def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextIO] = None, err: Optional[TextIO] = None,
                color: Optional[bool] = None, lines: Optional[Iterable[str]] = None, first_line: int = 1,
                said: Optional[Said] = None) -> int:
     """Search and print, as `searchapp search` does: results on `out`, notes on `err` (default: standard output
@@ -86,7 +109,7 @@ def run_search(args, searcher: Any, out: Optional[TextIO] = None, err: Optional[
     err = sys.stderr if err is None else err
     said = Said() if said is None else said
 
-    def say(res, line: str = "") -> None:
+    def say(res: SearchResult, line: str = "") -> None:
         """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the
         search's notices, once per run."""
         for warning in res.warnings:
@@ -138,7 +161,7 @@ def _record(config: Config, query: str, mode: str) -> Optional[str]:
     return None if history.record(query, mode) else history.problem
 
 
-def warm_request(args, config_key: str, context: dict[str, Any], query: str, single: bool,
+def warm_request(args: argparse.Namespace, config_key: str, context: dict[str, Any], query: str, single: bool,
                  absolute: Callable[[str], str]) -> dict[str, Any]:
     """What the warm process's search (library/warm/server.WarmServer.search) is asked for `query` under the
     parsed `args` of a command it runs (cli/warm_run.py). `absolute`: makes an --in folder absolute (expanded `~`,
@@ -161,14 +184,14 @@ class _Searcher:
     (cli/warm_ask.ask_command: the one op); else the library opened here, once, on first need. Either way the same
     Library.search runs with the same settings, and the same code prints it."""
 
-    def __init__(self, args, config: Config) -> None:
+    def __init__(self, args: argparse.Namespace, config: Config) -> None:
         self.args, self.config = args, config
         self.served_by = "direct"
         self.read_only = False
         self.marks: Optional[str] = None  # None: the query's own words (print_hits)
         self.history: Optional[str] = None  # the warm process recorded the query: "" kept, else why not
-        self._lib: Any = None  # a Library, opened on first need
-        self._filters: Any = None
+        self._lib: Optional[Library] = None  # opened on first need (a shared library's search: commands/shared.py)
+        self._filters: Optional[SearchFilters] = None
         # Asked only with the settings a server can share: a reranker named here must load here (exit 5 if not).
         # Not asked again after the thin entry point's whole command was declined (cli/entry.py: `skip_warm`).
         self._warm = not (getattr(args, "direct", False) or os.environ.get("SEARCHAPP_NO_WARM", "") not in ("", "0")
@@ -192,7 +215,7 @@ class _Searcher:
         said.notice_shown = bool(reply.get("said", said.notice_shown))
         return True
 
-    def _ask(self, line: Optional[dict]) -> Optional[dict]:
+    def _ask(self, line: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
         """The warm process's reply to this command as typed (argv), on the data dir argparse read; once one is
         declined, none is asked again in this run."""
         if not self._warm or getattr(self.args, "argv", None) is None:
@@ -206,10 +229,10 @@ class _Searcher:
             self._warm = False
         return reply
 
-    def search(self, query: str, *, single: bool):
+    def search(self, query: str, *, single: bool) -> SearchResult:
         return self._search_here(query, single)
 
-    def _search_here(self, query: str, single: bool):
+    def _search_here(self, query: str, single: bool) -> SearchResult:
         from ...base.errors import ConfigError
         from ...library.query.check import EMPTY_QUERY, is_empty_query
 

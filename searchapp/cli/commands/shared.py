@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ...base.config import Config
 from ...base.terminal import printable
 from ...library.shared import NotShared, SharedLibrary, SharedStatus
 from .index import print_report
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+
+    from ...base.progress import CancelToken
+    from ...library.search.result import SearchResult
+    from ..progress import TerminalProgress
 
 __all__ = ["run_shared", "SHARED_COMMANDS", "ABOVE_THE_STORE", "NO_LIBRARY"]
 
@@ -23,15 +30,16 @@ ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remo
 NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
 
 
-def run_shared(args, config: Config, address: str, progress, cancel) -> int:
+def run_shared(args: Namespace, config: Config, address: str, progress: TerminalProgress, cancel: CancelToken) -> int:
     command = args.command
+    handler: Callable[[Namespace, Config, TerminalProgress, CancelToken], int] = args.handler
     if command == "eval" and getattr(args, "eval_command", None) == "ann":  # it measures a library's own index
         raise NotShared("`eval ann`")
     if command in NO_LIBRARY:
-        return args.handler(args, config, progress, cancel)
+        return handler(args, config, progress, cancel)
     config = config.replace(library={"address": address})  # what every layer below reads the address from
     if command in ABOVE_THE_STORE:
-        return args.handler(args, config, progress, cancel)
+        return handler(args, config, progress, cancel)
     if command not in SHARED_COMMANDS:
         raise NotShared(f"the `{command}` command")
     if command == "index":
@@ -41,7 +49,7 @@ def run_shared(args, config: Config, address: str, progress, cancel) -> int:
     return _status(args, config, address)
 
 
-def _index(args, config: Config, address: str, progress, cancel) -> int:
+def _index(args: Namespace, config: Config, address: str, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library.sync.contract import SyncReport
 
     with SharedLibrary(config, address, create=True) as lib:
@@ -69,7 +77,7 @@ class _SharedSearcher:
     marks: Optional[str] = None
     history: Optional[str] = None  # None: run_search records the query (in the shared library: its config says so)
 
-    def __init__(self, args, config: Config, lib: SharedLibrary) -> None:
+    def __init__(self, args: Namespace, config: Config, lib: SharedLibrary) -> None:
         self.args, self.config, self.lib = args, config, lib
         self.read_only = lib.read_only  # a role that may not write keeps no history
 
@@ -77,7 +85,7 @@ class _SharedSearcher:
         """`search -`: no warm process serves a shared library, every line is answered here."""
         return False
 
-    def search(self, query: str, *, single: bool):
+    def search(self, query: str, *, single: bool) -> SearchResult:
         from ..filter_options import filters_from
 
         a = self.args
@@ -85,14 +93,14 @@ class _SharedSearcher:
                                candidates=a.candidates, group=a.group, literal=a.literal, filters=filters_from(a))
 
 
-def _search(args, config: Config, address: str) -> int:
+def _search(args: Namespace, config: Config, address: str) -> int:
     from .search import run_search
 
     with SharedLibrary(config, address) as lib:
         return run_search(args, _SharedSearcher(args, config, lib))
 
 
-def _status(args, config: Config, address: str) -> int:
+def _status(args: Namespace, config: Config, address: str) -> int:
     with SharedLibrary(config, address) as lib:
         st = lib.status()
     if getattr(args, "json", False):

@@ -16,6 +16,7 @@ from ...base.terminal import printable
 from ...library.sync.meaning_rate import left_note
 from ...models.sentence_conventions import describe_prompt
 from ..open_library import open_library as _library
+from ..open_library import open_local_library
 
 if TYPE_CHECKING:
     from ...library.report.status import LibraryStatus
@@ -45,7 +46,7 @@ def cmd_status(args: argparse.Namespace, config: Config, progress: TerminalProgr
         return _list_files(args, config)
     from ...library.warm.ping import ping
 
-    with _library(config, create=False) as lib:
+    with open_local_library(config, create=False) as lib:
         st = lib.status(fresh_check=bool(args.check))
     return print_status(args, st, ping(config.data_dir))  # a `searchapp watch` or window serving it, or None
 
@@ -131,7 +132,7 @@ def _list_files(args: argparse.Namespace, config: Config) -> int:
     state = None if args.files == "all" else args.files
     if state is not None and state not in STATES:
         raise ConfigError(f"unknown state {state!r}; one of: {', '.join(STATES)}")
-    with _library(config, create=False) as lib:
+    with open_local_library(config, create=False) as lib:
         rows = lib.ledger(state)
     if args.json:
         print(json.dumps({"files": [

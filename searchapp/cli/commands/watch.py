@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ...base.config import Config
 from ...base.terminal import printable
-from ..open_library import open_library as _library
+from ..open_library import open_local_library as _library
 from ..warm_run import run_command
 from ..writer_wait import wait_turn
 
