@@ -15,7 +15,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Concatenate, Optional, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -52,12 +52,16 @@ from .sync.updates import Updates
 from .sync.wanted import Wanted
 
 if TYPE_CHECKING:
+    from ..models.cross_encoder import CrossEncoder
     from .warm.server import WarmServer
     from .sync.watch import LibraryWatcher
 
 __all__ = ["Library", "LibraryStatus", "RootStatus"]
 
 log = logging.getLogger(__name__)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 def _reads(method):
@@ -71,11 +75,12 @@ def _reads(method):
     return wrapper
 
 
-def _searching(method):
-    """A public read that is a search: a sync, in this process or another, steps aside while it runs."""
+def _searching(method: Callable[Concatenate[Library, _P], _R]) -> Callable[Concatenate[Library, _P], _R]:
+    """A public read that is a search: a sync, in this process or another, steps aside while it runs. Typed, so
+    that a search's result keeps its type where it is called."""
 
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: Library, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._connections.reading(), self._in_flight.running():
             return method(self, *args, **kwargs)
 
@@ -162,7 +167,7 @@ class Library(WatchAndServe):
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
         return self.models.reranker()
 
-    def require_reranker(self):
+    def require_reranker(self) -> CrossEncoder:
         """The cross-encoder the user named explicitly: loaded, or its ModelLoadError raised (exit 5)."""
         return self.models.require_reranker()
 
