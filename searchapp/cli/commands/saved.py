@@ -18,6 +18,9 @@ from ..options import query_may_start_with_a_dash
 
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
+    from ...library import Library
+    from ...library.query.saved import SavedSearches
+    from ...library.shared import SharedLibrary
     from ..progress import TerminalProgress
 
 __all__ = ["register"]
@@ -56,7 +59,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_history_clear)
 
 
-def _saved(lib):
+def _saved(lib: Library | SharedLibrary) -> SavedSearches:
     from ...library.query.saved import SavedSearches
 
     return SavedSearches(lib)
