@@ -17,6 +17,8 @@ from ..filter_options import add_filter_options, filters_from
 
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
+    from ...library import Library, SearchResult
+    from ...library.shared import SharedLibrary
     from ..progress import TerminalProgress
 
 __all__ = ["register", "cmd_similar", "cmd_duplicates", "print_similar"]
@@ -38,7 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(handler=cmd_duplicates)
 
 
-def _open_existing(config: Config):
+def _open_existing(config: Config) -> Library | SharedLibrary:
     """The library; a missing one is "no library at DIR" (exit 2): a read never creates one."""
     if config.library.address:  # a shared library (cli/open_library.py)
         from ..open_library import open_library
@@ -57,9 +59,11 @@ def cmd_similar(args: argparse.Namespace, config: Config, progress: TerminalProg
     return print_similar(args, res)
 
 
-def print_similar(args, res, out: Optional[TextIO] = None) -> int:
+def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[TextIO] = None) -> int:
     """Print `similar`'s result as the command does (on `out`, default standard output). Also what a warm
     process runs for the thin entry point (cli/warm_run.py)."""
+    from ...library.search.similar import SimilarHit
+
     if args.json:
         print(json.dumps(res.to_json()), file=out)
         return 0
@@ -68,6 +72,7 @@ def print_similar(args, res, out: Optional[TextIO] = None) -> int:
         return 0
     shown = None  # the query file's passage last shown: a hit matched by the same one does not repeat it
     for rank, h in enumerate(res.hits, start=1):
+        assert isinstance(h, SimilarHit)  # find_similar makes each hit one (library/search/similar.py)
         where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
         print(f"{rank:>2}. {where}", file=out)
         print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}", file=out)
