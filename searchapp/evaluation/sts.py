@@ -21,7 +21,10 @@ __all__ = ["evaluate_sts", "evaluate_sts_file", "cosine_scores"]
 
 
 class _Encoder(Protocol):
-    def encode(self, texts: Sequence[str], **kw) -> np.ndarray: ...
+    """What is called: encode(texts, progress=, cancel=) (searchapp.models.BiEncoder takes more, all optional)."""
+
+    def encode(self, texts: Sequence[str], *, progress: Optional[ProgressFn] = None,
+               cancel: Optional[CancelToken] = None) -> np.ndarray: ...
 
 
 def cosine_scores(encoder: _Encoder, pairs: Sequence[ScoredPair], *, progress: Optional[ProgressFn] = None,

@@ -20,7 +20,10 @@ __all__ = ["MinedExample", "TextEncoder", "mine_hard_negatives", "doc_text"]
 
 
 class TextEncoder(Protocol):
-    def encode(self, texts: Sequence[str], **kw) -> np.ndarray: ...
+    """What is called: encode(texts, progress=, cancel=) (searchapp.models.BiEncoder takes more, all optional)."""
+
+    def encode(self, texts: Sequence[str], *, progress: Optional[ProgressFn] = None,
+               cancel: Optional[CancelToken] = None) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

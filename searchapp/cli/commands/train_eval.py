@@ -18,6 +18,7 @@ from ..progress import TerminalProgress
 
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
+    from ...models import BiEncoder
 
 __all__ = ["register", "add_eval_parsers", "add_ir_options", "model_overrides", "cmd_train", "cmd_eval",
            "TrainProgress", "EVAL_KINDS"]
@@ -171,9 +172,9 @@ def cmd_train(args: argparse.Namespace, config: Config, progress: TerminalProgre
     check_output(Path(args.output), args.overwrite)  # before minutes of mining, not after
     base = args.base or m.bi_encoder
     tp = TrainProgress(progress if isinstance(progress, TerminalProgress) else TerminalProgress(False))
-    miner_cache: list = []
+    miner_cache: list[BiEncoder] = []
 
-    def miner():
+    def miner() -> BiEncoder:
         if not miner_cache:
             from ...models import BiEncoder
 
@@ -243,7 +244,7 @@ def cmd_eval(args: argparse.Namespace, config: Config, progress: TerminalProgres
     return 0
 
 
-def _bi_encoder(config: Config):
+def _bi_encoder(config: Config) -> BiEncoder:
     from ...models import BiEncoder
 
     m = config.models
