@@ -13,15 +13,20 @@ is handled; anything else returns None from `load_query_encoder` and the caller 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
 from ..base.errors import ModelLoadError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 __all__ = ["NumpyQueryEncoder", "load_query_encoder", "SUPPORTED_POOLING"]
 
@@ -76,25 +81,45 @@ def load_query_encoder(path: Path, *, pooling: str, max_seq_length: int,
     return encoder
 
 
+def _stamp(path: Path) -> tuple[tuple[int, int, int], ...]:
+    """What says the folder's weights and tokenizer are the ones read before: (inode, size, mtime) of each."""
+    return tuple((st.st_ino, st.st_size, st.st_mtime_ns)
+                 for st in (os.stat(path / "model.safetensors"), os.stat(path / "tokenizer.json")))
+
+
+@functools.lru_cache(maxsize=2)
+def _model_files(path: str, max_seq_length: int,
+                 stamp: tuple[tuple[int, int, int], ...]) -> tuple[dict[str, np.ndarray], "Tokenizer"]:
+    """The weights (float32, read-only) and the truncating tokenizer of a model folder, read once a process while
+    its files stay the same (`stamp`): every Library a process opens on the same model (the window switching
+    libraries, a test suite's hundreds) shares them instead of reading ~90 MB and parsing tokenizer.json again
+    (~0.15 CPU s). Shared safely: the arrays cannot be written, and the tokenizer is configured here, once, and
+    only encodes after (a Rust tokenizer's encode reads it)."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    weights = load_file(str(Path(path) / "model.safetensors"))
+    # BertModel saves "embeddings.…"; a model saved from a task head prefixes "bert.".
+    prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
+    w = {k[len(prefix):]: v.astype(np.float32, copy=False) for k, v in weights.items() if k.startswith(prefix)}
+    for array in w.values():
+        array.flags.writeable = False
+    tokenizer = Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_seq_length)
+    return w, tokenizer
+
+
 class NumpyQueryEncoder:
     def __init__(self, path: Path, cfg: dict[str, Any], *, pooling: str, max_seq_length: int, prompt: str = "") -> None:
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
-
         self.pooling = pooling
         self.prompt = prompt  # the model's query prompt, put in front of every query (sentence_conventions.py)
         self.heads = int(cfg["num_attention_heads"])
         self.layers = int(cfg["num_hidden_layers"])
         self.eps = float(cfg.get("layer_norm_eps", 1e-12))
         self.act = cfg.get("hidden_act", "gelu")
-        weights = load_file(str(path / "model.safetensors"))
-        # BertModel saves "embeddings.…"; a model saved from a task head prefixes "bert.".
-        prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
-        self.w = {k[len(prefix):]: v.astype(np.float32, copy=False) for k, v in weights.items() if k.startswith(prefix)}
+        self.w, self.tokenizer = _model_files(str(path), max_seq_length, _stamp(path))
         self.dim = int(self.w["embeddings.word_embeddings.weight"].shape[1])
-        self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(max_length=max_seq_length)
         self._lock = threading.Lock()  # the BLAS thread limit is process-wide: one query at a time
 
     def encode_one(self, text: str) -> np.ndarray:
