@@ -46,14 +46,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_remove(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     import time
 
-    from ...library import Library
     from ...library.resources.undo_file import UNDO_SECONDS, drop_expired, remove_undoable
 
     root = os.path.abspath(os.path.expanduser(args.path))
     with _library(config, create=False) as lib:
         drop_expired(lib.data_dir, time.time())
-        if isinstance(lib, Library):  # a shared library's writes hold its roots' locks instead (decision 0125)
-            wait_turn(lib, args, cancel)
+        # A shared library's writes hold its roots' locks instead (decision 0125); the address says which, before
+        # the desktop Library's module (numpy, the sync's steps) is imported only to tell.
+        if not config.library.address:
+            from ...library import Library
+
+            if isinstance(lib, Library):
+                wait_turn(lib, args, cancel)
         # One keystroke destroys nothing: a terminal is asked, a script says --yes. Not an indexed folder:
         # remove_undoable says so (and what it belongs to) before anything is asked or removed.
         if root in lib.roots() and not args.yes and not _confirmed(root):
