@@ -99,6 +99,36 @@ def test_a_change_of_rate_is_followed_within_recent_reports():
     assert est.rate() == pytest.approx(2.0)  # RECENT reports (over _NEWER_S) at the new rate: only the new rate
 
 
+def test_two_changes_of_pace_one_after_the_other_end_at_the_newest():
+    """20/s, then another program for two minutes (12/s), then it stops (20/s again): the stretch starts at the
+    second change, not the first."""
+    est = RateEstimator()
+    est.update(0, 0.0)
+    t, done = steady(est, 20.0, 2.0, 150)
+    t, done = steady(est, 12.0, 2.0, 60, t, done)
+    assert est.rate() == pytest.approx(12.0)
+    t, done = steady(est, 20.0, 2.0, 60, t, done)
+    assert est.rate() == pytest.approx(20.0)
+
+
+def test_reports_that_come_at_one_instant_count_without_a_pace_of_their_own():
+    """A burst of reports with the same time (a GPU's batches read at one poll): no stretch of no time is a pace,
+    and the rate stays the whole run's."""
+    est = RateEstimator()
+    est.update(0, 0.0)
+    t, done = steady(est, 10.0, 2.0, 40)
+    for _ in range(RECENT + 2):
+        done += 20
+        est.update(done, t)
+    t, done = steady(est, 10.0, 2.0, 40, t, done)
+    assert est.rate() == pytest.approx(done / t)
+    first = RateEstimator()  # the burst at the very start: the stretch before it has no time at all
+    for k in range(RECENT + 2):
+        first.update(20 * k, 0.0)
+    t, done = steady(first, 10.0, 2.0, 60, 0.0, 20 * (RECENT + 1))
+    assert first.rate() == pytest.approx(done / t)
+
+
 def test_reports_that_do_not_move_add_nothing_and_one_that_goes_back_starts_over():
     est = RateEstimator()
     est.update(0, 0.0)
