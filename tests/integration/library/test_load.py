@@ -87,8 +87,8 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
     lib.add_folder(docs)
 
     errors: list[BaseException] = []
-    searches = {"n": 0, "hits": 0}
-    done = threading.Event()
+    searches = {"n": 0, "hits": 0, "during_sync": 0}
+    done, syncing = threading.Event(), threading.Event()
 
     def writer() -> None:
         try:
@@ -101,7 +101,11 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
                 deadline = time.monotonic() + 60
                 while searches["n"] < 4 * (round_ + 1) and not errors and time.monotonic() < deadline:
                     time.sleep(0.01)
-                lib.sync()
+                syncing.set()
+                try:
+                    lib.sync()
+                finally:
+                    syncing.clear()
         except BaseException as exc:  # reported below
             errors.append(exc)
         finally:
@@ -115,6 +119,7 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
             while not done.wait(0.02):
                 mode = rng.choice(SEARCH_MODES)
                 k = rng.choice([1, 5, 20])
+                searches["during_sync"] += syncing.is_set()  # the overlaps the guard below is about
                 res = lib.search(rng.choice(["apple river", "copper lantern glacier", "violin"]), mode=mode, k=k)
                 assert len(res.hits) <= k
                 assert [h.ranks.final for h in res.hits] == list(range(1, len(res.hits) + 1))
@@ -137,7 +142,7 @@ def test_searches_interleaved_with_sync_batches(tmp_path, tiny_bi_encoder_dir, t
     try:
         assert not any(t.is_alive() for t in threads)
         assert not errors, errors
-        assert searches["n"] > 20 and searches["hits"] > 0
+        assert searches["n"] > 20 and searches["hits"] > 0 and searches["during_sync"] > 0
         assert guard.calls["resize_index"] > 0 and guard.calls["knn_query"] > 0
         assert guard.violations == []
         st = lib.status()
