@@ -58,7 +58,9 @@ class _Dense(nn.Module):
 
 def _embedding(rows: int, width: int) -> nn.Embedding:
     """A table left uninitialized: the checkpoint's tensor replaces it. Its random init on the meta device (`_load`)
-    would import torch._dynamo, ~3 CPU s of every process that loads a model (torch._refs.normal_)."""
+    would import torch._dynamo, ~3 CPU s of every process that loads a model (torch._refs.normal_). Built only
+    under `_load`'s meta device, where it allocates nothing; anywhere else its memory would be garbage until the
+    checkpoint is assigned (load_state_dict(strict=True, assign=True) refuses a checkpoint that lacks it)."""
     return nn.Embedding(rows, width, _weight=torch.empty(rows, width))
 
 
