@@ -338,7 +338,10 @@ def test_ctrl_c_while_the_warm_process_answers_ends_quietly(lib_dir):
 
     from test_warm_socket import FakeServer
 
-    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, None)  # connects, then never answers
+    # connects, then never answers while the test runs: the Ctrl+C must find the command still waiting, however
+    # late a loaded machine lets this test send it (with the default 1.5 s the command had given up and searched
+    # directly before the signal came, once, in a full run)
+    fake = FakeServer(lib_dir / protocol.SOCKET_NAME, None, hold=120)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SEARCHAPP_")}
     try:
         proc = subprocess.Popen([sys.executable, "-c", "import sys; from searchapp.cli.entry import main; "

@@ -232,8 +232,9 @@ def test_a_killed_servers_socket_file_is_searched_around_then_replaced(lib_dir, 
 class FakeServer:
     """Something listening on warm.sock that answers every request with `reply` (bytes), or not at all."""
 
-    def __init__(self, path: Path, reply: bytes | None, mode: int = 0o600) -> None:
-        self.path, self.reply = path, reply
+    def __init__(self, path: Path, reply: bytes | None, mode: int = 0o600, hold: float = 1.5) -> None:
+        self.path, self.reply, self.hold = path, reply, hold  # hold: how long a connection not answered stays open
+        self._closing = threading.Event()
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(str(path))
         os.chmod(path, mode)
@@ -252,7 +253,7 @@ class FakeServer:
                 self.asked += 1
                 conn.recv(1 << 16)
                 if self.reply is None:
-                    time.sleep(1.5)
+                    self._closing.wait(self.hold)
                 else:
                     try:
                         conn.sendall(self.reply)
@@ -260,6 +261,7 @@ class FakeServer:
                         pass
 
     def close(self) -> None:
+        self._closing.set()
         try:
             self.sock.shutdown(socket.SHUT_RDWR)  # wakes accept()
         except OSError:
