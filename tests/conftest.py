@@ -61,17 +61,6 @@ def _isolated_hf_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("SEARCHAPP_HASH_CACHE", str(cache / "weights-sha256.json"))
 
 
-@pytest.fixture(autouse=True)
-def _ctrl_c_handler_restored():
-    """A command run in this process (cli.main) installs its own Ctrl+C handler, bound to its finished cancel token:
-    the runner's is put back after every test, so no test depends on which ran before it in its worker."""
-    import signal
-
-    handler = signal.getsignal(signal.SIGINT)
-    yield
-    signal.signal(signal.SIGINT, handler)
-
-
 @pytest.fixture(scope="session")
 def packaged_model_dir() -> Path:
     # The GPU machine gets a copy of the packaged files (fp16 weights, to fit what travels there) instead of
