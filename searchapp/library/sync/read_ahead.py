@@ -43,6 +43,7 @@ GROUP = 64  # files per task sent to the worker: one pickled round trip per batc
 AHEAD = 2  # groups in flight: enough to keep the worker busy, little to finish when the sync pauses
 OWN_GROUP = 16  # files the sync reads at a time from the far end while it waits for the worker
 POLL_S = 0.05  # how often a wait for the worker looks at the cancel token
+_LOCK_WAIT_S = 1.0  # the worker holds the shared "now reading" lock for two stores: longer means it died holding it
 
 
 def cpu_sample() -> Optional[tuple[float, float]]:
@@ -118,8 +119,15 @@ class ReadAhead:
         """The number of the file the worker has been reading for longer than the budget, or None."""
         if self._now is None:
             return None
-        with self._now.get_lock():
+        lock = self._now.get_lock()
+        # A worker killed while it held the lock (writing what it reads now) never lets go: waiting for it would
+        # hang the sync. Its pool is broken then, and `get` finds that out and reads the rest itself.
+        if not lock.acquire(timeout=_LOCK_WAIT_S):
+            return None
+        try:
             index, since = int(self._now[0]), float(self._now[1])
+        finally:
+            lock.release()
         return index if since and time.monotonic() - since > self.budget else None
 
     def _restart(self, index: int) -> None:

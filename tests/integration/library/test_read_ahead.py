@@ -136,6 +136,30 @@ def test_a_killed_worker_loses_nothing(tmp_path, docs, tiny_encoder, in_process,
     assert rep.added == 60
 
 
+def test_a_worker_killed_holding_the_shared_lock_does_not_hang_the_sync(tmp_path, docs, tiny_encoder, in_process,
+                                                                         small_threshold, monkeypatch):
+    """SIGKILL can land while the worker holds the "now reading" array's lock: nobody releases it then. The sync
+    must not wait for it (a full run of the suite hung there once)."""
+    killed: list[int] = []
+
+    def kill_holding_the_lock(ahead, i):
+        if not killed and ahead.stats["worker"] > 0:
+            ahead._now.get_lock().acquire()  # as the killed worker leaves it: held, never released
+            for pid in ahead.worker_pids():
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    _recording(monkeypatch, kill_holding_the_lock)
+    result: list = []
+    sync = threading.Thread(target=lambda: result.append(_sync(tmp_path / "lib-lock", docs, tiny_encoder)),
+                            daemon=True)
+    sync.start()
+    sync.join(timeout=300)
+    assert not sync.is_alive(), "the sync hung on the dead worker's lock"
+    rows, rep = result[0]
+    assert killed and rows == in_process and rep.added == 60
+
+
 def test_a_worker_that_cannot_start_leaves_the_sync_in_process(tmp_path, docs, tiny_encoder, in_process,
                                                                small_threshold, monkeypatch):
     def broken(*a, **kw):
