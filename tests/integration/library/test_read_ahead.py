@@ -138,26 +138,27 @@ def test_a_killed_worker_loses_nothing(tmp_path, docs, tiny_encoder, in_process,
 
 def test_a_worker_killed_holding_the_shared_lock_does_not_hang_the_sync(tmp_path, docs, tiny_encoder, in_process,
                                                                          small_threshold, monkeypatch):
-    """SIGKILL can land while the worker holds the "now reading" array's lock: nobody releases it then. The sync
-    must not wait for it (a full run of the suite hung there once)."""
-    killed: list[int] = []
+    """SIGKILL can land while the worker holds the "now reading" array's lock: nobody releases it then, and the
+    sync's look at the worker's progress must not wait for it (a full run of the suite hung there once). The lock
+    is held here as such a worker leaves it, for as long as the look may take, then let go."""
+    looks: list[bool] = []  # whether each look came back while the lock was held
 
-    def kill_holding_the_lock(ahead, i):
-        if not killed and ahead.stats["worker"] > 0:
-            ahead._now.get_lock().acquire()  # as the killed worker leaves it: held, never released
-            for pid in ahead.worker_pids():
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
+    def look_while_held(ahead, i):
+        if not looks and ahead.stats["worker"] > 0 and ahead._now is not None:
+            lock = ahead._now.get_lock()
+            lock.acquire()
+            try:
+                look = threading.Thread(target=ahead._overdue, daemon=True)
+                look.start()
+                look.join(timeout=30)  # the old code waited here until the lock was let go
+                looks.append(not look.is_alive())
+            finally:
+                lock.release()
 
-    _recording(monkeypatch, kill_holding_the_lock)
-    result: list = []
-    sync = threading.Thread(target=lambda: result.append(_sync(tmp_path / "lib-lock", docs, tiny_encoder)),
-                            daemon=True)
-    sync.start()
-    sync.join(timeout=300)
-    assert not sync.is_alive(), "the sync hung on the dead worker's lock"
-    rows, rep = result[0]
-    assert killed and rows == in_process and rep.added == 60
+    _recording(monkeypatch, look_while_held)
+    rows, rep = _sync(tmp_path / "lib-lock", docs, tiny_encoder)
+    assert looks == [True], "the look at the worker's progress waited on a lock its holder would never let go"
+    assert rows == in_process and rep.added == 60
 
 
 def test_a_worker_that_cannot_start_leaves_the_sync_in_process(tmp_path, docs, tiny_encoder, in_process,
