@@ -11,7 +11,7 @@ import re
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Optional, TypedDict
 
 from ..base.config import Config
 from ..base.progress import CancelToken, ProgressFn, report
@@ -20,9 +20,23 @@ from ..datasets.beir import BeirCollection, load_beir
 from .judgements import check_judgements
 from .metrics import evaluate_run
 
-__all__ = ["write_corpus", "evaluate_ir"]
+__all__ = ["write_corpus", "evaluate_ir", "IrResult"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class IrResult(TypedDict):
+    """What `searchapp eval ir` prints or writes as JSON."""
+
+    collection: str
+    documents: int
+    queries: int
+    chunks: int
+    index_seconds: float
+    primary_metric: str
+    reranker: str
+    modes: dict[str, dict[str, float]]  # mode (or "<mode>+rerank") -> evaluate_run's metrics + "ms_per_query"
+    judgement_problems: dict[str, int]
 
 
 def write_corpus(collection: BeirCollection, folder: Path) -> dict[str, str]:
@@ -42,9 +56,10 @@ def write_corpus(collection: BeirCollection, folder: Path) -> dict[str, str]:
 
 def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = SIDES_THEN_FUSED, rerank: Optional[bool] = None,
                 depth: int = 100, split: str = "test", max_queries: Optional[int] = None,
-                encoder=None, reranker=None, strict: bool = False,
-                progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict:
-    """Index the collection in a temporary library and return metrics per mode.
+                encoder: Optional[object] = None, reranker: Optional[object] = None, strict: bool = False,
+                progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> IrResult:
+    """Index the collection in a temporary library and return metrics per mode. `encoder` / `reranker`: models
+    already loaded, handed to the Library as they are (this layer does not import models/ to name them).
 
     `rerank=None` reranks when a cross-encoder is available (reported as "<mode>+rerank").
     Returns {"collection", "documents", "queries", "chunks", "index_seconds", "modes": {mode: metrics},
@@ -75,7 +90,7 @@ def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = SIDES
                 cross = lib.reranker()
                 if cross is not None:
                     variants += [(f"{m}+rerank", m, True) for m in modes]
-            results: dict[str, dict] = {}
+            results: dict[str, dict[str, float]] = {}
             candidates = max(depth * 2, cfg.search.candidates)
             for name, mode, do_rerank in variants:
                 run: dict[str, list[str]] = {}

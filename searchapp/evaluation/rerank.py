@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -21,29 +21,36 @@ from ..base.progress import CancelToken, ProgressFn, report
 from ..datasets.beir import BeirCollection, load_beir
 from .metrics import evaluate_run
 from ..datasets.pairs import read_labeled_pairs
+from .sts import TextEncoder
 
-__all__ = ["evaluate_rerank", "rerank_beir", "rerank_pairs"]
+__all__ = ["evaluate_rerank", "rerank_beir", "rerank_pairs", "PassageScorer"]
+
+
+class PassageScorer(Protocol):
+    """What is called: score(query, passages) -> (n,) logits (searchapp.models.CrossEncoder)."""
+
+    def score(self, query: str, passages: Sequence[str]) -> np.ndarray: ...
 
 
 def _doc_text(title: str, text: str) -> str:
     return f"{title}\n\n{text}" if title else text
 
 
-def _rerank(reranker: Any, query: str, doc_ids: list[str], texts: Sequence[str]) -> list[str]:
+def _rerank(reranker: PassageScorer, query: str, doc_ids: list[str], texts: Sequence[str]) -> list[str]:
     scores = np.asarray(reranker.score(query, list(texts)), dtype=np.float64)
     order = np.argsort(-scores, kind="stable")  # ties keep the bi-encoder's order
     return [doc_ids[i] for i in order]
 
 
-def _summary(before: dict, after: dict, extra: dict) -> dict:
+def _summary(before: dict[str, float], after: dict[str, float], extra: dict[str, Any]) -> dict[str, Any]:
     gain = {k: after[k] - before[k] for k in before if k != "queries"}
     return {**extra, "queries": before["queries"], "before": before, "after": after, "gain": gain,
             "primary_metric": "ndcg@10"}
 
 
-def rerank_beir(collection: BeirCollection, encoder: Any, reranker: Any, *, depth: int = 50,
+def rerank_beir(collection: BeirCollection, encoder: TextEncoder, reranker: PassageScorer, *, depth: int = 50,
                 max_queries: Optional[int] = None, progress: Optional[ProgressFn] = None,
-                cancel: Optional[CancelToken] = None) -> dict:
+                cancel: Optional[CancelToken] = None) -> dict[str, Any]:
     qids = [q for q in collection.qrels if q in collection.queries]
     if max_queries:
         qids = qids[:max_queries]
@@ -74,8 +81,8 @@ def rerank_beir(collection: BeirCollection, encoder: Any, reranker: Any, *, dept
                     {"documents": len(doc_ids), "candidates": depth, "rerank_ms_per_query": 1000 * seconds / len(qids)})
 
 
-def rerank_pairs(path: Path, encoder: Any, reranker: Any, *, max_queries: Optional[int] = None,
-                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict:
+def rerank_pairs(path: Path, encoder: TextEncoder, reranker: PassageScorer, *, max_queries: Optional[int] = None,
+                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict[str, Any]:
     pairs = read_labeled_pairs(path)
     groups: "OrderedDict[str, list[tuple[str, int]]]" = OrderedDict()
     for p in pairs:
@@ -113,9 +120,9 @@ def rerank_pairs(path: Path, encoder: Any, reranker: Any, *, max_queries: Option
                      "rerank_ms_per_query": 1000 * seconds / max(1, len(questions))})
 
 
-def evaluate_rerank(path: Path, encoder: Any, reranker: Any, *, split: str = "test", depth: int = 50,
+def evaluate_rerank(path: Path, encoder: TextEncoder, reranker: PassageScorer, *, split: str = "test", depth: int = 50,
                     max_queries: Optional[int] = None, progress: Optional[ProgressFn] = None,
-                    cancel: Optional[CancelToken] = None) -> dict:
+                    cancel: Optional[CancelToken] = None) -> dict[str, Any]:
     """A BEIR folder or a labelled TSV file; returns {"before", "after", "gain", "primary_metric", ...}."""
     path = Path(path)
     if path.is_dir():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional, Protocol, Sequence
+from typing import Optional, Protocol, Sequence, TypedDict, cast
 
 import numpy as np
 
@@ -17,17 +17,31 @@ from ..base.progress import CancelToken, ProgressFn
 from .correlation import pearson, spearman
 from ..datasets.pairs import ScoredPair, read_scored_pairs
 
-__all__ = ["evaluate_sts", "evaluate_sts_file", "cosine_scores"]
+__all__ = ["evaluate_sts", "evaluate_sts_file", "cosine_scores", "TextEncoder", "StsResult", "StsFileResult"]
 
 
-class _Encoder(Protocol):
+class TextEncoder(Protocol):
     """What is called: encode(texts, progress=, cancel=) (searchapp.models.BiEncoder takes more, all optional)."""
 
     def encode(self, texts: Sequence[str], *, progress: Optional[ProgressFn] = None,
                cancel: Optional[CancelToken] = None) -> np.ndarray: ...
 
 
-def cosine_scores(encoder: _Encoder, pairs: Sequence[ScoredPair], *, progress: Optional[ProgressFn] = None,
+class StsResult(TypedDict):
+    """What `searchapp eval sts` prints or writes as JSON (the command adds the model's name)."""
+
+    spearman: float
+    pearson: float
+    pairs: int
+    seconds: float
+    primary_metric: str
+
+
+class StsFileResult(StsResult):
+    file: str
+
+
+def cosine_scores(encoder: TextEncoder, pairs: Sequence[ScoredPair], *, progress: Optional[ProgressFn] = None,
                   cancel: Optional[CancelToken] = None) -> np.ndarray:
     """(n,) cosine similarity of each pair; every distinct sentence is encoded once."""
     texts = sorted({p.text1 for p in pairs} | {p.text2 for p in pairs})
@@ -37,11 +51,12 @@ def cosine_scores(encoder: _Encoder, pairs: Sequence[ScoredPair], *, progress: O
     vecs = vecs / np.maximum(norms, 1e-12)
     a = vecs[[row[p.text1] for p in pairs]]
     b = vecs[[row[p.text2] for p in pairs]]
-    return (a * b).sum(axis=1)
+    # numpy's stubs type a reduction with axis= as Any; the product of two (n, dim) arrays summed over axis 1 is (n,).
+    return cast(np.ndarray, (a * b).sum(axis=1))
 
 
-def evaluate_sts(encoder: _Encoder, pairs: Sequence[ScoredPair], *, progress: Optional[ProgressFn] = None,
-                 cancel: Optional[CancelToken] = None) -> dict:
+def evaluate_sts(encoder: TextEncoder, pairs: Sequence[ScoredPair], *, progress: Optional[ProgressFn] = None,
+                 cancel: Optional[CancelToken] = None) -> StsResult:
     """{"spearman", "pearson" (both ×100), "pairs", "seconds", "primary_metric": "spearman"}."""
     t0 = time.perf_counter()
     sims = cosine_scores(encoder, pairs, progress=progress, cancel=cancel)
@@ -55,6 +70,7 @@ def evaluate_sts(encoder: _Encoder, pairs: Sequence[ScoredPair], *, progress: Op
     }
 
 
-def evaluate_sts_file(encoder: _Encoder, path: Path, **kw) -> dict:
-    result = evaluate_sts(encoder, read_scored_pairs(Path(path)), **kw)
+def evaluate_sts_file(encoder: TextEncoder, path: Path, *, progress: Optional[ProgressFn] = None,
+                      cancel: Optional[CancelToken] = None) -> StsFileResult:
+    result = evaluate_sts(encoder, read_scored_pairs(Path(path)), progress=progress, cancel=cancel)
     return {"file": str(path), **result}

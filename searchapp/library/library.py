@@ -163,7 +163,7 @@ class Library(WatchAndServe):
     def encoder(self):
         return self.models.encoder
 
-    def reranker(self):
+    def reranker(self) -> Optional[CrossEncoder]:
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
         return self.models.reranker()
 
