@@ -12,8 +12,15 @@ if TYPE_CHECKING:
     from ..library.sync.contract import SyncReport
     from ..library.sync.watch import LibraryWatcher
     from ..library.warm.server import CommandRunner
+    from ..store.rows import FileRow
 
-__all__ = ["WatchedLibrary", "WritingLibrary"]
+__all__ = ["LedgerReader", "WatchedLibrary", "WritingLibrary"]
+
+
+class LedgerReader(Protocol):
+    """What `status --files` (cli/commands/status.print_ledger) reads: the stored entries in a state."""
+
+    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]: ...
 
 
 class WritingLibrary(Protocol):

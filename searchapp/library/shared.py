@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..ann import VectorIndex
     from .query.filters import SearchFilters
     from ..store import Store
+    from ..store.rows import FileRow
 
 __all__ = ["SharedLibrary", "SharedStatus", "NotShared", "WRITER_LOCK"]
 
@@ -234,6 +235,12 @@ class SharedLibrary:
         from .report.explain import explain
 
         return explain(self.config, self._as_store, path)
+
+    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
+        """(state, FileRow) of the stored entries in `state`, all when None (store/ledger.py, as Library.ledger)."""
+        from ..store.ledger import files_in_state
+
+        return files_in_state(self._as_store, state, limit)
 
     def status(self) -> SharedStatus:
         st = SharedStatus(shown(self.address), self.store.machine)

@@ -101,7 +101,13 @@ def _search(args: Namespace, config: Config, address: str) -> int:
 
 
 def _status(args: Namespace, config: Config, address: str) -> int:
+    from .status import print_ledger
+
+    if getattr(args, "check", False):  # its exit codes read a desktop library's index and folders
+        raise NotShared("`status --check`")
     with SharedLibrary(config, address) as lib:
+        if getattr(args, "files", None):
+            return print_ledger(args, lib)
         st = lib.status()
     if getattr(args, "json", False):
         print(json.dumps(st.__dict__))

@@ -21,9 +21,10 @@ from ..open_library import open_local_library
 if TYPE_CHECKING:
     from ...library.report.status import LibraryStatus
     from ...base.progress import CancelToken
+    from ..library_protocol import LedgerReader
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_status", "print_status"]
+__all__ = ["register", "cmd_status", "print_status", "print_ledger"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -126,14 +127,19 @@ def _status_exit_code(st: LibraryStatus) -> int:
 
 def _list_files(args: argparse.Namespace, config: Config) -> int:
     """`status --files [STATE]`: one line (or one JSON object) per stored entry."""
+    with open_local_library(config, create=False) as lib:
+        return print_ledger(args, lib)
+
+
+def print_ledger(args: argparse.Namespace, lib: LedgerReader) -> int:
+    """Print the entries `status --files STATE` asks for, from `lib` (a desktop or a shared library)."""
     from ...base.member_paths import display_path, member_fields
     from ...library.report.explain import STATES
 
     state = None if args.files == "all" else args.files
     if state is not None and state not in STATES:
         raise ConfigError(f"unknown state {state!r}; one of: {', '.join(STATES)}")
-    with open_local_library(config, create=False) as lib:
-        rows = lib.ledger(state)
+    rows = lib.ledger(state)
     if args.json:
         print(json.dumps({"files": [
             {**member_fields(r.path), "state": s, "reason": r.error, "passages": r.n_chunks} for s, r in rows]}))

@@ -4,6 +4,7 @@ this process), and one line for what is not there yet, a password in the address
 from __future__ import annotations
 
 import io
+import json
 
 import corpus
 import pytest
@@ -56,3 +57,19 @@ def test_a_password_or_no_server_is_one_line(run, tmp_path):
     code, _, err = run("--library", f"postgresql://bob@/lib?host={tmp_path}/nowhere", "status")
     assert code == 3 and len(err.strip().splitlines()) == 1
     assert err.startswith("searchapp: error: cannot reach the shared library postgresql://bob@local socket/lib")
+
+
+def test_status_files_lists_the_shared_entries_and_check_is_one_line(run, tmp_path, pg_address):
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not a pdf at all")  # stored as failed, with its reason
+    assert run("--library", pg_address, "index", "--words-only", str(docs))[0] == 0
+    code, out, _ = run("--library", pg_address, "status", "--files")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 8 and any(ln.startswith("[indexed] ") and ln.endswith("bread.txt")
+                                                 for ln in lines)
+    code, out, _ = run("--library", pg_address, "status", "--files", "failed", "--json")
+    files = json.loads(out)["files"]
+    assert code == 0 and [(f["state"], f["path"].endswith("broken.pdf"), bool(f["reason"])) for f in files] == [
+        ("failed", True, True)]
+    code, out, err = run("--library", pg_address, "status", "--check")
+    assert code == 2 and out == "" and "not yet on a shared library: `status --check`" in err
