@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import torch
 
@@ -35,7 +35,7 @@ def train_bi_encoder(base: str, objective: str, data: TextColumns, output: Path,
                      args: TrainingArgs = TrainingArgs(), pooling: Optional[str] = None, margin: float = 1.0,
                      overwrite: bool = False,
                      model: Optional[SentenceModel] = None,
-                     progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict:
+                     progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict[str, Any]:
     """Train `base` (a model spec) on `data` and write it to `output`; returns a JSON-able summary.
 
     Nothing is written unless training finishes: the folder appears complete or not at all.

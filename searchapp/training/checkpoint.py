@@ -57,7 +57,7 @@ def atomic_folder(output: Path, overwrite: bool = False) -> Iterator[Path]:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def write_pooling_files(folder: Path, pooling: str, dim: int, max_seq_length: int, extra: Optional[dict] = None) -> None:
+def write_pooling_files(folder: Path, pooling: str, dim: int, max_seq_length: int, extra: Optional[dict[str, Any]] = None) -> None:
     folder = Path(folder)
     info: dict[str, Any] = {"pooling": pooling, **(extra or {})}
     if pooling == "wk":
@@ -101,7 +101,7 @@ def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import torch
 
@@ -32,7 +32,7 @@ LOSSES = ("auto", "bce", "mse", "ce")
 _DEFAULT_FOR_KIND = {"binary": "bce", "graded": "mse", "classes": "ce"}
 
 
-def load_classifier(spec: str, num_labels: int, device: torch.device):
+def load_classifier(spec: str, num_labels: int, device: torch.device) -> tuple[Any, Any, list[str]]:
     """(model, tokenizer, new_weights) from safetensors; new_weights lists what starts random (head, pooler)."""
     from transformers import AutoModelForSequenceClassification
 
@@ -58,7 +58,7 @@ def load_classifier(spec: str, num_labels: int, device: torch.device):
 def train_cross_encoder(base: str, data: TextColumns, output: Path, *, args: TrainingArgs = TrainingArgs(),
                         loss: str = "auto", max_length: int = 256, overwrite: bool = False,
                         pos_weight: Optional[float] = None,
-                        progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict:
+                        progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> dict[str, Any]:
     args.validate()
     if loss not in LOSSES:
         raise ConfigError(f"unknown cross-encoder loss {loss!r} (known: {', '.join(LOSSES)})")

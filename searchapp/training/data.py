@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from ..base.errors import ConfigError
+from ..base.progress import CancelToken, ProgressFn
 from ..datasets.beir import load_beir
 from ..datasets.pairs import read_labeled_pairs, read_rows, read_scored_pairs, read_triplets
 from .mining import TextEncoder, mine_hard_negatives
@@ -77,7 +78,8 @@ def softmax_data(paths: Sequence[Path], label_names: Optional[Sequence[str]] = N
 
 
 def triplet_data(paths: Sequence[Path], miner: Optional[Callable[[], TextEncoder]] = None, *, negatives: int = 1,
-                 pool: int = 30, split: str = "test", seed: int = 42, progress=None, cancel=None) -> TextColumns:
+                 pool: int = 30, split: str = "test", seed: int = 42, progress: Optional[ProgressFn] = None,
+                 cancel: Optional[CancelToken] = None) -> TextColumns:
     """TSV triplets as given; BEIR folders through `miner()` (a bi-encoder, loaded only if needed)."""
     a, p, n = [], [], []
     for path in paths:
@@ -103,7 +105,7 @@ def triplet_data(paths: Sequence[Path], miner: Optional[Callable[[], TextEncoder
 
 def cross_encoder_data(paths: Sequence[Path], miner: Optional[Callable[[], TextEncoder]] = None, *, negatives: int = 4,
                        pool: int = 30, split: str = "test", max_score: Optional[float] = None, seed: int = 42,
-                       progress=None, cancel=None) -> TextColumns:
+                       progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> TextColumns:
     """(text1, text2, label) rows; kind is binary (0/1), graded (numbers → /max_score) or classes (names)."""
     a, b, raw = [], [], []
     for path in paths:

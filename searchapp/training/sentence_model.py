@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import torch
 from torch import nn
@@ -32,7 +32,7 @@ Tokenized = dict[str, list[list[int]]]
 
 
 class SentenceModel(nn.Module):
-    def __init__(self, transformer: PreTrainedModel, tokenizer, pooling: str, max_seq_length: int, source: str) -> None:
+    def __init__(self, transformer: PreTrainedModel, tokenizer: Any, pooling: str, max_seq_length: int, source: str) -> None:
         super().__init__()
         if pooling not in POOLING_MODES:
             raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLING_MODES)})")
@@ -64,7 +64,7 @@ class SentenceModel(nn.Module):
         return pool(out.last_hidden_state, inputs["attention_mask"], self.pooling,
                     hidden_states=out.hidden_states if self._needs_hidden else None)
 
-    def save(self, output: Path, *, overwrite: bool = False, info: Optional[dict] = None) -> Path:
+    def save(self, output: Path, *, overwrite: bool = False, info: Optional[dict[str, Any]] = None) -> Path:
         """Write a Hugging Face folder + pooling files atomically; returns the final path."""
         with atomic_folder(output, overwrite) as tmp:
             with quiet_transformers():

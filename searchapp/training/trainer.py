@@ -54,7 +54,7 @@ class TrainingArgs:
                 raise ConfigError(msg)
         return self
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -67,7 +67,7 @@ class TrainStats:
     device: str = "cpu"
     losses: list[float] = field(default_factory=list)  # one per step
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         n = max(1, min(50, len(self.losses) // 10 or 1))
         head = self.losses[:n]
         tail = self.losses[-n:]
