@@ -16,13 +16,13 @@ if TYPE_CHECKING:
     from ...base.config import Config
     from ...store import Store
 
-__all__ = ["SyncReport", "PassageEncoder", "IndexWriter", "OcrStep"]
+__all__ = ["SyncReport", "ChunkingEncoder", "PassageEncoder", "IndexWriter", "OcrStep"]
 
 
-class PassageEncoder(Protocol):
-    """What a sync asks of the bi-encoder (models.BiEncoder; the library hands it over behind a lazy proxy)."""
+class ChunkingEncoder(Protocol):
+    """What cutting a file into passages asks of the encoder (ingest/passages.passages_of): the bi-encoder in the
+    sync's process, or the read-ahead worker's models.ChunkingTokenizer, which has no model."""
 
-    spec: str
     max_seq_length: int
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
@@ -30,6 +30,12 @@ class PassageEncoder(Protocol):
     def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...
 
     def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None: ...
+
+
+class PassageEncoder(ChunkingEncoder, Protocol):
+    """What a sync asks of the bi-encoder (models.BiEncoder; the library hands it over behind a lazy proxy)."""
+
+    spec: str
 
     def encode(self, texts: list[str], *, progress: Optional[ProgressFn] = None,
                cancel: Optional[CancelToken] = None, background: bool = False) -> np.ndarray: ...

@@ -30,10 +30,15 @@ import os
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor, wait
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...base.cpu_share import proc_stat_seconds, usable_cores
 from .read_ahead_worker import Read
+
+if TYPE_CHECKING:
+    from ...base.config import Config
+    from ...base.progress import CancelToken
+    from .contract import ChunkingEncoder
 
 __all__ = ["ReadAhead", "Read", "MIN_FILES", "GROUP", "AHEAD", "usable_cores", "chunking_spec", "cpu_sample",
            "second_core_free"]
@@ -65,10 +70,11 @@ def second_core_free(since: Optional[tuple[float, float]]) -> bool:
         return True
 
 
-def chunking_spec(encoder) -> Optional[tuple[str, int, bool]]:
+def chunking_spec(encoder: object) -> Optional[tuple[str, int, bool]]:
     """What a worker needs to chunk as `encoder` does, or None when the encoder cannot say (then no worker)."""
     spec = getattr(encoder, "chunking_spec", None)
-    return spec() if callable(spec) else None
+    got: Optional[tuple[str, int, bool]] = spec() if callable(spec) else None  # what ChunkingTokenizer's says
+    return got
 
 
 class ReadAhead:
@@ -80,18 +86,19 @@ class ReadAhead:
     reads files from the far end of the list: the two sides meet wherever the machine's load puts them, and the
     sync still writes every file in order."""
 
-    def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], config, spec: tuple[str, int, bool],
-                 encoder, cancel=None) -> None:
+    def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], config: Config,
+                 spec: tuple[str, int, bool], encoder: ChunkingEncoder, cancel: Optional[CancelToken] = None) -> None:
         self.paths, self.old_shas, self.config = list(paths), list(old_shas), config
         self.encoder, self.cancel = encoder, cancel
-        self._queue: deque[tuple[int, int, Future]] = deque()  # (first file, end, its future), in order
-        self._done: tuple[int, int, list] = (0, 0, [])
+        # (first file, end, its future), in order
+        self._queue: deque[tuple[int, int, Future[list[Optional[Read]]]]] = deque()
+        self._done: tuple[int, int, list[Optional[Read]]] = (0, 0, [])
         self._next = 0  # the next file to hand to the worker
         self._end = len(self.paths)  # files from here on are read by the sync itself
         self._own: dict[int, Optional[Read]] = {}
         self.stats = {"worker": 0, "own": 0}
         self._pool: Optional[ProcessPoolExecutor] = None
-        self._ready: Optional[Future] = None
+        self._ready: Optional[Future[bool]] = None
         self.spec = spec
         self.budget = float(config.scan.file_budget_s)
         self._now: Any = None  # shared with the worker: the file it reads and since when (read_ahead_worker.init)
@@ -253,5 +260,5 @@ class ReadAhead:
     def __enter__(self) -> "ReadAhead":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

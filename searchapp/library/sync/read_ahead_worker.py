@@ -9,12 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
+if TYPE_CHECKING:  # for the type checker alone: the worker process imports no more than it needs
+    from multiprocessing.sharedctypes import SynchronizedArray
+
+    from ...base.config import Config
+    from ...base.progress import CancelToken
+    from ...base.types import ChunkSpan, Document
+    from .contract import ChunkingEncoder
 
 __all__ = ["init", "start", "read_group", "read_one", "read_files", "Read"]
 
-_STATE: dict = {}
+_STATE: dict[str, Any] = {}  # the worker's config, chunking tokenizer and `now` (start, init)
 
 
 @dataclass
@@ -25,8 +32,8 @@ class Read:
     sha: str
     kind: str = ""
     title: str = ""
-    spans: Optional[list] = None  # None: not extracted (the sha matched the stored one)
-    hashes: Optional[list] = None
+    spans: Optional[list[ChunkSpan]] = None  # None: not extracted (the sha matched the stored one)
+    hashes: Optional[list[str]] = None
     ocr: Optional[str] = None
     failed: Optional[str] = None  # why this file failed here (file_boundary.file_failure): the sync records it
 
@@ -34,7 +41,7 @@ class Read:
 class _NoBatch:
     """passages_of's batcher where nothing is batched: a cancel inside the chunking just stops this file."""
 
-    def __init__(self, cancel) -> None:
+    def __init__(self, cancel: Optional[CancelToken]) -> None:
         self.cancel = cancel
 
     def flush_and_stop(self) -> None:
@@ -43,7 +50,7 @@ class _NoBatch:
         raise Cancelled("cancelled")
 
 
-def start(config, spec: tuple[str, int, bool]) -> bool:
+def start(config: Config, spec: tuple[str, int, bool]) -> bool:
     """The worker's first task: the config and the chunking tokenizer; done once the worker is ready."""
     _STATE["config"] = config
     from ...models.chunking_tokenizer import ChunkingTokenizer  # no torch: the worker loads no model
@@ -52,21 +59,21 @@ def start(config, spec: tuple[str, int, bool]) -> bool:
     return True
 
 
-def init(now) -> None:
+def init(now: SynchronizedArray[float]) -> None:
     """The worker process's initializer: `now` is shared with the sync (read_ahead.ReadAhead): [the number of
     the file being read, when its reading began (time.monotonic(), the same clock in every process), 0 when
     none is]."""
     _STATE["now"] = now
 
 
-def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]], first: int = 0) -> list:
+def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]], first: int = 0) -> list[Optional[Read]]:
     """The Reads of `paths`, the files numbered `first`, `first + 1`, ... in the sync's list."""
     config, encoder, now = _STATE["config"], _STATE["encoder"], _STATE.get("now")
     return read_files(paths, old_shas, config, encoder,
                       clocks=None if now is None else [partial(_clock, now, first + k) for k in range(len(paths))])
 
 
-def _clock(now, number: int, running: bool) -> None:
+def _clock(now: SynchronizedArray[float], number: int, running: bool) -> None:
     """Start (`running`) or stop the budget's clock of file `number`: `now` is read together by the sync, which
     kills this process past the file's budget. It runs while the file is extracted, as FileBudget does in the
     sync's own process: not while it is hashed or chunked."""
@@ -76,21 +83,22 @@ def _clock(now, number: int, running: bool) -> None:
         now[0], now[1] = number, (time.monotonic() if running else 0.0)
 
 
-def read_one(path: str, old_sha: Optional[str], config, encoder, cancel=None,
-             clock: Optional[Callable[[bool], None]] = None):
+def read_one(path: str, old_sha: Optional[str], config: Config, encoder: ChunkingEncoder,
+             cancel: Optional[CancelToken] = None, clock: Optional[Callable[[bool], None]] = None) -> Optional[Read]:
     """The file's Read (with `failed` set when it failed), or None (the sync reads it again itself). `clock`:
     started just before the extraction and stopped right after it (the worker's budget, see _clock)."""
     return read_files([path], [old_sha], config, encoder, cancel, None if clock is None else [clock])[0]
 
 
-def read_files(paths: Sequence[str], old_shas: Sequence[Optional[str]], config, encoder, cancel=None,
-               clocks: Optional[Sequence[Callable[[bool], None]]] = None) -> list:
+def read_files(paths: Sequence[str], old_shas: Sequence[Optional[str]], config: Config, encoder: ChunkingEncoder,
+               cancel: Optional[CancelToken] = None, clocks: Optional[Sequence[Callable[[bool], None]]] = None
+               ) -> list[Optional[Read]]:
     """read_one of each of `paths`: every file read and extracted first, then the word pieces of the small ones
     put together in one pass for them all (ChunkingTokenizer.token_bounds_many: one tokenizer call and one numpy
     pass for a group of small files, not one per file), then each chunked. The passages are the very ones each
     file's own chunking gives. A cancel leaves None (the sync's own cancel check follows) for every file it stops
     and every file after it."""
-    got: list = []
+    got: list[Optional[Read | _Extracted]] = []
     for k, (p, s) in enumerate(zip(paths, old_shas, strict=True)):
         if cancel is not None and cancel.cancelled:
             got += [None] * (len(paths) - k)
@@ -106,10 +114,11 @@ class _Extracted:
     """A file read and extracted, waiting to be chunked."""
 
     sha: str
-    doc: Any
+    doc: Document
 
 
-def _extract(path: str, old_sha: Optional[str], config, cancel, clock: Optional[Callable[[bool], None]]):
+def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional[CancelToken],
+             clock: Optional[Callable[[bool], None]]) -> Optional[Read | _Extracted]:
     """A Read (unchanged, or failed), None (the sync reads it itself) or the file's _Extracted."""
     from ...base.errors import Cancelled, UnsupportedFileError
     from ...base.hashing import file_sha256, file_sha256_and_bytes
@@ -143,7 +152,7 @@ def _extract(path: str, old_sha: Optional[str], config, cancel, clock: Optional[
         return None if reason is None else Read("", failed=reason)
 
 
-def _bounds_of(files: list[_Extracted], encoder) -> dict[int, Any]:
+def _bounds_of(files: list[_Extracted], encoder: ChunkingEncoder) -> dict[int, Any]:
     """id(file) -> its text's word pieces, for the files whose text is within one tokenizer segment; {} where the
     encoder cannot put them together (each file is then chunked on its own, to the same passages)."""
     from ...ingest.chunking import SEGMENT_CHARS
@@ -159,7 +168,8 @@ def _bounds_of(files: list[_Extracted], encoder) -> dict[int, Any]:
     return {} if bounds is None else {id(f): b for f, b in zip(small, bounds, strict=True)}
 
 
-def _chunk(got: _Extracted, config, encoder, cancel, bounds) -> Optional[Read]:
+def _chunk(got: _Extracted, config: Config, encoder: ChunkingEncoder, cancel: Optional[CancelToken], bounds: Any
+           ) -> Optional[Read]:
     """The extracted file's Read, with its passages (the per-file boundary around the chunking, as in _extract)."""
     from ...base.errors import UnsupportedFileError
     from .ocr_waits import pdf_waits_for_ocr

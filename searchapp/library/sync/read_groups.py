@@ -12,9 +12,14 @@ itself with its own error handling, as it does without groups.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from .read_ahead_worker import Read, read_files
+
+if TYPE_CHECKING:
+    from ...base.config import Config
+    from ...base.progress import CancelToken
+    from .contract import ChunkingEncoder
 
 __all__ = ["ReadInGroups", "GROUP_FILES", "GROUP_BYTES", "MIN_GROUPED"]
 
@@ -29,8 +34,8 @@ class ReadInGroups:
 
     alive = True
 
-    def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], sizes: Sequence[int], config,
-                 encoder, cancel=None) -> None:
+    def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], sizes: Sequence[int], config: Config,
+                 encoder: ChunkingEncoder, cancel: Optional[CancelToken] = None) -> None:
         self.paths, self.old_shas, self.sizes = list(paths), list(old_shas), list(sizes)
         self.config, self.encoder, self.cancel = config, encoder, cancel
         self._got: dict[int, Optional[Read]] = {}
