@@ -32,7 +32,7 @@ __all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry"]
 @dataclass
 class Pending:
     file: ScannedFile
-    sha256: str
+    sha256: Optional[str]  # as stored: the OCR step hands on its row's, a column that may be NULL
     kind: str
     chunks: list[ChunkSpan]
     title: str  # what the bi-encoder reads before each passage ("" for none): phase 2 builds the input again

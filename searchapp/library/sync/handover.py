@@ -35,7 +35,7 @@ class Handover:
             self.turn.say(True)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.turn is not None and self.turn.held:
             self.turn.say(False)
 

@@ -79,7 +79,8 @@ class MeaningBeside:
         self._enabled: Optional[bool] = None  # decided at the first offer: the encoder is loaded by then
         self._pool: Optional[ThreadPoolExecutor] = None
         self._collecting: dict[str, str] = {}  # hash -> model input, not yet handed to the worker
-        self._jobs: deque[tuple[list[str], Future]] = deque()  # (hashes, their vectors to come), oldest first
+        # (hashes, their vectors to come), oldest first
+        self._jobs: deque[tuple[list[str], Future[np.ndarray]]] = deque()
         self._held: set[str] = set()  # hashes collected or encoding, not yet written
 
     def offer(self, inputs: dict[str, str]) -> None:

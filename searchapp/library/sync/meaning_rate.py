@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ...base.progress import Progress, ProgressFn
 from ...base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from ...store import Store
+from .contract import PassageEncoder
 
 __all__ = ["aside_note", "RATE_META", "SAVE_EVERY_S", "RememberRate", "remembered_rate", "probe_rate", "meaning_left_s",
            "left_note", "folder_estimate_s", "PROBE_TEXTS"]
@@ -64,9 +65,9 @@ class RememberRate:
             pass
 
 
-def aside_note(encoder) -> str:
+def aside_note(encoder: Any) -> str:
     """"slowed for other programs: 1 of 2 threads" while the sync's encoder leaves cores to other programs'
-    work (base/cpu_share.py), else ""."""
+    work (base/cpu_share.py), else "". `encoder`: any object: one without threads to fit says nothing."""
     if getattr(encoder, "loaded", True) is False:
         return ""
     try:
@@ -88,7 +89,8 @@ def remembered_rate(reader: Store) -> Optional[float]:
     return rate if rate > 0 else None
 
 
-def probe_rate(encoder, texts: Optional[list[str]] = None, clock: Callable[[], float] = time.perf_counter) -> float:
+def probe_rate(encoder: PassageEncoder, texts: Optional[list[str]] = None,
+               clock: Callable[[], float] = time.perf_counter) -> float:
     """Passages/s of one batch of passage-sized texts through `encoder`, as a sync encodes (background)."""
     if texts is None:  # ~200 word pieces each, about a default passage
         texts = [f"Probe passage {i}: " + "the quick measurement of how long one passage takes to embed " * 14

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Callable, Optional
+from typing import Callable, Optional, Protocol
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
@@ -24,19 +24,32 @@ from ...base.types import Document
 from ...ingest.extractors import extract
 from ...base.member_paths import member_key, shown_member, split_member
 from ...ingest.extractors.mail_parse import parse_once
-from ...ingest.extractors.members import is_container, iter_members
+from ...ingest.extractors.members import Member, is_container, iter_members
 from ...ingest.scan import ScannedFile
 from ...ingest.valid_text import valid_unicode
+from ...store import FileRow
 from .ocr_waits import pdf_waits_for_ocr, waits_for_ocr
 from .file_boundary import file_failure, one_line
 from .file_budget import FileBudget, too_long
 from ..members.private_copy import write_private_copy
 from ..members.temp_copies import private_temp_dir
+from .contract import SyncReport
 
-__all__ = ["index_container", "members_by_container", "is_container"]
+__all__ = ["index_container", "members_by_container", "is_container", "IndexDoc", "RecordProblem"]
 
 
-def members_by_container(existing: dict) -> dict[str, list[str]]:
+class IndexDoc(Protocol):
+    """Chunk and queue one entry, a member or the container's own text (words_pass._Sync.index_doc)."""
+
+    def __call__(self, path: str, old: Optional[FileRow], f: ScannedFile, sha: str, doc: Document,
+                 date_ns: Optional[int] = None, ocr: Optional[str] = None) -> None: ...
+
+
+# Record a skip or failure of an entry: (path, its stored row, status, reason, the scanned file it is in).
+RecordProblem = Callable[[str, Optional[FileRow], str, str, ScannedFile], None]
+
+
+def members_by_container(existing: dict[str, FileRow]) -> dict[str, list[str]]:
     """{container: keys of its stored members} over the sync's `existing` rows, built once per sync: looking
     them up per unchanged file by scanning every row made an unchanged sync quadratic in the file count."""
     members: dict[str, list[str]] = {}
@@ -47,9 +60,8 @@ def members_by_container(existing: dict) -> dict[str, list[str]]:
     return members
 
 
-def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config: Config,
-                    cancel: Optional[CancelToken], rep,
-                    index_doc: Callable[..., None], problem: Callable[..., None],
+def index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sha: str, config: Config,
+                    cancel: Optional[CancelToken], rep: SyncReport, index_doc: IndexDoc, problem: RecordProblem,
                     check_cancel: Callable[[], None]) -> set[str]:
     """Index the container `f` (stored as `path`) and each of its members; returns the member keys met.
 
@@ -68,8 +80,9 @@ def index_container(f: ScannedFile, path: str, existing: dict, sha: str, config:
     return seen
 
 
-def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config: Config,
-                     cancel: Optional[CancelToken], rep, index_doc, problem, check_cancel, seen: set[str]) -> None:
+def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sha: str, config: Config,
+                     cancel: Optional[CancelToken], rep: SyncReport, index_doc: IndexDoc, problem: RecordProblem,
+                     check_cancel: Callable[[], None], seen: set[str]) -> None:
     max_bytes = int(config.scan.max_file_mb * 2**20)
     listing: list[str] = []
     old_self = existing.get(path)
@@ -120,8 +133,9 @@ def _index_container(f: ScannedFile, path: str, existing: dict, sha: str, config
     index_doc(path, old_self, f, sha, own, None)
 
 
-def _one_member(key: str, m, old, scanned: ScannedFile, tmp: str, config: Config,
-                cancel: Optional[CancelToken], rep, index_doc, problem) -> None:
+def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFile, tmp: str, config: Config,
+                cancel: Optional[CancelToken], rep: SyncReport, index_doc: IndexDoc, problem: RecordProblem) -> None:
+    assert m.data is not None  # a member without bytes is recorded as skipped before it comes here
     sha = hashlib.sha256(m.data).hexdigest()
     if old is not None and old.sha256 == sha and old.status == "indexed":
         rep.unchanged += 1

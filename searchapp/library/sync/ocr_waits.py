@@ -8,7 +8,7 @@ every file is indexed, so one slow scan never holds back the rest of a folder.
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ...base.config import Config
 from ...base.types import Document
@@ -18,12 +18,17 @@ from ...store import RootRow, Store
 from ...store.ledger import set_entry_date, set_ocr_state
 from .batches import rewrite_entry
 
+if TYPE_CHECKING:
+    from ...ingest.scan import ScannedFile
+    from ...store import FileRow
+    from .contract import IndexWriter, SyncReport
+
 __all__ = ["WAITING", "waits_for_ocr", "pdf_waits_for_ocr", "record_waiting"]
 
 WAITING = "waiting for OCR"  # files.error of an entry whose only text will come from OCR
 
 
-def waits_for_ocr(path, config: Config) -> bool:
+def waits_for_ocr(path: str | os.PathLike[str], config: Config) -> bool:
     """An image file, read only by OCR (when scan.ocr is on)."""
     return bool(config.scan.ocr) and os.path.splitext(os.fspath(path))[1].lower() in image_suffixes()
 
@@ -35,7 +40,8 @@ def pdf_waits_for_ocr(doc: Document, config: Config) -> Optional[str]:
     return "pending" if pages_needing_ocr(doc, len(doc.pages)) else None
 
 
-def record_waiting(store: Store, root: RootRow, old, path: str, f, sha: str, kind: str, index, rep,
+def record_waiting(store: Store, root: RootRow, old: Optional[FileRow], path: str, f: ScannedFile, sha: str, kind: str,
+                   index: IndexWriter, rep: SyncReport,
                    date_ns: Optional[int] = None) -> None:
     """Record an entry with no text yet and files.ocr = 'pending' (its old passages, if any, are dropped);
     `date_ns`: the entry's own date (an image attached to a dated message), kept when OCR gives it text."""

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Collection, Optional, Sequence
 
 from ...base.errors import ConfigError
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
+
+if TYPE_CHECKING:
+    from ...base.config import ScanConfig
+    from ...store import RootRow, Store
 
 __all__ = ["missing_reason", "root_missing", "owning_root", "in_scope", "nested_inside", "paths_by_root",
            "outermost"]
@@ -54,7 +58,7 @@ def missing_reason(path: str, has_files: bool, has_files_below: bool = False) ->
     return None
 
 
-def root_missing(store, root) -> Optional[str]:
+def root_missing(store: Store, root: RootRow) -> Optional[str]:
     """missing_reason for an indexed root (a RootRow) of `store`."""
     return missing_reason(root.path, store.has_files(root.id), store.has_files_below(root.id, root.path))
 
@@ -65,7 +69,7 @@ def owning_root(path: str, roots: list[str]) -> Optional[str]:
     return max(owners, key=len) if owners else None
 
 
-def in_scope(root: str, path: str, skip_dirs, exclude=()) -> bool:
+def in_scope(root: str, path: str, skip_dirs: Collection[str], exclude: Collection[str] = ()) -> bool:
     """Whether a changed `path` belongs to `root` as a full scan would see it: under it, and not inside a
     hidden, skipped or excluded folder (a watcher reports changes in .git/ too)."""
     root, path = os.path.abspath(root), os.path.abspath(path)
@@ -79,16 +83,18 @@ def in_scope(root: str, path: str, skip_dirs, exclude=()) -> bool:
     return not (exclude and Excluder(exclude).under(root, path))
 
 
-def nested_inside(outer, roots: Sequence, scan) -> list:
+def nested_inside(outer: RootRow, roots: Sequence[RootRow], scan: ScanConfig) -> list[RootRow]:
     """The roots (RootRows) strictly inside `outer` that its scan reaches (not hidden, skipped or excluded)."""
     return [r for r in roots if r.id != outer.id and r.path != outer.path and is_within(r.path, outer.path)
             and in_scope(outer.path, r.path, scan.skip_dirs, scan.exclude)]
 
 
-def absorb_nested(store, outer, scan) -> None:
+def absorb_nested(store: Store, outer: Optional[RootRow], scan: ScanConfig) -> None:
     """Indexed folders inside `outer` (a RootRow of `store`) that its scan reaches become part of it: their files
     move over with their passages and vectors, so nothing is embedded again. Ones its scan skips (hidden,
     skip_dirs, exclude) stay roots of their own. Either store (SQLite's or a shared library's)."""
+    # Optional: both callers pass root_by_path of the root they have just added, never None then.
+    assert outer is not None
     if missing_reason(outer.path, True) is not None:
         return  # its scan could not reach them now
     inner = nested_inside(outer, store.roots(), scan)
@@ -97,7 +103,7 @@ def absorb_nested(store, outer, scan) -> None:
             store.absorb_roots(outer.id, [r.id for r in inner])
 
 
-def root_to_remove(store, root: str):
+def root_to_remove(store: Store, root: str) -> RootRow:
     """The RootRow of `store` that `remove` forgets for the path `root`; ConfigError (exit 2) naming what it is
     instead (a folder inside an indexed one, or not indexed). Either store."""
     row = store.root_by_path(root)
@@ -114,7 +120,7 @@ def root_to_remove(store, root: str):
     raise ConfigError(f"{root} is not an indexed folder (indexed: {known})")
 
 
-def paths_by_root(paths: Sequence[str], roots: Sequence) -> list[tuple]:
+def paths_by_root(paths: Sequence[str], roots: Sequence[RootRow]) -> list[tuple[RootRow, list[str]]]:
     """(root, its paths) for each root (RootRow) that owns one of `paths`; the innermost root owns a path."""
     by_root: dict[int, list[str]] = {}
     for p in paths:

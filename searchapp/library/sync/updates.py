@@ -8,7 +8,7 @@ import os
 import sqlite3
 from functools import partial
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from ...base.config import Config
 from ...base.errors import Cancelled, SearchAppError, StoreError
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
-from ...store import Store
+from ...store import RootRow, Store
 from ...store.removed_roots import forget_removed, keep_removed, mark_kept, restore_removed
 from ..resources.index_keeper import IndexKeeper
 from ..resources.model_set import ModelSet
@@ -30,12 +30,15 @@ from .meaning_pass import embed_pending, meaning_progress
 from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
 from .meta_keys import CONTEXT_META, REINDEX_META, passage_context
-from .contract import OcrStep, SyncReport
+from .contract import OcrStep, PassageEncoder, SyncReport
 from .words_pass import sync_root
 
 __all__ = ["Updates"]
 
 log = logging.getLogger(__name__)
+
+# What run_sync is handed: (root, None for a full scan or the changed paths under it), for each root to sync.
+SyncWork = Sequence[tuple[RootRow, Optional[list[str]]]]
 
 
 class Updates:
@@ -58,6 +61,7 @@ class Updates:
             # Inside an indexed folder: synced as part of it, never a root of its own (a second root
             # would hide it from `remove` of its folder, and be re-embedded when removed on its own).
             owner_row = self.store.root_by_path(owner)
+            assert owner_row is not None  # `owner` is one of the roots just read
             rep = self.run_sync([(owner_row, [root])], progress, cancel, embed)
             scan = self.config.scan
             if in_scope(owner, root, scan.skip_dirs, scan.exclude):
@@ -70,10 +74,11 @@ class Updates:
         self.absorb_nested(self.store.root_by_path(root))
         return self.sync([root], progress, cancel, embed), True
 
-    def absorb_nested(self, outer) -> None:
+    def absorb_nested(self, outer: Optional[RootRow]) -> None:
         absorb_nested(self.store, outer, self.config.scan)
 
-    def sync(self, paths: Optional[list[str]], progress, cancel, embed: bool = True) -> SyncReport:
+    def sync(self, paths: Optional[list[str]], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+             embed: bool = True) -> SyncReport:
         for outer in sorted(self.store.roots(), key=lambda r: len(r.path)):  # libraries made before roots merged
             if self.store.root_by_path(outer.path) is not None:
                 self.absorb_nested(outer)
@@ -83,13 +88,14 @@ class Updates:
             roots = [r for r in roots if r.path in wanted]
         return self.run_sync([(r, None) for r in roots], progress, cancel, embed)
 
-    def sync_changed(self, changed: list[str], progress, cancel, embed: bool = True) -> SyncReport:
+    def sync_changed(self, changed: list[str], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+                     embed: bool = True) -> SyncReport:
         return self.run_sync(paths_by_root(changed, self.store.roots()), progress, cancel, embed)
 
-    def run_sync(self, work, progress, cancel, embed: bool = True) -> SyncReport:
-        """`work`: (root, None for a full scan or the changed paths under it). Phase 1 (words) for every root,
-        then, unless `embed` is False, phase 2 (meaning): every passage still without a vector is embedded,
-        also ones an earlier interrupted or words-only sync left."""
+    def run_sync(self, work: SyncWork, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+                 embed: bool = True) -> SyncReport:
+        """Phase 1 (words) for every root of `work`, then, unless `embed` is False, phase 2 (meaning): every passage
+        still without a vector is embedded, also ones an earlier interrupted or words-only sync left."""
         total = SyncReport()
         # Handed the lock by a writer that stepped aside in its meaning pass: only the words here, the meaning
         # joins the queue it goes on with (decision 0105), so one new file never waits for a whole backlog.
@@ -167,7 +173,7 @@ class Updates:
                              "read-only?); everything committed before is kept") from exc
         return total
 
-    def _embed(self, encoder, progress, cancel) -> int:
+    def _embed(self, encoder: PassageEncoder, progress: Optional[ProgressFn], cancel: Optional[CancelToken]) -> int:
         """The meaning pass (every waiting passage), stepping aside between batches for a writer waiting its turn."""
         with Handover(self.turn, self.vectors, lambda: self.models.check_library(self.store), progress,
                       cancel) as handover:
@@ -241,7 +247,7 @@ class Updates:
     def forget_removed(self) -> None:
         forget_removed(self.store)
 
-    def reindex(self, progress, cancel, embed: bool = True) -> SyncReport:
+    def reindex(self, progress: Optional[ProgressFn], cancel: Optional[CancelToken], embed: bool = True) -> SyncReport:
         # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
         missing = [r.path for r in self.store.roots() if root_missing(self.store, r)]
         if missing:

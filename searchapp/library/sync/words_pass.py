@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Collection, Optional
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.hashing import file_sha256, file_sha256_and_bytes
+from ...base.types import Document
 from ...base.progress import CancelToken, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, takes_data
 from ...ingest.fsnames import storable
 from ...ingest.scan import ScanResult, ScannedFile, scan
-from ...store import RootRow, Store
+from ...store import FileRow, RootRow, Store
 from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
@@ -36,8 +37,8 @@ BATCH_CHUNKS = 256
 BATCH_FILES = 64
 
 
-def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, progress, cancel
-                 ) -> tuple[ScanResult, dict]:
+def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, progress: Optional[ProgressFn],
+                 cancel: Optional[CancelToken]) -> tuple[ScanResult, dict[str, FileRow]]:
     """Scan only the changed paths (files, or folders with what is below them) and the rows they cover."""
     # A path inside another one in scope is already covered by the outer one's scan.
     scope = outermost([os.path.abspath(p) for p in paths
@@ -45,7 +46,7 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
     present = [Path(p) for p in scope if os.path.lexists(p)]
     result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(root.path))
               if present else ScanResult())
-    existing: dict = {}
+    existing: dict[str, FileRow] = {}
     for p in scope:
         existing.update(store.files_under(root.id, storable(p)))
     return result, existing
@@ -74,8 +75,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     return rep
 
 
-def _scan(store: Store, root: RootRow, config: Config, paths: Optional[list[str]], progress, cancel
-          ) -> tuple[ScanResult, dict]:
+def _scan(store: Store, root: RootRow, config: Config, paths: Optional[list[str]], progress: Optional[ProgressFn],
+          cancel: Optional[CancelToken]) -> tuple[ScanResult, dict[str, FileRow]]:
     """What is on disk now (the whole root, or only `paths`) and the rows stored for it."""
     if paths is None:
         result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
@@ -89,7 +90,7 @@ class _Sync:
 
     def __init__(self, store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter,
                  progress: Optional[ProgressFn], cancel: Optional[CancelToken], beside: Optional[MeaningBeside],
-                 rep: SyncReport, existing: dict) -> None:
+                 rep: SyncReport, existing: dict[str, FileRow]) -> None:
         self.store, self.root, self.config, self.encoder, self.index = store, root, config, encoder, index
         self.progress, self.cancel, self.rep, self.existing = progress, cancel, rep, existing
         self.members = members_by_container(existing)
@@ -100,7 +101,7 @@ class _Sync:
         self.ahead: Optional[ReadAhead | ReadInGroups] = None
         self.slot: dict[int, int] = {}
 
-    def problem(self, old, path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
+    def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
                 real: Optional[str] = None) -> None:
         _record_problem(self.store, self.root, old, path, status, reason, self.index, self.rep, f, real)
 
@@ -122,13 +123,15 @@ class _Sync:
             self.rep.updated -= 1
         self.problem(self.store.file_by_path(path), path, "failed", reason, item.file)
 
-    def index_doc(self, path: str, old, f: ScannedFile, sha: str, doc, date_ns: Optional[int] = None,
-                  ocr: Optional[str] = None, pre: Optional[Read] = None) -> None:
+    def index_doc(self, path: str, old: Optional[FileRow], f: ScannedFile, sha: str, doc: Optional[Document],
+                  date_ns: Optional[int] = None, ocr: Optional[str] = None, pre: Optional[Read] = None) -> None:
         """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it;
         `pre`: the same passages, already made by the read-ahead worker (then `doc` is None)."""
-        title, spans, hashes = (pre.title, pre.spans, pre.hashes) if pre is not None else passages_of(
-            doc, self.encoder, self.config, self.batcher)
-        kind = pre.kind if pre is not None else doc.kind
+        if pre is not None:
+            title, spans, hashes, kind = pre.title, pre.spans, pre.hashes, pre.kind
+        else:
+            assert doc is not None  # handed the Document, or the worker's Read of it
+            (title, spans, hashes), kind = passages_of(doc, self.encoder, self.config, self.batcher), doc.kind
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
                 return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
@@ -146,7 +149,7 @@ class _Sync:
         self.seen.discard(path)  # vanished since the scan: purged at the end like any deleted file
         self.rep.scanned -= 1
 
-    def read_all(self, files: list[ScannedFile], before_scan) -> None:
+    def read_all(self, files: list[ScannedFile], before_scan: Optional[tuple[float, float]]) -> None:
         """Each scanned file in turn: kept when unchanged, read otherwise; then the last batch is committed."""
         total = len(files)
         self.ahead, self.slot = _read_ahead(files, self.existing, self.members, self.config, self.encoder,
@@ -176,7 +179,7 @@ class _Sync:
             if self.ahead is not None:
                 self.ahead.close()
 
-    def keep_unchanged(self, path: str, old) -> None:
+    def keep_unchanged(self, path: str, old: FileRow) -> None:
         """A file not changed since the last sync (same size and mtime): counted, not read."""
         self.seen.update(self.members.get(path, ()))  # an unchanged container keeps its members
         if old.status == "indexed":
@@ -186,7 +189,7 @@ class _Sync:
             if old.error == WAITING:  # an image still waiting: this sync's OCR step may count it added
                 self.rep.waiting.append(path)
 
-    def read_file(self, i: int, f: ScannedFile, path: str, old) -> None:
+    def read_file(self, i: int, f: ScannedFile, path: str, old: Optional[FileRow]) -> None:
         """Read, extract, chunk and queue one file; what it cannot do is recorded for it."""
         pre = self.ahead.get(self.slot[i]) if self.ahead is not None and i in self.slot else None
         if pre is None and self.ahead is not None:
@@ -227,7 +230,8 @@ class _Sync:
         except Cancelled:
             self.batcher.flush_and_stop()
 
-    def extract_and_queue(self, f: ScannedFile, path: str, old, sha: str, data: Optional[bytes]) -> None:
+    def extract_and_queue(self, f: ScannedFile, path: str, old: Optional[FileRow], sha: str, data: Optional[bytes]
+                          ) -> None:
         budget = FileBudget(self.cancel, self.config.scan.file_budget_s)  # stops the extractor at its next check
         try:
             doc = extract(f.path, max_bytes=self.max_bytes, max_chars=self.config.scan.max_text_chars, cancel=budget,
@@ -247,7 +251,8 @@ class _Sync:
         self.index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, self.config))
 
 
-def _purge_vanished(store: Store, index: IndexWriter, existing: dict, seen: set[str], rep: SyncReport) -> None:
+def _purge_vanished(store: Store, index: IndexWriter, existing: dict[str, FileRow], seen: set[str], rep: SyncReport
+                    ) -> None:
     """Deleted files go last, so a renamed file's passages were found by hash and reused above."""
     vanished = [row for p, row in existing.items() if p not in seen]
     if vanished:
@@ -262,8 +267,9 @@ def _purge_vanished(store: Store, index: IndexWriter, existing: dict, seen: set[
         rep.chunks_removed += len(removed)
 
 
-def _read_ahead(files: list[ScannedFile], existing: dict, members: dict, config: Config, encoder, cancel,
-                before_scan) -> tuple[Optional[ReadAhead | ReadInGroups], dict[int, int]]:
+def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members: dict[str, list[str]], config: Config,
+                encoder: PassageEncoder, cancel: Optional[CancelToken], before_scan: Optional[tuple[float, float]]
+                ) -> tuple[Optional[ReadAhead | ReadInGroups], dict[int, int]]:
     """A worker reading ahead the files this sync will read and chunk itself otherwise (not the unchanged ones,
     containers or images waiting for OCR, which stay in-process); where it would not pay (read_ahead.py: fewer
     than MIN_FILES such files, one core or none free, an encoder that cannot describe its chunking) the same
@@ -293,7 +299,7 @@ def _read_ahead(files: list[ScannedFile], existing: dict, members: dict, config:
     return ReadInGroups(paths, old_shas, sizes, config, encoder, cancel), slot
 
 
-def _record_problem(store: Store, root: RootRow, old, path: str, status: str, reason: str,
+def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: str, status: str, reason: str,
                     index: IndexWriter, rep: SyncReport, f: Optional[ScannedFile] = None,
                     real: Optional[str] = None) -> None:
     if status == "failed":
@@ -313,13 +319,13 @@ def _record_problem(store: Store, root: RootRow, old, path: str, status: str, re
         root.id, path, size, mtime, None, status, reason, extractor_name(Path(path)), 0))
 
 
-def _needs_reading(old, f: ScannedFile) -> bool:
+def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
     """New, changed since the last sync, or failed then (a failure may be gone without a new mtime,
     e.g. after chmod): the file is read again. Unchanged skipped files are not."""
     return old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
 
 
-def _member_failed(existing: dict, keys) -> bool:
+def _member_failed(existing: dict[str, FileRow], keys: Collection[str]) -> bool:
     """A member that failed is read again like a failed file: it may have been swapped inside its container with
     the container's size and mtime kept (the OCR step then finds other bytes than those indexed); the
     container's sha256 tells whether anything changed."""
