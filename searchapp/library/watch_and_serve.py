@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Callable, Optional, Protocol
 if TYPE_CHECKING:
     from .warm.library_protocol import ServedLibrary
     from .warm.server import CommandRunner, WarmServer
-    from .sync.watch import LibraryWatcher
+    from .sync.watch import LibraryToWatch, LibraryWatcher
+
+    class _Watching(LibraryToWatch, Protocol):
+        """`start_watching`'s self: a Library (what the watcher calls on it, and the lock and watcher it keeps)."""
+
+        _lock: threading.RLock
+        _watcher: Optional[LibraryWatcher]
+
+        def _require_writable(self) -> None: ...
 
     class _Serving(ServedLibrary, Protocol):
         """`serve`'s self: a Library (what the warm server calls on it, and the server it keeps)."""
@@ -29,7 +37,7 @@ class WatchAndServe:
     _require_writable: Callable[[], None]
 
     # -- live updates -------------------------------------------------------
-    def start_watching(self, on_change=None, *, debounce: float = 1.0, on_error=None, **options):
+    def start_watching(self: _Watching, on_change=None, *, debounce: float = 1.0, on_error=None, **options):
         """Keep the library current: watch every root and sync what changes, `debounce` seconds after the
         last event of a burst. `on_change(report, paths)` and `on_error(exc)` run on the watcher's thread.
         Call `sync()` first to catch up with changes made while nothing was watching. Returns the watcher

@@ -20,14 +20,22 @@ import logging
 import os
 import threading
 import time
-from typing import Callable, Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from ...base.errors import SearchAppError
 from ...ingest.fsnames import is_within
 from .roots import in_scope
 from .contract import SyncReport
 
-__all__ = ["LibraryWatcher", "MAX_HOLD_FACTOR"]
+if TYPE_CHECKING:  # watchdog itself is imported only when watching starts
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver
+
+    from ...base.config import Config
+    from ...store import Store
+
+__all__ = ["LibraryWatcher", "LibraryToWatch", "MAX_HOLD_FACTOR"]
 
 MAX_HOLD_FACTOR = 10
 _RETRY_MAX = 60.0
@@ -36,13 +44,29 @@ _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
 log = logging.getLogger(__name__)
 
 
+class LibraryToWatch(Protocol):
+    """What the watcher asks of the library it keeps current (Library)."""
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    def reader(self) -> Store: ...
+
+    def sync_changed(self, changed: list[str]) -> SyncReport: ...
+
+
 class _Handler:
-    """watchdog calls `dispatch` on its own thread for every event."""
+    """watchdog calls `dispatch` on its own thread for every event, and nothing else: a duck-typed handler, not a
+    subclass of watchdog's FileSystemEventHandler, which `schedule` is typed to take (hence its two
+    `type: ignore[arg-type]`)."""
 
     def __init__(self, watcher: "LibraryWatcher") -> None:
         self.watcher = watcher
 
-    def dispatch(self, event) -> None:
+    def dispatch(self, event: FileSystemEvent) -> None:
         if event.event_type not in _RELEVANT:
             return  # opened / closed without writing
         if event.is_directory and event.event_type in ("modified", "closed"):
@@ -52,7 +76,7 @@ class _Handler:
 
 
 class LibraryWatcher:
-    def __init__(self, library, *, on_change: Optional[Callable[[SyncReport, list[str]], None]] = None,
+    def __init__(self, library: LibraryToWatch, *, on_change: Optional[Callable[[SyncReport, list[str]], None]] = None,
                  on_error: Optional[Callable[[BaseException], None]] = None, debounce: float = 1.0,
                  poll_interval: float = 30.0, force_polling: bool = False) -> None:
         self.library = library
@@ -68,7 +92,7 @@ class LibraryWatcher:
         self._last_event = 0.0
         self._cond = threading.Condition()
         self._stop = False
-        self._observer = None
+        self._observer: Optional[BaseObserver] = None
         self._thread: Optional[threading.Thread] = None
         self._data_dir = os.path.abspath(library.data_dir)
 
@@ -83,7 +107,7 @@ class LibraryWatcher:
         self._thread = threading.Thread(target=self._run, name="searchapp-watch", daemon=True)
         self._thread.start()
 
-    def _start_observer(self):
+    def _start_observer(self) -> BaseObserver:
         from watchdog.observers import Observer
         from watchdog.observers.polling import PollingObserver
 
@@ -107,13 +131,13 @@ class LibraryWatcher:
         self.mode = "polling"
         return observer
 
-    def _schedule(self, observer) -> None:
+    def _schedule(self, observer: BaseObserver) -> None:
         handler = _Handler(self)
         for root in self._roots:
             # A single-file root is watched through its folder; events for siblings are dropped by scope.
             target = root if os.path.isdir(root) else os.path.dirname(root)
             if os.path.isdir(target):
-                observer.schedule(handler, target, recursive=True)
+                observer.schedule(handler, target, recursive=True)  # type: ignore[arg-type]  # see _Handler
 
     def add_root(self, root: str) -> None:
         """Watch a root added after start (the library calls this from add_folder)."""
@@ -122,7 +146,7 @@ class LibraryWatcher:
         self._roots.append(root)
         target = root if os.path.isdir(root) else os.path.dirname(root)
         try:
-            self._observer.schedule(_Handler(self), target, recursive=True)
+            self._observer.schedule(_Handler(self), target, recursive=True)  # type: ignore[arg-type]  # see _Handler
         except OSError as exc:  # out of watches: this root is caught up by the next full sync
             self.note = f"{root} is not watched: {exc.strerror or exc}"
             log.warning("%s", self.note)
@@ -209,7 +233,7 @@ class LibraryWatcher:
                 log.exception("on_error callback failed")
 
 
-def _stop_quietly(observer) -> None:
+def _stop_quietly(observer: BaseObserver) -> None:
     try:
         observer.stop()
         if observer.is_alive():
