@@ -11,7 +11,7 @@ import re
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterable, Optional, TypedDict
+from typing import Any, Iterable, Optional, TypedDict
 
 from ..base.config import Config
 from ..base.progress import CancelToken, ProgressFn, report
@@ -56,10 +56,11 @@ def write_corpus(collection: BeirCollection, folder: Path) -> dict[str, str]:
 
 def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = SIDES_THEN_FUSED, rerank: Optional[bool] = None,
                 depth: int = 100, split: str = "test", max_queries: Optional[int] = None,
-                encoder: Optional[object] = None, reranker: Optional[object] = None, strict: bool = False,
+                encoder: Any = None, reranker: Any = None, strict: bool = False,
                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None) -> IrResult:
     """Index the collection in a temporary library and return metrics per mode. `encoder` / `reranker`: models
-    already loaded, handed to the Library as they are (this layer does not import models/ to name them).
+    already loaded (models.BiEncoder / CrossEncoder), handed to the Library as they are: Any here because this
+    layer may not import models/ to name them; the Library's own signature checks them.
 
     `rerank=None` reranks when a cross-encoder is available (reported as "<mode>+rerank").
     Returns {"collection", "documents", "queries", "chunks", "index_seconds", "modes": {mode: metrics},
