@@ -35,7 +35,7 @@ def new_private_dir(kind: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=_prefix(kind)))
 
 
-def private_temp_dir(kind: str) -> tempfile.TemporaryDirectory:
+def private_temp_dir(kind: str) -> tempfile.TemporaryDirectory[str]:
     """As new_private_dir, removed on leaving the `with`."""
     remove_stale_copies()
     return tempfile.TemporaryDirectory(prefix=_prefix(kind))

@@ -3,19 +3,25 @@ window's preview)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ...base.types import Hit
 from ...store import Store
 from ...store.ledger import ocr_done_pages
+
+if TYPE_CHECKING:
+    from ..search.result import SearchResult
 
 __all__ = ["mark_ocr"]
 
 
-def mark_ocr(result, store: Store) -> None:
+def mark_ocr(result: SearchResult, store: Store) -> None:
     """Mark the hits read by OCR: an image's every passage, a PDF's passages on the pages OCR read, not those
     from its own text layer."""
     hits = list(result.hits)
     done = ocr_done_pages(store, [h.path for h in hits]) if hits else {}
 
-    def read_by_ocr(h) -> bool:
+    def read_by_ocr(h: Hit) -> bool:
         if h.path not in done:
             return False
         pages = done[h.path]

@@ -28,10 +28,10 @@ from ...base.progress import CancelToken, ProgressFn, report
 from ...base.types import Document
 from ...ingest.extractors import extract
 from ...ingest.ocr import merge_ocr, ocr_document, recognised_pages
-from ...ingest.ocr.engine import available_engine, ocr_unavailable_reason
+from ...ingest.ocr.engine import OcrEngine, available_engine, ocr_unavailable_reason
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...ingest.scan import ScannedFile
-from ...store import Store
+from ...store import FileRow, RootRow, Store
 from ...store.ledger import pending_ocr_files, set_ocr_state
 from ...store.ocr_cache import OcrCache
 from ..sync.batches import Batcher, Pending, rewrite_entry
@@ -99,7 +99,7 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
     return rep
 
 
-def _recount(rep: SyncReport, row, counted: set[str], now: str) -> None:
+def _recount(rep: SyncReport, row: FileRow, counted: set[str], now: str) -> None:
     """An entry the text pass counted as skipped (it had no text but OCR's to come) is counted as `now`."""
     if row.path in counted and row.status != "indexed":  # a PDF's text layer was counted already as what it is
         counted.discard(row.path)
@@ -107,7 +107,7 @@ def _recount(rep: SyncReport, row, counted: set[str], now: str) -> None:
         setattr(rep, now, getattr(rep, now) + 1)
 
 
-def _unchanged(row) -> bool:
+def _unchanged(row: FileRow) -> bool:
     container, member = split_member(row.path)
     try:
         st = os.stat(container)
@@ -119,8 +119,8 @@ def _unchanged(row) -> bool:
     return (st.st_size, mtime) == (row.size, row.mtime_ns)
 
 
-def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engine, config: Config,
-              cancel) -> tuple[Document, Optional[tuple[int, ...]]]:
+def _ocr_text(path: Path, row: FileRow, cached: Optional[Document], cache: OcrCache, engine: Optional[OcrEngine],
+              config: Config, cancel: Optional[CancelToken]) -> tuple[Document, Optional[tuple[int, ...]]]:
     """(the entry's OCR text (`cached` when these bytes were read before), merged with a PDF's text layer; the
     PDF pages whose text came from OCR, None for an image). A PDF is parsed once: its text layer says which
     pages need OCR."""
@@ -143,7 +143,8 @@ def _ocr_text(path: Path, row, cached: Optional[Document], cache: OcrCache, engi
     return merge_ocr(text, doc), recognised_pages(doc)
 
 
-def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, progress, cancel, row, doc,
+def _index(store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter, rep: SyncReport,
+           progress: Optional[ProgressFn], cancel: Optional[CancelToken], row: FileRow, doc: Document,
            pages: Optional[tuple[int, ...]]) -> bool:
     """The file's passages from `doc`, through the sync's batcher (one batch: committed, then the index).
     `pages`: the PDF pages OCR gave text for; with none (a blank page looked at) the entry is an ordinary
@@ -162,13 +163,13 @@ def _index(store: Store, root, config: Config, encoder, index, rep: SyncReport, 
     return True
 
 
-def _record_failed(store: Store, row, reason: str, index, rep: SyncReport) -> None:
+def _record_failed(store: Store, row: FileRow, reason: str, index: IndexWriter, rep: SyncReport) -> None:
     # Counted by the text pass already (scanned = added + ... + failed); an image's skip is moved by _recount.
     rep.problems.append((row.path, reason))
     _record(store, row, "failed", one_line(reason), None, index)
 
 
-def _record(store: Store, row, status: str, reason: str, ocr: Optional[str], index) -> None:
+def _record(store: Store, row: FileRow, status: str, reason: str, ocr: Optional[str], index: IndexWriter) -> None:
     """The entry without passages, with its status and OCR state (its chunks_removed are not counted: the
     text pass counted this entry already)."""
     def write() -> None:
@@ -179,7 +180,8 @@ def _record(store: Store, row, status: str, reason: str, ocr: Optional[str], ind
     rewrite_entry(store, index, row.id, write)
 
 
-def ocr_step(store: Store, config: Config, encoder, index, data_dir, progress=None, cancel=None,
+def ocr_step(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, data_dir: Path,
+             progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
              counted: Collection[str] = ()) -> SyncReport:
     """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync)."""
     if not config.scan.ocr or not pending_ocr_files(store, 1):
