@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ...library import Library
     from ...library.query.saved import SavedSearches
+    from ...library.search.result import SearchResult
     from ...library.shared import SharedLibrary
     from ..progress import TerminalProgress
 
@@ -59,7 +60,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_history_clear)
 
 
-def _saved(lib: Library | SharedLibrary) -> SavedSearches:
+def _saved(lib: Library | SharedLibrary) -> SavedSearches[SearchResult]:
     from ...library.query.saved import SavedSearches
 
     return SavedSearches(lib)

@@ -19,7 +19,7 @@ from ..open_library import open_library as _library
 from ..open_library import open_local_library
 
 if TYPE_CHECKING:
-    from ...library.report.status import LibraryStatus
+    from ...library.report.status import BiEncoderStatus, LibraryStatus
     from ...base.progress import CancelToken
     from ..library_protocol import LedgerReader
     from ..progress import TerminalProgress
@@ -104,7 +104,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     return code
 
 
-def bi_encoder_conventions(b: dict[str, Optional[str]]) -> str:
+def bi_encoder_conventions(b: BiEncoderStatus) -> str:
     """What the bi-encoder's files declare, as one line: `pooling: cls (the model's); query prompt: "Represent…";
     passage prompt: none; normalized`."""
     whose = " (the model's)" if b["pooling_setting"] == "auto" else " (models.pooling)"

@@ -10,7 +10,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ...base.errors import ConfigError
 from ...store.scope import files_where
@@ -80,11 +80,11 @@ class SearchFilters:
     def active(self) -> bool:
         return bool(self.folders or self.types or self.after is not None or self.before is not None)
 
-    def where(self) -> tuple[str, list]:
+    def where(self) -> tuple[str, list[Any]]:
         """A WHERE fragment over `files f` and its parameters (store/scope.py writes it)."""
         return files_where(self.folders, self.types, None if self.after is None else int(self.after * 1e9),
                            None if self.before is None else int(self.before * 1e9))
 
-    def to_json(self) -> dict:
-        day = lambda t: None if t is None else time.strftime("%Y-%m-%d", time.localtime(t))  # noqa: E731
+    def to_json(self) -> dict[str, Any]:
+        day: Callable[[Optional[float]], Optional[str]] = lambda t: None if t is None else time.strftime("%Y-%m-%d", time.localtime(t))  # noqa: E731
         return {"in": list(self.folders), "type": list(self.types), "after": day(self.after), "before": day(self.before)}

@@ -4,6 +4,7 @@ window's chips, each removable), and which words a snippet marks. Pure: no Qt, n
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Union
 
 from .length import capped_query
 from .reading import read_query
@@ -29,12 +30,16 @@ SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
 )
 
 
+# Which part of a query: ("clause", its index), ("in", the folder), ("name", the name), or (the field,)
+PartKey = tuple[Union[str, int], ...]
+
+
 @dataclass(frozen=True)
 class QueryPart:
     """One recognised constraint of a query: `label` is what a chip shows, `key` says which one it is."""
 
     label: str
-    key: tuple
+    key: PartKey
 
 
 def query_parts(parsed: ParsedQuery) -> list[QueryPart]:
@@ -63,7 +68,7 @@ def query_parts(parsed: ParsedQuery) -> list[QueryPart]:
     return out
 
 
-def without_part(parsed: ParsedQuery, key: tuple) -> str:
+def without_part(parsed: ParsedQuery, key: PartKey) -> str:
     """The query text with the part `key` (from query_parts) taken out; the rest written by to_text."""
     kind = key[0]
     if kind == "clause":

@@ -19,7 +19,7 @@ import builtins
 import os
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Optional, Protocol, Sequence, TypedDict, TypeVar, Unpack
 
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError, DataDirError, StoreError
@@ -30,8 +30,10 @@ from .length import capped_query
 
 if TYPE_CHECKING:
     from ...store.postgres.pg_searches import PgSearches
+    from ...base.types import Hit
+    from .filters import SearchFilters
 
-__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SEARCHES_DB", "SearchesError", "check_name"]
+__all__ = ["SearchHistory", "SavedSearches", "SavedSearch", "SearchingLibrary", "SearchAnswer", "SearchOptions", "SEARCHES_DB", "SearchesError", "check_name"]
 
 log = logging.getLogger(__name__)
 NAME_MAX = 200
@@ -116,11 +118,51 @@ class SearchHistory:
             return db.clear_history()
 
 
-class SavedSearches:
-    """The saved searches of `library` (kept in its data dir). Every call opens and closes its own
-    connection, so the window's threads and a CLI process may use them side by side."""
+class SearchOptions(TypedDict, total=False):
+    """What a saved search's run may add to its own query, mode and k: the options both a Library's search and
+    a SharedLibrary's take."""
 
-    def __init__(self, library) -> None:
+    rerank: Optional[bool]
+    candidates: Optional[int]
+    filters: Optional[SearchFilters]
+
+
+class SearchAnswer(Protocol):
+    """What SavedSearches reads of a search's answer (a SearchResult: query/ may not import search/)."""
+
+    @property
+    def hits(self) -> Sequence[Hit]: ...
+
+
+_Answer = TypeVar("_Answer", bound=SearchAnswer, covariant=True)
+
+
+class SearchingLibrary(Protocol[_Answer]):
+    """What SavedSearches asks of its library: a Library, or a SharedLibrary (its searches are kept in its own
+    database, on its open connection `store`). `_Answer`: what its search returns (SearchResult)."""
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def store(self) -> object: ...  # handed to the shared library's searches (PgSearches) only
+
+    @property
+    def read_only(self) -> bool: ...
+
+    def generation(self) -> int: ...
+
+    def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None,
+               rerank: Optional[bool] = None, candidates: Optional[int] = None, group: Optional[str] = None,
+               literal: bool = False, filters: Optional[SearchFilters] = None) -> _Answer: ...
+
+
+class SavedSearches(Generic[_Answer]):
+    """The saved searches of `library` (kept in its data dir). Every call opens and closes its own
+    connection, so the window's threads and a CLI process may use them side by side. A run returns what the
+    library's search returns (`_Answer`: a SearchResult)."""
+
+    def __init__(self, library: SearchingLibrary[_Answer]) -> None:
         self.library = library
         self.config = library.config
         self.data_dir = library.config.data_dir
@@ -152,7 +194,7 @@ class SavedSearches:
         return row
 
     def add(self, name: str, query: str, *, mode: Optional[str] = None, k: Optional[int] = None,
-            literal: bool = False, replace: bool = False):
+            literal: bool = False, replace: bool = False) -> _Answer:
         """Save `query` as `name` and run it once: what it lists now is not "new". Returns its SearchResult."""
         self._require_writable()
         name = check_name(name)
@@ -182,11 +224,11 @@ class SavedSearches:
         if not removed:
             raise ConfigError(f"no saved search named {name!r} (`searchapp saved list` shows them)")
 
-    def _search(self, saved: SavedSearch, **options):
+    def _search(self, saved: SavedSearch, **options: Unpack[SearchOptions]) -> _Answer:
         return self.library.search(saved.query, k=saved.k, mode=saved.mode, group="file", literal=saved.literal,
                                    **options)
 
-    def run(self, name: str, **options):
+    def run(self, name: str, **options: Unpack[SearchOptions]) -> _Answer:
         """Search `name` now and mark it opened (its list becomes the one later lists are compared with)."""
         saved = self.get(name)
         generation = self.library.generation()  # before the search: a write meanwhile is counted next time

@@ -8,7 +8,7 @@ named by its key (`a.zip//x.pdf`) or as shown (`a.zip › x.pdf`).
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Any, Optional
 
 from ...base.config import Config
 from ...ingest.exclude import Excluder
@@ -60,13 +60,13 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
     return None
 
 
-def explain(config: Config, store: Store, path: str) -> dict:
+def explain(config: Config, store: Store, path: str) -> dict[str, Any]:
     """Everything the library knows and would decide about `path` (see the module doc), as plain data."""
     key = member_key_of(path)
     container, member = split_member(key)
     roots = [r.path for r in store.roots()]
     root = owning_root(container, roots)
-    out: dict = {"path": key, "shown_as": display_path(key), "container": container if member else None,
+    out: dict[str, Any] = {"path": key, "shown_as": display_path(key), "container": container if member else None,
                  "member": member, "folder": root, "state": None, "reason": None, "rule": None,
                  "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None,
                  "known": False}  # known: the library holds an entry for it (indexed, skipped, failed, ...)

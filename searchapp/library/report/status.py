@@ -6,7 +6,7 @@ Built from the store and the vector index only: no model is loaded and torch is 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, TypedDict
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from .settings_check import passage_context_note, settings_mismatch
 if TYPE_CHECKING:
     from ...models.identity import ModelIdentity
 
-__all__ = ["RootStatus", "LibraryStatus", "build_status", "reindex_notice"]
+__all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice"]
 
 
 
@@ -41,6 +41,23 @@ class RootStatus:
     reason: Optional[str] = None  # why it is missing
 
 
+class BiEncoderStatus(TypedDict):
+    """The configured bi-encoder as `status` shows it (_bi_encoder_status); the prompts, where they come from and
+    the Normalize module are None when its files could not be read (not installed)."""
+
+    spec: str
+    pooling: str  # the one that runs
+    pooling_setting: str  # models.pooling
+    query_prompt: Optional[str]
+    passage_prompt: Optional[str]
+    prompts_from: Optional[str]
+    declares_normalize: Optional[bool]
+    library_model: Optional[str]  # what the library was built with (its meta)
+    library_pooling: Optional[str]
+    library_passage_prompt: Optional[str]
+    fingerprint: Optional[str]
+
+
 @dataclass
 class LibraryStatus:
     data_dir: str
@@ -50,7 +67,7 @@ class LibraryStatus:
     vectors: int
     consistent: bool
     failed: list[tuple[str, str, str]]  # (path, status, reason) of every skipped or failed file
-    bi_encoder: dict[str, Optional[str]]
+    bi_encoder: BiEncoderStatus
     reranker: dict[str, Optional[str]]
     device: str
     notes: list[str] = field(default_factory=list)
@@ -68,7 +85,7 @@ class LibraryStatus:
     index_opening: bool = False
     meaning_rate: Optional[float] = None  # passages/s the last sync measured here (sync/meaning_rate.py), or None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "data_dir": self.data_dir,
             "roots": [r.__dict__ for r in self.roots],
@@ -123,7 +140,7 @@ def _rounded(seconds: Optional[float]) -> Optional[float]:
     return None if seconds is None else round(seconds, 1)
 
 
-def ocr_status_note(config: Config, counts: dict) -> Optional[str]:
+def ocr_status_note(config: Config, counts: Mapping[str, int]) -> Optional[str]:
     """A status line when files wait for OCR: why (no engine), or that the next sync reads them."""
     waiting = counts.get("ocr_pending", 0)
     if not waiting:
@@ -233,7 +250,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     )
 
 
-def _bi_encoder_status(config: Config, meta: dict, identity: Optional[ModelIdentity]) -> dict:
+def _bi_encoder_status(config: Config, meta: Mapping[str, str], identity: Optional[ModelIdentity]) -> BiEncoderStatus:
     """The configured bi-encoder as `status` shows it: the pooling that runs (models.pooling, or for "auto" the
     model's declared one), what its files declare (prompts, normalization), and what the library was built with."""
     m = config.models

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+from typing import Any, Iterator
 
 __all__ = ["one_blas_thread"]
 
@@ -18,7 +19,7 @@ _lock = threading.Lock()  # the BLAS thread count is process-wide: one limiter a
 
 
 @functools.lru_cache(maxsize=1)
-def _controller():
+def _controller() -> Any:  # a threadpoolctl.ThreadpoolController (threadpoolctl has no types), or None
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:
@@ -27,7 +28,7 @@ def _controller():
 
 
 @contextlib.contextmanager
-def one_blas_thread():
+def one_blas_thread() -> Iterator[None]:
     ctl = _controller()
     if ctl is None or not _lock.acquire(blocking=False):  # another limiter is active: it already holds one thread
         yield

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from pathlib import Path
+from typing import Iterator
 
 from ...base.errors import StoreError
 from ...store import Store
@@ -34,7 +35,7 @@ class ReadConnections:
         return st
 
     @contextlib.contextmanager
-    def reading(self):
+    def reading(self) -> Iterator[None]:
         """One public read: refused once closing began, waited for by `shut`."""
         with self._cv:
             if self._closed:

@@ -29,10 +29,14 @@ _RECORD_MAX_BYTES = 4096
 _POSIX = os.name == "posix"
 
 
-def _files_state(db: Path) -> Optional[list]:
+# [size, mtime_ns] of the database and of its write-ahead log, each None when absent or empty (_files_state)
+_FilesState = list[Optional[list[int]]]
+
+
+def _files_state(db: Path) -> Optional[_FilesState]:
     """[size, mtime_ns] of the database and of its write-ahead log ("-wal"), None for a log absent or empty (each
     connection's open creates an empty one anew: no content, only a new time)."""
-    out: list = []
+    out: _FilesState = []
     for path in (db, db.with_name(db.name + "-wal")):
         try:
             st = os.stat(path)
@@ -75,7 +79,7 @@ class IntegrityCheck:
                 self._write(state)
             return self._verdict
 
-    def _recorded_pass_age(self, state: list) -> Optional[float]:
+    def _recorded_pass_age(self, state: _FilesState) -> Optional[float]:
         """Seconds since a passing check recorded on files in `state`, if within the interval; else None."""
         if self._record is None:
             return None
@@ -92,7 +96,7 @@ class IntegrityCheck:
             pass  # 400-digit time an OverflowError): treated as absent, so the check simply runs again
         return None
 
-    def _write(self, state: list) -> None:
+    def _write(self, state: _FilesState) -> None:
         if self._record is None or not self._writes:
             return
         text = json.dumps({"ok": True, "checked_at": self._wall(), "files": state})

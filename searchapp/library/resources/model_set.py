@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Protocol, Sequence, Union
 
 import numpy as np
 
@@ -23,16 +23,28 @@ from ...base.finite import require_finite
 from ...models.sentence_conventions import LibraryKeep, library_keep
 
 if TYPE_CHECKING:
+    from ...models.bi_encoder import BiEncoder
+    from ...models.chunking_tokenizer import ChunkingTokenizer
+    from ...models.cross_encoder import CrossEncoder
+    from ...models.identity import ModelIdentity
     from ...models.onnx_query import OnnxQueryEncoder
     from ...models.query_encoder import NumpyQueryEncoder
 
-__all__ = ["ModelSet", "SyncEncoder", "MODELS_LOCK"]
+__all__ = ["ModelSet", "SyncEncoder", "LibraryMeta", "MODELS_LOCK"]
 
 log = logging.getLogger(__name__)
 
 # Models are built one at a time in the process: two threads building at once (the GUI's warm-up and a
 # first sync) raced in transformers' lazy imports ("cannot import name 'AutoTokenizer'") and built twice.
 MODELS_LOCK = threading.RLock()
+
+
+class LibraryMeta(Protocol):
+    """What check_library reads of a library's store: a Store, or a shared library's PgStore."""
+
+    def meta(self) -> Mapping[str, str]: ...
+
+    def has_chunks(self) -> bool: ...
 
 
 class SyncEncoder:
@@ -53,14 +65,14 @@ class SyncEncoder:
     def __init__(self, models: "ModelSet", *, load_ahead: bool = False) -> None:
         self._models = models
         self._load_ahead = load_ahead
-        self._chunker: Any = None  # chosen at the first chunking, kept for the sync: its passages are cut alike
+        self._chunker: Optional[ChunkingTokenizer] = None  # chosen at the first chunking, kept for the sync: its passages are cut alike
         self.spec = models.config.models.bi_encoder  # what BiEncoder.spec is: messages name the model by it
 
     @property
     def loaded(self) -> bool:
         return self._models.loaded_encoder is not None
 
-    def _chunking(self) -> Any:
+    def _chunking(self) -> ChunkingTokenizer:
         if self._chunker is None:
             self._chunker = self._models.chunker()
             if self._load_ahead:
@@ -112,7 +124,8 @@ class SyncEncoder:
 
 
 class ModelSet:
-    def __init__(self, config: Config, *, encoder=None, reranker=None) -> None:
+    def __init__(self, config: Config, *, encoder: Optional[BiEncoder] = None,
+                 reranker: Optional[CrossEncoder] = None) -> None:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model)."""
         self.config = config
         self._encoder = encoder
@@ -122,14 +135,14 @@ class ModelSet:
         self._reranker = reranker
         self._reranker_error: Optional[str] = None
         self._reranker_exc: Optional[ModelLoadError] = None
-        self._identity = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
+        self._identity: Optional[ModelIdentity] = None  # ModelIdentity of the configured bi-encoder, read from its files without loading it
         # NumPy query encoder (models.query_encoder), False when not supported
         self._query_encoder: Optional[Union[NumpyQueryEncoder, Literal[False]]] = None
         # ONNX Runtime query encoder (models.onnx_query), False when there is no usable export
         self._onnx_query: Optional[Union[OnnxQueryEncoder, Literal[False]]] = None
         self._queries = 0  # answered in this process: a second query means a long-lived one
         # The chunker read from the model folder's tokenizer.json (models/tokenizer_file.py); False: not usable alone
-        self._chunker: Any = None
+        self._chunker: Optional[Union[ChunkingTokenizer, Literal[False]]] = None
         self._chunker_lock = threading.Lock()  # not MODELS_LOCK: chunking must not wait seconds for a model load
         self._loading: Optional[threading.Thread] = None  # load_encoder_ahead's thread
         # (meta, has passages) of the library these models serve, set by Library: a library built before models'
@@ -163,7 +176,7 @@ class ModelSet:
 
     # -- bi-encoder -----------------------------------------------------------
     @property
-    def encoder(self):
+    def encoder(self) -> BiEncoder:
         """The bi-encoder, loaded on first use (waiting for a load started ahead, rather than racing it)."""
         loading = self._loading
         if self._encoder is None and loading is not None and loading is not threading.current_thread():
@@ -181,7 +194,7 @@ class ModelSet:
         return self._encoder
 
     @property
-    def loaded_encoder(self):
+    def loaded_encoder(self) -> Optional[BiEncoder]:
         """The bi-encoder if it is loaded (or was given), else None; never loads it."""
         return self._encoder
 
@@ -190,7 +203,7 @@ class ModelSet:
         `load_ahead`, from the sync's first chunking on, beside the words pass)."""
         return SyncEncoder(self, load_ahead=load_ahead)
 
-    def chunker(self) -> Any:
+    def chunker(self) -> ChunkingTokenizer:
         """What cuts text into passages for the bi-encoder: the loaded bi-encoder (it keeps the ids it computes
         for `encode`), else the model folder's tokenizer.json read alone (no torch, no weights), else, where
         transformers would build another tokenizer from the folder, the bi-encoder loaded."""
@@ -204,7 +217,7 @@ class ModelSet:
                 self._chunker = chunker_from_files(ident.resolved.path, ident.max_seq_length) or False
         return self._chunker or self.encoder
 
-    def _check_chunker(self, encoder) -> None:
+    def _check_chunker(self, encoder: BiEncoder) -> None:
         """The bi-encoder just loaded: its chunking must be the tokenizer.json's this process chunked with. From
         now on the loaded model chunks (it keeps the ids for `encode`), so the file's tokenizer and the words it
         remembers are let go (a sync under way keeps its own until it ends)."""
@@ -256,7 +269,7 @@ class ModelSet:
         ident = self._file_identity()
         return ident.fingerprint, ident.dim
 
-    def _file_identity(self):
+    def _file_identity(self) -> ModelIdentity:
         if self._identity is None:
             from ...models.identity import bi_encoder_identity
 
@@ -276,7 +289,7 @@ class ModelSet:
             meta.pop("passage_prompt", None)  # still recorded as before prompts were read: kept on the next open
         return meta
 
-    def check_library(self, reader) -> None:
+    def check_library(self, reader: LibraryMeta) -> None:
         """Raise ModelMismatchError when the library (`reader`, a Store) was built with another model, pooling
         or chunking. The rule is models.identity.reindex_reasons (status and the GUI use it too)."""
         stored = reader.meta()
@@ -424,15 +437,15 @@ class ModelSet:
 
     # -- cross-encoder --------------------------------------------------------
     @property
-    def loaded_reranker(self):
+    def loaded_reranker(self) -> Optional[CrossEncoder]:
         """The cross-encoder if it is loaded (or was given), else None; never loads it."""
         return self._reranker
 
     @loaded_reranker.setter
-    def loaded_reranker(self, cross) -> None:
+    def loaded_reranker(self, cross: Optional[CrossEncoder]) -> None:
         self._reranker = cross
 
-    def reranker(self):
+    def reranker(self) -> Optional[CrossEncoder]:
         """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
         if self._reranker is None and self._reranker_error is None:
             with MODELS_LOCK:
@@ -465,7 +478,7 @@ class ModelSet:
                 self._reranker_exc = exc
                 self._reranker_error = f"reranker not loaded: {exc}"
 
-    def require_reranker(self):
+    def require_reranker(self) -> CrossEncoder:
         """The cross-encoder the user named explicitly: loaded, or its ModelLoadError raised (exit 5)."""
         cross = self.reranker()
         if cross is None:

@@ -13,16 +13,31 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from ...base.errors import DataDirError, SearchAppError
 from ...base.private import refuse_untrusted_file
 from ...store.removed_roots import forget_removed, load_removed, save_removed
 
+if TYPE_CHECKING:
+    from ...store import Store
+
 __all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired"]
 
 UNDO_SECONDS = 60.0  # as the window's Undo (gui/undo_remove.py)
 FILE_NAME = "undo-remove.sqlite"
+
+
+class UndoingLibrary(Protocol):
+    """What undo_last_remove asks of the open library (a Library: a shared one keeps no undo)."""
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    def undo_remove(self) -> Optional[tuple[str, int]]: ...
 
 
 def _drop(path: Path) -> None:
@@ -61,7 +76,7 @@ def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
     return n, None
 
 
-def undo_last_remove(lib: Any) -> tuple[str, int]:
+def undo_last_remove(lib: UndoingLibrary) -> tuple[str, int]:
     """Put back the folder the last `searchapp remove` took out: (its path, its files). SearchAppError (exit 1)
     when there is none, its minute has passed, or the library changed since: the kept file is then deleted (one
     Undo per Remove). A write that could not start (StoreError: another process holds the library, --no-wait),

@@ -20,7 +20,7 @@ each part (no order between the parts).
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Any, Optional
 
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
@@ -80,12 +80,12 @@ class QueryConstraints:
                                               exclude=clause.kind == "exclude"))
         return all_of(parts)
 
-    def where(self) -> tuple[str, list]:
+    def where(self) -> tuple[str, list[Any]]:
         return self._where[0], list(self._where[1])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         p = self.parsed
-        out = {**(self.filters.to_json() if self.filters is not None else {}), "query": {
+        out: dict[str, Any] = {**(self.filters.to_json() if self.filters is not None else {}), "query": {
             "free_text": p.free_text, "required": [c.to_text() for c in p.of_kind("require")],
             "any_of": [c.to_text() for c in p.of_kind("any")], "excluded": [c.to_text() for c in p.of_kind("exclude")],
             "in": list(p.folders), "type": list(p.types), "name": list(p.names), "after": p.after,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -51,6 +51,9 @@ BLOCK_ROWS = 65_536  # passages a block of files holds for scoring (100 MB at 38
 PRODUCT_CELLS = 2_000_000  # largest passage-by-passage similarity block computed at once (8 MB)
 PAIRS_SHOWN = 5  # best passage pairs kept per near pair
 
+# The scored near pairs: (similarity, file, file, [(similarity, chunk, chunk) of the passage pairs shown])
+_Found = list[tuple[float, int, int, list[tuple[float, int, int]]]]
+
 
 @dataclass
 class PassagePair:
@@ -60,7 +63,7 @@ class PassagePair:
     a_page: Optional[int] = None
     b_page: Optional[int] = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"a_text": self.a_text, "b_text": self.b_text, "similarity": round(self.similarity, 4)}
 
 
@@ -71,7 +74,7 @@ class NearPair:
     similarity: float
     pairs: list[PassagePair] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "similarity": round(self.similarity, 4),
                 "pairs": [p.to_json() for p in self.pairs]}
 
@@ -81,9 +84,9 @@ class DuplicateReport:
     exact: list[list[str]]  # groups of paths with the same sha256
     near: list[NearPair]  # best first
     threshold: float
-    stats: dict = field(default_factory=dict)
+    stats: dict[str, float] = field(default_factory=dict)  # timings (ms) and the candidate pairs' count
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"exact": [{"paths": g} for g in self.exact], "near": [p.to_json() for p in self.near]}
 
 
@@ -131,7 +134,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
                    dtype=np.int64)
     copy = (sha[a_of] >= 0) & (sha[a_of] == sha[b_of])  # an exact copy is listed under `exact`
     a_of, b_of = a_of[~copy], b_of[~copy]
-    found: list[tuple[float, int, int, list[tuple[float, int, int]]]] = []
+    found: _Found = []
     with one_blas_thread():
         _score_pairs(store, dim, a_of, b_of, chunk_ids, file_of, files, threshold, found, progress, cancel)
     out.stats["total_ms"] = (time.perf_counter() - t0) * 1000.0
@@ -140,7 +143,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     return out
 
 
-def report_near(store: Store, found: list, out: DuplicateReport) -> None:
+def report_near(store: Store, found: _Found, out: DuplicateReport) -> None:
     """Add the scored near pairs `found` ([(similarity, file, file, [(similarity, chunk, chunk)])]) to `out.near`,
     best first, each pair's files in path order with their passage texts; a file or passage deleted meanwhile
     is left out."""
@@ -209,7 +212,7 @@ def _candidates(store: Store, index: VectorIndex, dim: int, chunk_ids: np.ndarra
 
 
 def _score_pairs(store: Store, dim: int, a_of: np.ndarray, b_of: np.ndarray, chunk_ids: np.ndarray, file_of: np.ndarray,
-                 files: np.ndarray, threshold: float, found: list, progress: Optional[ProgressFn],
+                 files: np.ndarray, threshold: float, found: _Found, progress: Optional[ProgressFn],
                  cancel: Optional[CancelToken]) -> None:
     """similarity(A, B) of each candidate pair (a < b) from the stored vectors; qualifying pairs go to `found`
     with their file ids. The files in pairs are cut into blocks of about BLOCK_ROWS passages, in file order;
@@ -258,7 +261,7 @@ def _score_pairs(store: Store, dim: int, a_of: np.ndarray, b_of: np.ndarray, chu
 
 def _score_group(fa: int, partners: list[int], vecs_a: np.ndarray, vecs_b: np.ndarray, order: np.ndarray,
                  first: np.ndarray, local: np.ndarray, size: np.ndarray, chunk_ids: np.ndarray, files: np.ndarray,
-                 threshold: float, found: list) -> None:
+                 threshold: float, found: _Found) -> None:
     """File A against its partners: A's passages by the partners' passages in products of at most PRODUCT_CELLS,
     so two long files (a book and its other edition) never need their whole product at once."""
     na = int(size[fa])

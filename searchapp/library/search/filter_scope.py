@@ -11,7 +11,7 @@ table. `FilterScope.stats` says which way was taken and how far it went.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol, Sequence
+from typing import Any, Optional, Protocol, Sequence, TypedDict
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ...store import Store, fts_query
 from ..resources.blas_limit import one_blas_thread
 from .scope_vectors import scope_vectors
 
-__all__ = ["FilterScope", "ScopeFilters", "EXACT_SUBSET_MAX"]
+__all__ = ["FilterScope", "FilterStats", "ScopeFilters", "EXACT_SUBSET_MAX"]
 
 # At or below this many allowed passages the dense side reads their stored vectors and scores them all
 # (1% of 100k = 1,000 vectors: ~2 MB, a few ms); above it, the vector index is searched ever wider.
@@ -36,6 +36,19 @@ class ScopeFilters(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
+class FilterStats(TypedDict, total=False):
+    """FilterScope.stats: the filter, and which way each side took and how far it went (a search's
+    SearchResult.filter_stats, shown among its timings)."""
+
+    filter: dict[str, Any]  # the filters' to_json
+    allowed_passages: int
+    dense_strategy: str
+    dense_vectors_read: int
+    dense_examined: int
+    dense_rounds: int
+    lexical_strategy: str
+
+
 @dataclass
 class FilterScope:
     """The passages a filtered search may return, and the two retrievers restricted to them."""
@@ -43,7 +56,7 @@ class FilterScope:
     store: Store
     filters: ScopeFilters
     ids: np.ndarray = field(init=False)  # allowed chunk ids, sorted int64
-    stats: dict = field(init=False)
+    stats: FilterStats = field(init=False)
     # The last exact scoring (query bytes, ids, similarities): a search by file asks again with a larger k
     # until enough files are found, and reading every allowed vector again cost most of a filtered search.
     _scored: Optional[tuple[bytes, np.ndarray, np.ndarray]] = field(init=False, default=None, repr=False)
@@ -81,7 +94,7 @@ class FilterScope:
                 scores = q @ vecs.T  # stored vectors are unit rows
             self._scored = (key, ids, scores)
         top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-        self.stats.update(dense_strategy="exact over the allowed passages", dense_examined=int(len(ids)))
+        self.stats.update({"dense_strategy": "exact over the allowed passages", "dense_examined": int(len(ids))})
         return ids[top], np.clip(np.take_along_axis(scores, top, axis=1), -1.0, 1.0).astype(np.float32)
 
     def _widened(self, index: VectorIndex, q: np.ndarray, k: int, ef: Optional[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -102,7 +115,7 @@ class FilterScope:
         for r in range(len(q)):
             keep_l, keep_s = labels[r][ok[r]][:k], sims[r][ok[r]][:k]
             out_ids[r, : len(keep_l)], out_sims[r, : len(keep_s)] = keep_l, keep_s
-        self.stats.update(dense_strategy="vector index, widened", dense_examined=int(depth), dense_rounds=rounds)
+        self.stats.update({"dense_strategy": "vector index, widened", "dense_examined": int(depth), "dense_rounds": rounds})
         if not (ok.sum(axis=1) >= k).all():  # fewer than k allowed were reachable: trim to the shortest row
             n = int(ok.sum(axis=1).min())
             out_ids, out_sims = out_ids[:, :n], out_sims[:, :n]

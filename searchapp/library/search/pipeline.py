@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -18,12 +18,13 @@ from ...base.member_paths import container_of
 from ...base.types import Hit, StageRanks, StageScores
 from ...ingest.fsnames import real_path
 from ...store import Store
+from ...store.rows import ChunkRow
 from .constraints import constraint_scope, list_by_date
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
 from .folding import Folded, fold_candidates, mark_folded, weigh_common, weigh_reranked
 from .fusion import convex_fusion, reciprocal_rank_fusion
-from .grouping import MORE_MAX, POOL_FACTOR, group_by_file, file_ranking, widen_to_files
+from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_ranking, widen_to_files
 from ..query.check import is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
@@ -218,7 +219,7 @@ def _lexical_candidates(req: SearchRequest, asked: _Asked, store: Store, cand: C
 class _Scored:
     """Every candidate still in the library (`seen`, first-stage order), its row and its scores; `hit` makes
     the Hit a result shows of one of them."""
-    rows: dict
+    rows: dict[int, ChunkRow]
     seen: list[int]
     scores: dict[int, StageScores]
     dense_rank: dict[int, int]
@@ -282,7 +283,7 @@ def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates,
     return _file_rows(req, groups, file_fused, scored.hit, top_words, no_meaning), folded
 
 
-def _file_rows(req: SearchRequest, groups: dict, file_fused: list[tuple[int, float]],
+def _file_rows(req: SearchRequest, groups: dict[int, FileGroup], file_fused: list[tuple[int, float]],
                hit: Callable[[int, Optional[int]], Hit], top_words: float, no_meaning: set[int]) -> list[Hit]:
     """One row a file, its best passage first and its others in `more`; a hybrid row's words share, and its
     passage added to `no_meaning` when its file has no vector among the candidates (decision 0109)."""
@@ -348,8 +349,8 @@ def _attach_repeats(store: Store, hits: list[Hit]) -> None:
             x.repeats = repeats.get(x.chunk_id, [])
 
 
-def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score: dict, lexical_score: dict,
-          order: list[int]) -> list[tuple[int, float]]:
+def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score: Mapping[int, Optional[float]],
+          lexical_score: Mapping[int, Optional[float]], order: list[int]) -> list[tuple[int, float]]:
     """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion."""
     w = req.dense_weight
     # Hybrid: an id whose dense score is still None has no vector yet (every candidate with one was scored by

@@ -8,9 +8,12 @@ again nor compares notice texts: a notice's `kind` says what it is about.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ...base.types import Hit
+
+if TYPE_CHECKING:  # for the type checker alone: a result is read without the search pipeline's imports
+    from .filter_scope import FilterStats
 
 __all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "RERANKER", "REINDEX", "MEANING", "LOADING",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text"]
@@ -48,7 +51,7 @@ class SearchResult:
     warnings: list[str] = field(default_factory=list)  # what the query parser took as plain words
     meaning_percent: Optional[int] = None  # < 100: passages still without a vector (dense search lacks them)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    filter_stats: Optional[dict] = None  # with filters: how many passages were allowed, how far the search went
+    filter_stats: Optional[FilterStats] = None  # with filters: how many passages were allowed, how far the search went
     group: str = "file"
     # How the query was read: "strict" (its syntax applies), "plain" (a long question: its operators were read as
     # plain words, a warning says which) or "literal" (--literal: no syntax at all).
@@ -72,7 +75,7 @@ class SearchResult:
     def meaning_notice(self) -> Optional[str]:
         return self.said(MEANING)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"query": self.query, "mode": self.mode, "reranked": self.reranked, "group": self.group,
                "reading": self.reading, "hits": [h.to_json() for h in self.hits]}
         if self.reindex_notice:

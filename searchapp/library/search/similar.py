@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class SimilarHit(Hit):
     source_page: Optional[int] = None
     best_pair: float = 0.0  # cosine of the best passage pair
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = super().to_json()
         out["similarity"] = self.scores.dense
         out["source"] = {"page": self.source_page, "text": self.source_text, "similarity": self.best_pair}
@@ -58,7 +58,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     """`embed`: while meaning is unfinished, how the source's passages without a vector are embedded for this
     answer (at most `embed_budget`, an even sample: the score is a mean over the source's passages)."""
     t0 = time.perf_counter()
-    ms = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
+    ms: Callable[[], float] = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
     if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
         raise ConfigError(f"--page must be between 1 and {MAX_PAGE}, got {page}")
     source = store.file_by_path(key_of(path))  # a member as shown (a.zip › m.txt) or as its key (a.zip//m.txt)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, Optional
 
 from ...store.cjk import CJK_CLASS, cjk_terms, is_cjk, without_cjk
 
@@ -31,7 +32,7 @@ class Snippet:
     start: int  # the window's character range in the passage
     end: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "start": self.start, "end": self.end, "marks": [list(s) for s in self.spans]}
 
 
@@ -42,7 +43,7 @@ def query_terms(query: str) -> list[str]:
     return sorted(words, key=lambda w: (-len(w), w)) + cjk_terms(query)
 
 
-def term_pattern(terms: list[str]) -> re.Pattern | None:
+def term_pattern(terms: list[str]) -> re.Pattern[str] | None:
     """Where the non-CJK terms match (CJK ones are found by `term_spans`)."""
     words = [t for t in terms if not is_cjk(t)]
     if not words:
@@ -53,13 +54,14 @@ def term_pattern(terms: list[str]) -> re.Pattern | None:
     return re.compile(f"(?<!{letter})(?:" + "|".join(re.escape(t) for t in words) + f"){letter}*", re.IGNORECASE)
 
 
-def _cjk_pattern(terms: list[str]) -> re.Pattern | None:
+def _cjk_pattern(terms: list[str]) -> re.Pattern[str] | None:
     cjk = sorted((t for t in terms if is_cjk(t)), key=len, reverse=True)
     # A lookahead finds every occurrence, overlapping ones too (火山 and 山噴 in 火山噴火).
     return re.compile("(?=(" + "|".join(re.escape(t) for t in cjk) + "))") if cjk else None
 
 
-_Patterns = tuple  # (term_pattern, _cjk_pattern): built once per snippet, used per sentence
+# (term_pattern, _cjk_pattern): built once per snippet, used per sentence
+_Patterns = tuple[Optional[re.Pattern[str]], Optional[re.Pattern[str]]]
 
 
 def _patterns(terms: list[str]) -> _Patterns:
