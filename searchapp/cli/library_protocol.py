@@ -4,7 +4,7 @@ checker alone."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Optional, Protocol, Sequence
 
 if TYPE_CHECKING:
     from ..base.progress import CancelToken, ProgressFn
@@ -12,15 +12,27 @@ if TYPE_CHECKING:
     from ..library.sync.contract import SyncReport
     from ..library.sync.watch import LibraryWatcher
     from ..library.warm.server import CommandRunner
-    from ..store.rows import FileRow
 
-__all__ = ["LedgerReader", "WatchedLibrary", "WritingLibrary"]
+__all__ = ["LedgerReader", "LedgerRow", "WatchedLibrary", "WritingLibrary"]
+
+
+class LedgerRow(Protocol):
+    """What `status --files` prints of a stored entry (the store's FileRow, named without the store layer)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def error(self) -> Optional[str]: ...
+
+    @property
+    def n_chunks(self) -> int: ...
 
 
 class LedgerReader(Protocol):
     """What `status --files` (cli/commands/status.print_ledger) reads: the stored entries in a state."""
 
-    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]: ...
+    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> Sequence[tuple[str, LedgerRow]]: ...
 
 
 class WritingLibrary(Protocol):
