@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from ..base.entry_dates import storable_ns
-from .db import FILE_COLS
+from .file_records import FILE_COLS
 from .db import Store
 from .rows import FileRow
 

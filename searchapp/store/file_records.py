@@ -1,0 +1,113 @@
+"""The entries a library holds (the `files` table: a file or an archive's member, its stat, hash, state and
+passage count): looked up, written, counted, forgotten. A mixin of Store (store/db.py); a file's passages go with
+it (store/passage_records.py)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+
+from ..base.entry_dates import clamped_ns
+from .rows import FileRow
+from .statements import Statements
+
+__all__ = ["FileRecords", "FILE_COLS"]
+
+FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
+
+
+class FileRecords(Statements):
+    if TYPE_CHECKING:  # store/passage_records.py's, later in Store's method order
+        def delete_chunks_of_file(self, file_id: int) -> list[int]: ...
+
+    def files_of_root(self, root_id: int) -> dict[str, FileRow]:
+        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE root_id = ?", (root_id,))  # noqa: S608 (constants and ? only)
+        return {r[2]: FileRow(*r) for r in rows}
+
+    def has_files(self, root_id: int) -> bool:
+        return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? LIMIT 1", (root_id,)).fetchone() is not None
+
+    def has_files_below(self, root_id: int, path: str) -> bool:
+        """Whether the root holds a file strictly below `path` (then `path` was indexed as a folder)."""
+        below = path.rstrip(os.sep) + os.sep
+        return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? AND path >= ? AND path < ? LIMIT 1",
+                                 (root_id, below, below[:-1] + chr(ord(os.sep) + 1))).fetchone() is not None
+
+    def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
+        """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
+        below = path.rstrip(os.sep) + os.sep
+        rows = self.conn.execute(
+            f"SELECT {FILE_COLS} FROM files WHERE root_id = ? AND (path = ? OR (path >= ? AND path < ?))",  # noqa: S608 (constants and ? only)
+            (root_id, path, below, below[:-1] + chr(ord(os.sep) + 1)),  # the next character after the separator
+        )
+        return {r[2]: FileRow(*r) for r in rows}
+
+    def file_by_path(self, path: str) -> Optional[FileRow]:
+        r = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()  # noqa: S608 (constants and ? only)
+        return FileRow(*r) if r else None
+
+    def files_by_path(self, paths: Iterable[str]) -> dict[str, FileRow]:
+        """path -> row of those of `paths` that are stored (one statement per 500, not one per path)."""
+        rows = self.select_in(f"SELECT {FILE_COLS} FROM files WHERE path IN ({{}})", dict.fromkeys(paths))  # noqa: S608 (constants and ? only)
+        return {r.path: r for r in (FileRow(*t) for t in rows)}
+
+    def problem_files(self) -> list[FileRow]:
+        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE status != 'indexed' ORDER BY status, path")  # noqa: S608 (constants and ? only)
+        return [FileRow(*r) for r in rows]
+
+    def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
+                    status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
+                    embed_title: Optional[str] = None) -> int:
+        """`embed_title`: what the bi-encoder reads before each passage (for passages embedded later)."""
+        return int(self.conn.execute(
+            """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at,
+                                 embed_title)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT(path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
+                 mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
+                 error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
+                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title
+               RETURNING id""",  # the row's id, inserted or updated: no second look-up
+            (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title),
+        ).fetchone()[0])
+
+    def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
+        self.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, clamped_ns(mtime_ns), file_id))
+
+    def delete_file(self, file_id: int) -> list[int]:
+        ids = self.delete_chunks_of_file(file_id)
+        self.execute("DELETE FROM files WHERE id = ?", (file_id,))
+        return ids
+
+    def forget_files(self) -> None:
+        """Drop every file and passage (roots stay): the next sync indexes everything again."""
+        self.execute("DELETE FROM chunks")
+        self.execute("DELETE FROM chunk_spans")  # the trigger would too, row by row
+        self.execute("DELETE FROM files")
+
+    def file_counts(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
+
+    def file_paths(self) -> dict[int, str]:
+        """file id -> path of every stored entry."""
+        return dict(self.conn.execute("SELECT id, path FROM files").fetchall())
+
+    def file_hashes(self) -> list[tuple[int, str, str]]:
+        """(file id, path, sha256) of every indexed file with passages and a hash, by path."""
+        return self.conn.execute(
+            "SELECT id, path, sha256 FROM files WHERE status = 'indexed' AND n_chunks > 0 AND sha256 IS NOT NULL "
+            "ORDER BY path").fetchall()
+
+    def file_sha256s(self, file_ids: Sequence[int]) -> dict[int, str]:
+        """file id -> sha256 of the content, for those of `file_ids` that have one (exact copies share it)."""
+        return dict(self.select_in("SELECT id, sha256 FROM files WHERE sha256 IS NOT NULL AND id IN ({})",
+                                    file_ids))
+
+    def paths_by_sha256(self, hashes: Iterable[str]) -> dict[str, list[str]]:
+        """sha256 -> paths of the indexed files with that content, by path."""
+        out: dict[str, list[str]] = {}
+        for sha, path in self.select_in("SELECT sha256, path FROM files WHERE status = 'indexed' AND n_chunks > 0 "
+                                         "AND sha256 IN ({}) ORDER BY path", dict.fromkeys(hashes)):
+            out.setdefault(sha, []).append(path)
+        return out
