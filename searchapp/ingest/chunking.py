@@ -27,7 +27,7 @@ import re
 from array import array
 from bisect import bisect_left
 from itertools import islice, pairwise
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence, cast
 
 import numpy as np
 
@@ -112,7 +112,8 @@ class _Tokens:
     def counts(self, a: Sequence[int], b: Sequence[int]) -> list[int]:
         """`count` of many spans at once, (a[i], b[i]): one NumPy call, not two bisections a span."""
         keys = np.frombuffer(self.keys, dtype=np.int64) if self.keys else np.zeros(0, dtype=np.int64)
-        return (np.searchsorted(keys, b) - np.searchsorted(keys, a)).tolist()
+        # numpy's stubs type tolist() as Any; an int64 array gives a list of Python ints
+        return cast(list[int], (np.searchsorted(keys, b) - np.searchsorted(keys, a)).tolist())
 
     def starts_between(self, a: int, b: int) -> list[int]:
         """Token starts strictly inside (a, b)."""

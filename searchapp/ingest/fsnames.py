@@ -19,7 +19,7 @@ __all__ = ["storable", "real_path", "is_within"]
 _ESCAPE = re.compile(rb"\\x([0-9a-f]{2})")
 
 
-def storable(path: str | os.PathLike) -> str:
+def storable(path: str | os.PathLike[str]) -> str:
     """`path` as a str SQLite can store: unchanged when it is valid UTF-8, else with bad bytes as \\xNN."""
     s = os.fspath(path)
     try:

@@ -4,17 +4,47 @@ worker (library/sync/words_pass.py, library/ocr/step.py, library/sync/read_ahead
 
 from __future__ import annotations
 
+from typing import Optional, Protocol, Sequence
+
+import numpy as np
+
 from ..base.config import Config
 from ..base.errors import Cancelled
 from ..base.hashing import text_hash
-from ..base.types import ChunkSpan
+from ..base.progress import CancelToken
+from ..base.types import ChunkSpan, Document
 from .chunking import chunk_document
 from .passage_context import MAX_TITLE_TOKENS, file_title, model_input
 
-__all__ = ["passages_of"]
+__all__ = ["passages_of", "PassageTokenizer", "PassageBatcher"]
 
 
-def passages_of(doc, encoder, config: Config, batcher, bounds=None) -> tuple[str, list[ChunkSpan], list[str]]:
+class PassageTokenizer(Protocol):
+    """What cutting a file into passages asks of the encoder: the bi-encoder in the sync's process, or the
+    read-ahead worker's models.ChunkingTokenizer (library/sync/contract.ChunkingEncoder says the same). An
+    encoder may also have `words_alone` and `token_bounds` (chunking.chunk_document's), read when present."""
+
+    max_seq_length: int
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
+
+    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...
+
+    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None: ...
+
+
+class PassageBatcher(Protocol):
+    """The sync's batcher, as far as a cancel inside the chunking goes: its token, and what commits the files
+    finished before the cancel (and then raises Cancelled)."""
+
+    @property
+    def cancel(self) -> Optional[CancelToken]: ...
+
+    def flush_and_stop(self) -> None: ...
+
+
+def passages_of(doc: Document, encoder: PassageTokenizer, config: Config, batcher: PassageBatcher,
+                bounds: Optional[tuple[np.ndarray, np.ndarray]] = None) -> tuple[str, list[ChunkSpan], list[str]]:
     """(the title the bi-encoder reads before each passage, the passages of `doc`, the hashes of their model
     inputs). A cancel inside the chunking commits the files finished before it (see _chunk). `bounds`: the
     word pieces of `doc.text`, already made for a group of files (chunking.chunk_document's `bounds`)."""
@@ -27,7 +57,7 @@ def passages_of(doc, encoder, config: Config, batcher, bounds=None) -> tuple[str
     return title, spans, [text_hash(t) for t in inputs]
 
 
-def _title_context(doc, encoder, config: Config) -> tuple[str, int]:
+def _title_context(doc: Document, encoder: PassageTokenizer, config: Config) -> tuple[str, int]:
     """(title the bi-encoder reads before each passage, its word pieces); ("", 0) when title context is off."""
     if not config.chunking.title_context:
         return "", 0
@@ -40,7 +70,8 @@ def _title_context(doc, encoder, config: Config) -> tuple[str, int]:
     return title, min(len(offsets), MAX_TITLE_TOKENS) + 1  # + 1: the line break may become a piece
 
 
-def _chunk(doc, encoder, config: Config, batcher, reserve: int = 0, bounds=None) -> list[ChunkSpan]:
+def _chunk(doc: Document, encoder: PassageTokenizer, config: Config, batcher: PassageBatcher, reserve: int = 0,
+           bounds: Optional[tuple[np.ndarray, np.ndarray]] = None) -> list[ChunkSpan]:
     """Passages of one file; a cancel inside its chunking commits the files finished before it. `reserve`: word
     pieces kept free for the title in front of each passage, when the passage would otherwise not fit the
     model's window (shorter passages keep their configured length, so the stored text is the same either way)."""

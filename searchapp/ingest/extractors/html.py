@@ -64,7 +64,7 @@ class _TextParser(HTMLParser):
         self.at_line_start = text.endswith("\n")
 
     # -- parser callbacks ---------------------------------------------------------
-    def handle_starttag(self, tag: str, attrs: list) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
         if self.title is not None:  # an unclosed <title> ends at the next tag
             if tag in _INLINE:
                 return
@@ -79,7 +79,7 @@ class _TextParser(HTMLParser):
             self.pre += 1
         self._block(tag)
 
-    def handle_startendtag(self, tag: str, attrs: list) -> None:
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
         if not self.hidden:  # <br/>, <hr/>; a self-closed <svg/> hides nothing
             self._block(tag)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from email.message import Message
+from typing import Callable
 
 from ..text_caps import LONG_WORD, not_prose_reason
 
@@ -23,7 +24,7 @@ MAX_STATUS_BLOCKS = 100
 MAX_STATUS_FIELDS = 30
 
 
-def _short(m: re.Match) -> str:
+def _short(m: re.Match[str]) -> str:
     url = m.group(0)
     if len(url) <= LONG_WORD:
         return url
@@ -36,7 +37,7 @@ def readable_body(text: str) -> tuple[str, list[str]]:
     notes: list[str] = []
     shortened = 0
 
-    def short(m: re.Match) -> str:
+    def short(m: re.Match[str]) -> str:
         nonlocal shortened
         out = _short(m)
         shortened += out != m.group(0)
@@ -54,7 +55,7 @@ def readable_body(text: str) -> tuple[str, list[str]]:
     return text, notes
 
 
-def delivery_status(part: Message, one_line) -> str:
+def delivery_status(part: Message, one_line: Callable[[str], str]) -> str:
     """A message/delivery-status part as "Field: value" lines, a blank line between recipients."""
     try:
         blocks = part.get_payload()

@@ -58,7 +58,7 @@ def _parse(data: bytes) -> Parsed:
     return Parsed(email.message_from_bytes(head, policy=email.policy.default), left_out)
 
 
-_once: contextvars.ContextVar[Optional[OrderedDict]] = contextvars.ContextVar("mail_parse_once", default=None)
+_once: contextvars.ContextVar[Optional[OrderedDict[bytes, Parsed]]] = contextvars.ContextVar("mail_parse_once", default=None)
 
 
 def parse(data: bytes) -> Parsed:

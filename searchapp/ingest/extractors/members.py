@@ -16,7 +16,8 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional
+from email.message import Message
+from typing import Callable, Iterator, Optional, cast
 
 from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_key, shown_member, split_member
 from ...base.errors import ExtractionError, UnsupportedFileError
@@ -57,7 +58,7 @@ def _suffix(name: str) -> str:
     return ".tar.gz" if low.endswith(".tar.gz") else os.path.splitext(low)[1]
 
 
-def is_container(path: str | os.PathLike) -> bool:
+def is_container(path: str | os.PathLike[str]) -> bool:
     """Whether entries are read out of this file (by name; the reader decides by content)."""
     s = _suffix(os.fspath(path))
     return s in _MAIL or s == ".zip" or s in _TARS
@@ -111,7 +112,12 @@ class _Budget:
         return ""
 
 
-def _zip_members(src, budget: _Budget, want) -> Iterator[tuple[str, Optional[bytes], str]]:
+# An archive's entry: (raw name, its bytes or None, why it is not read, date in ns or None, the suffix it is read as).
+_Entry = tuple[str, Optional[bytes], str, Optional[int], str]
+_Want = Callable[[str], bool]  # is this raw entry name's body wanted (iter_members' `only`)
+
+
+def _zip_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tuple[str, Optional[bytes], str]]:
     with SafeZip(src) as z:  # the directory's zip-bomb checks run first (ratio, total, entry count)
         for info in z.zf.infolist():
             if info.is_dir():
@@ -126,7 +132,7 @@ def _zip_members(src, budget: _Budget, want) -> Iterator[tuple[str, Optional[byt
                 yield info.filename, None, str(exc)
 
 
-def _tar_members(src, budget: _Budget, want) -> Iterator[tuple[str, Optional[bytes], str]]:
+def _tar_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tuple[str, Optional[bytes], str]]:
     """A skipped member's body is never read: a plain tar seeks past it, a compressed one decompresses past it
     within the pass's walk budget (tar_stream.py), so a gzip bomb costs one capped pass, not its size."""
     fh = io.BytesIO(src) if isinstance(src, bytes) else open_regular(src)
@@ -178,7 +184,7 @@ def _tar_members(src, budget: _Budget, want) -> Iterator[tuple[str, Optional[byt
         fh.close()
 
 
-def _mail_members(src, suffix: str, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str, Optional[int], str]]:
+def _mail_members(src: Path | bytes, suffix: str, budget: _Budget) -> Iterator[_Entry]:
     """(name, data, reason, date_ns, suffix): an mbox's messages, or an .eml's attachments and forwarded messages."""
     data = src if isinstance(src, bytes) else read_capped(src, budget.max_member)
     if suffix == ".mbox":
@@ -200,7 +206,7 @@ def _mail_members(src, suffix: str, budget: _Budget) -> Iterator[tuple[str, Opti
         yield "", None, parts_note(parsed.parts_left_out), None, ""
 
 
-def _attachments(msg, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], str, Optional[int], str]]:
+def _attachments(msg: Message, budget: _Budget) -> Iterator[_Entry]:
     for part in parts(msg):
         if budget.cancel is not None:
             budget.cancel.check()
@@ -224,10 +230,12 @@ def _attachments(msg, budget: _Budget) -> Iterator[tuple[str, Optional[bytes], s
         yield (name, None, why, None, "") if why else (name, payload, "", None, "")
 
 
-def _forwarded(part, budget: _Budget) -> tuple[str, Optional[bytes], str, Optional[int], str]:
+def _forwarded(part: Message, budget: _Budget) -> _Entry:
     name = forwarded_name(part)
     try:
-        inner = part.get_payload(0)
+        # typeshed's get_payload(i) is a union (Message | str | Any); a message/rfc822 part's payload 0 is its
+        # Message, and a broken part's str fails at as_bytes() (AttributeError), which the except below takes.
+        inner = cast(Message, part.get_payload(0))
         data = inner.as_bytes()
     except Exception:  # IndexError (empty), or headers the generator cannot write again
         return name, None, "forwarded message could not be read", None, ".eml"
@@ -235,7 +243,7 @@ def _forwarded(part, budget: _Budget) -> tuple[str, Optional[bytes], str, Option
     return (name, None, why, None, ".eml") if why else (name, data, "", message_date(inner)[0], ".eml")
 
 
-def _entries(src, suffix: str, budget: _Budget, want):
+def _entries(src: Path | bytes, suffix: str, budget: _Budget, want: _Want) -> Iterator[_Entry]:
     if suffix == ".zip":
         return ((n, d, r, None, "") for n, d, r in _zip_members(src, budget, want))
     if suffix in _TARS:
@@ -255,7 +263,7 @@ def iter_members(path: Path, max_member_bytes: int, cancel: Optional[CancelToken
     yield from _walk(path, _suffix(os.fspath(path)), "", 1, budget, set(), only)
 
 
-def _wanted(only: Optional[str], prefix: str):
+def _wanted(only: Optional[str], prefix: str) -> _Want:
     """For an archive's raw entry names: is its key `only`, or a container on the way to it?"""
     if only is None:
         return lambda raw: True
@@ -266,7 +274,7 @@ def _wanted(only: Optional[str], prefix: str):
     return want
 
 
-def _walk(src, suffix: str, prefix: str, depth: int, budget: _Budget, names: set,
+def _walk(src: Path | bytes, suffix: str, prefix: str, depth: int, budget: _Budget, names: set[str],
           only: Optional[str] = None) -> Iterator[Member]:
     for raw, data, why, date_ns, how in _entries(src, suffix, budget, _wanted(only, prefix)):
         if not raw:  # a note about the rest of the container

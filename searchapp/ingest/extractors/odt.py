@@ -80,7 +80,7 @@ def paragraphs(el: Element) -> list[str]:
     return out
 
 
-def extract_odt(path: Path, max_bytes: int, **_caps) -> Document:
+def extract_odt(path: Path, max_bytes: int, **_caps: object) -> Document:
     with SafeZip(path) as z:
         if z.find("content.xml") is None:
             raise ExtractionError("not an OpenDocument file: content.xml missing")

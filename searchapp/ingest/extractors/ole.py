@@ -110,7 +110,7 @@ class OleFile:
             if size > self.size:
                 raise corrupt(f"OLE file: stream {name} claims {size:,} bytes, more than the file's {self.size:,}")
             with self.ole.openstream(name) as fh:
-                data = fh.read(size)
+                data: bytes = fh.read(size)  # olefile has no type information
         except ExtractionError:
             raise
         except (OSError, ValueError, IndexError, struct.error) as exc:

@@ -32,7 +32,7 @@ class OleStructureError(ValueError):
     """The compound file's header or directory is malformed (the message says how)."""
 
 
-def is_encrypted_office(src: str | os.PathLike | bytes | BinaryIO) -> bool:
+def is_encrypted_office(src: str | os.PathLike[str] | bytes | BinaryIO) -> bool:
     """True for an OLE compound file (a path, bytes held in memory, or a file the caller has open: read from its
     start, left open) whose directory names an `EncryptedPackage` (or `EncryptedSummary`) stream; False for anything
     else, unreadable or malformed files included (the caller's own error then stands)."""

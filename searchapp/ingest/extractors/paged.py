@@ -3,7 +3,7 @@ a character budget so a reader can stop early."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterable, Optional
 
 from ...base.types import Document, PageSpan
 from .encoding import clean_text
@@ -13,7 +13,7 @@ __all__ = ["PagedText", "PAGE_SEPARATOR", "join_pages"]
 PAGE_SEPARATOR = "\n\n"
 
 
-def join_pages(pages) -> tuple[str, tuple[PageSpan, ...]]:
+def join_pages(pages: Iterable[tuple[int, str]]) -> tuple[str, tuple[PageSpan, ...]]:
     """(text, spans) of `(number, text)` pages joined by PAGE_SEPARATOR, every page kept (an empty one too:
     a PDF page or a scan with no text still has its number). PagedText is the capped, cleaning variant."""
     parts: list[str] = []

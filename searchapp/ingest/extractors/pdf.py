@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, BinaryIO, Optional
 
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
@@ -44,6 +44,9 @@ from .paged import join_pages
 from .pdfium_doc import PdfiumDoc, available
 from .ole_encrypted import ENCRYPTED
 from .title import clean_title
+
+if TYPE_CHECKING:  # pypdf is imported when a PDF is read, not with this module
+    from pypdf import PageObject, PdfReader
 
 __all__ = ["SUFFIXES", "MAX_PAGES", "extract_pdf"]
 
@@ -75,7 +78,7 @@ def limit_reason(exc: BaseException) -> str:
     return f"{LIMIT} (a PDF bomb?): {exc}"
 
 
-def _open(fh):
+def _open(fh: BinaryIO) -> PdfReader:
     from pypdf import PdfReader
     from pypdf.errors import LimitReachedError, PyPdfError
 
@@ -88,7 +91,7 @@ def _open(fh):
         raise ExtractionError(f"corrupt PDF: {exc}") from None
     if reader.is_encrypted:
         try:
-            ok = reader.decrypt("")
+            ok: int = reader.decrypt("")  # a PasswordType (an IntEnum), 0 when not decrypted
         except Exception:  # e.g. AES without the optional crypto dependency
             ok = 0
         if not ok:
@@ -116,7 +119,7 @@ def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
             return replace(whole, notes=(f"read by pdfium: pypdf could not ({reason})"[:300], *whole.notes))
 
 
-def _whole_file_by_pdfium(path: Path, fh, max_chars: Optional[int],
+def _whole_file_by_pdfium(path: Path, fh: BinaryIO, max_chars: Optional[int],
                           cancel: Optional[CancelToken]) -> Optional[Document]:
     """The file as pdfium reads it, for a PDF pypdf cannot open (a broken cross-reference table, AES
     encryption with an empty password without the `cryptography` package); None when pdfium cannot
@@ -156,7 +159,7 @@ def _whole_file_by_pdfium(path: Path, fh, max_chars: Optional[int],
 class _Pdfium:
     """pdfium's text of one page, for the pages pypdf reads as glyph codes; the file is opened on first use."""
 
-    def __init__(self, fh) -> None:
+    def __init__(self, fh: BinaryIO) -> None:
         self.fh = fh
         self.doc: Optional[PdfiumDoc] = None
         self.usable = available()
@@ -165,7 +168,7 @@ class _Pdfium:
     def __enter__(self) -> "_Pdfium":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.doc is not None:
             self.doc.close()
 
@@ -184,7 +187,7 @@ class _Pdfium:
         return clean_text(self.doc.page_text(index) or "").strip()
 
 
-def _title(path: Path, reader) -> str:
+def _title(path: Path, reader: PdfReader) -> str:
     try:
         info = reader.metadata
         raw = info.get("/Title") if info is not None else None
@@ -198,7 +201,7 @@ def _title(path: Path, reader) -> str:
         return ""
 
 
-def _extract(path: Path, reader, second: _Pdfium, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
+def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
     from pypdf.errors import LimitReachedError
 
     try:
@@ -216,7 +219,7 @@ def _extract(path: Path, reader, second: _Pdfium, max_chars: Optional[int], canc
     garbled: list[int] = []
     limited: Optional[BaseException] = None
     chars = 0
-    shared: dict[tuple, str] = {}  # a page's content key -> its pypdf text (_content_key)
+    shared: dict[_ContentKey, str] = {}  # a page's content key -> its pypdf text (_content_key)
     for i in range(min(total, MAX_PAGES)):
         if cancel is not None:
             cancel.check()
@@ -262,7 +265,13 @@ def _extract(path: Path, reader, second: _Pdfium, max_chars: Optional[int], canc
     return Document(text, spans, kind="pdf", notes=tuple(notes))
 
 
-def _page_text(page, shared: dict[tuple, str]) -> str:
+# A content stream or an array of them by (object number, generation): what `_content_key` compares.
+_Ident = tuple[int, int] | tuple[tuple[int, int], ...]
+# (contents, resources by object or ("direct", id), rotation as text): pages with equal keys have one text.
+_ContentKey = tuple[_Ident, _Ident | tuple[str, int], str]
+
+
+def _page_text(page: PageObject, shared: dict[_ContentKey, str]) -> str:
     """pypdf's text of `page`; a page drawn by the very content stream(s) and resources of a page read before
     gets that page's text. pypdf parses a page's content stream at each page: 10 pages sharing one stream of
     80,000 empty text operations took 95 s, the 5,000-page version would take ~13 h."""
@@ -275,12 +284,12 @@ def _page_text(page, shared: dict[tuple, str]) -> str:
     return text
 
 
-def _content_key(page) -> Optional[tuple]:
+def _content_key(page: PageObject) -> Optional[_ContentKey]:
     """What decides a page's text: its content stream(s) (by object number), resources and rotation; None when
     its content is not made of objects that other pages could share."""
     from pypdf.generic import IndirectObject
 
-    def ident(value) -> Optional[tuple]:
+    def ident(value: object) -> Optional[_Ident]:
         if isinstance(value, IndirectObject):
             return (value.idnum, value.generation)
         if isinstance(value, list) and value and all(isinstance(v, IndirectObject) for v in value):
@@ -300,7 +309,7 @@ def _page_list(numbers: list[int], most: int = 10) -> str:
     return shown + (f" and {len(numbers) - most} more" if len(numbers) > most else "")
 
 
-def _add_form_values(reader, texts: list[str], notes: list[str]) -> None:
+def _add_form_values(reader: PdfReader, texts: list[str], notes: list[str]) -> None:
     """An XFA form's field values, in place of its "Please wait" page or after the last page."""
     values = xfa.xfa_values(reader, notes)
     if not values or not texts:

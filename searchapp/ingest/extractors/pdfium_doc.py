@@ -7,6 +7,8 @@ Decisions:
 - Used for the pages whose pypdf text is glyph codes (`extractors.pdf`) and to render pages for OCR
   (`ocr.pdf_pages`); without the extra, `available()` is False and those pages go to OCR or stay empty.
 - The document is read from bytes the caller has opened with `open_regular` and size-capped.
+- pypdfium2 has no type information (Any to mypy): what its calls return is cast to what its documentation
+  says they return.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from __future__ import annotations
 import functools
 import importlib.util
 import threading
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, cast
 
 from ...base.errors import ExtractionError
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PilImage
 
 __all__ = ["LOCK", "available", "PdfiumDoc"]
 
@@ -43,7 +48,7 @@ class PdfiumDoc:
     def __enter__(self) -> "PdfiumDoc":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __len__(self) -> int:
@@ -61,7 +66,7 @@ class PdfiumDoc:
             try:
                 page = self.pdf[index]
                 textpage = page.get_textpage()
-                return textpage.get_text_range()
+                return cast(str, textpage.get_text_range())
             except pdfium.PdfiumError:
                 return None
             finally:
@@ -70,7 +75,7 @@ class PdfiumDoc:
                 if page is not None:
                     page.close()
 
-    def render(self, index: int, scale: float):
+    def render(self, index: int, scale: float) -> PilImage:
         """Page `index` (0-based) as a grayscale PIL image at `scale` (pixels per point), scale chosen by
         the caller from `page_size`."""
         import pypdfium2 as pdfium
@@ -80,7 +85,7 @@ class PdfiumDoc:
             try:
                 bitmap = page.render(scale=scale, grayscale=True)
                 try:
-                    return bitmap.to_pil().copy()  # to_pil shares the bitmap's buffer, freed by close()
+                    return cast("PilImage", bitmap.to_pil().copy())  # to_pil shares the bitmap's buffer, freed by close()
                 finally:
                     bitmap.close()
             except pdfium.PdfiumError as exc:
@@ -92,7 +97,7 @@ class PdfiumDoc:
         with LOCK:
             page = self.pdf[index]
             try:
-                return page.get_size()
+                return cast(tuple[float, float], page.get_size())
             finally:
                 page.close()
 

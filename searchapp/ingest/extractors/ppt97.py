@@ -16,7 +16,7 @@ presentation (a CryptSession10Container, or the EncryptedSummary stream ole.py s
 from __future__ import annotations
 
 import struct
-from typing import Optional
+from typing import Iterator, Optional
 
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
@@ -119,10 +119,10 @@ def _persist_offsets(data: bytes, current_user: Optional[bytes],
     return offsets
 
 
-def _texts(data: bytes, max_chars: Optional[int], cancel: Optional[CancelToken], damaged: list[int]):
+def _texts(data: bytes, max_chars: Optional[int], cancel: Optional[CancelToken], damaged: list[int]) -> Iterator[str]:
     budget = max_chars + 1 if max_chars is not None else 1 << 62
     # Open containers: [end, inside a master, a shape (OfficeArtSpContainer), a placeholder shape].
-    ends: list[list] = [[len(data), False, False, False]]
+    ends: list[list[int | bool]] = [[len(data), False, False, False]]
     pos = count = 0
     while True:
         while ends and pos >= ends[-1][0]:

@@ -29,7 +29,7 @@ KNOWN_BINARY_SUFFIXES = frozenset(
 MAX_CONTROL_RATIO = 0.01  # text with a name we do not know must look clean, not just decodable
 
 
-def extract_sniffed(path: Path, max_bytes: int, data: Optional[bytes] = None, **_caps) -> Document:
+def extract_sniffed(path: Path, max_bytes: int, data: Optional[bytes] = None, **_caps: object) -> Document:
     if data is None:
         data = read_capped(path, max_bytes)
     if b"\x00" in data:

@@ -17,7 +17,10 @@ import lzma
 import tarfile
 import zlib
 from contextlib import contextmanager
-from typing import BinaryIO, Callable, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 __all__ = ["open_tar", "WalkCapReached", "STREAM_ERRORS"]
 
@@ -59,9 +62,10 @@ class _Charged(io.RawIOBase):
         self.pos += len(data)
         return data
 
-    def readinto(self, b) -> int:
-        data = self.read(len(b))
-        b[: len(data)] = data
+    def readinto(self, b: WriteableBuffer) -> int:
+        view = memoryview(b)  # what RawIOBase hands in (a memoryview or a bytearray), typed as any writable buffer
+        data = self.read(len(view))
+        view[: len(data)] = data
         return len(data)
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:

@@ -22,6 +22,6 @@ SUFFIXES = frozenset(
 )
 
 
-def extract_text(path: Path, max_bytes: int, data: Optional[bytes] = None, **_caps) -> Document:
+def extract_text(path: Path, max_bytes: int, data: Optional[bytes] = None, **_caps: object) -> Document:
     text = decode_text(data if data is not None else read_capped(path, max_bytes))
     return Document(text, kind="text", title=text_title(path.suffix.lower(), text))

@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional, cast
+from xml.etree.ElementTree import Element
 
 from ...base.errors import ExtractionError
 from .ziputil import local_name, parse_xml
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 __all__ = ["MAX_XFA_BYTES", "MAX_FIELDS", "xfa_values", "is_placeholder"]
 
@@ -37,9 +41,13 @@ _PLACEHOLDER = re.compile(r"(?i)please wait|adobe reader|may not be able to disp
 log = logging.getLogger(__name__)
 
 
-def _datasets(reader) -> Optional[bytes]:
+def _datasets(reader: PdfReader) -> Optional[bytes]:
     """The decompressed datasets packet, the whole XDP when /XFA is one stream, or None."""
-    form = reader.trailer["/Root"].get("/AcroForm")
+    # pypdf types a dictionary's item as PdfObject; this walk takes the file's objects as they come (hasattr,
+    # isinstance), a broken one failing inside xfa_values' except, so they are Any here, and get_data() (a
+    # stream's decoded bytes) is cast to what pypdf returns.
+    catalog: Any = reader.trailer["/Root"]
+    form = catalog.get("/AcroForm")
     form = form.get_object() if form is not None else None
     xfa = form.get("/XFA") if form is not None and hasattr(form, "get") else None
     if xfa is None:
@@ -48,19 +56,19 @@ def _datasets(reader) -> Optional[bytes]:
     if isinstance(xfa, list):
         for name, packet in zip(xfa[0::2], xfa[1::2], strict=False):
             if str(name) == "datasets":
-                return packet.get_object().get_data()
+                return cast(bytes, packet.get_object().get_data())
         return None
-    return xfa.get_data() if hasattr(xfa, "get_data") else None
+    return cast(bytes, xfa.get_data()) if hasattr(xfa, "get_data") else None
 
 
-def _data_element(root):
+def _data_element(root: Element) -> Optional[Element]:
     """The `xfa:data` element under `root` (a datasets packet or a whole XDP), or None."""
     for el in root.iter(f"{{{_DATA_NS}}}data"):
         return el
     return None
 
 
-def _lines(data) -> list[str]:
+def _lines(data: Element) -> list[str]:
     out: list[str] = []
     stack = [data]
     while stack and len(out) < MAX_FIELDS:  # a loop, not recursion: nesting depth is the file's to choose
@@ -77,7 +85,7 @@ def _lines(data) -> list[str]:
     return out
 
 
-def xfa_values(reader, notes: list[str]) -> list[str]:
+def xfa_values(reader: PdfReader, notes: list[str]) -> list[str]:
     """"Field: value" lines of a PDF's XFA form data (empty when it has none); problems go to `notes`."""
     from pypdf.errors import LimitReachedError
 
@@ -105,10 +113,11 @@ def xfa_values(reader, notes: list[str]) -> list[str]:
     return _lines(data) if data is not None else []
 
 
-def is_placeholder(reader, texts: list[str]) -> bool:
+def is_placeholder(reader: PdfReader, texts: list[str]) -> bool:
     """True when the PDF's pages are only the "Please wait" stand-in of a dynamic XFA form."""
     try:
-        if bool(reader.trailer["/Root"].get("/NeedsRendering", False)):
+        catalog: Any = reader.trailer["/Root"]  # a dictionary in a sound file (see _datasets)
+        if bool(catalog.get("/NeedsRendering", False)):
             return True
     except Exception:  # a broken catalog: judge by the text
         pass

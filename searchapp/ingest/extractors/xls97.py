@@ -9,8 +9,9 @@ cell and text caps). A workbook with a FILEPASS record is encrypted, and said to
 
 from __future__ import annotations
 
+import datetime
 import io
-from typing import Optional
+from typing import Any, Optional
 
 from ...base.errors import UnsupportedFileError
 from ...base.progress import CancelToken
@@ -66,7 +67,8 @@ def read_xls(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     return out.document("xls")
 
 
-def _cells(sheet, datemode: int, out: Workbook, cancel: Optional[CancelToken]) -> None:
+# sheet and cell: xlrd's Sheet and Cell (xlrd has no type information, so they are Any to mypy)
+def _cells(sheet: Any, datemode: int, out: Workbook, cancel: Optional[CancelToken]) -> None:
     for r in range(sheet.nrows):
         if cancel is not None and r % _CHECK_EVERY == 0:
             cancel.check()
@@ -83,7 +85,7 @@ def _cells(sheet, datemode: int, out: Workbook, cancel: Optional[CancelToken]) -
         out.end_row()
 
 
-def _value(cell, datemode: int) -> str:
+def _value(cell: Any, datemode: int) -> str:
     import xlrd
 
     kind, value = cell.ctype, cell.value
@@ -93,7 +95,7 @@ def _value(cell, datemode: int) -> str:
         return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
     if kind == xlrd.XL_CELL_DATE:
         try:
-            when = xlrd.xldate_as_datetime(value, datemode)
+            when: datetime.datetime = xlrd.xldate_as_datetime(value, datemode)
         except (ValueError, OverflowError, xlrd.xldate.XLDateError):
             return repr(value)
         return when.date().isoformat() if when.time() == when.min.time() else when.isoformat(sep=" ")

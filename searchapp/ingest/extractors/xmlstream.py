@@ -22,7 +22,7 @@ MAX_DEPTH = 256  # real OOXML and ODF nest a few dozen deep at most
 MAX_HELD = 100_000  # elements under one held subtree: a real cell or paragraph has a few dozen
 _CHECK_EVERY = 4096  # XML events between two cancel checks
 
-Holds = Union[frozenset, Callable[[str, Element], bool]]  # local names, or a test on (local name, element)
+Holds = Union[frozenset[str], Callable[[str, Element], bool]]  # local names, or a test on (local name, element)
 
 
 class XmlStream:

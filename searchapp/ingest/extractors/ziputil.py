@@ -6,7 +6,7 @@ import io
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Optional
+from typing import IO, Iterator, Optional, Sequence, cast
 from xml.etree.ElementTree import Element, ParseError
 
 from ...base.errors import ExtractionError, UnsupportedFileError
@@ -132,7 +132,8 @@ class SafeZip:
         self.read_so_far += len(out)
         return bytes(out)
 
-    def iterparse(self, name: str, events=("start", "end"), max_bytes: Optional[int] = None):
+    def iterparse(self, name: str, events: Sequence[str] = ("start", "end"),
+                  max_bytes: Optional[int] = None) -> Iterator[tuple[str, Element]]:
         """Stream a member's XML as (event, element) pairs, with the same defusing and byte budget as `read`:
         the caller can drop what it has used, so a huge part never sits in memory as one tree. Past
         `max_bytes` of this part, PartTooLarge is raised where the cap is crossed: what came before it
@@ -187,7 +188,7 @@ def _member_error(info: zipfile.ZipInfo, exc: RuntimeError) -> ExtractionError:
 class _Budgeted:
     """A member's stream that counts what it inflates against the zip's total budget."""
 
-    def __init__(self, raw, zip_: SafeZip, name: str, max_bytes: Optional[int] = None) -> None:
+    def __init__(self, raw: IO[bytes], zip_: SafeZip, name: str, max_bytes: Optional[int] = None) -> None:
         self.raw, self.zip, self.name, self.max_bytes = raw, zip_, name, max_bytes
         self.read_here = 0
 
@@ -209,7 +210,8 @@ def parse_xml(data: bytes, name: str = "XML") -> Element:
     from defusedxml import DefusedXmlException
 
     try:
-        return DET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+        # defusedxml has no type information; its fromstring is ElementTree's, which returns the root Element
+        return cast(Element, DET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True))
     except DefusedXmlException as exc:
         raise ExtractionError(f"unsafe XML: {name}: {exc}") from None
     except (ParseError, ValueError) as exc:

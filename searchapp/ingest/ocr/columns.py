@@ -4,7 +4,7 @@ names, labels) do not split: the table's rows are read across."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterable, Optional
 
 __all__ = ["Box", "gaps", "gutters", "split_at", "is_sentence", "is_running_text", "columns",
            "COLUMN_GAP", "COLUMN_MIN_BOXES", "MARK_CHARS", "SENTENCE_CHARS", "RUNNING_SHARE"]
@@ -19,7 +19,7 @@ SENTENCE_LOWER = 0.5  # ... and at least this share of its words begin in lower 
 RUNNING_SHARE = 0.5  # a column is running text when at least this share of its characters is in such lines
 
 
-def gaps(intervals, lo: float, hi: float) -> list[tuple[float, float]]:
+def gaps(intervals: Iterable[tuple[float, float]], lo: float, hi: float) -> list[tuple[float, float]]:
     """The stretches of [lo, hi] between the intervals that none covers, widest first."""
     out, reach = [], lo
     for a, b in sorted(intervals):

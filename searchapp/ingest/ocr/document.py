@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from ...base.errors import Cancelled, ExtractionError
 from ...base.progress import CancelToken
@@ -19,6 +19,9 @@ from ..extractors.paged import join_pages
 from ..valid_text import valid_document
 from . import images, pdf_pages
 from .engine import OcrEngine, available_engine, ocr_unavailable_reason
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PilImage
 
 __all__ = ["ocr_document", "merge_ocr", "recognised_pages", "ocr_suffixes", "OCR_NOTE", "MAX_PAGES", "MAX_BYTES",
            "MAX_FILE_PIXELS"]
@@ -54,7 +57,7 @@ def ocr_document(path: Path | str, *, pages: Optional[Sequence[int]] = None, can
             if len(wanted) > max_pages:
                 notes.append(f"only {max_pages} of {len(wanted)} pages were OCR'd")
                 wanted = wanted[:max_pages]
-            source: Iterable = pdf_pages.render_pages(path, wanted, cancel)
+            source: Iterable[tuple[int, PilImage]] = pdf_pages.render_pages(path, wanted, cancel)
         elif path.suffix.lower() in images.image_suffixes():
             source = images.iter_image_pages(path, max_pages, cancel)
         else:
@@ -74,7 +77,7 @@ def ocr_document(path: Path | str, *, pages: Optional[Sequence[int]] = None, can
         raise ExtractionError(f"OCR failed: {type(exc).__name__}: {exc}"[:300]) from None
 
 
-def _recognize(engine: OcrEngine, source: Iterable, cancel: Optional[CancelToken], notes: list[str]) -> list[tuple[int, str]]:
+def _recognize(engine: OcrEngine, source: Iterable[tuple[int, PilImage]], cancel: Optional[CancelToken], notes: list[str]) -> list[tuple[int, str]]:
     texts: list[tuple[int, str]] = []
     pixels = 0
     failed: Optional[ExtractionError] = None

@@ -36,13 +36,16 @@ import shutil
 import subprocess
 import threading
 import time
-from typing import Any, Iterator, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Protocol
 
 from ...base.errors import ExtractionError
 from ...base.no_telemetry import quiet_onnxruntime
 from ...base.progress import CancelToken
 from .reading_order import lines_in_reading_order
 from .word_boxes import Line, line_words, quad_box
+
+if TYPE_CHECKING:  # Pillow is imported when an engine reads a page, not with this module
+    from PIL.Image import Image as PilImage
 
 __all__ = ["OcrEngine", "available_engine", "ocr_unavailable_reason", "engine_name", "fit_pixels",
            "ENGINE_ENV", "MAX_PAGE_PIXELS", "MAX_THREADS", "TESSERACT_TIMEOUT_S"]
@@ -61,7 +64,7 @@ log = logging.getLogger(__name__)
 class OcrEngine(Protocol):
     name: str
 
-    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+    def recognize(self, image: PilImage, cancel: Optional[CancelToken] = None) -> str:
         """The text of one page image (PIL.Image), one line of text per line, in reading order. `cancel`
         interrupts the page where the engine can be interrupted (tesseract: its process is killed)."""
         ...
@@ -71,7 +74,7 @@ def _threads() -> int:
     return max(1, min(MAX_THREADS, os.cpu_count() or 1))
 
 
-def fit_pixels(image, max_pixels: int = MAX_PAGE_PIXELS):
+def fit_pixels(image: PilImage, max_pixels: int = MAX_PAGE_PIXELS) -> PilImage:
     """`image` as RGB, scaled down to at most `max_pixels` pixels (aspect kept); transparency on white."""
     from PIL import Image
 
@@ -140,7 +143,7 @@ class RapidOcrEngine:
         _route_rapidocr_logs("RapidOCR", "OrtInferSession")
         self._lock = threading.Lock()
 
-    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+    def recognize(self, image: PilImage, cancel: Optional[CancelToken] = None) -> str:
         # One page runs to its end inside onnxruntime (seconds); the caller checks cancel between pages.
         image = fit_pixels(image)
         with self._lock:
@@ -176,7 +179,7 @@ class TesserocrEngine:
         self._api = tesserocr.PyTessBaseAPI(path=folder, lang="eng")
         self._lock = threading.Lock()
 
-    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+    def recognize(self, image: PilImage, cancel: Optional[CancelToken] = None) -> str:
         image = fit_pixels(image)
         with self._lock:
             self._api.SetImage(image)
@@ -278,7 +281,7 @@ class RapidOcr3Engine:
         except AttributeError:
             return False
 
-    def lines(self, image) -> list[Line]:
+    def lines(self, image: PilImage) -> list[Line]:
         """The page's text lines, each with its words, boxes in `image`'s own pixels (before fit_pixels):
         what `recognize` reads and what the hOCR benchmark scores (tests/benchmarks/bench_ocr_scribe.py)."""
         import numpy as np
@@ -297,7 +300,7 @@ class RapidOcr3Engine:
             lines.append(((*box, text.strip()), line_words(box, text, found[i] if aligned else None, scale)))
         return lines
 
-    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+    def recognize(self, image: PilImage, cancel: Optional[CancelToken] = None) -> str:
         return lines_in_reading_order(
             ([(b[0], b[1]), (b[2], b[3])], b[4], 1.0) for b, _words in self.lines(image))
 
@@ -309,7 +312,7 @@ class TesseractEngine:
         self._command = command
         self._env = {**os.environ, "OMP_THREAD_LIMIT": str(threads or _threads())}
 
-    def recognize(self, image, cancel: Optional[CancelToken] = None) -> str:
+    def recognize(self, image: PilImage, cancel: Optional[CancelToken] = None) -> str:
         buf = io.BytesIO()
         fit_pixels(image).save(buf, format="PNG")
         try:
@@ -325,7 +328,7 @@ class TesseractEngine:
         return "\n".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def _wait(proc: subprocess.Popen, data: bytes, cancel: Optional[CancelToken]) -> tuple[bytes, bytes]:
+def _wait(proc: subprocess.Popen[bytes], data: bytes, cancel: Optional[CancelToken]) -> tuple[bytes, bytes]:
     """(stdout, stderr) of `proc` fed `data`; a cancel kills it within CANCEL_POLL_S (a page can take a
     minute on a busy machine), and so does TESSERACT_TIMEOUT_S."""
     deadline = time.monotonic() + TESSERACT_TIMEOUT_S

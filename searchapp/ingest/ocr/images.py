@@ -15,11 +15,14 @@ from __future__ import annotations
 import functools
 import warnings
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
+
+if TYPE_CHECKING:  # Pillow is imported where an image is read, not with this module
+    from PIL.Image import Image as PilImage
 
 __all__ = ["SUFFIXES", "MAX_IMAGE_PIXELS", "image_suffixes", "iter_image_pages"]
 
@@ -80,7 +83,7 @@ def _bomb(w: int, h: int) -> ExtractionError:
     return ExtractionError(f"image too large ({w} x {h} pixels > {MAX_IMAGE_PIXELS:,}; a decompression bomb?)")
 
 
-def iter_image_pages(path: Path, max_pages: int, cancel: Optional[CancelToken] = None) -> Iterator[tuple[int, object]]:
+def iter_image_pages(path: Path, max_pages: int, cancel: Optional[CancelToken] = None) -> Iterator[tuple[int, PilImage]]:
     """(page number, PIL image) for each frame of an image file, up to `max_pages` frames."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 

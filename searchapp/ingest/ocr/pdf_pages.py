@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
@@ -27,6 +27,9 @@ from ...base.safe_open import open_regular
 from ...base.types import Document
 from ..extractors.pdfium_doc import PdfiumDoc
 from .engine import MAX_PAGE_PIXELS
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PilImage
 
 __all__ = ["MIN_LETTERS", "RENDER_DPI", "pages_needing_ocr", "textless_pages", "render_pages"]
 
@@ -59,7 +62,7 @@ def _scale(width_pt: float, height_pt: float) -> float:
     return min(scale, math.sqrt(MAX_PAGE_PIXELS / area))
 
 
-def render_pages(path: Path, pages: Iterable[int], cancel: Optional[CancelToken] = None) -> Iterator[tuple[int, object]]:
+def render_pages(path: Path, pages: Iterable[int], cancel: Optional[CancelToken] = None) -> Iterator[tuple[int, PilImage]]:
     """(page number, grayscale PIL image) for each 1-based page number that exists in the PDF."""
     with open_regular(path) as fh:
         data = fh.read()

@@ -4,6 +4,8 @@ boxes (RapidOCR 3, RapidOCR 1.4.4)."""
 
 from __future__ import annotations
 
+from typing import Any, Iterable, Sequence
+
 from .columns import Box, columns, gaps
 
 __all__ = ["lines_in_reading_order", "rows_of", "SECTION_GAP"]
@@ -12,7 +14,7 @@ SECTION_GAP = 1.5  # a gap across a block this many times wider than its column 
 ROW_PAD = 0.2  # text heights: the boxes of neighbouring lines touch or overlap by a few pixels
 
 
-def lines_in_reading_order(results) -> str:
+def lines_in_reading_order(results: Iterable[tuple[Sequence[Sequence[float]], str, float]]) -> str:
     """Text boxes ([[4 points], text, score], ...) in reading order, one line of text per line. A block is
     cut into its columns (columns.columns: a gutter with running text on one side), unless a gap across it
     is SECTION_GAP times wider than that gutter (stacked sections: a header band over two columns, a text
@@ -54,7 +56,7 @@ def lines_in_reading_order(results) -> str:
 def rows_of(block: list[Box]) -> list[list[Box]]:
     """Boxes with no gap between them top to bottom, as lines: boxes whose vertical extents overlap by half
     the smaller height are one line, read left to right."""
-    rows: list[list] = []  # [top, bottom, [boxes]]
+    rows: list[list[Any]] = []  # [top, bottom, [boxes]], its extent widened in place
     for b in sorted(block, key=lambda b: (b[1], b[0])):
         if rows:
             top, bottom, items = rows[-1]
