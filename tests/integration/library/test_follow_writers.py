@@ -19,12 +19,16 @@ TEXTS = {
     "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day.",
     "bread.txt": "Sourdough needs a lively starter, a long cold proof and a very hot oven.",
 }
-# The second process: for each data dir it reads, opens the library itself (config.toml names the tiny encoder)
-# and syncs the new file. One process for the module's tests: starting Python with torch was most of their time.
+# The second process: for each data dir it reads, opens the library and syncs the new file. One process for the
+# module's tests (starting Python with torch was most of their time), and one bi-encoder in it, loaded from the
+# first config.toml (each names the same tiny encoder): a Library loads its own model each time it opens.
 SYNC = ("import sys; from pathlib import Path; from searchapp.base.config import load_config; "
-        "from searchapp.library import Library\n"
+        "from searchapp.library import Library; from searchapp.models import BiEncoder\n"
+        "encoder = None\n"
         "for line in sys.stdin:\n"
-        "    with Library(load_config(Path(line.strip()), env={})) as lib:\n"
+        "    config = load_config(Path(line.strip()), env={}); m = config.models\n"
+        "    encoder = encoder or BiEncoder(m.bi_encoder, device=m.device, precision=m.precision, threads=m.threads)\n"
+        "    with Library(config, encoder=encoder) as lib:\n"
         "        print(lib.sync().added, flush=True)")
 
 
