@@ -15,7 +15,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Concatenate, Optional, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Concatenate, Iterator, Optional, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -52,7 +52,9 @@ from .sync.updates import Updates
 from .sync.wanted import Wanted
 
 if TYPE_CHECKING:
+    from ..models.bi_encoder import BiEncoder
     from ..models.cross_encoder import CrossEncoder
+    from ..store.rows import FileRow
     from .warm.server import WarmServer
     from .sync.watch import LibraryWatcher
 
@@ -64,11 +66,11 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def _reads(method):
+def _reads(method: Callable[Concatenate[Library, _P], _R]) -> Callable[Concatenate[Library, _P], _R]:
     """A public read: `close()` waits for reads in flight instead of closing a connection under them."""
 
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: Library, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._connections.reading():
             return method(self, *args, **kwargs)
 
@@ -80,7 +82,7 @@ def _searching(method: Callable[Concatenate[Library, _P], _R]) -> Callable[Conca
     that a search's result keeps its type where it is called."""
 
     @functools.wraps(method)
-    def wrapper(self: Library, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    def wrapper(self: Library, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._connections.reading(), self._in_flight.running():
             return method(self, *args, **kwargs)
 
@@ -88,7 +90,8 @@ def _searching(method: Callable[Concatenate[Library, _P], _R]) -> Callable[Conca
 
 
 class Library(WatchAndServe):
-    def __init__(self, config: Config, *, encoder=None, reranker=None, create: bool = True) -> None:
+    def __init__(self, config: Config, *, encoder: Optional[BiEncoder] = None, reranker: Optional[CrossEncoder] = None,
+                 create: bool = True) -> None:
         """`encoder` / `reranker` may be given already loaded (tests, the GUI sharing one model).
         `create=False` (read-only commands): a missing library is DataDirError "no library at DIR", never
         a new empty one. A library this process cannot write opens read-only (`read_only`)."""
@@ -160,7 +163,7 @@ class Library(WatchAndServe):
 
     # -- models (see ModelSet) ------------------------------------------------
     @property
-    def encoder(self):
+    def encoder(self) -> BiEncoder:
         return self.models.encoder
 
     def reranker(self) -> Optional[CrossEncoder]:
@@ -214,7 +217,7 @@ class Library(WatchAndServe):
 
     # -- writes (see updates.py) -----------------------------------------------
     @contextlib.contextmanager
-    def _writing(self, check_model: bool = True):
+    def _writing(self, check_model: bool = True) -> Iterator[Updates]:
         """The writer lane: this process's lock, then the data directory's lock file; the model checked."""
         self._require_writable()
         with self._lock, writer_lock(self.data_dir, self.writer_wait) as turn:
@@ -227,7 +230,7 @@ class Library(WatchAndServe):
                 self._updates.turn = None
         self.models.prepare_query_path()  # once: the export for fast queries, where a sync loaded the model
 
-    def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,
+    def add_folder(self, path: str | os.PathLike[str], progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Index a folder or file: its words first, then (unless `embed` is False) its meaning."""
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
@@ -259,7 +262,7 @@ class Library(WatchAndServe):
         with self._writing() as updates:
             return updates.sync_changed(changed, progress, cancel, embed)
 
-    def remove_folder(self, path: str | os.PathLike, *, undoable: bool = False) -> int:
+    def remove_folder(self, path: str | os.PathLike[str], *, undoable: bool = False) -> int:
         """Forget a root and everything indexed under it; returns the number of files removed. `undoable`:
         its rows are kept by this Library's connection (TEMP tables, never in library.sqlite) until
         `undo_remove`, `forget_removed` or close."""
@@ -419,7 +422,7 @@ class Library(WatchAndServe):
                                progress=progress, cancel=cancel)
 
     @_reads
-    def explain(self, path: str) -> dict:
+    def explain(self, path: str) -> dict[str, Any]:
         """Why `path` is or is not found (library/report/explain.py)."""
         # Imported here: it brings every extractor (mail, docx, ...), a tenth of a `status` or `search` start.
         from .report.explain import explain
@@ -427,7 +430,7 @@ class Library(WatchAndServe):
         return explain(self.config, self.reader(), path)
 
     @_reads
-    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list:
+    def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
         """(state, FileRow) of the stored entries in `state` (store/ledger.py), all when None."""
         return files_in_state(self.reader(), state, limit)
 
@@ -452,7 +455,7 @@ class Library(WatchAndServe):
             wait([verdict])  # its read ends within this one (close waits for reads in flight)
 
     @_reads
-    def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict:
+    def ann_recall(self, k: int = 10, sample: int = 200, *, ef: Optional[int] = None, seed: int = 0) -> dict[str, Any]:
         """Recall@k of the vector index against exact search over `sample` stored vectors (see ann_recall.py)."""
         from .report.ann_recall import library_ann_recall
 
@@ -477,5 +480,5 @@ class Library(WatchAndServe):
     def __enter__(self) -> "Library":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator, Optional, cast
+from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
 
 from ..base.config import Config
 from ..base.errors import ConfigError, StoreError
@@ -28,6 +28,10 @@ from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: pg_lo
 
 if TYPE_CHECKING:
     from ..ann import VectorIndex
+    from ..models.bi_encoder import BiEncoder
+    from ..models.cross_encoder import CrossEncoder
+    from ..store.rows import RootRow
+    from .search.duplicates import DuplicateReport
     from .query.filters import SearchFilters
     from ..store import Store
     from ..store.rows import FileRow
@@ -58,8 +62,8 @@ class SharedStatus:
 
 
 class SharedLibrary:
-    def __init__(self, config: Config, address: str, *, create: bool = False, encoder=None, reranker=None,
-                 machine: Optional[str] = None) -> None:
+    def __init__(self, config: Config, address: str, *, create: bool = False, encoder: Optional[BiEncoder] = None,
+                 reranker: Optional[CrossEncoder] = None, machine: Optional[str] = None) -> None:
         self.config = config
         self.address = address
         self.store = PgStore(address, create=create, machine=machine)
@@ -95,7 +99,7 @@ class SharedLibrary:
 
     # -- writes -------------------------------------------------------------------------------------------
     @contextlib.contextmanager
-    def _writing(self, roots: list, check_model: bool = True) -> Iterator[None]:
+    def _writing(self, roots: list[RootRow], check_model: bool = True) -> Iterator[None]:
         """Hold the writer lock of each of `roots` (RootRows of this machine) while writing them: one writer per
         root, so machines sync their own roots at the same time (decision 0125). A root another process is
         writing is one line, nothing changed. The meaning pass embeds these roots' passages only."""
@@ -112,7 +116,7 @@ class SharedLibrary:
             with contextlib.suppress(StoreError):
                 self.store.release_root_locks([r.id for r in roots])
 
-    def add_folder(self, path: str | os.PathLike, progress: Optional[ProgressFn] = None,
+    def add_folder(self, path: str | os.PathLike[str], progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         from .sync.roots import absorb_nested
 
@@ -130,7 +134,7 @@ class SharedLibrary:
             absorb_nested(self._as_store, self.store.root_by_path(root), self.config.scan)
             return self._sync([root], progress, cancel, embed)
 
-    def remove_folder(self, path: str | os.PathLike, *, undoable: bool = False) -> int:
+    def remove_folder(self, path: str | os.PathLike[str], *, undoable: bool = False) -> int:
         """Forget one of this machine's folders and everything indexed under it, in one transaction; the number
         of files removed. `undoable` is Library's: a shared library keeps no undo yet (`keeps_undo`)."""
         from .sync.roots import root_to_remove
@@ -150,7 +154,8 @@ class SharedLibrary:
         with self._writing([r for r in self.store.roots() if wanted is None or r.path in wanted]):
             return self._sync(paths, progress, cancel, embed)
 
-    def _sync(self, paths: Optional[list[str]], progress, cancel, embed: bool) -> SyncReport:
+    def _sync(self, paths: Optional[list[str]], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+              embed: bool) -> SyncReport:
         from .sync import words_pass
         from .sync.meaning_pass import embed_pending
 
@@ -219,7 +224,7 @@ class SharedLibrary:
                             k=k or self.config.search.k, filters=filters)
 
     def duplicates(self, threshold: Optional[float] = None, progress: Optional[ProgressFn] = None,
-                   cancel: Optional[CancelToken] = None):
+                   cancel: Optional[CancelToken] = None) -> DuplicateReport:
         """Exact copies and near duplicates among every machine's files, as Library.duplicates (the same
         find_duplicates over pgvector's index; no model is loaded)."""
         from .search.duplicates import DEFAULT_THRESHOLD, find_duplicates
@@ -230,7 +235,7 @@ class SharedLibrary:
                                threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
                                progress=progress, cancel=cancel)
 
-    def explain(self, path: str) -> dict:
+    def explain(self, path: str) -> dict[str, Any]:
         """Why `path` is or is not found (library/report/explain.py, as Library.explain)."""
         from .report.explain import explain
 

@@ -5,11 +5,12 @@ Library, which owns the lock, the config and the fields these read."""
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Optional, Protocol, TypedDict, Unpack
 
 if TYPE_CHECKING:
     from .warm.library_protocol import ServedLibrary
     from .warm.server import CommandRunner, WarmServer
+    from .sync.contract import SyncReport
     from .sync.watch import LibraryToWatch, LibraryWatcher
 
     class _Watching(LibraryToWatch, Protocol):
@@ -25,7 +26,14 @@ if TYPE_CHECKING:
 
         _server: Optional[WarmServer]
 
-__all__ = ["WatchAndServe"]
+__all__ = ["WatchAndServe", "WatchOptions"]
+
+
+class WatchOptions(TypedDict, total=False):
+    """start_watching's further options, handed to LibraryWatcher as they are."""
+
+    poll_interval: float  # seconds between scans when events are not available
+    force_polling: bool
 
 
 class WatchAndServe:
@@ -37,7 +45,9 @@ class WatchAndServe:
     _require_writable: Callable[[], None]
 
     # -- live updates -------------------------------------------------------
-    def start_watching(self: _Watching, on_change=None, *, debounce: float = 1.0, on_error=None, **options):
+    def start_watching(self: _Watching, on_change: Optional[Callable[[SyncReport, list[str]], None]] = None, *,
+                       debounce: float = 1.0, on_error: Optional[Callable[[BaseException], None]] = None,
+                       **options: Unpack[WatchOptions]) -> LibraryWatcher:
         """Keep the library current: watch every root and sync what changes, `debounce` seconds after the
         last event of a burst. `on_change(report, paths)` and `on_error(exc)` run on the watcher's thread.
         Call `sync()` first to catch up with changes made while nothing was watching. Returns the watcher
