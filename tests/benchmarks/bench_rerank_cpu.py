@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 from bench_encode import DATA, load_passages  # noqa: E402
-from bench_query_paths import machine  # noqa: E402
+from _common import cpu_note  # noqa: E402
 
 from searchapp.base.config import PACKAGED_BI_ENCODER  # noqa: E402
 from searchapp.models import BiEncoder, CrossEncoder  # noqa: E402
@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    load_before = machine()["load_avg"]
+    load_before = cpu_note()["load_avg"]
     folder = minilm_reranker(Path(tempfile.mkdtemp(prefix="rerank-cpu-")) / "minilm-reranker")
     from sentence_transformers import CrossEncoder as StCrossEncoder
 
@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     scores[name].append(np.asarray(s, dtype=np.float32).reshape(-1))
     ref = scores["searchapp-fp32-transformers"]
     base = statistics.median(times["sentence-transformers-fp32"])
-    info = machine()
+    info = cpu_note()
     for name in names:
         ts = sorted(times[name])
         diff = max(float(np.max(np.abs(a - b))) for a, b in zip(scores[name], ref, strict=True))
@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "speedup_vs_sentence_transformers_p50": round(base / statistics.median(ts), 3),
             "max_logit_diff_vs_fp32": round(diff, 4), "top10_agreement_vs_fp32": round(top10, 3),
             "calls": len(ts), "candidates": args.candidates, "threads": args.threads,
-            "vendor": info.get("vendor"), "avx512_bf16": info.get("avx512_bf16"), "amx_bf16": info.get("amx_bf16"),
+            "cpu": info["cpu"], "cpu_flags": info["cpu_flags"], "cores": info["cores"],
             "load_avg_before": load_before, "load_avg_after": info["load_avg"],
         }))
     return 0

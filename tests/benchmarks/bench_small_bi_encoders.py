@@ -51,7 +51,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from bench_encode import load_passages  # noqa: E402
 from bench_passage_paths import cpu_model  # noqa: E402
-from bench_query_paths import load_queries, machine  # noqa: E402
+from bench_query_paths import load_queries  # noqa: E402
+from _common import cpu_note  # noqa: E402
 
 from searchapp.base.config import PACKAGED_BI_ENCODER  # noqa: E402
 from searchapp.models import BiEncoder  # noqa: E402
@@ -102,7 +103,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--pulled", action="store_true", help="measure the real models where they are in the cache")
     args = ap.parse_args()
-    before = machine()
+    before = cpu_note()
     tmp = Path(tempfile.mkdtemp(prefix="bench-small-bi-"))
     encoders: dict[str, tuple[BiEncoder, str]] = {}
     try:
@@ -135,7 +136,7 @@ def main() -> None:
                     enc.encode_query(q)
                     lat[n].append(time.perf_counter() - t0)
         base = min(walls[PACKAGED_BI_ENCODER])
-        after = machine()
+        after = cpu_note()
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         for n in names:
             enc, how = encoders[n]

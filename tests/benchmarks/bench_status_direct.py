@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_million import cpu_note
+from _common import cpu_note
 
 CHILD = """
 import resource, sys

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_quality
-from bench_million import cpu_note
+from _common import cpu_note
 
 CACHE = Path(os.environ.get("SEARCHAPP_BENCH_PRECISION", "/tmp/searchapp-bench-precision"))
 MODES = ("dense", "hybrid")

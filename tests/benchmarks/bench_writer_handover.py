@@ -40,7 +40,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "benchmarks"))
 
-from bench_words_first import machine, write_files  # noqa: E402
+from bench_words_first import write_files  # noqa: E402
+from _common import cpu_note  # noqa: E402
 
 HANG_GUARD_S = 3600.0
 
@@ -103,7 +104,7 @@ def one_run(tree: str, label: str, template: Path, one: Path, work: Path, finish
             "exit": waiter.returncode, "found": bool(hits) and Path(hits[0]["path"]).name == "comet.txt",
             "backlog_at_start": waiting0, "backlog_left": backlog_left, "holder_exit": holder_exit,
             "waiting_after_holder": left_after, "said": [line for line in err.splitlines() if "waiting" in line][:1],
-            **machine()}
+            **cpu_note()}
 
 
 def build_template(work: Path, files: int, tree: str) -> Path:
@@ -142,7 +143,7 @@ def main() -> None:
         print(json.dumps({"bench": "writer_handover", "ratio": "old/new", "old_s": old, "new_s": new,
                           "speedup": round(old / new, 1) if new else None,
                           "old_cpu_s": statistics.median(r["cpu_s"] for r in runs["old"]),
-                          "new_cpu_s": statistics.median(r["cpu_s"] for r in runs["new"]), **machine()}), flush=True)
+                          "new_cpu_s": statistics.median(r["cpu_s"] for r in runs["new"]), **cpu_note()}), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
