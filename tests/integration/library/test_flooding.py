@@ -34,13 +34,13 @@ def flooded(tmp_path_factory, packaged_encoder):
     # ~2,600 passages of the very same text before dedupe (200 word pieces each): enough to cut the
     # vector graph off from the topical passages on the old code.
     (docs / "service.log").write_text(LOG_LINE * 30000, encoding="utf-8")
-    # Near-identical rows: distinct passages whose vectors all sit close together. ~46 passages (was 197 from
-    # 3,000 rows, then 66 from 1,000: MiniLM embedding them was most of this module's time) against 10 candidates
-    # per retriever (a by-file search asks 40 passages first): the table fills the first ask, as 197 barely
-    # filled 200.
-    rows = ["id,item,colour,price"] + [f"{i},widget,blue,{3 + (i % 7) / 10:.2f}" for i in range(700)]
+    # Near-identical rows: distinct passages whose vectors all sit close together. ~26 passages (was 197 from
+    # 3,000 rows, then 66 from 1,000, then 46 from 700: MiniLM embedding them was most of this module's time)
+    # against 5 candidates per retriever (a by-file search asks 20 passages first): the table fills the first
+    # ask, as 197 barely filled 200.
+    rows = ["id,item,colour,price"] + [f"{i},widget,blue,{3 + (i % 7) / 10:.2f}" for i in range(400)]
     (docs / "inventory.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    cfg = load_config(root / "library", env={}, overrides={"search": {"rerank": False, "candidates": 10}})
+    cfg = load_config(root / "library", env={}, overrides={"search": {"rerank": False, "candidates": 5}})
     lib = Library(cfg, encoder=packaged_encoder)
     rep = lib.add_folder(docs)
     assert rep.failed == 0 and rep.added == 5
