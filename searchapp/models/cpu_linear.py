@@ -7,7 +7,7 @@ GELU or ReLU inside the matmul. Measured on this 2-core AVX-512 BF16 CPU, 6,400 
 chunk-sized passages), MiniLM's up-projection + GELU: bf16 21.4 → 8.8 ms, fp32 61.4 → 28.2 ms.
 
 These are private ops of the pinned torch (pyproject.toml): `available()` checks they exist and callers
-compare the whole forward with transformers' on a probe batch before relying on it (bi_encoder.py).
+compare the whole forward with transformers' on a probe batch before relying on it (bi_encoder_forward.py).
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def plain_bert_config(cfg: Mapping[str, Any]) -> bool:
 
 
 def _sentence_bert_max_seq_length(path: Path) -> Optional[int]:
-    # Same rule as bi_encoder.sentence_bert_max_seq_length (beside the weights or one level up).
+    # Same rule as bi_encoder_loading.sentence_bert_max_seq_length (beside the weights or one level up).
     folders = [path] + ([path.parent] if (path.parent / "modules.json").is_file() else [])
     for folder in folders:
         data = _read_json(folder / "sentence_bert_config.json")

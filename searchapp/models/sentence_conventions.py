@@ -137,7 +137,7 @@ def describe_prompt(prompt: Optional[str]) -> str:
 
 
 def _convention_folder(path: Path) -> Path:
-    # The same rule as sentence_bert_config.json (bi_encoder.sentence_bert_max_seq_length).
+    # The same rule as sentence_bert_config.json (bi_encoder_loading.sentence_bert_max_seq_length).
     if not (path / "modules.json").is_file() and (path.parent / "modules.json").is_file():
         return path.parent
     return path

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from searchapp.base.cpu_share import CpuShare
-from searchapp.models import bi_encoder
+from searchapp.models import encode_threads
 
 TEXTS = [f"passage {i} about the weather and the sea" for i in range(64)]
 
@@ -36,7 +36,7 @@ class Machine:
 def test_background_batches_take_the_threads_other_processes_leave(two_thread_encoder, monkeypatch):
     enc = two_thread_encoder
     machine = Machine()
-    monkeypatch.setattr(bi_encoder, "usable_cores", lambda: 2)  # a 2-core machine, whatever this one has
+    monkeypatch.setattr(encode_threads, "usable_cores", lambda: 2)  # a 2-core machine, whatever this one has
     enc._cpu_share = CpuShare(sample=machine)
     machine.others = 1.0  # another program keeps one core busy
     enc.encode(TEXTS, background=True)
@@ -91,7 +91,7 @@ def test_a_query_s_one_thread_never_becomes_the_sync_s_setting(tiny_bi_encoder_d
     try:
         enc = BiEncoder(str(tiny_bi_encoder_dir), device="cpu", precision="fp32", batch_size=8)
         machine = Machine()
-        monkeypatch.setattr(bi_encoder, "usable_cores", lambda: 2)
+        monkeypatch.setattr(encode_threads, "usable_cores", lambda: 2)
         enc._cpu_share = CpuShare(sample=machine)
         torch.set_num_threads(1)  # left so by a query (or a race between a query's and a batch's restore)
         enc.encode(TEXTS, background=True)

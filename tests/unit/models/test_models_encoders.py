@@ -365,6 +365,6 @@ def test_bulk_batch_asks_nothing_more_on_the_cpu(tiny_bert_dir):
 def test_bulk_batch_on_cuda_is_at_least_one_gpu_forward(tiny_bert_dir):
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA")
-    from searchapp.models.bi_encoder import _CUDA_MIN_BATCH
+    from searchapp.models.passage_vectors import _CUDA_MIN_BATCH
 
     assert BiEncoder(str(tiny_bert_dir), device="cuda", batch_size=24).bulk_batch == _CUDA_MIN_BATCH
