@@ -4,7 +4,7 @@ Why: on a 2-core machine two torch threads beside one busy process wait on each 
 thread gets more done. Measured (`bench_passage_paths.py`, the default mixed-bf16 passage path, 64 passages,
 2026-11-26, AVX-512 BF16 without AMX): quiet, 2 threads 74.3 passages/s and 1 thread 48.7; beside one process
 at 100%, 2 threads 36.4 and 1 thread 47.5; beside four, 15.8 and 17.8. So a sync's encoder uses the threads the
-other processes leave it (models/bi_encoder.py `background`), at least one, at most its setting.
+other processes leave it (models/encode_threads.py, for a `background` encode), at least one, at most its setting.
 
 Other processes' share is /proc/stat's busy time less this process's own CPU time (every thread of it: a search
 in the window is this process's own work, not a reason to step aside). Linux only; elsewhere nothing is known

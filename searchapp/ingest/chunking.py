@@ -11,7 +11,7 @@
 4. Re-tokenize each passage on its own and split again if it is over the limit: cutting inside a
    word can change how it tokenizes, and tokenizers may be context dependent. With a batch tokenizer
    (`token_offsets_batch`) all passages of a document are checked in one call per round, and the
-   encoder reuses those ids (see models/bi_encoder.py): one tokenization per passage. With
+   encoder reuses those ids (see models/kept_ids.py): one tokenization per passage. With
    `words_alone` (a tokenizer that reads the text between separators on its own, e.g. BERT's; see
    models/word_pieces.reads_words_alone) a passage that starts and ends beside a separator is not
    tokenized again: its count from step 1 is exactly what its own tokenization gives.
