@@ -18,12 +18,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script from a checkout
 
 from _common import cpu_note, emit
 from bench_time_left import make_files

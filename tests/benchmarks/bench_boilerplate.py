@@ -32,9 +32,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from bench_quality import DATA, bench_config, load_collection, ndcg10, prepare, trecqa_collection
 
 from searchapp.base.search_modes import SEARCH_MODES

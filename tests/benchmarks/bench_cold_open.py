@@ -31,9 +31,6 @@ import time
 from pathlib import Path
 from _common import cpu_note
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 CASES = ("wait", "cli", "window")
 
 

@@ -110,7 +110,7 @@ def main() -> None:
     ap.add_argument("--child", nargs=3)
     args = ap.parse_args()
     if args.child:
-        sys.path.insert(0, os.environ["PYTHONPATH"])
+        sys.path.insert(0, os.environ["PYTHONPATH"])  # the tree under test (--trees), ahead of any installed searchapp
         child(*args.child)
         return
     with tempfile.TemporaryDirectory(prefix="bench-bomb-") as tmp:

@@ -20,19 +20,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import torch  # noqa: E402
+import torch
 
-from bench_encode import load_passages  # noqa: E402
-from searchapp.models import BiEncoder  # noqa: E402
+from bench_encode import load_passages
+from searchapp.models import BiEncoder
 
 
 def cpu_flags() -> str:

@@ -47,17 +47,14 @@ from typing import Callable, Sequence
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import torch  # noqa: E402
-from bench_encode import DATA, load_passages, top10_agreement  # noqa: E402
+import torch
+from bench_encode import DATA, load_passages, top10_agreement
 
-from searchapp.base.config import PACKAGED_BI_ENCODER  # noqa: E402
-from searchapp.models import BiEncoder  # noqa: E402
-from searchapp.models.cpu import cpu_flags  # noqa: E402
-from searchapp.models.transformer import torch_threads  # noqa: E402
+from searchapp.base.config import PACKAGED_BI_ENCODER
+from searchapp.models import BiEncoder
+from searchapp.models.cpu import cpu_flags
+from searchapp.models.transformer import torch_threads
 
 Encode = Callable[[Sequence[str]], np.ndarray]
 BASE = "sentence-transformers-fp32"

@@ -21,13 +21,12 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from searchapp.evaluation.rerank import evaluate_rerank
+from searchapp.models import BiEncoder, CrossEncoder
+from searchapp.training import TrainingArgs, cross_encoder_data, train_cross_encoder
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-from searchapp.evaluation.rerank import evaluate_rerank  # noqa: E402
-from searchapp.models import BiEncoder, CrossEncoder  # noqa: E402
-from searchapp.training import TrainingArgs, cross_encoder_data, train_cross_encoder  # noqa: E402
-
 DATA = REPO.parent / "shared" / "data"
 
 

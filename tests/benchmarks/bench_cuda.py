@@ -31,7 +31,8 @@ from pathlib import Path
 from _common import emit as _emit
 
 REPO = Path(__file__).resolve().parents[2]
-# SEARCHAPP_BENCH_TREE: another tree's root (e.g. `git archive` of an older commit) to time the same way.
+# SEARCHAPP_BENCH_TREE: another tree's root (e.g. `git archive` of an older commit) to time the same way. Else
+# this checkout, also kept: the GPU machine runs a copy of the tree with no editable install of searchapp.
 sys.path.insert(0, os.environ.get("SEARCHAPP_BENCH_TREE") or str(REPO))
 
 

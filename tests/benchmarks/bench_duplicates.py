@@ -40,9 +40,6 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from searchapp.base.config import load_config
 from searchapp.library import Library
 from _common import cpu_note

@@ -21,7 +21,6 @@ import argparse
 import csv
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -30,13 +29,12 @@ import numpy as np
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import torch
+
+from searchapp.models import BiEncoder, cpu_has_native_bf16
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-import torch  # noqa: E402
-
-from searchapp.models import BiEncoder, cpu_has_native_bf16  # noqa: E402
-
 DATA = next((d for d in (REPO.parent / "shared" / "data", Path("/work/shared/data")) if d.is_dir()),
             REPO.parent / "shared" / "data")
 PASSAGES = DATA / "ir" / "scifact-train" / "corpus.jsonl"
@@ -151,7 +149,7 @@ def run(n_passages: int, n_sentences: int, threads: int, batch_size: int, repeat
     torch.set_num_threads(threads)
     fp32 = BiEncoder(precision="fp32", batch_size=batch_size, threads=threads)
     auto = BiEncoder(precision="auto", batch_size=batch_size, threads=threads)
-    # The alternatives the default was chosen against (see searchapp/models/bi_encoder.py):
+    # The alternatives the default was chosen against (see searchapp/models/bi_encoder_forward.py):
     autocast = BiEncoder(precision="fp32", batch_size=batch_size, threads=threads)
     autocast._autocast_dtype = torch.bfloat16  # fp32 weights, bf16 matmuls, fp32 LayerNorm/softmax
     autocast._lean = None  # autocast wraps transformers' module tree

@@ -25,21 +25,20 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np
+
+from searchapp.datasets.beir import BeirCollection, load_beir
+from searchapp.evaluation.metrics import evaluate_run
+from searchapp.datasets.pairs import read_scored_pairs
+from searchapp.evaluation.sts import evaluate_sts
+from searchapp.models import BiEncoder
+from searchapp.training import TrainingArgs, train_bi_encoder
+from searchapp.training import data as D
+from searchapp.training.mining import doc_text, mine_hard_negatives
+from _common import emit
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-import numpy as np  # noqa: E402
-
-from searchapp.datasets.beir import BeirCollection, load_beir  # noqa: E402
-from searchapp.evaluation.metrics import evaluate_run  # noqa: E402
-from searchapp.datasets.pairs import read_scored_pairs  # noqa: E402
-from searchapp.evaluation.sts import evaluate_sts  # noqa: E402
-from searchapp.models import BiEncoder  # noqa: E402
-from searchapp.training import TrainingArgs, train_bi_encoder  # noqa: E402
-from searchapp.training import data as D  # noqa: E402
-from searchapp.training.mining import doc_text, mine_hard_negatives  # noqa: E402
-from _common import emit  # noqa: E402
-
 DATA = REPO.parent / "shared" / "data"
 BASE = "all-MiniLM-L6-v2"
 

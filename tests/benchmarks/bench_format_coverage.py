@@ -95,7 +95,7 @@ DISTRACTORS = {
 
 def build_corpus(docs: Path) -> list[dict]:
     """Write the answer files and distractors under `docs`; the cases as dicts."""
-    sys.path.insert(0, str(REPO / "tests"))
+    sys.path.insert(0, str(REPO / "tests"))  # the tests' own office file builders (tests/ is not a package)
     from office_files import make_mail, make_odp, make_ods, make_pptx, make_xlsx
 
     from PIL import Image, ImageDraw, ImageFont

@@ -12,12 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from searchapp.base.config import load_config
 from searchapp.datasets.beir import load_beir

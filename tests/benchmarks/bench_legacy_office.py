@@ -47,11 +47,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-from searchapp.base.errors import ExtractionError, UnsupportedFileError  # noqa: E402
-from searchapp.ingest.extractors import extract  # noqa: E402
+from searchapp.base.errors import ExtractionError, UnsupportedFileError
+from searchapp.ingest.extractors import extract
 
 SUFFIXES = (".doc", ".dot", ".xls", ".xlt", ".ppt", ".pps", ".msg")
 FORMAT = {".doc": "doc", ".dot": "doc", ".xls": "xls", ".xlt": "xls", ".ppt": "ppt", ".pps": "ppt", ".msg": "msg"}

@@ -11,13 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.base.config import load_config

@@ -47,9 +47,6 @@ from pathlib import Path
 import numpy as np
 from _common import emit as _emit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 WORK = Path(os.environ.get("SEARCHAPP_BENCH_DIR", "/tmp/searchapp-bench")) / "million"
 DATA = Path(os.environ.get("SEARCHAPP_DATA", "/work/shared/data"))
 PER_FILE, FILES_PER_DIR = 100, 10

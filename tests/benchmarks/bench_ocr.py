@@ -48,13 +48,11 @@ from pathlib import Path
 
 import numpy as np
 
+from searchapp.base.errors import ExtractionError
+from searchapp.ingest.ocr.engine import MAX_THREADS
+from searchapp.ingest.ocr.images import iter_image_pages
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-from searchapp.base.errors import ExtractionError  # noqa: E402
-from searchapp.ingest.ocr.engine import MAX_THREADS  # noqa: E402
-from searchapp.ingest.ocr.images import iter_image_pages  # noqa: E402
-
 DATA = next((d for d in (REPO.parent / "shared" / "data" / "ocr-pages", Path("/work/shared/data/ocr-pages"))
              if d.is_dir()), REPO.parent / "shared" / "data" / "ocr-pages")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff")
@@ -276,7 +274,7 @@ def scan_pdf(data: list[tuple[Path, str]], n: int, out: Path) -> Path:
 
 _CHILD = """
 import json, os, resource, sys, time
-sys.path.insert(0, {repo!r})
+sys.path.insert(0, {repo!r})  # this checkout's searchapp, not the working directory's (python -c puts it first)
 os.environ["SEARCHAPP_OCR_ENGINE"] = {name!r}
 from searchapp.ingest.ocr import available_engine, ocr_document
 engine = available_engine()

@@ -39,12 +39,8 @@ import time
 from html.parser import HTMLParser
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_ocr import cpu_flag, load, words  # noqa: E402
-from hocr import write_hocr  # noqa: E402
+from bench_ocr import cpu_flag, load, words
+from hocr import write_hocr
 
 VARIANTS = ("searchapp", "searchapp_proportional")
 PUBLISHED = {"tesseractjs_lstm": "tesseract_js", "scribejs": "scribe_js"}

@@ -39,12 +39,8 @@ import argparse
 import json
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_quality import bench_config, load_collection, ndcg10
 

@@ -25,7 +25,6 @@ import functools
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -33,17 +32,14 @@ from typing import Callable, Sequence
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import torch  # noqa: E402
-from bench_encode import load_passages, top10_agreement  # noqa: E402
-from _common import cpu_note  # noqa: E402
+import torch
+from bench_encode import load_passages, top10_agreement
+from _common import cpu_note
 
-from searchapp.base.config import PACKAGED_BI_ENCODER  # noqa: E402
-from searchapp.models import BiEncoder  # noqa: E402
-from searchapp.models.transformer import keep_fp32, mixed_bf16, torch_threads  # noqa: E402
+from searchapp.base.config import PACKAGED_BI_ENCODER
+from searchapp.models import BiEncoder
+from searchapp.models.transformer import keep_fp32, mixed_bf16, torch_threads
 
 Encode = Callable[[Sequence[str]], np.ndarray]
 

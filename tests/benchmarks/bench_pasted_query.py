@@ -27,15 +27,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_quality
 from searchapp.datasets.beir import BeirCollection, load_beir

@@ -25,16 +25,13 @@ import logging
 import os
 import re
 import signal
-import sys
 import time
 from pathlib import Path
 
+from searchapp.ingest.extractors.encoding import clean_text
+from searchapp.ingest.extractors.garbled import is_garbled
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-from searchapp.ingest.extractors.encoding import clean_text  # noqa: E402
-from searchapp.ingest.extractors.garbled import is_garbled  # noqa: E402
-
 DATA = REPO.parent / "shared" / "data" / "pdfs"
 _WORD = re.compile(r"(?<!\S)[^\W\d_]{2,20}[.,;:!?)\"']*(?!\S)")
 

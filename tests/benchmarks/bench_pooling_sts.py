@@ -13,18 +13,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from searchapp.datasets.pairs import read_scored_pairs
+from searchapp.evaluation.sts import evaluate_sts
+from searchapp.models import BiEncoder
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
-from searchapp.datasets.pairs import read_scored_pairs  # noqa: E402
-from searchapp.evaluation.sts import evaluate_sts  # noqa: E402
-from searchapp.models import BiEncoder  # noqa: E402
-
 DATA = REPO.parent / "shared" / "data"
 
 

@@ -41,8 +41,6 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
 from searchapp.base.search_modes import SIDES_THEN_FUSED
 from searchapp.base.config import Config
 from searchapp.datasets.beir import BeirCollection, load_beir

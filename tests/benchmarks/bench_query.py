@@ -14,15 +14,12 @@ import argparse
 import json
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.base.config import load_config

@@ -28,16 +28,14 @@ from typing import Callable, Sequence
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import torch
+from bench_encode import DATA, load_passages
+
+from searchapp.models import BiEncoder
+from _common import cpu_note
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import torch  # noqa: E402
-from bench_encode import DATA, load_passages  # noqa: E402
-
-from searchapp.models import BiEncoder  # noqa: E402
-from _common import cpu_note  # noqa: E402
-
 QUERIES = DATA / "ir" / "scifact-train" / "queries.jsonl"
 
 

@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,16 +27,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import torch  # noqa: E402
-from bench_encode import DATA, load_passages  # noqa: E402
-from _common import cpu_note  # noqa: E402
+import torch
+from bench_encode import DATA, load_passages
+from _common import cpu_note
 
-from searchapp.base.config import PACKAGED_BI_ENCODER  # noqa: E402
-from searchapp.models import BiEncoder, CrossEncoder  # noqa: E402
+from searchapp.base.config import PACKAGED_BI_ENCODER
+from searchapp.models import BiEncoder, CrossEncoder
 
 TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 Score = Callable[[str, Sequence[str]], np.ndarray]

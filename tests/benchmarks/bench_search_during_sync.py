@@ -102,7 +102,7 @@ def main() -> int:
     ap.add_argument("--settings", default="in_process,cross_process")
     args = ap.parse_args()
     src = str(Path(args.src).resolve())
-    sys.path.insert(0, src)
+    sys.path.insert(0, src)  # --src's searchapp (another tree: a `git archive`), ahead of the editable install
     from searchapp.base.config import load_config
     from searchapp.datasets.beir import BeirCollection, load_beir
     from searchapp.evaluation.ir import write_corpus

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))  # tests/, for pg_server (the test server; tests/ is not a package)
 PASSAGES = int(os.environ.get("PASSAGES", "1000000"))
 READS = int(os.environ.get("READS", "7"))
 BATCHES = int(os.environ.get("BATCHES", "10"))

@@ -44,19 +44,16 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for tiny_models (not a package)
 
-from bench_encode import load_passages  # noqa: E402
-from bench_passage_paths import cpu_model  # noqa: E402
-from bench_query_paths import load_queries  # noqa: E402
-from _common import cpu_note  # noqa: E402
+from bench_encode import load_passages
+from bench_passage_paths import cpu_model
+from bench_query_paths import load_queries
+from _common import cpu_note
 
-from searchapp.base.config import PACKAGED_BI_ENCODER  # noqa: E402
-from searchapp.models import BiEncoder  # noqa: E402
-from searchapp.models.resolve import packaged_model_path  # noqa: E402
+from searchapp.base.config import PACKAGED_BI_ENCODER
+from searchapp.models import BiEncoder
+from searchapp.models.resolve import packaged_model_path
 
 # id -> (layers, hidden, heads, inner, vocab)
 SHAPES = {

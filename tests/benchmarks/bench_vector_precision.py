@@ -27,14 +27,10 @@ import json
 import os
 import shutil
 import sqlite3
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_quality
 from _common import cpu_note

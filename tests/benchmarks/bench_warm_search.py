@@ -43,8 +43,6 @@ from pathlib import Path
 import numpy as np
 from _common import emit as _emit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
 WORK = Path(os.environ.get("SEARCHAPP_BENCH_DIR", "/tmp/searchapp-bench")) / "warm"
 PER_FILE, DIM = 100, 384
 QUERIES = ["velo mirat sunda", "karo pelim", "tessa durin oblan", "mivo"]

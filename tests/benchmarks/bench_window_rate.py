@@ -56,7 +56,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "data" / "ir" / "scifact-train" / "corpus.jsonl"
-sys.path.insert(0, str(ROOT))
 
 _ENV = {**os.environ, "SEARCHAPP_MODELS__RERANKER": ""}
 

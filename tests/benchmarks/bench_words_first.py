@@ -66,7 +66,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # and searchable: not part of what this measures (seconds until searchable by words).
 os.environ.setdefault("SEARCHAPP_NO_QUERY_EXPORT", "1")
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
 if "--tree" in sys.argv:  # a child of --trees: that tree's searchapp, not this checkout's
     sys.path.insert(0, os.path.abspath(sys.argv[sys.argv.index("--tree") + 1]))
 

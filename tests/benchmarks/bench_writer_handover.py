@@ -37,12 +37,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_words_first import write_files
+from _common import cpu_note
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests" / "benchmarks"))
-
-from bench_words_first import write_files  # noqa: E402
-from _common import cpu_note  # noqa: E402
-
 HANG_GUARD_S = 3600.0
 
 
