@@ -30,7 +30,8 @@ def tiny_config(data_dir: Path, model_dir: Path, **sections):
 
 
 def write_corpus(folder: Path, n: int, seed: int = 1) -> Path:
-    sys.path.insert(0, str(WORKER.parent))
+    # tests/ is on the path through conftest.py. Imported here, not at the top: importing it sets torch's
+    # threads to 1 for the whole process.
     import crash_worker
 
     rng = random.Random(seed)
