@@ -4,11 +4,12 @@ the SyncReport it returns."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Collection, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Collection, Optional, Protocol
 
 import numpy as np
 
 from ...base.progress import CancelToken, ProgressFn
+from ...ingest.passages import PassageTokenizer as ChunkingEncoder  # what cutting passages asks of an encoder
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -17,19 +18,6 @@ if TYPE_CHECKING:
     from ...store import Store
 
 __all__ = ["SyncReport", "ChunkingEncoder", "PassageEncoder", "IndexWriter", "OcrStep"]
-
-
-class ChunkingEncoder(Protocol):
-    """What cutting a file into passages asks of the encoder (ingest/passages.passages_of): the bi-encoder in the
-    sync's process, or the read-ahead worker's models.ChunkingTokenizer, which has no model."""
-
-    max_seq_length: int
-
-    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
-
-    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...
-
-    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None: ...
 
 
 class PassageEncoder(ChunkingEncoder, Protocol):
