@@ -88,7 +88,7 @@ def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = SIDES
             variants: list[tuple[str, str, bool]] = [(m, m, False) for m in modes]
             cross = None
             if rerank is not False:
-                cross = lib.reranker()
+                cross = lib.models.reranker()
                 if cross is not None:
                     variants += [(f"{m}+rerank", m, True) for m in modes]
             results: dict[str, dict[str, float]] = {}
@@ -121,7 +121,7 @@ def evaluate_ir(directory: Path, config: Config, *, modes: Iterable[str] = SIDES
         "chunks": chunks,
         "index_seconds": index_seconds,
         "primary_metric": "ndcg@10",
-        "reranker": lib.reranker_notice() or ("yes" if cross is not None else "not requested"),
+        "reranker": lib.models.reranker_notice() or ("yes" if cross is not None else "not requested"),
         "modes": results,
         "judgement_problems": dangling,
     }

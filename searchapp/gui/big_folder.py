@@ -160,7 +160,7 @@ class BigFolderCheck:
             if self.prompt is not None:
                 self.prompt.show_pace(self.pace)
 
-        self.tools.runner.submit(lambda p, c: probe_rate(lib.encoder), name="measuring the embedding rate",
+        self.tools.runner.submit(lambda p, c: probe_rate(lib.models.encoder), name="measuring the embedding rate",
                                     on_success=measured, on_error=failed)
 
     def _index(self, left_out: list[str], add: Callable[[], None]) -> None:

@@ -277,8 +277,8 @@ class MainWindow(QMainWindow):
         search by meaning ("not loaded yet", then "loading…"); "none" when there is none or it failed to load."""
         rr = self.status.reranker if self.status is not None else {}
         lib = self.library
-        loaded = lib.reranker_loaded()
-        waiting = rr.get("available") == "yes" and not loaded and lib.reranker_notice() is None
+        loaded = lib.models.reranker_loaded()
+        waiting = rr.get("available") == "yes" and not loaded and lib.models.reranker_notice() is None
         if loaded:
             self.labels.show_reranker("on")
             self.notice.hide()
@@ -286,11 +286,11 @@ class MainWindow(QMainWindow):
             self.labels.show_reranker("loading…" if self.search.models.loading else "not loaded yet")
         else:
             self.labels.show_reranker("none")
-            self.show_reranker_notice(lib.reranker_notice() or rr.get("message"))
+            self.show_reranker_notice(lib.models.reranker_notice() or rr.get("message"))
         self.search.show_reranker(loaded or waiting, turned_off=not self.config.models.reranker)
 
     def show_reranker_notice(self, message: Optional[str]) -> None:
-        refused = self.library.reranker_refused() or (self.status.reranker.get("refused") if self.status else None)
+        refused = self.library.models.reranker_refused() or (self.status.reranker.get("refused") if self.status else None)
         self.notice.explain(message, refused, bool(self.config.models.reranker))
 
     # -- forwarded to the parts (menus, shortcuts, tests and other modules call these) --

@@ -161,33 +161,6 @@ class Library(WatchAndServe):
     def passage_count(self) -> int:
         return self.store.chunk_count()
 
-    # -- models (see ModelSet) ------------------------------------------------
-    @property
-    def encoder(self) -> BiEncoder:
-        return self.models.encoder
-
-    def reranker(self) -> Optional[CrossEncoder]:
-        """The cross-encoder, or None when none is configured or present (`reranker_notice` says why)."""
-        return self.models.reranker()
-
-    def require_reranker(self) -> CrossEncoder:
-        """The cross-encoder the user named explicitly: loaded, or its ModelLoadError raised (exit 5)."""
-        return self.models.require_reranker()
-
-    def reranker_notice(self) -> Optional[str]:
-        return self.models.reranker_notice()
-
-    def reranker_loaded(self) -> bool:
-        return self.models.reranker_loaded()
-
-    def encoder_loaded(self) -> bool:
-        """Whether the bi-encoder is in memory: a search by meaning need not wait for it to load (the window
-        answers by words meanwhile)."""
-        return self.models.loaded_encoder is not None
-
-    def reranker_refused(self) -> Optional[str]:
-        return self.models.reranker_refused()
-
     # -- vector index (see IndexKeeper) ---------------------------------------
     def index(self, progress: Optional[ProgressFn] = None) -> Optional[VectorIndex]:
         self.vectors.index(progress)  # opened (or rebuilt) with progress; then as every read sees it
@@ -333,7 +306,7 @@ class Library(WatchAndServe):
             index, encode_query = (None, None) if words_only else (self._fresh(), self.models.encode_query)
         # Lexical mode (and a hybrid search answered by words) never loads a model unless reranking is asked for.
         want_rerank = (s.rerank and mode != "lexical" and not words_only) if rerank is None else rerank
-        cross = self.reranker() if want_rerank else None
+        cross = self.models.reranker() if want_rerank else None
         pending = self.reader().pending_count()  # cheap (a partial index); the full count only while embedding
         embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,

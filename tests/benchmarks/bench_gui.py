@@ -97,7 +97,7 @@ def bench_indexing_stall(n_docs: int) -> None:
         # Peer: the same corpus indexed directly, no window (one shared, already loaded encoder for both).
         cfg_peer = load_config(tmp / "peer", env={}, overrides={"models": {"reranker": ""}})
         with Library(cfg_peer) as peer:
-            enc = peer.encoder
+            enc = peer.models.encoder
             enc.encode(["warm up"])
             t = time.perf_counter()
             rep = peer.add_folder(tmp / "docs")

@@ -50,8 +50,8 @@ def main() -> None:
         texts = [r[0] for r in lib.store.conn.execute("SELECT text FROM chunks ORDER BY id")]
         db_mb = (cfg.data_dir / "library.sqlite").stat().st_size / 2**20
         idx_mb = (cfg.data_dir / "vectors.hnsw").stat().st_size / 2**20
-        precision = str(lib.encoder.dtype).replace("torch.", "")
-        device = str(lib.encoder.device)
+        precision = str(lib.models.encoder.dtype).replace("torch.", "")
+        device = str(lib.models.encoder.device)
         lib.close()
         ours = {
             "bench": "index", "corpus": Path(args.corpus).name, "files": rep.added, "chunks": rep.chunks_added,

@@ -59,7 +59,7 @@ def main() -> int:
         write_corpus(coll, folder)
         cfg = load_config(Path(tmp) / "lib", env={})
         lib = Library(cfg)
-        lib.encoder.encode(["warm up the model and its first-call allocations"])
+        lib.models.encoder.encode(["warm up the model and its first-call allocations"])
         prof = cProfile.Profile()
         t0 = time.perf_counter()
         if args.no_profile:

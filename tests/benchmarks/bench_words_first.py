@@ -212,7 +212,7 @@ def words_pass(folder: Path, data_dir: Path, embed: bool, profile: str = "") -> 
     config = load_config(data_dir, env={}, overrides={"models": {"reranker": ""}})
     lib = Library(config)
     chunker = getattr(lib.models, "chunker", None)  # an older tree (--trees) chunked with the loaded model
-    (chunker() if chunker is not None else lib.encoder).token_offsets("warm up")
+    (chunker() if chunker is not None else lib.models.encoder).token_offsets("warm up")
     if embed:
         lib.models.passage_encoder().encode(["warm up"])
     prof = None

@@ -245,7 +245,7 @@ class _Searcher:
             self._lib = _library(config, create=False)
             self.read_only = self._lib.read_only
             if a.reranker and config.search.rerank:
-                self._lib.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
+                self._lib.models.require_reranker()  # named on the command line: load it or fail (exit 5), never fall back
             if not a.wait and (a.mode or config.search.mode) == "hybrid":
                 # Opened beside the words search; not begun when it could not be ready within MEANING_WAIT (it
                 # would hold the interpreter lock past it: library/resources/background_load.py). A small index just loads.

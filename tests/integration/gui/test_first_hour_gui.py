@@ -293,7 +293,7 @@ def test_the_query_restored_at_start_answers_by_words_while_the_model_loads(qtbo
         win.show()
         model = win.search.results_model
         qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=WAIT_MS)
-        assert not gate.is_set() and not win.library.encoder_loaded()
+        assert not gate.is_set() and win.library.models.loaded_encoder is None
         assert win.search.search_box.text() == "volcano" and model.hits[0].path.endswith("volcano.txt")
         assert win.search.by_words and "word matches only" in win.search.result.said(LOADING)
         with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS,

@@ -207,7 +207,7 @@ def test_index_save_failure_is_a_store_error_and_the_old_index_stays(tmp_path, t
     monkeypatch.undo()
     assert (index_file.read_bytes(), Path(str(index_file) + ".json").read_bytes()) == saved
     assert not list(tiny_lib.data_dir.glob(".*.tmp"))
-    with Library(tiny_lib.config, encoder=tiny_lib.encoder) as lib:
+    with Library(tiny_lib.config, encoder=tiny_lib.models.encoder) as lib:
         check_library(lib)
         assert "repaired" in (lib.index_notice() or "")
         assert lib.status().files.get("indexed") == 12
@@ -295,7 +295,7 @@ def test_sync_that_deletes_many_files_compacts(tmp_path, tiny_lib):
     tiny_lib.sync()
     assert tiny_lib.index().deleted_fraction() == 0.0
     check_library(tiny_lib)
-    with Library(tiny_lib.config, encoder=tiny_lib.encoder) as again:  # what was saved is the compacted index
+    with Library(tiny_lib.config, encoder=tiny_lib.models.encoder) as again:  # what was saved is the compacted index
         assert again.index().deleted_fraction() == 0.0 and again.index_notice() is None
 
 

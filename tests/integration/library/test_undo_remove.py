@@ -37,12 +37,12 @@ def test_undo_puts_the_folder_back_at_once_searchable_by_words_and_meaning(tmp_p
         assert [r.path for r in lib.status().roots] == [str(other)]
 
         calls = []
-        real = lib.encoder.encode
-        lib.encoder.encode = lambda *a, **k: calls.append(1) or real(*a, **k)
+        real = lib.models.encoder.encode
+        lib.models.encoder.encode = lambda *a, **k: calls.append(1) or real(*a, **k)
         try:
             assert lib.undo_remove() == (str(docs), 2)
         finally:
-            lib.encoder.encode = real
+            lib.models.encoder.encode = real
         assert calls == []  # nothing embedded again
         after = lib.status()
         assert sorted(r.path for r in after.roots) == sorted(r.path for r in before.roots)
