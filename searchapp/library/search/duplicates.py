@@ -219,6 +219,8 @@ def _score_pairs(store: Store, dim: int, a_of: np.ndarray, b_of: np.ndarray, chu
     pairs are taken block pair by block pair, so each block is read once per block it pairs with (candidate
     pairs link files at random: reading each pair's files, or a run of A files' partners, read the library
     many times over), and at most two blocks are held."""
+    if not len(a_of):  # no candidate left (none at all, or only exact copies): nothing to score
+        return
     order = np.argsort(file_of, kind="stable")  # passages by file, each file's in chunk-id order
     first = np.searchsorted(file_of[order], np.arange(len(files) + 1))  # file f: order[first[f]:first[f+1]]
     size = np.diff(first)

@@ -98,3 +98,21 @@ def test_duplicates_cli_text_and_bad_threshold(indexed, capsys, tmp_path):
     assert code == 2 and "threshold" in capsys.readouterr().err
     code = main(["--data-dir", str(tmp_path / "none"), "duplicates"])
     assert code == 2 and not (tmp_path / "none").exists()
+
+
+def test_a_library_without_near_pairs_answers_empty(tmp_path, packaged_encoder, make_config):
+    """No candidate pair to score (only distinct files, then only an exact copy besides them) is an empty answer,
+    not a crash (`searchapp duplicates` raised IndexError on a small library with no near pair)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in discover_corpus.UNRELATED.items():
+        (docs / f"{name}.txt").write_text(text, encoding="utf-8")
+    with Library(make_config(), encoder=packaged_encoder) as lib:
+        lib.add_folder(docs)
+        alone = lib.duplicates(threshold=0.99)
+        (docs / "copy.txt").write_text(discover_corpus.UNRELATED[next(iter(discover_corpus.UNRELATED))],
+                                       encoding="utf-8")
+        lib.add_folder(docs)
+        copies = lib.duplicates(threshold=0.99)
+    assert alone.exact == [] and alone.near == []
+    assert len(copies.exact) == 1 and copies.near == [] and copies.stats["candidate_pairs"] >= 1
