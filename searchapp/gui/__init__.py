@@ -6,17 +6,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
     from ..base.config import Config
     from ..library import Library
+    from ..library.warm.server import CommandRunner
     from .main_window import MainWindow
 
 __all__ = ["build_main_window", "run_gui"]
 
 def build_main_window(config: "Optional[Config]" = None, library: "Optional[Library]" = None,
-                      commands: "Optional[Callable]" = None) -> "MainWindow":
+                      commands: "Optional[CommandRunner]" = None) -> "MainWindow":
     """The main window on `config` (default: the user's), using `library` when given (it then stays the caller's to close).
     `commands`: what runs a terminal's whole search command in the window's warm index (cli/warm_run.run_command).
 
@@ -27,7 +28,7 @@ def build_main_window(config: "Optional[Config]" = None, library: "Optional[Libr
     return _build(config, library, commands)
 
 
-def run_gui(config: "Optional[Config]" = None, commands: "Optional[Callable]" = None) -> int:
+def run_gui(config: "Optional[Config]" = None, commands: "Optional[CommandRunner]" = None) -> int:
     """The desktop app until its window closes; `commands`: see build_main_window."""
     import sys
 

@@ -6,12 +6,18 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Callable, Optional
+from types import TracebackType
+from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..base.config import Config
+
+if TYPE_CHECKING:
+    from ..library import Library
+    from ..library.warm.server import CommandRunner
+    from .main_window import MainWindow
 
 __all__ = ["ensure_application", "run_gui", "resource_path"]
 
@@ -43,7 +49,8 @@ def _no_display() -> bool:
             and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"))
 
 
-def build_main_window(config: Optional[Config] = None, library=None, commands: Optional[Callable] = None):
+def build_main_window(config: Optional[Config] = None, library: Optional[Library] = None,
+                      commands: Optional[CommandRunner] = None) -> MainWindow:
     """See searchapp.gui.build_main_window (the package re-exports this without importing Qt itself).
     `commands`: what runs a terminal's whole search command in this window's warm index (the command line's
     cli/warm_run.run_command, handed in by `searchapp gui`; library/warm/server.CommandRunner)."""
@@ -57,7 +64,7 @@ def build_main_window(config: Optional[Config] = None, library=None, commands: O
     return MainWindow(config, library, commands)
 
 
-def run_gui(config: Optional[Config] = None, commands: Optional[Callable] = None) -> int:
+def run_gui(config: Optional[Config] = None, commands: Optional[CommandRunner] = None) -> int:
     if _no_display():
         # Qt would abort the process; say what to do instead.
         print("searchapp: no display found; use the command line (`searchapp --help`) or set QT_QPA_PLATFORM",
@@ -68,7 +75,7 @@ def run_gui(config: Optional[Config] = None, commands: Optional[Callable] = None
     app = ensure_application()
     win = build_main_window(config, commands=commands)
 
-    def hook(etype, value, tb):  # a bug in a slot: show it and keep running, nothing is lost
+    def hook(etype: type[BaseException], value: BaseException, tb: Optional[TracebackType]) -> None:  # a bug in a slot: show it and keep running, nothing is lost
         text = "".join(traceback.format_exception(etype, value, tb))
         sys.stderr.write(text)
         show_error(win, value, text)
@@ -79,7 +86,7 @@ def run_gui(config: Optional[Config] = None, commands: Optional[Callable] = None
         # Used by the packaged-build check: prove a window opened, then quit.
         from PySide6.QtCore import QTimer
 
-        def report():
+        def report() -> None:
             print(f"searchapp: window shown: {win.isVisible()} {win.objectName()}", flush=True)
             win.close()
             app.quit()

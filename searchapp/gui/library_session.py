@@ -8,7 +8,7 @@ searches may still be running on it.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
@@ -21,12 +21,18 @@ from .model_download import ModelDownloads
 from .window_tools import WindowTools
 from .settings_dialog import SettingsDialog
 
+if TYPE_CHECKING:
+    from ..base.errors import SearchAppError
+    from ..library.warm.server import CommandRunner
+    from ..models.hub import PulledModel
+    from .model_download import DownloadDialog
+
 __all__ = ["LibrarySession"]
 
 
 class LibrarySession:
     def __init__(self, tools: WindowTools, downloads: ModelDownloads, config: Config,
-                 library: Optional[Library] = None, commands: Optional[Callable] = None) -> None:
+                 library: Optional[Library] = None, commands: Optional[CommandRunner] = None) -> None:
         self.tools, self.downloads = tools, downloads
         self.commands = commands  # runs a terminal's whole search command here (app.build_main_window)
         self.config = config
@@ -49,8 +55,8 @@ class LibrarySession:
         self.tools.dialog_shown(dlg)
         return dlg
 
-    def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None,
-                       parent: Optional[QWidget] = None):
+    def download_model(self, role: str, repo_id: str, on_success: Optional[Callable[[PulledModel], None]] = None,
+                       parent: Optional[QWidget] = None) -> DownloadDialog:
         """Offer to download `repo_id`; by default it becomes the model for `role` at once (no restart)."""
         dlg = self.downloads.offer(parent or self.tools.parent, repo_id, role,
                                    on_success or (lambda got: self.use_model(got.role, got.repo_id)))
@@ -113,7 +119,7 @@ class LibrarySession:
             self.owns_library = False
 
 
-def _busy_error():
+def _busy_error() -> SearchAppError:
     from ..base.errors import SearchAppError
 
     return SearchAppError("Please wait until indexing has finished (or cancel it) before changing settings.")

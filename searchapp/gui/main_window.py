@@ -10,10 +10,11 @@ status labels. An operation announces what it changed (Changes, through `changed
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtGui import (QAction, QCloseEvent, QDesktopServices, QDragMoveEvent, QDropEvent, QKeySequence,
+                           QShortcut)
 from PySide6.QtWidgets import QMainWindow, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from ..base.config import Config
@@ -44,6 +45,13 @@ from .status_labels import StatusLabels
 from .window_state import forget_query_unless_kept, open_ui_settings, restore_ui_state, save_ui_state
 from .write_jobs import WriteJobs
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMessageBox
+
+    from ..library.warm.server import CommandRunner
+    from ..models.hub import PulledModel
+    from .model_download import DownloadDialog
+
 __all__ = ["MainWindow"]
 
 
@@ -55,7 +63,7 @@ class MainWindow(QMainWindow):
     errorShown = Signal(object)  # the dialog
     changed = Signal(object)  # Changes: what an operation just changed; every part refreshes what it shows
 
-    def __init__(self, config: Config, library: Optional[Library] = None, commands: Optional[Callable] = None) -> None:
+    def __init__(self, config: Config, library: Optional[Library] = None, commands: Optional[CommandRunner] = None) -> None:
         super().__init__()
         from .workers import JobRunner
 
@@ -244,7 +252,7 @@ class MainWindow(QMainWindow):
             if then:
                 then()
 
-        def failed(exc, tb) -> None:
+        def failed(exc: BaseException, tb: str) -> None:
             self.report_error(exc, tb)
             if then:
                 then()
@@ -304,7 +312,7 @@ class MainWindow(QMainWindow):
     def remove_root(self, path: str) -> None:
         self.writes.remove_root(path)
 
-    def confirm_reindex(self):
+    def confirm_reindex(self) -> QMessageBox:
         return self.writes.confirm_reindex()
 
     def run_search(self) -> None:
@@ -316,8 +324,8 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> SettingsDialog:
         return self.session.open_settings()
 
-    def download_model(self, role: str, repo_id: str, on_success: Optional[Callable] = None,
-                       parent: Optional[QWidget] = None):
+    def download_model(self, role: str, repo_id: str, on_success: Optional[Callable[[PulledModel], None]] = None,
+                       parent: Optional[QWidget] = None) -> DownloadDialog:
         return self.session.download_model(role, repo_id, on_success, parent)
 
     def open_url(self, url: QUrl) -> bool:
@@ -346,22 +354,22 @@ class MainWindow(QMainWindow):
 
     # -- drag and drop ----------------------------------------------------------
     @staticmethod
-    def _local_paths(event) -> list[str]:
+    def _local_paths(event: QDropEvent) -> list[str]:
         md = event.mimeData()
         if not md.hasUrls():
             return []
         return [u.toLocalFile() for u in md.urls() if u.isLocalFile() and u.toLocalFile()]
 
-    def dragEnterEvent(self, event) -> None:
+    def dragEnterEvent(self, event: QDragMoveEvent) -> None:  # QDragEnterEvent's base: dragMoveEvent passes its own
         if self._local_paths(event):
             event.acceptProposedAction()
         else:
             event.ignore()
 
-    def dragMoveEvent(self, event) -> None:
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         self.dragEnterEvent(event)
 
-    def dropEvent(self, event) -> None:
+    def dropEvent(self, event: QDropEvent) -> None:
         paths = self._local_paths(event)
         if not paths:
             event.ignore()
@@ -377,7 +385,7 @@ class MainWindow(QMainWindow):
         else:
             self.close()
 
-    def closeEvent(self, event) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         if event.spontaneous() and self.quit_guard.should_ask():  # the title bar's close button
             event.ignore()
             self.quit_guard.ask()
@@ -396,7 +404,7 @@ class MainWindow(QMainWindow):
         self.session.close()
 
 
-def _splitter(name: str, orientation: Qt.Orientation, widgets, sizes: list[int]) -> QSplitter:
+def _splitter(name: str, orientation: Qt.Orientation, widgets: Iterable[QWidget], sizes: list[int]) -> QSplitter:
     split = QSplitter(orientation)
     split.setObjectName(name)
     for w in widgets:

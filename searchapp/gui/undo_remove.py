@@ -5,7 +5,7 @@ time running out, drops what was kept; an Undo the library can no longer honour 
 from __future__ import annotations
 
 import os
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, Protocol
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QPushButton
@@ -14,14 +14,22 @@ from .changes import Changes
 from .library_session import LibrarySession
 from .plain import tooltip
 from .window_tools import WindowTools
+from .workers import Job, JobFn
 
 __all__ = ["UndoRemove", "UNDO_SECONDS"]
 
 UNDO_SECONDS = 60
 
 
+class SubmitWrite(Protocol):
+    """WriteJobs.submit (write_jobs imports this module, so it is named by its shape)."""
+
+    def __call__(self, title: str, fn: JobFn, changes: Changes, on_success: Optional[Callable[[Any], None]] = None,
+                 target: str = "", scope: Optional[tuple[str, ...]] = ()) -> Job: ...
+
+
 class UndoRemove(QObject):
-    def __init__(self, tools: WindowTools, session: LibrarySession, submit: Callable) -> None:
+    def __init__(self, tools: WindowTools, session: LibrarySession, submit: SubmitWrite) -> None:
         super().__init__(tools.parent)
         self.tools, self.session, self.submit = tools, session, submit  # submit: WriteJobs.submit
         self.path: Optional[str] = None
@@ -61,7 +69,7 @@ class UndoRemove(QObject):
         path, lib, say = self.path, self.session.library, self.tools.say
         self._withdraw()
 
-        def done(got) -> None:
+        def done(got: Optional[tuple[str, int]]) -> None:
             say(f"{got[0]} is back ({got[1]} file{'' if got[1] == 1 else 's'})" if got else
                 f"Cannot undo: the library changed since {path} was removed; add it again to index it.", 10000)
 

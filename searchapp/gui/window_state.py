@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings
 
 from ..base.private import create_private_file
 from ..base.search_modes import SEARCH_MODES
+
+if TYPE_CHECKING:  # main_window imports this module
+    from .main_window import MainWindow
 
 __all__ = ["open_ui_settings", "restore_ui_state", "save_ui_state", "forget_query_unless_kept"]
 
@@ -27,7 +31,7 @@ def open_ui_settings(data_dir: str | Path) -> QSettings:
     return QSettings(str(ini), QSettings.Format.IniFormat)
 
 
-def restore_ui_state(win, s: QSettings) -> None:
+def restore_ui_state(win: MainWindow, s: QSettings) -> None:
     geo = s.value("geometry")
     if isinstance(geo, QByteArray) and not geo.isEmpty():
         win.restoreGeometry(geo)
@@ -45,7 +49,7 @@ def restore_ui_state(win, s: QSettings) -> None:
         win.search.mode_box.setCurrentText(mode)
 
 
-def save_ui_state(win, s: QSettings) -> None:
+def save_ui_state(win: MainWindow, s: QSettings) -> None:
     s.setValue("geometry", win.saveGeometry())
     s.setValue("layout", LAYOUT)
     for name in SPLITTERS:
@@ -56,7 +60,7 @@ def save_ui_state(win, s: QSettings) -> None:
     s.sync()
 
 
-def forget_query_unless_kept(win, s: QSettings) -> bool:
+def forget_query_unless_kept(win: MainWindow, s: QSettings) -> bool:
     """With search history off, remove the last query from gui.ini now; True when it is off."""
     if win.config.search.history > 0:
         return False

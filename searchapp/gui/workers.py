@@ -46,7 +46,7 @@ class Job(QObject):
         self.progress: Optional[Progress] = None  # written by the worker, read by the GUI timer
         self.running = False
         self.finished = False
-        self.callbacks: dict[str, Optional[Callable]] = {}
+        self.callbacks: dict[str, Optional[Callable[..., None]]] = {}  # each outcome's own signature (see submit)
         self.id = next(_ids)
         self.outcome = ""  # "ok" | "error" | "cancelled"
         self.value: Any = None  # the return value, or the exception

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from functools import partial
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
@@ -26,7 +26,10 @@ from .library_session import LibrarySession
 from .progress_view import ProgressView
 from .window_tools import WindowTools
 from .undo_remove import UNDO_SECONDS, UndoRemove
-from .workers import Job
+from .workers import Job, JobFn
+
+if TYPE_CHECKING:
+    from ..library import SyncReport
 
 __all__ = ["WriteJobs", "POLL_MS", "COUNTS_S", "cancel_summary"]
 
@@ -35,7 +38,7 @@ COUNTS_S = 2.0  # how often the library's counts are read again while a write ru
 FIRST_COUNTS_S = 0.5  # the first time, soon after a write starts: a folder just added is listed at once
 
 
-def cancel_summary(rep) -> str:
+def cancel_summary(rep: Optional[SyncReport]) -> str:
     """What a cancelled sync kept, from its SyncReport (None: it stopped before it did anything to say)."""
     if rep is None:
         return "Cancelled; everything indexed so far is kept, the rest on the next sync (Re-sync, F5)."
@@ -65,8 +68,8 @@ class WriteJobs(QObject):
         self.scopes: dict[int, Optional[tuple[str, ...]]] = {}  # job id -> the folders it syncs (None: all of them)
         self._counts_at = 0.0  # when the counts were last asked for during this write
 
-    def submit(self, title: str, fn, changes: Changes, on_success: Optional[Callable] = None,
-               target: str = "", scope: Optional[tuple[str, ...]] = ()):
+    def submit(self, title: str, fn: JobFn, changes: Changes, on_success: Optional[Callable[[Any], None]] = None,
+               target: str = "", scope: Optional[tuple[str, ...]] = ()) -> Job:
         """Queue a write called `title` in the strip; `target`: what the queue shows while it waits (`title`);
         `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs."""
         self.undo.expire()  # another write: what a Remove kept could no longer go back as it was
@@ -145,7 +148,7 @@ class WriteJobs(QObject):
         self.tools.dialog_shown(box)
         return box
 
-    def _sync_done(self, rep) -> None:
+    def _sync_done(self, rep: SyncReport) -> None:
         bad = rep.skipped + rep.failed
         self.tools.say(
             f"{rep.scanned} files scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
@@ -187,7 +190,7 @@ class WriteJobs(QObject):
         self.tools.changed(changes)  # the status, the results, the saved searches show what is indexed now
         self.idle.emit()
 
-    def active_write(self):
+    def active_write(self) -> Optional[Job]:
         """The write job running now, or None."""
         return next((j for j in self.tools.runner.write_jobs() if j.running), None)
 
@@ -206,7 +209,7 @@ class WriteJobs(QObject):
         self.progress.label.set_full_text("Stopping…")  # within seconds, keeping every finished file
         self.tools.runner.cancel_writes()
 
-    def _on_cancelled(self, job) -> None:
+    def _on_cancelled(self, job: Job) -> None:
         # Cancelling is the user's own wish: no dialog, just say what state things are in.
         self.outcome = cancel_summary(getattr(job.value, "report", None))
         self.tools.say(self.outcome, 15000)
