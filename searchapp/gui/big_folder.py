@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout,
@@ -19,6 +19,9 @@ from ..library.sync.meaning_rate import folder_estimate_s, probe_rate
 from .library_session import LibrarySession
 from .plain import plain_label, tooltip
 from .window_tools import WindowTools
+
+if TYPE_CHECKING:
+    from ..library import LibraryStatus
 
 __all__ = ["BigFolderCheck", "BigFolderPrompt", "BIG_FOLDER_FILES", "PASSAGES_PER_FILE", "Pace", "estimate"]
 
@@ -120,7 +123,7 @@ class BigFolderCheck:
         self.known: list[str] = []  # the indexed folders, from the window's last status
         self.pace = Pace()  # from the window's last status, or a quick measurement
 
-    def show_status(self, st) -> None:
+    def show_status(self, st: LibraryStatus) -> None:
         self.known = [r.path for r in st.roots]
         files = sum(st.files.values())
         per_file = st.chunks / files if files >= _KNOWN_FILES and st.chunks else None

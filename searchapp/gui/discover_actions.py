@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from ..base.types import Hit
 from ..library.search.duplicates import DEFAULT_THRESHOLD
 from .duplicates_window import DuplicatesWindow
 from .filter_bar import FilterBar
@@ -28,7 +29,7 @@ class DiscoverActions:
         self.tools, self.session, self.search, self.filter_bar = tools, session, search, filter_bar
         self.open_url = open_url  # indexed paths only, as the results' own opener; False: it could not
         self.duplicates_window: Optional[DuplicatesWindow] = None
-        self.row_actions: list[tuple[str, Callable]] = []  # (text, slot(hit)) other parts add to a result's menu
+        self.row_actions: list[tuple[str, Callable[[Hit], object]]] = []  # (text, slot(hit)) other parts add to a result's menu
         view = search.results_view
         view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         view.customContextMenuRequested.connect(lambda pos: self.context_menu(pos).popup(view.viewport().mapToGlobal(pos)))

@@ -6,7 +6,7 @@ getting it back means indexing it again (hours for a home folder)."""
 from __future__ import annotations
 
 import time
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from PySide6.QtCore import QDir, Qt, Signal
 from PySide6.QtGui import QColor
@@ -16,6 +16,9 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 from ..base.member_paths import display_path
 from ..library import LibraryStatus
 from .plain import tooltip
+
+if TYPE_CHECKING:
+    from ..library import RootStatus
 
 __all__ = ["LibraryPanel", "ProblemsDialog", "format_when", "remove_question"]
 
@@ -33,9 +36,9 @@ def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def remove_question(roots: list) -> str:
+def remove_question(roots: list[RootStatus]) -> str:
     """What the Remove prompt asks about `roots` (RootStatus): each folder with its files and passages."""
-    def one(r) -> str:
+    def one(r: RootStatus) -> str:
         return f"{r.path} ({r.files:,} file{'s' if r.files != 1 else ''}, {r.chunks:,} passages)"
 
     what = one(roots[0]) if len(roots) == 1 else f"{len(roots)} folders:\n" + "\n".join(f"• {one(r)}" for r in roots)

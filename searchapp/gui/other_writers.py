@@ -26,11 +26,11 @@ BUSY_REFRESH_S = 20.0  # while another process keeps writing, the results follow
 
 class OtherWriters(QObject):
     def __init__(self, tools: WindowTools, session: LibrarySession,
-                 mark: Optional[Callable[[], tuple]] = None) -> None:
+                 mark: Optional[Callable[[], tuple[Optional[int], ...]]] = None) -> None:
         super().__init__(tools.parent)
         self.tools, self.session = tools, session
         self._mark_now = mark or (lambda: disk_mark(self.session.library.data_dir))
-        self.mark: Optional[tuple] = None
+        self.mark: Optional[tuple[Optional[int], ...]] = None
         self.moving_since: Optional[float] = None  # the other writer's first change not yet shown in the results
         self.noticed = 0  # changes announced (tests wait on it)
         self.timer = QTimer(self, interval=POLL_MS)

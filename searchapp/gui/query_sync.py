@@ -9,13 +9,18 @@ each direction, so one edit makes exactly one pass: the text set from the bar is
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QDate, QObject
 
 from ..library import SearchFilters
 from ..library.query.reading import as_searched
 from ..library.query.syntax import ParsedQuery, filters_of, parse_query, with_filters
+
+if TYPE_CHECKING:
+    from .filter_bar import FilterBar
+    from .query_chips import QueryChips
+    from .search_controller import SearchController
 
 __all__ = ["QuerySync"]
 
@@ -28,7 +33,7 @@ def _day(ts: Optional[float]) -> Optional[QDate]:
 
 
 class QuerySync(QObject):
-    def __init__(self, search, filter_bar, chips) -> None:
+    def __init__(self, search: SearchController, filter_bar: FilterBar, chips: QueryChips) -> None:
         super().__init__(search)
         self.search, self.box, self.bar, self.chips = search, search.search_box, filter_bar, chips
         self._busy = False

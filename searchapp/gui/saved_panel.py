@@ -82,7 +82,8 @@ class SavedPanel(QWidget):
 
     def current_name(self) -> Optional[str]:
         it = self.list.currentItem()
-        return it.data(Qt.ItemDataRole.UserRole) if it is not None else None
+        name: Optional[str] = it.data(Qt.ItemDataRole.UserRole) if it is not None else None  # set_items stored the name
+        return name
 
     def _remove_current(self) -> None:
         name = self.current_name()

@@ -8,16 +8,17 @@ results list, drives the preview it is given, and says what it shows through its
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable, Optional
+from typing import Optional
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
+from ..base.config import Config
 from ..base.search_modes import SEARCH_MODES
 from ..base.types import Hit
 from ..library import SearchResult
-from ..library.search.preview import file_text
+from ..library.search.preview import FileText, file_text
 from ..library.query.help import marked_text
 from ..library.search.result import LISTING, LOADING, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice
 from .changes import Changes
@@ -32,8 +33,11 @@ from .results_model import HIT_ROLE, ResultsModel
 from .results_view import fit_columns, setup_results_view
 from .window_tools import WindowTools
 from .similar_chip import SimilarChip, back_button
+from .workers import JobFn
 
 __all__ = ["SearchController", "SEARCH_DELAY_MS"]
+
+Similar = tuple[str, Optional[int], JobFn, int]  # the file, its page (None: the whole file), its search, k
 
 SEARCH_DELAY_MS = 350  # as-you-type: wait for a pause in typing before searching
 BACK_DEPTH = 20  # searches Back can return to
@@ -60,8 +64,8 @@ class SearchController(QObject):
         self.result: Optional[SearchResult] = None
         self.terms: list[str] = []
         self.shown_k = 0
-        self.similar: Optional[tuple] = None  # (path, page, job, k) of the "Similar files" search shown, else None
-        self.back_stack: list[tuple] = []  # (query text, result, k, similar) for Back, newest last
+        self.similar: Optional[Similar] = None  # (path, page, job, k) of the "Similar files" search shown, else None
+        self.back_stack: list[tuple[str, Optional[SearchResult], int, Optional[Similar]]] = []  # (query text, result, k, similar) for Back, newest last
         # The models a search by meaning uses load when the first one is asked for; a hybrid search would wait
         # for them (seconds on a small CPU): it is answered by its words meanwhile and runs again after.
         self.models = ModelLoad(tools, session)
@@ -76,7 +80,7 @@ class SearchController(QObject):
         QShortcut(QKeySequence("Alt+Left"), tools.parent).activated.connect(self.back)
 
     # -- widgets ----------------------------------------------------------------
-    def _build_query_row(self, config) -> None:
+    def _build_query_row(self, config: Config) -> None:
         self.search_box = QLineEdit()
         self.search_box.setObjectName("searchBox")
         self.search_box.setPlaceholderText("Search your files by meaning…  (Ctrl+L)")
@@ -169,7 +173,7 @@ class SearchController(QObject):
         if self.by_words and self.similar is None and self.search_box.text().strip():
             self.run_search()
 
-    def submit(self, name: str, job: Callable, k: int) -> None:
+    def submit(self, name: str, job: JobFn, k: int) -> None:
         """Run `job` (returning a SearchResult) as the newest search; its top `k` hits are shown unless a newer
         search was sent meanwhile. "Similar files" goes through here too."""
         self.debounce.stop()
@@ -182,7 +186,7 @@ class SearchController(QObject):
         if seq == self.seq:  # an older search's failure is no longer news
             self.tools.report_error(exc, tb)
 
-    def show_similar(self, path: str, page: Optional[int], job: Callable, k: int) -> None:
+    def show_similar(self, path: str, page: Optional[int], job: JobFn, k: int) -> None:
         """Show the files like `path` (`job` finds them): a chip says so in place of the query, whose words these
         files were not found by; the query and its results are one Back away."""
         self.back_stack.append((self.search_box.text(), self.result, self.shown_k, self.similar))
@@ -207,7 +211,7 @@ class SearchController(QObject):
             self.run_search() if similar is None else self.submit("similar", similar[2], similar[3])
         self.tools.say(f"Back to “{text.strip()}”" if text.strip() else "Back", 4000)
 
-    def _set_similar(self, similar: Optional[tuple]) -> None:
+    def _set_similar(self, similar: Optional[Similar]) -> None:
         self.similar = similar
         if similar is None:
             self.similar_chip.hide()
@@ -314,12 +318,12 @@ class SearchController(QObject):
         preview, terms, config = self.preview, self.terms, self.session.config
         preview.show_hit(hit, terms)  # the stored passage at once; its context when the file is read
 
-        def done(ft) -> None:
+        def done(ft: FileText) -> None:
             if preview.hit is hit:
                 preview.show_hit(hit, terms, ft.text, "changed since it was indexed" if ft.changed else "")
                 self.previewShown.emit(hit)
 
-        def failed(exc, tb) -> None:
+        def failed(exc: BaseException, tb: str) -> None:
             if preview.hit is hit:
                 preview.show_hit(hit, terms, None, f"cannot read the file now: {exc}")
                 self.previewShown.emit(hit)

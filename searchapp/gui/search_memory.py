@@ -8,12 +8,13 @@ settings or the saved searches (a count re-runs a search only when the library c
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional, TypeVar
 
 from PySide6.QtCore import QObject, QStringListModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCompleter, QInputDialog, QLineEdit, QMenuBar, QMessageBox
 
+from ..library import SearchResult
 from ..library.query.syntax import with_filters
 from ..library.query.saved import SavedSearch, SavedSearches, SearchesError, SearchHistory
 from .changes import Changes
@@ -25,6 +26,8 @@ from .window_tools import WindowTools
 from .syntax_help import SyntaxHelp
 
 __all__ = ["SearchMemory"]
+
+_T = TypeVar("_T")
 
 
 class SearchMemory(QObject):
@@ -57,7 +60,8 @@ class SearchMemory(QObject):
             act.triggered.connect(slot)
             m.addAction(act)
 
-    def _submit(self, name: str, fn, done=None, background: bool = False) -> None:
+    def _submit(self, name: str, fn: Callable[[], _T], done: Optional[Callable[[_T], None]] = None,
+                background: bool = False) -> None:
         """`background`: work the person did not ask for (completions, counts): a searches.sqlite that cannot be
         used is said in the status bar, not a dialog at every search."""
         on_error = self._background_error if background else self.tools.report_error
@@ -91,7 +95,7 @@ class SearchMemory(QObject):
         if not query or self.session.library.read_only:  # nothing is written beside a read-only library
             return
 
-        def job():
+        def job() -> list[str]:
             history = SearchHistory(config)
             history.record(query, mode)
             return history.queries()
@@ -107,7 +111,7 @@ class SearchMemory(QObject):
         self._submit("clear history", lambda: SearchHistory(config).clear(), done)
 
     # -- saved searches ---------------------------------------------------------
-    def _saved(self) -> SavedSearches:
+    def _saved(self) -> SavedSearches[SearchResult]:
         return SavedSearches(self.session.library)
 
     def _show_saved(self, items: list[SavedSearch]) -> None:
@@ -149,7 +153,7 @@ class SearchMemory(QObject):
             query = with_filters(query, bar)
         saved = self._saved()
 
-        def done(_) -> None:
+        def done(_: object) -> None:
             self.tools.say(f"Saved search “{name.strip()}”.", 8000)
             self.tools.changed(Changes(searches=True))
 
