@@ -176,10 +176,10 @@ class DuplicatesWindow(QWidget):
         else:
             self._show(None)
 
-    def _selected(self, current: Optional[QTreeWidgetItem], _previous=None) -> None:
+    def _selected(self, current: Optional[QTreeWidgetItem], _previous: Optional[QTreeWidgetItem] = None) -> None:
         self._show(current.data(0, ITEM_ROLE) if current is not None else None)
 
-    def _show(self, what) -> None:
+    def _show(self, what: object) -> None:  # a NearPair, an exact group's paths, or None
         if isinstance(what, NearPair):
             self.side_a.show_file(what.a, [(q.similarity, q.a_text, q.a_page) for q in what.pairs])
             self.side_b.show_file(what.b, [(q.similarity, q.b_text, q.b_page) for q in what.pairs])

@@ -11,8 +11,9 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QInputDialog, QMenu, Q
                                QVBoxLayout, QWidget)
 
 from ..base.errors import SearchAppError
+from ..base.progress import CancelToken, Progress
 from .plain import plain_label
-from .workers import JobRunner
+from .workers import Job, JobRunner
 
 if TYPE_CHECKING:  # the hub's HTTP client (http.client, ssl) is imported when a download is offered, not at start
     from ..models.hub import PulledModel
@@ -55,7 +56,7 @@ class DownloadDialog(QDialog):
         self.setObjectName("downloadDialog")
         self.setWindowTitle("Download model")
         self.downloads, self.repo_id, self.role = downloads, repo_id, role
-        self.job = None
+        self.job: Optional[Job] = None
         self.pulled: Optional[PulledModel] = None  # (not `result`: that is QDialog.result())
         self.text = plain_label(describe(repo_id, role))
         self.text.setObjectName("downloadText")
@@ -139,7 +140,12 @@ class DownloadDialog(QDialog):
             self.status.setText("Cancelling…")
             self.cancel_button.setEnabled(False)
             self.job.cancel()
-            self.job.callbacks["cancelled"] = lambda: (self._cancelled(), super(DownloadDialog, self).reject())
+
+            def cancelled() -> None:  # once the download has stopped: say so, then close the dialog
+                self._cancelled()
+                super(DownloadDialog, self).reject()
+
+            self.job.callbacks["cancelled"] = cancelled
             return
         super().reject()
 
@@ -151,8 +157,9 @@ class ModelDownloads(QObject):
         super().__init__(parent)
         self.runner = JobRunner(self, read_threads=1)
 
-    def start(self, repo_id: str, role: str, on_success, on_error, on_cancel):
-        def work(progress, cancel):
+    def start(self, repo_id: str, role: str, on_success: Callable[[PulledModel], None],
+              on_error: Callable[[BaseException, str], None], on_cancel: Callable[[], None]) -> Job:
+        def work(progress: Callable[[Progress], None], cancel: CancelToken) -> PulledModel:
             from ..models.hub import pull_model
 
             return pull_model(repo_id, role=role, progress=progress, cancel=cancel)

@@ -6,8 +6,9 @@ import html
 import time
 from typing import Any, Optional
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt
+from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QPainter, QPalette, QTextCharFormat, QTextCursor,
+                           QTextDocument)
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ..base.member_paths import display_folder, display_name, display_path
@@ -124,7 +125,7 @@ def more_tooltip(hit: Hit) -> str:
 class ResultsModel(QAbstractTableModel):
     COLUMNS = ("#", "File", "Folder", "Date", "Page", "Passage", "More", "Score", "Rerank")
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: Optional[QObject] = None) -> None:
         super().__init__(parent)
         self.hits: list[Hit] = []
         self.terms: list[str] = []
@@ -197,7 +198,7 @@ class HtmlDelegate(QStyledItemDelegate):
     """Paints SNIPPET_ROLE so query words show marked inside the table: the file's text goes in as plain
     text and the marks as character formats, so nothing in a file is ever interpreted as markup."""
 
-    def _doc(self, option: QStyleOptionViewItem, index: QModelIndex) -> QTextDocument:
+    def _doc(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QTextDocument:
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
         snip = index.data(SNIPPET_ROLE)
@@ -214,7 +215,7 @@ class HtmlDelegate(QStyledItemDelegate):
         doc.setTextWidth(max(option.rect.width(), 50))
         return doc
 
-    def paint(self, painter, option, index) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         if index.data(SNIPPET_ROLE) is None:
             return super().paint(painter, option, index)
         opt = QStyleOptionViewItem(option)
@@ -235,7 +236,7 @@ class HtmlDelegate(QStyledItemDelegate):
         doc.documentLayout().draw(painter, ctx)
         painter.restore()
 
-    def sizeHint(self, option, index):
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         size = super().sizeHint(option, index)
         if index.data(SNIPPET_ROLE) is None:
             return size

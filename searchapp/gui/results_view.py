@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, Qt
-from PySide6.QtGui import QFontMetrics, QPalette
+from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
 from .results_model import HIT_ROLE, SNIPPET_LINES, HtmlDelegate, ResultsModel
@@ -48,7 +48,7 @@ class FileDelegate(QStyledItemDelegate):
     """The file's name on the first line and its folder in grey under it, each elided in the middle so the
     extension and the last folder stay visible. Drawn as plain text: a name is never markup."""
 
-    def paint(self, painter, option, index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         name, opt.text = opt.text, ""

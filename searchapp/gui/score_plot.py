@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ..base.types import Hit
@@ -83,7 +83,7 @@ class ScorePlot(QWidget):
         m = self.MARGIN
         return QRectF(m, 8, max(10, self.width() - m - 10), max(10, self.height() - m - 8))
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.fillRect(self.rect(), self.palette().base())

@@ -6,7 +6,7 @@ rerank depth, the vector search's ef_search) wait under Advanced, each label say
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
@@ -16,6 +16,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from ..base.config import Config
 from ..base.errors import ConfigError
 from ..library.reconfigure import needs_reindex
+
+if TYPE_CHECKING:
+    from ..models.hub import PulledModel
 
 __all__ = ["SettingsDialog"]
 
@@ -40,7 +43,7 @@ def _folder_field(edit: QLineEdit, parent: QWidget, title: str, extra: Optional[
 
 
 # download(role, repo_id, on_success): the window's download dialog (see gui/model_download.py)
-Downloader = Callable[[str, str, Callable], object]
+Downloader = Callable[[str, str, Callable[["PulledModel"], None]], object]
 
 
 class SettingsDialog(QDialog):
