@@ -29,7 +29,8 @@ PARTS = {
     "chunking": ("chunking.py:chunk_document",),
     "encode": ("bi_encoder.py:encode", "passage_vectors.py:encode"),  # the first: a tree from before the split
     "model_forward": ("bi_encoder.py:_forward", "bi_encoder_forward.py:_forward"),
-    "sqlite_commit": ("store/db.py:insert_chunks", "store/db.py:upsert_file", "store/db.py:atomic"),
+    "sqlite_commit": ("store/passage_records.py:insert_chunks", "store/file_records.py:upsert_file", "store/db.py:atomic",
+                      "store/db.py:insert_chunks", "store/db.py:upsert_file"),  # the last two: a tree from before the split
     "hnsw_add": ("ann/hnsw.py:add",),
 }
 

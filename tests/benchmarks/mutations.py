@@ -136,7 +136,7 @@ MUTATIONS: list[Mutation] = [
              'return one_line(f"internal error: {type(exc).__name__}: {exc}")', "return None",
              (R + "test_file_boundary.py", "-k", "a_step_that_raises"),
              "one file's bug (an extractor, the chunker) stops the whole sync instead of failing that file"),
-    Mutation("remove-folder-keeps-vectors", "searchapp/store/db.py",
+    Mutation("remove-folder-keeps-vectors", "searchapp/store/root_records.py",
              'self.execute("DELETE FROM roots WHERE id = ?", (root_id,))\n        return ids',
              'self.execute("DELETE FROM roots WHERE id = ?", (root_id,))\n        return []',
              (R + "test_reliability.py::test_removing_a_folder_compacts_index_and_database",

@@ -101,13 +101,15 @@ def _search(args: Namespace, config: Config, address: str) -> int:
 
 
 def _status(args: Namespace, config: Config, address: str) -> int:
-    from .status import print_ledger
+    from .status import ledger_state, print_ledger
 
     if getattr(args, "check", False):  # its exit codes read a desktop library's index and folders
         raise NotShared("`status --check`")
+    listing = bool(getattr(args, "files", None))
+    state = ledger_state(args) if listing else None  # a wrong state is said before anything connects
     with SharedLibrary(config, address) as lib:
-        if getattr(args, "files", None):
-            return print_ledger(args, lib)
+        if listing:
+            return print_ledger(args, lib, state)
         st = lib.status()
     if getattr(args, "json", False):
         print(json.dumps(st.__dict__))

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..library_protocol import LedgerReader
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_status", "print_status", "print_ledger"]
+__all__ = ["register", "cmd_status", "print_status", "print_ledger", "ledger_state"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -127,18 +127,25 @@ def _status_exit_code(st: LibraryStatus) -> int:
 
 def _list_files(args: argparse.Namespace, config: Config) -> int:
     """`status --files [STATE]`: one line (or one JSON object) per stored entry."""
+    state = ledger_state(args)
     with open_local_library(config, create=False) as lib:
-        return print_ledger(args, lib)
+        return print_ledger(args, lib, state)
 
 
-def print_ledger(args: argparse.Namespace, lib: LedgerReader) -> int:
-    """Print the entries `status --files STATE` asks for, from `lib` (a desktop or a shared library)."""
-    from ...base.member_paths import display_path, member_fields
+def ledger_state(args: argparse.Namespace) -> Optional[str]:
+    """The state `status --files [STATE]` asks for (None: all), checked before any library is opened."""
     from ...library.report.explain import STATES
 
     state = None if args.files == "all" else args.files
     if state is not None and state not in STATES:
         raise ConfigError(f"unknown state {state!r}; one of: {', '.join(STATES)}")
+    return state
+
+
+def print_ledger(args: argparse.Namespace, lib: LedgerReader, state: Optional[str]) -> int:
+    """Print the entries in `state` (None: all), from `lib` (a desktop or a shared library)."""
+    from ...base.member_paths import display_path, member_fields
+
     rows = lib.ledger(state)
     if args.json:
         print(json.dumps({"files": [

@@ -106,3 +106,12 @@ def test_explain_of_an_ocrd_image_names_no_rule_against_it(tiny_library, tmp_pat
     lib.config = make_config(models={"reranker": ""}, scan={"ocr": False})
     e = lib.explain(str(docs / "board.png"))
     assert "unsupported" not in (e["rule"] or "") and "OCR" in e["rule"] and "off" in e["rule"]
+
+
+def test_status_files_says_an_unknown_state_before_opening_anything(tmp_path, capsys):
+    """A mistyped state is the message, even where no library is (the state is checked before one is opened)."""
+    from searchapp.cli.main import main
+
+    code = main(["--data-dir", str(tmp_path / "nowhere"), "status", "--files", "bogus"])
+    err = capsys.readouterr().err
+    assert code == 2 and "unknown state 'bogus'" in err and not (tmp_path / "nowhere").exists()
