@@ -6,22 +6,49 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QByteArray, QSettings
 
 from ..base.private import create_private_file
 from ..base.search_modes import SEARCH_MODES
 
-if TYPE_CHECKING:  # main_window imports this module
-    from .main_window import MainWindow
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QComboBox, QLineEdit
 
-__all__ = ["open_ui_settings", "restore_ui_state", "save_ui_state", "forget_query_unless_kept"]
+    from ..base.config import Config
+
+__all__ = ["open_ui_settings", "restore_ui_state", "save_ui_state", "forget_query_unless_kept", "RememberedWindow"]
 
 SPLITTERS = ("main_split", "right_split", "bottom_split")  # the window's attribute names
 # Bumped when the default arrangement changes: splitter positions saved for an older one are dropped, or a
 # window saved with four result rows on screen would keep them after the update that made room for ten.
 LAYOUT = 2
+
+
+class _SearchBar(Protocol):
+    @property
+    def search_box(self) -> QLineEdit: ...
+
+    @property
+    def mode_box(self) -> QComboBox: ...
+
+
+class RememberedWindow(Protocol):
+    """What this module reads and sets on the main window (gui/main_window.py, which imports this module), and
+    its splitters by name (SPLITTERS)."""
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def search(self) -> _SearchBar: ...
+
+    def restoreGeometry(self, geometry: QByteArray) -> bool: ...
+
+    def saveGeometry(self) -> QByteArray: ...
+
+    def resize(self, w: int, h: int, /) -> None: ...
 
 
 def open_ui_settings(data_dir: str | Path) -> QSettings:
@@ -31,7 +58,7 @@ def open_ui_settings(data_dir: str | Path) -> QSettings:
     return QSettings(str(ini), QSettings.Format.IniFormat)
 
 
-def restore_ui_state(win: MainWindow, s: QSettings) -> None:
+def restore_ui_state(win: RememberedWindow, s: QSettings) -> None:
     geo = s.value("geometry")
     if isinstance(geo, QByteArray) and not geo.isEmpty():
         win.restoreGeometry(geo)
@@ -49,7 +76,7 @@ def restore_ui_state(win: MainWindow, s: QSettings) -> None:
         win.search.mode_box.setCurrentText(mode)
 
 
-def save_ui_state(win: MainWindow, s: QSettings) -> None:
+def save_ui_state(win: RememberedWindow, s: QSettings) -> None:
     s.setValue("geometry", win.saveGeometry())
     s.setValue("layout", LAYOUT)
     for name in SPLITTERS:
@@ -60,7 +87,7 @@ def save_ui_state(win: MainWindow, s: QSettings) -> None:
     s.sync()
 
 
-def forget_query_unless_kept(win: MainWindow, s: QSettings) -> bool:
+def forget_query_unless_kept(win: RememberedWindow, s: QSettings) -> bool:
     """With search history off, remove the last query from gui.ini now; True when it is off."""
     if win.config.search.history > 0:
         return False
