@@ -21,7 +21,7 @@ __all__ = ["passages_of", "PassageTokenizer", "PassageBatcher"]
 
 class PassageTokenizer(Protocol):
     """What cutting a file into passages asks of the encoder: the bi-encoder in the sync's process, or the
-    read-ahead worker's models.ChunkingTokenizer (the sync names it contract.ChunkingEncoder). An
+    read-ahead worker's models.ChunkingTokenizer. An
     encoder may also have `words_alone` and `token_bounds` (chunking.chunk_document's), read when present."""
 
     max_seq_length: int

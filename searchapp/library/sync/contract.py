@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Collection, Optional, Protocol
 import numpy as np
 
 from ...base.progress import CancelToken, ProgressFn
-from ...ingest.passages import PassageTokenizer as ChunkingEncoder  # what cutting passages asks of an encoder
+from ...ingest.passages import PassageTokenizer  # what cutting passages asks of an encoder
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -17,10 +17,10 @@ if TYPE_CHECKING:
     from ...base.config import Config
     from ...store import Store
 
-__all__ = ["SyncReport", "ChunkingEncoder", "PassageEncoder", "IndexWriter", "OcrStep"]
+__all__ = ["SyncReport", "PassageEncoder", "IndexWriter", "OcrStep"]
 
 
-class PassageEncoder(ChunkingEncoder, Protocol):
+class PassageEncoder(PassageTokenizer, Protocol):
     """What a sync asks of the bi-encoder (models.BiEncoder; the library hands it over behind a lazy proxy)."""
 
     spec: str

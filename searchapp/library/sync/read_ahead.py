@@ -38,7 +38,7 @@ from .read_ahead_worker import Read
 if TYPE_CHECKING:
     from ...base.config import Config
     from ...base.progress import CancelToken
-    from .contract import ChunkingEncoder
+    from ...ingest.passages import PassageTokenizer
 
 __all__ = ["ReadAhead", "Read", "MIN_FILES", "GROUP", "AHEAD", "usable_cores", "chunking_spec", "cpu_sample",
            "second_core_free"]
@@ -87,7 +87,7 @@ class ReadAhead:
     sync still writes every file in order."""
 
     def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], config: Config,
-                 spec: tuple[str, int, bool], encoder: ChunkingEncoder, cancel: Optional[CancelToken] = None) -> None:
+                 spec: tuple[str, int, bool], encoder: PassageTokenizer, cancel: Optional[CancelToken] = None) -> None:
         self.paths, self.old_shas, self.config = list(paths), list(old_shas), config
         self.encoder, self.cancel = encoder, cancel
         # (first file, end, its future), in order

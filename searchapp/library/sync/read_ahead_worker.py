@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # for the type checker alone: the worker process imports no m
     from ...base.config import Config
     from ...base.progress import CancelToken
     from ...base.types import ChunkSpan, Document
-    from .contract import ChunkingEncoder
+    from ...ingest.passages import PassageTokenizer
 
 __all__ = ["init", "start", "read_group", "read_one", "read_files", "Read"]
 
@@ -83,14 +83,14 @@ def _clock(now: SynchronizedArray[float], number: int, running: bool) -> None:
         now[0], now[1] = number, (time.monotonic() if running else 0.0)
 
 
-def read_one(path: str, old_sha: Optional[str], config: Config, encoder: ChunkingEncoder,
+def read_one(path: str, old_sha: Optional[str], config: Config, encoder: PassageTokenizer,
              cancel: Optional[CancelToken] = None, clock: Optional[Callable[[bool], None]] = None) -> Optional[Read]:
     """The file's Read (with `failed` set when it failed), or None (the sync reads it again itself). `clock`:
     started just before the extraction and stopped right after it (the worker's budget, see _clock)."""
     return read_files([path], [old_sha], config, encoder, cancel, None if clock is None else [clock])[0]
 
 
-def read_files(paths: Sequence[str], old_shas: Sequence[Optional[str]], config: Config, encoder: ChunkingEncoder,
+def read_files(paths: Sequence[str], old_shas: Sequence[Optional[str]], config: Config, encoder: PassageTokenizer,
                cancel: Optional[CancelToken] = None, clocks: Optional[Sequence[Callable[[bool], None]]] = None
                ) -> list[Optional[Read]]:
     """read_one of each of `paths`: every file read and extracted first, then the word pieces of the small ones
@@ -152,7 +152,7 @@ def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional
         return None if reason is None else Read("", failed=reason)
 
 
-def _bounds_of(files: list[_Extracted], encoder: ChunkingEncoder) -> dict[int, Any]:
+def _bounds_of(files: list[_Extracted], encoder: PassageTokenizer) -> dict[int, Any]:
     """id(file) -> its text's word pieces, for the files whose text is within one tokenizer segment; {} where the
     encoder cannot put them together (each file is then chunked on its own, to the same passages)."""
     from ...ingest.chunking import SEGMENT_CHARS
@@ -168,7 +168,7 @@ def _bounds_of(files: list[_Extracted], encoder: ChunkingEncoder) -> dict[int, A
     return {} if bounds is None else {id(f): b for f, b in zip(small, bounds, strict=True)}
 
 
-def _chunk(got: _Extracted, config: Config, encoder: ChunkingEncoder, cancel: Optional[CancelToken], bounds: Any
+def _chunk(got: _Extracted, config: Config, encoder: PassageTokenizer, cancel: Optional[CancelToken], bounds: Any
            ) -> Optional[Read]:
     """The extracted file's Read, with its passages (the per-file boundary around the chunking, as in _extract)."""
     from ...base.errors import UnsupportedFileError

@@ -19,7 +19,7 @@ from .read_ahead_worker import Read, read_files
 if TYPE_CHECKING:
     from ...base.config import Config
     from ...base.progress import CancelToken
-    from .contract import ChunkingEncoder
+    from ...ingest.passages import PassageTokenizer
 
 __all__ = ["ReadInGroups", "GROUP_FILES", "GROUP_BYTES", "MIN_GROUPED"]
 
@@ -35,7 +35,7 @@ class ReadInGroups:
     alive = True
 
     def __init__(self, paths: Sequence[str], old_shas: Sequence[Optional[str]], sizes: Sequence[int], config: Config,
-                 encoder: ChunkingEncoder, cancel: Optional[CancelToken] = None) -> None:
+                 encoder: PassageTokenizer, cancel: Optional[CancelToken] = None) -> None:
         self.paths, self.old_shas, self.sizes = list(paths), list(old_shas), list(sizes)
         self.config, self.encoder, self.cancel = config, encoder, cancel
         self._got: dict[int, Optional[Read]] = {}
