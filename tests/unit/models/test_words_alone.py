@@ -96,6 +96,29 @@ def test_word_pieces_are_the_tokenizers_offsets(minilm, parts, lead):
     assert len(short) == len(set(short)) or len(set(short)) > 8  # a word is read again only once forgotten
 
 
+def test_many_new_words_are_read_in_slices_with_the_same_pieces(minilm):
+    """More new words than one tokenizer text takes (_SLICE_WORDS): read in several texts, and each word's pieces
+    are still where the whole text's tokenization puts them."""
+    from searchapp.models.word_pieces import _SLICE_WORDS, WordPieces
+
+    calls: list[int] = []
+
+    def tokenize(texts):
+        calls.append(len(texts))
+        return [e.offsets for e in minilm.encode_batch(list(texts), add_special_tokens=False)]
+
+    syllables = ["ka", "ré", "zo", "天", "mi", "(x)", "3.1", "tion", "ü", "-"]
+    words = [a + b + c for a in syllables for b in syllables for c in syllables][: 3 * _SLICE_WORDS + 7]
+    text = " ".join(words) + "\n" + " ".join(reversed(words))
+    want = minilm.encode(text, add_special_tokens=False).offsets
+    pieces = WordPieces(tokenize)
+    assert pieces.offsets(text) == want
+    assert calls == [4]  # one batch of four texts: the distinct words, _SLICE_WORDS at a time
+    starts, lasts = WordPieces(tokenize).bounds(text)
+    assert starts.tolist() == [s for s, _ in want]
+    assert lasts.tolist() == [max(s, e - 1) for s, e in want]
+
+
 def test_the_encoder_tokenizes_a_known_word_once(tiny_encoder, monkeypatch):
     assert tiny_encoder.words_alone
     text = "Quokkas zigzag when glaciers calve. " * 50
