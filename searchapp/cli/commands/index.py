@@ -64,6 +64,16 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
     return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error
 
 
+def _passages_detail(total: SyncReport) -> str:
+    """How the written passages got their vectors. After `--words-only` none did: saying "the rest reused" then
+    (as this line did) hid that meaning is still to come."""
+    detail = f"{total.chunks_embedded} embedded"
+    if total.chunks_pending:
+        return (f"{detail}; {total.chunks_pending} in the library still to embed, searchable by words now: "
+                "`searchapp index` embeds them")
+    return detail + (", the rest reused" if total.chunks_added > total.chunks_embedded else "")
+
+
 def print_report(total: SyncReport, as_json: bool) -> None:
     """A sync's report: JSON on stdout, or its counts there and what was not indexed (grouped as `status`
     groups it) and its notes on stderr. The shared library's `index` prints the same (commands/shared.py)."""
@@ -74,7 +84,7 @@ def print_report(total: SyncReport, as_json: bool) -> None:
     else:
         print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, "
               f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
-              f"{total.chunks_added} passages written ({total.chunks_embedded} embedded, the rest reused)")
+              f"{total.chunks_added} passages written ({_passages_detail(total)})")
         if total.problems:
             from ...base.member_paths import display_path
             from ...library.report.not_indexed import group_members

@@ -251,6 +251,9 @@ def test_the_index_command_lists_a_container_s_members_as_one_row(tmp_path, caps
         "moby/notes.txt": (b"Notes on the harpooneers of the Pequod.\n", 0, False),
     }))
     assert main(["--data-dir", str(data), "index", "--words-only", str(docs)]) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    # words only: the line says meaning is still to come, not that the passages "reused" vectors
+    assert "2 passages written (0 embedded; 2 in the library still to embed, searchable by words now" in out, out
+    assert "reused" not in out
     assert f"  {docs / 'moby.zip'}: 7 members: unsupported compression method: deflate64" in err.splitlines(), err
     assert err.count("deflate64") == 1
