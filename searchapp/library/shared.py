@@ -75,7 +75,7 @@ class SharedLibrary:
         # desktop library opened read-only (library/query/saved.py asks `read_only`).
         self.read_only = not self.store.may_write()
         self.data_dir = config.data_dir  # this desktop's own (cmd_remove drops an expired local undo file there)
-        self.keeps_undo = False  # `remove` cannot be undone yet (library/resources/undo_file.remove_undoable)
+        self.keeps_undo = False  # no undo file in the data dir: the database keeps a Remove's rows (shared_upkeep.py)
 
     def open_notice(self) -> Optional[str]:
         return None  # the data dir's notices (permissions tightened) are not this library's
@@ -136,23 +136,37 @@ class SharedLibrary:
 
     def remove_folder(self, path: str | os.PathLike[str], *, undoable: bool = False) -> int:
         """Forget one of this machine's folders and everything indexed under it, in one transaction; the number
-        of files removed. `undoable` is Library's: a shared library keeps no undo yet (`keeps_undo`)."""
-        from .sync.roots import root_to_remove
+        of files removed. `undoable`: its rows are kept in the library for this machine's `undo_remove`."""
+        from .shared_upkeep import remove_folder
 
-        row = root_to_remove(self._as_store, os.path.abspath(os.path.expanduser(os.fspath(path))))
-        with self._writing([row], check_model=False):
-            n_files = len(self.store.files_of_root(row.id))
-            with self.store.atomic():
-                self.store.delete_root(row.id)
-                self.store.bump_generation()
-        return n_files
+        return remove_folder(self, os.fspath(path), undoable)
+
+    def undo_remove(self) -> tuple[str, int]:
+        """Put back the folder this machine's last Remove took out, within a minute: (path, files)."""
+        from .shared_upkeep import undo_remove
+
+        return undo_remove(self)
+
+    def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None, *,
+                embed: bool = True) -> tuple[SyncReport, Optional[int]]:
+        """Read every file of this machine's folders again (shared_upkeep.reindex): (the report, the files an
+        interrupted reindex still had to read when this one resumed it, or None)."""
+        from .shared_upkeep import reindex
+
+        return reindex(self, progress, cancel, embed)
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
              cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """This machine's roots (another machine's are its to sync)."""
+        from ..store.postgres.pg_reread import finished
+
         wanted = None if paths is None else {os.path.abspath(p) for p in paths}
         with self._writing([r for r in self.store.roots() if wanted is None or r.path in wanted]):
-            return self._sync(paths, progress, cancel, embed)
+            rep = self._sync(paths, progress, cancel, embed)
+            if paths is None and not rep.missing_roots and not self.read_only:  # it finished an interrupted reindex
+                with self.store.atomic():
+                    finished(self.store)
+            return rep
 
     def _sync(self, paths: Optional[list[str]], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
               embed: bool) -> SyncReport:

@@ -1,5 +1,5 @@
 """The command line on a shared library (`searchapp --library postgresql://… COMMAND`, or library.address in the
-config): index, search and status run here over SharedLibrary; history, saved, explain, similar, duplicates and
+config): index, search, status, undo and reindex run here over SharedLibrary; history, saved, explain, similar, duplicates and
 remove are the desktop library's own commands over it (open_library opens a SharedLibrary); config, models,
 train and eval never open a library (but `eval ann`, which measures the desktop library's HNSW index, is refused); every other command ends in one line saying it is not there yet (exit 2), before anything
 connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["run_shared", "SHARED_COMMANDS", "ABOVE_THE_STORE", "NO_LIBRARY"]
 
-SHARED_COMMANDS = ("index", "search", "status")  # their shared forms are here
+SHARED_COMMANDS = ("index", "search", "status", "undo", "reindex")  # their shared forms are here
 # The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124).
 ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove")
 NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
@@ -46,7 +46,31 @@ def run_shared(args: Namespace, config: Config, address: str, progress: Terminal
         return _index(args, config, address, progress, cancel)
     if command == "search":
         return _search(args, config, address)
+    if command == "undo":
+        return _undo(config, address)
+    if command == "reindex":
+        return _reindex(args, config, address, progress, cancel)
     return _status(args, config, address)
+
+
+def _undo(config: Config, address: str) -> int:
+    with SharedLibrary(config, address) as lib:
+        path, n = lib.undo_remove()
+    print(f"put back {printable(path)} ({n} files), as it was before the remove")
+    return 0
+
+
+def _reindex(args: Namespace, config: Config, address: str, progress: TerminalProgress, cancel: CancelToken) -> int:
+    with SharedLibrary(config, address, create=True) as lib:
+        rep, resumed = lib.reindex(progress=progress, cancel=cancel, embed=not args.words_only)
+    progress.close()
+    if resumed is not None:
+        print(f"searchapp: resumed the reindex begun earlier ({resumed} files were still to read)", file=sys.stderr)
+    print(f"re-indexed {rep.added + rep.updated} files into {rep.chunks_added} passages")
+    for path, reason in rep.missing_roots:
+        print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept, and the next "
+              "`reindex` or `index` reads its files", file=sys.stderr)
+    return 1 if rep.missing_roots else 0
 
 
 def _index(args: Namespace, config: Config, address: str, progress: TerminalProgress, cancel: CancelToken) -> int:

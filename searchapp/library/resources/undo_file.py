@@ -29,7 +29,7 @@ FILE_NAME = "undo-remove.sqlite"
 
 
 class UndoingLibrary(Protocol):
-    """What undo_last_remove asks of the open library (a Library: a shared one keeps no undo)."""
+    """What undo_last_remove asks of the open library (a Library: a shared one keeps its undo in the database)."""
 
     @property
     def data_dir(self) -> Path: ...
@@ -57,8 +57,8 @@ def drop_expired(data_dir: Path, now: float) -> None:
 def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
     """Forget the indexed folder `path` as Library.remove_folder does, keeping its rows for `undo_last_remove`:
     (the number of files removed, None, or why it cannot be undone: the folder is removed all the same)."""
-    if not getattr(lib, "keeps_undo", True):  # a shared library: no file in the data dir holds its rows
-        return lib.remove_folder(path), "a shared library keeps no undo yet: `index` the folder again to bring it back"
+    if not getattr(lib, "keeps_undo", True):  # a shared library: the database keeps the rows, not a file here
+        return lib.remove_folder(path, undoable=True), None
     n = lib.remove_folder(path, undoable=True)
     file = Path(lib.data_dir) / FILE_NAME
     tmp = file.with_name(FILE_NAME + ".part")

@@ -213,6 +213,12 @@ class PgStore(PgLexical):
                                  "there once (docs/shared-library.md)") from None
             raise
 
+    def upgrade(self) -> None:
+        """Bring a library opened without `create` up to this version (a write that needs the newer tables), as
+        its first writer would."""
+        self._create()
+        self._check_version()
+
     def _stored_version(self) -> Optional[int]:
         """The schema version this library was made with; None: no library here yet; 0: a `meta` table that is
         not ours."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "hnsw_index"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL);
@@ -115,9 +115,32 @@ _PATHS = [
     'ALTER TABLE files ALTER COLUMN path TYPE text COLLATE "C"',
 ]
 
+# Undo for Remove (decision 0135): the rows of a machine's last removed folder, kept for its minute in copies of
+# the tables (LIKE: the same columns in the same order, so a row goes back as it came; a later migration that adds
+# a column to files, chunks, postings or chunk_spans adds it to its copy too). One removal per machine (the key);
+# no foreign keys, so a restore checks what took the rows' places since (pg_removed.py).
+_REMOVED = [
+    """CREATE TABLE IF NOT EXISTS removed_roots (
+        machine text PRIMARY KEY, root_id bigint NOT NULL, path text COLLATE "C" NOT NULL,
+        added_at double precision NOT NULL, last_sync double precision, removed_at double precision NOT NULL,
+        model_fingerprint text)""",
+    "CREATE TABLE IF NOT EXISTS removed_files (LIKE files)",
+    "CREATE INDEX IF NOT EXISTS removed_files_root ON removed_files(root_id)",
+    "CREATE TABLE IF NOT EXISTS removed_chunks (LIKE chunks)",
+    "CREATE INDEX IF NOT EXISTS removed_chunks_file ON removed_chunks(file_id)",
+    "CREATE TABLE IF NOT EXISTS removed_postings (LIKE postings)",
+    "CREATE INDEX IF NOT EXISTS removed_postings_chunk ON removed_postings(chunk_id)",
+    "CREATE TABLE IF NOT EXISTS removed_spans (LIKE chunk_spans)",
+    "CREATE INDEX IF NOT EXISTS removed_spans_chunk ON removed_spans(chunk_id)",
+    # cjk_postings' copy (the table itself comes with a later version): used once that table is there
+    """CREATE TABLE IF NOT EXISTS removed_cjk_postings (term text COLLATE "C" NOT NULL, chunk_id bigint NOT NULL,
+        tf integer NOT NULL, dl integer NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS removed_cjk_postings_chunk ON removed_cjk_postings(chunk_id)",
+]
+
 # The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
 # (one transaction with the version's own update).
-MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS}
+MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED}
 
 
 def hnsw_index(dim: int) -> list[str]:

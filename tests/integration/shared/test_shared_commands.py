@@ -103,11 +103,20 @@ def test_remove_asks_on_a_terminal_and_needs_yes_in_a_script(cli, monkeypatch):
     assert "files: 7" in run("status")[1]
     code, out, err = run("remove", str(docs / "bread.txt"), "--yes")
     assert code == 2 and "is not an indexed folder of its own: it belongs to" in err
+    before = run("search", "sourdough", "--mode", "hybrid")[1]
     code, out, err = run("remove", str(docs), "--yes")
-    assert code == 0 and out.startswith(f"removed {docs} (7 files)") and "keeps no undo" in err
+    assert code == 0 and out == f"removed {docs} (7 files); `searchapp undo` puts it back within 60 s\n" and err == ""
     code, out, _ = run("status")
     assert "files: 0" in out and "passages: 0" in out
     assert run("search", "sourdough", "--mode", "lexical")[1] == "no results\n"
+    code, out, err = run("undo")  # decision 0135: kept in the shared library for a minute
+    assert code == 0 and out == f"put back {docs} (7 files), as it was before the remove\n", err
+    assert run("search", "sourdough", "--mode", "hybrid")[1] == before
+    code, _, err = run("undo")
+    assert code == 1 and "nothing to undo" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run("reindex")
+    assert code == 0 and out.startswith("re-indexed 7 files into ") and "resumed" not in err, err
+    assert run("search", "sourdough", "--mode", "hybrid")[1] == before
 
 
 def test_a_password_in_the_config_is_refused(tmp_path, capsys):

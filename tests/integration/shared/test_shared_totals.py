@@ -68,8 +68,8 @@ def test_a_library_made_before_the_totals_is_counted_then_migrated(make_config, 
         assert reader.store.schema_version == 1
         assert [(h.path, h.scores.lexical) for h in reader.search("owls voles", mode="lexical").hits] == before
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
-        assert writer.store.schema_version == SCHEMA_VERSION == 4
-        assert writer.store.get_meta("shared_schema") == "4"
+        assert writer.store.schema_version == SCHEMA_VERSION >= 4
+        assert writer.store.get_meta("shared_schema") == str(SCHEMA_VERSION)
         assert writer.store.rows("SELECT count(*) FROM history") == [(0,)]  # version 3's tables, made too
         assert writer.store.rows("SELECT collation_name FROM information_schema.columns WHERE table_name = 'files' "
                                  "AND column_name = 'path'") == [("C",)]  # version 4's byte order

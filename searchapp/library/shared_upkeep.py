@@ -1,0 +1,121 @@
+"""Remove with Undo, and reindex, on a shared library (decision 0135): the desktop's `remove`/`undo` and `reindex`
+under the shared rules. A machine acts on its own folders only (an Undo finds its own machine's removal, never
+another's; a reindex reads this machine's folders again); each holds the writer lock of the folders it writes
+(decision 0125); each change is one transaction; a role that may not write is refused in one line before anything.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Optional
+
+from ..base.errors import ModelMismatchError, SearchAppError, StoreError
+from ..store.postgres import pg_removed, pg_reread
+from ..store.rows import RootRow
+from .resources.undo_file import UNDO_SECONDS
+
+if TYPE_CHECKING:
+    from ..base.progress import CancelToken, ProgressFn
+    from ..store.postgres.pg_store import PgStore
+    from .shared import SharedLibrary
+    from .sync.contract import SyncReport
+
+__all__ = ["UNDO_SECONDS", "remove_folder", "undo_remove", "reindex", "refuse_read_only"]
+
+UNDO_SCHEMA = 5  # the first schema with the removed_* tables (schema.py)
+
+
+def refuse_read_only(lib: SharedLibrary, what: str) -> None:
+    if lib.read_only:
+        raise StoreError(f"this database role may not write the shared library {lib.store.path} (searches work; "
+                         f"{what} needs write rights); nothing was changed")
+
+
+def remove_folder(lib: SharedLibrary, path: str, undoable: bool) -> int:
+    """Forget one of this machine's folders in one transaction; `undoable`: its rows are kept for `undo_remove`
+    (a library of an older schema is brought up to date first: a Remove is a write). The files removed."""
+    from .sync.roots import root_to_remove
+
+    refuse_read_only(lib, "remove")
+    row = root_to_remove(lib._as_store, os.path.abspath(os.path.expanduser(path)))
+    if undoable and lib.store.schema_version < UNDO_SCHEMA:
+        lib.store.upgrade()
+    with lib._writing([row], check_model=False):
+        n_files = len(lib.store.files_of_root(row.id))
+        with lib.store.atomic():
+            if lib.store.schema_version >= UNDO_SCHEMA:
+                pg_removed.drop_expired(lib.store, UNDO_SECONDS)
+                if undoable:
+                    pg_removed.keep_removal(lib.store, row.id)
+                else:
+                    pg_removed.drop_removal(lib.store)  # an older Remove's rows: gone for good now
+            lib.store.delete_root(row.id)
+            lib.store.bump_generation()
+    return n_files
+
+
+def undo_remove(lib: SharedLibrary) -> tuple[str, int]:
+    """Put back this machine's folder its last Remove took out, within UNDO_SECONDS: (path, files), as it was. One
+    line (SearchAppError, exit 1) when this machine kept none (another machine's removal is that machine's), its
+    minute has passed, or the folder or one of its files was indexed again since; the kept rows are then dropped."""
+    refuse_read_only(lib, "undo")
+    store = lib.store
+    none = SearchAppError(f"nothing to undo: no folder of this machine ({store.machine}) was removed from the "
+                          "shared library in the last minute")
+    if store.schema_version < UNDO_SCHEMA:
+        raise none
+    kept = pg_removed.kept_removal(store)
+    if kept is None:
+        raise none
+    with lib._writing([RootRow(kept.root_id, kept.path, kept.added_at, kept.last_sync)], check_model=False):
+        with store.atomic():
+            kept = pg_removed.kept_removal(store, lock=True)  # read again under its lock: another Undo took it?
+            problem = None if kept is None else _why_not(store, kept)
+            if kept is not None and problem is None:
+                n = pg_removed.restore_removal(store, kept)
+                store.bump_generation()
+                return kept.path, n
+            if kept is not None:
+                pg_removed.drop_removal(store)  # refused for good: one Undo per Remove
+    if kept is None:
+        raise none
+    raise SearchAppError(f"{problem}; `searchapp index {kept.path}` adds it again")
+
+
+def _why_not(store: PgStore, kept: pg_removed.KeptRemoval) -> Optional[str]:
+    if kept.age_s > UNDO_SECONDS:
+        return f"too late to undo the remove of {kept.path} (Undo lasts {UNDO_SECONDS:.0f} s)"
+    now = store.get_meta("model_fingerprint")
+    if kept.model_fingerprint and now and now != kept.model_fingerprint and store.has_chunks():
+        return f"cannot undo: the shared library's model changed since {kept.path} was removed"
+    if pg_removed.taken_since(store, kept):
+        return f"cannot undo: {kept.path} or a file in it was indexed again since it was removed"
+    return None
+
+
+def reindex(lib: SharedLibrary, progress: Optional[ProgressFn], cancel: Optional[CancelToken], embed: bool
+            ) -> tuple[SyncReport, Optional[int]]:
+    """Read every file of this machine's folders again, with the library's model and chunking: (the sync's
+    report, the files a reindex begun earlier still had to read when this one resumed it, else None)."""
+    refuse_read_only(lib, "reindex")
+    store = lib.store
+    roots = store.roots()
+    if not roots:
+        raise SearchAppError(f"nothing to reindex: this machine ({store.machine}) has no folder in the shared "
+                             "library")
+    try:
+        with lib._writing(roots):
+            resumed = pg_reread.files_left(store) if pg_reread.under_way(store) is not None else None
+            if resumed is None:
+                with store.atomic():
+                    pg_reread.mark_all(store)
+            rep = lib._sync(None, progress, cancel, embed)
+            if not rep.missing_roots:
+                with store.atomic():
+                    pg_reread.finished(store)
+            return rep, resumed
+    except ModelMismatchError as exc:  # its advice (run `searchapp reindex`) is what was just refused
+        built = str(exc).split(": run `searchapp reindex`")[0]
+        raise ModelMismatchError(f"{built}: a shared library keeps one model and chunking for every machine's "
+                                 "folders, and reindexing it with other ones is not there yet; nothing was "
+                                 "changed (set this machine's back to the library's)") from None
