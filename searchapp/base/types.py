@@ -95,6 +95,10 @@ class Hit:
     date_ns: Optional[int] = None  # the file's date (a mail's own, else its mtime), shown beside the hit
     common_to: int = 0  # results by file: the passage is text repeated in this many files (one row stands for them)
     copies: list[str] = field(default_factory=list)  # results by file: exact copies of this file (same content)
+    # A shared library's: the machine that indexed the file and its path there (`path` is this desktop's, by
+    # library.path_map); None on a desktop library.
+    machine: Optional[str] = None
+    indexed_path: Optional[str] = None
 
     @property
     def score(self) -> float:
@@ -143,4 +147,5 @@ class Hit:
             "ranks": {"dense": r.dense, "lexical": r.lexical, "fused": r.fused, "rerank": r.rerank, "final": r.final},
             "repeats": [{"start": a, "end": b, "page": p} for a, b, p in self.repeats],
             "available": self.available,
+            **({"machine": self.machine, "indexed_path": self.indexed_path} if self.machine is not None else {}),
         }

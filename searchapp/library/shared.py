@@ -22,6 +22,8 @@ from .search.pipeline import mark_available, run_search, search_request
 from .search.result import UNSEARCHABLE, Notice, SearchResult
 from .sync.contract import SyncReport
 from ..base.library_address import shown
+from ..base.path_map import PathMap
+from . import shared_paths
 from ..store.postgres.pg_index import NoIndexWriter, PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET
 from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: pg_locks' classid of a root's lock
@@ -52,6 +54,7 @@ class SharedStatus:
     address: str
     machine: str
     roots: list[tuple[str, str, int, int]] = field(default_factory=list)  # (machine, path, files, passages)
+    mounts: list[tuple[str, str, str]] = field(default_factory=list)  # (machine, path, where mounted here)
     files: int = 0
     passages: int = 0
     embedded: int = 0
@@ -74,6 +77,8 @@ class SharedLibrary:
         # A role with SELECT rights only: searches, and records nothing (history, saved searches), as a
         # desktop library opened read-only (library/query/saved.py asks `read_only`).
         self.read_only = not self.store.may_write()
+        # Other machines' folders as mounted here (decision 0134): answers name their files so, and take such names.
+        self.paths = PathMap(config.library.path_map, self.store.machine)
         self.data_dir = config.data_dir  # this desktop's own (cmd_remove drops an expired local undo file there)
         self.keeps_undo = False  # no undo file in the data dir: the database keeps a Remove's rows (shared_upkeep.py)
 
@@ -208,6 +213,7 @@ class SharedLibrary:
         problem = query_problem(query, mode)
         if problem:
             return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)])
+        filters = shared_paths.mapped_filters(filters, self.paths)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None,
                              filters=filters if filters is not None and filters.active else None, group=group)
         index, encode_query = None, None
@@ -220,7 +226,8 @@ class SharedLibrary:
         cross = self.models.reranker() if want_rerank else None
         result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
                             cross.score if cross is not None else None, None)
-        mark_available(result)
+        shared_paths.local_hits(self.store, self.paths, result.hits)
+        mark_available(result)  # at this desktop's paths
         if cut:
             result.warnings = [cut]
         return result
@@ -228,14 +235,21 @@ class SharedLibrary:
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
                 filters: Optional["SearchFilters"] = None) -> SearchResult:
         """Files most like the indexed file `path` (or its page), from stored vectors only, as Library.similar:
-        the same find_similar over pgvector's index. A file of this machine's (another's path is not this
-        desktop's to name)."""
+        the same find_similar over pgvector's index. `path`: a file of this machine's, or of another's
+        folder where this desktop mounts it (library.path_map)."""
+        from ..base.member_paths import key_of
         from .search.similar import find_similar
 
+        found = shared_paths.resolve(self.store, self.paths, key_of(path))
         dim = self.store.dim()
         index = PgVectorIndex(self.store, dim) if dim is not None else None
-        return find_similar(self._as_store, cast("Optional[VectorIndex]", index), dim, path, page=page,
-                            k=k or self.config.search.k, filters=filters)
+        result = find_similar(self._as_store, cast("Optional[VectorIndex]", index), dim, path, page=page,
+                              k=k or self.config.search.k, filters=shared_paths.mapped_filters(filters, self.paths),
+                              source=found[1] if found is not None else None)
+        if found is not None:
+            result.query = self.paths.to_local(found[0], found[1].path)
+        shared_paths.local_hits(self.store, self.paths, result.hits)
+        return result
 
     def duplicates(self, threshold: Optional[float] = None, progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None) -> DuplicateReport:
@@ -245,21 +259,21 @@ class SharedLibrary:
 
         dim = self.store.dim()
         index = PgVectorIndex(self.store, dim) if dim is not None else None
-        return find_duplicates(self._as_store, cast("Optional[VectorIndex]", index), dim,
+        return find_duplicates(shared_paths.local_duplicates(self.store, self.paths),
+                               cast("Optional[VectorIndex]", index), dim,
                                threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
                                progress=progress, cancel=cancel)
 
     def explain(self, path: str) -> dict[str, Any]:
-        """Why `path` is or is not found (library/report/explain.py, as Library.explain)."""
-        from .report.explain import explain
-
-        return explain(self.config, self._as_store, path)
+        """Why `path` is or is not found (library/report/explain.py, as Library.explain); another machine's file
+        by where this desktop mounts it (library/shared_paths.py)."""
+        return shared_paths.explain_shared(self.config, self.store, self.paths, path)
 
     def ledger(self, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
         """(state, FileRow) of the stored entries in `state`, all when None (store/ledger.py, as Library.ledger)."""
         from ..store.ledger import files_in_state
 
-        return files_in_state(self._as_store, state, limit)
+        return shared_paths.local_ledger(self.store, self.paths, files_in_state(self._as_store, state, limit))
 
     def status(self) -> SharedStatus:
         st = SharedStatus(shown(self.address), self.store.machine)
@@ -275,4 +289,5 @@ class SharedLibrary:
         st.model = meta.get("model")
         st.dim = self.store.dim()
         st.generation = int(meta.get("generation", "0") or 0)
+        st.mounts = shared_paths.mounted_roots(self.store, self.paths)
         return st

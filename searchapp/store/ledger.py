@@ -63,9 +63,12 @@ def set_ocr_state(store: Store, file_id: int, ocr: Optional[str], pages: Optiona
     store.db.execute("UPDATE files SET ocr = ?, ocr_pages = ? WHERE id = ?", (ocr, listed, file_id))
 
 
-def entry_state(store: Store, path: str) -> Optional[tuple[str, FileRow, Optional[int], Optional[str]]]:
-    """(state, row, date_ns, ocr) of one stored entry, or None."""
-    r = store.conn.execute(f"SELECT {_STATE_SQL}, {FILE_COLS}, date_ns, ocr FROM files WHERE path = ?", (path,)).fetchone()  # noqa: S608 (constants: the state CASE, the columns)
+def entry_state(store: Store, path: str, owner: Optional[str] = None) -> Optional[tuple[str, FileRow, Optional[int], Optional[str]]]:
+    """(state, row, date_ns, ocr) of one stored entry, or None. `owner`: a shared library's machine whose entry
+    it is (machines may each hold one at a path)."""
+    sql = f"SELECT {_STATE_SQL}, {FILE_COLS}, date_ns, ocr FROM files WHERE path = ?"  # noqa: S608 (constants: the state CASE, the columns)
+    r = store.conn.execute(sql if owner is None else sql + " AND machine = ?",
+                           (path,) if owner is None else (path, owner)).fetchone()
     return None if r is None else (r[0], FileRow(*r[1:11]), r[11], r[12])
 
 

@@ -122,6 +122,7 @@ class SearchConfig:
 @dataclass(frozen=True)
 class LibraryConfig:
     address: str = _f("", "A library a team shares: postgresql://user@host/database (docs/shared-library.md); empty: the data dir's own library. --library and $SEARCHAPP_LIBRARY come first. Never a password: ~/.pgpass, a service file or PGPASSWORD hold it.")
+    path_map: tuple[str, ...] = _f((), "A shared library's folders of other machines as mounted here, each MACHINE:THEIR_FOLDER=FOLDER_HERE (e.g. \"nas-a:/mnt/share=/Volumes/share\"): their files are shown, opened and named at this desktop's mount point; whole path components only (docs/shared-library.md).")
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,10 @@ class Config:
             if not is_shared(self.library.address):
                 raise ConfigError(f"library.address: {self.library.address!r} is not a postgresql:// address")
             checked_address(self.library.address)
+        if self.library.path_map:  # a malformed entry is one line here, before any library opens
+            from ..path_map import parse_path_map
+
+            parse_path_map(self.library.path_map)
         return self
 
 

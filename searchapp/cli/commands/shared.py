@@ -127,20 +127,22 @@ def _search(args: Namespace, config: Config, address: str) -> int:
 def _status(args: Namespace, config: Config, address: str) -> int:
     from .status import ledger_state, print_ledger
 
-    if getattr(args, "check", False):  # its exit codes read a desktop library's index and folders
-        raise NotShared("`status --check`")
+    from ...library.shared_check import check_shared
+
     listing = bool(getattr(args, "files", None))
     state = ledger_state(args) if listing else None  # a wrong state is said before anything connects
     with SharedLibrary(config, address) as lib:
         if listing:
             return print_ledger(args, lib, state)
         st = lib.status()
+        # --check: the desktop's exit codes, from what a shared library can be wrong about (shared_check.py)
+        verdict = check_shared(lib) if getattr(args, "check", False) else None
     if getattr(args, "json", False):
-        print(json.dumps(st.__dict__))
-        return 0
-    for line in status_lines(st):
+        print(json.dumps({**st.__dict__, **({"check": verdict.to_json()} if verdict else {})}))
+        return verdict.code if verdict else 0
+    for line in status_lines(st) + ([printable(ln) for ln in verdict.lines()] if verdict else []):
         print(line)
-    return 0
+    return verdict.code if verdict else 0
 
 
 def status_lines(st: SharedStatus) -> list[str]:
@@ -149,6 +151,8 @@ def status_lines(st: SharedStatus) -> list[str]:
              f"files: {st.files} ({st.problems} skipped or failed); passages: {st.passages}, {percent}% with meaning",
              f"model: {printable(st.model or 'none yet')}" + (f" ({st.dim} dimensions)" if st.dim else ""),
              f"folders: {len(st.roots)}"]
+    here = {(machine, path): local for machine, path, local in st.mounts}  # library.path_map's
     lines += [f"  {printable(machine)}: {printable(path)} ({files} files, {chunks} passages)"
+              + (f", here at {printable(here[machine, path])}" if (machine, path) in here else "")
               for machine, path, files, chunks in st.roots]
     return lines

@@ -171,6 +171,8 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     if info["member"]:
         print(f"  member of: {printable(info['container'])}")
     print(f"  folder: {printable(info['folder']) if info['folder'] else '(none: not under any indexed folder)'}")
+    if info.get("indexed_path") not in (None, info["path"]):  # a shared library's, mounted here by library.path_map
+        print(f"  indexed by: {printable(info['machine'])}, as {printable(info['indexed_path'])}")
     print(f"  state: {info['state']}" + (f" ({printable(info['reason'])})" if info["reason"] else ""))
     if info["rule"]:
         print(f"  rule: {printable(info['rule'])}")

@@ -18,10 +18,11 @@ from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
 from ...ingest.ocr.images import image_suffixes
 from ...ingest.fsnames import storable
 from ...store import Store
+from ...store.rows import FileRow
 from ...store.ledger import STATES, entry_state, entry_text, entry_vectors
 from ..sync.roots import owning_root
 
-__all__ = ["explain", "member_key_of", "STATES"]
+__all__ = ["explain", "entry_fields", "member_key_of", "STATES"]
 
 TEXT_SHOWN = 300
 
@@ -60,8 +61,9 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
     return None
 
 
-def explain(config: Config, store: Store, path: str) -> dict[str, Any]:
-    """Everything the library knows and would decide about `path` (see the module doc), as plain data."""
+def explain(config: Config, store: Store, path: str, owner: Optional[str] = None) -> dict[str, Any]:
+    """Everything the library knows and would decide about `path` (see the module doc), as plain data. `owner`:
+    on a shared library, the machine whose entry is meant (library/shared_paths.py)."""
     key = member_key_of(path)
     container, member = split_member(key)
     roots = [r.path for r in store.roots()]
@@ -76,7 +78,7 @@ def explain(config: Config, store: Store, path: str) -> dict[str, Any]:
     rule = _rule(config, root, container)
     if rule is not None:
         out["rule"] = rule[1]
-    row = entry_state(store, key)
+    row = entry_state(store, key, owner)
     if row is None:
         if rule is not None:
             out.update(state=rule[0], reason=rule[1])
@@ -87,8 +89,13 @@ def explain(config: Config, store: Store, path: str) -> dict[str, Any]:
         else:
             out.update(state="not_synced", reason="not indexed yet: `searchapp index` reads it")
         return out
+    out.update(entry_fields(store, row))
+    return out
+
+
+def entry_fields(store: Store, row: tuple[str, FileRow, Optional[int], Optional[str]]) -> dict[str, Any]:
+    """What `explain` says of a stored entry (store/ledger.entry_state's row)."""
     state, frow, date_ns, _ocr = row
     text, passages = entry_text(store, frow.id, TEXT_SHOWN)
-    out.update(known=True, state=state, reason=frow.error, kind=frow.kind, passages=passages,
-               vectors=entry_vectors(store, frow.id), text=text, date=date_ns / 1e9 if date_ns else None)
-    return out
+    return dict(known=True, state=state, reason=frow.error, kind=frow.kind, passages=passages,
+                vectors=entry_vectors(store, frow.id), text=text, date=date_ns / 1e9 if date_ns else None)

@@ -23,6 +23,7 @@ from ...base.errors import ConfigError
 from ...base.member_paths import key_of
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
+from ...store.rows import FileRow
 from ..query.field_values import MAX_PAGE
 from ..resources.blas_limit import one_blas_thread
 from ..query.filters import SearchFilters
@@ -54,14 +55,16 @@ class SimilarHit(Hit):
 
 def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int], path: str, *,
                  page: Optional[int] = None, k: int = 10, filters: Optional[SearchFilters] = None,
-                 embed: Optional[PassageEmbedder] = None, embed_budget: int = 0) -> SearchResult:
+                 embed: Optional[PassageEmbedder] = None, embed_budget: int = 0,
+                 source: Optional[FileRow] = None) -> SearchResult:
     """`embed`: while meaning is unfinished, how the source's passages without a vector are embedded for this
-    answer (at most `embed_budget`, an even sample: the score is a mean over the source's passages)."""
+    answer (at most `embed_budget`, an even sample: the score is a mean over the source's passages). `source`:
+    `path`'s entry when the caller found it already (a shared library: another machine's, by the path map)."""
     t0 = time.perf_counter()
     ms: Callable[[], float] = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
     if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
         raise ConfigError(f"--page must be between 1 and {MAX_PAGE}, got {page}")
-    source = store.file_by_path(key_of(path))  # a member as shown (a.zip › m.txt) or as its key (a.zip//m.txt)
+    source = source or store.file_by_path(key_of(path))  # a member as shown (a.zip › m.txt) or as its key (a.zip//m.txt)
     if source is None or source.status != "indexed":
         raise ConfigError(f"{path} is not an indexed file of this library (`searchapp status` lists what is)")
     src_ids = store.chunk_ids_of_file(source.id, page)

@@ -391,6 +391,56 @@ class PgStore(PgLexical):
             out.setdefault(sha, []).append(path)
         return out
 
+    # -- which machine indexed what (the path map: library/shared_paths.py) -----------------------------------
+    def file_machines(self, file_ids: Optional[Sequence[int]] = None) -> dict[int, str]:
+        """File id -> the machine that indexed it (of `file_ids`, or of every file)."""
+        if file_ids is None:
+            return {int(i): str(m) for i, m in self.rows("SELECT id, machine FROM files")}
+        return {int(i): str(m) for i, m in self.rows("SELECT id, machine FROM files WHERE id = ANY(%s)",
+                                                     ([int(i) for i in file_ids],))}
+
+    def chunk_origins(self, chunk_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """Passage id -> (the machine that indexed its file, the file's path there)."""
+        return {int(c): (str(m), str(p)) for c, m, p in self.rows(
+            "SELECT c.id, f.machine, f.path FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ANY(%s)",
+            ([int(i) for i in chunk_ids],))}
+
+    def path_machines(self, paths: Iterable[str]) -> dict[str, list[str]]:
+        """Path -> the machines holding an entry at it, by name."""
+        out: dict[str, list[str]] = {}
+        for p, m in self.rows("SELECT path, machine FROM files WHERE path = ANY(%s) ORDER BY machine",
+                              (list(dict.fromkeys(paths)),)):
+            out.setdefault(str(p), []).append(str(m))
+        return out
+
+    def entry_of(self, machine: str, path: str) -> Optional[FileRow]:
+        """`machine`'s entry at `path` (file_by_path's, for any machine)."""
+        got = self._files("machine = %s AND path = %s", (machine, path))
+        return got[0] if got else None
+
+    def inconsistencies(self) -> list[str]:
+        """What `status --check` finds wrong (library/shared_check.py): the kept totals against a count,
+        each file's passage count against its passages, the HNSW index once vectors are there. Each a scan of
+        the passages: asked for, never on a search."""
+        out = []
+        if self.schema_version >= 2:
+            kept = self.lexical_totals()
+            row = self.one("SELECT count(*), coalesce(sum(n_tokens), 0) FROM chunks")
+            counted = (int(row[0]), int(row[1])) if row else (0, 0)
+            if kept != counted:
+                out.append(f"the kept passage totals ({kept[0]} passages, {kept[1]} words) differ from a count "
+                           f"({counted[0]}, {counted[1]}): word scores are off")
+        row = self.one("SELECT count(*) FROM files f LEFT JOIN (SELECT file_id, count(*) AS n FROM chunks GROUP BY "
+                       "file_id) c ON c.file_id = f.id WHERE f.n_chunks <> coalesce(c.n, 0)")
+        if row and row[0]:
+            out.append(f"{row[0]} files list another number of passages than they hold")
+        if self.dim() is not None:
+            row = self.one("SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass('chunks_hnsw')")
+            if not row or not row[0]:
+                out.append("the vectors' HNSW index is " + ("missing" if not row else "not valid")
+                           + ": searches by meaning read every vector")
+        return out
+
     # -- passages ---------------------------------------------------------------------------------------------
     def insert_chunks(self, file_id: int, chunks: Sequence[NewChunk]) -> list[int]:
         return self.insert_chunks_of([(file_id, c) for c in chunks])

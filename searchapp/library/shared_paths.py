@@ -1,0 +1,156 @@
+"""library.path_map applied to a shared library (decision 0134): its answers name another machine's files at this
+desktop's mount point, and a path this desktop names finds another machine's entry.
+
+The search, similar and duplicates run on the stored keys (each machine's own paths) as they always do; only
+what they hand back is renamed here, after they ran, so nothing inside them looks a mapped path up again. A hit
+keeps the machine that indexed it and its path there (`Hit.machine`, `Hit.indexed_path`). Syncs never come
+here: a machine syncs its own folders, by its own paths.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Optional, cast
+
+from ..base.member_paths import container_of, display_path, split_member
+from ..base.path_map import PathMap
+from ..store.rows import FileRow
+
+if TYPE_CHECKING:
+    from ..base.config import Config
+    from ..base.types import Hit
+    from ..store import Store
+    from ..store.postgres.pg_store import PgStore
+    from .query.filters import SearchFilters
+
+__all__ = ["local_hits", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_filters",
+           "mounted_roots"]
+
+
+def local_hits(store: PgStore, paths: PathMap, hits: list[Hit]) -> None:
+    """Name each hit (and its other passages and copies) as this desktop does; say who indexed it."""
+    every = [h for hit in hits for h in (hit, *hit.more)]
+    origins = store.chunk_origins([h.chunk_id for h in every]) if every else {}
+    for h in every:
+        machine, key = origins.get(h.chunk_id, (store.machine, h.path))
+        h.machine, h.indexed_path, h.path = machine, key, paths.to_local(machine, key)
+    copies = [p for hit in hits for p in hit.copies]
+    if not copies or not paths:
+        return
+    holders = store.path_machines(copies)
+    for hit in hits:
+        # A copy at a path this machine holds is its own; else it is named by the (first) machine holding it.
+        hit.copies = [p if store.machine in holders.get(p, [store.machine]) else paths.to_local(holders[p][0], p)
+                      for p in hit.copies]
+
+
+class _LocalPaths:
+    """A PgStore whose file_hashes and file_paths (what `duplicates` reports by) name files as this desktop does."""
+
+    def __init__(self, store: PgStore, paths: PathMap) -> None:
+        self._store, self._paths = store, paths
+        self._machines: Optional[dict[int, str]] = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def _local(self, file_id: int, path: str) -> str:
+        if self._machines is None:
+            self._machines = self._store.file_machines()
+        return self._paths.to_local(self._machines.get(file_id, self._store.machine), path)
+
+    def file_hashes(self) -> list[tuple[int, str, str]]:
+        return sorted(((i, self._local(i, p), h) for i, p, h in self._store.file_hashes()), key=lambda t: t[1])
+
+    def file_paths(self) -> dict[int, str]:
+        return {i: self._local(i, p) for i, p in self._store.file_paths().items()}
+
+
+def local_duplicates(store: PgStore, paths: PathMap) -> Any:
+    """The store `find_duplicates` reads: `store` itself without a map."""
+    return _LocalPaths(store, paths) if paths else store
+
+
+def local_ledger(store: PgStore, paths: PathMap, rows: list[tuple[str, FileRow]]) -> list[tuple[str, FileRow]]:
+    if not paths or not rows:
+        return rows
+    machines = store.file_machines([r.id for _, r in rows])
+    return [(s, dataclasses.replace(r, path=paths.to_local(machines.get(r.id, store.machine), r.path)))
+            for s, r in rows]
+
+
+def resolve(store: PgStore, paths: PathMap, key: str) -> Optional[tuple[str, FileRow]]:
+    """(machine, entry) that this desktop's `key` names: this machine's own entry there first, else the entry of
+    another machine whose folder is mounted there (library.path_map); None when neither holds one."""
+    for machine, theirs in [(store.machine, key), *paths.to_theirs(key)]:
+        row = store.entry_of(machine, theirs)
+        if row is not None:
+            return machine, row
+    return None
+
+
+def mounted_roots(store: PgStore, paths: PathMap) -> list[tuple[str, str, str]]:
+    """(machine, its folder, where it is mounted here) of every other machine's folder the map reaches."""
+    out = []
+    for machine, root in store.all_roots():
+        here = paths.mounted(machine, root.path)
+        if here is not None:
+            out.append((machine, root.path, here))
+    return out
+
+
+def explain_shared(config: Config, store: PgStore, paths: PathMap, path: str) -> dict[str, Any]:
+    """`explain PATH` on a shared library: this machine's entry as the desktop explains it; another machine's,
+    found by the path map, with its state and text, and who indexed it where."""
+    from ..store.ledger import entry_state
+    from .report.explain import entry_fields, explain, member_key_of
+
+    key = member_key_of(path)
+    found = resolve(store, paths, key)
+    as_store = cast("Store", store)  # a PgStore answers what explain and the ledger ask (pg_store.py)
+    if found is None or found[0] == store.machine:
+        out = explain(config, as_store, path, owner=store.machine)
+        if out["known"]:
+            out.update(machine=store.machine, indexed_path=out["path"])
+        elif out["state"] == "outside":
+            _not_synced_there(store, paths, key, out)
+        return out
+    machine, row = found
+    container, member = split_member(key)
+    out = {"path": key, "shown_as": display_path(key), "container": container if member else None,
+           "member": member, "folder": _folder(store, paths, machine, key), "state": None, "reason": None,
+           "rule": None, "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None, "known": False,
+           "machine": machine, "indexed_path": row.path}
+    state = entry_state(as_store, row.path, machine)
+    if state is not None:
+        out.update(entry_fields(as_store, state))
+    return out
+
+
+def _folder(store: PgStore, paths: PathMap, machine: str, key: str) -> Optional[str]:
+    """The folder of `machine` that holds this desktop's `key`, as named here (the innermost)."""
+    from .sync.roots import owning_root
+
+    return owning_root(container_of(key), [r for m, _, r in mounted_roots(store, paths) if m == machine])
+
+
+def _not_synced_there(store: PgStore, paths: PathMap, key: str, out: dict[str, Any]) -> None:
+    """A path under another machine's mounted folder that holds no entry: that machine's sync reads it."""
+    import os
+
+    for machine, theirs in paths.to_theirs(key):
+        folder = _folder(store, paths, machine, key)
+        if folder is None:
+            continue
+        there = os.path.lexists(container_of(key))
+        out.update(folder=folder, machine=machine, indexed_path=theirs, state="not_synced" if there else "missing",
+                   reason=(f"not indexed yet: {machine}'s sync reads it" if there else "no such file"))
+        return
+
+
+def mapped_filters(filters: Optional[SearchFilters], paths: PathMap) -> Optional[SearchFilters]:
+    """`--in` folders named at this desktop's mount points also cover the other machines' folders they map to."""
+    if filters is None or not filters.folders or not paths:
+        return filters
+    theirs = [t for f in filters.folders for _, t in paths.to_theirs(f)]
+    return dataclasses.replace(filters, folders=tuple(dict.fromkeys((*filters.folders, *theirs))))

@@ -1,0 +1,134 @@
+"""Two desktops on one shared library (decision 0134): desk-a indexes a shared drive where it mounts it, desk-b
+mounts the drive elsewhere (here a symlink) and, through library.path_map, sees, opens and names desk-a's files
+at its own mount point; and `status --check` with the desktop's exit codes. In this process, against the real
+server; the machines are $SEARCHAPP_MACHINE."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from urllib.parse import urlsplit
+
+import corpus
+import pytest
+
+from searchapp.cli.main import main
+
+pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
+
+
+@pytest.fixture
+def desks(tmp_path, tiny_bi_encoder_dir, capsys, pg_address, monkeypatch):
+    """(run as a machine, desk-a's share, desk-b's mount of it): desk-a has indexed share/docs and share2."""
+    monkeypatch.delenv("SEARCHAPP_LIBRARY", raising=False)
+    share_a, mount_b = tmp_path / "a" / "share", tmp_path / "b" / "share"
+    corpus.make_mixed_corpus(share_a / "docs")
+    (tmp_path / "a" / "share2").mkdir()  # /…/share2: the same leading characters, another folder
+    (tmp_path / "a" / "share2" / "rye.txt").write_text("Rye sourdough starter bread.", encoding="utf-8")
+    mount_b.parent.mkdir()
+    mount_b.symlink_to(share_a, target_is_directory=True)
+    dirs = {}
+    for machine, extra in (("desk-a", ""), ("desk-b", f'path_map = ["desk-a:{share_a}={mount_b}"]\n')):
+        data = tmp_path / machine
+        data.mkdir()
+        (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n\n'
+                                          f'[library]\naddress = "{pg_address}"\n{extra}', encoding="utf-8")
+        dirs[machine] = data
+
+    def run(machine: str, *argv: str) -> tuple[int, str, str]:
+        monkeypatch.setenv("SEARCHAPP_MACHINE", machine)
+        code = main(["--data-dir", str(dirs[machine]), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, _, err = run("desk-a", "index", str(share_a / "docs"), str(tmp_path / "a" / "share2"))
+    assert code == 0, err
+    return run, share_a, mount_b
+
+
+def test_desk_b_sees_and_names_desk_as_files_at_its_own_mount_point(desks, tmp_path):
+    run, share_a, mount_b = desks
+    code, out, _ = run("desk-b", "search", "sourdough starter", "--mode", "lexical", "--json")
+    hits = {h["path"]: h for h in json.loads(out)["hits"]}
+    bread, rye = hits[str(mount_b / "docs" / "bread.txt")], hits[str(tmp_path / "a" / "share2" / "rye.txt")]
+    assert code == 0 and bread["machine"] == "desk-a" and bread["indexed_path"] == str(share_a / "docs" / "bread.txt")
+    assert bread["key"] == bread["path"] and bread["available"] is True
+    assert rye["indexed_path"] == rye["path"]  # share2 is not under the mapped folder
+    code, out, _ = run("desk-a", "search", "sourdough starter", "--mode", "lexical", "--json")
+    assert code == 0 and str(share_a / "docs" / "bread.txt") in [h["path"] for h in json.loads(out)["hits"]]
+
+    code, out, _ = run("desk-b", "search", "sourdough", "--mode", "lexical", "--in", str(mount_b), "--json")
+    assert code == 0 and [h["path"] for h in json.loads(out)["hits"]] == [str(mount_b / "docs" / "bread.txt")]
+
+    code, out, _ = run("desk-b", "explain", str(mount_b / "docs" / "bread.txt"))
+    assert code == 0 and "state: indexed" in out and f"folder: {mount_b / 'docs'}" in out
+    assert f"indexed by: desk-a, as {share_a / 'docs' / 'bread.txt'}" in out
+    (share_a / "docs" / "new.txt").write_text("not synced by desk-a yet", encoding="utf-8")
+    code, out, _ = run("desk-b", "explain", str(mount_b / "docs" / "new.txt"), "--json")
+    info = json.loads(out)
+    assert code == 1 and (info["state"], info["machine"], info["folder"]) == ("not_synced", "desk-a", str(mount_b / "docs"))
+
+    code, out, err = run("desk-b", "similar", str(mount_b / "docs" / "bread.txt"), "--json")
+    got = json.loads(out)
+    assert code == 0, err
+    assert got["query"] == str(mount_b / "docs" / "bread.txt") and got["hits"]
+    assert all(h["path"].startswith(str(mount_b / "docs")) or h["path"].endswith("rye.txt") for h in got["hits"])
+
+    shutil.copy(share_a / "docs" / "bread.txt", share_a / "docs" / "copy.txt")
+    assert run("desk-a", "index")[0] == 0
+    code, out, _ = run("desk-b", "duplicates", "--json")
+    assert code == 0 and json.loads(out)["exact"] == [{"paths": [str(mount_b / "docs" / "bread.txt"),
+                                                                 str(mount_b / "docs" / "copy.txt")]}]
+    code, out, _ = run("desk-b", "status", "--files", "--json")
+    paths = [f["path"] for f in json.loads(out)["files"]]
+    assert code == 0 and str(mount_b / "docs" / "copy.txt") in paths and not any(p.startswith(f"{share_a}/") for p in paths)
+    code, out, _ = run("desk-b", "status")
+    assert code == 0 and f"desk-a: {share_a / 'docs'} (" in out and f"here at {mount_b / 'docs'}" in out
+
+    # Syncs touch this machine's folders only: desk-b has none, the map gives it none.
+    code, _, err = run("desk-b", "index")
+    assert code == 2 and "nothing to sync on this machine" in err
+
+
+def test_a_malformed_map_entry_is_one_line(desks, tmp_path):
+    run, _, _ = desks
+    config = tmp_path / "desk-b" / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace("desk-a:", "desk-a"), encoding="utf-8")
+    code, out, err = run("desk-b", "search", "bread", "--mode", "lexical")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "library.path_map" in err and "MACHINE:THEIR_FOLDER=FOLDER_HERE" in err
+
+
+def test_status_check_exit_codes(desks, tmp_path, pg_server, pg_address, monkeypatch):
+    run, share_a, mount_b = desks
+    code, out, _ = run("desk-a", "status", "--check")
+    assert code == 0 and "consistent: yes" in out and "MISSING" not in out
+    code, out, _ = run("desk-b", "status", "--check", "--json")
+    check = json.loads(out)["check"]
+    assert code == 0 and (check["exit_code"], check["consistent"], check["missing"]) == (0, True, [])
+    assert check["failed"] == 0 and check["waiting"] == 0
+
+    # 1: desk-b's mount of desk-a's folder is not there (desk-a's own folders are fine).
+    mount_b.unlink()
+    code, out, _ = run("desk-b", "search", "sourdough starter", "--mode", "lexical", "--json")
+    bread = next(h for h in json.loads(out)["hits"] if h["path"] == str(mount_b / "docs" / "bread.txt"))
+    assert code == 0 and bread["available"] is False  # judged where this desktop opens it, not at desk-a's path
+    code, out, _ = run("desk-b", "status", "--check")
+    assert code == 1 and f"MISSING: desk-a: {mount_b / 'docs'}: not found" in out
+    assert run("desk-a", "status", "--check")[0] == 0
+    shutil.rmtree(tmp_path / "a" / "share2")  # 1: one of desk-a's own folders is gone
+    code, out, _ = run("desk-a", "status", "--check")
+    assert code == 1 and f"MISSING: desk-a: {tmp_path / 'a' / 'share2'}" in out
+
+    # 3: the kept totals no longer add up (as a crashed writer or a hand edit could leave them).
+    db = urlsplit(pg_address).path.lstrip("/")
+    pg_server.admin("UPDATE chunk_totals SET n_rows = n_rows + 1", database=db)
+    code, out, _ = run("desk-a", "status", "--check")
+    assert code == 3 and "consistent: NO: the kept passage totals" in out
+
+    # 4: this desktop's chunking differs from the library's (before everything else).
+    monkeypatch.setenv("SEARCHAPP_CHUNKING__MAX_TOKENS", "100")
+    code, out, _ = run("desk-a", "status", "--check")
+    assert code == 4 and "settings differ: the shared library was built with" in out
+    monkeypatch.delenv("SEARCHAPP_CHUNKING__MAX_TOKENS")
+    assert run("desk-a", "status")[0] == 0  # without --check: a report, exit 0
