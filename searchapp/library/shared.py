@@ -207,15 +207,20 @@ class SharedLibrary:
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
         query, cut = capped_query(query)
-        parsed = None if literal else read_query(query)
-        if parsed is not None and parsed.has_syntax and not parsed.as_words:
-            raise NotShared("the query language (\"phrases\", -word, OR, word*, fields); --literal searches the words")
-        problem = query_problem(query, mode)
+        parsed = None if literal else read_query(query)  # the query language as Library.search reads it
+        warnings = [cut] if cut else []
+        warnings += list(parsed.warnings) if parsed is not None else []
+        reading = "literal" if parsed is None else "plain" if parsed.as_words else "strict"
+        if parsed is not None and not parsed.has_syntax:
+            parsed = None  # a plain query is searched as typed
+        problem = query_problem(query, mode) if parsed is None else None
         if problem:
-            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)])
+            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)], warnings=warnings,
+                                reading=reading)
         filters = shared_paths.mapped_filters(filters, self.paths)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None,
-                             filters=filters if filters is not None and filters.active else None, group=group)
+                             filters=filters if filters is not None and filters.active else None, group=group,
+                             parsed=parsed)
         index, encode_query = None, None
         if mode != "lexical":
             self.models.check_library(self.store)
@@ -228,8 +233,7 @@ class SharedLibrary:
                             cross.score if cross is not None else None, None)
         shared_paths.local_hits(self.store, self.paths, result.hits)
         mark_available(result)  # at this desktop's paths
-        if cut:
-            result.warnings = [cut]
+        result.warnings, result.reading = warnings, reading
         return result
 
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,

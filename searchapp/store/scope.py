@@ -116,6 +116,14 @@ class ScopeQueries:
 
     conn: sqlite3.Connection
 
+    # What a query's constraints ask of the store (library/search/constraints.py); a shared library's store
+    # answers the same with its postings (store/postgres/pg_scope.py).
+    def term_fragment(self, terms: Sequence[Sequence[tuple[str, bool]]], *, exclude: bool = False) -> Fragment:
+        return files_containing(terms, exclude=exclude)
+
+    def name_fragment(self, globs: Sequence[str]) -> Fragment:
+        return name_matches(globs)
+
     def chunk_ids_where(self, where: Fragment) -> np.ndarray:
         """The ids (sorted int64) of every passage of the files (and pages) `where` allows."""
         # CROSS JOIN keeps files as the outer loop (SQLite's rule): the matching files first, then their

@@ -61,8 +61,10 @@ class QueryConstraints:
 
     active = True
 
-    def __init__(self, parsed: ParsedQuery, filters: Optional[SearchFilters] = None) -> None:
+    def __init__(self, parsed: ParsedQuery, filters: Optional[SearchFilters] = None,
+                 store: Optional[Store] = None) -> None:
         self.parsed, self.filters = parsed, filters
+        self._store = store  # whose SQL the term and name tests are written in (the desktop's when None)
         self._where = self._build()
 
     def _build(self) -> Fragment:
@@ -71,13 +73,15 @@ class QueryConstraints:
         if not parts:
             parts.append(INDEXED)
         if p.names:
-            parts.append(name_matches([g if _GLOB_CHARS & set(g) else f"*{g}*" for g in p.names]))
+            globs = [g if _GLOB_CHARS & set(g) else f"*{g}*" for g in p.names]
+            parts.append(name_matches(globs) if self._store is None else self._store.name_fragment(globs))
         if p.page is not None:
             parts.append(on_page(p.page))
         for clause in p.clauses:
             if clause.kind != "word":
-                parts.append(files_containing([term_pieces(t) for t in clause.terms],
-                                              exclude=clause.kind == "exclude"))
+                pieces, exclude = [term_pieces(t) for t in clause.terms], clause.kind == "exclude"
+                parts.append(files_containing(pieces, exclude=exclude) if self._store is None
+                             else self._store.term_fragment(pieces, exclude=exclude))
         return all_of(parts)
 
     def where(self) -> tuple[str, list[Any]]:
@@ -96,7 +100,7 @@ class QueryConstraints:
 
 
 def constraint_scope(store: Store, parsed: ParsedQuery, filters: Optional[SearchFilters]) -> FilterScope:
-    return FilterScope(store, QueryConstraints(parsed, filters))
+    return FilterScope(store, QueryConstraints(parsed, filters, store))
 
 
 def list_by_date(store: Store, scope: FilterScope, k: int, group: str) -> list[Hit]:

@@ -6,8 +6,11 @@ same term frequencies, passage lengths, passage count and token total: the same 
 the same order and the same ties (lower passage id first). Measured against PostgreSQL's own full text
 (tsvector, ts_rank_cd) in decision 0119: that changes the stems and the ranking; this does not.
 
-Not yet here (a gap of the shared engine, said where it is met): CJK character pairs (SQLite's second table),
-and a word FTS5 splits into several tokens is scored by its tokens' least frequency rather than as a phrase.
+CJK text is scored as the desktop scores its character table (store/cjk.py): a character pair or a lone
+character of the query is a term of `cjk_postings` (tokens.cjk_passage_terms), with that table's own passage
+count and token total, and each table's top is cut before the two are merged (store/lexical.py's merge_bm25).
+Not yet here (a gap of the shared engine, said where it is met): a word FTS5 splits into several tokens is
+scored by its tokens' least frequency rather than as a phrase.
 Filters (store/scope.py's fragments) keep the top among the passages they allow, with the whole library's
 scores, as FTS5's bm25() does under a filter.
 """
@@ -20,7 +23,7 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from ..bm25_postings import _idf, _scores
-from ..lexical import STOP_WORDS
+from ..lexical import STOP_WORDS, merge_bm25
 
 __all__ = ["PgLexical", "query_phrases", "NOT_YET"]
 
@@ -57,13 +60,19 @@ class PgLexical:
             row = self.rows("SELECT count(*), coalesce(sum(n_tokens), 0) FROM chunks")[0]
         return int(row[0]), int(row[1])
 
+    def cjk_totals(self) -> tuple[int, int]:
+        """(passages, tokens) of the character table: the passages with a CJK character and their lengths there
+        (N and the mean length of the desktop's chunks_cjk), kept per root as the words' are (schema 6)."""
+        row = self.rows("SELECT coalesce(sum(n_cjk_rows), 0), coalesce(sum(n_cjk_tokens), 0) FROM chunk_totals")[0]
+        return int(row[0]), int(row[1])
+
     def search_lexical(self, query: str, limit: int, within: Optional[Sequence[int]] = None,
                        prefixes: Iterable[str] = ()) -> Scored:
         if within is not None:
             if not within:
                 return []
-            _, scores = self._bm25(query, 0, within, prefixes)
-            return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[: max(0, int(limit))]
+            tables = self._tables(query, prefixes)
+            return merge_bm25((_top(docs, scores, limit, None, within) for docs, scores in tables), limit)
         return self._bm25(query, limit, (), prefixes)[0]
 
     def search_lexical_and_score(self, query: str, limit: int, also: Sequence[int], prefixes: Iterable[str] = (),
@@ -86,50 +95,62 @@ class PgLexical:
     def _bm25(self, query: str, limit: int, also: Sequence[int], prefixes: Iterable[str],
               allowed: Optional[np.ndarray] = None) -> tuple[Scored, dict[int, float]]:
         """(the top `limit` by BM25, best first, ties by lower id, among `allowed` when given; {id: score} of the
-        passages of `also` that hold a query word)."""
-        phrases = [p for p in query_phrases(query, prefixes) if p[0]]
-        if not phrases:
-            return [], {}
-        n_rows, n_tokens = self.lexical_totals()
-        if n_rows <= 0:
-            return [], {}
-        postings = [self._postings(terms, prefix) for terms, prefix in phrases]
-        docs = np.unique(np.concatenate([p[0] for p in postings])) if postings else np.empty(0, np.int64)
-        if not len(docs):
-            return [], {}
-        tf = np.zeros((len(postings), len(docs)))
-        dl = np.zeros(len(docs))
-        for i, (ids, f, lengths) in enumerate(postings):
-            at = np.searchsorted(docs, ids)
-            tf[i, at] = f
-            dl[at] = lengths
-        idf = [_idf(n_rows, len(p[0])) for p in postings]
-        scores = _scores(tf, dl, idf, float(n_tokens) / float(n_rows))
-        top: Scored = []
-        if limit > 0:
-            order = np.lexsort((docs, -scores))
-            if allowed is not None:
-                order = order[np.isin(docs[order], allowed)]
-            order = order[: int(limit)]
-            top = list(zip(docs[order].tolist(), scores[order].tolist(), strict=True))
+        passages of `also` that hold a query word). Each table's top is cut first and the tops merged, as
+        store/lexical.py merges the desktop's two tables."""
+        tops: list[Scored] = []
+        scores: dict[int, float] = {}
         wanted = np.asarray(sorted({int(i) for i in also}), dtype=np.int64)
-        at = np.searchsorted(docs, wanted)
-        hit = at < len(docs)
-        hit[hit] = docs[at[hit]] == wanted[hit]
-        return top, dict(zip(wanted[hit].tolist(), scores[at[hit]].tolist(), strict=True))
+        for docs, table_scores in self._tables(query, prefixes):
+            tops.append(_top(docs, table_scores, limit, allowed))
+            at = np.searchsorted(docs, wanted)
+            hit = at < len(docs)
+            hit[hit] = docs[at[hit]] == wanted[hit]
+            for cid, sc in zip(wanted[hit].tolist(), table_scores[at[hit]].tolist(), strict=True):
+                scores[cid] = scores.get(cid, 0.0) + sc
+        return merge_bm25(tops, limit), scores
+
+    def _tables(self, query: str, prefixes: Iterable[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(passage ids ascending, their BM25) of the words and, when the query has CJK text, of the character
+        table: the two tables' scores, each with its own N and mean length, as FTS5 scores its two tables."""
+        phrases = [p for p in query_phrases(query, prefixes) if p[0]]
+        if not phrases:  # fts_query's None: nothing is searched, not even the CJK pairs
+            return []
+        out = [_table_scores([self._postings(terms, prefix) for terms, prefix in phrases], *self.lexical_totals())]
+        if self.schema_version >= 6:
+            from ..cjk import cjk_terms
+            from .tokens import cjk_key
+
+            keys = [k for k in (cjk_key(t) for t in cjk_terms(query)) if k is not None]
+            if keys:
+                out.append(_table_scores([self._cjk_postings(k) for k in keys], *self.cjk_totals()))
+        return out
 
     def _postings(self, terms: tuple[str, ...], prefix: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(passage ids ascending, term frequency, passage length) of one query word."""
-        if prefix:  # every term starting with it, as FTS5's "word" * reads
-            rows = self.rows("SELECT chunk_id, sum(tf), min(dl) FROM postings WHERE starts_with(term, %s) "
-                             "GROUP BY chunk_id ORDER BY chunk_id", (terms[0],))
+        if prefix:  # every term starting with it, as FTS5's "word" * reads: a range of the primary key's btree
+            from .pg_scope import prefix_range
+
+            low, high = prefix_range(terms[0])
+            params: tuple[str, ...]
+            if self.schema_version < 6:  # terms not yet in the "C" collation: a range is not the prefix's terms
+                test, params = "starts_with(term, %s)", (terms[0],)
+            elif high is None:
+                test, params = "term >= %s", (low,)
+            else:
+                test, params = "term >= %s AND term < %s", (low, high)
+            rows = self.rows(f"SELECT chunk_id, sum(tf), min(dl) FROM postings WHERE {test} "  # noqa: S608 (constants; values are parameters)
+                             "GROUP BY chunk_id ORDER BY chunk_id", params)
         elif len(terms) == 1:
             rows = self.rows("SELECT chunk_id, tf, dl FROM postings WHERE term = %s ORDER BY chunk_id", (terms[0],))
         else:  # a word FTS5 splits (foo_bar): the passages holding all its tokens, at their least frequency
             rows = self.rows("SELECT chunk_id, min(tf), min(dl) FROM postings WHERE term = ANY(%s) GROUP BY chunk_id "
                              "HAVING count(*) = %s ORDER BY chunk_id", (list(terms), len(set(terms))))
-        arr = np.array(rows, dtype=np.int64).reshape(-1, 3)
-        return arr[:, 0], arr[:, 1].astype(np.float64), arr[:, 2].astype(np.float64)
+        return _arrays(rows)
+
+    def _cjk_postings(self, key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(passage ids ascending, how often, passage length in the character table) of a character or a pair."""
+        return _arrays(self.rows("SELECT chunk_id, tf, dl FROM cjk_postings WHERE term = %s ORDER BY chunk_id",
+                                 (key,)))
 
     def files_with_phrase(self, phrase: str, cap: int = 100_000) -> int:
         """How many files hold `phrase` (its terms in a row, as FTS5 reads a quoted phrase), up to `cap`: the
@@ -152,3 +173,38 @@ class PgLexical:
                 if len(files) >= cap:
                     break
         return len(files)
+
+
+def _arrays(rows: list[tuple[Any, ...]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    arr = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    return arr[:, 0], arr[:, 1].astype(np.float64), arr[:, 2].astype(np.float64)
+
+
+def _table_scores(postings: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n_rows: int,
+                  n_tokens: int) -> tuple[np.ndarray, np.ndarray]:
+    """(passage ids ascending, BM25) of one table's phrases: bm25_postings' formula over their postings."""
+    docs = np.unique(np.concatenate([p[0] for p in postings])) if postings else np.empty(0, np.int64)
+    if n_rows <= 0 or not len(docs):
+        return np.empty(0, np.int64), np.empty(0)
+    tf = np.zeros((len(postings), len(docs)))
+    dl = np.zeros(len(docs))
+    for i, (ids, f, lengths) in enumerate(postings):
+        at = np.searchsorted(docs, ids)
+        tf[i, at] = f
+        dl[at] = lengths
+    idf = [_idf(n_rows, len(p[0])) for p in postings]
+    return docs, _scores(tf, dl, idf, float(n_tokens) / float(n_rows))
+
+
+def _top(docs: np.ndarray, scores: np.ndarray, limit: int, allowed: Optional[np.ndarray],
+         within: Optional[Sequence[int]] = None) -> Scored:
+    """The top `limit` of one table, best first, ties by lower id, among `allowed` (and `within`) when given."""
+    if limit <= 0:
+        return []
+    order = np.lexsort((docs, -scores))
+    if allowed is not None:
+        order = order[np.isin(docs[order], allowed)]
+    if within is not None:
+        order = order[np.isin(docs[order], np.asarray(list(within), dtype=np.int64))]
+    order = order[: int(limit)]
+    return list(zip(docs[order].tolist(), scores[order].tolist(), strict=True))

@@ -23,6 +23,7 @@ from ...base.errors import StoreError
 from ..rows import ChunkRow, FileRow, NewChunk, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
+from .pg_scope import PgScope
 from .schema import MIGRATIONS, SCHEMA_VERSION, TABLES, hnsw_index
 from .sql_shim import ShimConnection
 
@@ -60,7 +61,7 @@ def _vector_text(vec: np.ndarray) -> str:
 
 WRITER_LOCK = 4_4_0120  # a root's writer lock is (WRITER_LOCK, root id): pg_locks' classid, objid while a sync runs
 
-class PgStore(PgLexical):
+class PgStore(PgLexical, PgScope):
     """One connection to a shared library. `create`: make the tables if missing (commands that write)."""
 
     def __init__(self, address: str, *, create: bool = False, machine: Optional[str] = None) -> None:
@@ -206,6 +207,10 @@ class PgStore(PgLexical):
                 for step in range(version + 1, SCHEMA_VERSION + 1):
                     for statement in MIGRATIONS[step]:
                         self.rows(statement)
+                    if step == 6:  # the character postings of the passages already here (pg_cjk.py)
+                        from .pg_cjk import backfill_cjk
+
+                        backfill_cjk(self)
                 self.set_meta(_SCHEMA_KEY, str(SCHEMA_VERSION))
         except StoreError as exc:
             if "vector" in str(exc) and "extension" in str(exc):
@@ -455,13 +460,17 @@ class PgStore(PgLexical):
         texts = [_clean(c.text) for _, c in rows]
         from .tokens import passage_terms
 
-        terms = passage_terms(texts)
+        from .pg_cjk import write_cjk_postings
+        from .tokens import cjk_passage_terms
+
+        terms, cjk = passage_terms(texts), cjk_passage_terms(texts)
         with self._guard(), self._pg.cursor() as cur:
-            with cur.copy('COPY chunks (id, file_id, ordinal, start, "end", page, text, text_hash, n_tokens, vector) '
-                          "FROM STDIN") as copy:
-                for cid, (fid, c), text, (_, n) in zip(ids, rows, texts, terms, strict=True):
+            with cur.copy('COPY chunks (id, file_id, ordinal, start, "end", page, text, text_hash, n_tokens, vector, '
+                          "n_cjk) FROM STDIN") as copy:
+                for cid, (fid, c), text, (_, n), k in zip(ids, rows, texts, terms, cjk, strict=True):
                     copy.write_row((cid, fid, c.ordinal, c.start, c.end, c.page, text, c.text_hash, n,
-                                    None if c.vector is None else _vector_text(c.vector)))
+                                    None if c.vector is None else _vector_text(c.vector), None if k is None else k[1]))
+            write_cjk_postings(cur, ids, cjk)
             with cur.copy("COPY postings (term, chunk_id, tf, dl) FROM STDIN") as copy:
                 for cid, (counts, n) in zip(ids, terms, strict=True):
                     for term, tf in counts.items():

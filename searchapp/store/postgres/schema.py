@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "hnsw_index"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL);
@@ -138,9 +138,57 @@ _REMOVED = [
     "CREATE INDEX IF NOT EXISTS removed_cjk_postings_chunk ON removed_cjk_postings(chunk_id)",
 ]
 
+# The query language and CJK text (decision 0133). A term compares byte for byte (the "C" collation), as FTS5's
+# terms do, so `word*` reads the primary key's btree as the range [word, word's successor) instead of testing
+# every term. CJK text gets the desktop's character table as postings (tokens.cjk_passage_terms: each character
+# and each pair of characters side by side), with its own passage count and token total kept per root beside
+# the words' (chunks.n_cjk: the passage's length in that table, NULL where the desktop keeps no row for it).
+_CJK = [
+    'ALTER TABLE postings ALTER COLUMN term TYPE text COLLATE "C"',
+    "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS n_cjk integer",
+    "ALTER TABLE IF EXISTS removed_chunks ADD COLUMN IF NOT EXISTS n_cjk integer",  # its copy (decision 0135)
+    """CREATE TABLE IF NOT EXISTS cjk_postings (
+        term text COLLATE "C" NOT NULL, chunk_id bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        tf integer NOT NULL, dl integer NOT NULL, PRIMARY KEY (term, chunk_id) INCLUDE (tf, dl))""",
+    "CREATE INDEX IF NOT EXISTS cjk_postings_chunk ON cjk_postings(chunk_id)",
+    "ALTER TABLE chunk_totals ADD COLUMN IF NOT EXISTS n_cjk_rows bigint NOT NULL DEFAULT 0",
+    "ALTER TABLE chunk_totals ADD COLUMN IF NOT EXISTS n_cjk_tokens bigint NOT NULL DEFAULT 0",
+    """CREATE OR REPLACE FUNCTION searchapp_totals_add(root bigint, rows bigint, tokens bigint, cjk_rows bigint,
+         cjk_tokens bigint) RETURNS void LANGUAGE sql AS $$
+         INSERT INTO chunk_totals(root_id, n_rows, n_tokens, n_cjk_rows, n_cjk_tokens)
+         VALUES (root, rows, tokens, cjk_rows, cjk_tokens)
+         ON CONFLICT (root_id) DO UPDATE SET n_rows = chunk_totals.n_rows + excluded.n_rows,
+           n_tokens = chunk_totals.n_tokens + excluded.n_tokens,
+           n_cjk_rows = chunk_totals.n_cjk_rows + excluded.n_cjk_rows,
+           n_cjk_tokens = chunk_totals.n_cjk_tokens + excluded.n_cjk_tokens $$""",
+    """CREATE OR REPLACE FUNCTION searchapp_chunks_added() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         PERFORM searchapp_totals_add(f.root_id, g.n, g.t, g.cn, g.ct) FROM (SELECT file_id, count(*) AS n,
+           sum(n_tokens) AS t, count(n_cjk) AS cn, coalesce(sum(n_cjk), 0) AS ct FROM added GROUP BY file_id) g
+           JOIN files f ON f.id = g.file_id;
+         RETURN NULL;
+       END $$""",
+    """CREATE OR REPLACE FUNCTION searchapp_chunks_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         PERFORM searchapp_totals_add(f.root_id, -g.n, -g.t, -g.cn, -g.ct) FROM (SELECT file_id, count(*) AS n,
+           sum(n_tokens) AS t, count(n_cjk) AS cn, coalesce(sum(n_cjk), 0) AS ct FROM gone GROUP BY file_id) g
+           JOIN files f ON f.id = g.file_id;
+         RETURN NULL;
+       END $$""",
+    """CREATE OR REPLACE FUNCTION searchapp_file_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         PERFORM searchapp_totals_add(r.root, r.sign * g.n, r.sign * g.t, r.sign * g.cn, r.sign * g.ct)
+           FROM (SELECT count(*) AS n, coalesce(sum(n_tokens), 0) AS t, count(n_cjk) AS cn,
+                        coalesce(sum(n_cjk), 0) AS ct FROM chunks WHERE file_id = NEW.id) g,
+                (VALUES (OLD.root_id, -1), (NEW.root_id, 1)) AS r(root, sign) WHERE g.n > 0;
+         RETURN NULL;
+       END $$""",
+    "DROP FUNCTION IF EXISTS searchapp_totals_add(bigint, bigint, bigint)",
+]
+
 # The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
 # (one transaction with the version's own update).
-MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED}
+MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK}
 
 
 def hnsw_index(dim: int) -> list[str]:

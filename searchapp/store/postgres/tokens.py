@@ -11,15 +11,21 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import Counter
-from typing import Sequence
+from functools import lru_cache
+from typing import Optional, Sequence
 
 from ..bm25_postings import TOKENIZERS
+from ..cjk import cjk_chars
 
-__all__ = ["passage_terms", "word_terms", "SPEC"]
+__all__ = ["passage_terms", "word_terms", "cjk_passage_terms", "cjk_key", "cjk_tokens", "matching", "SPEC",
+           "CJK_SPEC"]
 
 SPEC = TOKENIZERS["chunks_fts"]
+CJK_SPEC = TOKENIZERS["chunks_cjk"]  # the desktop's character table (store/cjk.py): one CJK character a token
 _LOCK = threading.Lock()
 _DB: list[sqlite3.Connection] = []  # one in-memory FTS5 table for the process, used under _LOCK
+_BREAK = "0"  # the token cjk_chars puts between runs
+_MATCH_BATCH = 5_000  # candidate passages checked by one MATCH (query constraints: matching)
 
 
 def _table() -> sqlite3.Connection:
@@ -27,6 +33,8 @@ def _table() -> sqlite3.Connection:
         db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{SPEC}')")  # SPEC: a constant of store
         db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
+        db.execute(f"CREATE VIRTUAL TABLE k USING fts5(x, tokenize='{CJK_SPEC}')")  # CJK_SPEC: a constant too
+        db.execute("CREATE VIRTUAL TABLE kv USING fts5vocab(k, instance)")
         _DB.append(db)
     return _DB[0]
 
@@ -60,3 +68,76 @@ def word_terms(word: str) -> tuple[str, ...]:
             return tuple(term for term, in db.execute("SELECT term FROM v ORDER BY offset"))
         finally:
             db.execute("ROLLBACK")
+
+
+def cjk_tokens(chars: str) -> tuple[str, ...]:
+    """The tokens the character table makes of `chars` (store/cjk.py's cjk_chars form: characters between
+    spaces), in order."""
+    with _LOCK:
+        db = _table()
+        db.execute("BEGIN")
+        try:
+            db.execute("INSERT INTO k(rowid, x) VALUES (1, ?)", (chars,))
+            return tuple(term for term, in db.execute("SELECT term FROM kv ORDER BY offset"))
+        finally:
+            db.execute("ROLLBACK")
+
+
+def cjk_key(term: str) -> Optional[str]:
+    """The postings term of one of store/cjk.py's cjk_terms (a character pair or a lone character), as the
+    character table reads the phrase cjk_query makes of it: its tokens joined by a space; None when it has none."""
+    tokens = cjk_tokens(" ".join(term))
+    return " ".join(tokens) if tokens else None
+
+
+def cjk_passage_terms(texts: Sequence[str]) -> list[Optional[tuple[Counter[str], int]]]:
+    """For each text: None when the desktop's character table keeps no row for it (no CJK character), else
+    (term -> how often, its length in the table's tokens). The terms are each token (a character) and each pair
+    of tokens next to each other ("天 气"): what a lone character and a character pair of a query match there.
+    cjk_chars puts a space between characters, so the table tokenizes each character alone: each distinct
+    character is tokenized once by FTS5 (_char_token) and the rest is counting."""
+    out: list[Optional[tuple[Counter[str], int]]] = []
+    for text in texts:
+        chars = cjk_chars(text)
+        if not chars:
+            out.append(None)
+            continue
+        counts: Counter[str] = Counter()
+        length, last = 0, _BREAK
+        for ch in chars.split(" "):
+            token = _BREAK if ch == _BREAK else _char_token(ch)
+            if token is None:  # not a token of the table (a middle dot): no position, no pair broken
+                continue
+            length += 1
+            if token != _BREAK:  # counted in the length; no query's character is a break
+                counts[token] += 1
+                if last != _BREAK:
+                    counts[last + " " + token] += 1
+            last = token
+        out.append((counts, length))
+    return out
+
+
+@lru_cache(maxsize=1 << 17)  # every CJK character there is fits
+def _char_token(ch: str) -> Optional[str]:
+    tokens = cjk_tokens(ch)
+    return tokens[0] if len(tokens) == 1 else None
+
+
+def matching(texts: Sequence[tuple[int, str]], expr: str, cjk: bool) -> set[int]:
+    """The ids of `texts` ((id, passage text)) that FTS5 matches with `expr` (a MATCH expression of
+    store/scope.py), in the word table, or with `cjk` in the character table: a phrase of a query's
+    constraint checked exactly as the desktop checks it, over the few passages the postings left."""
+    found: set[int] = set()
+    with _LOCK:
+        db = _table()
+        table = "k" if cjk else "t"
+        for at in range(0, len(texts), _MATCH_BATCH):
+            db.execute("BEGIN")
+            try:
+                db.executemany(f"INSERT INTO {table}(rowid, x) VALUES (?, ?)",  # noqa: S608 (table: t or k)
+                               ((i, cjk_chars(x) if cjk else x) for i, x in texts[at: at + _MATCH_BATCH]))
+                found.update(r for r, in db.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (expr,)))  # noqa: S608
+            finally:
+                db.execute("ROLLBACK")
+    return found

@@ -60,6 +60,17 @@ def test_sql_in_names_texts_and_queries_is_only_text(config, tiny_encoder, tmp_p
         assert found == {n for n in texts if n != "plain.txt"}
         top = lib.search("DROP TABLE files", mode="lexical", literal=True).hits
         assert Path(top[0].path).name == "0 '; DROP TABLE files; --.txt"
+        # The same text through the query language (decision 0133): phrases, exclusions, OR, prefixes and fields
+        # carry it as values; quoted, it is a phrase of its words.
+        for h in HOSTILE:
+            for q in (f'"{h}"', f'-"{h}" quince', f'quince OR "{h}"', f'name:"{h}" quince', f'in:"{h}"',
+                      f'type:"{h}" quince', f"{h} -walnut drop*"):
+                for mode in ("lexical", "hybrid"):
+                    lib.search(q, mode=mode)  # no error, whatever it finds
+        hostile = "0 '; DROP TABLE files; --.txt"
+        assert [Path(h.path).name for h in lib.search('"DROP TABLE files"', mode="lexical").hits] == [hostile]
+        assert hostile not in {Path(h.path).name for h in lib.search('quince -"drop table"', k=20, mode="lexical").hits}
+        assert [Path(h.path).name for h in lib.search('name:"DROP TABLE" quince', mode="lexical").hits] == [hostile]
     assert table_counts(pg_server, pg_address) == (files, chunks, postings)
 
 

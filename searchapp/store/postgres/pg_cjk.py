@@ -1,0 +1,64 @@
+"""The character postings of CJK text on a shared library (decision 0133): written with each batch's passages,
+and made once for the passages a library held before schema 6.
+
+The desktop indexes the CJK characters of a passage one per token in a second FTS5 table (store/cjk.py) and
+matches a query's character pairs there as phrases. Here each passage with CJK text gets the same table's
+terms as postings (tokens.cjk_passage_terms: each character and each pair side by side, with the passage's
+length in that table), so BM25 reads them as it reads the words' postings, and chunks.n_cjk keeps that length
+for the per-root totals (schema.py's triggers).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from ..cjk import CJK_CLASS
+
+if TYPE_CHECKING:
+    from .pg_store import PgStore
+
+__all__ = ["write_cjk_postings", "backfill_cjk", "BACKFILL_BATCH"]
+
+BACKFILL_BATCH = 2_000  # passages read, tokenized and written at a time by the one-off backfill
+CjkTerms = Optional[tuple[Counter[str], int]]
+
+
+def write_cjk_postings(cur: Any, ids: Sequence[int], cjk: Sequence[CjkTerms]) -> None:
+    """COPY the character postings of passages `ids` (a psycopg cursor inside the batch's transaction)."""
+    if not any(c for c in cjk):
+        return
+    with cur.copy("COPY cjk_postings (term, chunk_id, tf, dl) FROM STDIN") as copy:
+        for cid, got in zip(ids, cjk, strict=True):
+            if got is not None:
+                counts, n = got
+                for term, tf in counts.items():
+                    copy.write_row((term, cid, tf, n))
+
+
+def backfill_cjk(store: PgStore) -> int:
+    """Inside the migration's transaction: the character postings and lengths of every passage with a CJK
+    character, and the roots' character totals; how many passages got them. Runs once (schema 5 -> 6)."""
+    from .tokens import cjk_passage_terms
+
+    done, after = 0, 0
+    store.rows("DELETE FROM cjk_postings")  # made whole here (none yet, unless a test rolled the version back)
+    while True:
+        rows = store.rows("SELECT id, text FROM chunks WHERE id > %s AND text ~ %s ORDER BY id LIMIT %s",
+                          (after, f"[{CJK_CLASS}]", BACKFILL_BATCH))
+        if not rows:
+            break
+        ids, texts = [int(r[0]) for r in rows], [str(r[1]) for r in rows]
+        cjk = cjk_passage_terms(texts)
+        store.run_many("UPDATE chunks SET n_cjk = %s WHERE id = %s",
+                       [(got[1], cid) for cid, got in zip(ids, cjk, strict=True) if got is not None])
+        store.run_many("INSERT INTO cjk_postings (term, chunk_id, tf, dl) VALUES (%s, %s, %s, %s)",
+                       [(term, cid, tf, got[1]) for cid, got in zip(ids, cjk, strict=True) if got is not None
+                        for term, tf in got[0].items()])
+        done += sum(1 for got in cjk if got is not None)
+        after = ids[-1]
+    if done:  # an UPDATE fires no totals trigger: the roots' character totals are counted once, here
+        store.rows("UPDATE chunk_totals t SET n_cjk_rows = g.n, n_cjk_tokens = g.t FROM (SELECT f.root_id, "
+                   "count(c.n_cjk) AS n, coalesce(sum(c.n_cjk), 0) AS t FROM chunks c JOIN files f ON f.id = c.file_id "
+                   "GROUP BY f.root_id) g WHERE t.root_id = g.root_id")
+    return done

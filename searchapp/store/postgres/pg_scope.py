@@ -1,0 +1,181 @@
+"""The query language's constraints on a shared library (decision 0133): store/scope.py's fragments, written for
+the postings instead of FTS5's MATCH, with the same meaning and so the same files.
+
+A constraint's piece (library/search/constraints.term_pieces) is a stretch of words, the last one maybe typed
+`word*`, or a CJK run. One term (a word, a prefix, a character or a pair of characters) is a subquery of the
+postings' primary key: `term = ?`, or for a prefix the range [prefix, its successor), which the btree reads in
+order because terms compare byte for byte (the "C" collation, as FTS5 compares its terms). A phrase of several
+terms needs their order, which the postings do not keep: the passages holding all its terms are read from the
+postings, and FTS5 itself (tokens.matching, an in-memory table with the desktop's tokenizer) says which of them
+hold the phrase, with the very expression the desktop runs; their files go into the fragment as one array
+parameter. `name:` compares names folded as the desktop's fold() does, in Python over the indexed files' paths
+(PostgreSQL has no GLOB, and its case folding follows the server's collation, not Python's casefold).
+
+Every fragment is SQLite's form (`?` values, `f.`/`c.` columns) run through sql_shim.to_psycopg, as the filters'
+are; every value is a parameter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from typing import Any, Optional, Sequence
+
+from ..cjk import cjk_chars, is_cjk
+from ..lexical import Fragment
+from ..scope import _phrase, fold
+
+__all__ = ["PgScope", "prefix_range", "glob_pattern"]
+
+_NOTHING = "SELECT NULL::bigint AS file_id WHERE false"
+_SURROGATES = range(0xD800, 0xE000)
+
+
+def prefix_range(prefix: str) -> tuple[str, Optional[str]]:
+    """[low, high) holding exactly the terms that start with `prefix` in code point order (the "C" collation of
+    UTF-8 text); high None: no upper end (a prefix of U+10FFFF characters only)."""
+    text = prefix
+    while text:
+        nxt = ord(text[-1]) + 1
+        if nxt in _SURROGATES:
+            nxt = _SURROGATES.stop
+        if nxt <= 0x10FFFF:
+            return prefix, text[:-1] + chr(nxt)
+        text = text[:-1]
+    return prefix, None
+
+
+@lru_cache(maxsize=64)
+def glob_pattern(glob: str) -> re.Pattern[str]:
+    """SQLite's GLOB as a regular expression: * any run, ? one character, [abc] [a-z] [^abc] a class (unclosed:
+    nothing matches); the rest literal."""
+    out, i = [], 0
+    while i < len(glob):
+        ch = glob[i]
+        if ch == "*":
+            out.append(".*")
+        elif ch == "?":
+            out.append(".")
+        elif ch == "[":
+            end = glob.find("]", i + 2)  # a ']' right after '[' (or '[^') is a member, as in GLOB
+            if glob[i + 1: i + 2] == "^":
+                end = glob.find("]", i + 3)
+            if end < 0:  # an unclosed class: SQLite's GLOB matches nothing
+                return re.compile("(?!)")
+            else:
+                body = glob[i + 1: end]
+                neg = body.startswith("^")
+                body = body[1:] if neg else body
+                out.append("[" + ("^" if neg else "") + "".join(
+                    c if c == "-" else re.escape(c) for c in body) + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.S)
+
+
+class PgScope:
+    """A mixin of PgStore (needs `rows` and `schema_version`): the query constraints' fragments and the reads
+    store/scope.py's ScopeQueries answers for the desktop."""
+
+    schema_version = 6
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError  # PgStore's
+
+    # -- fragments ----------------------------------------------------------------------------------------
+    def term_fragment(self, terms: Sequence[Sequence[tuple[str, bool]]], *, exclude: bool = False) -> Fragment:
+        """scope.files_containing's meaning: files containing at least one of `terms` (none with `exclude`)."""
+        parts = [self._term_files(t) for t in terms]
+        sql = " UNION ".join(s for s, _ in parts)
+        return f"f.id {'NOT IN' if exclude else 'IN'} ({sql})", [x for _, ps in parts for x in ps]
+
+    def name_fragment(self, globs: Sequence[str]) -> Fragment:
+        """scope.name_matches' meaning: files whose name (after the last separator), folded, matches a glob."""
+        patterns = [glob_pattern(fold(g) or "") for g in globs]
+        ids = [int(i) for i, path in self.rows("SELECT id, path FROM files WHERE status = 'indexed'")
+               if any(p.fullmatch(fold(path.rsplit(os.sep, 1)[-1]) or "") for p in patterns)]
+        return "f.id = ANY(?::bigint[])", [ids]
+
+    def _term_files(self, pieces: Sequence[tuple[str, bool]]) -> Fragment:
+        """A SELECT of the ids of files containing every piece (scope._term_files' meaning)."""
+        selects: list[Fragment] = []
+        for text, prefix in pieces:
+            selects.append(self._cjk_files(text) if is_cjk(text) else self._word_files(" ".join(text.split()), prefix))
+        if not selects:
+            return _NOTHING, []
+        # Every SELECT names its column file_id: a name the subquery lacked would be read as the outer c.file_id.
+        return "SELECT t.file_id FROM (" + " INTERSECT ".join(s for s, _ in selects) + ") t", [  # noqa: S608 (constants; values are ?)
+            x for _, ps in selects for x in ps]
+
+    def _word_files(self, text: str, prefix: bool) -> Fragment:
+        from .tokens import word_terms
+
+        terms = word_terms(text)
+        if not terms:
+            return _NOTHING, []
+        if len(terms) == 1:
+            where, one = _term_test(terms[0], prefix, self.schema_version >= 6)
+            return ("SELECT k.file_id FROM postings p JOIN chunks k ON k.id = p.chunk_id WHERE " + where), one  # noqa: S608 (constants; values are ?)
+        fixed = list(dict.fromkeys(terms[:-1] if prefix else terms))
+        sql = ("SELECT chunk_id FROM postings WHERE term = ANY(?) GROUP BY chunk_id HAVING count(*) = ?")
+        params: list[Any] = [fixed, len(fixed)]
+        if prefix:
+            where, more = _term_test(terms[-1], True, self.schema_version >= 6)
+            sql = f"SELECT chunk_id FROM ({sql}) h WHERE EXISTS (SELECT 1 FROM postings p WHERE p.chunk_id = h.chunk_id AND {where})"  # noqa: S608 (constants; values are ?)
+            params += more
+        return self._checked(sql, params, _phrase(text, prefix), cjk=False)
+
+    def _cjk_files(self, run: str) -> Fragment:
+        from .tokens import cjk_tokens
+
+        tokens = cjk_tokens(cjk_chars(run))
+        if not tokens or self.schema_version < 6:  # a library not yet migrated keeps no character postings
+            return _NOTHING, []
+        keys = list(dict.fromkeys(tokens if len(tokens) == 1 else
+                                  [a + " " + b for a, b in zip(tokens, tokens[1:], strict=False)]))
+        sql = "SELECT chunk_id FROM cjk_postings WHERE term = ANY(?) GROUP BY chunk_id HAVING count(*) = ?"
+        if len(tokens) <= 2:  # a character or a pair: the postings say it exactly
+            return f"SELECT k.file_id FROM chunks k WHERE k.id IN ({sql})", [keys, len(keys)]  # noqa: S608 (constants; values are ?)
+        return self._checked(sql, [keys, len(keys)], _phrase(cjk_chars(run)), cjk=True)
+
+    def _checked(self, candidates: str, params: list[Any], expr: str, cjk: bool) -> Fragment:
+        """The files of the passages of `candidates` (a SELECT of chunk ids) that FTS5 matches with `expr`."""
+        from .sql_shim import to_psycopg
+        from .tokens import matching
+
+        rows = self.rows(to_psycopg(f"SELECT c.id, c.file_id, c.text FROM chunks c WHERE c.id IN ({candidates})"),  # noqa: S608 (constants; values are ?)
+                         tuple(params))
+        file_of = {int(cid): int(fid) for cid, fid, _ in rows}
+        found = matching([(int(cid), str(text)) for cid, _, text in rows], expr, cjk)
+        return "SELECT unnest(?::bigint[]) AS file_id", [sorted({file_of[c] for c in found})]
+
+    # -- reads ----------------------------------------------------------------------------------------------
+    def newest_first(self, where: Fragment, k: int, *, by_file: bool) -> list[int]:
+        """scope.ScopeQueries.newest_first: the allowed passages' ids, newest file first (then by path); by file
+        each file's first allowed passage, else every allowed passage in reading order. At most `k`."""
+        from .sql_shim import to_psycopg
+
+        if by_file:
+            sql = ("SELECT id FROM (SELECT DISTINCT ON (f.id) c.id, coalesce(f.date_ns, f.mtime_ns) AS d, f.path "  # noqa: S608 (scope.py's constants; values are ?)
+                   f"FROM files f JOIN chunks c ON c.file_id = f.id WHERE {where[0]} ORDER BY f.id, c.ordinal) s "
+                   "ORDER BY d DESC, path LIMIT ?")
+        else:
+            sql = (f"SELECT c.id FROM files f JOIN chunks c ON c.file_id = f.id WHERE {where[0]} "  # noqa: S608 (scope.py's constants; values are ?)
+                   "ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path, c.ordinal LIMIT ?")
+        return [int(r[0]) for r in self.rows(to_psycopg(sql), (*where[1], int(k)))]
+
+
+def _term_test(term: str, prefix: bool, ranged: bool = True) -> Fragment:
+    """A test of `p.term`: equal to `term`, or with `prefix` starting with it (a range of the btree; not
+    `ranged`: a library not yet migrated to the "C" collation, where a range is not the prefix's terms)."""
+    if not prefix:
+        return "p.term = ?", [term]
+    if not ranged:
+        return "starts_with(p.term, ?)", [term]
+    low, high = prefix_range(term)
+    if high is None:
+        return "p.term >= ?", [low]
+    return "p.term >= ? AND p.term < ?", [low, high]
