@@ -7,7 +7,8 @@ another's; a reindex reads this machine's folders again); each holds the writer 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Optional
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Optional, Protocol
 
 from ..base.errors import ModelMismatchError, SearchAppError, StoreError
 from ..store.postgres import pg_removed, pg_reread
@@ -16,13 +17,27 @@ from .resources.undo_file import UNDO_SECONDS
 
 if TYPE_CHECKING:
     from ..base.progress import CancelToken, ProgressFn
+    from ..store.db import Store
     from ..store.postgres.pg_store import PgStore
-    from .shared import SharedLibrary
     from .sync.contract import SyncReport
 
 __all__ = ["UNDO_SECONDS", "remove_folder", "undo_remove", "reindex", "refuse_read_only"]
 
 UNDO_SCHEMA = 5  # the first schema with the removed_* tables (schema.py)
+
+
+class SharedLibrary(Protocol):
+    """What the upkeep asks of the shared library (library/shared.SharedLibrary, which calls it): declared here,
+    not imported, so the two modules do not import each other."""
+
+    read_only: bool
+    store: PgStore
+    _as_store: Store
+
+    def _writing(self, roots: list[RootRow], check_model: bool = True) -> AbstractContextManager[None]: ...
+
+    def _sync(self, paths: Optional[list[str]], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+              embed: bool) -> SyncReport: ...
 
 
 def refuse_read_only(lib: SharedLibrary, what: str) -> None:
