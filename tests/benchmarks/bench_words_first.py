@@ -314,6 +314,7 @@ def compare_trees(args) -> None:
         seconds: dict[str, list[float]] = {t: [] for t in args.trees}
         command: dict[str, list[float]] = {t: [] for t in args.trees}
         rss: dict[str, list[float]] = {t: [] for t in args.trees}
+        cpu: dict[str, list[float]] = {t: [] for t in args.trees}  # the command's CPU s: steadier on a busy machine
         envs = {t: command_env(os.path.abspath(t), Path(tmp) / f"env-{i}") for i, t in enumerate(args.trees)}
         query = first_words(folder)
         for i, tree in enumerate(args.trees):
@@ -325,6 +326,7 @@ def compare_trees(args) -> None:
                 print(json.dumps({"bench": "words_first", "result": "tree_command", "tree": tree, **fig,
                                   **cpu_note()}), flush=True)
                 command[tree].append(fig["seconds"])
+                cpu[tree].append(fig["cpu_s"])
                 rss[tree].append(fig["peak_rss_mb"])
                 out = subprocess.run([sys.executable, __file__, "--tree", tree, "--folder", str(folder)],
                                      capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
@@ -335,6 +337,9 @@ def compare_trees(args) -> None:
         print(json.dumps({"bench": "words_first", "result": "trees", "files": args.files, "rounds": args.rounds,
                           "old_command_median_s": round(med(command[old]), 2),
                           "new_command_median_s": round(med(command[new]), 2),
+                          "old_command_cpu_median_s": round(med(cpu[old]), 2),
+                          "new_command_cpu_median_s": round(med(cpu[new]), 2),
+                          "command_cpu_ratio": round(med(cpu[new]) / med(cpu[old]), 3),
                           "old_command_peak_rss_mb": round(med(rss[old])), "new_command_peak_rss_mb": round(med(rss[new])),
                           "old_in_process_median_s": round(med(seconds[old]), 2),
                           "new_in_process_median_s": round(med(seconds[new]), 2),
