@@ -11,12 +11,10 @@ for the per-root totals (schema.py's triggers).
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from ..cjk import CJK_CLASS
-
-if TYPE_CHECKING:
-    from .pg_store import PgStore
+from .sql_shim import Runs
 
 __all__ = ["write_cjk_postings", "backfill_cjk", "BACKFILL_BATCH"]
 
@@ -36,7 +34,7 @@ def write_cjk_postings(cur: Any, ids: Sequence[int], cjk: Sequence[CjkTerms]) ->
                     copy.write_row((term, cid, tf, n))
 
 
-def backfill_cjk(store: PgStore) -> int:
+def backfill_cjk(store: Runs) -> int:
     """Inside the migration's transaction: the character postings and lengths of every passage with a CJK
     character, and the roots' character totals; how many passages got them. Runs once (schema 5 -> 6)."""
     from .tokens import cjk_passage_terms

@@ -12,14 +12,15 @@ from functools import lru_cache
 from typing import Any, Iterator, Optional, Protocol, Sequence
 
 
-class _Runs(Protocol):
-    """What the shim asks of its PgStore (a protocol, not an import of pg_store: that module imports this one)."""
+class Runs(Protocol):
+    """What the shim and pg_cjk's backfill ask of a PgStore (a protocol, not an import of pg_store: that module
+    imports both)."""
 
-    def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
+    def rows(self, sql: str, params: Sequence[Any] = ...) -> list[tuple[Any, ...]]: ...
 
-    def run_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None: ...
+    def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
 
-__all__ = ["to_psycopg", "ShimConnection", "ShimCursor"]
+__all__ = ["to_psycopg", "ShimConnection", "ShimCursor", "Runs"]
 
 
 @lru_cache(maxsize=256)
@@ -69,7 +70,7 @@ class ShimCursor:
 class ShimConnection:
     """`store.conn` / `store.db` of a PgStore: execute(sql with ?, params) -> a cursor of its rows."""
 
-    def __init__(self, store: _Runs) -> None:
+    def __init__(self, store: Runs) -> None:
         self._store = store
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ShimCursor:
