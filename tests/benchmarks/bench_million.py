@@ -57,7 +57,8 @@ PASSAGES = 0  # the library's passage count, set once it is known: every line sa
 
 
 def emit(**row) -> None:
-    _emit(bench="million", passages=PASSAGES or None, vectors=VECTORS_NOTE, **row, add_cpu_note=True)
+    # `row` may name the vectors (the build and open lines give their fingerprint): it wins, never a TypeError
+    _emit({"bench": "million", "passages": PASSAGES or None, "vectors": VECTORS_NOTE}, **row, add_cpu_note=True)
 
 
 def rss_mb(field: str = "VmRSS") -> float:
