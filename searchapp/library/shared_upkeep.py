@@ -101,7 +101,9 @@ def _why_not(store: PgStore, kept: pg_removed.KeptRemoval) -> Optional[str]:
     if kept.age_s > UNDO_SECONDS:
         return f"too late to undo the remove of {kept.path} (Undo lasts {UNDO_SECONDS:.0f} s)"
     now = store.get_meta("model_fingerprint")
-    if kept.model_fingerprint and now and now != kept.model_fingerprint and store.has_chunks():
+    # Even with no passage left: a sync of another desktop names its model on an empty library, and the kept
+    # vectors are the old model's.
+    if kept.model_fingerprint and now and now != kept.model_fingerprint:
         return f"cannot undo: the shared library's model changed since {kept.path} was removed"
     if pg_removed.taken_since(store, kept):
         return f"cannot undo: {kept.path} or a file in it was indexed again since it was removed"

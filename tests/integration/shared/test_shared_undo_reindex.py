@@ -226,6 +226,32 @@ def test_reindex_with_another_model_is_refused_with_the_reason(make_config, tiny
         assert lib.store.get_meta(f"reindex:{lib.store.machine}") is None
 
 
+def test_undo_is_refused_once_another_model_named_the_empty_library(make_config, tiny_encoder, tmp_path,
+                                                                     pg_server, pg_address, packaged_model_dir):
+    """A Remove that empties the library, then a desktop with another model syncs (an empty folder: it names its
+    model all the same): the kept vectors are the old model's, so Undo is refused, not restored under the new
+    model's name."""
+    from tiny_models import build_tiny_bert
+    from searchapp.models import BiEncoder
+
+    docs = write(tmp_path / "docs", {"a.txt": "herons wade in the shallows"})
+    with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder,
+                       machine="desk-a") as lib:
+        lib.add_folder(docs)
+        lib.remove_folder(docs, undoable=True)
+    other_dir = build_tiny_bert(tmp_path / "other", packaged_model_dir, seed=1)
+    other = BiEncoder(str(other_dir), device="cpu", precision="fp32", threads=1)
+    config = make_config(models={"reranker": "", "bi_encoder": str(other_dir)})
+    with SharedLibrary(config, pg_address, encoder=other, machine="desk-b") as lib:
+        lib.add_folder(write(tmp_path / "empty", {}))
+    with SharedLibrary(make_config(models={"reranker": ""}), pg_address, encoder=tiny_encoder,
+                       machine="desk-a") as lib:
+        with pytest.raises(SearchAppError, match="the shared library's model changed since"):
+            lib.undo_remove()
+        assert lib.status().files == 0
+    assert kept_rows(pg_server, pg_address) == [0] * len(KEPT)
+
+
 def test_a_library_of_schema_4_is_migrated_by_its_first_remove(config, tiny_encoder, tmp_path, pg_server,
                                                                pg_address):
     docs = write(tmp_path / "docs", {"a.txt": "voles run under the snow"})
