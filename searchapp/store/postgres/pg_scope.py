@@ -66,14 +66,34 @@ def glob_pattern(glob: str) -> re.Pattern[str]:
             else:
                 body = glob[i + 1: end]
                 neg = body.startswith("^")
-                body = body[1:] if neg else body
-                out.append("[" + ("^" if neg else "") + "".join(
-                    c if c == "-" else re.escape(c) for c in body) + "]")
+                out.append("[" + ("^" if neg else "") + _glob_class(body[1:] if neg else body) + "]")
                 i = end
         else:
             out.append(re.escape(ch))
         i += 1
     return re.compile("".join(out), re.S)
+
+
+def _glob_class(body: str) -> str:
+    """The inside of a GLOB class as a regular expression's, read as SQLite's patternCompare reads it: each
+    character a member; `-` between a member and the next character a range (a reversed one is empty, its first
+    end still a member); a `-` first, last or right after a range, and a `]` first, are members."""
+    items: list[str] = []
+    prior: Optional[str] = None  # the member a `-` may start a range from (none first, or right after a range)
+    i = 1 if body.startswith("]") else 0
+    if i:
+        items.append(re.escape("]"))
+    while i < len(body):
+        c = body[i]
+        if c == "-" and prior is not None and i + 1 < len(body):
+            high = body[i + 1]
+            if prior <= high:
+                items.append(f"{re.escape(prior)}-{re.escape(high)}")
+            prior, i = None, i + 2
+            continue
+        items.append(re.escape(c))
+        prior, i = c, i + 1
+    return "".join(items)
 
 
 class PgScope:

@@ -59,7 +59,13 @@ def test_a_prefix_range_holds_exactly_its_terms(prefix):
                                              ("n?tes*", "notes.md", True), ("[^a]*", "bread.txt", True),
                                              ("[^a]*", "apple.txt", False), ("[a-c]*", "bread.txt", True),
                                              ("*[*", "a[b", False), ("*[b", "a[b", False), ("*%_*", "100%_done", True),
-                                             ("*'*", "o'neil.txt", True), ("[]]*", "]x", True)])
+                                             ("*'*", "o'neil.txt", True), ("[]]*", "]x", True),
+                                             # a reversed range is empty, its first end a member (review finding)
+                                             ("[z-a]*", "zebra", True), ("[z-a]*", "apple", False),
+                                             ("[z-a]*", "-x", False), ("[a-c-e]*", "-x", True),
+                                             ("[a-c-e]*", "d", False), ("[a-c-e]*", "e", True),
+                                             ("[-a]*", "-x", True), ("[a-]*", "-x", True), ("[]-a]*", "-", True),
+                                             ("[]-a]*", "b", False), ("[^z-a]*", "zebra", False)])
 def test_glob_as_sqlite_reads_it(glob, name, hit):
     got = bool(sqlite3.connect(":memory:").execute("SELECT ? GLOB ?", (name, glob)).fetchone()[0])
     assert got == hit and bool(glob_pattern(glob).fullmatch(name)) == hit
