@@ -218,6 +218,7 @@ class SharedLibrary:
             return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)], warnings=warnings,
                                 reading=reading)
         filters = shared_paths.mapped_filters(filters, self.paths)
+        parsed = shared_paths.mapped_query(parsed, self.paths)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None,
                              filters=filters if filters is not None and filters.active else None, group=group,
                              parsed=parsed)

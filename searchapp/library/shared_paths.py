@@ -10,6 +10,7 @@ here: a machine syncs its own folders, by its own paths.
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import TYPE_CHECKING, Any, Optional, cast
 
 from ..base.member_paths import container_of, display_path, split_member
@@ -22,9 +23,10 @@ if TYPE_CHECKING:
     from ..store import Store
     from ..store.postgres.pg_store import PgStore
     from .query.filters import SearchFilters
+    from .query.syntax import ParsedQuery
 
-__all__ = ["local_hits", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_filters",
-           "mounted_roots"]
+__all__ = ["local_hits", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
+           "mapped_filters", "mapped_query", "mounted_roots"]
 
 
 def local_hits(store: PgStore, paths: PathMap, hits: list[Hit]) -> None:
@@ -136,8 +138,6 @@ def _folder(store: PgStore, paths: PathMap, machine: str, key: str) -> Optional[
 
 def _not_synced_there(store: PgStore, paths: PathMap, key: str, out: dict[str, Any]) -> None:
     """A path under another machine's mounted folder that holds no entry: that machine's sync reads it."""
-    import os
-
     for machine, theirs in paths.to_theirs(key):
         folder = _folder(store, paths, machine, key)
         if folder is None:
@@ -148,9 +148,24 @@ def _not_synced_there(store: PgStore, paths: PathMap, key: str, out: dict[str, A
         return
 
 
+def mapped_folders(folders: tuple[str, ...], paths: PathMap) -> tuple[str, ...]:
+    """`folders` (absolute, or as a query's in: types them) and, after them, the other machines' folders that
+    those named at this desktop's mount points map to; `folders` itself without a map."""
+    if not folders or not paths:
+        return folders
+    theirs = [t for f in folders for _, t in paths.to_theirs(os.path.abspath(os.path.expanduser(f)))]
+    return tuple(dict.fromkeys((*folders, *theirs)))
+
+
 def mapped_filters(filters: Optional[SearchFilters], paths: PathMap) -> Optional[SearchFilters]:
     """`--in` folders named at this desktop's mount points also cover the other machines' folders they map to."""
     if filters is None or not filters.folders or not paths:
         return filters
-    theirs = [t for f in filters.folders for _, t in paths.to_theirs(f)]
-    return dataclasses.replace(filters, folders=tuple(dict.fromkeys((*filters.folders, *theirs))))
+    return dataclasses.replace(filters, folders=mapped_folders(filters.folders, paths))
+
+
+def mapped_query(parsed: Optional[ParsedQuery], paths: PathMap) -> Optional[ParsedQuery]:
+    """A query's own in: folders mapped as `--in`'s are (mapped_filters)."""
+    if parsed is None or not parsed.folders or not paths:
+        return parsed
+    return dataclasses.replace(parsed, folders=mapped_folders(parsed.folders, paths))

@@ -132,3 +132,13 @@ def test_status_check_exit_codes(desks, tmp_path, pg_server, pg_address, monkeyp
     assert code == 4 and "settings differ: the shared library was built with" in out
     monkeypatch.delenv("SEARCHAPP_CHUNKING__MAX_TOKENS")
     assert run("desk-a", "status")[0] == 0  # without --check: a report, exit 0
+
+
+def test_a_querys_own_in_folder_is_mapped_as_the_in_option_is(desks):
+    run, _, mount_b = desks
+    want = [str(mount_b / "docs" / "bread.txt")]
+    code, out, _ = run("desk-b", "search", "sourdough", "--mode", "lexical", "--in", str(mount_b), "--json")
+    assert code == 0 and [h["path"] for h in json.loads(out)["hits"]] == want
+    code, out, err = run("desk-b", "search", f'in:"{mount_b}" sourdough', "--mode", "lexical", "--json")
+    assert code == 0, err
+    assert [h["path"] for h in json.loads(out)["hits"]] == want
