@@ -18,7 +18,8 @@ Decisions:
 - RapidOCR is given only its own bundled config and models (by path: RapidOCR 3 would download a missing
   model, so a missing one means no engine): it reads no other file and opens no network connection; no
   model is a pickle (ONNX protobufs read by onnxruntime). Boxes are put in reading order by
-  reading_order.py, column by column.
+  reading_order.py, column by column. RapidOCR 3 turns a page's lines upside down all together or not at all
+  (orientation.py): its classifier alone turned upright lines and lost their words.
 - Importing OpenCV's non-headless wheel (which rapidocr-onnxruntime depends on) sets Qt's plugin
   path to OpenCV's Qt 5 plugins in os.environ; that would break the window's Qt 6 in any process
   started from here, so those variables are put back as they were.
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, Protocol
 from ...base.errors import ExtractionError
 from ...base.no_telemetry import quiet_onnxruntime
 from ...base.progress import CancelToken
+from .orientation import one_orientation_per_page
 from .reading_order import lines_in_reading_order
 from .word_boxes import Line, line_words, quad_box
 
@@ -272,6 +274,7 @@ class RapidOcr3Engine:
             log.warning("OCR on the GPU cannot start (%s); using the CPU", exc)
             self._ocr = _loaded(RapidOCR(params={**params, "EngineConfig.onnxruntime.use_cuda": False}))
         _route_rapidocr_logs("RapidOCR")  # again after its build, whatever it set up meanwhile
+        one_orientation_per_page(self._ocr)  # lines turned over all together or not at all
         self.device = "cuda" if cuda and self._uses_cuda() else "cpu"
         self._lock = threading.Lock()
 
