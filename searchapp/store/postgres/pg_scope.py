@@ -29,6 +29,7 @@ from ..scope import _phrase, fold
 __all__ = ["PgScope", "prefix_range", "glob_pattern"]
 
 _NOTHING = "SELECT NULL::bigint AS file_id WHERE false"
+PHRASE_PAGE = 5000  # candidate passages of a phrase read (and held) at once
 _SURROGATES = range(0xD800, 0xE000)
 
 
@@ -166,11 +167,21 @@ class PgScope:
         from .sql_shim import to_psycopg
         from .tokens import matching
 
-        rows = self.rows(to_psycopg(f"SELECT c.id, c.file_id, c.text FROM chunks c WHERE c.id IN ({candidates})"),  # noqa: S608 (constants; values are ?)
-                         tuple(params))
-        file_of = {int(cid): int(fid) for cid, fid, _ in rows}
-        found = matching([(int(cid), str(text)) for cid, _, text in rows], expr, cjk)
-        return "SELECT unnest(?::bigint[]) AS file_id", [sorted({file_of[c] for c in found})]
+        # Read by pages in id order: a common phrase's candidates may be a large part of the library's text.
+        sql = to_psycopg(f"SELECT c.id, c.file_id, c.text FROM chunks c WHERE c.id IN ({candidates}) "  # noqa: S608 (constants; values are ?)
+                         "AND c.id > ? ORDER BY c.id LIMIT ?")
+        files: set[int] = set()
+        after = -1
+        while True:
+            rows = self.rows(sql, (*params, after, PHRASE_PAGE))
+            if not rows:
+                break
+            file_of = {int(cid): int(fid) for cid, fid, _ in rows}
+            files.update(file_of[c] for c in matching([(int(cid), str(text)) for cid, _, text in rows], expr, cjk))
+            if len(rows) < PHRASE_PAGE:
+                break
+            after = int(rows[-1][0])
+        return "SELECT unnest(?::bigint[]) AS file_id", [sorted(files)]
 
     # -- reads ----------------------------------------------------------------------------------------------
     def newest_first(self, where: Fragment, k: int, *, by_file: bool) -> list[int]:

@@ -225,3 +225,33 @@ def test_a_prefix_reads_the_primary_key_as_a_range(engines, monkeypatch):
             store.rows("SET LOCAL enable_seqscan = off")
             plan = "\n".join(r[0] for r in store.rows("EXPLAIN " + sql, params))
         assert "postings_pkey" in plan and "Index Cond: ((term >= " in plan, plan
+
+
+def test_a_phrases_candidates_are_read_by_pages(engines, monkeypatch):
+    """A phrase's candidate passages are read and checked a page at a time: with a page of one passage the same
+    hits, never more than a page held, and more than one page read."""
+    from searchapp.store.postgres import pg_scope
+
+    _, shared = engines
+    phrases = ['"sourdough starter"', '"starter sourdough"', '"deep moat" OR lava', '"e-ma*"', '"天气很好"',
+               "中华人民共和国", "明日の天気", 'sourdough -"dutch oven"']
+    want = {q: lexical(shared.search(q, mode="lexical", k=20)) for q in phrases}
+    assert any(want.values())
+    pages: list[int] = []
+    rows = shared.store.rows
+
+    def spy(sql, params=()):
+        out = rows(sql, params)
+        if "ORDER BY c.id LIMIT" in sql:
+            pages.append(len(out))
+        return out
+
+    monkeypatch.setattr(pg_scope, "PHRASE_PAGE", 1)
+    monkeypatch.setattr(shared.store, "rows", spy)
+    read = {}
+    for q in phrases:
+        pages.clear()
+        assert lexical(shared.search(q, mode="lexical", k=20)) == want[q], q
+        read[q] = list(pages)
+    assert max(n for p in read.values() for n in p) == 1
+    assert read['"sourdough starter"'].count(1) >= 2  # the notes and the bread: two pages of one
