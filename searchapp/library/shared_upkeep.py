@@ -81,10 +81,14 @@ def undo_remove(lib: SharedLibrary) -> tuple[str, int]:
         raise none
     kept = pg_removed.kept_removal(store)
     if kept is None:
+        with store.atomic():
+            pg_removed.drop_expired(store, UNDO_SECONDS)  # decision 0135: any machine's Undo forgets expired text
         raise none
     with lib._writing([RootRow(kept.root_id, kept.path, kept.added_at, kept.last_sync)], check_model=False):
         with store.atomic():
             kept = pg_removed.kept_removal(store, lock=True)  # read again under its lock: another Undo took it?
+            # Every machine's expired removal goes; this machine's own, read above, is still told "too late".
+            pg_removed.drop_expired(store, UNDO_SECONDS)
             problem = None if kept is None else _why_not(store, kept)
             if kept is not None and problem is None:
                 n = pg_removed.restore_removal(store, kept)

@@ -115,6 +115,34 @@ def test_undo_is_the_removing_machines_only_and_lasts_a_minute(config, tiny_enco
     assert kept_rows(pg_server, pg_address) == [0] * len(KEPT)  # its text is not kept past the minute
 
 
+def test_any_machines_undo_forgets_every_expired_removal(config, tiny_encoder, tmp_path, pg_server, pg_address):
+    """Decision 0135: the next Undo of any machine deletes the kept removals past their minute, whoever made
+    them, also an Undo that has nothing of its own to put back."""
+    db = db_of(pg_address)
+    docs_a, docs_b = write(tmp_path / "a", {"a.txt": "otters slide"}), write(tmp_path / "b", {"b.txt": "voles dig"})
+    a = SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a")
+    b = SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-b")
+    try:
+        a.add_folder(docs_a)
+        a.remove_folder(docs_a, undoable=True)
+        pg_server.admin("UPDATE removed_roots SET removed_at = removed_at - 61", database=db)
+        with pytest.raises(SearchAppError, match=r"nothing to undo: no folder of this machine \(desk-b\)"):
+            b.undo_remove()
+        assert kept_rows(pg_server, pg_address) == [0] * len(KEPT)  # desk-a's expired text is gone
+
+        b.add_folder(docs_b)
+        b.remove_folder(docs_b, undoable=True)
+        a.add_folder(docs_a)
+        a.remove_folder(docs_a, undoable=True)
+        pg_server.admin("UPDATE removed_roots SET removed_at = removed_at - 61 WHERE machine = 'desk-a'", database=db)
+        assert kept_rows(pg_server, pg_address)[:2] == [2, 2]
+        assert b.undo_remove()[1] == 1 and b.status().files == 1
+        assert kept_rows(pg_server, pg_address) == [0] * len(KEPT)  # desk-b's put back, desk-a's expired one gone
+    finally:
+        a.close()
+        b.close()
+
+
 def test_undo_refuses_when_the_folder_was_indexed_again(config, tiny_encoder, tmp_path, pg_server, pg_address):
     docs = write(tmp_path / "docs", {"a.txt": "badgers dig at night"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
