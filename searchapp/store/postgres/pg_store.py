@@ -424,9 +424,9 @@ class PgStore(PgLexical, PgScope):
         return got[0] if got else None
 
     def inconsistencies(self) -> list[str]:
-        """What `status --check` finds wrong (library/shared_check.py): the kept totals against a count,
-        each file's passage count against its passages, the HNSW index once vectors are there. Each a scan of
-        the passages: asked for, never on a search."""
+        """What `status --check` finds wrong (library/shared_check.py): the kept totals (the words'; at schema 6
+        the CJK characters' too) against a count, each file's passage count against its passages, the HNSW index
+        once vectors are there. Each a scan of the passages: asked for, never on a search."""
         out = []
         if self.schema_version >= 2:
             kept = self.lexical_totals()
@@ -435,6 +435,13 @@ class PgStore(PgLexical, PgScope):
             if kept != counted:
                 out.append(f"the kept passage totals ({kept[0]} passages, {kept[1]} words) differ from a count "
                            f"({counted[0]}, {counted[1]}): word scores are off")
+        if self.schema_version >= 6:
+            kept = self.cjk_totals()
+            row = self.one("SELECT count(n_cjk), coalesce(sum(n_cjk), 0) FROM chunks")
+            counted = (int(row[0]), int(row[1])) if row else (0, 0)
+            if kept != counted:
+                out.append(f"the kept CJK totals ({kept[0]} passages, {kept[1]} tokens) differ from a count "
+                           f"({counted[0]}, {counted[1]}): CJK scores are off")
         row = self.one("SELECT count(*) FROM files f LEFT JOIN (SELECT file_id, count(*) AS n FROM chunks GROUP BY "
                        "file_id) c ON c.file_id = f.id WHERE f.n_chunks <> coalesce(c.n, 0)")
         if row and row[0]:

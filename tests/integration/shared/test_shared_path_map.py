@@ -142,3 +142,13 @@ def test_a_querys_own_in_folder_is_mapped_as_the_in_option_is(desks):
     code, out, err = run("desk-b", "search", f'in:"{mount_b}" sourdough', "--mode", "lexical", "--json")
     assert code == 0, err
     assert [h["path"] for h in json.loads(out)["hits"]] == want
+
+
+def test_status_check_compares_the_kept_cjk_totals(desks, pg_server, pg_address):
+    """Exit 3 also when only the CJK totals kept at schema 6 no longer add up."""
+    run, _, _ = desks
+    assert run("desk-a", "status", "--check")[0] == 0
+    pg_server.admin("UPDATE chunk_totals SET n_cjk_tokens = n_cjk_tokens + 3",
+                    database=urlsplit(pg_address).path.lstrip("/"))
+    code, out, _ = run("desk-a", "status", "--check")
+    assert code == 3 and "consistent: NO: the kept CJK totals" in out and "passage totals" not in out
