@@ -128,18 +128,12 @@ class PgLexical:
     def _postings(self, terms: tuple[str, ...], prefix: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(passage ids ascending, term frequency, passage length) of one query word."""
         if prefix:  # every term starting with it, as FTS5's "word" * reads: a range of the primary key's btree
-            from .pg_scope import prefix_range
+            from .pg_scope import _term_test
+            from .sql_shim import to_psycopg
 
-            low, high = prefix_range(terms[0])
-            params: tuple[str, ...]
-            if self.schema_version < 6:  # terms not yet in the "C" collation: a range is not the prefix's terms
-                test, params = "starts_with(term, %s)", (terms[0],)
-            elif high is None:
-                test, params = "term >= %s", (low,)
-            else:
-                test, params = "term >= %s AND term < %s", (low, high)
-            rows = self.rows(f"SELECT chunk_id, sum(tf), min(dl) FROM postings WHERE {test} "  # noqa: S608 (constants; values are parameters)
-                             "GROUP BY chunk_id ORDER BY chunk_id", params)
+            test, params = _term_test(terms[0], True, self.schema_version >= 6)
+            rows = self.rows(to_psycopg(f"SELECT p.chunk_id, sum(p.tf), min(p.dl) FROM postings p WHERE {test} "  # noqa: S608 (constants; values are parameters)
+                                        "GROUP BY p.chunk_id ORDER BY p.chunk_id"), params)
         elif len(terms) == 1:
             rows = self.rows("SELECT chunk_id, tf, dl FROM postings WHERE term = %s ORDER BY chunk_id", (terms[0],))
         else:  # a word FTS5 splits (foo_bar): the passages holding all its tokens, at their least frequency
