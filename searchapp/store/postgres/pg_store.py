@@ -10,6 +10,7 @@ server, and what the caller gets is one StoreError line.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import threading
@@ -36,6 +37,9 @@ MACHINE_ENV = "SEARCHAPP_MACHINE"  # the name this desktop's roots are kept unde
 _FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
 _SCHEMA_KEY = "shared_schema"  # meta: the schema version this library was made with
 _CREATE_LOCK = 4_4_0119  # advisory lock key: two first opens do not create the tables at once
+MIGRATING_TO_6 = "bringing the shared library to schema 6; searches on other desktops wait until it is done"
+
+log = logging.getLogger(__name__)
 
 
 def machine_name() -> str:
@@ -205,6 +209,8 @@ class PgStore(PgLexical, PgScope):
                             self.rows(statement)
                     version = 1
                 for step in range(version + 1, SCHEMA_VERSION + 1):
+                    if step == 6:  # it rewrites postings under the strongest lock: every reader waits (0133)
+                        log.warning(MIGRATING_TO_6)
                     for statement in MIGRATIONS[step]:
                         self.rows(statement)
                     if step == 6:  # the character postings of the passages already here (pg_cjk.py)

@@ -163,9 +163,10 @@ def test_literal_searches_the_words(engines):
 
 
 def test_a_library_before_the_character_postings_gets_them_from_its_first_writer(make_config, tiny_encoder,
-                                                                                 tmp_path, pg_address):
+                                                                                 tmp_path, pg_address, caplog):
     """Schema 5 (no character postings): a reader finds no CJK pair and fails on nothing; the first writer makes
     the postings and totals of the passages already there, and the scores are the desktop's."""
+    from searchapp.store.postgres.pg_store import MIGRATING_TO_6
     from searchapp.store.postgres.schema import SCHEMA_VERSION
 
     docs = tmp_path / "docs"
@@ -188,7 +189,10 @@ def test_a_library_before_the_character_postings_gets_them_from_its_first_writer
         assert reader.store.schema_version == 5
         assert names(reader, "首都 天气", mode="lexical") == []  # whole-run words only: no pair matches yet
         assert names(reader, '"首都" -天气', mode="lexical") == []
+    caplog.clear()
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
+        # the migrating writer says first that it holds the other desktops' searches (decision 0133)
+        assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [MIGRATING_TO_6]
         assert writer.store.schema_version == SCHEMA_VERSION
         assert writer.store.cjk_totals() == totals and totals[0] == 3
         assert lexical(writer.search("首都 天气", mode="lexical")) == desktop
