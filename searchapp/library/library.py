@@ -35,7 +35,6 @@ from .resources.index_keeper import IndexKeeper
 from .resources.integrity import IntegrityCheck
 from .resources.lock import WriterWait, writer_lock
 from .resources.model_set import ModelSet
-from .query.check import query_problem
 from .resources.connections import ReadConnections
 from .resources.in_flight import SearchesInFlight
 from .watch_and_serve import WatchAndServe
@@ -44,8 +43,7 @@ from .ocr.step import ocr_step
 from .search.meaning_now import FreshVectors, PassageEmbedder, stack_or_nan
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
-from .query.length import capped_query
-from .query.reading import read_query
+from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
 from .sync.contract import SyncReport
 from .sync.updates import Updates
@@ -282,20 +280,14 @@ class Library(WatchAndServe):
         it, then answers by words (a LOADING notice); None waits for it, as does dense mode."""
         s = self.config.search
         mode = check_mode(mode or s.mode)
-        query, cut = capped_query(query)  # its first 1,000 words at most, with a note (query/length.py)
-        parsed = None if literal else read_query(query)  # a long question's quotes are words (as_searched)
-        warnings = [cut] if cut else []
-        warnings += list(parsed.warnings) if parsed is not None else []  # what it took as plain words: said
-        reading = "literal" if parsed is None else "plain" if parsed.as_words else "strict"
-        if parsed is not None and not parsed.has_syntax:
-            parsed = None  # a plain query is searched as typed
+        read = prepare_query(query, mode, literal)  # capped, its syntax read, its notes (query/prepared.py)
+        query, parsed, warnings, reading = read.query, read.parsed, read.warnings, read.reading
         # Imported here: `index` and `status` start without the search pipeline (issue 45).
         from .search.pipeline import mark_available, run_search, search_request
 
-        problem = query_problem(query, mode) if parsed is None else None
-        if problem:  # nothing to match or embed: no arbitrary hits
-            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)], warnings=warnings,
-                                reading=reading)
+        if read.problem:  # nothing to match or embed: no arbitrary hits
+            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, read.problem)],
+                                warnings=warnings, reading=reading)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=rerank_depth,
                              filters=filters, group=group, parsed=parsed)
         encode_query, index, words_only = None, None, False

@@ -198,25 +198,17 @@ class SharedLibrary:
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None,
                rerank: Optional[bool] = None, candidates: Optional[int] = None, group: Optional[str] = None,
                literal: bool = False, filters: Optional["SearchFilters"] = None) -> SearchResult:
-        from .query.check import query_problem
-        from .query.length import capped_query
-        from .query.reading import read_query
+        from .query.prepared import prepare_query
 
         s = self.config.search
         mode = mode or s.mode
         if mode not in ("hybrid", "dense", "lexical"):
             raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense or lexical)")
-        query, cut = capped_query(query)
-        parsed = None if literal else read_query(query)  # the query language as Library.search reads it
-        warnings = [cut] if cut else []
-        warnings += list(parsed.warnings) if parsed is not None else []
-        reading = "literal" if parsed is None else "plain" if parsed.as_words else "strict"
-        if parsed is not None and not parsed.has_syntax:
-            parsed = None  # a plain query is searched as typed
-        problem = query_problem(query, mode) if parsed is None else None
-        if problem:
-            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, problem)], warnings=warnings,
-                                reading=reading)
+        read = prepare_query(query, mode, literal)  # the query language as Library.search reads it
+        query, parsed, warnings, reading = read.query, read.parsed, read.warnings, read.reading
+        if read.problem:
+            return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, read.problem)],
+                                warnings=warnings, reading=reading)
         filters = shared_paths.mapped_filters(filters, self.paths)
         parsed = shared_paths.mapped_query(parsed, self.paths)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None,
