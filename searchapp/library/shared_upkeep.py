@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..base.progress import CancelToken, ProgressFn
     from ..store.db import Store
     from ..store.postgres.pg_store import PgStore
+    from .resources.model_set import ModelSet
     from .sync.contract import SyncReport
 
 __all__ = ["UNDO_SECONDS", "remove_folder", "undo_remove", "reindex", "refuse_read_only"]
@@ -33,6 +34,7 @@ class SharedLibrary(Protocol):
     read_only: bool
     store: PgStore
     _as_store: Store
+    models: ModelSet
 
     def _writing(self, roots: list[RootRow], check_model: bool = True) -> AbstractContextManager[None]: ...
 
@@ -135,8 +137,13 @@ def reindex(lib: SharedLibrary, progress: Optional[ProgressFn], cancel: Optional
                 with store.atomic():
                     pg_reread.finished(store)
             return rep, resumed
-    except ModelMismatchError as exc:  # its advice (run `searchapp reindex`) is what was just refused
-        built = str(exc).split(": run `searchapp reindex`")[0]
-        raise ModelMismatchError(f"{built}: a shared library keeps one model and chunking for every machine's "
-                                 "folders, and reindexing it with other ones is not there yet; nothing was "
-                                 "changed (set this machine's back to the library's)") from None
+    except ModelMismatchError:  # its advice (run `searchapp reindex`) is what was just refused: said anew
+        from ..models.identity import built_with, reindex_reasons
+
+        reasons = reindex_reasons(store.meta(), lib.models.expected_meta())
+        if not reasons:
+            raise
+        raise ModelMismatchError(f"{built_with(reasons)}: a shared library keeps one model and chunking for every "
+                                 "machine's folders, and reindexing it with other ones is not there yet; nothing "
+                                 "was changed: set [models] and [chunking] in this desktop's config back to the "
+                                 "library's (`status` shows them)") from None

@@ -21,7 +21,7 @@ from .resolve import ResolvedModel, resolve_model
 from .sentence_conventions import Conventions, describe_prompt, read_conventions, resolve_pooling
 
 __all__ = ["ModelIdentity", "bi_encoder_identity", "plain_bert_config", "library_settings", "reindex_reasons",
-           "reindex_message", "model_fingerprint"]
+           "built_with", "reindex_message", "model_fingerprint"]
 
 _HUGE = 100_000  # tokenizers without a limit report a huge sentinel (transformers: VERY_LARGE_INTEGER)
 
@@ -184,9 +184,13 @@ def reindex_reasons(built: Mapping[str, str], wanted: Mapping[str, str]) -> list
     return reasons
 
 
+def built_with(reasons: list[str]) -> str:
+    """What the library was built with, as `reasons` say it (the start of every such message)."""
+    return "the library was built with " + "; ".join(reasons)
+
+
 def reindex_message(reasons: list[str]) -> Optional[str]:
     """The one-line message for `reasons`, ending in what to run; None when there are none."""
     if not reasons:
         return None
-    return ("the library was built with " + "; ".join(reasons) +
-            ": run `searchapp reindex` to rebuild it with the current settings, or change them back")
+    return built_with(reasons) + ": run `searchapp reindex` to rebuild it with the current settings, or change them back"

@@ -251,6 +251,8 @@ def test_reindex_with_another_model_is_refused_with_the_reason(make_config, tiny
         with pytest.raises(ModelMismatchError, match="the library was built with .*not there yet; nothing was") as err:
             lib.reindex()
         assert "run `searchapp reindex`" not in str(err.value)
+        assert str(err.value).endswith("nothing was changed: set [models] and [chunking] in this desktop's config "
+                                       "back to the library's (`status` shows them)")
         assert lib.store.get_meta(f"reindex:{lib.store.machine}") is None
 
 
