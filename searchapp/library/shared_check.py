@@ -49,13 +49,13 @@ class SharedCheck:
         return {**asdict(self), "consistent": not self.problems, "exit_code": self.code}
 
     def lines(self) -> list[str]:
-        out = [f"schema: {self.schema}" + (f" (its next sync by this searchapp brings it to {self.schema_here})"
-                                           if self.schema < self.schema_here else ""),
-               "consistent: " + ("yes" if not self.problems else "NO: " + "; ".join(self.problems)),
-               f"failed: {self.failed}, skipped: {self.skipped}; passages waiting for meaning: {self.waiting}"]
+        """The verdict's lines, the most serious (exit 4's) first."""
+        out = [f"settings differ: {self.reindex_needed}"] if self.reindex_needed else []
+        out += [f"schema: {self.schema}" + (f" (its next sync by this searchapp brings it to {self.schema_here})"
+                                            if self.schema < self.schema_here else ""),
+                "consistent: " + ("yes" if not self.problems else "NO: " + "; ".join(self.problems)),
+                f"failed: {self.failed}, skipped: {self.skipped}; passages waiting for meaning: {self.waiting}"]
         out += [f"MISSING: {machine}: {folder}: {reason}" for machine, folder, reason in self.missing]
-        if self.reindex_needed:
-            out.append(f"settings differ: {self.reindex_needed}")
         return out
 
 

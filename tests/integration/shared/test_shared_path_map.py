@@ -130,6 +130,9 @@ def test_status_check_exit_codes(desks, tmp_path, pg_server, pg_address, monkeyp
     monkeypatch.setenv("SEARCHAPP_CHUNKING__MAX_TOKENS", "100")
     code, out, _ = run("desk-a", "status", "--check")
     assert code == 4 and "settings differ: the shared library was built with" in out
+    lines = out.splitlines()
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("settings differ: "))
+    assert first < next(i for i, ln in enumerate(lines) if ln.startswith("consistent: "))  # the most serious first
     monkeypatch.delenv("SEARCHAPP_CHUNKING__MAX_TOKENS")
     assert run("desk-a", "status")[0] == 0  # without --check: a report, exit 0
 
