@@ -23,6 +23,9 @@ word recall (bench_ocr.py's measure: the ground truth's words, as a multiset, fo
 First measurement (2026-11-29, AVX2-only 2-core EPYC, load 5-13; the pages OCR'd in two processes to finish in
 time): average 94.48 % (proportional cut 93.97 %) against Tesseract.js 84.76 % and Scribe.js 93.65 %; word
 recall 0.9748; peak RSS 0.81 GB; ~1 min per page on the busy machine (decision 0114).
+With a page's lines turned upside down all together or not at all (ingest/ocr/orientation.py; 2026-11-29,
+one process, load 3.4-8.5): 96.70 % (proportional 96.09 %), word recall 0.9877, CER 0.200 -> 0.192 (bench_ocr.py's
+measure on the same lines), peak RSS 788 MB; no page lower, slide_01 64.7 -> 97.4 %, filing_01 94.5 -> 99.5 %.
 """
 
 from __future__ import annotations
