@@ -128,10 +128,10 @@ class PgLexical:
     def _postings(self, terms: tuple[str, ...], prefix: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(passage ids ascending, term frequency, passage length) of one query word."""
         if prefix:  # every term starting with it, as FTS5's "word" * reads: a range of the primary key's btree
-            from .pg_scope import _term_test
+            from .pg_scope import term_test
             from .sql_shim import to_psycopg
 
-            test, params = _term_test(terms[0], True, self.schema_version >= 6)
+            test, params = term_test(terms[0], True, self.schema_version >= 6)
             rows = self.rows(to_psycopg(f"SELECT p.chunk_id, sum(p.tf), min(p.dl) FROM postings p WHERE {test} "  # noqa: S608 (constants; values are parameters)
                                         "GROUP BY p.chunk_id ORDER BY p.chunk_id"), params)
         elif len(terms) == 1:

@@ -26,7 +26,7 @@ from ..cjk import cjk_chars, is_cjk
 from ..lexical import Fragment
 from ..scope import _phrase, fold
 
-__all__ = ["PgScope", "prefix_range", "glob_pattern"]
+__all__ = ["PgScope", "prefix_range", "glob_pattern", "term_test"]
 
 _NOTHING = "SELECT NULL::bigint AS file_id WHERE false"
 PHRASE_PAGE = 5000  # candidate passages of a phrase read (and held) at once
@@ -138,13 +138,13 @@ class PgScope:
         if not terms:
             return _NOTHING, []
         if len(terms) == 1:
-            where, one = _term_test(terms[0], prefix, self.schema_version >= 6)
+            where, one = term_test(terms[0], prefix, self.schema_version >= 6)
             return ("SELECT k.file_id FROM postings p JOIN chunks k ON k.id = p.chunk_id WHERE " + where), one  # noqa: S608 (constants; values are ?)
         fixed = list(dict.fromkeys(terms[:-1] if prefix else terms))
         sql = ("SELECT chunk_id FROM postings WHERE term = ANY(?) GROUP BY chunk_id HAVING count(*) = ?")
         params: list[Any] = [fixed, len(fixed)]
         if prefix:
-            where, more = _term_test(terms[-1], True, self.schema_version >= 6)
+            where, more = term_test(terms[-1], True, self.schema_version >= 6)
             sql = f"SELECT chunk_id FROM ({sql}) h WHERE EXISTS (SELECT 1 FROM postings p WHERE p.chunk_id = h.chunk_id AND {where})"  # noqa: S608 (constants; values are ?)
             params += more
         return self._checked(sql, params, _phrase(text, prefix), cjk=False)
@@ -199,7 +199,7 @@ class PgScope:
         return [int(r[0]) for r in self.rows(to_psycopg(sql), (*where[1], int(k)))]
 
 
-def _term_test(term: str, prefix: bool, ranged: bool = True) -> Fragment:
+def term_test(term: str, prefix: bool, ranged: bool = True) -> Fragment:
     """A test of `p.term`: equal to `term`, or with `prefix` starting with it (a range of the btree; not
     `ranged`: a library not yet migrated to the "C" collation, where a range is not the prefix's terms)."""
     if not prefix:

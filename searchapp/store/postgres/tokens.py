@@ -60,25 +60,24 @@ def passage_terms(texts: Sequence[str]) -> list[tuple[Counter[str], int]]:
 
 def word_terms(word: str) -> tuple[str, ...]:
     """The terms FTS5 makes of one query word (one, almost always; none or several for a few)."""
-    with _LOCK:
-        db = _table()
-        db.execute("BEGIN")
-        try:
-            db.execute("INSERT INTO t(rowid, x) VALUES (1, ?)", (word,))
-            return tuple(term for term, in db.execute("SELECT term FROM v ORDER BY offset"))
-        finally:
-            db.execute("ROLLBACK")
+    return _tokens_of("t", "v", word)
 
 
 def cjk_tokens(chars: str) -> tuple[str, ...]:
     """The tokens the character table makes of `chars` (store/cjk.py's cjk_chars form: characters between
     spaces), in order."""
+    return _tokens_of("k", "kv", chars)
+
+
+def _tokens_of(table: str, vocab: str, text: str) -> tuple[str, ...]:
+    """The terms `table` (the words' table, t, or the characters', k) makes of `text`, in order, read from its
+    fts5vocab view `vocab`; nothing is kept. `table` and `vocab` are this module's constants."""
     with _LOCK:
         db = _table()
         db.execute("BEGIN")
         try:
-            db.execute("INSERT INTO k(rowid, x) VALUES (1, ?)", (chars,))
-            return tuple(term for term, in db.execute("SELECT term FROM kv ORDER BY offset"))
+            db.execute(f"INSERT INTO {table}(rowid, x) VALUES (1, ?)", (text,))  # noqa: S608 (a constant)
+            return tuple(term for term, in db.execute(f"SELECT term FROM {vocab} ORDER BY offset"))  # noqa: S608
         finally:
             db.execute("ROLLBACK")
 

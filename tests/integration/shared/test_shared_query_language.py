@@ -262,19 +262,19 @@ def test_a_phrases_candidates_are_read_by_pages(engines, monkeypatch):
 
 
 def test_a_prefixs_scores_read_the_terms_by_the_scopes_own_test(engines, monkeypatch):
-    """word* is one range test (pg_scope._term_test) for both the constraints and BM25's postings, so the two can
+    """word* is one range test (pg_scope.term_test) for both the constraints and BM25's postings, so the two can
     not read different terms: the scores' read asks it, and finds what the prefix finds."""
     from searchapp.store.postgres import pg_scope
 
     _, shared = engines
     asked = []
-    real = pg_scope._term_test
+    real = pg_scope.term_test
 
     def spy(term, prefix, ranged=True):
         asked.append((term, prefix, ranged))
         return real(term, prefix, ranged)
 
-    monkeypatch.setattr(pg_scope, "_term_test", spy)
+    monkeypatch.setattr(pg_scope, "term_test", spy)
     ids, _, _ = shared.store._postings(("photosynth",), True)
     assert asked == [("photosynth", True, True)]
     want = shared.store.rows("SELECT DISTINCT chunk_id FROM postings WHERE starts_with(term, %s) ORDER BY 1",
