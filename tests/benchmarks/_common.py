@@ -1,7 +1,8 @@
 """What every benchmark prints beside its figures, written once: the machine (CPU model, the vector flags that
 change which path runs, cores, load average: a shared machine's figures mean little without the load) and one
 JSON line a result, flushed so that a run cut short keeps what it printed. Benchmarks run as scripts, so this
-folder is on sys.path: `from _common import cpu_note, emit`."""
+folder is on sys.path: `from _common import cpu_note, emit`. Also `process_cpu`: another process's CPU seconds (a
+PostgreSQL backend's, the server running on this machine)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import platform
 from pathlib import Path
 from typing import Any, Optional
 
-__all__ = ["cpu_note", "emit"]
+__all__ = ["cpu_note", "emit", "process_cpu"]
 
 _FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_bf16")  # the flags that choose a path (fp32, bf16, AMX)
 
@@ -29,3 +30,9 @@ def cpu_note() -> dict[str, Any]:
 def emit(row: Optional[dict[str, Any]] = None, /, *, add_cpu_note: bool = False, **fields: Any) -> None:
     """Print one result as a JSON line (`row`, then `fields`; with `add_cpu_note`, the machine's cpu_note after them)."""
     print(json.dumps({**(row or {}), **fields, **(cpu_note() if add_cpu_note else {})}), flush=True)
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) process `pid` has used so far, from /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

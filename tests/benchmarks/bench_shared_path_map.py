@@ -25,23 +25,19 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/, for pg_server (the test server; tests/ is not a package)
+from _common import process_cpu  # noqa: E402
 DATA = Path(os.environ.get("SEARCHAPP_IR_DATA", HERE.parents[2] / "shared" / "data" / "ir")) / "cranfield"
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
-TICK = os.sysconf("SC_CLK_TCK")
 
-
-def backend_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def measure(lib: Any, run: Callable[[], object], n: int) -> dict[str, float]:
     pid = int(lib.store.one("SELECT pg_backend_pid()")[0])
-    server, cpu, wall = backend_cpu(pid), time.process_time(), time.perf_counter()
+    server, cpu, wall = process_cpu(pid), time.process_time(), time.perf_counter()
     run()
     return {"wall_ms_each": round((time.perf_counter() - wall) * 1000 / n, 2),
             "client_cpu_ms_each": round((time.process_time() - cpu) * 1000 / n, 2),
-            "server_cpu_ms_each": round((backend_cpu(pid) - server) * 1000 / n, 2)}
+            "server_cpu_ms_each": round((process_cpu(pid) - server) * 1000 / n, 2)}
 
 
 def line(**fields: object) -> None:

@@ -23,17 +23,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/, for pg_server (the test server; tests/ is not a package)
+from _common import process_cpu  # noqa: E402
 PASSAGES = int(os.environ.get("PASSAGES", "1000000"))
 TERMS = int(os.environ.get("TERMS", "8"))
 VOCAB = int(os.environ.get("VOCAB", "200000"))
 READS = int(os.environ.get("READS", "5"))
 PREFIXES = ["w1234", "w99", "w5"]  # ~10, ~100 and ~10k distinct terms
-TICK = os.sysconf("SC_CLK_TCK")
 
-
-def backend_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def line(**fields) -> None:
@@ -69,7 +65,7 @@ def main() -> None:
             for prefix in PREFIXES:
                 low, high = prefix_range(prefix)
                 for how in walls:
-                    cpu, wall = backend_cpu(pid), time.perf_counter()
+                    cpu, wall = process_cpu(pid), time.perf_counter()
                     with store.atomic():
                         if how == "no index":
                             store.rows("SET LOCAL enable_indexscan = off")
@@ -78,7 +74,7 @@ def main() -> None:
                         # Its own statement text per way: psycopg prepares a statement run 5 times, and a
                         # prepared plan is not planned again when the settings change.
                         got = store.rows(f"/* {how} */ " + sql.format("term >= %s AND term < %s"), (low, high))
-                    wall, cpu = time.perf_counter() - wall, backend_cpu(pid) - cpu
+                    wall, cpu = time.perf_counter() - wall, process_cpu(pid) - cpu
                     walls[how].append(wall)
                     line(measure="prefix", how=how, prefix=prefix, passages_found=len(got), postings=rows,
                          wall_ms=round(wall * 1000, 1), server_cpu_ms=round(cpu * 1000))

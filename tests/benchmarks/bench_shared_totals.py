@@ -21,22 +21,18 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/, for pg_server (the test server; tests/ is not a package)
+from _common import process_cpu  # noqa: E402
 PASSAGES = int(os.environ.get("PASSAGES", "1000000"))
 READS = int(os.environ.get("READS", "7"))
 BATCHES = int(os.environ.get("BATCHES", "10"))
 BATCH = 1000
-TICK = os.sysconf("SC_CLK_TCK")
 
-
-def backend_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def timed(store, pid: int, run) -> tuple[float, float]:
-    cpu, wall = backend_cpu(pid), time.perf_counter()
+    cpu, wall = process_cpu(pid), time.perf_counter()
     run()
-    return time.perf_counter() - wall, backend_cpu(pid) - cpu
+    return time.perf_counter() - wall, process_cpu(pid) - cpu
 
 
 def line(**fields) -> None:

@@ -24,22 +24,18 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/, for pg_server (the test server; tests/ is not a package)
+from _common import process_cpu  # noqa: E402
 DATA = Path(os.environ.get("SEARCHAPP_IR_DATA", HERE.parents[2] / "shared" / "data" / "ir")) / "cranfield"
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
-TICK = os.sysconf("SC_CLK_TCK")
 
-
-def backend_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def measure(lib: Any, run: Callable[[], object]) -> dict[str, float]:
     pid = int(lib.store.one("SELECT pg_backend_pid()")[0])
-    server, cpu, wall = backend_cpu(pid), time.process_time(), time.perf_counter()
+    server, cpu, wall = process_cpu(pid), time.process_time(), time.perf_counter()
     run()
     return {"wall_s": round(time.perf_counter() - wall, 3), "client_cpu_s": round(time.process_time() - cpu, 3),
-            "server_cpu_s": round(backend_cpu(pid) - server, 3)}
+            "server_cpu_s": round(process_cpu(pid) - server, 3)}
 
 
 def line(**fields: object) -> None:
