@@ -148,3 +148,11 @@ def make_mixed_corpus(folder: Path) -> Path:
         (folder / hidden).mkdir(exist_ok=True)
         (folder / hidden / "notes.txt").write_text("sourdough starter levain hidden copy", encoding="utf-8")
     return folder
+
+
+def write_texts(folder: Path, texts: dict[str, str]) -> Path:
+    """`folder` holding one UTF-8 text file per name in `texts` (made when missing)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder

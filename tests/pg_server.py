@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 __all__ = ["PgServer"]
 
@@ -126,3 +127,8 @@ class PgServer:
             finally:
                 self.started = False
         shutil.rmtree(self.base, ignore_errors=True)
+
+
+def database_of(address: str) -> str:
+    """The database an address (PgServer.address) names."""
+    return urlsplit(address).path.lstrip("/")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -14,30 +13,16 @@ from searchapp.base.errors import ModelMismatchError, StoreError
 from searchapp.library.sync import words_pass
 from searchapp.library.shared import WRITER_LOCK, SharedLibrary
 from searchapp.store.postgres.pg_store import PgStore
+from corpus import write_texts
+from pg_server import database_of
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
 HOSTILE = ["'; DROP TABLE files; --", 'x" OR 1=1 --', "%s %(x)s ?", "$1 $$; SELECT 1; $$", "\\'; \\x00"]
 
 
-@pytest.fixture
-def config(make_config):
-    return make_config(models={"reranker": ""})
-
-
-def write(folder: Path, texts: dict[str, str]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in texts.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
-
-
-def db_of(address: str) -> str:
-    return urlsplit(address).path.lstrip("/")
-
-
 def table_counts(pg_server, address: str) -> tuple[int, int, int]:
-    db = db_of(address)
+    db = database_of(address)
     return tuple(pg_server.admin("SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks), "
                                  "(SELECT count(*) FROM postings)", database=db)[0])
 
@@ -47,7 +32,7 @@ def test_sql_in_names_texts_and_queries_is_only_text(config, tiny_encoder, tmp_p
     hostile file is found by its words, and a hostile query is just words (or nothing to search)."""
     texts = {f"{i} {name}.txt".replace("/", "_"): f"quince marmalade number {i}: {name}" for i, name in enumerate(HOSTILE)}
     texts["plain.txt"] = "a plain note about walnut bread"
-    docs = write(tmp_path / "docs", texts)
+    docs = write_texts(tmp_path / "docs", texts)
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         rep = lib.add_folder(docs)
         assert rep.added == len(texts) and rep.failed == 0
@@ -80,8 +65,8 @@ def test_connection_lost_mid_sync_keeps_whole_batches(config, tiny_encoder, tmp_
     passages): one StoreError line; every file stored is stored whole (its passages and their words), the cut
     batch is not there at all, and the next sync finishes the rest."""
     monkeypatch.setattr(words_pass, "BATCH_FILES", 2)
-    docs = write(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} about topic{i} and lanterns" for i in range(9)})
-    db = db_of(pg_address)
+    docs = write_texts(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} about topic{i} and lanterns" for i in range(9)})
+    db = database_of(pg_address)
     calls = []
     insert = PgStore.insert_chunks_of
 
@@ -112,10 +97,10 @@ def test_connection_lost_mid_sync_keeps_whole_batches(config, tiny_encoder, tmp_
 
 
 def test_role_without_write_rights_searches_but_cannot_sync(config, tiny_encoder, tmp_path, pg_server, pg_address):
-    docs = write(tmp_path / "docs", {"a.txt": "copper kettles whistle on the stove"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "copper kettles whistle on the stove"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
-    db = db_of(pg_address)
+    db = database_of(pg_address)
     pg_server.admin("DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
     pg_server.admin("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database=db)
     reader = pg_server.address(db, user="reader")
@@ -131,7 +116,7 @@ def test_one_writer_per_root_and_no_lock_outlives_its_process(config, tiny_encod
                                                               pg_address):
     """A second writer of a root is refused in one line while another session holds that root's lock; the lock
     is gone with that session."""
-    docs = write(tmp_path / "docs", {"a.txt": "owls hunt at dusk"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "owls hunt at dusk"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         root_id = lib.store.add_root(str(docs))
         holder = psycopg.connect(pg_address, autocommit=True)  # another process of this machine, mid-sync
@@ -154,7 +139,7 @@ def test_another_model_is_refused_with_the_reason(make_config, tiny_encoder, tmp
     from tiny_models import build_tiny_bert
     from searchapp.models import BiEncoder
 
-    docs = write(tmp_path / "docs", {"a.txt": "herons wade in the shallows"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "herons wade in the shallows"})
     with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
     other_dir = build_tiny_bert(tmp_path / "other", packaged_model_dir, seed=1)
@@ -170,7 +155,7 @@ def test_another_model_is_refused_with_the_reason(make_config, tiny_encoder, tmp
 
 def test_a_library_from_a_newer_version_is_refused_untouched(config, pg_server, pg_address):
     SharedLibrary(config, pg_address, create=True).close()
-    db = db_of(pg_address)
+    db = database_of(pg_address)
     pg_server.admin("UPDATE meta SET value = '99' WHERE key = 'shared_schema'", database=db)
     with pytest.raises(StoreError, match="made by a newer searchapp .*nothing was changed"):
         SharedLibrary(config, pg_address, create=True)
@@ -179,7 +164,7 @@ def test_a_library_from_a_newer_version_is_refused_untouched(config, pg_server, 
 
 def test_two_machines_keep_their_own_roots_at_one_path(config, tiny_encoder, tmp_path, pg_address):
     """Two desktops index a folder at the same path (each its own disk): two roots, both searched."""
-    docs = write(tmp_path / "docs", {"a.txt": "plums ripen in august"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "plums ripen in august"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a") as a:
         a.add_folder(docs)
     (docs / "a.txt").write_text("pears ripen in september", encoding="utf-8")
@@ -195,12 +180,12 @@ def test_server_gone_mid_search_is_one_line_then_the_next_search_reconnects(conf
                                                                             pg_server, pg_address):
     """A long-lived library whose connection the server ends: the search in flight is one StoreError line, the
     next one connects again and answers (decision 0125)."""
-    docs = write(tmp_path / "docs", {"a.txt": "moths circle the lamp"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "moths circle the lamp"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
         for mode in ("lexical", "hybrid"):
             pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
-                            "pid <> pg_backend_pid()", params=(db_of(pg_address),))
+                            "pid <> pg_backend_pid()", params=(database_of(pg_address),))
             with pytest.raises(StoreError, match="^lost the connection to the shared library postgresql://") as err:
                 lib.search("moths", mode=mode)
             assert "\n" not in str(err.value)
@@ -219,7 +204,7 @@ def test_no_new_connection_inside_a_transaction(config, pg_server, pg_address):
             with store.atomic():
                 store.set_meta("first", "1")
                 pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
-                                "pid <> pg_backend_pid()", params=(db_of(pg_address),))
+                                "pid <> pg_backend_pid()", params=(database_of(pg_address),))
                 with pytest.raises(StoreError, match="lost the connection"):
                     store.set_meta("second", "2")
                 store.set_meta("third", "3")  # a caller that went on: must not be written

@@ -4,25 +4,18 @@ every kind of write, and after a library made before the totals is opened."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from searchapp.library.shared import SharedLibrary
 from searchapp.store.postgres.schema import SCHEMA_VERSION
+from corpus import write_texts
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
 COUNTED = ("SELECT f.root_id, count(*), sum(c.n_tokens) FROM chunks c JOIN files f ON f.id = c.file_id "
            "GROUP BY f.root_id ORDER BY 1")
 KEPT = "SELECT root_id, n_rows, n_tokens FROM chunk_totals WHERE n_rows <> 0 ORDER BY 1"
-
-
-def write(folder: Path, texts: dict[str, str]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in texts.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
 
 
 def kept_is_counted(lib: SharedLibrary) -> list[tuple]:
@@ -33,8 +26,8 @@ def kept_is_counted(lib: SharedLibrary) -> list[tuple]:
 
 def test_totals_follow_adds_edits_deletions_and_a_folder_taking_in_another(make_config, tiny_encoder, tmp_path,
                                                                            pg_address):
-    docs = write(tmp_path / "docs", {"a.txt": "apples and pears", "b.txt": "plums, damsons and sloes in the hedge"})
-    sub = write(docs / "sub", {"c.txt": "quinces poached slowly in honey and wine"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "apples and pears", "b.txt": "plums, damsons and sloes in the hedge"})
+    sub = write_texts(docs / "sub", {"c.txt": "quinces poached slowly in honey and wine"})
     with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(sub)
         assert len(kept_is_counted(lib)) == 1
@@ -54,7 +47,7 @@ def test_a_library_made_before_the_totals_is_counted_then_migrated(make_config, 
     """Version 1 (no totals): a reader counts the rows and scores as before; the first writer adds the totals,
     counted once, and the scores stay the same doubles."""
     config = make_config(models={"reranker": ""})
-    docs = write(tmp_path / "docs", {"a.txt": "owls and larks", "b.txt": "owls hunt voles at dusk in the barn"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "owls and larks", "b.txt": "owls hunt voles at dusk in the barn"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
         before = [(h.path, h.scores.lexical) for h in lib.search("owls voles", mode="lexical").hits]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -16,27 +15,13 @@ from searchapp.library.shared import SharedLibrary
 from searchapp.library.sync import words_pass
 from searchapp.store.postgres.pg_store import PgStore
 from searchapp.store.postgres.schema import SCHEMA_VERSION
+from corpus import write_texts
+from pg_server import database_of
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
 KEPT = ("removed_roots", "removed_files", "removed_chunks", "removed_postings", "removed_spans",
         "removed_cjk_postings")
-
-
-@pytest.fixture
-def config(make_config):
-    return make_config(models={"reranker": ""})
-
-
-def write(folder: Path, texts: dict[str, str]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in texts.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
-
-
-def db_of(address: str) -> str:
-    return urlsplit(address).path.lstrip("/")
 
 
 def hits(lib: SharedLibrary, query: str, mode: str) -> list[tuple[str, float]]:
@@ -45,21 +30,21 @@ def hits(lib: SharedLibrary, query: str, mode: str) -> list[tuple[str, float]]:
 
 
 def kept_rows(pg_server, address: str) -> list[int]:
-    return [pg_server.admin(f"SELECT count(*) FROM {t}", database=db_of(address))[0][0] for t in KEPT]  # noqa: S608 (KEPT)
+    return [pg_server.admin(f"SELECT count(*) FROM {t}", database=database_of(address))[0][0] for t in KEPT]  # noqa: S608 (KEPT)
 
 
 def word_rows(pg_server, address: str) -> list[tuple]:
     """Every posting (and CJK posting, where the library has them) with its passage's path and offsets: ids
     and all, as Undo must put them back."""
     tables = ["postings"] + (["cjk_postings"] if pg_server.admin("SELECT to_regclass('cjk_postings') IS NOT NULL",
-                                                                 database=db_of(address))[0][0] else [])
+                                                                 database=database_of(address))[0][0] else [])
     sql = ("SELECT p.term, p.chunk_id, p.tf, p.dl, f.path, c.start FROM {} p JOIN chunks c ON c.id = p.chunk_id "
            "JOIN files f ON f.id = c.file_id ORDER BY 1, 2")
-    return [pg_server.admin(sql.format(t), database=db_of(address)) for t in tables]
+    return [pg_server.admin(sql.format(t), database=database_of(address)) for t in tables]
 
 
 def read_only(pg_server, address: str) -> str:
-    db = db_of(address)
+    db = database_of(address)
     pg_server.admin("DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
     pg_server.admin("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database=db)
     return pg_server.address(db, user="reader")
@@ -68,10 +53,10 @@ def read_only(pg_server, address: str) -> str:
 def test_remove_then_undo_brings_back_the_same_hits(config, tiny_encoder, tmp_path, pg_server, pg_address):
     """The folder comes back from the kept rows as it was: the same hits and scores by words and by meaning, the
     same totals, nothing embedded again; another machine's folder is untouched, and nothing stays kept."""
-    a = write(tmp_path / "a", {"n1.txt": "kestrels hover over the meadow", "n2.txt": "the meadow floods in spring",
+    a = write_texts(tmp_path / "a", {"n1.txt": "kestrels hover over the meadow", "n2.txt": "the meadow floods in spring",
                                "n3.txt": "spring lambs in the meadow\n\n" + "hedgerows and kestrels " * 40,
                                "n4.txt": "草原の上をチョウゲンボウが舞う"})
-    b = write(tmp_path / "b", {"m.txt": "a meadow on another desk"})
+    b = write_texts(tmp_path / "b", {"m.txt": "a meadow on another desk"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-b") as other:
         other.add_folder(b)
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a") as lib:
@@ -98,7 +83,7 @@ def test_remove_then_undo_brings_back_the_same_hits(config, tiny_encoder, tmp_pa
 
 def test_undo_is_the_removing_machines_only_and_lasts_a_minute(config, tiny_encoder, tmp_path, pg_server,
                                                                pg_address):
-    docs = write(tmp_path / "docs", {"a.txt": "otters slide down the bank"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "otters slide down the bank"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a") as a:
         a.add_folder(docs)
         a.remove_folder(docs, undoable=True)
@@ -107,7 +92,7 @@ def test_undo_is_the_removing_machines_only_and_lasts_a_minute(config, tiny_enco
             b.undo_remove()
         assert b.status().files == 0
     assert kept_rows(pg_server, pg_address)[:2] == [1, 1]  # still desk-a's to undo
-    pg_server.admin("UPDATE removed_roots SET removed_at = removed_at - 61", database=db_of(pg_address))
+    pg_server.admin("UPDATE removed_roots SET removed_at = removed_at - 61", database=database_of(pg_address))
     with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as a:
         with pytest.raises(SearchAppError, match=r"too late to undo the remove of .*docs \(Undo lasts 60 s\)"):
             a.undo_remove()
@@ -118,8 +103,8 @@ def test_undo_is_the_removing_machines_only_and_lasts_a_minute(config, tiny_enco
 def test_any_machines_undo_forgets_every_expired_removal(config, tiny_encoder, tmp_path, pg_server, pg_address):
     """Decision 0135: the next Undo of any machine deletes the kept removals past their minute, whoever made
     them, also an Undo that has nothing of its own to put back."""
-    db = db_of(pg_address)
-    docs_a, docs_b = write(tmp_path / "a", {"a.txt": "otters slide"}), write(tmp_path / "b", {"b.txt": "voles dig"})
+    db = database_of(pg_address)
+    docs_a, docs_b = write_texts(tmp_path / "a", {"a.txt": "otters slide"}), write_texts(tmp_path / "b", {"b.txt": "voles dig"})
     a = SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a")
     b = SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-b")
     try:
@@ -144,7 +129,7 @@ def test_any_machines_undo_forgets_every_expired_removal(config, tiny_encoder, t
 
 
 def test_undo_refuses_when_the_folder_was_indexed_again(config, tiny_encoder, tmp_path, pg_server, pg_address):
-    docs = write(tmp_path / "docs", {"a.txt": "badgers dig at night"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "badgers dig at night"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
         lib.remove_folder(docs, undoable=True)
@@ -157,7 +142,7 @@ def test_undo_refuses_when_the_folder_was_indexed_again(config, tiny_encoder, tm
 
 def test_a_role_that_may_not_write_is_refused_undo_and_reindex(config, tiny_encoder, tmp_path, pg_server,
                                                               pg_address):
-    docs = write(tmp_path / "docs", {"a.txt": "wrens nest in the ivy"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "wrens nest in the ivy"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
         lib.remove_folder(docs, undoable=True)
@@ -176,8 +161,8 @@ def test_reindex_reads_the_files_again_and_resumes_after_a_kill(config, tiny_enc
     searches still find every file (old passages until new ones are in), and the next reindex reads only the
     files left; another machine's files are never read."""
     monkeypatch.setattr(words_pass, "BATCH_FILES", 2)
-    docs = write(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} about topic{i} and lanterns" for i in range(9)})
-    other = write(tmp_path / "other", {"x.txt": "lanterns on another desk"})
+    docs = write_texts(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} about topic{i} and lanterns" for i in range(9)})
+    other = write_texts(tmp_path / "other", {"x.txt": "lanterns on another desk"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-b") as b:
         b.add_folder(other)
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a") as lib:
@@ -193,7 +178,7 @@ def test_reindex_reads_the_files_again_and_resumes_after_a_kill(config, tiny_enc
         calls.append(len(rows))
         if len(calls) == 3:
             pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
-                            "pid <> pg_backend_pid()", params=(db_of(pg_address),))
+                            "pid <> pg_backend_pid()", params=(database_of(pg_address),))
         return insert(store, rows)
 
     monkeypatch.setattr(PgStore, "insert_chunks_of", cut_in_batch_three)
@@ -202,7 +187,7 @@ def test_reindex_reads_the_files_again_and_resumes_after_a_kill(config, tiny_enc
         lib.reindex()
     lib.close()
     monkeypatch.setattr(PgStore, "insert_chunks_of", insert)
-    db = db_of(pg_address)
+    db = database_of(pg_address)
     left = pg_server.admin("SELECT count(*) FROM files WHERE size = -1", database=db)[0][0]
     assert left == 9 - 4  # two whole batches of two files read again; the cut one and the rest still marked
     with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as lib:
@@ -224,7 +209,7 @@ def test_an_index_finishes_an_interrupted_reindex(config, tiny_encoder, tmp_path
     from searchapp.base.errors import Cancelled
     from searchapp.base.progress import CancelToken
 
-    docs = write(tmp_path / "docs", {f"n{i}.txt": f"herring number {i}" for i in range(3)})
+    docs = write_texts(tmp_path / "docs", {f"n{i}.txt": f"herring number {i}" for i in range(3)})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
         token = CancelToken()
@@ -241,7 +226,7 @@ def test_reindex_with_another_model_is_refused_with_the_reason(make_config, tiny
     from tiny_models import build_tiny_bert
     from searchapp.models import BiEncoder
 
-    docs = write(tmp_path / "docs", {"a.txt": "herons wade in the shallows"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "herons wade in the shallows"})
     with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
     other_dir = build_tiny_bert(tmp_path / "other", packaged_model_dir, seed=1)
@@ -264,7 +249,7 @@ def test_undo_is_refused_once_another_model_named_the_empty_library(make_config,
     from tiny_models import build_tiny_bert
     from searchapp.models import BiEncoder
 
-    docs = write(tmp_path / "docs", {"a.txt": "herons wade in the shallows"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "herons wade in the shallows"})
     with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder,
                        machine="desk-a") as lib:
         lib.add_folder(docs)
@@ -273,7 +258,7 @@ def test_undo_is_refused_once_another_model_named_the_empty_library(make_config,
     other = BiEncoder(str(other_dir), device="cpu", precision="fp32", threads=1)
     config = make_config(models={"reranker": "", "bi_encoder": str(other_dir)})
     with SharedLibrary(config, pg_address, encoder=other, machine="desk-b") as lib:
-        lib.add_folder(write(tmp_path / "empty", {}))
+        lib.add_folder(write_texts(tmp_path / "empty", {}))
     with SharedLibrary(make_config(models={"reranker": ""}), pg_address, encoder=tiny_encoder,
                        machine="desk-a") as lib:
         with pytest.raises(SearchAppError, match="the shared library's model changed since"):
@@ -284,7 +269,7 @@ def test_undo_is_refused_once_another_model_named_the_empty_library(make_config,
 
 def test_a_library_of_schema_4_is_migrated_by_its_first_remove(config, tiny_encoder, tmp_path, pg_server,
                                                                pg_address):
-    docs = write(tmp_path / "docs", {"a.txt": "voles run under the snow"})
+    docs = write_texts(tmp_path / "docs", {"a.txt": "voles run under the snow"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
         for t in KEPT:
