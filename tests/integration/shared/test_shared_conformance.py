@@ -9,6 +9,7 @@ import pytest
 
 from searchapp.library import Library
 from searchapp.library.shared import SharedLibrary
+from shared_engines import both_engines, lexical_rows
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
@@ -21,8 +22,6 @@ def engines(tmp_path_factory, tiny_encoder, pg_server):
     """(SQLite library, shared library) over the same folder, each synced once for the module, no reranker."""
     import corpus
 
-    from searchapp.base.config import load_config
-
     base = tmp_path_factory.mktemp("engines")
     docs = corpus.make_mixed_corpus(base / "docs")
     for name in ("twin-a.txt", "twin-b.txt"):  # the same words in two files: a BM25 tie, broken by passage id
@@ -31,22 +30,9 @@ def engines(tmp_path_factory, tiny_encoder, pg_server):
     (docs / "office-notes").mkdir()  # a sibling whose name sorts between office/ and office0 in no byte order
     (docs / "office-notes" / "memo.txt").write_text("Castles and jazz: a memo about the office outing.",
                                                      encoding="utf-8")
-    config = load_config(base / "library", env={}, overrides={"models": {"reranker": ""}})
-    lite = Library(config, encoder=tiny_encoder)
-    shared = SharedLibrary(config, pg_server.address(pg_server.new_database()), create=True, encoder=tiny_encoder)
-    try:
-        lite_rep, shared_rep = lite.add_folder(docs), shared.add_folder(docs)
-        assert (shared_rep.added, shared_rep.chunks_added) == (lite_rep.added, lite_rep.chunks_added)
-        assert shared_rep.chunks_added > 0 and shared.store.pending_count() == 0
+    with both_engines(base, docs, tiny_encoder, pg_server) as (lite, shared):
+        assert shared.store.pending_count() == 0
         yield lite, shared
-    finally:
-        lite.close()
-        shared.close()
-
-
-def lexical(result) -> list[tuple[str, int, int, float]]:
-    """(file, passage start, end, BM25) of every hit and its file's other passages."""
-    return [(Path(x.path).name, x.start, x.end, x.scores.lexical) for h in result.hits for x in (h, *h.more)]
 
 
 @pytest.mark.parametrize("group", ["file", "passage"])
@@ -56,7 +42,7 @@ def test_lexical_is_the_same_bm25(engines, group):
     for q in QUERIES:
         a = lite.search(q, mode="lexical", group=group, k=10)
         b = shared.search(q, mode="lexical", group=group, k=10)
-        assert lexical(a) == lexical(b), q
+        assert lexical_rows(a) == lexical_rows(b), q
         assert a.hits, q
     twins = [Path(h.path).name for h in shared.search(QUERIES[0], mode="lexical", group="passage", k=2).hits]
     assert twins == ["twin-a.txt", "twin-b.txt"]
@@ -144,6 +130,6 @@ def test_edit_delete_rename_then_the_same(make_config, tiny_encoder, tmp_path, p
                                                                          a.chunks_embedded)
         assert shared.status().passages == lite.status().chunks
         for q in ("rye flour tangy crumb", "magma lava", "kubernetes pods scheduling"):
-            assert lexical(lite.search(q, mode="lexical", k=10)) == lexical(shared.search(q, mode="lexical", k=10))
+            assert lexical_rows(lite.search(q, mode="lexical", k=10)) == lexical_rows(shared.search(q, mode="lexical", k=10))
             assert [Path(h.path).name for h in lite.search(q, mode="hybrid", k=5).hits] == \
                    [Path(h.path).name for h in shared.search(q, mode="hybrid", k=5).hits]

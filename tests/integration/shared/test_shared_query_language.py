@@ -10,6 +10,7 @@ import pytest
 
 from searchapp.library import Library
 from searchapp.library.shared import SharedLibrary
+from shared_engines import both_engines, lexical_rows
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
@@ -48,29 +49,14 @@ def engines(tmp_path_factory, tiny_encoder, pg_server):
     """(SQLite library, shared library) over the same folder, each synced once for the module, no reranker."""
     import corpus
 
-    from searchapp.base.config import load_config
-
     base = tmp_path_factory.mktemp("syntax")
     docs = corpus.make_mixed_corpus(base / "docs")
     for name, text in {**CJK, **LATIN}.items():
         (docs / name).write_text(text, encoding="utf-8")
     for i, path in enumerate(sorted(p for p in docs.rglob("*") if p.is_file())):  # distinct dates: one newest order
         os.utime(path, ns=(1_600_000_000_000_000_000 + i * 10**9,) * 2)
-    config = load_config(base / "library", env={}, overrides={"models": {"reranker": ""}})
-    lite = Library(config, encoder=tiny_encoder)
-    shared = SharedLibrary(config, pg_server.address(pg_server.new_database()), create=True, encoder=tiny_encoder)
-    try:
-        lite_rep, shared_rep = lite.add_folder(docs), shared.add_folder(docs)
-        assert (shared_rep.added, shared_rep.chunks_added) == (lite_rep.added, lite_rep.chunks_added)
-        yield lite, shared
-    finally:
-        lite.close()
-        shared.close()
-
-
-def lexical(result) -> list[tuple[str, int, int, float | None]]:
-    """(file, passage start, end, BM25) of every hit and its file's other passages."""
-    return [(Path(x.path).name, x.start, x.end, x.scores.lexical) for h in result.hits for x in (h, *h.more)]
+    with both_engines(base, docs, tiny_encoder, pg_server) as engines:
+        yield engines
 
 
 def names(lib, query: str, **kw) -> list[str]:
@@ -84,7 +70,7 @@ def test_every_syntax_form_the_same_bm25(engines, group):
     for q in SYNTAX:
         a = lite.search(q, mode="lexical", group=group, k=20)
         b = shared.search(q, mode="lexical", group=group, k=20)
-        assert lexical(a) == lexical(b), q
+        assert lexical_rows(a) == lexical_rows(b), q
         assert (a.warnings, a.reading, [n.kind for n in a.notices]) == (b.warnings, b.reading,
                                                                           [n.kind for n in b.notices]), q
 
@@ -118,7 +104,7 @@ def test_what_each_form_finds(engines):
     assert len(names(shared, "type:txt", **lex)) >= 8  # only a field: the matching files, newest first
     office = str(Path(shared.roots()[0]) / "office")
     for q in (f'in:"{office}" castles', f'in:"{office}"', f'in:"{office}" -moat'):
-        assert lexical(lite.search(q, mode="lexical")) == lexical(shared.search(q, mode="lexical")), q
+        assert lexical_rows(lite.search(q, mode="lexical")) == lexical_rows(shared.search(q, mode="lexical")), q
     assert names(shared, f'in:"{office}" castles', **lex) == ["castles.docx"]
 
 
@@ -158,7 +144,7 @@ def test_literal_searches_the_words(engines):
     for q in ('"starter sourdough"', "sourdough -oven", "photosynth*"):
         a = lite.search(q, mode="lexical", k=10, literal=True)
         b = shared.search(q, mode="lexical", k=10, literal=True)
-        assert lexical(a) == lexical(b) and b.reading == "literal", q
+        assert lexical_rows(a) == lexical_rows(b) and b.reading == "literal", q
     assert "bread.txt" in names(shared, "sourdough -oven", mode="lexical", literal=True)
 
 
@@ -178,8 +164,8 @@ def test_a_library_before_the_character_postings_gets_them_from_its_first_writer
     with Library(config, encoder=tiny_encoder) as lite, \
             SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lite.add_folder(docs), lib.add_folder(docs)
-        desktop = lexical(lite.search("首都 天气", mode="lexical"))
-        assert lexical(lib.search("首都 天气", mode="lexical")) == desktop and len(desktop) == 3
+        desktop = lexical_rows(lite.search("首都 天气", mode="lexical"))
+        assert lexical_rows(lib.search("首都 天气", mode="lexical")) == desktop and len(desktop) == 3
         totals = lib.store.cjk_totals()
         lib.store.rows("DROP TABLE cjk_postings")
         lib.store.rows("ALTER TABLE chunks DROP COLUMN n_cjk")
@@ -195,12 +181,12 @@ def test_a_library_before_the_character_postings_gets_them_from_its_first_writer
         assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [MIGRATING_TO_6]
         assert writer.store.schema_version == SCHEMA_VERSION
         assert writer.store.cjk_totals() == totals and totals[0] == 3
-        assert lexical(writer.search("首都 天气", mode="lexical")) == desktop
+        assert lexical_rows(writer.search("首都 天气", mode="lexical")) == desktop
         writer.remove_folder(docs, undoable=True)  # Remove keeps the character postings for Undo (decision 0135)
         assert writer.store.cjk_totals() == (0, 0) and names(writer, "首都", mode="lexical") == []
         writer.undo_remove()
         assert writer.store.cjk_totals() == totals
-        assert lexical(writer.search("首都 天气", mode="lexical")) == desktop
+        assert lexical_rows(writer.search("首都 天气", mode="lexical")) == desktop
 
 
 def test_a_prefix_reads_the_primary_key_as_a_range(engines, monkeypatch):
@@ -239,7 +225,7 @@ def test_a_phrases_candidates_are_read_by_pages(engines, monkeypatch):
     _, shared = engines
     phrases = ['"sourdough starter"', '"starter sourdough"', '"deep moat" OR lava', '"e-ma*"', '"天气很好"',
                "中华人民共和国", "明日の天気", 'sourdough -"dutch oven"']
-    want = {q: lexical(shared.search(q, mode="lexical", k=20)) for q in phrases}
+    want = {q: lexical_rows(shared.search(q, mode="lexical", k=20)) for q in phrases}
     assert any(want.values())
     pages: list[int] = []
     rows = shared.store.rows
@@ -255,7 +241,7 @@ def test_a_phrases_candidates_are_read_by_pages(engines, monkeypatch):
     read = {}
     for q in phrases:
         pages.clear()
-        assert lexical(shared.search(q, mode="lexical", k=20)) == want[q], q
+        assert lexical_rows(shared.search(q, mode="lexical", k=20)) == want[q], q
         read[q] = list(pages)
     assert max(n for p in read.values() for n in p) == 1
     assert read['"sourdough starter"'].count(1) >= 2  # the notes and the bread: two pages of one
