@@ -21,6 +21,11 @@ pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (
 HOSTILE = ["'; DROP TABLE files; --", 'x" OR 1=1 --', "%s %(x)s ?", "$1 $$; SELECT 1; $$", "\\'; \\x00"]
 
 
+@pytest.fixture
+def config(make_config):
+    return make_config(models={"reranker": ""})
+
+
 def table_counts(pg_server, address: str) -> tuple[int, int, int]:
     db = database_of(address)
     return tuple(pg_server.admin("SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks), "

@@ -24,6 +24,11 @@ KEPT = ("removed_roots", "removed_files", "removed_chunks", "removed_postings", 
         "removed_cjk_postings")
 
 
+@pytest.fixture
+def config(make_config):
+    return make_config(models={"reranker": ""})
+
+
 def hits(lib: SharedLibrary, query: str, mode: str) -> list[tuple[str, float]]:
     return [(h.path, h.chunk_id, h.start, h.end, h.scores) for h in lib.search(query, mode=mode, k=20,
                                                                                  group="passage").hits]
