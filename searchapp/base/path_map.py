@@ -6,8 +6,9 @@ Machine A indexes `/mnt/share/docs`; desktop B mounts the same drive at `/Volume
 MACHINE:THEIR_FOLDER=FOLDER_HERE: the machine's name as `status` lists it, its folder as it wrote it, this
 desktop's folder. A prefix only ever replaces whole leading path components (`/mnt/share` maps
 `/mnt/share/x`, never `/mnt/shared2/x`); the longest matching prefix wins. THEIR_FOLDER written as a Windows
-path (`S:\\docs`, `\\\\server\\share`) is split at backslashes, any other at slashes, so a Windows machine's
-folders map onto a POSIX mount and back. This machine's own entries are never mapped (its paths are its own).
+path (`S:\\docs`, `\\\\server\\share`; `S:/docs` is read as `S:\\docs`, as Windows reads it) is split at
+backslashes, any other at slashes, so a Windows machine's folders map onto a POSIX mount and back. This machine's
+own entries are never mapped (its paths are its own).
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ def _entry(text: object) -> MapEntry:
     if not (colon and equals and machine and theirs and ours) or "=" in machine:
         raise bad
     sep = _sep_of(theirs)
+    if sep == "\\":  # Windows takes `S:/docs` for `S:\\docs`, and its keys are written with backslashes
+        theirs = theirs.replace("/", "\\")
     if not (theirs.startswith(sep) or _WINDOWS.match(theirs)):
         raise ConfigError(f"library.path_map: {text!r}: {theirs!r} is not an absolute folder of {machine!r} "
                           f"(e.g. {EXAMPLE})")

@@ -34,6 +34,12 @@ def test_a_windows_machines_folder_and_a_member_key():
     assert m.to_theirs("/mnt/team/x.zip//in/y.pdf") == [("pc", "\\\\nas\\team\\x.zip\\\\in/y.pdf")]
 
 
+def test_a_windows_folder_written_with_forward_slashes():
+    m = PathMap(["pc:S:/docs/=/mnt/docs"], "desk-b")  # as a TOML file is easiest written; Windows reads it so
+    assert m.to_local("pc", "S:\\docs\\a.txt") == "/mnt/docs/a.txt"
+    assert m.to_theirs("/mnt/docs/sub/a.txt") == [("pc", "S:\\docs\\sub\\a.txt")]
+
+
 @pytest.mark.parametrize("entry, said", [
     ("/mnt/share=/Volumes/share", "is not MACHINE:THEIR_FOLDER=FOLDER_HERE"),
     ("desk-a:/mnt/share", "is not MACHINE:THEIR_FOLDER=FOLDER_HERE"),
