@@ -17,11 +17,15 @@ fsync off), restarted here with --shared-buffers and --maintenance-work-mem.
      no filter, `--in` one folder, `--type pdf`; SQLite and PostgreSQL interleaved query by query.
   5. disk per passage (SQLite file + HNSW file; pg_total_relation_size of each table, each index's size) and
      server memory (RSS and PSS of every postgres process, shared_buffers).
-  6. duplicates on each, cancelled after --dup-limit seconds.
+  6. duplicates on each, cancelled after --dup-limit seconds. --only-duplicates skips 3-5 and runs it by turns:
+     SQLite, PostgreSQL (batched neighbour pass), PostgreSQL as before (one statement per passage), batched,
+     SQLite; with the batched statement's EXPLAIN ANALYZE first (the HNSW index scanned inside the LATERAL).
 
 One JSON line a figure; every line carries the load average (`uptime`), CPU and the passage count.
     .venv/bin/python tests/benchmarks/bench_shared_million.py --passages 1000000          # the issue's figure
     .venv/bin/python tests/benchmarks/bench_shared_million.py --passages 100000 --dup-limit 300   # a quicker look
+    .venv/bin/python tests/benchmarks/bench_shared_million.py --passages 20000 --batch 10000 --sync-passages 0 \
+        --dup-limit 300 --shared-buffers 256MB --maintenance-work-mem 512MB --only-duplicates   # duplicates only
 Never part of `make test`.
 """
 
@@ -272,22 +276,72 @@ def sizes(server, data: Path, pg_lib, n: int) -> None:
 
 
 # -- 6. duplicates --------------------------------------------------------------------------------------------
-def duplicates(server, libs: dict, limit: float) -> None:
+class _PerPassage:
+    """pgvector's index as `duplicates` asked it before batching: `search` only, one statement per passage with
+    the vector sent each way (the baseline of the neighbour pass, measured by turns with the batched one)."""
+
+    def __init__(self, index) -> None:
+        self._index = index
+        self.dim = index.dim
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def ids(self) -> np.ndarray:
+        return self._index.ids()
+
+    def search(self, queries, k, *, ef=None):
+        return self._index.search(queries, k, ef=ef)
+
+
+def explain_neighbours(pg_lib) -> None:
+    """The batched neighbour statement's plan: the HNSW index must be scanned inside the LATERAL."""
+    from searchapp.library.search.duplicates import NEIGHBOURS, SEARCH_EF
+    from searchapp.store.postgres import pg_index
+
+    store = pg_lib.store
+    ids = [int(r[0]) for r in store.rows("SELECT id FROM chunks WHERE vector IS NOT NULL ORDER BY id LIMIT %s",
+                                         (pg_index.NEIGHBOURS_PER_STATEMENT,))]
+    with store.atomic():
+        pg_index.PgVectorIndex(store, bm.DIM)._breadth(SEARCH_EF)
+        plan = [str(r[0]) for r in store.rows("EXPLAIN (ANALYZE, BUFFERS) " + pg_index._NEIGHBOURS_SQL,
+                                              (NEIGHBOURS + 1, ids))]
+    emit(result="neighbours_plan", uses_hnsw=any("chunks_hnsw" in ln for ln in plan), plan=plan)
+
+
+def duplicates(server, libs: dict, limit: float, baseline: bool = False) -> None:
+    """Each engine's `duplicates`, cancelled after `limit` s; with `baseline`, PostgreSQL's also with the
+    per-passage neighbour pass, by turns: SQLite, batched, per-passage, batched, SQLite."""
     from searchapp.base.errors import Cancelled
     from searchapp.base.progress import CancelToken
+    from searchapp.library.search.duplicates import find_duplicates
+    from searchapp.store.postgres.pg_index import PgVectorIndex
 
-    for engine, lib in libs.items():
+    pg = libs["postgresql"]
+
+    def per_passage(cancel):
+        return find_duplicates(pg.store, _PerPassage(PgVectorIndex(pg.store, pg.store.dim())), pg.store.dim(),
+                               cancel=cancel)
+
+    runs = [("sqlite", "batched", libs["sqlite"].duplicates), ("postgresql", "batched", pg.duplicates)]
+    if baseline:
+        runs += [("postgresql", "per-passage (before)", per_passage), runs[1], runs[0]]
+    for engine, path, run in runs:
         cancel = CancelToken()
         timer = threading.Timer(limit, cancel.cancel)
         timer.start()
+        emit(result="duplicates_start", engine=engine, neighbour_pass=path, pid=os.getpid())
         t0, c0, s0 = time.perf_counter(), time.process_time(), server_cpu(server)
         try:
-            rep = lib.duplicates(cancel=cancel)
-            emit(result="duplicates", engine=engine, seconds=round(time.perf_counter() - t0, 1),
+            rep = run(cancel=cancel)
+            emit(result="duplicates", engine=engine, neighbour_pass=path, seconds=round(time.perf_counter() - t0, 1),
                  client_cpu_s=round(time.process_time() - c0, 1), server_cpu_s=round(server_cpu(server) - s0, 1),
-                 near_pairs=len(rep.near), exact_groups=len(rep.exact))
+                 near_pairs=len(rep.near), exact_groups=len(rep.exact),
+                 neighbours_s=round(rep.stats.get("neighbours_ms", 0) / 1000, 1),
+                 candidate_pairs=int(rep.stats.get("candidate_pairs", 0)),
+                 client_peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
         except Cancelled:
-            emit(result="duplicates", engine=engine, seconds=None, cancelled_after_s=limit,
+            emit(result="duplicates", engine=engine, neighbour_pass=path, seconds=None, cancelled_after_s=limit,
                  client_cpu_s=round(time.process_time() - c0, 1), server_cpu_s=round(server_cpu(server) - s0, 1))
         finally:
             timer.cancel()
@@ -304,6 +358,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--recall-queries", type=int, default=200)
     ap.add_argument("--dup-limit", type=float, default=900, help="cancel `duplicates` after N s (0: skip)")
+    ap.add_argument("--only-duplicates", action="store_true",
+                    help="build both libraries, then only `duplicates` (the neighbour plan, and PostgreSQL's "
+                         "per-passage baseline by turns with the batched pass)")
     ap.add_argument("--shared-buffers", default="1GB")
     ap.add_argument("--maintenance-work-mem", default="2GB", help="the HNSW build's graph must fit to build fast")
     args = ap.parse_args()
@@ -326,12 +383,15 @@ def main() -> None:
         pg_lib.models.library_state = lambda: (pg_lib.store.meta(), pg_lib.store.has_chunks())
         for lib in (sq_lib, pg_lib):
             lib.models._onnx_query = False  # queries from the text -> vector map, never an ONNX export
-        recall(sq_lib, pg_lib, pg_ids, vecs, args.recall_queries)
+        if not args.only_duplicates:
+            recall(sq_lib, pg_lib, pg_ids, vecs, args.recall_queries)
+            searches(sq_lib, pg_lib, args.passages, bm.query_texts(args.queries))
+            sizes(server, data, pg_lib, args.passages)
         del vecs
-        searches(sq_lib, pg_lib, args.passages, bm.query_texts(args.queries))
-        sizes(server, data, pg_lib, args.passages)
+        if args.only_duplicates:
+            explain_neighbours(pg_lib)
         if args.dup_limit > 0:
-            duplicates(server, {"sqlite": sq_lib, "postgresql": pg_lib}, args.dup_limit)
+            duplicates(server, {"sqlite": sq_lib, "postgresql": pg_lib}, args.dup_limit, args.only_duplicates)
         sq_lib.close()
         pg_lib.close()
     finally:

@@ -1,7 +1,8 @@
 """Duplicates and paraphrases across files: exact copies (same sha256) and near duplicates (same meaning).
 
 Near duplicates come from the HNSW graph, never from all pairs: every stored passage vector asks the
-vector index for its NEIGHBOURS nearest passages (batched queries). A passage pair of two different
+vector index for its NEIGHBOURS nearest passages (batched queries; a shared library's pgvector index is asked
+by passage id, hundreds a statement, its vectors read on the server). A passage pair of two different
 files with cosine >= the threshold makes the two files a candidate; each candidate pair is then scored
 exactly from the files' stored vectors:
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -50,6 +51,15 @@ BATCH = 4096  # passages per neighbour query batch (the index lock is held for o
 BLOCK_ROWS = 65_536  # passages a block of files holds for scoring (100 MB at 384 dims; two are held at once)
 PRODUCT_CELLS = 2_000_000  # largest passage-by-passage similarity block computed at once (8 MB)
 PAIRS_SHOWN = 5  # best passage pairs kept per near pair
+
+
+@runtime_checkable
+class StoredNeighbours(Protocol):
+    """An index that holds the passages' vectors itself (a shared library's pgvector): asked by passage id, so
+    no vector crosses the wire each way and a statement asks hundreds of passages (store/postgres/pg_index.py)."""
+
+    def neighbours(self, ids: np.ndarray, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]: ...
+
 
 # The scored near pairs: (similarity, file, file, [(similarity, chunk, chunk) of the passage pairs shown])
 _Found = list[tuple[float, int, int, list[tuple[float, int, int]]]]
@@ -193,7 +203,10 @@ def _candidates(store: Store, index: VectorIndex, dim: int, chunk_ids: np.ndarra
         if cancel is not None:
             cancel.check()
         ids = chunk_ids[start:start + BATCH]
-        labels, sims = index.search(_read_vectors(store, ids, dim), depth, ef=ef)
+        if isinstance(index, StoredNeighbours):
+            labels, sims = index.neighbours(ids, depth, ef=ef)
+        else:
+            labels, sims = index.search(_read_vectors(store, ids, dim), depth, ef=ef)
         pos = np.searchsorted(chunk_ids, labels).clip(0, n - 1)
         known = chunk_ids[pos] == labels  # a label deleted from SQLite since the index was saved
         fa = np.broadcast_to(file_of[start:start + len(ids), None], labels.shape)

@@ -18,6 +18,14 @@ if TYPE_CHECKING:
 __all__ = ["PgVectorIndex", "NoIndexWriter", "MAX_EF"]
 
 MAX_EF = 1000  # pgvector's ceiling on hnsw.ef_search
+# Stored passages a statement of `neighbours` asks about: one round trip for a few hundred index scans, and a
+# reply of at most this many times k rows (a statement cannot be cancelled from here: it must stay short).
+NEIGHBOURS_PER_STATEMENT = 256
+# Each listed passage's k nearest, its vector read on the server: the HNSW index scan runs once per outer row
+# inside the LATERAL (EXPLAIN: Nested Loop -> Index Scan using chunks_hnsw, Order By: vector <=> q.vector).
+_NEIGHBOURS_SQL = ("SELECT q.id, n.id, n.d FROM chunks q CROSS JOIN LATERAL (SELECT c.id, c.vector <=> q.vector AS d "
+                   "FROM chunks c WHERE c.vector IS NOT NULL ORDER BY c.vector <=> q.vector LIMIT %s) n "
+                   "WHERE q.id = ANY(%s) AND q.vector IS NOT NULL")
 
 
 class NoIndexWriter:
@@ -56,8 +64,7 @@ class PgVectorIndex:
         ids = np.full((len(qs), int(k)), -1, dtype=np.int64)
         sims = np.full((len(qs), int(k)), -2.0, dtype=np.float32)
         with self.store.atomic():
-            self.store.rows("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
-            self.store.rows("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            self._breadth(breadth)
             for i, q in enumerate(qs):
                 rows = self.store.rows("SELECT id, vector <=> %s AS d FROM chunks WHERE vector IS NOT NULL "
                                        "ORDER BY vector <=> %s LIMIT %s", (q, q, int(k)))
@@ -68,3 +75,35 @@ class PgVectorIndex:
             n = int((ids[0] >= 0).sum())
             return ids[:, :n], sims[:, :n]
         return ids, sims
+
+    def neighbours(self, ids: np.ndarray, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        """As `search` with the stored vectors of passages `ids` as the queries (`duplicates` asks every passage):
+        the vectors never leave the server, and one statement asks NEIGHBOURS_PER_STATEMENT passages. A passage
+        without a vector (deleted, or waiting for the meaning pass) gets a row of padding (id -1, similarity -2)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        breadth = min(MAX_EF, max(int(ef or 40), int(k)))
+        out_ids = np.full((len(ids), int(k)), -1, dtype=np.int64)
+        sims = np.full((len(ids), int(k)), -2.0, dtype=np.float32)
+        with self.store.atomic():
+            self._breadth(breadth)
+            for start in range(0, len(ids), NEIGHBOURS_PER_STATEMENT):
+                part = ids[start:start + NEIGHBOURS_PER_STATEMENT]
+                got = self.store.rows(_NEIGHBOURS_SQL, (int(k), part.tolist()))
+                if not got:
+                    continue
+                q = np.array([r[0] for r in got], dtype=np.int64)
+                n = np.array([r[1] for r in got], dtype=np.int64)
+                d = np.array([r[2] for r in got], dtype=np.float64)
+                # Relaxed order within each passage's rows, as in `search`: sorted here by (distance, id).
+                by = np.lexsort((n, d, q))
+                q, n, d = q[by], n[by], d[by]
+                sort_part = np.argsort(part, kind="stable")
+                row = start + sort_part[np.searchsorted(part[sort_part], q)]
+                col = np.arange(len(q)) - np.searchsorted(q, q)  # rank within the passage's rows
+                out_ids[row, col], sims[row, col] = n, 1.0 - d
+        return out_ids, sims
+
+    def _breadth(self, breadth: int) -> None:
+        """hnsw.ef_search for the transaction (SET LOCAL), with iterative scans so filtered rows never cut k short."""
+        self.store.rows("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
+        self.store.rows("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")

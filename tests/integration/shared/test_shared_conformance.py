@@ -74,6 +74,29 @@ def test_duplicates_the_same(engines):
     assert [p.similarity for p in b.near] == pytest.approx([p.similarity for p in a.near], abs=1e-5)
 
 
+def test_neighbours_by_id_as_search(engines, monkeypatch):
+    """`duplicates`' neighbour pass asks pgvector by passage id, a few statements for many passages: each
+    passage's row is what a search with its stored vector finds (same ids, same order, ties by id: the twins),
+    whatever order the ids come in; an id without a vector gets the padding."""
+    import numpy as np
+
+    from searchapp.store.postgres import pg_index
+
+    _, shared = engines
+    dim = shared.store.dim()
+    index = pg_index.PgVectorIndex(shared.store, dim)
+    ids = index.ids()
+    got, vecs = shared.store.vectors(ids.tolist(), dim)
+    assert got.tolist() == ids.tolist() and len(ids) > 6
+    monkeypatch.setattr(pg_index, "NEIGHBOURS_PER_STATEMENT", 4)  # several statements even on a tiny library
+    labels, sims = index.neighbours(np.r_[ids[::-1], -5], 5, ef=24)
+    want, want_sims = index.search(vecs[::-1], 5, ef=24)
+    assert labels[:-1].tolist() == want.tolist()
+    assert sims[:-1] == pytest.approx(want_sims, abs=1e-6)
+    assert all(c in row for c, row in zip(ids[::-1].tolist(), labels[:-1].tolist(), strict=True))  # itself
+    assert labels[-1].tolist() == [-1] * 5 and sims[-1].tolist() == [-2.0] * 5
+
+
 @pytest.mark.parametrize("mode", ["lexical", "dense", "hybrid"])
 def test_filters_the_same(engines, mode):
     """--type, --in (a folder beside a folder of a similar name), --after and --before: the same files in the
