@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
 from ..base.config import Config
 from ..base.errors import ConfigError, StoreError
 from ..base.progress import CancelToken, ProgressFn
+from .ocr.marks import mark_ocr
 from .resources.model_set import ModelSet
 from .search.pipeline import mark_available, run_search, search_request
 from .search.result import UNSEARCHABLE, Notice, SearchResult
@@ -24,7 +25,7 @@ from .sync.contract import SyncReport
 from ..base.library_address import shown
 from ..base.path_map import PathMap
 from . import shared_paths
-from ..store.postgres.pg_index import NoIndexWriter, PgVectorIndex
+from ..store.postgres.pg_index import PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET
 from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: pg_locks' classid of a root's lock
 
@@ -173,26 +174,30 @@ class SharedLibrary:
                     finished(self.store)
             return rep
 
+    def sync_changed(self, changed: list[str], progress: Optional[ProgressFn] = None,
+                     cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        """Sync only `changed` files and folders (a file watcher's, library/sync/watch.py), each under the one of
+        this machine's roots it lies in, holding those roots' writer locks; the rest of every root is not read."""
+        from .sync.roots import paths_by_root
+        from .shared_sync import sync_work
+
+        work = paths_by_root(changed, self.store.roots())
+        if not work:
+            return SyncReport()
+        with self._writing([root for root, _ in work]):
+            return sync_work(self, [(root, paths) for root, paths in work], progress, cancel, embed)
+
+    def reader(self) -> Store:
+        """The store the watcher reads this machine's roots from (LibraryToWatch)."""
+        return self._as_store
+
     def _sync(self, paths: Optional[list[str]], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
               embed: bool) -> SyncReport:
-        from .sync import words_pass
-        from .sync.meaning_pass import embed_pending
+        from .shared_sync import sync_work
 
         wanted = None if paths is None else {os.path.abspath(p) for p in paths}
         roots = [r for r in self.store.roots() if wanted is None or r.path in wanted]
-        with self.store.atomic():
-            for key, value in self.models.expected_meta().items():
-                self.store.set_meta(key, value)
-        encoder = self.models.passage_encoder(load_ahead=embed)
-        index = NoIndexWriter()
-        total = SyncReport()
-        for root in roots:
-            total.merge(words_pass.sync_root(self._as_store, root, self.config, encoder, index, progress, cancel))
-        if embed:
-            total.chunks_embedded += embed_pending(self._as_store, encoder, index, progress, cancel,
-                                                   batch=words_pass.BATCH_CHUNKS)
-        total.chunks_pending = self.store.pending_count()
-        return total
+        return sync_work(self, [(root, None) for root in roots], progress, cancel, embed)
 
     # -- reads --------------------------------------------------------------------------------------------
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None,
@@ -224,6 +229,7 @@ class SharedLibrary:
         cross = self.models.reranker() if want_rerank else None
         result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
                             cross.score if cross is not None else None, None)
+        mark_ocr(result, self._as_store)  # "(OCR)", as on the desktop: by the indexed paths, before they are mapped
         shared_paths.local_hits(self.store, self.paths, result.hits)
         mark_available(result)  # at this desktop's paths
         result.warnings, result.reading = warnings, reading

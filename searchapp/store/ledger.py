@@ -9,7 +9,7 @@ says so from the scan's rules ("excluded").
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 from ..base.entry_dates import storable_ns
 from .file_records import FILE_COLS
@@ -92,10 +92,14 @@ def entry_vectors(store: Store, file_id: int) -> int:
                                   (file_id,)).fetchone()[0])
 
 
-def pending_ocr_files(store: Store, limit: int) -> list[FileRow]:
-    """Entries waiting for OCR (files.ocr = 'pending'), newest first."""
-    rows = store.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE ocr = 'pending' ORDER BY mtime_ns DESC, path LIMIT ?",  # noqa: S608 (a constant column list)
-                              (int(limit),))
+def pending_ocr_files(store: Store, limit: int, root_ids: Optional[Sequence[int]] = None) -> list[FileRow]:
+    """Entries waiting for OCR (files.ocr = 'pending'), newest first; `root_ids`: those under these roots only (a
+    shared library's sync reads its own machine's, of the roots it holds; every machine's wait there)."""
+    if root_ids is not None and not root_ids:
+        return []
+    under = "" if root_ids is None else f" AND root_id IN ({','.join('?' * len(root_ids))})"
+    rows = store.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE ocr = 'pending'{under} "  # noqa: S608 (constants and placeholders)
+                              "ORDER BY mtime_ns DESC, path LIMIT ?", (*[int(r) for r in root_ids or ()], int(limit)))
     return [FileRow(*r) for r in rows]
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Collection, Optional
+from typing import Collection, Optional, Sequence
 
 from ...base.config import Config
 from ...base.entry_dates import clamped_ns
@@ -50,18 +50,19 @@ log = logging.getLogger(__name__)
 
 def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, cache: OcrCache,
                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-                counted: Collection[str] = ()) -> SyncReport:
+                counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None) -> SyncReport:
     """OCR the files waiting for it (files.ocr = 'pending'), newest first; raises Cancelled on cancel. `counted`:
     the entries this sync's text pass counted as skipped while they wait (SyncReport.waiting): one given text here
-    is counted as added instead, one that fails as failed, so the sync's summary says what became of them."""
+    is counted as added instead, one that fails as failed, so the sync's summary says what became of them.
+    `root_ids`: only the files under these roots (a shared library's sync: the roots whose writer lock it holds)."""
     rep = SyncReport()
     counted = set(counted)
     if not config.scan.ocr:
         return rep
-    rows = pending_ocr_files(store, MAX_FILES_PER_SYNC)
+    roots = {r.id: r for r in store.roots()}  # a shared library's: this machine's
+    rows = [r for r in pending_ocr_files(store, MAX_FILES_PER_SYNC, root_ids) if r.root_id in roots]
     if not rows:
         return rep
-    roots = {r.id: r for r in store.roots()}
     lower_thread_priority()  # before the engine is built: its thread pool inherits the low priority
     engine = None
     done = 0
@@ -182,12 +183,13 @@ def _record(store: Store, row: FileRow, status: str, reason: str, ocr: Optional[
 
 def ocr_step(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, data_dir: Path,
              progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-             counted: Collection[str] = ()) -> SyncReport:
-    """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync)."""
-    if not config.scan.ocr or not pending_ocr_files(store, 1):
+             counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None) -> SyncReport:
+    """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync); `root_ids`: as
+    there (a shared library's sync, library/shared_sync.py)."""
+    if not config.scan.ocr or not pending_ocr_files(store, 1, root_ids):
         return SyncReport()
     cache = OcrCache(data_dir)
     try:
-        return ocr_pending(store, config, encoder, index, cache, progress, cancel, counted)
+        return ocr_pending(store, config, encoder, index, cache, progress, cancel, counted, root_ids)
     finally:
         cache.close()

@@ -1,0 +1,69 @@
+"""A shared library's sync of this machine's roots, whole or some paths of them (decision 0138): the desktop's
+words pass, its meaning pass, then its OCR step (library/ocr/step.py) for the scans of these roots, and the
+meaning of what OCR read. The caller (SharedLibrary) holds the writer lock of every root in `work`.
+
+The OCR cache stays on this desktop (ocr_cache.sqlite in its data dir): it is a cache of the engine's output by
+file hash, rebuilt by OCRing again, and a scan's text reaches every desktop through the library's passages.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Protocol
+
+from ..base.private import make_private_dir
+from ..base.progress import CancelToken, ProgressFn
+from .sync.contract import SyncReport
+
+if TYPE_CHECKING:
+    from ..base.config import Config
+    from ..store import Store
+    from ..store.postgres.pg_store import PgStore
+    from ..store.rows import RootRow
+    from .resources.model_set import ModelSet
+
+__all__ = ["sync_work"]
+
+
+class SharedLibrary(Protocol):
+    """What the sync asks of library/shared.SharedLibrary (which calls it): declared here, not imported, so the
+    two modules do not import each other."""
+
+    config: Config
+    store: PgStore
+    _as_store: Store
+    models: ModelSet
+
+
+def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]], progress: Optional[ProgressFn],
+              cancel: Optional[CancelToken], embed: bool) -> SyncReport:
+    """Each (root, None for its whole scan, or the changed paths under it) of `work`, all of this machine's."""
+    from ..store.postgres.pg_index import NoIndexWriter
+    from .ocr.step import ocr_step
+    from .sync import words_pass
+    from .sync.meaning_pass import embed_pending
+
+    store: Store = lib._as_store
+    with lib.store.atomic():
+        for key, value in lib.models.expected_meta().items():
+            lib.store.set_meta(key, value)
+    encoder = lib.models.passage_encoder(load_ahead=embed)
+    index = NoIndexWriter()
+    total = SyncReport()
+    for root, paths in work:
+        total.merge(words_pass.sync_root(store, root, lib.config, encoder, index, progress, cancel, paths=paths))
+
+    def meaning() -> None:
+        if embed:
+            total.chunks_embedded += embed_pending(store, encoder, index, progress, cancel,
+                                                   batch=words_pass.BATCH_CHUNKS)
+
+    meaning()
+    # OCR after the words and the meaning of every other file, as on the desktop (pages take seconds each); only
+    # the scans of the roots held here: another machine's, or a root another process syncs, wait for their writer.
+    if lib.config.scan.ocr:
+        make_private_dir(lib.config.data_dir)  # the OCR cache's home; a shared desktop may have no library there
+        total.merge(ocr_step(store, lib.config, encoder, index, lib.config.data_dir, progress, cancel,
+                             counted=total.waiting, root_ids=[root.id for root, _ in work]))
+        meaning()
+    total.chunks_pending = lib.store.pending_count()
+    return total
