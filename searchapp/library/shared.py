@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ..store import Store
     from ..store.rows import FileRow
 
-__all__ = ["SharedLibrary", "SharedStatus", "NotShared", "WRITER_LOCK"]
+__all__ = ["SharedLibrary", "SharedStatus", "NotShared", "RootBusy", "WRITER_LOCK"]
 
 
 
@@ -48,6 +48,10 @@ class NotShared(ConfigError):
 
     def __init__(self, what: str) -> None:
         super().__init__(f"{NOT_YET}: {what} (docs/shared-library.md says what works now)")
+
+
+class RootBusy(StoreError):
+    """Another process holds the writer lock of a root this one would write: nothing was changed; try again."""
 
 
 @dataclass
@@ -112,7 +116,7 @@ class SharedLibrary:
         busy = self.store.try_root_locks([r.id for r in roots])
         if busy is not None:
             path = next(r.path for r in roots if r.id == busy)
-            raise StoreError(f"another process is syncing {path} in the shared library {shown(self.address)} now; "
+            raise RootBusy(f"another process is syncing {path} in the shared library {shown(self.address)} now; "
                              "try again when it is done (nothing was changed)")
         try:
             if check_model:

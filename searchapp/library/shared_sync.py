@@ -15,13 +15,15 @@ from ..base.progress import CancelToken, ProgressFn
 from .sync.contract import SyncReport
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..base.config import Config
     from ..store import Store
     from ..store.postgres.pg_store import PgStore
     from ..store.rows import RootRow
     from .resources.model_set import ModelSet
 
-__all__ = ["sync_work"]
+__all__ = ["sync_work", "WatchedShared"]
 
 
 class SharedLibrary(Protocol):
@@ -32,6 +34,33 @@ class SharedLibrary(Protocol):
     store: PgStore
     _as_store: Store
     models: ModelSet
+
+    def reader(self) -> Store: ...
+
+    def sync_changed(self, changed: list[str], progress: Optional[ProgressFn] = None,
+                     cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport: ...
+
+
+class WatchedShared:
+    """A shared library as the desktop's watcher sees it (library/sync/watch.LibraryToWatch), its live updates
+    stopped by `cancel` (Ctrl+C) too: `searchapp --library … watch` (cli/commands/shared_watch.py)."""
+
+    def __init__(self, lib: SharedLibrary, cancel: CancelToken) -> None:
+        self.lib, self.cancel = lib, cancel
+
+    @property
+    def data_dir(self) -> Path:
+        return self.lib.config.data_dir
+
+    @property
+    def config(self) -> Config:
+        return self.lib.config
+
+    def reader(self) -> Store:
+        return self.lib.reader()
+
+    def sync_changed(self, changed: list[str]) -> SyncReport:
+        return self.lib.sync_changed(changed, cancel=self.cancel)
 
 
 def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]], progress: Optional[ProgressFn],

@@ -1,5 +1,5 @@
 """The command line on a shared library (`searchapp --library postgresql://… COMMAND`, or library.address in the
-config): index, search, status, undo and reindex run here over SharedLibrary; history, saved, explain, similar, duplicates and
+config): index, search, status, undo and reindex run here over SharedLibrary, watch in shared_watch.py; history, saved, explain, similar, duplicates and
 remove are the desktop library's own commands over it (open_library opens a SharedLibrary); config, models,
 train and eval never open a library (but `eval ann`, which measures the desktop library's HNSW index, is refused); every other command ends in one line saying it is not there yet (exit 2), before anything
 connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["run_shared", "SHARED_COMMANDS", "ABOVE_THE_STORE", "NO_LIBRARY"]
 
-SHARED_COMMANDS = ("index", "search", "status", "undo", "reindex")  # their shared forms are here
+SHARED_COMMANDS = ("index", "search", "status", "undo", "reindex", "watch")  # their shared forms are here
 # The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124).
 ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove")
 NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
@@ -50,6 +50,10 @@ def run_shared(args: Namespace, config: Config, address: str, progress: Terminal
         return _undo(config, address)
     if command == "reindex":
         return _reindex(args, config, address, progress, cancel)
+    if command == "watch":
+        from .shared_watch import watch_shared
+
+        return watch_shared(args, config, address, progress, cancel)
     return _status(args, config, address)
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_watch"]
+__all__ = ["register", "cmd_watch", "print_change", "print_failure", "now"]
 
 RETRY_SERVE_S = 5.0  # while another process serves the library, how often to try taking over
 
@@ -42,7 +42,7 @@ def cmd_watch(args: argparse.Namespace, config: Config, progress: TerminalProgre
         # catch-up fills it), while the catch-up waits its turn or runs.
         why_not = lib.serve(commands=run_command)
         if why_not is None:
-            print(f"{_now()} searches from the command line are answered here (by words now, by meaning as it "
+            print(f"{now()} searches from the command line are answered here (by words now, by meaning as it "
                   "fills)", flush=True)
         try:
             _catch_up(lib, args, progress, cancel)
@@ -54,7 +54,7 @@ def cmd_watch(args: argparse.Namespace, config: Config, progress: TerminalProgre
     return 0
 
 
-def _now() -> str:
+def now() -> str:
     import time
 
     return time.strftime("%H:%M:%S")
@@ -64,13 +64,13 @@ def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalP
     """Sync what changed while nothing watched, waiting its turn if another process writes, saying what it does."""
     from ...library.resources.lock import WriterWait
 
-    print(f"{_now()} catching up with {len(lib.roots())} folder(s)", flush=True)
+    print(f"{now()} catching up with {len(lib.roots())} folder(s)", flush=True)
     lib.index()  # opened before the sync holds the write lane: a search meanwhile never waits for it
     wait_turn(lib, args, cancel)
 
     def told(p: Progress) -> None:
         if p.stage == "searchable":  # the words are in: say so on standard output, terminal or not
-            print(f"{_now()} {printable(p.message)}; embedding their meaning now", flush=True)
+            print(f"{now()} {printable(p.message)}; embedding their meaning now", flush=True)
         progress(p)
 
     try:
@@ -78,26 +78,31 @@ def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalP
     finally:
         lib.writer_wait = WriterWait()  # live updates retry on their own (library/sync/watch.py)
     progress.close()
-    print(f"{_now()} caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+    print(f"{now()} caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
     for path, reason in rep.missing_roots:
         print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
+
+
+def print_change(rep: SyncReport, paths: list[str]) -> None:
+    """A live update's line (the watcher's on_change): what it did, to which paths."""
+    if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
+        what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
+                         ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
+        shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+        print(f"{now()} {what}: {shown}", flush=True)
+
+
+def print_failure(exc: BaseException) -> None:
+    """A live update that failed (the watcher's on_error): it keeps its paths and tries again."""
+    print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
 
 
 def _watch(lib: WatchedLibrary, args: argparse.Namespace, cancel: CancelToken, why_not: Optional[str]) -> None:
     """Sync every change until Ctrl+C; take over serving when the process that served has gone."""
     import time
 
-    def changed(rep: SyncReport, paths: list[str]) -> None:
-        if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
-            what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
-                             ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
-            shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
-            print(f"{_now()} {what}: {shown}", flush=True)
-
-    def failed(exc: BaseException) -> None:
-        print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
-
-    watcher = lib.start_watching(changed, debounce=args.debounce, on_error=failed, force_polling=args.poll)
+    watcher = lib.start_watching(print_change, debounce=args.debounce, on_error=print_failure,
+                                 force_polling=args.poll)
     if watcher.note:
         print(f"searchapp: note: {printable(watcher.note)}", file=sys.stderr)
     # `searchapp search` asks this process first (library/warm/, cli/warm_run.py): no start-up, no model load
@@ -114,4 +119,4 @@ def _watch(lib: WatchedLibrary, args: argparse.Namespace, cancel: CancelToken, w
             next_try = time.monotonic() + RETRY_SERVE_S
             why_not = lib.serve(commands=run_command)
             if why_not is None:
-                print(f"{_now()} searches from the command line are answered here now", flush=True)
+                print(f"{now()} searches from the command line are answered here now", flush=True)
