@@ -24,6 +24,7 @@ fsync off), restarted here with --shared-buffers and --maintenance-work-mem.
 One JSON line a figure; every line carries the load average (`uptime`), CPU and the passage count.
     .venv/bin/python tests/benchmarks/bench_shared_million.py --passages 1000000          # the figure
     .venv/bin/python tests/benchmarks/bench_shared_million.py --passages 100000 --dup-limit 300   # a quicker look
+    .venv/bin/python tests/benchmarks/bench_shared_million.py --words-only --sync-passages 20000  # 1. alone
     .venv/bin/python tests/benchmarks/bench_shared_million.py --passages 20000 --batch 10000 --sync-passages 0 \
         --dup-limit 300 --shared-buffers 256MB --maintenance-work-mem 512MB --only-duplicates   # duplicates only
 Never part of `make test`.
@@ -106,7 +107,9 @@ def server_cpu(server) -> float:
 def words_pass(server, work: Path, n: int, rounds: int) -> None:
     from searchapp.base.config import load_config
     from searchapp.library import Library
+    import searchapp
     from searchapp.library.shared import SharedLibrary
+    from searchapp.store.postgres.schema import SCHEMA_VERSION
 
     docs = work / "sync-docs"
     pool = bm.text_pool(200000)
@@ -136,6 +139,7 @@ def words_pass(server, work: Path, n: int, rounds: int) -> None:
                  wall_s=round(wall, 1), client_cpu_s=round(cpu, 1), server_cpu_s=round(scpu, 1),
                  passages_per_s=round(rep.chunks_added / wall), files_per_s=round(rep.added / wall, 1),
                  text_mb=round(text_mb, 1), mb_per_s=round(text_mb / wall, 2), source_sentences=n,
+                 pg_schema=SCHEMA_VERSION, searchapp_tree=str(Path(searchapp.__file__).parent.parent),
                  note="the chunker joins a file's sentences into passages of up to 256 tokens")
     emit(result="words_pass_ratio", postgresql_rate_share_of_sqlite=round(
         statistics.median(walls["postgresql"]) / statistics.median(walls["sqlite"]), 3), target=0.5)
@@ -355,6 +359,7 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=50000, help="passages a write transaction")
     ap.add_argument("--sync-passages", type=int, default=100000, help="passages through the real words pass (0: skip)")
     ap.add_argument("--sync-rounds", type=int, default=2)
+    ap.add_argument("--words-only", action="store_true", help="only the words pass (1.), then stop")
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--recall-queries", type=int, default=200)
     ap.add_argument("--dup-limit", type=float, default=900, help="cancel `duplicates` after N s (0: skip)")
@@ -375,6 +380,8 @@ def main() -> None:
     try:
         if args.sync_passages:
             words_pass(server, work, args.sync_passages, args.sync_rounds)
+        if args.words_only:
+            return
         data = bm.build(args.passages, args.real, args.batch, args.pool)  # emits the SQLite build line
         pg_lib, pg_ids, vecs = build_pg(server, load_config(work / "pg-cfg", env={}), args.passages, args.real,
                                         args.batch, args.pool)

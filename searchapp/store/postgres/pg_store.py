@@ -298,7 +298,8 @@ class PgStore(PgLexical, PgScope):
 
     def delete_root(self, root_id: int) -> list[int]:
         """Delete one of this machine's roots with its files and passages (inside `atomic()`); the passage ids
-        removed. Their postings go with them (ON DELETE CASCADE), their totals by the trigger."""
+        removed. Their postings go with them (schema.py's chunks_postings_gone trigger), their totals by the
+        chunks_gone trigger."""
         ids = [int(r[0]) for r in self.rows("DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE "
                                             "root_id = %s) RETURNING id", (root_id,))]
         self.rows("DELETE FROM files WHERE root_id = %s", (root_id,))
@@ -471,23 +472,19 @@ class PgStore(PgLexical, PgScope):
         ids = sorted(int(r[0]) for r in self.rows("SELECT nextval('chunks_id_seq') FROM generate_series(1, %s)",
                                                    (len(rows),)))
         texts = [_clean(c.text) for _, c in rows]
-        from .tokens import passage_terms
-
         from .pg_cjk import write_cjk_postings
-        from .tokens import cjk_passage_terms
+        from .pg_postings import write_postings
+        from .tokens import cjk_passage_terms, passage_postings
 
-        terms, cjk = passage_terms(texts), cjk_passage_terms(texts)
+        (lengths, postings), cjk = passage_postings(texts), cjk_passage_terms(texts)
         with self._guard(), self._pg.cursor() as cur:
             with cur.copy('COPY chunks (id, file_id, ordinal, start, "end", page, text, text_hash, n_tokens, vector, '
                           "n_cjk) FROM STDIN") as copy:
-                for cid, (fid, c), text, (_, n), k in zip(ids, rows, texts, terms, cjk, strict=True):
+                for cid, (fid, c), text, n, k in zip(ids, rows, texts, lengths, cjk, strict=True):
                     copy.write_row((cid, fid, c.ordinal, c.start, c.end, c.page, text, c.text_hash, n,
                                     None if c.vector is None else _vector_text(c.vector), None if k is None else k[1]))
             write_cjk_postings(cur, ids, cjk)
-            with cur.copy("COPY postings (term, chunk_id, tf, dl) FROM STDIN") as copy:
-                for cid, (counts, n) in zip(ids, terms, strict=True):
-                    for term, tf in counts.items():
-                        copy.write_row((term, cid, tf, n))
+            write_postings(cur, ids, lengths, postings)
         spans = [(cid, a, b, p) for cid, (_, c) in zip(ids, rows, strict=True) for a, b, p in c.repeats]
         self.run_many('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (%s, %s, %s, %s)', spans)
         return ids

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "hnsw_index"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL);
@@ -186,9 +186,29 @@ _CJK = [
     "DROP FUNCTION IF EXISTS searchapp_totals_add(bigint, bigint, bigint)",
 ]
 
+# Postings owned by the store, not checked by foreign keys (decision 0136): the per-row check against chunks was
+# half the server's time of a words pass (each of a passage's ~80 rows looked its passage up). Postings are only
+# written with their passages, in the same transaction, under ids just taken from the sequence; their deletion,
+# which ON DELETE CASCADE did one passage at a time, is one statement-level trigger over the deleted passages,
+# whatever statement deletes them (a file re-read, a removal, a reindex).
+_OWNED_POSTINGS = [
+    "ALTER TABLE postings DROP CONSTRAINT IF EXISTS postings_chunk_id_fkey",
+    "ALTER TABLE cjk_postings DROP CONSTRAINT IF EXISTS cjk_postings_chunk_id_fkey",
+    """CREATE OR REPLACE FUNCTION searchapp_postings_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         DELETE FROM postings WHERE chunk_id IN (SELECT id FROM gone);
+         DELETE FROM cjk_postings WHERE chunk_id IN (SELECT id FROM gone);
+         RETURN NULL;
+       END $$""",
+    "DROP TRIGGER IF EXISTS chunks_postings_gone ON chunks",
+    """CREATE TRIGGER chunks_postings_gone AFTER DELETE ON chunks REFERENCING OLD TABLE AS gone
+       FOR EACH STATEMENT EXECUTE FUNCTION searchapp_postings_gone()""",
+]
+
 # The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
 # (one transaction with the version's own update).
-MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK}
+MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK,
+                                    7: _OWNED_POSTINGS}
 
 
 def hnsw_index(dim: int) -> list[str]:

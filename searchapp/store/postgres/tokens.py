@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 from ..bm25_postings import TOKENIZERS
 from ..cjk import cjk_chars
 
-__all__ = ["passage_terms", "word_terms", "cjk_passage_terms", "cjk_key", "cjk_tokens", "matching", "SPEC",
+__all__ = ["passage_postings", "word_terms", "cjk_passage_terms", "cjk_key", "cjk_tokens", "matching", "SPEC",
            "CJK_SPEC"]
 
 SPEC = TOKENIZERS["chunks_fts"]
@@ -39,23 +39,25 @@ def _table() -> sqlite3.Connection:
     return _DB[0]
 
 
-def passage_terms(texts: Sequence[str]) -> list[tuple[Counter[str], int]]:
-    """For each text: (term -> how many times it occurs, its length in tokens), as FTS5 counts them."""
-    out: list[tuple[Counter[str], int]] = [(Counter(), 0) for _ in texts]
+def passage_postings(texts: Sequence[str]) -> tuple[list[int], list[tuple[str, int, int]]]:
+    """The postings of `texts` as FTS5 counts them: each text's length in tokens, and (term, index of the text,
+    how many times it occurs there) rows in the order of the postings' primary key (term byte for byte, as
+    SQLite's BINARY and PostgreSQL's "C" compare UTF-8, then passage), so the btree takes them in order
+    (decision 0136). FTS5's vocabulary view hands them over grouped; nothing is sorted in Python."""
+    lengths = [0] * len(texts)
     if not texts:
-        return out
+        return lengths, []
     with _LOCK:
         db = _table()
         db.execute("BEGIN")
         try:
-            db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", ((i + 1, t) for i, t in enumerate(texts)))
-            for doc, term, n in db.execute("SELECT doc, term, count(*) FROM v GROUP BY doc, term"):
-                counts, length = out[doc - 1]
-                counts[term] = n
-                out[doc - 1] = (counts, length + n)
+            db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", ((i, t) for i, t in enumerate(texts)))
+            rows = db.execute("SELECT term, doc, count(*) FROM v GROUP BY term, doc ORDER BY term, doc").fetchall()
         finally:
             db.execute("ROLLBACK")  # the table is only a tokenizer: nothing is kept
-    return out
+    for _, doc, n in rows:
+        lengths[doc] += n
+    return lengths, rows
 
 
 def word_terms(word: str) -> tuple[str, ...]:

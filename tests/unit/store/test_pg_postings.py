@@ -1,0 +1,36 @@
+"""The words' postings of a batch as the shared library writes them (decision 0136): FTS5's counts, in the primary
+key's order (term byte for byte, then passage), as COPY text lines with the passages' ids and lengths."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from searchapp.store.postgres.pg_postings import copy_text
+from searchapp.store.postgres.tokens import SPEC, passage_postings
+
+TEXTS = ["The cat and the hat", "", "Zebras; éclair Éclair eclair", "zoo Ärger cat cats running"]
+
+
+def test_postings_are_fts5s_counts_in_the_primary_keys_order():
+    lengths, rows = passage_postings(TEXTS)
+    assert lengths == [5, 0, 4, 5]
+    assert ("the", 0, 2) in rows and ("eclair", 2, 3) in rows  # diacritics removed, as the desktop's table does
+    assert ("cat", 3, 2) in rows  # porter: cat and cats
+    assert [(t.encode(), d) for t, d, _ in rows] == sorted((t.encode(), d) for t, d, _ in rows)
+    assert len({(t, d) for t, d, _ in rows}) == len(rows)
+    assert sum(n for _, _, n in rows) == sum(lengths)
+    # the same terms and lengths as an FTS5 table of the desktop's tokenizer reads of each text alone
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{SPEC}')")
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, row)")
+    for i, text in enumerate(TEXTS):
+        db.execute("DELETE FROM t")
+        db.execute("INSERT INTO t(x) VALUES (?)", (text,))
+        assert dict(db.execute("SELECT term, cnt FROM v")) == {t: n for t, d, n in rows if d == i}
+
+
+def test_copy_text_lines_carry_ids_and_lengths_and_escape_a_term():
+    rows = [("a\tb", 0, 1), ("a\tb", 1, 2), ("back\\slash", 1, 1), ("x", 0, 3)]
+    assert copy_text(rows, [10, 42], [4, 3]) == ("a\\tb\t10\t1\t4\n" "a\\tb\t42\t2\t3\n" "back\\\\slash\t42\t1\t3\n"
+                                                 "x\t10\t3\t4\n")
+    assert copy_text([], [], []) == ""
