@@ -1,4 +1,5 @@
-"""`searchapp --library postgresql://… watch` in a real process (decision 0138): it catches up, then a file
+"""`searchapp --library postgresql://… watch` in a real process (decision 0138): it catches up (waiting while
+another process holds the folder's writer lock), then a file
 written under this machine's folder reaches the shared library; while another process holds the folder's writer
 lock the change waits and is retried, and lands once the lock is let go; between updates, and after Ctrl+C, no
 writer lock is held."""
@@ -63,14 +64,23 @@ def test_watch_syncs_a_change_waits_for_a_held_folder_and_leaves_no_lock(tmp_pat
     config = make_config(models={"reranker": ""})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a") as lib:
         lib.add_folder(docs)
+    (docs / "while-away.txt").write_text("an otter swims at dusk", encoding="utf-8")  # for the catch-up
+    holder = SharedLibrary(config, pg_address, machine="desk-a")  # another process syncing the folder
+    root = holder.store.root_by_path(str(docs))
+    assert root is not None and holder.store.try_root_locks([root.id]) is None
     env = {**os.environ, "SEARCHAPP_MACHINE": "desk-a", "HF_HUB_OFFLINE": "1"}
     watch = subprocess.Popen([sys.executable, "-m", "searchapp", "--data-dir", str(data), "--library", pg_address,
                               "watch", "--debounce", "0.2"], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     out, err = _Lines(watch.stdout), _Lines(watch.stderr)
     try:
+        _until(lambda: "searchapp: waiting: another process is syncing" in err.text(), watch, err)  # the catch-up
+        assert "caught up" not in out.text()
+        holder.close()  # its lock goes with its connection
         _until(lambda: "watching 1 folder(s)" in out.text(), watch, err)
+        assert "caught up: 1 added" in out.text()
         with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as lib:
+            assert _found(lib, "otter") == ["while-away.txt"]
             (docs / "new.txt").write_text("a kingfisher dives by the river", encoding="utf-8")
             _until(lambda: _found(lib, "kingfisher") == ["new.txt"], watch, err)
             _until(lambda: "1 added" in out.text(), watch, err)  # its line is printed after the update's locks go
@@ -87,6 +97,7 @@ def test_watch_syncs_a_change_waits_for_a_held_folder_and_leaves_no_lock(tmp_pat
         watch.send_signal(signal.SIGINT)  # Ctrl+C
         assert watch.wait(timeout=300) == 0, err.text()[-2000:]
     finally:
+        holder.close()
         if watch.poll() is None:
             watch.kill()
             watch.wait()
@@ -94,7 +105,7 @@ def test_watch_syncs_a_change_waits_for_a_held_folder_and_leaves_no_lock(tmp_pat
     assert pg_server.admin(LOCKS, params=(WRITER_LOCK,)) == [(0,)]
     with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as lib:
         assert lib.sync().added == 0  # nothing left to do, and no folder held
-        assert lib.status().embedded == lib.status().passages == 3  # each change's meaning too
+        assert lib.status().embedded == lib.status().passages == 4  # each change's meaning too
 
 
 def test_a_held_folder_is_refused_to_a_live_update(tmp_path, make_config, tiny_encoder, pg_address):
