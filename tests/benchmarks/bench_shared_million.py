@@ -313,9 +313,9 @@ def explain_neighbours(pg_lib) -> None:
     emit(result="neighbours_plan", uses_hnsw=any("chunks_hnsw" in ln for ln in plan), plan=plan)
 
 
-def duplicates(server, libs: dict, limit: float, baseline: bool = False) -> None:
-    """Each engine's `duplicates`, cancelled after `limit` s; with `baseline`, PostgreSQL's also with the
-    per-passage neighbour pass, by turns: SQLite, batched, per-passage, batched, SQLite."""
+def duplicates(server, libs: dict, limit: float, baseline: float = 0) -> None:
+    """Each engine's `duplicates`, cancelled after `limit` s; with a `baseline` limit (s), PostgreSQL's also with
+    the per-passage neighbour pass, by turns: SQLite, batched, per-passage, batched, SQLite."""
     from searchapp.base.errors import Cancelled
     from searchapp.base.progress import CancelToken
     from searchapp.library.search.duplicates import find_duplicates
@@ -332,7 +332,7 @@ def duplicates(server, libs: dict, limit: float, baseline: bool = False) -> None
         runs += [("postgresql", "per-passage (before)", per_passage), runs[1], runs[0]]
     for engine, path, run in runs:
         cancel = CancelToken()
-        timer = threading.Timer(limit, cancel.cancel)
+        timer = threading.Timer(baseline if run is per_passage else limit, cancel.cancel)
         timer.start()
         emit(result="duplicates_start", engine=engine, neighbour_pass=path, pid=os.getpid())
         t0, c0, s0 = time.perf_counter(), time.process_time(), server_cpu(server)
@@ -345,7 +345,8 @@ def duplicates(server, libs: dict, limit: float, baseline: bool = False) -> None
                  candidate_pairs=int(rep.stats.get("candidate_pairs", 0)),
                  client_peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
         except Cancelled:
-            emit(result="duplicates", engine=engine, neighbour_pass=path, seconds=None, cancelled_after_s=limit,
+            emit(result="duplicates", engine=engine, neighbour_pass=path, seconds=None,
+                 cancelled_after_s=baseline if run is per_passage else limit,
                  client_cpu_s=round(time.process_time() - c0, 1), server_cpu_s=round(server_cpu(server) - s0, 1))
         finally:
             timer.cancel()
@@ -366,6 +367,9 @@ def main() -> None:
     ap.add_argument("--only-duplicates", action="store_true",
                     help="build both libraries, then only `duplicates` (the neighbour plan, and PostgreSQL's "
                          "per-passage baseline by turns with the batched pass)")
+    ap.add_argument("--baseline-limit", type=float, default=None,
+                    help="with --only-duplicates: cancel the per-passage baseline after N s (default --dup-limit; "
+                         "0: skip it)")
     ap.add_argument("--shared-buffers", default="1GB")
     ap.add_argument("--maintenance-work-mem", default="2GB", help="the HNSW build's graph must fit to build fast")
     args = ap.parse_args()
@@ -398,7 +402,9 @@ def main() -> None:
         if args.only_duplicates:
             explain_neighbours(pg_lib)
         if args.dup_limit > 0:
-            duplicates(server, {"sqlite": sq_lib, "postgresql": pg_lib}, args.dup_limit, args.only_duplicates)
+            baseline = args.dup_limit if args.baseline_limit is None else args.baseline_limit
+            duplicates(server, {"sqlite": sq_lib, "postgresql": pg_lib}, args.dup_limit,
+                       baseline if args.only_duplicates else 0)
         sq_lib.close()
         pg_lib.close()
     finally:
