@@ -190,14 +190,16 @@ _CJK = [
 # half the server's time of a words pass (each of a passage's ~80 rows looked its passage up). Postings are only
 # written with their passages, in the same transaction, under ids just taken from the sequence; their deletion,
 # which ON DELETE CASCADE did one passage at a time, is one statement-level trigger over the deleted passages,
-# whatever statement deletes them (a file re-read, a removal, a reindex).
+# whatever statement deletes them (a file re-read, a removal, a reindex). `= ANY(ARRAY(...))`, not `IN (SELECT ...)`:
+# the planner reads the latter as a semi-join of unknown yield and scans all postings for one file's passages
+# (a fresh table has no statistics), where the array reads postings_chunk.
 _OWNED_POSTINGS = [
     "ALTER TABLE postings DROP CONSTRAINT IF EXISTS postings_chunk_id_fkey",
     "ALTER TABLE cjk_postings DROP CONSTRAINT IF EXISTS cjk_postings_chunk_id_fkey",
     """CREATE OR REPLACE FUNCTION searchapp_postings_gone() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
-         DELETE FROM postings WHERE chunk_id IN (SELECT id FROM gone);
-         DELETE FROM cjk_postings WHERE chunk_id IN (SELECT id FROM gone);
+         DELETE FROM postings WHERE chunk_id = ANY(ARRAY(SELECT id FROM gone));
+         DELETE FROM cjk_postings WHERE chunk_id = ANY(ARRAY(SELECT id FROM gone));
          RETURN NULL;
        END $$""",
     "DROP TRIGGER IF EXISTS chunks_postings_gone ON chunks",
