@@ -120,7 +120,9 @@ FULL_DISK_CLI = textwrap.dedent("""
 def test_full_disk_gives_one_clean_line_and_keeps_the_library(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     """A full disk is produced with RLIMIT_FSIZE in the syncing process: every write past the limit fails
     with EFBIG exactly where ENOSPC would (SQLite's WAL and pages, the index temp file), and unlike chmod it
-    binds root too."""
+    binds root too. The 8 KB of room run out in the words pass's first commit (no file of `more` is recorded),
+    before any meaning: `--words-only` fails there as a full `index` does, without loading the model (torch's
+    import was ~5 of this test's ~6 CPU s). A full disk at the index save: the test after this one."""
     first = write_corpus(tmp_path / "first", 10, seed=3)
     more = write_corpus(tmp_path / "more", 40, seed=4)  # ~40 KB of text: far past the limit's 8 KB of room
     cfg = tiny_config(tmp_path / "library", tiny_bi_encoder_dir)
@@ -131,8 +133,8 @@ def test_full_disk_gives_one_clean_line_and_keeps_the_library(tmp_path, tiny_bi_
     limit = max(p.stat().st_size for p in cfg.data_dir.iterdir() if p.is_file()) + 8192
     env = {**ENV, "SEARCHAPP_MODELS__BI_ENCODER": str(tiny_bi_encoder_dir), "SEARCHAPP_MODELS__RERANKER": "",
            "SEARCHAPP_MODELS__PRECISION": "fp32", "SEARCHAPP_MODELS__THREADS": "1"}
-    proc = subprocess.run(PY + [FULL_DISK_CLI, str(limit), "--data-dir", str(cfg.data_dir), "index", str(more)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(PY + [FULL_DISK_CLI, str(limit), "--data-dir", str(cfg.data_dir), "index", "--words-only",
+                                str(more)], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 3, proc.stderr
     assert "Traceback" not in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("searchapp: error:")]
