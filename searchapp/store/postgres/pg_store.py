@@ -15,7 +15,7 @@ import os
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -38,6 +38,18 @@ _FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_
 _SCHEMA_KEY = "shared_schema"  # meta: the schema version this library was made with
 _CREATE_LOCK = 4_4_0119  # advisory lock key: two first opens do not create the tables at once
 MIGRATING_TO_6 = "bringing the shared library to schema 6; searches on other desktops wait until it is done"
+# What a migration says first: schema 6 rewrites postings under the strongest lock, every reader waits (0133)
+_MIGRATION_WARNINGS = {6: MIGRATING_TO_6}
+
+
+def _backfill_cjk(store: "PgStore") -> None:
+    from .pg_cjk import backfill_cjk  # the character postings of the passages already here
+
+    backfill_cjk(store)
+
+
+# A migration's step in Python, after its statements
+_MIGRATION_STEPS: dict[int, Callable[["PgStore"], None]] = {6: _backfill_cjk}
 
 log = logging.getLogger(__name__)
 
@@ -209,14 +221,12 @@ class PgStore(PgLexical, PgScope):
                             self.rows(statement)
                     version = 1
                 for step in range(version + 1, SCHEMA_VERSION + 1):
-                    if step == 6:  # it rewrites postings under the strongest lock: every reader waits (0133)
-                        log.warning(MIGRATING_TO_6)
+                    if step in _MIGRATION_WARNINGS:
+                        log.warning(_MIGRATION_WARNINGS[step])
                     for statement in MIGRATIONS[step]:
                         self.rows(statement)
-                    if step == 6:  # the character postings of the passages already here (pg_cjk.py)
-                        from .pg_cjk import backfill_cjk
-
-                        backfill_cjk(self)
+                    if step in _MIGRATION_STEPS:
+                        _MIGRATION_STEPS[step](self)
                 self.set_meta(_SCHEMA_KEY, str(SCHEMA_VERSION))
         except StoreError as exc:
             if "vector" in str(exc) and "extension" in str(exc):

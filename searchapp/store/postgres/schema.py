@@ -207,10 +207,15 @@ _OWNED_POSTINGS = [
        FOR EACH STATEMENT EXECUTE FUNCTION searchapp_postings_gone()""",
 ]
 
+# Every shared sync and live update asks which of its roots' files wait for OCR (ledger.pending_ocr_files, decision
+# 0138); without an index that reads every machine's files: ~150 ms at 2 x 200k files, ~3 ms with this partial one
+# (tests/benchmarks/bench_shared_ocr_check.py), which holds only the few waiting rows.
+_OCR_WAITING = ["CREATE INDEX IF NOT EXISTS files_ocr_pending ON files(root_id, mtime_ns DESC) WHERE ocr = 'pending'"]
+
 # The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
 # (one transaction with the version's own update).
 MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK,
-                                    7: _OWNED_POSTINGS}
+                                    7: _OWNED_POSTINGS + _OCR_WAITING}
 
 
 def hnsw_index(dim: int) -> list[str]:

@@ -83,6 +83,7 @@ def test_a_library_of_schema_6_is_migrated_by_its_first_writer(config, tiny_enco
                            "REFERENCES chunks(id) ON DELETE CASCADE")
         lib.store.rows("DROP TRIGGER chunks_postings_gone ON chunks")
         lib.store.rows("DROP FUNCTION searchapp_postings_gone()")
+        lib.store.rows("DROP INDEX files_ocr_pending")  # schema 7's too (decision 0138)
         lib.store.rows("UPDATE meta SET value = '6' WHERE key = 'shared_schema'")
     assert foreign_keys(pg_server, pg_address) == ["cjk_postings_chunk_id_fkey", "postings_chunk_id_fkey"]
     with SharedLibrary(config, pg_address, encoder=tiny_encoder) as reader:
@@ -92,6 +93,8 @@ def test_a_library_of_schema_6_is_migrated_by_its_first_writer(config, tiny_enco
             assert writer.store.schema_version == SCHEMA_VERSION == 7
             assert writer.store.get_meta("shared_schema") == "7"
             assert foreign_keys(pg_server, pg_address) == []
+            assert pg_server.admin("SELECT count(*) FROM pg_indexes WHERE indexname = 'files_ocr_pending'",
+                                   database=database_of(pg_address))[0][0] == 1
             (docs / "b.txt").unlink()
             writer.sync()
             assert orphans(pg_server, pg_address) == (0, 0)
