@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sys
@@ -45,6 +46,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.subprocess)
         if "packaged_encoder" in getattr(item, "fixturenames", ()) or any(s in src for s in _LOADS_MINILM[:2]):
             item.add_marker(pytest.mark.minilm)
+
+
+def pytest_runtest_setup(item):
+    """The last test's garbage collected, then what is left (torch, transformers, session fixtures: ~2x10^5 objects)
+    frozen out of the cyclic collector: otherwise every full collection a test triggers walks all of it again
+    (~8% of the CPU of tests/integration/library's hostile/flooding/load/members/sync/filters files)."""
+    gc.collect()
+    gc.freeze()
 
 
 
