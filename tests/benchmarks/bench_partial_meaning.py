@@ -25,6 +25,10 @@ files without vectors: how many answer (at least one similar file) with and with
 One JSON line per (question set, state) and one per Similar setting; CPU seconds per query beside the wall.
 
     python tests/benchmarks/bench_partial_meaning.py --five [--max-queries N] [--similar N]
+    python tests/benchmarks/bench_partial_meaning.py --five --words-side-only --budgets 0,8,16,32 --similar 0
+
+`--budgets`: the gap against the budget, each value asked by turns in one run (what a query's on-the-spot
+embedding buys, and what it costs this CPU in CPU seconds a query).
 
 First measurement (2026-11-29, `--five --scifact-only --max-queries 30 --similar 10`: SciFact-sub, 803 passages,
 40 with vectors; 2-core AMD EPYC, AVX2 only, shared, load 12-18, so CPU seconds beside wall): all embedded 88.56;
@@ -41,6 +45,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Optional
 
 from bench_quality import bench_config, load_collection, ndcg10
 
@@ -108,7 +113,7 @@ def scifact_full(encoder) -> Path:
 
 
 def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
-                 full_dir: Path = CACHE / "library-full") -> None:
+                 full_dir: Path = CACHE / "library-full", budgets: tuple[Optional[int], ...] = (0, None)) -> None:
     """The --five measurement (see the module's docstring)."""
     import random
 
@@ -125,7 +130,7 @@ def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
         scores[(label, "full")] = ndcg10(run, qrels)
         print(json.dumps({**common, "questions": label, "state": "all embedded", "ndcg@10_shown": scores[(label, "full")],
                           "queries": len(queries), "s_per_query": wall, "cpu_s_per_query": cpu}), flush=True)
-        for budget in (0, None):  # by turns in one run: no embedding on the spot, then the default
+        for budget in budgets:  # by turns in one run: no embedding on the spot, then the default (or --budgets)
             cfg = bench_config(five_dir) if budget is None else bench_config(five_dir, embed_on_search=budget)
             with Library(cfg, encoder=encoder) as lib:
                 run, wall, cpu = timed_run(lib, queries, doc_of, fresh=True)
@@ -138,6 +143,8 @@ def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
             if lexical is not None:
                 line["lexical_ndcg@10_shown"] = lexical
             print(json.dumps(line), flush=True)
+    if max_similar <= 0:
+        return
     with Library(bench_config(five_dir), encoder=encoder) as lib:
         waiting = _files_without_vectors(lib)
     sample = random.Random(0).sample(waiting, min(max_similar, len(waiting)))
@@ -168,6 +175,9 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="rebuild the libraries")
     ap.add_argument("--five", action="store_true", help="a library 5%% through its meaning pass (issue 41)")
     ap.add_argument("--similar", type=int, default=50, help="--five: files without vectors Similar is asked for")
+    ap.add_argument("--budgets", default="",
+                    help="--five: embed_on_search values asked by turns, e.g. 0,8,16,32 (default: 0 and the default)")
+    ap.add_argument("--words-side-only", action="store_true", help="--five: Cranfield's questions alone")
     ap.add_argument("--scifact-only", action="store_true",
                     help="--five over SciFact-sub alone (its full library made from the partial one: no embedding)")
     args = ap.parse_args()
@@ -196,11 +206,15 @@ def main() -> None:
 
     encoder = BiEncoder("all-MiniLM-L6-v2", device="cpu")
     partial, full = CACHE / "library-partial", CACHE / "library-full"
+    budgets = tuple(int(b) for b in args.budgets.split(",")) if args.budgets else (0, None)
     if args.five and args.scifact_only and (partial / "bench-built").exists():
-        five_percent({"embedded side": qsets["embedded side"]}, doc_of, encoder, args.similar, scifact_full(encoder))
+        five_percent({"embedded side": qsets["embedded side"]}, doc_of, encoder, args.similar, scifact_full(encoder),
+                     budgets)
         return
+    if args.words_side_only:
+        qsets = {"words-only side": qsets["words-only side"]}
     if args.five and (full / "bench-built").exists():
-        five_percent(qsets, doc_of, encoder, args.similar)
+        five_percent(qsets, doc_of, encoder, args.similar, budgets=budgets)
         return
     for state, lib_dir in (("meaning unfinished", partial), ("all embedded", full)):
         t0 = time.perf_counter()

@@ -42,6 +42,7 @@ def watch_shared(args: Namespace, config: Config, address: str, progress: Termin
         if cancel.cancelled:
             print("stopped watching", flush=True)
             return 0
+
         def failed(exc: BaseException) -> None:
             if not isinstance(exc, Cancelled):  # Ctrl+C stopped the update in flight: no retry to announce
                 print_failure(exc)
@@ -84,4 +85,3 @@ def _catch_up(lib: SharedLibrary, n_roots: int, progress: TerminalProgress, canc
     print(f"{now()} caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
     for path, reason in rep.missing_roots:
         print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
-
