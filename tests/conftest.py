@@ -48,19 +48,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.minilm)
 
 
-_FROZEN_IN = [""]  # the test module whose set-up froze the heap last
-
-
 def pytest_runtest_setup(item):
     """The last test's garbage collected, then what is left (torch, transformers, session fixtures: ~2x10^5 objects)
     frozen out of the cyclic collector: otherwise every full collection a test triggers walks all of it again
-    (~8% of the CPU of tests/integration/library's hostile/flooding/load/members/sync/filters files). Thawed when
-    the module changes: a finished module's fixtures were frozen with the rest, and their cycles would never be
-    collected."""
-    module = item.nodeid.split("::")[0]
-    if module != _FROZEN_IN[0]:
-        gc.unfreeze()
-        _FROZEN_IN[0] = module
+    (~8% of the CPU of tests/integration/library's hostile/flooding/load/members/sync/filters files)."""
     gc.collect()
     gc.freeze()
 
