@@ -445,20 +445,18 @@ class PgStore(PgLexical, PgScope):
         the CJK characters' too) against a count, each file's passage count against its passages, the HNSW index
         once vectors are there. Each a scan of the passages: asked for, never on a search."""
         out = []
-        if self.schema_version >= 2:
-            kept = self.lexical_totals()
-            row = self.one("SELECT count(*), coalesce(sum(n_tokens), 0) FROM chunks")
+        # (since schema, the kept totals, their count over the passages, what they are)
+        totals = ((2, self.lexical_totals, "count(*), coalesce(sum(n_tokens), 0)", "passage", "words", "word"),
+                  (6, self.cjk_totals, "count(n_cjk), coalesce(sum(n_cjk), 0)", "CJK", "tokens", "CJK"))
+        for since, kept_totals, counts, name, unit, scores in totals:
+            if self.schema_version < since:
+                continue
+            kept = kept_totals()
+            row = self.one(f"SELECT {counts} FROM chunks")  # noqa: S608 (a constant of the tuple above)
             counted = (int(row[0]), int(row[1])) if row else (0, 0)
             if kept != counted:
-                out.append(f"the kept passage totals ({kept[0]} passages, {kept[1]} words) differ from a count "
-                           f"({counted[0]}, {counted[1]}): word scores are off")
-        if self.schema_version >= 6:
-            kept = self.cjk_totals()
-            row = self.one("SELECT count(n_cjk), coalesce(sum(n_cjk), 0) FROM chunks")
-            counted = (int(row[0]), int(row[1])) if row else (0, 0)
-            if kept != counted:
-                out.append(f"the kept CJK totals ({kept[0]} passages, {kept[1]} tokens) differ from a count "
-                           f"({counted[0]}, {counted[1]}): CJK scores are off")
+                out.append(f"the kept {name} totals ({kept[0]} passages, {kept[1]} {unit}) differ from a count "
+                           f"({counted[0]}, {counted[1]}): {scores} scores are off")
         row = self.one("SELECT count(*) FROM files f LEFT JOIN (SELECT file_id, count(*) AS n FROM chunks GROUP BY "
                        "file_id) c ON c.file_id = f.id WHERE f.n_chunks <> coalesce(c.n, 0)")
         if row and row[0]:
