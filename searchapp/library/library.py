@@ -40,7 +40,7 @@ from .resources.in_flight import SearchesInFlight
 from .watch_and_serve import WatchAndServe
 from .ocr.marks import mark_ocr
 from .ocr.step import ocr_step
-from .search.meaning_now import FreshVectors, PassageEmbedder, stack_or_nan
+from .search.meaning_now import FreshVectors, PassageEmbedder
 from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
                             meaning_text)
 from .query.prepared import prepare_query
@@ -322,15 +322,15 @@ class Library(WatchAndServe):
 
     def _embedder(self) -> Optional[PassageEmbedder]:
         """How a search or Similar embeds passages that have no vector yet (search/meaning_now.py): the loaded
-        bi-encoder (its vectors kept for this process's meaning pass), else the query path one passage at a time
-        (a cold command line: no torch to load; its vectors serve this answer only), unless the model reads
+        bi-encoder (its vectors kept for this process's meaning pass), else the query path, all the passages in one
+        packed call (a cold command line: no torch to load; its vectors serve this answer only), unless the model reads
         queries and passages differently (prompts): then none, rather than load torch for a search."""
         enc = self.models.loaded_encoder
         if enc is not None:
             return PassageEmbedder(enc.encode, self.fresh, str(enc.fingerprint))
         if not self.models.query_path_reads_passages():
             return None
-        return PassageEmbedder(lambda texts: stack_or_nan([self.models.encode_passage_lean(t) for t in texts]))
+        return PassageEmbedder(self.models.encode_passages_lean)
 
     def _ready_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
         """For this process's meaning pass: the vectors its searches embedded for these model inputs, taken."""
@@ -364,11 +364,12 @@ class Library(WatchAndServe):
 
         index = self._fresh()  # searched with its default ef (index.ef_search)
         pending = self.reader().pending_count()
-        # A file without vectors is embedded for this answer (twice a search's budget: one file, asked for).
+        # A file without vectors is embedded for this answer, within a search's budget (16 passages by default:
+        # twice 8, the budget Similar was measured at before the search's rose to 16, decision 0139).
         result = find_similar(self.reader(), index, self.vectors.dim(), path, page=page,
                               k=k or self.config.search.k, filters=filters,
                               embed=self._embedder() if pending else None,
-                              embed_budget=2 * self.config.search.embed_on_search)
+                              embed_budget=self.config.search.embed_on_search)
         if pending:
             self.wanted.add([key_of(path)])  # its own passages first, then what a search returns
             result.meaning_percent = meaning_percent(*self.meaning())

@@ -298,7 +298,7 @@ def load_onnx_query_encoder(cache_dir: Path, fingerprint: str, model_path: Path,
 
 
 class OnnxQueryEncoder:
-    """One query at a time → (dim,) float32 unit vector; no torch, no transformers."""
+    """Queries (and a search's passages, search/meaning_now.py) → float32 unit vectors; no torch, no transformers."""
 
     def __init__(self, graph: Path, tokenizer_json: Path, inputs: Sequence[str], *, max_seq_length: int,
                  threads: int = QUERY_THREADS, prompt: str = "") -> None:
@@ -323,10 +323,26 @@ class OnnxQueryEncoder:
 
     def encode_one(self, query: str) -> np.ndarray:
         """A query's vector: the model's query prompt in front, as BiEncoder.encode_query."""
-        return self.encode_text(self.prompt + query)
+        vector: np.ndarray = self.encode_many([query])[0]
+        return vector
+
+    def encode_many(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) vectors of `texts`, the prompt in front of each, in one run: padded to the longest, the
+        padding masked (the graph pools with the attention mask, as BiEncoder does)."""
+        return self._vectors([self.prompt + t for t in texts])
 
     def encode_text(self, text: str) -> np.ndarray:
-        enc = self.tokenizer.encode(text)
-        cols = {"input_ids": enc.ids, "attention_mask": enc.attention_mask, "token_type_ids": enc.type_ids}
-        feed = {k: np.asarray([cols[k]], dtype=np.int64) for k in self.inputs}
-        return np.asarray(self.session.run(None, feed)[0][0], dtype=np.float32)
+        """`text` as it is, no prompt (the export's probe was recorded so)."""
+        vector: np.ndarray = self._vectors([text])[0]
+        return vector
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        encs = self.tokenizer.encode_batch(texts)
+        width = max((len(e.ids) for e in encs), default=0)
+        cols = {k: np.zeros((len(encs), width), dtype=np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
+        for i, e in enumerate(encs):  # padding: id 0 under a mask of 0, which no real word piece attends to
+            n = len(e.ids)
+            cols["input_ids"][i, :n] = e.ids
+            cols["attention_mask"][i, :n] = e.attention_mask
+            cols["token_type_ids"][i, :n] = e.type_ids
+        return np.asarray(self.session.run(None, {k: cols[k] for k in self.inputs})[0], dtype=np.float32)

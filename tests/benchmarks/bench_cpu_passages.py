@@ -153,10 +153,14 @@ def batches_through(enc: BiEncoder, run: Callable[[dict[str, np.ndarray]], np.nd
 
 
 def torch_int8(model: str, threads: int, batch_size: int) -> Encode:
-    """torch's dynamic int8 quantization of every Linear (fbgemm, per tensor) on transformers' module tree."""
+    """torch's dynamic int8 quantization of every Linear (fbgemm, per tensor) on transformers' module tree (the
+    BiEncoder's own PlainBert fuses its Linears' weights, which a quantized Linear no longer exposes)."""
+    from transformers import AutoModel
+
     enc = BiEncoder(model, device="cpu", precision="fp32", batch_size=batch_size, threads=threads)
     enc._lean = None
-    enc._model = torch.ao.quantization.quantize_dynamic(enc._model, {torch.nn.Linear}, dtype=torch.qint8)
+    tree = AutoModel.from_pretrained(str(enc.resolved.path), dtype=torch.float32).eval()
+    enc._model = torch.ao.quantization.quantize_dynamic(tree, {torch.nn.Linear}, dtype=torch.qint8)
     return enc.encode
 
 

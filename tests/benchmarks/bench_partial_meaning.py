@@ -30,9 +30,17 @@ One JSON line per (question set, state) and one per Similar setting; CPU seconds
 `--budgets`: the gap against the budget, each value asked by turns in one run (what a query's on-the-spot
 embedding buys, and what it costs this CPU in CPU seconds a query).
 
+`--cli N`: what a person waits for at the command line. The first N questions of each set, each asked of the 5 %
+library as a fresh `searchapp search --json` process (start to exit: no torch, so the passages go through the query
+path, search/meaning_now.py) at each budget, by turns (the order rotated each question); with `--cli-trees OLD
+NEW`, each budget on each tree (`git archive REV searchapp | tar -x -C DIR`). One JSON line per (tree, budget):
+median seconds and CPU seconds (process and children).
+
+    python tests/benchmarks/bench_partial_meaning.py --five --cli 20 --budgets 0,8,16 [--cli-trees OLD NEW]
+
 First measurement (2026-11-29, `--five --scifact-only --max-queries 30 --similar 10`: SciFact-sub, 803 passages,
 40 with vectors; 2-core AMD EPYC, AVX2 only, shared, load 12-18, so CPU seconds beside wall): all embedded 88.56;
-5 % embedded, no embedding on the spot 79.55 (-9.01; lexical 81.12); embed_on_search 8 (the default) 83.35
+5 % embedded, no embedding on the spot 79.55 (-9.01; lexical 81.12); embed_on_search 8 (the default then) 83.35
 (-5.21, 1.3 CPU s a query); 16: 85.50 (-3.06, 2.2 CPU s); 32: 87.60 (-0.96, 4.3 CPU s). Similar for 10 files
 without vectors: 0 of 10 answered without embedding, 10 of 10 with (16 passages, 0.6 CPU s a call).
 """
@@ -113,7 +121,8 @@ def scifact_full(encoder) -> Path:
 
 
 def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
-                 full_dir: Path = CACHE / "library-full", budgets: tuple[Optional[int], ...] = (0, None)) -> None:
+                 full_dir: Path = CACHE / "library-full", budgets: tuple[Optional[int], ...] = (0, None),
+                 cli: int = 0, trees: Optional[list[str]] = None) -> None:
     """The --five measurement (see the module's docstring)."""
     import random
 
@@ -121,6 +130,9 @@ def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
 
     five_dir = full_dir.with_name(full_dir.name.replace("full", "five"))
     kept, passages = five_percent_copy(full_dir, five_dir)
+    if cli:
+        cli_five(five_dir, qsets, budgets, cli, trees or [str(Path(__file__).resolve().parents[2])])
+        return
     common = {"bench": "partial_meaning_5pct", "passages_with_vectors": kept, "passages": passages,
               "cpu": cpu_note(), "load": os.getloadavg()[0]}
     scores: dict[tuple[str, str], float] = {}
@@ -157,10 +169,45 @@ def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
                 lib.fresh.clear()
                 answered += bool(lib.similar(path).hits)
             n = max(1, len(sample))
-            print(json.dumps({**common, "similar": "files without vectors", "embed_budget": 2 * cfg.search.embed_on_search,
+            print(json.dumps({**common, "similar": "files without vectors", "embed_budget": cfg.search.embed_on_search,
                               "asked": len(sample), "answered": answered,
                               "s_per_call": round((time.perf_counter() - t0) / n, 3),
                               "cpu_s_per_call": round((time.process_time() - c0) / n, 3)}), flush=True)
+
+
+def cli_five(five_dir: Path, qsets: dict, budgets: tuple[Optional[int], ...], n: int, trees: list[str]) -> None:
+    """The --cli measurement (see the module's docstring)."""
+    import statistics
+    import subprocess
+    import sys
+    import tempfile
+
+    from bench_words_first import LAST_CPU_S, command_env, timed_process
+
+    from searchapp.base.config import save_config
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-partial-cli-"))
+    configs = {}
+    for budget in budgets:
+        cfg = bench_config(five_dir) if budget is None else bench_config(five_dir, embed_on_search=budget)
+        configs[budget] = str(save_config(cfg, tmp / f"budget-{budget}.toml"))
+    runs = [(tree, budget) for tree in trees for budget in budgets]
+    figures: dict[tuple[str, Optional[int]], list[tuple[float, float]]] = {run: [] for run in runs}
+    questions = [text for queries, _qrels in qsets.values() for text in list(queries.values())[:n]]
+    for i, text in enumerate(questions):
+        for tree, budget in runs[i % len(runs):] + runs[:i % len(runs)]:
+            argv = [sys.executable, "-m", "searchapp", "--data-dir", str(five_dir), "--config", configs[budget],
+                    "search", text, "--json"]
+            seconds, _rss, code, out = timed_process(argv, command_env(tree, tmp))
+            if code != 0:
+                raise SystemExit(f"search failed ({code}): {out[-2000:]}")
+            figures[(tree, budget)].append((seconds, LAST_CPU_S[0]))
+    subprocess.run(["rm", "-rf", str(tmp)], check=False)
+    for (tree, budget), got in figures.items():
+        print(json.dumps({"bench": "partial_meaning_5pct_cli", "tree": tree, "embed_on_search": budget,
+                          "questions": len(got), "median_s": round(statistics.median(g[0] for g in got), 2),
+                          "median_cpu_s": round(statistics.median(g[1] for g in got), 2),
+                          "cpu": cpu_note(), "load": os.getloadavg()[0]}), flush=True)
 
 
 def _files_without_vectors(lib) -> list[str]:
@@ -178,6 +225,8 @@ def main() -> None:
     ap.add_argument("--budgets", default="",
                     help="--five: embed_on_search values asked by turns, e.g. 0,8,16,32 (default: 0 and the default)")
     ap.add_argument("--words-side-only", action="store_true", help="--five: Cranfield's questions alone")
+    ap.add_argument("--cli", type=int, default=0, help="--five: questions per set asked as fresh search processes")
+    ap.add_argument("--cli-trees", nargs=2, metavar=("OLD", "NEW"), help="--cli: two source trees, by turns")
     ap.add_argument("--scifact-only", action="store_true",
                     help="--five over SciFact-sub alone (its full library made from the partial one: no embedding)")
     args = ap.parse_args()
@@ -209,12 +258,12 @@ def main() -> None:
     budgets = tuple(int(b) for b in args.budgets.split(",")) if args.budgets else (0, None)
     if args.five and args.scifact_only and (partial / "bench-built").exists():
         five_percent({"embedded side": qsets["embedded side"]}, doc_of, encoder, args.similar, scifact_full(encoder),
-                     budgets)
+                     budgets, args.cli, args.cli_trees)
         return
     if args.words_side_only:
         qsets = {"words-only side": qsets["words-only side"]}
     if args.five and (full / "bench-built").exists():
-        five_percent(qsets, doc_of, encoder, args.similar, budgets=budgets)
+        five_percent(qsets, doc_of, encoder, args.similar, budgets=budgets, cli=args.cli, trees=args.cli_trees)
         return
     for state, lib_dir in (("meaning unfinished", partial), ("all embedded", full)):
         t0 = time.perf_counter()
@@ -234,7 +283,7 @@ def main() -> None:
                                       "passages_with_vectors": with_vectors, "passages": passages,
                                       "build_s": built, "cpu": cpu_note()}), flush=True)
     if args.five:  # the full library is built now
-        five_percent(qsets, doc_of, encoder, args.similar)
+        five_percent(qsets, doc_of, encoder, args.similar, budgets=budgets, cli=args.cli, trees=args.cli_trees)
 
 
 if __name__ == "__main__":

@@ -322,23 +322,34 @@ class ModelSet:
         require_finite(vec, self.config.models.bi_encoder, "for this query")
         return vec
 
-    def encode_passage_lean(self, text: str) -> Optional[np.ndarray]:
-        """A passage's vector by the query path without torch (search/meaning_now.py, a cold process; only for a
-        model that reads queries and passages alike: query_path_reads_passages), or None where that path has
-        none. No torch fallback and no error: a passage without a finite vector is left out of one answer (the
-        embedder drops it), where encode_query would load torch for it and then fail the whole search."""
-        return self._lean_vector(text)
+    def encode_passages_lean(self, texts: list[str]) -> np.ndarray:
+        """Passages' vectors by the query path without torch (search/meaning_now.py, a process without the
+        bi-encoder; only for a model that reads queries and passages alike: query_path_reads_passages), all in
+        one packed call: (n, dim), a NaN row where that path has none. No torch fallback and no error: a passage
+        without a finite vector is left out of one answer (the embedder drops it), where encode_query would load
+        torch for it and then fail the whole search. The path already in memory goes first: a cold command line
+        has just loaded NumPy's for its query, and an ONNX session would cost it another load."""
+        numpy_first = not self._warm() or bool(self._query_encoder)
+        got = self._lean_vectors(texts, numpy_first)
+        return got if got is not None else np.full((len(texts), 1), np.nan, dtype=np.float32)
 
-    def _lean_vector(self, text: str) -> Optional[np.ndarray]:
-        warm = self._encoder is not None or self._queries > 0
-        vec = self._onnx_vector(text) if warm else None
-        if vec is None:
-            vec = self._numpy_vector(text)
-        if vec is None and not warm:  # a model NumPy does not handle: the export still beats loading torch
-            vec = self._onnx_vector(text)
-        return vec
+    def _warm(self) -> bool:
+        return self._encoder is not None or self._queries > 0
 
-    def _onnx_vector(self, query: str) -> Optional[np.ndarray]:
+    def _lean_vector(self, query: str) -> Optional[np.ndarray]:
+        """A query's vector: ONNX Runtime once warm, NumPy while cold (see encode_query)."""
+        got = self._lean_vectors([query], numpy_first=not self._warm())
+        return None if got is None else got[0]
+
+    def _lean_vectors(self, texts: list[str], numpy_first: bool) -> Optional[np.ndarray]:
+        paths = (self._numpy_vectors, self._onnx_vectors) if numpy_first else (self._onnx_vectors, self._numpy_vectors)
+        for path in paths:
+            got = path(texts)
+            if got is not None:
+                return got
+        return None
+
+    def _onnx_vectors(self, texts: list[str]) -> Optional[np.ndarray]:
         if self._onnx_query is None:
             with MODELS_LOCK:
                 if self._onnx_query is None:
@@ -351,13 +362,13 @@ class ModelSet:
         if not self._onnx_query:
             return None
         try:
-            return self._onnx_query.encode_one(query)
+            return self._onnx_query.encode_many(texts)
         except Exception:  # e.g. onnxruntime refusing an input; torch answers instead
             log.warning("ONNX Runtime query encoder failed; using the torch bi-encoder", exc_info=True)
             self._onnx_query = False
             return None
 
-    def _numpy_vector(self, query: str) -> Optional[np.ndarray]:
+    def _numpy_vectors(self, texts: list[str]) -> Optional[np.ndarray]:
         if self._encoder is not None:
             return None  # the loaded model answers at once; a second copy of the weights is not worth it
         if self._query_encoder is None:
@@ -372,7 +383,7 @@ class ModelSet:
         if not self._query_encoder:
             return None
         try:
-            return self._query_encoder.encode_one(query)
+            return self._query_encoder.encode_many(texts)
         except Exception:  # e.g. a query longer than the folder's position table
             log.warning("NumPy query encoder failed; using the torch bi-encoder", exc_info=True)
             self._query_encoder = False

@@ -22,7 +22,7 @@ import numpy as np
 from ...ingest.passage_context import model_input
 from ...store import Store
 
-__all__ = ["FreshVectors", "PassageEmbedder", "FRESH_MAX", "stack_or_nan"]
+__all__ = ["FreshVectors", "PassageEmbedder", "FRESH_MAX"]
 
 FRESH_MAX = 4096  # vectors kept for the meaning pass (384 floats each: 6 MB for MiniLM), oldest dropped first
 
@@ -90,10 +90,3 @@ class PassageEmbedder:
             known.update(fresh)
         return {cid: known[h] for cid, h, _text, _title in rows if h in known}
 
-
-def stack_or_nan(vectors: Sequence[Optional[np.ndarray]]) -> np.ndarray:
-    """(n, dim) from one vector or None per passage, a None as a row of NaN: PassageEmbedder drops such a row
-    (no score for that passage in this answer) instead of failing the search."""
-    dim = next((int(np.asarray(v).size) for v in vectors if v is not None), 1)
-    nan = np.full(dim, np.nan, dtype=np.float32)
-    return np.stack([nan if v is None else np.asarray(v, dtype=np.float32).reshape(-1) for v in vectors])

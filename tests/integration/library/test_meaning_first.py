@@ -140,7 +140,12 @@ def test_similar_answers_for_a_file_without_vectors(make_config, tiny_encoder, t
 
 
 def test_a_cold_process_embeds_by_its_query_path_and_loads_no_torch_model(make_config, tiny_encoder,
-                                                                          tiny_bi_encoder_dir, tmp_path):
+                                                                          tiny_bi_encoder_dir, tmp_path, monkeypatch):
+    from searchapp.models.query_encoder import NumpyQueryEncoder
+
+    calls: list[int] = []  # texts per call of the NumPy path: the query, then the passages all in one
+    packed = NumpyQueryEncoder.encode_many
+    monkeypatch.setattr(NumpyQueryEncoder, "encode_many", lambda self, texts: calls.append(len(texts)) or packed(self, texts))
     folder = make_folder(tmp_path)
     cfg = make_config(models={"reranker": "", "bi_encoder": str(tiny_bi_encoder_dir)},
                       chunking={"title_context": False}, search={"embed_on_search": 2, "rerank": False})
@@ -150,6 +155,7 @@ def test_a_cold_process_embeds_by_its_query_path_and_loads_no_torch_model(make_c
         res = lib.search("amber0 basil1", mode="hybrid", k=4)
         assert lib.models.loaded_encoder is None and len(lib.fresh) == 0  # nothing kept for a writer
         assert lib.store.pending_count() == 12
+    assert calls[-2:] == [1, 2]
     matched = {day(h.text): h.scores.dense for h in res.hits if h.order_label == "match"}
     assert set(matched) == {0, 1}
     for d, cosine in matched.items():  # the vector the bi-encoder gives that passage

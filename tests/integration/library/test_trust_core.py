@@ -309,7 +309,12 @@ def test_query_encoder_falls_back_to_torch_on_a_folder_it_cannot_read(tmp_path, 
     w = load_file(str(model / "model.safetensors"))
     save_file({k: v.to(torch.bfloat16) for k, v in w.items()}, str(model / "model.safetensors"),
               metadata={"format": "pt"})
-    assert load_query_encoder(model, pooling="mean", max_seq_length=128) is None
+    try:  # NumPy reads bfloat16 only once ml_dtypes has registered it (onnx, installed beside some set-ups, does)
+        np.dtype("bfloat16")
+        numpy_reads_bf16 = True
+    except TypeError:
+        numpy_reads_bf16 = False
+    assert (load_query_encoder(model, pooling="mean", max_seq_length=128) is not None) == numpy_reads_bf16
     data = _library_over(tmp_path, model)
     assert main(["--data-dir", str(data), "search", "basaltic lava", "--mode", "dense", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["hits"]

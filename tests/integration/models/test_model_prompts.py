@@ -137,6 +137,10 @@ class _TextSpy:
         self.seen.append(text)
         return self.tok.encode(text)
 
+    def encode_batch(self, texts):
+        self.seen.extend(texts)
+        return self.tok.encode_batch(texts)
+
 
 def test_a_library_built_without_a_prompt_refuses_a_model_that_needs_one(make_config, tiny_encoder,
                                                                        tiny_bi_encoder_dir, tmp_path):

@@ -34,24 +34,28 @@ def _paths(model_dir, pooling: str, cache) -> dict:
     ident = bi_encoder_identity(str(model_dir), pooling=pooling)
     numpy_enc = load_query_encoder(ident.resolved.path, pooling=pooling, max_seq_length=ident.max_seq_length)
     assert numpy_enc is not None, "the NumPy encoder handles this model"
-    paths = {"numpy": numpy_enc.encode_one}
+    paths = {"numpy": numpy_enc}
     if HAS_ORT:
         assert export_query_model(ident.resolved.path, pooling=pooling, max_seq_length=ident.max_seq_length,
                                   fingerprint=ident.fingerprint, cache_dir=cache) is not None
         ort = load_onnx_query_encoder(cache, ident.fingerprint, ident.resolved.path,
                                       max_seq_length=ident.max_seq_length)
         assert ort is not None
-        paths["onnxruntime"] = ort.encode_one
+        paths["onnxruntime"] = ort
     return paths
 
 
 def _assert_agree(torch_enc: BiEncoder, paths: dict) -> None:
-    for q in QUERIES:
-        want = np.asarray(torch_enc.encode_query(q), dtype=np.float32).reshape(-1)
-        for name, encode in paths.items():
-            got = np.asarray(encode(q), dtype=np.float32).reshape(-1)
-            assert got.shape == want.shape, (name, q)
-            assert np.abs(got - want).max() <= ATOL and float(got @ want) >= MIN_COS, (name, q[:40])
+    """Each query alone (encode_one), and all of them in one call (encode_many: NumPy packs them into one
+    matrix, ONNX Runtime pads them to the longest): every row is the query's own vector, wherever it sits."""
+    wants = [np.asarray(torch_enc.encode_query(q), dtype=np.float32).reshape(-1) for q in QUERIES]
+    for name, encoder in paths.items():
+        many = np.asarray(encoder.encode_many(QUERIES), dtype=np.float32)
+        assert many.shape == (len(QUERIES), wants[0].size), name
+        for q, want, row in zip(QUERIES, wants, many, strict=True):
+            for how, got in (("one", np.asarray(encoder.encode_one(q), dtype=np.float32).reshape(-1)), ("many", row)):
+                assert got.shape == want.shape, (name, how, q)
+                assert np.abs(got - want).max() <= ATOL and float(got @ want) >= MIN_COS, (name, how, q[:40])
 
 
 @pytest.mark.parametrize("pooling", ["mean", "cls", "max"])
