@@ -215,13 +215,14 @@ class PgStore(PgLexical, PgScope):
                 if version is not None and (version < 1 or version >= SCHEMA_VERSION):
                     return  # current, newer or not ours: _check_version says which
                 self.rows("CREATE EXTENSION IF NOT EXISTS vector")
+                existing = version is not None  # a new library's steps hold no other desktop: nothing to say
                 if version is None:
                     for statement in TABLES.split(";"):
                         if statement.strip():
                             self.rows(statement)
                     version = 1
                 for step in range(version + 1, SCHEMA_VERSION + 1):
-                    if step in _MIGRATION_WARNINGS:
+                    if existing and step in _MIGRATION_WARNINGS:
                         log.warning(_MIGRATION_WARNINGS[step])
                     for statement in MIGRATIONS[step]:
                         self.rows(statement)

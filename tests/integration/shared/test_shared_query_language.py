@@ -161,8 +161,10 @@ def test_a_library_before_the_character_postings_gets_them_from_its_first_writer
         (docs / name).write_text(CJK[name], encoding="utf-8")
     (docs / "plain.txt").write_text("No CJK text here at all.", encoding="utf-8")
     config = make_config(models={"reranker": ""})
+    caplog.set_level("WARNING")
     with Library(config, encoder=tiny_encoder) as lite, \
             SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        assert MIGRATING_TO_6 not in caplog.messages  # a new library is made at once: no other desktop waits
         lite.add_folder(docs), lib.add_folder(docs)
         desktop = lexical_rows(lite.search("首都 天气", mode="lexical"))
         assert lexical_rows(lib.search("首都 天气", mode="lexical")) == desktop and len(desktop) == 3
