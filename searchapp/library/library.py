@@ -364,8 +364,7 @@ class Library(WatchAndServe):
 
         index = self._fresh()  # searched with its default ef (index.ef_search)
         pending = self.reader().pending_count()
-        # A file without vectors is embedded for this answer, within a search's budget (16 passages by default:
-        # twice 8, the budget Similar was measured at before the search's rose to 16, decision 0139).
+        # A file without vectors is embedded for this answer, within a search's budget (decision 0139).
         result = find_similar(self.reader(), index, self.vectors.dim(), path, page=page,
                               k=k or self.config.search.k, filters=filters,
                               embed=self._embedder() if pending else None,

@@ -337,6 +337,8 @@ class OnnxQueryEncoder:
         return vector
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
         encs = self.tokenizer.encode_batch(texts)
         width = max((len(e.ids) for e in encs), default=0)
         cols = {k: np.zeros((len(encs), width), dtype=np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}

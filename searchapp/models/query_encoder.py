@@ -36,6 +36,8 @@ SUPPORTED_POOLING = ("mean", "cls", "max")
 _ACTS = {"gelu", "relu", "gelu_new", "gelu_pytorch_tanh"}
 # Packed rows (word pieces of all texts at once) per BLAS thread: below it one thread is faster (hand-offs).
 PACKED_ROWS_PER_THREAD = 256
+# The BLAS thread limit is the process's, whichever encoder sets it: one call at a time over all of them.
+_BLAS_LOCK = threading.Lock()
 # Rows activated at once: the erf of 16 packed passages in one go took 0.50 s against 0.21 s one passage at a time
 # (2026-11-30, AVX-512 EPYC: its float64 temporaries of ~50 MB ran from memory, not the cache).
 ACTIVATE_ROWS = 256
@@ -134,10 +136,11 @@ class NumpyQueryEncoder:
         self.layers = int(cfg["num_hidden_layers"])
         self.eps = float(cfg.get("layer_norm_eps", 1e-12))
         self.act = cfg.get("hidden_act", "gelu")
+        # Other programs' share of the cores, from before the weights load: a command line's first search has
+        # read them (~0.1-0.3 s) by the time its passages come, enough for /proc/stat to tell (base/cpu_share.py).
+        self._cpu_share = CpuShare()
         self.w, self.tokenizer = _model_files(str(path), max_seq_length, _stamp(path))
         self.dim = int(self.w["embeddings.word_embeddings.weight"].shape[1])
-        self._lock = threading.Lock()  # the BLAS thread limit is process-wide: one call at a time
-        self._cpu_share = CpuShare()  # other programs' share of the cores, since the encoder was loaded
 
     def encode_one(self, text: str) -> np.ndarray:
         """(dim,) float32 unit vector of `text`."""
@@ -152,7 +155,7 @@ class NumpyQueryEncoder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:  # the BLAS thread limit is process-wide
+        with _BLAS_LOCK:
             encs = self.tokenizer.encode_batch([self.prompt + t for t in texts])
             with _blas_threads(self._threads(sum(len(e.ids) for e in encs))):
                 return self._encode(encs)
@@ -160,19 +163,15 @@ class NumpyQueryEncoder:
     def _threads(self, rows: int) -> int:
         """A few rows per matrix product (a query): one BLAS thread, as more only add hand-offs (measured 35 ms on
         one thread against 2.6 s with OpenBLAS's default pool on a 2-core CPU under load). Many rows (a search's
-        passages): the cores other programs left since the encoder was loaded (base/cpu_share.py)."""
+        passages): the cores other programs left since the last reading (base/cpu_share.py), one when that is
+        unknown (no /proc/stat, or under 0.1 s since)."""
         if rows < PACKED_ROWS_PER_THREAD:
             return 1
         share = self._cpu_share.read()
+        if share is None:
+            return 1
         cores = usable_cores()
-        if share is not None:
-            others = share[0]
-        else:  # loaded under 0.1 s ago (a command line's first search): the load average, less this process
-            try:
-                others = max(0.0, os.getloadavg()[0] - 1.0)
-            except OSError:
-                return 1
-        return max(1, min(threads_beside(cores, others, cores), rows // PACKED_ROWS_PER_THREAD))
+        return max(1, min(threads_beside(cores, share[0], cores), rows // PACKED_ROWS_PER_THREAD))
 
     def _encode(self, encs: Sequence[Any]) -> np.ndarray:
         lengths = np.asarray([len(e.ids) for e in encs], dtype=np.int64)

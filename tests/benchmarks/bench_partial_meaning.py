@@ -178,7 +178,6 @@ def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
 def cli_five(five_dir: Path, qsets: dict, budgets: tuple[Optional[int], ...], n: int, trees: list[str]) -> None:
     """The --cli measurement (see the module's docstring)."""
     import statistics
-    import subprocess
     import sys
     import tempfile
 
@@ -202,7 +201,7 @@ def cli_five(five_dir: Path, qsets: dict, budgets: tuple[Optional[int], ...], n:
             if code != 0:
                 raise SystemExit(f"search failed ({code}): {out[-2000:]}")
             figures[(tree, budget)].append((seconds, LAST_CPU_S[0]))
-    subprocess.run(["rm", "-rf", str(tmp)], check=False)
+    shutil.rmtree(tmp, ignore_errors=True)
     for (tree, budget), got in figures.items():
         print(json.dumps({"bench": "partial_meaning_5pct_cli", "tree": tree, "embed_on_search": budget,
                           "questions": len(got), "median_s": round(statistics.median(g[0] for g in got), 2),

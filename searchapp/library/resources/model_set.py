@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 # Models are built one at a time in the process: two threads building at once (the GUI's warm-up and a
 # first sync) raced in transformers' lazy imports ("cannot import name 'AutoTokenizer'") and built twice.
 MODELS_LOCK = threading.RLock()
+LEAN_GROUP = 16  # passages packed into one pass of the query path: ~4,000 rows of MiniLM passages
 
 
 class LibraryMeta(Protocol):
@@ -324,14 +325,22 @@ class ModelSet:
 
     def encode_passages_lean(self, texts: list[str]) -> np.ndarray:
         """Passages' vectors by the query path without torch (search/meaning_now.py, a process without the
-        bi-encoder; only for a model that reads queries and passages alike: query_path_reads_passages), all in
-        one packed call: (n, dim), a NaN row where that path has none. No torch fallback and no error: a passage
-        without a finite vector is left out of one answer (the embedder drops it), where encode_query would load
-        torch for it and then fail the whole search. The path already in memory goes first: a cold command line
-        has just loaded NumPy's for its query, and an ONNX session would cost it another load."""
+        bi-encoder; only for a model that reads queries and passages alike: query_path_reads_passages), packed
+        LEAN_GROUP at a time (decision 0139): (n, dim), a NaN row where that path has none. No torch fallback and
+        no error: a passage without a finite vector is left out of one answer (the embedder drops it), where
+        encode_query would load torch for it and then fail the whole search. The path already in memory goes
+        first: a cold command line has just loaded NumPy's for its query, and an ONNX session would cost it
+        another load; a window, whose queries are ONNX Runtime's, never loaded NumPy's."""
         numpy_first = not self._warm() or bool(self._query_encoder)
-        got = self._lean_vectors(texts, numpy_first)
-        return got if got is not None else np.full((len(texts), 1), np.nan, dtype=np.float32)
+        parts: list[np.ndarray] = []
+        for a in range(0, len(texts), LEAN_GROUP):  # memory grows with the rows packed: a large budget in groups
+            got = self._lean_vectors(texts[a:a + LEAN_GROUP], numpy_first)
+            if got is None:  # no lean path in this process (any more): the rest get no vector either
+                break
+            parts.append(got)
+        done = np.concatenate(parts) if parts else np.zeros((0, 1), dtype=np.float32)
+        rest = np.full((len(texts) - len(done), done.shape[1]), np.nan, dtype=np.float32)
+        return np.concatenate([done, rest]) if len(rest) else done
 
     def _warm(self) -> bool:
         return self._encoder is not None or self._queries > 0
@@ -364,7 +373,7 @@ class ModelSet:
         try:
             return self._onnx_query.encode_many(texts)
         except Exception:  # e.g. onnxruntime refusing an input; torch answers instead
-            log.warning("ONNX Runtime query encoder failed; using the torch bi-encoder", exc_info=True)
+            log.warning("ONNX Runtime query encoder failed; this process stops using it", exc_info=True)
             self._onnx_query = False
             return None
 
@@ -385,7 +394,7 @@ class ModelSet:
         try:
             return self._query_encoder.encode_many(texts)
         except Exception:  # e.g. a query longer than the folder's position table
-            log.warning("NumPy query encoder failed; using the torch bi-encoder", exc_info=True)
+            log.warning("NumPy query encoder failed; this process stops using it", exc_info=True)
             self._query_encoder = False
             return None
 

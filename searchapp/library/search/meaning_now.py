@@ -2,7 +2,7 @@
 
 While the meaning pass is unfinished, a hybrid search's best word matches may have no vector: they would be
 ranked on their words alone. The search embeds the passages of its top word candidates first (at most
-`search.embed_on_search` a search, counted in passages: 8 take about a second on a 2-core AVX2 CPU), and
+`search.embed_on_search` a search, counted in passages: 16 by default, decision 0139), and
 Similar embeds the file it was asked about, so both answer by meaning too.
 
 A search only reads the library: these vectors are never written from here (decision record 0109). They go to

@@ -67,3 +67,34 @@ def test_every_query_encoder_gives_torch_fp32s_vector_tiny(tiny_bi_encoder_dir, 
 def test_every_query_encoder_gives_torch_fp32s_vector_minilm(packaged_model_dir, tmp_path):
     torch_enc = BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1)
     _assert_agree(torch_enc, _paths(packaged_model_dir, "mean", tmp_path / "model-cache"))
+
+
+def test_packed_passages_take_the_cores_other_programs_leave(tiny_bi_encoder_dir, monkeypatch):
+    """One BLAS thread for a query (a few rows: hand-offs cost more than they give) and when nothing is known
+    of the other programs; for many packed rows, the cores they left since the last reading (decision 0139)."""
+    from contextlib import nullcontext
+
+    from searchapp.base.cpu_share import CpuShare
+    from searchapp.models import query_encoder as qe
+
+    enc = load_query_encoder(tiny_bi_encoder_dir, pooling="mean", max_seq_length=128)
+    monkeypatch.setattr(qe, "usable_cores", lambda: 2)
+    threads: list[int] = []
+    monkeypatch.setattr(qe, "_blas_threads", lambda n: threads.append(n) or nullcontext())
+    long = ["word " * 200] * 4  # 4 x 128 rows (the tiny model's limit): 256 rows a thread, enough for two
+    for others, dt, want in ((0.0, 1.0, 2), (1.0, 1.0, 1), (0.0, 0.05, 1)):  # busy cores of others; seconds since
+        samples = iter([(0.0, 0.0, 0.0), (others * dt + 0.5 * dt, 0.5 * dt, dt)])  # (all busy, own, clock)
+        enc._cpu_share = CpuShare(sample=samples.__next__)
+        enc.encode_many(long)
+        assert threads[-1] == want, (others, dt)
+    enc.encode_many(["a short query"])
+    assert threads[-1] == 1
+
+
+def test_a_text_of_no_word_pieces_gets_a_row_of_nan_beside_the_others(tiny_bi_encoder_dir):
+    from types import SimpleNamespace
+
+    enc = load_query_encoder(tiny_bi_encoder_dir, pooling="mean", max_seq_length=128)
+    real = enc.tokenizer.encode("basaltic lava")
+    got = enc._encode([SimpleNamespace(ids=[], type_ids=[]), real])
+    assert np.isnan(got[0]).all() and np.allclose(got[1], enc.encode_one("basaltic lava"), atol=1e-6)
