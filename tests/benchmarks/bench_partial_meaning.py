@@ -34,9 +34,10 @@ embedding buys, and what it costs this CPU in CPU seconds a query).
 library as a fresh `searchapp search --json` process (start to exit: no torch, so the passages go through the query
 path, search/meaning_now.py) at each budget, by turns (the order rotated each question); with `--cli-trees OLD
 NEW`, each budget on each tree (`git archive REV searchapp | tar -x -C DIR`). One JSON line per (tree, budget):
-median seconds and CPU seconds (process and children).
+median seconds and CPU seconds (process and children). `--busy`: one spinning process beside them (a program
+holding a core).
 
-    python tests/benchmarks/bench_partial_meaning.py --five --cli 20 --budgets 0,8,16 [--cli-trees OLD NEW]
+    python tests/benchmarks/bench_partial_meaning.py --five --cli 20 --budgets 0,8,16 [--cli-trees OLD NEW] [--busy]
 
 First measurement (2026-11-29, `--five --scifact-only --max-queries 30 --similar 10`: SciFact-sub, 803 passages,
 40 with vectors; 2-core AMD EPYC, AVX2 only, shared, load 12-18, so CPU seconds beside wall): all embedded 88.56;
@@ -122,7 +123,7 @@ def scifact_full(encoder) -> Path:
 
 def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
                  full_dir: Path = CACHE / "library-full", budgets: tuple[Optional[int], ...] = (0, None),
-                 cli: int = 0, trees: Optional[list[str]] = None) -> None:
+                 cli: int = 0, trees: Optional[list[str]] = None, busy: bool = False) -> None:
     """The --five measurement (see the module's docstring)."""
     import random
 
@@ -131,7 +132,7 @@ def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
     five_dir = full_dir.with_name(full_dir.name.replace("full", "five"))
     kept, passages = five_percent_copy(full_dir, five_dir)
     if cli:
-        cli_five(five_dir, qsets, budgets, cli, trees or [str(Path(__file__).resolve().parents[2])])
+        cli_five(five_dir, qsets, budgets, cli, trees or [str(Path(__file__).resolve().parents[2])], busy)
         return
     common = {"bench": "partial_meaning_5pct", "passages_with_vectors": kept, "passages": passages,
               "cpu": cpu_note(), "load": os.getloadavg()[0]}
@@ -175,13 +176,13 @@ def five_percent(qsets: dict, doc_of: dict[str, str], encoder, max_similar: int,
                               "cpu_s_per_call": round((time.process_time() - c0) / n, 3)}), flush=True)
 
 
-def cli_five(five_dir: Path, qsets: dict, budgets: tuple[Optional[int], ...], n: int, trees: list[str]) -> None:
+def cli_five(five_dir: Path, qsets: dict, budgets: tuple[Optional[int], ...], n: int, trees: list[str],
+             busy: bool = False) -> None:
     """The --cli measurement (see the module's docstring)."""
     import statistics
+    import subprocess
     import sys
     import tempfile
-
-    from bench_words_first import LAST_CPU_S, command_env, timed_process
 
     from searchapp.base.config import save_config
 
@@ -193,6 +194,27 @@ def cli_five(five_dir: Path, qsets: dict, budgets: tuple[Optional[int], ...], n:
     runs = [(tree, budget) for tree in trees for budget in budgets]
     figures: dict[tuple[str, Optional[int]], list[tuple[float, float]]] = {run: [] for run in runs}
     questions = [text for queries, _qrels in qsets.values() for text in list(queries.values())[:n]]
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if busy else None
+    try:
+        _cli_rounds(questions, runs, five_dir, configs, tmp, figures)
+    finally:
+        if spinner is not None:
+            spinner.kill()
+            spinner.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
+    for (tree, budget), got in figures.items():
+        print(json.dumps({"bench": "partial_meaning_5pct_cli", "tree": tree, "embed_on_search": budget,
+                          "questions": len(got), "median_s": round(statistics.median(g[0] for g in got), 2),
+                          "median_cpu_s": round(statistics.median(g[1] for g in got), 2), "busy_neighbour": busy,
+                          "cpu": cpu_note(), "load": os.getloadavg()[0]}), flush=True)
+
+
+def _cli_rounds(questions: list[str], runs: list, five_dir: Path, configs: dict, tmp: Path, figures: dict) -> None:
+    """Each question as a fresh search process per (tree, budget), the order rotated each question."""
+    import sys
+
+    from bench_words_first import LAST_CPU_S, command_env, timed_process
+
     for i, text in enumerate(questions):
         for tree, budget in runs[i % len(runs):] + runs[:i % len(runs)]:
             argv = [sys.executable, "-m", "searchapp", "--data-dir", str(five_dir), "--config", configs[budget],
@@ -201,12 +223,6 @@ def cli_five(five_dir: Path, qsets: dict, budgets: tuple[Optional[int], ...], n:
             if code != 0:
                 raise SystemExit(f"search failed ({code}): {out[-2000:]}")
             figures[(tree, budget)].append((seconds, LAST_CPU_S[0]))
-    shutil.rmtree(tmp, ignore_errors=True)
-    for (tree, budget), got in figures.items():
-        print(json.dumps({"bench": "partial_meaning_5pct_cli", "tree": tree, "embed_on_search": budget,
-                          "questions": len(got), "median_s": round(statistics.median(g[0] for g in got), 2),
-                          "median_cpu_s": round(statistics.median(g[1] for g in got), 2),
-                          "cpu": cpu_note(), "load": os.getloadavg()[0]}), flush=True)
 
 
 def _files_without_vectors(lib) -> list[str]:
@@ -226,6 +242,7 @@ def main() -> None:
     ap.add_argument("--words-side-only", action="store_true", help="--five: Cranfield's questions alone")
     ap.add_argument("--cli", type=int, default=0, help="--five: questions per set asked as fresh search processes")
     ap.add_argument("--cli-trees", nargs=2, metavar=("OLD", "NEW"), help="--cli: two source trees, by turns")
+    ap.add_argument("--busy", action="store_true", help="--cli: one spinning process beside the searches")
     ap.add_argument("--scifact-only", action="store_true",
                     help="--five over SciFact-sub alone (its full library made from the partial one: no embedding)")
     args = ap.parse_args()
@@ -257,12 +274,13 @@ def main() -> None:
     budgets = tuple(int(b) for b in args.budgets.split(",")) if args.budgets else (0, None)
     if args.five and args.scifact_only and (partial / "bench-built").exists():
         five_percent({"embedded side": qsets["embedded side"]}, doc_of, encoder, args.similar, scifact_full(encoder),
-                     budgets, args.cli, args.cli_trees)
+                     budgets, args.cli, args.cli_trees, args.busy)
         return
     if args.words_side_only:
         qsets = {"words-only side": qsets["words-only side"]}
     if args.five and (full / "bench-built").exists():
-        five_percent(qsets, doc_of, encoder, args.similar, budgets=budgets, cli=args.cli, trees=args.cli_trees)
+        five_percent(qsets, doc_of, encoder, args.similar, budgets=budgets, cli=args.cli, trees=args.cli_trees,
+                     busy=args.busy)
         return
     for state, lib_dir in (("meaning unfinished", partial), ("all embedded", full)):
         t0 = time.perf_counter()
@@ -282,7 +300,8 @@ def main() -> None:
                                       "passages_with_vectors": with_vectors, "passages": passages,
                                       "build_s": built, "cpu": cpu_note()}), flush=True)
     if args.five:  # the full library is built now
-        five_percent(qsets, doc_of, encoder, args.similar, budgets=budgets, cli=args.cli, trees=args.cli_trees)
+        five_percent(qsets, doc_of, encoder, args.similar, budgets=budgets, cli=args.cli, trees=args.cli_trees,
+                     busy=args.busy)
 
 
 if __name__ == "__main__":

@@ -313,9 +313,10 @@ def explain_neighbours(pg_lib) -> None:
     emit(result="neighbours_plan", uses_hnsw=any("chunks_hnsw" in ln for ln in plan), plan=plan)
 
 
-def duplicates(server, libs: dict, limit: float, baseline: float = 0) -> None:
+def duplicates(server, libs: dict, limit: float, baseline: float = 0, lanes: bool = False) -> None:
     """Each engine's `duplicates`, cancelled after `limit` s; with a `baseline` limit (s), PostgreSQL's also with
-    the per-passage neighbour pass, by turns: SQLite, batched, per-passage, batched, SQLite."""
+    the per-passage neighbour pass, by turns: SQLite, batched, per-passage, batched, SQLite. `lanes`: instead, the
+    batched pass over one connection and over NEIGHBOUR_LANES, by turns: SQLite, one, lanes, one, lanes, SQLite."""
     from searchapp.base.errors import Cancelled
     from searchapp.base.progress import CancelToken
     from searchapp.library.search.duplicates import find_duplicates
@@ -327,8 +328,23 @@ def duplicates(server, libs: dict, limit: float, baseline: float = 0) -> None:
         return find_duplicates(pg.store, _PerPassage(PgVectorIndex(pg.store, pg.store.dim())), pg.store.dim(),
                                cancel=cancel)
 
+    def one_lane(cancel):
+        from searchapp.store.postgres import pg_index
+
+        kept, pg_index.NEIGHBOUR_LANES = pg_index.NEIGHBOUR_LANES, 1
+        try:
+            return pg.duplicates(cancel=cancel)
+        finally:
+            pg_index.NEIGHBOUR_LANES = kept
+
     runs = [("sqlite", "batched", libs["sqlite"].duplicates), ("postgresql", "batched", pg.duplicates)]
-    if baseline:
+    if lanes:
+        from searchapp.store.postgres.pg_index import NEIGHBOUR_LANES
+
+        both = [("postgresql", "batched, one connection", one_lane),
+                ("postgresql", f"batched, {NEIGHBOUR_LANES} connections", pg.duplicates)]
+        runs = [runs[0], *both, *both, runs[0]]
+    elif baseline:
         runs += [("postgresql", "per-passage (before)", per_passage), runs[1], runs[0]]
     for engine, path, run in runs:
         cancel = CancelToken()
@@ -364,6 +380,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--recall-queries", type=int, default=200)
     ap.add_argument("--dup-limit", type=float, default=900, help="cancel `duplicates` after N s (0: skip)")
+    ap.add_argument("--lanes", action="store_true",
+                    help="with --only-duplicates: the neighbour pass over one connection and over two, by turns")
     ap.add_argument("--only-duplicates", action="store_true",
                     help="build both libraries, then only `duplicates` (the neighbour plan, and PostgreSQL's "
                          "per-passage baseline by turns with the batched pass)")
@@ -404,7 +422,7 @@ def main() -> None:
         if args.dup_limit > 0:
             baseline = args.dup_limit if args.baseline_limit is None else args.baseline_limit
             duplicates(server, {"sqlite": sq_lib, "postgresql": pg_lib}, args.dup_limit,
-                       baseline if args.only_duplicates else 0)
+                       baseline if args.only_duplicates else 0, lanes=args.only_duplicates and args.lanes)
         sq_lib.close()
         pg_lib.close()
     finally:

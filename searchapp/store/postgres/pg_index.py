@@ -8,6 +8,7 @@ the index.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
@@ -21,6 +22,9 @@ MAX_EF = 1000  # pgvector's ceiling on hnsw.ef_search
 # Stored passages a statement of `neighbours` asks about: one round trip for a few hundred index scans, and a
 # reply of at most this many times k rows (a statement cannot be cancelled from here: it must stay short).
 NEIGHBOURS_PER_STATEMENT = 256
+# Connections `neighbours` asks over at once: PostgreSQL runs no HNSW scan in a parallel worker, so one statement
+# uses one server core; a second connection (PgStore.sibling, on the same snapshot) uses the second.
+NEIGHBOUR_LANES = 2
 # Each listed passage's k nearest, its vector read on the server: the HNSW index scan runs once per outer row
 # inside the LATERAL (EXPLAIN: Nested Loop -> Index Scan using chunks_hnsw, Order By: vector <=> q.vector).
 _NEIGHBOURS_SQL = ("SELECT q.id, n.id, n.d FROM chunks q CROSS JOIN LATERAL (SELECT c.id, c.vector <=> q.vector AS d "
@@ -78,32 +82,60 @@ class PgVectorIndex:
 
     def neighbours(self, ids: np.ndarray, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
         """As `search` with the stored vectors of passages `ids` as the queries (`duplicates` asks every passage):
-        the vectors never leave the server, and one statement asks NEIGHBOURS_PER_STATEMENT passages. A passage
-        without a vector (deleted, or waiting for the meaning pass) gets a row of padding (id -1, similarity -2)."""
+        the vectors never leave the server, and one statement asks NEIGHBOURS_PER_STATEMENT passages, the
+        statements shared between NEIGHBOUR_LANES connections that read one snapshot. A passage without a vector
+        (deleted, or waiting for the meaning pass) gets a row of padding (id -1, similarity -2)."""
         ids = np.asarray(ids, dtype=np.int64)
         breadth = min(MAX_EF, max(int(ef or 40), int(k)))
-        out_ids = np.full((len(ids), int(k)), -1, dtype=np.int64)
-        sims = np.full((len(ids), int(k)), -2.0, dtype=np.float32)
+        out = (np.full((len(ids), int(k)), -1, dtype=np.int64), np.full((len(ids), int(k)), -2.0, dtype=np.float32))
+        starts = list(range(0, len(ids), NEIGHBOURS_PER_STATEMENT))
+        lanes = NEIGHBOUR_LANES if len(starts) > 1 and not self.store.in_transaction() else 1
         with self.store.atomic():
-            self._breadth(breadth)
-            for start in range(0, len(ids), NEIGHBOURS_PER_STATEMENT):
-                part = ids[start:start + NEIGHBOURS_PER_STATEMENT]
-                got = self.store.rows(_NEIGHBOURS_SQL, (int(k), part.tolist()))
-                if not got:
-                    continue
-                q = np.array([r[0] for r in got], dtype=np.int64)
-                n = np.array([r[1] for r in got], dtype=np.int64)
-                d = np.array([r[2] for r in got], dtype=np.float64)
-                # Relaxed order within each passage's rows, as in `search`: sorted here by (distance, id).
-                by = np.lexsort((n, d, q))
-                q, n, d = q[by], n[by], d[by]
-                sort_part = np.argsort(part, kind="stable")
-                row = start + sort_part[np.searchsorted(part[sort_part], q)]
-                col = np.arange(len(q)) - np.searchsorted(q, q)  # rank within the passage's rows
-                out_ids[row, col], sims[row, col] = n, 1.0 - d
-        return out_ids, sims
+            if lanes == 1:
+                self._breadth(breadth, self.store)
+                self._ask(self.store, ids, starts, int(k), out)
+                return out
+            snapshot = self.store.share_snapshot()
+            self._breadth(breadth, self.store)
+            with ThreadPoolExecutor(lanes - 1) as pool:
+                others = [pool.submit(self._lane, snapshot, breadth, ids, starts[i::lanes], int(k), out)
+                          for i in range(1, lanes)]
+                self._ask(self.store, ids, starts[0::lanes], int(k), out)
+                for done in others:
+                    done.result()  # a lane's error is this call's
+        return out
 
-    def _breadth(self, breadth: int) -> None:
+    def _lane(self, snapshot: str, breadth: int, ids: np.ndarray, starts: list[int], k: int,
+              out: tuple[np.ndarray, np.ndarray]) -> None:
+        """Statements of `neighbours` on the sibling connection, reading the caller's snapshot."""
+        lane = self.store.sibling()
+        with lane.atomic():
+            lane.use_snapshot(snapshot)
+            self._breadth(breadth, lane)
+            self._ask(lane, ids, starts, k, out)
+
+    @staticmethod
+    def _ask(store: "PgStore", ids: np.ndarray, starts: list[int], k: int, out: tuple[np.ndarray, np.ndarray]) -> None:
+        """The neighbours of ids[start:start + NEIGHBOURS_PER_STATEMENT] for each start, into their rows of `out`."""
+        out_ids, sims = out
+        for start in starts:
+            part = ids[start:start + NEIGHBOURS_PER_STATEMENT]
+            got = store.rows(_NEIGHBOURS_SQL, (k, part.tolist()))
+            if not got:
+                continue
+            q = np.array([r[0] for r in got], dtype=np.int64)
+            n = np.array([r[1] for r in got], dtype=np.int64)
+            d = np.array([r[2] for r in got], dtype=np.float64)
+            # Relaxed order within each passage's rows, as in `search`: sorted here by (distance, id).
+            by = np.lexsort((n, d, q))
+            q, n, d = q[by], n[by], d[by]
+            sort_part = np.argsort(part, kind="stable")
+            row = start + sort_part[np.searchsorted(part[sort_part], q)]
+            col = np.arange(len(q)) - np.searchsorted(q, q)  # rank within the passage's rows
+            out_ids[row, col], sims[row, col] = n, 1.0 - d
+
+    def _breadth(self, breadth: int, store: Optional["PgStore"] = None) -> None:
         """hnsw.ef_search for the transaction (SET LOCAL), with iterative scans so filtered rows never cut k short."""
-        self.store.rows("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
-        self.store.rows("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        store = store or self.store
+        store.rows("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
+        store.rows("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")

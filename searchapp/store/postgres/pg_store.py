@@ -90,6 +90,7 @@ class PgStore(PgLexical, PgScope):
         self.writing_roots: Optional[list[int]] = None  # the roots this session's writer holds (try_root_locks)
         self._depth = 0  # transactions open (atomic): never a new connection inside one
         self._closed = False
+        self._sibling: Optional["PgStore"] = None  # a second connection for parallel reads (sibling())
         self._pg = self._connect()
         try:
             if create:
@@ -192,8 +193,37 @@ class PgStore(PgLexical, PgScope):
 
     def close(self) -> None:
         self._closed = True
+        if self._sibling is not None:
+            self._sibling.close()
         with contextlib.suppress(Exception):
             self._pg.close()
+
+    def sibling(self) -> "PgStore":
+        """A second connection to the same library, made once and closed with this one: reads that run beside
+        this connection's (PgVectorIndex.neighbours), each on its own server backend."""
+        if self._sibling is None:
+            self._sibling = PgStore(self.address, machine=self.machine)
+        return self._sibling
+
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    def share_snapshot(self) -> str:
+        """Make this transaction REPEATABLE READ (it must not have run a query yet) and export its snapshot, for
+        another connection's `use_snapshot`: both then read the very same rows."""
+        self.rows("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        row = self.one("SELECT pg_export_snapshot()")
+        assert row is not None
+        return str(row[0])
+
+    def use_snapshot(self, snapshot: str) -> None:
+        """Read, in this transaction (before any query), what the transaction that exported `snapshot` reads."""
+        from psycopg import sql
+
+        with self._guard():
+            self._pg.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            # A utility statement takes no bound parameter: the server's snapshot name is quoted as a literal.
+            self._pg.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[None]:

@@ -95,6 +95,29 @@ def test_neighbours_by_id_as_search(engines, monkeypatch):
     assert sims[:-1] == pytest.approx(want_sims, abs=1e-6)
     assert all(c in row for c, row in zip(ids[::-1].tolist(), labels[:-1].tolist(), strict=True))  # itself
     assert labels[-1].tolist() == [-1] * 5 and sims[-1].tolist() == [-2.0] * 5
+    assert shared.store._sibling is not None  # the statements were shared with a second connection
+
+
+def test_a_lane_reads_the_snapshot_of_the_connection_that_shares_it(engines):
+    """`neighbours`' second connection reads what the first one reads, not what another desktop committed since
+    (PgStore.share_snapshot / use_snapshot: REPEATABLE READ and an exported snapshot)."""
+    from searchapp.store.postgres.pg_store import PgStore
+
+    _, shared = engines
+    store, other = shared.store, PgStore(shared.store.address)
+    try:
+        with store.atomic():
+            snapshot = store.share_snapshot()
+            other.set_meta("lane-probe", "written after the snapshot")
+            lane = store.sibling()
+            with lane.atomic():
+                lane.use_snapshot(snapshot)
+                assert lane.one("SELECT value FROM meta WHERE key = 'lane-probe'") is None
+                assert store.one("SELECT value FROM meta WHERE key = 'lane-probe'") is None
+        assert store.one("SELECT value FROM meta WHERE key = 'lane-probe'") == ("written after the snapshot",)
+    finally:
+        other.rows("DELETE FROM meta WHERE key = 'lane-probe'")
+        other.close()
 
 
 @pytest.mark.parametrize("mode", ["lexical", "dense", "hybrid"])
