@@ -4,11 +4,18 @@ lexical rows. No model runs here: a passage whose model input already has a stor
 
 Each batch is one SQLite transaction (files, chunks, generation) followed by the matching vector-index update,
 so an interruption loses at most the batch in flight and the next sync simply does it again.
+
+On a store that takes writes beside its reader (`writes_beside`: a shared library, whose server does half the
+work), a full batch is committed on a writer thread while the sync reads and cuts the next one: the client's and
+the server's work overlap instead of taking turns. Batches still commit one at a time and in order; the next one
+starts only after the previous is collected (its failure handled as a synchronous batch's: _settle), and `flush`
+waits for everything.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -69,21 +76,52 @@ class Batcher:
         self.batch_chunks, self.batch_files = batch_chunks, batch_files
         self.pending: list[Pending] = []
         self.n_chunks = 0
+        self._beside_reading = bool(getattr(store, "writes_beside", False))
+        self._writer: Optional[ThreadPoolExecutor] = None  # made by the first full batch, let go by `flush`
+        self._in_flight: Optional[tuple[list[Pending], Future[_Written]]] = None
 
     def add(self, item: Pending) -> None:
         if self.pending and self.n_chunks + len(item.chunks) > self.batch_chunks:
-            self.flush()  # a big file goes in a batch of its own
+            self._full()  # a big file goes in a batch of its own
         self.pending.append(item)
         self.n_chunks += len(item.chunks)
         if self.n_chunks >= self.batch_chunks or len(self.pending) >= self.batch_files:
-            self.flush()
+            self._full()
+
+    def _full(self) -> None:
+        """A full batch: committed beside the next one's reading where the store allows it, else now."""
+        if not self._beside_reading:
+            return self.flush()
+        prepare = getattr(self.store, "prepare_words", None)
+        if prepare is not None:  # the batch's words, made while the batch before is still being written
+            prepare([n.text for it in self.pending for n in distinct_chunks(it.chunks, it.hashes, {})])
+        self._collect()
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="batch-writer")
+        items, self.pending, self.n_chunks = self.pending, [], 0
+        self._in_flight = (items, self._writer.submit(self._commit, items))
 
     def flush(self) -> None:
+        """Commit every queued entry, the batch in flight first, and return when all are written."""
+        self._collect()
+        if self._writer is not None:  # nothing in flight now: the thread goes, the next full batch makes another
+            self._writer.shutdown()
+            self._writer = None
         if not self.pending:
             return
         items, self.pending, self.n_chunks = self.pending, [], 0
+        self._settle(items, lambda: self._commit(items))
+
+    def _collect(self) -> None:
+        """Wait for the batch in flight, if any, and settle it."""
+        if self._in_flight is not None:
+            items, done = self._in_flight
+            self._in_flight = None
+            self._settle(items, done.result)
+
+    def _settle(self, items: list[Pending], commit: Callable[[], _Written]) -> None:
         try:
-            written = [self._commit(items)]
+            written = [commit()]
         except Exception as exc:
             if self.on_failed is None or file_failure(exc) is None:
                 raise

@@ -63,6 +63,13 @@ def _clean(text: str) -> str:
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
 
 
+def _words_of(texts: list[str]) -> tuple[Any, Any]:
+    """((each text's length in tokens, its postings rows), its CJK terms): what insert_chunks_of writes of words."""
+    from .tokens import cjk_passage_terms, passage_postings
+
+    return passage_postings(texts), cjk_passage_terms(texts)
+
+
 def as_array(value: Any) -> np.ndarray:
     """A vector as psycopg hands it over (pgvector's Vector, or an array) as float32 (dim,)."""
     if hasattr(value, "to_numpy"):
@@ -80,6 +87,10 @@ WRITER_LOCK = 4_4_0120  # a root's writer lock is (WRITER_LOCK, root id): pg_loc
 class PgStore(PgLexical, PgScope):
     """One connection to a shared library. `create`: make the tables if missing (commands that write)."""
 
+    # A sync's full batch is committed on a writer thread while the next one is read (sync/batches.py): the server
+    # ingests one batch while this client cuts the next. Its calls wait on _lock, so they stay one at a time.
+    writes_beside = True
+
     def __init__(self, address: str, *, create: bool = False, machine: Optional[str] = None) -> None:
         self.address = address
         self.machine = machine or machine_name()
@@ -91,6 +102,8 @@ class PgStore(PgLexical, PgScope):
         self._depth = 0  # transactions open (atomic): never a new connection inside one
         self._closed = False
         self._sibling: Optional["PgStore"] = None  # a second connection for parallel reads (sibling())
+        self._prepared: list[tuple[list[str], Any]] = []  # postings made ahead of their batch (prepare_words)
+        self._prepared_lock = threading.Lock()  # the sync's thread adds, its writer thread takes
         self._pg = self._connect()
         try:
             if create:
@@ -513,9 +526,8 @@ class PgStore(PgLexical, PgScope):
         texts = [_clean(c.text) for _, c in rows]
         from .pg_cjk import write_cjk_postings
         from .pg_postings import write_postings
-        from .tokens import cjk_passage_terms, passage_postings
 
-        (lengths, postings), cjk = passage_postings(texts), cjk_passage_terms(texts)
+        (lengths, postings), cjk = self._take_prepared(texts) or _words_of(texts)
         with self._guard(), self._pg.cursor() as cur:
             with cur.copy('COPY chunks (id, file_id, ordinal, start, "end", page, text, text_hash, n_tokens, vector, '
                           "n_cjk) FROM STDIN") as copy:
@@ -527,6 +539,23 @@ class PgStore(PgLexical, PgScope):
         spans = [(cid, a, b, p) for cid, (_, c) in zip(ids, rows, strict=True) for a, b, p in c.repeats]
         self.run_many('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (%s, %s, %s, %s)', spans)
         return ids
+
+    def prepare_words(self, texts: Sequence[str]) -> None:
+        """The postings of passages a coming `insert_chunks_of` will write, made now on the caller's thread and
+        outside any transaction (sync/batches.py: while the batch before is written on the writer thread). Used
+        only for exactly these texts in this order; two batches are kept at most."""
+        cleaned = [_clean(t) for t in texts]
+        made = _words_of(cleaned)
+        with self._prepared_lock:
+            self._prepared = [*self._prepared[-1:], (cleaned, made)]
+
+    def _take_prepared(self, texts: list[str]) -> Any:
+        with self._prepared_lock:
+            for i, (cleaned, made) in enumerate(self._prepared):
+                if cleaned == texts:
+                    del self._prepared[i]
+                    return made
+        return None
 
     def delete_chunks_of_file(self, file_id: int) -> list[int]:
         return [int(r[0]) for r in self.rows("DELETE FROM chunks WHERE file_id = %s RETURNING id", (file_id,))]

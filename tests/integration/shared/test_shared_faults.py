@@ -216,3 +216,42 @@ def test_no_new_connection_inside_a_transaction(config, pg_server, pg_address):
         assert (store.get_meta("first"), store.get_meta("second"), store.get_meta("third")) == (None, None, None)
     finally:
         store.close()
+
+
+def test_batches_written_beside_the_reading_stay_whole_and_in_order(config, tiny_encoder, tmp_path, pg_address,
+                                                                    monkeypatch):
+    """A shared sync commits each full batch on its writer thread while it reads the next (sync/batches.py), with
+    the batch's words made ahead on the sync's thread (PgStore.prepare_words). An entry that cannot be stored in
+    a batch in flight fails alone, as in a batch written at once; every other file is stored whole and found,
+    and each batch's words were made ahead."""
+    import threading
+
+    monkeypatch.setattr(words_pass, "BATCH_FILES", 2)
+    texts = {f"n{i:02}.txt": f"note {i} about topic{i} and lanterns" for i in range(9)}
+    texts["n04.txt"] = "note 4 about poison and lanterns"
+    docs = write_texts(tmp_path / "docs", texts)
+    insert, take = PgStore.insert_chunks_of, PgStore._take_prepared
+    threads, ahead = [], []
+
+    def poisoned(store, rows):
+        threads.append(threading.current_thread().name)
+        if any("poison" in c.text for _, c in rows):
+            raise ValueError("poisoned passage")
+        return insert(store, rows)
+
+    def taken(store, texts):
+        got = take(store, texts)
+        ahead.append(got is not None)
+        return got
+
+    monkeypatch.setattr(PgStore, "insert_chunks_of", poisoned)
+    monkeypatch.setattr(PgStore, "_take_prepared", taken)
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        failed = {Path(row.path).name: row.error for _state, row in lib.ledger("failed")}
+        assert failed == {"n04.txt": "internal error: ValueError: poisoned passage"}
+        assert rep.added == 8
+        for i in (0, 3, 5, 8):  # before, beside and after the poisoned batch
+            assert [Path(h.path).name for h in lib.search(f"topic{i}", mode="lexical").hits] == [f"n{i:02}.txt"]
+    assert any(name.startswith("batch-writer") for name in threads)  # full batches went to the writer thread
+    assert ahead.count(True) >= 3  # the full batches' words were made ahead (the last, flushed at once, is not)
