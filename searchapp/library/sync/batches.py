@@ -14,14 +14,16 @@ waits for everything.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 import numpy as np
 
-from ...base.errors import Cancelled
+from ...base.errors import Cancelled, StoreError
 from ...base.progress import CancelToken, ProgressFn
 from ...base.types import ChunkSpan
 from ...ingest.fsnames import storable
@@ -29,11 +31,13 @@ from ...ingest.passage_context import model_input
 from ...ingest.scan import ScannedFile
 from ...store import NewChunk, RootRow, Store
 from ...store.ledger import set_entry_date, set_ocr_state
-from .file_boundary import file_failure
+from .file_boundary import file_failure, one_line
 from .meaning_beside import MeaningBeside
 from .contract import IndexWriter, SyncReport
 
 __all__ = ["Pending", "Batcher", "distinct_chunks", "rewrite_entry"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -94,7 +98,10 @@ class Batcher:
             return self.flush()
         prepare = getattr(self.store, "prepare_words", None)
         if prepare is not None:  # the batch's words, made while the batch before is still being written
-            prepare([n.text for it in self.pending for n in distinct_chunks(it.chunks, it.hashes, {})])
+            try:
+                prepare([n.text for it in self.pending for n in distinct_chunks(it.chunks, it.hashes, {})])
+            except Exception:  # only a head start: the transaction makes them again, inside the file boundary
+                log.debug("words made ahead failed; the batch makes its own", exc_info=True)
         self._collect()
         if self._writer is None:
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="batch-writer")
@@ -103,21 +110,39 @@ class Batcher:
 
     def flush(self) -> None:
         """Commit every queued entry, the batch in flight first, and return when all are written."""
-        self._collect()
-        if self._writer is not None:  # nothing in flight now: the thread goes, the next full batch makes another
-            self._writer.shutdown()
-            self._writer = None
+        try:
+            self._collect()
+        finally:
+            self.close()  # nothing in flight now: the thread goes, the next full batch makes another
         if not self.pending:
             return
         items, self.pending, self.n_chunks = self.pending, [], 0
         self._settle(items, lambda: self._commit(items))
 
     def _collect(self) -> None:
-        """Wait for the batch in flight, if any, and settle it."""
+        """Wait for the batch in flight, if any, and settle it. What settling cannot lay on one of its entries
+        stops the sync: it surfaces while another file is read, which must not be blamed for it."""
         if self._in_flight is not None:
             items, done = self._in_flight
             self._in_flight = None
-            self._settle(items, done.result)
+            try:
+                self._settle(items, done.result)
+            except Exception as exc:
+                if file_failure(exc) is None:
+                    raise
+                raise StoreError(f"a batch of {len(items)} entries could not be written: {one_line(str(exc))}") from exc
+
+    def close(self) -> None:
+        """However the reading ended: wait for a batch still in flight (its transaction commits or fails whole,
+        never after the sync has returned) and let the writer thread go."""
+        if self._in_flight is not None:
+            done = self._in_flight[1]
+            self._in_flight = None
+            with contextlib.suppress(Exception):  # the sync is ending on an error of its own already
+                done.result()
+        if self._writer is not None:
+            self._writer.shutdown()
+            self._writer = None
 
     def _settle(self, items: list[Pending], commit: Callable[[], _Written]) -> None:
         try:

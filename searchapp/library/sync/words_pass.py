@@ -176,6 +176,7 @@ class _Sync:
                     self.problem(old, path, "failed", reason, f)
             self.batcher.flush()
         finally:
+            self.batcher.close()  # a batch still in flight (an error stopped the reading) ends before the sync does
             if self.ahead is not None:
                 self.ahead.close()
 

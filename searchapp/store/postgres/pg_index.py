@@ -8,10 +8,13 @@ the index.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
+
+from ...base.errors import StoreError
 
 if TYPE_CHECKING:
     from .pg_store import PgStore
@@ -68,7 +71,7 @@ class PgVectorIndex:
         ids = np.full((len(qs), int(k)), -1, dtype=np.int64)
         sims = np.full((len(qs), int(k)), -2.0, dtype=np.float32)
         with self.store.atomic():
-            self._breadth(breadth)
+            self._breadth(breadth, self.store)
             for i, q in enumerate(qs):
                 rows = self.store.rows("SELECT id, vector <=> %s AS d FROM chunks WHERE vector IS NOT NULL "
                                        "ORDER BY vector <=> %s LIMIT %s", (q, q, int(k)))
@@ -89,36 +92,56 @@ class PgVectorIndex:
         breadth = min(MAX_EF, max(int(ef or 40), int(k)))
         out = (np.full((len(ids), int(k)), -1, dtype=np.int64), np.full((len(ids), int(k)), -2.0, dtype=np.float32))
         starts = list(range(0, len(ids), NEIGHBOURS_PER_STATEMENT))
-        lanes = NEIGHBOUR_LANES if len(starts) > 1 and not self.store.in_transaction() else 1
         with self.store.atomic():
-            if lanes == 1:
+            lane = self._second_lane() if len(starts) > 1 and self.store.transaction_depth() == 1 else None
+            if lane is None:  # one statement, a caller's transaction of its own, or no second connection
                 self._breadth(breadth, self.store)
-                self._ask(self.store, ids, starts, int(k), out)
+                self._ask(self.store, ids, starts, int(k), out, threading.Event())
                 return out
             snapshot = self.store.share_snapshot()
             self._breadth(breadth, self.store)
-            with ThreadPoolExecutor(lanes - 1) as pool:
-                others = [pool.submit(self._lane, snapshot, breadth, ids, starts[i::lanes], int(k), out)
-                          for i in range(1, lanes)]
-                self._ask(self.store, ids, starts[0::lanes], int(k), out)
-                for done in others:
-                    done.result()  # a lane's error is this call's
+            stop = threading.Event()  # either lane failing (or Ctrl+C here) stops the other at its next statement
+            with ThreadPoolExecutor(1) as pool:
+                other = pool.submit(self._lane, lane, snapshot, breadth, ids, starts[1::2], int(k), out, stop)
+                try:
+                    self._ask(self.store, ids, starts[0::2], int(k), out, stop)
+                except BaseException:
+                    stop.set()
+                    raise
+                other.result()  # the other lane's error is this call's
         return out
 
-    def _lane(self, snapshot: str, breadth: int, ids: np.ndarray, starts: list[int], k: int,
-              out: tuple[np.ndarray, np.ndarray]) -> None:
+    def _second_lane(self) -> Optional["PgStore"]:
+        """The sibling connection, made on this thread; None where none can be made (the server's connection
+        limit, say): then one lane does it all."""
+        if NEIGHBOUR_LANES < 2:
+            return None
+        try:
+            return self.store.sibling()
+        except StoreError:
+            return None
+
+    def _lane(self, lane: "PgStore", snapshot: str, breadth: int, ids: np.ndarray, starts: list[int], k: int,
+              out: tuple[np.ndarray, np.ndarray], stop: threading.Event) -> None:
         """Statements of `neighbours` on the sibling connection, reading the caller's snapshot."""
-        lane = self.store.sibling()
-        with lane.atomic():
-            lane.use_snapshot(snapshot)
-            self._breadth(breadth, lane)
-            self._ask(lane, ids, starts, k, out)
+        try:
+            with lane.atomic():
+                lane.use_snapshot(snapshot)
+                self._breadth(breadth, lane)
+                self._ask(lane, ids, starts, k, out, stop)
+        except BaseException:
+            stop.set()
+            raise
 
     @staticmethod
-    def _ask(store: "PgStore", ids: np.ndarray, starts: list[int], k: int, out: tuple[np.ndarray, np.ndarray]) -> None:
-        """The neighbours of ids[start:start + NEIGHBOURS_PER_STATEMENT] for each start, into their rows of `out`."""
+    def _ask(store: "PgStore", ids: np.ndarray, starts: list[int], k: int, out: tuple[np.ndarray, np.ndarray],
+             stop: threading.Event) -> None:
+        """The neighbours of ids[start:start + NEIGHBOURS_PER_STATEMENT] for each start, into their rows of `out`,
+        until `stop` is set."""
         out_ids, sims = out
         for start in starts:
+            if stop.is_set():
+                return
             part = ids[start:start + NEIGHBOURS_PER_STATEMENT]
             got = store.rows(_NEIGHBOURS_SQL, (k, part.tolist()))
             if not got:
@@ -134,8 +157,8 @@ class PgVectorIndex:
             col = np.arange(len(q)) - np.searchsorted(q, q)  # rank within the passage's rows
             out_ids[row, col], sims[row, col] = n, 1.0 - d
 
-    def _breadth(self, breadth: int, store: Optional["PgStore"] = None) -> None:
+    @staticmethod
+    def _breadth(breadth: int, store: "PgStore") -> None:
         """hnsw.ef_search for the transaction (SET LOCAL), with iterative scans so filtered rows never cut k short."""
-        store = store or self.store
         store.rows("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
         store.rows("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")

@@ -141,6 +141,9 @@ class PgStore(PgLexical, PgScope):
         try:
             with self._lock:
                 if self._depth == 0 and not self._closed and (self._pg.closed or self._pg.broken):
+                    if self.writing_roots is not None:  # its root locks went with the session: a new one has none
+                        raise StoreError(f"lost the connection to the shared library {self.path} while syncing: "
+                                         "nothing of the batch in flight was kept; sync again")
                     self._reconnect()
                 yield
         except psycopg.errors.InsufficientPrivilege as exc:
@@ -218,15 +221,17 @@ class PgStore(PgLexical, PgScope):
             self._sibling = PgStore(self.address, machine=self.machine)
         return self._sibling
 
-    def in_transaction(self) -> bool:
-        return self._depth > 0
+    def transaction_depth(self) -> int:
+        """Transactions open on this connection (1: the outermost); read inside `atomic`, where the lock is held."""
+        return self._depth
 
     def share_snapshot(self) -> str:
         """Make this transaction REPEATABLE READ (it must not have run a query yet) and export its snapshot, for
         another connection's `use_snapshot`: both then read the very same rows."""
         self.rows("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         row = self.one("SELECT pg_export_snapshot()")
-        assert row is not None
+        if row is None:
+            raise StoreError(f"shared library error ({self.path}): no snapshot to share")
         return str(row[0])
 
     def use_snapshot(self, snapshot: str) -> None:

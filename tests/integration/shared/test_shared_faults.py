@@ -255,3 +255,19 @@ def test_batches_written_beside_the_reading_stay_whole_and_in_order(config, tiny
             assert [Path(h.path).name for h in lib.search(f"topic{i}", mode="lexical").hits] == [f"n{i:02}.txt"]
     assert any(name.startswith("batch-writer") for name in threads)  # full batches went to the writer thread
     assert ahead.count(True) >= 3  # the full batches' words were made ahead (the last, flushed at once, is not)
+
+
+def test_words_made_ahead_that_fail_blame_no_file(config, tiny_encoder, tmp_path, pg_address, monkeypatch):
+    """Making a batch's words ahead is only a head start: when it fails, the batch makes its own inside its
+    transaction, and no file read meanwhile is recorded as failed for it."""
+    monkeypatch.setattr(words_pass, "BATCH_FILES", 2)
+    docs = write_texts(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} about topic{i} and lanterns" for i in range(7)})
+
+    def broken(store, texts):
+        raise ValueError("no words ahead")
+
+    monkeypatch.setattr(PgStore, "prepare_words", broken)
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert rep.added == 7 and rep.failed == 0 and lib.ledger("failed") == []
+        assert len(lib.search("lanterns", mode="lexical", k=20).hits) == 7
