@@ -26,18 +26,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/, for pg_server (the test server; tests/ is not a package)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench_partial_meaning import MODES, shown_run  # noqa: E402
 from bench_quality import bench_config, load_collection, ndcg10  # noqa: E402
 from _common import cpu_note  # noqa: E402
-
-MODES = ("hybrid", "lexical", "dense")
-
-
-def shown(lib, queries: dict[str, str], doc_of: dict[str, str], mode: str) -> dict[str, list[str]]:
-    run = {}
-    for qid, text in queries.items():
-        hits = lib.search(text, mode=mode, rerank=False).to_json()["hits"]
-        run[qid] = [d for d in (doc_of.get(h["path"]) for h in hits) if d is not None]
-    return run
 
 
 def main() -> None:
@@ -70,7 +61,7 @@ def main() -> None:
                 lib.add_folder(work / name)
                 libs[engine], build[engine] = lib, round(time.perf_counter() - t0, 1)
             for mode in MODES:
-                runs = {engine: shown(lib, queries, doc_of, mode) for engine, lib in libs.items()}
+                runs = {engine: shown_run(lib, queries, doc_of, mode) for engine, lib in libs.items()}
                 scores = {engine: ndcg10(run, coll.qrels) for engine, run in runs.items()}
                 same = sum(runs["sqlite"][q] == runs["postgresql"][q] for q in qids) / max(1, len(qids))
                 print(json.dumps({"bench": "shared_quality", "collection": name, "mode": mode, "queries": len(qids),
