@@ -8,8 +8,9 @@ order because terms compare byte for byte (the "C" collation, as FTS5 compares i
 terms needs their order, which the postings do not keep: the passages holding all its terms are read from the
 postings, and FTS5 itself (tokens.matching, an in-memory table with the desktop's tokenizer) says which of them
 hold the phrase, with the very expression the desktop runs; their files go into the fragment as one array
-parameter. `name:` compares names folded as the desktop's fold() does, in Python over the indexed files' paths
-(PostgreSQL has no GLOB, and its case folding follows the server's collation, not Python's casefold).
+parameter. `name:` compares names folded as the desktop's fold() does, in Python (PostgreSQL has no GLOB, and its
+case folding follows the server's collation, not Python's casefold), over the paths the server says can match:
+those holding the glob's ASCII literal in any case, and every path with another character (name_prefilter).
 
 Every fragment is SQLite's form (`?` values, `f.`/`c.` columns) run through sql_shim.to_psycopg, as the filters'
 are; every value is a parameter.
@@ -45,6 +46,39 @@ def prefix_range(prefix: str) -> tuple[str, Optional[str]]:
             return prefix, text[:-1] + chr(nxt)
         text = text[:-1]
     return prefix, None
+
+
+def name_prefilter(globs: Sequence[str]) -> Optional[list[str]]:
+    """LIKE patterns, one a glob, that every path the globs can match meets, or None (read every path) when a
+    glob has no ASCII literal run. Why it is exact: an ASCII path folds as lower() does in the "C" collation, so a
+    glob's literal run, folded, is in its lowered path; a path with any other character (one byte a character
+    fails) is always read, as its folding (ß is ss, the ligature ﬁ is fi) is Python's to decide."""
+    likes = []
+    for glob in globs:
+        run = max(_literal_runs(fold(glob) or ""), key=len, default="")
+        if not run or not run.isascii():
+            return None
+        likes.append("%" + re.sub(r"([\\%_])", r"\\\1", run) + "%")
+    return likes
+
+
+def _literal_runs(glob: str) -> list[str]:
+    """The runs of a glob between its wildcards and classes (glob_pattern's reading)."""
+    runs, run, i = [], "", 0
+    while i < len(glob):
+        ch = glob[i]
+        if ch in "*?[":
+            runs.append(run)
+            run = ""
+            if ch == "[":  # a class: to its end (a ']' right after '[' or '[^' is a member)
+                end = glob.find("]", i + (3 if glob[i + 1: i + 2] == "^" else 2))
+                if end < 0:
+                    return []  # an unclosed class matches nothing: no run to ask by (and nothing found anyway)
+                i = end
+        else:
+            run += ch
+        i += 1
+    return [*runs, run]
 
 
 @lru_cache(maxsize=64)
@@ -114,9 +148,15 @@ class PgScope:
         return f"f.id {'NOT IN' if exclude else 'IN'} ({sql})", [x for _, ps in parts for x in ps]
 
     def name_fragment(self, globs: Sequence[str]) -> Fragment:
-        """scope.name_matches' meaning: files whose name (after the last separator), folded, matches a glob."""
+        """scope.name_matches' meaning: files whose name (after the last separator), folded, matches a glob. The
+        server sends only the paths that can match (name_prefilter); Python decides, with the desktop's fold."""
         patterns = [glob_pattern(fold(g) or "") for g in globs]
-        ids = [int(i) for i, path in self.rows("SELECT id, path FROM files WHERE status = 'indexed'")
+        sql, params = "SELECT id, path FROM files WHERE status = 'indexed'", []
+        likes = name_prefilter(globs)
+        if likes is not None:
+            sql += ' AND (octet_length(path) <> char_length(path) OR lower(path COLLATE "C") LIKE ANY(%s))'
+            params.append(likes)
+        ids = [int(i) for i, path in self.rows(sql, params)
                if any(p.fullmatch(fold(path.rsplit(os.sep, 1)[-1]) or "") for p in patterns)]
         return "f.id = ANY(?::bigint[])", [ids]
 

@@ -27,6 +27,10 @@ LATIN = {
     "starter-notes.txt": "Notes on the starter: keep the sourdough warm. The starter, not the sourdough, needs flour.",
     "mail.txt": "Send an e-mail to the baker about rye flour; the email bounced twice.",
     "scheduler-notes.md": "The scheduling of bakers at dawn is a puzzle; schedules change weekly.",
+    # Names that fold beyond ASCII case (name: reads them in Python) and one in capitals
+    "Straße-Quern.TXT": "A quern stone found on the old street.",
+    "\ufb01eld-Quern.txt": "A field quern of basalt.",
+    "QUERN-log.txt": "The quern log of the mill.",
 }
 
 # Every syntax form: phrases, -exclusions, OR, word*, fields, CJK runs and pairs, and mixtures of them.
@@ -37,6 +41,7 @@ SYNTAX = [
     "after:2000 magma", "before:2000 magma", "page:2 energy", "type:txt", "starter -sourdough",
     "天气", '"天气很好"', "人工智能", "中华人民共和国", "首都 -東京", "寿司 OR 東京", "魚", "明日の天気", "都也", '"都也"',
     "首都 orthodontist", "天* 首都", "날씨", '"대한민국의 수도"', "-天气 首都", "type:md 学习",
+    "name:strasse* quern", "name:FIELD* quern", "name:*quern.txt quern", "name:quern* quern", "name:*-?uern* quern",
 ]
 # User input through every form, run as parameters: the same (empty or not) answer on both engines, no harm.
 HOSTILE = ["\"'; DROP TABLE files; --\"", "-\"x' OR 1=1 --\" sourdough", "name:'%_?*[ sourdough", 'in:"/x\'; DROP"',
@@ -268,3 +273,29 @@ def test_a_prefixs_scores_read_the_terms_by_the_scopes_own_test(engines, monkeyp
     want = shared.store.rows("SELECT DISTINCT chunk_id FROM postings WHERE starts_with(term, %s) ORDER BY 1",
                              ("photosynth",))
     assert ids.tolist() == [r[0] for r in want] and want
+
+
+def test_name_reads_only_the_paths_that_can_match(engines, monkeypatch):
+    """`name:` asks the server only for the paths that can match (pg_scope.name_prefilter: a glob's ASCII literal
+    in any case, or a path with any other character, which Python folds) and finds what the desktop finds."""
+    lite, shared = engines
+    store = shared.store
+    every = [p for (p,) in store.rows("SELECT path FROM files WHERE status = 'indexed'")]
+    read: list[str] = []
+    rows = type(store).rows
+
+    def spy(self, sql, params=()):
+        got = rows(self, sql, params)
+        if sql.startswith("SELECT id, path FROM files"):
+            read.extend(p for _, p in got)
+        return got
+
+    monkeypatch.setattr(type(store), "rows", spy)
+    lex = {"mode": "lexical"}
+    for q, want in (("name:quern* quern", {"QUERN-log.txt"}), ("name:strasse* quern", {"Straße-Quern.TXT"}),
+                    ("name:FIELD* quern", {"\ufb01eld-Quern.txt"})):
+        read.clear()
+        assert set(names(shared, q, **lex)) == want == set(names(lite, q, **lex)), q
+        literal = q.split()[0][len("name:"):].strip("*").lower()
+        assert sorted(read) == sorted(p for p in every if not p.isascii() or literal in p.lower()), q
+        assert len(read) < len(every)
