@@ -34,29 +34,41 @@ def write_cjk_postings(cur: Any, ids: Sequence[int], cjk: Sequence[CjkTerms]) ->
             copy.write_row(row)
 
 
+# Passages and their character postings, as the desktop keeps them and as a kept Remove's copy keeps them (decision
+# 0135): an Undo after the migration puts a removal made before it back with its characters too. Constants.
+_BACKFILLED = (("chunks", "cjk_postings"), ("removed_chunks", "removed_cjk_postings"))
+
+
 def backfill_cjk(store: Runs) -> int:
     """Inside the migration's transaction: the character postings and lengths of every passage with a CJK
-    character, and the roots' character totals; how many passages got them. Runs once (schema 5 -> 6)."""
+    character, a kept removal's included, and the roots' character totals; how many passages got them. Runs once
+    (schema 5 -> 6)."""
+    done = [_backfill(store, chunks, postings) for chunks, postings in _BACKFILLED]
+    if done[0]:  # an UPDATE fires no totals trigger: the roots' character totals are counted once, here
+        store.rows("UPDATE chunk_totals t SET n_cjk_rows = g.n, n_cjk_tokens = g.t FROM (SELECT f.root_id, "
+                   "count(c.n_cjk) AS n, coalesce(sum(c.n_cjk), 0) AS t FROM chunks c JOIN files f ON f.id = c.file_id "
+                   "GROUP BY f.root_id) g WHERE t.root_id = g.root_id")
+    return sum(done)
+
+
+def _backfill(store: Runs, chunks: str, postings: str) -> int:
+    """backfill_cjk over one pair of tables (_BACKFILLED's constants, never a user's text)."""
     from .tokens import cjk_passage_terms
 
     done, after = 0, 0
-    store.rows("DELETE FROM cjk_postings")  # made whole here (none yet, unless a test rolled the version back)
+    store.rows(f"DELETE FROM {postings}")  # noqa: S608 (made whole here: none yet, unless a test rolled the version back)
     while True:
-        rows = store.rows("SELECT id, text FROM chunks WHERE id > %s AND text ~ %s ORDER BY id LIMIT %s",
+        rows = store.rows(f"SELECT id, text FROM {chunks} WHERE id > %s AND text ~ %s ORDER BY id LIMIT %s",  # noqa: S608
                           (after, f"[{CJK_CLASS}]", BACKFILL_BATCH))
         if not rows:
             break
         ids, texts = [int(r[0]) for r in rows], [str(r[1]) for r in rows]
         cjk = cjk_passage_terms(texts)
-        store.run_many("UPDATE chunks SET n_cjk = %s WHERE id = %s",
+        store.run_many(f"UPDATE {chunks} SET n_cjk = %s WHERE id = %s",  # noqa: S608
                        [(got[1], cid) for cid, got in zip(ids, cjk, strict=True) if got is not None])
-        store.run_many("INSERT INTO cjk_postings (term, chunk_id, tf, dl) VALUES (%s, %s, %s, %s)",
+        store.run_many(f"INSERT INTO {postings} (term, chunk_id, tf, dl) VALUES (%s, %s, %s, %s)",  # noqa: S608
                        [(term, cid, tf, got[1]) for cid, got in zip(ids, cjk, strict=True) if got is not None
                         for term, tf in got[0].items()])
         done += sum(1 for got in cjk if got is not None)
         after = ids[-1]
-    if done:  # an UPDATE fires no totals trigger: the roots' character totals are counted once, here
-        store.rows("UPDATE chunk_totals t SET n_cjk_rows = g.n, n_cjk_tokens = g.t FROM (SELECT f.root_id, "
-                   "count(c.n_cjk) AS n, coalesce(sum(c.n_cjk), 0) AS t FROM chunks c JOIN files f ON f.id = c.file_id "
-                   "GROUP BY f.root_id) g WHERE t.root_id = g.root_id")
     return done

@@ -299,3 +299,29 @@ def test_name_reads_only_the_paths_that_can_match(engines, monkeypatch):
         literal = q.split()[0][len("name:"):].strip("*").lower()
         assert sorted(read) == sorted(p for p in every if not p.isascii() or literal in p.lower()), q
         assert len(read) < len(every)
+
+
+def test_a_removal_kept_before_the_character_postings_comes_back_with_them(make_config, tiny_encoder, tmp_path,
+                                                                          pg_address):
+    """A folder removed at schema 5 (kept for Undo, without character postings: there were none), then the
+    library migrated by its first writer: Undo puts the folder back with its character postings, and a CJK
+    search scores as the desktop's (the migration fills the kept copy too)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("beijing.txt", "tokyo.txt", "weather_zh.txt"):
+        (docs / name).write_text(CJK[name], encoding="utf-8")
+    config = make_config(models={"reranker": ""})
+    with Library(config, encoder=tiny_encoder) as lite, \
+            SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        lite.add_folder(docs), lib.add_folder(docs)
+        desktop = lexical_rows(lite.search("首都 天气", mode="lexical"))
+        assert len(desktop) == 3
+        lib.remove_folder(docs, undoable=True)
+        for statement in ("DROP TABLE cjk_postings", "DELETE FROM removed_cjk_postings",
+                          "ALTER TABLE chunks DROP COLUMN n_cjk", "ALTER TABLE removed_chunks DROP COLUMN n_cjk",
+                          "ALTER TABLE chunk_totals DROP COLUMN n_cjk_rows, DROP COLUMN n_cjk_tokens",
+                          "UPDATE meta SET value = '5' WHERE key = 'shared_schema'"):
+            lib.store.rows(statement)
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
+        writer.undo_remove()
+        assert lexical_rows(writer.search("首都 天气", mode="lexical")) == desktop
