@@ -54,8 +54,7 @@ class PgVectorIndex:
         self.store, self.dim = store, int(dim)
 
     def __len__(self) -> int:
-        row = self.store.one("SELECT count(*) FROM chunks WHERE vector IS NOT NULL")
-        return int(row[0]) if row else 0
+        return self.store.vector_count()
 
     def ids(self) -> np.ndarray:
         """The ids of the passages with a vector, ascending (what `duplicates` asks of an index)."""

@@ -104,6 +104,7 @@ class PgStore(PgLexical, PgScope):
         self._sibling: Optional["PgStore"] = None  # a second connection for parallel reads (sibling())
         self._prepared: list[tuple[list[str], Any]] = []  # postings made ahead of their batch (prepare_words)
         self._prepared_lock = threading.Lock()  # the sync's thread adds, its writer thread takes
+        self._vector_count: Optional[tuple[int, int]] = None  # (generation, passages with a vector): vector_count
         self._pg = self._connect()
         try:
             if create:
@@ -325,6 +326,17 @@ class PgStore(PgLexical, PgScope):
 
     def generation(self) -> int:
         return int(self.get_meta("generation") or 0)
+
+    def vector_count(self) -> int:
+        """Passages with a vector (the vector index's len, asked twice by every search by meaning): counted once
+        per write generation, which every committed batch that writes vectors or passages bumps, since a count(*)
+        reads every passage (5 ms at 20k passages on a 2-core EPYC, growing with the library). The generation is
+        read first: a batch committed between the two reads is counted, and counted again at the next call."""
+        generation = self.generation()
+        if self._vector_count is None or self._vector_count[0] != generation:
+            row = self.one("SELECT count(*) FROM chunks WHERE vector IS NOT NULL")
+            self._vector_count = (generation, int(row[0]) if row else 0)
+        return self._vector_count[1]
 
     def bump_generation(self) -> int:
         row = self.one("INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE SET "

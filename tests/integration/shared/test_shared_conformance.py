@@ -179,3 +179,36 @@ def test_edit_delete_rename_then_the_same(make_config, tiny_encoder, tmp_path, p
             assert lexical_rows(lite.search(q, mode="lexical", k=10)) == lexical_rows(shared.search(q, mode="lexical", k=10))
             assert [Path(h.path).name for h in lite.search(q, mode="hybrid", k=5).hits] == \
                    [Path(h.path).name for h in shared.search(q, mode="hybrid", k=5).hits]
+
+
+def test_the_vector_count_follows_every_write_and_is_counted_once_a_generation(make_config, tiny_encoder, tmp_path,
+                                                                               pg_address, monkeypatch):
+    """len() of the shared vector index (asked twice by every search by meaning) is the count of passages with a
+    vector after words, meaning and a remove, and a count(*) runs only when a write moved the generation."""
+    from corpus import write_texts
+
+    from searchapp.library.shared import SharedLibrary
+    from searchapp.store.postgres import pg_index
+    from searchapp.store.postgres.pg_store import PgStore
+
+    docs = write_texts(tmp_path / "docs", {f"n{i}.txt": f"note {i} about lanterns" for i in range(4)})
+    counted: list[str] = []
+    rows = PgStore.rows
+
+    def spy(self, sql, params=()):
+        if sql.startswith("SELECT count(*) FROM chunks WHERE vector IS NOT NULL"):
+            counted.append(sql)
+        return rows(self, sql, params)
+
+    monkeypatch.setattr(PgStore, "rows", spy)
+    with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder) as lib:
+        index = pg_index.PgVectorIndex(lib.store, lib.store.dim() or 1)
+        lib.add_folder(docs, embed=False)
+        assert len(index) == 0
+        lib.sync()  # the meaning pass
+        truth = lib.store.one("SELECT count(*) FROM chunks WHERE vector IS NOT NULL")[0]
+        counted.clear()
+        assert len(index) == len(pg_index.PgVectorIndex(lib.store, 1)) == truth == 4
+        assert len(counted) == 1  # the second asked the same generation: no count(*)
+        lib.remove_folder(docs)
+        assert len(index) == 0
