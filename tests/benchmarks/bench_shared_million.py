@@ -316,7 +316,7 @@ def explain_neighbours(pg_lib) -> None:
 def duplicates(server, libs: dict, limit: float, baseline: float = 0, lanes: bool = False) -> None:
     """Each engine's `duplicates`, cancelled after `limit` s; with a `baseline` limit (s), PostgreSQL's also with
     the per-passage neighbour pass, by turns: SQLite, batched, per-passage, batched, SQLite. `lanes`: instead, the
-    batched pass over one connection and over NEIGHBOUR_LANES, by turns: SQLite, one, lanes, one, lanes, SQLite."""
+    batched pass over one connection and over two (pg_index.TWO_LANES), by turns: SQLite, one, two, one, two, SQLite."""
     from searchapp.base.errors import Cancelled
     from searchapp.base.progress import CancelToken
     from searchapp.library.search.duplicates import find_duplicates
@@ -331,18 +331,16 @@ def duplicates(server, libs: dict, limit: float, baseline: float = 0, lanes: boo
     def one_lane(cancel):
         from searchapp.store.postgres import pg_index
 
-        kept, pg_index.NEIGHBOUR_LANES = pg_index.NEIGHBOUR_LANES, 1
+        kept, pg_index.TWO_LANES = pg_index.TWO_LANES, False
         try:
             return pg.duplicates(cancel=cancel)
         finally:
-            pg_index.NEIGHBOUR_LANES = kept
+            pg_index.TWO_LANES = kept
 
     runs = [("sqlite", "batched", libs["sqlite"].duplicates), ("postgresql", "batched", pg.duplicates)]
     if lanes:
-        from searchapp.store.postgres.pg_index import NEIGHBOUR_LANES
-
         both = [("postgresql", "batched, one connection", one_lane),
-                ("postgresql", f"batched, {NEIGHBOUR_LANES} connections", pg.duplicates)]
+                ("postgresql", "batched, 2 connections", pg.duplicates)]
         runs = [runs[0], *both, *both, runs[0]]
     elif baseline:
         runs += [("postgresql", "per-passage (before)", per_passage), runs[1], runs[0]]

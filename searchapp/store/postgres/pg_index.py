@@ -25,9 +25,10 @@ MAX_EF = 1000  # pgvector's ceiling on hnsw.ef_search
 # Stored passages a statement of `neighbours` asks about: one round trip for a few hundred index scans, and a
 # reply of at most this many times k rows (a statement cannot be cancelled from here: it must stay short).
 NEIGHBOURS_PER_STATEMENT = 256
-# Connections `neighbours` asks over at once: PostgreSQL runs no HNSW scan in a parallel worker, so one statement
-# uses one server core; a second connection (PgStore.sibling, on the same snapshot) uses the second.
-NEIGHBOUR_LANES = 2
+# Whether `neighbours` shares its statements with the store's second connection (PgStore.sibling, on the same
+# snapshot): PostgreSQL runs no HNSW scan in a parallel worker, so one statement uses one server core and the
+# second connection the second (a 2-core machine's). More cores would want more connections: not built.
+TWO_LANES = True
 # Each listed passage's k nearest, its vector read on the server: the HNSW index scan runs once per outer row
 # inside the LATERAL (EXPLAIN: Nested Loop -> Index Scan using chunks_hnsw, Order By: vector <=> q.vector).
 _NEIGHBOURS_SQL = ("SELECT q.id, n.id, n.d FROM chunks q CROSS JOIN LATERAL (SELECT c.id, c.vector <=> q.vector AS d "
@@ -85,7 +86,7 @@ class PgVectorIndex:
     def neighbours(self, ids: np.ndarray, k: int, *, ef: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
         """As `search` with the stored vectors of passages `ids` as the queries (`duplicates` asks every passage):
         the vectors never leave the server, and one statement asks NEIGHBOURS_PER_STATEMENT passages, the
-        statements shared between NEIGHBOUR_LANES connections that read one snapshot. A passage without a vector
+        statements shared with a second connection that reads the same snapshot (TWO_LANES). A passage without a vector
         (deleted, or waiting for the meaning pass) gets a row of padding (id -1, similarity -2)."""
         ids = np.asarray(ids, dtype=np.int64)
         breadth = min(MAX_EF, max(int(ef or 40), int(k)))
@@ -113,7 +114,7 @@ class PgVectorIndex:
     def _second_lane(self) -> Optional["PgStore"]:
         """The sibling connection, made on this thread; None where none can be made (the server's connection
         limit, say): then one lane does it all."""
-        if NEIGHBOUR_LANES < 2:
+        if not TWO_LANES:
             return None
         try:
             return self.store.sibling()
