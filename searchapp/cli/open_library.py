@@ -19,13 +19,9 @@ def open_library(config: Config, *, create: bool = True) -> Library | SharedLibr
     """create=False for commands that only read: a mistyped --data-dir is "no library at DIR", not a new one.
     A shared library when the config names one (library.address, set from --library too: cli/commands/shared.py):
     the same commands run over it (decision 0124)."""
-    if config.library.address:
-        from ..library.shared import SharedLibrary
+    from ..library.reconfigure import library_for
 
-        return SharedLibrary(config, config.library.address, create=create)
-    from ..library import Library
-
-    lib = Library(config, create=create)
+    lib = library_for(config, create=create)
     notice = lib.open_notice()
     if notice:
         print(f"searchapp: note: {printable(notice)}", file=sys.stderr)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 
 from ..base.member_paths import display_path
 from ..library import LibraryStatus
+from .elided_label import ElidedLabel
 from .plain import tooltip
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["LibraryPanel", "ProblemsDialog", "format_when", "remove_question"]
 
 MISSING_COLOR = QColor(176, 32, 32)
+ELSEWHERE_COLOR = QColor(110, 110, 110)  # another machine's folder in a shared library: listed, not this one's
 
 
 def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
@@ -160,7 +162,13 @@ class LibraryPanel(QWidget):
             row.addWidget(b)
         lay = self._lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(QLabel("<b>Library</b>"))
+        # Plain text (a shared library's address is the config's text), shortened to the pane's width.
+        self.title = ElidedLabel("Library")
+        self.title.setObjectName("libraryTitle")
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        lay.addWidget(self.title)
         lay.addWidget(self.tree, 1)
         lay.addWidget(self.hint)
         lay.addLayout(row)
@@ -191,9 +199,28 @@ class LibraryPanel(QWidget):
                 item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight)
             self.tree.addTopLevelItem(item)
             item.setSelected(r.path in selected)
+        self._show_shared(status)
         self.hint.setVisible(not status.roots)
         self.problems_button.setText(f"Not indexed: {len(_not_indexed(status))}")
         self._update_buttons()
+
+    def _show_shared(self, status: LibraryStatus) -> None:
+        """A shared library: its address in the title, and the other machines' folders, grey and not selectable
+        (their machine syncs and removes them; their files are in the results here all the same)."""
+        self.title.set_full_text(f"Shared library · {status.address}" if status.address else "Library")
+        if status.address:
+            self.title.setToolTip(tooltip(f"Every search and every folder added here goes to {status.address}; "
+                                          "the folders of other machines are theirs to sync and remove"))
+        for machine, r in status.elsewhere:
+            item = QTreeWidgetItem([f"{machine}: {r.path}", str(r.files), str(r.chunks), format_when(r.last_sync)])
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # never selected: Remove and Re-sync are that machine's
+            item.setToolTip(0, tooltip(f"{r.path}\nA folder of {machine}: searched here too; {machine} syncs it "
+                                       "and only it can remove it"))
+            for c in range(4):
+                item.setForeground(c, ELSEWHERE_COLOR)
+            for c in (1, 2):
+                item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight)
+            self.tree.addTopLevelItem(item)
 
     def selected_roots(self) -> list[str]:
         return [it.data(0, Qt.ItemDataRole.UserRole) for it in self.tree.selectedItems()]

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..base.config import Config, save_config
 from ..library import Library
-from ..library.reconfigure import needs_reindex, reopen_library
+from ..library.reconfigure import library_for, needs_reindex, reopen_library
+from ..library.shared import SharedLibrary
 from .changes import Changes
 from .meaning_load import MeaningLoad
 from .model_download import ModelDownloads
@@ -37,8 +38,9 @@ class LibrarySession:
         self.commands = commands  # runs a terminal's whole search command here (app.build_main_window)
         self.config = config
         self.owns_library = library is None
-        self.library = library if library is not None else Library(config)
-        self._retired: list[Library] = []  # replaced by a settings change; closed on exit
+        # The shared library when the config names one (`searchapp --library ADDRESS gui`: decision 0141).
+        self.library: Library | SharedLibrary = library if library is not None else library_for(config)
+        self._retired: list[Library | SharedLibrary] = []  # replaced by a settings change; closed on exit
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
         if self.owns_library:
             self.library.serve(self.commands)  # `searchapp search` in a terminal asks this window's open library
@@ -91,7 +93,7 @@ class LibrarySession:
             self.tools.report_error(_busy_error(), "")
             return False
         try:
-            save_config(new)
+            save_config(_as_saved(new))
         except OSError as exc:
             self.tools.report_error(exc, "")
             return False
@@ -117,6 +119,15 @@ class LibrarySession:
         if self.owns_library:
             self.library.close()
             self.owns_library = False
+
+
+def _as_saved(new: Config) -> Config:
+    """`new` as the config file keeps it: a shared library's address given by --library or the environment
+    for this window stays out of the file (the next plain `searchapp` opens the desktop library, as before)."""
+    from ..base.config import load_config
+
+    kept = load_config(new.data_dir, env={}).library.address
+    return new if kept == new.library.address else new.replace(library={"address": kept})
 
 
 def _busy_error() -> SearchAppError:

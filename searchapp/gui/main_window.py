@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QMainWindow, QSplitter, QToolButton, QVBoxLayout, 
 from ..base.config import Config
 from ..base.types import Hit
 from ..library import Library, LibraryStatus
+from ..library.shared import SharedLibrary
 from .changes import Changes
 from .discover_actions import DiscoverActions
 from .errors import show_error
@@ -79,7 +80,10 @@ class MainWindow(QMainWindow):
         self.last_dialog: Optional[QWidget] = None
         self._ui = open_ui_settings(config.data_dir)
 
-        self.setWindowTitle("searchapp")
+        lib = self.session.library
+        # A shared library says which, in the title: every search and write of this window goes to the server.
+        self.setWindowTitle(f"searchapp — shared library {lib.store.path}" if isinstance(lib, SharedLibrary)
+                            else "searchapp")
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
         self._build_widgets()
@@ -93,8 +97,14 @@ class MainWindow(QMainWindow):
         # Startup work goes to the pools once the event loop runs, so the window paints first.
         QTimer.singleShot(0, self.start_background)
 
-    config = property(lambda self: self.session.config)
-    library = property(lambda self: self.session.library)
+    @property
+    def config(self) -> Config:
+        return self.session.config
+
+    @property
+    def library(self) -> Library | SharedLibrary:
+        """The desktop's library, or a shared one (`searchapp --library ADDRESS gui`: decision 0141)."""
+        return self.session.library
 
     @property
     def models_ready(self) -> bool:

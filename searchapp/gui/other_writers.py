@@ -3,7 +3,10 @@ notices within a few seconds and shows what is there now — the status and coun
 saved searches once the other writer has paused, so a long sync elsewhere does not reset the list every tick.
 
 It looks only at the database files' size and time (library/resources/changed_on_disk.py: two stat calls, no SQL) every
-POLL_MS while this window writes nothing; its own writes announce their changes themselves.
+POLL_MS while this window writes nothing; its own writes announce their changes themselves. On a shared library
+the other writers are other machines too, and nothing local changes: it reads the library's write generation
+instead, one indexed row, on the read pool (never on this thread: the server may be slow or gone), one read at a
+time (decision 0138).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject, QTimer
 
 from ..library.resources.changed_on_disk import disk_mark
+from ..library.shared import SharedLibrary
 from .changes import Changes
 from .library_session import LibrarySession
 from .window_tools import WindowTools
@@ -30,15 +34,44 @@ class OtherWriters(QObject):
         super().__init__(tools.parent)
         self.tools, self.session = tools, session
         self._mark_now = mark or (lambda: disk_mark(self.session.library.data_dir))
+        self._marked = mark is not None  # a mark given: read here, whatever the library (tests)
         self.mark: Optional[tuple[Optional[int], ...]] = None
+        self._reading = False  # a shared library's generation is being read
+        self.lost: Optional[str] = None  # why the last read of a shared library's generation failed
         self.moving_since: Optional[float] = None  # the other writer's first change not yet shown in the results
         self.noticed = 0  # changes announced (tests wait on it)
         self.timer = QTimer(self, interval=POLL_MS)
         self.timer.timeout.connect(self.check)
 
     def start(self) -> None:
-        self.mark = self._mark_now()
+        if self._remote():
+            self._read_mark(lambda got: setattr(self, "mark", got))
+        else:
+            self.mark = self._mark_now()
         self.timer.start()
+
+    def _remote(self) -> bool:
+        return not self._marked and isinstance(self.session.library, SharedLibrary)
+
+    def _read_mark(self, then: Callable[[tuple[Optional[int], ...]], None]) -> None:
+        """The shared library's generation, read on the read pool; `then` gets it on this thread. A failed read
+        is said once in the status bar (the next read connects again) and polled on."""
+        if self._reading:
+            return
+        self._reading = True
+        lib = self.session.library
+
+        def failed(exc: BaseException, tb: str) -> None:
+            if self.lost is None:
+                self.tools.say(f"Cannot follow the other writers now: {exc}", 10000)
+            self.lost = str(exc)
+
+        def read(got: tuple[Optional[int], ...]) -> None:
+            self.lost = None
+            then(got)
+
+        self.tools.runner.submit(lambda p, c: (lib.generation(),), name="other writers", on_success=read,
+                                 on_error=failed, on_done=lambda: setattr(self, "_reading", False))
 
     def stop(self) -> None:
         self.timer.stop()
@@ -46,7 +79,12 @@ class OtherWriters(QObject):
     def check(self) -> None:
         if self.tools.runner.busy_writing():
             return  # this window's own write: its Changes refresh everything when it ends
-        mark = self._mark_now()
+        if self._remote():
+            self._read_mark(self.compare)
+        else:
+            self.compare(self._mark_now())
+
+    def compare(self, mark: tuple[Optional[int], ...]) -> None:
         now = time.monotonic()
         if mark != self.mark:
             self.mark = mark
@@ -66,4 +104,8 @@ class OtherWriters(QObject):
 
     def on_changes(self, changes: Changes) -> None:
         if not changes.elsewhere and (changes.index or changes.searches):
-            self.mark = self._mark_now()  # what this window just wrote is not another process's
+            # what this window just wrote is not another process's
+            if self._remote():
+                self._read_mark(lambda got: setattr(self, "mark", got))
+            else:
+                self.mark = self._mark_now()

@@ -1,16 +1,24 @@
-"""Open a library again under new settings, keeping models that are already loaded when they still fit.
+"""Open the library a config names (the desktop's, or a shared one), and again under new settings, keeping
+models that are already loaded when they still fit.
 
 The GUI's settings dialog uses this so saving a setting that does not touch a model never reloads one.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Optional
+
 from ..base.config import Config
 from ..base.errors import ModelLoadError, UnsupportedFileError
 from ..models.identity import bi_encoder_identity, library_settings, reindex_reasons
 from .library import Library
+from .shared import SharedLibrary
 
-__all__ = ["reopen_library", "needs_reindex"]
+if TYPE_CHECKING:
+    from ..models.bi_encoder import BiEncoder
+    from ..models.cross_encoder import CrossEncoder
+
+__all__ = ["library_for", "reopen_library", "needs_reindex"]
 
 _ENCODER_KEYS = ("bi_encoder", "pooling", "device", "precision", "batch_size", "threads")
 _RERANKER_KEYS = ("reranker", "device", "precision", "rerank_max_length", "threads")
@@ -40,8 +48,16 @@ def _pooling_that_runs(config: Config) -> str:
         return "auto"  # a model that cannot be read: loading it says why, where it is used
 
 
-def reopen_library(old: Library, config: Config) -> Library:
-    """A Library on `config` that reuses `old`'s loaded encoder and reranker where their settings are unchanged."""
+def library_for(config: Config, *, create: bool = True, encoder: Optional[BiEncoder] = None,
+                reranker: Optional[CrossEncoder] = None) -> Library | SharedLibrary:
+    """The shared library when the config names one (library.address: decision 0124), else the desktop's."""
+    if config.library.address:
+        return SharedLibrary(config, config.library.address, create=create, encoder=encoder, reranker=reranker)
+    return Library(config, create=create, encoder=encoder, reranker=reranker)
+
+
+def reopen_library(old: Library | SharedLibrary, config: Config) -> Library | SharedLibrary:
+    """The library on `config`, reusing `old`'s loaded encoder and reranker where their settings are unchanged."""
     encoder = old.models.loaded_encoder if _same(old.config, config, _ENCODER_KEYS) else None
     reranker = old.models.loaded_reranker if _same(old.config, config, _RERANKER_KEYS) else None
-    return Library(config, encoder=encoder, reranker=reranker)
+    return library_for(config, encoder=encoder, reranker=reranker)

@@ -1,5 +1,6 @@
-"""SharedLibrary: the slice of Library's façade a shared (PostgreSQL) library runs today: add a folder, sync,
-search (lexical, dense, hybrid), status (decision 0119).
+"""SharedLibrary: Library's façade over a shared (PostgreSQL) library (decision 0119): add a folder, sync, search
+(lexical, dense, hybrid), similar, duplicates, remove and undo, reindex, status, and what the window asks beside
+them (decision 0141).
 
 The words pass, the meaning pass and the search pipeline are the SQLite library's own (library/sync,
 library/search/pipeline.py) over a PgStore. One writer at a time: a session advisory lock of the database,
@@ -12,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, cast
 
 from ..base.config import Config
 from ..base.errors import ConfigError, StoreError
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from ..store.rows import RootRow
     from .search.duplicates import DuplicateReport
     from .query.filters import SearchFilters
+    from .report.status import LibraryStatus
+    from .warm.server import CommandRunner
     from ..store import Store
     from ..store.rows import FileRow
 
@@ -101,6 +104,35 @@ class SharedLibrary:
     def close(self) -> None:
         self.store.close()
 
+    # -- what the window asks of its library beside the commands (gui/library_session.py, decision 0141) ----
+    def serve(self, commands: Optional[CommandRunner] = None) -> Optional[str]:
+        """No warm process: a terminal's search on a shared library connects to the server itself, and the
+        window holds no index in memory to lend it. Why not, as Library.serve says it."""
+        return "a shared library's searches connect to its server themselves"
+
+    def stop_serving(self) -> None:
+        pass
+
+    def load_in_background(self, on_done: Optional[Callable[[], None]] = None, *,
+                           give_up_after: Optional[float] = None) -> bool:
+        """Nothing to open: the vectors are the server's own index, searchable at once (False, as Library says
+        when there is no index to load)."""
+        return False
+
+    def meaning_loading(self) -> bool:
+        return False
+
+    def want(self, path: str) -> None:
+        """The person opened `path`. A desktop embeds it next; here the meaning pass belongs to the machine that
+        syncs the file's folder, which may be another: nothing is reordered (the window's search embeds its own
+        top word matches on the spot as it does on the desktop)."""
+
+    def forget_removed(self) -> None:
+        """The window's Undo has expired: this machine's kept removal is dropped now, not at the next Remove."""
+        from .shared_upkeep import forget_removed
+
+        forget_removed(self)
+
     def __enter__(self) -> "SharedLibrary":
         return self
 
@@ -158,9 +190,9 @@ class SharedLibrary:
         return undo_remove(self)
 
     def reindex(self, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None, *,
-                embed: bool = True) -> tuple[SyncReport, Optional[int]]:
-        """Read every file of this machine's folders again (shared_upkeep.reindex): (the report, the files an
-        interrupted reindex still had to read when this one resumed it, or None)."""
+                embed: bool = True) -> SyncReport:
+        """Read every file of this machine's folders again (shared_upkeep.reindex); the report's `resumed`: the
+        files an interrupted reindex still had to read when this one went on with it, or None."""
         from .shared_upkeep import reindex
 
         return reindex(self, progress, cancel, embed)
@@ -206,7 +238,9 @@ class SharedLibrary:
     # -- reads --------------------------------------------------------------------------------------------
     def search(self, query: str, *, k: Optional[int] = None, mode: Optional[str] = None,
                rerank: Optional[bool] = None, candidates: Optional[int] = None, group: Optional[str] = None,
-               literal: bool = False, filters: Optional["SearchFilters"] = None) -> SearchResult:
+               literal: bool = False, filters: Optional["SearchFilters"] = None,
+               meaning_wait: Optional[float] = None) -> SearchResult:
+        """As Library.search; `meaning_wait` is for an index still opening, which a shared library never has."""
         from .query.prepared import prepare_query
 
         s = self.config.search
@@ -282,7 +316,26 @@ class SharedLibrary:
 
         return shared_paths.local_ledger(self.store, self.paths, files_in_state(self._as_store, state, limit))
 
-    def status(self) -> SharedStatus:
+    def status(self, *, wait_for_meaning: bool = True, fresh_check: bool = False) -> LibraryStatus:
+        """The desktop's status (the window's library panel, counts and notes), of this machine's folders, over
+        the server (report/status.build_status): the vectors are pgvector's own index, so none is opening and
+        none is missing from it; the server keeps its own integrity (`fresh_check` has nothing to run). The
+        other machines' folders are a note: they are theirs to sync and remove. The arguments are Library's."""
+        from .report.status import IN_STORE, RootStatus, build_status
+
+        st = build_status(self.config, shown(self.address), self._as_store, IN_STORE, None,
+                          integrity=lambda: True)
+        st.address = shown(self.address)
+        for machine, root in self.store.all_roots():
+            if machine != self.store.machine:
+                n_files, n_chunks = self.store.root_counts(root.id)
+                # Named where this desktop mounts it (library.path_map), as its files are in the results.
+                st.elsewhere.append((machine, RootStatus(self.paths.to_local(machine, root.path), n_files, n_chunks,
+                                                         root.last_sync)))
+        return st
+
+    def summary(self) -> SharedStatus:
+        """Every machine's folders and the library's totals (`searchapp --library … status`)."""
         st = SharedStatus(shown(self.address), self.store.machine)
         for machine, root in self.store.all_roots():
             n_files, n_chunks = self.store.root_counts(root.id)

@@ -70,16 +70,20 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     from .ocr.step import ocr_step
     from .sync import words_pass
     from .sync.meaning_pass import embed_pending
+    from .sync.meta_keys import record_passage_context
 
     store: Store = lib._as_store
     with lib.store.atomic():
         for key, value in lib.models.expected_meta().items():
             lib.store.set_meta(key, value)
+    had_passages = lib.store.has_chunks()
     encoder = lib.models.passage_encoder(load_ahead=embed)
     index = NoIndexWriter()
     total = SyncReport()
     for root, paths in work:
         total.merge(words_pass.sync_root(store, root, lib.config, encoder, index, progress, cancel, paths=paths))
+    # What the passages are embedded with, for status's note (the desktop sync's rule: sync/meta_keys.py).
+    record_passage_context(store, lib.config, had_passages, total.chunks_pending)
 
     def meaning() -> None:
         if embed:

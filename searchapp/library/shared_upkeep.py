@@ -103,6 +103,15 @@ def undo_remove(lib: SharedLibrary) -> tuple[str, int]:
     raise SearchAppError(f"{problem}; `searchapp index {kept.path}` adds it again")
 
 
+def forget_removed(lib: SharedLibrary) -> None:
+    """Drop this machine's kept removal now (the window's Undo has expired), not at its next Remove."""
+    store = lib.store
+    if lib.read_only or store.schema_version < UNDO_SCHEMA:
+        return
+    with store.atomic():
+        pg_removed.drop_removal(store)
+
+
 def _why_not(store: PgStore, kept: pg_removed.KeptRemoval) -> Optional[str]:
     if kept.age_s > UNDO_SECONDS:
         return f"too late to undo the remove of {kept.path} (Undo lasts {UNDO_SECONDS:.0f} s)"
@@ -117,9 +126,9 @@ def _why_not(store: PgStore, kept: pg_removed.KeptRemoval) -> Optional[str]:
 
 
 def reindex(lib: SharedLibrary, progress: Optional[ProgressFn], cancel: Optional[CancelToken], embed: bool
-            ) -> tuple[SyncReport, Optional[int]]:
-    """Read every file of this machine's folders again, with the library's model and chunking: (the sync's
-    report, the files a reindex begun earlier still had to read when this one resumed it, else None)."""
+            ) -> SyncReport:
+    """Read every file of this machine's folders again, with the library's model and chunking: the sync's
+    report, its `resumed` the files a reindex begun earlier still had to read when this one went on with it."""
     refuse_read_only(lib, "reindex")
     store = lib.store
     roots = store.roots()
@@ -136,7 +145,8 @@ def reindex(lib: SharedLibrary, progress: Optional[ProgressFn], cancel: Optional
             if not rep.missing_roots:
                 with store.atomic():
                     pg_reread.finished(store)
-            return rep, resumed
+            rep.resumed = resumed
+            return rep
     except ModelMismatchError:  # its advice (run `searchapp reindex`) is what was just refused: said anew
         from ..models.identity import built_with, reindex_reasons
 

@@ -1,6 +1,6 @@
 """The command line on a shared library (`searchapp --library postgresql://… COMMAND`, or library.address in the
-config): index, search, status, undo and reindex run here over SharedLibrary, watch in shared_watch.py; history, saved, explain, similar, duplicates and
-remove are the desktop library's own commands over it (open_library opens a SharedLibrary); config, models,
+config): index, search, status, undo and reindex run here over SharedLibrary, watch in shared_watch.py; history, saved, explain, similar, duplicates,
+remove and the window (gui) are the desktop library's own commands over it (they open a SharedLibrary); config, models,
 train and eval never open a library (but `eval ann`, which measures the desktop library's HNSW index, is refused); every other command ends in one line saying it is not there yet (exit 2), before anything
 connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
 
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["run_shared", "SHARED_COMMANDS", "ABOVE_THE_STORE", "NO_LIBRARY"]
 
 SHARED_COMMANDS = ("index", "search", "status", "undo", "reindex", "watch")  # their shared forms are here
-# The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124).
-ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove")
+# The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124),
+# and the window opens one itself (library_for: decision 0141).
+ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove", "gui")
 NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
 
 
@@ -66,10 +67,10 @@ def _undo(config: Config, address: str) -> int:
 
 def _reindex(args: Namespace, config: Config, address: str, progress: TerminalProgress, cancel: CancelToken) -> int:
     with SharedLibrary(config, address, create=True) as lib:
-        rep, resumed = lib.reindex(progress=progress, cancel=cancel, embed=not args.words_only)
+        rep = lib.reindex(progress=progress, cancel=cancel, embed=not args.words_only)
     progress.close()
-    if resumed is not None:
-        print(f"searchapp: resumed the reindex begun earlier ({resumed} files were still to read)", file=sys.stderr)
+    if rep.resumed is not None:
+        print(f"searchapp: resumed the reindex begun earlier ({rep.resumed} files were still to read)", file=sys.stderr)
     print(f"re-indexed {rep.added + rep.updated} files into {rep.chunks_added} passages")
     for path, reason in rep.missing_roots:
         print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept, and the next "
@@ -138,7 +139,7 @@ def _status(args: Namespace, config: Config, address: str) -> int:
     with SharedLibrary(config, address) as lib:
         if listing:
             return print_ledger(args, lib, state)
-        st = lib.status()
+        st = lib.summary()
         # --check: the desktop's exit codes, from what a shared library can be wrong about (shared_check.py)
         verdict = check_shared(lib) if getattr(args, "check", False) else None
     if getattr(args, "json", False):

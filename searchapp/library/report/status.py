@@ -26,7 +26,7 @@ from .settings_check import passage_context_note, settings_mismatch
 if TYPE_CHECKING:
     from ...models.identity import ModelIdentity
 
-__all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice"]
+__all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice", "IN_STORE"]
 
 
 
@@ -84,6 +84,10 @@ class LibraryStatus:
     # vector figures and `consistent` are not known yet. Never set for `searchapp status`, which waits.
     index_opening: bool = False
     meaning_rate: Optional[float] = None  # passages/s the last sync measured here (sync/meaning_rate.py), or None
+    # A shared library (library/shared.py): its address as shown, and the other machines' folders, (machine,
+    # RootStatus): searched here too, synced and removed by their machine. `roots` are this machine's.
+    address: Optional[str] = None
+    elsewhere: list[tuple[str, RootStatus]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -161,6 +165,14 @@ class IndexIds(Protocol):
     def ids(self) -> np.ndarray: ...
 
 
+class InStore:
+    """The vectors are an index of the store itself (a shared library: pgvector's HNSW over the passages table):
+    it holds every stored vector by construction, and pgvector refuses NaN and infinity, so none is unusable."""
+
+
+IN_STORE = InStore()
+
+
 @dataclass(frozen=True)
 class SavedIds:
     """The live ids of an index file read without building the graph (IndexKeeper.current_ids), sorted."""
@@ -174,11 +186,12 @@ class SavedIds:
         return self.sorted_ids
 
 
-def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds],
+def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds | InStore],
                  index_notice: Optional[str], *, index_opening: bool = False,
                  integrity: Optional[Callable[[], bool]] = None) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
-    current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background);
+    current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background), or
+    IN_STORE (the store's own index: no id is read);
     `integrity`: gives SQLite's quick_check verdict, asked last (it may be running on another thread meanwhile;
     None: run it now; see library/resources/integrity.py)."""
     from ...models.device_summary import (  # no torch without CUDA
@@ -197,17 +210,10 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     meta = db.meta()
     keep = library_keep(config.models.pooling, meta, bool(embedded or chunks))
     identity = _identity(config, keep)
-    vectors = len(index) if index is not None else 0
-    stored_ids = db.embedded_ids()  # passages waiting for a vector are not in the index yet, rightly
-    have = index.ids() if index is not None else None
-    # Both sorted and unique: NumPy's set routines told so skip sorting or hashing a million ids again (~0.4 s
-    # a call at a million, per status).
-    absent = np.setdiff1d(stored_ids, have, assume_unique=True) if have is not None else stored_ids[:0]
-    unusable = _unusable_vectors(db, absent)
-    # Rows with NaN/inf vectors are left out of the index on purpose: consistent when the index holds only stored
-    # ids and as many as the stored ones less those (then it holds exactly them: each absent one is unusable).
-    consistent = vectors + len(unusable) == embedded and (
-        have is None or not len(np.setdiff1d(have, stored_ids, assume_unique=True)))
+    if isinstance(index, InStore):
+        vectors, unusable, consistent = embedded, np.empty(0, dtype=np.int64), True
+    else:
+        vectors, unusable, consistent = _index_check(db, index, embedded)
     m = config.models
     during_reindex = reindex_notice(db)
     rate = remembered_rate(db)
@@ -248,6 +254,23 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
             m.device, m.precision, m.threads,
             fused=identity is not None and identity.plain_bert and identity.pooling in LAST_LAYER_POOLINGS),
     )
+
+
+def _index_check(db: Store, index: Optional[IndexIds], embedded: int) -> tuple[int, np.ndarray, bool]:
+    """(vectors in the index, stored passages whose vector is unusable, whether the index holds exactly the
+    stored vectors less those)."""
+    vectors = len(index) if index is not None else 0
+    stored_ids = db.embedded_ids()  # passages waiting for a vector are not in the index yet, rightly
+    have = index.ids() if index is not None else None
+    # Both sorted and unique: NumPy's set routines told so skip sorting or hashing a million ids again (~0.4 s
+    # a call at a million, per status).
+    absent = np.setdiff1d(stored_ids, have, assume_unique=True) if have is not None else stored_ids[:0]
+    unusable = _unusable_vectors(db, absent)
+    # Rows with NaN/inf vectors are left out of the index on purpose: consistent when the index holds only stored
+    # ids and as many as the stored ones less those (then it holds exactly them: each absent one is unusable).
+    consistent = vectors + len(unusable) == embedded and (
+        have is None or not len(np.setdiff1d(have, stored_ids, assume_unique=True)))
+    return vectors, unusable, bool(consistent)
 
 
 def _bi_encoder_status(config: Config, meta: Mapping[str, str], identity: Optional[ModelIdentity]) -> BiEncoderStatus:

@@ -69,6 +69,8 @@ class SyncReport:
     # entries counted in `skipped` because they wait for OCR (sync/ocr_waits.py): the OCR step of the same sync
     # counts those it gives text as added instead
     waiting: list[str] = field(default_factory=list)
+    # a shared library's reindex that went on with one begun earlier: the files that one still had to read
+    resumed: Optional[int] = None
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",

@@ -29,7 +29,7 @@ from .meaning_beside import MeaningBeside
 from .meaning_pass import embed_pending, meaning_progress
 from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
-from .meta_keys import CONTEXT_META, REINDEX_META, passage_context
+from .meta_keys import REINDEX_META, record_passage_context
 from .contract import OcrStep, PassageEncoder, SyncReport
 from .words_pass import sync_root
 
@@ -134,7 +134,7 @@ class Updates:
                     if beside is not None:
                         beside.close(keep_done=cancelled)  # a cancel keeps the meaning done so far too
                         total.chunks_embedded += beside.encoded
-                self._record_passage_context(had_passages, total.chunks_pending)
+                record_passage_context(self.store, self.config, had_passages, total.chunks_pending)
                 if embed and self.store.pending_count():
                     self.vectors.save()  # words are in: a crash in the long phase 2 keeps a current index
                     self.vectors.mark_current()
@@ -272,18 +272,6 @@ class Updates:
         if self.store.get_meta(REINDEX_META):
             with self.store.atomic():
                 self.store.set_meta(REINDEX_META, "")
-
-    def _record_passage_context(self, had_passages: bool, embedded: int) -> None:
-        """Meta `chunk_context`: what the stored passages were embedded with ("title", "none", or "mixed" once
-        passages of both kinds exist). Unlike a model change this one is soft: both kinds of vector live in one
-        space, so the library stays usable and `status` suggests a reindex (see passage_context_note).
-        `embedded`: passages this sync stored to be embedded with the current settings."""
-        context = passage_context(self.config)
-        with self.store.atomic():
-            if not had_passages:
-                self.store.set_meta(CONTEXT_META, context)
-            elif embedded and self.store.get_meta(CONTEXT_META) != context:
-                self.store.set_meta(CONTEXT_META, "mixed")
 
     def _record_model(self) -> None:
         with self.store.atomic():

@@ -411,6 +411,10 @@ class PgStore(PgLexical, PgScope):
         got = self._files("machine = %s AND path = %s", (self.machine, path))
         return got[0] if got else None
 
+    def problem_files(self) -> list[FileRow]:
+        """This machine's files not indexed (another machine's are that machine's to mend), as the store's."""
+        return self._files("machine = %s AND status != 'indexed' ORDER BY status, path", (self.machine,))
+
     def files_by_path(self, paths: Iterable[str]) -> dict[str, FileRow]:
         return {f.path: f for f in self._files("machine = %s AND path = ANY(%s)", (self.machine, list(paths)))}
 

@@ -41,10 +41,6 @@ def test_index_search_status_and_the_rest(run, tmp_path, pg_address, monkeypatch
     assert code == 0 and len(lines) == 3 and "bread.txt" in lines[0] and "volcano.html" in lines[2]
     code, out, _ = run("--library", pg_address, "status")
     assert code == 0 and "files: 7" in out and "100% with meaning" in out and str(docs) in out
-    code, out, err = run("--library", pg_address, "gui")  # the window
-    assert code == 2 and out == ""
-    assert err.strip() == ("searchapp: error: not yet on a shared library: the `gui` command "
-                           "(docs/shared-library.md says what works now)")
     code, out, err = run("--library", pg_address, "eval", "ann")  # it would measure the desktop library instead
     assert code == 2 and out == "" and "not yet on a shared library: `eval ann`" in err
     code, out, _ = run("--library", pg_address, "search", "sourdough lava", "--type", "txt", "--mode", "lexical")

@@ -144,7 +144,7 @@ def test_filters_the_same(engines, mode):
 
 def test_status_counts_match(engines):
     lite, shared = engines
-    st, lst = shared.status(), lite.status()
+    st, lst = shared.summary(), lite.status()
     assert st.passages == lst.chunks == st.embedded
     assert [Path(p).name for _, p, _, _ in st.roots] == [Path(r.path).name for r in lst.roots]
     assert st.roots[0][2] == lst.roots[0].files
@@ -174,7 +174,7 @@ def test_edit_delete_rename_then_the_same(make_config, tiny_encoder, tmp_path, p
         assert (b.added, b.updated, b.removed, b.unchanged) == (a.added, a.updated, a.removed, a.unchanged)
         assert (b.chunks_added, b.chunks_removed, b.chunks_embedded) == (a.chunks_added, a.chunks_removed,
                                                                          a.chunks_embedded)
-        assert shared.status().passages == lite.status().chunks
+        assert shared.summary().passages == lite.status().chunks
         for q in ("rye flour tangy crumb", "magma lava", "kubernetes pods scheduling"):
             assert lexical_rows(lite.search(q, mode="lexical", k=10)) == lexical_rows(shared.search(q, mode="lexical", k=10))
             assert [Path(h.path).name for h in lite.search(q, mode="hybrid", k=5).hits] == \

@@ -61,7 +61,7 @@ def test_a_machines_scans_are_read_by_ocr_and_anothers_wait(tmp_path, make_confi
         assert [Path(h.path).name for h in hits.hits] == ["scan.png"]
         assert hits.to_json()["hits"][0]["ocr"] is True and "(OCR)" in hit_line("lighthouse", hits)
         assert desk_a.search("gardening", mode="lexical").to_json()["hits"][0]["ocr"] is False
-        assert desk_a.status().embedded == desk_a.status().passages  # the scan's text has its meaning too
+        assert desk_a.summary().embedded == desk_a.summary().passages  # the scan's text has its meaning too
         states = _states(desk_a)
         assert states["scan.png"] == "ocr_done" and states["ferry.png"] == "ocr_pending"
         assert (config.data_dir / OCR_CACHE_NAME).is_file()  # the cache is this desktop's own

@@ -139,7 +139,7 @@ def test_hostile_queries_are_values(engines, mode):
     for q in HOSTILE:
         a, b = lite.search(q, mode=mode, k=10), shared.search(q, mode=mode, k=10)
         assert [Path(h.path).name for h in a.hits] == [Path(h.path).name for h in b.hits], q
-    assert shared.store.rows("SELECT count(*) FROM files")[0][0] == shared.status().files > 0
+    assert shared.store.rows("SELECT count(*) FROM files")[0][0] == shared.summary().files > 0
     assert names(shared, '"sourdough starter"', mode="lexical") == ["bread.txt"]
 
 

@@ -67,7 +67,7 @@ def test_remove_then_undo_brings_back_the_same_hits(config, tiny_encoder, tmp_pa
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-a") as lib:
         lib.add_folder(a)
         before = {m: hits(lib, "kestrels meadow", m) for m in ("lexical", "dense", "hybrid")}
-        status = lib.status()
+        status = lib.summary()
         words = word_rows(pg_server, pg_address)
         assert all(words)  # the words, and the CJK text's characters where the library keeps them
         assert lib.remove_folder(a, undoable=True) == 4
@@ -78,7 +78,7 @@ def test_remove_then_undo_brings_back_the_same_hits(config, tiny_encoder, tmp_pa
         assert lib.undo_remove() == (str(a), 4)
         assert word_rows(pg_server, pg_address) == words
         assert {m: hits(lib, "kestrels meadow", m) for m in before} == before
-        after = lib.status()
+        after = lib.summary()
         assert (after.files, after.passages, after.embedded, after.roots) == (
             status.files, status.passages, status.embedded, status.roots)
         with pytest.raises(SearchAppError, match=r"nothing to undo: no folder of this machine \(desk-a\)"):
@@ -95,13 +95,13 @@ def test_undo_is_the_removing_machines_only_and_lasts_a_minute(config, tiny_enco
     with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-b") as b:
         with pytest.raises(SearchAppError, match=r"nothing to undo: no folder of this machine \(desk-b\)"):
             b.undo_remove()
-        assert b.status().files == 0
+        assert b.summary().files == 0
     assert kept_rows(pg_server, pg_address)[:2] == [1, 1]  # still desk-a's to undo
     pg_server.admin("UPDATE removed_roots SET removed_at = removed_at - 61", database=database_of(pg_address))
     with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as a:
         with pytest.raises(SearchAppError, match=r"too late to undo the remove of .*docs \(Undo lasts 60 s\)"):
             a.undo_remove()
-        assert a.status().files == 0
+        assert a.summary().files == 0
     assert kept_rows(pg_server, pg_address) == [0] * len(KEPT)  # its text is not kept past the minute
 
 
@@ -126,7 +126,7 @@ def test_any_machines_undo_forgets_every_expired_removal(config, tiny_encoder, t
         a.remove_folder(docs_a, undoable=True)
         pg_server.admin("UPDATE removed_roots SET removed_at = removed_at - 61 WHERE machine = 'desk-a'", database=db)
         assert kept_rows(pg_server, pg_address)[:2] == [2, 2]
-        assert b.undo_remove()[1] == 1 and b.status().files == 1
+        assert b.undo_remove()[1] == 1 and b.summary().files == 1
         assert kept_rows(pg_server, pg_address) == [0] * len(KEPT)  # desk-b's put back, desk-a's expired one gone
     finally:
         a.close()
@@ -141,7 +141,7 @@ def test_undo_refuses_when_the_folder_was_indexed_again(config, tiny_encoder, tm
         lib.add_folder(docs)
         with pytest.raises(SearchAppError, match="was indexed again since it was removed; `searchapp index"):
             lib.undo_remove()
-        assert lib.status().files == 1
+        assert lib.summary().files == 1
     assert kept_rows(pg_server, pg_address) == [0] * len(KEPT)
 
 
@@ -199,13 +199,15 @@ def test_reindex_reads_the_files_again_and_resumes_after_a_kill(config, tiny_enc
         assert len(lib.search("lanterns", mode="lexical", k=20).hits) == 10
         with pytest.raises(SearchAppError):  # the other desk's reindex does not touch desk-a's marks
             SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-c").reindex()
-        rep, resumed = lib.reindex()
+        rep = lib.reindex()
+        resumed = rep.resumed
         assert resumed == left and rep.added + rep.updated == left and rep.unchanged == 9 - left
         assert pg_server.admin("SELECT count(*) FROM files WHERE size = -1", database=db) == [(0,)]
         assert pg_server.admin("SELECT count(*) FROM meta WHERE key LIKE 'reindex:%%'", database=db) == [(0,)]
         assert [Path(h.path).name for h in lib.search("walrus0", mode="lexical").hits] == ["n00.txt"]
-        assert lib.store.pending_count() == 0 and lib.status().files == 10
-        rep, resumed = lib.reindex()  # a finished reindex: the next one reads every file again
+        assert lib.store.pending_count() == 0 and lib.summary().files == 10
+        rep = lib.reindex()  # a finished reindex: the next one reads every file again
+        resumed = rep.resumed
         assert resumed is None and rep.added + rep.updated == 9 and rep.unchanged == 0
     assert pg_server.admin("SELECT count(*) FROM files WHERE machine = 'desk-b' AND size = -1", database=db) == [(0,)]
 
@@ -268,7 +270,7 @@ def test_undo_is_refused_once_another_model_named_the_empty_library(make_config,
                        machine="desk-a") as lib:
         with pytest.raises(SearchAppError, match="the shared library's model changed since"):
             lib.undo_remove()
-        assert lib.status().files == 0
+        assert lib.summary().files == 0
     assert kept_rows(pg_server, pg_address) == [0] * len(KEPT)
 
 

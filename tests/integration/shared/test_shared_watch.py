@@ -113,7 +113,7 @@ def test_watch_syncs_a_change_waits_for_a_held_folder_and_leaves_no_lock(tmp_pat
     assert pg_server.admin(LOCKS, params=(WRITER_LOCK,)) == [(0,)]
     with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as lib:
         assert lib.sync().added == 0  # nothing left to do, and no folder held
-        assert lib.status().embedded == lib.status().passages == 4  # each change's meaning too
+        assert lib.summary().embedded == lib.summary().passages == 4  # each change's meaning too
 
 
 def test_a_held_folder_is_refused_to_a_live_update(tmp_path, make_config, tiny_encoder, pg_address):

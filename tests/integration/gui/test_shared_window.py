@@ -1,0 +1,217 @@
+"""The window on a shared library (`searchapp --library postgresql://… gui`, decision 0141), offscreen, against
+the real PostgreSQL of tests/pg_server.py: it lists this machine's folders, indexes a drop, searches every
+machine's files, follows another machine's sync by the library's write generation, removes and puts back a
+folder, and never writes an address given for this window into the config file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt
+
+from gui_window import WAIT_MS, close_window, shown_window
+
+pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
+
+TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
+         "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day.",
+         "bread.txt": "Sourdough needs a lively starter, a long cold proof and a very hot oven."}
+
+
+def folder(path: Path, texts: dict[str, str]) -> Path:
+    path.mkdir()
+    for name, text in texts.items():
+        (path / name).write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def shared(tmp_path, tiny_bi_encoder_dir, pg_address):
+    """(config of desk A with the address, the address): a data dir whose config.toml names the tiny model only."""
+    from searchapp.base.config import load_config
+
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n',
+                                      encoding="utf-8")
+    # As `searchapp --library ADDRESS gui` gives it (cli/commands/shared.run_shared): in the config, not the file.
+    config = load_config(data, env={}).replace(library={"address": pg_address})
+    return config, pg_address
+
+
+@pytest.fixture
+def win(qtbot, tmp_path, shared, tiny_encoder):
+    from searchapp.library.shared import SharedLibrary
+
+    config, address = shared
+    lib = SharedLibrary(config, address, create=True, encoder=tiny_encoder, machine="desk-a")
+    lib.add_folder(folder(tmp_path / "docs", TEXTS))
+    w = shown_window(qtbot, config, lib)
+    w.docs, w.address = tmp_path / "docs", address
+    w.other_writers.timer.setInterval(200)  # the same checks as every 2 s, sooner
+    yield w
+    close_window(w, lib)
+
+
+def shown_names(win) -> set[str]:
+    from searchapp.gui.results_model import HIT_ROLE
+
+    model = win.search.results_model
+    return {Path(model.index(r, 0).data(HIT_ROLE).path).name for r in range(model.rowCount())}
+
+
+def search(qtbot, win, query: str, mode: str = "lexical"):
+    win.search.mode_box.setCurrentText(mode)
+    win.search.search_box.setText(query)
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
+        win.run_search()
+    return sig.args[0]
+
+
+def test_the_window_lists_searches_and_indexes_a_drop_in_the_shared_library(qtbot, win, tmp_path):
+    assert [r.path for r in win.status.roots] == [str(win.docs)]
+    assert win.labels.index.text() == "3 passages in 3 files" and win.status.consistent
+    assert win.status.embedded == win.status.chunks == win.status.vectors == 3
+    assert win.status.notes == []  # no false "embedded without their file's title" (the sync records it)
+    assert [h.path for h in search(qtbot, win, "spruce varnished").hits] == [str(win.docs / "violin.txt")]
+    assert shown_names(win) == {"violin.txt"}
+    assert search(qtbot, win, "moon harbour", "hybrid").hits[0].path == str(win.docs / "tides.txt")
+
+    drop = folder(tmp_path / "drop", {"kiln.txt": "The potter fired the kiln overnight for the glaze."})
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(drop)])
+    assert sorted(r.path for r in win.status.roots) == sorted([str(win.docs), str(drop)])
+    assert win.labels.index.text() == "4 passages in 4 files" and win.last_dialog is None
+    # In the server, not in a local file: another desktop's library sees the drop.
+    from searchapp.library.shared import SharedLibrary
+
+    with SharedLibrary(win.config, win.address, machine="desk-b") as other:
+        assert other.summary().files == 4
+        assert [h.path for h in other.search("potter glaze", mode="lexical").hits] == [str(drop / "kiln.txt")]
+    assert not (Path(win.config.data_dir) / "library.sqlite").exists()
+    os.makedirs(tmp_path / "shots", exist_ok=True)
+    win.resize(1280, 800)
+    assert win.grab().save(str(tmp_path / "shots" / "shared_window.png"))
+
+
+def test_searches_during_the_windows_own_sync_answer_from_what_is_committed(qtbot, win, tmp_path):
+    # One connection serves the window's threads, a statement or a transaction at a time (PgStore._lock): a
+    # search typed mid-sync waits at most for the batch being committed, and never runs inside it.
+    many = folder(tmp_path / "many", {f"note{i:03d}.txt": f"Note {i}: the committee discussed river budgets."
+                                      for i in range(300)})
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(many)])
+        qtbot.waitUntil(lambda: win.runner.busy_writing(), timeout=WAIT_MS)
+        answers = [search(qtbot, win, "violin spruce").hits for _ in range(3)]
+    assert all([h.path for h in hits] == [str(win.docs / "violin.txt")] for hits in answers)
+    assert win.status.files.get("indexed") == 303 and win.last_dialog is None
+    hits = search(qtbot, win, "committee river").hits
+    assert len(hits) >= 10 and {Path(h.path).parent for h in hits} == {many}
+
+
+def test_another_machines_sync_shows_without_a_click(qtbot, win, tmp_path, tiny_encoder):
+    from searchapp.library.shared import SharedLibrary
+
+    assert search(qtbot, win, "lighthouse").hits == []
+    seen = win.other_writers.noticed
+    with SharedLibrary(win.config, win.address, encoder=tiny_encoder, machine="desk-b") as other:
+        other.add_folder(folder(tmp_path / "harbour", {"pier.txt": "A lighthouse stands at the end of the pier."}))
+    # Nothing local changed: only the library's generation tells the window.
+    qtbot.waitUntil(lambda: shown_names(win) == {"pier.txt"}, timeout=WAIT_MS)
+    assert win.other_writers.noticed > seen and win.other_writers.lost is None
+    harbour = str(tmp_path / "harbour")
+    qtbot.waitUntil(lambda: [(m, r.path) for m, r in win.status.elsewhere] == [("desk-b", harbour)], timeout=WAIT_MS)
+    # desk-b's folder is desk-b's to sync and remove: listed grey, never selectable, so no Remove reaches it.
+    assert [r.path for r in win.status.roots] == [str(win.docs)]
+    tree = win.library_panel.tree
+    rows = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())}
+    theirs = rows[f"desk-b: {harbour}"]
+    assert not theirs.flags() & Qt.ItemFlag.ItemIsSelectable and theirs.text(1) == "1"
+    tree.selectAll()
+    assert win.library_panel.selected_roots() == [str(win.docs)]
+    assert win.library_panel.title.full_text().startswith("Shared library · postgresql://")
+    win.resize(1280, 800)
+    assert win.grab().save(str(tmp_path / "shared_window_two_machines.png"))
+
+
+def test_a_lost_connection_is_said_once_and_the_window_follows_again(qtbot, win, pg_server, tiny_encoder,
+                                                                      tmp_path):
+    from urllib.parse import urlsplit
+
+    from searchapp.library.shared import SharedLibrary
+
+    said = []
+    win.statusBar().messageChanged.connect(said.append)
+    db = urlsplit(win.address).path.lstrip("/")
+    # The server ends this window's session (a restart, a network cut): its next read fails, on the read pool.
+    pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+                    "AND application_name = 'searchapp'", params=(db,))
+    qtbot.waitUntil(lambda: win.other_writers.lost is not None, timeout=WAIT_MS)
+    assert [m for m in said if m.startswith("Cannot follow the other writers now")][:1] and win.last_dialog is None
+    qtbot.waitUntil(lambda: win.other_writers.lost is None, timeout=WAIT_MS)  # the next read connected again
+    with SharedLibrary(win.config, win.address, encoder=tiny_encoder, machine="desk-b") as other:
+        other.add_folder(folder(tmp_path / "harbour", {"pier.txt": "A lighthouse stands at the end of the pier."}))
+    search(qtbot, win, "lighthouse")
+    assert shown_names(win) == {"pier.txt"}
+    assert len([m for m in said if m.startswith("Cannot follow")]) == 1
+
+
+def test_a_remove_is_put_back_by_undo(qtbot, win):
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.remove_root(str(win.docs))
+    assert win.status.roots == [] and win.writes.undo.button.isVisible()
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.writes.undo.undo()
+    assert [r.path for r in win.status.roots] == [str(win.docs)] and win.status.chunks == 3
+    assert win.last_dialog is None
+
+
+def test_the_expired_undo_drops_what_the_server_kept(qtbot, win, pg_server):
+    from urllib.parse import urlsplit
+
+    db = urlsplit(win.address).path.lstrip("/")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.remove_root(str(win.docs))
+    assert pg_server.admin("SELECT count(*) FROM removed_roots", database=db) == [(1,)]
+    win.writes.undo.expire()
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+    assert pg_server.admin("SELECT count(*) FROM removed_roots", database=db) == [(0,)]
+    assert pg_server.admin("SELECT count(*) FROM removed_files", database=db) == [(0,)]
+
+
+def test_the_command_opens_the_window_on_the_shared_library(shared):
+    # The real command in a process of its own (the window's event loop would never end here): the packaged-build
+    # check's smoke mode shows the window and quits.
+    import subprocess
+    import sys
+
+    config, address = shared
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SEARCHAPP_SMOKE_TEST": "1", "SEARCHAPP_MACHINE": "desk-a"}
+    out = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(config.data_dir), "--library", address,
+                          "gui"], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "window shown: True mainWindow" in out.stdout, out.stderr
+    assert not (Path(config.data_dir) / "library.sqlite").exists()  # the server's library, not the data dir's
+
+
+def test_the_window_opens_the_address_and_saving_settings_keeps_it_out_of_the_file(qtbot, shared):
+    from searchapp.gui import build_main_window
+    from searchapp.library.shared import SharedLibrary
+
+    config, address = shared
+    win = build_main_window(config)  # as `searchapp --library ADDRESS gui` does: the window opens it
+    qtbot.addWidget(win)
+    try:
+        assert isinstance(win.library, SharedLibrary) and win.library.address == address
+        assert "postgresql://" in win.windowTitle()
+        assert win.session.apply_config(config.replace(search={"k": 7}))
+        assert isinstance(win.library, SharedLibrary)  # reopened on the server, under the new settings
+        saved = (Path(config.data_dir) / "config.toml").read_text(encoding="utf-8")
+        assert "k = 7" in saved and "address" not in saved and address not in saved
+    finally:
+        win.close()
+        win.session.close()
