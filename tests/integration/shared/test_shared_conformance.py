@@ -150,6 +150,29 @@ def test_status_counts_match(engines):
     assert st.roots[0][2] == lst.roots[0].files
 
 
+def test_the_windows_status_is_the_same_on_both_engines(tmp_path, tiny_encoder, pg_server):
+    """What the window shows of a library (LibraryStatus: folders, counts, the files not indexed and why, the
+    notes) is one report on both engines (decision 0141), broken and empty files included."""
+    import corpus
+
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF")  # no pages to read
+    (docs / "empty.txt").write_bytes(b"")
+    (docs / "binary.txt").write_bytes(bytes(range(256)) * 8)  # not text, whatever its name says
+    with both_engines(tmp_path, docs, tiny_encoder, pg_server) as (lite, shared):
+        a, b = lite.status(), shared.status()
+
+        def shown(st):
+            return ([(Path(r.path).name, r.files, r.chunks, r.missing) for r in st.roots], st.files, st.chunks,
+                    st.embedded, st.vectors, st.consistent, st.ledger, st.notes, st.reindex_needed,
+                    [(Path(p).name, s, r) for p, s, r in st.failed],
+                    [(Path(p).name, s, r) for p, s, r in st.not_indexed], st.bi_encoder, st.reranker)
+
+        assert shown(b) == shown(a)
+        assert a.failed or a.not_indexed  # the comparison covers files not indexed, not only the good ones
+        assert (a.address, a.elsewhere) == (None, []) and b.address is not None and b.address.startswith("postgresql://")
+
+
 def test_edit_delete_rename_then_the_same(make_config, tiny_encoder, tmp_path, pg_address):
     """A second sync after an edit, a deletion and a rename: the same counts and the same answers on both engines
     (the rename's passages reuse their vectors on both: nothing is embedded for them)."""
