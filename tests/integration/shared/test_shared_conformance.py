@@ -235,3 +235,27 @@ def test_the_vector_count_follows_every_write_and_is_counted_once_a_generation(m
         assert len(counted) == 1  # the second asked the same generation: no count(*)
         lib.remove_folder(docs)
         assert len(index) == 0
+
+
+def test_files_holding_a_phrase_are_counted_alike(make_config, tiny_encoder, tmp_path, pg_address):
+    """Boilerplate's question (search/boilerplate.py: how many files hold this sentence, up to a cap) has one
+    answer on both engines: a phrase of rare words, one of common words only whose holders span several pages of
+    candidates, words present but not in a row, and the cap."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(300):  # every file holds "of the" and "the man"; only the multiples of 7 hold the sentence
+        said = "The ferryman carried the lantern across the river." if i % 7 == 0 else "The man of the river slept."
+        (docs / f"n{i:03d}.txt").write_text(f"Note {i} of the day. {said} The lantern of the man.", encoding="utf-8")
+    (docs / "apart.txt").write_text("The lantern stood by the ferryman and the river carried it.", encoding="utf-8")
+    config = make_config(models={"reranker": ""})
+    with Library(config, encoder=tiny_encoder) as lite, \
+            SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as shared:
+        lite.add_folder(docs, embed=False), shared.add_folder(docs, embed=False)
+        for phrase, cap in (("the ferryman carried the lantern across the river", 1000),
+                            ("the ferryman carried the lantern across the river", 5),
+                            ("the lantern of the man", 1000), ("of the", 1000), ("of the", 3),
+                            ("river carried", 1000), ("lantern ferryman", 1000), ("no such words here", 10)):
+            want = lite.reader().files_with_phrase(phrase, cap)
+            assert shared.store.files_with_phrase(phrase, cap) == want, (phrase, cap)
+        assert lite.reader().files_with_phrase("the ferryman carried the lantern across the river", 1000) == 43
+        assert lite.reader().files_with_phrase("of the", 1000) == 300  # not apart.txt
