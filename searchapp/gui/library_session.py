@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from ..base.config import Config, save_config
+from ..base.config import Config, load_config, save_config
+from ..base.errors import ConfigError
 from ..library import Library
 from ..library.reconfigure import library_for, needs_reindex, reopen_library
 from ..library.shared import SharedLibrary
@@ -124,9 +125,10 @@ class LibrarySession:
 def _as_saved(new: Config) -> Config:
     """`new` as the config file keeps it: a shared library's address given by --library or the environment
     for this window stays out of the file (the next plain `searchapp` opens the desktop library, as before)."""
-    from ..base.config import load_config
-
-    kept = load_config(new.data_dir, env={}).library.address
+    try:
+        kept = load_config(new.data_dir, env={}).library.address
+    except ConfigError:  # a broken file is replaced by this save, as on a desktop library: no address kept from it
+        kept = ""
     return new if kept == new.library.address else new.replace(library={"address": kept})
 
 

@@ -76,6 +76,7 @@ class MainWindow(QMainWindow):
         self.status: Optional[LibraryStatus] = None
         self._status_asked = 0  # refresh_status calls so far: only the newest one's answer is shown
         self._status_reading = 0  # status reads not answered yet: a sync's count refresh never piles them up
+        self._status_failure: Optional[str] = None  # the last status read's error, until one succeeds
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self.last_dialog: Optional[QWidget] = None
         self._ui = open_ui_settings(config.data_dir)
@@ -256,6 +257,7 @@ class MainWindow(QMainWindow):
         asked = self._status_asked
 
         def done(st: LibraryStatus) -> None:
+            self._status_failure = None
             # Two reads may finish out of order: one taken while the index was opening must not cover a newer one.
             if asked == self._status_asked:
                 self._apply_status(st)
@@ -263,7 +265,10 @@ class MainWindow(QMainWindow):
                 then()
 
         def failed(exc: BaseException, tb: str) -> None:
-            self.report_error(exc, tb)
+            # One dialog for one cause: a shared library's lost server fails every count refresh of a sync alike.
+            if str(exc) != self._status_failure:
+                self.report_error(exc, tb)
+            self._status_failure = str(exc)
             if then:
                 then()
 
@@ -284,7 +289,9 @@ class MainWindow(QMainWindow):
         self.status = st
         self.search.models.passages = st.chunks  # none yet (a first start): a search by meaning loads nothing
         self.library_panel.set_status(st, self.writes.syncing)
-        self.search.empty.show_welcome(not st.roots)  # a first start says how to begin
+        # A first start says how to begin; a desk joining a shared library other machines filled has no folder of
+        # its own, and its searches find theirs.
+        self.search.empty.show_welcome(not st.roots and not st.elsewhere)
         self.labels.show_status(st)
         self.labels.show_models(self.config, not self.search.models.loading)
         self._show_reranker_state()

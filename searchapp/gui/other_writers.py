@@ -62,8 +62,9 @@ class OtherWriters(QObject):
         lib = self.session.library
 
         def failed(exc: BaseException, tb: str) -> None:
-            if self.lost is None:
-                self.tools.say(f"Cannot follow the other writers now: {exc}", 10000)
+            if self.lost is None:  # once, until a read succeeds again; the store connects again at the next one
+                why = str(exc).split(";")[0]  # the store's line goes on about a batch: none is in flight here
+                self.tools.say(f"Cannot follow the other machines' changes now: {why}", 30000)
             self.lost = str(exc)
 
         def read(got: tuple[Optional[int], ...]) -> None:
@@ -85,6 +86,11 @@ class OtherWriters(QObject):
             self.compare(self._mark_now())
 
     def compare(self, mark: tuple[Optional[int], ...]) -> None:
+        if self.mark is None:  # the first mark read (a shared library's first read failed): nothing to compare yet
+            self.mark = mark
+            return
+        if self.tools.runner.busy_writing():
+            return  # a write of this window's began while a shared library's mark was being read: its own change
         now = time.monotonic()
         if mark != self.mark:
             self.mark = mark

@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional, Protocol
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QPushButton
 
+from ..base.errors import SearchAppError, StoreError
 from .changes import Changes
 from .library_session import LibrarySession
 from .plain import tooltip
@@ -69,9 +70,19 @@ class UndoRemove(QObject):
         path, lib, say = self.path, self.session.library, self.tools.say
         self._withdraw()
 
-        def done(got: Optional[tuple[str, int]]) -> None:
+        def put_back(p: object, c: object) -> Optional[tuple[str, int] | str]:
+            try:
+                return lib.undo_remove()
+            except SearchAppError as exc:
+                if isinstance(exc, StoreError):
+                    raise
+                return str(exc)  # a shared library's why not (its minute passed, indexed again): a line, no dialog
+
+        def done(got: Optional[tuple[str, int] | str]) -> None:
+            if isinstance(got, str):
+                say(got[:1].upper() + got[1:], 10000)
+                return
             say(f"{got[0]} is back ({got[1]} file{'' if got[1] == 1 else 's'})" if got else
                 f"Cannot undo: the library changed since {path} was removed; add it again to index it.", 10000)
 
-        self.submit(f"Putting back {os.path.basename(path)}", lambda p, c: lib.undo_remove(),
-                    Changes(roots=True, files=True), done)
+        self.submit(f"Putting back {os.path.basename(path)}", put_back, Changes(roots=True, files=True), done)

@@ -323,8 +323,9 @@ class SharedLibrary:
         other machines' folders are a note: they are theirs to sync and remove. The arguments are Library's."""
         from .report.status import IN_STORE, RootStatus, build_status
 
-        st = build_status(self.config, shown(self.address), self._as_store, IN_STORE, None,
-                          integrity=lambda: True)
+        # This desktop's data dir: its query encoder's cache is there (the status names the query path by it).
+        st = build_status(self.config, str(self.config.data_dir), self._as_store, IN_STORE, None,
+                          integrity=lambda: True, owner=self.store.machine)
         st.address = shown(self.address)
         for machine, root in self.store.all_roots():
             if machine != self.store.machine:

@@ -70,13 +70,18 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     from .ocr.step import ocr_step
     from .sync import words_pass
     from .sync.meaning_pass import embed_pending
-    from .sync.meta_keys import record_passage_context
+    from .sync.meta_keys import CONTEXT_META, passage_context, record_passage_context
 
     store: Store = lib._as_store
     with lib.store.atomic():
         for key, value in lib.models.expected_meta().items():
             lib.store.set_meta(key, value)
     had_passages = lib.store.has_chunks()
+    if had_passages and lib.store.get_meta(CONTEXT_META) is None:
+        # A shared library written before its sync recorded the passage context was embedded under this same
+        # rule (the desktop's words pass and chunking) and its settings: taken as the current one, not "none".
+        with lib.store.atomic():
+            lib.store.set_meta(CONTEXT_META, passage_context(lib.config))
     encoder = lib.models.passage_encoder(load_ahead=embed)
     index = NoIndexWriter()
     total = SyncReport()

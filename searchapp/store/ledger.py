@@ -37,13 +37,18 @@ def state_counts(store: Store) -> dict[str, int]:
     return counts
 
 
-def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_000) -> list[tuple[str, FileRow]]:
-    """(state, row) of the entries in `state` (all when None), by path; at most `limit`."""
-    sql = f"SELECT {_STATE_SQL} AS s, {FILE_COLS} FROM files"  # noqa: S608 (constants: the state CASE, the columns)
+def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_000,
+                   owner: Optional[str] = None) -> list[tuple[str, FileRow]]:
+    """(state, row) of the entries in `state` (all when None), by path; at most `limit`. `owner`: a shared
+    library's machine whose entries these are (every machine's when None)."""
+    sql = f"SELECT {_STATE_SQL} AS s, {FILE_COLS} FROM files WHERE 1 = 1"  # noqa: S608 (constants: the state CASE, the columns)
     params: list[Any] = []
     if state is not None:
-        sql += f" WHERE {_STATE_SQL} = ?"
+        sql += f" AND {_STATE_SQL} = ?"
         params.append(state)
+    if owner is not None:
+        sql += " AND machine = ?"
+        params.append(owner)
     sql += " ORDER BY path LIMIT ?"
     params.append(int(limit))
     return [(r[0], FileRow(*r[1:])) for r in store.conn.execute(sql, params)]

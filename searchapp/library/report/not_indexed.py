@@ -8,6 +8,8 @@ for are kept beside the rows (`member_groups`), for a list that expands it.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ...base.member_paths import split_member
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
@@ -31,12 +33,13 @@ def state_words(state: str) -> str:
     return STATE_WORDS.get(state, state)
 
 
-def not_indexed_rows(store: Store, limit: int = MAX_LISTED) -> list[Row]:
-    """(path, ledger state, reason) of every entry that waits for OCR, has no text, was skipped or failed."""
+def not_indexed_rows(store: Store, limit: int = MAX_LISTED, owner: Optional[str] = None) -> list[Row]:
+    """(path, ledger state, reason) of every entry that waits for OCR, has no text, was skipped or failed;
+    `owner`: of one machine's folders only (a shared library: files_in_state)."""
     out = []
     unavailable = ocr_unavailable_reason()  # said beside each waiting file: why it is still waiting
     for state in NOT_INDEXED_STATES:
-        for _, row in files_in_state(store, state, limit):
+        for _, row in files_in_state(store, state, limit, owner):
             reason = row.error or ""
             if state == "ocr_pending" and row.status == "indexed":
                 reason = "text layer indexed; pages without text wait for OCR"
@@ -46,9 +49,11 @@ def not_indexed_rows(store: Store, limit: int = MAX_LISTED) -> list[Row]:
     return out
 
 
-def not_indexed_entries(store: Store, limit: int = MAX_LISTED) -> tuple[list[Row], MemberGroups]:
-    """The rows of the Not indexed list, states in words and members grouped, and the members of each group."""
-    rows, groups = group_members(not_indexed_rows(store, limit))
+def not_indexed_entries(store: Store, limit: int = MAX_LISTED, owner: Optional[str] = None
+                        ) -> tuple[list[Row], MemberGroups]:
+    """The rows of the Not indexed list, states in words and members grouped, and the members of each group
+    (`owner`: see not_indexed_rows)."""
+    rows, groups = group_members(not_indexed_rows(store, limit, owner))
     return [(p, state_words(s), r) for p, s, r in rows], {(p, state_words(s), r): m for (p, s, r), m in groups.items()}
 
 

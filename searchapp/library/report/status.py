@@ -188,10 +188,11 @@ class SavedIds:
 
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds | InStore],
                  index_notice: Optional[str], *, index_opening: bool = False,
-                 integrity: Optional[Callable[[], bool]] = None) -> LibraryStatus:
+                 integrity: Optional[Callable[[], bool]] = None, owner: Optional[str] = None) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
     current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background), or
-    IN_STORE (the store's own index: no id is read);
+    IN_STORE (the store's own index: no id is read); `owner`: a shared library's machine, whose files alone the
+    lists of files not indexed hold (as `roots` and the store's problem_files do there);
     `integrity`: gives SQLite's quick_check verdict, asked last (it may be running on another thread meanwhile;
     None: run it now; see library/resources/integrity.py)."""
     from ...models.device_summary import (  # no torch without CUDA
@@ -229,7 +230,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         notes.append(why)
         reindex_needed = reindex_needed or why
     failed, failed_groups = group_members([(f.path, f.status, f.error or "") for f in db.problem_files()])
-    not_indexed, member_groups = not_indexed_entries(db)
+    not_indexed, member_groups = not_indexed_entries(db, owner=owner)
     return LibraryStatus(
         index_opening=index_opening,
         data_dir=data_dir,

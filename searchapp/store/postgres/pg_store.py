@@ -54,6 +54,9 @@ _MIGRATION_STEPS: dict[int, Callable[["PgStore"], None]] = {6: _backfill_cjk}
 log = logging.getLogger(__name__)
 
 
+_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
+
+
 def machine_name() -> str:
     return os.environ.get(MACHINE_ENV) or socket.gethostname() or "this machine"
 
@@ -129,7 +132,13 @@ class PgStore(PgLexical, PgScope):
         except ImportError:
             raise StoreError("a shared library needs psycopg and pgvector: pip install 'searchapp[shared]'") from None
         try:
-            return psycopg.connect(self.address, autocommit=True, connect_timeout=10, application_name="searchapp")
+            given = psycopg.conninfo.conninfo_to_dict(self.address)
+            # A server gone without a word (a cut cable, a sleeping NAS): TCP keepalives end the wait within about
+            # a minute, not the kernel's two hours, so a window's reads do not queue behind a dead one. The
+            # address's own settings come first.
+            extra: dict[str, Any] = {k: v for k, v in _KEEPALIVES.items() if k not in given}
+            return psycopg.connect(self.address, autocommit=True, connect_timeout=10, application_name="searchapp",
+                                   **extra)
         except psycopg.Error as exc:
             raise StoreError(f"cannot reach the shared library {self.path}: {_first_line(exc)}") from None
 

@@ -103,13 +103,18 @@ def test_searches_during_the_windows_own_sync_answer_from_what_is_committed(qtbo
     # One connection serves the window's threads, a statement or a transaction at a time (PgStore._lock): a
     # search typed mid-sync waits at most for the batch being committed, and never runs inside it.
     many = folder(tmp_path / "many", {f"note{i:03d}.txt": f"Note {i}: the committee discussed river budgets."
-                                      for i in range(300)})
-    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
-        win.add_paths([str(many)])
-        qtbot.waitUntil(lambda: win.runner.busy_writing(), timeout=WAIT_MS)
-        answers = [search(qtbot, win, "violin spruce").hits for _ in range(3)]
+                                      for i in range(600)})
+    answers, during = [], 0
+    win.add_paths([str(many)])
+    qtbot.waitUntil(lambda: (job := win.writes.active_write()) is not None and job.running, timeout=WAIT_MS)
+    while win.runner.busy_writing():  # search after search while the sync runs (a few ms each; it takes seconds)
+        answers.append(search(qtbot, win, "violin spruce").hits)
+        job = win.writes.active_write()
+        during += job is not None and job.running
+    qtbot.waitUntil(lambda: win.status.files.get("indexed") == 603, timeout=WAIT_MS)
+    assert during >= 1  # at least one answer came while the sync was writing
     assert all([h.path for h in hits] == [str(win.docs / "violin.txt")] for hits in answers)
-    assert win.status.files.get("indexed") == 303 and win.last_dialog is None
+    assert win.last_dialog is None
     hits = search(qtbot, win, "committee river").hits
     assert len(hits) >= 10 and {Path(h.path).parent for h in hits} == {many}
 
@@ -152,13 +157,54 @@ def test_a_lost_connection_is_said_once_and_the_window_follows_again(qtbot, win,
     pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
                     "AND application_name = 'searchapp'", params=(db,))
     qtbot.waitUntil(lambda: win.other_writers.lost is not None, timeout=WAIT_MS)
-    assert [m for m in said if m.startswith("Cannot follow the other writers now")][:1] and win.last_dialog is None
+    assert [m for m in said if m.startswith("Cannot follow the other machines' changes now")][:1] and win.last_dialog is None
     qtbot.waitUntil(lambda: win.other_writers.lost is None, timeout=WAIT_MS)  # the next read connected again
+    assert search(qtbot, win, "lighthouse").hits == []
+    seen = win.other_writers.noticed
     with SharedLibrary(win.config, win.address, encoder=tiny_encoder, machine="desk-b") as other:
         other.add_folder(folder(tmp_path / "harbour", {"pier.txt": "A lighthouse stands at the end of the pier."}))
-    search(qtbot, win, "lighthouse")
-    assert shown_names(win) == {"pier.txt"}
+    qtbot.waitUntil(lambda: shown_names(win) == {"pier.txt"}, timeout=WAIT_MS)  # followed again, by itself
+    assert win.other_writers.noticed > seen
     assert len([m for m in said if m.startswith("Cannot follow")]) == 1
+
+
+def test_a_desk_without_folders_lists_only_its_own_problems_and_no_welcome(qtbot, shared, tiny_encoder, tmp_path):
+    """desk-b filled the library, with files it could not index; desk-a joins with no folder of its own."""
+    from searchapp.library.shared import SharedLibrary
+
+    config, address = shared
+    with SharedLibrary(config, address, create=True, encoder=tiny_encoder, machine="desk-b") as b:
+        docs = folder(tmp_path / "theirs", TEXTS)
+        (docs / "empty.txt").write_bytes(b"")
+        b.add_folder(docs)
+        assert [Path(p).name for p, _, _ in b.status().not_indexed] == ["empty.txt"]  # theirs to mend
+    lib = SharedLibrary(config, address, encoder=tiny_encoder, machine="desk-a")
+    win = shown_window(qtbot, config, lib)
+    try:
+        assert win.status.roots == [] and [m for m, _ in win.status.elsewhere] == ["desk-b"]
+        assert win.status.not_indexed == [] and win.status.failed == []
+        assert win.library_panel.problems_button.text() == "Not indexed: 0"
+        assert not win.search.empty.welcome  # "nothing indexed yet" would be false: desk-b's files are searchable
+        assert shown_names(win) == set() and search(qtbot, win, "spruce").hits
+    finally:
+        close_window(win, lib)
+
+
+def test_an_undo_too_late_is_a_line_not_a_dialog(qtbot, win, pg_server):
+    from urllib.parse import urlsplit
+
+    said = []
+    win.statusBar().messageChanged.connect(said.append)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.remove_root(str(win.docs))
+    db = urlsplit(win.address).path.lstrip("/")
+    # The server stamped the removal when its transaction began: a long Remove leaves less than the window's
+    # minute. Here the stamp is simply made older than a minute.
+    pg_server.admin("UPDATE removed_roots SET removed_at = removed_at - 120", database=db)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.writes.undo.undo()
+    assert win.last_dialog is None and win.status.roots == []
+    assert any(m.startswith("Too late to undo the remove of") for m in said), said
 
 
 def test_a_remove_is_put_back_by_undo(qtbot, win):
@@ -212,6 +258,16 @@ def test_the_window_opens_the_address_and_saving_settings_keeps_it_out_of_the_fi
         assert isinstance(win.library, SharedLibrary)  # reopened on the server, under the new settings
         saved = (Path(config.data_dir) / "config.toml").read_text(encoding="utf-8")
         assert "k = 7" in saved and "address" not in saved and address not in saved
+        # An address the file itself holds stays in it.
+        file = Path(config.data_dir) / "config.toml"
+        file.write_text(saved + f'\n[library]\naddress = "{address}"\n', encoding="utf-8")
+        assert win.session.apply_config(win.config.replace(search={"k": 8}))
+        assert f'address = "{address}"' in file.read_text(encoding="utf-8")
+        # A broken file is replaced by the save, as on a desktop library, never an exception out of the slot.
+        file.write_text("[search\nk = ", encoding="utf-8")
+        assert win.session.apply_config(win.config.replace(search={"k": 9}))
+        text = file.read_text(encoding="utf-8")
+        assert "k = 9" in text and address not in text and win.last_dialog is None
     finally:
         win.close()
         win.session.close()

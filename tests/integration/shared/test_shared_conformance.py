@@ -259,3 +259,21 @@ def test_files_holding_a_phrase_are_counted_alike(make_config, tiny_encoder, tmp
             assert shared.store.files_with_phrase(phrase, cap) == want, (phrase, cap)
         assert lite.reader().files_with_phrase("the ferryman carried the lantern across the river", 1000) == 43
         assert lite.reader().files_with_phrase("of the", 1000) == 300  # not apart.txt
+
+
+def test_a_library_from_before_the_passage_context_was_recorded_gets_no_false_note(make_config, tiny_encoder,
+                                                                                  tmp_path, pg_address):
+    """A shared library written before its sync recorded meta chunk_context was embedded under the same rule as
+    now: its next sync records the current context instead of calling its passages "mixed"."""
+    import corpus
+
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    config = make_config(models={"reranker": ""})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as shared:
+        shared.add_folder(docs)
+        assert shared.store.get_meta("chunk_context") == "title" and shared.status().notes == []
+        with shared.store.atomic():
+            shared.store.rows("DELETE FROM meta WHERE key = 'chunk_context'")  # as an older version left it
+        (docs / "new.txt").write_text("A new note about quinces.", encoding="utf-8")
+        shared.sync()
+        assert shared.store.get_meta("chunk_context") == "title" and shared.status().notes == []
