@@ -42,7 +42,8 @@ def _source(path: Path) -> str:
 def pytest_collection_modifyitems(config, items):
     for item in items:
         src = _source(Path(item.fspath))
-        if any(s in src for s in _STARTS_PROCESSES):
+        on_server = getattr(getattr(item, "callspec", None), "params", {}).get("engine") == "postgresql"
+        if on_server or any(s in src for s in _STARTS_PROCESSES):  # the test server is a process too
             item.add_marker(pytest.mark.subprocess)
         if "packaged_encoder" in getattr(item, "fixturenames", ()) or any(s in src for s in _LOADS_MINILM[:2]):
             item.add_marker(pytest.mark.minilm)
@@ -129,12 +130,40 @@ def build_tiny_library(root: Path, texts: dict[str, str], tiny_bi_encoder_dir: P
     return data
 
 
-@pytest.fixture
-def tiny_library(make_config, tiny_encoder):
-    """A Library over the test's data dir with the tiny bi-encoder and no reranker."""
-    from searchapp.library import Library
+# The library suite over both engines (issue 44's conformance layer): every test of tests/integration/library that
+# takes `tiny_library` runs on the desktop library (SQLite) and on a shared one (PostgreSQL, the test server), as the
+# ANN backends' tests run on each backend. A test of what only one engine has says so: @pytest.mark.engines("sqlite").
+_BOTH_ENGINES = ("sqlite", "postgresql")
 
-    lib = Library(make_config(models={"reranker": ""}), encoder=tiny_encoder)
+
+def pytest_generate_tests(metafunc):
+    if "tiny_library" not in metafunc.fixturenames or "integration/library" not in str(metafunc.definition.path):
+        return
+    marker = metafunc.definition.get_closest_marker("engines")
+    metafunc.parametrize("engine", marker.args if marker is not None else _BOTH_ENGINES)
+
+
+@pytest.fixture
+def engine() -> str:
+    """The engine `tiny_library` is on: the desktop's, unless pytest_generate_tests says otherwise."""
+    return "sqlite"
+
+
+@pytest.fixture
+def tiny_library(request, engine, make_config, tiny_encoder):
+    """A library over the test's data dir with the tiny bi-encoder and no reranker: a Library, or (engine
+    "postgresql") a SharedLibrary on a fresh database of the test server, this machine "desk-a"."""
+    config = make_config(models={"reranker": ""})
+    if engine == "postgresql":
+        from searchapp.library.shared import SharedLibrary
+
+        server = request.getfixturevalue("pg_server")
+        lib = SharedLibrary(config, server.address(server.new_database()), create=True, encoder=tiny_encoder,
+                            machine="desk-a")
+    else:
+        from searchapp.library import Library
+
+        lib = Library(config, encoder=tiny_encoder)
     yield lib
     lib.close()
 

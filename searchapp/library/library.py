@@ -21,7 +21,6 @@ import numpy as np
 
 from ..ann import VectorIndex
 from ..base.config import Config
-from ..base.errors import ConfigError
 from ..base.member_paths import key_of
 from ..base.progress import CancelToken, ProgressFn
 from ..base.search_modes import check_mode
@@ -46,6 +45,7 @@ from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER,
 from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
 from .sync.contract import SyncReport
+from .sync.roots import readable_to_add
 from .sync.updates import Updates
 from .sync.wanted import Wanted
 
@@ -205,11 +205,7 @@ class Library(WatchAndServe):
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Index a folder or file: its words first, then (unless `embed` is False) its meaning."""
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
-        if not os.path.exists(root):
-            if self.store.root_by_path(root) is not None:
-                raise ConfigError(f"{root} is indexed but cannot be read now (renamed, or on a drive that is not "
-                                  f"connected); its passages are kept. `searchapp remove {root}` forgets it")
-            raise ConfigError(f"no such file or folder: {root}")
+        readable_to_add(self.store, root)
         with self._writing() as updates:
             rep, new_root = updates.add_folder(root, progress, cancel, embed)
         if new_root and self._watcher is not None:

@@ -160,11 +160,10 @@ class SharedLibrary:
 
     def add_folder(self, path: str | os.PathLike[str], progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
-        from .sync.roots import absorb_nested
+        from .sync.roots import absorb_nested, readable_to_add
 
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
-        if not os.path.exists(root):
-            raise ConfigError(f"no such file or folder: {root}")
+        readable_to_add(self._as_store, root)
         inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
         if inside:
             raise NotShared(f"a folder inside the indexed folder {inside[0]} (sync that folder instead)")

@@ -8,6 +8,7 @@ file hash, rebuilt by OCRing again, and a scan's text reaches every desktop thro
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Optional, Protocol
 
 from ..base.private import make_private_dir
@@ -70,6 +71,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     from .ocr.step import ocr_step
     from .sync import words_pass
     from .sync.meaning_pass import embed_pending
+    from .sync.meaning_rate import RememberRate, aside_note
     from .sync.meta_keys import CONTEXT_META, passage_context, record_passage_context
 
     store: Store = lib._as_store
@@ -83,6 +85,9 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
         with lib.store.atomic():
             lib.store.set_meta(CONTEXT_META, passage_context(lib.config))
     encoder = lib.models.passage_encoder(load_ahead=embed)
+    # This machine's embedding rate, for its time left and the window's big-folder estimate (as the desktop's sync).
+    progress = rate = RememberRate(store, progress)
+    rate.aside = partial(aside_note, encoder)
     index = NoIndexWriter()
     total = SyncReport()
     for root, paths in work:
@@ -104,4 +109,5 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
                              counted=total.waiting, root_ids=[root.id for root, _ in work]))
         meaning()
     total.chunks_pending = lib.store.pending_count()
+    rate.save()  # a short pass's rate too
     return total

@@ -14,6 +14,7 @@ from ..base.errors import ModelMismatchError, SearchAppError, StoreError
 from ..store.postgres import pg_removed, pg_reread
 from ..store.rows import RootRow
 from .resources.undo_file import UNDO_SECONDS
+from .sync.roots import refuse_missing_roots
 
 if TYPE_CHECKING:
     from ..base.progress import CancelToken, ProgressFn
@@ -135,6 +136,7 @@ def reindex(lib: SharedLibrary, progress: Optional[ProgressFn], cancel: Optional
     if not roots:
         raise SearchAppError(f"nothing to reindex: this machine ({store.machine}) has no folder in the shared "
                              "library")
+    refuse_missing_roots(lib._as_store, roots)
     try:
         with lib._writing(roots):
             resumed = pg_reread.files_left(store) if pg_reread.under_way(store) is not None else None

@@ -22,6 +22,13 @@ __all__ = ["aside_note", "RATE_META", "SAVE_EVERY_S", "RememberRate", "remembere
            "left_note", "folder_estimate_s", "PROBE_TEXTS"]
 
 RATE_META = "meaning_rate"  # {"passages_per_s": r, "at": unix time}
+
+
+def _rate_key(store: Store) -> str:
+    """This machine's meta key: a shared library's (a store with a `machine`) keeps each desktop's own pace, the
+    rate its time left and its big-folder estimate are made of; another machine's is not this one's."""
+    machine = getattr(store, "machine", None)
+    return RATE_META if machine is None else f"{RATE_META}:{machine}"
 SAVE_EVERY_S = 30.0
 PROBE_TEXTS = 16  # one CPU batch's worth: 2-4 s on two AVX2 cores
 
@@ -60,7 +67,7 @@ class RememberRate:
         self._saved_at = self.clock() if now is None else now
         try:
             with self.store.atomic():
-                self.store.set_meta(RATE_META, json.dumps({"passages_per_s": rate, "at": time.time()}))
+                self.store.set_meta(_rate_key(self.store), json.dumps({"passages_per_s": rate, "at": time.time()}))
         except Exception:  # a rate is a nicety: a busy or full disk never fails the sync for it
             pass
 
@@ -79,7 +86,7 @@ def aside_note(encoder: Any) -> str:
 
 def remembered_rate(reader: Store) -> Optional[float]:
     """Passages/s the last sync measured here, or None (none yet, or unreadable)."""
-    raw = reader.get_meta(RATE_META)
+    raw = reader.get_meta(_rate_key(reader))
     if not raw:
         return None
     try:

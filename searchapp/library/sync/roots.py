@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ...base.config import ScanConfig
     from ...store import RootRow, Store
 
-__all__ = ["missing_reason", "root_missing", "owning_root", "in_scope", "nested_inside", "paths_by_root",
+__all__ = ["missing_reason", "root_missing", "readable_to_add", "refuse_missing_roots", "owning_root", "in_scope", "nested_inside", "paths_by_root",
            "outermost"]
 
 
@@ -61,6 +61,28 @@ def missing_reason(path: str, has_files: bool, has_files_below: bool = False) ->
 def root_missing(store: Store, root: RootRow) -> Optional[str]:
     """missing_reason for an indexed root (a RootRow) of `store`."""
     return missing_reason(root.path, store.has_files(root.id), store.has_files_below(root.id, root.path))
+
+
+def readable_to_add(store: Store, root: str) -> None:
+    """Raise ConfigError when `root` (absolute) cannot be added now: an indexed folder that cannot be read (its
+    passages are kept) or no such file or folder. Both libraries' add_folder ask it first."""
+    if os.path.exists(root):
+        return
+    if store.root_by_path(root) is not None:
+        raise ConfigError(f"{root} is indexed but cannot be read now (renamed, or on a drive that is not "
+                          f"connected); its passages are kept. `searchapp remove {root}` forgets it")
+    raise ConfigError(f"no such file or folder: {root}")
+
+
+def refuse_missing_roots(store: Store, roots: Sequence[RootRow]) -> None:
+    """Before a reindex of `roots`: raise SearchAppError when one cannot be read now. The desktop's reindex drops
+    every passage first, and a shared one would leave that folder's files marked to be read again for ever."""
+    from ...base.errors import SearchAppError
+
+    missing = [r.path for r in roots if root_missing(store, r)]
+    if missing:
+        raise SearchAppError(f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
+                             "reconnect it, or forget it with `searchapp remove`")
 
 
 def owning_root(path: str, roots: list[str]) -> Optional[str]:

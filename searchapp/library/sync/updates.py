@@ -13,7 +13,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from ...base.config import Config
-from ...base.errors import Cancelled, SearchAppError, StoreError
+from ...base.errors import Cancelled, StoreError
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import RootRow, Store
@@ -21,7 +21,7 @@ from ...store.removed_roots import forget_removed, keep_removed, mark_kept, rest
 from ..resources.index_keeper import IndexKeeper
 from ..resources.model_set import ModelSet
 from ..resources.in_flight import SearchesInFlight, YieldingCancel
-from .roots import absorb_nested, in_scope, owning_root, root_to_remove, paths_by_root, root_missing
+from .roots import absorb_nested, in_scope, owning_root, paths_by_root, refuse_missing_roots, root_to_remove
 from . import words_pass as sync_module
 from ..resources.lock import WriterTurn
 from .handover import Handover
@@ -248,12 +248,7 @@ class Updates:
         forget_removed(self.store)
 
     def reindex(self, progress: Optional[ProgressFn], cancel: Optional[CancelToken], embed: bool = True) -> SyncReport:
-        # Rebuilding drops every passage first: a folder that cannot be read now would lose them all.
-        missing = [r.path for r in self.store.roots() if root_missing(self.store, r)]
-        if missing:
-            raise SearchAppError(
-                f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
-                "reconnect it, or forget it with `searchapp remove`")
+        refuse_missing_roots(self.store, self.store.roots())
         before = self.store.chunk_count()
         with self.store.atomic():
             self.store.forget_files()

@@ -597,6 +597,10 @@ class PgStore(PgLexical, PgScope):
             out.setdefault(int(cid), []).append((a, b, p))
         return out
 
+    def chunk_ids(self) -> np.ndarray:
+        """Every passage's id, ascending (the store's)."""
+        return np.fromiter((r[0] for r in self.rows("SELECT id FROM chunks ORDER BY id")), dtype=np.int64)
+
     def chunk_count(self) -> int:
         return self.lexical_totals()[0]
 

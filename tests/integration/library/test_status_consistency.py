@@ -9,8 +9,13 @@ import os
 import stat
 
 import numpy as np
+import pytest
 
 from searchapp.library.resources.integrity import INTERVAL_S, RECORD, IntegrityCheck
+
+# The desktop's own parts: its HNSW file beside the store, SQLite's quick_check. A shared library's vectors are
+# pgvector's index on the passages table (one transaction writes both) and its integrity is the server's.
+pytestmark = pytest.mark.engines("sqlite")
 
 
 def _library_with_files(tiny_library, tmp_path, n: int = 4):
