@@ -111,11 +111,12 @@ def build_tiny_bi_encoder(folder: Path, packaged_dir: Path, seed: int = 0) -> Pa
 
 
 def build_tiny_library(root: Path, texts: dict[str, str], tiny_bi_encoder_dir: Path, tiny_encoder,
-                       models: str = "") -> Path:
+                       models: str = "", address: str = "") -> Path:
     """A data dir under `root` whose config.toml names the tiny bi-encoder (so a CLI subprocess loads the same
-    model), plus `models` (more TOML lines of [models]), with `texts` (file name -> text) indexed; its path."""
+    model), plus `models` (more TOML lines of [models]), with `texts` (file name -> text) indexed; its path.
+    `address`: a shared library's, written in the config too (every command on the data dir then opens it)."""
     from searchapp.base.config import load_config
-    from searchapp.library import Library
+    from searchapp.library.reconfigure import library_for
 
     docs = root / "docs"
     docs.mkdir(parents=True)
@@ -123,8 +124,10 @@ def build_tiny_library(root: Path, texts: dict[str, str], tiny_bi_encoder_dir: P
         (docs / name).write_text(text + "\n", encoding="utf-8")
     data = root / "lib"
     data.mkdir()
-    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\n{models}', encoding="utf-8")
-    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+    shared = f'\n[library]\naddress = "{address}"\n' if address else ""
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\n{models}{shared}',
+                                      encoding="utf-8")
+    with library_for(load_config(data, env={}), encoder=tiny_encoder) as lib:
         rep = lib.add_folder(docs)
     assert rep.added == len(texts)
     return data
@@ -137,7 +140,12 @@ _BOTH_ENGINES = ("sqlite", "postgresql")
 
 
 def pytest_generate_tests(metafunc):
-    if "tiny_library" not in metafunc.fixturenames or "integration/library" not in str(metafunc.definition.path):
+    """Where a test takes `engine` (through tiny_library, or a module's own fixture) in tests/integration/library or
+    in a module that says BOTH_ENGINES = True (a command-line suite), it runs once per engine."""
+    if "engine" not in metafunc.fixturenames:
+        return
+    if "integration/library" not in str(metafunc.definition.path) and not getattr(metafunc.module, "BOTH_ENGINES",
+                                                                                    False):
         return
     marker = metafunc.definition.get_closest_marker("engines")
     metafunc.parametrize("engine", marker.args if marker is not None else _BOTH_ENGINES)
@@ -147,6 +155,15 @@ def pytest_generate_tests(metafunc):
 def engine() -> str:
     """The engine `tiny_library` is on: the desktop's, unless pytest_generate_tests says otherwise."""
     return "sqlite"
+
+
+@pytest.fixture
+def engine_address(request, engine) -> str:
+    """A fresh database of the test server when `engine` is "postgresql", else "" (the data dir's library)."""
+    if engine != "postgresql":
+        return ""
+    server = request.getfixturevalue("pg_server")
+    return server.address(server.new_database())
 
 
 @pytest.fixture

@@ -17,8 +17,10 @@ from searchapp.library.search.snippet import best_snippet
 EVIL_NAME = "evil\x1b]0;pwned\x07\nname\x1b[2J.txt"
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory, tiny_bi_encoder_dir):
+# Each test on the data dir's library and on a shared one its config names (the test server's): the command line
+# is the same over both engines (issue 44's conformance layer).
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.subprocess)])
+def library(request, tmp_path_factory, tiny_bi_encoder_dir):
     root = tmp_path_factory.mktemp("input")
     docs = root / "docs"
     docs.mkdir()
@@ -29,8 +31,12 @@ def library(tmp_path_factory, tiny_bi_encoder_dir):
     (docs / EVIL_NAME).write_text("Screen wiper \x1b[2J hidden volcano text.", encoding="utf-8")
     data = root / "lib"
     data.mkdir()
+    shared = ""
+    if request.param == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        shared = f'\n[library]\naddress = "{server.address(server.new_database())}"\n'
     (data / "config.toml").write_text(
-        f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nprecision = "fp32"\nthreads = 1\nreranker = ""\n',
+        f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nprecision = "fp32"\nthreads = 1\nreranker = ""\n{shared}',
         encoding="utf-8")
     assert main(["--data-dir", str(data), "index", str(docs)]) == 0
     return docs, data

@@ -24,9 +24,13 @@ TEXTS = {
 }
 
 
+BOTH_ENGINES = True  # each test on the data dir's library and on a shared one named in its config (conftest.py)
+
+
 @pytest.fixture
-def lib_dir(tmp_path, tiny_bi_encoder_dir, tiny_encoder) -> Path:
-    return build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+def lib_dir(tmp_path, tiny_bi_encoder_dir, tiny_encoder, engine_address) -> Path:
+    return build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n',
+                              address=engine_address)
 
 
 def search_json(capsys, data: Path, *args: str) -> tuple[dict, str]:

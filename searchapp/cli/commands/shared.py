@@ -115,9 +115,16 @@ class _SharedSearcher:
         return False
 
     def search(self, query: str, *, single: bool) -> SearchResult:
+        from ...base.errors import ConfigError
+        from ...library.query.check import EMPTY_QUERY, is_empty_query
+        from ...library.query.help import marked_text
         from ..filter_options import filters_from
 
         a = self.args
+        if single and is_empty_query(query):  # as the desktop's: a usage error (exit 2), not a notice
+            raise ConfigError(EMPTY_QUERY)
+        if single:
+            self.marks = marked_text(query, a.literal)
         return self.lib.search(query, k=a.k, mode=a.mode, rerank=False if a.no_rerank else None,
                                candidates=a.candidates, group=a.group, literal=a.literal, filters=filters_from(a))
 
@@ -136,14 +143,18 @@ def _status(args: Namespace, config: Config, address: str) -> int:
 
     listing = bool(getattr(args, "files", None))
     state = ledger_state(args) if listing else None  # a wrong state is said before anything connects
+    as_json = getattr(args, "json", False)
     with SharedLibrary(config, address) as lib:
         if listing:
             return print_ledger(args, lib, state)
         st = lib.summary()
+        # The desktop's JSON, its keys and their meaning (this machine's folders, the library's totals), with every
+        # machine's folders under "shared": a script reads either engine alike.
+        desktop = lib.status().to_json() if as_json else {}
         # --check: the desktop's exit codes, from what a shared library can be wrong about (shared_check.py)
         verdict = check_shared(lib) if getattr(args, "check", False) else None
-    if getattr(args, "json", False):
-        print(json.dumps({**st.__dict__, **({"check": verdict.to_json()} if verdict else {})}))
+    if as_json:
+        print(json.dumps({**desktop, "shared": st.__dict__, **({"check": verdict.to_json()} if verdict else {})}))
         return verdict.code if verdict else 0
     for line in status_lines(st) + ([printable(ln) for ln in verdict.lines()] if verdict else []):
         print(line)
