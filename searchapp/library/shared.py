@@ -319,7 +319,8 @@ class SharedLibrary:
         """The desktop's status (the window's library panel, counts and notes), of this machine's folders, over
         the server (report/status.build_status): the vectors are pgvector's own index, so none is opening and
         none is missing from it; the server keeps its own integrity (`fresh_check` has nothing to run). The
-        other machines' folders are a note: they are theirs to sync and remove. The arguments are Library's."""
+        other machines' folders are `elsewhere` (theirs to sync and remove); the files not indexed are this
+        machine's; the totals every machine's. The arguments are Library's."""
         from .report.status import IN_STORE, RootStatus, build_status
 
         # This desktop's data dir: its query encoder's cache is there (the status names the query path by it).

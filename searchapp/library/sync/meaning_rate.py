@@ -22,6 +22,8 @@ __all__ = ["aside_note", "RATE_META", "SAVE_EVERY_S", "RememberRate", "remembere
            "left_note", "folder_estimate_s", "PROBE_TEXTS"]
 
 RATE_META = "meaning_rate"  # {"passages_per_s": r, "at": unix time}
+SAVE_EVERY_S = 30.0
+PROBE_TEXTS = 16  # one CPU batch's worth: 2-4 s on two AVX2 cores
 
 
 def _rate_key(store: Store) -> str:
@@ -29,8 +31,6 @@ def _rate_key(store: Store) -> str:
     rate its time left and its big-folder estimate are made of; another machine's is not this one's."""
     machine = getattr(store, "machine", None)
     return RATE_META if machine is None else f"{RATE_META}:{machine}"
-SAVE_EVERY_S = 30.0
-PROBE_TEXTS = 16  # one CPU batch's worth: 2-4 s on two AVX2 cores
 
 
 class RememberRate:

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from ...base.config import ScanConfig
     from ...store import RootRow, Store
 
-__all__ = ["missing_reason", "root_missing", "readable_to_add", "refuse_missing_roots", "owning_root", "in_scope", "nested_inside", "paths_by_root",
-           "outermost"]
+__all__ = ["missing_reason", "root_missing", "readable_to_add", "refuse_missing_roots", "owning_root", "in_scope",
+           "nested_inside", "paths_by_root", "outermost"]
 
 
 def missing_reason(path: str, has_files: bool, has_files_below: bool = False) -> Optional[str]:
@@ -81,8 +81,9 @@ def refuse_missing_roots(store: Store, roots: Sequence[RootRow]) -> None:
 
     missing = [r.path for r in roots if root_missing(store, r)]
     if missing:
-        raise SearchAppError(f"cannot reindex while {', '.join(missing)} cannot be read (its passages would be lost); "
-                             "reconnect it, or forget it with `searchapp remove`")
+        raise SearchAppError(f"cannot reindex while {', '.join(missing)} cannot be read (a reindex reads every file "
+                             "again; its passages are kept meanwhile): reconnect it, or forget it with "
+                             "`searchapp remove`")
 
 
 def owning_root(path: str, roots: list[str]) -> Optional[str]:
