@@ -93,12 +93,18 @@ class LibrarySession:
         if self.tools.runner.busy_writing():
             self.tools.report_error(_busy_error(), "")
             return False
+        stale = needs_reindex(self.config, new)
+        if stale and isinstance(self.library, SharedLibrary):
+            # Saved, every search by meaning here would be refused (another model than the library's) and the
+            # reindex offered next too: a shared library keeps one model and chunking for every machine (asked of
+            # the settings alone: the window never waits on the server on this thread).
+            self.tools.report_error(_shared_model_error(), "")
+            return False
         try:
             save_config(_as_saved(new))
         except OSError as exc:
             self.tools.report_error(exc, "")
             return False
-        stale = needs_reindex(self.config, new)
         old = self.library
         old.stop_serving()
         self.library = reopen_library(old, new)
@@ -130,6 +136,13 @@ def _as_saved(new: Config) -> Config:
     except ConfigError:  # a broken file is replaced by this save, as on a desktop library: no address kept from it
         kept = ""
     return new if kept == new.library.address else new.replace(library={"address": kept})
+
+
+def _shared_model_error() -> SearchAppError:
+    from ..base.errors import SearchAppError
+
+    return SearchAppError("A shared library keeps one model and chunking for every machine: these settings would "
+                          "embed passages differently from the library's, so they were not saved. Nothing changed.")
 
 
 def _busy_error() -> SearchAppError:

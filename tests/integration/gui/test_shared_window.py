@@ -258,6 +258,13 @@ def test_the_window_opens_the_address_and_saving_settings_keeps_it_out_of_the_fi
         assert isinstance(win.library, SharedLibrary)  # reopened on the server, under the new settings
         saved = (Path(config.data_dir) / "config.toml").read_text(encoding="utf-8")
         assert "k = 7" in saved and "address" not in saved and address not in saved
+        # A model or chunking change is refused at once, nothing saved: the library keeps one for every machine.
+        before = (Path(config.data_dir) / "config.toml").read_text(encoding="utf-8")
+        assert not win.session.apply_config(win.config.replace(chunking={"max_tokens": 64}))
+        assert "one model and chunking for every machine" in win.last_dialog.text()
+        win.last_dialog.close()
+        win.last_dialog = None
+        assert (Path(config.data_dir) / "config.toml").read_text(encoding="utf-8") == before
         # An address the file itself holds stays in it.
         file = Path(config.data_dir) / "config.toml"
         file.write_text(saved + f'\n[library]\naddress = "{address}"\n', encoding="utf-8")
