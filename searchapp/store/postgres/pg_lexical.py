@@ -151,10 +151,13 @@ class PgLexical:
 
         Boilerplate detection asks this of whole sentences with a small cap (search/boilerplate.py), several
         times a search. A passage holding the phrase holds its two longest words, which stand for its rarest (a
-        long word is seldom a common one): the passages holding both come from the postings' primary key, their
-        texts a page at a time in id order, each checked for the terms in a row, until `cap` files hold it.
-        Asking for every term instead read the postings of "a" and "the" and every text holding them: 20-100
-        ms a sentence at 100k passages, 80 % of a hybrid search (docs/shared-scale.md)."""
+        long word is seldom a common one): the passages holding both are a merge join of their two ranges of the
+        postings' primary key (term, passage), which streams in passage order, so a page of LIMIT rows stops as
+        soon as it is full; their texts are checked for the terms in a row, a page at a time, until `cap` files
+        hold it. Asking for every term instead read the postings of "a" and "the" and every text holding them:
+        20-100 ms a sentence at 100k passages, 80 % of a hybrid search; grouping the two words' postings
+        (GROUP BY, HAVING) read both lists whole before the first row: 18 ms a sentence at a million, against 7
+        (docs/shared-scale.md)."""
         from .tokens import word_terms
 
         terms = word_terms(phrase)
@@ -164,9 +167,15 @@ class PgLexical:
         files: set[int] = set()
         n, last, page = len(terms), 0, _PHRASE_PAGE
         while True:
-            rows = self.rows("SELECT c.id, c.file_id, c.text FROM chunks c WHERE c.id IN (SELECT chunk_id FROM "
-                             "postings WHERE term = ANY(%s) GROUP BY chunk_id HAVING count(*) = %s) AND c.id > %s "
-                             "ORDER BY c.id LIMIT %s", (keys, len(keys), last, page))
+            if len(keys) == 2:
+                rows = self.rows("SELECT c.id, c.file_id, c.text FROM postings a JOIN postings b ON b.chunk_id = "
+                                 "a.chunk_id JOIN chunks c ON c.id = a.chunk_id WHERE a.term = %s AND b.term = %s AND "
+                                 "a.chunk_id > %s AND b.chunk_id > %s ORDER BY a.chunk_id LIMIT %s",
+                                 (keys[0], keys[1], last, last, page))
+            else:  # one word, however often
+                rows = self.rows("SELECT c.id, c.file_id, c.text FROM postings a JOIN chunks c ON c.id = a.chunk_id "
+                                 "WHERE a.term = %s AND a.chunk_id > %s ORDER BY a.chunk_id LIMIT %s",
+                                 (keys[0], last, page))
             for chunk_id, file_id, text in rows:
                 last = int(chunk_id)
                 if int(file_id) in files:

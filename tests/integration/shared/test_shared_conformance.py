@@ -254,7 +254,8 @@ def test_files_holding_a_phrase_are_counted_alike(make_config, tiny_encoder, tmp
         for phrase, cap in (("the ferryman carried the lantern across the river", 1000),
                             ("the ferryman carried the lantern across the river", 5),
                             ("the lantern of the man", 1000), ("of the", 1000), ("of the", 3),
-                            ("river carried", 1000), ("lantern ferryman", 1000), ("no such words here", 10)):
+                            ("river carried", 1000), ("lantern ferryman", 1000), ("no such words here", 10),
+                            ("lantern", 1000), ("lantern", 7), ("the the", 1000)):
             want = lite.reader().files_with_phrase(phrase, cap)
             assert shared.store.files_with_phrase(phrase, cap) == want, (phrase, cap)
         assert lite.reader().files_with_phrase("the ferryman carried the lantern across the river", 1000) == 43
