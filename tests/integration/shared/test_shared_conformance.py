@@ -218,10 +218,10 @@ def test_the_vector_count_follows_every_write_and_is_counted_once_a_generation(m
     counted: list[str] = []
     rows = PgStore.rows
 
-    def spy(self, sql, params=()):
+    def spy(self, sql, params=(), **kw):
         if sql.startswith("SELECT count(*) FROM chunks WHERE vector IS NOT NULL"):
             counted.append(sql)
-        return rows(self, sql, params)
+        return rows(self, sql, params, **kw)
 
     monkeypatch.setattr(PgStore, "rows", spy)
     with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder) as lib:

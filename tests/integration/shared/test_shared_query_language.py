@@ -208,9 +208,9 @@ def test_a_prefix_reads_the_primary_key_as_a_range(engines, monkeypatch):
     sent: list[tuple[str, tuple]] = []
     rows = store.rows
 
-    def recording(sql, params=()):
+    def recording(sql, params=(), **kw):
         sent.append((sql, tuple(params)))
-        return rows(sql, params)
+        return rows(sql, params, **kw)
 
     monkeypatch.setattr(store, "rows", recording)
     assert names(shared, "sched* bakers", mode="lexical")[0] == "scheduler-notes.md"
@@ -237,8 +237,8 @@ def test_a_phrases_candidates_are_read_by_pages(engines, monkeypatch):
     pages: list[int] = []
     rows = shared.store.rows
 
-    def spy(sql, params=()):
-        out = rows(sql, params)
+    def spy(sql, params=(), **kw):
+        out = rows(sql, params, **kw)
         if "ORDER BY c.id LIMIT" in sql:
             pages.append(len(out))
         return out
@@ -284,8 +284,8 @@ def test_name_reads_only_the_paths_that_can_match(engines, monkeypatch):
     read: list[str] = []
     rows = type(store).rows
 
-    def spy(self, sql, params=()):
-        got = rows(self, sql, params)
+    def spy(self, sql, params=(), **kw):
+        got = rows(self, sql, params, **kw)
         if sql.startswith("SELECT id, path FROM files"):
             read.extend(p for _, p in got)
         return got
