@@ -12,11 +12,11 @@ from ..base.config import Config
 from ..base.errors import ModelLoadError, UnsupportedFileError
 from ..models.identity import bi_encoder_identity, library_settings, reindex_reasons
 from .library import Library
-from .shared import SharedLibrary
 
 if TYPE_CHECKING:
     from ..models.bi_encoder import BiEncoder
     from ..models.cross_encoder import CrossEncoder
+    from .shared import SharedLibrary
 
 __all__ = ["library_for", "reopen_library", "needs_reindex"]
 
@@ -52,6 +52,10 @@ def library_for(config: Config, *, create: bool = True, encoder: Optional[BiEnco
                 reranker: Optional[CrossEncoder] = None) -> Library | SharedLibrary:
     """The shared library when the config names one (library.address: decision 0124), else the desktop's."""
     if config.library.address:
+        # Imported only here: a desktop command's start-up (`index --words-only`) never loads the search pipeline
+        # the shared library's module imports (tests/e2e/test_words_without_torch.py).
+        from .shared import SharedLibrary
+
         return SharedLibrary(config, config.library.address, create=create, encoder=encoder, reranker=reranker)
     return Library(config, create=create, encoder=encoder, reranker=reranker)
 

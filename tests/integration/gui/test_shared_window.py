@@ -153,11 +153,16 @@ def test_a_lost_connection_is_said_once_and_the_window_follows_again(qtbot, win,
     said = []
     win.statusBar().messageChanged.connect(said.append)
     db = urlsplit(win.address).path.lstrip("/")
-    # The server ends this window's session (a restart, a network cut): its next read fails, on the read pool.
+    qtbot.waitUntil(lambda: not [j for j in win.runner.jobs if not j.finished], timeout=WAIT_MS)  # start-up read
+    # The server ends this window's session and takes no new one for a while (a restart, a network cut): every
+    # read fails, the poll's among them, on the read pool, until it takes connections again.
+    pg_server.admin(f'ALTER DATABASE "{db}" ALLOW_CONNECTIONS false')
     pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
                     "AND application_name = 'searchapp'", params=(db,))
     qtbot.waitUntil(lambda: win.other_writers.lost is not None, timeout=WAIT_MS)
+    qtbot.wait(1000)  # a few more polls fail meanwhile
     assert [m for m in said if m.startswith("Cannot follow the other machines' changes now")][:1] and win.last_dialog is None
+    pg_server.admin(f'ALTER DATABASE "{db}" ALLOW_CONNECTIONS true')
     qtbot.waitUntil(lambda: win.other_writers.lost is None, timeout=WAIT_MS)  # the next read connected again
     assert search(qtbot, win, "lighthouse").hits == []
     seen = win.other_writers.noticed

@@ -340,11 +340,13 @@ def test_ctrl_c_while_the_warm_process_answers_ends_quietly(lib_dir):
 
     # connects, then never answers while the test runs: the Ctrl+C must find the command still waiting, however
     # late a loaded machine lets this test send it (with the default 1.5 s the command had given up and searched
-    # directly before the signal came, once, in a full run)
+    # directly before the signal came, once, in a full run; with the command's own 10 s, once beside two busy
+    # loops: the command waits as long as the fake holds, what it does when the warm index is slow is tested apart)
     fake = FakeServer(lib_dir / protocol.SOCKET_NAME, None, hold=120)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SEARCHAPP_")}
     try:
-        proc = subprocess.Popen([sys.executable, "-c", "import sys; from searchapp.cli.entry import main; "
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from searchapp.library.warm import exchange; "
+                                 "exchange.ANSWER_SECONDS = 120; from searchapp.cli.entry import main; "
                                  "sys.exit(main(['--data-dir', sys.argv[1], 'search', 'volcano']))", str(lib_dir)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         deadline = time.monotonic() + 120
