@@ -197,6 +197,14 @@ def build_pg(server, cfg, n: int, real: int, batch: int, pool_size: int):
     return lib, np.asarray(ids, dtype=np.int64), all_vecs
 
 
+def answer_queries(lib, encoder) -> None:
+    """The shared library `lib` encodes its queries with `encoder` (bench_million's text -> vector map), never
+    with an ONNX export: its models made again around it."""
+    lib.models = type(lib.models)(lib.config, encoder=encoder)
+    lib.models.library_state = lambda: (lib.store.meta(), lib.store.has_chunks())
+    lib.models._onnx_query = False
+
+
 # -- 3. recall@10 against exact -------------------------------------------------------------------------------
 def recall(sq_lib, pg_lib, pg_ids: np.ndarray, vecs: np.ndarray, count: int) -> None:
     from searchapp.store.postgres.pg_index import PgVectorIndex
@@ -406,10 +414,8 @@ def main() -> None:
         pg_lib, pg_ids, vecs = build_pg(server, load_config(work / "pg-cfg", env={}), args.passages, args.real,
                                         args.batch, args.pool)
         sq_lib = Library(load_config(data, env={}), encoder=bm.TextEncoder(bm.query_texts(args.queries)))
-        pg_lib.models = type(pg_lib.models)(pg_lib.config, encoder=sq_lib.models._encoder)
-        pg_lib.models.library_state = lambda: (pg_lib.store.meta(), pg_lib.store.has_chunks())
-        for lib in (sq_lib, pg_lib):
-            lib.models._onnx_query = False  # queries from the text -> vector map, never an ONNX export
+        answer_queries(pg_lib, sq_lib.models._encoder)
+        sq_lib.models._onnx_query = False  # queries from the text -> vector map, never an ONNX export
         if not args.only_duplicates:
             recall(sq_lib, pg_lib, pg_ids, vecs, args.recall_queries)
             searches(sq_lib, pg_lib, args.passages, bm.query_texts(args.queries))

@@ -62,9 +62,7 @@ def main() -> None:
         cfg = load_config(Path(tempfile.mkdtemp()) / "pg-cfg", env={})
         lib, _, _ = bs.build_pg(server, cfg, args.passages, 2000, 50000, 200000)
         qs = bm.query_texts(args.queries)
-        lib.models = type(lib.models)(lib.config, encoder=bm.TextEncoder(qs))
-        lib.models.library_state = lambda: (lib.store.meta(), lib.store.has_chunks())
-        lib.models._onnx_query = False  # queries from the text -> vector map
+        bs.answer_queries(lib, bm.TextEncoder(qs))
         for mode in ("hybrid", "lexical", "dense"):
             ms: dict[str, list[float]] = {w: [] for w in ways}
             tops: dict[str, list[list[str]]] = {w: [] for w in ways}
