@@ -11,8 +11,11 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import Counter
+from itertools import chain
 from functools import lru_cache
 from typing import Optional, Sequence
+
+import numpy as np
 
 from ..bm25_postings import TOKENIZERS
 from ..cjk import cjk_chars
@@ -26,6 +29,8 @@ _LOCK = threading.Lock()
 _DB: list[sqlite3.Connection] = []  # one in-memory FTS5 table for the process, used under _LOCK
 _BREAK = "0"  # the token cjk_chars puts between runs
 _MATCH_BATCH = 5_000  # candidate passages checked by one MATCH (query constraints: matching)
+# Every ASCII character but a letter or a digit, as a space: where unicode61 always ends a token
+_ASCII_SEPARATORS = {c: " " for c in range(128) if not chr(c).isalnum()}
 
 
 def _table() -> sqlite3.Connection:
@@ -43,21 +48,95 @@ def passage_postings(texts: Sequence[str]) -> tuple[list[int], list[tuple[str, i
     """The postings of `texts` as FTS5 counts them: each text's length in tokens, and (term, index of the text,
     how many times it occurs there) rows in the order of the postings' primary key (term byte for byte, as
     SQLite's BINARY and PostgreSQL's "C" compare UTF-8, then passage), so the btree takes them in order
-    (decision 0136). FTS5's vocabulary view hands them over grouped; nothing is sorted in Python."""
-    lengths = [0] * len(texts)
+    (decision 0136).
+
+    Every ASCII character but a letter or a digit separates tokens in FTS5's unicode61 (its token characters are
+    the categories L*, N* and Co), so a text's terms are those of its pieces between such characters, one piece
+    after the other: each distinct piece is tokenized by FTS5 once (_Pieces) and the counting is NumPy's.
+    Tokenizing each batch's whole texts in an FTS5 table and grouping its vocabulary was 45 % of a shared
+    words pass's client time (docs/shared-scale.md)."""
     if not texts:
-        return lengths, []
+        return [], []
+    pieces = [text.translate(_ASCII_SEPARATORS).split() for text in texts]
     with _LOCK:
+        piece_ids = _PIECES.ids(pieces)
+        terms, piece_terms = _PIECES.terms, _PIECES.piece_terms()
+    per_text = np.fromiter(map(len, pieces), np.int64, len(pieces))
+    doc = np.repeat(np.arange(len(texts), dtype=np.int64), per_text)
+    starts, counts = piece_terms[0][piece_ids], piece_terms[1][piece_ids]  # each piece's terms: a slice of flat
+    doc = np.repeat(doc, counts)
+    at = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(int(counts.sum()))
+    term_ids = piece_terms[2][at]
+    lengths = np.bincount(doc, minlength=len(texts))
+    # UTF-8's byte order is the code points' order: sorting the terms as Python strings sorts them byte for byte.
+    present = np.unique(term_ids)
+    by_text = sorted(range(len(present)), key=lambda i: terms[present[i]])
+    rank = np.empty(len(terms), dtype=np.int64)
+    rank[present[by_text]] = np.arange(len(present))
+    keys, n = np.unique(rank[term_ids] * len(texts) + doc, return_counts=True)
+    names = [terms[t] for t in present[by_text]]
+    return lengths.tolist(), list(zip(map(names.__getitem__, (keys // len(texts)).tolist()),
+                                      (keys % len(texts)).tolist(), n.tolist()))
+
+
+class _Pieces:
+    """Every piece met (text between ASCII separators) and the terms FTS5 makes of it, as ids: a piece is
+    tokenized once per process. At most KEPT pieces are remembered; when full, forgotten all at once."""
+
+    KEPT = 1 << 20  # ~100 MB of short words at most
+
+    def __init__(self) -> None:
+        self.id_of: dict[str, int] = {}
+        self.terms: list[str] = []  # term id -> term
+        self._term_id: dict[str, int] = {}
+        self._spans: list[tuple[int, int]] = []  # piece id -> (start in _flat, how many terms)
+        self._flat: list[int] = []  # term ids, piece after piece
+        self._arrays: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+
+    def ids(self, pieces: list[list[str]]) -> np.ndarray:
+        """The ids of every piece of `pieces`, text after text; new pieces tokenized in one FTS5 insert."""
+        flat = list(chain.from_iterable(pieces))
+        got = list(map(self.id_of.get, flat))
+        if None in got:
+            new = list({p for p, i in zip(flat, got) if i is None})
+            if len(self.id_of) + len(new) > self.KEPT:
+                self.__init__()  # type: ignore[misc]
+                new = list(set(flat))
+            self._add(new)
+            got = list(map(self.id_of.__getitem__, flat))
+        return np.array(got, dtype=np.int64)
+
+    def piece_terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(each piece's start in the flat term ids, its number of terms, the flat term ids) as arrays."""
+        if self._arrays is None:
+            spans = np.array(self._spans, dtype=np.int64).reshape(-1, 2)
+            self._arrays = spans[:, 0].copy(), spans[:, 1].copy(), np.array(self._flat, dtype=np.int64)
+        return self._arrays
+
+    def _add(self, new: list[str]) -> None:
         db = _table()
         db.execute("BEGIN")
         try:
-            db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", ((i, t) for i, t in enumerate(texts)))
-            rows = db.execute("SELECT term, doc, count(*) FROM v GROUP BY term, doc ORDER BY term, doc").fetchall()
+            db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", enumerate(new))
+            made: dict[int, list[str]] = {}
+            for i, term in db.execute("SELECT doc, term FROM v ORDER BY doc, offset"):
+                made.setdefault(i, []).append(term)
         finally:
             db.execute("ROLLBACK")  # the table is only a tokenizer: nothing is kept
-    for _, doc, n in rows:
-        lengths[doc] += n
-    return lengths, rows
+        for i, piece in enumerate(new):
+            got = made.get(i, [])
+            self.id_of[piece] = len(self._spans)
+            self._spans.append((len(self._flat), len(got)))
+            for term in got:
+                tid = self._term_id.get(term)
+                if tid is None:
+                    tid = self._term_id[term] = len(self.terms)
+                    self.terms.append(term)
+                self._flat.append(tid)
+        self._arrays = None
+
+
+_PIECES = _Pieces()  # used under _LOCK
 
 
 def word_terms(word: str) -> tuple[str, ...]:
