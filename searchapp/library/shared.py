@@ -20,7 +20,7 @@ from ..base.errors import ConfigError, StoreError
 from ..base.progress import CancelToken, ProgressFn
 from .ocr.marks import mark_ocr
 from .resources.model_set import ModelSet
-from .search.pipeline import mark_available, run_search, search_request
+from .search.pipeline import mark_available, run_search, search_request, searched_words
 from .search.result import UNSEARCHABLE, Notice, SearchResult
 from .sync.contract import SyncReport
 from ..base.library_address import shown
@@ -264,8 +264,11 @@ class SharedLibrary:
                 index, encode_query = PgVectorIndex(self.store, dim), self.models.encode_query
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
         cross = self.models.reranker() if want_rerank else None
-        result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
-                            cross.score if cross is not None else None, None)
+        # A hybrid search's words are read on a second connection while its query is embedded and pgvector searches
+        # (pg_words_ahead.py); any search reads them once.
+        with self.store.words_ahead.search(*searched_words(req), ahead=mode == "hybrid" and index is not None):
+            result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
+                                cross.score if cross is not None else None, None)
         mark_ocr(result, self._as_store)  # "(OCR)", as on the desktop: by the indexed paths, before they are mapped
         shared_paths.local_hits(self.store, self.paths, result.hits)
         mark_available(result)  # at this desktop's paths

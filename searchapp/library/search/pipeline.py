@@ -30,7 +30,8 @@ from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
 from .result import LISTING, LISTING_NOTICE, Notice, SearchResult
 
-__all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available"]
+__all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available",
+           "searched_words"]
 
 
 @dataclass(frozen=True)
@@ -152,14 +153,20 @@ class _Asked:
     listing: bool
 
 
+def searched_words(req: SearchRequest) -> tuple[str, Sequence[str]]:
+    """(the text the words side searches, its words typed `word*`): a query with syntax ranks by its free text;
+    a plain query is searched exactly as typed."""
+    parsed = req.parsed if req.parsed is not None and req.parsed.has_syntax else None
+    return (req.query, ()) if parsed is None else (parsed.free_text, parsed.prefixes)
+
+
 def _asked(req: SearchRequest, store: Store) -> _Asked:
     # A query with syntax ranks by its free text inside the scope its constraints allow.
-    parsed = req.parsed if req.parsed is not None and req.parsed.has_syntax else None
-    if parsed is None:  # a plain query: exactly as typed
+    text, prefixes = searched_words(req)
+    if req.parsed is None or not req.parsed.has_syntax:
         scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
-        return _Asked(req.query, (), scope, False)
-    text = parsed.free_text
-    return _Asked(text, parsed.prefixes, constraint_scope(store, parsed, req.filters), is_empty_query(text))
+        return _Asked(text, prefixes, scope, False)
+    return _Asked(text, prefixes, constraint_scope(store, req.parsed, req.filters), is_empty_query(text))
 
 
 @dataclass

@@ -18,12 +18,15 @@ scores, as FTS5's bm25() does under a filter.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 import numpy as np
 
 from ..bm25_postings import _idf, _scores
 from ..lexical import STOP_WORDS, merge_bm25
+
+if TYPE_CHECKING:
+    from .pg_words_ahead import WordsAhead
 
 __all__ = ["PgLexical", "query_phrases", "NOT_YET"]
 
@@ -49,6 +52,7 @@ class PgLexical:
         raise NotImplementedError  # PgStore's
 
     schema_version = 2  # PgStore's: the opened library's
+    words_ahead: "WordsAhead"  # PgStore's: the words of the search running on each thread
 
     def lexical_totals(self) -> tuple[int, int]:
         """(passages, tokens) of the whole library, as BM25 reads N and the mean length: from the per-root
@@ -110,6 +114,11 @@ class PgLexical:
         return merge_bm25(tops, limit), scores
 
     def _tables(self, query: str, prefixes: Iterable[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """`read_tables`, once a search (pg_words_ahead.py: read beside pgvector's search on a hybrid one)."""
+        prefixes = tuple(prefixes)
+        return self.words_ahead.tables_of(query, prefixes, lambda: self.read_tables(query, prefixes))
+
+    def read_tables(self, query: str, prefixes: Iterable[str]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(passage ids ascending, their BM25) of the words and, when the query has CJK text, of the character
         table: the two tables' scores, each with its own N and mean length, as FTS5 scores its two tables."""
         phrases = [p for p in query_phrases(query, prefixes) if p[0]]

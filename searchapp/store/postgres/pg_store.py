@@ -25,6 +25,7 @@ from ..rows import ChunkRow, FileRow, NewChunk, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
 from .pg_scope import PgScope
+from .pg_words_ahead import WordsAhead
 from .schema import MIGRATIONS, SCHEMA_VERSION, TABLES, hnsw_index
 from .sql_shim import ShimConnection
 
@@ -105,6 +106,7 @@ class PgStore(PgLexical, PgScope):
         self._depth = 0  # transactions open (atomic): never a new connection inside one
         self._closed = False
         self._sibling: Optional["PgStore"] = None  # a second connection for parallel reads (sibling())
+        self.words_ahead = WordsAhead(self)  # a hybrid search's words, read beside its meaning (its own connection)
         self._prepared: list[tuple[list[str], Any]] = []  # postings made ahead of their batch (prepare_words)
         self._prepared_lock = threading.Lock()  # the sync's thread adds, its writer thread takes
         self._vector_count: Optional[tuple[int, int]] = None  # (generation, passages with a vector): vector_count
@@ -225,6 +227,7 @@ class PgStore(PgLexical, PgScope):
 
     def close(self) -> None:
         self._closed = True
+        self.words_ahead.close()
         if self._sibling is not None:
             self._sibling.close()
         with contextlib.suppress(Exception):

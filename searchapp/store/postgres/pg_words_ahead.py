@@ -1,0 +1,109 @@
+"""A shared hybrid search reads its words' postings on a second connection while the query is embedded and
+pgvector searches: two server backends, two cores, instead of one statement after the other.
+
+BM25 on a shared library reads every posting of each query word (pg_lexical.py): at a million passages ~40 ms
+for three common words, about as long as pgvector's search before it, and the two never needed each other's
+answer (the pipeline asks the BM25 of the dense hits, but that is a lookup in the tables read here). The tables
+are also read once a search: a search by files asks the words again with a larger limit when the first top
+held too few files (grouping.widen_to_files), and the inspector's missing scores ask them a third time.
+
+The connection is this library's own reader (made at the first search, closed with the store), not
+`PgStore.sibling`: the sibling holds a transaction for the whole of a duplicates run, and a search beside it
+must not wait for that. A reader that cannot connect or fails mid-read only means the search reads its words
+on its own connection, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
+
+import numpy as np
+
+from ...base.errors import StoreError
+
+if TYPE_CHECKING:
+    from .pg_store import PgStore
+
+__all__ = ["WordsAhead", "Tables", "READ_AHEAD"]
+
+READ_AHEAD = True  # off: every search reads its words on its own connection (benchmarks compare the two)
+Tables = list[tuple[np.ndarray, np.ndarray]]  # pg_lexical's (passage ids ascending, their BM25) per table
+Key = tuple[str, tuple[str, ...]]
+
+
+class _Search:
+    """One search's words: their tables once read (or being read by the reader)."""
+
+    def __init__(self, key: Key, future: Optional["Future[Tables]"]) -> None:
+        self.key = key
+        self.future = future
+        self.tables: Optional[Tables] = None
+
+    def get(self, read_here: Callable[[], Tables]) -> Tables:
+        if self.tables is None:
+            got = None
+            if self.future is not None:
+                with contextlib.suppress(StoreError):  # the reader lost: this connection reads them (and says why)
+                    got = self.future.result()
+                self.future = None
+            self.tables = got if got is not None else read_here()
+        return self.tables
+
+
+class WordsAhead:
+    """The words' tables of the search running on each thread (PgLexical._tables asks `tables_of`)."""
+
+    def __init__(self, store: "PgStore") -> None:
+        self._store = store
+        self._local = threading.local()  # a window may search on two threads at once: each its own search
+        self._lock = threading.Lock()
+        self._reader: Optional["PgStore"] = None
+        self._pool: Optional[ThreadPoolExecutor] = None
+        self._closed = False
+
+    @contextlib.contextmanager
+    def search(self, query: str, prefixes: Sequence[str], ahead: bool) -> Iterator[None]:
+        """The words of `query` are read at most once in this block; `ahead`: from now on, on the reader."""
+        key = (query, tuple(prefixes))
+        self._local.search = _Search(key, self._submit(key) if ahead and READ_AHEAD else None)
+        try:
+            yield
+        finally:
+            self._local.search = None
+
+    def tables_of(self, query: str, prefixes: Sequence[str], read_here: Callable[[], Tables]) -> Tables:
+        found: Optional[_Search] = getattr(self._local, "search", None)
+        if found is None or found.key != (query, tuple(prefixes)):
+            return read_here()
+        return found.get(read_here)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            pool, reader = self._pool, self._reader
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        if reader is not None:
+            reader.close()
+
+    def _submit(self, key: Key) -> Optional["Future[Tables]"]:
+        with self._lock:
+            if self._closed:
+                return None
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="searchapp-words-ahead")
+            return self._pool.submit(self._read, key)
+
+    def _read(self, key: Key) -> Tables:
+        with self._lock:
+            if self._reader is None and not self._closed:
+                from .pg_store import PgStore
+
+                self._reader = PgStore(self._store.address, machine=self._store.machine)
+            reader = self._reader
+        if reader is None:
+            raise StoreError("closed")
+        return reader.read_tables(*key)
