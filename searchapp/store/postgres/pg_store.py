@@ -106,7 +106,8 @@ class PgStore(PgLexical, PgScope):
         self._depth = 0  # transactions open (atomic): never a new connection inside one
         self._closed = False
         self._sibling: Optional["PgStore"] = None  # a second connection for parallel reads (sibling())
-        self.words_ahead = WordsAhead(self)  # a hybrid search's words, read beside its meaning (its own connection)
+        # A hybrid search's words, read beside its meaning on a connection of their own
+        self.words_ahead = WordsAhead(lambda: PgStore(self.address, machine=self.machine))
         self._prepared: list[tuple[list[str], Any]] = []  # postings made ahead of their batch (prepare_words)
         self._prepared_lock = threading.Lock()  # the sync's thread adds, its writer thread takes
         self._vector_count: Optional[tuple[int, int]] = None  # (generation, passages with a vector): vector_count

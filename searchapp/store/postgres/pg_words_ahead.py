@@ -18,20 +18,25 @@ from __future__ import annotations
 import contextlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Protocol, Sequence
 
 import numpy as np
 
 from ...base.errors import StoreError
-
-if TYPE_CHECKING:
-    from .pg_store import PgStore
 
 __all__ = ["WordsAhead", "Tables", "READ_AHEAD"]
 
 READ_AHEAD = True  # off: every search reads its words on its own connection (benchmarks compare the two)
 Tables = list[tuple[np.ndarray, np.ndarray]]  # pg_lexical's (passage ids ascending, their BM25) per table
 Key = tuple[str, tuple[str, ...]]
+
+
+class Reader(Protocol):
+    """A connection of its own to the library (a PgStore)."""
+
+    def read_tables(self, query: str, prefixes: Sequence[str]) -> "Tables": ...
+
+    def close(self) -> None: ...
 
 
 class _Search:
@@ -56,11 +61,11 @@ class _Search:
 class WordsAhead:
     """The words' tables of the search running on each thread (PgLexical._tables asks `tables_of`)."""
 
-    def __init__(self, store: "PgStore") -> None:
-        self._store = store
+    def __init__(self, connect: Callable[[], Reader]) -> None:
+        self._connect = connect  # a new connection to the same library
         self._local = threading.local()  # a window may search on two threads at once: each its own search
         self._lock = threading.Lock()
-        self._reader: Optional["PgStore"] = None
+        self._reader: Optional[Reader] = None
         self._pool: Optional[ThreadPoolExecutor] = None
         self._closed = False
 
@@ -100,9 +105,7 @@ class WordsAhead:
     def _read(self, key: Key) -> Tables:
         with self._lock:
             if self._reader is None and not self._closed:
-                from .pg_store import PgStore
-
-                self._reader = PgStore(self._store.address, machine=self._store.machine)
+                self._reader = self._connect()
             reader = self._reader
         if reader is None:
             raise StoreError("closed")
