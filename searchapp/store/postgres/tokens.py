@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import Counter
-from itertools import chain
+from itertools import chain, repeat
 from functools import lru_cache
 from typing import Optional, Sequence
 
@@ -60,21 +60,22 @@ def passage_postings(texts: Sequence[str]) -> tuple[list[int], list[tuple[str, i
     pieces = [text.translate(_ASCII_SEPARATORS).split() for text in texts]
     with _LOCK:
         piece_ids = _PIECES.ids(pieces)
-        terms, piece_terms = _PIECES.terms, _PIECES.piece_terms()
+        terms, all_starts, all_counts, all_flat = _PIECES.terms, _PIECES.starts, _PIECES.counts, _PIECES.flat
     per_text = np.fromiter(map(len, pieces), np.int64, len(pieces))
     doc = np.repeat(np.arange(len(texts), dtype=np.int64), per_text)
-    starts, counts = piece_terms[0][piece_ids], piece_terms[1][piece_ids]  # each piece's terms: a slice of flat
+    starts, counts = all_starts[piece_ids], all_counts[piece_ids]  # each piece's terms: a slice of all_flat
     doc = np.repeat(doc, counts)
     at = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(int(counts.sum()))
-    term_ids = piece_terms[2][at]
+    term_ids = all_flat[at]
     lengths = np.bincount(doc, minlength=len(texts))
     # UTF-8's byte order is the code points' order: sorting the terms as Python strings sorts them byte for byte.
     present = np.unique(term_ids)
-    by_text = sorted(range(len(present)), key=lambda i: terms[present[i]])
+    names = [terms[t] for t in present.tolist()]
+    by_text = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
     rank = np.empty(len(terms), dtype=np.int64)
     rank[present[by_text]] = np.arange(len(present))
     keys, n = np.unique(rank[term_ids] * len(texts) + doc, return_counts=True)
-    names = [terms[t] for t in present[by_text]]
+    names = [names[i] for i in by_text.tolist()]
     return lengths.tolist(), list(zip(map(names.__getitem__, (keys // len(texts)).tolist()),
                                       (keys % len(texts)).tolist(), n.tolist()))
 
@@ -89,29 +90,22 @@ class _Pieces:
         self.id_of: dict[str, int] = {}
         self.terms: list[str] = []  # term id -> term
         self._term_id: dict[str, int] = {}
-        self._spans: list[tuple[int, int]] = []  # piece id -> (start in _flat, how many terms)
-        self._flat: list[int] = []  # term ids, piece after piece
-        self._arrays: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+        # piece id -> its first term's place in `flat` and its number of terms; `flat`: term ids, piece after piece
+        self.starts, self.counts, self.flat = (np.empty(0, np.int64) for _ in range(3))
 
     def ids(self, pieces: list[list[str]]) -> np.ndarray:
         """The ids of every piece of `pieces`, text after text; new pieces tokenized in one FTS5 insert."""
         flat = list(chain.from_iterable(pieces))
-        got = list(map(self.id_of.get, flat))
-        if None in got:
-            new = list({p for p, i in zip(flat, got) if i is None})
+        got = np.fromiter(map(self.id_of.get, flat, repeat(-1)), np.int64, len(flat))
+        missing = np.flatnonzero(got < 0)
+        if len(missing):
+            new = list({flat[i] for i in missing.tolist()})
             if len(self.id_of) + len(new) > self.KEPT:
                 self.__init__()  # type: ignore[misc]
                 new = list(set(flat))
             self._add(new)
-            got = list(map(self.id_of.__getitem__, flat))
-        return np.array(got, dtype=np.int64)
-
-    def piece_terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(each piece's start in the flat term ids, its number of terms, the flat term ids) as arrays."""
-        if self._arrays is None:
-            spans = np.array(self._spans, dtype=np.int64).reshape(-1, 2)
-            self._arrays = spans[:, 0].copy(), spans[:, 1].copy(), np.array(self._flat, dtype=np.int64)
-        return self._arrays
+            got = np.fromiter(map(self.id_of.__getitem__, flat), np.int64, len(flat))
+        return got
 
     def _add(self, new: list[str]) -> None:
         db = _table()
@@ -123,17 +117,21 @@ class _Pieces:
                 made.setdefault(i, []).append(term)
         finally:
             db.execute("ROLLBACK")  # the table is only a tokenizer: nothing is kept
+        counts, flat = [], []
         for i, piece in enumerate(new):
-            got = made.get(i, [])
-            self.id_of[piece] = len(self._spans)
-            self._spans.append((len(self._flat), len(got)))
+            got = made.get(i, ())
+            self.id_of[piece] = len(self.id_of)
+            counts.append(len(got))
             for term in got:
                 tid = self._term_id.get(term)
                 if tid is None:
                     tid = self._term_id[term] = len(self.terms)
                     self.terms.append(term)
-                self._flat.append(tid)
-        self._arrays = None
+                flat.append(tid)
+        n = np.array(counts, dtype=np.int64)
+        self.starts = np.concatenate((self.starts, len(self.flat) + np.cumsum(n) - n))
+        self.counts = np.concatenate((self.counts, n))
+        self.flat = np.concatenate((self.flat, np.array(flat, dtype=np.int64)))
 
 
 _PIECES = _Pieces()  # used under _LOCK
