@@ -14,7 +14,8 @@ fsync off), restarted here with --shared-buffers and --maintenance-work-mem.
      `CREATE INDEX ... USING hnsw` with the app's m=16, ef_construction=200): seconds each.
   3. recall@10 of each index against exact (NumPy over every vector), --recall-queries queries, at ef 40 and 100.
   4. hybrid search p50/p95 through the library's search API (Library.search / SharedLibrary.search, no rerank):
-     no filter, `--in` one folder, `--type pdf`; SQLite and PostgreSQL interleaved query by query.
+     no filter, `--in` one folder, `--type pdf`; SQLite and PostgreSQL interleaved query by query (with
+     --ahead-turns also PostgreSQL with its words read after pgvector's search, as before pg_words_ahead.py).
   5. disk per passage (SQLite file + HNSW file; pg_total_relation_size of each table, each index's size) and
      server memory (RSS and PSS of every postgres process, shared_buffers).
   6. duplicates on each, cancelled after --dup-limit seconds. --only-duplicates skips 3-5 and runs it by turns:
@@ -234,24 +235,32 @@ def recall(sq_lib, pg_lib, pg_ids: np.ndarray, vecs: np.ndarray, count: int) -> 
 
 
 # -- 4. hybrid search, interleaved ----------------------------------------------------------------------------
-def searches(sq_lib, pg_lib, n: int, queries: list[str]) -> None:
+def searches(sq_lib, pg_lib, n: int, queries: list[str], ahead_turns: bool = False) -> None:
+    """`ahead_turns`: PostgreSQL also with its words read on the search's own connection after pgvector's search
+    (pg_words_ahead.READ_AHEAD off, as before), by turns with SQLite and the read ahead."""
     from searchapp.library import SearchFilters
+    from searchapp.store.postgres import pg_words_ahead
 
     dirs = max(1, n // bm.PER_FILE // bm.FILES_PER_DIR)
     cases = {"none": None, "--in one folder": SearchFilters.build(folders=[f"/bench/dir{dirs // 2:04d}"]),
              "--type pdf (1%)": SearchFilters.build(types=["pdf"])}
-    libs = {"sqlite": sq_lib, "postgresql": pg_lib}
+    libs = {"sqlite": (sq_lib, True), "postgresql": (pg_lib, True)}
+    if ahead_turns:
+        libs["postgresql, words read after (before)"] = (pg_lib, False)
     for name, f in cases.items():
-        for lib in libs.values():  # warm: first touch of the pages a query reads
+        for lib, _ in libs.values():  # warm: first touch of the pages a query reads
             lib.search(queries[0], k=10, mode="hybrid", rerank=False, filters=f)
         ms: dict[str, list[float]] = {e: [] for e in libs}
         hits: dict[str, int] = dict.fromkeys(libs, 0)
         for i, q in enumerate(queries):
-            for engine in (("sqlite", "postgresql") if i % 2 == 0 else ("postgresql", "sqlite")):
+            order = list(libs)
+            for engine in order[i % len(order):] + order[:i % len(order)]:
+                lib, pg_words_ahead.READ_AHEAD = libs[engine]
                 t = time.perf_counter()
-                res = libs[engine].search(q, k=10, mode="hybrid", rerank=False, filters=f)
+                res = lib.search(q, k=10, mode="hybrid", rerank=False, filters=f)
                 ms[engine].append((time.perf_counter() - t) * 1000)
                 hits[engine] += len(res.hits)
+        pg_words_ahead.READ_AHEAD = True
         for engine, v in ms.items():
             v.sort()
             emit(result="hybrid_search", engine=engine, filter=name, queries=len(queries), k=10,
@@ -394,6 +403,8 @@ def main() -> None:
     ap.add_argument("--baseline-limit", type=float, default=None,
                     help="with --only-duplicates: cancel the per-passage baseline after N s (default --dup-limit; "
                          "0: skip it)")
+    ap.add_argument("--ahead-turns", action="store_true",
+                    help="hybrid searches also with PostgreSQL's words read after pgvector's search, by turns")
     ap.add_argument("--shared-buffers", default="1GB")
     ap.add_argument("--maintenance-work-mem", default="2GB", help="the HNSW build's graph must fit to build fast")
     args = ap.parse_args()
@@ -418,7 +429,7 @@ def main() -> None:
         sq_lib.models._onnx_query = False  # queries from the text -> vector map, never an ONNX export
         if not args.only_duplicates:
             recall(sq_lib, pg_lib, pg_ids, vecs, args.recall_queries)
-            searches(sq_lib, pg_lib, args.passages, bm.query_texts(args.queries))
+            searches(sq_lib, pg_lib, args.passages, bm.query_texts(args.queries), args.ahead_turns)
             sizes(server, data, pg_lib, args.passages)
         del vecs
         if args.only_duplicates:

@@ -44,6 +44,7 @@ def test_pieces_forgotten_when_full_give_the_same_postings(monkeypatch):
     assert passage_postings(TEXTS) == want
     pieces = {p for t in TEXTS for p in t.translate(tokens._ASCII_SEPARATORS).split()}
     assert set(tokens._PIECES.id_of) == pieces  # the first batch's were forgotten
+    assert passage_postings(["", "  ", "—"]) == ([0, 0, 0], [])  # no term at all
 
 
 def test_copy_text_lines_carry_ids_and_lengths_and_escape_a_term():
