@@ -265,8 +265,10 @@ class SharedLibrary:
         want_rerank = (s.rerank and mode != "lexical") if rerank is None else rerank
         cross = self.models.reranker() if want_rerank else None
         # A hybrid search's words are read on a second connection while its query is embedded and pgvector searches
-        # (pg_words_ahead.py); any search reads them once.
-        with self.store.words_ahead.search(*searched_words(req), ahead=mode == "hybrid" and index is not None):
+        # (pg_words_ahead.py); any search reads them once. Not inside a transaction of this connection's: what it
+        # holds locked, another connection would wait for.
+        ahead = mode == "hybrid" and index is not None and self.store.transaction_depth() == 0
+        with self.store.words_ahead.search(*searched_words(req), ahead=ahead):
             result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
                                 cross.score if cross is not None else None, None)
         mark_ocr(result, self._as_store)  # "(OCR)", as on the desktop: by the indexed paths, before they are mapped

@@ -82,12 +82,15 @@ def passage_postings(texts: Sequence[str]) -> tuple[list[int], list[tuple[str, i
 
 class _Pieces:
     """Every piece met (text between ASCII separators) and the terms FTS5 makes of it, as ids: a piece is
-    tokenized once per process. At most KEPT pieces are remembered; when full, forgotten all at once."""
+    tokenized once per process. At most KEPT pieces of KEPT_CHARS characters are remembered; when full, forgotten
+    all at once."""
 
-    KEPT = 1 << 20  # ~100 MB of short words at most
+    KEPT = 1 << 20  # pieces remembered at most
+    KEPT_CHARS = 1 << 24  # and their characters: a CJK sentence between full-width stops is one piece
 
     def __init__(self) -> None:
         self.id_of: dict[str, int] = {}
+        self.chars = 0  # of the pieces in id_of
         self.terms: list[str] = []  # term id -> term
         self._term_id: dict[str, int] = {}
         # piece id -> its first term's place in `flat` and its number of terms; `flat`: term ids, piece after piece
@@ -100,7 +103,7 @@ class _Pieces:
         missing = np.flatnonzero(got < 0)
         if len(missing):
             new = list({flat[i] for i in missing.tolist()})
-            if len(self.id_of) + len(new) > self.KEPT:
+            if len(self.id_of) + len(new) > self.KEPT or self.chars + sum(map(len, new)) > self.KEPT_CHARS:
                 self.__init__()  # type: ignore[misc]
                 new = list(set(flat))
             self._add(new)
@@ -118,6 +121,7 @@ class _Pieces:
         finally:
             db.execute("ROLLBACK")  # the table is only a tokenizer: nothing is kept
         counts, flat = [], []
+        self.chars += sum(map(len, new))
         for i, piece in enumerate(new):
             got = made.get(i, ())
             self.id_of[piece] = len(self.id_of)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from searchapp.base.errors import StoreError
 from searchapp.library.shared import SharedLibrary
 from searchapp.store.postgres import pg_words_ahead
 from searchapp.store.postgres.pg_lexical import PgLexical
@@ -76,7 +77,8 @@ def test_hybrid_reads_its_words_once_on_the_reader_with_the_same_results(config,
         assert seen == [("lanterns moths", False)]  # no meaning to overlap: read here, once
 
 
-def test_a_lost_reader_only_means_the_words_are_read_here(config, tiny_encoder, tmp_path, pg_server, pg_address):
+def test_a_lost_reader_only_means_the_words_are_read_here(config, tiny_encoder, tmp_path, pg_server, pg_address,
+                                                          monkeypatch):
     docs = write_texts(tmp_path / "docs", TEXTS)
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs)
@@ -84,11 +86,42 @@ def test_a_lost_reader_only_means_the_words_are_read_here(config, tiny_encoder, 
         reader = lib.store.words_ahead._reader
         assert reader is not None
         pid = reader.one("SELECT pg_backend_pid()")[0]
-        pg_server.admin("SELECT pg_terminate_backend(%s)", params=(pid,), database=database_of(pg_address))
-        assert _shown(lib.search("lanterns moths", mode="hybrid", k=20)) == first  # the reader failed: read here
-        assert _shown(lib.search("lanterns moths", mode="hybrid", k=20)) == first  # and it connects again
-        assert lib.store.words_ahead._reader.one("SELECT pg_backend_pid()")[0] != pid
-    # Closed with the library: its connection is gone from the server.
+        # ended, and waited for (up to 5 s) so that the next search meets a dead connection
+        pg_server.admin("SELECT pg_terminate_backend(%s, 5000)", params=(pid,), database=database_of(pg_address))
+        seen, _ = _reads(monkeypatch, lib)
+        assert _shown(lib.search("lanterns moths", mode="hybrid", k=20)) == first
+        assert [on_reader for _, on_reader in seen] == [True, False]  # the reader failed: read here
+        seen.clear()
+        assert _shown(lib.search("lanterns moths", mode="hybrid", k=20)) == first
+        assert seen == [("lanterns moths", True)]  # and the reader connected again
+    # Closed with the library: its connections are gone from the server.
     left = pg_server.admin("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND application_name = "
                            "'searchapp'", params=(database_of(pg_address),))
     assert left == [(0,)]
+
+
+def test_a_reader_that_cannot_connect_is_not_asked_again_at_once(config, tiny_encoder, tmp_path, pg_address,
+                                                                 monkeypatch, caplog):
+    """A server at its connection limit: the searches read their words on their own connection, the log says
+    so once, and the reader is not tried again for each search (a connect can take seconds)."""
+    docs = write_texts(tmp_path / "docs", TEXTS)
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        monkeypatch.setattr(pg_words_ahead, "READ_AHEAD", False)
+        want = _shown(lib.search("lanterns moths", mode="hybrid", k=20))
+        monkeypatch.setattr(pg_words_ahead, "READ_AHEAD", True)
+        tries = []
+
+        def refused():
+            tries.append(1)
+            raise StoreError("cannot reach the shared library: too many clients already")
+
+        monkeypatch.setattr(lib.store.words_ahead, "_connect", refused)
+        for _ in range(3):
+            assert _shown(lib.search("lanterns moths", mode="hybrid", k=20)) == want
+        assert len(tries) == 1
+        assert sum("too many clients" in r.getMessage() for r in caplog.records) == 1
+        monkeypatch.setattr(pg_words_ahead, "RETRY_S", 0.0)  # after a while, tried again
+        lib.search("lanterns moths", mode="hybrid", k=20)
+        assert len(tries) == 2
+        assert sum("too many clients" in r.getMessage() for r in caplog.records) == 1  # said once, not per try

@@ -47,6 +47,22 @@ def test_pieces_forgotten_when_full_give_the_same_postings(monkeypatch):
     assert passage_postings(["", "  ", "—"]) == ([0, 0, 0], [])  # no term at all
 
 
+def test_pieces_forgotten_by_their_characters_too(monkeypatch):
+    """A CJK sentence between full-width stops is one piece: the memory counts characters as well as pieces."""
+    want = passage_postings(TEXTS)
+    monkeypatch.setattr(tokens, "_PIECES", tokens._Pieces())
+    monkeypatch.setattr(tokens._Pieces, "KEPT_CHARS", 40)
+    assert passage_postings(["天气很好今天我们去公园天气很好今天我们去公园天气很好今天我们去公园天气很好今天我们去公园"])[0] == [1]
+    assert passage_postings(TEXTS) == want
+    assert "天气很好今天我们去公园天气很好今天我们去公园天气很好今天我们去公园天气很好今天我们去公园" not in tokens._PIECES.id_of
+
+
+def test_the_pieces_rule_holds_for_the_tokenizer_in_use():
+    """passage_postings cuts texts at ASCII characters that are not letters or digits: right only while the
+    desktop's tokenizer keeps unicode61's default token characters (no tokenchars or separators option)."""
+    assert "unicode61" in SPEC and "tokenchars" not in SPEC and "separators" not in SPEC
+
+
 def test_copy_text_lines_carry_ids_and_lengths_and_escape_a_term():
     rows = [("a\tb", 0, 1), ("a\tb", 1, 2), ("back\\slash", 1, 1), ("x", 0, 3)]
     assert copy_text(rows, [10, 42], [4, 3]) == ("a\\tb\t10\t1\t4\n" "a\\tb\t42\t2\t3\n" "back\\\\slash\t42\t1\t3\n"
