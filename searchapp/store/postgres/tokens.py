@@ -77,7 +77,7 @@ def passage_postings(texts: Sequence[str]) -> tuple[list[int], list[tuple[str, i
     keys, n = np.unique(rank[term_ids] * len(texts) + doc, return_counts=True)
     names = [names[i] for i in by_text.tolist()]
     return lengths.tolist(), list(zip(map(names.__getitem__, (keys // len(texts)).tolist()),
-                                      (keys % len(texts)).tolist(), n.tolist()))
+                                      (keys % len(texts)).tolist(), n.tolist(), strict=True))
 
 
 class _Pieces:
