@@ -29,6 +29,17 @@ def load_models(qtbot, win) -> None:
     qtbot.waitUntil(lambda: win.models_ready, timeout=WAIT_MS)
 
 
+def search(qtbot, win, text: str, mode: str | None = None):
+    """Type `text` in the search box (in `mode` when given, else the box's mode), search, and wait for the
+    SearchResult the window shows."""
+    if mode is not None:
+        win.search.mode_box.setCurrentText(mode)
+    win.search.search_box.setText(text)
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
+        win.run_search()
+    return sig.args[0]
+
+
 def close_window(win, lib) -> None:
     """Close the dialogs `win` left open, the window, then its library."""
     from PySide6.QtWidgets import QApplication

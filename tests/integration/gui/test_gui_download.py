@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QPushButton
 from hub_server import FakeHub
 from searchapp.base.config import DEFAULT_RERANKER
 
-from gui_window import WAIT_MS, shown_window
+from gui_window import WAIT_MS, search, shown_window
 PKG = Path(__file__).resolve().parents[3] / "searchapp"
 
 
@@ -41,13 +41,6 @@ def window(qtbot, make_config, tiny_encoder):
     yield win
     win.close()
     lib.close()
-
-
-def search(qtbot, win, text: str):
-    win.search.search_box.setText(text)
-    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
-        win.run_search()
-    return sig.args[0]
 
 
 def staged_or_partial(cache: Path) -> list[str]:

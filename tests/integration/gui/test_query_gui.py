@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QToolButton
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window
+from gui_window import WAIT_MS, close_window, search, shown_window
 TEXTS = {
     "volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
     "draft.txt": "A draft report on volcano safety for the island council.",
@@ -61,13 +61,6 @@ def close(w) -> None:
 
 def shown(w) -> list[str]:
     return [Path(w.search.results_model.hit(r).path).name for r in range(w.search.results_model.rowCount())]
-
-
-def search(qtbot, w, text: str):
-    w.search.search_box.setText(text)
-    with qtbot.waitSignal(w.searchFinished, timeout=WAIT_MS) as sig:
-        w.run_search()
-    return sig.args[0]
 
 
 def remove_buttons(w) -> list[QToolButton]:

@@ -14,7 +14,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
 
-from gui_window import WAIT_MS, close_window, shown_window
+from gui_window import WAIT_MS, close_window, search as search_in, shown_window
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
@@ -66,11 +66,7 @@ def shown_names(win) -> set[str]:
 
 
 def search(qtbot, win, query: str, mode: str = "lexical"):
-    win.search.mode_box.setCurrentText(mode)
-    win.search.search_box.setText(query)
-    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
-        win.run_search()
-    return sig.args[0]
+    return search_in(qtbot, win, query, mode)
 
 
 def test_the_window_lists_searches_and_indexes_a_drop_in_the_shared_library(qtbot, win, tmp_path):

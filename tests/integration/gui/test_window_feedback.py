@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window
+from gui_window import WAIT_MS, close_window, search as search_in, shown_window
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "draft.txt": "A draft report on volcano safety for the island council.",
@@ -52,11 +52,7 @@ def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
 
 
 def search(qtbot, win, text: str, mode: str = "hybrid"):
-    win.search.mode_box.setCurrentText(mode)
-    win.search.search_box.setText(text)
-    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
-        win.run_search()
-    return sig.args[0]
+    return search_in(qtbot, win, text, mode)
 
 
 def shot(win, name: str) -> None:

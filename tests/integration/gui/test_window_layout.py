@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window
+from gui_window import WAIT_MS, close_window, search, shown_window
 
 TOPICS = ["eruption", "lava flow", "ash cloud", "magma chamber", "crater lake", "fumarole", "caldera", "tephra",
           "lahar", "pyroclastic flow", "dome collapse", "seismic swarm", "gas plume", "lava tube"]
@@ -48,13 +48,6 @@ def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     yield make
     for win, lib in made:
         close_window(win, lib)
-
-
-def search(qtbot, win, text: str):
-    win.search.search_box.setText(text)
-    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
-        win.run_search()
-    return sig.args[0]
 
 
 def col(name: str) -> int:
