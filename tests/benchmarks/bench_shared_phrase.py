@@ -28,6 +28,7 @@ from _common import emit
 
 def former_files_with_phrase(self: Any, phrase: str, cap: int = 100_000) -> int:
     """The count as it was before 2026-11-30 (the baseline): the passages holding every term of the phrase."""
+    from searchapp.store.postgres.pg_lexical import holds_phrase
     from searchapp.store.postgres.tokens import word_terms
 
     terms = word_terms(phrase)
@@ -36,12 +37,10 @@ def former_files_with_phrase(self: Any, phrase: str, cap: int = 100_000) -> int:
     rows = self.rows("SELECT c.file_id, c.text FROM chunks c WHERE c.id IN (SELECT chunk_id FROM postings WHERE "
                      "term = ANY(%s) GROUP BY chunk_id HAVING count(*) = %s)", (list(terms), len(set(terms))))
     files: set[int] = set()
-    n = len(terms)
     for file_id, text in rows:
         if int(file_id) in files:
             continue
-        seq = word_terms(text)
-        if any(seq[i:i + n] == terms for i in range(len(seq) - n + 1)):
+        if holds_phrase(text, terms):
             files.add(int(file_id))
             if len(files) >= cap:
                 break

@@ -28,7 +28,7 @@ from ..lexical import STOP_WORDS, merge_bm25
 if TYPE_CHECKING:
     from .pg_words_ahead import WordsAhead
 
-__all__ = ["PgLexical", "query_phrases", "NOT_YET"]
+__all__ = ["PgLexical", "query_phrases", "holds_phrase", "NOT_YET"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 NOT_YET = "not yet on a shared library"
@@ -177,7 +177,7 @@ class PgLexical:
             return 0
         keys = sorted(set(terms), key=lambda t: (-len(t), t))[:2]
         files: set[int] = set()
-        n, last, page = len(terms), 0, _PHRASE_PAGE
+        last, page = 0, _PHRASE_PAGE
         while True:
             if len(keys) == 2:
                 rows = self.rows("SELECT c.id, c.file_id, c.text FROM postings a JOIN postings b ON b.chunk_id = "
@@ -192,14 +192,21 @@ class PgLexical:
                 last = int(chunk_id)
                 if int(file_id) in files:
                     continue
-                seq = word_terms(text)
-                if any(seq[i:i + n] == terms for i in range(len(seq) - n + 1)):
+                if holds_phrase(text, terms):
                     files.add(int(file_id))
                     if len(files) >= cap:
                         return len(files)
             if len(rows) < page:
                 return len(files)
             page *= 4  # a phrase whose words are common: fewer, larger pages
+
+
+def holds_phrase(text: str, terms: tuple[str, ...]) -> bool:
+    """Whether `text` holds `terms` (tokens.word_terms of a phrase) in a row, as FTS5 reads a quoted phrase."""
+    from .tokens import word_terms
+
+    seq, n = word_terms(text), len(terms)
+    return any(seq[i:i + n] == terms for i in range(len(seq) - n + 1))
 
 
 _PHRASE_PAGE = 64  # passages of the first page files_with_phrase reads; each next one is 4 times larger
