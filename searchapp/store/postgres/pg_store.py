@@ -68,7 +68,7 @@ def _clean(text: str) -> str:
 
 
 def _words_of(texts: list[str]) -> tuple[Any, Any]:
-    """((each text's length in tokens, its postings rows), its CJK terms): what insert_chunks_of writes of words."""
+    """(the texts' postings, their CJK terms): what insert_chunks_of writes of words."""
     from .tokens import cjk_passage_terms, passage_postings
 
     return passage_postings(texts), cjk_passage_terms(texts)
@@ -567,15 +567,15 @@ class PgStore(PgLexical, PgScope):
         from .pg_cjk import write_cjk_postings
         from .pg_postings import write_postings
 
-        (lengths, postings), cjk = self._take_prepared(texts) or _words_of(texts)
+        postings, cjk = self._take_prepared(texts) or _words_of(texts)
         with self._guard(), self._pg.cursor() as cur:
             with cur.copy('COPY chunks (id, file_id, ordinal, start, "end", page, text, text_hash, n_tokens, vector, '
                           "n_cjk) FROM STDIN") as copy:
-                for cid, (fid, c), text, n, k in zip(ids, rows, texts, lengths, cjk, strict=True):
+                for cid, (fid, c), text, n, k in zip(ids, rows, texts, postings.lengths.tolist(), cjk, strict=True):
                     copy.write_row((cid, fid, c.ordinal, c.start, c.end, c.page, text, c.text_hash, n,
                                     None if c.vector is None else _vector_text(c.vector), None if k is None else k[1]))
             write_cjk_postings(cur, ids, cjk)
-            write_postings(cur, ids, lengths, postings)
+            write_postings(cur, ids, postings)
         spans = [(cid, a, b, p) for cid, (_, c) in zip(ids, rows, strict=True) for a, b, p in c.repeats]
         self.run_many('INSERT INTO chunk_spans(chunk_id, start, "end", page) VALUES (%s, %s, %s, %s)', spans)
         return ids

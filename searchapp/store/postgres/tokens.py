@@ -13,14 +13,14 @@ import threading
 from collections import Counter
 from itertools import chain, repeat
 from functools import lru_cache
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from ..bm25_postings import TOKENIZERS
 from ..cjk import cjk_chars
 
-__all__ = ["passage_postings", "word_terms", "cjk_passage_terms", "cjk_key", "cjk_tokens", "matching", "SPEC",
+__all__ = ["Postings", "passage_postings", "word_terms", "cjk_passage_terms", "cjk_key", "cjk_tokens", "matching", "SPEC",
            "CJK_SPEC"]
 
 SPEC = TOKENIZERS["chunks_fts"]
@@ -44,19 +44,36 @@ def _table() -> sqlite3.Connection:
     return _DB[0]
 
 
-def passage_postings(texts: Sequence[str]) -> tuple[list[int], list[tuple[str, int, int]]]:
-    """The postings of `texts` as FTS5 counts them: each text's length in tokens, and (term, index of the text,
-    how many times it occurs there) rows in the order of the postings' primary key (term byte for byte, as
-    SQLite's BINARY and PostgreSQL's "C" compare UTF-8, then passage), so the btree takes them in order
+class Postings(NamedTuple):
+    """A batch's postings as arrays, one element a row, in the primary key's order (term byte for byte, as SQLite's
+    BINARY and PostgreSQL's "C" compare UTF-8, then passage): no Python object a row, since a passage has ~80 rows
+    and making and formatting them as tuples was most of a shared words pass's client time (decision 0143)."""
+
+    lengths: np.ndarray  # each text's length in tokens
+    terms: list[str]  # the batch's distinct terms, in byte order
+    term: np.ndarray  # a row's term: its place in `terms`, ascending
+    doc: np.ndarray  # a row's text: its place in the batch
+    tf: np.ndarray  # how many times the term occurs in the text
+
+    def rows(self) -> list[tuple[str, int, int]]:
+        """(term, index of the text, how often) tuples: for tests and small batches."""
+        return list(zip(map(self.terms.__getitem__, self.term.tolist()), self.doc.tolist(), self.tf.tolist(),
+                        strict=True))
+
+
+def passage_postings(texts: Sequence[str]) -> Postings:
+    """The postings of `texts` as FTS5 counts them: each text's length in tokens, and a row per distinct term of
+    a text with how many times it occurs there, in the primary key's order, so the btree takes them in order
     (decision 0136).
 
     Every ASCII character but a letter or a digit separates tokens in FTS5's unicode61 (its token characters are
     the categories L*, N* and Co), so a text's terms are those of its pieces between such characters, one piece
     after the other: each distinct piece is tokenized by FTS5 once (_Pieces) and the counting is NumPy's.
     Tokenizing each batch's whole texts in an FTS5 table and grouping its vocabulary took 1.85 of a shared
-    words pass's 3.83 client CPU-seconds (cProfile, 11,498 passages; 1.18 now: decision 0142)."""
+    words pass's 3.83 client CPU-seconds (cProfile, 11,498 passages; 1.18 then: decision 0142)."""
+    empty = np.empty(0, np.int64)
     if not texts:
-        return [], []
+        return Postings(empty, [], empty, empty, empty)
     pieces = [text.translate(_ASCII_SEPARATORS).split() for text in texts]
     with _LOCK:
         piece_ids = _PIECES.ids(pieces)
@@ -75,9 +92,7 @@ def passage_postings(texts: Sequence[str]) -> tuple[list[int], list[tuple[str, i
     rank = np.empty(len(terms), dtype=np.int64)
     rank[present[by_text]] = np.arange(len(present))
     keys, n = np.unique(rank[term_ids] * len(texts) + doc, return_counts=True)
-    names = [names[i] for i in by_text.tolist()]
-    return lengths.tolist(), list(zip(map(names.__getitem__, (keys // len(texts)).tolist()),
-                                      (keys % len(texts)).tolist(), n.tolist(), strict=True))
+    return Postings(lengths, [names[i] for i in by_text.tolist()], keys // len(texts), keys % len(texts), n)
 
 
 class _Pieces:

@@ -100,3 +100,27 @@ def test_a_library_of_schema_6_is_migrated_by_its_first_writer(config, tiny_enco
             assert orphans(pg_server, pg_address) == (0, 0)
         assert [os.path.basename(h.path) for h in reader.search("otters river", mode="lexical", k=10).hits] == [
             "c.txt"]
+
+
+def test_a_shared_words_pass_writes_batches_of_beside_scale_times_the_passages(config, tiny_encoder, tmp_path,
+                                                                              pg_address, monkeypatch):
+    """The server's work is a shared words pass's critical path: its batches are BESIDE_SCALE times the desktop's
+    (decision 0143), and every passage is written once, with the same postings as one batch would write."""
+    from searchapp.library.sync import batches, words_pass
+    from searchapp.store.postgres.pg_store import PgStore
+
+    monkeypatch.setattr(words_pass, "BATCH_CHUNKS", 2)
+    docs = write_texts(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} on voles and otters" for i in range(19)})
+    sizes: list[int] = []
+    insert = PgStore.insert_chunks_of
+
+    def counted(store, rows):
+        sizes.append(len(rows))
+        return insert(store, rows)
+
+    monkeypatch.setattr(PgStore, "insert_chunks_of", counted)
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(docs, embed=False)
+        assert rep.chunks_added == 19
+        assert sizes == [2 * batches.BESIDE_SCALE] * (19 // (2 * batches.BESIDE_SCALE)) + [19 % (2 * batches.BESIDE_SCALE)]
+        assert len(lib.search("voles", mode="lexical", k=50).hits) == 19

@@ -1,13 +1,22 @@
 """The words' postings of a batch as the shared library writes them (decision 0136): FTS5's counts, in the primary
-key's order (term byte for byte, then passage), as COPY text lines with the passages' ids and lengths."""
+key's order (term byte for byte, then passage), as COPY binary rows with the passages' ids and lengths."""
 
 from __future__ import annotations
 
 import sqlite3
+import struct
 
-from searchapp.store.postgres.pg_postings import copy_text
+import numpy as np
+
 from searchapp.store.postgres import tokens
-from searchapp.store.postgres.tokens import SPEC, passage_postings
+from searchapp.store.postgres.pg_postings import SIGNATURE, TRAILER, copy_binary, write_postings
+from searchapp.store.postgres.tokens import SPEC, Postings
+
+
+def passage_postings(texts):
+    """tokens.passage_postings as plain values: (lengths, (term, text, how often) rows)."""
+    got = tokens.passage_postings(texts)
+    return got.lengths.tolist(), got.rows()
 
 TEXTS = ["The cat and the hat", "", "Zebras; éclair Éclair eclair", "zoo Ärger cat cats running",
          # pieces between ASCII separators that FTS5 splits again, or keeps whole: what passage_postings counts
@@ -63,8 +72,75 @@ def test_the_pieces_rule_holds_for_the_tokenizer_in_use():
     assert "unicode61" in SPEC and "tokenchars" not in SPEC and "separators" not in SPEC
 
 
-def test_copy_text_lines_carry_ids_and_lengths_and_escape_a_term():
-    rows = [("a\tb", 0, 1), ("a\tb", 1, 2), ("back\\slash", 1, 1), ("x", 0, 3)]
-    assert copy_text(rows, [10, 42], [4, 3]) == ("a\\tb\t10\t1\t4\n" "a\\tb\t42\t2\t3\n" "back\\\\slash\t42\t1\t3\n"
-                                                 "x\t10\t3\t4\n")
-    assert copy_text([], [], []) == ""
+def _read_binary(data: bytes) -> list[tuple[int, int, int, str]]:
+    """COPY binary rows (chunk_id bigint, tf integer, dl integer, term text) read back as PostgreSQL reads them."""
+    out, at = [], 0
+    while True:
+        (fields,) = struct.unpack_from(">h", data, at)
+        at += 2
+        if fields == -1:
+            assert at == len(data)
+            return out
+        assert fields == 4
+        row = []
+        for kind in (">q", ">i", ">i", None):
+            (size,) = struct.unpack_from(">i", data, at)
+            at += 4
+            row.append(struct.unpack_from(kind, data, at)[0] if kind else data[at:at + size].decode())
+            assert kind is None or struct.calcsize(kind) == size
+            at += size
+        out.append(tuple(row))
+
+
+class _Copy:
+    def __init__(self, sent: list[bytes]) -> None:
+        self.sent = sent
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(data)
+
+
+class _Cursor:
+    """Takes what write_postings sends (the real COPY is the conformance suites' on a real server)."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+        self.sent: list[bytes] = []
+
+    def copy(self, statement: str) -> _Copy:
+        self.statements.append(statement)
+        return _Copy(self.sent)
+
+
+def test_binary_rows_carry_ids_lengths_and_any_term_as_it_is(monkeypatch):
+    p = Postings(np.array([4, 3]), ["a\tb", "back\\slash", "x", "été😀"],
+                 np.array([0, 0, 1, 2, 3]), np.array([0, 1, 1, 0, 1]), np.array([1, 2, 1, 3, 7]))
+    ids = [10, 2**40 + 42]
+    want = [(10, 1, 4, "a\tb"), (2**40 + 42, 2, 3, "a\tb"), (2**40 + 42, 1, 3, "back\\slash"), (10, 3, 4, "x"),
+            (2**40 + 42, 7, 3, "été😀")]
+    cur = _Cursor()
+    monkeypatch.setattr("searchapp.store.postgres.pg_postings.SLICE", 2)  # three COPY messages
+    write_postings(cur, ids, p)
+    assert cur.statements == ["COPY postings (chunk_id, tf, dl, term) FROM STDIN (FORMAT BINARY)"]
+    assert cur.sent[0] == SIGNATURE and cur.sent[-1] == TRAILER and len(cur.sent) == 5
+    assert SIGNATURE == b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+    assert _read_binary(b"".join(cur.sent[1:])) == want
+    empty = _Cursor()
+    write_postings(empty, [], Postings(np.array([0]), [], *(np.empty(0, np.int64) for _ in range(3))))
+    assert empty.statements == []  # nothing to copy: no COPY at all
+
+
+def test_binary_rows_of_real_postings_match_their_tuples():
+    got = tokens.passage_postings(TEXTS)
+    encoded = [t.encode() for t in got.terms]
+    sizes = np.array([len(e) for e in encoded], dtype=np.int64)
+    terms = (np.frombuffer(b"".join(encoded), np.uint8), np.cumsum(sizes) - sizes, sizes)
+    ids = np.arange(100, 100 + len(TEXTS), dtype=np.int64)
+    rows = _read_binary(copy_binary(got, ids, terms, 0, len(got.doc)) + TRAILER)
+    assert rows == [(100 + d, n, got.lengths[d], t) for t, d, n in got.rows()]
