@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..base.config import Config, load_config, save_config
-from ..base.errors import ConfigError
+from ..base.errors import ConfigError, SearchAppError
 from ..library import Library
 from ..library.reconfigure import library_for, needs_reindex, reopen_library
 from ..library.shared import SharedLibrary
@@ -24,7 +24,6 @@ from .window_tools import WindowTools
 from .settings_dialog import SettingsDialog
 
 if TYPE_CHECKING:
-    from ..base.errors import SearchAppError
     from ..library.warm.server import CommandRunner
     from ..models.hub import PulledModel
     from .model_download import DownloadDialog
@@ -43,6 +42,7 @@ class LibrarySession:
         self.library: Library | SharedLibrary = library if library is not None else library_for(config)
         self._retired: list[Library | SharedLibrary] = []  # replaced by a settings change; closed on exit
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
+        self._opening = False  # a library chosen in the File menu is being opened (open_library)
         if self.owns_library:
             self.library.serve(self.commands)  # `searchapp search` in a terminal asks this window's open library
         self.meaning = MeaningLoad(tools)
@@ -90,7 +90,7 @@ class LibrarySession:
     def apply_config(self, new: Config) -> bool:
         """Save `new`, reopen the library under it (keeping loaded models that still fit) and say what changed
         (a re-index is offered where the new settings cut or embed passages differently)."""
-        if self.tools.runner.busy_writing():
+        if self.tools.runner.busy_writing() or self._opening:
             self.tools.report_error(_busy_error(), "")
             return False
         stale = needs_reindex(self.config, new)
@@ -105,9 +105,52 @@ class LibrarySession:
         except OSError as exc:
             self.tools.report_error(exc, "")
             return False
-        old = self.library
-        old.stop_serving()
-        self.library = reopen_library(old, new)
+        self.library.stop_serving()
+        self._use(reopen_library(self.library, new), new, stale)
+        return True
+
+    def open_library(self, address: str, done: Optional[Callable[[bool], None]] = None) -> None:
+        """Work on the shared library at `address` ("": this computer's) from now on, as File → Open Shared
+        Library… or Use This Computer's Library asks: opened on a read thread (a server may be slow to answer, or
+        never), then used, and the choice saved in the config file, so the next plain `searchapp` opens it too. If
+        it cannot be opened, the library in use stays and the reason is said. `done(opened)` at the end."""
+        if self.tools.runner.busy_writing() or self._opening:
+            self.tools.report_error(_busy_error(), "")
+            return done(False) if done else None
+        new, old = self.config.replace(library={"address": address}), self.library
+        self._opening = True
+
+        def opened(lib: Library | SharedLibrary) -> None:
+            self._opening = False
+            try:
+                if self.tools.runner.busy_writing() or self.library is not old:  # a write or settings meanwhile
+                    raise _busy_error()
+                save_config(new)  # chosen here: kept, unlike an address given for one window (_as_saved)
+            except (OSError, SearchAppError) as exc:
+                lib.close()
+                self.tools.report_error(exc, "")
+                return done(False) if done else None
+            old.stop_serving()
+            self._use(lib, new, False)
+            self.tools.say(f"Opened {_named(lib)}.", 10000)
+            if done:
+                done(True)
+
+        def failed(exc: BaseException, tb: str) -> None:
+            self._opening = False
+            self.tools.say(f"Still working on {_named(self.library)}.", 10000)
+            self.tools.report_error(exc, tb)
+            if done:
+                done(False)
+
+        self.tools.say("Opening " + ("the shared library…" if address else "this computer's library…"), 0)
+        self.tools.runner.submit(lambda p, c: reopen_library(old, new), name="open library", on_success=opened,
+                                 on_error=failed)
+
+    def _use(self, lib: Library | SharedLibrary, new: Config, stale: bool) -> None:
+        """`lib`, opened under `new`, in place of the library in use (kept open until exit: searches may still run
+        on the one it replaces)."""
+        old, self.library = self.library, lib
         self.library.serve(self.commands)  # under the new settings: a command line with them is answered here
         self.meaning.start(self.library)
         if self.owns_library:
@@ -115,7 +158,6 @@ class LibrarySession:
         self.owns_library = True
         self.config = new
         self.tools.changed(Changes(settings=True, stale_index=stale))
-        return True
 
     # -- closing ----------------------------------------------------------------
     def close(self) -> None:
@@ -138,14 +180,15 @@ def _as_saved(new: Config) -> Config:
     return new if kept == new.library.address else new.replace(library={"address": kept})
 
 
-def _shared_model_error() -> SearchAppError:
-    from ..base.errors import SearchAppError
+def _named(lib: Library | SharedLibrary) -> str:
+    return f"the shared library {lib.store.path}" if isinstance(lib, SharedLibrary) else "this computer's library"
 
+
+def _shared_model_error() -> SearchAppError:
     return SearchAppError("A shared library keeps one model and chunking for every machine: these settings would "
                           "embed passages differently from the library's, so they were not saved. Nothing changed.")
 
 
 def _busy_error() -> SearchAppError:
-    from ..base.errors import SearchAppError
-
-    return SearchAppError("Please wait until indexing has finished (or cancel it) before changing settings.")
+    return SearchAppError("Please wait until indexing has finished (or cancel it), or the library being opened is "
+                          "open, before changing settings or the library.")

@@ -42,6 +42,7 @@ from .search_controller import SearchController
 from .search_memory import SearchMemory
 from .window_tools import WindowTools
 from .settings_dialog import SettingsDialog
+from .shared_open import OpenSharedDialog
 from .status_labels import StatusLabels
 from .window_state import forget_query_unless_kept, open_ui_settings, restore_ui_state, save_ui_state
 from .write_jobs import WriteJobs
@@ -81,14 +82,11 @@ class MainWindow(QMainWindow):
         self.last_dialog: Optional[QWidget] = None
         self._ui = open_ui_settings(config.data_dir)
 
-        lib = self.session.library
-        # A shared library says which, in the title: every search and write of this window goes to the server.
-        self.setWindowTitle(f"searchapp — shared library {lib.store.path}" if isinstance(lib, SharedLibrary)
-                            else "searchapp")
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
         self._build_widgets()
         self._build_menu()
+        self._show_library()
         self._build_shortcuts()
         self.other_writers = OtherWriters(self.tools, self.session)  # a sync in a terminal: shown here too
         for part in (self, self.search, self.memory, self.other_writers):  # the window's own part: the status and the models
@@ -190,6 +188,8 @@ class MainWindow(QMainWindow):
         for text, key, slot in (("&Add Folder…", QKeySequence.StandardKey.Open, self.library_panel.ask_folder),
                                 ("&Re-sync All", QKeySequence("F5"), lambda: self.resync(None)),
                                 ("Re-&index Everything…", None, self.confirm_reindex),
+                                ("Open S&hared Library…", None, self.ask_shared_library),
+                                ("Use This &Computer's Library", None, lambda: self.session.open_library("")),
                                 ("&Settings…", QKeySequence("Ctrl+,"), self.open_settings),
                                 ("&Quit", QKeySequence.StandardKey.Quit, self.request_quit)):
             act = QAction(text, self)
@@ -204,6 +204,7 @@ class MainWindow(QMainWindow):
                                            if k != QKeySequence("Ctrl+,")]  # one binding per key: never ambiguous
         settings.setShortcuts(keys)
         settings.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.desktop_action = next(a for a in m.actions() if a.text() == "Use This &Computer's Library")
         v = self.menuBar().addMenu("&View")
         act = QAction("Files Not Indexed…", self)
         act.triggered.connect(self.library_panel.show_problems)
@@ -220,6 +221,25 @@ class MainWindow(QMainWindow):
     def save_ui_state(self) -> None:
         save_ui_state(self, self._ui)
 
+    def _show_library(self) -> None:
+        """A shared library says which, in the title: every search and write of this window goes to the server."""
+        lib = self.library
+        shared = isinstance(lib, SharedLibrary)
+        self.setWindowTitle(f"searchapp — shared library {lib.store.path}" if shared else "searchapp")
+        self.desktop_action.setEnabled(shared)
+
+    def ask_shared_library(self) -> OpenSharedDialog:
+        """File → Open Shared Library…: the address (the last one opened, else none), then the session opens it."""
+        dlg = OpenSharedDialog(self.config.library.address or str(self._ui.value("shared/last", "", type=str)), self)
+        dlg.accepted.connect(lambda: self._open_shared(dlg.address()))
+        dlg.open()
+        self._dialog_shown(dlg)
+        return dlg
+
+    def _open_shared(self, address: str) -> None:
+        self._ui.setValue("shared/last", address)  # offered next time, after going back to this computer's
+        self.session.open_library(address)
+
     # -- startup ----------------------------------------------------------------
     def start_background(self) -> None:
         """At startup: the status, the history and saved searches, the query restored from last time. No model:
@@ -235,6 +255,7 @@ class MainWindow(QMainWindow):
     def on_changes(self, changes: Changes) -> None:
         """The window's own part: the library's status, the models, and a re-index the new settings call for."""
         if changes.settings:
+            self._show_library()  # perhaps another library (File → Open Shared Library…)
             forget_query_unless_kept(self, self._ui)  # history just turned off: no query text stays in gui.ini
             self.search.models.forget_failure()  # other models, perhaps: they load at the next search by meaning
             self.refresh_status()

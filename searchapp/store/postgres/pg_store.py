@@ -282,6 +282,8 @@ class PgStore(PgLexical, PgScope):
                 version = self._stored_version()
                 if version is not None and (version < 1 or version >= SCHEMA_VERSION):
                     return  # current, newer or not ours: _check_version says which
+                if version is not None and not self.may_write():
+                    return  # a role that only reads (the window opens with create): reads it as it is (decision 0143)
                 self.rows("CREATE EXTENSION IF NOT EXISTS vector")
                 existing = version is not None  # a new library's steps hold no other desktop: nothing to say
                 if version is None:

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from gui_window import WAIT_MS, close_window, search as search_in, shown_window
 
@@ -277,5 +278,59 @@ def test_the_window_opens_the_address_and_saving_settings_keeps_it_out_of_the_fi
         text = file.read_text(encoding="utf-8")
         assert "k = 9" in text and address not in text and win.last_dialog is None
     finally:
+        win.close()
+        win.session.close()
+
+
+def test_the_file_menu_opens_a_shared_library_and_goes_back(qtbot, shared, tiny_encoder, tmp_path):
+    """File → Open Shared Library… (issue 44 item 1: the same as --library and the config): the address checked as
+    the command line checks it, the library opened off the GUI thread and kept in the config file for the next
+    start; one that cannot be opened leaves the library in use; Use This Computer's Library goes back."""
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+    from searchapp.library.shared import SharedLibrary
+
+    config, address = shared
+    with SharedLibrary(config, address, create=True, encoder=tiny_encoder, machine="desk-b") as b:
+        b.add_folder(folder(tmp_path / "theirs", TEXTS))
+    desktop = config.replace(library={"address": ""})
+    with Library(desktop, encoder=tiny_encoder) as mine:
+        mine.add_folder(folder(tmp_path / "mine", {"kettle.txt": "Copper kettles whistle on the stove."}))
+    file = Path(desktop.data_dir) / "config.toml"
+    win = build_main_window(desktop)  # this computer's library, as a plain `searchapp` opens it
+    qtbot.addWidget(win)
+    try:
+        assert isinstance(win.library, Library) and not win.desktop_action.isEnabled()
+        dlg = win.ask_shared_library()
+        for typed, said in (("https://server/searchapp", "starts with postgresql://"),
+                            ("postgresql://team:secret@server/searchapp", "holds a password")):
+            dlg.field.setText(typed)
+            dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Open).click()
+            assert dlg.isVisible() and said in dlg.error.text() and isinstance(win.library, Library)
+        missing = address.replace("?", "_none?", 1)  # a database the server does not have
+        dlg.field.setText(missing)
+        dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Open).click()
+        qtbot.waitUntil(lambda: win.last_dialog is not dlg, timeout=WAIT_MS)  # the error, said in a dialog
+        assert "_none" in win.last_dialog.text() and isinstance(win.library, Library)
+        assert "address" not in file.read_text(encoding="utf-8")
+        win.last_dialog.close()
+        dlg = win.ask_shared_library()
+        dlg.field.setText(address)
+        dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Open).click()
+        qtbot.waitUntil(lambda: isinstance(win.library, SharedLibrary) and bool(win.status.elsewhere), timeout=WAIT_MS)
+        assert "postgresql://" in win.windowTitle() and win.desktop_action.isEnabled()
+        assert f'address = "{address}"' in file.read_text(encoding="utf-8")  # the next plain start opens it
+        assert [m for m, _ in win.status.elsewhere] == ["desk-b"]
+        assert search(qtbot, win, "spruce varnished").hits[0].path == str(tmp_path / "theirs" / "violin.txt")
+        win.desktop_action.trigger()
+        qtbot.waitUntil(lambda: isinstance(win.library, Library), timeout=WAIT_MS)
+        assert win.windowTitle() == "searchapp" and not win.desktop_action.isEnabled()
+        assert "address" not in file.read_text(encoding="utf-8")
+        assert search(qtbot, win, "copper kettles").hits[0].path == str(tmp_path / "mine" / "kettle.txt")
+        assert win.ask_shared_library().field.text() == address  # the last one opened, offered again
+    finally:
+        for top in QApplication.topLevelWidgets():
+            if top is not win and top.isVisible():
+                top.close()
         win.close()
         win.session.close()

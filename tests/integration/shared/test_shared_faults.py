@@ -13,6 +13,7 @@ from searchapp.base.errors import ModelMismatchError, StoreError
 from searchapp.library.sync import words_pass
 from searchapp.library.shared import WRITER_LOCK, SharedLibrary
 from searchapp.store.postgres.pg_store import PgStore
+from searchapp.store.postgres.schema import SCHEMA_VERSION
 from corpus import write_texts
 from pg_server import database_of
 
@@ -115,6 +116,26 @@ def test_role_without_write_rights_searches_but_cannot_sync(config, tiny_encoder
         with pytest.raises(StoreError, match="may not write the shared library"):
             lib.sync()
     assert table_counts(pg_server, pg_address)[0] == 1
+
+
+def test_role_without_write_rights_opens_an_older_library_as_the_window_does(config, tiny_encoder, tmp_path,
+                                                                            pg_server, pg_address):
+    """The window opens a library with `create` (it may index); a role that only reads cannot migrate an older
+    library, so it reads it as it is instead of failing to open it, and a writer migrates it later."""
+    docs = write_texts(tmp_path / "docs", {"a.txt": "copper kettles whistle on the stove"})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+        lib.store.set_meta("shared_schema", str(SCHEMA_VERSION - 1))  # made by the searchapp before this one
+    db = database_of(pg_address)
+    pg_server.admin("DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    pg_server.admin("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database=db)
+    with SharedLibrary(config, pg_server.address(db, user="reader"), create=True, encoder=tiny_encoder) as lib:
+        assert lib.read_only and lib.store.schema_version == SCHEMA_VERSION - 1
+        assert Path(lib.search("copper kettle", mode="lexical").hits[0].path).name == "a.txt"
+        with pytest.raises(StoreError, match="may not write the shared library"):
+            lib.sync()
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
+        assert writer.store.schema_version == SCHEMA_VERSION
 
 
 def test_one_writer_per_root_and_no_lock_outlives_its_process(config, tiny_encoder, tmp_path, pg_server,
