@@ -12,6 +12,7 @@ __all__ = [
     "UnsupportedFileError",
     "StoreError",
     "IndexCorruptError",
+    "NoSharedLibrary",
     "ModelMismatchError",
     "ModelLoadError",
     "ModelNotFoundError",
@@ -48,6 +49,10 @@ class StoreError(SearchAppError):
 
 class IndexCorruptError(StoreError):
     pass
+
+
+class NoSharedLibrary(StoreError):
+    """The database holds no shared library yet (the window offers to make one there: decision 0144)."""
 
 
 class ModelMismatchError(SearchAppError):

@@ -1,21 +1,25 @@
-"""The Library the window works on: opened (or borrowed from the caller), reopened under new settings, closed on exit.
+"""The Library the window works on: opened (or borrowed from the caller), reopened under new settings, replaced by
+another chosen in the File menu, closed on exit.
 
 Settings reach the library only through `apply_config`: from the settings dialog, a finished model download,
-or the reranker notice's folder choice. A library this window opened is closed by it, on exit; one the caller
-passed in stays the caller's. One this window opened and a settings change replaced stays open until exit too:
-searches may still be running on it.
+or the reranker notice's folder choice; another library only through `open_library`. A library this window opened
+is closed by it, on exit; one the caller passed in stays the caller's. One this window opened and a settings change
+or the File menu replaced is closed once none of the window's jobs runs (a search or write started before may
+still be running on it).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Optional
 
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ..base.config import Config, load_config, save_config
-from ..base.errors import ConfigError, SearchAppError
+from ..base.errors import ConfigError, NoSharedLibrary, SearchAppError
+from ..base.library_address import shown
 from ..library import Library
-from ..library.reconfigure import library_for, needs_reindex, reopen_library
+from ..library.reconfigure import library_for, needs_reindex, open_chosen, reopen_library
 from ..library.shared import SharedLibrary
 from .changes import Changes
 from .meaning_load import MeaningLoad
@@ -28,7 +32,9 @@ if TYPE_CHECKING:
     from ..models.hub import PulledModel
     from .model_download import DownloadDialog
 
-__all__ = ["LibrarySession"]
+__all__ = ["LibrarySession", "RETIRED_RETRY_MS"]
+
+RETIRED_RETRY_MS = 2000  # how soon a replaced library is looked at again while something may still use it
 
 
 class LibrarySession:
@@ -40,9 +46,10 @@ class LibrarySession:
         self.owns_library = library is None
         # The shared library when the config names one (`searchapp --library ADDRESS gui`: decision 0141).
         self.library: Library | SharedLibrary = library if library is not None else library_for(config)
-        self._retired: list[Library | SharedLibrary] = []  # replaced by a settings change; closed on exit
+        self._retired: list[Library | SharedLibrary] = []  # replaced (settings, File menu); closed once unused
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
         self._opening = False  # a library chosen in the File menu is being opened (open_library)
+        self._closed = False
         if self.owns_library:
             self.library.serve(self.commands)  # `searchapp search` in a terminal asks this window's open library
         self.meaning = MeaningLoad(tools)
@@ -72,8 +79,8 @@ class LibrarySession:
             self._waiting = (role, model_id)
             self.tools.say(f"{model_id} is ready; it is used once indexing has finished.", 10000)
             return
-        self.apply_config(new)
-        self.tools.say(f"Using {model_id} as the {role}.", 10000)
+        if self.apply_config(new):
+            self.tools.say(f"Using {model_id} as the {role}.", 10000)
 
     def writes_idle(self) -> None:
         """The last queued write finished: a model downloaded meanwhile is used now."""
@@ -91,7 +98,7 @@ class LibrarySession:
         """Save `new`, reopen the library under it (keeping loaded models that still fit) and say what changed
         (a re-index is offered where the new settings cut or embed passages differently)."""
         if self.tools.runner.busy_writing() or self._opening:
-            self.tools.report_error(_busy_error(), "")
+            self.tools.report_error(_busy_error() if not self._opening else _opening_error(), "")
             return False
         stale = needs_reindex(self.config, new)
         if stale and isinstance(self.library, SharedLibrary):
@@ -109,47 +116,69 @@ class LibrarySession:
         self._use(reopen_library(self.library, new), new, stale)
         return True
 
-    def open_library(self, address: str, done: Optional[Callable[[bool], None]] = None) -> None:
+    def open_library(self, address: str, *, make: bool = False) -> None:
         """Work on the shared library at `address` ("": this computer's) from now on, as File → Open Shared
-        Library… or Use This Computer's Library asks: opened on a read thread (a server may be slow to answer, or
-        never), then used, and the choice saved in the config file, so the next plain `searchapp` opens it too. If
-        it cannot be opened, the library in use stays and the reason is said. `done(opened)` at the end."""
+        Library… or Use This Computer's Library asks (decision 0144): opened on a read thread (a server may be slow
+        to answer, or never), then used, and the choice saved in the config file, so the next plain `searchapp`
+        opens it too. A database without a shared library yet is made one only if the person says so (`make`). If
+        it cannot be opened, the library in use stays and the reason is said."""
         if self.tools.runner.busy_writing() or self._opening:
-            self.tools.report_error(_busy_error(), "")
-            return done(False) if done else None
+            self.tools.report_error(_busy_error() if not self._opening else _opening_error(), "")
+            return
         new, old = self.config.replace(library={"address": address}), self.library
         self._opening = True
 
         def opened(lib: Library | SharedLibrary) -> None:
             self._opening = False
+            if self._closed:  # the window closed meanwhile: nothing of it is left to use this library
+                lib.close()
+                return
             try:
-                if self.tools.runner.busy_writing() or self.library is not old:  # a write or settings meanwhile
-                    raise _busy_error()
+                if self.tools.runner.busy_writing() or self.library is not old:
+                    raise SearchAppError(f"{_named(lib)[:1].upper()}{_named(lib)[1:]} was not opened: indexing "
+                                         "or a settings change began meanwhile. Choose it again once that is done.")
                 save_config(new)  # chosen here: kept, unlike an address given for one window (_as_saved)
             except (OSError, SearchAppError) as exc:
                 lib.close()
                 self.tools.report_error(exc, "")
-                return done(False) if done else None
+                return
             old.stop_serving()
             self._use(lib, new, False)
             self.tools.say(f"Opened {_named(lib)}.", 10000)
-            if done:
-                done(True)
 
         def failed(exc: BaseException, tb: str) -> None:
             self._opening = False
+            if self._closed:
+                return
             self.tools.say(f"Still working on {_named(self.library)}.", 10000)
-            self.tools.report_error(exc, tb)
-            if done:
-                done(False)
+            if isinstance(exc, NoSharedLibrary) and not make:
+                self._offer_to_make(address, exc)
+            else:
+                self.tools.report_error(exc, tb)
 
         self.tools.say("Opening " + ("the shared library…" if address else "this computer's library…"), 0)
-        self.tools.runner.submit(lambda p, c: reopen_library(old, new), name="open library", on_success=opened,
-                                 on_error=failed)
+        self.tools.runner.submit(lambda p, c: open_chosen(old, new, make=make), name="open library",
+                                 on_success=opened, on_error=failed,
+                                 on_cancel=lambda: setattr(self, "_opening", False))  # the window closed first
+
+    def _offer_to_make(self, address: str, exc: NoSharedLibrary) -> QMessageBox:
+        """The database answered but holds no shared library: make one there only if the person says so."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Open Shared Library",
+                          f"There is no shared library at {shown(address)} yet.", parent=self.tools.parent)
+        box.setTextFormat(Qt.TextFormat.PlainText)  # an address: never markup
+        box.setInformativeText("Make one there? Its tables are created in that database, and this computer's folders "
+                               "are indexed into it only when you add them.")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.button(QMessageBox.StandardButton.Yes).setText("Make a Shared Library")
+        box.accepted.connect(lambda: self.open_library(address, make=True))
+        box.open()
+        self.tools.dialog_shown(box)
+        return box
 
     def _use(self, lib: Library | SharedLibrary, new: Config, stale: bool) -> None:
-        """`lib`, opened under `new`, in place of the library in use (kept open until exit: searches may still run
-        on the one it replaces)."""
+        """`lib`, opened under `new`, in place of the library in use (closed once nothing may still use it:
+        _close_retired)."""
         old, self.library = self.library, lib
         self.library.serve(self.commands)  # under the new settings: a command line with them is answered here
         self.meaning.start(self.library)
@@ -158,10 +187,25 @@ class LibrarySession:
         self.owns_library = True
         self.config = new
         self.tools.changed(Changes(settings=True, stale_index=stale))
+        self._close_retired()
+
+    def _close_retired(self) -> None:
+        """Close the libraries replaced in this window once no job of its runs (a search, a write or an Undo's
+        clean-up started before holds its library) and no vector index is still opening; else ask again soon. A
+        switch back and forth keeps no connection or index open for good."""
+        if not self._retired or self._closed:
+            return
+        if self.tools.runner.jobs or self.meaning.pending:
+            QTimer.singleShot(RETIRED_RETRY_MS, self._close_retired)
+            return
+        for lib in self._retired:
+            lib.close()
+        self._retired.clear()
 
     # -- closing ----------------------------------------------------------------
     def close(self) -> None:
         """Close what this window opened; a library the caller passed in stays open."""
+        self._closed = True  # a library still being opened is closed as soon as it is (open_library)
         for lib in self._retired:
             lib.close()
         self._retired.clear()
@@ -190,5 +234,8 @@ def _shared_model_error() -> SearchAppError:
 
 
 def _busy_error() -> SearchAppError:
-    return SearchAppError("Please wait until indexing has finished (or cancel it), or the library being opened is "
-                          "open, before changing settings or the library.")
+    return SearchAppError("Please wait until indexing has finished (or cancel it) before changing settings.")
+
+
+def _opening_error() -> SearchAppError:
+    return SearchAppError("A library is being opened: please wait until it is open.")

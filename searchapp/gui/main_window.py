@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
         self._show_library()
         self._build_shortcuts()
         self.other_writers = OtherWriters(self.tools, self.session)  # a sync in a terminal: shown here too
-        for part in (self, self.search, self.memory, self.other_writers):  # the window's own part: the status and the models
+        for part in (self, self.search, self.memory, self.other_writers, self.writes.undo):  # the window's own part: the status and the models
             self.changed.connect(part.on_changes)
         restore_ui_state(self, self._ui)
         self.inspector_toggle.restore()
@@ -189,10 +189,12 @@ class MainWindow(QMainWindow):
                                 ("&Re-sync All", QKeySequence("F5"), lambda: self.resync(None)),
                                 ("Re-&index Everything…", None, self.confirm_reindex),
                                 ("Open S&hared Library…", None, self.ask_shared_library),
-                                ("Use This &Computer's Library", None, lambda: self.session.open_library("")),
+                                ("Use This &Computer's Library", None, self.use_desktop_library),
                                 ("&Settings…", QKeySequence("Ctrl+,"), self.open_settings),
                                 ("&Quit", QKeySequence.StandardKey.Quit, self.request_quit)):
             act = QAction(text, self)
+            if slot == self.use_desktop_library:
+                self.desktop_action = act  # enabled on a shared library only (_show_library)
             if key is not None:
                 act.setShortcut(key)
             act.triggered.connect(slot)
@@ -204,7 +206,6 @@ class MainWindow(QMainWindow):
                                            if k != QKeySequence("Ctrl+,")]  # one binding per key: never ambiguous
         settings.setShortcuts(keys)
         settings.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
-        self.desktop_action = next(a for a in m.actions() if a.text() == "Use This &Computer's Library")
         v = self.menuBar().addMenu("&View")
         act = QAction("Files Not Indexed…", self)
         act.triggered.connect(self.library_panel.show_problems)
@@ -235,6 +236,10 @@ class MainWindow(QMainWindow):
         dlg.open()
         self._dialog_shown(dlg)
         return dlg
+
+    def use_desktop_library(self) -> None:
+        """File → Use This Computer's Library: back from a shared library to the data dir's own."""
+        self.session.open_library("")
 
     def _open_shared(self, address: str) -> None:
         self._ui.setValue("shared/last", address)  # offered next time, after going back to this computer's

@@ -1,5 +1,5 @@
 """File → Open Shared Library…: the address of a library a team keeps in PostgreSQL, asked in the window (issue 44
-item 1: the same as `--library` and the config's `library.address`; decision 0143).
+item 1: the same as `--library` and the config's `library.address`; decision 0144).
 
 The address is checked as the command line checks it (base/library_address.checked_address: a postgresql:// URL,
 never one holding a password) before the dialog closes; connecting is the session's, off the GUI thread."""

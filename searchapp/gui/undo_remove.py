@@ -12,6 +12,8 @@ from PySide6.QtWidgets import QPushButton
 
 from ..base.errors import SearchAppError, StoreError
 from .changes import Changes
+from ..library import Library
+from ..library.shared import SharedLibrary
 from .library_session import LibrarySession
 from .plain import tooltip
 from .window_tools import WindowTools
@@ -34,6 +36,7 @@ class UndoRemove(QObject):
         super().__init__(tools.parent)
         self.tools, self.session, self.submit = tools, session, submit  # submit: WriteJobs.submit
         self.path: Optional[str] = None
+        self.lib: Optional[Library | SharedLibrary] = None  # the library the folder was removed from
         self.button = QPushButton("Undo")
         self.button.setObjectName("undoRemove")
         self.button.setFlat(True)
@@ -43,7 +46,7 @@ class UndoRemove(QObject):
         self.timer.timeout.connect(self.expire)
 
     def offer(self, path: str) -> None:
-        self.path = path
+        self.path, self.lib = path, self.session.library
         name = os.path.basename(path.rstrip(os.sep)) or path
         self.button.setText(f"Undo remove of {name}")  # plain: a QPushButton never reads its text as markup
         self.button.setToolTip(tooltip(f"Put {path} back in the library as it was, at once"))
@@ -52,22 +55,33 @@ class UndoRemove(QObject):
 
     def expire(self) -> None:
         """The Undo is no longer offered; what the library kept for it is dropped (on the write queue)."""
-        if self.path is None:
+        if self.path is None or self.lib is None:
             return
+        lib = self.lib
         self._withdraw()
-        lib = self.session.library
         self.tools.runner.submit(lambda p, c: lib.forget_removed(), write=True, name="forget removed",
                                     on_error=lambda exc, tb: None)  # a read-only or closed library kept nothing
 
+    def on_changes(self, changes: Changes) -> None:
+        """An Undo keeps to the library its folder was removed from: reopened under new settings, the new one takes
+        the offer over; another library chosen in the File menu ends it (what the first one kept is dropped)."""
+        if not changes.settings or self.path is None or self.lib is None or self.lib is self.session.library:
+            return
+        if (self.lib.config.data_dir, self.lib.config.library.address) == (
+                self.session.library.config.data_dir, self.session.library.config.library.address):
+            self.lib = self.session.library
+        else:
+            self.expire()
+
     def _withdraw(self) -> None:
-        self.path = None
+        self.path, self.lib = None, None
         self.timer.stop()
         self.button.hide()
 
     def undo(self) -> None:
-        if self.path is None:
+        if self.path is None or self.lib is None:
             return
-        path, lib, say = self.path, self.session.library, self.tools.say
+        path, lib, say = self.path, self.lib, self.tools.say
         self._withdraw()
 
         def put_back(p: object, c: object) -> Optional[tuple[str, int] | str]:

@@ -6,7 +6,7 @@ The GUI's settings dialog uses this so saving a setting that does not touch a mo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, cast
 
 from ..base.config import Config
 from ..base.errors import ModelLoadError, UnsupportedFileError
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..models.cross_encoder import CrossEncoder
     from .shared import SharedLibrary
 
-__all__ = ["library_for", "reopen_library", "needs_reindex"]
+__all__ = ["library_for", "open_chosen", "reopen_library", "needs_reindex"]
 
 _ENCODER_KEYS = ("bi_encoder", "pooling", "device", "precision", "batch_size", "threads")
 _RERANKER_KEYS = ("reranker", "device", "precision", "rerank_max_length", "threads")
@@ -60,8 +60,23 @@ def library_for(config: Config, *, create: bool = True, encoder: Optional[BiEnco
     return Library(config, create=create, encoder=encoder, reranker=reranker)
 
 
-def reopen_library(old: Library | SharedLibrary, config: Config) -> Library | SharedLibrary:
+def open_chosen(old: Library | SharedLibrary, config: Config, *, make: bool = False) -> Library | SharedLibrary:
+    """The library a person chose in the window (File → Open Shared Library…, decision 0144), as reopen_library
+    opens it, but a shared library must be there already unless `make` (NoSharedLibrary: the window asks first,
+    so a mistyped address never fills a database with empty tables); an older one is brought up to this version
+    where this role may, as the window's start opens it."""
+    lib = reopen_library(old, config, create=make or not config.library.address)
+    if config.library.address:
+        try:
+            cast("SharedLibrary", lib).store.upgrade()  # a no-op on a current library or for a role that may not
+        except BaseException:
+            lib.close()
+            raise
+    return lib
+
+
+def reopen_library(old: Library | SharedLibrary, config: Config, *, create: bool = True) -> Library | SharedLibrary:
     """The library on `config`, reusing `old`'s loaded encoder and reranker where their settings are unchanged."""
     encoder = old.models.loaded_encoder if _same(old.config, config, _ENCODER_KEYS) else None
     reranker = old.models.loaded_reranker if _same(old.config, config, _RERANKER_KEYS) else None
-    return library_for(config, encoder=encoder, reranker=reranker)
+    return library_for(config, create=create, encoder=encoder, reranker=reranker)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, S
 import numpy as np
 
 from ...base.entry_dates import clamped_ns
-from ...base.errors import StoreError
+from ...base.errors import NoSharedLibrary, StoreError
 from ..rows import ChunkRow, FileRow, NewChunk, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
@@ -140,8 +140,10 @@ class PgStore(PgLexical, PgScope):
             # a minute, not the kernel's two hours, so a window's reads do not queue behind a dead one. The
             # address's own settings come first.
             extra: dict[str, Any] = {k: v for k, v in _KEEPALIVES.items() if k not in given}
+            # UTF-8 whatever PGCLIENTENCODING or the role says: the postings' terms travel as UTF-8 bytes (a binary
+            # COPY, pg_postings.py), which the server would read in the client's encoding otherwise.
             return psycopg.connect(self.address, autocommit=True, connect_timeout=10, application_name="searchapp",
-                                   **extra)
+                                   client_encoding="UTF8", **extra)
         except psycopg.Error as exc:
             raise StoreError(f"cannot reach the shared library {self.path}: {_first_line(exc)}") from None
 
@@ -282,8 +284,8 @@ class PgStore(PgLexical, PgScope):
                 version = self._stored_version()
                 if version is not None and (version < 1 or version >= SCHEMA_VERSION):
                     return  # current, newer or not ours: _check_version says which
-                if version is not None and not self.may_write():
-                    return  # a role that only reads (the window opens with create): reads it as it is (decision 0143)
+                if version is not None and not self._may_migrate():
+                    return  # a role that may not alter its tables reads it as it is; its owner upgrades it (0144)
                 self.rows("CREATE EXTENSION IF NOT EXISTS vector")
                 existing = version is not None  # a new library's steps hold no other desktop: nothing to say
                 if version is None:
@@ -323,7 +325,7 @@ class PgStore(PgLexical, PgScope):
     def _check_version(self) -> None:
         have = self.one("SELECT to_regclass('meta') IS NOT NULL")
         if not have or not have[0]:
-            raise StoreError(f"no shared library at {self.path} yet: `searchapp --library ADDRESS index FOLDER` "
+            raise NoSharedLibrary(f"no shared library at {self.path} yet: `searchapp --library ADDRESS index FOLDER` "
                              "makes one")
         version = self.get_meta(_SCHEMA_KEY)
         if version is None or not version.isdigit():
@@ -401,6 +403,13 @@ class PgStore(PgLexical, PgScope):
     def may_write(self) -> bool:
         """Whether this database role may write the library's files (a role with SELECT rights only searches)."""
         row = self.one("SELECT has_table_privilege('files', 'INSERT')")
+        return bool(row and row[0])
+
+    def _may_migrate(self) -> bool:
+        """Whether this role may bring the library's tables to this version: only their owner (or a member of
+        the owner's role) may alter them; a role that only reads, or writes rows, may not."""
+        row = self.one("SELECT pg_has_role(current_user, c.relowner, 'USAGE') FROM pg_class c "
+                       "WHERE c.oid = to_regclass('files')")
         return bool(row and row[0])
 
     def absorb_roots(self, into_id: int, from_ids: Sequence[int]) -> None:

@@ -334,3 +334,82 @@ def test_the_file_menu_opens_a_shared_library_and_goes_back(qtbot, shared, tiny_
                 top.close()
         win.close()
         win.session.close()
+
+
+def test_a_database_without_a_library_is_made_one_only_when_asked(qtbot, shared, pg_server):
+    """A mistyped address that names a real database never fills it with empty tables: the window asks first."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from searchapp.gui import build_main_window
+    from searchapp.library import Library
+    from searchapp.library.shared import SharedLibrary
+    from pg_server import database_of
+
+    config, _ = shared
+    empty = pg_server.address(pg_server.new_database())
+    has_tables = "SELECT to_regclass('meta') IS NOT NULL"
+    win = build_main_window(config.replace(library={"address": ""}))
+    qtbot.addWidget(win)
+    try:
+        for answer in (QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes):
+            win.session.open_library(empty)
+            qtbot.waitUntil(lambda: isinstance(win.last_dialog, QMessageBox), timeout=WAIT_MS)
+            box, win.last_dialog = win.last_dialog, None
+            assert "There is no shared library at" in box.text() and isinstance(win.library, Library)
+            assert pg_server.admin(has_tables, database=database_of(empty)) == [(False,)]
+            box.button(answer).click()
+        qtbot.waitUntil(lambda: isinstance(win.library, SharedLibrary), timeout=WAIT_MS)
+        assert pg_server.admin(has_tables, database=database_of(empty)) == [(True,)]
+    finally:
+        win.close()
+        win.session.close()
+
+
+def test_a_library_still_opening_when_the_window_closes_is_closed(qtbot, shared, pg_server, monkeypatch):
+    """The open ends after the window has closed (held until then): the library it opened is closed, not used."""
+    import threading
+
+    from searchapp.gui import build_main_window, library_session
+    from searchapp.library import Library
+    from pg_server import database_of
+
+    config, address = shared
+    started, release = threading.Event(), threading.Event()
+    real = library_session.open_chosen
+
+    def held(*args, **kwargs):
+        lib = real(*args, **kwargs)
+        started.set()
+        release.wait(WAIT_MS / 1000)
+        return lib
+
+    monkeypatch.setattr(library_session, "open_chosen", held)
+    win = build_main_window(config.replace(library={"address": ""}))
+    qtbot.addWidget(win)
+    win.session.open_library(address, make=True)
+    assert started.wait(WAIT_MS / 1000)
+    threading.Timer(1.0, release.set).start()  # while the window's close waits for its workers
+    win.close()
+    qtbot.waitUntil(lambda: not win.session._opening, timeout=WAIT_MS)
+    assert isinstance(win.library, Library)  # never used
+    connected = ("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND application_name = 'searchapp' "
+                 "AND pid <> pg_backend_pid()")
+    qtbot.waitUntil(lambda: pg_server.admin(connected, params=(database_of(address),)) == [(0,)], timeout=WAIT_MS)
+
+
+def test_an_undo_offered_ends_when_another_library_is_opened(qtbot, win, pg_server):
+    """Undo keeps to the library its folder was removed from: opening this computer's library drops the offer
+    and what the shared library kept for it, never an Undo run against the other library."""
+    from searchapp.library import Library
+    from pg_server import database_of
+
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.remove_root(str(win.docs))
+    db = database_of(win.address)
+    assert win.writes.undo.button.isVisible()
+    assert pg_server.admin("SELECT count(*) FROM removed_roots", database=db) == [(1,)]
+    win.use_desktop_library()
+    qtbot.waitUntil(lambda: isinstance(win.library, Library), timeout=WAIT_MS)
+    assert not win.writes.undo.button.isVisible() and win.writes.undo.lib is None
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+    assert pg_server.admin("SELECT count(*) FROM removed_roots", database=db) == [(0,)]

@@ -134,6 +134,11 @@ def test_role_without_write_rights_opens_an_older_library_as_the_window_does(con
         assert Path(lib.search("copper kettle", mode="lexical").hits[0].path).name == "a.txt"
         with pytest.raises(StoreError, match="may not write the shared library"):
             lib.sync()
+    # A role that writes rows but does not own the tables may not alter them either: it opens the library too.
+    pg_server.admin("DO $$ BEGIN CREATE ROLE clerk LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    pg_server.admin("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO clerk", database=db)
+    with SharedLibrary(config, pg_server.address(db, user="clerk"), create=True, encoder=tiny_encoder) as lib:
+        assert not lib.read_only and lib.store.schema_version == SCHEMA_VERSION - 1
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
         assert writer.store.schema_version == SCHEMA_VERSION
 

@@ -9,7 +9,7 @@ import struct
 import numpy as np
 
 from searchapp.store.postgres import tokens
-from searchapp.store.postgres.pg_postings import SIGNATURE, TRAILER, copy_binary, write_postings
+from searchapp.store.postgres.pg_postings import SIGNATURE, TRAILER, write_postings
 from searchapp.store.postgres.tokens import SPEC, Postings
 
 
@@ -138,9 +138,8 @@ def test_binary_rows_carry_ids_lengths_and_any_term_as_it_is(monkeypatch):
 
 def test_binary_rows_of_real_postings_match_their_tuples():
     got = tokens.passage_postings(TEXTS)
-    encoded = [t.encode() for t in got.terms]
-    sizes = np.array([len(e) for e in encoded], dtype=np.int64)
-    terms = (np.frombuffer(b"".join(encoded), np.uint8), np.cumsum(sizes) - sizes, sizes)
-    ids = np.arange(100, 100 + len(TEXTS), dtype=np.int64)
-    rows = _read_binary(copy_binary(got, ids, terms, 0, len(got.doc)) + TRAILER)
+    cur = _Cursor()
+    write_postings(cur, list(range(100, 100 + len(TEXTS))), got)
+    assert cur.sent[0] == SIGNATURE and cur.sent[-1] == TRAILER
+    rows = _read_binary(b"".join(cur.sent[1:]))
     assert rows == [(100 + d, n, got.lengths[d], t) for t, d, n in got.rows()]
