@@ -64,9 +64,12 @@ class DiscoverActions:
 
     def show_similar(self, path: str, page: Optional[int] = None) -> None:
         """Show the files most like `path` in the results list, as a search would (filters apply)."""
-        k, lib, filters = self.search.k_box.value(), self.session.library, self.filter_bar.filters()
+        k, session, filters = self.search.k_box.value(), self.session, self.filter_bar.filters()
         self.tools.say(f"Looking for files like {os.path.basename(path)}…", 0)
-        self.search.show_similar(path, page, lambda p, c: lib.similar(path, page=page, k=k, filters=filters), k)
+        # The library in use when it runs: run again (a changed index, Back) after a settings change reopened it,
+        # the one it was made on may be closed (LibrarySession._close_retired).
+        self.search.show_similar(path, page, lambda p, c: session.library.similar(path, page=page, k=k,
+                                                                                   filters=filters), k)
 
     def open_duplicates(self, threshold: Optional[float] = None) -> DuplicatesWindow:
         dw = self.duplicates_window

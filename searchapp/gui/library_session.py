@@ -46,7 +46,10 @@ class LibrarySession:
         self.owns_library = library is None
         # The shared library when the config names one (`searchapp --library ADDRESS gui`: decision 0141).
         self.library: Library | SharedLibrary = library if library is not None else library_for(config)
-        self._retired: list[Library | SharedLibrary] = []  # replaced (settings, File menu); closed once unused
+        # Replaced (settings, File menu), each with the jobs running when it was: closed once those have ended
+        self._retired: list[tuple[Library | SharedLibrary, set[int]]] = []
+        self._retire_timer = QTimer(tools.parent, singleShot=True, interval=RETIRED_RETRY_MS)
+        self._retire_timer.timeout.connect(self._close_retired)
         self._waiting: Optional[tuple[str, str]] = None  # a downloaded model to use once indexing is done
         self._opening = False  # a library chosen in the File menu is being opened (open_library)
         self._closed = False
@@ -122,6 +125,8 @@ class LibrarySession:
         to answer, or never), then used, and the choice saved in the config file, so the next plain `searchapp`
         opens it too. A database without a shared library yet is made one only if the person says so (`make`). If
         it cannot be opened, the library in use stays and the reason is said."""
+        if self._closed:  # a question answered after the window closed
+            return
         if self.tools.runner.busy_writing() or self._opening:
             self.tools.report_error(_busy_error() if not self._opening else _opening_error(), "")
             return
@@ -170,6 +175,7 @@ class LibrarySession:
                                "are indexed into it only when you add them.")
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.button(QMessageBox.StandardButton.Yes).setText("Make a Shared Library")
         box.accepted.connect(lambda: self.open_library(address, make=True))
         box.open()
@@ -179,34 +185,37 @@ class LibrarySession:
     def _use(self, lib: Library | SharedLibrary, new: Config, stale: bool) -> None:
         """`lib`, opened under `new`, in place of the library in use (closed once nothing may still use it:
         _close_retired)."""
-        old, self.library = self.library, lib
+        old, owned, self.library = self.library, self.owns_library, lib
         self.library.serve(self.commands)  # under the new settings: a command line with them is answered here
         self.meaning.start(self.library)
-        if self.owns_library:
-            self._retired.append(old)
         self.owns_library = True
         self.config = new
-        self.tools.changed(Changes(settings=True, stale_index=stale))
-        self._close_retired()
+        self.tools.changed(Changes(settings=True, stale_index=stale))  # an Undo's clean-up may start on `old` here
+        if owned:
+            self._retired.append((old, {j.id for j in self.tools.runner.jobs}))
+            self._close_retired()
 
     def _close_retired(self) -> None:
-        """Close the libraries replaced in this window once no job of its runs (a search, a write or an Undo's
-        clean-up started before holds its library) and no vector index is still opening; else ask again soon. A
-        switch back and forth keeps no connection or index open for good."""
-        if not self._retired or self._closed:
+        """Close each library replaced in this window once the jobs that were running when it was replaced have
+        ended (a search, a write or an Undo's clean-up holds its library; later ones hold the new one) and its
+        vector index is not still opening; the rest are looked at again soon. A switch back and forth keeps no
+        connection or index open for good."""
+        if self._closed:
             return
-        if self.tools.runner.jobs or self.meaning.pending:
-            QTimer.singleShot(RETIRED_RETRY_MS, self._close_retired)
-            return
-        for lib in self._retired:
-            lib.close()
-        self._retired.clear()
+        running = {j.id for j in self.tools.runner.jobs}
+        for lib, jobs in list(self._retired):
+            if not jobs & running and not lib.meaning_loading():
+                self._retired.remove((lib, jobs))
+                lib.close()
+        if self._retired:
+            self._retire_timer.start()
 
     # -- closing ----------------------------------------------------------------
     def close(self) -> None:
         """Close what this window opened; a library the caller passed in stays open."""
         self._closed = True  # a library still being opened is closed as soon as it is (open_library)
-        for lib in self._retired:
+        self._retire_timer.stop()
+        for lib, _ in self._retired:
             lib.close()
         self._retired.clear()
         if self.owns_library:

@@ -66,6 +66,7 @@ class SearchController(QObject):
         self.shown_k = 0
         self.similar: Optional[Similar] = None  # (path, page, job, k) of the "Similar files" search shown, else None
         self.back_stack: list[tuple[str, Optional[SearchResult], int, Optional[Similar]]] = []  # (query text, result, k, similar) for Back, newest last
+        self._address = session.config.library.address  # of the library shown: another one forgets Back's steps
         # The models a search by meaning uses load when the first one is asked for; a hybrid search would wait
         # for them (seconds on a small CPU): it is answered by its words meanwhile and runs again after.
         self.models = ModelLoad(tools, session)
@@ -289,6 +290,15 @@ class SearchController(QObject):
     def on_changes(self, changes: Changes) -> None:
         if changes.settings:
             self.k_box.setValue(self.session.config.search.k)
+            if self.session.config.library.address != self._address:  # another library (File menu)
+                self._address = self.session.config.library.address
+                self.back_stack.clear()  # its searches and "Similar files" views were of the other library
+                self.back_button.setEnabled(False)
+                self._set_similar(None)
+                self.show_result(None, self.shown_k)  # its rows too; the query runs again on this one
+                if self.search_box.text().strip():
+                    self.run_search()
+                return
         by_words = self.result is not None and self.result.said(LOADING) is not None
         if (changes.index or (changes.meaning and by_words)) and self.search_box.text().strip():
             self.run_search()  # the library changed, or its meaning is loaded: show what is there now

@@ -63,13 +63,15 @@ class UndoRemove(QObject):
                                     on_error=lambda exc, tb: None)  # a read-only or closed library kept nothing
 
     def on_changes(self, changes: Changes) -> None:
-        """An Undo keeps to the library its folder was removed from: reopened under new settings, the new one takes
-        the offer over; another library chosen in the File menu ends it (what the first one kept is dropped)."""
+        """An Undo keeps to the library its folder was removed from: a shared library reopened under new settings
+        takes the offer over; a desktop library keeps the removed rows on its own connection (temporary tables),
+        so its reopening ends the offer, as another library chosen in the File menu does (what was kept is
+        dropped there)."""
         if not changes.settings or self.path is None or self.lib is None or self.lib is self.session.library:
             return
-        if (self.lib.config.data_dir, self.lib.config.library.address) == (
-                self.session.library.config.data_dir, self.session.library.config.library.address):
-            self.lib = self.session.library
+        if isinstance(self.lib, SharedLibrary) and self.lib.config.library.address == \
+                self.session.library.config.library.address:
+            self.lib = self.session.library  # the server keeps the removed rows, not the connection
         else:
             self.expire()
 

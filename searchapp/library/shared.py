@@ -29,6 +29,7 @@ from . import shared_paths
 from ..store.postgres.pg_index import PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET
 from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: pg_locks' classid of a root's lock
+from ..store.postgres.schema import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from ..ann import VectorIndex
@@ -145,6 +146,7 @@ class SharedLibrary:
         """Hold the writer lock of each of `roots` (RootRows of this machine) while writing them: one writer per
         root, so machines sync their own roots at the same time (decision 0125). A root another process is
         writing is one line, nothing changed. The meaning pass embeds these roots' passages only."""
+        self._refuse_outdated()
         busy = self.store.try_root_locks([r.id for r in roots])
         if busy is not None:
             path = next(r.path for r in roots if r.id == busy)
@@ -158,10 +160,22 @@ class SharedLibrary:
             with contextlib.suppress(StoreError):
                 self.store.release_root_locks([r.id for r in roots])
 
+    def _refuse_outdated(self) -> None:
+        """A library of an older schema is brought up to this version by its first writer that may alter its
+        tables (their owner); a role that only writes rows writes nothing into it, rather than failing halfway on
+        a table or column the older version lacks (decision 0144). A read-only role is refused as before."""
+        version = self.store.schema_version
+        if not self.read_only and version < SCHEMA_VERSION and not self.store.may_migrate():
+            raise StoreError(f"the shared library {shown(self.address)} was made by an older searchapp (schema "
+                             f"{version}, this one writes {SCHEMA_VERSION}) and only the role that owns its tables may "
+                             "bring it up to date: its owner's next `searchapp --library ADDRESS index` does; searches "
+                             "work meanwhile; nothing was changed")
+
     def add_folder(self, path: str | os.PathLike[str], progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         from .sync.roots import absorb_nested, readable_to_add
 
+        self._refuse_outdated()
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
         readable_to_add(self._as_store, root)
         inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]

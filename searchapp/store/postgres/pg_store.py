@@ -284,7 +284,7 @@ class PgStore(PgLexical, PgScope):
                 version = self._stored_version()
                 if version is not None and (version < 1 or version >= SCHEMA_VERSION):
                     return  # current, newer or not ours: _check_version says which
-                if version is not None and not self._may_migrate():
+                if version is not None and not self.may_migrate():
                     return  # a role that may not alter its tables reads it as it is; its owner upgrades it (0144)
                 self.rows("CREATE EXTENSION IF NOT EXISTS vector")
                 existing = version is not None  # a new library's steps hold no other desktop: nothing to say
@@ -405,7 +405,7 @@ class PgStore(PgLexical, PgScope):
         row = self.one("SELECT has_table_privilege('files', 'INSERT')")
         return bool(row and row[0])
 
-    def _may_migrate(self) -> bool:
+    def may_migrate(self) -> bool:
         """Whether this role may bring the library's tables to this version: only their owner (or a member of
         the owner's role) may alter them; a role that only reads, or writes rows, may not."""
         row = self.one("SELECT pg_has_role(current_user, c.relowner, 'USAGE') FROM pg_class c "

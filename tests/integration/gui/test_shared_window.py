@@ -282,13 +282,14 @@ def test_the_window_opens_the_address_and_saving_settings_keeps_it_out_of_the_fi
         win.session.close()
 
 
-def test_the_file_menu_opens_a_shared_library_and_goes_back(qtbot, shared, tiny_encoder, tmp_path):
+def test_the_file_menu_opens_a_shared_library_and_goes_back(qtbot, shared, tiny_encoder, tmp_path, pg_server):
     """File → Open Shared Library… (issue 44 item 1: the same as --library and the config): the address checked as
     the command line checks it, the library opened off the GUI thread and kept in the config file for the next
     start; one that cannot be opened leaves the library in use; Use This Computer's Library goes back."""
     from searchapp.gui import build_main_window
     from searchapp.library import Library
     from searchapp.library.shared import SharedLibrary
+    from pg_server import database_of
 
     config, address = shared
     with SharedLibrary(config, address, create=True, encoder=tiny_encoder, machine="desk-b") as b:
@@ -327,6 +328,11 @@ def test_the_file_menu_opens_a_shared_library_and_goes_back(qtbot, shared, tiny_
         assert win.windowTitle() == "searchapp" and not win.desktop_action.isEnabled()
         assert "address" not in file.read_text(encoding="utf-8")
         assert search(qtbot, win, "copper kettles").hits[0].path == str(tmp_path / "mine" / "kettle.txt")
+        # The shared library it replaced is closed once nothing of the window's runs on it: no connection kept.
+        connected = ("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND application_name = 'searchapp' "
+                     "AND pid <> pg_backend_pid()")
+        qtbot.waitUntil(lambda: pg_server.admin(connected, params=(database_of(address),)) == [(0,)],
+                        timeout=WAIT_MS)
         assert win.ask_shared_library().field.text() == address  # the last one opened, offered again
     finally:
         for top in QApplication.topLevelWidgets():

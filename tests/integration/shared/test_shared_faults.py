@@ -139,6 +139,13 @@ def test_role_without_write_rights_opens_an_older_library_as_the_window_does(con
     pg_server.admin("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO clerk", database=db)
     with SharedLibrary(config, pg_server.address(db, user="clerk"), create=True, encoder=tiny_encoder) as lib:
         assert not lib.read_only and lib.store.schema_version == SCHEMA_VERSION - 1
+        assert Path(lib.search("copper kettle", mode="lexical").hits[0].path).name == "a.txt"
+        # It writes nothing into the older tables (a column or table they lack would fail it halfway)
+        with pytest.raises(StoreError, match="only the role that owns its tables may bring it up to date"):
+            lib.sync()
+        with pytest.raises(StoreError, match="only the role that owns its tables"):
+            lib.add_folder(write_texts(tmp_path / "more", {"b.txt": "brass bells"}))
+    assert table_counts(pg_server, pg_address)[0] == 1
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
         assert writer.store.schema_version == SCHEMA_VERSION
 
