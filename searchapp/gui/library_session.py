@@ -4,8 +4,8 @@ another chosen in the File menu, closed on exit.
 Settings reach the library only through `apply_config`: from the settings dialog, a finished model download,
 or the reranker notice's folder choice; another library only through `open_library`. A library this window opened
 is closed by it, on exit; one the caller passed in stays the caller's. One this window opened and a settings change
-or the File menu replaced is closed once none of the window's jobs runs (a search or write started before may
-still be running on it).
+or the File menu replaced is closed once the jobs running when it was replaced have ended (a search or a write
+started before may still be running on it).
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ class LibrarySession:
                 return
             self.tools.say(f"Still working on {_named(self.library)}.", 10000)
             if isinstance(exc, NoSharedLibrary) and not make:
-                self._offer_to_make(address, exc)
+                self._offer_to_make(address)
             else:
                 self.tools.report_error(exc, tb)
 
@@ -166,7 +166,7 @@ class LibrarySession:
                                  on_success=opened, on_error=failed,
                                  on_cancel=lambda: setattr(self, "_opening", False))  # the window closed first
 
-    def _offer_to_make(self, address: str, exc: NoSharedLibrary) -> QMessageBox:
+    def _offer_to_make(self, address: str) -> QMessageBox:
         """The database answered but holds no shared library: make one there only if the person says so."""
         box = QMessageBox(QMessageBox.Icon.Question, "Open Shared Library",
                           f"There is no shared library at {shown(address)} yet.", parent=self.tools.parent)
