@@ -8,7 +8,8 @@ fsync off), restarted here with --shared-buffers and --maintenance-work-mem.
 
   1. words pass: --sync-passages of the same text written as .txt files, `add_folder(embed=False)` (the real
      words pass: scan, read, chunk with MiniLM's tokenizer, BM25 postings) into a fresh SQLite library and a
-     fresh database, by turns: passages/s each and the ratio (the issue asks >= 0.5).
+     fresh database, by turns: passages/s each and the ratio (the issue asks >= 0.5); on each PostgreSQL library
+     so made (no vector yet, as in the middle of a first sync), the window's status refresh and `summary()`.
   2. build: --passages written through each store (Store.insert_chunks; PgStore.insert_chunks_of, its COPY and
      postings) with their vectors, then the vector index built from them (hnswlib by Library.index(); pgvector's
      `CREATE INDEX ... USING hnsw` with the app's m=16, ef_construction=200): seconds each.
@@ -134,6 +135,8 @@ def words_pass(server, work: Path, n: int, rounds: int) -> None:
             cpu, wall, scpu = time.process_time(), time.perf_counter(), server_cpu(server)
             rep = lib.add_folder(docs, embed=False)
             wall, cpu, scpu = time.perf_counter() - wall, time.process_time() - cpu, server_cpu(server) - scpu
+            if engine == "postgresql":
+                status_refresh(lib, rep.chunks_added)
             lib.close()
             walls[engine].append(rep.chunks_added / wall)
             emit(result="words_pass", engine=engine, round=r, files=rep.added, synced_passages=rep.chunks_added,
@@ -145,6 +148,19 @@ def words_pass(server, work: Path, n: int, rounds: int) -> None:
     emit(result="words_pass_ratio", postgresql_rate_share_of_sqlite=round(
         statistics.median(walls["postgresql"]) / statistics.median(walls["sqlite"]), 3), target=0.5)
     shutil.rmtree(docs, ignore_errors=True)
+
+
+def status_refresh(lib, passages: int) -> None:
+    """The window's status refresh (`status(wait_for_meaning=False)`, every few seconds during a sync) and the
+    command line's `summary()` on the library the words pass just made: no vector yet, as mid-first-sync."""
+    for name, call in (("status", lambda: lib.status(wait_for_meaning=False)), ("summary", lib.summary)):
+        times = []
+        for _ in range(10):
+            t = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - t) * 1000)
+        emit(result="status_refresh", call=name, synced_passages=passages, p50_ms=round(statistics.median(times), 1),
+             max_ms=round(max(times), 1))
 
 
 # -- 2. the same library in PostgreSQL ------------------------------------------------------------------------
