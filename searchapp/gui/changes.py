@@ -17,6 +17,7 @@ class Changes:
     roots: bool = False  # the indexed folders: one added or removed
     files: bool = False  # indexed files and passages: a sync, a removal, a re-index (cancelled ones too)
     settings: bool = False  # the config: the library was reopened under it
+    library: bool = False  # with settings: another library is in use now (File → Open Shared Library…)
     stale_index: bool = False  # the new settings cut or embed passages differently: a re-index is due
     searches: bool = False  # the saved searches
     elsewhere: bool = False  # another process wrote the library (a sync in a terminal); alone: it is still writing

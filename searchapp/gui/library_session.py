@@ -148,7 +148,7 @@ class LibrarySession:
                 self.tools.report_error(exc, "")
                 return
             old.stop_serving()
-            self._use(lib, new, False)
+            self._use(lib, new, False, switched=new.library.address != old.config.library.address)
             self.tools.say(f"Opened {_named(lib)}.", 10000)
 
         def failed(exc: BaseException, tb: str) -> None:
@@ -182,15 +182,16 @@ class LibrarySession:
         self.tools.dialog_shown(box)
         return box
 
-    def _use(self, lib: Library | SharedLibrary, new: Config, stale: bool) -> None:
+    def _use(self, lib: Library | SharedLibrary, new: Config, stale: bool, switched: bool = False) -> None:
         """`lib`, opened under `new`, in place of the library in use (closed once nothing may still use it:
-        _close_retired)."""
+        _close_retired); `switched`: another library, not the same one reopened."""
         old, owned, self.library = self.library, self.owns_library, lib
         self.library.serve(self.commands)  # under the new settings: a command line with them is answered here
         self.meaning.start(self.library)
         self.owns_library = True
         self.config = new
-        self.tools.changed(Changes(settings=True, stale_index=stale))  # an Undo's clean-up may start on `old` here
+        # an Undo's clean-up may start on `old` here
+        self.tools.changed(Changes(settings=True, stale_index=stale, library=switched))
         if owned:
             self._retired.append((old, {j.id for j in self.tools.runner.jobs}))
             self._close_retired()

@@ -260,7 +260,8 @@ class MainWindow(QMainWindow):
     def on_changes(self, changes: Changes) -> None:
         """The window's own part: the library's status, the models, and a re-index the new settings call for."""
         if changes.settings:
-            self._show_library()  # perhaps another library (File → Open Shared Library…)
+            if changes.library:
+                self._show_library()  # File → Open Shared Library…
             forget_query_unless_kept(self, self._ui)  # history just turned off: no query text stays in gui.ini
             self.search.models.forget_failure()  # other models, perhaps: they load at the next search by meaning
             self.refresh_status()

@@ -66,7 +66,6 @@ class SearchController(QObject):
         self.shown_k = 0
         self.similar: Optional[Similar] = None  # (path, page, job, k) of the "Similar files" search shown, else None
         self.back_stack: list[tuple[str, Optional[SearchResult], int, Optional[Similar]]] = []  # (query text, result, k, similar) for Back, newest last
-        self._address = session.config.library.address  # of the library shown: another one forgets Back's steps
         # The models a search by meaning uses load when the first one is asked for; a hybrid search would wait
         # for them (seconds on a small CPU): it is answered by its words meanwhile and runs again after.
         self.models = ModelLoad(tools, session)
@@ -290,8 +289,7 @@ class SearchController(QObject):
     def on_changes(self, changes: Changes) -> None:
         if changes.settings:
             self.k_box.setValue(self.session.config.search.k)
-            if self.session.config.library.address != self._address:  # another library (File menu)
-                self._address = self.session.config.library.address
+            if changes.library:  # another library (File menu)
                 self.back_stack.clear()  # its searches and "Similar files" views were of the other library
                 self.back_button.setEnabled(False)
                 self._set_similar(None)

@@ -69,8 +69,7 @@ class UndoRemove(QObject):
         dropped there)."""
         if not changes.settings or self.path is None or self.lib is None or self.lib is self.session.library:
             return
-        if isinstance(self.lib, SharedLibrary) and self.lib.config.library.address == \
-                self.session.library.config.library.address:
+        if isinstance(self.lib, SharedLibrary) and not changes.library:
             self.lib = self.session.library  # the server keeps the removed rows, not the connection
         else:
             self.expire()
