@@ -118,7 +118,8 @@ _Want = Callable[[str], bool]  # is this raw entry name's body wanted (iter_memb
 
 
 def _zip_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tuple[str, Optional[bytes], str]]:
-    with SafeZip(src) as z:  # the directory's zip-bomb checks run first (ratio, total, entry count)
+    with SafeZip(src) as z:  # the directory's zip-bomb checks run first (entry count, total; ratio below)
+        z.check_ratios()  # every member is read: one that compresses like a bomb refuses the archive
         for info in z.zf.infolist():
             if info.is_dir():
                 continue

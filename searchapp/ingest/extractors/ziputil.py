@@ -50,10 +50,13 @@ def local_name(tag: str) -> str:
 
 
 class SafeZip:
-    """A zip opened read-only after checking its directory for zip-bomb signs.
+    """A zip opened read-only after checking its directory for zip-bomb signs (entry count, total size).
 
     Every read is also capped while streaming, so a lying header cannot make us inflate more
-    than MAX_TOTAL_BYTES in total.
+    than MAX_TOTAL_BYTES in total. The compression ratio is judged for the parts that are read, when they are
+    read: a document's preview image that compresses 130:1 (an embedded object's EMF in a .docx) is never
+    inflated, so it must not refuse the document's text. An archive, which reads every member, checks them all
+    up front (`check_ratios`).
     """
 
     def __init__(self, path: Path | bytes, max_total: int = MAX_TOTAL_BYTES) -> None:
@@ -89,9 +92,11 @@ class SafeZip:
         total = sum(i.file_size for i in infos)
         if total > self.max_total:
             raise ExtractionError(f"zip bomb: uncompressed size exceeds {self.max_total // 2**20} MB")
-        for i in infos:
-            if i.file_size > RATIO_FLOOR and i.file_size > MAX_RATIO * max(i.compress_size, 1):
-                raise ExtractionError(f"zip bomb: {i.filename} compresses more than {MAX_RATIO}:1")
+
+    def check_ratios(self) -> None:
+        """Refuse the whole zip when any member compresses more than MAX_RATIO:1 (an archive's check)."""
+        for info in self.zf.infolist():
+            _check_ratio(info)
 
     def __enter__(self) -> "SafeZip":
         return self
@@ -114,6 +119,7 @@ class SafeZip:
         stored = self.find(name)
         if stored is None:
             raise ExtractionError(f"missing part {name}")
+        _check_ratio(self.names[stored])
         budget = self.max_total - self.read_so_far
         out = bytearray()
         try:
@@ -144,6 +150,7 @@ class SafeZip:
         stored = self.find(name)
         if stored is None:
             raise ExtractionError(f"missing part {name}")
+        _check_ratio(self.names[stored])
         try:
             with self.zf.open(self.names[stored]) as raw:
                 stream = _Budgeted(raw, self, name, max_bytes)
@@ -174,6 +181,11 @@ class SafeZip:
             return self.xml(stored)
         except ExtractionError:
             return None
+
+
+def _check_ratio(info: zipfile.ZipInfo) -> None:
+    if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        raise ExtractionError(f"zip bomb: {info.filename} compresses more than {MAX_RATIO}:1")
 
 
 def _member_error(info: zipfile.ZipInfo, exc: RuntimeError) -> ExtractionError:

@@ -352,6 +352,20 @@ def test_zip_bomb_rejected_quickly(zip_bomb: Path) -> None:
     assert got[0] < 2**20  # refused from the directory's sizes, before inflating what the bomb holds (300 MB)
 
 
+def test_zip_ratio_judged_on_the_parts_read(tmp_path: Path) -> None:
+    """An embedded object's preview (an EMF of mostly blank pixels, 130:1 in a real Tika file) is never read:
+    the document's text is. The part that is read and compresses like a bomb is refused before inflating."""
+    body = (f'<w:document xmlns:w="{W_NS}"><w:body><w:p><w:r><w:t>Here is the pdf file</w:t></w:r></w:p>'
+            "</w:body></w:document>")
+    blank = b"\x00" * (2 * 2**20)  # ~1000:1, over the floor the ratio applies to
+    doc = extract(make_docx(tmp_path / "embedded.docx", body, {"word/media/image1.emf": blank}))
+    assert doc.text == "Here is the pdf file"
+    padded = body.replace("</w:body>", "<!--" + " " * (2 * 2**20) + "--></w:body>")
+    with inflated_bytes() as got, pytest.raises(ExtractionError, match="zip bomb: word/document.xml compresses"):
+        extract(make_docx(tmp_path / "bomb.docx", padded))
+    assert got[0] < 2**20  # refused from the directory's sizes, not after inflating it
+
+
 def test_zip_with_too_many_members(tmp_path: Path) -> None:
     path = tmp_path / "many.docx"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
