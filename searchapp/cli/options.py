@@ -45,9 +45,24 @@ def check_options(args: argparse.Namespace) -> None:
         if value is not None and not (math.isfinite(value) and low <= value <= high and (attr != "lr" or value > 0)):
             raise ConfigError(f"{flag} must be a number in ({low}, {high}] (got {value})" if attr == "lr"
                               else f"{flag} must be a number from {low} to {high} (got {value})")
+    _check_paths(args)
     debounce = getattr(args, "debounce", None)
     if debounce is not None and not (math.isfinite(debounce) and 0 <= debounce <= 3600):
         raise ConfigError(f"--debounce must be a number of seconds from 0 to 3600 (got {debounce})")
+
+
+# option attribute -> how a message names it: the paths a command reads or forgets
+_PATHS = {"paths": "PATH", "path": "PATH", "within": "--in"}
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """An empty path is refused, not read as the current folder: `index "$DIR"` with DIR unset indexed the whole
+    folder it ran in (and `remove ""` forgot it); `.` still names the current folder."""
+    for attr, flag in _PATHS.items():
+        value = getattr(args, attr, None)
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            raise ConfigError(f"{flag} is empty (an unset variable?): name a folder or file, or `.` for this one")
 
 
 def query_may_start_with_a_dash(parser: argparse.ArgumentParser) -> None:

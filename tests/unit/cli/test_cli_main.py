@@ -29,6 +29,19 @@ def test_a_bad_option_is_one_line_and_exit_2_before_anything_is_opened(data_dir,
     assert os.listdir(data_dir) == []
 
 
+@pytest.mark.parametrize("argv", [["index", "--words-only", "a", ""], ["remove", " ", "--yes"], ["explain", ""],
+                                  ["similar", ""], ["search", "tax", "--in", ""]])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(data_dir, tmp_path, capsys, monkeypatch, argv):
+    """`index "$DIR"` with DIR unset indexed the folder the command ran in and merged the roots below it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "note.txt").write_text("an ordinary note")
+    assert main([*argv, "--data-dir", str(data_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "is empty (an unset variable?)" in err and err.count("\n") == 1
+    assert os.listdir(data_dir) == []  # nothing was opened, let alone indexed
+
+
 @pytest.mark.parametrize("argv", [["search", "tax"], ["status"], ["saved", "list"]])
 def test_a_read_without_a_library_says_how_to_make_one_and_creates_nothing(data_dir, capsys, argv):
     assert main([*argv, "--data-dir", str(data_dir)]) == 2
