@@ -61,8 +61,9 @@ def _why(exc: OSError) -> str:
 
 class _Walker:
     def __init__(self, config: ScanConfig, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
-                 within: Optional[Path] = None) -> None:
+                 within: Optional[Path] = None, leave_out: Optional[Path] = None) -> None:
         self.config = config
+        self.left_out = _folder_key(leave_out)
         self.within = os.path.realpath(within) if within is not None else None
         self.progress = progress
         self.cancel = cancel
@@ -106,6 +107,8 @@ class _Walker:
     def consider(self, path: str, st: os.stat_result, via_link: bool = False) -> None:
         """Classify one entry whose (followed, when configured) stat is `st`."""
         mode = st.st_mode
+        if stat.S_ISDIR(mode) and (st.st_dev, st.st_ino) == self.left_out:
+            return  # the library's own folder: its database and vectors are no documents (left out quietly)
         if stat.S_ISDIR(mode):
             (self.linked if via_link else self.plain).append((path, (st.st_dev, st.st_ino)))
         elif stat.S_ISREG(mode):
@@ -209,12 +212,25 @@ class _Walker:
         return ScanResult(files, self.skipped)
 
 
+def _folder_key(path: Optional[Path]) -> Optional[tuple[int, int]]:
+    """(device, inode) of a folder, None when there is none (by inode: a link to it or another spelling of it is
+    the same folder)."""
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
 def scan(
     roots: Iterable[Path],
     config: ScanConfig,
     progress: Optional[ProgressFn] = None,
     cancel: Optional[CancelToken] = None,
     within: Optional[Path] = None,
+    leave_out: Optional[Path] = None,
 ) -> ScanResult:
     """Files under `roots` (folders or single files) that may hold text (any name but a known binary
     type: extraction decides by content), plus every skip with its reason.
@@ -222,6 +238,8 @@ def scan(
     Never raises for file-system problems (they become `skipped` entries); raises `Cancelled`
     when `cancel` is set (checked every PROGRESS_EVERY entries). Symlinks may not lead out of each root
     (or out of `within`, the indexed folder, when `roots` are paths under it) unless
-    `config.follow_symlinks_out`; a symlink to a folder holding it (a loop) is never walked.
+    `config.follow_symlinks_out`; a symlink to a folder holding it (a loop) is never walked. `leave_out`: a folder
+    never walked (the library's data dir, when it lies inside an indexed folder: its SQLite journal, vectors and
+    lock files were indexed as documents, and rewritten by every sync).
     """
-    return _Walker(config, progress, cancel, within).run(roots)
+    return _Walker(config, progress, cancel, within, leave_out).run(roots)

@@ -44,7 +44,8 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
     scope = outermost([os.path.abspath(p) for p in paths
                        if in_scope(root.path, p, config.scan.skip_dirs, config.scan.exclude)])
     present = [Path(p) for p in scope if os.path.lexists(p)]
-    result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(root.path))
+    result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(root.path),
+                   leave_out=config.data_dir)
               if present else ScanResult())
     existing: dict[str, FileRow] = {}
     for p in scope:
@@ -79,7 +80,7 @@ def _scan(store: Store, root: RootRow, config: Config, paths: Optional[list[str]
           cancel: Optional[CancelToken]) -> tuple[ScanResult, dict[str, FileRow]]:
     """What is on disk now (the whole root, or only `paths`) and the rows stored for it."""
     if paths is None:
-        result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel)
+        result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel, leave_out=config.data_dir)
         return result, store.files_of_root(root.id)
     return _scoped_scan(store, root, paths, config, progress, cancel)
 

@@ -290,3 +290,16 @@ def test_property_html_visible_words_are_kept(words, wrapper):
     for w in words:
         assert w in text
     assert "hidden" not in text
+
+
+def test_the_library_does_not_index_its_own_folder(tmp_path, lib):
+    """A data dir inside an indexed folder: its journal, vectors and lock files were indexed as documents (and
+    rewritten by every sync); a watcher-style scoped sync of the data dir finds nothing either."""
+    (tmp_path / "notes.txt").write_text(GOOD)
+    (lib.data_dir / "stray.txt").write_text("A text file kept beside the library database.")
+    rep = lib.add_folder(tmp_path, embed=False)
+    paths = set(lib.store.file_paths().values())
+    assert paths == {str(tmp_path / "notes.txt")}, paths
+    assert not [p for p, _ in rep.problems if p.startswith(str(lib.data_dir))]
+    lib.add_folder(tmp_path, embed=False)  # again: the files the first sync wrote there stay out too
+    assert set(lib.store.file_paths().values()) == {str(tmp_path / "notes.txt")}
