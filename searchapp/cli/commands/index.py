@@ -91,7 +91,8 @@ def print_report(total: SyncReport, as_json: bool) -> None:
 
             # A container's members left out for one reason are one row, as status shows them (not 135 rows).
             rows, _ = group_members([(p, "", r) for p, r in total.problems])
-            print(f"{len(total.problems)} files not indexed (`searchapp status` lists them all):", file=sys.stderr)
+            print(f"{len(total.problems)} files newly not indexed (`searchapp status` lists every file not indexed):",
+                  file=sys.stderr)
             for p, _state, r in rows[:10]:
                 print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
             if len(rows) > 10:
