@@ -37,6 +37,8 @@ def load_config(
     root = resolve_data_dir(data_dir, env)
     cfg = Config(data_dir=root)
     path = Path(config_file) if config_file else user_config_file(root)
+    if config_file and not path.exists():  # a file named on purpose: a typo must not quietly mean the defaults
+        raise ConfigError(f"{path}: no such config file")
     if path.exists():
         import tomllib  # only with a file to read: ~3 ms of every command's start-up otherwise
 

@@ -84,3 +84,14 @@ def test_progress_says_when_files_are_searchable_by_their_words(capsys):
     assert ("searchapp: 3 files searchable by their words; embedding their meaning now (Ctrl-C keeps what is done)"
             in err)
     assert "embedding" in err and bar._bar is None  # closed: nothing left drawing
+
+
+def test_a_config_file_named_but_not_there_is_an_error_not_the_defaults(data_dir, tmp_path, capsys):
+    missing = tmp_path / "setings.toml"  # a typo
+    assert main(["status", "--config", str(missing), "--data-dir", str(data_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"searchapp: error: {missing}: no such config file\n"
+    good = tmp_path / "settings.toml"
+    good.write_text("[search]\nk = 7\n")
+    assert main(["config", "--config", str(good), "--data-dir", str(data_dir)]) == 0
+    assert "7" in capsys.readouterr().out
