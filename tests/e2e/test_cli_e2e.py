@@ -103,6 +103,11 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     assert "magma" in hit["text"].lower()
     # Said once and clearly: how to add a reranker.
     assert "cross-encoder" in err.lower() and "--reranker" in err
+    # No hits is no occasion for the reranker's note in `notice` (only why a query could not be searched); a
+    # folder that is not there is said on standard error
+    code, out, err = run_cli(capsys, "--data-dir", str(data), "search", "magma", "--json", "--in", str(docs / "nope"))
+    assert code == 0 and json.loads(out)["hits"] == [] and "notice" not in json.loads(out), out
+    assert f"--in {docs / 'nope'}: no such folder here" in err
 
 
 def test_stdin_queries_print_one_json_per_line(indexed, monkeypatch, capsys):

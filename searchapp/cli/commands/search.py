@@ -102,7 +102,7 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     and error), query words marked when `color` (default: use_color of standard output). `searcher`: a _Searcher,
     or what a warm process runs a thin client's command with (cli/warm_run.py). `search -` reads `lines` (default:
     standard input), numbered from `first_line`, with `said` carried over (a warm process answers one line)."""
-    from ...library.search.result import LOADING
+    from ...library.search.result import LOADING, UNSEARCHABLE
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     out = sys.stdout if out is None else out
@@ -121,8 +121,6 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
                 said.notice_shown = True
 
     if args.query == "-":
-        from ...library.search.result import UNSEARCHABLE
-
         # One output line per input line, blank lines included, so outputs line up with inputs.
         for n, line in enumerate(sys.stdin if lines is None else lines, start=first_line):
             if searcher.line_served(n, line, said, out, err):
@@ -141,12 +139,17 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
         return 0
     res = searcher.search(args.query, single=True)
     say(res)
+    if not res.hits:  # a mistyped --in filters everything out: say so, or "No results" is all a person sees
+        for folder in getattr(args, "within", None) or []:
+            if not os.path.exists(os.path.expanduser(folder)):
+                print(f"searchapp: note: --in {printable(folder)}: no such folder here", file=err)
     if not searcher.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
         problem = searcher.history if searcher.history is not None else _record(searcher.config, args.query, res.mode)
         if problem:
             print(f"searchapp: warning: {printable(problem)}", file=err)
     if args.json:
-        print(result_json(res, res.notice if not res.hits else None, served_by=searcher.served_by), file=out)
+        # `notice` says why a query could not be searched; a missing reranker is no reason for no hits
+        print(result_json(res, res.said(UNSEARCHABLE) if not res.hits else None, served_by=searcher.served_by), file=out)
         return 0
     color = use_color(sys.stdout, no_color=args.no_color) if color is None else color
     print_hits(res, color=color, marks=searcher.marks, out=out)
