@@ -312,7 +312,7 @@ class Library(WatchAndServe):
         if pending:
             result.meaning_percent = meaning_percent(*self.meaning())
             if not during_reindex:  # a reindex's notice says it already
-                self._say(result, MEANING, meaning_text(result.meaning_percent))
+                self._say(result, MEANING, meaning_text(result.meaning_percent, mode))
             self.wanted.add(h.path for h in result.hits)  # the meaning pass takes these files first
         return result
 
@@ -368,7 +368,7 @@ class Library(WatchAndServe):
         if pending:
             self.wanted.add([key_of(path)])  # its own passages first, then what a search returns
             result.meaning_percent = meaning_percent(*self.meaning())
-            self._say(result, MEANING, meaning_text(result.meaning_percent))
+            self._say(result, MEANING, meaning_text(result.meaning_percent, "similar"))
         return result
 
     @_reads

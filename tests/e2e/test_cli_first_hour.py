@@ -125,3 +125,20 @@ def test_duplicates_names_members_as_search_shows_them(tmp_path, tiny_bi_encoder
     assert run.returncode == 0, run.stderr
     assert "archive.zip › old/minutes-copy.txt" in run.stdout, run.stdout
     assert "archive.zip//" not in run.stdout
+
+
+def test_dense_and_similar_on_a_words_only_library_say_why_they_find_nothing(tmp_path, capsys):
+    """A newcomer's words-only library: dense mode's note claimed "the rest are found by their words", then found
+    nothing; Similar said only "no similar files"."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in TEXTS.items():
+        (docs / name).write_text(text)
+    data = tmp_path / "library"
+    code, out, err = in_process(capsys, data, "index", "--words-only", str(docs))
+    assert code == 0, err
+    code, out, err = in_process(capsys, data, "search", "volcano", "--mode", "dense")
+    assert code == 0 and "dense mode finds only those" in err and "found by their words" not in err, err
+    code, out, err = in_process(capsys, data, "similar", str(docs / "volcano.md"))
+    assert code == 0, err
+    assert out.startswith("no similar files yet: only files with meaning can be found similar"), out

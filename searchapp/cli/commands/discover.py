@@ -68,7 +68,11 @@ def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[Tex
         print(json.dumps(res.to_json()), file=out)
         return 0
     if not res.hits:
-        print("no similar files", file=out)
+        if res.meaning_percent is None:
+            print("no similar files", file=out)
+        else:  # compared only with files that have meaning already (the window says the same)
+            print(f"no similar files yet: only files with meaning can be found similar, and meaning is "
+                  f"{res.meaning_percent}% done (`searchapp index` adds it)", file=out)
         return 0
     shown = None  # the query file's passage last shown: a hit matched by the same one does not repeat it
     for rank, h in enumerate(res.hits, start=1):

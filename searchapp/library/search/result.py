@@ -36,7 +36,15 @@ class Notice:
     text: str  # one line for a person
 
 
-def meaning_text(percent: int) -> str:
+def meaning_text(percent: int, mode: str = "hybrid") -> str:
+    """The note beside results while passages still lack vectors. Dense mode reads meaning alone, so there the rest
+    are not found at all; Similar compares only files that have meaning."""
+    if mode == "dense":
+        return (f"meaning: {percent}% of passages; dense mode finds only those (hybrid or lexical finds the rest "
+                "by their words; `searchapp index` finishes the meaning)")
+    if mode == "similar":
+        return (f"meaning: {percent}% of passages; only files with meaning can be found similar "
+                "(`searchapp index` finishes it)")
     return (f"meaning: {percent}% of passages; the rest are found by their words only until "
             "they are embedded (`searchapp index` finishes it)")
 
