@@ -32,7 +32,7 @@ from .sync.meaning_pass import meaning_percent, meaning_progress
 from .query.filters import SearchFilters
 from .resources.index_keeper import IndexKeeper
 from .resources.integrity import IntegrityCheck
-from .resources.lock import WriterWait, writer_lock
+from .resources.lock import WriterWait, writer_holder_info, writer_lock
 from .resources.model_set import ModelSet
 from .resources.connections import ReadConnections
 from .resources.in_flight import SearchesInFlight
@@ -410,8 +410,11 @@ class Library(WatchAndServe):
             if not opening:  # a one-shot `status` reads the index file's ids only, when the file is current
                 saved = self.vectors.current_ids(reader)
                 index = SavedIds(saved) if saved is not None else self._fresh()
-            return build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
-                                index_opening=opening, integrity=verdict.result)
+            st = build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
+                              index_opening=opening, integrity=verdict.result)
+            holder = writer_holder_info(self.data_dir)
+            st.writer = None if holder is None else str(holder)
+            return st
         finally:
             wait([verdict])  # its read ends within this one (close waits for reads in flight)
 

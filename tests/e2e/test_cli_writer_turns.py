@@ -166,3 +166,27 @@ def test_watch_serves_from_its_first_second_while_its_catch_up_waits(watched, ho
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_status_and_an_empty_search_name_the_process_writing_now(library, holder, capsys):
+    """During a first sync a newcomer saw `files: 0` and "no results" for half a minute, with nothing saying a sync
+    was filling the library. Both now name the writer; without one, neither says it."""
+    from searchapp.cli.main import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(["--data-dir", str(library), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, out, _ = run("status")
+    assert code == 0 and f"being written now by process {holder.pid}" in out, out
+    code, out, _ = run("status", "--json")
+    assert json.loads(out)["writer"].startswith(f"process {holder.pid}")
+    code, _, err = run("search", "zeppelin", "--mode", "lexical")
+    assert code == 0 and f"process {holder.pid}" in err and "is indexing this library now" in err, err
+    holder.release()
+    code, out, _ = run("status", "--json")
+    assert json.loads(out)["writer"] is None
+    code, _, err = run("search", "zeppelin", "--mode", "lexical")
+    assert "is indexing" not in err

@@ -139,10 +139,8 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
         return 0
     res = searcher.search(args.query, single=True)
     say(res)
-    if not res.hits:  # a mistyped --in filters everything out: say so, or "No results" is all a person sees
-        for folder in getattr(args, "within", None) or []:
-            if not os.path.exists(os.path.expanduser(folder)):
-                print(f"searchapp: note: --in {printable(folder)}: no such folder here", file=err)
+    if not res.hits:  # say what a person cannot see, or "No results" is all they get
+        _why_nothing(args, searcher.config, err)
     if not searcher.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
         problem = searcher.history if searcher.history is not None else _record(searcher.config, args.query, res.mode)
         if problem:
@@ -154,6 +152,20 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     color = use_color(sys.stdout, no_color=args.no_color) if color is None else color
     print_hits(res, color=color, marks=searcher.marks, out=out)
     return 0
+
+
+def _why_nothing(args: argparse.Namespace, config: Config, err: TextIO) -> None:
+    """Beside no results: a --in folder that is not there (a typo filters everything out), and a sync writing the
+    library now (a first one commits as it goes: the same search finds more in a moment)."""
+    from ...library.resources.lock import writer_holder_info
+
+    for folder in getattr(args, "within", None) or []:
+        if not os.path.exists(os.path.expanduser(folder)):
+            print(f"searchapp: note: --in {printable(folder)}: no such folder here", file=err)
+    holder = writer_holder_info(config.data_dir)
+    if holder is not None:
+        print(f"searchapp: note: {printable(str(holder))} is indexing this library now: search again in a moment",
+              file=err)
 
 
 def _record(config: Config, query: str, mode: str) -> Optional[str]:

@@ -66,6 +66,8 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
         say(json.dumps({**st.to_json(), "warm_pid": warm}))
         return code
     say(f"library: {printable(st.data_dir)}")
+    if st.writer:
+        say(f"  being written now by {printable(st.writer)}: the counts below grow as it goes")
     for r in st.roots:
         say(f"  {printable(r.path)}: {r.files} files, {r.chunks} passages"
             + (f"  [MISSING: {printable(r.reason)}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))

@@ -88,6 +88,9 @@ class LibraryStatus:
     # RootStatus): searched here too, synced and removed by their machine. `roots` are this machine's.
     address: Optional[str] = None
     elsewhere: list[tuple[str, RootStatus]] = field(default_factory=list)
+    # Another process writing this library now ("process 4242 (searchapp index /docs)"), or None: during a first
+    # sync the counts grow as it commits, and an empty library is one being filled, not a broken one.
+    writer: Optional[str] = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +115,7 @@ class LibraryStatus:
             "passage_path": self.passage_path,
             "notes": self.notes,
             "reindex_needed": self.reindex_needed,
+            "writer": self.writer,
         }
 
 
