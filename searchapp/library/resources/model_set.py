@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Pro
 
 import numpy as np
 
-from ...base.config import Config
+from ...base.config import DEFAULT_RERANKER, Config
 from ...base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
 from ...base.finite import require_finite
 from ...models.sentence_conventions import LibraryKeep, library_keep
@@ -492,7 +492,12 @@ class ModelSet:
             except ModelNotFoundError as exc:
                 self._reranker_exc = exc
                 # Short: printed once per process beside results; `searchapp status` has the long story.
+                # It says how to get one and how to stop being told: none ships, so every fresh install meets it.
                 self._reranker_error = (f"cross-encoder {spec} is not installed, so results are not reranked "
+                                        f"(`searchapp models pull {spec}` gets it, or point --reranker at a model "
+                                        "folder; [search] rerank = false stops this note)"
+                                        if spec == DEFAULT_RERANKER else
+                                        f"cross-encoder {spec} is not installed, so results are not reranked "
                                         "(point --reranker or [models] reranker at a model folder)")
             except ModelLoadError as exc:  # found but refused (pickles only, custom code) or broken: say why
                 self._reranker_exc = exc
