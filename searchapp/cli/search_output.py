@@ -66,7 +66,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         if getattr(h, "more", None):  # results by file: the file's other matching passages
             pages = sorted({m.page for m in h.more if m.page})
             print(f"    + {len(h.more)} more passage{'s' if len(h.more) > 1 else ''} in this file"
-                  + (f" (pages {', '.join(map(str, pages))})" if pages else ""), file=out)
+                  + (f" (page{'s' if len(pages) > 1 else ''} {', '.join(map(str, pages))})" if pages else ""), file=out)
         if getattr(h, "copies", None):  # exact copies of this file, folded into its row
             n = len(h.copies)
             print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(printable(display_path(p)) for p in h.copies),

@@ -106,11 +106,11 @@ def cmd_duplicates(args: argparse.Namespace, config: Config, progress: TerminalP
         print("no duplicates")
         return 0
     if rep.exact:
-        print(f"exact copies ({len(rep.exact)} groups):")
+        print(f"exact copies ({len(rep.exact)} group{'s' if len(rep.exact) != 1 else ''}):")
         for group in rep.exact:
             print("  " + "\n  = ".join(printable(display_path(p)) for p in group))
     if rep.near:
-        print(f"near duplicates ({len(rep.near)} pairs, similarity >= {rep.threshold:.2f}):")
+        print(f"near duplicates ({len(rep.near)} pair{'s' if len(rep.near) != 1 else ''}, similarity >= {rep.threshold:.2f}):")
         for p in rep.near:
             print(f"  {p.similarity:.3f}  {printable(display_path(p.a))}\n         {printable(display_path(p.b))}")
             if p.pairs:

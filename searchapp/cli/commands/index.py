@@ -82,7 +82,7 @@ def print_report(total: SyncReport, as_json: bool) -> None:
                           "problems": [{"path": p, "reason": r} for p, r in total.problems],
                           "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
     else:
-        print(f"{total.scanned} files scanned: {total.added} added, {total.updated} updated, "
+        print(f"{total.scanned} file{'s' if total.scanned != 1 else ''} scanned: {total.added} added, {total.updated} updated, "
               f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
               f"{total.chunks_added} passages written ({_passages_detail(total)})")
         if total.problems:

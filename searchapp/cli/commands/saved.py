@@ -122,6 +122,8 @@ def cmd_history_list(args: argparse.Namespace, config: Config, progress: Termina
     if args.json:
         print(json.dumps({"history": [{"query": q, "mode": m, "at": at} for q, m, at in entries]}))
         return 0
+    if not entries:  # said on standard error: standard output stays one query a line, none here
+        print("no recent queries", file=sys.stderr)
     for q, _, _ in entries:
         print(printable(q))
     return 0

@@ -38,6 +38,8 @@ def test_hit_blocks_show_place_scores_and_snippet(capsys):
     assert out[3] == "    + 2 more passages in this file (pages 2, 5)"
     assert out[4] == " 2. /r/b\\e]0;pwned\\x07.txt  (OCR)  [unavailable: file or folder missing]"
     assert out[5] == "    bm25 1.25 #4"
+    print_hits(SearchResult("lantern", "hybrid", [_hit(more=[_hit(page=7)])], reranked=False), color=False)
+    assert capsys.readouterr().out.splitlines()[3] == "    + 1 more passage in this file (page 7)"
 
 
 def test_reranked_scores_say_how_far_a_hit_moved(capsys):
