@@ -2,7 +2,7 @@
 
 A legacy suffix is read by what the file is (ole.sniff): a compound file by the legacy reader (word97, xls97,
 ppt97), a zip by the matching OOXML reader (a .doc that a newer Word saved as .docx), an HTML export by the HTML
-reader, plain text (a CSV export, a Graphviz .dot graph) as text; anything else is skipped with the reason.
+reader, an RTF file by the RTF reader, plain text (a CSV export, a Graphviz .dot graph) as text; anything else is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ def _extract(kind: str, read: Callable[..., Document], newer: Callable[..., Docu
         return newer(path, max_bytes, max_chars=max_chars, cancel=cancel)
     if found == "html":
         return html.extract_html(path, max_bytes, max_chars=max_chars, cancel=cancel)
-    if found == "rtf":
-        raise UnsupportedFileError(f"an RTF file named .{kind}: RTF is not read")
+    if found == "rtf":  # Word's "Save as RTF" keeps .doc more often than not
+        from .rtf import extract_rtf
+
+        return extract_rtf(path, max_bytes, max_chars=max_chars, cancel=cancel)
     try:  # a CSV export named .xls, a Graphviz graph named .dot: plain text when it reads as text
         return text_sniff.extract_sniffed(path, max_bytes)
     except UnsupportedFileError:

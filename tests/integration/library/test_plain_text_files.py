@@ -65,3 +65,20 @@ def test_sniffed_extraction(tmp_path):
     big.write_text("y" * 5000)
     with pytest.raises(Exception, match="too large"):
         extract(big, max_bytes=1000)  # the size cap applies as for any text file
+
+
+def test_rtf_is_found_by_its_words_not_its_markup(library, tmp_path):
+    """A newcomer's RTF files were indexed as `{\\rtf1\\ansi…` code or skipped as "not prose"; an RTF saved as .doc
+    was refused. Both are read as the document's text, in either engine's library."""
+    d = tmp_path / "letters"
+    d.mkdir()
+    rtf = (rb"{\rtf1\ansi\ansicpg1252{\fonttbl{\f0\fswiss Helvetica;}}{\colortbl;\red0\green0\blue0;}"
+           rb"\pard\f0 Dear Mrs Pennywhistle,\par the caf\'e9 invoice is attached.\par}")
+    (d / "letter.rtf").write_bytes(rtf)
+    (d / "old-letter.doc").write_bytes(rtf.replace(b"Pennywhistle", b"Quillfeather"))
+    rep = library.add_folder(d)
+    assert rep.added == 2 and not rep.problems, rep.problems
+    assert [Path(h.path).name for h in library.search("Pennywhistle", mode="lexical").hits] == ["letter.rtf"]
+    assert [Path(h.path).name for h in library.search("Quillfeather", mode="lexical").hits] == ["old-letter.doc"]
+    assert [Path(h.path).name for h in library.search("café", mode="lexical").hits] != []
+    assert library.search("fonttbl", mode="lexical").hits == []
