@@ -61,7 +61,8 @@ class Job(QObject):
     def run(self) -> None:
         """Runs on a worker thread; the signals are queued to the GUI thread, where this object lives."""
         self.running = True
-        self.began.emit(self.id)
+        if not _emit(self, "began"):
+            return  # the window is gone: nobody to report to, nothing to run for
         outcome, value, tb = "ok", None, ""
         try:
             if self.cancel_token.cancelled:
@@ -75,7 +76,17 @@ class Job(QObject):
             self.outcome, self.value, self.traceback = outcome, value, tb
             self.running = False
             self.finished = True
-        self.ended.emit(self.id)
+        _emit(self, "ended")
+
+
+def _emit(job: Job, name: str) -> bool:
+    """Emit `job`'s signal `name` from a pool thread; False when Qt has already deleted the job (one that ran past
+    the window's shutdown wait): raising there reached no handler, and Qt aborted the process (std::terminate)."""
+    try:
+        getattr(job, name).emit(job.id)
+    except RuntimeError:
+        return False
+    return True
 
 
 class JobRunner(QObject):
@@ -90,6 +101,7 @@ class JobRunner(QObject):
         for pool in (self.reads, self.writes):
             pool.setExpiryTimeout(-1)  # Library keeps one read connection per thread: keep the threads
         self.jobs: list[Job] = []
+        self.closed = False  # shut down: a job submitted now is not started
 
     def submit(self, fn: JobFn, *, write: bool = False, name: str = "",
                on_success: Optional[Callable[[Any], None]] = None,
@@ -98,6 +110,9 @@ class JobRunner(QObject):
                on_started: Optional[Callable[[], None]] = None,
                on_done: Optional[Callable[[], None]] = None) -> Job:
         job = Job(fn, name, write)
+        if self.closed:  # the window is closing: never run, never reported (see shutdown)
+            job.outcome, job.finished = "cancelled", True
+            return job
         job.callbacks = {"ok": on_success, "error": on_error, "cancelled": on_cancel, "started": on_started,
                          "done": on_done}
         # Both signals go to this runner's slots (one receiver, so they arrive in order) and are
@@ -146,12 +161,11 @@ class JobRunner(QObject):
     def busy_writing(self) -> bool:
         return bool(self.write_jobs())
 
-    def cancel_writes(self) -> None:
-        for j in self.write_jobs():
-            j.cancel()
-
     def shutdown(self, timeout_ms: int = 30000) -> bool:
-        """Cancel every write, then wait for both pools; True when all threads stopped in time."""
+        """Cancel every job, then wait for both pools; True when all threads stopped in time. Nothing is started
+        after this: a cancelled job's end (handled on the GUI thread after the wait) asks for fresh counts, and a
+        read started then ran while Qt deleted the objects its signals live on (SIGABRT at quit)."""
+        self.closed = True
         for j in list(self.jobs):
             j.cancel()
         ok = self.writes.waitForDone(timeout_ms)

@@ -205,9 +205,14 @@ class WriteJobs(QObject):
             self.countsDue.emit()
 
     def cancel(self) -> None:
+        """Cancel stops the write running now. The ones queued behind it (a folder dropped meanwhile) still run:
+        cancelling them too dropped a folder the person had added, which no Re-sync would ever look at."""
+        job = self.active_write()
+        if job is None:
+            return
         self.progress.cancel_button.setEnabled(False)
         self.progress.label.set_full_text("Stopping…")  # within seconds, keeping every finished file
-        self.tools.runner.cancel_writes()
+        job.cancel()
 
     def _on_cancelled(self, job: Job) -> None:
         # Cancelling is the user's own wish: no dialog, just say what state things are in.

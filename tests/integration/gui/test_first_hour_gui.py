@@ -127,6 +127,30 @@ def test_a_folder_dropped_during_a_sync_is_queued_shown_and_indexed_after_it(qtb
     assert button_tops(win) == tops  # and went without moving them
 
 
+def test_cancel_stops_the_running_sync_and_the_folder_queued_behind_it_still_runs(qtbot, open_window, tmp_path,
+                                                                                 monkeypatch):
+    """Cancel used to cancel every queued write: a folder dropped mid-sync was never added, and the strip said
+    "the rest on the next sync", which never looks at a folder that is not in the library."""
+    from PySide6.QtWidgets import QPushButton
+
+    win = open_window()
+    held = HeldSync(monkeypatch, done=1)
+    first = many_notes(tmp_path / "first", 20)
+    second = many_notes(tmp_path / "second", 3)
+    win.add_paths([str(first)])
+    assert held.reached.wait(WAIT_MS / 1000)
+    drop(win, [second])
+    assert win.progress.queued.full_text() == f"Next: {second}"
+    qtbot.mouseClick(win.findChild(QPushButton, "cancelButton"), Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        held.release()
+    assert held.order == ["Indexing first", "Indexing second"]
+    roots = {r.path: r.files for r in win.status.roots}
+    assert roots[str(second)] == 3 and roots.get(str(first), 0) < 20, roots
+    said = win.progress.label.full_text()
+    assert said.startswith("Cancelled; ") and " files done" in said, said  # the first's own summary, kept
+
+
 def test_the_library_pane_lists_a_new_folder_with_its_counts_while_it_syncs(qtbot, open_window, tmp_path,
                                                                            monkeypatch):
     win = open_window()
