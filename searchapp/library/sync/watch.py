@@ -39,6 +39,9 @@ __all__ = ["LibraryWatcher", "LibraryToWatch", "MAX_HOLD_FACTOR"]
 
 MAX_HOLD_FACTOR = 10
 _RETRY_MAX = 60.0
+# How often the folder list is read again while nothing happens: a folder another process added (the window, a
+# CLI `index`) is watched from then on, and one it removed is no longer synced.
+ROOTS_EVERY_S = 5.0
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
 
 log = logging.getLogger(__name__)
@@ -140,11 +143,14 @@ class LibraryWatcher:
                 observer.schedule(handler, target, recursive=True)  # type: ignore[arg-type]  # see _Handler
 
     def add_root(self, root: str) -> None:
-        """Watch a root added after start (the library calls this from add_folder)."""
+        """Watch a root added after start (the library calls this from add_folder; _refresh_roots for a folder
+        another process added)."""
         if root in self._roots or self._observer is None:
             return
         self._roots.append(root)
         target = root if os.path.isdir(root) else os.path.dirname(root)
+        if not os.path.isdir(target):  # not here now (an unplugged drive): as at start, nothing to schedule
+            return
         try:
             self._observer.schedule(_Handler(self), target, recursive=True)  # type: ignore[arg-type]  # see _Handler
         except OSError as exc:  # out of watches: this root is caught up by the next full sync
@@ -182,7 +188,8 @@ class LibraryWatcher:
             self._cond.notify_all()
 
     def _take_batch(self) -> Optional[list[str]]:
-        """Block until a batch is due (quiet for `debounce`, or held too long) or the watcher stops."""
+        """Block until a batch is due (quiet for `debounce`, or held too long) or the watcher stops; [] after
+        ROOTS_EVERY_S without any change (time to read the folder list again)."""
         with self._cond:
             while not self._stop:
                 if self._pending:
@@ -194,13 +201,29 @@ class LibraryWatcher:
                         batch, self._pending = sorted(self._pending), {}
                         return batch
                     self._cond.wait(due - now)
-                else:
-                    self._cond.wait()
+                elif not self._cond.wait(ROOTS_EVERY_S) and not self._pending and not self._stop:
+                    return []
             return None
+
+    def _refresh_roots(self) -> None:
+        """The library's folders as stored now (outside the lock: scheduling a watch must not wait on events)."""
+        try:
+            stored = [r.path for r in self.library.reader().roots()]
+        except SearchAppError as exc:  # a busy or closing database: the next tick reads it again
+            log.debug("folder list not read: %s", exc)
+            return
+        for root in stored:
+            self.add_root(root)
+        gone = set(self._roots) - set(stored)
+        if gone:
+            self._roots = [r for r in self._roots if r not in gone]  # its events are no longer wanted
 
     def _run(self) -> None:
         retry = self.debounce
         while (batch := self._take_batch()) is not None:
+            if not batch:
+                self._refresh_roots()
+                continue
             try:
                 rep = self.library.sync_changed(batch)
             except SearchAppError as exc:  # e.g. another process is syncing: keep the paths, try again later

@@ -190,3 +190,26 @@ def test_cli_watch_prints_one_line_per_change(tmp_path, tiny_bi_encoder_dir, tin
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "stopped watching" in out
+
+
+def test_a_folder_another_library_adds_is_watched_too(live, make_config, tiny_encoder, tmp_path, monkeypatch):
+    """`searchapp watch` read the folder list once: a folder the window added later was never watched. The other
+    writer here is a second Library on the same data dir (another process's, in all but its pid)."""
+    from searchapp.library.sync import watch
+
+    lib, docs, changes = live
+    monkeypatch.setattr(watch, "ROOTS_EVERY_S", 0.2)
+    lib.stop_watching()  # started again below with the short folder-list period
+    lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.2)
+    later = tmp_path / "later"
+    later.mkdir()
+    (later / "first.txt").write_text("Barnacles cling to the pier.", encoding="utf-8")
+    with Library(make_config(), encoder=tiny_encoder) as other:
+        assert other.add_folder(later, embed=False).added == 1
+    deadline = time.monotonic() + WAIT
+    while str(later) not in lib._watcher._roots and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (later / "second.txt").write_text("Anemones wave in the tide pool.", encoding="utf-8")
+    wait_for(changes, lambda rep, paths: any(p.endswith("second.txt") for p in paths), "a file in a folder "
+             "another process added")
+    assert lexical(lib, "anemones") == ["second.txt"]
