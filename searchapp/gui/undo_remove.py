@@ -1,6 +1,7 @@
 """Undo after Remove: for UNDO_SECONDS a button in the status bar ("Undo remove of NAME") puts the folder back at
-once (the library kept its rows: store/removed_roots.py), nothing read or embedded again. Any other write, or the
-time running out, drops what was kept; an Undo the library can no longer honour says so."""
+once (the library kept its rows: store/removed_roots.py), nothing read or embedded again. Other writes meanwhile
+(another folder synced, a command-line index) keep the offer: the library refuses only where putting the folder
+back would be wrong, and says so (decision 0147). The time running out drops what was kept."""
 
 from __future__ import annotations
 
@@ -98,6 +99,7 @@ class UndoRemove(QObject):
                 say(got[:1].upper() + got[1:], 10000)
                 return
             say(f"{got[0]} is back ({got[1]} file{'' if got[1] == 1 else 's'})" if got else
-                f"Cannot undo: the library changed since {path} was removed; add it again to index it.", 10000)
+                f"Cannot undo: {path} was indexed again, or the library's model or chunking changed, since it was "
+                "removed; add it again to index it.", 10000)
 
         self.submit(f"Putting back {os.path.basename(path)}", put_back, Changes(roots=True, files=True), done)

@@ -72,7 +72,6 @@ class WriteJobs(QObject):
                target: str = "", scope: Optional[tuple[str, ...]] = ()) -> Job:
         """Queue a write called `title` in the strip; `target`: what the queue shows while it waits (`title`);
         `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs."""
-        self.undo.expire()  # another write: what a Remove kept could no longer go back as it was
         runner = self.tools.runner
         ahead = runner.write_jobs()
         job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.tools.report_error,

@@ -3,8 +3,11 @@ copied into TEMP tables of the writer's connection in the same transaction that 
 them back at once — no re-reading, no re-embedding. TEMP tables belong to this connection: nothing is written
 to library.sqlite, another process never sees them, and they go when the library closes (or `forget_removed`).
 
-Undo refuses (returns None) when the library changed since: a write bumped the generation, or a row's id or
-path is taken again — restoring then could collide with what is there now.
+Undo refuses (returns None) only where putting the rows back would be wrong: the library's model, pooling or
+chunking changed since (the kept vectors and passages are the old ones'), or a row's id or path is taken again
+(restoring then could collide with what is there now). Other writes meanwhile (another folder synced or embedded
+by the window, `watch` or another command) are no reason: they touched no row Undo restores (decision 0147; a
+shared library's Undo has followed this rule since decision 0135).
 """
 
 from __future__ import annotations
@@ -45,21 +48,36 @@ def keep_removed(store: Store, root_id: int) -> None:
         store.conn.execute(f"CREATE TEMP TABLE removed_{t} AS {_SELECT[t]}", (root_id,))
 
 
+# The library's own description of what its passages and vectors are (models/library_keep writes them): a change
+# of any means the kept rows no longer belong.
+IDENTITY_KEYS = ("model", "pooling", "chunk_max_tokens", "chunk_overlap", "passage_prompt", "model_fingerprint", "dim",
+                 "chunk_context")
+
+
+def _identity(store: Store) -> str:
+    return "\n".join(f"{key}={store.get_meta(key) or ''}" for key in IDENTITY_KEYS)
+
+
 def mark_kept(store: Store, generation: int) -> None:
-    """After the delete: the generation it left, so Undo can tell whether anything was written since."""
-    store.conn.execute("CREATE TEMP TABLE IF NOT EXISTS removed_meta (generation INTEGER NOT NULL)")
-    store.conn.execute("DELETE FROM temp.removed_meta")
-    store.conn.execute("INSERT INTO temp.removed_meta (generation) VALUES (?)", (generation,))
+    """After the delete: the generation it left, and what the library's passages and vectors are (Undo refuses
+    once that changed)."""
+    store.conn.execute("DROP TABLE IF EXISTS temp.removed_meta")
+    store.conn.execute("CREATE TEMP TABLE removed_meta (generation INTEGER NOT NULL, identity TEXT NOT NULL)")
+    store.conn.execute("INSERT INTO temp.removed_meta (generation, identity) VALUES (?, ?)",
+                       (generation, _identity(store)))
 
 
-def restore_removed(store: Store, generation: int) -> Optional[tuple[str, list[int]]]:
+def restore_removed(store: Store) -> Optional[tuple[str, list[int]]]:
     """Inside a transaction: put the kept rows back; (the root's path, its chunk ids) or None when there is
-    nothing to restore or the library changed since the Remove (`generation`: the store's now)."""
+    nothing to restore, the library's model or chunking changed since the Remove, or a kept row's place is taken."""
     if not has_removed(store):
         return None
     c = store.conn
-    kept = c.execute("SELECT generation FROM temp.removed_meta").fetchone()
-    if kept is None or kept[0] != generation:
+    columns = {r[1] for r in c.execute("PRAGMA temp.table_info(removed_meta)")}
+    if "identity" not in columns:  # kept by an older version (its undo file lasts a minute): refuse, as it would
+        return None
+    kept = c.execute("SELECT identity FROM temp.removed_meta").fetchone()
+    if kept is None or kept[0] != _identity(store):
         return None
     taken = c.execute(
         "SELECT 1 FROM main.roots WHERE id IN (SELECT id FROM temp.removed_roots) "

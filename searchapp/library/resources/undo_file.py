@@ -78,7 +78,8 @@ def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
 
 def undo_last_remove(lib: UndoingLibrary) -> tuple[str, int]:
     """Put back the folder the last `searchapp remove` took out: (its path, its files). SearchAppError (exit 1)
-    when there is none, its minute has passed, or the library changed since: the kept file is then deleted (one
+    when there is none, its minute has passed, or putting it back would be wrong (store/removed_roots.py): the kept
+    file is then deleted (one
     Undo per Remove). A write that could not start (StoreError: another process holds the library, --no-wait),
     Cancelled or Ctrl+C while waiting its turn keep it, for an Undo within the minute still."""
     file = Path(lib.data_dir) / FILE_NAME
@@ -101,8 +102,8 @@ def undo_last_remove(lib: UndoingLibrary) -> tuple[str, int]:
         got = lib.undo_remove()  # StoreError, Cancelled, KeyboardInterrupt: the file stays, for another try
         _drop(file)  # done, or refused for good: one Undo per Remove
         if got is None:
-            raise SearchAppError(f"cannot undo: the library changed since {path} was removed; "
-                                 f"`searchapp index {path}` adds it again")
+            raise SearchAppError(f"cannot undo: {path} was indexed again, or the library's model or chunking "
+                                 f"changed, since it was removed; `searchapp index {path}` adds it again")
         return got
     finally:
         forget_removed(lib.store)

@@ -225,16 +225,18 @@ class Updates:
 
     def undo_remove(self) -> Optional[tuple[str, int]]:
         """Put back the folder the last kept Remove took out: (its path, its files), or None when nothing
-        was kept or the library was written since (then the folder has to be added again)."""
+        was kept or putting it back would be wrong (store/removed_roots.py: then it has to be added again)."""
         with self.store.atomic():
-            got = restore_removed(self.store, self.store.generation())
+            got = restore_removed(self.store)
             if got is not None:
                 self.store.bump_generation()
         if got is None:
             return None
         forget_removed(self.store)
         path, ids = got
-        index, dim = self.vectors.index(), self.vectors.dim()
+        # Another process may have written since the Remove (the restore allows it): the index follows the store
+        # first, then takes the folder's vectors back.
+        index, dim = self.vectors.follow_writers(), self.vectors.dim()
         if index is not None and dim is not None and ids:
             found, vecs = self.store.vectors(ids, dim)  # stored vectors: nothing is embedded again
             if len(found):

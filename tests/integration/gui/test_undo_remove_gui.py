@@ -61,12 +61,25 @@ def test_undo_after_remove_puts_the_folder_back_at_once(qtbot, win):
     assert [h.path.rsplit("/", 1)[-1] for h in lexical(qtbot, win, "volcano").hits] == ["volcano.txt"]
 
 
-def test_another_write_withdraws_the_undo(qtbot, win):
+def test_another_write_keeps_the_undo_and_a_folder_indexed_again_is_refused_in_a_line(qtbot, win):
+    """A re-sync of the other folder (or a command-line index) touched nothing Undo puts back: the offer stays and
+    works (decision 0147). The folder itself added again: Undo says why it cannot, with no dialog."""
     remove(qtbot, win, win.docs)
     undo = win.writes.undo.button
     assert undo.isVisible()
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         win.resync(None)
-    assert not undo.isVisible() and [r.path for r in win.status.roots] == [str(win.other)]
-    assert win.library.undo_remove() is None  # what was kept went with the offer
-    assert win.findChild(QMessageBox, "removePrompt") is None
+    assert undo.isVisible()
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        qtbot.mouseClick(undo, Qt.MouseButton.LeftButton)
+    assert sorted(r.path for r in win.status.roots) == sorted([str(win.docs), str(win.other)])
+
+    remove(qtbot, win, win.docs)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(win.docs)])
+    said = []
+    win.statusBar().messageChanged.connect(said.append)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        qtbot.mouseClick(undo, Qt.MouseButton.LeftButton)
+    assert any(m.startswith(f"Cannot undo: {win.docs} was indexed again") for m in said), said
+    assert win.status.consistent and win.findChild(QMessageBox, "removePrompt") is None

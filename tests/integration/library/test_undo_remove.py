@@ -1,6 +1,6 @@
 """Undo for Remove: the removed folder's rows wait in the writer connection's TEMP tables, so Undo puts the
-folder back at once — its passages found again by words and by meaning, nothing read or embedded again — and
-refuses once the library was written since."""
+folder back at once — its passages found again by words and by meaning, nothing read or embedded again — also
+after other folders were written, and refuses where putting it back would be wrong."""
 
 from __future__ import annotations
 
@@ -55,14 +55,43 @@ def test_undo_puts_the_folder_back_at_once_searchable_by_words_and_meaning(tmp_p
         lib.close()
 
 
-def test_undo_refuses_once_the_library_was_written_since(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+def test_undo_works_after_another_folder_was_written_and_refuses_where_its_folder_came_back(tmp_path,
+                                                                                          tiny_bi_encoder_dir,
+                                                                                          tiny_encoder):
+    """A write elsewhere (the window embedding another folder, `watch`, a CLI index) touched nothing Undo puts back:
+    it used to refuse after any write at all (decision 0147). The folder indexed again meanwhile is refused."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
     lib, docs, other = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
     try:
         lib.remove_folder(docs, undoable=True)
         (other / "more.txt").write_text("Another loaf, rye this time.\n", encoding="utf-8")
-        lib.sync()
+        with Library(load_config(lib.data_dir, env={}), encoder=tiny_encoder) as elsewhere:  # another writer
+            assert elsewhere.sync().added == 1
+        assert lib.undo_remove() == (str(docs), 2)
+        st = lib.status()
+        assert sorted(r.path for r in st.roots) == sorted([str(docs), str(other)]) and st.consistent
+        assert st.vectors == st.chunks  # the other writer's passage and the folder's, both in the index
+        assert "violin.txt" in names(lib.search("a luthier shaping wood for a string instrument", mode="dense"))
+        assert names(lib.search("rye", mode="lexical")) == {"more.txt"}
+
+        lib.remove_folder(docs, undoable=True)
+        lib.add_folder(docs)  # the folder itself indexed again: its rows are there, nothing to put back
         assert lib.undo_remove() is None
-        assert [r.path for r in lib.status().roots] == [str(other)] and lib.status().consistent
+        assert lib.status().consistent and names(lib.search("violin", mode="lexical")) == {"violin.txt"}
+    finally:
+        lib.close()
+
+
+def test_undo_refuses_once_the_model_or_chunking_changed(tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    lib, docs, other = open_two_roots(tmp_path, tiny_bi_encoder_dir, tiny_encoder)
+    try:
+        lib.remove_folder(docs, undoable=True)
+        with lib.store.atomic():  # what a reindex with other chunking records
+            lib.store.set_meta("chunk_max_tokens", "128")
+        assert lib.undo_remove() is None
+        assert [r.path for r in lib.status().roots] == [str(other)]
     finally:
         lib.close()
 

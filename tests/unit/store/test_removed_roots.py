@@ -1,7 +1,6 @@
 """Undo for Remove at the store (store/removed_roots.py), on a real SQLite file: the kept rows go back only where
-nothing took their place. The generation check refuses after any write that bumped it; this checks the second
-guard, for a row written at the same generation (a writer that did not bump it): an id or path taken again
-is never overwritten or duplicated."""
+nothing took their place (an id or path taken again is never overwritten or duplicated) and while the library's
+model and chunking are the ones they were made with."""
 
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ def removed(tmp_path):
 def test_undo_puts_the_rows_back_when_nothing_took_their_place(removed):
     store, generation, ids = removed
     with store.atomic():
-        assert restore_removed(store, generation) == ("/r", sorted(ids))
+        assert restore_removed(store) == ("/r", sorted(ids))
     assert [r.path for r in store.roots()] == ["/r"] and sorted(store.chunk_ids().tolist()) == sorted(ids)
 
 
@@ -39,9 +38,22 @@ def test_undo_refuses_where_a_removed_path_is_taken_again_at_the_same_generation
     with store.atomic():
         other = store.add_root("/r" if taken == "root" else "/other")
     put_file(store, other, "/r/a.txt" if taken == "path" else "/r/new.txt", ["written since"])
-    assert store.generation() == generation  # nothing bumped it: only the taken row can tell
     before = ([r.path for r in store.roots()], sorted(store.chunk_ids().tolist()))
     with store.atomic():
-        assert restore_removed(store, generation) is None
+        assert restore_removed(store) is None
     assert ([r.path for r in store.roots()], sorted(store.chunk_ids().tolist())) == before
     assert not set(ids) & set(store.chunk_ids().tolist())
+
+
+def test_undo_refuses_once_the_librarys_identity_changed_and_the_keys_cover_what_a_library_records(removed):
+    from searchapp.base.config import Config
+    from searchapp.library.sync.meta_keys import CONTEXT_META
+    from searchapp.models.identity import library_settings
+    from searchapp.store.removed_roots import IDENTITY_KEYS
+
+    store, _, _ = removed
+    with store.atomic():
+        store.set_meta("model_fingerprint", "another model")
+        assert restore_removed(store) is None
+    recorded = set(library_settings(Config(), "fp", 384, identity=None)) | {CONTEXT_META}
+    assert recorded <= set(IDENTITY_KEYS)
