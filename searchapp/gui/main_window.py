@@ -143,6 +143,8 @@ class MainWindow(QMainWindow):
         self.writes.countsDue.connect(self._refresh_counts)  # the pane follows a sync as it commits
         self.statusRefreshed.connect(self.writes.big_folders.show_status)  # a known folder is not asked about again
         self.quit_guard = QuitGuard(tools, self._ui, self.close, lambda: self.writes.resync(None))
+        self.writes.syncStarted.connect(self.quit_guard.sync_started)  # a crash mid-sync resumes next time
+        self.writes.idle.connect(self.quit_guard.writes_ended)
         self.library_panel = LibraryPanel()
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
@@ -255,7 +257,7 @@ class MainWindow(QMainWindow):
         if self.search.search_box.text().strip():
             self.search.run_search()  # the query restored from last time: at once, by words while the model loads
         self.other_writers.start()
-        self.quit_guard.resume_if_asked()  # a Quit stopped indexing last time
+        self.quit_guard.resume_if_asked()  # a Quit, or a crash, stopped indexing last time
 
     def on_changes(self, changes: Changes) -> None:
         """The window's own part: the library's status, the models, and a re-index the new settings call for."""

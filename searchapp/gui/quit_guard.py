@@ -1,7 +1,10 @@
 """Quitting while indexing: the window asks first ("Indexing is under way: quit and resume next time?"), with
 Keep indexing the default. On Quit the sync stops at its next batch (every finished file is kept), gui.ini
 remembers to resume, and the next start re-syncs every indexed folder, words first then meaning, as
-`searchapp index` does, saying so in the status line."""
+`searchapp index` does, saying so in the status line.
+
+A window that never got to ask (killed, a crash, the power gone) resumes too: gui.ini says "interrupted" while a
+sync runs and forgets it when the writes end, so a start that still finds it re-syncs the same way."""
 
 from __future__ import annotations
 
@@ -12,9 +15,10 @@ from PySide6.QtWidgets import QMessageBox
 
 from .window_tools import WindowTools
 
-__all__ = ["QuitGuard", "RESUME_KEY"]
+__all__ = ["QuitGuard", "RESUME_KEY", "QUIT", "INTERRUPTED"]
 
 RESUME_KEY = "resume_sync"
+QUIT, INTERRUPTED = "quit", "interrupted"  # its values: a Quit asked to resume; a sync was running
 
 
 class QuitGuard:
@@ -49,17 +53,37 @@ class QuitGuard:
 
     def _quit(self) -> None:
         if self.tools.runner.busy_writing():  # it may have finished while the question was open
-            self.ui.setValue(RESUME_KEY, True)
-            self.ui.sync()
+            self._remember(QUIT)
         self.confirmed = True
         self.quit()
 
+    def sync_started(self) -> None:
+        """A sync began: until the writes end, a start after a crash resumes it."""
+        if self._value() != QUIT:
+            self._remember(INTERRUPTED)
+
+    def writes_ended(self) -> None:
+        """The write queue is empty (done, failed or cancelled by the person): nothing to resume."""
+        if self._value() == INTERRUPTED:
+            self.ui.remove(RESUME_KEY)
+            self.ui.sync()
+
     def resume_if_asked(self) -> bool:
-        """At start: resume the indexing a Quit stopped; True when it did."""
-        if str(self.ui.value(RESUME_KEY, "")).lower() not in ("true", "1"):
+        """At start: resume the indexing a Quit stopped, or a sync the last run never finished; True when it did."""
+        value = self._value()
+        if value not in (QUIT, INTERRUPTED, "true", "1"):  # "true": written by versions before "interrupted"
             return False
         self.ui.remove(RESUME_KEY)
         self.ui.sync()
-        self.tools.say("Resuming the indexing stopped when searchapp quit: words first, then meaning.", 15000)
+        self.tools.say("Resuming the indexing that stopped when searchapp last closed unexpectedly: words first, "
+                       "then meaning." if value == INTERRUPTED else
+                       "Resuming the indexing stopped when searchapp quit: words first, then meaning.", 15000)
         self.resync()
         return True
+
+    def _value(self) -> str:
+        return str(self.ui.value(RESUME_KEY, "")).lower()
+
+    def _remember(self, value: str) -> None:
+        self.ui.setValue(RESUME_KEY, value)
+        self.ui.sync()  # on disk now: a kill a moment later must find it

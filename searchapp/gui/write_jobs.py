@@ -52,6 +52,7 @@ def cancel_summary(rep: Optional[SyncReport]) -> str:
 
 class WriteJobs(QObject):
     idle = Signal()  # the last queued write ended (its Changes were just announced)
+    syncStarted = Signal()  # a write that reads folders (add, re-sync, re-index) began
     countsDue = Signal()  # a write is running: the library's counts may have moved since they were read
 
     def __init__(self, tools: WindowTools, session: LibrarySession, progress: ProgressView) -> None:
@@ -158,6 +159,8 @@ class WriteJobs(QObject):
 
     def _started(self) -> None:
         job = self.active_write()
+        if job is not None and self.scopes.get(job.id, ()) != ():  # () : a remove, an undo, no folder read
+            self.syncStarted.emit()
         self.progress.start(job.name if job else "Working")
         self._show_queue()
         self._counts_at = time.monotonic() - COUNTS_S + FIRST_COUNTS_S

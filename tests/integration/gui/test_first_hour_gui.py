@@ -151,6 +151,52 @@ def test_cancel_stops_the_running_sync_and_the_folder_queued_behind_it_still_run
     assert said.startswith("Cancelled; ") and " files done" in said, said  # the first's own summary, kept
 
 
+def test_a_sync_cut_short_by_a_crash_resumes_at_the_next_start(qtbot, open_window, tmp_path, monkeypatch):
+    """After a kill -9 mid-sync the window came back idle, the folder part-read and nothing said so. gui.ini says
+    "interrupted" while a sync runs (on disk at once) and forgets it when the writes end; a start that finds it
+    (the window never got to end them) re-syncs, saying why."""
+    from PySide6.QtCore import QSettings
+
+    from searchapp.gui.quit_guard import INTERRUPTED, RESUME_KEY
+
+    win = open_window()
+    ini = str(win.config.data_dir / "gui.ini")
+    held = HeldSync(monkeypatch, done=1)
+    first = many_notes(tmp_path / "first", 20)
+    win.add_paths([str(first)])
+    assert held.reached.wait(WAIT_MS / 1000)
+    qtbot.waitUntil(lambda: QSettings(ini, QSettings.Format.IniFormat).value(RESUME_KEY) == INTERRUPTED,
+                    timeout=WAIT_MS)  # on disk while the sync runs: what a kill leaves
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        held.release()
+    assert not QSettings(ini, QSettings.Format.IniFormat).contains(RESUME_KEY)  # ended: nothing to resume
+
+    crashed = QSettings(ini, QSettings.Format.IniFormat)
+    crashed.setValue(RESUME_KEY, INTERRUPTED)  # as a window killed mid-sync leaves it
+    crashed.sync()
+    import dataclasses
+
+    from searchapp.gui.quit_guard import QuitGuard
+
+    said, real_resume = [], QuitGuard.resume_if_asked
+
+    def resume_if_asked(guard):  # what it says, heard: it runs as the window starts, before a test could listen
+        tools = guard.tools
+        guard.tools = dataclasses.replace(tools, say=lambda text, ms=0: (said.append(text), tools.say(text, ms)))
+        try:
+            return real_resume(guard)
+        finally:
+            guard.tools = tools
+
+    monkeypatch.setattr(QuitGuard, "resume_if_asked", resume_if_asked)
+    again = open_window()
+    qtbot.waitUntil(lambda: not again.runner.busy_writing() and not QSettings(
+        ini, QSettings.Format.IniFormat).contains(RESUME_KEY), timeout=WAIT_MS)
+    assert any(m.startswith("Resuming the indexing that stopped when searchapp last closed unexpectedly")
+               for m in said), said
+    assert next(r.files for r in again.status.roots if r.path == str(first)) == 20
+
+
 def test_the_library_pane_lists_a_new_folder_with_its_counts_while_it_syncs(qtbot, open_window, tmp_path,
                                                                            monkeypatch):
     win = open_window()
