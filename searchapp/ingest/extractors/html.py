@@ -125,7 +125,14 @@ class _TextParser(HTMLParser):
         return body
 
 
+# An end tag with something after its name (`</script language>`): browsers end the element there; Python's
+# parser, inside a <script> or <style>, never saw the end and dropped the rest of the page as script (Tika's
+# testHTMLBadScript.html came out empty). Rewritten to the plain end tag before parsing.
+_END_TAG_EXTRA = re.compile(r"</([A-Za-z][A-Za-z0-9:-]*)\s[^<>]*>")
+
+
 def _parse(markup: str, cancel: Optional[CancelToken]) -> _TextParser:
+    markup = _END_TAG_EXTRA.sub(r"</\1>", markup)
     parser = _TextParser()
     for i in range(0, len(markup), _FEED_CHARS):  # the parser buffers a tag cut in two
         if cancel is not None:

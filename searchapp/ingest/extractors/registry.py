@@ -59,7 +59,7 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "ppt": (frozenset({".ppt", ".pps", ".pot"}), _on_first_use("legacy_office", "extract_ppt")),
     "eml": (frozenset({".eml"}), _on_first_use("mail", "extract_eml")),
     "mbox": (frozenset({".mbox"}), _on_first_use("mail", "extract_mbox")),
-    # not read: listed as skipped with the reason and what to do
+    # Outlook's: read like an .eml, its attachments as entries of their own
     "msg": (frozenset({".msg"}), _on_first_use("mail", "extract_msg")),
     # the listing; members are entries of their own
     "archive": (frozenset({".zip", ".tar", ".tgz", ".gz"}), _on_first_use("members", "extract_archive")),

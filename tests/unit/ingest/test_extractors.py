@@ -201,6 +201,14 @@ def test_html_visible_text_only(tmp_path: Path) -> None:
     assert html_to_text(PAGE, title=False).startswith("Heading & more")
 
 
+def test_html_end_tag_with_something_after_its_name_ends_the_script() -> None:
+    """`</script language>` (Tika's testHTMLBadScript.html): a browser ends the script there and shows the page;
+    the whole page was lost as script."""
+    markup = "<html><head><script>var a=1;</script language>\n</head><body><p>Giraffes sleep standing up.</p></body>"
+    assert html_to_text(markup) == "Giraffes sleep standing up."
+    assert html_to_text("<style>p {}</style\nmedia=x><p>shown</p>") == "shown"
+
+
 def test_html_declared_charset(tmp_path: Path) -> None:
     markup = '<html><head><meta charset="windows-1252"></head><body><p>caf\xe9 \x93quoted\x94</p></body></html>'
     doc = extract(write(tmp_path / "a.htm", markup.encode("latin-1")))
