@@ -77,9 +77,12 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     say(f"files: {by}; passages: {st.chunks}; vectors: {st.vectors}; consistent: {'yes' if st.consistent else 'NO'}")
     meaning = st.to_json()["meaning"]
     left = left_note(st.chunks - st.embedded, st.meaning_rate)  # "about 1 h 05 min at the last measured ..."
-    say(f"searchable by words: {st.chunks} passages; meaning: {meaning['percent']}% of passages"
-        + (f" ({st.chunks - st.embedded} still to embed" + (f", done in {left}" if left else "") + ")"
-           if st.embedded < st.chunks else ""))
+    if not st.chunks:  # "meaning: 100% of passages" of none read as a finished library
+        say("searchable: nothing yet (no passages)")
+    else:
+        say(f"searchable by words: {st.chunks} passages; meaning: {meaning['percent']}% of passages"
+            + (f" ({st.chunks - st.embedded} still to embed" + (f", done in {left}" if left else "") + ")"
+               if st.embedded < st.chunks else ""))
     b = st.bi_encoder
     say(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
         f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))

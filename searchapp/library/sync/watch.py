@@ -256,7 +256,16 @@ class LibraryWatcher:
                 log.exception("on_error callback failed")
 
 
+def _inactive_emitter(record: logging.LogRecord) -> bool:
+    """A logging filter: False for watchdog's "queue_events() called when the thread is inactive", an error it logs
+    when a watch is stopped while an event is read (every Ctrl+C of `searchapp watch` could print it): no harm."""
+    return "called when the thread is inactive" not in str(record.msg)
+
+
 def _stop_quietly(observer: BaseObserver) -> None:
+    inotify_log = logging.getLogger("watchdog.observers.inotify")
+    if _inactive_emitter not in inotify_log.filters:
+        inotify_log.addFilter(_inactive_emitter)
     try:
         observer.stop()
         if observer.is_alive():

@@ -213,3 +213,18 @@ def test_a_folder_another_library_adds_is_watched_too(live, make_config, tiny_en
     wait_for(changes, lambda rep, paths: any(p.endswith("second.txt") for p in paths), "a file in a folder "
              "another process added")
     assert lexical(lib, "anemones") == ["second.txt"]
+
+
+def test_stopping_drops_watchdogs_inactive_thread_error_only(live):
+    """Ctrl+C of `searchapp watch` printed watchdog's "queue_events() called when the thread is inactive"."""
+    import logging
+
+    lib, _, _ = live
+    lib.stop_watching()
+    log = logging.getLogger("watchdog.observers.inotify")
+
+    def record(msg: str) -> logging.LogRecord:
+        return logging.LogRecord(log.name, logging.ERROR, __file__, 0, msg, None, None)
+
+    assert not log.filter(record("InotifyEmitter.queue_events() called when the thread is inactive"))
+    assert log.filter(record("a real inotify error"))

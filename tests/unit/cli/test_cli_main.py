@@ -95,3 +95,13 @@ def test_a_config_file_named_but_not_there_is_an_error_not_the_defaults(data_dir
     good.write_text("[search]\nk = 7\n")
     assert main(["config", "--config", str(good), "--data-dir", str(data_dir)]) == 0
     assert "7" in capsys.readouterr().out
+
+
+def test_status_of_a_library_with_no_passages_says_nothing_is_searchable_yet(data_dir, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["index", "--words-only", str(empty), "--data-dir", str(data_dir)]) == 0
+    capsys.readouterr()
+    assert main(["status", "--data-dir", str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "searchable: nothing yet (no passages)" in out and "100%" not in out, out
