@@ -45,7 +45,7 @@ class Handover:
             return False
         self.vectors.save()  # every batch so far is committed; the next writer opens this index as it is
         self.vectors.mark_current()
-        report(self.progress, WAITING, 0, 0, "another searchapp process is adding files; embedding goes on after")
+        report(self.progress, WAITING, 0, 0, "another searchapp process is writing the library; embedding goes on after")
         # Until it is free, whatever the library's own wait: the writers handed to are quick (their words, no
         # meaning: Updates.run_sync); a cancel ends the wait, with every batch before it kept.
         turn.stale = True  # until caught up, an error or a cancel must not save this index over the other's
@@ -57,4 +57,4 @@ class Handover:
 
     def _told(self, holder: Holder, waited: float) -> None:
         # No count: the window's strip would show the seconds as a count of something ("Waiting 12")
-        report(self.progress, WAITING, 0, 0, f"{holder} is adding files; embedding goes on after")
+        report(self.progress, WAITING, 0, 0, f"{holder} is writing the library; embedding goes on after")

@@ -160,8 +160,8 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
     qtbot.addWidget(view)
     view.start("Re-syncing")
     view.show_progress("Re-syncing", events[stages.index(WAITING)], 1.0)
-    assert view.label.full_text() == ("Re-syncing — Waiting — another searchapp process is adding files; embedding goes "
-                                 "on after"), view.label.full_text()
+    assert view.label.full_text() == ("Re-syncing — Waiting — another searchapp process is writing the library; "
+                                      "embedding goes on after"), view.label.full_text()
     after = next(e for e in events[stages.index(WAITING):] if e.stage == "embedding")
     view.show_progress("Re-syncing", after, 2.0)
     assert "Embedding" in view.label.full_text() and "meaning:" in view.label.full_text(), view.label.full_text()
