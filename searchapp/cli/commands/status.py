@@ -103,9 +103,11 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if st.reindex_needed:
         say(f"reindex needed: {printable(st.reindex_needed)}")
     if st.failed:
+        from ...base.member_paths import display_path  # a member as search and `status --files` show it
+
         say(f"not indexed ({len(st.failed)}):")
         for path, status, reason in st.failed:
-            say(f"  [{status}] {printable(path)}: {printable(reason)}")
+            say(f"  [{status}] {printable(display_path(path))}: {printable(reason)}")
     return code
 
 

@@ -105,3 +105,18 @@ def test_status_of_a_library_with_no_passages_says_nothing_is_searchable_yet(dat
     assert main(["status", "--data-dir", str(data_dir)]) == 0
     out = capsys.readouterr().out
     assert "searchable: nothing yet (no passages)" in out and "100%" not in out, out
+
+
+def test_status_names_a_member_not_indexed_as_search_shows_it(data_dir, tmp_path, capsys):
+    import zipfile
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "a.zip", "w") as z:
+        z.writestr("notes/ok.txt", "A readable note about lanterns.")
+        z.writestr("notes/broken.pdf", b"%PDF-1.4 not really a pdf")
+    assert main(["index", "--words-only", str(folder), "--data-dir", str(data_dir)]) == 0
+    capsys.readouterr()
+    assert main(["status", "--data-dir", str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert f"{folder / 'a.zip'} › notes/broken.pdf:" in out and "//" not in out, out
