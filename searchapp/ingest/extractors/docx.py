@@ -1,4 +1,5 @@
-"""Word .docx: paragraphs of the main document part (tables' cells included), then foot/endnotes.
+"""Word .docx: paragraphs of the main document part (tables' cells included), then foot/endnotes and comments,
+then the parts Word imported whole (altChunk: an HTML or RTF file pasted in as it was, read by their readers).
 
 Reads the WordprocessingML directly through SafeZip; python-docx is only used by the tests.
 The parts are streamed: each outermost paragraph is turned into text and then dropped, so a part of
@@ -16,7 +17,7 @@ from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text
-from .opc import core_title, package_part
+from .opc import core_title, package_part, part_relationships, part_size
 from .ziputil import SafeZip, local_name
 
 __all__ = ["SUFFIXES", "extract_docx"]
@@ -28,6 +29,8 @@ _OFFICE_DOCUMENT = "/officeDocument"
 _SKIP = frozenset({"pPr", "rPr", "sectPr", "tblPr", "trPr", "tcPr", "del", "moveFrom", "instrText", "delText"})
 _CHARS = {"tab": "\t", "br": "\n", "cr": "\n", "noBreakHyphen": "-"}
 _CHECK_EVERY = 4096  # XML events between two cancel checks
+_ALT_CHUNK = "/aFChunk"  # the relationship of an imported part (w:altChunk)
+MAX_ALT_CHUNK_BYTES = 16 * 2**20  # one imported part: an HTML or RTF file pasted into a letter
 
 
 def _main_part(z: SafeZip) -> str:
@@ -112,9 +115,43 @@ def extract_docx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
         paragraphs: list[str] = []
         _stream_part(z, main, paragraphs, budget, cancel)
         folder = posixpath.dirname(main)
-        for extra in ("footnotes.xml", "endnotes.xml"):
+        for extra in ("footnotes.xml", "endnotes.xml", "comments.xml"):  # comments: what reviewers typed
             part = posixpath.join(folder, extra)
             if budget[0] >= 0 and z.find(part):
                 _stream_part(z, part, paragraphs, budget, cancel)
+        if budget[0] >= 0:
+            paragraphs += _imported_parts(z, main, cancel)
         title = core_title(z)
     return Document(clean_text("\n\n".join(paragraphs)), kind="docx", title=title)
+
+
+def _imported_parts(z: SafeZip, main: str, cancel: Optional[CancelToken]) -> list[str]:
+    """The text of each part the document imports whole (w:altChunk): HTML by the HTML reader, RTF by the RTF
+    reader, plain text as it is; after the document's own text (their place in it is not kept). A part over
+    MAX_ALT_CHUNK_BYTES, or of another kind (MHT), is left out."""
+    from .encoding import decode_text
+    from .html import html_to_text
+    from .rtf import rtf_text
+
+    out: list[str] = []
+    for type_, part in part_relationships(z, main).values():
+        stored = z.find(part) if type_.endswith(_ALT_CHUNK) else None
+        size = part_size(z, stored) if stored else None
+        if stored is None or size is None or size > MAX_ALT_CHUNK_BYTES:
+            continue
+        data = z.read(stored)
+        suffix = posixpath.splitext(stored)[1].lower()
+        try:
+            if suffix in (".htm", ".html", ".xhtml"):
+                text = html_to_text(decode_text(data), title=False, cancel=cancel)
+            elif suffix == ".rtf" or data.lstrip()[:5] == b"{\\rtf":
+                text = rtf_text(data, cancel)[0]
+            elif suffix == ".txt":
+                text = decode_text(data)
+            else:
+                continue
+        except ExtractionError:  # a broken imported part: the document's own text still counts
+            continue
+        if text.strip():
+            out.append(text.strip())
+    return out
