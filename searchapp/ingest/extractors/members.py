@@ -30,7 +30,7 @@ from .tar_stream import STREAM_ERRORS, WalkCapReached, open_tar
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
 from .mail_msg import msg_attachments
 from .mail_parse import parse, parts, parts_note
-from .ziputil import MAX_TOTAL_BYTES, SafeZip
+from .ziputil import MAX_TOTAL_BYTES, SafeZip, entry_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
            "iter_members", "split_member", "display_path", "member_key", "extract_archive", "read_member"]
@@ -124,13 +124,14 @@ def _zip_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tu
             if info.is_dir():
                 continue
             why = budget.take(info.file_size)
-            if why or not want(info.filename):  # not wanted: named, never inflated (budget taken all the same)
-                yield info.filename, None, why or _UNREAD
+            name = entry_name(info)  # as its maker wrote it (a Japanese Windows zip's names are not cp437)
+            if why or not want(name):  # not wanted: named, never inflated (budget taken all the same)
+                yield name, None, why or _UNREAD
                 continue
             try:
-                yield info.filename, z.read(info.filename), ""
+                yield name, z.read(info.filename), ""
             except ExtractionError as exc:  # encrypted, corrupt or lying about its size: this member only
-                yield info.filename, None, str(exc)
+                yield name, None, str(exc)
 
 
 def _tar_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tuple[str, Optional[bytes], str]]:

@@ -13,7 +13,7 @@ from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.safe_open import open_regular
 from .ole_encrypted import ENCRYPTED, is_encrypted_office
 
-__all__ = ["SafeZip", "PartTooLarge", "parse_xml", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
+__all__ = ["SafeZip", "PartTooLarge", "parse_xml", "entry_name", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
            "MAX_METADATA_BYTES", "local_name"]
 
 MAX_TOTAL_BYTES = 200 * 2**20  # uncompressed, all members together
@@ -181,6 +181,52 @@ class SafeZip:
             return self.xml(stored)
         except ExtractionError:
             return None
+
+
+# A name without the zip's UTF-8 flag is in whatever code page the zipping machine used: zipfile reads it as
+# cp437 (the format's default), which turns a Japanese or Chinese Windows user's names into box drawings
+# ("╔≤╝╞"). Valid UTF-8 is taken as such (many tools write it unflagged; legacy bytes rarely form it); else the
+# candidates are scored by what names are made of, cp437 winning ties (_entry_score).
+_NAME_CODECS = ("cp932", "gbk", "cp949", "big5")
+
+
+def entry_name(info: zipfile.ZipInfo) -> str:
+    """A member's name as its maker wrote it: UTF-8 when flagged or valid, else the likeliest code page."""
+    if info.flag_bits & 0x800 or info.filename.isascii():
+        return info.filename
+    try:
+        raw = info.filename.encode("cp437")
+    except UnicodeEncodeError:  # not what zipfile decodes as cp437: keep it
+        return info.filename
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    best, best_score = info.filename, _entry_score(info.filename)
+    for codec in _NAME_CODECS:
+        try:
+            name = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        score = _entry_score(name)
+        if score > best_score:
+            best, best_score = name, score
+    return best
+
+
+def _entry_score(name: str) -> int:
+    """Letters and scripts file names are written in count for; box drawings, half-width katakana, symbols and
+    control characters (what a wrong code page makes of them) count against."""
+    score = 0
+    for ch in name:
+        o = ord(ch)
+        if 0x20 <= o < 0x7F or 0xC0 <= o <= 0xFF and ch.isalpha():
+            score += 1
+        elif 0x3000 <= o <= 0x30FF or 0x4E00 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xFF01 <= o <= 0xFF5E:
+            score += 2  # one character for two bytes: CJK punctuation, kana, ideographs, hangul, full-width forms
+        else:
+            score -= 2
+    return score
 
 
 def _check_ratio(info: zipfile.ZipInfo) -> None:

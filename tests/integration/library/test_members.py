@@ -322,3 +322,31 @@ def test_a_mail_of_many_parts_is_parsed_once_and_what_is_left_out_is_listed(tiny
     assert sum(1 for p in skipped if p.startswith(many + MEMBER_SEP)) == 1
     indexed = [r.path for s, r in tiny_library.ledger("indexed") if r.path.startswith(many + MEMBER_SEP)]
     assert len(indexed) == 999  # every attachment within the first 1,000 parts (the text body is one of them)
+
+
+def _legacy_zip(names: dict[bytes, bytes]) -> bytes:
+    """A zip whose names are raw bytes without the UTF-8 flag, as Windows' "Send to compressed folder" writes them in
+    the machine's code page (zipfile itself can only write cp437 or flagged UTF-8)."""
+    class RawName(zipfile.ZipInfo):
+        def _encodeFilenameFlags(self):  # zipfile would write a non-ASCII name as flagged UTF-8
+            return self.filename.encode("cp437"), self.flag_bits & ~0x800
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for raw, data in names.items():
+            z.writestr(RawName(raw.decode("cp437")), data)  # written back as these very bytes, unflagged
+    return buf.getvalue()
+
+
+def test_member_names_in_a_legacy_code_page_read_as_written(tmp_path):
+    """Tika's Shift-JIS and GBK zips showed their names as box drawings ("ò╢Å═1.txt"); names a `name:` filter could
+    never match. Accented cp437 names and unflagged UTF-8 stay as they were written."""
+    names = {"文章1.txt".encode("cp932"): b"one", "审计压缩包/文件.txt".encode("gbk"): b"two",
+             "Résumé.txt".encode("cp437"): b"three", "naïve café.txt".encode("utf-8"): b"four"}
+    path = tmp_path / "legacy.zip"
+    path.write_bytes(_legacy_zip(names))
+    got = {m.name: m.data for m in iter_members(path, 2**20)}
+    assert got == {"文章1.txt": b"one", "审计压缩包/文件.txt": b"two", "Résumé.txt": b"three",
+                   "naïve café.txt": b"four"}
+    only = {m.name: m.data for m in iter_members(path, 2**20, only="文章1.txt")}  # read again by its shown name
+    assert only["文章1.txt"] == b"one"
