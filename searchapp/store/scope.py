@@ -9,6 +9,7 @@ parameter. Fragments combine with `all_of` (AND).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import unicodedata
 from typing import Any, Optional, Sequence
@@ -55,10 +56,20 @@ def files_where(folders: Sequence[str] = (), types: Sequence[str] = (), after_ns
     return " AND ".join(clauses), params
 
 
+# The accents a word search ignores too (FTS5's remove_diacritics): Latin, Greek and Cyrillic combining marks. A
+# Japanese voicing mark (U+3099) is no accent: が is not か.
+_ACCENTS = re.compile("[\u0300-\u036f]")
+
+
 def fold(text: Optional[str]) -> Optional[str]:
-    """Text as name: compares it, any case and any Unicode form (Ä, ä and a macOS name's A + U+0308 are one;
-    ß is ss). Every Store connection has it as the SQL function fold(): SQLite's lower() folds ASCII only."""
-    return None if text is None else unicodedata.normalize("NFC", text.casefold())
+    """Text as name: compares it, any case, any Unicode form and with or without accents (Ä, ä, a and a macOS
+    name's A + U+0308 are one; ß is ss), as a search by words does. Every Store connection has it as the SQL
+    function fold(): SQLite's lower() folds ASCII only."""
+    if text is None:
+        return None
+    if text.isascii():
+        return text.lower()  # casefold's answer for ASCII, without the two normalizations
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", text.casefold())))
 
 
 def name_matches(globs: Sequence[str]) -> Fragment:

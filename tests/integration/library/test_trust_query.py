@@ -270,3 +270,8 @@ def test_name_matches_a_decomposed_name_and_sharp_s(tiny_library, tmp_path):
     assert names("name:überweisung") == ["Überweisung.txt"]  # typed NFC, stored NFD (as macOS names it)
     assert names("name:ÜBER*") == ["Überweisung.txt"]
     assert names("name:straße") == ["STRASSE.txt"]
+    # with or without accents, as a search by words (a newcomer's `name:creme` found nothing, `name:Crème` did)
+    (docs / "Crème brûlée.txt").write_text("Recette de la crème brûlée.\n", encoding="utf-8")
+    tiny_library.add_folder(docs)
+    assert names("name:creme*") == names("name:CRÈME*") == ["Crème brûlée.txt"]
+    assert names("name:uberweisung") == ["Überweisung.txt"]
