@@ -90,6 +90,7 @@ class Hit:
     more: list["Hit"] = field(default_factory=list)  # results by file: the file's other matching passages
     repeats: list[tuple[int, int, Optional[int]]] = field(default_factory=list)  # (start, end, page): same text again
     available: bool = True  # False when the file cannot be read now (e.g. its folder is missing)
+    unavailable: str = ""  # why not, in words: "file or folder missing", "permission denied"
     ocr: bool = False  # this passage was recognised by OCR (an image, or a PDF page with no usable text layer)
     order_label: Optional[str] = None  # what ordered the list: relevance | match | words | similarity | bm25 (search sets it)
     date_ns: Optional[int] = None  # the file's date (a mail's own, else its mtime), shown beside the hit

@@ -45,7 +45,7 @@ def _where(h: Hit) -> str:
     if getattr(h, "ocr", False):
         where += "  (OCR)"  # the text was recognised from an image: spelling may be off
     if not getattr(h, "available", True):
-        where += "  [unavailable: file or folder missing]"
+        where += f"  [unavailable: {getattr(h, 'unavailable', '') or 'file or folder missing'}]"
     return where
 
 

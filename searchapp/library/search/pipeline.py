@@ -80,11 +80,23 @@ WORDS_LABEL = "words"
 
 
 def mark_available(result: SearchResult) -> None:
-    """A hit from a missing folder is still shown, marked as unavailable."""
+    """A hit from a missing or unreadable folder is still shown, marked as unavailable, and why."""
     for h in result.hits:
-        h.available = os.path.exists(real_path(container_of(h.path)))  # a member: its container
+        h.unavailable = _unavailable(real_path(container_of(h.path)))  # a member: its container
+        h.available = not h.unavailable
         for m in h.more:  # the same file
-            m.available = h.available
+            m.available, m.unavailable = h.available, h.unavailable
+
+
+def _unavailable(path: str) -> str:
+    """Why `path` cannot be read now, or "": a folder made unreadable is not a missing one."""
+    try:
+        os.stat(path)
+    except PermissionError:
+        return "permission denied"
+    except OSError:
+        return "file or folder missing"
+    return ""
 
 
 def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
