@@ -88,7 +88,7 @@ def mark_available(result: SearchResult) -> None:
             m.available, m.unavailable = h.available, h.unavailable
 
 
-def _unavailable(path: str) -> str:
+def _unavailable(path: str | os.PathLike[str]) -> str:
     """Why `path` cannot be read now, or "": a folder made unreadable is not a missing one."""
     try:
         os.stat(path)
