@@ -57,7 +57,7 @@ def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:
 
 class ProblemsDialog(QDialog):
     """Files waiting for OCR, without text, skipped or failed, with the reason; non-modal so the user can keep
-    searching. A row standing for a container's members ("N members: <reason>", report/not_indexed.py) lists them
+    searching. A row standing for a container's members ("N of its members: <reason>", report/not_indexed.py) lists them
     below it on a double click."""
 
     def __init__(self, failed: list[tuple[str, str, str]], parent: Optional[QWidget] = None,

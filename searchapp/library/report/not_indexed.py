@@ -1,7 +1,7 @@
 """The entries with no searchable text and why (the window's Not indexed list, status's `not_indexed` and `failed`):
 waiting for OCR, no text, skipped or failed.
 
-A container's members left out for one reason are one row, "N members: <reason>", on the container's path: a zip
+A container's members left out for one reason are one row, "N of its members: <reason>", on the container's path: a zip
 of 135 members in a compression method zipfile lacks would otherwise bury every other row. The members it stands
 for are kept beside the rows (`member_groups`), for a list that expands it.
 """
@@ -59,7 +59,7 @@ def not_indexed_entries(store: Store, limit: int = MAX_LISTED, owner: Optional[s
 
 def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:
     """`rows` with the members of one container in one state for one reason folded into one row on the
-    container's path, "N members: <reason>" (only when there are two or more); in the order first met."""
+    container's path, "N of its members: <reason>" (only when there are two or more); in the order first met."""
     by: dict[tuple[str, str, str, bool], list[str]] = {}
     for path, state, reason in rows:
         container, member = split_member(path)
@@ -70,7 +70,7 @@ def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:
         if not members or len(paths) == 1:
             out += [(p, state, reason) for p in paths]
             continue
-        shown = f"{len(paths)} members: {reason}"
+        shown = f"{len(paths)} of its members: {reason}"  # the container itself may be indexed (a mail)
         out.append((where, state, shown))
         groups[(where, state, shown)] = paths
     return out, groups

@@ -75,7 +75,7 @@ class LibraryStatus:
     reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
     ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
     # (path, state in words, reason) of every entry not (fully) indexed, OCR pending included: the window's list
-    # (report/not_indexed.py: a container's members left out for one reason are one row "N members: <reason>")
+    # (report/not_indexed.py: a container's members left out for one reason are one row "N of its members: <reason>")
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
     member_groups: MemberGroups = field(default_factory=dict)  # (row path, state, reason) -> members, of both lists
     query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path)

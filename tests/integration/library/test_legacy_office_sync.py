@@ -68,5 +68,5 @@ def test_encrypted_files_of_every_kind_say_so_and_a_containers_are_one_row(tiny_
     for name in ("salaries.pdf", "locked.doc", "locked.xls", "locked.docx"):
         assert rows[name] == ("skipped", ENCRYPTED), (name, rows)
     zip_rows = [(s, r) for p, s, r in st.failed if p.startswith(str(docs / "q3.zip"))]
-    assert zip_rows == [("skipped", f"3 members: {ENCRYPTED}")], zip_rows  # counted once for the container
+    assert zip_rows == [("skipped", f"3 of its members: {ENCRYPTED}")], zip_rows  # counted once for the container
     assert _found(tiny_library, "pelican") == [str(docs / "q3.zip") + MEMBER_SEP + "q3/readme.txt"]

@@ -163,14 +163,14 @@ def test_members_in_an_unsupported_method_are_one_row_that_says_which(tiny_libra
     zip_path = str(docs / "moby.zip")
     mine = [(s, r) for p, s, r in st.failed if p.startswith(zip_path)]
     assert sorted(mine) == sorted([
-        ("skipped", "7 members: unsupported compression method: deflate64"),
+        ("skipped", "7 of its members: unsupported compression method: deflate64"),
         ("skipped", ENCRYPTED),
         ("skipped", "unsupported compression method: ppmd"),
     ]), mine
-    grouped = [(p, s, r) for p, s, r in st.failed if r.startswith("7 members")]
+    grouped = [(p, s, r) for p, s, r in st.failed if r.startswith("7 of its members")]
     assert grouped[0][0] == zip_path  # the row is the container's; its members are kept beside it
     assert sorted(st.member_groups[grouped[0]]) == sorted(zip_path + MEMBER_SEP + n for n in chapters)
-    row = next(r for r in st.to_json()["failed"] if r["reason"].startswith("7 members"))
+    row = next(r for r in st.to_json()["failed"] if r["reason"].startswith("7 of its members"))
     assert len(row["members"]) == 7
     assert [r for p, _, r in st.not_indexed if p == zip_path] == [grouped[0][2]]  # the window's list: one row too
     assert tiny_library.search("harpooneers", mode="lexical").hits  # the readable member is indexed
@@ -205,7 +205,7 @@ def test_the_not_indexed_window_shows_the_whole_reason_and_opens_a_group(qtbot):
     long_reason = "OCR: tesseract failed: " + " ".join(f"page {n} could not be rendered" for n in range(40))
     zip_path = "/docs/moby.zip"
     members = [zip_path + MEMBER_SEP + f"moby/chapter{i}.txt" for i in range(3)]
-    reason = "3 members: unsupported compression method: deflate64"
+    reason = "3 of its members: unsupported compression method: deflate64"
     dialog = ProblemsDialog([("/docs/scan.pdf", "failed", long_reason), (zip_path, "skipped", reason),
                              ("/docs/note.txt", "no text found", "no text found")],
                             groups={(zip_path, "skipped", reason): members})
@@ -255,5 +255,5 @@ def test_the_index_command_lists_a_container_s_members_as_one_row(tmp_path, caps
     # words only: the line says meaning is still to come, not that the passages "reused" vectors
     assert "2 passages written (0 embedded; 2 in the library still to embed, searchable by words now" in out, out
     assert "reused" not in out
-    assert f"  {docs / 'moby.zip'}: 7 members: unsupported compression method: deflate64" in err.splitlines(), err
+    assert f"  {docs / 'moby.zip'}: 7 of its members: unsupported compression method: deflate64" in err.splitlines(), err
     assert err.count("deflate64") == 1

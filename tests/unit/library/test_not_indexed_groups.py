@@ -13,7 +13,7 @@ def test_groups_of_one_container_that_differ_only_by_state_keep_their_own_member
     failed = [box + MEMBER_SEP + f"b{i}.txt" for i in range(2)]
     why = "unsupported compression method: ppmd"
     rows, groups = group_members([(p, "skipped", why) for p in skipped] + [(p, "failed", why) for p in failed])
-    shown = f"2 members: {why}"
+    shown = f"2 of its members: {why}"
     assert rows == [(box, "skipped", shown), (box, "failed", shown)]
     assert groups == {(box, "skipped", shown): skipped, (box, "failed", shown): failed}
     assert all((p, s, r) in groups for p, s, r in rows)  # every grouped row finds its own members
