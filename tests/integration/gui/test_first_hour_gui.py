@@ -149,6 +149,7 @@ def test_cancel_stops_the_running_sync_and_the_folder_queued_behind_it_still_run
     assert roots[str(second)] == 3 and roots.get(str(first), 0) < 20, roots
     said = win.progress.label.full_text()
     assert said.startswith("Cancelled; ") and " files done" in said, said  # the first's own summary, kept
+    shot(win, "cancel_then_queued_folder.png")
 
 
 def test_a_sync_cut_short_by_a_crash_resumes_at_the_next_start(qtbot, open_window, tmp_path, monkeypatch):
@@ -194,6 +195,8 @@ def test_a_sync_cut_short_by_a_crash_resumes_at_the_next_start(qtbot, open_windo
         ini, QSettings.Format.IniFormat).contains(RESUME_KEY), timeout=WAIT_MS)
     assert any(m.startswith("Resuming the indexing that stopped when searchapp last closed unexpectedly")
                for m in said), said
+    again.statusBar().showMessage(said[0])  # as it stood while the resumed sync ran
+    shot(again, "resumed_after_crash.png")
     assert next(r.files for r in again.status.roots if r.path == str(first)) == 20
 
 
