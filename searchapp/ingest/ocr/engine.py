@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, Protocol
 from ...base.errors import ExtractionError
 from ...base.no_telemetry import quiet_onnxruntime
 from ...base.progress import CancelToken
-from .orientation import one_orientation_per_page
+from .orientation import TURNED_ATTR, one_orientation_per_page, page_is_sideways, turned_over
 from .reading_order import lines_in_reading_order
 from .word_boxes import Line, line_words, quad_box
 
@@ -287,25 +287,40 @@ class RapidOcr3Engine:
     def lines(self, image: PilImage) -> list[Line]:
         """The page's text lines, each with its words, boxes in `image`'s own pixels (before fit_pixels):
         what `recognize` reads and what the hOCR benchmark scores (tests/benchmarks/bench_ocr_scribe.py)."""
+        return self._read(image)[0]
+
+    def _read(self, image: PilImage) -> tuple[list[Line], bool]:
+        """`lines`, and whether the page's lines were read turned over (orientation.one_orientation_per_page)."""
         import numpy as np
 
         fitted = fit_pixels(image)
         scale = image.size[0] / max(1, fitted.size[0])
         with self._lock:  # RapidOCROutput: boxes, txts, scores and word_results, None when nothing was found
+            setattr(self._ocr, TURNED_ATTR, False)  # a page with no line never votes
             out: Any = self._ocr(np.asarray(fitted), return_word_box=True)
+            turned = bool(getattr(self._ocr, TURNED_ATTR, False))
         if out.boxes is None or not out.txts:
-            return []
+            return [], False
         found = list(out.word_results or ())
         aligned = len(found) == len(out.txts)  # RapidOCR drops a line's words when it finds no box for them
         lines: list[Line] = []
         for i, (quad, text) in enumerate(zip(out.boxes, out.txts, strict=True)):
             box = quad_box(quad, scale)
             lines.append(((*box, text.strip()), line_words(box, text, found[i] if aligned else None, scale)))
-        return lines
+        return lines, turned
 
     def recognize(self, image: PilImage, cancel: Optional[CancelToken] = None) -> str:
-        return lines_in_reading_order(
-            ([(b[0], b[1]), (b[2], b[3])], b[4], 1.0) for b, _words in self.lines(image))
+        """The page's text in reading order: a page lying on its side is read again a quarter turned, and a page
+        read turned over is ordered as it stands (orientation.py)."""
+        lines, turned = self._read(image)
+        if page_is_sideways([b[:4] for b, _words in lines]):
+            if cancel is not None:
+                cancel.check()
+            image = image.rotate(-90, expand=True)  # a quarter clockwise; the vote finds out if it is upside down
+            lines, turned = self._read(image)
+        width, height = image.size
+        boxes = [(turned_over(b[:4], width, height) if turned else b[:4], b[4]) for b, _words in lines]
+        return lines_in_reading_order(([(x0, y0), (x1, y1)], text, 1.0) for (x0, y0, x1, y1), text in boxes)
 
 
 class TesseractEngine:

@@ -65,7 +65,7 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         return rep
     lower_thread_priority()  # before the engine is built: its thread pool inherits the low priority
     engine = None
-    done = 0
+    done = found = 0  # read by OCR; of them, with text found
     for i, row in enumerate(rows, start=1):
         if cancel is not None:
             cancel.check()
@@ -93,10 +93,11 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
             continue
         if indexed:
             _recount(rep, row, counted, "added")
+            found += 1
         done += 1
     report(progress, "ocr", len(rows), len(rows))
-    if done:
-        rep.notes.append(f"{done} file(s) read by OCR")
+    if done:  # "44 read by OCR" while 25 of them had no text read as 44 files found
+        rep.notes.append(f"{done} file(s) read by OCR" + (f", text found in {found}" if found < done else ""))
     return rep
 
 

@@ -183,9 +183,10 @@ def test_the_ocr_step_counts_what_it_indexed_as_added(tiny_library, tmp_path, mo
     docs.mkdir()
     text_image(["Lighthouse keeper log"]).save(docs / "log.png")
     text_image(["Harbour master notes"]).save(docs / "harbour.png")
+    text_image([]).save(docs / "blank.png")  # read, and no text found: said, not counted as found
     rep = tiny_library.add_folder(docs)
-    assert any("2 file(s) read by OCR" in n for n in rep.notes), rep.notes
-    assert (rep.scanned, rep.added, rep.skipped, rep.failed) == (2, 2, 0, 0)
+    assert any("3 file(s) read by OCR, text found in 2" in n for n in rep.notes), rep.notes
+    assert (rep.scanned, rep.added, rep.skipped, rep.failed) == (3, 2, 1, 0)
 
 
 def test_the_not_indexed_list_says_states_in_words(tiny_library, tmp_path, monkeypatch):

@@ -82,3 +82,36 @@ def test_an_upright_header_line_among_upright_lines_is_read_upright():
     for word in ("Filed", "04/22/13", "Page", "01317-TWT-ECS", "Document 4"):
         assert word in text, f"{word!r} not in {text!r}"
 
+
+
+def test_a_page_on_its_side_has_mostly_tall_lines_and_a_turned_page_reads_last_box_first():
+    from searchapp.ingest.ocr.orientation import page_is_sideways, turned_over
+
+    assert not page_is_sideways([(10, 10, 880, 60), (10, 70, 880, 120), (10, 130, 180, 180)])  # upright lines
+    assert page_is_sideways([(10, 10, 60, 880), (70, 10, 120, 880), (130, 10, 180, 180)])  # the same, on its side
+    assert not page_is_sideways([(10, 10, 60, 880), (10, 900, 1100, 1200)])  # a tall label beside a wide table
+    assert not page_is_sideways([])
+    # on a 1000 × 2000 page turned over, the bottom line's box becomes the top one
+    assert turned_over((100, 1900, 900, 1950), 1000, 2000) == (100, 50, 900, 100)
+
+
+@needs_rapidocr
+def test_a_page_turned_over_or_on_either_side_reads_in_its_own_order():
+    """Drawn lines on a page turned 90°, 180° and 270°: read top line first, as the upright page (a docling test
+    page turned 270° came out in reverse line order, and one turned 90° as noise)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from searchapp.ingest.ocr.engine import RapidOcr3Engine
+
+    font = ImageFont.load_default(size=32)
+    page = Image.new("RGB", (1000, 700), "white")
+    draw = ImageDraw.Draw(page)
+    lines = ["First line about harbour lanterns", "Second line about copper kettles",
+             "Third line about mountain ferries"]
+    for i, line in enumerate(lines):
+        draw.text((40, 60 + 90 * i), line, font=font, fill="black")
+    engine = RapidOcr3Engine()
+    for angle in (0, 90, 180, 270):
+        text = engine.recognize(page.rotate(angle, expand=True))
+        at = [text.find(word) for word in ("harbour", "copper", "mountain")]
+        assert -1 not in at and at == sorted(at), (angle, text)
