@@ -23,6 +23,26 @@ _TITLES = {"files": "indexing", "passages": "embedding", "ocr": "OCR (scans, ima
 # seconds), and drawing each one cost ~0.1 ms of CPU a file plus the terminal's own work, for changes no eye
 # follows. A new bar, a changed total and the last report are drawn at once.
 REDRAW_S = 0.1
+MIN_BAR = 12  # columns the bar itself keeps: at 120 columns a long postfix had left it one wide, and cut
+_FIXED = 26  # the rest of _FORMAT's line: ": 100%|", "| ", "/", " [", the elapsed time, ", " and "]"
+
+
+def _columns() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((100, 24)).columns
+
+
+def _fit(parts: list[str], room: int) -> str:
+    """`parts` joined by "; ", as many as fit in `room` columns from the first; the first cut short if even it
+    does not fit."""
+    out = ""
+    for part in parts:
+        joined = f"{out}; {part}" if out else part
+        if len(joined) > room:
+            return out or part[: max(0, room - 1)] + "…"
+        out = joined
+    return out
 
 
 class TerminalProgress:
@@ -86,11 +106,12 @@ class TerminalProgress:
         pace = "" if rate is None else f"{format_rate(rate)[:-2]}{_UNITS.get(key, '')}/s".strip()
         if pace and left is not None:
             pace += f", about {format_left(left)} left"
-        postfix = [pace] if pace else []
+        postfix = [pace] if pace else []  # what matters most first: _fit drops from the end
         if key == "passages" and p.message:
-            postfix.append("searchable by words meanwhile")
             postfix += [part for part in p.message.split(" · ") if part.startswith("slowed for")]  # meaning_rate
-        self._bar.set_postfix_str("; ".join(postfix), refresh=False)
+            postfix.append("searchable by words meanwhile")
+        room = _columns() - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR
+        self._bar.set_postfix_str(_fit(postfix, room), refresh=False)
         self._bar.refresh()
 
     def _due(self, now_anyway: bool) -> bool:

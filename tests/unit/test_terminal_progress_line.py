@@ -26,6 +26,7 @@ def test_the_embedding_line_shows_the_measured_rate_and_time_left(monkeypatch):
     """The rate and time left are base/rate.py's, on the bar's clock (here the test's): 32 passages every 4 s."""
     err = io.StringIO()
     monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "160")  # room for all of it
     now = [0.0]
     bar = TerminalProgress(enabled=True, clock=lambda: now[0])
     for i in range(6):
@@ -75,4 +76,26 @@ def test_a_writer_handover_s_wait_is_not_counted_in_the_rate(monkeypatch):
         line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
         assert "/s" not in line or "64.0 passages/s" in line, line
     assert "64.0 passages/s" in line, line
+    bar.close()
+
+
+def test_at_120_columns_the_bar_keeps_its_width_and_the_rate_stays_whole(monkeypatch):
+    """A newcomer's 120-column terminal showed `10%| |` and "slowed for othe": the postfix now gives way."""
+    from searchapp.cli.progress import MIN_BAR
+
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "120")
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    slowed = "slowed for other programs (1 of 2 cores): about half speed"
+    for i in range(6):
+        now[0] = 4.0 * i
+        bar(Progress("embedding", 3200 * i, 46_529, meaning_message(3200 * i, 46_529) + " · " + slowed))
+    line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    assert len(line) <= 120, (len(line), line)
+    assert "passages/s, about" in line and " left" in line, line  # the rate and time left, whole
+    assert "searchable by words" not in line  # what matters least gave way
+    room_for_bar = 120 - (len(line) - len(re.search(r"%\|(.*?)\| ", line).group(1)))
+    assert room_for_bar >= MIN_BAR, (room_for_bar, line)  # tqdm fills a real terminal's row: this is the bar's
     bar.close()
