@@ -183,13 +183,26 @@ class _Sync:
 
     def keep_unchanged(self, path: str, old: FileRow) -> None:
         """A file not changed since the last sync (same size and mtime): counted, not read."""
-        self.seen.update(self.members.get(path, ()))  # an unchanged container keeps its members
+        self.keep_members(path)
         if old.status == "indexed":
             self.rep.unchanged += 1
         else:
             self.rep.skipped += 1  # skipped before and not changed since: counted, not listed again
             if old.error == WAITING:  # an image still waiting: this sync's OCR step may count it added
                 self.rep.waiting.append(path)
+
+    def keep_members(self, path: str) -> None:
+        """An unchanged container keeps its members, each counted as met: `scanned` was 448, then 425, then 409
+        for the same unchanged folder, as only the syncs that read a container counted its members."""
+        kept = self.members.get(path, ())
+        self.seen.update(kept)
+        for member in kept:
+            row = self.existing.get(member)
+            self.rep.scanned += 1
+            if row is not None and row.status == "indexed":
+                self.rep.unchanged += 1
+            else:
+                self.rep.skipped += 1
 
     def read_file(self, i: int, f: ScannedFile, path: str, old: Optional[FileRow]) -> None:
         """Read, extract, chunk and queue one file; what it cannot do is recorded for it."""
@@ -212,7 +225,7 @@ class _Sync:
             return self.problem(old, path, "failed", f"cannot read: {exc.strerror or exc}")
         if old is not None and old.sha256 == sha and old.status == "indexed":
             self.store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
-            self.seen.update(self.members.get(path, ()))
+            self.keep_members(path)
             self.rep.unchanged += 1
             return
         if waits_for_ocr(f.path, self.config):  # an image: read by the OCR step after the text of every file
