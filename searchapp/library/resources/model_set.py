@@ -493,9 +493,8 @@ class ModelSet:
                 self._reranker_exc = exc
                 # Short: printed once per process beside results; `searchapp status` has the long story.
                 # It says how to get one and how to stop being told: none ships, so every fresh install meets it.
-                self._reranker_error = (f"cross-encoder {spec} is not installed, so results are not reranked "
-                                        f"(`searchapp models pull {spec}` gets it, or point --reranker at a model "
-                                        "folder; [search] rerank = false stops this note)"
+                self._reranker_error = ("the reranker is not installed, so results are not reranked (`searchapp models "
+                                        f"pull {spec}` gets it; [search] rerank = false hides this)"
                                         if spec == DEFAULT_RERANKER else
                                         f"cross-encoder {spec} is not installed, so results are not reranked "
                                         "(point --reranker or [models] reranker at a model folder)")

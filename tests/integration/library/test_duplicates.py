@@ -93,7 +93,7 @@ def test_duplicates_cli_text_and_bad_threshold(indexed, capsys, tmp_path):
     docs, config = indexed
     code = main(["--data-dir", str(config.data_dir), "duplicates", "--threshold", "0.75"])
     out = capsys.readouterr().out
-    assert code == 0 and "exact copies (1 groups)" in out and "reworded.md" in out
+    assert code == 0 and "exact copies (1 group)" in out and "reworded.md" in out
     code = main(["--data-dir", str(config.data_dir), "duplicates", "--threshold", "2"])
     assert code == 2 and "threshold" in capsys.readouterr().err
     code = main(["--data-dir", str(tmp_path / "none"), "duplicates"])
