@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QMainWindow, QSplitter, QToolButton, QVBoxLayout, 
 from ..base.config import Config
 from ..base.types import Hit
 from ..library import Library, LibraryStatus
+from ..library.resources.lock import writer_holder
 from ..library.shared import SharedLibrary
 from .changes import Changes
 from .discover_actions import DiscoverActions
@@ -142,7 +143,8 @@ class MainWindow(QMainWindow):
         self.writes.idle.connect(session.writes_idle)
         self.writes.countsDue.connect(self._refresh_counts)  # the pane follows a sync as it commits
         self.statusRefreshed.connect(self.writes.big_folders.show_status)  # a known folder is not asked about again
-        self.quit_guard = QuitGuard(tools, self._ui, self.close, lambda: self.writes.resync(None))
+        self.quit_guard = QuitGuard(tools, self._ui, self.close, lambda: self.writes.resync(None),
+                                    lambda: writer_holder(self.config.data_dir) is not None)
         self.writes.syncStarted.connect(self.quit_guard.sync_started)  # a crash mid-sync resumes next time
         self.writes.idle.connect(self.quit_guard.writes_ended)
         self.library_panel = LibraryPanel()

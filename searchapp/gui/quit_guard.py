@@ -4,7 +4,10 @@ remembers to resume, and the next start re-syncs every indexed folder, words fir
 `searchapp index` does, saying so in the status line.
 
 A window that never got to ask (killed, a crash, the power gone) resumes too: gui.ini says "interrupted" while a
-sync runs and forgets it when the writes end, so a start that still finds it re-syncs the same way."""
+sync runs and forgets it when the writes end, so a start that still finds it re-syncs the same way, once: the
+resumed sync says "resuming", and a start that finds that (the resumed sync died too: a file that crashes a reader
+would crash every start) resumes nothing and says so. A start while another process writes the library (a
+second window syncing) is no start after a crash: the flag is that window's."""
 
 from __future__ import annotations
 
@@ -15,16 +18,18 @@ from PySide6.QtWidgets import QMessageBox
 
 from .window_tools import WindowTools
 
-__all__ = ["QuitGuard", "RESUME_KEY", "QUIT", "INTERRUPTED"]
+__all__ = ["QuitGuard", "RESUME_KEY", "QUIT", "INTERRUPTED", "RESUMING"]
 
 RESUME_KEY = "resume_sync"
-QUIT, INTERRUPTED = "quit", "interrupted"  # its values: a Quit asked to resume; a sync was running
+# its values: a Quit asked to resume; a sync was running; the sync resumed after a crash is running
+QUIT, INTERRUPTED, RESUMING = "quit", "interrupted", "resuming"
 
 
 class QuitGuard:
     def __init__(self, tools: WindowTools, ui: QSettings, quit: Callable[[], object],
-                 resync: Callable[[], None]) -> None:
+                 resync: Callable[[], None], other_writer: Callable[[], bool] = lambda: False) -> None:
         self.tools, self.ui, self.quit, self.resync = tools, ui, quit, resync
+        self.other_writer = other_writer  # another process writes the library now
         self.confirmed = False  # Quit was chosen: the close goes through
         self.prompt: Optional[QMessageBox] = None
 
@@ -59,27 +64,39 @@ class QuitGuard:
 
     def sync_started(self) -> None:
         """A sync began: until the writes end, a start after a crash resumes it."""
-        if self._value() != QUIT:
+        if self._value() not in (QUIT, RESUMING):
             self._remember(INTERRUPTED)
 
     def writes_ended(self) -> None:
         """The write queue is empty (done, failed or cancelled by the person): nothing to resume."""
-        if self._value() == INTERRUPTED:
-            self.ui.remove(RESUME_KEY)
-            self.ui.sync()
+        if self._value() in (INTERRUPTED, RESUMING):
+            self._forget()
 
     def resume_if_asked(self) -> bool:
         """At start: resume the indexing a Quit stopped, or a sync the last run never finished; True when it did."""
         value = self._value()
+        if value in (INTERRUPTED, RESUMING) and self.other_writer():
+            return False  # a live process is writing: its sync, not one cut short
+        if value == RESUMING:  # the sync resumed after a crash died too: not again at every start
+            self._forget()
+            self.tools.say("The indexing stopped unexpectedly twice in a row, so it was not resumed; Re-sync (F5) "
+                           "tries again.", 0)
+            return False
         if value not in (QUIT, INTERRUPTED, "true", "1"):  # "true": written by versions before "interrupted"
             return False
-        self.ui.remove(RESUME_KEY)
-        self.ui.sync()
-        self.tools.say("Resuming the indexing that stopped when searchapp last closed unexpectedly: words first, "
-                       "then meaning." if value == INTERRUPTED else
-                       "Resuming the indexing stopped when searchapp quit: words first, then meaning.", 15000)
+        if value == INTERRUPTED:
+            self._remember(RESUMING)
+            self.tools.say("Resuming the indexing that stopped when searchapp last closed unexpectedly: words "
+                           "first, then meaning.", 15000)
+        else:
+            self._forget()
+            self.tools.say("Resuming the indexing stopped when searchapp quit: words first, then meaning.", 15000)
         self.resync()
         return True
+
+    def _forget(self) -> None:
+        self.ui.remove(RESUME_KEY)
+        self.ui.sync()
 
     def _value(self) -> str:
         return str(self.ui.value(RESUME_KEY, "")).lower()

@@ -158,7 +158,7 @@ def test_a_sync_cut_short_by_a_crash_resumes_at_the_next_start(qtbot, open_windo
     (the window never got to end them) re-syncs, saying why."""
     from PySide6.QtCore import QSettings
 
-    from searchapp.gui.quit_guard import INTERRUPTED, RESUME_KEY
+    from searchapp.gui.quit_guard import INTERRUPTED, RESUME_KEY, RESUMING
 
     win = open_window()
     ini = str(win.config.data_dir / "gui.ini")
@@ -197,6 +197,15 @@ def test_a_sync_cut_short_by_a_crash_resumes_at_the_next_start(qtbot, open_windo
                for m in said), said
     again.statusBar().showMessage(said[0])  # as it stood while the resumed sync ran
     shot(again, "resumed_after_crash.png")
+
+    # The resumed sync died too (a file that crashes a reader): the next start resumes nothing, and says so.
+    crashed.setValue(RESUME_KEY, RESUMING)
+    crashed.sync()
+    said.clear()
+    third = open_window()
+    assert not third.runner.busy_writing() and not QSettings(ini, QSettings.Format.IniFormat).contains(RESUME_KEY)
+    assert said == ["The indexing stopped unexpectedly twice in a row, so it was not resumed; Re-sync (F5) tries "
+                    "again."], said
     assert next(r.files for r in again.status.roots if r.path == str(first)) == 20
 
 
@@ -377,3 +386,32 @@ def test_the_query_restored_at_start_answers_by_words_while_the_model_loads(qtbo
     finally:
         gate.set()
         win.close()
+
+
+def test_a_start_while_another_process_syncs_does_not_take_its_sync_for_a_crash(qtbot, open_window, tmp_path):
+    """A second window opened during the first one's sync found "interrupted" and re-synced everything."""
+    import subprocess
+    import sys
+
+    from PySide6.QtCore import QSettings
+
+    from searchapp.gui.quit_guard import INTERRUPTED, RESUME_KEY
+
+    first = open_window()
+    data = first.config.data_dir
+    ini = str(data / "gui.ini")
+    ui = QSettings(ini, QSettings.Format.IniFormat)
+    ui.setValue(RESUME_KEY, INTERRUPTED)  # as the other window's running sync wrote it
+    ui.sync()
+    hold = ("import sys\nfrom pathlib import Path\nfrom searchapp.library.resources.lock import writer_lock\n"
+            "with writer_lock(Path(sys.argv[1])):\n    print('locked', flush=True)\n    sys.stdin.read()\n")
+    other = subprocess.Popen([sys.executable, "-c", hold, str(data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)  # that sync's process, holding the library's writer lock
+    try:
+        assert other.stdout.readline().strip() == "locked"
+        second = open_window()
+        assert not second.runner.busy_writing()
+        assert QSettings(ini, QSettings.Format.IniFormat).value(RESUME_KEY) == INTERRUPTED  # the other's, kept
+    finally:
+        other.stdin.close()
+        other.wait(timeout=60)
