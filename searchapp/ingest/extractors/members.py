@@ -125,6 +125,8 @@ def _zip_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tu
                 continue
             why = budget.take(info.file_size)
             name = entry_name(info)  # as its maker wrote it (a Japanese Windows zip's names are not cp437)
+            if want(info.filename) and not want(name):
+                name = info.filename  # asked for by the name an earlier version stored (read as cp437)
             if why or not want(name):  # not wanted: named, never inflated (budget taken all the same)
                 yield name, None, why or _UNREAD
                 continue

@@ -215,12 +215,14 @@ def entry_name(info: zipfile.ZipInfo) -> str:
 
 
 def _entry_score(name: str) -> int:
-    """Letters and scripts file names are written in count for; box drawings, half-width katakana, symbols and
-    control characters (what a wrong code page makes of them) count against."""
+    """Letters, signs and scripts file names are written in count for; box drawings, half-width katakana, Greek
+    and mathematical signs and control characters (what a wrong code page makes of them) count against. A CJK
+    character stands for two bytes and counts two, so a cp437 name of plain Latin-1 characters (`20°C`, `£`,
+    `café`) keeps the tie it wins against the same bytes read as one ideograph."""
     score = 0
     for ch in name:
         o = ord(ch)
-        if 0x20 <= o < 0x7F or 0xC0 <= o <= 0xFF and ch.isalpha():
+        if 0x20 <= o < 0x7F or 0xA0 <= o <= 0xFF:  # ASCII, Latin-1's letters and signs (é, °, £, µ, ¿, ß)
             score += 1
         elif 0x3000 <= o <= 0x30FF or 0x4E00 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xFF01 <= o <= 0xFF5E:
             score += 2  # one character for two bytes: CJK punctuation, kana, ideographs, hangul, full-width forms

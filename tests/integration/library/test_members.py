@@ -342,11 +342,15 @@ def test_member_names_in_a_legacy_code_page_read_as_written(tmp_path):
     """Tika's Shift-JIS and GBK zips showed their names as box drawings ("ò╢Å═1.txt"); names a `name:` filter could
     never match. Accented cp437 names and unflagged UTF-8 stay as they were written."""
     names = {"文章1.txt".encode("cp932"): b"one", "审计压缩包/文件.txt".encode("gbk"): b"two",
-             "Résumé.txt".encode("cp437"): b"three", "naïve café.txt".encode("utf-8"): b"four"}
+             "Résumé.txt".encode("cp437"): b"three", "naïve café.txt".encode("utf-8"): b"four",
+             "Messung 20°C Labor.txt".encode("cp437"): b"five", "£Report ¿qué?.txt".encode("cp437"): b"six"}
     path = tmp_path / "legacy.zip"
     path.write_bytes(_legacy_zip(names))
     got = {m.name: m.data for m in iter_members(path, 2**20)}
     assert got == {"文章1.txt": b"one", "审计压缩包/文件.txt": b"two", "Résumé.txt": b"three",
-                   "naïve café.txt": b"four"}
+                   "naïve café.txt": b"four", "Messung 20°C Labor.txt": b"five", "£Report ¿qué?.txt": b"six"}
     only = {m.name: m.data for m in iter_members(path, 2**20, only="文章1.txt")}  # read again by its shown name
     assert only["文章1.txt"] == b"one"
+    # a library synced by an earlier version stored the cp437 reading: preview and OCR still find the member by it
+    stored = "文章1.txt".encode("cp932").decode("cp437")
+    assert {m.name: m.data for m in iter_members(path, 2**20, only=stored)}[stored] == b"one"
