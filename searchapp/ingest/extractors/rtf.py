@@ -16,6 +16,7 @@ INCLUDETEXT) is fetched: field instructions are never read.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 from typing import Optional
@@ -30,13 +31,14 @@ __all__ = ["SUFFIXES", "extract_rtf", "rtf_text"]
 
 SUFFIXES = frozenset({".rtf"})
 MAX_DEPTH = 10_000  # nested groups; Word writes a few dozen
+MAX_TITLE_CHARS = 1000  # a document property, not a second text
 _CHECK_EVERY = 1 << 16  # tokens between two cancel checks
 
 _TOKEN = re.compile(rb"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])|[\r\n]+|([^\\{}\r\n]+)",
                     re.DOTALL)
 # Destinations whose content is no document text.
 _SKIP = frozenset(b"""fonttbl colortbl stylesheet listtable listoverridetable revtbl rsidtbl pict object objdata
-    fldinst datafield themedata colorschememapping datastore latentstyles xmlnstbl generator info filetbl
+    fldinst datafield themedata colorschememapping datastore latentstyles xmlnstbl generator filetbl
     header headerl headerr headerf footer footerl footerr footerf bkmkstart bkmkend pgdsctbl mmathPr
     xmlopen xmlclose wgrffmtfilter pnseclvl pntext pntxta pntxtb listtext""".split())
 _BREAKS = {b"par": "\n", b"line": "\n", b"sect": "\n\n", b"page": "\n\n", b"row": "\n", b"cell": "\t",
@@ -63,11 +65,12 @@ class _Group:
 
 
 class _Reader:
-    def __init__(self, data: bytes, cancel: Optional[CancelToken]) -> None:
+    def __init__(self, data: bytes, cancel: Optional[CancelToken], max_chars: Optional[int] = None) -> None:
         self.data, self.cancel = data, cancel
+        self.max_chars = max_chars if max_chars is not None else 1 << 62  # read no further than the text cap
         self.stack: list[_Group] = []
         self.group = _Group()
-        self.out: list[str] = []
+        self.out = io.StringIO()  # one buffer: a list of every run's str cost ~15 times the file in memory
         self.title: list[str] = []
         self.pending = bytearray()  # \'hh bytes waiting to be decoded together (a two-byte character)
         self.fonts: dict[int, str] = {}  # font number -> code page, from the font table
@@ -76,18 +79,29 @@ class _Reader:
         self.high: Optional[int] = None  # a high surrogate waiting for its low half
         self.document_codepage = "cp1252"
         self.in_fonttbl_depth = -1
+        self.info_depth = -1  # the document properties' group (its \\title is the title; elsewhere it is none)
+        self.upr_depth, self.upr_at = -1, (0, 0)  # a \\upr group, and the text and title lengths when it opened
         self.opened = False  # the last token opened a group: a \\* there marks the group ignorable
         self.ended = False  # the document's outermost group has closed: what follows is no RTF (junk, padding)
 
     def emit(self, text: str) -> None:
         self.flush()
-        (self.title if self.group.title else self.out).append(text)
+        self._put(text)
 
     def flush(self) -> None:
         if self.pending:
-            (self.title if self.group.title else self.out).append(
-                self.pending.decode(self.group.codepage, errors="replace"))
+            self._put(self.pending.decode(self.group.codepage, errors="replace"))
             self.pending.clear()
+
+    def _put(self, text: str) -> None:
+        if self.group.title:
+            if sum(map(len, self.title)) < MAX_TITLE_CHARS:
+                self.title.append(text)
+            return
+        room = self.max_chars - self.out.tell()
+        if len(text) > room:  # the text cap: what follows would be cut anyway
+            text, self.ended = text[: max(0, room) + 1], True
+        self.out.write(text)
 
     def read(self) -> str:
         pos, data, n = 0, self.data, 0
@@ -116,7 +130,7 @@ class _Reader:
             elif text is not None:
                 self.text(text)
         self.flush()
-        return "".join(self.out)
+        return self.out.getvalue()
 
     def brace(self, brace: bytes) -> None:
         self.flush()
@@ -128,10 +142,15 @@ class _Reader:
             self.group = self.group.copy()
             self.opened = True
         elif self.stack:
-            if self.font is not None and len(self.stack) <= self.in_fonttbl_depth + 1:
+            depth = len(self.stack)  # the group closing now
+            if self.font is not None and depth <= self.in_fonttbl_depth + 1:
                 self.font = None
-            if len(self.stack) == self.in_fonttbl_depth:
+            if depth == self.in_fonttbl_depth:
                 self.in_fonttbl_depth = -1
+            if depth == self.info_depth:
+                self.info_depth = -1
+            if depth == self.upr_depth:
+                self.upr_depth = -1
             self.group = self.stack.pop()
             self.ended = not self.stack
 
@@ -157,11 +176,17 @@ class _Reader:
             self.font_word(value)
         elif word == b"fcharset" and value is not None and self.font is not None:
             self.fonts[self.font] = _CHARSETS.get(value, self.document_codepage)
-        elif word == b"title" and len(self.stack) >= 2:
+        elif word == b"info":
+            g.skip, self.info_depth = True, len(self.stack)
+        elif word == b"title" and self.info_depth >= 0:
             g.title, g.skip = True, False
-        elif word == b"ud":  # `{\\upr{ANSI text}{\\*\\ud{Unicode text}}}`: the Unicode one is read instead
+        elif word == b"upr":  # `{\\upr{ANSI text}{\\*\\ud{Unicode text}}}`: the same text twice
+            self.upr_depth, self.upr_at = len(self.stack), (self.out.tell(), len(self.title))
+        elif word == b"ud" and self.upr_depth >= 0:  # the Unicode copy is read instead of the ANSI one before it
             g.skip = False
-            self.title.clear()
+            self.out.truncate(self.upr_at[0])
+            self.out.seek(self.upr_at[0])
+            del self.title[self.upr_at[1]:]
         elif word in _SKIP:
             g.skip = True
         elif not g.skip and word in _BREAKS:
@@ -195,6 +220,9 @@ class _Reader:
             self.skip_chars -= cut
             raw = raw[cut:]
         if raw and not self.group.skip:
+            if self.pending:  # a two-byte character written as \\'83 then a plain "A": decoded together
+                raw = bytes(self.pending) + raw
+                self.pending.clear()
             self.emit(raw.decode(self.group.codepage, errors="replace"))
 
     def unicode(self, value: int) -> None:
@@ -223,17 +251,18 @@ def _known_codepage(name: str) -> str:
         return "cp1252"
 
 
-def rtf_text(data: bytes, cancel: Optional[CancelToken] = None) -> tuple[str, str]:
-    """(the text, the title) of an RTF file's bytes. ExtractionError when it is not RTF."""
+def rtf_text(data: bytes, cancel: Optional[CancelToken] = None, max_chars: Optional[int] = None) -> tuple[str, str]:
+    """(the text, the title) of an RTF file's bytes; reading stops past `max_chars` of text. ExtractionError when
+    it is not RTF."""
     if data[:64].lstrip()[:5] != b"{\\rtf":
         raise ExtractionError("not an RTF file (no {\\rtf header)")
-    reader = _Reader(data, cancel)
+    reader = _Reader(data, cancel, max_chars)
     text = reader.read()
     return text, "".join(reader.title)
 
 
 def extract_rtf(path: Path, max_bytes: int, max_chars: Optional[int] = None, cancel: Optional[CancelToken] = None,
                 data: Optional[bytes] = None) -> Document:
-    text, title = rtf_text(data if data is not None else read_capped(path, max_bytes), cancel)
+    text, title = rtf_text(data if data is not None else read_capped(path, max_bytes), cancel, max_chars)
     lines = [line.rstrip() for line in clean_text(text).split("\n")]
     return Document(re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip(), kind="rtf", title=clean_title(title))

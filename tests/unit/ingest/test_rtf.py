@@ -79,3 +79,24 @@ def test_rtf_files_and_an_rtf_named_doc_are_read_by_the_registry(tmp_path: Path)
         (tmp_path / name).write_bytes(data)
         doc = extract(tmp_path / name)
         assert (doc.text, doc.title, doc.kind) == ("Quarterly budget approved", "Minutes", "rtf"), name
+
+
+def test_a_two_byte_character_split_between_an_escape_and_a_plain_byte():
+    """Old Japanese RTF writes ア (cp932 83 41) as \\'83 then a plain "A"."""
+    fonts = rb"{\f1\fnil\fcharset128 MS Mincho;}"
+    assert text_of(rb"{\f1 \'83A\'83C}", fonts) == "アイ"
+
+
+def test_only_the_document_properties_give_the_title_and_a_body_upr_keeps_one_copy():
+    data = (HEADER + rb"}{\info{\title Minutes}}"
+            rb"{\field{\*\fldinst {\title Not a title}}{\fldrslt shown}} "
+            rb"{\upr{caf? au lait}{\*\ud{caf\u233? au lait}}}\par}")
+    text, title = rtf_text(data)
+    assert (text, title) == ("shown café au lait\n", "Minutes")
+
+
+def test_reading_stops_past_the_text_cap():
+    body = rb"\pard " + b"word " * 200_000 + rb"\par"
+    text, _ = rtf_text(HEADER + b"}" + body + b"}", max_chars=1000)
+    assert len(text) == 1001  # one past the cap: the registry cuts it and says it was cut
+    assert len(rtf_text(HEADER + b"}" + body + b"}")[0]) > 900_000
