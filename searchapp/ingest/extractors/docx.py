@@ -8,6 +8,7 @@ hundreds of MB never becomes one tree in memory, reading stops at the text cap, 
 
 from __future__ import annotations
 
+import logging
 import posixpath
 from pathlib import Path
 from typing import Optional
@@ -29,6 +30,7 @@ _OFFICE_DOCUMENT = "/officeDocument"
 _SKIP = frozenset({"pPr", "rPr", "sectPr", "tblPr", "trPr", "tcPr", "del", "moveFrom", "instrText", "delText"})
 _CHARS = {"tab": "\t", "br": "\n", "cr": "\n", "noBreakHyphen": "-"}
 _CHECK_EVERY = 4096  # XML events between two cancel checks
+log = logging.getLogger(__name__)
 _ALT_CHUNK = "/aFChunk"  # the relationship of an imported part (w:altChunk)
 MAX_ALT_CHUNK_BYTES = 16 * 2**20  # one imported part: an HTML or RTF file pasted into a letter
 
@@ -120,7 +122,10 @@ def extract_docx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
             if budget[0] >= 0 and z.find(part):
                 _stream_part(z, part, paragraphs, budget, cancel)
         if budget[0] >= 0:
-            paragraphs += _imported_parts(z, main, cancel)
+            try:
+                paragraphs += _imported_parts(z, main, cancel)
+            except ExtractionError as exc:  # a broken .rels or imported part: the document's own text still counts
+                log.info("%s: imported parts not read: %s", path, exc)
         title = core_title(z)
     return Document(clean_text("\n\n".join(paragraphs)), kind="docx", title=title)
 
@@ -139,9 +144,9 @@ def _imported_parts(z: SafeZip, main: str, cancel: Optional[CancelToken]) -> lis
         size = part_size(z, stored) if stored else None
         if stored is None or size is None or size > MAX_ALT_CHUNK_BYTES:
             continue
-        data = z.read(stored)
         suffix = posixpath.splitext(stored)[1].lower()
         try:
+            data = z.read(stored)
             if suffix in (".htm", ".html", ".xhtml"):
                 text = html_to_text(decode_text(data), title=False, cancel=cancel)
             elif suffix == ".rtf" or data.lstrip()[:5] == b"{\\rtf":

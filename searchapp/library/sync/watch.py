@@ -90,7 +90,8 @@ class LibraryWatcher:
         self.force_polling = force_polling
         self.mode = "stopped"  # "events" | "polling" | "stopped"
         self.note: Optional[str] = None
-        self._roots: list[str] = []
+        self._roots: list[str] = []  # the folders whose changes are synced (read from the library)
+        self._scheduled: set[str] = set()  # the folders an observer watch was added for (never twice)
         self._pending: dict[str, float] = {}  # path -> first time seen in this batch
         self._last_event = 0.0
         self._cond = threading.Condition()
@@ -141,19 +142,23 @@ class LibraryWatcher:
             target = root if os.path.isdir(root) else os.path.dirname(root)
             if os.path.isdir(target):
                 observer.schedule(handler, target, recursive=True)  # type: ignore[arg-type]  # see _Handler
+                self._scheduled.add(root)
 
     def add_root(self, root: str) -> None:
         """Watch a root added after start (the library calls this from add_folder; _refresh_roots for a folder
-        another process added)."""
-        if root in self._roots or self._observer is None:
+        another process added, or one that was not there before: an unplugged drive plugged in)."""
+        if root not in self._roots:
+            self._roots = [*self._roots, root]  # a new list: the observer's thread reads it meanwhile
+        if root in self._scheduled or self._observer is None:
             return
-        self._roots.append(root)
         target = root if os.path.isdir(root) else os.path.dirname(root)
-        if not os.path.isdir(target):  # not here now (an unplugged drive): as at start, nothing to schedule
+        if not os.path.isdir(target):  # not here now: the next look at the folder list tries again
             return
         try:
             self._observer.schedule(_Handler(self), target, recursive=True)  # type: ignore[arg-type]  # see _Handler
+            self._scheduled.add(root)
         except OSError as exc:  # out of watches: this root is caught up by the next full sync
+            self._scheduled.add(root)  # said once, not every few seconds
             self.note = f"{root} is not watched: {exc.strerror or exc}"
             log.warning("%s", self.note)
 
@@ -209,8 +214,8 @@ class LibraryWatcher:
         """The library's folders as stored now (outside the lock: scheduling a watch must not wait on events)."""
         try:
             stored = [r.path for r in self.library.reader().roots()]
-        except SearchAppError as exc:  # a busy or closing database: the next tick reads it again
-            log.debug("folder list not read: %s", exc)
+        except Exception as exc:  # a busy, locked or closing database: the next tick reads it again, and the
+            log.debug("folder list not read: %s", exc)  # watch goes on (an error here ended its thread)
             return
         for root in stored:
             self.add_root(root)

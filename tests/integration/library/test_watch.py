@@ -232,3 +232,30 @@ def test_stopping_drops_watchdogs_inactive_thread_error_only(live):
 
     assert not log.filter(record("InotifyEmitter.queue_events() called when the thread is inactive"))
     assert log.filter(record("a real inotify error"))
+
+
+def test_a_database_error_reading_the_folder_list_does_not_end_the_watch(live, monkeypatch):
+    """A raw SQLite error ("database is locked") in the folder-list look ended the watch's thread: `searchapp watch`
+    went on running, syncing nothing and holding its lock."""
+    import sqlite3
+
+    from searchapp.library.sync import watch
+
+    lib, docs, changes = live
+    monkeypatch.setattr(watch, "ROOTS_EVERY_S", 0.05)
+    lib.stop_watching()
+    lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.2)
+    real, failures = lib.reader, []
+
+    def locked():
+        failures.append(1)
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(lib._watcher.library, "reader", locked)
+    deadline = time.monotonic() + WAIT
+    while len(failures) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    monkeypatch.setattr(lib._watcher.library, "reader", real)
+    assert len(failures) >= 3 and lib._watcher.running
+    (docs / "after.txt").write_text("Lighthouses guide the ships at night.", encoding="utf-8")
+    wait_for(changes, lambda rep, paths: any(p.endswith("after.txt") for p in paths), "a change after the errors")

@@ -349,6 +349,12 @@ def test_docx_comments_and_imported_html_and_rtf_parts_are_read(tmp_path: Path) 
     assert doc.text == "Main text\n\nCheck the quarterly figures\n\nImported paragraph\n\nPasted rich text"
 
 
+def test_docx_with_a_broken_relationships_part_keeps_its_own_text(tmp_path: Path) -> None:
+    body = f'<w:document xmlns:w="{W_NS}"><w:body><w:p><w:r><w:t>Main text</w:t></w:r></w:p></w:body></w:document>'
+    doc = extract(make_docx(tmp_path / "r.docx", body, {"word/_rels/document.xml.rels": b"<Relationships><broken"}))
+    assert doc.text == "Main text"
+
+
 def test_docx_not_a_zip_or_missing_part(tmp_path: Path) -> None:
     with pytest.raises(ExtractionError, match="corrupt zip"):
         extract(write(tmp_path / "a.docx", b"plain text pretending"))
