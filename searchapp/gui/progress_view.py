@@ -108,8 +108,8 @@ class ProgressView(QWidget):
 
     def show_queued(self, waiting: list[str]) -> None:
         """`waiting`: what runs after the write under way, in order ("Next: /path, then 2 more")."""
-        self.cancel_button.setToolTip("Stop now, and what is queued after it; everything indexed so far is kept"
-                                      if waiting else "Stop now; everything indexed so far is kept")
+        self.cancel_button.setToolTip("Stop this one now; what is queued after it still runs. Everything indexed so "
+                                      "far is kept" if waiting else "Stop now; everything indexed so far is kept")
         if not waiting:
             self.queued.set_full_text("")
             self.queued.hide()

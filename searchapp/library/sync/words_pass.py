@@ -324,8 +324,8 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     if old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
         f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns)
     ):
-        return  # already recorded, and listed by the sync that first met it: a failed file is not read again until
-        # it changes, so listing it again each sync buried the news under the same old lines (decision 0145)
+        return  # already recorded, and listed by the sync that first met it: a failed file is tried again each sync
+        # (a permission may be mended without a new date), but failing the same way again is no news (decision 0145)
     rep.problems.append((path, reason))
     size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(real or path)
     old_id = old.id if old is not None else None

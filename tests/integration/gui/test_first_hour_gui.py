@@ -141,6 +141,7 @@ def test_cancel_stops_the_running_sync_and_the_folder_queued_behind_it_still_run
     assert held.reached.wait(WAIT_MS / 1000)
     drop(win, [second])
     assert win.progress.queued.full_text() == f"Next: {second}"
+    assert "what is queued after it still runs" in win.progress.cancel_button.toolTip()
     qtbot.mouseClick(win.findChild(QPushButton, "cancelButton"), Qt.MouseButton.LeftButton)
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         held.release()

@@ -46,7 +46,7 @@ def test_unknown_names_with_text_content_are_indexed(library, tmp_path):
     # Zip files are read now (their members are entries): a broken one is reported like a broken PDF.
     assert problems == {"core.dump": "not plain text (binary content)",
                         "archive.zip": "corrupt zip container: File is not a zip file"}
-    # each is listed once, by the sync that first met it (a failed file is not read again until it changes)
+    # each is listed once, by the sync that first met it (a failed file is tried again; the same failure is no news)
     again = library.sync()
     assert again.problems == [] and again.failed == 1 and again.skipped == 1
     (d / "archive.zip").write_bytes(b"PK\x03\x04" + b"\x01" * 40)  # changed, and still broken: listed again
