@@ -152,6 +152,8 @@ def _search(args: argparse.Namespace, request: dict[str, Any], config: Config, k
         raise Refused("not-served", "the full command line runs this one")  # `search -` is asked a line at a time
     ctx, env = request["context"], request["env"]
     color = color_wanted(request["tty"], no_color=args.no_color, env=env)
+    # --in folders as the client reads them (its folder and home): "no such folder here" is said of those
+    args.within = [_absolute(p, ctx) for p in args.within or [] if p]
     if line is None:
         res, marks, history = search(warm_request(args, key, ctx, args.query, True, lambda f: _absolute(f, ctx)))
         return run_search(args, _Answered(config, res, marks, history), out=out, err=err, color=color), None

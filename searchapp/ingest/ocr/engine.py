@@ -316,11 +316,18 @@ class RapidOcr3Engine:
         if page_is_sideways([b[:4] for b, _words in lines]):
             if cancel is not None:
                 cancel.check()
-            image = image.rotate(-90, expand=True)  # a quarter clockwise; the vote finds out if it is upside down
-            lines, turned = self._read(image)
+            quarter = image.rotate(-90, expand=True)  # a quarter clockwise; the vote finds out if it is upside down
+            again, turned_again = self._read(quarter)
+            if _letters(again) >= _letters(lines):  # kept only where it read at least as much (a page of
+                image, lines, turned = quarter, again, turned_again  # tall lines of its own: vertical writing)
         width, height = image.size
         boxes = [(turned_over(b[:4], width, height) if turned else b[:4], b[4]) for b, _words in lines]
         return lines_in_reading_order(([(x0, y0), (x1, y1)], text, 1.0) for (x0, y0, x1, y1), text in boxes)
+
+
+def _letters(lines: list[Line]) -> int:
+    """How much a read of a page found: its lines' characters that are not spaces."""
+    return sum(len(b[4]) - b[4].count(" ") for b, _words in lines)
 
 
 class TesseractEngine:

@@ -226,6 +226,9 @@ class Updates:
     def undo_remove(self) -> Optional[tuple[str, int]]:
         """Put back the folder the last kept Remove took out: (its path, its files), or None when nothing
         was kept or putting it back would be wrong (store/removed_roots.py: then it has to be added again)."""
+        # Another process may have written since the Remove (the restore allows it): the index follows the store
+        # first (this process holds the writer lock: nothing moves meanwhile), then takes the folder's vectors back.
+        index = self.vectors.follow_writers()
         with self.store.atomic():
             got = restore_removed(self.store)
             if got is not None:
@@ -234,9 +237,7 @@ class Updates:
             return None
         forget_removed(self.store)
         path, ids = got
-        # Another process may have written since the Remove (the restore allows it): the index follows the store
-        # first, then takes the folder's vectors back.
-        index, dim = self.vectors.follow_writers(), self.vectors.dim()
+        index, dim = index or self.vectors.index(), self.vectors.dim()
         if index is not None and dim is not None and ids:
             found, vecs = self.store.vectors(ids, dim)  # stored vectors: nothing is embedded again
             if len(found):

@@ -155,6 +155,13 @@ def test_paths_are_read_in_the_clients_folder_and_home_not_the_servers(served, l
         assert reply["ok"], (argv, reply)
         assert [h["path"] for h in json.loads(reply["stdout"])["hits"]] == [str(lib_dir.parent / "docs" / "tax.txt")]
     assert served.runner.answered == 2
+    # nothing found in a folder that is there for the client: no "no such folder here" from the server's folder
+    empty = {"v": 1, "op": "command", "env": {}, "data_dir": str(lib_dir), "data_dir_given": True, "context": theirs,
+             "tty": False, "argv": ["--data-dir", "lib", "search", "zeppelin", "--in", "docs", "--mode", "lexical"]}
+    reply = served._server.reply(empty)
+    assert reply["ok"] and "no such folder here" not in reply["stderr"], reply
+    reply = served._server.reply({**empty, "argv": empty["argv"][:-4] + ["--in", "nope", "--mode", "lexical"]})
+    assert f"--in {lib_dir.parent / 'nope'}: no such folder here" in reply["stderr"], reply
     similar = {"v": 1, "op": "command", "env": {}, "data_dir": str(lib_dir), "data_dir_given": True,
                "context": theirs, "tty": False,
                "argv": ["--data-dir", "lib", "similar", str(lib_dir.parent / "docs" / "bread.txt"), "--in", "~/docs",
