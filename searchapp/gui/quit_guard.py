@@ -11,6 +11,7 @@ second window syncing) is no start after a crash: the flag is that window's."""
 
 from __future__ import annotations
 
+import json
 from typing import Callable, Optional
 
 from PySide6.QtCore import QSettings, Qt
@@ -18,17 +19,19 @@ from PySide6.QtWidgets import QMessageBox
 
 from .window_tools import WindowTools
 
-__all__ = ["QuitGuard", "RESUME_KEY", "QUIT", "INTERRUPTED", "RESUMING"]
+__all__ = ["QuitGuard", "RESUME_KEY", "QUIT", "INTERRUPTED", "RESUMING", "ADDS_KEY"]
 
 RESUME_KEY = "resume_sync"
 # its values: a Quit asked to resume; a sync was running; the sync resumed after a crash is running
 QUIT, INTERRUPTED, RESUMING = "quit", "interrupted", "resuming"
+ADDS_KEY = "resume_adds"  # folders added but not started when it stopped: added again when it resumes
 
 
 class QuitGuard:
     def __init__(self, tools: WindowTools, ui: QSettings, quit: Callable[[], object],
-                 resync: Callable[[], None], other_writer: Callable[[], bool] = lambda: False) -> None:
-        self.tools, self.ui, self.quit, self.resync = tools, ui, quit, resync
+                 resync: Callable[[], None], other_writer: Callable[[], bool] = lambda: False,
+                 add: Callable[[list[str]], None] = lambda paths: None) -> None:
+        self.tools, self.ui, self.quit, self.resync, self.add = tools, ui, quit, resync, add
         self.other_writer = other_writer  # another process writes the library now
         self.confirmed = False  # Quit was chosen: the close goes through
         self.prompt: Optional[QMessageBox] = None
@@ -67,6 +70,17 @@ class QuitGuard:
         if self._value() not in (QUIT, RESUMING):
             self._remember(INTERRUPTED)
 
+    def adds_waiting(self, paths: list[str]) -> None:
+        """The folders added and not started yet, kept on disk for a resume (not once Quit was chosen: the
+        quitting cancels them, and what they were is what to resume)."""
+        if self.confirmed:
+            return
+        if paths:
+            self.ui.setValue(ADDS_KEY, json.dumps(list(paths)))  # JSON: QSettings splits a list's text at ", "
+        else:
+            self.ui.remove(ADDS_KEY)
+        self.ui.sync()
+
     def writes_ended(self) -> None:
         """The write queue is empty (done, failed or cancelled by the person): nothing to resume."""
         if self._value() in (INTERRUPTED, RESUMING):
@@ -79,11 +93,13 @@ class QuitGuard:
             return False  # a live process is writing: its sync, not one cut short
         if value == RESUMING:  # the sync resumed after a crash died too: not again at every start
             self._forget()
+            self._take_adds()
             self.tools.say("The indexing stopped unexpectedly twice in a row, so it was not resumed; Re-sync (F5) "
                            "tries again.", 0)
             return False
         if value not in (QUIT, INTERRUPTED, "true", "1"):  # "true": written by versions before "interrupted"
             return False
+        adds = self._take_adds()
         if value == INTERRUPTED:
             self._remember(RESUMING)
             self.tools.say("Resuming the indexing that stopped when searchapp last closed unexpectedly: words "
@@ -92,7 +108,19 @@ class QuitGuard:
             self._forget()
             self.tools.say("Resuming the indexing stopped when searchapp quit: words first, then meaning.", 15000)
         self.resync()
+        if adds:
+            self.add(adds)  # after the re-sync, as they were queued after the sync that stopped
         return True
+
+    def _take_adds(self) -> list[str]:
+        value = str(self.ui.value(ADDS_KEY, "") or "")
+        self.ui.remove(ADDS_KEY)
+        self.ui.sync()
+        try:
+            paths = json.loads(value) if value else []
+        except ValueError:  # not what this wrote: nothing to add
+            return []
+        return [str(p) for p in paths] if isinstance(paths, list) else []
 
     def _forget(self) -> None:
         self.ui.remove(RESUME_KEY)

@@ -53,6 +53,7 @@ def cancel_summary(rep: Optional[SyncReport]) -> str:
 class WriteJobs(QObject):
     idle = Signal()  # the last queued write ended (its Changes were just announced)
     syncStarted = Signal()  # a write that reads folders (add, re-sync, re-index) began
+    addsWaiting = Signal(list)  # the folders added but not started yet (a quit or a crash must not lose them)
     countsDue = Signal()  # a write is running: the library's counts may have moved since they were read
 
     def __init__(self, tools: WindowTools, session: LibrarySession, progress: ProgressView) -> None:
@@ -67,6 +68,7 @@ class WriteJobs(QObject):
         self.undo = UndoRemove(tools, session, self.submit)  # the last Remove, for a minute
         self.targets: dict[int, str] = {}  # job id -> what the queue calls it (a folder's path, "Re-sync all")
         self.scopes: dict[int, Optional[tuple[str, ...]]] = {}  # job id -> the folders it syncs (None: all of them)
+        self.adds: dict[int, str] = {}  # job id -> the folder an Add queued
         self._counts_at = 0.0  # when the counts were last asked for during this write
 
     def submit(self, title: str, fn: JobFn, changes: Changes, on_success: Optional[Callable[[Any], None]] = None,
@@ -111,8 +113,10 @@ class WriteJobs(QObject):
         if self._already_queued(target):
             return
         name = os.path.basename(os.path.normpath(path)) or path
-        self.submit(f"Indexing {name}", lambda prog, c: lib.add_folder(path, prog, c),
-                    Changes(roots=True, files=True), self._sync_done, target, (target,))
+        job = self.submit(f"Indexing {name}", lambda prog, c: lib.add_folder(path, prog, c),
+                          Changes(roots=True, files=True), self._sync_done, target, (target,))
+        self.adds[job.id] = target
+        self._adds_changed()
 
     def resync(self, roots: Optional[list[str]] = None) -> None:
         lib = self.session.library
@@ -157,7 +161,16 @@ class WriteJobs(QObject):
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")
             + "".join(f"; {n}" for n in rep.notes if "OCR" in n), 15000)  # e.g. why files wait for OCR
 
+    def waiting_adds(self) -> list[str]:
+        """The folders added that have not started yet, in the order they run."""
+        queued = {j.id for j in self.tools.runner.write_jobs() if not j.running and not j.finished}
+        return [path for job_id, path in self.adds.items() if job_id in queued]
+
+    def _adds_changed(self) -> None:
+        self.addsWaiting.emit(self.waiting_adds())
+
     def _started(self) -> None:
+        self._adds_changed()
         job = self.active_write()
         if job is not None and self.scopes.get(job.id, ()) != ():  # () : a remove, an undo, no folder read
             self.syncStarted.emit()
@@ -175,6 +188,8 @@ class WriteJobs(QObject):
         return scope is None or path in scope
 
     def _done(self, job_id: int, changes: Changes) -> None:
+        if self.adds.pop(job_id, None) is not None:
+            self._adds_changed()
         self.targets.pop(job_id, None)
         self.scopes.pop(job_id, None)
         self.pending |= changes

@@ -416,3 +416,50 @@ def test_a_start_while_another_process_syncs_does_not_take_its_sync_for_a_crash(
     finally:
         other.stdin.close()
         other.wait(timeout=60)
+
+
+def test_a_folder_queued_when_searchapp_quits_is_added_when_it_resumes(qtbot, open_window, tmp_path, monkeypatch):
+    """A folder dropped during a sync and still waiting when the person chose "Quit and resume next time" (or the
+    window crashed) was lost: the resume re-synced the library's folders, and it was not one yet."""
+    import json
+    import time as clock
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QPushButton
+
+    from searchapp.gui.quit_guard import ADDS_KEY, QUIT, RESUME_KEY
+    from searchapp.gui.workers import Job
+
+    held, real = threading.Event(), Job.report
+
+    def report(job, p) -> None:  # the first sync waits here until the quit cancels it
+        real(job, p)
+        if job.write and job.name == "Indexing first":
+            held.set()
+            while not job.cancel_token.cancelled:
+                clock.sleep(0.01)
+
+    monkeypatch.setattr(Job, "report", report)
+    win = open_window()
+    ini = str(win.config.data_dir / "gui.ini")
+    first = many_notes(tmp_path / "first", 20)
+    second = many_notes(tmp_path / "second", 3)
+    win.add_paths([str(first)])
+    assert held.wait(WAIT_MS / 1000)
+    drop(win, [second])
+    waiting = json.dumps([str(second)])
+    qtbot.waitUntil(lambda: QSettings(ini, QSettings.Format.IniFormat).value(ADDS_KEY) == waiting,
+                    timeout=WAIT_MS)  # on disk while it waits: a crash keeps it too
+    win.request_quit()
+    qtbot.mouseClick(win.quit_guard.prompt.findChild(QPushButton, "quitConfirm"), Qt.MouseButton.LeftButton)
+    ui = QSettings(ini, QSettings.Format.IniFormat)
+    assert ui.value(RESUME_KEY) == QUIT and ui.value(ADDS_KEY) == waiting
+    monkeypatch.setattr(Job, "report", real)
+    win.library.close()
+
+    again = open_window()
+    qtbot.waitUntil(lambda: not again.runner.busy_writing() and {r.path for r in again.status.roots} >= {
+        str(first), str(second)}, timeout=WAIT_MS)
+    roots = {r.path: r.files for r in again.status.roots}
+    assert roots[str(first)] == 20 and roots[str(second)] == 3
+    assert not QSettings(ini, QSettings.Format.IniFormat).contains(ADDS_KEY)
