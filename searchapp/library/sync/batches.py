@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -43,6 +44,10 @@ log = logging.getLogger(__name__)
 
 # A shared words pass of 62,550 passages, 256 a batch: 23.4-24.3 s; 1,024: 19.4-22.0 s; 4,096: 20.7 s (decision 0143)
 BESIDE_SCALE = 4
+# The first batch of a sync is committed once it has waited this long, full or not: a folder of slow files (PDFs of
+# a second each) was not searchable, and `status` said "files: 0", until 64 of them were read (~28 s for a
+# newcomer's 24 PDFs). Later batches fill as before: each commit has a fixed cost.
+FIRST_BATCH_S = 2.0
 
 
 @dataclass
@@ -87,6 +92,8 @@ class Batcher:
         self.batch_files = batch_files
         self.pending: list[Pending] = []
         self.n_chunks = 0
+        self._first_due: Optional[float] = None  # when the first batch is committed however full
+        self._started = False  # a batch was committed (or sent): the rest fill by count
         self._writer: Optional[ThreadPoolExecutor] = None  # made by the first full batch, let go by `flush`
         self._in_flight: Optional[tuple[list[Pending], Future[_Written]]] = None
 
@@ -95,11 +102,16 @@ class Batcher:
             self._full()  # a big file goes in a batch of its own
         self.pending.append(item)
         self.n_chunks += len(item.chunks)
-        if self.n_chunks >= self.batch_chunks or len(self.pending) >= self.batch_files:
+        now = time.monotonic()
+        if self._first_due is None and not self._started:
+            self._first_due = now + FIRST_BATCH_S
+        if (self.n_chunks >= self.batch_chunks or len(self.pending) >= self.batch_files
+                or (self._first_due is not None and now >= self._first_due)):
             self._full()
 
     def _full(self) -> None:
         """A full batch: committed beside the next one's reading where the store allows it, else now."""
+        self._first_due, self._started = None, True
         if not self._beside_reading:
             return self.flush()
         prepare = getattr(self.store, "prepare_words", None)

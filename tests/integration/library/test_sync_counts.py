@@ -119,3 +119,22 @@ def test_an_unchanged_containers_members_are_counted_every_sync(library, folder)
     (folder / "notes.zip").touch()  # the same bytes, a new date: read again to find they did not change
     touched = library.sync()
     assert adds_up(touched) and touched.scanned == first.scanned, touched
+
+
+def test_the_first_batch_is_committed_once_it_has_waited_not_only_when_full(library, folder, monkeypatch):
+    """A newcomer's 24 PDFs (a second each) showed "files: 0" for 28 s: nothing was committed before 64 files.
+    The first batch now goes once it has waited FIRST_BATCH_S (here: at once); the later ones fill as before."""
+    from searchapp.library.sync import batches
+    from searchapp.store import Store
+
+    monkeypatch.setattr(batches, "FIRST_BATCH_S", 0.0)
+    sizes: list[int] = []
+    insert = Store.insert_chunks_of
+
+    def counted(store, rows):
+        sizes.append(len(rows))
+        return insert(store, rows)
+
+    monkeypatch.setattr(Store, "insert_chunks_of", counted)
+    library.add_folder(folder)
+    assert sizes[0] == 1 and len(sizes) == 2, sizes  # the first file alone, then the other four together

@@ -110,6 +110,7 @@ def test_a_shared_words_pass_writes_batches_of_beside_scale_times_the_passages(c
     from searchapp.store.postgres.pg_store import PgStore
 
     monkeypatch.setattr(words_pass, "BATCH_CHUNKS", 2)
+    monkeypatch.setattr(batches, "FIRST_BATCH_S", float("inf"))  # the first batch filled by count, however busy
     docs = write_texts(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} on voles and otters" for i in range(19)})
     sizes: list[int] = []
     insert = PgStore.insert_chunks_of
