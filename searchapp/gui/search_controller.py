@@ -60,6 +60,7 @@ class SearchController(QObject):
         super().__init__(tools.parent)
         self.tools, self.session, self.filter_bar, self.preview = tools, session, filter_bar, preview
         self.seq = 0  # the newest search sent; answers to older ones are dropped
+        self.quiet_seq = -1  # a search sent because the library changed: its count is not said (run_search)
         self.stale_dropped = 0  # search results that arrived after a newer query was sent
         self.result: Optional[SearchResult] = None
         self.terms: list[str] = []
@@ -145,7 +146,9 @@ class SearchController(QObject):
         if self.search_box.text().strip():
             self.debounce.start()
 
-    def run_search(self) -> None:
+    def run_search(self, quiet: bool = False) -> None:
+        """`quiet`: the library changed under the shown query (a sync ended, an Undo): the rows follow, but the
+        status line keeps what the change said (its summary, "… is back") instead of "N results in X ms"."""
         self.debounce.stop()
         query = self.search_box.text().strip()
         if not query and self.similar is not None:
@@ -163,10 +166,12 @@ class SearchController(QObject):
         if loading and mode == "hybrid":
             self.submit("search", lambda p, c: _by_words(lib.search(query, k=depth, mode="lexical", rerank=False,
                                                                     candidates=depth, filters=filters, group=group)), k)
+            self.quiet_seq = self.seq if quiet else -1
             return
         # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
         self.submit("search", lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
                                                       filters=filters, group=group, meaning_wait=MEANING_WAIT), k)
+        self.quiet_seq = self.seq if quiet else -1
 
     def models_loaded(self) -> None:
         """The models are loaded (or failed to): a result answered by words meanwhile is searched again."""
@@ -227,13 +232,14 @@ class SearchController(QObject):
         t, shown = result.timings_ms.get("total"), min(k, len(result.hits))
         message = ((f"{shown} result{'' if shown == 1 else 's'}" if shown else "No results")
                    + (f" in {t:.0f} ms" if t else "") + (" (reranked)" if result.reranked else ""))
-        extra = result.said(LOADING, REINDEX, MEANING)
+        extra = result.said(LOADING, REINDEX) or _meaning_words(result)
         if extra:  # otherwise a search during a reindex or phase 2 looks like "nothing (more) matches"
             message += f" · {extra}"
         about_query = result.said(UNSEARCHABLE, LISTING)  # nothing to search for, or only a listing by date
         if about_query:
             message += f" · {about_query}"
-        self.tools.say(message, 0 if extra else 8000)
+        if seq != self.quiet_seq:
+            self.tools.say(message, 0 if extra else 8000)
         no_reranker = result.said(RERANKER)
         if no_reranker and self.rerank_box.isChecked():
             self.noticeRaised.emit(no_reranker)
@@ -299,7 +305,9 @@ class SearchController(QObject):
                 return
         by_words = self.result is not None and self.result.said(LOADING) is not None
         if (changes.index or (changes.meaning and by_words)) and self.search_box.text().strip():
-            self.run_search()  # the library changed, or its meaning is loaded: show what is there now
+            # the library changed, or its meaning is loaded: show what is there now. After a change the line keeps
+            # what the change said; after words-only answers it says what this search is now
+            self.run_search(quiet=not (changes.meaning and by_words))
         elif changes.index and self.similar is not None:
             self.submit("similar", self.similar[2], self.similar[3])
 
@@ -350,3 +358,14 @@ def _by_words(result: SearchResult) -> SearchResult:
     """A lexical answer given in place of a hybrid one while the model loads: it says so."""
     result.notices.insert(0, Notice(LOADING, MODEL_LOADING))
     return result
+
+
+def _meaning_words(result: SearchResult) -> Optional[str]:
+    """The window's words for a search while passages still wait for meaning (the command line's note names a
+    command; here the window's own sync, or Re-sync, finishes it)."""
+    if result.said(MEANING) is None or result.meaning_percent is None:
+        return None
+    if result.mode == "dense":
+        return f"meaning covers {result.meaning_percent}% of passages so far: dense finds only those"
+    return (f"meaning covers {result.meaning_percent}% of passages so far; the rest are found by their words until "
+            "indexing finishes")

@@ -463,3 +463,27 @@ def test_a_folder_queued_when_searchapp_quits_is_added_when_it_resumes(qtbot, op
     roots = {r.path: r.files for r in again.status.roots}
     assert roots[str(first)] == 20 and roots[str(second)] == 3
     assert not QSettings(ini, QSettings.Format.IniFormat).contains(ADDS_KEY)
+
+
+def test_a_sync_ending_under_a_query_keeps_its_summary_and_the_window_says_meaning_in_its_own_words(
+        qtbot, open_window, tmp_path):
+    """A first-time user never saw a sync's summary (or "… is back"): the query shown ran again and its "10 results
+    in 222 ms" took the status line within 0.2 s. And the meaning note named a terminal command, backticks too."""
+    from searchapp.gui.search_controller import _meaning_words
+    from searchapp.library.search.result import MEANING, Notice, SearchResult
+
+    win = open_window()
+    win.search.search_box.setText("budgets and rivers")
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        win.run_search()
+    more = many_notes(tmp_path / "more", 5)
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as again:  # the rows follow the sync
+        win.add_paths([str(more)])
+    assert again.args[0].hits and win.statusBar().currentMessage().startswith("5 files scanned: 5 added"), \
+        win.statusBar().currentMessage()
+
+    result = SearchResult("q", "hybrid", [], False, notices=[Notice(MEANING, "meaning: 17% of passages; …")])
+    result.meaning_percent = 17
+    said = _meaning_words(result)
+    assert said == ("meaning covers 17% of passages so far; the rest are found by their words until indexing "
+                    "finishes") and "`" not in said and "searchapp index" not in said
