@@ -141,7 +141,10 @@ class ProgressView(QWidget):
             counts = f"{p.done:,}" if p.done else ""
         parts = [title, stage + (f" {counts}" if counts else "")]
         if p.stage == "embedding" and p.message:  # phase 2: "Searchable by words · meaning: 37% of passages"
-            parts = [title, p.message[:1].upper() + p.message[1:], stage + (f" {counts}" if counts else "")]
+            # One percentage on the strip, the bar's (this run's passages): the library-wide "meaning: N%" beside
+            # it counted other passages, moved in steps, and read as a contradiction ("10%" by a bar at 18%).
+            said = " · ".join(part for part in p.message.split(" · ") if not part.startswith("meaning: "))
+            parts = [title, said[:1].upper() + said[1:], stage + (f" {counts}" if counts else "")]
         elif p.message:
             parts.append(p.message)
         if self.rate is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant

@@ -180,7 +180,8 @@ def test_progress_strip_says_searchable_by_words_and_meaning(qtbot):
     qtbot.addWidget(view)
     view.start("Re-syncing")
     view.show_progress("Re-syncing", Progress("embedding", 30, 100, meaning_message(37, 100)), 1.0)
-    assert "Searchable by words · meaning: 37% of passages" in view.label.full_text()
+    assert "Searchable by words — Embedding 30 / 100" in view.label.full_text()
+    assert "37%" not in view.label.full_text()  # one percentage: the bar's (the CLI's line does the same)
     assert (view.bar.value(), view.bar.maximum()) == (30, 100)
     # Time left once there is evidence enough (base/rate.py: EVIDENCE reports with progress over MIN_SPAN_S),
     # not from the first batches.
