@@ -36,7 +36,12 @@ from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
 from ..resources.blas_limit import one_blas_thread
 
-__all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD"]
+__all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD", "MIN_NEAR_WORDS"]
+
+# A near pair whose matching passages hold fewer words than this on one side is not reported: two workbooks with
+# nothing but their default sheet names ("Лист1 Лист2 Лист3") were near duplicates at 1.000, and a person
+# cleaning up might delete one on that advice. Exact copies are found by their bytes, whatever their length.
+MIN_NEAR_WORDS = 8
 
 # Chosen on a planted set (STS-B pairs with gold >= 4.5 and MRPC paraphrases as separate files, among hard
 # negative pairs; all-MiniLM-L6-v2): F1 peaks at 0.74 (0.85); 0.80 trades 10 points of recall for precision
@@ -174,7 +179,14 @@ def report_near(store: Store, found: _Found, out: DuplicateReport) -> None:
                 ra, rb = rb, ra
             near.pairs.append(PassagePair(min(psim, 1.0), ra.text, rb.text, ra.page, rb.page))
         near.pairs.sort(key=lambda p: -p.similarity)
+        if near.pairs and all(_words(p.a_text) < MIN_NEAR_WORDS or _words(p.b_text) < MIN_NEAR_WORDS
+                              for p in near.pairs):
+            continue  # only a few words alike (two workbooks' default sheet names): no rewording of anything
         out.near.append(near)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
 
 
 def _read_vectors(store: Store, ids: np.ndarray, dim: int) -> np.ndarray:

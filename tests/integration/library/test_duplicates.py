@@ -116,3 +116,24 @@ def test_a_library_without_near_pairs_answers_empty(tmp_path, packaged_encoder, 
         copies = lib.duplicates(threshold=0.99)
     assert alone.exact == [] and alone.near == []
     assert len(copies.exact) == 1 and copies.near == [] and copies.stats["candidate_pairs"] >= 1
+
+
+def test_files_alike_in_a_few_words_only_are_no_near_duplicates(tmp_path, packaged_encoder, make_config):
+    """Two different workbooks holding only their default sheet names ("Лист1 Лист2 Лист3") were near duplicates
+    at 1.000: a person cleaning up might delete one. A rewording of real text still is one."""
+    from searchapp.library.search.duplicates import MIN_NEAR_WORDS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "sheets-a.txt").write_text("Лист1\nЛист2\nЛист3\n", encoding="utf-8")
+    (docs / "sheets-b.txt").write_text("Лист1\n\nЛист2\n\nЛист3", encoding="utf-8")  # other bytes, same words
+    text = ("Each morning the bakery mixes rye flour, water and a spoon of old dough, and leaves it to rise "
+            "slowly in the cool cellar until noon.")
+    (docs / "bakery.txt").write_text(text, encoding="utf-8")
+    (docs / "bakery-draft.txt").write_text(text.replace("Each morning", "Every morning"), encoding="utf-8")
+    with Library(make_config(), encoder=packaged_encoder) as lib:
+        lib.add_folder(docs)
+        rep = lib.duplicates(threshold=0.9)
+    names = [{Path(p.a).name, Path(p.b).name} for p in rep.near]
+    assert {"bakery.txt", "bakery-draft.txt"} in names
+    assert {"sheets-a.txt", "sheets-b.txt"} not in names and MIN_NEAR_WORDS > 3
