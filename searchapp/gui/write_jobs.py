@@ -41,13 +41,14 @@ FIRST_COUNTS_S = 0.5  # the first time, soon after a write starts: a folder just
 def cancel_summary(rep: Optional[SyncReport]) -> str:
     """What a cancelled sync kept, from its SyncReport (None: it stopped before it did anything to say)."""
     if rep is None:
-        return "Cancelled; everything indexed so far is kept, the rest on the next sync (Re-sync, F5)."
+        return "Cancelled; everything indexed so far is kept. Re-sync (F5) goes on where it stopped."
     files = rep.added + rep.updated
     text = f"Cancelled; {files:,} file{'' if files == 1 else 's'} done"
     if rep.chunks_pending:
         text += (f" ({rep.chunks_pending:,} passage{'' if rep.chunks_pending == 1 else 's'} still to embed: "
                  "found by their words meanwhile)")
-    return text + ", the rest on the next sync (Re-sync, F5)."
+    # "the rest on the next sync" read as files left over when every file was read and only meaning was
+    return text + ". Re-sync (F5) goes on where it stopped."
 
 
 class WriteJobs(QObject):

@@ -242,7 +242,7 @@ def test_the_library_buttons_do_not_move_when_the_progress_strip_comes_and_goes(
     qtbot.waitUntil(strip.isVisible)
     QApplication.processEvents()
     assert button_tops(win) == tops
-    strip.show_outcome("Cancelled; 12 files done, the rest on the next sync (Re-sync, F5).")
+    strip.show_outcome("Cancelled; 12 files done, Re-sync (F5) goes on where it stopped.")
     QApplication.processEvents()
     assert button_tops(win) == tops
     strip.hide()

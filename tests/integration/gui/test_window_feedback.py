@@ -301,7 +301,7 @@ def test_cancel_says_how_many_files_it_kept_and_that_the_rest_comes_with_the_nex
     said = strip.label.text()
     assert strip.isVisible() and strip.label.textFormat() == Qt.TextFormat.PlainText, said
     m = re.match(r"Cancelled; ([\d,]+) files done( \(([\d,]+) passages still to embed: found by their words "
-                 r"meanwhile\))?, the rest on the next sync \(Re-sync, F5\)\.$", said)
+                 r"meanwhile\))?\. Re-sync \(F5\) goes on where it stopped\.$", said)
     assert m, said
     assert int(m.group(1).replace(",", "")) == kept
     pending = win.status.chunks - win.status.embedded
