@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 
 from ..base.member_paths import display_path
 from ..library import LibraryStatus
+from ..library.report.not_indexed import entries_in
 from .elided_label import ElidedLabel
 from .plain import tooltip
 
@@ -201,7 +202,7 @@ class LibraryPanel(QWidget):
             item.setSelected(r.path in selected)
         self._show_shared(status)
         self.hint.setVisible(not status.roots)
-        self.problems_button.setText(f"Not indexed: {len(_not_indexed(status))}")
+        self.problems_button.setText(f"Not indexed: {entries_in(_not_indexed(status), status.member_groups)}")
         self._update_buttons()
 
     def _show_shared(self, status: LibraryStatus) -> None:

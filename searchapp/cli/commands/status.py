@@ -104,8 +104,11 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
         say(f"reindex needed: {printable(st.reindex_needed)}")
     if st.failed:
         from ...base.member_paths import display_path  # a member as search and `status --files` show it
+        from ...library.report.not_indexed import entries_in
 
-        say(f"not indexed ({len(st.failed)}):")
+        entries = entries_in(st.failed, st.member_groups)  # as the counts above count: a grouped row is its members
+        rows = len(st.failed)
+        say(f"not indexed ({entries}" + (f" in {rows} row{'s' if rows != 1 else ''}" if entries != rows else "") + "):")
         for path, status, reason in st.failed:
             say(f"  [{status}] {printable(display_path(path))}: {printable(reason)}")
     return code

@@ -74,3 +74,9 @@ def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:
         out.append((where, state, shown))
         groups[(where, state, shown)] = paths
     return out, groups
+
+
+def entries_in(rows: list[Row], groups: MemberGroups) -> int:
+    """How many entries `rows` stand for (a grouped row: its members): what `status` counts in its states and a
+    sync in "skipped" and "failed", so the window's button and the command line's header say the same number."""
+    return sum(len(groups.get(row, ())) or 1 for row in rows)

@@ -487,3 +487,17 @@ def test_a_sync_ending_under_a_query_keeps_its_summary_and_the_window_says_meani
     said = _meaning_words(result)
     assert said == ("meaning covers 17% of passages so far; the rest are found by their words until indexing "
                     "finishes") and "`" not in said and "searchapp index" not in said
+
+
+def test_the_not_indexed_button_counts_entries_as_the_sync_does(qtbot, open_window, tmp_path):
+    import zipfile
+
+    win = open_window()
+    folder = tmp_path / "zipped"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "a.zip", "w") as z:
+        for i in range(3):
+            z.writestr(f"broken{i}.pdf", b"%PDF-1.4 not really a pdf")  # one row: "3 of its members: …"
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(folder)])
+    qtbot.waitUntil(lambda: win.library_panel.problems_button.text() == "Not indexed: 3", timeout=WAIT_MS)

@@ -120,3 +120,20 @@ def test_status_names_a_member_not_indexed_as_search_shows_it(data_dir, tmp_path
     assert main(["status", "--data-dir", str(data_dir)]) == 0
     out = capsys.readouterr().out
     assert f"{folder / 'a.zip'} › notes/broken.pdf:" in out and "//" not in out, out
+
+
+def test_the_not_indexed_count_is_of_entries_as_the_states_count_them(data_dir, tmp_path, capsys):
+    """The window's button said 29 and the sync 37 for the same library: a grouped row ("3 of its members: …") is
+    now counted as its members everywhere."""
+    import zipfile
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "a.zip", "w") as z:
+        for i in range(3):
+            z.writestr(f"broken{i}.pdf", b"%PDF-1.4 not really a pdf")
+    assert main(["index", "--words-only", str(folder), "--data-dir", str(data_dir)]) == 0
+    capsys.readouterr()
+    assert main(["status", "--data-dir", str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "not indexed (3 in 1 row):" in out and "3 of its members:" in out, out
