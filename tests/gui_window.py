@@ -1,4 +1,8 @@
-"""The real main window as the GUI tests open it."""
+"""The real main window as the GUI tests open it.
+
+A script that drives the window (or a Library) outside pytest needs `if __name__ == "__main__":` around its work:
+a sync of many files starts its read-ahead worker with multiprocessing's "spawn", which imports the script's
+__main__ again in the worker (a helper's unguarded driver deleted its own data dir that way)."""
 
 from __future__ import annotations
 
