@@ -65,6 +65,8 @@ class _Group:
 
 
 class _Reader:
+    """One pass over an RTF file's tokens: the group stack, the code pages in force, the text and the title."""
+
     def __init__(self, data: bytes, cancel: Optional[CancelToken], max_chars: Optional[int] = None) -> None:
         self.data, self.cancel = data, cancel
         self.max_chars = max_chars if max_chars is not None else 1 << 62  # read no further than the text cap
