@@ -83,6 +83,13 @@ def reference(store: Store, vec_of: dict[int, np.ndarray], paths: dict[int, str]
     return out
 
 
+@pytest.fixture(autouse=True)
+def any_length(monkeypatch):
+    """The passages here are labels ("/r/f000.txt #0"), their vectors made by the test: the rule that few words alike
+    are no rewording (test_duplicates.py) is not what this module checks."""
+    monkeypatch.setattr(duplicates, "MIN_NEAR_WORDS", 0)
+
+
 @pytest.fixture
 def small_batches(monkeypatch):
     """Batches far smaller than the library: many neighbour batches, many blocks of files, products cut by rows."""

@@ -164,7 +164,8 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
                                       "embedding goes on after"), view.label.full_text()
     after = next(e for e in events[stages.index(WAITING):] if e.stage == "embedding")
     view.show_progress("Re-syncing", after, 2.0)
-    assert "Embedding" in view.label.full_text() and "meaning:" in view.label.full_text(), view.label.full_text()
+    assert "Embedding" in view.label.full_text() and "Searchable by words" in view.label.full_text(), \
+        view.label.full_text()
     assert not hand_raised(data / WANTS) and not hand_raised(data / RESUMES)
 
 
