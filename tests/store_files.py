@@ -31,3 +31,16 @@ def new_store(tmp_path: Path) -> tuple[Store, int]:
     with store.atomic():
         root = store.add_root("/r")
     return store, root
+
+
+def batch_sizes(monkeypatch, store_class: type) -> list[int]:
+    """The passages each batch writes, as `store_class` (Store or PgStore) is asked to insert them, in order."""
+    sizes: list[int] = []
+    insert = store_class.insert_chunks_of
+
+    def counted(store, rows):
+        sizes.append(len(rows))
+        return insert(store, rows)
+
+    monkeypatch.setattr(store_class, "insert_chunks_of", counted)
+    return sizes

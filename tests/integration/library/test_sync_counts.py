@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from store_files import batch_sizes
 from searchapp.base.progress import Progress
 from searchapp.cli.progress import TerminalProgress
 from searchapp.library import Library, SyncReport
@@ -128,13 +129,6 @@ def test_the_first_batch_is_committed_once_it_has_waited_not_only_when_full(libr
     from searchapp.store import Store
 
     monkeypatch.setattr(batches, "FIRST_BATCH_S", 0.0)
-    sizes: list[int] = []
-    insert = Store.insert_chunks_of
-
-    def counted(store, rows):
-        sizes.append(len(rows))
-        return insert(store, rows)
-
-    monkeypatch.setattr(Store, "insert_chunks_of", counted)
+    sizes = batch_sizes(monkeypatch, Store)
     library.add_folder(folder)
     assert sizes[0] == 1 and len(sizes) == 2, sizes  # the first file alone, then the other four together

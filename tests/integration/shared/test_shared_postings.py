@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from store_files import batch_sizes
 from searchapp.library.shared import SharedLibrary
 from searchapp.store.postgres.schema import SCHEMA_VERSION
 from corpus import write_texts
@@ -112,14 +113,7 @@ def test_a_shared_words_pass_writes_batches_of_beside_scale_times_the_passages(c
     monkeypatch.setattr(words_pass, "BATCH_CHUNKS", 2)
     monkeypatch.setattr(batches, "FIRST_BATCH_S", float("inf"))  # the first batch filled by count, however busy
     docs = write_texts(tmp_path / "docs", {f"n{i:02}.txt": f"note {i} on voles and otters" for i in range(19)})
-    sizes: list[int] = []
-    insert = PgStore.insert_chunks_of
-
-    def counted(store, rows):
-        sizes.append(len(rows))
-        return insert(store, rows)
-
-    monkeypatch.setattr(PgStore, "insert_chunks_of", counted)
+    sizes = batch_sizes(monkeypatch, PgStore)
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         rep = lib.add_folder(docs, embed=False)
         assert rep.chunks_added == 19
