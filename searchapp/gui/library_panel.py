@@ -189,7 +189,13 @@ class LibraryPanel(QWidget):
             missing = r.missing
             label = r.path + ("  (missing)" if missing else "")
             when = "syncing…" if syncing is not None and syncing(r.path) else format_when(r.last_sync)
+            unfinished = not r.last_sync and r.files > 0 and when != "syncing…"
+            if unfinished:  # "never" beside 46 searchable files read as nothing indexed (a cancelled first sync)
+                when = "not finished"
             item = QTreeWidgetItem([label, str(r.files), str(r.chunks), when])
+            if unfinished:
+                item.setToolTip(3, tooltip("Its first sync was stopped before the end: what it read is searchable, "
+                                           "Re-sync (F5) reads the rest."))
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
             # A missing folder keeps its passages (searchable, marked unavailable) until it is removed.
             item.setToolTip(0, tooltip(f"{r.path}\nMissing: {r.reason}\nIts passages are kept; Remove forgets it."

@@ -148,6 +148,11 @@ def test_cancel_stops_the_running_sync_and_the_folder_queued_behind_it_still_run
     assert held.order == ["Indexing first", "Indexing second"]
     roots = {r.path: r.files for r in win.status.roots}
     assert roots[str(second)] == 3 and roots.get(str(first), 0) < 20, roots
+    tree = win.library_panel.tree
+    rows = {tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole): tree.topLevelItem(i).text(3)
+            for i in range(tree.topLevelItemCount())}
+    assert rows[str(second)] == "just now"
+    assert rows[str(first)] == ("not finished" if roots.get(str(first)) else "never")  # not "never" beside files
     said = win.progress.label.full_text()
     assert said.startswith("Cancelled; ") and " files done" in said, said  # the first's own summary, kept
     shot(win, "cancel_then_queued_folder.png")

@@ -297,6 +297,12 @@ def test_cancel_says_how_many_files_it_kept_and_that_the_rest_comes_with_the_nex
         qtbot.mouseClick(win.findChild(QPushButton, "cancelButton"), Qt.MouseButton.LeftButton)
     kept = next(r.files for r in win.status.roots if r.path == str(many))
     assert 0 < kept <= n
+    tree = win.library_panel.tree
+    row = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+               if tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) == str(many))
+    synced = next(r.last_sync for r in win.status.roots if r.path == str(many))  # its words pass may have ended
+    assert row.text(3) == ("just now" if synced else "not finished"), row.text(3)  # never "never" beside its files
+    assert synced or "Re-sync (F5)" in row.toolTip(3)
     strip = win.progress
     said = strip.label.text()
     assert strip.isVisible() and strip.label.textFormat() == Qt.TextFormat.PlainText, said
