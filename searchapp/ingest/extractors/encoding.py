@@ -10,7 +10,7 @@ from typing import Optional
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.safe_open import open_regular
 
-__all__ = ["read_capped", "decode_text", "clean_text", "is_binary"]
+__all__ = ["read_capped", "decode_text", "clean_text", "is_binary", "known_codec"]
 
 SNIFF_BYTES = 8192
 CONTROL_RATIO = 0.10  # more control characters than this in the sniffed prefix means "binary"
@@ -70,7 +70,8 @@ def is_binary(data: bytes) -> bool:
     return controls > CONTROL_RATIO * len(head)
 
 
-def _declared(name: Optional[str]) -> Optional[str]:
+def known_codec(name: Optional[str]) -> Optional[str]:
+    """Python's name of the codec `name` (a declared charset, an RTF code page), or None when it has none."""
     if not name:
         return None
     try:
@@ -94,7 +95,7 @@ def decode_text(data: bytes, declared: Optional[str] = None) -> str:
     else:
         if is_binary(data):
             raise UnsupportedFileError("binary content")
-        text = _decode_bomless(data, _declared(declared))
+        text = _decode_bomless(data, known_codec(declared))
     sample = text[:SNIFF_BYTES]
     if sample and len(CONTROL_CHARS.findall(sample)) > CONTROL_RATIO * len(sample):
         raise UnsupportedFileError("binary content")

@@ -24,7 +24,7 @@ from typing import Optional
 from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .encoding import clean_text, read_capped
+from .encoding import clean_text, known_codec, read_capped
 from .title import clean_title
 
 __all__ = ["SUFFIXES", "extract_rtf", "rtf_text"]
@@ -171,7 +171,8 @@ class _Reader:
         if word == b"uc" and value is not None:
             g.uc = max(0, value)
         elif word == b"ansicpg" and value:
-            self.document_codepage = g.codepage = _known_codepage(f"cp{value}")
+            # an unknown page: Windows' Western one, as RTF readers fall back to
+            self.document_codepage = g.codepage = known_codec(f"cp{value}") or "cp1252"
         elif word == b"fonttbl":
             g.skip, self.in_fonttbl_depth = True, len(self.stack)
         elif word == b"f" and value is not None:
@@ -240,17 +241,6 @@ class _Reader:
         self.high = None
         if 0 < value < 0x110000 and not 0xD800 <= value < 0xE000:
             self.emit(chr(value))
-
-
-def _known_codepage(name: str) -> str:
-    """`name` when Python has that codec, else Windows' Western code page (what an RTF reader falls back to)."""
-    import codecs
-
-    try:
-        codecs.lookup(name)
-        return name
-    except LookupError:
-        return "cp1252"
 
 
 def rtf_text(data: bytes, cancel: Optional[CancelToken] = None, max_chars: Optional[int] = None) -> tuple[str, str]:
