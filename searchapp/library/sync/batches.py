@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -92,8 +93,8 @@ class Batcher:
         self.batch_files = batch_files
         self.pending: list[Pending] = []
         self.n_chunks = 0
-        self._first_due: Optional[float] = None  # when the first batch is committed however full
-        self._started = False  # a batch was committed (or sent): the rest fill by count
+        # When the first batch is committed however full: None until it has an entry, never once it has gone
+        self._first_due: Optional[float] = None
         self._writer: Optional[ThreadPoolExecutor] = None  # made by the first full batch, let go by `flush`
         self._in_flight: Optional[tuple[list[Pending], Future[_Written]]] = None
 
@@ -103,15 +104,14 @@ class Batcher:
         self.pending.append(item)
         self.n_chunks += len(item.chunks)
         now = time.monotonic()
-        if self._first_due is None and not self._started:
+        if self._first_due is None:
             self._first_due = now + FIRST_BATCH_S
-        if (self.n_chunks >= self.batch_chunks or len(self.pending) >= self.batch_files
-                or (self._first_due is not None and now >= self._first_due)):
+        if self.n_chunks >= self.batch_chunks or len(self.pending) >= self.batch_files or now >= self._first_due:
             self._full()
 
     def _full(self) -> None:
         """A full batch: committed beside the next one's reading where the store allows it, else now."""
-        self._first_due, self._started = None, True
+        self._first_due = math.inf  # the later batches fill by count
         if not self._beside_reading:
             return self.flush()
         prepare = getattr(self.store, "prepare_words", None)
