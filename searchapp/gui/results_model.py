@@ -7,7 +7,7 @@ import time
 from typing import Any, Optional
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt
-from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QPainter, QPalette, QTextCharFormat, QTextCursor,
+from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPalette, QTextCharFormat, QTextCursor,
                            QTextDocument)
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
@@ -18,13 +18,16 @@ from .highlight import highlight_html, snippet, utf16_spans
 from .plain import tooltip
 
 __all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "date_text",
-           "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE", "SNIPPET_LINES"]
+           "words_only", "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE", "SNIPPET_LINES"]
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the Hit itself
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet with query words marked
 SNIPPET_ROLE = Qt.ItemDataRole.UserRole + 3  # library.snippet.Snippet: plain text + query word spans (painted)
 MARK_BACKGROUND, MARK_FOREGROUND = QColor("#ffe680"), QColor("#000000")
 PROMOTED, DEMOTED = QColor("#1a7f37"), QColor("#c62828")
+# A "words" score (its file has no meaning yet) is on another scale than the "match" rows around it: "words 0.95"
+# may rank below "match 0.57". Greyed and in italics, so the two scales do not read as one (decision 0109).
+WORDS_ONLY = QColor("#707070")
 SNIPPET_LINES = 2  # every row is this many lines high, so a screenful holds many results
 
 
@@ -78,6 +81,17 @@ def score_text(hit: Hit) -> str:
         return ""
     value, label = hit.shown_score
     return f"{label} {value:.{1 if label == 'bm25' else 2}f}"
+
+
+def words_only(hit: Hit) -> bool:
+    """The row shows its words' score alone (its file has no meaning yet): another scale than "match"."""
+    return scored(hit) and hit.shown_score[1] == "words"
+
+
+def _italic() -> QFont:
+    font = QFont()
+    font.setItalic(True)
+    return font
 
 
 def score_tooltip(hit: Hit) -> str:
@@ -186,6 +200,8 @@ class ResultsModel(QAbstractTableModel):
                 return tooltip(display_path(h.path))
             if col == "Date" and h.date_ns:
                 return time.strftime("%Y-%m-%d %H:%M", time.localtime(h.date_ns / 1e9))
+        if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole) and col == "Score" and words_only(h):
+            return WORDS_ONLY if role == Qt.ItemDataRole.ForegroundRole else _italic()
         if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:
             delta = (h.ranks.fused or 0) - h.ranks.rerank
             return PROMOTED if delta > 0 else DEMOTED if delta < 0 else None

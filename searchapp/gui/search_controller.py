@@ -368,4 +368,4 @@ def _meaning_words(result: SearchResult) -> Optional[str]:
     if result.mode == "dense":
         return f"meaning covers {result.meaning_percent}% of passages so far: dense finds only those"
     return (f"meaning covers {result.meaning_percent}% of passages so far; the rest are found by their words until "
-            "indexing finishes")
+            "indexing finishes (their score, in grey, reads \"words\")")

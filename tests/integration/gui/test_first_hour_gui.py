@@ -491,7 +491,7 @@ def test_a_sync_ending_under_a_query_keeps_its_summary_and_the_window_says_meani
     result.meaning_percent = 17
     said = _meaning_words(result)
     assert said == ("meaning covers 17% of passages so far; the rest are found by their words until indexing "
-                    "finishes") and "`" not in said and "searchapp index" not in said
+                    'finishes (their score, in grey, reads "words")') and "`" not in said and "searchapp index" not in said
 
 
 def test_the_not_indexed_button_counts_entries_as_the_sync_does(qtbot, open_window, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from searchapp.base.types import Hit, StageRanks, StageScores
-from searchapp.gui.results_model import score_text, score_tooltip
+from searchapp.gui.results_model import WORDS_ONLY, ResultsModel, score_text, score_tooltip
 from searchapp.gui.score_inspector import SCORE_RULE, ScoreInspector, why_text
 
 
@@ -20,3 +20,22 @@ def test_the_inspector_states_the_rule_and_a_words_row_says_it_has_no_meaning_ye
     assert score_text(row) == "words 0.75"  # its words alone, not the fused 0.90 that ordered it
     assert "no meaning (vector) yet" in score_tooltip(row)
     assert "no meaning yet: shows its words alone, 0.75" in why_text(row)
+
+
+def test_a_words_score_is_greyed_beside_match_scores_so_two_scales_do_not_read_as_one(qtbot):
+    """A newcomer read "words 0.95" below "match 0.57" as a wrong order: the words score is on another scale (its
+    file has no meaning yet), so the table shows it greyed and in italics; a match score keeps the table's look."""
+    words = Hit(chunk_id=1, path="/d/a.txt", page=None, start=0, end=4, text="text",
+                scores=StageScores(lexical=7.5, fused=0.4, words=0.95), ranks=StageRanks(lexical=1, fused=2, final=2),
+                order_label="words")
+    match = Hit(chunk_id=2, path="/d/b.txt", page=None, start=0, end=4, text="text",
+                scores=StageScores(dense=0.6, lexical=3.0, fused=0.57), ranks=StageRanks(dense=1, fused=1, final=1),
+                order_label="match")
+    model = ResultsModel()
+    model.set_hits([match, words], ["text"])
+    col = ResultsModel.COLUMNS.index("Score")
+    fg, font = Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole
+    assert [model.index(r, col).data() for r in (0, 1)] == ["match 0.57", "words 0.95"]
+    assert model.index(1, col).data(fg) == WORDS_ONLY and model.index(1, col).data(font).italic()
+    assert model.index(0, col).data(fg) is None and model.index(0, col).data(font) is None
+    assert model.index(1, ResultsModel.COLUMNS.index("File")).data(fg) is None  # the mark is the score's alone
