@@ -37,7 +37,7 @@ def search(qtbot, win, text: str, mode: str | None = None):
     """Type `text` in the search box (in `mode` when given, else the box's mode), search, and wait for the
     SearchResult the window shows."""
     if mode is not None:
-        win.search.mode_box.setCurrentText(mode)
+        win.search.mode_box.set_mode(mode)
     win.search.search_box.setText(text)
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
         win.run_search()

@@ -29,9 +29,9 @@ def empty_text(result: SearchResult, bar_filters: bool) -> str:
     if filtered:
         tips.append("remove a filter (✕ on a chip under the query, or Clear in the filter bar)")
     if result.mode == "lexical":
-        tips.append("switch to hybrid to find passages by their meaning, not only by these words")
+        tips.append("switch to Words + meaning to find passages by their meaning, not only by these words")
     elif result.mode == "dense":
-        tips.append("switch to hybrid or lexical to find these exact words")
+        tips.append("switch to Words + meaning or Words to find these exact words")
     if similar and result.meaning_percent is not None:  # compared only with files that have meaning already
         tips.append(f"wait while meaning is added (now {result.meaning_percent}% of passages): "
                     "only files with meaning can be found similar")

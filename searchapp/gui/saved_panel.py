@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from ..library.query.saved import SavedSearch
+from .mode_box import mode_name
 from .plain import tooltip
 
 __all__ = ["SavedPanel", "item_text"]
@@ -62,7 +63,7 @@ class SavedPanel(QWidget):
         for s in self.items:
             it = QListWidgetItem(item_text(s))  # a list item's text is never markup
             it.setData(Qt.ItemDataRole.UserRole, s.name)
-            it.setToolTip(tooltip(f"{s.query}\n{s.mode} · {s.hits} files" + (f" · {s.new_hits} new since last opened"
+            it.setToolTip(tooltip(f"{s.query}\n{mode_name(s.mode)} · {s.hits} files" + (f" · {s.new_hits} new since last opened"
                                                                               if s.new_hits else "")))
             if s.new_hits:
                 font = QFont(it.font())

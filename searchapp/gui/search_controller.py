@@ -15,7 +15,6 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
 from ..base.config import Config
-from ..base.search_modes import SEARCH_MODES
 from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.preview import FileText, file_text
@@ -27,6 +26,7 @@ from .filter_bar import FilterBar
 from .highlight import query_terms
 from .library_session import LibrarySession
 from .meaning_load import MEANING_WAIT
+from .mode_box import ModeBox
 from .model_load import ModelLoad
 from .preview import PreviewPane
 from .results_model import HIT_ROLE, ResultsModel
@@ -88,11 +88,8 @@ class SearchController(QObject):
         self.search_box.setClearButtonEnabled(True)
         self.search_box.setAcceptDrops(False)  # a dropped folder is for the library, not the query
         self.search_box.installEventFilter(self)
-        self.mode_box = QComboBox()
+        self.mode_box = ModeBox(config.search.mode)
         self.mode_box.setObjectName("modeBox")
-        self.mode_box.addItems(list(SEARCH_MODES))
-        self.mode_box.setCurrentText(config.search.mode)
-        self.mode_box.setToolTip("hybrid: meaning and words fused; dense: meaning only; lexical: words only (BM25)")
         self.rerank_box = QCheckBox("Rerank")
         self.rerank_box.setObjectName("rerankBox")
         self.rerank_box.setChecked(config.search.rerank)
@@ -107,9 +104,10 @@ class SearchController(QObject):
         self.k_box.setObjectName("kBox")
         self.k_box.setRange(1, 200)
         self.k_box.setValue(config.search.k)
-        self.k_box.setPrefix("k = ")
+        self.k_box.setPrefix("Top ")
+        self.k_box.setToolTip("How many results are shown: files, or passages with By file off")
         for w in (self.mode_box, self.rerank_box, self.group_box, self.k_box):
-            sig = (w.currentTextChanged if isinstance(w, QComboBox) else w.toggled if isinstance(w, QCheckBox)
+            sig = (w.currentIndexChanged if isinstance(w, QComboBox) else w.toggled if isinstance(w, QCheckBox)
                    else w.valueChanged)
             sig.connect(lambda *_: self.search_soon())
         self.back_button = back_button()
@@ -158,7 +156,7 @@ class SearchController(QObject):
             self.seq += 1  # the answer of any search still running is dropped
             self.show_result(None)
             return
-        k, mode, rerank = self.k_box.value(), self.mode_box.currentText(), self.rerank_box.isChecked()
+        k, mode, rerank = self.k_box.value(), self.mode_box.mode(), self.rerank_box.isChecked()
         group = "file" if self.group_box.isChecked() else "passage"
         depth = max(self.session.config.search.candidates, k)
         lib, filters = self.session.library, self.filter_bar.filters()
@@ -366,6 +364,6 @@ def _meaning_words(result: SearchResult) -> Optional[str]:
     if result.said(MEANING) is None or result.meaning_percent is None:
         return None
     if result.mode == "dense":
-        return f"meaning covers {result.meaning_percent}% of passages so far: dense finds only those"
+        return f"meaning covers {result.meaning_percent}% of passages so far: a search by meaning finds only those"
     return (f"meaning covers {result.meaning_percent}% of passages so far; the rest are found by their words until "
             "indexing finishes (their score, in grey, reads \"words\")")

@@ -91,7 +91,7 @@ class SearchMemory(QObject):
         self.historyChanged.emit(queries)
 
     def record_current(self) -> None:
-        query, mode, config = self.search.search_box.text().strip(), self.search.mode_box.currentText(), self.session.config
+        query, mode, config = self.search.search_box.text().strip(), self.search.mode_box.mode(), self.session.config
         if not query or self.session.library.read_only:  # nothing is written beside a read-only library
             return
 
@@ -147,7 +147,7 @@ class SearchMemory(QObject):
     def save(self, name: str, *, replace: bool = False) -> None:
         """Save the query as typed (its fields carry the filters), with the mode and k shown."""
         search = self.search
-        query, mode, k = search.search_box.text().strip(), search.mode_box.currentText(), search.k_box.value()
+        query, mode, k = search.search_box.text().strip(), search.mode_box.mode(), search.k_box.value()
         bar = self.filter_bar.filters()
         if bar is not None:  # the bar mirrors the query's fields; one set without committing it is kept too
             query = with_filters(query, bar)
@@ -165,7 +165,7 @@ class SearchMemory(QObject):
         if item is None:
             return
         search = self.search
-        search.mode_box.setCurrentText(item.mode)
+        search.mode_box.set_mode(item.mode)
         search.group_box.setChecked(True)  # a smart folder lists files
         search.k_box.setValue(min(max(item.k, search.k_box.minimum()), search.k_box.maximum()))
         search.search_box.setText(item.query)  # the chips and the filter bar follow (query_sync)

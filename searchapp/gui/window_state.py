@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QByteArray, QSettings
 
 from ..base.private import create_private_file
-from ..base.search_modes import SEARCH_MODES
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QComboBox, QLineEdit
+    from PySide6.QtWidgets import QLineEdit
+
+    from .mode_box import ModeBox
 
     from ..base.config import Config
 
@@ -31,7 +32,7 @@ class _SearchBar(Protocol):
     def search_box(self) -> QLineEdit: ...
 
     @property
-    def mode_box(self) -> QComboBox: ...
+    def mode_box(self) -> ModeBox: ...
 
 
 class RememberedWindow(Protocol):
@@ -71,9 +72,7 @@ def restore_ui_state(win: RememberedWindow, s: QSettings) -> None:
             getattr(win, name).restoreState(st)
     if not forget_query_unless_kept(win, s):
         win.search.search_box.setText(str(s.value("last_query", "") or ""))
-    mode = str(s.value("mode", "") or "")
-    if mode in SEARCH_MODES:
-        win.search.mode_box.setCurrentText(mode)
+    win.search.mode_box.set_mode(str(s.value("mode", "") or ""))  # an unknown one leaves the configured mode
 
 
 def save_ui_state(win: RememberedWindow, s: QSettings) -> None:
@@ -83,7 +82,7 @@ def save_ui_state(win: RememberedWindow, s: QSettings) -> None:
         s.setValue(name, getattr(win, name).saveState())
     if not forget_query_unless_kept(win, s):
         s.setValue("last_query", win.search.search_box.text())
-    s.setValue("mode", win.search.mode_box.currentText())
+    s.setValue("mode", win.search.mode_box.mode())
     s.sync()
 
 

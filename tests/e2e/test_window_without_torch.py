@@ -43,7 +43,7 @@ def idle():  # nothing queued or running on the window's workers, nothing openin
 
 win.show()
 wait(lambda: win.status is not None, "the status")
-win.search.mode_box.setCurrentText("lexical")
+win.search.mode_box.set_mode("lexical")
 win.search.search_box.setText("ocelot")
 win.search.run_search()
 wait(lambda: results, "the lexical search")
@@ -53,7 +53,7 @@ out = {"lexical": [h.path for h in results[-1].hits], "after_lexical": [m for m 
 
 results.clear()
 lines.clear()
-win.search.mode_box.setCurrentText(win.config.search.mode)  # hybrid, as configured
+win.search.mode_box.set_mode(win.config.search.mode)  # hybrid, as configured
 win.search.run_search()
 wait(lambda: results, "the first answer in the default mode")
 first = results[0]

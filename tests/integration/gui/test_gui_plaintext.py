@@ -103,7 +103,7 @@ def test_markup_file_names_are_shown_as_text_everywhere(qtbot, make_config, tiny
         with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
             _drop(win, [docs])
         win.search.search_box.setText("greenhouse tomatoes watering")
-        win.search.mode_box.setCurrentText("lexical")
+        win.search.mode_box.set_mode("lexical")
         with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
             win.run_search()
         model = win.search.results_model

@@ -56,7 +56,7 @@ def shown_names(win) -> set[str]:
 
 
 def test_a_sync_in_a_terminal_refreshes_the_counts_and_the_results_on_screen(qtbot, win, tmp_path):
-    win.search.mode_box.setCurrentText("lexical")
+    win.search.mode_box.set_mode("lexical")
     win.search.search_box.setText("lighthouse")
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
         win.run_search()

@@ -255,7 +255,7 @@ def test_a_damaged_searches_file_is_a_status_line_not_a_dialog(qtbot, lib_dir, t
 def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, win, lib_dir):
     panel = win.saved_panel
     win.search.search_box.setText("volcano -draft")
-    win.search.mode_box.setCurrentText("lexical")
+    win.search.mode_box.set_mode("lexical")
     with qtbot.waitSignal(win.memory.savedChanged, timeout=WAIT_MS):
         win.memory.save("Volcanoes")
     assert panel.texts() == ["Volcanoes"] and panel.list.isVisible()
@@ -265,10 +265,10 @@ def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, wi
     qtbot.waitUntil(lambda: panel.texts() == ["Volcanoes  (1 new)"], timeout=WAIT_MS)
     assert panel.list.item(0).font().bold()
     win.search.search_box.setText("something else")
-    win.search.mode_box.setCurrentText("hybrid")
+    win.search.mode_box.set_mode("hybrid")
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
         panel.list.itemActivated.emit(panel.list.item(0))
-    assert win.search.search_box.text() == "volcano -draft" and win.search.mode_box.currentText() == "lexical"
+    assert win.search.search_box.text() == "volcano -draft" and win.search.mode_box.mode() == "lexical"
     assert win.query_chips.labels() == ["not draft"]
     assert sorted(shown(win)) == ["eruption.txt", "notes.md", "volcano.txt"]
     qtbot.waitUntil(lambda: panel.texts() == ["Volcanoes"], timeout=WAIT_MS)
@@ -285,3 +285,30 @@ def test_saved_search_names_are_plain_text(qtbot, win):
     with qtbot.waitSignal(win.memory.savedChanged, timeout=WAIT_MS):
         win.memory.remove(name)
     assert win.saved_panel.texts() == [] and win.saved_panel.hint.isVisible()
+
+
+def test_the_mode_menu_names_modes_by_what_they_read_and_keeps_their_ids(qtbot, lib_dir, tiny_encoder):
+    """A newcomer read "hybrid / dense / lexical" as jargon: the menu shows plain names, while the search, the
+    history and gui.ini keep the ids the command line and the settings use (decision 0148)."""
+    from PySide6.QtCore import QSettings
+
+    w = open_window(qtbot, lib_dir, tiny_encoder)
+    try:
+        box = w.search.mode_box
+        assert [box.itemText(i) for i in range(box.count())] == ["Words + meaning", "Meaning", "Words"]
+        assert box.mode() == "hybrid" and box.currentText() == "Words + meaning"
+        assert "Top 10" == w.search.k_box.text()
+        assert search(qtbot, w, "volcano").mode == "hybrid"
+        with qtbot.waitSignal(w.searchFinished, timeout=WAIT_MS) as sig:  # the menu's change searches again
+            box.set_mode("lexical")
+        assert sig.args[0].mode == "lexical" and box.currentText() == "Words"
+        box.set_mode("no such mode")  # a mode gui.ini does not know (an older or newer version): kept as it is
+        assert box.mode() == "lexical"
+    finally:
+        close(w)  # saves the window's state
+    assert QSettings(str(lib_dir / "gui.ini"), QSettings.Format.IniFormat).value("mode") == "lexical"
+    w = open_window(qtbot, lib_dir, tiny_encoder)
+    try:
+        assert w.search.mode_box.currentText() == "Words"
+    finally:
+        close(w)

@@ -115,7 +115,7 @@ def test_hub_file_and_filter_text_is_plain_on_every_new_surface(qtbot, window, t
 
     # A search (the bad type is ignored, as the bar says), the preview's title and an error naming a file.
     win.search.search_box.setText("volcano village")
-    win.search.mode_box.setCurrentText("lexical")
+    win.search.mode_box.set_mode("lexical")
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
         win.run_search()
     with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):

@@ -34,7 +34,7 @@ def remove(qtbot, win, path) -> None:
 
 
 def lexical(qtbot, win, text: str):
-    win.search.mode_box.setCurrentText("lexical")
+    win.search.mode_box.set_mode("lexical")
     win.search.search_box.setText(text)
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as sig:
         win.run_search()

@@ -51,7 +51,7 @@ def test_a_write_announces_its_changes_once_and_every_part_refreshes(qtbot, win,
 
     seen = []
     win.changed.connect(seen.append)
-    win.search.mode_box.setCurrentText("lexical")  # words only: nothing matches until the lamp is indexed
+    win.search.mode_box.set_mode("lexical")  # words only: nothing matches until the lamp is indexed
     win.search.search_box.setText("lava lamp")
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as before:
         win.run_search()

@@ -102,7 +102,7 @@ def test_one_result_is_singular_and_none_says_what_to_try(qtbot, open_window):
     assert win.statusBar().currentMessage().startswith("No results")
     assert empty.isVisible() and empty.textFormat() == Qt.TextFormat.PlainText
     advice = empty.text().lower()
-    assert "no results for “zeppelin”" in advice and "switch to hybrid" in advice
+    assert "no results for “zeppelin”" in advice and "switch to words + meaning" in advice
     assert "remove a filter" not in advice  # none is set
     shot(win, "no_results.png")
 
