@@ -108,6 +108,11 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
         total.merge(ocr_step(store, lib.config, encoder, index, lib.config.data_dir, progress, cancel,
                              counted=total.waiting, root_ids=[root.id for root, _ in work]))
         meaning()
-    total.chunks_pending = lib.store.pending_count()
+    waiting = lib.store.pending_by_machine()
+    # This machine's alone: "`searchapp index` embeds them" is true of those only (another machine's wait for it)
+    total.chunks_pending = waiting.pop(lib.store.machine, 0)
+    if waiting:
+        total.notes.append(f"{sum(waiting.values())} passages of other machines wait for their own sync to be "
+                           f"embedded ({', '.join(sorted(waiting))}); they are searchable by words meanwhile")
     rate.save()  # a short pass's rate too
     return total

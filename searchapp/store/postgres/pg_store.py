@@ -686,6 +686,13 @@ class PgStore(PgLexical, PgScope):
         row = self.one("SELECT count(*) FROM chunks WHERE vector IS NULL")
         return int(row[0]) if row else 0
 
+    def pending_by_machine(self) -> dict[str, int]:
+        """machine -> its passages still without a vector: each machine's own sync embeds its files' passages, so
+        a sync tells "yours to embed" from another machine's (the passages of a machine whose sync has not run)."""
+        return {str(m): int(n) for m, n in self.rows(
+            "SELECT f.machine, count(*) FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL "
+            "GROUP BY f.machine")}
+
     def pending_order(self) -> np.ndarray:
         """The passages the meaning pass embeds, newest file first: those of the roots this writer holds (another
         machine embeds its own roots' passages at the same time), all when it holds none."""

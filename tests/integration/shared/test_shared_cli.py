@@ -69,3 +69,26 @@ def test_status_files_lists_the_shared_entries_and_check(run, tmp_path, pg_addre
         ("failed", True, True)]
     code, out, err = run("--library", pg_address, "status", "--check")  # exit codes: test_shared_path_map.py
     assert code == 0 and "consistent: yes" in out and "failed: 1, skipped: 0" in out and err == "", err
+
+
+def test_a_sync_counts_its_own_passages_to_embed_and_names_the_machines_that_owe_theirs(run, tmp_path, pg_address,
+                                                                                        monkeypatch):
+    """A tester's deskB printed "60 in the library still to embed … `searchapp index` embeds them" after every full
+    sync: all 60 were deskA's, which only deskA's sync embeds (a sync of its roots embeds their passages alone), so
+    the advice looped. A sync counts its own machine's passages; another machine's are a note naming it."""
+    monkeypatch.setenv("SEARCHAPP_MACHINE", "deskB")
+    assert run("--library", pg_address, "index", str(corpus.make_mixed_corpus(tmp_path / "b")))[0] == 0
+    monkeypatch.setenv("SEARCHAPP_MACHINE", "deskA")
+    notes = tmp_path / "a"
+    notes.mkdir()
+    for i in range(3):
+        (notes / f"n{i}.txt").write_text(f"A note on zeppelin hangar number {i} and its mooring mast repairs.")
+    code, out, _ = run("--library", pg_address, "index", "--words-only", str(notes))
+    assert code == 0 and "3 in the library still to embed" in out, out
+    monkeypatch.setenv("SEARCHAPP_MACHINE", "deskB")
+    code, out, err = run("--library", pg_address, "index")  # deskB's folders: its own passages are all embedded
+    assert code == 0 and "still to embed" not in out, out
+    assert "3 passages of other machines wait for their own sync to be embedded (deskA)" in err, err
+    monkeypatch.setenv("SEARCHAPP_MACHINE", "deskA")
+    code, out, err = run("--library", pg_address, "index", "--words-only")
+    assert code == 0 and "3 in the library still to embed" in out and "other machines" not in err, (out, err)
