@@ -12,6 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Protocol, TextIO
 
 from ...base.config import Config
+from ...base.errors import StoreError
 from ...base.search_modes import SEARCH_MODES
 from ...base.terminal import printable, use_color
 from ..filter_options import add_filter_options, filters_from
@@ -122,11 +123,21 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
 
     if args.query == "-":
         # One output line per input line, blank lines included, so outputs line up with inputs.
+        lost = 0  # lines a shared library's lost connection failed: the next line connects again (decision 0125)
         for n, line in enumerate(sys.stdin if lines is None else lines, start=first_line):
             if searcher.line_served(n, line, said, out, err):
                 continue
             q = line.strip()
-            res = searcher.search(q, single=False)
+            try:
+                res = searcher.search(q, single=False)
+            except StoreError as exc:
+                if not searcher.config.library.address:  # a desktop library's damage is no line's alone
+                    raise
+                lost += 1
+                print(f"searchapp: line {n}: error: {printable(str(exc))}", file=err)
+                print(empty_json(q, args.mode or searcher.config.search.mode, str(exc), [], searcher.served_by) if args.json else hit_line(q, None),
+                      file=out, flush=True)
+                continue
             problem = res.said(UNSEARCHABLE)
             if problem:
                 print(f"searchapp: line {n}: {printable(problem)}", file=err)
@@ -136,7 +147,7 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
             say(res, f"line {n}: ")
             print(result_json(res, served_by=searcher.served_by) if args.json else hit_line(q, res), file=out,
                   flush=True)
-        return 0
+        return 3 if lost else 0  # the exit code of a lost shared library (docs/cli.md), once every line is answered
     res = searcher.search(args.query, single=True)
     say(res)
     if not res.hits:  # say what a person cannot see, or "No results" is all they get

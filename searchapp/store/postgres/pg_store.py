@@ -153,6 +153,7 @@ class PgStore(PgLexical, PgScope):
         StoreError stop the sync, as it does SQLite's own errors."""
         import psycopg
 
+        writing = self._depth > 0  # inside a transaction: what it wrote is lost with the connection
         try:
             with self._lock:
                 if self._depth == 0 and not self._closed and (self._pg.closed or self._pg.broken):
@@ -165,8 +166,9 @@ class PgStore(PgLexical, PgScope):
             raise StoreError(f"this database role may not write the shared library {self.path} (searches work; a "
                              f"sync needs write rights): {_first_line(exc)}") from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            raise StoreError(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; nothing "
-                             "of the batch in flight was kept, and the next request connects again") from None
+            kept = "nothing of the batch in flight was kept, and " if writing else ""
+            raise StoreError(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; {kept}the "
+                             "next request connects again") from None
         except psycopg.Error as exc:
             raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
 

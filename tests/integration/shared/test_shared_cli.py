@@ -92,3 +92,28 @@ def test_a_sync_counts_its_own_passages_to_embed_and_names_the_machines_that_owe
     monkeypatch.setenv("SEARCHAPP_MACHINE", "deskA")
     code, out, err = run("--library", pg_address, "index", "--words-only")
     assert code == 0 and "3 in the library still to embed" in out and "other machines" not in err, (out, err)
+
+
+def test_search_lines_go_on_after_the_server_ends_the_connection(run, tmp_path, pg_address, pg_server, monkeypatch):
+    """A tester's long-running `search -` exited (code 3) at the first line after the server ended its connection,
+    the later queries never answered, and the message spoke of "the batch in flight". The lost line says so and
+    gets its empty output line; the next line connects again and is answered; the exit code says a line failed."""
+    from pg_server import database_of
+
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    assert run("--library", pg_address, "index", "--words-only", str(docs))[0] == 0
+    db = database_of(pg_address)
+
+    def lines():
+        yield "sourdough starter\n"
+        pg_server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND "
+                        "pid <> pg_backend_pid()", params=(db,))
+        yield "lava magma\n"
+        yield "sourdough\n"
+
+    monkeypatch.setattr("sys.stdin", lines())
+    code, out, err = run("--library", pg_address, "search", "-", "--mode", "lexical", "--k", "1")
+    answers = out.splitlines()
+    assert code == 3 and len(answers) == 3, (code, out, err)
+    assert "bread.txt" in answers[0] and "volcano" not in answers[1] and "bread.txt" in answers[2]
+    assert "line 2: error: lost the connection to the shared library" in err and "batch" not in err, err
