@@ -83,9 +83,15 @@ def local_ledger(store: PgStore, paths: PathMap, rows: list[tuple[str, FileRow]]
 
 def resolve(store: PgStore, paths: PathMap, key: str) -> Optional[tuple[str, FileRow]]:
     """(machine, entry) that this desktop's `key` names: this machine's own entry there first, else the entry of
-    another machine whose folder is mounted there (library.path_map); None when neither holds one."""
+    another machine whose folder is mounted there (library.path_map), else another machine's entry at the very
+    same path that no map entry moves (a share mounted at one place on every desktop: its hits show that path,
+    so `explain` and `similar` of what a search showed find it); None when none holds one."""
     for machine, theirs in [(store.machine, key), *paths.to_theirs(key)]:
         row = store.entry_of(machine, theirs)
+        if row is not None:
+            return machine, row
+    for machine in store.path_machines([key]).get(key, []):
+        row = store.entry_of(machine, key) if paths.mounted(machine, key) is None else None
         if row is not None:
             return machine, row
     return None
@@ -130,10 +136,12 @@ def explain_shared(config: Config, store: PgStore, paths: PathMap, path: str) ->
 
 
 def _folder(store: PgStore, paths: PathMap, machine: str, key: str) -> Optional[str]:
-    """The folder of `machine` that holds this desktop's `key`, as named here (the innermost)."""
+    """The folder of `machine` that holds this desktop's `key`, as named here (the innermost): where the map
+    mounts it, else its own path (resolve's same-path case)."""
     from .sync.roots import owning_root
 
-    return owning_root(container_of(key), [r for m, _, r in mounted_roots(store, paths) if m == machine])
+    here = [paths.to_local(m, root.path) for m, root in store.all_roots() if m == machine]
+    return owning_root(container_of(key), here)
 
 
 def _not_synced_there(store: PgStore, paths: PathMap, key: str, out: dict[str, Any]) -> None:

@@ -155,3 +155,20 @@ def test_status_check_compares_the_kept_cjk_totals(desks, pg_server, pg_address)
                     database=urlsplit(pg_address).path.lstrip("/"))
     code, out, _ = run("desk-a", "status", "--check")
     assert code == 3 and "consistent: NO: the kept CJK totals" in out and "passage totals" not in out
+
+
+def test_another_machines_file_at_the_same_path_is_explained_and_compared_without_a_map(desks, tmp_path):
+    """A team mounts the share at one place everywhere, so no map: a tester's search showed desk-a's file at
+    that path, but `explain` said "outside" and `similar` "not an indexed file". Another machine's entry at the very
+    path named is found, unless a map entry moves that machine's path elsewhere (then the map's place names it)."""
+    run, share_a, _mount_b = desks
+    rye = tmp_path / "a" / "share2" / "rye.txt"  # desk-a's, and no map entry of desk-b's covers share2
+    code, out, err = run("desk-b", "explain", str(rye), "--json")
+    got = json.loads(out)
+    assert code == 0 and got["state"] == "indexed" and got["machine"] == "desk-a", (out, err)
+    assert got["folder"] == str(tmp_path / "a" / "share2") and "sourdough" in got["text"].lower()
+    code, out, err = run("desk-b", "similar", str(rye), "--json")
+    assert code == 0 and json.loads(out)["hits"], (out, err)
+    # desk-a's share/docs is mounted elsewhere on desk-b: its own path there names nothing of desk-a's
+    code, out, _ = run("desk-b", "explain", str(share_a / "docs" / "bread.txt"), "--json")
+    assert json.loads(out)["state"] == "outside"
