@@ -181,13 +181,17 @@ class SharedLibrary:
         inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
         if inside:
             raise NotShared(f"a folder inside the indexed folder {inside[0]} (sync that folder instead)")
+        new = self.store.root_by_path(root) is None
         self.store.add_root(root)
         below = root.rstrip(os.sep) + os.sep
         held = [r for r in self.store.roots() if r.path == root or r.path.startswith(below)]  # it and those it takes in
         with self._writing(held):
             # The folders already indexed inside it become part of it, their passages kept (as Library does).
             absorb_nested(self._as_store, self.store.root_by_path(root), self.config.scan)
-            return self._sync([root], progress, cancel, embed)
+            report = self._sync([root], progress, cancel, embed)
+        if new:  # said once, when it is added: a later sync of it was the person's choice
+            report.notes += shared_paths.held_elsewhere(self.store, self.paths, root)
+        return report
 
     def remove_folder(self, path: str | os.PathLike[str], *, undoable: bool = False) -> int:
         """Forget one of this machine's folders and everything indexed under it, in one transaction; the number

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .query.filters import SearchFilters
     from .query.syntax import ParsedQuery
 
-__all__ = ["local_hits", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
+__all__ = ["held_elsewhere", "local_hits", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
            "mapped_filters", "mapped_query", "mounted_roots"]
 
 
@@ -95,6 +95,23 @@ def resolve(store: PgStore, paths: PathMap, key: str) -> Optional[tuple[str, Fil
         if row is not None:
             return machine, row
     return None
+
+
+def held_elsewhere(store: PgStore, paths: PathMap, root: str) -> list[str]:
+    """Notes for a folder this machine adds where another machine's folder already is, as this desktop names it
+    (the same folder, one around it or one inside it): its files would be in the library twice, each hit and each
+    exact copy listed once per machine, with nothing to tell them apart."""
+    below = root.rstrip(os.sep) + os.sep
+    notes = []
+    for machine, theirs in store.all_roots():
+        here = paths.to_local(machine, theirs.path)
+        if machine == store.machine or not (here == root or root.startswith(here.rstrip(os.sep) + os.sep)
+                                            or here.startswith(below)):
+            continue
+        named = here if here == theirs.path else f"{here} (its {theirs.path})"
+        notes.append(f"{machine} indexes {named} already: those files are now in the library twice, once per machine "
+                     f"(`searchapp remove {root}` takes this machine's copy out)")
+    return notes
 
 
 def mounted_roots(store: PgStore, paths: PathMap) -> list[tuple[str, str, str]]:

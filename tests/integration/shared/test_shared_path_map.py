@@ -172,3 +172,22 @@ def test_another_machines_file_at_the_same_path_is_explained_and_compared_withou
     # desk-a's share/docs is mounted elsewhere on desk-b: its own path there names nothing of desk-a's
     code, out, _ = run("desk-b", "explain", str(share_a / "docs" / "bread.txt"), "--json")
     assert json.loads(out)["state"] == "outside"
+
+
+def test_a_folder_another_machine_indexes_already_is_said_when_added(desks, tmp_path):
+    """A tester's desk-b indexed its mount of desk-a's share: every file was then in the library twice, hits and
+    exact copies listed once per machine, and nothing said. Adding it says so, once, naming the machine and its
+    path; a folder no other machine covers says nothing."""
+    run, share_a, mount_b = desks
+    code, _, err = run("desk-b", "index", "--words-only", str(mount_b / "docs"))  # desk-a's docs, mapped here
+    assert code == 0 and (f"desk-a indexes {mount_b / 'docs'} (its {share_a / 'docs'}) already: those files are "
+                          "now in the library twice") in err, err
+    code, _, err = run("desk-b", "index", "--words-only", str(tmp_path / "a" / "share2" / ".."))  # around share2
+    assert code == 0 and f"desk-a indexes {tmp_path / 'a' / 'share2'} already" in err, err
+    code, _, err = run("desk-b", "index", "--words-only", str(mount_b / "docs"))  # a sync of it again: said once
+    assert code == 0 and "already" not in err, err
+    own = tmp_path / "b-own"
+    own.mkdir()
+    (own / "x.txt").write_text("desk-b's own notes on barley", encoding="utf-8")
+    code, _, err = run("desk-b", "index", "--words-only", str(own))
+    assert code == 0 and "already" not in err, err
