@@ -28,7 +28,7 @@ from ..base.path_map import PathMap
 from . import shared_paths
 from ..store.postgres.pg_index import PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET
-from ..store.postgres.pg_store import WRITER_LOCK, PgStore  # WRITER_LOCK: pg_locks' classid of a root's lock
+from ..store.postgres.pg_store import MACHINE_ENV, WRITER_LOCK, PgStore  # WRITER_LOCK: pg_locks' classid of a root's lock
 from ..store.postgres.schema import SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -43,8 +43,10 @@ if TYPE_CHECKING:
     from ..store import Store
     from ..store.rows import FileRow
 
-__all__ = ["SharedLibrary", "SharedStatus", "NotShared", "RootBusy", "WRITER_LOCK"]
+__all__ = ["SharedLibrary", "SharedStatus", "NotShared", "RootBusy", "WRITER_LOCK", "HOST_KEY", "TAKE_OVER_ENV"]
 
+HOST_KEY = "host:"  # meta key prefix: "host:<machine name>" -> the digest of the computer writing under that name
+TAKE_OVER_ENV = "SEARCHAPP_MACHINE_TAKE_OVER"  # "1": this computer takes its machine name over (decision 0149)
 
 
 class NotShared(ConfigError):
@@ -147,6 +149,7 @@ class SharedLibrary:
         root, so machines sync their own roots at the same time (decision 0125). A root another process is
         writing is one line, nothing changed. The meaning pass embeds these roots' passages only."""
         self._refuse_outdated()
+        self._refuse_name_clash()
         busy = self.store.try_root_locks([r.id for r in roots])
         if busy is not None:
             path = next(r.path for r in roots if r.id == busy)
@@ -159,6 +162,27 @@ class SharedLibrary:
         finally:
             with contextlib.suppress(StoreError):
                 self.store.release_root_locks([r.id for r in roots])
+
+    def _refuse_name_clash(self) -> None:
+        """Two computers under one machine name would write each other's folders: the same path is one entry, so
+        each sync undid the other's and nothing said so (a tester's two desktops, the default name being the host
+        name: cloned machines share it). The first computer to write under a name holds it; another is refused
+        until it takes a name of its own, or takes this one over (the same computer reinstalled), decision 0149."""
+        from ..base.host_id import host_id
+
+        mine = host_id()
+        if mine is None or self.read_only:
+            return
+        key = HOST_KEY + self.store.machine
+        holder = self.store.get_meta(key)
+        if holder == mine:
+            return
+        if holder is not None and os.environ.get(TAKE_OVER_ENV) != "1":
+            raise StoreError(f"another computer already writes to the shared library {shown(self.address)} as "
+                             f"machine {self.store.machine!r}: set ${MACHINE_ENV} to a name of this computer's own; "
+                             f"if this is that computer installed again, run once with {TAKE_OVER_ENV}=1 to take the "
+                             "name over (nothing was changed)")
+        self.store.set_meta(key, mine)
 
     def _refuse_outdated(self) -> None:
         """A library of an older schema is brought up to this version by its first writer that may alter its
@@ -176,6 +200,7 @@ class SharedLibrary:
         from .sync.roots import absorb_nested, readable_to_add
 
         self._refuse_outdated()
+        self._refuse_name_clash()
         root = os.path.abspath(os.path.expanduser(os.fspath(path)))
         readable_to_add(self._as_store, root)
         inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]

@@ -117,3 +117,31 @@ def test_search_lines_go_on_after_the_server_ends_the_connection(run, tmp_path, 
     assert code == 3 and len(answers) == 3, (code, out, err)
     assert "bread.txt" in answers[0] and "volcano" not in answers[1] and "bread.txt" in answers[2]
     assert "line 2: error: lost the connection to the shared library" in err and "batch" not in err, err
+
+
+def test_two_computers_under_one_machine_name_do_not_overwrite_each_other(run, tmp_path, pg_address, monkeypatch):
+    """A tester's two desktops shared a machine name (the host name by default; cloned machines share it): their
+    syncs of the same path flipped one entry back and forth, silently. The first computer to write under a name
+    holds it; another is refused with what to do, nothing changed, until it takes the name over (decision 0149)."""
+    import searchapp.base.host_id as host
+
+    monkeypatch.setenv("SEARCHAPP_MACHINE", "ubuntu")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "todo.txt").write_text("Laptop one: renew the passport.", encoding="utf-8")
+    monkeypatch.setattr(host, "host_id", lambda: "computer-one")
+    assert run("--library", pg_address, "index", "--words-only", str(home))[0] == 0
+    (home / "todo.txt").write_text("Laptop two: service the bicycle.", encoding="utf-8")
+    monkeypatch.setattr(host, "host_id", lambda: "computer-two")
+    for argv in (["index", "--words-only", str(home)], ["index", "--words-only"], ["remove", str(home), "--yes"]):
+        code, _, err = run("--library", pg_address, *argv)
+        assert code == 3 and "another computer already writes to the shared library" in err, (argv, code, err)
+        assert "$SEARCHAPP_MACHINE" in err and "SEARCHAPP_MACHINE_TAKE_OVER=1" in err
+    code, out, _ = run("--library", pg_address, "search", "passport", "--mode", "lexical")  # reading is not writing
+    assert code == 0 and "todo.txt" in out
+    monkeypatch.setenv("SEARCHAPP_MACHINE_TAKE_OVER", "1")
+    code, out, err = run("--library", pg_address, "index", "--words-only", str(home))
+    assert code == 0 and "1 updated" in out, (out, err)
+    monkeypatch.delenv("SEARCHAPP_MACHINE_TAKE_OVER")
+    monkeypatch.setattr(host, "host_id", lambda: "computer-one")  # the name is computer two's now
+    assert run("--library", pg_address, "index", "--words-only", str(home))[0] == 3
