@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
-__all__ = ["is_shared", "checked_address", "shown", "library_address", "ENV"]
+__all__ = ["is_shared", "checked_address", "shown", "library_address", "ENV", "LOCAL"]
 
 ENV = "SEARCHAPP_LIBRARY"  # the address from the environment, below --library and above the config
+LOCAL = "local"  # `--library local`: this desktop's own library, whatever the environment or the config name
 _SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -49,7 +50,12 @@ def shown(value: str) -> str:
 
 def library_address(flag: Optional[str], configured: Optional[str] = None) -> Optional[str]:
     """The shared library this command opens: --library, else $SEARCHAPP_LIBRARY, else the config's
-    `library.address`; None: the data dir's SQLite library, as before."""
+    `library.address`; None: the data dir's SQLite library, as before (also for `--library local`)."""
+    if flag is not None and not flag.strip():
+        raise ConfigError("--library is empty (an unset variable?); `--library local` opens this desktop's own "
+                          "library")
+    if flag == LOCAL:
+        return None
     for value in (flag, os.environ.get(ENV), configured):
         if value:
             if not is_shared(value):

@@ -13,7 +13,8 @@ __all__ = ["accept_after_command"]
 _SHARED = (
     ("--data-dir", "library location (may also be given before the command)"),
     ("--config", "config file (may also be given before the command)"),
-    ("--library", "a shared library's postgresql:// address (may also be given before the command)"),
+    ("--library", "a shared library's postgresql:// address, or `local` for this desktop's own (may also be given "
+                  "before the command)"),
 )
 
 

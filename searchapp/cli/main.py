@@ -58,6 +58,8 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
             overrides = model_overrides(args, overrides)
         config = load_config(args.data_dir, args.config, overrides=overrides)
         address = _shared_address(args, config.library.address)
+        if address is None and config.library.address:  # `--library local`: nothing below may read the config's
+            config = config.replace(library={"address": ""})
         if address is not None:  # a library a team shares (library/shared.py, decision 0119)
             from .commands.shared import run_shared
 
@@ -105,7 +107,7 @@ def _shared_address(args: argparse.Namespace, configured: str = "") -> Optional[
     import os
 
     flag = getattr(args, "library", None)
-    if not flag and not os.environ.get("SEARCHAPP_LIBRARY") and not configured:
+    if flag is None and not os.environ.get("SEARCHAPP_LIBRARY") and not configured:
         return None
     from ..base.library_address import library_address
 

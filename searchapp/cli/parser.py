@@ -57,7 +57,8 @@ def build_parser(only: Optional[Sequence[str]] = None,
     p.add_argument("--config", help="config file (default: <data-dir>/config.toml)")
     p.add_argument("--library", metavar="ADDRESS",
                    help="a library a team shares: postgresql://user@host/db (password from ~/.pgpass or a service "
-                        "file, never stored; default: $SEARCHAPP_LIBRARY; see docs/shared-library.md)")
+                        "file, never stored; default: $SEARCHAPP_LIBRARY; `local`: this desktop's own library; see "
+                        "docs/shared-library.md)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     register_all(sub, only)
     accept_after_command(p)

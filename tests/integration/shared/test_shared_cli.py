@@ -145,3 +145,29 @@ def test_two_computers_under_one_machine_name_do_not_overwrite_each_other(run, t
     monkeypatch.delenv("SEARCHAPP_MACHINE_TAKE_OVER")
     monkeypatch.setattr(host, "host_id", lambda: "computer-one")  # the name is computer two's now
     assert run("--library", pg_address, "index", "--words-only", str(home))[0] == 3
+
+
+def test_library_local_opens_the_desktops_own_library_over_the_config_and_an_empty_one_is_refused(
+        run, tmp_path, pg_address, monkeypatch):
+    """A tester with the address in the config found no way back to the desktop's own library: `--library ""`
+    still opened the shared one. `--library local` opens the data dir's library; an empty value (an unset
+    variable) is one line, not silently the shared library."""
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    monkeypatch.setenv("SEARCHAPP_LIBRARY", pg_address)
+    assert run("index", "--words-only", str(docs))[0] == 0  # into the shared library
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "mine.txt").write_text("A note kept on this desktop alone.", encoding="utf-8")
+    assert run("--library", "local", "index", "--words-only", str(own))[0] == 0
+    code, out, _ = run("--library", "local", "status", "--json")
+    assert code == 0 and json.loads(out)["files"] == 1 and not json.loads(out).get("address"), out
+    code, out, _ = run("--library", "local", "search", "desktop alone", "--mode", "lexical")
+    assert code == 0 and "mine.txt" in out
+    code, out, _ = run("--library", "local", "history", "list")  # the desktop's history, not the shared library's
+    assert code == 0 and "desktop alone" in out
+    code, out, _ = run("history", "list")
+    assert code == 0 and "desktop alone" not in out
+    code, out, _ = run("status", "--json")
+    assert code == 0 and json.loads(out)["files"] == 7
+    code, _, err = run("--library", "", "status")
+    assert code == 2 and "--library is empty" in err and "--library local" in err
