@@ -83,6 +83,7 @@ class SharedLibrary:
         self.store = PgStore(address, create=create, machine=machine)
         self.models = ModelSet(config, encoder=encoder, reranker=reranker)
         self.models.library_state = lambda: (self.store.meta(), self.store.has_chunks())
+        self.models.shared = True  # a mismatch is told "set this desktop's settings back", never "reindex"
         # The sync and the search take a Store; a PgStore answers every call they make (pg_store.py).
         self._as_store = cast("Store", self.store)
         # A role with SELECT rights only: searches, and records nothing (history, saved searches), as a
@@ -375,6 +376,7 @@ class SharedLibrary:
         st = build_status(self.config, str(self.config.data_dir), self._as_store, IN_STORE, None,
                           integrity=lambda: True, owner=self.store.machine)
         st.address = shown(self.address)
+        _set_back_not_reindex(self.config, self.store.meta(), st)
         for machine, root in self.store.all_roots():
             if machine != self.store.machine:
                 n_files, n_chunks = self.store.root_counts(root.id)
@@ -400,3 +402,13 @@ class SharedLibrary:
         st.generation = int(meta.get("generation", "0") or 0)
         st.mounts = shared_paths.mounted_roots(self.store, self.paths)
         return st
+
+
+def _set_back_not_reindex(config: Config, meta: dict[str, str], st: LibraryStatus) -> None:
+    """The desktop's status advises a reindex when the settings differ; a shared library refuses that reindex (one
+    model for every machine), so its status says to set this desktop's settings back instead."""
+    from ..models.identity import library_settings, reindex_reasons, shared_mismatch_message
+
+    reasons = reindex_reasons(meta, library_settings(config))
+    if st.reindex_needed and reasons:
+        st.reindex_needed = shared_mismatch_message(reasons)

@@ -150,12 +150,11 @@ def reindex(lib: SharedLibrary, progress: Optional[ProgressFn], cancel: Optional
             rep.resumed = resumed
             return rep
     except ModelMismatchError:  # its advice (run `searchapp reindex`) is what was just refused: said anew
-        from ..models.identity import built_with, reindex_reasons
+        from ..models.identity import SET_BACK, built_with, reindex_reasons
 
         reasons = reindex_reasons(store.meta(), lib.models.expected_meta())
         if not reasons:
             raise
         raise ModelMismatchError(f"{built_with(reasons)}: a shared library keeps one model and chunking for every "
-                                 "machine's folders, and reindexing it with other ones is not there yet; nothing "
-                                 "was changed: set [models] and [chunking] in this desktop's config back to the "
-                                 "library's (`status` shows them)") from None
+                                 f"machine's folders, and reindexing it with other ones is not there yet; nothing "
+                                 f"was changed: {SET_BACK}") from None

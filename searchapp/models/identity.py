@@ -21,7 +21,7 @@ from .resolve import ResolvedModel, resolve_model
 from .sentence_conventions import Conventions, describe_prompt, read_conventions, resolve_pooling
 
 __all__ = ["ModelIdentity", "bi_encoder_identity", "plain_bert_config", "library_settings", "reindex_reasons",
-           "built_with", "reindex_message", "model_fingerprint"]
+           "built_with", "reindex_message", "shared_mismatch_message", "model_fingerprint"]
 
 _HUGE = 100_000  # tokenizers without a limit report a huge sentinel (transformers: VERY_LARGE_INTEGER)
 
@@ -194,3 +194,14 @@ def reindex_message(reasons: list[str]) -> Optional[str]:
     if not reasons:
         return None
     return built_with(reasons) + ": run `searchapp reindex` to rebuild it with the current settings, or change them back"
+
+
+SET_BACK = ("set [models] and [chunking] in this desktop's config back to the library's (`status` shows them)")
+
+
+def shared_mismatch_message(reasons: list[str]) -> Optional[str]:
+    """reindex_message for a shared library: it keeps one model and chunking for every machine's folders, so a
+    reindex with this desktop's settings would be refused; the way out is this desktop's settings."""
+    if not reasons:
+        return None
+    return built_with(reasons) + ": a shared library keeps one model and chunking for every machine: " + SET_BACK

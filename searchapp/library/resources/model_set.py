@@ -150,6 +150,9 @@ class ModelSet:
         # pooling and prompts were read keeps running as built (sentence_conventions.library_keep).
         self.library_state: Optional[Callable[[], tuple[Mapping[str, str], bool]]] = None
         self._keep: Optional[tuple[str, LibraryKeep]] = None  # (models.pooling it was decided for, the decision)
+        # A shared library (set by SharedLibrary) keeps one model for every machine: a mismatch there is mended by
+        # this desktop's settings, not by a reindex (which it refuses).
+        self.shared = False
 
     def keep(self) -> LibraryKeep:
         """The pooling setting and whether prompts are used, for this library (sentence_conventions.library_keep)."""
@@ -296,12 +299,13 @@ class ModelSet:
         stored = reader.meta()
         if not reader.has_chunks():
             return
-        from ...models.identity import reindex_message, reindex_reasons
+        from ...models.identity import reindex_message, reindex_reasons, shared_mismatch_message
 
         if self._keep is not None and library_keep(self.config.models.pooling, stored, True) != self._keep[1]:
             self._let_go()  # another process reindexed it since (or a reindex here was refused): decided again
 
-        problem = reindex_message(reindex_reasons(stored, self.expected_meta()))
+        message = shared_mismatch_message if self.shared else reindex_message
+        problem = message(reindex_reasons(stored, self.expected_meta()))
         if problem:
             raise ModelMismatchError(problem)
 

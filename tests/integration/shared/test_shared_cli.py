@@ -171,3 +171,29 @@ def test_library_local_opens_the_desktops_own_library_over_the_config_and_an_emp
     assert code == 0 and json.loads(out)["files"] == 7
     code, _, err = run("--library", "", "status")
     assert code == 2 and "--library is empty" in err and "--library local" in err
+
+
+def test_settings_that_differ_are_set_back_not_reindexed(run, tmp_path, pg_address, monkeypatch):
+    """A shared library keeps one model and chunking for every machine: a desktop whose settings differ is told to
+    set them back (naming which), not to run the `reindex` that would then be refused."""
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    assert run("--library", pg_address, "index", "--words-only", str(docs))[0] == 0
+    monkeypatch.setenv("SEARCHAPP_CHUNKING__MAX_TOKENS", "100")
+    for argv in (("search", "volcano eruption", "--mode", "dense"), ("index",), ("reindex", "--words-only")):
+        code, out, err = run("--library", pg_address, *argv)
+        assert code == 4 and out == "" and len(err.strip().splitlines()) == 1, (argv, err)
+        assert "chunk_max_tokens" in err and "(configured 100)" in err, (argv, err)
+        assert "set [models] and [chunking] in this desktop's config back to the library's" in err, (argv, err)
+        assert "searchapp reindex" not in err, (argv, err)  # (reindex itself says why it refuses other settings)
+
+
+def test_the_windows_status_says_set_back_too(make_config, tiny_encoder, tmp_path, pg_address):
+    from searchapp.library.shared import SharedLibrary
+
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    with SharedLibrary(make_config(models={"reranker": ""}), pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+    config = make_config(models={"reranker": ""}, chunking={"max_tokens": 100})
+    with SharedLibrary(config, pg_address, encoder=tiny_encoder) as lib:
+        why = lib.status().reindex_needed or ""
+    assert "chunk_max_tokens" in why and "back to the library's" in why and "searchapp reindex" not in why
