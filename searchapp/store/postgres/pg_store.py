@@ -111,6 +111,7 @@ class PgStore(PgLexical, PgScope):
         self._prepared: list[tuple[list[str], Any]] = []  # postings made ahead of their batch (prepare_words)
         self._prepared_lock = threading.Lock()  # the sync's thread adds, its writer thread takes
         self._vector_count: Optional[tuple[int, int]] = None  # (generation, passages with a vector): vector_count
+        self._statement: Optional[str] = None  # what `rows` runs: a refused one says which right the role lacks
         self._pg = self._connect()
         try:
             if create:
@@ -161,16 +162,26 @@ class PgStore(PgLexical, PgScope):
                         raise StoreError(f"lost the connection to the shared library {self.path} while syncing: "
                                          "nothing of the batch in flight was kept; sync again")
                     self._reconnect()
+                self._statement = None  # a COPY or executemany below: a write
                 yield
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise StoreError(f"this database role may not write the shared library {self.path} (searches work; a "
-                             f"sync needs write rights): {_first_line(exc)}") from None
+            raise self._denied(exc) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             kept = "nothing of the batch in flight was kept, and " if writing else ""
             raise StoreError(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; {kept}the "
                              "next request connects again") from None
         except psycopg.Error as exc:
             raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
+
+    def _denied(self, exc: BaseException) -> "RoleDenied":
+        """The one line for a statement the role may not run: a read refused means no search works either, so
+        only a refused write says that searches do."""
+        why = _first_line(exc)
+        if _reads(self._statement):
+            return RoleDenied(f"this database role may not read the shared library {self.path}: {why}; the "
+                              "library's owner lets it: GRANT SELECT ON ALL TABLES IN SCHEMA public TO the role", why)
+        return RoleDenied(f"this database role may not write the shared library {self.path} (searches work; a sync "
+                          f"needs write rights): {why}", why)
 
     def _reconnect(self) -> None:
         """A connection lost earlier (its request got one StoreError line, and nothing of its transaction was
@@ -184,6 +195,7 @@ class PgStore(PgLexical, PgScope):
         floats as they are (pgvector's loader reads them with NumPy), not text parsed float by float."""
         with self._guard():
             cur = self._pg.cursor(binary=binary)
+            self._statement = sql
             try:
                 cur.execute(sql, params)  # sql: a constant of this package
                 return cur.fetchall() if cur.description is not None else []
@@ -280,6 +292,7 @@ class PgStore(PgLexical, PgScope):
     def _create(self) -> None:
         """Make the tables if missing and bring an older library's up to this version (MIGRATIONS), in one
         transaction; a library made by a newer searchapp is left as it is (_check_version refuses it)."""
+        version: Optional[int] = -1  # not read yet
         try:
             with self.atomic():
                 self.rows("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
@@ -307,6 +320,10 @@ class PgStore(PgLexical, PgScope):
             if "vector" in str(exc) and "extension" in str(exc):
                 raise StoreError(f"the database of {self.path} lacks pgvector: its owner runs CREATE EXTENSION vector "
                                  "there once (docs/shared-library.md)") from None
+            if version is None and isinstance(exc, RoleDenied):  # no library yet, and no right to make its tables
+                raise StoreError(f"the shared library cannot be created in {self.path}: this database role may not "
+                                 f"create tables there ({exc.why}); grant CREATE on schema "
+                                 "public to the role, or make it the database's owner") from None
             raise
 
     def upgrade(self) -> None:
@@ -740,6 +757,25 @@ class PgStore(PgLexical, PgScope):
             self.set_meta("shared_dim", str(int(vecs.shape[1])))
         self.run_many("UPDATE chunks SET vector = %s WHERE id = %s AND vector IS NULL",
                       [(vecs[i], int(cid)) for i, cid in enumerate(ids)])
+
+
+class RoleDenied(StoreError):
+    """The database role lacks a right the statement needed (SQLSTATE 42501), said in one line; `why`: the
+    server's own words."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
+
+
+def _reads(sql: Optional[str]) -> bool:
+    """Whether `sql` only reads: a SELECT that neither locks rows nor takes a sequence's next value (those need
+    write rights, so a role refused them may still read)."""
+    if sql is None:
+        return False
+    text = " ".join(sql.split()).upper()
+    return text.startswith(("SELECT ", "WITH ")) and not any(w in text for w in (" FOR UPDATE", " FOR SHARE",
+                                                                                 "NEXTVAL("))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -118,6 +118,29 @@ def test_role_without_write_rights_searches_but_cannot_sync(config, tiny_encoder
     assert table_counts(pg_server, pg_address)[0] == 1
 
 
+def test_a_role_that_may_not_read_or_create_is_told_which_right_it_lacks(config, tiny_encoder, tmp_path, pg_server,
+                                                                        pg_address):
+    """A denied search says the role may not read (not "searches work"); a database where the role may not create
+    tables, with no library yet, says the library cannot be made there and which grant makes it."""
+    docs = write_texts(tmp_path / "docs", {"a.txt": "copper kettles whistle on the stove"})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+    pg_server.admin("DO $$ BEGIN CREATE ROLE stranger LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    stranger = pg_server.address(database_of(pg_address), user="stranger")  # no grant at all
+    with pytest.raises(StoreError) as err:
+        with SharedLibrary(config, stranger, encoder=tiny_encoder) as lib:
+            lib.search("copper", mode="lexical")
+    said = str(err.value)
+    assert "may not read the shared library" in said and "GRANT SELECT" in said and "searches work" not in said
+
+    empty = pg_server.new_database()  # PostgreSQL 15 and later: only the database's owner creates in public
+    with pytest.raises(StoreError) as err:
+        SharedLibrary(config, pg_server.address(empty, user="stranger"), create=True, encoder=tiny_encoder)
+    said = str(err.value)
+    assert "cannot be created" in said and "searches work" not in said and len(said.splitlines()) == 1
+    assert said.endswith("grant CREATE on schema public to the role, or make it the database's owner")
+
+
 def test_role_without_write_rights_opens_an_older_library_as_the_window_does(config, tiny_encoder, tmp_path,
                                                                             pg_server, pg_address):
     """The window opens a library with `create` (it may index); a role that only reads cannot migrate an older
