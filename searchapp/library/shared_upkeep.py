@@ -10,13 +10,14 @@ import os
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Optional, Protocol
 
-from ..base.errors import ModelMismatchError, SearchAppError, StoreError
+from ..base.errors import ConfigError, ModelMismatchError, SearchAppError, StoreError
 from ..store.postgres import pg_removed, pg_reread
 from ..store.rows import RootRow
 from .resources.undo_file import UNDO_SECONDS
 from .sync.roots import refuse_missing_roots
 
 if TYPE_CHECKING:
+    from ..base.path_map import PathMap
     from ..base.progress import CancelToken, ProgressFn
     from ..store.db import Store
     from ..store.postgres.pg_store import PgStore
@@ -34,6 +35,7 @@ class SharedLibrary(Protocol):
 
     read_only: bool
     store: PgStore
+    paths: PathMap
     _as_store: Store
     models: ModelSet
 
@@ -55,7 +57,10 @@ def remove_folder(lib: SharedLibrary, path: str, undoable: bool) -> int:
     from .sync.roots import root_to_remove
 
     refuse_read_only(lib, "remove")
-    row = root_to_remove(lib._as_store, os.path.abspath(os.path.expanduser(path)))
+    folder = os.path.abspath(os.path.expanduser(path))
+    if lib.store.root_by_path(folder) is None:  # this machine's own folder of that name comes first
+        _refuse_others(lib, folder)
+    row = root_to_remove(lib._as_store, folder)
     if undoable and lib.store.schema_version < UNDO_SCHEMA:
         lib.store.upgrade()
     with lib._writing([row], check_model=False):
@@ -70,6 +75,15 @@ def remove_folder(lib: SharedLibrary, path: str, undoable: bool) -> int:
             lib.store.delete_root(row.id)
             lib.store.bump_generation()
     return n_files
+
+
+def _refuse_others(lib: SharedLibrary, folder: str) -> None:
+    """Another machine's folder (by its path there, or where library.path_map mounts it here) is that machine's to
+    remove: said so, rather than "not an indexed folder", which reads as if it were not in the library."""
+    mounted = set(lib.paths.to_theirs(folder))  # (machine, its path) pairs the map reads `folder` as
+    for machine, root in lib.store.all_roots():
+        if machine != lib.store.machine and (root.path == folder or (machine, root.path) in mounted):
+            raise ConfigError(f"{folder}: that folder is {machine}'s; only {machine} removes it (nothing was changed)")
 
 
 def undo_remove(lib: SharedLibrary) -> tuple[str, int]:

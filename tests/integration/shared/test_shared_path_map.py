@@ -191,3 +191,15 @@ def test_a_folder_another_machine_indexes_already_is_said_when_added(desks, tmp_
     (own / "x.txt").write_text("desk-b's own notes on barley", encoding="utf-8")
     code, _, err = run("desk-b", "index", "--words-only", str(own))
     assert code == 0 and "already" not in err, err
+
+
+def test_removing_another_machines_folder_names_its_machine(desks, tmp_path):
+    """desk-b's `remove` of desk-a's folder (by desk-a's path, or where desk-b mounts it) says whose it is, not
+    "not an indexed folder"; nothing is removed."""
+    run, share_a, mount_b = desks
+    for folder in (share_a / "docs", mount_b / "docs"):
+        code, out, err = run("desk-b", "remove", str(folder), "--yes")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert "that folder is desk-a's; only desk-a removes it" in err and "not an indexed folder" not in err, err
+    code, out, _ = run("desk-b", "status")
+    assert code == 0 and f"desk-a: {share_a / 'docs'} (" in out
