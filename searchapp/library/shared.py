@@ -206,7 +206,8 @@ class SharedLibrary:
         readable_to_add(self._as_store, root)
         inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
         if inside:
-            raise NotShared(f"a folder inside the indexed folder {inside[0]} (sync that folder instead)")
+            what = "a folder" if os.path.isdir(root) else "a file"  # `index` takes files too: named as what it is
+            raise NotShared(f"{what} inside the indexed folder {inside[0]} (sync that folder instead)")
         new = self.store.root_by_path(root) is None
         self.store.add_root(root)
         below = root.rstrip(os.sep) + os.sep

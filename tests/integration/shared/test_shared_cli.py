@@ -197,3 +197,13 @@ def test_the_windows_status_says_set_back_too(make_config, tiny_encoder, tmp_pat
     with SharedLibrary(config, pg_address, encoder=tiny_encoder) as lib:
         why = lib.status().reindex_needed or ""
     assert "chunk_max_tokens" in why and "back to the library's" in why and "searchapp reindex" not in why
+
+
+def test_indexing_a_file_inside_an_indexed_folder_says_a_file(run, tmp_path, pg_address):
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    (docs / "sub").mkdir()
+    assert run("--library", pg_address, "index", "--words-only", str(docs))[0] == 0
+    code, _, err = run("--library", pg_address, "index", "--words-only", str(docs / "bread.txt"))
+    assert code == 2 and f"not yet on a shared library: a file inside the indexed folder {docs} " in err, err
+    code, _, err = run("--library", pg_address, "index", "--words-only", str(docs / "sub"))
+    assert code == 2 and f"not yet on a shared library: a folder inside the indexed folder {docs} " in err, err
