@@ -134,6 +134,25 @@ class PathMap:
                 return local + os.sep * 2 + member.replace(e.sep * 2, os.sep * 2)
         return None
 
+    def unmatched(self, roots: Iterable[tuple[str, str]]) -> list[str]:
+        """One line for each entry that maps none of `roots` ((machine, folder) of every machine's): a machine name
+        no folder has (names are compared exactly, case and all) or a folder that is neither among that machine's
+        folders nor holds or lies in one. Such an entry changes nothing, so it is easy to miss."""
+        by_machine: dict[str, list[str]] = {}
+        for machine, path in roots:
+            by_machine.setdefault(machine, []).append(path)
+        out = []
+        for e in self.entries:
+            theirs = by_machine.get(e.machine)
+            if theirs and any(_rest(p, e.theirs, e.sep) is not None or _rest(e.theirs, p, e.sep) is not None
+                              for p in theirs):
+                continue
+            known = (f"its folders: {', '.join(theirs)}" if theirs
+                     else f"machines: {', '.join(sorted(by_machine)) or 'none yet'}")
+            out.append(f"path_map entry '{e.machine}:{e.theirs}={e.ours}' matches no folder of machine "
+                       f"'{e.machine}' ({known})")
+        return out
+
     def to_theirs(self, key: str) -> list[tuple[str, str]]:
         """The (machine, key) pairs this desktop's `key` may stand for, by the entries whose FOLDER_HERE it lies
         under, longest first ([] when none)."""

@@ -66,6 +66,7 @@ class SharedStatus:
     machine: str
     roots: list[tuple[str, str, int, int]] = field(default_factory=list)  # (machine, path, files, passages)
     mounts: list[tuple[str, str, str]] = field(default_factory=list)  # (machine, path, where mounted here)
+    unmatched: list[str] = field(default_factory=list)  # library.path_map entries that map no folder, said
     files: int = 0
     passages: int = 0
     embedded: int = 0
@@ -402,6 +403,7 @@ class SharedLibrary:
         st.dim = self.store.dim()
         st.generation = int(meta.get("generation", "0") or 0)
         st.mounts = shared_paths.mounted_roots(self.store, self.paths)
+        st.unmatched = self.paths.unmatched((machine, path) for machine, path, _, _ in st.roots)
         return st
 
 

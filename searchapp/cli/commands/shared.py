@@ -171,4 +171,4 @@ def status_lines(st: SharedStatus) -> list[str]:
     lines += [f"  {printable(machine)}: {printable(path)} ({files} files, {chunks} passages)"
               + (f", here at {printable(here[machine, path])}" if (machine, path) in here else "")
               for machine, path, files, chunks in st.roots]
-    return lines
+    return lines + [printable(note) for note in st.unmatched]  # a mistyped map entry: nothing else shows it

@@ -203,3 +203,23 @@ def test_removing_another_machines_folder_names_its_machine(desks, tmp_path):
         assert "that folder is desk-a's; only desk-a removes it" in err and "not an indexed folder" not in err, err
     code, out, _ = run("desk-b", "status")
     assert code == 0 and f"desk-a: {share_a / 'docs'} (" in out
+
+
+def test_a_map_entry_that_matches_no_folder_is_said_by_status(desks, tmp_path):
+    """A machine name no folder has (a wrong case) or a folder that is not among that machine's: `status` and
+    `status --check` say so, one line each; searches are not failed over it."""
+    run, share_a, mount_b = desks
+    config = tmp_path / "desk-b" / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        f'path_map = ["desk-a:{share_a}={mount_b}"]',
+        f'path_map = ["desk-a:{share_a}={mount_b}", "Desk-A:/x=/y", "desk-a:/elsewhere=/z"]'), encoding="utf-8")
+    for argv in (("status",), ("status", "--check")):
+        code, out, err = run("desk-b", *argv)
+        assert code == 0, (argv, err)
+        assert "path_map entry 'Desk-A:/x=/y' matches no folder of machine 'Desk-A' (machines: desk-a)" in out, out
+        assert "path_map entry 'desk-a:/elsewhere=/z' matches no folder of machine 'desk-a' (its folders: " in out
+        assert f"desk-a:{share_a}=" not in out  # the entry that maps a folder is not named
+    code, out, _ = run("desk-b", "status", "--json")
+    assert code == 0 and len(json.loads(out)["shared"]["unmatched"]) == 2
+    code, out, _ = run("desk-b", "search", "sourdough starter", "--mode", "lexical")
+    assert code == 0 and str(mount_b / "docs" / "bread.txt") in out
