@@ -40,12 +40,18 @@ def shown(value: str) -> str:
     """The address as printed: user, host, port and database; never a query string's options."""
     parts = urlsplit(value)
     host = parts.hostname or "local socket"
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:  # not a number: libpq says so when it connects
-        port = ""
+    if ":" in host:  # an IPv6 address: bracketed, so its port stays told apart
+        host = f"[{host}]"
     user = f"{parts.username}@" if parts.username else ""
-    return f"postgresql://{user}{host}{port}{parts.path or ''}"
+    return f"postgresql://{user}{host}{_port(parts.netloc)}{parts.path or ''}"
+
+
+def _port(netloc: str) -> str:
+    """":PORT" as written (libpq's error is about a port out of range or not a number, so the address it names
+    keeps it, as urlsplit's checked port would not), or "" when none is."""
+    after_host = netloc.rpartition("@")[2].rpartition("]")[2]  # past a user and an IPv6 address's colons
+    port = after_host.rpartition(":")[2] if ":" in after_host else ""
+    return f":{port}" if port else ""
 
 
 def library_address(flag: Optional[str], configured: Optional[str] = None) -> Optional[str]:

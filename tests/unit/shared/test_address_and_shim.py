@@ -37,6 +37,13 @@ def test_shown_names_no_options():
     assert shown("postgresql://bob@db.example:5433/team?sslmode=verify-full") == "postgresql://bob@db.example:5433/team"
 
 
+def test_shown_keeps_a_port_out_of_range_or_not_a_number():
+    """The error that follows (libpq's) is about the port: the address it names keeps it."""
+    assert shown("postgresql://team@127.0.0.1:99999/searchapp") == "postgresql://team@127.0.0.1:99999/searchapp"
+    assert shown("postgresql://team@[::1]:99999/searchapp") == "postgresql://team@[::1]:99999/searchapp"
+    assert shown("postgresql://team@db:abc/searchapp") == "postgresql://team@db:abc/searchapp"
+
+
 def test_without_the_shared_extra_one_line(monkeypatch):
     import sys
 
