@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, S
 import numpy as np
 
 from ...base.entry_dates import clamped_ns
-from ...base.errors import NoSharedLibrary, StoreError
+from ...base.errors import ConfigError, NoSharedLibrary, StoreError
 from ..rows import ChunkRow, FileRow, NewChunk, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
@@ -59,7 +59,12 @@ _KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10
 
 
 def machine_name() -> str:
-    return os.environ.get(MACHINE_ENV) or socket.gethostname() or "this machine"
+    given = os.environ.get(MACHINE_ENV)
+    if given and not given.strip():
+        # Its folders would be kept under a name no one can read or type back: refused as a bad setting is.
+        raise ConfigError(f"${MACHINE_ENV} is blank: set it to this machine's name, or unset it to use the host "
+                          f"name ({socket.gethostname() or 'none'})")
+    return given or socket.gethostname() or "this machine"
 
 
 def _clean(text: str) -> str:

@@ -207,3 +207,11 @@ def test_indexing_a_file_inside_an_indexed_folder_says_a_file(run, tmp_path, pg_
     assert code == 2 and f"not yet on a shared library: a file inside the indexed folder {docs} " in err, err
     code, _, err = run("--library", pg_address, "index", "--words-only", str(docs / "sub"))
     assert code == 2 and f"not yet on a shared library: a folder inside the indexed folder {docs} " in err, err
+
+
+def test_a_blank_machine_name_is_refused(run, tmp_path, pg_address, monkeypatch):
+    docs = corpus.make_mixed_corpus(tmp_path / "docs")
+    monkeypatch.setenv("SEARCHAPP_MACHINE", "  ")
+    code, out, err = run("--library", pg_address, "index", "--words-only", str(docs))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "SEARCHAPP_MACHINE" in err and "blank" in err
