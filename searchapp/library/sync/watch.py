@@ -232,7 +232,9 @@ class LibraryWatcher:
             try:
                 rep = self.library.sync_changed(batch)
             except SearchAppError as exc:  # e.g. another process is syncing: keep the paths, try again later
-                log.warning("live update failed, retrying in %.0f s: %s", retry, exc)
+                # Said once: by on_error when there is one (the command line prints it), else logged here.
+                (log.debug if self.on_error is not None else log.warning)(
+                    "live update failed, retrying in %.0f s: %s", retry, exc)
                 self._report_error(exc)
                 with self._cond:
                     now = time.monotonic()

@@ -99,6 +99,7 @@ def test_watch_syncs_a_change_waits_for_a_held_folder_and_leaves_no_lock(tmp_pat
             (docs / "heron.txt").write_text("a grey heron stands in the reeds", encoding="utf-8")
             # its own refusal, not the catch-up's "waiting: another process is syncing" line above
             _until(lambda: "live update failed (will retry): another process is syncing" in err.text(), watch, err)
+            assert "retrying in" not in err.text()  # said once: not also by the watcher's log
             assert _found(lib, "heron") == []
             lib.store.release_root_locks([root.id])
             _until(lambda: _found(lib, "heron") == ["heron.txt"], watch, err)
