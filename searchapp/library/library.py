@@ -194,6 +194,7 @@ class Library(WatchAndServe):
         with self._lock, writer_lock(self.data_dir, self.writer_wait) as turn:
             if check_model:
                 self.check_model()
+            self.vectors.before_write()
             self._updates.turn = turn  # its meaning pass hands the lock over between batches (sync/handover.py)
             try:
                 yield self._updates

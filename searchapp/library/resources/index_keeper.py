@@ -274,6 +274,14 @@ class IndexKeeper:
             self.compact_if_needed()
         self.mark_current()
 
+    def before_write(self) -> None:
+        """This process has taken the writer lock: what other processes committed since its index last followed
+        the store goes in first. Its own batches move the generation on, and mark_current after them would
+        otherwise hide the others' (a watch's served search lost a manual `index`'s vectors so, until a restart,
+        and `status --check` said the library was not consistent)."""
+        if self._index is not None and self.store.generation() != self._generation:
+            self.catch_up()
+
     def mark_current(self) -> None:
         """After this process's own write and save: the index reflects the store's generation."""
         self._generation = self.store.generation()

@@ -79,3 +79,18 @@ def test_other_reads_see_the_index_as_the_database_has_it(two_processes, read):
     getattr(lib, read)()
     # what the read searched: the in-memory index, now holding the other process's passages too
     assert sorted(lib.vectors.index().ids().tolist()) == lib.reader().embedded_ids().tolist()
+
+
+def test_this_processs_own_write_after_anothers_keeps_the_others_vectors(two_processes):
+    """A tester's `watch` committed its own change right after a manual `index` in another process: its index
+    was marked current after its write, so the other's vectors were never followed (its served searches missed
+    them, `status --check` said not consistent) until a restart. Taking the writer lock follows the others first."""
+    lib, docs, sync_elsewhere = two_processes
+    lib.search("violin", mode="dense")  # the vector index is read now, as it is
+    (docs / "violin copy.txt").write_text(TEXTS["violin.txt"] + " Again.\n", encoding="utf-8")
+    sync_elsewhere()  # committed by the other process; no read here since
+    (docs / "harbour.txt").write_text("Fishing boats wait in the harbour for the evening tide.\n", encoding="utf-8")
+    lib.sync()  # this process's own write, then its index marked current
+    assert sorted(lib.vectors.index().ids().tolist()) == lib.reader().embedded_ids().tolist()
+    hits = lib.search("violin maker carving spruce", mode="dense", k=10).hits
+    assert "violin copy.txt" in {Path(h.path).name for h in hits}
