@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import stat
 import threading
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ from .contract import SyncReport
 
 if TYPE_CHECKING:  # watchdog itself is imported only when watching starts
     from watchdog.events import FileSystemEvent
-    from watchdog.observers.api import BaseObserver
+    from watchdog.observers.api import BaseObserver, ObservedWatch
 
     from ...base.config import Config
     from ...store import Store
@@ -92,6 +93,10 @@ class LibraryWatcher:
         self.note: Optional[str] = None
         self._roots: list[str] = []  # the folders whose changes are synced (read from the library)
         self._scheduled: set[str] = set()  # the folders an observer watch was added for (never twice)
+        # root -> (its watch, the folder it watches as (st_dev, st_ino)): a folder that went away and came back (a
+        # drive unplugged and plugged in, a folder renamed away and back) is another folder to the system's watch
+        self._watches: dict[str, tuple[ObservedWatch, tuple[int, int]]] = {}
+        self._away: set[str] = set()  # watched folders gone since: caught up when they are back
         self._pending: dict[str, float] = {}  # path -> first time seen in this batch
         self._last_event = 0.0
         self._cond = threading.Condition()
@@ -139,9 +144,10 @@ class LibraryWatcher:
         handler = _Handler(self)
         for root in self._roots:
             # A single-file root is watched through its folder; events for siblings are dropped by scope.
-            target = root if os.path.isdir(root) else os.path.dirname(root)
-            if os.path.isdir(target):
-                observer.schedule(handler, target, recursive=True)  # type: ignore[arg-type]  # see _Handler
+            target, seen = _watched_folder(root)
+            if seen is not None:
+                watch = observer.schedule(handler, target, recursive=True)  # type: ignore[arg-type]  # see _Handler
+                self._watches[root] = (watch, seen)
                 self._scheduled.add(root)
 
     def add_root(self, root: str) -> None:
@@ -151,11 +157,12 @@ class LibraryWatcher:
             self._roots = [*self._roots, root]  # a new list: the observer's thread reads it meanwhile
         if root in self._scheduled or self._observer is None:
             return
-        target = root if os.path.isdir(root) else os.path.dirname(root)
-        if not os.path.isdir(target):  # not here now: the next look at the folder list tries again
+        target, seen = _watched_folder(root)
+        if seen is None:  # not here now: the next look at the folder list tries again
             return
         try:
-            self._observer.schedule(_Handler(self), target, recursive=True)  # type: ignore[arg-type]  # see _Handler
+            watch = self._observer.schedule(_Handler(self), target, recursive=True)  # type: ignore[arg-type]  # see _Handler
+            self._watches[root] = (watch, seen)
             self._scheduled.add(root)
         except OSError as exc:  # out of watches: this root is caught up by the next full sync
             self._scheduled.add(root)  # said once, not every few seconds
@@ -217,11 +224,37 @@ class LibraryWatcher:
         except Exception as exc:  # a busy, locked or closing database: the next tick reads it again, and the
             log.debug("folder list not read: %s", exc)  # watch goes on (an error here ended its thread)
             return
+        self._check_watched()
         for root in stored:
             self.add_root(root)
+        back = sorted(r for r in self._away if r in self._scheduled)
+        if back:
+            self._away.difference_update(back)
+            log.warning("%s is back: watching it again, and reading what changed while it was away", ", ".join(back))
+            self.notify(back)  # the whole folder, as a sync of it: what changed while it was away is caught up
         gone = set(self._roots) - set(stored)
         if gone:
             self._roots = [r for r in self._roots if r not in gone]  # its events are no longer wanted
+
+    def _check_watched(self) -> None:
+        """A watched folder that is gone, or is another folder now (unplugged and plugged in again, renamed away and
+        back), loses its watch: the system's watch followed the old one or ended with it, and nothing said so.
+        add_root watches it anew once it is there, and _refresh_roots catches it up."""
+        for root, (watch, seen) in list(self._watches.items()):
+            if _watched_folder(root)[1] == seen:
+                continue
+            del self._watches[root]
+            self._scheduled.discard(root)
+            self._away.add(root)
+            if self._observer is not None:
+                try:
+                    self._observer.unschedule(watch)
+                except (KeyError, OSError, RuntimeError):  # its emitter already ended with the folder
+                    pass
+            if os.path.lexists(root):
+                continue  # another folder in its place: watched anew by the add_root that follows
+            log.warning("%s is gone (a drive unplugged, a folder moved?): its files stay searchable, and it is "
+                        "watched again when it is back", root)
 
     def _run(self) -> None:
         retry = self.debounce
@@ -267,6 +300,19 @@ def _inactive_emitter(record: logging.LogRecord) -> bool:
     """A logging filter: False for watchdog's "queue_events() called when the thread is inactive", an error it logs
     when a watch is stopped while an event is read (every Ctrl+C of `searchapp watch` could print it): no harm."""
     return "called when the thread is inactive" not in str(record.msg)
+
+
+def _watched_folder(root: str) -> tuple[str, Optional[tuple[int, int]]]:
+    """(the folder watched for `root` (a single-file root through its folder), its (st_dev, st_ino)), the second
+    None when it is not here now (a missing folder's parent is no stand-in: it would be "back" at once)."""
+    if not os.path.lexists(root):
+        return root, None
+    target = root if os.path.isdir(root) else os.path.dirname(root)
+    try:
+        st = os.stat(target)
+    except OSError:
+        return target, None
+    return target, ((st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None)
 
 
 def _stop_quietly(observer: BaseObserver) -> None:

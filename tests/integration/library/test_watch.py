@@ -259,3 +259,39 @@ def test_a_database_error_reading_the_folder_list_does_not_end_the_watch(live, m
     assert len(failures) >= 3 and lib._watcher.running
     (docs / "after.txt").write_text("Lighthouses guide the ships at night.", encoding="utf-8")
     wait_for(changes, lambda rep, paths: any(p.endswith("after.txt") for p in paths), "a change after the errors")
+
+
+@pytest.mark.parametrize("how", ["removed", "renamed"])
+def test_a_watched_folder_that_goes_away_and_comes_back_is_watched_again_and_caught_up(live, monkeypatch, tmp_path,
+                                                                                      how):
+    """A tester unplugged and plugged in a drive (here: the folder removed, or renamed away, and put back): watch
+    never saw that folder again, even its new files, until restarted, and said nothing. It is watched anew when
+    it is back, what changed while it was away is read, and later edits are seen again."""
+    import shutil
+
+    from searchapp.library.sync import watch
+
+    lib, docs, changes = live
+    monkeypatch.setattr(watch, "ROOTS_EVERY_S", 0.2)
+    lib.stop_watching()  # started again below with the short folder-list period
+    lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.2)
+    away = tmp_path / "away"
+    if how == "removed":
+        shutil.copytree(docs, away)
+        shutil.rmtree(docs)
+    else:
+        docs.rename(away)
+    deadline = time.monotonic() + WAIT  # the look at the folders every ROOTS_EVERY_S finds it gone
+    while str(docs) not in lib._watcher._away and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert str(docs) in lib._watcher._away
+    (away / "while-away.txt").write_text("Walruses haul out on the ice floe.", encoding="utf-8")
+    if how == "removed":
+        shutil.copytree(away, docs)
+    else:
+        away.rename(docs)
+    wait_for(changes, lambda rep, paths: lexical(lib, "walruses") == ["while-away.txt"], "the catch-up when it "
+             "is back")
+    (docs / "after.txt").write_text("Puffins nest in burrows on the cliff.", encoding="utf-8")
+    wait_for(changes, lambda rep, paths: any(p.endswith("after.txt") for p in paths), "an edit after it is back")
+    assert lexical(lib, "puffins") == ["after.txt"]
