@@ -43,7 +43,9 @@ _RETRY_MAX = 60.0
 # How often the folder list is read again while nothing happens: a folder another process added (the window, a
 # CLI `index`) is watched from then on, and one it removed is no longer synced.
 ROOTS_EVERY_S = 5.0
-_RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
+# "attrib": a chmod or chown alone (watchdog 5+ tells it apart from "modified"): a file made readable again is
+# read then, not left failed until the next full sync
+_RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed", "attrib"})
 
 log = logging.getLogger(__name__)
 

@@ -295,3 +295,14 @@ def test_a_watched_folder_that_goes_away_and_comes_back_is_watched_again_and_cau
     (docs / "after.txt").write_text("Puffins nest in burrows on the cliff.", encoding="utf-8")
     wait_for(changes, lambda rep, paths: any(p.endswith("after.txt") for p in paths), "an edit after it is back")
     assert lexical(lib, "puffins") == ["after.txt"]
+
+
+def test_a_change_of_permissions_alone_is_synced(live):
+    """A tester made a file unreadable, then readable again: watch never read it again (watchdog reports a chmod
+    as "attrib", which was not listened to), so it stayed failed until a full sync. A chmod is a change now."""
+    lib, docs, changes = live
+    target = docs / "a.txt"
+    os.chmod(target, 0o600)  # nothing else changes: no write, no move
+    wait_for(changes, lambda rep, paths: str(target) in paths, "a chmod")
+    os.chmod(docs / "sub", 0o700)  # a folder's: what is below it is read again
+    wait_for(changes, lambda rep, paths: str(docs / "sub") in paths, "a folder's chmod")
