@@ -39,6 +39,9 @@ DEFAULT_SKIP_DIRS = (
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
     ".mypy_cache", ".pytest_cache", "build", "dist", ".idea", ".cache",
 )
+# Emacs' backup (file~, also vim's with `set backup`) and autosave (#file#) copies: a newcomer found last week's
+# text of a file in them, ranked beside the file itself. Their lock files (.#file) are hidden, so left out anyway.
+DEFAULT_EXCLUDE = ("*~", "#*#")
 
 
 def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Optional[tuple[Any, ...]] = None) -> Any:
@@ -65,7 +68,7 @@ class ScanConfig:
     skip_dirs: tuple[str, ...] = _f(DEFAULT_SKIP_DIRS, "Directory names never descended into (hidden ones are always skipped).")
     follow_symlinks: bool = _f(True, "Follow symlinked folders and files inside the indexed folder (loops are never walked).")
     follow_symlinks_out: bool = _f(False, "Also follow symlinks that lead out of the indexed folder (off: they are skipped with a reason).")
-    exclude: tuple[str, ...] = _f((), "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak).")
+    exclude: tuple[str, ...] = _f(DEFAULT_EXCLUDE, "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak). The default leaves out editors' backup and autosave copies (file~, #file#), whose old text would be found beside the file's own.")
     ocr: bool = _f(True, "Read images (png, jpg, tiff, webp, bmp) and PDF pages without a text layer by OCR, after the text of every other file is indexed (needs the `ocr` extra; off: images are left out and scans keep only their text layer).")
 
 

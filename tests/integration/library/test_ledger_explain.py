@@ -115,3 +115,21 @@ def test_status_files_says_an_unknown_state_before_opening_anything(tmp_path, ca
     code = main(["--data-dir", str(tmp_path / "nowhere"), "status", "--files", "bogus"])
     err = capsys.readouterr().err
     assert code == 2 and "unknown state 'bogus'" in err and not (tmp_path / "nowhere").exists()
+
+
+def test_editors_backup_and_autosave_copies_are_left_out_by_default(tiny_library, tmp_path):
+    """A newcomer found a file's old text in Emacs' `notes.txt~` and `#notes.txt#`, ranked beside the file itself.
+    The default [scan] exclude leaves them out, as explain says; a name merely holding ~ or # is kept."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("The plumber comes on Tuesday to mend the boiler.")
+    (docs / "notes.txt~").write_text("The plumber comes on Monday, last week's plan for the boiler.")
+    (docs / "#notes.txt#").write_text("An autosaved plumber draft about the boiler.")
+    (docs / "a~b #1.txt").write_text("A plumber's invoice numbered one.")
+    lib = tiny_library
+    rep = lib.add_folder(docs)
+    assert rep.added == 2 and sorted(p.rsplit("/", 1)[1] for p in (h.path for h in lib.search(
+        "plumber", mode="lexical", k=10).hits)) == ["a~b #1.txt", "notes.txt"]
+    for name in ("notes.txt~", "#notes.txt#"):
+        e = lib.explain(str(docs / name))
+        assert e["state"] == "excluded" and "*~, #*#" in e["reason"], e
