@@ -99,6 +99,7 @@ class LibraryWatcher:
         # drive unplugged and plugged in, a folder renamed away and back) is another folder to the system's watch
         self._watches: dict[str, tuple[ObservedWatch, tuple[int, int]]] = {}
         self._away: set[str] = set()  # watched folders gone since: caught up when they are back
+        self._dropped: set[str] = set()  # folders the library no longer holds: caught up if put back (an undo)
         self._pending: dict[str, float] = {}  # path -> first time seen in this batch
         self._last_event = 0.0
         self._cond = threading.Condition()
@@ -229,12 +230,16 @@ class LibraryWatcher:
         self._check_watched()
         for root in stored:
             self.add_root(root)
-        back = sorted(r for r in self._away if r in self._scheduled)
+        back = sorted(r for r in self._away if r in self._scheduled) + sorted(self._dropped.intersection(stored))
+        self._dropped.difference_update(stored)
         if back:
             self._away.difference_update(back)
             log.warning("%s is back: watching it again, and reading what changed while it was away", ", ".join(back))
-            self.notify(back)  # the whole folder, as a sync of it: what changed while it was away is caught up
+            # The whole folder, as a sync of it: what changed while it was away (or, put back by an undo, while it
+            # was out of the library) is read.
+            self.notify(back)
         gone = set(self._roots) - set(stored)
+        self._dropped.update(gone)
         if gone:
             self._roots = [r for r in self._roots if r not in gone]  # its events are no longer wanted
 

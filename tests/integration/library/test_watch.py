@@ -306,3 +306,24 @@ def test_a_change_of_permissions_alone_is_synced(live):
     wait_for(changes, lambda rep, paths: str(target) in paths, "a chmod")
     os.chmod(docs / "sub", 0o700)  # a folder's: what is below it is read again
     wait_for(changes, lambda rep, paths: str(docs / "sub") in paths, "a folder's chmod")
+
+
+def test_a_folder_put_back_by_undo_gets_the_files_made_while_it_was_out(live, make_config, tiny_encoder,
+                                                                      monkeypatch):
+    """A tester removed a watched folder, wrote a file in it, then undid the remove: the folder came back as it
+    was, and the new file was never indexed until watch restarted. A folder put back is read again."""
+    from searchapp.library.sync import watch
+
+    lib, docs, changes = live
+    monkeypatch.setattr(watch, "ROOTS_EVERY_S", 0.2)
+    lib.stop_watching()  # started again below with the short folder-list period
+    lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.2)
+    with Library(make_config(), encoder=tiny_encoder) as other:  # the window or a CLI: another writer
+        other.remove_folder(docs, undoable=True)
+        deadline = time.monotonic() + WAIT
+        while str(docs) not in lib._watcher._dropped and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert str(docs) in lib._watcher._dropped
+        (docs / "meanwhile.txt").write_text("Otters crack shells on their bellies.", encoding="utf-8")
+        other.undo_remove()
+    wait_for(changes, lambda rep, paths: lexical(lib, "otters") == ["meanwhile.txt"], "the folder put back")
