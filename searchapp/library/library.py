@@ -411,11 +411,11 @@ class Library(WatchAndServe):
             if not opening:  # a one-shot `status` reads the index file's ids only, when the file is current
                 saved = self.vectors.current_ids(reader)
                 index = SavedIds(saved) if saved is not None else self._fresh()
-            st = build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
-                              index_opening=opening, integrity=verdict.result)
-            holder = writer_holder_info(self.data_dir)
-            st.writer = None if holder is None else str(holder)
-            return st
+            # The process writing now, this one too: a status a watch answers while it embeds names the watch
+            holder = writer_holder_info(self.data_dir, own=True)
+            return build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
+                                index_opening=opening, integrity=verdict.result,
+                                writer=None if holder is None else str(holder))
         finally:
             wait([verdict])  # its read ends within this one (close waits for reads in flight)
 

@@ -134,14 +134,17 @@ def reindex_notice(reader: Store) -> Optional[str]:
             "with `searchapp reindex` or `searchapp index`)")
 
 
-def meaning_note(embedded: int, total: int, rate: Optional[float] = None) -> Optional[str]:
-    """For `status`: passages still without a vector, outside a reindex (whose notice says it), and how long
-    they take at the rate the last sync measured."""
+def meaning_note(embedded: int, total: int, rate: Optional[float] = None, writer: Optional[str] = None
+                 ) -> Optional[str]:
+    """For `status`: passages still without a vector, outside a reindex (whose notice says it), how long they
+    take at the rate the last sync measured, and who embeds them: the process writing now (`writer`: a watch,
+    the window), else `searchapp index` (told to run `index` then, a person only waited behind the watch)."""
     if embedded >= total:
         return None
     left = left_note(total - embedded, rate)
+    who = f"{writer} is embedding them" if writer else "`searchapp index` embeds the rest"
     return (f"meaning: {meaning_percent(embedded, total)}% of passages ({total - embedded} still to embed"
-            + (f", {left}" if left else "") + "; searchable by words already; `searchapp index` embeds the rest)")
+            + (f", {left}" if left else "") + f"; searchable by words already; {who})")
 
 
 def _rounded(seconds: Optional[float]) -> Optional[float]:
@@ -192,7 +195,8 @@ class SavedIds:
 
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds | InStore],
                  index_notice: Optional[str], *, index_opening: bool = False,
-                 integrity: Optional[Callable[[], bool]] = None, owner: Optional[str] = None) -> LibraryStatus:
+                 integrity: Optional[Callable[[], bool]] = None, owner: Optional[str] = None,
+                 writer: Optional[str] = None) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
     current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background), or
     IN_STORE (the store's own index: no id is read); `owner`: a shared library's machine, whose files alone the
@@ -224,7 +228,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     rate = remembered_rate(db)
     # How passages were embedded is a question only once some were (a first sync still reading words has none).
     notes = [n for n in (index_notice, passage_context_note(config, meta) if embedded else None,
-                         during_reindex or meaning_note(embedded, chunks, rate)) if n]
+                         during_reindex or meaning_note(embedded, chunks, rate, writer)) if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)
     notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity)) if n]
@@ -236,6 +240,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     failed, failed_groups = group_members([(f.path, f.status, f.error or "") for f in db.problem_files()])
     not_indexed, member_groups = not_indexed_entries(db, owner=owner)
     return LibraryStatus(
+        writer=writer,
         index_opening=index_opening,
         data_dir=data_dir,
         roots=roots,

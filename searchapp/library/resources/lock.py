@@ -80,13 +80,13 @@ def writer_holder(data_dir: Path) -> Optional[int]:
     return None if holder is None else holder.pid
 
 
-def writer_holder_info(data_dir: Path) -> Optional[Holder]:
-    """writer_holder, with what the holder runs."""
+def writer_holder_info(data_dir: Path, own: bool = False) -> Optional[Holder]:
+    """writer_holder, with what the holder runs; `own`: this process too, when it is the one writing."""
     text = held_text(data_dir / "writer.lock", held_shared=False)  # never written: no writer
     if text is None:
         return None
     holder = _holder(text)
-    return None if holder.pid == os.getpid() else holder
+    return None if holder.pid == os.getpid() and not own else holder
 
 
 def _holder(text: str) -> Holder:

@@ -59,3 +59,23 @@ def test_status_during_a_live_sync_says_a_sync_is_running_not_an_interrupted_one
 
     said = status_text(data)  # no live writer: the lag is an interrupted sync's, repaired
     assert "an interrupted sync" in said and "repaired: 1 added" in said and "a sync is running" not in said
+
+
+def test_a_status_this_process_answers_while_it_writes_names_it_and_who_embeds(tmp_path, tiny_bi_encoder_dir,
+                                                                               tiny_encoder):
+    """A tester's `searchapp watch` answered `status` while it embedded: "writer": null, and the note told them to
+    run `searchapp index`, which then only waited behind the watch. The process writing now, this one too, is
+    named, and the note says it is embedding the rest."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    (tmp_path / "docs" / "bread.txt").write_text("Sourdough needs a lively starter and a hot oven.\n", encoding="utf-8")
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        assert lib.sync(embed=False).added == 1  # its passage waits for meaning
+        idle = lib.status()
+        assert idle.writer is None and any("`searchapp index` embeds the rest" in n for n in idle.notes), idle.notes
+        with lib._writing():  # as the watch's sync holds it while a served status is answered
+            busy = lib.status()
+        assert busy.writer is not None and busy.writer.startswith(f"process {__import__('os').getpid()}")
+        assert any(f"{busy.writer} is embedding them" in n for n in busy.notes), busy.notes
