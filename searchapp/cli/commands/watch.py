@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING, Optional
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["register", "cmd_watch", "print_change", "print_failure", "now"]
 
+SHOWN_PROBLEMS = 5  # files newly left out, each with its reason, under a live update's line
 RETRY_SERVE_S = 5.0  # while another process serves the library, how often to try taking over
 
 
@@ -86,12 +88,19 @@ def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalP
 
 
 def print_change(rep: SyncReport, paths: list[str]) -> None:
-    """A live update's line (the watcher's on_change): what it did, to which paths."""
+    """A live update's line (the watcher's on_change): what it did, to which paths, a file there named first (a
+    tester's line named the folder of a checkout, or an editor's temporary file already gone); then why each file
+    newly left out was, as `index` says it."""
     if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
         what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
                          ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
-        shown = printable(paths[0]) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+        first = next((p for p in paths if os.path.isfile(p)), paths[0])
+        shown = printable(first) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
         print(f"{now()} {what}: {shown}", flush=True)
+        for path, reason in rep.problems[:SHOWN_PROBLEMS]:
+            print(f"  {printable(path)}: {printable(reason)}", flush=True)
+        if len(rep.problems) > SHOWN_PROBLEMS:
+            print(f"  ... and {len(rep.problems) - SHOWN_PROBLEMS} more (`searchapp status` lists them)", flush=True)
 
 
 def print_failure(exc: BaseException) -> None:
