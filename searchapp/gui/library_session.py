@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from ..base.config import Config, load_config, save_config
-from ..base.errors import ConfigError, NoSharedLibrary, SearchAppError
+from ..base.config import Config, as_saved, save_config
+from ..base.errors import NoSharedLibrary, SearchAppError
 from ..base.library_address import shown
 from ..library import Library
 from ..library.reconfigure import library_for, needs_reindex, open_chosen, reopen_library
@@ -111,7 +111,7 @@ class LibrarySession:
             self.tools.report_error(_shared_model_error(), "")
             return False
         try:
-            save_config(_as_saved(new))
+            save_config(as_saved(new))
         except OSError as exc:
             self.tools.report_error(exc, "")
             return False
@@ -222,16 +222,6 @@ class LibrarySession:
         if self.owns_library:
             self.library.close()
             self.owns_library = False
-
-
-def _as_saved(new: Config) -> Config:
-    """`new` as the config file keeps it: a shared library's address given by --library or the environment
-    for this window stays out of the file (the next plain `searchapp` opens the desktop library, as before)."""
-    try:
-        kept = load_config(new.data_dir, env={}).library.address
-    except ConfigError:  # a broken file is replaced by this save, as on a desktop library: no address kept from it
-        kept = ""
-    return new if kept == new.library.address else new.replace(library={"address": kept})
 
 
 def _named(lib: Library | SharedLibrary) -> str:

@@ -28,7 +28,7 @@ from .schema import (
 )
 
 if TYPE_CHECKING:
-    from .toml import config_as_toml, config_to_dict, save_config, setting_sources, toml_value
+    from .toml import as_saved, config_as_toml, config_to_dict, save_config, setting_sources, toml_value
 
 __all__ = [
     "ScanConfig",
@@ -45,6 +45,7 @@ __all__ = [
     "DEFAULT_RERANKER",
     "config_to_dict",
     "save_config",
+    "as_saved",
     "check_setting",
     "allowed_values",
     "setting_sources",
@@ -54,5 +55,6 @@ __all__ = [
 
 # Writing and listing settings load on first use: a search only reads them, and toml.py brings in tomllib and
 # logging (~4 ms of every command's start-up).
-_TOML = {name: "toml" for name in ("config_as_toml", "config_to_dict", "save_config", "setting_sources", "toml_value")}
+_TOML = {name: "toml" for name in ("as_saved", "config_as_toml", "config_to_dict", "save_config", "setting_sources",
+                                   "toml_value")}
 __getattr__, __dir__ = lazy_exports(__name__, _TOML, globals())

@@ -22,7 +22,7 @@ from ..terminal import printable
 from .load import env_overrides
 from .schema import Config, field_help
 
-__all__ = ["setting_sources", "config_as_toml", "toml_value", "config_to_dict", "save_config"]
+__all__ = ["setting_sources", "config_as_toml", "toml_value", "config_to_dict", "save_config", "as_saved"]
 
 
 def config_to_dict(config: Config, *, only_changed: bool = True) -> dict[str, dict[str, Any]]:
@@ -52,6 +52,20 @@ def save_config(config: Config, path: Optional[str | Path] = None) -> Path:
     write_private_text(tmp, tomli_w.dumps(config_to_dict(config.validate())))  # 0600 whatever the umask
     os.replace(tmp, target)  # a crash mid-write never leaves half a config behind
     return target
+
+
+def as_saved(new: Config) -> Config:
+    """`new` as its config file keeps it: the library address is the file's. One given for this run alone
+    (--library, $SEARCHAPP_LIBRARY, the window's menu for one window, `--library local`) stays out of the file, and
+    one the file holds stays in it."""
+    from .load import load_config
+    from ..errors import ConfigError
+
+    try:
+        kept = load_config(new.data_dir, env={}).library.address
+    except ConfigError:  # a broken file is replaced by this save: no address kept from it
+        kept = ""
+    return new if kept == new.library.address else new.replace(library={"address": kept})
 
 
 def setting_sources(config: Config, *, data_dir: Optional[str] = None, config_file: Optional[str] = None,

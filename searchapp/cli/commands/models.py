@@ -17,7 +17,7 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
-from ...base.config import Config, save_config
+from ...base.config import Config, as_saved, save_config
 from ...base.errors import Cancelled
 from ...base.progress import Progress
 from ...base.terminal import printable
@@ -155,7 +155,7 @@ def _pull(args: argparse.Namespace, config: Config, cancel: CancelToken) -> int:
         bar.close()
     key = "reranker" if got.role == "reranker" else "bi_encoder"  # its setting in [models]
     if args.use:
-        save_config(config.replace(models={key: got.repo_id}))
+        save_config(as_saved(config.replace(models={key: got.repo_id})))  # `--library local` is for this run
     if args.json:
         print(json.dumps({"id": got.repo_id, "role": got.role, "path": str(got.path), "commit": got.commit,
                           "sha256": got.sha256, "bytes": got.bytes, "already_present": got.already_present,

@@ -243,3 +243,19 @@ def test_staging_folders_of_dead_pulls_are_removed(hf_cache):
         (d / "blobs").mkdir(parents=True)
     assert remove_stale_staging(hf_cache) == 1
     assert not dead.exists() and mine.exists()
+
+
+def test_pull_use_for_one_run_keeps_the_files_library_address(hub, hf_cache, tmp_path, monkeypatch):
+    """`--library local` opens this desktop's library for one run: a reviewer found `models pull --use` in such a run
+    saved config.toml without its `[library] address`. The saved file keeps the address it had."""
+    import tomllib
+
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text('[library]\naddress = "postgresql://team@server/searchapp"\n', encoding="utf-8")
+    monkeypatch.setenv("SEARCHAPP_DATA_DIR", str(data))
+    rc, _, err = run_main("--library", "local", "models", "pull", RERANKER_ID, "--use", "--json")
+    assert rc == 0, err
+    saved = tomllib.loads((data / "config.toml").read_text(encoding="utf-8"))
+    assert saved["library"]["address"] == "postgresql://team@server/searchapp"
+    assert saved["models"]["reranker"] == RERANKER_ID
