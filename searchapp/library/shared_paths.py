@@ -90,6 +90,10 @@ def resolve(store: PgStore, paths: PathMap, key: str) -> Optional[tuple[str, Fil
         row = store.entry_of(machine, theirs)
         if row is not None:
             return machine, row
+    from .sync.roots import owning_root
+
+    if owning_root(container_of(key), [r.path for r in store.roots()]) is not None:
+        return None  # under a folder of this machine's: its own answer (excluded, not synced), never another's file
     for machine in store.path_machines([key]).get(key, []):
         row = store.entry_of(machine, key) if paths.mounted(machine, key) is None else None
         if row is not None:
@@ -108,9 +112,12 @@ def held_elsewhere(store: PgStore, paths: PathMap, root: str) -> list[str]:
         if machine == store.machine or not (here == root or root.startswith(here.rstrip(os.sep) + os.sep)
                                             or here.startswith(below)):
             continue
-        named = here if here == theirs.path else f"{here} (its {theirs.path})"
-        notes.append(f"{machine} indexes {named} already: those files are now in the library twice, once per machine "
-                     f"(`searchapp remove {root}` takes this machine's copy out)")
+        if here != theirs.path:  # the path map says it is that folder, mounted here
+            notes.append(f"{machine} indexes {here} (its {theirs.path}) already: those files are now in the library "
+                         f"twice, once per machine (`searchapp remove {root}` takes this machine's copy out)")
+        else:  # the same path: a shared drive mounted alike, or each desktop's own ~/Documents (decision 0125)
+            notes.append(f"{machine} indexes {here} too: if it is the same shared folder, its files are now in the "
+                         "library twice, once per machine; if each computer has its own, nothing is wrong")
     return notes
 
 

@@ -177,20 +177,37 @@ def test_another_machines_file_at_the_same_path_is_explained_and_compared_withou
 def test_a_folder_another_machine_indexes_already_is_said_when_added(desks, tmp_path):
     """A tester's desk-b indexed its mount of desk-a's share: every file was then in the library twice, hits and
     exact copies listed once per machine, and nothing said. Adding it says so, once, naming the machine and its
-    path; a folder no other machine covers says nothing."""
+    path. At the very same path it may as well be each desktop's own folder (decision 0125's ~/Documents): said
+    as a possibility, without advice to remove it. A folder no other machine covers says nothing."""
     run, share_a, mount_b = desks
     code, _, err = run("desk-b", "index", "--words-only", str(mount_b / "docs"))  # desk-a's docs, mapped here
     assert code == 0 and (f"desk-a indexes {mount_b / 'docs'} (its {share_a / 'docs'}) already: those files are "
                           "now in the library twice") in err, err
     code, _, err = run("desk-b", "index", "--words-only", str(tmp_path / "a" / "share2" / ".."))  # around share2
-    assert code == 0 and f"desk-a indexes {tmp_path / 'a' / 'share2'} already" in err, err
+    assert code == 0 and (f"desk-a indexes {tmp_path / 'a' / 'share2'} too: if it is the same shared folder, its "
+                          "files are now in the library twice") in err and "remove" not in err, err
     code, _, err = run("desk-b", "index", "--words-only", str(mount_b / "docs"))  # a sync of it again: said once
     assert code == 0 and "already" not in err, err
     own = tmp_path / "b-own"
     own.mkdir()
     (own / "x.txt").write_text("desk-b's own notes on barley", encoding="utf-8")
     code, _, err = run("desk-b", "index", "--words-only", str(own))
-    assert code == 0 and "already" not in err, err
+    assert code == 0 and "desk-a indexes" not in err, err
+
+
+def test_this_desktops_own_folder_answers_for_its_paths_not_another_machines_file(desks, tmp_path, monkeypatch):
+    """Each desktop indexes its own ~/Documents at the same path (decision 0125). A reviewer's desk-b left a file
+    out of its own folder; `explain` of that path answered with desk-a's file there, and its text. A path under a
+    folder of this machine's is this machine's to answer for."""
+    run, share_a, _mount_b = desks
+    share2 = tmp_path / "a" / "share2"  # desk-a's; desk-b now indexes a folder at the very same path
+    monkeypatch.setenv("SEARCHAPP_SCAN__EXCLUDE", "rye.txt")
+    code, _, err = run("desk-b", "index", "--words-only", str(share2))
+    assert code == 0, err
+    code, out, _ = run("desk-b", "explain", str(share2 / "rye.txt"), "--json")
+    got = json.loads(out)
+    assert got["state"] == "excluded", (got["machine"], got["rule"], err)
+    assert got.get("machine") in (None, "desk-b") and "sourdough" not in got["text"]
 
 
 def test_removing_another_machines_folder_names_its_machine(desks, tmp_path):
