@@ -176,10 +176,9 @@ class SharedLibrary:
         if mine is None or self.read_only:
             return
         key = HOST_KEY + self.store.machine
-        holder = self.store.get_meta(key)
-        if holder == mine:
+        if self.store.claim_meta(key, mine) == mine:
             return
-        if holder is not None and os.environ.get(TAKE_OVER_ENV) != "1":
+        if os.environ.get(TAKE_OVER_ENV) != "1":
             raise StoreError(f"another computer already writes to the shared library {shown(self.address)} as "
                              f"machine {self.store.machine!r}: set ${MACHINE_ENV} to a name of this computer's own; "
                              f"if this is that computer installed again, run once with {TAKE_OVER_ENV}=1 to take the "

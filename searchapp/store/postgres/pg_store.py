@@ -368,6 +368,14 @@ class PgStore(PgLexical, PgScope):
         self.rows("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
                   "excluded.value", (key, value))
 
+    def claim_meta(self, key: str, value: str) -> str:
+        """`key`'s value: `value` when no one had set it (set now, in one statement: two first claims at once
+        never both win), else the one already there."""
+        if self.one("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING value",
+                    (key, value)) is not None:
+            return value
+        return self.get_meta(key) or value
+
     def meta(self) -> dict[str, str]:
         return {str(k): str(v) for k, v in self.rows("SELECT key, value FROM meta")}
 
