@@ -242,7 +242,11 @@ class Library(WatchAndServe):
         """Restore the folder the last undoable Remove took out, at once: (path, files), or None when the
         library changed since (it is then added again like a new folder)."""
         with self._writing(check_model=False) as updates:
-            return updates.undo_remove()
+            restored = updates.undo_remove()
+        if restored is not None and self._watcher is not None:  # files made while it was out: read now, not missed
+            self._watcher.add_root(restored[0])
+            self._watcher.notify([restored[0]])
+        return restored
 
     def forget_removed(self) -> None:
         """Drop what Undo would restore."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import stat
 import threading
 import time
 from pathlib import Path
@@ -28,10 +27,11 @@ from ...base.errors import SearchAppError
 from ...ingest.fsnames import is_within
 from .roots import in_scope
 from .contract import SyncReport
+from .watched_folders import WatchedFolders
 
 if TYPE_CHECKING:  # watchdog itself is imported only when watching starts
     from watchdog.events import FileSystemEvent
-    from watchdog.observers.api import BaseObserver, ObservedWatch
+    from watchdog.observers.api import BaseObserver
 
     from ...base.config import Config
     from ...store import Store
@@ -78,6 +78,8 @@ class _Handler:
         if event.is_directory and event.event_type in ("modified", "closed"):
             return  # a folder's entries changed: those entries have events of their own
         paths = [event.src_path] + ([event.dest_path] if getattr(event, "dest_path", "") else [])
+        if event.is_directory and event.event_type in ("deleted", "moved"):
+            self.watcher.lost(os.fsdecode(event.src_path))  # a watched folder itself: its watch has ended
         self.watcher.notify([os.fsdecode(p) for p in paths])
 
 
@@ -94,12 +96,12 @@ class LibraryWatcher:
         self.mode = "stopped"  # "events" | "polling" | "stopped"
         self.note: Optional[str] = None
         self._roots: list[str] = []  # the folders whose changes are synced (read from the library)
-        self._scheduled: set[str] = set()  # the folders an observer watch was added for (never twice)
-        # root -> (its watch, the folder it watches as (st_dev, st_ino)): a folder that went away and came back (a
-        # drive unplugged and plugged in, a folder renamed away and back) is another folder to the system's watch
-        self._watches: dict[str, tuple[ObservedWatch, tuple[int, int]]] = {}
-        self._away: set[str] = set()  # watched folders gone since: caught up when they are back
-        self._dropped: set[str] = set()  # folders the library no longer holds: caught up if put back (an undo)
+        self._folders: Optional[WatchedFolders] = None  # their observer watches (watched_folders.py)
+        self._unwatchable: set[str] = set()  # roots the observer refused (out of watches): said once
+        self._away: set[str] = set()  # roots whose watch ended (gone, moved): caught up when they are back
+        self._dropped: set[str] = set()  # roots the library no longer holds: caught up if put back (an undo)
+        self._roots_lock = threading.RLock()  # the lists above: add_folder's thread and the watch thread
+        self._next_refresh = 0.0  # when the folder list is read again (time.monotonic)
         self._pending: dict[str, float] = {}  # path -> first time seen in this batch
         self._last_event = 0.0
         self._cond = threading.Condition()
@@ -115,6 +117,7 @@ class LibraryWatcher:
     # -- life cycle ---------------------------------------------------------
     def start(self) -> None:
         self._roots = [r.path for r in self.library.reader().roots()]
+        self._next_refresh = time.monotonic() + ROOTS_EVERY_S
         self._observer = self._start_observer()
         self._thread = threading.Thread(target=self._run, name="searchapp-watch", daemon=True)
         self._thread.start()
@@ -144,33 +147,31 @@ class LibraryWatcher:
         return observer
 
     def _schedule(self, observer: BaseObserver) -> None:
-        handler = _Handler(self)
+        # A single-file root is watched through its folder; events for siblings are dropped by scope.
+        self._folders = WatchedFolders(observer, _Handler(self))
         for root in self._roots:
-            # A single-file root is watched through its folder; events for siblings are dropped by scope.
-            target, seen = _watched_folder(root)
-            if seen is not None:
-                watch = observer.schedule(handler, target, recursive=True)  # type: ignore[arg-type]  # see _Handler
-                self._watches[root] = (watch, seen)
-                self._scheduled.add(root)
+            self._folders.watch(root)  # an OSError here (out of watches) is _start_observer's fallback
 
     def add_root(self, root: str) -> None:
         """Watch a root added after start (the library calls this from add_folder; _refresh_roots for a folder
         another process added, or one that was not there before: an unplugged drive plugged in)."""
-        if root not in self._roots:
-            self._roots = [*self._roots, root]  # a new list: the observer's thread reads it meanwhile
-        if root in self._scheduled or self._observer is None:
-            return
-        target, seen = _watched_folder(root)
-        if seen is None:  # not here now: the next look at the folder list tries again
-            return
-        try:
-            watch = self._observer.schedule(_Handler(self), target, recursive=True)  # type: ignore[arg-type]  # see _Handler
-            self._watches[root] = (watch, seen)
-            self._scheduled.add(root)
-        except OSError as exc:  # out of watches: this root is caught up by the next full sync
-            self._scheduled.add(root)  # said once, not every few seconds
-            self.note = f"{root} is not watched: {exc.strerror or exc}"
-            log.warning("%s", self.note)
+        with self._roots_lock:
+            if root not in self._roots:
+                self._roots = [*self._roots, root]  # a new list: the observer's thread reads it meanwhile
+            folders = self._folders
+            if folders is None or root in self._unwatchable or folders.has(root):
+                return
+            try:
+                folders.watch(root)  # not here now: the next look at the folder list tries again
+            except OSError as exc:  # out of watches: this root is caught up by the next full sync
+                self._unwatchable.add(root)  # said once, not every few seconds
+                self.note = f"{root} is not watched: {exc.strerror or exc}"
+                log.warning("%s", self.note)
+
+    def lost(self, folder: str) -> None:
+        """The handler saw `folder` itself deleted or moved (watchdog's thread)."""
+        if self._folders is not None:
+            self._folders.lose(folder)
 
     def stop(self) -> None:
         with self._cond:
@@ -203,65 +204,71 @@ class LibraryWatcher:
             self._cond.notify_all()
 
     def _take_batch(self) -> Optional[list[str]]:
-        """Block until a batch is due (quiet for `debounce`, or held too long) or the watcher stops; [] after
-        ROOTS_EVERY_S without any change (time to read the folder list again)."""
+        """Block until a batch is due (quiet for `debounce`, or held too long) or the watcher stops; [] every
+        ROOTS_EVERY_S (time to read the folder list again), changes or not: a folder another process added, one
+        gone or back, one put back by an undo, must not wait for a quiet moment that a log file written every few
+        seconds never gives."""
         with self._cond:
             while not self._stop:
+                now = time.monotonic()
+                if now >= self._next_refresh:
+                    self._next_refresh = now + ROOTS_EVERY_S
+                    return []
                 if self._pending:
-                    now = time.monotonic()
                     quiet_at = self._last_event + self.debounce
                     hold_until = min(self._pending.values()) + self.debounce * MAX_HOLD_FACTOR
                     due = min(quiet_at, hold_until)
                     if now >= due:
                         batch, self._pending = sorted(self._pending), {}
                         return batch
-                    self._cond.wait(due - now)
-                elif not self._cond.wait(ROOTS_EVERY_S) and not self._pending and not self._stop:
-                    return []
+                    self._cond.wait(min(due, self._next_refresh) - now)
+                else:
+                    self._cond.wait(self._next_refresh - now)
             return None
 
     def _refresh_roots(self) -> None:
-        """The library's folders as stored now (outside the lock: scheduling a watch must not wait on events)."""
+        """The library's folders as stored now: watch the new ones, stop syncing the removed ones, watch anew the
+        ones whose watch ended once they are back, and read again what changed while they were away."""
+        with self._roots_lock:
+            before = list(self._roots)  # a folder add_folder adds meanwhile is not "gone" for not being stored yet
         try:
             stored = [r.path for r in self.library.reader().roots()]
         except Exception as exc:  # a busy, locked or closing database: the next tick reads it again, and the
             log.debug("folder list not read: %s", exc)  # watch goes on (an error here ended its thread)
             return
-        self._check_watched()
+        with self._roots_lock:
+            catch_up = self._follow_folders(before, stored)
+        if catch_up:
+            # The whole folder, as a sync of it: what changed while it was away (or, put back by an undo, while
+            # it was out of the library) is read.
+            self.notify(catch_up)
+
+    def _follow_folders(self, before: list[str], stored: list[str]) -> list[str]:
+        """_refresh_roots' bookkeeping (the roots lock held); the roots to read again."""
+        folders = self._folders
+        for root in folders.check() if folders is not None else []:
+            self._away.add(root)
+            if not os.path.lexists(root):
+                log.warning("%s is gone (a drive unplugged, a folder moved?): its files stay searchable, and it is "
+                            "watched again when it is back", root)
         for root in stored:
             self.add_root(root)
-        back = sorted(r for r in self._away if r in self._scheduled) + sorted(self._dropped.intersection(stored))
-        self._dropped.difference_update(stored)
+        back = sorted(r for r in self._away if folders is not None and folders.has(r))
         if back:
             self._away.difference_update(back)
             log.warning("%s is back: watching it again, and reading what changed while it was away", ", ".join(back))
-            # The whole folder, as a sync of it: what changed while it was away (or, put back by an undo, while it
-            # was out of the library) is read.
-            self.notify(back)
-        gone = set(self._roots) - set(stored)
-        self._dropped.update(gone)
+        returned = sorted(self._dropped.intersection(stored))
+        self._dropped.difference_update(stored)
+        gone = set(before) - set(stored)
+        for root in gone:  # removed from the library: its watch is given up, and an undo may put it back
+            if folders is not None:
+                folders.forget(root)
+            self._away.discard(root)
+            self._unwatchable.discard(root)
+            self._dropped.add(root)
         if gone:
             self._roots = [r for r in self._roots if r not in gone]  # its events are no longer wanted
-
-    def _check_watched(self) -> None:
-        """A watched folder that is gone, or is another folder now (unplugged and plugged in again, renamed away and
-        back), loses its watch: the system's watch followed the old one or ended with it, and nothing said so.
-        add_root watches it anew once it is there, and _refresh_roots catches it up."""
-        for root, (watch, seen) in list(self._watches.items()):
-            if _watched_folder(root)[1] == seen:
-                continue
-            del self._watches[root]
-            self._scheduled.discard(root)
-            self._away.add(root)
-            if self._observer is not None:
-                try:
-                    self._observer.unschedule(watch)
-                except (KeyError, OSError, RuntimeError):  # its emitter already ended with the folder
-                    pass
-            if os.path.lexists(root):
-                continue  # another folder in its place: watched anew by the add_root that follows
-            log.warning("%s is gone (a drive unplugged, a folder moved?): its files stay searchable, and it is "
-                        "watched again when it is back", root)
+        return back + returned
 
     def _run(self) -> None:
         retry = self.debounce
@@ -307,19 +314,6 @@ def _inactive_emitter(record: logging.LogRecord) -> bool:
     """A logging filter: False for watchdog's "queue_events() called when the thread is inactive", an error it logs
     when a watch is stopped while an event is read (every Ctrl+C of `searchapp watch` could print it): no harm."""
     return "called when the thread is inactive" not in str(record.msg)
-
-
-def _watched_folder(root: str) -> tuple[str, Optional[tuple[int, int]]]:
-    """(the folder watched for `root` (a single-file root through its folder), its (st_dev, st_ino)), the second
-    None when it is not here now (a missing folder's parent is no stand-in: it would be "back" at once)."""
-    if not os.path.lexists(root):
-        return root, None
-    target = root if os.path.isdir(root) else os.path.dirname(root)
-    try:
-        st = os.stat(target)
-    except OSError:
-        return target, None
-    return target, ((st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None)
 
 
 def _stop_quietly(observer: BaseObserver) -> None:

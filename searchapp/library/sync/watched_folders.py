@@ -1,0 +1,114 @@
+"""The folders an observer watches for a library's roots, and whether each watch still holds.
+
+watchdog keeps one watch, and one emitter, per folder: two roots that share a folder (two single-file roots side
+by side, a folder root that is also a file root's parent) share its watch, so it is dropped only when no root
+needs it any more. A system's watch ends with its folder: a folder deleted, moved away, or unplugged, is no
+longer watched even once it is back, and ext4 gives a folder made again at once the old one's inode. So a watch is
+known to have ended when the handler sees its folder itself deleted or moved (`lose`), or when the folder's
+(st_dev, st_ino) differs from the one it had when watched (`check`); its roots are then watched anew by the
+watcher as soon as their folders are there.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:  # watchdog itself is imported only when watching starts
+    from watchdog.observers.api import BaseObserver, ObservedWatch
+
+__all__ = ["WatchedFolders", "watched_folder"]
+
+Identity = tuple[int, int]  # (st_dev, st_ino)
+
+
+def watched_folder(root: str) -> tuple[str, Optional[Identity]]:
+    """(the folder watched for `root`: itself, or a single-file root's folder; that folder's identity), the second
+    None when `root` is not here now (a missing folder root's parent is no stand-in: it would be "here" at once)."""
+    if not os.path.lexists(root):
+        return root, None
+    target = root if os.path.isdir(root) else os.path.dirname(root)
+    return target, _identity(target)
+
+
+def _identity(folder: str) -> Optional[Identity]:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+@dataclass
+class _Watch:
+    watch: ObservedWatch
+    identity: Identity
+    roots: set[str] = field(default_factory=set)
+
+
+class WatchedFolders:
+    """One watch per folder, shared by the roots in it; thread-safe (the watcher's thread, the library's own
+    add_folder and watchdog's handler all call it)."""
+
+    def __init__(self, observer: BaseObserver, handler: Any) -> None:
+        self._observer, self._handler = observer, handler
+        self._lock = threading.Lock()
+        self._folders: dict[str, _Watch] = {}  # watched folder -> its watch
+        self._lost: set[str] = set()  # watched folders the handler saw deleted or moved themselves
+
+    def has(self, root: str) -> bool:
+        with self._lock:
+            return any(root in w.roots for w in self._folders.values())
+
+    def watch(self, root: str) -> bool:
+        """Watch `root` (sharing its folder's watch when there is one); False when it is not here now. An
+        OSError is the observer's (out of watches)."""
+        target, identity = watched_folder(root)
+        if identity is None:
+            return False
+        with self._lock:
+            held = self._folders.get(target)
+            if held is None or held.identity != identity or target in self._lost:
+                if held is not None:
+                    self._unschedule(target)
+                watch = self._observer.schedule(self._handler, target, recursive=True)
+                held = self._folders[target] = _Watch(watch, identity)
+            held.roots.add(root)
+            return True
+
+    def forget(self, root: str) -> None:
+        """`root` is no longer the library's: its share of its folder's watch is given up."""
+        with self._lock:
+            for target, w in list(self._folders.items()):
+                w.roots.discard(root)
+                if not w.roots:
+                    self._unschedule(target)
+
+    def lose(self, folder: str) -> None:
+        """The handler saw `folder` itself deleted or moved: if it is a watched folder, its watch has ended."""
+        with self._lock:
+            if folder in self._folders:
+                self._lost.add(folder)
+
+    def check(self) -> list[str]:
+        """The roots whose watch has ended (its folder gone, moved, or another folder now): their watches are
+        dropped, for the watcher to watch them anew once they are here."""
+        ended: list[str] = []
+        with self._lock:
+            for target, w in list(self._folders.items()):
+                if target in self._lost or _identity(target) != w.identity:
+                    ended += sorted(w.roots)
+                    self._unschedule(target)
+        return ended
+
+    def _unschedule(self, target: str) -> None:
+        """Drop `target`'s watch (the lock held)."""
+        w = self._folders.pop(target)
+        self._lost.discard(target)
+        try:
+            self._observer.unschedule(w.watch)
+        except (KeyError, OSError, RuntimeError):  # its emitter already ended with the folder
+            pass
