@@ -165,6 +165,17 @@ class SharedLibrary:
             with contextlib.suppress(StoreError):
                 self.store.release_root_locks([r.id for r in roots])
 
+    def _embedder(self) -> Optional[str]:
+        """Who embeds the passages still waiting, for status: each machine's own sync embeds its files' (a
+        tester was told to run `searchapp index` for other machines' passages, which it never embeds)."""
+        waiting = self.store.pending_by_machine()
+        own = waiting.pop(self.store.machine, 0)
+        if not waiting:
+            return None  # this machine's alone, or none: `searchapp index` here
+        theirs = ", ".join(sorted(waiting))
+        return (f"`searchapp index` embeds this machine's {own}, and {theirs} theirs" if own else
+                f"{theirs}'s own sync embeds them")
+
     def _refuse_name_clash(self) -> None:
         """Two computers under one machine name would write each other's folders: the same path is one entry, so
         each sync undid the other's and nothing said so (a tester's two desktops, the default name being the host
@@ -375,7 +386,7 @@ class SharedLibrary:
 
         # This desktop's data dir: its query encoder's cache is there (the status names the query path by it).
         st = build_status(self.config, str(self.config.data_dir), self._as_store, IN_STORE, None,
-                          integrity=lambda: True, owner=self.store.machine)
+                          integrity=lambda: True, owner=self.store.machine, embedder=self._embedder())
         st.address = shown(self.address)
         _set_back_not_reindex(self.config, self.store.meta(), st)
         for machine, root in self.store.all_roots():

@@ -134,17 +134,24 @@ def reindex_notice(reader: Store) -> Optional[str]:
             "with `searchapp reindex` or `searchapp index`)")
 
 
-def meaning_note(embedded: int, total: int, rate: Optional[float] = None, writer: Optional[str] = None
+def meaning_note(embedded: int, total: int, rate: Optional[float] = None, who: Optional[str] = None
                  ) -> Optional[str]:
     """For `status`: passages still without a vector, outside a reindex (whose notice says it), how long they
-    take at the rate the last sync measured, and who embeds them: the process writing now (`writer`: a watch,
-    the window), else `searchapp index` (told to run `index` then, a person only waited behind the watch)."""
+    take at the rate the last sync measured, and who embeds them (`who`; by default `searchapp index`)."""
     if embedded >= total:
         return None
     left = left_note(total - embedded, rate)
-    who = f"{writer} is embedding them" if writer else "`searchapp index` embeds the rest"
     return (f"meaning: {meaning_percent(embedded, total)}% of passages ({total - embedded} still to embed"
-            + (f", {left}" if left else "") + f"; searchable by words already; {who})")
+            + (f", {left}" if left else "") + "; searchable by words already; "
+            + (who or "`searchapp index` embeds the rest") + ")")
+
+
+def writer_embeds(writer: Optional[str]) -> Optional[str]:
+    """meaning_note's `who` while a process writes the library (a watch answering this status while it embeds
+    was told to the person as "run `searchapp index`", which only waited behind it)."""
+    if writer is None:
+        return None
+    return f"{writer} is writing the library now: a watch or the window embeds them as it goes, else `searchapp index`"
 
 
 def _rounded(seconds: Optional[float]) -> Optional[float]:
@@ -196,13 +203,15 @@ class SavedIds:
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds | InStore],
                  index_notice: Optional[str], *, index_opening: bool = False,
                  integrity: Optional[Callable[[], bool]] = None, owner: Optional[str] = None,
-                 writer: Optional[str] = None) -> LibraryStatus:
+                 writer: Optional[str] = None, embedder: Optional[str] = None) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
     current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background), or
     IN_STORE (the store's own index: no id is read); `owner`: a shared library's machine, whose files alone the
     lists of files not indexed hold (as `roots` and the store's problem_files do there);
     `integrity`: gives SQLite's quick_check verdict, asked last (it may be running on another thread meanwhile;
-    None: run it now; see library/resources/integrity.py)."""
+    None: run it now; see library/resources/integrity.py); `writer`: the process writing the library now;
+    `embedder`: who embeds the passages still waiting, when not `searchapp index` (a shared library's other
+    machines)."""
     from ...models.device_summary import (  # no torch without CUDA
         LAST_LAYER_POOLINGS,
         describe_device,
@@ -228,7 +237,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     rate = remembered_rate(db)
     # How passages were embedded is a question only once some were (a first sync still reading words has none).
     notes = [n for n in (index_notice, passage_context_note(config, meta) if embedded else None,
-                         during_reindex or meaning_note(embedded, chunks, rate, writer)) if n]
+                         during_reindex or meaning_note(embedded, chunks, rate, embedder or writer_embeds(writer)))
+             if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)
     notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity)) if n]

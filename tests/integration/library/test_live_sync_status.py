@@ -65,7 +65,7 @@ def test_a_status_this_process_answers_while_it_writes_names_it_and_who_embeds(t
                                                                                tiny_encoder):
     """A tester's `searchapp watch` answered `status` while it embedded: "writer": null, and the note told them to
     run `searchapp index`, which then only waited behind the watch. The process writing now, this one too, is
-    named, and the note says it is embedding the rest."""
+    named, and the note says a watch or the window embeds them as it goes."""
     from searchapp.base.config import load_config
     from searchapp.library import Library
 
@@ -78,4 +78,5 @@ def test_a_status_this_process_answers_while_it_writes_names_it_and_who_embeds(t
         with lib._writing():  # as the watch's sync holds it while a served status is answered
             busy = lib.status()
         assert busy.writer is not None and busy.writer.startswith(f"process {__import__('os').getpid()}")
-        assert any(f"{busy.writer} is embedding them" in n for n in busy.notes), busy.notes
+        assert any(f"{busy.writer} is writing the library now: a watch or the window embeds them" in n
+                   for n in busy.notes), busy.notes

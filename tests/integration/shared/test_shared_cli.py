@@ -89,6 +89,9 @@ def test_a_sync_counts_its_own_passages_to_embed_and_names_the_machines_that_owe
     code, out, err = run("--library", pg_address, "index")  # deskB's folders: its own passages are all embedded
     assert code == 0 and "still to embed" not in out, out
     assert "3 passages of other machines wait for their own sync to be embedded (deskA)" in err, err
+    code, out, _ = run("--library", pg_address, "status", "--json")  # nor does status send deskB to `index`
+    notes = " ".join(json.loads(out)["notes"])
+    assert code == 0 and "deskA's own sync embeds them" in notes and "`searchapp index`" not in notes, notes
     monkeypatch.setenv("SEARCHAPP_MACHINE", "deskA")
     code, out, err = run("--library", pg_address, "index", "--words-only")
     assert code == 0 and "3 in the library still to embed" in out and "other machines" not in err, (out, err)
