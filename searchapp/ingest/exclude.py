@@ -28,14 +28,15 @@ class Excluder:
             fnmatch.fnmatchcase(path, p) for p in self.paths)
 
     def under(self, root: str, path: str) -> bool:
-        """Whether `path`, or a folder between `root` and it, matches a pattern (for paths met one by one)."""
+        """Whether `path`, or a folder between `root` and it, matches a pattern (for paths met one by one). The
+        root itself is never left out by its own name: the person chose it, and a full scan reads it (a folder
+        named `old~` was indexed by a sync while its changes were ignored and explain called it excluded)."""
         if not self:
             return False
         current = os.path.abspath(path)
         root = os.path.abspath(root)
-        while True:
+        while current != root and len(current) > len(root):
             if self.entry(current, os.path.basename(current)):
                 return True
-            if current == root or len(current) <= len(root):
-                return False
             current = os.path.dirname(current)
+        return False

@@ -11,10 +11,12 @@ as unavailable. Only `remove` forgets a root.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from typing import TYPE_CHECKING, Collection, Optional, Sequence
 
+from ...base.config.schema import DEFAULT_EXCLUDE
 from ...base.errors import ConfigError
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
@@ -136,9 +138,9 @@ def root_to_remove(store: Store, root: str) -> RootRow:
     if owner is not None:
         raise ConfigError(
             f"{root} is not an indexed folder of its own: it belongs to {owner} and is synced with it. "
-            f"To leave it out, add it to `exclude` under [scan] in the config file "
-            f"(exclude = [\"{root}\"]) and run `searchapp index`; `searchapp remove {owner}` forgets "
-            "the whole folder")
+            f"To leave it out, add it to `exclude` under [scan] in the config file (exclude = "
+            f"[{', '.join(json.dumps(p) for p in (*DEFAULT_EXCLUDE, root))}]: a list written there replaces the "
+            f"default one) and run `searchapp index`; `searchapp remove {owner}` forgets the whole folder")
     known = ", ".join(r.path for r in store.roots()) or "none"
     raise ConfigError(f"{root} is not an indexed folder (indexed: {known})")
 

@@ -133,3 +133,23 @@ def test_editors_backup_and_autosave_copies_are_left_out_by_default(tiny_library
     for name in ("notes.txt~", "#notes.txt#"):
         e = lib.explain(str(docs / name))
         assert e["state"] == "excluded" and "*~, #*#" in e["reason"], e
+
+
+def test_an_indexed_folder_whose_own_name_matches_an_exclude_pattern_is_indexed_and_followed(tiny_library, tmp_path):
+    """A reviewer's root folder named `old~`: a full sync read it, but explain called its files excluded and the
+    watcher dropped its changes (the default pattern `*~` was matched against the root's own name). The person
+    chose that folder: only what is below it is matched."""
+    from searchapp.library.sync.roots import in_scope
+
+    old = tmp_path / "old~"
+    old.mkdir()
+    (old / "letter.txt").write_text("A letter about the garden fence and the new gate.")
+    (old / "letter.txt~").write_text("Last week's letter about the fence.")
+    lib = tiny_library
+    assert lib.add_folder(old).added == 1
+    e = lib.explain(str(old / "letter.txt"))
+    assert e["state"] == "indexed" and e["rule"] is None, e
+    assert lib.explain(str(old / "letter.txt~"))["state"] == "excluded"  # below it, the patterns still apply
+    exclude = lib.config.scan.exclude
+    assert in_scope(str(old), str(old / "letter.txt"), (), exclude)
+    assert not in_scope(str(old), str(old / "letter.txt~"), (), exclude)
