@@ -278,7 +278,8 @@ class IndexKeeper:
         """This process has taken the writer lock: what other processes committed since its index last followed
         the store goes in first. Its own batches move the generation on, and mark_current after them would
         otherwise hide the others' (a watch's served search lost a manual `index`'s vectors so, until a restart,
-        and `status --check` said the library was not consistent)."""
+        and `status --check` said the library was not consistent). Only when another process has committed since:
+        then the ids are diffed (~0.5-1 s at a million passages, the cost a search pays to follow it too)."""
         if self._index is not None and self.store.generation() != self._generation:
             self.catch_up()
 

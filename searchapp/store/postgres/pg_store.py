@@ -159,7 +159,7 @@ class PgStore(PgLexical, PgScope):
         StoreError stop the sync, as it does SQLite's own errors."""
         import psycopg
 
-        writing = self._depth > 0  # inside a transaction: what it wrote is lost with the connection
+        writing, statement = False, None  # read under the lock: another thread's request may follow at once
         try:
             with self._lock:
                 if self._depth == 0 and not self._closed and (self._pg.closed or self._pg.broken):
@@ -167,10 +167,16 @@ class PgStore(PgLexical, PgScope):
                         raise StoreError(f"lost the connection to the shared library {self.path} while syncing: "
                                          "nothing of the batch in flight was kept; sync again")
                     self._reconnect()
+                # A transaction of a writer (it holds root locks): what it wrote is lost with the connection. A
+                # search's read transaction (pgvector's ef setting) has nothing to lose.
+                writing = self._depth > 0 and self.writing_roots is not None
                 self._statement = None  # a COPY or executemany below: a write
-                yield
+                try:
+                    yield
+                finally:
+                    statement = self._statement
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise self._denied(exc) from None
+            raise self._denied(exc, statement) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             kept = "nothing of the batch in flight was kept, and " if writing else ""
             raise StoreError(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; {kept}the "
@@ -178,11 +184,11 @@ class PgStore(PgLexical, PgScope):
         except psycopg.Error as exc:
             raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
 
-    def _denied(self, exc: BaseException) -> "RoleDenied":
-        """The one line for a statement the role may not run: a read refused means no search works either, so
+    def _denied(self, exc: BaseException, statement: Optional[str]) -> "RoleDenied":
+        """The one line for the `statement` the role may not run: a read refused means no search works either, so
         only a refused write says that searches do."""
         why = _first_line(exc)
-        if _reads(self._statement):
+        if _reads(statement):
             return RoleDenied(f"this database role may not read the shared library {self.path}: {why}; the "
                               "library's owner lets it: GRANT SELECT ON ALL TABLES IN SCHEMA public TO the role", why)
         return RoleDenied(f"this database role may not write the shared library {self.path} (searches work; a sync "
