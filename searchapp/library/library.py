@@ -210,7 +210,7 @@ class Library(WatchAndServe):
         with self._writing() as updates:
             rep, new_root = updates.add_folder(root, progress, cancel, embed)
         if new_root and self._watcher is not None:
-            self._watcher.add_root(root)
+            self._watcher.add_root(root, caught_up=True)  # just synced whole
         return rep
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,
@@ -244,7 +244,7 @@ class Library(WatchAndServe):
         with self._writing(check_model=False) as updates:
             restored = updates.undo_remove()
         if restored is not None and self._watcher is not None:  # files made while it was out: read now, not missed
-            self._watcher.add_root(restored[0])
+            self._watcher.add_root(restored[0], caught_up=True)
             self._watcher.notify([restored[0]])
         return restored
 

@@ -45,6 +45,7 @@ _RETRY_MAX = 60.0
 ROOTS_EVERY_S = 5.0
 # "attrib": a chmod or chown alone (watchdog 5+ tells it apart from "modified"): a file made readable again is
 # read then, not left failed until the next full sync
+_OUT_OF_WATCHES = (errno.ENOSPC, errno.EMFILE, errno.ENOMEM)  # the system's limits: not worth retrying each tick
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed", "attrib"})
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,7 @@ class LibraryWatcher:
         self._dropped: set[str] = set()  # roots the library no longer holds: caught up if put back (an undo)
         self._roots_lock = threading.RLock()  # the lists above: add_folder's thread and the watch thread
         self._next_refresh = 0.0  # when the folder list is read again (time.monotonic)
+        self.refreshes = 0  # folder-list reads done (tests wait for them, not for a time)
         self._pending: dict[str, float] = {}  # path -> first time seen in this batch
         self._last_event = 0.0
         self._cond = threading.Condition()
@@ -134,7 +136,7 @@ class LibraryWatcher:
                 self.mode = "events"
                 return observer
             except OSError as exc:
-                if exc.errno not in (errno.ENOSPC, errno.EMFILE, errno.ENOMEM):
+                if exc.errno not in _OUT_OF_WATCHES:
                     raise
                 self.note = (f"the system refused more file watches ({exc.strerror or exc}); checking for changes "
                              f"every {self.poll_interval:g} s instead (raise fs.inotify.max_user_watches to fix)")
@@ -152,21 +154,29 @@ class LibraryWatcher:
         for root in self._roots:
             self._folders.watch(root)  # an OSError here (out of watches) is _start_observer's fallback
 
-    def add_root(self, root: str) -> None:
+    def add_root(self, root: str, caught_up: bool = False) -> None:
         """Watch a root added after start (the library calls this from add_folder; _refresh_roots for a folder
-        another process added, or one that was not there before: an unplugged drive plugged in)."""
+        another process added, or one that was not there before: an unplugged drive plugged in). `caught_up`: the
+        caller has read the whole folder now, or asks for it (add_folder, an undo here): no catch-up is due."""
         with self._roots_lock:
             if root not in self._roots:
                 self._roots = [*self._roots, root]  # a new list: the observer's thread reads it meanwhile
+            if caught_up:
+                self._dropped.discard(root)
+                self._away.discard(root)
             folders = self._folders
             if folders is None or root in self._unwatchable or folders.has(root):
                 return
             try:
                 folders.watch(root)  # not here now: the next look at the folder list tries again
-            except OSError as exc:  # out of watches: this root is caught up by the next full sync
-                self._unwatchable.add(root)  # said once, not every few seconds
+            except OSError as exc:  # this root is caught up by the next full sync
+                if exc.errno in _OUT_OF_WATCHES:
+                    self._unwatchable.add(root)  # said once, not every few seconds
                 self.note = f"{root} is not watched: {exc.strerror or exc}"
-                log.warning("%s", self.note)
+                log.warning("%s", self.note)  # else (gone meanwhile, refused) tried again at the next look
+            except Exception as exc:  # e.g. no thread left for its emitter: the folder's change is committed
+                self.note = f"{root} is not watched: {exc}"  # already (add_folder), so said, never raised
+                log.exception("%s", self.note)
 
     def lost(self, folder: str) -> None:
         """The handler saw `folder` itself deleted or moved (watchdog's thread)."""
@@ -274,7 +284,12 @@ class LibraryWatcher:
         retry = self.debounce
         while (batch := self._take_batch()) is not None:
             if not batch:
-                self._refresh_roots()
+                try:
+                    self._refresh_roots()
+                    self.refreshes += 1
+                except BaseException as exc:  # a bug or the system (no thread for an emitter): said, watch goes on
+                    log.exception("reading the folder list failed")
+                    self._report_error(exc)
                 continue
             try:
                 rep = self.library.sync_changed(batch)

@@ -55,7 +55,11 @@ class WatchedFolders:
 
     def __init__(self, observer: BaseObserver, handler: Any) -> None:
         self._observer, self._handler = observer, handler
+        # Held across the observer's schedule/unschedule, which take watchdog's own lock. watchdog calls the
+        # handler (then `lose`) holding that lock: `lose` takes `_lost_lock` alone, never this one, or the two
+        # threads would wait for each other (a reviewer's repro hung add_folder and then stop()).
         self._lock = threading.Lock()
+        self._lost_lock = threading.Lock()  # taken after _lock, or alone; no observer call under it
         self._folders: dict[str, _Watch] = {}  # watched folder -> its watch
         self._lost: set[str] = set()  # watched folders the handler saw deleted or moved themselves
 
@@ -71,9 +75,9 @@ class WatchedFolders:
             return False
         with self._lock:
             held = self._folders.get(target)
-            if held is None or held.identity != identity or target in self._lost:
-                if held is not None:
-                    self._unschedule(target)
+            if held is not None and (held.identity != identity or self._is_lost(target)):
+                return False  # its watch has ended: `check` ends it for every root in it, and they are caught up
+            if held is None:
                 watch = self._observer.schedule(self._handler, target, recursive=True)
                 held = self._folders[target] = _Watch(watch, identity)
             held.roots.add(root)
@@ -88,10 +92,15 @@ class WatchedFolders:
                     self._unschedule(target)
 
     def lose(self, folder: str) -> None:
-        """The handler saw `folder` itself deleted or moved: if it is a watched folder, its watch has ended."""
-        with self._lock:
-            if folder in self._folders:
-                self._lost.add(folder)
+        """The handler saw `folder` itself deleted or moved (watchdog's thread, holding its observer's lock): if it
+        is a watched folder, its watch has ended. Read without `_lock` (see __init__): a folder not watched is
+        dropped from the set by the next `check`."""
+        with self._lost_lock:
+            self._lost.add(folder)
+
+    def _is_lost(self, folder: str) -> bool:
+        with self._lost_lock:
+            return folder in self._lost
 
     def check(self) -> list[str]:
         """The roots whose watch has ended (its folder gone, moved, or another folder now): their watches are
@@ -99,15 +108,18 @@ class WatchedFolders:
         ended: list[str] = []
         with self._lock:
             for target, w in list(self._folders.items()):
-                if target in self._lost or _identity(target) != w.identity:
+                if self._is_lost(target) or _identity(target) != w.identity:
                     ended += sorted(w.roots)
                     self._unschedule(target)
+            with self._lost_lock:
+                self._lost.intersection_update(self._folders)  # events for folders not watched (any subfolder)
         return ended
 
     def _unschedule(self, target: str) -> None:
         """Drop `target`'s watch (the lock held)."""
         w = self._folders.pop(target)
-        self._lost.discard(target)
+        with self._lost_lock:
+            self._lost.discard(target)
         try:
             self._observer.unschedule(w.watch)
         except (KeyError, OSError, RuntimeError):  # its emitter already ended with the folder

@@ -377,10 +377,14 @@ class PgStore(PgLexical, PgScope):
     def claim_meta(self, key: str, value: str) -> str:
         """`key`'s value: `value` when no one had set it (set now, in one statement: two first claims at once
         never both win), else the one already there."""
-        if self.one("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING value",
-                    (key, value)) is not None:
-            return value
-        return self.get_meta(key) or value
+        for _ in range(2):  # a row deleted between the two statements: claimed again
+            if self.one("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING RETURNING "
+                        "value", (key, value)) is not None:
+                return value
+            held = self.get_meta(key)
+            if held is not None:
+                return held
+        raise StoreError(f"the shared library {self.path} changed its meta table twice while it was read")
 
     def meta(self) -> dict[str, str]:
         return {str(k): str(v) for k, v in self.rows("SELECT key, value FROM meta")}

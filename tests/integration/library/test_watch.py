@@ -370,9 +370,13 @@ def test_two_file_roots_in_one_folder_share_its_watch(make_config, tiny_encoder,
     with Library(make_config(), encoder=tiny_encoder) as lib:
         lib.add_folder(a)
         lib.add_folder(b)
-        lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.2)
+        watcher = lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.2)
         a.unlink()
-        time.sleep(1.0)  # several looks at the folder list: none may take b's watch away with a's
+        looks = watcher.refreshes
+        deadline = time.monotonic() + WAIT  # two looks at the folder list: none may take b's watch with a's
+        while watcher.refreshes < looks + 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert watcher.refreshes >= looks + 2
         b.write_text("Herons stand still and spear fish in the shallows.", encoding="utf-8")
         wait_for(changes, lambda rep, paths: str(b) in paths, "an edit of the other file root")
         assert lexical(lib, "spear") == ["b.txt"]
@@ -430,3 +434,60 @@ def test_an_undo_in_this_process_reads_the_files_made_meanwhile_at_once(often, m
     wait_for(changes, lambda rep, paths: any(p.endswith("meanwhile.txt") for p in paths), "the file's event")
     assert lexical(lib, "otters") == [] and lib.undo_remove() is not None
     wait_for(changes, lambda rep, paths: lexical(lib, "otters") == ["meanwhile.txt"], "the undo's catch-up")
+
+
+def test_folders_made_and_deleted_while_roots_are_added_never_deadlock(tmp_path):
+    """A reviewer's build in one root (folders made and deleted all the time) while folders were added: watchdog
+    calls the handler holding its observer's lock, which the add's schedule wants too, while the handler wanted
+    the lock the add held. add_folder hung, then stop() did. Each add and the stop must return."""
+    import threading
+    import types
+
+    from searchapp.library.sync.watch import LibraryWatcher
+
+    x = tmp_path / "x"
+    x.mkdir()
+    stored = [str(x)]
+
+    class Lib:  # the watcher's side of a library, with nothing to sync: only the watching is under test
+        data_dir = tmp_path / "data"
+        config = types.SimpleNamespace(scan=types.SimpleNamespace(skip_dirs=(), exclude=()))
+
+        def reader(self):
+            return types.SimpleNamespace(roots=lambda: [types.SimpleNamespace(path=p) for p in list(stored)])
+
+        def sync_changed(self, changed):
+            from searchapp.library.sync.contract import SyncReport
+
+            return SyncReport()
+
+    watcher = LibraryWatcher(Lib(), debounce=0.5)
+    watcher.start()
+    stop = threading.Event()
+
+    def build() -> None:
+        i = 0
+        while not stop.is_set():
+            d = x / "build" / f"obj{i % 20}"
+            d.mkdir(parents=True, exist_ok=True)
+            os.rmdir(d)
+            i += 1
+
+    builder = threading.Thread(target=build, daemon=True)
+    builder.start()
+    try:
+        for i in range(60):
+            new = tmp_path / f"new{i}"
+            new.mkdir()
+            stored.append(str(new))
+            add = threading.Thread(target=watcher.add_root, args=(str(new),), daemon=True)
+            add.start()
+            add.join(WAIT)
+            assert not add.is_alive(), f"add_root hung at folder {i}"
+    finally:
+        stop.set()
+        builder.join(WAIT)
+        closing = threading.Thread(target=watcher.stop, daemon=True)
+        closing.start()
+        closing.join(WAIT)
+    assert not closing.is_alive(), "stop() hung"
