@@ -43,9 +43,9 @@ _RETRY_MAX = 60.0
 # How often the folder list is read again while nothing happens: a folder another process added (the window, a
 # CLI `index`) is watched from then on, and one it removed is no longer synced.
 ROOTS_EVERY_S = 5.0
+_OUT_OF_WATCHES = (errno.ENOSPC, errno.EMFILE, errno.ENOMEM)  # the system's limits: not worth retrying each tick
 # "attrib": a chmod or chown alone (watchdog 5+ tells it apart from "modified"): a file made readable again is
 # read then, not left failed until the next full sync
-_OUT_OF_WATCHES = (errno.ENOSPC, errno.EMFILE, errno.ENOMEM)  # the system's limits: not worth retrying each tick
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed", "attrib"})
 
 log = logging.getLogger(__name__)
@@ -121,6 +121,9 @@ class LibraryWatcher:
         self._roots = [r.path for r in self.library.reader().roots()]
         self._next_refresh = time.monotonic() + ROOTS_EVERY_S
         self._observer = self._start_observer()
+        folders = self._folders
+        with self._roots_lock:  # not here at the start (a drive unplugged): read when it is there
+            self._away.update(r for r in self._roots if folders is not None and not folders.has(r))
         self._thread = threading.Thread(target=self._run, name="searchapp-watch", daemon=True)
         self._thread.start()
 

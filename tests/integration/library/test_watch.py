@@ -491,3 +491,19 @@ def test_folders_made_and_deleted_while_roots_are_added_never_deadlock(tmp_path)
         closing.start()
         closing.join(WAIT)
     assert not closing.is_alive(), "stop() hung"
+
+
+def test_a_folder_missing_when_watching_starts_is_read_when_it_is_plugged_in(live, monkeypatch, tmp_path):
+    """A drive unplugged when `watch` started: once plugged in it was watched, but what changed on it since the
+    last sync was never read. It is caught up as a folder back from away is."""
+    from searchapp.library.sync import watch
+
+    lib, docs, changes = live
+    monkeypatch.setattr(watch, "ROOTS_EVERY_S", 0.2)
+    lib.stop_watching()
+    away = tmp_path / "unplugged"
+    docs.rename(away)
+    lib.start_watching(lambda rep, paths: changes.put((rep, paths)), debounce=0.2)
+    (away / "on-the-drive.txt").write_text("Lichens grow on the north side of old stones.", encoding="utf-8")
+    away.rename(docs)
+    wait_for(changes, lambda rep, paths: lexical(lib, "lichens") == ["on-the-drive.txt"], "the drive plugged in")
