@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
@@ -25,11 +26,19 @@ from .extractors.registry import supported_suffixes
 from .ocr.images import image_suffixes  # read by the sync's OCR step
 from .extractors.sniff import KNOWN_BINARY_SUFFIXES
 
-__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY"]
+__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY", "CHECK_AGAIN", "RACY_NS"]
 
 PROGRESS_EVERY = 500  # entries between progress reports / cancel checks
 
 _MB = 1024 * 1024
+
+
+# A file changed less than this before it was listed may change again under the same mtime and ctime: a
+# filesystem's clock steps (FAT keeps mtimes to 2 s; Linux's file times move with the kernel's tick), so a write
+# right after the sync read it can leave both as they were. Such a file is read again at the next sync (git's
+# "racily clean" entries). Wider than FAT's step, for a network share's clock that runs a little ahead.
+RACY_NS = 3_000_000_000
+CHECK_AGAIN = 0  # ctime_ns of a file listed within RACY_NS of its last change: read (hashed) again next time
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,10 @@ class ScannedFile:
     path: Path  # absolute, as reached under the root (symlinks not resolved)
     size: int
     mtime_ns: int
+    # st_ctime_ns: changed by every write, and by no tool that resets mtime (touch -r, rsync -t, an unzip), so
+    # an edit that keeps size and mtime is still seen (decision 0150). CHECK_AGAIN for a file changed just
+    # before the scan (RACY_NS); None where there is none to read (an archive's member).
+    ctime_ns: Optional[int] = None
 
 
 @dataclass
@@ -80,6 +93,7 @@ class _Walker:
         self.linked: list[tuple[str, tuple[int, int]]] = []
         self.seen = 0
         self.root_real = ""  # realpath of the root being walked: links may not lead out of it (by default)
+        self.started_ns = time.time_ns()  # file times are the wall clock's (change_mark)
 
     def skip(self, path: str, reason: str, status: str = "skipped") -> None:
         self.skipped.append(SkippedFile(path, reason, status))
@@ -126,7 +140,14 @@ class _Walker:
         if st.st_size > self.max_bytes:
             self.skip(path, f"too large ({st.st_size / _MB:.1f} MB > {self.config.max_file_mb:g} MB)")
         elif path not in self.files:
-            self.files[path] = ScannedFile(Path(path), st.st_size, clamped_ns(st.st_mtime_ns))
+            self.files[path] = ScannedFile(Path(path), st.st_size, clamped_ns(st.st_mtime_ns), self.change_mark(st))
+
+    def change_mark(self, st: os.stat_result) -> Optional[int]:
+        """ScannedFile.ctime_ns for `st`: its ctime, or CHECK_AGAIN when it changed too recently to be trusted
+        (compared with the clock at the scan's start, earlier than any read: a superset of the racy files)."""
+        if self.started_ns - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
+            return CHECK_AGAIN
+        return int(st.st_ctime_ns) or None  # 0: a filesystem with no ctime (some FUSE ones): size and mtime alone
 
     def walk_dir(self, directory: str) -> None:
         follow = self.config.follow_symlinks

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, ContextManager, Iterable, Optional, Sequence
 
 from ..base.entry_dates import clamped_ns
 from .rows import FileRow
@@ -14,12 +14,14 @@ from .statements import Statements
 
 __all__ = ["FileRecords", "FILE_COLS"]
 
-FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
+FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns"
 
 
 class FileRecords(Statements):
-    if TYPE_CHECKING:  # store/passage_records.py's, later in Store's method order
+    if TYPE_CHECKING:  # store/passage_records.py's and store/db.py's, later in Store's method order
         def delete_chunks_of_file(self, file_id: int) -> list[int]: ...
+
+        def atomic(self) -> ContextManager[None]: ...
 
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
         rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE root_id = ?", (root_id,))  # noqa: S608 (constants and ? only)
@@ -58,22 +60,31 @@ class FileRecords(Statements):
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
-                    embed_title: Optional[str] = None) -> int:
-        """`embed_title`: what the bi-encoder reads before each passage (for passages embedded later)."""
+                    embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None) -> int:
+        """`embed_title`: what the bi-encoder reads before each passage (for passages embedded later);
+        `ctime_ns`: FileRow.ctime_ns."""
         return int(self.conn.execute(
             """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at,
-                                 embed_title)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 embed_title, ctime_ns)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT(path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
-                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title
+                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns
                RETURNING id""",  # the row's id, inserted or updated: no second look-up
-            (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title),
+            (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title,
+             ctime_ns),
         ).fetchone()[0])
 
-    def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
-        self.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, clamped_ns(mtime_ns), file_id))
+    def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:
+        self.execute("UPDATE files SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
+                     (size, clamped_ns(mtime_ns), ctime_ns, file_id))
+
+    def set_file_ctimes(self, rows: Sequence[tuple[int, int]]) -> None:
+        """(file id, ctime) of rows stored before ctimes were (FileRow.ctime_ns None), in one transaction."""
+        with self.atomic():
+            self.conn.executemany("UPDATE files SET ctime_ns = ? WHERE id = ? AND ctime_ns IS NULL",
+                                  [(c, i) for i, c in rows])
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

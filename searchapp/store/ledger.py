@@ -74,7 +74,7 @@ def entry_state(store: Store, path: str, owner: Optional[str] = None) -> Optiona
     sql = f"SELECT {_STATE_SQL}, {FILE_COLS}, date_ns, ocr FROM files WHERE path = ?"  # noqa: S608 (constants: the state CASE, the columns)
     r = store.conn.execute(sql if owner is None else sql + " AND machine = ?",
                            (path,) if owner is None else (path, owner)).fetchone()
-    return None if r is None else (r[0], FileRow(*r[1:11]), r[11], r[12])
+    return None if r is None else (r[0], FileRow(*r[1:-2]), r[-2], r[-1])
 
 
 def entry_text(store: Store, file_id: int, max_chars: int = 300) -> tuple[str, int]:

@@ -113,6 +113,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE files ADD COLUMN ocr_pages TEXT;
     """,
+    # A file's st_ctime_ns when it was last read (decision 0150): an edit that keeps size and mtime is still seen.
+    # NULL: not known yet (the next sync that finds the file unchanged records it); 0: read again next sync.
+    """
+    ALTER TABLE files ADD COLUMN ctime_ns INTEGER;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

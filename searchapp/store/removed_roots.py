@@ -88,7 +88,9 @@ def restore_removed(store: Store) -> Optional[tuple[str, list[int]]]:
     if taken is not None:
         return None
     for t in _TABLES:  # the chunks' triggers fill both word indexes again
-        c.execute(f"INSERT INTO main.{t} SELECT * FROM temp.removed_{t}")  # noqa: S608 (t: one of _TABLES)
+        # By name: rows kept before a migration added a column (files.ctime_ns) go back with it empty.
+        cols = ", ".join('"' + r[1].replace('"', '""') + '"' for r in c.execute(f"PRAGMA temp.table_info(removed_{t})"))
+        c.execute(f"INSERT INTO main.{t} ({cols}) SELECT {cols} FROM temp.removed_{t}")  # noqa: S608 (t: one of _TABLES; cols: its own columns, quoted)
     path = c.execute("SELECT path FROM temp.removed_roots").fetchone()[0]
     ids = [r[0] for r in c.execute("SELECT id FROM temp.removed_chunks ORDER BY id")]
     return path, ids

@@ -30,6 +30,9 @@ class FileRow:
     error: Optional[str]
     kind: Optional[str]
     n_chunks: int
+    # The file's st_ctime_ns when it was last read or checked (ingest/scan.py's ScannedFile.ctime_ns): None where
+    # not known (an archive's member, a row older than decision 0150), 0 (CHECK_AGAIN): read again next sync.
+    ctime_ns: Optional[int] = None
 
 
 @dataclass(frozen=True)

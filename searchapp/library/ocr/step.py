@@ -157,7 +157,7 @@ def _index(store: Store, root: RootRow, config: Config, encoder: PassageEncoder,
     if not spans:
         _record(store, row, "skipped", "no text found", "done", index)
         return False
-    f = ScannedFile(Path(row.path), row.size, row.mtime_ns)
+    f = ScannedFile(Path(row.path), row.size, row.mtime_ns, row.ctime_ns)
     # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
     batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, path=row.path,
                         ocr="done" if pages is None or pages else None, ocr_pages=pages))
@@ -176,7 +176,7 @@ def _record(store: Store, row: FileRow, status: str, reason: str, ocr: Optional[
     text pass counted this entry already)."""
     def write() -> None:
         file_id = store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, row.sha256, status, reason,
-                                    row.kind, 0)
+                                    row.kind, 0, ctime_ns=row.ctime_ns)
         set_ocr_state(store, file_id, ocr)
 
     rewrite_entry(store, index, row.id, write)

@@ -222,7 +222,8 @@ class Batcher:
                     w.removed += self.store.delete_chunks_of_file(old.id)
                 new = distinct_chunks(it.chunks, it.hashes, known)
                 file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
-                                                 it.sha256, "indexed", None, it.kind, len(new), it.title)
+                                                 it.sha256, "indexed", None, it.kind, len(new), it.title,
+                                                 ctime_ns=it.file.ctime_ns)
                 if it.date_ns is not None:
                     set_entry_date(self.store, file_id, it.date_ns)
                 if old is not None or it.ocr is not None:  # a row inserted now has no OCR state yet

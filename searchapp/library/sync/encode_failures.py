@@ -57,7 +57,8 @@ def fail_files(store: Store, index: IndexWriter, bad: dict[str, str]) -> list[tu
             if row is None:
                 continue
             removed += store.delete_chunks_of_file(fid)
-            store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, None, "failed", reason, row.kind, 0)
+            store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, None, "failed", reason, row.kind, 0,
+                              ctime_ns=row.ctime_ns)
             out.append((row.path, reason))
         store.bump_generation()
     if removed:

@@ -49,7 +49,8 @@ def record_waiting(store: Store, root: RootRow, old: Optional[FileRow], path: st
     rep.waiting.append(path)  # the OCR step of this sync moves it to added when it does
 
     def write() -> None:
-        file_id = store.upsert_file(root.id, path, f.size, f.mtime_ns, sha, "skipped", WAITING, kind, 0)
+        file_id = store.upsert_file(root.id, path, f.size, f.mtime_ns, sha, "skipped", WAITING, kind, 0,
+                                    ctime_ns=f.ctime_ns)
         set_ocr_state(store, file_id, "pending")
         if date_ns is not None:
             set_entry_date(store, file_id, date_ns)

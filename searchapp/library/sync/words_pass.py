@@ -16,7 +16,7 @@ from ...base.types import Document
 from ...base.progress import CancelToken, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, takes_data
 from ...ingest.fsnames import storable
-from ...ingest.scan import ScanResult, ScannedFile, scan
+from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
 from ...store import FileRow, RootRow, Store
 from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
@@ -101,6 +101,7 @@ class _Sync:
         self.max_bytes = int(config.scan.max_file_mb * 2**20)
         self.ahead: Optional[ReadAhead | ReadInGroups] = None
         self.slot: dict[int, int] = {}
+        self.ctimes: list[tuple[int, int]] = []  # (file id, ctime) of unchanged rows that had none (keep_unchanged)
 
     def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
                 real: Optional[str] = None) -> None:
@@ -164,7 +165,7 @@ class _Sync:
                 report(self.progress, "extracting", i, total, os.path.basename(path))
                 if old is not None and not _needs_reading(old, f) and not _member_failed(self.existing,
                                                                                           self.members.get(path, ())):
-                    self.keep_unchanged(path, old)
+                    self.keep_unchanged(path, old, f)
                     continue
                 try:
                     self.read_file(i, f, path, old)
@@ -176,13 +177,18 @@ class _Sync:
                     # counted again by store_failed. A container's members are counted, and stored, as they go.
                     self.problem(old, path, "failed", reason, f)
             self.batcher.flush()
+            if self.ctimes:
+                self.store.set_file_ctimes(self.ctimes)
         finally:
             self.batcher.close()  # a batch still in flight (an error stopped the reading) ends before the sync does
             if self.ahead is not None:
                 self.ahead.close()
 
-    def keep_unchanged(self, path: str, old: FileRow) -> None:
-        """A file not changed since the last sync (same size and mtime): counted, not read."""
+    def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile) -> None:
+        """A file not changed since the last sync (same size, mtime and ctime): counted, not read. A row that
+        has no ctime yet (stored before decision 0150) gets this one, so the next sync compares it too."""
+        if old.ctime_ns is None and f.ctime_ns is not None:
+            self.ctimes.append((old.id, f.ctime_ns))
         self.keep_members(path)
         if old.status == "indexed":
             self.rep.unchanged += 1
@@ -224,7 +230,7 @@ class _Sync:
         except OSError as exc:
             return self.problem(old, path, "failed", f"cannot read: {exc.strerror or exc}")
         if old is not None and old.sha256 == sha and old.status == "indexed":
-            self.store.set_file_stat(old.id, f.size, f.mtime_ns)  # touched, not changed
+            self.store.set_file_stat(old.id, f.size, f.mtime_ns, f.ctime_ns)  # touched, not changed
             self.keep_members(path)
             self.rep.unchanged += 1
             return
@@ -324,19 +330,33 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     if old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
         f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns)
     ):
+        if f is not None and f.ctime_ns != old.ctime_ns:  # else a file to check again would be, every sync
+            store.set_file_stat(old.id, f.size, f.mtime_ns, f.ctime_ns)
         return  # already recorded, and listed by the sync that first met it: a failed file is tried again each sync
         # (a permission may be mended without a new date), but failing the same way again is no news (decision 0145)
     rep.problems.append((path, reason))
     size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(real or path)
     old_id = old.id if old is not None else None
     rep.chunks_removed += rewrite_entry(store, index, old_id, lambda: store.upsert_file(
-        root.id, path, size, mtime, None, status, reason, extractor_name(Path(path)), 0))
+        root.id, path, size, mtime, None, status, reason, extractor_name(Path(path)), 0,
+        ctime_ns=f.ctime_ns if f is not None else None))
 
 
 def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
     """New, changed since the last sync, or failed then (a failure may be gone without a new mtime,
     e.g. after chmod): the file is read again. Unchanged skipped files are not."""
-    return old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
+    return (old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
+            or _changed_in_place(old, f))
+
+
+def _changed_in_place(old: FileRow, f: ScannedFile) -> bool:
+    """Whether a file with its old size and mtime may still have other bytes (decision 0150): its ctime moved
+    (an edit, then `touch -r` or a copy that kept the mtime; also a chmod or a rename, which only cost a hash),
+    or it had changed just before the sync that read it (CHECK_AGAIN: a second edit in the same tick of the
+    filesystem's clock leaves both times as they were). A row or a file with no ctime known is not judged by it."""
+    if old.ctime_ns == CHECK_AGAIN:
+        return True
+    return old.ctime_ns is not None and f.ctime_ns is not None and old.ctime_ns != f.ctime_ns
 
 
 def _member_failed(existing: dict[str, FileRow], keys: Collection[str]) -> bool:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["PgStore", "machine_name", "MACHINE_ENV"]
 
 MACHINE_ENV = "SEARCHAPP_MACHINE"  # the name this desktop's roots are kept under (default: the host name)
-_FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks"
+_FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns"
 _SCHEMA_KEY = "shared_schema"  # meta: the schema version this library was made with
 _CREATE_LOCK = 4_4_0119  # advisory lock key: two first opens do not create the tables at once
 MIGRATING_TO_6 = "bringing the shared library to schema 6; searches on other desktops wait until it is done"
@@ -492,24 +492,31 @@ class PgStore(PgLexical, PgScope):
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
-                    embed_title: Optional[str] = None) -> int:
+                    embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None) -> int:
         row = self.one(
             """INSERT INTO files(root_id, machine, path, size, mtime_ns, sha256, status, error, kind, n_chunks,
-                                 indexed_at, embed_title)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                                 indexed_at, embed_title, ctime_ns)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                ON CONFLICT (machine, path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
-                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title
+                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns
                RETURNING id""",
             (root_id, self.machine, path, size, clamped_ns(mtime_ns), sha256, status,
              None if error is None else _clean(error), kind, n_chunks, time.time(),
-             None if embed_title is None else _clean(embed_title)))
+             None if embed_title is None else _clean(embed_title), ctime_ns))
         assert row is not None
         return int(row[0])
 
-    def set_file_stat(self, file_id: int, size: int, mtime_ns: int) -> None:
-        self.rows("UPDATE files SET size = %s, mtime_ns = %s WHERE id = %s", (size, clamped_ns(mtime_ns), file_id))
+    def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:
+        self.rows("UPDATE files SET size = %s, mtime_ns = %s, ctime_ns = %s WHERE id = %s",
+                  (size, clamped_ns(mtime_ns), ctime_ns, file_id))
+
+    def set_file_ctimes(self, rows: Sequence[tuple[int, int]]) -> None:
+        """(file id, ctime) of rows stored before ctimes were, in one statement (not one round trip a file)."""
+        self.rows("UPDATE files f SET ctime_ns = v.c FROM unnest(%s::bigint[], %s::bigint[]) AS v(i, c) "
+                  "WHERE f.id = v.i AND f.machine = %s AND f.ctime_ns IS NULL",
+                  ([i for i, _ in rows], [c for _, c in rows], self.machine))
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

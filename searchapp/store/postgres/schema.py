@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "hnsw_index"]
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL);
@@ -214,8 +214,13 @@ _OCR_WAITING = ["CREATE INDEX IF NOT EXISTS files_ocr_pending ON files(root_id, 
 
 # The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
 # (one transaction with the version's own update).
+# A file's st_ctime_ns when last read (decision 0150; the desktop's migration of the same name). Its removal's copy
+# gets it too, at the same place: a Remove keeps and restores rows with SELECT *.
+_CTIME = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS ctime_ns bigint",
+          "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS ctime_ns bigint"]
+
 MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK,
-                                    7: _OWNED_POSTINGS + _OCR_WAITING}
+                                    7: _OWNED_POSTINGS + _OCR_WAITING, 8: _CTIME}
 
 
 def hnsw_index(dim: int) -> list[str]:

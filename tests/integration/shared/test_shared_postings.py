@@ -91,8 +91,8 @@ def test_a_library_of_schema_6_is_migrated_by_its_first_writer(config, tiny_enco
         assert reader.store.schema_version == 6
         assert [(h.path, h.scores) for h in reader.search("otters river", mode="lexical", k=10).hits] == before
         with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
-            assert writer.store.schema_version == SCHEMA_VERSION == 7
-            assert writer.store.get_meta("shared_schema") == "7"
+            assert writer.store.schema_version == SCHEMA_VERSION >= 7
+            assert writer.store.get_meta("shared_schema") == str(SCHEMA_VERSION)
             assert foreign_keys(pg_server, pg_address) == []
             assert pg_server.admin("SELECT count(*) FROM pg_indexes WHERE indexname = 'files_ocr_pending'",
                                    database=database_of(pg_address))[0][0] == 1

@@ -292,3 +292,23 @@ def test_a_library_of_schema_4_is_migrated_by_its_first_remove(config, tiny_enco
         assert lib.store.get_meta("shared_schema") == str(SCHEMA_VERSION)
         assert lib.undo_remove() == (str(docs), 1)
         assert [Path(h.path).name for h in lib.search("voles snow", mode="lexical").hits] == ["a.txt"]
+
+
+def test_a_remove_kept_at_schema_7_is_undone_after_the_migration_to_ctimes(config, tiny_encoder, tmp_path,
+                                                                           pg_address):
+    """Schema 8 adds files.ctime_ns (decision 0150) to the removal's copy too: rows kept by a Remove before it are
+    restored after it (a Remove keeps and restores rows with SELECT *)."""
+    docs = write_texts(tmp_path / "docs", {"a.txt": "voles run under the snow"})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+        lib.remove_folder(docs, undoable=True)
+        for table in ("files", "removed_files"):  # schema 7 as it was
+            lib.store.rows(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
+        lib.store.rows("UPDATE meta SET value = '7' WHERE key = 'shared_schema'")
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        assert lib.store.schema_version == SCHEMA_VERSION >= 8
+        assert lib.undo_remove() == (str(docs), 1)
+        assert [Path(h.path).name for h in lib.search("voles snow", mode="lexical").hits] == ["a.txt"]
+        assert lib.store.file_by_path(str(docs / "a.txt")).ctime_ns is None  # not known: the next sync records it
+        lib.sync(embed=False)
+        assert lib.store.file_by_path(str(docs / "a.txt")).ctime_ns is not None

@@ -237,3 +237,21 @@ def test_progress_and_cancel(tmp_path: Path) -> None:
     with pytest.raises(Cancelled):
         scan([tmp_path], ScanConfig(), progress=cancel_on_first, cancel=token)
     assert seen == [PROGRESS_EVERY]
+
+
+def test_a_file_changed_just_before_the_scan_is_marked_to_check_again(tmp_path, monkeypatch):
+    """ScannedFile.ctime_ns (decision 0150): the file's ctime, or CHECK_AGAIN while a change within RACY_NS of the
+    scan could be followed by another in the same tick of the filesystem's clock."""
+    import time
+
+    from searchapp.ingest import scan as scan_module
+
+    f = touch(tmp_path / "a.txt")
+    now = scan([tmp_path], ScanConfig()).files[0]
+    assert now.ctime_ns == scan_module.CHECK_AGAIN and now.mtime_ns == f.stat().st_mtime_ns
+    later = time.time_ns() + scan_module.RACY_NS
+    monkeypatch.setattr(scan_module.time, "time_ns", lambda: later)
+    assert scan([tmp_path], ScanConfig()).files[0].ctime_ns == f.stat().st_ctime_ns != scan_module.CHECK_AGAIN
+    os.utime(f, ns=(0, 10**9))  # an old mtime set now: the ctime is new, so still just changed
+    monkeypatch.setattr(scan_module.time, "time_ns", lambda: f.stat().st_ctime_ns + scan_module.RACY_NS // 2)
+    assert scan([tmp_path], ScanConfig()).files[0].ctime_ns == scan_module.CHECK_AGAIN
