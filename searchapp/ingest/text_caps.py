@@ -39,6 +39,12 @@ _LONG_WORD = re.compile(_RUN_CHAR + "{%d,}" % LONG_WORD)
 # A web link is a long string without spaces too, but one a person wrote down (a Markdown list of links, a
 # bibliography): it is no sign of data. `data:` URIs are (base64), so only http(s), ftp and www. links.
 _LINK = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'\[\]]+", re.I)
+# Inside a long string, what makes it data is a long stretch of letters and digits with nothing between them:
+# base64 has a + or / only every 32 characters on average, a hash none at all. A path, a file name, a dotted
+# name or a fill-in line (`/mnt/archive/legal/henderson_signed_v3.pdf`, `\\server\share\2019`, `________`)
+# is words cut by separators, and is text a person wrote: only these stretches count as data.
+DATA_STRETCH = 16
+_DATA_STRETCH = re.compile("[A-Za-z0-9]{%d,}" % DATA_STRETCH)
 _HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f]{2,}[:,]?")
 _HEXISH_TOKEN = re.compile(r"(?<!\S)(?:0x)?[0-9A-Fa-f]{2,}[:,]?(?!\S)")  # a whole token that is _HEXISH
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
@@ -68,7 +74,7 @@ def not_prose_reason(text: str) -> str | None:
         return f"not prose: most of the text is runs of {LONG_RUN:,}+ characters without a space (base64 or binary data?)"
     visible = sum(map(len, tokens))  # characters not isspace(): prose of any script counts here
     # Removing links only shortens runs: without any long run there is nothing to count.
-    word_chars = (sum(m.end() - m.start() for m in _LONG_WORD.finditer(_LINK.sub(" ", sample)))
+    word_chars = (sum(_data_chars(m.group()) for m in _LONG_WORD.finditer(_LINK.sub(" ", sample)))
                   if longest >= LONG_WORD and _LONG_WORD.search(sample) else 0)
     if word_chars > NOT_PROSE_SHARE * visible:
         return f"not prose: most of the text is strings of {LONG_WORD}+ characters without a space (base64 or hashes?)"
@@ -82,6 +88,11 @@ def not_prose_reason(text: str) -> str | None:
         if len(hexish) > NOT_PROSE_SHARE * len(tokens) and lettered > 0.1 * len(hexish):
             return "not prose: most of the text is hexadecimal groups (a hex dump?)"
     return None
+
+
+def _data_chars(run: str) -> int:
+    """Characters of a long string without spaces that look like data: its long letter-and-digit stretches."""
+    return sum(m.end() - m.start() for m in _DATA_STRETCH.finditer(run))
 
 
 def _shorten_runs(doc: Document) -> tuple[Document, int]:

@@ -2,8 +2,10 @@
 
 A newsletter can be mostly tracking links (`https://click.example.com/ls/click?upn=…` of 200 characters each);
 judged whole, such a mail was refused as "not prose" and lost its subject, sender and sentences with it. So:
-- a link longer than text_caps.LONG_WORD is shortened to its site (`click.example.com/…`): the site is a word
-  worth finding, the tracking tail is not, and nothing is fetched either way;
+- a link longer than text_caps.LONG_WORD loses what makes it data: its query and fragment, and its path from the
+  first long letter-and-digit stretch on (`click.example.com/ls/click…`). The site and the path's words are
+  worth finding (`docs.example.org/guide/install-windows`, `github.com/org/repo/issues/1234`), a tracking tail
+  is not, and nothing is fetched either way;
 - a paragraph that is still not prose (a pasted base64 block, a hash list) is left out, and counted.
 A delivery report's machine-readable part (message/delivery-status) is text: who could not be reached, why.
 """
@@ -14,7 +16,7 @@ import re
 from email.message import Message
 from typing import Callable
 
-from ..text_caps import LONG_WORD, not_prose_reason
+from ..text_caps import DATA_STRETCH, LONG_WORD, not_prose_reason
 
 __all__ = ["readable_body", "delivery_status"]
 
@@ -24,12 +26,21 @@ MAX_STATUS_BLOCKS = 100
 MAX_STATUS_FIELDS = 30
 
 
+_DATA = re.compile("[A-Za-z0-9]{%d,}" % DATA_STRETCH)  # text_caps' sign of data inside a string without spaces
+MAX_LINK_KEPT = 160  # characters of a link's site and path kept: a path's words, not a whole listing
+
+
 def _short(m: re.Match[str]) -> str:
     url = m.group(0)
     if len(url) <= LONG_WORD:
         return url
     site = m.group(1).rpartition("@")[2]  # user:password@ is never shown
-    return site[:LONG_WORD] + "/…"
+    path = re.split(r"[?#]", url[m.end(1) - m.start(0):], maxsplit=1)[0]
+    stretch = _DATA.search(path)
+    kept = (site + (path[:stretch.start()] if stretch else path))[:MAX_LINK_KEPT]
+    if "@" not in m.group(1) and url.endswith(kept):
+        return url  # nothing that is data: the link as written
+    return kept + "…"
 
 
 def readable_body(text: str) -> tuple[str, list[str]]:
@@ -45,7 +56,7 @@ def readable_body(text: str) -> tuple[str, list[str]]:
 
     text = _URL.sub(short, text)
     if shortened:
-        notes.append(f"{shortened:,} long link(s) shortened to their site")
+        notes.append(f"{shortened:,} long link(s) shortened (their query or data left out)")
     paragraphs = _PARAGRAPHS.split(text)
     kept = [p for p in paragraphs if not_prose_reason(p) is None]
     if len(kept) < len(paragraphs):

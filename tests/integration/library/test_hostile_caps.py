@@ -110,6 +110,30 @@ def test_a_markdown_list_of_links_keeps_its_link_texts(tmp_path):
         extract(tmp_path / "blobs.md")
 
 
+def test_paths_file_names_and_fill_in_lines_are_kept_as_text(tmp_path):
+    """Long strings a person wrote are words cut by separators: a paragraph naming two files, an inventory of
+    UNC paths, a form of `____` blanks were all left out as "not prose (base64 or hashes?)"."""
+    (tmp_path / "notes.txt").write_text(
+        "Where the contracts are kept\n\nThe signed Henderson contract is at\n"
+        "/mnt/archive/legal/contracts/2014/henderson_signed_scan_final_v3.pdf\n"
+        "and the draft is at /mnt/archive/legal/contracts/2014/henderson_draft_markup_v2.docx\n")
+    (tmp_path / "inventory.csv").write_text("id,owner,path\n" + "".join(
+        f"{i},Alice Smith,\\\\fileserver01\\shares\\{d}\\archive\\{2000 + i}\\{d}_quarterly_report_{i:04d}_final.docx\n"
+        for i, d in enumerate(["legal", "marketing", "finance", "hr"] * 50)))
+    (tmp_path / "form.txt").write_text("Request for an extract from the register of shareholders\n"
+                                       + "Name: ______________________________________________\n" * 3
+                                       + "Account no. ______________   Date ...........................\n")
+    for name, words in (("notes.txt", "signed Henderson contract"), ("inventory.csv", "marketing_quarterly_report_0001"),
+                        ("form.txt", "register of shareholders")):
+        doc = extract(tmp_path / name)
+        assert words in doc.text and not doc.notes, (name, doc.notes)
+    # A list of hashes is still data: hex stretches with nothing between them.
+    (tmp_path / "sums.txt").write_text("".join(f"{random.Random(i).randbytes(32).hex()}  file{i}.iso\n"
+                                               for i in range(300)))
+    with pytest.raises(UnsupportedFileError, match="not prose"):
+        extract(tmp_path / "sums.txt")
+
+
 def test_long_runs_inside_prose_are_shortened_and_said(tmp_path):
     p = tmp_path / "page.md"
     p.write_text(PROSE * 600 + "data:image/png;base64," + "A" * 60_000 + " " + PROSE * 600)

@@ -61,10 +61,28 @@ def test_a_newsletter_of_tracking_links_keeps_subject_sender_and_sentences(tmp_p
     doc = extract(path)  # was refused whole: "not prose: most of the text is strings of 40+ characters ..."
     assert doc.title == "Weekly digest" and "From: Ana <ana@example.org>" in doc.text
     assert "lighthouse keepers' association" in doc.text and "That is all for this week." in doc.text
-    assert "Read more <click.mail.example.com/…>" in doc.text and "upn=" not in doc.text
+    assert "Read more <click.mail.example.com/ls/click…>" in doc.text and "upn=" not in doc.text
     assert blob.split()[0] not in doc.text
-    assert "40 long link(s) shortened to their site" in doc.notes
+    assert "40 long link(s) shortened (their query or data left out)" in doc.notes
     assert any("1 paragraph(s) of the body that are not prose left out" in n for n in doc.notes)
+
+
+def test_a_deep_link_keeps_its_path_words(tmp_path: Path) -> None:
+    """Every link over 40 characters was cut to its site: `search refs-overview` found nothing in a mail that
+    pointed at technet.microsoft.com/en-us/library/refs-overview. The path's words stay; a query, a fragment,
+    a token in the path and a password go."""
+    from searchapp.ingest.extractors.mail_body import readable_body
+
+    text, notes = readable_body(
+        "See https://technet.microsoft.com/en-us/library/refs-overview-hh831739 and\n"
+        "https://github.com/example-org/searchapp/issues/1234#issuecomment-99887766 and\n"
+        "https://docs.example.org/share/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit?usp=sharing and\n"
+        "ftp://ana:s3cret-passw0rd@files.example.org/pub/reports/annual-report-2019.pdf")
+    assert "https://technet.microsoft.com/en-us/library/refs-overview-hh831739 and" in text
+    assert "github.com/example-org/searchapp/issues/1234… and" in text and "issuecomment" not in text
+    assert "docs.example.org/share/… and" in text and "1BxiMVs0" not in text and "usp" not in text
+    assert "files.example.org/pub/reports/annual-report-2019.pdf…" in text and "s3cret" not in text
+    assert notes == ["3 long link(s) shortened (their query or data left out)"]
 
 
 def test_a_bounce_keeps_its_delivery_status_as_text(tmp_path: Path) -> None:
