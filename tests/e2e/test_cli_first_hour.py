@@ -142,3 +142,40 @@ def test_dense_and_similar_on_a_words_only_library_say_why_they_find_nothing(tmp
     code, out, err = in_process(capsys, data, "similar", str(docs / "volcano.md"))
     assert code == 0, err
     assert out.startswith("no similar files yet: only files with meaning can be found similar"), out
+
+
+def test_index_of_several_paths_counts_what_is_left_to_embed_once(tmp_path, capsys):
+    """`index --words-only` of 6 paths said "80 in the library still to embed" where `status` said 17: the
+    library's count after each path was added up."""
+    paths = []
+    for i, (name, text) in enumerate(TEXTS.items()):
+        folder = tmp_path / f"docs{i}"
+        folder.mkdir()
+        (folder / name).write_text(text)
+        paths.append(str(folder))
+    assert len(paths) >= 3
+    data = tmp_path / "library"
+    code, out, err = in_process(capsys, data, "index", "--words-only", *paths)
+    assert code == 0, err
+    code, status, err = in_process(capsys, data, "status", "--json")
+    left = json.loads(status)
+    pending = left["meaning"]["total"] - left["meaning"]["embedded"]
+    assert pending > 0 and f"; {pending} in the library still to embed" in out, (out, status)
+
+
+def test_duplicates_on_a_words_only_library_says_near_ones_need_meaning(tmp_path, capsys):
+    """A words-only library printed its exact copies and was silent about near duplicates, which only meaning
+    finds; `similar` already said so."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in TEXTS.items():
+        (docs / name).write_text(text)
+    (docs / "copy.md").write_text(next(iter(TEXTS.values())))
+    data = tmp_path / "library"
+    assert in_process(capsys, data, "index", "--words-only", str(docs))[0] == 0
+    code, out, err = in_process(capsys, data, "duplicates")
+    assert code == 0, err
+    assert out.startswith("near duplicates: only files with meaning are compared, and meaning is 0% done"), out
+    assert "exact copies (1 group)" in out
+    code, out, err = in_process(capsys, data, "duplicates", "--json")
+    assert json.loads(out)["meaning_percent"] == 0

@@ -102,6 +102,9 @@ def cmd_duplicates(args: argparse.Namespace, config: Config, progress: TerminalP
     if args.json:
         print(json.dumps(rep.to_json()))
         return 0
+    if rep.meaning_percent is not None:  # near duplicates are found by meaning: say what it covers
+        print(f"near duplicates: only files with meaning are compared, and meaning is {rep.meaning_percent}% done "
+              "(`searchapp index` adds it)")
     if not rep.exact and not rep.near:
         print("no duplicates")
         return 0

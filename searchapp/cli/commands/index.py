@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...base.config import Config
 from ...base.priority import in_front
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_index", "print_report"]
+__all__ = ["register", "cmd_index", "print_report", "add_folders"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,8 +46,7 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
         wait_turn(lib, args, cancel)
         total = SyncReport()
         if args.paths:
-            for path in args.paths:
-                total.merge(lib.add_folder(path, progress=progress, cancel=cancel, embed=not args.words_only))
+            total = add_folders(lib, args.paths, progress, cancel, embed=not args.words_only)
         else:
             if not lib.roots():
                 print("searchapp: nothing to sync; add a folder with `searchapp index PATH`", file=sys.stderr)
@@ -62,6 +61,20 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
         print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
               f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
     return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error
+
+
+def add_folders(lib: Any, paths: list[str], progress: TerminalProgress, cancel: CancelToken, *, embed: bool
+                ) -> SyncReport:
+    """`index PATH...`: each path added in turn, their reports as one. What is still to embed is the library's
+    count after the last one, not a sum: summed, 6 paths said "80 in the library still to embed" of 17."""
+    from ...library import SyncReport
+
+    total = SyncReport()
+    for path in paths:
+        rep = lib.add_folder(path, progress=progress, cancel=cancel, embed=embed)
+        total.merge(rep)
+        total.chunks_pending = rep.chunks_pending
+    return total
 
 
 def _passages_detail(total: SyncReport) -> str:

@@ -29,7 +29,9 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("saved", help="saved searches: list (with new hits since last opened), add, run, remove")
-    ss = s.add_subparsers(dest="saved_command", metavar="ACTION", required=True)
+    # No ACTION lists them, as its help says ("list or ..."): a bare `saved` or `history` was a usage error.
+    s.set_defaults(handler=cmd_saved_list, json=False)
+    ss = s.add_subparsers(dest="saved_command", metavar="ACTION")
     p = ss.add_parser("list", help="every saved search with how many new files it lists since it was last run")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_saved_list)
@@ -52,7 +54,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_saved_remove)
 
     h = sub.add_parser("history", help="recent queries (kept privately in the data dir): list or clear")
-    hs = h.add_subparsers(dest="history_command", metavar="ACTION", required=True)
+    h.set_defaults(handler=cmd_history_list, json=False)
+    hs = h.add_subparsers(dest="history_command", metavar="ACTION")
     p = hs.add_parser("list", help="recent queries, newest first")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_history_list)

@@ -35,6 +35,7 @@ from ...base.errors import ConfigError
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
 from ..resources.blas_limit import one_blas_thread
+from ..sync.meaning_pass import meaning_percent, meaning_progress
 
 __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD", "MIN_NEAR_WORDS"]
 
@@ -100,9 +101,12 @@ class DuplicateReport:
     near: list[NearPair]  # best first
     threshold: float
     stats: dict[str, float] = field(default_factory=dict)  # timings (ms) and the candidate pairs' count
+    # < 100: passages still without a vector, which near duplicates cannot be found by (None: all have one)
+    meaning_percent: Optional[int] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"exact": [{"paths": g} for g in self.exact], "near": [p.to_json() for p in self.near]}
+        return {"exact": [{"paths": g} for g in self.exact], "near": [p.to_json() for p in self.near],
+                **({"meaning_percent": self.meaning_percent} if self.meaning_percent is not None else {})}
 
 
 def _exact_groups(store: Store) -> tuple[list[list[str]], dict[int, str]]:
@@ -122,6 +126,9 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     t0 = time.perf_counter()
     exact, sha_of = _exact_groups(store)
     out = DuplicateReport(exact, [], threshold)
+    embedded, total = meaning_progress(store)
+    if embedded < total:  # a words-only library printed its exact copies and was silent about the rest
+        out.meaning_percent = meaning_percent(embedded, total)
     if index is None or dim is None:
         return out
     chunk_ids, owner = store.chunk_owners()

@@ -45,6 +45,9 @@ def test_history_is_kept_in_the_shared_library(cli, pg_server, pg_address):
         assert run("search", q, "--mode", "lexical")[0] == 0
     code, out, _ = run("history", "list")
     assert code == 0 and out.splitlines() == ["sourdough starter", "lava magma"]
+    assert run("history") == (code, out, _)  # no ACTION lists, as the help's "list or clear" says
+    code, listed, _ = run("saved")
+    assert code == 0 and listed.startswith("no saved searches")
     db = urlsplit(pg_address).path.lstrip("/")
     assert pg_server.admin("SELECT owner, query FROM history ORDER BY id", database=db) == [
         ("desk-a", "lava magma"), ("desk-a", "sourdough starter")]
