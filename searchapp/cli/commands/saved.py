@@ -28,7 +28,8 @@ __all__ = ["register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    s = sub.add_parser("saved", help="saved searches: list (with new hits since last opened), add, run, remove")
+    s = sub.add_parser("saved", help="saved searches: list (the default; with new hits since last opened), add, run, "
+                       "remove")
     # No ACTION lists them, as its help says ("list or ..."): a bare `saved` or `history` was a usage error.
     s.set_defaults(handler=cmd_saved_list, json=False)
     ss = s.add_subparsers(dest="saved_command", metavar="ACTION")
@@ -53,7 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("name", metavar="NAME")
     p.set_defaults(handler=cmd_saved_remove)
 
-    h = sub.add_parser("history", help="recent queries (kept privately in the data dir): list or clear")
+    h = sub.add_parser("history", help="recent queries (kept privately in the data dir): list (the default) or clear")
     h.set_defaults(handler=cmd_history_list, json=False)
     hs = h.add_subparsers(dest="history_command", metavar="ACTION")
     p = hs.add_parser("list", help="recent queries, newest first")
