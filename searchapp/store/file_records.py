@@ -60,20 +60,22 @@ class FileRecords(Statements):
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
-                    embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None) -> int:
+                    embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None,
+                    notes: Sequence[str] = ()) -> int:
         """`embed_title`: what the bi-encoder reads before each passage (for passages embedded later);
-        `ctime_ns`: FileRow.ctime_ns."""
+        `ctime_ns`: FileRow.ctime_ns; `notes`: what reading it left out (Document.notes), for `explain`."""
         return int(self.conn.execute(
             """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at,
-                                 embed_title, ctime_ns)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 embed_title, ctime_ns, notes)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT(path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
-                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns
+                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns,
+                 notes = excluded.notes
                RETURNING id""",  # the row's id, inserted or updated: no second look-up
             (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title,
-             ctime_ns),
+             ctime_ns, "\n".join(notes) or None),
         ).fetchone()[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:

@@ -88,6 +88,13 @@ def entry_text(store: Store, file_id: int, max_chars: int = 300) -> tuple[str, i
     return text[:max_chars], len(rows)
 
 
+def entry_notes(store: Store, file_id: int) -> list[str]:
+    """What reading the entry left out, as its sync noted it ("text truncated at …"), one a line; none stored
+    before the notes were kept (decision 0150's schema)."""
+    r = store.conn.execute("SELECT notes FROM files WHERE id = ?", (file_id,)).fetchone()
+    return r[0].splitlines() if r is not None and r[0] else []
+
+
 def entry_vectors(store: Store, file_id: int) -> int:
     """Passages of the entry with a stored vector (a later two-phase sync may store words before vectors)."""
     own = getattr(store, "vectors_of_file", None)  # a shared library's: a waiting vector is NULL there, not b''

@@ -115,8 +115,11 @@ MIGRATIONS: list[str] = [
     """,
     # A file's st_ctime_ns when it was last read (decision 0150): an edit that keeps size and mtime is still seen.
     # NULL: not known yet (the next sync that finds the file unchanged records it); 0: read again next sync.
+    # notes: what its reading left out ("text truncated at …", "2 paragraph(s) left out, not prose: …"), one a
+    # line, for `explain`: a person whose words are not found learns why.
     """
     ALTER TABLE files ADD COLUMN ctime_ns INTEGER;
+    ALTER TABLE files ADD COLUMN notes TEXT;
     """,
 ]
 

@@ -189,6 +189,8 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     if info["kind"]:
         print(f"  read as: {info['kind']}")
     print(f"  passages: {info['passages']}, with vectors: {info['vectors']}")
+    for note in info.get("notes") or ():  # what its reading left out: why some of its words are not found
+        print(f"  note: {printable(note)}")
     if info["text"]:
         print(f"  text: {printable(info['text'])}")
     if not info["known"]:

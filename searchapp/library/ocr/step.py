@@ -160,7 +160,7 @@ def _index(store: Store, root: RootRow, config: Config, encoder: PassageEncoder,
     f = ScannedFile(Path(row.path), row.size, row.mtime_ns, row.ctime_ns)
     # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
     batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, path=row.path,
-                        ocr="done" if pages is None or pages else None, ocr_pages=pages))
+                        ocr="done" if pages is None or pages else None, ocr_pages=pages, notes=doc.notes))
     batcher.flush()  # counted by the text pass already (an image as skipped: see _recount)
     return True
 

@@ -19,7 +19,7 @@ from ...ingest.ocr.images import image_suffixes
 from ...ingest.fsnames import storable
 from ...store import Store
 from ...store.rows import FileRow
-from ...store.ledger import STATES, entry_state, entry_text, entry_vectors
+from ...store.ledger import STATES, entry_notes, entry_state, entry_text, entry_vectors
 from ..sync.roots import owning_root
 
 __all__ = ["explain", "entry_fields", "member_key_of", "STATES"]
@@ -70,7 +70,7 @@ def explain(config: Config, store: Store, path: str, owner: Optional[str] = None
     root = owning_root(container, roots)
     out: dict[str, Any] = {"path": key, "shown_as": display_path(key), "container": container if member else None,
                  "member": member, "folder": root, "state": None, "reason": None, "rule": None,
-                 "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None,
+                 "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None, "notes": [],
                  "known": False}  # known: the library holds an entry for it (indexed, skipped, failed, ...)
     if root is None:
         out.update(state="outside", reason="not under any indexed folder (`searchapp index FOLDER` adds one)")
@@ -98,4 +98,5 @@ def entry_fields(store: Store, row: tuple[str, FileRow, Optional[int], Optional[
     state, frow, date_ns, _ocr = row
     text, passages = entry_text(store, frow.id, TEXT_SHOWN)
     return dict(known=True, state=state, reason=frow.error, kind=frow.kind, passages=passages,
-                vectors=entry_vectors(store, frow.id), text=text, date=date_ns / 1e9 if date_ns else None)
+                vectors=entry_vectors(store, frow.id), text=text, date=date_ns / 1e9 if date_ns else None,
+                notes=entry_notes(store, frow.id))

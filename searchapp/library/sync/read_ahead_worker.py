@@ -36,6 +36,7 @@ class Read:
     hashes: Optional[list[str]] = None
     ocr: Optional[str] = None
     failed: Optional[str] = None  # why this file failed here (file_boundary.file_failure): the sync records it
+    notes: tuple[str, ...] = ()  # Document.notes of what it read
 
 
 class _NoBatch:
@@ -179,7 +180,7 @@ def _chunk(got: _Extracted, config: Config, encoder: PassageTokenizer, cancel: O
     doc = got.doc
     try:
         title, spans, hashes = passages_of(doc, encoder, config, _NoBatch(cancel), bounds)
-        return Read(got.sha, doc.kind or "", title, spans, hashes, pdf_waits_for_ocr(doc, config))
+        return Read(got.sha, doc.kind or "", title, spans, hashes, pdf_waits_for_ocr(doc, config), notes=doc.notes)
     except (OSError, UnsupportedFileError):
         return None
     except Exception as exc:

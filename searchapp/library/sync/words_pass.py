@@ -130,10 +130,11 @@ class _Sync:
         """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it;
         `pre`: the same passages, already made by the read-ahead worker (then `doc` is None)."""
         if pre is not None:
-            title, spans, hashes, kind = pre.title, pre.spans, pre.hashes, pre.kind
+            title, spans, hashes, kind, notes = pre.title, pre.spans, pre.hashes, pre.kind, pre.notes
         else:
             assert doc is not None  # handed the Document, or the worker's Read of it
             (title, spans, hashes), kind = passages_of(doc, self.encoder, self.config, self.batcher), doc.kind
+            notes = doc.notes
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
                 return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
@@ -145,7 +146,7 @@ class _Sync:
         else:
             self.rep.updated += 1
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
-                                 date_ns=date_ns, ocr=ocr))
+                                 date_ns=date_ns, ocr=ocr, notes=tuple(notes)))
 
     def vanished_now(self, path: str) -> None:
         self.seen.discard(path)  # vanished since the scan: purged at the end like any deleted file

@@ -492,19 +492,21 @@ class PgStore(PgLexical, PgScope):
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
-                    embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None) -> int:
+                    embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None,
+                    notes: Sequence[str] = ()) -> int:
         row = self.one(
             """INSERT INTO files(root_id, machine, path, size, mtime_ns, sha256, status, error, kind, n_chunks,
-                                 indexed_at, embed_title, ctime_ns)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                                 indexed_at, embed_title, ctime_ns, notes)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                ON CONFLICT (machine, path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
-                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns
+                 indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns,
+                 notes = excluded.notes
                RETURNING id""",
             (root_id, self.machine, path, size, clamped_ns(mtime_ns), sha256, status,
              None if error is None else _clean(error), kind, n_chunks, time.time(),
-             None if embed_title is None else _clean(embed_title), ctime_ns))
+             None if embed_title is None else _clean(embed_title), ctime_ns, _clean("\n".join(notes)) or None))
         assert row is not None
         return int(row[0])
 

@@ -214,10 +214,13 @@ _OCR_WAITING = ["CREATE INDEX IF NOT EXISTS files_ocr_pending ON files(root_id, 
 
 # The statements that bring a library from version N-1 to N, run in order by the first writer that opens it
 # (one transaction with the version's own update).
-# A file's st_ctime_ns when last read (decision 0150; the desktop's migration of the same name). Its removal's copy
-# gets it too, at the same place: a Remove keeps and restores rows with SELECT *.
+# A file's st_ctime_ns when last read (decision 0150) and what its reading left out (`explain`'s notes): the
+# desktop's migration of the same columns. Its removal's copy gets them too, in the same order: a Remove keeps and
+# restores rows with SELECT *.
 _CTIME = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS ctime_ns bigint",
-          "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS ctime_ns bigint"]
+          "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS ctime_ns bigint",
+          "ALTER TABLE files ADD COLUMN IF NOT EXISTS notes text",
+          "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS notes text"]
 
 MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK,
                                     7: _OWNED_POSTINGS + _OCR_WAITING, 8: _CTIME}

@@ -69,13 +69,51 @@ def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encode
     info = json.loads(out.stdout)
     assert info["state"] == "indexed" and "Lemurs" in info["text"]
     out = _run(data, "explain", str(docs / "a.txt"))
-    assert "state: indexed" in out.stdout and "passages: 1" in out.stdout
+    assert "state: indexed" in out.stdout and "passages: 1" in out.stdout and "note:" not in out.stdout
     out = _run(data, "status", "--files", "no_text", "--json")
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)["files"]
     assert [r["path"] for r in rows] == [str(docs / "blank.txt")] and rows[0]["state"] == "no_text"
     st = json.loads(_run(data, "status", "--json").stdout)
     assert st["files_by_state"]["indexed"] == 1 and st["files_by_state"]["no_text"] == 1
+
+
+def test_explain_says_what_reading_a_file_left_out(tiny_library, tmp_path, capsys):
+    """A newcomer searched for words of a paragraph left out as "not prose", and `explain` said only "indexed":
+    what a file's reading leaves out is kept with it and said (on both engines)."""
+    from searchapp.cli.commands.status import cmd_explain
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    blob = "QUJDRGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo0" * 30
+    (docs / "pasted.txt").write_text(f"Minutes of the lichen survey.\n\n{blob}\n\nThe survey resumes in May.\n")
+    (docs / "plain.txt").write_text("Lemurs eat fruit in Madagascar.\n")
+    tiny_library.add_folder(docs, embed=False)
+    info = tiny_library.explain(str(docs / "pasted.txt"))
+    assert info["state"] == "indexed" and "resumes in May" in info["text"] and blob[:40] not in info["text"]
+    assert [n.split(":")[0] for n in info["notes"]] == ["1 paragraph(s) left out, not prose"]
+    assert tiny_library.explain(str(docs / "plain.txt"))["notes"] == []
+
+    class Args:
+        path, json = str(docs / "pasted.txt"), False
+
+    class Opened:
+        def __enter__(self):
+            return tiny_library
+
+        def __exit__(self, *exc):
+            return False
+
+    import searchapp.cli.commands.status as status_cmd
+
+    real = status_cmd._library
+    status_cmd._library = lambda config, create=False: Opened()
+    try:
+        assert cmd_explain(Args(), tiny_library.config, None, None) == 0
+    finally:
+        status_cmd._library = real
+    out = capsys.readouterr().out
+    assert "  note: 1 paragraph(s) left out, not prose: most of the text is runs of" in out, out
 
 
 class _WhiteboardEngine:

@@ -39,6 +39,8 @@ def _corpus(folder: Path, n: int = 60) -> Path:
             (sub / f"note{i:03d}.md").write_text(f"# Note {i}\n\n- {body}\n\n## Part two\n\n{body[::-1]}\n",
                                                  encoding="utf-8")
     (folder / "empty.txt").write_text("", encoding="utf-8")
+    with open(folder / "s0" / "doc003.txt", "a", encoding="utf-8") as f:  # a note of what its reading left out
+        f.write("\n" + "QUJDRGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo0" * 30 + "\n\nThe survey resumes in May.\n")
     return folder
 
 
@@ -47,7 +49,8 @@ def _dump(lib: Library) -> dict:
     pages, which differ if the passages went in differently."""
     conn = lib.store.conn
     cur = conn.execute("SELECT * FROM files ORDER BY id")
-    keep = [i for i, d in enumerate(cur.description) if d[0] != "indexed_at"]  # when, not what
+    # when, not what: the sync's clock, and a file's ctime marked to check again when read within RACY_NS of it
+    keep = [i for i, d in enumerate(cur.description) if d[0] not in ("indexed_at", "ctime_ns")]
     return {
         "files": [tuple(row[i] for i in keep) for row in cur.fetchall()],
         "chunks": conn.execute('SELECT id, file_id, ordinal, start, "end", page, text, text_hash, vector '
@@ -55,6 +58,7 @@ def _dump(lib: Library) -> dict:
         "spans": conn.execute('SELECT chunk_id, start, "end", page FROM chunk_spans ORDER BY rowid').fetchall(),
         "fts": conn.execute("SELECT id, block FROM chunks_fts_data ORDER BY id").fetchall(),
         "cjk": conn.execute("SELECT rowid, chars FROM chunks_cjk ORDER BY rowid").fetchall(),
+        "notes": conn.execute("SELECT notes FROM files WHERE notes IS NOT NULL").fetchall(),
     }
 
 
@@ -116,8 +120,9 @@ def test_worker_stores_the_same_bytes_as_in_process(tmp_path, docs, tiny_encoder
     rows, rep = _sync(tmp_path / "lib-worker", docs, tiny_encoder)
     assert len(made) == 1 and made[0].stats["worker"] > 0  # the worker did read files
     assert not made[0].alive  # and is gone after the sync
-    assert rows == in_process
+    assert rows == in_process  # the notes too: the worker hands them on
     assert rep.added == 60 and rep.skipped == 1
+    assert [n.split(":")[0] for n, in rows["notes"]] == ["1 paragraph(s) left out, not prose"]
 
 
 def test_a_killed_worker_loses_nothing(tmp_path, docs, tiny_encoder, in_process, small_threshold, monkeypatch):
@@ -218,8 +223,9 @@ def test_reading_in_groups_stores_the_same_bytes_as_one_by_one(tmp_path, docs, t
     rows, rep = _sync(tmp_path / "lib-groups", docs, tiny_encoder)
     assert len(made) == 1 and made[0].groups >= 60 // 8  # every file went through a group
     assert max(grouped) >= 2 and sum(grouped) < 61  # small texts were put together, the long ones were not
-    assert rows == in_process
+    assert rows == in_process  # the notes too: the worker hands them on
     assert rep.added == 60 and rep.skipped == 1
+    assert [n.split(":")[0] for n, in rows["notes"]] == ["1 paragraph(s) left out, not prose"]
 
 
 def test_a_group_s_word_pieces_failing_fails_no_file(tmp_path, docs, tiny_encoder, in_process, monkeypatch):
