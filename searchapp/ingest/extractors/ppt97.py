@@ -4,8 +4,10 @@ stream (MS-PPT 2.3).
 The stream is a tree of records, each an 8-byte header (version/instance, type, length) and its body; a container
 (version 0xF) holds records, an atom holds data. Slide text lives in TextCharsAtom (UTF-16LE) and TextBytesAtom
 (8-bit) records: for placeholders in the document's SlideListWithText, for other text boxes in the slides' and
-notes' drawings (whose OfficeArt records share the header). The whole tree is walked in stream order; the masters'
-text ("Click to edit Master title style") is left out.
+notes' drawings (whose OfficeArt records share the header). The whole tree is walked in stream order; the template
+text of the masters ("Click to edit Master title style") is left out: the main master's, the handout master's and the
+notes master's. The notes master is a NotesContainer like a slide's notes; its NotesAtom names no slide (MS-PPT
+2.5.12: 0, in practice 0x80000000 or above, while a slide id is 0x100-0x7FFFFFFF), a slide's notes always name one.
 
 Caps: the walk is a loop over a stack (no recursion), at most MAX_RECORDS records and MAX_DEPTH levels, and stops
 at the text cap. A record running past its container ends that container (real files hold blobs marked as
@@ -32,7 +34,10 @@ STREAM = "PowerPoint Document"
 MAX_RECORDS = 2_000_000  # a 500-slide deck has ~200,000
 MAX_DEPTH = 64  # real nesting is under 10
 _TEXT_CHARS, _TEXT_BYTES = 0x0FA0, 0x0FA8
-_MASTER = 0x03F8  # MainMaster container: template placeholders, and what a person added to the master
+# MainMaster and HandoutContainer: template placeholders, and what a person added to the master.
+_MASTERS = frozenset({0x03F8, 0x0FC9})
+_NOTES_ATOM = 0x03F1  # first in a NotesContainer: the notes master's names no slide
+_SLIDE_IDS = range(0x100, 0x80000000)  # MS-PPT 2.2.24 SlideId
 _SHAPE, _PLACEHOLDER = 0xF004, 0x0BC3  # OfficeArtSpContainer; OEPlaceholderAtom (in the shape's client data)
 _CRYPT_SESSION = 0x2F14
 _USER_EDIT, _PERSIST_DIRECTORY = 0x0FF5, 0x1772
@@ -153,9 +158,12 @@ def _texts(data: bytes, max_chars: Optional[int], cancel: Optional[CancelToken],
         if ver_inst & 0x000F == 0x000F:  # a container: walk into it
             if len(ends) > MAX_DEPTH:
                 raise corrupt(f"PowerPoint file: records nested deeper than {MAX_DEPTH}")
-            ends.append([end, master or kind == _MASTER, kind == _SHAPE, False])
+            ends.append([end, master or kind in _MASTERS, kind == _SHAPE, False])
             pos += 8
             continue
+        if (kind == _NOTES_ATOM and len(ends) > 1 and length >= 4
+                and struct.unpack_from("<I", data, pos + 8)[0] not in _SLIDE_IDS):
+            ends[-1][1] = True  # the notes master: the rest of its container is read as a master's
         if kind == _PLACEHOLDER and shape is not None:
             shape[3] = True
         # On a master only text a person added is kept: a placeholder's is the template's ("Click to edit ...").
