@@ -13,6 +13,11 @@ Caps: the walk is a loop over a stack (no recursion), at most MAX_RECORDS record
 at the text cap. A record running past its container ends that container (real files hold blobs marked as
 containers: a round-trip zip), counted in a note; the walk always moves forward, so it ends. An encrypted
 presentation (a CryptSession10Container, or the EncryptedSummary stream ole.py sees) is said to be encrypted.
+
+Older PowerPoint: a PowerPoint 95 file has a "PowerPoint Document" stream whose records are not the 97 ones (no
+text atoms), but it keeps its slides' text, 8-bit, in a "Text_Content" stream; that is read (up to
+MAX_TEXT_CONTENT bytes) when the records give no text. A PowerPoint 4.0 file keeps everything in one "PP40" stream
+and is skipped, said to be that.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ __all__ = ["SUFFIXES", "MAX_RECORDS", "MAX_DEPTH", "read_ppt"]
 
 SUFFIXES = frozenset({".ppt", ".pps", ".pot"})
 STREAM = "PowerPoint Document"
+TEXT_CONTENT, PP40 = "Text_Content", "PP40"
+MAX_TEXT_CONTENT = 4 << 20  # a 40-slide PowerPoint 95 deck keeps 10 KB
 MAX_RECORDS = 2_000_000  # a 500-slide deck has ~200,000
 MAX_DEPTH = 64  # real nesting is under 10
 _TEXT_CHARS, _TEXT_BYTES = 0x0FA0, 0x0FA8
@@ -48,14 +55,30 @@ _MARKS = str.maketrans({"\r": "\n", "\x0b": "\n"})
 
 def read_ppt(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
     if not ole.exists(STREAM):
+        if ole.exists(PP40):
+            raise UnsupportedFileError("PowerPoint 4.0 format: not supported")
         raise corrupt(f"PowerPoint file: the {STREAM!r} stream is missing")
     data = ole.stream(STREAM, max_bytes)
     live = _live_records(data, ole.optional("Current User", 4096), cancel)
     data = live if live is not None else data
     damaged = [0]
     paragraphs = list(_texts(data, max_chars, cancel, damaged))
+    if not paragraphs:  # PowerPoint 95: records without text atoms
+        paragraphs = _text_content(ole, min(max_bytes, MAX_TEXT_CONTENT), max_chars)
     notes = (f"{damaged[0]} damaged or unknown record(s) skipped",) if damaged[0] else ()
     return Document(clean_text("\n\n".join(paragraphs)), kind="ppt", notes=notes)
+
+
+def _text_content(ole: OleFile, cap: int, max_chars: Optional[int]) -> list[str]:
+    """A PowerPoint 95 file's text, from the stream it keeps for search tools: cp1252, paragraphs ended by CR, a
+    blank line between slides. [] when there is none (or it is over `cap`)."""
+    data = ole.optional(TEXT_CONTENT, cap)
+    if data is None:
+        return []
+    if max_chars is not None:
+        data = data[:max_chars + 1]  # one byte a character
+    text = data.decode("cp1252", "replace").translate(_MARKS).strip()
+    return [text] if text else []
 
 
 def _live_records(data: bytes, current_user: Optional[bytes], cancel: Optional[CancelToken] = None) -> Optional[bytes]:

@@ -8,9 +8,12 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+import pytest
+
 from cfb_writer import cfb
 from legacy_office_files import master_shape, record, text_atom
-from searchapp.ingest.extractors import extract
+from searchapp.base.errors import UnsupportedFileError
+from searchapp.ingest.extractors import extract, ppt97
 
 NOTES, NOTES_ATOM, HANDOUT = 0x03F0, 0x03F1, 0x0FC9
 PROMPT = "Click to edit Master text styles\rSecond level\rThird level\rFourth level\rFifth level"
@@ -43,3 +46,27 @@ def test_the_notes_and_handout_masters_prompts_are_left_out_and_speaker_notes_ke
     )
     text = extract(put(tmp_path, "deck.ppt", ppt)).text
     assert text.split("\n\n") == ["Spring planting", "Allotment society", "Bring the seed list"]
+
+
+PPT95_TEXT = b"Compost clinic\r\rWhat goes in \x85 and what stays out\rGreens\x0bBrowns\r\r"
+
+
+def test_a_powerpoint_95_deck_is_read_from_its_text_content_stream(tmp_path):
+    """PowerPoint 95's records hold no text atoms; it keeps its slides' text for search tools apart."""
+    old = cfb({"PowerPoint Document": record(0x03E8, b"\0" * 64), "Text_Content": PPT95_TEXT})
+    text = extract(put(tmp_path, "talk95.ppt", old)).text
+    assert text == "Compost clinic\n\nWhat goes in … and what stays out\nGreens\nBrowns"
+
+
+def test_the_text_content_stream_is_read_only_when_the_records_give_no_text(tmp_path, monkeypatch):
+    both = cfb({"PowerPoint Document": record(0x03E8, record(0x0FF0, text_atom("Spring planting"), container=True),
+                                              container=True), "Text_Content": PPT95_TEXT})
+    assert extract(put(tmp_path, "both.ppt", both)).text == "Spring planting"
+    monkeypatch.setattr(ppt97, "MAX_TEXT_CONTENT", len(PPT95_TEXT) - 1)
+    big = cfb({"PowerPoint Document": record(0x03E8, b"\0" * 64), "Text_Content": PPT95_TEXT})
+    assert extract(put(tmp_path, "big.ppt", big)).text == ""  # over the cap: not read
+
+
+def test_a_powerpoint_4_file_is_skipped_with_the_reason(tmp_path):
+    with pytest.raises(UnsupportedFileError, match=r"^PowerPoint 4\.0 format: not supported$"):
+        extract(put(tmp_path, "old.ppt", cfb({"PP40": b"\0" * 600})))
