@@ -2,8 +2,11 @@
 paragraph, then its speaker notes as "Notes: ...".
 
 Slide order comes from ppt/presentation.xml through its relationships, not from part names (slide7.xml may be
-the second slide). Slide numbers, dates, headers and footers are placeholders repeated on every slide: left
-out. Charts and SmartArt live in other parts and are not read. Slides are streamed (xmlstream.py), one
+the second slide). Slide numbers and dates are fields repeated on every slide: left out; a footer or header is
+text a person typed: kept. The text a person added to a slide layout or slide master (a company name, a
+"Confidential" box) is read once, on the page of the first slide shown with it; their placeholders are the
+template's ("Click to edit Master title style"): left out, as .ppt's masters' are (ppt97.py). Charts and
+SmartArt live in other parts and are not read. Slides are streamed (xmlstream.py), one
 paragraph held at a time; a slide part over MAX_SLIDE_BYTES is skipped and noted (a real slide is a few KB),
 and so are the speaker notes of a slide whose relationships part is over its cap (opc.py).
 """
@@ -28,7 +31,8 @@ SUFFIXES = frozenset({".pptx", ".pptm", ".ppsx"})
 MAX_SLIDES = 5000  # like PDF pages: beyond that a file is generated data
 MAX_SLIDE_BYTES = 16 * 2**20
 MAX_PRESENTATION_BYTES = 16 * 2**20
-_SKIP_PLACEHOLDERS = frozenset({"sldNum", "dt", "ftr", "hdr", "sldImg"})
+_SKIP_PLACEHOLDERS = frozenset({"sldNum", "dt", "sldImg"})
+_MASTERS = ("/slideLayout", "/slideMaster")  # a slide's layout, the layout's master
 _SLIDE_ID = frozenset({"sldId"})
 
 
@@ -66,7 +70,9 @@ def _walk(el: Element, paragraphs: list[str], current: Optional[list[str]]) -> N
         _walk(child, paragraphs, current)
 
 
-def _part_text(z: SafeZip, part: str, notes: PagedText, cancel: Optional[CancelToken] = None) -> str:
+def _part_text(z: SafeZip, part: str, notes: PagedText, cancel: Optional[CancelToken] = None,
+               master: bool = False) -> str:
+    """The text of a slide, notes slide or (`master`: all placeholders left out) slide layout or master."""
     size = part_size(z, part)
     if size is None:
         return ""
@@ -74,7 +80,7 @@ def _part_text(z: SafeZip, part: str, notes: PagedText, cancel: Optional[CancelT
         notes.note(f"{part} skipped: larger than {MAX_SLIDE_BYTES // 2**20} MB")
         return ""
     paragraphs: list[str] = []
-    # Open elements whose paragraphs are not text: placeholder shapes in _SKIP_PLACEHOLDERS, and an
+    # Open elements whose paragraphs are not text: placeholder shapes in _SKIP_PLACEHOLDERS (on a master: all), and an
     # mc:AlternateContent once its first branch has ended (its other branches hold the same content).
     skipped: set[int] = set()
     for _, name, el, stack in XmlStream(z, part, _is_paragraph, cancel, MAX_SLIDE_BYTES):
@@ -83,21 +89,46 @@ def _part_text(z: SafeZip, part: str, notes: PagedText, cancel: Optional[CancelT
             if not any(_is_drawing(a.tag, "p") or id(a) in skipped for a in stack):
                 _walk(el, paragraphs, None)
         elif name == "ph" and len(stack) >= 3 and local_name(stack[-2].tag) == "nvSpPr":
-            if local_name(stack[-3].tag) == "sp" and el.get("type", "body") in _SKIP_PLACEHOLDERS:
+            if local_name(stack[-3].tag) == "sp" and (master or el.get("type", "body") in _SKIP_PLACEHOLDERS):
                 skipped.add(id(stack[-3]))
         if stack and local_name(stack[-1].tag) == "AlternateContent":
             skipped.add(id(stack[-1]))
     return "\n".join(paragraphs)
 
 
-def _notes(z: SafeZip, slide: str, pages: PagedText, cancel: Optional[CancelToken]) -> str:
+def _relationships(z: SafeZip, slide: str, pages: PagedText) -> dict[str, tuple[str, str]]:
+    """A slide's relationships: its notes, its layout. {} (noted) when the part is over its cap."""
     try:
-        rels = part_relationships(z, slide)
+        return part_relationships(z, slide)
     except PartTooLarge as exc:
         pages.note(f"speaker notes of {slide} skipped: {exc}")
-        return ""
+        return {}
+
+
+def _notes(z: SafeZip, rels: dict[str, tuple[str, str]], pages: PagedText, cancel: Optional[CancelToken]) -> str:
     return "\n".join(_part_text(z, target, pages, cancel) for type_, target in rels.values()
                      if type_.endswith("/notesSlide"))
+
+
+def _masters_text(z: SafeZip, rels: dict[str, tuple[str, str]], seen: set[str], pages: PagedText,
+                  cancel: Optional[CancelToken]) -> str:
+    """The own text of a slide's layout and of the layout's master, each once a presentation (`seen`: the parts
+    read). A layout read before had its master read with it."""
+    texts: list[str] = []
+    part = ""
+    for kind in _MASTERS:
+        if part:  # the layout's own relationships name its master
+            try:
+                rels = part_relationships(z, part)
+            except PartTooLarge as exc:
+                pages.note(f"master text of {part} skipped: {exc}")
+                break
+        part = next((target for type_, target in rels.values() if type_.endswith(kind)), "")
+        if not part or part in seen:
+            break
+        seen.add(part)
+        texts.append(_part_text(z, part, pages, cancel, master=True))
+    return "\n".join(text for text in texts if text)
 
 
 def slide_page(text: str, notes: str) -> str:
@@ -117,11 +148,15 @@ def extract_pptx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
         slides = _slides(z, package_part(z, "/officeDocument", "ppt/presentation.xml"))
         if len(slides) > MAX_SLIDES:
             pages.note(f"only the first {MAX_SLIDES:,} of {len(slides):,} slides read")
+        masters: set[str] = set()
         for number, slide in enumerate(slides[:MAX_SLIDES], start=1):
             if cancel is not None:
                 cancel.check()
             if pages.full:
                 break
-            pages.add(number, slide_page(_part_text(z, slide, pages, cancel), _notes(z, slide, pages, cancel)))
+            rels = _relationships(z, slide, pages)
+            text = "\n".join(t for t in (_part_text(z, slide, pages, cancel),
+                                          _masters_text(z, rels, masters, pages, cancel)) if t)
+            pages.add(number, slide_page(text, _notes(z, rels, pages, cancel)))
         title = core_title(z)
     return pages.document("pptx", title)
