@@ -5,7 +5,8 @@ the FIB's fWhichTblStm says) at the CLX, whose PlcPcd lists the pieces: runs of 
 at an offset of the WordDocument stream either as 8-bit text (cp1252, "compressed") or as UTF-16LE. Joined in
 order they are the document's text: the main story, then footnotes, headers, comments, text boxes.
 
-Word's marks become text: paragraph and cell ends break lines; of a field ("\\x13 code \\x14 result \\x15") only
+Text deleted under tracked changes is left out (word97_props reads which); hidden text is kept. Word's marks
+become text: paragraph and cell ends break lines; of a field ("\\x13 code \\x14 result \\x15") only
 the result is kept (a hyperlink's words, not its HYPERLINK instruction). Word 6/95 files have no CLX: their
 text is the run fcMin..fcMac of the WordDocument stream, in cp1252.
 
@@ -26,13 +27,14 @@ from ...base.types import Document
 from .encoding import clean_text
 from .ole import OleFile, corrupt
 from .ole_encrypted import ENCRYPTED
+from .word97_props import deleted_spans, drop_deleted
 
 __all__ = ["SUFFIXES", "MAX_PIECES", "read_doc"]
 
 SUFFIXES = frozenset({".doc", ".dot"})
 MAX_PIECES = 100_000  # a long real document has a few thousand
 _WORD97, _WORD6 = 0xA5EC, 0xA5DC  # the FIB's wIdent: Word 97 and later; Word 6/95
-_FC_CLX = 33  # index of fcClx among the FIB's (fc, lcb) pairs
+_FC_BTE_CHPX, _FC_CLX = 12, 33  # indexes of fcPlcfBteChpx and fcClx among the FIB's (fc, lcb) pairs
 _CHECK_EVERY = 1024
 # Word's control characters: paragraph, cell and line ends, page and column breaks, hyphens; anchors for
 # pictures, notes and comments (\x01 \x02 \x05 \x08) carry no words.
@@ -61,12 +63,18 @@ def read_doc(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
         tbl = ole.stream(table, max_bytes)
         if lcb == 0 or fc + lcb > len(tbl):
             raise corrupt(f"Word document: the piece table ({lcb:,} bytes at {fc:,}) lies outside {table}")
-        raw = _pieces_text(word, tbl[fc:fc + lcb], max_chars, cancel)
+        bte_fc, bte_lcb = _fib_pair(word, _FC_BTE_CHPX)
+        spans = deleted_spans(word, tbl[bte_fc:bte_fc + bte_lcb])
+        raw = _pieces_text(word, tbl[fc:fc + lcb], max_chars, cancel, spans)
     return Document(_visible(raw), kind="doc")
 
 
 def _clx_pointer(word: bytes) -> tuple[int, int]:
-    """(fcClx, lcbClx) from the FIB's variable parts (csw, cslw and cbRgFcLcb say how long each is)."""
+    return _fib_pair(word, _FC_CLX)
+
+
+def _fib_pair(word: bytes, index: int) -> tuple[int, int]:
+    """The FIB's (fc, lcb) pair `index` from its variable parts (csw, cslw and cbRgFcLcb say how long each is)."""
     at = 0x20
     try:
         csw = struct.unpack_from("<H", word, at)[0]
@@ -74,14 +82,16 @@ def _clx_pointer(word: bytes) -> tuple[int, int]:
         cslw = struct.unpack_from("<H", word, at)[0]
         at += 2 + 4 * cslw
         pairs = struct.unpack_from("<H", word, at)[0]
-        if pairs <= _FC_CLX:
+        if pairs <= index:
             raise corrupt(f"Word document: its FIB lists {pairs} stream pointers, too few for the piece table")
-        return struct.unpack_from("<II", word, at + 2 + 8 * _FC_CLX)
+        return struct.unpack_from("<II", word, at + 2 + 8 * index)
     except struct.error:
         raise corrupt("Word document: its FIB is cut short") from None
 
 
-def _pieces_text(word: bytes, clx: bytes, max_chars: Optional[int], cancel: Optional[CancelToken]) -> str:
+def _pieces_text(word: bytes, clx: bytes, max_chars: Optional[int], cancel: Optional[CancelToken],
+                 deleted: list[tuple[int, int]] | None = None) -> str:
+    """The pieces' text in order, less what `deleted` (FC spans, word97_props) marks deleted."""
     plc = _plc_pcd(clx)
     n = (len(plc) - 4) // 12
     if n <= 0 or (len(plc) - 4) % 12:
@@ -100,14 +110,15 @@ def _pieces_text(word: bytes, clx: bytes, max_chars: Optional[int], cancel: Opti
         fc = struct.unpack_from("<I", plc, 4 * (n + 1) + 8 * i + 2)[0]  # a PCD: flags, fc, prm
         if fc & 0x40000000:  # fCompressed: 8-bit text at fc / 2
             at = (fc & 0x3FFFFFFF) // 2
-            data, text = word[at:at + count], None
+            data, text, width = word[at:at + count], None, 1
             if len(data) == count:
                 text = data.decode("cp1252", "replace")
         else:
-            data = word[fc:fc + 2 * count]
+            at, data, width = fc, word[fc:fc + 2 * count], 2
             text = data.decode("utf-16-le", "replace") if len(data) == 2 * count else None
         if text is None:
             raise corrupt(f"Word document: piece {i} points past the end of the WordDocument stream")
+        text = drop_deleted(text, at, width, deleted or [])
         out.append(text)
         budget -= len(text)
         if budget < 0:
