@@ -67,3 +67,18 @@ def make_doc_with_props(pieces: list[tuple[str, bool]], props: list[tuple[int, i
     fib = bytearray(word)
     struct.pack_into("<II", fib, _FIB_PAIRS + 8 * _BTE_CHPX, len(table), len(bte))
     return cfb({"WordDocument": bytes(fib), "1Table": table + bte})
+
+
+def make_word6(text: bytes, fonts: list[tuple[str, int]], lid: int = 0x409) -> bytes:
+    """A Word 6/95 .doc: its 8-bit `text` as one run, a font table of (name, charset) as Word 6 writes it (an STTBF
+    of FFNs in the WordDocument stream), the FIB's lid saying which language's Word saved it."""
+    ffns = b""
+    for name, charset in fonts:
+        body = struct.pack("<BHBB", 0x16, 400, charset, 0) + name.encode("ascii") + b"\0"  # flags, weight, chs, alt
+        ffns += bytes([len(body)]) + body  # cbFfnM1: the FFN's size less one
+    sttbf = struct.pack("<H", 2 + len(ffns)) + ffns
+    fib = bytearray(TEXT_AT)
+    struct.pack_into("<HHHH", fib, 0, 0xA5DC, 101, 0, lid)  # wIdent, nFib, nProduct, lid
+    struct.pack_into("<II", fib, 0x18, TEXT_AT, TEXT_AT + len(text))  # fcMin, fcMac
+    struct.pack_into("<II", fib, 0xD0, TEXT_AT + len(text), len(sttbf))  # fcSttbfffn, lcbSttbfffn
+    return cfb({"WordDocument": bytes(fib) + text + sttbf})

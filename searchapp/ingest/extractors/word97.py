@@ -8,7 +8,7 @@ order they are the document's text: the main story, then footnotes, headers, com
 Text deleted under tracked changes is left out (word97_props reads which); hidden text is kept. Word's marks
 become text: paragraph and cell ends break lines; of a field ("\\x13 code \\x14 result \\x15") only
 the result is kept (a hyperlink's words, not its HYPERLINK instruction). Word 6/95 files have no CLX: their
-text is the run fcMin..fcMac of the WordDocument stream, in cp1252.
+text is the run fcMin..fcMac of the WordDocument stream, in the code page its fonts and language say (word6).
 
 Caps: the streams are read whole but each within the file's size (ole.py); at most MAX_PIECES pieces; reading
 stops at the text cap; a piece pointing past its stream, an FIB too short for its counts, a CLX that does not
@@ -27,6 +27,7 @@ from ...base.types import Document
 from .encoding import clean_text
 from .ole import OleFile, corrupt
 from .ole_encrypted import ENCRYPTED
+from .word6 import word6_text
 from .word97_props import deleted_spans, drop_deleted
 
 __all__ = ["SUFFIXES", "MAX_PIECES", "read_doc"]
@@ -54,7 +55,7 @@ def read_doc(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     if flags & 0x0100:  # fEncrypted
         raise UnsupportedFileError(ENCRYPTED)
     if ident == _WORD6:
-        raw = _word6_text(word)
+        raw = word6_text(word)
     else:
         table = "1Table" if flags & 0x0200 else "0Table"
         if not ole.exists(table):
@@ -139,14 +140,6 @@ def _plc_pcd(clx: bytes) -> bytes:
     if at + 5 + lcb > len(clx):
         raise corrupt("Word document: the piece table runs past its CLX")
     return clx[at + 5:at + 5 + lcb]
-
-
-def _word6_text(word: bytes) -> str:
-    """Word 6/95: the text is one run, fcMin..fcMac, of 8-bit characters."""
-    fc_min, fc_mac = struct.unpack_from("<II", word, 0x18)
-    if not 0 < fc_min <= fc_mac <= len(word):
-        raise corrupt(f"Word 6/95 document: its text ({fc_min:,}..{fc_mac:,}) lies outside the stream")
-    return word[fc_min:fc_mac].decode("cp1252", "replace")
 
 
 def _visible(raw: str) -> str:

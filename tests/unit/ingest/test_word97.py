@@ -8,7 +8,7 @@ import struct
 from pathlib import Path
 
 from legacy_office_files import word_stream
-from word97_files import DELETED, HIDDEN, make_doc_with_props
+from word97_files import DELETED, HIDDEN, make_doc_with_props, make_word6
 
 from searchapp.ingest.extractors import extract, word97_props
 
@@ -70,3 +70,40 @@ def test_pages_named_past_the_streams_count_are_not_read(tmp_path, monkeypatch):
     monkeypatch.setattr(word97_props, "_page_spans", lambda word, at: seen.append(at) or real(word, at))
     assert read(tmp_path, make_doc_with_props(pieces, [(0, 6, DELETED)], bte=many)).strip() == "word still counts."
     assert 0 < len(seen) <= pn + 1  # a page per 512 bytes of the stream at most, not one per entry
+
+
+WESTERN = [("Times New Roman", 0), ("Symbol", 2), ("Arial", 0)]
+
+
+def test_a_word_6_document_reads_in_the_code_page_its_fonts_name(tmp_path):
+    # As POI's word95err.doc: a Russian price list saved by an English Word (lid 0x409), its font Cyrillic.
+    letter = "Компания Аскат предлагает со склада в Москве\r".encode("cp1251")
+    doc = make_word6(letter, WESTERN + [("Times New Roman Cyr", 204), ("Courier New", 0)])
+    assert read(tmp_path, doc, "price.doc").strip() == "Компания Аскат предлагает со склада в Москве"
+
+
+def test_a_word_6_document_of_western_fonts_reads_in_its_languages_code_page(tmp_path):
+    doc = make_word6("Zażółć gęślą jaźń\r".encode("cp1250"), WESTERN, lid=0x415)  # Polish
+    assert read(tmp_path, doc, "pl.doc").strip() == "Zażółć gęślą jaźń"
+
+
+def test_a_word_6_document_without_other_evidence_is_western(tmp_path):
+    assert read(tmp_path, make_word6("Café au lait, ½ price\r".encode("cp1252"), WESTERN)).strip() == \
+        "Café au lait, ½ price"
+    # A Japanese font listed but the text not Japanese (POI's Word6.doc lists such fonts): still Western.
+    doc = make_word6("Crème brûlée for all\r".encode("cp1252"), WESTERN + [("Times New Roman", 128)])
+    assert read(tmp_path, doc).strip() == "Crème brûlée for all"
+
+
+def test_a_word_6_document_from_a_japanese_word_reads_in_its_code_page(tmp_path):
+    doc = make_word6("東京の会議は十時から\r".encode("cp932"), WESTERN + [("MS Mincho", 128)], lid=0x411)
+    assert read(tmp_path, doc).strip() == "東京の会議は十時から"
+
+
+def test_a_word_6_font_table_out_of_bounds_is_no_evidence(tmp_path):
+    for fc, lcb in ((1 << 31, 200), (0, 1 << 31)):
+        data = make_word6("Café\r".encode("cp1252"), [])
+        word_at = data.index(b"\xdc\xa5")  # the FIB, at the start of the WordDocument stream
+        broken = bytearray(data)
+        struct.pack_into("<II", broken, word_at + 0xD0, fc, lcb)
+        assert read(tmp_path, bytes(broken)).strip() == "Café"
