@@ -7,7 +7,8 @@ order they are the document's text: the main story, then footnotes, headers, com
 
 Text deleted under tracked changes is left out (word97_props reads which); hidden text is kept. Word's marks
 become text: paragraph and cell ends break lines; of a field ("\\x13 code \\x14 result \\x15") only
-the result is kept (a hyperlink's words, not its HYPERLINK instruction). Word 6/95 files have no CLX: their
+the result is kept (a hyperlink's words, not its HYPERLINK instruction), or an EQ field's text (furigana: see
+word97_fields). Word 6/95 files have no CLX: their
 text is the run fcMin..fcMac of the WordDocument stream, in the code page its fonts and language say (word6).
 
 Caps: the streams are read whole but each within the file's size (ole.py); at most MAX_PIECES pieces; reading
@@ -28,6 +29,7 @@ from .encoding import clean_text
 from .ole import OleFile, corrupt
 from .ole_encrypted import ENCRYPTED
 from .word6 import word6_text
+from .word97_fields import fields_shown
 from .word97_props import deleted_spans, drop_deleted
 
 __all__ = ["SUFFIXES", "MAX_PIECES", "read_doc"]
@@ -42,7 +44,6 @@ _CHECK_EVERY = 1024
 _MARKS = str.maketrans({"\r": "\n", "\x07": "\n", "\x0b": "\n", "\x0c": "\n\n", "\x0e": "\n", "\x1e": "-",
                         "\x1f": None, "\x01": None, "\x02": None, "\x03": None, "\x04": None, "\x05": None,
                         "\x08": None})
-_FIELD = re.compile(r"[\x13\x14\x15]")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")  # left after _MARKS: nothing a person wrote
 
 
@@ -143,21 +144,5 @@ def _plc_pcd(clx: bytes) -> bytes:
 
 
 def _visible(raw: str) -> str:
-    """Word's marks as text: a field's result kept, its code dropped (fields nest)."""
-    out: list[str] = []
-    stack: list[bool] = []  # per open field: past its separator (showing the result)?
-    pos = 0
-    for m in _FIELD.finditer(raw):
-        if not stack or stack[-1]:
-            out.append(raw[pos:m.start()])
-        mark = m.group()
-        if mark == "\x13":
-            stack.append(False)
-        elif mark == "\x14" and stack:
-            stack[-1] = True
-        elif mark == "\x15" and stack:
-            stack.pop()
-        pos = m.end()
-    if not stack or stack[-1]:
-        out.append(raw[pos:])
-    return clean_text(_CONTROL.sub("", "".join(out).translate(_MARKS)))
+    """Word's marks as text, each field as what it shows (word97_fields)."""
+    return clean_text(_CONTROL.sub("", fields_shown(raw).translate(_MARKS)))

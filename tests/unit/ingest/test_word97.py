@@ -7,7 +7,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from legacy_office_files import word_stream
+from legacy_office_files import make_doc, word_stream
 from word97_files import DELETED, HIDDEN, make_doc_with_props, make_word6
 
 from searchapp.ingest.extractors import extract, word97_props
@@ -107,3 +107,16 @@ def test_a_word_6_font_table_out_of_bounds_is_no_evidence(tmp_path):
         broken = bytearray(data)
         struct.pack_into("<II", broken, word_at + 0xD0, fc, lcb)
         assert read(tmp_path, bytes(broken)).strip() == "Café"
+
+
+def test_furigana_keeps_its_base_text_and_reading(tmp_path):
+    # Tika's testWORD_phonetic.doc: Word's Phonetic Guide is an EQ field with no result part.
+    ruby = '\x13EQ \\* jc2 \\* "Font:MS Mincho" \\* hps11 \\o\\ad(\\s\\up 10(とうきょう),東京)\x15'
+    doc = make_doc([(f"会議は{ruby}で開く。\r", False), ("\x13 XE \"index\" \x15Plain.\r", True)])
+    text = read(tmp_path, doc)
+    assert text.strip() == "会議は東京 (とうきょう)で開く。\nPlain."  # an index entry (XE) still shows nothing
+
+
+def test_other_eq_fields_read_as_their_arguments(tmp_path):
+    doc = make_doc([("Half: \x13 EQ \\f(1,2) \x15, ringed: \x13eq \\o\\ac(○,秘)\x15\r", False)])
+    assert read(tmp_path, doc).strip() == "Half: 1 2, ringed: ○ 秘"
