@@ -7,9 +7,13 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+import pytest
+
+from cfb_writer import cfb
 from legacy_office_files import make_doc, word_stream
 from word97_files import DELETED, HIDDEN, make_doc_with_props, make_word6
 
+from searchapp.base.errors import UnsupportedFileError
 from searchapp.ingest.extractors import extract, word97_props
 
 
@@ -120,3 +124,13 @@ def test_furigana_keeps_its_base_text_and_reading(tmp_path):
 def test_other_eq_fields_read_as_their_arguments(tmp_path):
     doc = make_doc([("Half: \x13 EQ \\f(1,2) \x15, ringed: \x13eq \\o\\ac(○,秘)\x15\r", False)])
     assert read(tmp_path, doc).strip() == "Half: 1 2, ringed: ○ 秘"
+
+
+@pytest.mark.parametrize("marker", ["\tDRMContent", "\x06DataSpaces/TransformInfo/\tDRMTransform/\x06Primary"])
+def test_a_rights_managed_document_is_skipped_as_encrypted_not_read_as_its_notice(tmp_path, marker):
+    # Tika's testWORD_protected_drm.doc: the WordDocument stream holds only Word's notice.
+    word, table = word_stream([("Permission for this document is currently restricted.\r", True)])
+    path = tmp_path / "irm.doc"
+    path.write_bytes(cfb({"WordDocument": word, "1Table": table, marker: b"\0" * 64}))
+    with pytest.raises(UnsupportedFileError, match="^encrypted: rights-managed"):
+        extract(path)
