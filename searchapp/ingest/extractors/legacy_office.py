@@ -1,8 +1,8 @@
 """Word, Excel and PowerPoint 97-2003 (.doc, .xls, .ppt): the registry's entry points.
 
 A legacy suffix is read by what the file is (ole.sniff): a compound file by the legacy reader (word97, xls97,
-ppt97), a zip by the matching OOXML reader (a .doc that a newer Word saved as .docx), an HTML export by the HTML
-reader, an RTF file by the RTF reader, plain text (a CSV export, a Graphviz .dot graph) as text; anything else is skipped with the reason.
+ppt97), a zip by the matching OOXML reader (a .doc that a newer Word saved as .docx), Word's XML by wordml, an HTML
+export by the HTML reader, an RTF file by the RTF reader, plain text (a CSV export, a Graphviz .dot graph) as text; anything else is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Callable, Optional
 from ...base.errors import UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from . import docx, html, pptx, ppt97, sniff as text_sniff, word97, xls97, xlsx
+from . import docx, html, pptx, ppt97, sniff as text_sniff, word97, wordml, xls97, xlsx
 from .ole import OleFile, sniff
 
 __all__ = ["DOC_SUFFIXES", "XLS_SUFFIXES", "PPT_SUFFIXES", "extract_doc", "extract_xls", "extract_ppt"]
@@ -31,6 +31,8 @@ def _extract(kind: str, read: Callable[..., Document], newer: Callable[..., Docu
     if found == "zip":
         return newer(path, max_bytes, max_chars=max_chars, cancel=cancel)
     if found == "html":
+        if kind == "doc" and wordml.is_wordml(path):  # Word's own XML, which Word opens under a .doc name
+            return wordml.extract_wordml(path, max_bytes, max_chars=max_chars, cancel=cancel)
         return html.extract_html(path, max_bytes, max_chars=max_chars, cancel=cancel)
     if found == "rtf":  # Word's "Save as RTF" keeps .doc more often than not
         from .rtf import extract_rtf

@@ -13,7 +13,7 @@ from cfb_writer import cfb
 from legacy_office_files import make_doc, word_stream
 from word97_files import DELETED, HIDDEN, make_doc_with_props, make_word6
 
-from searchapp.base.errors import UnsupportedFileError
+from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.ingest.extractors import extract, word97_props
 
 
@@ -134,3 +134,56 @@ def test_a_rights_managed_document_is_skipped_as_encrypted_not_read_as_its_notic
     path.write_bytes(cfb({"WordDocument": word, "1Table": table, marker: b"\0" * 64}))
     with pytest.raises(UnsupportedFileError, match="^encrypted: rights-managed"):
         extract(path)
+
+
+WORDML = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<?mso-application progid="Word.Document"?>
+<w:wordDocument xmlns:w="http://schemas.microsoft.com/office/word/2003/wordml"
+  xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:aml="http://schemas.microsoft.com/aml/2001/core">
+ <o:DocumentProperties><o:Title>Allotment minutes</o:Title><o:Author>Ann</o:Author></o:DocumentProperties>
+ <w:body><wx:sect xmlns:wx="http://schemas.microsoft.com/office/word/2003/auxHint">
+  <w:p><w:pPr><w:tabs><w:tab w:val="left" w:pos="720"/></w:tabs></w:pPr><w:r><w:t>First Page</w:t></w:r></w:p>
+  <w:tbl><w:tr><w:tc><w:p><w:r><w:t>Some Data</w:t></w:r></w:p></w:tc>
+   <w:tc><w:p><w:r><w:t>tic-tac-toe</w:t><w:tab/><w:t>Grüße</w:t></w:r></w:p></w:tc></w:tr></w:tbl>
+  <w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>PAGE</w:instrText></w:r>
+   <w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>7</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>
+   <w:r><w:t> pages, </w:t></w:r>
+   <aml:annotation aml:id="0" w:type="Word.Deletion"><aml:content><w:r><w:delText>frog</w:delText></w:r>
+    <w:r><w:t>toad</w:t></w:r></aml:content></aml:annotation>
+   <aml:annotation aml:id="1" w:type="Word.Insertion"><aml:content><w:r><w:t>dog</w:t></w:r></aml:content></aml:annotation>
+  </w:p>
+ </wx:sect></w:body>
+</w:wordDocument>
+"""
+
+
+def test_word_2003_xml_named_doc_is_read_as_word(tmp_path):
+    # Tika's testWORDML_tableInsideParagraph.doc, once read as HTML: "PAGE NUMPAGES PAGE NUMPAGES".
+    path = tmp_path / "minutes.doc"
+    path.write_text(WORDML, encoding="utf-8")
+    doc = extract(path)
+    assert doc.text == "First Page\nSome Data\ntic-tac-toe\tGrüße\n7 pages, dog"
+    assert doc.title == "Allotment minutes"
+
+
+def test_word_2007_flat_xml_named_doc_leaves_deletions_out(tmp_path):
+    flat = """<?xml version="1.0"?><?mso-application progid="Word.Document"?>
+<pkg:package xmlns:pkg="http://schemas.microsoft.com/office/2006/xmlPackage"><pkg:part pkg:name="/word/document.xml">
+<pkg:xmlData><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>
+<w:p><w:r><w:t xml:space="preserve">The lazy brown </w:t></w:r><w:ins><w:r><w:t>dog</w:t></w:r></w:ins>
+<w:del><w:r><w:delText>frog</w:delText></w:r></w:del><w:r><w:t>.</w:t></w:r></w:p>
+</w:body></w:document></pkg:xmlData></pkg:part></pkg:package>"""
+    path = tmp_path / "flat.doc"
+    path.write_text(flat, encoding="utf-8")
+    assert extract(path).text == "The lazy brown dog."
+
+
+def test_word_xml_with_entities_is_refused_and_xhtml_stays_html(tmp_path):
+    bomb = WORDML.replace('<w:wordDocument', '<!DOCTYPE w [<!ENTITY a "aaaa">]><w:wordDocument', 1)
+    path = tmp_path / "bomb.doc"
+    path.write_text(bomb, encoding="utf-8")
+    with pytest.raises(ExtractionError, match="unsafe XML|corrupt XML"):
+        extract(path)
+    page = tmp_path / "export.doc"
+    page.write_text('<?xml version="1.0"?><html><body><p>An exported page</p></body></html>', encoding="utf-8")
+    assert extract(page).text.strip() == "An exported page"
