@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
 import io
+import locale
+import os
 import zipfile
 import zlib
 from pathlib import Path
-from typing import IO, Iterator, Optional, Sequence, cast
+from typing import IO, Iterator, Mapping, Optional, Sequence, cast
 from xml.etree.ElementTree import Element, ParseError
 
 from ...base.errors import ExtractionError, UnsupportedFileError
@@ -186,8 +189,28 @@ class SafeZip:
 # A name without the zip's UTF-8 flag is in whatever code page the zipping machine used: zipfile reads it as
 # cp437 (the format's default), which turns a Japanese or Chinese Windows user's names into box drawings
 # ("╔≤╝╞"). Valid UTF-8 is taken as such (many tools write it unflagged; legacy bytes rarely form it); else the
-# candidates are scored by what names are made of, cp437 winning ties (_entry_score).
+# candidates are scored by what names are made of, cp437 winning ties (_entry_score). Korean bytes read as GBK
+# are as plausible Chinese as they are Korean (both two bytes a character, the same ranges), so among the CJK code
+# pages the one of this machine's language comes first and wins such ties: a Korean desktop's zips are mostly
+# made on Korean Windows, a Chinese desktop's on Chinese Windows (_name_codecs).
 _NAME_CODECS = ("cp932", "gbk", "cp949", "big5")
+_LANGUAGE_CODECS = (("ko", "cp949"), ("ja", "cp932"), ("zh_tw", "big5"), ("zh_hk", "big5"), ("zh", "gbk"))
+
+
+def _name_codecs(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+    """_NAME_CODECS, this machine's own first: its language from the POSIX locale variables, or Windows' code
+    page (locale.getencoding(): "cp949" on a Korean Windows)."""
+    lang = (environ.get("LC_ALL") or environ.get("LC_CTYPE") or environ.get("LANG") or "").lower().replace("-", "_")
+    own = next((codec for prefix, codec in _LANGUAGE_CODECS if lang.startswith(prefix)), None)
+    if own is None:
+        try:
+            own = codecs.lookup(locale.getencoding()).name
+        except (LookupError, AttributeError, ValueError):
+            own = None
+        own = {"euc_kr": "cp949", "shift_jis": "cp932", "gb2312": "gbk"}.get(own or "", own)
+    if own not in _NAME_CODECS:
+        return _NAME_CODECS
+    return (own,) + tuple(c for c in _NAME_CODECS if c != own)
 
 
 def entry_name(info: zipfile.ZipInfo) -> str:
@@ -203,7 +226,7 @@ def entry_name(info: zipfile.ZipInfo) -> str:
     except UnicodeDecodeError:
         pass
     best, best_score = info.filename, _entry_score(info.filename)
-    for codec in _NAME_CODECS:
+    for codec in _name_codecs():
         try:
             name = raw.decode(codec)
         except UnicodeDecodeError:

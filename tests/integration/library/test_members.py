@@ -338,9 +338,28 @@ def _legacy_zip(names: dict[bytes, bytes]) -> bytes:
     return buf.getvalue()
 
 
-def test_member_names_in_a_legacy_code_page_read_as_written(tmp_path):
+def test_korean_member_names_read_as_korean_on_a_korean_desktop(tmp_path, monkeypatch):
+    """Korean names are as plausible read as Chinese (GBK) as read as Korean (cp949): "보고서_최종.txt" showed as
+    "焊绊辑_弥辆.txt". The desktop's own language decides such a tie; elsewhere GBK keeps it, as before."""
+    names = {"보고서_최종.txt".encode("cp949"): b"one", "회의록 2024.txt".encode("cp949"): b"two"}
+    path = tmp_path / "korean.zip"
+    path.write_bytes(_legacy_zip(names))
+    for lang, expected in (("ko_KR.UTF-8", {"보고서_최종.txt", "회의록 2024.txt"}),
+                           ("zh_CN.UTF-8", {"焊绊辑_弥辆.txt", "雀狼废 2024.txt"})):
+        monkeypatch.setenv("LANG", lang)
+        monkeypatch.delenv("LC_ALL", raising=False)
+        monkeypatch.delenv("LC_CTYPE", raising=False)
+        assert {m.name for m in iter_members(path, 2**20)} == expected, lang
+    monkeypatch.setenv("LANG", "ja_JP.UTF-8")  # a Japanese desktop still reads a Chinese zip's names as Chinese
+    gbk = tmp_path / "gbk.zip"
+    gbk.write_bytes(_legacy_zip({"审计压缩包/文件.txt".encode("gbk"): b"x"}))
+    assert [m.name for m in iter_members(gbk, 2**20)] == ["审计压缩包/文件.txt"]
+
+
+def test_member_names_in_a_legacy_code_page_read_as_written(tmp_path, monkeypatch):
     """Tika's Shift-JIS and GBK zips showed their names as box drawings ("ò╢Å═1.txt"); names a `name:` filter could
     never match. Accented cp437 names and unflagged UTF-8 stay as they were written."""
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")  # no CJK language of the desktop's own to prefer
     names = {"文章1.txt".encode("cp932"): b"one", "审计压缩包/文件.txt".encode("gbk"): b"two",
              "Résumé.txt".encode("cp437"): b"three", "naïve café.txt".encode("utf-8"): b"four",
              "Messung 20°C Labor.txt".encode("cp437"): b"five", "£Report ¿qué?.txt".encode("cp437"): b"six"}
