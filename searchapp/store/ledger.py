@@ -29,6 +29,15 @@ _STATE_SQL = """CASE
     ELSE status END"""
 
 
+def problem_state(status: str, reason: str) -> str:
+    """The state (STATES) of an entry not indexed, from its status and reason, as _STATE_SQL gives it: what
+    `status` lists it as must be what `status --files STATE` finds it by ("[skipped] … no text found" was found
+    only by `--files no_text`)."""
+    if reason == "waiting for OCR":  # library/sync/ocr_waits.WAITING, with files.ocr = 'pending'
+        return "ocr_pending"
+    return "no_text" if status == "skipped" and reason == "no text found" else status
+
+
 def state_counts(store: Store) -> dict[str, int]:
     """State -> number of entries (files and members), every state listed (0 when none)."""
     counts = dict.fromkeys(STATES[:-1], 0)
