@@ -83,6 +83,7 @@ class _Reader:
         self.in_fonttbl_depth = -1
         self.info_depth = -1  # the document properties' group (its \\title is the title; elsewhere it is none)
         self.upr_depth, self.upr_at = -1, (0, 0)  # a \\upr group, and the text and title lengths when it opened
+        self.upr_skip = False  # whether the \\upr group's text is skipped (in \\info: an author's name)
         self.opened = False  # the last token opened a group: a \\* there marks the group ignorable
         self.ended = False  # the document's outermost group has closed: what follows is no RTF (junk, padding)
 
@@ -185,8 +186,10 @@ class _Reader:
             g.title, g.skip = True, False
         elif word == b"upr":  # `{\\upr{ANSI text}{\\*\\ud{Unicode text}}}`: the same text twice
             self.upr_depth, self.upr_at = len(self.stack), (self.out.tell(), len(self.title))
+            self.upr_skip = g.skip
         elif word == b"ud" and self.upr_depth >= 0:  # the Unicode copy is read instead of the ANSI one before it
-            g.skip = False
+            # `\\*` marked the \\ud group skipped; it is shown exactly when its \\upr is (an \\author in \\info is not)
+            g.skip = self.upr_skip
             self.out.truncate(self.upr_at[0])
             self.out.seek(self.upr_at[0])
             del self.title[self.upr_at[1]:]

@@ -95,6 +95,15 @@ def test_only_the_document_properties_give_the_title_and_a_body_upr_keeps_one_co
     assert (text, title) == ("shown café au lait\n", "Minutes")
 
 
+def test_a_unicode_copy_in_the_document_properties_stays_out_of_the_text():
+    """Word writes `{\\upr{\\author …}{\\*\\ud{\\author …}}}` in \\info when a name has non-ASCII letters: the
+    Unicode copy is as hidden as the ANSI one (the author was glued to the first word: "Hans MüllerQuarterly")."""
+    data = (HEADER + rb"}{\info{\upr{\author Hans M\'fcller}{\*\ud{\author Hans M\u252?ller}}}"
+            rb"{\upr{\title Bericht ?}{\*\ud{\title Bericht \u252?}}}{\company Acme}}"
+            rb"Quarterly report\par}")
+    assert rtf_text(data) == ("Quarterly report\n", "Bericht \u00fc")
+
+
 def test_reading_stops_past_the_text_cap():
     body = rb"\pard " + b"word " * 200_000 + rb"\par"
     text, _ = rtf_text(HEADER + b"}" + body + b"}", max_chars=1000)
