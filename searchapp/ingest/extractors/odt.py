@@ -24,9 +24,10 @@ _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"
 _PARAGRAPHS = frozenset({_TEXT + "p", _TEXT + "h"})
-# Not document text: comments, change-tracking records (deleted text), note markers' bodies stay.
+# Not document text: comments, change-tracking records (deleted text), a footnote's mark ("1", "*": kept inline it
+# glued to the word before it, "rather1"); the note's body stays, read as its own paragraph.
 SKIPPED = frozenset({_OFFICE + "annotation", _OFFICE + "annotation-end", _TEXT + "tracked-changes",
-                     _SVG + "title", _SVG + "desc"})
+                     _TEXT + "note-citation", _SVG + "title", _SVG + "desc"})
 _MAX_SPACES = 1000  # <text:s text:c="..."> is attacker-controlled
 _XML_WS = re.compile(r"[ \t\r\n]+")  # ODF collapses XML whitespace like HTML does
 
