@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
 
-from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .odt import SKIPPED, paragraphs
+from .odt import SKIPPED, check_package, paragraphs
 from .paged import PagedText
 from .pptx import MAX_SLIDES, slide_page
 from .title import dc_title
@@ -42,8 +41,7 @@ def extract_odp(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 cancel: Optional[CancelToken] = None) -> Document:
     pages = PagedText(max_chars)
     with SafeZip(path) as z:
-        if z.find("content.xml") is None:
-            raise ExtractionError("not an OpenDocument file: content.xml missing")
+        check_package(z)
         try:
             _read(z, pages, cancel)
         except PartTooLarge as exc:

@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
 
-from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .odt import paragraphs
+from .odt import check_package, paragraphs
 from .sheets import Workbook, cell_text
 from .title import dc_title
 from .xmlstream import XmlStream
@@ -71,8 +70,7 @@ def extract_ods(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 cancel: Optional[CancelToken] = None) -> Document:
     book = Workbook(max_chars)
     with SafeZip(path) as z:
-        if z.find("content.xml") is None:
-            raise ExtractionError("not an OpenDocument file: content.xml missing")
+        check_package(z)
         try:
             _read(z, book, cancel)
         except PartTooLarge as exc:
