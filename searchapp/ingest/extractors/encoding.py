@@ -155,7 +155,9 @@ def _detect(data: bytes) -> Optional[str]:
 
 
 def clean_text(text: str) -> str:
-    """Normalise newlines to \\n and drop NUL characters (they break SQLite FTS and tokenizers)."""
+    """Normalise newlines to \\n and drop NUL characters (they break SQLite FTS and tokenizers) and soft hyphens
+    (U+00AD: a place a word may break, kept by PowerPoint and HTML's &shy; where Word's readers drop it; kept, it
+    splits the word for search). Every reader cleans before it counts offsets (page spans), so none shift."""
     if "\r" in text:
         text = _NEWLINES.sub("\n", text)
-    return text.replace("\x00", "")
+    return text.replace("\x00", "").replace("\u00ad", "")
