@@ -1,5 +1,6 @@
 """Word .docx: paragraphs of the main document part (tables' cells included), then foot/endnotes and comments,
-then the parts Word imported whole (altChunk: an HTML or RTF file pasted in as it was, read by their readers).
+then the parts Word imported whole (altChunk: an HTML or RTF file pasted in as it was, read by their readers),
+then the headers and footers, each paragraph once (every section may repeat the same header in a part of its own).
 
 Reads the WordprocessingML directly through SafeZip; python-docx is only used by the tests.
 The parts are streamed: each outermost paragraph is turned into text and then dropped, so a part of
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import posixpath
+import re
 from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
@@ -19,7 +21,7 @@ from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text
 from .opc import core_title, package_part, part_relationships, part_size
-from .ziputil import SafeZip, local_name
+from .ziputil import PartTooLarge, SafeZip, local_name
 
 __all__ = ["SUFFIXES", "extract_docx"]
 
@@ -33,6 +35,9 @@ _CHECK_EVERY = 4096  # XML events between two cancel checks
 log = logging.getLogger(__name__)
 _ALT_CHUNK = "/aFChunk"  # the relationship of an imported part (w:altChunk)
 MAX_ALT_CHUNK_BYTES = 16 * 2**20  # one imported part: an HTML or RTF file pasted into a letter
+_HEADER_FOOTER = ("/header", "/footer")  # the relationships of the main part to its headers' and footers' parts
+MAX_HEADER_BYTES = 4 * 2**20  # one header or footer part: a few KB in a real letter (a logo is an image part)
+_NUMBER = re.compile(r"(\d+)")
 
 
 def _main_part(z: SafeZip) -> str:
@@ -73,12 +78,13 @@ class _Frame:
 
 
 def _stream_part(z: SafeZip, part: str, paragraphs: list[str], budget: list[int],
-                 cancel: Optional[CancelToken]) -> None:
-    """Paragraphs of one part in document order, as `_walk` on the whole tree would give them."""
+                 cancel: Optional[CancelToken], max_bytes: Optional[int] = None) -> None:
+    """Paragraphs of one part in document order, as `_walk` on the whole tree would give them; PartTooLarge past
+    `max_bytes` of the part (what came before it is in `paragraphs`)."""
     frames: list[_Frame] = []
     elements: list[Element] = []
     open_p = 0  # paragraphs open (and not in skipped content) around the current element
-    for n, (event, el) in enumerate(z.iterparse(part)):
+    for n, (event, el) in enumerate(z.iterparse(part, max_bytes=max_bytes)):
         if cancel is not None and n % _CHECK_EVERY == 0:
             cancel.check()
         if event == "start":
@@ -126,6 +132,8 @@ def extract_docx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 paragraphs += _imported_parts(z, main, cancel)
             except ExtractionError as exc:  # a broken .rels or imported part: the document's own text still counts
                 log.info("%s: imported parts not read: %s", path, exc)
+        if budget[0] >= 0:
+            paragraphs += _headers_and_footers(z, main, budget, cancel, path)
         title = core_title(z)
     return Document(clean_text("\n\n".join(paragraphs)), kind="docx", title=title)
 
@@ -160,3 +168,39 @@ def _imported_parts(z: SafeZip, main: str, cancel: Optional[CancelToken]) -> lis
         if text.strip():
             out.append(text.strip())
     return out
+
+
+def _headers_and_footers(z: SafeZip, main: str, budget: list[int], cancel: Optional[CancelToken],
+                         path: Path) -> list[str]:
+    """The paragraphs of the headers, then the footers, the main part uses (header1.xml, header2.xml, ... in
+    that order), each text once: a person finds a letter by its letterhead, which Word stores once per section
+    and per kind of page (first, even, default). A part past MAX_HEADER_BYTES keeps what came before the cap."""
+    try:
+        rels = part_relationships(z, main).values()
+    except ExtractionError as exc:  # a broken .rels: the document's own text still counts
+        log.info("%s: headers and footers not read: %s", path, exc)
+        return []
+    parts = sorted({(type_.endswith("/footer"), _natural(part), part) for type_, part in rels
+                    if type_.endswith(_HEADER_FOOTER) and z.find(part)})
+    out: list[str] = []
+    seen: set[str] = set()
+    for _, _, part in parts:
+        found: list[str] = []
+        try:
+            _stream_part(z, z.find(part) or part, found, budget, cancel, MAX_HEADER_BYTES)
+        except PartTooLarge as exc:
+            log.info("%s: %s", path, exc.cut_note())
+        except ExtractionError as exc:  # a broken header: the document's own text still counts
+            log.info("%s: %s not read: %s", path, part, exc)
+        for text in found:
+            if text not in seen:
+                seen.add(text)
+                out.append(text)
+        if budget[0] < 0:
+            break
+    return out
+
+
+def _natural(part: str) -> tuple[object, ...]:
+    """header10.xml after header9.xml."""
+    return tuple(int(s) if s.isdigit() else s for s in _NUMBER.split(part))

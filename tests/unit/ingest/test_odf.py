@@ -80,3 +80,4 @@ def test_an_encrypted_picture_alone_does_not_hide_the_text(tmp_path: Path) -> No
     parts = {"mimetype": "application/vnd.oasis.opendocument.text", "content.xml": content,
              "META-INF/manifest.xml": manifest(".odt", {"Pictures/a.png": True, "content.xml": False})}
     assert extract(write_zip(tmp_path / "open.odt", parts)).text == "Open words"
+
