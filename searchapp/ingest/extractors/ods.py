@@ -1,4 +1,5 @@
-"""OpenDocument spreadsheets (.ods): every table's cells, a sheet per page (see sheets.py for layout and caps).
+"""OpenDocument spreadsheets (.ods): every table's cells, a sheet per page (see sheets.py for layout and caps), then
+the printed pages' headers and footers (odt.page_texts), each text once.
 
 content.xml is streamed (xmlstream.py): each cell is read and dropped as it ends, up to MAX_CONTENT_BYTES
 (the rest noted as left out). A cell's text is its displayed paragraphs (what LibreOffice shows, number
@@ -19,7 +20,7 @@ from xml.etree.ElementTree import Element
 
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .odt import check_package, paragraphs
+from .odt import after_pages, check_package, page_texts, paragraphs
 from .sheets import Workbook, cell_text
 from .title import dc_title
 from .xmlstream import XmlStream
@@ -76,7 +77,8 @@ def extract_ods(path: Path, max_bytes: int, max_chars: Optional[int] = None,
         except PartTooLarge as exc:
             book.pages.note(exc.cut_note())
         title = dc_title(z.optional_xml("meta.xml"))
-    return book.document("ods", title)
+        footers = page_texts(z, path, cancel) if not book.full else []
+    return after_pages(book.document("ods", title), footers)
 
 
 def _read(z: SafeZip, book: Workbook, cancel: Optional[CancelToken]) -> None:
