@@ -1,4 +1,4 @@
-"""Spreadsheet text, shared by .xlsx and .ods: each sheet a page (page = sheet number) that starts with the
+"""Spreadsheet text, shared by .xlsx, .xls and .ods: each sheet a page (page = sheet number) that starts with the
 sheet's name, then one line per row, its cells joined by " | ".
 
 Rows arrive cell by cell, each with how many times it repeats, so a hostile "repeat 1,000,000" costs
@@ -14,13 +14,15 @@ nothing until it is rendered, and rendering is capped:
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Optional
 
 from ...base.types import Document
 from .paged import PagedText
 
-__all__ = ["Workbook", "MAX_CELLS", "MAX_WRITTEN", "MAX_REPEAT", "MAX_EMPTY_RUN", "CELL_SEPARATOR"]
+__all__ = ["Workbook", "cell_text", "number_text", "MAX_CELLS", "MAX_WRITTEN", "MAX_REPEAT", "MAX_EMPTY_RUN",
+           "CELL_SEPARATOR"]
 
 MAX_CELLS = 200_000  # non-empty cells per file
 MAX_WRITTEN = 2_000_000  # cell and row elements per file, empty ones included: what reading them costs
@@ -37,6 +39,15 @@ def cell_text(raw: Optional[str]) -> str:
     if not raw:
         return ""
     return _LINE_BREAKS.sub(" ", raw[:MAX_CELL_CHARS]).strip()
+
+
+def number_text(value: float) -> str:
+    """A number cell as .xls and .xlsx both read it: the shortest text that reads back as the same double
+    (19.99, not the 19.989999999999998 an .xlsx part may hold), a whole number without ".0". Number formats
+    (thousands separators, percentages, currencies) are not applied: the cell's value is what is searched."""
+    if value.is_integer() and abs(value) < 1e16:  # past 1e16 repr writes an exponent, and so does this
+        return str(int(value))
+    return repr(value) if math.isfinite(value) else ""
 
 
 class Workbook:

@@ -18,7 +18,7 @@ from ...base.progress import CancelToken
 from ...base.types import Document
 from .ole import OleFile, corrupt
 from .ole_encrypted import ENCRYPTED
-from .sheets import Workbook, cell_text
+from .sheets import Workbook, cell_text, number_text
 
 __all__ = ["SUFFIXES", "read_xls"]
 
@@ -92,7 +92,7 @@ def _value(cell: Any, datemode: int) -> str:
     if kind == xlrd.XL_CELL_TEXT:
         return cell_text(value)
     if kind == xlrd.XL_CELL_NUMBER:
-        return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
+        return number_text(float(value))
     if kind == xlrd.XL_CELL_DATE:
         try:
             when: datetime.datetime = xlrd.xldate_as_datetime(value, datemode)

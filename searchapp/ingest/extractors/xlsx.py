@@ -2,7 +2,8 @@
 
 Reads SpreadsheetML directly through SafeZip, streaming every part (xmlstream.py) so a sheet of a million
 rows is never one tree in memory; a worksheet part is read up to MAX_SHEET_BYTES, the rest noted as left
-out. A cell's text is what Excel stored: shared and inline strings, numbers as written (other number
+out. A cell's text is what Excel stored: shared and inline strings, numbers as the shortest text of their
+value (19.99 where the part holds 19.989999999999998, as .xls reads it: sheets.number_text; other number
 formats are not applied) except dates and times, which read as `2016-12-27` (xlsx_dates.py), booleans as
 TRUE/FALSE, errors such as #DIV/0!. A formula's own text is skipped; its cached value (what Excel last
 computed) is kept. Chart sheets and dialog sheets hold no cells and are left out; sheet numbers stay their
@@ -11,6 +12,7 @@ position in the workbook.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Optional
@@ -19,7 +21,7 @@ from xml.etree.ElementTree import Element
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .opc import core_title, listed_parts, package_part, part_relationships
-from .sheets import Workbook, cell_text
+from .sheets import Workbook, cell_text, number_text
 from .xlsx_dates import DateFormat, cell_date_formats, iso_text, serial_text
 from .xmlstream import XmlStream
 from .ziputil import PartTooLarge, SafeZip, local_name
@@ -120,10 +122,20 @@ def _value(cell: Element, strings: list[str], styles: _Styles) -> str:
     if kind == "n":
         fmt = styles.date(cell.get("s"))
         if fmt is not None:
-            return serial_text(v, fmt, styles.date1904) or cell_text(v)
-    elif kind == "d":
+            return serial_text(v, fmt, styles.date1904) or _number(v)
+        return _number(v)
+    if kind == "d":
         return cell_text(iso_text(v))
     return cell_text(v)
+
+
+def _number(v: str) -> str:
+    """A number cell: as .xls gives the same double (sheets.number_text); kept as written when it is no number."""
+    try:
+        value = float(v)
+    except ValueError:
+        return cell_text(v)
+    return number_text(value) if math.isfinite(value) else cell_text(v)
 
 
 def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], styles: _Styles,

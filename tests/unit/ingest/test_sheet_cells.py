@@ -1,0 +1,117 @@
+"""The same cell reads the same in .xls and .xlsx: a number as the shortest text that is the same double (19.99,
+whatever float noise the file holds), a date or time as its format shows it (xlsx_dates.py), to the second. The
+.xls files are BIFF8 workbook streams written here (with FORMAT and XF records, which make_xls leaves out); the
+.xlsx files come from tests/office_files.py."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from cfb_writer import cfb
+from searchapp.ingest.extractors import extract
+
+from office_files import REL, make_xlsx, write_zip
+
+# (number format code, or a built-in id; value) -> the text both readers give
+NUMBERS = [(None, 19.99, "19.99"), (None, 0.025, "0.025"), (None, -1599.99, "-1599.99"),
+           (None, 198356388.0, "198356388"), (None, 1234567890123456.0, "1234567890123456"),
+           (None, 1e20, "1e+20"), (None, 1e-7, "1e-07"), (None, -0.0, "0")]
+# The serials as Excel 2003 wrote them in Tika's testEXCEL-formats.xls: 06:15 plus 0.687 s of float noise.
+DATES = [(20, 33966.26041767, "06:15"), (18, 33966.76041767, "18:15"), (14, 40089.84792477, "2009-10-03"),
+         ("yyyy\\-mm\\-dd\\ hh:mm", 39466.19097, "2008-01-19 04:35"), (21, 0.5625049, "13:30:00"),
+         (46, 1.5625, "37:30:00"), (22, 42731.99999999, "2016-12-28 00:00"), (14, 60.0, "1900-02-29"),
+         ("0.00\" days\"", 3.0, "3")]
+
+
+# ------------------------------------------------------------------------------------------- an .xls writer
+
+
+def _biff(kind: int, body: bytes) -> bytes:
+    return struct.pack("<HH", kind, len(body)) + body
+
+
+def _xf(fmt: int, style: bool) -> bytes:
+    """A BIFF8 XF record: font 0, number format `fmt`; a style XF (parent 0xFFF) or a cell XF of style 0."""
+    return _biff(0x00E0, struct.pack("<HHHBBBBIIH", 0, fmt, 0xFFF5 if style else 0x0001, 0x20, 0, 0, 0, 0, 0, 0x20C0))
+
+
+def xls_stream(cells: list[tuple[object, float]], date1904: bool = False) -> bytes:
+    """One sheet "S" whose row r holds cells[r]: its value in a NUMBER cell styled with its number format (a
+    built-in id, a FORMAT code, or None for General)."""
+    bof = lambda dt: _biff(0x0809, struct.pack("<HHHHII", 0x0600, dt, 0x0DBB, 0x07CC, 0, 0x06))  # noqa: E731
+    font = _biff(0x0031, struct.pack("<HHHHHBBBB", 200, 0, 0x7FFF, 400, 0, 0, 0, 0, 0) + b"\x05\x01"
+                 + "Arial".encode("utf-16-le"))
+    formats, xfs, cell_xf = b"", _xf(0, True) * 16, []
+    for n, (code, _) in enumerate(cells):
+        fmt = 0 if code is None else code if isinstance(code, int) else 164 + n
+        if isinstance(code, str):
+            formats += _biff(0x041E, struct.pack("<HHB", fmt, len(code), 1) + code.encode("utf-16-le"))
+        cell_xf.append(16 + n)
+        xfs += _xf(fmt, False)
+    globals_ = (bof(0x0005) + _biff(0x0022, struct.pack("<H", int(date1904))) + font * 5 + formats + xfs)
+    eof = _biff(0x000A, b"")
+    sheet_at = len(globals_) + 4 + 8 + 2 + len(eof)
+    sheet = bof(0x0010) + b"".join(_biff(0x0203, struct.pack("<HHHd", r, 0, cell_xf[r], value))
+                                   for r, (_, value) in enumerate(cells)) + eof
+    bound = _biff(0x0085, struct.pack("<IBBBB", sheet_at, 0, 0, 1, 1) + "S".encode("utf-16-le"))
+    return globals_ + bound + eof + sheet
+
+
+def make_xls(path: Path, cells: list[tuple[object, float]], date1904: bool = False) -> Path:
+    path.write_bytes(cfb({"Workbook": xls_stream(cells, date1904).ljust(4096, b"\0")}))
+    return path
+
+
+# ------------------------------------------------------------------------------------------ the same, as .xlsx
+
+
+def make_styled_xlsx(path: Path, cells: list[tuple[object, str]], date1904: bool = False) -> Path:
+    """One sheet "S" whose row r holds cells[r]: its value as written in <v>, styled with its number format."""
+    rows = "".join(f'<row r="{r + 1}"><c r="A{r + 1}" s="{r}"><v>{v}</v></c></row>' for r, (_, v) in enumerate(cells))
+    make_xlsx(path, [("S", rows)], [])
+    codes = {n: code for n, (code, _) in enumerate(cells) if isinstance(code, str)}
+    num_fmts = "".join(f'<numFmt numFmtId="{164 + n}" formatCode="{code.replace(chr(34), "&quot;")}"/>'
+                       for n, code in codes.items())
+    xfs = "".join(f'<xf numFmtId="{0 if c is None else c if isinstance(c, int) else 164 + n}"/>'
+                  for n, (c, _) in enumerate(cells))
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        parts = {i.filename: z.read(i).decode() for i in z.infolist()}
+    parts["xl/styles.xml"] = (f'<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+                              f"<numFmts>{num_fmts}</numFmts><cellXfs>{xfs}</cellXfs></styleSheet>")
+    parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].replace(
+        "</Relationships>", f'<Relationship Id="rIdT" Type="{REL}/styles" Target="styles.xml"/></Relationships>')
+    if date1904:
+        parts["xl/workbook.xml"] = parts["xl/workbook.xml"].replace("<sheets>", '<workbookPr date1904="1"/><sheets>')
+    return write_zip(path, parts)
+
+
+def _lines(path: Path) -> list[str]:
+    return extract(path).text.split("\n")[1:]
+
+
+# ----------------------------------------------------------------------------------------------------- tests
+
+
+def test_xlsx_numbers_read_as_the_shortest_text_of_their_double(tmp_path: Path) -> None:
+    # As Excel 2007 and later write them: 17 significant digits, an exponent with a capital E.
+    written = ["19.989999999999998", "2.5000000000000001E-2", "-1599.99", "198356388", "1234567890123456",
+               "1E+20", "9.9999999999999995E-8", "-0"]
+    path = make_styled_xlsx(tmp_path / "n.xlsx", [(None, v) for v in written])
+    assert _lines(path) == [text for _, _, text in NUMBERS]
+
+
+def test_xlsx_text_boolean_and_error_cells_stay_as_written(tmp_path: Path) -> None:
+    rows = ('<row><c t="s"><v>0</v></c><c t="inlineStr"><is><t>19.989999999999998</t></is></c><c t="b"><v>1</v></c>'
+            '<c t="e"><v>#DIV/0!</v></c><c t="str"><f>A1</f><v>2.50E-2</v></c><c><v>not a number</v></c></row>')
+    path = make_xlsx(tmp_path / "t.xlsx", [("S", rows)], ["<si><t>007</t></si>"])
+    assert _lines(path) == ["007 | 19.989999999999998 | TRUE | #DIV/0! | 2.50E-2 | not a number"]
+
+
+def test_xls_and_xlsx_give_a_number_the_same_text(tmp_path: Path) -> None:
+    cells = [(code, value) for code, value, _ in NUMBERS]
+    expected = [text for _, _, text in NUMBERS]
+    assert _lines(make_xls(tmp_path / "n.xls", cells)) == expected
+    assert _lines(make_styled_xlsx(tmp_path / "n.xlsx", [(c, repr(v)) for c, v in cells])) == expected
