@@ -4,12 +4,13 @@ ole.py takes the "Workbook" (BIFF8) or "Book" (BIFF5) stream out of the compound
 that stream as given (it needs no container), sheet by sheet (on_demand: one sheet's cells in memory at a time),
 with its messages sent nowhere. xlrd only parses: it evaluates no formula (it reads the value Excel stored) and
 runs no macro. Sheets become pages as for .xlsx (sheets.py: one line per row, cells joined by " | ", the same
-cell and text caps). A workbook with a FILEPASS record is encrypted, and said to be.
+cell and text caps), and a cell reads as it does there: a number by its value (sheets.number_text), a date or time
+as its cell style's number format shows it (xlsx_dates.py: `2016-12-27`, `06:15`, to the second, whatever float
+noise the serial holds). A workbook with a FILEPASS record is encrypted, and said to be.
 """
 
 from __future__ import annotations
 
-import datetime
 import io
 from typing import Any, Optional
 
@@ -19,6 +20,7 @@ from ...base.types import Document
 from .ole import OleFile, corrupt
 from .ole_encrypted import ENCRYPTED
 from .sheets import Workbook, cell_text, number_text
+from .xlsx_dates import BUILTIN, DateFormat, date_format, serial_text
 
 __all__ = ["SUFFIXES", "read_xls"]
 
@@ -45,20 +47,22 @@ def read_xls(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
         raise corrupt("Excel file: no Workbook stream")
     data = ole.stream(name, max_bytes)
     try:
+        # formatting_info: each cell's style, whose number format tells a date (and which parts of it) from a number
         book = xlrd.open_workbook(file_contents=data, on_demand=True, ragged_rows=True, logfile=io.StringIO(),
-                                  verbosity=0)
+                                  verbosity=0, formatting_info=True)
     except _broken() as exc:
         if "encrypted" in str(exc).lower():
             raise UnsupportedFileError(ENCRYPTED) from None
         raise corrupt(f"Excel file: {exc}") from None
     out = Workbook(max_chars)
+    formats = _Formats(book)
     try:
         for index in range(book.nsheets):
             if out.full:
                 break
             sheet = book.sheet_by_index(index)
             out.start_sheet(index + 1, sheet.name)
-            _cells(sheet, book.datemode, out, cancel)
+            _cells(sheet, formats, out, cancel)
             book.unload_sheet(index)
     except _broken() as exc:
         raise corrupt(f"Excel file: {type(exc).__name__}: {exc}") from None
@@ -67,16 +71,49 @@ def read_xls(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     return out.document("xls")
 
 
-# sheet and cell: xlrd's Sheet and Cell (xlrd has no type information, so they are Any to mypy)
-def _cells(sheet: Any, datemode: int, out: Workbook, cancel: Optional[CancelToken]) -> None:
+class _Formats:
+    """How each cell style (XF record) shows a number: the date format of its number format code, judged as for
+    .xlsx (xlsx_dates.date_format), or None. xlrd's Book has no type information, so it is Any to mypy."""
+
+    def __init__(self, book: Any) -> None:
+        self.book, self.date1904 = book, book.datemode == 1
+        self._seen: dict[int, Optional[DateFormat]] = {}  # at most one per XF index (16 bits)
+
+    def date(self, xf: int, kind: int, number: float) -> Optional[DateFormat]:
+        import xlrd
+
+        if xf not in self._seen:
+            self._seen[xf] = self._judge(xf)
+        fmt = self._seen[xf]
+        if fmt is None and kind == xlrd.XL_CELL_DATE:  # a date format xlrd knows by number only (CJK)
+            return DateFormat(True, not number.is_integer(), False, False)
+        return fmt
+
+    def _judge(self, xf: int) -> Optional[DateFormat]:
+        xf_list, format_map = self.book.xf_list, self.book.format_map
+        if not isinstance(xf, int) or not 0 <= xf < len(xf_list):
+            return None
+        key = xf_list[xf].format_key
+        known = format_map.get(key)
+        code = known.format_str if known is not None and known.format_str else BUILTIN.get(key)
+        return date_format(code) if code else None
+
+
+# sheet: xlrd's Sheet (xlrd has no type information, so it is Any to mypy)
+def _cells(sheet: Any, formats: _Formats, out: Workbook, cancel: Optional[CancelToken]) -> None:
+    import xlrd
+
+    empty = (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK)
     for r in range(sheet.nrows):
         if cancel is not None and r % _CHECK_EVERY == 0:
             cancel.check()
         if out.full:
             return
         skipped = 0
-        for cell in sheet.row(r):
-            text = _value(cell, datemode)
+        # A row's types and values as xlrd keeps them, not a Cell object per cell: a row of 256 blank cells
+        # (formatting_info keeps them) costs little; a cell's style is looked up for numbers only.
+        for c, (kind, value) in enumerate(zip(sheet.row_types(r), sheet.row_values(r), strict=True)):
+            text = "" if kind in empty else _value(kind, value, formats, sheet, r, c)
             if text:
                 out.cell(text, skipped=skipped)
                 skipped = 0
@@ -85,20 +122,15 @@ def _cells(sheet: Any, datemode: int, out: Workbook, cancel: Optional[CancelToke
         out.end_row()
 
 
-def _value(cell: Any, datemode: int) -> str:
+def _value(kind: int, value: Any, formats: _Formats, sheet: Any, r: int, c: int) -> str:
     import xlrd
 
-    kind, value = cell.ctype, cell.value
     if kind == xlrd.XL_CELL_TEXT:
         return cell_text(value)
-    if kind == xlrd.XL_CELL_NUMBER:
-        return number_text(float(value))
-    if kind == xlrd.XL_CELL_DATE:
-        try:
-            when: datetime.datetime = xlrd.xldate_as_datetime(value, datemode)
-        except (ValueError, OverflowError, xlrd.xldate.XLDateError):
-            return repr(value)
-        return when.date().isoformat() if when.time() == when.min.time() else when.isoformat(sep=" ")
+    if kind in (xlrd.XL_CELL_NUMBER, xlrd.XL_CELL_DATE):
+        number = float(value)
+        fmt = formats.date(sheet.cell_xf_index(r, c), kind, number)
+        return (serial_text(number, fmt, formats.date1904) if fmt is not None else None) or number_text(number)
     if kind == xlrd.XL_CELL_BOOLEAN:
         return "TRUE" if value else "FALSE"
     return ""

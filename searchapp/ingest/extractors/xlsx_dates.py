@@ -65,9 +65,9 @@ def _first_section(code: str) -> str:
     return code
 
 
-def serial_text(value: str, fmt: DateFormat, date1904: bool = False) -> Optional[str]:
-    """`value` (a serial number as stored) as the date or time `fmt` shows; None when it is not one (then
-    the number is kept as written)."""
+def serial_text(value: str | float, fmt: DateFormat, date1904: bool = False) -> Optional[str]:
+    """`value` (a serial number as stored, or as xlrd read it from an .xls) as the date or time `fmt` shows,
+    to the second; None when it is not one (then the number is kept)."""
     try:
         serial = float(value)
     except ValueError:
@@ -85,9 +85,11 @@ def serial_text(value: str, fmt: DateFormat, date1904: bool = False) -> Optional
     parts = []
     if fmt.date:
         day = _day(days, date1904)
-        if day is None:
+        if day is not None:
+            parts.append(day)
+        elif not fmt.time:
             return None
-        parts.append(day)
+        # else a time of day in a date-and-time format: Excel shows day 0 ("1900-01-00 16:00"); the time is meant
     if fmt.time:
         hh, rest = divmod(seconds, 3600)
         parts.append(f"{hh:02d}:{rest // 60:02d}:{rest % 60:02d}" if fmt.seconds else f"{hh:02d}:{rest // 60:02d}")

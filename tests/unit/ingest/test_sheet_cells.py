@@ -21,7 +21,7 @@ NUMBERS = [(None, 19.99, "19.99"), (None, 0.025, "0.025"), (None, -1599.99, "-15
 DATES = [(20, 33966.26041767, "06:15"), (18, 33966.76041767, "18:15"), (14, 40089.84792477, "2009-10-03"),
          ("yyyy\\-mm\\-dd\\ hh:mm", 39466.19097, "2008-01-19 04:35"), (21, 0.5625049, "13:30:00"),
          (46, 1.5625, "37:30:00"), (22, 42731.99999999, "2016-12-28 00:00"), (14, 60.0, "1900-02-29"),
-         ("0.00\" days\"", 3.0, "3")]
+         (22, 0.6666666666666666, "16:00"), ("0.00\" days\"", 3.0, "3")]
 
 
 # ------------------------------------------------------------------------------------------- an .xls writer
@@ -115,3 +115,23 @@ def test_xls_and_xlsx_give_a_number_the_same_text(tmp_path: Path) -> None:
     expected = [text for _, _, text in NUMBERS]
     assert _lines(make_xls(tmp_path / "n.xls", cells)) == expected
     assert _lines(make_styled_xlsx(tmp_path / "n.xlsx", [(c, repr(v)) for c, v in cells])) == expected
+
+
+def test_xls_and_xlsx_give_a_date_or_time_the_same_text_to_the_second(tmp_path: Path) -> None:
+    cells = [(code, value) for code, value, _ in DATES]
+    expected = [text for _, _, text in DATES]
+    assert _lines(make_xls(tmp_path / "d.xls", cells)) == expected
+    assert _lines(make_styled_xlsx(tmp_path / "d.xlsx", [(c, repr(v)) for c, v in cells])) == expected
+
+
+def test_xls_dates_of_a_1904_workbook(tmp_path: Path) -> None:
+    cells = [(14, 41269.0), (22, 41269.5)]
+    assert _lines(make_xls(tmp_path / "m.xls", cells, date1904=True)) == ["2016-12-27", "2016-12-27 12:00"]
+    xlsx = make_styled_xlsx(tmp_path / "m.xlsx", [(c, repr(v)) for c, v in cells], date1904=True)
+    assert _lines(xlsx) == ["2016-12-27", "2016-12-27 12:00"]
+
+
+def test_xls_dates_in_a_format_xlrd_knows_by_number_only(tmp_path: Path) -> None:
+    # Built-in 31 is a CJK date format whose code depends on the locale: a date, its code unknown.
+    assert _lines(make_xls(tmp_path / "j.xls", [(31, 42731.0), (31, 42731.5)])) == ["2016-12-27",
+                                                                                   "2016-12-27 12:00"]
