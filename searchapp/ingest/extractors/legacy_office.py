@@ -51,6 +51,9 @@ def extract_doc(path: Path, max_bytes: int, max_chars: Optional[int] = None,
 
 def extract_xls(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 cancel: Optional[CancelToken] = None) -> Document:
+    bare = xls97.bare_format(path)
+    if bare:  # Excel 2.x to 4.0 saved the workbook stream alone, with no OLE container
+        return xls97.read_bare_xls(path, bare, max_bytes, max_chars, cancel)
     return _extract("xls", xls97.read_xls, xlsx.extract_xlsx, path, max_bytes, max_chars, cancel)
 
 

@@ -1,14 +1,18 @@
 """The same cell reads the same in .xls and .xlsx: a number as the shortest text that is the same double (19.99,
 whatever float noise the file holds), a date or time as its format shows it (xlsx_dates.py), to the second. The
 .xls files are BIFF8 workbook streams written here (with FORMAT and XF records, which make_xls leaves out); the
-.xlsx files come from tests/office_files.py."""
+.xlsx files come from tests/office_files.py. Excel 2.x to 4.0 workbooks (a BIFF2-4 stream alone, no OLE
+container) are read by the same reader."""
 
 from __future__ import annotations
 
 import struct
 from pathlib import Path
 
+import pytest
+
 from cfb_writer import cfb
+from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.ingest.extractors import extract
 
 from office_files import REL, make_xlsx, write_zip
@@ -135,3 +139,75 @@ def test_xls_dates_in_a_format_xlrd_knows_by_number_only(tmp_path: Path) -> None
     # Built-in 31 is a CJK date format whose code depends on the locale: a date, its code unknown.
     assert _lines(make_xls(tmp_path / "j.xls", [(31, 42731.0), (31, 42731.5)])) == ["2016-12-27",
                                                                                    "2016-12-27 12:00"]
+
+
+# ----------------------------------------------------------------------------- Excel 2.x to 4.0 (BIFF2-4)
+
+
+def bare_biff(version: int, label: str, numbers: list[tuple[float, int]], filepass: bool = False) -> bytes:
+    """A worksheet as Excel `version` (2, 3 or 4) saved it: its BIFF records alone, no OLE container. Row 1 holds
+    `label`, row 2 the numbers, each with a number format: 0 General, 1 m/d/yy (a FORMAT record each)."""
+    bof = {2: _biff(0x0009, struct.pack("<HH", 0, 0x10)), 3: _biff(0x0209, struct.pack("<HHH", 0, 0x10, 0)),
+           4: _biff(0x0409, struct.pack("<HHH", 0, 0x10, 0))}[version]
+    prefix = b"\0\0" if version == 4 else b""
+    formats = b"".join(_biff(0x041E if version == 4 else 0x001E, prefix + bytes([len(c)]) + c.encode())
+                       for c in ("General", "m/d/yy"))
+    out = bof + (_biff(0x002F, b"\0" * 4) if filepass else b"") + formats
+    if version == 2:  # a cell's format index is in its own attribute bytes; no XF records
+        out += _biff(0x0004, struct.pack("<HH3sB", 0, 0, b"\0\0\0", len(label)) + label.encode("cp1252"))
+        out += b"".join(_biff(0x0003, struct.pack("<HH3sd", 1, c, bytes([0, f, 0]), v))
+                        for c, (v, f) in enumerate(numbers))
+    else:
+        xf, layout = (0x0443, "<BBHBBHI") if version == 4 else (0x0243, "<BBBBHHI")
+        out += b"".join(_biff(xf, struct.pack(layout, 0, f, 1, 0, 0, 0, 0)) for f in (0, 1))
+        out += _biff(0x0204, struct.pack("<HHHH", 0, 0, 0, len(label)) + label.encode("cp1252"))
+        out += b"".join(_biff(0x0203, struct.pack("<HHHd", 1, c, f, v)) for c, (v, f) in enumerate(numbers))
+    return out + _biff(0x000A, b"")
+
+
+@pytest.mark.parametrize("version", [2, 3, 4])
+def test_excel_2_3_and_4_workbooks_are_read(tmp_path: Path, version: int) -> None:
+    path = tmp_path / f"excel{version}.xls"
+    path.write_bytes(bare_biff(version, "Table C-13--Lemons: Utilization", [(19.99, 0), (42731.0, 1)]))
+    doc = extract(path)
+    assert doc.kind == "xls" and doc.text == "Sheet 1\nTable C-13--Lemons: Utilization\n19.99 | 2016-12-27"
+
+
+def test_an_excel_4_workbook_with_a_password_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "locked.xls"
+    path.write_bytes(bare_biff(4, "secret", [], filepass=True))
+    with pytest.raises(UnsupportedFileError, match="^encrypted: password-protected, not indexed$"):
+        extract(path)
+
+
+def test_a_bare_workbook_that_cannot_be_read_names_its_format(tmp_path: Path) -> None:
+    unknown = tmp_path / "unknown.xls"  # a BIFF5-8 BOF of a version no Excel wrote
+    unknown.write_bytes(_biff(0x0809, struct.pack("<HHHHII", 0x0123, 0x0005, 0, 0, 0, 0)) + _biff(0x000A, b""))
+    with pytest.raises(UnsupportedFileError, match="^Excel 5.0 or later workbook: not supported$"):
+        extract(unknown)
+    cut = tmp_path / "cut.xls"
+    cut.write_bytes(bare_biff(4, "A label long enough to be cut " * 4, [(1.5, 0)])[:120])
+    with pytest.raises(ExtractionError, match="^corrupt Excel 4.0 workbook: "):
+        extract(cut)
+
+
+def test_a_bare_workbook_past_the_byte_cap_is_refused(tmp_path: Path) -> None:
+    from searchapp.ingest.extractors import legacy_office
+
+    path = tmp_path / "big.xls"
+    path.write_bytes(bare_biff(4, "A label " * 30, [(1.5, 0)]))
+    with pytest.raises(ExtractionError, match="^big.xls is larger than 200 bytes$"):
+        legacy_office.extract_xls(path, 200)
+    assert "A label" in legacy_office.extract_xls(path, 1000).text
+
+
+def test_only_a_workbook_bof_makes_a_bare_workbook(tmp_path: Path) -> None:
+    from searchapp.ingest.extractors import xls97
+
+    path = tmp_path / "x.xls"
+    for data, what in [(bare_biff(3, "x", []), "Excel 3.0"),
+                       ("\tQty\t\tPrice\n".encode("utf-16-le"), ""),  # a tab in UTF-16: the same two bytes as BIFF2's BOF
+                       (_biff(0x0409, struct.pack("<HHH", 0, 0x0020, 0)), ""),  # an Excel 4.0 chart
+                       (b"\x09\x04", "")]:
+        path.write_bytes(data)
+        assert xls97.bare_format(path) == what
