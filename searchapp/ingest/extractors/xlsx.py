@@ -6,8 +6,8 @@ out. A cell's text is what Excel stored: shared and inline strings, numbers as t
 value (19.99 where the part holds 19.989999999999998, as .xls reads it: sheets.number_text; other number
 formats are not applied) except dates and times, which read as `2016-12-27` (xlsx_dates.py), booleans as
 TRUE/FALSE, errors such as #DIV/0!. A formula's own text is skipped; its cached value (what Excel last
-computed) is kept. Chart sheets and dialog sheets hold no cells and are left out; sheet numbers stay their
-position in the workbook.
+computed) is kept. A sheet's cell comments follow its cells, a line each ("Comment A1: ..."). Chart sheets and
+dialog sheets hold no cells and are left out; sheet numbers stay their position in the workbook.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
 
+from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .opc import core_title, listed_parts, package_part, part_relationships
@@ -38,6 +39,7 @@ MAX_SHARED_STRINGS_BYTES = 64 * 2**20
 MAX_COLUMN = 16_384  # Excel's last column, XFD
 _SI = frozenset({"si"})
 _CELL = frozenset({"c"})
+_COMMENTS = frozenset({"comment", "threadedComment"})
 _COLUMN = re.compile(r"[A-Za-z]{1,3}")
 _WORKBOOK_ITEMS = frozenset({"sheet", "workbookPr"})
 
@@ -167,6 +169,47 @@ def _read_sheet(z: SafeZip, part: str, book: Workbook, strings: list[str], style
         book.pages.note(exc.cut_note())
 
 
+def _read_comments(z: SafeZip, part: str, book: Workbook, cancel: Optional[CancelToken]) -> None:
+    """A worksheet's cell comments, one line each, "Comment A1: ...", after its cells: each counts as a cell, and
+    the cell and text caps hold. Excel 365's threaded comments (and their replies) are read from their own part;
+    the copy it keeps of them in the comments part, under a paragraph about Excel versions, is skipped. The
+    cells are read without them: a broken comments part is noted and left out, as a styles part is."""
+    try:
+        targets = {type_.rpartition("/")[2]: t for type_, t in part_relationships(z, part).values() if z.find(t)}
+        threaded: set[str] = set()
+        for kind in ("threadedComment", "comments"):
+            if kind in targets:
+                book.end_row()  # a row a cut sheet part left open
+                if not _comments(z, targets[kind], book, threaded, cancel):
+                    return
+    except PartTooLarge as exc:
+        book.pages.note(exc.cut_note())
+    except ExtractionError as exc:
+        book.pages.note(f"comments left out: {exc}")
+
+
+def _comments(z: SafeZip, part: str, book: Workbook, threaded: set[str], cancel: Optional[CancelToken]) -> bool:
+    """The comments of one part; `threaded` gathers the cells of threaded comments (and skips their copies).
+    False once a cap is reached."""
+    for _, name, el, _ in XmlStream(z, part, _COMMENTS, cancel, MAX_SHEET_BYTES):
+        if name not in _COMMENTS:
+            continue
+        ref = cell_text(el.get("ref"))
+        if name == "threadedComment":
+            if len(threaded) < book.max_cells:  # only to skip copies: a few hundred in a real sheet
+                threaded.add(ref)
+        elif ref in threaded:
+            continue
+        texts = [_string_item(t) if len(t) else t.text or "" for t in el if local_name(t.tag) == "text"]
+        text = cell_text(" ".join(texts))
+        if text:
+            book.cell(f"Comment {ref}: {text}")
+            book.end_row()
+        if book.full:
+            return False
+    return True
+
+
 def _sheets(z: SafeZip, workbook: str) -> tuple[list[tuple[int, str, Optional[str]]], bool]:
     """(sheet number, name, worksheet part or None) in workbook order; whether dates count from 1904."""
     sheets: list[tuple[int, str, Optional[str]]] = []
@@ -204,5 +247,7 @@ def extract_xlsx(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 continue
             book.start_sheet(number, name)
             _read_sheet(z, part, book, strings, styles, cancel)
+            if not book.full:
+                _read_comments(z, part, book, cancel)
         title = core_title(z)
     return book.document("xlsx", title)

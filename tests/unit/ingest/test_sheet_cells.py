@@ -2,20 +2,21 @@
 whatever float noise the file holds), a date or time as its format shows it (xlsx_dates.py), to the second. The
 .xls files are BIFF8 workbook streams written here (with FORMAT and XF records, which make_xls leaves out); the
 .xlsx files come from tests/office_files.py. Excel 2.x to 4.0 workbooks (a BIFF2-4 stream alone, no OLE
-container) are read by the same reader."""
+container) are read by the same reader. An .xlsx sheet's cell comments follow its cells."""
 
 from __future__ import annotations
 
 import struct
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from cfb_writer import cfb
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
-from searchapp.ingest.extractors import extract
+from searchapp.ingest.extractors import extract, sheets
 
-from office_files import REL, make_xlsx, write_zip
+from office_files import REL, SML, make_xlsx, rels, write_zip
 
 # (number format code, or a built-in id; value) -> the text both readers give
 NUMBERS = [(None, 19.99, "19.99"), (None, 0.025, "0.025"), (None, -1599.99, "-1599.99"),
@@ -79,8 +80,6 @@ def make_styled_xlsx(path: Path, cells: list[tuple[object, str]], date1904: bool
                        for n, code in codes.items())
     xfs = "".join(f'<xf numFmtId="{0 if c is None else c if isinstance(c, int) else 164 + n}"/>'
                   for n, (c, _) in enumerate(cells))
-    import zipfile
-
     with zipfile.ZipFile(path) as z:
         parts = {i.filename: z.read(i).decode() for i in z.infolist()}
     parts["xl/styles.xml"] = (f'<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
@@ -211,3 +210,71 @@ def test_only_a_workbook_bof_makes_a_bare_workbook(tmp_path: Path) -> None:
                        (b"\x09\x04", "")]:
         path.write_bytes(data)
         assert xls97.bare_format(path) == what
+
+
+# ------------------------------------------------------------------------------------------ .xlsx comments
+
+
+def with_comments(path: Path, sheet: int, comments: list[tuple[str, str]], part: str = "comments1.xml") -> Path:
+    """The workbook at `path`, its worksheet part `sheet` given a comments part: (cell, text) each, as Excel
+    writes them: the author's name in a bold run of its own, the text after a line break, a phonetic run."""
+    with zipfile.ZipFile(path) as z:
+        parts = {i.filename: z.read(i).decode() for i in z.infolist()}
+    body = "".join(f'<comment ref="{ref}" authorId="0"><text><r><rPr><b/></rPr><t>Author:</t></r>'
+                   f'<r><t xml:space="preserve">\n{text}\n</t></r><rPh><t>PHONETIC</t></rPh></text></comment>'
+                   for ref, text in comments)
+    parts[f"xl/{part}"] = (f'<comments xmlns="{SML}"><authors><author>Author</author></authors>'
+                           f"<commentList>{body}</commentList></comments>")
+    parts[f"xl/worksheets/_rels/sheet{sheet}.xml.rels"] = rels(("rId1", f"{REL}/comments", f"../{part}"))
+    return write_zip(path, parts)
+
+
+def test_xlsx_comments_follow_their_sheets_cells(tmp_path: Path) -> None:
+    first = '<row><c t="inlineStr"><is><t>Here is some text</t></is></c></row>'
+    second = '<row><c t="inlineStr"><is><t>Quinces</t></is></c><c><v>3</v></c></row>'
+    path = make_xlsx(tmp_path / "c.xlsx", [("Notes", first), ("Orchard", second)], [])  # parts in reverse order
+    with_comments(path, 2, [("A1", "Here is a comment"), ("C7", "Ask Ann")])
+    with_comments(path, 1, [("B1", "Count them again")], part="comments2.xml")
+    doc = extract(path)
+    assert doc.text == ("Notes\nHere is some text\nComment A1: Author: Here is a comment\nComment C7: Author: Ask Ann"
+                        "\n\nOrchard\nQuinces | 3\nComment B1: Author: Count them again")
+    assert doc.page_at(doc.text.index("Count them")) == 2
+
+
+def test_xlsx_comments_count_against_the_cell_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sheets, "MAX_CELLS", 4)
+    rows = '<row><c t="inlineStr"><is><t>Plums</t></is></c><c><v>2</v></c></row>'
+    path = make_xlsx(tmp_path / "c.xlsx", [("S", rows), ("Later", rows)], [])
+    with_comments(path, 2, [(f"A{i}", f"Note {i}") for i in range(1, 6)])
+    doc = extract(path)
+    assert doc.text == "S\nPlums | 2\nComment A1: Author: Note 1\nComment A2: Author: Note 2"
+    assert "only the first 4 cells read" in doc.notes
+
+
+def test_a_broken_comments_part_leaves_the_cells_readable(tmp_path: Path) -> None:
+    path = make_xlsx(tmp_path / "c.xlsx", [("S", '<row><c t="inlineStr"><is><t>Plums</t></is></c></row>')], [])
+    with zipfile.ZipFile(path) as z:
+        parts = {i.filename: z.read(i).decode() for i in z.infolist()}
+    parts["xl/comments1.xml"] = f'<comments xmlns="{SML}"><commentList><comment ref="A1"><text><t>cut'
+    parts["xl/worksheets/_rels/sheet1.xml.rels"] = rels(("rId1", f"{REL}/comments", "../comments1.xml"))
+    doc = extract(write_zip(path, parts))
+    assert doc.text == "S\nPlums" and any(n.startswith("comments left out: ") for n in doc.notes)
+
+
+def test_xlsx_threaded_comments_are_read_without_their_legacy_copy(tmp_path: Path) -> None:
+    path = make_xlsx(tmp_path / "t.xlsx", [("S", '<row><c t="inlineStr"><is><t>Plums</t></is></c></row>')], [])
+    with_comments(path, 1, [("A3", "[Threaded comment] Your version of Excel allows you to read this threaded "
+                                   "comment... Comment: test comment"), ("B2", "A note")])
+    with zipfile.ZipFile(path) as z:
+        parts = {i.filename: z.read(i).decode() for i in z.infolist()}
+    ns = "http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments"
+    parts["xl/threadedComments/threadedComment1.xml"] = (
+        f'<ThreadedComments xmlns="{ns}"><threadedComment ref="A3" id="{{1}}"><text>test comment</text>'
+        '</threadedComment><threadedComment ref="A3" id="{2}" parentId="{1}"><text>a reply</text>'
+        "</threadedComment></ThreadedComments>")
+    parts["xl/worksheets/_rels/sheet1.xml.rels"] = rels(
+        ("rId1", f"{REL}/comments", "../comments1.xml"),
+        ("rId2", "http://schemas.microsoft.com/office/2017/10/relationships/threadedComment",
+         "../threadedComments/threadedComment1.xml"))
+    doc = extract(write_zip(path, parts))
+    assert doc.text == ("S\nPlums\nComment A3: test comment\nComment A3: a reply\nComment B2: Author: A note")
