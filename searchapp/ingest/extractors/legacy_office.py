@@ -3,6 +3,10 @@
 A legacy suffix is read by what the file is (ole.sniff): a compound file by the legacy reader (word97, xls97,
 ppt97), a zip by the matching OOXML reader (a .doc that a newer Word saved as .docx), Word's XML by wordml, an HTML
 export by the HTML reader, an RTF file by the RTF reader, plain text (a CSV export, a Graphviz .dot graph) as text; anything else is skipped with the reason.
+
+A rights-managed (IRM) document, workbook or presentation is skipped as encrypted: its real content lies in a
+`\tDRMContent` stream, transformed as `\x06DataSpaces` says (MS-OFFCRYPTO 2.2.2), and the streams the readers read
+hold only Office's notice ("Permission for this document is currently restricted..."), which is no one's words.
 """
 
 from __future__ import annotations
@@ -16,7 +20,10 @@ from ...base.types import Document
 from . import docx, html, pptx, ppt97, sniff as text_sniff, word97, wordml, xls97, xlsx
 from .ole import OleFile, sniff
 
-__all__ = ["DOC_SUFFIXES", "XLS_SUFFIXES", "PPT_SUFFIXES", "extract_doc", "extract_xls", "extract_ppt"]
+__all__ = ["DOC_SUFFIXES", "XLS_SUFFIXES", "PPT_SUFFIXES", "RIGHTS_MANAGED", "extract_doc", "extract_xls",
+           "extract_ppt"]
+
+RIGHTS_MANAGED = "encrypted: rights-managed (IRM), not indexed"
 
 DOC_SUFFIXES, XLS_SUFFIXES, PPT_SUFFIXES = word97.SUFFIXES, xls97.SUFFIXES, ppt97.SUFFIXES
 _WHAT = {"doc": "a Word 97-2003 document", "xls": "an Excel 97-2003 workbook", "ppt": "a PowerPoint 97-2003 file"}
@@ -27,6 +34,8 @@ def _extract(kind: str, read: Callable[..., Document], newer: Callable[..., Docu
     found = sniff(path)
     if found == "ole":
         with OleFile(path) as ole:
+            if _rights_managed(ole):
+                raise UnsupportedFileError(RIGHTS_MANAGED)
             return read(ole, max_bytes, max_chars, cancel)
     if found == "zip":
         return newer(path, max_bytes, max_chars=max_chars, cancel=cancel)
@@ -42,6 +51,11 @@ def _extract(kind: str, read: Callable[..., Document], newer: Callable[..., Docu
         return text_sniff.extract_sniffed(path, max_bytes)
     except UnsupportedFileError:
         raise UnsupportedFileError(f"not {_WHAT[kind]} (no OLE header)") from None
+
+
+def _rights_managed(ole: OleFile) -> bool:
+    return ole.exists("\tDRMContent") or any(
+        name.rsplit("/", 1)[-1].startswith("\tDRM") for name in ole.storages("\x06DataSpaces/TransformInfo"))
 
 
 def extract_doc(path: Path, max_bytes: int, max_chars: Optional[int] = None,

@@ -11,8 +11,6 @@ the result is kept (a hyperlink's words, not its HYPERLINK instruction), or an E
 word97_fields). Word 6/95 files have no CLX: their
 text is the run fcMin..fcMac of the WordDocument stream, in the code page its fonts and language say (word6).
 
-A rights-managed document (IRM) is skipped as encrypted: its WordDocument stream holds only Word's notice.
-
 Caps: the streams are read whole but each within the file's size (ole.py); at most MAX_PIECES pieces; reading
 stops at the text cap; a piece pointing past its stream, an FIB too short for its counts, a CLX that does not
 parse all fail the file with a one-line reason.
@@ -34,11 +32,10 @@ from .word6 import word6_text
 from .word97_fields import fields_shown
 from .word97_props import deleted_spans, drop_deleted
 
-__all__ = ["SUFFIXES", "MAX_PIECES", "RIGHTS_MANAGED", "read_doc"]
+__all__ = ["SUFFIXES", "MAX_PIECES", "read_doc"]
 
 SUFFIXES = frozenset({".doc", ".dot"})
 MAX_PIECES = 100_000  # a long real document has a few thousand
-RIGHTS_MANAGED = "encrypted: rights-managed (IRM), not indexed"
 _WORD97, _WORD6 = 0xA5EC, 0xA5DC  # the FIB's wIdent: Word 97 and later; Word 6/95
 _FC_BTE_CHPX, _FC_CLX = 12, 33  # indexes of fcPlcfBteChpx and fcClx among the FIB's (fc, lcb) pairs
 _CHECK_EVERY = 1024
@@ -58,8 +55,6 @@ def read_doc(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     flags = struct.unpack_from("<H", word, 0x0A)[0]
     if flags & 0x0100:  # fEncrypted
         raise UnsupportedFileError(ENCRYPTED)
-    if _rights_managed(ole):
-        raise UnsupportedFileError(RIGHTS_MANAGED)
     if ident == _WORD6:
         raw = word6_text(word)
     else:
@@ -74,14 +69,6 @@ def read_doc(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
         spans = deleted_spans(word, tbl[bte_fc:bte_fc + bte_lcb])
         raw = _pieces_text(word, tbl[fc:fc + lcb], max_chars, cancel, spans)
     return Document(_visible(raw), kind="doc")
-
-
-def _rights_managed(ole: OleFile) -> bool:
-    """Whether the document's text is encrypted by rights management (IRM, MS-OFFCRYPTO 2.2.2): the real document
-    lies in a \\tDRMContent stream, transformed as \\x06DataSpaces says; the WordDocument stream holds only a
-    notice ("Permission for this document is currently restricted...") that is no one's words."""
-    return ole.exists("\tDRMContent") or any(
-        name.rsplit("/", 1)[-1].startswith("\tDRM") for name in ole.storages("\x06DataSpaces/TransformInfo"))
 
 
 def _clx_pointer(word: bytes) -> tuple[int, int]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cfb_writer import cfb
-from legacy_office_files import make_doc, word_stream
+from legacy_office_files import make_doc, ppt_stream, word_stream, workbook_stream
 from word97_files import DELETED, HIDDEN, make_doc_with_props, make_word6
 
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
@@ -128,12 +128,22 @@ def test_other_eq_fields_read_as_their_arguments(tmp_path):
 
 @pytest.mark.parametrize("marker", ["\tDRMContent", "\x06DataSpaces/TransformInfo/\tDRMTransform/\x06Primary"])
 def test_a_rights_managed_document_is_skipped_as_encrypted_not_read_as_its_notice(tmp_path, marker):
-    # Tika's testWORD_protected_drm.doc: the WordDocument stream holds only Word's notice.
-    word, table = word_stream([("Permission for this document is currently restricted.\r", True)])
-    path = tmp_path / "irm.doc"
-    path.write_bytes(cfb({"WordDocument": word, "1Table": table, marker: b"\0" * 64}))
-    with pytest.raises(UnsupportedFileError, match="^encrypted: rights-managed"):
-        extract(path)
+    # Tika's testWORD_protected_drm.doc: the WordDocument stream holds only Word's notice. Excel and PowerPoint
+    # keep theirs the same way: the one check is the dispatch's, for all three.
+    notice = "Permission for this document is currently restricted."
+    word, table = word_stream([(notice + "\r", True)])
+    files = {"irm.doc": {"WordDocument": word, "1Table": table},
+             "irm.xls": {"Workbook": workbook_stream({"Sheet1": [[notice]]}).ljust(4096, b"\0")},
+             "irm.ppt": {"PowerPoint Document": ppt_stream([notice]), "Current User": b"\0" * 20}}
+    for name, streams in files.items():
+        assert notice in extract(_put(tmp_path / ("plain-" + name), cfb(streams))).text  # readable without it
+        with pytest.raises(UnsupportedFileError, match="^encrypted: rights-managed"):
+            extract(_put(tmp_path / name, cfb({**streams, marker: b"\0" * 64})))
+
+
+def _put(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
 
 
 WORDML = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
