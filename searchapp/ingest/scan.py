@@ -26,7 +26,7 @@ from .extractors.registry import supported_suffixes
 from .ocr.images import image_suffixes  # read by the sync's OCR step
 from .extractors.sniff import KNOWN_BINARY_SUFFIXES
 
-__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY", "CHECK_AGAIN", "RACY_NS"]
+__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY", "CHECK_AGAIN", "RACY_NS", "now_ns"]
 
 PROGRESS_EVERY = 500  # entries between progress reports / cancel checks
 
@@ -36,9 +36,18 @@ _MB = 1024 * 1024
 # A file changed less than this before it was listed may change again under the same mtime and ctime: a
 # filesystem's clock steps (FAT keeps mtimes to 2 s; Linux's file times move with the kernel's tick), so a write
 # right after the sync read it can leave both as they were. Such a file is read again at the next sync (git's
-# "racily clean" entries). Wider than FAT's step, for a network share's clock that runs a little ahead.
+# "racily clean" entries). Wider than FAT's step, for a network share whose clock runs a little behind ours.
 RACY_NS = 3_000_000_000
+# Windows' st_ctime is the file's creation time, which no edit moves: there the mtime alone can be judged.
+_CTIME_IS_CHANGE = os.name != "nt"
+
+
 CHECK_AGAIN = 0  # ctime_ns of a file listed within RACY_NS of its last change: read (hashed) again next time
+
+
+def now_ns() -> int:
+    """The wall clock a scan starts at (its own function: tests set a scan's "now" without the process's)."""
+    return time.time_ns()
 
 
 @dataclass(frozen=True)
@@ -93,7 +102,7 @@ class _Walker:
         self.linked: list[tuple[str, tuple[int, int]]] = []
         self.seen = 0
         self.root_real = ""  # realpath of the root being walked: links may not lead out of it (by default)
-        self.started_ns = time.time_ns()  # file times are the wall clock's (change_mark)
+        self.started_ns = now_ns()  # file times are the wall clock's (change_mark)
 
     def skip(self, path: str, reason: str, status: str = "skipped") -> None:
         self.skipped.append(SkippedFile(path, reason, status))
@@ -144,10 +153,15 @@ class _Walker:
 
     def change_mark(self, st: os.stat_result) -> Optional[int]:
         """ScannedFile.ctime_ns for `st`: its ctime, or CHECK_AGAIN when it changed too recently to be trusted
-        (compared with the clock at the scan's start, earlier than any read: a superset of the racy files)."""
-        if self.started_ns - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
+        (compared with the clock at the scan's start, earlier than any read: a superset of the racy files). The
+        time of the last change is the ctime, which every write moves to now: an mtime set ahead (an archive
+        made east of here, `touch -d`, a camera's wrong clock) would keep a file "just changed" at every sync
+        until that date. A change stamped after the scan's start (the clock set back since) is no recent one."""
+        ctime = int(st.st_ctime_ns) if _CTIME_IS_CHANGE else 0  # 0: none (Windows, some FUSE filesystems)
+        age = self.started_ns - (ctime or st.st_mtime_ns)
+        if -RACY_NS < age < RACY_NS:  # a share's clock may run a little ahead of ours; far ahead: set back since
             return CHECK_AGAIN
-        return int(st.st_ctime_ns) or None  # 0: a filesystem with no ctime (some FUSE ones): size and mtime alone
+        return ctime or None  # none: size and mtime alone, as before decision 0150
 
     def walk_dir(self, directory: str) -> None:
         follow = self.config.follow_symlinks

@@ -383,9 +383,13 @@ class Library(WatchAndServe):
         loaded. See duplicates.py for the similarity and DEFAULT_THRESHOLD for how the default was chosen."""
         from .search.duplicates import DEFAULT_THRESHOLD, find_duplicates
 
-        return find_duplicates(self.reader(), self._fresh(), self.vectors.dim(),
-                               threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
-                               progress=progress, cancel=cancel)
+        rep = find_duplicates(self.reader(), self._fresh(), self.vectors.dim(),
+                              threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                              progress=progress, cancel=cancel)
+        embedded, total = self.meaning()
+        if embedded < total:  # near duplicates are found by meaning: a words-only library was silent about them
+            rep.meaning_percent = meaning_percent(embedded, total)
+        return rep
 
     @_reads
     def explain(self, path: str) -> dict[str, Any]:

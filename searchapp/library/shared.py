@@ -23,6 +23,7 @@ from .resources.model_set import ModelSet
 from .search.pipeline import mark_available, run_search, search_request, searched_words
 from .search.result import UNSEARCHABLE, Notice, SearchResult
 from .sync.contract import SyncReport
+from .sync.meaning_pass import meaning_percent
 from ..base.library_address import shown
 from ..base.path_map import PathMap
 from . import shared_paths
@@ -360,10 +361,14 @@ class SharedLibrary:
 
         dim = self.store.dim()
         index = PgVectorIndex(self.store, dim) if dim is not None else None
-        return find_duplicates(shared_paths.local_duplicates(self.store, self.paths),
-                               cast("Optional[VectorIndex]", index), dim,
-                               threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
-                               progress=progress, cancel=cancel)
+        rep = find_duplicates(shared_paths.local_duplicates(self.store, self.paths),
+                              cast("Optional[VectorIndex]", index), dim,
+                              threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                              progress=progress, cancel=cancel)
+        total, pending = self.store.chunk_count(), self.store.pending_count()
+        if pending:  # near duplicates are found by meaning (Library.duplicates)
+            rep.meaning_percent = meaning_percent(total - pending, total)
+        return rep
 
     def explain(self, path: str) -> dict[str, Any]:
         """Why `path` is or is not found (library/report/explain.py, as Library.explain); another machine's file

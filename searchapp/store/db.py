@@ -74,6 +74,12 @@ def keep_temp_files_in(conn: sqlite3.Connection, folder: Path) -> None:
 
 
 
+def _has_column(conn: sqlite3.Connection, table: str, column: str) -> bool:
+    """Whether `table` has `column`; True where there is no such table yet (nothing older to read)."""
+    names = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]  # table: a constant of the caller's
+    return not names or column in names
+
+
 class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries, LexicalQueries):
     """One SQLite file. Writes go through `atomic()`; one writer at a time (the library's lock file ensures it).
     One object over one connection, its jobs in mixins (roots, files, passages, the vector queue, scopes, words):
@@ -103,6 +109,8 @@ class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries,
                 # What sqlite-utils' Database() set on this connection at its first write before decision 0126,
                 # kept so that every trigger runs as it did (with it, a REPLACE's deletes fire delete triggers).
                 conn.execute("PRAGMA recursive_triggers = on")
+            # A read-only open of an older library reads it as it is (migrate() needs a writer).
+            self.files_current = not readonly or _has_column(conn, "files", "notes")
         except sqlite3.DatabaseError as exc:
             if is_damage(exc):
                 raise StoreError(damaged_message(self.path, exc)) from exc

@@ -12,19 +12,31 @@ from ..base.entry_dates import clamped_ns
 from .rows import FileRow
 from .statements import Statements
 
-__all__ = ["FileRecords", "FILE_COLS"]
+__all__ = ["FileRecords", "FILE_COLS", "file_cols"]
 
 FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns"
 
 
+def file_cols(current: bool) -> str:
+    """FILE_COLS of a files table with this version's columns, or of an older one that a reader opens as it is
+    (read-only, or a shared library's role that may not migrate it): there it has no ctime to give."""
+    return FILE_COLS if current else FILE_COLS.replace("ctime_ns", "NULL AS ctime_ns")
+
+
 class FileRecords(Statements):
+    # Whether the files table has this version's columns (ctime_ns, notes): set by Store as it opens it.
+    files_current: bool = True
+
+    @property
+    def file_cols(self) -> str:
+        return file_cols(self.files_current)
     if TYPE_CHECKING:  # store/passage_records.py's and store/db.py's, later in Store's method order
         def delete_chunks_of_file(self, file_id: int) -> list[int]: ...
 
         def atomic(self) -> ContextManager[None]: ...
 
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
-        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE root_id = ?", (root_id,))  # noqa: S608 (constants and ? only)
+        rows = self.conn.execute(f"SELECT {self.file_cols} FROM files WHERE root_id = ?", (root_id,))  # noqa: S608 (constants and ? only)
         return {r[2]: FileRow(*r) for r in rows}
 
     def has_files(self, root_id: int) -> bool:
@@ -40,22 +52,22 @@ class FileRecords(Statements):
         """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""
         below = path.rstrip(os.sep) + os.sep
         rows = self.conn.execute(
-            f"SELECT {FILE_COLS} FROM files WHERE root_id = ? AND (path = ? OR (path >= ? AND path < ?))",  # noqa: S608 (constants and ? only)
+            f"SELECT {self.file_cols} FROM files WHERE root_id = ? AND (path = ? OR (path >= ? AND path < ?))",  # noqa: S608 (constants and ? only)
             (root_id, path, below, below[:-1] + chr(ord(os.sep) + 1)),  # the next character after the separator
         )
         return {r[2]: FileRow(*r) for r in rows}
 
     def file_by_path(self, path: str) -> Optional[FileRow]:
-        r = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()  # noqa: S608 (constants and ? only)
+        r = self.conn.execute(f"SELECT {self.file_cols} FROM files WHERE path = ?", (path,)).fetchone()  # noqa: S608 (constants and ? only)
         return FileRow(*r) if r else None
 
     def files_by_path(self, paths: Iterable[str]) -> dict[str, FileRow]:
         """path -> row of those of `paths` that are stored (one statement per 500, not one per path)."""
-        rows = self.select_in(f"SELECT {FILE_COLS} FROM files WHERE path IN ({{}})", dict.fromkeys(paths))  # noqa: S608 (constants and ? only)
+        rows = self.select_in(f"SELECT {self.file_cols} FROM files WHERE path IN ({{}})", dict.fromkeys(paths))  # noqa: S608 (constants and ? only)
         return {r.path: r for r in (FileRow(*t) for t in rows)}
 
     def problem_files(self) -> list[FileRow]:
-        rows = self.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE status != 'indexed' ORDER BY status, path")  # noqa: S608 (constants and ? only)
+        rows = self.conn.execute(f"SELECT {self.file_cols} FROM files WHERE status != 'indexed' ORDER BY status, path")  # noqa: S608 (constants and ? only)
         return [FileRow(*r) for r in rows]
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
@@ -82,11 +94,12 @@ class FileRecords(Statements):
         self.execute("UPDATE files SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
                      (size, clamped_ns(mtime_ns), ctime_ns, file_id))
 
-    def set_file_ctimes(self, rows: Sequence[tuple[int, int]]) -> None:
-        """(file id, ctime) of rows stored before ctimes were (FileRow.ctime_ns None), in one transaction."""
+    def set_file_stats(self, rows: Sequence[tuple[int, int, int, Optional[int]]]) -> None:
+        """set_file_stat of many entries kept as they were, (file id, size, mtime, ctime) each, in one transaction:
+        after a `chmod -R` every file of a folder has a new ctime, and one commit each would cost seconds."""
         with self.atomic():
-            self.conn.executemany("UPDATE files SET ctime_ns = ? WHERE id = ? AND ctime_ns IS NULL",
-                                  [(c, i) for i, c in rows])
+            self.conn.executemany("UPDATE files SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
+                                  [(size, clamped_ns(mtime), ctime, i) for i, size, mtime, ctime in rows])
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

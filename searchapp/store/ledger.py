@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional, Sequence
 
 from ..base.entry_dates import storable_ns
-from .file_records import FILE_COLS
 from .db import Store
 from .rows import FileRow
 
@@ -29,15 +28,6 @@ _STATE_SQL = """CASE
     ELSE status END"""
 
 
-def problem_state(status: str, reason: str) -> str:
-    """The state (STATES) of an entry not indexed, from its status and reason, as _STATE_SQL gives it: what
-    `status` lists it as must be what `status --files STATE` finds it by ("[skipped] … no text found" was found
-    only by `--files no_text`)."""
-    if reason == "waiting for OCR":  # library/sync/ocr_waits.WAITING, with files.ocr = 'pending'
-        return "ocr_pending"
-    return "no_text" if status == "skipped" and reason == "no text found" else status
-
-
 def state_counts(store: Store) -> dict[str, int]:
     """State -> number of entries (files and members), every state listed (0 when none)."""
     counts = dict.fromkeys(STATES[:-1], 0)
@@ -50,7 +40,7 @@ def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_0
                    owner: Optional[str] = None) -> list[tuple[str, FileRow]]:
     """(state, row) of the entries in `state` (all when None), by path; at most `limit`. `owner`: a shared
     library's machine whose entries these are (every machine's when None)."""
-    sql = f"SELECT {_STATE_SQL} AS s, {FILE_COLS} FROM files WHERE 1 = 1"  # noqa: S608 (constants: the state CASE, the columns)
+    sql = f"SELECT {_STATE_SQL} AS s, {store.file_cols} FROM files WHERE 1 = 1"  # noqa: S608 (constants: the state CASE, the columns)
     params: list[Any] = []
     if state is not None:
         sql += f" AND {_STATE_SQL} = ?"
@@ -80,7 +70,7 @@ def set_ocr_state(store: Store, file_id: int, ocr: Optional[str], pages: Optiona
 def entry_state(store: Store, path: str, owner: Optional[str] = None) -> Optional[tuple[str, FileRow, Optional[int], Optional[str]]]:
     """(state, row, date_ns, ocr) of one stored entry, or None. `owner`: a shared library's machine whose entry
     it is (machines may each hold one at a path)."""
-    sql = f"SELECT {_STATE_SQL}, {FILE_COLS}, date_ns, ocr FROM files WHERE path = ?"  # noqa: S608 (constants: the state CASE, the columns)
+    sql = f"SELECT {_STATE_SQL}, {store.file_cols}, date_ns, ocr FROM files WHERE path = ?"  # noqa: S608 (constants: the state CASE, the columns)
     r = store.conn.execute(sql if owner is None else sql + " AND machine = ?",
                            (path,) if owner is None else (path, owner)).fetchone()
     return None if r is None else (r[0], FileRow(*r[1:-2]), r[-2], r[-1])
@@ -100,6 +90,8 @@ def entry_text(store: Store, file_id: int, max_chars: int = 300) -> tuple[str, i
 def entry_notes(store: Store, file_id: int) -> list[str]:
     """What reading the entry left out, as its sync noted it ("text truncated at …"), one a line; none stored
     before the notes were kept (decision 0150's schema)."""
+    if not store.files_current:  # an older library read as it is
+        return []
     r = store.conn.execute("SELECT notes FROM files WHERE id = ?", (file_id,)).fetchone()
     return r[0].splitlines() if r is not None and r[0] else []
 
@@ -119,7 +111,7 @@ def pending_ocr_files(store: Store, limit: int, root_ids: Optional[Sequence[int]
     if root_ids is not None and not root_ids:
         return []
     under = "" if root_ids is None else f" AND root_id IN ({','.join('?' * len(root_ids))})"
-    rows = store.conn.execute(f"SELECT {FILE_COLS} FROM files WHERE ocr = 'pending'{under} "  # noqa: S608 (constants and placeholders)
+    rows = store.conn.execute(f"SELECT {store.file_cols} FROM files WHERE ocr = 'pending'{under} "  # noqa: S608 (constants and placeholders)
                               "ORDER BY mtime_ns DESC, path LIMIT ?", (*[int(r) for r in root_ids or ()], int(limit)))
     return [FileRow(*r) for r in rows]
 
@@ -148,5 +140,5 @@ def ocr_done_paths(store: Store, paths: Iterable[str]) -> set[str]:
 def files_by_id(store: Store, ids: Iterable[int]) -> dict[int, FileRow]:
     """file id -> row of those of `ids` that are stored (one statement per 500, not one per id): a few rows,
     not every path of the library."""
-    rows = store.select_in(f"SELECT {FILE_COLS} FROM files WHERE id IN ({{}})", dict.fromkeys(ids))  # noqa: S608 (constants and ? only)
+    rows = store.select_in(f"SELECT {store.file_cols} FROM files WHERE id IN ({{}})", dict.fromkeys(ids))  # noqa: S608 (constants and ? only)
     return {r.id: r for r in (FileRow(*t) for t in rows)}

@@ -109,11 +109,10 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
         entries = entries_in(st.failed, st.member_groups)  # as the counts above count: a grouped row is its members
         rows = len(st.failed)
         say(f"not indexed ({entries}" + (f" in {rows} row{'s' if rows != 1 else ''}" if entries != rows else "") + "):")
-        from ...store.ledger import problem_state
+        from ...library.report.not_indexed import problem_state
 
         for path, status, reason in st.failed:
-            state = problem_state(status, reason.rpartition(": ")[2] if "of its members: " in reason else reason)
-            say(f"  [{state}] {printable(display_path(path))}: {printable(reason)}")
+            say(f"  [{problem_state(status, reason)}] {printable(display_path(path))}: {printable(reason)}")
     return code
 
 

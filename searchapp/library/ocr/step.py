@@ -118,7 +118,10 @@ def _unchanged(row: FileRow) -> bool:
     mtime = clamped_ns(st.st_mtime_ns)  # as the scan and the store keep it
     if member is not None:  # a member's row holds its own size and its container's mtime
         return mtime == row.mtime_ns
-    return (st.st_size, mtime) == (row.size, row.mtime_ns)
+    # An edit with its mtime put back moves the ctime (decision 0150): OCR of those bytes cached under the old
+    # bytes' hash would give a later copy of the old bytes the new text.
+    moved = bool(row.ctime_ns) and os.name != "nt" and st.st_ctime_ns != row.ctime_ns
+    return (st.st_size, mtime) == (row.size, row.mtime_ns) and not moved
 
 
 def _ocr_text(path: Path, row: FileRow, cached: Optional[Document], cache: OcrCache, engine: Optional[OcrEngine],

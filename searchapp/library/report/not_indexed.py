@@ -14,6 +14,7 @@ from ...base.member_paths import split_member
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
 from ...store.ledger import files_in_state
+from ..sync.ocr_waits import WAITING
 
 __all__ = ["not_indexed_entries", "not_indexed_rows", "group_members", "state_words", "NOT_INDEXED_STATES",
            "STATE_WORDS", "Row", "MemberGroups"]
@@ -55,6 +56,16 @@ def not_indexed_entries(store: Store, limit: int = MAX_LISTED, owner: Optional[s
     (`owner`: see not_indexed_rows)."""
     rows, groups = group_members(not_indexed_rows(store, limit, owner))
     return [(p, state_words(s), r) for p, s, r in rows], {(p, state_words(s), r): m for (p, s, r), m in groups.items()}
+
+
+def problem_state(status: str, reason: str) -> str:
+    """The state (store/ledger.py's STATES) of an entry not indexed, from its status and reason, as the ledger's
+    CASE gives it: what `status` lists it as must be what `status --files STATE` finds it by ("[skipped] … no
+    text found" was found only by `--files no_text`). A row of a container's members gives their reason."""
+    reason = reason.rpartition("of its members: ")[2]
+    if reason == WAITING:  # with files.ocr = 'pending'
+        return "ocr_pending"
+    return "no_text" if status == "skipped" and reason == "no text found" else status
 
 
 def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:

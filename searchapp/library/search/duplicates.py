@@ -35,7 +35,6 @@ from ...base.errors import ConfigError
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
 from ..resources.blas_limit import one_blas_thread
-from ..sync.meaning_pass import meaning_percent, meaning_progress
 
 __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD", "MIN_NEAR_WORDS"]
 
@@ -126,9 +125,6 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
     t0 = time.perf_counter()
     exact, sha_of = _exact_groups(store)
     out = DuplicateReport(exact, [], threshold)
-    embedded, total = meaning_progress(store)
-    if embedded < total:  # a words-only library printed its exact copies and was silent about the rest
-        out.meaning_percent = meaning_percent(embedded, total)
     if index is None or dim is None:
         return out
     chunk_ids, owner = store.chunk_owners()

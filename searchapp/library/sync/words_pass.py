@@ -101,11 +101,12 @@ class _Sync:
         self.max_bytes = int(config.scan.max_file_mb * 2**20)
         self.ahead: Optional[ReadAhead | ReadInGroups] = None
         self.slot: dict[int, int] = {}
-        self.ctimes: list[tuple[int, int]] = []  # (file id, ctime) of unchanged rows that had none (keep_unchanged)
+        # (file id, size, mtime, ctime) of entries kept as they were whose stat is new: written in one go at the end
+        self.touched: list[tuple[int, int, int, Optional[int]]] = []
 
     def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
-                real: Optional[str] = None) -> None:
-        _record_problem(self.store, self.root, old, path, status, reason, self.index, self.rep, f, real)
+                real: Optional[str] = None, sha: Optional[str] = None) -> None:
+        _record_problem(self.store, self.root, old, path, status, reason, self.index, self.rep, f, real, sha)
 
     def record_skipped(self, result: ScanResult) -> None:
         """Files skipped by policy (size, type, unreadable) are recorded so `status` can say why."""
@@ -138,7 +139,7 @@ class _Sync:
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
                 return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
-            self.problem(old, path, "skipped", "no text found", f)
+            self.problem(old, path, "skipped", "no text found", f, sha=sha)
             return
         assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
         if old is None:
@@ -178,18 +179,18 @@ class _Sync:
                     # counted again by store_failed. A container's members are counted, and stored, as they go.
                     self.problem(old, path, "failed", reason, f)
             self.batcher.flush()
-            if self.ctimes:
-                self.store.set_file_ctimes(self.ctimes)
+            if self.touched:
+                self.store.set_file_stats(self.touched)
         finally:
             self.batcher.close()  # a batch still in flight (an error stopped the reading) ends before the sync does
             if self.ahead is not None:
                 self.ahead.close()
 
-    def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile) -> None:
-        """A file not changed since the last sync (same size, mtime and ctime): counted, not read. A row that
-        has no ctime yet (stored before decision 0150) gets this one, so the next sync compares it too."""
-        if old.ctime_ns is None and f.ctime_ns is not None:
-            self.ctimes.append((old.id, f.ctime_ns))
+    def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:
+        """A file not changed since the last sync (same size, mtime and ctime, or the same bytes): counted. A row
+        that has no ctime yet (stored before decision 0150) gets this one, so the next sync compares it too."""
+        if touched or (old.ctime_ns is None and f.ctime_ns is not None):
+            self.touched.append((old.id, f.size, f.mtime_ns, f.ctime_ns))
         self.keep_members(path)
         if old.status == "indexed":
             self.rep.unchanged += 1
@@ -230,10 +231,10 @@ class _Sync:
             return self.problem(old, path, "skipped", str(exc))
         except OSError as exc:
             return self.problem(old, path, "failed", f"cannot read: {exc.strerror or exc}")
-        if old is not None and old.sha256 == sha and old.status == "indexed":
-            self.store.set_file_stat(old.id, f.size, f.mtime_ns, f.ctime_ns)  # touched, not changed
-            self.keep_members(path)
-            self.rep.unchanged += 1
+        if old is not None and old.sha256 == sha and old.status != "failed":
+            # Touched, not changed (a chmod, a ctime to check again): kept as it is, however it was left. A
+            # skipped file is not extracted again, nor an image without text sent back to OCR.
+            self.keep_unchanged(path, old, f, touched=True)
             return
         if waits_for_ocr(f.path, self.config):  # an image: read by the OCR step after the text of every file
             return record_waiting(self.store, self.root, old, path, f, sha, "image", self.index, self.rep)
@@ -265,7 +266,7 @@ class _Sync:
         except FileNotFoundError:
             return self.vanished_now(path)
         except UnsupportedFileError as exc:
-            return self.problem(old, path, "skipped", str(exc), f)
+            return self.problem(old, path, "skipped", str(exc), f, sha=sha)
         except ExtractionError:
             if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
                 return self.vanished_now(path)
@@ -323,24 +324,28 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
 
 def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: str, status: str, reason: str,
                     index: IndexWriter, rep: SyncReport, f: Optional[ScannedFile] = None,
-                    real: Optional[str] = None) -> None:
+                    real: Optional[str] = None, sha: Optional[str] = None) -> None:
+    """Record a file skipped or failed, with the `sha` of the bytes that were read (a skipped file's: the next
+    sync that finds the same bytes keeps it as it is instead of extracting it again)."""
     if status == "failed":
         rep.failed += 1
     else:
         rep.skipped += 1
-    if old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
-        f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns)
-    ):
+    already = old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
+        f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns))
+    # Already recorded, and listed by the sync that first met it: a failed file is tried again each sync (a
+    # permission may be mended without a new date), but failing the same way again is no news (decision 0145).
+    if not already:
+        rep.problems.append((path, reason))
+    elif old is not None and sha in (None, old.sha256):
         if f is not None and f.ctime_ns != old.ctime_ns:  # else a file to check again would be, every sync
             store.set_file_stat(old.id, f.size, f.mtime_ns, f.ctime_ns)
-        return  # already recorded, and listed by the sync that first met it: a failed file is tried again each sync
-        # (a permission may be mended without a new date), but failing the same way again is no news (decision 0145)
-    rep.problems.append((path, reason))
+        return
     size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(real or path)
     old_id = old.id if old is not None else None
     rep.chunks_removed += rewrite_entry(store, index, old_id, lambda: store.upsert_file(
-        root.id, path, size, mtime, None, status, reason, extractor_name(Path(path)), 0,
-        ctime_ns=f.ctime_ns if f is not None else None))
+        root.id, path, size, mtime, sha if status != "failed" else None, status, reason, extractor_name(Path(path)),
+        0, ctime_ns=f.ctime_ns if f is not None else None))
 
 
 def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:

@@ -21,12 +21,13 @@ import numpy as np
 
 from ...base.entry_dates import clamped_ns
 from ...base.errors import ConfigError, NoSharedLibrary, StoreError
+from ..file_records import file_cols
 from ..rows import ChunkRow, FileRow, NewChunk, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
 from .pg_scope import PgScope
 from .pg_words_ahead import WordsAhead
-from .schema import MIGRATIONS, SCHEMA_VERSION, TABLES, hnsw_index
+from .schema import FILES_CURRENT_SINCE, MIGRATIONS, SCHEMA_VERSION, TABLES, hnsw_index
 from .sql_shim import ShimConnection
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["PgStore", "machine_name", "MACHINE_ENV"]
 
 MACHINE_ENV = "SEARCHAPP_MACHINE"  # the name this desktop's roots are kept under (default: the host name)
-_FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns"
 _SCHEMA_KEY = "shared_schema"  # meta: the schema version this library was made with
 _CREATE_LOCK = 4_4_0119  # advisory lock key: two first opens do not create the tables at once
 MIGRATING_TO_6 = "bringing the shared library to schema 6; searches on other desktops wait until it is done"
@@ -461,7 +461,7 @@ class PgStore(PgLexical, PgScope):
 
     # -- files ------------------------------------------------------------------------------------------------
     def _files(self, where: str, params: Sequence[Any]) -> list[FileRow]:
-        return [FileRow(*r) for r in self.rows(f"SELECT {_FILE_COLS} FROM files WHERE {where}", params)]  # noqa: S608 (constants and %s only)
+        return [FileRow(*r) for r in self.rows(f"SELECT {self.file_cols} FROM files WHERE {where}", params)]  # noqa: S608 (constants and %s only)
 
     def files_of_root(self, root_id: int) -> dict[str, FileRow]:
         return {f.path: f for f in self._files("root_id = %s", (root_id,))}
@@ -490,6 +490,16 @@ class PgStore(PgLexical, PgScope):
     def files_by_path(self, paths: Iterable[str]) -> dict[str, FileRow]:
         return {f.path: f for f in self._files("machine = %s AND path = ANY(%s)", (self.machine, list(paths)))}
 
+    @property
+    def files_current(self) -> bool:
+        """Whether the files table has this version's columns: an older library is read as it is by a role that
+        may not migrate it (decision 0144), with no ctime or notes to give."""
+        return self.schema_version >= FILES_CURRENT_SINCE
+
+    @property
+    def file_cols(self) -> str:
+        return file_cols(self.files_current)
+
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
                     embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None,
@@ -514,11 +524,12 @@ class PgStore(PgLexical, PgScope):
         self.rows("UPDATE files SET size = %s, mtime_ns = %s, ctime_ns = %s WHERE id = %s",
                   (size, clamped_ns(mtime_ns), ctime_ns, file_id))
 
-    def set_file_ctimes(self, rows: Sequence[tuple[int, int]]) -> None:
-        """(file id, ctime) of rows stored before ctimes were, in one statement (not one round trip a file)."""
-        self.rows("UPDATE files f SET ctime_ns = v.c FROM unnest(%s::bigint[], %s::bigint[]) AS v(i, c) "
-                  "WHERE f.id = v.i AND f.machine = %s AND f.ctime_ns IS NULL",
-                  ([i for i, _ in rows], [c for _, c in rows], self.machine))
+    def set_file_stats(self, rows: Sequence[tuple[int, int, int, Optional[int]]]) -> None:
+        """set_file_stat of many entries, in one statement (not one round trip and commit a file)."""
+        self.rows("UPDATE files f SET size = v.s, mtime_ns = v.m, ctime_ns = v.c FROM unnest(%s::bigint[], "
+                  "%s::bigint[], %s::bigint[], %s::bigint[]) AS v(i, s, m, c) WHERE f.id = v.i AND f.machine = %s",
+                  ([r[0] for r in rows], [r[1] for r in rows], [clamped_ns(r[2]) for r in rows], [r[3] for r in rows],
+                   self.machine))
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

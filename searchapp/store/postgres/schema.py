@@ -10,7 +10,7 @@ library made by a newer searchapp is refused with one line, never changed.
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "hnsw_index"]
+__all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "FILES_CURRENT_SINCE", "hnsw_index"]
 
 SCHEMA_VERSION = 8
 
@@ -221,6 +221,8 @@ _CTIME = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS ctime_ns bigint",
           "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS ctime_ns bigint",
           "ALTER TABLE files ADD COLUMN IF NOT EXISTS notes text",
           "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS notes text"]
+
+FILES_CURRENT_SINCE = 8  # the schema whose files table has ctime_ns and notes (_CTIME)
 
 MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK,
                                     7: _OWNED_POSTINGS + _OCR_WAITING, 8: _CTIME}

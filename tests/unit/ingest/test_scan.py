@@ -250,8 +250,16 @@ def test_a_file_changed_just_before_the_scan_is_marked_to_check_again(tmp_path, 
     now = scan([tmp_path], ScanConfig()).files[0]
     assert now.ctime_ns == scan_module.CHECK_AGAIN and now.mtime_ns == f.stat().st_mtime_ns
     later = time.time_ns() + scan_module.RACY_NS
-    monkeypatch.setattr(scan_module.time, "time_ns", lambda: later)
+    monkeypatch.setattr(scan_module, "now_ns", lambda: later)
     assert scan([tmp_path], ScanConfig()).files[0].ctime_ns == f.stat().st_ctime_ns != scan_module.CHECK_AGAIN
     os.utime(f, ns=(0, 10**9))  # an old mtime set now: the ctime is new, so still just changed
-    monkeypatch.setattr(scan_module.time, "time_ns", lambda: f.stat().st_ctime_ns + scan_module.RACY_NS // 2)
+    monkeypatch.setattr(scan_module, "now_ns", lambda: f.stat().st_ctime_ns + scan_module.RACY_NS // 2)
     assert scan([tmp_path], ScanConfig()).files[0].ctime_ns == scan_module.CHECK_AGAIN
+    ahead = time.time_ns() + 86_400 * 10**9  # an mtime a day ahead (an archive made east of here): judged by
+    os.utime(f, ns=(ahead, ahead))           # its ctime, so not "just changed" until that day comes
+    monkeypatch.setattr(scan_module, "now_ns", lambda: f.stat().st_ctime_ns + scan_module.RACY_NS)
+    assert scan([tmp_path], ScanConfig()).files[0].ctime_ns == f.stat().st_ctime_ns
+    soon = f.stat().st_ctime_ns + scan_module.RACY_NS + 10**9  # an mtime just ahead of the scan's clock
+    os.utime(f, ns=(soon, soon))
+    monkeypatch.setattr(scan_module, "now_ns", lambda: f.stat().st_ctime_ns + scan_module.RACY_NS)
+    assert scan([tmp_path], ScanConfig()).files[0].ctime_ns == f.stat().st_ctime_ns
