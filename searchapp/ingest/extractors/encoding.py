@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
 from pathlib import Path
 from typing import Optional
 
@@ -27,6 +28,12 @@ _BOMS = (
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13, 27)) + b"\x7f"
 CONTROL_CHARS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 _NEWLINES = re.compile(r"\r\n?")
+# Compatibility characters that only a font or a PDF's glyph names produce, never a person searching: Latin,
+# Armenian and Hebrew presentation forms (U+FB00-FB4F: the ligatures "ﬁ", "ﬀ", "ﬃ"), and Arabic presentation
+# forms (U+FB50-FDFF, U+FE70-FEFF: a letter's contextual shape). Kept as they are, "misﬁts" and a shaped
+# "اﻟﻌﺮﺑﻴﺔ" never match "misfits" or "العربية". Only these ranges are folded: NFKC of the whole text would also
+# change "²", "①", full-width forms and "ſ", which people may search as written.
+_PRESENTATION_FORMS = re.compile("[\ufb00-\ufdff\ufe70-\ufeff]+")
 
 
 def read_capped(path: Path, max_bytes: int) -> bytes:
@@ -155,9 +162,12 @@ def _detect(data: bytes) -> Optional[str]:
 
 
 def clean_text(text: str) -> str:
-    """Normalise newlines to \\n and drop NUL characters (they break SQLite FTS and tokenizers) and soft hyphens
+    """Normalise newlines to \\n, drop NUL characters (they break SQLite FTS and tokenizers) and soft hyphens
     (U+00AD: a place a word may break, kept by PowerPoint and HTML's &shy; where Word's readers drop it; kept, it
-    splits the word for search). Every reader cleans before it counts offsets (page spans), so none shift."""
+    splits the word for search), and fold ligatures and presentation forms (_PRESENTATION_FORMS) with NFKC.
+    The text may change length ("ﬃ" is "ffi"): every reader cleans before it counts offsets (page spans), so
+    none shift."""
     if "\r" in text:
         text = _NEWLINES.sub("\n", text)
-    return text.replace("\x00", "").replace("\u00ad", "")
+    text = text.replace("\x00", "").replace("\u00ad", "")
+    return _PRESENTATION_FORMS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
