@@ -126,7 +126,18 @@ def _utf16_without_bom(data: bytes) -> Optional[str]:
     return None
 
 
+# Declared charsets that decode any bytes (ASCII aside), so a page saved as UTF-8 under an old <meta> or mail
+# header that still says Latin-1 read as mojibake ("â\x80\x9ccurlyâ\x80\x9d"). Latin text in these charsets is
+# almost never valid UTF-8 once it holds a byte over 0x7F: such bytes are read as UTF-8 instead.
+_WESTERN = frozenset({"ascii", "iso8859-1", "iso8859-15", "cp1252"})
+
+
 def _decode_bomless(data: bytes, declared: Optional[str]) -> str:
+    if declared in _WESTERN and not data.isascii():
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # really the declared charset
     for name in (declared, "utf-8"):
         if name:
             try:

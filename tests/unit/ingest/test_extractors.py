@@ -582,3 +582,13 @@ def test_truncated_containers(tmp_path: Path, cut: float, suffix: str) -> None:
     path = write(tmp_path / f"cut{suffix}", full[: int(len(full) * cut)])
     with pytest.raises(ExtractionError):
         extract(path)
+
+
+def test_html_declared_latin1_but_utf8_bytes(tmp_path: Path) -> None:
+    """A page saved as UTF-8 under a <meta> still saying iso-8859-1 (declared_latin1_is_utf8.html) read as
+    mojibake ("âcurlyâ"): bytes that are valid UTF-8 are read as UTF-8; real Latin-1 keeps its charset."""
+    for charset in ("iso-8859-1", "latin1", "windows-1252", "us-ascii"):
+        markup = f'<html><head><meta charset="{charset}"></head><body><p>Emoji 😀 and “curly” café</p></body></html>'
+        assert extract(write(tmp_path / "u.html", markup.encode("utf-8"))).text == "Emoji 😀 and “curly” café"
+    latin = '<meta charset="iso-8859-1"><p>caf\xe9 \xc3\xa9t\xe9 na\xefve</p>'.encode("latin-1")  # "Ã©" is Latin-1 too
+    assert extract(write(tmp_path / "l.html", latin)).text == "caf\xe9 \xc3\xa9t\xe9 na\xefve"
