@@ -9,10 +9,10 @@ from typing import Optional
 
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .encoding import clean_text, decode_text, read_capped
+from .encoding import clean_text, decode_text, known_codec, read_capped
 from .title import clean_title
 
-__all__ = ["SUFFIXES", "extract_html", "html_to_text"]
+__all__ = ["SUFFIXES", "extract_html", "html_document", "html_to_text"]
 
 SUFFIXES = frozenset({".htm", ".html", ".xhtml"})
 
@@ -156,9 +156,14 @@ def _sniff_charset(data: bytes) -> Optional[str]:
     return m.group(1).decode("ascii") if m else None
 
 
+def html_document(data: bytes, declared: Optional[str] = None, cancel: Optional[CancelToken] = None) -> Document:
+    """The Document of an HTML page's bytes, read in the charset its container `declared` (an MHTML part's
+    header) when that is a real one, else in the one its own <meta> names."""
+    charset = declared if known_codec(declared) else _sniff_charset(data)
+    parser = _parse(decode_text(data, declared=charset), cancel)
+    return Document(clean_text(parser.text()), kind="html", title=clean_title(parser.title_text))
+
+
 def extract_html(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                  cancel: Optional[CancelToken] = None, data: Optional[bytes] = None) -> Document:
-    if data is None:
-        data = read_capped(path, max_bytes)
-    parser = _parse(decode_text(data, declared=_sniff_charset(data)), cancel)
-    return Document(clean_text(parser.text()), kind="html", title=clean_title(parser.title_text))
+    return html_document(data if data is not None else read_capped(path, max_bytes), cancel=cancel)

@@ -44,6 +44,8 @@ def _on_first_use(module: str, function: str) -> Extractor:
 _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "text": (text.SUFFIXES, text.extract_text),
     "html": (frozenset({".htm", ".html", ".xhtml"}), _on_first_use("html", "extract_html")),
+    # a web page saved as one file: its HTML part read like an .html file
+    "mhtml": (frozenset({".mht", ".mhtml"}), _on_first_use("mhtml", "extract_mhtml")),
     "rtf": (frozenset({".rtf"}), _on_first_use("rtf", "extract_rtf")),
     "pdf": (frozenset({".pdf"}), _on_first_use("pdf", "extract_pdf")),
     "docx": (frozenset({".docx", ".docm", ".dotx"}), _on_first_use("docx", "extract_docx")),
@@ -67,7 +69,7 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
 }
 # Where each format's own SUFFIXES constant lives (module, name), for the test above.
 SUFFIXES_DECLARED_IN = {
-    "html": ("html", "SUFFIXES"), "rtf": ("rtf", "SUFFIXES"), "pdf": ("pdf", "SUFFIXES"),
+    "html": ("html", "SUFFIXES"), "mhtml": ("mhtml", "SUFFIXES"), "rtf": ("rtf", "SUFFIXES"), "pdf": ("pdf", "SUFFIXES"),
     "docx": ("docx", "SUFFIXES"), "odt": ("odt", "SUFFIXES"),
     "epub": ("epub", "SUFFIXES"), "xlsx": ("xlsx", "SUFFIXES"), "ods": ("ods", "SUFFIXES"),
     "pptx": ("pptx", "SUFFIXES"), "odp": ("odp", "SUFFIXES"), "doc": ("legacy_office", "DOC_SUFFIXES"),
@@ -78,7 +80,7 @@ SUFFIXES_DECLARED_IN = {
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
 # Extractors that read the whole file into memory anyway: they take its bytes when the caller has them.
-_TAKES_DATA = frozenset({"text", "html", "rtf", "sniffed"})
+_TAKES_DATA = frozenset({"text", "html", "mhtml", "rtf", "sniffed"})
 
 
 def supported_suffixes() -> frozenset[str]:
