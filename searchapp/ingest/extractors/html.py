@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Optional
@@ -18,6 +19,19 @@ SUFFIXES = frozenset({".htm", ".html", ".xhtml"})
 
 # Content that is never rendered as text.
 _HIDDEN = frozenset({"script", "style", "noscript", "template", "svg", "math", "iframe", "object"})
+# Elements left out with all they hold (_left_out): a site's navigation (<nav>, role="navigation":
+# menus, tables of contents, lists of the site's pages, the same words on every page, ahead of its own text;
+# and a link to the page in another language, <a hreflang>: Wikipedia's list of 136 languages is one each),
+# and what the page marks as not shown (the `hidden` attribute, except hidden="until-found", which a browser's
+# find reveals) or as decoration a screen reader skips (aria-hidden="true": icons, a label said again).
+# <header> and <footer> are kept: a page's title, byline or address is often there.
+_NAVIGATION = frozenset({"nav"})
+# What has no end tag, or may leave it out (<li>, <p>, <td>, ...): a left-out element of these would hide the
+# text up to an end tag that need never come, so their attributes leave nothing out.
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+                   "track", "wbr", "keygen"})
+_END_TAG_OPTIONAL = frozenset({"p", "li", "dt", "dd", "rt", "rp", "optgroup", "option", "colgroup", "caption",
+                               "thead", "tbody", "tfoot", "tr", "td", "th", "html", "head", "body"})
 # Elements that start a new paragraph (blank line) or just a new line.
 _PARAGRAPH = frozenset({
     "p", "div", "section", "article", "aside", "header", "footer", "nav", "main", "blockquote",
@@ -34,13 +48,30 @@ _FEED_CHARS = 1 << 20  # markup parsed between two cancel checks
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
+def _left_out(tag: str, attrs: list[tuple[str, Optional[str]]]) -> bool:
+    """Whether the element is left out with its content: navigation, or marked hidden (see _NAVIGATION)."""
+    if tag in _NAVIGATION:
+        return True
+    if tag in _VOID or tag in _END_TAG_OPTIONAL:
+        return False
+    for name, value in attrs:
+        value = (value or "").strip().lower()
+        if (name == "role" and "navigation" in value.split()) or (name == "hreflang" and tag == "a") \
+                or (name == "hidden" and value != "until-found") or (name == "aria-hidden" and value == "true"):
+            return True
+    return False
+
+
 class _TextParser(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, leave_out: bool = True) -> None:
         super().__init__(convert_charrefs=True)  # entities are unescaped in handle_data
         self.parts: list[str] = []
         self.pending = 0  # newlines owed before the next text
         self.at_line_start = True
-        self.hidden: list[str] = []  # open elements whose content is dropped
+        self.hidden: list[str] = []  # open elements whose content is dropped: the first one and all inside it
+        self.open_hidden: Counter[str] = Counter()  # how many of each are in `hidden`: an end tag checked in O(1)
+        self.leave_out = leave_out  # leave out navigation and what is marked hidden (_left_out)
+        self.left_out = 0  # characters of text they held
         self.pre = 0
         self.title: Optional[list[str]] = None  # collecting the first <title>
         self.title_text = ""
@@ -69,9 +100,13 @@ class _TextParser(HTMLParser):
             if tag in _INLINE:
                 return
             self._end_title()
-        if self.hidden or tag in _HIDDEN:
-            if tag in _HIDDEN:
-                self.hidden.append(tag)
+        if self.hidden:
+            if tag not in _VOID:  # every element inside, so that a nested <div> does not end a left-out <div>
+                self._hide(tag)
+            return
+        if tag in _HIDDEN or (self.leave_out and _left_out(tag, attrs)):
+            self._block(tag)  # a left-out <nav> or <div> still parts the text before it from the text after
+            self._hide(tag)
             return
         if tag == "title" and self.title is None and not self.title_text:
             self.title = []
@@ -85,9 +120,11 @@ class _TextParser(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if self.hidden:
-            if tag in self.hidden:  # close up to the matching element; stray end tags are ignored
-                while self.hidden.pop() != tag:
+            if self.open_hidden[tag]:  # close up to the matching element; stray end tags are ignored
+                while self._unhide() != tag:
                     pass
+                if not self.hidden:
+                    self._block(tag)
             return
         if tag == "title" and self.title is not None:
             self._end_title()
@@ -98,11 +135,22 @@ class _TextParser(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self.hidden:
+            if self.hidden[0] not in _HIDDEN:  # a <nav> or hidden element's text, not a script's code
+                self.left_out += len(data.strip())
             return
         if self.title is not None:
             self.title.append(data)
             return
         self.emit(data, verbatim=self.pre > 0)
+
+    def _hide(self, tag: str) -> None:
+        self.hidden.append(tag)
+        self.open_hidden[tag] += 1
+
+    def _unhide(self) -> str:
+        tag = self.hidden.pop()
+        self.open_hidden[tag] -= 1
+        return tag
 
     def _end_title(self) -> None:
         self.title_text = _WS.sub(" ", "".join(self.title or ())).strip()
@@ -131,14 +179,23 @@ class _TextParser(HTMLParser):
 _END_TAG_EXTRA = re.compile(r"</([A-Za-z][A-Za-z0-9:-]*)\s[^<>]*>")
 
 
-def _parse(markup: str, cancel: Optional[CancelToken]) -> _TextParser:
-    markup = _END_TAG_EXTRA.sub(r"</\1>", markup)
-    parser = _TextParser()
+def _feed(parser: _TextParser, markup: str, cancel: Optional[CancelToken]) -> _TextParser:
     for i in range(0, len(markup), _FEED_CHARS):  # the parser buffers a tag cut in two
         if cancel is not None:
             cancel.check()
         parser.feed(markup[i:i + _FEED_CHARS])
     parser.close()
+    return parser
+
+
+def _parse(markup: str, cancel: Optional[CancelToken]) -> _TextParser:
+    markup = _END_TAG_EXTRA.sub(r"</\1>", markup)
+    parser = _feed(_TextParser(), markup, cancel)
+    if parser.left_out > len(parser.text()):
+        # More text left out than kept: a page saved while a dialog had hidden the rest (aria-hidden on its main
+        # element), one whose script shows its text later, a page that is a list of links, or a <nav> never
+        # closed. What was left out is then the page's own text: all of it is read, as a browser shows it.
+        parser = _feed(_TextParser(leave_out=False), markup, cancel)
     return parser
 
 

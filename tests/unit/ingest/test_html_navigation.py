@@ -1,0 +1,70 @@
+"""A saved web page began with its navigation: docling's wiki_duck.html read as the site menu, the table of
+contents and 136 language names before "Duck is the common name...". The HTML reader leaves out <nav>,
+role="navigation", links to the page in other languages (<a hreflang>) and what the page marks as not shown
+(`hidden`, aria-hidden="true"); a page's <header> and <footer> are kept, and a page that is mostly such text
+is read whole rather than lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from searchapp.ingest.extractors import extract
+from searchapp.ingest.extractors.html import html_to_text
+
+ARTICLE = "<p>Duck is the common name for numerous species of waterfowl in the family Anatidae.</p>"
+
+
+def test_navigation_and_hidden_elements_are_left_out(tmp_path: Path) -> None:
+    page = (
+        "<html><head><title>Duck</title></head><body><a href='#c'>Jump to content</a>"
+        "<header><nav aria-label='Site'><ul><li><a href='/'>Main page</a><li>Random article</ul></nav>"
+        "<h1>Duck</h1><p class='byline'>By the bird editors</p></header>"
+        "<div class='lang'><ul><li><a href='https://de.example/Ente' hreflang='de'>Deutsch</a></li>"
+        "<li><a hreflang='fr' href='https://fr.example/Canard'><span>Français</span></a></li></ul></div>"
+        "<div role='navigation'><div>Portals:</div> Birds portal</div>"
+        "<ul role='list navigation'><li>Sister projects</ul>"
+        "<span aria-hidden='true'>★</span><label aria-hidden=TRUE>Toggle menu</label>"
+        f"<main>{ARTICLE}<pre hidden><code>$ hidden-command</code></pre>"
+        "<div hidden><div>first hidden</div>second hidden</div>"
+        "<div hidden='until-found'>found by a browser's find</div><p aria-hidden='false'>shown to all</p></main>"
+        "<footer>Text is available under the Creative Commons licence.</footer></body></html>"
+    )
+    path = tmp_path / "duck.html"
+    path.write_text(page, encoding="utf-8")
+    doc = extract(path)
+    for gone in ("Main page", "Random article", "Deutsch", "Français", "Portals", "Birds portal", "Sister projects",
+                 "★", "Toggle menu", "hidden-command", "first hidden", "second hidden"):
+        assert gone not in doc.text, gone
+    assert doc.text == (
+        "Duck\n\nJump to content\n\nDuck\n\nBy the bird editors\n\n"
+        "Duck is the common name for numerous species of waterfowl in the family Anatidae.\n\n"
+        "found by a browser's find\n\nshown to all\n\n"
+        "Text is available under the Creative Commons licence."
+    )
+
+
+def test_a_left_out_block_still_parts_the_text_around_it() -> None:
+    assert html_to_text(f"{ARTICLE}before<nav>menu</nav>after").endswith("before\n\nafter")
+    assert html_to_text(f"{ARTICLE}in<span aria-hidden='true'>icon</span>line").endswith("inline")
+
+
+def test_elements_without_an_end_tag_hide_nothing_after_them() -> None:
+    """An icon <img aria-hidden>, an <input hidden>, or an <li>/<p> whose end tag HTML lets a page leave out:
+    hiding them would hide the rest of the page."""
+    markup = (f"{ARTICLE}<img aria-hidden='true' src='i.png'>after the icon<input type='hidden' hidden name=x>"
+              "after the input<ul><li aria-hidden=true>an item<li>next item</ul><p hidden>a paragraph<p>the end")
+    text = html_to_text(markup)
+    for kept in ("after the icon", "after the input", "next item", "the end"):
+        assert kept in text, kept
+
+
+def test_a_page_mostly_hidden_or_navigation_is_read_whole() -> None:
+    """Saved while a cookie dialog had set aria-hidden on the rest, or a page that is a list of links: what would
+    be left out is more than what is kept, so the page is read as a browser shows it."""
+    dialog = (f"<div id='app' aria-hidden='true'><main>{ARTICLE}<p>Ducks are mostly aquatic birds.</p></main></div>"
+              "<div role='dialog'>Accept cookies</div>")
+    assert "Ducks are mostly aquatic birds." in html_to_text(dialog) and "Accept cookies" in html_to_text(dialog)
+    index = "<title>Site map</title><nav><ul><li><a href='a.html'>Anatidae</a><li><a href='b.html'>Geese</a></ul></nav>"
+    assert html_to_text(index) == "Site map\n\nAnatidae\nGeese"
+    unclosed = f"<p>Short intro.</p><nav><a href='/'>Home</a>{ARTICLE}<p>More prose about ducks.</p>"
+    assert "More prose about ducks." in html_to_text(unclosed)
