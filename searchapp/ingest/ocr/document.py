@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
@@ -23,8 +24,8 @@ from .engine import OcrEngine, available_engine, ocr_unavailable_reason
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-__all__ = ["ocr_document", "merge_ocr", "recognised_pages", "ocr_suffixes", "OCR_NOTE", "MAX_PAGES", "MAX_BYTES",
-           "MAX_FILE_PIXELS"]
+__all__ = ["ocr_document", "merge_ocr", "recognised_pages", "ocr_suffixes", "OcrFailed", "OCR_NOTE", "MAX_PAGES",
+           "MAX_BYTES", "MAX_FILE_PIXELS"]
 
 OCR_NOTE = "text recognised by OCR"
 MAX_PAGES = 200  # per file: a longer scan is OCR'd in part, with a note
@@ -32,6 +33,21 @@ MAX_BYTES = 200 * 2**20  # a 200-page scan at 300 dpi is ~50-150 MB
 MAX_FILE_PIXELS = 2_000_000_000  # decoded pixels per file, before any page is scaled down
 
 log = logging.getLogger(__name__)
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+class OcrFailed(ExtractionError):
+    """The engine or an image decoder raised on this file: the same bytes would fail the same way again (not a
+    timeout, a cap, a cancel or a file that cannot be read, which another try may not meet)."""
+
+
+def _failure(exc: Exception) -> str:
+    """"OCR failed: ValueError: what it said", or the exception's name in words when it said nothing (rapidocr's
+    ResizeImgError() on a page too small to scale: "OCR failed: resize img error", not "ResizeImgError:")."""
+    said = " ".join(str(exc).split())
+    if said:
+        return f"OCR failed: {type(exc).__name__}: {said}"[:300]
+    return "OCR failed: " + _WORD_START.sub(" ", type(exc).__name__).lower()
 
 
 def ocr_suffixes() -> frozenset[str]:
@@ -74,7 +90,7 @@ def ocr_document(path: Path | str, *, pages: Optional[Sequence[int]] = None, can
     except OSError as exc:
         raise ExtractionError(f"cannot read file: {exc.strerror or exc}") from None
     except Exception as exc:  # an engine or decoder bug on hostile input: this file fails, the sync goes on
-        raise ExtractionError(f"OCR failed: {type(exc).__name__}: {exc}"[:300]) from None
+        raise OcrFailed(_failure(exc)) from None
 
 
 def _recognize(engine: OcrEngine, source: Iterable[tuple[int, PilImage]], cancel: Optional[CancelToken], notes: list[str]) -> list[tuple[int, str]]:

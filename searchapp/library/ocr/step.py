@@ -10,6 +10,10 @@ Decisions:
   same bytes never runs the engine again.
 - No engine (not installed, or SEARCHAPP_OCR_ENGINE=none): files stay 'pending' and the report says why;
   nothing fails. A file whose OCR fails is recorded as failed with the reason (the next sync tries again).
+- Except when the engine itself raised on the file's bytes (OcrFailed: poppler-85140-0.pdf's ResizeImgError on
+  every sync): that failure is cached like a result, with the engine's name, and the next sync of the same
+  bytes records it failed again without running the engine or listing it again. Changed bytes, another engine
+  or a reindex try again.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from ...base.progress import CancelToken, ProgressFn, report
 from ...base.types import Document
 from ...ingest.extractors import extract
 from ...ingest.ocr import merge_ocr, ocr_document, recognised_pages
-from ...ingest.ocr.engine import OcrEngine, available_engine, ocr_unavailable_reason
+from ...ingest.ocr.document import OcrFailed
+from ...ingest.ocr.engine import OcrEngine, available_engine, engine_name, ocr_unavailable_reason
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...ingest.scan import ScannedFile
 from ...store import FileRow, RootRow, Store
@@ -40,10 +45,14 @@ from ..members.private_copy import readable
 from ...ingest.passages import passages_of
 from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES
 from ..sync.contract import IndexWriter, PassageEncoder, SyncReport
+from ..sync.meta_keys import REINDEX_META
 
 __all__ = ["ocr_pending", "ocr_step", "MAX_FILES_PER_SYNC"]
 
 MAX_FILES_PER_SYNC = 10_000  # the rest wait for the next sync
+# The first note of a cached OCR failure (an entry with no text and no pages), then the engine's name; the
+# second note is the reason recorded.
+FAILED_WITH = "OCR failed with engine "
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +82,13 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         if not _unchanged(row):
             continue  # changed or gone since the text pass: the next sync records it again
         cached = cache.get(row.sha256) if row.sha256 else None
+        if cached is not None and _is_failure(cached):
+            reason = _failed_before(store, cached, engine.name if engine is not None else engine_name())
+            if reason is not None:  # listed by the sync whose engine failed on these bytes
+                _record_failed(store, row, reason, index, rep, listed=False)
+                _recount(rep, row, counted, "failed")
+                continue
+            cached = None  # another engine, or a reindex: tried again
         if cached is None:
             engine = engine or available_engine()
             if engine is None:
@@ -124,6 +140,30 @@ def _unchanged(row: FileRow) -> bool:
     return (st.st_size, mtime) == (row.size, row.mtime_ns) and not moved
 
 
+def _is_failure(cached: Document) -> bool:
+    return not cached.text and not cached.pages and len(cached.notes) == 2 and cached.notes[0].startswith(FAILED_WITH)
+
+
+def _failed_before(store: Store, cached: Document, engine: Optional[str]) -> Optional[str]:
+    """The reason of a cached failure (_is_failure) when OCR would run with the engine that failed, outside a
+    reindex (which tries every file again); else None."""
+    if engine is None or cached.notes[0] != FAILED_WITH + engine or _reindexing(store):
+        return None
+    return cached.notes[1]
+
+
+def _reindexing(store: Store) -> bool:
+    """A reindex under way: the desktop's (sync/meta_keys.py), or a shared library's of this machine's folders
+    (a PgStore has a `machine`; store/postgres/pg_reread.py, imported only then: it is psycopg's side)."""
+    if store.get_meta(REINDEX_META):
+        return True
+    if getattr(store, "machine", None) is None:
+        return False
+    from ...store.postgres.pg_reread import under_way
+
+    return under_way(store) is not None  # type: ignore[arg-type]  # a PgStore, seen as a Store
+
+
 def _ocr_text(path: Path, row: FileRow, cached: Optional[Document], cache: OcrCache, engine: Optional[OcrEngine],
               config: Config, cancel: Optional[CancelToken]) -> tuple[Document, Optional[tuple[int, ...]]]:
     """(the entry's OCR text (`cached` when these bytes were read before), merged with a PDF's text layer; the
@@ -139,8 +179,13 @@ def _ocr_text(path: Path, row: FileRow, cached: Optional[Document], cache: OcrCa
     if doc is None:
         try:
             doc = ocr_document(path, pages=pages, cancel=cancel, engine=engine)
-        except ExtractionError as exc:
-            raise ExtractionError(f"OCR: {exc}") from None
+        except OcrFailed as exc:  # it would fail the same way on these bytes: remembered as their result
+            if row.sha256:
+                name = getattr(engine, "name", "")
+                cache.put(row.sha256, name, Document("", kind="ocr", notes=(FAILED_WITH + name, one_line(str(exc)))))
+            raise
+        except ExtractionError as exc:  # "file too large for OCR" as it is; "cannot read file" says where
+            raise ExtractionError(str(exc) if "OCR" in str(exc) else f"OCR: {exc}") from None
         if row.sha256:
             cache.put(row.sha256, getattr(engine, "name", ""), doc)
     if text is None:
@@ -168,9 +213,11 @@ def _index(store: Store, root: RootRow, config: Config, encoder: PassageEncoder,
     return True
 
 
-def _record_failed(store: Store, row: FileRow, reason: str, index: IndexWriter, rep: SyncReport) -> None:
+def _record_failed(store: Store, row: FileRow, reason: str, index: IndexWriter, rep: SyncReport,
+                   listed: bool = True) -> None:
     # Counted by the text pass already (scanned = added + ... + failed); an image's skip is moved by _recount.
-    rep.problems.append((row.path, reason))
+    if listed:  # failing the same way again is no news (decision 0145)
+        rep.problems.append((row.path, reason))
     _record(store, row, "failed", one_line(reason), None, index)
 
 

@@ -1,0 +1,91 @@
+"""An OCR engine that raises on a file (rapidocr's ResizeImgError() on pdf.js's poppler-85140-0.pdf) was run again
+on every sync, and each sync listed the file as "newly not indexed" with an empty, doubled reason ("OCR: OCR
+failed: ResizeImgError:"). The reason now names the error in words, and the failure is remembered for those
+bytes and that engine: the next sync records it failed without running the engine or listing it again; changed
+bytes, another engine or a reindex try again."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from scan_files import text_image
+
+from searchapp.library.ocr import step
+
+REASON = "OCR failed: resize img error"
+
+
+class ResizeImgError(Exception):
+    """rapidocr's, raised with no message."""
+
+
+class BrokenEngine:
+    def __init__(self) -> None:
+        self.name, self.calls = "broken", 0
+
+    def recognize(self, image, cancel=None) -> str:
+        self.calls += 1
+        raise ResizeImgError()
+
+
+def _folder(tmp_path: Path) -> tuple[Path, Path]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    scan = docs / "scan.png"
+    text_image(["Lighthouse keeper log"], size=(200, 200)).save(scan)
+    return docs, scan
+
+
+def test_an_engine_failure_is_not_retried_on_the_same_bytes(tmp_path, tiny_library, monkeypatch):
+    broken = BrokenEngine()
+    monkeypatch.setattr(step, "available_engine", lambda: broken)
+    monkeypatch.setattr(step, "engine_name", lambda: broken.name)
+    docs, scan = _folder(tmp_path)
+
+    rep = tiny_library.add_folder(docs, embed=False)
+    assert broken.calls == 1 and rep.failed == 1 and rep.problems == [(str(scan), REASON)]
+    row = tiny_library.store.file_by_path(str(scan))
+    assert (row.status, row.error) == ("failed", REASON)
+
+    for touch in (False, True):  # the same bytes, touched or not: not OCR'd, counted, not listed again
+        if touch:
+            os.utime(scan, ns=(scan.stat().st_atime_ns, scan.stat().st_mtime_ns + 10**9))
+        rep = tiny_library.sync(embed=False)
+        assert broken.calls == 1 and rep.failed == 1 and rep.problems == [], rep.problems
+        row = tiny_library.store.file_by_path(str(scan))
+        assert (row.status, row.error) == ("failed", REASON)
+
+    broken.name = "mended"  # another engine (or version): tried again
+    rep = tiny_library.sync(embed=False)
+    assert broken.calls == 2 and rep.problems == [(str(scan), REASON)]
+    tiny_library.sync(embed=False)
+    assert broken.calls == 2
+
+    text_image(["November storm warning"], size=(200, 200)).save(scan)  # other bytes: tried again
+    tiny_library.sync(embed=False)
+    assert broken.calls == 3
+
+    rep = tiny_library.reindex(embed=False)  # a reindex tries every file again
+    assert broken.calls == 4 and rep.problems == [(str(scan), REASON)]
+    assert tiny_library.search("gardening", mode="lexical").hits
+
+
+def test_a_failure_another_try_may_not_meet_is_tried_again(tmp_path, tiny_library, monkeypatch):
+    """A timeout (an ExtractionError of the engine) is not remembered, and its reason says OCR once."""
+    from searchapp.base.errors import ExtractionError
+
+    class SlowEngine(BrokenEngine):
+        def recognize(self, image, cancel=None) -> str:
+            self.calls += 1
+            raise ExtractionError("OCR timed out after 60 s")
+
+    slow = SlowEngine()
+    monkeypatch.setattr(step, "available_engine", lambda: slow)
+    monkeypatch.setattr(step, "engine_name", lambda: slow.name)
+    docs, scan = _folder(tmp_path)
+    rep = tiny_library.add_folder(docs, embed=False)
+    assert rep.problems == [(str(scan), "OCR timed out after 60 s")]
+    tiny_library.sync(embed=False)
+    assert slow.calls == 2
