@@ -68,7 +68,9 @@ def _spine(opf: Element, opf_path: str) -> list[str]:
     order: list[str] = []
     for el in opf.iter():
         name = local_name(el.tag)
-        if name == "item" and el.get("id") and el.get("href"):
+        # The EPUB 3 navigation document is the book's table of contents, not its words: left out even where
+        # the spine lists it (the EPUB 3 spec's own book opens with it).
+        if name == "item" and el.get("id") and el.get("href") and "nav" not in el.get("properties", "").split():
             manifest[el.get("id", "")] = (el.get("href", ""), el.get("media-type", ""))
         elif name == "itemref" and el.get("idref"):
             order.append(el.get("idref", ""))

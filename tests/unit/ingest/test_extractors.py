@@ -538,6 +538,22 @@ def test_epub_spine_order(tmp_path: Path) -> None:
     assert "hidden" not in doc.text
 
 
+def test_epub_navigation_document_is_left_out_even_in_the_spine(tmp_path: Path) -> None:
+    chapters = {"toc": "<nav epub:type='toc'><ol><li>Chapter 1</li><li>Contents page words</li></ol></nav>",
+                "ch1": "<h1>Chapter 1</h1><p>The whale surfaced.</p>"}
+    path = make_epub(tmp_path / "book.epub", chapters, ["toc", "ch1"])
+    with zipfile.ZipFile(path, "a") as z:  # the same book, its first item marked as the navigation document
+        opf = z.read("OEBPS/content.opf").decode().replace('<item id="toc"', '<item properties="nav" id="toc"')
+    rebuilt = tmp_path / "nav.epub"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(rebuilt, "w") as dst:
+        for info in src.infolist():
+            if info.filename != "OEBPS/content.opf":
+                dst.writestr(info, src.read(info.filename))
+        dst.writestr("OEBPS/content.opf", opf)
+    assert "Contents page words" in extract(path).text  # without the mark it is a chapter like any
+    assert extract(rebuilt).text == "Chapter 1\n\nThe whale surfaced."
+
+
 def test_epub_href_resolution() -> None:
     assert resolve_href("OEBPS", "text/a%20b.xhtml") == "OEBPS/text/a b.xhtml"
     assert resolve_href("OEBPS", "../other/c.xhtml#frag") == "other/c.xhtml"
