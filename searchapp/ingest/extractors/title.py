@@ -12,6 +12,8 @@ from html import unescape
 from typing import Optional
 from xml.etree.ElementTree import Element
 
+from .encoding import clean_text
+
 __all__ = ["clean_title", "dc_title", "MAX_TITLE"]
 
 MAX_TITLE = 200  # characters; a title is a name, not a paragraph
@@ -40,7 +42,7 @@ def clean_title(raw: Optional[str]) -> str:
     MAX_TITLE characters, cut at a word), or "" when it is empty or junk."""
     if not isinstance(raw, str):
         return ""
-    s = raw[:_LOOK_AT]
+    s = clean_text(raw[:_LOOK_AT])  # as the text is: a PDF's "Eﬃcient" title found by "efficient"
     s = _ENTITY.sub(lambda m: unescape(m.group(0)), s)  # "&amp;" -> "&", then any markup it revealed goes too
     s = _TAG.sub(" ", s)
     s = _CONTROL.sub(lambda m: " " if m.group(0) in "\t\n\r\x0b\x0c" else "", s)

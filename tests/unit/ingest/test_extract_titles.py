@@ -39,6 +39,7 @@ def test_clean_title_plain_text() -> None:
     assert clean_title("\ufeffA \u202ereversed\u202c title") == "A reversed title"
     assert clean_title("Handling of .html files") == "Handling of .html files"  # a suffix, not a file name
     assert clean_title("AT&T 5 < 6") == "AT&T 5 < 6"
+    assert clean_title("Eﬃcient ﬁle search") == "Efficient file search"  # folded as the text is (clean_text)
 
 
 def test_clean_title_is_capped_at_a_word() -> None:
