@@ -17,13 +17,14 @@ import bisect
 import logging
 import re
 from itertools import pairwise
+from typing import Iterator
 from dataclasses import replace
 
 from ..base.errors import UnsupportedFileError
 from ..base.types import Document, PageSpan
 from .valid_text import valid_document
 
-__all__ = ["bound_text", "not_prose_reason", "LONG_RUN", "DEFAULT_MAX_CHARS"]
+__all__ = ["bound_text", "not_prose_reason", "data_spans", "LONG_RUN", "DEFAULT_MAX_CHARS", "DATA_STRETCH"]
 
 DEFAULT_MAX_CHARS = 10_000_000  # ~ a 4,000-page book; config: scan.max_text_chars
 LONG_RUN = 1000  # characters without whitespace: no word is this long
@@ -39,12 +40,15 @@ _LONG_WORD = re.compile(_RUN_CHAR + "{%d,}" % LONG_WORD)
 # A web link is a long string without spaces too, but one a person wrote down (a Markdown list of links, a
 # bibliography): it is no sign of data. `data:` URIs are (base64), so only http(s), ftp and www. links.
 _LINK = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'\[\]]+", re.I)
-# Inside a long string, what makes it data is a long stretch of letters and digits with nothing between them:
-# base64 has a + or / only every 32 characters on average, a hash none at all. A path, a file name, a dotted
-# name or a fill-in line (`/mnt/archive/legal/henderson_signed_v3.pdf`, `\\server\share\2019`, `________`)
-# is words cut by separators, and is text a person wrote: only these stretches count as data.
+# Inside a long string, what makes it data is a long stretch of letters and digits with nothing between them
+# (base64 has a + or / only every 32 characters on average, a hash none at all), or hex groups chained by : or -
+# two of them with a hex letter (UUIDs, key fingerprints; not `db-2024-01-28-10-30`, a date and a time). A path, a
+# file name, a dotted name or a fill-in line (`/mnt/archive/legal/henderson_signed_v3.pdf`, `\\server\share`,
+# `________`) is words cut by separators, and is text a person wrote: only such data counts.
 DATA_STRETCH = 16
-_DATA_STRETCH = re.compile("[A-Za-z0-9]{%d,}" % DATA_STRETCH)
+_GROUP_SPLIT = re.compile("[:-]")
+_DATA = re.compile("(?P<stretch>[A-Za-z0-9]{%d,})|(?P<chain>(?:[0-9A-Fa-f]{2,}[:-]){3,}[0-9A-Fa-f]{2,})"
+                   % DATA_STRETCH)
 _HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f]{2,}[:,]?")
 _HEXISH_TOKEN = re.compile(r"(?<!\S)(?:0x)?[0-9A-Fa-f]{2,}[:,]?(?!\S)")  # a whole token that is _HEXISH
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
@@ -90,9 +94,17 @@ def not_prose_reason(text: str) -> str | None:
     return None
 
 
+def data_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where `text` (a string without spaces) holds data: its long letter-and-digit stretches and its chains of
+    hex groups (see _DATA)."""
+    for m in _DATA.finditer(text):
+        if m.lastgroup == "stretch" or sum(1 for g in _GROUP_SPLIT.split(m.group()) if _HEX_LETTER.search(g)) >= 2:
+            yield m.start(), m.end()
+
+
 def _data_chars(run: str) -> int:
-    """Characters of a long string without spaces that look like data: its long letter-and-digit stretches."""
-    return sum(m.end() - m.start() for m in _DATA_STRETCH.finditer(run))
+    """Characters of a long string without spaces that look like data."""
+    return sum(b - a for a, b in data_spans(run))
 
 
 def _shorten_runs(doc: Document) -> tuple[Document, int]:

@@ -16,7 +16,7 @@ import re
 from email.message import Message
 from typing import Callable
 
-from ..text_caps import DATA_STRETCH, LONG_WORD, not_prose_reason
+from ..text_caps import LONG_WORD, data_spans, not_prose_reason
 
 __all__ = ["readable_body", "delivery_status"]
 
@@ -26,7 +26,6 @@ MAX_STATUS_BLOCKS = 100
 MAX_STATUS_FIELDS = 30
 
 
-_DATA = re.compile("[A-Za-z0-9]{%d,}" % DATA_STRETCH)  # text_caps' sign of data inside a string without spaces
 MAX_LINK_KEPT = 160  # characters of a link's site and path kept: a path's words, not a whole listing
 
 
@@ -36,8 +35,8 @@ def _short(m: re.Match[str]) -> str:
         return url
     site = m.group(1).rpartition("@")[2]  # user:password@ is never shown
     path = re.split(r"[?#]", url[m.end(1) - m.start(0):], maxsplit=1)[0]
-    stretch = _DATA.search(path)
-    kept = (site + (path[:stretch.start()] if stretch else path))[:MAX_LINK_KEPT]
+    data = next(data_spans(path), None)  # text_caps' signs of data: a token, a UUID
+    kept = (site + (path[:data[0]] if data else path))[:MAX_LINK_KEPT]
     if "@" not in m.group(1) and url.endswith(kept):
         return url  # nothing that is data: the link as written
     return kept + "…"

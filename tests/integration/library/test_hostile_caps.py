@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import os
 import random
+import uuid
 import threading
 import zipfile
 import zlib
@@ -127,11 +128,20 @@ def test_paths_file_names_and_fill_in_lines_are_kept_as_text(tmp_path):
                         ("form.txt", "register of shareholders")):
         doc = extract(tmp_path / name)
         assert words in doc.text and not doc.notes, (name, doc.notes)
-    # A list of hashes is still data: hex stretches with nothing between them.
-    (tmp_path / "sums.txt").write_text("".join(f"{random.Random(i).randbytes(32).hex()}  file{i}.iso\n"
-                                               for i in range(300)))
-    with pytest.raises(UnsupportedFileError, match="not prose"):
-        extract(tmp_path / "sums.txt")
+    # A list of hashes is still data: hex stretches with nothing between them; so are UUIDs and key fingerprints
+    # (hex groups chained by - or :), but not dated file names (no hex letter in a date).
+    rng = random.Random(7)
+    (tmp_path / "sums.txt").write_text("".join(f"{rng.randbytes(32).hex()}  file{i}.iso\n" for i in range(300)))
+    (tmp_path / "ids.txt").write_text("".join(f"{uuid.UUID(bytes=rng.randbytes(16))}/{uuid.UUID(bytes=rng.randbytes(16))}\n"
+                                              for _ in range(300)))
+    (tmp_path / "keys.txt").write_text("".join(":".join(f"{rng.randrange(256):02X}" for _ in range(32)) + "\n"
+                                               for _ in range(200)))
+    for name in ("sums.txt", "ids.txt", "keys.txt"):
+        with pytest.raises(UnsupportedFileError, match="not prose"):
+            extract(tmp_path / name)
+    (tmp_path / "backups.txt").write_text("".join(f"/srv/backups/db-2024-01-{d:02d}-10-30-00.sql.gz\n"
+                                                  for d in range(1, 29)))
+    assert "db-2024-01-28-10-30-00" in extract(tmp_path / "backups.txt").text
 
 
 def test_long_runs_inside_prose_are_shortened_and_said(tmp_path):

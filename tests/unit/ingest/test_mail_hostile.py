@@ -77,12 +77,14 @@ def test_a_deep_link_keeps_its_path_words(tmp_path: Path) -> None:
         "See https://technet.microsoft.com/en-us/library/refs-overview-hh831739 and\n"
         "https://github.com/example-org/searchapp/issues/1234#issuecomment-99887766 and\n"
         "https://docs.example.org/share/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit?usp=sharing and\n"
-        "ftp://ana:s3cret-passw0rd@files.example.org/pub/reports/annual-report-2019.pdf")
+        "ftp://ana:s3cret-passw0rd@files.example.org/pub/reports/annual-report-2019.pdf and\n"
+        "https://links.example.com/e/3f2504e0-4f89-11d3-9a0c-0305e82c3301/c/5ae7e5a1-93a0-4a3b-bfb3-6fdb0e0cb2a8")
     assert "https://technet.microsoft.com/en-us/library/refs-overview-hh831739 and" in text
     assert "github.com/example-org/searchapp/issues/1234… and" in text and "issuecomment" not in text
     assert "docs.example.org/share/… and" in text and "1BxiMVs0" not in text and "usp" not in text
-    assert "files.example.org/pub/reports/annual-report-2019.pdf…" in text and "s3cret" not in text
-    assert notes == ["3 long link(s) shortened (their query or data left out)"]
+    assert "files.example.org/pub/reports/annual-report-2019.pdf… and" in text and "s3cret" not in text
+    assert text.endswith("links.example.com/e/…") and "4f89" not in text  # a UUID in a path is a token
+    assert notes == ["4 long link(s) shortened (their query or data left out)"]
 
 
 def test_a_bounce_keeps_its_delivery_status_as_text(tmp_path: Path) -> None:
