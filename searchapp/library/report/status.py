@@ -20,7 +20,7 @@ from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
 from ..sync.meta_keys import REINDEX_META
 from ..sync.roots import root_missing
-from .not_indexed import MemberGroups, group_members, not_indexed_entries
+from .not_indexed import MemberGroups, group_members, not_indexed_entries, problem_state
 from .settings_check import passage_context_note, settings_mismatch
 
 if TYPE_CHECKING:
@@ -106,8 +106,9 @@ class LibraryStatus:
                         "passages_per_s": self.meaning_rate,
                         "left_s": _rounded(meaning_left_s(self.chunks - self.embedded, self.meaning_rate))},
             "consistent": self.consistent,
-            "failed": [{"path": p, "status": s, "reason": r, **({"members": self.member_groups[(p, s, r)]}
-                                                                 if (p, s, r) in self.member_groups else {})}
+            # "state": what `status --files STATE` finds it by; "status": the entry's own (skipped or failed)
+            "failed": [{"path": p, "status": s, "state": problem_state(s, r), "reason": r,
+                        **({"members": self.member_groups[(p, s, r)]} if (p, s, r) in self.member_groups else {})}
                        for p, s, r in self.failed],
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,

@@ -78,6 +78,7 @@ def test_explain_and_status_files_cli(tmp_path, tiny_bi_encoder_dir, tiny_encode
     assert st["files_by_state"]["indexed"] == 1 and st["files_by_state"]["no_text"] == 1
     # listed by the state `--files` finds it by (it said "[skipped]", which `--files skipped` did not list)
     assert f"  [no_text] {docs / 'blank.txt'}: no text found" in _run(data, "status").stdout
+    assert [(f["status"], f["state"]) for f in st["failed"]] == [("skipped", "no_text")]  # the same in JSON
 
 
 def test_explain_says_what_reading_a_file_left_out(tiny_library, tmp_path, capsys):
