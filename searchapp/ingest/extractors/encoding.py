@@ -172,6 +172,13 @@ def _detect(data: bytes) -> Optional[str]:
     return str(best)
 
 
+# A font's charset, as Windows names it (LOGFONT lfCharSet: RTF's \fcharsetN, a Word font table's chs) -> its
+# code page; 0 (ANSI), 1 (default), 2 (symbol) and 255 (OEM) name none. RTF and Word 6/95 read fonts by it.
+FONT_CHARSETS = {77: "mac_roman", 128: "cp932", 129: "cp949", 130: "johab", 134: "gbk", 136: "cp950", 161: "cp1253",
+                 162: "cp1254", 163: "cp1258", 177: "cp1255", 178: "cp1256", 186: "cp1257", 204: "cp1251",
+                 222: "cp874", 238: "cp1250", 254: "cp437"}
+
+
 def clean_text(text: str) -> str:
     """Normalise newlines to \\n, drop NUL characters (they break SQLite FTS and tokenizers) and soft hyphens
     (U+00AD: a place a word may break, kept by PowerPoint and HTML's &shy; where Word's readers drop it; kept, it

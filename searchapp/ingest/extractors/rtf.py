@@ -24,7 +24,7 @@ from typing import Optional
 from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .encoding import clean_text, known_codec, read_capped
+from .encoding import FONT_CHARSETS, clean_text, known_codec, read_capped
 from .title import clean_title
 
 __all__ = ["SUFFIXES", "extract_rtf", "rtf_text"]
@@ -46,10 +46,9 @@ _BREAKS = {b"par": "\n", b"line": "\n", b"sect": "\n\n", b"page": "\n\n", b"row"
            b"rquote": "\u2019", b"ldblquote": "\u201c", b"rdblquote": "\u201d", b"emspace": "\u2003",
            b"enspace": "\u2002", b"qmspace": "\u2005"}
 _SYMBOLS = {b"~": "\u00a0", b"_": "\u2011", b"-": "", b"\\": "\\", b"{": "{", b"}": "}", b"\n": "\n", b"\r": "\n"}
-# \fcharsetN -> code page (the RTF specification's table); 0 (ANSI) means the document's \ansicpg.
-_CHARSETS = {77: "mac_roman", 128: "cp932", 129: "cp949", 130: "johab", 134: "gbk", 136: "cp950", 161: "cp1253",
-             162: "cp1254", 163: "cp1258", 177: "cp1255", 178: "cp1256", 186: "cp1257", 204: "cp1251", 222: "cp874",
-             238: "cp1250", 254: "cp437"}
+# \fcharsetN -> code page (encoding.FONT_CHARSETS, the RTF specification's table); 0 (ANSI) means the
+# document's \ansicpg.
+_CHARSETS = FONT_CHARSETS
 
 
 class _Group:

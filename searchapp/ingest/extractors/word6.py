@@ -18,15 +18,16 @@ import struct
 from collections import Counter
 from typing import Optional
 
+from .encoding import FONT_CHARSETS
 from .ole import corrupt
 
 __all__ = ["MAX_FONTS", "word6_text"]
 
 MAX_FONTS = 1_000  # a document lists a few dozen
 _FC_STTBFFFN = 0xD0  # the FIB's fcSttbfffn, lcbSttbfffn (Word 6/95)
-# A font's charset (FFN chs) -> code page; 0 (ANSI), 1 (default), 2 (symbol), 77 (Mac), 255 (OEM) tell nothing.
-_CHARSETS = {128: "cp932", 129: "cp949", 130: "johab", 134: "gbk", 136: "cp950", 161: "cp1253", 162: "cp1254",
-             163: "cp1258", 177: "cp1255", 178: "cp1256", 186: "cp1257", 204: "cp1251", 222: "cp874", 238: "cp1250"}
+# A font's charset (FFN chs) -> code page (encoding.FONT_CHARSETS). A Mac (77) or DOS (254) font in a Windows
+# Word file says nothing of the text's code page: those are left out, as are the charsets that name none.
+_CHARSETS = {chs: cp for chs, cp in FONT_CHARSETS.items() if chs not in (77, 254)}
 # A language's primary id (the lid's low 10 bits) -> the code page Windows wrote it in.
 _LANGUAGES = {0x01: "cp1256", 0x02: "cp1251", 0x05: "cp1250", 0x08: "cp1253", 0x0D: "cp1255", 0x0E: "cp1250",
               0x11: "cp932", 0x12: "cp949", 0x15: "cp1250", 0x18: "cp1250", 0x19: "cp1251", 0x1B: "cp1250",
