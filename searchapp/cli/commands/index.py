@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.priority import in_front
@@ -15,7 +15,8 @@ from ..open_library import open_local_library as _library
 from ..writer_wait import add_wait_option, wait_turn
 
 if TYPE_CHECKING:
-    from ...library import SyncReport
+    from ...library import Library, SyncReport
+    from ...library.shared import SharedLibrary
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
@@ -63,8 +64,8 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
     return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error
 
 
-def add_folders(lib: Any, paths: list[str], progress: TerminalProgress, cancel: CancelToken, *, embed: bool
-                ) -> SyncReport:
+def add_folders(lib: Library | SharedLibrary, paths: list[str], progress: TerminalProgress, cancel: CancelToken, *,
+                embed: bool) -> SyncReport:
     """`index PATH...`: each path added in turn, their reports as one. What is still to embed is the library's
     count after the last one, not a sum: summed, 6 paths said "80 in the library still to embed" of 17."""
     from ...library import SyncReport
