@@ -179,3 +179,37 @@ def shared_stream_pdf(path: Path, pages: int, empty_ops: int, other_text: str = 
     pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
     return pdf.write(path, catalog)
+
+
+def _japan1_cid(char: str) -> int:
+    """The CID of `char` in Adobe-Japan1: ASCII, JIS X 0208 row 1 (punctuation), hiragana, katakana and the
+    level-1 kanji, which that collection numbers in JIS order."""
+    if " " <= char <= "~":
+        return ord(char) - 31
+    jis = char.encode("euc_jp")
+    row, cell = jis[0] - 0xA0, jis[1] - 0xA0
+    first = {1: 633, 4: 842, 5: 925}.get(row) or (1125 + (row - 16) * 94 if 16 <= row <= 47 else None)
+    if first is None:
+        raise ValueError(f"{char!r} is not in the part of Adobe-Japan1 this builder knows")
+    return first + cell - 1
+
+
+def japan1_pdf(path: Path, lines: list[str]) -> Path:
+    """One page of `lines` in a Japanese font as Word and PowerPoint write it: CIDs of Adobe-Japan1 through
+    Identity-H with no ToUnicode map. pdfium maps the CIDs through Adobe-Japan1; pypdf takes each CID for a code
+    point, so "Computer" reads "$PNQVUFS" and Japanese reads as Greek, Cyrillic, Arabic, Bengali... letters."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    descendant = pdf.add(b"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /Ryumin-Light /CIDSystemInfo << /Registry "
+                         b"(Adobe) /Ordering (Japan1) /Supplement 2 >> /FontDescriptor << /Type /FontDescriptor "
+                         b"/FontName /Ryumin-Light /Flags 6 /FontBBox [0 -141 1000 859] /ItalicAngle 0 /Ascent 859 "
+                         b"/Descent -141 /CapHeight 709 /StemV 69 >> /DW 1000 >>")
+    font = pdf.add(b"<< /Type /Font /Subtype /Type0 /BaseFont /Ryumin-Light-Identity-H /Encoding /Identity-H "
+                   b"/DescendantFonts [%d 0 R] >>" % descendant)
+    body = b"".join(b"<%s> Tj T*\n" % "".join(f"{_japan1_cid(c):04x}" for c in line).encode() for line in lines)
+    stream = pdf.stream(b"BT /F1 11 Tf 14 TL 40 760 Td\n" + body + b"ET\n")
+    page = pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >>"
+                   b" /Contents %d 0 R >>" % (tree, font, stream))
+    pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    return pdf.write(path, catalog)

@@ -11,8 +11,9 @@ Decisions:
 - pypdf's decompression limits (a PDF bomb) are reported as such, never as "corrupt PDF"; pypdf's own
   warnings go to this module's debug log, not to stderr as bare lines.
 - Cancel is checked between pages; reading stops once the text cap is reached.
-- A page whose pypdf text is garbled (glyph names like `/g18/g152`, control bytes: `garbled.is_garbled`) or
-  cannot be read (other than by a decompression limit) is read again with pdfium (`pdfium_doc`, when the ocr extra is installed); if that is
+- A page whose pypdf text is garbled (glyph names like `/g18/g152`, control bytes, the wrong letters:
+  `garbled.is_garbled`) or cannot be read (other than by a decompression limit) is read again with pdfium
+  (`pdfium_doc`, when the ocr extra is installed); if that is
   garbled too the page is left empty, so the OCR step reads it (`ocr.pdf_pages`), and a note says so.
   Its other pages are indexed as usual. pypdf stays the first reader: on real PDFs
   (tests/benchmarks/bench_pdf_text.py) it keeps word spaces that pdfium drops, and pdfium is optional.
@@ -150,7 +151,7 @@ def _whole_file_by_pdfium(path: Path, fh: BinaryIO, max_chars: Optional[int],
     if not texts:
         return None
     log.info("%s: read with pdfium (pypdf could not open it)", path)
-    notes = [f"{len(garbled)} page(s) with a garbled text layer (glyph codes) left for OCR: {_page_list(garbled)}"] \
+    notes = [f"{len(garbled)} page(s) with a garbled text layer (glyph codes or wrong letters) left for OCR: {_page_list(garbled)}"] \
         if garbled else []
     text, spans = join_pages(enumerate(texts, start=1))
     return Document(text, spans, kind="pdf", notes=tuple(notes))
@@ -258,7 +259,7 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
     if second.read:
         log.info("%s: %d page(s) read with pdfium (pypdf's text was garbled or failed)", path, second.read)
     if garbled:
-        notes.append(f"{len(garbled)} page(s) with a garbled text layer (glyph codes) left for OCR: "
+        notes.append(f"{len(garbled)} page(s) with a garbled text layer (glyph codes or wrong letters) left for OCR: "
                      f"{_page_list(garbled)}")
     _add_form_values(reader, texts, notes)
     text, spans = join_pages(enumerate(texts, start=1))

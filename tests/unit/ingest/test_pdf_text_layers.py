@@ -1,4 +1,4 @@
-"""PDF text layers that are not text: glyph codes read again with pdfium or left for OCR, junk pages and
+"""PDF text layers that are not text: glyph codes and wrong letters read again with pdfium or left for OCR, junk pages and
 paragraphs dropped instead of the whole file, and filled XFA forms shown by their field values.
 
 Every PDF is written here byte by byte (tests/pdf_files.py): a font whose glyph names are made up (/g72) or
@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import base64
 import random
+import unicodedata
 
 import pytest
 
-from pdf_files import PLEASE_WAIT, datasets_xml, glyph_code_pdf, xfa_form_pdf
+from pdf_files import PLEASE_WAIT, datasets_xml, glyph_code_pdf, japan1_pdf, xfa_form_pdf
 
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.base.types import Document, PageSpan
 from searchapp.ingest.extractors import extract
-from searchapp.ingest.extractors.garbled import garbled_share, is_garbled
+from searchapp.ingest.extractors.garbled import garbled_share, is_garbled, wrong_letters
 from searchapp.ingest.ocr.pdf_pages import pages_needing_ocr
 from searchapp.ingest.text_caps import bound_text
 
@@ -54,6 +55,50 @@ def test_glyph_codes_and_control_bytes_are_garbled(text):
 ])
 def test_prose_in_any_script_is_not_garbled(text):
     assert not is_garbled(text), garbled_share(text)
+
+
+# -- wrong letters ---------------------------------------------------------------------------------------
+JAPANESE = ["因果の時空的制約のもとに", "新聞記事からの固有表現の発見", "Computer Science Department",
+            "アプリケーションの学習方法"]
+
+
+@pytest.mark.parametrize("text", [
+    "ίϯύϥϒϧͳ৽ฉࣄه͔Βͷ\nݻ༗දݱͷൃݟ\n$PNQVUFS4DJFODF%FQBSUNFOU",  # pypdf on a PowerPoint file's Japanese
+    "Θͨ͘͠ͱ͍;ݱ৅͸၊ఆ͞Εͨ༗ަػྲྀి౯ͷͻͱͭͷ੨͍র໌Ͱ͢",  # ... a Word file's
+    "ୈ\nೋ\n৚\nୈ\nҰ\n߲\nͷ\nද\nͷ\n੨\n৭\nͷ",  # ... one character a line
+], ids=["powerpoint", "word", "one-a-line"])
+def test_japanese_read_as_the_wrong_letters_is_garbled(text):
+    assert wrong_letters(text) and is_garbled(text)
+
+
+@pytest.mark.parametrize("text", [
+    "今日はPythonとRustでWebアプリを作りました。APIはREST形式で、JSONを返します。iPhone 15で確認済み。",
+    "α線とβ線とγ線の透過力を比べる。μmの単位で測定し、Δtを求めた。λ=500nmの光。",
+    "Let α ≤ β and Δx = x₁ − x₀; then σ² = E[(X−μ)²] and ∑ᵢ ωᵢ = 1 in the ℓ₂ norm, ℵ₀ sets, 𝑥 ∈ ℝ.",
+    "تأسست الشركة في عام 1998 ولديها 250 موظفًا في 12 دولة، وتبلغ إيراداتها 3.5 مليار دولار.",
+    "Мы используем Python и PostgreSQL 15 для веб-приложений на Django; см. RFC 7231.",
+    "где α-частица и β-распад, а γ — излучение; λ = 500 нм, ε > 0 и δ < ε.",
+    "대한민국(大韓民國)은 동아시아의 한반도에 위치한 국가이다. 서울은 首都이며 人口는 約 千萬이다.",
+    "भारत एक विशाल देश है। यहाँ 28 राज्य हैं और हिन्दी, English भी बोली जाती है। ॐ नमः शिवाय॥",
+    "English Русский Ελληνικά العربية हिन्दी ไทย 日本語 한국어 עברית বাংলা ქართული Հայերեն 中文 فارسی",
+    unicodedata.normalize("NFD", "Tiếng Việt có dấu; Ελληνικά ά; й ё Йошкар-Ола; Ünïcödé"),
+    "使用ＡＰＩ接口调用ＧＰＴ模型，ｶﾀｶﾅもＯＫ。注音ㄅㄆㄇㄈ。",
+    "ภาษาไทยกับ English ปนกัน 2567 และ Bangkok",
+    "שָׁלוֹם עֲלֵיכֶם and Hello; עברית 123",
+    "日\n本\n語\nの\n縦\n書\nき\nテ\nキ\nス\nト",
+], ids=["ja-latin", "ja-greek", "en-math", "ar-digits", "ru-latin", "ru-greek", "ko-hanja", "hi-en", "names",
+        "decomposed", "zh-fullwidth", "th-en", "he-points", "ja-one-a-line"])
+def test_real_text_mixing_scripts_is_not_wrong_letters(text):
+    assert not wrong_letters(text) and not is_garbled(text)
+
+
+def test_japanese_that_pypdf_reads_as_wrong_letters_is_read_with_pdfium(tmp_path):
+    # Word and PowerPoint write Japanese as Adobe-Japan1 CIDs with no ToUnicode map (pdfminer's jo.pdf,
+    # nlp2004slides.pdf): pypdf took the CIDs for code points and the page was indexed as nonsense, silently.
+    pytest.importorskip("pypdfium2")  # the ocr extra
+    doc = extract(japan1_pdf(tmp_path / "slides.pdf", JAPANESE))
+    assert "因果の時空的制約のもとに" in doc.text and "Computer Science Department" in doc.text
+    assert "$PNQVUFS" not in doc.text and doc.notes == ()
 
 
 # -- glyph-code pages -----------------------------------------------------------------------------------
