@@ -20,6 +20,8 @@ Decisions:
   A file pypdf cannot open at all (no startxref, AES with an empty password but no `cryptography`) is read
   whole by pdfium, with a note saying so: 16 of pdf.js's 971 test PDFs; never a file pypdf stopped at a
   decompression limit.
+- A word split by a hyphen at a line end is joined again (`line_breaks`), on each page before its span is
+  counted; the document's own hyphenated words keep their hyphen.
 - A filled XFA form (`xfa`) shows its field values: in place of the "Please wait..." page of a dynamic
   form, after the last page of a static one.
 - The title is the document information /Title when usable (`title.clean_title`); a broken information
@@ -41,6 +43,7 @@ from ...base.types import Document
 from . import xfa
 from .encoding import clean_text
 from .garbled import is_garbled
+from .line_breaks import join_hyphenated
 from .paged import join_pages
 from .pdfium_doc import PdfiumDoc, available
 from .ole_encrypted import ENCRYPTED
@@ -153,7 +156,7 @@ def _whole_file_by_pdfium(path: Path, fh: BinaryIO, max_chars: Optional[int],
     log.info("%s: read with pdfium (pypdf could not open it)", path)
     notes = [f"{len(garbled)} page(s) with a garbled text layer (glyph codes or wrong letters) left for OCR: {_page_list(garbled)}"] \
         if garbled else []
-    text, spans = join_pages(enumerate(texts, start=1))
+    text, spans = join_pages(enumerate(join_hyphenated(texts), start=1))
     return Document(text, spans, kind="pdf", notes=tuple(notes))
 
 
@@ -261,6 +264,7 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
     if garbled:
         notes.append(f"{len(garbled)} page(s) with a garbled text layer (glyph codes or wrong letters) left for OCR: "
                      f"{_page_list(garbled)}")
+    texts = join_hyphenated(texts)
     _add_form_values(reader, texts, notes)
     text, spans = join_pages(enumerate(texts, start=1))
     return Document(text, spans, kind="pdf", notes=tuple(notes))

@@ -1,0 +1,78 @@
+"""Words split by a hyphen at a line end, joined again: "discov-\\nered" is one word to search.
+
+Typeset text (papers, books) breaks long words at line ends; the PDF keeps the hyphen and the line break, so
+`anathema` finds nothing where the page says "anath-\\nema" (about 1,600 such words in pdf.js's freeculture.pdf).
+pdfium marks a hyphen it takes for a break (U+FFFE, \\x02 in older builds) and joins the lines itself
+("discov\\ufffeered").
+
+Decisions:
+- Joined only when the next line starts with a lowercase letter and both halves have two letters or more: a
+  capital starts a name or a sentence ("Trace-\\nMonkey"), a digit a number ("pages 10-\\n20"), one letter a
+  compound ("x-\\naxis", "e-\\nmail").
+- The document's own vocabulary decides between a break and a compound: a hyphen stays where the document
+  writes that hyphenated pair elsewhere on a line ("well-known", also inside "state-of-the-art"). A compound
+  the document writes only at line ends is joined: no dictionary is kept per language.
+- A joined word moves to the line its first half is on, the line break after it, so lines stay lines (a
+  paragraph's blank line is never made or lost). pdfium's marks after a word are made a word or a hyphen;
+  a \\x02 elsewhere is no mark (pypdf's text of a symbol font has them), left as it is.
+- A token with `/` or `@` (a link, a path, an address) is never joined: its hyphen is its own. A word with a
+  hyphen of its own is judged like any other: kept whole, "stop-the-\\nworld" would be right, but so many
+  "sen-\\ntence-level" and "3,4-meth-\\nylenedioxy" are real breaks (pdf.js, Tika test files) that it is not.
+- Used for PDF text only, on each page before its span is counted, so page offsets stay exact.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+__all__ = ["join_hyphenated"]
+
+_LETTERS = r"[^\W\d_]"
+# the first half: its token (to tell a link), the letters before the hyphen; the second half: its letters, the
+# rest of its token, the spaces after it
+_BREAK = re.compile(rf"(?P<token>[^\s]*?)(?P<left>{_LETTERS}{{2,}})[-\u2010][ \t]*\n[ \t]*"
+                    rf"(?P<right>{_LETTERS}{{2,}})(?P<rest>\S*)(?P<space>[ \t]*)")
+_MARKED = re.compile(rf"(?P<left>{_LETTERS}{{2,}})[\ufffe\x02](?P<newline>\n?)(?P<right>{_LETTERS}{{2,}})?")
+_LINK = re.compile("[/@]")  # a link, a path, an address: its hyphen is its own
+_COMPOUND = re.compile(rf"{_LETTERS}+(?:[-\u2010]{_LETTERS}+)+")
+
+
+def join_hyphenated(pages: list[str]) -> list[str]:
+    """`pages` with their line-end hyphenations joined; the vocabulary of compounds is the whole document's."""
+    compounds = _compounds(pages)
+    return [_join(text, compounds) for text in pages]
+
+
+def _compounds(pages: list[str]) -> set[tuple[str, str]]:
+    """Every pair of words the document joins with a hyphen inside a line, lowercased: ("well", "known")."""
+    pairs: set[tuple[str, str]] = set()
+    for text in pages:
+        for match in _COMPOUND.finditer(text):
+            parts = re.split("[-\u2010]", match.group().lower())
+            pairs.update(pairwise(parts))
+    return pairs
+
+
+def _join(text: str, compounds: set[tuple[str, str]]) -> str:
+    if "\n" not in text and "\ufffe" not in text and "\x02" not in text:
+        return text
+
+    def broken(m: re.Match[str]) -> str:
+        left, right = m["left"], m["right"]
+        if not right[0].islower() or (left.lower(), right.lower()) in compounds or _LINK.search(m["token"] + m["rest"]):
+            return m.group()
+        after = m.end()
+        more = after < len(text) and text[after] != "\n"  # the line goes on: the break moves after the word
+        return f"{m['token']}{left}{right}{m['rest']}" + ("\n" if more else m["space"])
+
+    def marked(m: re.Match[str]) -> str:
+        left, right = m["left"], m["right"]
+        if right and right[0].islower() and (left.lower(), right.lower()) not in compounds:
+            return left + right
+        return f"{left}-{m['newline']}{right or ''}"
+
+    text = _BREAK.sub(broken, text)
+    if "\ufffe" in text or "\x02" in text:
+        text = _MARKED.sub(marked, text)
+    return text

@@ -1,0 +1,63 @@
+"""Words split by a hyphen at a line end are joined again in PDF text (`extractors/line_breaks.py`), unless the
+document writes the pair with a hyphen elsewhere; pdfium's own marks for such breaks are resolved the same way."""
+
+from __future__ import annotations
+
+import pytest
+
+from pdf_files import glyph_code_pdf
+
+from searchapp.base.types import Document
+from searchapp.ingest.extractors import extract
+from searchapp.ingest.extractors.line_breaks import join_hyphenated
+
+
+def _page(doc: Document, number: int) -> str:
+    span = next(p for p in doc.pages if p.page == number)
+    return doc.text[span.start:span.end]
+
+
+@pytest.mark.parametrize(("text", "joined"), [
+    ("who had discov-\nered electric induction", "who had discovered\nelectric induction"),
+    ("an anath-\nema.\nNext line", "an anathema.\nNext line"),  # the line ends after the word: no blank line made
+    ("the ﬁnal ef-\nfects here", "the ﬁnal effects\nhere"),
+    ("Trace-\nMonkey runs", "Trace-\nMonkey runs"),  # a name
+    ("pages 10-\n20 and x-\naxis", "pages 10-\n20 and x-\naxis"),  # a range, a one-letter prefix
+    ("see http://ex-\nample.org/a-\nb or ann@ex-\nample.org", "see http://ex-\nample.org/a-\nb or ann@ex-\nample.org"),
+    ("pdfium: discov\ufffeered, Soekarno\ufffeVerDate, con\x02\ntent, end\ufffe", "pdfium: discovered, "
+     "Soekarno-VerDate, content, end-"),
+    ("FONT: courier\n \x01 \x02 \x03 \x04", "FONT: courier\n \x01 \x02 \x03 \x04"),  # a symbol font's codes, no mark
+])
+def test_line_end_hyphens_are_joined_when_a_word_was_broken(text, joined):
+    assert join_hyphenated([text]) == [joined]
+
+
+def test_the_document_s_own_hyphenated_words_keep_their_hyphen():
+    pages = ["A well-known fact, a state-of-the-art tool.", "It was well-\nknown; the state-of-the-\nart one; "
+             "a well\ufffeknown mark and a long-\nstanding issue."]
+    assert join_hyphenated(pages) == [pages[0], "It was well-\nknown; the state-of-the-\nart one; a well-known mark "
+                                                "and a longstanding\nissue."]
+
+
+def test_a_pdf_s_broken_words_are_found_and_its_pages_keep_their_offsets(tmp_path):
+    pdf = glyph_code_pdf(tmp_path / "book.pdf", [
+        [("text", "Faraday, a bookbinder's apprentice, had discov-\nered electric induction. A well-known\nfact.")],
+        [("text", "To some it was an anath-\nema; it was well-\nknown all the same.")],
+    ])
+    doc = extract(pdf)
+    assert "had discovered\nelectric induction" in _page(doc, 1)
+    assert _page(doc, 2) == "To some it was an anathema;\nit was well-\nknown all the same."
+    assert doc.pages[1].end == len(doc.text) and doc.pages[1].start == doc.pages[0].end + 2
+
+
+def test_a_pdf_read_whole_by_pdfium_has_its_marked_breaks_resolved(tmp_path):
+    pytest.importorskip("pypdfium2")  # the ocr extra
+    pdf = glyph_code_pdf(tmp_path / "book.pdf", [
+        [("text", "Faraday had discov-\nered electric induction. A well-known\nfact, well-\nknown to all.")],
+    ])
+    data = pdf.read_bytes()
+    pdf.write_bytes(data[:data.rindex(b"startxref")])  # pypdf cannot open it: pdfium reads it whole
+    doc = extract(pdf)
+    assert any(n.startswith("read by pdfium") for n in doc.notes)
+    assert "had discovered electric induction" in doc.text and "fact, well-known to all" in doc.text
+    assert "\ufffe" not in doc.text
