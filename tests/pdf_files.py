@@ -37,7 +37,7 @@ class RawPdf:
             data, extra = zlib.compress(data), extra + b" /Filter /FlateDecode"
         return self.add(b"<< /Length %d%s >>\nstream\n" % (len(data), extra) + data + b"\nendstream")
 
-    def write(self, path: Path, root: int) -> Path:
+    def write(self, path: Path, root: int, trailer: bytes = b"") -> Path:
         out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
         offsets = []
         for number, body in enumerate(self.objects, start=1):
@@ -46,7 +46,8 @@ class RawPdf:
         xref = len(out)
         out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(self.objects) + 1)
         out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-        out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(self.objects) + 1, root, xref)
+        out += b"trailer\n<< /Size %d /Root %d 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (len(self.objects) + 1, root,
+                                                                                     trailer, xref)
         path.write_bytes(bytes(out))
         return path
 
@@ -213,3 +214,25 @@ def japan1_pdf(path: Path, lines: list[str]) -> Path:
     pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
     return pdf.write(path, catalog)
+
+
+def aes256_pdf(path: Path, text: str, locked: bool = True) -> Path:
+    """One page of `text` under AES-256 encryption (revision 6), written without AES: checking any password
+    needs AES (pypdf without the `cryptography` package raises DependencyError), and the password entries are
+    made up, so `locked`, no password opens it (pdfium: "Incorrect password"). Not `locked`, streams and strings
+    are under the Identity filter: stored as they are, readable by pdfium with no password at all."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    stream = pdf.stream(_lines(b"/F1", [_literal(text)]), compress=False)
+    page = pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >>"
+                   b" /Contents %d 0 R >>" % (tree, font, stream))
+    pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    made_up = [b"<%s>" % bytes(range(n)).hex().encode() for n in (48, 48, 32, 32, 16)]  # O, U, OE, UE, Perms
+    filters = b"/StdCF" if locked else b"/Identity"
+    encrypt = pdf.add(b"<< /Filter /Standard /V 5 /R 6 /Length 256 /P -4 /CF << /StdCF << /CFM /AESV3 /AuthEvent "
+                      b"/DocOpen /Length 32 >> >> /StmF %s /StrF %s /O %s /U %s /OE %s /UE %s /Perms %s >>"
+                      % (filters, filters, *made_up))
+    file_id = b"<00112233445566778899aabbccddeeff>"
+    return pdf.write(path, catalog, b" /Encrypt %d 0 R /ID [%s %s]" % (encrypt, file_id, file_id))

@@ -4,6 +4,8 @@ Decisions:
 - Pages are joined with a blank line; `Document.pages` maps each page's characters.
 - Encrypted files are opened with the empty password (common for "no printing" PDFs), by pdfium when pypdf
   cannot; otherwise UnsupportedFileError("encrypted: password-protected, not indexed"), as for Office files.
+  pypdf cannot check a password of AES-256 without the `cryptography` package: pdfium's "incorrect password"
+  decides (`PasswordNeeded`), and without pdfium the file fails saying what it lacks, never "corrupt PDF".
 - Only the first MAX_PAGES pages are read: beyond that a file is almost surely generated data, and
   reading it would stall a sync. The cut is logged as a warning, never done silently.
 - A page whose text cannot be extracted counts as empty (one bad content stream must not
@@ -45,7 +47,7 @@ from .encoding import clean_text
 from .garbled import is_garbled
 from .line_breaks import join_hyphenated
 from .paged import join_pages
-from .pdfium_doc import PdfiumDoc, available
+from .pdfium_doc import PasswordNeeded, PdfiumDoc, available
 from .ole_encrypted import ENCRYPTED
 from .title import clean_title
 
@@ -76,6 +78,7 @@ def _quiet_pypdf() -> None:
 
 
 LIMIT = "PDF exceeds a decompression or size limit"
+AES = "encrypted with AES, which pypdf reads only with the cryptography package"
 
 
 def limit_reason(exc: BaseException) -> str:
@@ -114,7 +117,8 @@ def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 doc = _extract(path, reader, second, max_chars, cancel)
             return replace(doc, title=_title(path, reader))
         except (ExtractionError, PyPdfError, DependencyError) as exc:
-            reason = str(exc) if isinstance(exc, ExtractionError) else f"corrupt PDF: {exc}"
+            reason = str(exc) if isinstance(exc, ExtractionError) else AES if isinstance(exc, DependencyError) \
+                else f"corrupt PDF: {exc}"
             if reason.startswith(LIMIT):  # a bomb: not handed to pdfium, which has no such limit
                 raise ExtractionError(reason) from None
             whole = _whole_file_by_pdfium(path, fh, max_chars, cancel)
@@ -127,12 +131,15 @@ def _whole_file_by_pdfium(path: Path, fh: BinaryIO, max_chars: Optional[int],
                           cancel: Optional[CancelToken]) -> Optional[Document]:
     """The file as pdfium reads it, for a PDF pypdf cannot open (a broken cross-reference table, AES
     encryption with an empty password without the `cryptography` package); None when pdfium cannot
-    either or is not installed. Garbled pages are left empty for OCR, as in `_extract`."""
+    either or is not installed; UnsupportedFileError(ENCRYPTED) when pdfium needs a password. Garbled pages are
+    left empty for OCR, as in `_extract`."""
     if not available():
         return None
     try:
         fh.seek(0)
         doc = PdfiumDoc(fh.read())
+    except PasswordNeeded:  # pypdf could not tell (AES-256 without `cryptography`): pdfium can
+        raise UnsupportedFileError(ENCRYPTED) from None
     except (ExtractionError, OSError) as exc:
         log.info("pdfium: %s", exc)
         return None

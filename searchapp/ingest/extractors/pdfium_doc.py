@@ -23,9 +23,14 @@ from ...base.errors import ExtractionError
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-__all__ = ["LOCK", "available", "PdfiumDoc"]
+__all__ = ["LOCK", "available", "PdfiumDoc", "PasswordNeeded"]
 
 LOCK = threading.RLock()
+_ERR_PASSWORD = 4  # FPDF_ERR_PASSWORD (fpdfview.h): the file is encrypted and the password given does not open it
+
+
+class PasswordNeeded(ExtractionError):
+    """pdfium cannot open the file without a password."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -34,7 +39,8 @@ def available() -> bool:
 
 
 class PdfiumDoc:
-    """A PDF in pdfium; `close()` (or `with`) frees it. Raises ExtractionError when pdfium cannot open it."""
+    """A PDF in pdfium; `close()` (or `with`) frees it. Raises ExtractionError when pdfium cannot open it,
+    PasswordNeeded when that is for want of a password."""
 
     def __init__(self, data: bytes, password: Optional[str] = None) -> None:
         import pypdfium2 as pdfium
@@ -43,7 +49,8 @@ class PdfiumDoc:
             try:
                 self.pdf = pdfium.PdfDocument(data, password=password)
             except pdfium.PdfiumError as exc:
-                raise ExtractionError(f"PDF cannot be read by pdfium: {exc}"[:300]) from None
+                error = PasswordNeeded if getattr(exc, "err_code", None) == _ERR_PASSWORD else ExtractionError
+                raise error(f"PDF cannot be read by pdfium: {exc}"[:300]) from None
 
     def __enter__(self) -> "PdfiumDoc":
         return self
