@@ -108,8 +108,10 @@ def glyph_code_pdf(path: Path, pages: list[list[tuple[str, object]]], media: byt
     return pdf.write(path, catalog)
 
 
-def xfa_form_pdf(path: Path, datasets: bytes, page_text: str = PLEASE_WAIT, needs_rendering: bool = True) -> Path:
-    """A dynamic XFA form: one page of `page_text`, the form's data in a compressed datasets packet."""
+def xfa_form_pdf(path: Path, datasets: bytes, page_text: str = PLEASE_WAIT, needs_rendering: bool = True,
+                 field: bytes = b"") -> Path:
+    """A dynamic XFA form: one page of `page_text`, the form's data in a compressed datasets packet; `field`, an
+    AcroForm field dictionary, is its one field (LiveCycle writes each XFA field as one, with the same value)."""
     pdf = RawPdf()
     catalog, tree = pdf.reserve(), pdf.reserve()
     font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
@@ -126,7 +128,9 @@ def xfa_form_pdf(path: Path, datasets: bytes, page_text: str = PLEASE_WAIT, need
     pre = pdf.stream(b'<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/">')
     data = pdf.stream(datasets)
     post = pdf.stream(b"</xdp:xdp>")
-    form = pdf.add(b"<< /Fields [] /XFA [(preamble) %d 0 R (datasets) %d 0 R (postamble) %d 0 R] >>" % (pre, data, post))
+    fields = b"%d 0 R" % pdf.add(field) if field else b""
+    form = pdf.add(b"<< /Fields [%s] /XFA [(preamble) %d 0 R (datasets) %d 0 R (postamble) %d 0 R] >>"
+                   % (fields, pre, data, post))
     pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R /AcroForm %d 0 R%s >>"
             % (tree, form, b" /NeedsRendering true" if needs_rendering else b""))
@@ -236,3 +240,26 @@ def aes256_pdf(path: Path, text: str, locked: bool = True) -> Path:
                       % (filters, filters, *made_up))
     file_id = b"<00112233445566778899aabbccddeeff>"
     return pdf.write(path, catalog, b" /Encrypt %d 0 R /ID [%s %s]" % (encrypt, file_id, file_id))
+
+
+
+def acroform_pdf(path: Path, pages: list[str], fields: list[tuple[str, int]]) -> Path:
+    """Pages of Helvetica text and an AcroForm of `fields`: (dictionary as written, 0-based page whose /Annots
+    list it, -1 for none). "{i}" in a dictionary is field i's object number, for /Kids and /Parent; the fields
+    without a /Parent are the form's /Fields."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    numbers = [len(pdf.objects) + 1 + i for i in range(len(fields))]
+    for body, _ in fields:
+        pdf.add(body.format(*numbers).encode("latin-1"))
+    kids = []
+    for index, text in enumerate(pages):
+        annots = " ".join(f"{n} 0 R" for n, (_, page) in zip(numbers, fields, strict=True) if page == index).encode()
+        stream = pdf.stream(_lines(b"/F1", [_literal(line) for line in text.split("\n")]))
+        kids.append(pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R"
+                            b" >> >> /Contents %d 0 R /Annots [%s] >>" % (tree, font, stream, annots)))
+    top = " ".join(f"{n} 0 R" for n, (body, _) in zip(numbers, fields, strict=True) if "/Parent" not in body).encode()
+    pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R /AcroForm << /Fields [%s] >> >>" % (tree, top))
+    return pdf.write(path, catalog)

@@ -26,6 +26,8 @@ Decisions:
   counted; the document's own hyphenated words keep their hyphen.
 - A filled XFA form (`xfa`) shows its field values: in place of the "Please wait..." page of a dynamic
   form, after the last page of a static one.
+  A filled AcroForm shows the values of its text and choice fields (`acroform`), after the text of the
+  page each field is on.
 - The title is the document information /Title when usable (`title.clean_title`); a broken information
   dictionary means no title, never a failed file. XMP metadata is not read (it would need an XML parser
   that pypdf does not defuse).
@@ -42,7 +44,7 @@ from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
 from ...base.types import Document
-from . import xfa
+from . import acroform, xfa
 from .encoding import clean_text
 from .garbled import is_garbled
 from .line_breaks import join_hyphenated
@@ -322,12 +324,28 @@ def _page_list(numbers: list[int], most: int = 10) -> str:
 
 
 def _add_form_values(reader: PdfReader, texts: list[str], notes: list[str]) -> None:
-    """An XFA form's field values, in place of its "Please wait" page or after the last page."""
+    """An XFA form's field values, in place of its "Please wait" page or after the last page; else the values of
+    its AcroForm fields, after the text of the page each field is on (`acroform`)."""
+    if not texts:
+        return
     values = xfa.xfa_values(reader, notes)
-    if not values or not texts:
+    if not values:  # an XFA form's AcroForm fields hold the same values again
+        _add_field_values(acroform.field_values(reader, len(texts), notes), texts)
         return
     block = "\n".join(values)
     if xfa.is_placeholder(reader, texts):
         texts[0] = block
     else:
-        texts[-1] = f"{texts[-1]}\n\n{block}" if texts[-1] else block
+        texts[-1] = _after(texts[-1], block)
+
+
+def _add_field_values(values: list[tuple[Optional[int], str]], texts: list[str]) -> None:
+    by_page: dict[int, list[str]] = {}
+    for page, line in values:
+        by_page.setdefault(page if page is not None else len(texts) - 1, []).append(line)
+    for page, lines in by_page.items():
+        texts[page] = _after(texts[page], "\n".join(lines))
+
+
+def _after(text: str, block: str) -> str:
+    return f"{text}\n\n{block}" if text else block

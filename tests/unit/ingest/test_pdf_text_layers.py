@@ -13,7 +13,7 @@ import unicodedata
 
 import pytest
 
-from pdf_files import PLEASE_WAIT, datasets_xml, glyph_code_pdf, japan1_pdf, xfa_form_pdf
+from pdf_files import PLEASE_WAIT, acroform_pdf, datasets_xml, glyph_code_pdf, japan1_pdf, xfa_form_pdf
 
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.base.types import Document, PageSpan
@@ -212,3 +212,53 @@ def test_hostile_xfa_data_leaves_the_page_text_and_says_why(tmp_path):
     doc = extract(xfa_form_pdf(tmp_path / "bomb.pdf", bomb))
     assert doc.text.startswith(PLEASE_WAIT[:14]) and "aaaaaaaaaa" not in doc.text
     assert any("XFA form data left out" in n and "unsafe XML" in n for n in doc.notes), doc.notes
+
+
+# -- AcroForm fields ------------------------------------------------------------------------------------
+WIDGET = "/Type /Annot /Subtype /Widget /Rect [100 600 300 620]"
+FORM_FIELDS = [
+    (f"<< {WIDGET} /FT /Tx /T (First Name) /V (Alice) >>", 0),
+    (f"<< {WIDGET} /FT /Tx /T (Last Name) /V () >>", 0),  # empty: left out
+    (f"<< {WIDGET} /FT /Tx /T (f5_14) /V (\\\\) >>", 0),  # a lone backslash: no letter or digit, left out
+    (f"<< {WIDGET} /FT /Btn /T (Agree) /V /Yes /AS /Yes >>", 0),  # a check box's state, not text
+    (f"<< {WIDGET} /FT /Ch /T (Nationality) /V (fr) /Opt [[(de) (German)] [(fr) (French)]] >>", 1),
+    (f"<< {WIDGET} /FT /Ch /Ff 2097152 /T (Languages) /V [(Basque) (Breton)] >>", 1),
+    ("<< /FT /Tx /T (topmostSubform[0]) /Kids [{7} 0 R] >>", -1),  # a parent: its kids are fields
+    (f"<< {WIDGET} /Parent {{6}} 0 R /T (p2-t124[0]) /V (/home/ann/notes\\r\\nsecond line) >>", 1),
+    (f"<< {WIDGET} /FT /Tx /T (Remarks) /V (Arrives by the night train) >>", -1),  # on no page
+]
+
+
+def test_a_filled_acroform_shows_its_text_and_choice_values_on_their_pages(tmp_path):
+    # pypdf's libreoffice-form.pdf (First Name = Alice), pdf.js's prefilled_f1040.pdf ("foobar"): the values
+    # were never indexed, and a page of fields only (annotation-tx.pdf) had no text at all.
+    pdf = acroform_pdf(tmp_path / "form.pdf", ["Application form\nFirst Name Last Name", "Page two of the form"],
+                       FORM_FIELDS)
+    doc = extract(pdf)
+    assert _page(doc, 1) == "Application form\nFirst Name Last Name\n\nFirst Name: Alice"
+    assert _page(doc, 2) == ("Page two of the form\n\nNationality: French\nLanguages: Basque, Breton\n"
+                             "p2-t124: /home/ann/notes second line\nRemarks: Arrives by the night train")
+    assert "Yes" not in doc.text and "Last Name:" not in doc.text and doc.notes == ()
+
+
+def test_a_form_field_tree_that_loops_is_read_once(tmp_path):
+    fields = [(f"<< {WIDGET} /FT /Tx /T (Name) /V (Gauss) /Kids [{{1}} 0 R] >>", 0),
+              ("<< /FT /Tx /T (Loop) /Parent {0} 0 R /Kids [{0} 0 R {1} 0 R] >>", -1)]
+    doc = extract(acroform_pdf(tmp_path / "loop.pdf", ["A form"], fields))
+    assert doc.text == "A form"  # Name has a child field, so it is no value of its own; Loop has none
+
+
+def test_an_xfa_form_s_acroform_fields_are_not_read_again(tmp_path):
+    field = b"<< /FT /Tx /T (FamilyName[0]) /V (Gauss) >>"
+    page = "Application for a harbour pilot licence."  # a static form: its page is kept, the values follow it
+    doc = extract(xfa_form_pdf(tmp_path / "form.pdf", datasets_xml(FIELDS), page, needs_rendering=False, field=field))
+    assert doc.text.count("Gauss") == 1
+    doc = extract(xfa_form_pdf(tmp_path / "empty.pdf", datasets_xml("<Applicant/>"), page, False, field=field))
+    assert "FamilyName: Gauss" in doc.text  # no XFA values: the AcroForm's are read
+
+
+def test_a_damaged_form_keeps_the_values_read_before_and_says_why(tmp_path):
+    fields = [(f"<< {WIDGET} /FT /Tx /T (Name) /V (Gauss) >>", 0), ("<< /FT /Tx /T (Broken) /Kids 7 >>", -1)]
+    doc = extract(acroform_pdf(tmp_path / "broken.pdf", ["A form"], fields))
+    assert doc.text == "A form\n\nName: Gauss"
+    assert any(n.startswith("form field values left out after 1: the form is damaged") for n in doc.notes), doc.notes
