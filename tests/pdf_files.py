@@ -263,3 +263,22 @@ def acroform_pdf(path: Path, pages: list[str], fields: list[tuple[str, int]]) ->
     pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R /AcroForm << /Fields [%s] >> >>" % (tree, top))
     return pdf.write(path, catalog)
+
+
+def word_a_line_pdf(path: Path, lines: list[str]) -> Path:
+    """One page of `lines`, each word drawn in a text object of its own under a flipped matrix, as Chrome's
+    "Save as PDF" writes it (pdf.js's issue19971.pdf): pypdf reads one word a line, pdfium reads the lines."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    body = b"1 0 0 -1 0 792 cm\n"
+    for row, line in enumerate(lines):
+        x = 40.0
+        for word in line.split():
+            body += b"BT /F1 11 Tf 1 0 0 -1 0 0 Tm %.2f %.2f Td %s Tj ET\n" % (x, -(60 + 14 * row), _literal(word))
+            x += 6.2 * (len(word) + 1)
+    page = pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >>"
+                   b" /Contents %d 0 R >>" % (tree, font, pdf.stream(body)))
+    pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    return pdf.write(path, catalog)

@@ -19,6 +19,10 @@ Decisions:
   hyphen of its own is judged like any other: kept whole, "stop-the-\\nworld" would be right, but so many
   "sen-\\ntence-level" and "3,4-meth-\\nylenedioxy" are real breaks (pdf.js, Tika test files) that it is not.
 - Used for PDF text only, on each page before its span is counted, so page offsets stay exact.
+
+A page pypdf reads one word (or one CJK character) a line (pdf.js's issue19971.pdf: 1,889 lines, `地理` split
+over two) is matched as words but never as a phrase: `word_a_line` tells it, and `better_lines` whether the
+other reader's text of it has lines of words and every character, so `extractors.pdf` can take that one instead.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-__all__ = ["join_hyphenated"]
+__all__ = ["join_hyphenated", "word_a_line", "better_lines"]
 
 _LETTERS = r"[^\W\d_]"
 # the first half: its token (to tell a link), the letters before the hyphen; the second half: its letters, the
@@ -76,3 +80,35 @@ def _join(text: str, compounds: set[tuple[str, str]]) -> str:
     if "\ufffe" in text or "\x02" in text:
         text = _MARKED.sub(marked, text)
     return text
+
+
+ONE_WORD = 0.8  # lines holding one word, of a page's lines with text: a page read one word a line
+MIN_LINES = 20  # a page with fewer lines (a title page, a slide) is not judged
+_SPACE = re.compile(r"\s")
+# Han, kana, Hangul: text written without spaces, where a word is one or two characters, not a line
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _one_word(line: str) -> bool:
+    return not _SPACE.search(line) and (len(line) <= 2 or not _CJK.search(line))
+
+
+def _lines(text: str) -> tuple[int, float, int]:
+    """(lines with text, the share of them that are one word, characters other than spaces)."""
+    lines = [line for line in (raw.strip() for raw in text.split("\n")) if line]
+    one_word = sum(1 for line in lines if _one_word(line))
+    return len(lines), one_word / max(len(lines), 1), len(text) - len(_SPACE.findall(text))
+
+
+def word_a_line(text: str) -> bool:
+    """Is `text` a page read one word (or one CJK character) a line?"""
+    lines, one_word, _ = _lines(text)
+    return lines >= MIN_LINES and one_word >= ONE_WORD
+
+
+def better_lines(other: str, text: str) -> bool:
+    """Has `other`, a reading of the same page as `text` (one word a line), lines of words, in half the lines or
+    fewer, and every character of `text`?"""
+    lines, one_word, chars = _lines(other)
+    text_lines, _, text_chars = _lines(text)
+    return one_word < 0.5 and 2 * lines <= text_lines and chars >= text_chars

@@ -17,7 +17,8 @@ Decisions:
   `garbled.is_garbled`) or cannot be read (other than by a decompression limit) is read again with pdfium
   (`pdfium_doc`, when the ocr extra is installed); if that is
   garbled too the page is left empty, so the OCR step reads it (`ocr.pdf_pages`), and a note says so.
-  Its other pages are indexed as usual. pypdf stays the first reader: on real PDFs
+  Its other pages are indexed as usual. A page pypdf reads one word a line (`line_breaks.word_a_line`) is
+  taken from pdfium when pdfium's has lines of words and every character of pypdf's; never dropped otherwise. pypdf stays the first reader: on real PDFs
   (tests/benchmarks/bench_pdf_text.py) it keeps word spaces that pdfium drops, and pdfium is optional.
   A file pypdf cannot open at all (no startxref, AES with an empty password but no `cryptography`) is read
   whole by pdfium, with a note saying so: 16 of pdf.js's 971 test PDFs; never a file pypdf stopped at a
@@ -47,7 +48,7 @@ from ...base.types import Document
 from . import acroform, xfa
 from .encoding import clean_text
 from .garbled import is_garbled
-from .line_breaks import join_hyphenated
+from .line_breaks import better_lines, join_hyphenated, word_a_line
 from .paged import join_pages
 from .pdfium_doc import PasswordNeeded, PdfiumDoc, available
 from .ole_encrypted import ENCRYPTED
@@ -250,6 +251,8 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
             log.info("%s: page %d: %s", path, i + 1, exc)
             raw, failed = "", True
         text = clean_text(raw).strip()
+        if not failed and word_a_line(text):
+            text = _by_lines(text, second.text(i), second)
         if failed or is_garbled(text):
             text = second.text(i)
             if is_garbled(text):
@@ -277,6 +280,14 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
     _add_form_values(reader, texts, notes)
     text, spans = join_pages(enumerate(texts, start=1))
     return Document(text, spans, kind="pdf", notes=tuple(notes))
+
+
+def _by_lines(text: str, other: str, second: _Pdfium) -> str:
+    """pdfium's text of a page pypdf read one word a line, when it has lines of words and all of pypdf's text."""
+    if other and not is_garbled(other) and better_lines(other, text):
+        second.read += 1
+        return other
+    return text
 
 
 # A content stream or an array of them by (object number, generation): what `_content_key` compares.

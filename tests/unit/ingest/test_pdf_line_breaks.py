@@ -1,15 +1,17 @@
 """Words split by a hyphen at a line end are joined again in PDF text (`extractors/line_breaks.py`), unless the
-document writes the pair with a hyphen elsewhere; pdfium's own marks for such breaks are resolved the same way."""
+document writes the pair with a hyphen elsewhere; pdfium's own marks for such breaks are resolved the same way.
+A page pypdf reads one word a line is taken from pdfium when pdfium reads its lines."""
 
 from __future__ import annotations
 
 import pytest
 
-from pdf_files import glyph_code_pdf
+from pdf_files import glyph_code_pdf, word_a_line_pdf
 
 from searchapp.base.types import Document
 from searchapp.ingest.extractors import extract
-from searchapp.ingest.extractors.line_breaks import join_hyphenated
+from searchapp.ingest.extractors import pdf as pdf_module
+from searchapp.ingest.extractors.line_breaks import better_lines, join_hyphenated, word_a_line
 
 
 def _page(doc: Document, number: int) -> str:
@@ -61,3 +63,38 @@ def test_a_pdf_read_whole_by_pdfium_has_its_marked_breaks_resolved(tmp_path):
     assert any(n.startswith("read by pdfium") for n in doc.notes)
     assert "had discovered electric induction" in doc.text and "fact, well-known to all" in doc.text
     assert "\ufffe" not in doc.text
+
+
+# -- one word a line ------------------------------------------------------------------------------------
+GEOGRAPHY = ["Geography is the study of places and the relationships between people",
+             "and their environments. Geographers explore the physical properties of",
+             "the surface of the Earth and the societies spread across it."]
+
+
+def test_a_page_pypdf_reads_one_word_a_line_is_taken_from_pdfium(tmp_path):
+    # pdf.js's issue19971.pdf (Chrome's "Save as PDF"): 1,889 lines of a word each; a phrase matched nothing.
+    pytest.importorskip("pypdfium2")  # the ocr extra
+    doc = extract(word_a_line_pdf(tmp_path / "geography.pdf", GEOGRAPHY))
+    assert doc.text == "\n".join(GEOGRAPHY)
+
+
+def test_without_pdfium_a_page_read_one_word_a_line_keeps_its_words(tmp_path, monkeypatch):
+    monkeypatch.setattr(pdf_module, "available", lambda: False)
+    doc = extract(word_a_line_pdf(tmp_path / "geography.pdf", GEOGRAPHY))
+    assert doc.text.split() == " ".join(GEOGRAPHY).split()
+
+
+def test_a_list_of_words_stays_as_pypdf_reads_it(tmp_path):
+    words = [f"item{n}" for n in range(30)]  # a word a line in both readers: nothing better to take
+    doc = extract(glyph_code_pdf(tmp_path / "list.pdf", [[("text", "\n".join(words))]]))
+    assert doc.text == "\n".join(words)
+
+
+def test_the_other_reading_is_taken_only_with_lines_of_words_and_every_character():
+    text = "\n".join(" ".join(GEOGRAPHY).split())
+    assert word_a_line(text) and not word_a_line("\n".join(GEOGRAPHY))
+    assert better_lines("\n".join(GEOGRAPHY), text)
+    assert not better_lines("\n".join(GEOGRAPHY)[:-40], text)  # text missing: pypdf's is kept
+    assert not better_lines(text, text)  # one word a line in both: a list, kept as it is
+    cjk = "\n".join("地理学は場所と人々と環境の関係を研究する学問である。気候変動や都市化を理解する")
+    assert word_a_line(cjk) and better_lines(cjk.replace("\n", ""), cjk)
