@@ -10,6 +10,8 @@ Decisions:
   reading it would stall a sync. The cut is logged as a warning, never done silently.
 - A page whose text cannot be extracted counts as empty (one bad content stream must not
   make a long document unsearchable); if every page fails the file fails.
+- A file pypdf finds corrupt that starts as a PDF but has no %%EOF in its last 1,024 bytes is reported as
+  truncated (an incomplete download), unless pdfium can read it.
 - pypdf's decompression limits (a PDF bomb) are reported as such, never as "corrupt PDF"; pypdf's own
   warnings go to this module's debug log, not to stderr as bare lines.
 - Cancel is checked between pages; reading stops once the text cap is reached.
@@ -37,6 +39,7 @@ Decisions:
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Optional
@@ -82,6 +85,8 @@ def _quiet_pypdf() -> None:
 
 LIMIT = "PDF exceeds a decompression or size limit"
 AES = "encrypted with AES, which pypdf reads only with the cryptography package"
+TRUNCATED = "truncated PDF (no end-of-file marker): an incomplete download?"
+_TAIL = 1024  # the PDF standard has readers look for %%EOF in a file's last 1,024 bytes
 
 
 def limit_reason(exc: BaseException) -> str:
@@ -124,10 +129,24 @@ def extract_pdf(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                 else f"corrupt PDF: {exc}"
             if reason.startswith(LIMIT):  # a bomb: not handed to pdfium, which has no such limit
                 raise ExtractionError(reason) from None
+            if reason.startswith("corrupt PDF") and _cut_short(fh):
+                reason = TRUNCATED
             whole = _whole_file_by_pdfium(path, fh, max_chars, cancel)
             if whole is None:
                 raise (UnsupportedFileError if reason == ENCRYPTED else ExtractionError)(reason) from None
             return replace(whole, notes=(f"read by pdfium: pypdf could not ({reason})"[:300], *whole.notes))
+
+
+def _cut_short(fh: BinaryIO) -> bool:
+    """Does the file start as a PDF but lack the %%EOF a PDF ends with: a download or a copy cut short?"""
+    try:
+        fh.seek(0)
+        head = fh.read(_TAIL)
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - _TAIL))
+        return b"%PDF-" in head and b"%%EOF" not in fh.read(_TAIL)
+    except OSError:
+        return False
 
 
 def _whole_file_by_pdfium(path: Path, fh: BinaryIO, max_chars: Optional[int],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pdf_files import aes256_pdf
+from pdf_files import aes256_pdf, glyph_code_pdf
 
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
 from searchapp.ingest.extractors import extract
@@ -35,3 +35,21 @@ def test_without_pdfium_an_aes_256_pdf_fails_saying_what_is_missing(tmp_path, mo
     monkeypatch.setattr(pdf_module, "available", lambda: False)
     with pytest.raises(ExtractionError, match="^encrypted with AES, which pypdf reads only with the cryptography"):
         extract(aes256_pdf(tmp_path / "locked.pdf", "Secret harbour accounts"))
+
+
+def test_a_pdf_cut_short_says_it_is_truncated(tmp_path):
+    # A download cut short was "corrupt PDF: Stream has ended unexpectedly": the file is fine, the copy is not.
+    data = glyph_code_pdf(tmp_path / "whole.pdf", [[("text", "Harbour pilots guide ships. " * 40)]] * 3).read_bytes()
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(data[:len(data) // 3])
+    with pytest.raises(ExtractionError, match=r"^truncated PDF \(no end-of-file marker\): an incomplete download\?$"):
+        extract(cut)
+
+
+@pytest.mark.parametrize("data", [b"this is not a pdf at all", b"", b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\n%%EOF\n"])
+def test_a_file_that_is_no_pdf_or_ends_as_one_is_not_called_truncated(tmp_path, data):
+    path = tmp_path / "bad.pdf"
+    path.write_bytes(data)
+    with pytest.raises(ExtractionError) as caught:
+        extract(path)
+    assert "truncated" not in str(caught.value)
