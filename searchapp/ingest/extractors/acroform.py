@@ -14,8 +14,8 @@ Decisions:
   letter or digit (a lone "\\" in an IRS form), are left out.
 - Each value goes on the page of its field's first widget (from the pages' /Annots); a field with no widget
   on a page read goes after the last page's text, as static XFA values do.
-- Caps: MAX_NODES field dictionaries walked (a loop, never recursion; each object once, so a field tree that
-  refers back to itself ends), MAX_ANNOTS widgets mapped to pages, MAX_VALUE characters a value.
+- Caps: MAX_NODES field dictionaries walked and kids a field (a loop, never recursion; each object once, so a
+  field tree that refers back to itself ends), MAX_ANNOTS widgets mapped to pages, MAX_VALUE characters a value.
 - A broken field tree leaves the pages' text as it was, with a note; it never fails the file.
 """
 
@@ -102,7 +102,7 @@ def _walk(fields: list[Any], pages: dict[int, int], found: list[tuple[Optional[i
         walked += 1
         kind = str(node.get("/FT", kind) or "") or None
         kids = node.get("/Kids")
-        kids = list(kids.get_object()) if kids is not None else []
+        kids = list(kids.get_object())[:MAX_NODES] if kids is not None else []
         children = [k for k in kids if "/T" in _dict(k)]  # kids without a name are its widgets
         if children:
             stack.extend((k, kind) for k in reversed(children))

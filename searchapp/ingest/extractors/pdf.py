@@ -17,11 +17,11 @@ Decisions:
 - Cancel is checked between pages; reading stops once the text cap is reached.
 - A page whose pypdf text is garbled (glyph names like `/g18/g152`, control bytes, the wrong letters:
   `garbled.is_garbled`) or cannot be read (other than by a decompression limit) is read again with pdfium
-  (`pdfium_doc`, when the ocr extra is installed); if that is
-  garbled too the page is left empty, so the OCR step reads it (`ocr.pdf_pages`), and a note says so.
-  Its other pages are indexed as usual. A page pypdf reads one word a line (`line_breaks.word_a_line`) is
-  taken from pdfium when pdfium's has lines of words and every character of pypdf's; never dropped otherwise. pypdf stays the first reader: on real PDFs
-  (tests/benchmarks/bench_pdf_text.py) it keeps word spaces that pdfium drops, and pdfium is optional.
+  (`pdfium_doc`, when the ocr extra is installed); if that is garbled too the page is left empty, so the OCR
+  step reads it (`ocr.pdf_pages`), and a note says so. Its other pages are indexed as usual. A page pypdf
+  reads one word a line (`line_breaks.word_a_line`) is taken from pdfium when pdfium's has lines of words and
+  every character of pypdf's; without pdfium it stays as pypdf reads it. pypdf stays the first reader: on real
+  PDFs (tests/benchmarks/bench_pdf_text.py) it keeps word spaces that pdfium drops, and pdfium is optional.
   A file pypdf cannot open at all (no startxref, AES with an empty password but no `cryptography`) is read
   whole by pdfium, with a note saying so: 16 of pdf.js's 971 test PDFs; never a file pypdf stopped at a
   decompression limit.
@@ -183,8 +183,7 @@ def _whole_file_by_pdfium(path: Path, fh: BinaryIO, max_chars: Optional[int],
     if not texts:
         return None
     log.info("%s: read with pdfium (pypdf could not open it)", path)
-    notes = [f"{len(garbled)} page(s) with a garbled text layer (glyph codes or wrong letters) left for OCR: {_page_list(garbled)}"] \
-        if garbled else []
+    notes = [_garbled_note(garbled)] if garbled else []
     text, spans = join_pages(enumerate(join_hyphenated(texts), start=1))
     return Document(text, spans, kind="pdf", notes=tuple(notes))
 
@@ -291,10 +290,10 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
             raise ExtractionError(limit_reason(limited))
         raise ExtractionError("corrupt PDF: no page could be read")
     if second.read:
-        log.info("%s: %d page(s) read with pdfium (pypdf's text was garbled or failed)", path, second.read)
+        log.info("%s: %d page(s) read with pdfium (pypdf's text was garbled, failed or a word a line)", path,
+                 second.read)
     if garbled:
-        notes.append(f"{len(garbled)} page(s) with a garbled text layer (glyph codes or wrong letters) left for OCR: "
-                     f"{_page_list(garbled)}")
+        notes.append(_garbled_note(garbled))
     texts = join_hyphenated(texts)
     _add_form_values(reader, texts, notes)
     text, spans = join_pages(enumerate(texts, start=1))
@@ -346,6 +345,11 @@ def _content_key(page: PageObject) -> Optional[_ContentKey]:
     resources = dict.get(page, "/Resources")
     # direct resources (inherited from the page tree, or a dictionary of this page's own) by their identity
     return contents, ident(resources) or ("direct", id(resources)), str(page.get("/Rotate", 0))
+
+
+def _garbled_note(pages: list[int]) -> str:
+    return (f"{len(pages)} page(s) with a garbled text layer (glyph codes or wrong letters) left for OCR: "
+            f"{_page_list(pages)}")
 
 
 def _page_list(numbers: list[int], most: int = 10) -> str:

@@ -46,7 +46,8 @@ def test_a_pdf_cut_short_says_it_is_truncated(tmp_path):
         extract(cut)
 
 
-@pytest.mark.parametrize("data", [b"this is not a pdf at all", b"", b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\n%%EOF\n"])
+@pytest.mark.parametrize("data", [b"this is not a pdf at all", b"",
+                                  b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\n%%EOF\n"])
 def test_a_file_that_is_no_pdf_or_ends_as_one_is_not_called_truncated(tmp_path, data):
     path = tmp_path / "bad.pdf"
     path.write_bytes(data)

@@ -1,8 +1,10 @@
-"""PDF text layers that are not text: glyph codes and wrong letters read again with pdfium or left for OCR, junk pages and
-paragraphs dropped instead of the whole file, and filled XFA forms shown by their field values.
+"""PDF text layers that are not text: glyph codes and wrong letters read again with pdfium or left for OCR, junk
+pages and paragraphs dropped instead of the whole file, and filled XFA and AcroForm forms shown by their field
+values.
 
 Every PDF is written here byte by byte (tests/pdf_files.py): a font whose glyph names are made up (/g72) or
-numbered as a subset font numbers them, and an XFA form whose one page says "Please wait".
+numbered as a subset font numbers them, a Japanese font of CIDs with no Unicode map, an XFA form whose one page
+says "Please wait", and AcroForm fields.
 """
 
 from __future__ import annotations
