@@ -282,3 +282,16 @@ def word_a_line_pdf(path: Path, lines: list[str]) -> Path:
     pdf.set(tree, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
     return pdf.write(path, catalog)
+
+
+def winansi_pdf(path: Path, text: bytes) -> Path:
+    """One page of Helvetica with WinAnsiEncoding drawing `text`'s bytes as they are (0xAD: the hyphen glyph)."""
+    pdf = RawPdf()
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    content = pdf.stream(b"BT /F1 11 Tf 14 TL 40 760 Td\n" + b"".join(b"(%s) Tj T*\n" % line for line in text.split(b"\n"))
+                         + b"ET\n")
+    pages = pdf.reserve()
+    page = pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+                   b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages, content, font))
+    pdf.set(pages, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
+    return pdf.write(path, pdf.add(b"<< /Type /Catalog /Pages %d 0 R >>" % pages))

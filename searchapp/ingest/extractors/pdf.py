@@ -268,7 +268,9 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
         except Exception as exc:
             log.info("%s: page %d: %s", path, i + 1, exc)
             raw, failed = "", True
-        text = clean_text(raw).strip()
+        # pypdf reads WinAnsi's 0xAD, the hyphen a PDF draws, as U+00AD, which clean_text drops as the soft hyphen
+        # it is elsewhere ("state-of-the-art" would read "stateoftheart"): here it is a hyphen (pdfium agrees).
+        text = clean_text(raw.replace("\u00ad", "-")).strip()
         if not failed and word_a_line(text):
             text = _by_lines(text, second.text(i), second)
         if failed or is_garbled(text):

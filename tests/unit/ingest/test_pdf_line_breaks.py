@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pdf_files import glyph_code_pdf, word_a_line_pdf
+from pdf_files import glyph_code_pdf, winansi_pdf, word_a_line_pdf
 
 from searchapp.base.types import Document
 from searchapp.ingest.extractors import extract
@@ -98,3 +98,11 @@ def test_the_other_reading_is_taken_only_with_lines_of_words_and_every_character
     assert not better_lines(text, text)  # one word a line in both: a list, kept as it is
     cjk = "\n".join("地理学は場所と人々と環境の関係を研究する学問である。気候変動や都市化を理解する")
     assert word_a_line(cjk) and better_lines(cjk.replace("\n", ""), cjk)
+
+
+def test_a_pdf_s_winansi_hyphen_is_a_hyphen_not_a_soft_one(tmp_path):
+    """pypdf reads WinAnsi's 0xAD (the hyphen Helvetica draws) as U+00AD, which every format's cleaning drops as
+    a soft hyphen: "state-of-the-art" read "stateoftheart" and `search art` found nothing. A line-end one still
+    joins its word."""
+    path = winansi_pdf(tmp_path / "shy.pdf", b"A state\xadof\xadthe\xadart e\xadmail system, discov\xad\nered late.")
+    assert extract(path).text == "A state-of-the-art e-mail system, discovered\nlate."
