@@ -24,7 +24,7 @@ from .engine import OcrEngine, available_engine, ocr_unavailable_reason
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-__all__ = ["ocr_document", "merge_ocr", "recognised_pages", "ocr_suffixes", "OcrFailed", "OCR_NOTE", "MAX_PAGES",
+__all__ = ["ocr_document", "merge_ocr", "recognised_pages", "ocr_suffixes", "OcrFailed", "repeats", "resource_failure", "OCR_NOTE", "MAX_PAGES",
            "MAX_BYTES", "MAX_FILE_PIXELS"]
 
 OCR_NOTE = "text recognised by OCR"
@@ -37,8 +37,33 @@ _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 class OcrFailed(ExtractionError):
-    """The engine or an image decoder raised on this file: the same bytes would fail the same way again (not a
-    timeout, a cap, a cancel or a file that cannot be read, which another try may not meet)."""
+    """The engine or an image decoder raised on this file an error known to repeat on the same bytes
+    (`repeats`): not a timeout, a cap, a cancel, a file that cannot be read or a resource that ran out, which
+    another try may not meet."""
+
+
+# Errors known to come back on the same bytes (matched by name: the engines' packages are imported only when
+# one is built): rapidocr's ResizeImgError() on a page too small to scale (poppler-85140-0.pdf, every sync),
+# Pillow's on an image it cannot decode or will not decode whole. Any other error is not remembered.
+REPEATING_ERRORS = frozenset({"ResizeImgError", "UnidentifiedImageError", "DecompressionBombError"})
+# Errors of a resource that may be there on the next try (memory, a GPU, an onnxruntime execution provider):
+# never remembered, whatever their type says, and they stop the file (the pages after would meet them too).
+_RESOURCE_ERRORS = frozenset({"MemoryError", "EPFail", "OutOfMemoryError"})
+_RESOURCE_WORDS = re.compile(r"alloc|memory|cuda|device", re.IGNORECASE)
+
+
+def repeats(exc: BaseException) -> bool:
+    """Whether `exc` would be raised again on the same bytes by the same engine (REPEATING_ERRORS), as far as is
+    known; an error that names memory, an allocation, CUDA or a device never is."""
+    names = {t.__name__ for t in type(exc).__mro__}
+    return bool(names & REPEATING_ERRORS) and not resource_failure(exc)
+
+
+def resource_failure(exc: BaseException) -> bool:
+    """An error of memory, an allocation, a GPU or an execution provider: onnxruntime's RuntimeException("Failed
+    to allocate memory ...") and EPFail, cv2.error's Insufficient memory, a lost CUDA device."""
+    names = {t.__name__ for t in type(exc).__mro__}
+    return bool(names & _RESOURCE_ERRORS) or bool(_RESOURCE_WORDS.search(f"{type(exc).__name__} {exc}"))
 
 
 def _failure(exc: Exception) -> str:
@@ -90,13 +115,23 @@ def ocr_document(path: Path | str, *, pages: Optional[Sequence[int]] = None, can
     except OSError as exc:
         raise ExtractionError(f"cannot read file: {exc.strerror or exc}") from None
     except Exception as exc:  # an engine or decoder bug on hostile input: this file fails, the sync goes on
-        raise OcrFailed(_failure(exc)) from None
+        raise _file_failure(exc) from None
+
+
+def _file_failure(exc: Exception) -> ExtractionError:
+    """OcrFailed (the caller may remember it for these bytes) for an error known to repeat, else an
+    ExtractionError: a failure the next try may not meet."""
+    return OcrFailed(_failure(exc)) if repeats(exc) else ExtractionError(_failure(exc))
 
 
 def _recognize(engine: OcrEngine, source: Iterable[tuple[int, PilImage]], cancel: Optional[CancelToken], notes: list[str]) -> list[tuple[int, str]]:
+    """(page, text) of every page; a page the engine fails on (a timeout, an error known to repeat) keeps an
+    empty text and a note, the other pages are kept. Raises when every page failed (OcrFailed only when every
+    failure is known to repeat), and at once on any other error (memory, a device: the pages after would meet
+    it too)."""
     texts: list[tuple[int, str]] = []
     pixels = 0
-    failed: Optional[ExtractionError] = None
+    failures: list[ExtractionError] = []
     for number, image in source:
         pixels += image.width * image.height
         if pixels > MAX_FILE_PIXELS:
@@ -106,14 +141,26 @@ def _recognize(engine: OcrEngine, source: Iterable[tuple[int, PilImage]], cancel
             cancel.check()
         try:
             texts.append((number, engine.recognize(image, cancel=cancel).strip()))
-        except ExtractionError as exc:  # one page (a timeout): the other pages are still worth having
-            log.info("page %d: %s", number, exc)
-            failed = failed or exc
-            notes.append(f"page {number} not OCR'd: {exc}")
+        except Exception as exc:  # sorted by _page_failure: what it does not know is raised again
+            failed = _page_failure(exc)
+            log.info("page %d: %s", number, failed)
+            failures.append(failed)
+            notes.append(f"page {number} not OCR'd: {failed}")
             texts.append((number, ""))
-    if failed is not None and all(not t for _, t in texts):
-        raise failed
+    if failures and len(failures) == len(texts):
+        raise next((f for f in failures if not isinstance(f, OcrFailed)), failures[0])
     return texts
+
+
+def _page_failure(exc: Exception) -> ExtractionError:
+    """The failure of one page, which leaves the other pages worth having: a timeout (the engine's own
+    ExtractionError) or an error known to repeat (rapidocr's ResizeImgError on a page too small to scale).
+    Anything else (a cancel, memory, a device, an error not known) is raised again."""
+    if isinstance(exc, ExtractionError) and not isinstance(exc, OcrFailed):
+        return exc
+    if repeats(exc):
+        return OcrFailed(_failure(exc))
+    raise exc
 
 
 def _document(texts: list[tuple[int, str]], notes: tuple[str, ...]) -> Document:

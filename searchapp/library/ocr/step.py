@@ -10,16 +10,25 @@ Decisions:
   same bytes never runs the engine again.
 - No engine (not installed, or SEARCHAPP_OCR_ENGINE=none): files stay 'pending' and the report says why;
   nothing fails. A file whose OCR fails is recorded as failed with the reason (the next sync tries again).
-- Except when the engine itself raised on the file's bytes (OcrFailed: poppler-85140-0.pdf's ResizeImgError on
-  every sync): that failure is cached like a result, with the engine's name, and the next sync of the same
+- Except when the engine raised on the file's bytes an error known to repeat (OcrFailed: poppler-85140-0.pdf's
+  ResizeImgError on every sync; never memory or a device, ocr/document.py `repeats`): that failure is cached
+  like a result, with the engine's name, its packages' versions and its device, and the next sync of the same
   bytes records it failed again without running the engine or listing it again. Changed bytes, another engine
-  or a reindex try again.
+  or version, or a reindex try again.
+- A PDF keeps its text layer whatever OCR does: when OCR fails on its pages for good (OcrFailed, now or cached)
+  the entry is indexed from its text layer, with a note naming the pages not OCR'd and why; when it fails in a
+  way the next try may not meet, the entry stays as the text pass indexed it, waiting for OCR (the next sync
+  tries again). Only a PDF with no text at all is recorded as failed.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import logging
 import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Collection, Optional, Sequence
 
@@ -50,11 +59,21 @@ from ..sync.meta_keys import REINDEX_META
 __all__ = ["ocr_pending", "ocr_step", "MAX_FILES_PER_SYNC"]
 
 MAX_FILES_PER_SYNC = 10_000  # the rest wait for the next sync
-# The first note of a cached OCR failure (an entry with no text and no pages), then the engine's name; the
-# second note is the reason recorded.
+# The first note of a cached OCR failure (an entry with no text and no pages), then the engine's key
+# (_engine_key: its name, its packages' versions, its device); the second note is the reason recorded.
 FAILED_WITH = "OCR failed with engine "
+# The packages whose version decides what an engine reads (the first of each pair found; tesseract: its command).
+ENGINE_PACKAGES = {"rapidocr3": (("rapidocr",), ("onnxruntime", "onnxruntime-gpu")),
+                   "rapidocr": (("rapidocr-onnxruntime",), ("onnxruntime", "onnxruntime-gpu")),
+                   "tesserocr": (("tesserocr",),)}
+MAX_PAGES_NAMED = 10  # in the note of a PDF's pages not OCR'd
 
 log = logging.getLogger(__name__)
+
+
+class _OcrLater(ExtractionError):
+    """OCR of a PDF with a text layer failed in a way the next try may not meet: the entry stays as the text
+    pass indexed it, waiting for OCR."""
 
 
 def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, cache: OcrCache,
@@ -82,13 +101,16 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         if not _unchanged(row):
             continue  # changed or gone since the text pass: the next sync records it again
         cached = cache.get(row.sha256) if row.sha256 else None
+        repeated = False  # a failure cached for these bytes and this engine: listed by the sync that met it
         if cached is not None and _is_failure(cached):
-            reason = _failed_before(store, cached, engine.name if engine is not None else engine_name())
-            if reason is not None:  # listed by the sync whose engine failed on these bytes
-                _record_failed(store, row, reason, index, rep, listed=False)
+            if engine is None and _names_a_device(cached):  # known once it is built (~1 s, once per sync)
+                engine = available_engine()
+            repeated = _failed_before(store, cached, engine) is not None
+            if repeated and not _is_pdf(row, Path(row.path)):
+                _record_failed(store, row, cached.notes[1], index, rep, listed=False)
                 _recount(rep, row, counted, "failed")
                 continue
-            cached = None  # another engine, or a reindex: tried again
+            cached = cached if repeated else None  # another engine or version, or a reindex: tried again
         if cached is None:
             engine = engine or available_engine()
             if engine is None:
@@ -98,19 +120,23 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
                 break
         try:
             with readable(row.path, int(config.scan.max_file_mb * 2**20), cancel, row.sha256) as path:
-                doc, pages = _ocr_text(path, row, cached, cache, engine, config, cancel)
+                doc, pages, read = _ocr_text(path, row, cached, cache, engine, config, cancel)
             indexed = _index(store, roots[row.root_id], config, encoder, index, rep, progress, cancel, row, doc, pages)
         except Exception as exc:  # the per-file boundary (sync/file_boundary.py): this file fails, the step goes on
             reason = file_failure(exc)
             if reason is None:  # a cancel, the library's own error
                 raise
-            _record_failed(store, row, reason, index, rep)
+            if isinstance(exc, _OcrLater):  # its text layer stays indexed; OCR is tried again next sync
+                rep.problems.append((row.path, reason))
+                continue
+            _record_failed(store, row, reason, index, rep, listed=not repeated)
             _recount(rep, row, counted, "failed")
             continue
         if indexed:
             _recount(rep, row, counted, "added")
-            found += 1
-        done += 1
+        if read:  # not a PDF indexed from its text layer alone because OCR failed on it
+            found += indexed
+            done += 1
     report(progress, "ocr", len(rows), len(rows))
     if done:  # "44 read by OCR" while 25 of them had no text read as 44 files found
         rep.notes.append(f"{done} file(s) read by OCR" + (f", text found in {found}" if found < done else ""))
@@ -144,12 +170,60 @@ def _is_failure(cached: Document) -> bool:
     return not cached.text and not cached.pages and len(cached.notes) == 2 and cached.notes[0].startswith(FAILED_WITH)
 
 
-def _failed_before(store: Store, cached: Document, engine: Optional[str]) -> Optional[str]:
-    """The reason of a cached failure (_is_failure) when OCR would run with the engine that failed, outside a
-    reindex (which tries every file again); else None."""
-    if engine is None or cached.notes[0] != FAILED_WITH + engine or _reindexing(store):
+def _failed_before(store: Store, cached: Document, engine: Optional[OcrEngine]) -> Optional[str]:
+    """The reason of a cached failure (_is_failure) when OCR would run with the engine that failed (the same
+    name, versions and device; `engine` when built, else the one that would be), outside a reindex (which tries
+    every file again); else None."""
+    name = engine.name if engine is not None else engine_name()
+    if name is None or cached.notes[0] != FAILED_WITH + _engine_key(name, engine) or _reindexing(store):
         return None
     return cached.notes[1]
+
+
+def _names_a_device(cached: Document) -> bool:
+    return " on " in cached.notes[0][len(FAILED_WITH):]
+
+
+def _engine_key(name: str, engine: Optional[OcrEngine]) -> str:
+    """'rapidocr3 (rapidocr 3.4.0, onnxruntime 1.22.0) on cpu': what a cached failure was met with. The device
+    is named when `engine` is built and knows it (RapidOCR 3: cuda or cpu)."""
+    version = engine_version(name)
+    device = getattr(engine, "device", None) if engine is not None else None
+    return name + (f" ({version})" if version else "") + (f" on {device}" if isinstance(device, str) else "")
+
+
+@functools.lru_cache(maxsize=None)
+def engine_version(name: str) -> str:
+    """The versions of what reads the pages for engine `name` ('' when none is known): an upgrade may read the
+    bytes an older version failed on."""
+    if name == "tesseract":
+        return _tesseract_version()
+    found = []
+    for choices in ENGINE_PACKAGES.get(name, ()):
+        for package in choices:
+            try:
+                found.append(f"{package} {importlib.metadata.version(package)}")
+                break
+            except importlib.metadata.PackageNotFoundError:
+                continue
+    return ", ".join(found)
+
+
+def _tesseract_version() -> str:
+    """The first line of `tesseract --version` ('tesseract 5.3.4'), '' when it cannot say."""
+    command = shutil.which("tesseract")
+    if command is None:
+        return ""
+    try:
+        out = subprocess.run([command, "--version"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    lines = (out.stdout or out.stderr).decode("utf-8", "replace").strip().splitlines()
+    return lines[0][:100] if lines else ""
+
+
+def _is_pdf(row: FileRow, path: Path) -> bool:
+    return row.kind == "pdf" or path.suffix.lower() == ".pdf"
 
 
 def _reindexing(store: Store) -> bool:
@@ -165,32 +239,58 @@ def _reindexing(store: Store) -> bool:
 
 
 def _ocr_text(path: Path, row: FileRow, cached: Optional[Document], cache: OcrCache, engine: Optional[OcrEngine],
-              config: Config, cancel: Optional[CancelToken]) -> tuple[Document, Optional[tuple[int, ...]]]:
-    """(the entry's OCR text (`cached` when these bytes were read before), merged with a PDF's text layer; the
-    PDF pages whose text came from OCR, None for an image). A PDF is parsed once: its text layer says which
-    pages need OCR."""
+              config: Config, cancel: Optional[CancelToken]) -> tuple[Document, Optional[tuple[int, ...]], bool]:
+    """(the entry's OCR text (`cached` when these bytes were read before, a failure too), merged with a PDF's
+    text layer; the PDF pages whose text came from OCR, None for an image; False when OCR failed and this is
+    the PDF's text layer alone). A PDF is parsed once: its text layer says which pages need OCR, and is kept
+    when OCR fails (see the module doc)."""
     text = None
     pages = None
-    if row.kind == "pdf" or path.suffix.lower() == ".pdf":
+    if _is_pdf(row, path):
         text = extract(path, max_bytes=int(config.scan.max_file_mb * 2**20), max_chars=config.scan.max_text_chars,
                        cancel=cancel)
         pages = pages_needing_ocr(text, len(text.pages))
-    doc = cached
-    if doc is None:
-        try:
-            doc = ocr_document(path, pages=pages, cancel=cancel, engine=engine)
-        except OcrFailed as exc:  # it would fail the same way on these bytes: remembered as their result
-            if row.sha256:
-                name = getattr(engine, "name", "")
-                cache.put(row.sha256, name, Document("", kind="ocr", notes=(FAILED_WITH + name, one_line(str(exc)))))
+    try:
+        doc = cached if cached is not None else _recognised(path, row, pages, cache, engine, cancel)
+        if _is_failure(doc):
+            raise OcrFailed(doc.notes[1])
+    except OcrFailed as exc:
+        if text is None or not text.text.strip():
             raise
-        except ExtractionError as exc:  # "file too large for OCR" as it is; "cannot read file" says where
-            raise ExtractionError(str(exc) if "OCR" in str(exc) else f"OCR: {exc}") from None
-        if row.sha256:
-            cache.put(row.sha256, getattr(engine, "name", ""), doc)
+        return _text_layer(text, pages or (), str(exc)), (), False
+    except ExtractionError as exc:
+        if text is None or not text.text.strip():
+            raise
+        raise _OcrLater(str(exc)) from None
     if text is None:
-        return doc, None
-    return merge_ocr(text, doc), recognised_pages(doc)
+        return doc, None, True
+    return merge_ocr(text, doc), recognised_pages(doc), True
+
+
+def _recognised(path: Path, row: FileRow, pages: Optional[Sequence[int]], cache: OcrCache,
+                engine: Optional[OcrEngine], cancel: Optional[CancelToken]) -> Document:
+    """`ocr_document` of the file, cached by its bytes; a failure known to repeat is cached too (_is_failure)."""
+    name = getattr(engine, "name", "")
+    try:
+        doc = ocr_document(path, pages=pages, cancel=cancel, engine=engine)
+    except OcrFailed as exc:  # it would fail the same way on these bytes: remembered as their result
+        if row.sha256:
+            key = FAILED_WITH + _engine_key(name, engine)
+            cache.put(row.sha256, name, Document("", kind="ocr", notes=(key, one_line(str(exc)))))
+        raise
+    except ExtractionError as exc:  # "file too large for OCR" as it is; "cannot read file" says where
+        raise ExtractionError(str(exc) if "OCR" in str(exc) else f"OCR: {exc}") from None
+    if row.sha256:
+        cache.put(row.sha256, name, doc)
+    return doc
+
+
+def _text_layer(text: Document, pages: Sequence[int], reason: str) -> Document:
+    """A PDF's own text, with a note naming the pages OCR could not read and why."""
+    named = ", ".join(str(n) for n in pages[:MAX_PAGES_NAMED])
+    more = f" and {len(pages) - MAX_PAGES_NAMED} more" if len(pages) > MAX_PAGES_NAMED else ""
+    note = f"page{'s' if len(pages) > 1 else ''} {named}{more} not OCR'd: {one_line(reason)}"
+    return Document(text.text, text.pages, kind=text.kind, notes=(*text.notes, note), title=text.title)
 
 
 def _index(store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter, rep: SyncReport,

@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scan_files import text_image
+from scan_files import scan_pdf, text_image
+
+from searchapp.store.ledger import entry_notes, entry_state
 
 from searchapp.library.ocr import step
 
@@ -89,3 +91,74 @@ def test_a_failure_another_try_may_not_meet_is_tried_again(tmp_path, tiny_librar
     assert rep.problems == [(str(scan), "OCR timed out after 60 s")]
     tiny_library.sync(embed=False)
     assert slow.calls == 2
+
+
+def _broken(monkeypatch, engine) -> None:
+    monkeypatch.setattr(step, "available_engine", lambda: engine)
+    monkeypatch.setattr(step, "engine_name", lambda: engine.name)
+
+
+def test_a_pdf_keeps_its_text_layer_when_ocr_fails_on_its_pages(tmp_path, tiny_library, monkeypatch):
+    """One OCR failure on page 2 deleted the passages of page 1's text layer, for good: the failure was cached
+    and the next syncs recorded the PDF failed again without listing it."""
+    broken = BrokenEngine()
+    _broken(monkeypatch, broken)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pdf = scan_pdf(docs / "report.pdf")
+    for n in range(3):
+        rep = tiny_library.sync(embed=False) if n else tiny_library.add_folder(docs, embed=False)
+        assert broken.calls == 1 and rep.problems == [] and rep.failed == 0
+        row = tiny_library.store.file_by_path(str(pdf))
+        assert (row.status, row.error) == ("indexed", None)
+        assert [Path(h.path).name for h in tiny_library.search("quarterly invoices", mode="lexical").hits] == [
+            "report.pdf"]
+        assert f"page 2 not OCR'd: {REASON}" in entry_notes(tiny_library.store, row.id)
+        assert entry_state(tiny_library.store, str(pdf))[0] == "indexed"  # not waiting for OCR any more
+
+
+class OutOfMemoryEngine(BrokenEngine):
+    def recognize(self, image, cancel=None) -> str:
+        self.calls += 1
+        raise RuntimeError("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Failed to allocate memory for requested "
+                           "buffer of size 536870912")
+
+
+def test_a_failure_of_memory_is_not_remembered(tmp_path, tiny_library, monkeypatch):
+    """Out of memory on an image is tried again next sync (it was cached for those bytes until they changed);
+    on a PDF with a text layer the text layer stays indexed, waiting for OCR."""
+    oom = OutOfMemoryEngine()
+    _broken(monkeypatch, oom)
+    docs, scan = _folder(tmp_path)
+    pdf = scan_pdf(docs / "report.pdf")
+    rep = tiny_library.add_folder(docs, embed=False)
+    assert oom.calls == 2 and {p for p, _ in rep.problems} == {str(scan), str(pdf)}
+    assert all("Failed to allocate memory" in reason for _, reason in rep.problems)
+    rep = tiny_library.sync(embed=False)
+    assert oom.calls == 4 and {p for p, _ in rep.problems} == {str(scan), str(pdf)}
+    assert tiny_library.store.file_by_path(str(scan)).status == "failed"
+    assert entry_state(tiny_library.store, str(pdf))[0] == "ocr_pending"
+    assert tiny_library.search("quarterly invoices", mode="lexical").hits
+
+
+def test_another_version_or_device_of_the_engine_tries_again(tmp_path, tiny_library, monkeypatch):
+    """A cached failure names the engine's versions and its device: an upgrade, or the CPU where CUDA failed,
+    may read the bytes."""
+    broken = BrokenEngine()
+    broken.device = "cuda"  # known once the engine is built (RapidOCR 3's)
+    _broken(monkeypatch, broken)
+    monkeypatch.setattr(step, "engine_version", lambda name: "engine 1.0")
+    docs, scan = _folder(tmp_path)
+    tiny_library.add_folder(docs, embed=False)
+    tiny_library.sync(embed=False)
+    assert broken.calls == 1
+    monkeypatch.setattr(step, "engine_version", lambda name: "engine 1.1")  # an upgrade
+    rep = tiny_library.sync(embed=False)
+    assert broken.calls == 2 and rep.problems == [(str(scan), REASON)]
+    tiny_library.sync(embed=False)
+    assert broken.calls == 2
+    broken.device = "cpu"  # the GPU gone
+    tiny_library.sync(embed=False)
+    assert broken.calls == 3
+    tiny_library.sync(embed=False)
+    assert broken.calls == 3

@@ -255,6 +255,73 @@ class _AlwaysFails(_NeverCalled):
         raise ExtractionError("OCR took longer than 300 s on one page")
 
 
+class ResizeImgError(Exception):
+    """rapidocr's, raised with no message on a page too small to scale: it comes back on the same bytes."""
+
+
+class _RaisesOnPage2(_NeverCalled):
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
+
+    def recognize(self, image, cancel=None) -> str:
+        self.calls += 1
+        if self.calls == 2:
+            raise self.exc
+        return f"text of page {self.calls}"
+
+
+def _three_frames(tmp_path):
+    from PIL import Image
+
+    path = tmp_path / "scan.tif"
+    frames = [Image.new("L", (40, 20), "white") for _ in range(3)]
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    return path
+
+
+def test_an_engine_error_on_one_page_keeps_the_other_pages(tmp_path):
+    """A 3-page scan whose page 2 rapidocr cannot scale lost pages 1 and 3 with it (the file failed whole)."""
+    from searchapp.ingest.ocr.document import OcrFailed
+
+    doc = ocr_document(_three_frames(tmp_path), engine=_RaisesOnPage2(ResizeImgError()))
+    assert [p.page for p in doc.pages] == [1, 2, 3]
+    assert "text of page 1" in doc.text and "text of page 3" in doc.text
+    assert "page 2 not OCR'd: OCR failed: resize img error" in doc.notes
+
+    class Always(_NeverCalled):
+        def recognize(self, image, cancel=None) -> str:
+            raise ResizeImgError()
+
+    with pytest.raises(OcrFailed, match="^OCR failed: resize img error$"):  # every page failed: the file fails
+        ocr_document(_three_frames(tmp_path), engine=Always())
+
+
+def _runtime_exception(message: str) -> Exception:
+    return type("RuntimeException", (RuntimeError,), {})(message)  # onnxruntime's, by its name
+
+
+@pytest.mark.parametrize("exc", [
+    _runtime_exception("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running "
+                       "Conv node. Failed to allocate memory for requested buffer of size 536870912"),
+    type("error", (Exception,), {})("OpenCV(4.9.0) alloc.cpp:73: error: (-4:Insufficient memory) Failed to "
+                                    "allocate 1073741824 bytes"),  # cv2.error
+    type("EPFail", (Exception,), {})("the execution provider stopped"),  # onnxruntime's, by its name
+    type("ResizeImgError", (Exception,), {})("CUDA error: an illegal memory access was encountered"),
+    ValueError("an error not known to repeat"),
+    MemoryError(),
+], ids=["onnxruntime-alloc", "cv2-memory", "ep-fail", "known-name-cuda", "unknown", "memory"])
+def test_a_failure_another_try_may_not_meet_is_not_ocr_failed(tmp_path, exc):
+    """OcrFailed is remembered for the bytes until they change: an error of memory, a device or an unknown
+    kind is an ExtractionError the next sync tries again, and it stops the file (the next pages would meet it)."""
+    from searchapp.ingest.ocr.document import OcrFailed
+
+    with pytest.raises(ExtractionError) as raised:
+        ocr_document(_three_frames(tmp_path), engine=_RaisesOnPage2(exc))
+    assert not isinstance(raised.value, OcrFailed), raised.value
+    assert str(raised.value).startswith(("OCR failed: ", "out of memory"))
+
+
 def test_default_order_prefers_pp_ocr_v6_then_tesseract(monkeypatch):
     import shutil
 
