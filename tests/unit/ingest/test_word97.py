@@ -76,6 +76,49 @@ def test_pages_named_past_the_streams_count_are_not_read(tmp_path, monkeypatch):
     assert 0 < len(seen) <= pn + 1  # a page per 512 bytes of the stream at most, not one per entry
 
 
+def _fkp(fcs: list[int], deleted: list[bool]) -> bytes:
+    """A ChpxFkp page: runs fcs[k]..fcs[k+1], each with a Chpx saying sprmCFRMarkDel on or off."""
+    crun = len(fcs) - 1
+    page = bytearray(512)
+    struct.pack_into(f"<{crun + 1}I", page, 0, *fcs)
+    on_at, off_at = 500 // 2 * 2 - 8, 500 // 2 * 2 - 4  # two Chpx near the page's end: cb=3, sprm, operand
+    page[on_at:on_at + 4] = bytes([3]) + struct.pack("<H", 0x0800) + b"\x01"
+    page[off_at:off_at + 4] = bytes([3]) + struct.pack("<H", 0x0800) + b"\x00"
+    for k in range(crun):
+        page[4 * (crun + 1) + k] = (on_at if deleted[k] else off_at) // 2
+    page[511] = crun
+    return bytes(page)
+
+
+def _bte(pages: list[int]) -> bytes:
+    return struct.pack(f"<{len(pages) + 1}I", *range(len(pages) + 1)) + struct.pack(f"<{len(pages)}I", *pages)
+
+
+def test_deleted_runs_side_by_side_are_one_span_and_out_of_order_runs_their_own():
+    word = _fkp([0, 10, 20, 30, 40, 50], [True, True, False, True, True]) + \
+        _fkp([100, 90, 110, 120], [True, True, True])  # 100..90 backwards: left out
+    assert word97_props.deleted_spans(word, _bte([0, 1])) == [(0, 20), (30, 50), (90, 120)]
+
+
+def test_a_page_named_again_is_read_once(monkeypatch):
+    """A PlcBteChpx may name one page any number of times: each was read again and its spans kept again."""
+    word = _fkp([0, 2, 4], [True, True]) + bytes(512 * 999)
+    seen = []
+    real = word97_props._page_spans
+    monkeypatch.setattr(word97_props, "_page_spans", lambda word, at: seen.append(at) or real(word, at))
+    assert word97_props.deleted_spans(word, _bte([0] * 1000)) == [(0, 4)]
+    assert seen == [0]
+
+
+def test_deleted_spans_are_capped(monkeypatch):
+    """An 8 MB stream whose every page named 100 deleted runs held 1.6 M spans before merging (219 MB); the
+    spans are merged as found and at most MAX_SPANS kept: past it the text is kept as read."""
+    monkeypatch.setattr(word97_props, "MAX_SPANS", 30)
+    pages = [_fkp([1000 * p + 2 * k for k in range(21)], [k % 2 == 0 for k in range(20)]) for p in range(10)]
+    spans = word97_props.deleted_spans(b"".join(pages), _bte(list(range(10))))
+    assert spans == [(1000 * p + 4 * k, 1000 * p + 4 * k + 2) for p in range(10) for k in range(10)][:30]
+
+
 WESTERN = [("Times New Roman", 0), ("Symbol", 2), ("Arial", 0)]
 
 
