@@ -5,30 +5,46 @@ name, so people keep them so; read as HTML they gave only their field codes ("PA
 The text is that of the w:t elements in document order (the body, then headers and footers as the file places
 them): a paragraph ends a line, a run's tab and break are kept; field instructions (w:instrText) and deleted text
 (w:delText, anything under w:del, w:moveFrom or a Word.Deletion annotation) are not w:t, or are left out. Hidden
-text is read, as for .doc and .docx.
+text is read, as for .doc and .docx. Of a pkg:package only the parts .docx reads are read: the document, its
+headers and footers, foot/endnotes and comments (not the glossary, whose placeholder "Click or tap here to enter
+text." is no one's words); of an mc:AlternateContent only its first choice, as in docx.py (a text box is in both
+the Choice and the Fallback). The title is Word 2003's o:Title or the package's core dc:title, as titles are
+cleaned everywhere (title.clean_title).
 
-The file is read whole within the size cap and parsed with DTDs, entities and external references forbidden
-(ziputil.parse_xml); the tree is walked without recursion, so nesting depth costs no stack.
+The file is read within the size cap and streamed with DTDs, entities and external references forbidden
+(ziputil.iterparse_xml): each element is dropped once it has ended, so memory stays flat (a 10 MB file of runs
+built a 156 MB tree), nesting is capped at xmlstream.MAX_DEPTH, and reading stops at the text cap.
 """
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
 
+from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
 from ...base.types import Document
 from .encoding import clean_text, read_capped
-from .ziputil import local_name, parse_xml
+from .title import clean_title
+from .xmlstream import MAX_DEPTH
+from .ziputil import iterparse_xml, local_name
 
 __all__ = ["is_wordml", "extract_wordml"]
 
 _HEAD = 4096  # the processing instruction or the root comes after at most an XML declaration and a comment
 _MARKERS = (b'progid="Word.Document"', b"<w:wordDocument")
-_WORD_NAMESPACES = ("{http://schemas.microsoft.com/office/word/2003/wordml}",
-                    "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}")
+_WORD_NAMESPACES = ("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}",
+                    "{http://schemas.microsoft.com/office/word/2003/wordml}")
+_PACKAGE = "{http://schemas.microsoft.com/office/2006/xmlPackage}"
+# The parts of a package read for text, by content type (its last dotted name) or, without one, by name.
+_TEXT_TYPES = frozenset({"main+xml", "header+xml", "footer+xml", "footnotes+xml", "endnotes+xml", "comments+xml"})
+_TEXT_PART = re.compile(r"/word/(document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml", re.IGNORECASE)
+_TITLES = {"{urn:schemas-microsoft-com:office:office}Title",  # Word 2003's, in o:DocumentProperties
+           "{http://purl.org/dc/elements/1.1/}title"}  # a package's, in its /docProps/core.xml part
 _DELETED = frozenset({"del", "moveFrom"})
 _CHECK_EVERY = 4096
 
@@ -39,50 +55,97 @@ def is_wordml(path: Path) -> bool:
     return any(marker in head for marker in _MARKERS)
 
 
+class _Frame:
+    __slots__ = ("name", "word", "gone", "skipped", "children")
+
+    def __init__(self, name: str, word: bool, gone: bool, skipped: bool) -> None:
+        self.name, self.word, self.gone, self.skipped, self.children = name, word, gone, skipped, 0
+
+
+class _Reader:
+    """The text and title of the elements streamed through `start` and `end`, as the module doc says."""
+
+    def __init__(self, max_chars: Optional[int]) -> None:
+        self.budget = max_chars + 1 if max_chars is not None else 1 << 62
+        self.out: list[str] = []
+        self.title = ""
+        self.frames: list[_Frame] = []
+        self.elements: list[Element] = []
+        self.names: dict[str, tuple[str, bool]] = {}  # tag -> (local name, a Word element?): a few dozen tags
+
+    def _name(self, tag: str) -> tuple[str, bool]:
+        known = self.names.get(tag)
+        if known is None:
+            known = self.names[tag] = (local_name(tag), tag.startswith(_WORD_NAMESPACES))
+        return known
+
+    def start(self, el: Element) -> None:
+        parent = self.frames[-1] if self.frames else None
+        skipped = bool(parent and (parent.skipped or (parent.name == "AlternateContent" and parent.children)))
+        if parent is not None:
+            parent.children += 1
+        if el.tag == _PACKAGE + "part":
+            skipped = not _text_part(el)
+        name, word = self._name(el.tag)
+        gone = bool(parent and parent.gone) or _is_deletion(name, el)
+        self.frames.append(_Frame(name, word, gone, skipped))
+        self.elements.append(el)
+        if word and not skipped and name != "t":
+            self._add(_text_of(name, el))
+
+    def end(self, el: Element) -> None:
+        frame = self.frames.pop()
+        self.elements.pop()
+        if frame.name == "t" and frame.word and not (frame.skipped or frame.gone):
+            self._add(el.text or "")
+        elif el.tag in _TITLES and not self.title:
+            self.title = clean_title(el.text)
+        if self.elements:
+            del self.elements[-1][-1]  # `el`, its parent's last child (no sibling has started): memory stays flat
+
+    def _add(self, text: str) -> None:
+        if text:
+            self.out.append(text)
+            self.budget -= len(text)
+
+
 def extract_wordml(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                    cancel: Optional[CancelToken] = None) -> Document:
-    root = parse_xml(read_capped(path, max_bytes), path.name)
-    budget = max_chars + 1 if max_chars is not None else 1 << 62
-    out: list[str] = []
-    stack: list[tuple[Element, bool]] = [(root, False)]  # (element, under a deletion?), in document order
-    n = 0
-    while stack and budget >= 0:
-        el, gone = stack.pop()
-        n += 1
+    reader = _Reader(max_chars)
+    events = iterparse_xml(io.BytesIO(read_capped(path, max_bytes)), path.name)
+    for n, (event, el) in enumerate(events):
         if cancel is not None and n % _CHECK_EVERY == 0:
             cancel.check()
-        if not isinstance(el.tag, str):  # a comment or processing instruction
-            continue
-        gone = gone or _is_deletion(el)
-        if el.tag.startswith(_WORD_NAMESPACES) and not (gone and local_name(el.tag) == "t"):
-            text = _text_of(el)
-            out.append(text)
-            budget -= len(text)
-        stack.extend((child, gone) for child in reversed(el))
-    return Document(clean_text("".join(out)).strip(), kind="doc", title=_title(root))
+        if event == "end":
+            reader.end(el)
+            if reader.budget < 0:
+                break  # the registry cuts at the cap and reports it
+        elif len(reader.frames) >= MAX_DEPTH:
+            raise ExtractionError(f"{path.name} nests elements more than {MAX_DEPTH} deep")
+        else:
+            reader.start(el)
+    return Document(clean_text("".join(reader.out)).strip(), kind="doc", title=reader.title)
 
 
-def _text_of(el: Element) -> str:
-    """What one Word element adds: a paragraph's line, a w:t's text, a run's tab or break."""
-    name = local_name(el.tag)
+def _text_of(name: str, el: Element) -> str:
+    """What one Word element adds at its start: a paragraph's line, a run's tab or break (a w:t's text is added
+    at its end, when it has been read)."""
     if name == "p" or name in ("br", "cr"):
         return "\n"
-    if name == "t":
-        return el.text or ""
     if name == "tab" and not el.attrib:  # a run's tab; a paragraph's tab stops carry w:val and w:pos
         return "\t"
     return ""
 
 
-def _is_deletion(el: Element) -> bool:
+def _text_part(part: Element) -> bool:
+    """Whether a pkg:part is one read for text (_TEXT_TYPES)."""
+    content_type = part.get(_PACKAGE + "contentType")
+    if content_type:
+        return content_type.rsplit(".", 1)[-1].lower() in _TEXT_TYPES
+    return bool(_TEXT_PART.fullmatch(part.get(_PACKAGE + "name") or ""))
+
+
+def _is_deletion(name: str, el: Element) -> bool:
     """w:del / w:moveFrom (Word 2007), a Word.Deletion annotation (Word 2003)."""
-    name = local_name(el.tag)
     return name in _DELETED or (name == "annotation" and any(
         local_name(k) == "type" and v == "Word.Deletion" for k, v in el.attrib.items()))
-
-
-def _title(root: Element) -> str:
-    """Word 2003's o:DocumentProperties/o:Title, when set."""
-    for el in root.iter("{urn:schemas-microsoft-com:office:office}Title"):
-        return (el.text or "").strip()
-    return ""

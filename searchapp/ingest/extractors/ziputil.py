@@ -16,7 +16,7 @@ from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.safe_open import open_regular
 from .ole_encrypted import ENCRYPTED, is_encrypted_office
 
-__all__ = ["SafeZip", "PartTooLarge", "parse_xml", "entry_name", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
+__all__ = ["SafeZip", "PartTooLarge", "parse_xml", "iterparse_xml", "entry_name", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
            "MAX_METADATA_BYTES", "local_name"]
 
 MAX_TOTAL_BYTES = 200 * 2**20  # uncompressed, all members together
@@ -295,6 +295,21 @@ def parse_xml(data: bytes, name: str = "XML") -> Element:
     try:
         # defusedxml has no type information; its fromstring is ElementTree's, which returns the root Element
         return cast(Element, DET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True))
+    except DefusedXmlException as exc:
+        raise ExtractionError(f"unsafe XML: {name}: {exc}") from None
+    except (ParseError, ValueError) as exc:
+        raise ExtractionError(f"corrupt XML in {name}: {exc}") from None
+
+
+def iterparse_xml(source: IO[bytes], name: str = "XML",
+                  events: Sequence[str] = ("start", "end")) -> Iterator[tuple[str, Element]]:
+    """`parse_xml` as a stream of (event, element) pairs, for a file that is not a zip part (SafeZip.iterparse
+    is for those): the caller drops what it has used, so a large file never becomes one tree."""
+    import defusedxml.ElementTree as DET
+    from defusedxml import DefusedXmlException
+
+    try:
+        yield from DET.iterparse(source, events=events, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     except DefusedXmlException as exc:
         raise ExtractionError(f"unsafe XML: {name}: {exc}") from None
     except (ParseError, ValueError) as exc:

@@ -231,6 +231,80 @@ def test_word_2007_flat_xml_named_doc_leaves_deletions_out(tmp_path):
     assert extract(path).text == "The lazy brown dog."
 
 
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_CT = "application/vnd.openxmlformats-officedocument.wordprocessingml."
+
+
+def _package(*parts: tuple[str, str, str]) -> str:
+    """A Word 2007 flat XML package of (name, content type or "", XML) parts."""
+    body = "".join(f'<pkg:part pkg:name="{name}"' + (f' pkg:contentType="{ct}"' if ct else "") +
+                   f"><pkg:xmlData>{xml}</pkg:xmlData></pkg:part>" for name, ct, xml in parts)
+    return ('<?xml version="1.0" standalone="yes"?><?mso-application progid="Word.Document"?>'
+            f'<pkg:package xmlns:pkg="http://schemas.microsoft.com/office/2006/xmlPackage">{body}</pkg:package>')
+
+
+def test_word_2007_flat_xml_reads_a_text_box_once_and_not_the_glossary(tmp_path):
+    """A text box is in an mc:AlternateContent's Choice and again in its Fallback; the glossary part holds
+    content controls' placeholders ("Click or tap here to enter text."): both were read as the document's."""
+    document = f"""<w:document xmlns:w="{_W}" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"
+      xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" xmlns:v="urn:schemas-microsoft-com:vml">
+     <w:body><w:p><w:r><w:t>Body text.</w:t></w:r><w:r><mc:AlternateContent>
+      <mc:Choice Requires="wps"><w:drawing><wps:txbx><w:txbxContent><w:p><w:r><w:t>Text box words</w:t></w:r></w:p>
+      </w:txbxContent></wps:txbx></w:drawing></mc:Choice>
+      <mc:Fallback><w:pict><v:textbox><w:txbxContent><w:p><w:r><w:t>Text box words</w:t></w:r></w:p></w:txbxContent>
+      </v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p></w:body></w:document>"""
+    glossary = (f'<w:glossaryDocument xmlns:w="{_W}"><w:docParts><w:docPart><w:docPartBody><w:p><w:r>'
+                "<w:t>Click or tap here to enter text.</w:t></w:r></w:p></w:docPartBody></w:docPart></w:docParts>"
+                "</w:glossaryDocument>")
+    header = f'<w:hdr xmlns:w="{_W}"><w:p><w:r><w:t>Parish council</w:t></w:r></w:p></w:hdr>'
+    core = ('<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
+            'xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Minutes of  May</dc:title></cp:coreProperties>')
+    for typed in (True, False):  # by content type, or by name when the part has none
+        parts = [("/word/document.xml", _CT + "document.main+xml", document),
+                 ("/word/glossary/document.xml", _CT + "document.glossary+xml", glossary),
+                 ("/word/header1.xml", _CT + "header+xml", header),
+                 ("/docProps/core.xml", "application/vnd.openxmlformats-package.core-properties+xml", core)]
+        path = tmp_path / "flat.doc"
+        path.write_text(_package(*((n, ct if typed else "", x) for n, ct, x in parts)), encoding="utf-8")
+        doc = extract(path)
+        assert doc.text == "Body text.\nText box words\nParish council", typed
+        assert doc.title == "Minutes of May"
+
+
+def test_word_xml_title_is_cleaned_as_every_title(tmp_path):
+    path = tmp_path / "long.doc"
+    path.write_text(WORDML.replace("Allotment minutes", "Quarterly\n\n report " + "x" * 5000), encoding="utf-8")
+    title = extract(path).title
+    assert title.startswith("Quarterly report x") and len(title) <= 200
+
+
+def test_word_xml_is_streamed(tmp_path):
+    """A 10 MB file of runs built a 156 MB tree: each element is dropped once read."""
+    import tracemalloc
+
+    from searchapp.ingest.extractors.wordml import extract_wordml
+
+    unit = "<w:r><w:t>x</w:t></w:r>"
+    path = tmp_path / "big.doc"
+    path.write_text(WORDML.split("<w:body>")[0] + "<w:body><w:p>" + unit * (2**20 // len(unit)) +
+                    "</w:p></w:body></w:wordDocument>", encoding="utf-8")
+    tracemalloc.start()
+    try:
+        text = extract_wordml(path, 2**21).text  # read_capped reads up to its cap: tracemalloc counts it
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(text) == 2**20 // len(unit)
+    assert peak < 5 * 2**20, peak  # the cap of 2 MB read, the file, its text, one element
+
+
+def test_word_xml_nested_past_the_cap_fails_alone(tmp_path):
+    path = tmp_path / "deep.doc"
+    path.write_text(WORDML.replace("<w:body>", "<w:body>" + "<w:tbl>" * 300 + "</w:tbl>" * 300), encoding="utf-8")
+    with pytest.raises(ExtractionError, match="nests elements more than"):
+        extract(path)
+
+
 def test_word_xml_with_entities_is_refused_and_xhtml_stays_html(tmp_path):
     bomb = WORDML.replace('<w:wordDocument', '<!DOCTYPE w [<!ENTITY a "aaaa">]><w:wordDocument', 1)
     path = tmp_path / "bomb.doc"
