@@ -16,8 +16,9 @@ presentation (a CryptSession10Container, or the EncryptedSummary stream ole.py s
 
 Older PowerPoint: a PowerPoint 95 file has a "PowerPoint Document" stream whose records are not the 97 ones (no
 text atoms), but it keeps its slides' text, 8-bit, in a "Text_Content" stream; that is read (up to
-MAX_TEXT_CONTENT bytes) when the records give no text. A PowerPoint 4.0 file keeps everything in one "PP40" stream
-and is skipped, said to be that.
+MAX_TEXT_CONTENT bytes) when the records give no text, in the code page its SummaryInformation names (a Russian
+Windows saves cp1251), else cp1252. A PowerPoint 4.0 file keeps everything in one "PP40" stream and is skipped,
+said to be that.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Iterator, Optional
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from .encoding import clean_text
+from .encoding import clean_text, known_codec
 from .ole import OleFile, corrupt
 from .ole_encrypted import ENCRYPTED
 
@@ -51,6 +52,9 @@ _USER_EDIT, _PERSIST_DIRECTORY = 0x0FF5, 0x1772
 MAX_EDITS = 10_000  # saves followed back through the edit chain
 _CHECK_EVERY = 4096
 _MARKS = str.maketrans({"\r": "\n", "\x0b": "\n"})
+SUMMARY = "\x05SummaryInformation"
+MAX_SUMMARY = 64 << 10  # a few hundred bytes in a real file
+_CODE_PAGE, _VT_I2 = 1, 0x0002  # MS-OLEPS 2.18: PID_CODEPAGE, a 16-bit integer
 
 
 def read_ppt(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
@@ -70,15 +74,34 @@ def read_ppt(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
 
 
 def _text_content(ole: OleFile, cap: int, max_chars: Optional[int]) -> list[str]:
-    """A PowerPoint 95 file's text, from the stream it keeps for search tools: cp1252, paragraphs ended by CR, a
-    blank line between slides. [] when there is none (or it is over `cap`)."""
+    """A PowerPoint 95 file's text, from the stream it keeps for search tools: 8-bit in the file's code page
+    (cp1252 when it names none), paragraphs ended by CR, a blank line between slides. [] when there is none (or
+    it is over `cap`)."""
     data = ole.optional(TEXT_CONTENT, cap)
     if data is None:
         return []
     if max_chars is not None:
-        data = data[:max_chars + 1]  # one byte a character
-    text = data.decode("cp1252", "replace").translate(_MARKS).strip()
+        data = data[:max_chars + 1]  # one byte a character at most
+    text = data.decode(_code_page(ole.optional(SUMMARY, MAX_SUMMARY)), "replace").translate(_MARKS).strip()
     return [text] if text else []
+
+
+def _code_page(summary: Optional[bytes]) -> str:
+    """The codec of the code page a SummaryInformation property set names (MS-OLEPS 2.21: its first section's
+    PID_CODEPAGE), else cp1252; every offset and count is checked against the bytes there are."""
+    if not summary or len(summary) < 48 or summary[:2] != b"\xfe\xff":
+        return "cp1252"
+    section = struct.unpack_from("<I", summary, 44)[0]  # the first section's offset, after its FMTID
+    if section + 8 > len(summary):
+        return "cp1252"
+    count = min(struct.unpack_from("<I", summary, section + 4)[0], (len(summary) - section - 8) // 8)
+    for i in range(count):
+        pid, at = struct.unpack_from("<II", summary, section + 8 + 8 * i)
+        if pid == _CODE_PAGE and section + at + 6 <= len(summary):
+            kind, value = struct.unpack_from("<H2xH", summary, section + at)
+            codec = known_codec(f"cp{value}") if kind == _VT_I2 else None
+            return codec if codec and not codec.startswith("utf_16") else "cp1252"
+    return "cp1252"
 
 
 def _live_records(data: bytes, current_user: Optional[bytes], cancel: Optional[CancelToken] = None) -> Optional[bytes]:

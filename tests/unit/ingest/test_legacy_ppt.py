@@ -58,6 +58,29 @@ def test_a_powerpoint_95_deck_is_read_from_its_text_content_stream(tmp_path):
     assert text == "Compost clinic\n\nWhat goes in … and what stays out\nGreens\nBrowns"
 
 
+def summary_information(code_page: int) -> bytes:
+    """A SummaryInformation property set (MS-OLEPS) whose one property is PID_CODEPAGE."""
+    fmtid = bytes.fromhex("e0859ff2f94f6810ab9108002b27b3d9")  # FMTID_SummaryInformation, as stored
+    section = struct.pack("<II", 8 + 8 + 8, 1) + struct.pack("<II", 1, 16) + struct.pack("<HxxHxx", 2, code_page)
+    return struct.pack("<HHI16sI", 0xFFFE, 0, 0x00020005, b"\0" * 16, 1) + fmtid + struct.pack("<I", 48) + section
+
+
+def test_a_powerpoint_95_deck_reads_in_the_code_page_its_summary_names(tmp_path):
+    """A Russian Windows' PowerPoint 95 keeps its Text_Content in cp1251: it was read as cp1252 ("Êîìïîñò")."""
+    import olefile
+
+    slide = "Компост: что кладём и что нет\r\r".encode("cp1251")
+    for code_page, summary in ((1251, summary_information(1251)), (1252, summary_information(1200)),
+                               (1252, summary_information(1251)[:60]), (1252, b"\xfe\xff" + b"\xff" * 60)):
+        old = cfb({"PowerPoint Document": record(0x03E8, b"\0" * 64), "Text_Content": slide,
+                   "\x05SummaryInformation": summary})
+        path = put(tmp_path, "talk95.ppt", old)
+        if code_page == 1251:
+            with olefile.OleFileIO(str(path)) as ole:  # what olefile reads of it: the same code page
+                assert ole.get_metadata().codepage == 1251
+        assert extract(path).text == slide.decode(f"cp{code_page}").strip(), code_page
+
+
 def test_the_text_content_stream_is_read_only_when_the_records_give_no_text(tmp_path, monkeypatch):
     both = cfb({"PowerPoint Document": record(0x03E8, record(0x0FF0, text_atom("Spring planting"), container=True),
                                               container=True), "Text_Content": PPT95_TEXT})
