@@ -12,9 +12,20 @@ from ..base.entry_dates import clamped_ns
 from .rows import FileRow
 from .statements import Statements
 
-__all__ = ["FileRecords", "FILE_COLS", "file_cols"]
+__all__ = ["FileRecords", "FILE_COLS", "file_cols", "stored_notes", "MAX_STORED_NOTES"]
 
 FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns"
+MAX_STORED_NOTES = 20  # an entry's notes kept for `explain`: a workbook's or a deck's can run to thousands
+
+
+def stored_notes(notes: Sequence[str]) -> Optional[str]:
+    """An entry's notes as the files table keeps them (both engines): one a line, the first MAX_STORED_NOTES
+    and then how many more there were (a note per sheet or slide of a large workbook or deck printed thousands
+    of lines in `explain`); None when there are none."""
+    kept = list(notes[:MAX_STORED_NOTES])
+    if len(notes) > MAX_STORED_NOTES:
+        kept.append(f"… and {len(notes) - MAX_STORED_NOTES:,} more")
+    return "\n".join(kept) or None
 
 
 def file_cols(current: bool) -> str:
@@ -87,7 +98,7 @@ class FileRecords(Statements):
                  notes = excluded.notes
                RETURNING id""",  # the row's id, inserted or updated: no second look-up
             (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title,
-             ctime_ns, "\n".join(notes) or None),
+             ctime_ns, stored_notes(notes)),
         ).fetchone()[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...base.entry_dates import clamped_ns
 from ...base.errors import ConfigError, NoSharedLibrary, StoreError
-from ..file_records import file_cols
+from ..file_records import file_cols, stored_notes
 from ..rows import ChunkRow, FileRow, NewChunk, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
@@ -516,7 +516,7 @@ class PgStore(PgLexical, PgScope):
                RETURNING id""",
             (root_id, self.machine, path, size, clamped_ns(mtime_ns), sha256, status,
              None if error is None else _clean(error), kind, n_chunks, time.time(),
-             None if embed_title is None else _clean(embed_title), ctime_ns, _clean("\n".join(notes)) or None))
+             None if embed_title is None else _clean(embed_title), ctime_ns, _clean(stored_notes(notes) or "") or None))
         assert row is not None
         return int(row[0])
 

@@ -194,3 +194,25 @@ def test_an_indexed_folder_whose_own_name_matches_an_exclude_pattern_is_indexed_
     exclude = lib.config.scan.exclude
     assert in_scope(str(old), str(old / "letter.txt"), (), exclude)
     assert not in_scope(str(old), str(old / "letter.txt~"), (), exclude)
+
+
+def test_an_entrys_notes_are_kept_to_the_first_twenty(tiny_library, tmp_path, monkeypatch):
+    """A note per slide or sheet (a part over its cap) ran to thousands of lines in `explain`."""
+    from office_files import make_pptx
+
+    from searchapp.ingest.extractors import pptx
+    from searchapp.store.file_records import MAX_STORED_NOTES
+    from searchapp.store.ledger import entry_notes
+
+    monkeypatch.setattr(pptx, "MAX_SLIDE_BYTES", 2000)  # the long slides are over it: one note each
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    slides = [([f"Slide {i} about the heron survey"], []) for i in range(5)]
+    slides += [([f"Slide {i} " + "reeds " * 400], []) for i in range(5, 65)]
+    deck = make_pptx(docs / "survey.pptx", slides)
+    tiny_library.add_folder(docs, embed=False)
+    row = tiny_library.store.file_by_path(str(deck))
+    notes = entry_notes(tiny_library.store, row.id)
+    assert len(notes) == MAX_STORED_NOTES + 1 and notes[-1] == "… and 40 more", notes
+    assert all(n.endswith("skipped: larger than 0 MB") for n in notes[:-1])
+    assert tiny_library.search("heron survey", mode="lexical").hits
