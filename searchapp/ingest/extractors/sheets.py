@@ -8,8 +8,9 @@ nothing until it is rendered, and rendering is capped:
   separators, not thousands), however the empty cells are written: repeated, or one by one;
 - a non-empty cell or row repeats at most MAX_REPEAT times;
 - at most MAX_CELLS non-empty cells per file are read, and MAX_WRITTEN cell and row elements as the file
-  writes them (empty ones too: a repeat attribute counts once, so this bounds the reading, not the layout);
-  then reading stops and Document.notes says so.
+  writes them (empty ones too: a repeat attribute counts once, so this bounds the reading, not the layout;
+  cells a reader holds before giving them, as the .xls reader does, count when they are read, and again when
+  given); then reading stops and Document.notes says so.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class Workbook:
         count = min(count, MAX_REPEAT)
         if self.cells + self._row_filled + count > self.max_cells:  # one enormous row: stop before it grows
             self._row, self._row_filled, self._row_chars = [], 0, 0
-            self._cap(f"only the first {self.max_cells:,} cells read")
+            self.cap(f"only the first {self.max_cells:,} cells read")
             return
         row = self._row
         room = self.pages.budget - self.pages.pos - self._chars - self._row_chars
@@ -133,7 +134,7 @@ class Workbook:
         line = CELL_SEPARATOR.join(t for text, count in runs for t in [text] * count)
         for _ in range(min(max(repeat, 1), MAX_REPEAT)):
             if self.cells + filled > self.max_cells:
-                self._cap(f"only the first {self.max_cells:,} cells read")
+                self.cap(f"only the first {self.max_cells:,} cells read")
                 return
             self.cells += filled
             self._lines.append(line)
@@ -141,12 +142,18 @@ class Workbook:
             if self.full:
                 return
 
+    def held(self, count: int) -> None:
+        """`count` cells the reader read and holds, to give them in order later: elements read (MAX_WRITTEN)."""
+        self.written += count - 1
+        self._written()
+
     def _written(self) -> None:
         self.written += 1
         if self.written > self.max_written:
-            self._cap(f"reading stopped after {self.max_written:,} cells and rows, most of them empty")
+            self.cap(f"reading stopped after {self.max_written:,} cells and rows, most of them empty")
 
-    def _cap(self, note: str) -> None:
+    def cap(self, note: str) -> None:
+        """Stop reading: a cap (`note` says which) is reached."""
         if not self.capped:
             self.capped = True
             self.pages.note(note)

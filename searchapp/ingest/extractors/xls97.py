@@ -3,17 +3,24 @@ sheet's cells, read by xlrd from the workbook stream.
 
 ole.py takes the "Workbook" (BIFF8) or "Book" (BIFF5) stream out of the compound file, within the caps; Excel 2.x to
 4.0 saved that stream (BIFF2-4) as the file itself, which is read whole, within the same byte cap. xlrd parses the
-stream as given (it needs no container), sheet by sheet (on_demand: one sheet's cells in memory at a time; a BIFF2-4
-file holds one sheet, or an Excel 4.0 workbook a few, read at once), with its messages sent nowhere. xlrd only
-parses: it evaluates no formula (it reads the value Excel stored) and runs no macro. Sheets become pages as for
-.xlsx (sheets.py: one line per row, cells joined by " | ", the same cell and text caps), and a cell reads as it
-does there: a number by its value (sheets.number_text), a date or time as its cell style's number format shows it
-(xlsx_dates.py: `2016-12-27`, `06:15`, to the second, whatever float noise the serial holds). A workbook with a
-FILEPASS record is encrypted, and said to be.
+stream as given (it needs no container), sheet by sheet, with its messages sent nowhere. xlrd only parses: it
+evaluates no formula (it reads the value Excel stored) and runs no macro.
+
+Each cell xlrd reads goes to _Cells (xlrd's Sheet.put_cell, replaced on each sheet), not to xlrd's own rows: xlrd
+pads a row with empty cells up to a cell's column, so one cell at column 256 of each of 65,536 rows would hold 16
+million cells; _Cells holds the cells written, with the XF index of each (the cell's style, whose number format
+tells a date from a number), and stops at the cap. Blank cells (formatting only) are not read at all
+(formatting_info=False). Sheets are read one at a time, at most MAX_SHEETS, each sheet's data once (several
+BOUNDSHEET records may point at the same data). Sheets become pages as for .xlsx (sheets.py: one line per row,
+cells joined by " | ", the same cell and text caps), and a cell reads as it does there: a number by its value
+(sheets.number_text), a date or time as its cell style's number format shows it (xlsx_dates.py: `2016-12-27`,
+`06:15`, to the second, whatever float noise the serial holds). A workbook with a FILEPASS record is encrypted,
+and said to be.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
 from pathlib import Path
@@ -29,10 +36,14 @@ from .sheets import Workbook, cell_text, number_text
 from .xlsx_dates import BUILTIN, DateFormat, date_format, serial_text
 from .ziputil import PartTooLarge
 
-__all__ = ["SUFFIXES", "read_xls", "bare_format", "read_bare_xls"]
+__all__ = ["SUFFIXES", "MAX_SHEETS", "read_xls", "bare_format", "read_bare_xls"]
 
 SUFFIXES = frozenset({".xls", ".xlt"})
-_CHECK_EVERY = 256  # rows
+MAX_SHEETS = 1000  # sheets read per workbook; a real one has a few dozen at most
+# Cells held per sheet past those the cell cap still allows: cells that show no text (an error, an empty string)
+# do not count against that cap, so a sheet of them must stop somewhere too.
+_UNSHOWN = 50_000
+_CHECK_EVERY = 4096  # cells, and rows
 # The BOF record that opens a bare workbook stream, by the Excel that wrote it, and the kinds of stream it may open
 # (workbook globals, a worksheet, an Excel 4.0 workbook): a chart or macro sheet is no workbook.
 _BARE_BOF = {0x0009: "Excel 2.x", 0x0209: "Excel 3.0", 0x0409: "Excel 4.0", 0x0809: "Excel 5.0 or later"}
@@ -82,38 +93,164 @@ def _read_stream(data: bytes, what: str, max_chars: Optional[int], cancel: Optio
                  bare: bool) -> Document:
     """The sheets of a workbook stream; `what` names the file in a reason ("Excel file", "Excel 4.0 workbook").
     A bare stream of a BIFF version xlrd does not read is not supported; in an OLE file, it is corrupt."""
-    import xlrd
-
+    reader = _Reader(Workbook(max_chars), cancel)
     try:
-        # formatting_info: each cell's style, whose number format tells a date (and which parts of it) from a number
-        book = xlrd.open_workbook(file_contents=data, on_demand=True, ragged_rows=True, logfile=io.StringIO(),
-                                  verbosity=0, formatting_info=True)
+        book = _open(data, reader)
     except _broken() as exc:
         if "encrypted" in str(exc).lower():
             raise UnsupportedFileError(ENCRYPTED) from None
         if bare and "BIFF version" in str(exc):  # xlrd: "Can't determine file's BIFF version", "BIFF version 1 ..."
             raise UnsupportedFileError(f"{what}: not supported") from None
         raise corrupt(f"{what}: {exc}") from None
-    out = Workbook(max_chars)
-    formats = _Formats(book)
     try:
-        for index in range(book.nsheets):
-            if out.full:
-                break
-            sheet = book.sheet_by_index(index)
-            out.start_sheet(index + 1, sheet.name)
-            _cells(sheet, formats, out, cancel)
-            book.unload_sheet(index)
+        if book.on_demand:  # Excel 5.0 and later: the sheets are read here; earlier ones were read by _open
+            for number in range(len(book._sheet_names)):
+                if reader.out.full:
+                    break
+                book.get_sheet(number)
     except _broken() as exc:
         raise corrupt(f"{what}: {type(exc).__name__}: {exc}") from None
     finally:
         book.release_resources()
-    return out.document("xls")
+        del book.get_sheet  # the Book and the reader's method refer to each other: freed now, not at the next GC
+    return reader.out.document("xls")
+
+
+def _open(data: bytes, reader: _Reader) -> Any:
+    """xlrd's Book for a workbook stream, as xlrd.open_workbook makes it (on_demand, ragged_rows), except that
+    every sheet is read by `reader`: its get_sheet replaces the Book's own, and xlrd calls it as it reads the
+    globals of an Excel 2.x to 4.0 workbook (no on_demand there) and as _read_stream asks for each later sheet."""
+    import xlrd
+    from xlrd.biffh import XL_WORKBOOK_GLOBALS, biff_text_from_num
+    from xlrd.book import SUPPORTED_VERSIONS, Book
+
+    if not data:
+        raise xlrd.XLRDError("the workbook stream is empty")
+    book = Book()
+    book.get_sheet = functools.partial(reader.sheet, book)
+    try:
+        book.biff2_8_load(file_contents=data, logfile=io.StringIO(), verbosity=0, use_mmap=False,
+                          formatting_info=False, on_demand=True, ragged_rows=True)
+        version = book.getbof(XL_WORKBOOK_GLOBALS)
+        if not version:
+            raise xlrd.XLRDError("Can't determine file's BIFF version")
+        if version not in SUPPORTED_VERSIONS:
+            raise xlrd.XLRDError(f"BIFF version {biff_text_from_num[version]} is not supported")
+        book.biff_version = version
+        if version <= 40:  # one worksheet, no globals
+            book.on_demand = False
+            book.fake_globals_get_sheet()
+        else:  # an Excel 4.0 workbook (45) holds its sheets in the globals, each read as it comes
+            book.on_demand = version > 45
+            book.parse_globals()
+    except BaseException:
+        book.release_resources()
+        del book.get_sheet
+        raise
+    return book
+
+
+class _Reader:
+    """Reads each sheet xlrd is asked for into the Workbook: its cells through _Cells, then row by row."""
+
+    def __init__(self, out: Workbook, cancel: Optional[CancelToken]) -> None:
+        self.out, self.cancel = out, cancel
+        self.sheets = 0
+        self._read_at: set[int] = set()  # where each sheet read starts in the stream
+
+    # book: xlrd's Book (xlrd has no type information, so it is Any to mypy)
+    def sheet(self, book: Any, number: int, update_pos: bool = True) -> None:
+        """xlrd's Book.get_sheet, reading the sheet into the Workbook instead of keeping it."""
+        from xlrd.biffh import XL_WORKSHEET
+        from xlrd.sheet import Sheet
+
+        if self.out.full:
+            return
+        position = book._sh_abs_posn[number] if update_pos else book._position
+        if position in self._read_at:  # a second BOUNDSHEET pointing at a sheet already read: a copy
+            return
+        if self.sheets == MAX_SHEETS:
+            self.out.cap(f"only the first {MAX_SHEETS:,} sheets read")
+            return
+        self._read_at.add(position)
+        self.sheets += 1
+        book._position = position
+        book.getbof(XL_WORKSHEET)
+        sheet = Sheet(book, book._position, book._sheet_names[number], number)
+        cells = _Cells(sheet, self.out.max_cells - self.out.cells + _UNSHOWN, self.cancel)
+        sheet.put_cell = cells.put
+        try:
+            sheet.read(book)
+        except _Full:
+            pass
+        self.out.held(len(cells.held))
+        self.out.start_sheet(number + 1, sheet.name)
+        _rows(cells.held, _Formats(book), self.out, self.cancel)
+        if cells.stopped:
+            self.out.cap(f"only the first {self.out.max_cells:,} cells read")
+
+
+class _Full(Exception):
+    """Raised from _Cells.put to stop xlrd reading a sheet: the cells held reach the cap."""
+
+
+class _Cells:
+    """One sheet's cells as xlrd reads them: (row, column, cell type, value, XF index), in the file's order.
+    xlrd's own put_cell would pad each row up to the cell's column; this holds only the cells written, at most
+    `limit` of them (then reading the sheet stops)."""
+
+    def __init__(self, sheet: Any, limit: int, cancel: Optional[CancelToken]) -> None:
+        self.held: list[tuple[int, int, int, Any, int]] = []
+        self.stopped = False
+        self._types: dict[int, int] = sheet._xf_index_to_xl_type_map  # shared with the Book: filled as XFs come
+        self._rows, self._columns = sheet.utter_max_rows, sheet.utter_max_cols
+        self._limit, self._cancel = max(limit, 0), cancel
+
+    def put(self, rowx: int, colx: int, ctype: Optional[int], value: Any, xf_index: int) -> None:
+        if ctype is None:  # a number: its XF tells xlrd's date type from a number, as xlrd's put_cell does
+            ctype = self._types[xf_index]
+        if not (0 <= colx < self._columns and 0 <= rowx < self._rows):
+            raise IndexError(f"cell ({rowx}, {colx}) outside the sheet")
+        held = self.held
+        if len(held) >= self._limit:
+            self.stopped = True
+            raise _Full
+        if self._cancel is not None and len(held) % _CHECK_EVERY == 0:
+            self._cancel.check()
+        held.append((rowx, colx, ctype, value, xf_index))
+
+
+def _rows(held: list[tuple[int, int, int, Any, int]], formats: _Formats, out: Workbook,
+          cancel: Optional[CancelToken]) -> None:
+    """The held cells row by row, each row by column (a file may write them in any order); of two cells at one
+    place, the later one is kept, as xlrd keeps it."""
+    held.sort(key=lambda cell: (cell[0], cell[1]))  # stable: the later of two cells at one place stays last
+    row, last, rows = -1, -1, 0
+    for n, (r, c, kind, value, xf) in enumerate(held):
+        if n + 1 < len(held) and held[n + 1][:2] == (r, c):
+            continue
+        if r != row:
+            if row >= 0:
+                out.end_row()
+            if out.full:
+                return
+            rows += 1
+            if cancel is not None and rows % _CHECK_EVERY == 0:
+                cancel.check()
+            row, last = r, -1
+        text = _value(kind, value, xf, formats)
+        if text:
+            out.cell(text, skipped=c - last - 1)
+            last = c
+    if row >= 0:
+        out.end_row()
 
 
 class _Formats:
     """How each cell style (XF record) shows a number: the date format of its number format code, judged as for
-    .xlsx (xlsx_dates.date_format), or None. xlrd's Book has no type information, so it is Any to mypy."""
+    .xlsx (xlsx_dates.date_format), or None. One per sheet: an Excel 4.0 workbook's sheets each have their own
+    XF records, and an Excel 2.x sheet adds them as its cells come. xlrd's Book has no type information, so it is
+    Any to mypy."""
 
     def __init__(self, book: Any) -> None:
         self.book, self.date1904 = book, book.datemode == 1
@@ -139,37 +276,14 @@ class _Formats:
         return date_format(code) if code else None
 
 
-# sheet: xlrd's Sheet (xlrd has no type information, so it is Any to mypy)
-def _cells(sheet: Any, formats: _Formats, out: Workbook, cancel: Optional[CancelToken]) -> None:
-    import xlrd
-
-    empty = (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK)
-    for r in range(sheet.nrows):
-        if cancel is not None and r % _CHECK_EVERY == 0:
-            cancel.check()
-        if out.full:
-            return
-        skipped = 0
-        # A row's types and values as xlrd keeps them, not a Cell object per cell: a row of 256 blank cells
-        # (formatting_info keeps them) costs little; a cell's style is looked up for numbers only.
-        for c, (kind, value) in enumerate(zip(sheet.row_types(r), sheet.row_values(r), strict=True)):
-            text = "" if kind in empty else _value(kind, value, formats, sheet, r, c)
-            if text:
-                out.cell(text, skipped=skipped)
-                skipped = 0
-            else:
-                skipped += 1
-        out.end_row()
-
-
-def _value(kind: int, value: Any, formats: _Formats, sheet: Any, r: int, c: int) -> str:
+def _value(kind: int, value: Any, xf: int, formats: _Formats) -> str:
     import xlrd
 
     if kind == xlrd.XL_CELL_TEXT:
         return cell_text(value)
     if kind in (xlrd.XL_CELL_NUMBER, xlrd.XL_CELL_DATE):
         number = float(value)
-        fmt = formats.date(sheet.cell_xf_index(r, c), kind, number)
+        fmt = formats.date(xf, kind, number)
         return (serial_text(number, fmt, formats.date1904) if fmt is not None else None) or number_text(number)
     if kind == xlrd.XL_CELL_BOOLEAN:
         return "TRUE" if value else "FALSE"
