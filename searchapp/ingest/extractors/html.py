@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ...base.progress import CancelToken
 from ...base.types import Document
@@ -21,11 +21,18 @@ SUFFIXES = frozenset({".htm", ".html", ".xhtml"})
 _HIDDEN = frozenset({"script", "style", "noscript", "template", "svg", "math", "iframe", "object"})
 # Elements left out with all they hold (_left_out): a site's navigation (<nav>, role="navigation":
 # menus, tables of contents, lists of the site's pages, the same words on every page, ahead of its own text;
-# and a link to the page in another language, <a hreflang>: Wikipedia's list of 136 languages is one each),
-# and what the page marks as not shown (the `hidden` attribute, except hidden="until-found", which a browser's
-# find reveals) or as decoration a screen reader skips (aria-hidden="true": icons, a label said again).
+# and, in a list, a link to the page in another language, <a hreflang>: Wikipedia's list of 136 languages is one
+# each; a link in a sentence is kept), and what the page marks as not shown (the `hidden` attribute, except
+# hidden="until-found", which a browser's find reveals, and a tab or accordion panel, role="tabpanel" or
+# "region", which a click shows). A left-out element ends at its own end tag or at the end of an element around
+# it, as a browser closes an element left open. What a screen reader skips (aria-hidden="true") is left out only
+# when its text is short (_DECORATION_CHARS: an icon, a label said again): a closed accordion's answer is kept,
+# and so is the visible text of a formula beside its MathML (KaTeX), which is not read.
 # <header> and <footer> are kept: a page's title, byline or address is often there.
 _NAVIGATION = frozenset({"nav"})
+_PANEL_ROLES = frozenset({"tabpanel", "region"})
+_LISTS = ("ul", "ol", "menu")
+_DECORATION_CHARS = 32  # the text of an aria-hidden element left out: "★", "Toggle the table of contents"
 # What has no end tag, or may leave it out (<li>, <p>, <td>, ...): a left-out element of these would hide the
 # text up to an end tag that need never come, so their attributes leave nothing out.
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
@@ -48,18 +55,34 @@ _FEED_CHARS = 1 << 20  # markup parsed between two cancel checks
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
-def _left_out(tag: str, attrs: list[tuple[str, Optional[str]]]) -> bool:
+def _left_out(tag: str, attrs: list[tuple[str, Optional[str]]], in_list: bool) -> bool:
     """Whether the element is left out with its content: navigation, or marked hidden (see _NAVIGATION)."""
     if tag in _NAVIGATION:
         return True
     if tag in _VOID or tag in _END_TAG_OPTIONAL:
         return False
-    for name, value in attrs:
-        value = (value or "").strip().lower()
-        if (name == "role" and "navigation" in value.split()) or (name == "hreflang" and tag == "a") \
-                or (name == "hidden" and value != "until-found") or (name == "aria-hidden" and value == "true"):
-            return True
-    return False
+    found = dict(reversed(attrs))  # the first of an attribute written twice, as a browser reads it
+    role = (found.get("role") or "").lower().split()
+    if "navigation" in role or (tag == "a" and "hreflang" in found and in_list):
+        return True
+    if "hidden" not in found:
+        return False
+    return (found["hidden"] or "").strip().lower() != "until-found" and _PANEL_ROLES.isdisjoint(role)
+
+
+def _decoration(tag: str, attrs: list[tuple[str, Optional[str]]]) -> bool:
+    """aria-hidden="true": left out if its text is short (_TextParser.mark)."""
+    return tag not in _VOID and tag not in _END_TAG_OPTIONAL and \
+        any(name == "aria-hidden" and (value or "").strip().lower() == "true" for name, value in attrs)
+
+
+class _Mark(NamedTuple):
+    """Where an aria-hidden element began: its text is taken back at its end if short."""
+    before: Counter[str]  # the elements open, itself included: an end tag that takes one of them ends it
+    parts: int  # len(parts)
+    last: str  # parts[-1], which emit may strip
+    pending: int
+    at_line_start: bool
 
 
 class _TextParser(HTMLParser):
@@ -72,6 +95,9 @@ class _TextParser(HTMLParser):
         self.open_hidden: Counter[str] = Counter()  # how many of each are in `hidden`: an end tag checked in O(1)
         self.leave_out = leave_out  # leave out navigation and what is marked hidden (_left_out)
         self.left_out = 0  # characters of text they held
+        self.open: Counter[str] = Counter()  # elements open outside `hidden` (those whose end tag is left out too)
+        self.mark: Optional[_Mark] = None  # an open aria-hidden element, its text taken back at its end if short
+        self.after_math = False  # a <math> just ended, with no text since: what follows may be its visible copy
         self.pre = 0
         self.title: Optional[list[str]] = None  # collecting the first <title>
         self.title_text = ""
@@ -104,7 +130,7 @@ class _TextParser(HTMLParser):
             if tag not in _VOID:  # every element inside, so that a nested <div> does not end a left-out <div>
                 self._hide(tag)
             return
-        if tag in _HIDDEN or (self.leave_out and _left_out(tag, attrs)):
+        if tag in _HIDDEN or (self.leave_out and _left_out(tag, attrs, any(self.open[t] for t in _LISTS))):
             self._block(tag)  # a left-out <nav> or <div> still parts the text before it from the text after
             self._hide(tag)
             return
@@ -113,6 +139,12 @@ class _TextParser(HTMLParser):
         elif tag == "pre":
             self.pre += 1
         self._block(tag)
+        if tag in _VOID:
+            return
+        self.open[tag] += 1
+        if self.leave_out and self.mark is None and not self.after_math and _decoration(tag, attrs):
+            last = self.parts[-1] if self.parts else ""
+            self.mark = _Mark(Counter(self.open), len(self.parts), last, self.pending, self.at_line_start)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
         if not self.hidden:  # <br/>, <hr/>; a self-closed <svg/> hides nothing
@@ -120,12 +152,23 @@ class _TextParser(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if self.hidden:
-            if self.open_hidden[tag]:  # close up to the matching element; stray end tags are ignored
+            if self.open_hidden[tag]:  # close up to the matching element
                 while self._unhide() != tag:
                     pass
                 if not self.hidden:
-                    self._block(tag)
-            return
+                    self._shown(tag)
+                return
+            if not self.open[tag]:  # a stray end tag
+                return
+            # The end of an element around the left-out one, which was left open: a browser closes it here.
+            root = self.hidden[0]
+            while self.hidden:
+                self._unhide()
+            self._shown(root)
+        if self.open[tag]:
+            self.open[tag] -= 1
+            if self.mark is not None and self.open[tag] < self.mark.before[tag]:
+                self._end_mark()  # the aria-hidden element ends, or one open before it
         if tag == "title" and self.title is not None:
             self._end_title()
         elif tag == "pre" and self.pre:
@@ -141,7 +184,14 @@ class _TextParser(HTMLParser):
         if self.title is not None:
             self.title.append(data)
             return
+        if self.after_math and data.strip():
+            self.after_math = False
         self.emit(data, verbatim=self.pre > 0)
+
+    def close(self) -> None:
+        super().close()
+        if self.mark is not None:
+            self._end_mark()
 
     def _hide(self, tag: str) -> None:
         self.hidden.append(tag)
@@ -151,6 +201,25 @@ class _TextParser(HTMLParser):
         tag = self.hidden.pop()
         self.open_hidden[tag] -= 1
         return tag
+
+    def _shown(self, root: str) -> None:
+        """A left-out element (`root` the outermost) has ended: the text after it is read."""
+        self.after_math = root == "math"
+        self._block(root)
+
+    def _end_mark(self) -> None:
+        """The aria-hidden element has ended: its text is taken back if short (decoration), else kept."""
+        mark, self.mark = self.mark, None
+        if mark is None:
+            return
+        text = "".join(self.parts[mark.parts:]).strip()
+        if len(text) > _DECORATION_CHARS:
+            return
+        self.left_out += len(text)
+        del self.parts[mark.parts:]
+        if self.parts:
+            self.parts[-1] = mark.last
+        self.pending, self.at_line_start = mark.pending, mark.at_line_start
 
     def _end_title(self) -> None:
         self.title_text = _WS.sub(" ", "".join(self.title or ())).strip()

@@ -68,3 +68,46 @@ def test_a_page_mostly_hidden_or_navigation_is_read_whole() -> None:
     assert html_to_text(index) == "Site map\n\nAnatidae\nGeese"
     unclosed = f"<p>Short intro.</p><nav><a href='/'>Home</a>{ARTICLE}<p>More prose about ducks.</p>"
     assert "More prose about ducks." in html_to_text(unclosed)
+
+
+# ------------------------------------------------------------- what the rules must not take (real content)
+
+PROSE = "<p>" + "Intro words about the product. " * 10 + "</p>"  # so that the page is not read whole
+
+
+def test_an_unclosed_hidden_element_ends_with_the_element_around_it() -> None:
+    """Browsers close an element left open when an element around it ends; so does the reader."""
+    icon = html_to_text(f"{PROSE * 3}<ul><li>Item one <i class='icon' aria-hidden='true'></li>"
+                        "<li>Item two, the important one</li></ul><p>Closing paragraph with the address.</p>")
+    assert icon.endswith("Item one\nItem two, the important one\n\nClosing paragraph with the address.")
+    span = html_to_text(f"<p>First <span hidden>x</p><p>Second paragraph of words that stay.</p>{PROSE}<p>end</p>")
+    assert span.startswith("First\n\nSecond paragraph of words that stay.") and span.endswith("end")
+    nav = html_to_text(f"{PROSE}<div><nav><a href='/'>Home</a></div><p>After the menu.</p>")
+    assert nav.endswith("After the menu.") and "Home" not in nav
+
+
+def test_an_inactive_tab_or_accordion_panel_is_read() -> None:
+    tabs = html_to_text(f"<h1>Widget 3000</h1>{PROSE}<div role='tablist'><button>Overview</button></div>"
+                        "<div role='tabpanel'>Overview text.</div><div role='tabpanel' hidden><table>"
+                        "<tr><td>Weight</td><td>1.2 kg</td></tr></table></div><div role=region hidden>Warranty: 2 years"
+                        "</div>")
+    assert tabs.endswith("Overview text.\n\nWeight 1.2 kg\n\nWarranty: 2 years")
+    faq = html_to_text(f"<h1>FAQ</h1>{PROSE}<div class='q'>How do I reset my password?</div>"
+                       "<div class='a' aria-hidden='true'>Go to Settings, choose Security, then Reset password.</div>")
+    assert faq.endswith("How do I reset my password?\n\nGo to Settings, choose Security, then Reset password.")
+
+
+def test_a_formula_keeps_its_visible_text() -> None:
+    """KaTeX writes a formula twice: MathML for screen readers (not read here) and the visible text, aria-hidden."""
+    katex = ("<span class='katex'><span class='katex-mathml'><math><semantics><mi>E</mi><annotation>E=mc^2"
+             "</annotation></semantics></math></span><span class='katex-html' aria-hidden='true'><span>E</span>"
+             "<span>=</span><span>mc</span><sup>2</sup></span></span>")
+    assert html_to_text(f"{PROSE}<p>Energy is {katex} as shown.</p>").endswith("Energy is E=mc2 as shown.")
+
+
+def test_a_link_in_another_language_is_left_out_only_in_a_list() -> None:
+    prose = html_to_text(f"{PROSE}<p>Read the <a hreflang='de' href='/de'>German original</a> for details.</p>")
+    assert prose.endswith("Read the German original for details.")
+    picker = html_to_text(f"{PROSE}<ul><li><a hreflang='de' href='/de'>Deutsch</a><li><a hreflang=fr>Français</a></ul>"
+                          "<p>After the list.</p>")
+    assert "Deutsch" not in picker and "Français" not in picker and picker.endswith("After the list.")
