@@ -50,7 +50,6 @@ _PAGE_FRAMES = frozenset({"header", "footer"})
 _PAGE_SKIPPED = SKIPPED | {_TEXT + field for field in ("page-number", "page-count", "page-continuation", "sheet-name",
                                                         "date", "time", "file-name", "title", "chapter")}
 _NUMBERING = frozenset({_TEXT + "page-number", _TEXT + "page-count"})
-_MAX_NUMBERING_WORDS = 3  # "Page 1 of 9" less its fields: two words, in any language; a sentence is more
 _WORDS = re.compile(r"\w+")
 MAX_STYLES_BYTES = 16 * 2**20  # styles.xml; a real one is under 1 MB, its master pages at its end
 _MAX_SPACES = 1000  # <text:s text:c="..."> is attacker-controlled
@@ -181,14 +180,37 @@ def _page_paragraphs(el: Element) -> list[str]:
         if child.tag not in _PARAGRAPHS:
             out += _page_paragraphs(child)  # a region (left, centre, right) or a frame's text box
             continue
+        if _numbering_only(child):
+            continue
         found: list[str] = []
         _walk(child, found, None, _PAGE_SKIPPED)
-        numbering = any(d.tag in _NUMBERING for d in child.iter())
-        for text in found:
-            words = len(_WORDS.findall(text))
-            if words and not (numbering and words <= _MAX_NUMBERING_WORDS):
-                out.append(text)
+        out += (text for text in found if _WORDS.search(text))
     return out
+
+
+def _numbering_only(paragraph: Element) -> bool:
+    """Whether a header's or footer's paragraph is only its page numbering ("Page 1 of 9", "- 1 -", "1 / 9",
+    "1ページ"): page fields with at most one word beside each, in any language, before the first and between them
+    ("Page", "of") or after the last and between them ("ページ"). Any other paragraph is read less its fields:
+    "Confidential — Page 1" keeps "Confidential — Page"."""
+    gaps: list[list[str]] = [[]]  # the text before the first field, between two, after the last
+    _numbering_gaps(paragraph, gaps)
+    if len(gaps) == 1:
+        return False
+    words = [len(_WORDS.findall(" ".join(gap))) for gap in gaps]  # "Confidential<tab/>Page": two words
+    return max(words) <= 1 and (words[0] == 0 or words[-1] == 0)
+
+
+def _numbering_gaps(el: Element, gaps: list[list[str]]) -> None:
+    if el.text:
+        gaps[-1].append(el.text)
+    for child in el:
+        if child.tag in _NUMBERING:
+            gaps.append([])
+        elif child.tag not in _PAGE_SKIPPED:
+            _numbering_gaps(child, gaps)
+        if child.tail:
+            gaps[-1].append(child.tail)
 
 
 def after_pages(doc: Document, texts: list[str]) -> Document:

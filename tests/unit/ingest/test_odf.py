@@ -122,6 +122,21 @@ def test_odt_headers_and_footers_are_read_once_after_the_body(tmp_path: Path) ->
                                                 "Here is footer text", "Draft for the board, page"]
 
 
+def test_a_footer_with_a_page_number_keeps_its_words(tmp_path: Path) -> None:
+    """Only the page fields are left out, and a line that is nothing but the page numbering, in any language."""
+    def p(inner: str) -> str:
+        return f"<text:p>{inner}</text:p>"
+
+    number, count = "<text:page-number>1</text:page-number>", "<text:page-count>9</text:page-count>"
+    footer = "".join(p(line) for line in (
+        f"Confidential — Page {number}", f"ACME Corp Page {number}", f"Orchard<text:tab/>Page {number}",
+        f"Page {number} of {count}", f"Seite {number} von {count}", f"- {number} -", f"{number} / {count}",
+        f"{number}ページ", f"Page <text:span>{number}</text:span>"))
+    masters = f'<style:master-page style:name="Standard"><style:footer>{footer}</style:footer></style:master-page>'
+    path = odf(tmp_path / "f.odt", "text", "<text:p>Body</text:p>", masters)
+    assert extract(path).text.split("\n\n") == ["Body", "Confidential — Page", "ACME Corp Page", "Orchard\tPage"]
+
+
 def test_ods_footers_after_the_sheets_and_calcs_own_page_fields_left_out(tmp_path: Path) -> None:
     table = ('<table:table table:name="Sheet1"><table:table-row><table:table-cell><text:p>Data 1</text:p>'
              '</table:table-cell></table:table-row></table:table>')
