@@ -33,13 +33,19 @@ from itertools import pairwise
 __all__ = ["join_hyphenated", "word_a_line", "better_lines"]
 
 _LETTERS = r"[^\W\d_]"
-# the first half: its token (to tell a link), the letters before the hyphen; the second half: its letters, the
-# rest of its token, the spaces after it
-_BREAK = re.compile(rf"(?P<token>[^\s]*?)(?P<left>{_LETTERS}{{2,}})[-\u2010][ \t]*\n[ \t]*"
-                    rf"(?P<right>{_LETTERS}{{2,}})(?P<rest>\S*)(?P<space>[ \t]*)")
-_MARKED = re.compile(rf"(?P<left>{_LETTERS}{{2,}})[\ufffe\x02](?P<newline>\n?)(?P<right>{_LETTERS}{{2,}})?")
+# A hyphen at a line end. Its halves are found from it, the first by looking back over its token, the second
+# forward: one regex for the whole (a token, letters, the break, letters) backtracked over every start of a long
+# run without spaces, 60 s for 2,000 letters.
+_BREAK = re.compile(r"[-\u2010][ \t]*\n[ \t]*")
+# the second half: its letters, the rest of its token, the spaces after it
+_RIGHT = re.compile(rf"(?P<right>{_LETTERS}{{2,}})(?P<rest>\S*)(?P<space>[ \t]*)")
+_SPACES = re.compile(r"\s")
+# Each starts where a word starts (no letter before it): started inside a long run of letters, every start would
+# read the run to its end again.
+_WORD_START = rf"(?<!{_LETTERS})"
+_MARKED = re.compile(rf"{_WORD_START}(?P<left>{_LETTERS}{{2,}})[\ufffe\x02](?P<newline>\n?)(?P<right>{_LETTERS}{{2,}})?")
 _LINK = re.compile("[/@]")  # a link, a path, an address: its hyphen is its own
-_COMPOUND = re.compile(rf"{_LETTERS}+(?:[-\u2010]{_LETTERS}+)+")
+_COMPOUND = re.compile(rf"{_WORD_START}{_LETTERS}+(?:[-\u2010]{_LETTERS}+)+")
 
 
 def join_hyphenated(pages: list[str]) -> list[str]:
@@ -62,24 +68,57 @@ def _join(text: str, compounds: set[tuple[str, str]]) -> str:
     if "\n" not in text and "\ufffe" not in text and "\x02" not in text:
         return text
 
-    def broken(m: re.Match[str]) -> str:
-        left, right = m["left"], m["right"]
-        if not right[0].islower() or (left.lower(), right.lower()) in compounds or _LINK.search(m["token"] + m["rest"]):
-            return m.group()
-        after = m.end()
-        more = after < len(text) and text[after] != "\n"  # the line goes on: the break moves after the word
-        return f"{m['token']}{left}{right}{m['rest']}" + ("\n" if more else m["space"])
-
     def marked(m: re.Match[str]) -> str:
         left, right = m["left"], m["right"]
         if right and right[0].islower() and (left.lower(), right.lower()) not in compounds:
             return left + right
         return f"{left}-{m['newline']}{right or ''}"
 
-    text = _BREAK.sub(broken, text)
+    text = _join_breaks(text, compounds)
     if "\ufffe" in text or "\x02" in text:
         text = _MARKED.sub(marked, text)
     return text
+
+
+def _join_breaks(text: str, compounds: set[tuple[str, str]]) -> str:
+    """`text` with each hyphen at a line end joined where it breaks a word (see the module doc); each character is
+    looked at a bounded number of times: a token is looked back over once, from its own hyphen."""
+    out: list[str] = []
+    done = 0  # text[:done] is in `out`
+    for m in _BREAK.finditer(text):
+        if m.start() < done:
+            continue  # inside the second half of the last join
+        start = max(done, _token_start(text, m.start()))
+        left_start = _letters_before(text, start, m.start())
+        right = _RIGHT.match(text, m.end())
+        if m.start() - left_start < 2 or right is None:
+            continue
+        left, token, word = text[left_start:m.start()], text[start:left_start], right["right"]
+        if (not word[0].islower() or (left.lower(), word.lower()) in compounds
+                or _LINK.search(token + right["rest"])):
+            continue
+        after = right.end()
+        more = after < len(text) and text[after] != "\n"  # the line goes on: the break moves after the word
+        out.append(text[done:left_start] + left + word + right["rest"] + ("\n" if more else right["space"]))
+        done = after
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _letters_before(text: str, start: int, end: int) -> int:
+    """Where the letters ending at `end` start (not before `start`)."""
+    i = end
+    while i > start and (text[i - 1].isalpha()):
+        i -= 1
+    return i
+
+
+def _token_start(text: str, end: int) -> int:
+    """Where the token ending at `end` starts: after the last white space before it."""
+    i = end
+    while i > 0 and not text[i - 1].isspace():
+        i -= 1
+    return i
 
 
 ONE_WORD = 0.8  # lines holding one word, of a page's lines with text: a page read one word a line

@@ -106,3 +106,19 @@ def test_a_pdf_s_winansi_hyphen_is_a_hyphen_not_a_soft_one(tmp_path):
     joins its word."""
     path = winansi_pdf(tmp_path / "shy.pdf", b"A state\xadof\xadthe\xadart e\xadmail system, discov\xad\nered late.")
     assert extract(path).text == "A state-of-the-art e-mail system, discovered\nlate."
+
+
+def test_a_long_run_without_spaces_is_read_once_not_over_and_over():
+    """A page without spaces between its words (common in PDFs) is one long run of letters: the first regexes
+    backtracked over every start of it (2,000 letters took 60 s, 100,000 would take days). A hang guard, not a
+    speed test: the child is given 120 s for what takes well under a second on any machine."""
+    import subprocess
+    import sys
+
+    code = ("from searchapp.ingest.extractors.line_breaks import join_hyphenated as j\n"
+            "n = 100_000\n"
+            "pages = ['x' * n + '\\nend', 'x' * n + '-\\nend', 'x' * n + '\\ufffe' + 'y' * n, 'ab-' * n + '\\nxy']\n"
+            "out = j(pages)\n"
+            "assert out[1] == 'x' * n + 'end' and out[2] == 'x' * n + 'y' * n, [p[-8:] for p in out]\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
