@@ -42,10 +42,12 @@ test-fast: setup
 # The tests of what the light dependencies do for us, again with the lowest versions pyproject.toml allows of them
 # (.ci/lowest_versions.py), installed in front of the rest: proves the declared lower bounds (~5 s). sqlite-utils
 # writes only the OCR cache since decision 0126 (the write-lane test drives its table API); olefile and xlrd read
-# the legacy Office files. The library's sync tests ran here while the store wrote through sqlite-utils; they
+# the legacy Office files (xls97.py reads each sheet through xlrd's own loader with its put_cell replaced: its caps
+# and its cells are tested against the lowest xlrd too). The library's sync tests ran here while the store wrote through sqlite-utils; they
 # no longer reach it (decision 0130), and run in the main suite.
 LOWEST       := .lowest
-LOWEST_TESTS := tests/unit/store/test_store_write_lane.py tests/unit/ingest/test_legacy_office.py
+LOWEST_TESTS := tests/unit/store/test_store_write_lane.py tests/unit/ingest/test_legacy_office.py \
+                tests/unit/ingest/test_xls_caps.py tests/unit/ingest/test_sheet_cells.py
 $(LOWEST)/.installed: pyproject.toml .ci/lowest_versions.py $(STAMP)
 	rm -rf $(LOWEST)
 	$(PY) -m pip install --quiet --no-deps --target $(LOWEST) $$($(PY) .ci/lowest_versions.py)
