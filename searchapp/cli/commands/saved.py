@@ -30,11 +30,13 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("saved", help="saved searches: list (the default; with new hits since last opened), add, run, "
                        "remove")
-    # No ACTION lists them, as its help says ("list or ..."): a bare `saved` or `history` was a usage error.
-    s.set_defaults(handler=cmd_saved_list, json=False)
+    # No ACTION lists them, as its help says ("list or ..."): a bare `saved` or `history` was a usage error. Its
+    # --json is the list's: given before or after `list` (the action's own default must not undo the first).
+    s.set_defaults(handler=cmd_saved_list)
+    s.add_argument("--json", action="store_true", help="with no ACTION: list as JSON")
     ss = s.add_subparsers(dest="saved_command", metavar="ACTION")
     p = ss.add_parser("list", help="every saved search with how many new files it lists since it was last run")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_saved_list)
     p = ss.add_parser("add", help="save QUERY (fields like type:pdf included) as NAME and run it once")
     p.add_argument("name", metavar="NAME")
@@ -47,7 +49,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_saved_add)
     p = ss.add_parser("run", help="run a saved search (its new hits are then no longer new)")
     p.add_argument("name", metavar="NAME")
-    p.add_argument("--json", action="store_true", help="print JSON (as `search --json`, plus `saved`)")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="print JSON (as `search --json`, plus `saved`)")
     p.add_argument("--no-color", action="store_true", help="never mark query words in bold")
     p.set_defaults(handler=cmd_saved_run)
     p = ss.add_parser("remove", help="forget a saved search")
@@ -55,10 +58,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_saved_remove)
 
     h = sub.add_parser("history", help="recent queries (kept privately in the data dir): list (the default) or clear")
-    h.set_defaults(handler=cmd_history_list, json=False)
+    h.set_defaults(handler=cmd_history_list)
+    h.add_argument("--json", action="store_true", help="with no ACTION: list as JSON")
     hs = h.add_subparsers(dest="history_command", metavar="ACTION")
     p = hs.add_parser("list", help="recent queries, newest first")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_history_list)
     p = hs.add_parser("clear", help="forget every recent query")
     p.set_defaults(handler=cmd_history_clear)

@@ -46,6 +46,8 @@ def test_history_is_kept_in_the_shared_library(cli, pg_server, pg_address):
     code, out, _ = run("history", "list")
     assert code == 0 and out.splitlines() == ["sourdough starter", "lava magma"]
     assert run("history") == (code, out, _)  # no ACTION lists, as the help's "list or clear" says
+    for argv in (("history", "--json"), ("history", "--json", "list"), ("history", "list", "--json")):
+        assert [h["query"] for h in json.loads(run(*argv)[1])["history"]] == ["sourdough starter", "lava magma"]
     code, listed, _ = run("saved")
     assert code == 0 and listed.startswith("no saved searches")
     db = urlsplit(pg_address).path.lstrip("/")
