@@ -45,6 +45,11 @@ _SPACES = re.compile(r"\s")
 _WORD_START = rf"(?<!{_LETTERS})"
 _MARKED = re.compile(rf"{_WORD_START}(?P<left>{_LETTERS}{{2,}})[\ufffe\x02](?P<newline>\n?)(?P<right>{_LETTERS}{{2,}})?")
 _LINK = re.compile("[/@]")  # a link, a path, an address: its hyphen is its own
+# Chinese and Japanese are written without spaces and wrap anywhere: a line break between two of their characters
+# splits a word ("気候変\n動": 変動, the pair search matches, was never in the index). Korean wraps at its spaces,
+# so a break beside Hangul is a word's end and stays. A blank line (a paragraph) is never this.
+_HAN = "\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN_WRAP = re.compile(f"(?<=[{_HAN}])[ \t]*\n[ \t]*(?=[{_HAN}])")
 _COMPOUND = re.compile(rf"{_WORD_START}{_LETTERS}+(?:[-\u2010]{_LETTERS}+)+")
 
 
@@ -77,7 +82,7 @@ def _join(text: str, compounds: set[tuple[str, str]]) -> str:
     text = _join_breaks(text, compounds)
     if "\ufffe" in text or "\x02" in text:
         text = _MARKED.sub(marked, text)
-    return text
+    return _HAN_WRAP.sub("", text)
 
 
 def _join_breaks(text: str, compounds: set[tuple[str, str]]) -> str:

@@ -122,3 +122,10 @@ def test_a_long_run_without_spaces_is_read_once_not_over_and_over():
             "assert out[1] == 'x' * n + 'end' and out[2] == 'x' * n + 'y' * n, [p[-8:] for p in out]\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_chinese_or_japanese_line_wrap_is_no_word_end():
+    """pdfium gives "気候変\n動": the pair 変動 of "気候変動" was never indexed. Korean wraps at its spaces, so a
+    break beside Hangul stays; so does a paragraph's blank line, and a break beside Latin."""
+    assert join_hyphenated(["気候変\n動の影響について\n調べた。", "기후\n변화", "日本\n\n本文", "東京\nTokyo\n大阪"]) == [
+        "気候変動の影響について調べた。", "기후\n변화", "日本\n\n本文", "東京\nTokyo\n大阪"]
