@@ -156,7 +156,24 @@ class _Reader:
     def __init__(self, out: Workbook, cancel: Optional[CancelToken]) -> None:
         self.out, self.cancel = out, cancel
         self.sheets = 0
-        self._read_at: set[int] = set()  # where each sheet read starts in the stream
+        # [start, end) of the stream each sheet read covered: a sheet that starts inside one was read with it. A
+        # check of starts alone let a file of 1,000 sheet starts before one long sheet cost 1,000 reads of it.
+        self._read: list[tuple[int, int]] = []
+        self._scanned = self._records = 0  # bytes and records read for all sheets: at most SCAN_TIMES the stream
+
+    def _scan(self, book: Any, read: Any, end: list[int]) -> Any:
+        """xlrd's Book.get_record_parts, counted: records that put no cell (filler, blank cells) cost a hostile
+        file's reads too, so they count against a budget of bytes, with a cancel check every so often."""
+        record = read(book)
+        end[0] = max(end[0], book._position)
+        self._scanned += 4 + len(record[2])
+        if self._scanned > _scan_budget(book):
+            self.out.cap("reading stopped: the sheets' records ran past the workbook's own size")
+            raise _Full
+        self._records += 1
+        if self.cancel is not None and self._records % _CHECK_EVERY == 0:
+            self.cancel.check()
+        return record
 
     # book: xlrd's Book (xlrd has no type information, so it is Any to mypy)
     def sheet(self, book: Any, number: int, update_pos: bool = True) -> None:
@@ -167,27 +184,38 @@ class _Reader:
         if self.out.full:
             return
         position = book._sh_abs_posn[number] if update_pos else book._position
-        if position in self._read_at:  # a second BOUNDSHEET pointing at a sheet already read: a copy
+        if any(start <= position < end for start, end in self._read):  # a BOUNDSHEET into a sheet already read
             return
         if self.sheets == MAX_SHEETS:
             self.out.cap(f"only the first {MAX_SHEETS:,} sheets read")
             return
-        self._read_at.add(position)
         self.sheets += 1
         book._position = position
         book.getbof(XL_WORKSHEET)
         sheet = Sheet(book, book._position, book._sheet_names[number], number)
         cells = _Cells(sheet, self.out.max_cells - self.out.cells + _UNSHOWN, self.cancel)
         sheet.put_cell = cells.put
+        end = [position + 1]
+        book.get_record_parts = functools.partial(self._scan, book, type(book).get_record_parts, end)
         try:
-            sheet.read(book)
+            sheet.read(book)  # it reads with the Book's get_record_parts, counted by _scan
         except _Full:
             pass
+        finally:
+            del book.get_record_parts
+            self._read.append((position, end[0]))
         self.out.held(len(cells.held))
         self.out.start_sheet(number + 1, sheet.name)
         _rows(cells.held, _Formats(book), self.out, self.cancel)
         if cells.stopped:
             self.out.cap(f"only the first {self.out.max_cells:,} cells read")
+
+
+SCAN_TIMES = 2  # a sheet's records are read once; every sheet's together at most twice the stream's bytes
+
+
+def _scan_budget(book: Any) -> int:
+    return SCAN_TIMES * int(book.stream_len) + 2**16
 
 
 class _Full(Exception):
