@@ -78,7 +78,9 @@ def _decoration(tag: str, attrs: list[tuple[str, Optional[str]]]) -> bool:
 
 class _Mark(NamedTuple):
     """Where an aria-hidden element began: its text is taken back at its end if short."""
-    before: Counter[str]  # the elements open, itself included: an end tag that takes one of them ends it
+    # the elements started inside it and still open: an end tag of another (its own, or one open before it) ends it.
+    # Counted from the mark on, not copied from every open element at it (a copy per mark was quadratic).
+    since: Counter[str]
     parts: int  # len(parts)
     last: str  # parts[-1], which emit may strip
     pending: int
@@ -142,9 +144,11 @@ class _TextParser(HTMLParser):
         if tag in _VOID:
             return
         self.open[tag] += 1
-        if self.leave_out and self.mark is None and not self.after_math and _decoration(tag, attrs):
+        if self.mark is not None:
+            self.mark.since[tag] += 1
+        elif self.leave_out and not self.after_math and _decoration(tag, attrs):
             last = self.parts[-1] if self.parts else ""
-            self.mark = _Mark(Counter(self.open), len(self.parts), last, self.pending, self.at_line_start)
+            self.mark = _Mark(Counter(), len(self.parts), last, self.pending, self.at_line_start)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
         if not self.hidden:  # <br/>, <hr/>; a self-closed <svg/> hides nothing
@@ -167,8 +171,11 @@ class _TextParser(HTMLParser):
             self._shown(root)
         if self.open[tag]:
             self.open[tag] -= 1
-            if self.mark is not None and self.open[tag] < self.mark.before[tag]:
-                self._end_mark()  # the aria-hidden element ends, or one open before it
+            if self.mark is not None:
+                if self.mark.since[tag]:
+                    self.mark.since[tag] -= 1
+                else:
+                    self._end_mark()  # the aria-hidden element ends, or one open before it
         if tag == "title" and self.title is not None:
             self._end_title()
         elif tag == "pre" and self.pre:
