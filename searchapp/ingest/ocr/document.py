@@ -50,6 +50,7 @@ REPEATING_ERRORS = frozenset({"ResizeImgError", "UnidentifiedImageError", "Decom
 # never remembered, whatever their type says, and they stop the file (the pages after would meet them too).
 _RESOURCE_ERRORS = frozenset({"MemoryError", "EPFail", "OutOfMemoryError"})
 _RESOURCE_WORDS = re.compile(r"alloc|memory|cuda|device", re.IGNORECASE)
+_QUOTED = re.compile(r"<[^<>]*>|'[^']*'|\"[^\"]*\"")
 
 
 def repeats(exc: BaseException) -> bool:
@@ -63,12 +64,17 @@ def resource_failure(exc: BaseException) -> bool:
     """An error of memory, an allocation, a GPU or an execution provider: onnxruntime's RuntimeException("Failed
     to allocate memory ...") and EPFail, cv2.error's Insufficient memory, a lost CUDA device."""
     names = {t.__name__ for t in type(exc).__mro__}
-    return bool(names & _RESOURCE_ERRORS) or bool(_RESOURCE_WORDS.search(f"{type(exc).__name__} {exc}"))
+    # Quoted names and object reprs are left out of the words: Pillow's message names the file ("<_io.BufferedReader
+    # name='/home/ana/Memory cards/x.png'>"), and a folder called "Memory cards" is no lack of memory.
+    said = _QUOTED.sub(" ", str(exc))
+    return bool(names & _RESOURCE_ERRORS) or bool(_RESOURCE_WORDS.search(f"{type(exc).__name__} {said}"))
 
 
 def _failure(exc: Exception) -> str:
     """"OCR failed: ValueError: what it said", or the exception's name in words when it said nothing (rapidocr's
     ResizeImgError() on a page too small to scale: "OCR failed: resize img error", not "ResizeImgError:")."""
+    if type(exc).__name__ == "UnidentifiedImageError":  # Pillow's message is the file object's repr
+        return "OCR failed: not a readable image"
     said = " ".join(str(exc).split())
     if said:
         return f"OCR failed: {type(exc).__name__}: {said}"[:300]

@@ -322,6 +322,16 @@ def test_a_failure_another_try_may_not_meet_is_not_ocr_failed(tmp_path, exc):
     assert str(raised.value).startswith(("OCR failed: ", "out of memory"))
 
 
+def test_an_unreadable_image_in_a_folder_named_memory_is_remembered_and_said_plainly():
+    """Pillow's message names the file: a folder called "Memory cards" kept its failure from being remembered (it
+    read as a lack of memory) and showed a file object's repr to the person."""
+    from searchapp.ingest.ocr.document import _failure, repeats
+
+    exc = type("UnidentifiedImageError", (OSError,), {})(
+        "cannot identify image file <_io.BufferedReader name='/home/ana/Memory cards/x.png'>")
+    assert repeats(exc) and _failure(exc) == "OCR failed: not a readable image"
+
+
 def test_default_order_prefers_pp_ocr_v6_then_tesseract(monkeypatch):
     import shutil
 
