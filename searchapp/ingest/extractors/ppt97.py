@@ -86,6 +86,10 @@ def _text_content(ole: OleFile, cap: int, max_chars: Optional[int]) -> list[str]
     return [text] if text else []
 
 
+# Windows' ANSI code pages (Thai, CJK double-byte, Central European to Vietnamese) and Johab
+_ANSI_PAGES = frozenset({874, 932, 936, 949, 950, 1361, *range(1250, 1259)})
+
+
 def _code_page(summary: Optional[bytes]) -> str:
     """The codec of the code page a SummaryInformation property set names (MS-OLEPS 2.21: its first section's
     PID_CODEPAGE), else cp1252; every offset and count is checked against the bytes there are."""
@@ -99,8 +103,10 @@ def _code_page(summary: Optional[bytes]) -> str:
         pid, at = struct.unpack_from("<II", summary, section + 8 + 8 * i)
         if pid == _CODE_PAGE and section + at + 6 <= len(summary):
             kind, value = struct.unpack_from("<H2xH", summary, section + at)
-            codec = known_codec(f"cp{value}") if kind == _VT_I2 else None
-            return codec if codec and not codec.startswith("utf_16") else "cp1252"
+            # Only Windows' ANSI and double-byte code pages are 8-bit text like Text_Content's: not 65001 (UTF-8),
+            # 1200 (UTF-16) or an EBCDIC page (500), which would read it as noise.
+            codec = known_codec(f"cp{value}") if kind == _VT_I2 and value in _ANSI_PAGES else None
+            return codec or "cp1252"
     return "cp1252"
 
 

@@ -71,6 +71,7 @@ def test_a_powerpoint_95_deck_reads_in_the_code_page_its_summary_names(tmp_path)
 
     slide = "Компост: что кладём и что нет\r\r".encode("cp1251")
     for code_page, summary in ((1251, summary_information(1251)), (1252, summary_information(1200)),
+                               (1252, summary_information(65001)), (1252, summary_information(500)),  # not 8-bit ANSI
                                (1252, summary_information(1251)[:60]), (1252, b"\xfe\xff" + b"\xff" * 60)):
         old = cfb({"PowerPoint Document": record(0x03E8, b"\0" * 64), "Text_Content": slide,
                    "\x05SummaryInformation": summary})
