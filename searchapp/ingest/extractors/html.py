@@ -98,6 +98,7 @@ class _TextParser(HTMLParser):
         self.leave_out = leave_out  # leave out navigation and what is marked hidden (_left_out)
         self.left_out = 0  # characters of text they held
         self.open: Counter[str] = Counter()  # elements open outside `hidden` (those whose end tag is left out too)
+        self.list_items: list[int] = []  # the <li> open when each open list began (_close_left_open)
         self.mark: Optional[_Mark] = None  # an open aria-hidden element, its text taken back at its end if short
         self.after_math = False  # a <math> just ended, with no text since: what follows may be its visible copy
         self.pre = 0
@@ -143,6 +144,14 @@ class _TextParser(HTMLParser):
         self._block(tag)
         if tag in _VOID:
             return
+        # HTML lets a <p> or an <li> go unclosed: the next one, or its list's end, closes it. Counted open for
+        # good, they made a stray </li> or </p> much later end a left-out <nav> or [hidden] element early.
+        if tag == "p":
+            self._close_left_open("p", 0)  # a paragraph never holds another
+        elif tag == "li":
+            self._close_left_open("li", self.list_items[-1] if self.list_items else 0)
+        elif tag in _LISTS:
+            self.list_items.append(self.open["li"])
         self.open[tag] += 1
         if self.mark is not None:
             self.mark.since[tag] += 1
@@ -176,6 +185,8 @@ class _TextParser(HTMLParser):
                     self.mark.since[tag] -= 1
                 else:
                     self._end_mark()  # the aria-hidden element ends, or one open before it
+        if tag in _LISTS and self.list_items:
+            self._close_left_open("li", self.list_items.pop())
         if tag == "title" and self.title is not None:
             self._end_title()
         elif tag == "pre" and self.pre:
@@ -199,6 +210,16 @@ class _TextParser(HTMLParser):
         super().close()
         if self.mark is not None:
             self._end_mark()
+
+    def _close_left_open(self, tag: str, keep: int) -> None:
+        """End the `tag` elements open beyond `keep`, as their end tags would (an aria-hidden mark among them)."""
+        while self.open[tag] > keep:
+            self.open[tag] -= 1
+            if self.mark is not None:
+                if self.mark.since[tag]:
+                    self.mark.since[tag] -= 1
+                else:
+                    self._end_mark()
 
     def _hide(self, tag: str) -> None:
         self.hidden.append(tag)

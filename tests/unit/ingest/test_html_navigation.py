@@ -111,3 +111,14 @@ def test_a_link_in_another_language_is_left_out_only_in_a_list() -> None:
     picker = html_to_text(f"{PROSE}<ul><li><a hreflang='de' href='/de'>Deutsch</a><li><a hreflang=fr>Français</a></ul>"
                           "<p>After the list.</p>")
     assert "Deutsch" not in picker and "Français" not in picker and picker.endswith("After the list.")
+
+
+def test_a_stray_end_tag_in_a_left_out_element_ends_it_only_if_its_element_is_open() -> None:
+    """A page that leaves its <li> and <p> unclosed, as HTML allows, counted them open for good: a stray </li> or
+    </p> much later, inside a <nav> or a [hidden] element, showed the rest of it (a review's three cases)."""
+    nav = html_to_text(f"<ul><li>Item one<li>Item two</ul>{PROSE}<nav><a>Home</a></li><a>About us</a></nav>")
+    assert "About us" not in nav and nav.startswith("Item one\nItem two")
+    hidden = html_to_text(f"<p>Intro{PROSE}<div hidden>secret one</p>secret two</div><p>end</p>")
+    assert "secret" not in hidden and hidden.endswith("end")
+    nested = html_to_text(f"<ul><li>a<ul><li>b</ul><li>c</ul>{PROSE}<nav><a>Home</a></li>Menu words</nav>")
+    assert "Menu words" not in nested and nested.split()[:3] == ["a", "b", "c"]
