@@ -9,7 +9,7 @@ import os
 import zipfile
 import zlib
 from pathlib import Path
-from typing import IO, Iterator, Mapping, Optional, Sequence, cast
+from typing import IO, Iterator, Mapping, Optional, Protocol, Sequence, cast
 from xml.etree.ElementTree import Element, ParseError
 
 from ...base.errors import ExtractionError, UnsupportedFileError
@@ -147,24 +147,15 @@ class SafeZip:
         the caller can drop what it has used, so a huge part never sits in memory as one tree. Past
         `max_bytes` of this part, PartTooLarge is raised where the cap is crossed: what came before it
         has been seen (see xmlstream.py for a stream that also drops what it has passed)."""
-        import defusedxml.ElementTree as DET
-        from defusedxml import DefusedXmlException
-
         stored = self.find(name)
         if stored is None:
             raise ExtractionError(f"missing part {name}")
         _check_ratio(self.names[stored])
         try:
             with self.zf.open(self.names[stored]) as raw:
-                stream = _Budgeted(raw, self, name, max_bytes)
-                yield from DET.iterparse(stream, events=events, forbid_dtd=True, forbid_entities=True,
-                                         forbid_external=True)
-        except ExtractionError:
+                yield from iterparse_xml(_Budgeted(raw, self, name, max_bytes), name, events)
+        except ExtractionError:  # iterparse_xml's unsafe or corrupt XML, the budget's PartTooLarge
             raise
-        except DefusedXmlException as exc:
-            raise ExtractionError(f"unsafe XML: {name}: {exc}") from None
-        except (ParseError, ValueError) as exc:
-            raise ExtractionError(f"corrupt XML in {name}: {exc}") from None
         except RuntimeError as exc:
             raise _member_error(self.names[stored], exc) from None
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
@@ -301,7 +292,13 @@ def parse_xml(data: bytes, name: str = "XML") -> Element:
         raise ExtractionError(f"corrupt XML in {name}: {exc}") from None
 
 
-def iterparse_xml(source: IO[bytes], name: str = "XML",
+class Readable(Protocol):
+    """What the XML parser reads from: a file, or a zip member counted against its budget (_Budgeted)."""
+
+    def read(self, n: int = -1) -> bytes: ...
+
+
+def iterparse_xml(source: Readable, name: str = "XML",
                   events: Sequence[str] = ("start", "end")) -> Iterator[tuple[str, Element]]:
     """`parse_xml` as a stream of (event, element) pairs, for a file that is not a zip part (SafeZip.iterparse
     is for those): the caller drops what it has used, so a large file never becomes one tree."""
