@@ -93,6 +93,7 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         return rep
     lower_thread_priority()  # before the engine is built: its thread pool inherits the low priority
     engine = None
+    reindexing: Optional[bool] = None  # a reindex under way: every cached failure is tried again
     done = found = 0  # read by OCR; of them, with text found
     for i, row in enumerate(rows, start=1):
         if cancel is not None:
@@ -105,7 +106,9 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         if cached is not None and _is_failure(cached):
             if engine is None and _names_a_device(cached):  # known once it is built (~1 s, once per sync)
                 engine = available_engine()
-            repeated = _failed_before(store, cached, engine) is not None
+            if reindexing is None:  # asked once a step, and only where a failure was cached
+                reindexing = _reindexing(store)
+            repeated = not reindexing and _failed_before(cached, engine) is not None
             if repeated and not _is_pdf(row, Path(row.path)):
                 _record_failed(store, row, cached.notes[1], index, rep, listed=False)
                 _recount(rep, row, counted, "failed")
@@ -170,12 +173,12 @@ def _is_failure(cached: Document) -> bool:
     return not cached.text and not cached.pages and len(cached.notes) == 2 and cached.notes[0].startswith(FAILED_WITH)
 
 
-def _failed_before(store: Store, cached: Document, engine: Optional[OcrEngine]) -> Optional[str]:
+def _failed_before(cached: Document, engine: Optional[OcrEngine]) -> Optional[str]:
     """The reason of a cached failure (_is_failure) when OCR would run with the engine that failed (the same
-    name, versions and device; `engine` when built, else the one that would be), outside a reindex (which tries
-    every file again); else None."""
+    name, versions and device; `engine` when built, else the one that would be); else None. Outside a reindex
+    only (which tries every file again): the caller asks."""
     name = engine.name if engine is not None else engine_name()
-    if name is None or cached.notes[0] != FAILED_WITH + _engine_key(name, engine) or _reindexing(store):
+    if name is None or cached.notes[0] != FAILED_WITH + _engine_key(name, engine):
         return None
     return cached.notes[1]
 
