@@ -102,8 +102,7 @@ class FileRecords(Statements):
         ).fetchone()[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:
-        self.execute("UPDATE files SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
-                     (size, clamped_ns(mtime_ns), ctime_ns, file_id))
+        self.set_file_stats([(file_id, size, mtime_ns, ctime_ns)])
 
     def set_file_stats(self, rows: Sequence[tuple[int, int, int, Optional[int]]]) -> None:
         """set_file_stat of many entries kept as they were, (file id, size, mtime, ctime) each, in one transaction:

@@ -521,8 +521,7 @@ class PgStore(PgLexical, PgScope):
         return int(row[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:
-        self.rows("UPDATE files SET size = %s, mtime_ns = %s, ctime_ns = %s WHERE id = %s",
-                  (size, clamped_ns(mtime_ns), ctime_ns, file_id))
+        self.set_file_stats([(file_id, size, mtime_ns, ctime_ns)])
 
     def set_file_stats(self, rows: Sequence[tuple[int, int, int, Optional[int]]]) -> None:
         """set_file_stat of many entries, in one statement (not one round trip and commit a file)."""
