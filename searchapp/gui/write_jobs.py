@@ -160,7 +160,8 @@ class WriteJobs(QObject):
             + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")
-            + "".join(f"; {n}" for n in rep.notes if "OCR" in n), 15000)  # e.g. why files wait for OCR
+            + "".join(f"; {n}" for n in rep.notes if "OCR" in n)  # e.g. why files wait for OCR
+            + (f"; {rep.reread_note()}" if rep.reread else ""), 15000)
 
     def waiting_adds(self) -> list[str]:
         """The folders added that have not started yet, in the order they run."""

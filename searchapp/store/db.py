@@ -110,7 +110,7 @@ class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries,
                 # kept so that every trigger runs as it did (with it, a REPLACE's deletes fire delete triggers).
                 conn.execute("PRAGMA recursive_triggers = on")
             # A read-only open of an older library reads it as it is (migrate() needs a writer).
-            self.files_current = not readonly or _has_column(conn, "files", "notes")
+            self.files_current = not readonly or all(_has_column(conn, "files", c) for c in ("ctime_ns", "notes", "reader"))
         except sqlite3.DatabaseError as exc:
             if is_damage(exc):
                 raise StoreError(damaged_message(self.path, exc)) from exc

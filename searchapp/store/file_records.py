@@ -14,7 +14,7 @@ from .statements import Statements
 
 __all__ = ["FileRecords", "FILE_COLS", "file_cols", "stored_notes", "MAX_STORED_NOTES"]
 
-FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns"
+FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns, reader"
 MAX_STORED_NOTES = 20  # an entry's notes kept for `explain`: a workbook's or a deck's can run to thousands
 
 
@@ -30,12 +30,13 @@ def stored_notes(notes: Sequence[str]) -> Optional[str]:
 
 def file_cols(current: bool) -> str:
     """FILE_COLS of a files table with this version's columns, or of an older one that a reader opens as it is
-    (read-only, or a shared library's role that may not migrate it): there it has no ctime to give."""
-    return FILE_COLS if current else FILE_COLS.replace("ctime_ns", "NULL AS ctime_ns")
+    (read-only, or a shared library's role that may not migrate it): there it has no ctime or reader to give."""
+    return FILE_COLS if current else FILE_COLS.replace("ctime_ns", "NULL AS ctime_ns").replace("reader",
+                                                                                              "NULL AS reader")
 
 
 class FileRecords(Statements):
-    # Whether the files table has this version's columns (ctime_ns, notes): set by Store as it opens it.
+    # Whether the files table has this version's columns (ctime_ns, notes, reader): set by Store as it opens it.
     files_current: bool = True
 
     @property
@@ -84,21 +85,22 @@ class FileRecords(Statements):
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
                     embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None,
-                    notes: Sequence[str] = ()) -> int:
+                    notes: Sequence[str] = (), reader: Optional[int] = None) -> int:
         """`embed_title`: what the bi-encoder reads before each passage (for passages embedded later);
-        `ctime_ns`: FileRow.ctime_ns; `notes`: what reading it left out (Document.notes), for `explain`."""
+        `ctime_ns`: FileRow.ctime_ns; `notes`: what reading it left out (Document.notes), for `explain`;
+        `reader`: FileRow.reader."""
         return int(self.conn.execute(
             """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at,
-                                 embed_title, ctime_ns, notes)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 embed_title, ctime_ns, notes, reader)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT(path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
                  indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns,
-                 notes = excluded.notes
+                 notes = excluded.notes, reader = excluded.reader
                RETURNING id""",  # the row's id, inserted or updated: no second look-up
             (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title,
-             ctime_ns, stored_notes(notes)),
+             ctime_ns, stored_notes(notes), reader),
         ).fetchone()[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:
@@ -110,6 +112,13 @@ class FileRecords(Statements):
         with self.atomic():
             self.conn.executemany("UPDATE files SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
                                   [(size, clamped_ns(mtime), ctime, i) for i, size, mtime, ctime in rows])
+
+    def set_file_readers(self, rows: Sequence[tuple[int, Optional[int], Sequence[str]]]) -> None:
+        """(file id, reader, notes) of entries read again by a newer reader that gave the very same passages
+        (decision 0152): only their rows change, in one transaction."""
+        with self.atomic():
+            self.conn.executemany("UPDATE files SET reader = ?, notes = ? WHERE id = ?",
+                                  [(reader, stored_notes(notes), i) for i, reader, notes in rows])
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

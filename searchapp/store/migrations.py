@@ -121,6 +121,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE files ADD COLUMN ctime_ns INTEGER;
     ALTER TABLE files ADD COLUMN notes TEXT;
     """,
+    # The version of the reader an entry's text was read with (decision 0152): a newer one reads it again.
+    # NULL: read before versions were kept, read again by the next sync.
+    """
+    ALTER TABLE files ADD COLUMN reader INTEGER;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -33,6 +33,10 @@ class FileRow:
     # The file's st_ctime_ns when it was last read or checked (ingest/scan.py's ScannedFile.ctime_ns): None where
     # not known (an archive's member, a row older than decision 0150), 0 (CHECK_AGAIN): read again next sync.
     ctime_ns: Optional[int] = None
+    # The version of the reader its text was read with (ingest/extractors/registry.py's reader_version, decision
+    # 0152): a sync reads it again when this version's is higher. None: not known (a row older than 0152, an image
+    # or an entry that failed), read again where a reader reads it.
+    reader: Optional[int] = None
 
 
 @dataclass(frozen=True)

@@ -111,5 +111,5 @@ def print_report(total: SyncReport, as_json: bool) -> None:
                 print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
             if len(rows) > 10:
                 print(f"  ... and {len(rows) - 10} more", file=sys.stderr)
-        for n in total.notes:
+        for n in total.notes + [n for n in (total.reread_note(),) if n is not None]:
             print(f"searchapp: note: {printable(n)}", file=sys.stderr)

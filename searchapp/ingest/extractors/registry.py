@@ -14,8 +14,8 @@ from ...base.types import Document
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
 from . import sniff, text
 
-__all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "takes_data", "DEFAULT_MAX_BYTES",
-           "DEFAULT_MAX_CHARS"]
+__all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "takes_data", "reader_version",
+           "DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS"]
 
 DEFAULT_MAX_BYTES = 50 * 2**20
 
@@ -77,6 +77,13 @@ SUFFIXES_DECLARED_IN = {
     "eml": ("mail", "EML_SUFFIXES"), "mbox": ("mail", "MBOX_SUFFIXES"), "msg": ("mail", "MSG_SUFFIXES"),
     "archive": ("members", "ARCHIVE_SUFFIXES"),
 }
+# What a file's text was read with (decision 0152): an entry keeps the version of its reader, and a sync reads it
+# again, bytes unchanged, once this version reads that format differently. Raise a reader's number when a change
+# gives other text for files it read before (a fix that finds words it missed, or stops indexing what a viewer does
+# not show); raise _TEXT_STEPS when the steps every reader shares do (encoding.clean_text, text_caps, the line
+# joins, chunking). Passages that come out the same keep their vectors: only changed ones are embedded again.
+_TEXT_STEPS = 1
+_READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME}
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
 # Extractors that read the whole file into memory anyway: they take its bytes when the caller has them.
@@ -91,6 +98,17 @@ def supported_suffixes() -> frozenset[str]:
 def extractor_name(path: Path | str) -> Optional[str]:
     """'pdf', 'text', ... for the file's suffix (case-insensitive), or None."""
     return _BY_SUFFIX.get(os.path.splitext(os.fspath(path))[1].lower())
+
+
+def reader_version(path: Path | str) -> Optional[int]:
+    """The version of what reads `path` (a file's path or a member's key), as the files table keeps it; None where
+    no reader does (an image or other known binary: OCR keeps its own engine's version, ocr_cache.py)."""
+    name = extractor_name(path)
+    if name is None:
+        if os.path.splitext(os.fspath(path))[1].lower() in sniff.KNOWN_BINARY_SUFFIXES:
+            return None
+        name = "sniffed"
+    return _TEXT_STEPS + _READER_VERSIONS[name]
 
 
 def takes_data(path: Path | str) -> bool:

@@ -311,7 +311,8 @@ def _index(store: Store, root: RootRow, config: Config, encoder: PassageEncoder,
     f = ScannedFile(Path(row.path), row.size, row.mtime_ns, row.ctime_ns)
     # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
     batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, path=row.path,
-                        ocr="done" if pages is None or pages else None, ocr_pages=pages, notes=doc.notes))
+                        ocr="done" if pages is None or pages else None, ocr_pages=pages, notes=doc.notes,
+                        reader=row.reader))
     batcher.flush()  # counted by the text pass already (an image as skipped: see _recount)
     return True
 
@@ -329,7 +330,7 @@ def _record(store: Store, row: FileRow, status: str, reason: str, ocr: Optional[
     text pass counted this entry already)."""
     def write() -> None:
         file_id = store.upsert_file(row.root_id, row.path, row.size, row.mtime_ns, row.sha256, status, reason,
-                                    row.kind, 0, ctime_ns=row.ctime_ns)
+                                    row.kind, 0, ctime_ns=row.ctime_ns, reader=row.reader)
         set_ocr_state(store, file_id, ocr)
 
     rewrite_entry(store, index, row.id, write)

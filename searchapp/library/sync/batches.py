@@ -64,6 +64,7 @@ class Pending:
     ocr: Optional[str] = None  # the files.ocr state written with it: 'pending' (pages wait for OCR), 'done'
     ocr_pages: Optional[tuple[int, ...]] = None  # with 'done': the PDF pages OCR gave text for (None: all of it)
     notes: tuple[str, ...] = ()  # what its reading left out (Document.notes), kept for `explain`
+    reader: Optional[int] = None  # the version of the reader that read it (FileRow.reader)
 
 
 @dataclass
@@ -224,7 +225,7 @@ class Batcher:
                 new = distinct_chunks(it.chunks, it.hashes, known)
                 file_id = self.store.upsert_file(self.root.id, path, it.file.size, it.file.mtime_ns,
                                                  it.sha256, "indexed", None, it.kind, len(new), it.title,
-                                                 ctime_ns=it.file.ctime_ns, notes=it.notes)
+                                                 ctime_ns=it.file.ctime_ns, notes=it.notes, reader=it.reader)
                 if it.date_ns is not None:
                     set_entry_date(self.store, file_id, it.date_ns)
                 if old is not None or it.ocr is not None:  # a row inserted now has no OCR state yet

@@ -71,10 +71,20 @@ class SyncReport:
     waiting: list[str] = field(default_factory=list)
     # a shared library's reindex that went on with one begun earlier: the files that one still had to read
     resumed: Optional[int] = None
+    # entries read again, bytes unchanged, because this version reads their format differently (decision 0152);
+    # counted in `updated`, or in `unchanged` where the very same passages came out
+    reread: int = 0
+
+    def reread_note(self) -> Optional[str]:
+        """What `reread` tells a person (the command line's note, the window's sync line), or None."""
+        if not self.reread:
+            return None
+        return (f"{self.reread:,} file{'s' if self.reread != 1 else ''} read again, unchanged on disk: this version "
+                "reads their formats better (passages that came out the same kept their vectors)")
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",
-                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending"):
+                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
         self.missing_roots += other.missing_roots

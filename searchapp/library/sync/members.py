@@ -28,6 +28,7 @@ from ...ingest.extractors.members import Member, is_container, iter_members
 from ...ingest.scan import ScannedFile
 from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
+from .newer_reader import newer_reader
 from .ocr_waits import pdf_waits_for_ocr, waits_for_ocr
 from .file_boundary import file_failure, one_line
 from .file_budget import FileBudget, too_long
@@ -137,7 +138,7 @@ def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFil
                 cancel: Optional[CancelToken], rep: SyncReport, index_doc: IndexDoc, problem: RecordProblem) -> None:
     assert m.data is not None  # a member without bytes is recorded as skipped before it comes here
     sha = hashlib.sha256(m.data).hexdigest()
-    if old is not None and old.sha256 == sha and old.status == "indexed":
+    if old is not None and old.sha256 == sha and old.status == "indexed" and not newer_reader(old):
         rep.unchanged += 1
         return
     if waits_for_ocr("member" + m.suffix, config):  # an image: read by the OCR step, like an image file

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ...base.config import Config
 from ...base.types import Document
+from ...ingest.extractors import reader_version
 from ...ingest.ocr.images import image_suffixes
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...store import RootRow, Store
@@ -50,7 +51,7 @@ def record_waiting(store: Store, root: RootRow, old: Optional[FileRow], path: st
 
     def write() -> None:
         file_id = store.upsert_file(root.id, path, f.size, f.mtime_ns, sha, "skipped", WAITING, kind, 0,
-                                    ctime_ns=f.ctime_ns)
+                                    ctime_ns=f.ctime_ns, reader=reader_version(path))
         set_ocr_state(store, file_id, "pending")
         if date_ns is not None:
             set_entry_date(store, file_id, date_ns)

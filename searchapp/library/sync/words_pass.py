@@ -7,23 +7,26 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Collection, Optional
+from typing import Optional, Sequence
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.hashing import file_sha256, file_sha256_and_bytes
 from ...base.types import Document
 from ...base.progress import CancelToken, ProgressFn, report
-from ...ingest.extractors import extract, extractor_name, takes_data
+from ...ingest.extractors import extract, extractor_name, reader_version, takes_data
 from ...ingest.fsnames import storable
 from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
 from ...store import FileRow, RootRow, Store
-from .batches import Batcher, Pending, rewrite_entry
+from ...store.layout import layout_of, stored_layout
+from .batches import Batcher, Pending, distinct_chunks, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .members import index_container, is_container, members_by_container
+from .newer_reader import newer_reader, newer_reader_of_any
 from .ocr_waits import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
+from ...base.types import ChunkSpan
 from ...ingest.passages import passages_of
 from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .read_groups import MIN_GROUPED, ReadInGroups
@@ -103,6 +106,9 @@ class _Sync:
         self.slot: dict[int, int] = {}
         # (file id, size, mtime, ctime) of entries kept as they were whose stat is new: written in one go at the end
         self.touched: list[tuple[int, int, int, Optional[int]]] = []
+        # (file id, reader, notes) of entries read again by a newer reader, bytes unchanged (decision 0152), whose
+        # passages came out the very same: written in one go at the end.
+        self.same_passages: list[tuple[int, Optional[int], tuple[str, ...]]] = []
 
     def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
                 real: Optional[str] = None, sha: Optional[str] = None) -> None:
@@ -142,12 +148,29 @@ class _Sync:
             self.problem(old, path, "skipped", "no text found", f, sha=sha)
             return
         assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
+        if old is not None and old.sha256 == sha and newer_reader(old):  # the same bytes, a newer reader
+            self.rep.reread += 1
+            if self.same_as_stored(old, ocr, kind, spans, hashes, notes):
+                return
         if old is None:
             self.rep.added += 1
         else:
             self.rep.updated += 1
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
-                                 date_ns=date_ns, ocr=ocr, notes=tuple(notes)))
+                                 date_ns=date_ns, ocr=ocr, notes=tuple(notes), reader=reader_version(path)))
+
+    def same_as_stored(self, old: FileRow, ocr: Optional[str], kind: Optional[str], spans: list[ChunkSpan],
+                       hashes: list[str], notes: Sequence[str]) -> bool:
+        """An entry read again by a newer reader that gave the very same passages as it holds: counted unchanged,
+        its row given the new reader (at the end), its passages and their vectors left where they are. Anything
+        else (other passages, pages waiting for OCR, another kind) is written as an update."""
+        if old.status != "indexed" or ocr is not None or (kind or extractor_name(old.path) or "") != (old.kind or ""):
+            return False
+        if layout_of(distinct_chunks(spans, hashes, {})) != stored_layout(self.store, old.id):
+            return False
+        self.same_passages.append((old.id, reader_version(old.path), tuple(notes)))
+        self.rep.unchanged += 1
+        return True
 
     def vanished_now(self, path: str) -> None:
         self.seen.discard(path)  # vanished since the scan: purged at the end like any deleted file
@@ -165,8 +188,7 @@ class _Sync:
                 self.seen.add(path)
                 old = self.existing.get(path)
                 report(self.progress, "extracting", i, total, os.path.basename(path))
-                if old is not None and not _needs_reading(old, f) and not _member_failed(self.existing,
-                                                                                          self.members.get(path, ())):
+                if old is not None and not _needs_reading(old, f) and not self.members_to_read(path):
                     self.keep_unchanged(path, old, f)
                     continue
                 try:
@@ -181,10 +203,17 @@ class _Sync:
             self.batcher.flush()
             if self.touched:
                 self.store.set_file_stats(self.touched)
+            if self.same_passages:
+                self.store.set_file_readers(self.same_passages)
         finally:
             self.batcher.close()  # a batch still in flight (an error stopped the reading) ends before the sync does
             if self.ahead is not None:
                 self.ahead.close()
+
+    def members_to_read(self, path: str) -> bool:
+        """Whether a container is read again for its members (failed ones, or ones an older reader read)."""
+        rows = [self.existing[k] for k in self.members.get(path, ())]
+        return _member_failed(rows) or newer_reader_of_any(rows)
 
     def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:
         """A file not changed since the last sync (same size, mtime and ctime, or the same bytes): counted. A row
@@ -232,10 +261,11 @@ class _Sync:
         except OSError as exc:
             return self.problem(old, path, "failed", f"cannot read: {exc.strerror or exc}")
         if old is not None and old.sha256 == sha and old.status != "failed":
-            # Touched, not changed (a chmod, a ctime to check again): kept as it is, however it was left. A
-            # skipped file is not extracted again, nor an image without text sent back to OCR.
-            self.keep_unchanged(path, old, f, touched=True)
-            return
+            if not newer_reader(old) and not self.members_to_read(path):
+                # Touched, not changed (a chmod, a ctime to check again): kept as it is, however it was left. A
+                # skipped file is not extracted again, nor an image without text sent back to OCR.
+                self.keep_unchanged(path, old, f, touched=True)
+                return
         if waits_for_ocr(f.path, self.config):  # an image: read by the OCR step after the text of every file
             return record_waiting(self.store, self.root, old, path, f, sha, "image", self.index, self.rep)
         if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
@@ -304,13 +334,15 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
     sizes: list[int] = []
     for i, f in enumerate(files, start=1):
         old = existing.get(storable(f.path))
-        if old is not None and not _needs_reading(old, f) and not _member_failed(existing, members.get(storable(f.path), ())):
+        rows = [existing[k] for k in members.get(storable(f.path), ())]
+        if old is not None and not _needs_reading(old, f) and not _member_failed(rows) and not newer_reader_of_any(rows):
             continue
         if waits_for_ocr(f.path, config) or is_container(f.path):
             continue
         slot[i] = len(paths)
         paths.append(os.fspath(f.path))
-        old_shas.append(old.sha256 if old is not None and old.status == "indexed" else None)
+        # the worker skips a file whose bytes are the stored ones: not one to read again with a newer reader
+        old_shas.append(old.sha256 if old is not None and old.status == "indexed" and not newer_reader(old) else None)
         sizes.append(f.size)
     if os.environ.get("SEARCHAPP_NO_READ_AHEAD") or len(paths) < MIN_GROUPED:
         return None, {}
@@ -333,11 +365,12 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
         rep.skipped += 1
     already = old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
         f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns))
+    reader = reader_version(path) if status == "skipped" else None  # a failed entry is read again anyway
     # Already recorded, and listed by the sync that first met it: a failed file is tried again each sync (a
     # permission may be mended without a new date), but failing the same way again is no news (decision 0145).
     if not already:
         rep.problems.append((path, reason))
-    elif old is not None and sha in (None, old.sha256):
+    elif old is not None and sha in (None, old.sha256) and (reader is None or (old.reader or 0) >= reader):
         if f is not None and f.ctime_ns != old.ctime_ns:  # else a file to check again would be, every sync
             store.set_file_stat(old.id, f.size, f.mtime_ns, f.ctime_ns)
         return
@@ -345,14 +378,14 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     old_id = old.id if old is not None else None
     rep.chunks_removed += rewrite_entry(store, index, old_id, lambda: store.upsert_file(
         root.id, path, size, mtime, sha if status != "failed" else None, status, reason, extractor_name(Path(path)),
-        0, ctime_ns=f.ctime_ns if f is not None else None))
+        0, ctime_ns=f.ctime_ns if f is not None else None, reader=reader))
 
 
 def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
     """New, changed since the last sync, or failed then (a failure may be gone without a new mtime,
     e.g. after chmod): the file is read again. Unchanged skipped files are not."""
     return (old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
-            or _changed_in_place(old, f))
+            or _changed_in_place(old, f) or newer_reader(old))
 
 
 def _changed_in_place(old: FileRow, f: ScannedFile) -> bool:
@@ -365,11 +398,11 @@ def _changed_in_place(old: FileRow, f: ScannedFile) -> bool:
     return old.ctime_ns is not None and f.ctime_ns is not None and old.ctime_ns != f.ctime_ns
 
 
-def _member_failed(existing: dict[str, FileRow], keys: Collection[str]) -> bool:
+def _member_failed(rows: Sequence[FileRow]) -> bool:
     """A member that failed is read again like a failed file: it may have been swapped inside its container with
     the container's size and mtime kept (the OCR step then finds other bytes than those indexed); the
     container's sha256 tells whether anything changed."""
-    return any(existing[k].status == "failed" for k in keys)
+    return any(r.status == "failed" for r in rows)
 
 
 def _stat(path: str) -> tuple[int, int]:

@@ -493,7 +493,7 @@ class PgStore(PgLexical, PgScope):
     @property
     def files_current(self) -> bool:
         """Whether the files table has this version's columns: an older library is read as it is by a role that
-        may not migrate it (decision 0144), with no ctime or notes to give."""
+        may not migrate it (decision 0144), with no ctime, notes or reader to give."""
         return self.schema_version >= FILES_CURRENT_SINCE
 
     @property
@@ -503,20 +503,21 @@ class PgStore(PgLexical, PgScope):
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,
                     embed_title: Optional[str] = None, *, ctime_ns: Optional[int] = None,
-                    notes: Sequence[str] = ()) -> int:
+                    notes: Sequence[str] = (), reader: Optional[int] = None) -> int:
         row = self.one(
             """INSERT INTO files(root_id, machine, path, size, mtime_ns, sha256, status, error, kind, n_chunks,
-                                 indexed_at, embed_title, ctime_ns, notes)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                                 indexed_at, embed_title, ctime_ns, notes, reader)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                ON CONFLICT (machine, path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
                  indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns,
-                 notes = excluded.notes
+                 notes = excluded.notes, reader = excluded.reader
                RETURNING id""",
             (root_id, self.machine, path, size, clamped_ns(mtime_ns), sha256, status,
              None if error is None else _clean(error), kind, n_chunks, time.time(),
-             None if embed_title is None else _clean(embed_title), ctime_ns, _clean(stored_notes(notes) or "") or None))
+             None if embed_title is None else _clean(embed_title), ctime_ns, _clean(stored_notes(notes) or "") or None,
+             reader))
         assert row is not None
         return int(row[0])
 
@@ -529,6 +530,13 @@ class PgStore(PgLexical, PgScope):
                   "%s::bigint[], %s::bigint[], %s::bigint[]) AS v(i, s, m, c) WHERE f.id = v.i AND f.machine = %s",
                   ([r[0] for r in rows], [r[1] for r in rows], [clamped_ns(r[2]) for r in rows], [r[3] for r in rows],
                    self.machine))
+
+    def set_file_readers(self, rows: Sequence[tuple[int, Optional[int], Sequence[str]]]) -> None:
+        """set_file_readers of the desktop store, in one statement."""
+        self.rows("UPDATE files f SET reader = v.r, notes = v.n FROM unnest(%s::bigint[], %s::integer[], %s::text[]) "
+                  "AS v(i, r, n) WHERE f.id = v.i AND f.machine = %s",
+                  ([r[0] for r in rows], [r[1] for r in rows],
+                   [_clean(stored_notes(r[2]) or "") or None for r in rows], self.machine))
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "FILES_CURRENT_SINCE", "hnsw_index"]
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL);
@@ -222,10 +222,15 @@ _CTIME = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS ctime_ns bigint",
           "ALTER TABLE files ADD COLUMN IF NOT EXISTS notes text",
           "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS notes text"]
 
-FILES_CURRENT_SINCE = 8  # the schema whose files table has ctime_ns and notes (_CTIME)
+# The version of the reader an entry's text was read with (decision 0152): a newer one reads it again. NULL: read
+# before versions were kept. The removal's copy gets it too, last, as in files.
+_READER = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS reader integer",
+           "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS reader integer"]
+
+FILES_CURRENT_SINCE = 9  # the schema whose files table has ctime_ns, notes (_CTIME) and reader (_READER)
 
 MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK,
-                                    7: _OWNED_POSTINGS + _OCR_WAITING, 8: _CTIME}
+                                    7: _OWNED_POSTINGS + _OCR_WAITING, 8: _CTIME, 9: _READER}
 
 
 def hnsw_index(dim: int) -> list[str]:

@@ -1,0 +1,26 @@
+"""Whether an entry was read by an older reader than this version's (decision 0152): its bytes may be the same,
+but this version reads its format differently (a fix that finds words the old one missed), so a sync reads it
+again. Failed entries are read again anyway; images have no reader (OCR caches by its engine's version)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ...ingest.extractors import reader_version
+from ...store import FileRow
+
+__all__ = ["newer_reader", "newer_reader_of_any"]
+
+
+def newer_reader(old: FileRow) -> bool:
+    """Whether this version's reader of the entry's format is newer than the one its row was read with (a row
+    from before 0152 knows none: read once more)."""
+    if old.status == "failed":
+        return False
+    now = reader_version(old.path)
+    return now is not None and (old.reader is None or old.reader < now)
+
+
+def newer_reader_of_any(rows: Iterable[FileRow]) -> bool:
+    """newer_reader of a container's members: the container is read again for them."""
+    return any(newer_reader(r) for r in rows)

@@ -1,0 +1,133 @@
+"""A newer reader reads its files again (decision 0152): an entry keeps the version of the reader that read it,
+and a sync reads it again, its bytes unchanged, once this version reads that format differently. Passages that come
+out the same stay where they are (no vector is written again); other ones replace them. On both engines."""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.types import Document
+from searchapp.ingest import scan as scan_module
+from searchapp.ingest.extractors import reader_version, registry
+
+ORCHARD = "Quarterly figures for the orchard: apples sold well, pears did not."
+
+
+def found(lib, query: str) -> list[str]:
+    return sorted(os.path.basename(h.path) for h in lib.search(query, mode="lexical").hits)
+
+
+def row(lib, path: Path | str):
+    got = lib.store.file_by_path(str(path))
+    assert got is not None
+    return got
+
+
+def chunk_ids(lib) -> list[int]:
+    return [r[0] for r in lib.store.conn.execute("SELECT id FROM chunks ORDER BY id")]
+
+
+def a_newer_text_reader(monkeypatch, reads=None) -> None:
+    """This version's text reader one step newer; `reads(text) -> text`: what it now makes of a file."""
+    monkeypatch.setitem(registry._READER_VERSIONS, "text", registry._READER_VERSIONS["text"] + 1)
+    if reads is not None:
+        suffixes, old = registry._BY_NAME["text"]
+
+        def newer(path, *args, **kwargs) -> Document:
+            doc = old(path, *args, **kwargs)
+            return Document(reads(doc.text), doc.pages, kind=doc.kind, title=doc.title, notes=doc.notes)
+
+        monkeypatch.setitem(registry._BY_NAME, "text", (suffixes, newer))
+
+
+@pytest.fixture(autouse=True)
+def settled(monkeypatch):
+    """No file counts as just changed (decision 0150 reads those again anyway): only the reader's version tells."""
+    monkeypatch.setattr(scan_module, "RACY_NS", 0)
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "orchard.txt").write_text(ORCHARD, encoding="utf-8")
+    (d / "minutes.md").write_text("# Minutes\n\nThe allotment committee met in spring.", encoding="utf-8")
+    (d / "page.html").write_text("<html><body><p>Lanterns by the harbour wall.</p></body></html>", encoding="utf-8")
+    return d
+
+
+def test_a_file_read_by_an_older_reader_is_read_again(tiny_library, docs, monkeypatch):
+    tiny_library.add_folder(docs, embed=False)
+    assert row(tiny_library, docs / "orchard.txt").reader == reader_version(docs / "orchard.txt") is not None
+    a_newer_text_reader(monkeypatch, lambda text: text.replace("pears", "quinces"))
+    rep = tiny_library.sync(embed=False)
+    # .txt and .md are the text reader's; the web page's reader is as it was
+    assert (rep.reread, rep.updated, rep.unchanged) == (2, 1, 2)
+    assert found(tiny_library, "quinces") == ["orchard.txt"] and found(tiny_library, "pears") == []
+    assert row(tiny_library, docs / "orchard.txt").reader == reader_version(docs / "orchard.txt")
+    again = tiny_library.sync(embed=False)  # read once: the next sync finds every entry read by this version
+    assert (again.reread, again.updated, again.unchanged) == (0, 0, 3)
+
+
+def test_the_same_passages_from_a_newer_reader_keep_their_place(tiny_library, docs, monkeypatch):
+    tiny_library.add_folder(docs)  # with their vectors
+    before = chunk_ids(tiny_library)
+    a_newer_text_reader(monkeypatch)  # a newer version that reads these files as the old one did
+    rep = tiny_library.sync(embed=False)
+    assert (rep.reread, rep.updated, rep.unchanged, rep.chunks_added, rep.chunks_removed) == (2, 0, 3, 0, 0)
+    assert chunk_ids(tiny_library) == before  # not deleted and written again: the vector index untouched
+    assert row(tiny_library, docs / "minutes.md").reader == reader_version(docs / "minutes.md")
+    assert tiny_library.sync(embed=False).reread == 0
+
+
+def test_entries_read_before_readers_had_versions_are_read_once(tiny_library, docs):
+    tiny_library.add_folder(docs, embed=False)
+    with tiny_library.store.atomic():  # as a library written before decision 0152 holds them
+        tiny_library.store.conn.execute("UPDATE files SET reader = NULL")
+    rep = tiny_library.sync(embed=False)
+    assert (rep.reread, rep.unchanged, rep.chunks_added) == (3, 3, 0)
+    assert all(row(tiny_library, docs / n).reader is not None for n in ("orchard.txt", "minutes.md", "page.html"))
+    assert tiny_library.sync(embed=False).reread == 0
+
+
+def test_a_file_an_older_reader_found_no_text_in_is_read_again(tiny_library, docs, monkeypatch):
+    (docs / "blank.txt").write_text("   \n\n  ", encoding="utf-8")
+    tiny_library.add_folder(docs, embed=False)
+    assert (row(tiny_library, docs / "blank.txt").status, row(tiny_library, docs / "blank.txt").error) == (
+        "skipped", "no text found")
+    # a newer reader that still finds nothing: the row learns its version, and is not read at every sync
+    a_newer_text_reader(monkeypatch)
+    rep = tiny_library.sync(embed=False)
+    assert rep.problems == [] and row(tiny_library, docs / "blank.txt").reader == reader_version(docs / "blank.txt")
+    assert tiny_library.sync(embed=False).reread == 0
+    # one that finds words in it
+    a_newer_text_reader(monkeypatch, lambda text: text if text.strip() else "A blank page about herons.")
+    tiny_library.sync(embed=False)
+    assert row(tiny_library, docs / "blank.txt").status == "indexed"
+    assert found(tiny_library, "herons") == ["blank.txt"]
+
+
+def test_a_member_read_by_an_older_reader_is_read_again(tiny_library, tmp_path, monkeypatch):
+    d = tmp_path / "zipped"
+    d.mkdir()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("notes/orchard.txt", ORCHARD)
+        z.writestr("notes/page.html", "<html><body><p>Lanterns by the harbour wall.</p></body></html>")
+    (d / "archive.zip").write_bytes(buf.getvalue())
+    tiny_library.add_folder(d, embed=False)
+    a_newer_text_reader(monkeypatch, lambda text: text.replace("pears", "quinces"))
+    rep = tiny_library.sync(embed=False)
+    assert rep.reread == 1 and found(tiny_library, "quinces") == ["orchard.txt"]  # the member
+    assert tiny_library.sync(embed=False).reread == 0
+
+
+def test_a_newer_version_of_the_steps_every_reader_shares_reads_every_file_again(tiny_library, docs, monkeypatch):
+    tiny_library.add_folder(docs, embed=False)
+    monkeypatch.setattr(registry, "_TEXT_STEPS", registry._TEXT_STEPS + 1)
+    assert tiny_library.sync(embed=False).reread == 3
