@@ -15,11 +15,13 @@ from ..base.entry_dates import storable_ns
 from .db import Store
 from .rows import FileRow
 
-__all__ = ["STATES", "state_counts", "files_in_state", "set_entry_date", "set_ocr_state", "entry_text",
-           "entry_vectors", "pending_ocr_files", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
+__all__ = ["STATES", "state_counts", "files_in_state", "problem_files_in_state", "set_entry_date", "set_ocr_state",
+           "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
 STATES = ("indexed", "ocr_done", "ocr_pending", "no_text", "skipped", "failed", "excluded")
 
+# The one definition of an entry's state, on both engines (a shared library runs these statements through
+# store/postgres/sql_shim.py): every listing selects it beside its rows, none derives it again from status and reason.
 _STATE_SQL = """CASE
     WHEN ocr = 'pending' THEN 'ocr_pending'
     WHEN status = 'indexed' AND ocr = 'done' THEN 'ocr_done'
@@ -40,16 +42,28 @@ def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_0
                    owner: Optional[str] = None) -> list[tuple[str, FileRow]]:
     """(state, row) of the entries in `state` (all when None), by path; at most `limit`. `owner`: a shared
     library's machine whose entries these are (every machine's when None)."""
-    sql = f"SELECT {_STATE_SQL} AS s, {store.file_cols} FROM files WHERE 1 = 1"  # noqa: S608 (constants: the state CASE, the columns)
-    params: list[Any] = []
-    if state is not None:
-        sql += f" AND {_STATE_SQL} = ?"
-        params.append(state)
+    where, params = ("1 = 1", []) if state is None else (f"{_STATE_SQL} = ?", [state])
+    return _with_state(store, where, params, owner, "path", limit)
+
+
+def problem_files_in_state(store: Store, owner: Optional[str] = None) -> list[tuple[str, FileRow]]:
+    """(state, row) of the entries not indexed (Store.problem_files: skipped or failed), by state, then path: what
+    `status` lists, each with the state `status --files STATE` finds it by, from this one CASE (its status and
+    reason alone do not give it: files.ocr does). `owner`: as files_in_state's."""
+    return _with_state(store, "status != 'indexed'", [], owner, "s, path")
+
+
+def _with_state(store: Store, where: str, params: list[Any], owner: Optional[str], order: str,
+                limit: Optional[int] = None) -> list[tuple[str, FileRow]]:
+    """(state, row) of the entries `where` says (SQL of constants and ?), of `owner`'s when given, in `order`."""
+    sql = f"SELECT {_STATE_SQL} AS s, {store.file_cols} FROM files WHERE {where}"  # noqa: S608 (constants: the state CASE, the columns)
     if owner is not None:
         sql += " AND machine = ?"
-        params.append(owner)
-    sql += " ORDER BY path LIMIT ?"
-    params.append(int(limit))
+        params = [*params, owner]
+    sql += f" ORDER BY {order}"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params = [*params, int(limit)]
     return [(r[0], FileRow(*r[1:])) for r in store.conn.execute(sql, params)]
 
 

@@ -109,10 +109,9 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
         entries = entries_in(st.failed, st.member_groups)  # as the counts above count: a grouped row is its members
         rows = len(st.failed)
         say(f"not indexed ({entries}" + (f" in {rows} row{'s' if rows != 1 else ''}" if entries != rows else "") + "):")
-        from ...library.report.not_indexed import problem_state
-
-        for path, status, reason in st.failed:
-            say(f"  [{problem_state(status, reason)}] {printable(display_path(path))}: {printable(reason)}")
+        for row in st.failed:  # by the state the ledger's query gave it: the one `status --files STATE` finds it by
+            path, _, reason = row
+            say(f"  [{st.failed_states[row]}] {printable(display_path(path))}: {printable(reason)}")
     return code
 
 

@@ -14,10 +14,9 @@ from ...base.member_paths import split_member
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
 from ...store.ledger import files_in_state
-from ..sync.ocr_waits import WAITING
 
-__all__ = ["not_indexed_entries", "not_indexed_rows", "group_members", "state_words", "NOT_INDEXED_STATES",
-           "STATE_WORDS", "Row", "MemberGroups"]
+__all__ = ["not_indexed_entries", "not_indexed_rows", "group_members", "group_in_states", "state_words",
+           "NOT_INDEXED_STATES", "STATE_WORDS", "Row", "MemberGroups"]
 
 NOT_INDEXED_STATES = ("ocr_pending", "no_text", "skipped", "failed")
 # What a person reads for a ledger state (store/ledger.py's names are for scripts: `status --files STATE`).
@@ -58,16 +57,6 @@ def not_indexed_entries(store: Store, limit: int = MAX_LISTED, owner: Optional[s
     return [(p, state_words(s), r) for p, s, r in rows], {(p, state_words(s), r): m for (p, s, r), m in groups.items()}
 
 
-def problem_state(status: str, reason: str) -> str:
-    """The state (store/ledger.py's STATES) of an entry not indexed, from its status and reason, as the ledger's
-    CASE gives it: what `status` lists it as must be what `status --files STATE` finds it by ("[skipped] … no
-    text found" was found only by `--files no_text`). A row of a container's members gives their reason."""
-    reason = reason.rpartition("of its members: ")[2]
-    if reason == WAITING:  # with files.ocr = 'pending'
-        return "ocr_pending"
-    return "no_text" if status == "skipped" and reason == "no text found" else status
-
-
 def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:
     """`rows` with the members of one container in one state for one reason folded into one row on the
     container's path, "N of its members: <reason>" (only when there are two or more); in the order first met."""
@@ -85,6 +74,24 @@ def group_members(rows: list[Row]) -> tuple[list[Row], MemberGroups]:
         out.append((where, state, shown))
         groups[(where, state, shown)] = paths
     return out, groups
+
+
+def group_in_states(rows: list[tuple[str, Row]]) -> tuple[list[Row], MemberGroups, dict[Row, str]]:
+    """group_members of `rows`, (ledger state, row) each, within each state: the grouped rows (a state's in the
+    order first met), the members of each group, and each row's state as the query that listed it gave it (its
+    status and reason do not give it; a group's members are all in its state)."""
+    by_state: dict[str, list[Row]] = {}
+    for state, row in rows:
+        by_state.setdefault(state, []).append(row)
+    out: list[Row] = []
+    groups: MemberGroups = {}
+    states: dict[Row, str] = {}
+    for state, listed in by_state.items():
+        grouped, members = group_members(listed)
+        out += grouped
+        groups.update(members)
+        states.update(dict.fromkeys(grouped, state))
+    return out, groups, states
 
 
 def entries_in(rows: list[Row], groups: MemberGroups) -> int:

@@ -15,12 +15,12 @@ from ...base.errors import ModelLoadError, ModelNotFoundError
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
 from ...store import Store
-from ...store.ledger import state_counts
+from ...store.ledger import problem_files_in_state, state_counts
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
 from ..sync.meta_keys import REINDEX_META
 from ..sync.roots import root_missing
-from .not_indexed import MemberGroups, group_members, not_indexed_entries, problem_state
+from .not_indexed import MemberGroups, Row, group_in_states, not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ class LibraryStatus:
     # (report/not_indexed.py: a container's members left out for one reason are one row "N of its members: <reason>")
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
     member_groups: MemberGroups = field(default_factory=dict)  # (row path, state, reason) -> members, of both lists
+    # (a row of `failed`) -> its ledger state (store/ledger.py), as the query that listed it gave it
+    failed_states: dict[Row, str] = field(default_factory=dict)
     query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path)
     passage_path: str = ""  # what encodes passages (models/device_summary.describe_passage_path)
     # The vector index was still opening when this was taken (Library.status(wait_for_meaning=False)): the
@@ -107,7 +109,7 @@ class LibraryStatus:
                         "left_s": _rounded(meaning_left_s(self.chunks - self.embedded, self.meaning_rate))},
             "consistent": self.consistent,
             # "state": what `status --files STATE` finds it by; "status": the entry's own (skipped or failed)
-            "failed": [{"path": p, "status": s, "state": problem_state(s, r), "reason": r,
+            "failed": [{"path": p, "status": s, "state": self.failed_states[(p, s, r)], "reason": r,
                         **({"members": self.member_groups[(p, s, r)]} if (p, s, r) in self.member_groups else {})}
                        for p, s, r in self.failed],
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
@@ -208,7 +210,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
     current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background), or
     IN_STORE (the store's own index: no id is read); `owner`: a shared library's machine, whose files alone the
-    lists of files not indexed hold (as `roots` and the store's problem_files do there);
+    lists of files not indexed hold (as `roots` do there);
     `integrity`: gives SQLite's quick_check verdict, asked last (it may be running on another thread meanwhile;
     None: run it now; see library/resources/integrity.py); `writer`: the process writing the library now;
     `embedder`: who embeds the passages still waiting, when not `searchapp index` (a shared library's other
@@ -248,7 +250,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
                "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
         notes.append(why)
         reindex_needed = reindex_needed or why
-    failed, failed_groups = group_members([(f.path, f.status, f.error or "") for f in db.problem_files()])
+    failed, failed_groups, failed_states = group_in_states(
+        [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
     not_indexed, member_groups = not_indexed_entries(db, owner=owner)
     return LibraryStatus(
         writer=writer,
@@ -260,6 +263,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         vectors=vectors,
         consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),
         failed=failed,
+        failed_states=failed_states,
         bi_encoder=_bi_encoder_status(config, meta, identity),
         reranker=_reranker_status(config),
         device=describe_device(m.device, m.threads),

@@ -42,6 +42,15 @@ def test_states_are_derived_from_status_error_and_ocr(lib):
     assert ledger.files_in_state(store, "excluded") == []  # no row: said from the scan's rules
 
 
+def test_the_entries_not_indexed_are_listed_with_their_state(lib):
+    """What `status` lists (every entry skipped or failed) with the state the same CASE gives: an image waiting
+    for OCR is ocr_pending by its files.ocr, whatever its reason says."""
+    store, _ = lib
+    assert [(s, r.path) for s, r in ledger.problem_files_in_state(store)] == [
+        ("failed", "/r/bad.docx"), ("no_text", "/r/empty.pdf"), ("ocr_pending", "/r/wait.png"),
+        ("ocr_pending", "/r/wait2.png"), ("skipped", "/r/big.bin")]
+
+
 def test_entry_state_text_and_vectors(lib):
     store, ids = lib
     state, row, date_ns, ocr = ledger.entry_state(store, "/r/scan.pdf")
