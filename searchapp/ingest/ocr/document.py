@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 from ...base.errors import Cancelled, ExtractionError
 from ...base.progress import CancelToken
 from ...base.types import Document
+from ..extractors.encoding import clean_text
 from ..extractors.paged import join_pages
 from ..valid_text import valid_document
 from . import images, pdf_pages
@@ -170,7 +171,11 @@ def _page_failure(exc: Exception) -> ExtractionError:
 
 
 def _document(texts: list[tuple[int, str]], notes: tuple[str, ...]) -> Document:
-    text, spans = join_pages(texts)
+    """The OCR Document of (page, text) pages, each cleaned as every extractor cleans its text (`clean_text`: an
+    engine's "ﬁ" ligature, soft hyphen or NUL would otherwise split a word for search) before its span is counted.
+    Here, not in the engines, so OCR text cached before cleaning is cleaned when `merge_ocr` lays it over a PDF; the
+    PDF's own pages, cleaned by its extractor, pass through unchanged."""
+    text, spans = join_pages((number, clean_text(page).strip()) for number, page in texts)
     return valid_document(Document(text, spans, kind="ocr", notes=notes))  # as extract() gives text
 
 

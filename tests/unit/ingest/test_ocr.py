@@ -297,6 +297,26 @@ def test_an_engine_error_on_one_page_keeps_the_other_pages(tmp_path):
         ocr_document(_three_frames(tmp_path), engine=Always())
 
 
+class _Ligatures(_NeverCalled):
+    """An engine that reads ligatures, soft hyphens and a NUL, as tesseract's models can."""
+
+    def recognize(self, image, cancel=None) -> str:
+        self.calls += 1
+        return ["the \ufb01rst o\ufb03ce", "co\u00adoperation\x00 \ufb02ow"][self.calls - 1]
+
+
+def test_ocr_text_is_cleaned_like_every_extractor_s_before_page_spans_are_counted(tmp_path):
+    """OCR text skipped `clean_text`: "ﬁrst" was never found by "first", and "co\xadoperation" split the word."""
+    from PIL import Image
+
+    path = tmp_path / "two.tif"
+    frames = [Image.new("L", (40, 20), "white") for _ in range(2)]
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    doc = ocr_document(path, engine=_Ligatures())
+    assert doc.text == "the first office\n\ncooperation flow"
+    assert [doc.text[p.start:p.end] for p in doc.pages] == ["the first office", "cooperation flow"]
+
+
 def _runtime_exception(message: str) -> Exception:
     return type("RuntimeException", (RuntimeError,), {})(message)  # onnxruntime's, by its name
 
