@@ -295,3 +295,26 @@ def winansi_pdf(path: Path, text: bytes) -> Path:
                    b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages, content, font))
     pdf.set(pages, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
     return pdf.write(path, pdf.add(b"<< /Type /Catalog /Pages %d 0 R >>" % pages))
+
+
+def cropped_pdf(path: Path, parts: list[tuple[int, int, str]], crops: list[bytes | None],
+                media: bytes = b"0 0 612 792", rotate: int = 0, tilde: str = "~") -> Path:
+    """One page per entry of `crops` (its /CropBox, or None for none), all drawn by one content stream: `parts`,
+    each a line of 12-point Helvetica at (x, y) on the sheet; as a tool that cuts a larger sheet into pages writes
+    them. A "~" reads as `tilde` (a ToUnicode map: "𝑁", beyond U+FFFF, as a paper's mathematics has it)."""
+    pdf = RawPdf()
+    catalog, tree = pdf.reserve(), pdf.reserve()
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Tilde def "
+            b"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <7E> <%s> endbfchar endcmap "
+            b"CMapName currentdict /CMap defineresource pop end end" % tilde.encode("utf-16-be").hex().encode())
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode %d 0 R"
+                   b" >>" % pdf.stream(cmap, compress=False))
+    content = pdf.stream(b"".join(b"BT /F1 12 Tf %d %d Td %s Tj ET\n" % (x, y, _literal(s)) for x, y, s in parts))
+    kids = []
+    for crop in crops:
+        box = b" /CropBox [%s]" % crop if crop is not None else b""
+        kids.append(pdf.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [%s]%s /Rotate %d /Resources << /Font << /F1 %d"
+                            b" 0 R >> >> /Contents %d 0 R >>" % (tree, media, box, rotate, font, content)))
+    pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    return pdf.write(path, catalog)

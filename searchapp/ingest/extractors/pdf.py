@@ -25,6 +25,10 @@ Decisions:
   A file pypdf cannot open at all (no startxref, AES with an empty password but no `cryptography`) is read
   whole by pdfium, with a note saying so: 16 of pdf.js's 971 test PDFs; never a file pypdf stopped at a
   decompression limit.
+- A page shows what lies within its CropBox, and the words a viewer cannot show (printers' marks and slug lines
+  outside it, the rest of a larger sheet) are not indexed: a page whose CropBox is smaller than its MediaBox
+  (`pdfium_doc.shown_box`, rare) takes pdfium's text without the words wholly outside it, when there are any
+  (`pdfium_doc`); a word partly inside is kept. Without pdfium such a page is read whole, as pypdf reads it.
 - A word split by a hyphen at a line end is joined again (`line_breaks`), on each page before its span is
   counted; the document's own hyphenated words keep their hyphen.
 - A filled XFA form (`xfa`) shows its field values: in place of the "Please wait..." page of a dynamic
@@ -53,7 +57,7 @@ from .encoding import clean_text
 from .garbled import is_garbled
 from .line_breaks import better_lines, join_hyphenated, word_a_line
 from .paged import join_pages
-from .pdfium_doc import PasswordNeeded, PdfiumDoc, available
+from .pdfium_doc import PasswordNeeded, PdfiumDoc, available, shown_box
 from .ole_encrypted import ENCRYPTED
 from .title import clean_title
 
@@ -196,6 +200,7 @@ class _Pdfium:
         self.doc: Optional[PdfiumDoc] = None
         self.usable = available()
         self.read = 0  # pages whose text came from here
+        self.cropped = 0  # pages whose text came from here for words outside their CropBox
 
     def __enter__(self) -> "_Pdfium":
         return self
@@ -204,19 +209,27 @@ class _Pdfium:
         if self.doc is not None:
             self.doc.close()
 
-    def text(self, index: int) -> str:
-        """Page `index`'s text from pdfium, cleaned; "" when pdfium is missing or cannot read it."""
-        if not self.usable:
-            return ""
-        if self.doc is None:
+    def _opened(self) -> Optional[PdfiumDoc]:
+        if self.usable and self.doc is None:
             try:
                 self.fh.seek(0)
                 self.doc = PdfiumDoc(self.fh.read())
             except (ExtractionError, OSError) as exc:
                 log.info("pdfium: %s", exc)
                 self.usable = False
-                return ""
-        return clean_text(self.doc.page_text(index) or "").strip()
+        return self.doc
+
+    def text(self, index: int) -> str:
+        """Page `index`'s text from pdfium, cleaned; "" when pdfium is missing or cannot read it."""
+        doc = self._opened()
+        return clean_text(doc.page_text(index) or "").strip() if doc is not None else ""
+
+    def shown(self, index: int) -> Optional[str]:
+        """Page `index`'s text from pdfium without the words outside its CropBox, cleaned; None when it has none
+        such, or pdfium is missing or cannot read it."""
+        doc = self._opened()
+        shown = doc.shown_text(index) if doc is not None else None
+        return clean_text(shown[0]).strip() if shown is not None and shown[1] else None
 
 
 def _title(path: Path, reader: PdfReader) -> str:
@@ -283,6 +296,8 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
                 failures += 1
             else:
                 garbled.append(i + 1)
+        if text and _cropped(pages[i]):
+            text = _crop(text, second.shown(i), second)
         texts.append(text)
         chars += len(text)
         if max_chars is not None and chars > max_chars:
@@ -294,6 +309,8 @@ def _extract(path: Path, reader: PdfReader, second: _Pdfium, max_chars: Optional
     if second.read:
         log.info("%s: %d page(s) read with pdfium (pypdf's text was garbled, failed or a word a line)", path,
                  second.read)
+    if second.cropped:
+        log.info("%s: %d page(s) read with pdfium, without the words outside their CropBox", path, second.cropped)
     if garbled:
         notes.append(_garbled_note(garbled))
     texts = join_hyphenated(texts)
@@ -308,6 +325,25 @@ def _by_lines(text: str, other: str, second: _Pdfium) -> str:
         second.read += 1
         return other
     return text
+
+
+def _cropped(page: PageObject) -> bool:
+    """Does the page's CropBox hide part of its MediaBox? Two lookups: most pages have none, or the MediaBox's."""
+    try:
+        return shown_box(page.mediabox, page.cropbox) is not None
+    except (MemoryError, RecursionError):
+        raise
+    except Exception:  # a broken box: the page is read whole
+        return False
+
+
+def _crop(text: str, shown: Optional[str], second: _Pdfium) -> str:
+    """pdfium's `shown` text of a cropped page, without the words outside its CropBox, in place of `text`; `text`
+    when there were none (a margin cropped off: pypdf's text stays), or pdfium's is garbled or missing."""
+    if shown is None or is_garbled(shown):
+        return text
+    second.cropped += 1
+    return shown
 
 
 # A content stream or an array of them by (object number, generation): what `_content_key` compares.
