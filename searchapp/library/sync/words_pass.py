@@ -19,6 +19,7 @@ from ...ingest.fsnames import storable
 from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
 from ...store import FileRow, RootRow, Store
 from ...store.layout import layout_of, stored_layout
+from ...store.ledger import set_ocr_state
 from .batches import Batcher, Pending, distinct_chunks, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
@@ -376,9 +377,16 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
         return
     size, mtime = (f.size, f.mtime_ns) if f is not None else _stat(real or path)
     old_id = old.id if old is not None else None
-    rep.chunks_removed += rewrite_entry(store, index, old_id, lambda: store.upsert_file(
-        root.id, path, size, mtime, sha if status != "failed" else None, status, reason, extractor_name(Path(path)),
-        0, ctime_ns=f.ctime_ns if f is not None else None, reader=reader))
+
+    def write() -> None:
+        file_id = store.upsert_file(root.id, path, size, mtime, sha if status != "failed" else None, status, reason,
+                                    extractor_name(Path(path)), 0, ctime_ns=f.ctime_ns if f is not None else None,
+                                    reader=reader)
+        # Not waiting for OCR any more (an image that grew too large, became unreadable): it stayed "ocr_pending"
+        # in the ledger's counts and `status --files`, and the OCR step read it again, while `status` said skipped.
+        set_ocr_state(store, file_id, None)
+
+    rep.chunks_removed += rewrite_entry(store, index, old_id, write)
 
 
 def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
