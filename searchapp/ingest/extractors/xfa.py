@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Optional, cast
 from xml.etree.ElementTree import Element
 
 from ...base.errors import ExtractionError
+from .encoding import clean_text
 from .ziputil import local_name, parse_xml
 
 if TYPE_CHECKING:
@@ -79,7 +80,9 @@ def _lines(data: Element) -> list[str]:
             continue
         if not el.get("contentType", "text/").startswith("text/"):
             continue  # an image or a file attached to the form
-        value = " ".join("".join(el.itertext()).split())
+        # cleaned as every reader's text is (a ligature folded, a soft hyphen dropped): the page text is cleaned
+        # before these lines join it
+        value = " ".join(clean_text("".join(el.itertext())).split())
         if value and el is not data:
             out.append(f"{local_name(el.tag)}: {value}")
     return out

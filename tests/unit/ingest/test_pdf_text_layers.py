@@ -264,3 +264,10 @@ def test_a_damaged_form_keeps_the_values_read_before_and_says_why(tmp_path):
     doc = extract(acroform_pdf(tmp_path / "broken.pdf", ["A form"], fields))
     assert doc.text == "A form\n\nName: Gauss"
     assert any(n.startswith("form field values left out after 1: the form is damaged") for n in doc.notes), doc.notes
+
+
+def test_xfa_field_values_are_cleaned_like_page_text(tmp_path):
+    """A value's ligature is folded and its soft hyphen dropped, as in every reader's text: "office" is found."""
+    fields = "<Applicant><Employer>The \ufb01rst o\ufb03ce co\u00adoperative</Employer></Applicant>"
+    doc = extract(xfa_form_pdf(tmp_path / "form.pdf", datasets_xml(fields)))
+    assert "Employer: The first office cooperative" in doc.text
