@@ -26,10 +26,10 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("SEARCHAPP_NO_QUERY_EXPORT", "1")  # the query model's one-time export is not measured here
 
-from searchapp.base.config import load_config  # noqa: E402
-from searchapp.library import Library  # noqa: E402
-from _common import cpu_note, emit  # noqa: E402
-from bench_words_first import CORPUS, write_files  # noqa: E402
+from searchapp.base.config import load_config
+from searchapp.library import Library
+from _common import cpu_note, emit
+from bench_words_first import CORPUS, write_files
 
 
 def timed(name: str, lib: Library, run) -> dict:

@@ -153,6 +153,7 @@ class _Sync:
             self.rep.reread += 1
             if self.same_as_stored(old, ocr, kind, spans, hashes, notes):
                 return
+            self.rep.reread_changed += 1
         if old is None:
             self.rep.added += 1
         else:

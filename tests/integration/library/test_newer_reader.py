@@ -67,7 +67,9 @@ def test_a_file_read_by_an_older_reader_is_read_again(tiny_library, docs, monkey
     a_newer_text_reader(monkeypatch, lambda text: text.replace("pears", "quinces"))
     rep = tiny_library.sync(embed=False)
     # .txt and .md are the text reader's; the web page's reader is as it was
-    assert (rep.reread, rep.updated, rep.unchanged) == (2, 1, 2)
+    assert (rep.reread, rep.reread_changed, rep.updated, rep.unchanged) == (2, 1, 1, 2)
+    assert rep.reread_note() == ("2 files read again by this version's readers (unchanged on disk): 1 now read "
+                                 "differently, indexed again; the rest kept their passages")
     assert found(tiny_library, "quinces") == ["orchard.txt"] and found(tiny_library, "pears") == []
     assert row(tiny_library, docs / "orchard.txt").reader == reader_version(docs / "orchard.txt")
     again = tiny_library.sync(embed=False)  # read once: the next sync finds every entry read by this version
@@ -80,6 +82,8 @@ def test_the_same_passages_from_a_newer_reader_keep_their_place(tiny_library, do
     a_newer_text_reader(monkeypatch)  # a newer version that reads these files as the old one did
     rep = tiny_library.sync(embed=False)
     assert (rep.reread, rep.updated, rep.unchanged, rep.chunks_added, rep.chunks_removed) == (2, 0, 3, 0, 0)
+    assert rep.reread_note() == ("2 files read again by this version's readers (unchanged on disk): the same "
+                                 "passages, kept with their vectors")
     assert chunk_ids(tiny_library) == before  # not deleted and written again: the vector index untouched
     assert row(tiny_library, docs / "minutes.md").reader == reader_version(docs / "minutes.md")
     assert tiny_library.sync(embed=False).reread == 0
