@@ -2,7 +2,10 @@
 
 watchdog keeps one watch, and one emitter, per folder: two roots that share a folder (two single-file roots side
 by side, a folder root that is also a file root's parent) share its watch, so it is dropped only when no root
-needs it any more. A system's watch ends with its folder: a folder deleted, moved away, or unplugged, is no
+needs it any more. A folder watched only for the single files in it is watched alone, not with every folder below
+it: `~/notes.txt` added as a root watched all of the home folder, down to the last cache file (inotify gives each
+folder below a watch of its own, and the system's limit is often 8,192); once a folder root needs it, its watch
+takes in what is below, and gives it up again when only single files need it. A system's watch ends with its folder: a folder deleted, moved away, or unplugged, is no
 longer watched even once it is back, and ext4 gives a folder made again at once the old one's inode. So a watch is
 known to have ended when the handler sees its folder itself deleted or moved (`lose`), or when the folder's
 (st_dev, st_ino) differs from the one it had when watched (`check`); its roots are then watched anew by the
@@ -48,6 +51,10 @@ class _Watch:
     identity: Identity
     roots: set[str] = field(default_factory=set)
 
+    def below(self, target: str) -> bool:
+        """Whether the folders below `target` are to be watched: a root is the folder itself (not a file in it)."""
+        return target in self.roots
+
 
 class WatchedFolders:
     """One watch per folder, shared by the roots in it; thread-safe (the watcher's thread, the library's own
@@ -78,9 +85,10 @@ class WatchedFolders:
             if held is not None and (held.identity != identity or self._is_lost(target)):
                 return False  # its watch has ended: `check` ends it for every root in it, and they are caught up
             if held is None:
-                watch = self._observer.schedule(self._handler, target, recursive=True)
+                watch = self._observer.schedule(self._handler, target, recursive=root == target)
                 held = self._folders[target] = _Watch(watch, identity)
             held.roots.add(root)
+            self._rescope(target, held)
             return True
 
     def forget(self, root: str) -> None:
@@ -90,6 +98,8 @@ class WatchedFolders:
                 w.roots.discard(root)
                 if not w.roots:
                     self._unschedule(target)
+                else:
+                    self._rescope(target, w)
 
     def lose(self, folder: str) -> None:
         """The handler saw `folder` itself deleted or moved (watchdog's thread, holding its observer's lock): if it
@@ -114,6 +124,14 @@ class WatchedFolders:
             with self._lost_lock:
                 self._lost.intersection_update(self._folders)  # events for folders not watched (any subfolder)
         return ended
+
+    def _rescope(self, target: str, w: _Watch) -> None:
+        """`target`'s watch made to take in the folders below it, or not, as its roots now need (the lock held):
+        watchdog fixes that when a watch is made, so the watch is made again."""
+        if w.watch.is_recursive == w.below(target):
+            return
+        self._observer.unschedule(w.watch)
+        w.watch = self._observer.schedule(self._handler, target, recursive=w.below(target))
 
     def _unschedule(self, target: str) -> None:
         """Drop `target`'s watch (the lock held)."""

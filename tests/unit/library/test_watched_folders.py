@@ -58,3 +58,22 @@ def test_a_folder_that_is_another_folder_now_ends_its_watch(tmp_path):
     docs.rename(tmp_path / "elsewhere")
     docs.mkdir()  # a new folder at the path: another identity (the old one still exists, renamed)
     assert folders.check() == [str(docs)]
+
+
+def test_a_folder_watched_for_single_files_is_watched_alone_until_a_folder_root_needs_what_is_below(tmp_path):
+    """`~/notes.txt` as a root watched the whole home folder, every folder below it (one inotify watch each)."""
+    observer = Observer()
+    folders = WatchedFolders(observer, _Quiet())
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("n", encoding="utf-8")
+
+    def watches() -> list[bool]:
+        return [e.watch.is_recursive for e in observer.emitters]
+
+    assert folders.watch(str(notes)) and watches() == [False]
+    assert folders.watch(str(tmp_path)) and watches() == [True]  # the folder itself is a root now
+    folders.forget(str(tmp_path))
+    assert folders.has(str(notes)) and watches() == [False]
+    folders.forget(str(notes))
+    assert watches() == [] and len(observer.emitters) == 0
