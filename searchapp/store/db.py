@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator, Optional, Sequence
 from ..base.errors import StoreError
 from .cjk import cjk_chars
 from .damage import damaged_message, is_damage
-from .file_records import FILE_COLS, FileRecords
+from .file_records import FILE_COLS, NEWER_COLUMNS, FileRecords
 from .migrations import migrate
 from .passage_records import PassageRecords
 from .root_records import RootRecords
@@ -110,7 +110,8 @@ class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries,
                 # kept so that every trigger runs as it did (with it, a REPLACE's deletes fire delete triggers).
                 conn.execute("PRAGMA recursive_triggers = on")
             # A read-only open of an older library reads it as it is (migrate() needs a writer).
-            self.files_current = not readonly or all(_has_column(conn, "files", c) for c in ("ctime_ns", "notes", "reader"))
+            self.files_missing = frozenset() if not readonly else frozenset(
+                c for c in NEWER_COLUMNS if not _has_column(conn, "files", c))
         except sqlite3.DatabaseError as exc:
             if is_damage(exc):
                 raise StoreError(damaged_message(self.path, exc)) from exc

@@ -12,9 +12,11 @@ from ..base.entry_dates import clamped_ns
 from .rows import FileRow
 from .statements import Statements
 
-__all__ = ["FileRecords", "FILE_COLS", "file_cols", "stored_notes", "MAX_STORED_NOTES"]
+__all__ = ["FileRecords", "FILE_COLS", "NEWER_COLUMNS", "file_cols", "stored_notes", "MAX_STORED_NOTES"]
 
-FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns, reader"
+FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns, reader, ocr"
+# The files table's columns an older library may lack where nothing may migrate it (decisions 0150, 0152)
+NEWER_COLUMNS = ("ctime_ns", "notes", "reader")
 MAX_STORED_NOTES = 20  # an entry's notes kept for `explain`: a workbook's or a deck's can run to thousands
 
 
@@ -28,20 +30,22 @@ def stored_notes(notes: Sequence[str]) -> Optional[str]:
     return "\n".join(kept) or None
 
 
-def file_cols(current: bool) -> str:
-    """FILE_COLS of a files table with this version's columns, or of an older one that a reader opens as it is
-    (read-only, or a shared library's role that may not migrate it): there it has no ctime or reader to give."""
-    return FILE_COLS if current else FILE_COLS.replace("ctime_ns", "NULL AS ctime_ns").replace("reader",
-                                                                                              "NULL AS reader")
+def file_cols(missing: frozenset[str]) -> str:
+    """FILE_COLS of a files table, NULL for each of the `missing` columns of an older one that a reader opens as it
+    is (read-only, or a shared library's role that may not migrate it)."""
+    cols = FILE_COLS
+    for name in missing & {"ctime_ns", "reader"}:  # the NEWER_COLUMNS that FILE_COLS reads
+        cols = cols.replace(name, f"NULL AS {name}")
+    return cols
 
 
 class FileRecords(Statements):
-    # Whether the files table has this version's columns (ctime_ns, notes, reader): set by Store as it opens it.
-    files_current: bool = True
+    # The NEWER_COLUMNS the files table lacks (an older library read as it is): set by Store as it opens it.
+    files_missing: frozenset[str] = frozenset()
 
     @property
     def file_cols(self) -> str:
-        return file_cols(self.files_current)
+        return file_cols(self.files_missing)
     if TYPE_CHECKING:  # store/passage_records.py's and store/db.py's, later in Store's method order
         def delete_chunks_of_file(self, file_id: int) -> list[int]: ...
 

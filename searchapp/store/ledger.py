@@ -104,7 +104,7 @@ def entry_text(store: Store, file_id: int, max_chars: int = 300) -> tuple[str, i
 def entry_notes(store: Store, file_id: int) -> list[str]:
     """What reading the entry left out, as its sync noted it ("text truncated at …"), one a line; none stored
     before the notes were kept (decision 0150's schema)."""
-    if not store.files_current:  # an older library read as it is
+    if "notes" in store.files_missing:  # an older library read as it is
         return []
     r = store.conn.execute("SELECT notes FROM files WHERE id = ?", (file_id,)).fetchone()
     return r[0].splitlines() if r is not None and r[0] else []

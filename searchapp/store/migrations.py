@@ -122,9 +122,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE files ADD COLUMN notes TEXT;
     """,
     # The version of the reader an entry's text was read with (decision 0152): a newer one reads it again.
-    # NULL: read before versions were kept, read again by the next sync.
+    # NULL: read before versions were kept, read again by the next sync. And an entry recorded as skipped or
+    # failed for another reason while it waited for OCR (an image that grew too large) was left waiting: the
+    # ledger counted it ocr_pending and the OCR step read it again; such a sync now clears it, and this the ones
+    # left before.
     """
     ALTER TABLE files ADD COLUMN reader INTEGER;
+    UPDATE files SET ocr = NULL WHERE ocr = 'pending' AND status != 'indexed' AND coalesce(error, '') != 'waiting for OCR';
     """,
 ]
 

@@ -37,6 +37,8 @@ class FileRow:
     # 0152): a sync reads it again when this version's is higher. None: not known (a row older than 0152, an image
     # or an entry that failed), read again where a reader reads it.
     reader: Optional[int] = None
+    # 'pending' (waits for OCR: an image, or a PDF's pages), 'done' (some or all of its text came from OCR), None
+    ocr: Optional[str] = None
 
 
 @dataclass(frozen=True)

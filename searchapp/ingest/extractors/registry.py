@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
+from ...base.member_paths import MEMBER_SEP
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
@@ -102,8 +103,10 @@ def extractor_name(path: Path | str) -> Optional[str]:
 
 def reader_version(path: Path | str) -> Optional[int]:
     """The version of what reads `path` (a file's path or a member's key), as the files table keeps it; None where
-    no reader does (an image or other known binary: OCR keeps its own engine's version, ocr_cache.py)."""
-    name = extractor_name(path)
+    no reader does (an image or other known binary: OCR keeps its own engine's version, ocr_cache.py). An mbox's
+    message is read as an .eml whatever its key ("box.mbox//1: Subject", "…//2: scan.png") ends with."""
+    container, sep, _ = os.fspath(path).rpartition(MEMBER_SEP)
+    name = "eml" if sep and container.lower().endswith(".mbox") else extractor_name(path)
     if name is None:
         if os.path.splitext(os.fspath(path))[1].lower() in sniff.KNOWN_BINARY_SUFFIXES:
             return None

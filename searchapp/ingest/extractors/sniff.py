@@ -16,7 +16,7 @@ __all__ = ["KNOWN_BINARY_SUFFIXES", "extract_sniffed"]
 KNOWN_BINARY_SUFFIXES = frozenset(
     "." + s
     for s in (
-        "png jpg jpeg gif bmp tif tiff webp ico icns heic psd xcf raw cr2 nef svgz "
+        "png jpg jpeg gif bmp tif tiff webp ico icns heic heif psd xcf raw cr2 nef svgz "
         "mp3 mp4 m4a m4v aac flac ogg oga opus wav wma avi mov mkv webm wmv mpg mpeg flv "
         "zip gz tgz bz2 xz zst 7z rar tar lz lzma cab iso dmg img deb rpm apk jar war whl egg msi "
         "exe dll so dylib o a lib obj bin dat pyc pyo pyd class wasm elc beam "

@@ -18,16 +18,15 @@ from ...ingest.extractors import extract, extractor_name, reader_version, takes_
 from ...ingest.fsnames import storable
 from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
 from ...store import FileRow, RootRow, Store
-from ...store.layout import layout_of, stored_layout
 from ...store.ledger import set_ocr_state
-from .batches import Batcher, Pending, distinct_chunks, rewrite_entry
+from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .members import index_container, is_container, members_by_container
 from .newer_reader import newer_reader, newer_reader_of_any
+from .same_passages import SamePassages
 from .ocr_waits import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
-from ...base.types import ChunkSpan
 from ...ingest.passages import passages_of
 from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .read_groups import MIN_GROUPED, ReadInGroups
@@ -39,6 +38,7 @@ __all__ = ["sync_root", "passages_of", "BATCH_CHUNKS", "BATCH_FILES"]
 # Read at each sync (tests lower them): passages, files per phase-1 commit; BATCH_CHUNKS is phase 2's batch too.
 BATCH_CHUNKS = 256
 BATCH_FILES = 64
+KEPT_AT_ONCE = 256  # entries kept as they were whose rows change (a stat, a reader), written together
 
 
 def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, progress: Optional[ProgressFn],
@@ -105,11 +105,10 @@ class _Sync:
         self.max_bytes = int(config.scan.max_file_mb * 2**20)
         self.ahead: Optional[ReadAhead | ReadInGroups] = None
         self.slot: dict[int, int] = {}
-        # (file id, size, mtime, ctime) of entries kept as they were whose stat is new: written in one go at the end
+        # (file id, size, mtime, ctime) of entries kept as they were whose stat is new: written a few hundred at a
+        # time (`write_kept`), and when a cancel stops the sync
         self.touched: list[tuple[int, int, int, Optional[int]]] = []
-        # (file id, reader, notes) of entries read again by a newer reader, bytes unchanged (decision 0152), whose
-        # passages came out the very same: written in one go at the end.
-        self.same_passages: list[tuple[int, Optional[int], tuple[str, ...]]] = []
+        self.same: Optional[SamePassages] = None  # read_all's: the entries read again that keep their passages
 
     def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
                 real: Optional[str] = None, sha: Optional[str] = None) -> None:
@@ -149,11 +148,15 @@ class _Sync:
             self.problem(old, path, "skipped", "no text found", f, sha=sha)
             return
         assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
-        if old is not None and old.sha256 == sha and newer_reader(old):  # the same bytes, a newer reader
-            self.rep.reread += 1
-            if self.same_as_stored(old, ocr, kind, spans, hashes, notes):
+        if old is not None and old.sha256 == sha and old.status == "indexed" and self.same is not None:
+            # The same bytes, read again: by a newer reader, or a container for its members (decision 0152)
+            newer = newer_reader(old)
+            self.rep.reread += newer
+            if self.same.same(old, ocr, kind, spans, hashes, notes):
+                self.rep.unchanged += 1
+                self.touched.append((old.id, f.size, f.mtime_ns, f.ctime_ns))  # as an update would write it
                 return
-            self.rep.reread_changed += 1
+            self.rep.reread_changed += newer
         if old is None:
             self.rep.added += 1
         else:
@@ -161,18 +164,6 @@ class _Sync:
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
                                  date_ns=date_ns, ocr=ocr, notes=tuple(notes), reader=reader_version(path)))
 
-    def same_as_stored(self, old: FileRow, ocr: Optional[str], kind: Optional[str], spans: list[ChunkSpan],
-                       hashes: list[str], notes: Sequence[str]) -> bool:
-        """An entry read again by a newer reader that gave the very same passages as it holds: counted unchanged,
-        its row given the new reader (at the end), its passages and their vectors left where they are. Anything
-        else (other passages, pages waiting for OCR, another kind) is written as an update."""
-        if old.status != "indexed" or ocr is not None or (kind or extractor_name(old.path) or "") != (old.kind or ""):
-            return False
-        if layout_of(distinct_chunks(spans, hashes, {})) != stored_layout(self.store, old.id):
-            return False
-        self.same_passages.append((old.id, reader_version(old.path), tuple(notes)))
-        self.rep.unchanged += 1
-        return True
 
     def vanished_now(self, path: str) -> None:
         self.seen.discard(path)  # vanished since the scan: purged at the end like any deleted file
@@ -183,9 +174,14 @@ class _Sync:
         total = len(files)
         self.ahead, self.slot = _read_ahead(files, self.existing, self.members, self.config, self.encoder,
                                             self.batcher.cancel, before_scan)
+        self.same = SamePassages(self.store, [old.id for f in files if (old := self.existing.get(storable(f.path)))
+                                              is not None and old.status == "indexed"
+                                              and (newer_reader(old) or self.members_to_read(storable(f.path)))])
         try:
             for i, f in enumerate(files, start=1):
                 self.batcher.check_cancel()
+                if len(self.touched) >= KEPT_AT_ONCE:
+                    self.write_kept()
                 path = storable(f.path)
                 self.seen.add(path)
                 old = self.existing.get(path)
@@ -203,14 +199,22 @@ class _Sync:
                     # counted again by store_failed. A container's members are counted, and stored, as they go.
                     self.problem(old, path, "failed", reason, f)
             self.batcher.flush()
-            if self.touched:
-                self.store.set_file_stats(self.touched)
-            if self.same_passages:
-                self.store.set_file_readers(self.same_passages)
+            self.write_kept()
+        except Cancelled:
+            self.write_kept()  # what was found unchanged is kept: the next sync does not read it again
+            raise
         finally:
             self.batcher.close()  # a batch still in flight (an error stopped the reading) ends before the sync does
             if self.ahead is not None:
                 self.ahead.close()
+
+    def write_kept(self) -> None:
+        """The rows of the entries kept as they were, so far: their new stats, and the readers of those read again."""
+        if self.touched:
+            self.store.set_file_stats(self.touched)
+            self.touched = []
+        if self.same is not None:
+            self.same.write()
 
     def members_to_read(self, path: str) -> bool:
         """Whether a container is read again for its members (failed ones, or ones an older reader read)."""

@@ -27,7 +27,7 @@ from ...base.library_address import shown
 from .pg_lexical import PgLexical
 from .pg_scope import PgScope
 from .pg_words_ahead import WordsAhead
-from .schema import FILES_CURRENT_SINCE, MIGRATIONS, SCHEMA_VERSION, TABLES, hnsw_index
+from .schema import FILES_COLUMNS_SINCE, MIGRATIONS, SCHEMA_VERSION, TABLES, hnsw_index
 from .sql_shim import ShimConnection
 
 if TYPE_CHECKING:
@@ -491,14 +491,14 @@ class PgStore(PgLexical, PgScope):
         return {f.path: f for f in self._files("machine = %s AND path = ANY(%s)", (self.machine, list(paths)))}
 
     @property
-    def files_current(self) -> bool:
-        """Whether the files table has this version's columns: an older library is read as it is by a role that
-        may not migrate it (decision 0144), with no ctime, notes or reader to give."""
-        return self.schema_version >= FILES_CURRENT_SINCE
+    def files_missing(self) -> frozenset[str]:
+        """The files table's newer columns it lacks: an older library is read as it is by a role that may not
+        migrate it (decision 0144)."""
+        return frozenset(c for c, since in FILES_COLUMNS_SINCE.items() if self.schema_version < since)
 
     @property
     def file_cols(self) -> str:
-        return file_cols(self.files_current)
+        return file_cols(self.files_missing)
 
     def upsert_file(self, root_id: int, path: str, size: int, mtime_ns: int, sha256: Optional[str],
                     status: str, error: Optional[str], kind: Optional[str], n_chunks: int,

@@ -10,7 +10,7 @@ library made by a newer searchapp is refused with one line, never changed.
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "FILES_CURRENT_SINCE", "hnsw_index"]
+__all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "FILES_COLUMNS_SINCE", "hnsw_index"]
 
 SCHEMA_VERSION = 9
 
@@ -223,11 +223,15 @@ _CTIME = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS ctime_ns bigint",
           "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS notes text"]
 
 # The version of the reader an entry's text was read with (decision 0152): a newer one reads it again. NULL: read
-# before versions were kept. The removal's copy gets it too, last, as in files.
+# before versions were kept. The removal's copy gets it too, last, as in files. And the entries left waiting for
+# OCR although recorded as skipped or failed for another reason (the desktop's migration says more).
 _READER = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS reader integer",
-           "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS reader integer"]
+           "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS reader integer",
+           "UPDATE files SET ocr = NULL WHERE ocr = 'pending' AND status <> 'indexed' "
+           "AND coalesce(error, '') <> 'waiting for OCR'"]
 
-FILES_CURRENT_SINCE = 9  # the schema whose files table has ctime_ns, notes (_CTIME) and reader (_READER)
+# The schema since which the files table has each of file_records.NEWER_COLUMNS (_CTIME, _READER)
+FILES_COLUMNS_SINCE = {"ctime_ns": 8, "notes": 8, "reader": 9}
 
 MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK,
                                     7: _OWNED_POSTINGS + _OCR_WAITING, 8: _CTIME, 9: _READER}

@@ -135,3 +135,96 @@ def test_a_newer_version_of_the_steps_every_reader_shares_reads_every_file_again
     tiny_library.add_folder(docs, embed=False)
     monkeypatch.setattr(registry, "_TEXT_STEPS", registry._TEXT_STEPS + 1)
     assert tiny_library.sync(embed=False).reread == 3
+
+
+# -- found by the review (each failed before its mend) ---------------------------------------------------------------
+
+def _mail(subject: str, body: str):
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    msg["Subject"], msg["From"], msg["To"] = subject, "ann@example.org", "bob@example.org"
+    msg["Date"] = "Tue, 02 Jan 2018 10:00:00 +0000"
+    msg.set_content(body)
+    return msg
+
+
+def test_an_mbox_message_is_read_again_by_a_newer_mail_reader(tiny_library, tmp_path, monkeypatch):
+    """A message's key ("box.mbox//1: Subject", "…//2: scan.png") does not end in .eml, but the .eml reader reads
+    it: its version is that reader's (it was the sniffer's, or none for the one named like an image)."""
+    d = tmp_path / "mail"
+    d.mkdir()
+    box = b"".join(b"From ann@example.org Tue Jan  2 10:00:00 2018\n" + m.as_bytes() + b"\n"
+                   for m in (_mail("Orchard news", ORCHARD), _mail("scan.png", "Herons by the weir.")))
+    (d / "box.mbox").write_bytes(box)
+    tiny_library.add_folder(d, embed=False)
+    a_newer_text_reader(monkeypatch)  # not the mail reader: nothing read again
+    assert tiny_library.sync(embed=False).reread == 0
+    monkeypatch.setitem(registry._READER_VERSIONS, "eml", registry._READER_VERSIONS["eml"] + 1)
+    assert tiny_library.sync(embed=False).reread == 2
+
+
+def test_a_container_read_again_for_a_member_keeps_its_own_entry(tiny_library, tmp_path, monkeypatch):
+    d = tmp_path / "zipped"
+    d.mkdir()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("notes/orchard.txt", ORCHARD)
+        z.writestr("notes/page.html", "<html><body><p>Lanterns by the harbour wall.</p></body></html>")
+    (d / "archive.zip").write_bytes(buf.getvalue())
+    tiny_library.add_folder(d, embed=False)
+    before = chunk_ids(tiny_library)
+    a_newer_text_reader(monkeypatch)  # reads the member as before
+    rep = tiny_library.sync(embed=False)
+    assert (rep.reread, rep.updated, rep.unchanged, rep.chunks_added, rep.chunks_removed) == (1, 0, 3, 0, 0)
+    assert chunk_ids(tiny_library) == before
+
+
+def test_a_cancelled_sync_keeps_the_readers_it_learnt(tiny_library, tmp_path, monkeypatch):
+    from searchapp.base.errors import Cancelled
+    from searchapp.base.progress import CancelToken
+    from searchapp.library.sync import words_pass
+
+    monkeypatch.setattr(words_pass, "KEPT_AT_ONCE", 1000)  # none written on the way: only the cancel writes them
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(30):
+        (d / f"n{i:02}.txt").write_text(f"Note {i} about the allotment and its {i} marrows.", encoding="utf-8")
+    tiny_library.add_folder(d, embed=False)
+    a_newer_text_reader(monkeypatch)
+    cancel = CancelToken()
+
+    def progress(pr):
+        if pr.stage == "extracting" and pr.done == 25:
+            cancel.cancel()
+
+    with pytest.raises(Cancelled):
+        tiny_library.sync(progress=progress, cancel=cancel, embed=False)
+    learnt = sum(row(tiny_library, d / f"n{i:02}.txt").reader == reader_version("a.txt") for i in range(30))
+    assert 20 <= learnt < 30
+
+
+def test_the_same_passages_keep_the_file_s_new_stat(tiny_library, docs, monkeypatch):
+    p = docs / "orchard.txt"
+    tiny_library.add_folder(docs, embed=False)
+    st = p.stat()
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # touched: the same bytes, another mtime
+    a_newer_text_reader(monkeypatch)
+    tiny_library.sync(embed=False)
+    assert row(tiny_library, p).mtime_ns == p.stat().st_mtime_ns
+
+
+def test_an_entry_with_text_from_ocr_is_not_read_again_for_a_newer_reader(tiny_library, docs, monkeypatch):
+    """Its OCR'd passages would be dropped until the OCR step put them back from its cache, and embedded again."""
+    from searchapp.store.ledger import set_ocr_state
+
+    tiny_library.add_folder(docs, embed=False)
+    with tiny_library.store.atomic():  # as a PDF with OCR'd pages is stored
+        set_ocr_state(tiny_library.store, row(tiny_library, docs / "orchard.txt").id, "done", [1])
+    a_newer_text_reader(monkeypatch)
+    assert tiny_library.sync(embed=False).reread == 1  # minutes.md alone
+
+
+def test_a_heif_photo_has_no_reader():
+    assert reader_version("IMG_0042.heif") is None and reader_version("IMG_0042.HEIC") is None
+    assert reader_version("box.mbox//2: scan.png") == reader_version("a.eml")

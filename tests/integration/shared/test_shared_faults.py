@@ -149,8 +149,8 @@ def test_role_without_write_rights_opens_an_older_library_as_the_window_does(con
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs, embed=False)
         lib.store.set_meta("shared_schema", str(SCHEMA_VERSION - 1))  # made by the searchapp before this one
-        for table in ("files", "removed_files"):  # and as its tables were (schema 8 added these columns)
-            lib.store.rows(f"ALTER TABLE {table} DROP COLUMN ctime_ns, DROP COLUMN notes")
+        for table in ("files", "removed_files"):  # and as its tables were (schema 9 added this column)
+            lib.store.rows(f"ALTER TABLE {table} DROP COLUMN reader")
     db = database_of(pg_address)
     pg_server.admin("DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
     pg_server.admin("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database=db)

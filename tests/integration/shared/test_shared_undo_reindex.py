@@ -312,3 +312,33 @@ def test_a_remove_kept_at_schema_7_is_undone_after_the_migration_to_ctimes(confi
         assert lib.store.file_by_path(str(docs / "a.txt")).ctime_ns is None  # not known: the next sync records it
         lib.sync(embed=False)
         assert lib.store.file_by_path(str(docs / "a.txt")).ctime_ns is not None
+
+
+def test_a_library_of_schema_8_is_migrated_to_readers_and_read_once(config, tiny_encoder, tmp_path, pg_address):
+    """Schema 9 adds files.reader (decision 0152), to the removal's copy too: a Remove kept before it is undone
+    after it, its entries read once more by the next sync; an entry left waiting for OCR although skipped for
+    another reason is let go."""
+    from searchapp.store.ledger import set_ocr_state
+
+    docs = write_texts(tmp_path / "docs", {"a.txt": "voles run under the snow"})
+    other = write_texts(tmp_path / "other", {"b.txt": "herons by the weir"})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+        lib.add_folder(other, embed=False)
+        with lib.store.atomic():
+            b = lib.store.file_by_path(str(other / "b.txt"))
+            lib.store.upsert_file(b.root_id, b.path, b.size, b.mtime_ns, b.sha256, "skipped", "file too large",
+                                  b.kind, 0)
+            set_ocr_state(lib.store, b.id, "pending")  # as a version before this one could leave it
+        lib.remove_folder(docs, undoable=True)
+        for table in ("files", "removed_files"):  # schema 8 as it was
+            lib.store.rows(f"ALTER TABLE {table} DROP COLUMN reader")
+        lib.store.rows("UPDATE meta SET value = '8' WHERE key = 'shared_schema'")
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
+        assert lib.store.schema_version == SCHEMA_VERSION >= 9
+        assert lib.store.file_by_path(str(other / "b.txt")).ocr is None
+        assert lib.undo_remove() == (str(docs), 1)
+        assert lib.store.file_by_path(str(docs / "a.txt")).reader is None
+        rep = lib.sync(embed=False)
+        assert rep.reread == 1 and lib.store.file_by_path(str(docs / "a.txt")).reader is not None
+        assert lib.sync(embed=False).reread == 0

@@ -327,3 +327,52 @@ def test_fts_query_quotes_words_drops_stop_words_and_marks_prefixes():
     assert fts_query("the*", prefixes=["the"]) == '"the" *'  # a typed prefix is kept, common or not
     assert fts_query("  ,.; ") is None and fts_query("") is None
     assert fts_query("run run RUN") == '"run"'
+
+
+def _back_to_schema_7(path) -> None:
+    """The library as the version before decision 0152 wrote it: no files.reader."""
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE files DROP COLUMN reader")
+    conn.execute("PRAGMA user_version = 7")
+    conn.commit()
+    conn.close()
+
+
+def test_a_read_only_open_of_the_schema_before_reads_the_columns_it_has(tmp_path):
+    """Only what it lacks reads as none: the ctime and the notes of a schema-7 library are still there."""
+    from searchapp.store.ledger import entry_notes
+
+    store, root = new_store(tmp_path)
+    with store.atomic():
+        fid = store.upsert_file(root, "/r/a.txt", 3, 1, "s", "indexed", None, "text", 0, ctime_ns=42,
+                                notes=["text truncated at 5 characters"], reader=2)
+    store.close()
+    _back_to_schema_7(tmp_path / "library.sqlite")
+    old = Store(tmp_path / "library.sqlite", readonly=True)
+    try:
+        assert old.files_missing == {"reader"}
+        got = old.file_by_path("/r/a.txt")
+        assert got is not None and (got.ctime_ns, got.reader) == (42, None)
+        assert entry_notes(old, fid) == ["text truncated at 5 characters"]
+    finally:
+        old.close()
+
+
+def test_the_migration_to_readers_lets_go_of_entries_left_waiting_for_ocr(tmp_path):
+    """An entry recorded as skipped for another reason while it waited for OCR stayed 'pending' (the ledger counted
+    it waiting, the OCR step read it again); one waiting for OCR, and a PDF whose pages wait, still wait."""
+    from searchapp.store.ledger import set_ocr_state
+
+    store, root = new_store(tmp_path)
+    with store.atomic():
+        for path, status, error in (("/r/grown.png", "skipped", "file too large"), ("/r/photo.png", "skipped",
+                                    "waiting for OCR"), ("/r/scan.pdf", "indexed", None)):
+            set_ocr_state(store, store.upsert_file(root, path, 3, 1, "s", status, error, "image", 0), "pending")
+    store.close()
+    _back_to_schema_7(tmp_path / "library.sqlite")
+    store = Store(tmp_path / "library.sqlite")
+    try:
+        assert dict(store.conn.execute("SELECT path, ocr FROM files")) == {
+            "/r/grown.png": None, "/r/photo.png": "pending", "/r/scan.pdf": "pending"}
+    finally:
+        store.close()
