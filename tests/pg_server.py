@@ -132,3 +132,10 @@ class PgServer:
 def database_of(address: str) -> str:
     """The database an address (PgServer.address) names."""
     return urlsplit(address).path.lstrip("/")
+
+
+def made_at_schema(store, version: int) -> None:
+    """A shared library's meta as a searchapp of schema `version` made it: the schema it says may open it, and no
+    count of the steps taken beyond (decision 0153)."""
+    store.rows("UPDATE meta SET value = %s WHERE key = 'shared_schema'", (str(version),))
+    store.rows("DELETE FROM meta WHERE key = 'shared_schema_steps'")

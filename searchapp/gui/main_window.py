@@ -79,6 +79,7 @@ class MainWindow(QMainWindow):
         self._status_asked = 0  # refresh_status calls so far: only the newest one's answer is shown
         self._status_reading = 0  # status reads not answered yet: a sync's count refresh never piles them up
         self._status_failure: Optional[str] = None  # the last status read's error, until one succeeds
+        self._read_again = False  # the folders an older version's readers read were synced once (decision 0152)
         self.url_opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self.last_dialog: Optional[QWidget] = None
         self._ui = open_ui_settings(config.data_dir)
@@ -327,7 +328,15 @@ class MainWindow(QMainWindow):
         self.labels.show_status(st)
         self.labels.show_models(self.config, not self.search.models.loading)
         self._show_reranker_state()
+        self._read_again_once(st)
         self.statusRefreshed.emit(st)
+
+    def _read_again_once(self, st: LibraryStatus) -> None:
+        """Folders an older version's readers read are read again, once a window, when no write is running."""
+        if st.read_by_older and not self._read_again and not self.library.read_only \
+                and not self.runner.write_jobs():
+            self._read_again = True
+            self.writes.read_again(st.read_by_older)
 
     def _show_reranker_state(self) -> None:
         """"Reranker: on" only once a cross-encoder has really loaded; one that is there loads with the first

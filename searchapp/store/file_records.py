@@ -93,7 +93,7 @@ class FileRecords(Statements):
         """`embed_title`: what the bi-encoder reads before each passage (for passages embedded later);
         `ctime_ns`: FileRow.ctime_ns; `notes`: what reading it left out (Document.notes), for `explain`;
         `reader`: FileRow.reader."""
-        return int(self.conn.execute(
+        file_id = int(self.conn.execute(
             """INSERT INTO files(root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, indexed_at,
                                  embed_title, ctime_ns, notes, reader)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -101,11 +101,15 @@ class FileRecords(Statements):
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
                  indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns,
-                 notes = excluded.notes, reader = excluded.reader
+                 notes = excluded.notes
                RETURNING id""",  # the row's id, inserted or updated: no second look-up
             (root_id, path, size, clamped_ns(mtime_ns), sha256, status, error, kind, n_chunks, time.time(), embed_title,
              ctime_ns, stored_notes(notes), reader),
         ).fetchone()[0])
+        # After the row, by a statement of its own: the row's new bytes made the files_reader_unknown trigger forget
+        # the reader (migrations.py), as it must when a version that knows no readers writes them.
+        self.execute("UPDATE files SET reader = ? WHERE id = ?", (reader, file_id))
+        return file_id
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:
         self.set_file_stats([(file_id, size, mtime_ns, ctime_ns)])

@@ -9,7 +9,7 @@ import sqlite3
 
 from ..base.errors import StoreError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "OPENED_BY_OLDER", "migrate", "schema_steps"]
 
 MIGRATIONS: list[str] = [
     # 1: roots, files, chunks (+ float32 vectors), meta, FTS5 over chunk text kept in sync by triggers.
@@ -126,13 +126,36 @@ MIGRATIONS: list[str] = [
     # failed for another reason while it waited for OCR (an image that grew too large) was left waiting: the
     # ledger counted it ocr_pending and the OCR step read it again; such a sync now clears it, and this the ones
     # left before.
+    # A searchapp of the version before, still running while this one is installed (a window, a watch), writes an
+    # edited file's new text without knowing this column: the trigger forgets the row's reader when its bytes
+    # change and its reader does not, so this version reads it again (upsert_file writes the reader after the row).
     """
     ALTER TABLE files ADD COLUMN reader INTEGER;
     UPDATE files SET ocr = NULL WHERE ocr = 'pending' AND status != 'indexed' AND coalesce(error, '') != 'waiting for OCR';
+    CREATE TRIGGER files_reader_unknown AFTER UPDATE OF sha256 ON files
+        WHEN new.sha256 IS NOT old.sha256 AND new.reader IS old.reader BEGIN
+        UPDATE files SET reader = NULL WHERE id = new.id;
+    END;
     """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+# Schemas the version before may still open and write (decision 0153): a column it does not know and a trigger that
+# mends what it writes. PRAGMA user_version says the oldest schema whose searchapp may open the file (a searchapp
+# refuses a file whose user_version is above its own), meta `schema` the steps taken.
+OPENED_BY_OLDER = {8: 7}
+STEPS_META = "schema"
+
+
+def schema_steps(conn: sqlite3.Connection) -> int:
+    """The migration steps this file has taken (its user_version, or meta `schema` where that says more)."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version >= 1:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (STEPS_META,)).fetchone()
+        if row is not None and str(row[0]).isdigit():
+            return max(version, int(row[0]))
+    return version
 
 
 def migrate(conn: sqlite3.Connection) -> int:
@@ -142,10 +165,12 @@ def migrate(conn: sqlite3.Connection) -> int:
         raise StoreError(
             f"this library was written by a newer searchapp (schema {version}, this version knows {SCHEMA_VERSION}); upgrade searchapp"
         )
-    for step in range(version, SCHEMA_VERSION):
+    for step in range(min(schema_steps(conn), SCHEMA_VERSION), SCHEMA_VERSION):
         try:
             # One script, one transaction: a failed step leaves the file at the previous version.
-            conn.executescript(f"BEGIN;\n{MIGRATIONS[step]}\nPRAGMA user_version = {step + 1};\nCOMMIT;")
+            conn.executescript(f"BEGIN;\n{MIGRATIONS[step]}\n"  # noqa: S608 (constants and this code's step numbers)
+                               f"INSERT OR REPLACE INTO meta(key, value) VALUES ('{STEPS_META}', '{int(step) + 1}');\n"
+                               f"PRAGMA user_version = {OPENED_BY_OLDER.get(step + 1, step + 1)};\nCOMMIT;")
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")

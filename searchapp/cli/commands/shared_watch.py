@@ -83,5 +83,7 @@ def _catch_up(lib: SharedLibrary, n_roots: int, progress: TerminalProgress, canc
                 time.sleep(0.2)
     progress.close()
     print(f"{now()} caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+    if rep.reread:
+        print(f"{now()} {printable(rep.reread_note() or '')}", flush=True)
     for path, reason in rep.missing_roots:
         print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)

@@ -83,6 +83,8 @@ def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalP
         lib.writer_wait = WriterWait()  # live updates retry on their own (library/sync/watch.py)
     progress.close()
     print(f"{now()} caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+    if rep.reread:
+        print(f"{now()} {printable(rep.reread_note() or '')}", flush=True)
     for path, reason in rep.missing_roots:
         print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
 

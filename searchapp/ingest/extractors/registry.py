@@ -16,6 +16,7 @@ from ..text_caps import DEFAULT_MAX_CHARS, bound_text
 from . import sniff, text
 
 __all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "takes_data", "reader_version",
+           "readers_fingerprint",
            "DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS"]
 
 DEFAULT_MAX_BYTES = 50 * 2**20
@@ -112,6 +113,12 @@ def reader_version(path: Path | str) -> Optional[int]:
             return None
         name = "sniffed"
     return _TEXT_STEPS + _READER_VERSIONS[name]
+
+
+def readers_fingerprint() -> str:
+    """Every reader's version at once ("text1,pdf1,…;1"): what a folder's full sync records it was read with, so
+    `status` and the window can tell a folder an older version read (library/sync/meta_keys.py)."""
+    return ",".join(f"{n}{v}" for n, v in sorted(_READER_VERSIONS.items())) + f";{_TEXT_STEPS}"
 
 
 def takes_data(path: Path | str) -> bool:

@@ -18,7 +18,7 @@ from ...store import Store
 from ...store.ledger import problem_files_in_state, state_counts
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
-from ..sync.meta_keys import REINDEX_META
+from ..sync.meta_keys import REINDEX_META, read_by_older_readers
 from ..sync.roots import root_missing
 from .not_indexed import MemberGroups, Row, group_in_states, not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
@@ -78,6 +78,8 @@ class LibraryStatus:
     # (report/not_indexed.py: a container's members left out for one reason are one row "N of its members: <reason>")
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
     member_groups: MemberGroups = field(default_factory=dict)  # (row path, state, reason) -> members, of both lists
+    # The folders an older version's readers read (decision 0152): the next full sync reads their files again
+    read_by_older: list[str] = field(default_factory=list)
     # (a row of `failed`) -> its ledger state (store/ledger.py), as the query that listed it gave it
     failed_states: dict[Row, str] = field(default_factory=dict)
     query_path: str = ""  # what encodes a query (models/onnx_query.describe_query_path)
@@ -118,8 +120,18 @@ class LibraryStatus:
             "passage_path": self.passage_path,
             "notes": self.notes,
             "reindex_needed": self.reindex_needed,
+            "read_by_older_readers": self.read_by_older,
             "writer": self.writer,
         }
+
+
+def _older_note(folders: list[str]) -> Optional[str]:
+    if not folders:
+        return None
+    n = len(folders)
+    return (f"{'this folder was' if n == 1 else f'{n} folders were'} read by an older version's readers: the next "
+            "sync (`searchapp index`) reads their files again, with this version's (passages that come out the "
+            "same keep their vectors)")
 
 
 def reindex_notice(reader: Store) -> Optional[str]:
@@ -222,7 +234,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     )
 
     roots = []
-    for r in db.roots():
+    rows = db.roots()
+    for r in rows:
         n_files, n_chunks = db.root_counts(r.id)
         gone = root_missing(db, r)
         roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
@@ -244,7 +257,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
              if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)
-    notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity)) if n]
+    older = read_by_older_readers(db, rows)
+    notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity), _older_note(older)) if n]
     if len(unusable):
         why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "
                "dense search leaves them out until `searchapp reindex` embeds them again with a working model")
@@ -264,6 +278,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),
         failed=failed,
         failed_states=failed_states,
+        read_by_older=older,
         bi_encoder=_bi_encoder_status(config, meta, identity),
         reranker=_reranker_status(config),
         device=describe_device(m.device, m.threads),

@@ -4,17 +4,52 @@ one spelling of each."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from ...base.config import Config
 
 if TYPE_CHECKING:
-    from ...store import Store
+    from ...store import RootRow, Store
 
-__all__ = ["REINDEX_META", "CONTEXT_META", "passage_context", "record_passage_context"]
+__all__ = ["REINDEX_META", "CONTEXT_META", "READERS_META", "passage_context", "record_passage_context",
+           "record_readers", "read_by_older_readers"]
 
 REINDEX_META = "reindex_from"  # passages before a reindex began; "" (or absent) when none is under way
 CONTEXT_META = "chunk_context"  # "title", "none", or "mixed" once passages of both kinds exist
+READERS_META = "readers"  # "readers:<root id>": the readers a folder's last full sync read it with (decision 0152)
+
+
+def record_readers(store: Store, root_id: int) -> None:
+    """A full sync of the folder `root_id` read every file an older reader had read: it holds this version's
+    reading now."""
+    from ...ingest.extractors import readers_fingerprint
+
+    with store.atomic():
+        store.set_meta(f"{READERS_META}:{int(root_id)}", readers_fingerprint())
+
+
+def read_by_older_readers(store: Store, roots: Iterable[RootRow]) -> list[str]:
+    """The folders (of `roots`) whose files an older version's readers read: the next full sync reads them again
+    (decision 0152). One whose full sync recorded other readers; or, none recorded, one holding an entry read
+    before readers had versions (a library written before 0152). A folder this version began to read and never
+    finished (a cancelled first sync) is not one: its entries have this version's readers."""
+    from ...ingest.extractors import readers_fingerprint
+
+    now = readers_fingerprint()
+    older = []
+    for r in roots:
+        mark = store.get_meta(f"{READERS_META}:{r.id}")
+        if mark != now and (mark is not None or _read_before_versions(store, r.id)):
+            older.append(r.path)
+    return older
+
+
+def _read_before_versions(store: Store, root_id: int) -> bool:
+    """Whether the folder holds an entry a reader read that has no reader version (images and entries with OCR
+    state have none to have; a failed one is read again anyway)."""
+    return store.conn.execute(
+        "SELECT 1 FROM files WHERE root_id = ? AND reader IS NULL AND status != 'failed' AND ocr IS NULL "
+        "AND coalesce(kind, '') != 'image' LIMIT 1", (root_id,)).fetchone() is not None
 
 
 def passage_context(config: Config) -> str:

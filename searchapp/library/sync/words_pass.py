@@ -23,6 +23,7 @@ from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
+from .meta_keys import record_readers
 from .members import index_container, is_container, members_by_container
 from .newer_reader import newer_reader, newer_reader_of_any
 from .same_passages import SamePassages
@@ -77,6 +78,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     run.read_all(result.files, before_scan)
     _purge_vanished(store, index, existing, run.seen, rep)
     store.touch_root(root.id)
+    if paths is None:  # every file of the folder was met: it is read with this version's readers now
+        record_readers(store, root.id)
     return rep
 
 
@@ -150,7 +153,7 @@ class _Sync:
         assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
         if old is not None and old.sha256 == sha and old.status == "indexed" and self.same is not None:
             # The same bytes, read again: by a newer reader, or a container for its members (decision 0152)
-            newer = newer_reader(old)
+            newer = int(newer_reader(old))
             self.rep.reread += newer
             if self.same.same(old, ocr, kind, spans, hashes, notes):
                 self.rep.unchanged += 1
@@ -163,7 +166,6 @@ class _Sync:
             self.rep.updated += 1
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
                                  date_ns=date_ns, ocr=ocr, notes=tuple(notes), reader=reader_version(path)))
-
 
     def vanished_now(self, path: str) -> None:
         self.seen.discard(path)  # vanished since the scan: purged at the end like any deleted file
@@ -217,9 +219,7 @@ class _Sync:
             self.same.write()
 
     def members_to_read(self, path: str) -> bool:
-        """Whether a container is read again for its members (failed ones, or ones an older reader read)."""
-        rows = [self.existing[k] for k in self.members.get(path, ())]
-        return _member_failed(rows) or newer_reader_of_any(rows)
+        return _members_to_read(self.existing, self.members, path)
 
     def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:
         """A file not changed since the last sync (same size, mtime and ctime, or the same bytes): counted. A row
@@ -340,8 +340,7 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
     sizes: list[int] = []
     for i, f in enumerate(files, start=1):
         old = existing.get(storable(f.path))
-        rows = [existing[k] for k in members.get(storable(f.path), ())]
-        if old is not None and not _needs_reading(old, f) and not _member_failed(rows) and not newer_reader_of_any(rows):
+        if old is not None and not _needs_reading(old, f) and not _members_to_read(existing, members, storable(f.path)):
             continue
         if waits_for_ocr(f.path, config) or is_container(f.path):
             continue
@@ -409,6 +408,12 @@ def _changed_in_place(old: FileRow, f: ScannedFile) -> bool:
     if old.ctime_ns == CHECK_AGAIN:
         return True
     return old.ctime_ns is not None and f.ctime_ns is not None and old.ctime_ns != f.ctime_ns
+
+
+def _members_to_read(existing: dict[str, FileRow], members: dict[str, list[str]], path: str) -> bool:
+    """Whether a container is read again for its members (failed ones, or ones an older reader read)."""
+    rows = [existing[k] for k in members.get(path, ())]
+    return _member_failed(rows) or newer_reader_of_any(rows)
 
 
 def _member_failed(rows: Sequence[FileRow]) -> bool:

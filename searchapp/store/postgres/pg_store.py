@@ -27,7 +27,7 @@ from ...base.library_address import shown
 from .pg_lexical import PgLexical
 from .pg_scope import PgScope
 from .pg_words_ahead import WordsAhead
-from .schema import FILES_COLUMNS_SINCE, MIGRATIONS, SCHEMA_VERSION, TABLES, hnsw_index
+from .schema import FILES_COLUMNS_SINCE, MIGRATIONS, OPENED_BY_OLDER, SCHEMA_VERSION, TABLES, hnsw_index
 from .sql_shim import ShimConnection
 
 if TYPE_CHECKING:
@@ -36,7 +36,10 @@ if TYPE_CHECKING:
 __all__ = ["PgStore", "machine_name", "MACHINE_ENV"]
 
 MACHINE_ENV = "SEARCHAPP_MACHINE"  # the name this desktop's roots are kept under (default: the host name)
-_SCHEMA_KEY = "shared_schema"  # meta: the schema version this library was made with
+# meta: the oldest schema whose searchapp may open this library (one refuses a library above its own), and the
+# steps its tables have taken where a searchapp of an older schema may still open it (OPENED_BY_OLDER, decision 0153)
+_SCHEMA_KEY = "shared_schema"
+_STEPS_KEY = "shared_schema_steps"
 _CREATE_LOCK = 4_4_0119  # advisory lock key: two first opens do not create the tables at once
 MIGRATING_TO_6 = "bringing the shared library to schema 6; searches on other desktops wait until it is done"
 # What a migration says first: schema 6 rewrites postings under the strongest lock, every reader waits (0133)
@@ -326,7 +329,8 @@ class PgStore(PgLexical, PgScope):
                         self.rows(statement)
                     if step in _MIGRATION_STEPS:
                         _MIGRATION_STEPS[step](self)
-                self.set_meta(_SCHEMA_KEY, str(SCHEMA_VERSION))
+                self.set_meta(_SCHEMA_KEY, str(OPENED_BY_OLDER.get(SCHEMA_VERSION, SCHEMA_VERSION)))
+                self.set_meta(_STEPS_KEY, str(SCHEMA_VERSION))
         except StoreError as exc:
             if "vector" in str(exc) and "extension" in str(exc):
                 raise StoreError(f"the database of {self.path} lacks pgvector: its owner runs CREATE EXTENSION vector "
@@ -350,7 +354,12 @@ class PgStore(PgLexical, PgScope):
         if not have or not have[0]:
             return None
         version = self.get_meta(_SCHEMA_KEY)
-        return int(version) if version is not None and version.isdigit() else 0
+        return self._steps(int(version)) if version is not None and version.isdigit() else 0
+
+    def _steps(self, version: int) -> int:
+        """The steps the tables have taken: `version` (the schema the library says may open it), or more."""
+        steps = self.get_meta(_STEPS_KEY)
+        return max(version, int(steps)) if steps is not None and steps.isdigit() else version
 
     def _check_version(self) -> None:
         have = self.one("SELECT to_regclass('meta') IS NOT NULL")
@@ -363,7 +372,7 @@ class PgStore(PgLexical, PgScope):
         if int(version) > SCHEMA_VERSION:
             raise StoreError(f"the shared library {self.path} was made by a newer searchapp (schema {version}, this "
                              f"one reads {SCHEMA_VERSION}): update searchapp on this machine; nothing was changed")
-        self.schema_version = int(version)  # an older one is read as it is until a writer migrates it
+        self.schema_version = self._steps(int(version))  # an older one is read as it is until a writer migrates it
 
     # -- meta -------------------------------------------------------------------------------------------------
     def get_meta(self, key: str) -> Optional[str]:
@@ -512,13 +521,16 @@ class PgStore(PgLexical, PgScope):
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
                  indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns,
-                 notes = excluded.notes, reader = excluded.reader
+                 notes = excluded.notes
                RETURNING id""",
             (root_id, self.machine, path, size, clamped_ns(mtime_ns), sha256, status,
              None if error is None else _clean(error), kind, n_chunks, time.time(),
              None if embed_title is None else _clean(embed_title), ctime_ns, _clean(stored_notes(notes) or "") or None,
              reader))
         assert row is not None
+        # After the row, by a statement of its own: new bytes made the files_reader_unknown trigger forget the
+        # reader (schema.py), as it must when a searchapp that knows no readers writes them.
+        self.rows("UPDATE files SET reader = %s WHERE id = %s", (reader, int(row[0])))
         return int(row[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:

@@ -10,7 +10,7 @@ library made by a newer searchapp is refused with one line, never changed.
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "FILES_COLUMNS_SINCE", "hnsw_index"]
+__all__ = ["SCHEMA_VERSION", "TABLES", "MIGRATIONS", "FILES_COLUMNS_SINCE", "OPENED_BY_OLDER", "hnsw_index"]
 
 SCHEMA_VERSION = 9
 
@@ -225,13 +225,28 @@ _CTIME = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS ctime_ns bigint",
 # The version of the reader an entry's text was read with (decision 0152): a newer one reads it again. NULL: read
 # before versions were kept. The removal's copy gets it too, last, as in files. And the entries left waiting for
 # OCR although recorded as skipped or failed for another reason (the desktop's migration says more).
+# A searchapp of schema 8 may still open it (OPENED_BY_OLDER): what it writes of a file's new bytes without the
+# reader makes the trigger forget the reader, so this version reads the file again.
 _READER = ["ALTER TABLE files ADD COLUMN IF NOT EXISTS reader integer",
            "ALTER TABLE removed_files ADD COLUMN IF NOT EXISTS reader integer",
            "UPDATE files SET ocr = NULL WHERE ocr = 'pending' AND status <> 'indexed' "
-           "AND coalesce(error, '') <> 'waiting for OCR'"]
+           "AND coalesce(error, '') <> 'waiting for OCR'",
+           """CREATE OR REPLACE FUNCTION searchapp_reader_unknown() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN
+                IF NEW.sha256 IS DISTINCT FROM OLD.sha256 AND NEW.reader IS NOT DISTINCT FROM OLD.reader THEN
+                  NEW.reader := NULL;
+                END IF;
+                RETURN NEW;
+              END $$""",
+           "DROP TRIGGER IF EXISTS files_reader_unknown ON files",
+           """CREATE TRIGGER files_reader_unknown BEFORE UPDATE OF sha256 ON files
+              FOR EACH ROW EXECUTE FUNCTION searchapp_reader_unknown()"""]
 
 # The schema since which the files table has each of file_records.NEWER_COLUMNS (_CTIME, _READER)
 FILES_COLUMNS_SINCE = {"ctime_ns": 8, "notes": 8, "reader": 9}
+
+# Schemas a searchapp of an older one may still open and write (decision 0153): schema 9's column and trigger
+OPENED_BY_OLDER = {9: 8}
 
 MIGRATIONS: dict[int, list[str]] = {2: _TOTALS, 3: _SEARCHES, 4: _PATHS, 5: _REMOVED, 6: _CJK,
                                     7: _OWNED_POSTINGS + _OCR_WAITING, 8: _CTIME, 9: _READER}

@@ -228,3 +228,43 @@ def test_an_entry_with_text_from_ocr_is_not_read_again_for_a_newer_reader(tiny_l
 def test_a_heif_photo_has_no_reader():
     assert reader_version("IMG_0042.heif") is None and reader_version("IMG_0042.HEIC") is None
     assert reader_version("box.mbox//2: scan.png") == reader_version("a.eml")
+
+
+def test_status_names_the_folders_an_older_version_read_until_a_full_sync(tiny_library, docs, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "n.txt").write_text("Notes on the weir and its herons.", encoding="utf-8")
+    tiny_library.add_folder(docs, embed=False)
+    tiny_library.add_folder(other, embed=False)
+    assert tiny_library.status().read_by_older == []
+    with tiny_library.store.atomic():  # as a version before readers had versions left both
+        tiny_library.store.conn.execute("DELETE FROM meta WHERE key LIKE 'readers:%'")
+        tiny_library.store.conn.execute("UPDATE files SET reader = NULL")
+    st = tiny_library.status()
+    assert st.read_by_older == sorted([str(docs), str(other)])
+    assert any(n.startswith("2 folders were read by an older version's readers") for n in st.notes)
+    tiny_library.sync_changed([str(docs / "orchard.txt"), str(other / "n.txt")], embed=False)
+    assert tiny_library.status().read_by_older == [str(docs)]  # other's one file is read; docs has two more
+    tiny_library.sync(embed=False)
+    assert tiny_library.status().read_by_older == []
+
+
+def test_a_folder_this_version_began_to_read_is_not_one_an_older_version_read(tiny_library, tmp_path):
+    """A cancelled first sync records no readers for its folder, but every entry it wrote has this version's."""
+    from searchapp.base.errors import Cancelled
+    from searchapp.base.progress import CancelToken
+
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(30):
+        (d / f"n{i:02}.txt").write_text(f"Note {i} about the allotment and its {i} marrows.", encoding="utf-8")
+    cancel = CancelToken()
+
+    def progress(pr):
+        if pr.stage == "extracting" and pr.done == 20:
+            cancel.cancel()
+
+    with pytest.raises(Cancelled):
+        tiny_library.add_folder(d, progress=progress, cancel=cancel, embed=False)
+    st = tiny_library.status()
+    assert st.files.get("indexed", 0) >= 10 and st.read_by_older == []

@@ -15,7 +15,7 @@ from searchapp.library.shared import WRITER_LOCK, SharedLibrary
 from searchapp.store.postgres.pg_store import PgStore
 from searchapp.store.postgres.schema import SCHEMA_VERSION
 from corpus import write_texts
-from pg_server import database_of
+from pg_server import database_of, made_at_schema
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
@@ -148,8 +148,9 @@ def test_role_without_write_rights_opens_an_older_library_as_the_window_does(con
     docs = write_texts(tmp_path / "docs", {"a.txt": "copper kettles whistle on the stove"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         lib.add_folder(docs, embed=False)
-        lib.store.set_meta("shared_schema", str(SCHEMA_VERSION - 1))  # made by the searchapp before this one
-        for table in ("files", "removed_files"):  # and as its tables were (schema 9 added this column)
+        made_at_schema(lib.store, SCHEMA_VERSION - 1)  # made by the searchapp before this one
+        lib.store.rows("DROP TRIGGER files_reader_unknown ON files")  # and as its tables were (schema 9 added these)
+        for table in ("files", "removed_files"):
             lib.store.rows(f"ALTER TABLE {table} DROP COLUMN reader")
     db = database_of(pg_address)
     pg_server.admin("DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")

@@ -14,7 +14,7 @@ from store_files import batch_sizes
 from searchapp.library.shared import SharedLibrary
 from searchapp.store.postgres.schema import SCHEMA_VERSION
 from corpus import write_texts
-from pg_server import database_of
+from pg_server import made_at_schema, database_of
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
@@ -85,14 +85,14 @@ def test_a_library_of_schema_6_is_migrated_by_its_first_writer(config, tiny_enco
         lib.store.rows("DROP TRIGGER chunks_postings_gone ON chunks")
         lib.store.rows("DROP FUNCTION searchapp_postings_gone()")
         lib.store.rows("DROP INDEX files_ocr_pending")  # schema 7's too (decision 0138)
-        lib.store.rows("UPDATE meta SET value = '6' WHERE key = 'shared_schema'")
+        made_at_schema(lib.store, 6)
     assert foreign_keys(pg_server, pg_address) == ["cjk_postings_chunk_id_fkey", "postings_chunk_id_fkey"]
     with SharedLibrary(config, pg_address, encoder=tiny_encoder) as reader:
         assert reader.store.schema_version == 6
         assert [(h.path, h.scores) for h in reader.search("otters river", mode="lexical", k=10).hits] == before
         with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
             assert writer.store.schema_version == SCHEMA_VERSION >= 7
-            assert writer.store.get_meta("shared_schema") == str(SCHEMA_VERSION)
+            assert writer.store.get_meta("shared_schema_steps") == str(SCHEMA_VERSION)
             assert foreign_keys(pg_server, pg_address) == []
             assert pg_server.admin("SELECT count(*) FROM pg_indexes WHERE indexname = 'files_ocr_pending'",
                                    database=database_of(pg_address))[0][0] == 1

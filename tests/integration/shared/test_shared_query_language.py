@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pg_server import made_at_schema
 from searchapp.library import Library
 from searchapp.library.shared import SharedLibrary
 from shared_engines import both_engines, lexical_rows
@@ -177,7 +178,7 @@ def test_a_library_before_the_character_postings_gets_them_from_its_first_writer
         lib.store.rows("DROP TABLE cjk_postings")
         lib.store.rows("ALTER TABLE chunks DROP COLUMN n_cjk")
         lib.store.rows("ALTER TABLE chunk_totals DROP COLUMN n_cjk_rows, DROP COLUMN n_cjk_tokens")
-        lib.store.rows("UPDATE meta SET value = '5' WHERE key = 'shared_schema'")
+        made_at_schema(lib.store, 5)
     with SharedLibrary(config, pg_address, encoder=tiny_encoder) as reader:
         assert reader.store.schema_version == 5
         assert names(reader, "首都 天气", mode="lexical") == []  # whole-run words only: no pair matches yet
@@ -320,8 +321,9 @@ def test_a_removal_kept_before_the_character_postings_comes_back_with_them(make_
         for statement in ("DROP TABLE cjk_postings", "DELETE FROM removed_cjk_postings",
                           "ALTER TABLE chunks DROP COLUMN n_cjk", "ALTER TABLE removed_chunks DROP COLUMN n_cjk",
                           "ALTER TABLE chunk_totals DROP COLUMN n_cjk_rows, DROP COLUMN n_cjk_tokens",
-                          "UPDATE meta SET value = '5' WHERE key = 'shared_schema'"):
+                          ):
             lib.store.rows(statement)
+        made_at_schema(lib.store, 5)
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
         writer.undo_remove()
         assert lexical_rows(writer.search("首都 天气", mode="lexical")) == desktop

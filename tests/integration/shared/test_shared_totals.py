@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from pg_server import made_at_schema
 from searchapp.library.shared import SharedLibrary
 from searchapp.store.postgres.schema import SCHEMA_VERSION
 from corpus import write_texts
@@ -56,13 +57,13 @@ def test_a_library_made_before_the_totals_is_counted_then_migrated(make_config, 
             lib.store.rows(f"DROP TRIGGER {trigger} ON {table}")
         for table in ("saved_seen", "saved", "history"):  # version 3's
             lib.store.rows(f"DROP TABLE {table}")
-        lib.store.rows("UPDATE meta SET value = '1' WHERE key = 'shared_schema'")
+        made_at_schema(lib.store, 1)
     with SharedLibrary(config, pg_address, encoder=tiny_encoder) as reader:
         assert reader.store.schema_version == 1
         assert [(h.path, h.scores.lexical) for h in reader.search("owls voles", mode="lexical").hits] == before
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as writer:
         assert writer.store.schema_version == SCHEMA_VERSION >= 4
-        assert writer.store.get_meta("shared_schema") == str(SCHEMA_VERSION)
+        assert writer.store.get_meta("shared_schema_steps") == str(SCHEMA_VERSION)
         assert writer.store.rows("SELECT count(*) FROM history") == [(0,)]  # version 3's tables, made too
         assert writer.store.rows("SELECT collation_name FROM information_schema.columns WHERE table_name = 'files' "
                                  "AND column_name = 'path'") == [("C",)]  # version 4's byte order

@@ -16,7 +16,7 @@ from searchapp.library.sync import words_pass
 from searchapp.store.postgres.pg_store import PgStore
 from searchapp.store.postgres.schema import SCHEMA_VERSION
 from corpus import write_texts
-from pg_server import database_of
+from pg_server import made_at_schema, database_of
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
@@ -281,7 +281,7 @@ def test_a_library_of_schema_4_is_migrated_by_its_first_remove(config, tiny_enco
         lib.add_folder(docs)
         for t in KEPT:
             lib.store.rows(f"DROP TABLE {t}")
-        lib.store.rows("UPDATE meta SET value = '4' WHERE key = 'shared_schema'")
+        made_at_schema(lib.store, 4)
     with SharedLibrary(config, pg_address, encoder=tiny_encoder) as lib:  # `remove` opens without create
         assert lib.store.schema_version == 4
         with pytest.raises(SearchAppError, match="nothing to undo"):
@@ -289,7 +289,7 @@ def test_a_library_of_schema_4_is_migrated_by_its_first_remove(config, tiny_enco
         assert lib.store.get_meta("shared_schema") == "4"
         lib.remove_folder(docs, undoable=True)
         assert lib.store.schema_version == SCHEMA_VERSION >= 5
-        assert lib.store.get_meta("shared_schema") == str(SCHEMA_VERSION)
+        assert lib.store.get_meta("shared_schema_steps") == str(SCHEMA_VERSION)
         assert lib.undo_remove() == (str(docs), 1)
         assert [Path(h.path).name for h in lib.search("voles snow", mode="lexical").hits] == ["a.txt"]
 
@@ -304,7 +304,7 @@ def test_a_remove_kept_at_schema_7_is_undone_after_the_migration_to_ctimes(confi
         lib.remove_folder(docs, undoable=True)
         for table in ("files", "removed_files"):  # schema 7 as it was
             lib.store.rows(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
-        lib.store.rows("UPDATE meta SET value = '7' WHERE key = 'shared_schema'")
+        made_at_schema(lib.store, 7)
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         assert lib.store.schema_version == SCHEMA_VERSION >= 8
         assert lib.undo_remove() == (str(docs), 1)
@@ -333,7 +333,7 @@ def test_a_library_of_schema_8_is_migrated_to_readers_and_read_once(config, tiny
         lib.remove_folder(docs, undoable=True)
         for table in ("files", "removed_files"):  # schema 8 as it was
             lib.store.rows(f"ALTER TABLE {table} DROP COLUMN reader")
-        lib.store.rows("UPDATE meta SET value = '8' WHERE key = 'shared_schema'")
+        made_at_schema(lib.store, 8)
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder) as lib:
         assert lib.store.schema_version == SCHEMA_VERSION >= 9
         assert lib.store.file_by_path(str(other / "b.txt")).ocr is None
@@ -342,3 +342,13 @@ def test_a_library_of_schema_8_is_migrated_to_readers_and_read_once(config, tiny
         rep = lib.sync(embed=False)
         assert rep.reread == 1 and lib.store.file_by_path(str(docs / "a.txt")).reader is not None
         assert lib.sync(embed=False).reread == 0
+        # A searchapp of schema 8 may still open it (decision 0153), and what it writes of a file's new bytes
+        # (every column but the reader) makes the row forget its reader: this version reads the file again.
+        assert (lib.store.get_meta("shared_schema"), lib.store.get_meta("shared_schema_steps")) == ("8", "9")
+        a = lib.store.file_by_path(str(docs / "a.txt"))
+        with lib.store.atomic():
+            lib.store.rows("UPDATE files SET sha256 = 'other', size = 1 WHERE id = %s", (a.id,))
+        assert lib.store.file_by_path(str(docs / "a.txt")).reader is None
+        with lib.store.atomic():  # this version's own write of new bytes keeps the reader it read them with
+            lib.store.upsert_file(a.root_id, a.path, 2, 2, "again", "indexed", None, a.kind, 0, reader=5)
+        assert lib.store.file_by_path(str(docs / "a.txt")).reader == 5

@@ -11,7 +11,7 @@ import pytest
 
 from searchapp.base.errors import StoreError
 from searchapp.store import SCHEMA_VERSION, NewChunk, Store, fts_query, migrate
-from searchapp.store.migrations import MIGRATIONS
+from searchapp.store.migrations import MIGRATIONS, OPENED_BY_OLDER, schema_steps
 from store_files import new_store, put_file
 
 
@@ -27,7 +27,10 @@ def lib(tmp_path):
 def test_a_new_file_is_at_the_newest_schema_with_wal(tmp_path):
     store = Store(tmp_path / "sub" / "library.sqlite")  # its folder is created
     try:
-        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS)
+        assert schema_steps(store.conn) == SCHEMA_VERSION == len(MIGRATIONS)
+        # the oldest schema whose searchapp may open it (decision 0153)
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == OPENED_BY_OLDER.get(SCHEMA_VERSION,
+                                                                                              SCHEMA_VERSION)
         assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
         assert {"roots", "files", "chunks", "chunks_fts", "chunks_cjk", "chunk_spans", "chunks_unembedded"} <= tables
@@ -43,7 +46,7 @@ def test_migrate_steps_from_an_older_version_and_refuses_a_newer_one(tmp_path):
     conn.executescript(f"BEGIN;{MIGRATIONS[0]}PRAGMA user_version = 1;COMMIT;")
     conn.execute("INSERT INTO roots(path, added_at) VALUES ('/r', 0)")
     assert migrate(conn) == SCHEMA_VERSION
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert schema_steps(conn) == SCHEMA_VERSION
     assert conn.execute("SELECT path FROM roots").fetchall() == [("/r",)]  # kept across the steps
     assert migrate(conn) == SCHEMA_VERSION  # nothing left to do
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
@@ -93,7 +96,7 @@ def test_meta_and_generation(lib):
         assert store.bump_generation() == 1
         assert store.bump_generation() == 2
     assert store.generation() == 2 and store.get_meta("model") == "m1"
-    assert set(store.meta()) == {"model", "generation"}
+    assert set(store.meta()) == {"model", "generation", "schema"}  # schema: the migration steps taken (0153)
 
 
 def test_a_write_that_fails_inside_atomic_keeps_what_came_before(lib):
@@ -332,6 +335,8 @@ def test_fts_query_quotes_words_drops_stop_words_and_marks_prefixes():
 def _back_to_schema_7(path) -> None:
     """The library as the version before decision 0152 wrote it: no files.reader."""
     conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM meta WHERE key = 'schema'")  # steps were counted by user_version alone then
+    conn.execute("DROP TRIGGER files_reader_unknown")
     conn.execute("ALTER TABLE files DROP COLUMN reader")
     conn.execute("PRAGMA user_version = 7")
     conn.commit()
@@ -374,5 +379,26 @@ def test_the_migration_to_readers_lets_go_of_entries_left_waiting_for_ocr(tmp_pa
     try:
         assert dict(store.conn.execute("SELECT path, ocr FROM files")) == {
             "/r/grown.png": None, "/r/photo.png": "pending", "/r/scan.pdf": "pending"}
+    finally:
+        store.close()
+
+
+def test_new_bytes_written_by_a_version_without_readers_forget_the_reader(tmp_path):
+    """A searchapp of the version before, still running beside this one, writes an edited file's text with its own
+    reader and leaves files.reader as it was: the row forgets it (this version reads the file again). This
+    version's own writes keep theirs, new bytes or not."""
+    store, root = new_store(tmp_path)
+    try:
+        with store.atomic():
+            fid = store.upsert_file(root, "/r/a.pdf", 3, 1, "one", "indexed", None, "pdf", 0, reader=2)
+            store.upsert_file(root, "/r/a.pdf", 4, 2, "two", "indexed", None, "pdf", 0, reader=2)  # edited, read here
+        assert store.file_by_path("/r/a.pdf").reader == 2
+        with store.atomic():  # the older version's upsert: every column but the reader
+            store.conn.execute("UPDATE files SET sha256 = 'three', size = 5, indexed_at = 9 WHERE id = ?", (fid,))
+        assert store.file_by_path("/r/a.pdf").reader is None
+        with store.atomic():
+            store.conn.execute("UPDATE files SET reader = 2 WHERE id = ?", (fid,))
+            store.conn.execute("UPDATE files SET size = 6, indexed_at = 10 WHERE id = ?", (fid,))  # no new bytes
+        assert store.file_by_path("/r/a.pdf").reader == 2
     finally:
         store.close()
