@@ -15,7 +15,8 @@ from ..base.entry_dates import storable_ns
 from .db import Store
 from .rows import FileRow
 
-__all__ = ["STATES", "state_counts", "files_in_state", "problem_files_in_state", "set_entry_date", "set_ocr_state",
+__all__ = ["STATES", "state_counts", "files_in_state", "problem_files_in_state", "read_before_versions",
+           "set_entry_date", "set_ocr_state",
            "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
 STATES = ("indexed", "ocr_done", "ocr_pending", "no_text", "skipped", "failed", "excluded")
@@ -65,6 +66,15 @@ def _with_state(store: Store, where: str, params: list[Any], owner: Optional[str
         sql += " LIMIT ?"
         params = [*params, int(limit)]
     return [(r[0], FileRow(*r[1:])) for r in store.conn.execute(sql, params)]
+
+
+def read_before_versions(store: Store, root_id: int) -> bool:
+    """Whether the folder holds an entry a reader read that has no reader version (decision 0152: written before
+    readers had versions; images and entries with an OCR state have none to have, a failed one is read again
+    anyway)."""
+    return store.conn.execute(
+        "SELECT 1 FROM files WHERE root_id = ? AND reader IS NULL AND status != 'failed' AND ocr IS NULL "
+        "AND coalesce(kind, '') != 'image' LIMIT 1", (root_id,)).fetchone() is not None
 
 
 def set_entry_date(store: Store, file_id: int, date_ns: Optional[int]) -> None:

@@ -34,22 +34,15 @@ def read_by_older_readers(store: Store, roots: Iterable[RootRow]) -> list[str]:
     before readers had versions (a library written before 0152). A folder this version began to read and never
     finished (a cancelled first sync) is not one: its entries have this version's readers."""
     from ...ingest.extractors import readers_fingerprint
+    from ...store.ledger import read_before_versions
 
     now = readers_fingerprint()
     older = []
     for r in roots:
         mark = store.get_meta(f"{READERS_META}:{r.id}")
-        if mark != now and (mark is not None or _read_before_versions(store, r.id)):
+        if mark != now and (mark is not None or read_before_versions(store, r.id)):
             older.append(r.path)
     return older
-
-
-def _read_before_versions(store: Store, root_id: int) -> bool:
-    """Whether the folder holds an entry a reader read that has no reader version (images and entries with OCR
-    state have none to have; a failed one is read again anyway)."""
-    return store.conn.execute(
-        "SELECT 1 FROM files WHERE root_id = ? AND reader IS NULL AND status != 'failed' AND ocr IS NULL "
-        "AND coalesce(kind, '') != 'image' LIMIT 1", (root_id,)).fetchone() is not None
 
 
 def passage_context(config: Config) -> str:

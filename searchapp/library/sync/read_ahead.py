@@ -30,6 +30,7 @@ import os
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...base.cpu_share import proc_stat_seconds, usable_cores
@@ -216,6 +217,8 @@ class ReadAhead:
                 while not fut.done():
                     if self.cancel is not None and self.cancel.cancelled:
                         return None  # the sync's own check right after this stops it
+                    if self._worker_died():
+                        raise BrokenProcessPool("the read-ahead worker died")  # read in-process from here
                     stuck = self._overdue()
                     if stuck is not None:
                         self._restart(stuck)
@@ -234,6 +237,13 @@ class ReadAhead:
         out = results[i - lo]
         return out if isinstance(out, Read) else None
 
+    def _worker_died(self) -> bool:
+        """Whether the worker process has ended though its pool did not say so: killed while it sent a result, it
+        leaves half a message in the pipe, and the pool's own thread waits for the rest for ever (the sync waited
+        with it)."""
+        procs = list((getattr(self._pool, "_processes", None) or {}).values())
+        return any(p.exitcode is not None for p in procs)
+
     def close(self) -> None:
         """Stop the worker now, without waiting for what it is reading (a cancel must be prompt)."""
         pool, self._pool = self._pool, None
@@ -241,6 +251,7 @@ class ReadAhead:
         if pool is None:
             return
         procs = list((getattr(pool, "_processes", None) or {}).values())
+        results = getattr(pool, "_result_queue", None)
         try:
             pool.shutdown(wait=False, cancel_futures=True)
         except Exception:
@@ -256,6 +267,10 @@ class ReadAhead:
                 p.join(max(0.0, deadline - time.monotonic()))
             except Exception:
                 pass
+        try:  # this end closed too, the pool's thread waiting on half a message meets the pipe's end and stops
+            results._writer.close()  # type: ignore[union-attr]
+        except Exception:
+            pass
 
     def __enter__(self) -> "ReadAhead":
         return self
