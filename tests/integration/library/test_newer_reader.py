@@ -45,6 +45,18 @@ def a_newer_text_reader(monkeypatch, reads=None) -> None:
         monkeypatch.setitem(registry._BY_NAME, "text", (suffixes, newer))
 
 
+def zipped(tmp_path: Path) -> Path:
+    """A folder holding one zip of a text file and a web page."""
+    d = tmp_path / "zipped"
+    d.mkdir()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("notes/orchard.txt", ORCHARD)
+        z.writestr("notes/page.html", "<html><body><p>Lanterns by the harbour wall.</p></body></html>")
+    (d / "archive.zip").write_bytes(buf.getvalue())
+    return d
+
+
 @pytest.fixture(autouse=True)
 def settled(monkeypatch):
     """No file counts as just changed (decision 0150 reads those again anyway): only the reader's version tells."""
@@ -117,14 +129,7 @@ def test_a_file_an_older_reader_found_no_text_in_is_read_again(tiny_library, doc
 
 
 def test_a_member_read_by_an_older_reader_is_read_again(tiny_library, tmp_path, monkeypatch):
-    d = tmp_path / "zipped"
-    d.mkdir()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("notes/orchard.txt", ORCHARD)
-        z.writestr("notes/page.html", "<html><body><p>Lanterns by the harbour wall.</p></body></html>")
-    (d / "archive.zip").write_bytes(buf.getvalue())
-    tiny_library.add_folder(d, embed=False)
+    tiny_library.add_folder(zipped(tmp_path), embed=False)
     a_newer_text_reader(monkeypatch, lambda text: text.replace("pears", "quinces"))
     rep = tiny_library.sync(embed=False)
     assert rep.reread == 1 and found(tiny_library, "quinces") == ["orchard.txt"]  # the member
@@ -165,14 +170,7 @@ def test_an_mbox_message_is_read_again_by_a_newer_mail_reader(tiny_library, tmp_
 
 
 def test_a_container_read_again_for_a_member_keeps_its_own_entry(tiny_library, tmp_path, monkeypatch):
-    d = tmp_path / "zipped"
-    d.mkdir()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("notes/orchard.txt", ORCHARD)
-        z.writestr("notes/page.html", "<html><body><p>Lanterns by the harbour wall.</p></body></html>")
-    (d / "archive.zip").write_bytes(buf.getvalue())
-    tiny_library.add_folder(d, embed=False)
+    tiny_library.add_folder(zipped(tmp_path), embed=False)
     before = chunk_ids(tiny_library)
     a_newer_text_reader(monkeypatch)  # reads the member as before
     rep = tiny_library.sync(embed=False)
