@@ -113,3 +113,15 @@ def print_report(total: SyncReport, as_json: bool) -> None:
                 print(f"  ... and {len(rows) - 10} more", file=sys.stderr)
         for n in total.notes + [n for n in (total.reread_note(),) if n is not None]:
             print(f"searchapp: note: {printable(n)}", file=sys.stderr)
+        _list_read_differently(total.read_differently)
+
+
+def _list_read_differently(paths: list[str]) -> None:
+    """The files this version's readers now read differently (their bytes unchanged): which ones, as the
+    problems are listed (a newcomer could not tell which file the note's "1 now read differently" was)."""
+    from ...base.member_paths import display_path
+
+    for p in paths[:10]:
+        print(f"  {printable(display_path(p))}", file=sys.stderr)
+    if len(paths) > 10:
+        print(f"  ... and {len(paths) - 10} more", file=sys.stderr)

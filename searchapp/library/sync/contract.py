@@ -72,26 +72,27 @@ class SyncReport:
     # a shared library's reindex that went on with one begun earlier: the files that one still had to read
     resumed: Optional[int] = None
     # entries read again, bytes unchanged, because this version reads their format differently (decision 0152);
-    # counted in `unchanged` where the very same passages came out, else in `updated` (and in `reread_changed`)
+    # counted in `unchanged` where the very same passages came out, else in `updated` and listed here
     reread: int = 0
-    reread_changed: int = 0
+    read_differently: list[str] = field(default_factory=list)
 
     def reread_note(self) -> Optional[str]:
         """What `reread` tells a person (the command line's note, the window's sync line), or None."""
         if not self.reread:
             return None
         said = f"{self.reread:,} file{'s' if self.reread != 1 else ''} read again by this version's readers (unchanged on disk)"
-        if not self.reread_changed:
+        changed = len(self.read_differently)
+        if not changed:
             return said + ": the same passages, kept with their vectors"
-        return said + (f": {self.reread_changed:,} now read differently, indexed again; the rest kept their passages"
-                       if self.reread_changed < self.reread else ": each now read differently, indexed again")
+        return said + (f": {changed:,} now read differently, indexed again; the rest kept their passages"
+                       if changed < self.reread else ": each now read differently, indexed again")
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",
-                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread",
-                     "reread_changed"):
+                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
         self.missing_roots += other.missing_roots
         self.notes += other.notes
         self.waiting += other.waiting
+        self.read_differently += other.read_differently

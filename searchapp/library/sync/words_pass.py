@@ -159,7 +159,8 @@ class _Sync:
                 self.rep.unchanged += 1
                 self.touched.append((old.id, f.size, f.mtime_ns, f.ctime_ns))  # as an update would write it
                 return
-            self.rep.reread_changed += newer
+            if newer:
+                self.rep.read_differently.append(path)
         if old is None:
             self.rep.added += 1
         else:

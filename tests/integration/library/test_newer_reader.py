@@ -79,7 +79,7 @@ def test_a_file_read_by_an_older_reader_is_read_again(tiny_library, docs, monkey
     a_newer_text_reader(monkeypatch, lambda text: text.replace("pears", "quinces"))
     rep = tiny_library.sync(embed=False)
     # .txt and .md are the text reader's; the web page's reader is as it was
-    assert (rep.reread, rep.reread_changed, rep.updated, rep.unchanged) == (2, 1, 1, 2)
+    assert (rep.reread, rep.read_differently, rep.updated, rep.unchanged) == (2, [str(docs / "orchard.txt")], 1, 2)
     assert rep.reread_note() == ("2 files read again by this version's readers (unchanged on disk): 1 now read "
                                  "differently, indexed again; the rest kept their passages")
     assert found(tiny_library, "quinces") == ["orchard.txt"] and found(tiny_library, "pears") == []
@@ -266,3 +266,15 @@ def test_a_folder_this_version_began_to_read_is_not_one_an_older_version_read(ti
         tiny_library.add_folder(d, progress=progress, cancel=cancel, embed=False)
     st = tiny_library.status()
     assert st.files.get("indexed", 0) >= 10 and st.read_by_older == []
+
+
+def test_index_lists_the_files_now_read_differently(tiny_library, docs, monkeypatch, capsys):
+    """The note's "1 now read differently" names the file, as a sync's problems are named."""
+    from searchapp.cli.commands.index import print_report
+
+    tiny_library.add_folder(docs, embed=False)
+    a_newer_text_reader(monkeypatch, lambda text: text.replace("pears", "quinces"))
+    print_report(tiny_library.sync(embed=False), as_json=False)
+    err = capsys.readouterr().err.splitlines()
+    note = next(i for i, line in enumerate(err) if "read again by this version's readers" in line)
+    assert err[note + 1:] == [f"  {docs / 'orchard.txt'}"]
