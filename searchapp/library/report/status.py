@@ -257,7 +257,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
              if n]
     reindex_needed = settings_mismatch(config, meta) if chunks else None
     ledger = state_counts(db)
-    older = read_by_older_readers(db, rows)
+    # An unplugged drive's folder waits until it is back: the window would say at every start that it reads it again
+    older = read_by_older_readers(db, [r for r, shown in zip(rows, roots, strict=True) if not shown.missing])
     notes += [n for n in (ocr_status_note(config, ledger), _kept_note(config, keep, identity), _older_note(older)) if n]
     if len(unusable):
         why = (f"{len(unusable)} passages have vectors that are not finite (NaN/inf, from a model that failed); "

@@ -278,3 +278,15 @@ def test_index_lists_the_files_now_read_differently(tiny_library, docs, monkeypa
     err = capsys.readouterr().err.splitlines()
     note = next(i for i, line in enumerate(err) if "read again by this version's readers" in line)
     assert err[note + 1:] == [f"  {docs / 'orchard.txt'}"]
+
+
+def test_a_missing_folder_is_not_named_until_it_is_back(tiny_library, docs, tmp_path):
+    """An unplugged drive's folder cannot be read again: the window would say at every start that it reads it."""
+    tiny_library.add_folder(docs, embed=False)
+    with tiny_library.store.atomic():  # as a version before readers had versions left it
+        tiny_library.store.conn.execute("DELETE FROM meta WHERE key LIKE 'readers:%'")
+        tiny_library.store.conn.execute("UPDATE files SET reader = NULL")
+    docs.rename(tmp_path / "away")
+    assert tiny_library.status().read_by_older == []
+    (tmp_path / "away").rename(docs)
+    assert tiny_library.status().read_by_older == [str(docs)]
