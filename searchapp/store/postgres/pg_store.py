@@ -521,16 +521,17 @@ class PgStore(PgLexical, PgScope):
                  mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status,
                  error = excluded.error, kind = excluded.kind, n_chunks = excluded.n_chunks,
                  indexed_at = excluded.indexed_at, embed_title = excluded.embed_title, ctime_ns = excluded.ctime_ns,
-                 notes = excluded.notes
-               RETURNING id""",
+                 notes = excluded.notes, reader = excluded.reader
+               RETURNING id, reader""",
             (root_id, self.machine, path, size, clamped_ns(mtime_ns), sha256, status,
              None if error is None else _clean(error), kind, n_chunks, time.time(),
              None if embed_title is None else _clean(embed_title), ctime_ns, _clean(stored_notes(notes) or "") or None,
              reader))
         assert row is not None
-        # After the row, by a statement of its own: new bytes made the files_reader_unknown trigger forget the
-        # reader (schema.py), as it must when a searchapp that knows no readers writes them.
-        self.rows("UPDATE files SET reader = %s WHERE id = %s", (reader, int(row[0])))
+        if row[1] != reader:  # new bytes under the reader the row had: the files_reader_unknown trigger (schema.py)
+            # forgot it, as it must for a searchapp that knows no readers; this one read them, so it writes it after
+            # (only then: a round trip more a file would slow every shared sync)
+            self.rows("UPDATE files SET reader = %s WHERE id = %s", (reader, int(row[0])))
         return int(row[0])
 
     def set_file_stat(self, file_id: int, size: int, mtime_ns: int, ctime_ns: Optional[int] = None) -> None:

@@ -352,3 +352,6 @@ def test_a_library_of_schema_8_is_migrated_to_readers_and_read_once(config, tiny
         with lib.store.atomic():  # this version's own write of new bytes keeps the reader it read them with
             lib.store.upsert_file(a.root_id, a.path, 2, 2, "again", "indexed", None, a.kind, 0, reader=5)
         assert lib.store.file_by_path(str(docs / "a.txt")).reader == 5
+        with lib.store.atomic():  # edited again, read by the same reader: the trigger's forgetting is undone
+            lib.store.upsert_file(a.root_id, a.path, 3, 3, "edited", "indexed", None, a.kind, 0, reader=5)
+        assert lib.store.file_by_path(str(docs / "a.txt")).reader == 5
