@@ -29,7 +29,7 @@ ADDS_KEY = "resume_adds"  # folders added but not started when it stopped: added
 
 class QuitGuard:
     def __init__(self, tools: WindowTools, ui: QSettings, quit: Callable[[], object],
-                 resync: Callable[[], None], other_writer: Callable[[], bool] = lambda: False,
+                 resync: Callable[[], object], other_writer: Callable[[], bool] = lambda: False,
                  add: Callable[[list[str]], None] = lambda paths: None) -> None:
         self.tools, self.ui, self.quit, self.resync, self.add = tools, ui, quit, resync, add
         self.other_writer = other_writer  # another process writes the library now

@@ -119,25 +119,23 @@ class WriteJobs(QObject):
         self.adds[job.id] = target
         self._adds_changed()
 
-    def resync(self, roots: Optional[list[str]] = None) -> None:
+    def resync(self, roots: Optional[list[str]] = None, title: str = "Re-syncing", target: str = "") -> bool:
+        """A sync of `roots` (every folder: None) queued as `title`, `target` in the queue; False when one is
+        queued already."""
         lib = self.session.library
-        target = "Re-sync of " + (", ".join(roots) if roots else "every folder")
+        target = target or "Re-sync of " + (", ".join(roots) if roots else "every folder")
         if self._already_queued(target):
-            return
-        self.submit("Re-syncing", lambda prog, c: lib.sync(roots, prog, c), Changes(files=True), self._sync_done,
+            return False
+        self.submit(title, lambda prog, c: lib.sync(roots, prog, c), Changes(files=True), self._sync_done,
                     target, tuple(os.path.abspath(r) for r in roots) if roots else None)
+        return True
 
     def read_again(self, roots: list[str]) -> None:
         """The folders an older version's readers read (decision 0152), synced so that this version reads their
         files again: a person who upgraded and only opens the window gets the new readings too."""
-        lib = self.session.library
-        target = "Reading again with this version's readers: " + ", ".join(roots)
-        if self._already_queued(target):
-            return
-        self.tools.say(f"This version reads some formats better: reading the files of {len(roots)} folder"
-                       f"{'s' if len(roots) != 1 else ''} again (unchanged passages keep their meaning)", 10000)
-        self.submit("Reading files again", lambda prog, c: lib.sync(roots, prog, c), Changes(files=True),
-                    self._sync_done, target, tuple(os.path.abspath(r) for r in roots))
+        if self.resync(roots, "Reading files again", "Reading again with this version's readers: " + ", ".join(roots)):
+            self.tools.say(f"This version reads some formats better: reading the files of {len(roots)} folder"
+                           f"{'s' if len(roots) != 1 else ''} again (unchanged passages keep their meaning)", 10000)
 
     def remove_root(self, path: str) -> None:
         lib, say = self.session.library, self.tools.say
