@@ -26,7 +26,8 @@ from .extractors.registry import supported_suffixes
 from .ocr.images import image_suffixes  # read by the sync's OCR step
 from .extractors.sniff import KNOWN_BINARY_SUFFIXES
 
-__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY", "CHECK_AGAIN", "RACY_NS", "now_ns"]
+__all__ = ["ScannedFile", "ScanResult", "scan", "PROGRESS_EVERY", "CHECK_AGAIN", "RACY_NS", "CTIME_IS_CHANGE",
+           "now_ns"]
 
 PROGRESS_EVERY = 500  # entries between progress reports / cancel checks
 
@@ -39,7 +40,7 @@ _MB = 1024 * 1024
 # "racily clean" entries). Wider than FAT's step, for a network share whose clock runs a little behind ours.
 RACY_NS = 3_000_000_000
 # Windows' st_ctime is the file's creation time, which no edit moves: there the mtime alone can be judged.
-_CTIME_IS_CHANGE = os.name != "nt"
+CTIME_IS_CHANGE = os.name != "nt"
 
 
 CHECK_AGAIN = 0  # ctime_ns of a file listed within RACY_NS of its last change: read (hashed) again next time
@@ -157,7 +158,7 @@ class _Walker:
         time of the last change is the ctime, which every write moves to now: an mtime set ahead (an archive
         made east of here, `touch -d`, a camera's wrong clock) would keep a file "just changed" at every sync
         until that date. A change stamped after the scan's start (the clock set back since) is no recent one."""
-        ctime = int(st.st_ctime_ns) if _CTIME_IS_CHANGE else 0  # 0: none (Windows, some FUSE filesystems)
+        ctime = int(st.st_ctime_ns) if CTIME_IS_CHANGE else 0  # 0: none (Windows, some FUSE filesystems)
         age = self.started_ns - (ctime or st.st_mtime_ns)
         if -RACY_NS < age < RACY_NS:  # a share's clock may run a little ahead of ours; far ahead: set back since
             return CHECK_AGAIN

@@ -23,7 +23,7 @@ from .resources.model_set import ModelSet
 from .search.pipeline import mark_available, run_search, search_request, searched_words
 from .search.result import UNSEARCHABLE, Notice, SearchResult
 from .sync.contract import SyncReport
-from .sync.meaning_pass import meaning_percent
+from .sync.meaning_pass import meaning_percent, meaning_progress
 from ..base.library_address import shown
 from ..base.path_map import PathMap
 from . import shared_paths
@@ -365,9 +365,9 @@ class SharedLibrary:
                               cast("Optional[VectorIndex]", index), dim,
                               threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
                               progress=progress, cancel=cancel)
-        total, pending = self.store.chunk_count(), self.store.pending_count()
-        if pending:  # near duplicates are found by meaning (Library.duplicates)
-            rep.meaning_percent = meaning_percent(total - pending, total)
+        embedded, total = meaning_progress(self._as_store)
+        if embedded < total:  # near duplicates are found by meaning (Library.duplicates)
+            rep.meaning_percent = meaning_percent(embedded, total)
         return rep
 
     def explain(self, path: str) -> dict[str, Any]:

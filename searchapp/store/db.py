@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator, Optional, Sequence
 from ..base.errors import StoreError
 from .cjk import cjk_chars
 from .damage import damaged_message, is_damage
-from .file_records import FILE_COLS, NEWER_COLUMNS, FileRecords
+from .file_records import NEWER_COLUMNS, FileRecords
 from .migrations import migrate
 from .passage_records import PassageRecords
 from .root_records import RootRecords
@@ -28,7 +28,7 @@ from .scope import ScopeQueries, fold
 from .lexical_queries import LexicalQueries, fts_query
 from .vector_queue import VectorQueue
 
-__all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query", "FILE_COLS"]
+__all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
 
 
 def _connect_ro(path: Path, immutable_ok: bool) -> sqlite3.Connection:

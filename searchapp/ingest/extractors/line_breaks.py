@@ -39,7 +39,7 @@ _LETTERS = r"[^\W\d_]"
 _BREAK = re.compile(r"[-\u2010][ \t]*\n[ \t]*")
 # the second half: its letters, the rest of its token, the spaces after it
 _RIGHT = re.compile(rf"(?P<right>{_LETTERS}{{2,}})(?P<rest>\S*)(?P<space>[ \t]*)")
-_SPACES = re.compile(r"\s")
+_HYPHEN = re.compile("[-\u2010]")  # the ASCII hyphen and U+2010, which a compound may be written with
 # Each starts where a word starts (no letter before it): started inside a long run of letters, every start would
 # read the run to its end again.
 _WORD_START = rf"(?<!{_LETTERS})"
@@ -64,7 +64,7 @@ def _compounds(pages: list[str]) -> set[tuple[str, str]]:
     pairs: set[tuple[str, str]] = set()
     for text in pages:
         for match in _COMPOUND.finditer(text):
-            parts = re.split("[-\u2010]", match.group().lower())
+            parts = _HYPHEN.split(match.group().lower())
             pairs.update(pairwise(parts))
     return pairs
 

@@ -154,9 +154,7 @@ class SafeZip:
         try:
             with self.zf.open(self.names[stored]) as raw:
                 yield from iterparse_xml(_Budgeted(raw, self, name, max_bytes), name, events)
-        except ExtractionError:  # iterparse_xml's unsafe or corrupt XML, the budget's PartTooLarge
-            raise
-        except RuntimeError as exc:
+        except RuntimeError as exc:  # iterparse_xml's and the budget's ExtractionErrors pass through as they are
             raise _member_error(self.names[stored], exc) from None
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
             raise ExtractionError(f"corrupt zip member {name}: {exc}") from None

@@ -44,7 +44,7 @@ from ...ingest.ocr import merge_ocr, ocr_document, recognised_pages
 from ...ingest.ocr.document import OcrFailed
 from ...ingest.ocr.engine import OcrEngine, available_engine, engine_name, ocr_unavailable_reason
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
-from ...ingest.scan import ScannedFile
+from ...ingest.scan import CTIME_IS_CHANGE, ScannedFile
 from ...store import FileRow, RootRow, Store
 from ...store.ledger import pending_ocr_files, set_ocr_state
 from ...store.ocr_cache import OcrCache
@@ -108,7 +108,7 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
                 engine = available_engine()
             if reindexing is None:  # asked once a step, and only where a failure was cached
                 reindexing = _reindexing(store)
-            repeated = not reindexing and _failed_before(cached, engine) is not None
+            repeated = not reindexing and _same_engine(cached, engine)
             if repeated and not _is_pdf(row, Path(row.path)):
                 _record_failed(store, row, cached.notes[1], index, rep, listed=False)
                 _recount(rep, row, counted, "failed")
@@ -165,7 +165,7 @@ def _unchanged(row: FileRow) -> bool:
         return mtime == row.mtime_ns
     # An edit with its mtime put back moves the ctime (decision 0150): OCR of those bytes cached under the old
     # bytes' hash would give a later copy of the old bytes the new text.
-    moved = bool(row.ctime_ns) and os.name != "nt" and st.st_ctime_ns != row.ctime_ns
+    moved = bool(row.ctime_ns) and CTIME_IS_CHANGE and st.st_ctime_ns != row.ctime_ns
     return (st.st_size, mtime) == (row.size, row.mtime_ns) and not moved
 
 
@@ -173,14 +173,12 @@ def _is_failure(cached: Document) -> bool:
     return not cached.text and not cached.pages and len(cached.notes) == 2 and cached.notes[0].startswith(FAILED_WITH)
 
 
-def _failed_before(cached: Document, engine: Optional[OcrEngine]) -> Optional[str]:
-    """The reason of a cached failure (_is_failure) when OCR would run with the engine that failed (the same
-    name, versions and device; `engine` when built, else the one that would be); else None. Outside a reindex
-    only (which tries every file again): the caller asks."""
+def _same_engine(cached: Document, engine: Optional[OcrEngine]) -> bool:
+    """Whether OCR would run with the engine a cached failure (_is_failure) was met with (the same name,
+    versions and device; `engine` when built, else the one that would be). Outside a reindex only (which tries
+    every file again): the caller asks."""
     name = engine.name if engine is not None else engine_name()
-    if name is None or cached.notes[0] != FAILED_WITH + _engine_key(name, engine):
-        return None
-    return cached.notes[1]
+    return name is not None and cached.notes[0] == FAILED_WITH + _engine_key(name, engine)
 
 
 def _names_a_device(cached: Document) -> bool:
