@@ -179,12 +179,7 @@ class _TextParser(HTMLParser):
                 self._unhide()
             self._shown(root)
         if self.open[tag]:
-            self.open[tag] -= 1
-            if self.mark is not None:
-                if self.mark.since[tag]:
-                    self.mark.since[tag] -= 1
-                else:
-                    self._end_mark()  # the aria-hidden element ends, or one open before it
+            self._closed(tag)
         if tag in _LISTS and self.list_items:
             self._close_left_open("li", self.list_items.pop())
         if tag == "title" and self.title is not None:
@@ -214,12 +209,16 @@ class _TextParser(HTMLParser):
     def _close_left_open(self, tag: str, keep: int) -> None:
         """End the `tag` elements open beyond `keep`, as their end tags would (an aria-hidden mark among them)."""
         while self.open[tag] > keep:
-            self.open[tag] -= 1
-            if self.mark is not None:
-                if self.mark.since[tag]:
-                    self.mark.since[tag] -= 1
-                else:
-                    self._end_mark()
+            self._closed(tag)
+
+    def _closed(self, tag: str) -> None:
+        """One open `tag` element ends (its end tag, or one left open that its list's end closes)."""
+        self.open[tag] -= 1
+        if self.mark is not None:
+            if self.mark.since[tag]:
+                self.mark.since[tag] -= 1
+            else:
+                self._end_mark()  # the aria-hidden element ends, or one open before it
 
     def _hide(self, tag: str) -> None:
         self.hidden.append(tag)
