@@ -10,6 +10,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
+from ... import __version__
 from ...base.config import Config
 from ...base.errors import ConfigError
 from ...base.terminal import printable
@@ -63,7 +64,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
 
     code = _status_exit_code(st) if args.check else 0
     if args.json:
-        say(json.dumps({**st.to_json(), "warm_pid": warm}))
+        say(json.dumps({"version": __version__, **st.to_json(), "warm_pid": warm}))
         return code
     say(f"library: {printable(st.data_dir)}")
     if st.writer:
@@ -92,6 +93,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     say(printable(f"reranker: {rr['path'] if rr['available'] == 'yes' else 'not available'}"
                   + (f" — {rr['message']}" if rr["message"] else "")))
     say(f"device: {st.device}")
+    say(f"version: searchapp {__version__}")  # of the process that answered (a warm one may be older: decision 0154)
     if st.passage_path:
         say(f"passages: {st.passage_path}")
     if st.query_path:
