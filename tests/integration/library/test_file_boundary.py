@@ -266,6 +266,32 @@ def test_a_file_past_its_budget_in_the_worker_kills_it_and_the_sync_goes_on(tmp_
         assert Path(lib.search("number23", mode="lexical").hits[0].path).name == "doc23.txt"
 
 
+def test_a_worker_that_ends_halfway_through_sending_a_result_does_not_hang_the_sync(
+        tmp_path, tiny_bi_encoder_dir, tiny_encoder, monkeypatch):
+    """A worker killed while it sent a result leaves half a message in the pool's pipe: the pool's own thread
+    waits for the rest for ever and never says the pool is broken, and the sync waited with it (seen once in ~40
+    busy runs of test_a_killed_worker_loses_nothing). Here the worker does exactly that on the victim, every time:
+    the sync sees the process gone and reads the rest itself."""
+    import threading
+
+    docs = worker_corpus(tmp_path / "docs")
+    made = with_worker(monkeypatch, "half_message")
+    got: dict = {}
+
+    def sync() -> None:
+        with Library(tiny_config(tmp_path / "library", tiny_bi_encoder_dir), encoder=tiny_encoder) as lib:
+            got["report"] = lib.add_folder(docs, embed=False)
+            got["victim"] = lib.store.file_by_path(str(docs / "doc02-victim.txt")).status
+
+    t = threading.Thread(target=sync, daemon=True)
+    t.start()
+    t.join(timeout=120)
+    assert not t.is_alive(), "the sync waited for the rest of a message from a worker that had ended"
+    assert len(made) == 1 and not made[0].alive
+    rep = got["report"]
+    assert (rep.added, rep.failed, got["victim"]) == (24, 0, "indexed")  # the worker's files read in-process
+
+
 def test_a_file_past_its_budget_in_process_stops_at_its_extractors_next_check(tmp_path, tiny_bi_encoder_dir,
                                                                              tiny_encoder, monkeypatch):
     """Without the worker, the extraction's cancel token fires once the budget is spent: an extractor that
