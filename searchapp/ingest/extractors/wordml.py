@@ -24,13 +24,12 @@ from pathlib import Path
 from typing import Optional
 from xml.etree.ElementTree import Element
 
-from ...base.errors import ExtractionError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
 from ...base.types import Document
 from .encoding import clean_text, read_capped
 from .title import clean_title
-from .xmlstream import MAX_DEPTH
+from .xmlstream import XmlStream
 from .ziputil import iterparse_xml, local_name
 
 __all__ = ["is_wordml", "extract_wordml"]
@@ -46,7 +45,6 @@ _TEXT_PART = re.compile(r"/word/(document|header\d*|footer\d*|footnotes|endnotes
 _TITLES = {"{urn:schemas-microsoft-com:office:office}Title",  # Word 2003's, in o:DocumentProperties
            "{http://purl.org/dc/elements/1.1/}title"}  # a package's, in its /docProps/core.xml part
 _DELETED = frozenset({"del", "moveFrom"})
-_CHECK_EVERY = 4096
 
 
 def is_wordml(path: Path) -> bool:
@@ -63,45 +61,37 @@ class _Frame:
 
 
 class _Reader:
-    """The text and title of the elements streamed through `start` and `end`, as the module doc says."""
+    """The text and title of the elements streamed through `start` and `end`, as the module doc says (the stream,
+    xmlstream.XmlStream, drops each element once it has ended and caps the nesting)."""
 
     def __init__(self, max_chars: Optional[int]) -> None:
         self.budget = max_chars + 1 if max_chars is not None else 1 << 62
         self.out: list[str] = []
         self.title = ""
         self.frames: list[_Frame] = []
-        self.elements: list[Element] = []
-        self.names: dict[str, tuple[str, bool]] = {}  # tag -> (local name, a Word element?): a few dozen tags
+        self.word: dict[str, bool] = {}  # tag -> a Word element?: a few dozen tags, millions of elements
 
-    def _name(self, tag: str) -> tuple[str, bool]:
-        known = self.names.get(tag)
-        if known is None:
-            known = self.names[tag] = (local_name(tag), tag.startswith(_WORD_NAMESPACES))
-        return known
-
-    def start(self, el: Element) -> None:
+    def start(self, name: str, el: Element) -> None:
         parent = self.frames[-1] if self.frames else None
         skipped = bool(parent and (parent.skipped or (parent.name == "AlternateContent" and parent.children)))
         if parent is not None:
             parent.children += 1
         if el.tag == _PACKAGE + "part":
             skipped = not _text_part(el)
-        name, word = self._name(el.tag)
+        word = self.word.get(el.tag)
+        if word is None:
+            word = self.word[el.tag] = el.tag.startswith(_WORD_NAMESPACES)
         gone = bool(parent and parent.gone) or _is_deletion(name, el)
         self.frames.append(_Frame(name, word, gone, skipped))
-        self.elements.append(el)
         if word and not skipped and name != "t":
             self._add(_text_of(name, el))
 
     def end(self, el: Element) -> None:
         frame = self.frames.pop()
-        self.elements.pop()
         if frame.name == "t" and frame.word and not (frame.skipped or frame.gone):
             self._add(el.text or "")
         elif el.tag in _TITLES and not self.title:
             self.title = clean_title(el.text)
-        if self.elements:
-            del self.elements[-1][-1]  # `el`, its parent's last child (no sibling has started): memory stays flat
 
     def _add(self, text: str) -> None:
         if text:
@@ -113,17 +103,13 @@ def extract_wordml(path: Path, max_bytes: int, max_chars: Optional[int] = None,
                    cancel: Optional[CancelToken] = None) -> Document:
     reader = _Reader(max_chars)
     events = iterparse_xml(io.BytesIO(read_capped(path, max_bytes)), path.name)
-    for n, (event, el) in enumerate(events):
-        if cancel is not None and n % _CHECK_EVERY == 0:
-            cancel.check()
-        if event == "end":
-            reader.end(el)
-            if reader.budget < 0:
-                break  # the registry cuts at the cap and reports it
-        elif len(reader.frames) >= MAX_DEPTH:
-            raise ExtractionError(f"{path.name} nests elements more than {MAX_DEPTH} deep")
-        else:
-            reader.start(el)
+    for event, name, el, _ in XmlStream.of_events(events, path.name, cancel=cancel, starts=True):
+        if event == "start":
+            reader.start(name, el)
+            continue
+        reader.end(el)
+        if reader.budget < 0:
+            break  # the registry cuts at the cap and reports it
     return Document(clean_text("".join(reader.out)).strip(), kind="doc", title=reader.title)
 
 

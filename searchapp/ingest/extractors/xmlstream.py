@@ -9,7 +9,7 @@ held subtree may gather (past MAX_HELD elements the rest of it is dropped as it 
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Optional, Union
+from typing import Callable, Iterable, Iterator, Optional, Union
 from xml.etree.ElementTree import Element
 
 from ...base.errors import ExtractionError
@@ -30,11 +30,21 @@ class XmlStream:
     too with `starts=True`; ancestors never include the element itself. An element a reader holds keeps
     its children until its own end event has been seen."""
 
-    def __init__(self, z: SafeZip, part: str, holds: Holds = frozenset(), cancel: Optional[CancelToken] = None,
-                 max_bytes: Optional[int] = None, starts: bool = False) -> None:
+    def __init__(self, z: Optional[SafeZip], part: str, holds: Holds = frozenset(),
+                 cancel: Optional[CancelToken] = None, max_bytes: Optional[int] = None, starts: bool = False) -> None:
         self.z, self.part, self.holds, self.cancel = z, part, holds, cancel
         self.max_bytes, self.starts = max_bytes, starts
         self.cut = 0
+        self._events: Optional[Iterable[tuple[str, Element]]] = None
+
+    @classmethod
+    def of_events(cls, events: Iterable[tuple[str, Element]], label: str, holds: Holds = frozenset(),
+                  cancel: Optional[CancelToken] = None, starts: bool = False) -> "XmlStream":
+        """The same stream over ("start"/"end", element) events parsed elsewhere (a whole file, not a zip part:
+        ziputil.iterparse_xml, which caps nothing but what it is given); `label` names it in errors."""
+        stream = cls(None, label, holds, cancel, starts=starts)
+        stream._events = events
+        return stream
 
     def __iter__(self) -> Iterator[tuple[str, str, Element, list[Element]]]:
         stack: list[Element] = []
@@ -42,7 +52,11 @@ class XmlStream:
         holds, cancel, starts = self.holds, self.cancel, self.starts
         held_at = -1  # depth of the outermost held element open, -1 when none
         held = 0  # elements started under it
-        for n, (event, el) in enumerate(self.z.iterparse(self.part, max_bytes=self.max_bytes)):
+        events = self._events
+        if events is None:
+            assert self.z is not None
+            events = self.z.iterparse(self.part, max_bytes=self.max_bytes)
+        for n, (event, el) in enumerate(events):
             if cancel is not None and n % _CHECK_EVERY == 0:
                 cancel.check()
             name = names.get(el.tag)
