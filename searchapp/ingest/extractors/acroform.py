@@ -30,7 +30,7 @@ from .encoding import clean_text
 if TYPE_CHECKING:
     from pypdf import PdfReader
 
-__all__ = ["MAX_NODES", "MAX_ANNOTS", "MAX_VALUE", "field_values"]
+__all__ = ["MAX_NODES", "MAX_ANNOTS", "MAX_VALUE", "field_values", "form_of"]
 
 MAX_NODES = 20_000
 MAX_ANNOTS = 100_000
@@ -60,13 +60,19 @@ def field_values(reader: PdfReader, pages: int, notes: list[str]) -> list[tuple[
     return found
 
 
-def _fields(reader: PdfReader) -> list[Any]:
-    # pypdf types a dictionary's items as PdfObject; the walk takes the file's objects as they come (hasattr,
-    # isinstance), a broken one failing inside field_values' except, so they are Any here.
+def form_of(reader: PdfReader) -> Any:
+    """The document's /AcroForm dictionary (its fields, or an XFA form's packets: xfa.py), or None. pypdf types
+    a dictionary's items as PdfObject; the readers take the file's objects as they come (hasattr, isinstance), a
+    broken one failing inside their callers' except, so they are Any here."""
     catalog: Any = reader.trailer["/Root"]
     form = catalog.get("/AcroForm")
     form = form.get_object() if form is not None else None
-    fields = form.get("/Fields") if form is not None and hasattr(form, "get") else None
+    return form if hasattr(form, "get") else None
+
+
+def _fields(reader: PdfReader) -> list[Any]:
+    form = form_of(reader)
+    fields = form.get("/Fields") if form is not None else None
     fields = fields.get_object() if fields is not None else None
     return list(fields) if isinstance(fields, list) else []
 

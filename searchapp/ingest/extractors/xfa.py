@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Optional, cast
 from xml.etree.ElementTree import Element
 
 from ...base.errors import ExtractionError
+from .acroform import form_of
 from .encoding import clean_text
 from .ziputil import local_name, parse_xml
 
@@ -44,13 +45,10 @@ log = logging.getLogger(__name__)
 
 def _datasets(reader: PdfReader) -> Optional[bytes]:
     """The decompressed datasets packet, the whole XDP when /XFA is one stream, or None."""
-    # pypdf types a dictionary's item as PdfObject; this walk takes the file's objects as they come (hasattr,
-    # isinstance), a broken one failing inside xfa_values' except, so they are Any here, and get_data() (a
-    # stream's decoded bytes) is cast to what pypdf returns.
-    catalog: Any = reader.trailer["/Root"]
-    form = catalog.get("/AcroForm")
-    form = form.get_object() if form is not None else None
-    xfa = form.get("/XFA") if form is not None and hasattr(form, "get") else None
+    # The file's objects as they come (acroform.form_of), a broken one failing inside xfa_values' except; get_data()
+    # (a stream's decoded bytes) is cast to what pypdf returns.
+    form = form_of(reader)
+    xfa = form.get("/XFA") if form is not None else None
     if xfa is None:
         return None
     xfa = xfa.get_object()
@@ -119,7 +117,7 @@ def xfa_values(reader: PdfReader, notes: list[str]) -> list[str]:
 def is_placeholder(reader: PdfReader, texts: list[str]) -> bool:
     """True when the PDF's pages are only the "Please wait" stand-in of a dynamic XFA form."""
     try:
-        catalog: Any = reader.trailer["/Root"]  # a dictionary in a sound file (see _datasets)
+        catalog: Any = reader.trailer["/Root"]  # a dictionary in a sound file (see acroform.form_of)
         if bool(catalog.get("/NeedsRendering", False)):
             return True
     except Exception:  # a broken catalog: judge by the text
