@@ -201,6 +201,7 @@ class _Pdfium:
         self.usable = available()
         self.read = 0  # pages whose text came from here
         self.cropped = 0  # pages whose text came from here for words outside their CropBox
+        self._last: tuple[int, str] = (-1, "")  # a page pypdf read a word a line and garbled asks twice
 
     def __enter__(self) -> "_Pdfium":
         return self
@@ -221,8 +222,10 @@ class _Pdfium:
 
     def text(self, index: int) -> str:
         """Page `index`'s text from pdfium, cleaned; "" when pdfium is missing or cannot read it."""
-        doc = self._opened()
-        return clean_text(doc.page_text(index) or "").strip() if doc is not None else ""
+        if self._last[0] != index:
+            doc = self._opened()
+            self._last = (index, clean_text(doc.page_text(index) or "").strip() if doc is not None else "")
+        return self._last[1]
 
     def shown(self, index: int) -> Optional[str]:
         """Page `index`'s text from pdfium without the words outside its CropBox, cleaned; None when it has none

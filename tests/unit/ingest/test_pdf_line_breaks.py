@@ -90,6 +90,22 @@ def test_a_list_of_words_stays_as_pypdf_reads_it(tmp_path):
     assert doc.text == "\n".join(words)
 
 
+def test_a_page_read_a_word_a_line_and_garbled_asks_pdfium_once(tmp_path, monkeypatch):
+    """pypdf's glyph codes a word a line: pdfium's reading is looked at for its lines, then as the garbled page's
+    replacement; the page is read by pdfium once, not twice."""
+    pytest.importorskip("pypdfium2")  # the ocr extra
+    from searchapp.ingest.extractors import pdfium_doc
+
+    words = ("Harbour pilots guide ships into the narrow channel at high tide every night while the old "
+             "keepers watch the lamps").split()  # 20 lines or more: judged as a page read a word a line
+    calls: list[int] = []
+    real = pdfium_doc.PdfiumDoc.page_text
+    monkeypatch.setattr(pdfium_doc.PdfiumDoc, "page_text", lambda self, i: calls.append(i) or real(self, i))
+    doc = extract(glyph_code_pdf(tmp_path / "pilots.pdf", [[("glyphs", "\n".join(words))]]))
+    assert doc.text.split() == words and "/g" not in doc.text
+    assert calls == [0]
+
+
 def test_the_other_reading_is_taken_only_with_lines_of_words_and_every_character():
     text = "\n".join(" ".join(GEOGRAPHY).split())
     assert word_a_line(text) and not word_a_line("\n".join(GEOGRAPHY))
