@@ -28,6 +28,8 @@ Decisions:
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.metadata
 import importlib.util
 import io
 import logging
@@ -49,7 +51,7 @@ from .word_boxes import Line, line_words, quad_box
 if TYPE_CHECKING:  # Pillow is imported when an engine reads a page, not with this module
     from PIL.Image import Image as PilImage
 
-__all__ = ["OcrEngine", "available_engine", "ocr_unavailable_reason", "engine_name", "fit_pixels",
+__all__ = ["OcrEngine", "available_engine", "ocr_unavailable_reason", "engine_name", "engine_version", "fit_pixels",
            "ENGINE_ENV", "MAX_PAGE_PIXELS", "MAX_THREADS", "TESSERACT_TIMEOUT_S"]
 
 ENGINE_ENV = "SEARCHAPP_OCR_ENGINE"
@@ -374,6 +376,12 @@ def _wait(proc: subprocess.Popen[bytes], data: bytes, cancel: Optional[CancelTok
         raise
 
 
+# The packages whose version decides what an engine reads (the first of each pair found; tesseract: its command).
+ENGINE_PACKAGES = {"rapidocr3": (("rapidocr",), ("onnxruntime", "onnxruntime-gpu")),
+                   "rapidocr": (("rapidocr-onnxruntime",), ("onnxruntime", "onnxruntime-gpu")),
+                   "tesserocr": (("tesserocr",),)}
+
+
 def _wanted() -> tuple[str, ...]:
     choice = os.environ.get(ENGINE_ENV, "").strip().lower()
     if not choice:
@@ -393,6 +401,36 @@ def _installed(name: str) -> bool:
     if name == "tesserocr":
         return importlib.util.find_spec("tesserocr") is not None and tessdata_dir() is not None
     return shutil.which("tesseract") is not None
+
+
+@functools.lru_cache(maxsize=None)
+def engine_version(name: str) -> str:
+    """The versions of what reads the pages for engine `name` ('' when none is known): an upgrade may read the
+    bytes an older version failed on."""
+    if name == "tesseract":
+        return _tesseract_version()
+    found = []
+    for choices in ENGINE_PACKAGES.get(name, ()):
+        for package in choices:
+            try:
+                found.append(f"{package} {importlib.metadata.version(package)}")
+                break
+            except importlib.metadata.PackageNotFoundError:
+                continue
+    return ", ".join(found)
+
+
+def _tesseract_version() -> str:
+    """The first line of `tesseract --version` ('tesseract 5.3.4'), '' when it cannot say."""
+    command = shutil.which("tesseract")
+    if command is None:
+        return ""
+    try:
+        out = subprocess.run([command, "--version"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    lines = (out.stdout or out.stderr).decode("utf-8", "replace").strip().splitlines()
+    return lines[0][:100] if lines else ""
 
 
 def engine_name() -> Optional[str]:

@@ -23,12 +23,8 @@ Decisions:
 
 from __future__ import annotations
 
-import functools
-import importlib.metadata
 import logging
 import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Collection, Optional, Sequence
 
@@ -42,7 +38,7 @@ from ...base.types import Document
 from ...ingest.extractors import extract
 from ...ingest.ocr import merge_ocr, ocr_document, recognised_pages
 from ...ingest.ocr.document import OcrFailed
-from ...ingest.ocr.engine import OcrEngine, available_engine, engine_name, ocr_unavailable_reason
+from ...ingest.ocr.engine import OcrEngine, available_engine, engine_name, engine_version, ocr_unavailable_reason
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...ingest.scan import CTIME_IS_CHANGE, ScannedFile
 from ...store import FileRow, RootRow, Store
@@ -62,10 +58,6 @@ MAX_FILES_PER_SYNC = 10_000  # the rest wait for the next sync
 # The first note of a cached OCR failure (an entry with no text and no pages), then the engine's key
 # (_engine_key: its name, its packages' versions, its device); the second note is the reason recorded.
 FAILED_WITH = "OCR failed with engine "
-# The packages whose version decides what an engine reads (the first of each pair found; tesseract: its command).
-ENGINE_PACKAGES = {"rapidocr3": (("rapidocr",), ("onnxruntime", "onnxruntime-gpu")),
-                   "rapidocr": (("rapidocr-onnxruntime",), ("onnxruntime", "onnxruntime-gpu")),
-                   "tesserocr": (("tesserocr",),)}
 MAX_PAGES_NAMED = 10  # in the note of a PDF's pages not OCR'd
 
 log = logging.getLogger(__name__)
@@ -191,36 +183,6 @@ def _engine_key(name: str, engine: Optional[OcrEngine]) -> str:
     version = engine_version(name)
     device = getattr(engine, "device", None) if engine is not None else None
     return name + (f" ({version})" if version else "") + (f" on {device}" if isinstance(device, str) else "")
-
-
-@functools.lru_cache(maxsize=None)
-def engine_version(name: str) -> str:
-    """The versions of what reads the pages for engine `name` ('' when none is known): an upgrade may read the
-    bytes an older version failed on."""
-    if name == "tesseract":
-        return _tesseract_version()
-    found = []
-    for choices in ENGINE_PACKAGES.get(name, ()):
-        for package in choices:
-            try:
-                found.append(f"{package} {importlib.metadata.version(package)}")
-                break
-            except importlib.metadata.PackageNotFoundError:
-                continue
-    return ", ".join(found)
-
-
-def _tesseract_version() -> str:
-    """The first line of `tesseract --version` ('tesseract 5.3.4'), '' when it cannot say."""
-    command = shutil.which("tesseract")
-    if command is None:
-        return ""
-    try:
-        out = subprocess.run([command, "--version"], capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    lines = (out.stdout or out.stderr).decode("utf-8", "replace").strip().splitlines()
-    return lines[0][:100] if lines else ""
 
 
 def _is_pdf(row: FileRow, path: Path) -> bool:
