@@ -17,7 +17,7 @@ from .rows import FileRow
 
 __all__ = ["STATES", "state_counts", "files_in_state", "problem_files_in_state", "read_before_versions",
            "set_entry_date", "set_ocr_state",
-           "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
+           "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_before", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
 STATES = ("indexed", "ocr_done", "ocr_pending", "no_text", "skipped", "failed", "excluded")
 
@@ -137,6 +137,19 @@ def pending_ocr_files(store: Store, limit: int, root_ids: Optional[Sequence[int]
     under = "" if root_ids is None else f" AND root_id IN ({','.join('?' * len(root_ids))})"
     rows = store.conn.execute(f"SELECT {store.file_cols} FROM files WHERE ocr = 'pending'{under} "  # noqa: S608 (constants and placeholders)
                               "ORDER BY mtime_ns DESC, path LIMIT ?", (*[int(r) for r in root_ids or ()], int(limit)))
+    return [FileRow(*r) for r in rows]
+
+
+def ocr_done_before(store: Store, reader: int, limit: int, root_ids: Optional[Sequence[int]] = None) -> list[FileRow]:
+    """Indexed entries some of whose text came from OCR, read by a reader older than `reader` (or by one that
+    kept no version), newest first; `root_ids` as for pending_ocr_files. The caller checks each entry's own
+    format (ingest's reader_version): `reader` is the newest of any."""
+    if root_ids is not None and not root_ids:
+        return []
+    under = "" if root_ids is None else f" AND root_id IN ({','.join('?' * len(root_ids))})"
+    rows = store.conn.execute(f"SELECT {store.file_cols} FROM files WHERE ocr = 'done' AND status = 'indexed' "  # noqa: S608 (constants and placeholders)
+                              f"AND (reader IS NULL OR reader < ?){under} ORDER BY mtime_ns DESC, path LIMIT ?",
+                              (int(reader), *[int(r) for r in root_ids or ()], int(limit)))
     return [FileRow(*r) for r in rows]
 
 

@@ -19,6 +19,9 @@ Decisions:
   the entry is indexed from its text layer, with a note naming the pages not OCR'd and why; when it fails in a
   way the next try may not meet, the entry stays as the text pass indexed it, waiting for OCR (the next sync
   tries again). Only a PDF with no text at all is recorded as failed.
+- An entry some of whose text came from OCR, read by an older reader than this version's (decision 0152), is read
+  again here, not by the words pass: its pages by the newer reader, its OCR'd pages from the cache (never OCR'd
+  again for this); without its OCR text cached it stays as it was read.
 """
 
 from __future__ import annotations
@@ -35,22 +38,24 @@ from ...base.member_paths import split_member
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...base.types import Document
-from ...ingest.extractors import extract
+from ...ingest.extractors import extract, newest_reader_version, reader_version
 from ...ingest.ocr import merge_ocr, ocr_document, recognised_pages
 from ...ingest.ocr.document import OcrFailed
 from ...ingest.ocr.engine import OcrEngine, available_engine, engine_name, engine_version, ocr_unavailable_reason
 from ...ingest.ocr.pdf_pages import pages_needing_ocr
 from ...ingest.scan import CTIME_IS_CHANGE, ScannedFile
 from ...store import FileRow, RootRow, Store
-from ...store.ledger import pending_ocr_files, set_ocr_state
+from ...store.layout import layout_of, stored_layouts
+from ...store.ledger import ocr_done_before, pending_ocr_files, set_ocr_state
 from ...store.ocr_cache import OcrCache
-from ..sync.batches import Batcher, Pending, rewrite_entry
+from ..sync.batches import Batcher, Pending, distinct_chunks, rewrite_entry
 from ..sync.file_boundary import file_failure, one_line
 from ..members.private_copy import readable
 from ...ingest.passages import passages_of
 from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES
 from ..sync.contract import IndexWriter, PassageEncoder, SyncReport
 from ..sync.meta_keys import REINDEX_META
+from ..sync.newer_reader import read_by_older
 
 __all__ = ["ocr_pending", "ocr_step", "MAX_FILES_PER_SYNC"]
 
@@ -80,6 +85,7 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
     if not config.scan.ocr:
         return rep
     roots = {r.id: r for r in store.roots()}  # a shared library's: this machine's
+    _read_again(store, roots, config, encoder, index, cache, rep, cancel, root_ids)
     rows = [r for r in pending_ocr_files(store, MAX_FILES_PER_SYNC, root_ids) if r.root_id in roots]
     if not rows:
         return rep
@@ -136,6 +142,48 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
     if done:  # "44 read by OCR" while 25 of them had no text read as 44 files found
         rep.notes.append(f"{done} file(s) read by OCR" + (f", text found in {found}" if found < done else ""))
     return rep
+
+
+def _read_again(store: Store, roots: dict[int, RootRow], config: Config, encoder: PassageEncoder, index: IndexWriter,
+                cache: OcrCache, rep: SyncReport, cancel: Optional[CancelToken],
+                root_ids: Optional[Sequence[int]]) -> None:
+    """Entries some of whose text came from OCR, read by an older reader than this version's (decision 0152), read
+    again with their OCR text from the cache: the very same passages stay as they are (their row takes the new
+    reader), other ones replace them, each unchanged model input keeping its vector. Never OCR'd again for this
+    (hours for a folder of scans): an entry whose OCR text is not cached stays as it was read."""
+    rows = [r for r in ocr_done_before(store, newest_reader_version(), MAX_FILES_PER_SYNC, root_ids)
+            if r.root_id in roots and read_by_older(r)]
+    for row in rows:
+        if cancel is not None:
+            cancel.check()
+        cached = cache.get(row.sha256) if row.sha256 and _unchanged(row) else None
+        if cached is None or _is_failure(cached):
+            continue
+        try:
+            with readable(row.path, int(config.scan.max_file_mb * 2**20), cancel, row.sha256) as path:
+                doc, pages, _ = _ocr_text(path, row, cached, cache, None, config, cancel)
+            _reread(store, roots[row.root_id], config, encoder, index, rep, cancel, row, doc, pages)
+        except Exception as exc:  # the per-file boundary: kept as the older reader read it, the step goes on
+            if file_failure(exc) is None:  # a cancel, the library's own error
+                raise
+            log.info("%s: not read again: %s", row.path, exc)
+
+
+def _reread(store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter,
+            rep: SyncReport, cancel: Optional[CancelToken], row: FileRow, doc: Document,
+            pages: Optional[tuple[int, ...]]) -> None:
+    """`row` from `doc`, its reading by this version (counted as the text pass counts a file read again; that
+    pass counted it unchanged)."""
+    rep.reread += 1
+    batcher = Batcher(store, root, index, rep, None, cancel, BATCH_CHUNKS, BATCH_FILES)  # a cancel inside chunking
+    title, spans, hashes = passages_of(doc, encoder, config, batcher)
+    if spans and layout_of(distinct_chunks(spans, hashes, {})) == stored_layouts(store, [row.id]).get(row.id):
+        store.set_file_readers([(row.id, reader_version(row.path), doc.notes)])
+        return
+    rep.read_differently.append(row.path)
+    rep.unchanged -= 1
+    rep.updated += 1
+    _index(store, root, config, encoder, index, rep, None, cancel, row, doc, pages)
 
 
 def _recount(rep: SyncReport, row: FileRow, counted: set[str], now: str) -> None:
@@ -272,7 +320,7 @@ def _index(store: Store, root: RootRow, config: Config, encoder: PassageEncoder,
     # Committed with its words now; its vectors come from the meaning pass after this step (embed_pending).
     batcher.add(Pending(f, row.sha256, doc.kind or row.kind or "", spans, title, hashes, path=row.path,
                         ocr="done" if pages is None or pages else None, ocr_pages=pages, notes=doc.notes,
-                        reader=row.reader))
+                        reader=reader_version(row.path)))  # read now, by this version's reader
     batcher.flush()  # counted by the text pass already (an image as skipped: see _recount)
     return True
 
@@ -301,7 +349,8 @@ def ocr_step(store: Store, config: Config, encoder: PassageEncoder, index: Index
              counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None) -> SyncReport:
     """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync); `root_ids`: as
     there (a shared library's sync, library/shared_sync.py)."""
-    if not config.scan.ocr or not pending_ocr_files(store, 1, root_ids):
+    if not config.scan.ocr or not (pending_ocr_files(store, 1, root_ids)
+                                   or ocr_done_before(store, newest_reader_version(), 1, root_ids)):
         return SyncReport()
     cache = OcrCache(data_dir)
     try:

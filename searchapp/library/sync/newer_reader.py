@@ -1,8 +1,8 @@
 """Whether an entry was read by an older reader than this version's (decision 0152): its bytes may be the same,
 but this version reads its format differently (a fix that finds words the old one missed), so a sync reads it
 again. Failed entries are read again anyway; images have no reader (OCR caches by its engine's version); an entry
-some of whose text came from OCR is not read again for a newer reader (its OCR'd passages would be dropped until
-the OCR step put them back from its cache, and embedded again), only when its bytes change."""
+some of whose text came from OCR is read again by the OCR step, not here (its OCR'd passages would be dropped
+until the OCR step put them back from its cache, and embedded again)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,18 @@ from typing import Iterable
 from ...ingest.extractors import reader_version
 from ...store import FileRow
 
-__all__ = ["newer_reader", "newer_reader_of_any"]
+__all__ = ["newer_reader", "newer_reader_of_any", "read_by_older"]
 
 
 def newer_reader(old: FileRow) -> bool:
+    """Whether the sync's words pass reads the entry again for a newer reader (read_by_older applies to it, it
+    has not failed, and none of its text came from OCR: the OCR step reads those again, library/ocr/step.py)."""
+    return old.status != "failed" and old.ocr != "done" and read_by_older(old)
+
+
+def read_by_older(old: FileRow) -> bool:
     """Whether this version's reader of the entry's format is newer than the one its row was read with (a row
     from before 0152 knows none: read once more)."""
-    if old.status == "failed" or old.ocr == "done":
-        return False
     now = reader_version(old.path)
     return now is not None and (old.reader is None or old.reader < now)
 

@@ -212,8 +212,9 @@ def test_the_same_passages_keep_the_file_s_new_stat(tiny_library, docs, monkeypa
     assert row(tiny_library, p).mtime_ns == p.stat().st_mtime_ns
 
 
-def test_an_entry_with_text_from_ocr_is_not_read_again_for_a_newer_reader(tiny_library, docs, monkeypatch):
-    """Its OCR'd passages would be dropped until the OCR step put them back from its cache, and embedded again."""
+def test_an_entry_with_text_from_ocr_is_not_read_again_by_the_words_pass(tiny_library, docs, monkeypatch):
+    """Its OCR'd passages would be dropped until the OCR step put them back from its cache, and embedded again: the
+    OCR step reads such an entry again, from its cache (test_ocr_sync.py); this one has no OCR text cached."""
     from searchapp.store.ledger import set_ocr_state
 
     tiny_library.add_folder(docs, embed=False)

@@ -347,3 +347,80 @@ def test_a_pdf_whose_scanned_page_waits_is_indexed_by_its_text_layer_and_listed_
     [(path, _, reason)] = st.not_indexed
     assert path == str(pdf) and reason.startswith("text layer indexed; pages without text wait for OCR")
     assert any(n.startswith("1 file(s) wait for OCR") for n in st.to_json()["notes"])
+
+
+def _a_newer_pdf_reader(monkeypatch, reads=None) -> None:
+    """This version's PDF reader one step newer (decision 0152); `reads(text) -> text`: what it now makes of a file."""
+    from searchapp.base.types import Document
+    from searchapp.ingest.extractors import registry
+
+    monkeypatch.setitem(registry._READER_VERSIONS, "pdf", registry._READER_VERSIONS["pdf"] + 1)
+    if reads is not None:
+        suffixes, old = registry._BY_NAME["pdf"]
+
+        def newer(path, *args, **kwargs) -> Document:
+            doc = old(path, *args, **kwargs)
+            return Document(reads(doc.text), doc.pages, kind=doc.kind, title=doc.title, notes=doc.notes)
+
+        monkeypatch.setitem(registry._BY_NAME, "pdf", (suffixes, newer))
+
+
+@needs_rapidocr
+def test_a_pdf_with_ocrd_pages_is_read_again_by_a_newer_reader_from_the_ocr_cache(tmp_path, tiny_library, counting,
+                                                                                 monkeypatch):
+    """Its text-layer pages take the newer reader's text, its OCR'd page stays (from the cache: not OCR'd again),
+    and the next sync finds it read by this version."""
+    from searchapp.ingest.extractors import reader_version
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
+                                         ["Lighthouse keeper log", "November storm warning"]])
+    tiny_library.add_folder(docs)
+    assert counting.calls == 1
+    _a_newer_pdf_reader(monkeypatch, lambda text: text.replace("invoices", "receipts"))
+    rep = tiny_library.sync(embed=False)
+    assert counting.calls == 1  # the OCR'd page from the cache
+    assert (rep.reread, rep.read_differently, rep.updated, rep.unchanged) == (1, [str(docs / "mixed.pdf")], 1, 0)
+    assert _names(tiny_library.search("receipts", mode="lexical")) == ["mixed.pdf"]
+    assert not tiny_library.search("invoices", mode="lexical").hits
+    hit = tiny_library.search("lighthouse", mode="lexical").hits[0]
+    assert Path(hit.path).name == "mixed.pdf" and hit.page == 2 and hit.ocr
+    row = tiny_library.store.file_by_path(str(docs / "mixed.pdf"))
+    assert (row.ocr, row.reader) == ("done", reader_version(docs / "mixed.pdf"))
+    again = tiny_library.sync(embed=False)
+    assert (again.reread, again.updated, counting.calls) == (0, 0, 1)
+
+
+@needs_rapidocr
+def test_the_same_passages_of_a_pdf_with_ocrd_pages_keep_their_place(tmp_path, tiny_library, counting, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
+                                         ["Lighthouse keeper log", "November storm warning"]])
+    tiny_library.add_folder(docs)
+    ids = [r[0] for r in tiny_library.store.conn.execute("SELECT id FROM chunks ORDER BY id")]
+    _a_newer_pdf_reader(monkeypatch)  # reads these files as the old one did
+    rep = tiny_library.sync(embed=False)
+    assert (rep.reread, rep.read_differently, rep.updated, rep.chunks_added, counting.calls) == (1, [], 0, 0, 1)
+    assert [r[0] for r in tiny_library.store.conn.execute("SELECT id FROM chunks ORDER BY id")] == ids
+    assert tiny_library.sync(embed=False).reread == 0
+
+
+@needs_rapidocr
+def test_a_pdf_whose_ocr_text_is_not_cached_is_not_ocrd_again_for_a_newer_reader(tmp_path, tiny_library, counting,
+                                                                                  monkeypatch):
+    """OCR again for a newer reader would be hours for a folder of scans: such an entry stays as it was read."""
+    from searchapp.store.ocr_cache import OCR_CACHE_NAME
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
+                                         ["Lighthouse keeper log", "November storm warning"]])
+    tiny_library.add_folder(docs)
+    (tiny_library.config.data_dir / OCR_CACHE_NAME).unlink()  # a cache deleted (or written by another machine)
+    _a_newer_pdf_reader(monkeypatch, lambda text: text.replace("invoices", "receipts"))
+    rep = tiny_library.sync(embed=False)
+    assert (rep.reread, rep.updated, counting.calls) == (0, 0, 1)
+    assert _names(tiny_library.search("lighthouse", mode="lexical")) == ["mixed.pdf"]
+    assert _names(tiny_library.search("invoices", mode="lexical")) == ["mixed.pdf"]
