@@ -7,7 +7,7 @@ alone, rebuilt from `chunking_spec()`, so both chunk with the same word pieces a
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -73,6 +73,26 @@ class ChunkingTokenizer:
             return None
         with self._offsets_lock:
             return self._word_pieces.bounds_many(texts)
+
+    def share_pieces(self) -> None:
+        """Keep the words tokenized from now on for `learned_pieces` (WordPieces.share): the sync and its
+        read-ahead worker hand them to each other, so each distinct word is tokenized once between the two."""
+        if self._word_pieces is not None:
+            with self._offsets_lock:
+                self._word_pieces.share()
+
+    def learned_pieces(self) -> dict[str, bytes]:
+        """The words tokenized since the last call, with their pieces ({} unless share_pieces() was called)."""
+        if self._word_pieces is None:
+            return {}
+        with self._offsets_lock:
+            return self._word_pieces.learned()
+
+    def remember_pieces(self, pieces: Mapping[str, bytes]) -> None:
+        """Take the `learned_pieces` of a ChunkingTokenizer of the same spec (chunking_spec) in another process."""
+        if self._word_pieces is not None and pieces:
+            with self._offsets_lock:
+                self._word_pieces.remember(pieces)
 
     def _tokenize_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         """Offsets only (the caller holds _offsets_lock)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from itertools import chain, repeat
 from operator import is_
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -45,6 +45,24 @@ class WordPieces:
         self._max_words = max_words
         # word -> its pieces' start, end, start, end, ... as int32 bytes: compact, and joined at C speed (bounds)
         self._known: dict[str, bytes] = {}
+        # The words tokenized here since `learned` last gave them, for another process's WordPieces (share())
+        self._learned: Optional[dict[str, bytes]] = None
+
+    def share(self) -> None:
+        """Keep the words this tokenizes from now on for `learned`: two processes that chunk the same folder
+        (the sync and its read-ahead worker) then tokenize each word once between them, not once each."""
+        if self._learned is None:
+            self._learned = {}
+
+    def learned(self) -> dict[str, bytes]:
+        """The words tokenized here since the last call (share() on; else none), with their pieces."""
+        got, self._learned = self._learned or {}, ({} if self._learned is not None else None)
+        return got
+
+    def remember(self, pieces: Mapping[str, bytes]) -> None:
+        """Take words another WordPieces of the same tokenizer has tokenized (its `learned`): a word has the same
+        pieces wherever it is tokenized, so they are remembered as if tokenized here (and not given back)."""
+        self._known.update(pieces)
 
     def offsets(self, text: str) -> Offsets:
         words = [(m.start(), m.group()) for m in _WORD.finditer(text)]
@@ -94,9 +112,7 @@ class WordPieces:
         if not missing:
             return got
         fresh = self._read(sorted({words[i] for i in missing}))
-        for w, flat in fresh.items():
-            if len(w) <= LONGEST_REMEMBERED:
-                known[w] = flat
+        self._keep(fresh)
         for i in missing:
             got[i] = fresh[words[i]]
         return got
@@ -108,10 +124,15 @@ class WordPieces:
             known.clear()
         new = sorted(set(words).difference(known))
         fresh = self._read(new) if new else {}
-        for w, flat in fresh.items():
-            if len(w) <= LONGEST_REMEMBERED:
-                known[w] = flat
+        self._keep(fresh)
         return fresh
+
+    def _keep(self, fresh: dict[str, bytes]) -> None:
+        """Remember the words just tokenized (those short enough), and keep them for `learned` when shared."""
+        kept = {w: flat for w, flat in fresh.items() if len(w) <= LONGEST_REMEMBERED}
+        self._known.update(kept)
+        if self._learned is not None:
+            self._learned.update(kept)
 
     def _read(self, new: list[str]) -> dict[str, bytes]:
         """The pieces of each word of `new`, from a tokenization of them joined by spaces, where each word is read

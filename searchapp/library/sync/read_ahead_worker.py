@@ -56,7 +56,8 @@ def start(config: Config, spec: tuple[str, int, bool]) -> bool:
     _STATE["config"] = config
     from ...models.chunking_tokenizer import ChunkingTokenizer  # no torch: the worker loads no model
 
-    _STATE["encoder"] = ChunkingTokenizer(*spec)
+    encoder = _STATE["encoder"] = ChunkingTokenizer(*spec)
+    encoder.share_pieces()  # each read_group hands its new words back (see read_group)
     return True
 
 
@@ -67,11 +68,19 @@ def init(now: SynchronizedArray[float]) -> None:
     _STATE["now"] = now
 
 
-def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]], first: int = 0) -> list[Optional[Read]]:
-    """The Reads of `paths`, the files numbered `first`, `first + 1`, ... in the sync's list."""
+def read_group(paths: Sequence[str], old_shas: Sequence[Optional[str]], first: int = 0,
+               pieces: Optional[dict[str, bytes]] = None) -> tuple[list[Optional[Read]], dict[str, bytes]]:
+    """(the Reads of `paths`, the files numbered `first`, `first + 1`, ... in the sync's list; the words this
+    worker tokenized for them). `pieces`: the words the sync tokenized since its last group, so neither side
+    tokenizes a word the other already has (each side on its own tokenized most of a folder's words again:
+    SciFact's 10,000 files, 98,565 distinct words, 177,000 tokenized between the two)."""
     config, encoder, now = _STATE["config"], _STATE["encoder"], _STATE.get("now")
-    return read_files(paths, old_shas, config, encoder,
-                      clocks=None if now is None else [partial(_clock, now, first + k) for k in range(len(paths))])
+    remember, learned = getattr(encoder, "remember_pieces", None), getattr(encoder, "learned_pieces", None)
+    if pieces and remember is not None:
+        remember(pieces)
+    reads = read_files(paths, old_shas, config, encoder,
+                       clocks=None if now is None else [partial(_clock, now, first + k) for k in range(len(paths))])
+    return reads, (learned() if learned is not None else {})
 
 
 def _clock(now: SynchronizedArray[float], number: int, running: bool) -> None:

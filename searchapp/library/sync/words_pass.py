@@ -354,7 +354,7 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
         return None, {}
     spec = chunking_spec(encoder) if len(paths) >= MIN_FILES and usable_cores() >= 2 else None
     if spec is not None and second_core_free(before_scan):
-        ahead = ReadAhead(paths, old_shas, config, spec, encoder, cancel)
+        ahead = ReadAhead(paths, old_shas, config, spec, cancel)
         if ahead.alive:
             return ahead, slot
     return ReadInGroups(paths, old_shas, sizes, config, encoder, cancel), slot

@@ -125,6 +125,74 @@ def test_worker_stores_the_same_bytes_as_in_process(tmp_path, docs, tiny_encoder
     assert [n.split(":")[0] for n, in rows["notes"]] == ["1 paragraph(s) left out, not prose"]
 
 
+def test_the_sync_gets_the_words_its_worker_tokenized(tmp_path, docs, tiny_encoder, in_process, small_threshold,
+                                                     monkeypatch):
+    """The worker hands back the words it tokenized with each group (read_ahead_worker.read_group): the sync's
+    side of the reading (ReadAhead.encoder) knows every word of every file, those the worker read included, and
+    would not tokenize them again."""
+    made = _recording(monkeypatch)  # started before the first file: every file goes through the ReadAhead
+    rows, _ = _sync(tmp_path / "lib-worker", docs, tiny_encoder)
+    assert rows == in_process and made[0].stats["worker"] > 0
+    words = {w for row in rows["chunks"] for w in row[6].split() if len(w) <= 64}
+    assert words and words <= set(made[0].encoder._word_pieces._known)
+
+
+def test_files_read_while_the_worker_starts_hand_their_words_to_it(tmp_path, docs, tiny_encoder, in_process,
+                                                                  small_threshold, monkeypatch):
+    """Until the worker is ready the sync reads the next files itself, a few at a time (ReadAhead._read_front), and
+    the words they hold go to the worker with its first group: the same rows."""
+    made: list = []
+    handed: list[dict] = []
+
+    class SlowStart(read_ahead.ReadAhead):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            real = self.encoder.learned_pieces
+            self.encoder.learned_pieces = lambda: handed.append(real()) or handed[-1]  # type: ignore[method-assign]
+            made.append(self)
+
+        def _started(self, i):
+            if i < 20:  # not ready for the first 20 files
+                return False
+            self.wait_started(60)
+            return super()._started(i)
+
+    monkeypatch.setattr(words_pass, "ReadAhead", SlowStart)
+    rows, _ = _sync(tmp_path / "lib-slow-start", docs, tiny_encoder)
+    assert rows == in_process
+    assert made[0].stats["own"] >= 20 and made[0].stats["worker"] > 0
+    assert handed and {"river", "stone", "Title"} <= set(handed[0])  # the first group took the words read here
+
+
+def test_a_worker_does_not_tokenize_the_words_the_sync_hands_it(tmp_path, docs, tiny_encoder, monkeypatch):
+    """The other way: the words the sync tokenized go to the worker with its next group, and the worker reads
+    none of them again; the files' passages are the same."""
+    from searchapp.models.chunking_tokenizer import ChunkingTokenizer
+
+    config = load_config(tmp_path / "lib", env={}, overrides={"models": {"reranker": ""}})
+    monkeypatch.setattr(read_ahead_worker, "_STATE", {})
+    spec = tiny_encoder.chunking_spec()
+    read_ahead_worker.start(config, spec)
+    paths = sorted(str(p) for p in docs.rglob("*") if p.is_file())
+    sync_side = ChunkingTokenizer(*spec)
+    sync_side.share_pieces()
+    want = read_ahead_worker.read_files(paths, [None] * len(paths), config, sync_side)
+    worker = read_ahead_worker._STATE["encoder"]
+    real = worker._offsets_tokenizer
+    read: list[str] = []
+
+    class Recording:
+        def encode_batch(self, texts, **kw):
+            read.extend(w for t in texts for w in t.split(" "))
+            return real.encode_batch(texts, **kw)
+
+    monkeypatch.setattr(worker, "_offsets_tokenizer", Recording())
+    got, learned = read_ahead_worker.read_group(paths, [None] * len(paths), 0, sync_side.learned_pieces())
+    assert [r.spans if r else None for r in got] == [r.spans if r else None for r in want]
+    assert all(len(w) > 64 for w in read) and learned == {}  # only words too long to be remembered, read again
+    assert any(r is not None and r.spans for r in got)
+
+
 def test_a_killed_worker_loses_nothing(tmp_path, docs, tiny_encoder, in_process, small_threshold, monkeypatch):
     killed: list[int] = []
 

@@ -42,7 +42,8 @@ def test_the_workers_clock_runs_around_the_extraction_only(tmp_path, monkeypatch
     monkeypatch.setitem(read_ahead_worker._STATE, "encoder", None)
     monkeypatch.setitem(read_ahead_worker._STATE, "now", now)
     (tmp_path / "a.txt").write_text("Some text of the file.", encoding="utf-8")
-    out = read_ahead_worker.read_group([str(tmp_path / "a.txt")], [None], first=7)
+    out, learned = read_ahead_worker.read_group([str(tmp_path / "a.txt")], [None], first=7)
+    assert learned == {}  # no tokenizer here to learn words
     assert out[0] is not None and out[0].failed is None
     assert seen["hash"][1] == 0.0  # not yet running
     assert seen["extract"][0] == 7 and seen["extract"][1] > 0.0  # file number 7's clock runs

@@ -119,6 +119,40 @@ def test_many_new_words_are_read_in_slices_with_the_same_pieces(minilm):
     assert lasts.tolist() == [max(s, e - 1) for s, e in want]
 
 
+def test_words_one_side_read_are_not_read_again_by_the_other(minilm):
+    """share / learned / remember: the sync and its read-ahead worker hand each other the words they tokenized
+    (library/sync/read_ahead.py); a word one side read is not read again by the other, and its pieces are where
+    tokenizing the text puts them."""
+    from searchapp.models.word_pieces import WordPieces
+
+    read: dict[str, list[str]] = {"one": [], "other": []}
+
+    def tokenizer(side):
+        def tokenize(texts):
+            read[side].extend(w for t in texts for w in t.split(" "))  # new words are read joined by spaces
+            return [e.offsets for e in minilm.encode_batch(list(texts), add_special_tokens=False)]
+        return tokenize
+
+    one, other, alone = WordPieces(tokenizer("one")), WordPieces(tokenizer("other")), WordPieces(tokenizer("one"))
+    one.share()
+    other.share()
+    text = "Retrieval of naïve café words,\n\n天气预报 e-mail retrieval " + "x" * 90
+    one.bounds(text)
+    learned = one.learned()
+    assert set(learned) == set(read["one"]) - {"x" * 90}  # a word too long to remember is not handed on
+    assert one.learned() == {}  # each word handed on once
+    other.remember(learned)
+    both = text + " new words"
+    starts, lasts = other.bounds(both)
+    want = minilm.encode(both, add_special_tokens=False).offsets
+    assert starts.tolist() == [s for s, _ in want]
+    assert lasts.tolist() == [max(s, e - 1) for s, e in want]
+    assert read["other"] == ["new", "words", "x" * 90]
+    assert set(other.learned()) == {"new", "words"}  # not the words it was handed
+    alone.bounds(text)
+    assert alone.learned() == {}  # not shared: nothing kept to hand on
+
+
 def test_the_encoder_tokenizes_a_known_word_once(tiny_encoder, monkeypatch):
     assert tiny_encoder.words_alone
     text = "Quokkas zigzag when glaciers calve. " * 50
