@@ -2,7 +2,8 @@
 `explain` reads about one entry. Functions over a Store, so db.py stays as it is.
 
 States: indexed, ocr_done (text came from OCR: all of it, or the PDF pages listed in files.ocr_pages),
-ocr_pending (waiting for the background OCR step), no_text (read, but no text found), skipped (by policy, with
+ocr_pending (waiting for the background OCR step: no text indexed yet), ocr_pages_pending (indexed by its text
+layer, its pages without text waiting for the OCR step: indexed, not "not indexed", decision 0155), no_text (read, but no text found), skipped (by policy, with
 its reason), failed (an error, with its reason). A file left out by an exclusion rule has no row: `explain`
 says so from the scan's rules ("excluded").
 """
@@ -15,15 +16,20 @@ from ..base.entry_dates import storable_ns
 from .db import Store
 from .rows import FileRow
 
-__all__ = ["STATES", "state_counts", "files_in_state", "problem_files_in_state", "read_before_versions",
+__all__ = ["STATES", "NOT_INDEXED", "state_counts", "files_in_state", "problem_files_in_state", "read_before_versions",
            "set_entry_date", "set_ocr_state",
            "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_before", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
-STATES = ("indexed", "ocr_done", "ocr_pending", "no_text", "skipped", "failed", "excluded")
+STATES = ("indexed", "ocr_done", "ocr_pending", "ocr_pages_pending", "no_text", "skipped", "failed", "excluded")
+# What "not indexed" means, for the window and `status` alike (decision 0155): no text of the entry is searchable.
+# A PDF whose text layer is indexed while its pages without text wait for OCR (ocr_pages_pending) is indexed: it
+# is found by its words. It is listed beside the entries not indexed, in a state of its own, and counted apart.
+NOT_INDEXED = "status != 'indexed'"
 
 # The one definition of an entry's state, on both engines (a shared library runs these statements through
 # store/postgres/sql_shim.py): every listing selects it beside its rows, none derives it again from status and reason.
 _STATE_SQL = """CASE
+    WHEN ocr = 'pending' AND status = 'indexed' THEN 'ocr_pages_pending'
     WHEN ocr = 'pending' THEN 'ocr_pending'
     WHEN status = 'indexed' AND ocr = 'done' THEN 'ocr_done'
     WHEN status = 'indexed' THEN 'indexed'
@@ -48,10 +54,10 @@ def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_0
 
 
 def problem_files_in_state(store: Store, owner: Optional[str] = None) -> list[tuple[str, FileRow]]:
-    """(state, row) of the entries not indexed (Store.problem_files: skipped or failed), by state, then path: what
+    """(state, row) of the entries not indexed (NOT_INDEXED: skipped or failed), by state, then path: what
     `status` lists, each with the state `status --files STATE` finds it by, from this one CASE (its status and
     reason alone do not give it: files.ocr does). `owner`: as files_in_state's."""
-    return _with_state(store, "status != 'indexed'", [], owner, "s, path")
+    return _with_state(store, NOT_INDEXED, [], owner, "s, path")
 
 
 def _with_state(store: Store, where: str, params: list[Any], owner: Optional[str], order: str,

@@ -63,16 +63,18 @@ MUTATIONS: list[Mutation] = [
     Mutation("ocr-section-gap-4", "searchapp/ingest/ocr/reading_order.py", "SECTION_GAP = 1.5", "SECTION_GAP = 4.0",
              ("tests/unit/ingest/test_ocr_reading_order.py",), "stacked articles read column by column across both"),
     Mutation("ledger-ocr-pending-after-indexed", "searchapp/store/ledger.py",
+             "    WHEN ocr = 'pending' AND status = 'indexed' THEN 'ocr_pages_pending'\n"
              "    WHEN ocr = 'pending' THEN 'ocr_pending'\n"
              "    WHEN status = 'indexed' AND ocr = 'done' THEN 'ocr_done'\n"
              "    WHEN status = 'indexed' THEN 'indexed'\n",
+             "    WHEN ocr = 'pending' THEN 'ocr_pending'\n"
              "    WHEN status = 'indexed' AND ocr = 'done' THEN 'ocr_done'\n"
              "    WHEN status = 'indexed' THEN 'indexed'\n"
-             "    WHEN ocr = 'pending' THEN 'ocr_pending'\n",
+             "    WHEN ocr = 'pending' AND status = 'indexed' THEN 'ocr_pages_pending'\n",
              ("tests/unit/store/test_store_ledger.py",
               R + "test_ocr_sync.py::"
               "test_a_pdf_whose_scanned_page_waits_is_indexed_by_its_text_layer_and_listed_as_waiting"),
-             "an indexed PDF whose scanned pages wait for OCR shows as plainly indexed"),
+             "an indexed PDF whose scanned pages wait for OCR is counted among the files not indexed"),
     Mutation("prose-no-sentence-end", "searchapp/library/query/reading.py",
              'return counts["plain"] + counts["operator"] >= PROSE_WORDS or bool(_SENTENCE_END.search(parsed.raw))',
              'return counts["plain"] + counts["operator"] >= PROSE_WORDS',

@@ -34,8 +34,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--check", action="store_true",
                    help="exit 4 when a reindex is needed, 3 when not consistent, 1 when a folder is missing")
     s.add_argument("--files", nargs="?", const="all", metavar="STATE",
-                   help="list every file (or member) with its state: indexed, ocr_done, ocr_pending, no_text, "
-                        "skipped, failed (one state, or all)")
+                   help="list every file (or member) with its state: indexed, ocr_done, ocr_pending, "
+                        "ocr_pages_pending, no_text, skipped, failed (one state, or all)")
     s.set_defaults(handler=cmd_status)
     e = sub.add_parser("explain", help="why a file is or is not found: its folder, the rule, its text")
     e.add_argument("path", help="a file, or a member as `archive.zip › folder/file.pdf`")

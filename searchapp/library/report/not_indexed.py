@@ -1,5 +1,6 @@
 """The entries with no searchable text and why (the window's Not indexed list, status's `not_indexed` and `failed`):
-waiting for OCR, no text, skipped or failed.
+waiting for OCR, no text, skipped or failed; and, listed beside them but counted apart, the indexed PDFs whose
+pages without text wait for OCR (decision 0155: found by their text layer, so not "not indexed").
 
 A container's members left out for one reason are one row, "N of its members: <reason>", on the container's path: a zip
 of 135 members in a compression method zipfile lacks would otherwise bury every other row. The members it stands
@@ -15,13 +16,20 @@ from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
 from ...store.ledger import files_in_state
 
-__all__ = ["not_indexed_entries", "not_indexed_rows", "group_members", "group_in_states", "state_words",
-           "NOT_INDEXED_STATES", "STATE_WORDS", "Row", "MemberGroups"]
+__all__ = ["not_indexed_entries", "not_indexed_rows", "group_members", "group_in_states", "state_words", "entries_in",
+           "pages_waiting_in",
+           "NOT_INDEXED_STATES", "PAGES_WAITING", "STATE_WORDS", "Row", "MemberGroups"]
 
+# The ledger states of store/ledger.NOT_INDEXED (status != 'indexed'): what both the window's button and
+# `status`'s "not indexed (N)" count (entries_in).
 NOT_INDEXED_STATES = ("ocr_pending", "no_text", "skipped", "failed")
+# Indexed by its text layer, pages waiting for OCR: in the window's list (after the others) and
+# `status --files ocr_pages_pending`, never in the count of entries not indexed.
+PAGES_WAITING = "ocr_pages_pending"
 # What a person reads for a ledger state (store/ledger.py's names are for scripts: `status --files STATE`).
-STATE_WORDS = {"ocr_pending": "waiting for OCR", "no_text": "no text found", "skipped": "skipped",
-               "failed": "failed", "ocr_done": "indexed (OCR)", "indexed": "indexed"}
+STATE_WORDS = {"ocr_pending": "waiting for OCR", PAGES_WAITING: "indexed; pages wait for OCR",
+               "no_text": "no text found", "skipped": "skipped", "failed": "failed", "ocr_done": "indexed (OCR)",
+               "indexed": "indexed"}
 MAX_LISTED = 10_000  # per state, for the window's list
 
 Row = tuple[str, str, str]  # (path, state, reason)
@@ -34,16 +42,17 @@ def state_words(state: str) -> str:
 
 
 def not_indexed_rows(store: Store, limit: int = MAX_LISTED, owner: Optional[str] = None) -> list[Row]:
-    """(path, ledger state, reason) of every entry that waits for OCR, has no text, was skipped or failed;
-    `owner`: of one machine's folders only (a shared library: files_in_state)."""
+    """(path, ledger state, reason) of every entry that waits for OCR, has no text, was skipped or failed, then
+    of the indexed ones whose pages wait for OCR (PAGES_WAITING); `owner`: of one machine's folders only (a shared
+    library: files_in_state)."""
     out = []
     unavailable = ocr_unavailable_reason()  # said beside each waiting file: why it is still waiting
-    for state in NOT_INDEXED_STATES:
+    for state in (*NOT_INDEXED_STATES, PAGES_WAITING):
         for _, row in files_in_state(store, state, limit, owner):
             reason = row.error or ""
-            if state == "ocr_pending" and row.status == "indexed":
+            if state == PAGES_WAITING:
                 reason = "text layer indexed; pages without text wait for OCR"
-            if state == "ocr_pending" and unavailable:
+            if state in ("ocr_pending", PAGES_WAITING) and unavailable:
                 reason += f" ({unavailable})"
             out.append((row.path, state, reason))
     return out
@@ -95,6 +104,16 @@ def group_in_states(rows: list[tuple[str, Row]]) -> tuple[list[Row], MemberGroup
 
 
 def entries_in(rows: list[Row], groups: MemberGroups) -> int:
-    """How many entries `rows` stand for (a grouped row: its members): what `status` counts in its states and a
-    sync in "skipped" and "failed", so the window's button and the command line's header say the same number."""
-    return sum(len(groups.get(row, ())) or 1 for row in rows)
+    """How many entries not indexed `rows` stand for (a grouped row: its members): what `status` counts in its
+    states and a sync in "skipped" and "failed", so the window's button and the command line's header say the same
+    number. A row of an indexed file whose pages wait for OCR (PAGES_WAITING, by its ledger name or in words) is
+    listed but not counted: its text layer is found (decision 0155)."""
+    return sum(len(groups.get(row, ())) or 1 for row in rows if row[1] not in _PAGES_WAITING_NAMES)
+
+
+_PAGES_WAITING_NAMES = frozenset((PAGES_WAITING, STATE_WORDS[PAGES_WAITING]))
+
+
+def pages_waiting_in(rows: list[Row], groups: MemberGroups) -> int:
+    """How many indexed entries of `rows` have pages that wait for OCR (entries_in's rows it does not count)."""
+    return sum(len(groups.get(row, ())) or 1 for row in rows if row[1] in _PAGES_WAITING_NAMES)

@@ -20,7 +20,7 @@ from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
 from ..sync.meta_keys import REINDEX_META, read_by_older_readers
 from ..sync.roots import root_missing
-from .not_indexed import MemberGroups, Row, group_in_states, not_indexed_entries
+from .not_indexed import PAGES_WAITING, MemberGroups, Row, group_in_states, not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
 
 if TYPE_CHECKING:
@@ -74,8 +74,9 @@ class LibraryStatus:
     embedded: int = 0  # passages with a vector; below `chunks` a sync's phase 2 (meaning) is not finished
     reindex_needed: Optional[str] = None  # why the library must be rebuilt (`searchapp reindex`), or None
     ledger: dict[str, int] = field(default_factory=dict)  # per-file state (store/ledger.py) -> entries
-    # (path, state in words, reason) of every entry not (fully) indexed, OCR pending included: the window's list
-    # (report/not_indexed.py: a container's members left out for one reason are one row "N of its members: <reason>")
+    # (path, state in words, reason) of every entry not indexed, OCR pending included, then the indexed ones whose
+    # pages wait for OCR, counted apart (decision 0155): the window's list (report/not_indexed.py: a container's
+    # members left out for one reason are one row "N of its members: <reason>"; entries_in counts it)
     not_indexed: list[tuple[str, str, str]] = field(default_factory=list)
     member_groups: MemberGroups = field(default_factory=dict)  # (row path, state, reason) -> members, of both lists
     # The folders an older version's readers read (decision 0152): the next full sync reads their files again
@@ -174,16 +175,20 @@ def _rounded(seconds: Optional[float]) -> Optional[float]:
 
 
 def ocr_status_note(config: Config, counts: Mapping[str, int]) -> Optional[str]:
-    """A status line when files wait for OCR: why (no engine), or that the next sync reads them."""
-    waiting = counts.get("ocr_pending", 0)
-    if not waiting:
+    """A status line when files wait for OCR: why (no engine), or that the next sync reads them. The indexed
+    PDFs whose pages wait are counted apart (decision 0155: they are not among the files not indexed)."""
+    waiting, pages = counts.get("ocr_pending", 0), counts.get(PAGES_WAITING, 0)
+    if not waiting and not pages:
         return None
+    who = " and ".join(part for part in (f"{waiting} file(s)" if waiting else "",
+                                      f"{pages} indexed file(s) with pages without text (`searchapp status --files "
+                                      f"{PAGES_WAITING}`)" if pages else "") if part)
     if not config.scan.ocr:
-        return f"{waiting} file(s) wait for OCR, which is turned off (scan.ocr = false)"
+        return f"{who} wait for OCR, which is turned off (scan.ocr = false)"
     reason = ocr_unavailable_reason()
     if reason:
-        return f"{waiting} file(s) wait for OCR: {reason}"
-    return f"{waiting} file(s) wait for OCR: the next sync reads them"
+        return f"{who} wait for OCR: {reason}"
+    return f"{who} wait for OCR: the next sync reads them"
 
 
 class IndexIds(Protocol):

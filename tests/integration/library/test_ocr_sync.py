@@ -327,26 +327,52 @@ def test_a_pdf_with_a_real_text_layer_and_a_blank_page_is_not_labelled_ocr(tmp_p
 def test_a_pdf_whose_scanned_page_waits_is_indexed_by_its_text_layer_and_listed_as_waiting(tmp_path, tiny_library,
                                                                                         monkeypatch):
     """A PDF with a text layer on page 1 and only a picture on page 2, with no engine: its text is searchable at
-    once, and still its ledger state is ocr_pending (waiting comes before indexed), so status counts it as
-    waiting and the Not indexed list says why, not "indexed"."""
+    once, so it is indexed, its pages waiting (ocr_pages_pending, decision 0155): listed as waiting, never counted
+    among the files not indexed, and the window's button and `status`'s list count the same files (on a real
+    library they said 152 and 99 at the same moment)."""
+    import argparse
+    import io
+
+    from PySide6.QtWidgets import QApplication
+
+    from searchapp.cli.commands.status import print_status
+    from searchapp.gui.library_panel import LibraryPanel
     from searchapp.store.ledger import entry_state
 
     monkeypatch.setenv(ENGINE_ENV, "none")
     docs = tmp_path / "docs"
     docs.mkdir()
     pdf = scan_pdf(docs / "scan.pdf")
+    text_image(["Lighthouse"]).save(docs / "photo.png")  # waits for OCR with no text at all: not indexed
     rep = tiny_library.add_folder(docs)
     assert rep.failed == 0
     hit = tiny_library.search("quarterly invoices", mode="lexical").hits[0]
     assert Path(hit.path).name == "scan.pdf" and hit.page == 1
     state, row, _, ocr = entry_state(tiny_library.store, str(pdf))
-    assert (state, row.status, ocr) == ("ocr_pending", "indexed", "pending")
-    assert state_counts(tiny_library.store)["ocr_pending"] == 1
-    assert [s for s, r in files_in_state(tiny_library.store) if r.path == str(pdf)] == ["ocr_pending"]
+    assert (state, row.status, ocr) == ("ocr_pages_pending", "indexed", "pending")
+    counts = state_counts(tiny_library.store)
+    assert (counts["ocr_pages_pending"], counts["ocr_pending"]) == (1, 1)
+    assert [r.path for _, r in tiny_library.ledger("ocr_pages_pending")] == [str(pdf)]
     st = tiny_library.status()
-    [(path, _, reason)] = st.not_indexed
-    assert path == str(pdf) and reason.startswith("text layer indexed; pages without text wait for OCR")
-    assert any(n.startswith("1 file(s) wait for OCR") for n in st.to_json()["notes"])
+    shown = {Path(p).name: (s, r) for p, s, r in st.not_indexed}
+    assert shown["scan.pdf"][0] == "indexed; pages wait for OCR"
+    assert shown["scan.pdf"][1].startswith("text layer indexed; pages without text wait for OCR")
+    assert shown["photo.png"][0] == "waiting for OCR"
+    out = io.StringIO()
+    print_status(argparse.Namespace(json=False, check=False), st, None, out)
+    said = out.getvalue()
+    assert "not indexed (1):" in said and "scan.pdf" not in said.split("not indexed (1):")[1]
+    assert "note: 1 file(s) and 1 indexed file(s) with pages without text (`searchapp status --files " \
+           "ocr_pages_pending`) wait for OCR" in said
+    app = QApplication.instance() or QApplication([])
+    panel = LibraryPanel()
+    panel.set_status(st)
+    assert panel.problems_button.text() == "Not indexed: 1"  # what `status` says
+    table = panel.show_problems().table
+    assert sorted(table.item(i, 1).text() for i in range(table.rowCount())) == [
+        "indexed; pages wait for OCR", "waiting for OCR"]  # still findable in the window's list
+    panel.problems_dialog.close()
+    del app
 
 
 def _a_newer_pdf_reader(monkeypatch, reads=None) -> None:

@@ -19,11 +19,13 @@ def lib(tmp_path):
         "empty": put_file(store, root, "/r/empty.pdf", [], status="skipped"),
         "big": put_file(store, root, "/r/big.bin", [], status="skipped"),
         "bad": put_file(store, root, "/r/bad.docx", [], status="failed"),
+        "part": put_file(store, root, "/r/part.pdf", ["its text layer"], mtime_ns=50),
     }
     with store.atomic():
         ledger.set_ocr_state(store, ids["scan"], "done", [3, 1, 3])
         ledger.set_ocr_state(store, ids["wait"], "pending")
         ledger.set_ocr_state(store, ids["wait2"], "pending")
+        ledger.set_ocr_state(store, ids["part"], "pending")  # indexed by its text layer, a page waits for OCR
         store.conn.execute("UPDATE files SET error = 'no text found' WHERE id = ?", (ids["empty"],))
         store.conn.execute("UPDATE files SET error = 'too big' WHERE id = ?", (ids["big"],))
     yield store, ids
@@ -32,23 +34,26 @@ def lib(tmp_path):
 
 def test_states_are_derived_from_status_error_and_ocr(lib):
     store, _ = lib
-    assert ledger.state_counts(store) == {"indexed": 1, "ocr_done": 1, "ocr_pending": 2, "no_text": 1,
-                                          "skipped": 1, "failed": 1}
+    assert ledger.state_counts(store) == {"indexed": 1, "ocr_done": 1, "ocr_pending": 2, "ocr_pages_pending": 1,
+                                          "no_text": 1, "skipped": 1, "failed": 1}
     assert [(s, r.path) for s, r in ledger.files_in_state(store, "ocr_pending")] == \
            [("ocr_pending", "/r/wait.png"), ("ocr_pending", "/r/wait2.png")]
     every = ledger.files_in_state(store)
-    assert [r.path for _, r in every] == sorted(r.path for _, r in every) and len(every) == 7
+    assert [r.path for _, r in every] == sorted(r.path for _, r in every) and len(every) == 8
     assert len(ledger.files_in_state(store, limit=2)) == 2
     assert ledger.files_in_state(store, "excluded") == []  # no row: said from the scan's rules
 
 
 def test_the_entries_not_indexed_are_listed_with_their_state(lib):
     """What `status` lists (every entry skipped or failed) with the state the same CASE gives: an image waiting
-    for OCR is ocr_pending by its files.ocr, whatever its reason says."""
+    for OCR is ocr_pending by its files.ocr, whatever its reason says; a PDF indexed by its text layer whose pages
+    wait is not among them (decision 0155), and is found by a state of its own."""
     store, _ = lib
     assert [(s, r.path) for s, r in ledger.problem_files_in_state(store)] == [
         ("failed", "/r/bad.docx"), ("no_text", "/r/empty.pdf"), ("ocr_pending", "/r/wait.png"),
         ("ocr_pending", "/r/wait2.png"), ("skipped", "/r/big.bin")]
+    assert [(s, r.path) for s, r in ledger.files_in_state(store, "ocr_pages_pending")] == [
+        ("ocr_pages_pending", "/r/part.pdf")]
 
 
 def test_entry_state_text_and_vectors(lib):
@@ -64,8 +69,9 @@ def test_entry_state_text_and_vectors(lib):
 
 def test_ocr_pages_pending_and_done(lib):
     store, ids = lib
-    assert [r.path for r in ledger.pending_ocr_files(store, 10)] == ["/r/wait2.png", "/r/wait.png"]  # newest first
-    assert [r.path for r in ledger.pending_ocr_files(store, 1)] == ["/r/wait2.png"]
+    # newest first; the OCR step reads an indexed PDF's waiting pages too
+    assert [r.path for r in ledger.pending_ocr_files(store, 10)] == ["/r/part.pdf", "/r/wait2.png", "/r/wait.png"]
+    assert [r.path for r in ledger.pending_ocr_files(store, 1)] == ["/r/part.pdf"]
     assert ledger.ocr_done_pages(store, ["/r/scan.pdf", "/r/plain.txt", "/r/scan.pdf"]) == \
            {"/r/scan.pdf": frozenset({1, 3})}
     assert ledger.ocr_done_paths(store, ["/r/scan.pdf", "/r/wait.png"]) == {"/r/scan.pdf"}
@@ -88,17 +94,19 @@ def test_entry_date_past_int64_is_stored_as_none(lib):
     assert ledger.entry_state(store, "/r/plain.txt")[2] == 5
 
 
-def test_an_indexed_pdf_with_pages_waiting_for_ocr_is_waiting(tmp_path):
-    # Its text layer is indexed (status 'indexed') while its textless pages wait: the state says the wait, which
-    # is what a person has still to expect of it; once OCR read them it is ocr_done.
+def test_an_indexed_pdf_with_pages_waiting_for_ocr_is_indexed_with_pages_waiting(tmp_path):
+    # Its text layer is indexed (status 'indexed') while its textless pages wait: the state says both (decision
+    # 0155), apart from the files waiting with no text and from the plainly indexed; once OCR read them, ocr_done.
     store, root = new_store(tmp_path)
     try:
         fid = put_file(store, root, "/r/scan.pdf", [("text layer of page one", 1)])
         with store.atomic():
             ledger.set_ocr_state(store, fid, "pending")
-        assert ledger.entry_state(store, "/r/scan.pdf")[0] == "ocr_pending"
-        assert ledger.state_counts(store)["ocr_pending"] == 1 and ledger.state_counts(store)["indexed"] == 0
-        assert [s for s, _ in ledger.files_in_state(store)] == ["ocr_pending"]
+        assert ledger.entry_state(store, "/r/scan.pdf")[0] == "ocr_pages_pending"
+        counts = ledger.state_counts(store)
+        assert (counts["ocr_pages_pending"], counts["ocr_pending"], counts["indexed"]) == (1, 0, 0)
+        assert [s for s, _ in ledger.files_in_state(store)] == ["ocr_pages_pending"]
+        assert ledger.problem_files_in_state(store) == []
         with store.atomic():
             ledger.set_ocr_state(store, fid, "done", [2])
         assert ledger.entry_state(store, "/r/scan.pdf")[0] == "ocr_done"
