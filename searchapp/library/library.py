@@ -316,10 +316,15 @@ class Library(WatchAndServe):
         self._say(result, REINDEX, during_reindex)
         if pending:
             result.meaning_percent = meaning_percent(*self.meaning())
-            if not during_reindex:  # a reindex's notice says it already
-                self._say(result, MEANING, meaning_text(result.meaning_percent, mode))
+            if not during_reindex:  # a reindex's notice says it already; who embeds the rest, as `status` says it
+                self._say(result, MEANING, meaning_text(result.meaning_percent, mode, self._writer()))
             self.wanted.add(h.path for h in result.hits)  # the meaning pass takes these files first
         return result
+
+    def _writer(self) -> Optional[str]:
+        """The process writing this library now, this one too ("process 4242 (…)"), or None: as status names it."""
+        holder = writer_holder_info(self.data_dir, own=True)
+        return None if holder is None else str(holder)
 
     def _embedder(self) -> Optional[PassageEmbedder]:
         """How a search or Similar embeds passages that have no vector yet (search/meaning_now.py): the loaded
@@ -373,7 +378,7 @@ class Library(WatchAndServe):
         if pending:
             self.wanted.add([key_of(path)])  # its own passages first, then what a search returns
             result.meaning_percent = meaning_percent(*self.meaning())
-            self._say(result, MEANING, meaning_text(result.meaning_percent, "similar"))
+            self._say(result, MEANING, meaning_text(result.meaning_percent, "similar", self._writer()))
         return result
 
     @_reads
@@ -420,10 +425,8 @@ class Library(WatchAndServe):
                 saved = self.vectors.current_ids(reader)
                 index = SavedIds(saved) if saved is not None else self._fresh()
             # The process writing now, this one too: a status a watch answers while it embeds names the watch
-            holder = writer_holder_info(self.data_dir, own=True)
             return build_status(self.config, str(self.data_dir), reader, index, self.index_notice(),
-                                index_opening=opening, integrity=verdict.result,
-                                writer=None if holder is None else str(holder))
+                                index_opening=opening, integrity=verdict.result, writer=self._writer())
         finally:
             wait([verdict])  # its read ends within this one (close waits for reads in flight)
 

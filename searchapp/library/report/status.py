@@ -16,6 +16,7 @@ from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
 from ...store import Store
 from ...store.ledger import problem_files_in_state, state_counts
+from ..search.result import writer_embeds  # meaning_note's `who`: what a search beside it says too
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
 from ..sync.meta_keys import REINDEX_META, read_by_older_readers
@@ -160,14 +161,6 @@ def meaning_note(embedded: int, total: int, rate: Optional[float] = None, who: O
     return (f"meaning: {meaning_percent(embedded, total)}% of passages ({total - embedded} still to embed"
             + (f", {left}" if left else "") + "; searchable by words already; "
             + (who or "`searchapp index` embeds the rest") + ")")
-
-
-def writer_embeds(writer: Optional[str]) -> Optional[str]:
-    """meaning_note's `who` while a process writes the library (a watch answering this status while it embeds
-    was told to the person as "run `searchapp index`", which only waited behind it)."""
-    if writer is None:
-        return None
-    return f"{writer} is writing the library now: a watch or the window embeds them as it goes, else `searchapp index`"
 
 
 def _rounded(seconds: Optional[float]) -> Optional[float]:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # for the type checker alone: a result is read without the se
     from .filter_scope import FilterStats
 
 __all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "RERANKER", "REINDEX", "MEANING", "LOADING",
-           "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text"]
+           "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds"]
 
 # Notice kinds, in the order a search says them.
 UNSEARCHABLE = "unsearchable"  # nothing to match or embed (empty, common words only): no hits at all
@@ -36,17 +36,28 @@ class Notice:
     text: str  # one line for a person
 
 
-def meaning_text(percent: int, mode: str = "hybrid") -> str:
+def writer_embeds(writer: Optional[str]) -> Optional[str]:
+    """Who embeds the passages still waiting while a process writes the library (`writer`: "process 4242 (…)"), as
+    `status` and a search both say it, or None (no writer: `searchapp index` does). Advising `searchapp index` then
+    only sent the person to wait behind the window or a watch."""
+    if writer is None:
+        return None
+    return f"{writer} is writing the library now: a watch or the window embeds them as it goes, else `searchapp index`"
+
+
+def meaning_text(percent: int, mode: str = "hybrid", writer: Optional[str] = None) -> str:
     """The note beside results while passages still lack vectors. Dense mode reads meaning alone, so there the rest
-    are not found at all; Similar compares only files that have meaning."""
+    are not found at all; Similar compares only files that have meaning. `writer`: the process writing the library
+    now, if any (writer_embeds: it embeds them, not a `searchapp index` of the person's)."""
+    who = writer_embeds(writer)
     if mode == "dense":
         return (f"meaning: {percent}% of passages; dense mode finds only those (hybrid or lexical finds the rest "
-                "by their words; `searchapp index` finishes the meaning)")
+                f"by their words; {who or '`searchapp index` finishes the meaning'})")
     if mode == "similar":
         return (f"meaning: {percent}% of passages; only files with meaning can be found similar "
-                "(`searchapp index` finishes it)")
+                f"({who or '`searchapp index` finishes it'})")
     return (f"meaning: {percent}% of passages; the rest are found by their words only until "
-            "they are embedded (`searchapp index` finishes it)")
+            f"they are embedded ({who or '`searchapp index` finishes it'})")
 
 
 @dataclass

@@ -80,3 +80,34 @@ def test_a_status_this_process_answers_while_it_writes_names_it_and_who_embeds(t
         assert busy.writer is not None and busy.writer.startswith(f"process {__import__('os').getpid()}")
         assert any(f"{busy.writer} is writing the library now: a watch or the window embeds them" in n
                    for n in busy.notes), busy.notes
+
+
+def test_a_search_while_another_process_writes_says_who_embeds_as_status_does(tmp_path, tiny_bi_encoder_dir,
+                                                                              tiny_encoder):
+    """A newcomer's `searchapp search` said "meaning: 0% of passages; … (`searchapp index` finishes it)" while the
+    window wrote the library, and `status` beside it said the window embeds them as it goes: `searchapp index`
+    would only have waited behind it. The search's note now names the writer as status does."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    (tmp_path / "docs" / "bread.txt").write_text("Sourdough needs a lively starter and a hot oven.\n", encoding="utf-8")
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        assert lib.sync(embed=False).added == 1  # its passage waits for meaning
+    writer = subprocess.Popen([sys.executable, "-c", HOLD, str(data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert writer.stdout.readline().strip() == "held"
+        searched = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), "search", "--direct",
+                                   "--mode", "lexical", "sourdough starter"],
+                                  capture_output=True, text=True, timeout=300)
+        assert searched.returncode == 0, searched.stdout + searched.stderr
+        said = status_text(data)
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=60)
+    who = f"process {writer.pid}"
+    embeds = "is writing the library now: a watch or the window embeds them as it goes, else `searchapp index`"
+    assert f"{who}" in said and embeds in said
+    note = next(line for line in searched.stderr.splitlines() if "meaning:" in line)
+    assert f"({who}" in note and embeds in note and "finishes it" not in note, note
