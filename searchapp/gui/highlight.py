@@ -1,5 +1,6 @@
-"""Query words in passages: which words count (library.snippet, shared with the CLI), the best-matching
-snippet, and HTML with them marked (the preview; every file text is escaped).
+"""Query words in passages: which words count (library.snippet, shared with the CLI: a word starting with a query
+word, or one the words index matched by its stem, "resident" for "residents"), the best-matching snippet, and
+HTML with them marked (the preview; every file text is escaped).
 
 Pure functions (no Qt) so the results list, the preview and the tests agree on what is highlighted.
 """

@@ -1,7 +1,8 @@
 """The snippet of a hit: the window of its passage that best answers the query, and where the query words are.
 
-One pure function for every front end: the CLI marks the spans with terminal bold, the GUI with text
-formats over plain text. A window is whole sentences when they fit: the sentence holding the most distinct
+One function for every front end: the CLI marks the spans with terminal bold, the GUI with text formats over
+plain text. A word is marked when it starts with a query word (a prefix typed `word*`, an inflection) or when the
+words index matches it for one (store/word_match.py: the index's own stemming, "resident" for "residents"). A window is whole sentences when they fit: the sentence holding the most distinct
 query words (ties: more matches, then the earlier one), widened by its neighbours up to `width` characters.
 Before this the snippet was the passage's first ~250 characters, which often ended before the answer.
 """
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ...store.cjk import CJK_CLASS, cjk_terms, is_cjk, without_cjk
+from ...store.word_match import TOKEN, matched_words
 
 __all__ = ["Snippet", "query_terms", "term_pattern", "term_spans", "best_snippet", "STOP_WORDS"]
 
@@ -60,30 +62,36 @@ def _cjk_pattern(terms: list[str]) -> re.Pattern[str] | None:
     return re.compile("(?=(" + "|".join(re.escape(t) for t in cjk) + "))") if cjk else None
 
 
-# (term_pattern, _cjk_pattern): built once per snippet, used per sentence
-_Patterns = tuple[Optional[re.Pattern[str]], Optional[re.Pattern[str]]]
+# (term_pattern, _cjk_pattern, the words of the text the index matches for the terms): built once per snippet,
+# used per sentence
+_Patterns = tuple[Optional[re.Pattern[str]], Optional[re.Pattern[str]], frozenset[str]]
 
 
-def _patterns(terms: list[str]) -> _Patterns:
-    return term_pattern(terms), _cjk_pattern(terms)
+def _patterns(terms: list[str], text: str) -> _Patterns:
+    """What marks `terms` in `text` (or in any part of it)."""
+    stems = frozenset(matched_words((m.group() for m in TOKEN.finditer(text)), terms)) if terms else frozenset()
+    return term_pattern(terms), _cjk_pattern(terms), stems
 
 
 def _found(text: str, pats: _Patterns, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
     """[start, end) of every match of a term in text[lo:hi], in order (they may overlap)."""
     hi = len(text) if hi is None else hi
     out = []
-    pat, cjk = pats
+    pat, cjk, stems = pats
     if pat is not None:
         out += [(m.start(), m.end()) for m in pat.finditer(text, lo, hi)]
+    if stems:
+        out += [(m.start(), m.end()) for m in TOKEN.finditer(text, lo, hi) if m.group().lower() in stems]
     if cjk is not None:
         out += [(m.start(), m.start() + len(m.group(1))) for m in cjk.finditer(text, lo, hi)]
     return sorted(out)
 
 
-def term_spans(text: str, terms: list[str]) -> tuple[tuple[int, int], ...]:
-    """The query words in `text` as [start, end) code-point ranges, overlapping and touching matches merged."""
+def term_spans(text: str, terms: list[str], pats: Optional[_Patterns] = None) -> tuple[tuple[int, int], ...]:
+    """The query words in `text` as [start, end) code-point ranges, overlapping and touching matches merged.
+    `pats`: those of a text `text` is cut from (best_snippet's), else made for `text`."""
     merged: list[list[int]] = []
-    for a, b in _found(text, _patterns(terms)):
+    for a, b in _found(text, _patterns(terms, text) if pats is None else pats):
         if merged and a <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], b)
         else:
@@ -105,7 +113,7 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240) -> Snippet:
     """The best window of `text` for the query (a string, or terms from `query_terms`), at most ~`width` chars."""
     terms = query_terms(query_or_terms) if isinstance(query_or_terms, str) else list(query_or_terms)
-    pats = _patterns(terms)
+    pats = _patterns(terms, text)
     sents = _sentences(text)
     best = 0
     if terms:
@@ -137,7 +145,7 @@ def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240) -
         shown = ELLIPSIS + shown
     if end < len(text) and text[end:].strip():
         shown = shown + ELLIPSIS
-    return Snippet(text=shown, spans=term_spans(shown, terms), start=start, end=end)
+    return Snippet(text=shown, spans=term_spans(shown, terms, pats), start=start, end=end)
 
 
 def _cut_around(text: str, start: int, end: int, pats: _Patterns, width: int) -> tuple[int, int]:

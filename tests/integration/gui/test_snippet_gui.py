@@ -47,3 +47,21 @@ def test_results_snippet_is_plain_text_with_marked_query_words(qtbot):
                 marked.add(frag.text().lower())
         block = block.next()
     assert {"orthodontist", "consultation"} <= marked
+
+
+def test_words_the_index_matched_by_their_stem_are_marked_in_the_list_and_the_preview(qtbot):
+    """A newcomer's Words search for `residents association roof` showed "Tissue-resident" and "associated"
+    unmarked, and `roof repair parking permits` showed "…Hyde Park…" with nothing marked: the words index
+    matched them by their stem. The core says which words match; the list and the preview mark them."""
+    from searchapp.gui.highlight import MARK_STYLE, highlight_html
+
+    text = "Tissue-resident cells were associated with the walk around Hyde Park."
+    hit = Hit(1, "/x/a.txt", None, 0, len(text), text, StageScores(lexical=2.0), StageRanks(final=1))
+    model = ResultsModel()
+    model.set_hits([hit], query_terms("residents association roof parking"))
+    idx = model.index(0, ResultsModel.COLUMNS.index("Passage"))
+    snip = idx.data(SNIPPET_ROLE)
+    assert [snip.text[a:b] for a, b in snip.spans] == ["resident", "associated", "Park"]
+    shown = highlight_html(text, query_terms("residents association roof parking"))  # the preview's
+    for word in ("resident", "associated", "Park"):
+        assert f'<span style="{MARK_STYLE}">{word}</span>' in shown
