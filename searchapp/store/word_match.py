@@ -29,6 +29,7 @@ _KEPT_WORDS = 50_000  # answers kept for one query's words
 
 _local = threading.local()  # one connection a thread: the window's, a warm server's threads
 _answers: dict[tuple[str, ...], dict[str, bool]] = {}  # query words -> word -> whether they match it
+_answers_lock = threading.Lock()  # those threads share the answers
 
 
 def _table() -> sqlite3.Connection:
@@ -62,14 +63,16 @@ def matched_words(words: Iterable[str], terms: Iterable[str]) -> set[str]:
     key = tuple(sorted({tok.lower() for t in terms if not is_cjk(t) for tok in TOKEN.findall(t) if len(tok) > 1}))
     if not key:
         return set()
-    known = _answers.get(key)
-    if known is None or len(known) > _KEPT_WORDS:
-        if len(_answers) >= _KEPT_TERM_SETS:
-            _answers.pop(next(iter(_answers)), None)
-        known = _answers[key] = {}
     wanted = list(dict.fromkeys(w.lower() for w in words))
-    new = [w for w in wanted if w not in known]
+    with _answers_lock:
+        known = _answers.get(key)
+        if known is None or len(known) > _KEPT_WORDS:
+            if len(_answers) >= _KEPT_TERM_SETS:
+                _answers.pop(next(iter(_answers)), None)
+            known = _answers[key] = {}
+        new = [w for w in wanted if w not in known]
     if new:
-        found = _ask(new, key)
-        known.update((w, w in found) for w in new)
+        found = _ask(new, key)  # this thread's own table
+        with _answers_lock:
+            known.update((w, w in found) for w in new)
     return {w for w in wanted if known.get(w)}
