@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QSizePolicy, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from ..base.progress import Progress
 from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from .elided_label import ElidedLabel
 from .plain import tooltip
 
-__all__ = ["ProgressView", "StripRate", "format_seconds"]
+__all__ = ["ProgressView", "StripRate", "StripLabel", "format_seconds"]
 
 STAGE_NAMES = {"scanning": "Scanning", "extracting": "Reading files", "embedding": "Embedding",
                "searchable": "Searchable by words", "ocr": "Reading scans and images (OCR)",
@@ -55,13 +55,63 @@ class StripRate:
         return self.estimator.rate(), self.estimator.left(p.total, now)
 
 
+SEP = " — "
+QUEUE_WIDTH = 300  # the most "Next: /path" asks for; a longer path is cut in the middle
+
+
+class StripLabel(ElidedLabel):
+    """The strip's line: what runs (the title, a file's name: cut in the middle when room is short) then its
+    counts and time left, always whole. One label cut in the middle lost the counts as soon as a folder was
+    queued beside it ("Indexing home — Searchable by words · …03 — 5.8 passages/s")."""
+
+    def __init__(self) -> None:
+        self._head = self._kept = ""  # (cut first, never cut: the counts, rate and time left)
+        super().__init__(mode=Qt.TextElideMode.ElideMiddle)
+
+    def set_full_text(self, text: str) -> None:
+        self._head = self._kept = ""
+        super().set_full_text(text)
+
+    def set_parts(self, head: str, kept: str) -> None:
+        """`head` cut first (in its middle), `kept` shown whole whenever it fits at all."""
+        self._head, self._kept = head, kept
+        ElidedLabel.set_full_text(self, head + SEP + kept if head and kept else head or kept)
+
+    def _elide(self) -> None:
+        width, full, fm = self.contentsRect().width(), self.full_text(), self.fontMetrics()
+        shown = full
+        if width > 0 and fm.horizontalAdvance(full) > width:
+            room = width - fm.horizontalAdvance(SEP + self._kept)
+            if self._kept and self._head and room >= fm.horizontalAdvance("Indexing…"):
+                shown = fm.elidedText(self._head, Qt.TextElideMode.ElideMiddle, room) + SEP + self._kept
+            else:  # too narrow even for the counts: the whole line cut in the middle, as before
+                shown = fm.elidedText(full, Qt.TextElideMode.ElideMiddle, width)
+        if shown != self.text():
+            QLabel.setText(self, shown)
+
+
+class QueueLabel(ElidedLabel):
+    """"Next: /path": as wide as its text up to QUEUE_WIDTH, narrower (cut in the middle, a path keeps its start
+    and its name) before the strip's counts give way."""
+
+    def __init__(self) -> None:
+        super().__init__(mode=Qt.TextElideMode.ElideMiddle)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def sizeHint(self) -> QSize:
+        # the whole text's width (the shown one is cut: it would never grow back), capped
+        m = self.contentsMargins()
+        width = self.fontMetrics().horizontalAdvance(self.full_text()) + 2 * self.margin() + m.left() + m.right() + 4
+        return QSize(min(width, QUEUE_WIDTH), super().sizeHint().height())
+
+
 class ProgressView(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
-        # Shows file names, counts and the time left: cut in the middle (the title and the time left stay) rather
+        # Shows file names, counts and the time left: the names are cut (the counts and the time left stay) rather
         # than make the window wider than a small screen (its ~860 px widened the window mid-sync); whole in
         # the tooltip.
-        self.label = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)
+        self.label = StripLabel()
         self.label.setObjectName("progressLabel")
         self.bar = QProgressBar()
         self.bar.setObjectName("progressBar")
@@ -73,9 +123,9 @@ class ProgressView(QWidget):
         self.dismiss_button.clicked.connect(self.hide)
         self.dismiss_button.hide()
         # Writes asked for during this one (a drop, Add Folder, Re-sync): they run next, in order, and say so.
-        self.queued = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)  # a path keeps its start and its name
+        self.queued = QueueLabel()
         self.queued.setObjectName("progressQueued")
-        self.queued.setMaximumWidth(420)
+        self.queued.setContentsMargins(12, 0, 0, 0)  # apart from the time left before it
         self.queued.hide()
         self.eta = StripRate()
         self.eta_seconds: Optional[float] = None
@@ -83,7 +133,7 @@ class ProgressView(QWidget):
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 2, 6, 2)
         lay.addWidget(self.label, 1)
-        lay.addWidget(self.queued, 1)
+        lay.addWidget(self.queued)  # its own width; the line beside it takes the rest
         lay.addWidget(self.bar)
         lay.addWidget(self.cancel_button)
         lay.addWidget(self.dismiss_button)
@@ -139,15 +189,18 @@ class ProgressView(QWidget):
         else:
             self.bar.setRange(0, 0)
             counts = f"{p.done:,}" if p.done else ""
-        parts = [title, stage + (f" {counts}" if counts else "")]
+        # What runs (cut when room is short), then the counts and the time left (always whole): "Re-syncing —
+        # report.pdf — Reading files 49 / 94 — 3.1 files/s, about 1 min left".
+        head = [title]
         if p.stage == "embedding" and p.message:  # phase 2: "Searchable by words · meaning: 37% of passages"
             # One percentage on the strip, the bar's (this run's passages): the library-wide "meaning: N%" beside
             # it counted other passages, moved in steps, and read as a contradiction ("10%" by a bar at 18%).
             said = " · ".join(part for part in p.message.split(" · ") if not part.startswith("meaning: "))
-            parts = [title, said[:1].upper() + said[1:], stage + (f" {counts}" if counts else "")]
+            head.append(said[:1].upper() + said[1:])
         elif p.message:
-            parts.append(p.message)
+            head.append(p.message)
+        kept = [stage + (f" {counts}" if counts else "")]
         if self.rate is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
             pace = f"{format_rate(self.rate)[:-2]} {RATE_UNITS[p.stage]}/s"
-            parts.append(pace + ("" if self.eta_seconds is None else f", about {format_left(self.eta_seconds)} left"))
-        self.label.set_full_text(" — ".join(parts))
+            kept.append(pace + ("" if self.eta_seconds is None else f", about {format_left(self.eta_seconds)} left"))
+        self.label.set_parts(SEP.join(h for h in head if h), SEP.join(kept))
