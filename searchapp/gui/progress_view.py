@@ -27,7 +27,9 @@ def format_seconds(s: float) -> str:
     return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s"
 
 
-RATE_UNITS = {"extracting": "files", "embedding": "passages"}  # the stages whose rate gives a time left
+# the stages whose rate gives a time left: OCR reports files too (library/ocr/step.py), each taking seconds to
+# minutes, so its time left matters most
+RATE_UNITS = {"extracting": "files", "embedding": "passages", "ocr": "files"}
 
 
 class StripRate:
