@@ -144,7 +144,7 @@ class MainWindow(QMainWindow):
         self.writes.idle.connect(session.writes_idle)
         self.writes.countsDue.connect(self._refresh_counts)  # the pane follows a sync as it commits
         self.statusRefreshed.connect(self.writes.big_folders.show_status)  # a known folder is not asked about again
-        self.quit_guard = QuitGuard(tools, self._ui, self.close, lambda: self.writes.resync(None),
+        self.quit_guard = QuitGuard(tools, self._ui, self.close, lambda title: self.writes.resync(None, title),
                                     lambda: writer_holder(self.config.data_dir) is not None, self.writes.add_paths)
         self.writes.addsWaiting.connect(self.quit_guard.adds_waiting)  # a folder dropped mid-sync survives a quit
         self.writes.syncStarted.connect(self.quit_guard.sync_started)  # a crash mid-sync resumes next time

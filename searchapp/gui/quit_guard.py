@@ -1,7 +1,8 @@
 """Quitting while indexing: the window asks first ("Indexing is under way: quit and resume next time?"), with
 Keep indexing the default. On Quit the sync stops at its next batch (every finished file is kept), gui.ini
 remembers to resume, and the next start re-syncs every indexed folder, words first then meaning, as
-`searchapp index` does, saying so in the status line.
+`searchapp index` does, saying so in the status line and, for as long as it runs, in the strip's title (the
+status line is soon another's: the restored query's "10 results in 81 ms" took it within a second).
 
 A window that never got to ask (killed, a crash, the power gone) resumes too: gui.ini says "interrupted" while a
 sync runs and forgets it when the writes end, so a start that still finds it re-syncs the same way, once: the
@@ -19,19 +20,23 @@ from PySide6.QtWidgets import QMessageBox
 
 from .window_tools import WindowTools
 
-__all__ = ["QuitGuard", "RESUME_KEY", "QUIT", "INTERRUPTED", "RESUMING", "ADDS_KEY"]
+__all__ = ["QuitGuard", "RESUME_KEY", "QUIT", "INTERRUPTED", "RESUMING", "ADDS_KEY", "RESUMED_QUIT",
+           "RESUMED_CRASH"]
 
 RESUME_KEY = "resume_sync"
 # its values: a Quit asked to resume; a sync was running; the sync resumed after a crash is running
 QUIT, INTERRUPTED, RESUMING = "quit", "interrupted", "resuming"
 ADDS_KEY = "resume_adds"  # folders added but not started when it stopped: added again when it resumes
+# the resumed sync's title in the progress strip, after a Quit and after a crash
+RESUMED_QUIT, RESUMED_CRASH = "Resuming the indexing stopped at quit", "Resuming the indexing cut short last time"
 
 
 class QuitGuard:
     def __init__(self, tools: WindowTools, ui: QSettings, quit: Callable[[], object],
-                 resync: Callable[[], object], other_writer: Callable[[], bool] = lambda: False,
+                 resync: Callable[[str], object], other_writer: Callable[[], bool] = lambda: False,
                  add: Callable[[list[str]], None] = lambda paths: None) -> None:
-        self.tools, self.ui, self.quit, self.resync, self.add = tools, ui, quit, resync, add
+        self.tools, self.ui, self.quit, self.add = tools, ui, quit, add
+        self.resync = resync  # a sync of every folder, its title in the strip given
         self.other_writer = other_writer  # another process writes the library now
         self.confirmed = False  # Quit was chosen: the close goes through
         self.prompt: Optional[QMessageBox] = None
@@ -107,7 +112,7 @@ class QuitGuard:
         else:
             self._forget()
             self.tools.say("Resuming the indexing stopped when searchapp quit: words first, then meaning.", 15000)
-        self.resync()
+        self.resync(RESUMED_CRASH if value == INTERRUPTED else RESUMED_QUIT)
         if adds:
             self.add(adds)  # after the re-sync, as they were queued after the sync that stopped
         return True

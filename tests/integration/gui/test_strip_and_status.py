@@ -88,3 +88,46 @@ def test_reading_scans_shows_its_rate_and_time_left(qtbot, open_window):
     assert strip.rate == 0.2 and strip.eta_seconds == (94 - 11) * 5.0
     shown = strip.label.text()
     assert "Reading scans and images (OCR) 11 / 94 — 0.2 files/s, about 7 min left" in shown, shown
+
+
+def hold_writes(monkeypatch):
+    """Holds the window's first write at its first progress report until the returned gate is set."""
+    import threading
+
+    from searchapp.gui.workers import Job
+
+    gate, reached, real = threading.Event(), threading.Event(), Job.report
+
+    def report(job, p) -> None:
+        real(job, p)
+        if job.write and not gate.is_set():
+            reached.set()
+            gate.wait(WAIT_MS / 1000)
+
+    monkeypatch.setattr(Job, "report", report)
+    return gate, reached
+
+
+@pytest.mark.parametrize("value, title", [("quit", "Resuming the indexing stopped at quit"),
+                                          ("interrupted", "Resuming the indexing cut short last time")])
+def test_a_resumed_sync_says_so_in_the_strip_for_as_long_as_it_runs(qtbot, open_window, monkeypatch, value, title):
+    """After Quit and resume, the next start said "Re-syncing — Scanning 2,000": the status line's "Resuming …"
+    was replaced at once by the restored query's "10 results in 81 ms". The strip's title says it now."""
+    from PySide6.QtCore import QSettings
+
+    from searchapp.gui.quit_guard import RESUME_KEY
+
+    first = open_window()
+    ini = QSettings(str(first.config.data_dir / "gui.ini"), QSettings.Format.IniFormat)
+    ini.setValue(RESUME_KEY, value)  # as a Quit mid-sync (or a crash) leaves it
+    ini.sync()
+    gate, reached = hold_writes(monkeypatch)
+    win = open_window()
+    assert reached.wait(WAIT_MS / 1000)
+    qtbot.waitUntil(lambda: win.progress.isVisible() and " — " in win.progress.label.full_text(), timeout=WAIT_MS)
+    win.statusBar().showMessage("10 results in 81 ms")  # the restored query's line, as it stood 4 s later
+    shot(win, f"resumed_{value}.png")
+    said = win.progress.label.full_text()
+    gate.set()
+    assert said.startswith(title + " — "), said
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
