@@ -165,13 +165,15 @@ class WriteJobs(QObject):
 
     def _sync_done(self, rep: SyncReport) -> None:
         bad = rep.skipped + rep.failed
+        # Until the next thing said (a search, the next sync's summary), never on a timer: a sync takes minutes and
+        # a person who looked away missed a summary gone after 15 s.
         self.tools.say(
             f"{rep.scanned} files scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
             + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")
             + "".join(f"; {n}" for n in rep.notes if "OCR" in n)  # e.g. why files wait for OCR
-            + (f"; {rep.reread_note()}" if rep.reread else ""), 15000)
+            + (f"; {rep.reread_note()}" if rep.reread else ""), 0)
 
     def waiting_adds(self) -> list[str]:
         """The folders added that have not started yet, in the order they run."""

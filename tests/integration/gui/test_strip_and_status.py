@@ -131,3 +131,35 @@ def test_a_resumed_sync_says_so_in_the_strip_for_as_long_as_it_runs(qtbot, open_
     gate.set()
     assert said.startswith(title + " — "), said
     qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+
+
+def test_a_sync_s_summary_stays_until_something_else_is_said(qtbot, open_window, monkeypatch, tmp_path):
+    """"6 files scanned: 6 added…" went after 15 s: a person who looked away from a 14-minute sync never saw it.
+    It stays until the next thing the window says (a search's line)."""
+    from searchapp.gui.main_window import MainWindow
+
+    said: list[tuple[str, int]] = []
+    real = MainWindow._say
+
+    def say(win, message: str, ms: int = 8000) -> None:
+        said.append((message, ms))
+        real(win, message, ms)
+
+    monkeypatch.setattr(MainWindow, "_say", say)
+    win = open_window()
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    for i in range(3):
+        (extra / f"trip{i}.txt").write_text(f"Packing list {i}: boots, rope and a map of the Dolomites.")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(extra)])
+    summary = next((s for s in said if s[0].startswith("3 files scanned: 3 added")), None)
+    assert summary is not None, said
+    qtbot.waitUntil(lambda: not win._status_reading, timeout=WAIT_MS)  # the counts after it are in
+    shot(win, "sync_summary_kept.png")
+    assert summary[1] == 0, summary  # no timer takes it away
+    assert win.statusBar().currentMessage() == summary[0]
+    win.search.search_box.setText("Dolomites")
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        win.run_search()
+    assert " results in " in win.statusBar().currentMessage(), win.statusBar().currentMessage()
