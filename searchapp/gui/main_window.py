@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         search.previewShown.connect(self.previewShown)
         search.resultShown.connect(self.inspector.set_result)
         search.noticeRaised.connect(self.show_reranker_notice)
+        self.statusRefreshed.connect(search.meaning_moved)  # the meaning line follows the library's coverage
         self.query_chips = QueryChips()
         self.query_sync = QuerySync(search, self.filter_bar, self.query_chips)  # one query text, bar and chips follow
         self.syntax_button = QToolButton()

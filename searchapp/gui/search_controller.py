@@ -7,8 +7,9 @@ results list, drives the preview it is given, and says what it shows through its
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
-from typing import Optional
+from typing import Optional, Sequence
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
@@ -16,9 +17,10 @@ from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayo
 
 from ..base.config import Config
 from ..base.types import Hit
-from ..library import SearchResult
+from ..library import LibraryStatus, SearchResult
 from ..library.search.preview import FileText, file_text
 from ..library.query.help import marked_text
+from ..library.sync.meaning_pass import meaning_percent
 from ..library.search.result import LISTING, LOADING, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice
 from .changes import Changes
 from .empty_results import EmptyResults
@@ -29,7 +31,7 @@ from .meaning_load import MEANING_WAIT
 from .mode_box import ModeBox
 from .model_load import ModelLoad
 from .preview import PreviewPane
-from .results_model import HIT_ROLE, ResultsModel
+from .results_model import HIT_ROLE, ResultsModel, words_only
 from .results_view import fit_columns, setup_results_view
 from .window_tools import WindowTools
 from .similar_chip import SimilarChip, back_button
@@ -47,6 +49,17 @@ NO_RERANKER_TIP = ("No reranker is installed. Get one with Download reranker in 
 MODEL_LOADING = "meaning loads… — word matches only; by meaning once it is loaded"
 RERANK_OFF_TIP = ("Reranking is turned off in the settings. Settings… (Ctrl+,) → Reranker model: "
                   "Download one, or Choose… a local cross-encoder folder.")
+MEANING_STEP = 10  # points the library's meaning must move before the line about the shown search says so
+
+
+@dataclass
+class MeaningLine:
+    """The status line said for the search shown while meaning was partial: its count part, the share of
+    passages with meaning it was found with, and the share the line last said it has now."""
+    seq: int
+    head: str
+    found_with: int
+    said_now: int
 
 
 class SearchController(QObject):
@@ -72,6 +85,9 @@ class SearchController(QObject):
         self.models = ModelLoad(tools, session)
         self.models.ended.connect(self.models_loaded)
         self.by_words = False  # the result shown was answered by words while the model loaded
+        self.meaning_line: Optional[MeaningLine] = None  # the line said for the search shown, meaning partial
+        self.embedded = 0  # passages with meaning, as the library's last status read counted them
+        self.complete_seq = -1  # the search sent because meaning completed: sent once, never again for its answer
         self._build_query_row(session.config)
         self._build_results()
         self.debounce = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
@@ -171,6 +187,29 @@ class SearchController(QObject):
                                                       filters=filters, group=group, meaning_wait=MEANING_WAIT), k)
         self.quiet_seq = self.seq if quiet else -1
 
+    def meaning_moved(self, st: LibraryStatus) -> None:
+        """The library's status was read again (every few seconds while a sync runs): the line about a search found
+        while meaning was partial must not keep claiming its old share (4% said for minutes after embedding ended).
+        When meaning is complete the search runs again: what the person asked, now by meaning over every passage,
+        as a sync's end runs it again (OCR may go on for many minutes after). Before that, a share that moved by
+        MEANING_STEP is said beside the old one, and the rows stay: a search again every few seconds would clear the
+        preview being read and move the rows under the mouse; Enter searches again when the person wants to."""
+        self.embedded = st.embedded
+        line = self.meaning_line
+        if line is None or line.seq != self.seq or self.similar is not None or not st.chunks:
+            return
+        if st.embedded >= st.chunks:
+            self.meaning_line = None
+            self.run_search()
+            self.complete_seq = self.seq  # its answer still partial (counted otherwise): not searched again and again
+            return
+        now = meaning_percent(st.embedded, st.chunks)
+        if abs(now - line.said_now) < MEANING_STEP:
+            return
+        line.said_now = now
+        self.tools.say(f"{line.head} · found when meaning covered {_share(line.found_with, True)} of passages; it "
+                       f"covers {_share(now, True)} now: press Enter to search again", 0)
+
     def models_loaded(self) -> None:
         """The models are loaded (or failed to): a result answered by words meanwhile is searched again."""
         if self.by_words and self.similar is None and self.search_box.text().strip():
@@ -230,7 +269,9 @@ class SearchController(QObject):
         t, shown = result.timings_ms.get("total"), min(k, len(result.hits))
         message = ((f"{shown} result{'' if shown == 1 else 's'}" if shown else "No results")
                    + (f" in {t:.0f} ms" if t else "") + (" (reranked)" if result.reranked else ""))
-        extra = result.said(LOADING, REINDEX) or _meaning_words(result)
+        head = message
+        meaning = None if result.said(LOADING, REINDEX) else _meaning_words(result, result.hits[:k], self.embedded)
+        extra = result.said(LOADING, REINDEX) or meaning
         if extra:  # otherwise a search during a reindex or phase 2 looks like "nothing (more) matches"
             message += f" · {extra}"
         about_query = result.said(UNSEARCHABLE, LISTING)  # nothing to search for, or only a listing by date
@@ -238,6 +279,9 @@ class SearchController(QObject):
             message += f" · {about_query}"
         if seq != self.quiet_seq:
             self.tools.say(message, 0 if extra else 8000)
+        # a quiet search leaves the line to what the change said: nothing of its own to bring up to date
+        self.meaning_line = MeaningLine(seq, head, result.meaning_percent or 0, result.meaning_percent or 0) \
+            if meaning and seq not in (self.quiet_seq, self.complete_seq) else None
         no_reranker = result.said(RERANKER)
         if no_reranker and self.rerank_box.isChecked():
             self.noticeRaised.emit(no_reranker)
@@ -358,12 +402,22 @@ def _by_words(result: SearchResult) -> SearchResult:
     return result
 
 
-def _meaning_words(result: SearchResult) -> Optional[str]:
+def _share(percent: int, some: bool) -> str:
+    """"37%"; "under 1%" when some passages have meaning (the share is rounded down: "0%" read as none)."""
+    return "under 1%" if percent == 0 and some else f"{percent}%"
+
+
+def _meaning_words(result: SearchResult, shown: Sequence[Hit] = (), embedded: int = 0) -> Optional[str]:
     """The window's words for a search while passages still wait for meaning (the command line's note names a
-    command; here the window's own sync, or Re-sync, finishes it)."""
-    if result.said(MEANING) is None or result.meaning_percent is None:
+    command; here the window's own sync, or Re-sync, finishes it). `shown`: the rows listed; `embedded`: passages
+    with meaning as the library's status last counted them. A search by words alone gets none: meaning is no
+    part of it."""
+    if result.said(MEANING) is None or result.meaning_percent is None or result.mode == "lexical":
         return None
+    some = embedded > 0 or any(h.scores.dense is not None for h in shown)  # a row with a meaning part has a vector
+    share = _share(result.meaning_percent, some)
     if result.mode == "dense":
-        return f"meaning covers {result.meaning_percent}% of passages so far: a search by meaning finds only those"
-    return (f"meaning covers {result.meaning_percent}% of passages so far; the rest are found by their words until "
-            "indexing finishes (their score, in grey, reads \"words\")")
+        return f"meaning covers {share} of passages so far: a search by meaning finds only those"
+    said = f"meaning covers {share} of passages so far; the rest are found by their words until indexing finishes"
+    # the grey "words" score is pointed at only where a row shows one (passages embedded for this search do not)
+    return said + (' (their score, in grey, reads "words")' if any(words_only(h) for h in shown) else "")

@@ -489,9 +489,12 @@ def test_a_sync_ending_under_a_query_keeps_its_summary_and_the_window_says_meani
     assert again.args[0].hits and win.statusBar().currentMessage().startswith("5 files scanned: 5 added"), \
         win.statusBar().currentMessage()
 
-    result = SearchResult("q", "hybrid", [], False, notices=[Notice(MEANING, "meaning: 17% of passages; …")])
+    from searchapp.base.types import Hit, StageScores
+
+    unembedded = Hit(1, "/f.txt", None, 0, 4, "text", StageScores(lexical=2.0, words=0.8), order_label="words")
+    result = SearchResult("q", "hybrid", [unembedded], False, notices=[Notice(MEANING, "meaning: 17% of passages; …")])
     result.meaning_percent = 17
-    said = _meaning_words(result)
+    said = _meaning_words(result, result.hits)  # a row without meaning shown: its grey score is pointed at
     assert said == ("meaning covers 17% of passages so far; the rest are found by their words until indexing "
                     'finishes (their score, in grey, reads "words")') and "`" not in said and "searchapp index" not in said
 

@@ -163,3 +163,72 @@ def test_a_sync_s_summary_stays_until_something_else_is_said(qtbot, open_window,
     with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
         win.run_search()
     assert " results in " in win.statusBar().currentMessage(), win.statusBar().currentMessage()
+
+
+def answer(win, qtbot, result, k: int = 10):
+    """Show `result` as the answer to the query in the box, through the window's own search path."""
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS):
+        win.search.submit("search", lambda p, c: result, k)
+
+
+def partial_result(mode: str, percent: int, rows: list[str], volcano: str):
+    """A result found while `percent`% of passages had meaning: one row per entry of `rows`, "match" (it had a
+    vector) or "words" (its file had none yet)."""
+    from searchapp.base.types import Hit, StageScores
+    from searchapp.library.search.result import MEANING, Notice, SearchResult
+
+    hits = [Hit(i, volcano, None, 0, 10, "The volcano erupted",
+                StageScores(dense=0.5 if row in ("match", "similarity") else None, lexical=3.0, fused=0.6 if row == "match" else None,
+                            words=0.9),
+                order_label=row if mode == "hybrid" else "similarity" if mode == "dense" else "bm25")
+            for i, row in enumerate(rows)]
+    result = SearchResult("volcano", mode, hits, False, notices=[Notice(MEANING, f"meaning: {percent}% of passages")],
+                          timings_ms={"total": 81.0})
+    result.meaning_percent = percent
+    return result
+
+
+def library_status(embedded: int, chunks: int):
+    from searchapp.library import LibraryStatus
+
+    return LibraryStatus(data_dir="/d", roots=[], files={"ok": 2}, chunks=chunks, vectors=embedded, consistent=True,
+                         failed=[], bi_encoder={}, reranker={}, device="CPU", embedded=embedded)
+
+
+def test_the_meaning_line_says_only_what_is_true_of_the_rows_shown(qtbot, open_window):
+    """In Words mode the line still spoke of meaning; at "0%" (rounded down) it pointed at grey "words" scores
+    while every row showed a match score with a meaning part."""
+    win = open_window()
+    volcano = str(win.config.data_dir)
+    win.search.search_box.setText("volcano")
+    bar = win.statusBar()
+    answer(win, qtbot, partial_result("lexical", 4, ["bm25"] * 3, volcano))
+    assert bar.currentMessage() == "3 results in 81 ms", bar.currentMessage()  # meaning is no part of Words
+    answer(win, qtbot, partial_result("hybrid", 0, ["match"] * 3, volcano))
+    shot(win, "meaning_under_1.png")
+    assert bar.currentMessage() == ("3 results in 81 ms · meaning covers under 1% of passages so far; the rest are "
+                                    "found by their words until indexing finishes"), bar.currentMessage()
+    answer(win, qtbot, partial_result("hybrid", 12, ["match", "words"], volcano))
+    assert bar.currentMessage().endswith('(their score, in grey, reads "words")'), bar.currentMessage()
+
+
+def test_the_meaning_line_follows_the_library_and_the_search_runs_again_when_meaning_is_complete(qtbot, open_window):
+    """After embedding ended and OCR ran for 8 minutes the line still said "meaning covers 4% … a search by meaning
+    finds only those" over the results found then."""
+    win = open_window()
+    win.search.mode_box.set_mode("dense")  # Meaning, as the newcomer's search was
+    win.search.search_box.setText("volcano")
+    bar = win.statusBar()
+    answer(win, qtbot, partial_result("dense", 4, ["similarity"] * 2, str(win.config.data_dir)))
+    assert "meaning covers 4% of passages" in bar.currentMessage()
+    win.statusRefreshed.emit(library_status(100, 1000))  # 10%: not yet worth a word
+    assert "meaning covers 4% of passages" in bar.currentMessage()
+    win.statusRefreshed.emit(library_status(370, 1000))
+    shot(win, "meaning_moved.png")
+    assert bar.currentMessage() == ("2 results in 81 ms · found when meaning covered 4% of passages; it covers 37% "
+                                    "now: press Enter to search again"), bar.currentMessage()
+    with qtbot.waitSignal(win.searchFinished, timeout=WAIT_MS) as again:  # complete: the search runs again
+        win.statusRefreshed.emit(library_status(1000, 1000))
+    assert again.args[0].mode == "dense" and again.args[0].meaning_percent is None
+    shot(win, "meaning_complete.png")
+    assert "meaning" not in bar.currentMessage() and " results in " in bar.currentMessage(), bar.currentMessage()
