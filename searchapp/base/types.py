@@ -96,6 +96,7 @@ class Hit:
     date_ns: Optional[int] = None  # the file's date (a mail's own, else its mtime), shown beside the hit
     common_to: int = 0  # results by file: the passage is text repeated in this many files (one row stands for them)
     copies: list[str] = field(default_factory=list)  # results by file: exact copies of this file (same content)
+    copies_unavailable: dict[str, str] = field(default_factory=dict)  # those of `copies` that cannot be read now: why
     # A shared library's: the machine that indexed the file and its path there (`path` is this desktop's, by
     # library.path_map); None on a desktop library.
     machine: Optional[str] = None
@@ -132,7 +133,8 @@ class Hit:
         value, label = self.shown_score
         return {**self._passage_json(), "score": value, "score_label": label, "ocr": self.ocr,
                 "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
-                "copies": [display_path(p) for p in self.copies]}  # as `path` shows a path
+                "copies": [display_path(p) for p in self.copies],  # as `path` shows a path
+                "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()}}
 
     def _passage_json(self) -> dict[str, Any]:
         s, r = self.scores, self.ranks

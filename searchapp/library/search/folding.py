@@ -2,8 +2,9 @@
 files (boilerplate.py) fills at most one.
 
 Runs on the candidates before files are ranked, so the rows it frees are filled by other files:
-- exact copies (the same sha256, as the duplicates feature finds them): the copy found first keeps the row,
-  the others leave the candidates and are listed with it (`Hit.copies`, every copy in the library);
+- exact copies (the same sha256, as the duplicates feature finds them): the copy found first that can be opened
+  keeps the row (a copy on a missing folder or an unplugged drive never hides a readable one; none readable: the
+  first), the others leave the candidates and are listed with it (`Hit.copies`, every copy in the library);
 - common passages: they leave their files' signals; a file whose best passage is repeated text keeps a row only
   when it is the first matched through that text (`Hit.common_to`: files of the library holding it), the others
   go on by their own passages.
@@ -16,10 +17,11 @@ from typing import Mapping, Sequence
 
 from ...base.types import Hit
 from ...store import Store
+from .availability import Readable
 from .boilerplate import COMMON_WEIGHT, MIN_FILES, find_common, phrase_of
 from .grouping import FileGroup
 
-__all__ = ["Folded", "fold_candidates", "mark_folded", "weigh_common", "weigh_reranked"]
+__all__ = ["Copies", "Folded", "fold_candidates", "fold_copies", "mark_folded", "weigh_common", "weigh_reranked"]
 
 
 @dataclass
@@ -33,21 +35,42 @@ class Folded:
         return [(c, s) for c, s in ranked if c not in self.dropped]
 
 
-def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file_of: Mapping[int, int],
-                    texts: Mapping[int, str]) -> Folded:
-    """Which candidate passages leave the file ranking (`passage_order`: best first)."""
-    out = Folded()
-    shas = store.file_sha256s(list(dict.fromkeys(file_of[c] for c in passage_order)))
-    first_with: dict[str, int] = {}
-    for cid in passage_order:
-        fid = file_of[cid]
-        sha = shas.get(fid)
-        if sha is None:
+@dataclass
+class Copies:
+    """Exact copies among listed files: which file's row each shares, and the content of each such row."""
+
+    row_of: dict[int, int] = field(default_factory=dict)  # file id -> the file whose row it shares (itself there)
+    sha_of: dict[int, str] = field(default_factory=dict)  # that row's file -> sha256, of files with a copy listed
+
+
+def fold_copies(store: Store, files: Sequence[int], path_of: Mapping[int, str]) -> Copies:
+    """Exact copies among `files` (best or newest first; a file may come again), for results by file of a
+    search and of a listing by date alike: each content's row goes to its first copy that can be opened now
+    (availability.Readable: by its root), else to its first copy. `path_of`: file id -> its stored path."""
+    order = list(dict.fromkeys(files))
+    shas = store.file_sha256s(order)
+    copies_of: dict[str, list[int]] = {}
+    for fid in order:
+        if fid in shas:
+            copies_of.setdefault(shas[fid], []).append(fid)
+    out = Copies()
+    readable = Readable(store)  # lazy: asks for the roots only when some content has two files
+    for sha, fids in copies_of.items():
+        if len(fids) < 2:
             continue
-        keeper = first_with.setdefault(sha, fid)
-        if keeper != fid:
-            out.dropped.add(cid)
-            out.sha_of[keeper] = sha
+        keeper = next((f for f in fids if readable(path_of[f])), fids[0])
+        out.sha_of[keeper] = sha
+        out.row_of.update(dict.fromkeys(fids, keeper))
+    return out
+
+
+def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file_of: Mapping[int, int],
+                    texts: Mapping[int, str], path_of: Mapping[int, str]) -> Folded:
+    """Which candidate passages leave the file ranking (`passage_order`: best first; `path_of`: file id -> path)."""
+    out = Folded()
+    copies = fold_copies(store, [file_of[c] for c in passage_order], path_of)
+    out.sha_of = copies.sha_of
+    out.dropped = {c for c in passage_order if copies.row_of.get(file_of[c], file_of[c]) != file_of[c]}
     left = [c for c in passage_order if c not in out.dropped]
     common = find_common(query, {c: texts[c] for c in left}, {c: file_of[c] for c in left},
                          count_files=store.files_with_phrase)

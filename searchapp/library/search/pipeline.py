@@ -4,7 +4,6 @@ cross-encoder. Every stage's score and rank is kept on the hit."""
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
@@ -14,14 +13,13 @@ import numpy as np
 from ...ann import VectorIndex
 from ...base.config import Config, check_setting
 from ...base.errors import ConfigError
-from ...base.member_paths import container_of
 from ...base.types import Hit, StageRanks, StageScores
-from ...ingest.fsnames import real_path
 from ...store import Store
 from ...store.rows import ChunkRow
 from .constraints import constraint_scope, list_by_date
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
+from .availability import unavailable
 from .folding import Folded, fold_candidates, mark_folded, weigh_common, weigh_reranked
 from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_ranking, widen_to_files
@@ -80,23 +78,14 @@ WORDS_LABEL = "words"
 
 
 def mark_available(result: SearchResult) -> None:
-    """A hit from a missing or unreadable folder is still shown, marked as unavailable, and why."""
+    """A hit from a missing or unreadable folder is still shown, marked as unavailable, and why; so is each of
+    its copies that cannot be read (shown rows only: a copy that can be opened took the row, folding.py)."""
     for h in result.hits:
-        h.unavailable = _unavailable(real_path(container_of(h.path)))  # a member: its container
+        h.unavailable = unavailable(h.path)
         h.available = not h.unavailable
         for m in h.more:  # the same file
             m.available, m.unavailable = h.available, h.unavailable
-
-
-def _unavailable(path: str | os.PathLike[str]) -> str:
-    """Why `path` cannot be read now, or "": a folder made unreadable is not a missing one."""
-    try:
-        os.stat(path)
-    except PermissionError:
-        return "permission denied"
-    except OSError:
-        return "file or folder missing"
-    return ""
+        h.copies_unavailable = {p: why for p in h.copies if (why := unavailable(p))}
 
 
 def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
@@ -288,7 +277,8 @@ def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates,
     passage_order = [cid for cid, _ in fused]
     file_dense, file_lexical = cand.dense, cand.lexical
     if req.fold_repeats:  # one row per content: exact copies and repeated text (folding.py)
-        folded = fold_candidates(store, text, passage_order, file_of, {c: scored.rows[c].text for c in scored.seen})
+        folded = fold_candidates(store, text, passage_order, file_of, {c: scored.rows[c].text for c in scored.seen},
+                                 {r.file_id: r.path for r in scored.rows.values()})
         passage_order = [c for c in passage_order if c not in folded.dropped]
         file_dense, file_lexical = folded.keep(cand.dense), folded.keep(cand.lexical)
     groups = group_by_file(passage_order, file_of, file_dense, file_lexical,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from searchapp.base.types import Hit
-from searchapp.library.search import pipeline
+from searchapp.library.search import availability, pipeline
 from searchapp.library.search.result import SearchResult
 
 
@@ -21,7 +21,7 @@ def test_missing_unreadable_and_readable_hits(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(path))
         return real_stat(path, *a, **k)
 
-    monkeypatch.setattr(pipeline.os, "stat", stat)
+    monkeypatch.setattr(availability.os, "stat", stat)
     hits = [Hit(1, str(p), None, 0, 1, "t", more=[Hit(2, str(p), None, 2, 3, "u")])
             for p in (here, locked, tmp_path / "gone.txt")]
     pipeline.mark_available(SearchResult("q", "lexical", hits, False))
