@@ -25,9 +25,12 @@ from typing import Any, Optional
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ...store.cjk import CJK_CLASS
+from ...store.rows import ChunkRow
 from ...store.scope import INDEXED, Fragment, all_of, files_containing, name_matches, on_page
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
+from .folding import Copies, Folded, fold_copies, mark_folded
+from .grouping import MAX_POOL
 from ..query.syntax import TOKEN_CHAR, ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "parse_for_search"]
@@ -103,13 +106,42 @@ def constraint_scope(store: Store, parsed: ParsedQuery, filters: Optional[Search
     return FilterScope(store, QueryConstraints(parsed, filters, store))
 
 
-def list_by_date(store: Store, scope: FilterScope, k: int, group: str) -> list[Hit]:
+def list_by_date(store: Store, scope: FilterScope, k: int, group: str, fold: bool = True) -> list[Hit]:
     """No words to rank by (a query of only operators and fields): the allowed files, newest first; by file
-    their first allowed passage, by passage every allowed passage in reading order."""
-    ids = store.newest_first(scope.filters.where(), k, by_file=group == "file")
-    rows = store.chunks(ids)
+    their first allowed passage, exact copies in one row as in a ranked search (`fold`: search.fold_repeats), so
+    the k rows are k contents; by passage every allowed passage in reading order."""
+    where = scope.filters.where()
+    if group != "file" or not fold:
+        ids = store.newest_first(where, k, by_file=group == "file")
+        rows = store.chunks(ids)
+        return _listed(rows, [i for i in ids if i in rows])
+    rows, order, copies = _newest_contents(store, where, k)
+    hits = _listed(rows, order)
+    file_of = {cid: rows[cid].file_id for cid in order}
+    mark_folded(store, hits, file_of, Folded(sha_of=copies.sha_of))
+    return hits
+
+
+def _newest_contents(store: Store, where: Fragment, k: int) -> tuple[dict[int, ChunkRow], list[int], Copies]:
+    """The first allowed passage of each of the k newest contents: the files newest first, each content's row at
+    its newest copy's place, shown by the copy folding.fold_copies picks; asked again with a wider list while
+    copies leave fewer than k (as grouping.widen_to_files does for passages)."""
+    n = 2 * k  # most lists hold few copies: one query
+    while True:
+        ids = store.newest_first(where, n, by_file=True)
+        rows = store.chunks(ids)
+        listed = [i for i in ids if i in rows]
+        chunk_of = {rows[c].file_id: c for c in listed}
+        copies = fold_copies(store, list(chunk_of), {f: rows[c].path for f, c in chunk_of.items()})
+        order = list(dict.fromkeys(chunk_of[copies.row_of.get(f, f)] for f in chunk_of))
+        if len(order) >= k or len(ids) < n or n >= max(k, MAX_POOL):
+            return rows, order[:k], copies
+        n = min(4 * n, max(k, MAX_POOL))
+
+
+def _listed(rows: dict[int, ChunkRow], order: list[int]) -> list[Hit]:
     hits = []
-    for rank, cid in enumerate((i for i in ids if i in rows), start=1):
+    for rank, cid in enumerate(order, start=1):
         r = rows[cid]
         hits.append(Hit(chunk_id=cid, path=r.path, page=r.page, start=r.start, end=r.end, text=r.text,
                         scores=StageScores(), ranks=StageRanks(final=rank), date_ns=r.date_ns))

@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 
+from searchapp.base.member_paths import member_key
 from searchapp.base.search_modes import SEARCH_MODES
 from searchapp.cli.main import main
 
@@ -78,3 +79,87 @@ def test_with_no_copy_to_open_the_first_keeps_the_row(moved):
     assert len(recipe) == 1 and not recipe[0].available
     assert recipe[0].path == str(home / "Documents/recette_ratatouille.md")
     assert recipe[0].copies_unavailable == {p: "file or folder missing" for p in recipe[0].copies}
+
+
+# -- a listing by date (a query of only operators and fields, newest first): the same folding --------------------
+
+PAPER = "# Trace trees\n\nA tracing JIT records hot loops and compiles them to machine code with type guards.\n"
+
+
+@pytest.fixture
+def dated(tiny_library, tmp_path):
+    """Markdown notes, newest first: new.md, `paper (1).md` (a download saved twice), paper.md, other.md, old.md,
+    and paper.md again as a mail attachment's twin in an archive (a member, as contract.eml › contract.pdf)."""
+    import zipfile
+
+    docs = tmp_path / "docs"
+    _write(docs, {"new.md": "# New\n\nThe newest note about bicycles.\n", "paper (1).md": PAPER, "paper.md": PAPER,
+                  "other.md": OTHERS["notes/taxes.md"], "old.md": OTHERS["notes/bikes.md"]})
+    with zipfile.ZipFile(docs / "saved.zip", "w") as z:
+        z.writestr("attached/paper.md", PAPER)
+    for age, name in enumerate(["new.md", "paper (1).md", "paper.md", "other.md", "old.md", "saved.zip"]):
+        os.utime(docs / name, (1_700_000_000 - 3600 * age, 1_700_000_000 - 3600 * age))
+    tiny_library.add_folder(docs)
+    return tiny_library, docs
+
+
+def _names(hits):
+    return [h.path.rsplit("/", 1)[-1] for h in hits]
+
+
+@pytest.mark.parametrize("mode", SEARCH_MODES)
+def test_a_listing_by_date_shows_each_content_once(dated, mode):
+    lib, docs = dated
+    res = lib.search(f"type:md in:{docs}", mode=mode, k=3, rerank=False)
+    assert "newest" in res.notice
+    assert _names(res.hits) == ["new.md", "paper (1).md", "other.md"]  # k rows, k contents
+    row = res.hits[1]
+    assert row.copies == [str(docs / "paper.md"), member_key(str(docs / "saved.zip"), "attached/paper.md")]
+    assert [h.ranks.final for h in res.hits] == [1, 2, 3]
+    every = lib.search(f"type:md in:{docs}", mode=mode, k=10, rerank=False).hits
+    assert _names(every) == ["new.md", "paper (1).md", "other.md", "old.md"]
+
+
+def test_a_listing_asks_again_while_copies_fill_it(tiny_library, tmp_path):
+    """Five copies are the five newest files: a listing of 2 is still 2 contents (asked again, wider)."""
+    docs = tmp_path / "many"
+    _write(docs, {**{f"copy{i}.md": PAPER for i in range(5)}, "a.md": OTHERS["notes/taxes.md"],
+                  "b.md": OTHERS["notes/bikes.md"]})
+    for age, name in enumerate([*(f"copy{i}.md" for i in range(5)), "a.md", "b.md"]):
+        os.utime(docs / name, (1_700_000_000 - 3600 * age, 1_700_000_000 - 3600 * age))
+    tiny_library.add_folder(docs)
+    hits = tiny_library.search("type:md", mode="lexical", k=2).hits
+    assert _names(hits) == ["copy0.md", "a.md"] and len(hits[0].copies) == 4
+
+
+def test_a_listing_by_passage_and_fold_off_keep_every_file(dated):
+    from dataclasses import replace
+
+    lib, docs = dated
+    passages = lib.search(f"type:md in:{docs}", mode="lexical", k=10, group="passage").hits
+    assert "paper.md" in _names(passages) and "paper (1).md" in _names(passages)
+    saved = lib.config
+    lib.config = replace(saved, search=replace(saved.search, fold_repeats=False))
+    try:
+        hits = lib.search(f"type:md in:{docs}", mode="lexical", k=3).hits
+    finally:
+        lib.config = saved
+    assert _names(hits) == ["new.md", "paper (1).md", "paper.md"] and not any(h.copies for h in hits)
+
+
+@pytest.mark.engines("sqlite")  # saved searches of the data dir's library
+def test_a_saved_listing_shows_each_content_once(dated):
+    from searchapp.library.query.saved import SavedSearches
+
+    lib, docs = dated
+    res = SavedSearches(lib).add("notes", f"type:md in:{docs}", mode="lexical", k=3)
+    assert _names(res.hits) == ["new.md", "paper (1).md", "other.md"]
+
+
+def test_a_listing_shows_the_copy_that_can_be_opened(moved):
+    lib, home, myhome = moved
+    hits = lib.search("type:md", mode="lexical", k=10).hits
+    assert len(hits) == 4 and all(h.available and h.path.startswith(str(myhome)) for h in hits), \
+        [(h.path, h.unavailable) for h in hits]
+    assert all(h.copies == [str(home / os.path.relpath(h.path, myhome))] for h in hits)
+    assert all(h.copies_unavailable == {h.copies[0]: "file or folder missing"} for h in hits)
