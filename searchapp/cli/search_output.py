@@ -69,8 +69,10 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
                   + (f" (page{'s' if len(pages) > 1 else ''} {', '.join(map(str, pages))})" if pages else ""), file=out)
         if getattr(h, "copies", None):  # exact copies of this file, folded into its row
             n = len(h.copies)
-            print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(printable(display_path(p)) for p in h.copies),
-                  file=out)
+            gone = getattr(h, "copies_unavailable", None) or {}  # a copy on a missing folder says so, as a hit does
+            print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(
+                printable(display_path(p)) + (f" [unavailable: {printable(gone[p])}]" if p in gone else "")
+                for p in h.copies), file=out)
         if getattr(h, "common_to", 0):  # repeated text: this row stands for every file holding it
             print(f"    common to {h.common_to} files (text repeated across files: one row stands for them)", file=out)
 

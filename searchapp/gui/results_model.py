@@ -130,7 +130,8 @@ def more_tooltip(hit: Hit) -> str:
                      "one row stands for them.")
     if hit.copies:
         lines.append("Exact copies of this file:")
-        lines += [display_path(p) for p in hit.copies[:10]]
+        lines += [display_path(p) + (f" (unavailable: {hit.copies_unavailable[p]})" if p in hit.copies_unavailable
+                                     else "") for p in hit.copies[:10]]
         lines += [f"… and {len(hit.copies) - 10} more"] if len(hit.copies) > 10 else []
     # Markup the app builds, every piece of file text escaped: Qt would otherwise guess whether it is rich text.
     return "<qt>" + "<br>".join(html.escape(line) for line in lines) + "</qt>"

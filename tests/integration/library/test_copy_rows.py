@@ -68,6 +68,9 @@ def test_the_json_marks_the_copy_that_cannot_be_opened(moved, capsys):
     missing = str(home / "Documents/recette_ratatouille.md")
     assert top["path"] == str(myhome / "Documents/recette_ratatouille.md") and top["available"] is True
     assert top["copies"] == [missing] and top["copies_unavailable"] == {missing: "file or folder missing"}
+    assert main(["--data-dir", str(lib.data_dir), "search", "ratatouille aubergines", "--k", "1", "--no-rerank",
+                 "--mode", "lexical"]) == 0
+    assert f"+1 copy: {missing} [unavailable: file or folder missing]" in capsys.readouterr().out  # as a hit says
 
 
 def test_with_no_copy_to_open_the_first_keeps_the_row(moved):
