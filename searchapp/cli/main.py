@@ -43,7 +43,7 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
         args.command = "gui"  # a double-click or a bare `searchapp` opens the window
         args.handler = cmd_gui
     cancel = CancelToken()
-    _install_sigint(cancel)
+    _install_stop_signals(cancel, args.command)
     progress = TerminalProgress()
     _explicit_model_paths(args)
     config = None
@@ -125,16 +125,60 @@ def _explicit_model_paths(args: argparse.Namespace) -> None:
             setattr(args, name, explicit_path(value))
 
 
-def _install_sigint(cancel: CancelToken) -> None:
-    """First Ctrl+C asks long jobs to stop at the next batch boundary; a second one interrupts at once."""
+# The commands that write the library and stop at a batch boundary when asked (they all check `cancel`): a
+# `kill` or a closed terminal stops them as Ctrl+C does. The others keep the signals' default, ending at once:
+# nothing of theirs is half-written, and one that never checks `cancel` (the window, a search) must not outlive
+# a `kill`.
+STOP_GENTLY = frozenset({"index", "reindex", "remove", "undo", "watch"})
+
+
+def _install_stop_signals(cancel: CancelToken, command: str) -> None:
+    """Ctrl+C (SIGINT) asks long jobs to stop at the next batch boundary; so do `kill` and service managers
+    (SIGTERM) and a closed terminal (SIGHUP) for the commands that write (STOP_GENTLY): what is done is kept, and
+    a `watch` finishes its live update, removes its socket and exits 0. Left to their default, these ended a
+    `watch` at once: warm.sock stayed behind and its last update's line never came. A second signal interrupts
+    at once."""
 
     def handler(signum: int, frame: Optional[FrameType]) -> None:
         if cancel.cancelled:
             raise KeyboardInterrupt
         cancel.cancel()
-        print("\nsearchapp: stopping after the current batch (Ctrl+C again to abort)", file=sys.stderr)
+        if signum == getattr(signal, "SIGHUP", None):
+            _leave_terminal()
+        try:
+            print("\nsearchapp: stopping after the current batch (Ctrl+C again to abort)", file=sys.stderr)
+        except OSError:  # an output that is gone: stopping matters, the message does not
+            pass
+
+    names = ("SIGINT", "SIGTERM", "SIGHUP") if command in STOP_GENTLY else ("SIGINT",)
+    for name in names:
+        if hasattr(signal, name):  # Windows has no SIGHUP
+            try:
+                signal.signal(getattr(signal, name), handler)
+            except ValueError:  # not the main thread (e.g. embedded use)
+                return
+
+
+def _leave_terminal() -> None:
+    """After SIGHUP the terminal may be gone, and each line written to it an error (EIO) that would end the
+    command before it cleans up: standard output and error that are a terminal go to the null device instead.
+    Pipes and files keep every line."""
+    import os
+    import stat
 
     try:
-        signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread (e.g. embedded use)
-        pass
+        null = os.open(os.devnull, os.O_WRONLY)
+        null_dev = os.fstat(null).st_rdev
+    except OSError:
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                fd = stream.fileno()
+                st = os.fstat(fd)
+                if stat.S_ISCHR(st.st_mode) and st.st_rdev != null_dev:  # a terminal, live or hung up
+                    os.dup2(null, fd)
+            except (OSError, ValueError, AttributeError):  # closed, or not a real file (captured in tests)
+                continue
+    finally:
+        os.close(null)

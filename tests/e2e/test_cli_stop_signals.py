@@ -1,0 +1,156 @@
+"""`kill` (SIGTERM, what service managers send) and a closed terminal (SIGHUP) stop a command as Ctrl+C does.
+
+A newcomer's `kill` of `searchapp watch` ended it with exit 143, no message and warm.sock left behind; killed in the
+middle of a live update, the update's line never came. Now each signal asks the command to stop after the current
+batch: a watch says so, finishes, removes its socket and exits 0; an `index` waiting its turn is cancelled (130),
+holding nothing. Real subprocesses, real signals."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import build_tiny_library
+
+TEXTS = {"bread.txt": "A recipe for sourdough bread with a long cold proof."}
+HANG_GUARD_S = 240.0
+
+
+@pytest.fixture
+def library(tmp_path, tiny_bi_encoder_dir, tiny_encoder) -> Path:
+    return build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+
+
+def command(data: Path, *argv: str) -> list[str]:
+    return [sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv]
+
+
+def run_until(data: Path, text: str, *argv: str) -> tuple[subprocess.Popen, list[str]]:
+    """`searchapp ARGV` started, once a line of its output holds `text`; that process and its lines so far."""
+    proc = subprocess.Popen(command(data, *argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    seen: list[str] = []
+    end = time.monotonic() + HANG_GUARD_S  # a hang guard, not a timing check
+    for line in proc.stdout:
+        seen.append(line)
+        if text in line:
+            return proc, seen
+        if time.monotonic() > end:
+            break
+    proc.kill()
+    raise AssertionError(f"{text!r} never came; exit {proc.wait()}; output: {''.join(seen)}")
+
+
+def finish(proc: subprocess.Popen, seen: list[str]) -> tuple[int, str]:
+    try:
+        out, _ = proc.communicate(timeout=HANG_GUARD_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, "".join(seen) + out
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_stops_a_watch_as_ctrl_c_does(library, signum):
+    proc, seen = run_until(library, "Ctrl+C stops", "watch", "--poll", "--debounce", "0.2")
+    assert (library / "warm.sock").exists()
+    os.kill(proc.pid, signum)
+    code, out = finish(proc, seen)
+    assert code == 0, out
+    assert "stopping after the current batch" in out and out.rstrip().endswith("stopped watching"), out
+    assert not (library / "warm.sock").exists()
+
+
+def test_a_closed_terminal_stops_a_watch_cleanly(library):
+    """The terminal itself goes (the kernel sends SIGHUP, and each later line to it is an error): the watch still
+    cleans up and exits 0, not 1 on the line it could not write."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the watch, on the pseudo-terminal
+        try:
+            os.execv(sys.executable, command(library, "watch", "--poll", "--debounce", "0.2"))
+        finally:
+            os._exit(127)
+    out, end = b"", time.monotonic() + HANG_GUARD_S
+    try:
+        while b"Ctrl+C stops" not in out and time.monotonic() < end:
+            if select.select([fd], [], [], 1.0)[0]:
+                try:
+                    out += os.read(fd, 4096)
+                except OSError:  # the child ended: its terminal reads EIO
+                    break
+        assert b"Ctrl+C stops" in out, out
+    finally:
+        os.close(fd)  # hang up
+    for _ in range(int(HANG_GUARD_S * 10)):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise AssertionError("the watch went on after its terminal closed")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert not (library / "warm.sock").exists()
+
+
+HOLD_LOCK = """
+import sys
+from pathlib import Path
+from searchapp.library.resources.lock import writer_lock
+with writer_lock(Path(sys.argv[1])):
+    print("locked", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_sigterm_cancels_an_index_and_leaves_nothing_held(tmp_path, library):
+    """An `index` waiting its turn behind another writer: SIGTERM cancels it as Ctrl+C does (130, said), and the
+    writer lock is free for the next command once the holder lets go."""
+    from searchapp.library.resources.lock import writer_lock
+
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(library)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        folder = tmp_path / "more"
+        folder.mkdir()
+        (folder / "comet.txt").write_text("A comet crossed the night sky.\n", encoding="utf-8")
+        proc, seen = run_until(library, "waiting for", "index", "--words-only", str(folder))
+        os.kill(proc.pid, signal.SIGTERM)
+        code, out = finish(proc, seen)
+        assert code == 130, out
+        assert "stopping after the current batch" in out and "searchapp: cancelled" in out, out
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    with writer_lock(library, wait=0.5):  # taken at once: nothing of the cancelled index holds it
+        pass
+
+
+def test_only_the_commands_that_write_wait_for_a_batch_boundary():
+    """A search or the window never checks the cancel token: a `kill` must still end it at once."""
+    from searchapp.base.progress import CancelToken
+    from searchapp.cli.main import _install_stop_signals
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        for command, gentle in (("search", False), ("gui", False), ("watch", True), ("index", True)):
+            for s in (signal.SIGTERM, signal.SIGHUP):
+                signal.signal(s, signal.SIG_DFL)
+            _install_stop_signals(CancelToken(), command)
+            assert callable(signal.getsignal(signal.SIGINT))
+            for s in (signal.SIGTERM, signal.SIGHUP):
+                assert (signal.getsignal(s) is not signal.SIG_DFL) == gentle, (command, s)
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
