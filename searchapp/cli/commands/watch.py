@@ -96,13 +96,39 @@ def print_change(rep: SyncReport, paths: list[str]) -> None:
     if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
         what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
                          ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
-        first = next((p for p in paths if os.path.isfile(p)), paths[0])
-        shown = printable(first) + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
-        print(f"{now()} {what}: {shown}", flush=True)
+        files = rep.added + rep.updated + rep.removed + rep.skipped + rep.failed
+        print(f"{now()} {what}: {_named(paths, files)}", flush=True)
         for path, reason in rep.problems[:SHOWN_PROBLEMS]:
             print(f"  {printable(path)}: {printable(reason)}", flush=True)
         if len(rep.problems) > SHOWN_PROBLEMS:
             print(f"  ... and {len(rep.problems) - SHOWN_PROBLEMS} more (`searchapp status` lists them)", flush=True)
+
+
+def _named(paths: list[str], files: int) -> str:
+    """A live update's paths as its line names them: one file "and N more", N counting files, never the event
+    paths (a folder moved within the indexed ones came as the folder, its files and repeated events: 3 files
+    moved read "3 added, 3 removed: …/impots.md and 7 more"). A file still there is named; else (all removed) a
+    path none other lies under, counting at most one file for each such path: a folder moved away is named
+    alone."""
+    first = next((p for p in paths if os.path.isfile(p)), None)
+    if first is not None:
+        more = files - 1
+    else:
+        holding = _ancestors(paths)
+        leaves = [p for p in paths if p not in holding] or paths
+        first, more = leaves[0], min(files, len(leaves)) - 1
+    return printable(first) + (f" and {more} more" if more > 0 else "")
+
+
+def _ancestors(paths: list[str]) -> set[str]:
+    """Every folder above one of `paths` (lexically: the paths of removed files no longer exist)."""
+    found: set[str] = set()
+    for path in paths:
+        parent = os.path.dirname(path)
+        while parent and parent not in found and parent != path:
+            found.add(parent)
+            path, parent = parent, os.path.dirname(parent)
+    return found
 
 
 def print_failure(exc: BaseException) -> None:

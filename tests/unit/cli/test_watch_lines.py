@@ -17,8 +17,29 @@ def test_a_live_update_names_a_file_and_says_why_files_were_left_out(tmp_path, c
                                for i in range(SHOWN_PROBLEMS + 2)])
     print_change(rep, [folder, gone, str(kept)])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].endswith(f"1 updated, {SHOWN_PROBLEMS + 2} skipped: {kept} and 2 more"), lines[0]
+    assert lines[0].endswith(f"1 updated, {SHOWN_PROBLEMS + 2} skipped: {kept} and {SHOWN_PROBLEMS + 2} more"), lines[0]
     assert lines[1] == f"  {tmp_path / 'link0'}: symlink (following symlinks is off)"
     assert len(lines) == 1 + SHOWN_PROBLEMS + 1 and lines[-1].startswith("  ... and 2 more")
     print_change(SyncReport(), [str(kept)])  # nothing happened: nothing said
     assert capsys.readouterr().out == ""
+
+
+def test_a_live_update_counts_files_not_event_paths(tmp_path, capsys):
+    """A newcomer moved Notes/fr (3 files) to Documents/Francais: "3 added, 3 removed: …/Francais/impots.md and 7
+    more" named 8 where 6 changed, counting the folders and each file's events. Removed files, whose paths are gone,
+    count at most one each; a folder moved away is named alone."""
+    moved = tmp_path / "Documents" / "Francais"
+    moved.mkdir(parents=True)
+    names = ("banque.md", "impots.md", "loyer.md")
+    for name in names:
+        (moved / name).write_text(name, encoding="utf-8")
+    old = tmp_path / "Notes" / "fr"
+    paths = sorted([str(old), *(str(old / n) for n in names), str(moved), *(str(moved / n) for n in names)])
+    print_change(SyncReport(added=3, removed=3), paths)
+    assert capsys.readouterr().out.rstrip().endswith(f"3 added, 3 removed: {moved / 'banque.md'} and 5 more")
+    print_change(SyncReport(removed=3), [str(old)])  # the folder moved out of the indexed ones
+    assert capsys.readouterr().out.rstrip().endswith(f"3 removed: {old}")
+    print_change(SyncReport(removed=3), [str(old), *(str(old / n) for n in names)])
+    assert capsys.readouterr().out.rstrip().endswith(f"3 removed: {old / 'banque.md'} and 2 more")
+    print_change(SyncReport(removed=1), [str(old / "impots.md")])
+    assert capsys.readouterr().out.rstrip().endswith(f"1 removed: {old / 'impots.md'}")
