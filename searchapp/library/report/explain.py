@@ -16,7 +16,7 @@ from ...ingest.extractors import supported_suffixes
 from ...base.member_paths import display_path, key_of, split_member
 from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
 from ...ingest.ocr.images import image_suffixes
-from ...ingest.fsnames import storable
+from ...ingest.fsnames import is_within, storable
 from ...store import Store
 from ...store.rows import FileRow
 from ...store.ledger import STATES, entry_notes, entry_state, entry_text, entry_vectors
@@ -25,6 +25,7 @@ from ..sync.roots import owning_root
 __all__ = ["explain", "entry_fields", "member_key_of", "STATES"]
 
 TEXT_SHOWN = 300
+OWN_FOLDER = "the library's own folder, where its database and vectors live: never indexed"
 
 
 def member_key_of(path: str) -> str:
@@ -36,14 +37,18 @@ def member_key_of(path: str) -> str:
 def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
     """(state, reason) when a scan rule leaves `path` out, else None."""
     scan = config.scan
+    if is_within(os.path.realpath(path), os.path.realpath(config.data_dir)):  # the scan's leave_out (ingest/scan.py)
+        return "excluded", OWN_FOLDER
     if path != root:
         parts = os.path.relpath(path, root).split(os.sep)
         hidden = [p for p in parts if p.startswith(".")]
         if hidden:
             return "excluded", f"hidden: {hidden[0]!r} starts with a dot"
-        skipped = [p for p in parts[:-1] if p in scan.skip_dirs]
+        folders = parts if os.path.isdir(path) else parts[:-1]  # a folder named in skip_dirs is itself skipped
+        skipped = [p for p in folders if p in scan.skip_dirs]
         if skipped:
-            return "excluded", f"inside a skipped folder {skipped[0]!r} ([scan] skip_dirs)"
+            where = "a skipped folder" if skipped[0] == parts[-1] == folders[-1] else "inside a skipped folder"
+            return "excluded", f"{where} {skipped[0]!r} ([scan] skip_dirs)"
         if scan.exclude and Excluder(scan.exclude).under(root, path):
             return "excluded", "matches a [scan] exclude pattern: " + ", ".join(scan.exclude)
     suffix = os.path.splitext(path)[1].lower()
@@ -86,11 +91,32 @@ def explain(config: Config, store: Store, path: str, owner: Optional[str] = None
             out.update(state="missing", reason="not a member of its container as last read (or not synced yet)")
         elif not os.path.lexists(container):
             out.update(state="missing", reason="no such file")
+        elif os.path.isdir(container):
+            _folder(store, root, container, out)
         else:
             out.update(state="not_synced", reason="not indexed yet: `searchapp index` reads it")
         return out
     out.update(entry_fields(store, row))
     return out
+
+
+def _folder(store: Store, root: str, folder: str, out: dict[str, Any]) -> None:
+    """A folder is no entry of its own: say what of it is in the library ("not indexed yet" was said of a folder,
+    also of an empty one, as if `index` would read it as a file)."""
+    row = next((r for r in store.roots() if r.path == root), None)
+    entries = len(store.files_under(row.id, storable(folder))) if row is not None else 0
+    if entries:
+        # known: its files are in the library (exit 0); `status --files` and explain of each say more
+        out.update(state="folder", known=True,
+                   reason=f"a folder: {entries:,} file{'s' if entries != 1 else ''} under it in the library")
+        return
+    try:
+        with os.scandir(folder) as listing:
+            empty = next(listing, None) is None
+    except OSError:
+        empty = False
+    out.update(state="folder", reason="a folder, empty: nothing to index" if empty else
+               "a folder: nothing under it is in the library (explain a file in it says why)")
 
 
 def entry_fields(store: Store, row: tuple[str, FileRow, Optional[int], Optional[str]]) -> dict[str, Any]:

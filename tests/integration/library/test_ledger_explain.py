@@ -216,3 +216,33 @@ def test_an_entrys_notes_are_kept_to_the_first_twenty(tiny_library, tmp_path, mo
     assert len(notes) == MAX_STORED_NOTES + 1 and notes[-1] == "… and 40 more", notes
     assert all(n.endswith("skipped: larger than 0 MB") for n in notes[:-1])
     assert tiny_library.search("heron survey", mode="lexical").hits
+
+
+def test_explain_tells_the_truth_of_the_librarys_own_files_and_of_folders(tmp_path, tiny_bi_encoder_dir,
+                                                                          tiny_encoder):
+    """A newcomer's data dir lay inside the indexed folder: `explain` said its vectors.hnsw.json was "not indexed
+    yet: `searchapp index` reads it" (index rightly never does) and library.sqlite an "unsupported type"; a folder,
+    even an empty one, was "not indexed yet" too."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    home = tmp_path / "home"
+    (home / "Documents" / "Work").mkdir(parents=True)
+    (home / "Documents" / "Work" / "plan.txt").write_text("Lemurs eat fruit in Madagascar.\n")
+    (home / "Scratch").mkdir()
+    (home / "node_modules").mkdir()
+    data = home / "lib"  # not hidden: only the scan's own rule leaves it out
+    data.mkdir()
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        lib.add_folder(home, embed=False)
+        for name in ("vectors.hnsw.json", "library.sqlite", ""):
+            e = lib.explain(str(data / name) if name else str(data))
+            assert (e["state"], e["known"]) == ("excluded", False), (name, e)
+            assert e["reason"].startswith("the library's own folder") and e["reason"].endswith("never indexed"), e
+        e = lib.explain(str(home / "Documents"))
+        assert (e["state"], e["known"]) == ("folder", True) and e["reason"] == "a folder: 1 file under it in the library"
+        e = lib.explain(str(home / "Scratch"))
+        assert (e["state"], e["known"], e["reason"]) == ("folder", False, "a folder, empty: nothing to index")
+        e = lib.explain(str(home / "node_modules"))
+        assert e["state"] == "excluded" and e["reason"].startswith("a skipped folder 'node_modules'"), e
+        assert lib.status().files == {"indexed": 1}  # nothing of the data dir was indexed
