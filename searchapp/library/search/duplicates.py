@@ -32,6 +32,7 @@ import numpy as np
 
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
+from ...base.member_paths import display_path
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
 from ..resources.blas_limit import one_blas_thread
@@ -90,8 +91,10 @@ class NearPair:
     pairs: list[PassagePair] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "similarity": round(self.similarity, 4),
-                "pairs": [p.to_json() for p in self.pairs]}
+        # As every JSON output names an entry (docs/formats.md): the path as shown (`a.zip › x.docx`), and the
+        # library's own name beside it (`a.zip//x.docx`)
+        return {"a": display_path(self.a), "b": display_path(self.b), "a_key": self.a, "b_key": self.b,
+                "similarity": round(self.similarity, 4), "pairs": [p.to_json() for p in self.pairs]}
 
 
 @dataclass
@@ -104,7 +107,8 @@ class DuplicateReport:
     meaning_percent: Optional[int] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"exact": [{"paths": g} for g in self.exact], "near": [p.to_json() for p in self.near],
+        return {"exact": [{"paths": [display_path(p) for p in g], "keys": g} for g in self.exact],
+                "near": [p.to_json() for p in self.near],
                 **({"meaning_percent": self.meaning_percent} if self.meaning_percent is not None else {})}
 
 

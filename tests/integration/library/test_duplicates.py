@@ -81,9 +81,10 @@ def test_duplicates_cli_json_shape(indexed, capsys):
     assert code == 0
     rep = json.loads(out)
     assert set(rep) == {"exact", "near"}
-    assert rep["exact"] == [{"paths": [str(docs / "reports" / "copy.txt"), str(docs / "reports" / "original.txt")]}]
+    copies = [str(docs / "reports" / "copy.txt"), str(docs / "reports" / "original.txt")]
+    assert rep["exact"] == [{"paths": copies, "keys": copies}]  # files: shown as named
     first = rep["near"][0]
-    assert set(first) == {"a", "b", "similarity", "pairs"} and 0 < first["similarity"] <= 1
+    assert set(first) == {"a", "b", "a_key", "b_key", "similarity", "pairs"} and 0 < first["similarity"] <= 1
     assert set(first["pairs"][0]) == {"a_text", "b_text", "similarity"}
     sims = [p["similarity"] for p in rep["near"]]
     assert sims == sorted(sims, reverse=True)
@@ -137,3 +138,19 @@ def test_files_alike_in_a_few_words_only_are_no_near_duplicates(tmp_path, packag
     names = [{Path(p.a).name, Path(p.b).name} for p in rep.near]
     assert {"bakery.txt", "bakery-draft.txt"} in names
     assert {"sheets-a.txt", "sheets-b.txt"} not in names and MIN_NEAR_WORDS > 3
+
+
+def test_duplicates_json_names_a_member_as_search_does():
+    """`duplicates --json` gave a member's internal key (`old_docs_2019.zip//reviews/review.docx`) where `search
+    --json` and `similar --json` give the shown form as `path` and the key as `key` (docs/formats.md)."""
+    from searchapp.base.member_paths import DISPLAY_SEP, MEMBER_SEP
+    from searchapp.library.search.duplicates import DuplicateReport, NearPair
+
+    member, file = f"/home/me/old.zip{MEMBER_SEP}reviews/review.docx", "/home/me/Office/review.docx"
+    mail = f"/home/me/inbox.mbox{MEMBER_SEP}3: Travel"
+    rep = DuplicateReport(exact=[[member, file]], near=[NearPair(mail, file, 0.9)], threshold=0.8).to_json()
+    shown = f"/home/me/old.zip{DISPLAY_SEP}reviews/review.docx"
+    assert rep["exact"] == [{"paths": [shown, file], "keys": [member, file]}]
+    near = rep["near"][0]
+    assert (near["a"], near["a_key"]) == (f"/home/me/inbox.mbox{DISPLAY_SEP}3: Travel", mail)
+    assert (near["b"], near["b_key"]) == (file, file)

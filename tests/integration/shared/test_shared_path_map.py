@@ -77,8 +77,8 @@ def test_desk_b_sees_and_names_desk_as_files_at_its_own_mount_point(desks, tmp_p
     shutil.copy(share_a / "docs" / "bread.txt", share_a / "docs" / "copy.txt")
     assert run("desk-a", "index")[0] == 0
     code, out, _ = run("desk-b", "duplicates", "--json")
-    assert code == 0 and json.loads(out)["exact"] == [{"paths": [str(mount_b / "docs" / "bread.txt"),
-                                                                 str(mount_b / "docs" / "copy.txt")]}]
+    copies = [str(mount_b / "docs" / "bread.txt"), str(mount_b / "docs" / "copy.txt")]
+    assert code == 0 and json.loads(out)["exact"] == [{"paths": copies, "keys": copies}]
     code, out, _ = run("desk-b", "status", "--files", "--json")
     paths = [f["path"] for f in json.loads(out)["files"]]
     assert code == 0 and str(mount_b / "docs" / "copy.txt") in paths and not any(p.startswith(f"{share_a}/") for p in paths)
