@@ -81,9 +81,12 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if not st.chunks:  # "meaning: 100% of passages" of none read as a finished library
         say("searchable: nothing yet (no passages)")
     else:
+        # "done in" only while a process embeds them: with none running, a time to completion misleads (a
+        # cancelled `index` left "done in about 5 s" standing with nothing at work)
+        when = (f", done in {left}" if st.writer else f": {left} once `searchapp index` or the window embeds them") \
+            if left else ""
         say(f"searchable by words: {st.chunks} passages; meaning: {meaning['percent']}% of passages"
-            + (f" ({st.chunks - st.embedded} still to embed" + (f", done in {left}" if left else "") + ")"
-               if st.embedded < st.chunks else ""))
+            + (f" ({st.chunks - st.embedded} still to embed{when})" if st.embedded < st.chunks else ""))
     b = st.bi_encoder
     say(printable(f"bi-encoder: {b['spec']} ({b['pooling']} pooling)" + (
         f"; library built with {b['library_model']} ({b['library_pooling']})" if b["library_model"] else "")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from argparse import Namespace
+from dataclasses import replace
 
 import pytest
 
@@ -70,6 +71,11 @@ def test_status_says_when_the_meaning_waiting_will_be_done(tiny_library, tmp_pat
     assert f"about {waiting} min at the last measured 0.017 passages/s" in note, note
     out = io.StringIO()
     print_status(Namespace(json=False, check=False), st, None, out)
+    # nothing embeds them now: how long they take, not when they will be done
+    assert f"({waiting} still to embed: about {waiting} min at the last measured" in out.getvalue()
+    assert "once `searchapp index` or the window embeds them)" in out.getvalue() and "done in" not in out.getvalue()
+    out = io.StringIO()
+    print_status(Namespace(json=False, check=False), replace(st, writer="process 4242 (searchapp watch)"), None, out)
     assert f"({waiting} still to embed, done in about {waiting} min at the last measured" in out.getvalue()
 
 
