@@ -201,6 +201,9 @@ class ProgressView(QWidget):
             head.append(said[:1].upper() + said[1:])
         elif p.message:
             head.append(p.message)
+        if not counts and self.rate is None:  # a stage with nothing to count (a wait): its message says why, after it
+            self.label.set_parts(SEP.join(h for h in (title, stage, *head[1:]) if h), "")
+            return
         kept = [stage + (f" {counts}" if counts else "")]
         if self.rate is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
             pace = f"{format_rate(self.rate)[:-2]} {RATE_UNITS[p.stage]}/s"

@@ -92,7 +92,8 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
                         "repeats", "score", "score_label", "more",  # these four: added by results by file
                         "container", "member", "key",  # members of archives/mail (null for a file)
                         "ocr",  # whether the text came from OCR
-                        "common_to", "copies"}  # repeated text and exact copies folded into the row
+                        "common_to", "copies",  # repeated text and exact copies folded into the row
+                        "copies_unavailable"}  # those copies on a missing folder or drive, and why
     assert hit["common_to"] == 0 and hit["copies"] == []
     assert hit["container"] is None and hit["member"] is None and hit["key"] == hit["path"]
     assert hit["available"] is True

@@ -137,7 +137,7 @@ def test_a_failure_of_memory_is_not_remembered(tmp_path, tiny_library, monkeypat
     rep = tiny_library.sync(embed=False)
     assert oom.calls == 4 and {p for p, _ in rep.problems} == {str(scan), str(pdf)}
     assert tiny_library.store.file_by_path(str(scan)).status == "failed"
-    assert entry_state(tiny_library.store, str(pdf))[0] == "ocr_pending"
+    assert entry_state(tiny_library.store, str(pdf))[0] == "ocr_pages_pending"  # indexed, pages waiting (0155)
     assert tiny_library.search("quarterly invoices", mode="lexical").hits
 
 
