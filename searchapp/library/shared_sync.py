@@ -106,7 +106,8 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     if lib.config.scan.ocr:
         make_private_dir(lib.config.data_dir)  # the OCR cache's home; a shared desktop may have no library there
         total.merge(ocr_step(store, lib.config, encoder, index, lib.config.data_dir, progress, cancel,
-                             counted=total.waiting, root_ids=[root.id for root, _ in work]))
+                             counted=total.waiting, root_ids=[root.id for root, _ in work],
+                             full=[root.id for root, paths in work if paths is None]))
         meaning()
     waiting = lib.store.pending_by_machine()
     # This machine's alone: "`searchapp index` embeds them" is true of those only (another machine's wait for it)

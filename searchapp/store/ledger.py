@@ -146,16 +146,17 @@ def pending_ocr_files(store: Store, limit: int, root_ids: Optional[Sequence[int]
     return [FileRow(*r) for r in rows]
 
 
-def ocr_done_before(store: Store, reader: int, limit: int, root_ids: Optional[Sequence[int]] = None) -> list[FileRow]:
-    """Indexed entries some of whose text came from OCR, read by a reader older than `reader` (or by one that
-    kept no version), newest first; `root_ids` as for pending_ocr_files. The caller checks each entry's own
-    format (ingest's reader_version): `reader` is the newest of any."""
-    if root_ids is not None and not root_ids:
+def ocr_done_before(store: Store, reader: int, limit: int, root_ids: Sequence[int]) -> list[FileRow]:
+    """Indexed PDFs some of whose text came from OCR, read by a PDF reader older than `reader` (or by one that
+    kept no version), under the roots `root_ids`, newest first. PDFs only: an OCR'd image has no reader, and
+    thousands of them would fill `limit` before a PDF."""
+    if not root_ids:
         return []
-    under = "" if root_ids is None else f" AND root_id IN ({','.join('?' * len(root_ids))})"
+    under = ",".join("?" * len(root_ids))
     rows = store.conn.execute(f"SELECT {store.file_cols} FROM files WHERE ocr = 'done' AND status = 'indexed' "  # noqa: S608 (constants and placeholders)
-                              f"AND (reader IS NULL OR reader < ?){under} ORDER BY mtime_ns DESC, path LIMIT ?",
-                              (int(reader), *[int(r) for r in root_ids or ()], int(limit)))
+                              f"AND kind = 'pdf' AND (reader IS NULL OR reader < ?) AND root_id IN ({under}) "
+                              "ORDER BY mtime_ns DESC, path LIMIT ?",
+                              (int(reader), *[int(r) for r in root_ids], int(limit)))
     return [FileRow(*r) for r in rows]
 
 

@@ -1,7 +1,7 @@
 """Turn files into text: one module per format, chosen by suffix through the registry."""
 
-from .registry import (DEFAULT_MAX_BYTES, DEFAULT_MAX_CHARS, extract, extractor_name, newest_reader_version,
-                       reader_version, readers_fingerprint, supported_suffixes, takes_data)
+from .registry import (DEFAULT_MAX_BYTES, DEFAULT_MAX_CHARS, extract, extractor_name, reader_version,
+                       readers_fingerprint, supported_suffixes, takes_data)
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS", "extract", "extractor_name", "newest_reader_version", "reader_version", "readers_fingerprint",
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS", "extract", "extractor_name", "reader_version", "readers_fingerprint",
            "supported_suffixes", "takes_data"]

@@ -115,11 +115,6 @@ def reader_version(path: Path | str) -> Optional[int]:
     return _TEXT_STEPS + _READER_VERSIONS[name]
 
 
-def newest_reader_version() -> int:
-    """The highest of reader_version's answers: an entry kept with a lower one may be due for reading again."""
-    return _TEXT_STEPS + max(_READER_VERSIONS.values())
-
-
 def readers_fingerprint() -> str:
     """Every reader's version at once ("text1,pdf1,…;1"): what a folder's full sync records it was read with, so
     `status` and the window can tell a folder an older version read (library/sync/meta_keys.py)."""

@@ -38,7 +38,7 @@ from ...base.member_paths import split_member
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...base.types import Document
-from ...ingest.extractors import extract, newest_reader_version, reader_version
+from ...ingest.extractors import extract, reader_version
 from ...ingest.ocr import merge_ocr, ocr_document, recognised_pages
 from ...ingest.ocr.document import OcrFailed
 from ...ingest.ocr.engine import OcrEngine, available_engine, engine_name, engine_version, ocr_unavailable_reason
@@ -75,17 +75,21 @@ class _OcrLater(ExtractionError):
 
 def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, cache: OcrCache,
                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-                counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None) -> SyncReport:
+                counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None,
+                full: Sequence[int] = ()) -> SyncReport:
     """OCR the files waiting for it (files.ocr = 'pending'), newest first; raises Cancelled on cancel. `counted`:
     the entries this sync's text pass counted as skipped while they wait (SyncReport.waiting): one given text here
     is counted as added instead, one that fails as failed, so the sync's summary says what became of them.
-    `root_ids`: only the files under these roots (a shared library's sync: the roots whose writer lock it holds)."""
+    `root_ids`: only the files under these roots (a shared library's sync: the roots whose writer lock it holds).
+    `full`: the roots this sync's text pass read in full, whose OCR'd PDFs an older reader read are read again
+    here (_read_again: that pass counted each of them unchanged)."""
     rep = SyncReport()
     counted = set(counted)
     if not config.scan.ocr:
         return rep
     roots = {r.id: r for r in store.roots()}  # a shared library's: this machine's
-    _read_again(store, roots, config, encoder, index, cache, rep, cancel, root_ids)
+    if full:
+        _read_again(store, roots, config, encoder, index, cache, rep, cancel, full)
     rows = [r for r in pending_ocr_files(store, MAX_FILES_PER_SYNC, root_ids) if r.root_id in roots]
     if not rows:
         return rep
@@ -146,12 +150,12 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
 
 def _read_again(store: Store, roots: dict[int, RootRow], config: Config, encoder: PassageEncoder, index: IndexWriter,
                 cache: OcrCache, rep: SyncReport, cancel: Optional[CancelToken],
-                root_ids: Optional[Sequence[int]]) -> None:
+                full: Sequence[int]) -> None:
     """Entries some of whose text came from OCR, read by an older reader than this version's (decision 0152), read
     again with their OCR text from the cache: the very same passages stay as they are (their row takes the new
     reader), other ones replace them, each unchanged model input keeping its vector. Never OCR'd again for this
     (hours for a folder of scans): an entry whose OCR text is not cached stays as it was read."""
-    rows = [r for r in ocr_done_before(store, newest_reader_version(), MAX_FILES_PER_SYNC, root_ids)
+    rows = [r for r in ocr_done_before(store, _pdf_reader(), MAX_FILES_PER_SYNC, full)
             if r.root_id in roots and read_by_older(r)]
     for row in rows:
         if cancel is not None:
@@ -167,6 +171,12 @@ def _read_again(store: Store, roots: dict[int, RootRow], config: Config, encoder
             if file_failure(exc) is None:  # a cancel, the library's own error
                 raise
             log.info("%s: not read again: %s", row.path, exc)
+
+
+def _pdf_reader() -> int:
+    """This version's PDF reader: the only entries with both a reader and OCR'd text are PDFs (an image has none,
+    reader_version), so those an older one read are the OCR'd entries to read again."""
+    return reader_version("a.pdf") or 0
 
 
 def _reread(store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter,
@@ -346,14 +356,15 @@ def _record(store: Store, row: FileRow, status: str, reason: str, ocr: Optional[
 
 def ocr_step(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, data_dir: Path,
              progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-             counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None) -> SyncReport:
-    """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync); `root_ids`: as
+             counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None,
+             full: Sequence[int] = ()) -> SyncReport:
+    """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync); `root_ids`, `full`: as
     there (a shared library's sync, library/shared_sync.py)."""
     if not config.scan.ocr or not (pending_ocr_files(store, 1, root_ids)
-                                   or ocr_done_before(store, newest_reader_version(), 1, root_ids)):
+                                   or (full and ocr_done_before(store, _pdf_reader(), 1, full))):
         return SyncReport()
     cache = OcrCache(data_dir)
     try:
-        return ocr_pending(store, config, encoder, index, cache, progress, cancel, counted, root_ids)
+        return ocr_pending(store, config, encoder, index, cache, progress, cancel, counted, root_ids, full)
     finally:
         cache.close()

@@ -4,7 +4,7 @@ the SyncReport it returns."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Collection, Optional, Protocol
+from typing import TYPE_CHECKING, Collection, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -44,7 +44,8 @@ class OcrStep(Protocol):
 
     def __call__(self, store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, data_dir: Path,
                  progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-                 counted: Collection[str] = ()) -> SyncReport: ...
+                 counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None,
+                 full: Sequence[int] = ()) -> SyncReport: ...
 
 
 @dataclass

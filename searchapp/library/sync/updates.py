@@ -145,7 +145,8 @@ class Updates:
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 if resumer is None:  # the writer that handed over reads the scans after its meaning pass
                     total.merge(self.ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress,
-                                              cancel, counted=total.waiting))
+                                              cancel, counted=total.waiting,
+                                              full=[root.id for root, paths in work if paths is None]))
                 if embed and self.store.pending_count():
                     total.chunks_embedded += self._embed(encoder, progress, cancel)
                 total.chunks_pending = self.store.pending_count()

@@ -450,3 +450,30 @@ def test_a_pdf_whose_ocr_text_is_not_cached_is_not_ocrd_again_for_a_newer_reader
     assert (rep.reread, rep.updated, counting.calls) == (0, 0, 1)
     assert _names(tiny_library.search("lighthouse", mode="lexical")) == ["mixed.pdf"]
     assert _names(tiny_library.search("invoices", mode="lexical")) == ["mixed.pdf"]
+
+
+@needs_rapidocr
+def test_only_a_full_sync_reads_ocrd_pdfs_again_and_images_never_fill_its_list(tmp_path, tiny_library, counting,
+                                                                               monkeypatch):
+    """A watch's live update of another file counted nothing of the PDF (its counts went negative: 'unchanged -1');
+    an OCR'd image has no reader and thousands of them filled the list before any PDF."""
+    from searchapp.ingest.extractors import reader_version
+    from searchapp.store.ledger import ocr_done_before
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
+                                         ["Lighthouse keeper log", "November storm warning"]])
+    text_image(["Harbour pilot roster"]).save(docs / "scan.png")
+    (docs / "note.txt").write_text("A plain note about gardening.\n")
+    tiny_library.add_folder(docs)
+    _a_newer_pdf_reader(monkeypatch, lambda text: text.replace("invoices", "receipts"))
+    root = tiny_library.store.root_by_path(str(docs))
+    listed = ocr_done_before(tiny_library.store, reader_version("a.pdf"), 1, [root.id])
+    assert [os.path.basename(r.path) for r in listed] == ["mixed.pdf"]  # the newer image is not listed
+    (docs / "note.txt").write_text("A plain note about gardening and tomatoes.\n")
+    rep = tiny_library.sync_changed([str(docs / "note.txt")], embed=False)
+    assert (rep.reread, rep.updated, rep.unchanged) == (0, 1, 0)
+    rep = tiny_library.sync(embed=False)
+    assert (rep.reread, rep.updated, rep.read_differently) == (1, 1, [str(docs / "mixed.pdf")])
+    assert rep.unchanged >= 0 and rep.scanned == rep.added + rep.updated + rep.unchanged + rep.skipped + rep.failed
