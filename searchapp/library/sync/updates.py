@@ -92,6 +92,13 @@ class Updates:
                      embed: bool = True) -> SyncReport:
         return self.run_sync(paths_by_root(changed, self.store.roots()), progress, cancel, embed)
 
+    def _ocr(self, work: SyncWork, encoder: PassageEncoder, progress: Optional[ProgressFn],
+             cancel: Optional[CancelToken], total: SyncReport) -> SyncReport:
+        """The OCR step after the words (`total`: what they counted); the roots read in full also have their
+        OCR'd PDFs an older reader read read again (ocr/step.py)."""
+        return self.ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel,
+                             counted=total.waiting, full=[root.id for root, paths in work if paths is None])
+
     def run_sync(self, work: SyncWork, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
                  embed: bool = True) -> SyncReport:
         """Phase 1 (words) for every root of `work`, then, unless `embed` is False, phase 2 (meaning): every passage
@@ -144,9 +151,7 @@ class Updates:
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 if resumer is None:  # the writer that handed over reads the scans after its meaning pass
-                    total.merge(self.ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress,
-                                              cancel, counted=total.waiting,
-                                              full=[root.id for root, paths in work if paths is None]))
+                    total.merge(self._ocr(work, encoder, progress, cancel, total))
                 if embed and self.store.pending_count():
                     total.chunks_embedded += self._embed(encoder, progress, cancel)
                 total.chunks_pending = self.store.pending_count()

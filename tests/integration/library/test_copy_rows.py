@@ -166,3 +166,17 @@ def test_a_listing_shows_the_copy_that_can_be_opened(moved):
         [(h.path, h.unavailable) for h in hits]
     assert all(h.copies == [str(home / os.path.relpath(h.path, myhome))] for h in hits)
     assert all(h.copies_unavailable == {h.copies[0]: "file or folder missing"} for h in hits)
+
+
+def test_a_copy_on_an_empty_mount_point_gives_the_row_to_one_that_can_be_opened(tiny_library, tmp_path):
+    """An unplugged drive often leaves its mount point as an empty folder (/mnt/backup in fstab): the sync calls
+    that root missing ("empty (not mounted?)"), and so must the row's choice (found by a review)."""
+    backup, docs = tmp_path / "mnt_backup", tmp_path / "docs"
+    _write(backup, {"report.md": RECIPE})
+    _write(docs, {"report.md": RECIPE})
+    tiny_library.add_folder(backup)  # indexed first: found first among equal scores
+    tiny_library.add_folder(docs)
+    (backup / "report.md").unlink()  # the drive unmounted: its mount point stays, empty
+    hit = tiny_library.search("ratatouille aubergines", mode="lexical").hits[0]
+    assert hit.path == str(docs / "report.md") and hit.available
+    assert hit.copies == [str(backup / "report.md")]
