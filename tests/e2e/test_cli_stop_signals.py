@@ -154,3 +154,21 @@ def test_only_the_commands_that_write_wait_for_a_batch_boundary():
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)
+
+
+def test_a_signal_the_caller_ignores_stays_ignored():
+    """`nohup searchapp watch &` sets SIGHUP to be ignored: the watch must outlive its terminal (found by a review:
+    the stop handler replaced nohup's choice)."""
+    from searchapp.base.progress import CancelToken
+    from searchapp.cli.main import _install_stop_signals
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _install_stop_signals(CancelToken(), "watch")
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert callable(signal.getsignal(signal.SIGTERM))
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
