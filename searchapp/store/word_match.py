@@ -59,8 +59,10 @@ def _ask(words: list[str], terms: tuple[str, ...]) -> set[str]:
 def matched_words(words: Iterable[str], terms: Iterable[str]) -> set[str]:
     """The lower-case forms of `words` that one of `terms` (a query's words, as snippet.query_terms gives them)
     matches in the words index: the same stem after case and diacritics are folded."""
-    # One token each (a term the tokenizer splits, e_mail, is its parts: a table without positions has no phrases)
-    key = tuple(sorted({tok.lower() for t in terms if not is_cjk(t) for tok in TOKEN.findall(t) if len(tok) > 1}))
+    # Terms of one token: a term the tokenizer splits (e_mail) is a phrase the index matched by its parts in a row,
+    # which a table of single words cannot ask; its parts alone would mark every "mail" (word starts mark e_mail)
+    key = tuple(sorted({toks[0].lower() for t in terms if not is_cjk(t)
+                        for toks in [TOKEN.findall(t)] if len(toks) == 1 and len(toks[0]) > 1}))
     if not key:
         return set()
     wanted = list(dict.fromkeys(w.lower() for w in words))

@@ -45,10 +45,11 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
         if hidden:
             return "excluded", f"hidden: {hidden[0]!r} starts with a dot"
         folders = parts if os.path.isdir(path) else parts[:-1]  # a folder named in skip_dirs is itself skipped
-        skipped = [p for p in folders if p in scan.skip_dirs]
-        if skipped:
-            where = "a skipped folder" if skipped[0] == parts[-1] == folders[-1] else "inside a skipped folder"
-            return "excluded", f"{where} {skipped[0]!r} ([scan] skip_dirs)"
+        skipped = [i for i, p in enumerate(folders) if p in scan.skip_dirs]
+        if skipped:  # the outermost decides: root/node_modules/pkg/node_modules is inside the first one
+            first = skipped[0]
+            where = "a skipped folder" if first == len(parts) - 1 == len(folders) - 1 else "inside a skipped folder"
+            return "excluded", f"{where} {folders[first]!r} ([scan] skip_dirs)"
         if scan.exclude and Excluder(scan.exclude).under(root, path):
             return "excluded", "matches a [scan] exclude pattern: " + ", ".join(scan.exclude)
     suffix = os.path.splitext(path)[1].lower()

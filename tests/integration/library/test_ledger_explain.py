@@ -245,4 +245,7 @@ def test_explain_tells_the_truth_of_the_librarys_own_files_and_of_folders(tmp_pa
         assert (e["state"], e["known"], e["reason"]) == ("folder", False, "a folder, empty: nothing to index")
         e = lib.explain(str(home / "node_modules"))
         assert e["state"] == "excluded" and e["reason"].startswith("a skipped folder 'node_modules'"), e
+        (home / "node_modules" / "pkg" / "node_modules").mkdir(parents=True)  # inside the outer one
+        e = lib.explain(str(home / "node_modules" / "pkg" / "node_modules"))
+        assert e["reason"].startswith("inside a skipped folder 'node_modules'"), e
         assert lib.status().files == {"indexed": 1}  # nothing of the data dir was indexed

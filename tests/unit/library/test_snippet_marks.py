@@ -38,3 +38,8 @@ def test_the_spans_of_a_text_are_the_same_cut_from_it_or_alone():
     terms = ["residents", "parking"]
     spans = term_spans(text, terms)
     assert [text[a:b] for a, b in spans] == ["Residents", "Park", "parking"]
+
+
+def test_a_query_word_the_tokenizer_splits_marks_itself_not_its_parts():
+    """`e_mail` is a phrase to the words index ("e" then "mail"): every lone "mail" was marked (found by a review)."""
+    assert marks("Send the e_mail by mail or mailing list.", "e_mail") == ["e_mail"]
