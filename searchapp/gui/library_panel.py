@@ -5,6 +5,7 @@ getting it back means indexing it again (hours for a home folder)."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -17,7 +18,9 @@ from ..base.member_paths import display_path
 from ..library import LibraryStatus
 from ..library.report.not_indexed import entries_in
 from .elided_label import ElidedLabel
+from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
 from .plain import tooltip
+from .results_view import short_folder
 
 if TYPE_CHECKING:
     from ..library import RootStatus
@@ -26,6 +29,15 @@ __all__ = ["LibraryPanel", "ProblemsDialog", "format_when", "remove_question"]
 
 MISSING_COLOR = QColor(176, 32, 32)
 ELSEWHERE_COLOR = QColor(110, 110, 110)  # another machine's folder in a shared library: listed, not this one's
+
+
+def name_first(path: str, mark: str = "", owner: str = "") -> tuple[str, str, str]:
+    """(the folder's own name, the folder it is in, `mark`) as the pane shows them (name_first.py); `owner`:
+    another machine's name, before the folder's."""
+    trimmed = path.rstrip(os.sep) or path
+    name = os.path.basename(trimmed)
+    where = short_folder(os.path.dirname(trimmed)) if name else ""  # "/" or a drive: nothing above it
+    return (f"{owner}: " if owner else "") + (name or path), where, mark
 
 
 def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
@@ -139,8 +151,10 @@ class LibraryPanel(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
         self.tree.itemSelectionChanged.connect(self._update_buttons)
-        # The counts are always whole; a long folder gives way in the middle (its drive and its own name show).
+        # The counts are always whole; a folder shows its own name first, then where it is, which gives way
+        # first (name_first.py): cut in the middle, "/tmp/s…n/home" had lost the name a person knows it by.
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setItemDelegateForColumn(0, NameFirstDelegate(self.tree))
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         header = self.tree.header()
         header.setStretchLastSection(False)
@@ -193,6 +207,7 @@ class LibraryPanel(QWidget):
             if unfinished:  # "never" beside 46 searchable files read as nothing indexed (a cancelled first sync)
                 when = "not finished"
             item = QTreeWidgetItem([label, str(r.files), str(r.chunks), when])
+            item.setData(0, NAME_FIRST_ROLE, name_first(r.path, " (missing)" if missing else ""))
             if unfinished:
                 item.setToolTip(3, tooltip("Its first sync was stopped before the end: what it read is searchable, "
                                            "Re-sync (F5) reads the rest."))
@@ -220,6 +235,7 @@ class LibraryPanel(QWidget):
                                           "the folders of other machines are theirs to sync and remove"))
         for machine, r in status.elsewhere:
             item = QTreeWidgetItem([f"{machine}: {r.path}", str(r.files), str(r.chunks), format_when(r.last_sync)])
+            item.setData(0, NAME_FIRST_ROLE, name_first(r.path, owner=machine))
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # never selected: Remove and Re-sync are that machine's
             item.setToolTip(0, tooltip(f"{r.path}\nA folder of {machine}: searched here too; {machine} syncs it "
                                        "and only it can remove it"))

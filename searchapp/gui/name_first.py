@@ -1,0 +1,64 @@
+"""A list cell that shows a folder's or a file's own name first, then, greyed, where it is: a person knows a
+folder by its name ("home", "notes"), and cut in the middle a long path kept its start and lost the name
+("/tmp/s…n/home"). The name is cut last, only when the cell cannot hold it alone; the place gives way first.
+
+The item's text stays the whole path (what is read aloud, copied, compared); the cell's (name, where) is set
+beside it in NAME_FIRST_ROLE, with a mark that is never cut ("(missing)"). Painted as plain text: a name is never markup."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtGui import QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+__all__ = ["NAME_FIRST_ROLE", "NameFirstDelegate", "fit_name_first"]
+
+NAME_FIRST_ROLE = Qt.ItemDataRole.UserRole + 7  # (name, where[, mark]), or None for a cell painted as usual
+GAP = "   "  # between the name and where it is
+PAD = 4  # the cell's inner margin, as the style's own
+
+
+def fit_name_first(name: str, where: str, fm: QFontMetrics, width: int, mark: str = "") -> tuple[str, str]:
+    """(name and mark, where) as they fit in `width` pixels: the name whole while it fits (then cut at its end,
+    its mark kept), where it is in what is left, shortened in the middle (its start and its last folder show),
+    or left out when even "…/…" has no room."""
+    shown = fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0, width - fm.horizontalAdvance(mark))) + mark
+    room = width - fm.horizontalAdvance(shown + GAP)
+    if shown != name + mark or not where or room < fm.horizontalAdvance("…/…"):
+        return shown, ""
+    return shown, fm.elidedText(where, Qt.TextElideMode.ElideMiddle, room)
+
+
+class NameFirstDelegate(QStyledItemDelegate):
+    """Paints a cell that has NAME_FIRST_ROLE as its name, then where it is in grey; any other cell as usual."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        parts: Optional[tuple[str, ...]] = index.data(NAME_FIRST_ROLE)
+        if not parts:
+            super().paint(painter, option, index)
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""
+        style = opt.widget.style() if opt.widget else None
+        if style:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        r = opt.rect.adjusted(PAD, 0, -PAD, 0)
+        fm = opt.fontMetrics
+        name, where = fit_name_first(parts[0], parts[1], fm, r.width(), parts[2] if len(parts) > 2 else "")
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        # The item's own colour (a missing folder's red, another machine's grey) comes in the palette's Text.
+        text = opt.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        grey = opt.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText)
+        flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine)
+        painter.save()
+        painter.setFont(opt.font)
+        painter.setPen(text)
+        painter.drawText(r, flags, name)
+        if where:
+            painter.setPen(grey)
+            left = fm.horizontalAdvance(name + GAP)
+            painter.drawText(QRect(r.left() + left, r.top(), r.width() - left, r.height()), flags, where)
+        painter.restore()

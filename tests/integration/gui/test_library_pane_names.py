@@ -1,0 +1,57 @@
+"""The library pane as a person reads it: each folder by its own name first (where it is after it, greyed, and
+the whole path in its tooltip), and what its time column means. Real widgets, offscreen, from a LibraryStatus
+as the library reports it (the pane never reads the database)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from painted_text import painted_text
+from searchapp.gui.library_panel import LibraryPanel
+from searchapp.library import LibraryStatus
+from searchapp.library.report.status import RootStatus
+
+FOLDERS = ["/tmp/s17/win/cli_folder", "/tmp/s17/win/extra", "/tmp/s17/win/home", "/tmp/s17/win/more_notes"]
+
+
+def status_of(paths: list[str], last_sync: float | None = None) -> LibraryStatus:
+    """As the newcomer's pane had it: each folder synced two minutes ago."""
+    roots = [RootStatus(p, 1997, 7416, last_sync or time.time() - 120) for p in paths]
+    return LibraryStatus(data_dir="/data", roots=roots, files={}, chunks=20 * len(paths), vectors=0,
+                         consistent=True, failed=[], bi_encoder={}, reranker={}, device="cpu")  # type: ignore[typeddict-item]
+
+
+@pytest.fixture
+def panel(qtbot):
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    panel.resize(290, 500)  # the window's pane at 1280×800
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
+def test_each_folder_shows_its_own_name_first_and_whole_in_a_narrow_pane(qtbot, panel):
+    panel.set_status(status_of(FOLDERS))
+    tree = panel.tree
+    for row, path in enumerate(FOLDERS):
+        item = tree.topLevelItem(row)
+        shown = painted_text(tree, tree.indexFromItem(item, 0))
+        name = path.rsplit("/", 1)[1]
+        assert shown[0] == name, shown  # the part a person knows it by, never the part cut away
+        assert item.text(0) == path and path in item.toolTip(0)  # read aloud and hovered: the whole path
+    where = painted_text(tree, tree.indexFromItem(tree.topLevelItem(2), 0))[1:]
+    assert where and (where[0] == "/tmp/s17/win" or "…" in where[0]), where  # then where it is, greyed
+
+
+def test_a_missing_folder_keeps_its_mark_beside_its_name(qtbot, panel):
+    st = status_of(["/media/usb/Photos and scans from the summer"])
+    st.roots[0].missing, st.roots[0].reason = True, "not found"
+    panel.set_status(st)
+    tree = panel.tree
+    shown = painted_text(tree, tree.indexFromItem(tree.topLevelItem(0), 0))
+    assert shown[0].startswith("Phot") and shown[0].endswith("(missing)"), shown  # cut, its mark is not
