@@ -7,6 +7,7 @@ the report over. Open / Show in folder go back through the main window's opener 
 from __future__ import annotations
 
 import html
+import os
 from typing import Optional
 
 from PySide6.QtCore import QUrl, Qt, Signal
@@ -17,14 +18,27 @@ from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
 from ..library import DuplicateReport, NearPair
 from .copy_names import group_name, original_first
+from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
 from .plain import plain_label, tooltip
 from .open_failure import OpenFailure
 from .open_file import FileOpener
 from .preview import PASSAGE_STYLE, folder_url
 
-__all__ = ["DuplicatesWindow"]
+__all__ = ["DuplicatesWindow", "told_apart"]
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def told_apart(paths: list[str]) -> list[str]:
+    """Where each of `paths` (copies of one file) is, from the folder they all share: that folder's own name and
+    what is below it ("home/Documents/Papers", "home/Backup old"), the part that tells them apart; the whole
+    folder when they share none (two drives)."""
+    folders = [display_folder(p) for p in paths]
+    try:
+        base = os.path.dirname(os.path.commonpath(folders))  # above the shared folder: its name stays shown
+    except ValueError:  # on two drives, or not all absolute
+        return folders
+    return [os.path.relpath(f, base) if base else f for f in folders]
 
 
 def _hit(path: str, page: Optional[int] = None) -> Hit:
@@ -120,8 +134,12 @@ class DuplicatesWindow(QWidget):
         self.tree.setObjectName("dupTree")
         self.tree.setHeaderLabels(["Files", "Similarity"])
         self.tree.setColumnWidth(0, 290)
-        # Copies differ at the end of their paths (their names): a long path gives way in the middle.
+        # Copies often share their name and differ by their folder: each shows its name, then where it is from
+        # the folder they share (told_apart), greyed, its last folders kept when it must be cut ("…/Backup old");
+        # cut in the middle, three copies read alike ("/tmp/s17/win/ho…/bug1868759.p"). The whole path is the
+        # item's text and tooltip.
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setItemDelegateForColumn(0, NameFirstDelegate(self.tree, Qt.TextElideMode.ElideLeft))
         self.tree.currentItemChanged.connect(self._selected)
         self.side_a, self.side_b = _Side("A"), _Side("B")
         for side in (self.side_a, self.side_b):
@@ -162,8 +180,11 @@ class DuplicatesWindow(QWidget):
             group = original_first(group)  # named after the original, which is shown first
             g = QTreeWidgetItem(exact, [f"{len(group)} × {group_name(group)}", "1.000"])
             g.setData(0, ITEM_ROLE, group)
-            for path in group:
-                QTreeWidgetItem(g, [display_path(path), ""]).setData(0, ITEM_ROLE, [path])
+            for path, where in zip(group, told_apart(group), strict=True):
+                item = QTreeWidgetItem(g, [display_path(path), ""])
+                item.setData(0, ITEM_ROLE, [path])
+                item.setData(0, NAME_FIRST_ROLE, (display_name(path), where))
+                item.setToolTip(0, tooltip(display_path(path)))
         near = QTreeWidgetItem(self.tree, [f"Near duplicates ({pairs})", ""])
         for p in report.near:
             item = QTreeWidgetItem(near, [f"{display_name(p.a)}  ≈  {display_name(p.b)}", f"{p.similarity:.3f}"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
@@ -20,19 +20,25 @@ GAP = "   "  # between the name and where it is
 PAD = 4  # the cell's inner margin, as the style's own
 
 
-def fit_name_first(name: str, where: str, fm: QFontMetrics, width: int, mark: str = "") -> tuple[str, str]:
+def fit_name_first(name: str, where: str, fm: QFontMetrics, width: int, mark: str = "",
+                   cut: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> tuple[str, str]:
     """(name and mark, where) as they fit in `width` pixels: the name whole while it fits (then cut at its end,
-    its mark kept), where it is in what is left, shortened in the middle (its start and its last folder show),
-    or left out when even "…/…" has no room."""
+    its mark kept), where it is in what is left, shortened by `cut` (in the middle: its start and its last folder
+    show), or left out when even "…/…" has no room."""
     shown = fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0, width - fm.horizontalAdvance(mark))) + mark
     room = width - fm.horizontalAdvance(shown + GAP)
     if shown != name + mark or not where or room < fm.horizontalAdvance("…/…"):
         return shown, ""
-    return shown, fm.elidedText(where, Qt.TextElideMode.ElideMiddle, room)
+    return shown, fm.elidedText(where, cut, room)
 
 
 class NameFirstDelegate(QStyledItemDelegate):
-    """Paints a cell that has NAME_FIRST_ROLE as its name, then where it is in grey; any other cell as usual."""
+    """Paints a cell that has NAME_FIRST_ROLE as its name, then where it is in grey, shortened by `cut`; any other
+    cell as usual."""
+
+    def __init__(self, parent: Optional[QObject] = None, cut: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
+        super().__init__(parent)
+        self.cut = cut
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         parts: Optional[tuple[str, ...]] = index.data(NAME_FIRST_ROLE)
@@ -47,7 +53,7 @@ class NameFirstDelegate(QStyledItemDelegate):
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         r = opt.rect.adjusted(PAD, 0, -PAD, 0)
         fm = opt.fontMetrics
-        name, where = fit_name_first(parts[0], parts[1], fm, r.width(), parts[2] if len(parts) > 2 else "")
+        name, where = fit_name_first(parts[0], parts[1], fm, r.width(), parts[2] if len(parts) > 2 else "", self.cut)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         # The item's own colour (a missing folder's red, another machine's grey) comes in the palette's Text.
         text = opt.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)

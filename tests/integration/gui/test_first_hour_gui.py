@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from conftest import build_tiny_library
 
 from gui_window import WAIT_MS, close_window, shown_window, drop
+from painted_text import painted_text
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "bread.md": "A recipe for sourdough bread with a long cold proof."}
@@ -320,7 +321,7 @@ def test_add_folder_opens_in_the_home_folder_and_adds_the_folder_chosen(qtbot, o
     assert str(notes) in [r.path for r in win.status.roots]
 
 
-def test_copies_are_named_after_their_original_and_their_paths_give_way_in_the_middle(qtbot, open_window, tmp_path):
+def test_copies_are_named_after_their_original_and_each_shows_its_name_whole(qtbot, open_window, tmp_path):
     from searchapp.gui.copy_names import copy_mark_removed
 
     for name, bare in (("pep-0008 (1).rst", "pep-0008.rst"), ("report - Copy.pdf", "report.pdf"),
@@ -345,13 +346,45 @@ def test_copies_are_named_after_their_original_and_their_paths_give_way_in_the_m
     assert group.text(0) == "3 × pep-0008.rst"
     children = [group.child(i).text(0) for i in range(group.childCount())]
     assert children[0] == str(deep / "pep-0008.rst")  # the original first
-    width = tree.columnWidth(0) - tree.indentation() * 3
-    shown = [tree.fontMetrics().elidedText(t, tree.textElideMode(), width) for t in children]
-    assert all("…" in s for s in shown), shown  # too long for the column: so they must differ where it shows
-    assert len(set(shown)) == 3, shown
+    shown = [painted_text(tree, tree.indexFromItem(group.child(i), 0))[0] for i in range(3)]
+    assert shown == ["pep-0008.rst", "pep-0008 (1).rst", "pep-0008 - Copy.rst"], shown  # each whole, so they differ
     assert dupes.summary.text().startswith("1 group of exact copies")
     tree.setCurrentItem(group)
     shot(dupes, "duplicates_window.png")
+
+
+def test_copies_of_one_name_in_three_folders_show_their_name_then_the_folder_that_tells_them_apart(
+        qtbot, open_window, tmp_path):
+    """The newcomer's three copies of bug1868759.pdf all read "/tmp/s17/win/ho…/bug1868759.p": cut in the middle,
+    the folder that tells them apart was the part cut away."""
+    from searchapp.gui.duplicates_window import told_apart
+
+    assert told_apart(["/w/home/Desktop/b.pdf", "/w/home/Papers/b.pdf", "/w/home/b.pdf"]) == [
+        "home/Desktop", "home/Papers", "home"]  # from the folder they share, its name kept
+    win = open_window()
+    docs = tmp_path / "docs"
+    text = "Firefox bug 1868759: the PDF viewer drew the annotation layer twice on a rotated page.\n"
+    folders = [docs / "Documents" / "Work" / "Reports" / "2023", docs / "Documents" / "Backup old",
+               docs / "Desktop" / "to sort later"]
+    for folder in folders:
+        folder.mkdir(parents=True)
+        (folder / "bug1868759.txt").write_text(text, encoding="utf-8")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.resync(None)
+    dupes = win.discover.open_duplicates(0.9)
+    dupes.resize(900, 600)  # the newcomer's
+    qtbot.waitUntil(lambda: dupes.report is not None and dupes.refresh_button.isEnabled(), timeout=WAIT_MS)
+    tree = dupes.tree
+    group = tree.topLevelItem(0).child(0)
+    assert group.text(0) == "3 × bug1868759.txt"
+    painted = [painted_text(tree, tree.indexFromItem(group.child(i), 0)) for i in range(3)]
+    assert [p[0] for p in painted] == ["bug1868759.txt"] * 3, painted  # the name whole, first
+    wheres = [p[1] if len(p) > 1 else "" for p in painted]  # then, greyed, the folder that tells them apart
+    lasts = {last for last in ("2023", "Backup old", "to sort later") for w in wheres if w.endswith("/" + last)}
+    assert len(lasts) == 3, wheres
+    assert {group.child(i).toolTip(0).count("bug1868759.txt") for i in range(3)} == {1}  # the whole path on hover
+    tree.setCurrentItem(group.child(1))
+    shot(dupes, "duplicates_told_apart.png")
 
 
 def test_the_query_restored_at_start_answers_by_words_while_the_model_loads(qtbot, tmp_path, tiny_bi_encoder_dir,
