@@ -154,9 +154,9 @@ def _install_stop_signals(cancel: CancelToken, command: str) -> None:
     for name in names:
         if hasattr(signal, name):  # Windows has no SIGHUP
             try:
-                # A signal the caller ignores stays ignored: `nohup searchapp watch &` must outlive its terminal,
-                # and a background job started by a script has Ctrl+C ignored on purpose.
-                if signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
+                # A hang-up the caller ignores stays ignored: `nohup searchapp watch &` must outlive its terminal.
+                # (Ctrl+C and `kill` are asked for by name; a shell's background job has SIGINT ignored anyway.)
+                if name != "SIGHUP" or signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
                     signal.signal(getattr(signal, name), handler)
             except ValueError:  # not the main thread (e.g. embedded use)
                 return

@@ -33,10 +33,16 @@ def command(data: Path, *argv: str) -> list[str]:
     return [sys.executable, "-m", "searchapp", "--data-dir", str(data), *argv]
 
 
+def as_from_a_terminal() -> None:
+    """In the child before it runs: the hang-up as a terminal's shell leaves it (the suite itself may run under
+    `nohup`, whose ignored SIGHUP the watch rightly keeps: test_a_signal_the_caller_ignores_stays_ignored)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def run_until(data: Path, text: str, *argv: str) -> tuple[subprocess.Popen, list[str]]:
     """`searchapp ARGV` started, once a line of its output holds `text`; that process and its lines so far."""
     proc = subprocess.Popen(command(data, *argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, preexec_fn=as_from_a_terminal)
     seen: list[str] = []
     end = time.monotonic() + HANG_GUARD_S  # a hang guard, not a timing check
     for line in proc.stdout:
@@ -76,6 +82,7 @@ def test_a_closed_terminal_stops_a_watch_cleanly(library):
     pid, fd = pty.fork()
     if pid == 0:  # the child: the watch, on the pseudo-terminal
         try:
+            as_from_a_terminal()
             os.execv(sys.executable, command(library, "watch", "--poll", "--debounce", "0.2"))
         finally:
             os._exit(127)
