@@ -4,6 +4,7 @@ over the empty list (it quotes the query)."""
 
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject
@@ -14,11 +15,20 @@ from ..library.query.help import query_parts
 from ..library.query.reading import read_query
 from .plain import plain_label
 
-__all__ = ["EmptyResults", "empty_text", "WELCOME"]
+__all__ = ["EmptyResults", "empty_text", "adding_text", "WELCOME"]
 
 MARGIN = 12
 WELCOME = ("Nothing is indexed yet. Drop a folder (or files) anywhere on this window, or use File → Add Folder… "
            "(Ctrl+O). Indexing runs in the background, and you can search as soon as the first files are in.")
+
+
+def adding_text(paths: list[str]) -> str:
+    """While the first folders are being added and nothing is searchable yet: what is happening (the first batch
+    of a large folder takes seconds, and the window was blank meanwhile)."""
+    names = [os.path.basename(p.rstrip(os.sep)) or p for p in paths]
+    then = f" (then {', '.join(names[1:])})" if names[1:] else ""
+    return (f"Indexing {names[0]}{then}: finding its files, then reading them. The library pane counts them as "
+            "they come in, and you can search as soon as the first ones are in.")
 
 
 def empty_text(result: SearchResult, bar_filters: bool) -> str:
@@ -57,11 +67,12 @@ class EmptyResults(QObject):
         self.welcome = False  # the label says how to start, not about a search
         self.viewport.installEventFilter(self)
 
-    def show_welcome(self, on: bool) -> None:
-        """While the library has no folder and no search is shown: how to start (the first thing a person sees)."""
-        if on and not self.label.isVisible():
+    def show_welcome(self, on: bool, text: str = WELCOME) -> None:
+        """While the library has no folder and no search is shown: how to start (the first thing a person sees),
+        or `text` (what happens while the first folder is added)."""
+        if on and (self.welcome or not self.label.isVisible()):
             self.welcome = True
-            self.label.setText(WELCOME)
+            self.label.setText(text)
             self._place()
             self.label.show()
         elif not on and self.welcome:

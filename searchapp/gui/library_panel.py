@@ -141,6 +141,8 @@ class LibraryPanel(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.status: Optional[LibraryStatus] = None
+        self.adding: list[str] = []  # the folders added and not done yet, listed before the status has them
+        self._syncing: Optional[Callable[[str], bool]] = None
         self.problems_dialog: Optional[ProblemsDialog] = None
         self.remove_prompt: Optional[QMessageBox] = None
         self.folder_dialog: Optional[QFileDialog] = None  # the last Add Folder… chooser
@@ -196,10 +198,19 @@ class LibraryPanel(QWidget):
 
     def set_status(self, status: LibraryStatus, syncing: Optional[Callable[[str], bool]] = None) -> None:
         """`syncing(path)`: whether that folder is being synced now (its counts are those committed so far)."""
-        self.status = status
+        self.status, self._syncing = status, syncing
+        self._show()
+
+    def show_adding(self, paths: list[str], syncing: Optional[Callable[[str], bool]] = None) -> None:
+        """The folders added and not done yet (the one syncing first, then those waiting their turn)."""
+        self.adding, self._syncing = list(paths), syncing
+        self._show()
+
+    def _show(self) -> None:
+        status, syncing = self.status, self._syncing
         selected = set(self.selected_roots())
         self.tree.clear()
-        for r in status.roots:
+        for r in status.roots if status is not None else []:
             missing = r.missing
             label = r.path + ("  (missing)" if missing else "")
             when = "syncing…" if syncing is not None and syncing(r.path) else format_when(r.last_sync)
@@ -221,10 +232,28 @@ class LibraryPanel(QWidget):
                 item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight)
             self.tree.addTopLevelItem(item)
             item.setSelected(r.path in selected)
-        self._show_shared(status)
-        self.hint.setVisible(not status.roots)
-        self.problems_button.setText(f"Not indexed: {entries_in(_not_indexed(status), status.member_groups)}")
+        if status is not None:
+            self._show_shared(status)
+            self.problems_button.setText(f"Not indexed: {entries_in(_not_indexed(status), status.member_groups)}")
+        self._show_adding([r.path for r in status.roots] if status is not None else [])
+        self.hint.setVisible(not self.tree.topLevelItemCount())
         self._update_buttons()
+
+    def _show_adding(self, roots: list[str]) -> None:
+        """The folders added that the status does not list yet: a folder is one of the library's only once its
+        first files are committed (11 s into a 2,000-file home), and until then the pane stayed empty."""
+        for path in self.adding:
+            if any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
+                continue  # listed already, or synced as part of the indexed folder it is in
+            running = self._syncing is not None and self._syncing(path)
+            item = QTreeWidgetItem([path, "", "", "syncing…" if running else "waiting…"])
+            item.setData(0, NAME_FIRST_ROLE, name_first(path))
+            item.setData(0, Qt.ItemDataRole.UserRole, path)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # nothing indexed yet to remove or re-sync
+            item.setToolTip(0, tooltip(f"{path}\n" + (
+                "Being added: its files are being found and read; their counts show as the first ones are in."
+                if running else "Added: it is read once the sync running now has ended.")))
+            self.tree.addTopLevelItem(item)
 
     def _show_shared(self, status: LibraryStatus) -> None:
         """A shared library: its address in the title, and the other machines' folders, grey and not selectable

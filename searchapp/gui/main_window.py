@@ -24,6 +24,7 @@ from ..library.resources.lock import writer_holder
 from ..library.shared import SharedLibrary
 from .changes import Changes
 from .discover_actions import DiscoverActions
+from .empty_results import adding_text
 from .errors import show_error
 from .filter_bar import FilterBar
 from .inspector_toggle import InspectorToggle
@@ -148,6 +149,7 @@ class MainWindow(QMainWindow):
         self.quit_guard = QuitGuard(tools, self._ui, self.close, lambda title: self.writes.resync(None, title),
                                     lambda: writer_holder(self.config.data_dir) is not None, self.writes.add_paths)
         self.writes.addsWaiting.connect(self.quit_guard.adds_waiting)  # a folder dropped mid-sync survives a quit
+        self.writes.addsWaiting.connect(lambda _: self._show_adding())  # listed at once, before its first files
         self.writes.syncStarted.connect(self.quit_guard.sync_started)  # a crash mid-sync resumes next time
         self.writes.idle.connect(self.quit_guard.writes_ended)
         self.library_panel = LibraryPanel()
@@ -326,11 +328,21 @@ class MainWindow(QMainWindow):
         # A first start says how to begin; a desk joining a shared library other machines filled has no folder of
         # its own, and its searches find theirs.
         self.search.empty.show_welcome(not st.roots and not st.elsewhere)
+        self._show_adding()
         self.labels.show_status(st)
         self.labels.show_models(self.config, not self.search.models.loading)
         self._show_reranker_state()
         self._read_again_once(st)
         self.statusRefreshed.emit(st)
+
+    def _show_adding(self) -> None:
+        """The folders added and not done yet: in the pane at once, and, while nothing is indexed yet, said in
+        the results area (the first files of a large folder are committed seconds later)."""
+        adding = list(self.writes.adds.values())
+        self.library_panel.show_adding(adding, self.writes.syncing)
+        st = self.status
+        if adding and not (st is not None and (st.roots or st.elsewhere)):
+            self.search.empty.show_welcome(True, adding_text(adding))
 
     def _read_again_once(self, st: LibraryStatus) -> None:
         """Folders an older version's readers read are read again, once a window, when no write is running."""

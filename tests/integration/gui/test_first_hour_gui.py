@@ -114,9 +114,11 @@ def test_a_folder_dropped_during_a_sync_is_queued_shown_and_indexed_after_it(qtb
     assert win.statusBar().currentMessage() == f"Already queued: {second}"
     win.statusBar().showMessage(f"Queued: {second} — runs after indexing first")
     tree = win.library_panel.tree
-    qtbot.waitUntil(lambda: tree.topLevelItemCount() == 2, timeout=WAIT_MS)  # the folder syncing is listed
+    qtbot.waitUntil(lambda: tree.topLevelItemCount() == 3, timeout=WAIT_MS)  # the folder syncing is listed
     assert tree.topLevelItem(1).data(0, Qt.ItemDataRole.UserRole) == str(first)
     assert tree.topLevelItem(1).text(3) == "syncing…"
+    assert tree.topLevelItem(2).data(0, Qt.ItemDataRole.UserRole) == str(second)  # and the one dropped, waiting
+    assert tree.topLevelItem(2).text(3) == "waiting…"
     shot(win, "mid_sync_queued_drop.png")
 
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
@@ -126,6 +128,52 @@ def test_a_folder_dropped_during_a_sync_is_queued_shown_and_indexed_after_it(qtb
     assert roots[str(first)] == 20 and roots[str(second)] == 3
     assert not win.progress.isVisible() and not queued.isVisible()
     assert button_tops(win) == tops  # and went without moving them
+
+
+def test_a_folder_dropped_on_an_empty_library_is_listed_at_once_and_the_results_say_what_happens(
+        qtbot, tmp_path, tiny_encoder, monkeypatch):
+    """The newcomer's first drop: for 11 s, until its first files were committed, the pane listed no folder and the
+    results area was blank (the welcome gone). Held before any file is committed, the window says what it does."""
+    from PySide6.QtWidgets import QLabel
+
+    from searchapp.base.config import load_config
+    from searchapp.gui.empty_results import WELCOME
+    from searchapp.library import Library
+
+    config = load_config(tmp_path / "new", env={}, overrides={"index": {"backend": "exact"}, "models": {"reranker": ""}})
+    with Library(config, encoder=tiny_encoder) as lib:
+        win = shown_window(qtbot, config, lib)
+        win.resize(1280, 800)
+        hint = win.findChild(QLabel, "emptyResults")
+        assert hint.text() == WELCOME
+        held = HeldSync(monkeypatch, done=1)
+        home = many_notes(tmp_path / "home", 20)  # one batch: committed only at the end of its words
+        extra = many_notes(tmp_path / "extra", 2)
+        try:  # a failure here must not leave the sync held for the teardown to wait on
+            drop(win, [home])
+            tree = win.library_panel.tree
+
+            def rows():
+                return [(tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole), tree.topLevelItem(i).text(3))
+                        for i in range(tree.topLevelItemCount())]
+
+            assert [path for path, _ in rows()] == [str(home)]  # at once, before any file is read
+            assert held.reached.wait(WAIT_MS / 1000)
+            drop(win, [extra])  # queued behind it
+            qtbot.waitUntil(lambda: rows() == [(str(home), "syncing…"), (str(extra), "waiting…")], timeout=WAIT_MS)
+            assert not win.library_panel.hint.isVisible()  # "Drop folders here" no more: one was
+            # The status of the library as it was read (no folder: none is committed yet, and a status read waits for
+            # the first commit) shown again, as a count refresh does: both stay listed, and the results say why.
+            win._apply_status(win.status)
+            assert not win.status.roots and rows() == [(str(home), "syncing…"), (str(extra), "waiting…")]
+            assert hint.isVisible() and hint.text().startswith("Indexing home (then extra): finding its"), hint.text()
+            shot(win, "dropped_on_empty_library.png")
+        finally:
+            held.release()
+        qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: [path for path, _ in rows()] == [str(extra), str(home)], timeout=WAIT_MS)
+        assert not hint.isVisible()  # files are in: the results area is the results' again
+        win.close()
 
 
 def test_cancel_stops_the_running_sync_and_the_folder_queued_behind_it_still_runs(qtbot, open_window, tmp_path,
