@@ -9,17 +9,20 @@ import os
 import time
 from typing import TYPE_CHECKING, Callable, Optional
 
-from PySide6.QtCore import QDir, Qt, Signal
+from PySide6.QtCore import QDir, Qt, QUrl, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
                                QPushButton, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..base.member_paths import display_path
+from ..base.types import Hit
 from ..library import LibraryStatus
 from ..library.report.not_indexed import entries_in
 from .elided_label import ElidedLabel
 from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
+from .open_file import FileOpener
 from .plain import tooltip
+from .preview import folder_url
 from .results_view import short_folder
 
 if TYPE_CHECKING:
@@ -68,10 +71,32 @@ def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:
     return status.not_indexed or status.failed
 
 
+# The order of the list: what a person can act on first (a broken file to replace, a password to remove, a file
+# left out for a reason), then files read that hold no text, then what will be read by itself (OCR still to come).
+# Before, 47 "no text found" rows came first and the truncated PDFs and corrupt documents last.
+STATE_ORDER = {"failed": 0, "skipped": 1, "no text found": 2, "waiting for OCR": 3}
+# What "no text found" means when nothing more is known (an OCR'd image says so itself: report/not_indexed.py):
+# said once, in the Reason column, rather than the state repeated there.
+NO_TEXT_HINT = "read, but no words in it (empty, or only pictures or drawings)"
+PATH_ROLE = Qt.ItemDataRole.UserRole + 2  # a row's file (a member's key), for Open and Show in folder
+
+
+def problem_order(rows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """`rows` (path, state in words, reason) in STATE_ORDER, each state's in the order given (by path)."""
+    return sorted(rows, key=lambda row: STATE_ORDER.get(row[1], len(STATE_ORDER)))
+
+
+def shown_reason(state: str, reason: str) -> str:
+    return NO_TEXT_HINT if state == "no text found" and reason in ("", state) else reason
+
+
 class ProblemsDialog(QDialog):
-    """Files waiting for OCR, without text, skipped or failed, with the reason; non-modal so the user can keep
-    searching. A row standing for a container's members ("N of its members: <reason>", report/not_indexed.py) lists them
-    below it on a double click."""
+    """Files waiting for OCR, without text, skipped or failed, with the reason, those a person can act on first;
+    Open and Show in folder for the selected one; non-modal so the user can keep searching. A row standing for a
+    container's members ("N of its members: <reason>", report/not_indexed.py) lists them below it on a double
+    click."""
+
+    openRequested = Signal(QUrl)  # a not-indexed file (or its folder) for the desktop: the window's open_url
 
     def __init__(self, failed: list[tuple[str, str, str]], parent: Optional[QWidget] = None,
                  groups: Optional[dict[tuple[str, str, str], list[str]]] = None) -> None:
@@ -80,12 +105,15 @@ class ProblemsDialog(QDialog):
         self.setObjectName("problemsDialog")
         self.resize(760, 360)
         self.groups = groups or {}
+        failed = problem_order(failed)
         table = QTableWidget(len(failed), 3)
         table.setObjectName("problemsTable")
         table.setHorizontalHeaderLabels(["File", "State", "Reason"])
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         for i, (path, status, reason) in enumerate(failed):
-            first = self._fill(table, i, (display_path(path), status, reason))
+            first = self._fill(table, i, (display_path(path), status, shown_reason(status, reason)), path)
             if (path, status, reason) in self.groups:
                 first.setData(Qt.ItemDataRole.UserRole, (path, status, reason))
         # The reason is what a person opened this for: the file column gives way so it is on screen, and a long
@@ -97,21 +125,72 @@ class ProblemsDialog(QDialog):
         table.setWordWrap(True)
         table.horizontalHeader().sectionResized.connect(lambda *_: table.resizeRowsToContents())
         table.cellDoubleClicked.connect(self._toggle)
+        table.itemSelectionChanged.connect(self._selected)
         self.table = table
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.close)
         lay = QVBoxLayout(self)
         lay.addWidget(table)
-        lay.addWidget(buttons)
+        lay.addLayout(self._buttons())
+        self._selected()
+
+    def _buttons(self) -> QHBoxLayout:
+        """Open and Show in folder for the selected file (as the preview's: a member is copied out first), the
+        line where an Open that failed says why, and Close."""
+        self.open_button = QPushButton("Open")
+        self.open_button.setObjectName("problemsOpen")
+        self.folder_button = QPushButton("Show in folder")
+        self.folder_button.setObjectName("problemsFolder")
+        self.message = ElidedLabel("")
+        self.message.setObjectName("problemsMessage")
+        self.opener = FileOpener(self)
+        self.opener.opened.connect(self.openRequested)
+        self.opener.failed.connect(self.message.set_full_text)
+        self.open_button.clicked.connect(lambda: self._open(False))
+        self.folder_button.clicked.connect(lambda: self._open(True))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        row = QHBoxLayout()
+        row.addWidget(self.open_button)
+        row.addWidget(self.folder_button)
+        row.addWidget(self.message, 1)
+        row.addWidget(buttons)
+        return row
+
+    def selected_path(self) -> Optional[str]:
+        items = self.table.selectedItems()
+        row = items[0].row() if items else -1
+        first = self.table.item(row, 0) if row >= 0 else None
+        return first.data(PATH_ROLE) if first is not None else None
+
+    def _selected(self) -> None:
+        has = self.selected_path() is not None
+        self.open_button.setEnabled(has)
+        self.folder_button.setEnabled(has)
+        self.message.set_full_text("")
+
+    def _open(self, folder: bool) -> None:
+        path = self.selected_path()
+        if path is None:
+            return
+        hit = Hit(chunk_id=-1, path=path, page=None, start=0, end=0, text="")
+        if folder:
+            self.openRequested.emit(folder_url(hit))
+        else:
+            self.opener.open(hit)
+
+    def open_failed(self, url: QUrl) -> None:
+        """The desktop could not open what was asked (no application for its type): said beside the buttons."""
+        self.message.set_full_text(f"Could not open {url.toLocalFile()}: no application opens it here; "
+                                   "Show in folder shows it.")
 
     @staticmethod
-    def _fill(table: QTableWidget, i: int, texts: tuple[str, str, str]) -> QTableWidgetItem:
-        """Row `i`'s cells; its first one."""
+    def _fill(table: QTableWidget, i: int, texts: tuple[str, str, str], path: str) -> QTableWidgetItem:
+        """Row `i`'s cells for the file `path`; its first one."""
         items = [QTableWidgetItem(text) for text in texts]  # a member as `a.zip › m.pdf`, as elsewhere
         for j, item in enumerate(items):
             table.setItem(i, j, item)
             if j != 1:
                 item.setToolTip(tooltip(item.text()))  # the whole text, never read as markup
+        items[0].setData(PATH_ROLE, path)
         return items[0]
 
     def _toggle(self, row: int, _col: int = 0) -> None:
@@ -128,7 +207,7 @@ class ProblemsDialog(QDialog):
             return
         for k, path in enumerate(members, start=1):
             self.table.insertRow(row + k)
-            self._fill(self.table, row + k, ("    " + display_path(path), state.text(), "")).setData(
+            self._fill(self.table, row + k, ("    " + display_path(path), state.text(), ""), path).setData(
                 Qt.ItemDataRole.UserRole + 1, True)
         self.table.resizeRowsToContents()
 
@@ -137,6 +216,7 @@ class LibraryPanel(QWidget):
     addRequested = Signal(list)  # paths
     removeRequested = Signal(str)
     resyncRequested = Signal(object)  # list of root paths, or None for all
+    openRequested = Signal(QUrl)  # a file of the Not indexed list, or its folder, for the desktop
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -280,6 +360,7 @@ class LibraryPanel(QWidget):
     def show_problems(self) -> ProblemsDialog:
         st = self.status
         self.problems_dialog = ProblemsDialog(_not_indexed(st) if st else [], self, st.member_groups if st else None)
+        self.problems_dialog.openRequested.connect(self.openRequested)
         self.problems_dialog.show()
         return self.problems_dialog
 

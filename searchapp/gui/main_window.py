@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
         self.library_panel.resyncRequested.connect(self.resync)
+        self.library_panel.openRequested.connect(self._open_not_indexed)
         self.saved_panel = SavedPanel()
         self.library_panel.add_below(self.saved_panel)
         self.memory = SearchMemory(tools, session, search, self.filter_bar, self.saved_panel)  # history, saved searches
@@ -405,6 +406,12 @@ class MainWindow(QMainWindow):
         if url.isLocalFile():
             return self.url_opener(url) is not False  # QDesktopServices.openUrl: False, and a line on stderr
         return True
+
+    def _open_not_indexed(self, url: QUrl) -> None:
+        """Open or Show in folder in the Not indexed list: a file the library lists (its ledger), not a link."""
+        dialog = self.library_panel.problems_dialog
+        if not self.open_url(url) and dialog is not None:
+            dialog.open_failed(url)
 
     def _open_from_preview(self, url: QUrl) -> None:
         if not self.open_url(url):

@@ -54,6 +54,8 @@ def not_indexed_rows(store: Store, limit: int = MAX_LISTED, owner: Optional[str]
                 reason = "text layer indexed; pages without text wait for OCR"
             if state in ("ocr_pending", PAGES_WAITING) and unavailable:
                 reason += f" ({unavailable})"
+            if state == "no_text" and row.ocr == "done":  # read by OCR too: "no text found" alone read as unread
+                reason = "image: OCR found no text" if row.kind == "image" else "image only: OCR found no text"
             out.append((row.path, state, reason))
     return out
 

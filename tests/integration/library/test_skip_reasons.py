@@ -258,3 +258,17 @@ def test_the_index_command_lists_a_container_s_members_as_one_row(tmp_path, caps
     assert "reused" not in out
     assert f"  {docs / 'moby.zip'}: 7 of its members: unsupported compression method: deflate64" in err.splitlines(), err
     assert err.count("deflate64") == 1
+
+
+@needs_rapidocr
+def test_the_not_indexed_list_says_when_ocr_read_an_image_and_found_no_text(tiny_library, tmp_path, monkeypatch):
+    """47 rows read "no text found | no text found": an image OCR read in vain says so (what "no text" means there)."""
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image([]).save(docs / "blank.png")
+    (docs / "blank.txt").write_text("   \n")
+    tiny_library.add_folder(docs)
+    reasons = {Path(p).name: (s, r) for p, s, r in tiny_library.status().not_indexed}
+    assert reasons == {"blank.png": ("no text found", "image: OCR found no text"),
+                       "blank.txt": ("no text found", "no text found")}, reasons
