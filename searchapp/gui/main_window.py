@@ -394,7 +394,9 @@ class MainWindow(QMainWindow):
         return self.search.selected_hit()
 
     def open_settings(self) -> SettingsDialog:
-        return self.session.open_settings()
+        dialog = self.session.open_settings()
+        dialog.show_reranker_state(self.status.reranker if self.status is not None else None)  # installed or not
+        return dialog
 
     def download_model(self, role: str, repo_id: str, on_success: Optional[Callable[[PulledModel], None]] = None,
                        parent: Optional[QWidget] = None) -> DownloadDialog:

@@ -20,7 +20,18 @@ from ..library.reconfigure import needs_reindex
 if TYPE_CHECKING:
     from ..models.hub import PulledModel
 
-__all__ = ["SettingsDialog"]
+__all__ = ["SettingsDialog", "exclude_hint"]
+
+# What the default "Leave out" lines mean (base/config/schema.py DEFAULT_EXCLUDE): "*~" and "#*#" alone read as
+# line noise to a newcomer.
+KNOWN_EXCLUDES = {"*~": "editor backup files (notes.txt~)", "#*#": "Emacs autosaves (#notes.txt#)"}
+
+
+def exclude_hint(lines: list[str]) -> str:
+    """What the lines of "Leave out" that are known patterns leave out, in words ("" when none is)."""
+    known = [f"{line}  {KNOWN_EXCLUDES[line]}" for line in dict.fromkeys(x.strip() for x in lines)
+             if line in KNOWN_EXCLUDES]
+    return " · ".join(known)
 
 
 def _choose_folder(edit: QLineEdit, parent: QWidget, title: str) -> None:
@@ -40,6 +51,16 @@ def _folder_field(edit: QLineEdit, parent: QWidget, title: str, extra: Optional[
         lay.addWidget(extra)
     lay.addWidget(browse)
     return w
+
+
+def _hint_label(name: str) -> QLabel:
+    """A short grey line under a field that says what it holds (plain text: it quotes ids and patterns)."""
+    label = QLabel("")
+    label.setObjectName(name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setStyleSheet("color:#666;")
+    return label
 
 
 # download(role, repo_id, on_success): the window's download dialog (see gui/model_download.py)
@@ -80,6 +101,9 @@ class SettingsDialog(QDialog):
         for w in (self.bi_encoder, self.reranker):
             # A hub id (cross-encoder/ms-marco-MiniLM-L-6-v2) reads whole, not its last dozen characters.
             w.setMinimumWidth(w.fontMetrics().horizontalAdvance("sentence-transformers/all-MiniLM-L6-v2") + 16)
+        self.reranker_state = _hint_label("settingsRerankerState")
+        self._reranker_known: tuple[str, str] = ("", "")  # (the id the library checked, what it found)
+        self.reranker.textChanged.connect(self._show_reranker_state)
 
     def _plain_fields(self, config: Config) -> None:
         """Reading scans (OCR), what to leave out, how many results."""
@@ -97,6 +121,10 @@ class SettingsDialog(QDialog):
                                 "one is a name, and * matches any characters (*.bak, node_modules).")
         self.exclude.setTabChangesFocus(True)
         self.exclude.setFixedHeight(self.exclude.fontMetrics().lineSpacing() * 4 + 12)
+        self.exclude_hint = _hint_label("settingsExcludeHint")
+        self.exclude.textChanged.connect(
+            lambda: self.exclude_hint.setText(exclude_hint(self.exclude.toPlainText().splitlines())))
+        self.exclude_hint.setText(exclude_hint(list(scan.exclude)))
         self.k = QSpinBox()
         self.k.setRange(1, 500)
         self.k.setValue(config.search.k)
@@ -154,8 +182,10 @@ class SettingsDialog(QDialog):
                                                    self.download_buttons.get("bi-encoder")))
         form.addRow("Reranker model", _folder_field(self.reranker, self, "Cross-encoder model folder",
                                                     self.download_buttons.get("reranker")))
+        form.addRow("", self.reranker_state)
         form.addRow("Results shown", self.k)
         form.addRow("Leave out", self.exclude)
+        form.addRow("", self.exclude_hint)
         form.addRow("", self.ocr)
         return form
 
@@ -197,6 +227,27 @@ class SettingsDialog(QDialog):
         button.setToolTip("Fetch a model from the Hugging Face hub into your cache (the only network use)")
         button.setMenu(download_menu(self, role, lambda rid: download(role, rid, lambda got: edit.setText(got.repo_id))))
         return button
+
+    def show_reranker_state(self, state: Optional[dict[str, Optional[str]]]) -> None:
+        """What the library found for its reranker (LibraryStatus.reranker): a model named but not here said
+        beside its field, with the way to get it; the field showed the id alone, as if it were in use."""
+        state = state or {}
+        spec = state.get("spec") or ""
+        if not spec or state.get("available") == "yes":
+            found = ""
+        elif state.get("refused"):
+            found = f"Found but not usable: {state['refused']}"
+        else:
+            found = ("Not installed: Download… fetches it, Choose… takes a model folder; until then results keep "
+                     "their first order.")
+        self._reranker_known = (spec, found)
+        self._show_reranker_state()
+
+    def _show_reranker_state(self) -> None:
+        spec, found = self._reranker_known
+        # Said of the id the library checked only: another one typed here is looked for once saved.
+        self.reranker_state.setText(found if found and self.reranker.text().strip() == spec else "")
+        self.reranker_state.setVisible(bool(self.reranker_state.text()))
 
     def config(self) -> Config:
         """The edited configuration; raises ConfigError when a value is out of range."""
