@@ -34,6 +34,10 @@ MISSING_COLOR = QColor(176, 32, 32)
 ELSEWHERE_COLOR = QColor(110, 110, 110)  # another machine's folder in a shared library: listed, not this one's
 
 
+CHECKED_TIP = ("When a sync last checked the folder's files against the disk and read the new and changed ones. "
+               "Adding their meaning and reading scans (OCR) come after that, and can take longer.")
+
+
 def name_first(path: str, mark: str = "", owner: str = "") -> tuple[str, str, str]:
     """(the folder's own name, the folder it is in, `mark`) as the pane shows them (name_first.py); `owner`:
     another machine's name, before the folder's."""
@@ -229,7 +233,15 @@ class LibraryPanel(QWidget):
         self.tree = QTreeWidget()
         self.tree.setObjectName("libraryView")
         self.tree.setAccessibleName("Indexed folders")
-        self.tree.setHeaderLabels(["Folder", "Files", "Passages", "Last sync"])
+        # The time column is roots.last_sync, which the sync writes (store.touch_root) when a folder's words pass
+        # ends: every file compared with the disk and the changed ones read. Their meaning (the embedding pass) and
+        # the text of scans (the OCR step) come after it, for every folder of the sync together, so no time is
+        # stored per folder for the end of a sync, and a 14-minute re-sync read "14 min ago" as it ended under
+        # "Last sync". The value is right for what it is and nothing else reads it (the scan compares each file's
+        # size, times and hash, never this time), so the window names it for what it is rather than the sync
+        # moving when it writes it: "Checked", with what comes after in the tooltip.
+        self.tree.setHeaderLabels(["Folder", "Files", "Passages", "Checked"])
+        self.tree.headerItem().setToolTip(3, CHECKED_TIP)
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
         self.tree.itemSelectionChanged.connect(self._update_buttons)
@@ -302,6 +314,9 @@ class LibraryPanel(QWidget):
             if unfinished:
                 item.setToolTip(3, tooltip("Its first sync was stopped before the end: what it read is searchable, "
                                            "Re-sync (F5) reads the rest."))
+            elif r.last_sync:
+                item.setToolTip(3, tooltip(f"Files checked {time.strftime('%Y-%m-%d %H:%M', time.localtime(r.last_sync))}"
+                                           ". Adding their meaning and reading scans (OCR) come after that."))
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
             # A missing folder keeps its passages (searchable, marked unavailable) until it is removed.
             item.setToolTip(0, tooltip(f"{r.path}\nMissing: {r.reason}\nIts passages are kept; Remove forgets it."

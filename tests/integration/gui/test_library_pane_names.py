@@ -55,3 +55,15 @@ def test_a_missing_folder_keeps_its_mark_beside_its_name(qtbot, panel):
     tree = panel.tree
     shown = painted_text(tree, tree.indexFromItem(tree.topLevelItem(0), 0))
     assert shown[0].startswith("Phot") and shown[0].endswith("(missing)"), shown  # cut, its mark is not
+
+
+def test_the_time_column_is_named_for_what_it_is_the_files_checked(qtbot, panel):
+    """roots.last_sync is written when a folder's files have been checked (its words pass), before the meaning
+    and the OCR of the sync: under "Last sync", a 14-minute re-sync read "14 min ago" as it ended."""
+    panel.set_status(status_of(["/tmp/s17/win/home"], last_sync=time.time() - 14 * 60))
+    header = panel.tree.headerItem()
+    assert header.text(3) == "Checked"
+    assert "checked the folder's files" in header.toolTip(3) and "meaning" in header.toolTip(3)
+    item = panel.tree.topLevelItem(0)
+    assert item.text(3) == "14 min ago"
+    assert "Files checked " in item.toolTip(3) and "come after" in item.toolTip(3)  # the hour, and what follows
