@@ -337,12 +337,12 @@ class MainWindow(QMainWindow):
         self.statusRefreshed.emit(st)
 
     def _show_adding(self) -> None:
-        """The folders added and not done yet: in the pane at once, and, while nothing is indexed yet, said in
+        """The folders added and not done yet: in the pane at once, and, while nothing is searchable yet, said in
         the results area (the first files of a large folder are committed seconds later)."""
         adding = list(self.writes.adds.values())
         self.library_panel.show_adding(adding, self.writes.syncing)
         st = self.status
-        if adding and not (st is not None and (st.roots or st.elsewhere)):
+        if adding and not (st is not None and (st.chunks or st.elsewhere)):  # a folder listed, 0 files in yet
             self.search.empty.show_welcome(True, adding_text(adding))
 
     def _read_again_once(self, st: LibraryStatus) -> None:

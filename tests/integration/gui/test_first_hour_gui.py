@@ -4,6 +4,7 @@ point the test chooses (an event it sets), never timed. Screenshots go to /work/
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from pathlib import Path
 
@@ -139,6 +140,7 @@ def test_a_folder_dropped_on_an_empty_library_is_listed_at_once_and_the_results_
     from searchapp.base.config import load_config
     from searchapp.gui.empty_results import WELCOME
     from searchapp.library import Library
+    from searchapp.library.report.status import RootStatus
 
     config = load_config(tmp_path / "new", env={}, overrides={"index": {"backend": "exact"}, "models": {"reranker": ""}})
     with Library(config, encoder=tiny_encoder) as lib:
@@ -167,6 +169,10 @@ def test_a_folder_dropped_on_an_empty_library_is_listed_at_once_and_the_results_
             win._apply_status(win.status)
             assert not win.status.roots and rows() == [(str(home), "syncing…"), (str(extra), "waiting…")]
             assert hint.isVisible() and hint.text().startswith("Indexing home (then extra): finding its"), hint.text()
+            # Its folder committed, none of its files yet (3 s into the newcomer's home): still nothing to search.
+            win._apply_status(dataclasses.replace(win.status, roots=[RootStatus(str(home), 0, 0, None)]))
+            assert rows() == [(str(home), "syncing…"), (str(extra), "waiting…")]
+            assert hint.isVisible() and hint.text().startswith("Indexing home (then extra)"), hint.text()
             shot(win, "dropped_on_empty_library.png")
         finally:
             held.release()
