@@ -48,14 +48,22 @@ def name_first(path: str, mark: str = "", owner: str = "") -> tuple[str, str, st
 
 
 def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
+    """Short, as file managers write it ("14 min ago", "20:51" today, "2 Mar" this year, "2025-11-30"): a
+    "2026-11-30 20:51" on every row took the room of the folders' names (the whole time is in the tooltip)."""
     if not ts:
         return "never"
-    age = (now or time.time()) - ts
+    now = now or time.time()
+    age = now - ts
     if age < 60:
         return "just now"
     if age < 3600:
         return f"{int(age // 60)} min ago"
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    then, today = time.localtime(ts), time.localtime(now)
+    if then[:3] == today[:3]:
+        return time.strftime("%H:%M", then)
+    if then.tm_year == today.tm_year:
+        return f"{then.tm_mday} {time.strftime('%b', then)}"
+    return time.strftime("%Y-%m-%d", then)
 
 
 def remove_question(roots: list[RootStatus]) -> str:

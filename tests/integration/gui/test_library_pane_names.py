@@ -67,3 +67,14 @@ def test_the_time_column_is_named_for_what_it_is_the_files_checked(qtbot, panel)
     item = panel.tree.topLevelItem(0)
     assert item.text(3) == "14 min ago"
     assert "Files checked " in item.toolTip(3) and "come after" in item.toolTip(3)  # the hour, and what follows
+
+
+def test_the_time_is_short_so_that_the_names_keep_their_room():
+    from searchapp.gui.library_panel import format_when
+
+    now = time.mktime((2026, 11, 30, 21, 0, 0, 0, 0, -1))
+    at = lambda *ymdhm: time.mktime((*ymdhm, 0, 0, 0, -1))  # noqa: E731
+    assert format_when(at(2026, 11, 30, 8, 51), now) == "08:51"  # today
+    assert format_when(at(2026, 3, 2, 9, 5), now) == "2 Mar"  # this year
+    assert format_when(at(2025, 11, 30, 20, 51), now) == "2025-11-30"
+    assert format_when(now - 14 * 60, now) == "14 min ago" and format_when(None, now) == "never"
