@@ -6,9 +6,15 @@ __main__ again in the worker (a helper's unguarded driver deleted its own data d
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 # How long a GUI test waits for what it expects before it fails: a bound for a failing test, never a pause of a
 # passing one. OCR of one image in a window took over 60 s at load 12 on 2 cores.
 WAIT_MS = 180_000
+# Where the GUI tests leave their screenshots for a person to look at (never inside the repository)
+SHOTS = Path(os.environ.get("SEARCHAPP_TEST_SHOTS", Path(tempfile.gettempdir()) / "searchapp-test-shots"))
 
 
 def shown_window(qtbot, config, lib, commands=None):
@@ -25,6 +31,37 @@ def shown_window(qtbot, config, lib, commands=None):
     # The index opening in the background ends with a Changes(meaning=True) of its own: not one a test should see.
     qtbot.waitUntil(lambda: not win.session.meaning.pending, timeout=WAIT_MS)
     return win
+
+
+def shot(widget, name: str) -> None:
+    """`widget` as it is drawn now, saved as SHOTS/name."""
+    from PySide6.QtWidgets import QApplication
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    QApplication.processEvents()  # labels just given new text are laid out before the grab
+    assert widget.grab().save(str(SHOTS / name))
+
+
+def window_maker(qtbot, data, tiny_encoder):
+    """A fixture's body: yields make(models=None), a window at 1280x800 over the library in `data` (exact vector
+    search, no reranker unless `models` names one), opened again on every call; closes them all after."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    made = []
+
+    def make(models=None):
+        config = load_config(data, env={}, overrides={"index": {"backend": "exact"},
+                                                      "models": {"reranker": "", **(models or {})}})
+        lib = Library(config, encoder=tiny_encoder)
+        win = shown_window(qtbot, config, lib)
+        win.resize(1280, 800)
+        made.append((win, lib))
+        return win
+
+    yield make
+    for win, lib in made:
+        close_window(win, lib)
 
 
 def load_models(qtbot, win) -> None:

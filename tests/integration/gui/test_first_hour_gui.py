@@ -1,6 +1,6 @@
 """Issue 39 (the window): nothing dropped during a sync is lost, nothing moves under the mouse, and the first
 minutes show what is there. Offscreen, real widgets, a real tiny library; a sync (or a model load) is held at a
-point the test chooses (an event it sets), never timed. Screenshots go to /work/notes/shots."""
+point the test chooses (an event it sets), never timed. Screenshots go to gui_window.SHOTS."""
 
 from __future__ import annotations
 
@@ -17,12 +17,11 @@ from PySide6.QtWidgets import QApplication
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window, drop
+from gui_window import WAIT_MS, drop, shot, shown_window, window_maker
 from painted_text import painted_text
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "bread.md": "A recipe for sourdough bread with a long cold proof."}
-SHOTS = Path("/work/notes/shots")
 
 
 class HeldSync:
@@ -59,12 +58,6 @@ def many_notes(folder: Path, n: int) -> Path:
     return folder
 
 
-def shot(widget, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    QApplication.processEvents()  # labels just given new text are laid out before the grab
-    assert widget.grab().save(str(SHOTS / name))
-
-
 def button_tops(win) -> dict[str, int]:
     """Where the library pane's buttons are, in the window's coordinates."""
     panel = win.library_panel
@@ -74,23 +67,8 @@ def button_tops(win) -> dict[str, int]:
 
 @pytest.fixture
 def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
-    from searchapp.base.config import load_config
-    from searchapp.library import Library
-
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
-    made = []
-
-    def make():
-        config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "models": {"reranker": ""}})
-        lib = Library(config, encoder=tiny_encoder)
-        win = shown_window(qtbot, config, lib)
-        win.resize(1280, 800)
-        made.append((win, lib))
-        return win
-
-    yield make
-    for win, lib in made:
-        close_window(win, lib)
+    yield from window_maker(qtbot, data, tiny_encoder)
 
 
 def test_a_folder_dropped_during_a_sync_is_queued_shown_and_indexed_after_it(qtbot, open_window, tmp_path,

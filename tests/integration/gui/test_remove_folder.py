@@ -3,7 +3,6 @@ its files are indexed, with Cancel the default (Enter keeps the index); only Rem
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from gui_window import WAIT_MS, close_window, two_folder_window
+from gui_window import WAIT_MS, close_window, shot, two_folder_window
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "bread.md": "A recipe for sourdough bread with a long cold proof.",
@@ -51,8 +50,7 @@ def test_remove_asks_naming_the_folder_and_its_files_and_cancel_keeps_it(qtbot, 
     assert str(win.docs) in text and "3 files" in text and "stay where they are" in text
     assert prompt.textFormat() == Qt.TextFormat.PlainText
     assert prompt.defaultButton() is prompt.button(QMessageBox.StandardButton.Cancel)
-    os.makedirs("/tmp/shots", exist_ok=True)
-    prompt.grab().save("/tmp/shots/remove_prompt.png")
+    shot(prompt, "remove_prompt.png")
     qtbot.keyClick(prompt, Qt.Key.Key_Return)  # the default: Cancel
     qtbot.waitUntil(lambda: win.findChild(QMessageBox, "removePrompt") is None, timeout=WAIT_MS)  # closed, gone
     assert not win.runner.busy_writing() and seen == []  # nothing was submitted, nothing changed

@@ -1,12 +1,10 @@
 """What the progress strip and the status line say during and after a long sync, in the real window at 1280×800
 (offscreen): the counts and time left stay in sight with a folder queued, a resumed sync says it resumes, the
 meaning line follows the library's coverage, and a sync's summary stays until something replaces it.
-Screenshots go to $STRIP_SHOTS (default /tmp/strip-shots) for a person to look at."""
+Screenshots go to gui_window.SHOTS for a person to look at."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import pytest
 
@@ -16,39 +14,17 @@ from PySide6.QtWidgets import QApplication
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, shown_window
+from gui_window import WAIT_MS, shot, window_maker
 
-SHOTS = Path(os.environ.get("STRIP_SHOTS", "/tmp/strip-shots"))
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "bread.md": "A recipe for sourdough bread with a long cold proof."}
 EMBEDDING = "searchable by words · slowed for other programs: 1 of 2 threads · meaning: 1% of passages"
 
 
-def shot(widget, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    QApplication.processEvents()  # labels just given new text are laid out before the grab
-    assert widget.grab().save(str(SHOTS / name))
-
-
 @pytest.fixture
 def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
-    from searchapp.base.config import load_config
-    from searchapp.library import Library
-
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
-    made = []
-
-    def make():
-        config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "models": {"reranker": ""}})
-        lib = Library(config, encoder=tiny_encoder)
-        win = shown_window(qtbot, config, lib)
-        win.resize(1280, 800)
-        made.append((win, lib))
-        return win
-
-    yield make
-    for win, lib in made:
-        close_window(win, lib)
+    yield from window_maker(qtbot, data, tiny_encoder)
 
 
 def test_the_counts_and_time_left_stay_in_sight_with_a_folder_queued(qtbot, open_window):

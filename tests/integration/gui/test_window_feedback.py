@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import os
-from pathlib import Path
 
 import pytest
 
@@ -17,13 +16,12 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, search as search_in, shown_window
+from gui_window import WAIT_MS, close_window, search as search_in, shot, shown_window
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
          "draft.txt": "A draft report on volcano safety for the island council.",
          "bread.md": "A recipe for sourdough bread with a long cold proof.",
          "notes.md": "Meeting notes: the volcano tour is booked for spring."}
-SHOTS = Path("/tmp/shots")
 SEARCH_WAIT = 600  # ms: longer than the as-you-type pause (350 ms)
 
 
@@ -53,11 +51,6 @@ def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
 
 def search(qtbot, win, text: str, mode: str = "hybrid"):
     return search_in(qtbot, win, text, mode)
-
-
-def shot(win, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    win.grab().save(str(SHOTS / name))
 
 
 def test_rerank_is_greyed_and_says_how_to_get_one_while_no_reranker_can_run(qtbot, open_window):
@@ -358,8 +351,7 @@ def test_a_big_folder_asks_first_with_its_count_and_time_and_leaves_out_the_subf
     assert [prompt.list.item(i).text() for i in range(prompt.list.count())] == [
         f"cache — {BIG_FOLDER_FILES:,} files", "notes — 2 files"]
     assert prompt.cancel_button.isDefault()
-    SHOTS.mkdir(exist_ok=True)
-    prompt.grab().save(str(SHOTS / "big_folder_prompt.png"))
+    shot(prompt, "big_folder_prompt.png")
     qtbot.mouseClick(prompt.cancel_button, Qt.MouseButton.LeftButton)
     assert not prompt.isVisible() and not win.runner.busy_writing() and seen == []
     assert str(big) not in [r.path for r in win.library.status().roots]

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, search, shown_window
+from gui_window import WAIT_MS, search, shown_window, window_maker
 
 TOPICS = ["eruption", "lava flow", "ash cloud", "magma chamber", "crater lake", "fumarole", "caldera", "tephra",
           "lahar", "pyroclastic flow", "dome collapse", "seismic swarm", "gas plume", "lava tube"]
@@ -30,24 +30,8 @@ TEXTS = {f"volcano-{i:02d}-{t.replace(' ', '-')}.txt":
 def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     """open_window(models=…): a window at 1280×800 over a tiny library of TEXTS; every call opens the same data
     dir, so a second window reads what the first remembered in gui.ini."""
-    from searchapp.base.config import load_config
-    from searchapp.library import Library
-
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
-    made = []
-
-    def make(models=None):
-        config = load_config(data, env={}, overrides={"index": {"backend": "exact"},
-                                                      "models": {"reranker": "", **(models or {})}})
-        lib = Library(config, encoder=tiny_encoder)
-        win = shown_window(qtbot, config, lib)
-        win.resize(1280, 800)
-        made.append((win, lib))
-        return win
-
-    yield make
-    for win, lib in made:
-        close_window(win, lib)
+    yield from window_maker(qtbot, data, tiny_encoder)
 
 
 def col(name: str) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from searchapp.base.types import Document
+from newer_readers import a_newer_reader
 from searchapp.ingest import scan as scan_module
 from searchapp.ingest.extractors import reader_version, registry
 
@@ -34,15 +34,7 @@ def chunk_ids(lib) -> list[int]:
 
 def a_newer_text_reader(monkeypatch, reads=None) -> None:
     """This version's text reader one step newer; `reads(text) -> text`: what it now makes of a file."""
-    monkeypatch.setitem(registry._READER_VERSIONS, "text", registry._READER_VERSIONS["text"] + 1)
-    if reads is not None:
-        suffixes, old = registry._BY_NAME["text"]
-
-        def newer(path, *args, **kwargs) -> Document:
-            doc = old(path, *args, **kwargs)
-            return Document(reads(doc.text), doc.pages, kind=doc.kind, title=doc.title, notes=doc.notes)
-
-        monkeypatch.setitem(registry._BY_NAME, "text", (suffixes, newer))
+    a_newer_reader(monkeypatch, "text", reads)
 
 
 def zipped(tmp_path: Path) -> Path:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from newer_readers import a_newer_reader
 from scan_files import OCR_ENGINE, needs_rapidocr, scan_pdf, text_image
 
 from searchapp.base.errors import Cancelled
@@ -376,19 +377,7 @@ def test_a_pdf_whose_scanned_page_waits_is_indexed_by_its_text_layer_and_listed_
 
 
 def _a_newer_pdf_reader(monkeypatch, reads=None) -> None:
-    """This version's PDF reader one step newer (decision 0152); `reads(text) -> text`: what it now makes of a file."""
-    from searchapp.base.types import Document
-    from searchapp.ingest.extractors import registry
-
-    monkeypatch.setitem(registry._READER_VERSIONS, "pdf", registry._READER_VERSIONS["pdf"] + 1)
-    if reads is not None:
-        suffixes, old = registry._BY_NAME["pdf"]
-
-        def newer(path, *args, **kwargs) -> Document:
-            doc = old(path, *args, **kwargs)
-            return Document(reads(doc.text), doc.pages, kind=doc.kind, title=doc.title, notes=doc.notes)
-
-        monkeypatch.setitem(registry._BY_NAME, "pdf", (suffixes, newer))
+    a_newer_reader(monkeypatch, "pdf", reads)
 
 
 @needs_rapidocr
