@@ -33,7 +33,7 @@ from typing import Collection, Optional, Sequence
 
 from ...base.config import Config
 from ...base.entry_dates import clamped_ns
-from ...base.errors import ExtractionError
+from ...base.errors import Cancelled, ExtractionError
 from ...base.member_paths import split_member
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
@@ -50,6 +50,7 @@ from ...store.ledger import ocr_done_before, pending_ocr_files, set_ocr_state
 from ...store.ocr_cache import OcrCache
 from ..sync.batches import Batcher, Pending, distinct_chunks, rewrite_entry
 from ..sync.file_boundary import file_failure, one_line
+from ..sync.file_budget import FileBudget, too_long
 from ..members.private_copy import readable
 from ...ingest.passages import passages_of
 from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES
@@ -163,12 +164,17 @@ def _read_again(store: Store, roots: dict[int, RootRow], config: Config, encoder
         cached = cache.get(row.sha256) if row.sha256 and _unchanged(row) else None
         if cached is None or _is_failure(cached):
             continue
+        budget = FileBudget(cancel, config.scan.file_budget_s)  # as the words pass reads a file: stopped past it
         try:
-            with readable(row.path, int(config.scan.max_file_mb * 2**20), cancel, row.sha256) as path:
-                doc, pages, _ = _ocr_text(path, row, cached, cache, None, config, cancel)
+            with readable(row.path, int(config.scan.max_file_mb * 2**20), budget, row.sha256) as path:
+                doc, pages, _ = _ocr_text(path, row, cached, cache, None, config, budget)
             _reread(store, roots[row.root_id], config, encoder, index, rep, cancel, row, doc, pages)
+        except Cancelled:
+            if not budget.expired:  # the sync's own cancel
+                raise
+            log.info("%s: not read again: %s", row.path, too_long(budget.seconds))
         except Exception as exc:  # the per-file boundary: kept as the older reader read it, the step goes on
-            if file_failure(exc) is None:  # a cancel, the library's own error
+            if file_failure(exc) is None:  # the library's own error
                 raise
             log.info("%s: not read again: %s", row.path, exc)
 

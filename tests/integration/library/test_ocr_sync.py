@@ -466,3 +466,31 @@ def test_only_a_full_sync_reads_ocrd_pdfs_again_and_images_never_fill_its_list(t
     rep = tiny_library.sync(embed=False)
     assert (rep.reread, rep.updated, rep.read_differently) == (1, 1, [str(docs / "mixed.pdf")])
     assert rep.unchanged >= 0 and rep.scanned == rep.added + rep.updated + rep.unchanged + rep.skipped + rep.failed
+
+
+@needs_rapidocr
+def test_a_pdf_read_again_past_its_time_budget_is_kept_as_it_was_read(tmp_path, tiny_library, counting, monkeypatch):
+    """The re-read is a per-file step like the words pass's reading: a newer reader that never returns on a file
+    (checking its token, as extractors do between pages) is stopped at the file's budget, and the sync goes on."""
+    from searchapp.library.sync.file_budget import FileBudget
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
+                                         ["Lighthouse keeper log", "November storm warning"]])
+    tiny_library.add_folder(docs)
+    a_newer_reader(monkeypatch, "pdf")
+    from searchapp.ingest.extractors import registry
+
+    suffixes, _ = registry._BY_NAME["pdf"]
+
+    def endless(path, *args, cancel=None, **kwargs):
+        while True:  # page after page, each checking the token
+            cancel.check()
+
+    monkeypatch.setitem(registry._BY_NAME, "pdf", (suffixes, endless))
+    monkeypatch.setattr(step, "FileBudget", lambda inner, seconds: FileBudget(inner, 0.5))
+    rep = tiny_library.sync(embed=False)
+    assert (rep.reread, rep.updated, rep.failed) == (0, 0, 0)
+    assert _names(tiny_library.search("invoices", mode="lexical")) == ["mixed.pdf"]
+    assert _names(tiny_library.search("lighthouse", mode="lexical")) == ["mixed.pdf"]
