@@ -77,6 +77,9 @@ ORDER_LABEL = {"hybrid": "match", "dense": "similarity", "lexical": "bm25"}
 WORDS_LABEL = "words"
 
 
+MARKED_COPIES = 100  # copies of a row checked for being readable (mark_available)
+
+
 def mark_available(result: SearchResult) -> None:
     """A hit from a missing or unreadable folder is still shown, marked as unavailable, and why; so is each of
     its copies that cannot be read (shown rows only: a copy that can be opened took the row, folding.py)."""
@@ -85,7 +88,9 @@ def mark_available(result: SearchResult) -> None:
         h.available = not h.unavailable
         for m in h.more:  # the same file
             m.available, m.unavailable = h.available, h.unavailable
-        h.copies_unavailable = {p: why for p in h.copies if (why := unavailable(p))}
+        # one stat a copy, on every search: a file kept in thousands of places (a LICENSE) is marked in its first
+        # MARKED_COPIES, as far as a person reads the list
+        h.copies_unavailable = {p: why for p in h.copies[:MARKED_COPIES] if (why := unavailable(p))}
 
 
 def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
