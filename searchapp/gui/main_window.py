@@ -287,6 +287,11 @@ class MainWindow(QMainWindow):
         self._show_reranker_state()
 
     # -- status -----------------------------------------------------------------
+    @property
+    def reading_status(self) -> bool:
+        """A status read is asked and not answered yet (its answer will still be shown)."""
+        return self._status_reading > 0
+
     def refresh_status(self, then: Optional[Callable[[], None]] = None) -> None:
         lib = self.library
         self._status_asked += 1
