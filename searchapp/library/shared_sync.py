@@ -43,11 +43,11 @@ class SharedLibrary(Protocol):
 
 
 class WatchedShared:
-    """A shared library as the desktop's watcher sees it (library/sync/watch.LibraryToWatch), its live updates
-    stopped by `cancel` (Ctrl+C) too: `searchapp --library … watch` (cli/commands/shared_watch.py)."""
+    """A shared library as the desktop's watcher sees it (library/sync/watch.LibraryToWatch): `searchapp --library
+    … watch` (cli/commands/shared_watch.py)."""
 
-    def __init__(self, lib: SharedLibrary, cancel: CancelToken) -> None:
-        self.lib, self.cancel = lib, cancel
+    def __init__(self, lib: SharedLibrary) -> None:
+        self.lib = lib
 
     @property
     def data_dir(self) -> Path:
@@ -60,8 +60,8 @@ class WatchedShared:
     def reader(self) -> Store:
         return self.lib.reader()
 
-    def sync_changed(self, changed: list[str]) -> SyncReport:
-        return self.lib.sync_changed(changed, cancel=self.cancel)
+    def sync_changed(self, changed: list[str], *, cancel: Optional[CancelToken] = None) -> SyncReport:
+        return self.lib.sync_changed(changed, cancel=cancel)
 
 
 def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]], progress: Optional[ProgressFn],

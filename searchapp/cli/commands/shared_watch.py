@@ -10,7 +10,6 @@ import sys
 import time
 from typing import TYPE_CHECKING, Optional
 
-from ...base.errors import Cancelled
 from ...base.terminal import printable
 from ...library.shared import RootBusy, SharedLibrary
 from .watch import now, print_change, print_failure
@@ -43,11 +42,7 @@ def watch_shared(args: Namespace, config: Config, address: str, progress: Termin
             print("stopped watching", flush=True)
             return 0
 
-        def failed(exc: BaseException) -> None:
-            if not isinstance(exc, Cancelled):  # Ctrl+C stopped the update in flight: no retry to announce
-                print_failure(exc)
-
-        watcher = LibraryWatcher(WatchedShared(lib, cancel), on_change=print_change, on_error=failed,
+        watcher = LibraryWatcher(WatchedShared(lib), on_change=print_change, on_error=print_failure,
                                  debounce=args.debounce, force_polling=args.poll)
         watcher.start()
         try:
@@ -58,7 +53,7 @@ def watch_shared(args: Namespace, config: Config, address: str, progress: Termin
             while not cancel.cancelled:
                 time.sleep(0.2)
         finally:
-            watcher.stop()  # a live update in flight stops at its next batch (cancel), its finished batches kept
+            watcher.stop()  # a live update in flight stops at its next batch, its finished batches kept
     print("stopped watching", flush=True)
     return 0
 

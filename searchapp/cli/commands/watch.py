@@ -132,7 +132,17 @@ def _ancestors(paths: list[str]) -> set[str]:
 
 
 def print_failure(exc: BaseException) -> None:
-    """A live update that failed (the watcher's on_error): it keeps its paths and tries again."""
+    """A live update that failed (the watcher's on_error): it keeps its paths and tries again. One stopped by
+    Ctrl+C or a `kill` (Cancelled) is not retried: said with how far it got."""
+    from ...base.errors import Cancelled
+
+    if isinstance(exc, Cancelled):
+        rep = exc.report
+        done = (f" ({rep.added} added, {rep.updated} updated, {rep.removed} removed by then)"
+                if rep is not None and (rep.added or rep.updated or rep.removed) else "")
+        print(f"{now()} the live update in progress stopped part way{done}; the next `searchapp watch` or "
+              "`searchapp index` reads the rest", flush=True)
+        return
     print(f"searchapp: live update failed (will retry): {printable(exc)}", file=sys.stderr, flush=True)
 
 

@@ -11,6 +11,9 @@ Decisions:
   back to polling every `poll_interval` seconds and says so in `note`; nothing is missed, it is just slower.
 - Events inside the data directory, hidden folders and skip_dirs are dropped before they cost a sync.
 - A failed sync (e.g. another process holds the writer lock) keeps its paths and is retried with backoff.
+- `stop()` cancels a live update in flight at its next batch boundary (a folder of thousands of files copied in
+  is minutes of embedding on an ordinary laptop: a `kill` or Ctrl+C must not wait for it). What it finished is
+  kept; the rest is read by the catch-up of the next `watch` (a full sync of every folder).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
-from ...base.errors import SearchAppError
+from ...base.errors import Cancelled, SearchAppError
+from ...base.progress import CancelToken
 from ...ingest.fsnames import is_within
 from .roots import in_scope
 from .contract import SyncReport
@@ -62,7 +66,7 @@ class LibraryToWatch(Protocol):
 
     def reader(self) -> Store: ...
 
-    def sync_changed(self, changed: list[str]) -> SyncReport: ...
+    def sync_changed(self, changed: list[str], *, cancel: Optional[CancelToken] = None) -> SyncReport: ...
 
 
 class _Handler:
@@ -108,6 +112,7 @@ class LibraryWatcher:
         self._last_event = 0.0
         self._cond = threading.Condition()
         self._stop = False
+        self.cancel = CancelToken()  # set by stop(): the live update in flight stops at its next batch
         self._observer: Optional[BaseObserver] = None
         self._thread: Optional[threading.Thread] = None
         self._data_dir = os.path.abspath(library.data_dir)
@@ -187,6 +192,7 @@ class LibraryWatcher:
             self._folders.lose(folder)
 
     def stop(self) -> None:
+        self.cancel.cancel()
         with self._cond:
             self._stop = True
             self._cond.notify_all()
@@ -295,7 +301,10 @@ class LibraryWatcher:
                     self._report_error(exc)
                 continue
             try:
-                rep = self.library.sync_changed(batch)
+                rep = self.library.sync_changed(batch, cancel=self.cancel)
+            except Cancelled as exc:  # stop(): what the update finished is kept; on_error says how far it got
+                self._report_error(exc)
+                return
             except SearchAppError as exc:  # e.g. another process is syncing: keep the paths, try again later
                 # Said once: by on_error when there is one (the command line prints it), else logged here.
                 (log.debug if self.on_error is not None else log.warning)(

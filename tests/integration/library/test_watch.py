@@ -8,6 +8,7 @@ import os
 import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -459,7 +460,7 @@ def test_folders_made_and_deleted_while_roots_are_added_never_deadlock(tmp_path)
         def reader(self):
             return types.SimpleNamespace(roots=lambda: [types.SimpleNamespace(path=p) for p in list(stored)])
 
-        def sync_changed(self, changed):
+        def sync_changed(self, changed, cancel=None):
             from searchapp.library.sync.contract import SyncReport
 
             return SyncReport()
@@ -510,3 +511,65 @@ def test_a_folder_missing_when_watching_starts_is_read_when_it_is_plugged_in(liv
     (away / "on-the-drive.txt").write_text("Lichens grow on the north side of old stones.", encoding="utf-8")
     away.rename(docs)
     wait_for(changes, lambda rep, paths: lexical(lib, "lichens") == ["on-the-drive.txt"], "the drive plugged in")
+
+
+class GatedEncoder:
+    """The real tiny encoder; once `arm`ed, its next encode waits for `release` (a live update held mid-embedding,
+    where a long one spends its minutes), and the encodes after arming are counted."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.armed, self.entered, self.release = False, threading.Event(), threading.Event()
+        self.calls = 0
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def arm(self) -> None:
+        self.armed = True
+
+    def encode(self, texts, **kw):
+        if self.armed:
+            self.calls += 1
+            self.entered.set()
+            assert self.release.wait(WAIT)
+        return self._inner.encode(texts, **kw)
+
+
+def test_stopping_the_watch_stops_the_live_update_in_flight(make_config, tiny_encoder, tmp_path):
+    """A folder of many files copied in while watching is minutes of embedding on an ordinary laptop: a `kill` or
+    Ctrl+C of `watch` waited for all of it (the live update had no cancel). Now the update stops at its next
+    batch, what it finished kept and said, and the next sync reads and embeds the rest."""
+    from searchapp.base.errors import Cancelled
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Copper kettles whistle when the water boils.", encoding="utf-8")
+    gate = GatedEncoder(tiny_encoder)
+    lib = Library(make_config(models={"reranker": "", "batch_size": 4}), encoder=gate)
+    try:
+        lib.add_folder(docs)
+        errors: queue.Queue = queue.Queue()
+        watcher = lib.start_watching(on_error=errors.put, debounce=0.2)
+        gate.arm()
+        for i in range(40):  # ten batches of four passages
+            (docs / f"n{i:02d}.txt").write_text(f"Note {i}: the heron {i} waded through reeds {i * 7}.",
+                                                encoding="utf-8")
+        assert gate.entered.wait(WAIT), "the live update never embedded"
+        stopping = threading.Thread(target=lib.stop_watching, daemon=True)
+        stopping.start()
+        deadline = time.monotonic() + WAIT
+        while not watcher.cancel.cancelled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        gate.release.set()
+        stopping.join(WAIT)
+        assert not stopping.is_alive(), "stop_watching waited for the whole live update"
+        assert gate.calls == 1, f"{gate.calls} batches embedded after the stop was asked"
+        assert isinstance(errors.get_nowait(), Cancelled)  # said (the command line prints how far it got)
+        assert lib.store.pending_count() > 0  # the rest waits; nothing half-written
+        gate.armed = False
+        lib.sync()  # what `watch`'s catch-up does at its next start
+        assert lib.store.pending_count() == 0
+        assert len(indexed(lib)) == 41
+    finally:
+        lib.close()

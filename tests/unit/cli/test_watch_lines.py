@@ -43,3 +43,18 @@ def test_a_live_update_counts_files_not_event_paths(tmp_path, capsys):
     assert capsys.readouterr().out.rstrip().endswith(f"3 removed: {old / 'banque.md'} and 2 more")
     print_change(SyncReport(removed=1), [str(old / "impots.md")])
     assert capsys.readouterr().out.rstrip().endswith(f"1 removed: {old / 'impots.md'}")
+
+
+def test_a_live_update_stopped_by_the_watchs_end_says_how_far_it_got(capsys):
+    """Stopping `watch` cancels the live update in flight (library/sync/watch.py): no "failed (will retry)", which
+    would never come, but how far it got and what reads the rest."""
+    from searchapp.base.errors import Cancelled
+    from searchapp.cli.commands.watch import print_failure
+
+    print_failure(Cancelled("cancelled", report=SyncReport(added=12)))
+    out = capsys.readouterr()
+    assert "failed" not in out.err + out.out
+    assert out.out.rstrip().endswith("the live update in progress stopped part way (12 added, 0 updated, 0 removed "
+                                     "by then); the next `searchapp watch` or `searchapp index` reads the rest"), out
+    print_failure(Cancelled("cancelled"))
+    assert "stopped part way; the next" in capsys.readouterr().out
