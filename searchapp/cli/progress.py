@@ -15,10 +15,11 @@ from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 __all__ = ["TerminalProgress"]
 
 _UNITS = {"scanning": " files", "files": " files", "rebuilding index": " vectors", "passages": " passages",
-          "ocr": " files"}
+          "ocr": " files", "rereading": " files"}
 # tqdm's own rate and time left left out: the measured ones (base/rate.py) are the postfix.
 _FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
-_TITLES = {"files": "indexing", "passages": "embedding", "ocr": "OCR (scans, images)"}
+_TITLES = {"files": "indexing", "passages": "embedding", "ocr": "OCR (scans, images)",
+           "rereading": "reading scanned PDFs again (newer reader)"}
 # Seconds between two redraws of one bar: a words pass reports every file (10,000 small files in a few
 # seconds), and drawing each one cost ~0.1 ms of CPU a file plus the terminal's own work, for changes no eye
 # follows. A new bar, a changed total and the last report are drawn at once.
@@ -67,8 +68,8 @@ class TerminalProgress:
             return
         if p.stage == "embedding" and p.total:
             key = "passages"  # sync reports passages embedded so far of an estimated total
-        elif p.stage == "ocr" and p.total:  # after the words and meaning of every other file: its own bar
-            key = "ocr"
+        elif p.stage in ("ocr", "rereading") and p.total:  # after the words and meaning of every other file:
+            key = p.stage  # a bar of its own
         elif p.stage in ("scanning", "extracting", "rebuilding index"):
             key = p.stage if p.stage != "extracting" else "files"
             if key == "files" and self._stage == "passages" and self._bar is not None:

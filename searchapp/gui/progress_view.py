@@ -19,6 +19,7 @@ __all__ = ["ProgressView", "StripRate", "StripLabel", "format_seconds"]
 
 STAGE_NAMES = {"scanning": "Scanning", "extracting": "Reading files", "embedding": "Embedding",
                "searchable": "Searchable by words", "ocr": "Reading scans and images (OCR)",
+               "rereading": "Reading scanned PDFs again (this version's reader)",
                "saving": "Saving", "loading": "Loading models"}
 
 
@@ -29,7 +30,7 @@ def format_seconds(s: float) -> str:
 
 # the stages whose rate gives a time left: OCR reports files too (library/ocr/step.py), each taking seconds to
 # minutes, so its time left matters most
-RATE_UNITS = {"extracting": "files", "embedding": "passages", "ocr": "files"}
+RATE_UNITS = {"extracting": "files", "embedding": "passages", "ocr": "files", "rereading": "files"}
 
 
 class StripRate:

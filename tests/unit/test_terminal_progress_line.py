@@ -99,3 +99,20 @@ def test_at_120_columns_the_bar_keeps_its_width_and_the_rate_stays_whole(monkeyp
     room_for_bar = 120 - (len(line) - len(re.search(r"%\|(.*?)\| ", line).group(1)))
     assert room_for_bar >= MIN_BAR, (room_for_bar, line)  # tqdm fills a real terminal's row: this is the bar's
     bar.close()
+
+
+def test_scanned_pdfs_read_again_after_an_upgrade_have_a_bar_with_a_time_left(monkeypatch):
+    """The OCR step's re-reading of scanned PDFs for a newer reader (library/ocr/step.py) had no line at all: a
+    thousand of them are minutes. Its own bar, its files counted, a rate and time left: one file every 2 s."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "160")
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    for i in range(8):
+        now[0] = 2.0 * i
+        bar(Progress("rereading", i, 300, f"scan{i}.pdf"))
+    line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    assert line.startswith("reading scanned PDFs again (newer reader):") and "7/300" in line, line
+    assert "0.5 files/s, about 10 min left" in line, line
+    bar.close()

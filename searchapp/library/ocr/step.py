@@ -90,7 +90,7 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
         return rep
     roots = {r.id: r for r in store.roots()}  # a shared library's: this machine's
     if full:
-        _read_again(store, roots, config, encoder, index, cache, rep, cancel, full)
+        _read_again(store, roots, config, encoder, index, cache, rep, progress, cancel, full)
     rows = [r for r in pending_ocr_files(store, MAX_FILES_PER_SYNC, root_ids) if r.root_id in roots]
     if not rows:
         return rep
@@ -150,17 +150,19 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
 
 
 def _read_again(store: Store, roots: dict[int, RootRow], config: Config, encoder: PassageEncoder, index: IndexWriter,
-                cache: OcrCache, rep: SyncReport, cancel: Optional[CancelToken],
+                cache: OcrCache, rep: SyncReport, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
                 full: Sequence[int]) -> None:
     """Entries some of whose text came from OCR, read by an older reader than this version's (decision 0152), read
     again with their OCR text from the cache: the very same passages stay as they are (their row takes the new
     reader), other ones replace them, each unchanged model input keeping its vector. Never OCR'd again for this
-    (hours for a folder of scans): an entry whose OCR text is not cached stays as it was read."""
+    (hours for a folder of scans): an entry whose OCR text is not cached stays as it was read. Reported as its
+    own stage, "rereading" (a folder of a thousand scanned PDFs is minutes of it after an upgrade)."""
     rows = [r for r in ocr_done_before(store, _pdf_reader(), MAX_FILES_PER_SYNC, full)
             if r.root_id in roots and read_by_older(r)]
-    for row in rows:
+    for i, row in enumerate(rows):
         if cancel is not None:
             cancel.check()
+        report(progress, "rereading", i, len(rows), os.path.basename(row.path))
         cached = cache.get(row.sha256) if row.sha256 and _unchanged(row) else None
         if cached is None or _is_failure(cached):
             continue
@@ -177,6 +179,8 @@ def _read_again(store: Store, roots: dict[int, RootRow], config: Config, encoder
             if file_failure(exc) is None:  # the library's own error
                 raise
             log.info("%s: not read again: %s", row.path, exc)
+    if rows:
+        report(progress, "rereading", len(rows), len(rows))
 
 
 def _pdf_reader() -> int:

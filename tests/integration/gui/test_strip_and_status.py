@@ -50,8 +50,11 @@ def test_the_counts_and_time_left_stay_in_sight_with_a_folder_queued(qtbot, open
     assert strip.queued.is_elided() and strip.queued.text().endswith("deeper still")
 
 
-def test_reading_scans_shows_its_rate_and_time_left(qtbot, open_window):
-    """OCR ran for 8 minutes with no time left on the strip, which says one for reading files and embedding."""
+@pytest.mark.parametrize("stage, name", [("ocr", "Reading scans and images (OCR)"),
+                                         ("rereading", "Reading scanned PDFs again (this version's reader)")])
+def test_reading_scans_shows_its_rate_and_time_left(qtbot, open_window, stage, name):
+    """OCR ran for 8 minutes with no time left on the strip, which says one for reading files and embedding. The
+    scanned PDFs an upgrade reads again (ocr/step.py) are a stage of their own, with a rate and time left too."""
     from searchapp.base.progress import Progress
 
     win = open_window()
@@ -59,11 +62,11 @@ def test_reading_scans_shows_its_rate_and_time_left(qtbot, open_window):
     strip.start("Re-syncing")
     strip.show_queued(["/tmp/s17/win/extra"])
     for i in range(12):  # one file every 5 s
-        strip.show_progress("Re-syncing", Progress("ocr", i, 94, f"scan{i:03d}.pdf"), 5.0 * i)
-    shot(win, "strip_ocr.png")
+        strip.show_progress("Re-syncing", Progress(stage, i, 94, f"scan{i:03d}.pdf"), 5.0 * i)
+    shot(win, f"strip_{stage}.png")
     assert strip.rate == 0.2 and strip.eta_seconds == (94 - 11) * 5.0
     shown = strip.label.text()
-    assert "Reading scans and images (OCR) 11 / 94 — 0.2 files/s, about 7 min left" in shown, shown
+    assert f"{name} 11 / 94 — 0.2 files/s, about 7 min left" in shown, shown
 
 
 def hold_writes(monkeypatch):

@@ -394,8 +394,12 @@ def test_a_pdf_with_ocrd_pages_is_read_again_by_a_newer_reader_from_the_ocr_cach
     tiny_library.add_folder(docs)
     assert counting.calls == 1
     _a_newer_pdf_reader(monkeypatch, lambda text: text.replace("invoices", "receipts"))
-    rep = tiny_library.sync(embed=False)
+    seen = []
+    rep = tiny_library.sync(embed=False, progress=seen.append)
     assert counting.calls == 1  # the OCR'd page from the cache
+    # a stage of its own, with a count: a folder of a thousand scanned PDFs is minutes of it after an upgrade
+    assert [(p.done, p.total, p.message) for p in seen if p.stage == "rereading"] == [(0, 1, "mixed.pdf"),
+                                                                                       (1, 1, "")]
     assert (rep.reread, rep.read_differently, rep.updated, rep.unchanged) == (1, [str(docs / "mixed.pdf")], 1, 0)
     assert _names(tiny_library.search("receipts", mode="lexical")) == ["mixed.pdf"]
     assert not tiny_library.search("invoices", mode="lexical").hits
