@@ -97,6 +97,7 @@ class Hit:
     common_to: int = 0  # results by file: the passage is text repeated in this many files (one row stands for them)
     copies: list[str] = field(default_factory=list)  # results by file: exact copies of this file (same content)
     copies_unavailable: dict[str, str] = field(default_factory=dict)  # those of `copies` that cannot be read now: why
+    new: bool = False  # a saved search's run: the file was not in its list when it was last opened
     # A shared library's: the machine that indexed the file and its path there (`path` is this desktop's, by
     # library.path_map); None on a desktop library.
     machine: Optional[str] = None

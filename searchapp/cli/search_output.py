@@ -58,7 +58,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         return
     for h in res.hits:
         snip = best_snippet(h.text, res.query if marks is None else marks, SNIPPET_WIDTH)
-        print(f"{h.ranks.final:>2}. {_where(h)}", file=out)
+        print(f"{h.ranks.final:>2}. {_where(h)}" + ("  [new]" if h.new else ""), file=out)  # a saved search's
         scores = _scores(h)
         if scores:  # a listing by date (a query of only operators and fields) has no scores
             print(f"    {scores}", file=out)

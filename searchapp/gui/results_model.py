@@ -94,6 +94,12 @@ def _italic() -> QFont:
     return font
 
 
+def _bold() -> QFont:
+    font = QFont()
+    font.setBold(True)
+    return font
+
+
 def score_tooltip(hit: Hit) -> str:
     if not scored(hit):
         return UNSCORED_TIP
@@ -181,7 +187,7 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "#": str(h.ranks.final or index.row() + 1),
-                "File": display_name(h.path) + ("" if h.available else "  (unavailable)"),
+                "File": display_name(h.path) + ("" if h.available else "  (unavailable)") + ("  (new)" if h.new else ""),
                 "Folder": display_folder(h.path),
                 "Date": date_text(h.date_ns),
                 "Page": str(h.page) if h.page else "",
@@ -201,6 +207,8 @@ class ResultsModel(QAbstractTableModel):
                 return tooltip(display_path(h.path))
             if col == "Date" and h.date_ns:
                 return time.strftime("%Y-%m-%d %H:%M", time.localtime(h.date_ns / 1e9))
+        if role == Qt.ItemDataRole.FontRole and col == "File" and h.new:  # a saved search's file new since last opened
+            return _bold()
         if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole) and col == "Score" and words_only(h):
             return WORDS_ONLY if role == Qt.ItemDataRole.ForegroundRole else _italic()
         if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:

@@ -110,6 +110,8 @@ def cmd_saved_run(args: argparse.Namespace, config: Config, progress: TerminalPr
     if args.json:
         data = json.loads(result_json(res, res.notice if not res.hits else None))
         data["saved"] = item.name
+        for shown, hit in zip(data["hits"], res.hits, strict=True):
+            shown["new"] = hit.new  # not in its list when it was last opened
         print(json.dumps(data))
         return 0
     print_hits(res, color=use_color(sys.stdout, no_color=args.no_color), marks=marked_text(item.query, item.literal))

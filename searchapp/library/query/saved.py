@@ -229,13 +229,26 @@ class SavedSearches(Generic[_Answer]):
                                    **options)
 
     def run(self, name: str, **options: Unpack[SearchOptions]) -> _Answer:
-        """Search `name` now and mark it opened (its list becomes the one later lists are compared with)."""
+        """Search `name` now and mark it opened (its list becomes the one later lists are compared with). Each hit
+        not in that list when it was last opened is marked `new`: "3 new" is worth little if the three are not
+        shown among the ten."""
         saved = self.get(name)
         generation = self.library.generation()  # before the search: a write meanwhile is counted next time
         result = self._search(saved, **options)
+        seen = self._seen(name)
+        for hit in result.hits:
+            hit.new = hit.path not in seen
         if not self.library.read_only:
             self.mark_opened(name, [h.path for h in result.hits], generation)
         return result
+
+    def _seen(self, name: str) -> set[str]:
+        """The files `name` listed when it was last opened (what "new" is counted against)."""
+        db = self._db()
+        if db is None:
+            return set()
+        with db:
+            return db.seen(name)
 
     def mark_opened(self, name: str, paths: Sequence[str], generation: Optional[int] = None) -> None:
         generation = self.library.generation() if generation is None else generation

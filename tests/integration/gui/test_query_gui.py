@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QToolButton
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, close_window, search, shown_window
+from gui_window import WAIT_MS, close_window, search, shot, shown_window
 TEXTS = {
     "volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
     "draft.txt": "A draft report on volcano safety for the island council.",
@@ -271,6 +271,14 @@ def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, wi
     assert win.search.search_box.text() == "volcano -draft" and win.search.mode_box.mode() == "lexical"
     assert win.query_chips.labels() == ["not draft"]
     assert sorted(shown(win)) == ["eruption.txt", "notes.md", "volcano.txt"]
+    # the "1 new" is the row that says so, in bold (the count alone left a person to guess which)
+    model = win.search.results_model
+    file_col = model.COLUMNS.index("File")
+    cells = {model.index(r, file_col).data(): model.index(r, file_col).data(Qt.ItemDataRole.FontRole)
+             for r in range(model.rowCount())}
+    assert sorted(cells) == ["eruption.txt  (new)", "notes.md", "volcano.txt"], cells
+    assert cells["eruption.txt  (new)"].bold() and cells["notes.md"] is None
+    shot(win, "saved_search_new.png")
     qtbot.waitUntil(lambda: panel.texts() == ["Volcanoes"], timeout=WAIT_MS)
 
 

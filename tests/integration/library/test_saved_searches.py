@@ -121,9 +121,17 @@ def test_new_hits_counted_after_files_arrive_and_reset_when_opened(capsys, lib_d
     res = json.loads(out)
     assert code == 0 and res["saved"] == "Volcanoes" and res["mode"] == "lexical"
     assert sorted(Path(h["path"]).name for h in res["hits"]) == ["ash.md", "eruption.txt", "volcano.txt"]
+    # which of them are the "2 new" (a person saw the count, then ten rows with nothing to tell them apart)
+    assert {Path(h["path"]).name: h["new"] for h in res["hits"]} == {"ash.md": True, "eruption.txt": True,
+                                                                     "volcano.txt": False}
     opened = saved_json(capsys, lib_dir)
     assert opened["Volcanoes"]["new_hits"] == 0 and opened["Volcanoes"]["opened_at"]
     assert opened["Markdown"]["new_hits"] == 1  # only the one run was opened
+    code, out, _ = cli(capsys, lib_dir, "saved", "run", "Markdown")
+    placed = [line for line in out.splitlines() if line[:3].strip().rstrip(".").isdigit()]
+    assert sorted((Path(line.split()[1]).name, line.endswith("  [new]")) for line in placed) == [
+        ("ash.md", True), ("bread.md", False)], out
+    assert "[new]" not in cli(capsys, lib_dir, "saved", "run", "Markdown")[1]  # opened: nothing new any more
     (docs / "eruption.txt").unlink()  # a file leaving the list is not "new"
     assert cli(capsys, lib_dir, "index")[0] == 0
     assert saved_json(capsys, lib_dir)["Volcanoes"]["new_hits"] == 0
