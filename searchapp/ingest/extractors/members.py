@@ -30,7 +30,7 @@ from .tar_stream import STREAM_ERRORS, WalkCapReached, open_tar
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
 from .mail_msg import msg_attachments
 from .mail_parse import parse, parts, parts_note
-from .ziputil import MAX_TOTAL_BYTES, SafeZip, entry_name
+from .ziputil import MAX_TOTAL_BYTES, SafeZip, bomb_reason, entry_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
            "iter_members", "split_member", "display_path", "member_key", "extract_archive", "read_member"]
@@ -118,15 +118,16 @@ _Want = Callable[[str], bool]  # is this raw entry name's body wanted (iter_memb
 
 
 def _zip_members(src: Path | bytes, budget: _Budget, want: _Want) -> Iterator[tuple[str, Optional[bytes], str]]:
-    with SafeZip(src) as z:  # the directory's zip-bomb checks run first (entry count, total; ratio below)
-        z.check_ratios()  # every member is read: one that compresses like a bomb refuses the archive
+    # The directory's entry count is checked first; each member's size, the archive's budget and each member's
+    # compression ratio (read: a bomb refused alone, never inflated) below, member by member.
+    with SafeZip(src, archive=True) as z:
         for info in z.zf.infolist():
             if info.is_dir():
                 continue
-            why = budget.take(info.file_size)
             name = entry_name(info)  # as its maker wrote it (a Japanese Windows zip's names are not cp437)
             if want(info.filename) and not want(name):
                 name = info.filename  # asked for by the name an earlier version stored (read as cp437)
+            why = bomb_reason(info) or budget.take(info.file_size)  # a bomb takes none of the budget
             if why or not want(name):  # not wanted: named, never inflated (budget taken all the same)
                 yield name, None, why or _UNREAD
                 continue

@@ -16,7 +16,7 @@ from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.safe_open import open_regular
 from .ole_encrypted import ENCRYPTED, is_encrypted_office
 
-__all__ = ["SafeZip", "PartTooLarge", "parse_xml", "iterparse_xml", "entry_name", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
+__all__ = ["SafeZip", "PartTooLarge", "bomb_reason", "parse_xml", "iterparse_xml", "entry_name", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
            "MAX_METADATA_BYTES", "local_name"]
 
 MAX_TOTAL_BYTES = 200 * 2**20  # uncompressed, all members together
@@ -58,13 +58,16 @@ class SafeZip:
     Every read is also capped while streaming, so a lying header cannot make us inflate more
     than MAX_TOTAL_BYTES in total. The compression ratio is judged for the parts that are read, when they are
     read: a document's preview image that compresses 130:1 (an embedded object's EMF in a .docx) is never
-    inflated, so it must not refuse the document's text. An archive, which reads every member, checks them all
-    up front (`check_ratios`).
+    inflated, so it must not refuse the document's text. An archive (`archive=True`) is judged member by member
+    too: its directory's total is not refused whole, as a document's is; members.py's budget names the members
+    past it, and a member that compresses like a bomb is refused alone, never inflated (a person's zip of notes
+    with one such member kept the notes out).
     """
 
-    def __init__(self, path: Path | bytes, max_total: int = MAX_TOTAL_BYTES) -> None:
+    def __init__(self, path: Path | bytes, max_total: int = MAX_TOTAL_BYTES, *, archive: bool = False) -> None:
         """`path`: a file, or the bytes of a zip held in memory (a zip inside an archive: never written out)."""
         self.max_total = max_total
+        self.archive = archive
         self.read_so_far = 0
         fh = self._fh = io.BytesIO(path) if isinstance(path, (bytes, bytearray)) else open_regular(path)
         try:
@@ -93,13 +96,8 @@ class SafeZip:
         if len(infos) > MAX_MEMBERS:
             raise ExtractionError(f"zip bomb: more than {MAX_MEMBERS} members")
         total = sum(i.file_size for i in infos)
-        if total > self.max_total:
+        if total > self.max_total and not self.archive:
             raise ExtractionError(f"zip bomb: uncompressed size exceeds {self.max_total // 2**20} MB")
-
-    def check_ratios(self) -> None:
-        """Refuse the whole zip when any member compresses more than MAX_RATIO:1 (an archive's check)."""
-        for info in self.zf.infolist():
-            _check_ratio(info)
 
     def __enter__(self) -> "SafeZip":
         return self
@@ -243,9 +241,17 @@ def _entry_score(name: str) -> int:
     return score
 
 
-def _check_ratio(info: zipfile.ZipInfo) -> None:
+def bomb_reason(info: zipfile.ZipInfo) -> str:
+    """Why `info` is refused as a zip bomb by its directory entry (it compresses more than MAX_RATIO:1), or ""."""
     if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-        raise ExtractionError(f"zip bomb: {info.filename} compresses more than {MAX_RATIO}:1")
+        return f"zip bomb: {info.filename} compresses more than {MAX_RATIO}:1"
+    return ""
+
+
+def _check_ratio(info: zipfile.ZipInfo) -> None:
+    why = bomb_reason(info)
+    if why:
+        raise ExtractionError(why)
 
 
 def _member_error(info: zipfile.ZipInfo, exc: RuntimeError) -> ExtractionError:

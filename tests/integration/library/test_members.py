@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import tarfile
 import time
 import zipfile
@@ -158,11 +159,29 @@ def test_hostile_archives_are_capped_with_reasons(tmp_path):
     got = {m.name: m for m in iter_members(outer, 2**20)}
     assert got["a.zip" + MEMBER_SEP + "b.txt"].data == b"two"
     assert "nested deeper" in got["a.zip" + MEMBER_SEP + "b.zip"].reason and MAX_DEPTH == 2
-    # a zip bomb (ratio) and more members than a zip may list: the container itself is refused
+    # a member that compresses like a bomb is refused alone, never inflated; the archive's other members are read
+    # (the whole archive was refused: a person's notes kept out by one such member)
     bomb = tmp_path / "bomb.zip"
-    bomb.write_bytes(_zip({"zeros.txt": b"\0" * (2 * RATIO_FLOOR)}))  # ~1000:1, over the floor the ratio applies to
-    with pytest.raises(Exception, match="zip bomb"):
-        list(iter_members(bomb, 2**30))
+    bomb.write_bytes(_zip({"a.txt": b"kept", "zeros.txt": b"\0" * (2 * RATIO_FLOOR), "b.txt": b"kept too"}))
+    got = {m.name: m for m in iter_members(bomb, 2**30)}  # ~1000:1, over the floor the ratio applies to
+    assert (got["zeros.txt"].data, got["zeros.txt"].reason) == (None, "zip bomb: zeros.txt compresses more than 100:1")
+    assert (got["a.txt"].data, got["b.txt"].data) == (b"kept", b"kept too")
+    # members whose sizes add up past the archive's budget: those past it are named, the first ones read
+    big = tmp_path / "big.zip"
+    with zipfile.ZipFile(big, "w", zipfile.ZIP_STORED) as z:
+        for i in range(3):
+            z.writestr(f"part{i}.txt", b"x" * (3 * 2**20))
+    got = {m.name: m for m in iter_members(big, 4 * 2**20, max_total=7 * 2**20)}
+    assert [got[f"part{i}.txt"].data is not None for i in range(3)] == [True, True, False]
+    assert "budget" in got["part2.txt"].reason
+    # a member refused as a bomb, never inflated, takes none of that budget from the members after it
+    with zipfile.ZipFile(big, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("zeros.txt", b"\0" * (6 * 2**20))
+        for i in range(2):
+            z.writestr(f"part{i}.txt", random.Random(i).randbytes(3 * 2**20), compress_type=zipfile.ZIP_STORED)
+    got = {m.name: m for m in iter_members(big, 8 * 2**20, max_total=7 * 2**20)}
+    assert "zip bomb" in got["zeros.txt"].reason and all(got[f"part{i}.txt"].data for i in range(2)), got
+    # more members than a zip may list: the container itself is refused (reading its directory is the cost)
     many = tmp_path / "many.zip"
     with zipfile.ZipFile(many, "w") as z:
         for i in range(ZIP_MAX_MEMBERS + 1):  # one past the cap is enough to be refused
@@ -175,10 +194,11 @@ def test_hostile_archive_synced_records_reasons(tiny_library, tmp_path):
     d = tmp_path / "d"
     d.mkdir()
     (d / "evil.tar.gz").write_bytes(_tar_gz({"../../escape.txt": b"Escaped pelican text.\n", "fine.txt": b"Fine pelican text.\n"}))
-    (d / "bomb.zip").write_bytes(_zip({"zeros.txt": b"\0" * (50 * 2**20)}))
+    (d / "bomb.zip").write_bytes(_zip({"zeros.txt": b"\0" * (50 * 2**20), "keep.txt": b"A harmless pelican note.\n"}))
     rep = tiny_library.add_folder(d)
     problems = dict(rep.problems)
-    assert "zip bomb" in problems[str(d / "bomb.zip")]
+    assert "zip bomb" in problems[str(d / "bomb.zip") + MEMBER_SEP + "zeros.txt"]
+    assert str(d / "bomb.zip") + MEMBER_SEP + "keep.txt" in _names(tiny_library.search("harmless", mode="lexical"))
     assert any("traversal" in why for p, why in rep.problems if p.startswith(str(d / "evil.tar.gz") + MEMBER_SEP))
     hits = _names(tiny_library.search("pelican", mode="lexical"))
     assert str(d / "evil.tar.gz") + MEMBER_SEP + "fine.txt" in hits

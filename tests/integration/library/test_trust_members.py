@@ -92,7 +92,7 @@ def test_a_huge_pax_header_is_refused_without_being_read_into_memory(tmp_path, i
 def test_open_inflates_only_the_member_it_opens(tmp_path, monkeypatch):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for i in range(5):  # ~2.7 MB of words each, compressing like prose (a zip bomb is refused whole)
+        for i in range(5):  # ~2.7 MB of words each, compressing like prose (a bomb is never inflated)
             rng = random.Random(i)
             z.writestr(f"big{i}.txt", " ".join(f"w{rng.randrange(10**6)}" for _ in range(400_000)).encode()[:2_700_000])
         z.writestr("wanted.txt", LATE)
