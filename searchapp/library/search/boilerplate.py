@@ -87,7 +87,9 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 def segments(low: str) -> tuple[list[int], list[str], list[int]]:
     """(starts, keys, word counts) of the segments of a lower-cased text. A key is the segment's words with every
-    year as 0000 ("" for a segment with no word: a line of ===== under a heading)."""
+    year as 0000 ("" for a segment with no word: a line of ===== under a heading; "" for a mail's subject line
+    too, which is never repeated text: a thread's messages all carry it, and it is each one's topic, so "dinner
+    saturday" folded five replies of one thread into one row as if their subject were a footer)."""
     starts = [0] + [m.end() for m in _BOUNDARY.finditer(low)]
     ends = starts[1:] + [len(low)]
     # Years made alike (only where one may be) and punctuation made spaces, each in one pass over the whole text:
@@ -96,7 +98,8 @@ def segments(low: str) -> tuple[list[int], list[str], list[int]]:
     keys, words = [], []
     for s, e in zip(starts, ends, strict=True):
         toks = norm[s:e].split()
-        keys.append(" ".join(toks))
+        subject = bool(toks) and toks[0] == "subject" and low.startswith("subject:", s)
+        keys.append("" if subject else " ".join(toks))
         words.append(len(toks))
     return starts, keys, words
 
@@ -180,7 +183,7 @@ def _looked_up(found: Mapping[int, _Passage], holders: Mapping[str, set[int]], p
     with a query word, that the library holds in min_files or more files: the most widely held first, at most
     MAX_LOOKUPS FTS phrase counts (a title shared by two parts of one document is not worth one)."""
     asked = {p.keys[i] for p in found.values() for i in p.terms
-             if p.words[i] >= LOOKUP_WORDS and LOOKUP_HOLDERS <= len(holders[p.keys[i]]) < min_files}
+             if p.keys[i] and p.words[i] >= LOOKUP_WORDS and LOOKUP_HOLDERS <= len(holders[p.keys[i]]) < min_files}
     order = sorted(asked, key=lambda k: (-len(holders[k]), -len(k), k))[:MAX_LOOKUPS]
     return {k for k in order if count_files(phrase_of(phrase(k)), min_files) >= min_files}
 

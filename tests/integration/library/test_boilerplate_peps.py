@@ -214,3 +214,30 @@ def test_files_alike_but_for_their_amounts_are_not_one_footer():
     texts = {i: f"Invoice {4711 + i}\nInvoice total: {1234 + 17 * i}.50 EUR\nPayable within 30 days." for i in range(8)}
     common = find_common("invoice total", texts, {i: i for i in texts})
     assert not common.key_of
+
+
+def test_a_threads_subject_is_each_messages_topic_not_a_footer(make_config, tiny_encoder, tmp_path):
+    """A newcomer's "Dinner on Saturday?" thread (six messages of one mbox): the five replies carry the same
+    subject line, which was taken for repeated text, so they took one row "common to 5 files" at half weight.
+    Each message is its own row; a footer the messages share is still one."""
+    bodies = ["Shall we have dinner on Saturday at the Thai place? I can book for seven.",
+              "Saturday works for me, but can we make it eight? Work runs late.",
+              "Eight is fine. Should I invite Marta and her brother too?",
+              "Yes, invite them. I will bring the wine, a red from the market.",
+              "Booked the table for six people at eight on Saturday.",
+              "Running ten minutes late, order the spring rolls without me."]
+    footer = "Sent from the harbour club mailing list. To leave the list, reply with unsubscribe."
+    mbox = "\n".join(
+        f"From p{i}@example.com Sat Nov  1 1{i}:00:00 2025\nFrom: Person {i} <p{i}@example.com>\n"
+        f"To: friends@example.com\nSubject: {'Re: ' if i else ''}Dinner on Saturday?\n"
+        f"Date: Sat, 1 Nov 2025 1{i}:00:00 +0000\nMessage-ID: <m{i}@example.com>\n\n{body}\n\n{footer}\n"
+        for i, body in enumerate(bodies))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "friends.mbox").write_text(mbox, encoding="utf-8")
+    with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs, embed=False)
+        hits = [h for h in lib.search("dinner saturday", mode="lexical", k=10).hits if "//" in h.path]  # messages
+        assert len(hits) == 6 and not any(h.common_to for h in hits), [(h.path, h.common_to) for h in hits]
+        shared = [h for h in lib.search("harbour club mailing list", mode="lexical", k=10).hits if "//" in h.path]
+    assert len(shared) == 1 and shared[0].common_to == 6, [(h.path, h.common_to) for h in shared]
