@@ -40,8 +40,9 @@ from .watch_and_serve import WatchAndServe
 from .ocr.marks import mark_ocr
 from .ocr.step import ocr_step
 from .search.meaning_now import FreshVectors, PassageEmbedder
-from .search.result import (LOADING, LOADING_NOTICE, MEANING, REINDEX, RERANKER, UNSEARCHABLE, Notice, SearchResult,
-                            meaning_text)
+from .search.places import place_text, unplaced
+from .search.result import (LOADING, LOADING_NOTICE, MEANING, PLACE, REINDEX, RERANKER, UNSEARCHABLE, Notice,
+                            SearchResult, meaning_text)
 from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
 from .sync.contract import SyncReport
@@ -310,6 +311,8 @@ class Library(WatchAndServe):
         # lexical search says nothing about models; nor does a listing by date (its notice says why)
         if want_rerank and cross is None and mode != "lexical" and not result.notices:
             self._say(result, RERANKER, self.models.reranker_notice())
+        if parsed is not None and parsed.folders:  # a typo'd in: finds nothing: said, or "no results" is all
+            self._say(result, PLACE, place_text(unplaced(parsed.folders, [r.path for r in self.reader().roots()])))
         if words_only:
             self._say(result, LOADING, LOADING_NOTICE)
         during_reindex = self.reindex_notice()

@@ -21,7 +21,8 @@ from ..base.progress import CancelToken, ProgressFn
 from .ocr.marks import mark_ocr
 from .resources.model_set import ModelSet
 from .search.pipeline import mark_available, run_search, search_request, searched_words
-from .search.result import UNSEARCHABLE, Notice, SearchResult
+from .search.places import place_text, unplaced
+from .search.result import PLACE, UNSEARCHABLE, Notice, SearchResult
 from .sync.contract import SyncReport
 from .sync.meaning_pass import meaning_percent, meaning_progress
 from ..base.library_address import shown
@@ -332,7 +333,17 @@ class SharedLibrary:
         shared_paths.local_hits(self.store, self.paths, result.hits)
         mark_available(result)  # at this desktop's paths
         result.warnings, result.reading = warnings, reading
+        if read.parsed is not None and read.parsed.folders:  # as Library.search: a typo'd in: is said
+            text = place_text(unplaced(read.parsed.folders, [r.path for _, r in self.store.all_roots()],
+                                       self._mapped_place))
+            if text:
+                result.notices.append(Notice(PLACE, text))
         return result
+
+    def _mapped_place(self, place: str) -> tuple[str, ...]:
+        """An in: place and the other machines' folders it stands for at this desktop's mount points (every
+        machine's folders are searched here, each at its own path)."""
+        return shared_paths.mapped_folders((place,), self.paths)
 
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
                 filters: Optional["SearchFilters"] = None) -> SearchResult:

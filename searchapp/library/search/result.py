@@ -15,12 +15,13 @@ from ...base.types import Hit
 if TYPE_CHECKING:  # for the type checker alone: a result is read without the search pipeline's imports
     from .filter_scope import FilterStats
 
-__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "RERANKER", "REINDEX", "MEANING", "LOADING",
+__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "RERANKER", "REINDEX", "MEANING", "LOADING",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds"]
 
 # Notice kinds, in the order a search says them.
 UNSEARCHABLE = "unsearchable"  # nothing to match or embed (empty, common words only): no hits at all
 LISTING = "listing"  # only operators and fields: the allowed files, newest first, unranked
+PLACE = "place"  # an in: value at which no folder of the library is (search/places.py): a typo finds nothing
 RERANKER = "reranker"  # reranking was asked for but no reranker can run: first-stage order
 REINDEX = "reindex"  # a reindex is under way: results come only from what it embedded so far
 MEANING = "meaning"  # passages still without a vector: the dense side lacks them
@@ -99,6 +100,8 @@ class SearchResult:
                "reading": self.reading, "hits": [h.to_json() for h in self.hits]}
         if self.reindex_notice:
             out["reindex_notice"] = self.reindex_notice
+        if self.said(PLACE):
+            out["place_notice"] = self.said(PLACE)  # an in: value no folder of the library is at
         if self.said(LOADING):
             out["meaning"] = "loading"  # words only: the vector index was still opening
         if self.meaning_percent is not None:

@@ -169,6 +169,16 @@ def test_only_operators_lists_newest_first_in_the_window(qtbot, win):
     assert res.hits and all(h.scores.dense is None for h in res.hits)
 
 
+def test_an_in_outside_the_library_is_said_in_the_status_line(qtbot, win, tmp_path):
+    """A typo'd in: (no folder of the library there) said, beside the listing's own note: not just "No results"."""
+    search(qtbot, win, f"type:md in:{tmp_path / 'nowhere'}")
+    line = win.statusBar().currentMessage()
+    assert "No results" in line and "newest matching first" in line
+    assert f"in:{tmp_path / 'nowhere'}: no folder of the library is there or under it" in line
+    search(qtbot, win, f"volcano in:{win.docs}")
+    assert "no folder of the library" not in win.statusBar().currentMessage()
+
+
 # -- history -----------------------------------------------------------------------
 def history_rows(data: Path) -> list[tuple]:
     conn = sqlite3.connect(data / "searches.sqlite")

@@ -1,0 +1,40 @@
+"""Whether a query's in: places are places of the library: a typo'd folder (`in:~/Documnets`) filters every file
+out, and "no results" alone read as "nothing matches".
+
+A place is the library's when one of its folders (roots) is at it, under it or above it: only then can a file of
+the library lie there. A place inside an indexed folder that holds no match is no typo to point out, so nothing
+is said of it; nor of a place that names a file (`in:~/notes/todo.txt`) inside one. Decided by the roots alone
+(no file is read): a folder whose first sync has not committed a file yet is still a place of the library.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Optional, Sequence
+
+from ...ingest.fsnames import is_within
+from ..query.field_values import field_value
+
+__all__ = ["unplaced", "place_text"]
+
+
+def unplaced(typed: Sequence[str], roots: Sequence[str],
+             mapped: Callable[[str], Sequence[str]] = lambda folder: (folder,)) -> list[str]:
+    """The values of `typed` (in: values as the query wrote them) at which no folder of `roots` is, under which
+    none lies and above which none is. `mapped`: a place made absolute -> the places it stands for in the library
+    (a shared library: this desktop's mount point and the other machines' folders it maps to)."""
+    out = []
+    for value in typed:
+        places = mapped(os.path.abspath(os.path.expanduser(value)))  # as filters_of reads it
+        if not any(is_within(p, r) or is_within(r, p) for p in places for r in roots):
+            out.append(value)
+    return out
+
+
+def place_text(values: Sequence[str]) -> Optional[str]:
+    """The notice for the in: values no folder of the library is at (unplaced), or None when there are none."""
+    if not values:
+        return None
+    named = ", ".join(f"in:{field_value(v)}" for v in values)
+    them = "it" if len(values) == 1 else "them"
+    return f"{named}: no folder of the library is there or under {them} (check the path)"
