@@ -165,7 +165,8 @@ def print_ledger(args: argparse.Namespace, lib: LedgerReader, state: Optional[st
     rows = lib.ledger(state)
     if args.json:
         print(json.dumps({"files": [
-            {**member_fields(r.path), "state": s, "reason": r.error, "passages": r.n_chunks} for s, r in rows]}))
+            {**member_fields(r.path), "key": r.path, "state": s, "reason": r.error, "passages": r.n_chunks}
+            for s, r in rows]}))
         return 0
     for s, r in rows:
         print(f"[{s}] {printable(display_path(r.path))}" + (f": {printable(r.error)}" if r.error else ""))

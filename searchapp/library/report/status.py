@@ -12,6 +12,7 @@ import numpy as np
 
 from ...base.config import Config
 from ...base.errors import ModelLoadError, ModelNotFoundError
+from ...base.member_paths import display_path, member_fields
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
 from ...store import Store
@@ -112,10 +113,7 @@ class LibraryStatus:
                         "passages_per_s": self.meaning_rate,
                         "left_s": _rounded(meaning_left_s(self.chunks - self.embedded, self.meaning_rate))},
             "consistent": self.consistent,
-            # "state": what `status --files STATE` finds it by; "status": the entry's own (skipped or failed)
-            "failed": [{"path": p, "status": s, "state": self.failed_states[(p, s, r)], "reason": r,
-                        **({"members": self.member_groups[(p, s, r)]} if (p, s, r) in self.member_groups else {})}
-                       for p, s, r in self.failed],
+            "failed": [self._failed_json(row) for row in self.failed],
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,
             "query_path": self.query_path,
@@ -125,6 +123,19 @@ class LibraryStatus:
             "read_by_older_readers": self.read_by_older,
             "writer": self.writer,
         }
+
+    def _failed_json(self, row: Row) -> dict[str, Any]:
+        """A row of `failed` as every JSON output names an entry (docs/formats.md): `path` as shown (`a.zip ›
+        x.docx`), `container` and `member`, and the library's own name beside it as `key` (`a.zip//x.docx`); a
+        grouped row's members as shown (`members`) and their keys (`member_keys`), in the same order. "state": what
+        `status --files STATE` finds it by; "status": the entry's own (skipped or failed)."""
+        path, status, reason = row
+        out: dict[str, Any] = {**member_fields(path), "key": path, "status": status, "state": self.failed_states[row],
+                               "reason": reason}
+        members = self.member_groups.get(row)
+        if members is not None:
+            out.update(members=[display_path(m) for m in members], member_keys=members)
+        return out
 
 
 def _older_note(folders: list[str]) -> Optional[str]:
