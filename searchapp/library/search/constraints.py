@@ -123,9 +123,12 @@ def list_by_date(store: Store, scope: FilterScope, k: int, group: str, fold: boo
 
 
 def _newest_contents(store: Store, where: Fragment, k: int) -> tuple[dict[int, ChunkRow], list[int], Copies]:
-    """The first allowed passage of each of the k newest contents: the files newest first, each content's row at
-    its newest copy's place, shown by the copy folding.fold_copies picks; asked again with a wider list while
-    copies leave fewer than k (as grouping.widen_to_files does for passages)."""
+    """The first allowed passage of each of the k newest contents: the files newest first, each content's row
+    shown by the copy folding.fold_copies picks and at that copy's place, so the date a row shows is the one it is
+    sorted by (at its newest copy's place, a row shown by an older copy, the newest being on a missing folder,
+    stood above files newer than it); asked again with a wider list while copies leave fewer than k (as
+    grouping.widen_to_files does for passages). The copy shown is among the files listed, so no file past the list
+    is newer than it."""
     n = 2 * k  # most lists hold few copies: one query
     while True:
         ids = store.newest_first(where, n, by_file=True)
@@ -133,7 +136,7 @@ def _newest_contents(store: Store, where: Fragment, k: int) -> tuple[dict[int, C
         listed = [i for i in ids if i in rows]
         chunk_of = {rows[c].file_id: c for c in listed}
         copies = fold_copies(store, list(chunk_of), {f: rows[c].path for f, c in chunk_of.items()})
-        order = list(dict.fromkeys(chunk_of[copies.row_of.get(f, f)] for f in chunk_of))
+        order = [c for f, c in chunk_of.items() if copies.row_of.get(f, f) == f]  # the copies shown, in date order
         if len(order) >= k or len(ids) < n or n >= max(k, MAX_POOL):
             return rows, order[:k], copies
         n = min(4 * n, max(k, MAX_POOL))

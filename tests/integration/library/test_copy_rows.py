@@ -168,6 +168,25 @@ def test_a_listing_shows_the_copy_that_can_be_opened(moved):
     assert all(h.copies_unavailable == {h.copies[0]: "file or folder missing"} for h in hits)
 
 
+def test_a_listing_places_a_row_by_the_date_of_the_copy_it_shows(tiny_library, tmp_path):
+    """The newest copy of a content gone (its file deleted, or its drive unplugged, since the sync): the row goes to
+    an older copy that can be opened, and stands where that copy's date puts it. It stood at the gone copy's place,
+    above a file newer than the copy it showed: the window's Date column read out of order."""
+    docs = tmp_path / "docs"
+    _write(docs, {"paper-new.md": PAPER, "taxes.md": OTHERS["notes/taxes.md"], "paper-old.md": PAPER,
+                  "bikes.md": OTHERS["notes/bikes.md"]})
+    for age, name in enumerate(["paper-new.md", "taxes.md", "paper-old.md", "bikes.md"]):  # newest first
+        os.utime(docs / name, (1_700_000_000 - 3600 * age, 1_700_000_000 - 3600 * age))
+    tiny_library.add_folder(docs)
+    (docs / "paper-new.md").unlink()
+    hits = tiny_library.search("type:md", mode="lexical", k=10).hits
+    assert _names(hits) == ["taxes.md", "paper-old.md", "bikes.md"]
+    assert hits[1].copies_unavailable == {str(docs / "paper-new.md"): "file or folder missing"}
+    dates = [h.date_ns for h in hits]
+    assert dates == sorted(dates, reverse=True)  # as shown: each row's own date, newest first
+    assert _names(tiny_library.search("type:md", mode="lexical", k=2).hits) == ["taxes.md", "paper-old.md"]
+
+
 def test_a_copy_on_an_empty_mount_point_gives_the_row_to_one_that_can_be_opened(tiny_library, tmp_path):
     """An unplugged drive often leaves its mount point as an empty folder (/mnt/backup in fstab): the sync calls
     that root missing ("empty (not mounted?)"), and so must the row's choice (found by a review)."""
