@@ -129,7 +129,7 @@ def _explicit_model_paths(args: argparse.Namespace) -> None:
 # `kill` or a closed terminal stops them as Ctrl+C does. The others keep the signals' default, ending at once:
 # nothing of theirs is half-written, and one that never checks `cancel` (the window, a search) must not outlive
 # a `kill`.
-STOP_GENTLY = frozenset({"index", "reindex", "remove", "undo", "watch"})
+STOP_GENTLY = frozenset({"index", "reindex", "remove", "undo", "moved", "watch"})
 
 
 def _install_stop_signals(cancel: CancelToken, command: str) -> None:

@@ -21,7 +21,7 @@ GROUPS = ("index", "search", "discover", "saved", "watch", "status", "maintain",
 # extractors. Checked against every group's parsers by tests/unit/cli/test_cli_parsing.py.
 GROUP_OF = {"index": "index", "search": "search", "similar": "discover", "duplicates": "discover", "saved": "saved",
             "history": "saved", "watch": "watch", "status": "status", "explain": "status", "remove": "maintain",
-            "undo": "maintain", "reindex": "maintain", "eval": "evaluate", "train": "train_eval", "models": "models",
+            "undo": "maintain", "moved": "maintain", "reindex": "maintain", "eval": "evaluate", "train": "train_eval", "models": "models",
             "config": "config", "gui": "gui"}
 
 

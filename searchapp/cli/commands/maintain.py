@@ -1,5 +1,6 @@
-"""`searchapp remove PATH` (forget a folder), `searchapp undo` (put it back within a minute) and `searchapp reindex`
-(rebuild every passage and vector)."""
+"""`searchapp remove PATH` (forget a folder), `searchapp undo` (put it back within a minute), `searchapp moved OLD NEW`
+(a folder renamed or moved on disk follows, its meaning kept) and `searchapp reindex` (rebuild every passage and
+vector)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_remove", "cmd_undo", "cmd_reindex"]
+__all__ = ["register", "cmd_remove", "cmd_undo", "cmd_moved", "cmd_reindex"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +34,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("undo", help="put back the folder the last `searchapp remove` took out, within a minute")
     add_wait_option(s)
     s.set_defaults(handler=cmd_undo)
+
+    s = sub.add_parser("moved", help="an indexed folder was renamed or moved (or its drive mounted elsewhere): the "
+                                     "library follows it, its meaning kept (nothing embedded again)")
+    s.add_argument("old", metavar="OLD", help="the folder's place in the library (as `searchapp status` lists it)")
+    s.add_argument("new", metavar="NEW", help="where that folder is now")
+    add_wait_option(s)
+    s.set_defaults(handler=cmd_moved)
 
     s = sub.add_parser("reindex", help="rebuild every passage and vector with the current model and chunking")
     s.add_argument("--json", action="store_true")
@@ -92,6 +100,34 @@ def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgres
         wait_turn(lib, args, cancel)
         path, n = undo_last_remove(lib)
     print(f"put back {printable(path)} ({n} files), as it was before the remove")
+    return 0
+
+
+def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
+    from ...base.errors import Cancelled
+    from ...library.resources.undo_file import UNDO_SECONDS
+    from ...library.sync.moved import check_move, follow_move
+
+    with _library(config, create=False) as lib:
+        old, new = check_move(lib, args.old, args.new)  # refused before waiting for another writer's turn
+        if not config.library.address:
+            from ...library import Library
+
+            if isinstance(lib, Library):
+                wait_turn(lib, args, cancel)
+        try:
+            moved = follow_move(lib, old, new, progress, cancel)
+        except Cancelled:
+            progress.close()
+            print(f"searchapp: stopped: {printable(old)} is still in the library, nothing lost; `searchapp moved "
+                  f"{printable(old)} {printable(new)}` again goes on where this stopped", file=sys.stderr)
+            raise
+    progress.close()
+    undo = (f"; `searchapp undo` puts {printable(old)} back within {UNDO_SECONDS:.0f} s" if moved.no_undo is None
+            else "")
+    print(f"moved {printable(old)} -> {printable(new)}: {moved.summary()}{undo}")
+    for note in ([f"{moved.no_undo}"] if moved.no_undo else []) + moved.notes + moved.report.notes:
+        print(f"searchapp: note: {printable(note)}", file=sys.stderr)
     return 0
 
 

@@ -1,6 +1,6 @@
 """The command line on a shared library (`searchapp --library postgresql://… COMMAND`, or library.address in the
 config): index, search, status, undo and reindex run here over SharedLibrary, watch in shared_watch.py; history, saved, explain, similar, duplicates,
-remove and the window (gui) are the desktop library's own commands over it (they open a SharedLibrary); config, models,
+remove, moved and the window (gui) are the desktop library's own commands over it (they open a SharedLibrary); config, models,
 train and eval never open a library (but `eval ann`, which measures the desktop library's HNSW index, is refused); every other command ends in one line saying it is not there yet (exit 2), before anything
 connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
 
@@ -27,7 +27,7 @@ __all__ = ["run_shared", "SHARED_COMMANDS", "ABOVE_THE_STORE", "NO_LIBRARY"]
 SHARED_COMMANDS = ("index", "search", "status", "undo", "reindex", "watch")  # their shared forms are here
 # The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124),
 # and the window opens one itself (library_for: decision 0141).
-ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove", "gui")
+ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove", "moved", "gui")
 NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
 
 

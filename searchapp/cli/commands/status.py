@@ -71,7 +71,8 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
         say(f"  being written now by {printable(st.writer)}: the counts below grow as it goes")
     for r in st.roots:
         say(f"  {printable(r.path)}: {r.files} files, {r.chunks} passages"
-            + (f"  [MISSING: {printable(r.reason)}; kept and searchable, `searchapp remove` forgets it]" if r.missing else ""))
+            + (f"  [MISSING: {printable(r.reason)}; kept and searchable. Moved? `searchapp moved {printable(r.path)} NEW` "
+               "keeps its meaning (no embedding again); `searchapp remove` forgets it]" if r.missing else ""))
     if not st.roots:
         say("  (no folders yet: `searchapp index PATH`)")
     by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"

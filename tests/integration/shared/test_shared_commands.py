@@ -146,3 +146,14 @@ def test_a_role_that_may_not_write_searches_and_records_nothing(cli, pg_server, 
     assert pg_server.admin("SELECT count(*) FROM history", database=db) == [(0,)]
     code, _, err = run("--library", reader, "saved", "add", "bread", "bread")
     assert code == 2 and "read-only" in err and len(err.strip().splitlines()) == 1
+
+
+def test_moved_follows_a_folder_with_its_meaning_and_undo_puts_it_back(cli, tmp_path):
+    run, docs = cli
+    new = tmp_path / "papers"
+    docs.rename(new)
+    code, out, err = run("moved", str(docs), str(new))  # decision 0157, as on the desktop library
+    assert code == 0, err
+    assert out.startswith(f"moved {docs} -> {new}: 7 files, 0 passages embedded (meaning reused); `searchapp undo`")
+    code, out, err = run("undo")  # the old place, kept in the shared library for a minute
+    assert code == 0 and out == f"put back {docs} (7 files), as it was before the remove\n", err

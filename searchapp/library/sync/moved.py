@@ -1,0 +1,122 @@
+"""An indexed folder renamed or moved on disk (~/Documents -> ~/Docs, a drive mounted elsewhere) follows to its new
+place without embedding its passages again: `searchapp moved OLD NEW` and the window's Moved… (decision 0157).
+
+The order is the whole point. NEW is indexed while OLD is still in the library, so each of NEW's passages finds the
+stored vector of the very same model input and reuses it (sync/batches.Pending.hashes); only when that sync has
+completed is OLD removed, the usual way (kept for Undo). Removed first, OLD's vectors would be gone and every
+passage embedded again: hours on an ordinary laptop for a big folder. A sync that stops (Ctrl+C, Cancel, an error)
+leaves OLD in the library untouched; what NEW got so far stays, and the same move again goes on from there.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional, Protocol
+
+from ...base.errors import ConfigError, SearchAppError
+from ...ingest.exclude import Excluder
+from ...ingest.fsnames import is_within
+from ..resources.undo_file import remove_undoable
+from .roots import owning_root
+
+if TYPE_CHECKING:
+    from ...base.config import Config
+    from ...base.progress import CancelToken, ProgressFn
+    from .contract import SyncReport
+
+__all__ = ["Moved", "MovingLibrary", "check_move", "follow_move"]
+
+
+class MovingLibrary(Protocol):
+    """What a move asks of the open library (Library, or a SharedLibrary for this machine's folders)."""
+
+    @property
+    def config(self) -> Config: ...
+
+    def roots(self) -> list[str]: ...
+
+    def add_folder(self, path: str, progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None, *,
+                   embed: bool = True) -> SyncReport: ...
+
+    def remove_folder(self, path: str, *, undoable: bool = False) -> int: ...
+
+
+@dataclass
+class Moved:
+    """What a move did: OLD's files forgotten (`removed`), NEW's sync (`report`), and what a person is told."""
+
+    old: str
+    new: str
+    report: SyncReport
+    removed: int
+    no_undo: Optional[str] = None  # why OLD's removal cannot be undone (it is removed all the same), or None
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """"20 files, 0 passages embedded (meaning reused)": the line that says the move cost no embedding."""
+        rep = self.report
+        files = rep.scanned
+        embedded = rep.chunks_embedded
+        how = ("meaning reused" if embedded == 0 else
+               "the rest reused" if rep.chunks_added > embedded else "none could be reused")
+        return (f"{files:,} file{'s' if files != 1 else ''}, {embedded:,} passage{'s' if embedded != 1 else ''} "
+                f"embedded ({how})")
+
+
+def _absolute(path: str) -> str:
+    return os.path.abspath(os.path.expanduser(path))
+
+
+def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
+    """(OLD, NEW) made absolute, or ConfigError (exit 2) saying why this move cannot be done, before anything is
+    written: OLD is not one of the library's folders; NEW does not exist, is OLD, lies inside one of the library's
+    folders, or holds OLD. NEW already a folder of the library is allowed: a move stopped halfway goes on that way."""
+    old, new = _absolute(old), _absolute(new)
+    roots = lib.roots()
+    if old not in roots:
+        owner = owning_root(old, roots)
+        if owner is not None:
+            raise ConfigError(f"{old} is not a folder of the library of its own: it belongs to {owner}; "
+                              f"`searchapp moved {owner} NEW` moves that folder")
+        raise ConfigError(f"{old} is not a folder of the library (its folders: {', '.join(roots) or 'none'})")
+    if new == old:
+        raise ConfigError(f"{new} is the folder's own place: nothing to move")
+    if not os.path.exists(new):
+        raise ConfigError(f"no such folder: {new} (where is {os.path.basename(old) or old} now?)")
+    owner = owning_root(new, [r for r in roots if r != new])
+    if owner is not None:
+        raise ConfigError(f"{new} is inside {owner}, a folder of the library: choose the folder {old} became, "
+                          "not one inside an indexed folder")
+    if is_within(old, new):
+        raise ConfigError(f"{new} holds {old}, so it is not where {old} went: adding {new} to the library indexes "
+                          "it with the indexed folders inside it")
+    return old, new
+
+
+def _exclude_note(config: Config, old: str, new: str) -> Optional[str]:
+    """Exclusions written for paths under OLD do not cover NEW (the only settings that name a folder: the roots
+    table holds none); said, so that a person writes them for NEW."""
+    under = [p for p in Excluder(config.scan.exclude).paths if is_within(p, old)]
+    if not under:
+        return None
+    return (f"scan.exclude leaves out {', '.join(under)} under {old}; it does not cover {new}: write those paths "
+            "for the new place in the config file, then `searchapp index`")
+
+
+def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[ProgressFn] = None,
+                cancel: Optional[CancelToken] = None, *, undo_file: bool = True) -> Moved:
+    """Index NEW with OLD still in the library (its vectors reused), then remove OLD as Remove does. `undo_file`:
+    the removal is kept in the data dir's undo file for `searchapp undo` (the command line); False: the library
+    keeps it for this process's undo_remove (the window's Undo). Cancelled, or any error in NEW's sync, leaves
+    OLD in the library untouched."""
+    old, new = check_move(lib, old, new)
+    rep = lib.add_folder(new, progress, cancel)  # Cancelled propagates: OLD is not touched
+    if rep.missing_roots:
+        raise SearchAppError(f"{new} could not be read ({rep.missing_roots[0][1]}); {old} is kept in the library")
+    if undo_file:
+        removed, no_undo = remove_undoable(lib, old)
+    else:
+        removed, no_undo = lib.remove_folder(old, undoable=True), None
+    note = _exclude_note(lib.config, old, new)
+    return Moved(old, new, rep, removed, no_undo, [note] if note else [])

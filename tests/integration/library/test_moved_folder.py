@@ -1,0 +1,154 @@
+"""A folder renamed or moved on disk follows to its new place with its meaning kept (library/sync/moved.py, decision
+0157): the new place is indexed while the old one is still in the library, so every passage reuses its stored
+vector, and only then is the old place removed (undoable as a Remove is). Refused before anything is written when
+the move makes no sense; a stop halfway keeps the old place. On both engines, and through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from searchapp.base.errors import Cancelled, ConfigError
+from searchapp.base.progress import CancelToken
+from searchapp.cli.main import main
+from searchapp.library.sync.moved import follow_move
+
+NOTES = {
+    "orthodontist.txt": "Second visit: orthodontist consultation on 14 March at nine in the morning.",
+    "sourdough.md": "# Sourdough\n\nFeed the starter with rye flour the evening before baking bread.",
+    "volcano.txt": "Basaltic lava flows from shield volcanoes spread slowly over many kilometres.",
+}
+
+
+def make_notes(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in NOTES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def moved_away(library, tmp_path: Path) -> tuple[Path, Path]:
+    """tmp_path/Documents indexed, then renamed to tmp_path/Docs on disk: (old, new)."""
+    old, new = make_notes(tmp_path / "Documents"), tmp_path / "Docs"
+    assert library.add_folder(old).chunks_embedded > 0
+    old.rename(new)
+    return old, new
+
+
+def test_a_moved_folder_follows_with_every_vector_reused(tiny_library, tmp_path):
+    old, new = moved_away(tiny_library, tmp_path)
+    passages = tiny_library.status().chunks
+
+    moved = follow_move(tiny_library, str(old), str(new))
+
+    # Nothing went through the bi-encoder: indexed while the old place was still there, every passage found the
+    # stored vector of the very same model input. Removing the old place first embeds all three again.
+    assert moved.report.chunks_embedded == 0 and moved.report.added == 3 and moved.removed == 3
+    assert moved.summary() == "3 files, 0 passages embedded (meaning reused)"
+    assert tiny_library.roots() == [str(new)]
+    st = tiny_library.status()
+    assert st.chunks == passages and st.vectors == passages and st.consistent
+    hits = tiny_library.search("orthodontist consultation", mode="lexical").hits
+    assert hits[0].path == str(new / "orthodontist.txt") and hits[0].available
+    assert tiny_library.search("shield volcanoes lava", mode="dense").hits
+
+
+def test_an_edited_file_is_the_only_one_embedded_and_exclusions_under_the_old_place_are_named(tiny_library, tmp_path):
+    old, new = moved_away(tiny_library, tmp_path)
+    (new / "volcano.txt").write_text("Pahoehoe lava forms smooth ropy crusts as it cools.", encoding="utf-8")
+    tiny_library.config = tiny_library.config.replace(scan={"exclude": [str(old / "private"), "*.bak"]})
+    moved = follow_move(tiny_library, str(old), str(new))
+    assert moved.report.chunks_embedded == 1
+    assert moved.summary() == "3 files, 1 passage embedded (the rest reused)"
+    [note] = moved.notes  # the config is the person's file: said, not rewritten
+    assert f"leaves out {old / 'private'} under {old}; it does not cover {new}" in note
+
+
+def test_moves_that_make_no_sense_are_refused_before_anything_is_written(tiny_library, tmp_path):
+    old, new = moved_away(tiny_library, tmp_path)
+    other = make_notes(tmp_path / "other")
+    tiny_library.add_folder(other)
+    (other / "inner").mkdir()
+    before = (sorted(tiny_library.roots()), tiny_library.status().chunks)
+    cases = [
+        (str(tmp_path / "never-indexed"), str(new), "is not a folder of the library"),
+        (str(other / "inner"), str(new), f"belongs to {other}"),
+        (str(old), str(tmp_path / "nowhere"), "no such folder"),
+        (str(old), str(other / "inner"), f"is inside {other}"),
+        (str(old), str(old), "nothing to move"),
+        (str(old), str(tmp_path), "holds"),
+    ]
+    for old_arg, new_arg, says in cases:
+        with pytest.raises(ConfigError, match=says):
+            follow_move(tiny_library, old_arg, new_arg)
+    assert (sorted(tiny_library.roots()), tiny_library.status().chunks) == before
+
+
+def test_a_stop_during_the_sync_keeps_the_old_place_and_the_move_goes_on_later(tiny_library, tmp_path):
+    old, new = moved_away(tiny_library, tmp_path)
+    token = CancelToken()
+
+    def press_cancel(p):  # the person presses Ctrl+C (or Cancel) as soon as the sync reports anything
+        token.cancel()
+
+    with pytest.raises(Cancelled):
+        follow_move(tiny_library, str(old), str(new), press_cancel, token)
+    assert str(old) in tiny_library.roots()  # not removed: its meaning is all there still
+    assert [r.files for r in tiny_library.status().roots if r.path == str(old)] == [3]
+
+    moved = follow_move(tiny_library, str(old), str(new))  # the same move again finishes it
+    assert moved.report.chunks_embedded == 0 and tiny_library.roots() == [str(new)]
+
+
+# -- the command line --------------------------------------------------------------------------------------------
+@pytest.fixture
+def tiny_cli(monkeypatch, tiny_bi_encoder_dir):
+    """The command line with the tiny bi-encoder and no reranker (settings through the environment)."""
+    monkeypatch.setenv("SEARCHAPP_MODELS__BI_ENCODER", str(tiny_bi_encoder_dir))
+    monkeypatch.setenv("SEARCHAPP_MODELS__RERANKER", "")
+    monkeypatch.setenv("SEARCHAPP_MODELS__THREADS", "1")
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_moved_reuses_the_meaning_and_undo_puts_the_old_place_back(tiny_cli, tmp_path, capsys):
+    data = str(tmp_path / "lib")
+    old = make_notes(tmp_path / "Documents")
+    assert cli(capsys, "--data-dir", data, "index", str(old))[0] == 0
+    new = tmp_path / "Docs"
+    old.rename(new)
+
+    code, out, _ = cli(capsys, "--data-dir", data, "status")
+    assert "MISSING" in out and f"`searchapp moved {old} NEW` keeps its meaning" in out
+
+    code, out, err = cli(capsys, "--data-dir", data, "moved", str(old), str(new))
+    assert code == 0, err
+    assert f"moved {old} -> {new}: 3 files, 0 passages embedded (meaning reused)" in out
+    assert "`searchapp undo` puts" in out
+    st = json.loads(cli(capsys, "--data-dir", data, "status", "--json")[1])
+    assert [r["path"] for r in st["roots"]] == [str(new)] and st["vectors"] == st["chunks"] > 0
+    code, out, _ = cli(capsys, "--data-dir", data, "search", "orthodontist consultation", "--json")
+    assert code == 0 and json.loads(out)["hits"][0]["path"] == str(new / "orthodontist.txt")
+
+    code, out, _ = cli(capsys, "--data-dir", data, "undo")
+    assert code == 0 and f"put back {old} (3 files)" in out
+    st = json.loads(cli(capsys, "--data-dir", data, "status", "--json")[1])
+    assert sorted(r["path"] for r in st["roots"]) == sorted([str(old), str(new)])
+
+
+def test_cli_moved_refuses_in_one_line(tiny_cli, tmp_path, capsys):
+    data = str(tmp_path / "lib")
+    old = make_notes(tmp_path / "Documents")
+    assert cli(capsys, "--data-dir", data, "index", str(old))[0] == 0
+    code, out, err = cli(capsys, "--data-dir", data, "moved", str(tmp_path / "Other"), str(old))
+    assert code == 2 and out == "" and "is not a folder of the library" in err and str(old) in err
+    code, _, err = cli(capsys, "--data-dir", data, "moved", str(old), str(tmp_path / "Docs"))
+    assert code == 2 and "no such folder" in err and len(err.strip().splitlines()) == 1
+    code, _, err = cli(capsys, "--data-dir", data, "moved", str(old), str(old))
+    assert code == 2 and "nothing to move" in err
