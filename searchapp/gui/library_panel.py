@@ -1,7 +1,9 @@
 """The indexed folders with their counts and last sync, the files that were not indexed, and the buttons to change them.
 
 Remove asks first, naming each folder and how much of it is indexed: forgetting a large folder is one click, and
-getting it back means indexing it again (hours for a home folder)."""
+getting it back means indexing it again (hours for a home folder). A missing folder offers Moved… (its menu, and a
+button while one is selected): a folder chooser for where it is now, then the library follows it there keeping its
+meaning (library/sync/moved.py, decision 0157); removing it and adding the new place embedded everything again."""
 
 from __future__ import annotations
 
@@ -9,10 +11,10 @@ import os
 import time
 from typing import TYPE_CHECKING, Callable, Optional
 
-from PySide6.QtCore import QDir, Qt, QUrl, Signal
+from PySide6.QtCore import QDir, QPoint, Qt, QUrl, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
-                               QPushButton, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
+                               QMessageBox, QPushButton, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..base.member_paths import display_path
 from ..base.types import Hit
@@ -28,11 +30,15 @@ from .results_view import short_folder
 if TYPE_CHECKING:
     from ..library import RootStatus
 
-__all__ = ["LibraryPanel", "ProblemsDialog", "format_when", "remove_question"]
+__all__ = ["LibraryPanel", "ProblemsDialog", "format_when", "remove_question", "MOVED_ACTION"]
 
 MISSING_COLOR = QColor(176, 32, 32)
 ELSEWHERE_COLOR = QColor(110, 110, 110)  # another machine's folder in a shared library: listed, not this one's
 
+
+MOVED_ACTION = "Moved… (find where it is now)"
+MOVED_TIP = ("Renamed or moved it, or its drive is mounted elsewhere? Choose where it is now: the library follows it "
+             "there and keeps its meaning, nothing is embedded again.")
 
 CHECKED_TIP = ("When a sync last checked the folder's files against the disk and read the new and changed ones. "
                "Adding their meaning and reading scans (OCR) come after that, and can take longer.")
@@ -228,6 +234,7 @@ class LibraryPanel(QWidget):
     addRequested = Signal(list)  # paths
     removeRequested = Signal(str)
     resyncRequested = Signal(object)  # list of root paths, or None for all
+    movedRequested = Signal(str, str)  # (a missing folder, where it is now)
     openRequested = Signal(QUrl)  # a file of the Not indexed list, or its folder, for the desktop
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
@@ -237,7 +244,8 @@ class LibraryPanel(QWidget):
         self._syncing: Optional[Callable[[str], bool]] = None
         self.problems_dialog: Optional[ProblemsDialog] = None
         self.remove_prompt: Optional[QMessageBox] = None
-        self.folder_dialog: Optional[QFileDialog] = None  # the last Add Folder… chooser
+        self.folder_dialog: Optional[QFileDialog] = None  # the last Add Folder… (or Moved…) chooser
+        self.menu: Optional[QMenu] = None  # the last folder's menu (right-click)
         self.tree = QTreeWidget()
         self.tree.setObjectName("libraryView")
         self.tree.setAccessibleName("Indexed folders")
@@ -253,6 +261,8 @@ class LibraryPanel(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
         self.tree.itemSelectionChanged.connect(self._update_buttons)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._show_menu)
         # The counts are always whole; a folder shows its own name first, then where it is, which gives way
         # first (name_first.py): cut in the middle, "/tmp/s…n/home" had lost the name a person knows it by.
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
@@ -268,6 +278,11 @@ class LibraryPanel(QWidget):
         self.add_button = QPushButton("Add Folder…")
         self.remove_button = QPushButton("Remove")
         self.resync_button = QPushButton("Re-sync")
+        # Shown only while a folder is missing (most people never see it), enabled for one missing folder selected
+        self.moved_button = QPushButton("Moved…")
+        self.moved_button.setObjectName("movedButton")
+        self.moved_button.setToolTip(tooltip(MOVED_TIP))
+        self.moved_button.clicked.connect(lambda: self._ask_moved_selected())
         self.problems_button = QPushButton("Not indexed: 0")
         self.problems_button.setObjectName("problemsButton")
         self.add_button.clicked.connect(self.ask_folder)
@@ -275,7 +290,7 @@ class LibraryPanel(QWidget):
         self.resync_button.clicked.connect(lambda: self.resyncRequested.emit(self.selected_roots() or None))
         self.problems_button.clicked.connect(self.show_problems)
         row = QHBoxLayout()
-        for b in (self.add_button, self.remove_button, self.resync_button):
+        for b in (self.add_button, self.remove_button, self.resync_button, self.moved_button):
             row.addWidget(b)
         lay = self._lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -327,7 +342,8 @@ class LibraryPanel(QWidget):
                                            ". Adding their meaning and reading scans (OCR) come after that."))
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
             # A missing folder keeps its passages (searchable, marked unavailable) until it is removed.
-            item.setToolTip(0, tooltip(f"{r.path}\nMissing: {r.reason}\nIts passages are kept; Remove forgets it."
+            item.setToolTip(0, tooltip(f"{r.path}\nMissing: {r.reason}\nIts passages are kept. Moved? Right-click: "
+                                       "Moved… finds where it is now, keeping its meaning; Remove forgets it."
                                        if missing else r.path))
             if missing:
                 item.setForeground(0, MISSING_COLOR)
@@ -389,6 +405,8 @@ class LibraryPanel(QWidget):
 
     def _update_buttons(self) -> None:
         has = bool(self.selected_roots())
+        self.moved_button.setVisible(bool(self.status and any(r.missing for r in self.status.roots)))
+        self.moved_button.setEnabled(self._selected_missing() is not None)
         self.remove_button.setEnabled(has)
         self.resync_button.setEnabled(bool(self.status and self.status.roots))
         self.problems_button.setEnabled(bool(self.status and _not_indexed(self.status)))
@@ -409,6 +427,59 @@ class LibraryPanel(QWidget):
     def _folder_chosen(self, path: str) -> None:
         if path:
             self.addRequested.emit([path])
+
+    def _missing(self, path: str) -> bool:
+        return any(r.path == path and r.missing for r in (self.status.roots if self.status else []))
+
+    def _selected_missing(self) -> Optional[str]:
+        """The one folder selected when it is missing, else None (Moved… finds one folder at a time)."""
+        paths = self.selected_roots()
+        return paths[0] if len(paths) == 1 and self._missing(paths[0]) else None
+
+    def folder_menu(self, path: str) -> QMenu:
+        """A folder's menu: Moved… when it is missing, then Re-sync and Remove… as the buttons below do."""
+        menu = QMenu(self.tree)
+        menu.setObjectName("folderMenu")
+        if self._missing(path):
+            moved = menu.addAction(MOVED_ACTION)
+            moved.setToolTip(MOVED_TIP)
+            moved.triggered.connect(lambda: self.ask_moved(path))
+            menu.setToolTipsVisible(True)
+            menu.addSeparator()
+        menu.addAction("Re-sync").triggered.connect(lambda: self.resyncRequested.emit([path]))
+        menu.addAction("Remove…").triggered.connect(self._remove_selected)
+        return menu
+
+    def _show_menu(self, pos: QPoint) -> None:
+        item = self.tree.itemAt(pos)
+        if item is None or not item.flags() & Qt.ItemFlag.ItemIsSelectable:  # being added, or another machine's
+            return
+        if not item.isSelected():  # the menu acts on the folder under the pointer, as file managers do
+            self.tree.clearSelection()
+            item.setSelected(True)
+        self.menu = self.folder_menu(item.data(0, Qt.ItemDataRole.UserRole))
+        self.menu.popup(self.tree.viewport().mapToGlobal(pos))
+
+    def _ask_moved_selected(self) -> Optional[QFileDialog]:
+        path = self._selected_missing()
+        return self.ask_moved(path) if path is not None else None
+
+    def ask_moved(self, old: str) -> QFileDialog:
+        """Moved…: a folder chooser for where the missing folder `old` is now, opening where it was (or the nearest
+        folder above that is still there); the folder chosen goes to movedRequested with `old`."""
+        start = os.path.dirname(old.rstrip(os.sep))
+        while start and not os.path.isdir(start) and os.path.dirname(start) != start:
+            start = os.path.dirname(start)
+        name = os.path.basename(old.rstrip(os.sep)) or old
+        dlg = QFileDialog(self, f"Where is {name} now?", start if os.path.isdir(start) else QDir.homePath())
+        dlg.setObjectName("movedDialog")
+        dlg.setFileMode(QFileDialog.FileMode.Directory)
+        dlg.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.fileSelected.connect(lambda new: self.movedRequested.emit(old, new) if new else None)
+        dlg.open()
+        self.folder_dialog = dlg
+        return dlg
 
     def _remove_selected(self) -> QMessageBox | None:
         """Ask before removing the selected folders (window-modal, Cancel the default); Remove removes them."""

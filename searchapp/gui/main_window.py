@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
         self.library_panel.resyncRequested.connect(self.resync)
+        self.library_panel.movedRequested.connect(self.writes.moved_root)
         self.library_panel.openRequested.connect(self._open_not_indexed)
         self.saved_panel = SavedPanel()
         self.library_panel.add_below(self.saved_panel)

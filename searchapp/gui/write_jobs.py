@@ -30,6 +30,7 @@ from .workers import Job, JobFn
 
 if TYPE_CHECKING:
     from ..library import SyncReport
+    from ..library.sync.moved import Moved
 
 __all__ = ["WriteJobs", "POLL_MS", "COUNTS_S", "cancel_summary"]
 
@@ -70,12 +71,14 @@ class WriteJobs(QObject):
         self.targets: dict[int, str] = {}  # job id -> what the queue calls it (a folder's path, "Re-sync all")
         self.scopes: dict[int, Optional[tuple[str, ...]]] = {}  # job id -> the folders it syncs (None: all of them)
         self.adds: dict[int, str] = {}  # job id -> the folder an Add queued
+        self.stopped: dict[int, str] = {}  # job id -> what its Cancel says, when not a sync's usual words
         self._counts_at = 0.0  # when the counts were last asked for during this write
 
     def submit(self, title: str, fn: JobFn, changes: Changes, on_success: Optional[Callable[[Any], None]] = None,
-               target: str = "", scope: Optional[tuple[str, ...]] = ()) -> Job:
+               target: str = "", scope: Optional[tuple[str, ...]] = (), stopped: str = "") -> Job:
         """Queue a write called `title` in the strip; `target`: what the queue shows while it waits (`title`);
-        `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs."""
+        `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs; `stopped`:
+        what a Cancel of it says (default: what the sync kept, cancel_summary)."""
         runner = self.tools.runner
         ahead = runner.write_jobs()
         job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.tools.report_error,
@@ -83,6 +86,8 @@ class WriteJobs(QObject):
                             on_done=lambda: self._done(job.id, changes))
         self.targets[job.id] = target or title
         self.scopes[job.id] = scope
+        if stopped:
+            self.stopped[job.id] = stopped
         if ahead:  # it waits its turn: said, and shown in the strip
             before = ahead[-1].name
             self.tools.say(f"Queued: {target or title} — runs after {before[:1].lower() + before[1:]}", 8000)
@@ -147,6 +152,25 @@ class WriteJobs(QObject):
         self.submit(f"Removing {os.path.basename(path)}", lambda prog, c: lib.remove_folder(path, undoable=True),
                     Changes(roots=True, files=True), removed, f"Remove {path}")
 
+    def moved_root(self, old: str, new: str) -> None:
+        """The missing folder `old` is at `new` now: `new` indexed reusing `old`'s meaning, then `old` removed with
+        the minute of Undo a Remove has (library/sync/moved.py). A Cancel leaves `old` as it was."""
+        from ..library.sync.moved import follow_move
+
+        lib, say = self.session.library, self.tools.say
+        new = os.path.abspath(os.path.expanduser(new))
+
+        def done(moved: Moved) -> None:
+            say(f"{old} is now {new}: {moved.summary()}" + "".join(f"; {n}" for n in moved.notes),
+                UNDO_SECONDS * 1000)
+            self.undo.offer(old)
+
+        self.submit(f"Moving {os.path.basename(old.rstrip(os.sep))} to {new}",
+                    lambda prog, c: follow_move(lib, old, new, prog, c, undo_file=False),
+                    Changes(roots=True, files=True), done, f"Moved: {old} → {new}", (new,),
+                    stopped=f"Cancelled; {old} is still in the library, nothing lost. Moved… again goes on where "
+                            "this stopped.")
+
     def reindex(self) -> None:
         lib = self.session.library
         self.submit("Re-indexing", lambda prog, c: lib.reindex(prog, c), Changes(files=True), self._sync_done,
@@ -206,6 +230,7 @@ class WriteJobs(QObject):
             self._adds_changed()
         self.targets.pop(job_id, None)
         self.scopes.pop(job_id, None)
+        self.stopped.pop(job_id, None)
         self.pending |= changes
         if self.tools.runner.busy_writing():
             self._show_queue()
@@ -247,5 +272,5 @@ class WriteJobs(QObject):
 
     def _on_cancelled(self, job: Job) -> None:
         # Cancelling is the user's own wish: no dialog, just say what state things are in.
-        self.outcome = cancel_summary(getattr(job.value, "report", None))
+        self.outcome = self.stopped.get(job.id) or cancel_summary(getattr(job.value, "report", None))
         self.tools.say(self.outcome, 15000)

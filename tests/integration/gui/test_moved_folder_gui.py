@@ -1,0 +1,111 @@
+"""Moved… on a missing folder in the library pane, offscreen on a real tiny library: its menu (right-click) and the
+Moved… button offer it, a folder chooser opens where the folder was, and the folder chosen replaces the missing one
+with nothing embedded again (library/sync/moved.py, decision 0157); Undo puts the old place back."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QDir, Qt
+from PySide6.QtGui import QContextMenuEvent, QPainter
+from PySide6.QtWidgets import QApplication
+
+from gui_window import SHOTS, WAIT_MS, close_window, two_folder_window
+from searchapp.gui.library_panel import MOVED_ACTION
+
+TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
+         "bread.md": "A recipe for sourdough bread with a long cold proof.",
+         "notes.md": "Meeting notes: the volcano tour is booked for spring."}
+
+
+@pytest.fixture
+def win(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    w, lib = two_folder_window(qtbot, tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    w.resize(1280, 800)
+    yield w
+    close_window(w, lib)
+
+
+def moved_on_disk(qtbot, win, tmp_path):
+    """win.docs renamed to tmp_path/papers on disk, and the pane showing it missing: the new place."""
+    new = tmp_path / "papers"
+    win.docs.rename(new)
+    with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+        win.refresh_status()
+    assert [r.path for r in win.status.roots if r.missing] == [str(win.docs)]
+    return new
+
+
+def item_of(win, path):
+    tree = win.library_panel.tree
+    return next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                if tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) == str(path))
+
+
+def right_click(win, path):
+    """A real context-menu event on the folder's row, as a right-click sends it; the menu that opens."""
+    tree = win.library_panel.tree
+    pos = tree.visualItemRect(item_of(win, path)).center()
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos, tree.viewport().mapToGlobal(pos))
+    QApplication.sendEvent(tree.viewport(), event)
+    menu = win.library_panel.menu
+    assert menu is not None and menu.isVisible()
+    return menu
+
+
+def shot_with_menu(win, menu, name: str) -> None:
+    """The window as drawn now with its open menu painted where it is (a menu is a window of its own)."""
+    QApplication.processEvents()
+    picture = win.grab()
+    painter = QPainter(picture)
+    painter.drawPixmap(win.mapFromGlobal(menu.pos()), menu.grab())
+    painter.end()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert picture.save(str(SHOTS / name))
+
+
+def test_moved_on_a_missing_folder_follows_it_with_its_meaning_kept(qtbot, win, tmp_path):
+    new = moved_on_disk(qtbot, win, tmp_path)
+    panel = win.library_panel
+    assert panel.moved_button.isVisible() and not panel.moved_button.isEnabled()  # no folder selected yet
+
+    menu = right_click(win, win.docs)
+    texts = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert texts == [MOVED_ACTION, "Re-sync", "Remove…"]
+    assert panel.selected_roots() == [str(win.docs)] and panel.moved_button.isEnabled()
+    shot_with_menu(win, menu, "moved_menu.png")
+
+    next(a for a in menu.actions() if a.text() == MOVED_ACTION).trigger()
+    menu.close()
+    dlg = panel.folder_dialog
+    assert dlg is not None and dlg.isVisible() and dlg.objectName() == "movedDialog"
+    assert QDir(dlg.directory()).absolutePath() == str(tmp_path)  # where the folder was
+    dlg.selectFile(str(new))
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        dlg.accept()
+
+    assert sorted(r.path for r in win.status.roots) == sorted([str(new), str(win.other)])
+    said = win.statusBar().currentMessage()
+    assert f"{win.docs} is now {new}: 3 files, 0 passages embedded (meaning reused)" in said
+    assert not panel.moved_button.isVisible()  # nothing is missing now
+    assert win.writes.undo.button.isVisible()  # the old place can be put back, as after a Remove
+
+
+def test_a_folder_that_is_there_has_no_moved_and_the_button_hides(qtbot, win):
+    menu = right_click(win, win.other)
+    assert MOVED_ACTION not in [a.text() for a in menu.actions()]
+    menu.close()
+    assert not win.library_panel.moved_button.isVisible()
+
+
+def test_the_moved_button_opens_the_chooser_for_the_selected_missing_folder(qtbot, win, tmp_path):
+    moved_on_disk(qtbot, win, tmp_path)
+    panel = win.library_panel
+    item_of(win, win.docs).setSelected(True)
+    qtbot.mouseClick(panel.moved_button, Qt.MouseButton.LeftButton)
+    dlg = panel.folder_dialog
+    assert dlg is not None and dlg.isVisible() and dlg.windowTitle() == "Where is docs now?"
+    item_of(win, win.other).setSelected(True)  # two folders: Moved… finds one at a time
+    assert not panel.moved_button.isEnabled()
