@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["EMPTY_QUERY", "is_empty_query", "query_problem"]
+__all__ = ["EMPTY_QUERY", "is_empty_query", "query_problem", "common_words"]
 
 EMPTY_QUERY = "empty query"
 _WORD = re.compile(r"\w+", re.UNICODE)  # the lexical index's notion of a word (store.db)
@@ -20,17 +20,24 @@ def is_empty_query(query: str) -> bool:
     return _WORD.search(query or "") is None
 
 
+def common_words(text: str) -> list[str]:
+    """The words of `text` (each once) when it has words and every one is a common word, which the words index
+    cannot rank by (it matches nearly every passage); else []."""
+    # Here, not at the top: the command line's warm path checks for an empty query without the store's ranking
+    # module (and the NumPy it imports).
+    from ...store.lexical import STOP_WORDS
+
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
+    return words if words and all(w in STOP_WORDS for w in words) else []
+
+
 def query_problem(query: str, mode: str) -> Optional[str]:
     """Why `query` gets no hits in `mode` (None when it can be searched)."""
     if is_empty_query(query):
         return EMPTY_QUERY
     if mode == "lexical":
-        # Here, not at the top: the command line's warm path checks for an empty query without the store's
-        # ranking module (and the NumPy it imports).
-        from ...store.lexical import STOP_WORDS
-
-        words = [w.lower() for w in _WORD.findall(query)]
-        if all(w in STOP_WORDS for w in words):
-            return (f"only common words ({', '.join(dict.fromkeys(words))}): lexical search cannot rank by them; "
+        words = common_words(query)
+        if words:
+            return (f"only common words ({', '.join(words)}): lexical search cannot rank by them; "
                     "add a more specific word or use --mode hybrid")
     return None

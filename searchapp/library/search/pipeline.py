@@ -23,10 +23,10 @@ from .availability import unavailable
 from .folding import Folded, fold_candidates, mark_folded, weigh_common, weigh_reranked
 from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_ranking, widen_to_files
-from ..query.check import is_empty_query
+from ..query.check import common_words, is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
-from .result import LISTING, LISTING_NOTICE, Notice, SearchResult
+from .result import COMMON, LISTING, LISTING_NOTICE, Notice, SearchResult, common_text
 
 __all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available",
            "searched_words"]
@@ -117,7 +117,11 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     cand = Candidates()
     if req.mode in ("dense", "hybrid") and encode_query is not None and index is not None and len(index):
         _dense_candidates(req, asked, store, index, encode_query, cand, timings, t0)
-    if req.mode in ("lexical", "hybrid"):
+    # Only common words ("the of and"): the words index matches nearly every passage with a BM25 of ~1e-6, which
+    # the fusion's scaling by the best made a words share of up to 1.0 for arbitrary rows. Meaning alone, said.
+    common = common_words(asked.text) if req.mode == "hybrid" and not asked.prefixes else []
+    cand.words = not common
+    if req.mode in ("lexical", "hybrid") and cand.words:
         _lexical_candidates(req, asked, store, cand)
         timings["lexical"] = _ms(t0)
     scored = _scored(req, asked, store, cand, encode_query, embed_now, timings, t0)
@@ -146,7 +150,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         mark_folded(store, hits, file_of, folded)
     timings["total"] = _ms(t0)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
-                        filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group)
+                        filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
+                        notices=[Notice(COMMON, common_text(common))] if common else [])
 
 
 @dataclass(frozen=True)
@@ -184,6 +189,7 @@ class Candidates:
     # Hybrid: the BM25 of every dense hit comes with the lexical top (one pass; None: not asked that way).
     lexical_of_dense: Optional[dict[int, float]] = None
     qvec: Optional[np.ndarray] = None  # the query's vector, once encoded
+    words: bool = True  # the words side ranks: False for a hybrid query of only common words (meaning alone)
 
 
 def _pool(req: SearchRequest) -> int:
@@ -261,7 +267,7 @@ def _scored(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates,
     for cid, s in cand.lexical:
         if cid in scores:
             scores[cid].lexical = s
-    if req.mode == "hybrid":
+    if req.mode == "hybrid" and cand.words:
         _fill_missing_stage_scores(asked.text, scores, store, cand.qvec, cand.lexical_of_dense, asked.prefixes)
         if embed_now is not None and encode_query is not None and req.embed_budget > 0:
             cand.qvec, fresh = _meaning_now(req, asked.text, store, embed_now, encode_query, cand.qvec, scores,

@@ -15,13 +15,14 @@ from ...base.types import Hit
 if TYPE_CHECKING:  # for the type checker alone: a result is read without the search pipeline's imports
     from .filter_scope import FilterStats
 
-__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "RERANKER", "REINDEX", "MEANING", "LOADING",
+__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds"]
 
 # Notice kinds, in the order a search says them.
 UNSEARCHABLE = "unsearchable"  # nothing to match or embed (empty, common words only): no hits at all
 LISTING = "listing"  # only operators and fields: the allowed files, newest first, unranked
 PLACE = "place"  # an in: value at which no folder of the library is (search/places.py): a typo finds nothing
+COMMON = "common"  # a hybrid query of only common words: its words rank nothing, meaning alone ranks
 RERANKER = "reranker"  # reranking was asked for but no reranker can run: first-stage order
 REINDEX = "reindex"  # a reindex is under way: results come only from what it embedded so far
 MEANING = "meaning"  # passages still without a vector: the dense side lacks them
@@ -44,6 +45,12 @@ def writer_embeds(writer: Optional[str]) -> Optional[str]:
     if writer is None:
         return None
     return f"{writer} is writing the library now: a watch or the window embeds them as it goes, else `searchapp index`"
+
+
+def common_text(words: list[str]) -> str:
+    """The note of a hybrid search of only common words (pipeline.run_search)."""
+    return (f"only common words ({', '.join(words)}): they are in nearly every passage and rank nothing, so these "
+            "are ranked by meaning alone")
 
 
 def meaning_text(percent: int, mode: str = "hybrid", writer: Optional[str] = None) -> str:
@@ -102,6 +109,8 @@ class SearchResult:
             out["reindex_notice"] = self.reindex_notice
         if self.said(PLACE):
             out["place_notice"] = self.said(PLACE)  # an in: value no folder of the library is at
+        if self.said(COMMON):
+            out["words_notice"] = self.said(COMMON)  # only common words: ranked by meaning alone
         if self.said(LOADING):
             out["meaning"] = "loading"  # words only: the vector index was still opening
         if self.meaning_percent is not None:
