@@ -179,6 +179,14 @@ def test_an_in_outside_the_library_is_said_in_the_status_line(qtbot, win, tmp_pa
     assert "no folder of the library" not in win.statusBar().currentMessage()
 
 
+def test_a_search_of_only_common_words_says_it_is_ranked_by_meaning_alone(qtbot, win):
+    """Words + meaning of "the of and": its words rank nothing (pipeline.run_search); the line says so."""
+    search(qtbot, win, "the of and", mode="hybrid")
+    assert "only common words (the, of, and)" in win.statusBar().currentMessage()
+    search(qtbot, win, "the volcano", mode="hybrid")
+    assert "only common words" not in win.statusBar().currentMessage()
+
+
 # -- history -----------------------------------------------------------------------
 def history_rows(data: Path) -> list[tuple]:
     conn = sqlite3.connect(data / "searches.sqlite")
