@@ -71,7 +71,8 @@ def _absolute(path: str) -> str:
 def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
     """(OLD, NEW) made absolute, or ConfigError (exit 2) saying why this move cannot be done, before anything is
     written: OLD is not one of the library's folders; NEW does not exist, is OLD, lies inside one of the library's
-    folders, or holds OLD. NEW already a folder of the library is allowed: a move stopped halfway goes on that way."""
+    folders, holds OLD, or is an empty folder. NEW already a folder of the library is allowed: a move stopped
+    halfway goes on that way."""
     old, new = _absolute(old), _absolute(new)
     roots = lib.roots()
     if old not in roots:
@@ -91,7 +92,20 @@ def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
     if is_within(old, new):
         raise ConfigError(f"{new} holds {old}, so it is not where {old} went: adding {new} to the library indexes "
                           "it with the indexed folders inside it")
+    if _empty_folder(new):  # followed there, OLD would be removed with nothing in its place: its meaning lost
+        raise ConfigError(f"{new} is empty (a drive not mounted there?): nothing of {old} is there to follow; "
+                          f"{old} is kept as it is")
     return old, new
+
+
+def _empty_folder(path: str) -> bool:
+    """Whether `path` is a folder with nothing in it (an unplugged drive's mount point often is). One that cannot be
+    listed is not called empty here: the sync says why it cannot be read."""
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
 
 
 def _exclude_note(config: Config, old: str, new: str) -> Optional[str]:

@@ -152,3 +152,16 @@ def test_cli_moved_refuses_in_one_line(tiny_cli, tmp_path, capsys):
     assert code == 2 and "no such folder" in err and len(err.strip().splitlines()) == 1
     code, _, err = cli(capsys, "--data-dir", data, "moved", str(old), str(old))
     assert code == 2 and "nothing to move" in err
+
+
+def test_an_empty_new_place_is_refused_and_the_old_one_kept(tiny_library, tmp_path):
+    """An unplugged drive often leaves its mount point as an empty folder: `moved OLD /mnt/backup2` there indexed
+    nothing, removed OLD ("0 files, 0 passages embedded (meaning reused)"), and a minute later OLD's meaning was gone
+    for good, the very embedding `moved` exists to keep (found by a review). Refused before anything is written."""
+    old, _ = moved_away(tiny_library, tmp_path)
+    empty = tmp_path / "mnt" / "backup2"
+    empty.mkdir(parents=True)
+    before = (tiny_library.roots(), tiny_library.status().chunks)
+    with pytest.raises(ConfigError, match="is empty"):
+        follow_move(tiny_library, str(old), str(empty))
+    assert (tiny_library.roots(), tiny_library.status().chunks) == before == ([str(old)], 3)
