@@ -157,14 +157,17 @@ def _read_again(store: Store, roots: dict[int, RootRow], config: Config, encoder
     reader), other ones replace them, each unchanged model input keeping its vector. Never OCR'd again for this
     (hours for a folder of scans): an entry whose OCR text is not cached stays as it was read. Reported as its
     own stage, "rereading" (a folder of a thousand scanned PDFs is minutes of it after an upgrade)."""
+    # Only those whose OCR text is cached are read: the others stay as they were read, every sync, and a bar of
+    # them would show at every sync reading nothing (the text is asked again below: thousands held meanwhile
+    # would be the OCR text of a whole folder of scans in memory)
     rows = [r for r in ocr_done_before(store, _pdf_reader(), MAX_FILES_PER_SYNC, full)
-            if r.root_id in roots and read_by_older(r)]
+            if r.root_id in roots and read_by_older(r) and _cached_text(r, cache, cancel) is not None]
     for i, row in enumerate(rows):
         if cancel is not None:
             cancel.check()
         report(progress, "rereading", i, len(rows), os.path.basename(row.path))
-        cached = cache.get(row.sha256) if row.sha256 and _unchanged(row) else None
-        if cached is None or _is_failure(cached):
+        cached = _cached_text(row, cache, cancel)
+        if cached is None:
             continue
         budget = FileBudget(cancel, config.scan.file_budget_s)  # as the words pass reads a file: stopped past it
         try:
@@ -181,6 +184,14 @@ def _read_again(store: Store, roots: dict[int, RootRow], config: Config, encoder
             log.info("%s: not read again: %s", row.path, exc)
     if rows:
         report(progress, "rereading", len(rows), len(rows))
+
+
+def _cached_text(row: FileRow, cache: OcrCache, cancel: Optional[CancelToken]) -> Optional[Document]:
+    """The OCR text cached for `row`'s bytes, when they are unchanged on disk and it is not a failure; else None."""
+    if cancel is not None:
+        cancel.check()
+    cached = cache.get(row.sha256) if row.sha256 and _unchanged(row) else None
+    return None if cached is None or _is_failure(cached) else cached
 
 
 def _pdf_reader() -> int:

@@ -439,8 +439,10 @@ def test_a_pdf_whose_ocr_text_is_not_cached_is_not_ocrd_again_for_a_newer_reader
     tiny_library.add_folder(docs)
     (tiny_library.config.data_dir / OCR_CACHE_NAME).unlink()  # a cache deleted (or written by another machine)
     _a_newer_pdf_reader(monkeypatch, lambda text: text.replace("invoices", "receipts"))
-    rep = tiny_library.sync(embed=False)
+    seen = []
+    rep = tiny_library.sync(embed=False, progress=seen.append)
     assert (rep.reread, rep.updated, counting.calls) == (0, 0, 1)
+    assert not [p for p in seen if p.stage == "rereading"]  # no bar reading nothing, at every sync (a review)
     assert _names(tiny_library.search("lighthouse", mode="lexical")) == ["mixed.pdf"]
     assert _names(tiny_library.search("invoices", mode="lexical")) == ["mixed.pdf"]
 
