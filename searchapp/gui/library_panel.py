@@ -446,7 +446,8 @@ class LibraryPanel(QWidget):
             moved.triggered.connect(lambda: self.ask_moved(path))
             menu.setToolTipsVisible(True)
             menu.addSeparator()
-        menu.addAction("Re-sync").triggered.connect(lambda: self.resyncRequested.emit([path]))
+        # the selection, as Remove… and the buttons act (the folder right-clicked is in it: _show_menu)
+        menu.addAction("Re-sync").triggered.connect(lambda: self.resyncRequested.emit(self.selected_roots() or [path]))
         menu.addAction("Remove…").triggered.connect(self._remove_selected)
         return menu
 

@@ -109,3 +109,15 @@ def test_the_moved_button_opens_the_chooser_for_the_selected_missing_folder(qtbo
     assert dlg is not None and dlg.isVisible() and dlg.windowTitle() == "Where is docs now?"
     item_of(win, win.other).setSelected(True)  # two folders: Moved… finds one at a time
     assert not panel.moved_button.isEnabled()
+
+
+def test_the_menus_re_sync_and_remove_act_on_the_same_folders(qtbot, win):
+    """Two folders selected, the menu of one: Re-sync synced the one right-clicked while Remove… asked about both
+    (found by the review). Both act on the selection, as the buttons below do."""
+    item_of(win, win.docs).setSelected(True)
+    item_of(win, win.other).setSelected(True)
+    menu = right_click(win, win.other)
+    with qtbot.waitSignal(win.library_panel.resyncRequested, timeout=WAIT_MS) as asked:
+        next(a for a in menu.actions() if a.text() == "Re-sync").trigger()
+    menu.close()
+    assert sorted(asked.args[0]) == sorted([str(win.docs), str(win.other)])
