@@ -305,7 +305,7 @@ class Library(WatchAndServe):
         embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,
                             embed_now)
-        mark_available(result)
+        mark_available(result, [r.path for r in self.reader().roots()])
         mark_ocr(result, self.reader())
         result.warnings, result.reading = warnings, reading
         # lexical search says nothing about models; nor does a listing by date (its notice says why)

@@ -1,0 +1,62 @@
+"""A network drive that stopped answering: every stat under it hangs (a hard NFS mount for ever). A search asks
+each shown row whether its file can be opened; on such a drive it hung, and so did a sync waiting for that search
+(the writer yields while a search runs). Now the search answers within the stats' wait, the rows on that drive
+marked "not answering", the others as they are; and it does not wait on that drive again for a minute.
+
+The hanging drive is the one part made here: a stat that waits (it cannot be had without a mount); the library,
+its folders, files and searches are real."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from searchapp.library import Library
+from searchapp.library.search import availability
+from searchapp.library.search.availability import NOT_ANSWERING
+
+HANG_GUARD_S = 60.0  # a bound for a failing test: the search hangs without the wait
+
+
+@pytest.fixture
+def hung(monkeypatch, tmp_path):
+    """Stats under tmp_path/net wait until the test ends; the count of those asked."""
+    net = str(tmp_path / "net")
+    release, asked = threading.Event(), []
+
+    def stat(path: Path) -> object:
+        if str(path).startswith(net + os.sep):
+            asked.append(str(path))
+            release.wait()
+        return os.stat(path)
+
+    monkeypatch.setattr(availability, "_os_stat", stat)
+    monkeypatch.setattr(availability, "STAT_WAIT_S", 0.5)
+    monkeypatch.setattr(availability, "_stuck", {})
+    yield asked
+    release.set()
+
+
+def test_a_search_answers_while_a_drive_does_not(hung, make_config, tiny_encoder, tmp_path):
+    home, net = tmp_path / "home", tmp_path / "net"
+    for folder in (home, net, net / "deeper"):
+        folder.mkdir()
+    (home / "heron.txt").write_text("The heron waded through the reeds.", encoding="utf-8")
+    (net / "heron-net.txt").write_text("A heron on the network drive.", encoding="utf-8")
+    (net / "deeper" / "heron-deep.txt").write_text("Another heron, deeper down.", encoding="utf-8")
+    with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as lib:
+        lib.add_folder(home, embed=False)
+        lib.add_folder(net, embed=False)
+        got = []
+        searching = threading.Thread(target=lambda: got.append(lib.search("heron", mode="lexical")), daemon=True)
+        searching.start()
+        searching.join(HANG_GUARD_S)
+        assert not searching.is_alive(), "the search hung on the drive that does not answer"
+        marks = {Path(h.path).name: h.unavailable for h in got[0].hits}
+        assert marks == {"heron.txt": "", "heron-net.txt": NOT_ANSWERING, "heron-deep.txt": NOT_ANSWERING}, marks
+        assert len(hung) == 1  # one stat left hanging: the rest of that folder of the library was not asked
+        again = lib.search("heron", mode="lexical")  # within the minute: not asked again
+        assert len(hung) == 1 and {h.unavailable for h in again.hits} == {"", NOT_ANSWERING}
