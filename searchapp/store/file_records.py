@@ -59,10 +59,14 @@ class FileRecords(Statements):
         return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? LIMIT 1", (root_id,)).fetchone() is not None
 
     def has_files_below(self, root_id: int, path: str) -> bool:
-        """Whether the root holds a file strictly below `path` (then `path` was indexed as a folder)."""
+        """Whether the root holds a file strictly below `path` (then `path` was indexed as a folder). A member of
+        `path` itself (`path//member`: a zip or mbox indexed on its own) is not below it: `path` is a file."""
         below = path.rstrip(os.sep) + os.sep
-        return self.conn.execute("SELECT 1 FROM files WHERE root_id = ? AND path >= ? AND path < ? LIMIT 1",
-                                 (root_id, below, below[:-1] + chr(ord(os.sep) + 1))).fetchone() is not None
+        after = chr(ord(os.sep) + 1)
+        # two ranges around the members' `path//`: names under `path/` sorting before the separator, and after it
+        return self.conn.execute(
+            "SELECT 1 FROM files WHERE root_id = ? AND ((path >= ? AND path < ?) OR (path >= ? AND path < ?)) LIMIT 1",
+            (root_id, below, below + os.sep, below + after, below[:-1] + after)).fetchone() is not None
 
     def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
         """Files of a root at `path` or below it (a range scan on the path index, not a full listing)."""

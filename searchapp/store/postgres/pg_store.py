@@ -479,9 +479,9 @@ class PgStore(PgLexical, PgScope):
         return self.one("SELECT 1 FROM files WHERE root_id = %s LIMIT 1", (root_id,)) is not None
 
     def has_files_below(self, root_id: int, path: str) -> bool:
-        below = path.rstrip(os.sep) + os.sep
-        return self.one("SELECT 1 FROM files WHERE root_id = %s AND starts_with(path, %s) LIMIT 1",
-                        (root_id, below)) is not None
+        below = path.rstrip(os.sep) + os.sep  # a member of `path` itself (`path//member`) is not below it
+        return self.one("SELECT 1 FROM files WHERE root_id = %s AND starts_with(path, %s) AND NOT "
+                        "starts_with(path, %s) LIMIT 1", (root_id, below, below + os.sep)) is not None
 
     def files_under(self, root_id: int, path: str) -> dict[str, FileRow]:
         below = path.rstrip(os.sep) + os.sep

@@ -195,3 +195,28 @@ def test_reindex_refuses_while_a_root_is_missing(library, tmp_path):
     with pytest.raises(SearchAppError, match="cannot reindex"):
         library.reindex()
     assert library.store.chunk_count() == chunks  # nothing was dropped
+
+
+def test_a_container_indexed_on_its_own_stays_a_file_and_follows_its_changes(library, tmp_path):
+    """A newcomer indexed an mbox (and a zip) on its own: every sync after the first called it "a file now, not
+    the folder that was indexed" (its members' keys, `inbox.mbox//…`, were taken for files under a folder), kept
+    it missing, and never read the message appended to it. A container is a file root like any other."""
+    import zipfile
+
+    from searchapp.library.sync.roots import root_missing
+
+    box = tmp_path / "inbox.mbox"
+    message = "From a@example.com Sat Nov  1 10:00:00 2025\nSubject: {s}\nFrom: a@example.com\n\n{b}\n\n"
+    box.write_text(message.format(s="Kayak trip", b="The kayak trip leaves at dawn."), encoding="utf-8")
+    archive = tmp_path / "notes.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("a/lava.txt", "Basaltic lava flows spread slowly.")
+    for root in (box, archive):
+        library.add_folder(root)
+    again = library.sync()
+    assert not again.missing_roots and again.unchanged == 4, again  # two containers and their two entries
+    assert [root_missing(library.store, r) for r in library.store.roots()] == [None, None]
+    with box.open("a", encoding="utf-8") as f:
+        f.write(message.format(s="Orchard", b="The apricot orchard opens on Sunday."))
+    assert not library.sync().missing_roots
+    assert f"{box}//2: Orchard" in [h.path for h in library.search("apricot orchard", mode="lexical").hits]
