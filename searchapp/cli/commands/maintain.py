@@ -99,7 +99,10 @@ def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgres
     with open_local_library(config, create=False) as lib:
         wait_turn(lib, args, cancel)
         path, n = undo_last_remove(lib)
-    print(f"put back {printable(path)} ({n} files), as it was before the remove")
+    print(f"put back {printable(path)} ({n} files), as it was before the remove"
+          # after `moved` (or a folder gone meanwhile): the place put back is not there, and says so in status
+          + ("" if os.path.exists(path) else "; it is not there on disk now: its files stay searchable, marked "
+             "unavailable, until it is back or removed"))
     return 0
 
 

@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Optional
 
 from ...base.config import Config
+from ...base.member_paths import display_path
 from ...base.terminal import printable
 from ..open_library import open_local_library as _library
 from ..warm_run import run_command
@@ -98,8 +99,8 @@ def print_change(rep: SyncReport, paths: list[str]) -> None:
                          ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
         files = rep.added + rep.updated + rep.removed + rep.skipped + rep.failed
         print(f"{now()} {what}: {_named(paths, files)}", flush=True)
-        for path, reason in rep.problems[:SHOWN_PROBLEMS]:
-            print(f"  {printable(path)}: {printable(reason)}", flush=True)
+        for path, reason in rep.problems[:SHOWN_PROBLEMS]:  # a member as every command shows it: `a.zip › x`
+            print(f"  {printable(display_path(path))}: {printable(reason)}", flush=True)
         if len(rep.problems) > SHOWN_PROBLEMS:
             print(f"  ... and {len(rep.problems) - SHOWN_PROBLEMS} more (`searchapp status` lists them)", flush=True)
 

@@ -76,6 +76,10 @@ def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
     return n, None
 
 
+# One Undo per Remove, the last one: a second `undo` after two removes, or one after an undo, finds nothing
+NOTHING_TO_UNDO = "nothing to undo: `searchapp undo` puts back the last folder removed, once, within a minute"
+
+
 def undo_last_remove(lib: UndoingLibrary) -> tuple[str, int]:
     """Put back the folder the last `searchapp remove` took out: (its path, its files). SearchAppError (exit 1)
     when there is none, its minute has passed, or putting it back would be wrong (store/removed_roots.py): the kept
@@ -86,14 +90,14 @@ def undo_last_remove(lib: UndoingLibrary) -> tuple[str, int]:
     try:
         refuse_untrusted_file(file)  # never a link followed, nor another user's file ATTACHed
     except FileNotFoundError:
-        raise SearchAppError("nothing to undo: no folder was removed in the last minute") from None
+        raise SearchAppError(NOTHING_TO_UNDO) from None
     except DataDirError as exc:
         raise SearchAppError(f"nothing to undo: {exc}") from None
     try:
         kept = load_removed(lib.store, str(file))
         if kept is None:
             _drop(file)
-            raise SearchAppError("nothing to undo: no folder was removed in the last minute")
+            raise SearchAppError(NOTHING_TO_UNDO)
         removed_at, path = kept
         if time.time() - removed_at > UNDO_SECONDS:
             _drop(file)

@@ -138,8 +138,12 @@ def test_cli_moved_reuses_the_meaning_and_undo_puts_the_old_place_back(tiny_cli,
 
     code, out, _ = cli(capsys, "--data-dir", data, "undo")
     assert code == 0 and f"put back {old} (3 files)" in out
+    # the old place is not on disk: said, not left for every hit's "+1 copy … unavailable" to tell (a newcomer)
+    assert "it is not there on disk now" in out
     st = json.loads(cli(capsys, "--data-dir", data, "status", "--json")[1])
     assert sorted(r["path"] for r in st["roots"]) == sorted([str(old), str(new)])
+    code, _, err = cli(capsys, "--data-dir", data, "undo")  # one Undo per Remove: said as such
+    assert code == 1 and "puts back the last folder removed, once, within a minute" in err
 
 
 def test_cli_moved_refuses_in_one_line(tiny_cli, tmp_path, capsys):

@@ -58,3 +58,14 @@ def test_a_live_update_stopped_by_the_watchs_end_says_how_far_it_got(capsys):
                                      "by then); the next `searchapp watch` or `searchapp index` reads the rest"), out
     print_failure(Cancelled("cancelled"))
     assert "stopped part way; the next" in capsys.readouterr().out
+
+
+def test_a_member_left_out_is_named_as_every_command_names_it(tmp_path, capsys):
+    """A newcomer's watch named `archive-copy-2.zip//big/zeros.txt` where every other command shows `›`."""
+    zipped = tmp_path / "archive.zip"
+    zipped.write_bytes(b"")
+    key = f"{zipped}//big/zeros.txt"
+    print_change(SyncReport(added=1, skipped=1, problems=[(key, "zip bomb: big/zeros.txt compresses more than 100:1")]),
+                 [str(zipped)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"  {zipped} › big/zeros.txt: zip bomb: big/zeros.txt compresses more than 100:1", lines
