@@ -41,6 +41,9 @@ class MovingLibrary(Protocol):
 
     def remove_folder(self, path: str, *, undoable: bool = False) -> int: ...
 
+    def sync_changed(self, changed: list[str], progress: Optional[ProgressFn] = None,
+                     cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport: ...
+
 
 @dataclass
 class Moved:
@@ -70,9 +73,10 @@ def _absolute(path: str) -> str:
 
 def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
     """(OLD, NEW) made absolute, or ConfigError (exit 2) saying why this move cannot be done, before anything is
-    written: OLD is not one of the library's folders; NEW does not exist, is OLD, lies inside one of the library's
-    folders, holds OLD, or is an empty folder. NEW already a folder of the library is allowed: a move stopped
-    halfway goes on that way."""
+    written: OLD is not one of the library's folders; NEW does not exist, is OLD, lies inside OLD, holds OLD, or is
+    an empty folder. NEW already a folder of the library is allowed: a move stopped halfway goes on that way; so is
+    NEW inside another folder of the library (a drive's folder moved into the indexed home): that part of it is
+    synced instead of NEW added."""
     old, new = _absolute(old), _absolute(new)
     roots = lib.roots()
     if old not in roots:
@@ -86,9 +90,8 @@ def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
     if not os.path.exists(new):
         raise ConfigError(f"no such folder: {new} (where is {os.path.basename(old) or old} now?)")
     owner = owning_root(new, [r for r in roots if r != new])
-    if owner is not None:
-        raise ConfigError(f"{new} is inside {owner}, a folder of the library: choose the folder {old} became, "
-                          "not one inside an indexed folder")
+    if owner == old:  # OLD is still there, and removing it would take NEW's files with it
+        raise ConfigError(f"{new} is inside {old}: removing {old} would remove it too; choose a place outside it")
     if is_within(old, new):
         raise ConfigError(f"{new} holds {old}, so it is not where {old} went: adding {new} to the library indexes "
                           "it with the indexed folders inside it")
@@ -125,7 +128,16 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
     keeps it for this process's undo_remove (the window's Undo). Cancelled, or any error in NEW's sync, leaves
     OLD in the library untouched."""
     old, new = check_move(lib, old, new)
-    rep = lib.add_folder(new, progress, cancel)  # Cancelled propagates: OLD is not touched
+    roots = lib.roots()
+    if owning_root(new, [r for r in roots if r != new]) is not None:
+        # inside an indexed folder: its files are that folder's, read by a sync of that part of it (nothing of
+        # them may have been read yet, or a sync meanwhile read them with OLD there: reused either way)
+        rep = lib.sync_changed([new], progress, cancel)
+        if not rep.scanned:  # left out by the [scan] rules (a hidden or skipped folder): nothing followed OLD
+            raise SearchAppError(f"nothing under {new} is indexed (its folder's [scan] rules leave it out: "
+                                 f"`searchapp explain {new}` says why); {old} is kept in the library")
+    else:
+        rep = lib.add_folder(new, progress, cancel)  # Cancelled propagates: OLD is not touched
     if rep.missing_roots:
         raise SearchAppError(f"{new} could not be read ({rep.missing_roots[0][1]}); {old} is kept in the library")
     if undo_file:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from searchapp.base.errors import Cancelled, ConfigError
+from searchapp.base.errors import Cancelled, ConfigError, SearchAppError
 from searchapp.base.progress import CancelToken
 from searchapp.cli.main import main
 from searchapp.library.sync.moved import follow_move
@@ -76,7 +76,6 @@ def test_moves_that_make_no_sense_are_refused_before_anything_is_written(tiny_li
         (str(tmp_path / "never-indexed"), str(new), "is not a folder of the library"),
         (str(other / "inner"), str(new), f"belongs to {other}"),
         (str(old), str(tmp_path / "nowhere"), "no such folder"),
-        (str(old), str(other / "inner"), f"is inside {other}"),
         (str(old), str(old), "nothing to move"),
         (str(old), str(tmp_path), "holds"),
     ]
@@ -84,6 +83,40 @@ def test_moves_that_make_no_sense_are_refused_before_anything_is_written(tiny_li
         with pytest.raises(ConfigError, match=says):
             follow_move(tiny_library, old_arg, new_arg)
     assert (sorted(tiny_library.roots()), tiny_library.status().chunks) == before
+
+
+def test_a_folder_moved_into_another_indexed_folder_follows_as_that_folders_part(tiny_library, tmp_path):
+    """A newcomer moved an indexed drive's folder into the indexed home: `status` said `moved OLD NEW`, and `moved`
+    refused ("choose … not one inside an indexed folder"). That part of the home is synced, OLD's meaning reused,
+    then OLD removed; a NEW its folder's rules leave out (a hidden folder) follows nothing, and OLD is kept."""
+    home = make_notes(tmp_path / "home")
+    tiny_library.add_folder(home)
+    old = make_notes(tmp_path / "usb")
+    (old / "kayak.txt").write_text("The kayak club meets at the boathouse on Thursdays.", encoding="utf-8")
+    tiny_library.add_folder(old)
+    hidden = home / ".cache"
+    hidden.mkdir()
+    (hidden / "x.txt").write_text("cached", encoding="utf-8")
+    with pytest.raises(SearchAppError, match="nothing under .* is indexed"):
+        follow_move(tiny_library, str(old), str(hidden))
+    assert str(old) in tiny_library.roots()
+    new = home / "USB"
+    old.rename(new)
+    moved = follow_move(tiny_library, str(old), str(new))
+    assert (moved.report.chunks_embedded, moved.report.scanned, moved.removed) == (0, 4, 4)
+    assert tiny_library.roots() == [str(home)]
+    assert tiny_library.search("kayak boathouse", mode="lexical").hits[0].path == str(new / "kayak.txt")
+    st = tiny_library.status()
+    assert st.vectors == st.chunks and st.consistent
+
+
+def test_a_place_inside_the_old_one_is_refused_while_it_is_there(tiny_library, tmp_path):
+    old = make_notes(tmp_path / "Documents")
+    tiny_library.add_folder(old)
+    (old / "sub").mkdir()
+    (old / "sub" / "a.txt").write_text("inside", encoding="utf-8")
+    with pytest.raises(ConfigError, match="removing .* would remove it too"):
+        follow_move(tiny_library, str(old), str(old / "sub"))
 
 
 def test_a_stop_during_the_sync_keeps_the_old_place_and_the_move_goes_on_later(tiny_library, tmp_path):
