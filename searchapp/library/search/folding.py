@@ -2,9 +2,11 @@
 files (boilerplate.py) fills at most one.
 
 Runs on the candidates before files are ranked, so the rows it frees are filled by other files:
-- exact copies (the same sha256, as the duplicates feature finds them): the copy found first that can be opened
-  keeps the row (a copy on a missing folder or an unplugged drive never hides a readable one; none readable: the
-  first), the others leave the candidates and are listed with it (`Hit.copies`, every copy in the library);
+- exact copies (the same sha256, as the duplicates feature finds them): one copy keeps the row, the others leave
+  the candidates and are listed with it (`Hit.copies`, every copy in the library). The copy shown is, in this
+  order: one that can be opened (a copy on a missing folder or an unplugged drive never hides a readable one), a
+  file on disk before a member of a container (`notes.md` opens directly, `backup.zip › notes.md` does not), then
+  the first found (best or newest). The same rule picks the row of a listing by date (constraints.py);
 - common passages: they leave their files' signals; a file whose best passage is repeated text keeps a row only
   when it is the first matched through that text (`Hit.common_to`: files of the library holding it), the others
   go on by their own passages.
@@ -13,8 +15,9 @@ Runs on the candidates before files are ranked, so the rows it frees are filled 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
+from ...base.member_paths import split_member
 from ...base.types import Hit
 from ...store import Store
 from .availability import Readable
@@ -45,8 +48,8 @@ class Copies:
 
 def fold_copies(store: Store, files: Sequence[int], path_of: Mapping[int, str]) -> Copies:
     """Exact copies among `files` (best or newest first; a file may come again), for results by file of a
-    search and of a listing by date alike: each content's row goes to its first copy that can be opened now
-    (availability.Readable: by its root), else to its first copy. `path_of`: file id -> its stored path."""
+    search and of a listing by date alike: each content's row goes to the copy `_shown` picks. `path_of`: file
+    id -> its stored path."""
     order = list(dict.fromkeys(files))
     shas = store.file_sha256s(order)
     copies_of: dict[str, list[int]] = {}
@@ -58,10 +61,17 @@ def fold_copies(store: Store, files: Sequence[int], path_of: Mapping[int, str]) 
     for sha, fids in copies_of.items():
         if len(fids) < 2:
             continue
-        keeper = next((f for f in fids if readable(path_of[f])), fids[0])
+        keeper = _shown(fids, path_of, readable)
         out.sha_of[keeper] = sha
         out.row_of.update(dict.fromkeys(fids, keeper))
     return out
+
+
+def _shown(fids: list[int], path_of: Mapping[int, str], readable: Callable[[str], bool]) -> int:
+    """The copy that shows a content's row: the first that can be opened (availability.Readable: by its root),
+    files on disk before members of a container; none can: the first file on disk, else the first member."""
+    ordered = sorted(fids, key=lambda f: split_member(path_of[f])[1] is not None)  # stable: the order given kept
+    return next((f for f in ordered if readable(path_of[f])), ordered[0])
 
 
 def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file_of: Mapping[int, int],

@@ -199,3 +199,73 @@ def test_a_copy_on_an_empty_mount_point_gives_the_row_to_one_that_can_be_opened(
     hit = tiny_library.search("ratatouille aubergines", mode="lexical").hits[0]
     assert hit.path == str(docs / "report.md") and hit.available
     assert hit.copies == [str(backup / "report.md")]
+
+
+# -- which copy shows the row: a file on disk before a member of a container ------------------------------------
+
+HEAT = "# Heat pump\n\nThe heat pump defrosts its outdoor coil every hour in winter; bleed the radiators in autumn.\n"
+
+
+def _zip(path, members):
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in members.items():
+            z.writestr(name, text)
+
+
+@pytest.fixture
+def zipped(tiny_library, tmp_path):
+    """A note kept as a file (Notes/heat-pump.md) and in two archives (Downloads/archive.zip › notes/heat-pump.md,
+    and nested.zip › inner.zip › heat-pump.md): the archives' folder indexed first, so found first."""
+    import io
+    import zipfile
+
+    downloads, notes = tmp_path / "Downloads", tmp_path / "Notes"
+    _zip(downloads / "archive.zip", {"notes/heat-pump.md": HEAT})
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("heat-pump.md", HEAT)
+    _zip(downloads / "nested.zip", {"inner.zip": inner.getvalue()})
+    _write(notes, {"heat-pump.md": HEAT, **OTHERS})
+    tiny_library.add_folder(downloads)
+    tiny_library.add_folder(notes)
+    return tiny_library, downloads, notes
+
+
+@pytest.mark.parametrize("mode", SEARCH_MODES)
+def test_a_file_on_disk_shows_the_row_before_a_member_of_an_archive(zipped, mode):
+    lib, downloads, notes = zipped
+    hits = lib.search("heat pump defrosts outdoor coil", mode=mode, k=4, rerank=False).hits
+    rows = [h for h in hits if h.path.endswith("heat-pump.md")]
+    assert len(rows) == 1, [h.path for h in hits]
+    assert rows[0].path == str(notes / "heat-pump.md"), rows[0].path  # it opens directly
+    assert len(rows[0].copies) == 2 and all("archive.zip" in p or "nested.zip" in p for p in rows[0].copies)
+
+
+def test_a_member_that_can_be_opened_shows_the_row_before_a_missing_file(zipped):
+    """Readable first: the file on disk gone since the sync, the row goes to a member rather than to it."""
+    lib, downloads, notes = zipped
+    (notes / "heat-pump.md").unlink()
+    row = next(h for h in lib.search("heat pump defrosts outdoor coil", mode="lexical", k=4).hits
+               if h.path.endswith("heat-pump.md"))
+    assert row.path == member_key(str(downloads / "archive.zip"), "notes/heat-pump.md") and row.available
+    assert row.copies_unavailable == {str(notes / "heat-pump.md"): "file or folder missing"}
+
+
+def test_a_listing_shows_the_file_on_disk_at_its_own_date(tiny_library, tmp_path):
+    """By date the archive is the newest copy; the row is the file on disk, placed by the file's own date."""
+    docs = tmp_path / "docs"
+    _zip(docs / "archive.zip", {"notes/heat-pump.md": HEAT})
+    _write(docs, {"taxes.md": OTHERS["notes/taxes.md"], "heat-pump.md": HEAT, "bikes.md": OTHERS["notes/bikes.md"]})
+    for age, name in enumerate(["archive.zip", "taxes.md", "heat-pump.md", "bikes.md"]):  # newest first
+        os.utime(docs / name, (1_700_000_000 - 3600 * age, 1_700_000_000 - 3600 * age))
+    tiny_library.add_folder(docs)
+    hits = tiny_library.search("type:md", mode="lexical", k=10).hits
+    assert _names(hits) == ["taxes.md", "heat-pump.md", "bikes.md"], [h.path for h in hits]
+    assert hits[1].path == str(docs / "heat-pump.md")
+    assert hits[1].copies == [member_key(str(docs / "archive.zip"), "notes/heat-pump.md")]
+    dates = [h.date_ns for h in hits]
+    assert dates == sorted(dates, reverse=True)  # each row at its own date
+
