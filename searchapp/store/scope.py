@@ -21,7 +21,7 @@ from .cjk import CJK_TABLE, cjk_chars, is_cjk
 from .lexical import Fragment
 
 __all__ = ["Fragment", "INDEXED", "files_where", "name_matches", "on_page", "files_containing", "all_of",
-           "ScopeQueries", "fold"]
+           "with_content", "ScopeQueries", "fold"]
 
 INDEXED: Fragment = ("f.status = 'indexed'", [])
 
@@ -114,6 +114,12 @@ def files_containing(terms: Sequence[Sequence[tuple[str, bool]]], *, exclude: bo
     sqls = [_term_files(t) for t in terms]
     sql = " UNION ".join(s for s, _ in sqls)
     return f"f.id {'NOT IN' if exclude else 'IN'} ({sql})", [x for _, ps in sqls for x in ps]
+
+
+def with_content(hashes: Sequence[str]) -> Fragment:
+    """Files whose content is one of `hashes` (sha256): a row's exact copies, asked within a search's scope."""
+    hashes = list(dict.fromkeys(hashes)) or [""]  # no hash: no file (IN () is no SQL)
+    return f"f.sha256 IN ({','.join('?' * len(hashes))})", hashes
 
 
 def all_of(fragments: Sequence[Fragment]) -> Fragment:

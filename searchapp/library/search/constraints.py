@@ -118,7 +118,7 @@ def list_by_date(store: Store, scope: FilterScope, k: int, group: str, fold: boo
     rows, order, copies = _newest_contents(store, where, k)
     hits = _listed(rows, order)
     file_of = {cid: rows[cid].file_id for cid in order}
-    mark_folded(store, hits, file_of, Folded(sha_of=copies.sha_of))
+    mark_folded(store, hits, file_of, Folded(sha_of=copies.sha_of), where)
     return hits
 
 

@@ -3,28 +3,35 @@ files (boilerplate.py) fills at most one.
 
 Runs on the candidates before files are ranked, so the rows it frees are filled by other files:
 - exact copies (the same sha256, as the duplicates feature finds them): one copy keeps the row, the others leave
-  the candidates and are listed with it (`Hit.copies`, every copy in the library). The copy shown is, in this
-  order: one that can be opened (a copy on a missing folder or an unplugged drive never hides a readable one), a
-  file on disk before a member of a container (`notes.md` opens directly, `backup.zip › notes.md` does not), then
-  the first found (best or newest). The same rule picks the row of a listing by date (constraints.py);
+  the candidates and are listed with it (`Hit.copies`). The copy shown is, in this order: one that can be opened
+  (a copy on a missing folder or an unplugged drive never hides a readable one), a file on disk before a member
+  of a container (`notes.md` opens directly, `backup.zip › notes.md` does not), then the first found (best or
+  newest). The same rule picks the row of a listing by date (constraints.py);
 - common passages: they leave their files' signals; a file whose best passage is repeated text keeps a row only
   when it is the first matched through that text (`Hit.common_to`: files of the library holding it), the others
   go on by their own passages.
+
+Decision: a row's copies are those within the search's scope. The candidates are all in scope (the folder of an
+`in:`, a `type:`, dates, a name, the filter bar), so the copy shown always is; the copies listed with it are the
+library's files with its content that the same scope allows, and a copy outside the scope is left out (a search
+`in:~/Recipes` listed `~/Notes/bread.txt` under `+2 copies`, read as if it were in Recipes). That a copy lies
+elsewhere is still true: a search without the scope, and `searchapp duplicates`, list every copy.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from ...base.member_paths import split_member
 from ...base.types import Hit
 from ...store import Store
+from ...store.scope import Fragment, all_of, with_content
 from .availability import Readable
 from .boilerplate import COMMON_WEIGHT, MIN_FILES, find_common, phrase_of
 from .grouping import FileGroup
 
-__all__ = ["Copies", "Folded", "fold_candidates", "fold_copies", "mark_folded", "weigh_common", "weigh_reranked"]
+__all__ = ["Copies", "Folded", "copies_of", "fold_candidates", "fold_copies", "mark_folded", "weigh_common", "weigh_reranked"]
 
 
 @dataclass
@@ -107,18 +114,32 @@ def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file
     return out
 
 
-def mark_folded(store: Store, hits: list[Hit], file_of: Mapping[int, int], folded: Folded) -> None:
-    """Fill `copies` and `common_to` of the rows shown (counted in the whole library). Copies share every passage
-    and so are candidates together: only a file with one among the candidates is looked up (no scan of every
-    file's hash at each search)."""
+def mark_folded(store: Store, hits: list[Hit], file_of: Mapping[int, int], folded: Folded,
+                where: Optional[Fragment] = None) -> None:
+    """Fill `copies` and `common_to` of the rows shown (counted in the whole library); `where`: the search's scope,
+    the copies listed are those it allows (module docstring). Copies share every passage and so are candidates
+    together: only a file with one among the candidates is looked up (no scan of every file's hash at each
+    search)."""
     shown = {file_of[h.chunk_id]: h for h in hits if h.chunk_id in file_of}
-    copies = store.paths_by_sha256({folded.sha_of[f] for f in shown if f in folded.sha_of})
+    copies = copies_of(store, {folded.sha_of[f] for f in shown if f in folded.sha_of}, where)
     for fid, h in shown.items():
         sha = folded.sha_of.get(fid)
         h.copies = [p for p in copies.get(sha, []) if p != h.path] if sha is not None else []
         key = folded.common_key.get(fid)
         if key is not None:
             h.common_to = max(store.files_with_phrase(phrase_of(folded.phrase[key])), MIN_FILES)
+
+
+def copies_of(store: Store, hashes: Iterable[str], where: Optional[Fragment] = None) -> dict[str, list[str]]:
+    """sha256 -> paths of the indexed files with that content, by path: those `where` allows (a search's scope)."""
+    copies = store.paths_by_sha256(hashes)
+    if where is None or not copies:
+        return copies
+    n = sum(len(paths) for paths in copies.values())
+    firsts = store.newest_first(all_of([where, with_content(list(copies))]), n, by_file=True)  # a passage a file
+    allowed = set(store.chunk_files(firsts).values())
+    rows = store.files_by_path(p for paths in copies.values() for p in paths)
+    return {sha: [p for p in paths if p in rows and rows[p].id in allowed] for sha, paths in copies.items()}
 
 
 def weigh_common(folded: Folded, groups: Mapping[int, FileGroup], dense_files: list[int],

@@ -148,8 +148,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         reranked = True
     hits = _final(req, hits, no_meaning)
     _attach_repeats(store, hits)
-    if folded is not None:
-        mark_folded(store, hits, file_of, folded)
+    if folded is not None:  # the copies listed are those in the search's scope (folding.py)
+        mark_folded(store, hits, file_of, folded, asked.scope.filters.where() if asked.scope is not None else None)
     timings["total"] = _ms(t0)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,

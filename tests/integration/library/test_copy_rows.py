@@ -269,3 +269,38 @@ def test_a_listing_shows_the_file_on_disk_at_its_own_date(tiny_library, tmp_path
     dates = [h.date_ns for h in hits]
     assert dates == sorted(dates, reverse=True)  # each row at its own date
 
+
+# -- the copies of a row are those in the search's scope ---------------------------------------------------------
+
+BREAD = "# Pain au levain\n\nPétrir la farine, l'eau et le levain, laisser pousser une nuit, cuire au four très chaud.\n"
+
+
+@pytest.fixture
+def scoped(tiny_library, tmp_path):
+    """The same recipe in Notes (indexed first: found first) and twice in Recipes."""
+    notes, recipes = tmp_path / "Notes", tmp_path / "Recipes"
+    _write(notes, {"recette-pain.txt": BREAD, **OTHERS})
+    _write(recipes, {"recette-pain.txt": BREAD, "old/recette-pain.txt": BREAD})
+    tiny_library.add_folder(notes)
+    tiny_library.add_folder(recipes)
+    return tiny_library, notes, recipes
+
+
+@pytest.mark.parametrize("mode", SEARCH_MODES)
+def test_an_in_search_shows_and_lists_only_copies_in_its_folder(scoped, mode):
+    lib, notes, recipes = scoped
+    hits = lib.search(f"levain farine in:{recipes}", mode=mode, k=4, rerank=False).hits
+    assert len(hits) == 1, [h.path for h in hits]
+    assert hits[0].path == str(recipes / "old/recette-pain.txt") or hits[0].path == str(recipes / "recette-pain.txt")
+    assert hits[0].copies == [p for p in (str(recipes / "old/recette-pain.txt"), str(recipes / "recette-pain.txt"))
+                              if p != hits[0].path]  # Notes/recette-pain.txt is outside the search: not listed
+    everywhere = lib.search("levain farine", mode=mode, k=4, rerank=False).hits
+    bread = [h for h in everywhere if h.path.endswith("recette-pain.txt")]
+    assert len(bread) == 1 and len(bread[0].copies) == 2  # without the scope every copy is listed
+
+
+def test_a_filtered_listing_lists_only_copies_in_its_folder(scoped):
+    lib, notes, recipes = scoped
+    hits = lib.search(f"type:txt in:{recipes}", mode="lexical", k=10).hits
+    assert len(hits) == 1 and hits[0].path.startswith(str(recipes))
+    assert len(hits[0].copies) == 1 and hits[0].copies[0].startswith(str(recipes))
