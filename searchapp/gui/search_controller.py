@@ -21,7 +21,7 @@ from ..library import LibraryStatus, SearchResult
 from ..library.search.preview import FileText, file_text
 from ..library.query.help import marked_text
 from ..library.sync.meaning_pass import meaning_percent
-from ..library.search.result import COMMON, LISTING, LOADING, MEANING, PLACE, REINDEX, RERANKER, UNSEARCHABLE, Notice
+from ..library.search.result import COMMON, LISTING, LOADING, MEANING, PLACE, REINDEX, RERANKER, SAME, UNSEARCHABLE, Notice
 from .changes import Changes
 from .empty_results import EmptyResults
 from .filter_bar import FilterBar
@@ -275,8 +275,9 @@ class SearchController(QObject):
         if extra:  # otherwise a search during a reindex or phase 2 looks like "nothing (more) matches"
             message += f" · {extra}"
         # nothing to search for, or only a listing by date; an in: no folder of the library is at (a typo);
-        # words too common to rank by
-        about_query = " · ".join(n.text for n in result.notices if n.kind in (UNSEARCHABLE, LISTING, PLACE, COMMON))
+        # words too common to rank by; the file asked Similar for kept in other places too
+        about_query = " · ".join(n.text for n in result.notices
+                                 if n.kind in (UNSEARCHABLE, LISTING, PLACE, COMMON, SAME))
         if about_query:
             message += f" · {about_query}"
         if seq != self.quiet_seq:

@@ -22,7 +22,7 @@ from .ocr.marks import mark_ocr
 from .resources.model_set import ModelSet
 from .search.pipeline import mark_available, run_search, search_request, searched_words
 from .search.places import place_text, unplaced
-from .search.result import PLACE, UNSEARCHABLE, Notice, SearchResult
+from .search.result import PLACE, SAME, UNSEARCHABLE, Notice, SearchResult
 from .sync.contract import SyncReport
 from .sync.meaning_pass import meaning_percent, meaning_progress
 from ..base.library_address import shown
@@ -351,7 +351,7 @@ class SharedLibrary:
         the same find_similar over pgvector's index. `path`: a file of this machine's, or of another's
         folder where this desktop mounts it (library.path_map)."""
         from ..base.member_paths import key_of
-        from .search.similar import find_similar
+        from .search.similar import find_similar, same_text
 
         found = shared_paths.resolve(self.store, self.paths, key_of(path))
         dim = self.store.dim()
@@ -362,6 +362,10 @@ class SharedLibrary:
         if found is not None:
             result.query = self.paths.to_local(found[0], found[1].path)
         shared_paths.local_hits(self.store, self.paths, result.hits)
+        if result.same_file:  # the source's copies, and the note naming them, as this desktop names them
+            result.same_file = shared_paths.local_copies(self.store, self.paths, result.same_file)
+            result.notices = [Notice(SAME, same_text(result.same_file)) if n.kind == SAME else n
+                              for n in result.notices]
         return result
 
     def duplicates(self, threshold: Optional[float] = None, progress: Optional[ProgressFn] = None,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .query.filters import SearchFilters
     from .query.syntax import ParsedQuery
 
-__all__ = ["held_elsewhere", "local_hits", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
+__all__ = ["held_elsewhere", "local_hits", "local_copies", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
            "mapped_filters", "mapped_query", "mounted_roots"]
 
 
@@ -36,14 +36,17 @@ def local_hits(store: PgStore, paths: PathMap, hits: list[Hit]) -> None:
     for h in every:
         machine, key = origins.get(h.chunk_id, (store.machine, h.path))
         h.machine, h.indexed_path, h.path = machine, key, paths.to_local(machine, key)
-    copies = [p for hit in hits for p in hit.copies]
-    if not copies or not paths:
-        return
-    holders = store.path_machines(copies)
     for hit in hits:
-        # A copy at a path this machine holds is its own; else it is named by the (first) machine holding it.
-        hit.copies = [p if store.machine in holders.get(p, [store.machine]) else paths.to_local(holders[p][0], p)
-                      for p in hit.copies]
+        hit.copies = local_copies(store, paths, hit.copies)
+
+
+def local_copies(store: PgStore, paths: PathMap, keys: list[str]) -> list[str]:
+    """Stored paths of copies (a hit's, the source's of Similar files) as this desktop names them."""
+    if not keys or not paths:
+        return keys
+    holders = store.path_machines(keys)
+    # A copy at a path this machine holds is its own; else it is named by the (first) machine holding it.
+    return [p if store.machine in holders.get(p, [store.machine]) else paths.to_local(holders[p][0], p) for p in keys]
 
 
 class _LocalPaths:

@@ -62,11 +62,14 @@ def cmd_similar(args: argparse.Namespace, config: Config, progress: TerminalProg
 def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[TextIO] = None) -> int:
     """Print `similar`'s result as the command does (on `out`, default standard output). Also what a warm
     process runs for the thin entry point (cli/warm_run.py)."""
+    from ...library.search.result import SAME
     from ...library.search.similar import SimilarHit
 
     if args.json:
         print(json.dumps(res.to_json()), file=out)
         return 0
+    if res.said(SAME):  # the source's exact copies: the same file, not a similar one
+        print(printable(res.said(SAME) or ""), file=out)
     if not res.hits:
         if res.meaning_percent is None:
             print("no similar files", file=out)
@@ -80,6 +83,10 @@ def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[Tex
         where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
         print(f"{rank:>2}. {where}", file=out)
         print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}", file=out)
+        if h.copies:  # exact copies of this hit, folded into its row as a search folds them
+            n = len(h.copies)
+            print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(printable(display_path(p)) for p in h.copies),
+                  file=out)
         this = (h.source_page, h.source_text)
         pair = (("this:", h.source_text),) if this != shown else ()
         shown = this

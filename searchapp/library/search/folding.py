@@ -6,7 +6,7 @@ Runs on the candidates before files are ranked, so the rows it frees are filled 
   the candidates and are listed with it (`Hit.copies`). The copy shown is, in this order: one that can be opened
   (a copy on a missing folder or an unplugged drive never hides a readable one), a file on disk before a member
   of a container (`notes.md` opens directly, `backup.zip › notes.md` does not), then the first found (best or
-  newest). The same rule picks the row of a listing by date (constraints.py);
+  newest). The same rule picks the row of a listing by date (constraints.py) and of Similar files (similar.py);
 - common passages: they leave their files' signals; a file whose best passage is repeated text keeps a row only
   when it is the first matched through that text (`Hit.common_to`: files of the library holding it), the others
   go on by their own passages.
@@ -55,8 +55,8 @@ class Copies:
 
 def fold_copies(store: Store, files: Sequence[int], path_of: Mapping[int, str]) -> Copies:
     """Exact copies among `files` (best or newest first; a file may come again), for results by file of a
-    search and of a listing by date alike: each content's row goes to the copy `_shown` picks. `path_of`: file
-    id -> its stored path."""
+    search, of a listing by date and of Similar files alike: each content's row goes to the copy `_shown` picks.
+    `path_of`: file id -> its stored path."""
     order = list(dict.fromkeys(files))
     shas = store.file_sha256s(order)
     copies_of: dict[str, list[int]] = {}

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
+from ...base.member_paths import display_path
 from ...base.types import Hit
 
 if TYPE_CHECKING:  # for the type checker alone: a result is read without the search pipeline's imports
     from .filter_scope import FilterStats
 
-__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING",
+__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds"]
 
 # Notice kinds, in the order a search says them.
@@ -27,6 +28,7 @@ RERANKER = "reranker"  # reranking was asked for but no reranker can run: first-
 REINDEX = "reindex"  # a reindex is under way: results come only from what it embedded so far
 MEANING = "meaning"  # passages still without a vector: the dense side lacks them
 LOADING = "loading"  # the vector index was still opening: a hybrid search answered by its words alone
+SAME = "same"  # Similar files: the source's exact copies, the same file elsewhere (not listed as similar)
 
 LISTING_NOTICE = "no words to rank by: newest matching first"
 LOADING_NOTICE = "meaning is still loading — word matches only"
@@ -83,6 +85,7 @@ class SearchResult:
     # How the query was read: "strict" (its syntax applies), "plain" (a long question: its operators were read as
     # plain words, a warning says which) or "literal" (--literal: no syntax at all).
     reading: str = "strict"
+    same_file: list[str] = field(default_factory=list)  # Similar files: the source's exact copies (stored paths)
 
     def said(self, *kinds: str) -> Optional[str]:
         """The text of the first notice of one of `kinds`, or None."""
@@ -109,6 +112,8 @@ class SearchResult:
             out["reindex_notice"] = self.reindex_notice
         if self.said(PLACE):
             out["place_notice"] = self.said(PLACE)  # an in: value no folder of the library is at
+        if self.mode == "similar":
+            out["same_file"] = [display_path(p) for p in self.same_file]  # as a hit's `copies`
         if self.said(COMMON):
             out["words_notice"] = self.said(COMMON)  # only common words: ranked by meaning alone
         if self.said(LOADING):

@@ -7,7 +7,10 @@ exactly against the source:
     file score = mean over the source's passages of the best cosine to any passage of the candidate
 
 i.e. how much of the source the candidate also says (1.0: every source passage has an identical one
-there). The best passage pair is kept to show why a file matched. The source file itself is excluded.
+there). The best passage pair is kept to show why a file matched. The source file itself is excluded, and so
+are its exact copies (the same sha256): they are the same file, not a similar one, and are said apart
+(`SearchResult.same_file`, a SAME notice: "the same file elsewhere: …"). Exact copies among the hits share one
+row as in a search (folding.py: the copy shown, `Hit.copies`), so k rows are k contents.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import numpy as np
 
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
-from ...base.member_paths import key_of
+from ...base.member_paths import display_path, key_of
 from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ...store.rows import FileRow
@@ -28,10 +31,11 @@ from ..query.field_values import MAX_PAGE
 from ..resources.blas_limit import one_blas_thread
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
+from .folding import Folded, copies_of, fold_copies, mark_folded
 from .meaning_now import PassageEmbedder
-from .result import SearchResult
+from .result import SAME, Notice, SearchResult
 
-__all__ = ["SimilarHit", "find_similar", "MAX_SOURCE_PASSAGES"]
+__all__ = ["SimilarHit", "find_similar", "same_text", "MAX_SOURCE_PASSAGES"]
 
 MAX_SOURCE_PASSAGES = 256  # a long source is sampled evenly: its score barely moves, the work is bounded
 NEIGHBOURS = 50  # per source passage, before the source's own passages are dropped
@@ -75,6 +79,9 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
         src_ids = [src_ids[i] for i in np.linspace(0, len(src_ids) - 1, MAX_SOURCE_PASSAGES).astype(int)]
     result = SearchResult(source.path, "similar", [], False)
     scope = FilterScope(store, filters) if filters is not None and filters.active else None
+    same_sha, result.same_file = _same_file(store, source, scope)
+    if result.same_file:
+        result.notices.append(Notice(SAME, same_text(result.same_file)))
     if index is None or not len(index) or dim is None:
         return result
     found, src_vecs = store.vectors(src_ids, dim)
@@ -99,9 +106,25 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
         fid = owner.get(lab)
         if fid is not None and fid != source.id and sim > best.get(fid, -2.0):
             best[fid] = sim
+    for fid, sha in store.file_sha256s(list(best)).items():
+        if sha == same_sha:  # the source's exact copy: said apart above
+            del best[fid]
     shortlist = sorted(best, key=lambda f: -best[f])[: max(RESCORE_FILES * k, 20)]
 
     # 2. Exact file scores from every stored vector of each shortlisted file.
+    scored = _scored(store, shortlist, src_vecs, src_ids, dim)
+    result.timings_ms["rescore"] = ms()
+    _add_rows(store, result, scored, k, scope)
+    result.timings_ms["total"] = ms()
+    if scope is not None:
+        result.filter_stats = scope.stats
+    return result
+
+
+def _scored(store: Store, shortlist: list[int], src_vecs: np.ndarray, src_ids: list[int],
+            dim: int) -> list[tuple[float, float, int, int, int]]:
+    """(file score, best pair's cosine, its source passage, its passage there, file id) of each shortlisted file
+    with vectors, best first."""
     scored = []
     for fid in shortlist:
         ids, vecs = store.vectors(store.chunk_ids_of_file(fid), dim)
@@ -110,23 +133,43 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
         with one_blas_thread():
             s = src_vecs @ vecs.T  # (source passages, candidate passages)
         i, j = np.unravel_index(int(np.argmax(s)), s.shape)
-        scored.append((float(s.max(axis=1).mean()), float(s[i, j]), src_ids[i], int(ids[j])))
+        scored.append((float(s.max(axis=1).mean()), float(s[i, j]), src_ids[i], int(ids[j]), fid))
     scored.sort(key=lambda t: (-t[0], -t[1]))
-    scored = scored[:k]
-    result.timings_ms["rescore"] = ms()
+    return scored
+
+
+def _add_rows(store: Store, result: SearchResult, scored: list[tuple[float, float, int, int, int]], k: int,
+              scope: Optional[FilterScope]) -> None:
+    """The k best contents of `scored` as hits: exact copies share a row, as in a search (folding.py), so the rows
+    they free go to other files."""
     rows = store.chunks([c for t in scored for c in (t[2], t[3])])
-    for rank, (score, pair, src_cid, cid) in enumerate(scored, start=1):
-        row, src = rows.get(cid), rows.get(src_cid)
-        if row is None or src is None:  # deleted by a sync since the vectors were read
-            continue
+    scored = [t for t in scored if t[2] in rows and t[3] in rows]  # else deleted by a sync since the vectors were read
+    copies = fold_copies(store, [t[4] for t in scored], {t[4]: rows[t[3]].path for t in scored})
+    scored = [t for t in scored if copies.row_of.get(t[4], t[4]) == t[4]][:k]
+    for rank, (score, pair, src_cid, cid, _) in enumerate(scored, start=1):
+        row, src = rows[cid], rows[src_cid]
         result.hits.append(SimilarHit(
             chunk_id=cid, path=row.path, page=row.page, start=row.start, end=row.end, text=row.text,
-            scores=StageScores(dense=min(max(score, -1.0), 1.0)), ranks=StageRanks(dense=rank, final=len(result.hits) + 1),
+            scores=StageScores(dense=min(max(score, -1.0), 1.0)), ranks=StageRanks(dense=rank, final=rank),
             source_text=src.text, source_page=src.page, best_pair=min(pair, 1.0), date_ns=row.date_ns))
-    result.timings_ms["total"] = ms()
-    if scope is not None:
-        result.filter_stats = scope.stats
-    return result
+    mark_folded(store, result.hits, {t[3]: t[4] for t in scored}, Folded(sha_of=copies.sha_of),
+                scope.filters.where() if scope is not None else None)
+
+
+def _same_file(store: Store, source: FileRow, scope: Optional[FilterScope]) -> tuple[Optional[str], list[str]]:
+    """(the source's sha256, the paths of its exact copies), the copies in the scope as a search lists them
+    (folding.py), by path."""
+    sha = store.file_sha256s([source.id]).get(source.id)
+    if sha is None:
+        return None, []
+    where = scope.filters.where() if scope is not None else None
+    return sha, [p for p in copies_of(store, [sha], where).get(sha, []) if p != source.path]
+
+
+def same_text(paths: list[str]) -> str:
+    """The note of a Similar files whose source is kept in other places too."""
+    shown = ", ".join(display_path(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    return f"the same file elsewhere: {shown}"
 
 
 def _with_meaning_now(store: Store, embed: PassageEmbedder, budget: int, dim: int, src_ids: list[int],

@@ -27,11 +27,12 @@ def test_similar_ranks_copy_and_rewording_first_and_never_the_source(indexed):
         assert lib.models.loaded_encoder is None, "similar must use stored vectors, not the model"
     paths = [Path(h.path).relative_to(docs).as_posix() for h in res.hits]
     assert "reports/original.txt" not in paths
-    assert paths[:2] == ["reports/copy.txt", "drafts/reworded.md"]
-    assert res.hits[0].scores.dense == pytest.approx(1.0, abs=1e-5)
-    assert 0.7 < res.hits[1].scores.dense < 1.0
-    assert res.hits[1].scores.dense > res.hits[2].scores.dense  # the same-topic text is less alike
-    assert res.hits[1].source_text.startswith("Our sourdough") and res.hits[1].text.startswith("Each morning")
+    # its exact copy is the same file, said apart, not the top "similar" hit
+    assert "reports/copy.txt" not in paths and res.same_file == [str(docs / "reports" / "copy.txt")]
+    assert paths[0] == "drafts/reworded.md"
+    assert 0.7 < res.hits[0].scores.dense < 1.0
+    assert res.hits[0].scores.dense > res.hits[1].scores.dense  # the same-topic text is less alike
+    assert res.hits[0].source_text.startswith("Our sourdough") and res.hits[0].text.startswith("Each morning")
     assert res.query == str(docs / "reports" / "original.txt")
     assert [h.ranks.final for h in res.hits] == list(range(1, len(res.hits) + 1))
 
@@ -72,7 +73,8 @@ def test_similar_cli_json_has_search_shape_and_loads_no_torch(indexed):
     assert res["query"] == str(docs / "reports" / "original.txt") and res["mode"] == "similar"
     hit = res["hits"][0]
     assert {"path", "page", "text", "scores", "ranks", "similarity", "source"} <= set(hit)
-    assert hit["path"].endswith("copy.txt") and hit["scores"]["dense"] == pytest.approx(1.0, abs=1e-4)
+    assert hit["path"].endswith("reworded.md") and 0.7 < hit["scores"]["dense"] < 1.0
+    assert res["same_file"] == [str(docs / "reports" / "copy.txt")]
 
 
 def test_similar_cli_errors_are_one_line(indexed, tmp_path, capsys):
@@ -91,4 +93,67 @@ def test_similar_cli_text_output(indexed, capsys):
     code = main(["--data-dir", str(config.data_dir), "similar", str(docs / "reports" / "original.txt"), "--k", "2"])
     out = capsys.readouterr().out
     assert code == 0
-    assert " 1. " in out and "copy.txt" in out and "reworded.md" in out and "best passage pair" in out
+    assert " 1. " in out and "reworded.md" in out and "best passage pair" in out
+    assert out.startswith(f"the same file elsewhere: {docs / 'reports' / 'copy.txt'}\n")
+
+
+# -- exact copies: the source's are the same file, the hits' share a row -----------------------------------------
+
+TRACE = ("Trace trees record hot loops of a JavaScript interpreter and compile them to machine code with type guards. "
+         "Side exits return to the interpreter when a guard fails.")
+SIBLING = ("A tracing compiler records the hot loops of an interpreter and compiles them to machine code guarded by "
+           "types, leaving the trace when a guard fails.")
+OTHER = "Volcanoes erupt when magma rises from the mantle and gas pressure builds in the chamber beneath."
+
+
+@pytest.fixture
+def copies(tiny_library, tmp_path):
+    """papers/tracemonkey.pdf's text kept twice more (Downloads, a FINAL copy), a paper like it kept twice."""
+    docs = tmp_path / "docs"
+    files = {"papers/tracemonkey.md": TRACE, "Downloads/tracemonkey (1).md": TRACE, "JIT-paper-final-FINAL.md": TRACE,
+             "papers/tracing.md": SIBLING, "Downloads/tracing.md": SIBLING, "misc/volcano.md": OTHER}
+    for rel, text in files.items():
+        (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / rel).write_text(text, encoding="utf-8")
+    tiny_library.add_folder(docs)
+    return tiny_library, docs
+
+
+def test_similar_says_the_source_s_copies_apart_and_folds_copies_among_its_hits(copies):
+    lib, docs = copies
+    res = lib.similar(str(docs / "papers/tracemonkey.md"), k=5)
+    assert res.same_file == [str(docs / "Downloads/tracemonkey (1).md"), str(docs / "JIT-paper-final-FINAL.md")]
+    assert [Path(h.path).name for h in res.hits] == ["tracing.md", "volcano.md"]  # a row a content, none the source's
+    tracing = {str(docs / "papers/tracing.md"), str(docs / "Downloads/tracing.md")}
+    assert {res.hits[0].path, *res.hits[0].copies} == tracing and len(res.hits[0].copies) == 1
+    assert res.hits[1].copies == []
+    assert [h.ranks.final for h in res.hits] == [1, 2]
+    assert res.said("same") == (f"the same file elsewhere: {docs / 'Downloads/tracemonkey (1).md'}, "
+                                f"{docs / 'JIT-paper-final-FINAL.md'}")
+
+
+def test_similar_in_a_folder_says_only_the_copies_in_it(copies):
+    lib, docs = copies
+    res = lib.similar(str(docs / "papers/tracemonkey.md"), k=5,
+                      filters=SearchFilters.build(folders=[str(docs / "papers")]))
+    assert res.same_file == [] and [Path(h.path).name for h in res.hits] == ["tracing.md"]
+    assert res.hits[0].path == str(docs / "papers/tracing.md") and res.hits[0].copies == []
+    res = lib.similar(str(docs / "papers/tracemonkey.md"), k=5,
+                      filters=SearchFilters.build(folders=[str(docs / "Downloads")]))
+    assert res.same_file == [str(docs / "Downloads/tracemonkey (1).md")]
+
+
+@pytest.mark.engines("sqlite")  # the command line on the data dir's library
+def test_similar_prints_the_same_file_and_a_hit_s_copies(copies, capsys):
+    lib, docs = copies
+    code = main(["--data-dir", str(lib.data_dir), "similar", str(docs / "papers/tracemonkey.md"), "--k", "2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines()[0] == (f"the same file elsewhere: {docs / 'Downloads/tracemonkey (1).md'}, "
+                                   f"{docs / 'JIT-paper-final-FINAL.md'}")
+    assert sum(line.startswith("    +1 copy: ") and line.endswith("tracing.md") for line in out.splitlines()) == 1
+    assert "FINAL" not in "".join(out.splitlines()[1:])
+    code = main(["--data-dir", str(lib.data_dir), "similar", str(docs / "papers/tracemonkey.md"), "--json"])
+    res = json.loads(capsys.readouterr().out)
+    assert res["same_file"] == [str(docs / "Downloads/tracemonkey (1).md"), str(docs / "JIT-paper-final-FINAL.md")]
+    assert [Path(p).name for p in res["hits"][0]["copies"]] == ["tracing.md"]
