@@ -127,8 +127,8 @@ def _explicit_model_paths(args: argparse.Namespace) -> None:
 
 # The commands that write the library and stop at a batch boundary when asked (they all check `cancel`): a
 # `kill` or a closed terminal stops them as Ctrl+C does. The others keep the signals' default, ending at once:
-# nothing of theirs is half-written, and one that never checks `cancel` (the window, a search) must not outlive
-# a `kill`.
+# nothing of theirs is half-written, and one that never checks `cancel` (a search) must not outlive a `kill`.
+# The window replaces these handlers with its own as it starts (cli/gui_signals.py): they close it as Quit does.
 STOP_GENTLY = frozenset({"index", "reindex", "remove", "undo", "moved", "watch"})
 
 
@@ -144,7 +144,7 @@ def _install_stop_signals(cancel: CancelToken, command: str) -> None:
             raise KeyboardInterrupt
         cancel.cancel()
         if signum == getattr(signal, "SIGHUP", None):
-            _leave_terminal()
+            leave_terminal()
         try:
             print("\nsearchapp: stopping after the current batch (Ctrl+C again to abort)", file=sys.stderr)
         except OSError:  # an output that is gone: stopping matters, the message does not
@@ -162,7 +162,7 @@ def _install_stop_signals(cancel: CancelToken, command: str) -> None:
                 return
 
 
-def _leave_terminal() -> None:
+def leave_terminal() -> None:
     """After SIGHUP the terminal may be gone, and each line written to it an error (EIO) that would end the
     command before it cleans up: standard output and error that are a terminal go to the null device instead.
     Pipes and files keep every line."""

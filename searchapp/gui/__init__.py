@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..library import Library
     from ..library.warm.server import CommandRunner
     from .main_window import MainWindow
+    from .signal_stop import StopRequests
 
 __all__ = ["build_main_window", "run_gui"]
 
@@ -28,8 +29,10 @@ def build_main_window(config: "Optional[Config]" = None, library: "Optional[Libr
     return _build(config, library, commands)
 
 
-def run_gui(config: "Optional[Config]" = None, commands: "Optional[CommandRunner]" = None) -> int:
-    """The desktop app until its window closes; `commands`: see build_main_window."""
+def run_gui(config: "Optional[Config]" = None, commands: "Optional[CommandRunner]" = None,
+            stop_requests: "Optional[StopRequests]" = None) -> int:
+    """The desktop app until its window closes; `commands`: see build_main_window; `stop_requests`: what closes
+    it from outside as Quit does (Ctrl+C, `kill`: cli/gui_signals.py)."""
     import sys
 
     from .platform_check import EXIT_MISSING_LIBRARIES, xcb_problem
@@ -40,4 +43,4 @@ def run_gui(config: "Optional[Config]" = None, commands: "Optional[CommandRunner
         return EXIT_MISSING_LIBRARIES
     from .app import run_gui as _run
 
-    return _run(config, commands)
+    return _run(config, commands, stop_requests)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..library import Library
     from ..library.warm.server import CommandRunner
     from .main_window import MainWindow
+    from .signal_stop import StopRequests
 
 __all__ = ["ensure_application", "run_gui", "resource_path"]
 
@@ -64,7 +65,10 @@ def build_main_window(config: Optional[Config] = None, library: Optional[Library
     return MainWindow(config, library, commands)
 
 
-def run_gui(config: Optional[Config] = None, commands: Optional[CommandRunner] = None) -> int:
+def run_gui(config: Optional[Config] = None, commands: Optional[CommandRunner] = None,
+            stop_requests: Optional[StopRequests] = None) -> int:
+    """The application until its window closes; its exit code. `stop_requests`: what asks it to close as Quit
+    does, from outside (`searchapp gui`: Ctrl+C, `kill`, a closed terminal; cli/gui_signals.py)."""
     if _no_display():
         # Qt would abort the process; say what to do instead.
         print("searchapp: no display found; use the command line (`searchapp --help`) or set QT_QPA_PLATFORM",
@@ -81,6 +85,10 @@ def run_gui(config: Optional[Config] = None, commands: Optional[CommandRunner] =
         show_error(win, value, text)
 
     sys.excepthook = hook
+    if stop_requests is not None:
+        from .signal_stop import SignalStop
+
+        SignalStop(app, win).listen(stop_requests)
     win.show()
     if os.environ.get("SEARCHAPP_SMOKE_TEST"):
         # Used by the packaged-build check: prove a window opened, then quit.

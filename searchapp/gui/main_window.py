@@ -471,6 +471,13 @@ class MainWindow(QMainWindow):
         else:
             self.close()
 
+    def quit_now(self) -> bool:
+        """Ctrl+C, `kill` or a closed terminal: as Quit and resume next time, without asking; True when that
+        stopped a sync. A window already closed (Quit chosen meanwhile) has nothing left to do."""
+        if not self.isVisible():
+            return False
+        return self.quit_guard.quit_now()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if event.spontaneous() and self.quit_guard.should_ask():  # the title bar's close button
             event.ignore()

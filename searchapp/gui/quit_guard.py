@@ -64,6 +64,13 @@ class QuitGuard:
         self.tools.dialog_shown(box)
         return box
 
+    def quit_now(self) -> bool:
+        """A stop signal (gui/signal_stop.py): Quit and resume next time, never asked (nobody need be at the
+        screen; the question Quit asked, still open, closes with the window). True when a sync was stopped."""
+        stopped = self.tools.runner.busy_writing()
+        self._quit()
+        return stopped
+
     def _quit(self) -> None:
         if self.tools.runner.busy_writing():  # it may have finished while the question was open
             self._remember(QUIT)

@@ -19,7 +19,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_gui(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
-    from ...gui import run_gui  # Qt is imported only when the window is wanted
-    from ..warm_run import run_command
+    from ..gui_signals import WindowSignals
 
-    return run_gui(config, commands=run_command)  # the window answers the terminal's searches (cli/warm_run.py)
+    # Before Qt loads (a second or more): a Ctrl+C or `kill` meanwhile closes the window as soon as it is shown.
+    stops = WindowSignals(cancel)
+    stops.install()
+    try:
+        from ...gui import run_gui  # Qt is imported only when the window is wanted
+        from ..warm_run import run_command
+
+        # The window answers the terminal's searches (cli/warm_run.py) and closes on a stop signal as Quit does.
+        return run_gui(config, commands=run_command, stop_requests=stops)
+    finally:
+        stops.close()
