@@ -135,7 +135,7 @@ STOP_GENTLY = frozenset({"index", "reindex", "remove", "undo", "moved", "watch"}
 def _install_stop_signals(cancel: CancelToken, command: str) -> None:
     """Ctrl+C (SIGINT) asks long jobs to stop at the next batch boundary; so do `kill` and service managers
     (SIGTERM) and a closed terminal (SIGHUP) for the commands that write (STOP_GENTLY): what is done is kept, and
-    a `watch` finishes its live update, removes its socket and exits 0. Left to their default, these ended a
+    a `watch` stops its live update at its next batch, removes its socket and exits 0. Left to their default, these ended a
     `watch` at once: warm.sock stayed behind and its last update's line never came. A second signal interrupts
     at once."""
 
@@ -146,7 +146,8 @@ def _install_stop_signals(cancel: CancelToken, command: str) -> None:
         if signum == getattr(signal, "SIGHUP", None):
             leave_terminal()
         try:
-            print("\nsearchapp: stopping after the current batch (Ctrl+C again to abort)", file=sys.stderr)
+            again = "Ctrl+C again" if signum == signal.SIGINT else "a second signal"  # a `kill` has no keyboard
+            print(f"\nsearchapp: stopping after the current batch ({again} to abort)", file=sys.stderr)
         except OSError:  # an output that is gone: stopping matters, the message does not
             pass
 

@@ -72,7 +72,8 @@ def test_a_signal_stops_a_watch_as_ctrl_c_does(library, signum):
     os.kill(proc.pid, signum)
     code, out = finish(proc, seen)
     assert code == 0, out
-    assert "stopping after the current batch" in out and out.rstrip().endswith("stopped watching"), out
+    assert "stopping after the current batch (a second signal to abort)" in out, out  # not "Ctrl+C again"
+    assert out.rstrip().endswith("stopped watching"), out
     assert not (library / "warm.sock").exists()
 
 
