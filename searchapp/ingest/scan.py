@@ -66,6 +66,8 @@ class ScannedFile:
 class ScanResult:
     files: list[ScannedFile] = field(default_factory=list)  # sorted by path
     skipped: list[SkippedFile] = field(default_factory=list)
+    # folders left out by `skip_dirs`: name -> how many (configuration, not a skip of a file: said on a first sync)
+    skipped_dirs: dict[str, int] = field(default_factory=dict)
 
 
 def _kind(mode: int) -> str:
@@ -96,6 +98,7 @@ class _Walker:
         self.exclude = Excluder(config.exclude)
         self.files: dict[str, ScannedFile] = {}  # keyed by path: overlapping roots list a file once
         self.skipped: list[SkippedFile] = []
+        self.skipped_dirs: dict[str, int] = {}
         self.visited: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) of directories -> first path
         # Folders reached through a symlink wait until no plain folder is left, so a folder is
         # listed under its real location rather than under a link that happened to come first.
@@ -192,6 +195,7 @@ class _Walker:
                             self.skip(path, f"cannot stat: {_why(exc)}", "failed")
                         continue
                     if stat.S_ISDIR(st.st_mode) and name in self.skip_dirs:
+                        self.skipped_dirs[name] = self.skipped_dirs.get(name, 0) + 1
                         continue
                     if entry.is_symlink():
                         refused = self.link_refusal(path, directory, st)
@@ -245,7 +249,7 @@ class _Walker:
                 self.walk_dir(directory)
         report(self.progress, "scanning", self.seen)
         files = sorted(self.files.values(), key=lambda f: f.path)
-        return ScanResult(files, self.skipped)
+        return ScanResult(files, self.skipped, self.skipped_dirs)
 
 
 def _folder_key(path: Optional[Path]) -> Optional[tuple[int, int]]:

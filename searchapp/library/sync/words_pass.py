@@ -73,6 +73,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     result, existing = _scan(store, root, config, paths, progress, cancel)
     # Every entry met is counted once: scanned = added + updated + unchanged + skipped + failed.
     rep.scanned = len(result.files) + len(result.skipped)
+    if paths is None and not existing and result.skipped_dirs:  # a folder's first sync: what it leaves out, said
+        rep.notes.append(skip_dirs_note(result.skipped_dirs))
     run = _Sync(store, root, config, encoder, index, progress, cancel, beside, rep, existing)
     run.record_skipped(result)
     run.read_all(result.files, before_scan)
@@ -81,6 +83,14 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     if paths is None:  # every file of the folder was met: it is read with this version's readers now
         record_readers(store, root.id)
     return rep
+
+
+def skip_dirs_note(skipped: dict[str, int]) -> str:
+    """A first sync's word on the folders `[scan] skip_dirs` left out (`build`: 2): a newcomer's `Docs/House/build`
+    held a permit, left out without a word until `explain` was asked."""
+    named = ", ".join(f"{name} ({n})" if n > 1 else name for name, n in sorted(skipped.items()))
+    return (f"folders left out by [scan] skip_dirs: {named}; one of yours among them? take its name out of "
+            "skip_dirs in config.toml")
 
 
 def _scan(store: Store, root: RootRow, config: Config, paths: Optional[list[str]], progress: Optional[ProgressFn],

@@ -272,3 +272,19 @@ def test_the_not_indexed_list_says_when_ocr_read_an_image_and_found_no_text(tiny
     reasons = {Path(p).name: (s, r) for p, s, r in tiny_library.status().not_indexed}
     assert reasons == {"blank.png": ("no text found", "image: OCR found no text"),
                        "blank.txt": ("no text found", "no text found")}, reasons
+
+
+def test_a_folders_first_sync_names_the_folders_skip_dirs_left_out(tiny_library, tmp_path):
+    """A newcomer's `Docs/House/build/permit.txt` was left out without a word (`build` is in the default
+    skip_dirs), until `explain` was asked. The first sync of a folder names what skip_dirs left out; later syncs
+    do not say it again."""
+    home = tmp_path / "home"
+    for folder in ("House/build", "proj/node_modules/x", "proj2/node_modules", ".git"):
+        (home / folder).mkdir(parents=True)
+    (home / "House" / "build" / "permit.txt").write_text("Building permit for the garage.", encoding="utf-8")
+    (home / "notes.txt").write_text("notes", encoding="utf-8")
+    rep = tiny_library.add_folder(home)
+    said = [n for n in rep.notes if "skip_dirs" in n]
+    assert said == ["folders left out by [scan] skip_dirs: build, node_modules (2); one of yours among them? take "
+                    "its name out of skip_dirs in config.toml"], rep.notes  # hidden ones (.git) go unsaid
+    assert not [n for n in tiny_library.sync().notes if "skip_dirs" in n]
