@@ -22,6 +22,7 @@ from types import FrameType
 from typing import Any, Callable, Optional
 
 from ..base.progress import CancelToken
+from .hang_up import leave_terminal
 
 __all__ = ["WindowSignals", "ABORTED"]
 
@@ -111,8 +112,6 @@ class WindowSignals:
             os._exit(ABORTED)  # no clean-up: that is what the second signal asks for (a leftover warm.sock is
             # removed by the next start, and a search meanwhile finds nobody behind it and opens the library)
         if number == getattr(signal, "SIGHUP", None):
-            from .main import leave_terminal
-
             leave_terminal()
         _say("searchapp: closing the window (Ctrl+C again to end at once)")
         self.cancel.cancel()

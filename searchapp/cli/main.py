@@ -23,6 +23,7 @@ from ..base.progress import CancelToken
 from ..base.terminal import printable
 from .parser import parse_command_line
 from .options import check_options
+from .hang_up import leave_terminal
 from .progress import TerminalProgress
 
 __all__ = ["main"]
@@ -161,28 +162,3 @@ def _install_stop_signals(cancel: CancelToken, command: str) -> None:
                     signal.signal(getattr(signal, name), handler)
             except ValueError:  # not the main thread (e.g. embedded use)
                 return
-
-
-def leave_terminal() -> None:
-    """After SIGHUP the terminal may be gone, and each line written to it an error (EIO) that would end the
-    command before it cleans up: standard output and error that are a terminal go to the null device instead.
-    Pipes and files keep every line."""
-    import os
-    import stat
-
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        null_dev = os.fstat(null).st_rdev
-    except OSError:
-        return
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                fd = stream.fileno()
-                st = os.fstat(fd)
-                if stat.S_ISCHR(st.st_mode) and st.st_rdev != null_dev:  # a terminal, live or hung up
-                    os.dup2(null, fd)
-            except (OSError, ValueError, AttributeError):  # closed, or not a real file (captured in tests)
-                continue
-    finally:
-        os.close(null)
