@@ -26,6 +26,7 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence
 from ...base.member_paths import split_member
 from ...base.types import Hit
 from ...store import Store
+from ...store.ledger import files_by_id
 from ...store.scope import Fragment, all_of, with_content
 from .availability import Readable
 from .boilerplate import COMMON_WEIGHT, MIN_FILES, find_common, phrase_of
@@ -137,9 +138,10 @@ def copies_of(store: Store, hashes: Iterable[str], where: Optional[Fragment] = N
         return copies
     n = sum(len(paths) for paths in copies.values())
     firsts = store.newest_first(all_of([where, with_content(list(copies))]), n, by_file=True)  # a passage a file
-    allowed = set(store.chunk_files(firsts).values())
-    rows = store.files_by_path(p for paths in copies.values() for p in paths)
-    return {sha: [p for p in paths if p in rows and rows[p].id in allowed] for sha, paths in copies.items()}
+    # the allowed files' paths by their ids: files_by_path would ask this machine's files alone (a shared
+    # library's), and drop the copies another desktop indexed
+    allowed = {row.path for row in files_by_id(store, store.chunk_files(firsts).values()).values()}
+    return {sha: [p for p in paths if p in allowed] for sha, paths in copies.items()}
 
 
 def weigh_common(folded: Folded, groups: Mapping[int, FileGroup], dense_files: list[int],

@@ -240,3 +240,17 @@ def test_a_map_entry_that_matches_no_folder_is_said_by_status(desks, tmp_path):
     assert code == 0 and len(json.loads(out)["shared"]["unmatched"]) == 2
     code, out, _ = run("desk-b", "search", "sourdough starter", "--mode", "lexical")
     assert code == 0 and str(mount_b / "docs" / "bread.txt") in out
+
+
+def test_a_scoped_search_lists_the_copies_another_desktop_indexed(desks):
+    """A row's copies within a scope (folding.copies_of) are every machine's, as without one: desk-b's `--type
+    txt` search listed none of desk-a's copies (they were looked up among desk-b's own files)."""
+    run, share_a, mount_b = desks
+    shutil.copy(share_a / "docs" / "bread.txt", share_a / "docs" / "copy.txt")
+    assert run("desk-a", "index")[0] == 0
+    for scope in ((), ("--type", "txt")):
+        code, out, err = run("desk-b", "search", "sourdough starter", "--mode", "lexical", "--json", *scope)
+        assert code == 0, err
+        rows = {h["path"]: h["copies"] for h in json.loads(out)["hits"]}
+        bread, copy = str(mount_b / "docs" / "bread.txt"), str(mount_b / "docs" / "copy.txt")
+        assert rows.get(bread) == [copy] or rows.get(copy) == [bread], (scope, rows)
