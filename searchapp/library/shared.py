@@ -331,7 +331,10 @@ class SharedLibrary:
                                 cross.score if cross is not None else None, None)
         mark_ocr(result, self._as_store)  # "(OCR)", as on the desktop: by the indexed paths, before they are mapped
         shared_paths.local_hits(self.store, self.paths, result.hits)
-        mark_available(result)  # at this desktop's paths
+        # at this desktop's paths; a drive that stops answering is waited on once for each folder of the library
+        # (its own, and the others' where mounted here), not once for each folder holding a row
+        mark_available(result, [r.path for r in self.store.roots()]
+                       + [here for _, _, here in shared_paths.mounted_roots(self.store, self.paths)])
         result.warnings, result.reading = warnings, reading
         if read.parsed is not None and read.parsed.folders:  # as Library.search: a typo'd in: is said
             text = place_text(unplaced(read.parsed.folders, [r.path for _, r in self.store.all_roots()],
