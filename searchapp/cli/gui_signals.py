@@ -47,17 +47,21 @@ class WindowSignals:
 
     def install(self) -> bool:
         """Watch the stop signals; False where they cannot be (not the main thread: embedded use)."""
-        reader, writer = socket.socketpair()  # a socket, not a pipe: what set_wakeup_fd takes on Windows too
+        try:
+            reader, writer = socket.socketpair()  # a socket, not a pipe: what set_wakeup_fd takes on Windows too
+        except OSError:  # Windows builds it on a loopback connection a policy may refuse: the signals stay as they are
+            return False
         writer.setblocking(False)  # set_wakeup_fd's rule: a signal must never block on a full buffer
         try:
+            # The wakeup first: a signal between the two would run the no-op handler with no byte written, and be lost
+            self._wakeup_before = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
             for name in SIGNALS:
                 number = getattr(signal, name, None)
                 # A hang-up the caller ignores stays ignored: `nohup searchapp gui &` outlives its terminal.
                 if number is None or (name == "SIGHUP" and signal.getsignal(number) is signal.SIG_IGN):
                     continue
                 self._before[number] = signal.signal(number, _noted)
-            self._wakeup_before = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
-        except ValueError:
+        except ValueError:  # not the main thread (embedded use): set_wakeup_fd refused before anything was set
             self._put_back()
             reader.close()
             writer.close()

@@ -86,8 +86,8 @@ def why_unavailable(paths: Iterable[str], roots: Sequence[str] = ()) -> dict[str
         helper = threading.Thread(target=asked.run, name="searchapp-stat", daemon=True)
         helper.start()
         helper.join(STAT_WAIT_S)
+        hung = asked.asking  # read before the answers: None only once every one of them is in (run() sets it last)
         out.update(dict(asked.done))  # a copy: the helper may still add to it
-        hung = asked.asking if helper.is_alive() else None
         if hung is None:
             break
         with _stuck_lock:
