@@ -234,6 +234,14 @@ def data_dir(tmp_path) -> Path:
 
 
 @pytest.fixture
+def tiny_cli(monkeypatch, tiny_bi_encoder_dir):
+    """The command line with the tiny bi-encoder and no reranker (settings through the environment)."""
+    monkeypatch.setenv("SEARCHAPP_MODELS__BI_ENCODER", str(tiny_bi_encoder_dir))
+    monkeypatch.setenv("SEARCHAPP_MODELS__RERANKER", "")
+    monkeypatch.setenv("SEARCHAPP_MODELS__THREADS", "1")
+
+
+@pytest.fixture
 def make_config(data_dir):
     from searchapp.base.config import load_config
 

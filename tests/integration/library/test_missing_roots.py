@@ -11,20 +11,8 @@ from pathlib import Path
 import pytest
 
 from searchapp.base.errors import ConfigError
-from searchapp.cli.main import main
+from notes_folder import cli, make_notes
 
-NOTES = {
-    "orthodontist.txt": "Second visit: orthodontist consultation on 14 March at nine in the morning.",
-    "sourdough.md": "# Sourdough\n\nFeed the starter with rye flour the evening before baking bread.",
-    "volcano.txt": "Basaltic lava flows from shield volcanoes spread slowly over many kilometres.",
-}
-
-
-def make_notes(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in NOTES.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
 
 
 @pytest.fixture
@@ -137,20 +125,6 @@ def test_remove_is_the_only_way_to_forget_a_missing_root(library, tmp_path):
     assert library.store.chunk_count() > 0
     assert library.remove_folder(notes) == 3
     assert library.store.chunk_count() == 0 and library.status().roots == []
-
-
-@pytest.fixture
-def tiny_cli(monkeypatch, tiny_bi_encoder_dir):
-    """The command line with the tiny bi-encoder and no reranker (settings through the environment)."""
-    monkeypatch.setenv("SEARCHAPP_MODELS__BI_ENCODER", str(tiny_bi_encoder_dir))
-    monkeypatch.setenv("SEARCHAPP_MODELS__RERANKER", "")
-    monkeypatch.setenv("SEARCHAPP_MODELS__THREADS", "1")
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_reports_a_missing_root_as_an_error_and_keeps_it(tiny_cli, tmp_path, capsys):

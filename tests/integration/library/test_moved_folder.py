@@ -12,21 +12,9 @@ import pytest
 
 from searchapp.base.errors import Cancelled, ConfigError, SearchAppError
 from searchapp.base.progress import CancelToken
-from searchapp.cli.main import main
+from notes_folder import cli, make_notes
 from searchapp.library.sync.moved import follow_move
 
-NOTES = {
-    "orthodontist.txt": "Second visit: orthodontist consultation on 14 March at nine in the morning.",
-    "sourdough.md": "# Sourdough\n\nFeed the starter with rye flour the evening before baking bread.",
-    "volcano.txt": "Basaltic lava flows from shield volcanoes spread slowly over many kilometres.",
-}
-
-
-def make_notes(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in NOTES.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
 
 
 def moved_away(library, tmp_path: Path) -> tuple[Path, Path]:
@@ -136,20 +124,6 @@ def test_a_stop_during_the_sync_keeps_the_old_place_and_the_move_goes_on_later(t
 
 
 # -- the command line --------------------------------------------------------------------------------------------
-@pytest.fixture
-def tiny_cli(monkeypatch, tiny_bi_encoder_dir):
-    """The command line with the tiny bi-encoder and no reranker (settings through the environment)."""
-    monkeypatch.setenv("SEARCHAPP_MODELS__BI_ENCODER", str(tiny_bi_encoder_dir))
-    monkeypatch.setenv("SEARCHAPP_MODELS__RERANKER", "")
-    monkeypatch.setenv("SEARCHAPP_MODELS__THREADS", "1")
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_cli_moved_reuses_the_meaning_and_undo_puts_the_old_place_back(tiny_cli, tmp_path, capsys):
     data = str(tmp_path / "lib")
     old = make_notes(tmp_path / "Documents")

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 import threading
-from pathlib import Path
 
 import pytest
 
 from searchapp.cli.main import main
+from hung_drive import hang_stats_under
 from searchapp.library.search import availability
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
@@ -25,18 +25,7 @@ HANG_GUARD_S = 60.0  # a bound for a failing test
 @pytest.fixture
 def hung(monkeypatch, tmp_path):
     """Stats under tmp_path/net wait until the test ends; the paths of those asked."""
-    net = str(tmp_path / "net")
-    release, asked = threading.Event(), []
-
-    def stat(path: Path) -> object:
-        if str(path).startswith(net + os.sep):
-            asked.append(str(path))
-            release.wait()
-        return os.stat(path)
-
-    monkeypatch.setattr(availability, "_os_stat", stat)
-    monkeypatch.setattr(availability, "STAT_WAIT_S", 0.5)
-    monkeypatch.setattr(availability, "_stuck", {})
+    asked, release = hang_stats_under(monkeypatch, tmp_path / "net")
     yield asked
     release.set()
 
