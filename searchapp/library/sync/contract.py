@@ -48,6 +48,9 @@ class OcrStep(Protocol):
                  full: Sequence[int] = ()) -> SyncReport: ...
 
 
+SKIP_DIRS_NOTE = "folders left out by [scan] skip_dirs"  # how a first sync's note on them begins (words_pass.py)
+
+
 @dataclass
 class SyncReport:
     scanned: int = 0

@@ -32,7 +32,7 @@ from ...ingest.passages import passages_of
 from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .read_groups import MIN_GROUPED, ReadInGroups
 from .roots import in_scope, outermost, root_missing
-from .contract import IndexWriter, PassageEncoder, SyncReport
+from .contract import SKIP_DIRS_NOTE, IndexWriter, PassageEncoder, SyncReport
 
 __all__ = ["sync_root", "passages_of", "BATCH_CHUNKS", "BATCH_FILES"]
 
@@ -89,8 +89,7 @@ def skip_dirs_note(skipped: dict[str, int]) -> str:
     """A first sync's word on the folders `[scan] skip_dirs` left out (`build`: 2): a newcomer's `Docs/House/build`
     held a permit, left out without a word until `explain` was asked."""
     named = ", ".join(f"{name} ({n})" if n > 1 else name for name, n in sorted(skipped.items()))
-    return (f"folders left out by [scan] skip_dirs: {named}; one of yours among them? take its name out of "
-            "skip_dirs in config.toml")
+    return (f"{SKIP_DIRS_NOTE}: {named}; one of yours among them? take its name out of skip_dirs in config.toml")
 
 
 def _scan(store: Store, root: RootRow, config: Config, paths: Optional[list[str]], progress: Optional[ProgressFn],

@@ -443,3 +443,16 @@ def test_an_open_the_desktop_could_not_do_from_the_duplicates_window_is_said_the
     qtbot.waitUntil(dupes.failure.isVisible, timeout=WAIT_MS)
     assert "Could not open volcano" in dupes.failure.label.text() and dupes.failure.copy_button.isVisible()
     assert not win.preview.failure.isVisible()  # said where the person clicked, not behind it
+
+
+def test_a_dropped_folders_summary_names_what_skip_dirs_left_out(qtbot, open_window, tmp_path):
+    """A newcomer's `House/build` permit was left out without a word: the sync's line says which folders
+    `[scan] skip_dirs` left out, as `searchapp index` does."""
+    win = open_window()
+    house = tmp_path / "House"
+    (house / "build").mkdir(parents=True)
+    (house / "build" / "permit.txt").write_text("Building permit for the garage.", encoding="utf-8")
+    (house / "notes.txt").write_text("The roofer comes on Monday.", encoding="utf-8")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(house)])
+    assert "folders left out by [scan] skip_dirs: build" in win.statusBar().currentMessage()
