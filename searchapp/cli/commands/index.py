@@ -82,6 +82,11 @@ def _passages_detail(total: SyncReport) -> str:
     """How the written passages got their vectors. After `--words-only` none did: saying "the rest reused" then
     (as this line did) hid that meaning is still to come."""
     detail = f"{total.chunks_embedded} embedded"
+    # the meaning pass embeds every passage waiting, this folder's or not: a sync of one subfolder that printed
+    # "0 passages written (2314 embedded)" for 37 s said nothing of why (a newcomer)
+    earlier = total.chunks_embedded - total.chunks_added
+    if earlier > 0:
+        detail += f", at least {earlier} of them left waiting by earlier syncs"
     if total.chunks_pending:
         return (f"{detail}; {total.chunks_pending} in the library still to embed, searchable by words now: "
                 "`searchapp index` embeds them")

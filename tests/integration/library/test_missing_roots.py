@@ -194,3 +194,4 @@ def test_a_container_indexed_on_its_own_stays_a_file_and_follows_its_changes(lib
         f.write(message.format(s="Orchard", b="The apricot orchard opens on Sunday."))
     assert not library.sync().missing_roots
     assert f"{box}//2: Orchard" in [h.path for h in library.search("apricot orchard", mode="lexical").hits]
+
