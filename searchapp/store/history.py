@@ -208,6 +208,11 @@ class SearchesDB:
     def seen(self, name: str) -> set[str]:
         return {r[0] for r in self._rows("SELECT path FROM saved_seen WHERE name = ?", (name,))}
 
+    def add_seen(self, rows: Iterable[tuple[str, str]]) -> None:
+        """(name, path) seen too: a moved folder's files under their new paths (library/sync/moved.py)."""
+        with self._tx() as c:
+            c.executemany("INSERT OR IGNORE INTO saved_seen (name, path) VALUES (?, ?)", list(rows))
+
     def mark_opened(self, name: str, paths: Iterable[str], generation: int, at: float) -> None:
         """What the search lists now becomes what later lists are compared with; nothing is new."""
         paths = list(dict.fromkeys(paths))

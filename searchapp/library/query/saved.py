@@ -250,6 +250,18 @@ class SavedSearches(Generic[_Answer]):
         with db:
             return db.seen(name)
 
+    def follow_move(self, old: str, new: str) -> None:
+        """A folder followed from `old` to `new` (library/sync/moved.py): the files each saved search had seen
+        under `old` are seen under `new` too, or a move showed them all as new. The `in:` of a query is the
+        person's text and is left as it is (decision 0157)."""
+        db = None if self.library.read_only else self._db()
+        if db is None:
+            return
+        inside = old.rstrip(os.sep) + os.sep
+        with db:
+            db.add_seen([(s.name, new + path[len(old):]) for s in db.saved() for path in db.seen(s.name)
+                         if path == old or path.startswith(inside)])
+
     def mark_opened(self, name: str, paths: Sequence[str], generation: Optional[int] = None) -> None:
         generation = self.library.generation() if generation is None else generation
         with self._writable_db() as db:

@@ -10,9 +10,10 @@ leaves OLD in the library untouched; what NEW got so far stays, and the same mov
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Optional, Protocol, cast
 
 from ...base.errors import ConfigError, SearchAppError
 from ...ingest.exclude import Excluder
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from .contract import SyncReport
 
 __all__ = ["Moved", "MovingLibrary", "check_move", "follow_move"]
+
+log = logging.getLogger(__name__)
 
 
 class MovingLibrary(Protocol):
@@ -144,5 +147,17 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
         removed, no_undo = remove_undoable(lib, old)
     else:
         removed, no_undo = lib.remove_folder(old, undoable=True), None
+    _saved_searches_follow(lib, old, new)
     note = _exclude_note(lib.config, old, new)
     return Moved(old, new, rep, removed, no_undo, [note] if note else [])
+
+
+def _saved_searches_follow(lib: MovingLibrary, old: str, new: str) -> None:
+    """The saved searches' seen files follow the move: else every file of the folder read as new (a newcomer's
+    "roof (2 new)" after Moved…, nothing new in it). Never fails the move: it is done."""
+    from ..query.saved import SavedSearches
+
+    try:
+        SavedSearches(cast(Any, lib)).follow_move(old, new)  # a Library or SharedLibrary: SearchingLibrary both
+    except SearchAppError as exc:  # a searches file that cannot be written: its counts are off, nothing lost
+        log.warning("saved searches not told of the move %s -> %s: %s", old, new, exc)

@@ -97,6 +97,10 @@ class PgSearches:
         return {str(r[0]) for r in self.store.rows("SELECT path FROM saved_seen WHERE owner = %s AND name = %s",
                                                    (self.owner, name))}
 
+    def add_seen(self, rows: Iterable[tuple[str, str]]) -> None:
+        self.store.run_many("INSERT INTO saved_seen (owner, name, path) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                            [(self.owner, name, path) for name, path in rows])
+
     def mark_opened(self, name: str, paths: Iterable[str], generation: int, at: float) -> None:
         paths = list(dict.fromkeys(paths))
         with self.store.atomic():

@@ -176,3 +176,31 @@ def test_an_empty_new_place_is_refused_and_the_old_one_kept(tiny_library, tmp_pa
     with pytest.raises(ConfigError, match="is empty"):
         follow_move(tiny_library, str(old), str(empty))
     assert (tiny_library.roots(), tiny_library.status().chunks) == before == ([str(old)], 3)
+
+
+def test_a_saved_search_sees_nothing_new_in_a_moved_folder(tiny_cli, tmp_path, capsys):
+    """A newcomer's saved search read "roof (2 new)" after Moved…, its files marked new under the new place though
+    nothing had changed: the files it had seen follow the move."""
+    data = str(tmp_path / "lib")
+    old = make_notes(tmp_path / "Documents")
+    assert cli(capsys, "--data-dir", data, "index", str(old))[0] == 0
+    assert cli(capsys, "--data-dir", data, "saved", "add", "texts", "type:txt")[0] == 0
+    new = tmp_path / "Docs"
+    old.rename(new)
+    assert cli(capsys, "--data-dir", data, "moved", str(old), str(new))[0] == 0
+    code, out, _ = cli(capsys, "--data-dir", data, "saved", "list")
+    assert code == 0 and "texts\tnothing new (2 files)" in out, out
+    code, out, _ = cli(capsys, "--data-dir", data, "saved", "run", "texts")
+    assert code == 0 and str(new / "volcano.txt") in out and "[new]" not in out, out
+
+
+def test_saved_searches_follow_a_move_on_both_engines(tiny_library, tmp_path):
+    from searchapp.library.query.saved import SavedSearches
+
+    old, new = moved_away(tiny_library, tmp_path)
+    new.rename(old)  # saved while the folder was at its old place
+    saved = SavedSearches(tiny_library)
+    saved.add("texts", "type:txt")
+    old.rename(new)
+    follow_move(tiny_library, str(old), str(new))
+    assert [(s.name, s.new_hits, s.hits) for s in saved.refresh()] == [("texts", 0, 2)]
