@@ -38,6 +38,7 @@ class UndoRemove(QObject):
         self.tools, self.session, self.submit = tools, session, submit  # submit: WriteJobs.submit
         self.path: Optional[str] = None
         self.lib: Optional[Library | SharedLibrary] = None  # the library the folder was removed from
+        self.moved_to: Optional[str] = None  # the folder a move put in its place (offer)
         self.button = QPushButton("Undo")
         self.button.setObjectName("undoRemove")
         self.button.setFlat(True)
@@ -46,11 +47,15 @@ class UndoRemove(QObject):
         self.timer = QTimer(self, singleShot=True, interval=UNDO_SECONDS * 1000)
         self.timer.timeout.connect(self.expire)
 
-    def offer(self, path: str) -> None:
-        self.path, self.lib = path, self.session.library
+    def offer(self, path: str, moved_to: Optional[str] = None) -> None:
+        """Offer to put `path` back. `moved_to`: the folder a move (Moved…) added in its place, taken out again by
+        the Undo, so that the library is as before the move (put back alone, both stood in it, every file twice)."""
+        self.path, self.lib, self.moved_to = path, self.session.library, moved_to
         name = os.path.basename(path.rstrip(os.sep)) or path
-        self.button.setText(f"Undo remove of {name}")  # plain: a QPushButton never reads its text as markup
-        self.button.setToolTip(tooltip(f"Put {path} back in the library as it was, at once"))
+        # plain: a QPushButton never reads its text as markup
+        self.button.setText(f"Undo move of {name}" if moved_to else f"Undo remove of {name}")
+        self.button.setToolTip(tooltip(f"Put {path} back in the library as it was, at once"
+                                       + (f", and take {moved_to} out" if moved_to else "")))
         self.button.show()
         self.timer.start()
 
@@ -76,19 +81,22 @@ class UndoRemove(QObject):
             self.expire()
 
     def _withdraw(self) -> None:
-        self.path, self.lib = None, None
+        self.path, self.lib, self.moved_to = None, None, None
         self.timer.stop()
         self.button.hide()
 
     def undo(self) -> None:
         if self.path is None or self.lib is None:
             return
-        path, lib, say = self.path, self.lib, self.tools.say
+        path, lib, moved_to, say = self.path, self.lib, self.moved_to, self.tools.say
         self._withdraw()
 
         def put_back(p: object, c: object) -> Optional[tuple[str, int] | str]:
             try:
-                return lib.undo_remove()
+                got = lib.undo_remove()
+                if got is not None and moved_to is not None:
+                    lib.remove_folder(moved_to)  # the move undone: its new place out again (its meaning is OLD's)
+                return got
             except SearchAppError as exc:
                 if isinstance(exc, StoreError):
                     raise
@@ -98,7 +106,8 @@ class UndoRemove(QObject):
             if isinstance(got, str):
                 say(got[:1].upper() + got[1:], 10000)
                 return
-            say(f"{got[0]} is back ({got[1]} file{'' if got[1] == 1 else 's'})" if got else
+            say(f"{got[0]} is back ({got[1]} file{'' if got[1] == 1 else 's'})"
+                + (f"; {moved_to} is out of the library again" if moved_to else "") if got else
                 f"Cannot undo: {path} was indexed again, or the library's model or chunking changed, since it was "
                 "removed; add it again to index it.", 10000)
 

@@ -164,7 +164,7 @@ class WriteJobs(QObject):
         def done(moved: Moved) -> None:
             say(f"{old} is now {new}: {moved.summary()}" + "".join(f"; {n}" for n in moved.notes),
                 UNDO_SECONDS * 1000)
-            self.undo.offer(old)
+            self.undo.offer(old, new if moved.added else None)  # Undo puts the library back as before the move
 
         self.submit(f"Moving {os.path.basename(old.rstrip(os.sep))} to {new}",
                     lambda prog, c: follow_move(lib, old, new, prog, c, undo_file=False),

@@ -94,11 +94,16 @@ def _confirmed(root: str) -> bool:
 
 
 def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
-    from ...library.resources.undo_file import undo_last_remove
+    from ...library.resources.undo_file import moved_to, undo_last_remove
 
     with open_local_library(config, create=False) as lib:
         wait_turn(lib, args, cancel)
         path, n = undo_last_remove(lib)
+        new = moved_to(lib.data_dir, path)
+        if new is not None and new in lib.roots():  # a move's Remove: the move undone, its new place out again
+            lib.remove_folder(new)
+            print(f"put back {printable(path)} ({n} files) and took {printable(new)} out again: the move is undone")
+            return 0
     print(f"put back {printable(path)} ({n} files), as it was before the remove"
           # after `moved` (or a folder gone meanwhile): the place put back is not there, and says so in status
           + ("" if os.path.exists(path) else "; it is not there on disk now: its files stay searchable, marked "
@@ -126,8 +131,8 @@ def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgre
                   f"{printable(old)} {printable(new)}` again goes on where this stopped", file=sys.stderr)
             raise
     progress.close()
-    undo = (f"; `searchapp undo` puts {printable(old)} back within {UNDO_SECONDS:.0f} s" if moved.no_undo is None
-            else "")
+    undo = ("" if moved.no_undo is not None else f"; `searchapp undo` undoes the move within {UNDO_SECONDS:.0f} s"
+            if moved.added else f"; `searchapp undo` puts {printable(old)} back within {UNDO_SECONDS:.0f} s")
     print(f"moved {printable(old)} -> {printable(new)}: {moved.summary()}{undo}")
     for note in ([f"{moved.no_undo}"] if moved.no_undo else []) + moved.notes + moved.report.notes:
         print(f"searchapp: note: {printable(note)}", file=sys.stderr)

@@ -9,6 +9,7 @@ the next `remove` or `undo` (it holds the removed folder's text); the file is pr
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import time
@@ -16,16 +17,43 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from ...base.errors import DataDirError, SearchAppError
-from ...base.private import refuse_untrusted_file
+from ...base.private import refuse_untrusted_file, write_private_text
 from ...store.removed_roots import forget_removed, load_removed, save_removed
 
 if TYPE_CHECKING:
     from ...store import Store
 
-__all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired"]
+__all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired", "remember_move",
+           "moved_to"]
 
 UNDO_SECONDS = 60.0  # as the window's Undo (gui/undo_remove.py)
 FILE_NAME = "undo-remove.sqlite"
+# `searchapp moved` removed OLD after adding NEW: `undo` takes NEW out again, so the move is undone (put back alone,
+# both stood in the library, every file twice). {"old": …, "new": …}, beside the kept Remove, replaced with it.
+MOVED_NAME = "undo-moved.json"
+_MOVED_MAX_BYTES = 64 * 1024  # two paths
+
+
+def remember_move(data_dir: Path, old: str, new: str) -> None:
+    """The kept Remove of `old` was a move's, which added `new`: an undo takes `new` out too (moved_to)."""
+    write_private_text(Path(data_dir) / MOVED_NAME, json.dumps({"old": old, "new": new}))
+
+
+def moved_to(data_dir: Path, old: str) -> Optional[str]:
+    """The folder a move added in place of `old`, when the Remove just undone was that move's; else None. The note
+    is read once (deleted)."""
+    file = Path(data_dir) / MOVED_NAME
+    try:
+        refuse_untrusted_file(file)
+        with open(file, "rb") as fh:
+            note = json.loads(fh.read(_MOVED_MAX_BYTES))
+    except (OSError, ValueError, DataDirError):  # none, or not ours to read: a plain Remove's undo
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            _drop(file)
+    new = note.get("new") if isinstance(note, dict) and note.get("old") == old else None
+    return new if isinstance(new, str) else None
 
 
 class UndoingLibrary(Protocol):
@@ -59,6 +87,8 @@ def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
     (the number of files removed, None, or why it cannot be undone: the folder is removed all the same)."""
     if not getattr(lib, "keeps_undo", True):  # a shared library: the database keeps the rows, not a file here
         return lib.remove_folder(path, undoable=True), None
+    with contextlib.suppress(OSError):
+        _drop(Path(lib.data_dir) / MOVED_NAME)  # an earlier move's: this Remove is the one an undo puts back
     n = lib.remove_folder(path, undoable=True)
     file = Path(lib.data_dir) / FILE_NAME
     tmp = file.with_name(FILE_NAME + ".part")

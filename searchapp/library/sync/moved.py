@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol, cast
 from ...base.errors import ConfigError, SearchAppError
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
-from ..resources.undo_file import remove_undoable
+from ..resources.undo_file import remember_move, remove_undoable
 from .roots import owning_root
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ class Moved:
     removed: int
     no_undo: Optional[str] = None  # why OLD's removal cannot be undone (it is removed all the same), or None
     notes: list[str] = field(default_factory=list)
+    added: bool = False  # NEW became a folder of the library by this move (an Undo of the move takes it out again)
 
     def summary(self) -> str:
         """"20 files, 0 passages embedded (meaning reused)": the line that says the move cost no embedding."""
@@ -132,7 +133,8 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
     OLD in the library untouched."""
     old, new = check_move(lib, old, new)
     roots = lib.roots()
-    if owning_root(new, [r for r in roots if r != new]) is not None:
+    inside = owning_root(new, [r for r in roots if r != new]) is not None
+    if inside:
         # inside an indexed folder: its files are that folder's, read by a sync of that part of it (nothing of
         # them may have been read yet, or a sync meanwhile read them with OLD there: reused either way)
         rep = lib.sync_changed([new], progress, cancel)
@@ -143,13 +145,16 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
         rep = lib.add_folder(new, progress, cancel)  # Cancelled propagates: OLD is not touched
     if rep.missing_roots:
         raise SearchAppError(f"{new} could not be read ({rep.missing_roots[0][1]}); {old} is kept in the library")
+    added = not inside and new not in roots
     if undo_file:
         removed, no_undo = remove_undoable(lib, old)
+        if added and no_undo is None and getattr(lib, "keeps_undo", True):  # `undo` undoes the move: NEW out too
+            remember_move(lib.config.data_dir, old, new)
     else:
         removed, no_undo = lib.remove_folder(old, undoable=True), None
     _saved_searches_follow(lib, old, new)
     note = _exclude_note(lib.config, old, new)
-    return Moved(old, new, rep, removed, no_undo, [note] if note else [])
+    return Moved(old, new, rep, removed, no_undo, [note] if note else [], added=added)
 
 
 def _saved_searches_follow(lib: MovingLibrary, old: str, new: str) -> None:

@@ -90,7 +90,14 @@ def test_moved_on_a_missing_folder_follows_it_with_its_meaning_kept(qtbot, win, 
     said = win.statusBar().currentMessage()
     assert f"{win.docs} is now {new}: 3 files, 0 passages embedded (meaning reused)" in said
     assert not panel.moved_button.isVisible()  # nothing is missing now
-    assert win.writes.undo.button.isVisible()  # the old place can be put back, as after a Remove
+    # Undo undoes the move: the old place back and the new one out (put back alone, both stood in the library,
+    # every file twice: a newcomer)
+    undo = win.writes.undo.button
+    assert undo.isVisible() and undo.text() == "Undo move of docs"
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        undo.click()
+    assert sorted(r.path for r in win.status.roots) == sorted([str(win.docs), str(win.other)])
+    assert f"{new} is out of the library again" in win.statusBar().currentMessage()
 
 
 def test_a_folder_that_is_there_has_no_moved_and_the_button_hides(qtbot, win):

@@ -137,18 +137,18 @@ def test_cli_moved_reuses_the_meaning_and_undo_puts_the_old_place_back(tiny_cli,
     code, out, err = cli(capsys, "--data-dir", data, "moved", str(old), str(new))
     assert code == 0, err
     assert f"moved {old} -> {new}: 3 files, 0 passages embedded (meaning reused)" in out
-    assert "`searchapp undo` puts" in out
+    assert "`searchapp undo` undoes the move within 60 s" in out
     st = json.loads(cli(capsys, "--data-dir", data, "status", "--json")[1])
     assert [r["path"] for r in st["roots"]] == [str(new)] and st["vectors"] == st["chunks"] > 0
     code, out, _ = cli(capsys, "--data-dir", data, "search", "orthodontist consultation", "--json")
     assert code == 0 and json.loads(out)["hits"][0]["path"] == str(new / "orthodontist.txt")
 
+    # undo undoes the move: the old place back and the new one out (put back alone, both stood in the library,
+    # every file twice: a newcomer)
     code, out, _ = cli(capsys, "--data-dir", data, "undo")
-    assert code == 0 and f"put back {old} (3 files)" in out
-    # the old place is not on disk: said, not left for every hit's "+1 copy … unavailable" to tell (a newcomer)
-    assert "it is not there on disk now" in out
+    assert code == 0 and f"put back {old} (3 files) and took {new} out again: the move is undone" in out, out
     st = json.loads(cli(capsys, "--data-dir", data, "status", "--json")[1])
-    assert sorted(r["path"] for r in st["roots"]) == sorted([str(old), str(new)])
+    assert [r["path"] for r in st["roots"]] == [str(old)]
     code, _, err = cli(capsys, "--data-dir", data, "undo")  # one Undo per Remove: said as such
     assert code == 1 and "puts back the last folder removed, once, within a minute" in err
 
@@ -204,3 +204,23 @@ def test_saved_searches_follow_a_move_on_both_engines(tiny_library, tmp_path):
     old.rename(new)
     follow_move(tiny_library, str(old), str(new))
     assert [(s.name, s.new_hits, s.hits) for s in saved.refresh()] == [("texts", 0, 2)]
+
+
+def test_undo_after_a_remove_that_followed_a_move_puts_back_only_that_remove(tiny_cli, tmp_path, capsys):
+    """The move's note is the last Remove's: a Remove after it (of a folder gone from disk) is undone alone, and
+    says its place is not on disk now."""
+    data = str(tmp_path / "lib")
+    old, other = make_notes(tmp_path / "Documents"), make_notes(tmp_path / "Other")
+    for folder in (old, other):
+        assert cli(capsys, "--data-dir", data, "index", str(folder))[0] == 0
+    new = tmp_path / "Docs"
+    old.rename(new)
+    assert cli(capsys, "--data-dir", data, "moved", str(old), str(new))[0] == 0
+    gone = tmp_path / "Other-gone"
+    other.rename(gone)
+    assert cli(capsys, "--data-dir", data, "remove", "--yes", str(other))[0] == 0
+    code, out, _ = cli(capsys, "--data-dir", data, "undo")
+    assert code == 0 and f"put back {other} (3 files)" in out and "the move is undone" not in out, out
+    assert "it is not there on disk now" in out
+    st = json.loads(cli(capsys, "--data-dir", data, "status", "--json")[1])
+    assert sorted(r["path"] for r in st["roots"]) == sorted([str(new), str(other)])
