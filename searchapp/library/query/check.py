@@ -39,5 +39,6 @@ def query_problem(query: str, mode: str) -> Optional[str]:
         words = common_words(query)
         if words:
             return (f"only common words ({', '.join(words)}): lexical search cannot rank by them; "
-                    "add a more specific word or use --mode hybrid")
+                    # one text for the window and the terminal: each names its own way to that mode
+                    "add a more specific word, or search by words and meaning (Words + meaning; --mode hybrid)")
     return None

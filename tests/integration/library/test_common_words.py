@@ -39,3 +39,13 @@ def test_a_hybrid_search_of_only_common_words_is_ranked_by_meaning_alone_and_say
     out = capsys.readouterr()
     assert json.loads(out.out)["words_notice"].startswith("only common words (the, of, and)")
     assert "searchapp: note: only common words (the, of, and)" in out.err
+
+
+def test_a_words_search_of_only_common_words_names_the_mode_as_the_window_and_the_terminal_do(tmp_path,
+                                                                                             tiny_bi_encoder_dir,
+                                                                                             tiny_encoder):
+    """The window's status line told a person to "use --mode hybrid" (a newcomer): the text names both."""
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        said = lib.search("the of and", mode="lexical").notice
+    assert said.endswith("add a more specific word, or search by words and meaning (Words + meaning; --mode hybrid)")
