@@ -14,12 +14,11 @@ from PySide6.QtCore import QUrl, Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
 from ..library import DuplicateReport, NearPair
 from .copy_names import group_name, original_first
 from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
-from .plain import plain_label, tooltip
+from .plain import plain_label, shown_folder, shown_name, shown_path, tooltip
 from .open_failure import OpenFailure
 from .open_file import FileOpener
 from .preview import PASSAGE_STYLE, folder_url
@@ -33,7 +32,7 @@ def told_apart(paths: list[str]) -> list[str]:
     """Where each of `paths` (copies of one file) is, from the folder they all share: that folder's own name and
     what is below it ("home/Documents/Papers", "home/Backup old"), the part that tells them apart; the whole
     folder when they share none (two drives)."""
-    folders = [display_folder(p) for p in paths]
+    folders = [shown_folder(p) for p in paths]
     try:
         base = os.path.dirname(os.path.commonpath(folders))  # above the shared folder: its name stays shown
     except ValueError:  # on two drives, or not all absolute
@@ -90,8 +89,8 @@ class _Side(QWidget):
     def show_file(self, path: Optional[str], passages: list[tuple[float, str, Optional[int]]]) -> None:
         self.path = path
         self.page = passages[0][2] if passages else None
-        self.title.setText(f"{display_name(path)}\n{display_folder(path)}" if path else "")
-        self.title.setToolTip(tooltip(display_path(path or "")))
+        self.title.setText(f"{shown_name(path)}\n{shown_folder(path)}" if path else "")
+        self.title.setToolTip(tooltip(shown_path(path or "")))
         self.open_button.setEnabled(bool(path))
         self.folder_button.setEnabled(bool(path))
         blocks = []
@@ -181,14 +180,14 @@ class DuplicatesWindow(QWidget):
             g = QTreeWidgetItem(exact, [f"{len(group)} × {group_name(group)}", "1.000"])
             g.setData(0, ITEM_ROLE, group)
             for path, where in zip(group, told_apart(group), strict=True):
-                item = QTreeWidgetItem(g, [display_path(path), ""])
+                item = QTreeWidgetItem(g, [shown_path(path), ""])
                 item.setData(0, ITEM_ROLE, [path])
-                item.setData(0, NAME_FIRST_ROLE, (display_name(path), where))
-                item.setToolTip(0, tooltip(display_path(path)))
+                item.setData(0, NAME_FIRST_ROLE, (shown_name(path), where))
+                item.setToolTip(0, tooltip(shown_path(path)))
         near = QTreeWidgetItem(self.tree, [f"Near duplicates ({pairs})", ""])
         for p in report.near:
-            item = QTreeWidgetItem(near, [f"{display_name(p.a)}  ≈  {display_name(p.b)}", f"{p.similarity:.3f}"])
-            item.setToolTip(0, tooltip(f"{display_path(p.a)}\n{display_path(p.b)}"))  # Qt would guess whether two file names are markup
+            item = QTreeWidgetItem(near, [f"{shown_name(p.a)}  ≈  {shown_name(p.b)}", f"{p.similarity:.3f}"])
+            item.setToolTip(0, tooltip(f"{shown_path(p.a)}\n{shown_path(p.b)}"))  # Qt would guess whether two file names are markup
             item.setData(0, ITEM_ROLE, p)
         self.tree.expandAll()
         first = near.child(0) or (exact.child(0) if exact.childCount() else None)

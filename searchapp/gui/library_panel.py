@@ -16,14 +16,13 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
                                QMessageBox, QPushButton, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from ..base.member_paths import display_path
 from ..base.types import Hit
 from ..library import LibraryStatus
 from ..library.report.not_indexed import entries_in
 from .elided_label import ElidedLabel
 from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
 from .open_file import FileOpener
-from .plain import tooltip
+from .plain import shown_path, tooltip
 from .preview import folder_url
 from .results_view import short_folder
 
@@ -131,7 +130,7 @@ class ProblemsDialog(QDialog):
         table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         for i, (path, status, reason) in enumerate(failed):
-            first = self._fill(table, i, (display_path(path), status, shown_reason(status, reason)), path)
+            first = self._fill(table, i, (shown_path(path), status, shown_reason(status, reason)), path)
             if (path, status, reason) in self.groups:
                 first.setData(Qt.ItemDataRole.UserRole, (path, status, reason))
         # The reason is what a person opened this for: the file column gives way so it is on screen, and a long
@@ -225,7 +224,7 @@ class ProblemsDialog(QDialog):
             return
         for k, path in enumerate(members, start=1):
             self.table.insertRow(row + k)
-            self._fill(self.table, row + k, ("    " + display_path(path), state.text(), ""), path).setData(
+            self._fill(self.table, row + k, ("    " + shown_path(path), state.text(), ""), path).setData(
                 Qt.ItemDataRole.UserRole + 1, True)
         self.table.resizeRowsToContents()
 

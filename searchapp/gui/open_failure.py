@@ -11,8 +11,7 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from ..base.member_paths import display_name, display_path
-from .plain import plain_label, tooltip
+from .plain import plain_label, shown_name, shown_path, tooltip
 
 __all__ = ["OpenFailure"]
 
@@ -57,14 +56,14 @@ class OpenFailure(QFrame):
         its member, a.zip › m.pdf), `folder` the folder Show in folder opens (default: the file's)."""
         path = url.toLocalFile()
         self.path = path
-        shown = display_path(key or path)
+        shown = shown_path(key or path)
         if os.path.isdir(path):
             self.folder = None
             text = (f"Could not show the folder {shown}: no file manager is set up on this desktop. "
                     "Copy the path to open it another way.")
         else:
             self.folder = folder or QUrl.fromLocalFile(os.path.dirname(path))
-            text = (f"Could not open {display_name(key or path)}: no application is set up for this kind of "
+            text = (f"Could not open {shown_name(key or path)}: no application is set up for this kind of "
                     "file, or it did not start. Show it in its folder, or copy its path.")
         self.label.setText(text)
         self.label.setToolTip(tooltip(shown))

@@ -12,9 +12,12 @@ import html
 from typing import Optional
 
 from PySide6.QtCore import Qt
+
+from ..base.member_paths import display_folder, display_name, display_path
+from ..base.terminal import printable
 from PySide6.QtWidgets import QLabel, QWidget
 
-__all__ = ["plain_label", "make_plain", "tooltip"]
+__all__ = ["plain_label", "make_plain", "tooltip", "shown_name", "shown_folder", "shown_path"]
 
 
 def make_plain(label: QLabel) -> QLabel:
@@ -32,3 +35,18 @@ def tooltip(text: str) -> str:
     if not text:
         return ""
     return f'<p style="white-space:pre-wrap">{html.escape(text)}</p>'
+
+
+# A file's name as the window draws it: its control characters written visibly (`\n`, `\e`), as the terminal
+# writes them (base/terminal.printable). Drawn raw, a name holding a newline ran its second line over the row
+# under it, in the results, the preview's header and the score inspector (a newcomer's `evil\x1b[31mred\nline.txt`).
+def shown_name(path: str) -> str:
+    return printable(display_name(path))
+
+
+def shown_folder(path: str) -> str:
+    return printable(display_folder(path))
+
+
+def shown_path(path: str) -> str:
+    return printable(display_path(path))

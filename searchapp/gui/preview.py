@@ -16,13 +16,13 @@ from typing import Optional
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from ..base.member_paths import container_of, display_path, split_member
+from ..base.member_paths import container_of, split_member
 from ..base.types import Hit
 from ..library.members.private_copy import open_copy
 from .highlight import MARK_STYLE, highlight_html
 from .open_failure import OpenFailure
 from .open_file import FileOpener, local_url
-from .plain import make_plain, tooltip
+from .plain import make_plain, shown_path, tooltip
 
 __all__ = ["PreviewPane", "file_url", "folder_url", "context_html", "PASSAGE_STYLE"]
 
@@ -106,13 +106,13 @@ class PreviewPane(QWidget):
         if self.hit is None or self.hit.path != hit.path:
             self.failure.hide()  # it spoke of another file
         self.hit = hit
-        where = display_path(hit.path) + (f" — page {hit.page}" if hit.page else "")
+        where = shown_path(hit.path) + (f" — page {hit.page}" if hit.page else "")
         also = [f"the same text {len(hit.repeats)} more time{'s' if len(hit.repeats) > 1 else ''} in this file"] if hit.repeats else []
         also += [f"{len(hit.more)} other matching passage{'s' if len(hit.more) > 1 else ''}"] if hit.more else []
         ocr = ["text recognised by OCR"] if hit.ocr else []  # a person should know the words may be misread
         note = "; ".join(([note] if note else []) + ocr + also)
         self.title.setText(where + (f"  ({note})" if note else ""))
-        self.title.setToolTip(tooltip(display_path(hit.path)))
+        self.title.setToolTip(tooltip(shown_path(hit.path)))
         if text is not None and text[hit.start:hit.end] == hit.text:
             shown = context_html(text, hit.start, hit.end, terms)
         else:  # file changed or not readable: the stored passage alone is still true to the index

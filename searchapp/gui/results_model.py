@@ -11,11 +11,10 @@ from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFont, QPainter,
                            QTextDocument)
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from ..base.member_paths import display_folder, display_name, display_path
 from ..base.types import Hit
 from ..library.search.snippet import best_snippet
 from .highlight import highlight_html, snippet, utf16_spans
-from .plain import tooltip
+from .plain import shown_folder, shown_name, shown_path, tooltip
 
 __all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "date_text",
            "words_only", "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE", "SNIPPET_LINES"]
@@ -136,7 +135,7 @@ def more_tooltip(hit: Hit) -> str:
                      "one row stands for them.")
     if hit.copies:
         lines.append("Exact copies of this file:")
-        lines += [display_path(p) + (f" (unavailable: {hit.copies_unavailable[p]})" if p in hit.copies_unavailable
+        lines += [shown_path(p) + (f" (unavailable: {hit.copies_unavailable[p]})" if p in hit.copies_unavailable
                                      else "") for p in hit.copies[:10]]
         lines += [f"… and {len(hit.copies) - 10} more"] if len(hit.copies) > 10 else []
     # Markup the app builds, every piece of file text escaped: Qt would otherwise guess whether it is rich text.
@@ -187,8 +186,8 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "#": str(h.ranks.final or index.row() + 1),
-                "File": display_name(h.path) + ("" if h.available else "  (unavailable)") + ("  (new)" if h.new else ""),
-                "Folder": display_folder(h.path),
+                "File": shown_name(h.path) + ("" if h.available else "  (unavailable)") + ("  (new)" if h.new else ""),
+                "Folder": shown_folder(h.path),
                 "Date": date_text(h.date_ns),
                 "Page": str(h.page) if h.page else "",
                 "Passage": snippet(h.text, self.terms),
@@ -204,7 +203,7 @@ class ResultsModel(QAbstractTableModel):
             if col == "More" and (h.more or h.copies or h.common_to):
                 return more_tooltip(h)
             if col in ("File", "Folder"):
-                return tooltip(display_path(h.path))
+                return tooltip(shown_path(h.path))
             if col == "Date" and h.date_ns:
                 return time.strftime("%Y-%m-%d %H:%M", time.localtime(h.date_ns / 1e9))
         if role == Qt.ItemDataRole.FontRole and col == "File" and h.new:  # a saved search's file new since last opened

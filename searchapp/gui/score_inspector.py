@@ -9,12 +9,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ..base.member_paths import display_name, display_path
 from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.result import LISTING
 from .results_model import DEMOTED, PROMOTED, rank_movement
-from .plain import plain_label, tooltip
+from .plain import plain_label, shown_name, shown_path, tooltip
 from .score_plot import ScorePlot
 
 __all__ = ["ScoreInspector", "HEADERS", "SCORE_RULE", "candidate_rows", "why_text"]
@@ -46,7 +45,7 @@ def candidate_rows(result: SearchResult) -> list[list[str]]:
     rows = []
     for h in result.hits:
         s, r = h.scores, h.ranks
-        rows.append([_i(r.final), display_name(h.path), _i(h.page), _f(s.dense), _i(r.dense), _f(s.lexical, 3),
+        rows.append([_i(r.final), shown_name(h.path), _i(h.page), _f(s.dense), _i(r.dense), _f(s.lexical, 3),
                      _i(r.lexical), _f(s.fused), _i(r.fused), _f(s.rerank_logit, 3), _f(s.rerank), _i(r.rerank),
                      rank_movement(h)])
     return rows
@@ -68,7 +67,7 @@ def why_text(hit: Hit) -> str:
         parts.append(f"no meaning yet: shows its words alone, {s.words:.2f} of the best word match")
     if s.rerank is not None:
         parts.append(f"cross-encoder {s.rerank:.3f} → #{r.rerank}")
-    head = f"Why #{r.final} {display_name(hit.path)}: " if r.final else f"Why {display_name(hit.path)}: "
+    head = f"Why #{r.final} {shown_name(hit.path)}: " if r.final else f"Why {shown_name(hit.path)}: "
     return head + ("; ".join(parts) if parts else "listed by date, no score (nothing to rank by)")
 
 
@@ -122,7 +121,7 @@ class ScoreInspector(QWidget):
                     if d:
                         item.setForeground(PROMOTED if d > 0 else DEMOTED)
                 if j == 1:
-                    item.setToolTip(tooltip(display_path(hit.path)))
+                    item.setToolTip(tooltip(shown_path(hit.path)))
                 if j == 0:
                     item.setData(CHUNK_ROLE, hit.chunk_id)
                 self.table.setItem(i, j, item)
@@ -135,7 +134,7 @@ class ScoreInspector(QWidget):
             self.summary.setText("Search to see every candidate's scores.")
         else:
             how = "reranked by the cross-encoder" if result.reranked else "not reranked"
-            query = display_path(result.query) if result.mode == "similar" else result.query  # similar: a file
+            query = shown_path(result.query) if result.mode == "similar" else result.query  # similar: a file
             if result.said(LISTING):  # no stage scored these: "candidates" and a mode would say they were ranked
                 self.summary.setText(f"{len(rows)} listed newest first for “{query}”: no words to rank by, no scores")
             else:

@@ -8,8 +8,7 @@ from typing import Optional
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
 
-from ..base.member_paths import display_name, display_path
-from .plain import plain_label, tooltip
+from .plain import plain_label, shown_name, shown_path, tooltip
 from .query_chips import CHIP_MAX_WIDTH
 
 __all__ = ["SimilarChip", "back_button"]
@@ -39,9 +38,9 @@ class SimilarChip(QFrame):
         self.hide()
 
     def show_for(self, path: str, page: Optional[int] = None) -> None:
-        text = f"Similar to {display_name(path)}" + (f", page {page}" if page else "")
+        text = f"Similar to {shown_name(path)}" + (f", page {page}" if page else "")
         self.label.setText(self.label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, CHIP_MAX_WIDTH))
-        self.label.setToolTip(tooltip(f"Files similar to {display_path(path)}" + (f", page {page}" if page else "")))
+        self.label.setToolTip(tooltip(f"Files similar to {shown_path(path)}" + (f", page {page}" if page else "")))
         self.show()
 
 

@@ -271,3 +271,18 @@ def test_a_search_during_a_reindex_says_so_in_the_status_line(qtbot, window):
     assert notice in window.statusBar().currentMessage()
     window.search.search_done(window.search.seq, SearchResult("volcano", "hybrid", [], False), 10)
     assert "reindex" not in window.statusBar().currentMessage()
+
+
+def test_a_file_name_with_control_characters_is_drawn_on_one_line_with_them_written_visibly(qtbot):
+    """A newcomer's `evil\\x1b[31mred\\nline.txt` ran its second line over the row under it (results, preview header,
+    score inspector): the window writes a name's control characters as the terminal does (\\e, \\n)."""
+    from searchapp.gui.score_inspector import why_text
+
+    path = "/home/p/evil\x1b[31mred\nline.txt"
+    hit = Hit(1, path, None, 0, 4, "text", StageScores(lexical=2.0), StageRanks(lexical=1, final=1),
+              order_label="bm25")
+    model = ResultsModel()
+    model.set_hits([hit], [])
+    shown = [model.index(0, model.COLUMNS.index(c)).data() for c in ("File", "Folder")]
+    assert shown[0] == "evil\\e[31mred\\nline.txt" and not any("\n" in s or "\x1b" in s for s in shown), shown
+    assert "\n" not in why_text(hit).split(":")[0] and "\x1b" not in why_text(hit)
