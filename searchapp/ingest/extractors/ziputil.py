@@ -283,6 +283,16 @@ class _Budgeted:
         return data
 
 
+def _unsafe(name: str, exc: Exception) -> ExtractionError:
+    """What a person reads of XML defusedxml refused: what it declared, in words (its repr, "DTDForbidden(name='foo',
+    system_id=None, public_id=None)", reached the Not indexed list)."""
+    what = {"DTDForbidden": "a document type declaration (DTD)", "EntitiesForbidden": "entity declarations",
+            "ExternalReferenceForbidden": "a reference to an outside file", "NotSupportedError": "an unsupported feature"
+            }.get(type(exc).__name__, "something refused")
+    return ExtractionError(f"unsafe XML: {name} holds {what}, never read (a trick that can make a reader hang or "
+                           "read other files)")
+
+
 def parse_xml(data: bytes, name: str = "XML") -> Element:
     import defusedxml.ElementTree as DET
     from defusedxml import DefusedXmlException
@@ -291,7 +301,7 @@ def parse_xml(data: bytes, name: str = "XML") -> Element:
         # defusedxml has no type information; its fromstring is ElementTree's, which returns the root Element
         return cast(Element, DET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True))
     except DefusedXmlException as exc:
-        raise ExtractionError(f"unsafe XML: {name}: {exc}") from None
+        raise _unsafe(name, exc) from None
     except (ParseError, ValueError) as exc:
         raise ExtractionError(f"corrupt XML in {name}: {exc}") from None
 
@@ -312,6 +322,6 @@ def iterparse_xml(source: Readable, name: str = "XML",
     try:
         yield from DET.iterparse(source, events=events, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     except DefusedXmlException as exc:
-        raise ExtractionError(f"unsafe XML: {name}: {exc}") from None
+        raise _unsafe(name, exc) from None
     except (ParseError, ValueError) as exc:
         raise ExtractionError(f"corrupt XML in {name}: {exc}") from None
