@@ -262,6 +262,11 @@ class Library(WatchAndServe):
             self.models.library_emptied()
             return updates.reindex(progress, cancel, embed)
 
+    def _holds(self, place: str) -> bool:
+        """Whether the library has an entry at `place` or under it (a folder gone from disk still does)."""
+        store = self.reader()
+        return store.file_by_path(place) is not None or any(store.has_files_below(r.id, place) for r in store.roots())
+
     def reindex_notice(self) -> Optional[str]:
         """"reindex in progress: N% of passages embedded" while a reindex has not finished, else None."""
         return reindex_notice(self.reader())
@@ -312,7 +317,8 @@ class Library(WatchAndServe):
         if want_rerank and cross is None and mode != "lexical" and not result.said(LISTING):
             self._say(result, RERANKER, self.models.reranker_notice())
         if parsed is not None and parsed.folders:  # a typo'd in: finds nothing: said, or "no results" is all
-            self._say(result, PLACE, place_text(unplaced(parsed.folders, [r.path for r in self.reader().roots()])))
+            roots = [r.path for r in self.reader().roots()]
+            self._say(result, PLACE, place_text(unplaced(parsed.folders, roots, holds=self._holds)))
         if words_only:
             self._say(result, LOADING, LOADING_NOTICE)
         during_reindex = self.reindex_notice()

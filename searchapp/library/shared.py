@@ -338,10 +338,16 @@ class SharedLibrary:
         result.warnings, result.reading = warnings, reading
         if read.parsed is not None and read.parsed.folders:  # as Library.search: a typo'd in: is said
             text = place_text(unplaced(read.parsed.folders, [r.path for _, r in self.store.all_roots()],
-                                       self._mapped_place))
+                                       self._mapped_place, self._holds))
             if text:
                 result.notices.append(Notice(PLACE, text))
         return result
+
+    def _holds(self, place: str) -> bool:
+        """Whether the library has an entry at `place` or under it, among every machine's folders (as Library's)."""
+        store = self.store
+        return store.file_by_path(place) is not None or any(store.has_files_below(r.id, place)
+                                                            for _, r in store.all_roots())
 
     def _mapped_place(self, place: str) -> tuple[str, ...]:
         """An in: place and the other machines' folders it stands for at this desktop's mount points (every

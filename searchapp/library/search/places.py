@@ -19,14 +19,20 @@ __all__ = ["unplaced", "place_text"]
 
 
 def unplaced(typed: Sequence[str], roots: Sequence[str],
-             mapped: Callable[[str], Sequence[str]] = lambda folder: (folder,)) -> list[str]:
+             mapped: Callable[[str], Sequence[str]] = lambda folder: (folder,),
+             holds: Optional[Callable[[str], bool]] = None) -> list[str]:
     """The values of `typed` (in: values as the query wrote them) at which no folder of `roots` is, under which
     none lies and above which none is. `mapped`: a place made absolute -> the places it stands for in the library
-    (a shared library: this desktop's mount point and the other machines' folders it maps to)."""
+    (a shared library: this desktop's mount point and the other machines' folders it maps to). `holds(place)`:
+    whether the library has an entry at or under a place inside one of its folders; with it, such a place that is
+    not on disk and holds nothing of the library is one too (a typo inside an indexed folder:
+    `in:~/home/Noets`)."""
     out = []
     for value in typed:
         places = mapped(os.path.abspath(os.path.expanduser(value)))  # as filters_of reads it
         if not any(is_within(p, r) or is_within(r, p) for p in places for r in roots):
+            out.append(value)
+        elif holds is not None and not any(os.path.lexists(p) or holds(p) for p in places):
             out.append(value)
     return out
 

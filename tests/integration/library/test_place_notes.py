@@ -35,7 +35,7 @@ def test_an_in_no_folder_of_the_library_is_at_says_so(lib, tmp_path, mode):
     assert res.said(PLACE) is not None and "nowhere/a.txt" in res.said(PLACE)
 
 
-@pytest.mark.parametrize("place", ["docs", "docs/geo", "docs/bread.txt", "docs/nothing-here", "."])
+@pytest.mark.parametrize("place", ["docs", "docs/geo", "docs/bread.txt", "."])
 def test_a_place_of_the_library_with_no_match_says_nothing(lib, tmp_path, place):
     """Inside an indexed folder (a subfolder, a file of it, one that holds no match) or above one (the folder that
     holds it): no note, whether or not a file there matches."""
@@ -44,6 +44,17 @@ def test_a_place_of_the_library_with_no_match_says_nothing(lib, tmp_path, place)
     assert res.said(PLACE) is None, res.notices
     listing = library.search(f"in:{tmp_path / place}", mode="lexical")
     assert listing.said(PLACE) is None, listing.notices
+
+
+def test_a_typo_inside_an_indexed_folder_is_said_too(lib, tmp_path):
+    """A newcomer's `in:/…/home/Noets` (inside the indexed home, no such folder) said only "No results": a place
+    inside an indexed folder that is not on disk and holds nothing of the library is said as one outside it. A
+    subfolder gone from disk whose files the library still holds is no typo."""
+    library, docs = lib
+    res = library.search(f"volcano in:{docs / 'goe'}", mode="lexical")
+    assert res.said(PLACE) == f"in:{docs / 'goe'}: no folder of the library is there or under it (check the path)"
+    (docs / "geo").rename(tmp_path / "geo-away")  # gone from disk, its file still in the library
+    assert library.search(f"volcano in:{docs / 'geo'}", mode="lexical").said(PLACE) is None
 
 
 def test_only_the_places_outside_the_library_are_named(lib, tmp_path):
