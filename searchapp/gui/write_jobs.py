@@ -27,7 +27,6 @@ from .progress_view import ProgressView
 from .window_tools import WindowTools
 from .undo_remove import UNDO_SECONDS, UndoRemove
 from .workers import Job, JobFn
-from ..library.sync.contract import SKIP_DIRS_NOTE
 
 if TYPE_CHECKING:
     from ..library import SyncReport
@@ -197,8 +196,9 @@ class WriteJobs(QObject):
             + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")
-            # why files wait for OCR; the folders skip_dirs left out on a first sync (a person's own `build`)
-            + "".join(f"; {n}" for n in rep.notes if "OCR" in n or n.startswith(SKIP_DIRS_NOTE))
+            # every note, as `index` prints them: why files wait for OCR, the folders skip_dirs left out on a first
+            # sync, a folder dropped inside an indexed one ("0 added" alone read as if it had been ignored)
+            + "".join(f"; {n}" for n in rep.notes)
             + (f"; {rep.reread_note()}" if rep.reread else ""), 0)
 
     def waiting_adds(self) -> list[str]:

@@ -456,3 +456,17 @@ def test_a_dropped_folders_summary_names_what_skip_dirs_left_out(qtbot, open_win
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         win.add_paths([str(house)])
     assert "folders left out by [scan] skip_dirs: build" in win.statusBar().currentMessage()
+
+
+def test_a_folder_dropped_inside_an_indexed_one_says_so(qtbot, open_window, tmp_path):
+    """A newcomer dropped `home/Notes` while `home` was indexed: "7 files scanned: 0 added…" alone, as if ignored."""
+    win = open_window()
+    home = tmp_path / "home"
+    (home / "Notes").mkdir(parents=True)
+    (home / "Notes" / "a.txt").write_text("The roofer comes on Monday.", encoding="utf-8")
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(home)])
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.add_paths([str(home / "Notes")])
+    assert f"{home / 'Notes'} is inside the indexed folder {home}; synced as part of it" in \
+        win.statusBar().currentMessage()
