@@ -289,8 +289,13 @@ class LibraryPanel(QWidget):
         self.resync_button.clicked.connect(lambda: self.resyncRequested.emit(self.selected_roots() or None))
         self.problems_button.clicked.connect(self.show_problems)
         row = QHBoxLayout()
-        for b in (self.add_button, self.remove_button, self.resync_button, self.moved_button):
+        for b in (self.add_button, self.remove_button, self.resync_button):
             row.addWidget(b)
+        # Moved… beside Not indexed, not in the row above: a fourth button there widened the whole pane (~290 to
+        # 355 px) the moment a folder went missing, and the results beside it jumped (a newcomer)
+        below = QHBoxLayout()
+        below.addWidget(self.problems_button, 1)
+        below.addWidget(self.moved_button)
         lay = self._lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         # Plain text (a shared library's address is the config's text), shortened to the pane's width.
@@ -303,7 +308,7 @@ class LibraryPanel(QWidget):
         lay.addWidget(self.tree, 1)
         lay.addWidget(self.hint)
         lay.addLayout(row)
-        lay.addWidget(self.problems_button)
+        lay.addLayout(below)
         self._update_buttons()
 
     def add_below(self, widget: QWidget) -> None:
