@@ -13,6 +13,7 @@ from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.result import LISTING
 from .results_model import DEMOTED, PROMOTED, rank_movement
+from .elided_label import ElidedLabel
 from .plain import plain_label, shown_name, shown_path, tooltip
 from .score_plot import ScorePlot
 
@@ -78,9 +79,10 @@ class ScoreInspector(QWidget):
         self.result: Optional[SearchResult] = None
         self.summary = plain_label("Search to see every candidate's scores.")  # quotes the query
         self.summary.setWordWrap(True)
-        self.rule = plain_label(SCORE_RULE)  # why a number reads the same before and after meaning fills
+        # Why a number reads the same before and after meaning fills: one line, the whole rule on hover. Wrapped, its
+        # seven lines left the table two rows at 1280x800 (a newcomer).
+        self.rule = ElidedLabel(SCORE_RULE)
         self.rule.setObjectName("scoreRule")
-        self.rule.setWordWrap(True)
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self._ask_export)

@@ -12,7 +12,9 @@ from searchapp.gui.score_inspector import SCORE_RULE, ScoreInspector, why_text
 def test_the_inspector_states_the_rule_and_a_words_row_says_it_has_no_meaning_yet(qtbot):
     inspector = ScoreInspector()
     qtbot.addWidget(inspector)
-    assert inspector.rule.text() == SCORE_RULE and inspector.rule.textFormat() == Qt.TextFormat.PlainText
+    # one line (wrapped, the rule left the table two rows at 1280x800), the whole of it on hover
+    assert inspector.rule.full_text() == SCORE_RULE and inspector.rule.textFormat() == Qt.TextFormat.PlainText
+    assert not inspector.rule.wordWrap() and "(cosine)" in inspector.rule.toolTip()
     assert '"words"' in SCORE_RULE and '"match"' in SCORE_RULE
     row = Hit(chunk_id=1, path="/d/a.txt", page=None, start=0, end=4, text="text",
               scores=StageScores(lexical=7.5, fused=0.9, words=0.75), ranks=StageRanks(lexical=2, fused=1, final=1),

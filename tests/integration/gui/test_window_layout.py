@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, search, shown_window, window_maker
+from gui_window import WAIT_MS, search, shot, shown_window, window_maker
 
 TOPICS = ["eruption", "lava flow", "ash cloud", "magma chamber", "crater lake", "fumarole", "caldera", "tephra",
           "lahar", "pyroclastic flow", "dome collapse", "seismic swarm", "gas plume", "lava tube"]
@@ -136,6 +136,10 @@ def test_the_inspector_is_one_click_away_remembered_and_says_why_a_row_ranks_the
     assert table.item(table.currentRow(), 1).text() == hit.path.rsplit("/", 1)[-1]
     summary = win.inspector.summary.text()
     assert summary.startswith(f"Why #3 {hit.path.rsplit('/', 1)[-1]}: ") and "cosine" in summary, summary
+
+    shot(win, "inspector_open.png")
+    # at 1280x800 the table shows rows enough to compare (the rule wrapped over seven lines had left it two)
+    assert table.viewport().height() >= 4 * table.rowHeight(0), (table.viewport().height(), table.rowHeight(0))
 
     # Open, it follows the selected result.
     view.setCurrentIndex(model.index(4, 0))
