@@ -41,7 +41,7 @@ from .ocr.marks import mark_ocr
 from .ocr.step import ocr_step
 from .search.meaning_now import FreshVectors, PassageEmbedder
 from .search.places import place_text, unplaced
-from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, PLACE, REINDEX, RERANKER, UNSEARCHABLE, Notice,
+from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, NAMED, PLACE, REINDEX, RERANKER, UNSEARCHABLE, Notice,
                             SearchResult, meaning_text)
 from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
@@ -316,6 +316,10 @@ class Library(WatchAndServe):
         # lexical search says nothing about models; nor does a listing by date (its notice says why)
         if want_rerank and cross is None and mode != "lexical" and not result.said(LISTING):
             self._say(result, RERANKER, self.models.reranker_notice())
+        if parsed is None and mode != "dense" and not any(h.scores.lexical for h in result.hits):
+            from .search.named import named_text  # a name typed: no passage holds it (search/named.py)
+
+            self._say(result, NAMED, named_text(self.reader(), query))
         if parsed is not None and parsed.folders:  # a typo'd in: finds nothing: said, or "no results" is all
             roots = [r.path for r in self.reader().roots()]
             self._say(result, PLACE, place_text(unplaced(parsed.folders, roots, holds=self._holds)))

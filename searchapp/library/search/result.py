@@ -16,7 +16,7 @@ from ...base.types import Hit
 if TYPE_CHECKING:  # for the type checker alone: a result is read without the search pipeline's imports
     from .filter_scope import FilterStats
 
-__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
+__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "NAMED", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds"]
 
 # Notice kinds, in the order a search says them.
@@ -24,6 +24,7 @@ UNSEARCHABLE = "unsearchable"  # nothing to match or embed (empty, common words 
 LISTING = "listing"  # only operators and fields: the allowed files, newest first, unranked
 PLACE = "place"  # an in: value at which no folder of the library is (search/places.py): a typo finds nothing
 COMMON = "common"  # a hybrid query of only common words: its words rank nothing, meaning alone ranks
+NAMED = "named"  # words no passage holds, typed as a file's name (search/named.py): `name:` lists the files
 RERANKER = "reranker"  # reranking was asked for but no reranker can run: first-stage order
 REINDEX = "reindex"  # a reindex is under way: results come only from what it embedded so far
 MEANING = "meaning"  # passages still without a vector: the dense side lacks them
@@ -116,6 +117,8 @@ class SearchResult:
             out["same_file"] = [display_path(p) for p in self.same_file]  # as a hit's `copies`
         if self.said(COMMON):
             out["words_notice"] = self.said(COMMON)  # only common words: ranked by meaning alone
+        if self.said(NAMED):
+            out["name_notice"] = self.said(NAMED)  # no passage holds the words; files are named like them
         if self.said(LOADING):
             out["meaning"] = "loading"  # words only: the vector index was still opening
         if self.meaning_percent is not None:
