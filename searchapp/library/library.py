@@ -316,7 +316,7 @@ class Library(WatchAndServe):
         # lexical search says nothing about models; nor does a listing by date (its notice says why)
         if want_rerank and cross is None and mode != "lexical" and not result.said(LISTING):
             self._say(result, RERANKER, self.models.reranker_notice())
-        if parsed is None and mode != "dense" and not any(h.scores.lexical for h in result.hits):
+        if parsed is None and not result.words_matched:
             from .search.named import named_text  # a name typed: no passage holds it (search/named.py)
 
             self._say(result, NAMED, named_text(self.reader(), query))

@@ -153,7 +153,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     timings["total"] = _ms(t0)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
-                        notices=[Notice(COMMON, common_text(common))] if common else [])
+                        notices=[Notice(COMMON, common_text(common))] if common else [],
+                        words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,9 @@ class SearchResult:
     # How the query was read: "strict" (its syntax applies), "plain" (a long question: its operators were read as
     # plain words, a warning says which) or "literal" (--literal: no syntax at all).
     reading: str = "strict"
+    # The words side found a passage (False: it ran and matched none; a search.named note may follow). True where
+    # it did not run (dense, a listing) or was not asked (only common words).
+    words_matched: bool = True
     same_file: list[str] = field(default_factory=list)  # Similar files: the source's exact copies (stored paths)
 
     def said(self, *kinds: str) -> Optional[str]:

@@ -19,6 +19,7 @@ def lib(make_config, tiny_encoder, tmp_path):
     docs.mkdir()
     (docs / "sourdough-bread.txt").write_text("Recette du pain au levain: nourrir le levain la veille.", encoding="utf-8")
     (docs / "heron.txt").write_text("The heron waded through the reeds.", encoding="utf-8")
+    (docs / "the-book-of-sand.txt").write_text("A book with no first page and no last.", encoding="utf-8")
     with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as library:
         library.add_folder(docs)
         yield library
@@ -36,6 +37,8 @@ def test_words_a_passage_holds_or_a_name_none_has_say_nothing(lib):
     assert lib.search("heron", mode="hybrid").said(NAMED) is None  # the words found it (a file is named so too)
     assert lib.search("pumpernickel", mode="hybrid").said(NAMED) is None  # no such name either
     assert lib.search("sourdough", mode="dense").said(NAMED) is None  # meaning alone: words not asked
+    # only common words: the words were not asked (every passage holds them), whatever a name holds
+    assert lib.search("the of and", mode="hybrid").said(NAMED) is None
 
 
 def test_the_command_line_prints_it(lib, capsys):
