@@ -145,7 +145,9 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
         rep = lib.add_folder(new, progress, cancel)  # Cancelled propagates: OLD is not touched
     if rep.missing_roots:
         raise SearchAppError(f"{new} could not be read ({rep.missing_roots[0][1]}); {old} is kept in the library")
-    added = not inside and new not in roots
+    # NEW is the move's to take out again on undo only when it held no folder of the library: adding it took such
+    # a folder in (roots merge, sync/roots.absorb_nested), and taking NEW out took that folder out with it
+    added = not inside and new not in roots and not any(is_within(r, new) for r in roots)
     if undo_file:
         removed, no_undo = remove_undoable(lib, old)
         if added and no_undo is None and getattr(lib, "keeps_undo", True):  # `undo` undoes the move: NEW out too

@@ -224,3 +224,22 @@ def test_undo_after_a_remove_that_followed_a_move_puts_back_only_that_remove(tin
     assert "it is not there on disk now" in out
     st = json.loads(cli(capsys, "--data-dir", data, "status", "--json")[1])
     assert sorted(r["path"] for r in st["roots"]) == sorted([str(new), str(other)])
+
+
+def test_undo_of_a_move_keeps_a_folder_of_the_library_the_new_place_held(tiny_cli, tmp_path, capsys):
+    """NEW held a folder already indexed on its own (Archive/Recipes): adding NEW took it in (roots merge), so
+    taking NEW out again on undo took Recipes out of the library too, a folder the move never added. The undo
+    puts OLD back and leaves NEW, Recipes with it."""
+    data = str(tmp_path / "lib")
+    old, recipes = make_notes(tmp_path / "Documents"), make_notes(tmp_path / "Archive" / "Recipes")
+    for folder in (old, recipes):
+        assert cli(capsys, "--data-dir", data, "index", str(folder))[0] == 0
+    new = tmp_path / "Archive" / "Documents"
+    old.rename(new)
+    assert cli(capsys, "--data-dir", data, "moved", str(old), str(tmp_path / "Archive"))[0] == 0
+    code, out, err = cli(capsys, "--data-dir", data, "undo")
+    assert code == 0, err
+    code, out, _ = cli(capsys, "--data-dir", data, "search", "orthodontist consultation", "--mode", "lexical",
+                       "--json")
+    paths = {h["path"] for h in json.loads(out)["hits"]}
+    assert str(recipes / "orthodontist.txt") in paths, paths
