@@ -29,7 +29,9 @@ def named_text(store: Store, query: str) -> Optional[str]:
     n = len(store.newest_first(all_of([INDEXED, name_matches([glob])]), SHOWN, by_file=True))
     if not n:
         return None
-    field = query.strip() if len(words) == 1 or not re.search(r"\s", query.strip()) else f'"{query.strip()}"'
+    # what was counted, in name:'s own terms: a word alone is "contains"; several, the glob itself (the query's text
+    # named `name:"sourdough bread"` for sourdough-bread.txt, or `name:sourdough?`: neither lists it)
+    field = words[0] if len(words) == 1 else glob
     many = "100 or more files are" if n >= SHOWN else f"{n} file{' is' if n == 1 else 's are'}"
     return (f"no passage holds {query.strip()}, but {many} named like it: `name:{field}` lists "
             f"{'it' if n == 1 else 'them'}")

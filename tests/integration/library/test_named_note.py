@@ -45,3 +45,14 @@ def test_the_command_line_prints_it(lib, capsys):
     capsys.readouterr()
     assert main(["--data-dir", str(lib.config.data_dir), "search", "sourdough", "--mode", "lexical", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["name_notice"].startswith("no passage holds sourdough")
+
+
+@pytest.mark.parametrize("query", ["sourdough bread", "sourdough?"])
+def test_the_name_the_note_names_lists_the_file(lib, query):
+    """The `name:` the note hands over lists the files it counted: a query of two words counted
+    sourdough-bread.txt by `*sourdough*bread*` but named `name:"sourdough bread"`, which lists nothing (a name
+    holds no space there)."""
+    note = lib.search(query, mode="lexical").said(NAMED)
+    assert note is not None and note.startswith(f"no passage holds {query}, but 1 file is named like it")
+    field = note.split("`")[1]
+    assert [h.path.rsplit("/", 1)[-1] for h in lib.search(field, mode="lexical").hits] == ["sourdough-bread.txt"], note
