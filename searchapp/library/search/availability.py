@@ -23,13 +23,14 @@ from ...base.member_paths import container_of
 from ...ingest.fsnames import is_within, real_path
 from ...store import Store
 
-__all__ = ["Readable", "why_unavailable", "NOT_ANSWERING", "STAT_WAIT_S", "STUCK_S"]
+__all__ = ["Readable", "why_unavailable", "NOT_ANSWERING", "MISSING", "STAT_WAIT_S", "STUCK_S"]
 
 # How long one question waits for its stats: a sleeping external disk takes a few seconds to spin up and answer
 # (it is not a drive that stopped answering); a drive that did is waited for this long once a minute.
 STAT_WAIT_S = 8.0
 STUCK_S = 60.0  # how long a folder whose stat did not answer is taken as not answering, without asking again
 NOT_ANSWERING = "not answering (a network drive that stopped responding?)"
+MISSING = "file or folder missing"
 
 _stuck: dict[str, float] = {}  # folder -> when a stat under it did not answer (time.monotonic)
 _stuck_lock = threading.Lock()
@@ -43,7 +44,7 @@ def _why(path: str, stat: Callable[[Path], object]) -> str:
     except PermissionError:
         return "permission denied"
     except OSError:
-        return "file or folder missing"
+        return MISSING
     return ""
 
 

@@ -3,8 +3,9 @@ out, and "no results" alone read as "nothing matches".
 
 A place is the library's when one of its folders (roots) is at it, under it or above it: only then can a file of
 the library lie there. A place inside an indexed folder that holds no match is no typo to point out, so nothing
-is said of it; nor of a place that names a file (`in:~/notes/todo.txt`) inside one. Decided by the roots alone
-(no file is read): a folder whose first sync has not committed a file yet is still a place of the library.
+is said of it; nor of a place that names a file (`in:~/notes/todo.txt`) inside one. Decided by the roots (a
+folder whose first sync has not committed a file yet is still a place of the library) and, for a place inside one
+of them, by what the library holds there, then by the disk (a stat within availability's wait).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Callable, Optional, Sequence
 
 from ...ingest.fsnames import is_within
 from ..query.field_values import field_value
+from .availability import MISSING, why_unavailable
 
 __all__ = ["unplaced", "place_text"]
 
@@ -32,9 +34,16 @@ def unplaced(typed: Sequence[str], roots: Sequence[str],
         places = mapped(os.path.abspath(os.path.expanduser(value)))  # as filters_of reads it
         if not any(is_within(p, r) or is_within(r, p) for p in places for r in roots):
             out.append(value)
-        elif holds is not None and not any(os.path.lexists(p) or holds(p) for p in places):
+        elif holds is not None and not any(holds(p) or _on_disk(p, roots) for p in places):
             out.append(value)
     return out
+
+
+def _on_disk(place: str, roots: Sequence[str]) -> bool:
+    """Whether `place` is there on disk, asked within availability's wait: a plain stat on a drive that stopped
+    answering hung the search (the library is asked first: a place holding its files is never asked here). One
+    that does not answer, or cannot be read, is taken as there: no typo to point out."""
+    return why_unavailable([place], roots)[place] != MISSING
 
 
 def place_text(values: Sequence[str]) -> Optional[str]:

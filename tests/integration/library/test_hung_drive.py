@@ -8,6 +8,7 @@ its folders, files and searches are real."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -48,3 +49,32 @@ def test_a_search_answers_while_a_drive_does_not(hung, make_config, tiny_encoder
         assert len(hung) == 1  # one stat left hanging: the rest of that folder of the library was not asked
         again = lib.search("heron", mode="lexical")  # within the minute: not asked again
         assert len(hung) == 1 and {h.unavailable for h in again.hits} == {"", NOT_ANSWERING}
+
+
+def test_an_in_on_a_drive_that_does_not_answer_does_not_hang_the_search(hung, monkeypatch, make_config,
+                                                                         tiny_encoder, tmp_path):
+    """`in:` a folder of the library on that drive: whether the place is a typo was asked of the disk first (a
+    plain lexists, no wait), so the search hung there though the library holds files at that place. It is asked
+    of the library first, and of the disk only within the stats' wait."""
+    net = tmp_path / "net"
+    (net / "deeper").mkdir(parents=True)
+    (net / "deeper" / "heron-deep.txt").write_text("Another heron, deeper down.", encoding="utf-8")
+    with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as lib:
+        lib.add_folder(net, embed=False)
+        under, real_lexists = str(net) + "/", os.path.lexists
+        # the drive stops answering: every stat under it waits, lexists's too (not only availability's)
+        monkeypatch.setattr(os.path, "lexists", lambda p: _wait_for_ever() if str(p).startswith(under)
+                            else real_lexists(p))
+        got = []
+        for query in (f"heron in:{net / 'deeper'}", f"heron in:{net / 'deeeper'}"):
+            searching = threading.Thread(target=lambda q=query: got.append(lib.search(q, mode="lexical")),
+                                         daemon=True)
+            searching.start()
+            searching.join(HANG_GUARD_S)
+            assert not searching.is_alive(), f"the search {query!r} hung on the drive that does not answer"
+        assert [Path(h.path).name for h in got[0].hits] == ["heron-deep.txt"]
+
+
+def _wait_for_ever() -> bool:
+    threading.Event().wait()
+    return True
