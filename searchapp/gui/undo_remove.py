@@ -90,12 +90,16 @@ class UndoRemove(QObject):
             return
         path, lib, moved_to, say = self.path, self.lib, self.moved_to, self.tools.say
         self._withdraw()
+        taken_out: list[str] = []  # the move's new place, once put_back took it out
 
         def put_back(p: object, c: object) -> Optional[tuple[str, int] | str]:
             try:
                 got = lib.undo_remove()
-                if got is not None and moved_to is not None:
-                    lib.remove_folder(moved_to)  # the move undone: its new place out again (its meaning is OLD's)
+                # the move undone: its new place out again (its meaning is OLD's), while it is still a folder of its
+                # own: one added since that holds it took it in, and is the person's to keep (as `searchapp undo`)
+                if got is not None and moved_to is not None and moved_to in lib.roots():
+                    lib.remove_folder(moved_to)
+                    taken_out.append(moved_to)
                 return got
             except SearchAppError as exc:
                 if isinstance(exc, StoreError):
@@ -107,7 +111,7 @@ class UndoRemove(QObject):
                 say(got[:1].upper() + got[1:], 10000)
                 return
             say(f"{got[0]} is back ({got[1]} file{'' if got[1] == 1 else 's'})"
-                + (f"; {moved_to} is out of the library again" if moved_to else "") if got else
+                + "".join(f"; {t} is out of the library again" for t in taken_out) if got else
                 f"Cannot undo: {path} was indexed again, or the library's model or chunking changed, since it was "
                 "removed; add it again to index it.", 10000)
 

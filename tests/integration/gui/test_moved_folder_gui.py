@@ -12,7 +12,7 @@ from PySide6.QtCore import QDir, Qt
 from PySide6.QtGui import QContextMenuEvent, QPainter
 from PySide6.QtWidgets import QApplication
 
-from gui_window import SHOTS, WAIT_MS, close_window, two_folder_window
+from gui_window import SHOTS, WAIT_MS, close_window, drop, two_folder_window
 from searchapp.gui.library_panel import MOVED_ACTION
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
@@ -128,3 +128,25 @@ def test_the_menus_re_sync_and_remove_act_on_the_same_folders(qtbot, win):
         next(a for a in menu.actions() if a.text() == "Re-sync").trigger()
     menu.close()
     assert sorted(asked.args[0]) == sorted([str(win.docs), str(win.other)])
+
+
+def test_undo_of_a_move_after_the_new_place_was_taken_into_a_folder_added_since(qtbot, win, tmp_path):
+    """Within the Undo's minute the folder holding the new place was added (dropped on the window): the new place
+    is part of it now, no folder of its own. Undo put the old place back, then failed to take the new one out and
+    said only that error (`… is not an indexed folder of its own …`, with advice on exclude), not that the old
+    place was back. It says the old place is back and leaves the folder added since as it is."""
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    new = shelf / "papers"
+    win.docs.rename(new)
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.writes.moved_root(str(win.docs), str(new))
+    assert win.writes.undo.button.text() == "Undo move of docs"
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        drop(win, [shelf])
+    assert sorted(r.path for r in win.status.roots) == sorted([str(shelf), str(win.other)])
+    with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+        win.writes.undo.button.click()
+    said = win.statusBar().currentMessage()
+    assert said.startswith(f"{win.docs} is back (3 files)") and "not an indexed folder" not in said, said
+    assert sorted(r.path for r in win.status.roots) == sorted([str(win.docs), str(shelf), str(win.other)])
