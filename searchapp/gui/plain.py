@@ -12,10 +12,10 @@ import html
 from typing import Optional
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
 
 from ..base.member_paths import display_folder, display_name, display_path
 from ..base.terminal import printable
-from PySide6.QtWidgets import QLabel, QWidget
 
 __all__ = ["plain_label", "make_plain", "tooltip", "shown_name", "shown_folder", "shown_path"]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from searchapp.base.errors import ConfigError
 from notes_folder import cli, make_notes
 
+from searchapp.base.errors import ConfigError
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from notes_folder import cli, make_notes
+
 from searchapp.base.errors import Cancelled, ConfigError, SearchAppError
 from searchapp.base.progress import CancelToken
-from notes_folder import cli, make_notes
 from searchapp.library.sync.moved import follow_move
-
 
 
 def moved_away(library, tmp_path: Path) -> tuple[Path, Path]:
