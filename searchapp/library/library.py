@@ -24,6 +24,7 @@ from ..base.config import Config
 from ..base.member_paths import key_of
 from ..base.progress import CancelToken, ProgressFn
 from ..base.search_modes import check_mode
+from ..ingest.fsnames import is_within
 from ..store import Store
 from ..store.ledger import files_in_state
 from .resources.data_dir import DB_NAME, open_data_dir, read_only_error
@@ -265,7 +266,8 @@ class Library(WatchAndServe):
     def _holds(self, place: str) -> bool:
         """Whether the library has an entry at `place` or under it (a folder gone from disk still does)."""
         store = self.reader()
-        return store.file_by_path(place) is not None or any(store.has_files_below(r.id, place) for r in store.roots())
+        return store.file_by_path(place) is not None or any(store.has_files_below(r.id, place) for r in store.roots()
+                                                            if is_within(place, r.path))  # only its own folder's
 
     def reindex_notice(self) -> Optional[str]:
         """"reindex in progress: N% of passages embedded" while a reindex has not finished, else None."""
@@ -310,7 +312,7 @@ class Library(WatchAndServe):
         embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,
                             embed_now)
-        mark_available(result, [r.path for r in self.reader().roots()])
+        mark_available(result, lambda: [r.path for r in self.reader().roots()])
         mark_ocr(result, self.reader())
         result.warnings, result.reading = warnings, reading
         # lexical search says nothing about models; nor does a listing by date (its notice says why)

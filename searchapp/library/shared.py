@@ -27,6 +27,7 @@ from .sync.contract import SyncReport
 from .sync.meaning_pass import meaning_percent, meaning_progress
 from ..base.library_address import shown
 from ..base.path_map import PathMap
+from ..ingest.fsnames import is_within
 from . import shared_paths
 from ..store.postgres.pg_index import PgVectorIndex
 from ..store.postgres.pg_lexical import NOT_YET
@@ -333,7 +334,7 @@ class SharedLibrary:
         shared_paths.local_hits(self.store, self.paths, result.hits)
         # at this desktop's paths; a drive that stops answering is waited on once for each folder of the library
         # (its own, and the others' where mounted here), not once for each folder holding a row
-        mark_available(result, [r.path for r in self.store.roots()]
+        mark_available(result, lambda: [r.path for r in self.store.roots()]
                        + [here for _, _, here in shared_paths.mounted_roots(self.store, self.paths)])
         result.warnings, result.reading = warnings, reading
         if read.parsed is not None and read.parsed.folders:  # as Library.search: a typo'd in: is said
@@ -347,7 +348,7 @@ class SharedLibrary:
         """Whether the library has an entry at `place` or under it, among every machine's folders (as Library's)."""
         store = self.store
         return store.file_by_path(place) is not None or any(store.has_files_below(r.id, place)
-                                                            for _, r in store.all_roots())
+                                                            for _, r in store.all_roots() if is_within(place, r.path))
 
     def _mapped_place(self, place: str) -> tuple[str, ...]:
         """An in: place and the other machines' folders it stands for at this desktop's mount points (every

@@ -23,7 +23,7 @@ from ...base.member_paths import container_of
 from ...ingest.fsnames import is_within, real_path
 from ...store import Store
 
-__all__ = ["Readable", "why_unavailable", "NOT_ANSWERING", "MISSING", "STAT_WAIT_S", "STUCK_S"]
+__all__ = ["Readable", "RootsFn", "why_unavailable", "NOT_ANSWERING", "MISSING", "STAT_WAIT_S", "STUCK_S"]
 
 # How long one question waits for its stats: a sleeping external disk takes a few seconds to spin up and answer
 # (it is not a drive that stopped answering); a drive that did is waited for this long once a minute.
@@ -69,10 +69,14 @@ def _os_stat(path: Path) -> object:
     return os.stat(path)
 
 
-def why_unavailable(paths: Iterable[str], roots: Sequence[str] = ()) -> dict[str, str]:
+RootsFn = Callable[[], Sequence[str]]
+
+
+def why_unavailable(paths: Iterable[str], roots: RootsFn = tuple) -> dict[str, str]:
     """Each of `paths` -> why it cannot be read now ("" when it can), within STAT_WAIT_S for each folder that does
-    not answer (see the module docstring). `roots`: the library's folders, to take a whole one as not answering
-    at once."""
+    not answer (see the module docstring). `roots()`: the library's folders, to take a whole one as not answering
+    at once; asked only then (every search asks its rows: the folder list, a round trip on a shared library, is
+    read only when a stat hung)."""
     stat = _os_stat
     out: dict[str, str] = {}
     todo = list(dict.fromkeys(paths))
@@ -92,7 +96,7 @@ def why_unavailable(paths: Iterable[str], roots: Sequence[str] = ()) -> dict[str
         if hung is None:
             break
         with _stuck_lock:
-            _stuck[_folder_of(hung, roots)] = time.monotonic()
+            _stuck[_folder_of(hung, roots())] = time.monotonic()
         out[hung] = NOT_ANSWERING
         todo = [p for p in todo if p not in out]  # the rest, each under that folder answered at once
     return out
@@ -127,4 +131,4 @@ class Readable:
         if self._roots is None:
             self._roots = [r.path for r in self._store.roots()]
         roots = self._roots
-        return not any(is_within(path, r) for r in roots) or not why_unavailable([path], roots)[path]
+        return not any(is_within(path, r) for r in roots) or not why_unavailable([path], lambda: roots)[path]

@@ -19,7 +19,7 @@ from ...store.rows import ChunkRow
 from .constraints import constraint_scope, list_by_date
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
-from .availability import why_unavailable
+from .availability import RootsFn, why_unavailable
 from .folding import Folded, fold_candidates, mark_folded, weigh_common, weigh_reranked
 from .fusion import convex_fusion, reciprocal_rank_fusion
 from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_ranking, widen_to_files
@@ -80,10 +80,10 @@ WORDS_LABEL = "words"
 MARKED_COPIES = 100  # copies of a row checked for being readable (mark_available)
 
 
-def mark_available(result: SearchResult, roots: Sequence[str] = ()) -> None:
+def mark_available(result: SearchResult, roots: RootsFn = tuple) -> None:
     """A hit from a missing or unreadable folder is still shown, marked as unavailable, and why; so is each of
     its copies that cannot be read (shown rows only: a copy that can be opened took the row, folding.py). Asked
-    within a few seconds whatever the drives do (availability.py); `roots`: the library's folders."""
+    within a few seconds whatever the drives do (availability.py); `roots()`: the library's folders."""
     # one stat a copy, on every search: a file kept in thousands of places (a LICENSE) is marked in its first
     # MARKED_COPIES, as far as a person reads the list
     why = why_unavailable([p for h in result.hits for p in (h.path, *h.copies[:MARKED_COPIES])], roots)

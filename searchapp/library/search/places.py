@@ -43,7 +43,7 @@ def _on_disk(place: str, roots: Sequence[str]) -> bool:
     """Whether `place` is there on disk, asked within availability's wait: a plain stat on a drive that stopped
     answering hung the search (the library is asked first: a place holding its files is never asked here). One
     that does not answer, or cannot be read, is taken as there: no typo to point out."""
-    return why_unavailable([place], roots)[place] != MISSING
+    return why_unavailable([place], lambda: roots)[place] != MISSING
 
 
 def place_text(values: Sequence[str]) -> Optional[str]:
