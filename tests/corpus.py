@@ -156,3 +156,15 @@ def write_texts(folder: Path, texts: dict[str, str]) -> Path:
     for name, text in texts.items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder
+
+
+def committee_notes(root, n: int = 400):
+    """`root`/many holding `n` notes of eight sentences each (a folder a sync takes a while over, several batches):
+    (that folder, n)."""
+    many = root / "many"
+    many.mkdir()
+    for i in range(n):
+        (many / f"note{i:03d}.txt").write_text(
+            f"Note {i}. " + " ".join(f"The committee discussed item {i}-{j} about budgets and rivers." for j in range(8)),
+            encoding="utf-8")
+    return many, n

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from stopped_process import HANG_GUARD_S, finish
 from conftest import build_tiny_library
 
 TEXTS = {"bread.txt": "A recipe for sourdough bread with a long cold proof."}
-HANG_GUARD_S = 240.0
 
 
 @pytest.fixture
@@ -53,16 +53,6 @@ def run_until(data: Path, text: str, *argv: str) -> tuple[subprocess.Popen, list
             break
     proc.kill()
     raise AssertionError(f"{text!r} never came; exit {proc.wait()}; output: {''.join(seen)}")
-
-
-def finish(proc: subprocess.Popen, seen: list[str]) -> tuple[int, str]:
-    try:
-        out, _ = proc.communicate(timeout=HANG_GUARD_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return proc.returncode, "".join(seen) + out
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])

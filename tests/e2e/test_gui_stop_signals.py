@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from stopped_process import HANG_GUARD_S, finish
 from conftest import build_tiny_library
 
 pytest.importorskip("PySide6")
 
 TEXTS = {"bread.txt": "A recipe for sourdough bread with a long cold proof."}
-HANG_GUARD_S = 240.0
 
 
 @pytest.fixture
@@ -55,16 +55,6 @@ def wait_for(proc: subprocess.Popen, sign, what: str) -> None:
             code, out = finish(proc)
             raise AssertionError(f"{what} never came; exit {code}; output: {out}")
         time.sleep(0.05)
-
-
-def finish(proc: subprocess.Popen) -> tuple[int, str]:
-    try:
-        out, _ = proc.communicate(timeout=HANG_GUARD_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return proc.returncode, out or ""
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from conftest import build_tiny_library
 
+from corpus import committee_notes
 from gui_window import WAIT_MS, window_maker
 
 TEXTS = {"bread.md": "A recipe for sourdough bread with a long cold proof."}
@@ -25,23 +26,13 @@ def open_window(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     yield from window_maker(qtbot, data, tiny_encoder)
 
 
-def many_notes(root, n: int = 400):
-    many = root / "many"
-    many.mkdir()
-    for i in range(n):
-        (many / f"note{i:03d}.txt").write_text(
-            f"Note {i}. " + " ".join(f"The committee discussed item {i}-{j} about budgets and rivers." for j in range(8)),
-            encoding="utf-8")
-    return many, n
-
-
 def test_a_stop_signal_answers_the_open_quit_question_and_resumes_next_time(qtbot, open_window, tmp_path):
     from searchapp.gui.quit_guard import RESUME_KEY
     from searchapp.gui.signal_stop import SignalStop
 
     win = open_window()
     stop = SignalStop(QApplication.instance(), win)
-    many, n = many_notes(tmp_path)
+    many, n = committee_notes(tmp_path)
     win.add_paths([str(many)])
     qtbot.waitUntil(lambda: win.runner.busy_writing() and win.writes.active_write() is not None, timeout=WAIT_MS)
     win.request_quit()  # File → Quit: the question, and nobody there to answer it

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from conftest import build_tiny_library
 
+from corpus import committee_notes
 from gui_window import WAIT_MS, close_window, search as search_in, shot, shown_window
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
@@ -261,16 +262,6 @@ def test_similar_files_is_a_chip_in_place_of_the_query_and_back_restores_the_que
     assert ctl.search_box.text() == "volcano" and shown_paths(win) == before
 
 
-def many_notes(tmp_path, n: int = 400):
-    many = tmp_path / "many"
-    many.mkdir()
-    for i in range(n):
-        (many / f"note{i:03d}.txt").write_text(
-            f"Note {i}. " + " ".join(f"The committee discussed item {i}-{j} about budgets and rivers." for j in range(8)),
-            encoding="utf-8")
-    return many, n
-
-
 def past_first_batch(win) -> bool:
     job = win.writes.active_write()
     p = job.progress if job else None
@@ -283,7 +274,7 @@ def test_cancel_says_how_many_files_it_kept_and_that_the_rest_comes_with_the_nex
     from PySide6.QtWidgets import QPushButton
 
     win = open_window()
-    many, n = many_notes(tmp_path)
+    many, n = committee_notes(tmp_path)
     win.add_paths([str(many)])
     qtbot.waitUntil(lambda: past_first_batch(win), timeout=WAIT_MS)
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
@@ -381,7 +372,7 @@ def test_quitting_mid_index_asks_and_the_next_start_resumes_it(qtbot, open_windo
 
     win = open_window()
     data, base = win.config.data_dir, len(TEXTS)
-    many, n = many_notes(tmp_path)
+    many, n = committee_notes(tmp_path)
     win.add_paths([str(many)])
     qtbot.waitUntil(lambda: past_first_batch(win), timeout=WAIT_MS)
     quit_action = next(a for a in win.menuBar().actions()[0].menu().actions() if a.text() == "&Quit")
