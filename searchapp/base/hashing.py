@@ -7,7 +7,7 @@ import hashlib
 from pathlib import Path
 from typing import Optional
 
-from .safe_open import open_regular
+from .safe_open import open_regular, read_at_most
 
 __all__ = ["file_sha256", "file_sha256_and_bytes", "text_hash"]
 
@@ -25,7 +25,7 @@ def file_sha256_and_bytes(path: Path, max_bytes: int) -> tuple[str, Optional[byt
     extracted from memory is read once for both its hash and its text, and the two are of the same bytes."""
     h = hashlib.sha256()
     with open_regular(path) as fh:
-        data = fh.read(max_bytes + 1)
+        data = read_at_most(fh, max_bytes + 1)
         h.update(data)
         if len(data) <= max_bytes:
             return h.hexdigest(), data

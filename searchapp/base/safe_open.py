@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from .errors import UnsupportedFileError
 
-__all__ = ["open_regular", "open_regular_fd", "NOT_REGULAR", "LINK"]
+__all__ = ["open_regular", "open_regular_fd", "read_at_most", "NOT_REGULAR", "LINK"]
 
 NOT_REGULAR = "not a regular file"
 LINK = "a symbolic link"
@@ -61,3 +61,23 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_at_most(fh: BinaryIO, limit: int) -> bytes:
+    """The bytes of `fh` from where it stands to its end, or the first `limit` of them when it holds more: a
+    caller reads `limit + 1` to tell "too large". A buffered read(n) allocates n bytes before reading, so a
+    cap of 100 MB cost a map and unmap per file of a few KB (a third of a small file's reading): the buffer is
+    sized by what the file holds, and a file that grew since (or says 0 bytes, as procfs does) is read on."""
+    try:
+        left = os.fstat(fh.fileno()).st_size - fh.tell()
+    except (OSError, ValueError, io.UnsupportedOperation):  # not a file on disk (BytesIO): no size to ask
+        return fh.read(limit)
+    want = min(max(left, 0) + 1, limit)
+    data = fh.read(want)
+    if len(data) < want or len(data) >= limit:
+        return data
+    parts, got = [data], len(data)  # it holds more than its size said
+    while got < limit and (more := fh.read(min(1 << 20, limit - got))):
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)

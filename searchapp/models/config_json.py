@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import ModelLoadError, UnsupportedFileError
-from ..base.safe_open import NOT_REGULAR, open_regular
+from ..base.safe_open import NOT_REGULAR, open_regular, read_at_most
 
 __all__ = ["read_config_json", "MAX_CONFIG_BYTES"]
 
@@ -25,7 +25,7 @@ def read_config_json(file: Path, kind: type = dict, *, cap: int = MAX_CONFIG_BYT
         return None
     try:
         with open_regular(file) as fh:  # is_file() may have been true of what was swapped for a FIFO since
-            raw = fh.read(cap + 1)
+            raw = read_at_most(fh, cap + 1)
         if len(raw) > cap:
             size = f"{cap // 2**20} MiB" if cap >= 2**20 else f"{cap // 1024} KiB"
             raise ModelLoadError(f"{file} is larger than {size}; not a model config")

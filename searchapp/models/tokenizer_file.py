@@ -17,7 +17,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from ..base.safe_open import open_regular
+from ..base.safe_open import open_regular, read_at_most
 from .chunking_tokenizer import ChunkingTokenizer
 from .resolve import check_no_custom_code
 
@@ -191,7 +191,7 @@ def _read(file: Path) -> Optional[str]:
     if not file.is_file():
         return None
     with open_regular(file) as fh:
-        data = fh.read(_MAX_JSON + 1)
+        data = read_at_most(fh, _MAX_JSON + 1)
     if len(data) > _MAX_JSON:
         raise ValueError(f"{file} is over {_MAX_JSON >> 20} MB")
     return data.decode("utf-8")

@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 from ...base.errors import UnsupportedFileError
 from ...base.progress import CancelToken
-from ...base.safe_open import open_regular
+from ...base.safe_open import open_regular, read_at_most
 from ...base.types import Document
 from .ole import OleFile, corrupt
 from .ole_encrypted import ENCRYPTED
@@ -83,7 +83,7 @@ def read_bare_xls(path: Path, what: str, max_bytes: int, max_chars: Optional[int
                   cancel: Optional[CancelToken]) -> Document:
     """A workbook stream saved as the file itself; `what` is bare_format's answer."""
     with open_regular(path) as fh:
-        data = fh.read(max_bytes + 1)
+        data = read_at_most(fh, max_bytes + 1)
     if len(data) > max_bytes:
         raise PartTooLarge(path.name, max_bytes)
     return _read_stream(data, f"{what} workbook", max_chars, cancel, bare=True)

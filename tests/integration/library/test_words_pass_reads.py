@@ -7,6 +7,8 @@ import hashlib
 import os
 from pathlib import Path
 
+import pytest
+
 from searchapp.base import safe_open
 from searchapp.base.hashing import file_sha256_and_bytes
 from searchapp.base.types import ChunkSpan
@@ -60,6 +62,18 @@ def test_the_bytes_read_for_the_hash_give_the_same_text_and_a_large_file_is_not_
     sha, data = file_sha256_and_bytes(p, 100)  # over the cap: hashed whole, its bytes not kept
     assert (sha, data) == (whole, None)
     assert not takes_data(tmp_path / "a.pdf") and not takes_data(tmp_path / "a.png")
+
+
+def test_a_file_whose_size_on_disk_says_less_than_it_holds_is_read_whole(tmp_path):
+    # The read asks for the size fstat gives (not the cap: a 100 MB buffer per small file). A file that grew
+    # since, or one whose size says 0 (procfs), must still be read to its end or to the cap.
+    status = Path("/proc/self/status")
+    if not status.is_file() or status.stat().st_size != 0:
+        pytest.skip("needs a procfs file that reports size 0")
+    sha, data = file_sha256_and_bytes(status, 1 << 20)
+    assert data is not None and len(data) > 100 and b"Name:" in data and sha == hashlib.sha256(data).hexdigest()
+    sha, data = file_sha256_and_bytes(status, 10)  # over the cap when read on
+    assert data is None and len(sha) == 64
 
 
 def _pending(path: Path, texts: list[str], ocr=None) -> Pending:
