@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ...store import Store
 
 __all__ = ["UNDO_SECONDS", "FILE_NAME", "remove_undoable", "undo_last_remove", "drop_expired", "remember_move",
-           "moved_to"]
+           "moved_to", "note_move_begun", "move_was_begun", "forget_move_begun"]
 
 UNDO_SECONDS = 60.0  # as the window's Undo (gui/undo_remove.py)
 FILE_NAME = "undo-remove.sqlite"
@@ -32,6 +32,9 @@ FILE_NAME = "undo-remove.sqlite"
 # both stood in the library, every file twice). {"old": …, "new": …}, beside the kept Remove, replaced with it.
 MOVED_NAME = "undo-moved.json"
 _MOVED_MAX_BYTES = 64 * 1024  # two paths
+# A move whose sync stopped halfway left NEW in the library; the same move again finds NEW there already, and only
+# this note says that the move added it (its Undo takes NEW out again, or both stand in the library).
+BEGUN_NAME = "move-begun.json"
 
 
 def remember_move(data_dir: Path, old: str, new: str) -> None:
@@ -54,6 +57,28 @@ def moved_to(data_dir: Path, old: str) -> Optional[str]:
             _drop(file)
     new = note.get("new") if isinstance(note, dict) and note.get("old") == old else None
     return new if isinstance(new, str) else None
+
+
+def note_move_begun(data_dir: Path, old: str, new: str) -> None:
+    """A move is about to add `new` to the library (it held no folder of it): kept until the move has ended."""
+    write_private_text(Path(data_dir) / BEGUN_NAME, json.dumps({"old": old, "new": new}))
+
+
+def move_was_begun(data_dir: Path, old: str, new: str) -> bool:
+    """Whether an earlier try of the move `old` -> `new`, stopped halfway, added `new` (note_move_begun)."""
+    file = Path(data_dir) / BEGUN_NAME
+    try:
+        refuse_untrusted_file(file)
+        with open(file, "rb") as fh:
+            note = json.loads(fh.read(_MOVED_MAX_BYTES))
+    except (OSError, ValueError, DataDirError):
+        return False
+    return isinstance(note, dict) and note.get("old") == old and note.get("new") == new
+
+
+def forget_move_begun(data_dir: Path) -> None:
+    with contextlib.suppress(OSError):
+        _drop(Path(data_dir) / BEGUN_NAME)
 
 
 class UndoingLibrary(Protocol):

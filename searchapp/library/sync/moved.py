@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol, cast
 from ...base.errors import ConfigError, SearchAppError
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
-from ..resources.undo_file import remember_move, remove_undoable
+from ..resources.undo_file import forget_move_begun, move_was_begun, note_move_begun, remember_move, remove_undoable
 from .roots import owning_root
 
 if TYPE_CHECKING:
@@ -133,7 +133,16 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
     OLD in the library untouched."""
     old, new = check_move(lib, old, new)
     roots = lib.roots()
+    data_dir = lib.config.data_dir
     inside = owning_root(new, [r for r in roots if r != new]) is not None
+    # NEW is the move's to take out again on undo only when it held no folder of the library: adding it took such
+    # a folder in (roots merge, sync/roots.absorb_nested), and taking NEW out took that folder out with it. A try
+    # stopped halfway left NEW in the library: the note says it was this move's.
+    added = not inside and new not in roots and not any(is_within(r, new) for r in roots)
+    if added:
+        note_move_begun(data_dir, old, new)
+    else:
+        added = new in roots and move_was_begun(data_dir, old, new)
     if inside:
         # inside an indexed folder: its files are that folder's, read by a sync of that part of it (nothing of
         # them may have been read yet, or a sync meanwhile read them with OLD there: reused either way)
@@ -145,9 +154,7 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
         rep = lib.add_folder(new, progress, cancel)  # Cancelled propagates: OLD is not touched
     if rep.missing_roots:
         raise SearchAppError(f"{new} could not be read ({rep.missing_roots[0][1]}); {old} is kept in the library")
-    # NEW is the move's to take out again on undo only when it held no folder of the library: adding it took such
-    # a folder in (roots merge, sync/roots.absorb_nested), and taking NEW out took that folder out with it
-    added = not inside and new not in roots and not any(is_within(r, new) for r in roots)
+    forget_move_begun(data_dir)
     if undo_file:
         removed, no_undo = remove_undoable(lib, old)
         if added and no_undo is None and getattr(lib, "keeps_undo", True):  # `undo` undoes the move: NEW out too

@@ -14,6 +14,7 @@ from notes_folder import cli, make_notes
 
 from searchapp.base.errors import Cancelled, ConfigError, SearchAppError
 from searchapp.base.progress import CancelToken
+from searchapp.library.resources.undo_file import BEGUN_NAME, moved_to
 from searchapp.library.sync.moved import follow_move
 
 
@@ -121,6 +122,22 @@ def test_a_stop_during_the_sync_keeps_the_old_place_and_the_move_goes_on_later(t
 
     moved = follow_move(tiny_library, str(old), str(new))  # the same move again finishes it
     assert moved.report.chunks_embedded == 0 and tiny_library.roots() == [str(new)]
+    # ... and it is still the move that added NEW: its undo takes NEW out again (it found NEW in the library
+    # already, and an undo put OLD back beside it: every file twice)
+    assert moved.added  # what the window's Undo and the shared library's go by
+    if getattr(tiny_library, "keeps_undo", True):  # the desktop's `searchapp undo` goes by the note
+        assert moved_to(tiny_library.config.data_dir, str(old)) == str(new)
+    assert not (Path(tiny_library.config.data_dir) / BEGUN_NAME).exists()  # the move has ended: no note left
+
+
+def test_a_move_onto_a_folder_the_library_held_before_it_is_not_the_moves_to_undo(tiny_library, tmp_path):
+    old, new = moved_away(tiny_library, tmp_path)
+    other = make_notes(tmp_path / "Other")
+    tiny_library.add_folder(other)
+    for f in new.iterdir():  # NEW's files moved into a folder indexed on its own before the move
+        f.rename(other / f.name) if f.is_file() else None
+    moved = follow_move(tiny_library, str(old), str(other))
+    assert not moved.added and moved_to(tiny_library.config.data_dir, str(old)) is None
 
 
 # -- the command line --------------------------------------------------------------------------------------------
