@@ -60,7 +60,9 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         snip = best_snippet(h.text, res.query if marks is None else marks, SNIPPET_WIDTH)
         print(f"{h.ranks.final:>2}. {_where(h)}" + ("  [new]" if h.new else ""), file=out)  # a saved search's
         scores = _scores(h)
-        if scores:  # a listing by date (a query of only operators and fields) has no scores
+        if getattr(h, "named", False):  # first for its name: no stage scored it (search/named.py)
+            print("    named like the query (no passage holds its words)", file=out)
+        elif scores:  # a listing by date (a query of only operators and fields) has no scores
             print(f"    {scores}", file=out)
         print(render_marked(snip.text, snip.spans, color=color, width=100, indent="    "), file=out)
         if getattr(h, "more", None):  # results by file: the file's other matching passages

@@ -71,11 +71,15 @@ def scored(hit: Hit) -> bool:
 
 
 UNSCORED_TIP = "Listed newest first: the query has no words to rank by, so there is no score"
+NAMED_TIP = "Listed first for its name: no passage holds the query's words, and this file's name does"
 
 
 def score_text(hit: Hit) -> str:
     """The score a person can compare across queries, labelled: 'relevance 0.91', 'similarity 0.61', 'bm25 7.9';
-    nothing for a listing (no stage scored it: "bm25 0.0" would say it matched no word)."""
+    nothing for a listing (no stage scored it: "bm25 0.0" would say it matched no word); "name" for a file listed
+    first for its name."""
+    if hit.named:
+        return "name"
     if not scored(hit):
         return ""
     value, label = hit.shown_score
@@ -100,6 +104,8 @@ def _bold() -> QFont:
 
 
 def score_tooltip(hit: Hit) -> str:
+    if hit.named:
+        return NAMED_TIP
     if not scored(hit):
         return UNSCORED_TIP
     _, label = hit.shown_score

@@ -69,6 +69,8 @@ def why_text(hit: Hit) -> str:
     if s.rerank is not None:
         parts.append(f"cross-encoder {s.rerank:.3f} → #{r.rerank}")
     head = f"Why #{r.final} {shown_name(hit.path)}: " if r.final else f"Why {shown_name(hit.path)}: "
+    if hit.named:  # search/named.py
+        return head + "its name is like the query, and no passage holds the query's words: listed first, no score"
     return head + ("; ".join(parts) if parts else "listed by date, no score (nothing to rank by)")
 
 

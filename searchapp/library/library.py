@@ -312,16 +312,19 @@ class Library(WatchAndServe):
         embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,
                             embed_now)
+        if parsed is None and not result.words_matched:  # a name typed: no passage holds it (search/named.py)
+            from .search.named import named_files, named_first
+
+            named = named_files(self.reader(), query, req.k)
+            if named is not None:
+                result.hits = named_first(result.hits, named, req.k)
+                self._say(result, NAMED, named.text)
         mark_available(result, lambda: [r.path for r in self.reader().roots()])
         mark_ocr(result, self.reader())
         result.warnings, result.reading = warnings, reading
         # lexical search says nothing about models; nor does a listing by date (its notice says why)
         if want_rerank and cross is None and mode != "lexical" and not result.said(LISTING):
             self._say(result, RERANKER, self.models.reranker_notice())
-        if parsed is None and not result.words_matched:
-            from .search.named import named_text  # a name typed: no passage holds it (search/named.py)
-
-            self._say(result, NAMED, named_text(self.reader(), query))
         if parsed is not None and parsed.folders:  # a typo'd in: finds nothing: said, or "no results" is all
             roots = [r.path for r in self.reader().roots()]
             self._say(result, PLACE, place_text(unplaced(parsed.folders, roots, holds=self._holds)))

@@ -33,7 +33,7 @@ from .folding import Copies, Folded, fold_copies, mark_folded
 from .grouping import MAX_POOL
 from ..query.syntax import TOKEN_CHAR, ParsedQuery, Term, filters_of
 
-__all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "parse_for_search"]
+__all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "listed", "parse_for_search"]
 
 _CJK_SPLIT = re.compile(f"([{CJK_CLASS}]+)")  # capturing: split() keeps the CJK runs
 _GLOB_CHARS = frozenset("*?[")
@@ -112,9 +112,7 @@ def list_by_date(store: Store, scope: FilterScope, k: int, group: str, fold: boo
     the k rows are k contents; by passage every allowed passage in reading order."""
     where = scope.filters.where()
     if group != "file" or not fold:
-        ids = store.newest_first(where, k, by_file=group == "file")
-        rows = store.chunks(ids)
-        return _listed(rows, [i for i in ids if i in rows])
+        return listed(store, store.newest_first(where, k, by_file=group == "file"))
     rows, order, copies = _newest_contents(store, where, k)
     hits = _listed(rows, order)
     file_of = {cid: rows[cid].file_id for cid in order}
@@ -140,6 +138,12 @@ def _newest_contents(store: Store, where: Fragment, k: int) -> tuple[dict[int, C
         if len(order) >= k or len(ids) < n or n >= max(k, MAX_POOL):
             return rows, order[:k], copies
         n = min(4 * n, max(k, MAX_POOL))
+
+
+def listed(store: Store, ids: list[int]) -> list[Hit]:
+    """The passages `ids` (each a file's first, say) as unscored rows in that order: a listing's rows."""
+    rows = store.chunks(ids)
+    return _listed(rows, [i for i in ids if i in rows])
 
 
 def _listed(rows: dict[int, ChunkRow], order: list[int]) -> list[Hit]:

@@ -1,6 +1,7 @@
-"""A search whose words no passage holds, typed as a file's name (`sourdough`, `invoice-schmidt`): file names are
-not in the words index, so it found only what meaning made of the word, and nothing said that a file of that name
-is there. The search says so, and how to list them (`name:`, the query syntax's own way).
+"""A search whose words no passage holds, typed as a file's name (`sourdough`, `testMSChart`): file names are not in
+the words index, so it found only what meaning made of the word (a newcomer: the two files named so were not in the
+top 10, rows of meaning noise were). The files named like it come first, newest first, marked as such, then what
+meaning found; the note says so and how to list them all (`name:`, the query syntax's own way). Decision 0160.
 
 Asked only when the words side found nothing for a plain query of a few words (a full scan of the names, ~10-100
 ms for 100,000 files, paid only then). The desktop library's: the shared one's names are another dialect's."""
@@ -8,30 +9,61 @@ ms for 100,000 files, paid only then). The desktop library's: the shared one's n
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Optional
 
+from ...base.types import Hit
 from ...store import Store
 from ...store.scope import INDEXED, all_of, name_matches
+from .constraints import listed
 
-__all__ = ["named_text", "MAX_WORDS", "SHOWN"]
+__all__ = ["Named", "named_files", "named_first", "MAX_WORDS", "SHOWN"]
 
 MAX_WORDS = 4  # a name is a few words; a question is not one
 SHOWN = 100  # files counted at most ("100 or more")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def named_text(store: Store, query: str) -> Optional[str]:
-    """"no passage holds sourdough, but 1 file is named like it: `name:sourdough` lists it", or None."""
+@dataclass
+class Named:
+    """The files named like a query: `hits` (the newest first, at most k, each its first passage), how many there
+    are (`count`, at most SHOWN), and the note that says so."""
+
+    hits: list[Hit]
+    count: int
+    text: str
+
+
+def named_files(store: Store, query: str, k: int) -> Optional[Named]:
+    """The files named like `query` (its words in their order, anything between), or None when none is."""
     words = _WORD.findall(query)
     if not words or len(words) > MAX_WORDS:
         return None
     glob = "*" + "*".join(words) + "*"  # the words in their order, anything between (sourdough-bread, sourdough_bread)
-    n = len(store.newest_first(all_of([INDEXED, name_matches([glob])]), SHOWN, by_file=True))
-    if not n:
+    ids = store.newest_first(all_of([INDEXED, name_matches([glob])]), SHOWN, by_file=True)
+    if not ids:
         return None
+    hits = listed(store, ids[:k])
+    for h in hits:
+        h.named = True
+    n = len(ids)
     # what was counted, in name:'s own terms: a word alone is "contains"; several, the glob itself (the query's text
     # named `name:"sourdough bread"` for sourdough-bread.txt, or `name:sourdough?`: neither lists it)
     field = words[0] if len(words) == 1 else glob
-    many = "100 or more files are" if n >= SHOWN else f"{n} file{' is' if n == 1 else 's are'}"
-    return (f"no passage holds {query.strip()}, but {many} named like it: `name:{field}` lists "
-            f"{'it' if n == 1 else 'them'}")
+    if n == 1:
+        said = "the file named like it comes first"
+    elif n <= len(hits):
+        said = f"the {n} files named like it come first"
+    else:
+        said = f"{'100 or more' if n >= SHOWN else n} files are named like it, the newest {len(hits)} first"
+    return Named(hits, n, f"no passage holds {query.strip()}: {said} (`name:{field}` lists "
+                          f"{'it' if n == 1 else 'them all'})")
+
+
+def named_first(hits: list[Hit], named: Named, k: int) -> list[Hit]:
+    """The named files first, then the rows found for the query that are not of those files, k in all, ranked anew."""
+    first = {h.path for h in named.hits}
+    out = named.hits + [h for h in hits if h.path not in first]
+    for rank, h in enumerate(out[:k], start=1):
+        h.ranks.final = rank
+    return out[:k]

@@ -41,3 +41,15 @@ def test_a_words_score_is_greyed_beside_match_scores_so_two_scales_do_not_read_a
     assert model.index(1, col).data(fg) == WORDS_ONLY and model.index(1, col).data(font).italic()
     assert model.index(0, col).data(fg) is None and model.index(0, col).data(font) is None
     assert model.index(1, ResultsModel.COLUMNS.index("File")).data(fg) is None  # the mark is the score's alone
+
+
+def test_a_file_listed_first_for_its_name_says_so_in_the_table_and_the_inspector(qtbot):
+    """A name typed that no passage holds lists the files named like it first (search/named.py): unscored, so the
+    table's score would be blank and the inspector would call it "listed by date"."""
+    named = Hit(chunk_id=3, path="/d/testMSChart.xls", page=None, start=0, end=4, text="text",
+                ranks=StageRanks(final=1), named=True)
+    model = ResultsModel()
+    model.set_hits([named], ["testMSChart"])
+    cell = model.index(0, ResultsModel.COLUMNS.index("Score"))
+    assert cell.data() == "name" and "this file's name does" in cell.data(Qt.ItemDataRole.ToolTipRole)
+    assert "its name is like the query" in why_text(named) and "by date" not in why_text(named)

@@ -1,6 +1,7 @@
-"""A search for a file's name (`sourdough`, a French recipe saved as sourdough-bread.txt): names are not in the
-words index, so the words found nothing and nothing said that such a file is there (a newcomer). The search says
-so, and that `name:` lists it (search/named.py)."""
+"""A search for a file's name (`sourdough`, a French recipe saved as sourdough-bread.txt; `testMSChart`): names are
+not in the words index, so the words found nothing, the file was not in the top 10 and nothing said that such a file
+is there (newcomers). The files named like it come first, marked, and the note says that `name:` lists them all
+(search/named.py, decision 0160)."""
 
 from __future__ import annotations
 
@@ -25,12 +26,31 @@ def lib(make_config, tiny_encoder, tmp_path):
         yield library
 
 
+def _names(res) -> list[str]:
+    return [h.path.rsplit("/", 1)[-1] for h in res.hits]
+
+
 @pytest.mark.parametrize("mode", ["lexical", "hybrid"])
-def test_a_name_no_passage_holds_points_at_name(lib, mode):
+def test_a_name_no_passage_holds_lists_that_file_first(lib, mode):
     res = lib.search("sourdough", mode=mode)
-    assert res.said(NAMED) == "no passage holds sourdough, but 1 file is named like it: `name:sourdough` lists it"
+    assert res.said(NAMED) == "no passage holds sourdough: the file named like it comes first (`name:sourdough` lists it)"
     assert res.to_json()["name_notice"] == res.said(NAMED)
-    assert [h.path.rsplit("/", 1)[-1] for h in lib.search("name:sourdough", mode=mode).hits] == ["sourdough-bread.txt"]
+    assert _names(res)[0] == "sourdough-bread.txt" and res.hits[0].named and res.hits[0].ranks.final == 1
+    assert res.to_json()["hits"][0]["named"] is True
+    assert len(_names(res)) == len(set(_names(res)))  # the named file is not listed again by meaning
+    assert not any(h.named for h in res.hits[1:])  # what meaning found follows, as it was
+    assert _names(lib.search("name:sourdough", mode=mode)) == ["sourdough-bread.txt"]
+
+
+def test_many_files_named_like_it_come_newest_first_within_k(lib, tmp_path):
+    docs = tmp_path / "docs"
+    for i in range(4):
+        (docs / f"invoice-{i}.txt").write_text(f"Facture numero {i}: montant a regler.", encoding="utf-8")
+    lib.add_folder(docs)
+    res = lib.search("invoice", mode="lexical", k=3)
+    assert [h.named for h in res.hits] == [True, True, True] and [h.ranks.final for h in res.hits] == [1, 2, 3]
+    assert res.said(NAMED) == ("no passage holds invoice: 4 files are named like it, the newest 3 first "
+                               "(`name:invoice` lists them all)")
 
 
 def test_words_a_passage_holds_or_a_name_none_has_say_nothing(lib):
@@ -45,6 +65,10 @@ def test_the_command_line_prints_it(lib, capsys):
     capsys.readouterr()
     assert main(["--data-dir", str(lib.config.data_dir), "search", "sourdough", "--mode", "lexical", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["name_notice"].startswith("no passage holds sourdough")
+    assert main(["--data-dir", str(lib.config.data_dir), "search", "sourdough", "--mode", "lexical"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(" 1. ") and "sourdough-bread.txt" in out.splitlines()[0]
+    assert out.splitlines()[1] == "    named like the query (no passage holds its words)"
 
 
 @pytest.mark.parametrize("query", ["sourdough bread", "sourdough?"])
@@ -53,6 +77,6 @@ def test_the_name_the_note_names_lists_the_file(lib, query):
     sourdough-bread.txt by `*sourdough*bread*` but named `name:"sourdough bread"`, which lists nothing (a name
     holds no space there)."""
     note = lib.search(query, mode="lexical").said(NAMED)
-    assert note is not None and note.startswith(f"no passage holds {query}, but 1 file is named like it")
+    assert note is not None and note.startswith(f"no passage holds {query}: the file named like it comes first")
     field = note.split("`")[1]
     assert [h.path.rsplit("/", 1)[-1] for h in lib.search(field, mode="lexical").hits] == ["sourdough-bread.txt"], note
