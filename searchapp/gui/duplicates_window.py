@@ -123,6 +123,7 @@ class DuplicatesWindow(QWidget):
         self.refresh_button.clicked.connect(lambda: self.refreshRequested.emit(self.threshold.value()))
         self.summary = plain_label("")
         self.summary.setObjectName("dupSummary")
+        self.summary.setWordWrap(True)  # the caution on a near pair that may be two documents is a long sentence
         top = QHBoxLayout()
         top.addWidget(QLabel("Near-duplicate threshold:"))
         top.addWidget(self.threshold)
@@ -172,7 +173,8 @@ class DuplicatesWindow(QWidget):
         self.refresh_button.setEnabled(True)
         groups, pairs = _count(len(report.exact), "group"), _count(len(report.near), "pair")
         self.summary.setText(f"{groups} of exact copies, {len(report.near)} near-duplicate "
-                             f"{'pair' if len(report.near) == 1 else 'pairs'} (threshold {report.threshold:.2f})")
+                             f"{'pair' if len(report.near) == 1 else 'pairs'} (threshold {report.threshold:.2f})"
+                             + (f"; {report.caution}" if report.caution else ""))
         self.tree.clear()
         exact = QTreeWidgetItem(self.tree, [f"Exact copies ({groups})", ""])
         for group in report.exact:

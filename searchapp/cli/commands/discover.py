@@ -121,6 +121,8 @@ def cmd_duplicates(args: argparse.Namespace, config: Config, progress: TerminalP
             print("  " + "\n  = ".join(printable(display_path(p)) for p in group))
     if rep.near:
         print(f"near duplicates ({len(rep.near)} pair{'s' if len(rep.near) != 1 else ''}, similarity >= {rep.threshold:.2f}):")
+        if rep.caution:
+            print(f"  ({rep.caution})")
         for p in rep.near:
             print(f"  {p.similarity:.3f}  {printable(display_path(p.a))}\n         {printable(display_path(p.b))}")
             if p.pairs:

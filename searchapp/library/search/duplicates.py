@@ -37,7 +37,8 @@ from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
 from ..resources.blas_limit import one_blas_thread
 
-__all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD", "MIN_NEAR_WORDS"]
+__all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD", "MIN_NEAR_WORDS",
+           "ONE_DOCUMENT", "CAUTION"]
 
 # A near pair whose matching passages hold fewer words than this on one side is not reported: two workbooks with
 # nothing but their default sheet names ("Лист1 Лист2 Лист3") were near duplicates at 1.000, and a person
@@ -48,6 +49,13 @@ MIN_NEAR_WORDS = 8
 # negative pairs; all-MiniLM-L6-v2): F1 peaks at 0.74 (0.85); 0.80 trades 10 points of recall for precision
 # 0.86 on judged pairs. See tests/benchmarks/bench_duplicates.py and docs/cli.md (Duplicates).
 DEFAULT_THRESHOLD = 0.80
+# Below this, a near pair is as often two documents on one subject as one document twice: on a newcomer's library
+# (2-core laptop, 2,561 files), 12 of 26 pairs at 0.80-0.874 were different SciFact papers on one topic, while
+# every Word/Excel/PowerPoint version of one file scored 0.976-1.0 (one sheet read differently: 0.821). The pairs
+# stay listed (a paraphrase is what near duplicates are for), with a caution a person reads before deleting.
+ONE_DOCUMENT = 0.90
+CAUTION = ("below {:.2f} two files are often different documents on one subject: compare them before deleting "
+           "either").format(ONE_DOCUMENT)
 NEIGHBOURS = 10
 # HNSW breadth for the neighbour queries: the pairs that matter are very close, which a narrow search finds;
 # every stored passage is a query, so this sets the run time. 24 reports the same pairs as 48 on the planted
@@ -106,10 +114,16 @@ class DuplicateReport:
     # < 100: passages still without a vector, which near duplicates cannot be found by (None: all have one)
     meaning_percent: Optional[int] = None
 
+    @property
+    def caution(self) -> Optional[str]:
+        """What to read before deleting one of a near pair that may be two documents (ONE_DOCUMENT), or None."""
+        return CAUTION if any(p.similarity < ONE_DOCUMENT for p in self.near) else None
+
     def to_json(self) -> dict[str, Any]:
         return {"exact": [{"paths": [display_path(p) for p in g], "keys": g} for g in self.exact],
                 "near": [p.to_json() for p in self.near],
-                **({"meaning_percent": self.meaning_percent} if self.meaning_percent is not None else {})}
+                **({"meaning_percent": self.meaning_percent} if self.meaning_percent is not None else {}),
+                **({"caution": self.caution} if self.caution else {})}
 
 
 def _exact_groups(store: Store) -> tuple[list[list[str]], dict[int, str]]:

@@ -11,6 +11,7 @@ import discover_corpus
 from searchapp.base.errors import ConfigError
 from searchapp.cli.main import main
 from searchapp.library import Library
+from searchapp.library.search.duplicates import CAUTION, ONE_DOCUMENT, DuplicateReport, NearPair
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +81,9 @@ def test_duplicates_cli_json_shape(indexed, capsys):
     out = capsys.readouterr().out
     assert code == 0
     rep = json.loads(out)
-    assert set(rep) == {"exact", "near"}
+    low = any(p["similarity"] < ONE_DOCUMENT for p in rep["near"])
+    assert set(rep) == {"exact", "near"} | ({"caution"} if low else set())
+    assert rep.get("caution") == (CAUTION if low else None)
     copies = [str(docs / "reports" / "copy.txt"), str(docs / "reports" / "original.txt")]
     assert rep["exact"] == [{"paths": copies, "keys": copies}]  # files: shown as named
     first = rep["near"][0]
@@ -154,3 +157,18 @@ def test_duplicates_json_names_a_member_as_search_does():
     near = rep["near"][0]
     assert (near["a"], near["a_key"]) == (f"/home/me/inbox.mbox{DISPLAY_SEP}3: Travel", mail)
     assert (near["b"], near["b_key"]) == (file, file)
+
+
+def test_a_near_pair_that_may_be_two_documents_comes_with_a_caution(indexed, capsys):
+    """A newcomer: 12 of 26 near pairs at 0.80-0.87 were different papers on one subject; a person cleaning up
+    by the list would delete distinct work. The list keeps them, with a caution (CLI, --json, window)."""
+    same = DuplicateReport(exact=[], near=[NearPair("/d/a.doc", "/d/a.docx", 0.976)], threshold=0.8)
+    alike = DuplicateReport(exact=[], near=[NearPair("/d/a.doc", "/d/a.docx", 0.976),
+                                            NearPair("/d/obesity.txt", "/d/adoptees.txt", 0.846)], threshold=0.8)
+    assert same.caution is None and "caution" not in same.to_json()
+    assert alike.caution == CAUTION and alike.to_json()["caution"] == CAUTION
+    _, config = indexed
+    for threshold, low in (("0.75", True), ("0.99", False)):
+        assert main(["--data-dir", str(config.data_dir), "duplicates", "--threshold", threshold]) == 0
+        out = capsys.readouterr().out
+        assert (f"  ({CAUTION})" in out) is low, out
