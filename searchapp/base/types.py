@@ -99,6 +99,7 @@ class Hit:
     copies_unavailable: dict[str, str] = field(default_factory=dict)  # those of `copies` that cannot be read now: why
     new: bool = False  # a saved search's run: the file was not in its list when it was last opened
     named: bool = False  # listed first for its name: no passage holds the query's words (search/named.py)
+    weak: bool = False  # no shared word and far in meaning: the nearest there is, not an answer (search/weak.py)
     # A shared library's: the machine that indexed the file and its path there (`path` is this desktop's, by
     # library.path_map); None on a desktop library.
     machine: Optional[str] = None
@@ -133,7 +134,7 @@ class Hit:
 
     def to_json(self) -> dict[str, Any]:
         value, label = self.shown_score
-        return {**self._passage_json(), "score": value, "score_label": label, "named": self.named, "ocr": self.ocr,
+        return {**self._passage_json(), "score": value, "score_label": label, "named": self.named, "weak": self.weak, "ocr": self.ocr,
                 "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
                 "copies": [display_path(p) for p in self.copies],  # as `path` shows a path
                 "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()}}

@@ -58,7 +58,8 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         return
     for h in res.hits:
         snip = best_snippet(h.text, res.query if marks is None else marks, SNIPPET_WIDTH)
-        print(f"{h.ranks.final:>2}. {_where(h)}" + ("  [new]" if h.new else ""), file=out)  # a saved search's
+        print(f"{h.ranks.final:>2}. {_where(h)}" + ("  [new]" if h.new else "")  # a saved search's
+              + ("  [weak match]" if getattr(h, "weak", False) else ""), file=out)  # search/weak.py
         scores = _scores(h)
         if getattr(h, "named", False):  # first for its name: no stage scored it (search/named.py)
             print("    named like the query (no passage holds its words)", file=out)

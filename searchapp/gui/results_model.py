@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ..base.types import Hit
 from ..library.search.snippet import best_snippet
+from ..library.search.weak import WEAK_COSINE
 from .highlight import highlight_html, snippet, utf16_spans
 from .plain import shown_folder, shown_name, shown_path, tooltip
 
@@ -27,6 +28,7 @@ PROMOTED, DEMOTED = QColor("#1a7f37"), QColor("#c62828")
 # A "words" score (its file has no meaning yet) is on another scale than the "match" rows around it: "words 0.95"
 # may rank below "match 0.57". Greyed and in italics, so the two scales do not read as one (decision 0109).
 WORDS_ONLY = QColor("#707070")
+WEAK_ROW = QColor("#8a8a8a")  # a weak match's row (search/weak.py)
 SNIPPET_LINES = 2  # every row is this many lines high, so a screenful holds many results
 
 
@@ -103,9 +105,19 @@ def _bold() -> QFont:
     return font
 
 
+WEAK_TIP = (f"Weak match: it shares no word with the query and is far from it in meaning (cosine under "
+            f"{WEAK_COSINE:.2f}): the nearest there is, not an answer")
+
+
 def score_tooltip(hit: Hit) -> str:
     if hit.named:
         return NAMED_TIP
+    if hit.weak:
+        return WEAK_TIP + "; " + _score_why(hit)
+    return _score_why(hit)
+
+
+def _score_why(hit: Hit) -> str:
     if not scored(hit):
         return UNSCORED_TIP
     _, label = hit.shown_score
@@ -219,6 +231,8 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and col == "Rerank" and h.ranks.rerank is not None:
             delta = (h.ranks.fused or 0) - h.ranks.rerank
             return PROMOTED if delta > 0 else DEMOTED if delta < 0 else None
+        if role == Qt.ItemDataRole.ForegroundRole and h.weak:  # the nearest there is, not an answer: greyed
+            return WEAK_ROW
         if role == Qt.ItemDataRole.TextAlignmentRole and col in ("#", "Page", "More", "Score"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -22,7 +22,7 @@ from ..library.search.preview import FileText, file_text
 from ..library.query.help import marked_text
 from ..library.sync.meaning_pass import meaning_percent
 from ..library.search.result import (COMMON, LISTING, LOADING, MEANING, NAMED, PLACE, REINDEX, RERANKER, SAME,
-                                     UNSEARCHABLE, Notice)
+                                     UNSEARCHABLE, WEAK, Notice)
 from .changes import Changes
 from .empty_results import EmptyResults
 from .filter_bar import FilterBar
@@ -278,7 +278,7 @@ class SearchController(QObject):
         # nothing to search for, or only a listing by date; an in: no folder of the library is at (a typo);
         # words too common to rank by; the file asked Similar for kept in other places too
         about_query = " · ".join(n.text for n in result.notices
-                                 if n.kind in (UNSEARCHABLE, LISTING, PLACE, COMMON, SAME, NAMED))
+                                 if n.kind in (UNSEARCHABLE, LISTING, PLACE, COMMON, SAME, NAMED, WEAK))
         if about_query:
             message += f" · {about_query}"
         if seq != self.quiet_seq:

@@ -42,7 +42,7 @@ from .ocr.marks import mark_ocr
 from .ocr.step import ocr_step
 from .search.meaning_now import FreshVectors, PassageEmbedder
 from .search.places import place_text, unplaced
-from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, NAMED, PLACE, REINDEX, RERANKER, UNSEARCHABLE, Notice,
+from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, NAMED, PLACE, REINDEX, RERANKER, UNSEARCHABLE, WEAK, Notice,
                             SearchResult, meaning_text)
 from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
@@ -318,6 +318,7 @@ class Library(WatchAndServe):
             named = named_files(self.reader(), query, req.k)
             if named is not None:
                 result.hits = named_first(result.hits, named, req.k)
+                result.notices = [n for n in result.notices if n.kind != WEAK]  # a named file is close by name
                 self._say(result, NAMED, named.text)
         mark_available(result, lambda: [r.path for r in self.reader().roots()])
         mark_ocr(result, self.reader())

@@ -26,7 +26,8 @@ from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_rank
 from ..query.check import common_words, is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
-from .result import COMMON, LISTING, LISTING_NOTICE, Notice, SearchResult, common_text
+from .result import COMMON, LISTING, LISTING_NOTICE, WEAK, Notice, SearchResult, common_text
+from .weak import WEAK_NOTICE, is_weak
 
 __all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available",
            "searched_words"]
@@ -151,10 +152,14 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if folded is not None:  # the copies listed are those in the search's scope (folding.py)
         mark_folded(store, hits, file_of, folded, asked.scope.filters.where() if asked.scope is not None else None)
     timings["total"] = _ms(t0)
+    for h in hits:
+        h.weak = is_weak(h)
+    notices = [Notice(COMMON, common_text(common))] if common else []
+    if hits and all(h.weak for h in hits):
+        notices.append(Notice(WEAK, WEAK_NOTICE))
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
-                        notices=[Notice(COMMON, common_text(common))] if common else [],
-                        words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
+                        notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
 
 
 @dataclass(frozen=True)

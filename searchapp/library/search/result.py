@@ -16,7 +16,7 @@ from ...base.types import Hit
 if TYPE_CHECKING:  # for the type checker alone: a result is read without the search pipeline's imports
     from .filter_scope import FilterStats
 
-__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "NAMED", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
+__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "NAMED", "WEAK", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds"]
 
 # Notice kinds, in the order a search says them.
@@ -30,6 +30,7 @@ REINDEX = "reindex"  # a reindex is under way: results come only from what it em
 MEANING = "meaning"  # passages still without a vector: the dense side lacks them
 LOADING = "loading"  # the vector index was still opening: a hybrid search answered by its words alone
 SAME = "same"  # Similar files: the source's exact copies, the same file elsewhere (not listed as similar)
+WEAK = "weak"  # every row shares no word with the query and is far from it in meaning (search/weak.py)
 
 LISTING_NOTICE = "no words to rank by: newest matching first"
 LOADING_NOTICE = "meaning is still loading — word matches only"
@@ -122,6 +123,8 @@ class SearchResult:
             out["words_notice"] = self.said(COMMON)  # only common words: ranked by meaning alone
         if self.said(NAMED):
             out["name_notice"] = self.said(NAMED)  # no passage holds the words; files are named like them
+        if self.said(WEAK):
+            out["weak_notice"] = self.said(WEAK)  # every row is a weak match (search/weak.py)
         if self.said(LOADING):
             out["meaning"] = "loading"  # words only: the vector index was still opening
         if self.meaning_percent is not None:

@@ -53,3 +53,22 @@ def test_a_file_listed_first_for_its_name_says_so_in_the_table_and_the_inspector
     cell = model.index(0, ResultsModel.COLUMNS.index("Score"))
     assert cell.data() == "name" and "this file's name does" in cell.data(Qt.ItemDataRole.ToolTipRole)
     assert "its name is like the query" in why_text(named) and "by date" not in why_text(named)
+
+
+def test_a_weak_row_is_greyed_and_says_why(qtbot):
+    """A row that shares no word and is far in meaning (search/weak.py) is the nearest there is, not an answer."""
+    from searchapp.gui.results_model import WEAK_ROW
+
+    weak = Hit(chunk_id=4, path="/d/angles.pdf", page=None, start=0, end=4, text="text",
+               scores=StageScores(dense=0.12, lexical=0.0, fused=0.1), ranks=StageRanks(dense=1, fused=1, final=1),
+               order_label="match", weak=True)
+    fine = Hit(chunk_id=5, path="/d/vitamins.txt", page=None, start=0, end=4, text="text",
+               scores=StageScores(dense=0.6, lexical=2.0, fused=0.7), ranks=StageRanks(dense=1, fused=1, final=1),
+               order_label="match")
+    model = ResultsModel()
+    model.set_hits([fine, weak], ["vitamin"])
+    fg = Qt.ItemDataRole.ForegroundRole
+    assert all(model.index(1, c).data(fg) == WEAK_ROW for c in range(len(ResultsModel.COLUMNS)) if
+               ResultsModel.COLUMNS[c] != "Rerank")
+    assert model.index(0, ResultsModel.COLUMNS.index("File")).data(fg) is None
+    assert model.index(1, ResultsModel.COLUMNS.index("Score")).data(Qt.ItemDataRole.ToolTipRole).startswith("Weak match")

@@ -1,0 +1,66 @@
+"""A row that shares no word with the query and is far from it in meaning is marked weak, and a search whose rows
+all are says that nothing is close (search/weak.py, decision 0161): "vitamin type:pdf" over PDFs that never mention
+vitamins listed a file at match 0.14 and said nothing (a newcomer)."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchapp.base.types import Hit, StageScores
+from searchapp.cli.main import main
+from searchapp.library import Library
+from searchapp.library.search.result import WEAK
+from searchapp.library.search.weak import WEAK_COSINE, WEAK_NOTICE, is_weak
+
+TEXTS = {
+    "volcano.txt": "Lava from the volcano flowed down the slope and buried the village road in basalt.",
+    "jazz.txt": "The saxophone player improvised over the chord changes while the drummer kept time on the ride.",
+    "pump.txt": "The heat pump in the garage needs its filter changed every spring; the installer gave a warranty.",
+}
+
+
+def _hit(**scores) -> Hit:
+    return Hit(chunk_id=1, path="/d/a.txt", page=None, start=0, end=1, text="a", scores=StageScores(**scores))
+
+
+def test_the_rule():
+    low = WEAK_COSINE - 0.05
+    assert is_weak(_hit(dense=low, lexical=None)) and is_weak(_hit(dense=low, lexical=0.0))
+    assert not is_weak(_hit(dense=low, lexical=1.2))  # a shared word is a reason
+    assert not is_weak(_hit(dense=WEAK_COSINE + 0.01))  # near enough in meaning
+    assert not is_weak(_hit(lexical=3.0))  # lexical mode, or a file with no vector yet: no cosine to judge by
+    assert not is_weak(_hit(dense=low, rerank=0.9)) and is_weak(_hit(dense=low, rerank=0.1))  # the reranker's say
+    named = _hit(dense=low)
+    named.named = True
+    assert not is_weak(named)
+
+
+@pytest.fixture
+def lib(tmp_path, packaged_encoder, make_config):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in TEXTS.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    with Library(make_config(models={"reranker": ""}), encoder=packaged_encoder) as library:
+        library.add_folder(docs)
+        yield library
+
+
+def test_a_query_nothing_is_close_to_is_said_and_each_row_marked(lib, capsys):
+    res = lib.search("vitamin deficiency in premature infants", mode="hybrid")
+    assert res.hits and all(h.weak for h in res.hits), [(h.path, h.scores.dense) for h in res.hits]
+    assert res.said(WEAK) == WEAK_NOTICE and res.to_json()["weak_notice"] == WEAK_NOTICE
+    assert all(h["weak"] for h in res.to_json()["hits"])
+    capsys.readouterr()
+    data = str(lib.config.data_dir)
+    assert main(["--data-dir", data, "search", "vitamin deficiency in premature infants", "--mode", "hybrid"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].endswith("  [weak match]") and "nothing close" in err
+
+
+def test_a_query_something_answers_has_no_weak_top_row_and_says_nothing(lib):
+    res = lib.search("lava flowing from a volcano", mode="hybrid")
+    assert res.hits[0].path.endswith("volcano.txt") and not res.hits[0].weak
+    assert res.said(WEAK) is None
+    res = lib.search("volcano", mode="lexical")  # words alone: every row shares a word
+    assert res.hits and not any(h.weak for h in res.hits)
