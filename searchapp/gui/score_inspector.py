@@ -6,16 +6,16 @@ import csv
 from typing import Optional
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QPushButton, QSplitter, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.result import LISTING
-from .results_model import DEMOTED, PROMOTED, rank_movement
+from .results_model import rank_movement
 from .elided_label import ElidedLabel
-from .plain import plain_label, shown_name, shown_path, tooltip
+from .plain import plain_label, shown_name, shown_path
 from .score_plot import ScorePlot
+from .score_table import CHUNK_ROLE, ScoreTable
 
 __all__ = ["ScoreInspector", "HEADERS", "SCORE_RULE", "candidate_rows", "why_text"]
 
@@ -28,8 +28,7 @@ SCORE_RULE = ("How to read a row's score: \"match\" = w × meaning (cosine) + (1
               "until the file is embedded, when it becomes a match score. A match score can only rise as more of "
               "its file is embedded. \"relevance\": the cross-encoder's probability, when it reranked.")
 
-CHUNK_ROLE = Qt.ItemDataRole.UserRole + 1  # on the first cell: which passage the row is
-
+# The CSV export's columns; the table on screen shows the same numbers in fewer columns (score_table).
 HEADERS = ("final", "file", "page", "cosine", "bi-enc rank", "BM25", "BM25 rank", "fused", "fused rank",
            "CE logit", "CE score", "CE rank", "movement")
 
@@ -88,12 +87,7 @@ class ScoreInspector(QWidget):
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self._ask_export)
-        self.table = QTableWidget(0, len(HEADERS))
-        self.table.setObjectName("scoreTable")
-        self.table.setHorizontalHeaderLabels(list(HEADERS))
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSortingEnabled(True)
-        self.table.verticalHeader().setVisible(False)
+        self.table = ScoreTable()
         self.plot = ScorePlot()
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
@@ -101,7 +95,10 @@ class ScoreInspector(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.table)
         split.addWidget(self.plot)
-        split.setSizes([600, 300])
+        # The table takes what the plot does not need: at 1280x800 its columns fit without scrolling sideways.
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)
+        split.setSizes([1000, 170])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
@@ -110,28 +107,8 @@ class ScoreInspector(QWidget):
 
     def set_result(self, result: Optional[SearchResult]) -> None:
         self.result = result
-        self.table.setSortingEnabled(False)  # filling a sorted table would shuffle rows under our feet
         rows = candidate_rows(result) if result else []
-        self.table.setRowCount(len(rows))
-        for i, (row, hit) in enumerate(zip(rows, result.hits if result else [], strict=True)):
-            for j, text in enumerate(row):
-                item = QTableWidgetItem()
-                try:
-                    item.setData(Qt.ItemDataRole.DisplayRole, float(text) if j not in (1, 12) and text else text)
-                except ValueError:
-                    item.setData(Qt.ItemDataRole.DisplayRole, text)
-                if j == 12 and hit.ranks.rerank is not None and hit.ranks.fused is not None:
-                    d = hit.ranks.fused - hit.ranks.rerank
-                    if d:
-                        item.setForeground(PROMOTED if d > 0 else DEMOTED)
-                if j == 1:
-                    item.setToolTip(tooltip(shown_path(hit.path)))
-                if j == 0:
-                    item.setData(CHUNK_ROLE, hit.chunk_id)
-                self.table.setItem(i, j, item)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # final rank first, whatever was sorted before
-        self.table.resizeColumnsToContents()
+        self.table.set_hits(result.hits if result else [])
         self.plot.set_hits(result.hits if result else [], bool(result and result.reranked))
         self.export_button.setEnabled(bool(rows))
         if result is None:

@@ -41,7 +41,7 @@ class ScorePlot(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.setObjectName("scorePlot")
-        self.setMinimumSize(220, 160)
+        self.setMinimumSize(160, 160)  # not 220: those 60 px let the score table beside it fit at 1280x800
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.points: list[PlotPoint] = []
         self.bins: list[int] = []
@@ -50,7 +50,7 @@ class ScorePlot(QWidget):
         self.x_label = self.y_label = ""
 
     def sizeHint(self) -> QSize:
-        return QSize(320, 220)
+        return QSize(200, 220)
 
     def set_hits(self, hits: list[Hit], reranked: bool) -> None:
         scored = [PlotPoint(dense, rerank, _kind(h), h.ranks.final or 0) for h in hits
@@ -123,15 +123,18 @@ class ScorePlot(QWidget):
             p.setBrush(COLORS[pt.kind])
             p.drawEllipse(QPointF(cx, cy), 4, 4)
         counts = {k: sum(pt.kind == k for pt in self.points) for k in COLORS}
-        x = area.left() + 6
+        x, y = area.left() + 6, area.top()
         for k in ("promoted", "demoted", "same"):
+            label = f"{k} {counts[k]}"
+            width = 20 + p.fontMetrics().horizontalAdvance(label)
+            if x > area.left() + 6 and x + width > area.right():  # a narrow plot: the next line, not cut off
+                x, y = area.left() + 6, y + p.fontMetrics().height()
             p.setBrush(COLORS[k])
             p.setPen(Qt.PenStyle.NoPen)
-            p.drawEllipse(QPointF(x + 4, area.top() + 8), 4, 4)
+            p.drawEllipse(QPointF(x + 4, y + 8), 4, 4)
             p.setPen(fg)
-            label = f"{k} {counts[k]}"
-            p.drawText(QPointF(x + 12, area.top() + 12), label)
-            x += 20 + p.fontMetrics().horizontalAdvance(label)
+            p.drawText(QPointF(x + 12, y + 12), label)
+            x += width
 
     def _histogram(self, p: QPainter, area: QRectF) -> None:
         top = max(self.bins) or 1

@@ -105,7 +105,7 @@ def test_search_shows_hits_scores_and_highlights_without_reranker(qtbot, make_wi
     # The inspector has every candidate (more than the k shown) with both first-stage scores.
     table = win.inspector.table
     assert table.rowCount() == len(res.hits) >= view.model().rowCount()
-    assert float(table.item(0, 3).text()) == pytest.approx(top.scores.dense, abs=1e-4)
+    assert table.item(0, 3).text().strip() == f"{top.scores.dense:.3f} #{top.ranks.dense}"  # cosine, its rank
     assert win.inspector.plot.mode == "histogram" and sum(win.inspector.plot.bins) == len(res.hits)
     assert not res.reranked
 

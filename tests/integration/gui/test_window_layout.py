@@ -1,6 +1,7 @@
 """The window's layout at its default 1280×800, offscreen on a real tiny library: at least eight results on
 screen, each with name, folder, date, page, snippet and the score that ordered it (no horizontal scrolling);
-the score inspector one click away and remembered, with "Why this rank?" on a result; the reranker notice on
+the score inspector one click away and remembered, with "Why this rank?" on a result, its table read without
+scrolling sideways; the reranker notice on
 one line and gone for good once dismissed; the note under the query chips shortened with its whole text in the
 tooltip; the query syntax help whole."""
 
@@ -15,8 +16,9 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
 
 from conftest import build_tiny_library
+from searchapp.gui.results_model import rank_movement
 
-from gui_window import WAIT_MS, search, shot, shown_window, window_maker
+from gui_window import WAIT_MS, load_models, search, shot, shown_window, window_maker
 
 TOPICS = ["eruption", "lava flow", "ash cloud", "magma chamber", "crater lake", "fumarole", "caldera", "tephra",
           "lahar", "pyroclastic flow", "dome collapse", "seismic swarm", "gas plume", "lava tube"]
@@ -152,6 +154,55 @@ def test_the_inspector_is_one_click_away_remembered_and_says_why_a_row_ranks_the
     again.inspector_toggle.action.trigger()
     again.close()
     assert not open_window().inspector.isVisible()
+
+
+@pytest.mark.parametrize("reranked", [False, True])
+def test_the_inspectors_table_fits_its_pane_at_1280x800_every_number_whole(qtbot, open_window, request, reranked):
+    """A newcomer had to scroll the score table sideways to read a row: thirteen columns, 1096 px wide in a 345 px
+    pane. Opened on a result at 1280x800, reranked or not, its columns now fit the pane (no horizontal scroll bar, the
+    window no wider), no number is cut short, and nothing is lost: a stage's score and rank in its cell, right-aligned
+    with fixed decimals; the file's path, the cross-encoder's logit and the whole movement on hover."""
+    from PySide6.QtWidgets import QApplication
+
+    # one window per data dir: a second over the same one would open at the first one's remembered splitters
+    models = {"reranker": str(request.getfixturevalue("tiny_cross_encoder_dir"))} if reranked else None
+    win = open_window(models)
+    if reranked:
+        load_models(qtbot, win)
+    res = search(qtbot, win, "volcano survey readings")
+    assert res.reranked == reranked
+    win.inspector_toggle.why(win.search.results_model.hit(2))  # the result's "Why this rank?"
+    QApplication.processEvents()  # the pane laid out at its width before it is measured
+    table = win.inspector.table
+    shot(win, f"inspector_table_{'reranked' if reranked else 'first_stage'}.png")
+    assert (win.width(), win.height()) == (1280, 800)
+    shown = [j for j in range(table.columnCount()) if not table.isColumnHidden(j)]
+    assert table.horizontalHeader().length() <= table.viewport().width(), [table.columnWidth(j) for j in shown]
+    assert not table.horizontalScrollBar().isVisible()
+    for j in shown:  # every number whole (the name alone is shortened)
+        assert j == 1 or table.columnWidth(j) >= table.sizeHintForColumn(j), (j, table.columnWidth(j))
+    assert table.columnWidth(1) >= 60  # room for the start of a name
+    assert len(shown) == (7 if reranked else 5)  # no page in .txt files; no reranker: no CE, no movement
+    rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
+    decimals: dict[int, set[int]] = {}
+    for h in res.hits:
+        r, s, k = rows[str(h.ranks.final)], h.scores, h.ranks
+        stages = [(3, s.dense, k.dense), (4, s.lexical, k.lexical), (5, s.fused, k.fused)]
+        for j, score, rank in stages + ([(6, s.rerank, k.rerank)] if reranked else []):
+            number, _, ranked = table.item(r, j).text().strip().partition(" #")
+            assert float(number) == pytest.approx(score, abs=0.006) and ranked == str(rank or ""), (j, number, ranked)
+            assert table.item(r, j).textAlignment() & Qt.AlignmentFlag.AlignRight
+            decimals.setdefault(j, set()).add(len(number.partition(".")[2]))
+        assert h.path in table.item(r, 1).toolTip()
+        if reranked:
+            assert f"logit {s.rerank_logit:.4g}" in table.item(r, 6).toolTip()
+            assert rank_movement(h) in table.item(r, 7).toolTip() and table.item(r, 7).text() == rank_movement(h).split()[0]
+    assert all(len(d) == 1 for d in decimals.values()), decimals  # a column's numbers line up
+    # a click on a header sorts by the numbers, not the cells' text ("10" after "9", "0.9 #2" after "0.8 #14")
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == [str(i + 1) for i in range(len(res.hits))]
+    table.sortByColumn(5, Qt.SortOrder.DescendingOrder)
+    fused = [float(table.item(r, 5).text().partition(" ")[0]) for r in range(table.rowCount())]
+    assert fused == sorted(fused, reverse=True) and len(res.hits) >= 10
 
 
 def test_the_reranker_notice_is_one_line_and_dismissed_for_good(qtbot, open_window):
