@@ -21,7 +21,7 @@ from typing import BinaryIO, Optional
 
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.safe_open import open_regular
-from .ole_encrypted import ENCRYPTED, ENCRYPTED_STREAMS, OLE_MAGIC, OleStructureError, directory_names
+from .ole_encrypted import ENCRYPTED, OLE_MAGIC, OleStructureError, directory_names, names_encrypted
 from .ziputil import PartTooLarge
 
 __all__ = ["OleFile", "sniff", "corrupt"]
@@ -63,7 +63,7 @@ class OleFile:
                 names = directory_names(self._fh)
             except (OleStructureError, struct.error) as exc:
                 raise corrupt(f"OLE file: {exc}") from None
-            if not ENCRYPTED_STREAMS.isdisjoint(names):
+            if names_encrypted(names):
                 raise UnsupportedFileError(ENCRYPTED)
             self._fh.seek(0)
             try:

@@ -2,7 +2,9 @@
 by wrapping the whole package in an OLE compound file (magic D0 CF 11 E0 A1 B1 1A E1) holding an `EncryptedPackage`
 stream (MS-OFFCRYPTO), so zipfile only says "File is not a zip file": read as corruption, which it is not. An
 encrypted .ppt carries an `EncryptedSummary` stream; an encrypted .doc or .xls is told by its own reader (a flag of
-Word's FIB, Excel's FILEPASS record).
+Word's FIB, Excel's FILEPASS record). A compound file's names are compared case-insensitively (MS-CFB 2.6.4), and
+some writers store them in capitals (Apache Tika's `protected_upper_case.docx`: `ENCRYPTEDPACKAGE`), so
+`names_encrypted` compares them so too.
 
 Only the compound file's directory is read (its header, the FAT sectors on the directory's chain, the directory
 sectors): a few KB of a file of any size. `directory_names` is also the check the legacy readers (ole.py) run
@@ -15,14 +17,14 @@ from __future__ import annotations
 import io
 import os
 import struct
-from typing import BinaryIO, Optional
+from typing import BinaryIO, Iterable, Optional
 
-__all__ = ["OLE_MAGIC", "ENCRYPTED", "ENCRYPTED_STREAMS", "OleStructureError", "is_encrypted_office",
+__all__ = ["OLE_MAGIC", "ENCRYPTED", "OleStructureError", "is_encrypted_office", "names_encrypted",
            "directory_names"]
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ENCRYPTED = "encrypted: password-protected, not indexed"
-ENCRYPTED_STREAMS = frozenset({"EncryptedPackage", "EncryptedSummary"})
+_ENCRYPTED_STREAMS = frozenset({"ENCRYPTEDPACKAGE", "ENCRYPTEDSUMMARY"})  # upper case: see names_encrypted
 _LAST = 0xFFFFFFFA  # sector numbers above this are markers (end of chain, free, FAT, DIFAT)
 _MAX_SECTORS = 4096  # directory sectors followed: 16K entries at 512 bytes (a real Office file has ~10)
 _HEADER_DIFAT = 109
@@ -49,7 +51,13 @@ def is_encrypted_office(src: str | os.PathLike[str] | bytes | BinaryIO) -> bool:
 
 
 def _encrypted(fh: BinaryIO) -> bool:
-    return not ENCRYPTED_STREAMS.isdisjoint(directory_names(fh, strict=False))
+    return names_encrypted(directory_names(fh, strict=False))
+
+
+def names_encrypted(names: Iterable[str]) -> bool:
+    """Whether a compound file's stream names (directory_names) hold an encrypted package or summary, in any
+    case: the format compares names case-insensitively, so Office opens `ENCRYPTEDPACKAGE` as the package."""
+    return any(name.upper() in _ENCRYPTED_STREAMS for name in names)
 
 
 def directory_names(fh: BinaryIO, strict: bool = True) -> list[str]:

@@ -50,14 +50,16 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "mhtml": (frozenset({".mht", ".mhtml"}), _on_first_use("mhtml", "extract_mhtml")),
     "rtf": (frozenset({".rtf"}), _on_first_use("rtf", "extract_rtf")),
     "pdf": (frozenset({".pdf"}), _on_first_use("pdf", "extract_pdf")),
-    "docx": (frozenset({".docx", ".docm", ".dotx"}), _on_first_use("docx", "extract_docx")),
+    "docx": (frozenset({".docx", ".docm", ".dotx"}), _on_first_use("legacy_office", "extract_newer_doc")),
     "odt": (frozenset({".odt", ".ott"}), _on_first_use("odt", "extract_odt")),
     "epub": (frozenset({".epub"}), _on_first_use("epub", "extract_epub")),
-    "xlsx": (frozenset({".xlsx", ".xlsm"}), _on_first_use("xlsx", "extract_xlsx")),
+    "xlsx": (frozenset({".xlsx", ".xlsm"}), _on_first_use("legacy_office", "extract_newer_xls")),
     "ods": (frozenset({".ods", ".ots"}), _on_first_use("ods", "extract_ods")),
-    "pptx": (frozenset({".pptx", ".pptm", ".ppsx"}), _on_first_use("pptx", "extract_pptx")),
+    "pptx": (frozenset({".pptx", ".pptm", ".ppsx"}), _on_first_use("legacy_office", "extract_newer_ppt")),
     "odp": (frozenset({".odp", ".otp"}), _on_first_use("odp", "extract_odp")),
-    # Office 97-2003: ole.py, word97/xls97/ppt97
+    # Office 97-2003: ole.py, word97/xls97/ppt97. Every Office suffix goes through legacy_office, which reads a file
+    # by its content: a .doc that is a zip by the .docx reader, a .docx that is a compound file (renamed, or
+    # password-protected) by the .doc reader.
     "doc": (frozenset({".doc", ".dot"}), _on_first_use("legacy_office", "extract_doc")),
     "xls": (frozenset({".xls", ".xlt"}), _on_first_use("legacy_office", "extract_xls")),
     "ppt": (frozenset({".ppt", ".pps", ".pot"}), _on_first_use("legacy_office", "extract_ppt")),

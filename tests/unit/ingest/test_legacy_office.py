@@ -14,7 +14,8 @@ from cfb_writer import cfb, set_fat, set_stream_size
 from legacy_office_files import (fast_saved_ppt, make_doc, make_ppt, make_xls, master_shape, ppt_stream, record,
                                  text_atom, word_stream)
 from searchapp.base.errors import ExtractionError, UnsupportedFileError
-from searchapp.ingest.extractors import extract, ppt97, word97
+from searchapp.ingest.extractors import docx, extract, ppt97, pptx, word97, xlsx
+from searchapp.ingest.extractors.ole_encrypted import is_encrypted_office
 
 ENCRYPTED = "encrypted: password-protected, not indexed"
 
@@ -83,6 +84,34 @@ def test_an_excel_97_workbook_is_read_sheet_by_sheet(tmp_path):
 def test_password_protected_office_files_say_so(tmp_path, name, data):
     with pytest.raises(UnsupportedFileError, match=f"^{ENCRYPTED}$"):
         extract(put(tmp_path, name, data))
+
+
+# Every suffix the registry reads as an OOXML package (an OLE-encrypted one is saved under these names).
+_NEWER = sorted(docx.SUFFIXES | xlsx.SUFFIXES | pptx.SUFFIXES)
+
+
+@pytest.mark.parametrize("suffix", _NEWER)
+@pytest.mark.parametrize("info, package", [("EncryptionInfo", "EncryptedPackage"),
+                                           ("ENCRYPTIONINFO", "ENCRYPTEDPACKAGE")])  # as Apache Tika's test file
+def test_a_password_protected_package_under_any_newer_suffix_is_encrypted_not_a_corrupt_zip(tmp_path, suffix, info,
+                                                                                            package):
+    """Office saves a password-protected .docx/.xlsx/.pptx as a compound file holding the encrypted package; a
+    compound file compares its names case-insensitively, so capitals mean the same streams."""
+    data = cfb({info: b"\x04\x00\x04\x00" + b"\0" * 60, package: b"\x13" * 5000})
+    with pytest.raises(UnsupportedFileError, match=f"^{ENCRYPTED}$"):
+        extract(put(tmp_path, "locked" + suffix, data))
+    assert is_encrypted_office(data)  # the check a zip-named file that is not Office's (SafeZip) runs too
+
+
+@pytest.mark.parametrize("suffix, data, words", [
+    (".docx", make_doc([("A letter kept in Word 97, renamed.\r", True)]), "A letter kept in Word 97, renamed."),
+    (".docm", make_doc([("Macros long gone.\r", True)]), "Macros long gone."),
+    (".xlsx", make_xls({"Plots": [["North", "Ann"]]}), "North | Ann"),
+    (".pptx", make_ppt(["Spring planting"]), "Spring planting"),
+])
+def test_an_old_office_file_under_a_newer_suffix_is_read_as_what_it_is(tmp_path, suffix, data, words):
+    """A .doc renamed .docx is not a broken zip: Word opens it, and so it is read by the Word 97 reader."""
+    assert words in extract(put(tmp_path, "renamed" + suffix, data)).text
 
 
 def test_what_an_old_suffix_really_holds_is_read_as_what_it_is(tmp_path):
