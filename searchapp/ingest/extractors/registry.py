@@ -87,7 +87,9 @@ SUFFIXES_DECLARED_IN = {
 # not show); raise _TEXT_STEPS when the steps every reader shares do (encoding.clean_text, text_caps, the line
 # joins, chunking). Passages that come out the same keep their vectors: only changed ones are embedded again.
 _TEXT_STEPS = 1
-_READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME}
+_READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
+    "archive": 2, "mbox": 2,  # 2: a container's listing names its members without why one was not read
+}
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
 # Extractors that read the whole file into memory anyway: they take its bytes when the caller has them.

@@ -24,7 +24,7 @@ from ...base.types import Document
 from ...ingest.extractors import extract
 from ...base.member_paths import member_key, shown_member, split_member
 from ...ingest.extractors.mail_parse import parse_once
-from ...ingest.extractors.members import Member, is_container, iter_members
+from ...ingest.extractors.members import Member, is_container, iter_members, listing
 from ...ingest.scan import ScannedFile
 from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
@@ -85,7 +85,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
                      cancel: Optional[CancelToken], rep: SyncReport, index_doc: IndexDoc, problem: RecordProblem,
                      check_cancel: Callable[[], None], seen: set[str]) -> None:
     max_bytes = int(config.scan.max_file_mb * 2**20)
-    listing: list[str] = []
+    names: list[str] = []
     old_self = existing.get(path)
     suffix = os.path.splitext(path)[1].lower()
     own: Optional[Document] = None
@@ -100,8 +100,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
             for m in iter_members(f.path, max_bytes, cancel):
                 check_cancel()
                 key = member_key(path, m.name)
-                listing.append(shown_member(m.name)
-                               + ("" if m.data is not None else f" (not read: {m.reason})"))
+                names.append(shown_member(m.name))  # its reason, if not read, is its own row's (problem below)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -128,7 +127,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
             problem(path, old_self, "failed", one_line(f"cannot read container: {exc}"), f)
             return
     if own is None:
-        text = f"{os.path.basename(path)}: {len(listing)} members\n" + "\n".join(listing)
+        text = listing(os.path.basename(path), names)
         # a tar member's name may hold surrogates (tarfile decodes with surrogateescape)
         own = Document(valid_unicode(text), kind="mbox" if suffix == ".mbox" else "archive")
     index_doc(path, old_self, f, sha, own, None)

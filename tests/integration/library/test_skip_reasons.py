@@ -13,6 +13,7 @@ from pathlib import Path
 from scan_files import OCR_ENGINE, needs_rapidocr, text_image
 
 from searchapp.base.member_paths import MEMBER_SEP
+from searchapp.ingest.extractors import extract
 from searchapp.ingest.ocr.engine import ENGINE_ENV
 
 ENCRYPTED = "encrypted: password-protected, not indexed"
@@ -175,6 +176,31 @@ def test_members_in_an_unsupported_method_are_one_row_that_says_which(tiny_libra
     assert len(row["members"]) == 7
     assert [r for p, _, r in st.not_indexed if p == zip_path] == [grouped[0][2]]  # the window's list: one row too
     assert tiny_library.search("harpooneers", mode="lexical").hits  # the readable member is indexed
+
+
+def test_a_zip_of_members_none_can_read_lists_their_names_never_why_as_its_text(tiny_library, tmp_path):
+    """A zip whose members are all imploded (method 6, PKZIP 1's; zipfile cannot read it): each member is not
+    indexed, with its reason; the zip's own entry lists their names, as any zip's does, but the reasons are never its
+    words (its text was "README (not read: unsupported compression method: implode)" 135 times, the first hit for
+    "moby dick whale", the error its snippet)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "moby.zip").write_bytes(_zip_with_methods({
+        "README": (b"Moby Dick, or The Whale, in parts.\n", 6, False),
+        **{f"moby.{i}": (f"Chapter {i}. Call me Ishmael.\n".encode(), 6, False) for i in range(3)},
+    }))
+    tiny_library.add_folder(docs)
+    zip_path = str(docs / "moby.zip")
+    st = tiny_library.status()
+    assert [(p, s, r) for p, s, r in st.failed if p.startswith(zip_path)] == [
+        (zip_path, "skipped", "4 of its members: unsupported compression method: implode")]
+    for words in ("unsupported compression method", "implode", "not read"):
+        assert not tiny_library.search(words, mode="lexical").hits, words
+    hits = tiny_library.search("moby.zip README", mode="lexical").hits  # its listing: the names it holds
+    assert [h.path for h in hits] == [zip_path]
+    assert "not read" not in hits[0].text and "README" in hits[0].text
+    # and the registry's reading of it (explain, preview) is the same listing
+    assert extract(docs / "moby.zip").text == "moby.zip: 4 members\nREADME\nmoby.0\nmoby.1\nmoby.2"
 
 
 @needs_rapidocr
