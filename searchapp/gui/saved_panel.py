@@ -14,7 +14,10 @@ from ..library.query.saved import SavedSearch
 from .mode_box import mode_name
 from .plain import tooltip
 
-__all__ = ["SavedPanel", "item_text"]
+__all__ = ["SavedPanel", "item_text", "EMPTY_HINT", "READING_HINT"]
+
+EMPTY_HINT = "Search → Save Search… keeps the query here; it shows new matching files."
+READING_HINT = "Reading saved searches…"
 
 
 def item_text(s: SavedSearch) -> str:
@@ -36,7 +39,9 @@ class SavedPanel(QWidget):
         remove = QAction("Remove Saved Search", self.list)
         remove.triggered.connect(self._remove_current)
         self.list.addAction(remove)
-        self.hint = QLabel("Search → Save Search… keeps the query here; it shows new matching files.")
+        # Until the searches are read (in the background: counting new files runs each search), the hint says so: the
+        # empty list's hint told a newcomer with two saved searches that there were none, for seconds.
+        self.hint = QLabel(READING_HINT)
         self.hint.setWordWrap(True)
         self.problem = QLabel()  # searches.sqlite unusable: said here until it is fixed, not over every search
         self.problem.setObjectName("searchesProblem")
@@ -50,7 +55,7 @@ class SavedPanel(QWidget):
         lay.addWidget(self.hint)
         lay.addWidget(self.problem)
         self.list.setMaximumHeight(160)
-        self.set_items([])
+        self.list.setVisible(False)
 
     def show_problem(self, text: str) -> None:
         self.problem.setText(text)
@@ -73,6 +78,7 @@ class SavedPanel(QWidget):
             if s.name == current:
                 self.list.setCurrentItem(it)
         self.list.setVisible(bool(self.items))
+        self.hint.setText(EMPTY_HINT)
         self.hint.setVisible(not self.items)
 
     def names(self) -> list[str]:

@@ -300,6 +300,18 @@ def test_saved_search_counts_new_files_after_a_sync_and_opening_resets(qtbot, wi
     qtbot.waitUntil(lambda: panel.texts() == ["Volcanoes"], timeout=WAIT_MS)
 
 
+def test_the_saved_searches_pane_says_it_is_reading_them_until_they_are_read(qtbot):
+    """At the window's start the searches are read in the background (counting new files runs each one): the
+    empty list's hint said "Save Search… keeps the query here" for seconds to a newcomer who had saved two."""
+    from searchapp.gui.saved_panel import EMPTY_HINT, READING_HINT, SavedPanel
+
+    panel = SavedPanel()
+    qtbot.addWidget(panel)
+    assert panel.hint.text() == READING_HINT and panel.list.isHidden()
+    panel.set_items([])
+    assert panel.hint.text() == EMPTY_HINT and panel.list.isHidden() and not panel.hint.isHidden()
+
+
 def test_saved_search_names_are_plain_text(qtbot, win):
     name = '<b>x</b><img src="http://127.0.0.1:1/x">'
     win.search.search_box.setText("volcano")
