@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
 from ..base.member_paths import display_path
+from ..base.plural import counted
 from ..base.terminal import printable, render_marked
 from ..library.search.snippet import best_snippet
 
@@ -68,7 +69,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         print(render_marked(snip.text, snip.spans, color=color, width=100, indent="    "), file=out)
         if getattr(h, "more", None):  # results by file: the file's other matching passages
             pages = sorted({m.page for m in h.more if m.page})
-            print(f"    + {len(h.more)} more passage{'s' if len(h.more) > 1 else ''} in this file"
+            print(f"    + {counted(len(h.more), 'more passage')} in this file"
                   + (f" (page{'s' if len(pages) > 1 else ''} {', '.join(map(str, pages))})" if pages else ""), file=out)
         if getattr(h, "copies", None):  # exact copies of this file, folded into its row
             n = len(h.copies)

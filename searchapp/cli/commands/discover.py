@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional, TextIO
 
 from ...base.config import Config
 from ...base.member_paths import display_path
+from ...base.plural import counted
 from ...base.terminal import printable
 from ..filter_options import add_filter_options, filters_from
 
@@ -116,11 +117,11 @@ def cmd_duplicates(args: argparse.Namespace, config: Config, progress: TerminalP
         print("no duplicates")
         return 0
     if rep.exact:
-        print(f"exact copies ({len(rep.exact)} group{'s' if len(rep.exact) != 1 else ''}):")
+        print(f"exact copies ({counted(len(rep.exact), 'group')}):")
         for group in rep.exact:
             print("  " + "\n  = ".join(printable(display_path(p)) for p in group))
     if rep.near:
-        print(f"near duplicates ({len(rep.near)} pair{'s' if len(rep.near) != 1 else ''}, similarity >= {rep.threshold:.2f}):")
+        print(f"near duplicates ({counted(len(rep.near), 'pair')}, similarity >= {rep.threshold:.2f}):")
         if rep.caution:
             print(f"  ({rep.caution})")
         for p in rep.near:

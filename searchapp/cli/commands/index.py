@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ...base.config import Config
+from ...base.plural import counted
 from ...base.priority import in_front
 from ...base.terminal import printable
 from ..open_library import open_local_library as _library
@@ -101,16 +102,16 @@ def print_report(total: SyncReport, as_json: bool) -> None:
                           "problems": [{"path": p, "reason": r} for p, r in total.problems],
                           "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
     else:
-        print(f"{total.scanned} file{'s' if total.scanned != 1 else ''} scanned: {total.added} added, {total.updated} updated, "
+        print(f"{counted(total.scanned, 'file')} scanned: {total.added} added, {total.updated} updated, "
               f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
-              f"{total.chunks_added} passages written ({_passages_detail(total)})")
+              f"{counted(total.chunks_added, 'passage')} written ({_passages_detail(total)})")
         if total.problems:
             from ...base.member_paths import display_path
             from ...library.report.not_indexed import group_members
 
             # A container's members left out for one reason are one row, as status shows them (not 135 rows).
             rows, _ = group_members([(p, "", r) for p, r in total.problems])
-            print(f"{len(total.problems)} files newly not indexed (`searchapp status` lists every file not indexed):",
+            print(f"{counted(len(total.problems), 'file')} newly not indexed (`searchapp status` lists every file not indexed):",
                   file=sys.stderr)
             for p, _state, r in rows[:10]:
                 print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO
 from ... import __version__
 from ...base.config import Config
 from ...base.errors import ConfigError
+from ...base.plural import counted
 from ...base.terminal import printable
 from ...library.sync.meaning_rate import left_note
 from ...models.sentence_conventions import describe_prompt
@@ -114,7 +115,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
 
         entries = entries_in(st.failed, st.member_groups)  # as the counts above count: a grouped row is its members
         rows = len(st.failed)
-        say(f"not indexed ({entries}" + (f" in {rows} row{'s' if rows != 1 else ''}" if entries != rows else "") + "):")
+        say(f"not indexed ({entries}" + (f" in {counted(rows, 'row')}" if entries != rows else "") + "):")
         for row in st.failed:  # by the state the ledger's query gave it: the one `status --files STATE` finds it by
             path, _, reason = row
             say(f"  [{st.failed_states[row]}] {printable(display_path(path))}: {printable(reason)}")

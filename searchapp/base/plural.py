@@ -1,0 +1,15 @@
+"""A count with its noun, singular or plural as the count says: "1 passage", "2 passages".
+
+One way for every line the command line prints: written out at each place, the index summary had forgotten it
+and said "1 passages written" (a newcomer), beside a "1 file scanned" three words before it."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+__all__ = ["counted"]
+
+
+def counted(n: int, noun: str, many: Optional[str] = None) -> str:
+    """`n` and `noun`, or its plural (`many`; by default `noun` + "s") unless `n` is 1."""
+    return f"{n} {noun if n == 1 else many or noun + 's'}"
