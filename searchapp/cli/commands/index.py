@@ -17,6 +17,7 @@ from ..writer_wait import add_wait_option, wait_turn
 
 if TYPE_CHECKING:
     from ...library import Library, SyncReport
+    from ...library.report.not_indexed import MemberGroups, Row
     from ...library.shared import SharedLibrary
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
@@ -110,16 +111,27 @@ def print_report(total: SyncReport, as_json: bool) -> None:
             from ...library.report.not_indexed import group_members
 
             # A container's members left out for one reason are one row, as status shows them (not 135 rows).
-            rows, _ = group_members([(p, "", r) for p, r in total.problems])
+            rows, groups = group_members([(p, "", r) for p, r in total.problems])
             print(f"{counted(len(total.problems), 'file')} newly not indexed (`searchapp status` lists every file not indexed):",
                   file=sys.stderr)
             for p, _state, r in rows[:10]:
                 print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
             if len(rows) > 10:
-                print(f"  ... and {len(rows) - 10} more", file=sys.stderr)
+                print(f"  ... and {_rest(rows[10:], groups)}", file=sys.stderr)
         for n in total.notes + [n for n in (total.reread_note(),) if n is not None]:
             print(f"searchapp: note: {printable(n)}", file=sys.stderr)
         _list_read_differently(total.read_differently)
+
+
+def _rest(rows: list[Row], groups: MemberGroups) -> str:
+    """The rows not listed, as files and lines: a grouped row stands for its members, so "163 files newly not
+    indexed", ten lines and "... and 20 more" did not add up (a newcomer). Files, and the lines they take when
+    fewer, so the header is the lines' counts plus this; `status --files` lists each file, member by member."""
+    from ...library.report.not_indexed import entries_in
+
+    files = entries_in(rows, groups)
+    lines = f" in {counted(len(rows), 'more line')}" if len(rows) != files else ""
+    return f"{counted(files, 'more file')}{lines} (`searchapp status --files` lists each file with its state)"
 
 
 def _list_read_differently(paths: list[str]) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from searchapp.base.member_paths import MEMBER_SEP
 from searchapp.cli.commands.index import print_report
 from searchapp.library.sync.contract import SyncReport
 
@@ -21,3 +24,21 @@ def test_the_summary_line_says_one_file_and_one_passage_in_the_singular(capsys):
     print_report(SyncReport(scanned=1, skipped=1, problems=[("/home/a/photo.heic", "unsupported format")]),
                  as_json=False)
     assert capsys.readouterr().err.startswith("1 file newly not indexed ")
+
+
+def test_the_files_not_indexed_add_up_to_the_count_above_them(tmp_path, capsys):
+    """A first index of a home said "163 files newly not indexed", ten lines, then "... and 20 more": the lines
+    group an archive's members, so 10 + 20 was not 163. The lines' counts and the tail's add up to the header."""
+    singles = [(str(tmp_path / f"photo{i}.heic"), "unsupported format") for i in range(12)]
+    members = [(f"{tmp_path / 'old.zip'}{MEMBER_SEP}scan{i}.tif", "unsupported format") for i in range(20)]
+    members += [(f"{tmp_path / 'mail.mbox'}{MEMBER_SEP}{i}{MEMBER_SEP}a.bin", "unsupported format") for i in range(5)]
+    rep = SyncReport(scanned=40, skipped=37, problems=singles + members)
+    print_report(rep, as_json=False)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("37 files newly not indexed "), lines[0]
+    listed = lines[1:11]
+    assert all(line.endswith(": unsupported format") for line in listed), listed
+    shown = sum(int(m.group(1)) if (m := re.search(r": (\d+) of its members: ", line)) else 1 for line in listed)
+    tail = re.fullmatch(r"  \.\.\. and (\d+) more files in 4 more lines \(`searchapp status --files` lists each .*\)",
+                        lines[11])
+    assert tail is not None and shown + int(tail.group(1)) == 37, lines
