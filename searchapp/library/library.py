@@ -33,7 +33,7 @@ from .sync.meaning_pass import meaning_percent, meaning_progress
 from .query.filters import SearchFilters
 from .resources.index_keeper import IndexKeeper
 from .resources.integrity import IntegrityCheck
-from .resources.lock import WriterWait, writer_holder_info, writer_lock
+from .resources.lock import Holder, WriterWait, writer_holder_info, writer_lock
 from .resources.model_set import ModelSet
 from .resources.connections import ReadConnections
 from .resources.in_flight import SearchesInFlight
@@ -340,10 +340,9 @@ class Library(WatchAndServe):
             self.wanted.add(h.path for h in result.hits)  # the meaning pass takes these files first
         return result
 
-    def _writer(self) -> Optional[str]:
+    def _writer(self) -> Optional[Holder]:
         """The process writing this library now, this one too ("process 4242 (…)"), or None: as status names it."""
-        holder = writer_holder_info(self.data_dir, own=True)
-        return None if holder is None else str(holder)
+        return writer_holder_info(self.data_dir, own=True)
 
     def _embedder(self) -> Optional[PassageEmbedder]:
         """How a search or Similar embeds passages that have no vector yet (search/meaning_now.py): the loaded

@@ -27,6 +27,7 @@ from .settings_check import passage_context_note, settings_mismatch
 
 if TYPE_CHECKING:
     from ...models.identity import ModelIdentity
+    from ..resources.lock import Holder
 
 __all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice", "IN_STORE"]
 
@@ -227,7 +228,7 @@ class SavedIds:
 def build_status(config: Config, data_dir: str, db: Store, index: Optional[IndexIds | InStore],
                  index_notice: Optional[str], *, index_opening: bool = False,
                  integrity: Optional[Callable[[], bool]] = None, owner: Optional[str] = None,
-                 writer: Optional[str] = None, embedder: Optional[str] = None) -> LibraryStatus:
+                 writer: Optional[Holder] = None, embedder: Optional[str] = None) -> LibraryStatus:
     """`db`: a reader; `index`: the vector index brought up to date with it, or the ids of its file when that is
     current (SavedIds), or None (no vectors yet, or `index_opening`: it is still opening in the background), or
     IN_STORE (the store's own index: no id is read); `owner`: a shared library's machine, whose files alone the
@@ -278,7 +279,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
     not_indexed, member_groups = not_indexed_entries(db, owner=owner)
     return LibraryStatus(
-        writer=writer,
+        writer=None if writer is None else str(writer),
         index_opening=index_opening,
         data_dir=data_dir,
         roots=roots,

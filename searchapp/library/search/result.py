@@ -14,10 +14,11 @@ from ...base.member_paths import display_path
 from ...base.types import Hit
 
 if TYPE_CHECKING:  # for the type checker alone: a result is read without the search pipeline's imports
+    from ..resources.lock import Holder
     from .filter_scope import FilterStats
 
 __all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "NAMED", "WEAK", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
-           "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds"]
+           "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds", "embeds_next"]
 
 # Notice kinds, in the order a search says them.
 UNSEARCHABLE = "unsearchable"  # nothing to match or embed (empty, common words only): no hits at all
@@ -42,13 +43,33 @@ class Notice:
     text: str  # one line for a person
 
 
-def writer_embeds(writer: Optional[str]) -> Optional[str]:
-    """Who embeds the passages still waiting while a process writes the library (`writer`: "process 4242 (…)"), as
-    `status` and a search both say it, or None (no writer: `searchapp index` does). Advising `searchapp index` then
-    only sent the person to wait behind the window or a watch."""
+def writer_embeds(writer: Optional[Holder]) -> Optional[str]:
+    """Who embeds the passages still waiting while a process writes the library, as `status` and a search both say
+    it, or None (no writer: `searchapp index` does). Advising `searchapp index` then only sent the person to wait
+    behind the window or a watch, or, said of a `searchapp index` in its meaning pass, to start a second one."""
     if writer is None:
         return None
+    if writer.yields:  # its lock says it is in its meaning pass (sync/handover.py): these are what it embeds
+        return f"{writer} is embedding them now"
+    if embeds_next(writer.doing):
+        return f"{writer} is writing the library now and embeds them next"
     return f"{writer} is writing the library now: a watch or the window embeds them as it goes, else `searchapp index`"
+
+
+_VALUED = ("--data-dir", "--config", "--library")  # the options before a command that take a value (global_options)
+
+
+def embeds_next(doing: str) -> bool:
+    """Whether a writer's command line ("searchapp index /docs", lock.Holder.doing) embeds what waits once its words
+    are written: an index without --words-only, a watch, the window (`searchapp gui`, or `searchapp` alone)."""
+    words = doing.split()
+    if not words or words[0] not in ("searchapp", "searchapp.exe"):
+        return False  # another program using the library (a script, a test): nothing known of it
+    i = 1
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in _VALUED else 1
+    command = words[i] if i < len(words) else "gui"
+    return command in ("watch", "gui") or (command == "index" and "--words-only" not in words)
 
 
 def common_text(words: list[str]) -> str:
@@ -57,11 +78,13 @@ def common_text(words: list[str]) -> str:
             "are ranked by meaning alone")
 
 
-def meaning_text(percent: int, mode: str = "hybrid", writer: Optional[str] = None) -> str:
+def meaning_text(percent: int, mode: str = "hybrid", writer: Optional[Holder] = None) -> str:
     """The note beside results while passages still lack vectors. Dense mode reads meaning alone, so there the rest
     are not found at all; Similar compares only files that have meaning. `writer`: the process writing the library
     now, if any (writer_embeds: it embeds them, not a `searchapp index` of the person's)."""
     who = writer_embeds(writer)
+    if who is not None and writer is not None and (writer.yields or embeds_next(writer.doing)):
+        who += ": `searchapp status` shows how far"  # where status's own line says the percentage already
     if mode == "dense":
         return (f"meaning: {percent}% of passages; dense mode finds only those (hybrid or lexical finds the rest "
                 f"by their words; {who or '`searchapp index` finishes the meaning'})")

@@ -111,3 +111,56 @@ def test_a_search_while_another_process_writes_says_who_embeds_as_status_does(tm
     assert f"{who}" in said and embeds in said
     note = next(line for line in searched.stderr.splitlines() if "meaning:" in line)
     assert f"({who}" in note and embeds in note and "finishes it" not in note, note
+
+
+EMBEDDER = ("import sys; from pathlib import Path; from searchapp.library.resources.lock import writer_lock\n"
+            "data, yields = Path(sys.argv[1]), sys.argv[2] == 'yields'\n"
+            "sys.argv = sys.argv[3:]  # the command line its lock file names, as a `searchapp index` writes it\n"
+            "with writer_lock(data) as turn:\n"
+            "    turn.say(yields)  # what the meaning pass's Handover says while it embeds\n"
+            "    print('held', flush=True)\n"
+            "    sys.stdin.read()\n")
+
+
+def _said_while(data: Path, yields: bool, *argv: str) -> tuple[str, str]:
+    """What `status` and a lexical search say while a process runs as `argv` writes the library, its lock saying
+    it is in its meaning pass (`yields`) or not: (status's output, the search's meaning note)."""
+    writer = subprocess.Popen([sys.executable, "-c", EMBEDDER, str(data), "yields" if yields else "words", *argv],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline().strip() == "held"
+        searched = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), "search", "--direct",
+                                   "--mode", "lexical", "sourdough starter"],
+                                  capture_output=True, text=True, timeout=300)
+        assert searched.returncode == 0, searched.stdout + searched.stderr
+        said = status_text(data)
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=60)
+    return said, next(line for line in searched.stderr.splitlines() if "meaning:" in line)
+
+
+def test_while_an_index_embeds_status_and_search_say_it_embeds_them_not_to_run_index(tmp_path, tiny_bi_encoder_dir,
+                                                                                      tiny_encoder):
+    """A newcomer's second command, while `searchapp index` embedded, said "process 3955 (searchapp index …) is
+    writing the library now: a watch or the window embeds them as it goes, else `searchapp index`": it told them
+    to run the very command that was embedding. A writer in its meaning pass is said to embed them now; an index in
+    its words pass, to embed them next; a words-only index, as before, leaves them to a watch, the window or index."""
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
+    (tmp_path / "docs" / "bread.txt").write_text("Sourdough needs a lively starter and a hot oven.\n", encoding="utf-8")
+    with Library(load_config(data, env={}), encoder=tiny_encoder) as lib:
+        assert lib.sync(embed=False).added == 1  # its passage waits for meaning
+    index = ("searchapp", "--data-dir", str(data), "index", str(tmp_path / "docs"))
+
+    said, note = _said_while(data, True, *index)
+    assert f"(searchapp --data-dir {data} index {tmp_path / 'docs'}) is embedding them now)" in said, said
+    assert "else `searchapp index`" not in said and "else `searchapp index`" not in note, note
+    assert note.endswith("is embedding them now: `searchapp status` shows how far)"), note
+
+    said, note = _said_while(data, False, *index)
+    assert "is writing the library now and embeds them next)" in said and "else `searchapp index`" not in said, said
+    said, note = _said_while(data, False, "searchapp", "index", "--words-only", str(tmp_path / "docs"))
+    assert "a watch or the window embeds them as it goes, else `searchapp index`" in said, said
