@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shlex
 import sys
 from typing import TYPE_CHECKING
 
 from ...base.config import Config
+from ...base.errors import Cancelled
 from ...base.plural import counted
 from ...base.priority import in_front
 from ...base.terminal import printable
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_index", "print_report", "add_folders"]
+__all__ = ["register", "cmd_index", "print_report", "add_folders", "stopped_text"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,15 +48,22 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
     from ...library import SyncReport
 
     with _library(config) as lib:
-        wait_turn(lib, args, cancel)
+        wait_turn(lib, args, cancel)  # a cancel while waiting: nothing done, as main says it
         total = SyncReport()
-        if args.paths:
-            total = add_folders(lib, args.paths, progress, cancel, embed=not args.words_only)
-        else:
-            if not lib.roots():
-                print("searchapp: nothing to sync; add a folder with `searchapp index PATH`", file=sys.stderr)
-                return 2
-            total = lib.sync(progress=progress, cancel=cancel, embed=not args.words_only)
+        if not args.paths and not lib.roots():
+            print("searchapp: nothing to sync; add a folder with `searchapp index PATH`", file=sys.stderr)
+            return 2
+        try:
+            if args.paths:
+                total = add_folders(lib, args.paths, progress, cancel, embed=not args.words_only)
+            else:
+                total = lib.sync(progress=progress, cancel=cancel, embed=not args.words_only)
+        except Cancelled as exc:
+            if exc.report is None:  # stopped waiting for another writer, before its sync began: main says so
+                raise
+            progress.close()
+            print(f"searchapp: {stopped_text(exc.report, lib.meaning(), args.paths)}", file=sys.stderr)
+            return Cancelled.exit_code
         progress.close()
         print_report(total, args.json)
         notice = lib.index_notice()
@@ -74,10 +83,33 @@ def add_folders(lib: Library | SharedLibrary, paths: list[str], progress: Termin
 
     total = SyncReport()
     for path in paths:
-        rep = lib.add_folder(path, progress=progress, cancel=cancel, embed=embed)
+        try:
+            rep = lib.add_folder(path, progress=progress, cancel=cancel, embed=embed)
+        except Cancelled as exc:  # how far all of them got, not the stopped one's alone (stopped_text)
+            if isinstance(exc.report, SyncReport):
+                total.merge(exc.report)
+            if exc.report is not None or path != paths[0]:  # None: nothing begun (it waited for another writer)
+                exc.report = total
+            raise
         total.merge(rep)
         total.chunks_pending = rep.chunks_pending
     return total
+
+
+def stopped_text(rep: SyncReport, meaning: tuple[int, int], paths: list[str]) -> str:
+    """What an index stopped by Ctrl+C (or a `kill`) kept, and how to go on. "cancelled; nothing half-written was
+    kept" read as if everything was lost (a newcomer), where every finished batch is kept: the files written so
+    far (`rep`, the sync's report when it stopped) and the library's passages with a vector (`meaning`: embedded,
+    all). Each folder of `paths` was a library folder once its sync began, so a plain index goes on with it; the
+    ones after it were not added yet, and are named again."""
+    embedded, passages = meaning
+    files = rep.added + rep.updated
+    kept = f"{counted(files, 'file')} added or updated, " if files else ""
+    rest = ", the rest searchable by their words" if embedded < passages else ""
+    again = " ".join(["searchapp index", *(shlex.quote(printable(p)) for p in paths)] if len(paths) > 1 else
+                     ["searchapp index"])
+    return (f"stopped: what was finished is kept ({kept}{embedded:,} of {counted(passages, 'passage')} embedded"
+            f"{rest}); `{again}` goes on from there")
 
 
 def _passages_detail(total: SyncReport) -> str:

@@ -15,3 +15,47 @@ def test_index_says_the_passages_it_embedded_were_left_waiting_by_earlier_syncs(
     (other / "kayak.txt").write_text("The kayak club meets at the boathouse.", encoding="utf-8")
     code, out, _ = cli(capsys, "--data-dir", data, "index", str(other))
     assert code == 0 and "1 passage written (4 embedded, at least 3 of them left waiting by earlier syncs)" in out, out
+
+
+class _StopsAfterABatch:
+    """The command's progress, as a person watching it: Ctrl+C once the first batch of meaning is embedded."""
+
+    def __init__(self, cancel) -> None:
+        self.cancel = cancel
+
+    def __call__(self, p) -> None:
+        if p.stage == "embedding" and p.done > 0:
+            self.cancel.cancel()
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_index_stopped_while_embedding_says_what_it_kept_and_the_next_goes_on(tiny_cli, tmp_path, capsys,
+                                                                                  monkeypatch):
+    """After Ctrl+C in `searchapp index` a newcomer read "cancelled; nothing half-written was kept", as if all was
+    lost, where status showed 89% embedded and the next index embedded only the rest. The line says what was
+    kept, in the library's own figures, and the next index embeds just the passages the line left."""
+    import re
+
+    from searchapp.base.config import load_config
+    from searchapp.base.progress import CancelToken
+    from searchapp.cli.commands.index import cmd_index
+    from searchapp.cli.parser import parse_command_line
+    from searchapp.library.sync import words_pass
+
+    monkeypatch.setattr(words_pass, "BATCH_CHUNKS", 2)  # meaning in batches of two: a stop between two of them
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(8):
+        (notes / f"n{i}.txt").write_text(f"Note {i} on the harbour tides and the kayak club.", encoding="utf-8")
+    data = tmp_path / "lib"
+    args = parse_command_line(["--data-dir", str(data), "index", str(notes)])
+    cancel = CancelToken()
+    assert cmd_index(args, load_config(data), _StopsAfterABatch(cancel), cancel) == 130
+    err = capsys.readouterr().err.strip()
+    said = re.fullmatch(r"searchapp: stopped: what was finished is kept \(8 files added or updated, (\d+) of 8 passages "
+                        r"embedded, the rest searchable by their words\); `searchapp index` goes on from there", err)
+    assert said is not None, err
+    code, out, _ = cli(capsys, "--data-dir", str(data), "index")
+    assert code == 0 and f"({8 - int(said.group(1))} embedded" in out, out
