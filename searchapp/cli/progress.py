@@ -28,10 +28,28 @@ MIN_BAR = 12  # columns the bar itself keeps: at 120 columns a long postfix had 
 _FIXED = 26  # the rest of _FORMAT's line: ": 100%|", "| ", "/", " [", the elapsed time, ", " and "]"
 
 
+UNSIZED = (80, 24)  # the bar's terminal size where the terminal reports none
+
+
 def _columns() -> int:
     import shutil
 
     return shutil.get_terminal_size((100, 24)).columns
+
+
+def _unsized() -> Optional[tuple[int, int]]:
+    """Where stderr, on which the bar is drawn, is a terminal that reports no width or height (0: `script` with no
+    real terminal behind it, a pty never sized), the size to draw to instead, else None. tqdm drew no bar at all
+    there (it hides a bar below the screen's last row, and read -1 rows): a 5-minute embedding showed nothing."""
+    import os
+
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (AttributeError, ValueError, OSError):  # not a terminal, or no descriptor: tqdm's own defaults hold
+        return None
+    if size.columns > 0 and size.lines > 0:
+        return None
+    return (size.columns if size.columns > 0 else UNSIZED[0]), (size.lines if size.lines > 0 else UNSIZED[1])
 
 
 def _fit(parts: list[str], room: int) -> str:
@@ -92,8 +110,11 @@ class TerminalProgress:
         if self._stage != key:
             self.close()
             self._stage = key
+            fixed = _unsized()
+            cols, rows = fixed or (None, None)
             self._bar = tqdm(total=p.total, desc=_TITLES.get(key, key), unit=_UNITS.get(key, ""),
-                             file=sys.stderr, dynamic_ncols=True, leave=False, bar_format=_FORMAT)
+                             file=sys.stderr, dynamic_ncols=fixed is None, ncols=cols, nrows=rows, leave=False,
+                             bar_format=_FORMAT)
         redraw = False
         if p.total is not None and self._bar.total != p.total:
             self._bar.total = p.total  # the passage total is an estimate that sharpens as files are read
@@ -111,7 +132,7 @@ class TerminalProgress:
         if key == "passages" and p.message:
             postfix += [part for part in p.message.split(" · ") if part.startswith("slowed for")]  # meaning_rate
             postfix.append("searchable by words meanwhile")
-        room = _columns() - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR
+        room = (self._bar.ncols if not self._bar.dynamic_ncols else _columns()) - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR
         self._bar.set_postfix_str(_fit(postfix, room), refresh=False)
         self._bar.refresh()
 
