@@ -315,7 +315,8 @@ class Library(WatchAndServe):
         if parsed is None and not result.words_matched:  # a name typed: no passage holds it (search/named.py)
             from .search.named import named_files, named_first
 
-            named = named_files(self.reader(), query, req.k)
+            named = named_files(self.reader(), query, req.k,
+                                filters.where() if filters is not None and filters.active else None)
             if named is not None:
                 result.hits = named_first(result.hits, named, req.k)
                 result.notices = [n for n in result.notices if n.kind != WEAK]  # a named file is close by name

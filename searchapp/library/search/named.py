@@ -14,7 +14,7 @@ from typing import Optional
 
 from ...base.types import Hit
 from ...store import Store
-from ...store.scope import INDEXED, all_of, name_matches
+from ...store.scope import INDEXED, Fragment, all_of, name_matches
 from .constraints import listed
 
 __all__ = ["Named", "named_files", "named_first", "MAX_WORDS", "SHOWN"]
@@ -34,13 +34,14 @@ class Named:
     text: str
 
 
-def named_files(store: Store, query: str, k: int) -> Optional[Named]:
-    """The files named like `query` (its words in their order, anything between), or None when none is."""
+def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = None) -> Optional[Named]:
+    """The files named like `query` (its words in their order, anything between) within `scope` (the search's
+    filters: a folder, types, dates), or None when none is."""
     words = _WORD.findall(query)
     if not words or len(words) > MAX_WORDS:
         return None
     glob = "*" + "*".join(words) + "*"  # the words in their order, anything between (sourdough-bread, sourdough_bread)
-    ids = store.newest_first(all_of([INDEXED, name_matches([glob])]), SHOWN, by_file=True)
+    ids = store.newest_first(all_of([INDEXED, name_matches([glob]), *([scope] if scope else [])]), SHOWN, by_file=True)
     if not ids:
         return None
     hits = listed(store, ids[:k])

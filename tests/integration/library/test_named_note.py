@@ -53,6 +53,21 @@ def test_many_files_named_like_it_come_newest_first_within_k(lib, tmp_path):
                                "(`name:invoice` lists them all)")
 
 
+def test_a_named_file_outside_the_searchs_filters_is_not_listed(lib, tmp_path):
+    """The window's filter bar (or --in, --type) holds for the files named like the query too."""
+    from searchapp.library.query.filters import SearchFilters
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "sourdough-starter.txt").write_text("Nourrir le levain chaque matin.", encoding="utf-8")
+    lib.add_folder(other)
+    assert sorted(_names(lib.search("sourdough", mode="lexical"))) == ["sourdough-bread.txt", "sourdough-starter.txt"]
+    res = lib.search("sourdough", mode="lexical", filters=SearchFilters.build(folders=[str(other)]))
+    assert _names(res) == ["sourdough-starter.txt"] and res.hits[0].named
+    res = lib.search("sourdough", mode="lexical", filters=SearchFilters.build(types=["md"]))
+    assert res.hits == [] and res.said(NAMED) is None
+
+
 def test_words_a_passage_holds_or_a_name_none_has_say_nothing(lib):
     assert lib.search("heron", mode="hybrid").said(NAMED) is None  # the words found it (a file is named so too)
     assert lib.search("pumpernickel", mode="hybrid").said(NAMED) is None  # no such name either
