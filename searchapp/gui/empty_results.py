@@ -42,9 +42,9 @@ def empty_text(result: SearchResult, bar_filters: bool) -> str:
         tips.append("switch to Words + meaning to find passages by their meaning, not only by these words")
     elif result.mode == "dense":
         tips.append("switch to Words + meaning or Words to find these exact words")
-    if similar and result.meaning_percent is not None:  # compared only with files that have meaning already
-        tips.append(f"wait while meaning is added (now {result.meaning_percent}% of passages): "
-                    "only files with meaning can be found similar")
+    if similar and result.meaning_percent is not None:  # no file shares its words, and meaning is unfinished
+        tips.append(f"wait while meaning is added (now {result.meaning_percent}% of passages): no other file shares "
+                    "this one's distinctive words, and only files with meaning can be compared by meaning")
     if not tips:
         tips.append("try other words, or add the folder that holds what you are looking for")
     what = ("No similar files yet" if similar and result.meaning_percent is not None else

@@ -12,13 +12,14 @@ from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFont, QPainter,
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ..base.types import Hit
+from ..library.search.similar_hit import SimilarHit
 from ..library.search.snippet import best_snippet
 from ..library.search.weak import WEAK_COSINE
 from .highlight import highlight_html, snippet, utf16_spans
 from .plain import shown_folder, shown_name, shown_path, tooltip
 
 __all__ = ["ResultsModel", "HtmlDelegate", "rank_movement", "movement_tooltip", "score_text", "more_text", "date_text",
-           "words_only", "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE", "SNIPPET_LINES"]
+           "words_only", "by_words", "HIT_ROLE", "HTML_ROLE", "SNIPPET_ROLE", "SNIPPET_LINES"]
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the Hit itself
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet with query words marked
@@ -85,7 +86,14 @@ def score_text(hit: Hit) -> str:
     if not scored(hit):
         return ""
     value, label = hit.shown_score
+    if by_words(hit):  # Similar files found by words: never read as a meaning similarity (decision 0159)
+        return f"by words {value:.2f}"
     return f"{label} {value:.{1 if label == 'bm25' else 2}f}"
+
+
+def by_words(hit: Hit) -> bool:
+    """A row of Similar files found by the source's words while meaning fills, not by meaning."""
+    return isinstance(hit, SimilarHit) and hit.by == "words"
 
 
 def words_only(hit: Hit) -> bool:
@@ -120,6 +128,12 @@ def score_tooltip(hit: Hit) -> str:
 def _score_why(hit: Hit) -> str:
     if not scored(hit):
         return UNSCORED_TIP
+    if isinstance(hit, SimilarHit) and by_words(hit):
+        shares = f" It holds these distinctive words of that file: {', '.join(hit.words)}." if hit.words else ""
+        return (f"Found by words ({hit.why}): a file without meaning yet is found similar by the distinctive words "
+                f"of the file asked about.{shares} Its score is how much of those words it holds, weighed by how "
+                "distinctive each is (1.00 = all of them), not a meaning similarity; once both files have meaning it "
+                "is compared by meaning.")
     _, label = hit.shown_score
     why = {"relevance": "the cross-encoder's probability that the passage answers the query (0..1)",
            "match": "the score that ordered this list: meaning (cosine) and words (BM25 share of the best match) "

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QSplitter, 
 from ..base.types import Hit
 from ..library import SearchResult
 from ..library.search.result import LISTING
-from .results_model import rank_movement
+from .results_model import by_words, rank_movement
 from .elided_label import ElidedLabel
 from .plain import plain_label, shown_name, shown_path
 from .score_plot import ScorePlot
@@ -63,7 +63,10 @@ def why_text(hit: Hit) -> str:
                      f"words (BM25) {s.lexical:.2f}")
     if s.fused is not None:
         parts.append(f"fused {s.fused:.3f} → #{r.fused}")
-    if hit.order_label == "words" and s.words is not None:
+    if by_words(hit) and s.words is not None:  # Similar files found by words (decision 0159)
+        parts.append(f"found by words ({getattr(hit, 'why', '')}): holds {s.words:.2f} of the source's distinctive "
+                     "words, weighed")
+    elif hit.order_label == "words" and s.words is not None:
         parts.append(f"no meaning yet: shows its words alone, {s.words:.2f} of the best word match")
     if s.rerank is not None:
         parts.append(f"cross-encoder {s.rerank:.3f} → #{r.rerank}")

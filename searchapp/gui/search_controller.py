@@ -422,6 +422,9 @@ def _meaning_words(result: SearchResult, shown: Sequence[Hit] = (), embedded: in
     share = _share(result.meaning_percent, some)
     if result.mode == "dense":
         return f"meaning covers {share} of passages so far: a search by meaning finds only those"
+    if result.mode == "similar":  # the files without meaning follow, found by the source's words (decision 0159)
+        said = f"meaning covers {share} of passages so far; files without it are found by their words"
+        return said + (' (their score, in grey, reads "by words")' if any(words_only(h) for h in shown) else "")
     said = f"meaning covers {share} of passages so far; the rest are found by their words until indexing finishes"
     # the grey "words" score is pointed at only where a row shows one (passages embedded for this search do not)
     return said + (' (their score, in grey, reads "words")' if any(words_only(h) for h in shown) else "")

@@ -383,8 +383,9 @@ class Library(WatchAndServe):
     @_searching
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
                 filters: Optional[SearchFilters] = None) -> SearchResult:
-        """Files most like the indexed file `path` (or its page `page`), from stored vectors only: no model
-        is loaded. Hits are files (best passage pair shown); see similar.py for the score."""
+        """Files most like the indexed file `path` (or its page `page`), from stored vectors: no model is loaded.
+        Hits are files (best passage pair shown); see similar.py for the score. While meaning fills, the files
+        without a vector follow, found by the source's words (similar_words.py, decision 0159)."""
         from .search.similar import find_similar
 
         index = self._fresh()  # searched with its default ef (index.ef_search)
@@ -393,7 +394,7 @@ class Library(WatchAndServe):
         result = find_similar(self.reader(), index, self.vectors.dim(), path, page=page,
                               k=k or self.config.search.k, filters=filters,
                               embed=self._embedder() if pending else None,
-                              embed_budget=self.config.search.embed_on_search)
+                              embed_budget=self.config.search.embed_on_search, by_words=bool(pending))
         if pending:
             self.wanted.add([key_of(path)])  # its own passages first, then what a search returns
             result.meaning_percent = meaning_percent(*self.meaning())

@@ -22,7 +22,7 @@ from .ocr.marks import mark_ocr
 from .resources.model_set import ModelSet
 from .search.pipeline import mark_available, run_search, search_request, searched_words
 from .search.places import place_text, unplaced
-from .search.result import PLACE, SAME, UNSEARCHABLE, Notice, SearchResult
+from .search.result import MEANING, PLACE, SAME, UNSEARCHABLE, Notice, SearchResult, meaning_text
 from .sync.contract import SyncReport
 from .sync.meaning_pass import meaning_percent, meaning_progress
 from ..base.library_address import shown
@@ -357,18 +357,23 @@ class SharedLibrary:
 
     def similar(self, path: str, *, page: Optional[int] = None, k: Optional[int] = None,
                 filters: Optional["SearchFilters"] = None) -> SearchResult:
-        """Files most like the indexed file `path` (or its page), from stored vectors only, as Library.similar:
-        the same find_similar over pgvector's index. `path`: a file of this machine's, or of another's
-        folder where this desktop mounts it (library.path_map)."""
+        """Files most like the indexed file `path` (or its page), as Library.similar: the same find_similar over
+        pgvector's index and, while meaning fills, the postings' BM25 for the files without a vector (decision
+        0159). `path`: a file of this machine's, or of another's folder where this desktop mounts it
+        (library.path_map)."""
         from ..base.member_paths import key_of
         from .search.similar import find_similar, same_text
 
         found = shared_paths.resolve(self.store, self.paths, key_of(path))
         dim = self.store.dim()
         index = PgVectorIndex(self.store, dim) if dim is not None else None
+        embedded, total = meaning_progress(self._as_store)
         result = find_similar(self._as_store, cast("Optional[VectorIndex]", index), dim, path, page=page,
                               k=k or self.config.search.k, filters=shared_paths.mapped_filters(filters, self.paths),
-                              source=found[1] if found is not None else None)
+                              source=found[1] if found is not None else None, by_words=embedded < total)
+        if embedded < total:  # as Library.similar says it: what the meaning rows cover
+            result.meaning_percent = meaning_percent(embedded, total)
+            result.notices.append(Notice(MEANING, meaning_text(result.meaning_percent, "similar")))
         if found is not None:
             result.query = self.paths.to_local(found[0], found[1].path)
         shared_paths.local_hits(self.store, self.paths, result.hits)

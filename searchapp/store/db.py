@@ -27,6 +27,7 @@ from .rows import ChunkRow, FileRow, NewChunk, RootRow
 from .scope import ScopeQueries, fold
 from .lexical_queries import LexicalQueries, fts_query
 from .vector_queue import VectorQueue
+from .word_stats import WordStats
 
 __all__ = ["Store", "FileRow", "ChunkRow", "NewChunk", "RootRow", "fts_query"]
 
@@ -80,10 +81,10 @@ def _has_column(conn: sqlite3.Connection, table: str, column: str) -> bool:
     return not names or column in names
 
 
-class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries, LexicalQueries):
+class Store(RootRecords, FileRecords, PassageRecords, VectorQueue, ScopeQueries, LexicalQueries, WordStats):
     """One SQLite file. Writes go through `atomic()`; one writer at a time (the library's lock file ensures it).
-    One object over one connection, its jobs in mixins (roots, files, passages, the vector queue, scopes, words):
-    a sync's transaction spans them all (decision 0132)."""
+    One object over one connection, its jobs in mixins (roots, files, passages, the vector queue, scopes, words,
+    word statistics): a sync's transaction spans them all (decision 0132)."""
 
     def __init__(self, path: Path, *, readonly: bool = False, immutable_ok: bool = False) -> None:
         """`immutable_ok`: the library cannot be written by anyone here (a read-only mount), so when a WAL

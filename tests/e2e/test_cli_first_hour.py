@@ -141,7 +141,9 @@ def test_dense_and_similar_on_a_words_only_library_say_why_they_find_nothing(tmp
     assert code == 0 and "dense mode finds only those" in err and "found by their words" not in err, err
     code, out, err = in_process(capsys, data, "similar", str(docs / "volcano.md"))
     assert code == 0, err
-    assert out.startswith("no similar files yet: only files with meaning can be found similar"), out
+    # no other note shares its words (found by words while meaning fills, decision 0159): neither side finds one
+    assert out.startswith("no similar files yet: no other file shares this one's distinctive words"), out
+    assert "meaning, which is 0% done" in out, out
 
 
 def test_index_of_several_paths_counts_what_is_left_to_embed_once(tmp_path, capsys):

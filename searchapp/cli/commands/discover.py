@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["register", "cmd_similar", "cmd_duplicates", "print_similar"]
 
+SHARED_SHOWN = 8  # a row found by words names this many of the source's distinctive words it holds (--json: all)
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("similar", help="files most like an indexed file (more like this), from stored vectors")
@@ -74,23 +76,29 @@ def print_similar(args: argparse.Namespace, res: SearchResult, out: Optional[Tex
     if not res.hits:
         if res.meaning_percent is None:
             print("no similar files", file=out)
-        else:  # compared only with files that have meaning already (the window says the same)
-            print(f"no similar files yet: only files with meaning can be found similar, and meaning is "
-                  f"{res.meaning_percent}% done (`searchapp index` adds it)", file=out)
+        else:  # neither meaning (the files that have it) nor words (the rest) found one (the window says the same)
+            print(f"no similar files yet: no other file shares this one's distinctive words, and only files with "
+                  f"meaning can be compared by meaning, which is {res.meaning_percent}% done (`searchapp index` adds "
+                  "it)", file=out)
         return 0
     shown = None  # the query file's passage last shown: a hit matched by the same one does not repeat it
     for rank, h in enumerate(res.hits, start=1):
         assert isinstance(h, SimilarHit)  # find_similar makes each hit one (library/search/similar.py)
         where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
         print(f"{rank:>2}. {where}", file=out)
-        print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}", file=out)
+        if h.by == "words":  # its score is the words' share, never a meaning similarity (decision 0159)
+            named = ", ".join(h.words[:SHARED_SHOWN]) + (", …" if len(h.words) > SHARED_SHOWN else "")
+            shares = f" | shares: {printable(named)}" if h.words else ""
+            print(f"    words {h.scores.words or 0.0:.2f} (by words: {h.why}){shares}", file=out)
+        else:
+            print(f"    similarity {h.scores.dense:.3f} | best passage pair {h.best_pair:.3f}", file=out)
         if h.copies:  # exact copies of this hit, folded into its row as a search folds them
             n = len(h.copies)
             print(f"    +{n} cop{'y' if n == 1 else 'ies'}: " + ", ".join(printable(display_path(p)) for p in h.copies),
                   file=out)
         this = (h.source_page, h.source_text)
-        pair = (("this:", h.source_text),) if this != shown else ()
-        shown = this
+        pair = (("this:", h.source_text),) if this != shown and h.by != "words" else ()  # words: no passage pair
+        shown = this if pair else shown
         for label, text in pair + (("that:", h.text),):
             print(_snippet(label, text), file=out)
     return 0

@@ -80,8 +80,9 @@ def common_text(words: list[str]) -> str:
 
 def meaning_text(percent: int, mode: str = "hybrid", writer: Optional[Holder] = None) -> str:
     """The note beside results while passages still lack vectors. Dense mode reads meaning alone, so there the rest
-    are not found at all; Similar compares only files that have meaning. `writer`: the process writing the library
-    now, if any (writer_embeds: it embeds them, not a `searchapp index` of the person's)."""
+    are not found at all; Similar compares by meaning only files that have it, and finds the rest by their words
+    (decision 0159). `writer`: the process writing the library now, if any (writer_embeds: it embeds them, not a
+    `searchapp index` of the person's)."""
     who = writer_embeds(writer)
     if who is not None and writer is not None and (writer.yields or embeds_next(writer.doing)):
         who += ": `searchapp status` shows how far"  # where status's own line says the percentage already
@@ -89,8 +90,8 @@ def meaning_text(percent: int, mode: str = "hybrid", writer: Optional[Holder] = 
         return (f"meaning: {percent}% of passages; dense mode finds only those (hybrid or lexical finds the rest "
                 f"by their words; {who or '`searchapp index` finishes the meaning'})")
     if mode == "similar":
-        return (f"meaning: {percent}% of passages; only files with meaning can be found similar "
-                f"({who or '`searchapp index` finishes it'})")
+        return (f"meaning: {percent}% of passages; files without it yet are found similar by their words, marked "
+                f"\"by words\" ({who or '`searchapp index` finishes it'})")
     return (f"meaning: {percent}% of passages; the rest are found by their words only until "
             f"they are embedded ({who or '`searchapp index` finishes it'})")
 

@@ -11,20 +11,23 @@ there). The best passage pair is kept to show why a file matched. The source fil
 are its exact copies (the same sha256): they are the same file, not a similar one, and are said apart
 (`SearchResult.same_file`, a SAME notice: "the same file elsewhere: …"). Exact copies among the hits share one
 row as in a search (folding.py: the copy shown, `Hit.copies`), so k rows are k contents.
+
+While meaning fills (`by_words`), the files meaning cannot compare yet follow the meaning rows, found by the
+source's distinctive words (similar_words.py, decision 0159): marked `by = "words"`, scored by words, never by a
+cosine. With meaning complete there are none.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import numpy as np
 
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
 from ...base.member_paths import display_path, key_of
-from ...base.types import Hit, StageRanks, StageScores
+from ...base.types import StageRanks, StageScores
 from ...store import Store
 from ...store.rows import FileRow
 from ..query.field_values import MAX_PAGE
@@ -34,6 +37,8 @@ from .filter_scope import FilterScope
 from .folding import Folded, copies_of, fold_copies, mark_folded
 from .meaning_now import PassageEmbedder
 from .result import SAME, Notice, SearchResult
+from .similar_hit import SimilarHit
+from .similar_words import add_words_rows
 
 __all__ = ["SimilarHit", "find_similar", "same_text", "MAX_SOURCE_PASSAGES"]
 
@@ -42,28 +47,14 @@ NEIGHBOURS = 50  # per source passage, before the source's own passages are drop
 RESCORE_FILES = 5  # candidate files scored exactly: RESCORE_FILES x k, best first by their best pair
 
 
-@dataclass
-class SimilarHit(Hit):
-    """A similar file: `text`/`page` are its best-matching passage; `source_*` the source passage it matched."""
-
-    source_text: str = ""
-    source_page: Optional[int] = None
-    best_pair: float = 0.0  # cosine of the best passage pair
-
-    def to_json(self) -> dict[str, Any]:
-        out = super().to_json()
-        out["similarity"] = self.scores.dense
-        out["source"] = {"page": self.source_page, "text": self.source_text, "similarity": self.best_pair}
-        return out
-
-
 def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int], path: str, *,
                  page: Optional[int] = None, k: int = 10, filters: Optional[SearchFilters] = None,
                  embed: Optional[PassageEmbedder] = None, embed_budget: int = 0,
-                 source: Optional[FileRow] = None) -> SearchResult:
+                 source: Optional[FileRow] = None, by_words: bool = False) -> SearchResult:
     """`embed`: while meaning is unfinished, how the source's passages without a vector are embedded for this
     answer (at most `embed_budget`, an even sample: the score is a mean over the source's passages). `source`:
-    `path`'s entry when the caller found it already (a shared library: another machine's, by the path map)."""
+    `path`'s entry when the caller found it already (a shared library: another machine's, by the path map).
+    `by_words`: meaning is unfinished, so rows found by words follow the meaning rows, up to k."""
     t0 = time.perf_counter()
     ms: Callable[[], float] = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
     if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
@@ -82,15 +73,33 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     same_sha, result.same_file = _same_file(store, source, scope)
     if result.same_file:
         result.notices.append(Notice(SAME, same_text(result.same_file)))
-    if index is None or not len(index) or dim is None:
-        return result
+    judged = False
+    if index is not None and len(index) and dim is not None:
+        judged = _by_meaning(store, index, dim, source, list(src_ids), k, scope, same_sha, result,
+                             (embed, embed_budget) if embed is not None else None, ms)
+    if by_words and len(result.hits) < k:
+        shown = store.chunk_files([h.chunk_id for h in result.hits])
+        said = set(store.file_sha256s(list(shown.values())).values()) | ({same_sha} if same_sha else set())
+        add_words_rows(store, result, source, src_ids, k, scope, said, set(shown.values()), judged)
+        result.timings_ms["words"] = ms()
+    result.timings_ms["total"] = ms()
+    if scope is not None:
+        result.filter_stats = scope.stats
+    return result
+
+
+def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src_ids: list[int], k: int,
+                scope: Optional[FilterScope], same_sha: Optional[str], result: SearchResult,
+                embed: Optional[tuple[PassageEmbedder, int]], ms: Callable[[], float]) -> bool:
+    """The meaning rows, into `result`; whether the source had vectors to compare with: then the files with a
+    vector were the meaning side's to judge (its neighbours among them), and the words side leaves them out."""
     found, src_vecs = store.vectors(src_ids, dim)
-    if embed is not None and embed_budget > 0 and len(found) < len(src_ids):
-        found, src_vecs = _with_meaning_now(store, embed, embed_budget, dim, src_ids, found, src_vecs)
+    if embed is not None and embed[1] > 0 and len(found) < len(src_ids):
+        found, src_vecs = _with_meaning_now(store, embed[0], embed[1], dim, src_ids, found, src_vecs)
         result.timings_ms["meaning_now"] = ms()
     src_ids = found.tolist()  # rows with unusable (non-finite) vectors are left out
     if not src_ids:
-        return result
+        return False
 
     # 1. Candidate files: the files of the source passages' nearest neighbours, by their best pair.
     depth = NEIGHBOURS + min(source.n_chunks, 4 * NEIGHBOURS)  # the source's own passages come back too
@@ -115,10 +124,7 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     scored = _scored(store, shortlist, src_vecs, src_ids, dim)
     result.timings_ms["rescore"] = ms()
     _add_rows(store, result, scored, k, scope)
-    result.timings_ms["total"] = ms()
-    if scope is not None:
-        result.filter_stats = scope.stats
-    return result
+    return True
 
 
 def _scored(store: Store, shortlist: list[int], src_vecs: np.ndarray, src_ids: list[int],

@@ -64,6 +64,13 @@ class PgLexical:
             row = self.rows("SELECT count(*), coalesce(sum(n_tokens), 0) FROM chunks")[0]
         return int(row[0]), int(row[1])
 
+    def word_counts(self, terms: Sequence[str]) -> Optional[tuple[int, dict[str, int]]]:
+        """(passages of the library, {term: passages holding it}) as store/word_stats.py's WordStats gives them on
+        the desktop: the postings' primary key (term, passage) counted for each term, a term none holds left out."""
+        rows = self.rows("SELECT term, count(*) FROM postings WHERE term = ANY(%s) GROUP BY term",
+                         (list(dict.fromkeys(terms)),))
+        return self.lexical_totals()[0], {str(t): int(n) for t, n in rows}
+
     def cjk_totals(self) -> tuple[int, int]:
         """(passages, tokens) of the character table: the passages with a CJK character and their lengths there
         (N and the mean length of the desktop's chunks_cjk), kept per root as the words' are (schema 6)."""

@@ -10,6 +10,7 @@ import dataclasses
 import os
 
 from searchapp.library import Library
+from searchapp.library.search.similar_hit import NOT_READY_SOURCE
 from searchapp.library.sync import words_pass as sync_module
 
 WORDS = "amber basil cedar dune ember fjord garnet heron iris jasper kelp lotus".split()
@@ -129,8 +130,11 @@ def test_similar_answers_for_a_file_without_vectors(make_config, tiny_encoder, t
             enc.calls.clear()
             res = lib.similar(str(waiting / "f07.txt"), k=3)
             assert res.meaning_percent == 66 and res.meaning_notice  # says that meaning is unfinished
-            if budget == 0:  # not embedding it, there is nothing to compare it with: the old answer
-                assert res.hits == [] and enc.texts == []
+            if budget == 0:  # not embedding it, meaning has nothing to compare: every row is found by words
+                assert enc.texts == [] and len(res.hits) == 3, res.hits  # (decision 0159)
+                assert all(h.by == "words" and h.scores.dense is None for h in res.hits)
+                # the files with meaning too: meaning compared none of them, the source having none
+                assert {h.why for h in res.hits if os.path.dirname(h.path) == str(embedded)} <= {NOT_READY_SOURCE}
                 lib.sync()  # asked Similar for: embedded before the newer waiting file
                 assert [day(t) for t in enc.texts] == [7, 8, 6]
             else:

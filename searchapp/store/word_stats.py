@@ -1,0 +1,79 @@
+"""How common a word is in the library, read from the words index itself, and which files already have meaning:
+what Similar files' words side weighs a file's words by and leaves to the meaning side (library/search/
+similar_words.py, decision 0159). A mixin of Store; PgStore has the same two reads over its postings table.
+
+A term here is what the words table indexes (FTS5's `porter unicode61 remove_diacritics 2`: "warranty" is
+"warranti"): `word_terms` makes them from words with FTS5's own tokenizer, as a query's words are made.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Iterable, Iterator, Optional, Sequence
+
+from .bm25_postings import TOKENIZERS, _averages, _snapshot
+
+__all__ = ["WordStats", "word_terms", "text_terms"]
+
+_TABLE = "chunks_fts"
+_ROWS_VIEW = "chunks_fts_terms"  # fts5vocab 'row': a term's passage count (`doc`), a temp table of the connection
+
+
+def word_terms(words: Sequence[str]) -> list[Optional[str]]:
+    """The term the words table indexes each of `words` as; None for a word it splits into several tokens (or
+    none): such a word is a phrase to FTS5, not one term."""
+    from .postgres.tokens import passage_postings  # FTS5's own tokenizer, each distinct piece tokenized once
+
+    posts = passage_postings(list(words))
+    out: list[Optional[str]] = [None] * len(words)
+    single = posts.lengths[posts.doc] == 1
+    for term, doc in zip(posts.term[single].tolist(), posts.doc[single].tolist(), strict=True):
+        out[doc] = posts.terms[term]
+    return out
+
+
+def text_terms(texts: Sequence[str]) -> list[set[str]]:
+    """The terms the words table indexes each of `texts` as."""
+    from .postgres.tokens import passage_postings
+
+    posts = passage_postings(list(texts))
+    out: list[set[str]] = [set() for _ in texts]
+    for term, doc in zip(posts.term.tolist(), posts.doc.tolist(), strict=True):
+        out[doc].add(posts.terms[term])
+    return out
+
+
+class WordStats:
+    """Needs `conn` and `select_in` of Store."""
+
+    conn: sqlite3.Connection
+
+    def select_in(self, sql: str, values: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
+        raise NotImplementedError  # Store's
+
+    def word_counts(self, terms: Sequence[str]) -> Optional[tuple[int, dict[str, int]]]:
+        """(passages in the words table, {term: passages holding it}) for terms as `word_terms` makes them; a
+        term no passage holds is left out. None where the table cannot be read so (another tokenizer, an SQLite
+        without fts5vocab): the caller goes without. One read transaction, so the counts are of one state."""
+        row = self.conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (_TABLE,)).fetchone()
+        if row is None or f"tokenize='{TOKENIZERS[_TABLE]}'" not in (row[0] or ""):
+            return None
+        try:
+            self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_ROWS_VIEW} "  # two constants of this module
+                              f"USING fts5vocab(main, {_TABLE}, row)")
+            with _snapshot(self.conn):
+                totals = _averages(self.conn, _TABLE)
+                # IN over json_each: FTS5's vocabulary is looked up a term at a time, not scanned
+                counts = {str(t): int(n) for t, n in self.conn.execute(
+                    f"SELECT term, doc FROM temp.{_ROWS_VIEW} WHERE term IN (SELECT value FROM json_each(?))",  # noqa: S608 (a constant; the terms are one parameter)
+                    (json.dumps(list(dict.fromkeys(terms))),))}
+        except sqlite3.OperationalError:  # an SQLite without fts5vocab
+            return None
+        return (totals[0], counts) if totals is not None else None
+
+    def files_with_vectors(self, file_ids: Sequence[int]) -> set[int]:
+        """Those of `file_ids` with at least one passage that has its vector (the meaning side can find them)."""
+        return {int(r[0]) for r in self.select_in(
+            "SELECT DISTINCT file_id FROM chunks WHERE length(vector) > 0 AND file_id IN ({})",
+            dict.fromkeys(int(f) for f in file_ids))}
