@@ -60,8 +60,12 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
         raise ConfigError(f"--page must be between 1 and {MAX_PAGE}, got {page}")
     source = source or store.file_by_path(key_of(path))  # a member as shown (a.zip › m.txt) or as its key (a.zip//m.txt)
-    if source is None or source.status != "indexed":
+    if source is None:
         raise ConfigError(f"{path} is not an indexed file of this library (`searchapp status` lists what is)")
+    if source.status != "indexed":  # explain lists it: say why it has nothing to compare, as explain does
+        raise ConfigError(f"{path} is in the library but not indexed ({source.status}"
+                          + (f": {source.error}" if source.error else "")
+                          + "), so it has no passages to compare; `searchapp explain` says more")
     src_ids = store.chunk_ids_of_file(source.id, page)
     if not src_ids:
         where = f"page {page} of {path}" if page is not None else path

@@ -56,6 +56,19 @@ def test_similar_rejects_unknown_file_and_missing_page(indexed, tmp_path):
             lib.similar(str(docs / "reports" / "original.txt"), page=3)
 
 
+def test_similar_on_a_file_the_library_did_not_index_says_why(tmp_path, tiny_encoder, make_config):
+    """`explain` listed them (no text, skipped, failed) while `similar` said they were not in the library (a
+    newcomer): it says why there is nothing to compare, as explain does."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("The heron waded through the reeds at dawn.", encoding="utf-8")
+    (docs / "archive.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 16)
+    with Library(make_config(), encoder=tiny_encoder) as lib:
+        lib.add_folder(docs)
+        with pytest.raises(ConfigError, match=r"archive.gz is in the library but not indexed \(skipped: unsupported"):
+            lib.similar(str(docs / "archive.gz"))
+
+
 def test_similar_cli_json_has_search_shape_and_loads_no_torch(indexed):
     docs, config = indexed
     script = (
