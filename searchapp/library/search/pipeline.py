@@ -152,8 +152,10 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if folded is not None:  # the copies listed are those in the search's scope (folding.py)
         mark_folded(store, hits, file_of, folded, asked.scope.filters.where() if asked.scope is not None else None)
     timings["total"] = _ms(t0)
+    # Weak says "no shared word": known only where the words side ran (not dense mode, not only common words)
+    words_asked = req.mode != "dense" and cand.words
     for h in hits:
-        h.weak = is_weak(h)
+        h.weak = words_asked and is_weak(h)
     notices = [Notice(COMMON, common_text(common))] if common else []
     if hits and all(h.weak for h in hits):
         notices.append(Notice(WEAK, WEAK_NOTICE))

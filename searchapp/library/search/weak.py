@@ -25,7 +25,8 @@ WEAK_NOTICE = (f"nothing close: no passage shares a word with the query, and non
 
 def is_weak(hit: Hit) -> bool:
     """No shared word (BM25 absent or 0), a cosine under WEAK_COSINE, and no cross-encoder that says otherwise. A row
-    without a cosine (lexical mode, a file with no vector yet) or listed for its name is never weak."""
+    without a cosine (lexical mode, a file with no vector yet) or listed for its name is never weak. The caller
+    asks only where the words side ran: in dense mode, or for only common words, no BM25 says no shared word."""
     s = hit.scores
     if hit.named or s.dense is None or s.dense >= WEAK_COSINE or (s.lexical or 0.0) > 0.0:
         return False
