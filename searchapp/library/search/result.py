@@ -69,7 +69,9 @@ def embeds_next(doing: str) -> bool:
     while i < len(words) and words[i].startswith("-"):
         i += 2 if words[i] in _VALUED else 1
     command = words[i] if i < len(words) else "gui"
-    return command in ("watch", "gui") or (command == "index" and "--words-only" not in words)
+    # argparse takes any unambiguous prefix of an option: `--words` or `--wo` is --words-only too
+    words_only = any(w.startswith("--wo") and "--words-only".startswith(w) for w in words[i + 1:])
+    return command in ("watch", "gui") or (command == "index" and not words_only)
 
 
 def common_text(words: list[str]) -> str:
