@@ -260,3 +260,21 @@ def test_undo_of_a_move_keeps_a_folder_of_the_library_the_new_place_held(tiny_cl
                        "--json")
     paths = {h["path"] for h in json.loads(out)["hits"]}
     assert str(recipes / "orthodontist.txt") in paths, paths
+
+
+def test_a_stopped_move_is_still_the_one_that_added_new_after_another_move_in_between(tiny_library, tmp_path):
+    """The note of a move begun is the data dir's one file: a second move meanwhile (another folder renamed)
+    wrote and then dropped it, and the first move, run again, took NEW for a folder the library held before it:
+    its undo left NEW in the library beside OLD, every file twice."""
+    old, new = moved_away(tiny_library, tmp_path)
+    token = CancelToken()
+    with pytest.raises(Cancelled):
+        follow_move(tiny_library, str(old), str(new), lambda p: token.cancel(), token)
+    other_old, other_new = make_notes(tmp_path / "Papers"), tmp_path / "Articles"
+    tiny_library.add_folder(other_old)
+    other_old.rename(other_new)
+    assert follow_move(tiny_library, str(other_old), str(other_new)).added  # another move, to its end
+
+    moved = follow_move(tiny_library, str(old), str(new))  # the first move again
+    assert moved.added
+    assert not (Path(tiny_library.config.data_dir) / BEGUN_NAME).exists()
