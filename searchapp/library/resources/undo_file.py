@@ -35,6 +35,8 @@ _MOVED_MAX_BYTES = 64 * 1024  # two paths
 # A move whose sync stopped halfway left NEW in the library; the same move again finds NEW there already, and only
 # this note says that the move added it (its Undo takes NEW out again, or both stand in the library).
 BEGUN_NAME = "move-begun.json"
+_BEGUN_MAX = 16  # moves stopped halfway remembered at once, the newest
+_BEGUN_MAX_BYTES = 1 << 20  # their paths, JSON-escaped
 
 
 def remember_move(data_dir: Path, old: str, new: str) -> None:
@@ -60,25 +62,46 @@ def moved_to(data_dir: Path, old: str) -> Optional[str]:
 
 
 def note_move_begun(data_dir: Path, old: str, new: str) -> None:
-    """A move is about to add `new` to the library (it held no folder of it): kept until the move has ended."""
-    write_private_text(Path(data_dir) / BEGUN_NAME, json.dumps({"old": old, "new": new}))
+    """A move is about to add `new` to the library (it held no folder of it): kept until that move has ended. One
+    note per move ({new: old}): another move begun or ended meanwhile (a second folder renamed) leaves it alone."""
+    begun = _begun(data_dir)
+    begun.pop(new, None)
+    begun[new] = old  # the newest last: the oldest go first past _BEGUN_MAX
+    _write_begun(data_dir, dict(list(begun.items())[-_BEGUN_MAX:]))
 
 
 def move_was_begun(data_dir: Path, old: str, new: str) -> bool:
     """Whether an earlier try of the move `old` -> `new`, stopped halfway, added `new` (note_move_begun)."""
+    return _begun(data_dir).get(new) == old
+
+
+def forget_move_begun(data_dir: Path, new: str) -> None:
+    """The move that added `new` has ended: its note goes (the others' stay)."""
+    begun = _begun(data_dir)
+    if begun.pop(new, None) is not None:
+        _write_begun(data_dir, begun)
+
+
+def _begun(data_dir: Path) -> dict[str, str]:
     file = Path(data_dir) / BEGUN_NAME
     try:
         refuse_untrusted_file(file)
         with open(file, "rb") as fh:
-            note = json.loads(fh.read(_MOVED_MAX_BYTES))
-    except (OSError, ValueError, DataDirError):
-        return False
-    return isinstance(note, dict) and note.get("old") == old and note.get("new") == new
+            note = json.loads(fh.read(_BEGUN_MAX_BYTES))
+    except (OSError, ValueError, DataDirError):  # none, or not ours to read: no move begun
+        return {}
+    if not isinstance(note, dict):
+        return {}
+    return {n: o for n, o in note.items() if isinstance(n, str) and isinstance(o, str)}
 
 
-def forget_move_begun(data_dir: Path) -> None:
-    with contextlib.suppress(OSError):
-        _drop(Path(data_dir) / BEGUN_NAME)
+def _write_begun(data_dir: Path, begun: dict[str, str]) -> None:
+    file = Path(data_dir) / BEGUN_NAME
+    if begun:
+        write_private_text(file, json.dumps(begun))
+    else:
+        with contextlib.suppress(OSError):
+            _drop(file)
 
 
 class UndoingLibrary(Protocol):

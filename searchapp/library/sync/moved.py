@@ -154,7 +154,7 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
         rep = lib.add_folder(new, progress, cancel)  # Cancelled propagates: OLD is not touched
     if rep.missing_roots:
         raise SearchAppError(f"{new} could not be read ({rep.missing_roots[0][1]}); {old} is kept in the library")
-    forget_move_begun(data_dir)
+    forget_move_begun(data_dir, new)
     if undo_file:
         removed, no_undo = remove_undoable(lib, old)
         if added and no_undo is None and getattr(lib, "keeps_undo", True):  # `undo` undoes the move: NEW out too
