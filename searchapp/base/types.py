@@ -134,8 +134,8 @@ class Hit:
 
     def to_json(self) -> dict[str, Any]:
         value, label = self.shown_score
-        return {**self._passage_json(), "score": value, "score_label": label, "named": self.named, "weak": self.weak, "ocr": self.ocr,
-                "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
+        return {**self._passage_json(), "score": value, "score_label": label, "named": self.named, "weak": self.weak,
+                "ocr": self.ocr, "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
                 "copies": [display_path(p) for p in self.copies],  # as `path` shows a path
                 "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()}}
 

@@ -132,7 +132,8 @@ class TerminalProgress:
         if key == "passages" and p.message:
             postfix += [part for part in p.message.split(" · ") if part.startswith("slowed for")]  # meaning_rate
             postfix.append("searchable by words meanwhile")
-        room = (self._bar.ncols if not self._bar.dynamic_ncols else _columns()) - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR
+        width = self._bar.ncols if not self._bar.dynamic_ncols else _columns()  # fixed where the terminal says none
+        room = width - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR
         self._bar.set_postfix_str(_fit(postfix, room), refresh=False)
         self._bar.refresh()
 
