@@ -16,6 +16,7 @@ from ...base.types import Hit
 from ...store import Store
 from ...store.scope import INDEXED, Fragment, all_of, name_matches
 from .constraints import listed
+from .folding import Folded, fold_copies, mark_folded
 
 __all__ = ["Named", "named_files", "named_first", "MAX_WORDS", "SHOWN"]
 
@@ -41,12 +42,16 @@ def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = No
     if not words or len(words) > MAX_WORDS:
         return None
     glob = "*" + "*".join(words) + "*"  # the words in their order, anything between (sourdough-bread, sourdough_bread)
-    ids = store.newest_first(all_of([INDEXED, name_matches([glob]), *([scope] if scope else [])]), SHOWN, by_file=True)
+    where = all_of([INDEXED, name_matches([glob]), *([scope] if scope else [])])
+    ids = _one_a_content(store, store.newest_first(where, SHOWN, by_file=True), where)
     if not ids:
         return None
     hits = listed(store, ids[:k])
     for h in hits:
         h.named = True
+    file_of = store.chunk_files(ids[:k])
+    # a row's copies are those the search's scope allows, whatever their names (as a search lists them)
+    mark_folded(store, hits, file_of, Folded(sha_of=store.file_sha256s(list(file_of.values()))), scope)
     n = len(ids)
     # what was counted, in name:'s own terms: a word alone is "contains"; several, the glob itself (the query's text
     # named `name:"sourdough bread"` for sourdough-bread.txt, or `name:sourdough?`: neither lists it)
@@ -61,10 +66,23 @@ def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = No
                           f"{'it' if n == 1 else 'them all'})")
 
 
+def _one_a_content(store: Store, ids: list[int], where: Fragment) -> list[int]:
+    """`ids` (each a file's first passage) with one per content: exact copies share a row, as in a search (a file
+    named so in Documents and its backup were two rows)."""
+    file_of = store.chunk_files(ids)
+    fids = [file_of[c] for c in ids if c in file_of]
+    rows = store.chunks(ids)
+    copies = fold_copies(store, fids, {file_of[c]: rows[c].path for c in ids if c in file_of and c in rows})
+    cid_of = {f: c for c, f in file_of.items()}
+    shown = dict.fromkeys(copies.row_of.get(f, f) for f in fids)  # the copy each content is shown by, in order
+    return [cid_of[f] for f in shown if f in cid_of]
+
+
 def named_first(hits: list[Hit], named: Named, k: int) -> list[Hit]:
-    """The named files first, then the rows found for the query that are not of those files, k in all, ranked anew."""
-    first = {h.path for h in named.hits}
-    out = named.hits + [h for h in hits if h.path not in first]
+    """The named files first, then the rows found for the query that are not of those files (nor copies of them),
+    k in all, ranked anew."""
+    first = {p for h in named.hits for p in (h.path, *h.copies)}
+    out = named.hits + [h for h in hits if h.path not in first and not first.intersection(h.copies)]
     for rank, h in enumerate(out[:k], start=1):
         h.ranks.final = rank
     return out[:k]

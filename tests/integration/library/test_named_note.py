@@ -68,6 +68,19 @@ def test_a_named_file_outside_the_searchs_filters_is_not_listed(lib, tmp_path):
     assert res.hits == [] and res.said(NAMED) is None
 
 
+def test_copies_of_a_named_file_share_one_row(lib, tmp_path):
+    """A file named so in Documents and its backup were two rows at the top (a reviewer): exact copies share one
+    row, as in a search, and a row meaning found for a copy is not listed again."""
+    backup = tmp_path / "docs" / "backup"
+    backup.mkdir()
+    (backup / "sourdough-bread.txt").write_bytes((tmp_path / "docs" / "sourdough-bread.txt").read_bytes())
+    lib.add_folder(tmp_path / "docs")
+    res = lib.search("sourdough", mode="hybrid")
+    named = [h for h in res.hits if h.named]
+    assert len(named) == 1 and len(named[0].copies) == 1, [(h.path, h.copies) for h in res.hits]
+    assert sum(h.path.endswith("sourdough-bread.txt") for h in res.hits) == 1
+
+
 def test_words_a_passage_holds_or_a_name_none_has_say_nothing(lib):
     assert lib.search("heron", mode="hybrid").said(NAMED) is None  # the words found it (a file is named so too)
     assert lib.search("pumpernickel", mode="hybrid").said(NAMED) is None  # no such name either
