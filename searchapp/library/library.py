@@ -312,7 +312,8 @@ class Library(WatchAndServe):
         embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,
                             embed_now)
-        if parsed is None and not result.words_matched:  # a name typed: no passage holds it (search/named.py)
+        # a name typed: no passage holds it (search/named.py); not for --literal, whose `budg*` names no `budget`
+        if parsed is None and not literal and not result.words_matched:
             from .search.named import named_files, named_first
 
             named = named_files(self.reader(), query, req.k,
