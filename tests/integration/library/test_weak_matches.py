@@ -9,7 +9,7 @@ import pytest
 from searchapp.base.types import Hit, StageScores
 from searchapp.cli.main import main
 from searchapp.library import Library
-from searchapp.library.search.result import WEAK
+from searchapp.library.search.result import COMMON, WEAK
 from searchapp.library.search.weak import WEAK_COSINE, WEAK_NOTICE, is_weak
 
 TEXTS = {
@@ -64,3 +64,20 @@ def test_a_query_something_answers_has_no_weak_top_row_and_says_nothing(lib):
     assert res.said(WEAK) is None
     res = lib.search("volcano", mode="lexical")  # words alone: every row shares a word
     assert res.hits and not any(h.weak for h in res.hits)
+
+
+# Where the words were never asked (dense mode; a hybrid query of only common words, ranked by meaning alone) a
+# missing BM25 says nothing about shared words: a row holding the very word typed was marked [weak match] and the
+# search said "no passage shares a word with the query" (a reviewer).
+def test_dense_mode_does_not_call_a_row_holding_the_word_weak(lib):
+    # "time" is in jazz.txt; all-MiniLM-L6-v2 puts that passage at cosine ~0.17 to the single word
+    res = lib.search("time", mode="dense")
+    jazz = next(h for h in res.hits if h.path.endswith("jazz.txt"))
+    assert not jazz.weak, jazz.scores
+    assert res.said(WEAK) is None, res.said(WEAK)  # "no passage shares a word with the query": it does
+
+
+def test_only_common_words_are_not_said_to_share_no_word(lib):
+    res = lib.search("the and of", mode="hybrid")
+    assert res.said(COMMON) is not None  # every passage holds them, as this note says
+    assert res.said(WEAK) is None and not any(h.weak for h in res.hits), res.said(WEAK)
