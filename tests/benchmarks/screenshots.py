@@ -62,6 +62,8 @@ NOTES = [
      "LED panels would cut the bill by a third.", 60),
     ("Documents/Work/Reports/2026/Q3", "team-offsite.md",
      "# Team offsite\n\nAgenda: roadmap review, hiring plan, a walk along the coast.", 61),
+    ("Documents/Work/Invoices", "invoice-schmidt-2026-03.txt",  # its name's words are in no passage (named.py)
+     "Rechnung Nr. 2026-031: Dachreparatur, fällig am 15. April.", 240),
     ("Documents/Reading/Science", "algae-biofuel.txt",
      "Algae biofuel. Microalgae convert sunlight and carbon dioxide into oils far faster than land crops; the "
      "hard part is harvesting them cheaply.", 150),
@@ -230,6 +232,15 @@ def main() -> int:
         win.run_search()
         shots.wait(lambda: done)
         shots.save("9-query-chips", win)
+
+        # A file's name typed (no passage holds it: the files named so first, decision 0160), then a query nothing
+        # is close to (every row a weak match, decision 0161).
+        for name, query in (("12-named", "invoice schmidt"), ("13-weak", "vitamin deficiency in premature infants")):
+            done.clear()
+            win.search.search_box.setText(query)
+            win.run_search()
+            shots.wait(lambda: done)
+            shots.save(name, win, status=win.statusBar().currentMessage())
 
         # Indexing, taken last so its files stay out of the other shots: a folder big enough to catch mid-way.
         letters = make_letters(tmp / "home" / "Documents" / "Letters", 400)
