@@ -35,13 +35,18 @@ def test_the_rule():
     assert not is_weak(named)
 
 
-@pytest.fixture
-def lib(tmp_path, packaged_encoder, make_config):
-    docs = tmp_path / "docs"
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory, packaged_encoder):
+    """One library for the module (its tests only search it): MiniLM embedding it is most of the module's time."""
+    from searchapp.base.config import load_config
+
+    root = tmp_path_factory.mktemp("weak")
+    docs = root / "docs"
     docs.mkdir()
     for name, text in TEXTS.items():
         (docs / name).write_text(text, encoding="utf-8")
-    with Library(make_config(models={"reranker": ""}), encoder=packaged_encoder) as library:
+    with Library(load_config(root / "library", env={}, overrides={"models": {"reranker": ""}}),
+                 encoder=packaged_encoder) as library:
         library.add_folder(docs)
         yield library
 
