@@ -236,10 +236,10 @@ class SavedSearches(Generic[_Answer]):
         generation = self.library.generation()  # before the search: a write meanwhile is counted next time
         result = self._search(saved, **options)
         seen = self._seen(name)
-        for hit in result.hits:
-            hit.new = hit.path not in seen
+        for hit in result.hits:  # a weak match (search/weak.py) is the nearest there is, no news
+            hit.new = hit.path not in seen and not getattr(hit, "weak", False)
         if not self.library.read_only:
-            self.mark_opened(name, [h.path for h in result.hits], generation)
+            self.mark_opened(name, [h.path for h in result.hits if not getattr(h, "weak", False)], generation)
         return result
 
     def _seen(self, name: str) -> set[str]:
@@ -281,7 +281,8 @@ class SavedSearches(Generic[_Answer]):
                 if row.checked_generation == generation:
                     continue
                 result = self._search(row)
-                paths = list(dict.fromkeys(h.path for h in result.hits))
+                # what it lists, less weak matches: "(10 files)" whatever the folder held (a newcomer; decision 0161)
+                paths = list(dict.fromkeys(h.path for h in result.hits if not getattr(h, "weak", False)))
                 seen = db.seen(row.name)
                 db.set_counts(row.name, generation, sum(p not in seen for p in paths), len(paths))
             return db.saved()

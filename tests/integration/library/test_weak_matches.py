@@ -86,3 +86,14 @@ def test_only_common_words_are_not_said_to_share_no_word(lib):
     res = lib.search("the and of", mode="hybrid")
     assert res.said(COMMON) is not None  # every passage holds them, as this note says
     assert res.said(WEAK) is None and not any(h.weak for h in res.hits), res.said(WEAK)
+
+
+def test_a_saved_search_counts_and_marks_no_weak_match(lib):
+    """`saved list` said "(10 files)" whatever the folder held, its weak rows counted (a newcomer)."""
+    from searchapp.library.query.saved import SavedSearches
+
+    saved = SavedSearches(lib)
+    res = saved.add("lava", "lava flowing from a volcano", mode="hybrid")
+    assert any(h.weak for h in res.hits) and not any(h.new for h in res.hits if h.weak)
+    row = next(s for s in saved.refresh() if s.name == "lava")
+    assert row.hits == sum(not h.weak for h in res.hits) == 1
