@@ -4,6 +4,8 @@ says a sync is running (and saves nothing); with no live writer the same lag is 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +111,17 @@ EMBEDDER = ("import sys; from pathlib import Path; from searchapp.library.resour
             "    sys.stdin.read()\n")
 
 
+def _cli(*args: str) -> tuple[int, str, str]:
+    """`searchapp ARGS` in this process: (exit code, stdout, stderr). The writer is another process all the same,
+    and each command started as a process of its own cost ~1.5 CPU-s of start-up on a slow CPU (suite time)."""
+    from searchapp.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
 def _said_while(data: Path, yields: bool, *argv: str) -> tuple[str, str]:
     """What `status` and a lexical search say while a process runs as `argv` writes the library, its lock saying
     it is in its meaning pass (`yields`) or not: (status's output, the search's meaning note)."""
@@ -116,15 +129,16 @@ def _said_while(data: Path, yields: bool, *argv: str) -> tuple[str, str]:
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert writer.stdout.readline().strip() == "held"
-        searched = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), "search", "--direct",
-                                   "--mode", "lexical", "sourdough starter"],
-                                  capture_output=True, text=True, timeout=300)
-        assert searched.returncode == 0, searched.stdout + searched.stderr
-        said = status_text(data)
+        code, out, searched = _cli("--data-dir", str(data), "search", "--direct", "--mode", "lexical",
+                                   "sourdough starter")
+        assert code == 0, out + searched
+        code, out, err = _cli("--data-dir", str(data), "status")
+        assert code == 0, out + err
+        said = out + err
     finally:
         writer.stdin.close()
         writer.wait(timeout=60)
-    return said, next(line for line in searched.stderr.splitlines() if "meaning:" in line)
+    return said, next(line for line in searched.splitlines() if "meaning:" in line)
 
 
 def test_while_an_index_embeds_status_and_search_say_it_embeds_them_not_to_run_index(tmp_path, tiny_bi_encoder_dir,
