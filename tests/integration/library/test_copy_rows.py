@@ -42,13 +42,18 @@ def moved(tiny_library, tmp_path):
     return tiny_library, home, myhome
 
 
+def _one_row(lib, query: str, mode: str, name: str):
+    """(the one row among a search's top 4 whose file is `name`: its copies share it (asserted), the top 4)."""
+    hits = lib.search(query, mode=mode, k=4, rerank=False).hits
+    rows = [h for h in hits if h.path.endswith(name)]
+    assert len(rows) == 1, [h.path for h in hits]
+    return rows[0], hits
+
+
 @pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_a_copy_that_can_be_opened_takes_the_row(moved, mode):
     lib, home, myhome = moved
-    hits = lib.search("ratatouille aubergines courgettes", mode=mode, k=4, rerank=False).hits
-    recipe = [h for h in hits if h.path.endswith("recette_ratatouille.md")]
-    assert len(recipe) == 1, [h.path for h in hits]
-    row = recipe[0]
+    row, hits = _one_row(lib, "ratatouille aubergines courgettes", mode, "recette_ratatouille.md")
     assert row.path == str(myhome / "Documents/recette_ratatouille.md") and row.available, (row.path, row.unavailable)
     missing = str(home / "Documents/recette_ratatouille.md")
     assert row.copies == [missing]
@@ -237,11 +242,9 @@ def zipped(tiny_library, tmp_path):
 @pytest.mark.parametrize("mode", SEARCH_MODES)
 def test_a_file_on_disk_shows_the_row_before_a_member_of_an_archive(zipped, mode):
     lib, downloads, notes = zipped
-    hits = lib.search("heat pump defrosts outdoor coil", mode=mode, k=4, rerank=False).hits
-    rows = [h for h in hits if h.path.endswith("heat-pump.md")]
-    assert len(rows) == 1, [h.path for h in hits]
-    assert rows[0].path == str(notes / "heat-pump.md"), rows[0].path  # it opens directly
-    assert len(rows[0].copies) == 2 and all("archive.zip" in p or "nested.zip" in p for p in rows[0].copies)
+    row, _ = _one_row(lib, "heat pump defrosts outdoor coil", mode, "heat-pump.md")
+    assert row.path == str(notes / "heat-pump.md"), row.path  # it opens directly
+    assert len(row.copies) == 2 and all("archive.zip" in p or "nested.zip" in p for p in row.copies)
 
 
 def test_a_member_that_can_be_opened_shows_the_row_before_a_missing_file(zipped):

@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from corpus import write_texts
+
 from searchapp.cli.main import main
 from searchapp.library import Library
 from searchapp.library.search.result import NAMED
@@ -16,11 +18,9 @@ from searchapp.library.search.result import NAMED
 
 @pytest.fixture
 def lib(make_config, tiny_encoder, tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "sourdough-bread.txt").write_text("Recette du pain au levain: nourrir le levain la veille.", encoding="utf-8")
-    (docs / "heron.txt").write_text("The heron waded through the reeds.", encoding="utf-8")
-    (docs / "the-book-of-sand.txt").write_text("A book with no first page and no last.", encoding="utf-8")
+    docs = write_texts(tmp_path / "docs", {"sourdough-bread.txt": "Recette du pain au levain: nourrir le levain la veille.",
+                                           "heron.txt": "The heron waded through the reeds.",
+                                           "the-book-of-sand.txt": "A book with no first page and no last."})
     with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as library:
         library.add_folder(docs)
         yield library

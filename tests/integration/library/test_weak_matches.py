@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from corpus import write_texts
+
 from searchapp.base.types import Hit, StageScores
 from searchapp.cli.main import main
 from searchapp.library import Library
@@ -41,10 +43,7 @@ def lib(tmp_path_factory, packaged_encoder):
     from searchapp.base.config import load_config
 
     root = tmp_path_factory.mktemp("weak")
-    docs = root / "docs"
-    docs.mkdir()
-    for name, text in TEXTS.items():
-        (docs / name).write_text(text, encoding="utf-8")
+    docs = write_texts(root / "docs", TEXTS)
     with Library(load_config(root / "library", env={}, overrides={"models": {"reranker": ""}}),
                  encoder=packaged_encoder) as library:
         library.add_folder(docs)
