@@ -32,7 +32,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["Ranked", "ranked", "TOKENIZERS", "phrases_of"]
+__all__ = ["Ranked", "ranked", "TOKENIZERS", "phrases_of", "fts_averages", "read_snapshot"]
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 # The tokenizer of each FTS5 table this module reads (migrations.py); a table whose CREATE statement does not
@@ -78,10 +78,10 @@ def ranked(conn: sqlite3.Connection, table: str, expr: str, limit: int, *, also:
     if any(len(t) != 1 for t in terms):
         return None
     try:
-        with _snapshot(conn):
+        with read_snapshot(conn):
             if not _readable(conn, table, spec):
                 return None
-            totals = _averages(conn, table)
+            totals = fts_averages(conn, table)
             if totals is None:
                 return None
             postings = [_postings(conn, table, t[0], prefix) for t, (_, prefix) in zip(terms, phrases, strict=True)]
@@ -230,7 +230,7 @@ def _varint_stream(b: np.ndarray) -> np.ndarray:
     return value.astype(np.float64)
 
 
-def _averages(conn: sqlite3.Connection, table: str) -> Optional[tuple[int, int]]:
+def fts_averages(conn: sqlite3.Connection, table: str) -> Optional[tuple[int, int]]:
     """(rows, tokens) from FTS5's averages record (%_data row 1: varint rows, then a varint per column)."""
     row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()  # noqa: S608 (one of two constants)
     if row is None or not isinstance(row[0], bytes):
@@ -276,7 +276,7 @@ def _vocab(table: str) -> str:
     return f"{table}_instances"
 
 
-class _snapshot:
+class read_snapshot:
     """One read transaction around a search's reads, so the counts, postings and lengths are of one state of
     the library (a sync may commit between two statements otherwise); nothing when one is already open."""
 

@@ -12,7 +12,8 @@ import json
 import sqlite3
 from typing import Any, Iterable, Iterator, Optional, Sequence
 
-from .bm25_postings import TOKENIZERS, _averages, _snapshot
+from .bm25_postings import TOKENIZERS, fts_averages, read_snapshot
+from .vector_queue import EMBEDDED
 
 __all__ = ["WordStats", "word_terms", "text_terms"]
 
@@ -62,8 +63,8 @@ class WordStats:
         try:
             self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_ROWS_VIEW} "  # two constants of this module
                               f"USING fts5vocab(main, {_TABLE}, row)")
-            with _snapshot(self.conn):
-                totals = _averages(self.conn, _TABLE)
+            with read_snapshot(self.conn):
+                totals = fts_averages(self.conn, _TABLE)
                 # IN over json_each: FTS5's vocabulary is looked up a term at a time, not scanned
                 counts = {str(t): int(n) for t, n in self.conn.execute(
                     f"SELECT term, doc FROM temp.{_ROWS_VIEW} WHERE term IN (SELECT value FROM json_each(?))",  # noqa: S608 (a constant; the terms are one parameter)
@@ -75,5 +76,5 @@ class WordStats:
     def files_with_vectors(self, file_ids: Sequence[int]) -> set[int]:
         """Those of `file_ids` with at least one passage that has its vector (the meaning side can find them)."""
         return {int(r[0]) for r in self.select_in(
-            "SELECT DISTINCT file_id FROM chunks WHERE length(vector) > 0 AND file_id IN ({})",
+            f"SELECT DISTINCT file_id FROM chunks WHERE {EMBEDDED} AND file_id IN ({{}})",  # noqa: S608 (a constant and ?)
             dict.fromkeys(int(f) for f in file_ids))}
