@@ -140,9 +140,10 @@ def _newest_contents(store: Store, where: Fragment, k: int) -> tuple[dict[int, C
         n = min(4 * n, max(k, MAX_POOL))
 
 
-def listed(store: Store, ids: list[int]) -> list[Hit]:
-    """The passages `ids` (each a file's first, say) as unscored rows in that order: a listing's rows."""
-    rows = store.chunks(ids)
+def listed(store: Store, ids: list[int], rows: Optional[dict[int, ChunkRow]] = None) -> list[Hit]:
+    """The passages `ids` (each a file's first, say) as unscored rows in that order: a listing's rows. `rows`:
+    theirs, when the caller read them already."""
+    rows = store.chunks(ids) if rows is None else rows
     return _listed(rows, [i for i in ids if i in rows])
 
 

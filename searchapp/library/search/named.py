@@ -14,6 +14,7 @@ from typing import Optional
 
 from ...base.types import Hit
 from ...store import Store
+from ...store.rows import ChunkRow
 from ...store.scope import INDEXED, Fragment, all_of, name_matches
 from .constraints import listed
 from .folding import Folded, fold_copies, mark_folded
@@ -42,16 +43,18 @@ def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = No
     if not words or len(words) > MAX_WORDS:
         return None
     glob = "*" + "*".join(words) + "*"  # the words in their order, anything between (sourdough-bread, sourdough_bread)
-    where = all_of([INDEXED, name_matches([glob]), *([scope] if scope else [])])
-    ids = _one_a_content(store, store.newest_first(where, SHOWN, by_file=True), where)
+    found = store.newest_first(all_of([INDEXED, name_matches([glob]), *([scope] if scope else [])]), SHOWN,
+                               by_file=True)
+    file_of, rows = store.chunk_files(found), store.chunks(found)  # read once, for the folding and the rows
+    ids = _one_a_content(store, found, file_of, rows)
     if not ids:
         return None
-    hits = listed(store, ids[:k])
+    hits = listed(store, ids[:k], rows)
     for h in hits:
         h.named = True
-    file_of = store.chunk_files(ids[:k])
+    shown = {c: file_of[c] for c in ids[:k]}
     # a row's copies are those the search's scope allows, whatever their names (as a search lists them)
-    mark_folded(store, hits, file_of, Folded(sha_of=store.file_sha256s(list(file_of.values()))), scope)
+    mark_folded(store, hits, shown, Folded(sha_of=store.file_sha256s(list(shown.values()))), scope)
     n = len(ids)
     # what was counted, in name:'s own terms: a word alone is "contains"; several, the glob itself (the query's text
     # named `name:"sourdough bread"` for sourdough-bread.txt, or `name:sourdough?`: neither lists it)
@@ -66,12 +69,10 @@ def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = No
                           f"{'it' if n == 1 else 'them all'})")
 
 
-def _one_a_content(store: Store, ids: list[int], where: Fragment) -> list[int]:
-    """`ids` (each a file's first passage) with one per content: exact copies share a row, as in a search (a file
-    named so in Documents and its backup were two rows)."""
-    file_of = store.chunk_files(ids)
+def _one_a_content(store: Store, ids: list[int], file_of: dict[int, int], rows: dict[int, ChunkRow]) -> list[int]:
+    """`ids` (each a file's first passage; `file_of` and `rows` theirs) with one per content: exact copies share a
+    row, as in a search (a file named so in Documents and its backup were two rows)."""
     fids = [file_of[c] for c in ids if c in file_of]
-    rows = store.chunks(ids)
     copies = fold_copies(store, fids, {file_of[c]: rows[c].path for c in ids if c in file_of and c in rows})
     cid_of = {f: c for c, f in file_of.items()}
     shown = dict.fromkeys(copies.row_of.get(f, f) for f in fids)  # the copy each content is shown by, in order
