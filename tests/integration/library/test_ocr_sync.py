@@ -1,11 +1,13 @@
 """The sync's OCR step (library/ocr/step.py): images and textless PDF pages wait during the text pass, are
 OCR'd after it (newest first, cached by file hash, cancellable) and searched like any file.
 
-Images are rendered from text with PIL here; each OCR call takes ~1-2 s, so the tests are few.
+Images are rendered from text with PIL here; each OCR call takes ~0.5-2 s, so the tests are few, and most draw the
+same page (LOG), which the real engine reads once per module (CountingEngine).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -24,15 +26,27 @@ from searchapp.store.ledger import files_in_state, state_counts
 
 
 
+# What the real engine read from each page seen in this module (by its pixels): these tests are about the sync's OCR
+# step (when the engine is called, what is cached, how pages are labelled), not about recognition, which
+# tests/unit/ingest/test_ocr*.py test; the same drawn page recurs in most of them, on both engines, and each real
+# read of it costs ~0.5 CPU s (the detector scales every page up to 736 px).
+_READ: dict[tuple, str] = {}
+LOG = ["Lighthouse keeper log", "November storm warning"]  # the page drawn wherever what it says is not the point
+
+
 class CountingEngine:
-    """The real engine, its recognitions counted."""
+    """The real engine, its recognitions counted: every call the step makes is counted; a page whose pixels the
+    real engine has read already in this module gets the text it gave then (it is deterministic)."""
 
     def __init__(self, real) -> None:
         self.real, self.name, self.calls = real, real.name, 0
 
     def recognize(self, image, cancel=None) -> str:
         self.calls += 1
-        return self.real.recognize(image, cancel)
+        key = (self.name, image.mode, image.size, hashlib.sha256(image.tobytes()).digest())
+        if key not in _READ:
+            _READ[key] = self.real.recognize(image, cancel)
+        return _READ[key]
 
 
 @pytest.fixture
@@ -54,7 +68,7 @@ def test_image_is_ocrd_after_the_text_pass_and_cached_by_hash(tmp_path, tiny_lib
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
-    text_image(["Lighthouse keeper log", "November storm warning"]).save(docs / "scan.png")
+    text_image(LOG).save(docs / "scan.png")
     rep = tiny_library.add_folder(docs)
     assert any("read by OCR" in n for n in rep.notes)
     assert counting.calls == 1
@@ -138,8 +152,7 @@ def test_a_phones_heic_photo_is_read_by_ocr(tmp_path, tiny_library, counting):
     pillow_heif.register_heif_opener()
     docs = tmp_path / "docs"
     docs.mkdir()
-    text_image(["Lighthouse keeper log", "November storm warning"]).save(docs / "IMG_0042.HEIC", format="HEIF",
-                                                                     quality=90)
+    text_image(LOG).save(docs / "IMG_0042.HEIC", format="HEIF", quality=90)
     tiny_library.add_folder(docs)
     assert counting.calls == 1
     hit = tiny_library.search("lighthouse", mode="lexical").hits[0]
@@ -159,7 +172,7 @@ def test_image_inside_a_zip_is_ocrd_as_a_member_and_kept_when_the_zip_changes(tm
     docs = tmp_path / "docs"
     docs.mkdir()
     buf = io.BytesIO()
-    text_image(["Lighthouse keeper log", "November storm warning"]).save(buf, format="PNG")
+    text_image(LOG).save(buf, format="PNG")
     with zipfile.ZipFile(docs / "photos.zip", "w") as z:
         z.writestr("boards/whiteboard.png", buf.getvalue())
         z.writestr("readme.txt", "Photos of the harbour trip.\n")
@@ -236,11 +249,11 @@ def test_the_preview_says_when_the_text_came_from_ocr(qtbot):
 def test_an_image_touched_past_2262_is_still_ocrd(tmp_path, tiny_library, counting):
     docs = tmp_path / "docs"
     docs.mkdir()
-    text_image(["Far future harbour chart"]).save(docs / "far.png")
+    text_image(LOG).save(docs / "far.png")
     os.utime(docs / "far.png", ns=(0, 430 * 365_25 * 864 * 10**9))  # the year 2400: past int64 nanoseconds
     rep = tiny_library.add_folder(docs)
     assert counting.calls == 1 and any("read by OCR" in n for n in rep.notes), rep.notes
-    assert _names(tiny_library.search("harbour", mode="lexical")) == ["far.png"]
+    assert _names(tiny_library.search("lighthouse", mode="lexical")) == ["far.png"]
 
 
 def _pdf_with_pages(path: Path, pages: list) -> Path:
@@ -276,7 +289,7 @@ def test_a_pdf_whose_text_layer_is_glyph_codes_is_indexed_and_its_page_ocrd(tmp_
     glyph_code_pdf(docs / "paper.pdf", [
         [("text", "This page has a text layer about quarterly invoices and payments.")],
         [("opaque", "Lighthouse keeper log\nNovember storm warning"),
-         ("image", ["Lighthouse keeper log", "November storm warning"])],
+         ("image", LOG)],
     ], media=b"0 600 400 792")  # what is drawn, not a Letter page: a third of the pixels for OCR to read
     rep = tiny_library.add_folder(docs)
     assert rep.failed == 0 and not rep.problems, rep.problems
@@ -295,7 +308,7 @@ def test_only_the_pages_read_by_ocr_are_labelled_ocr(tmp_path, tiny_library, cou
     docs = tmp_path / "docs"
     docs.mkdir()
     _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
-                                         ["Lighthouse keeper log", "November storm warning"],
+                                         LOG,
                                          "Harbour pilots guide the ships into the narrow channel at high tide."])
     tiny_library.add_folder(docs)
     assert counting.calls == 1
@@ -389,8 +402,7 @@ def test_a_pdf_with_ocrd_pages_is_read_again_by_a_newer_reader_from_the_ocr_cach
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
-                                         ["Lighthouse keeper log", "November storm warning"]])
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.", LOG])
     tiny_library.add_folder(docs)
     assert counting.calls == 1
     _a_newer_pdf_reader(monkeypatch, lambda text: text.replace("invoices", "receipts"))
@@ -415,8 +427,7 @@ def test_a_pdf_with_ocrd_pages_is_read_again_by_a_newer_reader_from_the_ocr_cach
 def test_the_same_passages_of_a_pdf_with_ocrd_pages_keep_their_place(tmp_path, tiny_library, counting, monkeypatch):
     docs = tmp_path / "docs"
     docs.mkdir()
-    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
-                                         ["Lighthouse keeper log", "November storm warning"]])
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.", LOG])
     tiny_library.add_folder(docs)
     ids = [r[0] for r in tiny_library.store.conn.execute("SELECT id FROM chunks ORDER BY id")]
     _a_newer_pdf_reader(monkeypatch)  # reads these files as the old one did
@@ -434,8 +445,7 @@ def test_a_pdf_whose_ocr_text_is_not_cached_is_not_ocrd_again_for_a_newer_reader
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
-                                         ["Lighthouse keeper log", "November storm warning"]])
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.", LOG])
     tiny_library.add_folder(docs)
     (tiny_library.config.data_dir / OCR_CACHE_NAME).unlink()  # a cache deleted (or written by another machine)
     _a_newer_pdf_reader(monkeypatch, lambda text: text.replace("invoices", "receipts"))
@@ -457,9 +467,8 @@ def test_only_a_full_sync_reads_ocrd_pdfs_again_and_images_never_fill_its_list(t
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
-                                         ["Lighthouse keeper log", "November storm warning"]])
-    text_image(["Harbour pilot roster"]).save(docs / "scan.png")
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.", LOG])
+    text_image(LOG).save(docs / "scan.png")
     (docs / "note.txt").write_text("A plain note about gardening.\n")
     tiny_library.add_folder(docs)
     _a_newer_pdf_reader(monkeypatch, lambda text: text.replace("invoices", "receipts"))
@@ -482,8 +491,7 @@ def test_a_pdf_read_again_past_its_time_budget_is_kept_as_it_was_read(tmp_path, 
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.",
-                                         ["Lighthouse keeper log", "November storm warning"]])
+    _pdf_with_pages(docs / "mixed.pdf", ["This page has a text layer about quarterly invoices and payments.", LOG])
     tiny_library.add_folder(docs)
     a_newer_reader(monkeypatch, "pdf")
     from searchapp.ingest.extractors import registry
