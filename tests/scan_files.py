@@ -13,6 +13,17 @@ needs_rapidocr = pytest.mark.skipif(importlib.util.find_spec("rapidocr") is None
                                     reason="the ocr extra is not installed")
 
 
+def the_apps_engine(monkeypatch):
+    """The RapidOCR 3 engine the app builds (available_engine: once per process, ~0.4-2 CPU s with its imports),
+    for tests about what it reads rather than about how it is built."""
+    from searchapp.ingest.ocr.engine import ENGINE_ENV, available_engine
+
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
+    engine = available_engine()
+    assert engine is not None and engine.name == OCR_ENGINE
+    return engine
+
+
 def text_image(lines: list[str], size=(480, 480)):
     """A white RGB image with `lines` drawn in black, one every 70 px. Square by default: RapidOCR's detector
     scales an image's short side up to 736 px, so a 640x200 strip costs it 3x the pixels (and CPU) of a square."""

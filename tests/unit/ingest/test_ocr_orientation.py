@@ -4,7 +4,7 @@ single upright lines upside down and lost their words; a page's lines are now tu
 from __future__ import annotations
 
 import numpy as np
-from scan_files import needs_rapidocr
+from scan_files import needs_rapidocr, the_apps_engine
 
 from searchapp.ingest.ocr.orientation import one_orientation_per_page, page_is_turned
 
@@ -65,20 +65,18 @@ def test_lines_are_turned_all_together_or_not_at_all():
 
 
 @needs_rapidocr
-def test_an_upright_header_line_among_upright_lines_is_read_upright():
+def test_an_upright_header_line_among_upright_lines_is_read_upright(monkeypatch):
     """The line that cost filing_01 of scribeocr/ocr-benchmark its header: PP-OCR's angle classifier calls it
     upside down (here 0.97 against its threshold of 0.9), and read turned over it gave 'a n a ---: 10'."""
     from PIL import Image, ImageDraw, ImageFont
 
-    from searchapp.ingest.ocr.engine import RapidOcr3Engine
-
     font = ImageFont.load_default(size=24)
-    page = Image.new("RGB", (960, 960), "white")
+    page = Image.new("RGB", (820, 820), "white")  # the header is ~770 px wide; a page over 736 px is read at its size
     draw = ImageDraw.Draw(page)
     lines = [HEADER] + [f"Case 1:13-cv-0{n}-TWT-ECS Document {n - 1316}" for n in (1318, 1319, 1320)]
     for i, line in enumerate(lines):
         draw.text((24, 40 + 52 * i), line, font=font, fill="black")
-    text = RapidOcr3Engine().recognize(page)
+    text = the_apps_engine(monkeypatch).recognize(page)
     for word in ("Filed", "04/22/13", "Page", "01317-TWT-ECS", "Document 4"):
         assert word in text, f"{word!r} not in {text!r}"
 
@@ -96,21 +94,21 @@ def test_a_page_on_its_side_has_mostly_tall_lines_and_a_turned_page_reads_last_b
 
 
 @needs_rapidocr
-def test_a_page_turned_over_or_on_either_side_reads_in_its_own_order():
+def test_a_page_turned_over_or_on_either_side_reads_in_its_own_order(monkeypatch):
     """Drawn lines on a page turned 90°, 180° and 270°: read top line first, as the upright page (a docling test
     page turned 270° came out in reverse line order, and one turned 90° as noise)."""
     from PIL import Image, ImageDraw, ImageFont
 
-    from searchapp.ingest.ocr.engine import RapidOcr3Engine
-
     font = ImageFont.load_default(size=32)
-    page = Image.new("RGB", (1000, 700), "white")
+    # Square, the lines ~470 px wide: the detector scales a page's short side up to 736 px, so a square is the
+    # fewest pixels it reads (six reads here: a page on its side is read twice)
+    page = Image.new("RGB", (560, 560), "white")
     draw = ImageDraw.Draw(page)
     lines = ["First line about harbour lanterns", "Second line about copper kettles",
              "Third line about mountain ferries"]
     for i, line in enumerate(lines):
         draw.text((40, 60 + 90 * i), line, font=font, fill="black")
-    engine = RapidOcr3Engine()
+    engine = the_apps_engine(monkeypatch)
     for angle in (0, 90, 180, 270):
         text = engine.recognize(page.rotate(angle, expand=True))
         at = [text.find(word) for word in ("harbour", "copper", "mountain")]
