@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from scan_files import OCR_ENGINE, needs_rapidocr, scan_pdf, text_image
+from scan_files import OCR_ENGINE, needs_rapidocr, scan_pdf, text_image, the_apps_engine
 
 from searchapp.base.errors import Cancelled, ExtractionError
 from searchapp.base.progress import CancelToken
@@ -160,7 +160,7 @@ def test_cancel_stops_before_the_first_page(tmp_path):
 def test_big_pages_are_scaled_under_the_pixel_cap():
     from PIL import Image
 
-    page = fit_pixels(Image.new("LA", (4000, 3000)))
+    page = fit_pixels(Image.new("LA", (2400, 1800)))  # 4.3 Mpx: over the cap is the point, not by how much
     assert page.mode == "RGB" and page.width * page.height <= MAX_PAGE_PIXELS
     assert abs(page.width / page.height - 4 / 3) < 0.01
 
@@ -464,12 +464,11 @@ def test_the_engine_loads_its_models_from_its_wheel_and_opens_no_connection(monk
 
 
 @needs_rapidocr
-def test_the_engine_s_sessions_do_not_busy_wait():
+def test_the_engine_s_sessions_do_not_busy_wait(monkeypatch):
     """onnxruntime's intra-op threads spin between operators unless told not to: CPU taken from the sync's
-    own threads and every other program (22–35 % more CPU a page measured on 2 cores)."""
-    from searchapp.ingest.ocr.engine import RapidOcr3Engine
-
-    ocr = RapidOcr3Engine(threads=2)._ocr
+    own threads and every other program (22–35 % more CPU a page measured on 2 cores). The engine the app
+    reads with is the one looked at (built once per process, not again for this)."""
+    ocr = the_apps_engine(monkeypatch)._ocr
     for part in (ocr.text_det, ocr.text_cls, ocr.text_rec):
         options = part.session.session.get_session_options()
         assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
