@@ -21,7 +21,7 @@ assert engine.recognize(blank) == ""
 print({MARK!r}, file=sys.stderr, flush=True)
 logging.basicConfig(level=logging.DEBUG, format="%(name)s %(levelname)s %(message)s")
 logging.getLogger("PIL").setLevel(logging.WARNING)
-for _ in range(3):
+for _ in range(2):  # a record for each page, not for the first alone (each read is ~0.5 CPU s)
     assert engine.recognize(blank) == ""
 """
 
@@ -34,4 +34,4 @@ def test_blank_pages_print_nothing_and_rapidocrs_records_reach_the_apps_log():
     quiet, debug_out = p.stderr.split(MARK + "\n", 1)
     assert "detection result is empty" not in quiet and "\x1b[" not in quiet, quiet
     debug = [line for line in debug_out.splitlines() if "detection result is empty" in line]
-    assert len(debug) == 3 and all(line.startswith("searchapp.ingest.ocr.engine DEBUG RapidOCR: ") for line in debug)
+    assert len(debug) == 2 and all(line.startswith("searchapp.ingest.ocr.engine DEBUG RapidOCR: ") for line in debug)
