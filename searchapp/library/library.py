@@ -311,7 +311,7 @@ class Library(WatchAndServe):
         pending = self.reader().pending_count()  # cheap (a partial index); the full count only while embedding
         embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,
-                            embed_now)
+                            embed_now, self.models.chunker().reads_whole if encode_query is not None else None)
         # a name typed: no passage holds it (search/named.py); not for --literal, whose `budg*` names no `budget`
         if parsed is None and not literal and not result.words_matched:
             from .search.named import named_files, named_first

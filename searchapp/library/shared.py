@@ -329,7 +329,8 @@ class SharedLibrary:
         ahead = mode == "hybrid" and index is not None and self.store.transaction_depth() == 0
         with self.store.words_ahead.search(*searched_words(req), ahead=ahead):
             result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
-                                cross.score if cross is not None else None, None)
+                                cross.score if cross is not None else None, None,
+                                self.models.chunker().reads_whole if encode_query is not None else None)
         mark_ocr(result, self._as_store)  # "(OCR)", as on the desktop: by the indexed paths, before they are mapped
         shared_paths.local_hits(self.store, self.paths, result.hits)
         # at this desktop's paths; a drive that stops answering is waited on once for each folder of the library

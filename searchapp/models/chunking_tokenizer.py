@@ -41,6 +41,12 @@ class ChunkingTokenizer:
         """The tokenizers.Tokenizer it cuts with, to read (models/tokenizer_file.py checks it): never change it."""
         return self._offsets_tokenizer
 
+    def reads_whole(self, word: str) -> bool:
+        """Whether the tokenizer reads `word` as one piece of its vocabulary: a word it splits ("bafa" is
+        "ba ##fa") is one the model learned nothing of as a whole (library/search/rare_words.py)."""
+        with self._offsets_lock:
+            return len(self._offsets_tokenizer.encode(word, add_special_tokens=False).ids) == 1
+
     def chunking_spec(self) -> tuple[str, int, bool]:
         """(the tokenizer as JSON, max_seq_length, words_alone): ChunkingTokenizer(*spec) in another process
         chunks exactly as this one does (the sync's read-ahead worker, library/sync/read_ahead.py)."""

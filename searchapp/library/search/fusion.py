@@ -43,7 +43,8 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = 60,
 
 
 def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Optional[float]], dense_weight: float,
-                  order: Sequence[int], no_vector: AbstractSet[int] = frozenset()) -> list[tuple[int, float]]:
+                  order: Sequence[int], no_vector: AbstractSet[int] = frozenset(),
+                  rare: AbstractSet[int] = frozenset()) -> list[tuple[int, float]]:
     """[(id, w * cosine + (1 - w) * bm25 / max bm25)] best first over `order` (ties keep its order).
 
     Cosine is used as it is (already on a fixed scale, clipped at 0); BM25 has no fixed scale, so it is divided
@@ -53,6 +54,10 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     `no_vector`: ids present in `order` with no vector yet. Such an id is given the cosine its lexical standing
     earns, lexical share x the best cosine among the candidates that have one (only its words speak for it), so
     the query's best word match sits where the best meaning match sits, not below every embedded candidate.
+
+    `rare`: ids that hold a query word few passages hold (rare_words.py, decision 0162). Such an id fuses with the
+    larger of its cosine and the one its words earn, the same imputation: a word the bi-encoder does not know (a
+    code, a name) is not buried under files that only sit near the query in meaning.
     """
     top_lex = max((v for v in lexical.values() if v is not None), default=0.0)
     # Measured against two other ways to impute (bench_partial_meaning.py, docs/benchmarks.md): the best cosine
@@ -64,6 +69,8 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     for item in order:
         lx = max(0.0, (lexical.get(item) or 0.0) / top_lex if top_lex > 0 else 0.0)
         d = lx * top_dense if item in no_vector else max(0.0, dense.get(item) or 0.0)
+        if item in rare:
+            d = max(d, lx * top_dense)
         scores[item] = dense_weight * d + (1.0 - dense_weight) * lx
     pos = {item: i for i, item in enumerate(order)}
     return sorted(scores.items(), key=lambda kv: (-kv[1], pos[kv[0]]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional, Sequence
+from typing import AbstractSet, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_rank
 from ..query.check import common_words, is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
+from .rare_words import holding, rare_terms
 from .result import COMMON, LISTING, LISTING_NOTICE, WEAK, Notice, SearchResult, common_text
 from .weak import WEAK_NOTICE, is_weak
 
@@ -99,9 +100,11 @@ def mark_available(result: SearchResult, roots: RootsFn = tuple) -> None:
 def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
                encode_query: Optional[Callable[[str], np.ndarray]],
                rerank: Optional[Callable[[str, list[str]], np.ndarray]],
-               embed_now: Optional[PassageEmbedder] = None) -> SearchResult:
+               embed_now: Optional[PassageEmbedder] = None,
+               reads_whole: Optional[Callable[[str], bool]] = None) -> SearchResult:
     """`encode_query` is None for lexical mode; `rerank` is None when reranking is off or unavailable;
-    `embed_now`: how a hybrid search embeds its best word matches that have no vector yet (meaning_now.py).
+    `embed_now`: how a hybrid search embeds its best word matches that have no vector yet (meaning_now.py);
+    `reads_whole`: whether the bi-encoder's tokenizer reads a word as one piece (rare_words.py; None: no lift).
 
     The steps: what is asked (text, scope), the candidates of each side, both scores of every candidate, one
     fused order, rows (by file or by passage), the cross-encoder's order of the head, the top k."""
@@ -128,9 +131,15 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         _lexical_candidates(req, asked, store, cand)
         timings["lexical"] = _ms(t0)
     scored = _scored(req, asked, store, cand, encode_query, embed_now, timings, t0)
+    # Hybrid with words: the candidates holding a query word few passages hold fuse with what their words earn.
+    # Not where search.dense_weight is 1, which asks for meaning's order alone (the lift is words speaking for it).
+    rare = (holding(rare_terms(store, asked.text, reads_whole), {c: scored.rows[c].text for c in scored.seen},
+                    {c: s.lexical for c, s in scored.scores.items()})
+            if reads_whole is not None and req.mode == "hybrid" and req.dense_weight < 1.0 and cand.words
+            and cand.lexical else set())
     fused = _fuse(req, [c for c, _ in cand.dense if c in scored.rows], [c for c, _ in cand.lexical if c in scored.rows],
                   {c: s.dense for c, s in scored.scores.items()}, {c: s.lexical for c, s in scored.scores.items()},
-                  scored.seen)
+                  scored.seen, rare)
     for cid, s in fused:
         scored.scores[cid].fused = s
     top_words = max((s.lexical for s in scored.scores.values() if s.lexical is not None), default=0.0)
@@ -139,7 +148,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     file_of: dict[int, int] = {}
     if req.group == "file":
         file_of = {cid: scored.rows[cid].file_id for cid in scored.seen}
-        hits, folded = _rows_by_file(req, asked.text, store, cand, scored, fused, file_of, top_words, no_meaning)
+        hits, folded = _rows_by_file(req, asked.text, store, cand, scored, fused, file_of, top_words, no_meaning,
+                                     {file_of[c] for c in rare})
     else:
         hits = _passage_rows(req, fused, scored.hit, top_words, no_meaning)
     reranked = False
@@ -291,8 +301,9 @@ def _scored(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates,
 
 def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates, scored: _Scored,
                   fused: list[tuple[int, float]], file_of: dict[int, int], top_words: float,
-                  no_meaning: set[int]) -> tuple[list[Hit], Optional[Folded]]:
-    """One row a file, its files fused from the two sides' file rankings; repeats folded first when asked."""
+                  no_meaning: set[int], rare: set[int]) -> tuple[list[Hit], Optional[Folded]]:
+    """One row a file, its files fused from the two sides' file rankings; repeats folded first when asked.
+    `rare`: the files holding a rare query word (their passages fused so too)."""
     folded: Optional[Folded] = None
     scores = scored.scores
     passage_order = [cid for cid, _ in fused]
@@ -309,7 +320,7 @@ def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates,
         dense_files, lexical_files = weigh_common(folded, groups, dense_files, lexical_files)
     file_fused = _fuse(req, dense_files, lexical_files,
                        {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
-                       list(groups))
+                       list(groups), rare)
     return _file_rows(req, groups, file_fused, scored.hit, top_words, no_meaning), folded
 
 
@@ -380,8 +391,10 @@ def _attach_repeats(store: Store, hits: list[Hit]) -> None:
 
 
 def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score: Mapping[int, Optional[float]],
-          lexical_score: Mapping[int, Optional[float]], order: list[int]) -> list[tuple[int, float]]:
-    """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion."""
+          lexical_score: Mapping[int, Optional[float]], order: list[int],
+          rare: AbstractSet[int] = frozenset()) -> list[tuple[int, float]]:
+    """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion; `rare`: those
+    holding a rare query word (convex fusion lifts their meaning to what their words earn, rare_words.py)."""
     w = req.dense_weight
     # Hybrid: an id whose dense score is still None has no vector yet (every candidate with one was scored by
     # _fill_missing_stage_scores); it is fused on the signal it has (fusion.py).
@@ -398,7 +411,7 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         both = list(side) + [i for i in order if i not in first]
         return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
                 else convex_fusion({}, lexical_score, 0.0, both))
-    return convex_fusion(dense_score, lexical_score, w, order, no_vector)
+    return convex_fusion(dense_score, lexical_score, w, order, no_vector, rare)
 
 
 def _share(bm25: Optional[float], top: float) -> float:

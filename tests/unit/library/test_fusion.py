@@ -58,6 +58,36 @@ def test_convex_fuses_only_the_signals_a_candidate_has():
     assert weak[1] > weak[9]
 
 
+def test_convex_lifts_a_rare_word_holder_to_what_its_words_earn_and_no_one_else():
+    # 7 holds the query's rare word (cosine ~0, the best BM25); 1 and 2 sit near the query in meaning, no word.
+    dense, lexical = {1: 0.31, 2: 0.25, 7: 0.02}, {7: 5.0}
+    plain = dict(convex_fusion(dense, lexical, 0.8, [1, 2, 7]))
+    assert plain[7] < plain[1]  # buried: the words give it at most 0.2
+    lifted = dict(convex_fusion(dense, lexical, 0.8, [1, 2, 7], rare={7}))
+    assert lifted[7] == pytest.approx(0.8 * 0.31 + 0.2 * 1.0) and max(lifted, key=lifted.get) == 7
+    assert (lifted[1], lifted[2]) == (plain[1], plain[2])
+    # Its own cosine counts where it is more than its words earn; a rare id sharing no word is not lifted.
+    assert dict(convex_fusion({1: 0.31, 7: 0.6}, lexical, 0.8, [1, 7], rare={7}))[7] == pytest.approx(0.8 * 0.6 + 0.2)
+    assert dict(convex_fusion(dense, {1: 2.0}, 0.8, [1, 2, 7], rare={7}))[7] == pytest.approx(0.8 * 0.02)
+
+
+def test_a_rare_word_holders_score_only_rises_as_the_others_get_vectors():
+    """Decision 0109's rule for a lifted row: as meaning fills (candidates gain vectors, in any order), its score
+    never falls. A lift that shrinks as the best cosine grows (words share x (1 - best)) fails here."""
+    final = {1: 0.45, 2: 0.31, 3: 0.12, 7: 0.02}
+    lexical = {7: 5.0, 3: 1.0}
+    for order in ([1, 2, 3, 7], [7, 3, 2, 1], [2, 7, 1, 3]):
+        shown, have = [], set()
+        for item in order:
+            have.add(item)
+            dense = {i: (final[i] if i in have else None) for i in final}
+            no_vector = {i for i in final if i not in have}
+            shown.append(dict(convex_fusion(dense, lexical, 0.8, list(final), no_vector, rare={7}))[7])
+        assert shown == sorted(shown), (order, shown)
+        if order[0] == 7:  # its own vector first: the best cosine, so its lift, grows as the others come
+            assert shown[-1] > shown[0], shown
+
+
 def test_rrf_counts_a_vectorless_candidates_lexical_rank_on_both_sides():
     # 9 is lexical #1 but cannot be in the dense list; 1 is dense #1 and lexical #2.
     ranked = dict(reciprocal_rank_fusion([[1, 2], [9, 1, 2]], k=60, weights=[0.8, 0.2], only_in={9: 1}))
