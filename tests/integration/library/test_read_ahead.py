@@ -3,6 +3,7 @@ the in-process words pass stores, and a worker that dies, cannot start or is can
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import threading
@@ -14,7 +15,7 @@ from searchapp.base.config import load_config
 from searchapp.base.errors import Cancelled
 from searchapp.base.progress import CancelToken
 from searchapp.library import Library
-from searchapp.library.sync import read_ahead, read_ahead_worker, words_pass
+from searchapp.library.sync import batches, read_ahead, read_ahead_worker, words_pass
 
 WORDS = ("river stone lantern orchard copper meadow signal harbor thistle quartz ember violet glacier "
          "falcon cedar prism marble tundra saffron").split()
@@ -67,6 +68,13 @@ def _sync(data_dir: Path, docs: Path, encoder, cancel=None, progress=None) -> tu
     with Library(config, encoder=encoder) as lib:
         rep = lib.add_folder(docs, embed=False, cancel=cancel, progress=progress)
         return _dump(lib), rep
+
+
+@pytest.fixture(autouse=True)
+def batches_by_count(monkeypatch):
+    """Batches end by their count alone: a sync's first batch also ends after FIRST_BATCH_S (so a search sees words
+    soon), and where that falls depends on the machine's load, and with it the FTS index's pages."""
+    monkeypatch.setattr(batches, "FIRST_BATCH_S", math.inf)
 
 
 @pytest.fixture
