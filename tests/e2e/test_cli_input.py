@@ -101,6 +101,18 @@ def test_search_stdin_prints_one_text_line_per_input_line(library, capsys):
     assert "line 2: empty query" in err
 
 
+def test_search_stdin_says_each_lines_own_notes_on_that_line(library, capsys):
+    """A note about a query (here: only fields, so listed newest first) is said for each line it is about, not for
+    the first alone; a note about the library (none here) would be said once."""
+    _, data = library
+    code, out, err = cli(capsys, "--data-dir", str(data), "search", "-", "--mode", "lexical",
+                         stdin="type:txt\nplants\ntype:txt name:teeth\n")
+    assert code == 0 and len(out.splitlines()) == 3
+    listing = "note: no words to rank by: newest matching first"
+    assert [x for x in err.splitlines() if listing in x] == [f"searchapp: line 1: {listing}",
+                                                             f"searchapp: line 3: {listing}"], err
+
+
 def test_search_stdin_json_keeps_lines_aligned(library, capsys):
     _, data = library
     code, out, err = cli(capsys, "--data-dir", str(data), "search", "-", "--mode", "lexical", "--json",

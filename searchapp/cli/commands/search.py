@@ -103,7 +103,7 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     and error), query words marked when `color` (default: use_color of standard output). `searcher`: a _Searcher,
     or what a warm process runs a thin client's command with (cli/warm_run.py). `search -` reads `lines` (default:
     standard input), numbered from `first_line`, with `said` carried over (a warm process answers one line)."""
-    from ...library.search.result import LOADING, UNSEARCHABLE
+    from ...library.search.result import LOADING, OF_THE_QUERY, UNSEARCHABLE
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     out = sys.stdout if out is None else out
@@ -112,14 +112,18 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
 
     def say(res: SearchResult, line: str = "") -> None:
         """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the
-        search's notices, once per run."""
+        search's notices: those about its query (OF_THE_QUERY) each time, with its line; the others once per run."""
         for warning in res.warnings:
             print(f"searchapp: {line}note: {printable(warning)}", file=err)
+        for notice in res.notices:
+            if notice.kind in OF_THE_QUERY:
+                print(f"searchapp: {line}note: {printable(notice.text)}", file=err)
         if not said.notice_shown:
             for notice in res.notices:
-                more = " (--wait waits for meaning)" if notice.kind == LOADING else ""
-                print(f"searchapp: note: {printable(notice.text)}{more}", file=err)
-                said.notice_shown = True
+                if notice.kind not in OF_THE_QUERY:
+                    more = " (--wait waits for meaning)" if notice.kind == LOADING else ""
+                    print(f"searchapp: note: {printable(notice.text)}{more}", file=err)
+                    said.notice_shown = True
 
     if args.query == "-":
         # One output line per input line, blank lines included, so outputs line up with inputs.

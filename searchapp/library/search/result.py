@@ -33,6 +33,9 @@ LOADING = "loading"  # the vector index was still opening: a hybrid search answe
 SAME = "same"  # Similar files: the source's exact copies, the same file elsewhere (not listed as similar)
 WEAK = "weak"  # every row shares no word with the query and is far from it in meaning (search/weak.py)
 
+# What a notice of these kinds says is about its own query; the others are about the library or the models (one
+# run's lines share them: `search -` says those once, these on each line they are about).
+OF_THE_QUERY = frozenset({LISTING, PLACE, COMMON, NAMED, WEAK})
 LISTING_NOTICE = "no words to rank by: newest matching first"
 LOADING_NOTICE = "meaning is still loading — word matches only"
 
