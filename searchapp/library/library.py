@@ -42,7 +42,7 @@ from .ocr.marks import mark_ocr
 from .ocr.step import ocr_step
 from .search.meaning_now import FreshVectors, PassageEmbedder
 from .search.places import place_text, unplaced
-from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, NAMED, PLACE, REINDEX, RERANKER, UNSEARCHABLE, WEAK, Notice,
+from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, PLACE, REINDEX, RERANKER, UNSEARCHABLE, Notice,
                             SearchResult, meaning_text)
 from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
@@ -312,16 +312,10 @@ class Library(WatchAndServe):
         embed_now = self._embedder() if pending and mode == "hybrid" and not words_only else None
         result = run_search(req, self.reader(), index, encode_query, cross.score if cross is not None else None,
                             embed_now, self.models.chunker().reads_whole if encode_query is not None else None)
-        # a name typed: no passage holds it (search/named.py); not for --literal, whose `budg*` names no `budget`
-        if parsed is None and not literal and not result.words_matched:
-            from .search.named import named_files, named_first
+        if parsed is None and not literal:  # a name typed: no passage holds it (search/named.py)
+            from .search.named import put_named_first
 
-            named = named_files(self.reader(), query, req.k,
-                                filters.where() if filters is not None and filters.active else None)
-            if named is not None:
-                result.hits = named_first(result.hits, named, req.k)
-                result.notices = [n for n in result.notices if n.kind != WEAK]  # a named file is close by name
-                self._say(result, NAMED, named.text)
+            put_named_first(self.reader(), result, query, req.k, filters)
         mark_available(result, lambda: [r.path for r in self.reader().roots()])
         mark_ocr(result, self.reader())
         result.warnings, result.reading = warnings, reading

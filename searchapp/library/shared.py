@@ -20,6 +20,7 @@ from ..base.errors import ConfigError, StoreError
 from ..base.progress import CancelToken, ProgressFn
 from .ocr.marks import mark_ocr
 from .resources.model_set import ModelSet
+from .search.named import put_named_first
 from .search.pipeline import mark_available, run_search, search_request, searched_words
 from .search.places import place_text, unplaced
 from .search.result import MEANING, PLACE, SAME, UNSEARCHABLE, Notice, SearchResult, meaning_text
@@ -331,6 +332,8 @@ class SharedLibrary:
             result = run_search(req, self._as_store, cast("Optional[VectorIndex]", index), encode_query,
                                 cross.score if cross is not None else None, None,
                                 self.models.chunker().reads_whole if encode_query is not None else None)
+        if parsed is None and not literal:  # a name typed, as on the desktop (search/named.py); the library's paths
+            put_named_first(self._as_store, result, query, req.k, filters)
         mark_ocr(result, self._as_store)  # "(OCR)", as on the desktop: by the indexed paths, before they are mapped
         shared_paths.local_hits(self.store, self.paths, result.hits)
         # at this desktop's paths; a drive that stops answering is waited on once for each folder of the library

@@ -4,7 +4,8 @@ top 10, rows of meaning noise were). The files named like it come first, newest 
 meaning found; the note says so and how to list them all (`name:`, the query syntax's own way). Decision 0160.
 
 Asked only when the words side found nothing for a plain query of a few words (a full scan of the names, ~10-100
-ms for 100,000 files, paid only then). The desktop library's: the shared one's names are another dialect's."""
+ms for 100,000 files, paid only then). On both engines: the names are matched by the store's own `name:`
+(Store.name_fragment; a shared library's folds them in Python, as the desktop's GLOB reads them)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ...base.types import Hit
+from ..query.filters import SearchFilters
 from ...store import Store
 from ...store.rows import ChunkRow
-from ...store.scope import INDEXED, Fragment, all_of, name_matches
+from ...store.scope import INDEXED, Fragment, all_of
 from .constraints import listed
 from .folding import Folded, fold_copies, mark_folded
+from .result import NAMED, WEAK, Notice, SearchResult
 
-__all__ = ["Named", "named_files", "named_first", "MAX_WORDS", "SHOWN"]
+__all__ = ["Named", "named_files", "named_first", "put_named_first", "MAX_WORDS", "SHOWN"]
 
 MAX_WORDS = 4  # a name is a few words; a question is not one
 SHOWN = 100  # files counted at most ("100 or more")
@@ -43,7 +46,7 @@ def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = No
     if not words or len(words) > MAX_WORDS:
         return None
     glob = "*" + "*".join(words) + "*"  # the words in their order, anything between (sourdough-bread, sourdough_bread)
-    found = store.newest_first(all_of([INDEXED, name_matches([glob]), *([scope] if scope else [])]), SHOWN,
+    found = store.newest_first(all_of([INDEXED, store.name_fragment([glob]), *([scope] if scope else [])]), SHOWN,
                                by_file=True)
     file_of, rows = store.chunk_files(found), store.chunks(found)  # read once, for the folding and the rows
     ids = _one_a_content(store, found, file_of, rows)
@@ -87,3 +90,17 @@ def named_first(hits: list[Hit], named: Named, k: int) -> list[Hit]:
     for rank, h in enumerate(out[:k], start=1):
         h.ranks.final = rank
     return out[:k]
+
+
+def put_named_first(store: Store, result: SearchResult, query: str, k: int,
+                    filters: Optional[SearchFilters]) -> None:
+    """A search's files named like its query put first, and the note said, where its words found nothing (the
+    caller asks only for a plain query: not --literal, whose `budg*` names no `budget`, nor one with syntax)."""
+    if result.words_matched:
+        return
+    named = named_files(store, query, k, filters.where() if filters is not None and filters.active else None)
+    if named is None:
+        return
+    result.hits = named_first(result.hits, named, k)
+    result.notices = [n for n in result.notices if n.kind != WEAK]  # a named file is close by name
+    result.notices.append(Notice(NAMED, named.text))

@@ -12,18 +12,17 @@ import pytest
 from corpus import write_texts
 
 from searchapp.cli.main import main
-from searchapp.library import Library
 from searchapp.library.search.result import NAMED
 
 
 @pytest.fixture
-def lib(make_config, tiny_encoder, tmp_path):
+def lib(tiny_library, tmp_path):
+    """On both engines (the desktop's and a shared library: each matches names with its own `name:`)."""
     docs = write_texts(tmp_path / "docs", {"sourdough-bread.txt": "Recette du pain au levain: nourrir le levain la veille.",
                                            "heron.txt": "The heron waded through the reeds.",
                                            "the-book-of-sand.txt": "A book with no first page and no last."})
-    with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as library:
-        library.add_folder(docs)
-        yield library
+    tiny_library.add_folder(docs)
+    return tiny_library
 
 
 def _names(res) -> list[str]:
@@ -89,6 +88,7 @@ def test_words_a_passage_holds_or_a_name_none_has_say_nothing(lib):
     assert lib.search("the of and", mode="hybrid").said(NAMED) is None
 
 
+@pytest.mark.engines("sqlite")  # the data dir's library: the command line's output is one for both engines
 def test_the_command_line_prints_it(lib, capsys):
     capsys.readouterr()
     assert main(["--data-dir", str(lib.config.data_dir), "search", "sourdough", "--mode", "lexical", "--json"]) == 0
