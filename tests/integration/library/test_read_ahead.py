@@ -70,16 +70,20 @@ def _sync(data_dir: Path, docs: Path, encoder, cancel=None, progress=None) -> tu
         return _dump(lib), rep
 
 
-@pytest.fixture(autouse=True)
-def batches_by_count(monkeypatch):
-    """Batches end by their count alone: a sync's first batch also ends after FIRST_BATCH_S (so a search sees words
-    soon), and where that falls depends on the machine's load, and with it the FTS index's pages."""
-    monkeypatch.setattr(batches, "FIRST_BATCH_S", math.inf)
+@pytest.fixture(scope="module", autouse=True)
+def batches_by_count():
+    """Batches end by their count alone, for every sync of the module (the in-process one too): a sync's first batch
+    also ends after FIRST_BATCH_S (so a search sees words soon), and where that falls depends on the machine's load,
+    and with it the FTS index's pages."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(batches, "FIRST_BATCH_S", math.inf)
+        yield
 
 
-@pytest.fixture
-def docs(tmp_path) -> Path:
-    return _corpus(tmp_path / "docs")
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory) -> Path:
+    """One corpus for the module: no test writes to it, and `in_process` compares rows naming its paths."""
+    return _corpus(tmp_path_factory.mktemp("read-ahead") / "docs")
 
 
 @pytest.fixture
@@ -93,11 +97,13 @@ def small_threshold(monkeypatch):
     monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD", raising=False)
 
 
-@pytest.fixture
-def in_process(tmp_path, docs, tiny_encoder, monkeypatch) -> dict:
-    monkeypatch.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
-    rows, rep = _sync(tmp_path / "lib-in-process", docs, tiny_encoder)
-    monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD")
+@pytest.fixture(scope="module")
+def in_process(tmp_path_factory, docs, tiny_encoder) -> dict:
+    """The rows the in-process words pass stores for `docs`: built once, what every worker sync is compared with
+    (the tests only read it)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SEARCHAPP_NO_READ_AHEAD", "1")
+        rows, rep = _sync(tmp_path_factory.mktemp("lib-in-process"), docs, tiny_encoder)
     assert rep.added == 60 and len(rows["chunks"]) > 100
     return rows
 
