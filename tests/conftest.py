@@ -59,9 +59,9 @@ def pytest_runtest_setup(item):
 
 
 
-@pytest.fixture(autouse=True)
-def _isolated_hf_cache(tmp_path_factory, monkeypatch):
-    """An empty Hugging Face cache: a test can never pick up a developer's cached models by accident."""
+def isolated_environment(monkeypatch, tmp_path_factory) -> None:
+    """An empty Hugging Face cache: a test can never pick up a developer's cached models by accident. Also for a
+    module-scoped fixture's own MonkeyPatch (it runs before the autouse fixture below)."""
     cache = tmp_path_factory.getbasetemp() / "hf-cache"
     cache.mkdir(exist_ok=True)
     monkeypatch.setenv("HF_HOME", str(cache))
@@ -69,6 +69,11 @@ def _isolated_hf_cache(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("SEARCHAPP_DATA_DIR", raising=False)
     # Subprocesses inherit this too: tests never write the weights-checksum cache into the real home.
     monkeypatch.setenv("SEARCHAPP_HASH_CACHE", str(cache / "weights-sha256.json"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_hf_cache(tmp_path_factory, monkeypatch):
+    isolated_environment(monkeypatch, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

@@ -120,6 +120,13 @@ class PgServer:
             self.admin("CREATE EXTENSION vector", database=name)
         return name
 
+    def copy_database(self, template: str) -> str:
+        """A fresh database holding what `template` holds (CREATE DATABASE ... TEMPLATE: file copies on the server,
+        no rows sent); nobody may be connected to `template` meanwhile."""
+        name = f"t{os.getpid()}_{next(self._counter)}"
+        self.admin(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        return name
+
     def stop(self) -> None:
         if self.started:
             try:

@@ -12,28 +12,64 @@ from urllib.parse import urlsplit
 import corpus
 import pytest
 
+from conftest import isolated_environment
 from searchapp.cli.main import main
 
 pytestmark = pytest.mark.subprocess  # the pg_server fixture starts PostgreSQL (tests/pg_server.py)
 
 
+SHARE2_TEXT = "Rye sourdough starter bread."
+
+
+@pytest.fixture(scope="module")
+def indexed_share(tmp_path_factory, tiny_bi_encoder_dir, pg_server):
+    """(root, database): desk-a's drive at root/a (share/docs, share2) indexed once by desk-a into a database the
+    tests copy (pg_address below), and a copy of its files as they were then (root/a.kept). Indexing it took ~0.7
+    of each test's ~1 CPU s; what each test starts from is the same."""
+    root = tmp_path_factory.mktemp("shared-map")
+    corpus.make_mixed_corpus(root / "a" / "share" / "docs")
+    (root / "a" / "share2").mkdir()  # /…/share2: the same leading characters, another folder
+    (root / "a" / "share2" / "rye.txt").write_text(SHARE2_TEXT, encoding="utf-8")
+    database = pg_server.new_database()
+    data = root / "desk-a"
+    write_config(data, tiny_bi_encoder_dir, pg_server.address(database), "")
+    with pytest.MonkeyPatch.context() as mp:
+        isolated_environment(mp, tmp_path_factory)
+        mp.delenv("SEARCHAPP_LIBRARY", raising=False)
+        mp.setenv("SEARCHAPP_MACHINE", "desk-a")
+        assert main(["--data-dir", str(data), "index", str(root / "a" / "share" / "docs"), str(root / "a" / "share2")]) == 0
+    shutil.copytree(root / "a", root / "a.kept", symlinks=True)  # copy2: the files' times as indexed
+    return root, database
+
+
 @pytest.fixture
-def desks(tmp_path, tiny_bi_encoder_dir, capsys, pg_address, monkeypatch):
-    """(run as a machine, desk-a's share, desk-b's mount of it): desk-a has indexed share/docs and share2."""
+def pg_address(pg_server, indexed_share) -> str:
+    """This module's database: a copy of the one desk-a indexed its drive into (CREATE DATABASE ... TEMPLATE)."""
+    return pg_server.address(pg_server.copy_database(indexed_share[1]))
+
+
+def write_config(data, tiny_bi_encoder_dir, address: str, extra: str) -> None:
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n\n'
+                                      f'[library]\naddress = "{address}"\n{extra}', encoding="utf-8")
+
+
+@pytest.fixture
+def desks(tmp_path, indexed_share, tiny_bi_encoder_dir, capsys, pg_address, monkeypatch):
+    """(run as a machine, desk-a's share, desk-b's mount of it): desk-a has indexed share/docs and share2 (the
+    drive at root/a, put back as it was indexed: tests add, remove and unlink there)."""
     monkeypatch.delenv("SEARCHAPP_LIBRARY", raising=False)
-    share_a, mount_b = tmp_path / "a" / "share", tmp_path / "b" / "share"
-    corpus.make_mixed_corpus(share_a / "docs")
-    (tmp_path / "a" / "share2").mkdir()  # /…/share2: the same leading characters, another folder
-    (tmp_path / "a" / "share2" / "rye.txt").write_text("Rye sourdough starter bread.", encoding="utf-8")
-    mount_b.parent.mkdir()
+    root = indexed_share[0]
+    shutil.rmtree(root / "a")
+    shutil.copytree(root / "a.kept", root / "a", symlinks=True)
+    share_a, mount_b = root / "a" / "share", root / "b" / "share"
+    mount_b.parent.mkdir(exist_ok=True)
+    mount_b.unlink(missing_ok=True)  # the last test's (one unlinks it itself)
     mount_b.symlink_to(share_a, target_is_directory=True)
     dirs = {}
     for machine, extra in (("desk-a", ""), ("desk-b", f'path_map = ["desk-a:{share_a}={mount_b}"]\n')):
-        data = tmp_path / machine
-        data.mkdir()
-        (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n\n'
-                                          f'[library]\naddress = "{pg_address}"\n{extra}', encoding="utf-8")
-        dirs[machine] = data
+        dirs[machine] = tmp_path / machine
+        write_config(dirs[machine], tiny_bi_encoder_dir, pg_address, extra)
 
     def run(machine: str, *argv: str) -> tuple[int, str, str]:
         monkeypatch.setenv("SEARCHAPP_MACHINE", machine)
@@ -41,8 +77,6 @@ def desks(tmp_path, tiny_bi_encoder_dir, capsys, pg_address, monkeypatch):
         out, err = capsys.readouterr()
         return code, out, err
 
-    code, _, err = run("desk-a", "index", str(share_a / "docs"), str(tmp_path / "a" / "share2"))
-    assert code == 0, err
     return run, share_a, mount_b
 
 
@@ -50,7 +84,7 @@ def test_desk_b_sees_and_names_desk_as_files_at_its_own_mount_point(desks, tmp_p
     run, share_a, mount_b = desks
     code, out, _ = run("desk-b", "search", "sourdough starter", "--mode", "lexical", "--json")
     hits = {h["path"]: h for h in json.loads(out)["hits"]}
-    bread, rye = hits[str(mount_b / "docs" / "bread.txt")], hits[str(tmp_path / "a" / "share2" / "rye.txt")]
+    bread, rye = hits[str(mount_b / "docs" / "bread.txt")], hits[str(share_a.parent / "share2" / "rye.txt")]
     assert code == 0 and bread["machine"] == "desk-a" and bread["indexed_path"] == str(share_a / "docs" / "bread.txt")
     assert bread["key"] == bread["path"] and bread["available"] is True
     assert rye["indexed_path"] == rye["path"]  # share2 is not under the mapped folder
@@ -116,9 +150,9 @@ def test_status_check_exit_codes(desks, tmp_path, pg_server, pg_address, monkeyp
     code, out, _ = run("desk-b", "status", "--check")
     assert code == 1 and f"MISSING: desk-a: {mount_b / 'docs'}: not found" in out
     assert run("desk-a", "status", "--check")[0] == 0
-    shutil.rmtree(tmp_path / "a" / "share2")  # 1: one of desk-a's own folders is gone
+    shutil.rmtree(share_a.parent / "share2")  # 1: one of desk-a's own folders is gone
     code, out, _ = run("desk-a", "status", "--check")
-    assert code == 1 and f"MISSING: desk-a: {tmp_path / 'a' / 'share2'}" in out
+    assert code == 1 and f"MISSING: desk-a: {share_a.parent / 'share2'}" in out
 
     # 3: the kept totals no longer add up (as a crashed writer or a hand edit could leave them).
     db = urlsplit(pg_address).path.lstrip("/")
@@ -162,11 +196,11 @@ def test_another_machines_file_at_the_same_path_is_explained_and_compared_withou
     that path, but `explain` said "outside" and `similar` "not an indexed file". Another machine's entry at the very
     path named is found, unless a map entry moves that machine's path elsewhere (then the map's place names it)."""
     run, share_a, _mount_b = desks
-    rye = tmp_path / "a" / "share2" / "rye.txt"  # desk-a's, and no map entry of desk-b's covers share2
+    rye = share_a.parent / "share2" / "rye.txt"  # desk-a's, and no map entry of desk-b's covers share2
     code, out, err = run("desk-b", "explain", str(rye), "--json")
     got = json.loads(out)
     assert code == 0 and got["state"] == "indexed" and got["machine"] == "desk-a", (out, err)
-    assert got["folder"] == str(tmp_path / "a" / "share2") and "sourdough" in got["text"].lower()
+    assert got["folder"] == str(share_a.parent / "share2") and "sourdough" in got["text"].lower()
     code, out, err = run("desk-b", "similar", str(rye), "--json")
     assert code == 0 and json.loads(out)["hits"], (out, err)
     # desk-a's share/docs is mounted elsewhere on desk-b: its own path there names nothing of desk-a's
@@ -183,8 +217,8 @@ def test_a_folder_another_machine_indexes_already_is_said_when_added(desks, tmp_
     code, _, err = run("desk-b", "index", "--words-only", str(mount_b / "docs"))  # desk-a's docs, mapped here
     assert code == 0 and (f"desk-a indexes {mount_b / 'docs'} (its {share_a / 'docs'}) already: those files are "
                           "now in the library twice") in err, err
-    code, _, err = run("desk-b", "index", "--words-only", str(tmp_path / "a" / "share2" / ".."))  # around share2
-    assert code == 0 and (f"desk-a indexes {tmp_path / 'a' / 'share2'} too: if it is the same shared folder, its "
+    code, _, err = run("desk-b", "index", "--words-only", str(share_a.parent / "share2" / ".."))  # around share2
+    assert code == 0 and (f"desk-a indexes {share_a.parent / 'share2'} too: if it is the same shared folder, its "
                           "files are now in the library twice") in err and "remove" not in err, err
     code, _, err = run("desk-b", "index", "--words-only", str(mount_b / "docs"))  # a sync of it again: said once
     assert code == 0 and "already" not in err, err
@@ -200,7 +234,7 @@ def test_this_desktops_own_folder_answers_for_its_paths_not_another_machines_fil
     out of its own folder; `explain` of that path answered with desk-a's file there, and its text. A path under a
     folder of this machine's is this machine's to answer for."""
     run, share_a, _mount_b = desks
-    share2 = tmp_path / "a" / "share2"  # desk-a's; desk-b now indexes a folder at the very same path
+    share2 = share_a.parent / "share2"  # desk-a's; desk-b now indexes a folder at the very same path
     monkeypatch.setenv("SEARCHAPP_SCAN__EXCLUDE", "rye.txt")
     code, _, err = run("desk-b", "index", "--words-only", str(share2))
     assert code == 0, err
