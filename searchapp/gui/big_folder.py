@@ -125,6 +125,7 @@ class BigFolderCheck:
 
     def show_status(self, st: LibraryStatus) -> None:
         self.known = [r.path for r in st.roots]
+        # Files on disk (decision 0163), as count_files counts a new folder's: an archive's passages count for it
         files = sum(st.files.values())
         per_file = st.chunks / files if files >= _KNOWN_FILES and st.chunks else None
         if st.meaning_rate:

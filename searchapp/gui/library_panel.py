@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 from ..base.types import Hit
 from ..library import LibraryStatus
 from ..library.report.not_indexed import entries_in
+from ..library.report.status import folder_counts
 from .elided_label import ElidedLabel
 from .name_first import NAME_FIRST_ROLE, NameFirstDelegate
 from .open_file import FileOpener
@@ -74,13 +75,27 @@ def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
 def remove_question(roots: list[RootStatus]) -> str:
     """What the Remove prompt asks about `roots` (RootStatus): each folder with its files and passages."""
     def one(r: RootStatus) -> str:
-        return f"{r.path} ({r.files:,} file{'s' if r.files != 1 else ''}, {r.chunks:,} passages)"
+        return f"{r.path} ({folder_counts(r.files, r.members, r.chunks, grouped=True)})"
 
     what = one(roots[0]) if len(roots) == 1 else f"{len(roots)} folders:\n" + "\n".join(f"• {one(r)}" for r in roots)
     return (f"Remove {what} from the library?\n\n"
             "Everything indexed there is forgotten at once; the files themselves stay where they are. "
             "For a minute, Undo in the status bar puts the last folder removed back as it was; after that, adding "
             "it again means indexing it again from the start.")
+
+
+def _files_cell(r: RootStatus) -> str:
+    """The Files column: the files on disk, and the members of their archives and mail beside them, "2561 + 163"
+    (decision 0163; the cell's tooltip says what each is)."""
+    return f"{r.files} + {r.members}" if r.members else str(r.files)
+
+
+def _counts_tip(item: QTreeWidgetItem, r: RootStatus) -> None:
+    """The Files and Passages cells' tooltip: the folder's counts in words, as `searchapp status` gives them."""
+    tip = tooltip(folder_counts(r.files, r.members, r.chunks, grouped=True)
+                  + (" (each read out of an archive or a mail, found on its own)" if r.members else ""))
+    for c in (1, 2):
+        item.setToolTip(c, tip)
 
 
 def _not_indexed(status: LibraryStatus) -> list[tuple[str, str, str]]:
@@ -336,7 +351,8 @@ class LibraryPanel(QWidget):
             unfinished = not r.last_sync and r.files > 0 and when != "syncing…"
             if unfinished:  # "never" beside 46 searchable files read as nothing indexed (a cancelled first sync)
                 when = "not finished"
-            item = QTreeWidgetItem([label, str(r.files), str(r.chunks), when])
+            item = QTreeWidgetItem([label, _files_cell(r), str(r.chunks), when])
+            _counts_tip(item, r)
             item.setData(0, NAME_FIRST_ROLE, name_first(r.path, " (missing)" if missing else ""))
             if unfinished:
                 item.setToolTip(3, tooltip("Its first sync was stopped before the end: what it read is searchable, "
@@ -386,7 +402,8 @@ class LibraryPanel(QWidget):
             self.title.setToolTip(tooltip(f"Every search and every folder added here goes to {status.address}; "
                                           "the folders of other machines are theirs to sync and remove"))
         for machine, r in status.elsewhere:
-            item = QTreeWidgetItem([f"{machine}: {r.path}", str(r.files), str(r.chunks), format_when(r.last_sync)])
+            item = QTreeWidgetItem([f"{machine}: {r.path}", _files_cell(r), str(r.chunks), format_when(r.last_sync)])
+            _counts_tip(item, r)
             item.setData(0, NAME_FIRST_ROLE, name_first(r.path, owner=machine))
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # never selected: Remove and Re-sync are that machine's
             item.setToolTip(0, tooltip(f"{r.path}\nA folder of {machine}: searched here too; {machine} syncs it "

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QSizeGrip, QStatusBar, QWidget
 
 from ..base.config import Config
 from ..library import LibraryStatus
+from ..library.report.status import members_noun
 from .plain import make_plain
 
 __all__ = ["StatusLabels", "MESSAGE_LEFT"]
@@ -78,13 +79,16 @@ class StatusLabels(QObject):
         self.device.setText(f"Device: {st.device}" + (f" · queries: {queries}" if queries else ""))
         self.device.setToolTip(f"Passages: {st.passage_path or 'torch on ' + st.device}\n"
                                f"Queries: {st.query_path or 'torch'}")
-        files = sum(st.files.values())
+        files, members = sum(st.files.values()), sum(st.members.values())
+        # The files on disk, and apart what was read out of their archives and mail (decision 0163)
+        held = f"{st.chunks:,} passages in {files:,} files" + (f" and {members_noun(members, grouped=True)}"
+                                                               if members else "")
         if st.index_opening:  # its figures come when it is open; the device waits too, leaving the search's line room
             self.device.setText("")
-            self.index.setText(f"{st.chunks:,} passages in {files:,} files · opening the index…")
+            self.index.setText(f"{held} · opening the index…")
             self.fit()
             return
-        self.index.setText(f"{st.chunks:,} passages in {files:,} files" + ("" if st.consistent else " — index not consistent"))
+        self.index.setText(held + ("" if st.consistent else " — index not consistent"))
         self.fit()
 
     def show_models(self, config: Config, ready: bool) -> None:

@@ -68,13 +68,17 @@ class RootBusy(StoreError):
 class SharedStatus:
     address: str
     machine: str
-    roots: list[tuple[str, str, int, int]] = field(default_factory=list)  # (machine, path, files, passages)
+    # (machine, path, files, passages, members): the members of archives and mail last, apart from the files on
+    # disk (decision 0163), where a script reading the first four finds what it found before
+    roots: list[tuple[str, str, int, int, int]] = field(default_factory=list)
     mounts: list[tuple[str, str, str]] = field(default_factory=list)  # (machine, path, where mounted here)
     unmatched: list[str] = field(default_factory=list)  # library.path_map entries that map no folder, said
-    files: int = 0
+    files: int = 0  # on disk (an archive or a mailbox is one); the entries read out of them are `members`
     passages: int = 0
     embedded: int = 0
-    problems: int = 0
+    problems: int = 0  # files skipped or failed
+    members: int = 0  # of archives and mail (decision 0163)
+    member_problems: int = 0  # members skipped or failed
     model: Optional[str] = None
     dim: Optional[int] = None
     generation: int = 0
@@ -430,21 +434,22 @@ class SharedLibrary:
         _set_back_not_reindex(self.config, self.store.meta(), st)
         for machine, root in self.store.all_roots():
             if machine != self.store.machine:
-                n_files, n_chunks = self.store.root_counts(root.id)
+                counts = self.store.root_counts(root.id)
                 # Named where this desktop mounts it (library.path_map), as its files are in the results.
-                st.elsewhere.append((machine, RootStatus(self.paths.to_local(machine, root.path), n_files, n_chunks,
-                                                         root.last_sync)))
+                st.elsewhere.append((machine, RootStatus(self.paths.to_local(machine, root.path), counts.files,
+                                                         counts.passages, root.last_sync, members=counts.members)))
         return st
 
     def summary(self) -> SharedStatus:
         """Every machine's folders and the library's totals (`searchapp --library … status`)."""
         st = SharedStatus(shown(self.address), self.store.machine)
         for machine, root in self.store.all_roots():
-            n_files, n_chunks = self.store.root_counts(root.id)
-            st.roots.append((machine, root.path, n_files, n_chunks))
-        counts = self.store.file_counts()
-        st.files = sum(counts.values())
-        st.problems = st.files - counts.get("indexed", 0)
+            counts = self.store.root_counts(root.id)
+            st.roots.append((machine, root.path, counts.files, counts.passages, counts.members))
+        entries = self.store.file_counts()
+        st.files, st.members = sum(entries.files.values()), sum(entries.members.values())
+        st.problems = st.files - entries.files.get("indexed", 0)
+        st.member_problems = st.members - entries.members.get("indexed", 0)
         st.passages = self.store.chunk_count()
         st.embedded = st.passages - self.store.pending_count()
         meta = self.store.meta()
@@ -452,7 +457,7 @@ class SharedLibrary:
         st.dim = self.store.dim()
         st.generation = int(meta.get("generation", "0") or 0)
         st.mounts = shared_paths.mounted_roots(self.store, self.paths)
-        st.unmatched = self.paths.unmatched((machine, path) for machine, path, _, _ in st.roots)
+        st.unmatched = self.paths.unmatched((machine, path) for machine, path, *_ in st.roots)
         return st
 
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, ContextManager, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, ContextManager, Iterable, Optional, Sequence
 
 from ..base.entry_dates import clamped_ns
-from .rows import FileRow
+from ..base.member_paths import MEMBER_SEP
+from .rows import EntryCounts, FileRow
 from .statements import Statements
 
-__all__ = ["FileRecords", "FILE_COLS", "NEWER_COLUMNS", "file_cols", "stored_notes", "MAX_STORED_NOTES"]
+__all__ = ["FileRecords", "FILE_COLS", "NEWER_COLUMNS", "file_cols", "stored_notes", "MAX_STORED_NOTES",
+           "IS_MEMBER", "entry_counts"]
 
 FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns, reader, ocr"
 # The files table's columns an older library may lack where nothing may migrate it (decisions 0150, 0152)
@@ -37,6 +39,21 @@ def file_cols(missing: frozenset[str]) -> str:
     for name in missing & {"ctime_ns", "reader"}:  # the NEWER_COLUMNS that FILE_COLS reads
         cols = cols.replace(name, f"NULL AS {name}")
     return cols
+
+
+# Whether a row is a member of an archive or a mailbox: its key holds MEMBER_SEP (a parameter) after its first
+# character, as base/member_paths.split_member reads it (a leading "//" is a POSIX root, not a separator). No index
+# finds members (a container's sort among its folder's files), and none is needed where this is asked: the counts
+# read every row of `files`, or of one root, anyway. PostgreSQL's is pg_store's (strpos for instr).
+IS_MEMBER = "instr(substr(path, 2), ?) > 0"
+
+
+def entry_counts(rows: Iterable[Sequence[Any]]) -> EntryCounts:
+    """(status, is a member, count) rows as EntryCounts."""
+    out = EntryCounts({}, {})
+    for status, member, n in rows:
+        (out.members if member else out.files)[str(status)] = int(n)
+    return out
 
 
 class FileRecords(Statements):
@@ -143,8 +160,10 @@ class FileRecords(Statements):
         self.execute("DELETE FROM chunk_spans")  # the trigger would too, row by row
         self.execute("DELETE FROM files")
 
-    def file_counts(self) -> dict[str, int]:
-        return dict(self.conn.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
+    def file_counts(self) -> EntryCounts:
+        """The entries by status, the files on disk and the members of archives and mail apart (decision 0163)."""
+        return entry_counts(self.conn.execute(
+            f"SELECT status, {IS_MEMBER}, count(*) FROM files GROUP BY 1, 2", (MEMBER_SEP,)).fetchall())  # noqa: S608 (a constant and ? only)
 
     def file_paths(self) -> dict[int, str]:
         """file id -> path of every stored entry."""

@@ -8,7 +8,9 @@ import time
 from typing import Optional, Sequence
 
 from ..base.errors import StoreError
-from .rows import RootRow
+from ..base.member_paths import MEMBER_SEP
+from .file_records import IS_MEMBER
+from .rows import RootCounts, RootRow
 from .statements import Statements
 
 __all__ = ["RootRecords"]
@@ -54,8 +56,9 @@ class RootRecords(Statements):
             self.execute("UPDATE files SET root_id = ? WHERE root_id = ?", (into_id, rid))
             self.execute("DELETE FROM roots WHERE id = ?", (rid,))
 
-    def root_counts(self, root_id: int) -> tuple[int, int]:
-        """(files, passages) of one root."""
-        n_files, n_chunks = self.conn.execute(
-            "SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = ?", (root_id,)).fetchone()
-        return int(n_files), int(n_chunks)
+    def root_counts(self, root_id: int) -> RootCounts:
+        """The files on disk, members of archives and mail, and passages of one root (decision 0163)."""
+        entries, members, passages = self.conn.execute(
+            f"SELECT count(*), coalesce(sum({IS_MEMBER}), 0), coalesce(sum(n_chunks), 0) FROM files "  # noqa: S608 (a constant and ? only)
+            "WHERE root_id = ?", (MEMBER_SEP, root_id)).fetchone()
+        return RootCounts(int(entries) - int(members), int(members), int(passages))

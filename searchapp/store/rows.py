@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 
-__all__ = ["RootRow", "FileRow", "ChunkRow", "NewChunk"]
+__all__ = ["RootRow", "FileRow", "ChunkRow", "NewChunk", "EntryCounts", "RootCounts"]
+
+
+class EntryCounts(NamedTuple):
+    """The library's entries by status (indexed, skipped, failed): the files on disk (an archive or a mailbox
+    itself among them) and, apart, the members read out of them (archive entries, messages, attachments)."""
+
+    files: dict[str, int]
+    members: dict[str, int]
+
+
+class RootCounts(NamedTuple):
+    """What one indexed folder holds: its files on disk, the members of its archives and mail, and the passages
+    of both."""
+
+    files: int
+    members: int
+    passages: int
 
 
 @dataclass(frozen=True)

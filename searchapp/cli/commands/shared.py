@@ -161,13 +161,17 @@ def _status(args: Namespace, config: Config, address: str) -> int:
 
 
 def status_lines(st: SharedStatus) -> list[str]:
+    from ...library.report.status import folder_counts
+
     percent = 100 if not st.passages else int(100 * st.embedded / st.passages)
     lines = [f"shared library: {st.address} (this machine: {printable(st.machine)})",
-             f"files: {st.files} ({st.problems} skipped or failed); passages: {st.passages}, {percent}% with meaning",
+             f"files: {st.files} ({st.problems} skipped or failed)" + (
+                 f"; in archives and mail: {st.members} ({st.member_problems} skipped or failed)" if st.members else "")
+             + f"; passages: {st.passages}, {percent}% with meaning",
              f"model: {printable(st.model or 'none yet')}" + (f" ({st.dim} dimensions)" if st.dim else ""),
              f"folders: {len(st.roots)}"]
     here = {(machine, path): local for machine, path, local in st.mounts}  # library.path_map's
-    lines += [f"  {printable(machine)}: {printable(path)} ({files} files, {chunks} passages)"
+    lines += [f"  {printable(machine)}: {printable(path)} ({folder_counts(files, members, chunks)})"
               + (f", here at {printable(here[machine, path])}" if (machine, path) in here else "")
-              for machine, path, files, chunks in st.roots]
+              for machine, path, files, chunks, members in st.roots]
     return lines + [printable(note) for note in st.unmatched]  # a mistyped map entry: nothing else shows it

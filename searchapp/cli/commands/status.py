@@ -70,14 +70,18 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     say(f"library: {printable(st.data_dir)}")
     if st.writer:
         say(f"  being written now by {printable(st.writer)}: the counts below grow as it goes")
+    from ...library.report.status import by_status, folder_counts
+
     for r in st.roots:
-        say(f"  {printable(r.path)}: {r.files} files, {r.chunks} passages"
+        say(f"  {printable(r.path)}: {folder_counts(r.files, r.members, r.chunks)}"
             + (f"  [MISSING: {printable(r.reason)}; kept and searchable. Moved? `searchapp moved {printable(r.path)} NEW` "
                "keeps its meaning (no embedding again); `searchapp remove` forgets it]" if r.missing else ""))
     if not st.roots:
         say("  (no folders yet: `searchapp index PATH`)")
-    by = ", ".join(f"{n} {s}" for s, n in sorted(st.files.items())) or "0"
-    say(f"files: {by}; passages: {st.chunks}; vectors: {st.vectors}; consistent: {'yes' if st.consistent else 'NO'}")
+    # The files a person has, and apart what was read out of their archives and mail (decision 0163)
+    members = f"; in archives and mail: {by_status(st.members)}" if st.members else ""
+    say(f"files: {by_status(st.files)}{members}; passages: {st.chunks}; vectors: {st.vectors}; "
+        f"consistent: {'yes' if st.consistent else 'NO'}")
     meaning = st.to_json()["meaning"]
     left = left_note(st.chunks - st.embedded, st.meaning_rate)  # "about 1 h 05 min at the last measured ..."
     if not st.chunks:  # "meaning: 100% of passages" of none read as a finished library

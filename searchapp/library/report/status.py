@@ -17,6 +17,7 @@ from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
 from ...store import Store
 from ...store.ledger import problem_files_in_state, state_counts
+from ...store.rows import RootRow
 from ..search.result import writer_embeds  # meaning_note's `who`: what a search beside it says too
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
@@ -29,19 +30,50 @@ if TYPE_CHECKING:
     from ...models.identity import ModelIdentity
     from ..resources.lock import Holder
 
-__all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice", "IN_STORE"]
+__all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice", "IN_STORE",
+           "folder_counts", "by_status", "members_noun"]
 
 
 
 @dataclass
 class RootStatus:
     path: str
-    files: int
-    chunks: int
+    files: int  # files on disk (an archive or a mailbox itself is one); its members are `members` (decision 0163)
+    chunks: int  # passages, of its files and members
     last_sync: Optional[float]
     missing: bool = False  # the folder cannot be read now; its files stay indexed and searchable
     state: str = "ok"  # "ok" or "missing"
     reason: Optional[str] = None  # why it is missing
+    members: int = 0  # entries read out of its archives and mail: archive entries, messages, attachments
+
+
+def _number(n: int, grouped: bool) -> str:
+    return f"{n:,}" if grouped else str(n)
+
+
+def members_noun(n: int, grouped: bool = False) -> str:
+    """What people read for `n` members (decision 0163): "163 items in archives and mail". `grouped`: thousands
+    separated, as the window writes numbers (the command line does not)."""
+    return f"{_number(n, grouped)} {'item' if n == 1 else 'items'} in archives and mail"
+
+
+def folder_counts(files: int, members: int, passages: int, grouped: bool = False) -> str:
+    """A folder's counts as `status` and the window say them: "2561 files, 163 items in archives and mail, 12000
+    passages"; the members only where there are some. `grouped`: as members_noun's."""
+    said = [f"{_number(files, grouped)} {'file' if files == 1 else 'files'}",
+            *([members_noun(members, grouped)] if members else []),
+            f"{_number(passages, grouped)} {'passage' if passages == 1 else 'passages'}"]
+    return ", ".join(said)
+
+
+_STATUS_ORDER = {"indexed": 0, "skipped": 1, "failed": 2}
+
+
+def by_status(counts: Mapping[str, int]) -> str:
+    """"2561 (2398 indexed, 151 skipped, 12 failed)": a total, then each status of it, indexed first."""
+    parts = sorted(counts.items(), key=lambda kv: (_STATUS_ORDER.get(kv[0], len(_STATUS_ORDER)), kv[0]))
+    total = sum(counts.values())
+    return f"{total}" + (f" ({', '.join(f'{n} {s}' for s, n in parts)})" if parts else "")
 
 
 class BiEncoderStatus(TypedDict):
@@ -65,7 +97,7 @@ class BiEncoderStatus(TypedDict):
 class LibraryStatus:
     data_dir: str
     roots: list[RootStatus]
-    files: dict[str, int]  # status -> count
+    files: dict[str, int]  # status -> files on disk (decision 0163: an archive or mailbox is one, its members are not)
     chunks: int
     vectors: int
     consistent: bool
@@ -99,6 +131,7 @@ class LibraryStatus:
     # Another process writing this library now ("process 4242 (searchapp index /docs)"), or None: during a first
     # sync the counts grow as it commits, and an empty library is one being filled, not a broken one.
     writer: Optional[str] = None
+    members: dict[str, int] = field(default_factory=dict)  # status -> members of archives and mail (decision 0163)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +139,8 @@ class LibraryStatus:
             "roots": [r.__dict__ for r in self.roots],
             "files": sum(self.files.values()),
             "files_by_status": self.files,
+            "members": sum(self.members.values()),
+            "members_by_status": self.members,
             "files_by_state": self.ledger,
             "chunks": self.chunks,
             "vectors": self.vectors,
@@ -243,13 +278,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         describe_passage_path,
     )
 
-    roots = []
     rows = db.roots()
-    for r in rows:
-        n_files, n_chunks = db.root_counts(r.id)
-        gone = root_missing(db, r)
-        roots.append(RootStatus(r.path, n_files, n_chunks, r.last_sync, missing=gone is not None,
-                                state="missing" if gone else "ok", reason=gone))
+    roots = [_root_status(db, r) for r in rows]
     embedded, chunks = meaning_progress(db)
     meta = db.meta()
     keep = library_keep(config.models.pooling, meta, bool(embedded or chunks))
@@ -278,12 +308,14 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     failed, failed_groups, failed_states = group_in_states(
         [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
     not_indexed, member_groups = not_indexed_entries(db, owner=owner)
+    entries = db.file_counts()
     return LibraryStatus(
         writer=None if writer is None else str(writer),
         index_opening=index_opening,
         data_dir=data_dir,
         roots=roots,
-        files=db.file_counts(),
+        files=entries.files,
+        members=entries.members,
         chunks=chunks,
         vectors=vectors,
         consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),
@@ -305,6 +337,14 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
             m.device, m.precision, m.threads,
             fused=identity is not None and identity.plain_bert and identity.pooling in LAST_LAYER_POOLINGS),
     )
+
+
+def _root_status(db: Store, r: RootRow) -> RootStatus:
+    """One folder as `status` shows it: its counts (files and members apart: decision 0163), whether it is missing."""
+    counts = db.root_counts(r.id)
+    gone = root_missing(db, r)
+    return RootStatus(r.path, counts.files, counts.passages, r.last_sync, missing=gone is not None,
+                      state="missing" if gone else "ok", reason=gone, members=counts.members)
 
 
 def _index_check(db: Store, index: Optional[IndexIds], embedded: int) -> tuple[int, np.ndarray, bool]:

@@ -21,8 +21,9 @@ import numpy as np
 
 from ...base.entry_dates import clamped_ns
 from ...base.errors import ConfigError, NoSharedLibrary, StoreError
-from ..file_records import file_cols, stored_notes
-from ..rows import ChunkRow, FileRow, NewChunk, RootRow
+from ...base.member_paths import MEMBER_SEP
+from ..file_records import entry_counts, file_cols, stored_notes
+from ..rows import ChunkRow, EntryCounts, FileRow, NewChunk, RootCounts, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
 from .pg_scope import PgScope
@@ -58,6 +59,9 @@ _MIGRATION_STEPS: dict[int, Callable[["PgStore"], None]] = {6: _backfill_cjk}
 log = logging.getLogger(__name__)
 
 
+# file_records.IS_MEMBER in PostgreSQL's words (strpos for instr): a member's key holds MEMBER_SEP, a parameter,
+# after its first character (decision 0163).
+_IS_MEMBER = "strpos(substr(path, 2), %s) > 0"
 _KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 
 
@@ -556,13 +560,15 @@ class PgStore(PgLexical, PgScope):
         self.rows("DELETE FROM files WHERE id = %s", (file_id,))
         return ids
 
-    def root_counts(self, root_id: int) -> tuple[int, int]:
-        row = self.one("SELECT count(*), coalesce(sum(n_chunks), 0) FROM files WHERE root_id = %s", (root_id,))
+    def root_counts(self, root_id: int) -> RootCounts:
+        row = self.one(f"SELECT count(*), count(*) FILTER (WHERE {_IS_MEMBER}), coalesce(sum(n_chunks), 0) FROM files "  # noqa: S608 (a constant and %s only)
+                       "WHERE root_id = %s", (MEMBER_SEP, root_id))
         assert row is not None
-        return int(row[0]), int(row[1])
+        return RootCounts(int(row[0]) - int(row[1]), int(row[1]), int(row[2]))
 
-    def file_counts(self) -> dict[str, int]:
-        return {str(s): int(n) for s, n in self.rows("SELECT status, count(*) FROM files GROUP BY status")}
+    def file_counts(self) -> EntryCounts:
+        return entry_counts(self.rows(f"SELECT status, {_IS_MEMBER}, count(*) FROM files GROUP BY 1, 2",  # noqa: S608 (a constant and %s only)
+                                      (MEMBER_SEP,)))
 
     def file_paths(self) -> dict[int, str]:
         return {int(i): str(p) for i, p in self.rows("SELECT id, path FROM files")}

@@ -10,6 +10,7 @@ import argparse
 import io
 import json
 import zipfile
+from email.message import EmailMessage
 from pathlib import Path
 
 from pdf_files import aes256_pdf
@@ -94,3 +95,88 @@ def test_status_names_a_member_as_search_does(tiny_library, tmp_path, capsys):
     assert print_ledger(argparse.Namespace(json=True), tiny_library, "failed") == 0
     listed = {f["key"]: f["path"] for f in json.loads(capsys.readouterr().out)["files"]}
     assert listed == {k: display_path(k) for k in [*keys, one]}
+
+
+def _archive_and_mail(docs: Path) -> None:
+    """Two files, a zip of three members (one a zip of one member, one broken) and a mailbox of two messages
+    (one with an attachment): 4 files on disk and 6 members read out of them (a zip inside a zip is no entry of
+    its own, its member is), as the ledger below lists them."""
+    (docs / "note.txt").write_text("A note about the allotment's compost heap.\n")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not a pdf at all")
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("deep/census.txt", "The inner quokka census counted seventeen animals.\n")
+    with zipfile.ZipFile(docs / "a.zip", "w") as z:
+        z.writestr("report.txt", "The heliotrope budget overran by four percent.\n")
+        z.writestr("inner.zip", inner.getvalue())
+        z.writestr("bad.pdf", b"%PDF-1.4 not really a pdf")
+    mail = []
+    for subject, body, attached in (("Picnic plans", "Bring the gazpacho on Saturday.", None),
+                                    ("Figures", "Revenue of the walrus division rose.", "Summary of narwhal tusks.\n")):
+        msg = EmailMessage()
+        msg["Subject"], msg["From"], msg["Date"] = subject, "ann@example.org", "Tue, 02 Jan 2018 10:00:00 +0000"
+        msg.set_content(body)
+        if attached:
+            msg.add_attachment(attached.encode(), maintype="text", subtype="plain", filename="summary.txt")
+        mail.append(b"From ann@example.org Tue Jan  2 10:00:00 2018\n" + msg.as_bytes() + b"\n")
+    (docs / "mail.mbox").write_bytes(b"".join(mail))
+
+
+def test_status_counts_the_members_of_archives_and_mail_apart_from_the_files(tiny_library, engine, tmp_path, qtbot):
+    """A newcomer with 2,561 files saw "files: 2724" (163 members of zips and mailboxes counted as files). The
+    files on disk and the members apart (decision 0163), in the totals, in each folder's line, in `--json`, in the
+    window (from the same LibraryStatus) and, on a shared library, in its own summary."""
+    from searchapp.gui.library_panel import LibraryPanel, remove_question
+    from searchapp.gui.status_labels import StatusLabels
+    from PySide6.QtWidgets import QStatusBar
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _archive_and_mail(docs)
+    tiny_library.add_folder(docs, embed=False)
+    ledger = {row.path: row.status for _, row in tiny_library.ledger()}
+    z, mbox = f"{docs / 'a.zip'}{MEMBER_SEP}", f"{docs / 'mail.mbox'}{MEMBER_SEP}"
+    assert ledger == {
+        str(docs / "note.txt"): "indexed", str(docs / "broken.pdf"): "failed", str(docs / "a.zip"): "indexed",
+        str(docs / "mail.mbox"): "indexed", z + "report.txt": "indexed", z + "bad.pdf": "failed",
+        z + "inner.zip" + MEMBER_SEP + "deep/census.txt": "indexed",
+        mbox + "1: Picnic plans": "indexed", mbox + "2: Figures": "indexed",
+        mbox + "2: Figures" + MEMBER_SEP + "summary.txt": "indexed"}, ledger
+
+    st = tiny_library.status()
+    js = st.to_json()
+    assert (js["files"], js["files_by_status"]) == (4, {"indexed": 3, "failed": 1})
+    assert (js["members"], js["members_by_status"]) == (6, {"indexed": 5, "failed": 1})
+    assert sum(js["files_by_state"].values()) == 10  # the ledger's states count every entry, as it lists them
+    root = js["roots"][0]
+    assert (root["files"], root["members"], root["chunks"]) == (4, 6, st.chunks)
+
+    out = io.StringIO()
+    print_status(argparse.Namespace(json=False, check=False), st, None, out)
+    lines = out.getvalue().splitlines()
+    assert f"  {docs}: 4 files, 6 items in archives and mail, {st.chunks} passages" in lines, lines
+    assert any(line.startswith("files: 4 (3 indexed, 1 failed); in archives and mail: 6 (5 indexed, 1 failed); "
+                               f"passages: {st.chunks};") for line in lines), lines
+
+    # The window, from the same status (it never reads the database): the pane's Files cell, its Remove prompt
+    # and the status bar say the files and the members apart too.
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    panel.set_status(st)
+    item = panel.tree.topLevelItem(0)
+    assert item.text(1) == "4 + 6" and "4 files, 6 items in archives and mail" in item.toolTip(1)
+    assert f"Remove {docs} (4 files, 6 items in archives and mail, {st.chunks} passages)" in remove_question(st.roots)
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    labels = StatusLabels(bar)
+    labels.show_status(st)
+    assert labels.index.text() == f"{st.chunks:,} passages in 4 files and 6 items in archives and mail"
+
+    if engine == "postgresql":  # `searchapp --library … status`: every machine's folders and the totals
+        from searchapp.cli.commands.shared import status_lines
+
+        shared = tiny_library.summary()
+        assert (shared.files, shared.problems, shared.members, shared.member_problems) == (4, 1, 6, 1)
+        said = status_lines(shared)
+        assert said[1].startswith("files: 4 (1 skipped or failed); in archives and mail: 6 (1 skipped or failed); ")
+        assert f"  desk-a: {docs} (4 files, 6 items in archives and mail, {st.chunks} passages)" in said, said

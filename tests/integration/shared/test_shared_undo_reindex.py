@@ -72,7 +72,7 @@ def test_remove_then_undo_brings_back_the_same_hits(config, tiny_encoder, tmp_pa
         assert all(words)  # the words, and the CJK text's characters where the library keeps them
         assert lib.remove_folder(a, undoable=True) == 4
         assert [Path(h[0]).parent.name for h in hits(lib, "kestrels meadow", "lexical")] == ["b"]
-        passages_a = next(c for m, _, _, c in status.roots if m == "desk-a")
+        passages_a = next(c for m, _, _, c, _ in status.roots if m == "desk-a")
         assert kept_rows(pg_server, pg_address)[:3] == [1, 4, passages_a] and passages_a > 4
     with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as lib:  # a later process
         assert lib.undo_remove() == (str(a), 4)

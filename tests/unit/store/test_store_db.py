@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from searchapp.base.errors import StoreError
+from searchapp.base.member_paths import MEMBER_SEP
 from searchapp.store import SCHEMA_VERSION, NewChunk, Store, fts_query, migrate
 from searchapp.store.migrations import MIGRATIONS, OPENED_BY_OLDER, schema_steps
 from store_files import new_store, put_file
@@ -122,12 +123,12 @@ def test_roots_add_once_list_by_path_and_delete_with_their_passages(lib):
     assert store.root_by_path("/r").last_sync is not None
     put_file(store, root, "/r/x.txt", ["one", "two"])
     kept = put_file(store, other, "/a/y.txt", ["three"])
-    assert store.root_counts(root) == (1, 2) and store.has_files(root)
+    assert store.root_counts(root) == (1, 0, 2) and store.has_files(root)
     with store.atomic():
         removed = store.delete_root(root)
     assert len(removed) == 2 and store.chunks(removed) == {}
     assert [r.path for r in store.roots()] == ["/a"] and store.chunk_ids_of_file(kept) != []
-    assert store.root_counts(root) == (0, 0) and not store.has_files(root)
+    assert store.root_counts(root) == (0, 0, 0) and not store.has_files(root)
 
 
 def test_absorb_roots_moves_files_to_the_outer_root(lib):
@@ -139,6 +140,19 @@ def test_absorb_roots_moves_files_to_the_outer_root(lib):
         store.absorb_roots(root, [inner])
     assert store.root_by_path("/r/in") is None and set(store.files_of_root(root)) == {"/r/in/a.txt"}
     assert store.chunk_ids_of_file(fid) != []  # passages stay
+
+
+def test_counts_keep_files_on_disk_and_members_apart(lib):
+    """`status`'s counts (decision 0163): a member's key holds MEMBER_SEP after its first character; a path that
+    starts with it (a POSIX `//` root) is a file on disk, and a member of a member is one member."""
+    store, root = lib
+    zipped = "/r/a.zip" + MEMBER_SEP
+    for path in ("/r/a.zip", zipped + "x.txt", zipped + "in.zip" + MEMBER_SEP + "y.txt", "//host/r/b.txt"):
+        put_file(store, root, path, ["t"])
+    with store.atomic():
+        store.upsert_file(root, zipped + "bad.pdf", 1, 1, None, "failed", "broken", "pdf", 0)
+    assert store.root_counts(root) == (2, 3, 4)
+    assert store.file_counts() == ({"indexed": 2}, {"indexed": 2, "failed": 1})
 
 
 def test_files_under_and_below_are_range_scans_on_the_separator(lib):
@@ -162,7 +176,7 @@ def test_upsert_updates_in_place_and_problem_files_list_the_rest(lib):
     assert again == fid and (row.size, row.sha256, row.status, row.error) == (20, "h2", "failed", "boom")
     assert row.mtime_ns < 2**63  # a date past int64 is clamped, never an overflow
     assert [(r.path, r.status) for r in store.problem_files()] == [("/r/a.txt", "failed"), ("/r/b.txt", "skipped")]
-    assert store.file_counts() == {"failed": 1, "skipped": 1}
+    assert store.file_counts() == ({"failed": 1, "skipped": 1}, {})
     with store.atomic():
         store.set_file_stat(fid, 7, 8)
     assert (store.file_by_path("/r/a.txt").size, store.file_by_path("/r/a.txt").mtime_ns) == (7, 8)
