@@ -102,3 +102,25 @@ def test_its_score_only_rises_and_it_stays_first_as_meaning_fills(engine, tmp_pa
     assert bafa[0][1] == "words" and all(label == "match" for _, label, _, _ in bafa[1:]), bafa
     shown = [score for _, _, score, _ in bafa[1:]]
     assert shown == sorted(shown) and shown[-1] > shown[0], bafa  # rises as the best cosine among the notes does
+
+
+def test_a_search_does_not_wait_for_a_syncs_chunking(tmp_path, packaged_encoder, request):
+    """A sync in the window chunks a file with the bi-encoder's tokenizer under its offsets lock (a 100,000-character
+    segment a call); asking whether the model knows a query word must not queue a search behind it, as the query's
+    own encoding does not (test_index_pipeline.py's bulk lane)."""
+    import threading
+
+    with _open("sqlite", tmp_path, packaged_encoder, request) as lib:
+        lib.add_folder(_notes(tmp_path))
+        done, rows = threading.Event(), []
+
+        def search():
+            rows.extend(_shown(lib))
+            done.set()
+
+        with packaged_encoder._offsets_lock:  # held as ChunkingTokenizer.token_bounds holds it for a segment
+            t = threading.Thread(target=search, daemon=True)
+            t.start()
+            finished = done.wait(timeout=120)
+        t.join(timeout=120)
+    assert finished and rows[0][0] == "bafa.txt", rows
