@@ -43,9 +43,10 @@ class ChunkingTokenizer:
 
     def reads_whole(self, word: str) -> bool:
         """Whether the tokenizer reads `word` as one piece of its vocabulary: a word it splits ("bafa" is
-        "ba ##fa") is one the model learned nothing of as a whole (library/search/rare_words.py)."""
-        with self._offsets_lock:
-            return len(self._offsets_tokenizer.encode(word, add_special_tokens=False).ids) == 1
+        "ba ##fa") is one the model learned nothing of as a whole (library/search/rare_words.py). Asked by a
+        search, so not under _offsets_lock, which a sync's chunking holds for a whole segment: the lock guards the
+        word-piece and ids caches, and the tokenizer itself is only read after __init__ (encode takes &self)."""
+        return len(self._offsets_tokenizer.encode(word, add_special_tokens=False).ids) == 1
 
     def chunking_spec(self) -> tuple[str, int, bool]:
         """(the tokenizer as JSON, max_seq_length, words_alone): ChunkingTokenizer(*spec) in another process
