@@ -19,6 +19,7 @@ __all__ = ["WordStats", "word_terms", "text_terms"]
 
 _TABLE = "chunks_fts"
 _ROWS_VIEW = "chunks_fts_terms"  # fts5vocab 'row': a term's passage count (`doc`), a temp table of the connection
+_PLACES_VIEW = "chunks_fts_places"  # fts5vocab 'instance': each place of a term (its passage is `doc`), likewise
 
 
 def word_terms(words: Sequence[str]) -> list[Optional[str]]:
@@ -72,6 +73,22 @@ class WordStats:
         except sqlite3.OperationalError:  # an SQLite without fts5vocab
             return None
         return (totals[0], counts) if totals is not None else None
+
+    def passages_holding(self, terms: Sequence[str]) -> set[int]:
+        """The ids of the passages holding any of `terms` (as `word_terms` makes them), read from the words index:
+        each term's places, looked up a term at a time, so a term few passages hold costs a few rows. Empty where
+        the table cannot be read so (see word_counts)."""
+        row = self.conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (_TABLE,)).fetchone()
+        if not terms or row is None or f"tokenize='{TOKENIZERS[_TABLE]}'" not in (row[0] or ""):
+            return set()
+        try:
+            self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_PLACES_VIEW} "  # two constants of this module
+                              f"USING fts5vocab(main, {_TABLE}, instance)")
+            return {int(r[0]) for r in self.conn.execute(
+                f"SELECT DISTINCT doc FROM temp.{_PLACES_VIEW} WHERE term IN (SELECT value FROM json_each(?))",  # noqa: S608 (a constant; the terms are one parameter)
+                (json.dumps(list(dict.fromkeys(terms))),))}
+        except sqlite3.OperationalError:  # an SQLite without fts5vocab
+            return set()
 
     def files_with_vectors(self, file_ids: Sequence[int]) -> set[int]:
         """Those of `file_ids` with at least one passage that has its vector (the meaning side can find them)."""

@@ -131,12 +131,12 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         _lexical_candidates(req, asked, store, cand)
         timings["lexical"] = _ms(t0)
     scored = _scored(req, asked, store, cand, encode_query, embed_now, timings, t0)
-    # Hybrid with words: the candidates holding a query word few passages hold fuse with what their words earn.
-    # Not where search.dense_weight is 1, which asks for meaning's order alone (the lift is words speaking for it).
-    rare = (holding(rare_terms(store, asked.text, reads_whole), {c: scored.rows[c].text for c in scored.seen},
-                    {c: s.lexical for c, s in scored.scores.items()})
-            if reads_whole is not None and req.mode == "hybrid" and req.dense_weight < 1.0 and cand.words
-            and cand.lexical else set())
+    # Hybrid with words, fused by convex fusion: the candidates holding a query word the model does not know and few
+    # passages hold fuse with what their words earn. Not where search.dense_weight is 1, which asks for meaning's
+    # order alone (the lift is words speaking for it).
+    rare = (holding(store, rare_terms(store, asked.text, reads_whole), scored.seen)
+            if reads_whole is not None and req.mode == "hybrid" and req.fusion == "convex" and req.dense_weight < 1.0
+            and cand.words and cand.lexical else set())
     fused = _fuse(req, [c for c, _ in cand.dense if c in scored.rows], [c for c, _ in cand.lexical if c in scored.rows],
                   {c: s.dense for c, s in scored.scores.items()}, {c: s.lexical for c, s in scored.scores.items()},
                   scored.seen, rare)

@@ -20,10 +20,10 @@ rises as meaning fills (decision 0109).
 from __future__ import annotations
 
 import re
-from typing import Callable, Collection, Mapping, Optional
+from typing import Callable, Collection
 
 from ...store import Store
-from ...store.word_stats import text_terms, word_terms
+from ...store.word_stats import word_terms
 
 __all__ = ["RARE_DF", "rare_terms", "holding"]
 
@@ -47,10 +47,7 @@ def rare_terms(store: Store, text: str, reads_whole: Callable[[str], bool]) -> s
     return {t for t, n in counts[1].items() if 1 <= n <= RARE_DF}
 
 
-def holding(rare: Collection[str], texts: Mapping[int, str], lexical: Mapping[int, Optional[float]]) -> set[int]:
-    """The ids among `texts` whose text holds one of the `rare` terms. Only those with a words score are read: a
-    passage that holds no query term has none."""
-    if not rare:
-        return set()
-    ids = [i for i in texts if (lexical.get(i) or 0.0) > 0.0]
-    return {i for i, held in zip(ids, text_terms([texts[i] for i in ids]), strict=True) if held.intersection(rare)}
+def holding(store: Store, rare: Collection[str], candidates: Collection[int]) -> set[int]:
+    """Those of `candidates` (passage ids) that hold one of the `rare` terms: the words index's own places of each
+    (at most RARE_DF passages a term), not the candidates' texts tokenized again."""
+    return store.passages_holding(sorted(rare)) & set(candidates) if rare else set()

@@ -71,6 +71,14 @@ class PgLexical:
                          (list(dict.fromkeys(terms)),))
         return self.lexical_totals()[0], {str(t): int(n) for t, n in rows}
 
+    def passages_holding(self, terms: Sequence[str]) -> set[int]:
+        """The ids of the passages holding any of `terms`, as WordStats.passages_holding gives them on the desktop:
+        the postings' primary key (term, passage) read for each term."""
+        if not terms:
+            return set()
+        return {int(r[0]) for r in self.rows("SELECT DISTINCT chunk_id FROM postings WHERE term = ANY(%s)",
+                                             (list(dict.fromkeys(terms)),))}
+
     def cjk_totals(self) -> tuple[int, int]:
         """(passages, tokens) of the character table: the passages with a CJK character and their lengths there
         (N and the mean length of the desktop's chunks_cjk), kept per root as the words' are (schema 6)."""
