@@ -203,6 +203,18 @@ def tiny_encoder(tiny_bi_encoder_dir):
     return BiEncoder(str(tiny_bi_encoder_dir), device="cpu", precision="fp32", threads=1)
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """torch's intra-op pool at one thread for a module's tests (`pytestmark = pytest.mark.usefixtures(...)`), its
+    setting put back after them: two threads spin on each other when other tests hold a core, so a reference
+    forward, a load's agreement probe or a training step costs several times the CPU; the numbers are the same.
+    An encoder built under it without `threads` takes torch's setting, one."""
+    from searchapp.models.transformer import torch_threads
+
+    with torch_threads(1):
+        yield
+
+
 @pytest.fixture(scope="session")
 def tiny_cross_encoder_dir(tmp_path_factory, packaged_model_dir) -> Path:
     return build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny-cross"), packaged_model_dir)

@@ -15,6 +15,9 @@ import torch.nn.functional as F
 from conftest import TOKENIZER_FILES
 from searchapp.models import BiEncoder, CrossEncoder, cpu_linear
 
+# One torch thread for every forward here (conftest.one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 TEXTS = [
     "A man is eating food.",
     "short",

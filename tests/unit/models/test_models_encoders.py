@@ -17,6 +17,9 @@ from searchapp.models import BiEncoder, CrossEncoder, sigmoid
 from searchapp.models.resolve import packaged_model_path
 
 
+# One torch thread for every forward here (conftest.one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 def hf():
     """transformers, imported by the tests that compare with it: at module level every worker of the suite
     would import it while collecting (~6 CPU s each on a 2-core machine), whatever tests it then runs."""
@@ -77,7 +80,7 @@ def tiny_cross_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_encoder(tiny_bert_dir) -> BiEncoder:
-    return BiEncoder(str(tiny_bert_dir), device="cpu", precision="fp32", batch_size=3)
+    return BiEncoder(str(tiny_bert_dir), device="cpu", precision="fp32", batch_size=3, threads=1)
 
 
 def test_bi_encoder_attributes(tiny_encoder, tiny_bert_dir):

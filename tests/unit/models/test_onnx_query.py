@@ -18,6 +18,10 @@ from searchapp.models.onnx_query import (
     load_onnx_query_encoder,
 )
 
+# One torch thread for the exports' tracing and probes (conftest.one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
 def _export(encoder, cache):
     return export_query_model(encoder.resolved.path, pooling=encoder.pooling, max_seq_length=encoder.max_seq_length,
                               fingerprint=encoder.fingerprint, cache_dir=cache)

@@ -5,6 +5,7 @@ through transformers."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,9 @@ import torch
 
 from searchapp.models import BiEncoder, plain_bert
 from searchapp.models.tokenizer_file import FileTokenizer
+
+# One torch thread for every forward here (conftest.one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 TEXTS = ["a short one", "Café crème, naïve façade — 東京の喫茶店 🦫 and a longer sentence about rivers and ocelots.",
          "", "Sentence about measuring things, 12,345.6 units. " * 60]
@@ -133,7 +137,10 @@ def test_an_index_and_a_reranked_search_never_import_transformers(tmp_path, tiny
                    "--json"])
         print("RC", rc, "TRANSFORMERS", "transformers" in sys.modules)
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    # One torch thread (torch reads OMP_NUM_THREADS at start): two spin against each other when other tests hold a
+    # core, and what the process imports is the same on any count.
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert out.stdout.count("RC 0 TRANSFORMERS False") == 2, out.stdout + out.stderr
     assert '"reranked": true' in out.stdout  # the search did rerank
     assert list((tmp_path / "lib" / "model-cache").glob("query-*.onnx"))  # the export ran, on plain_bert

@@ -21,6 +21,9 @@ from searchapp.models import BiEncoder
 from searchapp.models.identity import bi_encoder_identity
 from searchapp.models.query_encoder import load_query_encoder
 
+# One torch thread for every forward here (conftest.one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 ATOL, MIN_COS = 1e-4, 1 - 1e-5
 QUERIES = ["when is the orthodontist consultation", "how do vaccines train the immune system?", "x",
            "Größe 日本語 émoji 🙂 lighthouse keeper's logbook 1887", "a very long tail " * 200]

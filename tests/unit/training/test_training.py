@@ -19,6 +19,9 @@ from searchapp.training.checkpoint import read_saved_pooling
 from searchapp.training.data import TextColumns
 from tiny_models import build_tiny_bert
 
+# One torch thread for every forward here (conftest.one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 FAST = dict(batch_size=4, learning_rate=2e-3, epochs=4, precision="fp32", device="cpu", seed=3, max_seq_length=32,
             threads=1)  # one thread: 2-thread torch collapses when other tests hold a core
 
