@@ -29,7 +29,7 @@ from tiny_models import TOKENIZER_FILES, save_random_bert  # found through the l
 # Markers a newcomer can select on (`-m "not subprocess and not minilm"` is the quick inner loop), set here from
 # what a test file really does rather than by hand: a file that starts processes, a test that loads the real MiniLM.
 _STARTS_PROCESSES = ("subprocess", "sys.executable", "Popen(", "multiprocessing")
-_LOADS_MINILM = ('BiEncoder("all-MiniLM-L6-v2"', "BiEncoder(str(packaged_model_dir)", "packaged_encoder")
+_LOADS_MINILM = ('BiEncoder("all-MiniLM-L6-v2"', "BiEncoder(str(packaged_model_dir)", "minilm_fp32", "packaged_encoder")
 _SOURCE: dict[str, str] = {}
 
 
@@ -45,7 +45,7 @@ def pytest_collection_modifyitems(config, items):
         on_server = getattr(getattr(item, "callspec", None), "params", {}).get("engine") == "postgresql"
         if on_server or any(s in src for s in _STARTS_PROCESSES):  # the test server is a process too
             item.add_marker(pytest.mark.subprocess)
-        if "packaged_encoder" in getattr(item, "fixturenames", ()) or any(s in src for s in _LOADS_MINILM[:2]):
+        if "packaged_encoder" in getattr(item, "fixturenames", ()) or any(s in src for s in _LOADS_MINILM[:3]):
             item.add_marker(pytest.mark.minilm)
 
 
@@ -93,6 +93,16 @@ def packaged_encoder():
     from searchapp.models import BiEncoder
 
     return BiEncoder("all-MiniLM-L6-v2", device="cpu")
+
+
+@pytest.fixture(scope="session")
+def minilm_fp32(packaged_model_dir):
+    """The packaged MiniLM from its folder in fp32 on one thread, loaded once per session: the reference the model
+    tests hold other forwards and query encoders to (each load with its fused-forward check cost ~2 CPU s). A test
+    that swaps one of its forwards out (`_lean`) puts it back before it ends."""
+    from searchapp.models import BiEncoder
+
+    return BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1)
 
 
 def build_tiny_cross_encoder(folder: Path, packaged_dir: Path, num_labels: int = 1, seed: int = 0) -> Path:

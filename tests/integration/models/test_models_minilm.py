@@ -44,6 +44,7 @@ def test_equal_to_sentence_transformers(minilm):
     assert np.min(np.sum(ref * ours, axis=1)) >= 0.9999
 
 
-def test_auto_precision_stays_within_tolerance(minilm):
-    auto = BiEncoder("all-MiniLM-L6-v2", device="cpu")  # bf16 weights on CPUs with native bf16
-    assert np.min(np.sum(auto.encode(SENTENCES) * minilm.encode(SENTENCES), axis=1)) >= 0.999
+def test_auto_precision_stays_within_tolerance(minilm, packaged_encoder):
+    # packaged_encoder: the session's BiEncoder("all-MiniLM-L6-v2", device="cpu"), precision "auto" (bf16 weights on
+    # CPUs with native bf16), as the app loads it; a load of its own here cost another MiniLM load.
+    assert np.min(np.sum(packaged_encoder.encode(SENTENCES) * minilm.encode(SENTENCES), axis=1)) >= 0.999

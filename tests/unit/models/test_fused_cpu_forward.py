@@ -78,12 +78,6 @@ def test_fused_forward_gives_transformers_vectors(tiny_bi_encoder_dir):
 
 
 @pytest.fixture(scope="module")
-def minilm_fp32(packaged_model_dir):
-    """MiniLM fp32 on its fused forward, loaded once for the tests here (a load and its agreement check ~2 s)."""
-    return BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1)
-
-
-@pytest.fixture(scope="module")
 def reranker_fp32(minilm_reranker_dir):
     return CrossEncoder(str(minilm_reranker_dir), device="cpu", precision="fp32", batch_size=2, threads=1)
 

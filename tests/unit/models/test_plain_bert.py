@@ -40,13 +40,13 @@ def transformers_vectors(folder: Path, texts: list[str], max_len: int) -> np.nda
     return torch.nn.functional.normalize(mean, dim=1).numpy()
 
 
-@pytest.mark.parametrize("which", ["tiny", "minilm"])
-def test_a_plain_bert_loads_from_its_files_and_gives_transformers_vectors(which, tiny_bi_encoder_dir,
-                                                                           packaged_model_dir):
-    folder = tiny_bi_encoder_dir if which == "tiny" else packaged_model_dir
-    enc = BiEncoder(str(folder), device="cpu", precision="fp32", threads=1)
-    assert enc.loaded_by == "files" and type(enc._model).__name__ == "PlainBert"
-    want = transformers_vectors(folder, TEXTS, enc.max_seq_length)
+@pytest.mark.parametrize("which", [pytest.param("tiny_encoder", id="tiny"), pytest.param("minilm_fp32", id="minilm")])
+def test_a_plain_bert_loads_from_its_files_and_gives_transformers_vectors(which, request):
+    # The session's fp32 encoders of the tiny BERT and MiniLM (conftest), loaded from their folders as this one
+    # would load them: a second load here cost MiniLM's load and fused-forward check again.
+    enc = request.getfixturevalue(which)
+    assert enc.loaded_by == "files" and type(enc._model).__name__ == "PlainBert" and enc.dtype == torch.float32
+    want = transformers_vectors(enc.resolved.path, TEXTS, enc.max_seq_length)
     # fp32 throughout: the same sums, in another order where the kernels block differently (AVX2 or AVX-512):
     # 1e-5 on unit vectors is ~100x float32's rounding over six layers; a wrong mask or a skipped bias is ~1e-2.
     np.testing.assert_allclose(enc.encode(TEXTS), want, atol=1e-5, rtol=0)

@@ -67,9 +67,8 @@ def test_every_query_encoder_gives_torch_fp32s_vector_tiny(tiny_bi_encoder_dir, 
     _assert_agree(torch_enc, _paths(tiny_bi_encoder_dir, pooling, tmp_path / "model-cache"))
 
 
-def test_every_query_encoder_gives_torch_fp32s_vector_minilm(packaged_model_dir, tmp_path):
-    torch_enc = BiEncoder(str(packaged_model_dir), device="cpu", precision="fp32", threads=1)
-    _assert_agree(torch_enc, _paths(packaged_model_dir, "mean", tmp_path / "model-cache"))
+def test_every_query_encoder_gives_torch_fp32s_vector_minilm(packaged_model_dir, minilm_fp32, tmp_path):
+    _assert_agree(minilm_fp32, _paths(packaged_model_dir, "mean", tmp_path / "model-cache"))
 
 
 def test_packed_passages_take_the_cores_other_programs_leave(tiny_bi_encoder_dir, monkeypatch):
