@@ -100,13 +100,23 @@ def test_eval_ir_takes_model_and_pooling(tiny_bert, tmp_path, capsys, monkeypatc
     assert seen["models"].bi_encoder == str(tiny_bert) and seen["models"].pooling == "wk"
 
 
-def test_eval_ann_reports_recall_of_the_library_index(tiny_bert, tmp_path, capsys, tmp_corpus, make_config):
+def _plain(text) -> str:
+    """A corpus.TOPICS entry (a text, or the title, pages or chapters of a document) as one plain text."""
+    return text if isinstance(text, str) else "\n\n".join(map(_plain, text))
+
+
+def test_eval_ann_reports_recall_of_the_library_index(tiny_bert, tmp_path, capsys, make_config):
+    from corpus import TOPICS, write_texts
+
     from searchapp.library import Library
     from searchapp.models import BiEncoder
 
     config = make_config()
+    # The mixed corpus's texts as plain files: the recall is over the vectors, whatever the files' formats (writing
+    # and reading its PDF, Office and EPUB files was most of this test's CPU).
+    docs = write_texts(tmp_path / "docs", {name.split(".")[0] + ".txt": _plain(t) for name, t in TOPICS.items()})
     with Library(config, encoder=BiEncoder(str(tiny_bert), device="cpu", threads=1)) as lib:
-        lib.add_folder(tmp_corpus)
+        lib.add_folder(docs)
         direct = lib.ann_recall(k=5, sample=50)
         n = lib.status().chunks
     assert direct["recall@5"] >= 0.95 and direct["queries"] == min(50, n) and direct["backend"] == "hnsw"
