@@ -37,7 +37,7 @@ _WORD = re.compile(r"[^\W_]+")  # letters and digits: the words index's pieces o
 def rare_terms(store: Store, text: str, reads_whole: Callable[[str], bool]) -> set[str]:
     """The terms of `text` that at least one and at most RARE_DF passages of the library hold (one read of the
     words index) and that stand for a word the model does not know: `reads_whole(word)` is False (its tokenizer
-    splits it), or the word holds a digit. None where the index cannot be read so (store.word_counts gives None)."""
+    splits it), or the word holds a digit. None (an empty set) where the index cannot be read so (word_counts: None)."""
     words = list(dict.fromkeys(_WORD.findall(text)))
     unknown = sorted({t for w, t in zip(words, word_terms(words), strict=True)
                       if t is not None and (any(c.isdigit() for c in w) or not reads_whole(w))})
