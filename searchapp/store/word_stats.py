@@ -54,10 +54,12 @@ class WordStats:
     def select_in(self, sql: str, values: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
         raise NotImplementedError  # Store's
 
-    def word_counts(self, terms: Sequence[str]) -> Optional[tuple[int, dict[str, int]]]:
+    def word_counts(self, terms: Sequence[str], at_most: Optional[int] = None) -> Optional[tuple[int, dict[str, int]]]:
         """(passages in the words table, {term: passages holding it}) for terms as `word_terms` makes them; a
         term no passage holds is left out. None where the table cannot be read so (another tokenizer, an SQLite
-        without fts5vocab): the caller goes without. One read transaction, so the counts are of one state."""
+        without fts5vocab): the caller goes without. One read transaction, so the counts are of one state.
+        `at_most`: no count above it is needed; each count is cut there, as a shared library's is (its postings
+        are read no further; here each term's count is one read whatever it is)."""
         row = self.conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (_TABLE,)).fetchone()
         if row is None or f"tokenize='{TOKENIZERS[_TABLE]}'" not in (row[0] or ""):
             return None
@@ -72,6 +74,8 @@ class WordStats:
                     (json.dumps(list(dict.fromkeys(terms))),))}
         except sqlite3.OperationalError:  # an SQLite without fts5vocab
             return None
+        if at_most is not None:
+            counts = {t: min(n, at_most) for t, n in counts.items()}
         return (totals[0], counts) if totals is not None else None
 
     def passages_holding(self, terms: Sequence[str]) -> set[int]:

@@ -41,7 +41,7 @@ def rare_terms(store: Store, text: str, reads_whole: Callable[[str], bool]) -> s
     words = list(dict.fromkeys(_WORD.findall(text)))
     unknown = sorted({t for w, t in zip(words, word_terms(words), strict=True)
                       if t is not None and (any(c.isdigit() for c in w) or not reads_whole(w))})
-    counts = store.word_counts(unknown) if unknown else None
+    counts = store.word_counts(unknown, at_most=RARE_DF + 1) if unknown else None
     if counts is None:
         return set()
     return {t for t, n in counts[1].items() if 1 <= n <= RARE_DF}

@@ -64,12 +64,18 @@ class PgLexical:
             row = self.rows("SELECT count(*), coalesce(sum(n_tokens), 0) FROM chunks")[0]
         return int(row[0]), int(row[1])
 
-    def word_counts(self, terms: Sequence[str]) -> Optional[tuple[int, dict[str, int]]]:
+    def word_counts(self, terms: Sequence[str], at_most: Optional[int] = None) -> Optional[tuple[int, dict[str, int]]]:
         """(passages of the library, {term: passages holding it}) as store/word_stats.py's WordStats gives them on
-        the desktop: the postings' primary key (term, passage) counted for each term, a term none holds left out."""
-        rows = self.rows("SELECT term, count(*) FROM postings WHERE term = ANY(%s) GROUP BY term",
-                         (list(dict.fromkeys(terms)),))
-        return self.lexical_totals()[0], {str(t): int(n) for t, n in rows}
+        the desktop: the postings' primary key (term, passage) counted for each term, a term none holds left out.
+        `at_most`: no count above it is needed (a rare term's test), so no term's postings are read past it: a
+        number a query holds ("2024") can have hundreds of thousands."""
+        unique = list(dict.fromkeys(terms))
+        if at_most is None:
+            rows = self.rows("SELECT term, count(*) FROM postings WHERE term = ANY(%s) GROUP BY term", (unique,))
+        else:
+            rows = self.rows("SELECT t, (SELECT count(*) FROM (SELECT 1 FROM postings WHERE term = t LIMIT %s) s) "
+                             "FROM unnest(%s::text[]) t", (int(at_most), unique))
+        return self.lexical_totals()[0], {str(t): int(n) for t, n in rows if n}
 
     def passages_holding(self, terms: Sequence[str]) -> set[int]:
         """The ids of the passages holding any of `terms`, as WordStats.passages_holding gives them on the desktop:

@@ -72,11 +72,15 @@ def test_the_only_note_holding_a_rare_word_comes_first(engine, tmp_path, package
         assert rows[0][:2] == ("bafa.txt", "match"), rows
 
 
-def test_a_word_the_model_knows_or_many_notes_hold_is_not_rare(tmp_path, packaged_encoder, request):
-    notes = {f"n{i}.txt": f"Letter {i} about the heat pump Zuschuss." for i in range(RARE_DF + 1)}
+def test_a_word_the_model_knows_or_many_notes_hold_is_not_rare(engine, tmp_path, packaged_encoder, request):
+    notes = {f"n{i}.txt": f"Letter {i} about the heat pump Zuschuss." for i in range(RARE_DF + 2)}
     notes["one.txt"] = "A grant for the Waermepumpe, Vorgang 2024-117."
-    with _open("sqlite", tmp_path, packaged_encoder, request) as lib:
+    with _open(engine, tmp_path, packaged_encoder, request) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", notes))
+        # counted exactly, or only as far as asked (a shared library reads a term's postings no further)
+        assert lib.store.word_counts(["zuschuss", "grant"])[1] == {"zuschuss": RARE_DF + 2, "grant": 1}
+        assert lib.store.word_counts(["zuschuss", "grant"], at_most=RARE_DF + 1)[1] == {"zuschuss": RARE_DF + 1,
+                                                                                        "grant": 1}
         read = packaged_encoder.reads_whole
         assert read("grant") and not read("waermepumpe") and not read("zuschuss")
         # "grant": one note, but a word MiniLM reads whole; "zuschuss": unknown to it, but four notes hold it;
