@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
+from ..library.report.status import scanned_counts
 from .big_folder import BigFolderCheck
 from .changes import Changes
 from .library_session import LibrarySession
@@ -192,7 +193,7 @@ class WriteJobs(QObject):
         # Until the next thing said (a search, the next sync's summary), never on a timer: a sync takes minutes and
         # a person who looked away missed a summary gone after 15 s.
         self.tools.say(
-            f"{rep.scanned} files scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
+            f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
             + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")

@@ -135,7 +135,9 @@ def print_report(total: SyncReport, as_json: bool) -> None:
                           "problems": [{"path": p, "reason": r} for p, r in total.problems],
                           "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
     else:
-        print(f"{counted(total.scanned, 'file')} scanned: {total.added} added, {total.updated} updated, "
+        from ...library.report.status import scanned_counts
+
+        print(f"{scanned_counts(total.scanned, total.members)} scanned: {total.added} added, {total.updated} updated, "
               f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
               f"{counted(total.chunks_added, 'passage')} written ({_passages_detail(total)})")
         if total.problems:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..resources.lock import Holder
 
 __all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice", "IN_STORE",
-           "folder_counts", "by_status", "members_noun"]
+           "folder_counts", "by_status", "members_noun", "scanned_counts"]
 
 
 
@@ -55,6 +55,13 @@ def members_noun(n: int, grouped: bool = False) -> str:
     """What people read for `n` members (decision 0163): "163 items in archives and mail". `grouped`: thousands
     separated, as the window writes numbers (the command line does not)."""
     return f"{_number(n, grouped)} {'item' if n == 1 else 'items'} in archives and mail"
+
+
+def scanned_counts(scanned: int, members: int, grouped: bool = False) -> str:
+    """What a sync met, files and members apart (decision 0163): "9 files and 3 items in archives and mail"."""
+    files = scanned - members
+    return (f"{_number(files, grouped)} {'file' if files == 1 else 'files'}"
+            + (f" and {members_noun(members, grouped)}" if members else ""))
 
 
 def folder_counts(files: int, members: int, passages: int, grouped: bool = False) -> str:

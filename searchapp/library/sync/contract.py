@@ -53,7 +53,8 @@ SKIP_DIRS_NOTE = "folders left out by [scan] skip_dirs"  # how a first sync's no
 
 @dataclass
 class SyncReport:
-    scanned: int = 0
+    scanned: int = 0  # every entry met: files on disk and the members of their archives and mail
+    members: int = 0  # of `scanned`, the members (decision 0163: counted apart from the files wherever said)
     added: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -92,7 +93,7 @@ class SyncReport:
                        if changed < self.reread else ": each now read differently, indexed again")
 
     def merge(self, other: "SyncReport") -> None:
-        for name in ("scanned", "added", "updated", "unchanged", "removed", "skipped", "failed",
+        for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "skipped", "failed",
                      "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems

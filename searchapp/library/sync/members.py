@@ -105,6 +105,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
                     continue
                 seen.add(key)
                 rep.scanned += 1
+                rep.members += 1
                 old = existing.get(key)
                 scanned = ScannedFile(f.path, len(m.data or b""), f.mtime_ns)
                 if m.data is None:

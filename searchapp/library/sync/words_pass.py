@@ -252,6 +252,7 @@ class _Sync:
         for member in kept:
             row = self.existing.get(member)
             self.rep.scanned += 1
+            self.rep.members += 1
             if row is not None and row.status == "indexed":
                 self.rep.unchanged += 1
             else:

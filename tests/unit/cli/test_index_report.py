@@ -18,6 +18,10 @@ def test_the_summary_line_says_one_file_and_one_passage_in_the_singular(capsys):
     print_report(SyncReport(scanned=2, added=2, chunks_added=2, chunks_embedded=2), as_json=False)
     two = capsys.readouterr().out
     assert two.startswith("2 files scanned: 2 added, ") and "; 2 passages written (2 embedded)" in two, two
+    # the members of archives and mail apart from the files on disk, as `status` counts them (decision 0163)
+    print_report(SyncReport(scanned=12, members=3, added=8, skipped=4), as_json=False)
+    members = capsys.readouterr().out
+    assert members.startswith("9 files and 3 items in archives and mail scanned: 8 added, "), members
     print_report(SyncReport(), as_json=False)
     none = capsys.readouterr().out
     assert none.startswith("0 files scanned: 0 added, ") and "; 0 passages written (0 embedded)" in none, none
