@@ -43,10 +43,14 @@ class ChunkingTokenizer:
 
     def reads_whole(self, word: str) -> bool:
         """Whether the tokenizer reads `word` as one piece of its vocabulary: a word it splits ("bafa" is
-        "ba ##fa") is one the model learned nothing of as a whole (library/search/rare_words.py). Asked by a
-        search, so not under _offsets_lock, which a sync's chunking holds for a whole segment: the lock guards the
-        word-piece and ids caches, and the tokenizer itself is only read after __init__ (encode takes &self)."""
-        return len(self._offsets_tokenizer.encode(word, add_special_tokens=False).ids) == 1
+        "ba ##fa") is one the model learned nothing of as a whole (library/search/rare_words.py). Read as a word
+        after another, as in a text: a byte-level BPE that marks a word's leading space splits "grant" alone
+        ("gr ant") but reads " grant" whole ("Ġgrant"); the pieces counted are those ending inside the second.
+        Asked by a search, so not under _offsets_lock, which a sync's chunking holds for a whole segment: the lock
+        guards the word-piece and ids caches, and the tokenizer itself is only read after __init__."""
+        second = len(word) + 1
+        offsets = self._offsets_tokenizer.encode(f"{word} {word}", add_special_tokens=False).offsets
+        return sum(1 for _, end in offsets if end > second) == 1
 
     def chunking_spec(self) -> tuple[str, int, bool]:
         """(the tokenizer as JSON, max_seq_length, words_alone): ChunkingTokenizer(*spec) in another process
