@@ -100,6 +100,9 @@ class Hit:
     new: bool = False  # a saved search's run: the file was not in its list when it was last opened
     named: bool = False  # listed first for its name: no passage holds the query's words (search/named.py)
     weak: bool = False  # no shared word and far in meaning: the nearest there is, not an answer (search/weak.py)
+    # holds a query word the model does not know and few passages hold: fused with at least the meaning its words
+    # earn (search/rare_words.py, decision 0162)
+    rare: bool = False
     # A shared library's: the machine that indexed the file and its path there (`path` is this desktop's, by
     # library.path_map); None on a desktop library.
     machine: Optional[str] = None
@@ -135,6 +138,7 @@ class Hit:
     def to_json(self) -> dict[str, Any]:
         value, label = self.shown_score
         return {**self._passage_json(), "score": value, "score_label": label, "named": self.named, "weak": self.weak,
+                "rare_word": self.rare,
                 "ocr": self.ocr, "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
                 "copies": [display_path(p) for p in self.copies],  # as `path` shows a path
                 "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()}}

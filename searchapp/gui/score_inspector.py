@@ -70,6 +70,9 @@ def why_text(hit: Hit) -> str:
                      "words, weighed")
     elif hit.order_label == "words" and s.words is not None:
         parts.append(f"no meaning yet: shows its words alone, {s.words:.2f} of the best word match")
+    if hit.rare:  # search/rare_words.py
+        parts.append("holds a query word the model does not know and few passages hold: scored with at least the "
+                     "meaning its words earn")
     if s.rerank is not None:
         parts.append(f"cross-encoder {s.rerank:.3f} → #{r.rerank}")
     head = f"Why #{r.final} {shown_name(hit.path)}: " if r.final else f"Why {shown_name(hit.path)}: "

@@ -146,12 +146,16 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     no_meaning: set[int] = set()  # hybrid hits (their chunk ids) whose file or passage has no vector yet
     folded: Optional[Folded] = None
     file_of: dict[int, int] = {}
+    rare_files: set[int] = set()
     if req.group == "file":
         file_of = {cid: scored.rows[cid].file_id for cid in scored.seen}
+        rare_files = {file_of[c] for c in rare}
         hits, folded = _rows_by_file(req, asked.text, store, cand, scored, fused, file_of, top_words, no_meaning,
-                                     {file_of[c] for c in rare})
+                                     rare_files)
     else:
         hits = _passage_rows(req, fused, scored.hit, top_words, no_meaning)
+    for h in hits:  # the inspector and --json say why such a row scores above its cosine
+        h.rare = h.chunk_id in rare or file_of.get(h.chunk_id) in rare_files
     reranked = False
     if rerank is not None and hits:
         hits = _reranked(req, asked.text, hits, rerank, folded, file_of)

@@ -72,3 +72,14 @@ def test_a_weak_row_is_greyed_and_says_why(qtbot):
                ResultsModel.COLUMNS[c] != "Rerank")
     assert model.index(0, ResultsModel.COLUMNS.index("File")).data(fg) is None
     assert model.index(1, ResultsModel.COLUMNS.index("Score")).data(Qt.ItemDataRole.ToolTipRole).startswith("Weak match")
+
+
+def test_a_row_lifted_by_a_rare_word_says_why_its_score_is_above_its_cosine():
+    """A row holding a query word the model does not know (search/rare_words.py): match 0.49 at cosine 0.016 reads
+    as an error unless the inspector says why."""
+    lifted = Hit(chunk_id=6, path="/d/bafa.txt", page=None, start=0, end=4, text="text",
+                 scores=StageScores(dense=0.016, lexical=3.1, fused=0.49), ranks=StageRanks(dense=9, fused=1, final=1),
+                 order_label="match", rare=True)
+    assert "a query word the model does not know" in why_text(lifted)
+    lifted.rare = False
+    assert "does not know" not in why_text(lifted)

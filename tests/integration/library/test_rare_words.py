@@ -70,6 +70,8 @@ def test_the_only_note_holding_a_rare_word_comes_first(engine, tmp_path, package
         # The case as it is: MiniLM puts two notes that share no word nearer the query than the one that holds it
         assert cosine["bafa.txt"] < min(cosine["bafin.txt"], cosine["bafta.txt"]), rows
         assert rows[0][:2] == ("bafa.txt", "match"), rows
+        hits = lib.search(QUERY, mode="hybrid", rerank=False).to_json()["hits"]  # the row says why it is first
+        assert [h["rare_word"] for h in hits] == [True] + [False] * (len(hits) - 1), hits
 
 
 def test_a_word_the_model_knows_or_many_notes_hold_is_not_rare(engine, tmp_path, packaged_encoder, request):
