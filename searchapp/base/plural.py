@@ -10,6 +10,7 @@ from typing import Optional
 __all__ = ["counted"]
 
 
-def counted(n: int, noun: str, many: Optional[str] = None) -> str:
-    """`n` and `noun`, or its plural (`many`; by default `noun` + "s") unless `n` is 1."""
-    return f"{n} {noun if n == 1 else many or noun + 's'}"
+def counted(n: int, noun: str, many: Optional[str] = None, grouped: bool = False) -> str:
+    """`n` and `noun`, or its plural (`many`; by default `noun` + "s") unless `n` is 1. `grouped`: thousands
+    separated ("2,561 files"), as the window writes numbers (the command line does not)."""
+    return (f"{n:,}" if grouped else str(n)) + f" {noun if n == 1 else many or noun + 's'}"

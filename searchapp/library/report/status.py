@@ -15,6 +15,7 @@ from ...base.errors import ModelLoadError, ModelNotFoundError
 from ...base.member_paths import display_path, member_fields
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
+from ...base.plural import counted
 from ...store import Store
 from ...store.ledger import problem_files_in_state, state_counts
 from ...store.rows import RootRow
@@ -47,30 +48,22 @@ class RootStatus:
     members: int = 0  # entries read out of its archives and mail: archive entries, messages, attachments
 
 
-def _number(n: int, grouped: bool) -> str:
-    return f"{n:,}" if grouped else str(n)
-
-
 def members_noun(n: int, grouped: bool = False) -> str:
-    """What people read for `n` members (decision 0163): "163 items in archives and mail". `grouped`: thousands
-    separated, as the window writes numbers (the command line does not)."""
-    return f"{_number(n, grouped)} {'item' if n == 1 else 'items'} in archives and mail"
+    """What people read for `n` members (decision 0163): "163 items in archives and mail"; `grouped` as counted's."""
+    return counted(n, "item", grouped=grouped) + " in archives and mail"
 
 
 def scanned_counts(scanned: int, members: int, grouped: bool = False) -> str:
     """What a sync met, files and members apart (decision 0163): "9 files and 3 items in archives and mail"."""
-    files = scanned - members
-    return (f"{_number(files, grouped)} {'file' if files == 1 else 'files'}"
-            + (f" and {members_noun(members, grouped)}" if members else ""))
+    return counted(scanned - members, "file", grouped=grouped) + (
+        f" and {members_noun(members, grouped)}" if members else "")
 
 
 def folder_counts(files: int, members: int, passages: int, grouped: bool = False) -> str:
     """A folder's counts as `status` and the window say them: "2561 files, 163 items in archives and mail, 12000
-    passages"; the members only where there are some. `grouped`: as members_noun's."""
-    said = [f"{_number(files, grouped)} {'file' if files == 1 else 'files'}",
-            *([members_noun(members, grouped)] if members else []),
-            f"{_number(passages, grouped)} {'passage' if passages == 1 else 'passages'}"]
-    return ", ".join(said)
+    passages"; the members only where there are some. `grouped`: as counted's."""
+    return ", ".join([counted(files, "file", grouped=grouped), *([members_noun(members, grouped)] if members else []),
+                      counted(passages, "passage", grouped=grouped)])
 
 
 _STATUS_ORDER = {"indexed": 0, "skipped": 1, "failed": 2}
