@@ -49,7 +49,9 @@ def test_status_imports_no_torch(tiny_library):
     result, out, err = run_fresh("--data-dir", str(tiny_library), "status")
     assert result["code"] == 0, err
     assert "5 passages" in out
-    assert "passages: torch fp32; fused BERT layers (1 thread)" in out.splitlines()  # precision, threads, forward
+    # precision, threads, forward; and what a small meaning pass takes instead (decision 0164)
+    assert ("passages: torch fp32; fused BERT layers (1 thread); up to 24 waiting: the query path, without loading "
+            "torch") in out.splitlines()
     assert result["heavy"] == [], f"status imported {result['heavy']}"
     assert not result["write_lane"], "status imported sqlite_utils, which only writes need"
 

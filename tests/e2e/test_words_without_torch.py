@@ -108,3 +108,31 @@ def test_words_pass_and_reading_commands_import_no_torch(tmp_path, tiny_bi_encod
         if commands[0][0] == "search":
             hits = json.loads(out.splitlines()[0])["hits"]
             assert hits and hits[0]["path"].endswith("ocelot.txt")
+
+
+def test_a_small_meaning_pass_imports_no_torch(tmp_path, tiny_bi_encoder_dir):
+    """`index` of a few new or edited passages embeds them by the query path (NumPy here), in a fresh interpreter:
+    no torch, no transformers, and every passage has its vector after (decision 0164)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    note = docs / "ocelot.txt"
+    note.write_text("Ocelot notes\n\nThe ocelot sleeps in the afternoon sun by the river.\n", encoding="utf-8")
+    data = tmp_path / "lib"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nbi_encoder = "{tiny_bi_encoder_dir}"\nreranker = ""\n',
+                                      encoding="utf-8")
+    [first], out, err = run_fresh(data, ("index", "--json", str(docs)))
+    assert first["code"] == 0, err
+    assert json.loads(out.splitlines()[0])["chunks_embedded"] > 0
+    assert first["heavy"] == [], f"index of one small file imported {first['heavy']}"
+
+    note.write_text(note.read_text(encoding="utf-8") + "\nLater: a margay climbs down the fig tree head first.\n",
+                    encoding="utf-8")
+    [edited], out, err = run_fresh(data, ("index", "--json", str(docs)))
+    assert edited["code"] == 0, err
+    report = json.loads(out.splitlines()[0])
+    assert report["updated"] == 1 and report["chunks_embedded"] >= 1
+    assert edited["heavy"] == [], f"index of one edited file imported {edited['heavy']}"
+    [status], out, err = run_fresh(data, ("status", "--json"))
+    state = json.loads(out.splitlines()[0])
+    assert state["vectors"] == state["chunks"] > 0 and state["meaning"]["percent"] == 100

@@ -272,11 +272,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
     None: run it now; see library/resources/integrity.py); `writer`: the process writing the library now;
     `embedder`: who embeds the passages still waiting, when not `searchapp index` (a shared library's other
     machines)."""
-    from ...models.device_summary import (  # no torch without CUDA
-        LAST_LAYER_POOLINGS,
-        describe_device,
-        describe_passage_path,
-    )
+    from ...models.device_summary import describe_device  # no torch without CUDA
 
     rows = db.roots()
     roots = [_root_status(db, r) for r in rows]
@@ -333,10 +329,24 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         not_indexed=not_indexed,
         member_groups={**failed_groups, **member_groups},
         query_path=_query_path(config, data_dir, identity),
-        passage_path=describe_passage_path(
-            m.device, m.precision, m.threads,
-            fused=identity is not None and identity.plain_bert and identity.pooling in LAST_LAYER_POOLINGS),
+        passage_path=_passage_path(config, identity),
     )
+
+
+def _passage_path(config: Config, identity: Optional[ModelIdentity]) -> str:
+    """What encodes passages (models/device_summary.describe_passage_path), and on a CPU what a small meaning
+    pass takes instead, for a model that reads passages as it reads queries (sync_encoder.py, decision 0164)."""
+    from ...models.device_summary import LAST_LAYER_POOLINGS, describe_passage_path  # no torch without CUDA
+    from ..resources.sync_encoder import LEAN_PASSAGES
+
+    m = config.models
+    path = describe_passage_path(
+        m.device, m.precision, m.threads,
+        fused=identity is not None and identity.plain_bert and identity.pooling in LAST_LAYER_POOLINGS)
+    if (identity is None or " on " in path or not path.startswith("torch")
+            or identity.query_prompt or identity.passage_prompt):
+        return path
+    return f"{path}; up to {LEAN_PASSAGES} waiting: the query path, without loading torch"
 
 
 def _root_status(db: Store, r: RootRow) -> RootStatus:

@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Protocol, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Literal, Mapping, Optional, Protocol, Union
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from ...base.config import DEFAULT_RERANKER, Config
 from ...base.errors import ModelLoadError, ModelMismatchError, ModelNotFoundError
 from ...base.finite import require_finite
 from ...models.sentence_conventions import LibraryKeep, library_keep
+from .sync_encoder import SyncEncoder
 
 if TYPE_CHECKING:
     from ...models.bi_encoder import BiEncoder
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from ...models.onnx_query import OnnxQueryEncoder
     from ...models.query_encoder import NumpyQueryEncoder
 
-__all__ = ["ModelSet", "SyncEncoder", "LibraryMeta", "MODELS_LOCK"]
+__all__ = ["ModelSet", "LibraryMeta", "MODELS_LOCK"]
 
 log = logging.getLogger(__name__)
 
@@ -46,82 +47,6 @@ class LibraryMeta(Protocol):
     def meta(self) -> Mapping[str, str]: ...
 
     def has_chunks(self) -> bool: ...
-
-
-class SyncEncoder:
-    """The bi-encoder as a sync sees it: chunking from the model's tokenizer alone, the model only for `encode`.
-
-    A words pass needs word-piece offsets, not the model: importing torch and transformers and reading the
-    weights cost 10 s and ~900 MB for `index --words-only` of one small file (issue 45). So everything the
-    chunker asks (token_offsets, token_bounds, token_bounds_many, token_offsets_batch, words_alone, max_seq_length,
-    chunking_spec, remember_joined) goes to ModelSet.chunker (the loaded bi-encoder, else the model folder's tokenizer.json
-    read with the `tokenizers` library); `encode` and anything else load the bi-encoder. A sync that will embed
-    (`load_ahead`) starts that load on a thread of its own at its first chunking, so the words pass goes on
-    meanwhile; an unchanged sync chunks nothing and loads nothing.
-    """
-
-    spec: str
-    max_seq_length: int  # the chunker's, looked up at its first use (__getattr__)
-
-    def __init__(self, models: "ModelSet", *, load_ahead: bool = False) -> None:
-        self._models = models
-        self._load_ahead = load_ahead
-        self._chunker: Optional[ChunkingTokenizer] = None  # chosen at the first chunking, kept for the sync: its passages are cut alike
-        self.spec = models.config.models.bi_encoder  # what BiEncoder.spec is: messages name the model by it
-
-    @property
-    def loaded(self) -> bool:
-        return self._models.loaded_encoder is not None
-
-    def _chunking(self) -> ChunkingTokenizer:
-        if self._chunker is None:
-            self._chunker = self._models.chunker()
-            if self._load_ahead:
-                self._models.load_encoder_ahead()
-        return self._chunker
-
-    @property
-    def words_alone(self) -> bool:
-        return bool(self._chunking().words_alone)
-
-    def token_offsets(self, text: str) -> list[tuple[int, int]]:
-        return self._chunking().token_offsets(text)
-
-    def token_bounds(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        return self._chunking().token_bounds(text)
-
-    def token_offsets_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
-        return self._chunking().token_offsets_batch(texts)
-
-    def token_bounds_many(self, texts: Sequence[str]) -> Optional[list[tuple[np.ndarray, np.ndarray]]]:
-        many = getattr(self._chunking(), "token_bounds_many", None)
-        return many(texts) if many is not None else None
-
-    def chunking_spec(self) -> tuple[str, int, bool]:
-        return self._chunking().chunking_spec()
-
-    def remember_joined(self, prefix: str, texts: Sequence[str], joined: Sequence[str]) -> None:
-        # The bi-encoder keeps ids for `encode` only when it chunked them; the tokenizer alone keeps nothing.
-        self._chunking().remember_joined(prefix, texts, joined)
-
-    def encode(self, texts: Sequence[str], **kw: Any) -> np.ndarray:
-        return self._models.encoder.encode(texts, **kw)
-
-    @property
-    def bulk_batch(self) -> int:
-        """BiEncoder.bulk_batch, without waiting for the model where it can only be 0 (no GPU it could use):
-        the sync asks at its first words batch, and the words pass must not stop there for a load."""
-        if self._models.loaded_encoder is None and not self._models.may_use_gpu():
-            return 0
-        return int(self._models.encoder.bulk_batch)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        if name == "max_seq_length":
-            value = self.__dict__[name] = int(self._chunking().max_seq_length)
-            return value
-        return getattr(self._models.encoder, name)
 
 
 class ModelSet:
@@ -202,10 +127,12 @@ class ModelSet:
         """The bi-encoder if it is loaded (or was given), else None; never loads it."""
         return self._encoder
 
-    def passage_encoder(self, *, load_ahead: bool = False) -> SyncEncoder:
+    def passage_encoder(self, *, load_ahead: bool = False, pending: Optional[Callable[[], int]] = None
+                        ) -> SyncEncoder:
         """The bi-encoder for a sync: chunking needs only its tokenizer, the model loads for `encode` (and, with
-        `load_ahead`, from the sync's first chunking on, beside the words pass)."""
-        return SyncEncoder(self, load_ahead=load_ahead)
+        `load_ahead`, beside the words pass); `pending` (the store's count of passages waiting for a vector): a
+        small meaning pass on a CPU is embedded without loading the model (sync_encoder.py, decision 0164)."""
+        return SyncEncoder(self, load_ahead=load_ahead, pending=pending)
 
     def chunker(self) -> ChunkingTokenizer:
         """What cuts text into passages for the bi-encoder: the loaded bi-encoder (it keeps the ids it computes

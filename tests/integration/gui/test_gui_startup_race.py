@@ -23,6 +23,7 @@ def test_drop_at_startup_builds_the_model_once_and_indexes(qtbot, make_config, d
     import searchapp.models as models
     from searchapp.gui import build_main_window
     from searchapp.library import Library
+    from searchapp.library.resources import sync_encoder
 
     real = models.BiEncoder
     state = {"building": 0, "most": 0, "built": 0}
@@ -42,6 +43,8 @@ def test_drop_at_startup_builds_the_model_once_and_indexes(qtbot, make_config, d
                     state["built"] += 1
 
     monkeypatch.setattr(models, "BiEncoder", Counted)
+    # The sync builds the model (three notes are a pass the query path would embed without it: decision 0164)
+    monkeypatch.setattr(sync_encoder, "LEAN_PASSAGES", 0)
     docs = tmp_path / "docs"
     docs.mkdir()
     for i in range(3):

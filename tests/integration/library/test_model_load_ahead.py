@@ -1,11 +1,19 @@
-"""A sync's words pass loads no model; a sync that embeds loads the bi-encoder once, on a thread of its own that
-starts at its first chunking, so the words pass goes on meanwhile (library/resources/model_set.py, issue 45)."""
+"""A sync's words pass loads no model; a sync that embeds many passages loads the bi-encoder once, on a thread of its
+own that starts once it has chunked enough, so the words pass goes on meanwhile (issue 45); a meaning pass of a few
+passages on a CPU embeds them by the query path and loads no model at all, storing the vectors the model gives
+(library/resources/sync_encoder.py, decision 0164)."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+from pathlib import Path
+
+import numpy as np
 
 from searchapp.library import Library
+from searchapp.library.resources import sync_encoder
+from searchapp.library.resources.data_dir import DB_NAME
 from searchapp.models import bi_encoder
 
 
@@ -43,8 +51,66 @@ def test_words_only_loads_no_model(make_config, tiny_bi_encoder_dir, tmp_path, m
         assert built == [] and lib.models.loaded_encoder is None
 
 
+def _stored_vectors(lib: Library) -> dict[str, np.ndarray]:
+    """model input hash -> the vector stored for it, read from the library's database file."""
+    with sqlite3.connect(Path(lib.data_dir) / DB_NAME) as db:
+        rows = db.execute("SELECT text_hash, vector FROM chunks WHERE length(vector) > 0").fetchall()
+    return {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+
+
+def test_a_small_meaning_pass_loads_no_model_and_stores_the_models_vectors(make_config, tiny_bi_encoder_dir,
+                                                                           tmp_path, monkeypatch):
+    built = _spy_loads(monkeypatch)
+    docs = _docs(tmp_path)
+    with Library(_config(make_config, tiny_bi_encoder_dir)) as lean:
+        lean.add_folder(docs)
+        assert lean.store.pending_count() == 0 and 0 < lean.store.chunk_count() <= sync_encoder.LEAN_PASSAGES
+        assert built == [] and lean.models.loaded_encoder is None
+        (docs / "n9.txt").write_text("A later note about the heron.\n", encoding="utf-8")
+        lean.sync()  # an update of one file: still no model
+        assert lean.store.pending_count() == 0 and built == []
+        assert lean.search("heron at dawn", mode="dense").hits
+        got = _stored_vectors(lean)
+    # The same files embedded by the bi-encoder itself (loaded first, so every pass takes it)
+    from searchapp.base.config import load_config
+
+    config = load_config(tmp_path / "by-model", env={}, overrides={"models": {
+        "bi_encoder": str(tiny_bi_encoder_dir), "reranker": "", "precision": "fp32", "threads": 1}})
+    with Library(config) as full:
+        assert full.models.encoder is not None
+        full.add_folder(docs)
+        want = _stored_vectors(full)
+    assert sorted(got) == sorted(want) and len(got) > 1
+    for h, vector in want.items():  # the tolerance the query paths keep against torch (decision 0117)
+        assert np.abs(got[h] - vector).max() <= 1e-4 and float(got[h] @ vector) >= 1 - 1e-5
+
+
+def test_a_passage_the_query_path_cannot_embed_goes_through_the_model(make_config, tiny_bi_encoder_dir, tmp_path,
+                                                                      monkeypatch):
+    from searchapp.library.resources.model_set import ModelSet
+
+    real = ModelSet.encode_passages_lean
+
+    def first_declined(self, texts):
+        vectors = real(self, texts)
+        vectors[0] = np.nan  # what the path gives a passage it has no vector for
+        return vectors
+
+    monkeypatch.setattr(ModelSet, "encode_passages_lean", first_declined)
+    built = _spy_loads(monkeypatch)
+    with Library(_config(make_config, tiny_bi_encoder_dir)) as lib:
+        lib.add_folder(_docs(tmp_path))
+        assert lib.store.pending_count() == 0
+        vectors = _stored_vectors(lib)
+    assert built == ["MainThread"] and len(vectors) > 1  # loaded for that one passage, on the sync's thread
+    assert all(np.isfinite(v).all() and abs(float(v @ v) - 1) < 1e-4 for v in vectors.values())
+
+
 def test_a_sync_that_embeds_loads_the_model_once_beside_the_words(make_config, tiny_bi_encoder_dir, tmp_path,
                                                                   monkeypatch):
+    # More waiting than the lean path takes, and more text than the load ahead waits for
+    monkeypatch.setattr(sync_encoder, "LEAN_PASSAGES", 0)
+    monkeypatch.setattr(sync_encoder, "LOAD_AHEAD_CHARS", 10)
     built = _spy_loads(monkeypatch)
     with Library(_config(make_config, tiny_bi_encoder_dir)) as lib:
         docs = _docs(tmp_path)
@@ -54,6 +120,22 @@ def test_a_sync_that_embeds_loads_the_model_once_beside_the_words(make_config, t
         lib.sync()
         assert lib.store.pending_count() == 0
     assert built == ["searchapp-load-bi-encoder"]  # once per process, not on the sync's thread
+
+
+def test_a_sync_of_little_text_starts_no_load_but_loads_when_many_passages_wait(make_config, tiny_bi_encoder_dir,
+                                                                                tmp_path, monkeypatch):
+    """A words-only index left more passages waiting than the lean path takes: the next sync chunks one small file
+    (no load ahead for so little text) and its meaning pass loads the model on the sync's own thread."""
+    monkeypatch.setattr(sync_encoder, "LEAN_PASSAGES", 2)
+    built = _spy_loads(monkeypatch)
+    with Library(_config(make_config, tiny_bi_encoder_dir)) as lib:
+        docs = _docs(tmp_path)
+        lib.add_folder(docs, embed=False)
+        assert lib.store.pending_count() > 2
+        (docs / "n9.txt").write_text("A later note about the heron.\n", encoding="utf-8")
+        lib.sync()
+        assert lib.store.pending_count() == 0
+    assert built == ["MainThread"]
 
 
 class _HeldLoad(threading.Thread):

@@ -7,12 +7,14 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
+from searchapp.library.resources import sync_encoder
 from searchapp.models.onnx_query import cache_files
 
 
 def test_library_exports_after_sync_and_status_names_the_query_path(make_config, tiny_bi_encoder_dir, tmp_path,
                                                                      monkeypatch):
     monkeypatch.delenv("SEARCHAPP_NO_QUERY_EXPORT", raising=False)
+    monkeypatch.setattr(sync_encoder, "LEAN_PASSAGES", 0)  # a sync that loads the model (not decision 0164's)
     from searchapp.library import Library
 
     docs = tmp_path / "docs"
@@ -40,6 +42,7 @@ def test_a_damaged_export_means_torch_then_a_fresh_export(make_config, tiny_bi_e
     from searchapp.library import Library
 
     monkeypatch.delenv("SEARCHAPP_NO_QUERY_EXPORT", raising=False)
+    monkeypatch.setattr(sync_encoder, "LEAN_PASSAGES", 0)  # syncs that load the model (not decision 0164's)
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.txt").write_text("The lighthouse keeper wrote in his logbook every night.\n", encoding="utf-8")

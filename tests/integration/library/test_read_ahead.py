@@ -313,7 +313,7 @@ def test_reading_in_groups_stores_the_same_bytes_as_one_by_one(tmp_path, docs, t
 def test_a_group_s_word_pieces_failing_fails_no_file(tmp_path, docs, tiny_encoder, in_process, monkeypatch):
     """Fault injection: the group's one tokenizer pass raises. It is a shortcut, outside any file's boundary, so
     each file is then chunked on its own: the same rows, nothing failed."""
-    from searchapp.library.resources.model_set import SyncEncoder
+    from searchapp.library.resources.sync_encoder import SyncEncoder
     from searchapp.library.sync import read_groups
 
     monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD", raising=False)
@@ -324,7 +324,7 @@ def test_a_group_s_word_pieces_failing_fails_no_file(tmp_path, docs, tiny_encode
         calls.append(len(texts))
         raise RuntimeError("tokenizer failed on one text of the group")
 
-    monkeypatch.setattr(SyncEncoder, "token_bounds_many", broken)  # what the sync's reading asks (resources/model_set.py)
+    monkeypatch.setattr(SyncEncoder, "token_bounds_many", broken)  # what the sync's reading asks (resources/sync_encoder.py)
     rows, rep = _sync(tmp_path / "lib-broken-groups", docs, tiny_encoder)
     assert calls  # the group pass ran, and raised
     assert rows == in_process and rep.added == 60 and rep.failed == 0

@@ -130,6 +130,8 @@ def test_an_index_and_a_reranked_search_never_import_transformers(tmp_path, tiny
     code = textwrap.dedent(f"""
         import os, sys
         os.environ.pop("SEARCHAPP_NO_QUERY_EXPORT", None)
+        from searchapp.library.resources import sync_encoder
+        sync_encoder.LEAN_PASSAGES = 0  # an index that loads the model (a small one embeds without it: 0164)
         from searchapp.cli.entry import main
         rc = main(["--data-dir", {lib!r}, "index", {docs!r}])
         print("RC", rc, "TRANSFORMERS", "transformers" in sys.modules, flush=True)
