@@ -183,8 +183,12 @@ class ReadAhead:
             return
         from . import read_ahead_worker
 
-        fut = self._pool.submit(read_ahead_worker.read_group, self.paths[lo:hi], self.old_shas[lo:hi], lo,
-                                self.encoder.learned_pieces())
+        try:
+            fut = self._pool.submit(read_ahead_worker.read_group, self.paths[lo:hi], self.old_shas[lo:hi], lo,
+                                    self.encoder.learned_pieces())
+        except Exception:  # a worker that died since its last result: its pool refuses new tasks (BrokenProcessPool)
+            self.close()  # and the sync reads the rest itself; raised from `get`, it failed the file asked for
+            return
         self._queue.append((lo, hi, fut))
         self._next = hi
 
