@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ...models.bi_encoder import BiEncoder
     from ...models.chunking_tokenizer import ChunkingTokenizer
 
-__all__ = ["SyncEncoder", "SyncModels", "LEAN_PASSAGES", "LOAD_AHEAD_CHARS"]
+__all__ = ["SyncEncoder", "SyncModels", "LEAN_PASSAGES", "LOAD_AHEAD_CHARS", "LEAN_SLICE"]
 
 # Waiting passages a meaning pass embeds without loading the model. On a 2-core AVX2 EPYC (quiet), MiniLM
 # passages of ~200 word pieces: NumPy 0.42 s for 1, 2.0 s for 16, 3.6 s for 32 (its load included); torch 2.4 s to
@@ -39,6 +39,9 @@ LEAN_PASSAGES = 24
 # Characters chunked before a sync that will embed starts loading the model: about LEAN_PASSAGES passages' worth
 # (200 word pieces of ~5 characters each); fewer are embedded by the lean path and need no model.
 LOAD_AHEAD_CHARS = LEAN_PASSAGES * 200 * 5
+# Passages handed to the query path at once: what a search in the window waits for (~0.5 s on two AVX2 cores), yet
+# ~800 rows, which NumPy still runs on two BLAS threads (query_encoder.PACKED_ROWS_PER_THREAD).
+LEAN_SLICE = 4
 
 
 class SyncModels(Protocol):
@@ -133,20 +136,23 @@ class SyncEncoder:
                 and m.query_path_reads_passages() and self._pending() <= LEAN_PASSAGES)
 
     def _encode_lean(self, texts: list[str], **kw: Any) -> np.ndarray:
-        """The query path's vectors; a passage it has none for (a NaN row: the path declined this model, or
+        """The query path's vectors, LEAN_SLICE passages at a time with a cancel check before each slice: in the
+        window that path is also its searches' (one BLAS call at a time, query_encoder._BLAS_LOCK), so a search
+        waits for the slice under way, not for the pass, and the sync's token steps aside while it runs
+        (in_flight.YieldingCancel). A passage the path has no vector for (a NaN row: it declined the model, or
         failed) goes through the bi-encoder, so what is stored is always a vector the model gives."""
         cancel = kw.get("cancel")
-        if cancel is not None:
-            cancel.check()
-        vectors = self._models.encode_passages_lean(texts)
-        missing = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
-        if not len(missing):
-            return vectors
-        rest: np.ndarray = self._models.encoder.encode([texts[i] for i in missing], **kw)
-        if len(missing) == len(texts):
-            return rest
-        vectors[missing] = rest
-        return vectors
+        rows: list[np.ndarray] = []
+        for a in range(0, len(texts), LEAN_SLICE):
+            if cancel is not None:
+                cancel.check()
+            rows.extend(self._models.encode_passages_lean(texts[a:a + LEAN_SLICE]))
+        missing = [i for i, row in enumerate(rows) if not np.isfinite(row).all()]
+        if missing:  # a row the path declined is (1,) NaN, not (dim,): replaced, then stacked
+            rest: np.ndarray = self._models.encoder.encode([texts[i] for i in missing], **kw)
+            for i, vector in zip(missing, rest, strict=True):
+                rows[i] = vector
+        return np.stack(rows)
 
     @property
     def bulk_batch(self) -> int:
