@@ -337,13 +337,16 @@ def _passage_path(config: Config, identity: Optional[ModelIdentity]) -> str:
     """What encodes passages (models/device_summary.describe_passage_path), and on a CPU what a small meaning
     pass takes instead, for a model that reads passages as it reads queries (sync_encoder.py, decision 0164)."""
     from ...models.device_summary import LAST_LAYER_POOLINGS, describe_passage_path  # no torch without CUDA
+    from ..resources.model_set import ModelSet
     from ..resources.sync_encoder import LEAN_PASSAGES
 
     m = config.models
     path = describe_passage_path(
         m.device, m.precision, m.threads,
         fused=identity is not None and identity.plain_bert and identity.pooling in LAST_LAYER_POOLINGS)
-    if (identity is None or " on " in path or not path.startswith("torch")
+    # The sync's own judge of a GPU (SyncEncoder._lean): device nodes, where the line above asks CUDA's driver, so a
+    # GPU that torch here cannot use (WSL's /dev/dxg, ROCm's /dev/kfd, CUDA_VISIBLE_DEVICES="") says no lean pass.
+    if (identity is None or " on " in path or not path.startswith("torch") or ModelSet(config).may_use_gpu()
             or identity.query_prompt or identity.passage_prompt):
         return path
     return f"{path}; up to {LEAN_PASSAGES} waiting: the query path, without loading torch"
