@@ -84,7 +84,8 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
         # rule (the desktop's words pass and chunking) and its settings: taken as the current one, not "none".
         with lib.store.atomic():
             lib.store.set_meta(CONTEXT_META, passage_context(lib.config))
-    encoder = lib.models.passage_encoder(load_ahead=embed, pending=store.pending_count)
+    # This machine's own queue judges its meaning pass (sync_encoder.py): other machines embed theirs.
+    encoder = lib.models.passage_encoder(load_ahead=embed, pending=lib.store.pending_here_count)
     # This machine's embedding rate, for its time left and the window's big-folder estimate (as the desktop's sync).
     progress = rate = RememberRate(store, progress)
     rate.aside = partial(aside_note, encoder)

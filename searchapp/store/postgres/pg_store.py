@@ -789,13 +789,24 @@ class PgStore(PgLexical, PgScope):
     def pending_order(self) -> np.ndarray:
         """The passages the meaning pass embeds, newest file first: those of the roots this writer holds (another
         machine embeds its own roots' passages at the same time), all when it holds none."""
-        if self.writing_roots is None:
-            return np.array([r[0] for r in self.rows(
-                "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL "
-                "ORDER BY f.mtime_ns DESC, f.id, c.id")], dtype=np.int64)
+        where, params = self._pending_here()
         return np.array([r[0] for r in self.rows(
-            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.vector IS NULL AND "
-            "f.root_id = ANY(%s) ORDER BY f.mtime_ns DESC, f.id, c.id", (self.writing_roots,))], dtype=np.int64)
+            f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE {where} "  # noqa: S608 (constants)
+            "ORDER BY f.mtime_ns DESC, f.id, c.id", params)], dtype=np.int64)
+
+    def pending_here_count(self) -> int:
+        """How many passages pending_order holds: what this writer's meaning pass will embed (pending_count counts
+        every machine's; a sync asks this to judge its own pass, sync_encoder.py)."""
+        where, params = self._pending_here()
+        row = self.one(f"SELECT count(*) FROM chunks c JOIN files f ON f.id = c.file_id WHERE {where}",  # noqa: S608
+                       params)
+        return int(row[0]) if row else 0
+
+    def _pending_here(self) -> tuple[str, tuple[Any, ...]]:
+        """(SQL condition, its parameters) on chunks c joined to files f: waiting, and in this writer's roots."""
+        if self.writing_roots is None:
+            return "c.vector IS NULL", ()
+        return "c.vector IS NULL AND f.root_id = ANY(%s)", (self.writing_roots,)
 
     def pending_of_files(self, keys: Sequence[str], per_file: int) -> np.ndarray:
         of: dict[str, list[int]] = {}
