@@ -351,9 +351,10 @@ class SearchController(QObject):
                 return
         by_words = self.result is not None and self.result.said(LOADING) is not None
         if (changes.index or (changes.meaning and by_words)) and self.search_box.text().strip():
-            # the library changed, or its meaning is loaded: show what is there now. After a change the line keeps
-            # what the change said; after words-only answers it says what this search is now
-            self.run_search(quiet=not (changes.meaning and by_words))
+            # the library changed, or its meaning is loaded: show what is there now. After this window's change the
+            # line keeps what the change said; after words-only answers, or another process's change (which says
+            # nothing on the line: it kept the last search's "No results" over the new rows), what this search is now
+            self.run_search(quiet=not ((changes.meaning and by_words) or changes.elsewhere))
         elif changes.index and self.similar is not None:
             self.submit("similar", self.similar[2], self.similar[3])
 

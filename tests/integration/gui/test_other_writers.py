@@ -66,8 +66,12 @@ def test_a_sync_in_a_terminal_refreshes_the_counts_and_the_results_on_screen(qtb
     harbour.mkdir()
     (harbour / "pier.txt").write_text("A lighthouse stands at the end of the pier.\n", encoding="utf-8")
 
+    assert win.statusBar().currentMessage().startswith("No results")
     index_in_a_terminal(win.data)  # re-sync: the new file in the indexed folder
     qtbot.waitUntil(lambda: shown_names(win) == {"lighthouse.txt"}, timeout=WAIT_MS)
+    # nothing in this window said what the other process changed: the line says what is shown now, not the
+    # "No results" of the search before it (it stayed for its 8 s over the new rows)
+    assert win.statusBar().currentMessage().startswith("1 result")
     assert win.status.files.get("indexed") == 4
     assert win.labels.index.text() == "4 passages in 4 files"
 
