@@ -8,7 +8,11 @@ from typing import Callable, Optional
 
 from .errors import Cancelled
 
-__all__ = ["Progress", "ProgressFn", "CancelToken", "report"]
+__all__ = ["Progress", "ProgressFn", "CancelToken", "report", "LOADING_NOTE"]
+
+# Said beside the embedding progress while the sync's first batch waits for the model to load (a newcomer's bar sat
+# at "0/48" for 5 s with no word of why): library/sync/meaning_rate.aside_note says it, the CLI's bar shows it.
+LOADING_NOTE = "loading the model first"
 
 
 @dataclass(frozen=True)

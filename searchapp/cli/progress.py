@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any, Callable, Optional
 
-from ..base.progress import Progress
+from ..base.progress import LOADING_NOTE, Progress
 from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 
 __all__ = ["TerminalProgress"]
@@ -130,7 +130,8 @@ class TerminalProgress:
             pace += f", about {format_left(left)} left"
         postfix = [pace] if pace else []  # what matters most first: _fit drops from the end
         if key == "passages" and p.message:
-            postfix += [part for part in p.message.split(" · ") if part.startswith("slowed for")]  # meaning_rate
+            postfix += [part for part in p.message.split(" · ")  # meaning_rate.aside_note's
+                        if part.startswith("slowed for") or part == LOADING_NOTE]
             postfix.append("searchable by words meanwhile")
         width = self._bar.ncols if not self._bar.dynamic_ncols else _columns()  # fixed where the terminal says none
         room = width - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR

@@ -116,3 +116,17 @@ def test_scanned_pdfs_read_again_after_an_upgrade_have_a_bar_with_a_time_left(mo
     assert line.startswith("reading scanned PDFs again (newer reader):") and "7/300" in line, line
     assert "0.5 files/s, about 10 min left" in line, line
     bar.close()
+
+
+def test_the_bar_says_the_model_loads_while_it_sits_at_zero(monkeypatch):
+    """A pass whose first batch loads the model sat at "0/48" for seconds with no word of why: the note the sync
+    puts beside its first report (meaning_rate.aside_note) is on the bar."""
+    from searchapp.base.progress import LOADING_NOTE
+
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "120")
+    bar = TerminalProgress(enabled=True, clock=lambda: 0.0)
+    bar(Progress("embedding", 0, 48, meaning_message(0, 48) + " · " + LOADING_NOTE))
+    assert LOADING_NOTE in err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    bar.close()

@@ -13,7 +13,7 @@ import json
 import time
 from typing import Any, Callable, Optional
 
-from ...base.progress import Progress, ProgressFn
+from ...base.progress import LOADING_NOTE, Progress, ProgressFn
 from ...base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
 from ...store import Store
 from .contract import PassageEncoder
@@ -74,9 +74,12 @@ class RememberRate:
 
 def aside_note(encoder: Any) -> str:
     """"slowed for other programs: 1 of 2 threads" while the sync's encoder leaves cores to other programs'
-    work (base/cpu_share.py), else "". `encoder`: any object: one without threads to fit says nothing."""
+    work (base/cpu_share.py); LOADING_NOTE before a pass whose first batch loads the model (a newcomer's bar sat
+    at "0/48" for 5 s with no word of why); else "". `encoder`: any object: one without threads to fit says
+    nothing."""
     if getattr(encoder, "loaded", True) is False:
-        return ""
+        loads_next = getattr(encoder, "loads_next", None)
+        return LOADING_NOTE if callable(loads_next) and loads_next() else ""
     try:
         used, setting = encoder.stepping_aside()
     except (AttributeError, TypeError):  # an encoder without threads to fit (a GPU's, a test's)

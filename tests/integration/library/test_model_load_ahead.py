@@ -167,3 +167,29 @@ def test_the_model_is_waited_for_not_built_again_while_it_loads_ahead(make_confi
     sync.join(120)
     assert got and got[0] is models.loaded_encoder
     assert built == ["searchapp-load-bi-encoder"]  # built once, by the load started ahead
+
+
+def test_the_progress_says_so_while_a_pass_waits_for_the_model(make_config, tiny_bi_encoder_dir, tmp_path,
+                                                               monkeypatch):
+    """The first embedding report of a pass that loads the model says it loads (the bar sat at 0 for seconds with
+    no word of why); a pass the query path embeds, or one after the model is in memory, does not say it."""
+    from searchapp.base.progress import LOADING_NOTE
+
+    def notes(lib: Library, folder) -> list[str]:
+        said: list = []
+        lib.add_folder(folder, progress=said.append)
+        return [p.message for p in said if p.stage == "embedding"]
+
+    docs = _docs(tmp_path)
+    with Library(_config(make_config, tiny_bi_encoder_dir)) as lib:
+        lean = notes(lib, docs)  # four notes: the query path's
+        assert lean and not any(LOADING_NOTE in m for m in lean)
+    monkeypatch.setattr(sync_encoder, "LEAN_PASSAGES", 0)
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "n.txt").write_text("A note about the kingfisher on the willow branch.\n", encoding="utf-8")
+    with Library(_config(make_config, tiny_bi_encoder_dir)) as lib:
+        loading = notes(lib, more)
+        assert LOADING_NOTE in loading[0] and not any(LOADING_NOTE in m for m in loading[1:])
+        (more / "m.txt").write_text("The heron again, at dusk.\n", encoding="utf-8")
+        assert not any(LOADING_NOTE in m for m in notes(lib, more))  # loaded now
