@@ -12,15 +12,19 @@ from searchapp.library.resources import in_flight
 from searchapp.models import query_encoder
 
 
-def test_a_search_during_a_small_meaning_pass_waits_for_a_few_passages_not_the_pass(make_config, tiny_bi_encoder_dir,
-                                                                                    tmp_path, monkeypatch):
-    monkeypatch.setattr(in_flight, "MIN_WORK", 0.0)  # the sync steps aside at its first check, however young
+def _twenty_notes(make_config, model_dir, tmp_path):
+    """(a folder of twenty one-passage notes, a config over the tiny bi-encoder): a pass the query path takes."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for i in range(20):
         (docs / f"n{i}.txt").write_text(f"Note {i}: the heron waits by the reeds at dawn, day {i}.\n", encoding="utf-8")
-    config = make_config(models={"bi_encoder": str(tiny_bi_encoder_dir), "reranker": "", "precision": "fp32",
-                                 "threads": 1})
+    return docs, make_config(models={"bi_encoder": str(model_dir), "reranker": "", "precision": "fp32", "threads": 1})
+
+
+def test_a_search_during_a_small_meaning_pass_waits_for_a_few_passages_not_the_pass(make_config, tiny_bi_encoder_dir,
+                                                                                    tmp_path, monkeypatch):
+    monkeypatch.setattr(in_flight, "MIN_WORK", 0.0)  # the sync steps aside at its first check, however young
+    docs, config = _twenty_notes(make_config, tiny_bi_encoder_dir, tmp_path)
     calls: list[tuple[str, int]] = []  # (thread, passages) of each pass through the NumPy query path, in order
     asked = threading.Event()
     sync_in = threading.Event()
@@ -69,12 +73,7 @@ def test_a_cancel_during_a_small_meaning_pass_stops_it_within_a_few_passages(mak
     from searchapp.base.errors import Cancelled
     from searchapp.base.progress import CancelToken
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for i in range(20):
-        (docs / f"n{i}.txt").write_text(f"Note {i}: the heron waits by the reeds at dawn, day {i}.\n", encoding="utf-8")
-    config = make_config(models={"bi_encoder": str(tiny_bi_encoder_dir), "reranker": "", "precision": "fp32",
-                                 "threads": 1})
+    docs, config = _twenty_notes(make_config, tiny_bi_encoder_dir, tmp_path)
     cancel = CancelToken()
     embedded: list[int] = []
     real = query_encoder.NumpyQueryEncoder._encode
