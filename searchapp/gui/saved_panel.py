@@ -43,6 +43,9 @@ class SavedPanel(QWidget):
         # empty list's hint told a newcomer with two saved searches that there were none, for seconds.
         self.hint = QLabel(READING_HINT)
         self.hint.setWordWrap(True)
+        # Two lines from the start: the reading hint is one, the empty list's two at the pane's width, and the pane
+        # grew under the library's buttons as the searches were read (they jumped 14 px a moment after opening).
+        self.hint.setMinimumHeight(2 * self.hint.fontMetrics().lineSpacing())
         self.problem = QLabel()  # searches.sqlite unusable: said here until it is fixed, not over every search
         self.problem.setObjectName("searchesProblem")
         self.problem.setTextFormat(Qt.TextFormat.PlainText)  # holds a path and SQLite's words
