@@ -21,6 +21,9 @@ os.environ.setdefault("SEARCHAPP_NO_BACKGROUND_PRIORITY", "1")
 # A sync that loads the bi-encoder exports it for ONNX Runtime queries (seconds per process, a new file in the data
 # dir); tests/integration/library/test_query_path.py and tests/unit/models/test_onnx_query*.py test that path.
 os.environ.setdefault("SEARCHAPP_NO_QUERY_EXPORT", "1")
+# The windows the tests open sit over folders the tests write into: a watch of their own would sync those changes
+# beside what each test does (gui/folder_watch.py). Its own tests (test_folder_watch_gui.py) turn it back on.
+os.environ.setdefault("SEARCHAPP_NO_WINDOW_WATCH", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))  # `import corpus` from any test
 

@@ -30,6 +30,7 @@ from .filter_bar import FilterBar
 from .inspector_toggle import InspectorToggle
 from .library_panel import LibraryPanel
 from .library_session import LibrarySession
+from .folder_watch import FolderWatch
 from .other_writers import OtherWriters
 from .quit_guard import QuitGuard
 from .model_download import ModelDownloads
@@ -92,7 +93,7 @@ class MainWindow(QMainWindow):
         self._show_library()
         self._build_shortcuts()
         self.other_writers = OtherWriters(self.tools, self.session)  # a sync in a terminal: shown here too
-        for part in (self, self.search, self.memory, self.other_writers, self.writes.undo):  # the window's own part: the status and the models
+        for part in (self, self.search, self.memory, self.other_writers, self.writes.undo, self.folder_watch):  # the window's own part: the status and the models
             self.changed.connect(part.on_changes)
         restore_ui_state(self, self._ui)
         self.inspector_toggle.restore()
@@ -152,6 +153,7 @@ class MainWindow(QMainWindow):
         self.writes.addsWaiting.connect(lambda _: self._show_adding())  # listed at once, before its first files
         self.writes.syncStarted.connect(self.quit_guard.sync_started)  # a crash mid-sync resumes next time
         self.writes.idle.connect(self.quit_guard.writes_ended)
+        self.folder_watch = FolderWatch(tools, session, self.writes, self._ui)  # a note saved: read a second later
         self.library_panel = LibraryPanel()
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
@@ -211,6 +213,8 @@ class MainWindow(QMainWindow):
             act.triggered.connect(slot)
             m.addAction(act)
             self.addAction(act)  # its shortcut works with the menu bar hidden or native (a global menu) too
+            if slot == self.confirm_reindex:
+                m.addAction(self.folder_watch.action)
         # Settings from any of the app's windows (the duplicates window, the files not indexed), as elsewhere.
         settings = next(a for a in m.actions() if a.text() == "&Settings…")
         keys = [QKeySequence("Ctrl+,")] + [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Preferences)
@@ -266,6 +270,7 @@ class MainWindow(QMainWindow):
         if self.search.search_box.text().strip():
             self.search.run_search()  # the query restored from last time: at once, by words while the model loads
         self.other_writers.start()
+        self.folder_watch.start()
         self.quit_guard.resume_if_asked()  # a Quit, or a crash, stopped indexing last time
 
     def on_changes(self, changes: Changes) -> None:
@@ -492,6 +497,7 @@ class MainWindow(QMainWindow):
         self.search.stop()
         self.writes.poll.stop()
         self.other_writers.stop()
+        self.folder_watch.stop()  # no more updates queued; the one running stops with the runner
         self.downloads.shutdown()
         self.runner.shutdown()
         self.session.close()

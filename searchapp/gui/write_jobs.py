@@ -121,7 +121,7 @@ class WriteJobs(QObject):
             return
         name = os.path.basename(os.path.normpath(path)) or path
         job = self.submit(f"Indexing {name}", lambda prog, c: lib.add_folder(path, prog, c),
-                          Changes(roots=True, files=True), self._sync_done, target, (target,))
+                          Changes(roots=True, files=True), self.sync_done, target, (target,))
         self.adds[job.id] = target
         self._adds_changed()
 
@@ -132,7 +132,7 @@ class WriteJobs(QObject):
         target = target or "Re-sync of " + (", ".join(roots) if roots else "every folder")
         if self._already_queued(target):
             return False
-        self.submit(title, lambda prog, c: lib.sync(roots, prog, c), Changes(files=True), self._sync_done,
+        self.submit(title, lambda prog, c: lib.sync(roots, prog, c), Changes(files=True), self.sync_done,
                     target, tuple(os.path.abspath(r) for r in roots) if roots else None)
         return True
 
@@ -174,7 +174,7 @@ class WriteJobs(QObject):
 
     def reindex(self) -> None:
         lib = self.session.library
-        self.submit("Re-indexing", lambda prog, c: lib.reindex(prog, c), Changes(files=True), self._sync_done,
+        self.submit("Re-indexing", lambda prog, c: lib.reindex(prog, c), Changes(files=True), self.sync_done,
                     "Re-index of everything", None)
 
     def confirm_reindex(self) -> QMessageBox:
@@ -188,13 +188,15 @@ class WriteJobs(QObject):
         self.tools.dialog_shown(box)
         return box
 
-    def _sync_done(self, rep: SyncReport) -> None:
+    def sync_done(self, rep: SyncReport, lead: str = "") -> None:
+        """What a sync did, in the status line; `lead`: what started it, when not the person (folder_watch.py)."""
         bad = rep.skipped + rep.failed
+        embedded = rep.chunks_embedded
         # Until the next thing said (a search, the next sync's summary), never on a timer: a sync takes minutes and
         # a person who looked away missed a summary gone after 15 s.
         self.tools.say(
-            f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
-            + (f", {bad} not indexed" if bad else "") + f"; {rep.chunks_embedded} passages embedded"
+            lead + f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
+            + (f", {bad} not indexed" if bad else "") + f"; {embedded} passage{'' if embedded == 1 else 's'} embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")
             # every note, as `index` prints them: why files wait for OCR, the folders skip_dirs left out on a first

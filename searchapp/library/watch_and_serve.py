@@ -34,6 +34,7 @@ class WatchOptions(TypedDict, total=False):
 
     poll_interval: float  # seconds between scans when events are not available
     force_polling: bool
+    handoff: Callable[[list[str]], None]  # each batch handed over instead of synced here (the window's write queue)
 
 
 class WatchAndServe:

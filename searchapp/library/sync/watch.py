@@ -91,8 +91,12 @@ class _Handler:
 class LibraryWatcher:
     def __init__(self, library: LibraryToWatch, *, on_change: Optional[Callable[[SyncReport, list[str]], None]] = None,
                  on_error: Optional[Callable[[BaseException], None]] = None, debounce: float = 1.0,
-                 poll_interval: float = 30.0, force_polling: bool = False) -> None:
+                 poll_interval: float = 30.0, force_polling: bool = False,
+                 handoff: Optional[Callable[[list[str]], None]] = None) -> None:
         self.library = library
+        # Where a batch goes instead of a sync here: the window queues it as a write of its own (gui/folder_watch.py),
+        # with the progress strip, Cancel and its place behind the writes asked before it.
+        self.handoff = handoff
         self.on_change = on_change
         self.on_error = on_error
         self.debounce = float(debounce)
@@ -298,6 +302,13 @@ class LibraryWatcher:
                     self.refreshes += 1
                 except BaseException as exc:  # a bug or the system (no thread for an emitter): said, watch goes on
                     log.exception("reading the folder list failed")
+                    self._report_error(exc)
+                continue
+            if self.handoff is not None:
+                try:
+                    self.handoff(batch)
+                except Exception as exc:  # a bug: said, and the watch goes on
+                    log.exception("handing the changes over failed")
                     self._report_error(exc)
                 continue
             try:

@@ -1,0 +1,132 @@
+"""The window keeps its folders current while it is open (decision 0165): a file saved under an indexed folder is
+found a moment later without a Re-sync, through a write of the window's own queue; one watcher per library."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from conftest import build_tiny_library
+
+from gui_window import WAIT_MS, close_window, shot, shown_window
+
+TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
+         "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day."}
+
+
+def _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder, *, held=None):
+    from searchapp.base.config import load_config
+    from searchapp.gui import folder_watch
+    from searchapp.library import Library
+
+    monkeypatch.delenv(folder_watch.OFF_ENV, raising=False)  # the suite's windows do not watch; these do
+    monkeypatch.setattr(folder_watch, "RETRY_MS", 200)  # a `watch` elsewhere is looked at again sooner
+    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    with open(data / "config.toml", "a", encoding="utf-8") as f:
+        f.write('[index]\nbackend = "exact"\n')
+    lib = Library(load_config(data, env={}), encoder=tiny_encoder)
+    if held is not None:
+        held(data)
+    w = shown_window(qtbot, lib.config, lib)
+    w.data, w.docs, w.lib = data, tmp_path / "docs", lib
+    return w
+
+
+@pytest.fixture
+def win(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    w = _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder)
+    qtbot.waitUntil(lambda: w.folder_watch.watching is not None, timeout=WAIT_MS)
+    yield w
+    close_window(w, w.lib)
+
+
+def stored(lib) -> set[str]:
+    return {p.rsplit("/", 1)[-1] for p in lib.store.file_paths().values()}
+
+
+def test_a_saved_note_is_indexed_by_the_windows_own_update(qtbot, win):
+    (win.docs / "lighthouse.txt").write_text("The lighthouse keeper trimmed the lamp at dusk.\n", encoding="utf-8")
+    (win.docs / "tides.txt").unlink()
+    qtbot.waitUntil(lambda: "lighthouse.txt" in stored(win.lib) and "tides.txt" not in stored(win.lib),
+                    timeout=WAIT_MS)
+    assert win.folder_watch.updates >= 1  # the window queued it: not a sync on the watcher's thread
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+    assert win.lib.store.pending_count() == 0  # its meaning too, as a Re-sync would
+    # what the update did, as a sync's summary says it, and why it ran
+    assert win.statusBar().currentMessage().startswith("Changes in your folders indexed — ")
+    win.resize(1280, 800)
+    shot(win, "folder-watch-updated.png")
+
+
+def test_changes_while_an_update_waits_its_turn_join_it(qtbot, win):
+    gate = threading.Event()
+    blocker = win.runner.submit(lambda p, c: gate.wait(WAIT_MS / 1000), write=True, name="a long write")
+    qtbot.waitUntil(lambda: blocker.running, timeout=WAIT_MS)
+    for name in ("a.txt", "b.txt", "c.txt"):
+        path = win.docs / name
+        path.write_text(f"Note {name} about the orchard and its pears.\n", encoding="utf-8")
+        win.folder_watch.batch.emit([str(path)])  # as the watcher's thread hands them over, one batch each
+    qtbot.waitUntil(lambda: win.folder_watch.updates >= 1, timeout=WAIT_MS)
+    assert win.folder_watch.updates == 1
+    assert win.writes.waiting() == ["Changes in your folders"]
+    gate.set()
+    qtbot.waitUntil(lambda: {"a.txt", "b.txt", "c.txt"} <= stored(win.lib), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+
+
+def test_a_watch_in_a_terminal_keeps_the_folders_and_the_window_takes_over_after(
+        qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    import contextlib
+
+    from searchapp.library.resources.watch_lock import watching
+
+    other = contextlib.ExitStack()  # a `searchapp watch` elsewhere: its lock, held by another open file
+    w = _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder,
+                held=lambda data: other.enter_context(watching(data)))
+    try:
+        qtbot.waitUntil(lambda: w.folder_watch.taken_by is not None, timeout=WAIT_MS)
+        assert w.folder_watch.watching is None
+        assert "indexed by process" in w.statusBar().currentMessage()
+        other.close()  # that watch ended
+        qtbot.waitUntil(lambda: w.folder_watch.watching is not None, timeout=WAIT_MS)
+        # Now the window holds the lock: a `searchapp watch` is refused, naming the window.
+        proc = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(w.data), "watch"],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode != 0
+        assert "already watched" in proc.stderr and "the window" in proc.stderr, proc.stderr
+    finally:
+        other.close()
+        close_window(w, w.lib)
+
+
+def test_turning_the_watch_off_lets_the_lock_go_and_is_remembered(qtbot, win):
+    from searchapp.base.errors import SearchAppError
+    from searchapp.gui.folder_watch import WATCH_KEY
+    from searchapp.library.resources.watch_lock import watching
+
+    with pytest.raises(SearchAppError, match="the window"):
+        with watching(win.data):
+            pass
+    win.folder_watch.action.trigger()  # File → Watch Folders for Changes, unchecked
+    assert win.folder_watch.watching is None
+    with watching(win.data):  # a `searchapp watch` may hold it now
+        pass
+    assert win._ui.value(WATCH_KEY, True, type=bool) is False
+    assert win.lib._watcher is None  # no watcher left to hand changes over
+
+
+def test_an_update_left_nothing_to_take_embeds_no_backlog(qtbot, win):
+    # The update before took every path as it started: a sync of no path would embed every passage still waiting.
+    win.folder_watch.stop()  # this file's own update would embed it meanwhile
+    (win.docs / "words.txt").write_text("A note indexed by its words alone, its meaning left waiting.\n",
+                                        encoding="utf-8")
+    win.lib.sync_changed([str(win.docs / "words.txt")], embed=False)
+    waiting = win.lib.store.pending_count()
+    assert waiting > 0
+    assert win.folder_watch._update(win.lib, None, None) is None
+    assert win.lib.store.pending_count() == waiting
