@@ -10,7 +10,12 @@ One watcher per library: the window holds watch.lock as `searchapp watch` does (
 Where a `watch` in a terminal holds it, that process keeps the folders current and the window says so once; it
 looks again every RETRY_MS and takes over when that watch ends. File → Watch Folders for Changes turns it off
 (gui.ini). Not on a shared library (its machines' `searchapp watch` keep theirs current: decision 0138), nor on
-one this window cannot write. What changed while the window was closed is read by Re-sync (F5) or `index`.
+one this window cannot write.
+
+What changed while nothing watched (the window closed, the watch turned off) is read when the watch starts, as
+`searchapp watch` catches up: a sync of every folder queued as "Checking your folders for changes", which says
+nothing when nothing changed. Not after a start that resumed a sync (it reads the same), nor after one whose
+resumed sync died twice (gui/quit_guard.py: a file that crashes the window must not crash every start).
 """
 
 from __future__ import annotations
@@ -35,11 +40,12 @@ from .write_jobs import WriteJobs
 if TYPE_CHECKING:
     from ..library import SyncReport
 
-__all__ = ["FolderWatch", "WATCH_KEY", "RETRY_MS", "UPDATE_TITLE", "OFF_ENV"]
+__all__ = ["FolderWatch", "WATCH_KEY", "RETRY_MS", "UPDATE_TITLE", "CATCH_UP_TITLE", "OFF_ENV"]
 
 WATCH_KEY = "library/watch"  # gui.ini: whether the window watches its folders (default: yes)
 RETRY_MS = 30_000  # how often the window looks again whether a `searchapp watch` elsewhere still holds the lock
 UPDATE_TITLE = "Updating changed files"
+CATCH_UP_TITLE = "Checking your folders for changes"
 # Set (to anything but "" or "0"): the window never watches. The test suite sets it: its windows sit over folders
 # the tests write into, and a watch of their own would sync those changes beside what each test does.
 OFF_ENV = "SEARCHAPP_NO_WINDOW_WATCH"
@@ -70,8 +76,9 @@ class FolderWatch(QObject):
     def enabled(self) -> bool:
         return self.action.isChecked() and os.environ.get(OFF_ENV, "") in ("", "0")
 
-    def start(self) -> None:
-        """Watch the library's folders, unless off, already watching, or another process watches them."""
+    def start(self, catch_up: bool = False) -> None:
+        """Watch the library's folders, unless off, already watching, or another process watches them; with
+        `catch_up`, then read what changed while nothing watched (the module's docstring)."""
         lib = self.session.library
         if not self.enabled() or self.watching is lib or isinstance(lib, SharedLibrary) or lib.read_only:
             return
@@ -94,6 +101,9 @@ class FolderWatch(QObject):
         self.retry.stop()
         self.taken_by = None
         self.watching = lib
+        if catch_up and lib.roots():
+            self.writes.submit(CATCH_UP_TITLE, lambda prog, c: lib.sync(None, prog, c), Changes(files=True),
+                               self._caught_up, "A check of your folders for changes", None)
         self.started.emit()
 
     def stop(self) -> None:
@@ -111,7 +121,7 @@ class FolderWatch(QObject):
     def _toggled(self, on: bool) -> None:
         self.ui.setValue(WATCH_KEY, on)
         if on:
-            self.start()
+            self.start(catch_up=True)  # what changed while it was off
         else:
             self.stop()
 
@@ -139,3 +149,9 @@ class FolderWatch(QObject):
     def _done(self, rep: Optional[SyncReport]) -> None:
         if rep is not None:
             self.writes.sync_done(rep, "Changes in your folders indexed — ")
+
+    def _caught_up(self, rep: SyncReport) -> None:
+        """The catch-up's summary, only when it did something: every start would otherwise say "0 added"."""
+        if (rep.added or rep.updated or rep.removed or rep.skipped or rep.failed or rep.chunks_embedded or rep.notes
+                or rep.missing_roots):
+            self.writes.sync_done(rep, "Found changes in your folders — ")

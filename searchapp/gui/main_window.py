@@ -270,8 +270,9 @@ class MainWindow(QMainWindow):
         if self.search.search_box.text().strip():
             self.search.run_search()  # the query restored from last time: at once, by words while the model loads
         self.other_writers.start()
-        self.folder_watch.start()
-        self.quit_guard.resume_if_asked()  # a Quit, or a crash, stopped indexing last time
+        resumed = self.quit_guard.resume_if_asked()  # a Quit, or a crash, stopped indexing last time
+        # What changed while the window was closed is read once it watches, unless the resumed sync reads it anyway
+        self.folder_watch.start(catch_up=not resumed and not self.quit_guard.gave_up)
 
     def on_changes(self, changes: Changes) -> None:
         """The window's own part: the library's status, the models, and a re-index the new settings call for."""

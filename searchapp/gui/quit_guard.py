@@ -39,6 +39,7 @@ class QuitGuard:
         self.resync = resync  # a sync of every folder, its title in the strip given
         self.other_writer = other_writer  # another process writes the library now
         self.confirmed = False  # Quit was chosen: the close goes through
+        self.gave_up = False  # at this start: a resumed sync died twice in a row, so nothing runs by itself
         self.prompt: Optional[QMessageBox] = None
 
     def should_ask(self) -> bool:
@@ -104,6 +105,7 @@ class QuitGuard:
         if value in (INTERRUPTED, RESUMING) and self.other_writer():
             return False  # a live process is writing: its sync, not one cut short
         if value == RESUMING:  # the sync resumed after a crash died too: not again at every start
+            self.gave_up = True  # nor the folder watch's catch-up (folder_watch.py), which reads the same files
             self._forget()
             self._take_adds()
             self.tools.say("The indexing stopped unexpectedly twice in a row, so it was not resumed; Re-sync (F5) "

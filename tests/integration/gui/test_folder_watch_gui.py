@@ -41,6 +41,7 @@ def _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder, *, 
 def win(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     w = _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder)
     qtbot.waitUntil(lambda: w.folder_watch.watching is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.runner.busy_writing(), timeout=WAIT_MS)  # its catch-up at start
     yield w
     close_window(w, w.lib)
 
@@ -130,3 +131,48 @@ def test_an_update_left_nothing_to_take_embeds_no_backlog(qtbot, win):
     assert waiting > 0
     assert win.folder_watch._update(win.lib, None, None) is None
     assert win.lib.store.pending_count() == waiting
+
+
+def test_what_changed_while_the_window_was_closed_is_read_when_it_opens(
+        qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    def edit_while_closed(data):
+        docs = data.parent / "docs"
+        (docs / "kiln.txt").write_text("The potter fired the kiln overnight.\n", encoding="utf-8")
+        (docs / "violin.txt").unlink()
+
+    w = _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder, held=edit_while_closed)
+    try:
+        qtbot.waitUntil(lambda: "kiln.txt" in stored(w.lib) and "violin.txt" not in stored(w.lib), timeout=WAIT_MS)
+        assert w.folder_watch.updates == 0  # the catch-up read them, not a change event
+        qtbot.waitUntil(lambda: not w.runner.busy_writing(), timeout=WAIT_MS)
+        assert w.statusBar().currentMessage().startswith("Found changes in your folders — ")
+    finally:
+        close_window(w, w.lib)
+
+
+def test_a_catch_up_that_finds_nothing_says_nothing(qtbot, win):
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+    assert not win.statusBar().currentMessage().startswith("Found changes")
+    assert win.lib.store.pending_count() == 0
+
+
+def test_no_catch_up_after_a_resumed_sync_died_twice(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir,
+                                                      tiny_encoder):
+    from PySide6.QtCore import QSettings
+
+    from searchapp.gui.quit_guard import RESUME_KEY, RESUMING
+
+    def crashed_twice(data):
+        (data.parent / "docs" / "kiln.txt").write_text("The potter fired the kiln overnight.\n", encoding="utf-8")
+        ui = QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat)
+        ui.setValue(RESUME_KEY, RESUMING)
+        ui.sync()
+
+    w = _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder, held=crashed_twice)
+    try:
+        qtbot.waitUntil(lambda: w.folder_watch.watching is not None, timeout=WAIT_MS)
+        assert w.quit_guard.gave_up
+        assert not w.runner.write_jobs()  # nothing read by itself: the person chooses Re-sync
+        assert "kiln.txt" not in stored(w.lib)
+    finally:
+        close_window(w, w.lib)
