@@ -11,6 +11,7 @@ __all__ = [
     "ExtractionError",
     "UnsupportedFileError",
     "StoreError",
+    "WriterBusy",
     "IndexCorruptError",
     "NoSharedLibrary",
     "ModelMismatchError",
@@ -45,6 +46,11 @@ class UnsupportedFileError(ExtractionError):
 
 class StoreError(SearchAppError):
     exit_code = 3
+
+
+class WriterBusy(StoreError):
+    """Another process kept the writer lock past the wait (library/resources/lock.py): a write that can try again
+    later (the window's folder watch) tells it apart from a failing store."""
 
 
 class IndexCorruptError(StoreError):

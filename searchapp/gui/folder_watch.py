@@ -4,115 +4,171 @@ a file copied in or deleted under an indexed folder is read a second after the l
 The library's own watcher (library/sync/watch.py) finds the changes; each batch is handed to this window, which
 queues it as a write of its own ("Updating changed files"), so it has the progress strip, Cancel and its turn
 behind the writes asked before it, like any other. Changes that arrive while that write waits join it: a folder of
-a thousand files copied in is one update, not a queue of them.
+a thousand files copied in is one update, not a queue of them. While another process writes the library (an
+`index` in a terminal) the changes wait, without a word, and go in once it has finished.
+
+The watcher starts on a thread of its own: it waits for a sync under way (the library's lock) and walks every
+folder to watch it, neither of which the window may wait for.
 
 One watcher per library: the window holds watch.lock as `searchapp watch` does (library/resources/watch_lock.py).
-Where a `watch` in a terminal holds it, that process keeps the folders current and the window says so once; it
-looks again every RETRY_MS and takes over when that watch ends. File → Watch Folders for Changes turns it off
-(gui.ini). Not on a shared library (its machines' `searchapp watch` keep theirs current: decision 0138), nor on
-one this window cannot write.
+Where another process holds it, that process keeps the folders current and the window says so once; it looks
+again every RETRY_MS and takes over when that one ends. File → Watch Folders for Changes turns it off (gui.ini).
+Not on a shared library (its machines' `searchapp watch` keep theirs current: decision 0138), nor on one this window
+cannot write.
 
-What changed while nothing watched (the window closed, the watch turned off) is read when the watch starts, as
-`searchapp watch` catches up: a sync of every folder queued as "Checking your folders for changes", which says
-nothing when nothing changed. Not after a start that resumed a sync (it reads the same), nor after one whose
-resumed sync died twice (gui/quit_guard.py: a file that crashes the window must not crash every start).
+What changed while nothing watched (the window closed, the watch turned off) is read CATCH_UP_DELAY_MS after the
+watch starts (the person's first search goes first), as `searchapp watch` catches up: a sync of every folder,
+"Checking your folders for changes", which says nothing when nothing changed. Not at a start that resumed a sync
+(it reads the same), nor at one whose resumed sync died twice (gui/quit_guard.py). A catch-up marks gui.ini while it
+runs: one that never ended (the window crashed in it: a file that crashes a reader) is not run by itself again
+until the person's Re-sync All, so a crash never repeats at every start.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, cast
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction
 
-from ..base.errors import SearchAppError
+from ..base.errors import WriterBusy
+from ..library.resources.lock import writer_holder
 from ..library.resources.watch_lock import WatchTaken, watching
 from ..library.shared import SharedLibrary
 from .changes import Changes
 from .library_session import LibrarySession
 from .window_tools import WindowTools
-from .workers import Job
 from .write_jobs import WriteJobs
 
 if TYPE_CHECKING:
-    from ..library import SyncReport
+    from ..library import Library, SyncReport
 
-__all__ = ["FolderWatch", "WATCH_KEY", "RETRY_MS", "UPDATE_TITLE", "CATCH_UP_TITLE", "OFF_ENV"]
+__all__ = ["FolderWatch", "WATCH_KEY", "CATCH_UP_KEY", "RETRY_MS", "BUSY_MS", "CATCH_UP_DELAY_MS", "UPDATE_TITLE",
+           "CATCH_UP_TITLE", "OFF_ENV"]
+
+log = logging.getLogger(__name__)
 
 WATCH_KEY = "library/watch"  # gui.ini: whether the window watches its folders (default: yes)
-RETRY_MS = 30_000  # how often the window looks again whether a `searchapp watch` elsewhere still holds the lock
+CATCH_UP_KEY = "library/catch_up"  # gui.ini: "running" while a catch-up runs (a crash leaves it)
+RETRY_MS = 30_000  # how often the window looks again whether another process still watches the library
+BUSY_MS = 2_000  # how often waiting changes look again whether another process still writes the library
+CATCH_UP_DELAY_MS = 3_000  # after the watch starts: the window's first search answered first
 UPDATE_TITLE = "Updating changed files"
 CATCH_UP_TITLE = "Checking your folders for changes"
 # Set (to anything but "" or "0"): the window never watches. The test suite sets it: its windows sit over folders
 # the tests write into, and a watch of their own would sync those changes beside what each test does.
 OFF_ENV = "SEARCHAPP_NO_WINDOW_WATCH"
+_BUSY = "busy"  # an update's outcome when another process held the writer lock: its paths wait again
 
 
 class FolderWatch(QObject):
     batch = Signal(list)  # the watcher's thread hands its changed paths over; handled on the window's thread
+    ready = Signal(object, object)  # (library, its watcher's note or the error that stopped it), from the start
     started = Signal()  # the window watches its folders now (tests wait for it)
 
-    def __init__(self, tools: WindowTools, session: LibrarySession, writes: WriteJobs, ui: QSettings) -> None:
+    def __init__(self, tools: WindowTools, session: LibrarySession, writes: WriteJobs, ui: QSettings,
+                 has_folders: Callable[[], bool]) -> None:
         super().__init__(tools.parent)
         self.tools, self.session, self.writes, self.ui = tools, session, writes, ui
-        self.watching: Optional[Any] = None  # the library whose watcher runs (the lock held for it)
+        self.has_folders = has_folders  # the library's last status lists a folder
+        self.watching: Optional[Library] = None  # the library whose watcher runs (the lock held for it)
+        self.starting: Optional[Library] = None  # the library whose watcher is starting on its thread
+        self._starter: Optional[threading.Thread] = None
+        self._catch_up = False  # a catch-up is due once the starting watch runs
         self.taken_by: Optional[str] = None  # the process that watches instead (said once per holder)
         self._lock_held = contextlib.ExitStack()
-        self._paths: set[str] = set()  # changed paths the queued update has not taken yet
-        self._paths_lock = threading.Lock()  # the update's worker takes them while the watcher hands more
-        self._job: Optional[Job] = None  # the update queued or running
+        self._paths: set[str] = set()  # changed paths no update has taken yet
+        self._paths_lock = threading.Lock()  # an update's worker takes them while the watcher hands more
+        self._open = False  # an update is queued that has not taken its paths yet: new ones join it
         self.updates = 0  # updates queued (tests)
+        self.catch_ups = 0  # catch-ups queued (tests)
         self.action = QAction("&Watch Folders for Changes", tools.parent, checkable=True)
         self.action.setToolTip("Index a file a second after it is saved, copied in or deleted, while the window is open")
         self.action.setChecked(bool(ui.value(WATCH_KEY, True, type=bool)))
         self.action.toggled.connect(self._toggled)
         self.retry = QTimer(self, interval=RETRY_MS)
         self.retry.timeout.connect(self.start)
+        self.busy = QTimer(self, interval=BUSY_MS, singleShot=True)
+        self.busy.timeout.connect(self._submit_update)
         self.batch.connect(self._queue)
+        self.ready.connect(self._ready)
 
     def enabled(self) -> bool:
         return self.action.isChecked() and os.environ.get(OFF_ENV, "") in ("", "0")
 
+    # -- the watch --------------------------------------------------------------
     def start(self, catch_up: bool = False) -> None:
-        """Watch the library's folders, unless off, already watching, or another process watches them; with
+        """Watch the library's folders, unless off, watching them already, or another process watches them; with
         `catch_up`, then read what changed while nothing watched (the module's docstring)."""
         lib = self.session.library
-        if not self.enabled() or self.watching is lib or isinstance(lib, SharedLibrary) or lib.read_only:
+        if (self.watching or self.starting) not in (None, lib):
+            self.stop()  # another library (settings, the File menu): the old one's watch and lock go first
+        if (not self.enabled() or isinstance(lib, SharedLibrary) or lib.read_only or self.watching is lib
+                or self.starting is lib):
             return
-        self.stop()  # another library (settings, the File menu): its watch ends first
         try:
             self._lock_held.enter_context(watching(lib.data_dir, "the window"))
         except WatchTaken as exc:
             if exc.holder != self.taken_by:
                 self.taken_by = exc.holder
-                self.tools.say(f"Changes in your folders are indexed by process {exc.holder} (`searchapp watch`); "
-                               "this window takes over when it ends", 15000)
+                self.tools.say(f"Changes in your folders are followed by another process ({exc.holder}); this "
+                               "window takes over when it ends", 15000)
             self.retry.start()
-            return
-        try:
-            lib.start_watching(handoff=self.batch.emit)
-        except (SearchAppError, OSError) as exc:  # no watchdog, the system's limits: said, the window works on
-            self._lock_held.close()
-            self.tools.say(f"Changes in your folders are not followed: {exc}; Re-sync (F5) reads them", 15000)
             return
         self.retry.stop()
         self.taken_by = None
+        self.starting, self._catch_up = lib, catch_up
+        self._starter = threading.Thread(target=self._start_watcher, args=(lib,), daemon=True,
+                                         name="searchapp-window-watch")
+        self._starter.start()
+
+    def _start_watcher(self, lib: Library) -> None:
+        """On its own thread: start_watching waits for a sync under way and walks every folder."""
+        try:
+            self.ready.emit(lib, lib.start_watching(handoff=self.batch.emit).note)
+        except BaseException as exc:  # no watchdog, the system's limits, a closing library: said on the window's side
+            self.ready.emit(lib, exc)
+
+    def _ready(self, lib: Library, outcome: object) -> None:
+        if self.starting is not lib:  # stopped, or another library, meanwhile: this watch is not wanted
+            if not isinstance(outcome, BaseException) and self.watching is not lib:
+                lib.stop_watching()
+            return
+        self.starting = None
+        if isinstance(outcome, BaseException):
+            self._lock_held.close()
+            self.tools.say(f"Changes in your folders are not followed: {outcome}; Re-sync (F5) reads them", 15000)
+            return
         self.watching = lib
-        if catch_up and lib.roots():
-            self.writes.submit(CATCH_UP_TITLE, lambda prog, c: lib.sync(None, prog, c), Changes(files=True),
-                               self._caught_up, "A check of your folders for changes", None)
+        if outcome:  # the watcher's note: it polls (the system's watches ran out), a folder it cannot watch
+            self.tools.say(f"Watching your folders: {outcome}", 15000)
+        if self._catch_up:
+            QTimer.singleShot(CATCH_UP_DELAY_MS, lambda: self._catch_up_now(lib))
         self.started.emit()
 
     def stop(self) -> None:
         """End the watch (the update it queued runs on); the lock is let go for a `searchapp watch`."""
         self.retry.stop()
+        self.starting = None  # a start under way stops its watcher when it is ready (_ready)
         lib, self.watching = self.watching, None
         if lib is not None:
             lib.stop_watching()
         self._lock_held.close()
+
+    def shutdown(self) -> None:
+        """At the window's end, once the writes have stopped: a start still under way (it waited for a sync's
+        lock) has ended, and its watcher with it."""
+        self.stop()
+        starter = self._starter
+        if starter is not None and starter.is_alive():
+            starter.join(timeout=30)
+        lib = self.session.library
+        if not isinstance(lib, SharedLibrary):
+            lib.stop_watching()
 
     def on_changes(self, changes: Changes) -> None:
         if changes.settings:  # the library was reopened, or another opened: its watch, not the old one's
@@ -125,33 +181,82 @@ class FolderWatch(QObject):
         else:
             self.stop()
 
+    # -- updates ----------------------------------------------------------------
     def _queue(self, paths: list[str]) -> None:
-        """Changed paths: into the update that waits its turn, else into a new one queued behind the writes."""
+        """Changed paths: into the update that has not started, else into a new one queued behind the writes."""
         if not paths:
             return
         with self._paths_lock:
             self._paths.update(paths)
-            job = self._job
-            if job is not None and not job.running and not job.finished:
+            if self._open:
                 return  # it takes them when it starts
-        lib = self.session.library
-        self.updates += 1
-        self._job = self.writes.submit(UPDATE_TITLE, lambda prog, c: self._update(lib, prog, c), Changes(files=True),
-                                       self._done, "Changes in your folders")
+        self._submit_update()
 
-    def _update(self, lib: Any, progress: Any, cancel: Any) -> Optional[SyncReport]:
-        """The update's work, on its worker: the paths changed until now (later ones go to the next update). None
-        when the update before took them all as it started (a sync of no path would embed the whole backlog)."""
+    def _submit_update(self) -> None:
+        """An update of the paths waiting, unless one that has not started has them, or another process writes the
+        library now (they wait, and are looked at again in BUSY_MS)."""
+        lib = self.watching
+        if lib is None:
+            return  # the watch ended (turned off, another library): its changes are read by the next catch-up
+        if writer_holder(lib.data_dir) is not None:
+            self.busy.start()
+            return
         with self._paths_lock:
-            paths, self._paths = sorted(self._paths), set()
-        return lib.sync_changed(paths, progress, cancel) if paths else None
+            if self._open or not self._paths:
+                return
+            self._open = True
+        self.updates += 1
+        self.writes.submit(UPDATE_TITLE, lambda prog, c: self._update(lib, prog, c), Changes(files=True),
+                           self._done, "Changes in your folders")
 
-    def _done(self, rep: Optional[SyncReport]) -> None:
-        if rep is not None:
-            self.writes.sync_done(rep, "Changes in your folders indexed — ")
+    def _update(self, lib: Library, progress: Any, cancel: Any) -> object:
+        """The update's work, on its worker: every path waiting now (later ones go to the next update). None when
+        there is none (a sync of no path would embed the whole backlog); _BUSY when another process took the writer
+        lock first (the paths wait again)."""
+        with self._paths_lock:
+            paths, self._paths, self._open = sorted(self._paths), set(), False
+        if not paths:
+            return None
+        try:
+            return lib.sync_changed(paths, progress, cancel)
+        except WriterBusy:
+            with self._paths_lock:
+                self._paths.update(paths)
+            return _BUSY
 
-    def _caught_up(self, rep: SyncReport) -> None:
+    def _done(self, rep: object) -> None:
+        if rep == _BUSY:
+            self.busy.start()
+        elif rep is not None:
+            self.writes.sync_done(cast("SyncReport", rep), "Changes in your folders indexed — ")
+
+    # -- the catch-up -----------------------------------------------------------
+    def _catch_up_now(self, lib: Library) -> None:
+        if self.watching is not lib or not self.has_folders() or writer_holder(lib.data_dir) is not None:
+            return  # not watching now; nothing to read; another process syncs it (its changes shown as they come)
+        if self.ui.value(CATCH_UP_KEY, "", type=str) == "running":
+            self.tools.say("The check of your folders for changes stopped unexpectedly last time, so it no longer runs "
+                           "by itself; Re-sync All (F5) reads your folders and turns it back on", 0)
+            return
+        self.catch_ups += 1
+        self.ui.setValue(CATCH_UP_KEY, "running")
+        self.ui.sync()  # on disk before the sync starts: a crash in it must find it
+
+        def check(prog: Any, cancel: Any) -> object:
+            try:
+                return lib.sync(None, prog, cancel)
+            except WriterBusy:  # another process began writing meanwhile: it reads the folders itself
+                return None
+
+        self.writes.submit(CATCH_UP_TITLE, check, Changes(files=True), self._caught_up,
+                           "A check of your folders for changes", ended=self.rearm)
+
+    def rearm(self) -> None:
+        """A catch-up ended (done, failed or cancelled: not a crash), or the person's Re-sync All: it runs again."""
+        self.ui.remove(CATCH_UP_KEY)
+
+    def _caught_up(self, rep: Optional[SyncReport]) -> None:
         """The catch-up's summary, only when it did something: every start would otherwise say "0 added"."""
-        if (rep.added or rep.updated or rep.removed or rep.skipped or rep.failed or rep.chunks_embedded or rep.notes
-                or rep.missing_roots):
+        if rep is not None and (rep.added or rep.updated or rep.removed or rep.skipped or rep.failed
+                                or rep.chunks_embedded or rep.notes or rep.missing_roots):
             self.writes.sync_done(rep, "Found changes in your folders — ")

@@ -153,7 +153,8 @@ class MainWindow(QMainWindow):
         self.writes.addsWaiting.connect(lambda _: self._show_adding())  # listed at once, before its first files
         self.writes.syncStarted.connect(self.quit_guard.sync_started)  # a crash mid-sync resumes next time
         self.writes.idle.connect(self.quit_guard.writes_ended)
-        self.folder_watch = FolderWatch(tools, session, self.writes, self._ui)  # a note saved: read a second later
+        self.folder_watch = FolderWatch(tools, session, self.writes, self._ui,  # a note saved: read a second later
+                                        lambda: self.status is not None and bool(self.status.roots))
         self.library_panel = LibraryPanel()
         self.library_panel.addRequested.connect(self.add_paths)
         self.library_panel.removeRequested.connect(self.remove_root)
@@ -391,6 +392,8 @@ class MainWindow(QMainWindow):
         self.writes.add_paths(paths)
 
     def resync(self, roots: Optional[list[str]] = None) -> None:
+        if roots is None:
+            self.folder_watch.rearm()  # the person reads every folder: the catch-up at start may run again
         self.writes.resync(roots)
 
     def remove_root(self, path: str) -> None:
@@ -501,6 +504,7 @@ class MainWindow(QMainWindow):
         self.folder_watch.stop()  # no more updates queued; the one running stops with the runner
         self.downloads.shutdown()
         self.runner.shutdown()
+        self.folder_watch.shutdown()  # a start that waited for the sync's lock has ended, its watcher with it
         self.session.close()
 
 

@@ -73,13 +73,16 @@ class WriteJobs(QObject):
         self.scopes: dict[int, Optional[tuple[str, ...]]] = {}  # job id -> the folders it syncs (None: all of them)
         self.adds: dict[int, str] = {}  # job id -> the folder an Add queued
         self.stopped: dict[int, str] = {}  # job id -> what its Cancel says, when not a sync's usual words
+        self.ended: dict[int, Callable[[], None]] = {}  # job id -> what to call once it has ended, however
         self._counts_at = 0.0  # when the counts were last asked for during this write
 
     def submit(self, title: str, fn: JobFn, changes: Changes, on_success: Optional[Callable[[Any], None]] = None,
-               target: str = "", scope: Optional[tuple[str, ...]] = (), stopped: str = "") -> Job:
+               target: str = "", scope: Optional[tuple[str, ...]] = (), stopped: str = "",
+               ended: Optional[Callable[[], None]] = None) -> Job:
         """Queue a write called `title` in the strip; `target`: what the queue shows while it waits (`title`);
         `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs; `stopped`:
-        what a Cancel of it says (default: what the sync kept, cancel_summary)."""
+        what a Cancel of it says (default: what the sync kept, cancel_summary); `ended`: called once it has ended,
+        done, failed or cancelled."""
         runner = self.tools.runner
         ahead = runner.write_jobs()
         job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.tools.report_error,
@@ -89,6 +92,8 @@ class WriteJobs(QObject):
         self.scopes[job.id] = scope
         if stopped:
             self.stopped[job.id] = stopped
+        if ended is not None:
+            self.ended[job.id] = ended
         if ahead:  # it waits its turn: said, and shown in the strip
             before = ahead[-1].name
             self.tools.say(f"Queued: {target or title} — runs after {before[:1].lower() + before[1:]}", 8000)
@@ -236,6 +241,9 @@ class WriteJobs(QObject):
         self.targets.pop(job_id, None)
         self.scopes.pop(job_id, None)
         self.stopped.pop(job_id, None)
+        ended = self.ended.pop(job_id, None)
+        if ended is not None:
+            ended()
         self.pending |= changes
         if self.tools.runner.busy_writing():
             self._show_queue()

@@ -59,9 +59,13 @@ class WatchAndServe:
         self._require_writable()
         with self._lock:
             if self._watcher is None:
-                self._watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce,
-                                               **options)
-                self._watcher.start()
+                watcher = LibraryWatcher(self, on_change=on_change, on_error=on_error, debounce=debounce, **options)
+                try:
+                    watcher.start()
+                except BaseException:  # kept only once it runs: a failed start is tried again from the start
+                    watcher.stop()
+                    raise
+                self._watcher = watcher
             return self._watcher
 
     def stop_watching(self) -> None:

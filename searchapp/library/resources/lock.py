@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Union
 
-from ...base.errors import StoreError, UnsupportedFileError
+from ...base.errors import StoreError, UnsupportedFileError, WriterBusy
 from ...base.flock import fcntl, held_text
 from ...base.safe_open import open_regular_fd
 from .turns import RESUMES, WANTS, hand_raised, hand_text, lower_hand, raise_hand
@@ -51,7 +51,7 @@ class Holder:
 
 @dataclass
 class WriterWait:
-    """How a writer waits for another process's lock. `seconds`: at most this long, then StoreError (None: until it
+    """How a writer waits for another process's lock. `seconds`: at most this long, then WriterBusy (None: until it
     is free; 0: not at all). `on_wait(holder, waited)`: told once the wait passes NOTICE_AFTER seconds, then every
     REMIND_EVERY. `cancel` (a CancelToken) ends the wait with Cancelled. `hint`: added to the refusal's message."""
 
@@ -207,7 +207,7 @@ def _acquire(fd: int, data_dir: Path, how: WriterWait, after_waiters: bool = Fal
             if how.seconds is not None and waited >= how.seconds and not (how.seconds > 0
                                                                     and _batch_wait(data_dir, waited)):
                 holder = writer_holder_info(data_dir)
-                raise StoreError(f"another searchapp process is updating the library in {data_dir}"
+                raise WriterBusy(f"another searchapp process is updating the library in {data_dir}"
                                  + (f" ({holder})" if holder else "") + "; try again when it has finished"
                                  + how.hint) from None
             check = getattr(how.cancel, "check", None)

@@ -26,6 +26,8 @@ def _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder, *, 
 
     monkeypatch.delenv(folder_watch.OFF_ENV, raising=False)  # the suite's windows do not watch; these do
     monkeypatch.setattr(folder_watch, "RETRY_MS", 200)  # a `watch` elsewhere is looked at again sooner
+    monkeypatch.setattr(folder_watch, "BUSY_MS", 200)  # and a writer elsewhere
+    monkeypatch.setattr(folder_watch, "CATCH_UP_DELAY_MS", 50)  # no first search to let go first here
     data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
     with open(data / "config.toml", "a", encoding="utf-8") as f:
         f.write('[index]\nbackend = "exact"\n')
@@ -40,8 +42,8 @@ def _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder, *, 
 @pytest.fixture
 def win(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     w = _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder)
-    qtbot.waitUntil(lambda: w.folder_watch.watching is not None, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: not w.runner.busy_writing(), timeout=WAIT_MS)  # its catch-up at start
+    qtbot.waitUntil(lambda: w.folder_watch.catch_ups == 1, timeout=WAIT_MS)  # its catch-up at start, then
+    qtbot.waitUntil(lambda: not w.runner.busy_writing(), timeout=WAIT_MS)  # ended
     yield w
     close_window(w, w.lib)
 
@@ -92,7 +94,7 @@ def test_a_watch_in_a_terminal_keeps_the_folders_and_the_window_takes_over_after
     try:
         qtbot.waitUntil(lambda: w.folder_watch.taken_by is not None, timeout=WAIT_MS)
         assert w.folder_watch.watching is None
-        assert "indexed by process" in w.statusBar().currentMessage()
+        assert "followed by another process" in w.statusBar().currentMessage()
         other.close()  # that watch ended
         qtbot.waitUntil(lambda: w.folder_watch.watching is not None, timeout=WAIT_MS)
         # Now the window holds the lock: a `searchapp watch` is refused, naming the window.
@@ -174,5 +176,64 @@ def test_no_catch_up_after_a_resumed_sync_died_twice(qtbot, monkeypatch, tmp_pat
         assert w.quit_guard.gave_up
         assert not w.runner.write_jobs()  # nothing read by itself: the person chooses Re-sync
         assert "kiln.txt" not in stored(w.lib)
+    finally:
+        close_window(w, w.lib)
+
+
+def test_the_watch_starts_beside_a_sync_without_holding_the_window_up(qtbot, win):
+    # start_watching waits for the library's lock, which a sync holds for its whole length: never on this thread.
+    gate = threading.Event()
+    threading.Timer(20, gate.set).start()  # were the start on this thread, the test would still end
+
+    def long_sync(prog, cancel):
+        with win.lib._lock:
+            gate.wait(30)
+
+    win.folder_watch.action.trigger()  # off
+    blocker = win.runner.submit(long_sync, write=True, name="a long sync")
+    qtbot.waitUntil(lambda: blocker.running, timeout=WAIT_MS)
+    win.folder_watch.action.trigger()  # on again: returns at once
+    assert not gate.is_set()  # returned while the sync still held the lock
+    assert win.folder_watch.watching is None and win.folder_watch.starting is win.lib
+    gate.set()
+    qtbot.waitUntil(lambda: win.folder_watch.watching is win.lib, timeout=WAIT_MS)
+
+
+def test_changes_wait_while_another_process_writes_then_go_in(qtbot, win):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; from searchapp.library.resources.lock import "
+         "writer_lock\nwith writer_lock(Path(sys.argv[1])):\n    print('held', flush=True); sys.stdin.read()",
+         str(win.data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        (win.docs / "kiln.txt").write_text("The potter fired the kiln overnight.\n", encoding="utf-8")
+        qtbot.waitUntil(lambda: bool(win.folder_watch._paths), timeout=WAIT_MS)  # handed over, and waiting
+        assert win.folder_watch.updates == 0 and not win.runner.busy_writing()  # no write failing on the lock
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    qtbot.waitUntil(lambda: "kiln.txt" in stored(win.lib), timeout=WAIT_MS)
+    assert win.last_dialog is None  # said nothing went wrong: nothing did
+
+
+def test_a_catch_up_that_never_ended_is_not_run_again_until_the_persons_re_sync(
+        qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    from PySide6.QtCore import QSettings
+
+    from searchapp.gui.folder_watch import CATCH_UP_KEY
+
+    def crashed_in_catch_up(data):
+        (data.parent / "docs" / "kiln.txt").write_text("The potter fired the kiln overnight.\n", encoding="utf-8")
+        ui = QSettings(str(data / "gui.ini"), QSettings.Format.IniFormat)
+        ui.setValue(CATCH_UP_KEY, "running")  # the window died inside its last catch-up
+        ui.sync()
+
+    w = _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder, held=crashed_in_catch_up)
+    try:
+        qtbot.waitUntil(lambda: "stopped unexpectedly" in w.statusBar().currentMessage(), timeout=WAIT_MS)
+        assert not w.runner.write_jobs() and "kiln.txt" not in stored(w.lib)
+        w.resync(None)  # Re-sync All (F5)
+        qtbot.waitUntil(lambda: "kiln.txt" in stored(w.lib), timeout=WAIT_MS)
+        assert w._ui.value(CATCH_UP_KEY, "", type=str) == ""  # the catch-up runs by itself again
     finally:
         close_window(w, w.lib)
