@@ -200,7 +200,7 @@ class WriteJobs(QObject):
         # Until the next thing said (a search, the next sync's summary), never on a timer: a sync takes minutes and
         # a person who looked away missed a summary gone after 15 s.
         self.tools.say(
-            lead + f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.added} added, {rep.updated} updated, {rep.removed} removed"
+            lead + f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.said('added', 'updated', 'removed')}"
             + (f", {bad} not indexed" if bad else "") + f"; {embedded} passage{'' if embedded == 1 else 's'} embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")

@@ -137,8 +137,8 @@ def print_report(total: SyncReport, as_json: bool) -> None:
     else:
         from ...library.report.status import scanned_counts
 
-        print(f"{scanned_counts(total.scanned, total.members)} scanned: {total.added} added, {total.updated} updated, "
-              f"{total.unchanged} unchanged, {total.removed} removed, {total.skipped} skipped, {total.failed} failed; "
+        print(f"{scanned_counts(total.scanned, total.members)} scanned: "
+              f"{total.said('added', 'updated', 'unchanged', 'removed', 'skipped', 'failed')}; "
               f"{counted(total.chunks_added, 'passage')} written ({_passages_detail(total)})")
         if total.problems:
             from ...base.member_paths import display_path

@@ -77,7 +77,7 @@ def _catch_up(lib: SharedLibrary, n_roots: int, progress: TerminalProgress, canc
                     return
                 time.sleep(0.2)
     progress.close()
-    print(f"{now()} caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+    print(f"{now()} caught up: {rep.said('added', 'updated', 'removed')}", flush=True)
     if rep.reread:
         print(f"{now()} {printable(rep.reread_note() or '')}", flush=True)
     for path, reason in rep.missing_roots:

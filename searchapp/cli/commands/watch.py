@@ -83,7 +83,7 @@ def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalP
     finally:
         lib.writer_wait = WriterWait()  # live updates retry on their own (library/sync/watch.py)
     progress.close()
-    print(f"{now()} caught up: {rep.added} added, {rep.updated} updated, {rep.removed} removed", flush=True)
+    print(f"{now()} caught up: {rep.said('added', 'updated', 'removed')}", flush=True)
     if rep.reread:
         print(f"{now()} {printable(rep.reread_note() or '')}", flush=True)
     for path, reason in rep.missing_roots:
@@ -95,9 +95,8 @@ def print_change(rep: SyncReport, paths: list[str]) -> None:
     tester's line named the folder of a checkout, or an editor's temporary file already gone); then why each file
     newly left out was, as `index` says it."""
     if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
-        what = ", ".join(f"{n} {k}" for k, n in (("added", rep.added), ("updated", rep.updated),
-                         ("removed", rep.removed), ("skipped", rep.skipped), ("failed", rep.failed)) if n)
-        files = rep.added + rep.updated + rep.removed + rep.skipped + rep.failed
+        what = rep.said("added", "updated", "removed", "skipped", "failed", zeros=False)
+        files = rep.added + rep.updated + rep.removed - rep.moved + rep.skipped + rep.failed  # a move: one file
         print(f"{now()} {what}: {_named(paths, files)}", flush=True)
         for path, reason in rep.problems[:SHOWN_PROBLEMS]:  # a member as every command shows it: `a.zip › x`
             print(f"  {printable(display_path(path))}: {printable(reason)}", flush=True)
@@ -139,7 +138,7 @@ def print_failure(exc: BaseException) -> None:
 
     if isinstance(exc, Cancelled):
         rep = exc.report
-        done = (f" ({rep.added} added, {rep.updated} updated, {rep.removed} removed by then)"
+        done = (f" ({rep.said('added', 'updated', 'removed')} by then)"
                 if rep is not None and (rep.added or rep.updated or rep.removed) else "")
         print(f"{now()} the live update in progress stopped part way{done}; the next `searchapp watch` or "
               "`searchapp index` reads the rest", flush=True)

@@ -59,6 +59,9 @@ class SyncReport:
     updated: int = 0
     unchanged: int = 0
     removed: int = 0
+    # of `added` and `removed`: entries found again under another name in this sync (a rename or a move within
+    # the folder: the bytes of one removed), said as one "renamed or moved" (`said`), never as two changes
+    moved: int = 0
     skipped: int = 0
     failed: int = 0
     chunks_added: int = 0
@@ -92,8 +95,22 @@ class SyncReport:
         return said + (f": {changed:,} now read differently, indexed again; the rest kept their passages"
                        if changed < self.reread else ": each now read differently, indexed again")
 
+    def said(self, *counts: str, zeros: bool = True) -> str:
+        """These counts ("added", "updated", "unchanged", "removed", "skipped", "failed") as every summary says
+        them: `said("added", "updated", "removed")` is "3 added, 0 updated, 1 removed". Entries renamed or moved
+        are said once, after the additions ("1 renamed or moved", only when there is one), and counted in
+        neither the additions nor the removals. zeros=False leaves out the counts that are 0."""
+        value = {"added": self.added - self.moved, "updated": self.updated, "unchanged": self.unchanged,
+                 "removed": self.removed - self.moved, "skipped": self.skipped, "failed": self.failed}
+        parts: list[tuple[int, str]] = []
+        for name in counts:
+            parts.append((value[name], name))
+            if name == "added" and self.moved:
+                parts.append((self.moved, "renamed or moved"))
+        return ", ".join(f"{n:,} {name}" for n, name in parts if n or zeros)
+
     def merge(self, other: "SyncReport") -> None:
-        for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "skipped", "failed",
+        for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "skipped", "failed",
                      "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems

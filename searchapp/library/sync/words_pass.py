@@ -6,6 +6,7 @@ Updates runs after every root's phase 1: a large folder is searchable by words l
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -78,7 +79,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     run = _Sync(store, root, config, encoder, index, progress, cancel, beside, rep, existing)
     run.record_skipped(result)
     run.read_all(result.files, before_scan)
-    _purge_vanished(store, index, existing, run.seen, rep)
+    _purge_vanished(store, index, existing, run.seen, rep, Counter(run.added.values()))
     store.touch_root(root.id)
     if paths is None:  # every file of the folder was met: it is read with this version's readers now
         record_readers(store, root.id)
@@ -112,6 +113,7 @@ class _Sync:
         self.progress, self.cancel, self.rep, self.existing = progress, cancel, rep, existing
         self.members = members_by_container(existing)
         self.seen: set[str] = set()
+        self.added: dict[str, str] = {}  # path -> sha256 of the entries this sync adds: a vanished one's twin is a move
         self.batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside,
                                self.store_failed)
         self.max_bytes = int(config.scan.max_file_mb * 2**20)
@@ -140,6 +142,7 @@ class _Sync:
         path = item.path or storable(item.file.path)
         if self.existing.get(path) is None:  # counted by index_doc when queued: counted as failed instead
             self.rep.added -= 1
+            self.added.pop(path, None)
         else:
             self.rep.updated -= 1
         self.problem(self.store.file_by_path(path), path, "failed", reason, item.file)
@@ -172,6 +175,7 @@ class _Sync:
                 self.rep.read_differently.append(path)
         if old is None:
             self.rep.added += 1
+            self.added[path] = sha
         else:
             self.rep.updated += 1
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
@@ -321,10 +325,15 @@ class _Sync:
         self.index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, self.config))
 
 
-def _purge_vanished(store: Store, index: IndexWriter, existing: dict[str, FileRow], seen: set[str], rep: SyncReport
-                    ) -> None:
-    """Deleted files go last, so a renamed file's passages were found by hash and reused above."""
+def _purge_vanished(store: Store, index: IndexWriter, existing: dict[str, FileRow], seen: set[str], rep: SyncReport,
+                    added: Counter[str]) -> None:
+    """Deleted files go last, so a renamed file's passages were found by hash and reused above. A deleted entry
+    whose bytes this sync added under another name (`added`: sha256 -> entries) is counted as moved."""
     vanished = [row for p, row in existing.items() if p not in seen]
+    for row in vanished:
+        if row.status == "indexed" and row.sha256 and added[row.sha256] > 0:
+            added[row.sha256] -= 1
+            rep.moved += 1
     if vanished:
         removed: list[int] = []
         with store.atomic():

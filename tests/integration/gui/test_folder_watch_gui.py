@@ -66,6 +66,15 @@ def test_a_saved_note_is_indexed_by_the_windows_own_update(qtbot, win):
     shot(win, "folder-watch-updated.png")
 
 
+def test_a_renamed_note_is_said_as_one_change(qtbot, win):
+    (win.docs / "violin.txt").rename(win.docs / "luthier.txt")
+    qtbot.waitUntil(lambda: "luthier.txt" in stored(win.lib) and "violin.txt" not in stored(win.lib),
+                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+    said = win.statusBar().currentMessage()
+    assert "0 added, 1 renamed or moved, 0 updated, 0 removed" in said, said  # not "1 added, … 1 removed"
+
+
 def test_changes_while_an_update_waits_its_turn_join_it(qtbot, win):
     gate = threading.Event()
     blocker = win.runner.submit(lambda p, c: gate.wait(WAIT_MS / 1000), write=True, name="a long write")

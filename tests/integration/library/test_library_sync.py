@@ -83,7 +83,19 @@ def test_edit_delete_add_rename(library, tmp_corpus):
     (tmp_corpus / "tea.md").rename(tmp_corpus / "sencha.md")
     rep = library.sync()
     assert rep.added == 1 and rep.removed == 1 and rep.chunks_embedded == 0
+    assert rep.moved == 1  # and said as one change, not an addition and a removal
+    assert rep.said("added", "updated", "removed") == "0 added, 1 renamed or moved, 0 updated, 0 removed"
     assert names(library.search("brewing japanese green tea", mode="dense"))[0] == "sencha.md"
+
+    # A copy beside it, and another file's removal in the same sync: no move (different bytes went away).
+    (tmp_corpus / "sencha-copy.md").write_bytes((tmp_corpus / "sencha.md").read_bytes())
+    (tmp_corpus / "cluster.md").unlink()
+    rep = library.sync()
+    assert (rep.added, rep.removed, rep.moved) == (1, 1, 0)
+    assert rep.said("added", "removed", "failed", zeros=False) == "1 added, 1 removed"
+    (tmp_corpus / "sencha-copy.md").unlink()
+    (tmp_corpus / "cluster.md").write_text(corpus.TOPICS["cluster.md"], encoding="utf-8")
+    library.sync()
 
     assert consistent(library)
     st = library.status()

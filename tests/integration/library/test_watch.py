@@ -74,6 +74,7 @@ def test_create_edit_delete_rename_and_folder_move(live):
     (docs / "c.txt").rename(docs / "glacier.txt")
     rep = wait_for(changes, lambda r, p: r.removed >= 1, "a rename")
     assert rep.chunks_embedded == 0  # a rename re-embeds nothing
+    assert rep.moved == 1 and rep.said("added", "removed", zeros=False) == "1 renamed or moved"
     assert lexical(lib, "glaciers valleys") == ["glacier.txt"]
 
     (docs / "sub").rename(docs / "birds")

@@ -195,6 +195,7 @@ def test_edit_delete_rename_then_the_same(make_config, tiny_encoder, tmp_path, p
         a, b = lite.sync(), shared.sync()
         assert (a.updated, a.removed, a.added) == (1, 2, 1) and a.chunks_embedded >= 1  # a rename: one gone, one new
         assert (b.added, b.updated, b.removed, b.unchanged) == (a.added, a.updated, a.removed, a.unchanged)
+        assert a.moved == b.moved == 1  # the rename, said as one change on both
         assert (b.chunks_added, b.chunks_removed, b.chunks_embedded) == (a.chunks_added, a.chunks_removed,
                                                                          a.chunks_embedded)
         assert shared.summary().passages == lite.status().chunks

@@ -25,6 +25,12 @@ def test_the_summary_line_says_one_file_and_one_passage_in_the_singular(capsys):
     print_report(SyncReport(), as_json=False)
     none = capsys.readouterr().out
     assert none.startswith("0 files scanned: 0 added, ") and "; 0 passages written (0 embedded)" in none, none
+    # a file renamed: one change, not an addition and a removal (the JSON keeps the three counts)
+    print_report(SyncReport(scanned=3, added=1, unchanged=2, removed=1, moved=1), as_json=False)
+    moved = capsys.readouterr().out
+    assert moved.startswith("3 files scanned: 0 added, 1 renamed or moved, 0 updated, 2 unchanged, 0 removed, "), moved
+    print_report(SyncReport(scanned=3, added=1, unchanged=2, removed=1, moved=1), as_json=True)
+    assert '"added": 1, "updated": 0, "unchanged": 2, "removed": 1, "moved": 1' in capsys.readouterr().out
     print_report(SyncReport(scanned=1, skipped=1, problems=[("/home/a/photo.heic", "unsupported format")]),
                  as_json=False)
     assert capsys.readouterr().err.startswith("1 file newly not indexed ")
