@@ -6,7 +6,6 @@ Updates runs after every root's phase 1: a large folder is searchable by words l
 from __future__ import annotations
 
 import os
-from collections import Counter
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -26,6 +25,7 @@ from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .meta_keys import record_readers
 from .members import index_container, is_container, members_by_container
+from .moves import Moves
 from .newer_reader import newer_reader, newer_reader_of_any
 from .same_passages import SamePassages
 from .ocr_waits import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
@@ -79,7 +79,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     run = _Sync(store, root, config, encoder, index, progress, cancel, beside, rep, existing)
     run.record_skipped(result)
     run.read_all(result.files, before_scan)
-    _purge_vanished(store, index, existing, run.seen, rep, Counter(run.added.values()))
+    _purge_vanished(store, index, existing, run.seen, rep, run.moves)
     store.touch_root(root.id)
     if paths is None:  # every file of the folder was met: it is read with this version's readers now
         record_readers(store, root.id)
@@ -113,7 +113,7 @@ class _Sync:
         self.progress, self.cancel, self.rep, self.existing = progress, cancel, rep, existing
         self.members = members_by_container(existing)
         self.seen: set[str] = set()
-        self.added: dict[str, str] = {}  # path -> sha256 of the entries this sync adds: a vanished one's twin is a move
+        self.moves = Moves()  # the bytes of the entries this sync adds: a vanished one's twin among them is a move
         self.batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside,
                                self.store_failed)
         self.max_bytes = int(config.scan.max_file_mb * 2**20)
@@ -142,7 +142,7 @@ class _Sync:
         path = item.path or storable(item.file.path)
         if self.existing.get(path) is None:  # counted by index_doc when queued: counted as failed instead
             self.rep.added -= 1
-            self.added.pop(path, None)
+            self.moves.drop(item.sha256)
         else:
             self.rep.updated -= 1
         self.problem(self.store.file_by_path(path), path, "failed", reason, item.file)
@@ -175,7 +175,7 @@ class _Sync:
                 self.rep.read_differently.append(path)
         if old is None:
             self.rep.added += 1
-            self.added[path] = sha
+            self.moves.add(sha)
         else:
             self.rep.updated += 1
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
@@ -326,15 +326,12 @@ class _Sync:
 
 
 def _purge_vanished(store: Store, index: IndexWriter, existing: dict[str, FileRow], seen: set[str], rep: SyncReport,
-                    added: Counter[str]) -> None:
+                    moves: Moves) -> None:
     """Deleted files go last, so a renamed file's passages were found by hash and reused above. A deleted entry
-    whose bytes this sync added under another name (`added`: sha256 -> entries) is counted as moved."""
+    whose bytes this sync added under another name (`moves`) is counted as moved."""
     vanished = [row for p, row in existing.items() if p not in seen]
-    for row in vanished:
-        if row.status == "indexed" and row.sha256 and added[row.sha256] > 0:
-            added[row.sha256] -= 1
-            rep.moved += 1
     if vanished:
+        rep.moved += moves.twins(vanished)
         removed: list[int] = []
         with store.atomic():
             for row in vanished:
