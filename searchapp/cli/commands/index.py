@@ -122,8 +122,9 @@ def _passages_detail(total: SyncReport) -> str:
     if earlier > 0:
         detail += f", at least {earlier} of them left waiting by earlier syncs"
     if total.chunks_pending:
-        return (f"{detail}; {total.chunks_pending} in the library still to embed, searchable by words now: "
-                "`searchapp index` embeds them")
+        # Not "`searchapp index` embeds them" where another process's meaning pass does (its note says so)
+        return (f"{detail}; {total.chunks_pending} in the library still to embed, searchable by words now"
+                + ("" if total.embedded_by else ": `searchapp index` embeds them"))
     return detail + (", the rest reused" if total.chunks_added > total.chunks_embedded else "")
 
 

@@ -69,6 +69,8 @@ class SyncReport:
     chunks_embedded: int = 0  # passages that went through the bi-encoder (the rest reused stored vectors)
     # passages stored for their words whose vectors are still to come (after a words-only or cancelled sync)
     chunks_pending: int = 0
+    # the process whose meaning pass embeds them (a writer that let this update in between its batches), else None
+    embedded_by: Optional[str] = None
     # (path, reason) newly skipped, or failing, in this sync: a skip already recorded is not listed again
     problems: list[tuple[str, str]] = field(default_factory=list)
     # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)

@@ -157,6 +157,7 @@ class Updates:
                 total.chunks_pending = self.store.pending_count()
                 rate.save()  # a short pass's rate too (it saves every SAVE_EVERY_S while it runs)
                 if resumer is not None and total.chunks_pending:
+                    total.embedded_by = str(resumer)
                     total.notes.append(f"searchable by words now; their meaning joins the queue of {resumer}, which "
                                        "let this update in between its batches and embeds it")
                 self.vectors.compact_if_needed()

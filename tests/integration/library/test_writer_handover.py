@@ -103,7 +103,8 @@ def run_on_thread(fn) -> tuple[threading.Thread, dict]:
     return t, out
 
 
-def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_path, backlog, tiny_encoder, qtbot):
+def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_path, backlog, tiny_encoder, qtbot,
+                                                                        capsys):
     from searchapp.gui.progress_view import ProgressView
     from searchapp.library.sync.handover import WAITING
 
@@ -140,6 +141,13 @@ def test_a_waiting_writer_gets_in_between_batches_and_the_holder_goes_on(tmp_pat
         assert hits and Path(hits[0].path).name == "comet.txt"
         assert waiter_enc.texts == []  # nothing embedded by the waiter: its meaning joined the holder's queue
         assert any("joins the queue" in n for n in waited["value"].notes), waited["value"].notes
+        # and `index`'s summary does not tell the person to run `searchapp index` for them (a newcomer's find)
+        from searchapp.cli.commands.index import print_report
+
+        print_report(waited["value"], as_json=False)
+        said = capsys.readouterr()
+        assert "still to embed, searchable by words now" in said.out and "`searchapp index` embeds" not in said.out
+        assert "joins the queue" in said.err
         checked.set()
         assert finished(holding, stop) and "error" not in held, held
         # The holder went on: every passage, the waiter's too, embedded exactly once, and in its vector index.
