@@ -12,7 +12,8 @@ folder to watch it, neither of which the window may wait for.
 
 One watcher per library: the window holds watch.lock as `searchapp watch` does (library/resources/watch_lock.py).
 Where another process holds it, that process keeps the folders current and the window says so once; it looks
-again every RETRY_MS and takes over when that one ends. File → Watch Folders for Changes turns it off (gui.ini).
+again every RETRY_MS and takes over when that one ends, with a catch-up (below): what was saved between that
+watch's end and the take-over is read then. File → Watch Folders for Changes turns it off (gui.ini).
 Not on a shared library (its machines' `searchapp watch` keep theirs current: decision 0138), nor on one this window
 cannot write.
 
@@ -22,6 +23,10 @@ watch starts (the person's first search goes first), as `searchapp watch` catche
 (it reads the same), nor at one whose resumed sync died twice (gui/quit_guard.py). A catch-up marks gui.ini while it
 runs: one that never ended (the window crashed in it: a file that crashes a reader) is not run by itself again
 until the person's Re-sync All, so a crash never repeats at every start.
+
+An update or a catch-up that changed nothing says nothing. Updates said one after another add up in the status
+line while it still shows the last one's summary (300 files copied in, then one edited while they were embedded:
+"301 files scanned: 300 added, 1 updated", not the edit's line alone over the copy's).
 """
 
 from __future__ import annotations
@@ -48,16 +53,18 @@ if TYPE_CHECKING:
     from ..library import Library, SyncReport
 
 __all__ = ["FolderWatch", "WATCH_KEY", "CATCH_UP_KEY", "RETRY_MS", "BUSY_MS", "CATCH_UP_DELAY_MS", "UPDATE_TITLE",
-           "CATCH_UP_TITLE", "OFF_ENV"]
+           "UPDATE_NAME", "UPDATED", "CATCH_UP_TITLE", "OFF_ENV"]
 
 log = logging.getLogger(__name__)
 
 WATCH_KEY = "library/watch"  # gui.ini: whether the window watches its folders (default: yes)
 CATCH_UP_KEY = "library/catch_up"  # gui.ini: "running" while a catch-up runs (a crash leaves it)
-RETRY_MS = 30_000  # how often the window looks again whether another process still watches the library
+RETRY_MS = 5_000  # how often the window looks again whether another process still watches the library (a flock)
 BUSY_MS = 2_000  # how often waiting changes look again whether another process still writes the library
 CATCH_UP_DELAY_MS = 3_000  # after the watch starts: the window's first search answered first
 UPDATE_TITLE = "Updating changed files"
+UPDATE_NAME = "An update of changed files"  # the same write, in the queue (Next: …) and its notes
+UPDATED = "Changes in your folders indexed — "
 CATCH_UP_TITLE = "Checking your folders for changes"
 # Set (to anything but "" or "0"): the window never watches. The test suite sets it: its windows sit over folders
 # the tests write into, and a watch of their own would sync those changes beside what each test does.
@@ -86,6 +93,7 @@ class FolderWatch(QObject):
         self._open = False  # an update is queued that has not taken its paths yet: new ones join it
         self.updates = 0  # updates queued (tests)
         self.catch_ups = 0  # catch-ups queued (tests)
+        self._summed: Optional[tuple[str, SyncReport]] = None  # the updates' summary said last, and their sum
         self.action = QAction("&Watch Folders for Changes", tools.parent, checkable=True)
         self.action.setToolTip("Index a file a second after it is saved, copied in or deleted, while the window is open")
         self.action.setChecked(bool(ui.value(WATCH_KEY, True, type=bool)))
@@ -120,6 +128,10 @@ class FolderWatch(QObject):
             self.retry.start()
             return
         self.retry.stop()
+        if self.taken_by is not None:  # the other watch ended: what was saved since is read by a catch-up
+            self.tools.say("This window follows the changes in your folders now (the other process's watch "
+                           "ended)", 15000)
+            catch_up = True
         self.taken_by = None
         self.starting, self._catch_up = lib, catch_up
         self._starter = threading.Thread(target=self._start_watcher, args=(lib,), daemon=True,
@@ -207,7 +219,7 @@ class FolderWatch(QObject):
             self._open = True
         self.updates += 1
         self.writes.submit(UPDATE_TITLE, lambda prog, c: self._update(lib, prog, c), Changes(files=True),
-                           self._done, "Changes in your folders")
+                           self._done, UPDATE_NAME)
 
     def _update(self, lib: Library, progress: Any, cancel: Any) -> object:
         """The update's work, on its worker: every path waiting now (later ones go to the next update). None when
@@ -227,8 +239,22 @@ class FolderWatch(QObject):
     def _done(self, rep: object) -> None:
         if rep == _BUSY:
             self.busy.start()
-        elif rep is not None:
-            self.writes.sync_done(cast("SyncReport", rep), "Changes in your folders indexed — ")
+        elif rep is not None and _did_something(cast("SyncReport", rep)):
+            self._say_summed(cast("SyncReport", rep))
+
+    def _say_summed(self, rep: SyncReport) -> None:
+        """The update's summary, added to the one before while the status line still shows that one."""
+        from ..library import SyncReport
+
+        if self._summed is not None and self.tools.line() == self._summed[0]:
+            total = SyncReport()
+            total.merge(self._summed[1])
+            total.merge(rep)
+            total.chunks_pending = rep.chunks_pending  # the library's count after the last, not a sum
+            rep = total
+        said = self.writes.summary(rep, UPDATED)
+        self.tools.say(said, 0)  # until the next thing said, as every sync's summary
+        self._summed = (said, rep)
 
     # -- the catch-up -----------------------------------------------------------
     def _catch_up_now(self, lib: Library) -> None:
@@ -257,6 +283,12 @@ class FolderWatch(QObject):
 
     def _caught_up(self, rep: Optional[SyncReport]) -> None:
         """The catch-up's summary, only when it did something: every start would otherwise say "0 added"."""
-        if rep is not None and (rep.added or rep.updated or rep.removed or rep.skipped or rep.failed
-                                or rep.chunks_embedded or rep.notes or rep.missing_roots):
+        if rep is not None and _did_something(rep):
             self.writes.sync_done(rep, "Found changes in your folders — ")
+
+
+def _did_something(rep: SyncReport) -> bool:
+    """Whether a sync the window ran by itself has anything to say: "0 added, 0 updated, 0 removed" read as if the
+    change had been missed (a terminal's `index` had taken it first)."""
+    return bool(rep.added or rep.updated or rep.removed or rep.skipped or rep.failed or rep.chunks_embedded
+                or rep.notes or rep.missing_roots)

@@ -74,8 +74,9 @@ class MainWindow(QMainWindow):
 
         self.runner = JobRunner(self)
         self.downloads = ModelDownloads(self)
-        self.tools = WindowTools(parent=self, runner=self.runner, say=self._say, report_error=self.report_error,
-                                 changed=self.changed.emit, dialog_shown=self._dialog_shown)
+        self.tools = WindowTools(parent=self, runner=self.runner, say=self._say, line=self.statusBar().currentMessage,
+                                 report_error=self.report_error, changed=self.changed.emit,
+                                 dialog_shown=self._dialog_shown)
         self.session = LibrarySession(self.tools, self.downloads, config, library, commands)
         self.status: Optional[LibraryStatus] = None
         self._status_asked = 0  # refresh_status calls so far: only the newest one's answer is shown

@@ -194,12 +194,17 @@ class WriteJobs(QObject):
         return box
 
     def sync_done(self, rep: SyncReport, lead: str = "") -> None:
-        """What a sync did, in the status line; `lead`: what started it, when not the person (folder_watch.py)."""
+        """What a sync did, in the status line; `lead`: what started it, when not the person (folder_watch.py).
+        Until the next thing said (a search, the next sync's summary), never on a timer: a sync takes minutes and a
+        person who looked away missed a summary gone after 15 s."""
+        self.tools.say(self.summary(rep, lead), 0)
+
+    @staticmethod
+    def summary(rep: SyncReport, lead: str = "") -> str:
+        """A sync's summary line, as sync_done says it."""
         bad = rep.skipped + rep.failed
         embedded = rep.chunks_embedded
-        # Until the next thing said (a search, the next sync's summary), never on a timer: a sync takes minutes and
-        # a person who looked away missed a summary gone after 15 s.
-        self.tools.say(
+        return (
             lead + f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.said('added', 'updated', 'removed')}"
             + (f", {bad} not indexed" if bad else "") + f"; {embedded} passage{'' if embedded == 1 else 's'} embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
@@ -207,7 +212,7 @@ class WriteJobs(QObject):
             # every note, as `index` prints them: why files wait for OCR, the folders skip_dirs left out on a first
             # sync, a folder dropped inside an indexed one ("0 added" alone read as if it had been ignored)
             + "".join(f"; {n}" for n in rep.notes)
-            + (f"; {rep.reread_note()}" if rep.reread else ""), 0)
+            + (f"; {rep.reread_note()}" if rep.reread else ""))
 
     def waiting_adds(self) -> list[str]:
         """The folders added that have not started yet, in the order they run."""

@@ -15,6 +15,8 @@ from conftest import build_tiny_library
 
 from gui_window import WAIT_MS, close_window, shot, shown_window
 
+from searchapp.gui.folder_watch import UPDATE_NAME
+
 TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
          "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day."}
 
@@ -75,6 +77,32 @@ def test_a_renamed_note_is_said_as_one_change(qtbot, win):
     assert "0 added, 1 renamed or moved, 0 updated, 0 removed" in said, said  # not "1 added, … 1 removed"
 
 
+def test_updates_one_after_another_add_up_and_one_that_changed_nothing_says_nothing(qtbot, win):
+    """300 files copied in, then one edited while they were embedded: the edit's line replaced the copy's 60 ms
+    after it was said (a newcomer's find); and an update a terminal's `index` had done first said "0 added"."""
+    first, second = win.docs / "apricot.txt", win.docs / "quince.txt"
+    first.write_text("Apricots ripen on the south wall by July.\n", encoding="utf-8")
+    win.folder_watch.batch.emit([str(first)])
+    qtbot.waitUntil(lambda: "apricot.txt" in stored(win.lib) and not win.runner.busy_writing(), timeout=WAIT_MS)
+    assert "1 file scanned: 1 added" in win.statusBar().currentMessage()
+    second.write_text("Quince jelly sets without added pectin.\n", encoding="utf-8")
+    win.folder_watch.batch.emit([str(second)])
+    qtbot.waitUntil(lambda: "quince.txt" in stored(win.lib) and not win.runner.busy_writing(), timeout=WAIT_MS)
+    summed = win.statusBar().currentMessage()
+    assert summed.startswith("Changes in your folders indexed — 2 files scanned: 2 added, 0 updated"), summed
+    updates = win.folder_watch.updates
+    win.folder_watch.batch.emit([str(first)])  # already indexed as it is: this update changes nothing
+    qtbot.waitUntil(lambda: win.folder_watch.updates == updates + 1 and not win.runner.busy_writing(),
+                    timeout=WAIT_MS)
+    qtbot.wait(50)
+    assert win.statusBar().currentMessage() == summed
+    win.tools.say("A search's line", 0)  # something else said: the next update's summary starts again
+    (win.docs / "medlar.txt").write_text("Medlars are eaten bletted.\n", encoding="utf-8")
+    win.folder_watch.batch.emit([str(win.docs / "medlar.txt")])
+    qtbot.waitUntil(lambda: "medlar.txt" in stored(win.lib) and not win.runner.busy_writing(), timeout=WAIT_MS)
+    assert "— 1 file scanned: 1 added" in win.statusBar().currentMessage()
+
+
 def test_changes_while_an_update_waits_its_turn_join_it(qtbot, win):
     gate = threading.Event()
     blocker = win.runner.submit(lambda p, c: gate.wait(WAIT_MS / 1000), write=True, name="a long write")
@@ -85,7 +113,7 @@ def test_changes_while_an_update_waits_its_turn_join_it(qtbot, win):
         win.folder_watch.batch.emit([str(path)])  # as the watcher's thread hands them over, one batch each
     qtbot.waitUntil(lambda: win.folder_watch.updates >= 1, timeout=WAIT_MS)
     assert win.folder_watch.updates == 1
-    assert win.writes.waiting() == ["Changes in your folders"]
+    assert win.writes.waiting() == [UPDATE_NAME]
     gate.set()
     qtbot.waitUntil(lambda: {"a.txt", "b.txt", "c.txt"} <= stored(win.lib), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
@@ -104,8 +132,15 @@ def test_a_watch_in_a_terminal_keeps_the_folders_and_the_window_takes_over_after
         qtbot.waitUntil(lambda: w.folder_watch.taken_by is not None, timeout=WAIT_MS)
         assert w.folder_watch.watching is None
         assert "followed by another process" in w.statusBar().currentMessage()
+        # Saved as that watch ends, before the window takes over: nobody's watch sees it (a newcomer's find: it
+        # stayed unsearchable until a Re-sync). The window's catch-up at the take-over reads it.
+        (w.docs / "gap.txt").write_text("The ferry waited out the squall behind the breakwater.\n", encoding="utf-8")
+        said: list[str] = []
+        w.statusBar().messageChanged.connect(said.append)
         other.close()  # that watch ended
         qtbot.waitUntil(lambda: w.folder_watch.watching is not None, timeout=WAIT_MS)
+        assert any("follows the changes in your folders now" in m for m in said), said
+        qtbot.waitUntil(lambda: "gap.txt" in stored(w.lib), timeout=WAIT_MS)
         # Now the window holds the lock: a `searchapp watch` is refused, naming the window.
         proc = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(w.data), "watch"],
                               capture_output=True, text=True, timeout=300)
