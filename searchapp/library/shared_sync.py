@@ -70,6 +70,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     from ..store.postgres.pg_index import NoIndexWriter
     from .ocr.step import ocr_step
     from .sync import words_pass
+    from .sync.moves import Vanished
     from .sync.meaning_pass import embed_pending
     from .sync.meaning_rate import RememberRate, aside_note
     from .sync.meta_keys import CONTEXT_META, passage_context, record_passage_context
@@ -91,8 +92,13 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     rate.aside = partial(aside_note, encoder)
     index = NoIndexWriter()
     total = SyncReport()
-    for root, paths in work:
-        total.merge(words_pass.sync_root(store, root, lib.config, encoder, index, progress, cancel, paths=paths))
+    vanished = Vanished()  # every root read before any deleted file goes (a move between two: updates.py)
+    try:
+        for root, paths in work:
+            total.merge(words_pass.sync_root(store, root, lib.config, encoder, index, progress, cancel, paths=paths,
+                                             vanished=vanished))
+    finally:
+        vanished.purge(total)
     # What the passages are embedded with, for status's note (the desktop sync's rule: sync/meta_keys.py).
     record_passage_context(store, lib.config, had_passages, total.chunks_pending)
 

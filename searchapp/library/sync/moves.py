@@ -1,5 +1,9 @@
 """What a sync counts as moved: a deleted entry whose very bytes the same sync added under another name (a file
-renamed, or moved within its folder). Said as one change, never as an addition and a removal (SyncReport.said)."""
+renamed, or moved to another folder the library holds). Said as one change, never as an addition and a removal
+(SyncReport.said). The deleted entries of every root a sync reads are purged only once all of them are read
+(Vanished): a file moved from one indexed folder to another is found again in the second, its passages' meaning
+reused by their hashes, before the first lets them go (a newcomer's 5 KB file was embedded again, and a big PDF
+would be, when the folder it left was synced first)."""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ from typing import Optional
 
 import numpy as np
 
-from ...store import FileRow
+from ...store import FileRow, Store
+from .contract import IndexWriter, SyncReport
 
-__all__ = ["Moves"]
+__all__ = ["Moves", "Vanished"]
 
 
 class Moves:
@@ -42,7 +47,8 @@ class Moves:
             self._dropped[key] += 1
 
     def twins(self, gone: list[FileRow]) -> int:
-        """How many of the deleted entries `gone` have their bytes among the additions, each addition used once."""
+        """How many of the deleted entries `gone` have their bytes among the additions, each addition used once
+        (over every call)."""
         keys = {row.id: key for row in gone if row.status == "indexed" and (key := self._key(row.sha256)) is not None}
         if not keys or not self._added:
             return 0
@@ -53,5 +59,35 @@ class Moves:
         for key in keys.values():
             if found[key] > 0:
                 found[key] -= 1
+                self._dropped[key] += 1  # used: never the twin of another deleted entry (asked again later)
                 moved += 1
         return moved
+
+
+class Vanished:
+    """The entries found deleted by each root's sync (words_pass.sync_root), purged together once every root of
+    the sync has been read; `moves`: the additions of all those roots."""
+
+    def __init__(self) -> None:
+        self.moves = Moves()
+        self._found: list[tuple[Store, IndexWriter, list[FileRow]]] = []
+
+    def found(self, store: Store, index: IndexWriter, rows: list[FileRow]) -> None:
+        if rows:
+            self._found.append((store, index, rows))
+
+    def purge(self, rep: SyncReport) -> None:
+        """Delete the entries found (their passages, vectors and words), counted in `rep` with the moves among
+        them. Deleted files go last, so a moved file's passages were found by hash and reused before."""
+        found, self._found = self._found, []
+        for store, index, rows in found:
+            rep.moved += self.moves.twins(rows)
+            removed: list[int] = []
+            with store.atomic():
+                for row in rows:
+                    removed += store.delete_file(row.id)
+                store.bump_generation()
+            if removed:
+                index.remove(removed)
+            rep.removed += len(rows)
+            rep.chunks_removed += len(removed)

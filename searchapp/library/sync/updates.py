@@ -31,6 +31,7 @@ from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
 from .meta_keys import REINDEX_META, record_passage_context
 from .contract import OcrStep, PassageEncoder, SyncReport
+from .moves import Vanished
 from .words_pass import sync_root
 
 __all__ = ["Updates"]
@@ -99,6 +100,19 @@ class Updates:
         return self.ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel,
                              counted=total.waiting, full=[root.id for root, paths in work if paths is None])
 
+    def _words(self, work: SyncWork, encoder: PassageEncoder, progress: Optional[ProgressFn],
+               cancel: Optional[CancelToken], beside: Optional[MeaningBeside], total: SyncReport) -> None:
+        """Phase 1 of every root of `work`, counted in `total`. The files deleted go once every root is read (a file
+        moved from one to another is found again by its bytes first: library/sync/moves.py); after a cancel or an
+        error, those of the roots read by then, as if each had purged its own at its end."""
+        vanished = Vanished()
+        try:
+            for root, paths in work:
+                total.merge(sync_root(self.store, root, self.config, encoder, self.vectors, progress, cancel,
+                                      paths=paths, beside=beside, vanished=vanished))
+        finally:
+            vanished.purge(total)
+
     def run_sync(self, work: SyncWork, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
                  embed: bool = True) -> SyncReport:
         """Phase 1 (words) for every root of `work`, then, unless `embed` is False, phase 2 (meaning): every passage
@@ -129,9 +143,7 @@ class Updates:
             try:
                 cancelled = False
                 try:
-                    for root, paths in work:
-                        total.merge(sync_root(self.store, root, self.config, encoder, self.vectors,
-                                              progress, cancel, paths=paths, beside=beside))
+                    self._words(work, encoder, progress, cancel, beside, total)
                     if beside is not None:
                         beside.finish()
                 except Cancelled:

@@ -25,7 +25,7 @@ from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .meta_keys import record_readers
 from .members import index_container, is_container, members_by_container
-from .moves import Moves
+from .moves import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any
 from .same_passages import SamePassages
 from .ocr_waits import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr
@@ -61,10 +61,13 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
 
 def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter,
               progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
-              paths: Optional[list[str]] = None, beside: Optional[MeaningBeside] = None) -> SyncReport:
+              paths: Optional[list[str]] = None, beside: Optional[MeaningBeside] = None,
+              vanished: Optional[Vanished] = None) -> SyncReport:
     """Bring one root up to date. With `paths` (absolute, e.g. from a file watcher) only those files and
     folders are looked at: nothing else of the root is scanned, and a path that no longer exists is purged.
-    `beside`: where each batch's waiting passages are embedded while this goes on (meaning_beside.py)."""
+    `beside`: where each batch's waiting passages are embedded while this goes on (meaning_beside.py).
+    `vanished`: a sync of several roots collects their deleted entries there and purges them once all are read
+    (Vanished.purge, counted in its own report); without it they are purged, and counted, here."""
     rep = SyncReport()
     gone = root_missing(store, root)
     if gone is not None:  # keep everything: an unplugged drive or a renamed folder must not empty the index
@@ -76,10 +79,14 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     rep.scanned = len(result.files) + len(result.skipped)
     if paths is None and not existing and result.skipped_dirs:  # a folder's first sync: what it leaves out, said
         rep.notes.append(skip_dirs_note(result.skipped_dirs))
-    run = _Sync(store, root, config, encoder, index, progress, cancel, beside, rep, existing)
+    own = vanished is None
+    vanished = Vanished() if vanished is None else vanished
+    run = _Sync(store, root, config, encoder, index, progress, cancel, beside, rep, existing, vanished.moves)
     run.record_skipped(result)
     run.read_all(result.files, before_scan)
-    _purge_vanished(store, index, existing, run.seen, rep, run.moves)
+    vanished.found(store, index, [row for p, row in existing.items() if p not in run.seen])
+    if own:
+        vanished.purge(rep)
     store.touch_root(root.id)
     if paths is None:  # every file of the folder was met: it is read with this version's readers now
         record_readers(store, root.id)
@@ -108,12 +115,12 @@ class _Sync:
 
     def __init__(self, store: Store, root: RootRow, config: Config, encoder: PassageEncoder, index: IndexWriter,
                  progress: Optional[ProgressFn], cancel: Optional[CancelToken], beside: Optional[MeaningBeside],
-                 rep: SyncReport, existing: dict[str, FileRow]) -> None:
+                 rep: SyncReport, existing: dict[str, FileRow], moves: Moves) -> None:
         self.store, self.root, self.config, self.encoder, self.index = store, root, config, encoder, index
         self.progress, self.cancel, self.rep, self.existing = progress, cancel, rep, existing
         self.members = members_by_container(existing)
         self.seen: set[str] = set()
-        self.moves = Moves()  # the bytes of the entries this sync adds: a vanished one's twin among them is a move
+        self.moves = moves  # the bytes of the entries this sync adds: a vanished one's twin among them is a move
         self.batcher = Batcher(store, root, index, rep, progress, cancel, BATCH_CHUNKS, BATCH_FILES, beside,
                                self.store_failed)
         self.max_bytes = int(config.scan.max_file_mb * 2**20)
@@ -323,24 +330,6 @@ class _Sync:
                 return self.vanished_now(path)
             raise  # recorded by the boundary around this function
         self.index_doc(path, old, f, sha, doc, ocr=pdf_waits_for_ocr(doc, self.config))
-
-
-def _purge_vanished(store: Store, index: IndexWriter, existing: dict[str, FileRow], seen: set[str], rep: SyncReport,
-                    moves: Moves) -> None:
-    """Deleted files go last, so a renamed file's passages were found by hash and reused above. A deleted entry
-    whose bytes this sync added under another name (`moves`) is counted as moved."""
-    vanished = [row for p, row in existing.items() if p not in seen]
-    if vanished:
-        rep.moved += moves.twins(vanished)
-        removed: list[int] = []
-        with store.atomic():
-            for row in vanished:
-                removed += store.delete_file(row.id)
-            store.bump_generation()
-        if removed:
-            index.remove(removed)
-        rep.removed += len(vanished)
-        rep.chunks_removed += len(removed)
 
 
 def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members: dict[str, list[str]], config: Config,

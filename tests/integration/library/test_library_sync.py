@@ -103,6 +103,26 @@ def test_edit_delete_add_rename(library, tmp_corpus):
     assert library.store.chunk_count() >= chunks_before - 2
 
 
+def test_a_file_moved_between_two_indexed_folders_keeps_its_meaning_either_way(tiny_lib, tmp_corpus, tmp_path):
+    """A newcomer's 5 KB note moved from one indexed folder to another was embedded again and said as "1 added …
+    1 removed": the folder it left was synced first and let its passages go before the other found them. Every
+    root is read before any deleted file goes, whichever order they are synced in."""
+    other = corpus.write_texts(tmp_path / "other", {"kettle.txt": "Copper kettles whistle on the stove at dawn."})
+    tiny_lib.add_folder(tmp_corpus)
+    tiny_lib.add_folder(other)
+    roots = [r.path for r in tiny_lib.store.roots()]
+    assert roots.index(str(tmp_corpus)) < roots.index(str(other))  # the folder left is synced first
+    (tmp_corpus / "bread.txt").rename(other / "bread.txt")
+    rep = tiny_lib.sync()
+    assert (rep.added, rep.removed, rep.moved, rep.chunks_embedded) == (1, 1, 1, 0)
+    assert rep.said("added", "updated", "removed") == "0 added, 1 renamed or moved, 0 updated, 0 removed"
+    (other / "bread.txt").rename(tmp_corpus / "bread.txt")  # and back: the folder left is synced second
+    rep = tiny_lib.sync()
+    assert (rep.added, rep.removed, rep.moved, rep.chunks_embedded) == (1, 1, 1, 0)
+    assert consistent(tiny_lib)
+    assert names(tiny_lib.search("sourdough", mode="lexical")) == ["bread.txt"]
+
+
 def test_touched_but_unchanged_file_is_not_reindexed(tiny_lib, tmp_corpus):
     tiny_lib.add_folder(tmp_corpus)
     bump_mtime(tmp_corpus / "cluster.md")
