@@ -42,7 +42,7 @@ from PySide6.QtGui import QAction
 
 from ..base.errors import WriterBusy
 from ..library.resources.lock import writer_holder
-from ..library.resources.watch_lock import WatchTaken, watching
+from ..library.resources.watch_lock import WINDOW, WatchTaken, watching
 from ..library.shared import SharedLibrary
 from .changes import Changes
 from .library_session import LibrarySession
@@ -119,7 +119,7 @@ class FolderWatch(QObject):
                 or self.starting is lib):
             return
         try:
-            self._lock_held.enter_context(watching(lib.data_dir, "the window"))
+            self._lock_held.enter_context(watching(lib.data_dir, WINDOW))
         except WatchTaken as exc:
             if exc.holder != self.taken_by:
                 self.taken_by = exc.holder

@@ -37,9 +37,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_watch(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
-    from ...library.resources.watch_lock import watching
+    from ...library.resources.watch_lock import WATCH, watching
 
-    with _library(config, create=False) as lib, watching(lib.data_dir):
+    with _library(config, create=False) as lib, watching(lib.data_dir, WATCH):
         if not lib.roots():
             print("searchapp: nothing to watch; add a folder with `searchapp index PATH`", file=sys.stderr)
             return 2

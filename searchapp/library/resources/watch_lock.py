@@ -13,16 +13,20 @@ from typing import Iterator
 from ...base.errors import SearchAppError
 from ...base.flock import fcntl, open_lock_file
 
-__all__ = ["watching", "WatchTaken", "FILE_NAME"]
+__all__ = ["watching", "WatchTaken", "FILE_NAME", "WINDOW", "WATCH"]
 
 FILE_NAME = "watch.lock"
+WINDOW = "the window"  # what each kind of holder says it is, beside its pid
+WATCH = "searchapp watch"
 
 
 class WatchTaken(SearchAppError):
-    """Another process watches the library; `holder` names it ("1234", or "1234, the window")."""
+    """Another process watches the library; `holder` names it ("1234, searchapp watch", "1234, the window")."""
 
     def __init__(self, holder: str) -> None:
-        super().__init__(f"this library is already watched (process {holder}); one process keeps it current")
+        why = ("; the window keeps the folders current while it is open (its File → Watch Folders for Changes "
+               "turns that off)" if holder.endswith(WINDOW) else "; one process keeps it current")
+        super().__init__(f"this library is already watched (process {holder}){why}")
         self.holder = holder
 
 

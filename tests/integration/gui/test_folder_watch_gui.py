@@ -145,7 +145,8 @@ def test_a_watch_in_a_terminal_keeps_the_folders_and_the_window_takes_over_after
         proc = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(w.data), "watch"],
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode != 0
-        assert "already watched" in proc.stderr and "the window" in proc.stderr, proc.stderr
+        assert "already watched" in proc.stderr and "the window keeps the folders current" in proc.stderr, proc.stderr
+        assert "Watch Folders for Changes" in proc.stderr  # how to turn it off, where a person would
     finally:
         other.close()
         close_window(w, w.lib)

@@ -190,7 +190,7 @@ def test_cli_watch_prints_one_line_per_change(tmp_path, tiny_bi_encoder_dir, tin
         # a second watch of the same library: refused at once, naming the first (it synced every change again)
         second = subprocess.run(cli + ["watch"], env=env, text=True, capture_output=True, timeout=120)
         assert second.returncode == 1, second
-        assert f"this library is already watched (process {proc.pid})" in second.stderr, second.stderr
+        assert f"this library is already watched (process {proc.pid}, searchapp watch)" in second.stderr, second.stderr
     finally:
         proc.send_signal(2)  # Ctrl+C
         out, err = proc.communicate(timeout=30)
