@@ -192,6 +192,8 @@ class FolderWatch(QObject):
             self.start(catch_up=True)  # what changed while it was off
         else:
             self.stop()
+            self.tools.say("Changes in your folders are no longer followed while the window is open; Re-sync All "
+                           "(F5) reads them", 15000)
 
     # -- updates ----------------------------------------------------------------
     def _queue(self, paths: list[str]) -> None:

@@ -162,6 +162,7 @@ def test_turning_the_watch_off_lets_the_lock_go_and_is_remembered(qtbot, win):
             pass
     win.folder_watch.action.trigger()  # File → Watch Folders for Changes, unchecked
     assert win.folder_watch.watching is None
+    assert "no longer followed" in win.statusBar().currentMessage()  # said, not a silent switch
     with watching(win.data):  # a `searchapp watch` may hold it now
         pass
     assert win._ui.value(WATCH_KEY, True, type=bool) is False
