@@ -90,6 +90,8 @@ def test_updates_one_after_another_add_up_and_one_that_changed_nothing_says_noth
     qtbot.waitUntil(lambda: "quince.txt" in stored(win.lib) and not win.runner.busy_writing(), timeout=WAIT_MS)
     summed = win.statusBar().currentMessage()
     assert summed.startswith("Changes in your folders indexed — 2 files scanned: 2 added, 0 updated"), summed
+    win.resize(1280, 800)
+    shot(win, "folder-watch-summed.png")
     updates = win.folder_watch.updates
     win.folder_watch.batch.emit([str(first)])  # already indexed as it is: this update changes nothing
     qtbot.waitUntil(lambda: win.folder_watch.updates == updates + 1 and not win.runner.busy_writing(),
