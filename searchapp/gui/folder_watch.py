@@ -93,7 +93,9 @@ class FolderWatch(QObject):
         self._open = False  # an update is queued that has not taken its paths yet: new ones join it
         self.updates = 0  # updates queued (tests)
         self.catch_ups = 0  # catch-ups queued (tests)
-        self._summed: Optional[tuple[str, SyncReport]] = None  # the updates' summary said last, and their sum
+        # the updates' summary said last, their sum and the paths they read
+        self._summed: Optional[tuple[str, SyncReport, frozenset[str]]] = None
+        self._no_catch_up = False  # this session never catches up by itself (the quit guard gave up: start())
         self.action = QAction("&Watch Folders for Changes", tools.parent, checkable=True)
         self.action.setToolTip("Index a file a second after it is saved, copied in or deleted, while the window is open")
         self.action.setChecked(bool(ui.value(WATCH_KEY, True, type=bool)))
@@ -109,9 +111,11 @@ class FolderWatch(QObject):
         return self.action.isChecked() and os.environ.get(OFF_ENV, "") in ("", "0")
 
     # -- the watch --------------------------------------------------------------
-    def start(self, catch_up: bool = False) -> None:
+    def start(self, catch_up: bool = False, never_catch_up: bool = False) -> None:
         """Watch the library's folders, unless off, watching them already, or another process watches them; with
-        `catch_up`, then read what changed while nothing watched (the module's docstring)."""
+        `catch_up`, then read what changed while nothing watched (the module's docstring). `never_catch_up`: not
+        in this session at all, even at a take-over (a resumed sync died twice: gui/quit_guard.py)."""
+        self._no_catch_up = self._no_catch_up or never_catch_up
         lib = self.session.library
         if (self.watching or self.starting) not in (None, lib):
             self.stop()  # another library (settings, the File menu): the old one's watch and lock go first
@@ -133,7 +137,7 @@ class FolderWatch(QObject):
                            "ended)", 15000)
             catch_up = True
         self.taken_by = None
-        self.starting, self._catch_up = lib, catch_up
+        self.starting, self._catch_up = lib, catch_up and not self._no_catch_up
         self._starter = threading.Thread(target=self._start_watcher, args=(lib,), daemon=True,
                                          name="searchapp-window-watch")
         self._starter.start()
@@ -165,6 +169,7 @@ class FolderWatch(QObject):
     def stop(self) -> None:
         """End the watch (the update it queued runs on); the lock is let go for a `searchapp watch`."""
         self.retry.stop()
+        self.taken_by = None  # whoever watched this library: another library is another question
         self.starting = None  # a start under way stops its watcher when it is ready (_ready)
         lib, self.watching = self.watching, None
         if lib is not None:
@@ -190,8 +195,12 @@ class FolderWatch(QObject):
         self.ui.setValue(WATCH_KEY, on)
         if on:
             self.start(catch_up=True)  # what changed while it was off
-        else:
-            self.stop()
+            return
+        was, other = self.watching or self.starting, self.taken_by
+        self.stop()
+        if other is not None:  # a `searchapp watch` still keeps them current: the window just won't take over
+            self.tools.say(f"The window will not follow changes in your folders; process {other} still does", 15000)
+        elif was is not None:
             self.tools.say("Changes in your folders are no longer followed while the window is open; Re-sync All "
                            "(F5) reads them", 15000)
 
@@ -224,39 +233,45 @@ class FolderWatch(QObject):
                            self._done, UPDATE_NAME)
 
     def _update(self, lib: Library, progress: Any, cancel: Any) -> object:
-        """The update's work, on its worker: every path waiting now (later ones go to the next update). None when
-        there is none (a sync of no path would embed the whole backlog); _BUSY when another process took the writer
-        lock first (the paths wait again)."""
+        """The update's work, on its worker: every path waiting now (later ones go to the next update), and its
+        report with them. None when there is none (a sync of no path would embed the whole backlog); _BUSY when
+        another process took the writer lock first (the paths wait again)."""
         with self._paths_lock:
             paths, self._paths, self._open = sorted(self._paths), set(), False
         if not paths:
             return None
         try:
-            return lib.sync_changed(paths, progress, cancel)
+            return lib.sync_changed(paths, progress, cancel), frozenset(paths)
         except WriterBusy:
             with self._paths_lock:
                 self._paths.update(paths)
             return _BUSY
 
-    def _done(self, rep: object) -> None:
-        if rep == _BUSY:
+    def _done(self, outcome: object) -> None:
+        if outcome == _BUSY:
             self.busy.start()
-        elif rep is not None and _did_something(cast("SyncReport", rep)):
-            self._say_summed(cast("SyncReport", rep))
+        elif outcome is not None:
+            rep, paths = cast("tuple[SyncReport, frozenset[str]]", outcome)
+            if _did_something(rep):
+                self._say_summed(rep, paths)
 
-    def _say_summed(self, rep: SyncReport) -> None:
-        """The update's summary, added to the one before while the status line still shows that one."""
+    def _say_summed(self, rep: SyncReport, paths: frozenset[str]) -> None:
+        """The update's summary, added to the one before while the status line still shows that one and the two
+        read different paths (a note saved three times is one file updated, not three)."""
         from ..library import SyncReport
 
-        if self._summed is not None and self.tools.line() == self._summed[0]:
+        summed = self._summed
+        if summed is not None and self.tools.line() == summed[0] and not paths & summed[2]:
             total = SyncReport()
-            total.merge(self._summed[1])
+            total.merge(summed[1])
             total.merge(rep)
             total.chunks_pending = rep.chunks_pending  # the library's count after the last, not a sum
-            rep = total
+            total.notes = list(dict.fromkeys(total.notes))  # one note said once, however many updates had it
+            total.missing_roots = list(dict.fromkeys(total.missing_roots))
+            rep, paths = total, paths | summed[2]
         said = self.writes.summary(rep, UPDATED)
         self.tools.say(said, 0)  # until the next thing said, as every sync's summary
-        self._summed = (said, rep)
+        self._summed = (said, rep, paths)
 
     # -- the catch-up -----------------------------------------------------------
     def _catch_up_now(self, lib: Library) -> None:

@@ -274,7 +274,8 @@ class MainWindow(QMainWindow):
         self.other_writers.start()
         resumed = self.quit_guard.resume_if_asked()  # a Quit, or a crash, stopped indexing last time
         # What changed while the window was closed is read once it watches, unless the resumed sync reads it anyway
-        self.folder_watch.start(catch_up=not resumed and not self.quit_guard.gave_up)
+        self.folder_watch.start(catch_up=not resumed and not self.quit_guard.gave_up,
+                                never_catch_up=self.quit_guard.gave_up)
 
     def on_changes(self, changes: Changes) -> None:
         """The window's own part: the library's status, the models, and a re-index the new settings call for."""

@@ -118,5 +118,6 @@ class SyncReport:
         self.problems += other.problems
         self.missing_roots += other.missing_roots
         self.notes += other.notes
+        self.embedded_by = other.embedded_by or self.embedded_by  # the last to hand its meaning over
         self.waiting += other.waiting
         self.read_differently += other.read_differently

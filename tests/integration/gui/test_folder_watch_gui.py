@@ -98,6 +98,11 @@ def test_updates_one_after_another_add_up_and_one_that_changed_nothing_says_noth
                     timeout=WAIT_MS)
     qtbot.wait(50)
     assert win.statusBar().currentMessage() == summed
+    second.write_text("Quince jelly sets without added pectin; strain it through muslin.\n", encoding="utf-8")
+    win.folder_watch.batch.emit([str(second)])  # a file the summed line counted already: the line starts again
+    qtbot.waitUntil(lambda: win.statusBar().currentMessage() != summed and not win.runner.busy_writing(),
+                    timeout=WAIT_MS)
+    assert "— 1 file scanned: 0 added, 1 updated" in win.statusBar().currentMessage()
     win.tools.say("A search's line", 0)  # something else said: the next update's summary starts again
     (win.docs / "medlar.txt").write_text("Medlars are eaten bletted.\n", encoding="utf-8")
     win.folder_watch.batch.emit([str(win.docs / "medlar.txt")])
@@ -134,6 +139,11 @@ def test_a_watch_in_a_terminal_keeps_the_folders_and_the_window_takes_over_after
         qtbot.waitUntil(lambda: w.folder_watch.taken_by is not None, timeout=WAIT_MS)
         assert w.folder_watch.watching is None
         assert "followed by another process" in w.statusBar().currentMessage()
+        w.folder_watch.action.trigger()  # turned off meanwhile: the other process still follows them, said so
+        assert "process" in w.statusBar().currentMessage() and "still does" in w.statusBar().currentMessage()
+        assert w.folder_watch.taken_by is None and not w.folder_watch.retry.isActive()
+        w.folder_watch.action.trigger()  # and on again: it defers once more
+        qtbot.waitUntil(lambda: w.folder_watch.taken_by is not None, timeout=WAIT_MS)
         # Saved as that watch ends, before the window takes over: nobody's watch sees it (a newcomer's find: it
         # stayed unsearchable until a Re-sync). The window's catch-up at the take-over reads it.
         (w.docs / "gap.txt").write_text("The ferry waited out the squall behind the breakwater.\n", encoding="utf-8")
@@ -224,6 +234,16 @@ def test_no_catch_up_after_a_resumed_sync_died_twice(qtbot, monkeypatch, tmp_pat
         assert w.quit_guard.gave_up
         assert not w.runner.write_jobs()  # nothing read by itself: the person chooses Re-sync
         assert "kiln.txt" not in stored(w.lib)
+        # Nor at a take-over later in this session (a reviewer's find: the take-over's catch-up ignored the rule)
+        from searchapp.library.resources.watch_lock import watching
+
+        w.folder_watch.stop()
+        with watching(w.data):  # a `searchapp watch` meanwhile
+            w.folder_watch.start()
+            assert w.folder_watch.taken_by is not None
+        qtbot.waitUntil(lambda: w.folder_watch.watching is not None, timeout=WAIT_MS)
+        qtbot.wait(300)  # CATCH_UP_DELAY_MS is 50 here
+        assert w.folder_watch.catch_ups == 0 and "kiln.txt" not in stored(w.lib)
     finally:
         close_window(w, w.lib)
 

@@ -31,6 +31,12 @@ def test_the_summary_line_says_one_file_and_one_passage_in_the_singular(capsys):
     assert moved.startswith("3 files scanned: 0 added, 1 renamed or moved, 0 updated, 2 unchanged, 0 removed, "), moved
     print_report(SyncReport(scanned=3, added=1, unchanged=2, removed=1, moved=1), as_json=True)
     assert '"added": 1, "updated": 0, "unchanged": 2, "removed": 1, "moved": 1' in capsys.readouterr().out
+    # `index A B` whose meaning another process embeds: the folders' reports as one keep who embeds it
+    total = SyncReport()
+    total.merge(SyncReport(scanned=1, added=1, chunks_added=1, chunks_pending=1, embedded_by="process 7 (the window)"))
+    total.merge(SyncReport(scanned=1, unchanged=1, chunks_pending=1))
+    print_report(total, as_json=False)
+    assert "`searchapp index` embeds" not in capsys.readouterr().out
     print_report(SyncReport(scanned=1, skipped=1, problems=[("/home/a/photo.heic", "unsupported format")]),
                  as_json=False)
     assert capsys.readouterr().err.startswith("1 file newly not indexed ")
