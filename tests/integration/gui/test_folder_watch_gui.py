@@ -121,6 +121,8 @@ def test_changes_while_an_update_waits_its_turn_join_it(qtbot, win):
     qtbot.waitUntil(lambda: win.folder_watch.updates >= 1, timeout=WAIT_MS)
     assert win.folder_watch.updates == 1
     assert win.writes.waiting() == [UPDATE_NAME]
+    win.resize(1280, 800)
+    shot(win, "folder-watch-queued.png")
     gate.set()
     qtbot.waitUntil(lambda: {"a.txt", "b.txt", "c.txt"} <= stored(win.lib), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
