@@ -70,7 +70,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     from ..store.postgres.pg_index import NoIndexWriter
     from .ocr.step import ocr_step
     from .sync import words_pass
-    from .sync.moves import Vanished
+    from .sync.vanished import Vanished
     from .sync.meaning_pass import embed_pending
     from .sync.meaning_rate import RememberRate, aside_note
     from .sync.meta_keys import CONTEXT_META, passage_context, record_passage_context

@@ -31,7 +31,7 @@ from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
 from .meta_keys import REINDEX_META, record_passage_context
 from .contract import OcrStep, PassageEncoder, SyncReport
-from .moves import Vanished
+from .vanished import Vanished
 from .words_pass import sync_root
 
 __all__ = ["Updates"]
@@ -103,7 +103,7 @@ class Updates:
     def _words(self, work: SyncWork, encoder: PassageEncoder, progress: Optional[ProgressFn],
                cancel: Optional[CancelToken], beside: Optional[MeaningBeside], total: SyncReport) -> None:
         """Phase 1 of every root of `work`, counted in `total`. The files deleted go once every root is read (a file
-        moved from one to another is found again by its bytes first: library/sync/moves.py); after a cancel or an
+        moved from one to another is found again by its bytes first: library/sync/vanished.py); after a cancel or an
         error, those of the roots read by then, as if each had purged its own at its end."""
         vanished = Vanished()
         try:

@@ -25,7 +25,7 @@ from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .meta_keys import record_readers
 from .members import index_container, is_container, members_by_container
-from .moves import Moves, Vanished
+from .vanished import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any
 from .same_passages import SamePassages
 from .ocr_waits import WAITING, pdf_waits_for_ocr, record_waiting, waits_for_ocr

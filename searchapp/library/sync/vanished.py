@@ -1,6 +1,7 @@
-"""What a sync counts as moved: a deleted entry whose very bytes the same sync added under another name (a file
-renamed, or moved to another folder the library holds). Said as one change, never as an addition and a removal
-(SyncReport.said). The deleted entries of every root a sync reads are purged only once all of them are read
+"""The entries a sync finds gone, and which of them moved: a deleted entry whose very bytes the same sync added
+under another name (a file renamed, or moved to another folder the library holds) is said as one change, never as
+an addition and a removal (SyncReport.said; not to be confused with moved.py, a whole folder moved on disk and
+followed by `searchapp moved`). The deleted entries of every root a sync reads are purged only once all of them are read
 (Vanished): a file moved from one indexed folder to another is found again in the second, its passages' meaning
 reused by their hashes, before the first lets them go (a newcomer's 5 KB file was embedded again, and a big PDF
 would be, when the folder it left was synced first)."""

@@ -1,11 +1,11 @@
-"""What a sync counts as moved (library/sync/moves.py): a deleted entry whose bytes the same sync added under
+"""What a sync counts as moved (library/sync/vanished.py): a deleted entry whose bytes the same sync added under
 another name, each addition standing for one deletion at most."""
 
 from __future__ import annotations
 
 import hashlib
 
-from searchapp.library.sync.moves import Moves
+from searchapp.library.sync.vanished import Moves
 from searchapp.store.rows import FileRow
 
 
