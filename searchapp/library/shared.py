@@ -239,6 +239,12 @@ class SharedLibrary:
             report.notes += shared_paths.held_elsewhere(self.store, self.paths, root)
         return report
 
+    def refuse_others(self, folder: str, does: str) -> None:
+        """ConfigError when `folder` is another machine's (shared_upkeep.refuse_others): `moved` asks it."""
+        from .shared_upkeep import refuse_others
+
+        refuse_others(self, folder, does)
+
     def remove_folder(self, path: str | os.PathLike[str], *, undoable: bool = False) -> int:
         """Forget one of this machine's folders and everything indexed under it, in one transaction; the number
         of files removed. `undoable`: its rows are kept in the library for this machine's `undo_remove`."""

@@ -172,14 +172,23 @@ def _folder(store: PgStore, paths: PathMap, machine: str, key: str) -> Optional[
 
 
 def _not_synced_there(store: PgStore, paths: PathMap, key: str, out: dict[str, Any]) -> None:
-    """A path under another machine's mounted folder that holds no entry: that machine's sync reads it."""
-    for machine, theirs in paths.to_theirs(key):
-        folder = _folder(store, paths, machine, key)
+    """A path under another machine's folder (mounted here by the map, or at the very same path where no map entry
+    moves that folder elsewhere: a share mounted alike everywhere) that holds no entry: that machine's sync reads
+    it. Said as "outside … `searchapp index FOLDER` adds one", a newcomer indexed the folder from here too, and every
+    file of it was in the library twice."""
+    from .sync.roots import owning_root
+
+    found = [(machine, theirs, _folder(store, paths, machine, key)) for machine, theirs in paths.to_theirs(key)]
+    found += [(machine, key, root.path) for machine, root in store.all_roots()
+              if machine != store.machine and paths.mounted(machine, root.path) is None
+              and owning_root(container_of(key), [root.path]) is not None]
+    for machine, theirs, folder in found:
         if folder is None:
             continue
         there = os.path.lexists(container_of(key))
         out.update(folder=folder, machine=machine, indexed_path=theirs, state="not_synced" if there else "missing",
-                   reason=(f"not indexed yet: {machine}'s sync reads it" if there else "no such file"))
+                   reason=(f"not indexed yet: {machine}'s sync reads it (an `index` of its folder here would put its "
+                           "files in the library twice)" if there else f"no such file (under {machine}'s folder)"))
         return
 
 

@@ -59,7 +59,7 @@ def remove_folder(lib: SharedLibrary, path: str, undoable: bool) -> int:
     refuse_read_only(lib, "remove")
     folder = os.path.abspath(os.path.expanduser(path))
     if lib.store.root_by_path(folder) is None:  # this machine's own folder of that name comes first
-        _refuse_others(lib, folder)
+        refuse_others(lib, folder, "removes")
     row = root_to_remove(lib._as_store, folder)
     if undoable and lib.store.schema_version < UNDO_SCHEMA:
         lib.store.upgrade()
@@ -77,13 +77,14 @@ def remove_folder(lib: SharedLibrary, path: str, undoable: bool) -> int:
     return n_files
 
 
-def _refuse_others(lib: SharedLibrary, folder: str) -> None:
+def refuse_others(lib: SharedLibrary, folder: str, does: str) -> None:
     """Another machine's folder (by its path there, or where library.path_map mounts it here) is that machine's to
-    remove: said so, rather than "not an indexed folder", which reads as if it were not in the library."""
+    remove or move (`does`: "removes", "moves"): said so, rather than "not an indexed folder", which reads as if it
+    were not in the library."""
     mounted = set(lib.paths.to_theirs(folder))  # (machine, its path) pairs the map reads `folder` as
     for machine, root in lib.store.all_roots():
         if machine != lib.store.machine and (root.path == folder or (machine, root.path) in mounted):
-            raise ConfigError(f"{folder}: that folder is {machine}'s; only {machine} removes it (nothing was changed)")
+            raise ConfigError(f"{folder}: that folder is {machine}'s; only {machine} {does} it (nothing was changed)")
 
 
 def undo_remove(lib: SharedLibrary) -> tuple[str, int]:

@@ -88,6 +88,9 @@ def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
         if owner is not None:
             raise ConfigError(f"{old} is not a folder of the library of its own: it belongs to {owner}; "
                               f"`searchapp moved {owner} NEW` moves that folder")
+        others = getattr(lib, "refuse_others", None)  # a shared library: another machine's folder is its to move
+        if others is not None:
+            others(old, "moves")
         raise ConfigError(f"{old} is not a folder of the library (its folders: {', '.join(roots) or 'none'})")
     if new == old:
         raise ConfigError(f"{new} is the folder's own place: nothing to move")

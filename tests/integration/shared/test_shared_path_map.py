@@ -208,6 +208,37 @@ def test_another_machines_file_at_the_same_path_is_explained_and_compared_withou
     assert json.loads(out)["state"] == "outside"
 
 
+def test_a_file_another_machine_has_not_indexed_yet_is_said_to_be_its_not_outside(desks):
+    """A newcomer's desk-b explained a file in desk-a's folder (the same path on both, no map) that desk-a had not
+    synced yet, or had deleted: "outside: not under any indexed folder (`searchapp index FOLDER` adds one)". They
+    did, and every file of desk-a's folder was in the library twice. It is desk-a's folder, and desk-a's sync."""
+    run, share_a, _mount_b = desks
+    share2 = share_a.parent / "share2"  # desk-a's, at the same path on desk-b (no map entry covers it)
+    (share2 / "spelt.txt").write_text("Spelt flour and a long proof.", encoding="utf-8")
+    code, out, err = run("desk-b", "explain", str(share2 / "spelt.txt"), "--json")
+    got = json.loads(out)
+    assert (got["state"], got["machine"], got["folder"]) == ("not_synced", "desk-a", str(share2)), (out, err)
+    assert "desk-a's sync reads it" in got["reason"] and "twice" in got["reason"]
+    code, out, _ = run("desk-b", "explain", str(share2 / "gone.txt"), "--json")
+    got = json.loads(out)
+    assert (got["state"], got["machine"]) == ("missing", "desk-a") and "desk-a's folder" in got["reason"]
+    # desk-a's share/docs is mapped elsewhere on desk-b: its own path here is still nobody's
+    code, out, _ = run("desk-b", "explain", str(share_a / "docs" / "new.txt"), "--json")
+    assert json.loads(out)["state"] == "outside"
+
+
+def test_moving_another_machines_folder_names_its_machine(desks, tmp_path):
+    """`moved` of desk-a's folder from desk-b said "is not a folder of the library (its folders: …)", where
+    `remove` says whose it is (a newcomer's find)."""
+    run, share_a, mount_b = desks
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for folder in (share_a / "docs", mount_b / "docs"):
+        code, out, err = run("desk-b", "moved", str(folder), str(elsewhere))
+        assert code == 2 and "that folder is desk-a's; only desk-a moves it" in err, err
+        assert "not a folder of the library" not in err, err
+
+
 def test_a_folder_another_machine_indexes_already_is_said_when_added(desks, tmp_path):
     """A tester's desk-b indexed its mount of desk-a's share: every file was then in the library twice, hits and
     exact copies listed once per machine, and nothing said. Adding it says so, once, naming the machine and its
