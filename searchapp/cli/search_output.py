@@ -41,12 +41,18 @@ def _scores(h: Hit) -> str:
     return " | ".join(parts)
 
 
-def _where(h: Hit) -> str:
+def _where(h: Hit, here: Optional[str] = None) -> str:
+    """Where a hit is, as a person reads it; `here`: on a shared library, the machine answering, so that a file
+    another machine indexed says whose it is (and, when it cannot be opened here, that it is that machine's)."""
     where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
     if getattr(h, "ocr", False):
         where += "  (OCR)"  # the text was recognised from an image: spelling may be off
+    theirs = h.machine if here is not None and h.machine not in (None, here) else None
     if not getattr(h, "available", True):
-        where += f"  [unavailable: {getattr(h, 'unavailable', '') or 'file or folder missing'}]"
+        why = getattr(h, "unavailable", "") or "file or folder missing"
+        where += f"  [{printable(theirs)}'s, unavailable here: {why}]" if theirs else f"  [unavailable: {why}]"
+    elif theirs:
+        where += f"  [{printable(theirs)}'s]"
     return where
 
 
@@ -59,7 +65,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         return
     for h in res.hits:
         snip = best_snippet(h.text, res.query if marks is None else marks, SNIPPET_WIDTH)
-        print(f"{h.ranks.final:>2}. {_where(h)}" + ("  [new]" if h.new else "")  # a saved search's
+        print(f"{h.ranks.final:>2}. {_where(h, res.here)}" + ("  [new]" if h.new else "")  # a saved search's
               + ("  [weak match]" if getattr(h, "weak", False) else ""), file=out)  # search/weak.py
         scores = _scores(h)
         if getattr(h, "named", False):  # first for its name: no stage scored it (search/named.py)

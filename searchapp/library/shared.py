@@ -346,6 +346,7 @@ class SharedLibrary:
             put_named_first(self._as_store, result, query, req.k, filters)
         mark_ocr(result, self._as_store)  # "(OCR)", as on the desktop: by the indexed paths, before they are mapped
         shared_paths.local_hits(self.store, self.paths, result.hits)
+        result.here = self.store.machine
         # at this desktop's paths; a drive that stops answering is waited on once for each folder of the library
         # (its own, and the others' where mounted here), not once for each folder holding a row
         mark_available(result, lambda: [r.path for r in self.store.roots()]
@@ -391,6 +392,7 @@ class SharedLibrary:
         if found is not None:
             result.query = self.paths.to_local(found[0], found[1].path)
         shared_paths.local_hits(self.store, self.paths, result.hits)
+        result.here = self.store.machine
         if result.same_file:  # the source's copies, and the note naming them, as this desktop names them
             result.same_file = shared_paths.local_copies(self.store, self.paths, result.same_file)
             result.notices = [Notice(SAME, same_text(result.same_file)) if n.kind == SAME else n

@@ -120,6 +120,7 @@ class SearchResult:
     # it did not run (dense, a listing) or was not asked (only common words).
     words_matched: bool = True
     same_file: list[str] = field(default_factory=list)  # Similar files: the source's exact copies (stored paths)
+    here: Optional[str] = None  # a shared library's: the machine answering (a hit another machine indexed says so)
 
     def said(self, *kinds: str) -> Optional[str]:
         """The text of the first notice of one of `kinds`, or None."""

@@ -227,6 +227,21 @@ def test_a_file_another_machine_has_not_indexed_yet_is_said_to_be_its_not_outsid
     assert json.loads(out)["state"] == "outside"
 
 
+def test_the_plain_search_says_whose_file_a_hit_is_and_why_it_cannot_be_opened_here(desks):
+    """The JSON named the machine of each hit; the plain list did not, and a file of desk-a's whose share is not
+    mounted here said only "[unavailable: file or folder missing]" (a newcomer's find)."""
+    run, share_a, mount_b = desks
+    code, out, err = run("desk-b", "search", "sourdough starter", "--mode", "lexical")
+    row = next(line for line in out.splitlines() if "bread.txt" in line)
+    assert code == 0 and str(mount_b / "docs" / "bread.txt") in row and row.endswith("[desk-a's]"), (out, err)
+    code, out, _ = run("desk-a", "search", "sourdough starter", "--mode", "lexical")  # its own: nothing added
+    assert code == 0 and "'s]" not in out
+    mount_b.unlink()  # desk-b's mount of the share is gone
+    code, out, _ = run("desk-b", "search", "sourdough starter", "--mode", "lexical")
+    row = next(line for line in out.splitlines() if "bread.txt" in line)
+    assert "[desk-a's, unavailable here: " in row, out
+
+
 def test_moving_another_machines_folder_names_its_machine(desks, tmp_path):
     """`moved` of desk-a's folder from desk-b said "is not a folder of the library (its folders: …)", where
     `remove` says whose it is (a newcomer's find)."""
