@@ -181,11 +181,20 @@ class ResultsModel(QAbstractTableModel):
         super().__init__(parent)
         self.hits: list[Hit] = []
         self.terms: list[str] = []
+        self.here: Optional[str] = None  # a shared library's machine answering (SearchResult.here)
 
-    def set_hits(self, hits: list[Hit], terms: list[str]) -> None:
+    def set_hits(self, hits: list[Hit], terms: list[str], here: Optional[str] = None) -> None:
         self.beginResetModel()
-        self.hits, self.terms = list(hits), list(terms)
+        self.hits, self.terms, self.here = list(hits), list(terms), here
         self.endResetModel()
+
+    def _file(self, h: Hit) -> str:
+        """The File cell: the name, and whose it is where another machine of a shared library indexed it (its own
+        files are not marked); "(unavailable)" where it cannot be opened here."""
+        theirs = h.machine if self.here is not None and h.machine not in (None, self.here) else None
+        mark = (f"{theirs}'s" if theirs else "") + ("" if h.available else
+                                                   (", unavailable here" if theirs else "unavailable"))
+        return shown_name(h.path) + (f"  ({mark})" if mark else "") + ("  (new)" if h.new else "")
 
     def clear(self) -> None:
         self.set_hits([], [])
@@ -218,7 +227,7 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "#": str(h.ranks.final or index.row() + 1),
-                "File": shown_name(h.path) + ("" if h.available else "  (unavailable)") + ("  (new)" if h.new else ""),
+                "File": self._file(h),
                 "Folder": shown_folder(h.path),
                 "Date": date_text(h.date_ns),
                 "Page": str(h.page) if h.page else "",

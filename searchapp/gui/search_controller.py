@@ -300,7 +300,7 @@ class SearchController(QObject):
         self.result, self.shown_k = result, k
         # The words searched for: not -excluded ones nor field values (type:pdf); "Similar files" searched no words.
         self.terms = query_terms(marked_text(result.query)) if result and result.mode != "similar" else []
-        self.results_model.set_hits(result.hits[:k] if result else [], self.terms)
+        self.results_model.set_hits(result.hits[:k] if result else [], self.terms, result.here if result else None)
         fit_columns(self.results_view)
         self.empty.show_for(result, self.filter_bar.filters() is not None)
         self.preview.clear()
