@@ -174,8 +174,8 @@ def _folder(store: PgStore, paths: PathMap, machine: str, key: str) -> Optional[
 def _not_synced_there(store: PgStore, paths: PathMap, key: str, out: dict[str, Any]) -> None:
     """A path under another machine's folder (mounted here by the map, or at the very same path where no map entry
     moves that folder elsewhere: a share mounted alike everywhere) that holds no entry: that machine's sync reads
-    it. Said as "outside … `searchapp index FOLDER` adds one", a newcomer indexed the folder from here too, and every
-    file of it was in the library twice."""
+    it. It was said as "outside … `searchapp index FOLDER` adds one"; a newcomer did so from here, and every file
+    of that folder was in the library twice."""
     from .sync.roots import owning_root
 
     found = [(machine, theirs, _folder(store, paths, machine, key)) for machine, theirs in paths.to_theirs(key)]
