@@ -108,6 +108,11 @@ class Hit:
     machine: Optional[str] = None
     indexed_path: Optional[str] = None
 
+    def indexed_elsewhere(self, here: Optional[str]) -> Optional[str]:
+        """The machine that indexed this file when it is not `here` (a shared library's machine answering, from
+        SearchResult.here), else None: what the CLI's list and the window mark as "desk-a's"."""
+        return self.machine if here is not None and self.machine not in (None, here) else None
+
     @property
     def score(self) -> float:
         """The score the final order was decided by."""

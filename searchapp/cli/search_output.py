@@ -47,7 +47,7 @@ def _where(h: Hit, here: Optional[str] = None) -> str:
     where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
     if getattr(h, "ocr", False):
         where += "  (OCR)"  # the text was recognised from an image: spelling may be off
-    theirs = h.machine if here is not None and h.machine not in (None, here) else None
+    theirs = h.indexed_elsewhere(here)
     if not getattr(h, "available", True):
         why = getattr(h, "unavailable", "") or "file or folder missing"
         where += f"  [{printable(theirs)}'s, unavailable here: {why}]" if theirs else f"  [unavailable: {why}]"

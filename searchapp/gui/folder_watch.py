@@ -307,5 +307,4 @@ class FolderWatch(QObject):
 def _did_something(rep: SyncReport) -> bool:
     """Whether a sync the window ran by itself has anything to say: "0 added, 0 updated, 0 removed" read as if the
     change had been missed (a terminal's `index` had taken it first)."""
-    return bool(rep.added or rep.updated or rep.removed or rep.skipped or rep.failed or rep.chunks_embedded
-                or rep.notes or rep.missing_roots)
+    return bool(rep.files_changed() or rep.chunks_embedded or rep.notes or rep.missing_roots)

@@ -191,7 +191,7 @@ class ResultsModel(QAbstractTableModel):
     def _file(self, h: Hit) -> str:
         """The File cell: the name, and whose it is where another machine of a shared library indexed it (its own
         files are not marked); "(unavailable)" where it cannot be opened here."""
-        theirs = h.machine if self.here is not None and h.machine not in (None, self.here) else None
+        theirs = h.indexed_elsewhere(self.here)
         mark = (f"{theirs}'s" if theirs else "") + ("" if h.available else
                                                    (", unavailable here" if theirs else "unavailable"))
         return shown_name(h.path) + (f"  ({mark})" if mark else "") + ("  (new)" if h.new else "")

@@ -92,7 +92,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     rate.aside = partial(aside_note, encoder)
     index = NoIndexWriter()
     total = SyncReport()
-    vanished = Vanished()  # every root read before any deleted file goes (a move between two: updates.py)
+    vanished = Vanished(store, index)  # every root read before any deleted file goes (a move between two: updates.py)
     try:
         for root, paths in work:
             total.merge(words_pass.sync_root(store, root, lib.config, encoder, index, progress, cancel, paths=paths,

@@ -94,9 +94,9 @@ def print_change(rep: SyncReport, paths: list[str]) -> None:
     """A live update's line (the watcher's on_change): what it did, to which paths, a file there named first (a
     tester's line named the folder of a checkout, or an editor's temporary file already gone); then why each file
     newly left out was, as `index` says it."""
-    if rep.added or rep.updated or rep.removed or rep.skipped or rep.failed:
+    files = rep.files_changed()
+    if files:
         what = rep.said("added", "updated", "removed", "skipped", "failed", zeros=False)
-        files = rep.added + rep.updated + rep.removed - rep.moved + rep.skipped + rep.failed  # a move: one file
         print(f"{now()} {what}: {_named(paths, files)}", flush=True)
         for path, reason in rep.problems[:SHOWN_PROBLEMS]:  # a member as every command shows it: `a.zip › x`
             print(f"  {printable(display_path(path))}: {printable(reason)}", flush=True)

@@ -111,6 +111,11 @@ class SyncReport:
                 parts.append((self.moved, "renamed or moved"))
         return ", ".join(f"{n:,} {name}" for n, name in parts if n or zeros)
 
+    def files_changed(self) -> int:
+        """Entries added, updated, removed, newly skipped or failing, a move counted once: what a live update's line
+        names, and whether it has anything to say."""
+        return self.added + self.updated + self.removed - self.moved + self.skipped + self.failed
+
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "skipped", "failed",
                      "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):

@@ -105,7 +105,7 @@ class Updates:
         """Phase 1 of every root of `work`, counted in `total`. The files deleted go once every root is read (a file
         moved from one to another is found again by its bytes first: library/sync/vanished.py); after a cancel or an
         error, those of the roots read by then, as if each had purged its own at its end."""
-        vanished = Vanished()
+        vanished = Vanished(self.store, self.vectors)
         try:
             for root, paths in work:
                 total.merge(sync_root(self.store, root, self.config, encoder, self.vectors, progress, cancel,

@@ -27,7 +27,7 @@ class Moves:
 
     def __init__(self) -> None:
         self._added = array("Q")
-        self._dropped: Counter[int] = Counter()
+        self._spent: Counter[int] = Counter()  # additions that failed after all, or already matched a deletion
 
     @staticmethod
     def _key(sha: Optional[str]) -> Optional[int]:
@@ -45,50 +45,51 @@ class Moves:
         """An addition that failed after all: its bytes are not in the library."""
         key = self._key(sha)
         if key is not None:
-            self._dropped[key] += 1
+            self._spent[key] += 1
 
     def twins(self, gone: list[FileRow]) -> int:
         """How many of the deleted entries `gone` have their bytes among the additions, each addition used once
         (over every call)."""
-        keys = {row.id: key for row in gone if row.status == "indexed" and (key := self._key(row.sha256)) is not None}
+        keys = [key for row in gone if row.status == "indexed" and (key := self._key(row.sha256)) is not None]
         if not keys or not self._added:
             return 0
         added = np.frombuffer(self._added, dtype=np.uint64)
-        found = Counter(added[np.isin(added, np.fromiter(keys.values(), dtype=np.uint64))].tolist())
-        found.subtract(self._dropped)
+        left = Counter(added[np.isin(added, np.array(keys, dtype=np.uint64))].tolist())
+        left.subtract(self._spent)
         moved = 0
-        for key in keys.values():
-            if found[key] > 0:
-                found[key] -= 1
-                self._dropped[key] += 1  # used: never the twin of another deleted entry (asked again later)
+        for key in keys:
+            if left[key] > 0:
+                left[key] -= 1
+                self._spent[key] += 1  # never the twin of another deleted entry (asked again later)
                 moved += 1
         return moved
 
 
 class Vanished:
-    """The entries found deleted by each root's sync (words_pass.sync_root), purged together once every root of
-    the sync has been read; `moves`: the additions of all those roots."""
+    """The entries found deleted by each root's sync of one sync (words_pass.sync_root) in `store`, purged together
+    once every root has been read; `moves`: the additions of all those roots."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store, index: IndexWriter) -> None:
+        self.store, self.index = store, index
         self.moves = Moves()
-        self._found: list[tuple[Store, IndexWriter, list[FileRow]]] = []
+        self._rows: list[FileRow] = []
 
-    def found(self, store: Store, index: IndexWriter, rows: list[FileRow]) -> None:
-        if rows:
-            self._found.append((store, index, rows))
+    def found(self, rows: list[FileRow]) -> None:
+        self._rows += rows
 
     def purge(self, rep: SyncReport) -> None:
         """Delete the entries found (their passages, vectors and words), counted in `rep` with the moves among
         them. Deleted files go last, so a moved file's passages were found by hash and reused before."""
-        found, self._found = self._found, []
-        for store, index, rows in found:
-            rep.moved += self.moves.twins(rows)
-            removed: list[int] = []
-            with store.atomic():
-                for row in rows:
-                    removed += store.delete_file(row.id)
-                store.bump_generation()
-            if removed:
-                index.remove(removed)
-            rep.removed += len(rows)
-            rep.chunks_removed += len(removed)
+        rows, self._rows = self._rows, []
+        if not rows:
+            return
+        rep.moved += self.moves.twins(rows)
+        removed: list[int] = []
+        with self.store.atomic():
+            for row in rows:
+                removed += self.store.delete_file(row.id)
+            self.store.bump_generation()
+        if removed:
+            self.index.remove(removed)
+        rep.removed += len(rows)
+        rep.chunks_removed += len(removed)

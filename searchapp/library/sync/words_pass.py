@@ -80,11 +80,11 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     if paths is None and not existing and result.skipped_dirs:  # a folder's first sync: what it leaves out, said
         rep.notes.append(skip_dirs_note(result.skipped_dirs))
     own = vanished is None
-    vanished = Vanished() if vanished is None else vanished
+    vanished = Vanished(store, index) if vanished is None else vanished
     run = _Sync(store, root, config, encoder, index, progress, cancel, beside, rep, existing, vanished.moves)
     run.record_skipped(result)
     run.read_all(result.files, before_scan)
-    vanished.found(store, index, [row for p, row in existing.items() if p not in run.seen])
+    vanished.found([row for p, row in existing.items() if p not in run.seen])
     if own:
         vanished.purge(rep)
     store.touch_root(root.id)
