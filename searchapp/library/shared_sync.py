@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Optional, Protocol
 
+from ..base.errors import Cancelled
 from ..base.private import make_private_dir
 from ..base.progress import CancelToken, ProgressFn
 from .sync.contract import SyncReport
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from ..store.postgres.pg_store import PgStore
     from ..store.rows import RootRow
     from .resources.model_set import ModelSet
+    from .sync.contract import IndexWriter, PassageEncoder
+    from .sync.vanished import Vanished
 
 __all__ = ["sync_work", "WatchedShared"]
 
@@ -68,12 +71,9 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
               cancel: Optional[CancelToken], embed: bool) -> SyncReport:
     """Each (root, None for its whole scan, or the changed paths under it) of `work`, all of this machine's."""
     from ..store.postgres.pg_index import NoIndexWriter
-    from .ocr.step import ocr_step
-    from .sync import words_pass
     from .sync.vanished import Vanished
-    from .sync.meaning_pass import embed_pending
     from .sync.meaning_rate import RememberRate, aside_note
-    from .sync.meta_keys import CONTEXT_META, passage_context, record_passage_context
+    from .sync.meta_keys import CONTEXT_META, passage_context
 
     store: Store = lib._as_store
     with lib.store.atomic():
@@ -93,6 +93,38 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     index = NoIndexWriter()
     total = SyncReport()
     vanished = Vanished(store, index)  # every root read before any deleted file goes (a move between two: updates.py)
+    try:
+        _words_meaning_ocr(lib, work, encoder, index, progress, cancel, embed, total, vanished, had_passages)
+    except Cancelled as exc:  # what the whole sync did by then, for the person who stopped it (as the desktop's)
+        vanished.settle(total)
+        if exc.report is not None and exc.report is not total:
+            total.merge(exc.report)
+        total.chunks_pending = lib.store.pending_by_machine().get(lib.store.machine, 0)
+        exc.report = total
+        raise
+    finally:
+        vanished.settle(total)  # those a renamed scan waiting for OCR was held for: after the OCR step
+    waiting = lib.store.pending_by_machine()
+    # This machine's alone: "`searchapp index` embeds them" is true of those only (another machine's wait for it)
+    total.chunks_pending = waiting.pop(lib.store.machine, 0)
+    if waiting:
+        total.notes.append(f"{sum(waiting.values())} passages of other machines wait for their own sync to be "
+                           f"embedded ({', '.join(sorted(waiting))}); they are searchable by words meanwhile")
+    rate.save()  # a short pass's rate too
+    return total
+
+
+def _words_meaning_ocr(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]], encoder: PassageEncoder,
+                       index: IndexWriter, progress: Optional[ProgressFn], cancel: Optional[CancelToken], embed: bool,
+                       total: SyncReport, vanished: Vanished, had_passages: bool) -> None:
+    """The words of every root of `work` (their deleted entries purged once all are read), the meaning, the OCR
+    step, the meaning of what it read: counted in `total`."""
+    from .ocr.step import ocr_step
+    from .sync import words_pass
+    from .sync.meaning_pass import embed_pending
+    from .sync.meta_keys import record_passage_context
+
+    store: Store = lib._as_store
     try:
         for root, paths in work:
             total.merge(words_pass.sync_root(store, root, lib.config, encoder, index, progress, cancel, paths=paths,
@@ -116,11 +148,3 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
                              counted=total.waiting, root_ids=[root.id for root, _ in work],
                              full=[root.id for root, paths in work if paths is None]))
         meaning()
-    waiting = lib.store.pending_by_machine()
-    # This machine's alone: "`searchapp index` embeds them" is true of those only (another machine's wait for it)
-    total.chunks_pending = waiting.pop(lib.store.machine, 0)
-    if waiting:
-        total.notes.append(f"{sum(waiting.values())} passages of other machines wait for their own sync to be "
-                           f"embedded ({', '.join(sorted(waiting))}); they are searchable by words meanwhile")
-    rate.save()  # a short pass's rate too
-    return total

@@ -140,8 +140,8 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
             continue
         if indexed:
             _recount(rep, row, counted, "added")
-        if read:  # not a PDF indexed from its text layer alone because OCR failed on it
-            found += indexed
+        if read and cached is None:  # read by the engine now (not from the cache: a scan renamed or copied), and
+            found += indexed  # not a PDF indexed from its text layer alone because OCR failed on it
             done += 1
     report(progress, "ocr", len(rows), len(rows))
     if done:  # "44 read by OCR" while 25 of them had no text read as 44 files found

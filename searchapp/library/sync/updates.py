@@ -3,6 +3,7 @@ to the vector index. Every method runs with the writer lock held (Library takes 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -101,11 +102,12 @@ class Updates:
                              counted=total.waiting, full=[root.id for root, paths in work if paths is None])
 
     def _words(self, work: SyncWork, encoder: PassageEncoder, progress: Optional[ProgressFn],
-               cancel: Optional[CancelToken], beside: Optional[MeaningBeside], total: SyncReport) -> None:
+               cancel: Optional[CancelToken], beside: Optional[MeaningBeside], total: SyncReport,
+               vanished: Vanished) -> None:
         """Phase 1 of every root of `work`, counted in `total`. The files deleted go once every root is read (a file
-        moved from one to another is found again by its bytes first: library/sync/vanished.py); after a cancel or an
+        moved from one to another is found again by its bytes first: library/sync/vanished.py), but those a scan
+        waiting for OCR may be a rename of, which go after the OCR step (`vanished.settle`); after a cancel or an
         error, those of the roots read by then, as if each had purged its own at its end."""
-        vanished = Vanished(self.store, self.vectors)
         try:
             for root, paths in work:
                 total.merge(sync_root(self.store, root, self.config, encoder, self.vectors, progress, cancel,
@@ -140,10 +142,11 @@ class Updates:
             # On a GPU the meaning of each words batch is encoded while the words pass goes on.
             beside = MeaningBeside(self.store, encoder, self.vectors, cancel,
                                    sync_module.BATCH_CHUNKS) if embed else None
+            vanished = Vanished(self.store, self.vectors)
             try:
                 cancelled = False
                 try:
-                    self._words(work, encoder, progress, cancel, beside, total)
+                    self._words(work, encoder, progress, cancel, beside, total, vanished)
                     if beside is not None:
                         beside.finish()
                 except Cancelled:
@@ -164,6 +167,7 @@ class Updates:
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 if resumer is None:  # the writer that handed over reads the scans after its meaning pass
                     total.merge(self._ocr(work, encoder, progress, cancel, total))
+                vanished.settle(total)  # a scan renamed has its text from the OCR cache now, its meaning reused
                 if embed and self.store.pending_count():
                     total.chunks_embedded += self._embed(encoder, progress, cancel)
                 total.chunks_pending = self.store.pending_count()
@@ -174,6 +178,7 @@ class Updates:
                                        "let this update in between its batches and embeds it")
                 self.vectors.compact_if_needed()
             except Cancelled as exc:  # what the whole sync did by then, for the person who cancelled it
+                vanished.settle(total)  # no deleted entry outlives its sync
                 if exc.report is not None and exc.report is not total:
                     total.merge(exc.report)
                 total.chunks_pending = self.store.pending_count()
@@ -181,6 +186,8 @@ class Updates:
                 self._save_after_stop()
                 raise
             except BaseException:
+                with contextlib.suppress(Exception):  # the error said is the sync's, not this one's
+                    vanished.settle(total)
                 self._save_after_stop()
                 raise
             report(progress, "saving", 0, 1)

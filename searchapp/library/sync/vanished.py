@@ -28,6 +28,9 @@ class Moves:
     def __init__(self) -> None:
         self._added = array("Q")
         self._spent: Counter[int] = Counter()  # additions that failed after all, or already matched a deletion
+        # Additions whose text the OCR step gives (a scan renamed): (key, path, already in _added), until `settle`
+        self._waiting: list[tuple[int, str, bool]] = []
+        self._waiting_keys: set[int] = set()
 
     @staticmethod
     def _key(sha: Optional[str]) -> Optional[int]:
@@ -40,6 +43,27 @@ class Moves:
         key = self._key(sha)
         if key is not None:
             self._added.append(key)
+
+    def wait(self, sha: Optional[str], path: str, *, added: bool) -> None:
+        """An addition whose text (all of it, or its scanned pages') the OCR step gives after the words pass;
+        `added`: counted by `add` already (a PDF's text layer was indexed)."""
+        key = self._key(sha)
+        if key is not None:
+            self._waiting.append((key, path, added))
+            self._waiting_keys.add(key)
+
+    def waits(self, row: FileRow) -> bool:
+        """Whether an addition waiting for OCR has the bytes of the deleted entry `row`."""
+        return self._key(row.sha256) in self._waiting_keys
+
+    def settle(self, store: Store) -> None:
+        """After the OCR step: the waiting additions it gave text are additions like any other."""
+        for key, path, added in self._waiting:
+            row = store.file_by_path(path)
+            if not added and row is not None and row.status == "indexed" and self._key(row.sha256) == key:
+                self._added.append(key)
+        self._waiting.clear()
+        self._waiting_keys.clear()
 
     def drop(self, sha: Optional[str]) -> None:
         """An addition that failed after all: its bytes are not in the library."""
@@ -67,20 +91,35 @@ class Moves:
 
 class Vanished:
     """The entries found deleted by each root's sync of one sync (words_pass.sync_root) in `store`, purged together
-    once every root has been read; `moves`: the additions of all those roots."""
+    once every root has been read; `moves`: the additions of all those roots. One whose bytes an addition waiting
+    for OCR has (a scan renamed: its text comes from the OCR cache after the words pass) is held until the OCR step
+    is done (`settle`), so its passages' meaning is reused too and the rename is said as one."""
 
     def __init__(self, store: Store, index: IndexWriter) -> None:
         self.store, self.index = store, index
         self.moves = Moves()
         self._rows: list[FileRow] = []
+        self._held: list[FileRow] = []
 
     def found(self, rows: list[FileRow]) -> None:
         self._rows += rows
 
     def purge(self, rep: SyncReport) -> None:
         """Delete the entries found (their passages, vectors and words), counted in `rep` with the moves among
-        them. Deleted files go last, so a moved file's passages were found by hash and reused before."""
+        them, but those held for the OCR step. Deleted files go last, so a moved file's passages were found by
+        hash and reused before."""
         rows, self._rows = self._rows, []
+        held = [self.moves.waits(row) for row in rows]
+        self._held += [row for row, h in zip(rows, held, strict=True) if h]
+        self._delete([row for row, h in zip(rows, held, strict=True) if not h], rep)
+
+    def settle(self, rep: SyncReport) -> None:
+        """After the OCR step (or a stop before it): the entries held for it deleted, counted as `purge` counts."""
+        self.moves.settle(self.store)
+        rows, self._held = self._held, []
+        self._delete(rows, rep)
+
+    def _delete(self, rows: list[FileRow], rep: SyncReport) -> None:
         if not rows:
             return
         rep.moved += self.moves.twins(rows)

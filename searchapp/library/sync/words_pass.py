@@ -85,8 +85,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     run.record_skipped(result)
     run.read_all(result.files, before_scan)
     vanished.found([row for p, row in existing.items() if p not in run.seen])
-    if own:
+    if own:  # no OCR step of this sync follows: nothing is held for it
         vanished.purge(rep)
+        vanished.settle(rep)
     store.touch_root(root.id)
     if paths is None:  # every file of the folder was met: it is read with this version's readers now
         record_readers(store, root.id)
@@ -166,6 +167,7 @@ class _Sync:
             notes = doc.notes
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
+                self.waits(old, path, sha, added=False)
                 return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
             self.problem(old, path, "skipped", "no text found", f, sha=sha)
             return
@@ -183,6 +185,8 @@ class _Sync:
         if old is None:
             self.rep.added += 1
             self.moves.add(sha)
+            if ocr == "pending":  # its scanned pages' text comes from the OCR step
+                self.waits(old, path, sha, added=True)
         else:
             self.rep.updated += 1
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
@@ -238,6 +242,12 @@ class _Sync:
             self.touched = []
         if self.same is not None:
             self.same.write()
+
+    def waits(self, old: Optional[FileRow], path: str, sha: str, *, added: bool) -> None:
+        """A new entry whose text (or its scanned pages') the OCR step gives: a deleted entry of the same bytes (a
+        scan renamed) is kept until then, its passages' meaning reused (Vanished)."""
+        if old is None:
+            self.moves.wait(sha, path, added=added)
 
     def members_to_read(self, path: str) -> bool:
         return _members_to_read(self.existing, self.members, path)
@@ -295,6 +305,7 @@ class _Sync:
                 self.keep_unchanged(path, old, f, touched=True)
                 return
         if waits_for_ocr(f.path, self.config):  # an image: read by the OCR step after the text of every file
+            self.waits(old, path, sha, added=False)
             return record_waiting(self.store, self.root, old, path, f, sha, "image", self.index, self.rep)
         if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
             return self.read_container(f, path, sha)

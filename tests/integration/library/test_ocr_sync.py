@@ -86,6 +86,53 @@ def test_image_is_ocrd_after_the_text_pass_and_cached_by_hash(tmp_path, tiny_lib
     assert {Path(p).name for h in hits for p in (h.path, *h.copies)} == {"scan.png", "copy.png"}
 
 
+@needs_rapidocr
+def test_a_renamed_or_moved_scan_is_said_once_and_keeps_its_meaning(tmp_path, tiny_library, counting):
+    """Its text comes from the OCR cache after the words pass, so its old entry is kept until then: the rename is
+    one change, its passages' vectors reused, no "read by OCR" for a read from the cache (before: "1 added, 1
+    removed", its passage embedded again, "1 file(s) read by OCR")."""
+    docs, other = tmp_path / "docs", tmp_path / "other"
+    docs.mkdir()
+    other.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    text_image(LOG).save(docs / "scan0001.png")
+    _pdf_with_pages(docs / "letter.pdf", ["Dear neighbour, about the hedge between our gardens.", LOG])
+    tiny_library.add_folder(docs)
+    tiny_library.add_folder(other)
+    read = counting.calls
+    (docs / "scan0001.png").rename(docs / "lighthouse log.png")
+    (docs / "letter.pdf").rename(other / "letter.pdf")  # to another folder, its scanned page from the cache too
+    rep = tiny_library.sync()
+    assert rep.said("added", "updated", "unchanged", "removed") == "0 added, 2 renamed or moved, 0 updated, " \
+        "1 unchanged, 0 removed"
+    assert rep.chunks_embedded == 0 and counting.calls == read and not [n for n in rep.notes if "OCR" in n], rep.notes
+    hits = tiny_library.search("lighthouse keeper", mode="lexical").hits
+    assert sorted(Path(h.path).name for h in hits) == ["letter.pdf", "lighthouse log.png"]
+    assert rep.chunks_pending == 0  # every passage has its vector
+    assert {Path(r.path).name for _, r in files_in_state(tiny_library.store)} == {
+        "notes.txt", "lighthouse log.png", "letter.pdf"}  # the old names gone
+
+
+@needs_rapidocr
+def test_a_scan_renamed_then_a_stop_before_its_ocr_leaves_no_old_name(tmp_path, tiny_library, counting):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(LOG).save(docs / "scan0001.png")
+    tiny_library.add_folder(docs)
+    (docs / "scan0001.png").rename(docs / "log.png")
+    cancel = CancelToken()
+
+    def progress(p) -> None:
+        if p.stage == "ocr":
+            cancel.cancel()
+
+    with pytest.raises(Cancelled) as stopped:
+        tiny_library.sync(progress=progress, cancel=cancel)
+    assert stopped.value.report.said("added", "removed") == "0 added, 1 removed"  # the new name waits (skipped)
+    assert [Path(r.path).name for _, r in files_in_state(tiny_library.store)] == ["log.png"]
+    assert state_counts(tiny_library.store)["ocr_pending"] == 1
+
+
 def test_without_an_engine_images_wait_and_nothing_fails(tmp_path, tiny_library, monkeypatch):
     monkeypatch.setenv(ENGINE_ENV, "none")
     docs = tmp_path / "docs"
