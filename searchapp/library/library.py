@@ -15,7 +15,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Concatenate, Iterator, Optional, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Concatenate, Iterator, Optional, ParamSpec, Sequence, TypeVar
 
 import numpy as np
 
@@ -207,12 +207,20 @@ class Library(WatchAndServe):
     def add_folder(self, path: str | os.PathLike[str], progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Index a folder or file: its words first, then (unless `embed` is False) its meaning."""
-        root = os.path.abspath(os.path.expanduser(os.fspath(path)))
-        readable_to_add(self.store, root)
+        return self.add_folders([path], progress, cancel, embed=embed)
+
+    def add_folders(self, paths: Sequence[str | os.PathLike[str]], progress: Optional[ProgressFn] = None,
+                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        """Index folders or files in one sync (`index A B`: a file moved from A to B is said once and keeps its
+        meaning); each is checked before anything is written."""
+        roots = [os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths]
+        for root in roots:
+            readable_to_add(self.store, root)
         with self._writing() as updates:
-            rep, new_root = updates.add_folder(root, progress, cancel, embed)
-        if new_root and self._watcher is not None:
-            self._watcher.add_root(root, caught_up=True)  # just synced whole
+            rep, new_roots = updates.add_folders(roots, progress, cancel, embed)
+        if self._watcher is not None:
+            for root in new_roots:
+                self._watcher.add_root(root, caught_up=True)  # just synced whole
         return rep
 
     def sync(self, paths: Optional[list[str]] = None, progress: Optional[ProgressFn] = None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, cast
 
 from ..base.config import Config
 from ..base.errors import ConfigError, StoreError
@@ -217,25 +217,38 @@ class SharedLibrary:
 
     def add_folder(self, path: str | os.PathLike[str], progress: Optional[ProgressFn] = None,
                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        return self.add_folders([path], progress, cancel, embed=embed)
+
+    def add_folders(self, paths: Sequence[str | os.PathLike[str]], progress: Optional[ProgressFn] = None,
+                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+        """Index folders or files in one sync (a file moved between two of them said once, its meaning kept, as
+        Library.add_folders); each is checked before anything is written."""
         from .sync.roots import absorb_nested, readable_to_add
 
         self._refuse_outdated()
         self._refuse_name_clash()
-        root = os.path.abspath(os.path.expanduser(os.fspath(path)))
-        readable_to_add(self._as_store, root)
-        inside = [r.path for r in self.store.roots() if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
-        if inside:
-            what = "a folder" if os.path.isdir(root) else "a file"  # `index` takes files too: named as what it is
-            raise NotShared(f"{what} inside the indexed folder {inside[0]} (sync that folder instead)")
-        new = self.store.root_by_path(root) is None
-        self.store.add_root(root)
-        below = root.rstrip(os.sep) + os.sep
-        held = [r for r in self.store.roots() if r.path == root or r.path.startswith(below)]  # it and those it takes in
+        roots = list(dict.fromkeys(os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths))
+        for root in roots:
+            readable_to_add(self._as_store, root)
+            inside = [r.path for r in self.store.roots()
+                      if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
+            if inside:
+                what = "a folder" if os.path.isdir(root) else "a file"  # `index` takes files too: named as what it is
+                raise NotShared(f"{what} inside the indexed folder {inside[0]} (sync that folder instead)")
+        new = [root for root in roots if self.store.root_by_path(root) is None]
+        for root in roots:
+            self.store.add_root(root)
+        below = tuple(root.rstrip(os.sep) + os.sep for root in roots)
+        held = [r for r in self.store.roots() if r.path in roots or r.path.startswith(below)]  # and those they take in
         with self._writing(held):
-            # The folders already indexed inside it become part of it, their passages kept (as Library does).
-            absorb_nested(self._as_store, self.store.root_by_path(root), self.config.scan)
-            report = self._sync([root], progress, cancel, embed)
-        if new:  # said once, when it is added: a later sync of it was the person's choice
+            # The folders already indexed inside them become part of them, their passages kept (as Library does).
+            for root in sorted(roots, key=len):
+                row = self.store.root_by_path(root)
+                if row is not None:  # not taken in by one of `roots` above it
+                    absorb_nested(self._as_store, row, self.config.scan)
+            synced = [root for root in roots if self.store.root_by_path(root) is not None]
+            report = self._sync(synced, progress, cancel, embed)
+        for root in (r for r in new if r in synced):  # said once, when added: a later sync was the person's choice
             report.notes += shared_paths.held_elsewhere(self.store, self.paths, root)
         return report
 

@@ -18,13 +18,12 @@ from ..open_library import open_local_library as _library
 from ..writer_wait import add_wait_option, wait_turn
 
 if TYPE_CHECKING:
-    from ...library import Library, SyncReport
+    from ...library import SyncReport
     from ...library.report.not_indexed import MemberGroups, Row
-    from ...library.shared import SharedLibrary
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_index", "print_report", "add_folders", "stopped_text"]
+__all__ = ["register", "cmd_index", "print_report", "stopped_text"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,7 +54,7 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
             return 2
         try:
             if args.paths:
-                total = add_folders(lib, args.paths, progress, cancel, embed=not args.words_only)
+                total = lib.add_folders(args.paths, progress, cancel, embed=not args.words_only)
             else:
                 total = lib.sync(progress=progress, cancel=cancel, embed=not args.words_only)
         except Cancelled as exc:
@@ -73,27 +72,6 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
         print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
               f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
     return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error
-
-
-def add_folders(lib: Library | SharedLibrary, paths: list[str], progress: TerminalProgress, cancel: CancelToken, *,
-                embed: bool) -> SyncReport:
-    """`index PATH...`: each path added in turn, their reports as one. What is still to embed is the library's
-    count after the last one, not a sum: summed, 6 paths said "80 in the library still to embed" of 17."""
-    from ...library import SyncReport
-
-    total = SyncReport()
-    for path in paths:
-        try:
-            rep = lib.add_folder(path, progress=progress, cancel=cancel, embed=embed)
-        except Cancelled as exc:  # how far all of them got, not the stopped one's alone (stopped_text)
-            if isinstance(exc.report, SyncReport):
-                total.merge(exc.report)
-            if exc.report is not None or path != paths[0]:  # None: nothing begun (it waited for another writer)
-                exc.report = total
-            raise
-        total.merge(rep)
-        total.chunks_pending = rep.chunks_pending
-    return total
 
 
 def stopped_text(rep: SyncReport, meaning: tuple[int, int], paths: list[str]) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from ...base.config import Config
 from ...base.terminal import printable
 from ...library.shared import NotShared, SharedLibrary, SharedStatus
-from .index import add_folders, print_report
+from .index import print_report
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -84,7 +84,7 @@ def _index(args: Namespace, config: Config, address: str, progress: TerminalProg
     with SharedLibrary(config, address, create=True) as lib:
         total = SyncReport()
         if args.paths:
-            total = add_folders(lib, args.paths, progress, cancel, embed=not args.words_only)
+            total = lib.add_folders(args.paths, progress, cancel, embed=not args.words_only)
         else:
             if not lib.store.roots():
                 print("searchapp: nothing to sync on this machine; add a folder with `searchapp --library ADDRESS "

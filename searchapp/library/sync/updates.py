@@ -54,41 +54,57 @@ class Updates:
         self.ready: Optional[Callable[[list[str]], dict[str, np.ndarray]]] = None
         self.turn: Optional[WriterTurn] = None  # the writer lock while Library holds it (handed over between batches)
 
-    def add_folder(self, root: str, progress: Optional[ProgressFn],
-                   cancel: Optional[CancelToken], embed: bool = True) -> tuple[SyncReport, bool]:
-        """The sync report, and whether `root` became a new root (False: it lies inside an indexed folder)."""
-        roots = self.store.roots()
-        owner = owning_root(root, [r.path for r in roots])
-        if owner is not None and owner != root:
-            # Inside an indexed folder: synced as part of it, never a root of its own (a second root
-            # would hide it from `remove` of its folder, and be re-embedded when removed on its own).
-            owner_row = self.store.root_by_path(owner)
-            assert owner_row is not None  # `owner` is one of the roots just read
-            rep = self.run_sync([(owner_row, [root])], progress, cancel, embed)
+    def add_folders(self, roots: list[str], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+                    embed: bool = True) -> tuple[SyncReport, list[str]]:
+        """Each of `roots` (absolute) added and synced, all in one sync, so a file moved from one of them to another
+        is said once and keeps its meaning (vanished.py); with the roots it made new. One inside an indexed folder
+        (or inside another of `roots`) is synced as part of it, never a root of its own (a second root would hide
+        it from `remove` of its folder, and be re-embedded when removed on its own)."""
+        self._merge_nested()
+        before = {r.path for r in self.store.roots()}
+        for root in roots:
+            if owning_root(root, [r.path for r in self.store.roots()]) in (None, root):
+                self.store.add_root(root)
+                self.absorb_nested(self.store.root_by_path(root))
+        rows = {r.path: r for r in self.store.roots()}
+        work: dict[int, tuple[RootRow, Optional[list[str]]]] = {}
+        notes: list[str] = []
+        for root in roots:
+            owner = owning_root(root, list(rows))
+            assert owner is not None  # each of `roots` is a root now, or lies inside one
+            row = rows[owner]
+            if owner == root:
+                work[row.id] = (row, None)
+                continue
+            changed = work.setdefault(row.id, (row, []))[1]
+            if changed is not None:  # not read whole anyway
+                changed.append(root)
             scan = self.config.scan
-            if in_scope(owner, root, scan.skip_dirs, scan.exclude):
-                rep.notes.append(f"{root} is inside the indexed folder {owner}; synced as part of it")
-            else:
-                rep.notes.append(f"{root} is inside the indexed folder {owner} but hidden, in scan.skip_dirs or "
-                                 "in scan.exclude there: not indexed")
-            return rep, False
-        self.store.add_root(root)
-        self.absorb_nested(self.store.root_by_path(root))
-        return self.sync([root], progress, cancel, embed), True
+            notes.append(f"{root} is inside the indexed folder {owner}; synced as part of it"
+                         if in_scope(owner, root, scan.skip_dirs, scan.exclude) else
+                         f"{root} is inside the indexed folder {owner} but hidden, in scan.skip_dirs or in "
+                         "scan.exclude there: not indexed")
+        rep = self.run_sync(list(work.values()), progress, cancel, embed)
+        rep.notes += notes
+        return rep, [root for root in roots if root in rows and root not in before]
 
     def absorb_nested(self, outer: Optional[RootRow]) -> None:
         absorb_nested(self.store, outer, self.config.scan)
 
     def sync(self, paths: Optional[list[str]], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
              embed: bool = True) -> SyncReport:
-        for outer in sorted(self.store.roots(), key=lambda r: len(r.path)):  # libraries made before roots merged
-            if self.store.root_by_path(outer.path) is not None:
-                self.absorb_nested(outer)
+        self._merge_nested()
         roots = self.store.roots()
         if paths is not None:
             wanted = {os.path.abspath(p) for p in paths}
             roots = [r for r in roots if r.path in wanted]
         return self.run_sync([(r, None) for r in roots], progress, cancel, embed)
+
+    def _merge_nested(self) -> None:
+        """Roots inside other roots made one (libraries made before roots merged)."""
+        for outer in sorted(self.store.roots(), key=lambda r: len(r.path)):
+            if self.store.root_by_path(outer.path) is not None:
+                self.absorb_nested(outer)
 
     def sync_changed(self, changed: list[str], progress: Optional[ProgressFn], cancel: Optional[CancelToken],
                      embed: bool = True) -> SyncReport:

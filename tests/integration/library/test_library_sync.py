@@ -123,6 +123,30 @@ def test_a_file_moved_between_two_indexed_folders_keeps_its_meaning_either_way(t
     assert names(tiny_lib.search("sourdough", mode="lexical")) == ["bread.txt"]
 
 
+def test_index_of_two_folders_is_one_sync_a_move_between_them_said_once(tiny_library, tmp_corpus, tmp_path):
+    """`index A B`: one sync of both (before, one each: the folder left was synced first and let the moved file's
+    passages go). Both libraries: the shared one adds its folders the same way."""
+    other = corpus.write_texts(tmp_path / "other", {"kettle.txt": "Copper kettles whistle on the stove at dawn."})
+    rep = tiny_library.add_folders([tmp_corpus, other])
+    assert [r.path for r in tiny_library.store.roots()] == [str(tmp_corpus), str(other)] and rep.added == 8
+    (tmp_corpus / "bread.txt").rename(other / "bread.txt")
+    rep = tiny_library.add_folders([tmp_corpus, other])
+    assert (rep.added, rep.removed, rep.moved, rep.chunks_embedded) == (1, 1, 1, 0)
+    assert rep.said("added", "removed") == "0 added, 1 renamed or moved, 0 removed"
+    assert names(tiny_library.search("sourdough", mode="lexical")) == ["bread.txt"]
+
+
+def test_index_of_a_folder_and_a_folder_inside_it_makes_one_root(tiny_lib, tmp_corpus):
+    inner = tmp_corpus / "inner"
+    corpus.write_texts(inner, {"kettle.txt": "Copper kettles whistle on the stove at dawn."})
+    rep = tiny_lib.add_folders([inner, tmp_corpus])  # the inner one named first: taken in by the outer
+    assert [r.path for r in tiny_lib.store.roots()] == [str(tmp_corpus)]
+    assert rep.added == 8 and rep.scanned == 8  # each file read once
+    assert f"{inner} is inside the indexed folder {tmp_corpus}; synced as part of it" in rep.notes
+    rep = tiny_lib.add_folders([inner, inner / "kettle.txt"])  # both inside it: synced as part of it, once
+    assert (rep.scanned, rep.unchanged) == (1, 1) and len(rep.notes) == 2
+
+
 def test_touched_but_unchanged_file_is_not_reindexed(tiny_lib, tmp_corpus):
     tiny_lib.add_folder(tmp_corpus)
     bump_mtime(tmp_corpus / "cluster.md")
