@@ -194,17 +194,14 @@ class Updates:
                                        "let this update in between its batches and embeds it")
                 self.vectors.compact_if_needed()
             except Cancelled as exc:  # what the whole sync did by then, for the person who cancelled it
-                vanished.settle(total)  # no deleted entry outlives its sync
                 if exc.report is not None and exc.report is not total:
                     total.merge(exc.report)
                 total.chunks_pending = self.store.pending_count()
                 exc.report = total
-                self._save_after_stop()
+                self._save_after_stop(vanished, total)
                 raise
             except BaseException:
-                with contextlib.suppress(Exception):  # the error said is the sync's, not this one's
-                    vanished.settle(total)
-                self._save_after_stop()
+                self._save_after_stop(vanished, total)
                 raise
             report(progress, "saving", 0, 1)
             self.vectors.save()
@@ -229,13 +226,15 @@ class Updates:
         stored = self.store.meta()
         return bool(stored.get("model")) and bool(reindex_reasons(stored, self.models.expected_meta()))
 
-    def _save_after_stop(self) -> None:
-        """On Cancelled or an error: what was committed is saved with its generation. A second error while saving
-        must not hide the first one. Not when the lock was handed over and not taken back, nor taken back and the
-        library not read again yet (a model changed meanwhile): the index file is another writer's, and the
-        database has every batch."""
+    def _save_after_stop(self, vanished: Vanished, total: SyncReport) -> None:
+        """On Cancelled or an error: the deleted entries held for the OCR step go (none outlives its sync), and what
+        was committed is saved with its generation. A second error meanwhile must not hide the first one. Not
+        when the lock was handed over and not taken back, nor taken back and the library not read again yet (a
+        model changed meanwhile): the index file is another writer's, and the database has every batch."""
         if self.turn is not None and (not self.turn.held or self.turn.stale):
             return
+        with contextlib.suppress(Exception):
+            vanished.settle(total)
         try:
             self.vectors.save()
         except StoreError as exc:
