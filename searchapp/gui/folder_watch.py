@@ -24,6 +24,10 @@ watch starts (the person's first search goes first), as `searchapp watch` catche
 runs: one that never ended (the window crashed in it: a file that crashes a reader) is not run by itself again
 until the person's Re-sync All, so a crash never repeats at every start.
 
+After the person's Cancel, updates and catch-ups wait (their paths kept) until the person asks for a write again
+(Add, Re-sync, …: WriteJobs.on_hold): a catch-up queued behind a cancelled Add had read the folder and embedded
+its passages anyway. The Cancel's line says so.
+
 An update or a catch-up that changed nothing says nothing. Updates said one after another add up in the status
 line while it still shows the last one's summary (300 files copied in, then one edited while they were embedded:
 "301 files scanned: 300 added, 1 updated", not the edit's line alone over the copy's).
@@ -106,6 +110,9 @@ class FolderWatch(QObject):
         self.busy.timeout.connect(self._submit_update)
         self.batch.connect(self._queue)
         self.ready.connect(self._ready)
+        self._catch_up_held = False  # a catch-up that found the window's writes on hold: it runs when that ends
+        writes.hold_note = self._hold_note
+        writes.holdEnded.connect(self._hold_ended)
 
     def enabled(self) -> bool:
         return self.action.isChecked() and os.environ.get(OFF_ENV, "") in ("", "0")
@@ -221,6 +228,8 @@ class FolderWatch(QObject):
         lib = self.watching
         if lib is None:
             return  # the watch ended (turned off, another library): its changes are read by the next catch-up
+        if self.writes.on_hold:
+            return  # after the person's Cancel: they wait for the person's next write (_hold_ended)
         if writer_holder(lib.data_dir) is not None:
             self.busy.start()
             return
@@ -230,13 +239,16 @@ class FolderWatch(QObject):
             self._open = True
         self.updates += 1
         self.writes.submit(UPDATE_TITLE, lambda prog, c: self._update(lib, prog, c), Changes(files=True),
-                           self._done, UPDATE_NAME)
+                           self._done, UPDATE_NAME, own=True)
 
     def _update(self, lib: Library, progress: Any, cancel: Any) -> object:
         """The update's work, on its worker: every path waiting now (later ones go to the next update), and its
         report with them. None when there is none (a sync of no path would embed the whole backlog); _BUSY when
         another process took the writer lock first (the paths wait again)."""
         with self._paths_lock:
+            if self.writes.on_hold:  # queued before the person's Cancel: its paths wait for their next write
+                self._open = False
+                return None
             paths, self._paths, self._open = sorted(self._paths), set(), False
         if not paths:
             return None
@@ -277,6 +289,9 @@ class FolderWatch(QObject):
     def _catch_up_now(self, lib: Library) -> None:
         if self.watching is not lib or not self.has_folders() or writer_holder(lib.data_dir) is not None:
             return  # not watching now; nothing to read; another process syncs it (its changes shown as they come)
+        if self.writes.on_hold:  # after the person's Cancel: it runs when they ask for a write again
+            self._catch_up_held = True
+            return
         if self.ui.value(CATCH_UP_KEY, "", type=str) == "running":
             self.tools.say("The check of your folders for changes stopped unexpectedly last time, so it no longer runs "
                            "by itself; Re-sync All (F5) reads your folders and turns it back on", 0)
@@ -286,13 +301,34 @@ class FolderWatch(QObject):
         self.ui.sync()  # on disk before the sync starts: a crash in it must find it
 
         def check(prog: Any, cancel: Any) -> object:
+            if self.writes.on_hold:  # queued before the person's Cancel (behind the Add they cancelled)
+                self._catch_up_held = True
+                return None
             try:
                 return lib.sync(None, prog, cancel)
             except WriterBusy:  # another process began writing meanwhile: it reads the folders itself
                 return None
 
         self.writes.submit(CATCH_UP_TITLE, check, Changes(files=True), self._caught_up,
-                           "A check of your folders for changes", ended=self.rearm)
+                           "A check of your folders for changes", ended=self.rearm, own=True)
+
+    def _hold_note(self) -> str:
+        """What a Cancel's line adds while the window watches: its own writes wait too."""
+        return " Changes in your folders wait for it too." if self.watching is not None else ""
+
+    def _hold_ended(self) -> None:
+        """The person asked for a write after a Cancel: the changes and the catch-up held meanwhile go in, behind
+        it."""
+        lib = self.watching
+        if lib is None:
+            return
+        if self._catch_up_held:
+            self._catch_up_held = False
+            self._catch_up_now(lib)
+        with self._paths_lock:
+            waiting = bool(self._paths) and not self._open
+        if waiting:
+            self._submit_update()
 
     def rearm(self) -> None:
         """A catch-up ended (done, failed or cancelled: not a crash), or the person's Re-sync All: it runs again."""

@@ -58,6 +58,7 @@ class WriteJobs(QObject):
     syncStarted = Signal()  # a write that reads folders (add, re-sync, re-index) began
     addsWaiting = Signal(list)  # the folders added but not started yet (a quit or a crash must not lose them)
     countsDue = Signal()  # a write is running: the library's counts may have moved since they were read
+    holdEnded = Signal()  # the person asked for a write after a Cancel: the window's own writes may run again
 
     def __init__(self, tools: WindowTools, session: LibrarySession, progress: ProgressView) -> None:
         super().__init__(tools.parent)
@@ -75,14 +76,22 @@ class WriteJobs(QObject):
         self.stopped: dict[int, str] = {}  # job id -> what its Cancel says, when not a sync's usual words
         self.ended: dict[int, Callable[[], None]] = {}  # job id -> what to call once it has ended, however
         self._counts_at = 0.0  # when the counts were last asked for during this write
+        # After the person's Cancel, the window's own writes (folder_watch.py: updates, catch-ups) wait until the
+        # person asks for a write again: a catch-up queued behind a cancelled Add read the folder and embedded its
+        # 795 passages anyway (a newcomer). `hold_note`: what the Cancel's line adds about them (watching or not).
+        self.on_hold = False
+        self.hold_note: Callable[[], str] = lambda: ""
 
     def submit(self, title: str, fn: JobFn, changes: Changes, on_success: Optional[Callable[[Any], None]] = None,
                target: str = "", scope: Optional[tuple[str, ...]] = (), stopped: str = "",
-               ended: Optional[Callable[[], None]] = None) -> Job:
+               ended: Optional[Callable[[], None]] = None, own: bool = False) -> Job:
         """Queue a write called `title` in the strip; `target`: what the queue shows while it waits (`title`);
         `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs; `stopped`:
         what a Cancel of it says (default: what the sync kept, cancel_summary); `ended`: called once it has ended,
-        done, failed or cancelled."""
+        done, failed or cancelled; `own`: the window's own write, not the person's (which ends a hold)."""
+        if not own and self.on_hold:
+            self.on_hold = False
+            self.holdEnded.emit()
         runner = self.tools.runner
         ahead = runner.write_jobs()
         job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.tools.report_error,
@@ -286,9 +295,11 @@ class WriteJobs(QObject):
             return
         self.progress.cancel_button.setEnabled(False)
         self.progress.label.set_full_text("Stopping…")  # within seconds, keeping every finished file
+        self.on_hold = True
         job.cancel()
 
     def _on_cancelled(self, job: Job) -> None:
         # Cancelling is the user's own wish: no dialog, just say what state things are in.
         self.outcome = self.stopped.get(job.id) or cancel_summary(getattr(job.value, "report", None))
+        self.outcome += self.hold_note() if self.on_hold else ""
         self.tools.say(self.outcome, 15000)

@@ -128,6 +128,40 @@ def test_changes_while_an_update_waits_its_turn_join_it(qtbot, win):
     qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
 
 
+def test_after_the_persons_cancel_the_windows_own_writes_wait_for_their_next_write(qtbot, win):
+    """A newcomer cancelled an Add and a catch-up queued behind it read the folder and embedded 795 passages anyway.
+    After a Cancel the updates and catch-ups wait until the person asks for a write again (here a Re-sync)."""
+    from searchapp.base.errors import Cancelled
+    from searchapp.gui.changes import Changes
+
+    def long_add(progress, cancel):  # the person's write, stopped by their Cancel
+        qtbot.waitUntil(lambda: cancel.cancelled, timeout=WAIT_MS)
+        raise Cancelled("cancelled")
+
+    job = win.writes.submit("Indexing big", long_add, Changes(files=True))
+    qtbot.waitUntil(lambda: job.running, timeout=WAIT_MS)
+    kiln = win.docs / "kiln.txt"
+    kiln.write_text("The potter fired the kiln overnight.\n", encoding="utf-8")
+    win.folder_watch.batch.emit([str(kiln)])  # an update queued behind it
+    win.folder_watch._catch_up_now(win.lib)  # and a catch-up
+    qtbot.waitUntil(lambda: len(win.writes.waiting()) == 2, timeout=WAIT_MS)
+    win.writes.cancel()  # the person's Cancel
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+    assert "kiln.txt" not in stored(win.lib)  # neither the update nor the catch-up read it
+    said = win.statusBar().currentMessage()
+    assert said.startswith("Cancelled;") and said.endswith("Changes in your folders wait for it too."), said
+    pears = win.docs / "pears.txt"
+    pears.write_text("Pears ripen off the tree.\n", encoding="utf-8")
+    updates = win.folder_watch.updates
+    win.folder_watch.batch.emit([str(pears)])
+    qtbot.wait(300)
+    assert win.folder_watch.updates == updates and not win.runner.busy_writing()  # still waiting
+    win.writes.resync([str(win.docs)])  # the person's next write: the hold ends, what waited goes in behind it
+    qtbot.waitUntil(lambda: {"kiln.txt", "pears.txt"} <= stored(win.lib), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+    assert not win.writes.on_hold and win.folder_watch.catch_ups == 3  # the held one ran once the hold ended
+
+
 def test_a_watch_in_a_terminal_keeps_the_folders_and_the_window_takes_over_after(
         qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
     import contextlib
