@@ -103,7 +103,9 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
             cancel.check()
         report(progress, "ocr", i - 1, len(rows), os.path.basename(row.path))
         if not _unchanged(row):
-            continue  # changed or gone since the text pass: the next sync records it again
+            if _gone(row):  # deleted meanwhile: it goes now (status listed three scans a newcomer had deleted)
+                _forget(store, row, index, rep, counted)
+            continue  # changed since the text pass: the next sync records it again
         cached = cache.get(row.sha256) if row.sha256 else None
         repeated = False  # a failure cached for these bytes and this engine: listed by the sync that met it
         if cached is not None and _is_failure(cached):
@@ -223,6 +225,26 @@ def _recount(rep: SyncReport, row: FileRow, counted: set[str], now: str) -> None
         counted.discard(row.path)
         rep.skipped -= 1
         setattr(rep, now, getattr(rep, now) + 1)
+
+
+def _gone(row: FileRow) -> bool:
+    """Whether the file of `row` (a member's: its container) is no longer there."""
+    return not os.path.lexists(split_member(row.path)[0])
+
+
+def _forget(store: Store, row: FileRow, index: IndexWriter, rep: SyncReport, counted: set[str]) -> None:
+    """An entry whose file was deleted since the text pass, removed as a sync removes a deleted file (counted
+    removed, no longer skipped as waiting)."""
+    with store.atomic():
+        removed = store.delete_file(row.id)
+        store.bump_generation()
+    if removed:
+        index.remove(removed)
+    if row.path in counted:
+        counted.discard(row.path)
+        rep.skipped -= 1
+    rep.removed += 1
+    rep.chunks_removed += len(removed)
 
 
 def _unchanged(row: FileRow) -> bool:

@@ -133,6 +133,31 @@ def test_a_scan_renamed_then_a_stop_before_its_ocr_leaves_no_old_name(tmp_path, 
     assert state_counts(tiny_library.store)["ocr_pending"] == 1
 
 
+@needs_rapidocr
+def test_a_scan_deleted_while_the_ocr_step_runs_is_removed_by_that_sync(tmp_path, tiny_library, counting,
+                                                                      monkeypatch):
+    """A newcomer deleted scans while OCR read others: `status --files` still listed them as waiting, until the next
+    sync. The OCR step removes an entry whose file is gone when it comes to it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(LOG).save(docs / "old-scan.png")
+    text_image(["Harbour ferry timetable"]).save(docs / "new-scan.png")
+    os.utime(docs / "old-scan.png", (1_600_000_000, 1_600_000_000))  # OCR reads the newest first
+
+    class DeletingEngine:  # the person deletes the older scan while the newer one is read
+        name = counting.name
+
+        def recognize(self, image, cancel=None):
+            (docs / "old-scan.png").unlink(missing_ok=True)
+            return counting.recognize(image, cancel)
+
+    monkeypatch.setattr(step, "available_engine", lambda: DeletingEngine())
+    rep = tiny_library.add_folder(docs)
+    assert (rep.scanned, rep.added, rep.skipped, rep.removed) == (2, 1, 0, 1), rep
+    assert [Path(r.path).name for _, r in files_in_state(tiny_library.store)] == ["new-scan.png"]
+    assert state_counts(tiny_library.store).get("ocr_pending", 0) == 0
+
+
 def test_without_an_engine_images_wait_and_nothing_fails(tmp_path, tiny_library, monkeypatch):
     monkeypatch.setenv(ENGINE_ENV, "none")
     docs = tmp_path / "docs"
