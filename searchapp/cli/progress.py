@@ -135,7 +135,10 @@ class TerminalProgress:
             postfix.append("searchable by words meanwhile")
         width = self._bar.ncols if not self._bar.dynamic_ncols else _columns()  # fixed where the terminal says none
         room = width - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR
-        self._bar.set_postfix_str(_fit(postfix, room), refresh=False)
+        text = _fit(postfix, room)
+        if pace and left is not None and not text.startswith(pace):  # an 80-column terminal showed "13.5
+            text = _fit([f"about {format_left(left)} left", *postfix[1:]], room)  # passages/s, abou…": the time left
+        self._bar.set_postfix_str(text, refresh=False)
         self._bar.refresh()
 
     def _due(self, now_anyway: bool) -> bool:

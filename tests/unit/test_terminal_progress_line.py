@@ -101,6 +101,22 @@ def test_at_120_columns_the_bar_keeps_its_width_and_the_rate_stays_whole(monkeyp
     bar.close()
 
 
+def test_at_80_columns_the_time_left_is_whole(monkeypatch):
+    """A newcomer's 80-column terminal showed "13.5 passages/s, abou…": where the rate and the time left do not
+    both fit, the time left stays whole."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "80")
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    for i in range(6):
+        now[0] = 4.0 * i
+        bar(Progress("embedding", 54 * i, 24_094, meaning_message(54 * i, 24_094)))
+    line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    assert len(line) <= 80 and "about 29 min left" in line and "…" not in line, line
+    bar.close()
+
+
 def test_scanned_pdfs_read_again_after_an_upgrade_have_a_bar_with_a_time_left(monkeypatch):
     """The OCR step's re-reading of scanned PDFs for a newer reader (library/ocr/step.py) had no line at all: a
     thousand of them are minutes. Its own bar, its files counted, a rate and time left: one file every 2 s."""
