@@ -1,0 +1,34 @@
+"""The library's warnings (a file's text cut at the cap, a reader's complaint) on a line of their own in the
+terminal. Without a handler Python's last resort wrote them where the cursor stood: on the progress bar's line,
+"…40%|████ | 4/10 [00:03]big.log: text truncated at 10,000,000 characters" (a newcomer). Written through
+tqdm.write when a bar may be drawn, which lifts the bar off its line and draws it again below."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from ..base.terminal import printable
+
+__all__ = ["install"]
+
+
+class _Lines(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = f"searchapp: warning: {printable(record.getMessage())}"
+            if "tqdm" in sys.modules:  # a bar may be on the line (cli/progress.py imports tqdm for its first one)
+                from tqdm import tqdm
+
+                tqdm.write(line, file=sys.stderr)
+            else:
+                print(line, file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+def install() -> None:
+    """Once per process: warnings and above, as the last resort shows them, each on its own line."""
+    root = logging.getLogger()
+    if not any(isinstance(h, _Lines) for h in root.handlers):
+        root.addHandler(_Lines(logging.WARNING))
