@@ -45,6 +45,8 @@ __all__ = ["SimilarHit", "find_similar", "same_text", "MAX_SOURCE_PASSAGES"]
 MAX_SOURCE_PASSAGES = 256  # a long source is sampled evenly: its score barely moves, the work is bounded
 NEIGHBOURS = 50  # per source passage, before the source's own passages are dropped
 RESCORE_FILES = 5  # candidate files scored exactly: RESCORE_FILES x k, best first by their best pair
+WIDEN = 4  # neighbours asked again, x this deeper, while they come from fewer than k files (_candidates)
+NEIGHBOUR_BUDGET = 1 << 18  # the most neighbours asked over all the source's passages (a widened query's bound)
 
 
 def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int], path: str, *,
@@ -106,22 +108,10 @@ def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src
         return False
 
     # 1. Candidate files: the files of the source passages' nearest neighbours, by their best pair.
-    depth = NEIGHBOURS + min(source.n_chunks, 4 * NEIGHBOURS)  # the source's own passages come back too
     if scope is not None:
         scope.ids = scope.ids[~np.isin(scope.ids, np.array(src_ids))]
-        labels, sims = scope.dense(index, src_vecs, depth, dim)
-    else:
-        labels, sims = index.search(src_vecs, min(depth, len(index)))
+    best = _candidates(store, index, dim, source, src_vecs, k, scope, same_sha)
     result.timings_ms["neighbours"] = ms()
-    owner = store.chunk_files(np.unique(labels).tolist())
-    best: dict[int, float] = {}
-    for lab, sim in zip(labels.reshape(-1).tolist(), sims.reshape(-1).tolist(), strict=True):
-        fid = owner.get(lab)
-        if fid is not None and fid != source.id and sim > best.get(fid, -2.0):
-            best[fid] = sim
-    for fid, sha in store.file_sha256s(list(best)).items():
-        if sha == same_sha:  # the source's exact copy: said apart above
-            del best[fid]
     shortlist = sorted(best, key=lambda f: -best[f])[: max(RESCORE_FILES * k, 20)]
 
     # 2. Exact file scores from every stored vector of each shortlisted file.
@@ -129,6 +119,41 @@ def _by_meaning(store: Store, index: VectorIndex, dim: int, source: FileRow, src
     result.timings_ms["rescore"] = ms()
     _add_rows(store, result, scored, k, scope)
     return True
+
+
+def _candidates(store: Store, index: VectorIndex, dim: int, source: FileRow, src_vecs: np.ndarray, k: int,
+                scope: Optional[FilterScope], same_sha: Optional[str]) -> dict[int, float]:
+    """{file: its best pair's cosine} of the files among the source passages' nearest neighbours (the source and
+    its exact copies left out), asked NEIGHBOURS deep per passage, then WIDEN x deeper until they are k contents.
+
+    Why widen: a fixed depth grouped by file let one huge file crowd out the rest. A 29 MB log held 17,216 of a
+    library's 26,876 passages; nearly every neighbour asked was one of its lines, and `similar --k 6` answered the
+    log alone though related notes existed. The depth stops at the whole index (or the filters' passages) and
+    at NEIGHBOUR_BUDGET neighbours over all the source's passages, so one query's cost stays bounded; the hnsw
+    backend raises its ef to the depth asked. The ranking rule (file score, module docstring) is unchanged."""
+    available = len(scope.ids) if scope is not None else len(index)
+    depth = min(NEIGHBOURS + min(source.n_chunks, 4 * NEIGHBOURS), available)  # the source's own passages come back too
+    widest = min(available, max(depth, NEIGHBOUR_BUDGET // max(len(src_vecs), 1)))
+    owner: dict[int, int] = {}
+    while True:
+        if scope is not None:
+            labels, sims = scope.dense(index, src_vecs, depth, dim)
+        else:
+            labels, sims = index.search(src_vecs, depth)
+        owner.update(store.chunk_files([c for c in np.unique(labels).tolist() if c not in owner]))
+        best: dict[int, float] = {}
+        for lab, sim in zip(labels.reshape(-1).tolist(), sims.reshape(-1).tolist(), strict=True):
+            fid = owner.get(lab)
+            if fid is not None and fid != source.id and sim > best.get(fid, -2.0):
+                best[fid] = sim
+        shas = store.file_sha256s(list(best))
+        for fid, sha in shas.items():
+            if sha == same_sha:  # the source's exact copy: said apart (find_similar)
+                del best[fid]
+        contents = {shas.get(fid, fid) for fid in best}  # exact copies share a row (_add_rows): one content
+        if len(contents) >= k or depth >= widest:
+            return best
+        depth = min(widest, depth * WIDEN)
 
 
 def _scored(store: Store, shortlist: list[int], src_vecs: np.ndarray, src_ids: list[int],

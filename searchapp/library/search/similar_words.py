@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from ...base.types import Hit, StageRanks, StageScores
@@ -37,7 +37,7 @@ from ...store.lexical import STOP_WORDS
 from ...store.rows import ChunkRow, FileRow
 from ...store.word_stats import text_terms, word_terms
 from .filter_scope import FilterScope
-from .folding import Folded, fold_copies, mark_folded
+from .folding import Copies, Folded, fold_copies, mark_folded
 from .result import SearchResult
 from .similar_hit import NOT_READY_HERE, NOT_READY_SOURCE, SimilarHit
 
@@ -48,7 +48,9 @@ LOOKED_UP = 64  # distinct terms of the source whose library counts are read: it
 MAX_WORDS = 50_000  # words of the source read, in order: a long source is sampled already (find_similar)
 LONGEST = 40  # characters: a longer "word" is an identifier or encoded data, not a topic
 PER_ROW = 50  # passages of the lexical top read for each row asked, besides the source's own
-MAX_PASSAGES = 2_000  # their texts are read and tokenized
+MAX_PASSAGES = 2_000  # their texts are read and tokenized (first asked)
+MAX_WIDENED = 16_000  # the most read when one file's passages fill the top (_Read)
+WIDEN = 4  # the top asked again, x this deeper, while it holds too few files
 _WORD = re.compile(r"\w+", re.UNICODE)  # a query's words, as fts_query reads them
 
 
@@ -115,15 +117,30 @@ def add_words_rows(store: Store, result: SearchResult, source: FileRow, src_ids:
     query = distinctive_words(store, [rows[c].text for c in src_ids if c in rows])
     if not query.words:
         return
-    best, passages = _best_passages(store, query, source, k, scope, skip_files | {source.id})
-    shas = store.file_sha256s(list(best))
-    files = sorted((f for f in best if shas.get(f) not in skip_shas and best[f][0] > 0.0),
-                   key=lambda f: -best[f][0])[: 4 * want + 20]  # stable: ties keep the lexical order; copies fold
-    vectored = store.files_with_vectors(files) if files else set()
-    if judged:
-        files = [f for f in files if f not in vectored]
-    copies = fold_copies(store, files, {f: passages[best[f][2]].path for f in files})
-    files = [f for f in files if copies.row_of.get(f, f) == f][:want]
+    read = _Read()
+    limit = min(MAX_PASSAGES, source.n_chunks + PER_ROW * k)  # the source's own passages come first
+    while True:  # widened while one file's passages fill the lexical top (_Read: why)
+        exhausted = read.search(store, query, limit, scope, skip_files | {source.id})
+        best = read.best(query)
+        shas = store.file_sha256s(list(best))
+        files = sorted((f for f in best if shas.get(f) not in skip_shas and best[f][0] > 0.0),
+                       key=lambda f: -best[f][0])  # stable: ties keep the lexical order; copies fold
+        vectored = store.files_with_vectors(files) if files else set()
+        if judged:  # left out before the cut: the files meaning judged must not take the rows of the others
+            files = [f for f in files if f not in vectored]
+        files = files[: 4 * want + 20]
+        copies = fold_copies(store, files, {f: read.passages[best[f][2]].path for f in files})
+        files = [f for f in files if copies.row_of.get(f, f) == f][:want]
+        if len(files) >= want or exhausted or limit >= MAX_WIDENED:
+            break
+        limit = min(MAX_WIDENED, limit * WIDEN)
+    _append_rows(store, result, query, files, best, read.passages, vectored, copies, scope)
+
+
+def _append_rows(store: Store, result: SearchResult, query: WordsQuery, files: list[int],
+                 best: dict[int, tuple[float, float, int, set[str]]], passages: dict[int, ChunkRow],
+                 vectored: set[int], copies: Copies, scope: Optional[FilterScope]) -> None:
+    """`files` as rows found by words, after the rows `result` holds."""
     added: list[Hit] = []
     for rank, fid in enumerate(files, start=1):
         share, bm25, cid, held = best[fid]
@@ -139,20 +156,40 @@ def add_words_rows(store: Store, result: SearchResult, source: FileRow, src_ids:
     result.hits.extend(added)
 
 
-def _best_passages(store: Store, query: WordsQuery, source: FileRow, k: int, scope: Optional[FilterScope],
-                   skip_files: set[int]) -> tuple[dict[int, tuple[float, float, int, set[str]]], dict[int, ChunkRow]]:
-    """({file: (words score, BM25, passage, its terms)} of the best passage of each file the lexical search finds
-    for `query`, in its order; the passages read)."""
-    text = " ".join(query.words)
-    limit = min(MAX_PASSAGES, source.n_chunks + PER_ROW * k)  # the source's own passages come first
-    found = scope.lexical(text, limit) if scope is not None else store.search_lexical(text, limit)
-    owner = store.chunk_files([c for c, _ in found])
-    found = [(c, s) for c, s in found if c in owner and owner[c] not in skip_files]
-    passages = store.chunks([c for c, _ in found])
-    found = [(c, s) for c, s in found if c in passages]  # else deleted by a sync since the search
-    best: dict[int, tuple[float, float, int, set[str]]] = {}
-    for (cid, bm25), held in zip(found, text_terms([passages[c].text for c, _ in found]), strict=True):
-        share, fid = query.share(held), owner[cid]
-        if fid not in best or share > best[fid][0]:  # ties: the first in the lexical order
-            best[fid] = (share, bm25, cid, held)
-    return best, passages
+@dataclass
+class _Read:
+    """The lexical top for a words query, kept across widenings: the passages read and their terms.
+
+    Why widen: a fixed top let one huge file crowd out the rest (a server log of 17,216 passages in a library of
+    26,876 said the source's words line after line, and `similar` found few other files). The top is asked again
+    WIDEN x deeper until `want` files are found, the lexical search has no more, or MAX_WIDENED passages, which
+    bounds the texts read and tokenized; a passage already read is not read again. The ranking rule is unchanged."""
+
+    found: list[tuple[int, float]] = field(default_factory=list)  # (passage, BM25) outside the skipped files, in order
+    owner: dict[int, int] = field(default_factory=dict)  # passage -> its file
+    passages: dict[int, ChunkRow] = field(default_factory=dict)
+    terms: dict[int, set[str]] = field(default_factory=dict)
+
+    def search(self, store: Store, query: WordsQuery, limit: int, scope: Optional[FilterScope],
+               skip_files: set[int]) -> bool:
+        """The top `limit` passages of `query`, read; whether that was all the lexical search holds."""
+        text = " ".join(query.words)
+        found = scope.lexical(text, limit) if scope is not None else store.search_lexical(text, limit)
+        self.owner.update(store.chunk_files([c for c, _ in found if c not in self.owner]))
+        kept = [(c, s) for c, s in found if c in self.owner and self.owner[c] not in skip_files]
+        self.passages.update(store.chunks([c for c, _ in kept if c not in self.passages]))
+        self.found = [(c, s) for c, s in kept if c in self.passages]  # else deleted by a sync since the search
+        new = [c for c, _ in self.found if c not in self.terms]
+        self.terms.update(zip(new, text_terms([self.passages[c].text for c in new]), strict=True))
+        return len(found) < limit
+
+    def best(self, query: WordsQuery) -> dict[int, tuple[float, float, int, set[str]]]:
+        """{file: (words score, BM25, passage, its terms)} of the best passage of each file found, in the lexical
+        search's order."""
+        best: dict[int, tuple[float, float, int, set[str]]] = {}
+        for cid, bm25 in self.found:
+            held = self.terms[cid]
+            share, fid = query.share(held), self.owner[cid]
+            if fid not in best or share > best[fid][0]:  # ties: the first in the lexical order
+                best[fid] = (share, bm25, cid, held)
+        return best
