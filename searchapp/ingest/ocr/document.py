@@ -115,6 +115,8 @@ def ocr_document(path: Path | str, *, pages: Optional[Sequence[int]] = None, can
             if images.frame_count(path, max_pages + 1) > max_pages:  # counted only as far as the cap
                 notes.append(f"only the first {max_pages} pages were OCR'd")
         return _document(texts, tuple(notes))
+    except images.UnreadableImage as exc:  # known to repeat on these bytes: the caller may remember it
+        raise OcrFailed(str(exc)) from None
     except (ExtractionError, Cancelled):
         raise
     except MemoryError:

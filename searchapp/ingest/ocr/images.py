@@ -24,7 +24,7 @@ from ...base.safe_open import open_regular
 if TYPE_CHECKING:  # Pillow is imported where an image is read, not with this module
     from PIL.Image import Image as PilImage
 
-__all__ = ["SUFFIXES", "MAX_IMAGE_PIXELS", "image_suffixes", "iter_image_pages"]
+__all__ = ["SUFFIXES", "MAX_IMAGE_PIXELS", "image_suffixes", "iter_image_pages", "UnreadableImage"]
 
 SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"})
 HEIF_SUFFIXES = frozenset({".heic", ".heif"})
@@ -79,6 +79,12 @@ def _formats(path: Path) -> list[str]:
     return [f for f in wanted if f in Image.OPEN]
 
 
+class UnreadableImage(ExtractionError):
+    """Bytes the image decoder cannot read (not an image it knows, truncated or corrupt data): the same bytes fail
+    the same way every time, so OCR remembers it for them (ocr/document.py) instead of reading them again at
+    every sync (four corrupt JPEGs were read again, and listed as newly not indexed, at each of a newcomer's)."""
+
+
 def _bomb(w: int, h: int) -> ExtractionError:
     return ExtractionError(f"image too large ({w} x {h} pixels > {MAX_IMAGE_PIXELS:,}; a decompression bomb?)")
 
@@ -93,7 +99,7 @@ def iter_image_pages(path: Path, max_pages: int, cancel: Optional[CancelToken] =
         try:
             im = Image.open(fh, formats=formats)
         except UnidentifiedImageError:
-            raise ExtractionError("not a readable image") from None
+            raise UnreadableImage("not a readable image") from None
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
             raise ExtractionError(f"image too large (> {MAX_IMAGE_PIXELS:,} pixels; a decompression bomb?)") from None
         with im:
@@ -115,8 +121,8 @@ def iter_image_pages(path: Path, max_pages: int, cancel: Optional[CancelToken] =
                     raise
                 except (Image.DecompressionBombError, Image.DecompressionBombWarning):
                     raise _bomb(*im.size) from None
-                except (OSError, ValueError, SyntaxError) as exc:  # truncated or corrupt data
-                    raise ExtractionError(f"corrupt image: {exc}"[:300]) from None
+                except (OSError, ValueError, SyntaxError) as exc:  # truncated or corrupt data (its bytes were read
+                    raise UnreadableImage(f"corrupt image: {exc}"[:300]) from None  # whole for their hash just now)
                 yield index + 1, page
 
 

@@ -74,6 +74,38 @@ def test_an_engine_failure_is_not_retried_on_the_same_bytes(tmp_path, tiny_libra
     assert tiny_library.search("gardening", mode="lexical").hits
 
 
+def test_a_corrupt_image_is_not_read_again_at_every_sync(tmp_path, tiny_library, monkeypatch):
+    """A newcomer's four corrupt JPEGs were read by OCR again, and listed as newly not indexed, at every sync: an
+    image the decoder cannot read fails the same way on the same bytes, and is remembered like an engine's error."""
+    broken = BrokenEngine()  # never reached: the decoder fails first
+    monkeypatch.setattr(step, "available_engine", lambda: broken)
+    monkeypatch.setattr(step, "engine_name", lambda: broken.name)
+    docs, scan = _folder(tmp_path)
+    cut = docs / "cut.png"
+    cut.write_bytes(scan.read_bytes()[:300])  # a truncated download
+    fake = docs / "fake.jpg"
+    fake.write_bytes(b"this is not a JPEG at all\n" * 10)
+    scan.unlink()
+    reads = []
+    real_open = step.readable
+
+    def counted(path, *args, **kwargs):
+        reads.append(Path(path).name)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(step, "readable", counted)
+    rep = tiny_library.add_folder(docs, embed=False)
+    assert sorted(reads) == ["cut.png", "fake.jpg"] and rep.failed == 2
+    reasons = {Path(p).name: r for p, r in rep.problems}
+    assert reasons["fake.jpg"] == "not a readable image" and reasons["cut.png"].startswith("corrupt image: ")
+    rep = tiny_library.sync(embed=False)
+    assert sorted(reads) == ["cut.png", "fake.jpg"]  # not read again
+    assert rep.failed == 2 and rep.problems == [], rep.problems  # counted, not listed again
+    row = tiny_library.store.file_by_path(str(fake))
+    assert (row.status, row.error) == ("failed", "not a readable image")
+    assert broken.calls == 0
+
+
 def test_a_failure_another_try_may_not_meet_is_tried_again(tmp_path, tiny_library, monkeypatch):
     """A timeout (an ExtractionError of the engine) is not remembered, and its reason says OCR once."""
     from searchapp.base.errors import ExtractionError
