@@ -15,7 +15,10 @@ from PySide6.QtWidgets import QLabel, QSizeGrip, QStatusBar, QWidget
 
 from ..base.config import Config
 from ..library import LibraryStatus
+from ..base.rate import format_left
 from ..library.report.status import members_noun
+from ..library.sync.meaning_pass import meaning_percent
+from ..library.sync.meaning_rate import meaning_left_s
 from .plain import make_plain
 
 __all__ = ["StatusLabels", "MESSAGE_LEFT"]
@@ -88,7 +91,8 @@ class StatusLabels(QObject):
             self.index.setText(f"{held} · opening the index…")
             self.fit()
             return
-        self.index.setText(held + ("" if st.consistent else " — index not consistent"))
+        self.index.setText(held + ("" if st.consistent else " — index not consistent") + _writer_note(st))
+        self.index.setToolTip(f"{st.writer} is syncing this library" if st.writer else "")
         self.fit()
 
     def show_models(self, config: Config, ready: bool) -> None:
@@ -105,3 +109,17 @@ class StatusLabels(QObject):
         """`state`: "on" (a cross-encoder has really loaded), "loading…" or "none"."""
         self.reranker.setText(f"Reranker: {state}")
         self.fit()
+
+
+def _writer_note(st: LibraryStatus) -> str:
+    """Another process syncing the library (a terminal's `index`): said with how far its meaning is, since the
+    window's strip shows only its own writes (a newcomer saw nothing of a terminal's 35-minute embedding)."""
+    if not st.writer:
+        return ""
+    who = st.writer.split(" (", 1)[0]  # "process 9461"; its command line in the tooltip
+    if st.embedded >= st.chunks:
+        return f" · {who} is syncing"
+    left = meaning_left_s(st.chunks - st.embedded, st.meaning_rate)
+    meaning = f"meaning {meaning_percent(st.embedded, st.chunks)}%" + (
+        f", about {format_left(left)} left" if left is not None else "")
+    return f" · {who} is syncing ({meaning})"

@@ -20,7 +20,10 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
+from ..base.progress import Progress
 from ..library.report.status import scanned_counts
+from ..library.resources.lock import writer_holder_info
+from ..library.sync.handover import WAITING
 from .big_folder import BigFolderCheck
 from .changes import Changes
 from .library_session import LibrarySession
@@ -286,6 +289,16 @@ class WriteJobs(QObject):
         if now - self._counts_at >= COUNTS_S:
             self._counts_at = now
             self.countsDue.emit()
+            if job.progress is None:  # nothing reported yet: it may wait for another process's writer lock
+                self._say_wait(job.name, now)
+
+    def _say_wait(self, title: str, now: float) -> None:
+        """A write that waits its turn behind another process (a terminal's `index`) says for whom: a Re-sync
+        showed a bare "Re-syncing" for 20 s beside a terminal's embedding (a newcomer)."""
+        holder = writer_holder_info(self.session.library.data_dir)
+        if holder is not None:
+            when = "which lets this in between its batches" if holder.yields else "this goes on when it has finished"
+            self.progress.show_progress(title, Progress(WAITING, 0, 0, f"for {holder}; {when}"), now)
 
     def cancel(self) -> None:
         """Cancel stops the write running now. The ones queued behind it (a folder dropped meanwhile) still run:
