@@ -46,14 +46,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_models(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     action = getattr(args, "models_command", None)
-    if action == "list":
+    if action in ("list", None):  # a bare `models` lists, as a bare `saved` and `history` do
+        if action is None:
+            args.json = False
         return _list(args, config)
     if action == "pull":
         return _pull(args, config, cancel)
     if action == "remove":
         return _remove(args, config)
-    print("searchapp: models needs an action: list, pull ID or remove ID", file=sys.stderr)
-    return 2
+    raise AssertionError(action)  # argparse allows no other action
 
 
 def _list(args: argparse.Namespace, config: Config) -> int:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.search_modes import SEARCH_MODES
+from ...base.plural import counted
 from ...base.terminal import printable, use_color
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
@@ -92,7 +93,7 @@ def cmd_saved_add(args: argparse.Namespace, config: Config, progress: TerminalPr
     with _library(config, create=False) as lib:
         res = _saved(lib).add(args.name, args.query, mode=args.mode, k=args.k, literal=args.literal,
                               replace=args.replace)
-    print(f"saved {printable(args.name.strip())}: {len(res.hits)} files now; new ones are counted from here")
+    print(f"saved {printable(args.name.strip())}: {counted(len(res.hits), 'file')} now; new ones are counted from here")
     return 0
 
 

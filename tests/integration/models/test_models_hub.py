@@ -123,6 +123,8 @@ def test_cli_pull_list_and_remove(hub, hf_cache, tmp_path, monkeypatch):
     assert mine["source"] == "cache" and mine["in_use"] == ["reranker"]  # --use wrote config.toml
     assert mine["sha256"] == pulled["sha256"] and mine["bytes"] > 100_000
     assert entries["all-MiniLM-L6-v2"]["source"] == "packaged"
+    rc, bare, err = run_main("models")  # a bare `models` lists them, as `saved` and `history` do
+    assert rc == 0 and bare.splitlines()[0].startswith("role") and RERANKER_ID in bare, err
 
     rc, out, err = run_main("models", "remove", RERANKER_ID)
     assert rc == 0 and "configured reranker" in err and leftovers(hf_cache) == []
