@@ -23,6 +23,7 @@ from ...base.entry_dates import clamped_ns
 from ...base.errors import ConfigError, NoSharedLibrary, StoreError
 from ...base.member_paths import MEMBER_SEP
 from ..file_records import entry_counts, file_cols, stored_notes
+from ..vector_queue import PENDING_ORDER
 from ..rows import ChunkRow, EntryCounts, FileRow, NewChunk, RootCounts, RootRow
 from ...base.library_address import shown
 from .pg_lexical import PgLexical
@@ -790,12 +791,13 @@ class PgStore(PgLexical, PgScope):
             "GROUP BY f.machine")}
 
     def pending_order(self) -> np.ndarray:
-        """The passages the meaning pass embeds, newest file first: those of the roots this writer holds (another
-        machine embeds its own roots' passages at the same time), all when it holds none."""
+        """The passages the meaning pass embeds, every file's first ones first, newest file first (the desktop's
+        PENDING_ORDER): those of the roots this writer holds (another machine embeds its own roots' passages at
+        the same time), all when it holds none."""
         where, params = self._pending_here()
         return np.array([r[0] for r in self.rows(
-            f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE {where} "  # noqa: S608 (constants)
-            "ORDER BY f.mtime_ns DESC, f.id, c.id", params)], dtype=np.int64)
+            f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE {where} {PENDING_ORDER}",  # noqa: S608 (constants)
+            params)], dtype=np.int64)
 
     def pending_here_count(self) -> int:
         """How many passages pending_order holds: what this writer's meaning pass will embed (pending_count counts

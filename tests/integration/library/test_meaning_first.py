@@ -201,3 +201,25 @@ def test_with_rank_fusion_a_passage_embedded_on_the_spot_is_ranked_by_its_meanin
                 assert h.ranks.dense is not None and h.ranks.lexical is not None
                 want = w / (rrf_k + h.ranks.dense) + (1 - w) / (rrf_k + h.ranks.lexical)
                 assert abs(h.scores.fused - want) < 1e-9, (group, h.scores, h.ranks)
+
+
+def test_every_files_first_passages_come_before_the_rest_of_a_huge_one(tiny_library, tmp_path):
+    """A newcomer's 29 MB log (17,216 of 26,876 passages), saved last, was embedded whole before any of the notes
+    beside it: the queue takes every file's first HEAD_PASSAGES passages first, newest file first, then the rest.
+    Both libraries: the shared one orders its queue the same way."""
+    from searchapp.store.vector_queue import HEAD_PASSAGES
+
+    docs = make_folder(tmp_path, n=3)  # three one-passage notes, a minute apart
+    log = docs / "server.log"
+    log.write_text("\n\n".join(f"{i:05d} backup job {WORDS[i % 12]} ran on host{i % 7} and copied "
+                                f"{i * 37 % 1000} files to the array without error" for i in range(600)),
+                   encoding="utf-8")  # saved last: the newest file
+    tiny_library.add_folder(docs, embed=False)
+    order = tiny_library.store.pending_order().tolist()
+    rows = tiny_library.store.chunks(order)
+    files = [os.path.basename(rows[c].path) for c in order]
+    big = files.count("server.log")
+    assert big > 3 * HEAD_PASSAGES  # a file of many passages
+    assert files[:HEAD_PASSAGES] == ["server.log"] * HEAD_PASSAGES  # the newest file's head first
+    assert sorted(files[HEAD_PASSAGES:HEAD_PASSAGES + 3]) == sorted(f for f in files if f != "server.log")
+    assert files[HEAD_PASSAGES + 3:] == ["server.log"] * (big - HEAD_PASSAGES)  # then the rest of it
