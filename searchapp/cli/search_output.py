@@ -7,11 +7,13 @@ escaped); query words in the snippet are bold on a terminal. JSON output is exac
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
 from ..base.member_paths import display_path
 from ..base.plural import counted
 from ..base.terminal import printable, render_marked
+from ..library.search.result import WHY_EMPTY
 from ..library.search.snippet import best_snippet
 
 if TYPE_CHECKING:
@@ -60,8 +62,11 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
     """The human form of one result: rank and place, stage scores, the best-matching window of the passage.
     `marks`: the text whose words are marked (library.query_help.marked_text; default: the query). `out`:
     where it is printed (default: standard output)."""
-    if not res.hits:
-        print("no results", file=out)
+    if not res.hits:  # and why, when the filters left no file (library/search/empty_reason.py)
+        why = res.said(*WHY_EMPTY)
+        # one write, newline included: print() writes the line and its end apart, and a note between the two (an
+        # unbuffered stdout) began on this line
+        (sys.stdout if out is None else out).write(f"no results: {printable(why)}\n" if why else "no results\n")
         return
     for h in res.hits:
         snip = best_snippet(h.text, res.query if marks is None else marks, SNIPPET_WIDTH)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView
 from ..library import SearchResult
 from ..library.query.help import query_parts
 from ..library.query.reading import read_query
+from ..library.search.result import WHY_EMPTY
 from .plain import plain_label
 
 __all__ = ["EmptyResults", "empty_text", "adding_text", "WELCOME"]
@@ -32,15 +33,18 @@ def adding_text(paths: list[str]) -> str:
 
 
 def empty_text(result: SearchResult, bar_filters: bool) -> str:
-    """"No results for “…”." and the ways out that fit: the filters in the bar or the query, the mode."""
+    """"No results for “…”." (with why, when the filters left no file) and the ways out that fit: the filters in
+    the bar or the query, the mode."""
     similar = result.mode == "similar"
     filtered = bar_filters or (not similar and bool(query_parts(read_query(result.query))))
+    why = result.said(*WHY_EMPTY)  # the filters left no file: which one, and what the library has instead
     tips = []
-    if filtered:
+    if filtered or why:
         tips.append("remove a filter (✕ on a chip under the query, or Clear in the filter bar)")
-    if result.mode == "lexical":
+    # with `why`, another mode would search the same no files: no mode to suggest
+    if result.mode == "lexical" and not why:
         tips.append("switch to Words + meaning to find passages by their meaning, not only by these words")
-    elif result.mode == "dense":
+    elif result.mode == "dense" and not why:
         tips.append("switch to Words + meaning or Words to find these exact words")
     if similar and result.meaning_percent is not None:  # no file shares its words, and meaning is unfinished
         tips.append(f"wait while meaning is added (now {result.meaning_percent}% of passages): no other file shares "
@@ -48,7 +52,7 @@ def empty_text(result: SearchResult, bar_filters: bool) -> str:
     if not tips:
         tips.append("try other words, or add the folder that holds what you are looking for")
     what = ("No similar files yet" if similar and result.meaning_percent is not None else
-            "No similar files" if similar else f"No results for “{result.query}”")
+            "No similar files" if similar else f"No results for “{result.query}”" + (f": {why}" if why else ""))
     advice = ", or ".join(tips)
     return f"{what}. {advice[:1].upper()}{advice[1:]}."
 

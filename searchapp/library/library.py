@@ -333,6 +333,11 @@ class Library(WatchAndServe):
         if parsed is not None and parsed.folders:  # a typo'd in: finds nothing: said, or "no results" is all
             roots = [r.path for r in self.reader().roots()]
             self._say(result, PLACE, place_text(unplaced(parsed.folders, roots, holds=self._holds)))
+        if not result.hits:  # the filters may be why: said, or "no results" reads as "no file has these words"
+            from .search.empty_reason import why_empty
+
+            why = why_empty(self.reader(), filters, parsed, [r.path for r in self.reader().roots()])
+            result.notices += [why] if why is not None else []
         if words_only:
             self._say(result, LOADING, LOADING_NOTICE)
         during_reindex = self.reindex_notice()

@@ -370,6 +370,11 @@ class SharedLibrary:
                                        self._mapped_place, self._holds))
             if text:
                 result.notices.append(Notice(PLACE, text))
+        if not result.hits:  # why the filters left no file, as Library.search says it (in the library's paths)
+            from .search.empty_reason import why_empty
+
+            why = why_empty(self._as_store, filters, parsed, [r.path for _, r in self.store.all_roots()])
+            result.notices += [why] if why is not None else []
         return result
 
     def _holds(self, place: str) -> bool:

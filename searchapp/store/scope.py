@@ -153,6 +153,27 @@ class ScopeQueries:
         except sqlite3.OperationalError as exc:
             raise StoreError(f"filtered search failed: {exc}") from exc
 
+    # What a search that found nothing asks to say why its filters left no file (library/search/empty_reason.py).
+    def files_count(self, where: Fragment) -> int:
+        """How many indexed files a files-only fragment (files_where's, no `c.` column) allows."""
+        sql = f"SELECT count(*) FROM files f WHERE {where[0]}"  # noqa: S608 (fragments: constants; values are ?)
+        return int(self.conn.execute(sql, where[1]).fetchone()[0])
+
+    def file_types(self) -> dict[str, int]:
+        """Indexed files by what follows the last "." of their path, lower case (what `type:` compares; a tail
+        that is no extension, "b/readme" of /a.b/readme, is the caller's to leave out)."""
+        # rtrim(path, <path without its dots>) keeps the path up to its last "." (name_matches' trick)
+        tail = "lower(substr(f.path, length(rtrim(f.path, replace(f.path, '.', ''))) + 1))"
+        sql = f"SELECT {tail}, count(*) FROM files f WHERE {INDEXED[0]} GROUP BY 1"  # noqa: S608 (constants only)
+        return {str(t): int(n) for t, n in self.conn.execute(sql)}
+
+    def date_span(self) -> Optional[tuple[int, int]]:
+        """(oldest, newest) date of the indexed files in ns, as files_where compares them; None without one."""
+        sql = (f"SELECT min(coalesce(f.date_ns, f.mtime_ns)), max(coalesce(f.date_ns, f.mtime_ns)) "  # noqa: S608 (constants only)
+               f"FROM files f WHERE {INDEXED[0]}")
+        low, high = self.conn.execute(sql).fetchone()
+        return None if low is None else (int(low), int(high))
+
     def newest_first(self, where: Fragment, k: int, *, by_file: bool) -> list[int]:
         """The allowed passages' ids, newest file first (then by path): by file, each file's first allowed
         passage; else every allowed passage in reading order. At most `k`."""

@@ -190,3 +190,34 @@ def test_status_and_an_empty_search_name_the_process_writing_now(library, holder
     assert json.loads(out)["writer"] is None
     code, _, err = run("search", "zeppelin", "--mode", "lexical")
     assert "is indexing" not in err
+
+
+def test_an_empty_search_names_the_writer_only_where_its_sync_could_change_the_answer(library, holder):
+    """A newcomer's `type:banana boiler` during a sync was told "is indexing this library now: search again in a
+    moment", then "no results": no file is of that type. The result line says why its filters left nothing; the
+    writer is named only where its sync could bring a match. Run as real processes, both streams into one pipe
+    with stdout unbuffered: each note on a line of its own, never inside a result line."""
+    import os
+
+    def run(query: str) -> list[str]:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "SEARCHAPP_NO_WARM": "1"}
+        proc = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(library), "search", query,
+                               "--mode", "lexical"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env, timeout=HANG_GUARD_S)
+        assert proc.returncode == 0, proc.stdout
+        lines = proc.stdout.splitlines()
+        assert all(ln.startswith("searchapp: ") for ln in lines if "searchapp: " in ln), lines
+        return lines
+
+    indexing = f"searchapp: note: process {holder.pid} "
+    lines = run("boiler type:banana")  # no file is of it, and no reader takes it: no sync brings one
+    assert lines == ['no results: no indexed file is of type "banana" (types here: md 1, txt 1)'], lines
+    lines = run("boiler in:/nonexistent-x")  # outside every indexed folder: no sync of them writes there
+    assert not any(ln.startswith(indexing) for ln in lines) and lines[-1].startswith(
+        "no results: /nonexistent-x is not in an indexed folder (indexed: "), lines
+    lines = run("boiler type:pdf")  # a type a reader takes: the sync under way may bring one
+    assert any(ln.startswith(indexing) and ln.endswith("is indexing this library now: search again in a moment")
+               for ln in lines), lines
+    assert lines[-1] == 'no results: no indexed file is of type "pdf" (types here: md 1, txt 1)', lines
+    lines = run("zeppelin")  # a plain miss: as before
+    assert lines[-1] == "no results" and any(ln.startswith(indexing) for ln in lines), lines

@@ -103,26 +103,29 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     and error), query words marked when `color` (default: use_color of standard output). `searcher`: a _Searcher,
     or what a warm process runs a thin client's command with (cli/warm_run.py). `search -` reads `lines` (default:
     standard input), numbered from `first_line`, with `said` carried over (a warm process answers one line)."""
-    from ...library.search.result import LOADING, OF_THE_QUERY, UNSEARCHABLE
+    from ...library.search.result import LOADING, OF_THE_QUERY, OUTSIDE, PLACE, UNSEARCHABLE, WHY_EMPTY
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     said = Said() if said is None else said
 
-    def say(res: SearchResult, line: str = "") -> None:
+    def say(res: SearchResult, line: str = "", result_line: bool = False) -> None:
         """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the
-        search's notices: those about its query (OF_THE_QUERY) each time, with its line; the others once per run."""
+        search's notices: those about its query (OF_THE_QUERY) each time, with its line; the others once per run.
+        `result_line`: why the filters left nothing is said on the "no results" line (print_hits), not here, nor
+        the in: place that reason names (OUTSIDE) a second time."""
+        skip = (set(WHY_EMPTY) | ({PLACE} if res.said(OUTSIDE) else set())) if result_line else set()
         for warning in res.warnings:
-            print(f"searchapp: {line}note: {printable(warning)}", file=err)
+            note(f"searchapp: {line}note: {printable(warning)}", out, err)
         for notice in res.notices:
-            if notice.kind in OF_THE_QUERY:
-                print(f"searchapp: {line}note: {printable(notice.text)}", file=err)
+            if notice.kind in OF_THE_QUERY and notice.kind not in skip:
+                note(f"searchapp: {line}note: {printable(notice.text)}", out, err)
         if not said.notice_shown:
             for notice in res.notices:
                 if notice.kind not in OF_THE_QUERY:
                     more = " (--wait waits for meaning)" if notice.kind == LOADING else ""
-                    print(f"searchapp: note: {printable(notice.text)}{more}", file=err)
+                    note(f"searchapp: note: {printable(notice.text)}{more}", out, err)
                     said.notice_shown = True
 
     if args.query == "-":
@@ -138,13 +141,13 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
                 if not searcher.config.library.address:  # a desktop library's damage is no line's alone
                     raise
                 lost += 1
-                print(f"searchapp: line {n}: error: {printable(str(exc))}", file=err)
+                note(f"searchapp: line {n}: error: {printable(str(exc))}", out, err)
                 print(empty_json(q, args.mode or searcher.config.search.mode, str(exc), [], searcher.served_by) if args.json else hit_line(q, None),
                       file=out, flush=True)
                 continue
             problem = res.said(UNSEARCHABLE)
             if problem:
-                print(f"searchapp: line {n}: {printable(problem)}", file=err)
+                note(f"searchapp: line {n}: {printable(problem)}", out, err)
                 print(empty_json(q, res.mode, problem, res.warnings, searcher.served_by) if args.json
                       else hit_line(q, None), file=out, flush=True)
                 continue
@@ -153,13 +156,13 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
                   flush=True)
         return 3 if lost else 0  # the exit code of a lost shared library (docs/cli.md), once every line is answered
     res = searcher.search(args.query, single=True)
-    say(res)
+    say(res, result_line=not args.json)
     if not res.hits:  # say what a person cannot see, or "No results" is all they get
-        _why_nothing(args, searcher.config, err)
+        _why_nothing(args, searcher.config, res, out, err)
     if not searcher.read_only:  # one query a person typed (not `search -`'s lines); nothing beside a read-only library
         problem = searcher.history if searcher.history is not None else _record(searcher.config, args.query, res.mode)
         if problem:
-            print(f"searchapp: warning: {printable(problem)}", file=err)
+            note(f"searchapp: warning: {printable(problem)}", out, err)
     if args.json:
         # `notice` says why a query could not be searched; a missing reranker is no reason for no hits
         print(result_json(res, res.said(UNSEARCHABLE) if not res.hits else None, served_by=searcher.served_by), file=out)
@@ -169,18 +172,28 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     return 0
 
 
-def _why_nothing(args: argparse.Namespace, config: Config, err: TextIO) -> None:
+def note(text: str, out: TextIO, err: TextIO) -> None:
+    """One line on `err`, on a line of its own: what `out` holds is written first (stdout, a pipe, is buffered: a
+    note written while a result line sat there could land inside it)."""
+    out.flush()
+    print(text, file=err, flush=True)
+
+
+def _why_nothing(args: argparse.Namespace, config: Config, res: SearchResult, out: TextIO, err: TextIO) -> None:
     """Beside no results: a --in folder that is not there (a typo filters everything out), and a sync writing the
-    library now (a first one commits as it goes: the same search finds more in a moment)."""
+    library now (a first one commits as it goes: the same search finds more in a moment), unless no sync can
+    change the answer (a type no file has and no reader takes, a place outside every indexed folder): said as the
+    reason, it sent a person to wait for nothing."""
     from ...library.resources.lock import writer_holder_info
+    from ...library.search.result import ABSENT, OUTSIDE
 
     for folder in getattr(args, "within", None) or []:
         if not os.path.exists(os.path.expanduser(folder)):
-            print(f"searchapp: note: --in {printable(folder)}: no such folder here", file=err)
-    holder = writer_holder_info(config.data_dir)
+            note(f"searchapp: note: --in {printable(folder)}: no such folder here", out, err)
+    holder = None if res.said(ABSENT, OUTSIDE) else writer_holder_info(config.data_dir)
     if holder is not None:
-        print(f"searchapp: note: {printable(str(holder))} is indexing this library now: search again in a moment",
-              file=err)
+        note(f"searchapp: note: {printable(str(holder))} is indexing this library now: search again in a moment",
+             out, err)
 
 
 def _record(config: Config, query: str, mode: str) -> Optional[str]:

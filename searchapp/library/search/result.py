@@ -17,13 +17,21 @@ if TYPE_CHECKING:  # for the type checker alone: a result is read without the se
     from ..resources.lock import Holder
     from .filter_scope import FilterStats
 
-__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "COMMON", "NAMED", "WEAK", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
+__all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "FILTERED", "ABSENT", "OUTSIDE",
+           "WHY_EMPTY", "COMMON", "NAMED", "WEAK", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds", "embeds_next"]
 
 # Notice kinds, in the order a search says them.
 UNSEARCHABLE = "unsearchable"  # nothing to match or embed (empty, common words only): no hits at all
 LISTING = "listing"  # only operators and fields: the allowed files, newest first, unranked
 PLACE = "place"  # an in: value at which no folder of the library is (search/places.py): a typo finds nothing
+# Why a search found nothing when its filters are the reason (search/empty_reason.py): FILTERED, they leave no file
+# of the library now (a sync adding files may change that); ABSENT, a type no file has and no reader takes; OUTSIDE,
+# a place outside every indexed folder (a PLACE notice names it too). No sync of the library's folders brings either.
+FILTERED = "filtered"
+ABSENT = "absent"
+OUTSIDE = "outside"
+WHY_EMPTY = (FILTERED, ABSENT, OUTSIDE)
 COMMON = "common"  # a hybrid query of only common words: its words rank nothing, meaning alone ranks
 NAMED = "named"  # words no passage holds, typed as a file's name (search/named.py): `name:` lists the files
 RERANKER = "reranker"  # reranking was asked for but no reranker can run: first-stage order
@@ -35,7 +43,7 @@ WEAK = "weak"  # every row shares no word with the query and is far from it in m
 
 # What a notice of these kinds says is about its own query; the others are about the library or the models (one
 # run's lines share them: `search -` says those once, these on each line they are about).
-OF_THE_QUERY = frozenset({LISTING, PLACE, COMMON, NAMED, WEAK})
+OF_THE_QUERY = frozenset({LISTING, PLACE, *WHY_EMPTY, COMMON, NAMED, WEAK})
 LISTING_NOTICE = "no words to rank by: newest matching first"
 LOADING_NOTICE = "meaning is still loading — word matches only"
 
@@ -147,6 +155,8 @@ class SearchResult:
             out["reindex_notice"] = self.reindex_notice
         if self.said(PLACE):
             out["place_notice"] = self.said(PLACE)  # an in: value no folder of the library is at
+        if self.said(*WHY_EMPTY):
+            out["filter_notice"] = self.said(*WHY_EMPTY)  # no hits because the filters leave no file
         if self.mode == "similar":
             out["same_file"] = [display_path(p) for p in self.same_file]  # as a hit's `copies`
         if self.said(COMMON):

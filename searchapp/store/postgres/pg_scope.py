@@ -224,6 +224,24 @@ class PgScope:
         return "SELECT unnest(?::bigint[]) AS file_id", [sorted(files)]
 
     # -- reads ----------------------------------------------------------------------------------------------
+    # scope.ScopeQueries' reads for a search that found nothing (library/search/empty_reason.py), same answers.
+    def files_count(self, where: Fragment) -> int:
+        from .sql_shim import to_psycopg
+
+        sql = f"SELECT count(*) FROM files f WHERE {where[0]}"  # noqa: S608 (scope.py's constants; values are ?)
+        return int(self.rows(to_psycopg(sql), tuple(where[1]))[0][0])
+
+    def file_types(self) -> dict[str, int]:
+        """What follows the last "." of each indexed path, lower case, counted (no "." at all: the whole path)."""
+        tail = r"lower(regexp_replace(path, '^.*\.', ''))"
+        return {str(t): int(n) for t, n in self.rows(
+            f"SELECT {tail}, count(*) FROM files WHERE status = 'indexed' GROUP BY 1")}  # noqa: S608 (constants only)
+
+    def date_span(self) -> Optional[tuple[int, int]]:
+        got = self.rows("SELECT min(coalesce(date_ns, mtime_ns)), max(coalesce(date_ns, mtime_ns)) FROM files "
+                        "WHERE status = 'indexed'")
+        return None if not got or got[0][0] is None else (int(got[0][0]), int(got[0][1]))
+
     def newest_first(self, where: Fragment, k: int, *, by_file: bool) -> list[int]:
         """scope.ScopeQueries.newest_first: the allowed passages' ids, newest file first (then by path); by file
         each file's first allowed passage, else every allowed passage in reading order. At most `k`."""

@@ -102,6 +102,11 @@ def test_one_result_is_singular_and_none_says_what_to_try(qtbot, open_window):
 
     search(qtbot, win, "volcano type:pdf", mode="hybrid")  # a filter nothing passes
     assert empty.isVisible() and "remove a filter" in empty.text().lower() and "switch to" not in empty.text().lower()
+    # which filter, and what the library has instead (the library says it: search/empty_reason.py)
+    assert empty.text().startswith('No results for “volcano type:pdf”: no indexed file is of type "pdf" (types here: '
+                                   "md 2, txt 2). Remove a filter"), empty.text()
+    search(qtbot, win, "volcano type:pdf", mode="lexical")  # no other mode searches other files
+    assert "switch to" not in empty.text().lower(), empty.text()
     search(qtbot, win, "volcano", mode="hybrid")
     assert not empty.isVisible()
 

@@ -72,8 +72,16 @@ def test_the_command_line_says_it_and_its_json_carries_it(lib, tmp_path, capsys)
             "--mode", "lexical"]
     assert main(args) == 0
     out, err = capsys.readouterr()
-    assert "no results" in out.lower()
-    assert f"searchapp: note: in:{tmp_path / 'nowhere'}: no folder of the library is there or under it" in err
+    # nothing found there: the result line says it once, with the indexed folders (search/empty_reason.py)
+    assert out == f"no results: {tmp_path / 'nowhere'} is not in an indexed folder (indexed: {tmp_path / 'docs'})\n"
+    assert "nowhere" not in err
     assert main([*args, "--json"]) == 0
-    out, _ = capsys.readouterr()
+    out, err = capsys.readouterr()
     assert json.loads(out)["place_notice"].startswith(f"in:{tmp_path / 'nowhere'}: no folder of the library")
+    assert f"searchapp: note: in:{tmp_path / 'nowhere'}: no folder of the library is there or under it" in err
+    # beside hits from another place, the note says it as before
+    assert main(["--data-dir", str(library.data_dir), "search", f"volcano in:{tmp_path / 'docs'} "
+                 f"in:{tmp_path / 'nowhere'}", "--mode", "lexical"]) == 0
+    out, err = capsys.readouterr()
+    assert "volcano.txt" in out
+    assert f"searchapp: note: in:{tmp_path / 'nowhere'}: no folder of the library is there or under it" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 
@@ -9,7 +10,7 @@ from searchapp.base.member_paths import MEMBER_SEP
 from searchapp.base.terminal import BOLD, printable
 from searchapp.base.types import Hit, StageRanks, StageScores
 from searchapp.cli.search_output import empty_json, hit_line, print_hits, result_json
-from searchapp.library.search.result import SearchResult
+from searchapp.library.search.result import ABSENT, OUTSIDE, Notice, SearchResult
 
 
 def _hit(path="/r/a.txt", text="the harbour lantern was lit at dusk", **kw) -> Hit:
@@ -58,6 +59,36 @@ def test_query_words_are_bold_only_with_color(capsys):
     assert BOLD not in capsys.readouterr().out
     print_hits(SearchResult("q", "hybrid", [], reranked=False), color=False)
     assert capsys.readouterr().out == "no results\n"
+
+
+class _Writes(io.StringIO):
+    """A stream that keeps each write apart (an unbuffered stdout: each write reaches the terminal at once)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.calls.append(s)
+        return super().write(s)
+
+
+def test_no_results_is_one_write_with_its_newline_and_says_why_the_filters_left_nothing():
+    """print() wrote "no results" and its newline apart: with stdout unbuffered, a note written to stderr between
+    the two began on the result's line ("no resultssearchapp: note: …")."""
+    out = _Writes()
+    print_hits(SearchResult("q", "hybrid", [], reranked=False), color=False, out=out)
+    assert out.calls == ["no results\n"]
+    why = SearchResult("q type:banana", "hybrid", [], reranked=False,
+                       notices=[Notice(ABSENT, 'no indexed file is of type "banana" (types here: pdf 3)')])
+    out = _Writes()
+    print_hits(why, color=False, out=out)
+    assert out.calls == ['no results: no indexed file is of type "banana" (types here: pdf 3)\n']
+    out = _Writes()
+    print_hits(SearchResult("q", "hybrid", [], reranked=False, notices=[Notice(OUTSIDE, "/a\x1b[2J is not in an "
+                                                                            "indexed folder (indexed: /r)")]),
+               color=False, out=out)
+    assert out.calls == ["no results: /a\\e[2J is not in an indexed folder (indexed: /r)\n"]  # escaped, as paths are
 
 
 def test_hit_line_is_one_tab_separated_line_per_query():
