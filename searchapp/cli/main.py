@@ -25,7 +25,6 @@ from .parser import parse_command_line
 from .options import check_options
 from .hang_up import leave_terminal
 from .progress import TerminalProgress
-from . import warning_lines
 
 __all__ = ["main"]
 
@@ -46,7 +45,6 @@ def main(argv: Optional[Sequence[str]] = None, *, ask_warm: bool = True) -> int:
         args.handler = cmd_gui
     cancel = CancelToken()
     _install_stop_signals(cancel, args.command)
-    warning_lines.install()
     progress = TerminalProgress()
     _explicit_model_paths(args)
     config = None

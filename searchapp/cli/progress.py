@@ -108,6 +108,9 @@ class TerminalProgress:
         from tqdm import tqdm
 
         if self._stage != key:
+            from . import warning_lines
+
+            warning_lines.install()  # from the first bar on, a warning is a line of its own, not glued onto it
             self.close()
             self._stage = key
             fixed = _unsized()

@@ -16,7 +16,9 @@ __all__ = ["install"]
 class _Lines(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            line = f"searchapp: warning: {printable(record.getMessage())}"
+            said = record.getMessage() if record.name.startswith("searchapp") else f"{record.name}: {record.getMessage()}"
+            trace = logging.Formatter().formatException(record.exc_info).splitlines() if record.exc_info else []
+            line = "\n".join([f"searchapp: warning: {printable(said)}", *map(printable, trace)])
             if "tqdm" in sys.modules:  # a bar may be on the line (cli/progress.py imports tqdm for its first one)
                 from tqdm import tqdm
 
@@ -28,7 +30,8 @@ class _Lines(logging.Handler):
 
 
 def install() -> None:
-    """Once per process: warnings and above, as the last resort shows them, each on its own line."""
+    """Once per process, at its first progress bar (not before: a search a warm process answers imports no
+    logging): warnings and above, as the last resort shows them, each on its own line."""
     root = logging.getLogger()
     if not any(isinstance(h, _Lines) for h in root.handlers):
         root.addHandler(_Lines(logging.WARNING))

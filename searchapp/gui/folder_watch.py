@@ -196,6 +196,8 @@ class FolderWatch(QObject):
 
     def on_changes(self, changes: Changes) -> None:
         if changes.settings:  # the library was reopened, or another opened: its watch, not the old one's
+            self.writes.end_hold()  # and no Cancel of the old one's holds its writes
+            self._catch_up_held = False
             self.start()
 
     def _toggled(self, on: bool) -> None:
@@ -286,9 +288,13 @@ class FolderWatch(QObject):
         self._summed = (said, rep, paths)
 
     # -- the catch-up -----------------------------------------------------------
-    def _catch_up_now(self, lib: Library) -> None:
-        if self.watching is not lib or not self.has_folders() or writer_holder(lib.data_dir) is not None:
-            return  # not watching now; nothing to read; another process syncs it (its changes shown as they come)
+    def _catch_up_now(self, lib: Library, behind_a_write: bool = False) -> None:
+        """`behind_a_write`: queued behind the person's write just submitted, which may hold the writer lock already
+        (not another process's sync: its check meets WriterBusy where one does)."""
+        if self.watching is not lib or not self.has_folders():
+            return  # not watching now; nothing to read
+        if not behind_a_write and writer_holder(lib.data_dir) is not None:
+            return  # another process syncs it (its changes shown as they come)
         if self.writes.on_hold:  # after the person's Cancel: it runs when they ask for a write again
             self._catch_up_held = True
             return
@@ -324,7 +330,7 @@ class FolderWatch(QObject):
             return
         if self._catch_up_held:
             self._catch_up_held = False
-            self._catch_up_now(lib)
+            self._catch_up_now(lib, behind_a_write=True)
         with self._paths_lock:
             waiting = bool(self._paths) and not self._open
         if waiting:

@@ -91,8 +91,9 @@ class StatusLabels(QObject):
             self.index.setText(f"{held} · opening the index…")
             self.fit()
             return
-        self.index.setText(held + ("" if st.consistent else " — index not consistent") + _writer_note(st))
-        self.index.setToolTip(f"{st.writer} is syncing this library" if st.writer else "")
+        note = _writer_note(st)
+        self.index.setText(held + ("" if st.consistent else " — index not consistent") + note)
+        self.index.setToolTip(f"{st.writer} is syncing this library" if note else "")
         self.fit()
 
     def show_models(self, config: Config, ready: bool) -> None:
@@ -114,9 +115,9 @@ class StatusLabels(QObject):
 def _writer_note(st: LibraryStatus) -> str:
     """Another process syncing the library (a terminal's `index`): said with how far its meaning is, since the
     window's strip shows only its own writes (a newcomer saw nothing of a terminal's 35-minute embedding)."""
-    if not st.writer:
+    who = (st.writer or "").split(" (", 1)[0]  # "process 9461"; its command line in the tooltip
+    if not who or who == f"process {os.getpid()}":  # the status names this process too while it writes
         return ""
-    who = st.writer.split(" (", 1)[0]  # "process 9461"; its command line in the tooltip
     if st.embedded >= st.chunks:
         return f" · {who} is syncing"
     left = meaning_left_s(st.chunks - st.embedded, st.meaning_rate)

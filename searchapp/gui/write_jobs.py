@@ -83,6 +83,7 @@ class WriteJobs(QObject):
         # person asks for a write again: a catch-up queued behind a cancelled Add read the folder and embedded its
         # 795 passages anyway (a newcomer). `hold_note`: what the Cancel's line adds about them (watching or not).
         self.on_hold = False
+        self._holding_for: Optional[int] = None  # the job whose Cancel began the hold, until it ends cancelled
         self.hold_note: Callable[[], str] = lambda: ""
 
     def submit(self, title: str, fn: JobFn, changes: Changes, on_success: Optional[Callable[[Any], None]] = None,
@@ -92,9 +93,9 @@ class WriteJobs(QObject):
         `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs; `stopped`:
         what a Cancel of it says (default: what the sync kept, cancel_summary); `ended`: called once it has ended,
         done, failed or cancelled; `own`: the window's own write, not the person's (which ends a hold)."""
-        if not own and self.on_hold:
-            self.on_hold = False
-            self.holdEnded.emit()
+        ends_hold = not own and self.on_hold
+        self.on_hold = self.on_hold and not ends_hold
+        self._holding_for = None if ends_hold else self._holding_for
         runner = self.tools.runner
         ahead = runner.write_jobs()
         job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.tools.report_error,
@@ -110,7 +111,13 @@ class WriteJobs(QObject):
             before = ahead[-1].name
             self.tools.say(f"Queued: {target or title} — runs after {before[:1].lower() + before[1:]}", 8000)
             self._show_queue()
+        if ends_hold:  # what waited goes in behind this write, not before it (a Remove after a Cancel came second)
+            self.holdEnded.emit()
         return job
+
+    def end_hold(self) -> None:
+        """Another library opened: a Cancel in the old one holds nothing here."""
+        self.on_hold, self._holding_for = False, None
 
     def waiting(self) -> list[str]:
         """What the queued writes (not started yet) are called, in the order they run."""
@@ -253,6 +260,9 @@ class WriteJobs(QObject):
         return scope is None or path in scope
 
     def _done(self, job_id: int, changes: Changes) -> None:
+        if job_id == self._holding_for:  # it finished all the same: nothing was stopped, nothing is held
+            self.on_hold, self._holding_for = False, None
+            self.holdEnded.emit()
         if self.adds.pop(job_id, None) is not None:
             self._adds_changed()
         self.targets.pop(job_id, None)
@@ -308,11 +318,15 @@ class WriteJobs(QObject):
             return
         self.progress.cancel_button.setEnabled(False)
         self.progress.label.set_full_text("Stopping…")  # within seconds, keeping every finished file
-        self.on_hold = True
+        # From now (a write queued behind it may start before this thread hears of the cancel); let go if the write
+        # ends all the same (_done: a Cancel that came as it finished)
+        self.on_hold, self._holding_for = True, job.id
         job.cancel()
 
     def _on_cancelled(self, job: Job) -> None:
         # Cancelling is the user's own wish: no dialog, just say what state things are in.
+        if job.id == self._holding_for:
+            self._holding_for = None  # it did stop: the hold stands until the person's next write
         self.outcome = self.stopped.get(job.id) or cancel_summary(getattr(job.value, "report", None))
         self.outcome += self.hold_note() if self.on_hold else ""
         self.tools.say(self.outcome, 15000)

@@ -213,7 +213,7 @@ class Library(WatchAndServe):
                     cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Index folders or files in one sync (`index A B`: a file moved from A to B is said once and keeps its
         meaning); each is checked before anything is written."""
-        roots = [os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths]
+        roots = list(dict.fromkeys(os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths))  # `index A A`
         for root in roots:
             readable_to_add(self.store, root)
         with self._writing() as updates:

@@ -8,6 +8,7 @@ file hash, rebuilt by OCRing again, and a scan's text reaches every desktop thro
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from typing import TYPE_CHECKING, Optional, Protocol
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from .sync.vanished import Vanished
 
 __all__ = ["sync_work", "WatchedShared"]
+
+
+log = logging.getLogger(__name__)
 
 
 class SharedLibrary(Protocol):
@@ -96,14 +100,16 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     try:
         _words_meaning_ocr(lib, work, encoder, index, progress, cancel, embed, total, vanished, had_passages)
     except Cancelled as exc:  # what the whole sync did by then, for the person who stopped it (as the desktop's)
-        vanished.settle(total)
+        _settle_quietly(vanished, total)
         if exc.report is not None and exc.report is not total:
             total.merge(exc.report)
         total.chunks_pending = lib.store.pending_by_machine().get(lib.store.machine, 0)
         exc.report = total
         raise
-    finally:
-        vanished.settle(total)  # those a renamed scan waiting for OCR was held for: after the OCR step
+    except BaseException:
+        _settle_quietly(vanished, total)
+        raise
+    vanished.settle(total)  # those a renamed scan waiting for OCR was held for: after the OCR step
     waiting = lib.store.pending_by_machine()
     # This machine's alone: "`searchapp index` embeds them" is true of those only (another machine's wait for it)
     total.chunks_pending = waiting.pop(lib.store.machine, 0)
@@ -112,6 +118,15 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
                            f"embedded ({', '.join(sorted(waiting))}); they are searchable by words meanwhile")
     rate.save()  # a short pass's rate too
     return total
+
+
+def _settle_quietly(vanished: Vanished, total: SyncReport) -> None:
+    """After a stop or an error: the entries held for the OCR step go, and an error meanwhile (the connection lost
+    that stopped the sync) does not hide the one said."""
+    try:
+        vanished.settle(total)
+    except Exception:
+        log.debug("the held entries wait for the next sync", exc_info=True)
 
 
 def _words_meaning_ocr(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]], encoder: PassageEncoder,

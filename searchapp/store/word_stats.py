@@ -94,8 +94,10 @@ class WordStats:
         except sqlite3.OperationalError:  # an SQLite without fts5vocab
             return set()
 
-    def files_with_vectors(self, file_ids: Sequence[int]) -> set[int]:
-        """Those of `file_ids` with at least one passage that has its vector (the meaning side can find them)."""
+    def files_embedded(self, file_ids: Sequence[int]) -> set[int]:
+        """Those of `file_ids` whose every passage has its vector (the meaning side judges them whole). Not "any
+        passage": the meaning queue embeds every file's first passages first (store/vector_queue.py), so midway
+        most files have some, and a match deep in one would be left to neither side."""
         return {int(r[0]) for r in self.select_in(
-            f"SELECT DISTINCT file_id FROM chunks WHERE {EMBEDDED} AND file_id IN ({{}})",  # noqa: S608 (a constant and ?)
+            f"SELECT file_id FROM chunks WHERE file_id IN ({{}}) GROUP BY file_id HAVING min({EMBEDDED})",  # noqa: S608 (a constant and ?)
             dict.fromkeys(int(f) for f in file_ids))}

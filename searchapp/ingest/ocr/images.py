@@ -121,8 +121,10 @@ def iter_image_pages(path: Path, max_pages: int, cancel: Optional[CancelToken] =
                     raise
                 except (Image.DecompressionBombError, Image.DecompressionBombWarning):
                     raise _bomb(*im.size) from None
-                except (OSError, ValueError, SyntaxError) as exc:  # truncated or corrupt data (its bytes were read
-                    raise UnreadableImage(f"corrupt image: {exc}"[:300]) from None  # whole for their hash just now)
+                except (OSError, ValueError, SyntaxError) as exc:  # truncated or corrupt data
+                    if isinstance(exc, OSError) and exc.errno is not None:  # the disk's or the share's, not the
+                        raise ExtractionError(f"cannot read image: {exc}"[:300]) from None  # bytes': tried again
+                    raise UnreadableImage(f"corrupt image: {exc}"[:300]) from None
                 yield index + 1, page
 
 

@@ -133,7 +133,9 @@ def _candidates(store: Store, index: VectorIndex, dim: int, source: FileRow, src
     backend raises its ef to the depth asked. The ranking rule (file score, module docstring) is unchanged."""
     available = len(scope.ids) if scope is not None else len(index)
     depth = min(NEIGHBOURS + min(source.n_chunks, 4 * NEIGHBOURS), available)  # the source's own passages come back too
-    widest = min(available, max(depth, NEIGHBOUR_BUDGET // max(len(src_vecs), 1)))
+    # A filter's scope asks the index for depth / its share x 2 (FilterScope._widened): counted in the budget too
+    cost = 2 * max(len(index), 1) / max(available, 1) if scope is not None else 1.0
+    widest = min(available, max(depth, int(NEIGHBOUR_BUDGET / cost) // max(len(src_vecs), 1)))
     owner: dict[int, int] = {}
     while True:
         if scope is not None:

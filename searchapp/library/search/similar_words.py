@@ -125,7 +125,7 @@ def add_words_rows(store: Store, result: SearchResult, source: FileRow, src_ids:
         shas = store.file_sha256s(list(best))
         files = sorted((f for f in best if shas.get(f) not in skip_shas and best[f][0] > 0.0),
                        key=lambda f: -best[f][0])  # stable: ties keep the lexical order; copies fold
-        vectored = store.files_with_vectors(files) if files else set()
+        vectored = store.files_embedded(files) if files else set()
         if judged:  # left out before the cut: the files meaning judged must not take the rows of the others
             files = [f for f in files if f not in vectored]
         files = files[: 4 * want + 20]

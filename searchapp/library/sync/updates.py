@@ -227,10 +227,10 @@ class Updates:
         return bool(stored.get("model")) and bool(reindex_reasons(stored, self.models.expected_meta()))
 
     def _save_after_stop(self, vanished: Vanished, total: SyncReport) -> None:
-        """On Cancelled or an error: the deleted entries held for the OCR step go (none outlives its sync), and what
-        was committed is saved with its generation. A second error meanwhile must not hide the first one. Not
-        when the lock was handed over and not taken back, nor taken back and the library not read again yet (a
-        model changed meanwhile): the index file is another writer's, and the database has every batch."""
+        """On Cancelled or an error: the deleted entries held for the OCR step go, and what was committed is saved
+        with its generation. A second error meanwhile must not hide the first one. Neither when the lock was handed
+        over and not taken back, nor taken back and the library not read again yet (a model changed meanwhile): the
+        index file is another writer's, and the database has every batch (held entries: the next sync's)."""
         if self.turn is not None and (not self.turn.held or self.turn.stale):
             return
         with contextlib.suppress(Exception):

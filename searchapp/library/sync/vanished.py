@@ -53,8 +53,9 @@ class Moves:
             self._waiting_keys.add(key)
 
     def waits(self, row: FileRow) -> bool:
-        """Whether an addition waiting for OCR has the bytes of the deleted entry `row`."""
-        return self._key(row.sha256) in self._waiting_keys
+        """Whether an addition waiting for OCR has the bytes of the deleted entry `row`, which has passages whose
+        meaning it may reuse (an entry that was itself still waiting has none)."""
+        return row.status == "indexed" and self._key(row.sha256) in self._waiting_keys
 
     def settle(self, store: Store) -> None:
         """After the OCR step: the waiting additions it gave text are additions like any other."""
@@ -114,10 +115,13 @@ class Vanished:
         self._delete([row for row, h in zip(rows, held, strict=True) if not h], rep)
 
     def settle(self, rep: SyncReport) -> None:
-        """After the OCR step (or a stop before it): the entries held for it deleted, counted as `purge` counts."""
+        """After the OCR step (or a stop before it): the entries held for it deleted, counted as `purge` counts;
+        not those gone meanwhile (the OCR step removes a waiting entry whose file is gone: counted there)."""
         self.moves.settle(self.store)
         rows, self._held = self._held, []
-        self._delete(rows, rep)
+        if rows:
+            still = self.store.files_by_path(row.path for row in rows)
+            self._delete([row for row in rows if row.path in still and still[row.path].id == row.id], rep)
 
     def _delete(self, rows: list[FileRow], rep: SyncReport) -> None:
         if not rows:

@@ -77,9 +77,10 @@ def _login() -> str:
 
 
 def _databases(path: Path, user: str) -> Optional[list[str]]:
-    """The database fields of the file's lines for `user` (or any user), in order; None where it cannot be read."""
+    """The database fields of the file's lines for `user` (or any user), in order; None where it cannot be read or
+    is no plain file (libpq reads none other; a FIFO would never end)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
+        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
             return None
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:

@@ -774,10 +774,10 @@ class PgStore(PgLexical, PgScope):
         row = self.one("SELECT count(*) FROM chunks WHERE file_id = %s AND vector IS NOT NULL", (file_id,))
         return int(row[0]) if row else 0
 
-    def files_with_vectors(self, file_ids: Sequence[int]) -> set[int]:
-        """Those of `file_ids` with a passage that has its vector (store/word_stats.py's, on the desktop)."""
-        return {int(r[0]) for r in self.rows("SELECT DISTINCT file_id FROM chunks WHERE vector IS NOT NULL AND "
-                                             "file_id = ANY(%s)", ([int(f) for f in file_ids],))}
+    def files_embedded(self, file_ids: Sequence[int]) -> set[int]:
+        """Those of `file_ids` whose every passage has its vector (store/word_stats.py's, on the desktop)."""
+        return {int(r[0]) for r in self.rows("SELECT file_id FROM chunks WHERE file_id = ANY(%s) GROUP BY file_id "
+                                             "HAVING bool_and(vector IS NOT NULL)", ([int(f) for f in file_ids],))}
 
     def pending_count(self) -> int:
         row = self.one("SELECT count(*) FROM chunks WHERE vector IS NULL")

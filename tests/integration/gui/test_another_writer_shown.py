@@ -58,3 +58,17 @@ def test_a_terminal_sync_is_named_in_the_status_bar_and_a_re_sync_says_it_waits_
         win.refresh_status()
     assert "is syncing" not in win.labels.index.text()
     close_window(win, win.session.library)
+
+
+def test_the_windows_own_write_is_not_another_process(qtbot, make):
+    """The status names the process holding the writer lock, this one too: the window's own sync is not said as
+    another's (a reviewer saw "process <its own pid> is syncing" at every refresh during its own writes)."""
+    from searchapp.library.resources.lock import writer_lock
+
+    win = make()
+    with writer_lock(win.config.data_dir):  # as the window's own sync holds it (this process)
+        with qtbot.waitSignal(win.statusRefreshed, timeout=WAIT_MS):
+            win.refresh_status()
+        label = win.labels.index.text()
+    close_window(win, win.session.library)
+    assert "is syncing" not in label, label

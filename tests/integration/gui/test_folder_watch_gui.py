@@ -157,6 +157,7 @@ def test_after_the_persons_cancel_the_windows_own_writes_wait_for_their_next_wri
     qtbot.wait(300)
     assert win.folder_watch.updates == updates and not win.runner.busy_writing()  # still waiting
     win.writes.resync([str(win.docs)])  # the person's next write: the hold ends, what waited goes in behind it
+    assert [j.name for j in win.runner.write_jobs()][0] == "Re-syncing"  # first, not behind what waited
     qtbot.waitUntil(lambda: {"kiln.txt", "pears.txt"} <= stored(win.lib), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
     assert not win.writes.on_hold and win.folder_watch.catch_ups == 3  # the held one ran once the hold ended

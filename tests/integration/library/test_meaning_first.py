@@ -203,7 +203,7 @@ def test_with_rank_fusion_a_passage_embedded_on_the_spot_is_ranked_by_its_meanin
                 assert abs(h.scores.fused - want) < 1e-9, (group, h.scores, h.ranks)
 
 
-def test_every_files_first_passages_come_before_the_rest_of_a_huge_one(tiny_library, tmp_path):
+def test_every_files_first_passages_come_before_the_rest_of_a_huge_one(tiny_library, tiny_encoder, tmp_path):
     """A newcomer's 29 MB log (17,216 of 26,876 passages), saved last, was embedded whole before any of the notes
     beside it: the queue takes every file's first HEAD_PASSAGES passages first, newest file first, then the rest.
     Both libraries: the shared one orders its queue the same way."""
@@ -223,3 +223,14 @@ def test_every_files_first_passages_come_before_the_rest_of_a_huge_one(tiny_libr
     assert files[:HEAD_PASSAGES] == ["server.log"] * HEAD_PASSAGES  # the newest file's head first
     assert sorted(files[HEAD_PASSAGES:HEAD_PASSAGES + 3]) == sorted(f for f in files if f != "server.log")
     assert files[HEAD_PASSAGES + 3:] == ["server.log"] * (big - HEAD_PASSAGES)  # then the rest of it
+    # A file with its head embedded is not yet judged whole by meaning: Similar still finds it by words too
+    store = tiny_library.store
+    head = [c for c, f in zip(order, files, strict=True) if f == "server.log"][:HEAD_PASSAGES]
+    with store.atomic():
+        store.set_vectors(head, tiny_encoder.encode([rows[c].text for c in head]))
+    note = store.file_by_path(str(docs / sorted(f for f in files if f != "server.log")[0]))
+    note_ids = [c for c in order if rows[c].path == note.path]
+    with store.atomic():
+        store.set_vectors(note_ids, tiny_encoder.encode([rows[c].text for c in note_ids]))
+    big_id = store.file_by_path(str(log)).id
+    assert store.files_embedded([big_id, note.id]) == {note.id}

@@ -158,6 +158,22 @@ def test_a_scan_deleted_while_the_ocr_step_runs_is_removed_by_that_sync(tmp_path
     assert state_counts(tiny_library.store).get("ocr_pending", 0) == 0
 
 
+def test_a_scan_still_waiting_for_ocr_renamed_is_removed_once(tmp_path, tiny_library, monkeypatch):
+    """A reviewer's case: the old entry waited too (no engine), and came first in the OCR step, which removed it as
+    gone; the words pass had held it for the rename, and counted it removed a second time. An entry that waited has
+    no meaning to keep: it is not held."""
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(["Lighthouse"]).save(docs / "scan.png")
+    tiny_library.add_folder(docs)
+    (docs / "scan.png").rename(docs / "log.png")
+    os.utime(docs / "log.png", (1_600_000_000, 1_600_000_000))  # the old entry comes first in the OCR step
+    rep = tiny_library.sync()
+    assert rep.removed == 1, rep.said("added", "removed")
+    assert [Path(r.path).name for _, r in files_in_state(tiny_library.store)] == ["log.png"]
+
+
 def test_without_an_engine_images_wait_and_nothing_fails(tmp_path, tiny_library, monkeypatch):
     monkeypatch.setenv(ENGINE_ENV, "none")
     docs = tmp_path / "docs"

@@ -23,3 +23,14 @@ def test_the_database_names_of_the_users_lines_only(tmp_path, monkeypatch):
     assert "has a password for user 'bob' on database 'team:lib', 'archive', none on 'teamlib'" in hint
     assert "payroll" not in hint  # another user's line
     assert password_hint("FATAL:  database \"x\" does not exist", "postgresql://bob@db/x") == ""
+
+
+def test_a_password_file_that_is_no_plain_file_is_not_read(tmp_path, monkeypatch):
+    """libpq reads only a plain file; a FIFO read for the hint would never end (a reviewer's find)."""
+    import os
+
+    fifo = tmp_path / "pgpass"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("PGPASSFILE", str(fifo))
+    hint = password_hint("fe_sendauth: no password supplied", "postgresql://bob@db/teamlib")
+    assert "none was found" in hint
