@@ -110,8 +110,8 @@ class TerminalProgress:
         if self._stage != key:
             from . import warning_lines
 
-            warning_lines.install()  # from the first bar on, a warning is a line of its own, not glued onto it
             self.close()
+            warning_lines.install()  # while the bar is drawn, a warning is a line of its own, not glued onto it
             self._stage = key
             fixed = _unsized()
             cols, rows = fixed or (None, None)
@@ -155,7 +155,10 @@ class TerminalProgress:
     def close(self) -> None:
         self._drawn = float("-inf")  # the next bar's first report is drawn
         if self._bar is not None:
+            from . import warning_lines
+
             self._bar.close()
             self._bar = None
+            warning_lines.uninstall()  # no bar: the last resort's line is a line of its own
         self._stage = ""
         self._rate.reset()

@@ -10,7 +10,7 @@ import sys
 
 from ..base.terminal import printable
 
-__all__ = ["install"]
+__all__ = ["install", "uninstall"]
 
 
 class _Lines(logging.Handler):
@@ -30,8 +30,15 @@ class _Lines(logging.Handler):
 
 
 def install() -> None:
-    """Once per process, at its first progress bar (not before: a search a warm process answers imports no
-    logging): warnings and above, as the last resort shows them, each on its own line."""
+    """While a progress bar is drawn (cli/progress.py, from its first bar to its close): warnings and above, as
+    the last resort shows them, each on a line of its own. Not before (a search a warm process answers imports no
+    logging), nor after (the last resort writes a line of its own where no bar is)."""
     root = logging.getLogger()
     if not any(isinstance(h, _Lines) for h in root.handlers):
         root.addHandler(_Lines(logging.WARNING))
+
+
+def uninstall() -> None:
+    root = logging.getLogger()
+    for h in [h for h in root.handlers if isinstance(h, _Lines)]:
+        root.removeHandler(h)
