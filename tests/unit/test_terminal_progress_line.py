@@ -13,6 +13,7 @@ from searchapp.library.sync.meaning_pass import meaning_message
 def test_the_embedding_line_shows_one_percentage(monkeypatch):
     err = io.StringIO()
     monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "160")  # the width a test worker's terminal reports is no test's business
     bar = TerminalProgress(enabled=True)
     # 370 of the 1,000 passages this run embeds; the library (with passages embedded before) is at 87%
     bar(Progress("embedding", 370, 1000, meaning_message(8_700, 10_000)))
@@ -63,6 +64,7 @@ def test_a_writer_handover_s_wait_is_not_counted_in_the_rate(monkeypatch):
 
     err = io.StringIO()
     monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "160")  # room for the rate and the time left (80 columns keep the time left)
     now = [0.0]
     bar = TerminalProgress(enabled=True, clock=lambda: now[0])
     for i in range(21):
