@@ -57,6 +57,7 @@ from ..sync.words_pass import BATCH_CHUNKS, BATCH_FILES
 from ..sync.contract import IndexWriter, PassageEncoder, SyncReport
 from ..sync.meta_keys import REINDEX_META
 from ..sync.newer_reader import read_by_older
+from ..sync.vanished import delete_entries
 
 __all__ = ["ocr_pending", "ocr_step", "MAX_FILES_PER_SYNC"]
 
@@ -235,16 +236,10 @@ def _gone(row: FileRow) -> bool:
 def _forget(store: Store, row: FileRow, index: IndexWriter, rep: SyncReport, counted: set[str]) -> None:
     """An entry whose file was deleted since the text pass, removed as a sync removes a deleted file (counted
     removed, no longer skipped as waiting)."""
-    with store.atomic():
-        removed = store.delete_file(row.id)
-        store.bump_generation()
-    if removed:
-        index.remove(removed)
+    delete_entries(store, index, [row], rep)
     if row.path in counted:
         counted.discard(row.path)
         rep.skipped -= 1
-    rep.removed += 1
-    rep.chunks_removed += len(removed)
 
 
 def _unchanged(row: FileRow) -> bool:

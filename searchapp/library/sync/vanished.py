@@ -17,7 +17,7 @@ import numpy as np
 from ...store import FileRow, Store
 from .contract import IndexWriter, SyncReport
 
-__all__ = ["Moves", "Vanished"]
+__all__ = ["Moves", "Vanished", "delete_entries"]
 
 
 class Moves:
@@ -52,16 +52,20 @@ class Moves:
             self._waiting.append((key, path, added))
             self._waiting_keys.add(key)
 
-    def waits(self, row: FileRow) -> bool:
+    def holds(self, row: FileRow) -> bool:
         """Whether an addition waiting for OCR has the bytes of the deleted entry `row`, which has passages whose
-        meaning it may reuse (an entry that was itself still waiting has none)."""
+        meaning it may reuse (an entry that was itself still waiting has none): kept until `settle`."""
         return row.status == "indexed" and self._key(row.sha256) in self._waiting_keys
 
-    def settle(self, store: Store) -> None:
-        """After the OCR step: the waiting additions it gave text are additions like any other."""
-        for key, path, added in self._waiting:
-            row = store.file_by_path(path)
-            if not added and row is not None and row.status == "indexed" and self._key(row.sha256) == key:
+    def settle(self, store: Store, held: list[FileRow]) -> None:
+        """After the OCR step: the waiting additions of the bytes of `held` (the entries kept for them) that it gave
+        text are additions like any other; the others need no look (a first sync of 5,000 scans holds nothing)."""
+        keys = {self._key(row.sha256) for row in held}
+        mine = [(key, path) for key, path, added in self._waiting if key in keys and not added]
+        now = store.files_by_path(path for _, path in mine) if mine else {}
+        for key, path in mine:
+            row = now.get(path)
+            if row is not None and row.status == "indexed" and self._key(row.sha256) == key:
                 self._added.append(key)
         self._waiting.clear()
         self._waiting_keys.clear()
@@ -110,29 +114,34 @@ class Vanished:
         them, but those held for the OCR step. Deleted files go last, so a moved file's passages were found by
         hash and reused before."""
         rows, self._rows = self._rows, []
-        held = [self.moves.waits(row) for row in rows]
+        held = [self.moves.holds(row) for row in rows]
         self._held += [row for row, h in zip(rows, held, strict=True) if h]
         self._delete([row for row, h in zip(rows, held, strict=True) if not h], rep)
 
     def settle(self, rep: SyncReport) -> None:
         """After the OCR step (or a stop before it): the entries held for it deleted, counted as `purge` counts;
         not those gone meanwhile (the OCR step removes a waiting entry whose file is gone: counted there)."""
-        self.moves.settle(self.store)
         rows, self._held = self._held, []
+        self.moves.settle(self.store, rows)
         if rows:
             still = self.store.files_by_path(row.path for row in rows)
             self._delete([row for row in rows if row.path in still and still[row.path].id == row.id], rep)
 
     def _delete(self, rows: list[FileRow], rep: SyncReport) -> None:
-        if not rows:
-            return
-        rep.moved += self.moves.twins(rows)
-        removed: list[int] = []
-        with self.store.atomic():
-            for row in rows:
-                removed += self.store.delete_file(row.id)
-            self.store.bump_generation()
-        if removed:
-            self.index.remove(removed)
-        rep.removed += len(rows)
-        rep.chunks_removed += len(removed)
+        if rows:
+            rep.moved += self.moves.twins(rows)
+            delete_entries(self.store, self.index, rows, rep)
+
+
+def delete_entries(store: Store, index: IndexWriter, rows: list[FileRow], rep: SyncReport) -> None:
+    """Delete the entries `rows` of files gone (their passages, vectors and words) in one transaction, counted in
+    `rep` as removed: a sync's deleted files (Vanished), a scan deleted while the OCR step ran (ocr/step.py)."""
+    removed: list[int] = []
+    with store.atomic():
+        for row in rows:
+            removed += store.delete_file(row.id)
+        store.bump_generation()
+    if removed:
+        index.remove(removed)
+    rep.removed += len(rows)
+    rep.chunks_removed += len(removed)

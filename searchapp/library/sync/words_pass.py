@@ -167,7 +167,7 @@ class _Sync:
             notes = doc.notes
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
-                self.waits(old, path, sha, added=False)
+                self.wait_for_ocr(old, path, sha, added=False)
                 return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
             self.problem(old, path, "skipped", "no text found", f, sha=sha)
             return
@@ -186,7 +186,7 @@ class _Sync:
             self.rep.added += 1
             self.moves.add(sha)
             if ocr == "pending":  # its scanned pages' text comes from the OCR step
-                self.waits(old, path, sha, added=True)
+                self.wait_for_ocr(old, path, sha, added=True)
         else:
             self.rep.updated += 1
         self.batcher.add(Pending(f, sha, kind or extractor_name(path) or "", spans, title, hashes, path=path,
@@ -243,7 +243,7 @@ class _Sync:
         if self.same is not None:
             self.same.write()
 
-    def waits(self, old: Optional[FileRow], path: str, sha: str, *, added: bool) -> None:
+    def wait_for_ocr(self, old: Optional[FileRow], path: str, sha: str, *, added: bool) -> None:
         """A new entry whose text (or its scanned pages') the OCR step gives: a deleted entry of the same bytes (a
         scan renamed) is kept until then, its passages' meaning reused (Vanished)."""
         if old is None:
@@ -305,7 +305,7 @@ class _Sync:
                 self.keep_unchanged(path, old, f, touched=True)
                 return
         if waits_for_ocr(f.path, self.config):  # an image: read by the OCR step after the text of every file
-            self.waits(old, path, sha, added=False)
+            self.wait_for_ocr(old, path, sha, added=False)
             return record_waiting(self.store, self.root, old, path, f, sha, "image", self.index, self.rep)
         if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
             return self.read_container(f, path, sha)

@@ -150,6 +150,8 @@ def test_after_the_persons_cancel_the_windows_own_writes_wait_for_their_next_wri
     assert "kiln.txt" not in stored(win.lib)  # neither the update nor the catch-up read it
     said = win.statusBar().currentMessage()
     assert said.startswith("Cancelled;") and said.endswith("Changes in your folders wait for it too."), said
+    win.resize(1280, 800)
+    shot(win, "folder-watch-cancel-holds.png")
     pears = win.docs / "pears.txt"
     pears.write_text("Pears ripen off the tree.\n", encoding="utf-8")
     updates = win.folder_watch.updates
