@@ -142,6 +142,10 @@ class PgServer:
             self.admin("CREATE EXTENSION vector", database=name)
         return name
 
+    def drop_database(self, name: str) -> None:
+        """`name` gone, with whatever the test left connected to it (FORCE: a sync thread's connection too)."""
+        self.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
     def copy_database(self, template: str) -> str:
         """A fresh database holding what `template` holds (CREATE DATABASE ... TEMPLATE: file copies on the server,
         no rows sent); nobody may be connected to `template` meanwhile."""
