@@ -115,6 +115,35 @@ def test_json_shape_and_missing_reranker_notice(indexed, capsys):
     assert f"--in {docs / 'nope'}: no such folder here" in err
 
 
+def test_the_missing_reranker_is_said_with_the_days_first_search(indexed, tmp_path, capsys, monkeypatch):
+    """A fresh install has no reranker (none ships): its note came with every search, read as noise by the tenth.
+    Now with the first search of the day (the search history's newest entry), always with --json, and every time
+    where no history is kept."""
+    import shutil
+    import time
+
+    from searchapp.store.history import SearchesDB
+
+    _docs, data = indexed
+    lib = shutil.copytree(data, tmp_path / "lib")
+    pull = "searchapp models pull cross-encoder/ms-marco-MiniLM-L-6-v2"
+
+    def searched() -> str:
+        code, _out, err = run_cli(capsys, "--data-dir", str(lib), "search", "volcano lava")
+        assert code == 0
+        return err
+
+    assert run_cli(capsys, "--data-dir", str(lib), "history", "clear")[0] == 0
+    with SearchesDB(lib) as db:  # a search yesterday does not count
+        db.add_history("yesterday's", "hybrid", time.time() - 86400 * 1.5, 100)
+    assert pull in searched()
+    assert pull not in searched()  # the day's second search
+    code, out, err = run_cli(capsys, "--data-dir", str(lib), "search", "volcano lava", "--json")
+    assert code == 0 and pull in err  # a script reads every search on its own
+    monkeypatch.setenv("SEARCHAPP_SEARCH__HISTORY", "0")  # no history: nothing says it was told
+    assert pull in searched() and pull in searched()
+
+
 def test_stdin_queries_print_one_json_per_line(indexed, monkeypatch, capsys):
     import io
 

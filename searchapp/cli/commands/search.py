@@ -7,12 +7,13 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Protocol, TextIO
 
 from ...base.config import Config
-from ...base.errors import StoreError
+from ...base.errors import DataDirError, StoreError
 from ...base.search_modes import SEARCH_MODES
 from ...base.terminal import printable, use_color
 from ..filter_options import add_filter_options, filters_from
@@ -103,12 +104,14 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     and error), query words marked when `color` (default: use_color of standard output). `searcher`: a _Searcher,
     or what a warm process runs a thin client's command with (cli/warm_run.py). `search -` reads `lines` (default:
     standard input), numbered from `first_line`, with `said` carried over (a warm process answers one line)."""
-    from ...library.search.result import LOADING, OF_THE_QUERY, OUTSIDE, PLACE, UNSEARCHABLE, WHY_EMPTY
+    from ...library.search.result import LOADING, OF_THE_QUERY, OUTSIDE, PLACE, RERANKER, UNSEARCHABLE, WHY_EMPTY
     from ..search_output import empty_json, hit_line, print_hits, result_json
 
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     said = Said() if said is None else said
+    # Read before this search is recorded (here, or by the warm process that answers it).
+    told = lines is None and args.query != "-" and not args.json and searched_today(searcher.config)
 
     def say(res: SearchResult, line: str = "", result_line: bool = False) -> None:
         """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the
@@ -123,6 +126,8 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
                 note(f"searchapp: {line}note: {printable(notice.text)}", out, err)
         if not said.notice_shown:
             for notice in res.notices:
+                if notice.kind == RERANKER and told:
+                    continue
                 if notice.kind not in OF_THE_QUERY:
                     more = " (--wait waits for meaning)" if notice.kind == LOADING else ""
                     note(f"searchapp: note: {printable(notice.text)}{more}", out, err)
@@ -194,6 +199,21 @@ def _why_nothing(args: argparse.Namespace, config: Config, res: SearchResult, ou
     if holder is not None:
         note(f"searchapp: note: {printable(str(holder))} is indexing this library now: search again in a moment",
              out, err)
+
+
+def searched_today(config: Config) -> bool:
+    """Whether this library's search history holds a search made today (local time), by the command line or the
+    window. The note that no reranker runs came with every search of a fresh install (none ships): a newcomer read
+    it as noise by the tenth. So it comes with the day's first search; `status` says it always, `--json` carries
+    it, the window keeps its notice. No history kept ([search] history = 0): said every time, as before."""
+    from ...library.query.saved import SearchHistory
+
+    try:
+        entries = SearchHistory(config).entries()
+    except (StoreError, DataDirError):  # no history to read: say the note
+        return False
+    midnight = datetime.datetime.combine(datetime.date.today(), datetime.time()).timestamp()
+    return any(at >= midnight for _query, _mode, at in entries[:1])
 
 
 def _record(config: Config, query: str, mode: str) -> Optional[str]:

@@ -14,7 +14,7 @@ def test_index_says_the_passages_it_embedded_were_left_waiting_by_earlier_syncs(
     other.mkdir()
     (other / "kayak.txt").write_text("The kayak club meets at the boathouse.", encoding="utf-8")
     code, out, _ = cli(capsys, "--data-dir", data, "index", str(other))
-    assert code == 0 and "1 passage written (4 embedded, at least 3 of them left waiting by earlier syncs)" in out, out
+    assert code == 0 and "1 passage written (4 embedded: at least 3 of them had waited for their meaning since an earlier sync)" in out, out
 
 
 class _StopsAfterABatch:
