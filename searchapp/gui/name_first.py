@@ -1,6 +1,9 @@
 """A list cell that shows a folder's or a file's own name first, then, greyed, where it is: a person knows a
 folder by its name ("home", "notes"), and cut in the middle a long path kept its start and lost the name
 ("/tmp/s…n/home"). The name is cut last, only when the cell cannot hold it alone; the place gives way first.
+In a narrow list (the library pane) the place goes on a line of its own under the name, cut at its start: the
+folders nearest the name tell two alike apart ("files" in …/searchapp-sync and …/searchapp-async), where one line
+cut in the middle left "files /t…nc".
 
 The item's text stays the whole path (what is read aloud, copied, compared); the cell's (name, where) is set
 beside it in NAME_FIRST_ROLE, with a mark that is never cut ("(missing)"). Painted as plain text: a name is never markup."""
@@ -9,11 +12,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-__all__ = ["NAME_FIRST_ROLE", "NameFirstDelegate", "fit_name_first"]
+__all__ = ["NAME_FIRST_ROLE", "NameFirstDelegate", "fit_name_first", "fit_below", "cut_at_start"]
 
 NAME_FIRST_ROLE = Qt.ItemDataRole.UserRole + 7  # (name, where[, mark]), or None for a cell painted as usual
 GAP = "   "  # between the name and where it is
@@ -32,13 +35,40 @@ def fit_name_first(name: str, where: str, fm: QFontMetrics, width: int, mark: st
     return shown, fm.elidedText(where, cut, room)
 
 
-class NameFirstDelegate(QStyledItemDelegate):
-    """Paints a cell that has NAME_FIRST_ROLE as its name, then where it is in grey, shortened by `cut`; any other
-    cell as usual."""
+def cut_at_start(where: str, fm: QFontMetrics, width: int) -> str:
+    """`where` in `width` pixels, cut at its start: whole when it fits, else "…" and as many of its last folders
+    as fit ("…/Clients/Acme Corporation"), else its end to the letter. A person tells two places apart by the
+    folders nearest the name; their common start ("/home/me/Documents") seldom does."""
+    if fm.horizontalAdvance(where) <= width:
+        return where
+    for i, ch in enumerate(where):  # the first separator that leaves a tail that fits keeps the most folders
+        if ch in "/\\" and fm.horizontalAdvance("…" + where[i:]) <= width:
+            return "…" + where[i:]
+    return fm.elidedText(where, Qt.TextElideMode.ElideLeft, width)
 
-    def __init__(self, parent: Optional[QObject] = None, cut: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
+
+def fit_below(name: str, where: str, fm: QFontMetrics, width: int, mark: str = "") -> tuple[str, str]:
+    """(name and mark, where) for two lines of `width` pixels: each has the whole width, so the name is cut only
+    when it alone is wider (at its end, its mark kept), and where it is keeps its end (cut_at_start)."""
+    shown = fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0, width - fm.horizontalAdvance(mark))) + mark
+    return shown, cut_at_start(where, fm, width) if where else ""
+
+
+class NameFirstDelegate(QStyledItemDelegate):
+    """Paints a cell that has NAME_FIRST_ROLE as its name, then where it is in grey, shortened by `cut`, or with
+    `below`, on a second line cut at its start (fit_below); any other cell as usual."""
+
+    def __init__(self, parent: Optional[QObject] = None, cut: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
+                 below: bool = False) -> None:
         super().__init__(parent)
         self.cut = cut
+        self.below = below
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        if self.below and index.data(NAME_FIRST_ROLE):  # two lines, and the style's margin above and below
+            size.setHeight(max(size.height(), 2 * option.fontMetrics.lineSpacing() + PAD))
+        return size
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         parts: Optional[tuple[str, ...]] = index.data(NAME_FIRST_ROLE)
@@ -53,7 +83,9 @@ class NameFirstDelegate(QStyledItemDelegate):
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         r = opt.rect.adjusted(PAD, 0, -PAD, 0)
         fm = opt.fontMetrics
-        name, where = fit_name_first(parts[0], parts[1], fm, r.width(), parts[2] if len(parts) > 2 else "", self.cut)
+        mark = parts[2] if len(parts) > 2 else ""
+        name, where = (fit_below(parts[0], parts[1], fm, r.width(), mark) if self.below
+                       else fit_name_first(parts[0], parts[1], fm, r.width(), mark, self.cut))
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         # The item's own colour (a missing folder's red, another machine's grey) comes in the palette's Text.
         text = opt.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
@@ -62,9 +94,12 @@ class NameFirstDelegate(QStyledItemDelegate):
         painter.save()
         painter.setFont(opt.font)
         painter.setPen(text)
-        painter.drawText(r, flags, name)
+        line, left = r, fm.horizontalAdvance(name + GAP)
+        if self.below:  # the name on the upper half, where it is on the lower
+            line, left = QRect(r.left(), r.top(), r.width(), r.height() // 2), 0
+        painter.drawText(line, flags, name)
         if where:
             painter.setPen(grey)
-            left = fm.horizontalAdvance(name + GAP)
-            painter.drawText(QRect(r.left() + left, r.top(), r.width() - left, r.height()), flags, where)
+            top = line.bottom() + 1 if self.below else r.top()
+            painter.drawText(QRect(r.left() + left, top, r.width() - left, r.bottom() + 1 - top), flags, where)
         painter.restore()

@@ -78,3 +78,40 @@ def test_the_time_is_short_so_that_the_names_keep_their_room():
     assert format_when(at(2026, 3, 2, 9, 5), now) == "2 Mar"  # this year
     assert format_when(at(2025, 11, 30, 20, 51), now) == "2025-11-30"
     assert format_when(now - 14 * 60, now) == "14 min ago" and format_when(None, now) == "never"
+
+
+# Folders a newcomer could not tell apart: the same name in two places, and places that share a long start.
+ALIKE = ["/tmp/t7q/projects/searchapp-sync/files", "/tmp/t7q/projects/searchapp-async/files",
+         "/home/me/Documents/Work/Clients/Acme Corporation/Contracts",
+         "/home/me/Documents/Work/Clients/Globex Industries/Contracts"]
+
+
+def test_folders_of_one_name_are_told_apart_by_the_end_of_their_place(qtbot, panel):
+    """In the pane at 1280×800 the place under a folder's name keeps its end, the folder it is in, whole: cut in
+    the middle, two folders named "files" read "files /t…nc" and "files /tm…nc"."""
+    panel.set_status(status_of(ALIKE))
+    tree = panel.tree
+    seen = []
+    for row, path in enumerate(ALIKE):
+        item = tree.topLevelItem(row)
+        shown = painted_text(tree, tree.indexFromItem(item, 0))
+        place, name = path.rsplit("/", 1)
+        assert shown[0] == name, shown
+        assert len(shown) == 2 and place.endswith(shown[1].lstrip("…")), shown  # the end of the place kept
+        assert len(shown[1]) >= 12, shown  # enough of it to read, not "…on"
+        assert path in item.toolTip(0)
+        seen.append(tuple(shown))
+    assert len(set(seen)) == len(ALIKE), seen  # no two rows read alike
+
+
+def test_a_place_is_cut_at_its_start_by_whole_folders_while_they_fit(qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    from searchapp.gui.name_first import cut_at_start
+
+    fm = QLabel().fontMetrics()
+    place = "/home/me/Documents/Work/Clients/Acme"
+    assert cut_at_start(place, fm, fm.horizontalAdvance(place)) == place  # whole when it fits
+    assert cut_at_start(place, fm, fm.horizontalAdvance("…/Clients/Acme") + 2) == "…/Clients/Acme"
+    tight = cut_at_start(place, fm, fm.horizontalAdvance("…/Acme") - 1)  # not even the last folder with its "/"
+    assert tight.startswith("…") and place.endswith(tight[1:]) and fm.horizontalAdvance(tight) < fm.horizontalAdvance("…/Acme")
