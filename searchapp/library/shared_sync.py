@@ -161,5 +161,5 @@ def _words_meaning_ocr(lib: SharedLibrary, work: list[tuple[RootRow, Optional[li
         make_private_dir(lib.config.data_dir)  # the OCR cache's home; a shared desktop may have no library there
         total.merge(ocr_step(store, lib.config, encoder, index, lib.config.data_dir, progress, cancel,
                              counted=total.waiting, root_ids=[root.id for root, _ in work],
-                             full=[root.id for root, paths in work if paths is None]))
+                             full=[root.id for root, paths in work if paths is None], held=vanished.held()))
         meaning()

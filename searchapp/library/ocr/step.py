@@ -78,13 +78,15 @@ class _OcrLater(ExtractionError):
 def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, cache: OcrCache,
                 progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
                 counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None,
-                full: Sequence[int] = ()) -> SyncReport:
+                full: Sequence[int] = (), held: Collection[int] = ()) -> SyncReport:
     """OCR the files waiting for it (files.ocr = 'pending'), newest first; raises Cancelled on cancel. `counted`:
     the entries this sync's text pass counted as skipped while they wait (SyncReport.waiting): one given text here
     is counted as added instead, one that fails as failed, so the sync's summary says what became of them.
     `root_ids`: only the files under these roots (a shared library's sync: the roots whose writer lock it holds).
     `full`: the roots this sync's text pass read in full, whose OCR'd PDFs an older reader read are read again
-    here (_read_again: that pass counted each of them unchanged)."""
+    here (_read_again: that pass counted each of them unchanged). `held`: the ids of entries of files gone that
+    the sync deletes after this step, counting the renames among them (sync/vanished.py Vanished.held): not read,
+    not removed, not counted as waiting here."""
     rep = SyncReport()
     counted = set(counted)
     if not config.scan.ocr:
@@ -92,7 +94,9 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
     roots = {r.id: r for r in store.roots()}  # a shared library's: this machine's
     if full:
         _read_again(store, roots, config, encoder, index, cache, rep, progress, cancel, full)
-    rows = [r for r in pending_ocr_files(store, MAX_FILES_PER_SYNC, root_ids) if r.root_id in roots]
+    held = set(held)
+    rows = [r for r in pending_ocr_files(store, MAX_FILES_PER_SYNC, root_ids)
+            if r.root_id in roots and r.id not in held]
     if not rows:
         return rep
     lower_thread_priority()  # before the engine is built: its thread pool inherits the low priority
@@ -395,14 +399,14 @@ def _record(store: Store, row: FileRow, status: str, reason: str, ocr: Optional[
 def ocr_step(store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, data_dir: Path,
              progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
              counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None,
-             full: Sequence[int] = ()) -> SyncReport:
-    """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync); `root_ids`, `full`: as
-    there (a shared library's sync, library/shared_sync.py)."""
+             full: Sequence[int] = (), held: Collection[int] = ()) -> SyncReport:
+    """`ocr_pending` with the library's cache (the sync's hook: one line in Updates.run_sync); `root_ids`, `full`,
+    `held`: as there (a shared library's sync, library/shared_sync.py)."""
     if not config.scan.ocr or not (pending_ocr_files(store, 1, root_ids)
                                    or (full and ocr_done_before(store, _pdf_reader(), 1, full))):
         return SyncReport()
     cache = OcrCache(data_dir)
     try:
-        return ocr_pending(store, config, encoder, index, cache, progress, cancel, counted, root_ids, full)
+        return ocr_pending(store, config, encoder, index, cache, progress, cancel, counted, root_ids, full, held)
     finally:
         cache.close()

@@ -45,7 +45,7 @@ class OcrStep(Protocol):
     def __call__(self, store: Store, config: Config, encoder: PassageEncoder, index: IndexWriter, data_dir: Path,
                  progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
                  counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None,
-                 full: Sequence[int] = ()) -> SyncReport: ...
+                 full: Sequence[int] = (), held: Collection[int] = ()) -> SyncReport: ...
 
 
 SKIP_DIRS_NOTE = "folders left out by [scan] skip_dirs"  # how a first sync's note on them begins (words_pass.py)

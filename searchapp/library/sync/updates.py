@@ -111,11 +111,13 @@ class Updates:
         return self.run_sync(paths_by_root(changed, self.store.roots()), progress, cancel, embed)
 
     def _ocr(self, work: SyncWork, encoder: PassageEncoder, progress: Optional[ProgressFn],
-             cancel: Optional[CancelToken], total: SyncReport) -> SyncReport:
-        """The OCR step after the words (`total`: what they counted); the roots read in full also have their
-        OCR'd PDFs an older reader read read again (ocr/step.py)."""
+             cancel: Optional[CancelToken], total: SyncReport, vanished: Vanished) -> SyncReport:
+        """The OCR step after the words (`total`: what they counted; `vanished`: the entries held for it, which
+        its `settle` deletes after); the roots read in full also have their OCR'd PDFs an older reader read read
+        again (ocr/step.py)."""
         return self.ocr_step(self.store, self.config, encoder, self.vectors, self.data_dir, progress, cancel,
-                             counted=total.waiting, full=[root.id for root, paths in work if paths is None])
+                             counted=total.waiting, full=[root.id for root, paths in work if paths is None],
+                             held=vanished.held())
 
     def _words(self, work: SyncWork, encoder: PassageEncoder, progress: Optional[ProgressFn],
                cancel: Optional[CancelToken], beside: Optional[MeaningBeside], total: SyncReport,
@@ -182,7 +184,7 @@ class Updates:
                 # OCR after the words and the meaning of every other file (pages take seconds each); the text
                 # it finds is committed like phase 1's and embedded by the pass after it.
                 if resumer is None:  # the writer that handed over reads the scans after its meaning pass
-                    total.merge(self._ocr(work, encoder, progress, cancel, total))
+                    total.merge(self._ocr(work, encoder, progress, cancel, total, vanished))
                 vanished.settle(total)  # a scan renamed has its text from the OCR cache now, its meaning reused
                 if embed and self.store.pending_count():
                     total.chunks_embedded += self._embed(encoder, progress, cancel)

@@ -109,6 +109,12 @@ class Vanished:
     def found(self, rows: list[FileRow]) -> None:
         self._rows += rows
 
+    def held(self) -> list[int]:
+        """The ids of the entries held for the OCR step: their files are gone, and `settle` deletes them, counting
+        the moves. The step leaves them alone: one still waiting itself (a PDF's text layer indexed, its scanned
+        page not read yet) was removed there as gone, "1 added, 1 removed", before `settle` counted the rename."""
+        return [row.id for row in self._held]
+
     def purge(self, rep: SyncReport) -> None:
         """Delete the entries found (their passages, vectors and words), counted in `rep` with the moves among
         them, but those held for the OCR step. Deleted files go last, so a moved file's passages were found by

@@ -174,6 +174,26 @@ def test_a_scan_still_waiting_for_ocr_renamed_is_removed_once(tmp_path, tiny_lib
     assert [Path(r.path).name for _, r in files_in_state(tiny_library.store)] == ["log.png"]
 
 
+def test_a_pdf_whose_scanned_page_waits_renamed_is_said_once_and_keeps_its_meaning(tmp_path, tiny_library,
+                                                                                   monkeypatch):
+    """A PDF with a text layer and a page that waits for OCR (no engine), renamed: its text layer's passages keep
+    their vectors and it is one change, as a renamed scan is (before: "1 added, 1 removed")."""
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    scan_pdf(docs / "scan.pdf")
+    tiny_library.add_folder(docs)
+    # Its old entry waits too, and comes first in the OCR step (the same mtime, then by path), which found its file
+    # gone and removed it before the rename was counted
+    (docs / "scan.pdf").rename(docs / "survey 2026.pdf")
+    rep = tiny_library.sync()
+    assert rep.said("added", "updated", "removed") == "0 added, 1 renamed or moved, 0 updated, 0 removed"
+    assert rep.chunks_embedded == 0 and rep.chunks_pending == 0  # its meaning reused
+    assert [Path(r.path).name for _, r in files_in_state(tiny_library.store)] == ["survey 2026.pdf"]
+    assert any(n.startswith("1 file(s) wait for OCR") for n in rep.notes), rep.notes  # the new name only
+    assert state_counts(tiny_library.store)["ocr_pages_pending"] == 1  # its page still waits
+
+
 def test_without_an_engine_images_wait_and_nothing_fails(tmp_path, tiny_library, monkeypatch):
     monkeypatch.setenv(ENGINE_ENV, "none")
     docs = tmp_path / "docs"
