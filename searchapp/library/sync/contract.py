@@ -62,6 +62,9 @@ class SyncReport:
     # of `added` and `removed`: entries found again under another name in this sync (a rename or a move within
     # the folder: the bytes of one removed), said as one "renamed or moved" (`said`), never as two changes
     moved: int = 0
+    # of `moved`, the members of an archive or a mail moved with it (its own entry among `moved`): one file renamed
+    # is said as one, its members apart as the scan line counts them (decision 0163), not "12 renamed or moved"
+    moved_members: int = 0
     skipped: int = 0
     failed: int = 0
     chunks_added: int = 0
@@ -100,15 +103,16 @@ class SyncReport:
     def said(self, *counts: str, zeros: bool = True) -> str:
         """These counts ("added", "updated", "unchanged", "removed", "skipped", "failed") as every summary says
         them: `said("added", "updated", "removed")` is "3 added, 0 updated, 1 removed". Entries renamed or moved
-        are said once, after the additions ("1 renamed or moved", only when there is one), and counted in
-        neither the additions nor the removals. zeros=False leaves out the counts that are 0."""
+        are said once, after the additions ("1 renamed or moved", only when there is one; an archive with its
+        members as one), and counted in neither the additions nor the removals. zeros=False leaves out the counts
+        that are 0."""
         value = {"added": self.added - self.moved, "updated": self.updated, "unchanged": self.unchanged,
                  "removed": self.removed - self.moved, "skipped": self.skipped, "failed": self.failed}
         parts: list[tuple[int, str]] = []
         for name in counts:
             parts.append((value[name], name))
             if name == "added" and self.moved:
-                parts.append((self.moved, "renamed or moved"))
+                parts.append((self.moved - self.moved_members, "renamed or moved"))
         return ", ".join(f"{n:,} {name}" for n, name in parts if n or zeros)
 
     def files_changed(self) -> int:
@@ -117,8 +121,8 @@ class SyncReport:
         return self.added + self.updated + self.removed - self.moved + self.skipped + self.failed
 
     def merge(self, other: "SyncReport") -> None:
-        for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "skipped", "failed",
-                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
+        for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members",
+                     "skipped", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
         self.missing_roots += other.missing_roots

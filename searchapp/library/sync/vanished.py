@@ -14,6 +14,8 @@ from typing import Optional
 
 import numpy as np
 
+from ...base.member_paths import split_member
+from ...ingest.extractors.members import is_container
 from ...store import FileRow, Store
 from .contract import IndexWriter, SyncReport
 
@@ -28,6 +30,7 @@ class Moves:
     def __init__(self) -> None:
         self._added = array("Q")
         self._spent: Counter[int] = Counter()  # additions that failed after all, or already matched a deletion
+        self._containers: set[str] = set()  # the old paths of the archives and mail found moved (members_with)
         # Additions whose text the OCR step gives (a scan renamed): (key, path, already in _added), until `settle`
         self._waiting: list[tuple[int, str, bool]] = []
         self._waiting_keys: set[int] = set()
@@ -76,22 +79,29 @@ class Moves:
         if key is not None:
             self._spent[key] += 1
 
-    def twins(self, gone: list[FileRow]) -> int:
-        """How many of the deleted entries `gone` have their bytes among the additions, each addition used once
-        (over every call)."""
-        keys = [key for row in gone if row.status == "indexed" and (key := self._key(row.sha256)) is not None]
-        if not keys or not self._added:
-            return 0
+    def twins(self, gone: list[FileRow]) -> list[FileRow]:
+        """The deleted entries of `gone` whose bytes are among the additions, each addition used once (over every
+        call)."""
+        rows = [(row, key) for row in gone if row.status == "indexed" and (key := self._key(row.sha256)) is not None]
+        if not rows or not self._added:
+            return []
         added = np.frombuffer(self._added, dtype=np.uint64)
-        left = Counter(added[np.isin(added, np.array(keys, dtype=np.uint64))].tolist())
+        left = Counter(added[np.isin(added, np.array([key for _, key in rows], dtype=np.uint64))].tolist())
         left.subtract(self._spent)
-        moved = 0
-        for key in keys:
+        moved = []
+        for row, key in rows:
             if left[key] > 0:
                 left[key] -= 1
                 self._spent[key] += 1  # never the twin of another deleted entry (asked again later)
-                moved += 1
+                moved.append(row)
         return moved
+
+    def members_with(self, moved: list[FileRow]) -> int:
+        """How many of the entries `moved` are members whose archive or mail moved too (over every call: a member
+        held for the OCR step is asked about after its container): said within their container's one move."""
+        self._containers.update(row.path for row in moved if is_container(row.path))  # not every file of a big move
+        return sum(1 for row in moved if (split := split_member(row.path))[1] is not None
+                   and split[0] in self._containers)
 
 
 class Vanished:
@@ -135,7 +145,9 @@ class Vanished:
 
     def _delete(self, rows: list[FileRow], rep: SyncReport) -> None:
         if rows:
-            rep.moved += self.moves.twins(rows)
+            moved = self.moves.twins(rows)
+            rep.moved += len(moved)
+            rep.moved_members += self.moves.members_with(moved)
             delete_entries(self.store, self.index, rows, rep)
 
 

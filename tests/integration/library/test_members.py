@@ -398,3 +398,52 @@ def test_member_names_in_a_legacy_code_page_read_as_written(tmp_path, monkeypatc
     # a library synced by an earlier version stored the cp437 reading: preview and OCR still find the member by it
     stored = "文章1.txt".encode("cp932").decode("cp437")
     assert {m.name: m.data for m in iter_members(path, 2**20, only=stored)}[stored] == b"one"
+
+
+def _notes_zip(n: int) -> bytes:
+    return _zip({f"notes/note{i}.txt": f"Note {i}: the heliotrope budget, line {i}.\n".encode() for i in range(n)})
+
+
+def test_an_archive_renamed_is_one_rename_however_many_its_members(tiny_library, tmp_path, capsys):
+    """A person renamed one file: "1 renamed or moved", as the scan line counts the archive as one file (its members
+    apart), not "6 renamed or moved" for a zip and its five notes; its members' meaning is kept all the same."""
+    from searchapp.cli.commands.index import print_report
+
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "notes.zip").write_bytes(_notes_zip(5))
+    (d / "plain.txt").write_text("A plain note about compost.\n")
+    tiny_library.add_folder(d)
+    (d / "notes.zip").rename(d / "notes 2026.zip")
+    rep = tiny_library.sync()
+    assert rep.said("added", "updated", "unchanged", "removed") == \
+        "0 added, 1 renamed or moved, 0 updated, 1 unchanged, 0 removed"
+    assert rep.chunks_embedded == 1  # the members' meaning reused; the archive's listing names it: read anew
+    assert (rep.moved, rep.moved_members) == (6, 5)  # --json: the entries, and of them the members gone with it
+    print_report(rep, as_json=False)
+    assert capsys.readouterr().out.startswith("2 files and 5 items in archives and mail scanned: 0 added, "
+                                              "1 renamed or moved, 0 updated, 1 unchanged, 0 removed")
+    hits = tiny_library.search("heliotrope budget", mode="lexical").hits
+    assert hits and all("notes 2026.zip" in h.path for h in hits)
+
+
+def test_a_file_moved_into_or_out_of_an_archive_is_a_move_of_its_own(tiny_library, tmp_path):
+    """A member that moved on its own is one move, its archive not renamed: a note zipped into a new archive and
+    deleted (the archive an addition), then taken out again (the archive rewritten without it: updated)."""
+    d = tmp_path / "docs"
+    d.mkdir()
+    note, other = b"Note 0: the heliotrope budget, line 0.\n", b"Note 1: the compost heap, line 1.\n"
+    (d / "note0.txt").write_bytes(note)
+    (d / "plain.txt").write_text("A plain note about compost.\n")
+    tiny_library.add_folder(d)
+    (d / "kept.zip").write_bytes(_zip({"note0.txt": note, "note1.txt": other}))
+    (d / "note0.txt").unlink()
+    rep = tiny_library.sync()
+    assert rep.said("added", "removed") == "2 added, 1 renamed or moved, 0 removed"  # kept.zip and note1.txt
+    assert (rep.moved, rep.moved_members) == (1, 0)
+    (d / "kept.zip").write_bytes(_zip({"note1.txt": other}))
+    os.utime(d / "kept.zip", ns=(time.time_ns(), time.time_ns() + 10**9))
+    (d / "note0.txt").write_bytes(note)
+    rep = tiny_library.sync()
+    assert rep.said("added", "updated", "removed") == "0 added, 1 renamed or moved, 1 updated, 0 removed"
+    assert (rep.moved, rep.moved_members) == (1, 0)
