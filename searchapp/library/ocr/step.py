@@ -229,6 +229,7 @@ def _recount(rep: SyncReport, row: FileRow, counted: set[str], now: str) -> None
     if row.path in counted and row.status != "indexed":  # a PDF's text layer was counted already as what it is
         counted.discard(row.path)
         rep.skipped -= 1
+        rep.ocr_pending -= 1  # no longer waiting
         setattr(rep, now, getattr(rep, now) + 1)
 
 
@@ -244,6 +245,7 @@ def _forget(store: Store, row: FileRow, index: IndexWriter, rep: SyncReport, cou
     if row.path in counted:
         counted.discard(row.path)
         rep.skipped -= 1
+        rep.ocr_pending -= 1
 
 
 def _unchanged(row: FileRow) -> bool:

@@ -66,6 +66,10 @@ class SyncReport:
     # is said as one, its members apart as the scan line counts them (decision 0163), not "12 renamed or moved"
     moved_members: int = 0
     skipped: int = 0
+    # of `skipped`, the entries still waiting for OCR when the sync ended (no engine, a stop, more than one sync
+    # reads): said as "3 waiting for OCR", as `status` lists them (files_by_state's ocr_pending), not as skipped;
+    # one its OCR step reads is counted added (or failed) instead
+    ocr_pending: int = 0
     failed: int = 0
     chunks_added: int = 0
     chunks_removed: int = 0
@@ -104,15 +108,19 @@ class SyncReport:
         """These counts ("added", "updated", "unchanged", "removed", "skipped", "failed") as every summary says
         them: `said("added", "updated", "removed")` is "3 added, 0 updated, 1 removed". Entries renamed or moved
         are said once, after the additions ("1 renamed or moved", only when there is one; an archive with its
-        members as one), and counted in neither the additions nor the removals. zeros=False leaves out the counts
+        members as one), and counted in neither the additions nor the removals; entries waiting for OCR after the
+        skipped ("3 waiting for OCR", only when there are some), not among them. zeros=False leaves out the counts
         that are 0."""
         value = {"added": self.added - self.moved, "updated": self.updated, "unchanged": self.unchanged,
-                 "removed": self.removed - self.moved, "skipped": self.skipped, "failed": self.failed}
+                 "removed": self.removed - self.moved, "skipped": self.skipped - self.ocr_pending,
+                 "failed": self.failed}
         parts: list[tuple[int, str]] = []
         for name in counts:
             parts.append((value[name], name))
             if name == "added" and self.moved:
                 parts.append((self.moved - self.moved_members, "renamed or moved"))
+            if name == "skipped" and self.ocr_pending:
+                parts.append((self.ocr_pending, "waiting for OCR"))
         return ", ".join(f"{n:,} {name}" for n, name in parts if n or zeros)
 
     def files_changed(self) -> int:
@@ -122,7 +130,7 @@ class SyncReport:
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members",
-                     "skipped", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
+                     "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
         self.missing_roots += other.missing_roots

@@ -47,6 +47,7 @@ def record_waiting(store: Store, root: RootRow, old: Optional[FileRow], path: st
     """Record an entry with no text yet and files.ocr = 'pending' (its old passages, if any, are dropped);
     `date_ns`: the entry's own date (an image attached to a dated message), kept when OCR gives it text."""
     rep.skipped += 1  # counted like a skip until OCR gives it text: scanned = added + updated + ... holds
+    rep.ocr_pending += 1  # and said as waiting (SyncReport.said)
     rep.waiting.append(path)  # the OCR step of this sync moves it to added when it does
 
     def write() -> None:

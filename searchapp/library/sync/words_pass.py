@@ -261,9 +261,7 @@ class _Sync:
         if old.status == "indexed":
             self.rep.unchanged += 1
         else:
-            self.rep.skipped += 1  # skipped before and not changed since: counted, not listed again
-            if old.error == WAITING:  # an image still waiting: this sync's OCR step may count it added
-                self.rep.waiting.append(path)
+            self.kept_skip(path, old)
 
     def keep_members(self, path: str) -> None:
         """An unchanged container keeps its members, each counted as met: `scanned` was 448, then 425, then 409
@@ -277,7 +275,16 @@ class _Sync:
             if row is not None and row.status == "indexed":
                 self.rep.unchanged += 1
             else:
-                self.rep.skipped += 1
+                self.kept_skip(member, row)
+
+    def kept_skip(self, path: str, row: Optional[FileRow]) -> None:
+        """An entry skipped before and not changed since: counted, not listed again. One still waiting for OCR
+        (an image, also one in an unchanged archive) is said as waiting, and this sync's OCR step may count it
+        added."""
+        self.rep.skipped += 1
+        if row is not None and row.error == WAITING:
+            self.rep.waiting.append(path)
+            self.rep.ocr_pending += 1
 
     def read_file(self, i: int, f: ScannedFile, path: str, old: Optional[FileRow]) -> None:
         """Read, extract, chunk and queue one file; what it cannot do is recorded for it."""

@@ -71,6 +71,7 @@ def test_image_is_ocrd_after_the_text_pass_and_cached_by_hash(tmp_path, tiny_lib
     text_image(LOG).save(docs / "scan.png")
     rep = tiny_library.add_folder(docs)
     assert any("read by OCR" in n for n in rep.notes)
+    assert rep.said("added", "skipped") == "2 added, 0 skipped" and rep.ocr_pending == 0  # read in the same sync
     assert counting.calls == 1
     hits = tiny_library.search("lighthouse", mode="lexical")
     assert _names(hits)[:1] == ["scan.png"]
@@ -209,6 +210,36 @@ def test_without_an_engine_images_wait_and_nothing_fails(tmp_path, tiny_library,
     assert any("1 file(s) wait for OCR" in n and "SEARCHAPP_OCR_ENGINE=none" in n for n in notes), notes
 
 
+def test_the_summary_says_scans_waiting_for_ocr_apart_from_the_skipped_as_status_does(tmp_path, tiny_library,
+                                                                                     monkeypatch, capsys):
+    """Three images waiting for their OCR step (no engine here) read "4 skipped" beside an empty note: a person
+    looked for what was wrong with the scans. They are "3 waiting for OCR", the words and the count of `status`'s
+    list and note; the JSON's `skipped` still counts them (scanned = added + updated + unchanged + skipped +
+    failed holds) and `ocr_pending` says how many of them wait, as `status --json`'s files_by_state does."""
+    import json
+
+    from searchapp.cli.commands.index import print_report
+
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_text("A plain note about gardening and tomatoes.\n")
+    (docs / "empty.txt").write_text("")
+    for i in range(3):
+        text_image([f"Lighthouse {i}"]).save(docs / f"scan{i}.png")
+    for rep, line in ((tiny_library.add_folder(docs), "1 added, 0 updated, 0 unchanged"),
+                      (tiny_library.sync(), "0 added, 0 updated, 1 unchanged")):  # and again, nothing changed
+        assert rep.said("added", "updated", "unchanged", "removed", "skipped", "failed") == \
+            f"{line}, 0 removed, 1 skipped, 3 waiting for OCR, 0 failed"
+        assert (rep.scanned, rep.skipped, rep.ocr_pending) == (5, 4, 3)
+        print_report(rep, as_json=True)
+        said = json.loads(capsys.readouterr().out)
+        assert (said["skipped"], said["ocr_pending"]) == (4, 3)
+    st = tiny_library.status()
+    assert st.ledger["ocr_pending"] == 3 and [s for _, s, _ in st.not_indexed].count("waiting for OCR") == 3
+    assert any(n.startswith("3 file(s) wait for OCR") for n in st.notes), st.notes
+
+
 def test_ocr_off_leaves_images_out(tmp_path, make_config, tiny_encoder, monkeypatch):
     from searchapp.library import Library
 
@@ -317,6 +348,8 @@ def test_image_member_waits_for_ocr_without_an_engine(tmp_path, tiny_library, mo
     assert rep.failed == 0
     pending = [r.path for s, r in files_in_state(tiny_library.store) if s == "ocr_pending"]
     assert len(pending) == 1 and pending[0].endswith("photos.zip" + os.sep * 2 + "scan.png"), pending
+    for said in (rep, tiny_library.sync()):  # read, then kept with its unchanged archive: waiting all the same
+        assert said.said("skipped", "failed") == "0 skipped, 1 waiting for OCR, 0 failed", said
 
 
 def test_not_indexed_view_lists_files_waiting_for_ocr(tmp_path, tiny_library, monkeypatch):
