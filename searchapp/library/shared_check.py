@@ -65,8 +65,8 @@ def check_shared(lib: SharedLibrary) -> SharedCheck:
     store = lib.store
     out = SharedCheck(store.schema_version, SCHEMA_VERSION, reindex_needed=_settings_differ(lib),
                       problems=store.inconsistencies(), missing=_missing(lib))
-    files, members = store.file_counts()  # the check counts every entry not indexed, a member as a file
-    out.failed, out.skipped = (files.get(s, 0) + members.get(s, 0) for s in ("failed", "skipped"))
+    entries = store.file_counts()  # the check counts every entry not indexed, a member as a file
+    out.failed, out.skipped = (entries.files.get(s, 0) + entries.members.get(s, 0) for s in ("failed", "skipped"))
     out.waiting = store.pending_count()
     return out
 

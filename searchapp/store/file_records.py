@@ -49,11 +49,21 @@ IS_MEMBER = "instr(substr(path, 2), ?) > 0"
 
 
 def entry_counts(rows: Iterable[Sequence[Any]]) -> EntryCounts:
-    """(status, is a member, count) rows as EntryCounts."""
-    out = EntryCounts({}, {})
-    for status, member, n in rows:
-        (out.members if member else out.files)[str(status)] = int(n)
-    return out
+    """(status, is a member, waits for OCR, count) rows (ENTRY_COUNTS_SQL's) as EntryCounts."""
+    files: dict[str, int] = {}
+    members: dict[str, int] = {}
+    pending = [0, 0]  # files, members
+    for status, member, waits, n in rows:
+        counts = members if member else files
+        counts[str(status)] = counts.get(str(status), 0) + int(n)
+        if waits:
+            pending[bool(member)] += int(n)
+    return EntryCounts(files, members, *pending)
+
+
+# The entries by status, member or not, and skipped waiting for OCR or not (both engines; `?`: MEMBER_SEP)
+ENTRY_COUNTS_SQL = (f"SELECT status, {IS_MEMBER}, coalesce(status = 'skipped' AND ocr = 'pending', false), count(*) "  # noqa: S608 (constants)
+                    "FROM files GROUP BY 1, 2, 3")
 
 
 class FileRecords(Statements):
@@ -162,8 +172,7 @@ class FileRecords(Statements):
 
     def file_counts(self) -> EntryCounts:
         """The entries by status, the files on disk and the members of archives and mail apart (decision 0163)."""
-        return entry_counts(self.conn.execute(
-            f"SELECT status, {IS_MEMBER}, count(*) FROM files GROUP BY 1, 2", (MEMBER_SEP,)).fetchall())  # noqa: S608 (a constant and ? only)
+        return entry_counts(self.conn.execute(ENTRY_COUNTS_SQL, (MEMBER_SEP,)).fetchall())
 
     def file_paths(self) -> dict[int, str]:
         """file id -> path of every stored entry."""

@@ -16,6 +16,10 @@ class EntryCounts(NamedTuple):
 
     files: dict[str, int]
     members: dict[str, int]
+    # Of the skipped, those waiting for the OCR step (a scan read later, or once an engine is installed): said
+    # apart, as the sync's summary and the not-indexed list say them
+    files_ocr_pending: int = 0
+    members_ocr_pending: int = 0
 
 
 class RootCounts(NamedTuple):

@@ -79,8 +79,8 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if not st.roots:
         say("  (no folders yet: `searchapp index PATH`)")
     # The files a person has, and apart what was read out of their archives and mail (decision 0163)
-    members = f"; in archives and mail: {by_status(st.members)}" if st.members else ""
-    say(f"files: {by_status(st.files)}{members}; passages: {st.chunks}; vectors: {st.vectors}; "
+    members = f"; in archives and mail: {by_status(st.members, st.members_ocr_pending)}" if st.members else ""
+    say(f"files: {by_status(st.files, st.files_ocr_pending)}{members}; passages: {st.chunks}; vectors: {st.vectors}; "
         f"consistent: {'yes' if st.consistent else 'NO'}")
     meaning = st.to_json()["meaning"]
     left = left_note(st.chunks - st.embedded, st.meaning_rate)  # "about 1 h 05 min at the last measured ..."

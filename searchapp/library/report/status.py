@@ -66,12 +66,19 @@ def folder_counts(files: int, members: int, passages: int, grouped: bool = False
                       counted(passages, "passage", grouped=grouped)])
 
 
-_STATUS_ORDER = {"indexed": 0, "skipped": 1, "failed": 2}
+_STATUS_ORDER = {"indexed": 0, "skipped": 1, "waiting for OCR": 2, "failed": 3}
 
 
-def by_status(counts: Mapping[str, int]) -> str:
-    """"2561 (2398 indexed, 151 skipped, 12 failed)": a total, then each status of it, indexed first."""
-    parts = sorted(counts.items(), key=lambda kv: (_STATUS_ORDER.get(kv[0], len(_STATUS_ORDER)), kv[0]))
+def by_status(counts: Mapping[str, int], ocr_pending: int = 0) -> str:
+    """"2561 (2398 indexed, 151 skipped, 12 failed)": a total, then each status of it, indexed first. Of the
+    skipped, the `ocr_pending` ones (scans waiting for the OCR step) are said apart, as a sync's summary says them:
+    "5 (1 indexed, 1 skipped, 3 waiting for OCR)"."""
+    shown = dict(counts)
+    if ocr_pending:
+        shown["skipped"] = shown.get("skipped", 0) - ocr_pending
+        shown = {s: n for s, n in shown.items() if n or s != "skipped"}
+        shown["waiting for OCR"] = ocr_pending
+    parts = sorted(shown.items(), key=lambda kv: (_STATUS_ORDER.get(kv[0], len(_STATUS_ORDER)), kv[0]))
     total = sum(counts.values())
     return f"{total}" + (f" ({', '.join(f'{n} {s}' for s, n in parts)})" if parts else "")
 
@@ -132,6 +139,9 @@ class LibraryStatus:
     # sync the counts grow as it commits, and an empty library is one being filled, not a broken one.
     writer: Optional[str] = None
     members: dict[str, int] = field(default_factory=dict)  # status -> members of archives and mail (decision 0163)
+    # Of the skipped files and members, those waiting for the OCR step (EntryCounts)
+    files_ocr_pending: int = 0
+    members_ocr_pending: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -141,6 +151,8 @@ class LibraryStatus:
             "files_by_status": self.files,
             "members": sum(self.members.values()),
             "members_by_status": self.members,
+            "files_ocr_pending": self.files_ocr_pending,  # of files_by_status' skipped (and members')
+            "members_ocr_pending": self.members_ocr_pending,
             "files_by_state": self.ledger,
             "chunks": self.chunks,
             "vectors": self.vectors,
@@ -312,6 +324,8 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         roots=roots,
         files=entries.files,
         members=entries.members,
+        files_ocr_pending=entries.files_ocr_pending,
+        members_ocr_pending=entries.members_ocr_pending,
         chunks=chunks,
         vectors=vectors,
         consistent=(db.integrity_ok() if integrity is None else integrity()) and bool(consistent),

@@ -571,8 +571,9 @@ class PgStore(PgLexical, PgScope):
         return RootCounts(int(row[0]) - int(row[1]), int(row[1]), int(row[2]))
 
     def file_counts(self) -> EntryCounts:
-        return entry_counts(self.rows(f"SELECT status, {_IS_MEMBER}, count(*) FROM files GROUP BY 1, 2",  # noqa: S608 (a constant and %s only)
-                                      (MEMBER_SEP,)))
+        return entry_counts(self.rows(
+            f"SELECT status, {_IS_MEMBER}, coalesce(status = 'skipped' AND ocr = 'pending', false), count(*) "  # noqa: S608 (a constant and %s only)
+            "FROM files GROUP BY 1, 2, 3", (MEMBER_SEP,)))
 
     def file_paths(self) -> dict[int, str]:
         return {int(i): str(p) for i, p in self.rows("SELECT id, path FROM files")}

@@ -238,6 +238,11 @@ def test_the_summary_says_scans_waiting_for_ocr_apart_from_the_skipped_as_status
     st = tiny_library.status()
     assert st.ledger["ocr_pending"] == 3 and [s for _, s, _ in st.not_indexed].count("waiting for OCR") == 3
     assert any(n.startswith("3 file(s) wait for OCR") for n in st.notes), st.notes
+    # status's own line says them as the summary does ("5 (1 indexed, 4 skipped)" before); its JSON keeps skipped
+    from searchapp.library.report.status import by_status
+
+    assert by_status(st.files, st.files_ocr_pending) == "5 (1 indexed, 1 skipped, 3 waiting for OCR)"
+    assert (st.to_json()["files_by_status"]["skipped"], st.to_json()["files_ocr_pending"]) == (4, 3)
 
 
 def test_ocr_off_leaves_images_out(tmp_path, make_config, tiny_encoder, monkeypatch):
