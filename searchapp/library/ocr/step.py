@@ -145,8 +145,8 @@ def ocr_pending(store: Store, config: Config, encoder: PassageEncoder, index: In
             _record_failed(store, row, reason, index, rep, listed=not repeated)
             _recount(rep, row, counted, "failed")
             continue
-        if indexed:
-            _recount(rep, row, counted, "added")
+        # Read either way: with text it is added, without it stays skipped ("no text found") and waits no more
+        _recount(rep, row, counted, "added" if indexed else "skipped")
         if read and cached is None:  # read by the engine now (not from the cache: a scan renamed or copied), and
             found += indexed  # not a PDF indexed from its text layer alone because OCR failed on it
             done += 1

@@ -88,6 +88,22 @@ def test_image_is_ocrd_after_the_text_pass_and_cached_by_hash(tmp_path, tiny_lib
 
 
 @needs_rapidocr
+def test_a_scan_ocr_finds_no_text_in_is_skipped_not_waiting(tmp_path, tiny_library):
+    """A newcomer's summary, printed after the OCR step had read every scan, said "28 waiting for OCR" for the
+    scans it found no text in (and `status` right after listed none waiting): the OCR step had moved a scan it
+    read with text out of the waiting count, but not one it found blank."""
+    from PIL import Image
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(LOG).save(docs / "scan.png")
+    Image.new("RGB", (400, 300), "white").save(docs / "blank.png")
+    rep = tiny_library.add_folder(docs)
+    assert rep.said("added", "skipped") == "1 added, 1 skipped" and rep.ocr_pending == 0
+    assert tiny_library.status().files_ocr_pending == 0
+
+
+@needs_rapidocr
 def test_a_renamed_or_moved_scan_is_said_once_and_keeps_its_meaning(tmp_path, tiny_library, counting):
     """Its text comes from the OCR cache after the words pass, so its old entry is kept until then: the rename is
     one change, its passages' vectors reused, no "read by OCR" for a read from the cache (before: "1 added, 1
