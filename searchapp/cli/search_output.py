@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
 from ..base.member_paths import display_path
+from ..base.page_names import page_label, pages_label
 from ..base.plural import counted
 from ..base.terminal import printable, render_marked
 from ..library.search.result import WHY_EMPTY
@@ -46,7 +47,7 @@ def _scores(h: Hit) -> str:
 def _where(h: Hit, here: Optional[str] = None) -> str:
     """Where a hit is, as a person reads it; `here`: on a shared library, the machine answering, so that a file
     another machine indexed says whose it is (and, when it cannot be opened here, that it is that machine's)."""
-    where = printable(display_path(h.path)) + (f"  (page {h.page})" if h.page else "")
+    where = printable(display_path(h.path)) + (f"  ({page_label(h.path, h.page)})" if h.page else "")
     if getattr(h, "ocr", False):
         where += "  (OCR)"  # the text was recognised from an image: spelling may be off
     theirs = h.indexed_elsewhere(here)
@@ -81,7 +82,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         if getattr(h, "more", None):  # results by file: the file's other matching passages
             pages = sorted({m.page for m in h.more if m.page})
             print(f"    + {counted(len(h.more), 'more passage')} in this file"
-                  + (f" (page{'s' if len(pages) > 1 else ''} {', '.join(map(str, pages))})" if pages else ""), file=out)
+                  + (f" ({pages_label(h.path, pages)})" if pages else ""), file=out)
         if getattr(h, "copies", None):  # exact copies of this file, folded into its row
             n = len(h.copies)
             gone = getattr(h, "copies_unavailable", None) or {}  # a copy on a missing folder says so, as a hit does

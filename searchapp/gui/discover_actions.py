@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from ..base.page_names import page_label
 from ..base.types import Hit
 from ..library.search.duplicates import DEFAULT_THRESHOLD
 from .duplicates_window import DuplicatesWindow
@@ -51,7 +52,7 @@ class DiscoverActions:
         if hit is not None:
             menu.addAction("Similar files", lambda: self.show_similar(hit.path))
             if hit.page:
-                menu.addAction(f"Similar to page {hit.page}", lambda: self.show_similar(hit.path, hit.page))
+                menu.addAction(f"Similar to {page_label(hit.path, hit.page)}", lambda: self.show_similar(hit.path, hit.page))
             menu.addAction("Open", lambda: self.search.open_index(view.indexAt(pos)))
             for text, slot in self.row_actions:
                 menu.addAction(text, partial(slot, hit))

@@ -14,6 +14,7 @@ from PySide6.QtCore import QUrl, Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from ..base.page_names import page_label
 from ..base.types import Hit
 from ..library import DuplicateReport, NearPair
 from .copy_names import group_name, original_first
@@ -95,7 +96,7 @@ class _Side(QWidget):
         self.folder_button.setEnabled(bool(path))
         blocks = []
         for n, (sim, text, page) in enumerate(passages, start=1):
-            where = f", page {page}" if page else ""
+            where = f", {page_label(path or '', page)}" if page else ""
             blocks.append(f"<p><b>#{n}</b> <small>cosine {sim:.3f}{where}</small><br>"
                           f'<span style="{PASSAGE_STYLE}white-space:pre-wrap;">{html.escape(text)}</span></p>')
         self.browser.setHtml("".join(blocks))

@@ -17,6 +17,7 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ..base.member_paths import container_of, split_member
+from ..base.page_names import page_label
 from ..base.types import Hit
 from ..library.members.private_copy import open_copy
 from .highlight import MARK_STYLE, highlight_html
@@ -106,7 +107,7 @@ class PreviewPane(QWidget):
         if self.hit is None or self.hit.path != hit.path:
             self.failure.hide()  # it spoke of another file
         self.hit = hit
-        where = shown_path(hit.path) + (f" — page {hit.page}" if hit.page else "")
+        where = shown_path(hit.path) + (f" — {page_label(hit.path, hit.page)}" if hit.page else "")
         also = [f"the same text {len(hit.repeats)} more time{'s' if len(hit.repeats) > 1 else ''} in this file"] if hit.repeats else []
         also += [f"{len(hit.more)} other matching passage{'s' if len(hit.more) > 1 else ''}"] if hit.more else []
         ocr = ["text recognised by OCR"] if hit.ocr else []  # a person should know the words may be misread

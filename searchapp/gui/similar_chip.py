@@ -8,6 +8,7 @@ from typing import Optional
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
 
+from ..base.page_names import page_label
 from .plain import plain_label, shown_name, shown_path, tooltip
 from .query_chips import CHIP_MAX_WIDTH
 
@@ -38,9 +39,10 @@ class SimilarChip(QFrame):
         self.hide()
 
     def show_for(self, path: str, page: Optional[int] = None) -> None:
-        text = f"Similar to {shown_name(path)}" + (f", page {page}" if page else "")
+        where = f", {page_label(path, page)}" if page else ""
+        text = f"Similar to {shown_name(path)}{where}"
         self.label.setText(self.label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, CHIP_MAX_WIDTH))
-        self.label.setToolTip(tooltip(f"Files similar to {shown_path(path)}" + (f", page {page}" if page else "")))
+        self.label.setToolTip(tooltip(f"Files similar to {shown_path(path)}{where}"))
         self.show()
 
 

@@ -63,6 +63,9 @@ def test_new_formats_are_found_shown_previewed_and_opened_in_the_window(qtbot, m
         assert cell(win, 0, "Folder") == str(docs), query  # a member's folder is its container's
     search(qtbot, win, "Rotterdam warehouse")
     assert cell(win, 0, "Page") == "2"  # the slide whose notes hold it
+    with qtbot.waitSignal(win.previewShown, timeout=WAIT_MS):
+        win.search.results_view.setCurrentIndex(win.search.results_model.index(0, 0))
+    assert win.preview.title.text().startswith(str(docs / "kickoff.pptx") + " — slide 2")  # not "page 2" of a deck
 
     # A zip member: the preview reads it again from the zip; Open hands over a private copy of it alone.
     search(qtbot, win, "caster sugar")
