@@ -27,7 +27,8 @@ SCORE_RULE = ("How to read a row's score: \"match\" = w × meaning (cosine) + (1
               "match); it is ranked as if its meaning matched as well as its words, and its number stays the same "
               "until the file is embedded, when it becomes a match score. A match score can only rise as more of "
               "its file is embedded. A file holding a query word the model does not know and few passages hold (a "
-              "code, a name) is scored with at least the meaning its words earn. \"relevance\": the "
+              "code, a name) is scored with at least the meaning its words earn. Where the library holds only common "
+              "words of the query, every words part is weighed down (by their IDF). \"relevance\": the "
               "cross-encoder's probability, when it reranked.")
 
 # The CSV export's columns; the table on screen shows the same numbers in fewer columns (score_table).

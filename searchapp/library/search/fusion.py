@@ -44,7 +44,7 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = 60,
 
 def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Optional[float]], dense_weight: float,
                   order: Sequence[int], no_vector: AbstractSet[int] = frozenset(),
-                  rare: AbstractSet[int] = frozenset()) -> list[tuple[int, float]]:
+                  rare: AbstractSet[int] = frozenset(), words_weight: float = 1.0) -> list[tuple[int, float]]:
     """[(id, w * cosine + (1 - w) * bm25 / max bm25)] best first over `order` (ties keep its order).
 
     Cosine is used as it is (already on a fixed scale, clipped at 0); BM25 has no fixed scale, so it is divided
@@ -58,6 +58,10 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     `rare`: ids that hold a query word few passages hold (rare_words.py, decision 0162). Such an id fuses with the
     larger of its cosine and the one its words earn, the same imputation: a word the bi-encoder does not know (a
     code, a name) is not buried under files that only sit near the query in meaning.
+
+    `words_weight`: what the query's words can say, 0..1 (word_weight.py, decision 0168): every words share is
+    multiplied by it, so a query whose only words in the library are common ones does not give its best word
+    match a full share.
     """
     top_lex = max((v for v in lexical.values() if v is not None), default=0.0)
     # Measured against two other ways to impute (bench_partial_meaning.py, docs/benchmarks.md): the best cosine
@@ -67,7 +71,7 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     top_dense = max((max(0.0, v) for i, v in dense.items() if v is not None and i not in no_vector), default=1.0)
     scores: dict[int, float] = {}
     for item in order:
-        lx = max(0.0, (lexical.get(item) or 0.0) / top_lex if top_lex > 0 else 0.0)
+        lx = words_weight * max(0.0, (lexical.get(item) or 0.0) / top_lex if top_lex > 0 else 0.0)
         d = lx * top_dense if item in no_vector else max(0.0, dense.get(item) or 0.0)
         if item in rare:
             d = max(d, lx * top_dense)

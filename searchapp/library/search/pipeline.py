@@ -27,6 +27,7 @@ from ..query.check import common_words, is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
 from .rare_words import holding, rare_terms
+from .word_weight import words_weight
 from .result import COMMON, LISTING, LISTING_NOTICE, WEAK, Notice, SearchResult, common_text
 from .weak import WEAK_NOTICE, is_weak
 
@@ -131,15 +132,10 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         _lexical_candidates(req, asked, store, cand)
         timings["lexical"] = _ms(t0)
     scored = _scored(req, asked, store, cand, encode_query, embed_now, timings, t0)
-    # Hybrid with words, fused by convex fusion: the candidates holding a query word the model does not know and few
-    # passages hold fuse with what their words earn. Not where search.dense_weight is 1, which asks for meaning's
-    # order alone (the lift is words speaking for it).
-    rare = (holding(store, rare_terms(store, asked.text, reads_whole), scored.seen)
-            if reads_whole is not None and req.mode == "hybrid" and req.fusion == "convex" and req.dense_weight < 1.0
-            and cand.words and cand.lexical else set())
+    rare, weight = _word_evidence(req, asked, store, cand, scored, reads_whole)
     fused = _fuse(req, [c for c, _ in cand.dense if c in scored.rows], [c for c, _ in cand.lexical if c in scored.rows],
                   {c: s.dense for c, s in scored.scores.items()}, {c: s.lexical for c, s in scored.scores.items()},
-                  scored.seen, rare)
+                  scored.seen, rare, weight)
     for cid, s in fused:
         scored.scores[cid].fused = s
     top_words = max((s.lexical for s in scored.scores.values() if s.lexical is not None), default=0.0)
@@ -151,9 +147,9 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         file_of = {cid: scored.rows[cid].file_id for cid in scored.seen}
         rare_files = {file_of[c] for c in rare}
         hits, folded = _rows_by_file(req, asked.text, store, cand, scored, fused, file_of, top_words, no_meaning,
-                                     rare_files)
+                                     rare_files, weight)
     else:
-        hits = _passage_rows(req, fused, scored.hit, top_words, no_meaning)
+        hits = _passage_rows(req, fused, scored.hit, top_words, no_meaning, weight)
     for h in hits:  # the inspector and --json say why such a row scores above its cosine
         h.rare = h.chunk_id in rare or file_of.get(h.chunk_id) in rare_files
     reranked = False
@@ -176,6 +172,23 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
                         notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
+
+
+def _word_evidence(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates, scored: _Scored,
+                   reads_whole: Optional[Callable[[str], bool]]) -> tuple[set[int], float]:
+    """What the words say beyond BM25, for convex fusion of a hybrid search with words: (the candidates holding a
+    rare query word, the weight of the words share)."""
+    if not (req.mode == "hybrid" and req.fusion == "convex" and cand.words and cand.lexical):
+        return set(), 1.0
+    # The candidates holding a query word the model does not know and few passages hold fuse with what their words
+    # earn (decision 0162). Not where search.dense_weight is 1, which asks for meaning's order alone (the lift is
+    # words speaking for it).
+    rare = (holding(store, rare_terms(store, asked.text, reads_whole), scored.seen)
+            if reads_whole is not None and req.dense_weight < 1.0 else set())
+    # What the query's words can say (decision 0168): their share weighed by the IDF the library holds of them, so
+    # that a lone common word does not count as a full words share.
+    weight = words_weight(store, asked.text, asked.prefixes)
+    return rare, weight
 
 
 @dataclass(frozen=True)
@@ -305,9 +318,10 @@ def _scored(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates,
 
 def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates, scored: _Scored,
                   fused: list[tuple[int, float]], file_of: dict[int, int], top_words: float,
-                  no_meaning: set[int], rare: set[int]) -> tuple[list[Hit], Optional[Folded]]:
+                  no_meaning: set[int], rare: set[int], weight: float = 1.0) -> tuple[list[Hit], Optional[Folded]]:
     """One row a file, its files fused from the two sides' file rankings; repeats folded first when asked.
-    `rare`: the files holding a rare query word (their passages fused so too)."""
+    `rare`: the files holding a rare query word (their passages fused so too); `weight`: the words share's
+    (word_weight.py)."""
     folded: Optional[Folded] = None
     scores = scored.scores
     passage_order = [cid for cid, _ in fused]
@@ -324,21 +338,23 @@ def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates,
         dense_files, lexical_files = weigh_common(folded, groups, dense_files, lexical_files)
     file_fused = _fuse(req, dense_files, lexical_files,
                        {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
-                       list(groups), rare)
-    return _file_rows(req, groups, file_fused, scored.hit, top_words, no_meaning), folded
+                       list(groups), rare, weight)
+    return _file_rows(req, groups, file_fused, scored.hit, top_words, no_meaning, weight), folded
 
 
 def _file_rows(req: SearchRequest, groups: dict[int, FileGroup], file_fused: list[tuple[int, float]],
-               hit: Callable[[int, Optional[int]], Hit], top_words: float, no_meaning: set[int]) -> list[Hit]:
-    """One row a file, its best passage first and its others in `more`; a hybrid row's words share, and its
-    passage added to `no_meaning` when its file has no vector among the candidates (decision 0109)."""
+               hit: Callable[[int, Optional[int]], Hit], top_words: float, no_meaning: set[int],
+               weight: float = 1.0) -> list[Hit]:
+    """One row a file, its best passage first and its others in `more`; a hybrid row's words share (weighed by
+    `weight`, as fused), and its passage added to `no_meaning` when its file has no vector among the candidates
+    (decision 0109)."""
     hits = []
     for i, (fid, fscore) in enumerate(file_fused[: max(req.candidates, req.k, req.rerank_depth)], start=1):
         best, *others = groups[fid].passages
         h = hit(best, i)
         g = groups[fid]
         h.scores = StageScores(dense=h.scores.dense, lexical=h.scores.lexical, fused=fscore,
-                               words=_share(g.lexical, top_words) if req.mode == "hybrid" else None)
+                               words=weight * _share(g.lexical, top_words) if req.mode == "hybrid" else None)
         if req.mode == "hybrid" and g.dense is None:
             no_meaning.add(best)
         h.more = [hit(c, None) for c in others[:MORE_MAX]]
@@ -347,13 +363,14 @@ def _file_rows(req: SearchRequest, groups: dict[int, FileGroup], file_fused: lis
 
 
 def _passage_rows(req: SearchRequest, fused: list[tuple[int, float]], hit: Callable[[int, Optional[int]], Hit],
-                  top_words: float, no_meaning: set[int]) -> list[Hit]:
-    """One row a passage (as many candidates as either retriever asked for); in hybrid its words share, and
+                  top_words: float, no_meaning: set[int], weight: float = 1.0) -> list[Hit]:
+    """One row a passage (as many candidates as either retriever asked for); in hybrid its words share (weighed
+    by `weight`), and
     added to `no_meaning` when it has no vector."""
     hits = [hit(cid, i) for i, (cid, _) in enumerate(fused[: max(req.candidates, req.k, req.rerank_depth)], start=1)]
     if req.mode == "hybrid":
         for h in hits:
-            h.scores.words = _share(h.scores.lexical, top_words)
+            h.scores.words = weight * _share(h.scores.lexical, top_words)
         no_meaning.update(h.chunk_id for h in hits if h.scores.dense is None)
     return hits
 
@@ -396,9 +413,10 @@ def _attach_repeats(store: Store, hits: list[Hit]) -> None:
 
 def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score: Mapping[int, Optional[float]],
           lexical_score: Mapping[int, Optional[float]], order: list[int],
-          rare: AbstractSet[int] = frozenset()) -> list[tuple[int, float]]:
+          rare: AbstractSet[int] = frozenset(), weight: float = 1.0) -> list[tuple[int, float]]:
     """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion; `rare`: those
-    holding a rare query word (convex fusion lifts their meaning to what their words earn, rare_words.py)."""
+    holding a rare query word (convex fusion lifts their meaning to what their words earn, rare_words.py);
+    `weight`: what the query's words can say (word_weight.py), convex fusion's words share multiplied by it."""
     w = req.dense_weight
     # Hybrid: an id whose dense score is still None has no vector yet (every candidate with one was scored by
     # _fill_missing_stage_scores); it is fused on the signal it has (fusion.py).
@@ -415,7 +433,7 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         both = list(side) + [i for i in order if i not in first]
         return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
                 else convex_fusion({}, lexical_score, 0.0, both))
-    return convex_fusion(dense_score, lexical_score, w, order, no_vector, rare)
+    return convex_fusion(dense_score, lexical_score, w, order, no_vector, rare, weight)
 
 
 def _share(bm25: Optional[float], top: float) -> float:

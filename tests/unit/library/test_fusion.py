@@ -93,3 +93,16 @@ def test_rrf_counts_a_vectorless_candidates_lexical_rank_on_both_sides():
     ranked = dict(reciprocal_rank_fusion([[1, 2], [9, 1, 2]], k=60, weights=[0.8, 0.2], only_in={9: 1}))
     assert ranked[9] == pytest.approx(1.0 / 61)
     assert ranked[9] > ranked[1]
+
+
+def test_convex_weighs_every_words_share_by_what_the_words_can_say():
+    # decision 0168: a query whose words the library holds are all common gives its best word match no full share
+    dense, lexical = {1: 0.40, 2: 0.30}, {1: 0.0, 2: 1e-6}
+    full = dict(convex_fusion(dense, lexical, 0.8, [1, 2]))
+    assert full[2] == pytest.approx(0.8 * 0.30 + 0.2 * 1.0) and full[2] > full[1]  # BM25 ~0 made a share of 1
+    weighed = dict(convex_fusion(dense, lexical, 0.8, [1, 2], words_weight=0.05))
+    assert weighed[2] == pytest.approx(0.8 * 0.30 + 0.2 * 0.05) and weighed[1] > weighed[2]
+    # a file with no vector yet: its imputed cosine follows its weighed share
+    nov = dict(convex_fusion({1: 0.5, 9: None}, {1: 1.0, 9: 2.0}, 0.8, [1, 9], no_vector={9}, words_weight=0.5))
+    assert nov[9] == pytest.approx(0.8 * (0.5 * 0.5) + 0.2 * 0.5)
+
