@@ -103,6 +103,9 @@ class Hit:
     # holds a query word the model does not know and few passages hold: fused with at least the meaning its words
     # earn (search/rare_words.py, decision 0162)
     rare: bool = False
+    # holds the whole of a long query word for word: fused with at least the best cosine among the candidates
+    # (search/exact_phrase.py, decision 0168)
+    phrase: bool = False
     # A shared library's: the machine that indexed the file and its path there (`path` is this desktop's, by
     # library.path_map); None on a desktop library.
     machine: Optional[str] = None
@@ -143,7 +146,7 @@ class Hit:
     def to_json(self) -> dict[str, Any]:
         value, label = self.shown_score
         return {**self._passage_json(), "score": value, "score_label": label, "named": self.named, "weak": self.weak,
-                "rare_word": self.rare,
+                "rare_word": self.rare, "exact_phrase": self.phrase,
                 "ocr": self.ocr, "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
                 "copies": [display_path(p) for p in self.copies],  # as `path` shows a path
                 "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()}}

@@ -27,8 +27,9 @@ SCORE_RULE = ("How to read a row's score: \"match\" = w × meaning (cosine) + (1
               "match); it is ranked as if its meaning matched as well as its words, and its number stays the same "
               "until the file is embedded, when it becomes a match score. A match score can only rise as more of "
               "its file is embedded. A file holding a query word the model does not know and few passages hold (a "
-              "code, a name) is scored with at least the meaning its words earn. Where the library holds only common "
-              "words of the query, every words part is weighed down (by their IDF). \"relevance\": the "
+              "code, a name) is scored with at least the meaning its words earn, and one holding a long query word for "
+              "word with at least the best meaning among the candidates. Where the library holds only common words "
+              "of the query, every words part is weighed down (by their IDF). \"relevance\": the "
               "cross-encoder's probability, when it reranked.")
 
 # The CSV export's columns; the table on screen shows the same numbers in fewer columns (score_table).
@@ -74,6 +75,8 @@ def why_text(hit: Hit) -> str:
     if hit.rare:  # search/rare_words.py
         parts.append("holds a query word the model does not know and few passages hold: scored with at least the "
                      "meaning its words earn")
+    if getattr(hit, "phrase", False):  # search/exact_phrase.py
+        parts.append("holds the query word for word: scored with at least the best meaning among the candidates")
     if s.rerank is not None:
         parts.append(f"cross-encoder {s.rerank:.3f} → #{r.rerank}")
     head = f"Why #{r.final} {shown_name(hit.path)}: " if r.final else f"Why {shown_name(hit.path)}: "

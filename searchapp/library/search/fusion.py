@@ -44,7 +44,8 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = 60,
 
 def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Optional[float]], dense_weight: float,
                   order: Sequence[int], no_vector: AbstractSet[int] = frozenset(),
-                  rare: AbstractSet[int] = frozenset(), words_weight: float = 1.0) -> list[tuple[int, float]]:
+                  rare: AbstractSet[int] = frozenset(), words_weight: float = 1.0,
+                  exact: AbstractSet[int] = frozenset()) -> list[tuple[int, float]]:
     """[(id, w * cosine + (1 - w) * bm25 / max bm25)] best first over `order` (ties keep its order).
 
     Cosine is used as it is (already on a fixed scale, clipped at 0); BM25 has no fixed scale, so it is divided
@@ -62,6 +63,9 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     `words_weight`: what the query's words can say, 0..1 (word_weight.py, decision 0168): every words share is
     multiplied by it, so a query whose only words in the library are common ones does not give its best word
     match a full share.
+
+    `exact`: ids whose passage holds the whole of a long query as a phrase (exact_phrase.py, decision 0168). Such an
+    id fuses with at least the best cosine among the candidates: it says the query word for word.
     """
     top_lex = max((v for v in lexical.values() if v is not None), default=0.0)
     # Measured against two other ways to impute (bench_partial_meaning.py, docs/benchmarks.md): the best cosine
@@ -75,6 +79,8 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
         d = lx * top_dense if item in no_vector else max(0.0, dense.get(item) or 0.0)
         if item in rare:
             d = max(d, lx * top_dense)
+        if item in exact:
+            d = max(d, top_dense)
         scores[item] = dense_weight * d + (1.0 - dense_weight) * lx
     pos = {item: i for i, item in enumerate(order)}
     return sorted(scores.items(), key=lambda kv: (-kv[1], pos[kv[0]]))

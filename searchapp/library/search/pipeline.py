@@ -26,6 +26,7 @@ from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_rank
 from ..query.check import common_words, is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
+from .exact_phrase import holding_phrase
 from .rare_words import holding, rare_terms
 from .word_weight import words_weight
 from .result import COMMON, LISTING, LISTING_NOTICE, WEAK, Notice, SearchResult, common_text
@@ -132,10 +133,10 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         _lexical_candidates(req, asked, store, cand)
         timings["lexical"] = _ms(t0)
     scored = _scored(req, asked, store, cand, encode_query, embed_now, timings, t0)
-    rare, weight = _word_evidence(req, asked, store, cand, scored, reads_whole)
+    rare, weight, exact = _word_evidence(req, asked, store, cand, scored, reads_whole)
     fused = _fuse(req, [c for c, _ in cand.dense if c in scored.rows], [c for c, _ in cand.lexical if c in scored.rows],
                   {c: s.dense for c, s in scored.scores.items()}, {c: s.lexical for c, s in scored.scores.items()},
-                  scored.seen, rare, weight)
+                  scored.seen, rare, weight, exact)
     for cid, s in fused:
         scored.scores[cid].fused = s
     top_words = max((s.lexical for s in scored.scores.values() if s.lexical is not None), default=0.0)
@@ -143,15 +144,18 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     folded: Optional[Folded] = None
     file_of: dict[int, int] = {}
     rare_files: set[int] = set()
+    exact_files: set[int] = set()
     if req.group == "file":
         file_of = {cid: scored.rows[cid].file_id for cid in scored.seen}
         rare_files = {file_of[c] for c in rare}
+        exact_files = {file_of[c] for c in exact}
         hits, folded = _rows_by_file(req, asked.text, store, cand, scored, fused, file_of, top_words, no_meaning,
-                                     rare_files, weight)
+                                     rare_files, weight, exact_files)
     else:
         hits = _passage_rows(req, fused, scored.hit, top_words, no_meaning, weight)
     for h in hits:  # the inspector and --json say why such a row scores above its cosine
         h.rare = h.chunk_id in rare or file_of.get(h.chunk_id) in rare_files
+        h.phrase = h.chunk_id in exact or file_of.get(h.chunk_id) in exact_files
     reranked = False
     if rerank is not None and hits:
         hits = _reranked(req, asked.text, hits, rerank, folded, file_of)
@@ -175,20 +179,24 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
 
 
 def _word_evidence(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates, scored: _Scored,
-                   reads_whole: Optional[Callable[[str], bool]]) -> tuple[set[int], float]:
+                   reads_whole: Optional[Callable[[str], bool]]) -> tuple[set[int], float, set[int]]:
     """What the words say beyond BM25, for convex fusion of a hybrid search with words: (the candidates holding a
-    rare query word, the weight of the words share)."""
+    rare query word, the weight of the words share, the candidates holding a long query word for word)."""
     if not (req.mode == "hybrid" and req.fusion == "convex" and cand.words and cand.lexical):
-        return set(), 1.0
+        return set(), 1.0, set()
     # The candidates holding a query word the model does not know and few passages hold fuse with what their words
     # earn (decision 0162). Not where search.dense_weight is 1, which asks for meaning's order alone (the lift is
-    # words speaking for it).
+    # words speaking for it); nor the phrase's lift below.
+    lifts = req.dense_weight < 1.0
     rare = (holding(store, rare_terms(store, asked.text, reads_whole), scored.seen)
-            if reads_whole is not None and req.dense_weight < 1.0 else set())
+            if reads_whole is not None and lifts else set())
     # What the query's words can say (decision 0168): their share weighed by the IDF the library holds of them, so
     # that a lone common word does not count as a full words share.
     weight = words_weight(store, asked.text, asked.prefixes)
-    return rare, weight
+    # A long query said word for word in a passage (decision 0168): as near in meaning as the nearest candidate.
+    exact = (holding_phrase(asked.text, {c: scored.rows[c].text for c in scored.seen if scored.scores[c].lexical})
+             if lifts else set())
+    return rare, weight, exact
 
 
 @dataclass(frozen=True)
@@ -318,10 +326,11 @@ def _scored(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates,
 
 def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates, scored: _Scored,
                   fused: list[tuple[int, float]], file_of: dict[int, int], top_words: float,
-                  no_meaning: set[int], rare: set[int], weight: float = 1.0) -> tuple[list[Hit], Optional[Folded]]:
+                  no_meaning: set[int], rare: set[int], weight: float = 1.0, exact: AbstractSet[int] = frozenset()
+                  ) -> tuple[list[Hit], Optional[Folded]]:
     """One row a file, its files fused from the two sides' file rankings; repeats folded first when asked.
     `rare`: the files holding a rare query word (their passages fused so too); `weight`: the words share's
-    (word_weight.py)."""
+    (word_weight.py); `exact`: the files holding a long query word for word (exact_phrase.py)."""
     folded: Optional[Folded] = None
     scores = scored.scores
     passage_order = [cid for cid, _ in fused]
@@ -338,7 +347,7 @@ def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates,
         dense_files, lexical_files = weigh_common(folded, groups, dense_files, lexical_files)
     file_fused = _fuse(req, dense_files, lexical_files,
                        {f: g.dense for f, g in groups.items()}, {f: g.lexical for f, g in groups.items()},
-                       list(groups), rare, weight)
+                       list(groups), rare, weight, exact)
     return _file_rows(req, groups, file_fused, scored.hit, top_words, no_meaning, weight), folded
 
 
@@ -413,10 +422,13 @@ def _attach_repeats(store: Store, hits: list[Hit]) -> None:
 
 def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score: Mapping[int, Optional[float]],
           lexical_score: Mapping[int, Optional[float]], order: list[int],
-          rare: AbstractSet[int] = frozenset(), weight: float = 1.0) -> list[tuple[int, float]]:
+          rare: AbstractSet[int] = frozenset(), weight: float = 1.0,
+          exact: AbstractSet[int] = frozenset()) -> list[tuple[int, float]]:
     """One order over `order`'s ids (passages or files) from the two sides, by the configured fusion; `rare`: those
     holding a rare query word (convex fusion lifts their meaning to what their words earn, rare_words.py);
-    `weight`: what the query's words can say (word_weight.py), convex fusion's words share multiplied by it."""
+    `weight`: what the query's words can say (word_weight.py), convex fusion's words share multiplied by it;
+    `exact`: those holding a long query word for word (exact_phrase.py: convex fusion lifts their meaning to the
+    best cosine)."""
     w = req.dense_weight
     # Hybrid: an id whose dense score is still None has no vector yet (every candidate with one was scored by
     # _fill_missing_stage_scores); it is fused on the signal it has (fusion.py).
@@ -433,7 +445,7 @@ def _fuse(req: SearchRequest, dense: list[int], lexical: list[int], dense_score:
         both = list(side) + [i for i in order if i not in first]
         return (convex_fusion(dense_score, {}, 1.0, both) if req.mode == "dense"
                 else convex_fusion({}, lexical_score, 0.0, both))
-    return convex_fusion(dense_score, lexical_score, w, order, no_vector, rare, weight)
+    return convex_fusion(dense_score, lexical_score, w, order, no_vector, rare, weight, exact)
 
 
 def _share(bm25: Optional[float], top: float) -> float:

@@ -106,3 +106,12 @@ def test_convex_weighs_every_words_share_by_what_the_words_can_say():
     nov = dict(convex_fusion({1: 0.5, 9: None}, {1: 1.0, 9: 2.0}, 0.8, [1, 9], no_vector={9}, words_weight=0.5))
     assert nov[9] == pytest.approx(0.8 * (0.5 * 0.5) + 0.2 * 0.5)
 
+
+def test_convex_gives_a_passage_saying_the_query_word_for_word_the_best_cosine():
+    # decision 0168: 3 holds a long query as a phrase; meaning put a paraphrase (1) nearer
+    dense, lexical = {1: 0.83, 2: 0.59, 3: 0.33}, {1: 2.0, 2: 0.0, 3: 6.0}
+    plain = dict(convex_fusion(dense, lexical, 0.8, [1, 2, 3]))
+    assert max(plain, key=plain.get) == 1
+    lifted = dict(convex_fusion(dense, lexical, 0.8, [1, 2, 3], exact={3}))
+    assert lifted[3] == pytest.approx(0.8 * 0.83 + 0.2 * 1.0) and max(lifted, key=lifted.get) == 3
+    assert lifted[1] == plain[1] and lifted[2] == plain[2]

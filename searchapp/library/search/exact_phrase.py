@@ -1,0 +1,81 @@
+"""A long query said word for word (decision 0168): the candidates whose passage holds the query's whole text as a
+phrase.
+
+A person who types a sentence of five words or more and has a file holding that very sentence wants that file; the
+bi-encoder does not know it: a passage holding the sentence among other text sits further from the query in
+meaning than a short one that paraphrases it (a scanned letter holding the query's sentence came 2nd, 0.51 against
+a paraphrase's 0.52). So such a candidate is fused with at least the best cosine among the candidates, as near the
+query in meaning as the nearest (fusion.convex_fusion's `exact`): the query's own sentence in it would sit at ~1.
+
+The phrase is the query's words in order, adjacent, as the words index reads them (FTS5's tokenizer: case,
+diacritics and Porter stems folded; punctuation and line breaks between the words do not count), checked over the
+candidates' own texts with FTS5 (store/postgres/tokens.py: matching, the same on both engines), only those holding
+a query word and the starts of the query words' stems in order (`_near_phrase`, a regular expression: FTS5's
+in-memory check of every candidate cost 13-85 ms a search on SciFact). Nothing here depends on vectors, and the best cosine only rises as vectors are added, so a lifted
+score only rises as meaning fills (decision 0109).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Mapping
+
+from ...store.cjk import cjk_query
+
+__all__ = ["PHRASE_WORDS", "phrase_of", "holding_phrase"]
+
+# Words a query needs for its whole text to be evidence as a phrase: fewer are often said word for word by chance.
+PHRASE_WORDS = 5
+_WORD = re.compile(r"\w+", re.UNICODE)  # the lexical index's notion of a word (store/lexical_queries.py)
+_MARKS = re.compile("[\u0300-\u036f]")  # the combining diacritics NFKD splits off ("é" is "e" and U+0301)
+
+
+def phrase_of(text: str) -> str | None:
+    """The FTS5 phrase of `text`'s words when it has at least PHRASE_WORDS of them (and no CJK, which the character
+    table reads); else None."""
+    words = _WORD.findall(text)
+    if len(words) < PHRASE_WORDS or cjk_query(text) is not None:
+        return None
+    return '"' + " ".join(words) + '"'  # \w+ words hold no quote: nothing of FTS5's syntax can be in it
+
+
+def holding_phrase(text: str, candidates: Mapping[int, str]) -> set[int]:
+    """Those of `candidates` ({passage id: its text}, the ones holding a query word) that hold `text` as a phrase."""
+    phrase = phrase_of(text)
+    if phrase is None or not candidates:
+        return set()
+    from ...store.postgres.tokens import matching  # FTS5's tokenizer in memory, as the constraints use it
+
+    near = _near_phrase(_WORD.findall(text))
+    if near is None:
+        kept = list(candidates.items())
+    else:
+        longest, pattern = near
+        kept = [(cid, x) for cid, x in candidates.items()
+                if longest in (low := _folded(x)) and pattern.search(low)]
+    return matching(kept, phrase, False) if kept else set()
+
+
+def _folded(text: str) -> str:
+    """`text` lower-cased and, where it is not ASCII, without its diacritics ("Résumé" is "resume"), as the words
+    index folds them."""
+    if text.isascii():
+        return text.lower()
+    return _MARKS.sub("", unicodedata.normalize("NFKD", text)).lower()
+
+
+def _near_phrase(words: list[str]) -> tuple[str, re.Pattern[str]] | None:
+    """What an ASCII text holding the phrase must hold: its words in order, each with nothing but separators between
+    (FTS5's unicode61: every character but a letter or a digit), each starting with the start of its word's stem (a
+    Porter stem is its word with the last letters changed at most: "abl" of "ability" is "able"'s, "mai" of "may",
+    so two letters are left off a stem of five or more, one off a stem of three or four), and the longest such start
+    alone (a substring, the quick test first). None where a word is not ASCII. Only the texts it finds (folded:
+    `_folded`) go to FTS5, which decides."""
+    from ...store.word_stats import word_terms
+
+    stems = word_terms([w.lower() for w in words])
+    if any(t is None or not t.isascii() for t in stems):
+        return None
+    starts = [t if len(t) <= 2 else t[: len(t) - (1 if len(t) <= 4 else 2)] for t in stems if t is not None]
+    return max(starts, key=len), re.compile(r"(?<![^\W_])" + r"[^\W_]*[\W_]+".join(re.escape(x) for x in starts))

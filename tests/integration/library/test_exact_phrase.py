@@ -1,0 +1,70 @@
+"""A long query said word for word (search/exact_phrase.py, decision 0168): a newcomer's scanned letter holding the
+query's very sentence came 2nd (0.51) under a file that only paraphrased it (0.52). Here a house log holds "The
+boiler pressure drops below one bar every night." among other news (its line broken as a scan's text is), and a
+forum post says the same in other words: the bi-encoder puts the paraphrase far nearer. On both engines, with the
+real packaged model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import write_texts
+
+from searchapp.base.config import load_config
+from searchapp.library.search.exact_phrase import PHRASE_WORDS, phrase_of
+
+NOTES = {
+    "house-log.txt": ("House log, winter. The chimney sweep came on the third of December and the gutters were "
+                      "cleared. We bought new curtains for the living room and painted the hallway. The car passed "
+                      "its inspection and got winter tyres. The boiler pressure drops below one\nbar every night. "
+                      "The neighbours lent us a ladder for the attic, and the smoke alarms got new batteries."),
+    "heating-forum.txt": ("Heating forum: each night our heating system loses pressure and the gauge on the boiler "
+                          "falls under 1 bar by morning."),
+    "boiler-manual.txt": "Boiler manual: keep the pressure between 1 and 1.5 bar; top up through the filling loop.",
+    "bread.txt": "Bake the sourdough loaf in a hot oven every morning.",
+    "bike.txt": "Bike repair: new brake pads, chain oiled and the rear tyre patched.",
+}
+
+
+def _open(engine: str, root: Path, encoder, request):
+    config = load_config(root / "library", env={}, overrides={"models": {"reranker": ""}})
+    if engine == "postgresql":
+        from searchapp.library.shared import SharedLibrary
+
+        server = request.getfixturevalue("pg_server")
+        return SharedLibrary(config, server.address(server.new_database()), create=True, encoder=encoder,
+                             machine="desk-a")
+    from searchapp.library import Library
+
+    return Library(config, encoder=encoder)
+
+
+def _rows(lib, query: str) -> list[tuple[str, float, float, bool]]:
+    return [(Path(h["path"]).name, h["score"], h["scores"]["dense"], h["exact_phrase"])
+            for h in lib.search(query, mode="hybrid", rerank=False).to_json()["hits"]]
+
+
+def test_the_file_holding_the_querys_sentence_comes_first(engine, tmp_path, packaged_encoder, request):
+    with _open(engine, tmp_path, packaged_encoder, request) as lib:
+        lib.add_folder(write_texts(tmp_path / "notes", NOTES))
+        rows = _rows(lib, "the boiler pressure drops below one bar every night")
+        cosine = {name: cos for name, _, cos, _ in rows}
+        assert cosine["house-log.txt"] < cosine["heating-forum.txt"] - 0.3, rows  # the case: meaning prefers the other
+        assert rows[0][0] == "house-log.txt" and rows[0][3], rows  # it was 3rd, under the forum post and the manual
+        assert [r[3] for r in rows[1:]] == [False] * (len(rows) - 1), rows
+        # its meaning counts as the nearest candidate's: 0.8 × the best cosine + 0.2 × its words share
+        top = max(cosine.values())
+        assert rows[0][1] == pytest.approx(0.8 * top + 0.2 * 1.0), rows
+        # not said word for word (a word left out), or too short to be evidence: no lift, meaning decides
+        for query in ("the boiler pressure drops every night", "pressure drops below one"):
+            rows = _rows(lib, query)
+            assert rows[0][0] == "heating-forum.txt" and not any(r[3] for r in rows), (query, rows)
+
+
+def test_what_counts_as_a_phrase():
+    assert PHRASE_WORDS == 5
+    assert phrase_of("pressure drops below one") is None  # four words
+    assert phrase_of('Boiler "pressure" drops, below one!') == '"Boiler pressure drops below one"'  # no syntax leaks
+    assert phrase_of("暖房の 圧力が 毎晩 下がる 原因") is None  # CJK: the character table reads it
