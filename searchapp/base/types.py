@@ -106,6 +106,9 @@ class Hit:
     # holds the whole of a long query word for word: fused with at least the best cosine among the candidates
     # (search/exact_phrase.py, decision 0168)
     phrase: bool = False
+    # the [start, end) of the passage's sentence nearest the query in meaning, where the passage holds no query word:
+    # its snippet opens there (search/snippet_focus.py, decision 0168); None: the words choose
+    focus: Optional[tuple[int, int]] = None
     # A shared library's: the machine that indexed the file and its path there (`path` is this desktop's, by
     # library.path_map); None on a desktop library.
     machine: Optional[str] = None
@@ -147,6 +150,7 @@ class Hit:
         value, label = self.shown_score
         return {**self._passage_json(), "score": value, "score_label": label, "named": self.named, "weak": self.weak,
                 "rare_word": self.rare, "exact_phrase": self.phrase,
+                "focus": list(self.focus) if self.focus is not None else None,
                 "ocr": self.ocr, "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
                 "copies": [display_path(p) for p in self.copies],  # as `path` shows a path
                 "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()}}

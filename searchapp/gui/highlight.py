@@ -8,7 +8,7 @@ Pure functions (no Qt) so the results list, the preview and the tests agree on w
 from __future__ import annotations
 
 import html
-from typing import Iterable
+from typing import Iterable, Optional
 
 from ..library.search.snippet import best_snippet, query_terms, term_spans
 
@@ -17,9 +17,9 @@ __all__ = ["query_terms", "snippet", "highlight_html", "utf16_spans", "MARK_STYL
 MARK_STYLE = "background-color:#ffe680;color:#000;"
 
 
-def snippet(text: str, terms: list[str], width: int = 240) -> str:
-    """The window of `text` that best matches the query words (the CLI shows the same one)."""
-    return best_snippet(text, terms, width).text
+def snippet(text: str, terms: list[str], width: int = 240, focus: Optional[tuple[int, int]] = None) -> str:
+    """The window of `text` that best matches the query words (the CLI shows the same one); `focus`: Hit.focus."""
+    return best_snippet(text, terms, width, focus).text
 
 
 def highlight_html(text: str, terms: list[str], style: str = MARK_STYLE) -> str:

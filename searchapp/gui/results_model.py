@@ -221,9 +221,9 @@ class ResultsModel(QAbstractTableModel):
         if role == HIT_ROLE:
             return h
         if role == SNIPPET_ROLE and col == "Passage":
-            return best_snippet(h.text, self.terms)
+            return best_snippet(h.text, self.terms, focus=h.focus)
         if role == HTML_ROLE and col == "Passage":
-            return highlight_html(snippet(h.text, self.terms), self.terms)
+            return highlight_html(snippet(h.text, self.terms, focus=h.focus), self.terms)
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "#": str(h.ranks.final or index.row() + 1),
@@ -231,7 +231,7 @@ class ResultsModel(QAbstractTableModel):
                 "Folder": shown_folder(h.path),
                 "Date": date_text(h.date_ns),
                 "Page": str(h.page) if h.page else "",
-                "Passage": snippet(h.text, self.terms),
+                "Passage": snippet(h.text, self.terms, focus=h.focus),
                 "More": more_text(h),
                 "Score": score_text(h),
                 "Rerank": rank_movement(h),

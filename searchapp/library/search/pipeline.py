@@ -28,6 +28,7 @@ from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
 from .exact_phrase import holding_phrase
 from .rare_words import holding, rare_terms
+from .snippet_focus import meaning_focus
 from .word_weight import words_weight
 from .result import COMMON, LISTING, LISTING_NOTICE, WEAK, Notice, SearchResult, common_text
 from .weak import WEAK_NOTICE, is_weak
@@ -162,6 +163,9 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         timings["rerank"] = _ms(t0)
         reranked = True
     hits = _final(req, hits, no_meaning)
+    if cand.qvec is not None and encode_query is not None:  # a passage meaning found opens where it says so
+        meaning_focus(hits, asked.text, cand.qvec, encode_query)
+        timings["focus"] = _ms(t0)
     _attach_repeats(store, hits)
     if folded is not None:  # the copies listed are those in the search's scope (folding.py)
         mark_folded(store, hits, file_of, folded, asked.scope.filters.where() if asked.scope is not None else None)

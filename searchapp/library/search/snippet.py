@@ -4,7 +4,9 @@ One function for every front end: the CLI marks the spans with terminal bold, th
 plain text. A word is marked when it starts with a query word (a prefix typed `word*`, an inflection) or when the
 words index matches it for one (store/word_match.py: the index's own stemming, "resident" for "residents"). A window is whole sentences when they fit: the sentence holding the most distinct
 query words (ties: more matches, then the earlier one), widened by its neighbours up to `width` characters.
-Before this the snippet was the passage's first ~250 characters, which often ended before the answer.
+Before this the snippet was the passage's first ~250 characters, which often ended before the answer. A passage
+found by meaning that holds no query word opens at the sentence nearest the query in meaning, when the search
+found it (`focus`: snippet_focus.py); else at its first sentence.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Any, Optional
 from ...store.cjk import CJK_CLASS, cjk_terms, is_cjk, without_cjk
 from ...store.word_match import TOKEN, matched_words
 
-__all__ = ["Snippet", "query_terms", "term_pattern", "term_spans", "best_snippet", "STOP_WORDS"]
+__all__ = ["Snippet", "query_terms", "term_pattern", "term_spans", "best_snippet", "holds_terms", "sentences",
+           "STOP_WORDS"]
 
 # Words too common to be worth marking or choosing a window by; the lexical index still uses them.
 STOP_WORDS = frozenset("a about an and are as at be by can do does for from how i in into is it its me my of on onto "
@@ -99,6 +102,16 @@ def term_spans(text: str, terms: list[str], pats: Optional[_Patterns] = None) ->
     return tuple((a, b) for a, b in merged)
 
 
+def holds_terms(text: str, terms: list[str]) -> bool:
+    """Whether any of `terms` is marked anywhere in `text` (the snippet's own test: its words choose the window)."""
+    return bool(terms) and bool(_found(text, _patterns(terms, text)))
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """The [start, end) of each sentence of `text`, as the snippet cuts it."""
+    return _sentences(text)
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     out, pos = [], 0
     for m in _SENTENCE_END.finditer(text):
@@ -110,18 +123,24 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return out or [(0, len(text))]
 
 
-def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240) -> Snippet:
-    """The best window of `text` for the query (a string, or terms from `query_terms`), at most ~`width` chars."""
+def best_snippet(text: str, query_or_terms: str | list[str], width: int = 240,
+                 focus: Optional[tuple[int, int]] = None) -> Snippet:
+    """The best window of `text` for the query (a string, or terms from `query_terms`), at most ~`width` chars.
+    `focus`: the [start, end) of the sentence nearest the query in meaning (Hit.focus), where no query word is in
+    `text`; the window then opens there."""
     terms = query_terms(query_or_terms) if isinstance(query_or_terms, str) else list(query_or_terms)
     pats = _patterns(terms, text)
     sents = _sentences(text)
-    best = 0
+    best, words = 0, 0
     if terms:
         def score(i: int) -> tuple[int, int, int]:
             found = [text[a:b].lower() for a, b in _found(text, pats, sents[i][0], sents[i][1])]
             return (len(set(found)), len(found), -i)
 
         best = max(range(len(sents)), key=score)
+        words = score(best)[0]
+    if focus is not None and not words:  # no query word anywhere: the sentence meaning chose
+        best = next((i for i, (a, b) in enumerate(sents) if a <= focus[0] < b), best)
     lo = hi = best
     start, end = sents[best]
     if end - start > width:
