@@ -104,10 +104,10 @@ class Hit:
     # earn (search/rare_words.py, decision 0162)
     rare: bool = False
     # holds the whole of a long query word for word: fused with at least the best cosine among the candidates
-    # (search/exact_phrase.py, decision 0168)
+    # (search/exact_phrase.py, decision 0169)
     phrase: bool = False
     # the [start, end) of the passage's sentence nearest the query in meaning, where the passage holds no query word:
-    # its snippet opens there (search/snippet_focus.py, decision 0168); None: the words choose
+    # its snippet opens there (search/snippet_focus.py, decision 0169); None: the words choose
     focus: Optional[tuple[int, int]] = None
     # A shared library's: the machine that indexed the file and its path there (`path` is this desktop's, by
     # library.path_map); None on a desktop library.

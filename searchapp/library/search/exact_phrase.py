@@ -1,4 +1,4 @@
-"""A long query said word for word (decision 0168): the candidates whose passage holds the query's whole text as a
+"""A long query said word for word (decision 0169): the candidates whose passage holds the query's whole text as a
 phrase.
 
 A person who types a sentence of five words or more and has a file holding that very sentence wants that file; the

@@ -60,11 +60,11 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     larger of its cosine and the one its words earn, the same imputation: a word the bi-encoder does not know (a
     code, a name) is not buried under files that only sit near the query in meaning.
 
-    `words_weight`: what the query's words can say, 0..1 (word_weight.py, decision 0168): every words share is
+    `words_weight`: what the query's words can say, 0..1 (word_weight.py, decision 0169): every words share is
     multiplied by it, so a query whose only words in the library are common ones does not give its best word
     match a full share.
 
-    `exact`: ids whose passage holds the whole of a long query as a phrase (exact_phrase.py, decision 0168). Such an
+    `exact`: ids whose passage holds the whole of a long query as a phrase (exact_phrase.py, decision 0169). Such an
     id fuses with at least the best cosine among the candidates: it says the query word for word.
     """
     top_lex = max((v for v in lexical.values() if v is not None), default=0.0)

@@ -194,10 +194,10 @@ def _word_evidence(req: SearchRequest, asked: _Asked, store: Store, cand: Candid
     lifts = req.dense_weight < 1.0
     rare = (holding(store, rare_terms(store, asked.text, reads_whole), scored.seen)
             if reads_whole is not None and lifts else set())
-    # What the query's words can say (decision 0168): their share weighed by the IDF the library holds of them, so
+    # What the query's words can say (decision 0169): their share weighed by the IDF the library holds of them, so
     # that a lone common word does not count as a full words share.
     weight = words_weight(store, asked.text, asked.prefixes)
-    # A long query said word for word in a passage (decision 0168): as near in meaning as the nearest candidate.
+    # A long query said word for word in a passage (decision 0169): as near in meaning as the nearest candidate.
     exact = (holding_phrase(asked.text, {c: scored.rows[c].text for c in scored.seen if scored.scores[c].lexical})
              if lifts else set())
     return rare, weight, exact

@@ -1,4 +1,4 @@
-"""The sentence a snippet opens at when meaning found the passage (decision 0168).
+"""The sentence a snippet opens at when meaning found the passage (decision 0169).
 
 A snippet picks its window by the query's words (snippet.py). A passage found by meaning alone often holds none of
 them, and its snippet was its first sentence, whatever the passage said further on ("things to put on my CV"

@@ -1,4 +1,4 @@
-"""How much a query's words can say: the weight convex fusion gives its words share (decision 0168).
+"""How much a query's words can say: the weight convex fusion gives its words share (decision 0169).
 
 Convex fusion divides each candidate's BM25 by the best BM25 among the query's candidates, so the best word match
 always has a words share of 1.0, whatever the words are. Where the only words the library holds of a query are

@@ -1,4 +1,4 @@
-""""things to put on my CV" found no résumé (a newcomer; decision 0168, item 3): not our accent folding. A résumé
+""""things to put on my CV" found no résumé (a newcomer; decision 0169, item 3): not our accent folding. A résumé
 written "Résumé", "RÉSUMÉ" or "resume" is found by each spelling, in the words index and in the marks of its
 snippet (FTS5's `remove_diacritics 2`, the snippet's stems from the index); "CV" is no word of any of them, so only
 meaning can link it, and MiniLM puts "things to put on my" before it (see the decision's figures)."""

@@ -1,4 +1,4 @@
-"""What a query's words can say (search/word_weight.py, decision 0168): "report on cycling maintenance" over a folder
+"""What a query's words can say (search/word_weight.py, decision 0169): "report on cycling maintenance" over a folder
 of weekly reports and one note on a bike's repair. "report" is in most notes, so its BM25 is ~0 everywhere, yet
 convex fusion divided it by the best and gave a weekly report a full words share (0.2 of the fused score): a
 report sharing nothing of the query's meaning came first, the bike note (no query word, nearest in meaning) second.

@@ -1,4 +1,4 @@
-"""A long query said word for word (search/exact_phrase.py, decision 0168): a newcomer's scanned letter holding the
+"""A long query said word for word (search/exact_phrase.py, decision 0169): a newcomer's scanned letter holding the
 query's very sentence came 2nd (0.51) under a file that only paraphrased it (0.52). Here a house log holds "The
 boiler pressure drops below one bar every night." among other news (its line broken as a scan's text is), and a
 forum post says the same in other words: the bi-encoder puts the paraphrase far nearer. On both engines, with the

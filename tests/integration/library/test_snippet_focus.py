@@ -1,5 +1,5 @@
 """The snippet of a passage found by meaning opens at its sentence nearest the query (search/snippet_focus.py,
-decision 0168). "my pet is terminally ill" finds a letter by meaning alone (it holds no query word) whose news of
+decision 0169). "my pet is terminally ill" finds a letter by meaning alone (it holds no query word) whose news of
 the cat comes in its fourth sentence: the snippet showed its first three (a postcard, the weather, a school)."""
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ def test_rrf_counts_a_vectorless_candidates_lexical_rank_on_both_sides():
 
 
 def test_convex_weighs_every_words_share_by_what_the_words_can_say():
-    # decision 0168: a query whose words the library holds are all common gives its best word match no full share
+    # decision 0169: a query whose words the library holds are all common gives its best word match no full share
     dense, lexical = {1: 0.40, 2: 0.30}, {1: 0.0, 2: 1e-6}
     full = dict(convex_fusion(dense, lexical, 0.8, [1, 2]))
     assert full[2] == pytest.approx(0.8 * 0.30 + 0.2 * 1.0) and full[2] > full[1]  # BM25 ~0 made a share of 1
@@ -108,7 +108,7 @@ def test_convex_weighs_every_words_share_by_what_the_words_can_say():
 
 
 def test_convex_gives_a_passage_saying_the_query_word_for_word_the_best_cosine():
-    # decision 0168: 3 holds a long query as a phrase; meaning put a paraphrase (1) nearer
+    # decision 0169: 3 holds a long query as a phrase; meaning put a paraphrase (1) nearer
     dense, lexical = {1: 0.83, 2: 0.59, 3: 0.33}, {1: 2.0, 2: 0.0, 3: 6.0}
     plain = dict(convex_fusion(dense, lexical, 0.8, [1, 2, 3]))
     assert max(plain, key=plain.get) == 1
