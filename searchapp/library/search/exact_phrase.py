@@ -22,8 +22,9 @@ import unicodedata
 from typing import Mapping
 
 from ...store.cjk import cjk_query
+from .rare_words import RARE_DF
 
-__all__ = ["PHRASE_WORDS", "phrase_of", "holding_phrase"]
+__all__ = ["PHRASE_WORDS", "phrase_of", "holding_phrase", "codes_of", "holding_codes"]
 
 # Words a query needs for its whole text to be evidence as a phrase: fewer are often said word for word by chance.
 PHRASE_WORDS = 5
@@ -55,6 +56,40 @@ def holding_phrase(text: str, candidates: Mapping[int, str]) -> set[int]:
         kept = [(cid, x) for cid, x in candidates.items()
                 if longest in (low := _folded(x)) and pattern.search(low)]
     return matching(kept, phrase, False) if kept else set()
+
+
+def codes_of(text: str) -> list[str]:
+    """The amounts and numbers `text` types whole ("812.60", "1,873.42", "22/815/09431", "2024-05-02"), each as the
+    FTS5 phrase of its words: a token between spaces made of digits and separators that the words index reads as two
+    words or more. Its words alone say little ("812" and "60" are in every spreadsheet: a newcomer's electricity
+    bill, the one file holding 812.60, came third behind a drug schedule and a table of zeros holding them apart).
+    Not a name with a number ("IL-6", "caspase-11", "7-day-old"): a field's own terms, held by many of its texts
+    (SciFact lost 0.5 nDCG@10 where they counted); a word the model does not know is rare_words.py's."""
+    phrases = []
+    for token in text.split():
+        words = _WORD.findall(token)
+        if len(words) >= 2 and all(w.isdigit() for w in words):
+            phrases.append('"' + " ".join(words) + '"')  # digits hold no quote: no FTS5 syntax can be in it
+    return list(dict.fromkeys(phrases))
+
+
+def holding_codes(text: str, candidates: Mapping[int, str]) -> set[int]:
+    """Those of `candidates` ({passage id: its text}, the ones holding a query word) that hold one of `text`'s codes
+    (codes_of) whole: its words in order and adjacent, as FTS5 reads them. A number typed whole and found whole is
+    as strong a sign as a long query said word for word, and gets the same lift, where it identifies: held by at
+    most RARE_DF of the candidates ("p < 0.05" is in every other abstract)."""
+    found: set[int] = set()
+    if not candidates:
+        return found
+    from ...store.postgres.tokens import matching
+
+    for phrase in codes_of(text):
+        longest = max(_WORD.findall(phrase), key=len).lower()  # the quick test first: its longest word in the text
+        kept = [(cid, x) for cid, x in candidates.items() if longest in x.lower()]
+        holders = matching(kept, phrase, False) if kept else set()
+        if len(holders) <= RARE_DF:
+            found |= holders
+    return found
 
 
 def _folded(text: str) -> str:

@@ -64,8 +64,9 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     multiplied by it, so a query whose only words in the library are common ones does not give its best word
     match a full share.
 
-    `exact`: ids whose passage holds the whole of a long query as a phrase (exact_phrase.py, decision 0169). Such an
-    id fuses with at least the best cosine among the candidates: it says the query word for word.
+    `exact`: ids whose passage holds the whole of a long query as a phrase, or an amount or a code of the query
+    whole (exact_phrase.py, decision 0169). Such an id fuses with at least the best cosine among the candidates and
+    a full words share: it says the query, or what identifies it, as the person typed it.
     """
     top_lex = max((v for v in lexical.values() if v is not None), default=0.0)
     # Measured against two other ways to impute (bench_partial_meaning.py, docs/benchmarks.md): the best cosine
@@ -76,6 +77,8 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     scores: dict[int, float] = {}
     for item in order:
         lx = words_weight * max(0.0, (lexical.get(item) or 0.0) / top_lex if top_lex > 0 else 0.0)
+        if item in exact:  # it holds the query's words as typed: a full words share, whatever BM25 counted
+            lx = words_weight  # ("812" and "60" apart, three times each, outscored the bill holding 812.60 once)
         d = lx * top_dense if item in no_vector else max(0.0, dense.get(item) or 0.0)
         if item in rare:
             d = max(d, lx * top_dense)
@@ -83,4 +86,6 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
             d = max(d, top_dense)
         scores[item] = dense_weight * d + (1.0 - dense_weight) * lx
     pos = {item: i for i, item in enumerate(order)}
-    return sorted(scores.items(), key=lambda kv: (-kv[1], pos[kv[0]]))
+    # An exact holder scores at least as high as any candidate; a tie (another holds the best cosine and the best
+    # BM25 both, of the query's words apart) goes to the one holding them as typed
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0] not in exact, pos[kv[0]]))

@@ -26,7 +26,7 @@ from .grouping import MORE_MAX, POOL_FACTOR, FileGroup, group_by_file, file_rank
 from ..query.check import common_words, is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
-from .exact_phrase import holding_phrase
+from .exact_phrase import holding_codes, holding_phrase
 from .rare_words import holding, rare_terms
 from .snippet_focus import meaning_focus
 from .word_weight import words_weight
@@ -198,8 +198,9 @@ def _word_evidence(req: SearchRequest, asked: _Asked, store: Store, cand: Candid
     # that a lone common word does not count as a full words share.
     weight = words_weight(store, asked.text, asked.prefixes)
     # A long query said word for word in a passage (decision 0169): as near in meaning as the nearest candidate.
-    exact = (holding_phrase(asked.text, {c: scored.rows[c].text for c in scored.seen if scored.scores[c].lexical})
-             if lifts else set())
+    # An amount or a code typed whole ("812.60") and found whole: the same lift.
+    holders = {c: scored.rows[c].text for c in scored.seen if scored.scores[c].lexical} if lifts else {}
+    exact = holding_phrase(asked.text, holders) | holding_codes(asked.text, holders)
     return rare, weight, exact
 
 

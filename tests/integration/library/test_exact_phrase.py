@@ -68,3 +68,28 @@ def test_what_counts_as_a_phrase():
     assert phrase_of("pressure drops below one") is None  # four words
     assert phrase_of('Boiler "pressure" drops, below one!') == '"Boiler pressure drops below one"'  # no syntax leaks
     assert phrase_of("暖房の 圧力が 毎晩 下がる 原因") is None  # CJK: the character table reads it
+
+
+BILLS = {
+    "electricity-bill.txt": ("Electricity bill for March. Meter reading 45213 kWh. Amount due: 812.60 EUR, to be "
+                             "paid by direct debit on the 15th."),
+    "dose-schedule.txt": ("Dose schedule: 60 mg at 08:00, 60 mg at 20:00. Batch 812, 812 tablets left, 60 days "
+                          "of treatment, 0.60 ml syrup, 8.12 ml drops."),
+    "inventory.txt": "Shelf 812: 0 | 60 | 0 | 0 | 812 | 0 | 60 | 0 | 0 | 812 | 0",
+    "bread.txt": "Bake the sourdough loaf in a hot oven every morning.",
+}
+
+
+def test_an_amount_typed_whole_finds_the_file_holding_it_whole(engine, tmp_path, packaged_encoder, request):
+    """A newcomer's "812.60": the bill holding it came 3rd, under files holding "812" and "60" apart (the words index
+    reads the amount as two words). An amount or code typed whole and found whole lifts as a long phrase does."""
+    from searchapp.library.search.exact_phrase import codes_of
+
+    assert codes_of("812.60 1,873.42 bill 22/815/09431 TP1337 IL-6 812.60") == [
+        '"812 60"', '"1 873 42"', '"22 815 09431"']  # one word ("TP1337") or a name ("IL-6") is no number
+    with _open(engine, tmp_path, packaged_encoder, request) as lib:
+        lib.add_folder(write_texts(tmp_path / "notes", BILLS))
+        for query in ("812.60", "electricity 812.60"):
+            rows = _rows(lib, query)
+            assert rows[0][0] == "electricity-bill.txt" and rows[0][3], (query, rows)
+            assert not any(r[3] for r in rows[1:]), (query, rows)  # "812" and "60" apart are no lift
