@@ -21,6 +21,9 @@ class Progress:
     done: int
     total: Optional[int] = None
     message: str = ""
+    # Which folder a scanning or reading report is about, where one sync reads several ("Pictures, 2 of 4"):
+    # `index A B C D` drew four scanning bars that read alike. Empty when the sync reads one folder.
+    folder: str = ""
 
 
 ProgressFn = Callable[[Progress], None]

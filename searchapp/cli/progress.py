@@ -25,6 +25,7 @@ _TITLES = {"files": "indexing", "passages": "embedding", "ocr": "OCR (scans, ima
 # follows. A new bar, a changed total and the last report are drawn at once.
 REDRAW_S = 0.1
 MIN_BAR = 12  # columns the bar itself keeps: at 120 columns a long postfix had left it one wide, and cut
+_FOLDER_CHARS = 16  # of a folder's name in a bar's title, at most
 _FIXED = 26  # the rest of _FORMAT's line: ": 100%|", "| ", "/", " [", the elapsed time, ", " and "]"
 
 
@@ -52,16 +53,38 @@ def _unsized() -> Optional[tuple[int, int]]:
     return (size.columns if size.columns > 0 else UNSIZED[0]), (size.lines if size.lines > 0 else UNSIZED[1])
 
 
-def _fit(parts: list[str], room: int) -> str:
-    """`parts` joined by "; ", as many as fit in `room` columns from the first; the first cut short if even it
-    does not fit."""
+def _fit(parts: list[list[str]], room: int) -> str:
+    """Each part's longest wording that fits in `room` columns, joined by "; ", in order: a part none of whose
+    wordings fits gives way whole, with every part after it (what matters most comes first). Words are never cut
+    short: an 80-column terminal showed "searchable by words mean…" and "slowed for other program…"."""
     out = ""
-    for part in parts:
-        joined = f"{out}; {part}" if out else part
-        if len(joined) > room:
-            return out or part[: max(0, room - 1)] + "…"
-        out = joined
+    for wordings in parts:
+        fitting = [w for w in wordings if len(f"{out}; {w}" if out else w) <= room]
+        if not fitting:
+            return out
+        out = f"{out}; {fitting[0]}" if out else fitting[0]
     return out
+
+
+def _wordings(note: str) -> list[str]:
+    """A note the sync puts beside its embedding report, then shorter wordings of it for a narrow terminal."""
+    if note.startswith("slowed for other programs"):  # "…: 1 of 2 threads"
+        return [note, "slowed for other programs", "slowed"]
+    if note == LOADING_NOTE:
+        return [note, "loading the model"]
+    return [note]
+
+
+def _bar_title(key: str, folder: str) -> str:
+    """The bar's title: the stage, and the folder it is about where one sync reads several (its name kept short:
+    the words after it need the room)."""
+    title = _TITLES.get(key, key)
+    if not folder:
+        return title
+    name, nth = folder.rsplit(", ", 1) if ", " in folder else (folder, "")
+    if len(name) > _FOLDER_CHARS:
+        name = name[: _FOLDER_CHARS - 1] + "…"
+    return f"{title} {name} ({nth})" if nth else f"{title} {name}"
 
 
 class TerminalProgress:
@@ -107,7 +130,8 @@ class TerminalProgress:
     def _show(self, key: str, p: Progress) -> None:
         from tqdm import tqdm
 
-        if self._stage != key:
+        title = _bar_title(key, p.folder)
+        if self._stage != key or self._bar.desc != title:  # another stage, or the next folder's scanning
             from . import warning_lines
 
             self.close()
@@ -115,7 +139,7 @@ class TerminalProgress:
             self._stage = key
             fixed = _unsized()
             cols, rows = fixed or (None, None)
-            self._bar = tqdm(total=p.total, desc=_TITLES.get(key, key), unit=_UNITS.get(key, ""),
+            self._bar = tqdm(total=p.total, desc=title, unit=_UNITS.get(key, ""),
                              file=sys.stderr, dynamic_ncols=fixed is None, ncols=cols, nrows=rows, leave=False,
                              bar_format=_FORMAT)
         redraw = False
@@ -129,19 +153,17 @@ class TerminalProgress:
         self._rate.update(p.done, now)
         rate, left = self._rate.rate(), self._rate.left(p.total, now)
         pace = "" if rate is None else f"{format_rate(rate)[:-2]}{_UNITS.get(key, '')}/s".strip()
-        if pace and left is not None:
-            pace += f", about {format_left(left)} left"
-        postfix = [pace] if pace else []  # what matters most first: _fit drops from the end
+        # what matters most first, each part's wordings longest first: _fit drops from the end. An 80-column
+        # terminal showed "13.5 passages/s, abou…": where the rate and the time left do not both fit, the time left
+        postfix = [[pace] if left is None else [f"{pace}, about {format_left(left)} left",
+                                                f"about {format_left(left)} left"]] if pace else []
         if key == "passages" and p.message:
-            postfix += [part for part in p.message.split(" · ")  # meaning_rate.aside_note's
+            postfix += [_wordings(part) for part in p.message.split(" · ")  # meaning_rate.aside_note's
                         if part.startswith("slowed for") or part == LOADING_NOTE]
-            postfix.append("searchable by words meanwhile")
+            postfix.append(["searchable by words meanwhile", "searchable by words"])
         width = self._bar.ncols if not self._bar.dynamic_ncols else _columns()  # fixed where the terminal says none
         room = width - len(self._bar.desc) - 2 * len(str(p.total or p.done)) - _FIXED - MIN_BAR
-        text = _fit(postfix, room)
-        if pace and left is not None and not text.startswith(pace):  # an 80-column terminal showed "13.5
-            text = _fit([f"about {format_left(left)} left", *postfix[1:]], room)  # passages/s, abou…": the time left
-        self._bar.set_postfix_str(text, refresh=False)
+        self._bar.set_postfix_str(_fit(postfix, room), refresh=False)
         self._bar.refresh()
 
     def _due(self, now_anyway: bool) -> bool:

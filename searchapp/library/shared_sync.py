@@ -141,8 +141,9 @@ def _words_meaning_ocr(lib: SharedLibrary, work: list[tuple[RootRow, Optional[li
 
     store: Store = lib._as_store
     try:
-        for root, paths in work:
-            total.merge(words_pass.sync_root(store, root, lib.config, encoder, index, progress, cancel, paths=paths,
+        for i, (root, paths) in enumerate(work, start=1):
+            told = words_pass.naming_folder(progress, root.path, i, len(work))  # "Pictures, 2 of 4" on its bars
+            total.merge(words_pass.sync_root(store, root, lib.config, encoder, index, told, cancel, paths=paths,
                                              vanished=vanished))
     finally:
         vanished.purge(total)

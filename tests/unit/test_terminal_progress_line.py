@@ -148,3 +148,93 @@ def test_the_bar_says_the_model_loads_while_it_sits_at_zero(monkeypatch):
     bar(Progress("embedding", 0, 48, meaning_message(0, 48) + " · " + LOADING_NOTE))
     assert LOADING_NOTE in err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
     bar.close()
+
+
+def _last_line(err: io.StringIO) -> str:
+    return err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+
+
+def test_at_80_columns_the_status_words_give_way_whole_never_cut(monkeypatch):
+    """An 80-column terminal showed "[00:00, searchable by words mean…]" and "slowed for other program…": each
+    part says itself in shorter words, or gives way whole, what matters least first."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "80")
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    bar(Progress("embedding", 0, 317, meaning_message(0, 317)))
+    line = _last_line(err)
+    assert len(line) <= 80 and "…" not in line and "searchable by words]" in line, line
+    slowed = "slowed for other programs: 1 of 2 threads"
+    now[0] = 1.0
+    bar(Progress("embedding", 16, 317, meaning_message(16, 317) + " · " + slowed))
+    line = _last_line(err)
+    assert len(line) <= 80 and "…" not in line and "[00:00, slowed for other programs]" in line, line
+    bar.close()
+
+
+def test_the_time_left_comes_first_then_the_slowed_note_in_short(monkeypatch):
+    """With a rate at 80 columns: the time left whole, then as much of the rest as fits, in its short words."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "80")
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    slowed = "slowed for other programs: 1 of 2 threads"
+    for i in range(6):
+        now[0] = 4.0 * i
+        bar(Progress("embedding", 32 * i, 1000, meaning_message(32 * i, 1000) + " · " + slowed))
+    line = _last_line(err)
+    assert len(line) <= 80 and "…" not in line and "about 2 min left; slowed]" in line, line
+    bar.close()
+
+
+def test_several_folders_scanned_in_one_sync_each_have_a_bar_naming_it(monkeypatch):
+    """`index A B C D` drew four `scanning: … 323/?` bars and four `indexing` ones, none naming its folder: the
+    sync names it on each report (words_pass.naming_folder) and the bar's title says it."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "80")
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    for folder in ("Pictures, 1 of 2", "A folder with a very long name, 2 of 2"):
+        for p in (Progress("scanning", 323, folder=folder), Progress("extracting", 1, 317, "a.txt", folder=folder)):
+            now[0] += 1.0
+            bar(p)
+    lines = err.getvalue().replace("\r", "\n").splitlines()
+    assert any(x.startswith("scanning Pictures (1 of 2):") for x in lines), lines
+    assert any(x.startswith("indexing Pictures (1 of 2):") for x in lines), lines
+    assert any(x.startswith("scanning A folder with a… (2 of 2):") for x in lines), lines
+    assert all(len(x) <= 80 for x in lines), lines
+    bar.close()
+
+
+def test_the_sync_names_each_folder_on_its_reports_only_where_it_reads_several():
+    from searchapp.library.sync.words_pass import naming_folder
+
+    seen: list[Progress] = []
+    told = naming_folder(seen.append, "/home/me/Pictures/", 2, 4)
+    told(Progress("scanning", 5))
+    told(Progress("extracting", 1, 3, "a.jpg"))
+    told(Progress("embedding", 1, 3))
+    assert [p.folder for p in seen] == ["Pictures, 2 of 4", "Pictures, 2 of 4", ""]
+    assert naming_folder(seen.append, "/home/me/Pictures", 1, 1) == seen.append  # one folder: no name needed
+
+
+def test_the_time_left_is_taken_again_at_every_report_a_steady_pace_counts_it_down(monkeypatch):
+    """A newcomer's "about 2 min left" stayed from 6 % to 57 %: the time left is measured again at every report
+    drawn (base/rate.py), so at a steady pace it goes down with the work; what held it there was the pace
+    itself slowing ("slowed for other programs"), which the whole stage's average follows a minute late."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "160")
+    now = [0.0]
+    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    said = []
+    for i in range(60):  # 16 passages every 2 s of 960: 120 s in all
+        now[0] = 2.0 * i
+        bar(Progress("embedding", 16 * i, 960, meaning_message(16 * i, 960)))
+        said.append(re.search(r"about (.*?) left", _last_line(err)))
+    lefts = [m.group(1) for m in said if m is not None]
+    assert lefts[0] == "2 min" and lefts[-1] == "2 s" and "1 min" in lefts and "30 s" in lefts, lefts
+    bar.close()

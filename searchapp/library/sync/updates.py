@@ -33,7 +33,7 @@ from .wanted import Wanted
 from .meta_keys import REINDEX_META, record_passage_context
 from .contract import OcrStep, PassageEncoder, SyncReport
 from .vanished import Vanished
-from .words_pass import sync_root
+from .words_pass import naming_folder, sync_root
 
 __all__ = ["Updates"]
 
@@ -127,8 +127,9 @@ class Updates:
         waiting for OCR may be a rename of, which go after the OCR step (`vanished.settle`); after a cancel or an
         error, those of the roots read by then, as if each had purged its own at its end."""
         try:
-            for root, paths in work:
-                total.merge(sync_root(self.store, root, self.config, encoder, self.vectors, progress, cancel,
+            for i, (root, paths) in enumerate(work, start=1):
+                told = naming_folder(progress, root.path, i, len(work))
+                total.merge(sync_root(self.store, root, self.config, encoder, self.vectors, told, cancel,
                                       paths=paths, beside=beside, vanished=vanished))
         finally:
             vanished.purge(total)
@@ -318,3 +319,4 @@ class Updates:
         with self.store.atomic():
             for k, v in self.models.expected_meta().items():
                 self.store.set_meta(k, v)
+

@@ -5,6 +5,7 @@ Updates runs after every root's phase 1: a large folder is searchable by words l
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Optional, Sequence
@@ -13,7 +14,7 @@ from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.hashing import file_sha256, file_sha256_and_bytes
 from ...base.types import Document
-from ...base.progress import CancelToken, ProgressFn, report
+from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, reader_version, takes_data
 from ...ingest.fsnames import storable
 from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
@@ -35,7 +36,7 @@ from .read_groups import MIN_GROUPED, ReadInGroups
 from .roots import in_scope, outermost, root_missing
 from .contract import SKIP_DIRS_NOTE, IndexWriter, PassageEncoder, SyncReport
 
-__all__ = ["sync_root", "passages_of", "BATCH_CHUNKS", "BATCH_FILES"]
+__all__ = ["sync_root", "naming_folder", "passages_of", "BATCH_CHUNKS", "BATCH_FILES"]
 
 # Read at each sync (tests lower them): passages, files per phase-1 commit; BATCH_CHUNKS is phase 2's batch too.
 BATCH_CHUNKS = 256
@@ -453,3 +454,18 @@ def _stat(path: str) -> tuple[int, int]:
         return st.st_size, st.st_mtime_ns
     except OSError:
         return 0, 0
+
+
+def naming_folder(progress: Optional[ProgressFn], root: str, nth: int, of: int) -> Optional[ProgressFn]:
+    """`progress` with each scanning and reading report naming the folder it is about ("Pictures, 2 of 4"): one
+    sync of several folders scans and reads them in turn, and four bars that read alike said nothing of which."""
+    if progress is None or of == 1:  # one folder: its bars need no name
+        return progress
+    told: ProgressFn = progress
+    name = f"{os.path.basename(root.rstrip(os.sep)) or root}, {nth} of {of}"
+
+    def tell(p: Progress) -> None:
+        told(dataclasses.replace(p, folder=name) if p.stage in ("scanning", "extracting") else p)
+
+    return tell
+

@@ -136,6 +136,19 @@ def test_index_of_two_folders_is_one_sync_a_move_between_them_said_once(tiny_lib
     assert names(tiny_library.search("sourdough", mode="lexical")) == ["bread.txt"]
 
 
+def test_one_sync_of_several_folders_names_each_on_its_scanning_and_reading_reports(tiny_library, tmp_corpus,
+                                                                                     tmp_path):
+    """`index A B C D` drew four scanning bars and four reading bars that read alike: each report of a folder's
+    scan and reading names it (the command line's bar says it); the meaning, one pass for all, names none."""
+    other = corpus.write_texts(tmp_path / "other", {"kettle.txt": "Copper kettles whistle on the stove at dawn."})
+    seen = []
+    tiny_library.add_folders([tmp_corpus, other], progress=seen.append)
+    named = {(p.stage, p.folder) for p in seen if p.stage in ("scanning", "extracting")}
+    assert named == {(stage, f"{name}, {i} of 2") for stage in ("scanning", "extracting")
+                     for i, name in enumerate([tmp_corpus.name, "other"], start=1)}, named
+    assert {p.folder for p in seen if p.stage == "embedding"} <= {""}
+
+
 def test_index_of_a_folder_and_a_folder_inside_it_makes_one_root(tiny_lib, tmp_corpus):
     inner = tmp_corpus / "inner"
     corpus.write_texts(inner, {"kettle.txt": "Copper kettles whistle on the stove at dawn."})
