@@ -68,9 +68,11 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
         notice = lib.index_notice()
         if notice:
             print(f"searchapp: {printable(notice)}", file=sys.stderr)
-    for path, reason in total.missing_roots:
-        print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable "
-              f"(`searchapp remove {printable(path)}` forgets it)", file=sys.stderr)
+    from ...library.sync.roots import missing_advice
+
+    for path, reason in total.missing_roots:  # as status says it: `moved` first (a rename keeps its meaning)
+        print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable. "
+              f"{printable(missing_advice(path))}", file=sys.stderr)
     return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error
 
 

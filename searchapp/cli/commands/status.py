@@ -71,11 +71,12 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if st.writer:
         say(f"  being written now by {printable(st.writer)}: the counts below grow as it goes")
     from ...library.report.status import by_status, folder_counts
+    from ...library.sync.roots import missing_advice
 
     for r in st.roots:
         say(f"  {printable(r.path)}: {folder_counts(r.files, r.members, r.chunks)}"
-            + (f"  [MISSING: {printable(r.reason)}; kept and searchable. Moved? `searchapp moved {printable(r.path)} NEW` "
-               "keeps its meaning (no embedding again); `searchapp remove` forgets it]" if r.missing else ""))
+            + (f"  [MISSING: {printable(r.reason)}; kept and searchable. {printable(missing_advice(r.path))}]"
+               if r.missing else ""))
     if not st.roots:
         say("  (no folders yet: `searchapp index PATH`)")
     # The files a person has, and apart what was read out of their archives and mail (decision 0163)

@@ -86,8 +86,11 @@ def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalP
     print(f"{now()} caught up: {rep.said('added', 'updated', 'removed')}", flush=True)
     if rep.reread:
         print(f"{now()} {printable(rep.reread_note() or '')}", flush=True)
-    for path, reason in rep.missing_roots:
-        print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr, flush=True)
+    from ...library.sync.roots import missing_advice
+
+    for path, reason in rep.missing_roots:  # as status and index say it
+        print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept. "
+              f"{printable(missing_advice(path))}", file=sys.stderr, flush=True)
 
 
 def print_change(rep: SyncReport, paths: list[str]) -> None:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ...base.config import ScanConfig
     from ...store import RootRow, Store
 
-__all__ = ["missing_reason", "root_missing", "readable_to_add", "refuse_missing_roots", "owning_root", "in_scope",
+__all__ = ["missing_reason", "root_missing", "missing_advice", "readable_to_add", "refuse_missing_roots", "owning_root", "in_scope",
            "nested_inside", "paths_by_root", "outermost"]
 
 
@@ -65,6 +65,15 @@ def root_missing(store: Store, root: RootRow) -> Optional[str]:
     return missing_reason(root.path, store.has_files(root.id), store.has_files_below(root.id, root.path))
 
 
+def missing_advice(root: str) -> str:
+    """What a person can do about an indexed folder that cannot be read, as every place that says it says it
+    (status, index, watch, `index` of that folder): `moved` first, which keeps its meaning (a rename is the likely
+    cause, and `remove` then `index` of the new place embeds every passage again), then `remove`. `index` once
+    named `remove` alone, for a folder renamed Pictures -> Photos."""
+    return (f"Moved? `searchapp moved {root} NEW` keeps its meaning (no embedding again); "
+            f"`searchapp remove {root}` forgets it")
+
+
 def readable_to_add(store: Store, root: str) -> None:
     """Raise ConfigError when `root` (absolute) cannot be added now: an indexed folder that cannot be read (its
     passages are kept) or no such file or folder. Both libraries' add_folder ask it first."""
@@ -72,7 +81,7 @@ def readable_to_add(store: Store, root: str) -> None:
         return
     if store.root_by_path(root) is not None:
         raise ConfigError(f"{root} is indexed but cannot be read now (renamed, or on a drive that is not "
-                          f"connected); its passages are kept. `searchapp remove {root}` forgets it")
+                          f"connected); its passages are kept. {missing_advice(root)}")
     raise ConfigError(f"no such file or folder: {root}")
 
 

@@ -170,6 +170,47 @@ def test_cli_moved_reuses_the_meaning_and_undo_puts_the_old_place_back(tiny_cli,
     assert code == 1 and "puts back the last folder removed, once, within a minute" in err
 
 
+def test_every_line_about_a_renamed_folder_says_moved_first_then_remove(tiny_cli, tmp_path, capsys, monkeypatch):
+    """A newcomer renamed Pictures -> Photos and ran `searchapp index`: its error named `remove` alone (which
+    embeds every passage again once the new place is indexed); only `status` named `moved`. index, `index OLD`,
+    watch's catch-up and status now say the same: `moved` first, then `remove`."""
+    import argparse
+
+    from searchapp.cli.commands import watch
+
+    data = str(tmp_path / "lib")
+    old = make_notes(tmp_path / "Pictures")
+    assert cli(capsys, "--data-dir", data, "index", str(old))[0] == 0
+    old.rename(tmp_path / "Photos")
+    advice = (f"Moved? `searchapp moved {old} NEW` keeps its meaning (no embedding again); "
+              f"`searchapp remove {old}` forgets it")
+    code, _, err = cli(capsys, "--data-dir", data, "index")
+    assert code == 1 and f"its passages are kept and still searchable. {advice}" in err, err
+    code, _, err = cli(capsys, "--data-dir", data, "index", str(old))
+    assert code != 0 and advice in err, err
+    code, out, _ = cli(capsys, "--data-dir", data, "status")
+    assert f"kept and searchable. {advice}]" in out, out
+
+    class Caught:  # watch's catch-up, its sync finding the folder gone
+        writer_wait = None
+
+        def roots(self):
+            return [str(old)]
+
+        def index(self):
+            pass
+
+        def sync(self, progress, cancel):
+            from searchapp.library import SyncReport
+
+            return SyncReport(missing_roots=[(str(old), "not found")])
+
+    from searchapp.cli.progress import TerminalProgress
+
+    watch._catch_up(Caught(), argparse.Namespace(no_wait=True), TerminalProgress(enabled=False), CancelToken())
+    assert f"{old}: not found; its passages are kept. {advice}" in capsys.readouterr().err
+
+
 def test_cli_moved_refuses_in_one_line(tiny_cli, tmp_path, capsys):
     data = str(tmp_path / "lib")
     old = make_notes(tmp_path / "Documents")
