@@ -65,6 +65,10 @@ class SyncReport:
     # of `moved`, the members of an archive or a mail moved with it (its own entry among `moved`): one file renamed
     # is said as one, its members apart as the scan line counts them (decision 0163), not "12 renamed or moved"
     moved_members: int = 0
+    # of `moved`, the entries not indexed (skipped or failed, with the same bytes and reason as before): counted in
+    # `skipped` or `failed` where they are now, not in `added`. A folder renamed moves its password-protected and
+    # textless files too: they were said as removed and "newly not indexed"
+    moved_not_indexed: int = 0
     skipped: int = 0
     # of `skipped`, the entries still waiting for OCR when the sync ended (no engine, a stop, more than one sync
     # reads): said as "3 waiting for OCR", as `status` lists them (files_by_state's ocr_pending), not as skipped;
@@ -111,8 +115,8 @@ class SyncReport:
         members as one), and counted in neither the additions nor the removals; entries waiting for OCR after the
         skipped ("3 waiting for OCR", only when there are some), not among them. zeros=False leaves out the counts
         that are 0."""
-        value = {"added": self.added - self.moved, "updated": self.updated, "unchanged": self.unchanged,
-                 "removed": self.removed - self.moved, "skipped": self.skipped - self.ocr_pending,
+        value = {"added": self.added - (self.moved - self.moved_not_indexed), "updated": self.updated,
+                 "unchanged": self.unchanged, "removed": self.removed - self.moved, "skipped": self.skipped - self.ocr_pending,
                  "failed": self.failed}
         parts: list[tuple[int, str]] = []
         for name in counts:
@@ -126,11 +130,12 @@ class SyncReport:
     def files_changed(self) -> int:
         """Entries added, updated, removed, newly skipped or failing, a move counted once: what a live update's line
         names, and whether it has anything to say."""
-        return self.added + self.updated + self.removed - self.moved + self.skipped + self.failed
+        return (self.added + self.updated + self.removed - (self.moved - self.moved_not_indexed) + self.skipped
+                + self.failed - self.moved_not_indexed)
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members",
-                     "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
+                     "moved_not_indexed", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
         self.missing_roots += other.missing_roots

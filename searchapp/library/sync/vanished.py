@@ -34,6 +34,9 @@ class Moves:
         # Additions whose text the OCR step gives (a scan renamed): (key, path, already in _added), until `settle`
         self._waiting: list[tuple[int, str, bool]] = []
         self._waiting_keys: set[int] = set()
+        # New entries not indexed (skipped, failed) whose bytes were read: (key, status, reason) -> their paths, a
+        # path given back (`not_indexed_twins`) when a deleted entry left the same way is found to be it moved
+        self._not_indexed: dict[tuple[int, str, str], list[str]] = {}
 
     @staticmethod
     def _key(sha: Optional[str]) -> Optional[int]:
@@ -78,6 +81,25 @@ class Moves:
         key = self._key(sha)
         if key is not None:
             self._spent[key] += 1
+
+    def add_not_indexed(self, sha: Optional[str], status: str, reason: str, path: str) -> None:
+        """A new entry skipped or failed for `reason`, its bytes `sha` read: a deleted entry left out the same way
+        with the same bytes is that one renamed or moved (`not_indexed_twins`)."""
+        key = self._key(sha)
+        if key is not None:
+            self._not_indexed.setdefault((key, status, reason), []).append(path)
+
+    def not_indexed_twins(self, gone: list[FileRow]) -> list[tuple[FileRow, str]]:
+        """The deleted entries of `gone` not indexed whose bytes, state and reason a new entry has, each with that
+        entry's path (each new entry used once). The reason too: the same bytes left out for another reason now (a
+        file now too large, a reader that fails it) are news, listed as newly not indexed."""
+        found = []
+        for row in gone:
+            if row.status in ("skipped", "failed") and (key := self._key(row.sha256)) is not None:
+                paths = self._not_indexed.get((key, row.status, row.error or ""))
+                if paths:
+                    found.append((row, paths.pop()))
+        return found
 
     def twins(self, gone: list[FileRow]) -> list[FileRow]:
         """The deleted entries of `gone` whose bytes are among the additions, each addition used once (over every
@@ -148,7 +170,26 @@ class Vanished:
             moved = self.moves.twins(rows)
             rep.moved += len(moved)
             rep.moved_members += self.moves.members_with(moved)
+            _count_not_indexed_moves(self.moves.not_indexed_twins(rows), rep)
             delete_entries(self.store, self.index, rows, rep)
+
+
+def _count_not_indexed_moves(found: list[tuple[FileRow, str]], rep: SyncReport) -> None:
+    """Entries not indexed found again elsewhere, left out the same way: a move, not a removal, and not news (the
+    sync listed their new paths as newly not indexed: a renamed folder's 12 password-protected and textless
+    files were said as 12 removed and "12 files newly not indexed")."""
+    if not found:
+        return
+    rep.moved += len(found)
+    rep.moved_not_indexed += len(found)
+    moved_to = Counter(path for _, path in found)
+    kept = []
+    for path, reason in rep.problems:
+        if moved_to[path] > 0:
+            moved_to[path] -= 1
+        else:
+            kept.append((path, reason))
+    rep.problems = kept
 
 
 def delete_entries(store: Store, index: IndexWriter, rows: list[FileRow], rep: SyncReport) -> None:

@@ -136,6 +136,8 @@ class _Sync:
     def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
                 real: Optional[str] = None, sha: Optional[str] = None) -> None:
         _record_problem(self.store, self.root, old, path, status, reason, self.index, self.rep, f, real, sha)
+        if old is None:  # a new entry: a deleted one left out the same way with these bytes is it, moved
+            self.moves.add_not_indexed(sha, status, reason, path)
 
     def record_skipped(self, result: ScanResult) -> None:
         """Files skipped by policy (size, type, unreadable) are recorded so `status` can say why."""

@@ -298,3 +298,22 @@ def test_hybrid_keeps_every_stage(tiny_lib, tmp_corpus, tiny_cross_encoder_dir):
     # The logits are exactly what the cross-encoder gives for (query, passage).
     direct = tiny_lib.models.loaded_reranker.score("volcano magma", [h.text for h in res.hits])
     assert np.allclose(direct, [h.scores.rerank_logit for h in res.hits], atol=1e-5)
+
+
+def test_a_renamed_folder_moves_its_files_not_indexed_too(tiny_library, tmp_path):
+    """A newcomer renamed Documents/Slides to Documents/Presentations, whose files included some left out (no
+    text, password-protected), and removed one note: the sync said them removed and "newly not indexed" (12 of
+    them), where one note went. A file left out the same way with the same bytes is that one moved."""
+    docs = corpus.write_texts(tmp_path / "Documents", {"note.txt": "The harbour tides turn at noon.",
+                                                      "other.txt": "Copper kettles whistle at dawn."})
+    slides = corpus.write_texts(docs / "Slides", {"talk.txt": "Quarterly figures for the kayak club."})
+    (slides / "blank.md").write_text("   \n")  # no text found: skipped
+    (slides / "blank2.md").write_text("\n\n")  # other bytes, left out the same way
+    rep = tiny_library.add_folder(docs)
+    assert rep.skipped == 2 and {Path(p).name for p, _ in rep.problems} == {"blank.md", "blank2.md"}, rep.problems
+    slides.rename(docs / "Presentations")
+    (docs / "other.txt").unlink()
+    rep = tiny_library.sync()
+    assert rep.said("added", "removed") == "0 added, 3 renamed or moved, 1 removed", rep.said("added", "removed")
+    assert rep.problems == [] and rep.files_changed() == 4, rep.problems
+    assert rep.skipped == 2  # still skipped where they are now

@@ -48,3 +48,26 @@ def test_an_addition_that_failed_is_no_twin():
     moves.add(sha("tea"))
     moves.drop(sha("tea"))  # its batch could not store it
     assert len(moves.twins([row(1, sha("tea")), row(2, sha("tea"))])) == 1
+
+
+def left_out(i: int, digest: str | None, status: str, reason: str) -> FileRow:
+    return FileRow(id=i, root_id=1, path=f"/d/old/{i}.pdf", size=1, mtime_ns=0, sha256=digest, status=status,
+                   error=reason, kind="pdf", n_chunks=0)
+
+
+def test_an_entry_left_out_is_moved_where_a_new_one_has_its_bytes_and_its_reason():
+    """A renamed folder's password-protected and textless files: each the twin of the new entry left out the same
+    way with the same bytes, given back with its path (a new entry stands for one at most)."""
+    moves = Moves()
+    moves.add_not_indexed(sha("locked"), "skipped", "encrypted", "/d/new/a.pdf")
+    moves.add_not_indexed(sha("blank"), "skipped", "no text found", "/d/new/b.pdf")
+    moves.add_not_indexed(sha("odd"), "skipped", "no text found", "/d/new/c.pdf")
+    moves.add_not_indexed(None, "failed", "cannot read", "/d/new/d.pdf")  # bytes never read: never a twin
+    gone = [left_out(1, sha("locked"), "skipped", "encrypted"), left_out(2, sha("blank"), "skipped", "no text found"),
+            left_out(3, sha("blank"), "skipped", "no text found"),  # a second copy: one new entry for one
+            left_out(4, sha("odd"), "skipped", "encrypted"),  # the same bytes left out for another reason: news
+            left_out(5, sha("odd"), "failed", "no text found"),  # or another state
+            left_out(6, None, "failed", "cannot read"), row(7, sha("locked"))]  # an indexed entry: not one of these
+    found = moves.not_indexed_twins(gone)
+    assert [(r.id, path) for r, path in found] == [(1, "/d/new/a.pdf"), (2, "/d/new/b.pdf")]
+    assert moves.not_indexed_twins(gone) == []  # used up
