@@ -18,6 +18,25 @@ def _run(data, *args):
                           text=True, env=env, timeout=300)
 
 
+def test_explain_of_a_folder_counts_its_files_as_status_does(tiny_library, tmp_path):
+    """`explain home/Mail` said "100 files under it" where status said "52 files, 48 items in archives and mail":
+    the files apart from what was read out of the archives and mail in them (decision 0163), as status counts."""
+    mail = tmp_path / "home" / "Mail"
+    mail.mkdir(parents=True)
+    (mail / "note.txt").write_text("A note on the harbour tides.")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("one.txt", "A note about capybaras in the archive.")
+        z.writestr("two.txt", "Another note about ocelots in the archive.")
+    (mail / "a.zip").write_bytes(buf.getvalue())
+    tiny_library.add_folder(tmp_path / "home", embed=False)
+    root = tiny_library.status().roots[0]
+    assert (root.files, root.members) == (2, 2), (root.files, root.members)
+    for folder in (mail, tmp_path / "home"):
+        e = tiny_library.explain(str(folder))
+        assert e["reason"] == "a folder: 2 files and 2 items in archives and mail under it in the library", e
+
+
 def test_explain_every_case(tiny_library, tmp_path, make_config, monkeypatch):
     monkeypatch.setenv("SEARCHAPP_OCR_ENGINE", "none")  # the image waits for OCR
     docs = tmp_path / "docs"
