@@ -75,6 +75,8 @@ class SearchController(QObject):
         self.tools, self.session, self.filter_bar, self.preview = tools, session, filter_bar, preview
         self.seq = 0  # the newest search sent; answers to older ones are dropped
         self.quiet_seq = -1  # a search sent because the library changed: its count is not said (run_search)
+        self.again_seq = -1  # a search the window ran again by itself: its answer keeps the selected result (submit)
+        self._keeping = False  # the selected result is being selected again in a new list: its preview stays
         self.stale_dropped = 0  # search results that arrived after a newer query was sent
         self.result: Optional[SearchResult] = None
         self.terms: list[str] = []
@@ -161,9 +163,11 @@ class SearchController(QObject):
         if self.search_box.text().strip():
             self.debounce.start()
 
-    def run_search(self, quiet: bool = False) -> None:
+    def run_search(self, quiet: bool = False, again: bool = False) -> None:
         """`quiet`: the library changed under the shown query (a sync ended, an Undo): the rows follow, but the
-        status line keeps what the change said (its summary, "… is back") instead of "N results in X ms"."""
+        status line keeps what the change said (its summary, "… is back") instead of "N results in X ms".
+        `again`: the window runs the shown query again by itself (meaning loaded, a sync ended): the person did
+        not ask for a new list, so the result they selected stays selected in it (show_result)."""
         self.debounce.stop()
         query = self.search_box.text().strip()
         if not query and self.similar is not None:
@@ -180,12 +184,14 @@ class SearchController(QObject):
         loading = mode != "lexical" and self.models.need(rerank)  # dense waits for them, hybrid does not
         if loading and mode == "hybrid":
             self.submit("search", lambda p, c: _by_words(lib.search(query, k=depth, mode="lexical", rerank=False,
-                                                                    candidates=depth, filters=filters, group=group)), k)
+                                                                    candidates=depth, filters=filters, group=group)),
+                        k, again)
             self.quiet_seq = self.seq if quiet else -1
             return
         # Ask for every candidate (k = depth) so the inspector sees them all; the results list shows the top k.
         self.submit("search", lambda p, c: lib.search(query, k=depth, mode=mode, rerank=rerank, candidates=depth,
-                                                      filters=filters, group=group, meaning_wait=MEANING_WAIT), k)
+                                                      filters=filters, group=group, meaning_wait=MEANING_WAIT),
+                    k, again)
         self.quiet_seq = self.seq if quiet else -1
 
     def meaning_moved(self, st: LibraryStatus) -> None:
@@ -201,7 +207,7 @@ class SearchController(QObject):
             return
         if st.embedded >= st.chunks:
             self.meaning_line = None
-            self.run_search()
+            self.run_search(again=True)
             self.complete_seq = self.seq  # its answer still partial (counted otherwise): not searched again and again
             return
         now = meaning_percent(st.embedded, st.chunks)
@@ -214,14 +220,15 @@ class SearchController(QObject):
     def models_loaded(self) -> None:
         """The models are loaded (or failed to): a result answered by words meanwhile is searched again."""
         if self.by_words and self.similar is None and self.search_box.text().strip():
-            self.run_search()
+            self.run_search(again=True)
 
-    def submit(self, name: str, job: JobFn, k: int) -> None:
+    def submit(self, name: str, job: JobFn, k: int, again: bool = False) -> None:
         """Run `job` (returning a SearchResult) as the newest search; its top `k` hits are shown unless a newer
-        search was sent meanwhile. "Similar files" goes through here too."""
+        search was sent meanwhile. "Similar files" goes through here too. `again`: see run_search."""
         self.debounce.stop()
         self.seq += 1
         seq = self.seq
+        self.again_seq = seq if again else -1
         self.tools.runner.submit(job, name=name, on_success=partial(self.search_done, seq, k=k),
                                     on_error=partial(self._search_failed, seq))
 
@@ -266,7 +273,7 @@ class SearchController(QObject):
             self.stale_dropped += 1  # a newer query is on its way; never flash old results
             return
         self.by_words = result.said(LOADING) == MODEL_LOADING
-        self.show_result(result, k)
+        self.show_result(result, k, keep=seq == self.again_seq)
         t, shown = result.timings_ms.get("total"), min(k, len(result.hits))
         message = ((f"{shown} result{'' if shown == 1 else 's'}" if shown else "No results")
                    + (f" in {t:.0f} ms" if t else "") + (" (reranked)" if result.reranked else ""))
@@ -292,19 +299,38 @@ class SearchController(QObject):
         self.finished.emit(result)
         if self.by_words:
             if not self.models.loading:
-                self.run_search()  # the models loaded while this search ran
+                self.run_search(again=True)  # the models loaded while this search ran
         elif result.said(LOADING) and not self.session.library.meaning_loading():
-            self.run_search()  # the index opened while this search ran: its Changes(meaning) came first
+            self.run_search(again=True)  # the index opened while this search ran: its Changes(meaning) came first
 
-    def show_result(self, result: Optional[SearchResult], k: int = 0) -> None:
+    def show_result(self, result: Optional[SearchResult], k: int = 0, keep: bool = False) -> None:
+        """`keep`: a list the person did not ask for (run_search's `again`): the result selected in the old one is
+        selected in this one too when its file is still listed, its preview left as it is (where they scrolled)."""
+        # the same query only: one the person typed since, and that this re-run took up, is a new list all the same
+        same = keep and result is not None and self.result is not None and result.query == self.result.query
+        kept = self.selected_hit() if same else None
         self.result, self.shown_k = result, k
         # The words searched for: not -excluded ones nor field values (type:pdf); "Similar files" searched no words.
         self.terms = query_terms(marked_text(result.query)) if result and result.mode != "similar" else []
         self.results_model.set_hits(result.hits[:k] if result else [], self.terms, result.here if result else None)
         fit_columns(self.results_view)
         self.empty.show_for(result, self.filter_bar.filters() is not None)
-        self.preview.clear()
+        row = _row_of(self.results_model.hits, kept) if kept is not None else None
+        if row is None:  # a new list, or the selected file is gone from it: nothing selected, nothing previewed
+            self.preview.clear()
         self.resultShown.emit(result)
+        if row is not None:
+            self._select_again(row)
+
+    def _select_again(self, row: int) -> None:
+        """Select `row` of a list run again by itself: the inspector follows, the preview stays (_row_changed)."""
+        index = self.results_model.index(row, 0)
+        self._keeping = True
+        try:
+            self.results_view.setCurrentIndex(index)
+        finally:
+            self._keeping = False
+        self.results_view.scrollTo(index)
 
     def focus(self) -> None:
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -354,9 +380,9 @@ class SearchController(QObject):
             # the library changed, or its meaning is loaded: show what is there now. After this window's change the
             # line keeps what the change said; after words-only answers, or another process's change (which says
             # nothing on the line: it kept the last search's "No results" over the new rows), what this search is now
-            self.run_search(quiet=not ((changes.meaning and by_words) or changes.elsewhere))
+            self.run_search(quiet=not ((changes.meaning and by_words) or changes.elsewhere), again=True)
         elif changes.index and self.similar is not None:
-            self.submit("similar", self.similar[2], self.similar[3])
+            self.submit("similar", self.similar[2], self.similar[3], again=True)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         # Down in the query field moves into the results, like a browser's address bar.
@@ -379,6 +405,8 @@ class SearchController(QObject):
             return
         hit = found  # (a Hit, also in the callbacks below)
         preview, terms, config = self.preview, self.terms, self.session.config
+        if self._keeping and preview.hit is not None and preview.hit.path == hit.path:
+            return  # the same file selected again in a list run by itself: read on where the person scrolled to
         preview.show_hit(hit, terms)  # the stored passage at once; its context when the file is read
 
         def done(ft: FileText) -> None:
@@ -399,6 +427,15 @@ class SearchController(QObject):
         hit = index.data(HIT_ROLE)
         if hit is not None:
             self.preview.opener.open(hit)  # a member is copied out of its container on a worker
+
+
+def _row_of(hits: Sequence[Hit], kept: Hit) -> Optional[int]:
+    """The row of `kept` in a new list: its very passage, else its file (By file lists a file's best passage,
+    which may be another one now); None when the file is no longer listed."""
+    same_file = [i for i, h in enumerate(hits) if h.path == kept.path]
+    same_passage = [i for i in same_file if hits[i].chunk_id == kept.chunk_id]
+    rows = same_passage or same_file
+    return rows[0] if rows else None
 
 
 def _by_words(result: SearchResult) -> SearchResult:
