@@ -341,12 +341,17 @@ class FolderWatch(QObject):
         self.ui.remove(CATCH_UP_KEY)
 
     def _caught_up(self, rep: Optional[SyncReport]) -> None:
-        """The catch-up's summary, only when it did something: every start would otherwise say "0 added"."""
-        if rep is not None and _did_something(rep):
+        """The catch-up's summary, only when it found something: every start would otherwise say "0 added". Its
+        notes alone are not news: they are said again by every sync of every folder (files waiting for an OCR
+        engine that is not there)."""
+        if rep is not None and _did_something(rep, notes=False):
             self.writes.sync_done(rep, "Found changes in your folders — ")
 
 
-def _did_something(rep: SyncReport) -> bool:
+def _did_something(rep: SyncReport, notes: bool = True) -> bool:
     """Whether a sync the window ran by itself has anything to say: "0 added, 0 updated, 0 removed" read as if the
-    change had been missed (a terminal's `index` had taken it first)."""
-    return bool(rep.files_changed() or rep.chunks_embedded or rep.notes or rep.missing_roots)
+    change had been missed (a terminal's `index` had taken it first). A file left out is news when this sync left it
+    out (`problems`), not when an earlier one did: every sync counts those again among its skipped and failed, and an
+    unchanged library said "Found changes … 0 added, 0 updated, 0 removed, 80 not indexed" at every start."""
+    changed = rep.added + rep.updated + rep.removed + len(rep.problems)
+    return bool(changed or rep.chunks_embedded or (notes and rep.notes) or rep.missing_roots)

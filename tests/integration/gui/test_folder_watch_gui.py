@@ -255,6 +255,42 @@ def test_a_catch_up_that_finds_nothing_says_nothing(qtbot, win):
     assert win.lib.store.pending_count() == 0
 
 
+def test_a_catch_up_of_an_unchanged_library_with_files_not_indexed_says_nothing(
+        qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
+    """A newcomer's window said "Found changes in your folders — … 0 added, 0 updated, 0 removed, 80 not indexed"
+    at every start of an unchanged library: the files left out long ago are counted by every sync, not news."""
+    from searchapp.base.config import load_config
+    from searchapp.library.reconfigure import library_for
+
+    def left_out_before(data):  # a file with no text and one that cannot be read, met by an earlier sync
+        docs = data.parent / "docs"
+        (docs / "blank.txt").write_text("", encoding="utf-8")
+        (docs / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a PDF at all")
+        with library_for(load_config(data, env={}), encoder=tiny_encoder) as lib:
+            rep = lib.sync(None)
+        assert rep.skipped + rep.failed == 2 and len(rep.problems) == 2
+
+    w = _window(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir, tiny_encoder, held=left_out_before)
+    try:
+        said = []
+        w.statusBar().messageChanged.connect(said.append)
+        qtbot.waitUntil(lambda: w.folder_watch.catch_ups == 1, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not w.runner.busy_writing(), timeout=WAIT_MS)
+        qtbot.wait(50)
+        assert not [m for m in said if "Found changes" in m], said
+        w.resize(1280, 800)
+        shot(w, "catch-up-unchanged.png")
+        # One more file left out since: that one is news, and said with the rest
+        (w.docs / "torn.pdf").write_bytes(b"%PDF-1.4 torn in half")
+        w.folder_watch.rearm()
+        w.folder_watch._catch_up_now(w.lib)
+        qtbot.waitUntil(lambda: w.folder_watch.catch_ups == 2 and not w.runner.busy_writing(), timeout=WAIT_MS)
+        line = w.statusBar().currentMessage()
+        assert line.startswith("Found changes in your folders — ") and "3 not indexed" in line, line
+    finally:
+        close_window(w, w.lib)
+
+
 def test_no_catch_up_after_a_resumed_sync_died_twice(qtbot, monkeypatch, tmp_path, tiny_bi_encoder_dir,
                                                       tiny_encoder):
     from PySide6.QtCore import QSettings
