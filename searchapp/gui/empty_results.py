@@ -69,11 +69,15 @@ class EmptyResults(QObject):
         self.label.setStyleSheet("color:#555; font-size:11pt;")
         self.label.hide()
         self.welcome = False  # the label says how to start, not about a search
+        # How to start, while the library has nothing to search (show_welcome): a search's "No results" says it too,
+        # not "try other words" as if the words had been looked for in files
+        self.start: Optional[str] = None
         self.viewport.installEventFilter(self)
 
     def show_welcome(self, on: bool, text: str = WELCOME) -> None:
         """While the library has no folder and no search is shown: how to start (the first thing a person sees),
         or `text` (what happens while the first folder is added)."""
+        self.start = text if on else None
         if on and (self.welcome or not self.label.isVisible()):
             self.welcome = True
             self.label.setText(text)
@@ -85,10 +89,16 @@ class EmptyResults(QObject):
 
     def show_for(self, result: Optional[SearchResult], bar_filters: bool) -> None:
         self.welcome = False
+        if result is None and self.start is not None:  # the search cleared: how to start, again, in its place
+            self.label.hide()
+            self.show_welcome(True, self.start)
+            return
         if result is None or result.hits:
             self.label.hide()
             return
-        self.label.setText(empty_text(result, bar_filters))
+        nothing_yet = self.start is not None and result.mode != "similar"
+        self.label.setText(f"No results for “{result.query}”. {self.start}" if nothing_yet
+                           else empty_text(result, bar_filters))
         self._place()
         self.label.show()
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from conftest import build_tiny_library
 
-from gui_window import WAIT_MS, drop, shot, shown_window, window_maker
+from gui_window import WAIT_MS, drop, search, shot, shown_window, window_maker
 from painted_text import painted_text
 
 TEXTS = {"volcano.txt": "The volcano erupted and molten rock flowed down to the sea.",
@@ -158,6 +158,34 @@ def test_a_folder_dropped_on_an_empty_library_is_listed_at_once_and_the_results_
         qtbot.waitUntil(lambda: [path for path, _ in rows()] == [str(extra), str(home)], timeout=WAIT_MS)
         assert not hint.isVisible()  # files are in: the results area is the results' again
         win.close()
+
+
+def test_a_search_in_an_empty_library_says_nothing_is_indexed_yet_and_how_to_add_a_folder(qtbot, tmp_path,
+                                                                                          tiny_encoder):
+    """A newcomer's first search, before adding anything, said "No results for “banana bread”. Try other words, or
+    add the folder that holds what you are looking for": as if a library had been searched."""
+    from PySide6.QtWidgets import QLabel
+
+    from searchapp.base.config import load_config
+    from searchapp.gui.empty_results import WELCOME
+    from searchapp.library import Library
+
+    config = load_config(tmp_path / "new", env={}, overrides={"index": {"backend": "exact"}, "models": {"reranker": ""}})
+    with Library(config, encoder=tiny_encoder) as lib:
+        win = shown_window(qtbot, config, lib)
+        win.resize(1280, 800)
+        hint = win.findChild(QLabel, "emptyResults")
+        try:
+            for mode in ("hybrid", "lexical", "dense"):
+                search(qtbot, win, "banana bread", mode)
+                assert hint.isVisible()
+                assert hint.text() == f"No results for “banana bread”. {WELCOME}", hint.text()
+                assert "Try other words" not in hint.text()
+            shot(win, "empty-library-search.png")
+            win.search.clear()  # Escape: no search shown, the welcome again
+            assert hint.isVisible() and hint.text() == WELCOME
+        finally:
+            win.close()
 
 
 def test_cancel_stops_the_running_sync_and_the_folder_queued_behind_it_still_runs(qtbot, open_window, tmp_path,
