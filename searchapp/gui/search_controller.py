@@ -91,6 +91,7 @@ class SearchController(QObject):
         self.meaning_line: Optional[MeaningLine] = None  # the line said for the search shown, meaning partial
         self.embedded = 0  # passages with meaning, as the library's last status read counted them
         self.complete_seq = -1  # the search sent because meaning completed: sent once, never again for its answer
+        self.list_line = ""  # what the status line last said about the list shown ("10 results in 70 ms")
         self._build_query_row(session.config)
         self._build_results()
         self.debounce = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
@@ -214,8 +215,8 @@ class SearchController(QObject):
         if abs(now - line.said_now) < MEANING_STEP:
             return
         line.said_now = now
-        self.tools.say(f"{line.head} · found when meaning covered {_share(line.found_with, True)} of passages; it "
-                       f"covers {_share(now, True)} now: press Enter to search again", 0)
+        self._say_of_list(f"{line.head} · found when meaning covered {_share(line.found_with, True)} of passages; "
+                          f"it covers {_share(now, True)} now: press Enter to search again", 0)
 
     def models_loaded(self) -> None:
         """The models are loaded (or failed to): a result answered by words meanwhile is searched again."""
@@ -289,7 +290,7 @@ class SearchController(QObject):
         if about_query:
             message += f" · {about_query}"
         if seq != self.quiet_seq:
-            self.tools.say(message, 0 if extra else 8000)
+            self._say_of_list(message, 0 if extra else 8000)
         # a quiet search leaves the line to what the change said: nothing of its own to bring up to date
         self.meaning_line = MeaningLine(seq, head, result.meaning_percent or 0, result.meaning_percent or 0) \
             if meaning and seq not in (self.quiet_seq, self.complete_seq) else None
@@ -321,6 +322,13 @@ class SearchController(QObject):
         self.resultShown.emit(result)
         if row is not None:
             self._select_again(row)
+        if result is None and self.list_line and self.tools.line() == self.list_line:
+            self.tools.say("", 0)  # "10 results in 70 ms" over an empty list; a line said since is not the list's
+
+    def _say_of_list(self, message: str, ms: int) -> None:
+        """A status line about the list shown: taken back with the list (show_result)."""
+        self.list_line = message
+        self.tools.say(message, ms)
 
     def _select_again(self, row: int) -> None:
         """Select `row` of a list run again by itself: the inspector follows, the preview stays (_row_changed)."""

@@ -2,7 +2,10 @@
 
 Plain text throughout: the model label shows a folder name, which Qt could otherwise read as markup.
 A message in the status line comes first: while one is shown that the labels would cut ("…found by their w|Device:
-CPU"), the labels give way one by one (device first, the index size last) and come back when it goes.
+CPU"), the labels first say less, one by one ("Device: CPU", the model without its pooling, the passages without
+the archives' items), then give way one by one (device first, the index size last), and say all again when it
+goes. A sync's summary stays until the next thing is said: labels that only gave way were gone for good after every
+sync.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ class StatusLabels(QObject):
         self.models.setText("Loading models…")
         self.running: tuple[str, str] = ("", "")  # (bi-encoder, the pooling that runs) as the last status read it
         self.given_way: list[QLabel] = []  # hidden while the message needs their room
+        self.whole: dict[QLabel, str] = {}  # what each label says with room for it
+        self.short: dict[QLabel, str] = {}  # and in few words, while a message needs the room
+        self.shortened: list[QLabel] = []  # saying their short text now
         bar.messageChanged.connect(self.fit)
         bar.installEventFilter(self)  # a narrower window: fit again
 
@@ -58,28 +64,48 @@ class StatusLabels(QObject):
         for lab in self.given_way:
             lab.show()
         self.given_way = []
+        for lab in self.shortened:
+            lab.setText(self.whole[lab])
+        self.shortened = []
         if not message:
             return
         need = MESSAGE_LEFT + self.bar.fontMetrics().horizontalAdvance(message) + GAP
-        layout = self.bar.layout()
-        spacing = 6 + (max(layout.spacing(), 0) if layout is not None else 0)
-        for lab in (self.device, self.models, self.reranker, self.index):
-            shown = [w for w in self.bar.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
-                     if not w.isHidden() and not isinstance(w, QSizeGrip)]
-            grip = 16 if self.bar.isSizeGripEnabled() else 0
-            taken = sum(w.sizeHint().width() + spacing for w in shown) + grip
-            if self.bar.width() - taken >= need:
+        order = (self.device, self.models, self.reranker, self.index)
+        for lab in order:  # first each says less: the device and the model stay named beside a long summary
+            if self._room() >= need:
+                return
+            short = self.short.get(lab, "")
+            if short and lab.text() == self.whole.get(lab) and short != lab.text():
+                lab.setText(short)
+                self.shortened.append(lab)
+        for lab in order:
+            if self._room() >= need:
                 return
             if not lab.isHidden():
                 lab.hide()
                 self.given_way.append(lab)
+
+    def _room(self) -> int:
+        """The width left of the labels shown now, as they say what they say now."""
+        layout = self.bar.layout()
+        spacing = 6 + (max(layout.spacing(), 0) if layout is not None else 0)
+        shown = [w for w in self.bar.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                 if not w.isHidden() and not isinstance(w, QSizeGrip)]
+        grip = 16 if self.bar.isSizeGripEnabled() else 0
+        return self.bar.width() - sum(w.sizeHint().width() + spacing for w in shown) - grip
+
+    def _say(self, lab: QLabel, text: str, short: str = "") -> None:
+        """`lab` says `text`; `short`, what it says while a message needs the room (fit)."""
+        self.whole[lab], self.short[lab] = text, short
+        lab.setText(text)
 
     def show_status(self, st: LibraryStatus) -> None:
         b = st.bi_encoder or {}
         self.running = (str(b.get("spec") or ""), str(b.get("pooling") or ""))
         # Passages run on the device; queries may take another path (onnxruntime, NumPy): say both.
         queries = st.query_path.split(";")[0] if st.query_path else ""
-        self.device.setText(f"Device: {st.device}" + (f" · queries: {queries}" if queries else ""))
+        self._say(self.device, f"Device: {st.device}" + (f" · queries: {queries}" if queries else ""),
+                  f"Device: {st.device.split(' (', 1)[0]}")
         self.device.setToolTip(f"Passages: {st.passage_path or 'torch on ' + st.device}\n"
                                f"Queries: {st.query_path or 'torch'}")
         files, members = sum(st.files.values()), sum(st.members.values())
@@ -87,12 +113,13 @@ class StatusLabels(QObject):
         held = f"{st.chunks:,} passages in {files:,} files" + (f" and {members_noun(members, grouped=True)}"
                                                                if members else "")
         if st.index_opening:  # its figures come when it is open; the device waits too, leaving the search's line room
-            self.device.setText("")
-            self.index.setText(f"{held} · opening the index…")
+            self._say(self.device, "")
+            self._say(self.index, f"{held} · opening the index…", f"{st.chunks:,} passages · opening the index…")
             self.fit()
             return
         note = _writer_note(st)
-        self.index.setText(held + ("" if st.consistent else " — index not consistent") + note)
+        state = ("" if st.consistent else " — index not consistent") + note
+        self._say(self.index, held + state, f"{st.chunks:,} passages in {files:,} files" + state)
         self.index.setToolTip(f"{st.writer} is syncing this library" if note else "")
         self.fit()
 
@@ -103,12 +130,13 @@ class StatusLabels(QObject):
         # has read it for this model.
         pooling = self.running[1] if m.pooling == "auto" and self.running[0] == m.bi_encoder and self.running[1] \
             else m.pooling
-        self.models.setText(f"Model: {os.path.basename(m.bi_encoder.rstrip('/')) or m.bi_encoder} ({pooling}){state}")
+        name = os.path.basename(m.bi_encoder.rstrip('/')) or m.bi_encoder
+        self._say(self.models, f"Model: {name} ({pooling}){state}", f"Model: {name}{state}")
         self.fit()
 
     def show_reranker(self, state: str) -> None:
         """`state`: "on" (a cross-encoder has really loaded), "loading…" or "none"."""
-        self.reranker.setText(f"Reranker: {state}")
+        self._say(self.reranker, f"Reranker: {state}")
         self.fit()
 
 
