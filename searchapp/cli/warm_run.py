@@ -145,7 +145,7 @@ def run_command(request: dict[str, Any], library: CommandLibrary, search: Served
 def _search(args: argparse.Namespace, request: dict[str, Any], config: Config, key: str, search: ServedSearch,
             out: io.StringIO, err: io.StringIO) -> tuple[int, Optional[bool]]:
     """(exit code, and for a line of `search -` whether the run has said its notices now)."""
-    from .commands.search import Said, run_search, warm_request
+    from .commands.search import Said, run_search, searched_today, warm_request
 
     line = request.get("line")
     if args.direct or args.reranker or (args.query == "-") != (line is not None):
@@ -155,8 +155,10 @@ def _search(args: argparse.Namespace, request: dict[str, Any], config: Config, k
     # --in folders as the client reads them (its folder and home): "no such folder here" is said of those
     args.within = [_absolute(p, ctx) for p in args.within or [] if p]
     if line is None:
+        told = not args.json and searched_today(config)  # before the search below records this one
         res, marks, history = search(warm_request(args, key, ctx, args.query, True, lambda f: _absolute(f, ctx)))
-        return run_search(args, _Answered(config, res, marks, history), out=out, err=err, color=color), None
+        return run_search(args, _Answered(config, res, marks, history), out=out, err=err, color=color,
+                          told=told), None
     res, _, _ = search(warm_request(args, key, ctx, line["text"].strip(), False, lambda f: _absolute(f, ctx)))
     said = Said(line["said"])
     code = run_search(args, _Answered(config, res, "", None), out=out, err=err, color=color, lines=[line["text"]],

@@ -99,7 +99,7 @@ class Said:
 
 def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextIO] = None, err: Optional[TextIO] = None,
                color: Optional[bool] = None, lines: Optional[Iterable[str]] = None, first_line: int = 1,
-               said: Optional[Said] = None) -> int:
+               said: Optional[Said] = None, told: Optional[bool] = None) -> int:
     """Search and print, as `searchapp search` does: results on `out`, notes on `err` (default: standard output
     and error), query words marked when `color` (default: use_color of standard output). `searcher`: a _Searcher,
     or what a warm process runs a thin client's command with (cli/warm_run.py). `search -` reads `lines` (default:
@@ -110,8 +110,10 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     said = Said() if said is None else said
-    # Read before this search is recorded (here, or by the warm process that answers it).
-    told = lines is None and args.query != "-" and not args.json and searched_today(searcher.config)
+    # Whether the missing reranker's note was said today: read before this search is recorded (here; a warm process
+    # that records it as it answers reads it first and passes it: `told`)
+    if told is None:
+        told = lines is None and args.query != "-" and not args.json and searched_today(searcher.config)
 
     def say(res: SearchResult, line: str = "", result_line: bool = False) -> None:
         """The parser's warnings (an unknown field, an unbalanced quote: said, never an error), then the

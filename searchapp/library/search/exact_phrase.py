@@ -30,6 +30,7 @@ __all__ = ["PHRASE_WORDS", "phrase_of", "holding_phrase", "codes_of", "holding_c
 PHRASE_WORDS = 5
 _WORD = re.compile(r"\w+", re.UNICODE)  # the lexical index's notion of a word (store/lexical_queries.py)
 _MARKS = re.compile("[\u0300-\u036f]")  # the combining diacritics NFKD splits off ("é" is "e" and U+0301)
+_DIGITS_SPAN = re.compile(r"\d.*\d", re.S)  # a token from its first digit to its last
 
 
 def phrase_of(text: str) -> str | None:
@@ -59,34 +60,32 @@ def holding_phrase(text: str, candidates: Mapping[int, str]) -> set[int]:
 
 
 def codes_of(text: str) -> list[str]:
-    """The amounts and numbers `text` types whole ("812.60", "1,873.42", "22/815/09431", "2024-05-02"), each as the
-    FTS5 phrase of its words: a token between spaces made of digits and separators that the words index reads as two
-    words or more. Its words alone say little ("812" and "60" are in every spreadsheet: a newcomer's electricity
+    """The amounts and numbers `text` types whole ("812.60", "1,873.42", "22/815/09431", "2024-05-02"): a token
+    between spaces made of digits and separators that the words index reads as two words or more, from its first
+    digit to its last. Its words alone say little ("812" and "60" are in every spreadsheet: a newcomer's electricity
     bill, the one file holding 812.60, came third behind a drug schedule and a table of zeros holding them apart).
     Not a name with a number ("IL-6", "caspase-11", "7-day-old"): a field's own terms, held by many of its texts
-    (SciFact lost 0.5 nDCG@10 where they counted); a word the model does not know is rare_words.py's."""
-    phrases = []
+    (SciFact lost 0.5 nDCG@10 where they counted; a word the model does not know is rare_words.py's); nor a
+    share ("20-40%"), a finding's figure rather than something a person looks a file up by."""
+    codes = []
     for token in text.split():
         words = _WORD.findall(token)
-        if len(words) >= 2 and all(w.isdigit() for w in words):
-            phrases.append('"' + " ".join(words) + '"')  # digits hold no quote: no FTS5 syntax can be in it
-    return list(dict.fromkeys(phrases))
+        span = _DIGITS_SPAN.search(token)
+        if span and len(words) >= 2 and all(w.isdigit() for w in words) and "%" not in token:
+            codes.append(span.group())
+    return list(dict.fromkeys(codes))
 
 
 def holding_codes(text: str, candidates: Mapping[int, str]) -> set[int]:
     """Those of `candidates` ({passage id: its text}, the ones holding a query word) that hold one of `text`'s codes
-    (codes_of) whole: its words in order and adjacent, as FTS5 reads them. A number typed whole and found whole is
-    as strong a sign as a long query said word for word, and gets the same lift, where it identifies: held by at
-    most RARE_DF of the candidates ("p < 0.05" is in every other abstract)."""
+    (codes_of) as typed, its separators included and no digit either side: the words index alone would take "812 60
+    14" (a table's columns) or "2-1" for 2.1. A number typed whole and found whole is as strong a sign as a long
+    query said word for word, and gets the same lift, where it identifies: held by at most RARE_DF of the
+    candidates ("p < 0.05" is in every other abstract)."""
     found: set[int] = set()
-    if not candidates:
-        return found
-    from ...store.postgres.tokens import matching
-
-    for phrase in codes_of(text):
-        longest = max(_WORD.findall(phrase), key=len).lower()  # the quick test first: its longest word in the text
-        kept = [(cid, x) for cid, x in candidates.items() if longest in x.lower()]
-        holders = matching(kept, phrase, False) if kept else set()
+    for code in codes_of(text):
+        typed = re.compile(r"(?<!\d)" + re.escape(code) + r"(?!\d)")
+        holders = {cid for cid, x in candidates.items() if code in x and typed.search(x)}
         if len(holders) <= RARE_DF:
             found |= holders
     return found

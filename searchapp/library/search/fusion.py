@@ -75,17 +75,19 @@ def convex_fusion(dense: Mapping[int, Optional[float]], lexical: Mapping[int, Op
     # cosine) buried words-only answers again (-3.2).
     top_dense = max((max(0.0, v) for i, v in dense.items() if v is not None and i not in no_vector), default=1.0)
     scores: dict[int, float] = {}
+    own: dict[int, float] = {}  # an exact holder's score without its lift: what orders holders that tie
     for item in order:
         lx = words_weight * max(0.0, (lexical.get(item) or 0.0) / top_lex if top_lex > 0 else 0.0)
-        if item in exact:  # it holds the query's words as typed: a full words share, whatever BM25 counted
-            lx = words_weight  # ("812" and "60" apart, three times each, outscored the bill holding 812.60 once)
         d = lx * top_dense if item in no_vector else max(0.0, dense.get(item) or 0.0)
         if item in rare:
             d = max(d, lx * top_dense)
-        if item in exact:
-            d = max(d, top_dense)
         scores[item] = dense_weight * d + (1.0 - dense_weight) * lx
+        if item in exact:  # it holds the query's words as typed: a full words share, whatever BM25 counted ("812"
+            # and "60" apart, three times each, outscored the bill holding 812.60 once), and the best meaning
+            own[item] = scores[item]
+            scores[item] = dense_weight * max(d, top_dense) + (1.0 - dense_weight) * words_weight
     pos = {item: i for i, item in enumerate(order)}
-    # An exact holder scores at least as high as any candidate; a tie (another holds the best cosine and the best
-    # BM25 both, of the query's words apart) goes to the one holding them as typed
-    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0] not in exact, pos[kv[0]]))
+    # Every exact holder scores the same, at least as high as any candidate: holders are ordered by their own
+    # scores, and a tie with another candidate (holding the best cosine and the best BM25 both, of the query's words
+    # apart) goes to the holder
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0] not in exact, -own.get(kv[0], 0.0), pos[kv[0]]))

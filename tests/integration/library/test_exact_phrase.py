@@ -85,8 +85,12 @@ def test_an_amount_typed_whole_finds_the_file_holding_it_whole(engine, tmp_path,
     reads the amount as two words). An amount or code typed whole and found whole lifts as a long phrase does."""
     from searchapp.library.search.exact_phrase import codes_of
 
-    assert codes_of("812.60 1,873.42 bill 22/815/09431 TP1337 IL-6 812.60") == [
-        '"812 60"', '"1 873 42"', '"22 815 09431"']  # one word ("TP1337") or a name ("IL-6") is no number
+    assert codes_of("(812.60) 1,873.42 bill 22/815/09431 TP1337 IL-6 20-40% 812.60") == [
+        "812.60", "1,873.42", "22/815/09431"]  # one word ("TP1337"), a name ("IL-6") or a share ("20-40%") is none
+    from searchapp.library.search.exact_phrase import holding_codes
+
+    texts = {1: "Amount due: 812.60 EUR", 2: "rows 812 60 14 9", 3: "batch 1812.60", 4: "(812.60)"}
+    assert holding_codes("bill 812.60", texts) == {1, 4}  # as typed: not columns side by side, not 1812.60
     with _open(engine, tmp_path, packaged_encoder, request) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", BILLS))
         for query in ("812.60", "electricity 812.60"):

@@ -540,3 +540,13 @@ def test_a_watch_takes_over_serving_once_the_process_that_served_has_gone(
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=60)
+
+
+def test_a_served_search_says_the_missing_reranker_with_the_days_first_search(served, lib_dir, capsys):
+    """The warm process records a query as it answers it: read after that, the history always held a search of
+    today and the day's first search said nothing of the reranker (a reviewer's find). Read before, as directly."""
+    assert cli(capsys, "--data-dir", str(lib_dir), "history", "clear")[0] == 0
+    first, second = (cli(capsys, "--data-dir", str(lib_dir), "search", "volcano") for _ in range(2))
+    assert first[0] == 0 and "reranking is disabled" in first[2], first
+    assert second[0] == 0 and "reranking is disabled" not in second[2], second
+    assert served._server.served >= 2  # both answered by the warm process

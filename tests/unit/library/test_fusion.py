@@ -115,3 +115,15 @@ def test_convex_gives_a_passage_saying_the_query_word_for_word_the_best_cosine()
     lifted = dict(convex_fusion(dense, lexical, 0.8, [1, 2, 3], exact={3}))
     assert lifted[3] == pytest.approx(0.8 * 0.83 + 0.2 * 1.0) and max(lifted, key=lifted.get) == 3
     assert lifted[1] == plain[1] and lifted[2] == plain[2]
+
+
+def test_exact_holders_keep_their_own_order():
+    """A reviewer's case: every exact holder scores the same after the lift, and the tie fell back to the first
+    stage's order, putting B (worse on both signals) before A."""
+    dense = {"C": 0.60, "B": 0.30, "A": 0.29}
+    lexical = {"C": None, "B": 1.0, "A": 10.0}
+    order = ["C", "B", "A"]  # first-stage order: the dense list first, then the lexical-only ones
+    plain = [i for i, _ in convex_fusion(dense, lexical, 0.5, order)]
+    assert plain.index("A") < plain.index("B")  # A beats B without the lift
+    lifted = convex_fusion(dense, lexical, 0.5, order, exact={"A", "B"})
+    assert dict(lifted)["A"] == dict(lifted)["B"] and [i for i, _ in lifted][:2] == ["A", "B"], lifted
