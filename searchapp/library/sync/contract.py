@@ -116,7 +116,9 @@ class SyncReport:
         skipped ("3 waiting for OCR", only when there are some), not among them. zeros=False leaves out the counts
         that are 0."""
         value = {"added": self.added - (self.moved - self.moved_not_indexed), "updated": self.updated,
-                 "unchanged": self.unchanged, "removed": self.removed - self.moved, "skipped": self.skipped - self.ocr_pending,
+                 "unchanged": self.unchanged, "removed": self.removed - self.moved,
+                 # a file left out that moved is said as moved, not also as skipped (the sum stays the files scanned)
+                 "skipped": self.skipped - self.ocr_pending - self.moved_not_indexed,
                  "failed": self.failed}
         parts: list[tuple[int, str]] = []
         for name in counts:

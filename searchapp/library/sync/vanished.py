@@ -169,8 +169,10 @@ class Vanished:
         if rows:
             moved = self.moves.twins(rows)
             rep.moved += len(moved)
-            rep.moved_members += self.moves.members_with(moved)
-            _count_not_indexed_moves(self.moves.not_indexed_twins(rows), rep)
+            found = self.moves.not_indexed_twins(rows)
+            # an archive's members that moved with it are said within its one move, read or left out alike
+            rep.moved_members += self.moves.members_with(moved + [row for row, _ in found])
+            _count_not_indexed_moves(found, rep)
             delete_entries(self.store, self.index, rows, rep)
 
 

@@ -317,3 +317,5 @@ def test_a_renamed_folder_moves_its_files_not_indexed_too(tiny_library, tmp_path
     assert rep.said("added", "removed") == "0 added, 3 renamed or moved, 1 removed", rep.said("added", "removed")
     assert rep.problems == [] and rep.files_changed() == 4, rep.problems
     assert rep.skipped == 2  # still skipped where they are now
+    # said once, as moved, not also as skipped: the files said add up to those scanned (3) and the one gone
+    assert rep.said("added", "unchanged", "removed", "skipped") == "0 added, 3 renamed or moved, 1 unchanged, 1 removed, 0 skipped"
