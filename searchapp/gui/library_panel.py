@@ -53,6 +53,13 @@ def name_first(path: str, mark: str = "", owner: str = "") -> tuple[str, str, st
     return (f"{owner}: " if owner else "") + (name or path), where, mark
 
 
+def _order_key(path: str) -> tuple[str, str, str]:
+    """Where a folder is listed: by its own name as the pane shows it first (name_first), case aside, then by where
+    it is; the same whether it is being added, synced or done."""
+    name, where, _ = name_first(path)
+    return name.casefold(), path.casefold(), path
+
+
 def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
     """Short, as file managers write it ("14 min ago", "20:51" today, "2 Mar" this year, "2025-11-30"): a
     "2026-11-30 20:51" on every row took the room of the folders' names (the whole time is in the tooltip)."""
@@ -345,6 +352,7 @@ class LibraryPanel(QWidget):
         status, syncing = self.status, self._syncing
         selected = set(self.selected_roots())
         self.tree.clear()
+        rows: list[QTreeWidgetItem] = []
         for r in status.roots if status is not None else []:
             missing = r.missing
             label = r.path + ("  (missing)" if missing else "")
@@ -370,18 +378,26 @@ class LibraryPanel(QWidget):
                 item.setForeground(0, MISSING_COLOR)
             for c in (1, 2):
                 item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            rows.append(item)
+        rows += self._adding_rows([r.path for r in status.roots] if status is not None else [])
+        # One order before, during and after a sync: a folder being added was listed last until its first files were
+        # committed, then jumped to its place in the status's order (by path) mid-sync (a newcomer's Archive2 went
+        # from the bottom to the top). Every folder is listed by the name the pane shows first, A to Z.
+        rows.sort(key=lambda it: _order_key(it.data(0, Qt.ItemDataRole.UserRole)))
+        for item in rows:
             self.tree.addTopLevelItem(item)
-            item.setSelected(r.path in selected)
+            item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) in selected and bool(
+                item.flags() & Qt.ItemFlag.ItemIsSelectable))
         if status is not None:
             self._show_shared(status)
             self.problems_button.setText(f"Not indexed: {entries_in(_not_indexed(status), status.member_groups)}")
-        self._show_adding([r.path for r in status.roots] if status is not None else [])
         self.hint.setVisible(not self.tree.topLevelItemCount())
         self._update_buttons()
 
-    def _show_adding(self, roots: list[str]) -> None:
+    def _adding_rows(self, roots: list[str]) -> list[QTreeWidgetItem]:
         """The folders added that the status does not list yet: a folder is one of the library's only once its
         first files are committed (11 s into a 2,000-file home), and until then the pane stayed empty."""
+        rows = []
         for path in self.adding:
             if any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
                 continue  # listed already, or synced as part of the indexed folder it is in
@@ -393,7 +409,8 @@ class LibraryPanel(QWidget):
             item.setToolTip(0, tooltip(f"{path}\n" + (
                 "Being added: its files are being found and read; their counts show as the first ones are in."
                 if running else "Added: it is read once the sync running now has ended.")))
-            self.tree.addTopLevelItem(item)
+            rows.append(item)
+        return rows
 
     def _show_shared(self, status: LibraryStatus) -> None:
         """A shared library: its address in the title, and the other machines' folders, grey and not selectable

@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from PySide6.QtCore import Qt
 from painted_text import painted_text
 from searchapp.gui.library_panel import LibraryPanel
 from searchapp.library import LibraryStatus
@@ -92,8 +93,9 @@ def test_folders_of_one_name_are_told_apart_by_the_end_of_their_place(qtbot, pan
     panel.set_status(status_of(ALIKE))
     tree = panel.tree
     seen = []
-    for row, path in enumerate(ALIKE):
-        item = tree.topLevelItem(row)
+    for path in ALIKE:  # listed by name (two "files", two "Contracts"), not in the order the status gives
+        item = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                    if tree.topLevelItem(i).text(0) == path)
         shown = painted_text(tree, tree.indexFromItem(item, 0))
         place, name = path.rsplit("/", 1)
         assert shown[0] == name, shown
@@ -115,3 +117,34 @@ def test_a_place_is_cut_at_its_start_by_whole_folders_while_they_fit(qtbot):
     assert cut_at_start(place, fm, fm.horizontalAdvance("…/Clients/Acme") + 2) == "…/Clients/Acme"
     tight = cut_at_start(place, fm, fm.horizontalAdvance("…/Acme") - 1)  # not even the last folder with its "/"
     assert tight.startswith("…") and place.endswith(tight[1:]) and fm.horizontalAdvance(tight) < fm.horizontalAdvance("…/Acme")
+
+
+def test_a_folder_being_added_keeps_its_row_before_during_and_after_its_sync(qtbot, panel):
+    """A newcomer added Archive2 beside Documents, Downloads, Mail and Photos: listed at the bottom while it waited
+    for its first files, it jumped to the top mid-sync, once the library's status (ordered by path) had it. The
+    pane lists every folder by its name, A to Z (as it shows them, name first), whatever the order the status
+    gives and whether the folder is being added, synced or done."""
+    home = "/tmp/nc/home"
+    old = [f"{home}/{n}" for n in ("Documents", "Downloads", "Mail", "Photos")]
+    new = f"{home}/Archive2"
+    syncing = {new}
+    panel.set_status(status_of(old), lambda p: p in syncing)
+
+    def names() -> list[str]:
+        tree = panel.tree
+        return [tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole).rsplit("/", 1)[1]
+                for i in range(tree.topLevelItemCount())]
+
+    expected = ["Archive2", "Documents", "Downloads", "Mail", "Photos"]
+    panel.show_adding([new], lambda p: p in syncing)  # added: nothing of it committed yet
+    waiting = names()
+    st = status_of([new, *old])  # its first files are in: the status lists it (by path, as the store does)
+    st.roots[0].last_sync, st.roots[0].files, st.roots[0].chunks = None, 0, 0
+    panel.set_status(st, lambda p: p in syncing)
+    during = names()
+    syncing.clear()
+    panel.show_adding([], lambda p: False)
+    panel.set_status(status_of([*old, new], time.time()), lambda p: False)  # in whatever order a status gives them
+    after = names()
+    assert (waiting, during, after) == (expected, expected, expected)
+    assert panel.tree.topLevelItem(0).text(3) == "just now" != "syncing…"
