@@ -13,17 +13,19 @@ import html
 import os
 from typing import Optional
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, Qt, QUrl, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QGridLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ..base.member_paths import container_of, split_member
 from ..base.page_names import page_label
 from ..base.types import Hit
 from ..library.members.private_copy import open_copy
+from .elided_label import ElidedLabel
 from .highlight import MARK_STYLE, highlight_html
 from .open_failure import OpenFailure
 from .open_file import FileOpener, local_url
-from .plain import make_plain, shown_path, tooltip
+from .plain import shown_path, tooltip
 
 __all__ = ["PreviewPane", "file_url", "folder_url", "context_html", "PASSAGE_STYLE"]
 
@@ -56,16 +58,73 @@ def context_html(text: str, start: int, end: int, terms: list[str]) -> str:
     return f'<div style="white-space:pre-wrap;">{body}</div>'
 
 
+EMPTY_TITLE = "Select a result to see it in its file."
+NARROW_PX = 600  # a preview narrower than this has its title on a line of its own, the buttons under it
+
+
+class TitleLine(ElidedLabel):
+    """The file's path, page and note on one line: where it is too long, its folders are shortened in the middle
+    first, so the file's name, its page and the note stay; only then the end. Wrapped beside the score inspector
+    (a third of the width), "/tmp/nc/home/ Documents/ Presentations/ …" took five lines of the preview's height.
+    The whole line is in the tooltip."""
+
+    def __init__(self, text: str = "") -> None:
+        self._folder = ""  # the leading part of the text that is shortened first (the path's folders)
+        super().__init__(text)
+
+    def set_line(self, folder: str, rest: str) -> None:
+        self._folder = folder
+        self.set_full_text(folder + rest)
+
+    def append(self, more: str) -> None:
+        """`more` after the line's note (why an Open failed), the folders still shortened first."""
+        self.set_line(self._folder, self.full_text()[len(self._folder):] + more)
+
+    def set_full_text(self, text: str) -> None:
+        if not text.startswith(self._folder):
+            self._folder = ""  # a text of its own ("Select a result…"): shortened at its end, if at all
+        super().set_full_text(text)
+
+    def _elide(self) -> None:
+        width, fm, full = self.contentsRect().width(), self.fontMetrics(), self.full_text()
+        shown = full
+        if width > 0 and fm.horizontalAdvance(full) > width:
+            rest = full[len(self._folder):]
+            room = width - fm.horizontalAdvance(rest)
+            folder = fm.elidedText(self._folder, Qt.TextElideMode.ElideMiddle, room) if room > 0 else ""
+            if self._folder and folder and fm.horizontalAdvance(folder + rest) <= width:
+                shown = folder + rest
+            else:  # not even the name and the note fit: they are shortened at their end, the folders gone
+                shown = fm.elidedText("…" + rest if self._folder else full, Qt.TextElideMode.ElideRight, width)
+        if shown != self.text():
+            self.setText(shown)
+
+
+class PassageBrowser(QTextBrowser):
+    """The preview's text: a new width (the score inspector opened beside it, the splitter dragged) reflows the
+    text, and the scroll bar kept its pixels, so what was at the top (the highlighted passage) moved out of view
+    and other text of the file took its place. The text that was at the top stays at the top."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        if event.oldSize().width() == event.size().width() or self.document().isEmpty():
+            super().resizeEvent(event)
+            return
+        # the first text in view, laid out at the old width (below the document's margin: y=0 is the line above)
+        top = self.cursorForPosition(QPoint(0, int(self.document().documentMargin()) + 1))
+        super().resizeEvent(event)
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + self.cursorRect(top).top())
+
+
 class PreviewPane(QWidget):
     openRequested = Signal(QUrl)
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.hit: Optional[Hit] = None
-        self.title = make_plain(QLabel("Select a result to see it in its file."))
-        self.title.setWordWrap(True)
+        self.title = TitleLine(EMPTY_TITLE)  # one line, plain text, the whole on hover
         self._shown = ""  # the HTML now in the browser
-        self.browser = QTextBrowser()
+        self.browser = PassageBrowser()
         self.browser.setObjectName("previewPane")
         self.browser.setOpenLinks(False)  # a document's links are never followed
         self.browser.setOpenExternalLinks(False)
@@ -82,20 +141,38 @@ class PreviewPane(QWidget):
         self.folder_button.clicked.connect(lambda: self.hit and self.openRequested.emit(folder_url(self.hit)))
         self.failure = OpenFailure()  # the desktop could not open it: Show in folder, Copy path
         self.failure.folderRequested.connect(self.openRequested)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.title, 1)
-        buttons.addWidget(self.open_button)
-        buttons.addWidget(self.folder_button)
+        self.head = QGridLayout()  # the title, then the buttons: beside it, or under it in a narrow pane (_place)
+        self.head.setContentsMargins(0, 0, 0, 0)
+        self.narrow: Optional[bool] = None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(buttons)
+        lay.addLayout(self.head)
         lay.addWidget(self.failure)
         lay.addWidget(self.browser, 1)
+        self._place()
+
+    def _place(self) -> None:
+        """Beside the score inspector the pane is a third of the width: the buttons left the title ~130 px, not
+        even a file's name. There the title has the line to itself and the buttons go under it, on the right."""
+        narrow = self.width() < NARROW_PX
+        if narrow == self.narrow:
+            return
+        self.narrow = narrow
+        for w in (self.title, self.open_button, self.folder_button):
+            self.head.removeWidget(w)
+        self.head.addWidget(self.title, 0, 0, 1, 3 if narrow else 1)
+        self.head.addWidget(self.open_button, 1 if narrow else 0, 1)
+        self.head.addWidget(self.folder_button, 1 if narrow else 0, 2)
+        self.head.setColumnStretch(0, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place()
 
     def clear(self) -> None:
         self.hit = None
         self.failure.hide()
-        self.title.setText("Select a result to see it in its file.")
+        self.title.set_full_text(EMPTY_TITLE)
         self.title.setToolTip("")
         self.browser.clear()
         self._shown = ""
@@ -112,8 +189,11 @@ class PreviewPane(QWidget):
         also += [f"{len(hit.more)} other matching passage{'s' if len(hit.more) > 1 else ''}"] if hit.more else []
         ocr = ["text recognised by OCR"] if hit.ocr else []  # a person should know the words may be misread
         note = "; ".join(([note] if note else []) + ocr + also)
-        self.title.setText(where + (f"  ({note})" if note else ""))
-        self.title.setToolTip(tooltip(shown_path(hit.path)))
+        path = shown_path(hit.path)
+        folder = shown_path(os.path.dirname(container_of(hit.path))).rstrip(os.sep) + os.sep  # a member: its file's
+        folder = folder if len(folder) > 1 and path.startswith(folder) else ""  # shortened first where too long
+        self.title.set_line(folder, where[len(folder):] + (f"  ({note})" if note else ""))
+        self.title.setToolTip(tooltip(path + (f"\n{note}" if note else "")))  # the line whole, the path first
         if text is not None and text[hit.start:hit.end] == hit.text:
             shown = context_html(text, hit.start, hit.end, terms)
         else:  # file changed or not readable: the stored passage alone is still true to the index
@@ -139,7 +219,7 @@ class PreviewPane(QWidget):
         self.open_button.setEnabled(not busy and self.hit is not None)
 
     def _open_failed(self, message: str) -> None:
-        self.title.setText(self.title.text() + f"  ({message})")
+        self.title.append(f"  ({message})")
 
     def plain_text(self) -> str:
         return self.browser.toPlainText()

@@ -6,7 +6,7 @@ import csv
 from typing import Optional
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from ..base.types import Hit
 from ..library import SearchResult
@@ -97,6 +97,20 @@ class ScoreInspector(QWidget):
         # seven lines left the table two rows at 1280x800 (a newcomer).
         self.rule = ElidedLabel(SCORE_RULE)
         self.rule.setObjectName("scoreRule")
+        # ... and More shows it whole, wrapped, in the table's place (Less: the table again): hovering a cut line
+        # was the only way to read it, and a newcomer did not find it.
+        self.rule_full = plain_label(SCORE_RULE)
+        self.rule_full.setObjectName("scoreRuleWhole")
+        self.rule_full.setWordWrap(True)
+        self.rule_full.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.rule_full.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.rule_full.hide()
+        self.rule_button = QToolButton()
+        self.rule_button.setObjectName("scoreRuleMore")
+        self.rule_button.setText("More")
+        self.rule_button.setCheckable(True)
+        self.rule_button.setToolTip("The whole rule, in place of the table (Less: the table again)")
+        self.rule_button.toggled.connect(self._rule_whole)
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self._ask_export)
@@ -112,11 +126,23 @@ class ScoreInspector(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 0)
         split.setSizes([1000, 170])
+        self.split = split
+        rule = QHBoxLayout()
+        rule.addWidget(self.rule, 1)
+        rule.addWidget(self.rule_button)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
-        lay.addWidget(self.rule)
+        lay.addLayout(rule)
         lay.addWidget(split, 1)
+        lay.addWidget(self.rule_full, 1)
+
+    def _rule_whole(self, whole: bool) -> None:
+        """More: the rule whole in the table's room (seven lines at 1280x800, too many above the table); Less."""
+        self.rule_button.setText("Less" if whole else "More")
+        self.rule.setVisible(not whole)
+        self.split.setVisible(not whole)
+        self.rule_full.setVisible(whole)
 
     def set_result(self, result: Optional[SearchResult]) -> None:
         self.result = result
@@ -136,6 +162,7 @@ class ScoreInspector(QWidget):
 
     def focus_hit(self, hit: Hit) -> bool:
         """Select `hit`'s row (the "Why this rank?" of a result) and say in the summary why it is there."""
+        self.rule_button.setChecked(False)  # the row asked for is in the table: shown again
         for row in range(self.table.rowCount()):
             item = self.table.item(row, 0)
             if item is not None and item.data(CHUNK_ROLE) == hit.chunk_id:

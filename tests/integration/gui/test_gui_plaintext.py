@@ -117,7 +117,7 @@ def test_markup_file_names_are_shown_as_text_everywhere(qtbot, make_config, tiny
                 win.search.results_view.setCurrentIndex(model.index(row, 0))
             title = win.preview.title
             assert title.textFormat() == Qt.TextFormat.PlainText
-            assert title.text().startswith(hit.path)
+            assert title.full_text().startswith(hit.path)  # shown on one line, shortened (TitleLine)
             assert shown_as(title.toolTip()) == hit.path
             # Render everything, and show the tooltips for real: Qt would load an <img> here.
             win.grab()
