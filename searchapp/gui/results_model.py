@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 from ..base.types import Hit
 from ..library.search.similar_hit import SimilarHit
 from ..library.search.snippet import best_snippet
+from ..library.search.few_words import MIN_WORDS, too_few_words
 from ..library.search.weak import WEAK_COSINE
 from .highlight import highlight_html, snippet, utf16_spans
 from .plain import shown_folder, shown_name, shown_path, tooltip
@@ -115,13 +116,15 @@ def _bold() -> QFont:
 
 WEAK_TIP = (f"Weak match: it shares no word with the query and is far from it in meaning (cosine under "
             f"{WEAK_COSINE:.2f}): the nearest there is, not an answer")
+FEW_WORDS_TIP = (f"Weak match: it shares no word with the query, and its text is too short for its meaning to count "
+                 f"(fewer than {MIN_WORDS} words): the nearest there is, not an answer")
 
 
 def score_tooltip(hit: Hit) -> str:
     if hit.named:
         return NAMED_TIP
     if hit.weak:
-        return WEAK_TIP + "; " + _score_why(hit)
+        return (FEW_WORDS_TIP if too_few_words(hit.text) else WEAK_TIP) + "; " + _score_why(hit)
     return _score_why(hit)
 
 

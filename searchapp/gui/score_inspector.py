@@ -29,7 +29,8 @@ SCORE_RULE = ("How to read a row's score: \"match\" = w × meaning (cosine) + (1
               "its file is embedded. A file holding a query word the model does not know and few passages hold (a "
               "code, a name) is scored with at least the meaning its words earn, and one holding a long query word for "
               "word with at least the best meaning among the candidates. Where the library holds only common words "
-              "of the query, every words part is weighed down (by their IDF). \"relevance\": the "
+              "of the query, every words part is weighed down (by their IDF). A passage of fewer than three words "
+              "is scored by its words alone: too short for its meaning to count. \"relevance\": the "
               "cross-encoder's probability, when it reranked.")
 
 # The CSV export's columns; the table on screen shows the same numbers in fewer columns (score_table).

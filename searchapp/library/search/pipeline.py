@@ -27,6 +27,7 @@ from ..query.check import common_words, is_empty_query
 from ..query.syntax import ParsedQuery
 from .meaning_now import PassageEmbedder
 from .exact_phrase import holding_codes, holding_phrase
+from .few_words import too_few_words
 from .rare_words import holding, rare_terms
 from .snippet_focus import meaning_focus
 from .word_weight import words_weight
@@ -135,9 +136,11 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         timings["lexical"] = _ms(t0)
     scored = _scored(req, asked, store, cand, encode_query, embed_now, timings, t0)
     rare, weight, exact = _word_evidence(req, asked, store, cand, scored, reads_whole)
-    fused = _fuse(req, [c for c, _ in cand.dense if c in scored.rows], [c for c, _ in cand.lexical if c in scored.rows],
-                  {c: s.dense for c, s in scored.scores.items()}, {c: s.lexical for c, s in scored.scores.items()},
-                  scored.seen, rare, weight, exact)
+    few = _too_few_words(req, cand, scored)
+    meaning = _meaning_counted(scored.scores, few)
+    fused = _fuse(req, [c for c, _ in cand.dense if c in scored.rows and c not in few],
+                  [c for c, _ in cand.lexical if c in scored.rows], meaning,
+                  {c: s.lexical for c, s in scored.scores.items()}, scored.seen, rare, weight, exact)
     for cid, s in fused:
         scored.scores[cid].fused = s
     top_words = max((s.lexical for s in scored.scores.values() if s.lexical is not None), default=0.0)
@@ -151,9 +154,9 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         rare_files = {file_of[c] for c in rare}
         exact_files = {file_of[c] for c in exact}
         hits, folded = _rows_by_file(req, asked.text, store, cand, scored, fused, file_of, top_words, no_meaning,
-                                     rare_files, weight, exact_files)
+                                     rare_files, weight, exact_files, few, meaning)
     else:
-        hits = _passage_rows(req, fused, scored.hit, top_words, no_meaning, weight)
+        hits = _passage_rows(req, fused, scored.hit, top_words, no_meaning, weight, few)
     for h in hits:  # the inspector and --json say why such a row scores above its cosine
         h.rare = h.chunk_id in rare or file_of.get(h.chunk_id) in rare_files
         h.phrase = h.chunk_id in exact or file_of.get(h.chunk_id) in exact_files
@@ -180,6 +183,21 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
                         notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
+
+
+def _too_few_words(req: SearchRequest, cand: Candidates, scored: _Scored) -> set[int]:
+    """The candidates whose passage holds too few words for its meaning to be measured (few_words.py, decision
+    0170): in a hybrid search whose words rank and where meaning does not order alone (search.dense_weight 1),
+    they are ranked by their words alone."""
+    if not (req.mode == "hybrid" and cand.words and req.dense_weight < 1.0):
+        return set()
+    return {c for c in scored.seen if too_few_words(scored.rows[c].text)}
+
+
+def _meaning_counted(scores: Mapping[int, StageScores], few: AbstractSet[int]) -> dict[int, Optional[float]]:
+    """Each candidate's cosine as fusion counts it: 0 for a passage of too few words (its meaning says nothing,
+    whether or not it has a vector yet); the cosine a row shows stays its own."""
+    return {c: 0.0 if c in few else s.dense for c, s in scores.items()}
 
 
 def _word_evidence(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates, scored: _Scored,
@@ -331,22 +349,27 @@ def _scored(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates,
 
 def _rows_by_file(req: SearchRequest, text: str, store: Store, cand: Candidates, scored: _Scored,
                   fused: list[tuple[int, float]], file_of: dict[int, int], top_words: float,
-                  no_meaning: set[int], rare: set[int], weight: float = 1.0, exact: AbstractSet[int] = frozenset()
+                  no_meaning: set[int], rare: set[int], weight: float = 1.0, exact: AbstractSet[int] = frozenset(),
+                  few: AbstractSet[int] = frozenset(), meaning: Optional[Mapping[int, Optional[float]]] = None
                   ) -> tuple[list[Hit], Optional[Folded]]:
     """One row a file, its files fused from the two sides' file rankings; repeats folded first when asked.
     `rare`: the files holding a rare query word (their passages fused so too); `weight`: the words share's
-    (word_weight.py); `exact`: the files holding a long query word for word (exact_phrase.py)."""
+    (word_weight.py); `exact`: the files holding a long query word for word (exact_phrase.py); `few`: passages
+    of too few words, `meaning`: the cosines fusion counts (0 for those, _meaning_counted): a file's meaning is
+    its best passage's that can carry one."""
     folded: Optional[Folded] = None
     scores = scored.scores
     passage_order = [cid for cid, _ in fused]
-    file_dense, file_lexical = cand.dense, cand.lexical
+    file_dense, file_lexical = [(c, s) for c, s in cand.dense if c not in few], cand.lexical
+    if meaning is None:
+        meaning = {c: s.dense for c, s in scores.items()}
     if req.fold_repeats:  # one row per content: exact copies and repeated text (folding.py)
         folded = fold_candidates(store, text, passage_order, file_of, {c: scored.rows[c].text for c in scored.seen},
                                  {r.file_id: r.path for r in scored.rows.values()})
         passage_order = [c for c in passage_order if c not in folded.dropped]
-        file_dense, file_lexical = folded.keep(cand.dense), folded.keep(cand.lexical)
+        file_dense, file_lexical = folded.keep(file_dense), folded.keep(cand.lexical)
     groups = group_by_file(passage_order, file_of, file_dense, file_lexical,
-                           {c: s.dense for c, s in scores.items()}, {c: s.lexical for c, s in scores.items()})
+                           meaning, {c: s.lexical for c, s in scores.items()})
     dense_files, lexical_files = file_ranking(file_dense, file_of), file_ranking(file_lexical, file_of)
     if folded is not None and req.mode == "hybrid":
         dense_files, lexical_files = weigh_common(folded, groups, dense_files, lexical_files)
@@ -377,15 +400,16 @@ def _file_rows(req: SearchRequest, groups: dict[int, FileGroup], file_fused: lis
 
 
 def _passage_rows(req: SearchRequest, fused: list[tuple[int, float]], hit: Callable[[int, Optional[int]], Hit],
-                  top_words: float, no_meaning: set[int], weight: float = 1.0) -> list[Hit]:
+                  top_words: float, no_meaning: set[int], weight: float = 1.0,
+                  few: AbstractSet[int] = frozenset()) -> list[Hit]:
     """One row a passage (as many candidates as either retriever asked for); in hybrid its words share (weighed
-    by `weight`), and
-    added to `no_meaning` when it has no vector."""
+    by `weight`), and added to `no_meaning` when it has no vector (not one of `few`: too few words for a meaning,
+    it is scored by its words alone for good, a match score)."""
     hits = [hit(cid, i) for i, (cid, _) in enumerate(fused[: max(req.candidates, req.k, req.rerank_depth)], start=1)]
     if req.mode == "hybrid":
         for h in hits:
             h.scores.words = weight * _share(h.scores.lexical, top_words)
-        no_meaning.update(h.chunk_id for h in hits if h.scores.dense is None)
+        no_meaning.update(h.chunk_id for h in hits if h.scores.dense is None and h.chunk_id not in few)
     return hits
 
 

@@ -9,11 +9,15 @@ is, the search says that nothing is close. Decision 0161.
 WEAK_COSINE is the default bi-encoder's (all-MiniLM-L6-v2): passages that answer a query sit above ~0.3 and
 unrelated ones at 0.0-0.25. Other models' cosines run higher for unrelated text (bge, e5: 0.3-0.7), so under
 them rows are marked weak rarely, never wrongly so.
+
+A passage of fewer than MIN_WORDS words ("Body", "Pricing Details") has too little text for its cosine to say it
+answers (few_words.py, decision 0170): sharing no word, it is weak whatever its cosine.
 """
 
 from __future__ import annotations
 
 from ...base.types import Hit
+from .few_words import too_few_words
 
 __all__ = ["WEAK_COSINE", "WEAK_NOTICE", "is_weak"]
 
@@ -24,10 +28,13 @@ WEAK_NOTICE = (f"nothing close: no passage shares a word with the query, and non
 
 
 def is_weak(hit: Hit) -> bool:
-    """No shared word (BM25 absent or 0), a cosine under WEAK_COSINE, and no cross-encoder that says otherwise. A row
-    without a cosine (lexical mode, a file with no vector yet) or listed for its name is never weak. The caller
-    asks only where the words side ran: in dense mode, or for only common words, no BM25 says no shared word."""
+    """No shared word (BM25 absent or 0), a cosine under WEAK_COSINE or a passage of too few words for its cosine to
+    count, and no cross-encoder that says otherwise. A row without a cosine (lexical mode, a file with no vector
+    yet) or listed for its name is never weak. The caller asks only where the words side ran: in dense mode, or for
+    only common words, no BM25 says no shared word."""
     s = hit.scores
-    if hit.named or s.dense is None or s.dense >= WEAK_COSINE or (s.lexical or 0.0) > 0.0:
+    if hit.named or s.dense is None or (s.lexical or 0.0) > 0.0:
+        return False
+    if s.dense >= WEAK_COSINE and not too_few_words(hit.text):
         return False
     return s.rerank is None or s.rerank < RELEVANT

@@ -21,8 +21,8 @@ TEXTS = {
 }
 
 
-def _hit(**scores) -> Hit:
-    return Hit(chunk_id=1, path="/d/a.txt", page=None, start=0, end=1, text="a", scores=StageScores(**scores))
+def _hit(text: str = "The heat pump needs a new filter", **scores) -> Hit:
+    return Hit(chunk_id=1, path="/d/a.txt", page=None, start=0, end=len(text), text=text, scores=StageScores(**scores))
 
 
 def test_the_rule():
@@ -30,6 +30,8 @@ def test_the_rule():
     assert is_weak(_hit(dense=low, lexical=None)) and is_weak(_hit(dense=low, lexical=0.0))
     assert not is_weak(_hit(dense=low, lexical=1.2))  # a shared word is a reason
     assert not is_weak(_hit(dense=WEAK_COSINE + 0.01))  # near enough in meaning
+    # but not a passage of too few words for its meaning to count (decision 0170): "Body" at 0.31 for "my CV"
+    assert is_weak(_hit("Body", dense=0.31)) and not is_weak(_hit("Body", dense=0.31, lexical=2.0))
     assert not is_weak(_hit(lexical=3.0))  # lexical mode, or a file with no vector yet: no cosine to judge by
     assert not is_weak(_hit(dense=low, rerank=0.9)) and is_weak(_hit(dense=low, rerank=0.1))  # the reranker's say
     named = _hit(dense=low)
