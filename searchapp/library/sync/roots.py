@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 from typing import TYPE_CHECKING, Collection, Optional, Sequence
 
@@ -70,8 +71,9 @@ def missing_advice(root: str) -> str:
     (status, index, watch, `index` of that folder): `moved` first, which keeps its meaning (a rename is the likely
     cause, and `remove` then `index` of the new place embeds every passage again), then `remove`. `index` once
     named `remove` alone, for a folder renamed Pictures -> Photos."""
-    return (f"Moved? `searchapp moved {root} NEW` keeps its meaning (no embedding again); "
-            f"`searchapp remove {root}` forgets it")
+    quoted = shlex.quote(root)  # pasted as it is: "/x/My Docs" unquoted moved the wrong folder, or none
+    return (f"Moved? `searchapp moved {quoted} NEW` keeps its meaning (no embedding again); "
+            f"`searchapp remove {quoted}` forgets it")
 
 
 def readable_to_add(store: Store, root: str) -> None:

@@ -179,11 +179,15 @@ def test_every_line_about_a_renamed_folder_says_moved_first_then_remove(tiny_cli
     from searchapp.cli.commands import watch
 
     data = str(tmp_path / "lib")
-    old = make_notes(tmp_path / "Pictures")
+    import shlex
+
+    old = make_notes(tmp_path / "My Pictures")  # quoted as a shell reads it: the advice is pasted as it is
     assert cli(capsys, "--data-dir", data, "index", str(old))[0] == 0
     old.rename(tmp_path / "Photos")
-    advice = (f"Moved? `searchapp moved {old} NEW` keeps its meaning (no embedding again); "
-              f"`searchapp remove {old}` forgets it")
+    quoted = shlex.quote(str(old))
+    assert quoted.startswith("'")
+    advice = (f"Moved? `searchapp moved {quoted} NEW` keeps its meaning (no embedding again); "
+              f"`searchapp remove {quoted}` forgets it")
     code, _, err = cli(capsys, "--data-dir", data, "index")
     assert code == 1 and f"its passages are kept and still searchable. {advice}" in err, err
     code, _, err = cli(capsys, "--data-dir", data, "index", str(old))
