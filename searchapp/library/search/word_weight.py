@@ -43,8 +43,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)  # the words a lexical query is made of (
 
 def idf(n: int, df: int) -> float:
     """FTS5's BM25 IDF of a term `df` of `n` passages hold (1e-6 where that is ≤ 0, as FTS5 has it)."""
-    v = math.log((n - df + 0.5) / (df + 0.5))
-    return v if v > 0 else 1e-6
+    ratio = (n - df + 0.5) / (df + 0.5)  # ≤ 0 where df > n: the reference of a library of fewer passages than 3
+    return math.log(ratio) if ratio > 1 else 1e-6
 
 
 def reference_idf(n: int) -> float:

@@ -70,3 +70,16 @@ def test_the_weight_reads_the_words_index(tmp_path, make_config, tiny_encoder):
         assert words_weight(lib.store, "orchard budget") == 1.0  # one passage holds "orchard"
         assert words_weight(lib.store, "zebra budget") == words_weight(lib.store, "budget")  # none holds "zebra"
         assert words_weight(lib.store, "budg*", prefixes=["budg"]) == 1.0  # a prefix: not told, as before
+
+
+def test_a_library_of_fewer_passages_than_the_reference_is_searched(tmp_path, make_config, tiny_encoder):
+    """The reference term is held by at least 3 passages: in a library of 2, its IDF's log was of a negative number
+    and every hybrid search raised (the window showed nothing: its search never finished)."""
+    from searchapp.library import Library
+
+    assert idf(2, 3) == 1e-6 and reference_idf(2) == 1e-6
+    with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as lib:
+        lib.add_folder(write_texts(tmp_path / "notes", {"a.txt": "Basalt is a volcanic rock.",
+                                                       "b.txt": "Bread needs flour and time."}))
+        assert words_weight(lib.store, "volcanic rock") == 1.0  # no word of two passages can be told common
+        assert [Path(h.path).name for h in lib.search("volcanic rock", mode="hybrid").hits][:1] == ["a.txt"]
