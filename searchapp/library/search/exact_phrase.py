@@ -43,7 +43,8 @@ def phrase_of(text: str) -> str | None:
 
 
 def holding_phrase(text: str, candidates: Mapping[int, str]) -> set[int]:
-    """Those of `candidates` ({passage id: its text}, the ones holding a query word) that hold `text` as a phrase."""
+    """Those of `candidates` ({passage id: its text}, the ones holding a query word) that hold `text` as a phrase,
+    where at most RARE_DF of them do."""
     phrase = phrase_of(text)
     if phrase is None or not candidates:
         return set()
@@ -56,7 +57,10 @@ def holding_phrase(text: str, candidates: Mapping[int, str]) -> set[int]:
         longest, pattern = near
         kept = [(cid, x) for cid, x in candidates.items()
                 if longest in (low := _folded(x)) and pattern.search(low)]
-    return matching(kept, phrase, False) if kept else set()
+    holders = matching(kept, phrase, False) if kept else set()
+    # where it identifies, as an amount must: a footer every PEP holds ("This document has been placed in the public
+    # domain") said word for word lifted every PEP above the files on its topic
+    return holders if len(holders) <= RARE_DF else set()
 
 
 def codes_of(text: str) -> list[str]:

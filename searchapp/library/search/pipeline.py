@@ -173,13 +173,7 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if folded is not None:  # the copies listed are those in the search's scope (folding.py)
         mark_folded(store, hits, file_of, folded, asked.scope.filters.where() if asked.scope is not None else None)
     timings["total"] = _ms(t0)
-    # Weak says "no shared word": known only where the words side ran (not dense mode, not only common words)
-    words_asked = req.mode != "dense" and cand.words
-    for h in hits:
-        h.weak = words_asked and is_weak(h)
-    notices = [Notice(COMMON, common_text(common))] if common else []
-    if hits and all(h.weak for h in hits):
-        notices.append(Notice(WEAK, WEAK_NOTICE))
+    notices = _weak_and_common(req, cand, hits, common)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
                         notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
@@ -198,6 +192,18 @@ def _meaning_counted(scores: Mapping[int, StageScores], few: AbstractSet[int]) -
     """Each candidate's cosine as fusion counts it: 0 for a passage of too few words (its meaning says nothing,
     whether or not it has a vector yet); the cosine a row shows stays its own."""
     return {c: 0.0 if c in few else s.dense for c, s in scores.items()}
+
+
+def _weak_and_common(req: SearchRequest, cand: Candidates, hits: list[Hit], common: list[str]) -> list[Notice]:
+    """Each row marked weak or not, and the notices of the query's words: only common ones; every row weak. Weak
+    says "no shared word": known only where the words side ran (not dense mode, not only common words)."""
+    words_asked = req.mode != "dense" and cand.words
+    for h in hits:
+        h.weak = words_asked and is_weak(h)
+    notices = [Notice(COMMON, common_text(common))] if common else []
+    if hits and all(h.weak for h in hits):
+        notices.append(Notice(WEAK, WEAK_NOTICE))
+    return notices
 
 
 def _word_evidence(req: SearchRequest, asked: _Asked, store: Store, cand: Candidates, scored: _Scored,
