@@ -31,6 +31,8 @@ PHRASE_WORDS = 5
 _WORD = re.compile(r"\w+", re.UNICODE)  # the lexical index's notion of a word (store/lexical_queries.py)
 _MARKS = re.compile("[\u0300-\u036f]")  # the combining diacritics NFKD splits off ("é" is "e" and U+0301)
 _DIGITS_SPAN = re.compile(r"\d.*\d", re.S)  # a token from its first digit to its last
+# a comma, apostrophe or (thin, no-break) space between a digit and a group of exactly three: a thousands separator
+_THOUSANDS = re.compile("(?<=\\d)[,'\u00a0\u2009\u202f](?=\\d{3}(?!\\d))")
 
 
 def phrase_of(text: str) -> str | None:
@@ -87,12 +89,21 @@ def holding_codes(text: str, candidates: Mapping[int, str]) -> set[int]:
     query said word for word, and gets the same lift, where it identifies: held by at most RARE_DF of the
     candidates ("p < 0.05" is in every other abstract)."""
     found: set[int] = set()
-    for code in codes_of(text):
+    codes = [_ungrouped(code) for code in codes_of(text)]
+    texts = {cid: _ungrouped(x) for cid, x in candidates.items()} if codes else {}
+    for code in codes:
         typed = re.compile(r"(?<!\d)" + re.escape(code) + r"(?!\d)")
-        holders = {cid for cid, x in candidates.items() if code in x and typed.search(x)}
+        holders = {cid for cid, x in texts.items() if code in x and typed.search(x)}
         if len(holders) <= RARE_DF:
             found |= holders
     return found
+
+
+def _ungrouped(text: str) -> str:
+    """`text` without the separators that group a number's thousands ("1,873.42", "1'000", a thin or no-break space;
+    not a plain space, which also parts a table's columns): a person
+    types an amount with them or without ("1873.42" found no letter saying 1,873.42)."""
+    return _THOUSANDS.sub("", text)
 
 
 def _folded(text: str) -> str:

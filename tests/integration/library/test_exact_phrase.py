@@ -77,6 +77,8 @@ BILLS = {
                           "of treatment, 0.60 ml syrup, 8.12 ml drops."),
     "inventory.txt": "Shelf 812: 0 | 60 | 0 | 0 | 812 | 0 | 60 | 0 | 0 | 812 | 0",
     "bread.txt": "Bake the sourdough loaf in a hot oven every morning.",
+    "tax-letter.txt": "Tax office letter: your refund of 1,873.42 EUR will be paid into your account in May.",
+    "scores.txt": "League table: 1873 points for the home side, 42 for the visitors, 873 in total last year.",
 }
 
 
@@ -91,9 +93,13 @@ def test_an_amount_typed_whole_finds_the_file_holding_it_whole(engine, tmp_path,
 
     texts = {1: "Amount due: 812.60 EUR", 2: "rows 812 60 14 9", 3: "batch 1812.60", 4: "(812.60)"}
     assert holding_codes("bill 812.60", texts) == {1, 4}  # as typed: not columns side by side, not 1812.60
+    # with its thousands grouped or not, either way (a newcomer's "1873.42" found no letter saying 1,873.42)
+    assert holding_codes("1873.42", {1: "refund 1,873.42", 2: "21,873.42", 3: "1873 42"}) == {1}
+    assert holding_codes("1,873.42", {1: "refund 1873.42", 2: "1,87342"}) == {1}
     with _open(engine, tmp_path, packaged_encoder, request) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", BILLS))
-        for query in ("812.60", "electricity 812.60"):
+        for query, meant in (("812.60", "electricity-bill.txt"), ("electricity 812.60", "electricity-bill.txt"),
+                             ("1873.42", "tax-letter.txt")):
             rows = _rows(lib, query)
-            assert rows[0][0] == "electricity-bill.txt" and rows[0][3], (query, rows)
-            assert not any(r[3] for r in rows[1:]), (query, rows)  # "812" and "60" apart are no lift
+            assert rows[0][0] == meant and rows[0][3], (query, rows)
+            assert not any(r[3] for r in rows[1:]), (query, rows)  # its words apart are no lift
