@@ -176,12 +176,31 @@ def engine() -> str:
 
 
 @pytest.fixture
-def engine_address(request, engine) -> str:
-    """A fresh database of the test server when `engine` is "postgresql", else "" (the data dir's library)."""
+def engine_address(request, engine):
+    """A fresh database of the test server when `engine` is "postgresql", else "" (the data dir's library); the
+    database is dropped after the test, as pg_address's."""
     if engine != "postgresql":
-        return ""
+        yield ""
+        return
     server = request.getfixturevalue("pg_server")
-    return server.address(server.new_database())
+    name = server.new_database()
+    yield server.address(name)
+    server.drop_database(name)
+
+
+def library_on(address: str, data_dir: Path, encoder, **search):
+    """A library over `data_dir` with `encoder`, no reranker and these [search] settings: a Library, or where
+    `address` (engine_address's) names a database, a SharedLibrary there, this machine "desk-a"."""
+    from searchapp.base.config import load_config
+
+    config = load_config(data_dir, env={}, overrides={"models": {"reranker": ""}, "search": search})
+    if address:
+        from searchapp.library.shared import SharedLibrary
+
+        return SharedLibrary(config, address, create=True, encoder=encoder, machine="desk-a")
+    from searchapp.library import Library
+
+    return Library(config, encoder=encoder)
 
 
 @pytest.fixture

@@ -93,6 +93,23 @@ def close_window(win, lib) -> None:
     lib.close()
 
 
+def tiny_window(qtbot, tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder):
+    """A fixture's body: yields a window at 1280x800 over a tiny library of `texts` in tmp_path/docs (`win.docs`),
+    exact vector search, no reranker; closes it and its library after."""
+    from conftest import build_tiny_library
+    from searchapp.base.config import load_config
+    from searchapp.library import Library
+
+    data = build_tiny_library(tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
+    config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "search": {"rerank": False}})
+    lib = Library(config, encoder=tiny_encoder)
+    win = shown_window(qtbot, config, lib)
+    win.resize(1280, 800)
+    win.docs = tmp_path / "docs"
+    yield win
+    close_window(win, lib)
+
+
 def two_folder_window(qtbot, tmp_path, texts, tiny_bi_encoder_dir, tiny_encoder):
     """(window, library) over a tiny library of `texts` in tmp_path/docs plus a second folder, tmp_path/other,
     holding lamp.txt: exact vector search, no reranker. `win.docs` and `win.other` name the two folders."""

@@ -154,14 +154,19 @@ def _last_line(err: io.StringIO) -> str:
     return err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
 
 
+def _terminal(monkeypatch, columns: int) -> tuple[TerminalProgress, io.StringIO, list[float]]:
+    """(a bar drawn on a `columns`-wide terminal, what it wrote, its clock: now[0] seconds)."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    now = [0.0]
+    return TerminalProgress(enabled=True, clock=lambda: now[0]), err, now
+
+
 def test_at_80_columns_the_status_words_give_way_whole_never_cut(monkeypatch):
     """An 80-column terminal showed "[00:00, searchable by words mean…]" and "slowed for other program…": each
     part says itself in shorter words, or gives way whole, what matters least first."""
-    err = io.StringIO()
-    monkeypatch.setattr("sys.stderr", err)
-    monkeypatch.setenv("COLUMNS", "80")
-    now = [0.0]
-    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    bar, err, now = _terminal(monkeypatch, 80)
     bar(Progress("embedding", 0, 317, meaning_message(0, 317)))
     line = _last_line(err)
     assert len(line) <= 80 and "…" not in line and "searchable by words]" in line, line
@@ -175,11 +180,7 @@ def test_at_80_columns_the_status_words_give_way_whole_never_cut(monkeypatch):
 
 def test_the_time_left_comes_first_then_the_slowed_note_in_short(monkeypatch):
     """With a rate at 80 columns: the time left whole, then as much of the rest as fits, in its short words."""
-    err = io.StringIO()
-    monkeypatch.setattr("sys.stderr", err)
-    monkeypatch.setenv("COLUMNS", "80")
-    now = [0.0]
-    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    bar, err, now = _terminal(monkeypatch, 80)
     slowed = "slowed for other programs: 1 of 2 threads"
     for i in range(6):
         now[0] = 4.0 * i
@@ -192,11 +193,7 @@ def test_the_time_left_comes_first_then_the_slowed_note_in_short(monkeypatch):
 def test_several_folders_scanned_in_one_sync_each_have_a_bar_naming_it(monkeypatch):
     """`index A B C D` drew four `scanning: … 323/?` bars and four `indexing` ones, none naming its folder: the
     sync names it on each report (words_pass.naming_folder) and the bar's title says it."""
-    err = io.StringIO()
-    monkeypatch.setattr("sys.stderr", err)
-    monkeypatch.setenv("COLUMNS", "80")
-    now = [0.0]
-    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    bar, err, now = _terminal(monkeypatch, 80)
     for folder in ("Pictures, 1 of 2", "A folder with a very long name, 2 of 2"):
         for p in (Progress("scanning", 323, folder=folder), Progress("extracting", 1, 317, "a.txt", folder=folder)):
             now[0] += 1.0
@@ -225,11 +222,7 @@ def test_the_time_left_is_taken_again_at_every_report_a_steady_pace_counts_it_do
     """A newcomer's "about 2 min left" stayed from 6 % to 57 %: the time left is measured again at every report
     drawn (base/rate.py), so at a steady pace it goes down with the work; what held it there was the pace
     itself slowing ("slowed for other programs"), which the whole stage's average follows a minute late."""
-    err = io.StringIO()
-    monkeypatch.setattr("sys.stderr", err)
-    monkeypatch.setenv("COLUMNS", "160")
-    now = [0.0]
-    bar = TerminalProgress(enabled=True, clock=lambda: now[0])
+    bar, err, now = _terminal(monkeypatch, 160)
     said = []
     for i in range(60):  # 16 passages every 2 s of 960: 120 s in all
         now[0] = 2.0 * i

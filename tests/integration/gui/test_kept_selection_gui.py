@@ -4,15 +4,11 @@ clicked a result and lost it seconds later, three times, to re-runs they never a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import build_tiny_library
-
-from gui_window import WAIT_MS, close_window, search, shot, shown_window
+from gui_window import WAIT_MS, search, shot, tiny_window
 
 # One long file, so its preview has somewhere to scroll to, and others the query finds too.
 LONG = "\n\n".join(f"Paragraph {i}: the harbour master logged every boat that came in on the tide." for i in range(200))
@@ -23,17 +19,7 @@ TEXTS = {"logbook.txt": LONG,
 
 @pytest.fixture
 def win(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
-    from searchapp.base.config import load_config
-    from searchapp.library import Library
-
-    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
-    config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "search": {"rerank": False}})
-    lib = Library(config, encoder=tiny_encoder)
-    w = shown_window(qtbot, config, lib)
-    w.resize(1280, 800)
-    w.docs = Path(tmp_path / "docs")
-    yield w
-    close_window(w, lib)
+    yield from tiny_window(qtbot, tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
 
 
 def _select(qtbot, win, name: str) -> int:

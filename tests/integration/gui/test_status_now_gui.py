@@ -3,8 +3,6 @@ the model still named after a sync's long summary (a newcomer's bar lost both fo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -12,9 +10,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QSizeGrip, QWidget
 
-from conftest import build_tiny_library
-
-from gui_window import WAIT_MS, close_window, search, shot, shown_window
+from gui_window import WAIT_MS, search, shot, tiny_window
 
 TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them by hand.",
          "tides.txt": "Tides follow the pull of the moon; the harbour empties twice a day."}
@@ -22,17 +18,7 @@ TEXTS = {"violin.txt": "The violin maker carved spruce tops and varnished them b
 
 @pytest.fixture
 def win(qtbot, tmp_path, tiny_bi_encoder_dir, tiny_encoder):
-    from searchapp.base.config import load_config
-    from searchapp.library import Library
-
-    data = build_tiny_library(tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder, 'reranker = ""\n')
-    config = load_config(data, env={}, overrides={"index": {"backend": "exact"}, "search": {"rerank": False}})
-    lib = Library(config, encoder=tiny_encoder)
-    w = shown_window(qtbot, config, lib)
-    w.resize(1280, 800)
-    w.docs = Path(tmp_path / "docs")
-    yield w
-    close_window(w, lib)
+    yield from tiny_window(qtbot, tmp_path, TEXTS, tiny_bi_encoder_dir, tiny_encoder)
 
 
 def test_a_cleared_list_takes_its_count_off_the_status_line_and_leaves_other_lines(qtbot, win):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import library_on
 from corpus import write_texts
 
-from searchapp.base.config import load_config
 from searchapp.library.search.word_weight import idf, reference_idf, words_weight
 
 OFFICE = ["printer toner ordered for the second floor", "the coffee machine was descaled",
@@ -25,21 +25,10 @@ NOTES |= {"birds.txt": "Birdwatching log for the year: we spotted herons, kingfi
 QUERY = "report on cycling maintenance"
 
 
-def _open(engine: str, root: Path, encoder, request):
-    config = load_config(root / "library", env={}, overrides={"models": {"reranker": ""}})
-    if engine == "postgresql":
-        from searchapp.library.shared import SharedLibrary
-
-        server = request.getfixturevalue("pg_server")
-        return SharedLibrary(config, server.address(server.new_database()), create=True, encoder=encoder,
-                             machine="desk-a")
-    from searchapp.library import Library
-
-    return Library(config, encoder=encoder)
 
 
-def test_a_word_most_notes_hold_gives_no_file_a_words_share(engine, tmp_path, packaged_encoder, request):
-    with _open(engine, tmp_path, packaged_encoder, request) as lib:
+def test_a_word_most_notes_hold_gives_no_file_a_words_share(engine_address, tmp_path, packaged_encoder):
+    with library_on(engine_address, tmp_path / "library", packaged_encoder) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", NOTES))
         # the only query word the notes hold is in 12 of 15: FTS5's IDF is 1e-6 (more than half hold it)
         assert words_weight(lib.store, QUERY) < 0.01

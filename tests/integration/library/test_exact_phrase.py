@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import library_on
 from corpus import write_texts
 
-from searchapp.base.config import load_config
 from searchapp.library.search.exact_phrase import PHRASE_WORDS, phrase_of
 
 NOTES = {
@@ -28,17 +28,6 @@ NOTES = {
 }
 
 
-def _open(engine: str, root: Path, encoder, request):
-    config = load_config(root / "library", env={}, overrides={"models": {"reranker": ""}})
-    if engine == "postgresql":
-        from searchapp.library.shared import SharedLibrary
-
-        server = request.getfixturevalue("pg_server")
-        return SharedLibrary(config, server.address(server.new_database()), create=True, encoder=encoder,
-                             machine="desk-a")
-    from searchapp.library import Library
-
-    return Library(config, encoder=encoder)
 
 
 def _rows(lib, query: str) -> list[tuple[str, float, float, bool]]:
@@ -46,8 +35,8 @@ def _rows(lib, query: str) -> list[tuple[str, float, float, bool]]:
             for h in lib.search(query, mode="hybrid", rerank=False).to_json()["hits"]]
 
 
-def test_the_file_holding_the_querys_sentence_comes_first(engine, tmp_path, packaged_encoder, request):
-    with _open(engine, tmp_path, packaged_encoder, request) as lib:
+def test_the_file_holding_the_querys_sentence_comes_first(engine_address, tmp_path, packaged_encoder):
+    with library_on(engine_address, tmp_path / "library", packaged_encoder) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", NOTES))
         rows = _rows(lib, "the boiler pressure drops below one bar every night")
         cosine = {name: cos for name, _, cos, _ in rows}
@@ -82,7 +71,7 @@ BILLS = {
 }
 
 
-def test_an_amount_typed_whole_finds_the_file_holding_it_whole(engine, tmp_path, packaged_encoder, request):
+def test_an_amount_typed_whole_finds_the_file_holding_it_whole(engine_address, tmp_path, packaged_encoder):
     """A newcomer's "812.60": the bill holding it came 3rd, under files holding "812" and "60" apart (the words index
     reads the amount as two words). An amount or code typed whole and found whole lifts as a long phrase does."""
     from searchapp.library.search.exact_phrase import codes_of
@@ -96,7 +85,7 @@ def test_an_amount_typed_whole_finds_the_file_holding_it_whole(engine, tmp_path,
     # with its thousands grouped or not, either way (a newcomer's "1873.42" found no letter saying 1,873.42)
     assert holding_codes("1873.42", {1: "refund 1,873.42", 2: "21,873.42", 3: "1873 42"}) == {1}
     assert holding_codes("1,873.42", {1: "refund 1873.42", 2: "1,87342"}) == {1}
-    with _open(engine, tmp_path, packaged_encoder, request) as lib:
+    with library_on(engine_address, tmp_path / "library", packaged_encoder) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", BILLS))
         for query, meant in (("812.60", "electricity-bill.txt"), ("electricity 812.60", "electricity-bill.txt"),
                              ("1873.42", "tax-letter.txt")):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import library_on
 from corpus import write_texts
 
-from searchapp.base.config import load_config
 from searchapp.library.search.few_words import MIN_WORDS, too_few_words, word_count
 
 NOTES = {
@@ -29,17 +29,6 @@ NOTES = {
 }
 
 
-def _open(engine: str, root: Path, encoder, request, **search):
-    config = load_config(root / "library", env={}, overrides={"models": {"reranker": ""}, "search": search})
-    if engine == "postgresql":
-        from searchapp.library.shared import SharedLibrary
-
-        server = request.getfixturevalue("pg_server")
-        return SharedLibrary(config, server.address(server.new_database()), create=True, encoder=encoder,
-                             machine="desk-a")
-    from searchapp.library import Library
-
-    return Library(config, encoder=encoder)
 
 
 def _rows(lib, query: str) -> list[dict]:
@@ -48,8 +37,8 @@ def _rows(lib, query: str) -> list[dict]:
             for h in lib.search(query, mode="hybrid", rerank=False).to_json()["hits"]]
 
 
-def test_a_passage_of_too_few_words_is_ranked_by_its_words_alone(engine, tmp_path, packaged_encoder, request):
-    with _open(engine, tmp_path, packaged_encoder, request) as lib:
+def test_a_passage_of_too_few_words_is_ranked_by_its_words_alone(engine_address, tmp_path, packaged_encoder):
+    with library_on(engine_address, tmp_path / "library", packaged_encoder) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", NOTES))
 
         # No vet note: the captions held "cat" in two words (BM25's full share) at cosine 0.28 and came first
@@ -74,9 +63,9 @@ def test_a_passage_of_too_few_words_is_ranked_by_its_words_alone(engine, tmp_pat
 
 
 @pytest.mark.engines("sqlite")
-def test_where_meaning_orders_alone_its_cosine_counts(engine, tmp_path, packaged_encoder, request):
+def test_where_meaning_orders_alone_its_cosine_counts(engine_address, tmp_path, packaged_encoder):
     """search.dense_weight 1 asks for meaning's order alone (test_fusion_weights.py): the rule is off there."""
-    with _open(engine, tmp_path, packaged_encoder, request, dense_weight=1.0) as lib:
+    with library_on(engine_address, tmp_path / "library", packaged_encoder, dense_weight=1.0) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", NOTES))
         rows = _rows(lib, "my CV")
         assert [r["name"] for r in rows[:2]] == ["resume.txt", "form.txt"], rows

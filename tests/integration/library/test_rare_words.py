@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import library_on
 from corpus import write_texts
 
-from searchapp.base.config import load_config
 from searchapp.library.search.rare_words import RARE_DF, rare_terms
 
 NOTES = {
@@ -41,17 +41,6 @@ def _notes(root: Path) -> Path:
     return docs
 
 
-def _open(engine: str, root: Path, encoder, request, **search):
-    config = load_config(root / "library", env={}, overrides={"models": {"reranker": ""}, "search": search})
-    if engine == "postgresql":
-        from searchapp.library.shared import SharedLibrary
-
-        server = request.getfixturevalue("pg_server")
-        return SharedLibrary(config, server.address(server.new_database()), create=True, encoder=encoder,
-                             machine="desk-a")
-    from searchapp.library import Library
-
-    return Library(config, encoder=encoder)
 
 
 def _shown(lib) -> list[tuple[str, str, float, float]]:
@@ -60,8 +49,8 @@ def _shown(lib) -> list[tuple[str, str, float, float]]:
             for h in lib.search(QUERY, mode="hybrid", rerank=False).to_json()["hits"]]
 
 
-def test_the_only_note_holding_a_rare_word_comes_first(engine, tmp_path, packaged_encoder, request):
-    with _open(engine, tmp_path, packaged_encoder, request) as lib:
+def test_the_only_note_holding_a_rare_word_comes_first(engine_address, tmp_path, packaged_encoder):
+    with library_on(engine_address, tmp_path / "library", packaged_encoder) as lib:
         lib.add_folder(_notes(tmp_path))
         # "reference" no note holds; "bafa" one
         assert rare_terms(lib.store, QUERY, packaged_encoder.reads_whole) == {"bafa"}
@@ -74,10 +63,10 @@ def test_the_only_note_holding_a_rare_word_comes_first(engine, tmp_path, package
         assert [h["rare_word"] for h in hits] == [True] + [False] * (len(hits) - 1), hits
 
 
-def test_a_word_the_model_knows_or_many_notes_hold_is_not_rare(engine, tmp_path, packaged_encoder, request):
+def test_a_word_the_model_knows_or_many_notes_hold_is_not_rare(engine_address, tmp_path, packaged_encoder):
     notes = {f"n{i}.txt": f"Letter {i} about the heat pump Zuschuss." for i in range(RARE_DF + 2)}
     notes["one.txt"] = "A grant for the Waermepumpe, Vorgang 2024-117."
-    with _open(engine, tmp_path, packaged_encoder, request) as lib:
+    with library_on(engine_address, tmp_path / "library", packaged_encoder) as lib:
         lib.add_folder(write_texts(tmp_path / "notes", notes))
         # counted exactly, or only as far as asked (a shared library reads a term's postings no further)
         assert lib.store.word_counts(["zuschuss", "grant"])[1] == {"zuschuss": RARE_DF + 2, "grant": 1}
@@ -91,11 +80,11 @@ def test_a_word_the_model_knows_or_many_notes_hold_is_not_rare(engine, tmp_path,
 
 
 @pytest.mark.engines("sqlite")
-def test_its_score_only_rises_and_it_stays_first_as_meaning_fills(engine, tmp_path, packaged_encoder, request):
+def test_its_score_only_rises_and_it_stays_first_as_meaning_fills(engine_address, tmp_path, packaged_encoder):
     """Decision 0109's rule for a lifted row, embedded step by step: the BAFA note first, then more notes."""
     from searchapp.library.sync.meaning_pass import embed_pending
 
-    with _open(engine, tmp_path, packaged_encoder, request, embed_on_search=0) as lib:
+    with library_on(engine_address, tmp_path / "library", packaged_encoder, embed_on_search=0) as lib:
         lib.add_folder(_notes(tmp_path), embed=False)
         steps = [_shown(lib)]
         for limit in (1, 1, 2, len(NOTES)):
@@ -110,13 +99,13 @@ def test_its_score_only_rises_and_it_stays_first_as_meaning_fills(engine, tmp_pa
     assert shown == sorted(shown) and shown[-1] > shown[0], bafa  # rises as the best cosine among the notes does
 
 
-def test_a_search_does_not_wait_for_a_syncs_chunking(tmp_path, packaged_encoder, request):
+def test_a_search_does_not_wait_for_a_syncs_chunking(tmp_path, packaged_encoder):
     """A sync in the window chunks a file with the bi-encoder's tokenizer under its offsets lock (a 100,000-character
     segment a call); asking whether the model knows a query word must not queue a search behind it, as the query's
     own encoding does not (test_index_pipeline.py's bulk lane)."""
     import threading
 
-    with _open("sqlite", tmp_path, packaged_encoder, request) as lib:
+    with library_on("", tmp_path / "library", packaged_encoder) as lib:
         lib.add_folder(_notes(tmp_path))
         done, rows = threading.Event(), []
 
