@@ -32,7 +32,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["Ranked", "ranked", "TOKENIZERS", "phrases_of", "fts_averages", "read_snapshot"]
+__all__ = ["Ranked", "ranked", "TOKENIZERS", "phrases_of", "fts_averages", "read_snapshot", "bm25_idf"]
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 # The tokenizer of each FTS5 table this module reads (migrations.py); a table whose CREATE statement does not
@@ -98,7 +98,7 @@ def _rank(conn: sqlite3.Connection, table: str, totals: tuple[int, int], posting
     if n_rows <= 0 or any(c > n_rows for c in counts):
         return None  # the averages record and the postings disagree: leave it to FTS5
     avgdl = float(n_tokens) / float(n_rows)
-    idf = [_idf(n_rows, c) for c in counts]
+    idf = [bm25_idf(n_rows, c) for c in counts]
     docs = np.sort(np.concatenate([d for d, _ in per_phrase]))
     docs = docs[np.concatenate(([True], docs[1:] != docs[:-1]))] if len(docs) else docs
     tf = np.zeros((len(per_phrase), len(docs)))
@@ -175,9 +175,12 @@ def _exact(conn: sqlite3.Connection, table: str, docs: np.ndarray, at: np.ndarra
     return _scores(tf[:, at], length[at], idf, avgdl)
 
 
-def _idf(n_rows: int, n_hit: int) -> float:
-    idf = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5))
-    return idf if idf > 0.0 else 1e-6
+def bm25_idf(n_rows: int, n_hit: int) -> float:
+    """FTS5's BM25 IDF of a term `n_hit` of `n_rows` passages hold: 1e-6 where it is not above 0 (more than half
+    hold it; or, asked of a count larger than the rows, as search/word_weight.py's reference can be, not a log of
+    a number ≤ 0)."""
+    ratio = (n_rows - n_hit + 0.5) / (n_hit + 0.5)
+    return math.log(ratio) if ratio > 1.0 else 1e-6
 
 
 def _postings(conn: sqlite3.Connection, table: str, term: str, prefix: bool) -> np.ndarray:

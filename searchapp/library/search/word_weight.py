@@ -23,16 +23,16 @@ change as meaning fills (decision 0109).
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Sequence
 
 from ...store import Store
+from ...store.bm25_postings import bm25_idf
 from ...store.cjk import cjk_query
 from ...store.lexical import STOP_WORDS
 from ...store.word_stats import word_terms
 
-__all__ = ["REFERENCE_SHARE", "REFERENCE_MIN", "idf", "reference_idf", "words_weight"]
+__all__ = ["REFERENCE_SHARE", "REFERENCE_MIN", "reference_idf", "words_weight"]
 
 # The share of the passages a word may hold and still count fully on its own: one in a hundred.
 REFERENCE_SHARE = 0.01
@@ -41,15 +41,9 @@ REFERENCE_MIN = 3
 _WORD = re.compile(r"\w+", re.UNICODE)  # the words a lexical query is made of (store/lexical_queries.py: fts_query)
 
 
-def idf(n: int, df: int) -> float:
-    """FTS5's BM25 IDF of a term `df` of `n` passages hold (1e-6 where that is ≤ 0, as FTS5 has it)."""
-    ratio = (n - df + 0.5) / (df + 0.5)  # ≤ 0 where df > n: the reference of a library of fewer passages than 3
-    return math.log(ratio) if ratio > 1 else 1e-6
-
-
 def reference_idf(n: int) -> float:
     """The IDF a query's words must reach together to count fully in a library of `n` passages."""
-    return idf(n, max(REFERENCE_MIN, round(n * REFERENCE_SHARE)))
+    return bm25_idf(n, max(REFERENCE_MIN, round(n * REFERENCE_SHARE)))
 
 
 def words_weight(store: Store, text: str, prefixes: Sequence[str] = ()) -> float:
@@ -70,5 +64,5 @@ def words_weight(store: Store, text: str, prefixes: Sequence[str] = ()) -> float
     reference = reference_idf(n)
     if n <= 0 or reference <= 1e-6:  # a library of a few passages: no word can be told common
         return 1.0
-    mass = sum(idf(n, df) for df in counts.values() if df >= 1)
+    mass = sum(bm25_idf(n, df) for df in counts.values() if df >= 1)  # the words index's own IDF
     return min(1.0, mass / reference)

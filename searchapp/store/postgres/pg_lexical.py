@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 import numpy as np
 
-from ..bm25_postings import _idf, _scores
+from ..bm25_postings import _scores, bm25_idf
 from ..lexical import STOP_WORDS, merge_bm25
 
 if TYPE_CHECKING:
@@ -250,7 +250,7 @@ def _table_scores(postings: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n_r
         at = np.searchsorted(docs, ids)
         tf[i, at] = f
         dl[at] = lengths
-    idf = [_idf(n_rows, len(p[0])) for p in postings]
+    idf = [bm25_idf(n_rows, len(p[0])) for p in postings]
     return docs, _scores(tf, dl, idf, float(n_tokens) / float(n_rows))
 
 

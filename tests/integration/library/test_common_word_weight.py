@@ -11,7 +11,8 @@ from pathlib import Path
 from conftest import library_on
 from corpus import write_texts
 
-from searchapp.library.search.word_weight import idf, reference_idf, words_weight
+from searchapp.library.search.word_weight import reference_idf, words_weight
+from searchapp.store.bm25_postings import bm25_idf as idf
 
 OFFICE = ["printer toner ordered for the second floor", "the coffee machine was descaled",
           "new chairs arrived for the meeting room", "the server room air conditioning was serviced",
