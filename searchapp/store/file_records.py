@@ -14,7 +14,7 @@ from .rows import EntryCounts, FileRow
 from .statements import Statements
 
 __all__ = ["FileRecords", "FILE_COLS", "NEWER_COLUMNS", "file_cols", "stored_notes", "MAX_STORED_NOTES",
-           "IS_MEMBER", "entry_counts"]
+           "IS_MEMBER", "entry_counts", "entry_counts_sql"]
 
 FILE_COLS = "id, root_id, path, size, mtime_ns, sha256, status, error, kind, n_chunks, ctime_ns, reader, ocr"
 # The files table's columns an older library may lack where nothing may migrate it (decisions 0150, 0152)
@@ -49,7 +49,7 @@ IS_MEMBER = "instr(substr(path, 2), ?) > 0"
 
 
 def entry_counts(rows: Iterable[Sequence[Any]]) -> EntryCounts:
-    """(status, is a member, waits for OCR, count) rows (ENTRY_COUNTS_SQL's) as EntryCounts."""
+    """(status, is a member, waits for OCR, count) rows (entry_counts_sql's) as EntryCounts."""
     files: dict[str, int] = {}
     members: dict[str, int] = {}
     pending = [0, 0]  # files, members
@@ -61,9 +61,11 @@ def entry_counts(rows: Iterable[Sequence[Any]]) -> EntryCounts:
     return EntryCounts(files, members, *pending)
 
 
-# The entries by status, member or not, and skipped waiting for OCR or not (both engines; `?`: MEMBER_SEP)
-ENTRY_COUNTS_SQL = (f"SELECT status, {IS_MEMBER}, coalesce(status = 'skipped' AND ocr = 'pending', false), count(*) "  # noqa: S608 (constants)
-                    "FROM files GROUP BY 1, 2, 3")
+def entry_counts_sql(is_member: str) -> str:
+    """The entries by status, member or not (`is_member`: the engine's test of a path, IS_MEMBER here), and skipped
+    waiting for OCR or not: the one statement both engines count by (entry_counts reads its rows)."""
+    return (f"SELECT status, {is_member}, coalesce(status = 'skipped' AND ocr = 'pending', false), count(*) "  # noqa: S608 (constants)
+            "FROM files GROUP BY 1, 2, 3")
 
 
 class FileRecords(Statements):
@@ -172,7 +174,7 @@ class FileRecords(Statements):
 
     def file_counts(self) -> EntryCounts:
         """The entries by status, the files on disk and the members of archives and mail apart (decision 0163)."""
-        return entry_counts(self.conn.execute(ENTRY_COUNTS_SQL, (MEMBER_SEP,)).fetchall())
+        return entry_counts(self.conn.execute(entry_counts_sql(IS_MEMBER), (MEMBER_SEP,)).fetchall())
 
     def file_paths(self) -> dict[int, str]:
         """file id -> path of every stored entry."""

@@ -22,7 +22,7 @@ import numpy as np
 from ...base.entry_dates import clamped_ns
 from ...base.errors import ConfigError, NoSharedLibrary, StoreError
 from ...base.member_paths import MEMBER_SEP
-from ..file_records import entry_counts, file_cols, stored_notes
+from ..file_records import entry_counts, entry_counts_sql, file_cols, stored_notes
 from ..vector_queue import PENDING_ORDER
 from ..rows import ChunkRow, EntryCounts, FileRow, NewChunk, RootCounts, RootRow
 from ...base.library_address import shown
@@ -571,9 +571,7 @@ class PgStore(PgLexical, PgScope):
         return RootCounts(int(row[0]) - int(row[1]), int(row[1]), int(row[2]))
 
     def file_counts(self) -> EntryCounts:
-        return entry_counts(self.rows(
-            f"SELECT status, {_IS_MEMBER}, coalesce(status = 'skipped' AND ocr = 'pending', false), count(*) "  # noqa: S608 (a constant and %s only)
-            "FROM files GROUP BY 1, 2, 3", (MEMBER_SEP,)))
+        return entry_counts(self.rows(entry_counts_sql(_IS_MEMBER), (MEMBER_SEP,)))
 
     def file_paths(self) -> dict[int, str]:
         return {int(i): str(p) for i, p in self.rows("SELECT id, path FROM files")}
