@@ -69,6 +69,9 @@ class SyncReport:
     # `skipped` or `failed` where they are now, not in `added`. A folder renamed moves its password-protected and
     # textless files too: they were said as removed and "newly not indexed"
     moved_not_indexed: int = 0
+    # of `moved_not_indexed`, scans still waiting for OCR (no engine, OCR off) found under another name: said as
+    # moved, not also as waiting ("1 removed, 1 waiting for OCR" for a renamed scan)
+    moved_waiting: int = 0
     skipped: int = 0
     # of `skipped`, the entries still waiting for OCR when the sync ended (no engine, a stop, more than one sync
     # reads): said as "3 waiting for OCR", as `status` lists them (files_by_state's ocr_pending), not as skipped;
@@ -118,15 +121,16 @@ class SyncReport:
         value = {"added": self.added - (self.moved - self.moved_not_indexed), "updated": self.updated,
                  "unchanged": self.unchanged, "removed": self.removed - self.moved,
                  # a file left out that moved is said as moved, not also as skipped (the sum stays the files scanned)
-                 "skipped": self.skipped - self.ocr_pending - self.moved_not_indexed,
+                 "skipped": self.skipped - self.ocr_pending - (self.moved_not_indexed - self.moved_waiting),
                  "failed": self.failed}
+        waiting = self.ocr_pending - self.moved_waiting
         parts: list[tuple[int, str]] = []
         for name in counts:
             parts.append((value[name], name))
             if name == "added" and self.moved:
                 parts.append((self.moved - self.moved_members, "renamed or moved"))
-            if name == "skipped" and self.ocr_pending:
-                parts.append((self.ocr_pending, "waiting for OCR"))
+            if name == "skipped" and waiting:
+                parts.append((waiting, "waiting for OCR"))
         return ", ".join(f"{n:,} {name}" for n, name in parts if n or zeros)
 
     def files_changed(self) -> int:
@@ -137,7 +141,7 @@ class SyncReport:
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members",
-                     "moved_not_indexed", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
+                     "moved_not_indexed", "moved_waiting", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
         self.missing_roots += other.missing_roots

@@ -18,6 +18,7 @@ from ...base.member_paths import split_member
 from ...ingest.extractors.members import is_container
 from ...store import FileRow, Store
 from .contract import IndexWriter, SyncReport
+from .ocr_waits import WAITING
 
 __all__ = ["Moves", "Vanished", "delete_entries"]
 
@@ -59,22 +60,29 @@ class Moves:
             self._waiting_keys.add(key)
 
     def holds(self, row: FileRow) -> bool:
-        """Whether an addition waiting for OCR has the bytes of the deleted entry `row`, which has passages whose
-        meaning it may reuse (an entry that was itself still waiting has none): kept until `settle`."""
-        return row.status == "indexed" and self._key(row.sha256) in self._waiting_keys
+        """Whether an addition waiting for OCR has the bytes of the deleted entry `row`: one with passages whose
+        meaning it may reuse, or one that was itself waiting (a scan renamed while no OCR engine reads it): kept
+        until `settle`, which knows whether the OCR step gave the addition text."""
+        return _waits_or_indexed(row) and self._key(row.sha256) in self._waiting_keys
 
-    def settle(self, store: Store, held: list[FileRow]) -> None:
+    def settle(self, store: Store, held: list[FileRow]) -> Counter[int]:
         """After the OCR step: the waiting additions of the bytes of `held` (the entries kept for them) that it gave
-        text are additions like any other; the others need no look (a first sync of 5,000 scans holds nothing)."""
+        text are additions like any other; the others need no look (a first sync of 5,000 scans holds nothing).
+        Returns the bytes of those still waiting, one count each: the twins of held entries that waited too."""
         keys = {self._key(row.sha256) for row in held}
         mine = [(key, path) for key, path, added in self._waiting if key in keys and not added]
         now = store.files_by_path(path for _, path in mine) if mine else {}
+        still: Counter[int] = Counter()
         for key, path in mine:
             row = now.get(path)
-            if row is not None and row.status == "indexed" and self._key(row.sha256) == key:
-                self._added.append(key)
+            if row is not None and self._key(row.sha256) == key:
+                if row.status == "indexed":
+                    self._added.append(key)
+                elif row.error == WAITING:
+                    still[key] += 1
         self._waiting.clear()
         self._waiting_keys.clear()
+        return still
 
     def drop(self, sha: Optional[str]) -> None:
         """An addition that failed after all: its bytes are not in the library."""
@@ -104,7 +112,7 @@ class Moves:
     def twins(self, gone: list[FileRow]) -> list[FileRow]:
         """The deleted entries of `gone` whose bytes are among the additions, each addition used once (over every
         call)."""
-        rows = [(row, key) for row in gone if row.status == "indexed" and (key := self._key(row.sha256)) is not None]
+        rows = [(row, key) for row in gone if _waits_or_indexed(row) and (key := self._key(row.sha256)) is not None]
         if not rows or not self._added:
             return []
         added = np.frombuffer(self._added, dtype=np.uint64)
@@ -160,10 +168,12 @@ class Vanished:
         """After the OCR step (or a stop before it): the entries held for it deleted, counted as `purge` counts;
         not those gone meanwhile (the OCR step removes a waiting entry whose file is gone: counted there)."""
         rows, self._held = self._held, []
-        self.moves.settle(self.store, rows)
+        waiting = self.moves.settle(self.store, rows)
         if rows:
             still = self.store.files_by_path(row.path for row in rows)
-            self._delete([row for row in rows if row.path in still and still[row.path].id == row.id], rep)
+            rows = [row for row in rows if row.path in still and still[row.path].id == row.id]
+            _count_waiting_moves(rows, waiting, rep)
+            self._delete(rows, rep)
 
     def _delete(self, rows: list[FileRow], rep: SyncReport) -> None:
         if rows:
@@ -174,6 +184,24 @@ class Vanished:
             rep.moved_members += self.moves.members_with(moved + [row for row, _ in found])
             _count_not_indexed_moves(found, rep)
             delete_entries(self.store, self.index, rows, rep)
+
+
+def _waits_or_indexed(row: FileRow) -> bool:
+    """An entry with passages, or one whose only text is to come from OCR: its bytes, found again, are a move."""
+    return row.status == "indexed" or row.error == WAITING
+
+
+def _count_waiting_moves(rows: list[FileRow], waiting: Counter[int], rep: SyncReport) -> None:
+    """Count the entries of `rows` that waited for OCR and whose bytes an addition still waiting has as moved: a
+    scan renamed while nothing reads it is one move, not a removal beside a new file waiting. (`twins` does not
+    take them again: bytes still waiting are none of the additions it matches.)"""
+    for row in rows:
+        key = Moves._key(row.sha256)
+        if row.error == WAITING and key is not None and waiting[key] > 0:
+            waiting[key] -= 1
+            rep.moved += 1
+            rep.moved_not_indexed += 1
+            rep.moved_waiting += 1
 
 
 def _count_not_indexed_moves(found: list[tuple[FileRow, str]], rep: SyncReport) -> None:

@@ -178,17 +178,49 @@ def test_a_scan_deleted_while_the_ocr_step_runs_is_removed_by_that_sync(tmp_path
 def test_a_scan_still_waiting_for_ocr_renamed_is_removed_once(tmp_path, tiny_library, monkeypatch):
     """A reviewer's case: the old entry waited too (no engine), and came first in the OCR step, which removed it as
     gone; the words pass had held it for the rename, and counted it removed a second time. An entry that waited has
-    no meaning to keep: it is not held."""
+    no meaning to keep, but it is held for the rename all the same, and the OCR step leaves it alone. Said as one
+    move, not as "1 removed" beside "1 waiting for OCR" (a newcomer's renamed scan)."""
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(["Lighthouse"]).save(docs / "scan.png")
+    (docs / "notes.txt").write_text("the keeper's notes on the lamp")
+    tiny_library.add_folder(docs)
+    (docs / "scan.png").rename(docs / "log.png")
+    os.utime(docs / "log.png", (1_600_000_000, 1_600_000_000))  # the old entry comes first in the OCR step
+    rep = tiny_library.sync()
+    assert rep.removed == 1, rep.said("added", "removed")
+    assert rep.said("added", "unchanged", "removed", "skipped", "failed") == \
+        "0 added, 1 renamed or moved, 1 unchanged, 0 removed, 0 skipped, 0 failed"
+    assert rep.files_changed() == 1
+    assert _waiting(tiny_library) == ["log.png"]
+    (docs / "log.png").rename(docs / "log 2.png")  # and a sync that reads nothing else says it the same way
+    (docs / "other.png").write_bytes((docs / "log 2.png").read_bytes())  # the same bytes: one of the two moved
+    rep = tiny_library.sync()
+    assert rep.said("added", "removed", "skipped") == "0 added, 1 renamed or moved, 0 removed, 0 skipped, " \
+        "1 waiting for OCR", rep
+    assert _waiting(tiny_library) == ["log 2.png", "other.png"]
+
+
+@needs_rapidocr
+def test_a_scan_waiting_for_ocr_renamed_then_read_is_one_move(tmp_path, tiny_library, monkeypatch):
+    """Renamed while it waited (no engine then), read by OCR once an engine is there: one move that got its text,
+    not a file added beside one removed."""
     monkeypatch.setenv(ENGINE_ENV, "none")
     docs = tmp_path / "docs"
     docs.mkdir()
     text_image(["Lighthouse"]).save(docs / "scan.png")
     tiny_library.add_folder(docs)
     (docs / "scan.png").rename(docs / "log.png")
-    os.utime(docs / "log.png", (1_600_000_000, 1_600_000_000))  # the old entry comes first in the OCR step
+    monkeypatch.setenv(ENGINE_ENV, OCR_ENGINE)
     rep = tiny_library.sync()
-    assert rep.removed == 1, rep.said("added", "removed")
-    assert [Path(r.path).name for _, r in files_in_state(tiny_library.store)] == ["log.png"]
+    assert rep.said("added", "removed", "skipped") == "0 added, 1 renamed or moved, 0 removed, 0 skipped", rep
+    assert _waiting(tiny_library) == []  # read now: waits no more
+    assert tiny_library.search("lighthouse", mode="lexical").hits[0].path.endswith("log.png")
+
+
+def _waiting(lib) -> list[str]:
+    return sorted(Path(r.path).name for state, r in files_in_state(lib.store) if state == "ocr_pending")
 
 
 def test_a_pdf_whose_scanned_page_waits_renamed_is_said_once_and_keeps_its_meaning(tmp_path, tiny_library,
