@@ -72,6 +72,8 @@ class SyncReport:
     # of `moved_not_indexed`, scans still waiting for OCR (no engine, OCR off) found under another name: said as
     # moved, not also as waiting ("1 removed, 1 waiting for OCR" for a renamed scan)
     moved_waiting: int = 0
+    # of `moved_not_indexed`, the failed ones (a broken PDF renamed, failing the same way): said as moved, not failed
+    moved_failed: int = 0
     skipped: int = 0
     # of `skipped`, the entries still waiting for OCR when the sync ended (no engine, a stop, more than one sync
     # reads): said as "3 waiting for OCR", as `status` lists them (files_by_state's ocr_pending), not as skipped;
@@ -121,8 +123,9 @@ class SyncReport:
         value = {"added": self.added - (self.moved - self.moved_not_indexed), "updated": self.updated,
                  "unchanged": self.unchanged, "removed": self.removed - self.moved,
                  # a file left out that moved is said as moved, not also as skipped (the sum stays the files scanned)
-                 "skipped": self.skipped - self.ocr_pending - (self.moved_not_indexed - self.moved_waiting),
-                 "failed": self.failed}
+                 "skipped": self.skipped - self.ocr_pending - (self.moved_not_indexed - self.moved_waiting
+                                                               - self.moved_failed),
+                 "failed": self.failed - self.moved_failed}
         waiting = self.ocr_pending - self.moved_waiting
         parts: list[tuple[int, str]] = []
         for name in counts:
@@ -141,7 +144,7 @@ class SyncReport:
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members",
-                     "moved_not_indexed", "moved_waiting", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
+                     "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
         self.missing_roots += other.missing_roots

@@ -138,6 +138,7 @@ def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional
 
     max_bytes = int(config.scan.max_file_mb * 2**20)
     where = Path(path)
+    sha = ""  # kept with a failure once read: the same bytes renamed, failing the same way, are one move
     try:
         sha, data = file_sha256_and_bytes(where, max_bytes) if takes_data(where) else (file_sha256(where), None)
         if old_sha is not None and sha == old_sha:
@@ -149,7 +150,7 @@ def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional
             doc = extract(where, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=budget, data=data)
         except Cancelled:
             if budget.expired:
-                return Read("", failed=too_long(budget.seconds))
+                return Read(sha, failed=too_long(budget.seconds))
             raise
         finally:
             if clock is not None:
@@ -159,7 +160,7 @@ def _extract(path: str, old_sha: Optional[str], config: Config, cancel: Optional
         return None
     except Exception as exc:  # the per-file boundary, on this side: the file fails, the worker goes on
         reason = file_failure(exc)
-        return None if reason is None else Read("", failed=reason)
+        return None if reason is None else Read(sha, failed=reason)
 
 
 def _bounds_of(files: list[_Extracted], encoder: PassageTokenizer) -> dict[int, Any]:
@@ -194,4 +195,4 @@ def _chunk(got: _Extracted, config: Config, encoder: PassageTokenizer, cancel: O
         return None
     except Exception as exc:
         reason = file_failure(exc)
-        return None if reason is None else Read("", failed=reason)
+        return None if reason is None else Read(sha, failed=reason)

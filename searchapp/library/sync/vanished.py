@@ -212,6 +212,7 @@ def _count_not_indexed_moves(found: list[tuple[FileRow, str]], rep: SyncReport) 
         return
     rep.moved += len(found)
     rep.moved_not_indexed += len(found)
+    rep.moved_failed += sum(1 for row, _ in found if row.status == "failed")
     moved_to = Counter(path for _, path in found)
     kept = []
     for path, reason in rep.problems:

@@ -132,6 +132,7 @@ class _Sync:
         # time (`write_kept`), and when a cancel stops the sync
         self.touched: list[tuple[int, int, int, Optional[int]]] = []
         self.same: Optional[SamePassages] = None  # read_all's: the entries read again that keep their passages
+        self.sha_read: Optional[str] = None  # the sha256 of the file read_file is reading, once it is known
 
     def problem(self, old: Optional[FileRow], path: str, status: str, reason: str, f: Optional[ScannedFile] = None,
                 real: Optional[str] = None, sha: Optional[str] = None) -> None:
@@ -219,6 +220,7 @@ class _Sync:
                 if old is not None and not _needs_reading(old, f) and not self.members_to_read(path):
                     self.keep_unchanged(path, old, f)
                     continue
+                self.sha_read = None
                 try:
                     self.read_file(i, f, path, old)
                 except Exception as exc:  # the per-file boundary (file_boundary.py): this file fails, the sync goes on
@@ -227,7 +229,8 @@ class _Sync:
                         raise
                     # Not counted yet: a file is counted as it is queued, and a queued one that cannot be stored is
                     # counted again by store_failed. A container's members are counted, and stored, as they go.
-                    self.problem(old, path, "failed", reason, f)
+                    # Its bytes, when read: the same file renamed, failing the same way, is then one move.
+                    self.problem(old, path, "failed", reason, f, sha=self.sha_read)
             self.batcher.flush()
             self.write_kept()
         except Cancelled:
@@ -297,6 +300,7 @@ class _Sync:
         if pre is not None and pre.failed is not None:  # it failed in the worker: not read a second time
             if not os.path.lexists(f.path):
                 return self.vanished_now(path)
+            self.sha_read = pre.sha or None
             raise ExtractionError(pre.failed)  # recorded by the boundary around this function
         try:  # a file extracted from memory is read once, for its hash and its text
             sha, data = ((pre.sha, None) if pre is not None else
@@ -308,6 +312,7 @@ class _Sync:
             return self.problem(old, path, "skipped", str(exc))
         except OSError as exc:
             return self.problem(old, path, "failed", f"cannot read: {exc.strerror or exc}")
+        self.sha_read = sha
         if old is not None and old.sha256 == sha and old.status != "failed":
             if not newer_reader(old) and not self.members_to_read(path):
                 # Touched, not changed (a chmod, a ctime to check again): kept as it is, however it was left. A
@@ -410,7 +415,7 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     old_id = old.id if old is not None else None
 
     def write() -> None:
-        file_id = store.upsert_file(root.id, path, size, mtime, sha if status != "failed" else None, status, reason,
+        file_id = store.upsert_file(root.id, path, size, mtime, sha, status, reason,
                                     extractor_name(Path(path)), 0, ctime_ns=f.ctime_ns if f is not None else None,
                                     reader=reader)
         # Not waiting for OCR any more (an image that grew too large, became unreadable): it stayed "ocr_pending"

@@ -309,13 +309,16 @@ def test_a_renamed_folder_moves_its_files_not_indexed_too(tiny_library, tmp_path
     slides = corpus.write_texts(docs / "Slides", {"talk.txt": "Quarterly figures for the kayak club."})
     (slides / "blank.md").write_text("   \n")  # no text found: skipped
     (slides / "blank2.md").write_text("\n\n")  # other bytes, left out the same way
+    (slides / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj garbage\n")  # failed: a failed file keeps its bytes' hash
     rep = tiny_library.add_folder(docs)
-    assert rep.skipped == 2 and {Path(p).name for p, _ in rep.problems} == {"blank.md", "blank2.md"}, rep.problems
+    assert rep.skipped == 2 and rep.failed == 1, rep.problems
+    assert {Path(p).name for p, _ in rep.problems} == {"blank.md", "blank2.md", "broken.pdf"}, rep.problems
     slides.rename(docs / "Presentations")
     (docs / "other.txt").unlink()
     rep = tiny_library.sync()
-    assert rep.said("added", "removed") == "0 added, 3 renamed or moved, 1 removed", rep.said("added", "removed")
-    assert rep.problems == [] and rep.files_changed() == 4, rep.problems
-    assert rep.skipped == 2  # still skipped where they are now
-    # said once, as moved, not also as skipped: the files said add up to those scanned (3) and the one gone
-    assert rep.said("added", "unchanged", "removed", "skipped") == "0 added, 3 renamed or moved, 1 unchanged, 1 removed, 0 skipped"
+    assert rep.said("added", "removed") == "0 added, 4 renamed or moved, 1 removed", rep.said("added", "removed")
+    assert rep.problems == [] and rep.files_changed() == 5, rep.problems
+    assert rep.skipped == 2 and rep.failed == 1  # still left out where they are now
+    # said once, as moved, not also as skipped or failed: the files said add up to those scanned (4) and the one gone
+    assert rep.said("added", "unchanged", "removed", "skipped", "failed") == \
+        "0 added, 4 renamed or moved, 1 unchanged, 1 removed, 0 skipped, 0 failed"

@@ -49,3 +49,13 @@ def test_the_workers_clock_runs_around_the_extraction_only(tmp_path, monkeypatch
     assert seen["extract"][0] == 7 and seen["extract"][1] > 0.0  # file number 7's clock runs
     assert seen["chunk"][1] == 0.0  # stopped right after the extraction
     assert now[1] == 0.0
+
+
+def test_a_file_that_fails_in_the_worker_keeps_its_bytes_hash(tmp_path):
+    """The sync stores a failed entry's hash, so that the same broken file renamed is one move, not a removal and a
+    new failure (library/sync/vanished.py): the worker's failure hands it on too."""
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\n1 0 obj garbage\n")
+    got = read_ahead_worker._extract(str(broken), None, Config(), None, None)
+    assert isinstance(got, read_ahead_worker.Read) and got.failed, got
+    assert got.sha == hashing.file_sha256(broken)
