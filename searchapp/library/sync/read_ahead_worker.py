@@ -195,4 +195,4 @@ def _chunk(got: _Extracted, config: Config, encoder: PassageTokenizer, cancel: O
         return None
     except Exception as exc:
         reason = file_failure(exc)
-        return None if reason is None else Read(sha, failed=reason)
+        return None if reason is None else Read(got.sha, failed=reason)
