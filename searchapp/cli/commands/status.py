@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(handler=cmd_status)
     e = sub.add_parser("explain", help="why a file is or is not found: its folder, the rule, its text")
     e.add_argument("path", help="a file, or a member as `archive.zip › folder/file.pdf`")
+    e.add_argument("--text", action="store_true",
+                   help="print its whole text, read again as the sync reads it (a member from its archive or mail), "
+                        "not the first lines")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(handler=cmd_explain)
 
@@ -186,6 +189,8 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     # A path the library holds no entry for is an error (exit 1) after what explain found out: a script
     # asking about /nonexistent must not read "0" as "known".
     code = 0 if info["known"] else 1
+    if args.text and info["known"] and info["passages"]:
+        code = _whole_text(info, config)
     if args.json:
         print(json.dumps(info))
         if not info["known"]:
@@ -205,11 +210,28 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     print(f"  passages: {info['passages']}, with vectors: {info['vectors']}")
     for note in info.get("notes") or ():  # what its reading left out: why some of its words are not found
         print(f"  note: {printable(note)}")
-    if info["text"]:
+    if info.get("whole"):  # the text as it reads, lines kept: a message, a page
+        print("  text:\n" + "\n".join(f"    {printable(line)}" for line in info["text"].splitlines()))
+    elif info["text"]:
         print(f"  text: {printable(info['text'])}")
     if not info["known"]:
         _not_in_library(info)
     return code
+
+
+def _whole_text(info: dict[str, Any], config: Config) -> int:
+    """Put the entry's whole text in `info["text"]` (explain --text): 0, or 1 with the reason on standard error
+    when it cannot be read now (the file changed, moved, or is another machine's)."""
+    from ...base.errors import SearchAppError
+    from ...library.search.preview import file_text
+
+    try:
+        info["text"] = file_text(info["path"], config, ocr=info["state"] == "ocr_done").text
+    except (SearchAppError, OSError) as exc:
+        print(f"searchapp: cannot read {printable(info['shown_as'])} now: {exc}", file=sys.stderr)
+        return 1
+    info["whole"] = True
+    return 0
 
 
 def _not_in_library(info: dict[str, Any]) -> None:

@@ -447,3 +447,38 @@ def test_a_file_moved_into_or_out_of_an_archive_is_a_move_of_its_own(tiny_librar
     rep = tiny_library.sync()
     assert rep.said("added", "updated", "removed") == "0 added, 1 renamed or moved, 1 updated, 0 removed"
     assert (rep.moved, rep.moved_members) == (1, 0)
+
+
+def test_explain_finds_a_member_by_its_number_or_part_of_its_name_and_reads_it_whole(tiny_library, docs, capsys,
+                                                                                      monkeypatch):
+    """A newcomer asked `explain "personal.mbox › 24"` and was told "missing": a mail's member name is its number
+    and subject, which nobody types whole. The number alone, or a part of the name met once, is that member; met
+    more than once, the members like it are named. `--text` prints the message whole, as it reads."""
+    import searchapp.cli.commands.status as status_cmd
+
+    tiny_library.add_folder(docs, embed=False)
+    mbox = str(docs / "mailbox.mbox")
+    e = tiny_library.explain(mbox + DISPLAY_SEP + "2")
+    assert e["state"] == "indexed" and e["member"] == "2: Quarterly figures", e
+    assert e["shown_as"] == mbox + DISPLAY_SEP + "2: Quarterly figures"
+    assert tiny_library.explain(mbox + DISPLAY_SEP + "picnic")["member"] == "1: Picnic plans"
+    both = tiny_library.explain(mbox + DISPLAY_SEP + "i")  # in both names ("Picnic", "figures")
+    assert both["state"] == "missing" and not both["known"]
+    assert "members like it: “1: Picnic plans”; “2: Quarterly figures”" in both["reason"], both
+    assert tiny_library.explain(mbox + DISPLAY_SEP + "3")["reason"].startswith("not a member of its container")
+
+    class Args:
+        path, json, text = mbox + DISPLAY_SEP + "2", False, True
+
+    class Opened:
+        def __enter__(self):
+            return tiny_library
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(status_cmd, "_library", lambda config, create=False: Opened())
+    assert status_cmd.cmd_explain(Args(), tiny_library.config, None, None) == 0
+    out = capsys.readouterr().out
+    assert "path: " + mbox + DISPLAY_SEP + "2: Quarterly figures" in out
+    assert "\n    Subject: Quarterly figures\n" in out and "\n    Revenue of the walrus division rose.\n" in out, out
