@@ -117,7 +117,7 @@ def test_explain_says_what_reading_a_file_left_out(tiny_library, tmp_path, capsy
     assert tiny_library.explain(str(docs / "plain.txt"))["notes"] == []
 
     class Args:
-        path, json = str(docs / "pasted.txt"), False
+        path, json, text = str(docs / "pasted.txt"), False, False
 
     class Opened:
         def __enter__(self):
