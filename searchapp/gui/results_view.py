@@ -15,6 +15,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, 
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
+from ..base.member_paths import DISPLAY_SEP
 from .results_model import HIT_ROLE, SNIPPET_LINES, HtmlDelegate, ResultsModel
 
 __all__ = ["FileDelegate", "setup_results_view", "fit_columns", "row_height", "short_folder", "folder_line",
@@ -40,13 +41,28 @@ def folder_line(folder: str, fm: QFontMetrics, width: int) -> str:
     return fm.elidedText(short_folder(folder), Qt.TextElideMode.ElideMiddle, width)
 
 
+def name_lines(name: str, folder: str, fm: QFontMetrics, width: int) -> tuple[str, str]:
+    """The row's name and the grey line under it, in `width` pixels. A member too long for it gives way from its
+    container's side, the container going down to the grey line (`› 11: Re: Security deposit…` over
+    `~/mail/personal.mbox`): shortened in the middle, three messages of one mailbox all read `personal.mbox › 1…
+    return - Flat 3B`. What is left of the member's own name keeps its start (a message's number and subject),
+    or its extension (a file in an archive)."""
+    if fm.horizontalAdvance(name) <= width or DISPLAY_SEP not in name:
+        return fm.elidedText(name, Qt.TextElideMode.ElideMiddle, width), folder_line(folder, fm, width)
+    container, own = name.rsplit(DISPLAY_SEP, 1)
+    head = DISPLAY_SEP.lstrip()
+    mode = Qt.TextElideMode.ElideMiddle if os.path.splitext(own)[1] else Qt.TextElideMode.ElideRight
+    return (head + fm.elidedText(own, mode, max(0, width - fm.horizontalAdvance(head))),
+            folder_line(os.path.join(folder, container) if folder else container, fm, width))
+
+
 def row_height(view: QTableView) -> int:
     return SNIPPET_LINES * view.fontMetrics().lineSpacing() + 8
 
 
 class FileDelegate(QStyledItemDelegate):
     """The file's name on the first line and its folder in grey under it, each elided in the middle so the
-    extension and the last folder stay visible. Drawn as plain text: a name is never markup."""
+    extension and the last folder stay visible (a member's name from its container's side: name_lines). Drawn as plain text: a name is never markup."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         opt = QStyleOptionViewItem(option)
@@ -65,11 +81,10 @@ class FileDelegate(QStyledItemDelegate):
         painter.setFont(opt.font)
         painter.setPen(text)
         flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine)
-        painter.drawText(QRect(r.left(), r.top(), r.width(), line), flags,
-                         fm.elidedText(name, Qt.TextElideMode.ElideMiddle, r.width()))
+        first, second = name_lines(name, folder, fm, r.width())
+        painter.drawText(QRect(r.left(), r.top(), r.width(), line), flags, first)
         painter.setPen(grey)
-        painter.drawText(QRect(r.left(), r.top() + line, r.width(), line), flags,
-                         folder_line(folder, fm, r.width()))
+        painter.drawText(QRect(r.left(), r.top() + line, r.width(), line), flags, second)
         painter.restore()
 
 

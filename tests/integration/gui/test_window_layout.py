@@ -77,6 +77,21 @@ def test_eight_results_show_at_1280x800_each_with_name_folder_date_page_snippet_
     folder = "/home/someone/Documents/Projects/2026/Field trips/Iceland/Volcano observatory/raw notes"
     shown = folder_line(folder, view.fontMetrics(), FILE_WIDTH - 8)
     assert "…" in shown and shown.startswith("/home/") and shown.endswith("notes")
+    # Three messages of one mailbox: told apart by their number and subject, the mailbox going to the grey line.
+    from searchapp.gui.results_view import name_lines
+
+    fm, width = view.fontMetrics(), FILE_WIDTH - 8
+    names = [f"personal.mbox › {n}: {re}Security deposit return - Flat 3B" for n, re in
+             ((10, ""), (11, "Re: "), (12, "Re: Re: "))]
+    rows = [name_lines(n, "/srv/mail", fm, width) for n in names]
+    assert all(fm.horizontalAdvance(a) <= width and fm.horizontalAdvance(b) <= width for a, b in rows), rows
+    assert [a.split(":")[0] for a, _ in rows] == ["› 10", "› 11", "› 12"], rows
+    assert rows[1][0].startswith("› 11: Re: Sec") and rows[1][1] == "/srv/mail/personal.mbox", rows
+    first, second = name_lines("personal.mbox › 33: Lease renewal for Gartenstraße 12 › lease_renewal_2025_final.docx",
+                               "/srv/mail", fm, width)  # an attachment keeps its extension
+    assert first.startswith("› ") and first.endswith(".docx") and fm.horizontalAdvance(first) <= width
+    assert second.startswith("/srv/mail/personal.mbox") or "…" in second
+    assert name_lines("report.txt", "/srv/mail", fm, width) == ("report.txt", "/srv/mail")
 
 
 def test_the_name_column_gives_the_snippet_room_in_a_narrow_window_until_the_person_sizes_it(qtbot, open_window):
