@@ -65,6 +65,9 @@ class SyncReport:
     # of `moved`, the members of an archive or a mail moved with it (its own entry among `moved`): one file renamed
     # is said as one, its members apart as the scan line counts them (decision 0163), not "12 renamed or moved"
     moved_members: int = 0
+    # of `moved`, members found again in the same file under another name: a mailbox's later messages numbered
+    # anew when one before them was deleted. Said as unchanged (they are, to a person), not as moves
+    renumbered: int = 0
     # of `moved`, the entries not indexed (skipped or failed, with the same bytes and reason as before): counted in
     # `skipped` or `failed` where they are now, not in `added`. A folder renamed moves its password-protected and
     # textless files too: they were said as removed and "newly not indexed"
@@ -121,7 +124,7 @@ class SyncReport:
         skipped ("3 waiting for OCR", only when there are some), not among them. zeros=False leaves out the counts
         that are 0."""
         value = {"added": self.added - (self.moved - self.moved_not_indexed), "updated": self.updated,
-                 "unchanged": self.unchanged, "removed": self.removed - self.moved,
+                 "unchanged": self.unchanged + self.renumbered, "removed": self.removed - self.moved,
                  # a file left out that moved is said as moved, not also as skipped (the sum stays the files scanned)
                  "skipped": self.skipped - self.ocr_pending - (self.moved_not_indexed - self.moved_waiting
                                                                - self.moved_failed),
@@ -130,8 +133,8 @@ class SyncReport:
         parts: list[tuple[int, str]] = []
         for name in counts:
             parts.append((value[name], name))
-            if name == "added" and self.moved:
-                parts.append((self.moved - self.moved_members, "renamed or moved"))
+            if name == "added" and self.moved - self.renumbered:
+                parts.append((self.moved - self.moved_members - self.renumbered, "renamed or moved"))
             if name == "skipped" and waiting:
                 parts.append((waiting, "waiting for OCR"))
         return ", ".join(f"{n:,} {name}" for n, name in parts if n or zeros)
@@ -140,10 +143,10 @@ class SyncReport:
         """Entries added, updated, removed, newly skipped or failing, a move counted once: what a live update's line
         names, and whether it has anything to say."""
         return (self.added + self.updated + self.removed - (self.moved - self.moved_not_indexed) + self.skipped
-                + self.failed - self.moved_not_indexed)
+                + self.failed - self.moved_not_indexed - self.renumbered)
 
     def merge(self, other: "SyncReport") -> None:
-        for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members",
+        for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members", "renumbered",
                      "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems

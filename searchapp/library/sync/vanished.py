@@ -8,6 +8,7 @@ would be, when the folder it left was synced first)."""
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections import Counter
 from typing import Optional
@@ -38,6 +39,9 @@ class Moves:
         # New entries not indexed (skipped, failed) whose bytes were read: (key, status, reason) -> their paths, a
         # path given back (`not_indexed_twins`) when a deleted entry left the same way is found to be it moved
         self._not_indexed: dict[tuple[int, str, str], list[str]] = {}
+        # The files on disk holding the members added, by their bytes: a member found again in the same file is
+        # renumbered (a mailbox with one message deleted numbers every later one anew), not moved
+        self._member_in: dict[int, list[str]] = {}
 
     @staticmethod
     def _key(sha: Optional[str]) -> Optional[int]:
@@ -46,10 +50,13 @@ class Moves:
         except ValueError:  # not a hex digest: never a twin
             return None
 
-    def add(self, sha: Optional[str]) -> None:
+    def add(self, sha: Optional[str], path: str = "") -> None:
         key = self._key(sha)
         if key is not None:
             self._added.append(key)
+            outer, member = split_member(path)
+            if member is not None:
+                self._member_in.setdefault(key, []).append(sys.intern(outer))
 
     def wait(self, sha: Optional[str], path: str, *, added: bool) -> None:
         """An addition whose text (all of it, or its scanned pages') the OCR step gives after the words pass;
@@ -126,6 +133,19 @@ class Moves:
                 moved.append(row)
         return moved
 
+    def renumbered(self, moved: list[FileRow]) -> int:
+        """How many of the entries `moved` are members found again in the file that held them, under another name:
+        a mail's number, when a message before it was deleted (said as unchanged, not as "63 renamed or moved"
+        for one message deleted)."""
+        count = 0
+        for row in moved:
+            outer, member = split_member(row.path)
+            found_in = self._member_in.get(self._key(row.sha256) or -1) if member is not None else None
+            if found_in and outer in found_in:
+                found_in.remove(outer)  # each addition once
+                count += 1
+        return count
+
     def members_with(self, moved: list[FileRow]) -> int:
         """How many of the entries `moved` are members whose archive or mail moved too (over every call: a member
         held for the OCR step is asked about after its container): said within their container's one move."""
@@ -179,6 +199,7 @@ class Vanished:
         if rows:
             moved = self.moves.twins(rows)
             rep.moved += len(moved)
+            rep.renumbered += self.moves.renumbered(moved)
             found = self.moves.not_indexed_twins(rows)
             # an archive's members that moved with it are said within its one move, read or left out alike
             rep.moved_members += self.moves.members_with(moved + [row for row, _ in found])

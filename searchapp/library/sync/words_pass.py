@@ -188,7 +188,7 @@ class _Sync:
                 self.rep.read_differently.append(path)
         if old is None:
             self.rep.added += 1
-            self.moves.add(sha)
+            self.moves.add(sha, path)
             if ocr == "pending":  # its scanned pages' text comes from the OCR step
                 self.wait_for_ocr(old, path, sha, added=True)
         else:

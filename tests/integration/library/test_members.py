@@ -482,3 +482,31 @@ def test_explain_finds_a_member_by_its_number_or_part_of_its_name_and_reads_it_w
     out = capsys.readouterr().out
     assert "path: " + mbox + DISPLAY_SEP + "2: Quarterly figures" in out
     assert "\n    Subject: Quarterly figures\n" in out and "\n    Revenue of the walrus division rose.\n" in out, out
+
+
+def test_a_message_deleted_from_a_mailbox_is_one_removal_not_every_later_message_renamed(tiny_library, tmp_path):
+    """A mail's name is its number in its mailbox: a newcomer deleted the first of 60 messages and was told "63
+    renamed or moved, 1 updated, 1 removed". The later messages, found again in the same mailbox under a new
+    number (their attachments too), are unchanged to a person; their meaning is kept."""
+    d = tmp_path / "mail"
+    d.mkdir()
+    mails = [_mail("Picnic plans", "Bring the gazpacho on Saturday."),
+             _mail("Quarterly figures", "Revenue of the walrus division rose.",
+                   attachments={"summary.txt": b"Attached summary about narwhal tusks.\n"}),
+             _mail("Boat trip", "The ferry to the puffin colony leaves at nine.")]
+    (d / "inbox.mbox").write_bytes(_mbox(mails))
+    tiny_library.add_folder(d)
+    (d / "inbox.mbox").write_bytes(_mbox(mails[1:]))
+    rep = tiny_library.sync()
+    assert rep.said("added", "updated", "unchanged", "removed") == "0 added, 1 updated, 3 unchanged, 1 removed", \
+        rep.said("added", "updated", "unchanged", "removed")
+    assert rep.files_changed() == 2 and rep.renumbered == 3
+    assert rep.chunks_embedded == 1  # the mailbox's listing of its subjects: read anew; the messages' kept
+    hit = tiny_library.search("puffin colony", mode="lexical").hits[0]
+    assert hit.path.endswith(MEMBER_SEP + "2: Boat trip")
+    # one moved to another mailbox (a new file: added) is a move all the same
+    (d / "archive.mbox").write_bytes(_mbox(mails[2:]))
+    (d / "inbox.mbox").write_bytes(_mbox(mails[1:2]))
+    rep = tiny_library.sync()
+    said = rep.said("added", "updated", "unchanged", "removed")
+    assert said == "1 added, 1 renamed or moved, 1 updated, 2 unchanged, 0 removed", said
