@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional
+from typing import Any, Optional
 
-__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "member_key", "display_path", "display_name", "display_folder",
+__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "member_order", "member_key", "display_path", "display_name", "display_folder",
            "container_of", "member_fields", "shown_member", "key_of"]
 
 MEMBER_SEP = os.sep * 2
@@ -27,6 +27,19 @@ def split_member(path: str) -> tuple[str, Optional[str]]:
     """(container path, member name) for a member key; (path, None) for a file on disk."""
     i = path.find(MEMBER_SEP, 1)  # a leading "//" (POSIX allows it as a root) is not a separator
     return (path, None) if i < 0 else (path[:i], path[i + len(MEMBER_SEP):])
+
+
+def member_order(path: str) -> tuple[Any, ...]:
+    """A sort key that lists a container's members in their own order: a mailbox's message 2 before message 10
+    (their names begin with their number, which sorted as text gave 1, 10, 11, …, 2, 20). Files themselves keep
+    the order of their paths, each before its members."""
+    first, member = split_member(path)
+    members = member.split(MEMBER_SEP) if member is not None else []
+    return (first, *((int(n), name) if (n := name.split(":", 1)[0]).isdigit() and ":" in name else (_LAST, name)
+                     for name in members))
+
+
+_LAST = 2**63  # a member without a number: after the numbered ones, by name
 
 
 def container_of(path: str) -> str:

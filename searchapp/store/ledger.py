@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional, Sequence
 
 from ..base.entry_dates import storable_ns
+from ..base.member_paths import member_order
 from .db import Store
 from .rows import FileRow
 
@@ -71,7 +72,11 @@ def _with_state(store: Store, where: str, params: list[Any], owner: Optional[str
     if limit is not None:
         sql += " LIMIT ?"
         params = [*params, int(limit)]
-    return [(r[0], FileRow(*r[1:])) for r in store.conn.execute(sql, params)]
+    rows = [(r[0], FileRow(*r[1:])) for r in store.conn.execute(sql, params)]
+    # a mailbox's messages in their own order, not their numbers' as text (1, 10, 11, …, 2): the same order
+    # otherwise, the state first where it was asked first
+    by_state = order.startswith("s")
+    return sorted(rows, key=lambda sr: (sr[0] if by_state else "", member_order(sr[1].path)))
 
 
 def read_before_versions(store: Store, root_id: int) -> bool:

@@ -510,3 +510,18 @@ def test_a_message_deleted_from_a_mailbox_is_one_removal_not_every_later_message
     rep = tiny_library.sync()
     said = rep.said("added", "updated", "unchanged", "removed")
     assert said == "1 added, 1 renamed or moved, 1 updated, 2 unchanged, 0 removed", said
+
+
+def test_the_ledger_lists_a_mailboxs_messages_in_their_own_order(tiny_library, tmp_path):
+    """`status --files` listed a newcomer's mailbox as 1:, 10:, 11:, …, 2:, 20: (their numbers sorted as text)."""
+    from searchapp.base.member_paths import member_order
+
+    d = tmp_path / "mail"
+    d.mkdir()
+    (d / "box.mbox").write_bytes(_mbox([_mail(f"Note {i}", f"Body number {i} about otters.") for i in range(1, 13)]))
+    (d / "z.txt").write_text("A last file about otters.\n")
+    tiny_library.add_folder(d, embed=False)
+    names = [split_member(r.path)[1] or Path(r.path).name for _, r in tiny_library.ledger("indexed")]
+    assert names == ["box.mbox", *(f"{i}: Note {i}" for i in range(1, 13)), "z.txt"], names
+    assert sorted(["a//2: x", "a//10: y", "a//2: x//b.txt", "a//notes.txt", "a"], key=member_order) == \
+        ["a", "a//2: x", "a//2: x//b.txt", "a//10: y", "a//notes.txt"]
