@@ -99,8 +99,9 @@ def _passages_detail(total: SyncReport) -> str:
     # the meaning pass embeds every passage waiting, this folder's or not: a sync of one subfolder that printed
     # "0 passages written (2314 embedded)" for 37 s said nothing of why (a newcomer)
     earlier = total.chunks_embedded - total.chunks_added
-    if earlier > 0:
-        detail += f": at least {earlier:,} of them had waited for their meaning since an earlier sync"
+    if earlier > 0:  # "at least": some written now may be copies of passages already waiting (one vector each)
+        detail += (": each had waited for its meaning since an earlier sync" if not total.chunks_added else
+                   f": at least {earlier:,} of them had waited for their meaning since an earlier sync")
     if total.chunks_pending:
         # Not "`searchapp index` embeds them" where another process's meaning pass does (its note says so)
         return (f"{detail}; {total.chunks_pending} in the library still to embed, searchable by words now"

@@ -15,6 +15,14 @@ def test_index_says_the_passages_it_embedded_were_left_waiting_by_earlier_syncs(
     (other / "kayak.txt").write_text("The kayak club meets at the boathouse.", encoding="utf-8")
     code, out, _ = cli(capsys, "--data-dir", data, "index", str(other))
     assert code == 0 and "1 passage written (4 embedded: at least 3 of them had waited for their meaning since an earlier sync)" in out, out
+    # after --words-only, the next index writes nothing and embeds what waited: each had, not "at least" all
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "canoe.txt").write_text("Canoe lessons start at the lake in June.", encoding="utf-8")
+    assert cli(capsys, "--data-dir", data, "index", "--words-only", str(more))[0] == 0
+    code, out, _ = cli(capsys, "--data-dir", data, "index")
+    assert code == 0 and "0 passages written (1 embedded: each had waited for its meaning since an earlier sync)" \
+        in out, out
 
 
 class _StopsAfterABatch:
