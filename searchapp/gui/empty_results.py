@@ -102,6 +102,15 @@ class EmptyResults(QObject):
         self._place()
         self.label.show()
 
+    def show_failed(self, query: str, why: str) -> None:
+        """The search for `query` could not run (a shared library's server gone, a library that cannot be read):
+        said over the emptied list, so no earlier search's results stand under this query as if they were its."""
+        self.welcome = False
+        what = f"The search for “{query}” could not run" if query.strip() else "The search could not run"
+        self.label.setText(f"{what}: {why}")
+        self._place()
+        self.label.show()
+
     def _place(self) -> None:
         width = max(100, self.viewport.width() - 2 * MARGIN)
         self.label.setFixedWidth(width)

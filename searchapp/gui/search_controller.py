@@ -234,8 +234,15 @@ class SearchController(QObject):
                                     on_error=partial(self._search_failed, seq))
 
     def _search_failed(self, seq: int, exc: BaseException, tb: str) -> None:
-        if seq == self.seq:  # an older search's failure is no longer news
-            self.tools.report_error(exc, tb)
+        if seq != self.seq:  # an older search's failure is no longer news
+            return
+        # The list emptied and the failure said over it: the last search's results stood under the new query
+        # (the shared library's server stopped), with a blank status bar
+        self.show_result(None)
+        why = str(exc).strip() or type(exc).__name__
+        self.empty.show_failed(self.search_box.text(), why)
+        self._say_of_list("Search failed", 0)
+        self.tools.report_error(exc, tb)
 
     def show_similar(self, path: str, page: Optional[int], job: JobFn, k: int) -> None:
         """Show the files like `path` (`job` finds them): a chip says so in place of the query, whose words these

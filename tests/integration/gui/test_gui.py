@@ -315,3 +315,30 @@ def test_screenshot(qtbot, make_window, tmp_corpus, tmp_path):
     assert len(colours) > 20  # a real rendering, not a blank surface
     if os.environ.get("SEARCHAPP_UPDATE_SCREENSHOT"):
         shutil.copy(out, REPO / "resources" / "screenshot.png")
+
+
+def test_a_search_that_cannot_run_empties_the_list_and_says_why(qtbot, make_window, tmp_corpus, monkeypatch):
+    """A shared library's server stopped: the next search failed in a dialog, and the last search's results stood
+    under the new query, the status bar blank. The list is emptied and the failure said over it and below."""
+    from searchapp.base.errors import SearchAppError
+    from searchapp.gui.empty_results import EmptyResults
+
+    win = make_window()
+    index(qtbot, win, [tmp_corpus])
+    search(qtbot, win, "molten rock exploding out of a mountain lava")
+    assert win.search.results_model.rowCount() > 0
+
+    def down(*a, **kw):
+        raise SearchAppError("cannot reach the shared library at db.example: Connection refused")
+
+    monkeypatch.setattr(win.search.session.library, "search", down)
+    win.search.search_box.setText("roof repair quote")
+    with qtbot.waitSignal(win.errorShown, timeout=WAIT_MS):
+        win.run_search()
+    assert win.search.results_model.rowCount() == 0
+    assert isinstance(win.search.empty, EmptyResults)
+    label = win.search.empty.label
+    assert label.isVisible()
+    assert label.text() == ("The search for “roof repair quote” could not run: cannot reach the shared library at "
+                            "db.example: Connection refused")
+    assert win.statusBar().currentMessage() == "Search failed"
