@@ -46,11 +46,13 @@ CHECKED_TIP = ("When a sync last checked the folder's files against the disk and
 
 def name_first(path: str, mark: str = "", owner: str = "") -> tuple[str, str, str]:
     """(the folder's own name, the folder it is in, `mark`) as the pane shows them (name_first.py); `owner`:
-    another machine's name, before the folder's."""
+    another machine's name, said after where the folder is ("/srv (desk-b's)", as a result of theirs says it):
+    before its name, "alice-pc: alic…" was all a narrow pane showed of two of alice-pc's folders."""
     trimmed = path.rstrip(os.sep) or path
     name = os.path.basename(trimmed)
     where = short_folder(os.path.dirname(trimmed)) if name else ""  # "/" or a drive: nothing above it
-    return (f"{owner}: " if owner else "") + (name or path), where, mark
+    whose = f"({owner}'s)" if owner else ""
+    return name or path, f"{where} {whose}" if where and whose else where or whose, mark
 
 
 def _order_key(path: str) -> tuple[str, str, str]:

@@ -134,6 +134,11 @@ def test_another_machines_sync_shows_without_a_click(qtbot, win, tmp_path, tiny_
     rows = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())}
     theirs = rows[f"desk-b: {harbour}"]
     assert not theirs.flags() & Qt.ItemFlag.ItemIsSelectable and theirs.text(1) == "1"
+    # its own name first, whose it is after where it is: "desk-b: harb…" was all a narrow pane showed
+    from searchapp.gui.name_first import NAME_FIRST_ROLE
+    from searchapp.gui.results_view import short_folder
+
+    assert theirs.data(0, NAME_FIRST_ROLE) == ("harbour", f"{short_folder(str(tmp_path))} (desk-b's)", "")
     tree.selectAll()
     assert win.library_panel.selected_roots() == [str(win.docs)]
     assert win.library_panel.title.full_text().startswith("Shared library · postgresql://")
