@@ -34,6 +34,11 @@ class VectorQueue:
     def pending_count(self) -> int:
         return int(self.conn.execute(f"SELECT count(*) FROM chunks WHERE {_PENDING}").fetchone()[0])  # noqa: S608 (a constant condition)
 
+    def pending_here_count(self) -> int:
+        """What this writer's meaning pass embeds: every waiting passage, on the desktop (a shared library's writer
+        embeds its own roots' alone: PgStore.pending_here_count)."""
+        return self.pending_count()
+
     def embedded_ids(self) -> np.ndarray:
         """Ids of passages that have a vector (what the vector index should hold, NaN rows aside), sorted.
 

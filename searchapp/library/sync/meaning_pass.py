@@ -64,7 +64,9 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
     made already for some of those model inputs (a search's, search/meaning_now.py), written without encoding.
     `between()`: called before each batch; True when another writer had the library meanwhile (sync/handover.py:
     the lock was handed over and taken back), and then the queue is read again."""
-    todo = store.pending_count()
+    # This writer's to embed: a shared library's bar read "0/2453", alice-pc's 1,758 waiting passages in it, and
+    # stopped at 710 (bob-pc's), then "0/1744" after the OCR step with nothing of its own left
+    todo = store.pending_here_count()
     if not todo:
         return 0
     batch = bulk_size(encoder, batch)
@@ -82,7 +84,7 @@ def embed_pending(store: Store, encoder: PassageEncoder, index: IndexWriter, pro
         if between is not None and between():  # what it added joins the queue in order; what it removed leaves
             queue = _Queue(store, wanted)
             embedded, total = meaning_progress(store)
-            todo = done + total - embedded
+            todo = done + store.pending_here_count()
         rows = queue.take(batch if limit is None else min(batch, limit - done))
         if not rows:
             return encoded

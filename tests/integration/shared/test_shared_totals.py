@@ -69,3 +69,27 @@ def test_a_library_made_before_the_totals_is_counted_then_migrated(make_config, 
                                  "AND column_name = 'path'") == [("C",)]  # version 4's byte order
         assert kept_is_counted(writer)[0][1] == 2
         assert [(h.path, h.scores.lexical) for h in writer.search("owls voles", mode="lexical").hits] == before
+
+
+def test_a_machines_embedding_bar_counts_its_own_passages_alone(make_config, tiny_encoder, tmp_path, pg_address):
+    """A tester's bob-pc showed "embedding: 0/2453" where 1,758 of those were alice-pc's, waiting for alice-pc's
+    own sync: the bar stopped at 710 (29%), then a stray "0/1744" came after the OCR step. A sync's bar counts
+    what its own meaning pass embeds."""
+    config = make_config(models={"reranker": ""})
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="alice-pc") as alice:
+        alice.add_folder(write_texts(tmp_path / "a", {f"a{i}.txt": f"Alice's note {i} on the canal locks." for i in
+                                                      range(5)}), embed=False)
+    seen: list[tuple[int, int]] = []
+
+    def progress(p) -> None:
+        if p.stage == "embedding":
+            seen.append((p.done, p.total))
+
+    with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="bob-pc") as bob:
+        rep = bob.add_folder(write_texts(tmp_path / "b", {f"b{i}.txt": f"Bob's memo {i} about the glasshouse." for i in
+                                                          range(3)}), progress=progress)
+        assert rep.chunks_embedded == 3 and rep.chunks_pending == 0
+        assert seen and {total for _, total in seen} == {3} and seen[-1] == (3, 3), seen
+        seen.clear()
+        bob.sync()  # nothing of its own to embed: no bar at all, not "0/5"
+        assert seen == [], seen
