@@ -241,3 +241,27 @@ def test_a_threads_subject_is_each_messages_topic_not_a_footer(make_config, tiny
         assert len(hits) == 6 and not any(h.common_to for h in hits), [(h.path, h.common_to) for h in hits]
         shared = [h for h in lib.search("harbour club mailing list", mode="lexical", k=10).hits if "//" in h.path]
     assert len(shared) == 1 and shared[0].common_to == 6, [(h.path, h.common_to) for h in shared]
+
+
+def _messages(sender: str, bodies: list[str], footer: str) -> dict[int, str]:
+    """Messages as the mail reader lays them out (mail.py): header lines, a blank line, the body."""
+    return {i: f"Subject: Note {i}\nFrom: {sender}\nTo: Chris Taylor <chris.taylor@example.org>\n"
+               f"Date: Tue, {i + 1} Jul 2025 10:00:00 +0000\n\n{body}\n\n{footer}" for i, body in enumerate(bodies)}
+
+
+def test_a_senders_own_messages_are_not_repeated_text():
+    """A newcomer's mailbox: the From and To lines her messages all carry made "Alice Nguyen" one row "common to
+    60 files", at half weight, below a slide naming another Nguyen. Who wrote a message and to whom is what it is
+    searched by; the signature under each is still repeated text."""
+    bodies = ["The cabin is booked for the weekend.", "Can you water the plants on Sunday?",
+              "Here are the meeting notes from Tuesday.", "The dentist on Elm Street is very good.",
+              "Did the package arrive yesterday?", "Birthday party at three on Saturday."]
+    footer = "Sent from my phone. Please excuse the brevity and any typing mistakes."
+    for sender in ("Alice Nguyen <alice.nguyen@example.com>", "Dr. Henrik Vogel <h.vogel@example.de>"):
+        texts = _messages(sender, bodies, footer)
+        file_of = {i: i for i in texts}
+        name = sender.split("<")[0]
+        for query in (name, sender.split("<")[1].rstrip(">"), "Chris Taylor", "note"):
+            assert not find_common(query, texts, file_of).key_of, (sender, query)
+        signed = find_common("sent from my phone", texts, file_of)
+        assert set(signed.key_of) == set(texts) and len(set(signed.key_of.values())) == 1
