@@ -33,7 +33,8 @@ from .mail_parse import parse, parts, parts_note
 from .ziputil import MAX_TOTAL_BYTES, SafeZip, bomb_reason, entry_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
-           "iter_members", "split_member", "display_path", "member_key", "listing", "extract_archive", "read_member"]
+           "iter_members", "split_member", "display_path", "member_key", "listing", "is_listing", "extract_archive",
+           "read_member"]
 
 MAX_DEPTH = 2  # a container inside a container is read; one inside that is skipped with a reason
 MAX_MEMBERS = 2_000  # entries indexed per container (a zip's directory may list up to ziputil.MAX_MEMBERS)
@@ -62,6 +63,12 @@ def is_container(path: str | os.PathLike[str]) -> bool:
     """Whether entries are read out of this file (by name; the reader decides by content)."""
     s = _suffix(os.fspath(path))
     return s in _MAIL or s == ".zip" or s in _TARS
+
+
+def is_listing(path: str | os.PathLike[str]) -> bool:
+    """Whether a container's own entry is its listing (an archive, an mbox: `listing`), not a message of its own
+    (.eml, .msg: their attachments are their members)."""
+    return is_container(path) and _suffix(os.fspath(path)) not in (".eml", ".msg")
 
 
 def _plain_name(raw: str) -> tuple[Optional[str], str]:
@@ -316,12 +323,25 @@ def _walk(src: Path | bytes, suffix: str, prefix: str, depth: int, budget: _Budg
 
 
 def listing(container: str, names: Sequence[str]) -> str:
-    """A container's own text: its file name, then its members' names (as shown), one a line, so that an archive
-    is found by what it holds (docs/formats.md). Names only: why a member was not read is that member's own
-    reason (its row in the Not indexed list), never the container's words. Written as "name (not read: why)", the
-    reasons of a zip of 135 imploded members were its text: it came first for "moby dick whale", its snippet the
-    error, and first for "unsupported compression method"."""
-    return f"{container}: {len(names)} members\n" + "\n".join(names)
+    """A container's own text: its file name, then its members' names (`Member.name`, written as shown), one a line,
+    so that an archive is found by what it holds (docs/formats.md). Names only: why a member was not read is that
+    member's own reason (its row in the Not indexed list), never the container's words. Written as "name (not read:
+    why)", the reasons of a zip of 135 imploded members were its text: it came first for "moby dick whale", its
+    snippet the error, and first for "unsupported compression method"."""
+    return f"{container}: {_counted(container, names)}\n" + "\n".join(shown_member(n) for n in names)
+
+
+def _counted(container: str, names: Sequence[str]) -> str:
+    """How many members the heading says: those of the container itself, and those inside them apart ("60
+    messages and 3 attachments": "63 members" said of a mailbox of 60 messages counted their attachments as
+    messages). A note about the rest of a container ("…") is no member."""
+    named = [n for n in names if n.rpartition(MEMBER_SEP)[2] != "…"]
+    own = sum(MEMBER_SEP not in n for n in named)
+    mbox = _suffix(container) == ".mbox"
+    said = f"{own} {'message' if mbox else 'member'}{'s' if own != 1 else ''}"
+    inner = len(named) - own
+    return said + (f" and {inner} {'attachment' if mbox else 'inside them'}{'s' if mbox and inner != 1 else ''}"
+                   if inner else "")
 
 
 def extract_archive(path: Path, max_bytes: int, max_chars: Optional[int] = None,
@@ -329,7 +349,7 @@ def extract_archive(path: Path, max_bytes: int, max_chars: Optional[int] = None,
     """An archive's own entry: the list of its members (each member is indexed as an entry of its own)."""
     if _suffix(os.fspath(path)) == ".gz":
         raise UnsupportedFileError('unsupported type ".gz" (only .tar.gz archives are read)')
-    names = [shown_member(m.name) for m in iter_members(Path(path), max_bytes, cancel)]
+    names = [m.name for m in iter_members(Path(path), max_bytes, cancel)]
     return Document(listing(os.path.basename(path), names), kind="archive")
 
 

@@ -9,7 +9,9 @@ Runs on the candidates before files are ranked, so the rows it frees are filled 
   newest). The same rule picks the row of a listing by date (constraints.py) and of Similar files (similar.py);
 - common passages: they leave their files' signals; a file whose best passage is repeated text keeps a row only
   when it is the first matched through that text (`Hit.common_to`: files of the library holding it), the others
-  go on by their own passages.
+  go on by their own passages;
+- a container's listing (an mbox's subjects, a zip's names) where a member of it among the candidates answers the
+  query (listings.py): the member's own row is the answer.
 
 Decision: a row's copies are those within the search's scope. The candidates are all in scope (the folder of an
 `in:`, a `type:`, dates, a name, the filter bar), so the copy shown always is; the copies listed with it are the
@@ -31,6 +33,7 @@ from ...store.scope import Fragment, all_of, with_content
 from .availability import Readable
 from .boilerplate import COMMON_WEIGHT, MIN_FILES, find_common, phrase_of
 from .grouping import FileGroup
+from .listings import answered_listings
 
 __all__ = ["Copies", "Folded", "copies_of", "fold_candidates", "fold_copies", "mark_folded", "weigh_common", "weigh_reranked"]
 
@@ -90,6 +93,9 @@ def fold_candidates(store: Store, query: str, passage_order: Sequence[int], file
     out.sha_of = copies.sha_of
     out.dropped = {c for c in passage_order if copies.row_of.get(file_of[c], file_of[c]) != file_of[c]}
     left = [c for c in passage_order if c not in out.dropped]
+    # A container's listing where a member of it answers the query (listings.py).
+    out.dropped |= answered_listings(query, left, file_of, texts, path_of)
+    left = [c for c in left if c not in out.dropped]
     common = find_common(query, {c: texts[c] for c in left}, {c: file_of[c] for c in left},
                          count_files=store.files_with_phrase)
     if not common.key_of:

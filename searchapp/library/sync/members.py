@@ -22,7 +22,7 @@ from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ...ingest.extractors import extract
-from ...base.member_paths import member_key, shown_member, split_member
+from ...base.member_paths import member_key, split_member
 from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import Member, is_container, iter_members, listing
 from ...ingest.scan import ScannedFile
@@ -100,7 +100,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
             for m in iter_members(f.path, max_bytes, cancel):
                 check_cancel()
                 key = member_key(path, m.name)
-                names.append(shown_member(m.name))  # its reason, if not read, is its own row's (problem below)
+                names.append(m.name)  # its reason, if not read, is its own row's (problem below)
                 if key in seen:
                     continue
                 seen.add(key)
