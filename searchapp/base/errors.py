@@ -53,6 +53,11 @@ class WriterBusy(StoreError):
     later (the window's folder watch) tells it apart from a failing store."""
 
 
+class ConnectionLost(StoreError):
+    """A shared library's server could not be reached, or the connection to it was lost mid-request (a restart, a
+    network cut): asked again in a while, the same request may well be answered (decision 0171)."""
+
+
 class IndexCorruptError(StoreError):
     pass
 

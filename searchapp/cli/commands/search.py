@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Protocol, TextIO
 
 from ...base.config import Config
-from ...base.errors import DataDirError, StoreError
+from ...base.errors import ConnectionLost, DataDirError, StoreError
 from ...base.search_modes import SEARCH_MODES
 from ...base.terminal import printable, use_color
 from ..filter_options import add_filter_options, filters_from
@@ -138,12 +138,13 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     if args.query == "-":
         # One output line per input line, blank lines included, so outputs line up with inputs.
         lost = 0  # lines a shared library's lost connection failed: the next line connects again (decision 0125)
+        retry = _Retry()  # a line the connection failed is asked again for a while first (decision 0171)
         for n, line in enumerate(sys.stdin if lines is None else lines, start=first_line):
             if searcher.line_served(n, line, said, out, err):
                 continue
             q = line.strip()
             try:
-                res = searcher.search(q, single=False)
+                res = _line_search(searcher, q, n, retry, out, err)
             except StoreError as exc:
                 if not searcher.config.library.address:  # a desktop library's damage is no line's alone
                     raise
@@ -177,6 +178,42 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     color = use_color(sys.stdout, no_color=args.no_color) if color is None else color
     print_hits(res, color=color, marks=searcher.marks, out=out)
     return 0
+
+
+RETRY_WAITS_S = (0.5, 1.0, 2.0, 4.0, 8.0)  # a server restarting: ~15 s in all, then the line is lost
+
+
+class _Retry:
+    """How long `search -` asks a line again after a shared library's connection failed it (decision 0171): while
+    an outage lasts, each wait of RETRY_WAITS_S once, so a restart of a few seconds loses no line; past them, each
+    line one try until one is answered (a server gone for good fails every line at once, not 15 s a line)."""
+
+    def __init__(self) -> None:
+        self.waits = list(RETRY_WAITS_S)
+
+    def answered(self) -> None:
+        self.waits = list(RETRY_WAITS_S)
+
+    def next_wait(self) -> Optional[float]:
+        return self.waits.pop(0) if self.waits else None
+
+
+def _line_search(searcher: "Searcher", q: str, n: int, retry: _Retry, out: TextIO, err: TextIO) -> "SearchResult":
+    """One line of `search -`: asked again while `retry` allows when a shared library's connection failed it."""
+    import time
+
+    while True:
+        try:
+            res = searcher.search(q, single=False)
+        except ConnectionLost as exc:
+            wait = retry.next_wait()
+            if wait is None:
+                raise
+            note(f"searchapp: line {n}: {printable(str(exc))}; asking again in {wait:g} s", out, err)
+            time.sleep(wait)
+            continue
+        retry.answered()
+        return res
 
 
 def note(text: str, out: TextIO, err: TextIO) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, S
 import numpy as np
 
 from ...base.entry_dates import clamped_ns
-from ...base.errors import ConfigError, NoSharedLibrary, StoreError
+from ...base.errors import ConfigError, ConnectionLost, NoSharedLibrary, StoreError
 from ...base.member_paths import MEMBER_SEP
 from ..file_records import entry_counts, entry_counts_sql, file_cols, stored_notes
 from ..vector_queue import PENDING_ORDER
@@ -162,7 +162,10 @@ class PgStore(PgLexical, PgScope):
             from .pg_password import password_hint  # a password asked for and not found, or refused: which and why
 
             hint = password_hint(str(exc), self.address)
-            raise StoreError(f"cannot reach the shared library {self.path}: {_first_line(exc)}{hint}") from None
+            # no server answering (no SQL state): worth asking again; a password or a database refused is not
+            gone = not hint and getattr(exc, "sqlstate", None) is None
+            raise (ConnectionLost if gone else StoreError)(
+                f"cannot reach the shared library {self.path}: {_first_line(exc)}{hint}") from None
 
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
@@ -190,8 +193,8 @@ class PgStore(PgLexical, PgScope):
             raise self._denied(exc, statement) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             kept = "nothing of the batch in flight was kept, and " if writing else ""
-            raise StoreError(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; {kept}the "
-                             "next request connects again") from None
+            raise ConnectionLost(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; {kept}"
+                                 "the next request connects again") from None
         except psycopg.Error as exc:
             raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
 
