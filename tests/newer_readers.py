@@ -7,6 +7,8 @@ from __future__ import annotations
 def a_newer_reader(monkeypatch, name: str, reads=None) -> None:
     """The reader `name` ("text", "pdf", …: registry._BY_NAME's) one step newer; `reads(text) -> text`: what it
     now makes of a file (None: the same text as before)."""
+    from dataclasses import replace
+
     from searchapp.base.types import Document
     from searchapp.ingest.extractors import registry
 
@@ -16,6 +18,6 @@ def a_newer_reader(monkeypatch, name: str, reads=None) -> None:
 
         def newer(path, *args, **kwargs) -> Document:
             doc = old(path, *args, **kwargs)
-            return Document(reads(doc.text), doc.pages, kind=doc.kind, title=doc.title, notes=doc.notes)
+            return replace(doc, text=reads(doc.text))
 
         monkeypatch.setitem(registry._BY_NAME, name, (suffixes, newer))

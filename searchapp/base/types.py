@@ -28,6 +28,8 @@ class Document:
     kind: str = ""  # extractor name, e.g. "pdf"
     notes: tuple[str, ...] = ()  # what was left out, e.g. "text truncated at 10,000,000 characters"
     title: str = ""  # the file's own title (HTML <title>, first Markdown/RST heading, PDF/DOCX/ODT/EPUB metadata)
+    # The text's own date in ns (a message's Date): the entry's date for filters and sorting, else its file's mtime
+    date_ns: Optional[int] = None
 
     def page_at(self, offset: int) -> Optional[int]:
         for p in self.pages:

@@ -16,9 +16,11 @@ def add_filter_options(s: argparse.ArgumentParser) -> None:
     g.add_argument("--in", dest="within", action="append", default=[], metavar="PATH",
                    help="only files at or below this folder (repeatable)")
     g.add_argument("--type", dest="types", action="append", default=[], metavar="EXT[,EXT]",
-                   help="only these file types, by extension, e.g. pdf,docx")
-    g.add_argument("--after", metavar="YYYY-MM-DD", help="only files modified on or after this day (local time)")
-    g.add_argument("--before", metavar="YYYY-MM-DD", help="only files modified before this day (local time)")
+                   help="only these file types, by extension (a message: eml, msg; mail: all mail), e.g. pdf,docx")
+    g.add_argument("--after", metavar="YYYY-MM-DD",
+                   help="only files dated on or after this day (a mail: sent; else modified; local time)")
+    g.add_argument("--before", metavar="YYYY-MM-DD",
+                   help="only files dated before this day (a mail: sent; else modified; local time)")
 
 
 def filters_from(args: argparse.Namespace) -> Optional[SearchFilters]:

@@ -8,7 +8,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any, ContextManager, Iterable, Optional, Sequence
 
-from ..base.entry_dates import clamped_ns
+from ..base.entry_dates import clamped_ns, storable_ns
 from ..base.member_paths import MEMBER_SEP
 from .rows import EntryCounts, FileRow
 from .statements import Statements
@@ -154,12 +154,12 @@ class FileRecords(Statements):
             self.conn.executemany("UPDATE files SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
                                   [(size, clamped_ns(mtime), ctime, i) for i, size, mtime, ctime in rows])
 
-    def set_file_readers(self, rows: Sequence[tuple[int, Optional[int], Sequence[str]]]) -> None:
-        """(file id, reader, notes) of entries read again by a newer reader that gave the very same passages
-        (decision 0152): only their rows change, in one transaction."""
+    def set_file_readers(self, rows: Sequence[tuple[int, Optional[int], Sequence[str], Optional[int]]]) -> None:
+        """(file id, reader, notes, own date) of entries read again by a newer reader that gave the very same
+        passages (decision 0152): only their rows change, in one transaction. A date of None keeps the stored one."""
         with self.atomic():
-            self.conn.executemany("UPDATE files SET reader = ?, notes = ? WHERE id = ?",
-                                  [(reader, stored_notes(notes), i) for i, reader, notes in rows])
+            self.conn.executemany("UPDATE files SET reader = ?, notes = ?, date_ns = coalesce(?, date_ns) WHERE id = ?",
+                                  [(reader, stored_notes(notes), storable_ns(date), i) for i, reader, notes, date in rows])
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

@@ -20,10 +20,14 @@ from ..base.errors import StoreError
 from .cjk import CJK_TABLE, cjk_chars, is_cjk
 from .lexical import Fragment
 
-__all__ = ["Fragment", "INDEXED", "files_where", "name_matches", "on_page", "files_containing", "all_of",
+__all__ = ["Fragment", "INDEXED", "MESSAGE", "files_where", "name_matches", "on_page", "files_containing", "all_of",
            "with_content", "ScopeQueries", "fold"]
 
 INDEXED: Fragment = ("f.status = 'indexed'", [])
+# A message's type is its reader's (files.kind: 'eml', 'msg'), whatever its name ends with: an mbox's message is
+# stored as "box.mbox//3: Subject" (a subject ending "v1.2" or "report.pdf" is no type), a forwarded one by its
+# attachment's name. Any other entry's type is its name's extension (its kind, an extractor's name, is no type).
+MESSAGE = "f.kind IN ('eml', 'msg')"
 
 
 def _below(folder: str) -> tuple[str, str]:
@@ -34,8 +38,9 @@ def _below(folder: str) -> tuple[str, str]:
 
 def files_where(folders: Sequence[str] = (), types: Sequence[str] = (), after_ns: Optional[int] = None,
                 before_ns: Optional[int] = None) -> Fragment:
-    """Indexed files at or below one of `folders`, named with one of the extensions `types` (lower case, no
-    dot), dated (a mail's own date, else the file's mtime) at or after `after_ns` and before `before_ns`."""
+    """Indexed files at or below one of `folders`, of one of `types` (lower case, no dot: a message's reader, else
+    its name's extension; MESSAGE), dated (a mail's own date, else the file's mtime) at or after `after_ns` and
+    before `before_ns`."""
     clauses: list[str] = [INDEXED[0]]
     params: list[Any] = []
     if folders:
@@ -45,8 +50,9 @@ def files_where(folders: Sequence[str] = (), types: Sequence[str] = (), after_ns
             params += [folder, *_below(folder)]
         clauses.append("(" + " OR ".join(ors) + ")")
     if types:
-        clauses.append("(" + " OR ".join("lower(f.path) LIKE ?" for _ in types) + ")")
-        params += [f"%.{t}" for t in types]
+        marks, names = ", ".join("?" for _ in types), " OR ".join("lower(f.path) LIKE ?" for _ in types)
+        clauses.append(f"(CASE WHEN {MESSAGE} THEN f.kind IN ({marks}) ELSE ({names}) END)")
+        params += [*types, *(f"%.{t}" for t in types)]
     if after_ns is not None:
         clauses.append("coalesce(f.date_ns, f.mtime_ns) >= ?")  # a mail's own date first
         params.append(int(after_ns))
@@ -160,11 +166,13 @@ class ScopeQueries:
         return int(self.conn.execute(sql, where[1]).fetchone()[0])
 
     def file_types(self) -> dict[str, int]:
-        """Indexed files by what follows the last "." of their path, lower case (what `type:` compares; a tail
-        that is no extension, "b/readme" of /a.b/readme, is the caller's to leave out)."""
+        """Indexed files by their type as `type:` compares it (files_where): a message's reader, else what follows
+        the last "." of the path, lower case (a tail that is no extension, "b/readme" of /a.b/readme, is the
+        caller's to leave out)."""
         # rtrim(path, <path without its dots>) keeps the path up to its last "." (name_matches' trick)
         tail = "lower(substr(f.path, length(rtrim(f.path, replace(f.path, '.', ''))) + 1))"
-        sql = f"SELECT {tail}, count(*) FROM files f WHERE {INDEXED[0]} GROUP BY 1"  # noqa: S608 (constants only)
+        sql = (f"SELECT CASE WHEN {MESSAGE} THEN f.kind ELSE {tail} END, count(*) FROM files f "  # noqa: S608 (constants only)
+               f"WHERE {INDEXED[0]} GROUP BY 1")
         return {str(t): int(n) for t, n in self.conn.execute(sql)}
 
     def date_span(self) -> Optional[tuple[int, int]]:

@@ -190,8 +190,10 @@ def message_document(msg: EmailMessage, max_chars: Optional[int] = None,
     attachments = _attachments(msg, part)
     if attachments:
         text += "\n\nAttachments: " + ", ".join(attachments)
-    notes += [n for n in (message_date(msg)[1], parts_note(parts_left_out)) if n]
-    return Document(clean_text(text).strip(), kind="eml", notes=tuple(notes), title=clean_title(header(msg, "Subject")))
+    when, why = message_date(msg)
+    notes += [n for n in (why, parts_note(parts_left_out)) if n]
+    return Document(clean_text(text).strip(), kind="eml", notes=tuple(notes), title=clean_title(header(msg, "Subject")),
+                    date_ns=when)  # a message file is dated as a message of an mbox is
 
 
 def parse_message(data: bytes) -> EmailMessage:

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator, Optional
 
+from ...base.entry_dates import date_ns
 from ...base.progress import CancelToken
 from ...base.types import Document
 from .encoding import clean_text
@@ -85,15 +86,15 @@ def _codepage(fixed: dict[int, bytes]) -> str:
     return "cp1252"
 
 
-def _date(fixed: dict[int, bytes]) -> str:
+def _date(fixed: dict[int, bytes]) -> Optional[datetime]:
     for tag in (0x00390040, 0x0E060040):  # PidTagClientSubmitTime, PidTagMessageDeliveryTime (PT_SYSTIME)
         if tag in fixed:
             ticks = struct.unpack_from("<Q", fixed[tag])[0]
             try:
-                return email.utils.format_datetime(_FILETIME_EPOCH + timedelta(microseconds=ticks // 10))
+                return _FILETIME_EPOCH + timedelta(microseconds=ticks // 10)
             except (OverflowError, ValueError):
                 continue
-    return ""
+    return None
 
 
 def read_msg(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Optional[CancelToken]) -> Document:
@@ -104,7 +105,9 @@ def read_msg(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     address = _one_line(props.text(0x5D01) or props.text(0x0C1F))
     if address and not address.upper().startswith("/O=") and address not in sender:
         sender = f"{sender} <{address}>" if sender else address
-    headers = [("Subject", subject), ("From", sender), ("To", _one_line(props.text(0x0E04))), ("Date", _date(fixed))]
+    sent = _date(fixed)
+    headers = [("Subject", subject), ("From", sender), ("To", _one_line(props.text(0x0E04))),
+               ("Date", email.utils.format_datetime(sent) if sent is not None else "")]
     lines = [f"{name}: {value}" for name, value in headers if value]
     body = props.text(0x1000, max_bytes, required=True)
     if not body.strip():
@@ -118,7 +121,8 @@ def read_msg(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
     names = [name for name, _, _ in _attachments(ole, props.codepage, 0)]
     if names:
         text += "\n\nAttachments: " + ", ".join(names[:100]) + (f", and {len(names) - 100} more" if len(names) > 100 else "")
-    return Document(clean_text(text).strip(), kind="msg", notes=tuple(notes), title=clean_title(subject))
+    return Document(clean_text(text).strip(), kind="msg", notes=tuple(notes), title=clean_title(subject),
+                    date_ns=date_ns(sent))  # dated by its message, as an .eml is (mail.message_document)
 
 
 def _attachments(ole: OleFile, codepage: str, max_bytes: int) -> Iterator[tuple[str, Optional[bytes], str]]:

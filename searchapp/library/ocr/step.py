@@ -216,7 +216,7 @@ def _reread(store: Store, root: RootRow, config: Config, encoder: PassageEncoder
     batcher = Batcher(store, root, index, rep, None, cancel, BATCH_CHUNKS, BATCH_FILES)  # a cancel inside chunking
     title, spans, hashes = passages_of(doc, encoder, config, batcher)
     if spans and layout_of(distinct_chunks(spans, hashes, {})) == stored_layouts(store, [row.id]).get(row.id):
-        store.set_file_readers([(row.id, reader_version(row.path), doc.notes)])
+        store.set_file_readers([(row.id, reader_version(row.path), doc.notes, doc.date_ns)])
         return
     rep.read_differently.append(row.path)
     rep.unchanged -= 1

@@ -15,9 +15,12 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from ...base.errors import ConfigError
 from ...store.scope import files_where
 
-__all__ = ["SearchFilters", "parse_date", "parse_types"]
+__all__ = ["SearchFilters", "TYPE_GROUPS", "parse_date", "parse_types", "types_meant"]
 
 _TYPE = re.compile(r"^[a-z0-9]{1,16}$")
+# A type that names several (`type:mail`): it stands for each of them, and for files its own extension names. A
+# message is of its reader's type wherever it is (store/scope.py), so "eml" holds an mbox's messages too.
+TYPE_GROUPS: dict[str, tuple[str, ...]] = {"mail": ("eml", "msg", "mbox")}
 
 
 # Modification times are stored in int64 nanoseconds (1677-09-21 .. 2262-04-11): a day outside this range
@@ -56,12 +59,17 @@ def parse_types(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def types_meant(types: Iterable[str]) -> tuple[str, ...]:
+    """`types` with each group (TYPE_GROUPS) followed by the types it names: what `type:` compares."""
+    return tuple(dict.fromkeys(m for t in types for m in (t, *TYPE_GROUPS.get(t, ()))))
+
+
 @dataclass(frozen=True)
 class SearchFilters:
     """Which files a search may return. Empty fields do not restrict; all given fields must hold."""
 
     folders: tuple[str, ...] = ()  # absolute paths; a file at or below any of them
-    types: tuple[str, ...] = ()  # extensions without the dot, lower case
+    types: tuple[str, ...] = ()  # extensions without the dot, lower case, or groups of them (TYPE_GROUPS)
     after: Optional[float] = None  # modified at or after (seconds since the epoch)
     before: Optional[float] = None  # modified strictly before
 
@@ -82,7 +90,7 @@ class SearchFilters:
 
     def where(self) -> tuple[str, list[Any]]:
         """A WHERE fragment over `files f` and its parameters (store/scope.py writes it)."""
-        return files_where(self.folders, self.types, None if self.after is None else int(self.after * 1e9),
+        return files_where(self.folders, types_meant(self.types), None if self.after is None else int(self.after * 1e9),
                            None if self.before is None else int(self.before * 1e9))
 
     def to_json(self) -> dict[str, Any]:

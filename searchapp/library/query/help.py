@@ -20,10 +20,10 @@ SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
     ('a OR b   "x y" OR z', "the file must contain at least one of them"),
     ("word*", "the file must contain a word starting with this"),
     ('in:PATH   dir:PATH   in:"~/My Docs"', "only files at or below this folder (several: any of them)"),
-    ("type:pdf,docx", "only these file types (extensions)"),
+    ("type:pdf,docx", "only these file types (extensions; a message is eml or msg wherever it is; mail: all mail)"),
     ("name:GLOB", "the file's name matches (* ? [abc]; without a wildcard: contains), any case"),
-    ("after:2026-01", "modified on or after the start of that day, month (2026-01) or year (2026)"),
-    ("before:2026-03-15", "modified before the start of that day, month or year"),
+    ("after:2026-01", "dated on or after the start of that day, month (2026-01) or year (2026); a mail: sent"),
+    ("before:2026-03-15", "dated before the start of that day, month or year"),
     ("page:N", "only passages on page N (PDF)"),
     ("a long question", "10 words, 5 outside quotes (or 5 ending in . ? !): its quotes, -words, OR, * and fields "
                         "amid the words are plain words"),

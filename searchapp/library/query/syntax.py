@@ -6,7 +6,7 @@
     a OR b  "x y" OR z  the file must contain at least one (OR binds tighter than the implicit AND)
     word*               the file must contain a word starting with this
     in:PATH  dir:PATH   at or below a folder (quotes allowed: in:"~/My Docs"; ~ expanded); several: any of them
-    type:pdf,docx       file-name extension, any of them
+    type:pdf,docx       file type, any of them (an extension; a message: eml or msg; mail: all mail)
     name:GLOB           the file's name (not its folder), case-insensitive; * ? [abc]; no wildcard: contains
     after:DATE          modified on or after the start of DATE
     before:DATE         modified before the start of DATE

@@ -17,7 +17,7 @@ from ...ingest.extractors.registry import supported_suffixes
 from ...ingest.fsnames import is_within
 from ...store.scope import INDEXED, Fragment, all_of
 from ..query.field_values import field_value
-from ..query.filters import SearchFilters
+from ..query.filters import SearchFilters, types_meant
 from ..query.syntax import ParsedQuery, filters_of
 from .result import ABSENT, FILTERED, OUTSIDE, Notice
 
@@ -67,7 +67,7 @@ def _type(store: FileCounts, f: SearchFilters) -> Optional[Notice]:
         text += f" (types here: {_few([f'{t} {n}' for t, n in here])})"
     # A type a reader takes may still come with a sync under way; one no reader takes would not (any suffix is
     # tried as plain text, but a newcomer's guess at a type name is no file's extension).
-    readable = any(f".{t}" in supported_suffixes() for t in f.types)
+    readable = any(f".{t}" in supported_suffixes() for t in types_meant(f.types))
     return Notice(FILTERED if readable else ABSENT, text)
 
 

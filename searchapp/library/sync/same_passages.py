@@ -25,18 +25,20 @@ class SamePassages:
         self.candidates = list(candidates)
         self.at = {fid: i for i, fid in enumerate(self.candidates)}
         self.layouts: dict[int, Layout] = {}
-        self.kept: list[tuple[int, Optional[int], tuple[str, ...]]] = []  # (file id, reader, notes) to write
+        # (file id, reader, notes, date) to write: Store.set_file_readers
+        self.kept: list[tuple[int, Optional[int], tuple[str, ...], Optional[int]]] = []
 
     def same(self, old: FileRow, ocr: Optional[str], kind: Optional[str], spans: list[ChunkSpan], hashes: list[str],
-             notes: Sequence[str]) -> bool:
+             notes: Sequence[str], date_ns: Optional[int] = None) -> bool:
         """Whether this reading of `old`'s bytes gives the very passages it holds (then its row is to be written by
-        `write`). Anything else (other passages, pages waiting for OCR, another kind) is for the caller to write
-        as an update."""
+        `write`, with `date_ns`, the entry's own date: a newer reader may find one, as the mail readers' version 2
+        found a message file's). Anything else (other passages, pages waiting for OCR, another kind) is for the
+        caller to write as an update."""
         if old.status != "indexed" or ocr is not None or (kind or extractor_name(old.path) or "") != (old.kind or ""):
             return False
         if layout_of(distinct_chunks(spans, hashes, {})) != self._stored(old.id):
             return False
-        self.kept.append((old.id, reader_version(old.path), tuple(notes)))
+        self.kept.append((old.id, reader_version(old.path), tuple(notes), date_ns))
         return True
 
     def _stored(self, file_id: int) -> Layout:

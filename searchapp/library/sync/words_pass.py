@@ -162,13 +162,14 @@ class _Sync:
     def index_doc(self, path: str, old: Optional[FileRow], f: ScannedFile, sha: str, doc: Optional[Document],
                   date_ns: Optional[int] = None, ocr: Optional[str] = None, pre: Optional[Read] = None) -> None:
         """Chunk one extracted entry (a file, or a member of a container stored as `path`) and queue it;
-        `pre`: the same passages, already made by the read-ahead worker (then `doc` is None)."""
-        if pre is not None:
+        `pre`: the same passages, already made by the read-ahead worker (then `doc` is None). `date_ns`: the entry's
+        own date, else its text's (a message file's Date), else none (its file's mtime is its date)."""
+        if pre is not None:  # the worker reads no container, so no message file: none has a date of its own
             title, spans, hashes, kind, notes = pre.title, pre.spans, pre.hashes, pre.kind, pre.notes
         else:
             assert doc is not None  # handed the Document, or the worker's Read of it
             (title, spans, hashes), kind = passages_of(doc, self.encoder, self.config, self.batcher), doc.kind
-            notes = doc.notes
+            notes, date_ns = doc.notes, doc.date_ns if date_ns is None else date_ns
         if not spans:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
                 self.wait_for_ocr(old, path, sha, added=False)
@@ -180,7 +181,7 @@ class _Sync:
             # The same bytes, read again: by a newer reader, or a container for its members (decision 0152)
             newer = int(newer_reader(old))
             self.rep.reread += newer
-            if self.same.same(old, ocr, kind, spans, hashes, notes):
+            if self.same.same(old, ocr, kind, spans, hashes, notes, date_ns):
                 self.rep.unchanged += 1
                 self.touched.append((old.id, f.size, f.mtime_ns, f.ctime_ns))  # as an update would write it
                 return

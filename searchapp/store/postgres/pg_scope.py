@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 
 from ..cjk import cjk_chars, is_cjk
 from ..lexical import Fragment
-from ..scope import _phrase, fold
+from ..scope import MESSAGE, _phrase, fold
 
 __all__ = ["PgScope", "prefix_range", "glob_pattern", "term_test"]
 
@@ -232,10 +232,12 @@ class PgScope:
         return int(self.rows(to_psycopg(sql), tuple(where[1]))[0][0])
 
     def file_types(self) -> dict[str, int]:
-        """What follows the last "." of each indexed path, lower case, counted (no "." at all: the whole path)."""
-        tail = r"lower(regexp_replace(path, '^.*\.', ''))"
+        """Each indexed entry's type counted, as scope.ScopeQueries.file_types: a message's reader, else what follows
+        the last "." of its path, lower case (no "." at all: the whole path)."""
+        tail = r"lower(regexp_replace(f.path, '^.*\.', ''))"
         return {str(t): int(n) for t, n in self.rows(
-            f"SELECT {tail}, count(*) FROM files WHERE status = 'indexed' GROUP BY 1")}  # noqa: S608 (constants only)
+            f"SELECT CASE WHEN {MESSAGE} THEN f.kind ELSE {tail} END, count(*) FROM files f "  # noqa: S608 (constants only)
+            "WHERE f.status = 'indexed' GROUP BY 1")}
 
     def date_span(self) -> Optional[tuple[int, int]]:
         got = self.rows("SELECT min(coalesce(date_ns, mtime_ns)), max(coalesce(date_ns, mtime_ns)) FROM files "

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, S
 
 import numpy as np
 
-from ...base.entry_dates import clamped_ns
+from ...base.entry_dates import clamped_ns, storable_ns
 from ...base.errors import ConfigError, ConnectionLost, NoSharedLibrary, StoreError
 from ...base.member_paths import MEMBER_SEP
 from ..file_records import entry_counts, entry_counts_sql, file_cols, stored_notes
@@ -555,12 +555,14 @@ class PgStore(PgLexical, PgScope):
                   ([r[0] for r in rows], [r[1] for r in rows], [clamped_ns(r[2]) for r in rows], [r[3] for r in rows],
                    self.machine))
 
-    def set_file_readers(self, rows: Sequence[tuple[int, Optional[int], Sequence[str]]]) -> None:
+    def set_file_readers(self, rows: Sequence[tuple[int, Optional[int], Sequence[str], Optional[int]]]) -> None:
         """set_file_readers of the desktop store, in one statement."""
-        self.rows("UPDATE files f SET reader = v.r, notes = v.n FROM unnest(%s::bigint[], %s::integer[], %s::text[]) "
-                  "AS v(i, r, n) WHERE f.id = v.i AND f.machine = %s",
+        self.rows("UPDATE files f SET reader = v.r, notes = v.n, date_ns = coalesce(v.d, f.date_ns) "
+                  "FROM unnest(%s::bigint[], %s::integer[], %s::text[], %s::bigint[]) "
+                  "AS v(i, r, n, d) WHERE f.id = v.i AND f.machine = %s",
                   ([r[0] for r in rows], [r[1] for r in rows],
-                   [_clean(stored_notes(r[2]) or "") or None for r in rows], self.machine))
+                   [_clean(stored_notes(r[2]) or "") or None for r in rows], [storable_ns(r[3]) for r in rows],
+                   self.machine))
 
     def delete_file(self, file_id: int) -> list[int]:
         ids = self.delete_chunks_of_file(file_id)

@@ -525,3 +525,76 @@ def test_the_ledger_lists_a_mailboxs_messages_in_their_own_order(tiny_library, t
     assert names == ["box.mbox", *(f"{i}: Note {i}" for i in range(1, 13)), "z.txt"], names
     assert sorted(["a//2: x", "a//10: y", "a//2: x//b.txt", "a//notes.txt", "a"], key=member_order) == \
         ["a", "a//2: x", "a//2: x//b.txt", "a//10: y", "a//notes.txt"]
+
+
+# -- a message is dated and typed as a message, whether a file of its own or a member of an mbox ----------
+OUTLOOK_2010 = 1290600000 * 10**7 + 116_444_736_000_000_000  # FILETIME (100 ns since 1601) of 2010-11-24 12:00 UTC
+
+
+@pytest.fixture
+def mails(tmp_path):
+    """A folder of mail: an .eml (2018), an Outlook .msg (2010), an mbox of two 2022 messages, one subject ending
+    like a file name, and a PDF-named text file; every file's mtime today."""
+    from legacy_office_files import make_msg
+
+    d = tmp_path / "mails"
+    d.mkdir()
+    (d / "parking.eml").write_bytes(_mail("Parking permit", "Your parking permit for the deposit lot.",
+                                          "Fri, 03 Jan 2025 09:00:00 +0000").as_bytes())
+    (d / "old.msg").write_bytes(make_msg("Outlook note", "The deposit is due, said Outlook.", filetime=OUTLOOK_2010))
+    (d / "personal.mbox").write_bytes(_mbox([
+        _mail("Deposit returned", "The deposit came back in full.", "Wed, 15 Jun 2022 09:00:00 +0000"),
+        _mail("See report.pdf", "The deposit report, attached as a name only.", "Thu, 16 Jun 2022 09:00:00 +0000"),
+    ]))
+    (d / "deposit.pdf.txt").write_text("A deposit note that is no mail.\n")
+    return d
+
+
+def _found(lib, query: str, **filters) -> list[str]:
+    from searchapp.library.query.filters import SearchFilters
+
+    res = lib.search(query, mode="lexical", filters=SearchFilters.build(**filters) if filters else None)
+    return sorted(os.path.basename(split_member(h.path)[0]) + ("//" + split_member(h.path)[1] if split_member(h.path)[1]
+                                                               else "") for h in res.hits)
+
+
+def test_a_message_file_is_dated_by_its_message_not_its_mtime(tiny_library, mails):
+    from searchapp.store.ledger import entry_state
+
+    rep = tiny_library.add_folder(mails)
+    assert rep.failed == 0, rep.problems
+    assert _found(tiny_library, "parking permit", after="2025-01-01", before="2025-02-01") == ["parking.eml"]
+    assert _found(tiny_library, "outlook", before="2012-01-01") == ["old.msg"]
+    assert _found(tiny_library, "deposit", before="2012-01-01") == ["old.msg"]
+    assert entry_state(tiny_library.store, str(mails / "parking.eml"))[2] == 1735894800 * 10**9
+    assert entry_state(tiny_library.store, str(mails / "old.msg"))[2] == 1290600000 * 10**9
+    # the date a hit carries (the window's Date column, --json) and the newest-first order are the message's too
+    hit = tiny_library.search("outlook", mode="lexical").hits[0]
+    assert hit.path.endswith("old.msg") and hit.date_ns == 1290600000 * 10**9
+
+
+def test_a_message_is_of_its_readers_type_wherever_it_is(tiny_library, mails):
+    tiny_library.add_folder(mails)
+    box = ["personal.mbox//1: Deposit returned", "personal.mbox//2: See report.pdf"]
+    assert _found(tiny_library, "deposit", types=["eml"]) == ["parking.eml", *box]
+    assert _found(tiny_library, "deposit", types=["msg"]) == ["old.msg"]
+    assert _found(tiny_library, "deposit", types=["mail"]) == ["old.msg", "parking.eml", "personal.mbox", *box]
+    assert _found(tiny_library, "deposit", types=["mbox"]) == ["personal.mbox"]  # the mailbox's own listing
+    assert _found(tiny_library, "deposit", types=["pdf"]) == []  # a subject ending ".pdf" is no PDF
+    assert _found(tiny_library, "deposit", types=["txt"]) == ["deposit.pdf.txt"]
+    # what a search that found nothing names as the types here counts messages by their reader too
+    assert {t: n for t, n in tiny_library.store.file_types().items() if t in ("eml", "msg", "mbox", "pdf", "txt")} \
+        == {"eml": 3, "msg": 1, "mbox": 1, "txt": 1}
+
+
+def test_type_mail_is_a_type_a_search_that_found_nothing_knows(tiny_library, tmp_path):
+    from searchapp.library.query.filters import SearchFilters
+    from searchapp.library.search.empty_reason import why_empty
+    from searchapp.library.search.result import FILTERED
+
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "a.txt").write_text("A plain note.\n")
+    tiny_library.add_folder(d)
+    notice = why_empty(tiny_library.store, SearchFilters.build(types=["mail"]), None, [str(d)])
+    assert notice is not None and notice.kind == FILTERED and '"mail"' in notice.text, notice

@@ -283,3 +283,35 @@ def test_a_missing_folder_is_not_named_until_it_is_back(tiny_library, docs, tmp_
     assert tiny_library.status().read_by_older == []
     (tmp_path / "away").rename(docs)
     assert tiny_library.status().read_by_older == [str(docs)]
+
+
+def test_message_files_indexed_before_they_were_dated_get_their_dates_kept_passages(tiny_library, tmp_path,
+                                                                                   monkeypatch):
+    """The mail readers' version 2 dates a message file by its message: a library the version before read learns
+    the dates on its next sync, its passages kept where they are (nothing embedded again)."""
+    from dataclasses import replace
+
+    from legacy_office_files import make_msg
+    from searchapp.library.query.filters import SearchFilters
+    from searchapp.store.ledger import entry_state
+
+    d = tmp_path / "mail"
+    d.mkdir()
+    (d / "orchard.eml").write_bytes(_mail("Orchard news", ORCHARD).as_bytes())
+    (d / "weir.msg").write_bytes(make_msg("Weir", "Herons by the weir.", filetime=1290600000 * 10**7 + 116_444_736_000_000_000))
+    with monkeypatch.context() as older:  # the readers of the version before: no date of their own
+        for name in ("eml", "msg"):
+            suffixes, read = registry._BY_NAME[name]
+            older.setitem(registry._BY_NAME, name, (suffixes, lambda *a, _read=read, **k: replace(_read(*a, **k), date_ns=None)))
+            older.setitem(registry._READER_VERSIONS, name, 1)
+        tiny_library.add_folder(d, embed=False)
+    assert entry_state(tiny_library.store, str(d / "orchard.eml"))[2] is None
+    before = chunk_ids(tiny_library)
+    rep = tiny_library.sync(embed=False)
+    assert (rep.reread, rep.read_differently, rep.updated, rep.chunks_added, rep.chunks_removed) == (2, [], 0, 0, 0)
+    assert chunk_ids(tiny_library) == before
+    assert entry_state(tiny_library.store, str(d / "orchard.eml"))[2] == 1514887200 * 10**9
+    assert entry_state(tiny_library.store, str(d / "weir.msg"))[2] == 1290600000 * 10**9
+    assert found(tiny_library, "herons") == ["weir.msg"]
+    old = tiny_library.search("orchard herons", mode="lexical", filters=SearchFilters.build(before="2019-01-01"))
+    assert sorted(os.path.basename(h.path) for h in old.hits) == ["orchard.eml", "weir.msg"]
