@@ -105,7 +105,7 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     or what a warm process runs a thin client's command with (cli/warm_run.py). `search -` reads `lines` (default:
     standard input), numbered from `first_line`, with `said` carried over (a warm process answers one line)."""
     from ...library.search.result import LOADING, OF_THE_QUERY, OUTSIDE, PLACE, RERANKER, UNSEARCHABLE, WHY_EMPTY
-    from ..search_output import empty_json, hit_line, print_hits, result_json
+    from ..search_output import print_hits, result_json
 
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
@@ -137,31 +137,10 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
 
     if args.query == "-":
         # One output line per input line, blank lines included, so outputs line up with inputs.
-        lost = 0  # lines a shared library's lost connection failed: the next line connects again (decision 0125)
-        retry = _Retry()  # a line the connection failed is asked again for a while first (decision 0171)
+        lost, retry = 0, _Retry()  # lines a shared library's lost connection failed (decisions 0125, 0171)
         for n, line in enumerate(sys.stdin if lines is None else lines, start=first_line):
-            if searcher.line_served(n, line, said, out, err):
-                continue
-            q = line.strip()
-            try:
-                res = _line_search(searcher, q, n, retry, out, err)
-            except StoreError as exc:
-                if not searcher.config.library.address:  # a desktop library's damage is no line's alone
-                    raise
-                lost += 1
-                note(f"searchapp: line {n}: error: {printable(str(exc))}", out, err)
-                print(empty_json(q, args.mode or searcher.config.search.mode, str(exc), [], searcher.served_by) if args.json else hit_line(q, None),
-                      file=out, flush=True)
-                continue
-            problem = res.said(UNSEARCHABLE)
-            if problem:
-                note(f"searchapp: line {n}: {printable(problem)}", out, err)
-                print(empty_json(q, res.mode, problem, res.warnings, searcher.served_by) if args.json
-                      else hit_line(q, None), file=out, flush=True)
-                continue
-            say(res, f"line {n}: ")
-            print(result_json(res, served_by=searcher.served_by) if args.json else hit_line(q, res), file=out,
-                  flush=True)
+            if not searcher.line_served(n, line, said, out, err):
+                lost += _answer_line(args, searcher, n, line.strip(), retry, say, out, err)
         return 3 if lost else 0  # the exit code of a lost shared library (docs/cli.md), once every line is answered
     res = searcher.search(args.query, single=True)
     say(res, result_line=not args.json)
@@ -177,6 +156,33 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
         return 0
     color = use_color(sys.stdout, no_color=args.no_color) if color is None else color
     print_hits(res, color=color, marks=searcher.marks, out=out)
+    return 0
+
+
+def _answer_line(args: argparse.Namespace, searcher: Searcher, n: int, q: str, retry: "_Retry",
+                 say: Callable[..., None], out: TextIO, err: TextIO) -> int:
+    """Line `n` of `search -` (query `q`) answered on `out`, its notes on `err`; 1 when a shared library's lost
+    connection failed it (its line then has no hits; the next line connects again), else 0."""
+    from ..search_output import empty_json, hit_line, result_json
+    from ...library.search.result import UNSEARCHABLE
+
+    try:
+        res = _line_search(searcher, q, n, retry, out, err)
+    except StoreError as exc:
+        if not searcher.config.library.address:  # a desktop library's damage is no line's alone
+            raise
+        note(f"searchapp: line {n}: error: {printable(str(exc))}", out, err)
+        print(empty_json(q, args.mode or searcher.config.search.mode, str(exc), [], searcher.served_by) if args.json
+              else hit_line(q, None), file=out, flush=True)
+        return 1
+    problem = res.said(UNSEARCHABLE)
+    if problem:
+        note(f"searchapp: line {n}: {printable(problem)}", out, err)
+        print(empty_json(q, res.mode, problem, res.warnings, searcher.served_by) if args.json
+              else hit_line(q, None), file=out, flush=True)
+        return 0
+    say(res, f"line {n}: ")
+    print(result_json(res, served_by=searcher.served_by) if args.json else hit_line(q, res), file=out, flush=True)
     return 0
 
 

@@ -578,7 +578,8 @@ def test_a_message_is_of_its_readers_type_wherever_it_is(tiny_library, mails):
     box = ["personal.mbox//1: Deposit returned", "personal.mbox//2: See report.pdf"]
     assert _found(tiny_library, "deposit", types=["eml"]) == ["parking.eml", *box]
     assert _found(tiny_library, "deposit", types=["msg"]) == ["old.msg"]
-    assert _found(tiny_library, "deposit", types=["mail"]) == ["old.msg", "parking.eml", "personal.mbox", *box]
+    # the mailbox too, but its listing leaves the results where its messages answer (search/listings.py)
+    assert _found(tiny_library, "deposit", types=["mail"]) == ["old.msg", "parking.eml", *box]
     assert _found(tiny_library, "deposit", types=["mbox"]) == ["personal.mbox"]  # the mailbox's own listing
     assert _found(tiny_library, "deposit", types=["pdf"]) == []  # a subject ending ".pdf" is no PDF
     assert _found(tiny_library, "deposit", types=["txt"]) == ["deposit.pdf.txt"]
