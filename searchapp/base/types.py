@@ -154,6 +154,8 @@ class Hit:
                 "rare_word": self.rare, "exact_phrase": self.phrase,
                 "focus": list(self.focus) if self.focus is not None else None,
                 "ocr": self.ocr, "more": [m._passage_json() for m in self.more], "common_to": self.common_to,
+                # the date the window's Date column shows (a message's own): seconds since the epoch, as explain's
+                "date": self.date_ns / 1e9 if self.date_ns is not None else None,
                 "copies": [display_path(p) for p in self.copies],  # as `path` shows a path
                 "copies_unavailable": {display_path(p): why for p, why in self.copies_unavailable.items()}}
 

@@ -571,6 +571,7 @@ def test_a_message_file_is_dated_by_its_message_not_its_mtime(tiny_library, mail
     # the date a hit carries (the window's Date column, --json) and the newest-first order are the message's too
     hit = tiny_library.search("outlook", mode="lexical").hits[0]
     assert hit.path.endswith("old.msg") and hit.date_ns == 1290600000 * 10**9
+    assert hit.to_json()["date"] == 1290600000  # search --json's, as explain's: seconds
 
 
 def test_a_message_is_of_its_readers_type_wherever_it_is(tiny_library, mails):
