@@ -11,8 +11,10 @@ with a reason, like encrypted or oversized members.
 
 from __future__ import annotations
 
+import binascii
 import io
 import os
+import quopri
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,11 +32,12 @@ from .tar_stream import STREAM_ERRORS, WalkCapReached, open_tar
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
 from .mail_msg import msg_attachments
 from .mail_parse import parse, parts, parts_note
+from .registry import sniffed_suffix
 from .ziputil import MAX_TOTAL_BYTES, SafeZip, bomb_reason, entry_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
-           "iter_members", "split_member", "display_path", "member_key", "listing", "is_listing", "extract_archive",
-           "read_member"]
+           "container_suffix", "iter_members", "split_member", "display_path", "member_key", "listing", "is_listing",
+           "extract_archive", "read_member"]
 
 MAX_DEPTH = 2  # a container inside a container is read; one inside that is skipped with a reason
 MAX_MEMBERS = 2_000  # entries indexed per container (a zip's directory may list up to ziputil.MAX_MEMBERS)
@@ -43,6 +46,7 @@ ARCHIVE_SUFFIXES = frozenset({".zip", ".tar", ".tgz", ".gz"})  # .gz: only .tar.
 _MAIL = frozenset({".eml", ".mbox", ".msg"})
 _TARS = frozenset({".tar", ".tgz", ".tar.gz"})  # by _suffix(), which sees ".tar.gz" whole
 _UNREAD = "not read (another member was asked for)"
+_ENCODED = frozenset({"base64", "quoted-printable"})  # a forwarded message's transfer encodings that are undone
 
 
 @dataclass
@@ -59,16 +63,33 @@ def _suffix(name: str) -> str:
     return ".tar.gz" if low.endswith(".tar.gz") else os.path.splitext(low)[1]
 
 
-def is_container(path: str | os.PathLike[str]) -> bool:
-    """Whether entries are read out of this file (by name; the reader decides by content)."""
-    s = _suffix(os.fspath(path))
+def _named_container(name: str) -> bool:
+    """Whether entries are read out of a file of this name (the reader decides by content)."""
+    s = _suffix(name)
     return s in _MAIL or s == ".zip" or s in _TARS
+
+
+def container_suffix(path: str | os.PathLike[str]) -> str:
+    """How a file on disk is read as a container (".zip", ".tar.gz", ".mbox", ".eml", …), "" when it is none: by its
+    name, else, for a name no reader takes, by its first bytes (an mbox or Maildir message without a suffix,
+    mail_sniff.py). Never for a member's name: there is no file of that name to look at."""
+    name = os.fspath(path)
+    if _named_container(name):
+        return _suffix(name)
+    return sniffed_suffix(name)
+
+
+def is_container(path: str | os.PathLike[str]) -> bool:
+    """Whether entries are read out of this file on disk (container_suffix)."""
+    return bool(container_suffix(path))
 
 
 def is_listing(path: str | os.PathLike[str]) -> bool:
     """Whether a container's own entry is its listing (an archive, an mbox: `listing`), not a message of its own
-    (.eml, .msg: their attachments are their members)."""
-    return is_container(path) and _suffix(os.fspath(path)) not in (".eml", ".msg")
+    (.eml, .msg: their attachments are their members). By its name alone: a search asks it of every candidate, and
+    opening files to sniff them there is no search's to do (a Thunderbird Inbox's listing is not told apart)."""
+    name = os.fspath(path)
+    return _named_container(name) and _suffix(name) not in (".eml", ".msg")
 
 
 def _plain_name(raw: str) -> tuple[Optional[str], str]:
@@ -249,10 +270,22 @@ def _forwarded(part: Message, budget: _Budget) -> _Entry:
         # Message, and a broken part's str fails at as_bytes() (AttributeError), which the except below takes.
         inner = cast(Message, part.get_payload(0))
         data = inner.as_bytes()
-    except Exception:  # IndexError (empty), or headers the generator cannot write again
+        encoding = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+        if encoding in _ENCODED:  # decoded, it is smaller than its encoded text, within the container's cap
+            data = _decoded_message(data, encoding)
+            inner = parse_message(data)
+    except Exception:  # IndexError (empty), headers the generator cannot write again, base64 that is not
         return name, None, "forwarded message could not be read", None, ".eml"
     why = budget.take(len(data))
     return (name, None, why, None, ".eml") if why else (name, data, "", message_date(inner)[0], ".eml")
+
+
+def _decoded_message(encoded: bytes, encoding: str) -> bytes:
+    """A forwarded message sent base64 or quoted-printable (RFC 2046 allows neither for message/rfc822, GroupWise
+    sends base64): the parser took its encoded text for a message without headers, whose bytes these are."""
+    if encoding == "base64":
+        return binascii.a2b_base64(encoded)  # lenient: line breaks and other characters outside base64 dropped
+    return quopri.decodestring(encoded.lstrip(b"\r\n"))
 
 
 def _entries(src: Path | bytes, suffix: str, budget: _Budget, want: _Want) -> Iterator[_Entry]:
@@ -272,7 +305,7 @@ def iter_members(path: Path, max_member_bytes: int, cancel: Optional[CancelToken
     `only`: the one member whose bytes are wanted; the archive entries around it are named, with the reason
     _UNREAD, but not read (the budget counts them all the same, so it reads what a sync would)."""
     budget = _Budget(max_member_bytes, max_total, cancel)
-    yield from _walk(path, _suffix(os.fspath(path)), "", 1, budget, set(), only)
+    yield from _walk(path, container_suffix(path) or _suffix(os.fspath(path)), "", 1, budget, set(), only)
 
 
 def _wanted(only: Optional[str], prefix: str) -> _Want:
@@ -305,7 +338,7 @@ def _walk(src: Path | bytes, suffix: str, prefix: str, depth: int, budget: _Budg
             yield Member(prefix + "…", None, f"only the first {MAX_MEMBERS:,} members read")
             return
         inner = how or _suffix(name)
-        if data is not None and is_container(name) or how == ".eml":
+        if data is not None and _named_container(name) or how == ".eml":
             if how == ".eml" or inner in _MAIL:  # a message is an entry of its own, its attachments below it
                 yield Member(key, data, why, date_ns, how or inner)
             if data is None:

@@ -14,9 +14,10 @@ from ...base.progress import CancelToken
 from ...base.types import Document
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
 from . import sniff, text
+from .mail_sniff import MAILDIR_FOLDERS, sniff_mail
 
 __all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "takes_data", "reader_version",
-           "readers_fingerprint",
+           "readers_fingerprint", "sniffed_suffix", "NOT_READ",
            "DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS"]
 
 DEFAULT_MAX_BYTES = 50 * 2**20
@@ -71,6 +72,15 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "archive": (frozenset({".zip", ".tar", ".tgz", ".gz"}), _on_first_use("members", "extract_archive")),
     "sniffed": (frozenset(), sniff.extract_sniffed),  # any other suffix: plain text when the content is
 }
+# Mail stores that are no documents we read, said plainly: "not plain text (binary content)" told a person with
+# years of Outlook mail nothing about what to do. Listed as skipped, never opened.
+_EXPORT = "export the folders to .mbox or .eml"
+NOT_READ = {
+    ".pst": f"an Outlook .pst data file: not read ({_EXPORT})",
+    ".ost": f"an Outlook .ost offline data file: not read ({_EXPORT})",
+}
+# A name no reader takes whose first bytes are mail (mail_sniff.py) is read by the mail readers instead.
+_SNIFFED_MAIL = {".mbox": "mbox", ".eml": "eml"}
 # Where each format's own SUFFIXES constant lives (module, name), for the test above.
 SUFFIXES_DECLARED_IN = {
     "html": ("html", "SUFFIXES"), "mhtml": ("mhtml", "SUFFIXES"), "rtf": ("rtf", "SUFFIXES"), "pdf": ("pdf", "SUFFIXES"),
@@ -92,6 +102,7 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     # 2: a message file is dated by its message (Document.date_ns), as an mbox's messages were; an mbox's messages
     # carry the eml reader's version, so they are read once more too (the same passages, kept)
     "eml": 2, "msg": 2,
+    "sniffed": 2,  # 2: a name without a suffix whose bytes are an mbox or a Maildir message is read as mail
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
@@ -114,12 +125,36 @@ def reader_version(path: Path | str) -> Optional[int]:
     no reader does (an image or other known binary: OCR keeps its own engine's version, ocr_cache.py). An mbox's
     message is read as an .eml whatever its key ("box.mbox//1: Subject", "…//2: scan.png") ends with."""
     container, sep, _ = os.fspath(path).rpartition(MEMBER_SEP)
-    name = "eml" if sep and container.lower().endswith(".mbox") else extractor_name(path)
+    name = "eml" if sep and (container.lower().endswith(".mbox") or _unnamed_mailbox(container)) \
+        else extractor_name(path)
     if name is None:
         if os.path.splitext(os.fspath(path))[1].lower() in sniff.KNOWN_BINARY_SUFFIXES:
             return None
         name = "sniffed"
     return _TEXT_STEPS + _READER_VERSIONS[name]
+
+
+def _unnamed_mailbox(container: str) -> bool:
+    """Whether a member's container is a file without a known suffix outside a Maildir folder: a sniffed mbox,
+    whose members are its messages (told by name, without opening it: reader_version is asked of every stored
+    entry at every sync). A sniffed Maildir message's members are its attachments, read by their own names."""
+    if MEMBER_SEP in container or extractor_name(container) is not None:
+        return False
+    if os.path.splitext(container)[1].lower() in sniff.KNOWN_BINARY_SUFFIXES | NOT_READ.keys():
+        return False
+    return os.path.basename(os.path.dirname(container)) not in MAILDIR_FOLDERS
+
+
+def sniffed_suffix(path: Path | str, head: Optional[bytes] = None) -> str:
+    """".mbox" or ".eml" for a file whose name no reader takes but whose first bytes (`head`, or read from it,
+    bounded) are a mailbox or a message (mail_sniff.py); "" otherwise, and for every name a reader takes: a
+    .txt that holds a mail is still read as text."""
+    if extractor_name(path) is not None:
+        return ""
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    if suffix in sniff.KNOWN_BINARY_SUFFIXES or suffix in NOT_READ:
+        return ""
+    return sniff_mail(path, head)
 
 
 def readers_fingerprint() -> str:
@@ -132,14 +167,16 @@ def takes_data(path: Path | str) -> bool:
     """Whether `extract(path, data=...)` reads the given bytes instead of opening the file again."""
     name = extractor_name(path)
     if name is None:
-        return os.path.splitext(os.fspath(path))[1].lower() not in sniff.KNOWN_BINARY_SUFFIXES
+        suffix = os.path.splitext(os.fspath(path))[1].lower()
+        return suffix not in sniff.KNOWN_BINARY_SUFFIXES and suffix not in NOT_READ
     return name in _TAKES_DATA
 
 
 def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEFAULT_MAX_CHARS,
-            cancel: Optional[CancelToken] = None, data: Optional[bytes] = None) -> Document:
+            cancel: Optional[CancelToken] = None, data: Optional[bytes] = None, shown: str = "") -> Document:
     """The text of one file, within the caps of `text_caps.bound_text`. `data`: the file's bytes, already read
     from a regular file and at most `max_bytes` (file_sha256_and_bytes), for an extractor that `takes_data`.
+    `shown`: the name its warnings give (a member's, read from a private copy whose temporary path is no name).
 
     Raises UnsupportedFileError (no extractor, binary content behind a text suffix, not a regular
     file, not prose), ExtractionError with a short reason, or Cancelled; no other exception escapes.
@@ -149,7 +186,9 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEF
         suffix = os.path.splitext(os.fspath(path))[1].lower()
         if suffix in sniff.KNOWN_BINARY_SUFFIXES:
             raise UnsupportedFileError(f'unsupported type "{suffix}"')
-        name = "sniffed"
+        if suffix in NOT_READ:
+            raise UnsupportedFileError(NOT_READ[suffix])
+        name = _SNIFFED_MAIL.get(sniff_mail(path, data), "sniffed")
     try:
         if data is not None and name in _TAKES_DATA:
             doc = _BY_NAME[name][1](Path(path), max_bytes, max_chars=max_chars, cancel=cancel, data=data)
@@ -162,7 +201,7 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEF
             doc = _BY_NAME[name][1](Path(path), max_bytes, max_chars=max_chars, cancel=cancel)
         if cancel is not None:
             cancel.check()
-        return bound_text(doc, max_chars, where=os.fspath(path))
+        return bound_text(doc, max_chars, where=shown or os.fspath(path))
     except (ExtractionError, Cancelled):
         raise
     except MemoryError:

@@ -12,7 +12,9 @@ from .encoding import CONTROL_CHARS, clean_text, decode_text, read_capped
 
 __all__ = ["KNOWN_BINARY_SUFFIXES", "extract_sniffed"]
 
-# Formats that are never plain text: skipped quietly (not listed as problems).
+# Formats that are never plain text: skipped quietly (not listed as problems). Program files that are text but
+# no document are among them: Thunderbird's .msf (a Mork index of a mailbox beside it: its subjects and senders
+# in a table of hex ids, which the mailbox itself gives as messages).
 KNOWN_BINARY_SUFFIXES = frozenset(
     "." + s
     for s in (
@@ -23,7 +25,7 @@ KNOWN_BINARY_SUFFIXES = frozenset(
         "ttf otf woff woff2 eot "
         "sqlite sqlite3 db mdb accdb pkl pickle npy npz h5 hdf5 parquet feather onnx pt pth safetensors ckpt "
         "xlsb key numbers pages odg "
-        "swp swo lock"
+        "swp swo lock msf"
     ).split()
 )
 MAX_CONTROL_RATIO = 0.01  # text with a name we do not know must look clean, not just decodable

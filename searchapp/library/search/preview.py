@@ -15,6 +15,7 @@ from typing import Optional
 from ...base.config import Config
 from ...base.errors import ExtractionError
 from ...base.hashing import file_sha256
+from ...base.member_paths import display_path
 from ...base.types import Document
 from ...ingest.extractors import extract
 from ...ingest.ocr import merge_ocr
@@ -47,16 +48,17 @@ def file_text(path: str | Path, config: Config, expected_passage: Optional[str] 
     max_bytes = int(config.scan.max_file_mb * 2**20)
     key = os.fspath(path)
     with readable(key, max_bytes) as local:  # a member: read again from its container, as a private copy
-        doc = _read(local, max_bytes, config, ocr)
+        doc = _read(local, max_bytes, config, ocr, display_path(key))
     changed = expected_passage is not None and doc.text[start:end] != expected_passage
     return FileText(key, doc, changed)
 
 
-def _read(path: Path, max_bytes: int, config: Config, ocr: bool) -> Document:
+def _read(path: Path, max_bytes: int, config: Config, ocr: bool, shown: str) -> Document:
+    """`shown`: the entry's name in warnings (a member is read from a private copy: its path is no name)."""
     is_pdf = path.suffix.lower() == ".pdf"
     if not ocr and not is_pdf:
-        return extract(path, max_bytes=max_bytes)
-    layer = extract(path, max_bytes=max_bytes) if is_pdf else None
+        return extract(path, max_bytes=max_bytes, shown=shown)
+    layer = extract(path, max_bytes=max_bytes, shown=shown) if is_pdf else None
     if layer is not None and not pages_needing_ocr(layer, len(layer.pages)):
         return layer  # no page was left for OCR: the sync indexed the text layer as it is
     # A hit on a PDF's own text layer is not labelled OCR, but the sync merged the OCR'd pages before it into

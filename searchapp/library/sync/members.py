@@ -22,9 +22,9 @@ from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ...ingest.extractors import extract
-from ...base.member_paths import member_key, split_member
+from ...base.member_paths import display_path, member_key, shown_member, split_member
 from ...ingest.extractors.mail_parse import parse_once
-from ...ingest.extractors.members import Member, is_container, iter_members, listing
+from ...ingest.extractors.members import Member, container_suffix, is_container, iter_members, listing
 from ...ingest.scan import ScannedFile
 from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
@@ -87,7 +87,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
     max_bytes = int(config.scan.max_file_mb * 2**20)
     names: list[str] = []
     old_self = existing.get(path)
-    suffix = os.path.splitext(path)[1].lower()
+    suffix = container_suffix(f.path)  # by name, or by content for a mailbox or message without a suffix
     own: Optional[Document] = None
     if suffix in (".eml", ".msg"):  # a message is its own text; its attachments are its members
         try:
@@ -147,8 +147,9 @@ def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFil
     copy = write_private_copy(tmp, m.data, m.suffix)
     budget = FileBudget(cancel, config.scan.file_budget_s)  # each member has a file's budget
     try:
+        # shown: its warnings name the member ("box.mbox › 3: Hello"), never the private copy's temporary path
         doc = extract(copy, max_bytes=int(config.scan.max_file_mb * 2**20),
-                      max_chars=config.scan.max_text_chars, cancel=budget)
+                      max_chars=config.scan.max_text_chars, cancel=budget, shown=display_path(key))
     except Cancelled:
         if not budget.expired:
             raise  # the sync's own cancel
