@@ -32,12 +32,12 @@ from .tar_stream import STREAM_ERRORS, WalkCapReached, open_tar
 from .mail import forwarded_name, header, message_date, parse_message, split_mbox
 from .mail_msg import msg_attachments
 from .mail_parse import parse, parts, parts_note
-from .registry import sniffed_suffix
+from .registry import sniffable, sniffed_suffix
 from .ziputil import MAX_TOTAL_BYTES, SafeZip, bomb_reason, entry_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
-           "container_suffix", "iter_members", "split_member", "display_path", "member_key", "listing", "is_listing",
-           "extract_archive", "read_member"]
+           "container_suffix", "may_be_container", "iter_members", "split_member", "display_path", "member_key",
+           "listing", "is_listing", "extract_archive", "read_member"]
 
 MAX_DEPTH = 2  # a container inside a container is read; one inside that is skipped with a reason
 MAX_MEMBERS = 2_000  # entries indexed per container (a zip's directory may list up to ziputil.MAX_MEMBERS)
@@ -69,19 +69,27 @@ def _named_container(name: str) -> bool:
     return s in _MAIL or s == ".zip" or s in _TARS
 
 
-def container_suffix(path: str | os.PathLike[str]) -> str:
+def container_suffix(path: str | os.PathLike[str], head: Optional[bytes] = None) -> str:
     """How a file on disk is read as a container (".zip", ".tar.gz", ".mbox", ".eml", …), "" when it is none: by its
     name, else, for a name no reader takes, by its first bytes (an mbox or Maildir message without a suffix,
-    mail_sniff.py). Never for a member's name: there is no file of that name to look at."""
+    mail_sniff.py), `head` when the caller holds them (the file is not opened again). Never for a member's name:
+    there is no file of that name to look at."""
     name = os.fspath(path)
     if _named_container(name):
         return _suffix(name)
-    return sniffed_suffix(name)
+    return sniffed_suffix(name, head)
 
 
-def is_container(path: str | os.PathLike[str]) -> bool:
+def is_container(path: str | os.PathLike[str], head: Optional[bytes] = None) -> bool:
     """Whether entries are read out of this file on disk (container_suffix)."""
-    return bool(container_suffix(path))
+    return bool(container_suffix(path, head))
+
+
+def may_be_container(path: str | os.PathLike[str]) -> bool:
+    """Whether this file on disk is a container by its name, or may be one by its first bytes, which are not read
+    here (the sync's read-ahead keeps such a file in-process, where its bytes are read once for hash and sniff)."""
+    name = os.fspath(path)
+    return _named_container(name) or sniffable(name)
 
 
 def is_listing(path: str | os.PathLike[str]) -> bool:

@@ -17,7 +17,7 @@ from . import sniff, text
 from .mail_sniff import MAILDIR_FOLDERS, sniff_mail
 
 __all__ = ["Extractor", "supported_suffixes", "extractor_name", "extract", "takes_data", "reader_version",
-           "readers_fingerprint", "sniffed_suffix", "NOT_READ",
+           "readers_fingerprint", "sniffed_suffix", "sniffable", "NOT_READ",
            "DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS"]
 
 DEFAULT_MAX_BYTES = 50 * 2**20
@@ -149,12 +149,16 @@ def sniffed_suffix(path: Path | str, head: Optional[bytes] = None) -> str:
     """".mbox" or ".eml" for a file whose name no reader takes but whose first bytes (`head`, or read from it,
     bounded) are a mailbox or a message (mail_sniff.py); "" otherwise, and for every name a reader takes: a
     .txt that holds a mail is still read as text."""
+    return sniff_mail(path, head) if sniffable(path) else ""
+
+
+def sniffable(path: Path | str) -> bool:
+    """Whether `path`'s first bytes decide how it is read (sniffed_suffix): a name no reader takes, of no known
+    binary or refused type."""
     if extractor_name(path) is not None:
-        return ""
+        return False
     suffix = os.path.splitext(os.fspath(path))[1].lower()
-    if suffix in sniff.KNOWN_BINARY_SUFFIXES or suffix in NOT_READ:
-        return ""
-    return sniff_mail(path, head)
+    return suffix not in sniff.KNOWN_BINARY_SUFFIXES and suffix not in NOT_READ
 
 
 def readers_fingerprint() -> str:
@@ -166,10 +170,7 @@ def readers_fingerprint() -> str:
 def takes_data(path: Path | str) -> bool:
     """Whether `extract(path, data=...)` reads the given bytes instead of opening the file again."""
     name = extractor_name(path)
-    if name is None:
-        suffix = os.path.splitext(os.fspath(path))[1].lower()
-        return suffix not in sniff.KNOWN_BINARY_SUFFIXES and suffix not in NOT_READ
-    return name in _TAKES_DATA
+    return sniffable(path) if name is None else name in _TAKES_DATA  # sniffed: from the bytes read for the hash
 
 
 def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEFAULT_MAX_CHARS,

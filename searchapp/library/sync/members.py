@@ -24,7 +24,8 @@ from ...base.types import Document
 from ...ingest.extractors import extract
 from ...base.member_paths import display_path, member_key, shown_member, split_member
 from ...ingest.extractors.mail_parse import parse_once
-from ...ingest.extractors.members import Member, container_suffix, is_container, iter_members, listing
+from ...ingest.extractors.members import (Member, container_suffix, is_container, iter_members, listing,
+                                          may_be_container)
 from ...ingest.scan import ScannedFile
 from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
@@ -36,7 +37,8 @@ from ..members.private_copy import write_private_copy
 from ..members.temp_copies import private_temp_dir
 from .contract import SyncReport
 
-__all__ = ["index_container", "members_by_container", "is_container", "IndexDoc", "RecordProblem"]
+__all__ = ["index_container", "members_by_container", "is_container", "may_be_container", "IndexDoc",
+           "RecordProblem"]
 
 
 class IndexDoc(Protocol):

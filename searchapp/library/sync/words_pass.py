@@ -25,7 +25,7 @@ from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .meta_keys import record_readers
-from .members import index_container, is_container, members_by_container
+from .members import index_container, is_container, may_be_container, members_by_container
 from .vanished import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any
 from .same_passages import SamePassages
@@ -323,7 +323,9 @@ class _Sync:
         if waits_for_ocr(f.path, self.config):  # an image: read by the OCR step after the text of every file
             self.wait_for_ocr(old, path, sha, added=False)
             return record_waiting(self.store, self.root, old, path, f, sha, "image", self.index, self.rep)
-        if is_container(f.path):  # archives, mailboxes, mail with attachments: each member an entry
+        # archives, mailboxes, mail with attachments: each member an entry (a file without a suffix told by the
+        # bytes read for its hash, not opened again)
+        if is_container(f.path, data):
             return self.read_container(f, path, sha)
         if pre is not None and pre.spans is not None:  # read, extracted and chunked by the worker
             return self.index_doc(path, old, f, sha, None, ocr=pre.ocr, pre=pre)
@@ -363,10 +365,10 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
                 encoder: PassageEncoder, cancel: Optional[CancelToken], before_scan: Optional[tuple[float, float]]
                 ) -> tuple[Optional[ReadAhead | ReadInGroups], dict[int, int]]:
     """A worker reading ahead the files this sync will read and chunk itself otherwise (not the unchanged ones,
-    containers or images waiting for OCR, which stay in-process); where it would not pay (read_ahead.py: fewer
-    than MIN_FILES such files, one core or none free, an encoder that cannot describe its chunking) the same
-    reading in this process, a group of files at a time (read_groups.py); (None, {}) for fewer than MIN_GROUPED
-    files."""
+    containers, files without a known suffix (their bytes may say mbox) or images waiting for OCR, which stay
+    in-process); where it would not pay (read_ahead.py: fewer than MIN_FILES such files, one core or none free, an
+    encoder that cannot describe its chunking) the same reading in this process, a group of files at a time
+    (read_groups.py); (None, {}) for fewer than MIN_GROUPED files."""
     slot: dict[int, int] = {}  # the loop's file number -> its place in the worker's list
     paths: list[str] = []
     old_shas: list[Optional[str]] = []
@@ -375,7 +377,7 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
         old = existing.get(storable(f.path))
         if old is not None and not _needs_reading(old, f) and not _members_to_read(existing, members, storable(f.path)):
             continue
-        if waits_for_ocr(f.path, config) or is_container(f.path):
+        if waits_for_ocr(f.path, config) or may_be_container(f.path):  # a README may be an mbox: told in-process
             continue
         slot[i] = len(paths)
         paths.append(os.fspath(f.path))
