@@ -22,7 +22,7 @@ from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ...ingest.extractors import extract
-from ...base.member_paths import display_path, member_key, shown_member, split_member
+from ...base.member_paths import display_path, member_key, split_member
 from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import (Member, container_suffix, is_container, iter_members, listing,
                                           may_be_container)
