@@ -21,9 +21,11 @@ from .cjk import CJK_TABLE, cjk_chars, is_cjk
 from .lexical import Fragment
 
 __all__ = ["Fragment", "INDEXED", "MESSAGE", "files_where", "name_matches", "on_page", "files_containing", "all_of",
+           "HEADER_LINES", "holds_header", "header_terms", "header_matches",
            "with_content", "ScopeQueries", "fold"]
 
 INDEXED: Fragment = ("f.status = 'indexed'", [])
+_WORD = re.compile(r"[^\W_]")  # a character the words index keeps (query/syntax.py TOKEN_CHAR)
 # A message's type is its reader's (files.kind: 'eml', 'msg'), whatever its name ends with: an mbox's message is
 # stored as "box.mbox//3: Subject" (a subject ending "v1.2" or "report.pdf" is no type), a forwarded one by its
 # attachment's name. Any other entry's type is its name's extension (its kind, an extractor's name, is no type).
@@ -88,6 +90,45 @@ def name_matches(globs: Sequence[str]) -> Fragment:
     return "(" + " OR ".join(f"{base} GLOB ?" for _ in globs) + ")", params
 
 
+# The header lines of a message that from:, to: and subject: read, lower case: the mail readers write them at the
+# top of its text (ingest/extractors/mail.py HEADERS). They write no Cc line: its recipients are not in the text
+HEADER_LINES: dict[str, tuple[str, ...]] = {"from": ("from",), "to": ("to",), "subject": ("subject",)}
+HEADER_SCAN = 40  # lines of a message's first passage read for its headers (they end at the first blank line)
+
+
+def holds_header(text: Optional[str], names: str, value: str) -> int:
+    """1 when `text`, a message's first passage, opens with a header line named in `names` (lower case, joined by
+    ",") whose value holds `value` (folded, as `fold`), else 0: the SQL function holds_header() of every Store
+    connection. Only the message's own header block counts: a quoted "From: Alice" in a reply's body does not."""
+    wanted = names.split(",")
+    for line in (text or "").splitlines()[:HEADER_SCAN]:
+        if not line.strip():
+            return 0  # the blank line after the headers
+        name, colon, rest = line.partition(":")
+        if colon and name.strip().lower() in wanted and value in (fold(rest) or ""):
+            return 1
+    return 0
+
+
+def header_terms(values: Sequence[str]) -> list[list[tuple[str, bool]]]:
+    """The terms whose files holds_header need look at, not the library's every message: each value's words as the
+    words index reads them, its last word a prefix (`from:ali` for Alice). A value without a word has none."""
+    return [[(value, True)] for value in values if _WORD.search(value)]
+
+
+def header_matches(field: str, values: Sequence[str]) -> Fragment:
+    """Messages whose `field` header line (from, to, subject: HEADER_LINES) holds one of `values`, any case, with or
+    without accents: `from:alice`, `to:bob@example.org`, `subject:"roof repair"`."""
+    names = ",".join(HEADER_LINES[field])
+    terms = header_terms(values)
+    near, params = files_containing(terms) if terms else ("0", [])
+    checks = " OR ".join("holds_header(h.text, ?, ?)" for _ in values)
+    for value in values:
+        params = [*params, names, fold(value.strip()) or ""]
+    return (f"({MESSAGE} AND {near} AND EXISTS (SELECT 1 FROM chunks h WHERE h.file_id = f.id AND h.ordinal = 0 "  # noqa: S608 (fragments: constants; values are ?)
+            f"AND ({checks})))", params)
+
+
 def on_page(page: int) -> Fragment:
     return "c.page = ?", [page]
 
@@ -146,6 +187,9 @@ class ScopeQueries:
 
     def name_fragment(self, globs: Sequence[str]) -> Fragment:
         return name_matches(globs)
+
+    def header_fragment(self, field: str, values: Sequence[str]) -> Fragment:
+        return header_matches(field, values)
 
     def chunk_ids_where(self, where: Fragment) -> np.ndarray:
         """The ids (sorted int64) of every passage of the files (and pages) `where` allows."""

@@ -25,6 +25,7 @@ SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
     ("after:2026-01", "dated on or after the start of that day, month (2026-01) or year (2026); a mail: sent"),
     ("before:2026-03-15", "dated before the start of that day, month or year"),
     ("page:N", "only passages on page N (PDF)"),
+    ('from:alice   to:bob   subject:"roof"', "a message whose From, To or Subject line holds it (any case, accents)"),
     ("a long question", "10 words, 5 outside quotes (or 5 ending in . ? !): its quotes, -words, OR, * and fields "
                         "amid the words are plain words"),
 )
@@ -65,6 +66,7 @@ def query_parts(parsed: ParsedQuery) -> list[QueryPart]:
         value = getattr(parsed, field)
         if value is not None:
             out.append(QueryPart(f"{field}: {value}", (field,)))
+    out += [QueryPart(f"{name}: {v}", ("header", name, v)) for name, v in parsed.headers]
     return out
 
 
@@ -83,6 +85,8 @@ def without_part(parsed: ParsedQuery, key: PartKey) -> str:
         changed = replace(parsed, after=None)
     elif kind == "before":
         changed = replace(parsed, before=None)
+    elif kind == "header":
+        changed = replace(parsed, headers=tuple(h for h in parsed.headers if h != (key[1], key[2])))
     else:  # page
         changed = replace(parsed, page=None)
     return to_text(changed)

@@ -11,6 +11,7 @@
     after:DATE          modified on or after the start of DATE
     before:DATE         modified before the start of DATE
     page:N              only passages on page N (paged formats: PDF); a file without pages has no page N
+    from:, to:, subject:  a message whose own From, To or Subject line holds the value (several of one: any)
 
 DATE is YYYY-MM-DD, YYYY-MM or YYYY, and always means the first day of that period, for both fields, as a
 full date already did: `after:2026-01 before:2026-02` is January 2026, `before:2026` is up to 2025-12-31.
@@ -40,9 +41,11 @@ from .filters import SearchFilters, parse_date, parse_types
 from .field_values import date_key, field_value, full_date, page_number
 
 __all__ = ["TOKEN_CHAR", "Term", "Clause", "ParsedQuery", "parse_query", "to_text", "with_filters", "filters_of", "FIELDS",
+           "HEADER_FIELDS",
            "MAX_OPERATORS", "parse_with_inner_fields_as_words"]
 
-FIELDS = ("in", "dir", "type", "name", "after", "before", "page")
+FIELDS = ("in", "dir", "type", "name", "after", "before", "page", "from", "to", "subject")
+HEADER_FIELDS = ("from", "to", "subject")  # a message's header lines (store/scope.py header_matches)
 TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.S)
 _PREFIX = re.compile(r"(\w+)\*")
@@ -84,6 +87,9 @@ class ParsedQuery:
     page: Optional[int] = None
     warnings: tuple[str, ...] = ()
     literal: bool = False
+    # (field, value) of from:, to: (To or Cc) and subject:: a message whose header line holds the value (any of
+    # one field's values; every field given)
+    headers: tuple[tuple[str, str], ...] = ()
     as_words: tuple[str, ...] = ()  # operators read as plain words in a long question (as_searched), as typed
 
     @property
@@ -104,7 +110,8 @@ class ParsedQuery:
 
     @property
     def has_fields(self) -> bool:
-        return bool(self.folders or self.types or self.names or self.after or self.before or self.page is not None)
+        return bool(self.folders or self.types or self.names or self.after or self.before or self.page is not None
+                    or self.headers)
 
     @property
     def has_syntax(self) -> bool:
@@ -294,9 +301,10 @@ class _Parser:
         pages = f.get("page", [])
         if len(set(pages)) > 1:
             self.warn("several page: fields: the last one holds")
+        headers = tuple(dict.fromkeys((name, v) for name in HEADER_FIELDS for v in f.get(name, [])))
         return ParsedQuery(self.s, tuple(clauses), tuple(dict.fromkeys(f.get("in", []))),
                            tuple(dict.fromkeys(f.get("type", []))), tuple(dict.fromkeys(f.get("name", []))),
-                           after, before, int(pages[-1]) if pages else None, tuple(self.warnings))
+                           after, before, int(pages[-1]) if pages else None, tuple(self.warnings), headers=headers)
 
     def field(self, t: _Tok, clauses: list[Clause]) -> None:
         name, value = ("in" if t.name == "dir" else t.name), t.text.strip()
@@ -360,6 +368,7 @@ def to_text(parsed: ParsedQuery) -> str:
         parts.append(f"before:{parsed.before}")
     if parsed.page is not None:
         parts.append(f"page:{parsed.page}")
+    parts += [f"{name}:{field_value(v)}" for name, v in parsed.headers]
     return " ".join(parts)
 
 

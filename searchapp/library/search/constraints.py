@@ -26,12 +26,12 @@ from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ...store.cjk import CJK_CLASS
 from ...store.rows import ChunkRow
-from ...store.scope import INDEXED, Fragment, all_of, files_containing, name_matches, on_page
+from ...store.scope import INDEXED, Fragment, all_of, files_containing, header_matches, name_matches, on_page
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
 from .folding import Copies, Folded, fold_copies, mark_folded
 from .grouping import MAX_POOL
-from ..query.syntax import TOKEN_CHAR, ParsedQuery, Term, filters_of
+from ..query.syntax import HEADER_FIELDS, TOKEN_CHAR, ParsedQuery, Term, filters_of
 
 __all__ = ["QueryConstraints", "constraint_scope", "list_by_date", "listed", "parse_for_search"]
 
@@ -78,6 +78,10 @@ class QueryConstraints:
         if p.names:
             globs = [g if _GLOB_CHARS & set(g) else f"*{g}*" for g in p.names]
             parts.append(name_matches(globs) if self._store is None else self._store.name_fragment(globs))
+        for field in dict.fromkeys(name for name, _ in p.headers):  # from:, to:, subject: (any value of one field)
+            values = [v for name, v in p.headers if name == field]
+            parts.append(header_matches(field, values) if self._store is None
+                         else self._store.header_fragment(field, values))
         if p.page is not None:
             parts.append(on_page(p.page))
         for clause in p.clauses:
@@ -96,7 +100,8 @@ class QueryConstraints:
             "free_text": p.free_text, "required": [c.to_text() for c in p.of_kind("require")],
             "any_of": [c.to_text() for c in p.of_kind("any")], "excluded": [c.to_text() for c in p.of_kind("exclude")],
             "in": list(p.folders), "type": list(p.types), "name": list(p.names), "after": p.after,
-            "before": p.before, "page": p.page}}
+            "before": p.before, "page": p.page,
+            **{field: [v for name, v in p.headers if name == field] for field in HEADER_FIELDS}}}
         if p.warnings:
             out["query"]["warnings"] = list(p.warnings)
         return out

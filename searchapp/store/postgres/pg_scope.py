@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 
 from ..cjk import cjk_chars, is_cjk
 from ..lexical import Fragment
-from ..scope import MESSAGE, _phrase, fold
+from ..scope import HEADER_LINES, MESSAGE, _phrase, fold, header_terms, holds_header
 
 __all__ = ["PgScope", "prefix_range", "glob_pattern", "term_test"]
 
@@ -158,6 +158,23 @@ class PgScope:
             params.append(likes)
         ids = [int(i) for i, path in self.rows(sql, params)
                if any(p.fullmatch(fold(path.rsplit(os.sep, 1)[-1]) or "") for p in patterns)]
+        return "f.id = ANY(?::bigint[])", [ids]
+
+    def header_fragment(self, field: str, values: Sequence[str]) -> Fragment:
+        """scope.header_matches' meaning: messages whose `field` header line holds one of `values`. The server
+        sends the first passages of the messages holding their words (header_candidates); Python decides, with the
+        desktop's holds_header."""
+        from .sql_shim import to_psycopg
+
+        names, wanted = ",".join(HEADER_LINES[field]), [fold(v.strip()) or "" for v in values]
+        terms = header_terms(values)
+        if not terms:  # no value holds a word: no message can be told by it
+            return "f.id = ANY(?::bigint[])", [[]]
+        near, params = self.term_fragment(terms)
+        sql = to_psycopg(f"SELECT c.file_id, c.text FROM files f JOIN chunks c ON c.file_id = f.id "  # noqa: S608 (constants; values are ?)
+                         f"WHERE c.ordinal = 0 AND {MESSAGE} AND f.status = 'indexed' AND {near}")
+        ids = sorted({int(fid) for fid, text in self.rows(sql, tuple(params))
+                      if any(holds_header(str(text), names, w) for w in wanted)})
         return "f.id = ANY(?::bigint[])", [ids]
 
     def _term_files(self, pieces: Sequence[tuple[str, bool]]) -> Fragment:

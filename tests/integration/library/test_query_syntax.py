@@ -60,6 +60,20 @@ def test_fields(monkeypatch):
     assert filters_of(parse_query("before:2026-03-15")).before == parse_date("2026-03-15", "x")
 
 
+def test_a_messages_header_fields_are_fields_and_each_a_chip():
+    """from:, to: and subject: (a newcomer's `from:alice` was "unknown field from: searched as words")."""
+    from searchapp.library.query.help import query_parts, without_part
+
+    p = parse_query('roof from:alice to:"Bob Martinez" subject:"repair quote" from:joerg')
+    assert p.free_text == "roof" and p.has_fields and p.warnings == ()
+    assert p.headers == (("from", "alice"), ("from", "joerg"), ("to", "Bob Martinez"), ("subject", "repair quote"))
+    parts = query_parts(p)
+    assert [q.label for q in parts if q.key[0] == "header"] == [
+        "from: alice", "from: joerg", "to: Bob Martinez", "subject: repair quote"]
+    chip = next(q for q in parts if q.label == "to: Bob Martinez")
+    assert without_part(p, chip.key) == 'roof from:alice from:joerg subject:"repair quote"'
+
+
 def test_several_dates_keep_the_tightest_and_an_empty_range_is_noted():
     p = parse_query("after:2020 after:2024-05 before:2026 before:2025-02-03")
     assert (p.after, p.before) == ("2024-05", "2025-02-03")
@@ -114,12 +128,13 @@ def test_literal_turns_parsing_off():
     '"exact phrase" -foo -"bad thing" a OR b OR "x y" app* type:pdf,docx in:"/tmp/My Docs" name:rep*.pdf '
     "after:2026-01 before:2027 page:3 plain",
     "x OR y* -z* dir:/a/b", "just words", 'name:"a b*" 天气 -"雨 天"',
+    'roof from:alice to:"Bob Martinez" subject:"repair quote" from:joerg',
 ])
 def test_to_text_round_trips(query):
     p = parse_query(query)
     again = parse_query(to_text(p))
-    assert (again.clauses, again.folders, again.types, again.names, again.after, again.before, again.page) == \
-        (p.clauses, p.folders, p.types, p.names, p.after, p.before, p.page)
+    assert (again.clauses, again.folders, again.types, again.names, again.after, again.before, again.page,
+            again.headers) == (p.clauses, p.folders, p.types, p.names, p.after, p.before, p.page, p.headers)
     assert to_text(again) == to_text(p)
 
 
