@@ -105,7 +105,8 @@ def _write_begun(data_dir: Path, begun: dict[str, str]) -> None:
 
 
 class UndoingLibrary(Protocol):
-    """What undo_last_remove asks of the open library (a Library: a shared one keeps its undo in the database)."""
+    """What undo_last_remove asks of a Library (a SharedLibrary, `keeps_undo` False, is asked its undo_remove
+    alone: the database keeps its Remove, and its store is not SQLite's)."""
 
     @property
     def data_dir(self) -> Path: ...
@@ -133,10 +134,10 @@ def drop_expired(data_dir: Path, now: float) -> None:
 def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
     """Forget the indexed folder `path` as Library.remove_folder does, keeping its rows for `undo_last_remove`:
     (the number of files removed, None, or why it cannot be undone: the folder is removed all the same)."""
-    if not getattr(lib, "keeps_undo", True):  # a shared library: the database keeps the rows, not a file here
-        return lib.remove_folder(path, undoable=True), None
     with contextlib.suppress(OSError):
         _drop(Path(lib.data_dir) / MOVED_NAME)  # an earlier move's: this Remove is the one an undo puts back
+    if not getattr(lib, "keeps_undo", True):  # a shared library: the database keeps the rows, not a file here
+        return lib.remove_folder(path, undoable=True), None
     n = lib.remove_folder(path, undoable=True)
     file = Path(lib.data_dir) / FILE_NAME
     tmp = file.with_name(FILE_NAME + ".part")
@@ -158,12 +159,17 @@ def remove_undoable(lib: Any, path: str) -> tuple[int, Optional[str]]:
 NOTHING_TO_UNDO = "nothing to undo: `searchapp undo` puts back the last folder removed, once, within a minute"
 
 
-def undo_last_remove(lib: UndoingLibrary) -> tuple[str, int]:
+def undo_last_remove(lib: UndoingLibrary | Any) -> tuple[str, int]:
     """Put back the folder the last `searchapp remove` took out: (its path, its files). SearchAppError (exit 1)
     when there is none, its minute has passed, or putting it back would be wrong (store/removed_roots.py): the kept
     file is then deleted (one
     Undo per Remove). A write that could not start (StoreError: another process holds the library, --no-wait),
-    Cancelled or Ctrl+C while waiting its turn keep it, for an Undo within the minute still."""
+    Cancelled or Ctrl+C while waiting its turn keep it, for an Undo within the minute still. A shared library
+    keeps its Remove in the database (shared_upkeep.undo_remove says the same refusals)."""
+    if not getattr(lib, "keeps_undo", True):
+        got = lib.undo_remove()
+        assert got is not None  # a shared library's refusals are raised, never None
+        return got
     file = Path(lib.data_dir) / FILE_NAME
     try:
         refuse_untrusted_file(file)  # never a link followed, nor another user's file ATTACHed

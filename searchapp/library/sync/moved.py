@@ -160,7 +160,7 @@ def follow_move(lib: MovingLibrary, old: str, new: str, progress: Optional[Progr
     forget_move_begun(data_dir, new)
     if undo_file:
         removed, no_undo = remove_undoable(lib, old)
-        if added and no_undo is None and getattr(lib, "keeps_undo", True):  # `undo` undoes the move: NEW out too
+        if added and no_undo is None:  # `undo` undoes the move: NEW out too (a shared library's as well)
             remember_move(lib.config.data_dir, old, new)
     else:
         removed, no_undo = lib.remove_folder(old, undoable=True), None
