@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, cast
 
@@ -19,6 +20,7 @@ from ..base.config import Config
 from ..base.errors import ConfigError, StoreError
 from ..base.progress import CancelToken, ProgressFn
 from .ocr.marks import mark_ocr
+from .resources.lock import WriterWait
 from .resources.model_set import ModelSet
 from .search.named import put_named_first
 from .search.pipeline import mark_available, run_search, search_request, searched_words
@@ -102,6 +104,9 @@ class SharedLibrary:
         self.paths = PathMap(config.library.path_map, self.store.machine)
         self.data_dir = config.data_dir  # this desktop's own (cmd_remove drops an expired local undo file there)
         self.keeps_undo = False  # no undo file in the data dir: the database keeps a Remove's rows (shared_upkeep.py)
+        # How a write waits for another process holding one of its roots' locks: not at all unless told (the
+        # command line's wait_turn, cli/writer_wait.py; `watch` retries on its own)
+        self.writer_wait = WriterWait(0)
 
     def open_notice(self) -> Optional[str]:
         return None  # the data dir's notices (permissions tightened) are not this library's
@@ -160,11 +165,7 @@ class SharedLibrary:
         writing is one line, nothing changed. The meaning pass embeds these roots' passages only."""
         self._refuse_outdated()
         self._refuse_name_clash()
-        busy = self.store.try_root_locks([r.id for r in roots])
-        if busy is not None:
-            path = next(r.path for r in roots if r.id == busy)
-            raise RootBusy(f"another process is syncing {path} in the shared library {shown(self.address)} now; "
-                             "try again when it is done (nothing was changed)")
+        self._take_root_locks(roots)
         try:
             if check_model:
                 self.models.check_library(self.store)
@@ -172,6 +173,30 @@ class SharedLibrary:
         finally:
             with contextlib.suppress(StoreError):
                 self.store.release_root_locks([r.id for r in roots])
+
+    def _take_root_locks(self, roots: list[RootRow]) -> None:
+        """Take the writer locks of `roots`, waiting as `writer_wait` says for another process writing one of them
+        (the desktop's rule, decision 0101: the command line waits unless --no-wait, cli/writer_wait.py): RootBusy
+        past its time, nothing changed; Cancelled when the person stops waiting."""
+        from .resources.lock import NOTICE_AFTER, REMIND_EVERY, Holder
+
+        how, start, told = self.writer_wait, time.monotonic(), None
+        while True:
+            busy = self.store.try_root_locks([r.id for r in roots])
+            if busy is None:
+                return
+            path = next(r.path for r in roots if r.id == busy)
+            waited = time.monotonic() - start
+            if how.seconds is not None and waited >= how.seconds:
+                raise RootBusy(f"another process is syncing {path} in the shared library {shown(self.address)} "
+                               f"now; try again when it is done (nothing was changed){how.hint}")
+            check = getattr(how.cancel, "check", None)
+            if check is not None:
+                check()
+            if how.on_wait is not None and waited >= NOTICE_AFTER and (told is None or waited - told >= REMIND_EVERY):
+                told = waited  # no process id here to name: the holder may be on another computer of this name
+                how.on_wait(Holder(0, f"another process syncing {path} in the shared library"), waited)
+            time.sleep(0.05 if waited < 1.0 else 0.2)
 
     def _embedder(self) -> Optional[str]:
         """Who embeds the passages still waiting, for status: each machine's own sync embeds its files' (a

@@ -59,13 +59,7 @@ def cmd_remove(args: argparse.Namespace, config: Config, progress: TerminalProgr
     root = os.path.abspath(os.path.expanduser(args.path))
     with _library(config, create=False) as lib:
         drop_expired(lib.data_dir, time.time())
-        # A shared library's writes hold its roots' locks instead (decision 0125); the address says which, before
-        # the desktop Library's module (numpy, the sync's steps) is imported only to tell.
-        if not config.library.address:
-            from ...library import Library
-
-            if isinstance(lib, Library):
-                wait_turn(lib, args, cancel)
+        wait_turn(lib, args, cancel)  # a shared library's writes wait for its roots' locks the same way
         # One keystroke destroys nothing: a terminal is asked, a script says --yes. Not an indexed folder:
         # remove_undoable says so (and what it belongs to) before anything is asked or removed.
         if root in lib.roots() and not args.yes and not _confirmed(root):
@@ -96,7 +90,8 @@ def _confirmed(root: str) -> bool:
 def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgress, cancel: CancelToken) -> int:
     from ...library.resources.undo_file import moved_to, undo_last_remove
 
-    with open_local_library(config, create=False) as lib:
+    # Either library (decision 0124): a shared one keeps the Remove in its database, the move's note here as well
+    with _library(config, create=False) as lib:
         wait_turn(lib, args, cancel)
         path, n = undo_last_remove(lib)
         new = moved_to(lib.data_dir, path)
@@ -118,11 +113,7 @@ def cmd_moved(args: argparse.Namespace, config: Config, progress: TerminalProgre
 
     with _library(config, create=False) as lib:
         old, new = check_move(lib, args.old, args.new)  # refused before waiting for another writer's turn
-        if not config.library.address:
-            from ...library import Library
-
-            if isinstance(lib, Library):
-                wait_turn(lib, args, cancel)
+        wait_turn(lib, args, cancel)
         try:
             moved = follow_move(lib, old, new, progress, cancel)
         except Cancelled:

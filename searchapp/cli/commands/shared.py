@@ -1,6 +1,6 @@
 """The command line on a shared library (`searchapp --library postgresql://… COMMAND`, or library.address in the
-config): index, search, status, undo and reindex run here over SharedLibrary, watch in shared_watch.py; history, saved, explain, similar, duplicates,
-remove, moved and the window (gui) are the desktop library's own commands over it (they open a SharedLibrary); config, models,
+config): index, search, status and reindex run here over SharedLibrary, watch in shared_watch.py; history, saved, explain, similar,
+duplicates, remove, undo, moved and the window (gui) are the desktop library's own commands over it (they open a SharedLibrary); config, models,
 train and eval never open a library (but `eval ann`, which measures the desktop library's HNSW index, is refused); every other command ends in one line saying it is not there yet (exit 2), before anything
 connects. Output is the SQLite library's own (cli/commands/search.run_search prints the hits)."""
 
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from ...base.config import Config
 from ...base.terminal import printable
 from ...library.shared import NotShared, SharedLibrary, SharedStatus
+from ..writer_wait import wait_turn
 from .index import print_report
 
 if TYPE_CHECKING:
@@ -24,10 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["run_shared", "SHARED_COMMANDS", "ABOVE_THE_STORE", "NO_LIBRARY"]
 
-SHARED_COMMANDS = ("index", "search", "status", "undo", "reindex", "watch")  # their shared forms are here
+SHARED_COMMANDS = ("index", "search", "status", "reindex", "watch")  # their shared forms are here
 # The desktop library's own commands, run as they are: open_library gives them a SharedLibrary (decision 0124),
 # and the window opens one itself (library_for: decision 0141).
-ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove", "moved", "gui")
+ABOVE_THE_STORE = ("history", "saved", "explain", "similar", "duplicates", "remove", "undo", "moved", "gui")
 NO_LIBRARY = ("config", "models", "train", "eval")  # never open the library: as without an address
 
 
@@ -47,8 +48,6 @@ def run_shared(args: Namespace, config: Config, address: str, progress: Terminal
         return _index(args, config, address, progress, cancel)
     if command == "search":
         return _search(args, config, address)
-    if command == "undo":
-        return _undo(config, address)
     if command == "reindex":
         return _reindex(args, config, address, progress, cancel)
     if command == "watch":
@@ -58,15 +57,9 @@ def run_shared(args: Namespace, config: Config, address: str, progress: Terminal
     return _status(args, config, address)
 
 
-def _undo(config: Config, address: str) -> int:
-    with SharedLibrary(config, address) as lib:
-        path, n = lib.undo_remove()
-    print(f"put back {printable(path)} ({n} files), as it was before the remove")
-    return 0
-
-
 def _reindex(args: Namespace, config: Config, address: str, progress: TerminalProgress, cancel: CancelToken) -> int:
     with SharedLibrary(config, address, create=True) as lib:
+        wait_turn(lib, args, cancel)
         rep = lib.reindex(progress=progress, cancel=cancel, embed=not args.words_only)
     progress.close()
     if rep.resumed is not None:
@@ -82,6 +75,7 @@ def _index(args: Namespace, config: Config, address: str, progress: TerminalProg
     from ...library.sync.contract import SyncReport
 
     with SharedLibrary(config, address, create=True) as lib:
+        wait_turn(lib, args, cancel)  # as on the desktop: another process writing its folders is waited for
         total = SyncReport()
         if args.paths:
             total = lib.add_folders(args.paths, progress, cancel, embed=not args.words_only)

@@ -46,6 +46,8 @@ class Holder:
     yields: bool = False  # in a meaning pass that hands the lock over between batches (seconds, not hours)
 
     def __str__(self) -> str:
+        if not self.pid:  # a shared library's writer (its lock is the server's): no process id of this computer
+            return self.doing or "another process"
         return f"process {self.pid}" + (f" ({self.doing})" if self.doing else "")
 
 

@@ -156,5 +156,58 @@ def test_moved_follows_a_folder_with_its_meaning_and_undo_puts_it_back(cli, tmp_
     code, out, err = run("moved", str(docs), str(new))  # decision 0157, as on the desktop library
     assert code == 0, err
     assert out.startswith(f"moved {docs} -> {new}: 7 files, 0 passages embedded (meaning reused); `searchapp undo`")
-    code, out, err = run("undo")  # the old place, kept in the shared library for a minute
-    assert code == 0 and out == f"put back {docs} (7 files), as it was before the remove\n", err
+    code, out, err = run("undo")  # the old place, kept in the shared library for a minute, and the new one out
+    # (it put the old place back beside the new one: every file in the library twice)
+    assert code == 0 and out == f"put back {docs} (7 files) and took {new} out again: the move is undone\n", err
+    code, out, _ = run("status")
+    assert "files: 7 " in out and str(new) not in out and f"desk-a: {docs} (" in out
+
+
+def test_a_remove_after_a_move_is_undone_alone(cli, tmp_path):
+    """The move's note goes with the next Remove: a folder indexed again at the old place, removed and put back,
+    leaves the move's new place in the library."""
+    run, docs = cli
+    new = tmp_path / "papers"
+    docs.rename(new)
+    assert run("moved", str(docs), str(new))[0] == 0
+    docs.mkdir()
+    (docs / "later.txt").write_text("a note written after the move", encoding="utf-8")
+    assert run("index", str(docs))[0] == 0
+    assert run("remove", str(docs), "--yes")[0] == 0
+    code, out, err = run("undo")
+    assert code == 0 and out == f"put back {docs} (1 files), as it was before the remove\n", err
+    assert f"desk-a: {new} (" in run("status")[1]
+
+
+def test_undo_of_a_folder_gone_from_disk_says_so(cli, tmp_path):
+    """As the desktop's undo: the folder put back is not there now, and the person hears it."""
+    run, docs = cli
+    assert run("remove", str(docs), "--yes")[0] == 0
+    docs.rename(tmp_path / "elsewhere")
+    code, out, err = run("undo")
+    assert code == 0 and out.startswith(f"put back {docs} (7 files), as it was before the remove; it is not there "
+                                        "on disk now"), err
+
+
+def test_index_waits_for_another_process_syncing_its_folder_unless_no_wait(cli, pg_address):
+    """As on the desktop (decision 0101): `index` waits its turn, saying for whom; --no-wait refuses at once (exit
+    3). A tester's second `index` was refused after a second, its help promising a wait."""
+    import threading
+
+    from searchapp.store.postgres.pg_store import PgStore
+
+    run, docs = cli
+    other = PgStore(pg_address, machine="desk-a")  # another process of this machine, mid-sync of the folder
+    try:
+        root = other.root_by_path(str(docs))
+        assert root is not None and other.try_root_locks([root.id]) is None
+        code, _, err = run("index", "--no-wait")
+        assert code == 3 and f"another process is syncing {docs}" in err and "--no-wait" in err
+        done = threading.Timer(2.0, other.release_root_locks, [[root.id]])
+        done.start()
+        code, out, err = run("index")
+        done.join()
+        assert code == 0 and f"waiting for another process syncing {docs} in the shared library" in err, err
+        assert "unchanged" in out or "7" in out
+    finally:
+        other.close()
