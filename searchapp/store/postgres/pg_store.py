@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import socket
 import threading
 import time
@@ -344,8 +345,11 @@ class PgStore(PgLexical, PgScope):
                 self.set_meta(_STEPS_KEY, str(SCHEMA_VERSION))
         except StoreError as exc:
             if "vector" in str(exc) and "extension" in str(exc):
-                raise StoreError(f"the database of {self.path} lacks pgvector: its owner runs CREATE EXTENSION vector "
-                                 "there once (docs/shared-library.md)") from None
+                # Not its owner: pgvector is not a trusted extension, and an owner's CREATE EXTENSION is refused
+                # ("Must be superuser"), as a tester following the old advice was
+                raise StoreError(f"the database of {self.path} lacks pgvector: a superuser of the server creates it "
+                                 f"there once, e.g. sudo -u postgres psql -d {shlex.quote(self._pg.info.dbname)} -c "
+                                 "'CREATE EXTENSION vector' (docs/shared-library.md)") from None
             if version is None and isinstance(exc, RoleDenied):  # no library yet, and no right to make its tables
                 raise StoreError(f"the shared library cannot be created in {self.path}: this database role may not "
                                  f"create tables there ({exc.why}); grant CREATE on schema "

@@ -333,3 +333,20 @@ def test_words_made_ahead_that_fail_blame_no_file(config, tiny_encoder, tmp_path
         rep = lib.add_folder(docs, embed=False)
         assert rep.added == 7 and rep.failed == 0 and lib.ledger("failed") == []
         assert len(lib.search("lanterns", mode="lexical", k=20).hits) == 7
+
+
+def test_a_database_without_pgvector_names_a_superuser_to_create_it(pg_server):
+    """pgvector is not a trusted extension: the database's owner running CREATE EXTENSION is refused ("Must be
+    superuser"), as a tester found following the old advice. The message names a superuser, and how."""
+    pg_server.admin("DO $$ BEGIN CREATE ROLE team LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    name = pg_server.new_database(with_vector=False)
+    try:
+        pg_server.admin(f'ALTER DATABASE "{name}" OWNER TO team')
+        with pytest.raises(StoreError) as refused:
+            PgStore(pg_server.address(name, user="team"), create=True)
+        said = str(refused.value)
+        assert "lacks pgvector" in said and "superuser" in said and "CREATE EXTENSION vector" in said
+        assert f"sudo -u postgres psql -d {name} -c 'CREATE EXTENSION vector'" in said
+        assert pg_server.admin("SELECT count(*) FROM pg_extension WHERE extname = 'vector'", database=name) == [(0,)]
+    finally:
+        pg_server.drop_database(name)
