@@ -22,7 +22,7 @@ from ..base.errors import SearchAppError
 if TYPE_CHECKING:
     from .shared import SharedLibrary
 
-__all__ = ["SharedCheck", "check_shared"]
+__all__ = ["SharedCheck", "check_shared", "missing_folders"]
 
 
 @dataclass
@@ -64,7 +64,8 @@ def check_shared(lib: SharedLibrary) -> SharedCheck:
 
     store = lib.store
     out = SharedCheck(store.schema_version, SCHEMA_VERSION, reindex_needed=_settings_differ(lib),
-                      problems=store.inconsistencies(), missing=_missing(lib))
+                      problems=store.inconsistencies(),
+                      missing=[(machine, here, why) for machine, _, here, why in missing_folders(lib)])
     entries = store.file_counts()  # the check counts every entry not indexed, a member as a file
     out.failed, out.skipped = (entries.files.get(s, 0) + entries.members.get(s, 0) for s in ("failed", "skipped"))
     out.waiting = store.pending_count()
@@ -88,13 +89,14 @@ def _settings_differ(lib: SharedLibrary) -> Optional[str]:
             "syncs are refused until its [models] and [chunking] settings match the library's")
 
 
-def _missing(lib: SharedLibrary) -> list[tuple[str, str, str]]:
+def missing_folders(lib: SharedLibrary) -> list[tuple[str, str, str, str]]:
     """This machine's folders that are gone or unreadable, and other machines' folders that library.path_map
-    mounts here but are not there."""
+    mounts here but are not there: (machine, its path in the library, where it is looked for here, why). `status`
+    marks them, `status --check` judges them."""
     from .sync.roots import missing_reason, root_missing
 
     store = lib.store
-    out = []
+    out: list[tuple[str, str, str, str]] = []
     for machine, root in store.all_roots():
         if machine == store.machine:
             why = root_missing(lib._as_store, root)
@@ -106,5 +108,5 @@ def _missing(lib: SharedLibrary) -> list[tuple[str, str, str]]:
             here = mounted
             why = missing_reason(here, store.has_files(root.id), store.has_files_below(root.id, root.path))
         if why is not None:
-            out.append((machine, here, why))
+            out.append((machine, root.path, here, why))
     return out

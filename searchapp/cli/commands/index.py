@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_index", "print_report", "stopped_text"]
+__all__ = ["register", "cmd_index", "print_report", "print_missing", "stopped_text"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,12 +68,18 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
         notice = lib.index_notice()
         if notice:
             print(f"searchapp: {printable(notice)}", file=sys.stderr)
+    return print_missing(total.missing_roots)
+
+
+def print_missing(missing_roots: list[tuple[str, str]]) -> int:
+    """Say each indexed folder a sync could not read, as status says it (`moved` first: a rename keeps its
+    meaning), on either library; the exit code: docs/cli.md, a folder that cannot be read is an error."""
     from ...library.sync.roots import missing_advice
 
-    for path, reason in total.missing_roots:  # as status says it: `moved` first (a rename keeps its meaning)
+    for path, reason in missing_roots:
         print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept and still searchable. "
               f"{printable(missing_advice(path))}", file=sys.stderr)
-    return 1 if total.missing_roots else 0  # docs/cli.md: a folder that cannot be read is an error
+    return 1 if missing_roots else 0
 
 
 def stopped_text(rep: SyncReport, meaning: tuple[int, int], paths: list[str]) -> str:

@@ -14,7 +14,7 @@ from ...base.config import Config
 from ...base.terminal import printable
 from ...library.shared import NotShared, SharedLibrary, SharedStatus
 from ..writer_wait import wait_turn
-from .index import print_report
+from .index import print_missing, print_report
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -87,9 +87,7 @@ def _index(args: Namespace, config: Config, address: str, progress: TerminalProg
             total = lib.sync(progress=progress, cancel=cancel, embed=not args.words_only)
     progress.close()
     print_report(total, args.json)
-    for path, reason in total.missing_roots:
-        print(f"searchapp: error: {printable(path)}: {printable(reason)}; its passages are kept", file=sys.stderr)
-    return 1 if total.missing_roots else 0
+    return print_missing(total.missing_roots)  # the desktop's words and advice
 
 
 class _SharedSearcher:
@@ -167,5 +165,18 @@ def status_lines(st: SharedStatus) -> list[str]:
     here = {(machine, path): local for machine, path, local in st.mounts}  # library.path_map's
     lines += [f"  {printable(machine)}: {printable(path)} ({folder_counts(files, members, chunks)})"
               + (f", here at {printable(here[machine, path])}" if (machine, path) in here else "")
+              + _missing_mark(st, machine, path)
               for machine, path, files, chunks, members in st.roots]
     return lines + [printable(note) for note in st.unmatched]  # a mistyped map entry: nothing else shows it
+
+
+def _missing_mark(st: SharedStatus, machine: str, path: str) -> str:
+    """The desktop status's mark of a folder that cannot be read now; the advice for this machine's own only
+    (another machine's folder is that machine's to move or remove)."""
+    from ...library.sync.roots import missing_advice
+
+    why = st.missing.get((machine, path))
+    if why is None:
+        return ""
+    advice = f" {missing_advice(path)}" if machine == st.machine else ""
+    return printable(f"  [MISSING: {why}; kept and searchable.{advice}]")

@@ -211,3 +211,16 @@ def test_index_waits_for_another_process_syncing_its_folder_unless_no_wait(cli, 
         assert "unchanged" in out or "7" in out
     finally:
         other.close()
+
+
+def test_a_folder_gone_from_disk_is_marked_by_status_and_index_with_the_desktops_advice(cli, tmp_path):
+    """A tester's folder moved away on disk: `status` listed it as if all were well (only --check and --json said
+    it), and `index` said nothing of `moved`. Both say it as the desktop does."""
+    run, docs = cli
+    docs.rename(tmp_path / "papers")
+    code, out, _ = run("status")
+    line = next(ln for ln in out.splitlines() if f"desk-a: {docs} (" in ln)
+    assert code == 0 and "[MISSING: not found" in line and f"Moved? `searchapp moved {docs} NEW`" in line
+    code, _, err = run("index")
+    assert code == 1 and f"{docs}: not found" in err and "still searchable" in err
+    assert f"`searchapp moved {docs} NEW` keeps its meaning" in err and f"`searchapp remove {docs}` forgets it" in err
