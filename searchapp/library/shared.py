@@ -75,7 +75,8 @@ class SharedStatus:
     roots: list[tuple[str, str, int, int, int]] = field(default_factory=list)
     mounts: list[tuple[str, str, str]] = field(default_factory=list)  # (machine, path, where mounted here)
     unmatched: list[str] = field(default_factory=list)  # library.path_map entries that map no folder, said
-    # (machine, path) of a folder this desktop cannot read now -> why (shared_check.missing_folders): status marks it
+    # (machine, path) of a folder this desktop cannot read now -> why: `status` marks it (shared_check.missing_folders
+    # fills it there: shared_check imports this module)
     missing: dict[tuple[str, str], str] = field(default_factory=dict)
     files: int = 0  # on disk (an archive or a mailbox is one); the entries read out of them are `members`
     passages: int = 0
@@ -495,8 +496,6 @@ class SharedLibrary:
 
     def summary(self) -> SharedStatus:
         """Every machine's folders and the library's totals (`searchapp --library … status`)."""
-        from .shared_check import missing_folders
-
         st = SharedStatus(shown(self.address), self.store.machine)
         for machine, root in self.store.all_roots():
             counts = self.store.root_counts(root.id)
@@ -513,7 +512,6 @@ class SharedLibrary:
         st.generation = int(meta.get("generation", "0") or 0)
         st.mounts = shared_paths.mounted_roots(self.store, self.paths)
         st.unmatched = self.paths.unmatched((machine, path) for machine, path, *_ in st.roots)
-        st.missing = {(machine, path): why for machine, path, _, why in missing_folders(self)}
         return st
 
 

@@ -130,7 +130,7 @@ def _search(args: Namespace, config: Config, address: str) -> int:
 def _status(args: Namespace, config: Config, address: str) -> int:
     from .status import ledger_state, print_ledger
 
-    from ...library.shared_check import check_shared
+    from ...library.shared_check import check_shared, missing_folders
 
     listing = bool(getattr(args, "files", None))
     state = ledger_state(args) if listing else None  # a wrong state is said before anything connects
@@ -139,6 +139,7 @@ def _status(args: Namespace, config: Config, address: str) -> int:
         if listing:
             return print_ledger(args, lib, state)
         st = lib.summary()
+        st.missing = {(machine, path): why for machine, path, _, why in missing_folders(lib)}
         # The desktop's JSON, its keys and their meaning (this machine's folders, the library's totals), with every
         # machine's folders under "shared": a script reads either engine alike.
         desktop = lib.status().to_json() if as_json else {}
