@@ -7,10 +7,21 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["counted"]
+__all__ = ["counted", "members_noun", "scanned_counts"]
 
 
 def counted(n: int, noun: str, many: Optional[str] = None, grouped: bool = False) -> str:
     """`n` and `noun`, or its plural (`many`; by default `noun` + "s") unless `n` is 1. `grouped`: thousands
     separated ("2,561 files"), as the window writes numbers (the command line does not)."""
     return (f"{n:,}" if grouped else str(n)) + f" {noun if n == 1 else many or noun + 's'}"
+
+
+def members_noun(n: int, grouped: bool = False) -> str:
+    """What people read for `n` members (decision 0163): "163 items in archives and mail"; `grouped` as counted's."""
+    return counted(n, "item", grouped=grouped) + " in archives and mail"
+
+
+def scanned_counts(scanned: int, members: int, grouped: bool = False) -> str:
+    """What a sync met, files and members apart (decision 0163): "9 files and 3 items in archives and mail"."""
+    return counted(scanned - members, "file", grouped=grouped) + (
+        f" and {members_noun(members, grouped)}" if members else "")

@@ -15,7 +15,7 @@ from ...base.errors import ModelLoadError, ModelNotFoundError
 from ...base.member_paths import display_path, member_fields
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
-from ...base.plural import counted
+from ...base.plural import counted, members_noun, scanned_counts  # here too: a sync's `moved` says them
 from ...store import Store
 from ...store.ledger import problem_files_in_state, state_counts
 from ...store.rows import RootRow
@@ -46,17 +46,6 @@ class RootStatus:
     state: str = "ok"  # "ok" or "missing"
     reason: Optional[str] = None  # why it is missing
     members: int = 0  # entries read out of its archives and mail: archive entries, messages, attachments
-
-
-def members_noun(n: int, grouped: bool = False) -> str:
-    """What people read for `n` members (decision 0163): "163 items in archives and mail"; `grouped` as counted's."""
-    return counted(n, "item", grouped=grouped) + " in archives and mail"
-
-
-def scanned_counts(scanned: int, members: int, grouped: bool = False) -> str:
-    """What a sync met, files and members apart (decision 0163): "9 files and 3 items in archives and mail"."""
-    return counted(scanned - members, "file", grouped=grouped) + (
-        f" and {members_noun(members, grouped)}" if members else "")
 
 
 def folder_counts(files: int, members: int, passages: int, grouped: bool = False) -> str:

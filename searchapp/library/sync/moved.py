@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Protocol, cast
 
 from ...base.errors import ConfigError, SearchAppError
+from ...base.plural import scanned_counts
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
 from ..resources.undo_file import forget_move_begun, move_was_begun, note_move_begun, remember_move, remove_undoable
@@ -63,12 +64,12 @@ class Moved:
     def summary(self) -> str:
         """"20 files, 0 passages embedded (meaning reused)": the line that says the move cost no embedding."""
         rep = self.report
-        files = rep.scanned
         embedded = rep.chunks_embedded
         how = ("meaning reused" if embedded == 0 else
                "the rest reused" if rep.chunks_added > embedded else "none could be reused")
-        return (f"{files:,} file{'s' if files != 1 else ''}, {embedded:,} passage{'s' if embedded != 1 else ''} "
-                f"embedded ({how})")
+        # the files and, apart, the items in archives and mail (decision 0163), as status counts them
+        return (f"{scanned_counts(rep.scanned, rep.members, grouped=True)}, {embedded:,} "
+                f"passage{'s' if embedded != 1 else ''} embedded ({how})")
 
 
 def _absolute(path: str) -> str:

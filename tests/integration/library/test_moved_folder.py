@@ -323,3 +323,17 @@ def test_a_stopped_move_is_still_the_one_that_added_new_after_another_move_in_be
     moved = follow_move(tiny_library, str(old), str(new))  # the first move again
     assert moved.added
     assert not (Path(tiny_library.config.data_dir) / BEGUN_NAME).exists()
+
+
+def test_the_move_counts_the_items_in_archives_apart(tiny_library, tmp_path):
+    """Decision 0163: a tester's `moved` said "107 files" where status said 92 files and 15 items in archives."""
+    import zipfile
+
+    old, new = make_notes(tmp_path / "Documents"), tmp_path / "Docs"
+    with zipfile.ZipFile(old / "letters.zip", "w") as z:
+        z.writestr("a.txt", "a letter about the allotment and its runner beans")
+        z.writestr("b.txt", "a letter about the parish fete and its tombola")
+    tiny_library.add_folder(old)
+    old.rename(new)
+    moved = follow_move(tiny_library, str(old), str(new))
+    assert moved.summary() == "4 files and 2 items in archives and mail, 0 passages embedded (meaning reused)"
