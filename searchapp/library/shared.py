@@ -248,9 +248,10 @@ class SharedLibrary:
         return self.add_folders([path], progress, cancel, embed=embed)
 
     def add_folders(self, paths: Sequence[str | os.PathLike[str]], progress: Optional[ProgressFn] = None,
-                    cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
+                    cancel: Optional[CancelToken] = None, *, embed: bool = True, also: bool = False) -> SyncReport:
         """Index folders or files in one sync (a file moved between two of them said once, its meaning kept, as
-        Library.add_folders); each is checked before anything is written."""
+        Library.add_folders); each is checked before anything is written. A folder another machine indexes
+        already, the very files, is refused (ConfigError, exit 2) unless `also` (shared_paths.same_folder)."""
         from .sync.roots import absorb_nested, readable_to_add
 
         self._refuse_outdated()
@@ -258,6 +259,10 @@ class SharedLibrary:
         roots = list(dict.fromkeys(os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths))
         for root in roots:
             readable_to_add(self._as_store, root)
+            if not also and self.store.root_by_path(root) is None:
+                why = shared_paths.same_folder(self.store, self.paths, root, int(self.config.scan.max_file_mb * 2**20))
+                if why is not None:
+                    raise ConfigError(why)
             inside = [r.path for r in self.store.roots()
                       if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
             if inside:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .query.filters import SearchFilters
     from .query.syntax import ParsedQuery
 
-__all__ = ["held_elsewhere", "local_hits", "local_copies", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
+__all__ = ["held_elsewhere", "same_folder", "local_hits", "local_copies", "local_duplicates", "local_ledger", "resolve", "explain_shared", "mapped_folders",
            "mapped_filters", "mapped_query", "mounted_roots"]
 
 
@@ -122,6 +122,45 @@ def held_elsewhere(store: PgStore, paths: PathMap, root: str) -> list[str]:
             notes.append(f"{machine} indexes {here} too: if it is the same shared folder, its files are now in the "
                          "library twice, once per machine; if each computer has its own, nothing is wrong")
     return notes
+
+
+SAME_SAMPLE = 20  # files of another machine's folder compared with the ones here to tell whether it is this folder
+
+
+def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Optional[str]:
+    """Why this machine should not add `root`: another machine indexes it already, the very files (its folder
+    mounted here by the path map, or at the same path with the same bytes in most of up to SAME_SAMPLE of its
+    files); None where no other machine's folder covers it or the files differ (each desktop's own ~/Documents,
+    decision 0125). Said before anything is read: a tester's desk indexed another's folder, every file then twice
+    in the library, and was told so afterwards."""
+    below = root.rstrip(os.sep) + os.sep
+    for machine, theirs in store.all_roots():
+        here = paths.to_local(machine, theirs.path)
+        if machine == store.machine or not (here == root or root.startswith(here.rstrip(os.sep) + os.sep)
+                                            or here.startswith(below)):
+            continue
+        their_part = theirs.path + root[len(here):] if root.startswith(here) else theirs.path
+        sample = store.some_files(theirs.id, their_part, SAME_SAMPLE)
+        alike = sum(1 for path, size, sha in sample if _same_bytes(paths.to_local(machine, path), size, sha, max_bytes))
+        mapped = here != theirs.path
+        if mapped or (sample and alike >= min(3, len(sample)) and 5 * alike >= 4 * len(sample)):
+            how = f" (its {theirs.path}, mounted here)" if mapped else ""
+            seen = f": {alike} of the {len(sample)} of its files looked at are the very files here" if sample else ""
+            return (f"{machine} indexes {here}{how} already{seen}; they are searchable here as {machine}'s. "
+                    f"`searchapp index --also {root}` indexes them as this machine's too (each file then twice)")
+    return None
+
+
+def _same_bytes(path: str, size: int, sha: str, max_bytes: int) -> bool:
+    """Whether the file at `path` here has `size` bytes and the hash `sha` (a file over `max_bytes` is not read)."""
+    from pathlib import Path
+
+    from ..base.hashing import file_sha256
+
+    try:
+        return os.stat(path).st_size == size <= max_bytes and file_sha256(Path(path)) == sha
+    except OSError:
+        return False
 
 
 def mounted_roots(store: PgStore, paths: PathMap) -> list[tuple[str, str, str]]:

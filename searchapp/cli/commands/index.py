@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("index", help="add folders or files to the library and index them (re-syncs known ones)")
     s.add_argument("paths", nargs="*", metavar="PATH", help="folders or files; none: re-sync every indexed folder")
     s.add_argument("--json", action="store_true", help="print the sync report as JSON")
+    s.add_argument("--also", action="store_true",
+                   help="a shared library: index a folder another machine indexes already as this machine's too (its "
+                        "files then twice in the library); without it such a folder is refused before anything is read")
     s.add_argument("--words-only", action="store_true",
                    help="stop once every file is searchable by words; its meaning (vectors) is embedded by the "
                         "next `searchapp index` without --words-only")

@@ -78,7 +78,7 @@ def _index(args: Namespace, config: Config, address: str, progress: TerminalProg
         wait_turn(lib, args, cancel)  # as on the desktop: another process writing its folders is waited for
         total = SyncReport()
         if args.paths:
-            total = lib.add_folders(args.paths, progress, cancel, embed=not args.words_only)
+            total = lib.add_folders(args.paths, progress, cancel, embed=not args.words_only, also=args.also)
         else:
             if not lib.store.roots():
                 print("searchapp: nothing to sync on this machine; add a folder with `searchapp --library ADDRESS "

@@ -503,6 +503,15 @@ class PgStore(PgLexical, PgScope):
         return {f.path: f for f in self._files("root_id = %s AND (path = %s OR starts_with(path, %s))",
                                                 (root_id, path, below))}
 
+    def some_files(self, root_id: int, path: str, n: int) -> list[tuple[str, int, str]]:
+        """(path, size, sha256) of up to `n` indexed files on disk (no members) of a root at `path` or below it, any
+        machine's: what tells whether a folder here holds the same files (shared_paths.same_folder)."""
+        below = path.rstrip(os.sep) + os.sep
+        return [(str(p), int(size), str(sha)) for p, size, sha in self.rows(
+            "SELECT path, size, sha256 FROM files WHERE root_id = %s AND status = 'indexed' AND sha256 IS NOT NULL "
+            "AND (path = %s OR starts_with(path, %s)) AND strpos(substr(path, 2), %s) = 0 ORDER BY path LIMIT %s",
+            (root_id, path, below, MEMBER_SEP, int(n)))]
+
     def file_by_path(self, path: str) -> Optional[FileRow]:
         got = self._files("machine = %s AND path = %s", (self.machine, path))
         return got[0] if got else None

@@ -254,20 +254,32 @@ def test_moving_another_machines_folder_names_its_machine(desks, tmp_path):
         assert "not a folder of the library" not in err, err
 
 
-def test_a_folder_another_machine_indexes_already_is_said_when_added(desks, tmp_path):
-    """A tester's desk-b indexed its mount of desk-a's share: every file was then in the library twice, hits and
-    exact copies listed once per machine, and nothing said. Adding it says so, once, naming the machine and its
-    path. At the very same path it may as well be each desktop's own folder (decision 0125's ~/Documents): said
-    as a possibility, without advice to remove it. A folder no other machine covers says nothing."""
+def test_a_folder_another_machine_indexes_already_is_refused_before_it_is_read(desks, tmp_path):
+    """Testers' desk-b indexed its mount of desk-a's share, and later desk-a's folder at the very same path: every
+    file was then in the library twice, said (if at all) once all was read. A folder whose files here are the very
+    files another machine indexed (its folder mounted here by the path map, or the same bytes at the same path) is
+    refused before anything is read, with the way to index it all the same (`--also`, then said as before). At the
+    same path with other files (each desktop's own ~/Documents, decision 0125) it is added; a folder no other
+    machine covers says nothing."""
     run, share_a, mount_b = desks
     code, _, err = run("desk-b", "index", "--words-only", str(mount_b / "docs"))  # desk-a's docs, mapped here
+    assert code == 2 and (f"desk-a indexes {mount_b / 'docs'} (its {share_a / 'docs'}, mounted here) already"
+                          in err) and f"`searchapp index --also {mount_b / 'docs'}`" in err, err
+    code, out, _ = run("desk-b", "status", "--json")
+    assert code == 0 and json.loads(out)["roots"] == [], out  # nothing of it written
+    code, _, err = run("desk-b", "index", "--words-only", "--also", str(mount_b / "docs"))
     assert code == 0 and (f"desk-a indexes {mount_b / 'docs'} (its {share_a / 'docs'}) already: those files are "
                           "now in the library twice") in err, err
-    code, _, err = run("desk-b", "index", "--words-only", str(share_a.parent / "share2" / ".."))  # around share2
-    assert code == 0 and (f"desk-a indexes {share_a.parent / 'share2'} too: if it is the same shared folder, its "
-                          "files are now in the library twice") in err and "remove" not in err, err
-    code, _, err = run("desk-b", "index", "--words-only", str(mount_b / "docs"))  # a sync of it again: said once
-    assert code == 0 and "already" not in err, err
+    share2 = share_a.parent / "share2"
+    code, _, err = run("desk-b", "index", "--words-only", str(share2))  # the very same path, the same bytes
+    assert code == 2 and f"desk-a indexes {share2} already: " in err and "of its files looked at are the very " \
+        "files here" in err, err
+    for f in share2.iterdir():  # desk-b's own folder at that path: other files than desk-a indexed
+        if f.is_file():
+            f.write_text(f"desk-b's own {f.name}, not desk-a's", encoding="utf-8")
+    code, _, err = run("desk-b", "index", "--words-only", str(share2))
+    assert code == 0 and (f"desk-a indexes {share2} too: if it is the same shared folder, its files are now in the "
+                          "library twice") in err and "remove" not in err, err
     own = tmp_path / "b-own"
     own.mkdir()
     (own / "x.txt").write_text("desk-b's own notes on barley", encoding="utf-8")
@@ -282,7 +294,7 @@ def test_this_desktops_own_folder_answers_for_its_paths_not_another_machines_fil
     run, share_a, _mount_b = desks
     share2 = share_a.parent / "share2"  # desk-a's; desk-b now indexes a folder at the very same path
     monkeypatch.setenv("SEARCHAPP_SCAN__EXCLUDE", "rye.txt")
-    code, _, err = run("desk-b", "index", "--words-only", str(share2))
+    code, _, err = run("desk-b", "index", "--words-only", "--also", str(share2))  # its own, at the same path
     assert code == 0, err
     code, out, _ = run("desk-b", "explain", str(share2 / "rye.txt"), "--json")
     got = json.loads(out)
