@@ -36,7 +36,7 @@ from .registry import sniffable, sniffed_suffix
 from .ziputil import MAX_TOTAL_BYTES, SafeZip, bomb_reason, entry_name
 
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "MAX_DEPTH", "MAX_MEMBERS", "ARCHIVE_SUFFIXES", "Member", "is_container",
-           "container_suffix", "may_be_container", "iter_members", "split_member", "display_path", "member_key",
+           "container_suffix", "named_container", "may_be_container", "iter_members", "split_member", "display_path", "member_key",
            "listing", "is_listing", "extract_archive", "read_member"]
 
 MAX_DEPTH = 2  # a container inside a container is read; one inside that is skipped with a reason
@@ -63,7 +63,7 @@ def _suffix(name: str) -> str:
     return ".tar.gz" if low.endswith(".tar.gz") else os.path.splitext(low)[1]
 
 
-def _named_container(name: str) -> bool:
+def named_container(name: str) -> bool:
     """Whether entries are read out of a file of this name (the reader decides by content)."""
     s = _suffix(name)
     return s in _MAIL or s == ".zip" or s in _TARS
@@ -75,7 +75,7 @@ def container_suffix(path: str | os.PathLike[str], head: Optional[bytes] = None)
     mail_sniff.py), `head` when the caller holds them (the file is not opened again). Never for a member's name:
     there is no file of that name to look at."""
     name = os.fspath(path)
-    if _named_container(name):
+    if named_container(name):
         return _suffix(name)
     return sniffed_suffix(name, head)
 
@@ -89,7 +89,7 @@ def may_be_container(path: str | os.PathLike[str]) -> bool:
     """Whether this file on disk is a container by its name, or may be one by its first bytes, which are not read
     here (the sync's read-ahead keeps such a file in-process, where its bytes are read once for hash and sniff)."""
     name = os.fspath(path)
-    return _named_container(name) or sniffable(name)
+    return named_container(name) or sniffable(name)
 
 
 def is_listing(path: str | os.PathLike[str]) -> bool:
@@ -97,7 +97,7 @@ def is_listing(path: str | os.PathLike[str]) -> bool:
     (.eml, .msg: their attachments are their members). By its name alone: a search asks it of every candidate, and
     opening files to sniff them there is no search's to do (a Thunderbird Inbox's listing is not told apart)."""
     name = os.fspath(path)
-    return _named_container(name) and _suffix(name) not in (".eml", ".msg")
+    return named_container(name) and _suffix(name) not in (".eml", ".msg")
 
 
 def _plain_name(raw: str) -> tuple[Optional[str], str]:
@@ -346,7 +346,7 @@ def _walk(src: Path | bytes, suffix: str, prefix: str, depth: int, budget: _Budg
             yield Member(prefix + "…", None, f"only the first {MAX_MEMBERS:,} members read")
             return
         inner = how or _suffix(name)
-        if data is not None and _named_container(name) or how == ".eml":
+        if data is not None and named_container(name) or how == ".eml":
             if how == ".eml" or inner in _MAIL:  # a message is an entry of its own, its attachments below it
                 yield Member(key, data, why, date_ns, how or inner)
             if data is None:

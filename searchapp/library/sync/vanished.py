@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 
 from ...base.member_paths import split_member
-from ...ingest.extractors.members import is_container
+from ...ingest.extractors.members import named_container
 from ...store import FileRow, Store
 from .contract import IndexWriter, SyncReport
 from .ocr_waits import WAITING
@@ -65,6 +65,9 @@ class Moves:
         if key is not None:
             self._waiting.append((key, path, added))
             self._waiting_keys.add(key)
+            outer, member = split_member(path)
+            if member is not None and not added:  # a scan in a mailbox, renumbered: `renumbered` asks (`add` did)
+                self._member_in.setdefault(key, []).append(sys.intern(outer))
 
     def holds(self, row: FileRow) -> bool:
         """Whether an addition waiting for OCR has the bytes of the deleted entry `row`: one with passages whose
@@ -149,7 +152,10 @@ class Moves:
     def members_with(self, moved: list[FileRow]) -> int:
         """How many of the entries `moved` are members whose archive or mail moved too (over every call: a member
         held for the OCR step is asked about after its container): said within their container's one move."""
-        self._containers.update(row.path for row in moved if is_container(row.path))  # not every file of a big move
+        # The containers among them, told by the stored rows, not by their files (gone: a Thunderbird Inbox, which
+        # only its bytes tell a mailbox, was "6 renamed or moved" for one file); not every file of a big move
+        holders = {split_member(row.path)[0] for row in moved if split_member(row.path)[1] is not None}
+        self._containers.update(row.path for row in moved if row.path in holders or named_container(row.path))
         return sum(1 for row in moved if (split := split_member(row.path))[1] is not None
                    and split[0] in self._containers)
 
@@ -192,7 +198,7 @@ class Vanished:
         if rows:
             still = self.store.files_by_path(row.path for row in rows)
             rows = [row for row in rows if row.path in still and still[row.path].id == row.id]
-            _count_waiting_moves(rows, waiting, rep)
+            rep.renumbered += self.moves.renumbered(_count_waiting_moves(rows, waiting, rep))
             self._delete(rows, rep)
 
     def _delete(self, rows: list[FileRow], rep: SyncReport) -> None:
@@ -212,10 +218,11 @@ def _waits_or_indexed(row: FileRow) -> bool:
     return row.status == "indexed" or row.error == WAITING
 
 
-def _count_waiting_moves(rows: list[FileRow], waiting: Counter[int], rep: SyncReport) -> None:
+def _count_waiting_moves(rows: list[FileRow], waiting: Counter[int], rep: SyncReport) -> list[FileRow]:
     """Count the entries of `rows` that waited for OCR and whose bytes an addition still waiting has as moved: a
     scan renamed while nothing reads it is one move, not a removal beside a new file waiting. (`twins` does not
-    take them again: bytes still waiting are none of the additions it matches.)"""
+    take them again: bytes still waiting are none of the additions it matches.) Returns those entries."""
+    moved = []
     for row in rows:
         key = Moves._key(row.sha256)
         if row.error == WAITING and key is not None and waiting[key] > 0:
@@ -223,6 +230,8 @@ def _count_waiting_moves(rows: list[FileRow], waiting: Counter[int], rep: SyncRe
             rep.moved += 1
             rep.moved_not_indexed += 1
             rep.moved_waiting += 1
+            moved.append(row)
+    return moved
 
 
 def _count_not_indexed_moves(found: list[tuple[FileRow, str]], rep: SyncReport) -> None:

@@ -118,3 +118,21 @@ def test_an_mbox_without_a_suffix_among_many_files_is_not_read_ahead_as_text(tin
     assert [h.path for h in tiny_library.search("gazpacho saturday", mode="lexical").hits] == [
         inbox + MEMBER_SEP + "1: Picnic plans"]
     assert [h.path for h in tiny_library.search("heron", mode="lexical").hits] == [str(root / "NOTES")]
+
+
+def test_a_mailbox_without_a_suffix_renamed_is_one_move(tiny_library, tmp_path: Path) -> None:
+    """A reviewer's: a Thunderbird Inbox renamed was "6 renamed or moved" (its 5 messages each a move): whether a
+    moved entry held the others was asked of its file, gone by then, which only its bytes tell a mailbox. The
+    stored rows tell it: a .mbox renamed and an Inbox renamed read alike."""
+    d = tmp_path / "mail"
+    d.mkdir()
+    box = b"".join(b"From - Mon Dec  2 12:00:00 2024\n" + _mail(f"Subject {i}", f"Body {i} about walruses.") + b"\n"
+                   for i in range(5))
+    (d / "Inbox").write_bytes(box)
+    (d / "Inbox.mbox").write_bytes(box.replace(b"walruses", b"narwhals"))
+    (d / "plain.txt").write_text("A plain note about compost.\n")
+    tiny_library.add_folder(d, embed=False)
+    (d / "Inbox").rename(d / "Archive")
+    (d / "Inbox.mbox").rename(d / "Archive.mbox")
+    rep = tiny_library.sync()
+    assert rep.said("added", "removed") == "0 added, 2 renamed or moved, 0 removed", rep.said("added", "removed")

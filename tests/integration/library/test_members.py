@@ -646,3 +646,25 @@ def test_from_to_and_subject_find_messages_by_their_header_lines(tiny_library, t
     assert found("from:alice from:joerg") == ["1: Roof repair quote", "3: Lunch"]  # any value of one field
     res = tiny_library.search("from:alice", mode="lexical")
     assert res.warnings == () or not any("unknown field" in w for w in res.warnings), res.warnings
+
+
+def test_a_message_deleted_before_one_whose_scan_waits_for_ocr_is_one_removal(tiny_library, tmp_path, monkeypatch):
+    """A reviewer's: the scan attached to a later message, waiting for OCR (no engine) and renumbered with its
+    message, was still said "1 renamed or moved" beside the message deleted."""
+    from scan_files import text_image
+    from searchapp.ingest.ocr.engine import ENGINE_ENV
+
+    monkeypatch.setenv(ENGINE_ENV, "none")
+    buf = io.BytesIO()
+    text_image(["Lighthouse"]).save(buf, format="PNG")
+    d = tmp_path / "mail"
+    d.mkdir()
+    mails = [_mail("Picnic plans", "Bring the gazpacho on Saturday."),
+             _mail("Quarterly figures", "Revenue of the walrus division rose.", attachments={"scan.png": buf.getvalue()}),
+             _mail("Boat trip", "The ferry to the puffin colony leaves at nine.")]
+    (d / "inbox.mbox").write_bytes(_mbox(mails))
+    tiny_library.add_folder(d, embed=False)
+    (d / "inbox.mbox").write_bytes(_mbox(mails[1:]))
+    rep = tiny_library.sync()
+    said = rep.said("added", "updated", "unchanged", "removed", "skipped")
+    assert said == "0 added, 1 updated, 3 unchanged, 1 removed, 0 skipped", (said, rep.moved, rep.renumbered)
