@@ -22,7 +22,7 @@ from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
 from ...ingest.extractors import extract
-from ...base.member_paths import display_path, member_key, split_member
+from ...base.member_paths import MEMBER_SEP, display_path, member_key, split_member
 from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import (Member, container_suffix, is_container, iter_members, listing,
                                           may_be_container)
@@ -97,12 +97,18 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
         except (ExtractionError, UnsupportedFileError) as exc:
             problem(path, old_self, "failed" if isinstance(exc, ExtractionError) else "skipped", str(exc), f)
             return
+    # An attachment is dated by the message holding it (a lease sent 2025-08-14 was "today", the mailbox's time,
+    # and date filters lost it): the dates of the members read so far, by name, and the message's own
+    dates: dict[str, Optional[int]] = {}
     with private_temp_dir("members") as tmp:  # mkdtemp: 0700
         try:
             for m in iter_members(f.path, max_bytes, cancel):
                 check_cancel()
                 key = member_key(path, m.name)
                 names.append(m.name)  # its reason, if not read, is its own row's (problem below)
+                if m.date_ns is None:
+                    m.date_ns = _holders_date(m.name, dates, own.date_ns if own is not None else None)
+                dates[m.name] = m.date_ns
                 if key in seen:
                     continue
                 seen.add(key)
@@ -134,6 +140,16 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
         # a tar member's name may hold surrogates (tarfile decodes with surrogateescape)
         own = Document(valid_unicode(text), kind="mbox" if suffix == ".mbox" else "archive")
     index_doc(path, old_self, f, sha, own, None)
+
+
+def _holders_date(name: str, dates: dict[str, Optional[int]], own: Optional[int]) -> Optional[int]:
+    """The date of the nearest member holding `name` that has one (a message, for its attachment), else `own`
+    (the container's: a message file's date for its attachments)."""
+    while MEMBER_SEP in name:
+        name = name.rsplit(MEMBER_SEP, 1)[0]
+        if dates.get(name) is not None:
+            return dates[name]
+    return own
 
 
 def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFile, tmp: str, config: Config,

@@ -668,3 +668,25 @@ def test_a_message_deleted_before_one_whose_scan_waits_for_ocr_is_one_removal(ti
     rep = tiny_library.sync()
     said = rep.said("added", "updated", "unchanged", "removed", "skipped")
     assert said == "0 added, 1 updated, 3 unchanged, 1 removed, 0 skipped", (said, rep.moved, rep.renumbered)
+
+
+def test_an_attachment_is_dated_by_the_message_holding_it(tiny_library, tmp_path):
+    """A tester's lease, attached to a message of 2025-08-14 in an mbox, was dated "today" (the mailbox's time):
+    `pet clause after:2025-08 before:2025-09` missed it. An attachment takes its message's date, in an mbox and in
+    a message file alike."""
+    from searchapp.store.ledger import entry_state
+
+    d = tmp_path / "mail"
+    d.mkdir()
+    lease = {"lease.txt": b"Pet clause: one cat named Biscuit is permitted.\n"}
+    (d / "box.mbox").write_bytes(_mbox([_mail("Lease renewal", "The lease is attached.", "Thu, 14 Aug 2025 09:00:00 +0000",
+                                              attachments=lease)]))
+    (d / "letter.eml").write_bytes(_mail("Invoice", "The invoice is attached.", "Fri, 03 Jan 2025 09:00:00 +0000",
+                                         attachments={"invoice.txt": b"Invoice for saffron, 12 grams.\n"}).as_bytes())
+    tiny_library.add_folder(d, embed=False)
+    assert entry_state(tiny_library.store, str(d / "box.mbox") + MEMBER_SEP + "1: Lease renewal" + MEMBER_SEP +
+                       "lease.txt")[2] == 1755162000 * 10**9
+    assert entry_state(tiny_library.store, str(d / "letter.eml") + MEMBER_SEP + "invoice.txt")[2] == 1735894800 * 10**9
+    assert _found(tiny_library, "pet clause", after="2025-08-01", before="2025-09-01") == [
+        "box.mbox//1: Lease renewal//lease.txt"]
+    assert _found(tiny_library, "saffron", before="2025-02-01") == ["letter.eml//invoice.txt"]
