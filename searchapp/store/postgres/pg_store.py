@@ -163,9 +163,7 @@ class PgStore(PgLexical, PgScope):
             from .pg_password import password_hint  # a password asked for and not found, or refused: which and why
 
             hint = password_hint(str(exc), self.address)
-            # no server answering (no SQL state): worth asking again; a password or a database refused is not
-            gone = not hint and getattr(exc, "sqlstate", None) is None
-            raise (ConnectionLost if gone else StoreError)(
+            raise (ConnectionLost if _no_server(exc, hint) else StoreError)(
                 f"cannot reach the shared library {self.path}: {_first_line(exc)}{hint}") from None
 
     @contextlib.contextmanager
@@ -193,6 +191,8 @@ class PgStore(PgLexical, PgScope):
         except psycopg.errors.InsufficientPrivilege as exc:
             raise self._denied(exc, statement) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            if not _connection_gone(exc, self._pg):  # a statement timeout, a disk full, a deadlock: no lost line
+                raise StoreError(f"shared library error ({self.path}): {_first_line(exc)}") from None
             kept = "nothing of the batch in flight was kept, and " if writing else ""
             raise ConnectionLost(f"lost the connection to the shared library {self.path}: {_first_line(exc)}; {kept}"
                                  "the next request connects again") from None
@@ -883,6 +883,24 @@ def _reads(sql: Optional[str]) -> bool:
     text = " ".join(sql.split()).upper()
     return text.startswith(("SELECT ", "WITH ")) and not any(w in text for w in (" FOR UPDATE", " FOR SHARE",
                                                                                  "NEXTVAL("))
+
+
+def _no_server(exc: BaseException, hint: str) -> bool:
+    """Whether a failed connect found no server answering (refused, timed out, restarting): worth asking again
+    (decision 0171). A server that answered and refused (a database or role that does not exist, a password,
+    pg_hba) says FATAL, and asking again changes nothing; one starting up or shutting down says so."""
+    text = str(exc)
+    return not hint and ("FATAL" not in text or "the database system is" in text)
+
+
+def _connection_gone(exc: BaseException, conn: Any) -> bool:
+    """Whether a request's error lost the connection (the server gone, restarting, the backend ended): its SQL
+    state says a connection exception (08…) or an operator's intervention (57P…), or it has none and the
+    connection is broken."""
+    state = str(getattr(exc, "sqlstate", None) or "")
+    if state.startswith(("08", "57P")):
+        return True
+    return not state and bool(getattr(conn, "broken", False) or getattr(conn, "closed", False))
 
 
 def _first_line(exc: BaseException) -> str:

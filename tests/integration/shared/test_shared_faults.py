@@ -9,7 +9,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from searchapp.base.errors import ModelMismatchError, StoreError
+from searchapp.base.errors import ConnectionLost, ModelMismatchError, StoreError
 from searchapp.library.sync import words_pass
 from searchapp.library.shared import WRITER_LOCK, SharedLibrary
 from searchapp.store.postgres.pg_store import PgStore
@@ -350,3 +350,29 @@ def test_a_database_without_pgvector_names_a_superuser_to_create_it(pg_server):
         assert pg_server.admin("SELECT count(*) FROM pg_extension WHERE extname = 'vector'", database=name) == [(0,)]
     finally:
         pg_server.drop_database(name)
+
+
+@pytest.mark.parametrize("which", ["database", "role"])
+def test_a_database_or_role_refused_at_connect_is_no_lost_connection(pg_server, which):
+    """A reviewer's: libpq's connect errors carry no SQL state, so a database or role that does not exist was a
+    ConnectionLost, and `search -` asked every line again for 15 s (decision 0171: a refusal is a StoreError)."""
+    addr = pg_server.address("no_such_db") if which == "database" else pg_server.address("postgres", user="no_such_role")
+    with pytest.raises(StoreError) as got:
+        PgStore(addr)
+    assert not isinstance(got.value, ConnectionLost), str(got.value)
+
+
+def test_a_statement_timeout_is_an_error_not_a_lost_connection(pg_server):
+    """A server's statement_timeout (SQL state 57014) said "lost the connection … the next request connects
+    again" and, as a ConnectionLost, cost a `search -` line 15 s of asking again."""
+    addr = pg_server.address(pg_server.new_database())
+    PgStore(addr, create=True, machine="m").close()
+    store = PgStore(addr + "&options=-c%20statement_timeout%3D50", machine="m")
+    try:
+        with pytest.raises(StoreError) as got:
+            store.rows("SELECT pg_sleep(1)", ())
+        assert not isinstance(got.value, ConnectionLost) and "lost the connection" not in str(got.value), got.value
+        assert "statement timeout" in str(got.value)
+        assert store.rows("SELECT 1", ()) == [(1,)]  # the connection is fine
+    finally:
+        store.close()
