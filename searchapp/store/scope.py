@@ -21,7 +21,7 @@ from .cjk import CJK_TABLE, cjk_chars, is_cjk
 from .lexical import Fragment
 
 __all__ = ["Fragment", "INDEXED", "MESSAGE", "files_where", "name_matches", "on_page", "files_containing", "all_of",
-           "HEADER_LINES", "holds_header", "header_terms", "header_matches",
+           "HEADER_LINES", "HEADER_PASSAGES", "holds_header", "header_terms", "header_matches",
            "with_content", "ScopeQueries", "fold"]
 
 INDEXED: Fragment = ("f.status = 'indexed'", [])
@@ -93,11 +93,14 @@ def name_matches(globs: Sequence[str]) -> Fragment:
 # The header lines of a message that from:, to: and subject: read, lower case: the mail readers write them at the
 # top of its text (ingest/extractors/mail.py HEADERS). They write no Cc line: its recipients are not in the text
 HEADER_LINES: dict[str, tuple[str, ...]] = {"from": ("from",), "to": ("to",), "subject": ("subject",)}
-HEADER_SCAN = 40  # lines of a message's first passage read for its headers (they end at the first blank line)
+HEADER_SCAN = 40  # lines of a message's first passages read for its headers (they end at the first blank line)
+# Passages of a message read for its headers, joined: each header line the readers write is at most 2,000 characters
+# (ingest/extractors/mail.py), four of them a few passages; overlapping passages repeat words, never add a line
+HEADER_PASSAGES = 16
 
 
 def holds_header(text: Optional[str], names: str, value: str) -> int:
-    """1 when `text`, a message's first passage, opens with a header line named in `names` (lower case, joined by
+    """1 when `text`, a message's first passages joined, opens with a header line named in `names` (lower case, joined by
     ",") whose value holds `value` (folded, as `fold`), else 0: the SQL function holds_header() of every Store
     connection. Only the message's own header block counts: a quoted "From: Alice" in a reply's body does not."""
     wanted = names.split(",")
@@ -122,11 +125,13 @@ def header_matches(field: str, values: Sequence[str]) -> Fragment:
     names = ",".join(HEADER_LINES[field])
     terms = header_terms(values)
     near, params = files_containing(terms) if terms else ("0", [])
-    checks = " OR ".join("holds_header(h.text, ?, ?)" for _ in values)
+    # its first passages as one text: a To line of 40 recipients runs over several
+    head = (f"(SELECT group_concat(text, '') FROM (SELECT h.text FROM chunks h WHERE h.file_id = f.id AND "  # noqa: S608 (a constant)
+            f"h.ordinal < {HEADER_PASSAGES} ORDER BY h.ordinal))")
+    checks = " OR ".join(f"holds_header({head}, ?, ?)" for _ in values)
     for value in values:
         params = [*params, names, fold(value.strip()) or ""]
-    return (f"({MESSAGE} AND {near} AND EXISTS (SELECT 1 FROM chunks h WHERE h.file_id = f.id AND h.ordinal = 0 "  # noqa: S608 (fragments: constants; values are ?)
-            f"AND ({checks})))", params)
+    return f"({MESSAGE} AND {near} AND ({checks}))", params
 
 
 def on_page(page: int) -> Fragment:

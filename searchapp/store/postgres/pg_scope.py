@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 
 from ..cjk import cjk_chars, is_cjk
 from ..lexical import Fragment
-from ..scope import HEADER_LINES, MESSAGE, _phrase, fold, header_terms, holds_header
+from ..scope import HEADER_LINES, HEADER_PASSAGES, MESSAGE, _phrase, fold, header_terms, holds_header
 
 __all__ = ["PgScope", "prefix_range", "glob_pattern", "term_test"]
 
@@ -171,8 +171,9 @@ class PgScope:
         if not terms:  # no value holds a word: no message can be told by it
             return "f.id = ANY(?::bigint[])", [[]]
         near, params = self.term_fragment(terms)
-        sql = to_psycopg(f"SELECT c.file_id, c.text FROM files f JOIN chunks c ON c.file_id = f.id "  # noqa: S608 (constants; values are ?)
-                         f"WHERE c.ordinal = 0 AND {MESSAGE} AND f.status = 'indexed' AND {near}")
+        sql = to_psycopg(f"SELECT c.file_id, string_agg(c.text, '' ORDER BY c.ordinal) FROM files f "  # noqa: S608 (constants; values are ?)
+                         f"JOIN chunks c ON c.file_id = f.id WHERE c.ordinal < {HEADER_PASSAGES} AND {MESSAGE} "
+                         f"AND f.status = 'indexed' AND {near} GROUP BY c.file_id")
         ids = sorted({int(fid) for fid, text in self.rows(sql, tuple(params))
                       if any(holds_header(str(text), names, w) for w in wanted)})
         return "f.id = ANY(?::bigint[])", [ids]

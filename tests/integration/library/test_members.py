@@ -648,6 +648,18 @@ def test_from_to_and_subject_find_messages_by_their_header_lines(tiny_library, t
     assert res.warnings == () or not any("unknown field" in w for w in res.warnings), res.warnings
 
 
+def test_to_finds_a_recipient_late_in_a_long_to_line(tiny_library, tmp_path):
+    """A reviewer's: a To line of 41 recipients runs over three passages, and `to:zelda` looked at the first."""
+    d = tmp_path / "mail"
+    d.mkdir()
+    many = ", ".join(f"Person Number{i} <person{i}@example.org>" for i in range(40)) + ", Zelda Quist <zelda@example.org>"
+    (d / "box.mbox").write_bytes(_mbox([_message("Team lunch", "ann@example.org", many, "Lunch is at noon on Friday."),
+                                        _message("Other", "ann@example.org", "bob@example.org", "Zelda Quist says hi.")]))
+    tiny_library.add_folder(d, embed=False)
+    hits = [split_member(h.path)[1] for h in tiny_library.search("to:zelda", mode="lexical").hits]
+    assert hits == ["1: Team lunch"], hits
+
+
 def test_a_message_deleted_before_one_whose_scan_waits_for_ocr_is_one_removal(tiny_library, tmp_path, monkeypatch):
     """A reviewer's: the scan attached to a later message, waiting for OCR (no engine) and renumbered with its
     message, was still said "1 renamed or moved" beside the message deleted."""
