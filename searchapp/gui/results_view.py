@@ -15,7 +15,8 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, 
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
-from ..base.member_paths import DISPLAY_SEP
+from ..base.member_paths import DISPLAY_SEP, split_member
+from .name_first import cut_at_start
 from .results_model import HIT_ROLE, SNIPPET_LINES, HtmlDelegate, ResultsModel
 
 __all__ = ["FileDelegate", "setup_results_view", "fit_columns", "row_height", "short_folder", "folder_line",
@@ -41,19 +42,20 @@ def folder_line(folder: str, fm: QFontMetrics, width: int) -> str:
     return fm.elidedText(short_folder(folder), Qt.TextElideMode.ElideMiddle, width)
 
 
-def name_lines(name: str, folder: str, fm: QFontMetrics, width: int) -> tuple[str, str]:
+def name_lines(name: str, folder: str, fm: QFontMetrics, width: int, member: bool = True) -> tuple[str, str]:
     """The row's name and the grey line under it, in `width` pixels. A member too long for it gives way from its
     container's side, the container going down to the grey line (`› 11: Re: Security deposit…` over
     `~/mail/personal.mbox`): shortened in the middle, three messages of one mailbox all read `personal.mbox › 1…
     return - Flat 3B`. What is left of the member's own name keeps its start (a message's number and subject),
-    or its extension (a file in an archive)."""
-    if fm.horizontalAdvance(name) <= width or DISPLAY_SEP not in name:
+    or its extension (a file in an archive). `member`: the row is one (a file's own name may hold " › ")."""
+    if fm.horizontalAdvance(name) <= width or not member or DISPLAY_SEP not in name:
         return fm.elidedText(name, Qt.TextElideMode.ElideMiddle, width), folder_line(folder, fm, width)
     container, own = name.rsplit(DISPLAY_SEP, 1)
     head = DISPLAY_SEP.lstrip()
     mode = Qt.TextElideMode.ElideMiddle if os.path.splitext(own)[1] else Qt.TextElideMode.ElideRight
     return (head + fm.elidedText(own, mode, max(0, width - fm.horizontalAdvance(head))),
-            folder_line(os.path.join(folder, container) if folder else container, fm, width))
+            # cut at its start: the mailbox and the message an attachment is in tell it apart, not the folders
+            cut_at_start(short_folder(os.path.join(folder, container) if folder else container), fm, width))
 
 
 def row_height(view: QTableView) -> int:
@@ -81,7 +83,9 @@ class FileDelegate(QStyledItemDelegate):
         painter.setFont(opt.font)
         painter.setPen(text)
         flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine)
-        first, second = name_lines(name, folder, fm, r.width())
+        hit = index.data(HIT_ROLE)
+        member = hit is not None and split_member(hit.path)[1] is not None
+        first, second = name_lines(name, folder, fm, r.width(), member)
         painter.drawText(QRect(r.left(), r.top(), r.width(), line), flags, first)
         painter.setPen(grey)
         painter.drawText(QRect(r.left(), r.top() + line, r.width(), line), flags, second)
