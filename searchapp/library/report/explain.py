@@ -13,20 +13,20 @@ from typing import Any, Optional
 from ...base.config import Config
 from ...ingest.exclude import Excluder
 from ...ingest.extractors import supported_suffixes
-from ...base.member_paths import MEMBER_SEP, display_path, key_of, split_member
+from ...base.member_paths import display_path, key_of, split_member
 from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
 from ...ingest.ocr.images import image_suffixes
 from ...ingest.fsnames import is_within, storable
 from ...store import Store
 from ...store.rows import FileRow
 from ...store.ledger import STATES, entry_notes, entry_state, entry_text, entry_vectors
+from ..members.names import members_like, members_said
 from ..sync.roots import owning_root
 from .status import scanned_counts
 
-__all__ = ["explain", "entry_fields", "member_key_of", "members_like", "STATES"]
+__all__ = ["explain", "entry_fields", "member_key_of", "STATES"]
 
 TEXT_SHOWN = 300
-MEMBERS_SHOWN = 5  # the members like a name typed that are named, the rest counted
 OWN_FOLDER = "the library's own folder, where its database and vectors live: never indexed"
 
 
@@ -88,15 +88,13 @@ def explain(config: Config, store: Store, path: str, owner: Optional[str] = None
         out["rule"] = rule[1]
     row = entry_state(store, key, owner)
     if row is None and member is not None and rule is None:
-        like = members_like(store, root, container, member)
+        like = members_like(store, container, member)
         if len(like) == 1:  # `box.mbox › 24` for its message "24: Re: the deposit": the one member meant
             key, member = like[0], split_member(like[0])[1]
             out.update(path=key, shown_as=display_path(key), member=member)
             row = entry_state(store, key, owner)
         elif like:
-            shown = "; ".join(f"“{split_member(k)[1]}”" for k in like[:MEMBERS_SHOWN])
-            more = f" and {len(like) - MEMBERS_SHOWN:,} more" if len(like) > MEMBERS_SHOWN else ""
-            out.update(state="missing", reason=f"no member named exactly so; members like it: {shown}{more}")
+            out.update(state="missing", reason=members_said(like))
             return out
     if row is None:
         if rule is not None:
@@ -112,35 +110,6 @@ def explain(config: Config, store: Store, path: str, owner: Optional[str] = None
         return out
     out.update(entry_fields(store, row))
     return out
-
-
-def members_like(store: Store, root: str, container: str, typed: str) -> list[str]:
-    """The stored keys of the members of `container` that `typed` names in part, best first: a mail's number
-    alone ("24" for "24: Re: the deposit"), the start of a name, a part of one (case aside). A person cannot
-    type a member's whole name (its subject, or a path deep inside an archive) to ask about it."""
-    row = next((r for r in store.roots() if r.path == root), None)
-    if row is None or not typed.strip():
-        return []
-    names: dict[str, str] = {}
-    for key in store.files_under(row.id, container):
-        outer, member = split_member(key)
-        if outer == container and member is not None:
-            names[member] = key
-    want = typed.strip().casefold()
-    own = {m: k for m, k in names.items() if MEMBER_SEP not in m}  # not an attachment of a message, first
-    for among in (own, names):
-        for test in (lambda n: n.split(":", 1)[0].strip() == want,  # a message's number
-                     lambda n: n.startswith(want), lambda n: want in n):
-            found = [k for m, k in among.items() if test(m.casefold())]
-            if found:
-                return sorted(found, key=lambda k: _numbered(split_member(k)[1] or ""))
-    return []
-
-
-def _numbered(name: str) -> tuple[int, str]:
-    """Members in their mailbox's order: message 2 before message 10 (their names begin with their number)."""
-    head = name.split(":", 1)[0].strip()
-    return (int(head), name) if head.isdigit() else (2**62, name)
 
 
 def _folder(store: Store, root: str, folder: str, out: dict[str, Any]) -> None:

@@ -26,12 +26,13 @@ import numpy as np
 
 from ...ann import VectorIndex
 from ...base.errors import ConfigError
-from ...base.member_paths import display_path, key_of
+from ...base.member_paths import display_path, key_of, split_member
 from ...base.types import StageRanks, StageScores
 from ...store import Store
 from ...store.rows import FileRow
 from ..query.field_values import MAX_PAGE
 from ..resources.blas_limit import one_blas_thread
+from ..members.names import members_like, members_said
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
 from .folding import Folded, copies_of, fold_copies, mark_folded
@@ -62,6 +63,11 @@ def find_similar(store: Store, index: Optional[VectorIndex], dim: Optional[int],
     if page is not None and not 1 <= page <= MAX_PAGE:  # SQLite integers are 64-bit: 10**20 overflowed the query
         raise ConfigError(f"--page must be between 1 and {MAX_PAGE}, got {page}")
     source = source or store.file_by_path(key_of(path))  # a member as shown (a.zip › m.txt) or as its key (a.zip//m.txt)
+    if source is None and (named := split_member(key_of(path)))[1] is not None:  # a part of its name (`box › 24`)
+        like = members_like(store, named[0], named[1] or "")
+        if len(like) > 1:
+            raise ConfigError(f"{path}: {members_said(like)}")
+        source = store.file_by_path(like[0]) if like else None
     if source is None:
         raise ConfigError(f"{path} is not an indexed file of this library (`searchapp status` lists what is)")
     if source.status != "indexed":  # explain lists it: say why it has nothing to compare, as explain does

@@ -15,6 +15,7 @@ from typing import Optional
 
 import pytest
 
+from searchapp.base.errors import ConfigError
 from searchapp.base.member_paths import (DISPLAY_SEP, MEMBER_SEP, display_folder, display_name, display_path,
                                          split_member)
 from searchapp.ingest.extractors.members import MAX_DEPTH, iter_members
@@ -466,6 +467,10 @@ def test_explain_finds_a_member_by_its_number_or_part_of_its_name_and_reads_it_w
     assert both["state"] == "missing" and not both["known"]
     assert "members like it: “1: Picnic plans”; “2: Quarterly figures”" in both["reason"], both
     assert tiny_library.explain(mbox + DISPLAY_SEP + "3")["reason"].startswith("not a member of its container")
+    # `similar` takes a member named so too (a verifier's `similar "personal.mbox › 11"` was "not an indexed file")
+    assert tiny_library.similar(mbox + DISPLAY_SEP + "2").mode == "similar"  # no "not an indexed file"
+    with pytest.raises(ConfigError, match="members like it: “1: Picnic plans”; “2: Quarterly figures”"):
+        tiny_library.similar(mbox + DISPLAY_SEP + "i")
 
     class Args:
         path, json, text = mbox + DISPLAY_SEP + "2", False, True
