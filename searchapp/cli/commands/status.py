@@ -191,6 +191,8 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
     code = 0 if info["known"] else 1
     if args.text and info["known"] and info["passages"]:
         code = _whole_text(info, config)
+    elif args.text and info["known"]:  # skipped, failed, waiting for OCR, a folder: its state says why
+        print(f"searchapp: {printable(info['shown_as'])} has no text in the library ({info['state']})", file=sys.stderr)
     if args.json:
         print(json.dumps(info))
         if not info["known"]:

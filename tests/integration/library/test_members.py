@@ -487,6 +487,11 @@ def test_explain_finds_a_member_by_its_number_or_part_of_its_name_and_reads_it_w
     out = capsys.readouterr().out
     assert "path: " + mbox + DISPLAY_SEP + "2: Quarterly figures" in out
     assert "\n    Subject: Quarterly figures\n" in out and "\n    Revenue of the walrus division rose.\n" in out, out
+    (docs / "blank.md").write_text("  \n", encoding="utf-8")  # known, no text: said, not silence
+    tiny_library.add_folder(docs, embed=False)
+    Args.path = str(docs / "blank.md")
+    assert status_cmd.cmd_explain(Args(), tiny_library.config, None, None) == 0
+    assert "blank.md has no text in the library (no_text)" in capsys.readouterr().err
 
 
 def test_a_message_deleted_from_a_mailbox_is_one_removal_not_every_later_message_renamed(tiny_library, tmp_path):
