@@ -262,6 +262,14 @@ class _Parser:
                 self.field(t, clauses)
                 i += 1
                 continue
+            if t.kind == "or" and 0 < i < len(toks) - 1 and toks[i - 1].kind == toks[i + 1].kind == "field":
+                # `from:alice OR from:bob`: two values of one field already mean either; OR as a word found "or"
+                same = toks[i - 1].name == toks[i + 1].name
+                self.warn("OR between fields is not needed: two values of one field mean either of them "
+                          "(type:pdf type:docx); OR left out" if same else
+                          "OR cannot join two fields: every field given must hold; OR left out")
+                i += 1
+                continue
             if t.kind == "or":
                 self.warn("OR needs a word or phrase on each side: searched as a word")
                 clauses.append(Clause("word", (Term("OR"),)))

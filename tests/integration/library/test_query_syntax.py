@@ -70,6 +70,12 @@ def test_a_messages_header_fields_are_fields_and_each_a_chip():
     parts = query_parts(p)
     assert [q.label for q in parts if q.key[0] == "header"] == [
         "from: alice", "from: joerg", "to: Bob Martinez", "subject: repair quote"]
+    either = parse_query("from:alice OR from:bob")  # a verifier's: OR was searched as a word, with two notes
+    assert either.headers == (("from", "alice"), ("from", "bob")) and either.clauses == ()
+    assert either.warnings == ("OR between fields is not needed: two values of one field mean either of them "
+                               "(type:pdf type:docx); OR left out",)
+    assert parse_query("from:alice OR to:bob").warnings == (
+        "OR cannot join two fields: every field given must hold; OR left out",)
     chip = next(q for q in parts if q.label == "to: Bob Martinez")
     assert without_part(p, chip.key) == 'roof from:alice from:joerg subject:"repair quote"'
 
