@@ -21,7 +21,7 @@ from .cjk import CJK_TABLE, cjk_chars, is_cjk
 from .lexical import Fragment
 
 __all__ = ["Fragment", "INDEXED", "MESSAGE", "files_where", "name_matches", "on_page", "files_containing", "all_of",
-           "HEADER_LINES", "HEADER_PASSAGES", "holds_header", "header_terms", "header_matches",
+           "HEADER_LINES", "HEADER_PASSAGES", "HEADER_CHARS", "holds_header", "header_terms", "header_matches",
            "with_content", "ScopeQueries", "fold"]
 
 INDEXED: Fragment = ("f.status = 'indexed'", [])
@@ -97,6 +97,7 @@ HEADER_SCAN = 40  # lines of a message's first passages read for its headers (th
 # Passages of a message read for its headers, joined: each header line the readers write is at most 2,000 characters
 # (ingest/extractors/mail.py), four of them a few passages; overlapping passages repeat words, never add a line
 HEADER_PASSAGES = 16
+HEADER_CHARS = 4 * 2000 + 200  # the longest header block the readers write: a shared library sends no more of one
 
 
 def holds_header(text: Optional[str], names: str, value: str) -> int:

@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 
 from ..cjk import cjk_chars, is_cjk
 from ..lexical import Fragment
-from ..scope import HEADER_LINES, HEADER_PASSAGES, MESSAGE, _phrase, fold, header_terms, holds_header
+from ..scope import HEADER_CHARS, HEADER_LINES, HEADER_PASSAGES, MESSAGE, _phrase, fold, header_terms, holds_header
 
 __all__ = ["PgScope", "prefix_range", "glob_pattern", "term_test"]
 
@@ -171,12 +171,19 @@ class PgScope:
         if not terms:  # no value holds a word: no message can be told by it
             return "f.id = ANY(?::bigint[])", [[]]
         near, params = self.term_fragment(terms)
-        sql = to_psycopg(f"SELECT c.file_id, string_agg(c.text, '' ORDER BY c.ordinal) FROM files f "  # noqa: S608 (constants; values are ?)
-                         f"JOIN chunks c ON c.file_id = f.id WHERE c.ordinal < {HEADER_PASSAGES} AND {MESSAGE} "
-                         f"AND f.status = 'indexed' AND {near} GROUP BY c.file_id")
-        ids = sorted({int(fid) for fid, text in self.rows(sql, tuple(params))
-                      if any(holds_header(str(text), names, w) for w in wanted)})
-        return "f.id = ANY(?::bigint[])", [ids]
+        # By pages of messages, each its head alone: `from:a` holds a word of most messages of a large library
+        sql = to_psycopg(f"SELECT c.file_id, left(string_agg(c.text, '' ORDER BY c.ordinal), {HEADER_CHARS}) "  # noqa: S608 (constants; values are ?)
+                         f"FROM files f JOIN chunks c ON c.file_id = f.id WHERE c.ordinal < {HEADER_PASSAGES} AND "
+                         f"{MESSAGE} AND f.status = 'indexed' AND {near} AND f.id > ? GROUP BY c.file_id "
+                         "ORDER BY c.file_id LIMIT ?")
+        ids: list[int] = []
+        after = -1
+        while True:
+            rows = self.rows(sql, (*params, after, PHRASE_PAGE))
+            ids += [int(fid) for fid, text in rows if any(holds_header(str(text), names, w) for w in wanted)]
+            if len(rows) < PHRASE_PAGE:
+                return "f.id = ANY(?::bigint[])", [sorted(ids)]
+            after = int(rows[-1][0])
 
     def _term_files(self, pieces: Sequence[tuple[str, bool]]) -> Fragment:
         """A SELECT of the ids of files containing every piece (scope._term_files' meaning)."""

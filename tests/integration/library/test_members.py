@@ -621,7 +621,7 @@ def _message(subject: str, sender: str, to: str, body: str, cc: str = "") -> Ema
     return msg
 
 
-def test_from_to_and_subject_find_messages_by_their_header_lines(tiny_library, tmp_path):
+def test_from_to_and_subject_find_messages_by_their_header_lines(tiny_library, tmp_path, monkeypatch):
     """A newcomer with a mailbox typed `from:alice` and was told "unknown field from: searched as words": Bob's
     replies quoting her came first. A message is found by who sent it, who received it (its To line) and its subject,
     from its own header lines only: not a quoted header in a reply's body, not a note that holds "From: Alice"."""
@@ -656,6 +656,10 @@ def test_from_to_and_subject_find_messages_by_their_header_lines(tiny_library, t
     assert found("from:alice from:joerg") == ["1: Roof repair quote", "3: Lunch"]  # any value of one field
     res = tiny_library.search("from:alice", mode="lexical")
     assert res.warnings == () or not any("unknown field" in w for w in res.warnings), res.warnings
+    from searchapp.store.postgres import pg_scope
+
+    monkeypatch.setattr(pg_scope, "PHRASE_PAGE", 1)  # a shared library reads the messages' heads page by page
+    assert found('subject:"repair quote"') == ["1: Roof repair quote", "2: Re: Roof repair quote"]
 
 
 def test_to_finds_a_recipient_late_in_a_long_to_line(tiny_library, tmp_path):
