@@ -31,7 +31,8 @@ from .few_words import too_few_words
 from .rare_words import holding, rare_terms
 from .snippet_focus import meaning_focus
 from .word_weight import words_weight
-from .result import COMMON, LISTING, LISTING_NOTICE, WEAK, Notice, SearchResult, common_text
+from .respelled import respelled
+from .result import COMMON, LISTING, LISTING_NOTICE, RESPELLED, WEAK, Notice, SearchResult, common_text
 from .weak import WEAK_NOTICE, is_weak
 
 __all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available",
@@ -174,6 +175,9 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
         mark_folded(store, hits, file_of, folded, asked.scope.filters.where() if asked.scope is not None else None)
     timings["total"] = _ms(t0)
     notices = _weak_and_common(req, cand, hits, common)
+    if asked.respelled:
+        notices.insert(0, Notice(RESPELLED, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.respelled)
+                                 + " (ae, oe, ue read as ä, ö, ü)"))
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
                         notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
@@ -236,6 +240,7 @@ class _Asked:
     prefixes: Sequence[str]
     scope: Optional[FilterScope]
     listing: bool
+    respelled: list[tuple[str, str]] = field(default_factory=list)  # (as typed, as searched): respelled.py
 
 
 def searched_words(req: SearchRequest) -> tuple[str, Sequence[str]]:
@@ -248,10 +253,11 @@ def searched_words(req: SearchRequest) -> tuple[str, Sequence[str]]:
 def _asked(req: SearchRequest, store: Store) -> _Asked:
     # A query with syntax ranks by its free text inside the scope its constraints allow.
     text, prefixes = searched_words(req)
+    text, changes = respelled(store, text) if req.mode != "dense" else (text, [])  # "Muellgebuehren": ue for ü
     if req.parsed is None or not req.parsed.has_syntax:
         scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
-        return _Asked(text, prefixes, scope, False)
-    return _Asked(text, prefixes, constraint_scope(store, req.parsed, req.filters), is_empty_query(text))
+        return _Asked(text, prefixes, scope, False, changes)
+    return _Asked(text, prefixes, constraint_scope(store, req.parsed, req.filters), is_empty_query(text), changes)
 
 
 @dataclass
