@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shlex
 import socket
 import threading
@@ -885,12 +886,20 @@ def _reads(sql: Optional[str]) -> bool:
                                                                                  "NEXTVAL("))
 
 
+# A server's own error as libpq writes it: its severity in the server's language, a colon and two spaces
+# ("FATAL:  database … does not exist", "SCHWERWIEGEND:  …"); libpq's own (refused, timed out) has none
+_SERVER_SAID = re.compile(r"\b[^\W\d_]+:  ")
+# What a server answers while it cannot take a session yet: asking again in a while does (53300, 57P03)
+_BUSY_SERVER = ("the database system is", "too many clients", "remaining connection slots")
+
+
 def _no_server(exc: BaseException, hint: str) -> bool:
-    """Whether a failed connect found no server answering (refused, timed out, restarting): worth asking again
-    (decision 0171). A server that answered and refused (a database or role that does not exist, a password,
-    pg_hba) says FATAL, and asking again changes nothing; one starting up or shutting down says so."""
+    """Whether a failed connect is worth asking again (decision 0171): no server answered (refused, timed out), or
+    one answered that it cannot take a session yet (starting up, shutting down, too many clients). A server that
+    answered and refused (a database or role that does not exist, a password, pg_hba) changes nothing asked again.
+    libpq's connect errors carry no SQL state: told by the text, the severity's form whatever its language."""
     text = str(exc)
-    return not hint and ("FATAL" not in text or "the database system is" in text)
+    return not hint and (not _SERVER_SAID.search(text) or any(busy in text for busy in _BUSY_SERVER))
 
 
 def _connection_gone(exc: BaseException, conn: Any) -> bool:

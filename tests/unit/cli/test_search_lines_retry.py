@@ -60,3 +60,21 @@ def test_another_store_error_is_not_asked_again(slept):
     with pytest.raises(StoreError):
         search_cmd._line_search(Refused(), "roof", 1, search_cmd._Retry(), io.StringIO(), io.StringIO())
     assert slept == []
+
+
+@pytest.mark.parametrize("said, again", [
+    ('connection to server at "db" (10.0.0.5), port 5432 failed: Connection refused\n\tIs the server running', True),
+    ('connection to server at "db", port 5432 failed: timeout expired', True),
+    ('connection to server on socket "/s" failed: FATAL:  database "x" does not exist', False),
+    ('connection to server on socket "/s" failed: SCHWERWIEGEND:  Datenbank »x« existiert nicht', False),
+    ('connection to server on socket "/s" failed: FATAL:  role "x" does not exist', False),
+    ('connection to server on socket "/s" failed: FATAL:  the database system is starting up', True),
+    ('connection to server on socket "/s" failed: FATAL:  sorry, too many clients already', True),
+])
+def test_a_failed_connect_is_asked_again_only_where_the_server_could_answer_later(said, again):
+    """A reviewer's: "FATAL" read as English only: a German server's "database does not exist" was asked again
+    for 15 s, and "too many clients" never. libpq's connect errors carry no SQL state: the text tells."""
+    from searchapp.store.postgres.pg_store import _no_server
+
+    assert _no_server(Exception(said), "") is again
+    assert _no_server(Exception(said), " (the password file refused it)") is False  # a hint: a refusal
