@@ -125,6 +125,7 @@ def held_elsewhere(store: PgStore, paths: PathMap, root: str) -> list[str]:
 
 
 SAME_SAMPLE = 20  # files of another machine's folder compared with the ones here to tell whether it is this folder
+SAMPLE_MAX_BYTES = 8 * 2**20  # each read whole for its hash: 160 MB at most, not 20 files of scan.max_file_mb
 
 
 def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Optional[str]:
@@ -140,7 +141,7 @@ def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Op
                                             or here.startswith(below)):
             continue
         their_part = theirs.path + root[len(here):] if root.startswith(here) else theirs.path
-        sample = store.some_files(theirs.id, their_part, SAME_SAMPLE)
+        sample = store.some_files(theirs.id, their_part, SAME_SAMPLE, min(max_bytes, SAMPLE_MAX_BYTES))
         alike = sum(1 for path, size, sha in sample if _same_bytes(paths.to_local(machine, path), size, sha, max_bytes))
         mapped = here != theirs.path
         if mapped or (sample and alike >= min(3, len(sample)) and 5 * alike >= 4 * len(sample)):

@@ -504,14 +504,16 @@ class PgStore(PgLexical, PgScope):
         return {f.path: f for f in self._files("root_id = %s AND (path = %s OR starts_with(path, %s))",
                                                 (root_id, path, below))}
 
-    def some_files(self, root_id: int, path: str, n: int) -> list[tuple[str, int, str]]:
-        """(path, size, sha256) of up to `n` indexed files on disk (no members) of a root at `path` or below it, any
-        machine's: what tells whether a folder here holds the same files (shared_paths.same_folder)."""
+    def some_files(self, root_id: int, path: str, n: int, max_bytes: int) -> list[tuple[str, int, str]]:
+        """(path, size, sha256) of up to `n` indexed files on disk (no members) of at most `max_bytes`, of a root at
+        `path` or below it, any machine's: what tells whether a folder here holds the same files
+        (shared_paths.same_folder). Spread over the folder by a hash of their paths, not its first names (a
+        template folder that sorts first is no sample of the rest)."""
         below = path.rstrip(os.sep) + os.sep
         return [(str(p), int(size), str(sha)) for p, size, sha in self.rows(
             "SELECT path, size, sha256 FROM files WHERE root_id = %s AND status = 'indexed' AND sha256 IS NOT NULL "
-            "AND (path = %s OR starts_with(path, %s)) AND strpos(substr(path, 2), %s) = 0 ORDER BY path LIMIT %s",
-            (root_id, path, below, MEMBER_SEP, int(n)))]
+            "AND (path = %s OR starts_with(path, %s)) AND strpos(substr(path, 2), %s) = 0 AND size <= %s "
+            "ORDER BY md5(path) LIMIT %s", (root_id, path, below, MEMBER_SEP, int(max_bytes), int(n)))]
 
     def file_by_path(self, path: str) -> Optional[FileRow]:
         got = self._files("machine = %s AND path = %s", (self.machine, path))
