@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Any, Optional, cast
+from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
 
 from ..base.member_paths import container_of, display_path, split_member
 from ..base.path_map import PathMap
-from ..store.rows import FileRow
+from ..store.rows import FileRow, RootRow
 
 if TYPE_CHECKING:
     from ..base.config import Config
@@ -104,17 +104,23 @@ def resolve(store: PgStore, paths: PathMap, key: str) -> Optional[tuple[str, Fil
     return None
 
 
+def _covering(store: PgStore, paths: PathMap, root: str) -> Iterator[tuple[str, RootRow, str]]:
+    """(machine, its folder, where that is here) of the other machines' folders that are `root`, hold it or lie
+    inside it, as this desktop names them (the path map)."""
+    below = root.rstrip(os.sep) + os.sep
+    for machine, theirs in store.all_roots():
+        here = paths.to_local(machine, theirs.path)
+        if machine != store.machine and (here == root or root.startswith(here.rstrip(os.sep) + os.sep)
+                                         or here.startswith(below)):
+            yield machine, theirs, here
+
+
 def held_elsewhere(store: PgStore, paths: PathMap, root: str) -> list[str]:
     """Notes for a folder this machine adds where another machine's folder already is, as this desktop names it
     (the same folder, one around it or one inside it): its files would be in the library twice, each hit and each
     exact copy listed once per machine, with nothing to tell them apart."""
-    below = root.rstrip(os.sep) + os.sep
     notes = []
-    for machine, theirs in store.all_roots():
-        here = paths.to_local(machine, theirs.path)
-        if machine == store.machine or not (here == root or root.startswith(here.rstrip(os.sep) + os.sep)
-                                            or here.startswith(below)):
-            continue
+    for machine, theirs, here in _covering(store, paths, root):
         if here != theirs.path:  # the path map says it is that folder, mounted here
             notes.append(f"{machine} indexes {here} (its {theirs.path}) already: those files are now in the library "
                          f"twice, once per machine (`searchapp remove {root}` takes this machine's copy out)")
@@ -134,12 +140,7 @@ def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Op
     files); None where no other machine's folder covers it or the files differ (each desktop's own ~/Documents,
     decision 0125). Said before anything is read: a tester's desk indexed another's folder, every file then twice
     in the library, and was told so afterwards."""
-    below = root.rstrip(os.sep) + os.sep
-    for machine, theirs in store.all_roots():
-        here = paths.to_local(machine, theirs.path)
-        if machine == store.machine or not (here == root or root.startswith(here.rstrip(os.sep) + os.sep)
-                                            or here.startswith(below)):
-            continue
+    for machine, theirs, here in _covering(store, paths, root):
         their_part = theirs.path + root[len(here):] if root.startswith(here) else theirs.path
         sample = store.some_files(theirs.id, their_part, SAME_SAMPLE, min(max_bytes, SAMPLE_MAX_BYTES))
         alike = sum(1 for path, size, sha in sample if _same_bytes(paths.to_local(machine, path), size, sha, max_bytes))

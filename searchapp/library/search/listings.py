@@ -16,13 +16,11 @@ passage, where every passage is a row.
 from __future__ import annotations
 
 import os
-import re
 from typing import Iterable, Mapping, Sequence
 
 from ...base.member_paths import split_member
 from ...ingest.extractors.members import is_listing
-from ...store.cjk import is_cjk
-from .snippet import query_terms
+from .snippet import holds_terms, query_terms
 
 __all__ = ["answered_listings"]
 
@@ -60,6 +58,5 @@ def _held_by(passages: Iterable[int], texts: Mapping[int, str], terms: Sequence[
 
 
 def _held(text: str, terms: Sequence[str]) -> set[str]:
-    """The query terms `text` holds: a word starting with one (as the snippet marks them), or a CJK pair."""
-    low = text.lower()
-    return {t for t in terms if (t in low if is_cjk(t) else re.search(r"(?<!\w)" + re.escape(t), low))}
+    """The query terms `text` holds, as the snippet marks them (snippet.holds_terms)."""
+    return {t for t in terms if holds_terms(text, [t])}
