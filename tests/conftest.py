@@ -79,6 +79,23 @@ def _isolated_hf_cache(tmp_path_factory, monkeypatch):
     isolated_environment(monkeypatch, tmp_path_factory)
 
 
+@pytest.fixture
+def opened_files(monkeypatch) -> list[str]:
+    """Every path the product opens through base/safe_open (its one way of opening a file), in order: how often a
+    file is read."""
+    from searchapp.base import safe_open
+
+    opened: list[str] = []
+    real_open = os.open
+
+    def counting(path, *a, **kw):
+        opened.append(os.fspath(path))
+        return real_open(path, *a, **kw)
+
+    monkeypatch.setattr(safe_open.os, "open", counting)
+    return opened
+
+
 @pytest.fixture(scope="session")
 def packaged_model_dir() -> Path:
     # The GPU machine gets a copy of the packaged files (fp16 weights, to fit what travels there) instead of

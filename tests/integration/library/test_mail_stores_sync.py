@@ -92,28 +92,17 @@ def test_a_members_preview_warns_by_the_members_name(tiny_library, tmp_path: Pat
 
 
 def test_an_mbox_without_a_suffix_among_many_files_is_not_read_ahead_as_text(tiny_library, tmp_path: Path,
-                                                                                monkeypatch) -> None:
+                                                                                monkeypatch, opened_files) -> None:
     """Files are read in groups (read_groups.py) from MIN_GROUPED on: a file without a suffix is kept out of them,
     so its bytes, read once for its hash, also tell whether it is a mailbox (a text file is opened once)."""
-    import os
-
-    from searchapp.base import safe_open
     from searchapp.library.sync import read_groups
 
     monkeypatch.delenv("SEARCHAPP_NO_READ_AHEAD", raising=False)
     root = _mail_folder(tmp_path / "mail")
     for i in range(read_groups.MIN_GROUPED + 2):
         (root / f"note{i}.txt").write_text(f"Note {i} about the plover.\n")
-    opened: list[str] = []
-    real_open = os.open
-
-    def counting(path, *a, **kw):
-        opened.append(os.fspath(path))
-        return real_open(path, *a, **kw)
-
-    monkeypatch.setattr(safe_open.os, "open", counting)
     tiny_library.add_folder(root)
-    assert opened.count(str((root / "NOTES").resolve())) == 1
+    assert opened_files.count(str((root / "NOTES").resolve())) == 1
     inbox = str(root / "thunderbird" / "Local Folders" / "Inbox")
     assert [h.path for h in tiny_library.search("gazpacho saturday", mode="lexical").hits] == [
         inbox + MEMBER_SEP + "1: Picnic plans"]

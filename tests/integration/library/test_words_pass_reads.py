@@ -4,12 +4,10 @@ files' rows in one go (the same rows and passages as a file-by-file look-up, a p
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import pytest
 
-from searchapp.base import safe_open
 from searchapp.base.hashing import file_sha256_and_bytes
 from searchapp.base.types import ChunkSpan
 from searchapp.ingest.extractors import extract, takes_data
@@ -28,20 +26,13 @@ class _NoIndex:
         pass
 
 
-def test_a_text_file_is_opened_once_for_its_hash_and_its_text(make_config, tiny_encoder, tmp_path, monkeypatch):
+def test_a_text_file_is_opened_once_for_its_hash_and_its_text(make_config, tiny_encoder, tmp_path, opened_files):
     d = tmp_path / "docs"
     d.mkdir()
     (d / "a.txt").write_text("Tidal notes on the estuary and its herons.", encoding="utf-8")
     (d / "b.html").write_text("<html><title>Moths</title><p>Moths of the lower meadow.</p></html>", encoding="utf-8")
     (d / "README").write_text("Plain words in a file without a suffix.", encoding="utf-8")
-    opened: list[str] = []
-    real_open = os.open
-
-    def counting(path, *a, **kw):
-        opened.append(os.fspath(path))
-        return real_open(path, *a, **kw)
-
-    monkeypatch.setattr(safe_open.os, "open", counting)
+    opened = opened_files
     with Library(make_config(models={"reranker": ""}), encoder=tiny_encoder) as lib:
         rep = lib.add_folder(d, embed=False)
         assert rep.added == 3
