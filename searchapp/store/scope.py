@@ -127,8 +127,8 @@ def header_matches(field: str, values: Sequence[str]) -> Fragment:
     terms = header_terms(values)
     near, params = files_containing(terms) if terms else ("0", [])
     # its first passages as one text: a To line of 40 recipients runs over several
-    head = (f"(SELECT group_concat(text, '') FROM (SELECT h.text FROM chunks h WHERE h.file_id = f.id AND "  # noqa: S608 (a constant)
-            f"h.ordinal < {HEADER_PASSAGES} ORDER BY h.ordinal))")
+    head = (f"substr((SELECT group_concat(text, '') FROM (SELECT h.text FROM chunks h WHERE h.file_id = f.id AND "  # noqa: S608 (a constant)
+            f"h.ordinal < {HEADER_PASSAGES} ORDER BY h.ordinal)), 1, {HEADER_CHARS})")  # as a shared library cuts it
     checks = " OR ".join(f"holds_header({head}, ?, ?)" for _ in values)
     for value in values:
         params = [*params, names, fold(value.strip()) or ""]
