@@ -149,7 +149,7 @@ def _props_stream(header: int, fixed: dict[int, bytes]) -> bytes:
 
 
 def make_msg(subject: str, body: str = "", sender: str = "", to: str = "", html: bytes = b"",
-             attachments: dict[str, bytes] | None = None, filetime: int = 0, nested: bool = False) -> bytes:
+             attachments: dict[str, bytes] | None = None, filetime: int = 0, nested: bool = False, cc: str = "") -> bytes:
     """An Outlook .msg: its properties as UTF-16 streams, the submit time as a fixed property, each attachment a
     storage with its name and bytes (`nested`: one more attachment holding an Outlook item)."""
     def u(text: str) -> bytes:
@@ -157,6 +157,8 @@ def make_msg(subject: str, body: str = "", sender: str = "", to: str = "", html:
 
     streams = {"__substg1.0_0037001F": u(subject), "__substg1.0_0C1A001F": u(sender), "__substg1.0_0E04001F": u(to),
                "__properties_version1.0": _props_stream(32, {0x00390040: struct.pack("<Q", filetime)} if filetime else {})}
+    if cc:
+        streams["__substg1.0_0E03001F"] = u(cc)
     if body:
         streams["__substg1.0_1000001F"] = u(body)
     if html:

@@ -90,14 +90,16 @@ def name_matches(globs: Sequence[str]) -> Fragment:
     return "(" + " OR ".join(f"{base} GLOB ?" for _ in globs) + ")", params
 
 
-# The header lines of a message that from:, to: and subject: read, lower case: the mail readers write them at the
-# top of its text (ingest/extractors/mail.py HEADERS). They write no Cc line: its recipients are not in the text
-HEADER_LINES: dict[str, tuple[str, ...]] = {"from": ("from",), "to": ("to",), "subject": ("subject",)}
+# The header lines of a message that from:, to:, cc: and subject: read, lower case: the mail readers write them at
+# the top of its text (ingest/extractors/mail.py HEADERS). to: is whoever the message went to, Cc as well as To
+# (decision 0175): "messages to Bob" are those Bob received; cc: reads the Cc line alone.
+HEADER_LINES: dict[str, tuple[str, ...]] = {"from": ("from",), "to": ("to", "cc"), "cc": ("cc",),
+                                            "subject": ("subject",)}
 HEADER_SCAN = 40  # lines of a message's first passages read for its headers (they end at the first blank line)
 # Passages of a message read for its headers, joined: each header line the readers write is at most 2,000 characters
-# (ingest/extractors/mail.py), four of them a few passages; overlapping passages repeat words, never add a line
+# (ingest/extractors/mail.py), five of them a few passages; overlapping passages repeat words, never add a line
 HEADER_PASSAGES = 16
-HEADER_CHARS = 4 * 2000 + 200  # the longest header block the readers write: a shared library sends no more of one
+HEADER_CHARS = 5 * 2000 + 200  # the longest header block the readers write: a shared library sends no more of one
 
 
 def holds_header(text: Optional[str], names: str, value: str) -> int:

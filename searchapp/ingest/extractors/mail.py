@@ -48,7 +48,7 @@ MBOX_SUFFIXES = frozenset({".mbox"})
 MSG_SUFFIXES = frozenset({".msg"})
 MSG_REASON = "not an Outlook message (no OLE header)"
 
-HEADERS = ("Subject", "From", "To", "Date")
+HEADERS = ("Subject", "From", "To", "Cc", "Date")
 MAX_HEADER_CHARS = 2000  # a To: line of thousands of recipients is cut
 MAX_RAW_HEADER = 4 * MAX_HEADER_CHARS  # raw characters parsed: room for encoded words around 2,000 decoded
 MAX_ATTACHMENTS_LISTED = 100

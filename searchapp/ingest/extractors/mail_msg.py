@@ -107,6 +107,7 @@ def read_msg(ole: OleFile, max_bytes: int, max_chars: Optional[int], cancel: Opt
         sender = f"{sender} <{address}>" if sender else address
     sent = _date(fixed)
     headers = [("Subject", subject), ("From", sender), ("To", _one_line(props.text(0x0E04))),
+               ("Cc", _one_line(props.text(0x0E03))),  # PR_DISPLAY_CC, as To is PR_DISPLAY_TO
                ("Date", email.utils.format_datetime(sent) if sent is not None else "")]
     lines = [f"{name}: {value}" for name, value in headers if value]
     body = props.text(0x1000, max_bytes, required=True)

@@ -100,9 +100,11 @@ _TEXT_STEPS = 1
 _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     "archive": 2, "mbox": 2,  # 2: a container's listing names its members without why one was not read
     # 2: a message file is dated by its message (Document.date_ns), as an mbox's messages were; an mbox's messages
-    # carry the eml reader's version, so they are read once more too (the same passages, kept)
-    "eml": 2, "msg": 2,
-    "sniffed": 2,  # 2: a name without a suffix whose bytes are an mbox or a Maildir message is read as mail
+    # carry the eml reader's version, so they are read once more too (the same passages, kept). 3: a message's Cc
+    # line is written beside its To line (to: and cc: read it)
+    "eml": 3, "msg": 3,
+    # 2: a name without a suffix whose bytes are an mbox or a Maildir message is read as mail; 3: with its Cc line
+    "sniffed": 3,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)

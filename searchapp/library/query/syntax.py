@@ -44,8 +44,8 @@ __all__ = ["TOKEN_CHAR", "Term", "Clause", "ParsedQuery", "parse_query", "to_tex
            "HEADER_FIELDS",
            "MAX_OPERATORS", "parse_with_inner_fields_as_words"]
 
-FIELDS = ("in", "dir", "type", "name", "after", "before", "page", "from", "to", "subject")
-HEADER_FIELDS = ("from", "to", "subject")  # a message's header lines (store/scope.py header_matches)
+FIELDS = ("in", "dir", "type", "name", "after", "before", "page", "from", "to", "cc", "subject")
+HEADER_FIELDS = ("from", "to", "cc", "subject")  # a message's header lines (store/scope.py header_matches)
 TOKEN_CHAR = re.compile(r"[^\W_]")  # a character the lexical index keeps (unicode61: letters and digits)
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.S)
 _PREFIX = re.compile(r"(\w+)\*")

@@ -106,8 +106,8 @@ def segments(low: str) -> tuple[list[int], list[str], list[int]]:
     return starts, keys, words
 
 
-# The header lines a mail reader writes (mail.py HEADERS), and a Cc a forwarded message quotes in its body.
-_HEADER_LINE = re.compile(r"^(?:%s):[^\n]*" % "|".join(h.lower() for h in (*HEADERS, "Cc")), re.M)
+# The header lines a mail reader writes (mail.py HEADERS), also where a forwarded message quotes them in its body.
+_HEADER_LINE = re.compile(r"^(?:%s):[^\n]*" % "|".join(h.lower() for h in HEADERS), re.M)
 
 
 def _header_lines(low: str) -> tuple[list[int], list[int]]:

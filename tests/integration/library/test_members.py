@@ -623,7 +623,7 @@ def _message(subject: str, sender: str, to: str, body: str, cc: str = "") -> Ema
 
 def test_from_to_and_subject_find_messages_by_their_header_lines(tiny_library, tmp_path, monkeypatch):
     """A newcomer with a mailbox typed `from:alice` and was told "unknown field from: searched as words": Bob's
-    replies quoting her came first. A message is found by who sent it, who received it (its To line) and its subject,
+    replies quoting her came first. A message is found by who sent it, who received it (its To or Cc line) and its subject,
     from its own header lines only: not a quoted header in a reply's body, not a note that holds "From: Alice"."""
     d = tmp_path / "mail"
     d.mkdir()
@@ -648,7 +648,8 @@ def test_from_to_and_subject_find_messages_by_their_header_lines(tiny_library, t
     assert found("from:ali") == ["1: Roof repair quote"]  # its last word a prefix, as name: reads a part
     assert found("from:alice@example.org") == ["1: Roof repair quote"]
     assert found("to:alice") == ["2: Re: Roof repair quote"]
-    assert found("to:carol") == []  # a Cc line is not read (ingest/extractors/mail.py HEADERS): no such line
+    assert found("to:carol") == ["2: Re: Roof repair quote"]  # Carol received it: her Cc line (decision 0175)
+    assert found("cc:carol") == ["2: Re: Roof repair quote"] and found("cc:alice") == []  # cc: the Cc line alone
     assert found("from:muller") == ["3: Lunch"] and found("from:Müller") == ["3: Lunch"]  # accents aside
     assert found('subject:"repair quote"') == ["1: Roof repair quote", "2: Re: Roof repair quote"]
     assert found("subject:roofs") == []  # in a body, not a subject

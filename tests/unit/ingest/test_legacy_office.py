@@ -296,9 +296,11 @@ def test_an_outlook_message_reads_as_a_mail_does(tmp_path):
     from legacy_office_files import make_msg
 
     msg = make_msg("Allotment rota", "Ann waters on Mondays.\r\nBring gloves.", "Ann Smith", "Committee",
-                   attachments={"rota.doc": make_doc([("The rota\r", True)])}, filetime=133_000_000_000_000_000)
+                   attachments={"rota.doc": make_doc([("The rota\r", True)])}, filetime=133_000_000_000_000_000,
+                   cc="Bea Jones")
     doc = extract(put(tmp_path, "rota.msg", msg))
-    assert doc.text == ("Subject: Allotment rota\nFrom: Ann Smith\nTo: Committee\nDate: Sat, 18 Jun 2022 04:26:40 +0000"
+    assert doc.text == ("Subject: Allotment rota\nFrom: Ann Smith\nTo: Committee\nCc: Bea Jones\n"
+                        "Date: Sat, 18 Jun 2022 04:26:40 +0000"
                         "\n\nAnn waters on Mondays.\nBring gloves.\n\nAttachments: rota.doc")
     assert doc.title == "Allotment rota"
     html = make_msg("Html only", html=b"<html><body><p>Visible words</p><script>track()</script></body></html>")
