@@ -8,6 +8,7 @@ __all__ = [
     "SearchAppError",
     "ConfigError",
     "DataDirError",
+    "HeldElsewhere",
     "ExtractionError",
     "UnsupportedFileError",
     "StoreError",
@@ -34,6 +35,17 @@ class ConfigError(SearchAppError):
 class DataDirError(ConfigError):
     """The data dir cannot hold or show a library: missing (for a read-only command), a file, unreadable,
     or read-only for a command that writes. Exit 2, like any bad path."""
+
+
+class HeldElsewhere(ConfigError):
+    """A folder another machine of a shared library indexes already, the very files (decision 0173): added only
+    when the person asks again knowing it (`index --also`, the window's "Index here too"). `why` says whose it is
+    without the command line's advice; `root` is the folder asked for."""
+
+    def __init__(self, why: str, root: str) -> None:
+        super().__init__(f"{why}. `searchapp index --also {root}` indexes them as this machine's too (each file "
+                         "then twice)")
+        self.why, self.root = why, root
 
 
 class ExtractionError(SearchAppError):

@@ -17,11 +17,13 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
+from ..base.errors import HeldElsewhere
 from ..base.progress import Progress
 from ..library.report.status import scanned_counts
+from ..library.shared import SharedLibrary
 from ..library.resources.lock import writer_holder_info
 from ..library.sync.handover import WAITING
 from .big_folder import BigFolderCheck
@@ -88,17 +90,20 @@ class WriteJobs(QObject):
 
     def submit(self, title: str, fn: JobFn, changes: Changes, on_success: Optional[Callable[[Any], None]] = None,
                target: str = "", scope: Optional[tuple[str, ...]] = (), stopped: str = "",
-               ended: Optional[Callable[[], None]] = None, own: bool = False) -> Job:
+               ended: Optional[Callable[[], None]] = None, own: bool = False,
+               on_error: Optional[Callable[[BaseException, str], None]] = None) -> Job:
         """Queue a write called `title` in the strip; `target`: what the queue shows while it waits (`title`);
         `scope`: the folders it syncs (None: every one), "syncing…" in the library pane while it runs; `stopped`:
         what a Cancel of it says (default: what the sync kept, cancel_summary); `ended`: called once it has ended,
-        done, failed or cancelled; `own`: the window's own write, not the person's (which ends a hold)."""
+        done, failed or cancelled; `own`: the window's own write, not the person's (which ends a hold); `on_error`:
+        what a failure shows (default: the error dialog)."""
         ends_hold = not own and self.on_hold
         self.on_hold = self.on_hold and not ends_hold
         self._holding_for = None if ends_hold else self._holding_for
         runner = self.tools.runner
         ahead = runner.write_jobs()
-        job: Job = runner.submit(fn, write=True, name=title, on_success=on_success, on_error=self.tools.report_error,
+        job: Job = runner.submit(fn, write=True, name=title, on_success=on_success,
+                                 on_error=on_error or self.tools.report_error,
                             on_cancel=lambda: self._on_cancelled(job), on_started=self._started,
                             on_done=lambda: self._done(job.id, changes))
         self.targets[job.id] = target or title
@@ -138,16 +143,37 @@ class WriteJobs(QObject):
             if not self.big_folders.ask_first(p, partial(self._add, p)):
                 self._add(p)
 
-    def _add(self, path: str) -> None:
+    def _add(self, path: str, also: bool = False) -> None:
+        """Index `path`; `also`: on a shared library, though another machine indexes the very files already."""
         lib = self.session.library  # after a choice to leave subfolders out: the library reopened under it
         target = os.path.abspath(os.path.expanduser(path))
         if self._already_queued(target):
             return
         name = os.path.basename(os.path.normpath(path)) or path
-        job = self.submit(f"Indexing {name}", lambda prog, c: lib.add_folder(path, prog, c),
-                          Changes(roots=True, files=True), self.sync_done, target, (target,))
+        add: JobFn = (lambda prog, c: lib.add_folders([path], prog, c, also=True)) if isinstance(lib, SharedLibrary) \
+            and also else (lambda prog, c: lib.add_folder(path, prog, c))
+        job = self.submit(f"Indexing {name}", add, Changes(roots=True, files=True), self.sync_done, target, (target,),
+                          on_error=partial(self._add_failed, path))
         self.adds[job.id] = target
         self._adds_changed()
+
+    def _add_failed(self, path: str, exc: BaseException, tb: str) -> None:
+        """An Add that failed: said in the error dialog, but for a folder another machine indexes already (the very
+        files, decision 0173), which is asked about: the command line's `index --also`, here one button."""
+        if not isinstance(exc, HeldElsewhere):
+            self.tools.report_error(exc, tb)
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, "Indexed by another machine",
+                          f"{exc.why}.\n\nIndex it as this machine's too? Each of its files is then in the library "
+                          "twice.", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                          self.tools.parent)
+        box.setObjectName("heldElsewherePrompt")
+        box.setTextFormat(Qt.TextFormat.PlainText)  # folder and machine names are the person's, not markup
+        box.button(QMessageBox.StandardButton.Yes).setText("Index here too")
+        box.button(QMessageBox.StandardButton.Yes).clicked.connect(partial(self._add, path, True))
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.open()
+        self.tools.dialog_shown(box)
 
     def resync(self, roots: Optional[list[str]] = None, title: str = "Re-syncing", target: str = "") -> bool:
         """A sync of `roots` (every folder: None) queued as `title`, `target` in the queue; False when one is

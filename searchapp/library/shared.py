@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, cast
 
 from ..base.config import Config
-from ..base.errors import ConfigError, StoreError
+from ..base.errors import ConfigError, HeldElsewhere, StoreError
 from ..base.progress import CancelToken, ProgressFn
 from .ocr.marks import mark_ocr
 from .resources.lock import WriterWait
@@ -251,7 +251,7 @@ class SharedLibrary:
                     cancel: Optional[CancelToken] = None, *, embed: bool = True, also: bool = False) -> SyncReport:
         """Index folders or files in one sync (a file moved between two of them said once, its meaning kept, as
         Library.add_folders); each is checked before anything is written. A folder another machine indexes
-        already, the very files, is refused (ConfigError, exit 2) unless `also` (shared_paths.same_folder)."""
+        already, the very files, is refused (HeldElsewhere, exit 2) unless `also` (shared_paths.same_folder)."""
         from .sync.roots import absorb_nested, readable_to_add
 
         self._refuse_outdated()
@@ -262,7 +262,7 @@ class SharedLibrary:
             if not also and self.store.root_by_path(root) is None:
                 why = shared_paths.same_folder(self.store, self.paths, root, int(self.config.scan.max_file_mb * 2**20))
                 if why is not None:
-                    raise ConfigError(why)
+                    raise HeldElsewhere(why, root)
             inside = [r.path for r in self.store.roots()
                       if root != r.path and root.startswith(r.path.rstrip(os.sep) + os.sep)]
             if inside:

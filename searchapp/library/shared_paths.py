@@ -135,7 +135,7 @@ SAMPLE_MAX_BYTES = 8 * 2**20  # each read whole for its hash: 160 MB at most, no
 
 
 def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Optional[str]:
-    """Why this machine should not add `root`: another machine indexes it already, the very files (its folder
+    """Why this machine should not add `root` (HeldElsewhere says it): another machine indexes it already, the very files (its folder
     mounted here by the path map, or at the same path with the same bytes in most of up to SAME_SAMPLE of its
     files); None where no other machine's folder covers it or the files differ (each desktop's own ~/Documents,
     decision 0125). Said before anything is read: a tester's desk indexed another's folder, every file then twice
@@ -148,8 +148,7 @@ def same_folder(store: PgStore, paths: PathMap, root: str, max_bytes: int) -> Op
         if mapped or (sample and alike >= min(3, len(sample)) and 5 * alike >= 4 * len(sample)):
             how = f" (its {theirs.path}, mounted here)" if mapped else ""
             seen = f": {alike} of the {len(sample)} of its files looked at are the very files here" if sample else ""
-            return (f"{machine} indexes {here}{how} already{seen}; they are searchable here as {machine}'s. "
-                    f"`searchapp index --also {root}` indexes them as this machine's too (each file then twice)")
+            return f"{machine} indexes {here}{how} already{seen}; they are searchable here as {machine}'s"
     return None
 
 

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox
 
 from gui_window import WAIT_MS, close_window, search as search_in, shown_window
 
@@ -114,6 +114,40 @@ def test_searches_during_the_windows_own_sync_answer_from_what_is_committed(qtbo
     assert win.last_dialog is None
     hits = search(qtbot, win, "committee river").hits
     assert len(hits) >= 10 and {Path(h.path).parent for h in hits} == {many}
+
+
+def test_adding_a_folder_another_machine_indexes_asks_and_indexes_it_here_too(qtbot, win, tmp_path, tiny_encoder):
+    """The window's Add of a folder desk-b indexes already, the very files at the same path (decision 0173), said
+    "`searchapp index --also …`" in an error dialog: a command a person in the window cannot type there. It asks
+    instead: Cancel adds nothing; "Index here too" indexes it as this machine's, as `index --also` does."""
+    from searchapp.library.shared import SharedLibrary
+
+    team = folder(tmp_path / "team", {"minutes.txt": "The team minutes: the boiler is serviced in March.",
+                                      "rota.txt": "Rota: Ann on Mondays, Bea on Tuesdays, Cal on Fridays.",
+                                      "budget.txt": "Budget: 400 for paint, 120 for brushes."})
+    with SharedLibrary(win.config, win.address, encoder=tiny_encoder, machine="desk-b") as other:
+        other.add_folder(team)
+    qtbot.waitUntil(lambda: [m for m, _ in win.status.elsewhere] == ["desk-b"], timeout=WAIT_MS)
+    for answer in ("cancel", "index"):
+        win.last_dialog = None
+        win.add_paths([str(team)])
+        qtbot.waitUntil(lambda: win.last_dialog is not None, timeout=WAIT_MS)
+        box = win.last_dialog
+        assert box.objectName() == "heldElsewherePrompt", box.text()
+        assert box.text().startswith(f"desk-b indexes {team} already: 3 of the 3 of its files looked at are the very "
+                                     "files here") and "--also" not in box.text(), box.text()
+        qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
+        assert [r.path for r in win.status.roots] == [str(win.docs)]  # nothing of it written yet
+        button = box.button(QMessageBox.StandardButton.Cancel if answer == "cancel" else QMessageBox.StandardButton.Yes)
+        if answer == "index":
+            assert button.text() == "Index here too"
+            with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
+                button.click()
+        else:
+            button.click()
+    qtbot.waitUntil(lambda: sorted(r.path for r in win.status.roots) == sorted([str(win.docs), str(team)]),
+                    timeout=WAIT_MS)  # the counts are read again once the write has ended
+    assert win.status.files.get("indexed") == 9 and win.last_dialog is box  # docs, and team as each machine's
 
 
 def test_another_machines_sync_shows_without_a_click(qtbot, win, tmp_path, tiny_encoder):
