@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
-__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "member_order", "member_key", "display_path", "display_name", "display_folder",
+__all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "on_disk", "member_order", "member_key", "display_path", "display_name", "display_folder",
            "container_of", "member_fields", "shown_member", "key_of"]
 
 MEMBER_SEP = os.sep * 2
@@ -27,6 +27,12 @@ def split_member(path: str) -> tuple[str, Optional[str]]:
     """(container path, member name) for a member key; (path, None) for a file on disk."""
     i = path.find(MEMBER_SEP, 1)  # a leading "//" (POSIX allows it as a root) is not a separator
     return (path, None) if i < 0 else (path[:i], path[i + len(MEMBER_SEP):])
+
+
+def on_disk(paths: Iterable[str]) -> int:
+    """How many of `paths` (files' paths and members' keys) are files on disk: what "N files" counts. A folder of
+    one mailbox of 60 messages removed was "61 files"."""
+    return sum(1 for p in paths if split_member(p)[1] is None)
 
 
 def member_order(path: str) -> tuple[Any, ...]:

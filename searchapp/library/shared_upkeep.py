@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Optional, Protocol
 
 from ..base.errors import ConfigError, ModelMismatchError, SearchAppError, StoreError
+from ..base.member_paths import on_disk
 from ..store.postgres import pg_removed, pg_reread
 from ..store.rows import RootRow
 from .resources.undo_file import UNDO_SECONDS
@@ -64,7 +65,7 @@ def remove_folder(lib: SharedLibrary, path: str, undoable: bool) -> int:
     if undoable and lib.store.schema_version < UNDO_SCHEMA:
         lib.store.upgrade()
     with lib._writing([row], check_model=False):
-        n_files = len(lib.store.files_of_root(row.id))
+        n_files = on_disk(lib.store.files_of_root(row.id))
         with lib.store.atomic():
             if lib.store.schema_version >= UNDO_SCHEMA:
                 pg_removed.drop_expired(lib.store, UNDO_SECONDS)

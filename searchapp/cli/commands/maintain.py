@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ...base.config import Config
 from ...base.errors import ConfigError
+from ...base.plural import counted
 from ...base.terminal import printable
 from ..open_library import open_library as _library
 from ..open_library import open_local_library
@@ -66,10 +67,10 @@ def cmd_remove(args: argparse.Namespace, config: Config, progress: TerminalProgr
             return 1
         n, no_undo = remove_undoable(lib, root)
     if no_undo:
-        print(f"removed {printable(root)} ({n} files)")
+        print(f"removed {printable(root)} ({counted(n, 'file')})")
         print(f"searchapp: note: {printable(no_undo)}", file=sys.stderr)
         return 0
-    print(f"removed {printable(root)} ({n} files); `searchapp undo` puts it back within {UNDO_SECONDS:.0f} s")
+    print(f"removed {printable(root)} ({counted(n, 'file')}); `searchapp undo` puts it back within {UNDO_SECONDS:.0f} s")
     return 0
 
 
@@ -97,9 +98,9 @@ def cmd_undo(args: argparse.Namespace, config: Config, progress: TerminalProgres
         new = moved_to(lib.data_dir, path)
         if new is not None and new in lib.roots():  # a move's Remove: the move undone, its new place out again
             lib.remove_folder(new)
-            print(f"put back {printable(path)} ({n} files) and took {printable(new)} out again: the move is undone")
+            print(f"put back {printable(path)} ({counted(n, 'file')}) and took {printable(new)} out again: the move is undone")
             return 0
-    print(f"put back {printable(path)} ({n} files), as it was before the remove"
+    print(f"put back {printable(path)} ({counted(n, 'file')}), as it was before the remove"
           # after `moved` (or a folder gone meanwhile): the place put back is not there, and says so in status
           + ("" if os.path.exists(path) else "; it is not there on disk now: its files stay searchable, marked "
              "unavailable, until it is back or removed"))

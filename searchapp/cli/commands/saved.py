@@ -85,7 +85,7 @@ def cmd_saved_list(args: argparse.Namespace, config: Config, progress: TerminalP
         print("no saved searches (`searchapp saved add NAME QUERY` keeps one)")
     for s in items:
         new = f"{s.new_hits} new" if s.new_hits else "nothing new"
-        print(f"{printable(s.name)}\t{new} ({s.hits} files)\t{s.mode}\t{printable(s.query)}")
+        print(f"{printable(s.name)}\t{new} ({counted(s.hits, 'file')})\t{s.mode}\t{printable(s.query)}")
     return 0
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...base.config import Config
 from ...base.errors import Cancelled, StoreError
+from ...base.member_paths import on_disk
 from ...base.priority import lower_thread_priority
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import RootRow, Store
@@ -246,7 +247,7 @@ class Updates:
     def remove_folder(self, root: str, keep: bool = False) -> int:
         """`keep`: its rows stay in this connection's TEMP tables so `undo_remove` can put them back."""
         row = root_to_remove(self.store, root)
-        n_files = len(self.store.files_of_root(row.id))
+        n_files = on_disk(self.store.files_of_root(row.id))
         with self.store.atomic():
             if keep:
                 keep_removed(self.store, row.id)
@@ -289,7 +290,7 @@ class Updates:
         self.vectors.save()
         self.vectors.mark_current()
         root = self.store.root_by_path(path)
-        return path, len(self.store.files_of_root(root.id)) if root is not None else 0
+        return path, on_disk(self.store.files_of_root(root.id)) if root is not None else 0
 
     def forget_removed(self) -> None:
         forget_removed(self.store)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
+from ...base.member_paths import MEMBER_SEP
+
 if TYPE_CHECKING:
     from .pg_store import PgStore
 
@@ -84,12 +86,13 @@ def taken_since(store: PgStore, kept: KeptRemoval) -> bool:
 
 def restore_removal(store: PgStore, kept: KeptRemoval) -> int:
     """Inside a transaction: put the kept rows back (the triggers count their passages into the totals again) and
-    let go of the copy; the number of files restored."""
+    let go of the copy; the number of files restored (on disk: not the members of archives and mail, as on_disk)."""
     store.rows("INSERT INTO roots(id, machine, path, added_at, last_sync) VALUES (%s, %s, %s, %s, %s)",
                (kept.root_id, store.machine, kept.path, kept.added_at, kept.last_sync))
     for t in _tables(store):
         store.rows(f"INSERT INTO {_TABLE[t]} {_KEPT[t]}", (kept.root_id,))
-    row = store.one("SELECT count(*) FROM files WHERE root_id = %s", (kept.root_id,))
+    row = store.one("SELECT count(*) FROM files WHERE root_id = %s AND strpos(substr(path, 2), %s) = 0",
+                    (kept.root_id, MEMBER_SEP))  # past the first character, as split_member looks
     drop_removal(store)
     return int(row[0]) if row else 0
 

@@ -717,3 +717,17 @@ def test_an_attachment_is_dated_by_the_message_holding_it(tiny_library, tmp_path
     assert _found(tiny_library, "pet clause", after="2025-08-01", before="2025-09-01") == [
         "box.mbox//1: Lease renewal//lease.txt"]
     assert _found(tiny_library, "saffron", before="2025-02-01") == ["letter.eml//invoice.txt"]
+
+
+def test_remove_and_undo_count_files_on_disk_not_the_messages_inside(tiny_library, tmp_path):
+    """A folder of one note and a mailbox of three messages was "removed … (5 files)" and "put back … (5 files)":
+    the person has two files there. The messages are the mailbox's."""
+    d = tmp_path / "mail"
+    d.mkdir()
+    (d / "box.mbox").write_bytes(_mbox([_mail(f"Note {i}", f"Body number {i}.") for i in range(3)]))
+    (d / "a.txt").write_text("A plain note.\n", encoding="utf-8")
+    tiny_library.add_folder(d, embed=False)
+    assert tiny_library.remove_folder(d, undoable=True) == 2
+    assert tiny_library.undo_remove() == (str(d), 2)
+    st = tiny_library.status()
+    assert st.files.get("indexed") == 2 and st.members.get("indexed") == 3, (st.files, st.members)  # all put back

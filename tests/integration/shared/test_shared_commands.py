@@ -175,7 +175,7 @@ def test_a_remove_after_a_move_is_undone_alone(cli, tmp_path):
     assert run("index", str(docs))[0] == 0
     assert run("remove", str(docs), "--yes")[0] == 0
     code, out, err = run("undo")
-    assert code == 0 and out == f"put back {docs} (1 files), as it was before the remove\n", err
+    assert code == 0 and out == f"put back {docs} (1 file), as it was before the remove\n", err
     assert f"desk-a: {new} (" in run("status")[1]
 
 

@@ -55,12 +55,16 @@ def read_only(pg_server, address: str) -> str:
     return pg_server.address(db, user="reader")
 
 
+MBOX = ("From a@example.org Tue Jan  2 10:00:00 2018\nFrom: a@example.org\nSubject: Barn owls\n\nOwls in the barn.\n\n"
+        "From b@example.org Tue Jan  2 11:00:00 2018\nFrom: b@example.org\nSubject: Hay\n\nThe hay is in.\n")
+
+
 def test_remove_then_undo_brings_back_the_same_hits(config, tiny_encoder, tmp_path, pg_server, pg_address):
     """The folder comes back from the kept rows as it was: the same hits and scores by words and by meaning, the
     same totals, nothing embedded again; another machine's folder is untouched, and nothing stays kept."""
     a = write_texts(tmp_path / "a", {"n1.txt": "kestrels hover over the meadow", "n2.txt": "the meadow floods in spring",
                                "n3.txt": "spring lambs in the meadow\n\n" + "hedgerows and kestrels " * 40,
-                               "n4.txt": "草原の上をチョウゲンボウが舞う"})
+                               "n4.txt": "草原の上をチョウゲンボウが舞う", "box.mbox": MBOX})
     b = write_texts(tmp_path / "b", {"m.txt": "a meadow on another desk"})
     with SharedLibrary(config, pg_address, create=True, encoder=tiny_encoder, machine="desk-b") as other:
         other.add_folder(b)
@@ -70,12 +74,12 @@ def test_remove_then_undo_brings_back_the_same_hits(config, tiny_encoder, tmp_pa
         status = lib.summary()
         words = word_rows(pg_server, pg_address)
         assert all(words)  # the words, and the CJK text's characters where the library keeps them
-        assert lib.remove_folder(a, undoable=True) == 4
+        assert lib.remove_folder(a, undoable=True) == 5  # files on disk: its two messages are the mailbox's
         assert [Path(h[0]).parent.name for h in hits(lib, "kestrels meadow", "lexical")] == ["b"]
         passages_a = next(c for m, _, _, c, _ in status.roots if m == "desk-a")
-        assert kept_rows(pg_server, pg_address)[:3] == [1, 4, passages_a] and passages_a > 4
+        assert kept_rows(pg_server, pg_address)[:3] == [1, 7, passages_a] and passages_a > 7
     with SharedLibrary(config, pg_address, encoder=tiny_encoder, machine="desk-a") as lib:  # a later process
-        assert lib.undo_remove() == (str(a), 4)
+        assert lib.undo_remove() == (str(a), 5)
         assert word_rows(pg_server, pg_address) == words
         assert {m: hits(lib, "kestrels meadow", m) for m in before} == before
         after = lib.summary()
