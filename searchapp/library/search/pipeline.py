@@ -32,7 +32,8 @@ from .rare_words import holding, rare_terms
 from .snippet_focus import meaning_focus
 from .word_weight import words_weight
 from .respelled import respelled
-from .result import COMMON, LISTING, LISTING_NOTICE, RESPELLED, WEAK, Notice, SearchResult, common_text
+from .typos import typo_fixed
+from .result import COMMON, LISTING, LISTING_NOTICE, RESPELLED, TYPO, WEAK, Notice, SearchResult, common_text
 from .weak import WEAK_NOTICE, is_weak
 
 __all__ = ["Candidates", "SearchResult", "SearchRequest", "run_search", "search_request", "mark_available",
@@ -178,6 +179,10 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if asked.respelled:
         notices.insert(0, Notice(RESPELLED, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.respelled)
                                  + " (ae, oe, ue read as ä, ö, ü)"))
+    if asked.typos:
+        notices.insert(0, Notice(TYPO, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.typos)
+                                 + f" (no passage holds {'it' if len(asked.typos) == 1 else 'them'} as typed; "
+                                 "in quotes a word is searched as typed)"))
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
                         notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
@@ -241,6 +246,7 @@ class _Asked:
     scope: Optional[FilterScope]
     listing: bool
     respelled: list[tuple[str, str]] = field(default_factory=list)  # (as typed, as searched): respelled.py
+    typos: list[tuple[str, str]] = field(default_factory=list)  # (as typed, as searched): typos.py
 
 
 def searched_words(req: SearchRequest) -> tuple[str, Sequence[str]]:
@@ -254,10 +260,12 @@ def _asked(req: SearchRequest, store: Store) -> _Asked:
     # A query with syntax ranks by its free text inside the scope its constraints allow.
     text, prefixes = searched_words(req)
     text, changes = respelled(store, text) if req.mode != "dense" else (text, [])  # "Muellgebuehren": ue for ü
+    text, typos = typo_fixed(store, text, req.query) if req.mode != "dense" else (text, [])  # "recieve"
     if req.parsed is None or not req.parsed.has_syntax:
         scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
-        return _Asked(text, prefixes, scope, False, changes)
-    return _Asked(text, prefixes, constraint_scope(store, req.parsed, req.filters), is_empty_query(text), changes)
+        return _Asked(text, prefixes, scope, False, changes, typos)
+    return _Asked(text, prefixes, constraint_scope(store, req.parsed, req.filters), is_empty_query(text), changes,
+                  typos)
 
 
 @dataclass

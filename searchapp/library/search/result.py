@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # for the type checker alone: a result is read without the se
     from .filter_scope import FilterStats
 
 __all__ = ["SearchResult", "Notice", "UNSEARCHABLE", "LISTING", "PLACE", "FILTERED", "ABSENT", "OUTSIDE",
-           "WHY_EMPTY", "COMMON", "NAMED", "WEAK", "RESPELLED", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
+           "WHY_EMPTY", "COMMON", "NAMED", "WEAK", "RESPELLED", "TYPO", "common_text", "RERANKER", "REINDEX", "MEANING", "LOADING", "SAME",
            "LISTING_NOTICE", "LOADING_NOTICE", "meaning_text", "writer_embeds", "embeds_next"]
 
 # Notice kinds, in the order a search says them.
@@ -41,10 +41,11 @@ LOADING = "loading"  # the vector index was still opening: a hybrid search answe
 SAME = "same"  # Similar files: the source's exact copies, the same file elsewhere (not listed as similar)
 WEAK = "weak"  # every row shares no word with the query and is far from it in meaning (search/weak.py)
 RESPELLED = "respelled"  # a word typed with ue for ü, searched as the library writes it (search/respelled.py)
+TYPO = "typo"  # a word no passage holds, searched as the word one edit away the library holds (search/typos.py)
 
 # What a notice of these kinds says is about its own query; the others are about the library or the models (one
 # run's lines share them: `search -` says those once, these on each line they are about).
-OF_THE_QUERY = frozenset({LISTING, PLACE, *WHY_EMPTY, COMMON, NAMED, WEAK, RESPELLED})
+OF_THE_QUERY = frozenset({LISTING, PLACE, *WHY_EMPTY, COMMON, NAMED, WEAK, RESPELLED, TYPO})
 LISTING_NOTICE = "no words to rank by: newest matching first"
 LOADING_NOTICE = "meaning is still loading — word matches only"
 

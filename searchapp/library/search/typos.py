@@ -1,0 +1,90 @@
+"""A word typed one letter off ("recieve", "accomodation", "colour" where the library writes "color"), searched as
+the word the library holds.
+
+The words index finds words as typed (stemmed): a query word that no passage holds finds nothing by words, and the
+model reads a misspelling as a few unrelated word pieces, so meaning alone ranked the rows and the file holding the
+word came late or not at all. A query word of letters only, MIN_LETTERS or more, in lower case or capitalised
+(not "PPARy", "ComYMV", "PTPRS": names and codes), typed as a plain word (not in quotes, not `word*`), that no
+passage holds, is searched as the word one edit away (a letter left out, added, changed, or two letters swapped)
+that the most passages hold, one keeping its first letter counted FIRST_LETTER times: people rarely mistype a
+word's first letter ("hights" is "heights", not the commoner "lights"), yet "reatment" is "treatment", not a word
+one passage misspells ("relatment"). The note says so, and how to search as typed (quotes). Not where a file's name holds the word as typed (named.py lists those files). A word the library
+holds as typed is never touched. Decision 0176.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import TYPE_CHECKING
+
+from ...store.scope import INDEXED, all_of
+from ...store.word_stats import word_terms
+
+if TYPE_CHECKING:
+    from ...store import Store
+
+__all__ = ["typo_fixed", "MIN_LETTERS", "MAX_WORDS"]
+
+MIN_LETTERS = 5  # a shorter word has too many neighbours one edit away ("form": from, fork, foam, firm, …)
+MAX_WORDS = 3  # query words corrected at most: a query of many unknown words is another language, not typos
+FIRST_LETTER = 20  # a word keeping the typed word's first letter counts as if this many times more passages held it
+_LETTERS = string.ascii_lowercase
+# A plain word: letters only, lower case or capitalised, not inside quotes (checked apart), not a prefix (`word*`),
+# not a field's value.
+_WORD = re.compile(r"(?<![\w:*-])([A-Za-z][a-z]{%d,})(?![\w*:-])" % (MIN_LETTERS - 1))
+_QUOTED = re.compile(r'"[^"]*"?')
+
+
+def typo_fixed(store: Store, text: str, query: str) -> tuple[str, list[tuple[str, str]]]:
+    """(the text to search, [(a word as typed, as searched)]): `text` (what the words and meaning search: the
+    query's free text) unchanged where no word is corrected. The words looked at are `query`'s plain words as
+    typed: not a word also quoted, excluded (`-word`), a prefix or a field's value."""
+    quoted = {w.lower() for q in _QUOTED.findall(query) for w in re.findall(r"\w+", q)}
+    typed = list(dict.fromkeys(w for m in _WORD.finditer(_QUOTED.sub(" ", query)) if (w := m.group(1)).lower()
+                               not in quoted and re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text)))  # not respelled
+    if not typed:
+        return text, []
+    term_of = dict(zip(typed, word_terms([w.lower() for w in typed]), strict=True))
+    got = store.word_counts([t for t in term_of.values() if t is not None])
+    if got is None:
+        return text, []
+    unknown = [w for w in typed if term_of[w] is not None and not got[1].get(term_of[w] or "")]
+    if not unknown or len(unknown) > MAX_WORDS:
+        return text, []
+    nearby = {w: _one_edit(w.lower()) for w in unknown}
+    every = list(dict.fromkeys(v for vs in nearby.values() for v in vs))
+    terms = dict(zip(every, word_terms(every), strict=True))
+    counts = store.word_counts([t for t in terms.values() if t is not None])
+    if counts is None:
+        return text, []
+    changes = []
+    for w in unknown:
+        held = [(n * (FIRST_LETTER if v[0] == w[0].lower() else 1), v) for v in nearby[w]
+                if terms[v] and (n := counts[1].get(terms[v] or "", 0))]
+        best = max(held, default=(0, ""))
+        if best[0] and not _names_a_file(store, w):
+            changes.append((w, _cased_as(w, best[1])))
+    for w, fixed in changes:
+        text = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)", fixed, text)
+    return text, changes
+
+
+def _one_edit(word: str) -> list[str]:
+    """Every word one edit from `word` (Damerau-Levenshtein 1, a-z): ~54 per letter."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = [a + b[1:] for a, b in splits if b]
+    out += [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1]
+    out += [a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]]
+    out += [a + c + b for a, b in splits for c in _LETTERS]
+    return [w for w in dict.fromkeys(out) if w != word]
+
+
+def _cased_as(typed: str, word: str) -> str:
+    """`word` written as `typed` was: "Recieve" is "Receive"."""
+    return word[:1].upper() + word[1:] if typed[:1].isupper() else word
+
+
+def _names_a_file(store: Store, word: str) -> bool:
+    """Whether some indexed file's name holds `word` (named.py lists such files: a name is not a typo)."""
+    return bool(store.newest_first(all_of([INDEXED, store.name_fragment([f"*{word}*"])]), 1, by_file=True))

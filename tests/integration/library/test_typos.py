@@ -1,0 +1,60 @@
+"""A word typed one letter off is searched as the word the library holds (search/typos.py, decision 0176): "recieve"
+found nothing by words, and meaning read it as word pieces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import write_texts
+from searchapp.library.search.result import TYPO
+
+
+def _docs(tmp_path: Path) -> Path:
+    return write_texts(tmp_path / "docs", {
+        "parcel.txt": "Did you receive the package from the courier on Monday?",
+        "alps.txt": "The heights of the mountains in the Alps, measured again.",
+        "lamps.txt": "Turn off the lights at night. Lights out, lights off, every light.",
+        "hotel.txt": "Accommodation for the conference is booked near the station.",
+        "pakage-list.txt": "Things to bring: tent, stove, rope.",
+        **{f"clinic{i:02d}.txt": f"Visit {i}: the treatment worked, said the nurse." for i in range(25)},
+        "typo.txt": "A relatment of sorts, as one letter misspells it. PPARs regulate genes.",
+    })
+
+
+def names(res) -> list[str]:
+    return [Path(h.path).name for h in res.hits]
+
+
+def typos(res) -> list[str]:
+    return [n.text for n in res.notices if n.kind == TYPO]
+
+
+def test_a_word_one_letter_off_is_searched_as_the_word_the_library_holds(tiny_library, tmp_path):
+    tiny_library.add_folder(_docs(tmp_path), embed=False)
+    res = tiny_library.search("recieve", mode="lexical")
+    assert names(res) == ["parcel.txt"]
+    assert typos(res) == ["searched “recieve” as “receive” (no passage holds it as typed; in quotes a word is "
+                          "searched as typed)"]
+    res = tiny_library.search("Accomodation booked", mode="hybrid")
+    assert names(res)[:1] == ["hotel.txt"] and typos(res) == [
+        "searched “Accomodation” as “Accommodation” (no passage holds it as typed; in quotes a word is searched as "
+        "typed)"]
+    # "lights" is held by more passages, "heights" keeps the word's first letter: people rarely mistype that one
+    res = tiny_library.search("hights", mode="lexical")
+    assert names(res) == ["alps.txt"], typos(res)
+    # ... yet a word many passages hold wins over a rare one keeping the first letter (one file's misspelling):
+    # 25 passages hold "treatment", one "relatment" (counted 20 times for its first letter)
+    res = tiny_library.search("reatment", mode="lexical", k=30)
+    assert len(names(res)) == 25 and all(n.startswith("clinic") for n in names(res)), typos(res)
+
+
+def test_a_word_held_as_typed_quoted_or_naming_a_file_is_searched_as_typed(tiny_library, tmp_path):
+    tiny_library.add_folder(_docs(tmp_path), embed=False)
+    # held as typed; quoted; a prefix; excluded; a field's value; a file's name; names and codes in capitals
+    for query in ("lights", '"recieve"', "recieve*", "-recieve courier", "name:recieve", "pakage", "PPARy", "PPARX"):
+        res = tiny_library.search(query, mode="lexical")
+        assert typos(res) == [], (query, typos(res))
+    assert names(tiny_library.search('"recieve"', mode="lexical")) == []
+    assert names(tiny_library.search("pakage", mode="lexical")) == ["pakage-list.txt"]  # named.py lists it
+    # Many unknown words are another language, not typos: left as typed
+    assert typos(tiny_library.search("toujours jamais quelque chose", mode="lexical")) == []
