@@ -17,6 +17,7 @@ from ...base.types import Hit, StageRanks, StageScores
 from ...store import Store
 from ...store.rows import ChunkRow
 from .constraints import constraint_scope, list_by_date
+from .crowded import beyond_crowding
 from ..query.filters import SearchFilters
 from .filter_scope import FilterScope
 from .availability import RootsFn, why_unavailable
@@ -318,8 +319,13 @@ def _lexical_candidates(req: SearchRequest, asked: _Asked, store: Store, cand: C
             return top
         return store.search_lexical(text, n)
 
-    cand.lexical = (widen_to_files(fetch_lex, store.chunk_files, req.candidates, _pool(req), 1 << 62)
-                    if req.group == "file" else fetch_lex(_pool(req)))
+    if req.group != "file":
+        cand.lexical = fetch_lex(_pool(req))
+        return
+    cand.lexical = widen_to_files(fetch_lex, store.chunk_files, req.candidates, _pool(req), 1 << 62)
+    # a file holding the words in thousands of passages filled the pool: the other files' best, asked apart
+    cand.lexical += beyond_crowding(store, text, prefixes, scope.filters.where() if scope is not None else None,
+                                    cand.lexical, req.candidates, _pool(req))
 
 
 @dataclass

@@ -27,12 +27,13 @@ if TYPE_CHECKING:
 __all__ = ["typo_fixed", "MIN_LETTERS", "MAX_WORDS"]
 
 MIN_LETTERS = 5  # a shorter word has too many neighbours one edit away ("form": from, fork, foam, firm, …)
+MAX_LETTERS = 30  # a longer run of letters is no word to mistype (and its ~54 neighbours a letter cost memory)
 MAX_WORDS = 3  # query words corrected at most: a query of many unknown words is another language, not typos
 FIRST_LETTER = 20  # a word keeping the typed word's first letter counts as if this many times more passages held it
 _LETTERS = string.ascii_lowercase
 # A plain word: letters only, lower case or capitalised, not inside quotes (checked apart), not a prefix (`word*`),
 # not a field's value.
-_WORD = re.compile(r"(?<![\w:*-])([A-Za-z][a-z]{%d,})(?![\w*:-])" % (MIN_LETTERS - 1))
+_WORD = re.compile(r"(?<![\w:*-])([A-Za-z][a-z]{%d,%d})(?![\w*:-])" % (MIN_LETTERS - 1, MAX_LETTERS - 1))
 _QUOTED = re.compile(r'"[^"]*"?')
 
 
