@@ -75,7 +75,7 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
               + ("  [weak match]" if getattr(h, "weak", False) else ""), file=out)  # search/weak.py
         scores = _scores(h)
         if getattr(h, "named", False):  # first for its name: no stage scored it (search/named.py)
-            print("    named like the query (no passage holds its words)", file=out)
+            print("    named like the query" + ("" if res.words_matched else " (no passage holds its words)"), file=out)
         elif scores:  # a listing by date (a query of only operators and fields) has no scores
             print(f"    {scores}", file=out)
         print(render_marked(snip.text, snip.spans, color=color, width=100, indent="    "), file=out)

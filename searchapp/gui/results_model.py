@@ -75,7 +75,7 @@ def scored(hit: Hit) -> bool:
 
 
 UNSCORED_TIP = "Listed newest first: the query has no words to rank by, so there is no score"
-NAMED_TIP = "Listed first for its name: no passage holds the query's words, and this file's name does"
+NAMED_TIP = "Listed first for its name: the query names this file (few files are named so), or no passage holds its words"
 
 
 def score_text(hit: Hit) -> str:

@@ -3,8 +3,11 @@ the words index, so it found only what meaning made of the word (a newcomer: the
 top 10, rows of meaning noise were). The files named like it come first, newest first, marked as such, then what
 meaning found; the note says so and how to list them all (`name:`, the query syntax's own way). Decision 0160.
 
-Asked only when the words side found nothing for a plain query of a few words (a full scan of the names, ~10-100
-ms for 100,000 files, paid only then). On both engines: the names are matched by the store's own `name:`
+Asked for a plain query of a few words (a full scan of the names, ~10-100 ms for 100,000 files). Where the words
+side found nothing, the files named like it come first whatever their number; where it found something, only when
+FEW or fewer files are named like the query (decision 0181): "Screenshot 2024-05-02 at 10.14.22", typed as a
+newcomer read it in their Downloads, was not in the top 100 (its words "2024", "05" found spreadsheets), while a
+name held by dozens of files ("notes") says little of which one is meant. On both engines: the names are matched by the store's own `name:`
 (Store.name_fragment; a shared library's folds them in Python, as the desktop's GLOB reads them)."""
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from ...store.rows import ChunkRow
 from ...store.scope import INDEXED, Fragment, all_of
 from .constraints import listed
 from .folding import Folded, fold_copies, mark_folded
+from ...store.lexical import STOP_WORDS
 from .result import NAMED, WEAK, Notice, SearchResult
 
 __all__ = ["Named", "named_files", "named_first", "put_named_first", "MAX_WORDS", "SHOWN"]
 
-MAX_WORDS = 4  # a name is a few words; a question is not one
+MAX_WORDS = 10  # a name is a few words ("Screenshot 2024-05-02 at 10.14.22" is eight); a question is not one
+FEW = 3  # files named like a query its words found too: listed first only when this few (a name, not a topic)
 SHOWN = 100  # files counted at most ("100 or more")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -68,8 +73,7 @@ def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = No
         said = f"the {n} files named like it come first"
     else:
         said = f"{'100 or more' if n >= SHOWN else n} files are named like it, the newest {len(hits)} first"
-    return Named(hits, n, f"no passage holds {query.strip()}: {said} (`name:{field}` lists "
-                          f"{'it' if n == 1 else 'them all'})")
+    return Named(hits, n, f"{said} (`name:{field}` lists {'it' if n == 1 else 'them all'})")
 
 
 def _one_a_content(store: Store, ids: list[int], file_of: dict[int, int], rows: dict[int, ChunkRow]) -> list[int]:
@@ -92,15 +96,26 @@ def named_first(hits: list[Hit], named: Named, k: int) -> list[Hit]:
     return out[:k]
 
 
+def _on_top(hits: list[Hit], named: Named) -> bool:
+    """Whether the files named like the query lead the list already (the words found them: nothing to say)."""
+    top = hits[:len(named.hits)]
+    return {h.path for h in top} == {h.path for h in named.hits}
+
+
 def put_named_first(store: Store, result: SearchResult, query: str, k: int,
                     filters: Optional[SearchFilters]) -> None:
-    """A search's files named like its query put first, and the note said, where its words found nothing (the
-    caller asks only for a plain query: not --literal, whose `budg*` names no `budget`, nor one with syntax)."""
-    if result.words_matched:
+    """A search's files named like its query put first, and the note said: where its words found nothing, or where
+    FEW or fewer files are named like it (the caller asks only for a plain query: not --literal, whose `budg*`
+    names no `budget`, nor one with syntax)."""
+    if result.mode == "dense":  # meaning alone was asked for
         return
+    found = result.words_matched
+    if found and not set(w.lower() for w in _WORD.findall(query)) - STOP_WORDS:
+        return  # only common words ("the of and"): a name holding them is chance
     named = named_files(store, query, k, filters.where() if filters is not None and filters.active else None)
-    if named is None:
+    if named is None or (found and (named.count > FEW or _on_top(result.hits, named))):
         return
     result.hits = named_first(result.hits, named, k)
     result.notices = [n for n in result.notices if n.kind != WEAK]  # a named file is close by name
-    result.notices.append(Notice(NAMED, named.text))
+    lead = "named like the query" if result.words_matched else f"no passage holds {query.strip()}"
+    result.notices.append(Notice(NAMED, f"{lead}: {named.text}"))

@@ -108,3 +108,25 @@ def test_the_name_the_note_names_lists_the_file(lib, query):
     assert note is not None and note.startswith(f"no passage holds {query}: the file named like it comes first")
     field = note.split("`")[1]
     assert [h.path.rsplit("/", 1)[-1] for h in lib.search(field, mode="lexical").hits] == ["sourdough-bread.txt"], note
+
+
+def test_a_name_whose_words_passages_hold_too_comes_first_when_few_files_have_it(lib, tmp_path):
+    """A newcomer typed a screenshot's name as their Downloads showed it: its words ("2024", "05") found a spreadsheet
+    and the screenshot was not in the top 100 (decision 0181). Where the words find something, the files named like
+    the query come first when they are few (FEW); a name dozens of files hold ranks by what they say."""
+    from searchapp.library.search.named import FEW
+
+    docs = tmp_path / "docs"
+    (docs / "Screenshot 2024-05-02 at 10.14.22.txt").write_text("Wifi: HomeNet, key on the router's back.",
+                                                                encoding="utf-8")
+    (docs / "budget.txt").write_text("Budget 2024: 05 02 at 10 14 22 screenshot of the plan.", encoding="utf-8")
+    for i in range(FEW + 1):
+        (docs / f"heron-sightings-{i}.txt").write_text(f"Sighting {i}: a bird by the pond.", encoding="utf-8")
+    lib.add_folder(docs)
+    res = lib.search("Screenshot 2024-05-02 at 10.14.22", mode="hybrid")
+    assert _names(res)[0] == "Screenshot 2024-05-02 at 10.14.22.txt" and res.hits[0].named, _names(res)
+    assert res.said(NAMED) == ("named like the query: the file named like it comes first "
+                               "(`name:*Screenshot*2024*05*02*at*10*14*22*` lists it)")
+    assert "budget.txt" in _names(res)  # what the words found follows
+    res = lib.search("heron", mode="hybrid")  # heron.txt holds it; more than FEW files are named like it
+    assert res.said(NAMED) is None and not any(h.named for h in res.hits), _names(res)
