@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ...base.errors import ConfigError
 from ...store.scope import files_where
+from .field_values import full_date
 
 __all__ = ["SearchFilters", "TYPE_GROUPS", "parse_date", "parse_types", "types_meant"]
 
@@ -29,12 +30,14 @@ FIRST_DAY, LAST_DAY = _dt.date(1678, 1, 1), _dt.date(2261, 12, 31)
 
 
 def parse_date(text: str, what: str) -> float:
-    """YYYY-MM-DD -> the start of that day in local time, as seconds since the epoch (ConfigError if bad).
-    The one parser of the CLI's --after/--before and the window's filter bar."""
+    """A date as the query's fields read it (YYYY-MM-DD, YYYY-MM, YYYY, or back from today: 7d, 2w, 3m, 1y,
+    yesterday; field_values.full_date) -> the start of that day in local time, as seconds since the epoch
+    (ConfigError if bad). The one parser of the CLI's --after/--before, the window's filter bar and the fields."""
     try:
-        day = _dt.date.fromisoformat(text.strip())
+        day = _dt.date.fromisoformat(full_date(text.strip()) or "")
     except (ValueError, AttributeError):
-        raise ConfigError(f"{what} must be a date like 2026-01-31, got {text!r}") from None
+        raise ConfigError(f"{what} must be a date like 2026-01-31, 2026-01, 2026 or 7d (days back; w, m, y), "
+                          f"got {text!r}") from None
     out_of_range = ConfigError(f"{what} {day.isoformat()} is out of range: dates from {FIRST_DAY.isoformat()} "
                                f"to {LAST_DAY.isoformat()} can be compared with file times")
     if not FIRST_DAY <= day <= LAST_DAY:

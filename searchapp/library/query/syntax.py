@@ -336,7 +336,8 @@ class _Parser:
             try:
                 parse_date(day or "", name)
             except ConfigError:
-                self.warn(f"{typed}: not a date like 2026-01-31, 2026-01 or 2026: searched as words")
+                self.warn(f"{typed}: not a date like 2026-01-31, 2026-01, 2026 or 7d (days back; w, m, y): "
+                          "searched as words")
                 clauses.append(literal)
                 return
             values = [value]

@@ -95,7 +95,8 @@ def test_several_dates_keep_the_tightest_and_an_empty_range_is_noted():
     ("foo:bar", "unknown field"),
     ("type:p/df", "not file extensions"),
     ("after:2026-13-01", "not a date"),
-    ("before:yesterday", "not a date"),
+    ("before:tomorrow", "not a date"),
+    ("after:12q", "not a date"),
     ("after:99999", "not a date"),
     ("after:0001-01-01", "not a date"),  # out of the range file times can be compared in
     ("page:0", "not a page"),
@@ -460,3 +461,29 @@ def test_property_hits_are_exactly_the_allowed_files(lib, q, group):
         assert got >= want, (mode, query, "left out", want - got)
         if res.notice and "newest" in res.notice:  # nothing to rank by: the listing is the allowed set, whole
             assert {h.path for h in res.hits} == want, (query, want)  # one passage a file here
+
+
+def test_a_date_back_from_today_finds_the_files_of_that_span(tiny_library, tmp_path):
+    """A newcomer's `after:last-week` for "notes from last week" was "not a date … searched as words": a span back
+    from today (`7d`, `2w`, `3m`, `1y`, `yesterday`, `last-week`) is the day that many days, weeks, months or years
+    ago, in a query's fields and in --after/--before alike."""
+    import time
+
+    from searchapp.library.query.filters import SearchFilters
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, days in (("monday.txt", 3), ("october.txt", 40), ("old.txt", 400)):
+        (docs / name).write_text(f"Heron notes, {days} days ago.", encoding="utf-8")
+        then = time.time() - days * 86400
+        os.utime(docs / name, (then, then))
+    tiny_library.add_folder(docs, embed=False)
+
+    def names(query: str, **kw) -> list[str]:
+        return sorted(Path(h.path).name for h in tiny_library.search(query, mode="lexical", **kw).hits)
+
+    assert names("heron after:last-week") == names("heron after:7d") == ["monday.txt"]
+    assert names("heron after:2m before:1w") == ["october.txt"]
+    assert names("heron before:1y") == ["old.txt"]
+    assert names("heron", filters=SearchFilters.build(after="3m")) == ["monday.txt", "october.txt"]
+    assert not tiny_library.search("heron after:last-week", mode="lexical").warnings
