@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QGridLayout, QPushButton, QTextBrowser, QVBoxLayou
 from ..base.member_paths import container_of, split_member
 from ..base.page_names import page_label
 from ..base.types import Hit
+from ..library.file_kinds import is_code
 from ..library.members.private_copy import open_copy
 from .elided_label import ElidedLabel
 from .highlight import MARK_STYLE, highlight_html
@@ -30,6 +31,7 @@ from .plain import shown_path, tooltip
 __all__ = ["PreviewPane", "file_url", "folder_url", "context_html", "PASSAGE_STYLE"]
 
 PASSAGE_STYLE = "background-color:#d8ecff;"
+CODE_FONT = "font-family:'DejaVu Sans Mono','Menlo','Consolas','Courier New',monospace;"
 CONTEXT_CHARS = 4000  # shown on each side of the passage; enough context, cheap to lay out
 PASSAGE_CHARS = 20_000  # of the passage itself (passages are capped when indexed; older ones may be longer)
 
@@ -46,8 +48,9 @@ def folder_url(hit: Hit) -> QUrl:
     return QUrl.fromLocalFile(os.path.dirname(os.path.abspath(container_of(hit.path))))  # a member: its container's
 
 
-def context_html(text: str, start: int, end: int, terms: list[str]) -> str:
-    """`text` around [start, end) with the passage shaded and query words marked inside it."""
+def context_html(text: str, start: int, end: int, terms: list[str], code: bool = False) -> str:
+    """`text` around [start, end) with the passage shaded and query words marked inside it; `code`: in a
+    fixed-width font (source code, data, logs: a proportional font loses their indentation's columns)."""
     a, b = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
     before, passage, after = text[a:start], text[start:end], text[end:b]
     if len(passage) > PASSAGE_CHARS:
@@ -55,7 +58,7 @@ def context_html(text: str, start: int, end: int, terms: list[str]) -> str:
     body = (("…" if a else "") + html.escape(before)
             + f'<a name="passage"></a><span style="{PASSAGE_STYLE}">{highlight_html(passage, terms, MARK_STYLE)}</span>'
             + html.escape(after) + ("…" if b < len(text) else ""))
-    return f'<div style="white-space:pre-wrap;">{body}</div>'
+    return f'<div style="white-space:pre-wrap;{CODE_FONT if code else ""}">{body}</div>'
 
 
 EMPTY_TITLE = "Select a result to see it in its file."
@@ -195,9 +198,9 @@ class PreviewPane(QWidget):
         self.title.set_line(folder, where[len(folder):] + (f"  ({note})" if note else ""))
         self.title.setToolTip(tooltip(path + (f"\n{note}" if note else "")))  # the line whole, the path first
         if text is not None and text[hit.start:hit.end] == hit.text:
-            shown = context_html(text, hit.start, hit.end, terms)
+            shown = context_html(text, hit.start, hit.end, terms, is_code(hit.path))
         else:  # file changed or not readable: the stored passage alone is still true to the index
-            shown = context_html(hit.text, 0, len(hit.text), terms)
+            shown = context_html(hit.text, 0, len(hit.text), terms, is_code(hit.path))
         if shown != self._shown:  # the file's text may add nothing to the passage shown at once
             self._shown = shown
             self.browser.setHtml(shown)

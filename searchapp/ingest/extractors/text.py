@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -9,7 +10,7 @@ from ...base.types import Document
 from .encoding import decode_text, read_capped
 from .headings import text_title
 
-__all__ = ["SUFFIXES", "extract_text"]
+__all__ = ["SUFFIXES", "extract_text", "is_code"]
 
 SUFFIXES = frozenset(
     "." + s
@@ -20,6 +21,17 @@ SUFFIXES = frozenset(
         "json yaml yml toml ini cfg conf xml css scss less vue dart hs ex exs erl clj"
     ).split()
 )
+
+
+# The text suffixes that are prose, read as sentences; the others are code, data and logs, whose lines and
+# indentation carry their meaning (the window shows those in a fixed-width font).
+_PROSE = frozenset(".txt .text .md .markdown .rst .org .adoc .asciidoc".split())
+
+
+def is_code(path: str) -> bool:
+    """Whether `path` (a file or a member's key) is source code, data or a log read as text: not prose."""
+    suffix = os.path.splitext(path)[1].lower()
+    return suffix in SUFFIXES and suffix not in _PROSE
 
 
 def extract_text(path: Path, max_bytes: int, data: Optional[bytes] = None, **_caps: object) -> Document:

@@ -176,17 +176,23 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     if folded is not None:  # the copies listed are those in the search's scope (folding.py)
         mark_folded(store, hits, file_of, folded, asked.scope.filters.where() if asked.scope is not None else None)
     timings["total"] = _ms(t0)
-    notices = _weak_and_common(req, cand, hits, common)
-    if asked.respelled:
-        notices.insert(0, Notice(RESPELLED, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.respelled)
-                                 + " (ae, oe, ue read as ä, ö, ü)"))
-    if asked.typos:
-        notices.insert(0, Notice(TYPO, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.typos)
-                                 + f" (no passage holds {'it' if len(asked.typos) == 1 else 'them'} as typed; "
-                                 "in quotes a word is searched as typed)"))
+    notices = _respelled(asked) + _weak_and_common(req, cand, hits, common)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
                         notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
+
+
+def _respelled(asked: _Asked) -> list[Notice]:
+    """The notes of the query's words searched otherwise than typed: a typo first, then ue for ü."""
+    notices = []
+    if asked.typos:
+        notices.append(Notice(TYPO, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.typos)
+                              + f" (no passage holds {'it' if len(asked.typos) == 1 else 'them'} as typed; "
+                              "in quotes a word is searched as typed)"))
+    if asked.respelled:
+        notices.append(Notice(RESPELLED, "searched " + ", ".join(f"“{w}” as “{p}”" for w, p in asked.respelled)
+                              + " (ae, oe, ue read as ä, ö, ü)"))
+    return notices
 
 
 def _too_few_words(req: SearchRequest, cand: Candidates, scored: _Scored) -> set[int]:

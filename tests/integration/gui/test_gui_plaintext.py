@@ -160,3 +160,28 @@ def test_preview_lays_out_a_bounded_window_once(qtbot):
     pane.show_hit(hit, [], text)  # the same content again: not laid out again
     assert len(calls) == 2
     assert len(pane.plain_text()) <= PASSAGE_CHARS + 2 * CONTEXT_CHARS + 10
+
+
+def test_code_shows_in_a_fixed_width_font_prose_does_not(qtbot, tmp_path):
+    """A newcomer's code lost its indentation's columns in the preview's proportional font: source code, data and
+    logs read as text are shown fixed-width, notes and plain text as they were."""
+    from PySide6.QtGui import QFontInfo, QTextCursor
+
+    from searchapp.base.types import Hit
+    from searchapp.gui.preview import PreviewPane
+
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.resize(1280 // 2, 600)
+    code = "def parse(raw):\n    for part in raw.split(';'):\n        yield part.strip()\n"
+
+    def fixed(path: str) -> bool:
+        pane.show_hit(Hit(1, path, None, 0, len(code), code), ["parse"], code)
+        cursor = QTextCursor(pane.browser.document())
+        cursor.movePosition(QTextCursor.MoveOperation.NextCharacter)
+        return QFontInfo(cursor.charFormat().font()).fixedPitch()
+
+    assert fixed(str(tmp_path / "cookies.py")) and fixed(str(tmp_path / "app.log"))
+    assert not fixed(str(tmp_path / "notes.md")) and not fixed(str(tmp_path / "letter.txt"))
+    pane.show_hit(Hit(1, str(tmp_path / "cookies.py"), None, 0, len(code), code), ["parse"], code)
+    assert pane.grab().save(str(tmp_path / "code_preview.png"))
