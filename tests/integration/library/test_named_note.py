@@ -130,3 +130,16 @@ def test_a_name_whose_words_passages_hold_too_comes_first_when_few_files_have_it
     assert "budget.txt" in _names(res)  # what the words found follows
     res = lib.search("heron", mode="hybrid")  # heron.txt holds it; more than FEW files are named like it
     assert res.said(NAMED) is None and not any(h.named for h in res.hits), _names(res)
+
+
+def test_a_word_inside_a_longer_name_does_not_put_that_file_above_what_the_words_found(lib, tmp_path):
+    """"tax" is not the name of syntax-cheatsheet.md: its letters are inside another word. Where the words found the
+    file about taxes, a file whose name merely holds the letters is not put above it as "named like the query"
+    (decision 0181 means a name that picks out a file, not any name holding the letters)."""
+    docs = tmp_path / "docs"
+    (docs / "april.txt").write_text("The tax return is due in April; the income tax form is filed.", encoding="utf-8")
+    (docs / "syntax-cheatsheet.md").write_text("Python grammar: loops, functions and classes.", encoding="utf-8")
+    lib.add_folder(docs)
+    res = lib.search("tax", mode="hybrid")
+    assert _names(res)[0] == "april.txt", (_names(res), res.said(NAMED))
+    assert not any(h.named for h in res.hits), (_names(res), res.said(NAMED))
