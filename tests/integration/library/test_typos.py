@@ -62,3 +62,12 @@ def test_a_word_held_as_typed_quoted_or_naming_a_file_is_searched_as_typed(tiny_
     assert typos(tiny_library.search("RECIEVE", mode="lexical"))[0].startswith("searched “RECIEVE” as “RECEIVE”")
     # Many unknown words are another language, not typos: left as typed
     assert typos(tiny_library.search("toujours jamais quelque chose", mode="lexical")) == []
+
+
+def test_a_corrected_or_alternative_finds_what_the_note_says_was_searched(tiny_library, tmp_path):
+    """`recieve OR lights`: the note says "recieve" was searched as "receive", so the file holding "receive" is found
+    as its alternative; the OR group kept the word as typed, and parcel.txt was missing while the note said otherwise."""
+    tiny_library.add_folder(_docs(tmp_path), embed=False)
+    res = tiny_library.search("recieve OR lights", mode="lexical")
+    assert typos(res) == [] or "parcel.txt" in names(res), (names(res), typos(res))
+    assert "parcel.txt" in names(tiny_library.search("receive OR lights", mode="lexical"))  # as spelt: found
