@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import write_texts
+from searchapp.cli.main import main
 from searchapp.library.search.result import TYPO
 
 
@@ -71,3 +74,19 @@ def test_a_corrected_or_alternative_finds_what_the_note_says_was_searched(tiny_l
     res = tiny_library.search("recieve OR lights", mode="lexical")
     assert typos(res) == [] or "parcel.txt" in names(res), (names(res), typos(res))
     assert "parcel.txt" in names(tiny_library.search("receive OR lights", mode="lexical"))  # as spelt: found
+
+
+@pytest.mark.engines("sqlite")  # the data dir's library: the command line's output is one for both engines
+def test_the_snippet_shows_the_word_searched_in_place_of_the_typo(tiny_library, tmp_path, capsys):
+    """`search recieve` found the passage by "receive": its snippet shows (and marks) that word, as it does for
+    `search receive`, not the passage's first lines, which hold no word of the query."""
+    filler = " ".join(f"Line {i} of the delivery notes talks about weather and roads." for i in range(8))
+    write_texts(tmp_path / "docs", {"notes.txt": filler + " Sign the slip when you receive the parcel."})
+    tiny_library.add_folder(tmp_path / "docs", embed=False)
+    capsys.readouterr()
+    shown = {}
+    for query in ("receive", "recieve"):
+        assert main(["--data-dir", str(tiny_library.config.data_dir), "search", query, "--mode", "lexical"]) == 0
+        shown[query] = capsys.readouterr().out
+    assert "when you receive the parcel" in shown["receive"], shown["receive"]  # as spelt: the sentence shown
+    assert "when you receive the parcel" in shown["recieve"], shown["recieve"]
