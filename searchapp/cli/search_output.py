@@ -70,7 +70,8 @@ def print_hits(res: SearchResult, *, color: bool, marks: Optional[str] = None, o
         (sys.stdout if out is None else out).write(f"no results: {printable(why)}\n" if why else "no results\n")
         return
     for h in res.hits:
-        snip = best_snippet(h.text, res.query if marks is None else marks, SNIPPET_WIDTH, getattr(h, "focus", None))
+        snip = best_snippet(h.text, res.with_searched(res.query if marks is None else marks), SNIPPET_WIDTH,
+                            getattr(h, "focus", None))
         print(f"{h.ranks.final:>2}. {_where(h, res.here)}" + ("  [new]" if h.new else "")  # a saved search's
               + ("  [weak match]" if getattr(h, "weak", False) else ""), file=out)  # search/weak.py
         scores = _scores(h)

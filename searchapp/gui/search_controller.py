@@ -319,7 +319,8 @@ class SearchController(QObject):
         kept = self.selected_hit() if same else None
         self.result, self.shown_k = result, k
         # The words searched for: not -excluded ones nor field values (type:pdf); "Similar files" searched no words.
-        self.terms = query_terms(marked_text(result.query)) if result and result.mode != "similar" else []
+        self.terms = query_terms(result.with_searched(marked_text(result.query))) \
+            if result and result.mode != "similar" else []  # a typo's word as searched ("receive"), as the rows hold it
         self.results_model.set_hits(result.hits[:k] if result else [], self.terms, result.here if result else None)
         fit_columns(self.results_view)
         self.empty.show_for(result, self.filter_bar.filters() is not None)

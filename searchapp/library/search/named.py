@@ -12,10 +12,12 @@ name held by dozens of files ("notes") says little of which one is meant. On bot
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Optional
 
+from ...base.member_paths import split_member
 from ...base.types import Hit
 from ..query.filters import SearchFilters
 from ...store import Store
@@ -44,9 +46,11 @@ class Named:
     text: str
 
 
-def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = None) -> Optional[Named]:
+def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = None,
+                whole_words: bool = False) -> Optional[Named]:
     """The files named like `query` (its words in their order, anything between) within `scope` (the search's
-    filters: a folder, types, dates), or None when none is."""
+    filters: a folder, types, dates), or None when none is. `whole_words`: each word a whole word of the name
+    ("tax" names tax-2024.pdf, not syntax-cheatsheet.md), as where the words found something too."""
     words = _WORD.findall(query)
     if not words or len(words) > MAX_WORDS:
         return None
@@ -55,6 +59,8 @@ def named_files(store: Store, query: str, k: int, scope: Optional[Fragment] = No
                                by_file=True)
     file_of, rows = store.chunk_files(found), store.chunks(found)  # read once, for the folding and the rows
     ids = _one_a_content(store, found, file_of, rows)
+    if whole_words:
+        ids = [c for c in ids if c in rows and _names_whole(words, rows[c].path)]
     if not ids:
         return None
     hits = listed(store, ids[:k], rows)
@@ -96,6 +102,16 @@ def named_first(hits: list[Hit], named: Named, k: int) -> list[Hit]:
     return out[:k]
 
 
+def _names_whole(words: list[str], path: str) -> bool:
+    """Whether the name of `path` holds `words` in their order, each a whole word of it (any case)."""
+    name = [w.lower() for w in _WORD.findall(os.path.basename(split_member(path)[1] or path).replace("_", " "))]
+    i = 0
+    for w in name:
+        if i < len(words) and w == words[i].lower():
+            i += 1
+    return i == len(words)
+
+
 def _on_top(hits: list[Hit], named: Named) -> bool:
     """Whether the files named like the query lead the list already (the words found them: nothing to say)."""
     top = hits[:len(named.hits)]
@@ -112,7 +128,8 @@ def put_named_first(store: Store, result: SearchResult, query: str, k: int,
     found = result.words_matched
     if found and not set(w.lower() for w in _WORD.findall(query)) - STOP_WORDS:
         return  # only common words ("the of and"): a name holding them is chance
-    named = named_files(store, query, k, filters.where() if filters is not None and filters.active else None)
+    named = named_files(store, query, k, filters.where() if filters is not None and filters.active else None,
+                        whole_words=found)
     if named is None or (found and (named.count > FEW or _on_top(result.hits, named))):
         return
     result.hits = named_first(result.hits, named, k)

@@ -179,7 +179,8 @@ def run_search(req: SearchRequest, store: Store, index: Optional[VectorIndex],
     notices = _respelled(asked) + _weak_and_common(req, cand, hits, common)
     return SearchResult(req.query, req.mode, hits, reranked, timings_ms=timings,
                         filter_stats=asked.scope.stats if asked.scope is not None else None, group=req.group,
-                        notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words)
+                        notices=notices, words_matched=bool(cand.lexical) or req.mode == "dense" or not cand.words,
+                        searched_as=dict(asked.typos + asked.respelled))
 
 
 def _respelled(asked: _Asked) -> list[Notice]:
@@ -267,7 +268,9 @@ def _asked(req: SearchRequest, store: Store) -> _Asked:
     # A query with syntax ranks by its free text inside the scope its constraints allow.
     text, prefixes = searched_words(req)
     text, changes = respelled(store, text) if req.mode != "dense" else (text, [])  # "Muellgebuehren": ue for ü
-    text, typos = typo_fixed(store, text, req.query) if req.mode != "dense" else (text, [])  # "recieve"
+    constrained = [t.text for c in req.parsed.clauses if c.kind != "word" for t in c.terms] \
+        if req.parsed is not None and req.parsed.has_syntax else []
+    text, typos = typo_fixed(store, text, req.query, constrained) if req.mode != "dense" else (text, [])  # "recieve"
     if req.parsed is None or not req.parsed.has_syntax:
         scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
         return _Asked(text, prefixes, scope, False, changes, typos)

@@ -7,6 +7,7 @@ again nor compares notice texts: a notice's `kind` says what it is about.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -131,6 +132,15 @@ class SearchResult:
     words_matched: bool = True
     same_file: list[str] = field(default_factory=list)  # Similar files: the source's exact copies (stored paths)
     here: Optional[str] = None  # a shared library's: the machine answering (a hit another machine indexed says so)
+    # Words searched otherwise than typed (a typo, ue for ü: search/typos.py, respelled.py): typed -> searched
+    searched_as: dict[str, str] = field(default_factory=dict)
+
+    def with_searched(self, text: str) -> str:
+        """`text` (the words a snippet marks) with each word searched otherwise written as it was searched: the
+        passage holds "receive", and a snippet marking "recieve" marked nothing and showed the passage's start."""
+        for typed, searched in self.searched_as.items():
+            text = re.sub(rf"(?<!\w){re.escape(typed)}(?!\w)", searched, text)
+        return text
 
     def said(self, *kinds: str) -> Optional[str]:
         """The text of the first notice of one of `kinds`, or None."""
@@ -163,6 +173,8 @@ class SearchResult:
             out["same_file"] = [display_path(p) for p in self.same_file]  # as a hit's `copies`
         if self.said(COMMON):
             out["words_notice"] = self.said(COMMON)  # only common words: ranked by meaning alone
+        if self.searched_as:
+            out["searched_as"] = dict(self.searched_as)  # a word typed one way, searched another (with a note)
         if self.said(NAMED):
             out["name_notice"] = self.said(NAMED)  # no passage holds the words; files are named like them
         if self.said(WEAK):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import string
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from ...store.scope import INDEXED, all_of
 from ...store.word_stats import word_terms
@@ -37,11 +37,13 @@ _WORD = re.compile(r"(?<![\w:*-])([A-Za-z]{%d,%d})(?![\w*:-])" % (MIN_LETTERS, M
 _QUOTED = re.compile(r'"[^"]*"?')
 
 
-def typo_fixed(store: Store, text: str, query: str) -> tuple[str, list[tuple[str, str]]]:
+def typo_fixed(store: Store, text: str, query: str, constrained: Sequence[str] = ()) -> tuple[str, list[tuple[str, str]]]:
     """(the text to search, [(a word as typed, as searched)]): `text` (what the words and meaning search: the
     query's free text) unchanged where no word is corrected. The words looked at are `query`'s plain words as
-    typed: not a word also quoted, excluded (`-word`), a prefix or a field's value."""
-    quoted = {w.lower() for q in _QUOTED.findall(query) for w in re.findall(r"\w+", q)}
+    typed: not a word also quoted, excluded (`-word`), a prefix or a field's value, nor one of `constrained` (the
+    words of the query's constraints: an `OR` alternative, a phrase, which the constraint reads as typed; a note
+    saying "recieve" was searched as "receive" while `recieve OR lights` required "recieve" hid the file)."""
+    quoted = {w.lower() for q in [*_QUOTED.findall(query), *constrained] for w in re.findall(r"\w+", q)}
     typed = list(dict.fromkeys(w for m in _WORD.finditer(_QUOTED.sub(" ", query)) if (w := m.group(1)).lower()
                                not in quoted and re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text)))  # not respelled
     if not typed:

@@ -223,7 +223,7 @@ class WarmServer:
                              candidates=request["candidates"], filters=filters if filters and filters.active else None,
                              group=request["group"], literal=request["literal"],
                              meaning_wait=request.get("meaning_wait"))
-            marks = marked_text(q, request["literal"])
+            marks = res.with_searched(marked_text(q, request["literal"]))  # "recieve" marked as searched
         except SearchAppError as exc:  # the command line searches itself and says it, with its exit code
             raise Refused("error", str(exc)) from None
         self.served += 1
