@@ -25,7 +25,8 @@ SYNTAX_ROWS: tuple[tuple[str, str], ...] = (
     ("after:2026-01", "dated on or after the start of that day, month (2026-01) or year (2026); a mail: sent"),
     ("before:2026-03-15", "dated before the start of that day, month or year"),
     ("page:N", "only passages on page N (PDF)"),
-    ('from:alice   to:bob   subject:"roof"', "a message whose From, To (or Cc) or Subject line holds it (any case, accents)"),
+    ('from:alice   to:bob   cc:carol   subject:"roof"',
+     "a message whose From, To (or Cc), Cc or Subject line holds it (any case, accents)"),
     ("a long question", "10 words, 5 outside quotes (or 5 ending in . ? !): its quotes, -words, OR, * and fields "
                         "amid the words are plain words"),
 )

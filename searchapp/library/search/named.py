@@ -4,10 +4,11 @@ top 10, rows of meaning noise were). The files named like it come first, newest 
 meaning found; the note says so and how to list them all (`name:`, the query syntax's own way). Decision 0160.
 
 Asked for a plain query of a few words (a full scan of the names, ~10-100 ms for 100,000 files). Where the words
-side found nothing, the files named like it come first whatever their number; where it found something, only when
-FEW or fewer files are named like the query (decision 0181): "Screenshot 2024-05-02 at 10.14.22", typed as a
-newcomer read it in their Downloads, was not in the top 100 (its words "2024", "05" found spreadsheets), while a
-name held by dozens of files ("notes") says little of which one is meant. On both engines: the names are matched by the store's own `name:`
+side found nothing, the files named like it come first whatever their number; where it found something, only for
+a query of two words or more that FEW or fewer files hold in their names, each as a whole word (decision 0181):
+"Screenshot 2024-05-02 at 10.14.22", typed as a newcomer read it in their Downloads, was not in the top 100 (its
+words "2024", "05" found spreadsheets), while one word the passages hold ("volcano") or a name held by dozens of
+files ("notes") says little of which file is meant. On both engines: the names are matched by the store's own `name:`
 (Store.name_fragment; a shared library's folds them in Python, as the desktop's GLOB reads them)."""
 
 from __future__ import annotations
@@ -125,9 +126,11 @@ def put_named_first(store: Store, result: SearchResult, query: str, k: int,
     names no `budget`, nor one with syntax)."""
     if result.mode == "dense":  # meaning alone was asked for
         return
-    found = result.words_matched
-    if found and not set(w.lower() for w in _WORD.findall(query)) - STOP_WORDS:
-        return  # only common words ("the of and"): a name holding them is chance
+    found, words = result.words_matched, _WORD.findall(query)
+    if found and (len(words) < 2 or not {w.lower() for w in words} - STOP_WORDS):
+        # One word the passages hold ("volcano", "retry") ranks by what the files say: a name holding it is one
+        # file among those the words found. Only common words ("the of and"): a name holding them is chance.
+        return
     named = named_files(store, query, k, filters.where() if filters is not None and filters.active else None,
                         whole_words=found)
     if named is None or (found and (named.count > FEW or _on_top(result.hits, named))):

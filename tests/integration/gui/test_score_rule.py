@@ -51,7 +51,7 @@ def test_a_file_listed_first_for_its_name_says_so_in_the_table_and_the_inspector
     model = ResultsModel()
     model.set_hits([named], ["testMSChart"])
     cell = model.index(0, ResultsModel.COLUMNS.index("Score"))
-    assert cell.data() == "name" and "this file's name does" in cell.data(Qt.ItemDataRole.ToolTipRole)
+    assert cell.data() == "name" and "Listed first for its name" in cell.data(Qt.ItemDataRole.ToolTipRole)
     assert "its name is like the query" in why_text(named) and "by date" not in why_text(named)
 
 

@@ -106,7 +106,7 @@ def test_search_cli_filters_and_timings(indexed, capsys):
     res = json.loads(out)
     assert [Path(h["path"]).name for h in res["hits"]] == ["basics.txt"]
     assert res["timings"]["allowed_passages"] == 2 and res["timings"]["filter"]["type"] == ["txt", "md"]
-    code = main(["--data-dir", str(config.data_dir), "search", "bread", "--after", "yesterday"])
+    code = main(["--data-dir", str(config.data_dir), "search", "bread", "--after", "tomorrow"])
     err = capsys.readouterr().err
     assert code == 2 and "date" in err and err.count("\n") == 1
 
