@@ -29,7 +29,7 @@ from .folding import Folded, fold_copies, mark_folded
 from ...store.lexical import STOP_WORDS
 from .result import NAMED, WEAK, Notice, SearchResult
 
-__all__ = ["Named", "named_files", "named_first", "put_named_first", "MAX_WORDS", "SHOWN"]
+__all__ = ["Named", "named_files", "names_a_file", "named_first", "put_named_first", "MAX_WORDS", "SHOWN"]
 
 MAX_WORDS = 10  # a name is a few words ("Screenshot 2024-05-02 at 10.14.22" is eight); a question is not one
 FEW = 3  # files named like a query its words found too: listed first only when this few (a name, not a topic)
@@ -101,6 +101,12 @@ def named_first(hits: list[Hit], named: Named, k: int) -> list[Hit]:
     for rank, h in enumerate(out[:k], start=1):
         h.ranks.final = rank
     return out[:k]
+
+
+def names_a_file(store: Store, word: str) -> bool:
+    """Whether some indexed file's name holds `word` (then it is no typo to correct: typos.py; this module lists
+    such files)."""
+    return bool(store.newest_first(all_of([INDEXED, store.name_fragment([f"*{word}*"])]), 1, by_file=True))
 
 
 def _names_whole(words: list[str], path: str) -> bool:

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ...store.word_stats import word_terms
+from .result import written_as
 
 if TYPE_CHECKING:
     from ...store import Store
@@ -46,9 +47,7 @@ def respelled(store: Store, text: str) -> tuple[str, list[tuple[str, str]]]:
         best = max(held, default=(0, ""))
         if best[0]:
             changes.append((w, best[1]))
-    for w, p in changes:
-        text = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)", p, text)
-    return text, changes
+    return written_as(text, changes), changes
 
 
 def _readings(word: str) -> list[str]:

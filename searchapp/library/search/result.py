@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from ...base.member_paths import display_path
 from ...base.types import Hit
@@ -112,6 +112,14 @@ def meaning_text(percent: int, mode: str = "hybrid", writer: Optional[Holder] = 
             f"they are embedded ({who or '`searchapp index` finishes it'})")
 
 
+def written_as(text: str, changes: Iterable[tuple[str, str]]) -> str:
+    """`text` with each whole word `typed` of `changes` ((typed, searched) pairs) written as `searched`: the one
+    rewriting of a query's words searched otherwise than typed (respelled.py, typos.py, the snippets' marks)."""
+    for typed, searched in changes:
+        text = re.sub(rf"(?<!\w){re.escape(typed)}(?!\w)", searched, text)
+    return text
+
+
 @dataclass
 class SearchResult:
     query: str
@@ -138,9 +146,7 @@ class SearchResult:
     def with_searched(self, text: str) -> str:
         """`text` (the words a snippet marks) with each word searched otherwise written as it was searched: the
         passage holds "receive", and a snippet marking "recieve" marked nothing and showed the passage's start."""
-        for typed, searched in self.searched_as.items():
-            text = re.sub(rf"(?<!\w){re.escape(typed)}(?!\w)", searched, text)
-        return text
+        return written_as(text, self.searched_as.items())
 
     def said(self, *kinds: str) -> Optional[str]:
         """The text of the first notice of one of `kinds`, or None."""

@@ -19,8 +19,9 @@ import re
 import string
 from typing import TYPE_CHECKING, Sequence
 
-from ...store.scope import INDEXED, all_of
 from ...store.word_stats import word_terms
+from .named import names_a_file
+from .result import written_as
 
 if TYPE_CHECKING:
     from ...store import Store
@@ -66,11 +67,9 @@ def typo_fixed(store: Store, text: str, query: str, constrained: Sequence[str] =
         held = [(n * (FIRST_LETTER if v[0] == w[0].lower() else 1), v) for v in nearby[w]
                 if terms[v] and (n := counts[1].get(terms[v] or "", 0))]
         best = max(held, default=(0, ""))
-        if best[0] and not _names_a_file(store, w):
+        if best[0] and not names_a_file(store, w):
             changes.append((w, _cased_as(w, best[1])))
-    for w, fixed in changes:
-        text = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)", fixed, text)
-    return text, changes
+    return written_as(text, changes), changes
 
 
 def _one_edit(word: str) -> list[str]:
@@ -90,7 +89,3 @@ def _cased_as(typed: str, word: str) -> str:
         return word.upper()
     return word[:1].upper() + word[1:] if typed[:1].isupper() and typed[1:].islower() else word
 
-
-def _names_a_file(store: Store, word: str) -> bool:
-    """Whether some indexed file's name holds `word` (named.py lists such files: a name is not a typo)."""
-    return bool(store.newest_first(all_of([INDEXED, store.name_fragment([f"*{word}*"])]), 1, by_file=True))
