@@ -12,12 +12,15 @@ its backslashes escaped: `archive.zip › inner.zip \\› fake.txt`; key_of read
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from typing import Any, Iterable, Optional
 
+from .stored_names import disk_bytes, disk_path, guessed_name, stored_name
+
 __all__ = ["MEMBER_SEP", "DISPLAY_SEP", "split_member", "on_disk", "member_order", "member_key", "display_path", "display_name", "display_folder",
-           "container_of", "member_fields", "shown_member", "key_of"]
+           "container_of", "member_fields", "path_bytes", "shown_member", "key_of"]
 
 MEMBER_SEP = os.sep * 2
 DISPLAY_SEP = " › "
@@ -64,31 +67,39 @@ def shown_member(member: str) -> str:
 
 
 def display_path(path: str) -> str:
-    """`archive.zip › folder/file.pdf` for a member key, the path itself for a file."""
+    """`archive.zip › folder/file.pdf` for a member key, the path itself for a file; a name that is not UTF-8 as
+    guessed (base/stored_names.py: guessed_name)."""
     container, member = split_member(path)
-    return path if member is None else container + DISPLAY_SEP + shown_member(member)
+    shown = guessed_name(container)
+    return shown if member is None else shown + DISPLAY_SEP + shown_member(member)
 
 
 def display_name(path: str) -> str:
     """What a list's File column shows: the file's name, or `archive.zip › folder/file.pdf` for a member."""
     container, member = split_member(path)
-    name = os.path.basename(container)
+    name = os.path.basename(guessed_name(container))
     return name if member is None else name + DISPLAY_SEP + shown_member(member)
 
 
 def key_of(path: str) -> str:
     """The key for a path as a person typed it: a key (`a.zip//x.pdf`), the shown form (`a.zip › x.pdf`, escapes
-    read back), or a file's path; the container or file made absolute. A shown form splits after the first
-    part that is a file, so a folder named with ` › ` still works; a path that exists is a file's."""
+    read back), or a file's path; the container or file made absolute, and stored as the library stores names (a
+    name that is not UTF-8 as typed in a shell, or as `--json` gives its key: base/stored_names.py). A shown form
+    splits after the first part that is a file, so a folder named with ` › ` still works; a path that exists is a
+    file's."""
     if MEMBER_SEP in path[1:]:
         container, member = split_member(path)
-        return member_key(_absolute(container), member or "")
+        return _stored_key(container, member or "")
     cuts = [m.start() for m in re.finditer(re.escape(DISPLAY_SEP), path)]
     if not cuts or os.path.lexists(path):
-        return _absolute(path)
-    cut = next((c for c in cuts if os.path.isfile(_absolute(path[:c]))), cuts[0])
+        return stored_name(_absolute(path))
+    cut = next((c for c in cuts if os.path.isfile(disk_path(_absolute(path[:c])))), cuts[0])
     parts = path[cut + len(DISPLAY_SEP):].split(DISPLAY_SEP)  # a › inside a name is escaped: never a cut
-    return member_key(_absolute(path[:cut]), MEMBER_SEP.join(re.sub(r"\\(.)", r"\1", p) for p in parts))
+    return _stored_key(path[:cut], MEMBER_SEP.join(re.sub(r"\\(.)", r"\1", p) for p in parts))
+
+
+def _stored_key(container: str, member: str) -> str:
+    return member_key(stored_name(_absolute(container)), stored_name(member))
 
 
 def _absolute(path: str) -> str:
@@ -97,10 +108,20 @@ def _absolute(path: str) -> str:
 
 def display_folder(path: str) -> str:
     """What a list's Folder column shows: the folder holding the file, or holding a member's container."""
-    return os.path.dirname(split_member(path)[0])
+    return os.path.dirname(guessed_name(split_member(path)[0]))
 
 
 def member_fields(path: str) -> dict[str, Optional[str]]:
-    """The JSON every output gives an entry: `path` as shown, `container` and `member` (null for a file)."""
+    """The JSON every output gives an entry: `path` as shown, `container` and `member` (null for a file); and
+    only where the name on disk is not UTF-8, `path_bytes_b64`: its exact bytes (a member's container's), which
+    a script opens where `path` is a guess (decision 0179)."""
     container, member = split_member(path)
-    return {"path": display_path(path), "container": container if member is not None else None, "member": member}
+    return {"path": display_path(path), "container": container if member is not None else None, "member": member,
+            **path_bytes(path)}
+
+
+def path_bytes(path: str) -> dict[str, str]:
+    """`{"path_bytes_b64": ...}`, the exact bytes of the name on disk of `path` (a member: its container's) where
+    it is not UTF-8; else nothing."""
+    raw = disk_bytes(split_member(path)[0])
+    return {} if raw is None else {"path_bytes_b64": base64.b64encode(raw).decode("ascii")}

@@ -48,6 +48,7 @@ def name_first(path: str, mark: str = "", owner: str = "") -> tuple[str, str, st
     """(the folder's own name, the folder it is in, `mark`) as the pane shows them (name_first.py); `owner`:
     another machine's name, said after where the folder is ("/srv (desk-b's)", as a result of theirs says it):
     before its name, "alice-pc: alic…" was all a narrow pane showed of two of alice-pc's folders."""
+    path = shown_path(path)  # a name that is not UTF-8 as guessed, controls escaped (decision 0179)
     trimmed = path.rstrip(os.sep) or path
     name = os.path.basename(trimmed)
     where = short_folder(os.path.dirname(trimmed)) if name else ""  # "/" or a drive: nothing above it
@@ -84,7 +85,7 @@ def format_when(ts: Optional[float], now: Optional[float] = None) -> str:
 def remove_question(roots: list[RootStatus]) -> str:
     """What the Remove prompt asks about `roots` (RootStatus): each folder with its files and passages."""
     def one(r: RootStatus) -> str:
-        return f"{r.path} ({folder_counts(r.files, r.members, r.chunks, grouped=True)})"
+        return f"{shown_path(r.path)} ({folder_counts(r.files, r.members, r.chunks, grouped=True)})"
 
     what = one(roots[0]) if len(roots) == 1 else f"{len(roots)} folders:\n" + "\n".join(f"• {one(r)}" for r in roots)
     return (f"Remove {what} from the library?\n\n"
@@ -357,7 +358,7 @@ class LibraryPanel(QWidget):
         rows: list[QTreeWidgetItem] = []
         for r in status.roots if status is not None else []:
             missing = r.missing
-            label = r.path + ("  (missing)" if missing else "")
+            label = shown_path(r.path) + ("  (missing)" if missing else "")
             when = "syncing…" if syncing is not None and syncing(r.path) else format_when(r.last_sync)
             unfinished = not r.last_sync and r.files > 0 and when != "syncing…"
             if unfinished:  # "never" beside 46 searchable files read as nothing indexed (a cancelled first sync)
@@ -373,9 +374,9 @@ class LibraryPanel(QWidget):
                                            ". Adding their meaning and reading scans (OCR) come after that."))
             item.setData(0, Qt.ItemDataRole.UserRole, r.path)
             # A missing folder keeps its passages (searchable, marked unavailable) until it is removed.
-            item.setToolTip(0, tooltip(f"{r.path}\nMissing: {r.reason}\nIts passages are kept. Moved? Right-click: "
-                                       "Moved… finds where it is now, keeping its meaning; Remove forgets it."
-                                       if missing else r.path))
+            item.setToolTip(0, tooltip(f"{shown_path(r.path)}\nMissing: {r.reason}\nIts passages are kept. Moved? "
+                                       "Right-click: Moved… finds where it is now, keeping its meaning; Remove "
+                                       "forgets it." if missing else shown_path(r.path)))
             if missing:
                 item.setForeground(0, MISSING_COLOR)
             for c in (1, 2):

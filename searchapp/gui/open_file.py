@@ -6,22 +6,34 @@ take seconds on a large or hostile archive, so that runs on a worker while the b
 from __future__ import annotations
 
 import os
+import urllib.parse
 from typing import Optional
 
 from PySide6.QtCore import QObject, QUrl, Signal
 
 from ..base.member_paths import split_member
+from ..base.stored_names import disk_bytes
 from ..base.types import Hit
 from ..library.members.private_copy import open_copy
 from .workers import JobRunner
 
-__all__ = ["FileOpener", "local_url"]
+__all__ = ["FileOpener", "local_url", "disk_url"]
+
+
+def disk_url(path: str) -> QUrl:
+    """The file URL of `path` (absolute, as the library stores names). A name that is not UTF-8 is written from its
+    exact bytes, percent-encoded (QUrl.fromLocalFile made its bytes U+FFFD, a file that is not there): the
+    desktop's opener decodes them back to the bytes (decision 0179)."""
+    raw = disk_bytes(path)
+    if raw is None:
+        return QUrl.fromLocalFile(path)
+    return QUrl.fromEncoded(b"file://" + urllib.parse.quote_from_bytes(raw, safe="/").encode("ascii"))
 
 
 def local_url(hit: Hit, local: str) -> QUrl:
     """The URL of `local` (the hit's file, or a member's private copy); PDFs carry #page=N, which viewers that
     understand it open at that page."""
-    url = QUrl.fromLocalFile(local)
+    url = disk_url(local)
     if hit.page and hit.path.lower().endswith(".pdf"):
         url.setFragment(f"page={hit.page}")
     return url

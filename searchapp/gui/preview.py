@@ -25,7 +25,7 @@ from ..library.members.private_copy import open_copy
 from .elided_label import ElidedLabel
 from .highlight import MARK_STYLE, highlight_html
 from .open_failure import OpenFailure
-from .open_file import FileOpener, local_url
+from .open_file import FileOpener, disk_url, local_url
 from .plain import shown_path, tooltip
 
 __all__ = ["PreviewPane", "file_url", "folder_url", "context_html", "PASSAGE_STYLE"]
@@ -45,7 +45,7 @@ def file_url(hit: Hit) -> QUrl:
 
 
 def folder_url(hit: Hit) -> QUrl:
-    return QUrl.fromLocalFile(os.path.dirname(os.path.abspath(container_of(hit.path))))  # a member: its container's
+    return disk_url(os.path.dirname(os.path.abspath(container_of(hit.path))))  # a member: its container's
 
 
 def context_html(text: str, start: int, end: int, terms: list[str], code: bool = False) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 from ..ann import VectorIndex
 from ..base.config import Config
 from ..base.member_paths import key_of
+from ..base.stored_names import stored_name
 from ..base.progress import CancelToken, ProgressFn
 from ..base.search_modes import check_mode
 from ..ingest.fsnames import is_within
@@ -213,7 +214,8 @@ class Library(WatchAndServe):
                     cancel: Optional[CancelToken] = None, *, embed: bool = True) -> SyncReport:
         """Index folders or files in one sync (`index A B`: a file moved from A to B is said once and keeps its
         meaning); each is checked before anything is written."""
-        roots = list(dict.fromkeys(os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths))  # `index A A`
+        # `index A A` is one root; a name that is not UTF-8 is stored as every name is (base/stored_names.py)
+        roots = list(dict.fromkeys(stored_name(os.path.abspath(os.path.expanduser(os.fspath(p)))) for p in paths))
         for root in roots:
             readable_to_add(self.store, root)
         with self._writing() as updates:
@@ -244,7 +246,7 @@ class Library(WatchAndServe):
         """Forget a root and everything indexed under it; returns the number of files removed. `undoable`:
         its rows are kept by this Library's connection (TEMP tables, never in library.sqlite) until
         `undo_remove`, `forget_removed` or close."""
-        root = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        root = stored_name(os.path.abspath(os.path.expanduser(os.fspath(path))))
         with self._writing(check_model=False) as updates:
             return updates.remove_folder(root, keep=undoable)
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, c
 from ..base.config import Config
 from ..base.errors import ConfigError, HeldElsewhere, StoreError
 from ..base.progress import CancelToken, ProgressFn
+from ..base.stored_names import stored_name
 from .ocr.marks import mark_ocr
 from .resources.lock import WriterWait
 from .resources.model_set import ModelSet
@@ -256,7 +257,7 @@ class SharedLibrary:
 
         self._refuse_outdated()
         self._refuse_name_clash()
-        roots = list(dict.fromkeys(os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths))
+        roots = list(dict.fromkeys(stored_name(os.path.abspath(os.path.expanduser(os.fspath(p)))) for p in paths))
         for root in roots:
             readable_to_add(self._as_store, root)
             if not also and self.store.root_by_path(root) is None:
@@ -317,7 +318,7 @@ class SharedLibrary:
         """This machine's roots (another machine's are its to sync)."""
         from ..store.postgres.pg_reread import finished
 
-        wanted = None if paths is None else {os.path.abspath(p) for p in paths}
+        wanted = None if paths is None else {stored_name(os.path.abspath(p)) for p in paths}
         with self._writing([r for r in self.store.roots() if wanted is None or r.path in wanted]):
             rep = self._sync(paths, progress, cancel, embed)
             if paths is None and not rep.missing_roots and not self.read_only:  # it finished an interrupted reindex
@@ -346,7 +347,7 @@ class SharedLibrary:
               embed: bool) -> SyncReport:
         from .shared_sync import sync_work
 
-        wanted = None if paths is None else {os.path.abspath(p) for p in paths}
+        wanted = None if paths is None else {stored_name(os.path.abspath(p)) for p in paths}
         roots = [r for r in self.store.roots() if wanted is None or r.path in wanted]
         return sync_work(self, [(root, None) for root in roots], progress, cancel, embed)
 

@@ -13,7 +13,7 @@ import dataclasses
 import os
 from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
 
-from ..base.member_paths import container_of, display_path, split_member
+from ..base.member_paths import container_of, display_path, key_of, split_member
 from ..base.path_map import PathMap
 from ..store.rows import FileRow, RootRow
 
@@ -178,9 +178,9 @@ def explain_shared(config: Config, store: PgStore, paths: PathMap, path: str) ->
     """`explain PATH` on a shared library: this machine's entry as the desktop explains it; another machine's,
     found by the path map, with its state and text, and who indexed it where."""
     from ..store.ledger import entry_state
-    from .report.explain import entry_fields, explain, member_key_of
+    from .report.explain import entry_fields, explain
 
-    key = member_key_of(path)
+    key = key_of(path)
     found = resolve(store, paths, key)
     as_store = cast("Store", store)  # a PgStore answers what explain and the ledger ask (pg_store.py)
     if found is None or found[0] == store.machine:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional, Protocol
 
 from ..base.errors import ConfigError, ModelMismatchError, SearchAppError, StoreError
 from ..base.member_paths import on_disk
+from ..base.stored_names import stored_name
 from ..store.postgres import pg_removed, pg_reread
 from ..store.rows import RootRow
 from .resources.undo_file import UNDO_SECONDS
@@ -58,7 +59,7 @@ def remove_folder(lib: SharedLibrary, path: str, undoable: bool) -> int:
     from .sync.roots import root_to_remove
 
     refuse_read_only(lib, "remove")
-    folder = os.path.abspath(os.path.expanduser(path))
+    folder = stored_name(os.path.abspath(os.path.expanduser(path)))  # as names are stored (decision 0179)
     if lib.store.root_by_path(folder) is None:  # this machine's own folder of that name comes first
         refuse_others(lib, folder, "removes")
     row = root_to_remove(lib._as_store, folder)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO
 from ... import __version__
 from ...base.config import Config
 from ...base.errors import ConfigError
+from ...base.member_paths import display_path
 from ...base.plural import counted
 from ...base.terminal import printable
 from ...library.sync.meaning_rate import left_note
@@ -77,7 +78,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     from ...library.sync.roots import missing_advice
 
     for r in st.roots:
-        say(f"  {printable(r.path)}: {folder_counts(r.files, r.members, r.chunks)}"
+        say(f"  {printable(display_path(r.path))}: {folder_counts(r.files, r.members, r.chunks)}"
             + (f"  [MISSING: {printable(r.reason)}; kept and searchable. {printable(missing_advice(r.path))}]"
                if r.missing else ""))
     if not st.roots:
@@ -118,7 +119,6 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     if st.reindex_needed:
         say(f"reindex needed: {printable(st.reindex_needed)}")
     if st.failed:
-        from ...base.member_paths import display_path  # a member as search and `status --files` show it
         from ...library.report.not_indexed import entries_in
 
         entries = entries_in(st.failed, st.member_groups)  # as the counts above count: a grouped row is its members
@@ -170,7 +170,7 @@ def ledger_state(args: argparse.Namespace) -> Optional[str]:
 
 def print_ledger(args: argparse.Namespace, lib: LedgerReader, state: Optional[str]) -> int:
     """Print the entries in `state` (None: all), from `lib` (a desktop or a shared library)."""
-    from ...base.member_paths import display_path, member_fields
+    from ...base.member_paths import member_fields
 
     rows = lib.ledger(state)
     if args.json:
@@ -200,8 +200,9 @@ def cmd_explain(args: argparse.Namespace, config: Config, progress: TerminalProg
         return code
     print(f"path: {printable(info['shown_as'])}")
     if info["member"]:
-        print(f"  member of: {printable(info['container'])}")
-    print(f"  folder: {printable(info['folder']) if info['folder'] else '(none: not under any indexed folder)'}")
+        print(f"  member of: {printable(display_path(info['container']))}")
+    folder = printable(display_path(info["folder"])) if info["folder"] else "(none: not under any indexed folder)"
+    print(f"  folder: {folder}")
     if info.get("indexed_path") not in (None, info["path"]):  # a shared library's, mounted here by library.path_map
         print(f"  indexed by: {printable(info['machine'])}, as {printable(info['indexed_path'])}")
     print(f"  state: {info['state']}" + (f" ({printable(info['reason'])})" if info["reason"] else ""))

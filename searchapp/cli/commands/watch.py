@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ...base.config import Config
 from ...base.member_paths import display_path
+from ...base.stored_names import disk_path
 from ...base.terminal import printable
 from ..open_library import open_local_library as _library
 from ..warm_run import run_command
@@ -89,7 +90,7 @@ def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalP
     from ...library.sync.roots import missing_advice
 
     for path, reason in rep.missing_roots:  # as status and index say it
-        print(f"searchapp: {printable(path)}: {printable(reason)}; its passages are kept. "
+        print(f"searchapp: {printable(display_path(path))}: {printable(reason)}; its passages are kept. "
               f"{printable(missing_advice(path))}", file=sys.stderr, flush=True)
 
 
@@ -113,14 +114,14 @@ def _named(paths: list[str], files: int) -> str:
     moved read "3 added, 3 removed: …/impots.md and 7 more"). A file still there is named; else (all removed) a
     path none other lies under, counting at most one file for each such path: a folder moved away is named
     alone."""
-    first = next((p for p in paths if os.path.isfile(p)), None)
+    first = next((p for p in paths if os.path.isfile(disk_path(p))), None)  # stored names (decision 0179)
     if first is not None:
         more = files - 1
     else:
         holding = _ancestors(paths)
         leaves = [p for p in paths if p not in holding] or paths
         first, more = leaves[0], min(files, len(leaves)) - 1
-    return printable(first) + (f" and {more} more" if more > 0 else "")
+    return printable(display_path(first)) + (f" and {more} more" if more > 0 else "")
 
 
 def _ancestors(paths: list[str]) -> set[str]:

@@ -25,6 +25,7 @@ from ...base.member_paths import DISPLAY_SEP, MEMBER_SEP, display_path, member_k
 from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.safe_open import open_regular
+from ...base.stored_names import cp1252_guess, disk_path
 from ...base.terminal import CONTROL_CHARS
 from ...base.types import Document
 from .encoding import read_capped
@@ -101,8 +102,10 @@ def is_listing(path: str | os.PathLike[str]) -> bool:
 
 
 def _plain_name(raw: str) -> tuple[Optional[str], str]:
-    """(name to store, "") or (None, why it is refused): traversal and absolute names never pass."""
-    name = CONTROL_CHARS.sub("", raw.replace("\\", "/"))
+    """(name to store, "") or (None, why it is refused): traversal and absolute names never pass. Bytes that are
+    not UTF-8 (a tar's names, which tarfile keeps as surrogates) are read as cp1252, as a file's name is shown
+    (decision 0179): the same name each time the container is read, so `read_member` finds it again."""
+    name = CONTROL_CHARS.sub("", cp1252_guess(raw).replace("\\", "/"))
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
         return None, f"absolute name refused: {name[:80]!r}"
     parts = [p for p in name.split("/") if p not in ("", ".")]
@@ -117,7 +120,8 @@ def _refused_key(raw: str) -> str:
     """A refused name as stored and shown: its plain parts only (no `..`, no root), marked, so the key never
     reads as a path out of the container (`../../tmp/x` is `tmp/x (name refused)`); the reason keeps the raw
     name, quoted."""
-    parts = [p for p in CONTROL_CHARS.sub("", raw.replace("\\", "/")).split("/") if p not in ("", ".", "..")]
+    plain = CONTROL_CHARS.sub("", cp1252_guess(raw).replace("\\", "/"))
+    parts = [p for p in plain.split("/") if p not in ("", ".", "..")]
     return ("/".join(parts)[:80] or "(no name)") + " (name refused)"
 
 
@@ -333,7 +337,7 @@ def _walk(src: Path | bytes, suffix: str, prefix: str, depth: int, budget: _Budg
         if not raw:  # a note about the rest of the container
             yield Member(prefix + "…", None, why)
             continue
-        name, refused = (raw, "") if how == ".eml" else _plain_name(raw)
+        name, refused = (cp1252_guess(raw), "") if how == ".eml" else _plain_name(raw)
         if name is None:
             yield Member(prefix + _refused_key(raw), None, refused)
             continue
@@ -399,7 +403,7 @@ def read_member(path: str, max_bytes: int, cancel: Optional[CancelToken] = None)
     container, name = split_member(path)
     if name is None:
         raise ExtractionError(f"not a member of a container: {path}")
-    for m in iter_members(Path(container), max_bytes, cancel, only=name):
+    for m in iter_members(Path(disk_path(container)), max_bytes, cancel, only=name):  # a stored key: decision 0179
         if m.name == name:
             if m.data is None:
                 raise ExtractionError(f"{display_path(path)}: {m.reason}")

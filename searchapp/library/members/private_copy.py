@@ -23,6 +23,7 @@ from typing import Iterator, Optional
 from ...base.errors import ExtractionError
 from ...base.member_paths import MEMBER_SEP, split_member
 from ...base.private import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE
+from ...base.stored_names import disk_path
 from ...base.progress import CancelToken
 from ...ingest.extractors import DEFAULT_MAX_BYTES
 from ...ingest.extractors.members import read_member
@@ -60,7 +61,7 @@ def readable(key: str, max_bytes: int, cancel: Optional[CancelToken] = None,
     """A path to an entry's bytes: a file's own path, or for a member a private copy of it, removed on
     leaving. `sha256`: the bytes the library indexed; other bytes are refused."""
     if split_member(key)[1] is None:
-        yield Path(key)
+        yield Path(disk_path(key))  # a name that is not UTF-8 is stored otherwise (base/stored_names.py)
         return
     m = read_member(key, max_bytes, cancel)
     assert m.data is not None  # read_member raises for a member it skipped

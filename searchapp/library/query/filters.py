@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ...base.errors import ConfigError
+from ...base.stored_names import stored_name
 from ...store.scope import files_where
 from .field_values import full_date
 
@@ -80,7 +81,8 @@ class SearchFilters:
     def build(cls, folders: Sequence[str] = (), types: Iterable[str] = (), after: Optional[str] = None,
               before: Optional[str] = None) -> "SearchFilters":
         """From user input (CLI flags, the GUI's filter bar); dates are YYYY-MM-DD in local time."""
-        folders = tuple(os.path.abspath(os.path.expanduser(f)) for f in folders if f)
+        # stored as the library stores names: a folder typed whose name is not UTF-8 (decision 0179)
+        folders = tuple(stored_name(os.path.abspath(os.path.expanduser(f))) for f in folders if f)
         a = parse_date(after, "--after") if after else None
         b = parse_date(before, "--before") if before else None
         if a is not None and b is not None and a >= b:

@@ -13,10 +13,11 @@ from typing import Any, Optional
 from ...base.config import Config
 from ...ingest.exclude import Excluder
 from ...ingest.extractors import supported_suffixes
-from ...base.member_paths import display_path, key_of, split_member
+from ...base.member_paths import display_path, key_of, path_bytes, split_member
 from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
 from ...ingest.ocr.images import image_suffixes
-from ...ingest.fsnames import is_within, storable
+from ...base.stored_names import disk_path
+from ...ingest.fsnames import is_within
 from ...store import Store
 from ...store.rows import FileRow
 from ...store.ledger import STATES, entry_notes, entry_state, entry_text, entry_vectors
@@ -24,29 +25,24 @@ from ..members.names import members_like, members_said
 from ..sync.roots import owning_root
 from .status import scanned_counts
 
-__all__ = ["explain", "entry_fields", "member_key_of", "STATES"]
+__all__ = ["explain", "entry_fields", "STATES"]
 
 TEXT_SHOWN = 300
 OWN_FOLDER = "the library's own folder, where its database and vectors live: never indexed"
 
 
-def member_key_of(path: str) -> str:
-    """The stored key for a path as typed: `a.zip › x.pdf` becomes `a.zip//x.pdf`; a file's path is absolute."""
-    key = key_of(path)
-    return key if split_member(key)[1] is not None else storable(key)
-
-
 def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
-    """(state, reason) when a scan rule leaves `path` out, else None."""
+    """(state, reason) when a scan rule leaves `path` (stored, as `root`) out, else None."""
     scan = config.scan
-    if is_within(os.path.realpath(path), os.path.realpath(config.data_dir)):  # the scan's leave_out (ingest/scan.py)
+    on_disk = disk_path(path)
+    if is_within(os.path.realpath(on_disk), os.path.realpath(config.data_dir)):  # the scan's leave_out (ingest/scan.py)
         return "excluded", OWN_FOLDER
     if path != root:
         parts = os.path.relpath(path, root).split(os.sep)
         hidden = [p for p in parts if p.startswith(".")]
         if hidden:
             return "excluded", f"hidden: {hidden[0]!r} starts with a dot"
-        folders = parts if os.path.isdir(path) else parts[:-1]  # a folder named in skip_dirs is itself skipped
+        folders = parts if os.path.isdir(on_disk) else parts[:-1]  # a folder named in skip_dirs is itself skipped
         skipped = [i for i, p in enumerate(folders) if p in scan.skip_dirs]
         if skipped:  # the outermost decides: root/node_modules/pkg/node_modules is inside the first one
             first = skipped[0]
@@ -61,7 +57,7 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
         if not scan.ocr:  # images are read by OCR alone, as the scan decides
             return "skipped", f'image "{suffix}": read only by OCR, which is off ([scan] ocr = false)'
     try:
-        size = os.stat(path).st_size
+        size = os.stat(on_disk).st_size
     except OSError as exc:
         return "missing", f"cannot read: {exc.strerror or exc}"
     if size > scan.max_file_mb * 2**20:
@@ -72,14 +68,14 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
 def explain(config: Config, store: Store, path: str, owner: Optional[str] = None) -> dict[str, Any]:
     """Everything the library knows and would decide about `path` (see the module doc), as plain data. `owner`:
     on a shared library, the machine whose entry is meant (library/shared_paths.py)."""
-    key = member_key_of(path)
+    key = key_of(path)
     container, member = split_member(key)
     roots = [r.path for r in store.roots()]
     root = owning_root(container, roots)
     out: dict[str, Any] = {"path": key, "shown_as": display_path(key), "container": container if member else None,
                  "member": member, "folder": root, "state": None, "reason": None, "rule": None,
                  "kind": None, "passages": 0, "vectors": 0, "text": "", "date": None, "notes": [],
-                 "known": False}  # known: the library holds an entry for it (indexed, skipped, failed, ...)
+                 "known": False, **path_bytes(key)}  # known: the library holds an entry for it (indexed, ...)
     if root is None:
         out.update(state="outside", reason="not under any indexed folder (`searchapp index FOLDER` adds one)")
         return out
@@ -101,9 +97,9 @@ def explain(config: Config, store: Store, path: str, owner: Optional[str] = None
             out.update(state=rule[0], reason=rule[1])
         elif member is not None:
             out.update(state="missing", reason="not a member of its container as last read (or not synced yet)")
-        elif not os.path.lexists(container):
+        elif not os.path.lexists(disk_path(container)):
             out.update(state="missing", reason="no such file")
-        elif os.path.isdir(container):
+        elif os.path.isdir(disk_path(container)):
             _folder(store, root, container, out)
         else:
             out.update(state="not_synced", reason="not indexed yet: `searchapp index` reads it")
@@ -116,7 +112,7 @@ def _folder(store: Store, root: str, folder: str, out: dict[str, Any]) -> None:
     """A folder is no entry of its own: say what of it is in the library ("not indexed yet" was said of a folder,
     also of an empty one, as if `index` would read it as a file)."""
     row = next((r for r in store.roots() if r.path == root), None)
-    under = list(store.files_under(row.id, storable(folder))) if row is not None else []
+    under = list(store.files_under(row.id, folder)) if row is not None else []
     if under:
         # known: its files are in the library (exit 0); `status --files` and explain of each say more. Its files
         # apart from what was read out of its archives and mail, as status counts them (decision 0163): a mail
@@ -126,7 +122,7 @@ def _folder(store: Store, root: str, folder: str, out: dict[str, Any]) -> None:
                    reason=f"a folder: {scanned_counts(len(under), members)} under it in the library")
         return
     try:
-        with os.scandir(folder) as listing:
+        with os.scandir(disk_path(folder)) as listing:
             empty = next(listing, None) is None
     except OSError:
         empty = False

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
 from ...base.member_paths import container_of
-from ...ingest.fsnames import is_within, real_path
+from ...base.stored_names import disk_path
+from ...ingest.fsnames import is_within
 from ...store import Store
 
 __all__ = ["Readable", "RootsFn", "why_unavailable", "NOT_ANSWERING", "MISSING", "STAT_WAIT_S", "STUCK_S"]
@@ -40,7 +41,7 @@ def _why(path: str, stat: Callable[[Path], object]) -> str:
     """Why the stored `path` (a member: its container) cannot be read now, or "": a folder made unreadable is
     not a missing one."""
     try:
-        stat(real_path(container_of(path)))
+        stat(Path(disk_path(container_of(path))))
     except PermissionError:
         return "permission denied"
     except OSError:

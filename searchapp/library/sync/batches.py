@@ -30,7 +30,7 @@ import numpy as np
 from ...base.errors import Cancelled, StoreError
 from ...base.progress import CancelToken, ProgressFn
 from ...base.types import ChunkSpan
-from ...ingest.fsnames import storable
+from ...base.stored_names import stored_name
 from ...ingest.passage_context import model_input
 from ...ingest.scan import ScannedFile
 from ...store import NewChunk, RootRow, Store
@@ -212,7 +212,7 @@ class Batcher:
             rows.clear()
 
         with self.store.atomic():
-            paths = [it.path or storable(it.file.path) for it in items]
+            paths = [it.path or stored_name(it.file.path) for it in items]
             stored = self.store.files_by_path(paths)  # the rows before this batch: one look-up, not one a file
             met: set[str] = set()
             for it, path in zip(items, paths, strict=True):

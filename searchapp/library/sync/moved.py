@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Protocol, cast
 
 from ...base.errors import ConfigError, SearchAppError
+from ...base.stored_names import disk_path, stored_name
 from ...base.plural import scanned_counts
 from ...ingest.exclude import Excluder
 from ...ingest.fsnames import is_within
@@ -73,7 +74,8 @@ class Moved:
 
 
 def _absolute(path: str) -> str:
-    return os.path.abspath(os.path.expanduser(path))
+    """`path` made absolute and stored as names are (base/stored_names.py)."""
+    return stored_name(os.path.abspath(os.path.expanduser(path)))
 
 
 def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
@@ -95,7 +97,7 @@ def check_move(lib: MovingLibrary, old: str, new: str) -> tuple[str, str]:
         raise ConfigError(f"{old} is not a folder of the library (its folders: {', '.join(roots) or 'none'})")
     if new == old:
         raise ConfigError(f"{new} is the folder's own place: nothing to move")
-    if not os.path.exists(new):
+    if not os.path.exists(disk_path(new)):
         raise ConfigError(f"no such folder: {new} (where is {os.path.basename(old) or old} now?)")
     owner = owning_root(new, [r for r in roots if r != new])
     if owner == old:  # OLD is still there, and removing it would take NEW's files with it
@@ -113,7 +115,7 @@ def _empty_folder(path: str) -> bool:
     """Whether `path` is a folder with nothing in it (an unplugged drive's mount point often is). One that cannot be
     listed is not called empty here: the sync says why it cannot be read."""
     try:
-        with os.scandir(path) as entries:
+        with os.scandir(disk_path(path)) as entries:
             return next(entries, None) is None
     except OSError:
         return False

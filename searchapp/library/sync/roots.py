@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Collection, Optional, Sequence
 from ...base.config.schema import DEFAULT_EXCLUDE
 from ...base.errors import ConfigError
 from ...ingest.exclude import Excluder
+from ...base.stored_names import disk_path, stored_name
 from ...ingest.fsnames import is_within
 
 if TYPE_CHECKING:
@@ -39,8 +40,9 @@ def missing_reason(path: str, has_files: bool, has_files_below: bool = False) ->
     removes it. A folder replaced by a file, a FIFO or anything else that is not a folder is missing too:
     scanning it would drop every indexed file of the folder.
     """
+    on_disk = disk_path(path)  # a root is stored as names are (base/stored_names.py)
     try:
-        st = os.stat(path)
+        st = os.stat(on_disk)
     except FileNotFoundError:
         return "not found (renamed, deleted, or on a drive that is not connected)"
     except OSError as exc:
@@ -52,7 +54,7 @@ def missing_reason(path: str, has_files: bool, has_files_below: bool = False) ->
     if not stat.S_ISDIR(st.st_mode):  # a FIFO, socket or device: never read as a root (a FIFO would block)
         return "is not a folder or a regular file now; its indexed files are kept"
     try:
-        with os.scandir(path) as it:
+        with os.scandir(on_disk) as it:
             empty = next(it, None) is None
     except OSError as exc:
         return f"cannot be read: {exc.strerror or exc}"
@@ -79,7 +81,7 @@ def missing_advice(root: str) -> str:
 def readable_to_add(store: Store, root: str) -> None:
     """Raise ConfigError when `root` (absolute) cannot be added now: an indexed folder that cannot be read (its
     passages are kept) or no such file or folder. Both libraries' add_folder ask it first."""
-    if os.path.exists(root):
+    if os.path.exists(disk_path(root)):
         return
     if store.root_by_path(root) is not None:
         raise ConfigError(f"{root} is indexed but cannot be read now (renamed, or on a drive that is not "
@@ -157,10 +159,11 @@ def root_to_remove(store: Store, root: str) -> RootRow:
 
 
 def paths_by_root(paths: Sequence[str], roots: Sequence[RootRow]) -> list[tuple[RootRow, list[str]]]:
-    """(root, its paths) for each root (RootRow) that owns one of `paths`; the innermost root owns a path."""
+    """(root, its paths, stored as names are) for each root (RootRow) that owns one of `paths` (as on disk, or
+    stored); the innermost root owns a path."""
     by_root: dict[int, list[str]] = {}
     for p in paths:
-        p = os.path.abspath(p)
+        p = stored_name(os.path.abspath(p))
         owners = [r for r in roots if is_within(p, r.path)]
         if owners:
             by_root.setdefault(max(owners, key=lambda r: len(r.path)).id, []).append(p)

@@ -17,6 +17,7 @@ from ...base.config import Config
 from ...base.errors import Cancelled, StoreError
 from ...base.member_paths import on_disk
 from ...base.priority import lower_thread_priority
+from ...base.stored_names import stored_name
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import RootRow, Store
 from ...store.removed_roots import forget_removed, keep_removed, mark_kept, restore_removed
@@ -97,7 +98,7 @@ class Updates:
         self._merge_nested()
         roots = self.store.roots()
         if paths is not None:
-            wanted = {os.path.abspath(p) for p in paths}
+            wanted = {stored_name(os.path.abspath(p)) for p in paths}
             roots = [r for r in roots if r.path in wanted]
         return self.run_sync([(r, None) for r in roots], progress, cancel, embed)
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from ...base.errors import Cancelled, SearchAppError
 from ...base.progress import CancelToken
+from ...base.stored_names import stored_name
 from ...ingest.fsnames import is_within
 from .roots import in_scope
 from .contract import SyncReport
@@ -208,7 +209,7 @@ class LibraryWatcher:
 
     # -- events -------------------------------------------------------------
     def _wanted(self, path: str) -> bool:
-        path = os.path.abspath(path)
+        """Whether a changed `path` (stored, as the roots are) is one a sync reads."""
         if is_within(path, self._data_dir):
             return False  # our own database and index files
         skip = self.library.config.scan.skip_dirs
@@ -217,7 +218,8 @@ class LibraryWatcher:
 
     def notify(self, paths: list[str]) -> None:
         now = time.monotonic()
-        wanted = [p for p in paths if self._wanted(p)]
+        # As the library stores names, the roots' and every sync's (a name that is not UTF-8: decision 0179)
+        wanted = [p for p in (stored_name(os.path.abspath(p)) for p in paths) if self._wanted(p)]
         if not wanted:
             return
         with self._cond:

@@ -20,6 +20,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
+from ...base.stored_names import disk_path
+
 if TYPE_CHECKING:  # watchdog itself is imported only when watching starts
     from watchdog.observers.api import BaseObserver, ObservedWatch
 
@@ -29,8 +31,10 @@ Identity = tuple[int, int]  # (st_dev, st_ino)
 
 
 def watched_folder(root: str) -> tuple[str, Optional[Identity]]:
-    """(the folder watched for `root`: itself, or a single-file root's folder; that folder's identity), the second
-    None when `root` is not here now (a missing folder root's parent is no stand-in: it would be "here" at once)."""
+    """(the folder watched for `root`: itself, or a single-file root's folder, as on disk (a root is stored as
+    names are: base/stored_names.py); that folder's identity), the second None when `root` is not here now (a
+    missing folder root's parent is no stand-in: it would be "here" at once)."""
+    root = disk_path(root)
     if not os.path.lexists(root):
         return root, None
     target = root if os.path.isdir(root) else os.path.dirname(root)
@@ -53,7 +57,7 @@ class _Watch:
 
     def below(self, target: str) -> bool:
         """Whether the folders below `target` are to be watched: a root is the folder itself (not a file in it)."""
-        return target in self.roots
+        return any(disk_path(root) == target for root in self.roots)
 
 
 class WatchedFolders:
@@ -85,7 +89,7 @@ class WatchedFolders:
             if held is not None and (held.identity != identity or self._is_lost(target)):
                 return False  # its watch has ended: `check` ends it for every root in it, and they are caught up
             if held is None:
-                watch = self._observer.schedule(self._handler, target, recursive=root == target)
+                watch = self._observer.schedule(self._handler, target, recursive=disk_path(root) == target)
                 held = self._folders[target] = _Watch(watch, identity)
             held.roots.add(root)
             self._rescope(target, held)

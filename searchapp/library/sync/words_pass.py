@@ -16,7 +16,7 @@ from ...base.hashing import file_sha256, file_sha256_and_bytes
 from ...base.types import Document
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, reader_version, takes_data
-from ...ingest.fsnames import storable
+from ...base.stored_names import disk_path, stored_name
 from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
 from ...store import FileRow, RootRow, Store
 from ...store.ledger import set_ocr_state
@@ -48,15 +48,16 @@ def _scoped_scan(store: Store, root: RootRow, paths: list[str], config: Config, 
                  cancel: Optional[CancelToken]) -> tuple[ScanResult, dict[str, FileRow]]:
     """Scan only the changed paths (files, or folders with what is below them) and the rows they cover."""
     # A path inside another one in scope is already covered by the outer one's scan.
-    scope = outermost([os.path.abspath(p) for p in paths
-                       if in_scope(root.path, p, config.scan.skip_dirs, config.scan.exclude)])
-    present = [Path(p) for p in scope if os.path.lexists(p)]
-    result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(root.path),
+    # Paths and the root compared as stored (a watcher's paths are as on disk), scanned as on disk: decision 0179
+    scope = outermost([stored_name(os.path.abspath(p)) for p in paths
+                       if in_scope(root.path, stored_name(p), config.scan.skip_dirs, config.scan.exclude)])
+    present = [Path(disk_path(p)) for p in scope if os.path.lexists(disk_path(p))]
+    result = (scan(present, config.scan, progress=progress, cancel=cancel, within=Path(disk_path(root.path)),
                    leave_out=config.data_dir)
               if present else ScanResult())
     existing: dict[str, FileRow] = {}
     for p in scope:
-        existing.update(store.files_under(root.id, storable(p)))
+        existing.update(store.files_under(root.id, p))
     return result, existing
 
 
@@ -106,7 +107,8 @@ def _scan(store: Store, root: RootRow, config: Config, paths: Optional[list[str]
           cancel: Optional[CancelToken]) -> tuple[ScanResult, dict[str, FileRow]]:
     """What is on disk now (the whole root, or only `paths`) and the rows stored for it."""
     if paths is None:
-        result = scan([Path(root.path)], config.scan, progress=progress, cancel=cancel, leave_out=config.data_dir)
+        result = scan([Path(disk_path(root.path))], config.scan, progress=progress, cancel=cancel,
+                      leave_out=config.data_dir)
         return result, store.files_of_root(root.id)
     return _scoped_scan(store, root, paths, config, progress, cancel)
 
@@ -143,7 +145,7 @@ class _Sync:
     def record_skipped(self, result: ScanResult) -> None:
         """Files skipped by policy (size, type, unreadable) are recorded so `status` can say why."""
         for sk in result.skipped:
-            path = storable(sk.path)
+            path = stored_name(sk.path)
             self.seen.add(path)
             if sk.status == "failed" and sk.reason.startswith("unreadable folder"):
                 self.seen.update(self.store.files_under(self.root.id, path))  # not vanished: kept until readable
@@ -151,7 +153,7 @@ class _Sync:
 
     def store_failed(self, item: Pending, reason: str) -> None:
         """A queued entry its batch could not store (the batch's other entries are stored one by one)."""
-        path = item.path or storable(item.file.path)
+        path = item.path or stored_name(item.file.path)
         if self.existing.get(path) is None:  # counted by index_doc when queued: counted as failed instead
             self.rep.added -= 1
             self.moves.drop(item.sha256)
@@ -206,15 +208,15 @@ class _Sync:
         total = len(files)
         self.ahead, self.slot = _read_ahead(files, self.existing, self.members, self.config, self.encoder,
                                             self.batcher.cancel, before_scan)
-        self.same = SamePassages(self.store, [old.id for f in files if (old := self.existing.get(storable(f.path)))
+        self.same = SamePassages(self.store, [old.id for f in files if (old := self.existing.get(stored_name(f.path)))
                                               is not None and old.status == "indexed"
-                                              and (newer_reader(old) or self.members_to_read(storable(f.path)))])
+                                              and (newer_reader(old) or self.members_to_read(stored_name(f.path)))])
         try:
             for i, f in enumerate(files, start=1):
                 self.batcher.check_cancel()
                 if len(self.touched) >= KEPT_AT_ONCE:
                     self.write_kept()
-                path = storable(f.path)
+                path = stored_name(f.path)
                 self.seen.add(path)
                 old = self.existing.get(path)
                 report(self.progress, "extracting", i, total, os.path.basename(path))
@@ -374,8 +376,8 @@ def _read_ahead(files: list[ScannedFile], existing: dict[str, FileRow], members:
     old_shas: list[Optional[str]] = []
     sizes: list[int] = []
     for i, f in enumerate(files, start=1):
-        old = existing.get(storable(f.path))
-        if old is not None and not _needs_reading(old, f) and not _members_to_read(existing, members, storable(f.path)):
+        old = existing.get(stored_name(f.path))
+        if old is not None and not _needs_reading(old, f) and not _members_to_read(existing, members, stored_name(f.path)):
             continue
         if waits_for_ocr(f.path, config) or may_be_container(f.path):  # a README may be an mbox: told in-process
             continue

@@ -5,11 +5,14 @@ fifos) are not repeated here."""
 
 from __future__ import annotations
 
+import base64
+import io
 import os
 import shutil
-import sqlite3
 import stat
+import tarfile
 import time
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -20,8 +23,9 @@ import corpus
 from searchapp.ingest.extractors import extract
 from searchapp.ingest.extractors import pdf as pdf_module
 from searchapp.ingest.extractors.encoding import clean_text
-from searchapp.ingest.fsnames import real_path, storable
+from searchapp.base.stored_names import disk_path
 from searchapp.library import Library
+from searchapp.library.search.preview import file_text
 from searchapp.library.sync import words_pass as sync_module
 
 from test_crash_safety import check_library, tiny_config
@@ -150,7 +154,7 @@ def test_strange_file_names(tmp_path, lib):
     paths = {p for p, in lib.store.conn.execute("SELECT path FROM files")}
     escaped = os.path.join(str(docs), "caf\\xe9-\\xff.txt")
     assert paths == {str(newline), str(docs / long_name), escaped, str(docs / "ok.txt")}
-    assert real_path(escaped) == Path(os.fsdecode(raw)) and real_path(escaped).exists()
+    assert disk_path(escaped) == os.fsdecode(raw) and os.path.exists(disk_path(escaped))
     assert lib.search("pepper meadow", mode="lexical").hits[0].path == escaped
     assert lib.search("falcon orbit", mode="lexical").hits[0].path == str(newline)
     # Unchanged on the next sync (the stored name matches the scanned one), purged when deleted.
@@ -160,13 +164,47 @@ def test_strange_file_names(tmp_path, lib):
     check_library(lib)
 
 
-def test_storable_names_round_trip(tmp_path):
-    for raw in (b"plain.txt", b"\xff\xfe.txt", b"caf\xc3\xa9.txt", b"mixed-\xe9-\xc3\xa9.txt"):
-        path = os.fsdecode(os.fsencode(str(tmp_path)) + b"/" + raw)
-        stored = storable(path)
-        sqlite3.connect(":memory:").execute("SELECT ?", (stored,))  # SQLite accepts it
-        Path(path).write_bytes(b"x")
-        assert real_path(stored) == Path(path)
+def test_a_folder_named_in_latin1_is_indexed_read_explained_and_removed(tmp_path, lib):
+    """Decision 0179: a folder and files whose names are not UTF-8 (a Windows disk's cp1252), through each door that
+    broke: added as a folder of its own (SQLite refused its name), read again for the preview from the stored name
+    (a member too, itself named in Latin-1: it stopped the whole sync), opened (Qt's URL of the name held U+FFFD), explained (it said "cannot read"), similar (SQLite refused the path typed), a hit's JSON (a
+    `path` a script could not open), renamed and synced, removed."""
+    folder = os.fsencode(str(tmp_path)) + b"/Caf\xe9"
+    os.mkdir(folder)
+    name = folder + b"/R\xe9sum\xe9.txt"
+    with open(name, "wb") as fh:
+        fh.write(b"A resume kept beside the lantern orchard.")
+    with tarfile.open(os.fsdecode(folder + b"/Arch\xefve.tar"), "w", format=tarfile.GNU_FORMAT,
+                      encoding="latin-1") as tar:  # a member's name that is not UTF-8 either: it stopped the sync
+        text = b"The walrus sleeps in the harbour."
+        member = tarfile.TarInfo("men\u00fc.txt")
+        member.size = len(text)
+        tar.addfile(member, io.BytesIO(text))
+    root = os.fsdecode(folder)
+    assert lib.add_folder(root).failed == 0
+    hit = lib.search("lantern orchard", mode="lexical").hits[0]
+    shown = hit.to_json()
+    assert shown["path"] == f"{tmp_path}/Caf\u00e9/R\u00e9sum\u00e9.txt"
+    assert base64.b64decode(shown["path_bytes_b64"]) == name
+    assert file_text(hit.path, lib.config).text.startswith("A resume")  # the preview, from the stored name
+    from searchapp.gui.preview import file_url, folder_url  # Open and Show in folder: URLs of the very bytes
+
+    assert file_url(hit).toEncoded() == b"file://" + urllib.parse.quote_from_bytes(name).encode()
+    assert folder_url(hit).toEncoded() == b"file://" + urllib.parse.quote_from_bytes(folder).encode()
+    member = lib.search("walrus harbour", mode="lexical").hits[0].path
+    assert member.endswith("/Arch\\xefve.tar//men\u00fc.txt")  # the member's bytes read as cp1252
+    assert file_text(member, lib.config).text == "The walrus sleeps in the harbour."
+    said = lib.explain(os.fsdecode(name))
+    assert said["state"] == "indexed" and said["rule"] is None
+    assert lib.explain(root)["state"] == "folder"
+    assert lib.similar(os.fsdecode(name)).hits  # found by the path as typed (the other file: its words)
+    os.rename(name, folder + b"/R\xe9sum\xe9 2.txt")
+    assert lib.sync().moved == 1
+    assert base64.b64decode(lib.search("lantern orchard", mode="lexical").hits[0].to_json()["path_bytes_b64"]) \
+        == folder + b"/R\xe9sum\xe9 2.txt"
+    assert lib.remove_folder(root) == 2  # the two files (the zip's member with it)
+    assert lib.roots() == [] and not lib.search("walrus harbour", mode="lexical").hits
+    check_library(lib)
 
 
 def test_links_out_of_the_root_are_indexed_under_the_root(tmp_path, lib):
