@@ -12,6 +12,8 @@ import re
 import sys
 from typing import Iterable, Mapping, Optional, TextIO
 
+from .stored_names import cp1252_guess
+
 __all__ = ["printable", "use_color", "color_wanted", "render_marked", "BOLD", "RESET", "CONTROL_CHARS"]
 
 # C0 controls, DEL, C1 controls, and the bidi overrides/isolates that reorder what a line seems to say.
@@ -36,8 +38,10 @@ def printable(text: object, *, toml: bool = False) -> str:
     """`text` with every control character visibly escaped (ESC -> \\e, newline -> \\n, ...): safe on one line.
 
     The one escaping function of every human (non-JSON) output. `toml=True` writes \\uXXXX instead, the
-    escape TOML strings understand (for `searchapp config`, whose output is pasted into a config file)."""
-    return CONTROL_CHARS.sub(lambda m: (_toml_escape if toml else _escape)(m.group(0)), str(text))
+    escape TOML strings understand (for `searchapp config`, whose output is pasted into a config file). Bytes
+    that were not UTF-8 (a path typed in a Latin-1 terminal) are read as Windows-1252: a UTF-8 terminal refuses
+    the surrogates Python keeps them as (decision 0179)."""
+    return CONTROL_CHARS.sub(lambda m: (_toml_escape if toml else _escape)(m.group(0)), cp1252_guess(str(text)))
 
 
 def use_color(stream: TextIO = sys.stdout, *, no_color: bool = False) -> bool:

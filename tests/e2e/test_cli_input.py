@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -134,6 +136,23 @@ def test_control_characters_in_names_and_text_are_escaped(library, capsys):
     code, out, err = cli(capsys, "--data-dir", str(data), "search", "volcano", "--mode", "lexical", "--json")
     hit = json.loads(out)["hits"][0]
     assert Path(hit["path"]).name == EVIL_NAME and "\x1b[2J" in hit["text"]
+
+
+def test_a_query_typed_in_a_latin1_terminal_is_searched_as_its_words(library, capsys):
+    """Decision 0179: a query argument that is not UTF-8 (a Latin-1 terminal's bytes) is read as cp1252: its history
+    row and a strict UTF-8 output raised on the surrogates Python keeps such bytes as. Bytes reach argv only through
+    a process: the one such test here."""
+    _, data = library
+    if "address" in (data / "config.toml").read_text(encoding="utf-8"):
+        pytest.skip("argv is read alike over both engines")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", "SEARCHAPP_NO_WARM": "1"}
+    proc = subprocess.run([sys.executable, "-m", "searchapp", "--data-dir", str(data), "search", b"caf\xe9 ferns",
+                           "--mode", "lexical", "--json"], capture_output=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert res["query"] == "caf\u00e9 ferns" and Path(res["hits"][0]["path"]).name == "plants.txt"
+    code, out, _ = cli(capsys, "--data-dir", str(data), "history", "list", "--json")
+    assert code == 0 and json.loads(out)["history"][0]["query"] == "caf\u00e9 ferns"
 
 
 def test_snippet_shows_the_answer_not_the_start(library, capsys):

@@ -16,6 +16,7 @@ from ...base.plural import counted
 from ...base.terminal import printable, use_color
 from ..open_library import open_library as _library
 from ..options import query_may_start_with_a_dash
+from ..typed_text import typed_text
 
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
@@ -40,8 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_saved_list)
     p = ss.add_parser("add", help="save QUERY (fields like type:pdf included) as NAME and run it once")
-    p.add_argument("name", metavar="NAME")
-    p.add_argument("query", metavar="QUERY")
+    p.add_argument("name", metavar="NAME", type=typed_text)
+    p.add_argument("query", metavar="QUERY", type=typed_text)
     p.add_argument("--mode", choices=SEARCH_MODES, help="retrieval mode (default from config)")
     p.add_argument("--k", type=int, help="files in its list (default from config: 10)")
     p.add_argument("--literal", action="store_true", help="search the words as typed (no query syntax)")
@@ -49,13 +50,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     query_may_start_with_a_dash(p)
     p.set_defaults(handler=cmd_saved_add)
     p = ss.add_parser("run", help="run a saved search (its new hits are then no longer new)")
-    p.add_argument("name", metavar="NAME")
+    p.add_argument("name", metavar="NAME", type=typed_text)
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print JSON (as `search --json`, plus `saved`)")
     p.add_argument("--no-color", action="store_true", help="never mark query words in bold")
     p.set_defaults(handler=cmd_saved_run)
     p = ss.add_parser("remove", help="forget a saved search")
-    p.add_argument("name", metavar="NAME")
+    p.add_argument("name", metavar="NAME", type=typed_text)
     p.set_defaults(handler=cmd_saved_remove)
 
     h = sub.add_parser("history", help="recent queries (kept privately in the data dir): list (the default) or clear")

@@ -19,6 +19,7 @@ from ...base.terminal import printable, use_color
 from ..filter_options import add_filter_options, filters_from
 from ..open_library import open_local_library as _library
 from ..options import query_may_start_with_a_dash
+from ..typed_text import typed_lines, typed_text
 
 if TYPE_CHECKING:
     from ...base.progress import CancelToken
@@ -36,7 +37,8 @@ MEANING_WAIT = 1.5
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("search", help="search the library")
-    s.add_argument("query", help="the query; '-' reads one query per line from standard input and prints one line "
+    s.add_argument("query", type=typed_text,
+                   help="the query; '-' reads one query per line from standard input and prints one line "
                    "per input line (tab-separated: query, then each hit; JSON lines with --json)")
     s.add_argument("--k", type=int, help="number of hits (default from config: 10)")
     s.add_argument("--mode", choices=SEARCH_MODES, help="retrieval mode (default hybrid)")
@@ -138,7 +140,7 @@ def run_search(args: argparse.Namespace, searcher: Searcher, out: Optional[TextI
     if args.query == "-":
         # One output line per input line, blank lines included, so outputs line up with inputs.
         lost, retry = 0, _Retry()  # lines a shared library's lost connection failed (decisions 0125, 0171)
-        for n, line in enumerate(sys.stdin if lines is None else lines, start=first_line):
+        for n, line in enumerate(typed_lines(sys.stdin if lines is None else lines), start=first_line):
             if not searcher.line_served(n, line, said, out, err):
                 lost += _answer_line(args, searcher, n, line.strip(), retry, say, out, err)
         return 3 if lost else 0  # the exit code of a lost shared library (docs/cli.md), once every line is answered

@@ -8,6 +8,7 @@ import os
 
 from searchapp.base.member_paths import MEMBER_SEP
 from searchapp.base.terminal import BOLD, printable
+from searchapp.cli.typed_text import typed_lines, typed_text
 from searchapp.base.types import Hit, StageRanks, StageScores
 from searchapp.cli.search_output import empty_json, hit_line, print_hits, result_json
 from searchapp.library.search.result import ABSENT, OUTSIDE, Notice, SearchResult
@@ -25,6 +26,14 @@ def test_printable_escapes_what_could_steer_a_terminal():
     assert printable("left\u202eright\x9b") == "left\\u202eright\\x9b"
     assert printable("plain ünïcode › ok") == "plain ünïcode › ok"
     assert printable("a\x00", toml=True) == "a\\u0000"
+
+
+def test_typed_text_reads_bytes_that_are_not_utf8_as_cp1252():
+    typed = os.fsdecode(b"r\xe9sum\xe9 \x93quoted\x94 caf\xc3\xa9")  # a Latin-1 terminal's bytes, then UTF-8 ones
+    assert typed_text(typed) == "r\u00e9sum\u00e9 \u201cquoted\u201d caf\u00e9"
+    assert printable(typed) == typed_text(typed)  # printed: never a surrogate a UTF-8 terminal refuses
+    stdin = io.TextIOWrapper(io.BytesIO(b"r\xe9sum\xe9\nplain\n"), encoding="utf-8")  # strict: it raised mid-run
+    assert list(typed_lines(stdin)) == ["r\u00e9sum\u00e9\n", "plain\n"]
 
 
 def test_hit_blocks_show_place_scores_and_snippet(capsys):
