@@ -155,7 +155,8 @@ def _decode_bomless(data: bytes, declared: Optional[str]) -> str:
 
 def _detect(data: bytes) -> Optional[str]:
     """charset-normalizer's answer, except that among equally good single-byte guesses
-    Windows-1252 wins: it often ties with cp1250 on Western text, and is the likelier origin."""
+    Windows-1252 wins: it often ties with cp1250 on Western text, and is the likelier origin; and that a guess
+    of no Latin code page gives way to Windows-1252 when the text reads as Western text that way (_western)."""
     from charset_normalizer import from_bytes
 
     matches = list(from_bytes(data))
@@ -169,7 +170,43 @@ def _detect(data: bytes) -> Optional[str]:
                     return data.decode("cp1252")
                 except UnicodeDecodeError:  # 0x81, 0x8d, ... are unassigned in cp1252
                     return data.decode("latin-1")
+    if best.encoding not in _LATIN_PAGES:
+        try:
+            western = data.decode("cp1252")
+        except UnicodeDecodeError:
+            western = None
+        if western is not None and _western(western):
+            return western
     return str(best)
+
+
+# The Latin code pages a detector's guess is taken from as it is (Central European, Turkish, Baltic text: their
+# letters read as cp1252 are other Latin letters, so _western cannot tell them apart).
+_LATIN_PAGES = frozenset({"cp1250", "cp1252", "cp1254", "cp1257", "cp1258", "latin_1", "iso8859_2", "iso8859_3",
+                          "iso8859_4", "iso8859_9", "iso8859_10", "iso8859_13", "iso8859_14", "iso8859_15",
+                          "iso8859_16"})
+_LETTERS = re.compile(r"[^\W\d_]+")
+# A character past ASCII that is no letter, between two letters: how another script's bytes read as cp1252
+# ("Za¿ó³æ", "Ã©"); an apostrophe (’) or Catalan's middle dot (l·l) is the only one Western words hold.
+_INSIDE_A_WORD = re.compile(r"(?<=[^\W\d_])[^\x00-\x7f\w’·](?=[^\W\d_])")
+
+
+def _western(text: str) -> bool:
+    """Whether `text` (bytes read as cp1252) reads as Western text: every letter past ASCII a Latin one, none of
+    cp1252's symbols inside a word, and every word holding such a letter holding a plain one too, or of one letter
+    ("à", "é"). Short notes and one-line files have too little text for a detector's statistics: "Le café était
+    très bon" was read as Mac Central European ("cafť ťtait"), "“Smart” – 5 €" as Cyrillic. Cyrillic, Greek and CJK
+    bytes read as cp1252 make words of no plain letter ("Ïðèâåò") or symbols inside words."""
+    if _INSIDE_A_WORD.search(text):
+        return False
+    for word in _LETTERS.findall(text):
+        if word.isascii():
+            continue
+        if any(not ch.isascii() and "LATIN" not in unicodedata.name(ch, "") for ch in word):
+            return False
+        if len(word) > 1 and not any(ch.isascii() for ch in word):
+            return False
+    return True
 
 
 # A font's charset, as Windows names it (LOGFONT lfCharSet: RTF's \fcharsetN, a Word font table's chs) -> its

@@ -103,8 +103,10 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     # carry the eml reader's version, so they are read once more too (the same passages, kept). 3: a message's Cc
     # line is written beside its To line (to: and cc: read it)
     "eml": 3, "msg": 3,
-    # 2: a name without a suffix whose bytes are an mbox or a Maildir message is read as mail; 3: with its Cc line
-    "sniffed": 3,
+    # 2: a name without a suffix whose bytes are an mbox or a Maildir message is read as mail; 3: with its Cc line;
+    # 4 (and text, html 2): a short text that is not UTF-8 and reads as Western text is read as cp1252, where the
+    # detector guessed a Mac or a Cyrillic code page (encoding._western, decision 0179)
+    "sniffed": 4, "text": 2, "html": 2,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)

@@ -124,6 +124,9 @@ def test_latin1_and_cp1252(tmp_path: Path) -> None:
 @pytest.mark.parametrize("encoding,text", [
     ("cp1251", "Привет, как дела? Это тестовый текст на русском языке. " * 3),
     ("shift_jis", "これは日本語のテキストです。検索エンジンのテスト。" * 3),
+    # one line of cp1252 (decision 0179): the detector said Mac Central European ("cafť ťtait") and Cyrillic
+    ("cp1252", "Le café était très bon, merci à vous. Déjà vu.\n"),
+    ("cp1252", "“Smart” – 5 €"),
 ])
 def test_other_legacy_encodings(tmp_path: Path, encoding: str, text: str) -> None:
     assert extract(write(tmp_path / "a.txt", text.encode(encoding))).text == text
