@@ -24,6 +24,14 @@ class Progress:
     # Which folder a scanning or reading report is about, where one sync reads several ("Pictures, 2 of 4"):
     # `index A B C D` drew four scanning bars that read alike. Empty when the sync reads one folder.
     folder: str = ""
+    # Which step of the sync this is, of how many ("Step 2 of 3": scanning, reading, embedding, OCR where scans
+    # wait): a person reading "Reading files" could not tell how many phases were still ahead. 0 where no step is
+    # known (a report outside a sync). library/sync/steps.py numbers them.
+    step: int = 0
+    steps: int = 0
+    # The file being read when it has taken a while ("big-scan.pdf, 40 s"): a 400-page scan read for minutes
+    # looked like a hang. Empty otherwise. library/sync/slow_read.py says it.
+    slow: str = ""
 
 
 ProgressFn = Callable[[Progress], None]

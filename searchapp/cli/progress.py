@@ -115,8 +115,8 @@ class TerminalProgress:
             key = p.stage if p.stage != "extracting" else "files"
             if key == "files" and self._stage == "passages" and self._bar is not None:
                 if self._due(p.done == p.total):
-                    self._bar.set_postfix_str(f"file {p.done}/{p.total}" if p.total else f"file {p.done}",
-                                              refresh=True)
+                    self._bar.set_postfix_str((f"file {p.done}/{p.total}" if p.total else f"file {p.done}")
+                                              + (f"; {p.slow}" if p.slow else ""), refresh=True)
                 return
         else:
             if p.stage in PAUSED_STAGES:  # a handover's wait: the pace after it is measured afresh
@@ -157,6 +157,8 @@ class TerminalProgress:
         # terminal showed "13.5 passages/s, abou…": where the rate and the time left do not both fit, the time left
         postfix = [[pace] if left is None else [f"{pace}, about {format_left(left)} left",
                                                 f"about {format_left(left)} left"]] if pace else []
+        if p.slow:  # "reading big-scan.pdf, 40 s…" (library/sync/slow_read.py): one file, not a hang; first
+            postfix.insert(0, [p.slow, "reading one file for long…"])
         if key == "passages" and p.message:
             postfix += [_wordings(part) for part in p.message.split(" · ")  # meaning_rate.aside_note's
                         if part.startswith("slowed for") or part == LOADING_NOTE]

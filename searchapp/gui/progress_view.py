@@ -21,6 +21,11 @@ STAGE_NAMES = {"scanning": "Scanning", "extracting": "Reading files", "embedding
                "searchable": "Searchable by words", "ocr": "Reading scans and images (OCR)",
                "rereading": "Reading scanned PDFs again (this version's reader)",
                "saving": "Saving", "loading": "Loading models"}
+# How a stage's counts read, its verb and what it counts: "Reading 120 of 3,000 files" ("Reading files 120 / 3,000"
+# left a newcomer to work out what the numbers were). Found so far, where no total is known: "Scanning 1,204 files".
+COUNTED = {"scanning": ("Scanning", "files"), "extracting": ("Reading", "files"), "embedding": ("Embedding", "passages"),
+           "ocr": ("Reading by OCR", "scans and images"),
+           "rereading": ("Reading again", "scanned PDFs (this version's reader)")}
 
 
 def format_seconds(s: float) -> str:
@@ -62,10 +67,24 @@ SEP = " — "
 QUEUE_WIDTH = 300  # the most "Next: /path" asks for; a longer path is cut in the middle
 
 
+def counts_text(p: Progress) -> str:
+    """"Step 2 of 3 · Reading 120 of 3,000 files": the step first (how many phases are still ahead), then the
+    stage's counts (its name alone where there is nothing to count yet)."""
+    verb, unit = COUNTED.get(p.stage, (STAGE_NAMES.get(p.stage, p.stage.capitalize()), ""))
+    if p.stage == "saving":  # one thing to save: "Saving 0 of 1" counted nothing a person waits for
+        counts = verb
+    elif p.total:
+        counts = f"{verb} {p.done:,} of {p.total:,}" + (f" {unit}" if unit else "")
+    else:
+        counts = f"{verb} {p.done:,}" + (f" {unit}" if unit else "") if p.done else verb
+    return " · ".join(part for part in (f"Step {p.step} of {p.steps}" if p.step else "", counts) if part)
+
+
 class StripLabel(ElidedLabel):
-    """The strip's line: what runs (the title, a file's name: cut in the middle when room is short) then its
-    counts and time left, always whole. One label cut in the middle lost the counts as soon as a folder was
-    queued beside it ("Indexing home — Searchable by words · …03 — 5.8 passages/s")."""
+    """The strip's line: its counts and time left first, always whole ("Step 2 of 3 · Reading 120 of 3,000 files ·
+    …"), then what runs (the title, a file's name: cut in the middle when room is short). One label cut in the
+    middle lost the counts as soon as a folder was queued beside it ("Indexing home — Searchable by words · …03 —
+    5.8 passages/s")."""
 
     def __init__(self) -> None:
         self._head = self._kept = ""  # (cut first, never cut: the counts, rate and time left)
@@ -76,19 +95,21 @@ class StripLabel(ElidedLabel):
         super().set_full_text(text)
 
     def set_parts(self, head: str, kept: str) -> None:
-        """`head` cut first (in its middle), `kept` shown whole whenever it fits at all."""
+        """`kept` first, shown whole whenever it fits at all, then `head`, cut first (in its middle)."""
         self._head, self._kept = head, kept
-        ElidedLabel.set_full_text(self, head + SEP + kept if head and kept else head or kept)
+        ElidedLabel.set_full_text(self, kept + SEP + head if head and kept else head or kept)
 
     def _elide(self) -> None:
         width, full, fm = self.contentsRect().width(), self.full_text(), self.fontMetrics()
         shown = full
         if width > 0 and fm.horizontalAdvance(full) > width:
-            room = width - fm.horizontalAdvance(SEP + self._kept)
-            if self._kept and self._head and room >= fm.horizontalAdvance("Indexing…"):
-                shown = fm.elidedText(self._head, Qt.TextElideMode.ElideMiddle, room) + SEP + self._kept
-            else:  # too narrow even for the counts: the whole line cut in the middle, as before
-                shown = fm.elidedText(full, Qt.TextElideMode.ElideMiddle, width)
+            room = width - fm.horizontalAdvance(self._kept + SEP)
+            if self._kept and fm.horizontalAdvance(self._kept) <= width:  # the counts whole, what runs if it fits
+                fits = self._head and room >= fm.horizontalAdvance("Indexing…")
+                shown = self._kept + (SEP + fm.elidedText(self._head, Qt.TextElideMode.ElideMiddle, room) if fits
+                                      else "")
+            else:  # too narrow even for the counts: they alone, cut in the middle (their start and the time left)
+                shown = fm.elidedText(self._kept or full, Qt.TextElideMode.ElideMiddle, width)
         if shown != self.text():
             QLabel.setText(self, shown)
 
@@ -183,30 +204,31 @@ class ProgressView(QWidget):
     def show_progress(self, title: str, p: Optional[Progress], now: float) -> None:
         if p is None:
             return
-        stage = STAGE_NAMES.get(p.stage, p.stage.capitalize())
         self.rate, self.eta_seconds = self.eta.update(p, now)
         if p.total:
             self.bar.setRange(0, p.total)
             self.bar.setValue(min(p.done, p.total))
-            counts = f"{p.done:,} / {p.total:,}"
         else:
             self.bar.setRange(0, 0)
-            counts = f"{p.done:,}" if p.done else ""
-        # What runs (cut when room is short), then the counts and the time left (always whole): "Re-syncing —
-        # report.pdf — Reading files 49 / 94 — 3.1 files/s, about 1 min left".
+        counts = counts_text(p)
+        # The counts first (the step, then how far it is: kept whole), then what runs, cut when room is short:
+        # "Step 2 of 3 · Reading 49 of 94 files · 3.1 files/s, about 1 min left — Re-syncing — report.pdf".
         head = [title]
         if p.stage == "embedding" and p.message:  # phase 2: "Searchable by words · meaning: 37% of passages"
             # One percentage on the strip, the bar's (this run's passages): the library-wide "meaning: N%" beside
             # it counted other passages, moved in steps, and read as a contradiction ("10%" by a bar at 18%).
             said = " · ".join(part for part in p.message.split(" · ") if not part.startswith("meaning: "))
             head.append(said[:1].upper() + said[1:])
-        elif p.message:
+        elif p.message and not p.slow:  # a file read for long is named in the counts' place of the time left
             head.append(p.message)
-        if not counts and self.rate is None:  # a stage with nothing to count (a wait): its message says why, after it
+        if p.stage not in COUNTED and p.message and not p.total:  # a wait: what it waits for, after it
+            stage = STAGE_NAMES.get(p.stage, p.stage.capitalize())
             self.label.set_parts(SEP.join(h for h in (title, stage, *head[1:]) if h), "")
             return
-        kept = [stage + (f" {counts}" if counts else "")]
-        if self.rate is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
+        kept = [counts]
+        if p.slow:  # "reading big-scan.pdf, 40 s…": one file's seconds, not a pace (it would only fall)
+            kept.append(p.slow)
+        elif self.rate is not None:  # "8.1 passages/s, about 12 min left": measured, not a constant
             pace = f"{format_rate(self.rate)[:-2]} {RATE_UNITS[p.stage]}/s"
             kept.append(pace + ("" if self.eta_seconds is None else f", about {format_left(self.eta_seconds)} left"))
-        self.label.set_parts(SEP.join(h for h in head if h), SEP.join(kept))
+        self.label.set_parts(SEP.join(h for h in head if h), " · ".join(k for k in kept if k))

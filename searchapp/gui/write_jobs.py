@@ -54,8 +54,21 @@ def cancel_summary(rep: Optional[SyncReport]) -> str:
     if rep.chunks_pending:
         text += (f" ({rep.chunks_pending:,} passage{'' if rep.chunks_pending == 1 else 's'} still to embed: "
                  "found by their words meanwhile)")
+    if rep.problems:  # else said by no one: its summary never comes (Not indexed lists them, with the reasons)
+        text += f"; {len(rep.problems):,} not indexed: Not indexed says why"
     # "the rest on the next sync" read as files left over when every file was read and only meaning was
     return text + ". Re-sync (F5) goes on where it stopped."
+
+
+def _stopped_before(rep: SyncReport) -> str:
+    """What an earlier sync, stopped (Cancel, the window closed, a crash), left out and never said: "; the last sync
+    stopped after 1,204 of 3,000 files: 3 files could not be read (Not indexed lists them)"."""
+    from ..library.sync.unsaid import left_out_counts, stopped_head
+
+    before = rep.stopped_before
+    if before is None:
+        return ""
+    return f"; {stopped_head(before)}: {left_out_counts(before)} (Not indexed lists them)"
 
 
 class WriteJobs(QObject):
@@ -257,7 +270,8 @@ class WriteJobs(QObject):
             # every note, as `index` prints them: why files wait for OCR, the folders skip_dirs left out on a first
             # sync, a folder dropped inside an indexed one ("0 added" alone read as if it had been ignored)
             + "".join(f"; {n}" for n in rep.notes)
-            + (f"; {rep.reread_note()}" if rep.reread else ""))
+            + (f"; {rep.reread_note()}" if rep.reread else "")
+            + _stopped_before(rep))
 
     def waiting_adds(self) -> list[str]:
         """The folders added that have not started yet, in the order they run."""

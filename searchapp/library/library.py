@@ -47,7 +47,7 @@ from .search.result import (LISTING, LOADING, LOADING_NOTICE, MEANING, PLACE, RE
                             SearchResult, meaning_text)
 from .query.prepared import prepare_query
 from .report.status import IndexIds, LibraryStatus, RootStatus, SavedIds, build_status, reindex_notice
-from .sync.contract import SyncReport
+from .sync.contract import StoppedSync, SyncReport
 from .sync.roots import readable_to_add
 from .sync.updates import Updates
 from .sync.wanted import Wanted
@@ -282,6 +282,14 @@ class Library(WatchAndServe):
     def reindex_notice(self) -> Optional[str]:
         """"reindex in progress: N% of passages embedded" while a reindex has not finished, else None."""
         return reindex_notice(self.reader())
+
+    @_reads
+    def stopped_sync(self) -> Optional[StoppedSync]:
+        """The last sync, when it stopped before its end, and what it left out that no summary has said (its stop's
+        own message says it: sync/unsaid.py); None when it finished."""
+        from .sync.unsaid import stopped_sync
+
+        return stopped_sync(self.reader())
 
     def meaning(self) -> tuple[int, int]:
         """(passages with a vector, passages): below 100%, dense search lacks the rest (lexical finds all)."""

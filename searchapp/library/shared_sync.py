@@ -78,6 +78,7 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     from .sync.vanished import Vanished
     from .sync.meaning_rate import RememberRate, aside_note
     from .sync.meta_keys import CONTEXT_META, passage_context
+    from .sync.slow_read import SlowRead
 
     store: Store = lib._as_store
     with lib.store.atomic():
@@ -98,7 +99,8 @@ def sync_work(lib: SharedLibrary, work: list[tuple[RootRow, Optional[list[str]]]
     total = SyncReport()
     vanished = Vanished(store, index)  # every root read before any deleted file goes (a move between two: updates.py)
     try:
-        _words_meaning_ocr(lib, work, encoder, index, progress, cancel, embed, total, vanished, had_passages)
+        with SlowRead(progress) as told:  # a file read for long is named while it is read
+            _words_meaning_ocr(lib, work, encoder, index, told, cancel, embed, total, vanished, had_passages)
     except Cancelled as exc:  # what the whole sync did by then, for the person who stopped it (as the desktop's)
         _settle_quietly(vanished, total)
         if exc.report is not None and exc.report is not total:

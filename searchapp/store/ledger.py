@@ -17,7 +17,8 @@ from ..base.member_paths import member_order
 from .db import Store
 from .rows import FileRow
 
-__all__ = ["STATES", "NOT_INDEXED", "state_counts", "files_in_state", "problem_files_in_state", "read_before_versions",
+__all__ = ["STATES", "NOT_INDEXED", "state_counts", "files_in_state", "problem_files_in_state", "left_out_since",
+           "read_before_versions",
            "set_entry_date", "set_ocr_state",
            "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_before", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
@@ -59,6 +60,23 @@ def problem_files_in_state(store: Store, owner: Optional[str] = None) -> list[tu
     `status` lists, each with the state `status --files STATE` finds it by, from this one CASE (its status and
     reason alone do not give it: files.ocr does). `owner`: as files_in_state's."""
     return _with_state(store, NOT_INDEXED, [], owner, "s, path")
+
+
+def left_out_since(store: Store, since: float, until: Optional[float], limit: int
+                   ) -> tuple[list[tuple[str, FileRow]], int, int]:
+    """(state, row) of the entries recorded not indexed at `since` or later and before `until` (files.indexed_at;
+    None: up to now), waiting for OCR aside (not a failure: `status` says those apart), by path, at most `limit`;
+    then how many of them failed, and how many there are in all. What a sync that stopped before its summary left
+    out (library/sync/unsaid.py): a skip or a failure recorded already is not written again (decision 0145), so
+    these are the ones no summary has listed."""
+    where = f"{NOT_INDEXED} AND indexed_at >= ? AND (ocr IS NULL OR ocr != 'pending')"
+    params: list[Any] = [since]
+    if until is not None:
+        where += " AND indexed_at < ?"
+        params.append(until)
+    failed, n = store.conn.execute(f"SELECT sum(status = 'failed'), count(*) FROM files "  # noqa: S608 (constants and ?)
+                                   f"WHERE {where}", params).fetchone()
+    return (_with_state(store, where, params, None, "path", limit) if n else []), int(failed or 0), int(n)
 
 
 def _with_state(store: Store, where: str, params: list[Any], owner: Optional[str], order: str,

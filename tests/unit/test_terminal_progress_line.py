@@ -231,3 +231,16 @@ def test_the_time_left_is_taken_again_at_every_report_a_steady_pace_counts_it_do
     lefts = [m.group(1) for m in said if m is not None]
     assert lefts[0] == "2 min" and lefts[-1] == "2 s" and "1 min" in lefts and "30 s" in lefts, lefts
     bar.close()
+
+
+def test_a_file_read_for_long_is_named_on_the_line(monkeypatch):
+    """A 400-page scan read for minutes left the bar on one count, and a newcomer stopped the sync as hung: the sync
+    reports the file again with its seconds (library/sync/slow_read.py), and the line says them first."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "100")
+    bar = TerminalProgress(enabled=True, clock=lambda: 0.0)
+    bar(Progress("extracting", 7, 3000, "big-scan.pdf", slow="reading big-scan.pdf, 40 s…"))
+    line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    assert "7/3000" in line and "reading big-scan.pdf, 40 s…" in line, line
+    bar.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import shlex
 import sys
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
     from ...base.progress import CancelToken
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_index", "print_report", "print_missing", "stopped_text"]
+__all__ = ["register", "cmd_index", "print_report", "print_missing", "print_left_out", "print_stopped_before",
+           "stopped_text"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,6 +67,11 @@ def _index(args: argparse.Namespace, config: Config, progress: TerminalProgress,
                 raise
             progress.close()
             print(f"searchapp: {stopped_text(exc.report, lib.meaning(), args.paths)}", file=sys.stderr)
+            from ...library.sync.unsaid import left_out_counts
+
+            stopped = lib.stopped_sync()  # what it left out (and any sync stopped before it): never said otherwise
+            if stopped is not None and stopped.left_out:
+                print_left_out(f"{left_out_counts(stopped)}:", stopped.problems, stopped.left_out)
             return Cancelled.exit_code
         progress.close()
         print_report(total, args.json)
@@ -122,7 +129,10 @@ def print_report(total: SyncReport, as_json: bool) -> None:
     """A sync's report: JSON on stdout, or its counts there and what was not indexed (grouped as `status`
     groups it) and its notes on stderr. The shared library's `index` prints the same (commands/shared.py)."""
     if as_json:
-        print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots")},
+        before = total.stopped_before
+        print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in ("problems", "missing_roots",
+                                                                                  "stopped_before")},
+                          "stopped_before": None if before is None else dataclasses.asdict(before),
                           "problems": [{"path": p, "reason": r} for p, r in total.problems],
                           "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
     else:
@@ -132,30 +142,48 @@ def print_report(total: SyncReport, as_json: bool) -> None:
               f"{total.said('added', 'updated', 'unchanged', 'removed', 'skipped', 'failed')}; "
               f"{counted(total.chunks_added, 'passage')} written ({_passages_detail(total)})")
         if total.problems:
-            from ...base.member_paths import display_path
-            from ...library.report.not_indexed import group_members
-
-            # A container's members left out for one reason are one row, as status shows them (not 135 rows).
-            rows, groups = group_members([(p, "", r) for p, r in total.problems])
-            print(f"{counted(len(total.problems), 'file')} newly not indexed (`searchapp status` lists every file not indexed):",
-                  file=sys.stderr)
-            for p, _state, r in rows[:10]:
-                print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
-            if len(rows) > 10:
-                print(f"  ... and {_rest(rows[10:], groups)}", file=sys.stderr)
+            print_left_out(f"{counted(len(total.problems), 'file')} newly not indexed (`searchapp status` lists every "
+                           "file not indexed):", [(p, "", r) for p, r in total.problems], len(total.problems))
+        print_stopped_before(total)
         for n in total.notes + [n for n in (total.reread_note(),) if n is not None]:
             print(f"searchapp: note: {printable(n)}", file=sys.stderr)
         _list_read_differently(total.read_differently)
 
 
-def _rest(rows: list[Row], groups: MemberGroups) -> str:
+def print_stopped_before(rep: SyncReport) -> None:
+    """What an earlier sync, stopped before its summary (Ctrl+C, a kill, a crash), left out and never said: said
+    with this one's (library/sync/unsaid.py), by `index` and `watch` alike."""
+    before = rep.stopped_before
+    if before is not None:
+        from ...library.sync.unsaid import left_out_counts, stopped_head
+
+        print_left_out(f"searchapp: {stopped_head(before)}; {left_out_counts(before)}:", before.problems,
+                       before.left_out)
+
+
+def print_left_out(header: str, problems: list[tuple[str, str, str]], n: int) -> None:
+    """`header`, then the first ten of `problems` ((path, state, reason), the first of `n` entries) on stderr: a
+    container's members left out for one reason are one row, as status shows them (not 135 rows)."""
+    from ...base.member_paths import display_path
+    from ...library.report.not_indexed import group_members
+
+    rows, groups = group_members(problems)
+    print(header, file=sys.stderr)
+    for p, _state, r in rows[:10]:
+        print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
+    unlisted = n - len(problems)  # beyond the list a stopped sync keeps (sync/unsaid.py)
+    if len(rows) > 10 or unlisted:
+        print(f"  ... and {_rest(rows[10:], groups, unlisted)}", file=sys.stderr)
+
+
+def _rest(rows: list[Row], groups: MemberGroups, unlisted: int = 0) -> str:
     """The rows not listed, as files and lines: a grouped row stands for its members, so "163 files newly not
     indexed", ten lines and "... and 20 more" did not add up (a newcomer). Files, and the lines they take when
     fewer, so the header is the lines' counts plus this; `status --files` lists each file, member by member."""
     from ...library.report.not_indexed import entries_in
 
-    files = entries_in(rows, groups)
-    lines = f" in {counted(len(rows), 'more line')}" if len(rows) != files else ""
+    files = entries_in(rows, groups) + unlisted
+    lines = f" in {counted(len(rows), 'more line')}" if len(rows) != files and not unlisted else ""
     return f"{counted(files, 'more file')}{lines} (`searchapp status --files` lists each file with its state)"
 
 

@@ -15,6 +15,7 @@ from ...base.terminal import printable
 from ..open_library import open_local_library as _library
 from ..warm_run import run_command
 from ..writer_wait import wait_turn
+from .index import print_stopped_before
 
 if TYPE_CHECKING:
     from ...base.progress import Progress
@@ -85,6 +86,7 @@ def _catch_up(lib: WatchedLibrary, args: argparse.Namespace, progress: TerminalP
         lib.writer_wait = WriterWait()  # live updates retry on their own (library/sync/watch.py)
     progress.close()
     print(f"{now()} caught up: {rep.said('added', 'updated', 'removed')}", flush=True)
+    print_stopped_before(rep)  # a sync stopped before (a kill, the window closed): what it could not read
     if rep.reread:
         print(f"{now()} {printable(rep.reread_note() or '')}", flush=True)
     from ...library.sync.roots import missing_advice
@@ -106,6 +108,7 @@ def print_change(rep: SyncReport, paths: list[str]) -> None:
             print(f"  {printable(display_path(path))}: {printable(reason)}", flush=True)
         if len(rep.problems) > SHOWN_PROBLEMS:
             print(f"  ... and {len(rep.problems) - SHOWN_PROBLEMS} more (`searchapp status` lists them)", flush=True)
+    print_stopped_before(rep)
 
 
 def _named(paths: list[str], files: int) -> str:

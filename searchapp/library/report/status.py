@@ -5,7 +5,7 @@ Built from the store and the vector index only: no model is loaded and torch is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, TypedDict
 
 import numpy as np
@@ -24,6 +24,8 @@ from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
 from ..sync.meta_keys import REINDEX_META, read_by_older_readers
 from ..sync.roots import root_missing
+from ..sync.contract import StoppedSync
+from ..sync.unsaid import stopped_note, stopped_sync
 from .not_indexed import PAGES_WAITING, MemberGroups, Row, group_in_states, not_indexed_entries
 from .settings_check import passage_context_note, settings_mismatch
 
@@ -131,6 +133,9 @@ class LibraryStatus:
     # Of the skipped files and members, those waiting for the OCR step (EntryCounts)
     files_ocr_pending: int = 0
     members_ocr_pending: int = 0
+    # The last sync, when it stopped before its end (sync/unsaid.py), with what it left out that no summary said;
+    # None when it finished, or while a sync runs (its mark is its own)
+    stopped: Optional[StoppedSync] = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -159,6 +164,7 @@ class LibraryStatus:
             "reindex_needed": self.reindex_needed,
             "read_by_older_readers": self.read_by_older,
             "writer": self.writer,
+            "stopped_sync": None if self.stopped is None else asdict(self.stopped),
         }
 
     def _failed_json(self, row: Row) -> dict[str, Any]:
@@ -306,7 +312,11 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         [(state, (f.path, f.status, f.error or "")) for state, f in problem_files_in_state(db, owner)])
     not_indexed, member_groups = not_indexed_entries(db, owner=owner)
     entries = db.file_counts()
+    stopped = stopped_sync(db) if writer is None else None
+    if stopped is not None:
+        notes.insert(0, stopped_note(stopped))
     return LibraryStatus(
+        stopped=stopped,
         writer=None if writer is None else str(writer),
         index_opening=index_opening,
         data_dir=data_dir,

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ...base.config import Config
     from ...store import Store
 
-__all__ = ["SyncReport", "PassageEncoder", "IndexWriter", "OcrStep"]
+__all__ = ["SyncReport", "StoppedSync", "PassageEncoder", "IndexWriter", "OcrStep"]
 
 
 class PassageEncoder(PassageTokenizer, Protocol):
@@ -46,6 +46,24 @@ class OcrStep(Protocol):
                  progress: Optional[ProgressFn] = None, cancel: Optional[CancelToken] = None,
                  counted: Collection[str] = (), root_ids: Optional[Sequence[int]] = None,
                  full: Sequence[int] = (), held: Collection[int] = ()) -> SyncReport: ...
+
+
+@dataclass
+class StoppedSync:
+    """A sync stopped before its end (Ctrl+C, the window closed, a `kill`, an error) as the next one finds it
+    (sync/unsaid.py): how far it came, and the entries it (or a sync after it) left out whose reasons no finished
+    sync has said yet. Its summary had never come, so "2 failed" in the next sync's said nothing of why."""
+
+    stage: str = ""  # the Progress stage it had reached ("" before any report): "scanning", "extracting", ...
+    done: int = 0  # of that stage's `total` (the files read, while reading)
+    total: Optional[int] = None
+    folder: str = ""  # which folder, where the sync read several ("Pictures, 2 of 4")
+    exact: bool = False  # it stopped in-process and said how far it came; else (killed) its last mark, ~1 s behind
+    # (path, state, reason) of the entries left out since it began and still left out (store/ledger.py's states),
+    # the first of them by path: `left_out` counts them all, `failed` those of them that failed
+    problems: list[tuple[str, str, str]] = field(default_factory=list)
+    left_out: int = 0
+    failed: int = 0
 
 
 SKIP_DIRS_NOTE = "folders left out by [scan] skip_dirs"  # how a first sync's note on them begins (words_pass.py)
@@ -104,6 +122,9 @@ class SyncReport:
     # counted in `unchanged` where the very same passages came out, else in `updated` and listed here
     reread: int = 0
     read_differently: list[str] = field(default_factory=list)
+    # An earlier sync that stopped before its end, and what it left out that no summary said (sync/unsaid.py):
+    # said with this one's summary. None when the sync before this one finished.
+    stopped_before: Optional[StoppedSync] = None
 
     def reread_note(self) -> Optional[str]:
         """What `reread` tells a person (the command line's note, the window's sync line), or None."""
@@ -155,3 +176,4 @@ class SyncReport:
         self.embedded_by = other.embedded_by or self.embedded_by  # the last to hand its meaning over
         self.waiting += other.waiting
         self.read_differently += other.read_differently
+        self.stopped_before = other.stopped_before or self.stopped_before

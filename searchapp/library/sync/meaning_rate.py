@@ -9,6 +9,8 @@ batch of passage-sized texts on the loaded encoder: rougher (no warm cache, one 
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import time
 from typing import Any, Callable, Optional
@@ -53,7 +55,7 @@ class RememberRate:
                 self.save(now)
             note = self.aside()
             if note:
-                p = Progress(p.stage, p.done, p.total, f"{p.message} · {note}" if p.message else note)
+                p = dataclasses.replace(p, message=f"{p.message} · {note}" if p.message else note)  # its step kept
         elif p.stage in PAUSED_STAGES:  # a handover's wait is not this machine's pace: neither shown nor saved
             self.estimator.reset()
         if self.progress is not None:

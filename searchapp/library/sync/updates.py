@@ -20,13 +20,14 @@ from ...base.priority import lower_thread_priority
 from ...base.stored_names import stored_name
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import RootRow, Store
+from ...store.ledger import pending_ocr_files
 from ...store.removed_roots import forget_removed, keep_removed, mark_kept, restore_removed
 from ..resources.index_keeper import IndexKeeper
 from ..resources.model_set import ModelSet
 from ..resources.in_flight import SearchesInFlight, YieldingCancel
 from .roots import absorb_nested, in_scope, owning_root, paths_by_root, refuse_missing_roots, root_to_remove
 from . import words_pass as sync_module
-from ..resources.lock import WriterTurn
+from ..resources.lock import Holder, WriterTurn
 from .handover import Handover
 from .meaning_beside import MeaningBeside
 from .meaning_pass import embed_pending, meaning_progress
@@ -34,6 +35,9 @@ from .meaning_rate import RememberRate, aside_note
 from .wanted import Wanted
 from .meta_keys import REINDEX_META, record_passage_context
 from .contract import OcrStep, PassageEncoder, SyncReport
+from .slow_read import SlowRead
+from .steps import Steps
+from .unsaid import StopMark
 from .vanished import Vanished
 from .words_pass import naming_folder, sync_root
 
@@ -139,19 +143,23 @@ class Updates:
     def run_sync(self, work: SyncWork, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
                  embed: bool = True) -> SyncReport:
         """Phase 1 (words) for every root of `work`, then, unless `embed` is False, phase 2 (meaning): every passage
-        still without a vector is embedded, also ones an earlier interrupted or words-only sync left."""
+        still without a vector is embedded, also ones an earlier interrupted or words-only sync left. A file read
+        for long is named in `progress` while it is read (slow_read.py)."""
+        with SlowRead(progress) as told:
+            return self._run_sync(work, told, cancel, embed)
+
+    def _run_sync(self, work: SyncWork, progress: Optional[ProgressFn], cancel: Optional[CancelToken],
+                  embed: bool) -> SyncReport:
         total = SyncReport()
-        # Handed the lock by a writer that stepped aside in its meaning pass: only the words here, the meaning
-        # joins the queue it goes on with (decision 0105), so one new file never waits for a whole backlog.
-        resumer = self.turn.resumer() if embed and self.turn is not None else None
-        if resumer is not None and self._changes_meaning():
-            resumer = None  # its vectors would no longer mean what its queue does (it stops, review of 0105): embed here
+        handed, resumer = self._resumer(embed)
         embed = embed and resumer is None
         if not work and (not embed or not self.store.pending_count()):
             return total
         lower_thread_priority()  # background work: searches (this process's or another's) go first
         if self.searches is not None:  # and at each point it may stop, it waits while a search runs
             cancel = YieldingCancel(cancel, self.searches)
+        steps = Steps(embed, self._ocr_waits())
+        progress, mark = self._marked(steps.watching(progress), handed is None)
         progress = rate = RememberRate(self.store, progress)  # this machine's embedding rate, for status and the window
         try:
             self._record_model()
@@ -168,6 +176,7 @@ class Updates:
                 cancelled = False
                 try:
                     self._words(work, encoder, progress, cancel, beside, total, vanished)
+                    steps.read(self._ocr_waits())
                     if beside is not None:
                         beside.finish()
                 except Cancelled:
@@ -203,19 +212,50 @@ class Updates:
                     total.merge(exc.report)
                 total.chunks_pending = self.store.pending_count()
                 exc.report = total
-                self._save_after_stop(vanished, total)
+                self._save_after_stop(vanished, total, mark)
                 raise
             except BaseException:
-                self._save_after_stop(vanished, total)
+                self._save_after_stop(vanished, total, mark)
                 raise
-            report(progress, "saving", 0, 1)
-            self.vectors.save()
-            self.vectors.mark_current()
-            report(progress, "saving", 1, 1)
+            self._finish(progress, mark, total)
         except sqlite3.OperationalError as exc:  # e.g. "database or disk is full" outside a batch transaction
             raise StoreError(f"library database write failed: {exc} (is the disk under {self.data_dir} full or "
                              "read-only?); everything committed before is kept") from exc
         return total
+
+    def _finish(self, progress: Optional[ProgressFn], mark: Optional[StopMark], total: SyncReport) -> None:
+        """The index saved with the store's generation; the mark taken away, `total` given what an earlier sync,
+        stopped, left out and never said."""
+        report(progress, "saving", 0, 1)
+        self.vectors.save()
+        self.vectors.mark_current()
+        if mark is not None:
+            mark.finished(total)
+        report(progress, "saving", 1, 1)
+
+    def _resumer(self, embed: bool) -> tuple[Optional[Holder], Optional[Holder]]:
+        """(the writer that let this one in between its batches, if one did; the same where this sync leaves the
+        meaning to it). Handed the lock by a writer that stepped aside in its meaning pass: only the words here,
+        the meaning joins the queue it goes on with (decision 0105), so one new file never waits for a backlog."""
+        handed = self.turn.resumer() if self.turn is not None else None
+        resumer = handed if embed else None
+        if resumer is not None and self._changes_meaning():
+            resumer = None  # its vectors would no longer mean what its queue does (it stops, review of 0105): embed here
+        return handed, resumer
+
+    def _marked(self, progress: Optional[ProgressFn], own: bool) -> tuple[Optional[ProgressFn], Optional[StopMark]]:
+        """A mark in the library until this sync has finished: one stopped before (Ctrl+C, a closed window, a kill)
+        is said by the next (sync/unsaid.py). Not `own` (a writer let in between another's batches): that one's
+        mark stands for both."""
+        if not own:
+            return progress, None
+        mark = StopMark(self.store)
+        mark.begin()
+        return mark.watching(progress), mark
+
+    def _ocr_waits(self) -> bool:
+        """Whether files wait for the OCR step (a step of the sync's count: steps.py)."""
+        return self.config.scan.ocr and bool(pending_ocr_files(self.store, 1))
 
     def _embed(self, encoder: PassageEncoder, progress: Optional[ProgressFn], cancel: Optional[CancelToken]) -> int:
         """The meaning pass (every waiting passage), stepping aside between batches for a writer waiting its turn."""
@@ -231,13 +271,16 @@ class Updates:
         stored = self.store.meta()
         return bool(stored.get("model")) and bool(reindex_reasons(stored, self.models.expected_meta()))
 
-    def _save_after_stop(self, vanished: Vanished, total: SyncReport) -> None:
-        """On Cancelled or an error: the deleted entries held for the OCR step go, and what was committed is saved
-        with its generation. A second error meanwhile must not hide the first one. Neither when the lock was handed
-        over and not taken back, nor taken back and the library not read again yet (a model changed meanwhile): the
-        index file is another writer's, and the database has every batch (held entries: the next sync's)."""
+    def _save_after_stop(self, vanished: Vanished, total: SyncReport, mark: Optional[StopMark]) -> None:
+        """On Cancelled or an error: the deleted entries held for the OCR step go, what was committed is saved
+        with its generation, and the stop mark says how far the sync came. A second error meanwhile must not hide
+        the first one. Neither when the lock was handed over and not taken back, nor taken back and the library not
+        read again yet (a model changed meanwhile): the index file is another writer's, and the database has every
+        batch (held entries: the next sync's; the mark: as its last report left it)."""
         if self.turn is not None and (not self.turn.held or self.turn.stale):
             return
+        if mark is not None:
+            mark.stopped()
         with contextlib.suppress(Exception):
             vanished.settle(total)
         try:

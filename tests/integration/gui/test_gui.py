@@ -208,7 +208,7 @@ def test_cancel_mid_indexing_keeps_the_index_consistent(qtbot, make_window, tmp_
     qtbot.waitUntil(past_first_batch, timeout=WAIT_MS)
     assert win.findChild(QProgressBar, "progressBar").isVisible()
     # The strip shows the newest report every POLL_MS: wait for it rather than race it.
-    qtbot.waitUntil(lambda: any(s in win.progress.label.full_text() for s in ("Reading files", "Embedding",
+    qtbot.waitUntil(lambda: any(s in win.progress.label.full_text() for s in ("· Reading ", "Embedding",
                                                                          "Searchable by words")), timeout=WAIT_MS)
     with qtbot.waitSignal(win.writesIdle, timeout=WAIT_MS):
         qtbot.mouseClick(win.findChild(QPushButton, "cancelButton"), Qt.MouseButton.LeftButton)

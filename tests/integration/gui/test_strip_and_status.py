@@ -41,17 +41,17 @@ def test_the_counts_and_time_left_stay_in_sight_with_a_folder_queued(qtbot, open
     QApplication.processEvents()
     shot(win, "strip_queued.png")
     shown = strip.label.text()
-    assert "Embedding 352 / 7,403" in shown and "8.0 passages/s, about 15 min left" in shown, shown
+    assert "Embedding 352 of 7,403 passages" in shown and "8.0 passages/s, about 15 min left" in shown, shown
     assert strip.queued.text() == "Next: /tmp/s17/win/extra"  # a short path is whole too
     strip.show_queued(["/home/someone/Documents/Projects/2025/a folder with a rather long name/and deeper still"])
     QApplication.processEvents()
     shown = strip.label.text()
-    assert "Embedding 352 / 7,403" in shown and "about 15 min left" in shown, shown
+    assert "Embedding 352 of 7,403 passages" in shown and "about 15 min left" in shown, shown
     assert strip.queued.is_elided() and strip.queued.text().endswith("deeper still")
 
 
-@pytest.mark.parametrize("stage, name", [("ocr", "Reading scans and images (OCR)"),
-                                         ("rereading", "Reading scanned PDFs again (this version's reader)")])
+@pytest.mark.parametrize("stage, name", [("ocr", "Reading by OCR 11 of 94 scans and images"),
+                                         ("rereading", "Reading again 11 of 94 scanned PDFs (this version's reader)")])
 def test_reading_scans_shows_its_rate_and_time_left(qtbot, open_window, stage, name):
     """OCR ran for 8 minutes with no time left on the strip, which says one for reading files and embedding. The
     scanned PDFs an upgrade reads again (ocr/step.py) are a stage of their own, with a rate and time left too."""
@@ -66,7 +66,29 @@ def test_reading_scans_shows_its_rate_and_time_left(qtbot, open_window, stage, n
     shot(win, f"strip_{stage}.png")
     assert strip.rate == 0.2 and strip.eta_seconds == (94 - 11) * 5.0
     shown = strip.label.text()
-    assert f"{name} 11 / 94 — 0.2 files/s, about 7 min left" in shown, shown
+    assert f"{name} · 0.2 files/s, about 7 min left" in shown, shown
+
+
+def test_the_strip_leads_with_the_step_and_names_a_file_read_for_long(qtbot, open_window):
+    """"Reading files 120 / 3,000" said nothing of how many phases were still ahead, and a 400-page scan read for
+    minutes left it standing on one count: the strip leads with the step (library/sync/steps.py) and, while one
+    file takes long, names it with its seconds (library/sync/slow_read.py) where the time left stood."""
+    from searchapp.base.progress import Progress
+
+    win = open_window()
+    strip = win.progress
+    strip.start("Indexing Documents")
+    for i in range(12):  # ten files every 4 s: a rate and a time left
+        strip.show_progress("Indexing Documents", Progress("extracting", 10 * i + 1, 3000, f"note{i}.txt", step=2,
+                                                           steps=3), 4.0 * i)
+    assert strip.label.text().startswith("Step 2 of 3 · Reading 111 of 3,000 files · 2.5 files/s, about"), \
+        strip.label.text()
+    slow = Progress("extracting", 112, 3000, "big-scan.pdf", step=2, steps=3, slow="reading big-scan.pdf, 40 s…")
+    strip.show_progress("Indexing Documents", slow, 88.0)
+    QApplication.processEvents()
+    shot(win, "strip_slow_read.png")
+    assert strip.label.text() == "Step 2 of 3 · Reading 112 of 3,000 files · reading big-scan.pdf, 40 s… — " \
+                                 "Indexing Documents"
 
 
 def hold_writes(monkeypatch):
@@ -108,7 +130,7 @@ def test_a_resumed_sync_says_so_in_the_strip_for_as_long_as_it_runs(qtbot, open_
     shot(win, f"resumed_{value}.png")
     said = win.progress.label.full_text()
     gate.set()
-    assert said.startswith(title + " — "), said
+    assert f" — {title}" in said, said  # after the step and its counts ("Step 1 of 3 · Scanning 2 files")
     qtbot.waitUntil(lambda: not win.runner.busy_writing(), timeout=WAIT_MS)
 
 

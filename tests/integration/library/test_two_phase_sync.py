@@ -180,7 +180,7 @@ def test_progress_strip_says_searchable_by_words_and_meaning(qtbot):
     qtbot.addWidget(view)
     view.start("Re-syncing")
     view.show_progress("Re-syncing", Progress("embedding", 30, 100, meaning_message(37, 100)), 1.0)
-    assert "Searchable by words — Embedding 30 / 100" in view.label.full_text()
+    assert view.label.full_text() == "Embedding 30 of 100 passages — Re-syncing — Searchable by words"
     assert "37%" not in view.label.full_text()  # one percentage: the bar's (the CLI's line does the same)
     assert (view.bar.value(), view.bar.maximum()) == (30, 100)
     # Time left once there is evidence enough (base/rate.py: EVIDENCE reports with progress over MIN_SPAN_S),
@@ -191,7 +191,7 @@ def test_progress_strip_says_searchable_by_words_and_meaning(qtbot):
     view.show_progress("Re-syncing", Progress("extracting", 8, 20, "b.txt"), 17.0)
     assert "left" in view.label.full_text()
     view.show_progress("Re-syncing", Progress("ocr", 1, 4, "scan.png"), 4.0)
-    assert "Reading scans and images (OCR) 1 / 4" in view.label.full_text() and "left" not in view.label.full_text()
+    assert "Reading by OCR 1 of 4 scans and images" in view.label.full_text() and "left" not in view.label.full_text()
 
 
 class BulkEncoder(CountingEncoder):

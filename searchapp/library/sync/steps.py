@@ -1,0 +1,69 @@
+"""The steps of a sync, numbered on its progress reports ("Step 2 of 3"): scanning, reading the files, embedding
+their meaning, then OCR where scans wait for it. A person watching "Reading files" could not tell whether it was
+nearly done or had the long part still ahead.
+
+Each folder of a sync is scanned and read in turn (steps 1 and 2 again for the next one, named beside them:
+"Pictures, 2 of 4"); the meaning of every file is embedded after all are read, and OCR comes last: the meaning of
+the text OCR finds is part of the OCR step, never a step back. Whether an OCR step comes is known for sure once the
+files are read (`read`: the scans found wait for it); until then it counts only where scans waited already. So the
+count grows at most once, when the reading ends, and never for a sync without scans.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from ...base.progress import Progress, ProgressFn
+
+__all__ = ["Steps"]
+
+_READING = {"scanning": 1, "extracting": 2}  # each folder's own
+
+
+class Steps:
+    """Numbers the reports of one sync; `embed`: whether it embeds (not --words-only); `ocr`: whether scans wait
+    for OCR as it begins."""
+
+    def __init__(self, embed: bool, ocr: bool) -> None:
+        self.embed, self.ocr = embed, ocr
+        self.step = 0  # the step under way (0 before the first report)
+
+    @property
+    def count(self) -> int:
+        return 2 + self.embed + self.ocr
+
+    def read(self, ocr: bool) -> None:
+        """Every folder is read: whether scans wait for the OCR step now."""
+        self.ocr = ocr
+
+    def number(self, p: Progress) -> Progress:
+        """`p` with its step and the count; a stage of no step of its own (a wait, saving) keeps the step under
+        way."""
+        step = self._step_of(p.stage)
+        if step is not None:
+            # after the reading, never back: the meaning of OCR's text is embedded within the OCR step
+            self.step = step if p.stage in _READING else max(self.step, step)
+        if not self.step:
+            return p
+        return dataclasses.replace(p, step=self.step, steps=max(self.count, self.step))
+
+    def _step_of(self, stage: str) -> Optional[int]:
+        if stage in _READING:
+            return _READING[stage]
+        if stage in ("searchable", "embedding") and self.embed:
+            return 3
+        if stage in ("ocr", "rereading"):
+            return 3 + self.embed
+        return None
+
+    def watching(self, progress: Optional[ProgressFn]) -> Optional[ProgressFn]:
+        """`progress` with every report numbered (None stays None)."""
+        if progress is None:
+            return None
+        told: ProgressFn = progress
+
+        def tell(p: Progress) -> None:
+            told(self.number(p))
+
+        return tell
