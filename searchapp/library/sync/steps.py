@@ -4,9 +4,9 @@ nearly done or had the long part still ahead.
 
 Each folder of a sync is scanned and read in turn (steps 1 and 2 again for the next one, named beside them:
 "Pictures, 2 of 4"); the meaning of every file is embedded after all are read, and OCR comes last: the meaning of
-the text OCR finds is part of the OCR step, never a step back. Whether an OCR step comes is known for sure once the
-files are read (`read`: the scans found wait for it); until then it counts only where scans waited already. So the
-count grows at most once, when the reading ends, and never for a sync without scans.
+the text OCR finds is part of the OCR step, never a step back. Whether an OCR step comes is known once the files
+are read (`read`: scans wait for it, found now or left by an earlier sync), and asked only then (a look at every
+file's row). So the count grows at most once, when the reading ends, and never for a sync without scans.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ _READING = {"scanning": 1, "extracting": 2}  # each folder's own
 
 
 class Steps:
-    """Numbers the reports of one sync; `embed`: whether it embeds (not --words-only); `ocr`: whether scans wait
-    for OCR as it begins."""
+    """Numbers the reports of one sync; `embed`: whether it embeds (not --words-only); `ocr`: whether an OCR step
+    is counted from the start."""
 
     def __init__(self, embed: bool, ocr: bool) -> None:
         self.embed, self.ocr = embed, ocr

@@ -158,7 +158,7 @@ class Updates:
         lower_thread_priority()  # background work: searches (this process's or another's) go first
         if self.searches is not None:  # and at each point it may stop, it waits while a search runs
             cancel = YieldingCancel(cancel, self.searches)
-        steps = Steps(embed, self._ocr_waits())
+        steps = Steps(embed, ocr=False)  # whether scans wait for OCR is asked once the files are read
         progress, mark = self._marked(steps.watching(progress), handed is None)
         progress = rate = RememberRate(self.store, progress)  # this machine's embedding rate, for status and the window
         try:
@@ -254,7 +254,8 @@ class Updates:
         return mark.watching(progress), mark
 
     def _ocr_waits(self) -> bool:
-        """Whether files wait for the OCR step (a step of the sync's count: steps.py)."""
+        """Whether files wait for the OCR step (a step of the sync's count: steps.py). A scan of the files table
+        where none wait (there is no index on files.ocr): asked once a sync."""
         return self.config.scan.ocr and bool(pending_ocr_files(self.store, 1))
 
     def _embed(self, encoder: PassageEncoder, progress: Optional[ProgressFn], cancel: Optional[CancelToken]) -> int:
