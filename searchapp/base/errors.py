@@ -11,6 +11,7 @@ __all__ = [
     "HeldElsewhere",
     "ExtractionError",
     "UnsupportedFileError",
+    "SecretFileError",
     "StoreError",
     "WriterBusy",
     "IndexCorruptError",
@@ -53,7 +54,17 @@ class ExtractionError(SearchAppError):
 
 
 class UnsupportedFileError(ExtractionError):
-    """No extractor for this file, or it is binary behind a text suffix."""
+    """No extractor for this file, or it is binary behind a text suffix. `status`: the entry's state in the
+    library (store/ledger.py)."""
+
+    status = "skipped"
+
+
+class SecretFileError(UnsupportedFileError):
+    """The file holds a secret (a private key, a list of passwords): never read into the library, whatever its
+    name (ingest/secrets.py, decision 0177)."""
+
+    status = "excluded"
 
 
 class StoreError(SearchAppError):

@@ -9,7 +9,9 @@ from typing import Optional
 
 from .safe_open import open_regular, read_at_most
 
-__all__ = ["file_sha256", "file_sha256_and_bytes", "text_hash"]
+__all__ = ["file_sha256", "file_sha256_and_bytes", "text_hash", "EMPTY_SHA256"]
+
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()  # a file of 0 bytes: known without opening it
 
 
 def file_sha256(path: Path) -> str:

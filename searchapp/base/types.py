@@ -53,7 +53,8 @@ class ChunkSpan:
 class SkippedFile:
     path: str
     reason: str
-    status: str = "skipped"  # "skipped" (by policy: size, binary, unsupported) or "failed" (an error)
+    # "skipped" (by policy: size, binary, unsupported), "failed" (an error) or "excluded" (a secret's name)
+    status: str = "skipped"
 
 
 @dataclass

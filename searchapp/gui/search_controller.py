@@ -7,6 +7,7 @@ results list, drives the preview it is given, and says what it shows through its
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 from typing import Optional, Sequence
@@ -16,6 +17,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QSpinBox, QTableView
 
 from ..base.config import Config
+from ..base.errors import SecretFileError
 from ..base.types import Hit
 from ..library import LibraryStatus, SearchResult
 from ..library.search.preview import FileText, file_text
@@ -432,7 +434,10 @@ class SearchController(QObject):
 
         def failed(exc: BaseException, tb: str) -> None:
             if preview.hit is hit:
-                preview.show_hit(hit, terms, None, f"cannot read the file now: {exc}")
+                if isinstance(exc, SecretFileError):  # a library's passage of it from before decision 0177 too
+                    preview.show_hit(dataclasses.replace(hit, text=""), terms, None, f"not shown: {exc}")
+                else:
+                    preview.show_hit(hit, terms, None, f"cannot read the file now: {exc}")
                 self.previewShown.emit(hit)
 
         self.tools.runner.submit(lambda p, c: file_text(hit.path, config, hit.text, hit.start, hit.end, ocr=hit.ocr),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from typing import Iterable
+from typing import Iterable, Optional
 
 __all__ = ["Excluder"]
 
@@ -24,19 +24,27 @@ class Excluder:
 
     def entry(self, path: str, name: str) -> bool:
         """Whether the entry `path` (whose last part is `name`) itself matches a pattern."""
-        return any(fnmatch.fnmatchcase(name, p) for p in self.names) or any(
-            fnmatch.fnmatchcase(path, p) for p in self.paths)
+        return self.pattern_of(path, name) is not None
+
+    def pattern_of(self, path: str, name: str) -> Optional[str]:
+        """The first pattern the entry `path` (whose last part is `name`) itself matches, else None."""
+        return next((p for p in self.names if fnmatch.fnmatchcase(name, p)), None) or next(
+            (p for p in self.paths if fnmatch.fnmatchcase(path, p)), None)
 
     def under(self, root: str, path: str) -> bool:
         """Whether `path`, or a folder between `root` and it, matches a pattern (for paths met one by one). The
         root itself is never left out by its own name: the person chose it, and a full scan reads it (a folder
         named `old~` was indexed by a sync while its changes were ignored and explain called it excluded)."""
+        return self.pattern_under(root, path) is not None
+
+    def pattern_under(self, root: str, path: str) -> Optional[str]:
+        """The pattern that leaves `path` out (under's), the outermost entry's first one: what explain names."""
         if not self:
-            return False
+            return None
         current = os.path.abspath(path)
         root = os.path.abspath(root)
+        found = None
         while current != root and len(current) > len(root):
-            if self.entry(current, os.path.basename(current)):
-                return True
+            found = self.pattern_of(current, os.path.basename(current)) or found
             current = os.path.dirname(current)
-        return False
+        return found

@@ -3,7 +3,8 @@
 Walks iteratively (an explicit stack, so deep trees cannot hit the recursion limit) and never
 opens a file: everything is decided from names and `stat`. Hidden entries and `skip_dirs` are
 configuration, not failures, so they are not listed in `skipped` (listing every `.DS_Store` or
-`.git` would bury the entries a user needs to see).
+`.git` would bury the entries a user needs to see). A file named like a secret (`[scan] secret_files`) is
+listed, as "excluded": the person sees that their keys were left out.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import SkippedFile
 from .exclude import Excluder
 from .fsnames import is_within
+from .secrets import named_secret, secret_pattern
 from .extractors.registry import supported_suffixes
 from .ocr.images import image_suffixes  # read by the sync's OCR step
 from .extractors.sniff import KNOWN_BINARY_SUFFIXES
@@ -146,6 +148,10 @@ class _Walker:
             self.skip(path, f"not a regular file ({_kind(mode)})")
 
     def consider_file(self, path: str, st: os.stat_result) -> None:
+        secret = secret_pattern(os.path.basename(path), self.config.secret_files)
+        if secret is not None:  # never opened; listed, so a person sees their keys were left out (decision 0177)
+            self.skip(path, named_secret(secret), "excluded")
+            return
         suffix = os.path.splitext(path)[1].lower()
         if suffix in KNOWN_BINARY_SUFFIXES and suffix not in self.suffixes:
             return  # images, archives, programs: left out quietly, like hidden files

@@ -4,8 +4,9 @@
 States: indexed, ocr_done (text came from OCR: all of it, or the PDF pages listed in files.ocr_pages),
 ocr_pending (waiting for the background OCR step: no text indexed yet), ocr_pages_pending (indexed by its text
 layer, its pages without text waiting for the OCR step: indexed, not "not indexed", decision 0155), no_text (read, but no text found), skipped (by policy, with
-its reason), failed (an error, with its reason). A file left out by an exclusion rule has no row: `explain`
-says so from the scan's rules ("excluded").
+its reason), failed (an error, with its reason), empty (0 bytes, or whitespace alone), excluded (a secret, by its
+name or its text: decision 0177). A file left out by `[scan] exclude`, `skip_dirs` or as hidden has no row:
+`explain` says so from the scan's rules ("excluded").
 """
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ from ..base.member_paths import member_order
 from .db import Store
 from .rows import FileRow
 
-__all__ = ["STATES", "NOT_INDEXED", "state_counts", "files_in_state", "problem_files_in_state", "left_out_since",
-           "read_before_versions",
+__all__ = ["STATES", "NOT_INDEXED", "QUIET_STATES", "EMPTY", "state_counts", "files_in_state", "problem_files_in_state",
+           "excluded_by_rule", "left_out_by_rule", "left_out_since", "read_before_versions", "read_again_where_text_holds",
            "set_entry_date", "set_ocr_state",
            "entry_text", "entry_vectors", "pending_ocr_files", "ocr_done_before", "ocr_done_paths", "ocr_done_pages", "files_by_id"]
 
-STATES = ("indexed", "ocr_done", "ocr_pending", "ocr_pages_pending", "no_text", "skipped", "failed", "excluded")
+STATES = ("indexed", "ocr_done", "ocr_pending", "ocr_pages_pending", "no_text", "skipped", "failed", "empty",
+          "excluded")
+EMPTY = "empty"  # the reason of a skipped entry of 0 bytes, or of whitespace alone: its state is `empty`
+# Left out on purpose, not for a problem a person could mend (decision 0177): an empty file, and an entry a rule
+# excluded (a secret's name or text, ingest/secrets.py). Counted and listed by `status --files STATE`, said apart.
+QUIET_STATES = ("empty", "excluded")
 # What "not indexed" means, for the window and `status` alike (decision 0155): no text of the entry is searchable.
 # A PDF whose text layer is indexed while its pages without text wait for OCR (ocr_pages_pending) is indexed: it
 # is found by its words. It is listed beside the entries not indexed, in a state of its own, and counted apart.
@@ -36,12 +42,13 @@ _STATE_SQL = """CASE
     WHEN status = 'indexed' AND ocr = 'done' THEN 'ocr_done'
     WHEN status = 'indexed' THEN 'indexed'
     WHEN status = 'skipped' AND error = 'no text found' THEN 'no_text'
+    WHEN status = 'skipped' AND error = 'empty' THEN 'empty'
     ELSE status END"""
 
 
 def state_counts(store: Store) -> dict[str, int]:
     """State -> number of entries (files and members), every state listed (0 when none)."""
-    counts = dict.fromkeys(STATES[:-1], 0)
+    counts = dict.fromkeys(STATES, 0)
     for state, n in store.conn.execute(f"SELECT {_STATE_SQL} AS s, count(*) FROM files GROUP BY s"):  # noqa: S608 (constants: the state CASE, the columns)
         counts[state] = counts.get(state, 0) + int(n)
     return counts
@@ -56,10 +63,30 @@ def files_in_state(store: Store, state: Optional[str] = None, limit: int = 100_0
 
 
 def problem_files_in_state(store: Store, owner: Optional[str] = None) -> list[tuple[str, FileRow]]:
-    """(state, row) of the entries not indexed (NOT_INDEXED: skipped or failed), by state, then path: what
-    `status` lists, each with the state `status --files STATE` finds it by, from this one CASE (its status and
-    reason alone do not give it: files.ocr does). `owner`: as files_in_state's."""
-    return _with_state(store, NOT_INDEXED, [], owner, "s, path")
+    """(state, row) of the entries not indexed (NOT_INDEXED: skipped or failed) but those left out on purpose
+    (QUIET_STATES), by state, then path: what `status` lists, each with the state `status --files STATE` finds it
+    by, from this one CASE (its status and reason alone do not give it: files.ocr does). `owner`: as
+    files_in_state's."""
+    quiet = ", ".join(f"'{s}'" for s in QUIET_STATES)
+    return _with_state(store, f"{NOT_INDEXED} AND {_STATE_SQL} NOT IN ({quiet})", [], owner, "s, path")
+
+
+def excluded_by_rule(store: Store, owner: Optional[str] = None) -> dict[str, int]:
+    """The entries left out on purpose, by the rule that left them out ("secret": 3, "empty": 2): an excluded
+    entry's rule is the word its reason begins with ("secret: its name matches …")."""
+    rows = _with_state(store, f"{_STATE_SQL} IN ({', '.join(repr(s) for s in QUIET_STATES)})", [], owner, "s, path")
+    return left_out_by_rule((state, row.error) for state, row in rows)
+
+
+def left_out_by_rule(entries: Iterable[tuple[str, Optional[str]]]) -> dict[str, int]:
+    """How many of the (state, reason) `entries` each rule left out on purpose: an empty entry's rule is "empty",
+    an excluded one's the word its reason begins with ("secret: holds a private key …": "secret")."""
+    counts: dict[str, int] = {}
+    for state, reason in entries:
+        if state in QUIET_STATES:
+            rule = state if state != "excluded" else (reason or "").split(":", 1)[0].strip() or state
+            counts[rule] = counts.get(rule, 0) + 1
+    return counts
 
 
 def left_out_since(store: Store, since: float, until: Optional[float], limit: int
@@ -104,6 +131,16 @@ def read_before_versions(store: Store, root_id: int) -> bool:
     return store.conn.execute(
         "SELECT 1 FROM files WHERE root_id = ? AND reader IS NULL AND status != 'failed' AND ocr IS NULL "
         "AND coalesce(kind, '') != 'image' LIMIT 1", (root_id,)).fetchone() is not None
+
+
+def read_again_where_text_holds(store: Store, words: str, first_words: str) -> None:
+    """Have the next sync read again the indexed entries whose stored passages hold `words` (case aside where the
+    engine's LIKE ignores it), or whose first passage holds `first_words`, any case: their reader is set older
+    than any (0), so the sync reads them as it reads those of an older reader (decision 0152), and a rule that
+    now refuses them (decision 0177) takes their passages out. The same text read again keeps its passages."""
+    store.db.execute(
+        "UPDATE files SET reader = 0 WHERE status = 'indexed' AND id IN (SELECT file_id FROM chunks WHERE "
+        "text LIKE ? OR (ordinal = 0 AND lower(text) LIKE ?))", (f"%{words}%", f"%{first_words.lower()}%"))
 
 
 def set_entry_date(store: Store, file_id: int, date_ns: Optional[int]) -> None:

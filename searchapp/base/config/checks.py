@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 _Section = TypeVar("_Section", bound="DataclassInstance")
 
-__all__ = ["describe_allowed", "check_value", "check_device", "coerce", "merge_checked", "format_number"]
+__all__ = ["describe_allowed", "check_value", "check_device", "check_names", "coerce", "merge_checked", "format_number"]
 
 # Settings that are gone: a config file (or environment) that still names one loads and the value is ignored.
 # models.allow_download: models arrive only by `searchapp models pull` or the window's Download, never by a setting.
@@ -65,6 +65,15 @@ def check_device(device: str) -> str:
     if device not in ("auto", "cpu", "cuda") and not re.fullmatch(r"cuda:\d{1,3}", device):
         raise ConfigError(f"models.device: {device!r} is not allowed (auto, cpu, cuda or cuda:N)")
     return device
+
+
+def check_names(key: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """A list of file-name patterns (scan.secret_files): a path in it would never match a name, and leave the
+    person believing a file left out that is read."""
+    for p in patterns:
+        if "/" in p or "\\" in p:
+            raise ConfigError(f"{key}: {p!r} is not allowed (names only, without a / : `exclude` takes paths)")
+    return patterns
 
 
 def coerce(value: Any, current: Any, where: str, meta: Mapping[str, Any]) -> Any:

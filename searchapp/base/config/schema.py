@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional
 
 from ..errors import ConfigError
 from ..search_modes import SEARCH_MODES
-from .checks import check_device, check_value, describe_allowed, merge_checked
+from .checks import check_device, check_names, check_value, describe_allowed, merge_checked
 
 __all__ = [
     "ScanConfig",
@@ -42,6 +42,18 @@ DEFAULT_SKIP_DIRS = (
 # Emacs' backup (file~, also vim's with `set backup`) and autosave (#file#) copies: a newcomer found last week's
 # text of a file in them, ranked beside the file itself. Their lock files (.#file) are hidden, so left out anyway.
 DEFAULT_EXCLUDE = ("*~", "#*#")
+# Names of files that hold secrets (decision 0177): left out of every indexed folder, archive and mail, counted as
+# "excluded: secret". What grants access by name alone: private keys, key stores, programs' credential files,
+# password databases and their exports, wallets, encrypted files. A key's text is refused whatever its name
+# (ingest/secrets.py), so `*.key` (also Keynote's decks) and `*.asc` (also signatures) are not named here.
+DEFAULT_SECRET_FILES = (
+    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "*.ppk",
+    "*.pem", "*.p12", "*.pfx", "*.jks", "*.keystore",
+    ".env", ".env.*", ".netrc", "_netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".htpasswd", ".my.cnf",
+    "credentials", "credentials.*", "*_accesskeys.csv",
+    "*.kdbx", "*.kdb", "*.psafe3", "*.1pif", "*.1pux", "bitwarden_export_*", "*passwords.csv", "logins.csv",
+    "wallet.dat", "*.gpg",
+)
 
 
 def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Optional[tuple[Any, ...]] = None) -> Any:
@@ -69,6 +81,7 @@ class ScanConfig:
     follow_symlinks: bool = _f(True, "Follow symlinked folders and files inside the indexed folder (loops are never walked).")
     follow_symlinks_out: bool = _f(False, "Also follow symlinks that lead out of the indexed folder (off: they are skipped with a reason).")
     exclude: tuple[str, ...] = _f(DEFAULT_EXCLUDE, "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak). The default leaves out editors' backup and autosave copies (file~, #file#), whose old text would be found beside the file's own.")
+    secret_files: tuple[str, ...] = _f(DEFAULT_SECRET_FILES, "File names never read, whatever their case: private keys, key stores, credential files, password databases and exports (e.g. id_rsa, *.pem, .env, credentials.json, *.kdbx). Each is listed as excluded (\"secret\"); a file whose text holds a private key or begins as a list of passwords is excluded too, whatever its name. Names only: a pattern with a / is refused.")
     ocr: bool = _f(True, "Read images (png, jpg, tiff, webp, bmp) and PDF pages without a text layer by OCR, after the text of every other file is indexed (needs the `ocr` extra; off: images are left out and scans keep only their text layer).")
 
 
@@ -151,6 +164,7 @@ class Config:
             for f in fields(section):
                 check_setting(f"{top.name}.{f.name}", getattr(section, f.name))
         check_device(self.models.device)
+        check_names("scan.secret_files", self.scan.secret_files)
         if self.library.address:  # a password there is refused, as on the command line (decision 0125)
             from ..library_address import checked_address, is_shared
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..library_protocol import LedgerReader
     from ..progress import TerminalProgress
 
-__all__ = ["register", "cmd_status", "print_status", "print_ledger", "ledger_state"]
+__all__ = ["register", "cmd_status", "print_status", "print_ledger", "ledger_state", "left_out_counts"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="exit 4 when a reindex is needed, 3 when not consistent, 1 when a folder is missing")
     s.add_argument("--files", nargs="?", const="all", metavar="STATE",
                    help="list every file (or member) with its state: indexed, ocr_done, ocr_pending, "
-                        "ocr_pages_pending, no_text, skipped, failed (one state, or all)")
+                        "ocr_pages_pending, no_text, skipped, failed, empty, excluded (one state, or all; "
+                        "excluded: the files left out as secrets, counted by rule first)")
     s.set_defaults(handler=cmd_status)
     e = sub.add_parser("explain", help="why a file is or is not found: its folder, the rule, its text")
     e.add_argument("path", help="a file, or a member as `archive.zip › folder/file.pdf`")
@@ -118,6 +119,9 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
         say(f"note: {printable(n)}")
     if st.reindex_needed:
         say(f"reindex needed: {printable(st.reindex_needed)}")
+    if st.left_out:  # left out on purpose: counted, not listed among the problems (decision 0177)
+        say(f"left out: {left_out_counts(st.left_out)} (`searchapp status --files excluded` and `--files empty` "
+            "list them)")
     if st.failed:
         from ...library.report.not_indexed import entries_in
 
@@ -128,6 +132,11 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
             path, _, reason = row
             say(f"  [{st.failed_states[row]}] {printable(display_path(path))}: {printable(reason)}")
     return code
+
+
+def left_out_counts(counts: dict[str, int]) -> str:
+    """"secret: 3 files, empty: 2 files": the entries left out on purpose, by rule, the most first."""
+    return ", ".join(f"{rule}: {counted(n, 'file')}" for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def bi_encoder_conventions(b: BiEncoderStatus) -> str:
@@ -172,12 +181,17 @@ def print_ledger(args: argparse.Namespace, lib: LedgerReader, state: Optional[st
     """Print the entries in `state` (None: all), from `lib` (a desktop or a shared library)."""
     from ...base.member_paths import member_fields
 
+    from ...library.report.not_indexed import QUIET_STATES, left_out_by_rule
+
     rows = lib.ledger(state)
+    rules = left_out_by_rule((s, r.error) for s, r in rows)  # left out on purpose, by rule ("secret: 3 files")
     if args.json:
         print(json.dumps({"files": [
             {**member_fields(r.path), "key": r.path, "state": s, "reason": r.error, "passages": r.n_chunks}
-            for s, r in rows]}))
+            for s, r in rows], **({"left_out": rules} if state in QUIET_STATES else {})}))
         return 0
+    if state in QUIET_STATES and rules:
+        print(left_out_counts(rules))
     for s, r in rows:
         print(f"[{s}] {printable(display_path(r.path))}" + (f": {printable(r.error)}" if r.error else ""))
     return 0

@@ -6,7 +6,8 @@ judged whole, such a mail was refused as "not prose" and lost its subject, sende
   first long letter-and-digit stretch on (`click.example.com/ls/click…`). The site and the path's words are
   worth finding (`docs.example.org/guide/install-windows`, `github.com/org/repo/issues/1234`), a tracking tail
   is not, and nothing is fetched either way;
-- a paragraph that is still not prose (a pasted base64 block, a hash list) is left out, and counted.
+- a paragraph that is still not prose (a pasted base64 block, a hash list) is left out, and counted; a body that
+  holds a private key is refused whole, as any file holding one is (ingest/secrets.py).
 A delivery report's machine-readable part (message/delivery-status) is text: who could not be reached, why.
 """
 
@@ -16,6 +17,7 @@ import re
 from email.message import Message
 from typing import Callable
 
+from ..secrets import refuse_secret_text
 from ..text_caps import LONG_WORD, data_spans, not_prose_reason
 
 __all__ = ["readable_body", "delivery_status"]
@@ -43,7 +45,10 @@ def _short(m: re.Match[str]) -> str:
 
 
 def readable_body(text: str) -> tuple[str, list[str]]:
-    """(the body with long links shortened and paragraphs that are not prose left out, notes saying so)."""
+    """(the body with long links shortened and paragraphs that are not prose left out, notes saying so).
+    SecretFileError for a body holding a private key: the message is refused (decision 0177), not kept without
+    its key paragraph, as a notes file holding one is (the registry looks at the body only as left here)."""
+    refuse_secret_text(text)
     notes: list[str] = []
     shortened = 0
 

@@ -12,6 +12,7 @@ from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.member_paths import MEMBER_SEP
 from ...base.progress import CancelToken
 from ...base.types import Document
+from ..secrets import refuse_secret_text
 from ..text_caps import DEFAULT_MAX_CHARS, bound_text
 from . import sniff, text
 from .mail_sniff import MAILDIR_FOLDERS, sniff_mail
@@ -184,7 +185,8 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEF
     `shown`: the name its warnings give (a member's, read from a private copy whose temporary path is no name).
 
     Raises UnsupportedFileError (no extractor, binary content behind a text suffix, not a regular
-    file, not prose), ExtractionError with a short reason, or Cancelled; no other exception escapes.
+    file, not prose; its SecretFileError for a text that holds a secret: ingest/secrets.py), ExtractionError
+    with a short reason, or Cancelled; no other exception escapes.
     """
     name = extractor_name(path)
     if name is None:
@@ -206,6 +208,9 @@ def extract(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = DEF
             doc = _BY_NAME[name][1](Path(path), max_bytes, max_chars=max_chars, cancel=cancel)
         if cancel is not None:
             cancel.check()
+        # Before the caps: they drop a key's base64 as "not prose", and the file would be read without it, as if
+        # it held no secret (decision 0177: a file holding one is refused whole, in a sync and a preview alike)
+        refuse_secret_text(doc.text)
         return bound_text(doc, max_chars, where=shown or os.fspath(path))
     except (ExtractionError, Cancelled):
         raise

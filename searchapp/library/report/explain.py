@@ -1,8 +1,8 @@
 """`explain PATH`: why a file is (or is not) found — its folder, the rule that applies, its state, its text.
 
-The rules are the scan's own (ingest/scan.py through roots.in_scope and ingest/exclude.py, the registry's
-supported types, the size cap), asked about one path instead of re-implemented. A member of a container is
-named by its key (`a.zip//x.pdf`) or as shown (`a.zip › x.pdf`).
+The rules are the scan's own (ingest/scan.py through roots.in_scope and ingest/exclude.py, the names of secrets
+of ingest/secrets.py, the registry's supported types, the size cap), asked about one path instead of
+re-implemented. A member of a container is named by its key (`a.zip//x.pdf`) or as shown (`a.zip › x.pdf`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ...base.member_paths import display_path, key_of, path_bytes, split_member
 from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
 from ...ingest.ocr.images import image_suffixes
 from ...base.stored_names import disk_path
+from ...ingest.secrets import named_secret, secret_pattern
 from ...ingest.fsnames import is_within
 from ...store import Store
 from ...store.rows import FileRow
@@ -48,8 +49,12 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
             first = skipped[0]
             where = "a skipped folder" if first == len(parts) - 1 == len(folders) - 1 else "inside a skipped folder"
             return "excluded", f"{where} {folders[first]!r} ([scan] skip_dirs)"
-        if scan.exclude and Excluder(scan.exclude).under(root, path):
-            return "excluded", "matches a [scan] exclude pattern: " + ", ".join(scan.exclude)
+        pattern = Excluder(scan.exclude).pattern_under(root, path) if scan.exclude else None
+        if pattern is not None:  # the one that left it out: a list of every pattern left the person guessing
+            return "excluded", f"matches the [scan] exclude pattern {pattern!r}"
+    secret = None if os.path.isdir(path) else secret_pattern(os.path.basename(path), scan.secret_files)
+    if secret is not None:  # a file named by the person too: the scan refuses it as a root (ingest/scan.py)
+        return "excluded", named_secret(secret)
     suffix = os.path.splitext(path)[1].lower()
     if suffix in KNOWN_BINARY_SUFFIXES and suffix not in supported_suffixes():
         if suffix not in image_suffixes():

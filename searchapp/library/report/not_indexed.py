@@ -14,11 +14,12 @@ from typing import Optional
 from ...base.member_paths import split_member
 from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...store import Store
-from ...store.ledger import files_in_state
+from ...store.ledger import QUIET_STATES, files_in_state, left_out_by_rule
 
 __all__ = ["not_indexed_entries", "not_indexed_rows", "group_members", "group_in_states", "state_words", "entries_in",
            "pages_waiting_in",
-           "NOT_INDEXED_STATES", "PAGES_WAITING", "STATE_WORDS", "Row", "MemberGroups"]
+           "NOT_INDEXED_STATES", "PAGES_WAITING", "STATE_WORDS", "Row", "MemberGroups", "QUIET_STATES",
+           "left_out_by_rule"]
 
 # The ledger states of store/ledger.NOT_INDEXED (status != 'indexed'): what both the window's button and
 # `status`'s "not indexed (N)" count (entries_in).

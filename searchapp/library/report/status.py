@@ -17,7 +17,7 @@ from ...ingest.ocr.engine import ocr_unavailable_reason
 from ...models.sentence_conventions import LibraryKeep, describe_prompt, library_keep
 from ...base.plural import counted, members_noun, scanned_counts  # here too: a sync's `moved` says them
 from ...store import Store
-from ...store.ledger import problem_files_in_state, state_counts
+from ...store.ledger import excluded_by_rule, problem_files_in_state, state_counts
 from ...store.rows import RootRow
 from ..search.result import writer_embeds  # meaning_note's `who`: what a search beside it says too
 from ..sync.meaning_pass import meaning_percent, meaning_progress
@@ -99,7 +99,7 @@ class LibraryStatus:
     chunks: int
     vectors: int
     consistent: bool
-    failed: list[tuple[str, str, str]]  # (path, status, reason) of every skipped or failed file
+    failed: list[tuple[str, str, str]]  # (path, status, reason) of every skipped or failed file, not of `left_out`
     bi_encoder: BiEncoderStatus
     reranker: dict[str, Optional[str]]
     device: str
@@ -136,6 +136,8 @@ class LibraryStatus:
     # The last sync, when it stopped before its end (sync/unsaid.py), with what it left out that no summary said;
     # None when it finished, or while a sync runs (its mark is its own)
     stopped: Optional[StoppedSync] = None
+    # The entries left out on purpose, not listed in `failed`, by rule: {"secret": 3, "empty": 2} (decision 0177)
+    left_out: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -156,6 +158,7 @@ class LibraryStatus:
                         "left_s": _rounded(meaning_left_s(self.chunks - self.embedded, self.meaning_rate))},
             "consistent": self.consistent,
             "failed": [self._failed_json(row) for row in self.failed],
+            "left_out": self.left_out,
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,
             "query_path": self.query_path,
@@ -340,6 +343,7 @@ def build_status(config: Config, data_dir: str, db: Store, index: Optional[Index
         reindex_needed=reindex_needed,
         ledger=ledger,
         not_indexed=not_indexed,
+        left_out=excluded_by_rule(db, owner),
         member_groups={**failed_groups, **member_groups},
         query_path=_query_path(config, data_dir, identity),
         passage_path=_passage_path(config, identity),

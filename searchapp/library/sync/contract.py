@@ -110,6 +110,8 @@ class SyncReport:
     embedded_by: Optional[str] = None
     # (path, reason) newly skipped, or failing, in this sync: a skip already recorded is not listed again
     problems: list[tuple[str, str]] = field(default_factory=list)
+    # (path, reason) newly left out as secrets (decision 0177): said apart, as the app doing its job, not a problem
+    secrets: list[tuple[str, str]] = field(default_factory=list)
     # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
     missing_roots: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. a path synced as part of the folder it is in
@@ -171,6 +173,7 @@ class SyncReport:
                      "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
+        self.secrets += other.secrets
         self.missing_roots += other.missing_roots
         self.notes += other.notes
         self.embedded_by = other.embedded_by or self.embedded_by  # the last to hand its meaning over

@@ -27,8 +27,10 @@ from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import (Member, container_suffix, is_container, iter_members, listing,
                                           may_be_container)
 from ...ingest.scan import ScannedFile
+from ...ingest.secrets import left_out_by_name, named_secret, secret_pattern
 from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
+from ...store.ledger import EMPTY
 from .newer_reader import newer_reader
 from .ocr_waits import pdf_waits_for_ocr, waits_for_ocr
 from .file_boundary import file_failure, one_line
@@ -37,8 +39,8 @@ from ..members.private_copy import write_private_copy
 from ..members.temp_copies import private_temp_dir
 from .contract import SyncReport
 
-__all__ = ["index_container", "members_by_container", "is_container", "may_be_container", "IndexDoc",
-           "RecordProblem"]
+__all__ = ["index_container", "members_by_container", "is_container", "may_be_container", "secret_member",
+           "secret_names_changed", "IndexDoc", "RecordProblem"]
 
 
 class IndexDoc(Protocol):
@@ -61,6 +63,19 @@ def members_by_container(existing: dict[str, FileRow]) -> dict[str, list[str]]:
         if member is not None:
             members.setdefault(container, []).append(key)
     return members
+
+
+def secret_member(name: str, config: Config) -> Optional[str]:
+    """The `[scan] secret_files` pattern a member's name (its last part: `home/.ssh/id_rsa`) matches, else None."""
+    return secret_pattern(name.rsplit("/", 1)[-1], config.scan.secret_files)
+
+
+def secret_names_changed(keys: list[str], existing: dict[str, FileRow], config: Config) -> bool:
+    """Whether a container holds a stored member named like a secret that is not left out as one (indexed before
+    the rule, or before `secret_files` named it), or one left out by a name `secret_files` no longer matches: the
+    container is read again, and its members with it, each as the rule now says."""
+    return any((secret_member(split_member(k)[1] or "", config) is not None) != left_out_by_name(existing[k].error)
+               for k in keys)
 
 
 def index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sha: str, config: Config,
@@ -94,8 +109,11 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
     if suffix in (".eml", ".msg"):  # a message is its own text; its attachments are its members
         try:
             own = extract(f.path, max_bytes=max_bytes, max_chars=config.scan.max_text_chars, cancel=cancel)
-        except (ExtractionError, UnsupportedFileError) as exc:
-            problem(path, old_self, "failed" if isinstance(exc, ExtractionError) else "skipped", str(exc), f)
+        except UnsupportedFileError as exc:  # skipped, or excluded: a message holding a key (decision 0177)
+            problem(path, old_self, exc.status, str(exc), f)
+            return
+        except ExtractionError as exc:
+            problem(path, old_self, "failed", str(exc), f)
             return
     # An attachment is dated by the message holding it (a lease sent 2025-08-14 was "today", the mailbox's time,
     # and date filters lost it): the dates of the members read so far, by name, and the message's own
@@ -129,7 +147,7 @@ def _index_container(f: ScannedFile, path: str, existing: dict[str, FileRow], sh
         except Cancelled:
             raise
         except (ExtractionError, UnsupportedFileError) as exc:
-            status = "skipped" if isinstance(exc, UnsupportedFileError) else "failed"
+            status = exc.status if isinstance(exc, UnsupportedFileError) else "failed"
             problem(path, old_self, status, str(exc), f)
             return
         except (OSError, MemoryError, RecursionError) as exc:
@@ -156,6 +174,13 @@ def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFil
                 cancel: Optional[CancelToken], rep: SyncReport, index_doc: IndexDoc, problem: RecordProblem) -> None:
     assert m.data is not None  # a member without bytes is recorded as skipped before it comes here
     sha = hashlib.sha256(m.data).hexdigest()
+    secret = secret_member(m.name, config)
+    if secret is not None:  # a backup.zip of a home folder holds its .ssh/id_rsa too: never read (decision 0177)
+        problem(key, old, "excluded", named_secret(secret), scanned)
+        return
+    if not m.data:
+        problem(key, old, "skipped", EMPTY, scanned)
+        return
     if old is not None and old.sha256 == sha and old.status == "indexed" and not newer_reader(old):
         rep.unchanged += 1
         return
@@ -173,8 +198,8 @@ def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFil
             raise  # the sync's own cancel
         problem(key, old, "failed", too_long(budget.seconds), scanned)
         return
-    except UnsupportedFileError as exc:
-        problem(key, old, "skipped", str(exc), scanned)
+    except UnsupportedFileError as exc:  # skipped, or excluded for a secret's text
+        problem(key, old, exc.status, str(exc), scanned)
         return
     except ExtractionError as exc:
         problem(key, old, "failed", str(exc).replace(str(copy), "member"), scanned)

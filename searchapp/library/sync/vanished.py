@@ -244,13 +244,19 @@ def _count_not_indexed_moves(found: list[tuple[FileRow, str]], rep: SyncReport) 
     rep.moved_not_indexed += len(found)
     rep.moved_failed += sum(1 for row, _ in found if row.status == "failed")
     moved_to = Counter(path for _, path in found)
+    rep.problems = _not_moved(rep.problems, moved_to)
+    rep.secrets = _not_moved(rep.secrets, moved_to)  # a key left out, renamed: left out still, no news
+
+
+def _not_moved(listed: list[tuple[str, str]], moved_to: Counter[str]) -> list[tuple[str, str]]:
+    """The (path, reason) of `listed` but those whose path an entry moved to (each counted off once)."""
     kept = []
-    for path, reason in rep.problems:
+    for path, reason in listed:
         if moved_to[path] > 0:
             moved_to[path] -= 1
         else:
             kept.append((path, reason))
-    rep.problems = kept
+    return kept
 
 
 def delete_entries(store: Store, index: IndexWriter, rows: list[FileRow], rep: SyncReport) -> None:

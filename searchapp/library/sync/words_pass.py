@@ -12,20 +12,21 @@ from typing import Optional, Sequence
 
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
-from ...base.hashing import file_sha256, file_sha256_and_bytes
+from ...base.hashing import EMPTY_SHA256, file_sha256, file_sha256_and_bytes
 from ...base.types import Document
 from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, reader_version, takes_data
 from ...base.stored_names import disk_path, stored_name
 from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
+from ...ingest.secrets import left_out_by_name
 from ...store import FileRow, RootRow, Store
-from ...store.ledger import set_ocr_state
+from ...store.ledger import EMPTY, set_ocr_state
 from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
 from .meta_keys import record_readers
-from .members import index_container, is_container, may_be_container, members_by_container
+from .members import index_container, is_container, may_be_container, members_by_container, secret_names_changed
 from .vanished import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any
 from .same_passages import SamePassages
@@ -34,6 +35,7 @@ from ...ingest.passages import passages_of
 from .read_ahead import MIN_FILES, Read, ReadAhead, chunking_spec, cpu_sample, second_core_free, usable_cores
 from .read_groups import MIN_GROUPED, ReadInGroups
 from .roots import in_scope, outermost, root_missing
+from .secret_entries import recheck_secrets
 from .contract import SKIP_DIRS_NOTE, IndexWriter, PassageEncoder, SyncReport
 
 __all__ = ["sync_root", "naming_folder", "passages_of", "BATCH_CHUNKS", "BATCH_FILES"]
@@ -75,6 +77,8 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     if gone is not None:  # keep everything: an unplugged drive or a renamed folder must not empty the index
         rep.missing_roots.append((root.path, gone))
         return rep
+    if paths is None:  # a library written before decision 0177: the entries that may hold a secret, read again
+        recheck_secrets(store)
     before_scan = cpu_sample()  # whether a core is free beside this sync is seen while it scans
     result, existing = _scan(store, root, config, paths, progress, cancel)
     # Every entry met is counted once: scanned = added + updated + unchanged + skipped + failed.
@@ -176,7 +180,10 @@ class _Sync:
             if ocr == "pending":  # a scan without a text layer: its text comes from the OCR step
                 self.wait_for_ocr(old, path, sha, added=False)
                 return record_waiting(self.store, self.root, old, path, f, sha, kind, self.index, self.rep, date_ns)
-            self.problem(old, path, "skipped", "no text found", f, sha=sha)
+            # A plain text of nothing but whitespace is empty, as a file of 0 bytes is (read_file); a document
+            # of another format without text ("no text found") may be a scan, or a reader's miss
+            empty = kind == "text" and (doc is None or not doc.text.strip())
+            self.problem(old, path, "skipped", EMPTY if empty else "no text found", f, sha=sha)
             return
         assert hashes is not None  # passages_of (here or in the worker) gives hashes with its spans
         if old is not None and old.sha256 == sha and old.status == "indexed" and self.same is not None:
@@ -259,7 +266,8 @@ class _Sync:
             self.moves.wait(sha, path, added=added)
 
     def members_to_read(self, path: str) -> bool:
-        return _members_to_read(self.existing, self.members, path)
+        return _members_to_read(self.existing, self.members, path) or secret_names_changed(
+            self.members.get(path, []), self.existing, self.config)
 
     def keep_unchanged(self, path: str, old: FileRow, f: ScannedFile, *, touched: bool = False) -> None:
         """A file not changed since the last sync (same size, mtime and ctime, or the same bytes): counted. A row
@@ -298,6 +306,8 @@ class _Sync:
     def read_file(self, i: int, f: ScannedFile, path: str, old: Optional[FileRow]) -> None:
         """Read, extract, chunk and queue one file; what it cannot do is recorded for it."""
         pre = self.ahead.get(self.slot[i]) if self.ahead is not None and i in self.slot else None
+        if f.size == 0:  # of any format: nothing to read, nothing failed (a 0-byte .pdf is no broken PDF)
+            return self.problem(old, path, "skipped", EMPTY, f, sha=EMPTY_SHA256)
         if pre is None and self.ahead is not None:
             self.batcher.check_cancel()  # the wait for the worker ended on a cancel: stop before reading it here
         if pre is not None and pre.failed is not None:  # it failed in the worker: not read a second time
@@ -354,8 +364,8 @@ class _Sync:
             self.batcher.flush_and_stop()
         except FileNotFoundError:
             return self.vanished_now(path)
-        except UnsupportedFileError as exc:
-            return self.problem(old, path, "skipped", str(exc), f, sha=sha)
+        except UnsupportedFileError as exc:  # its status: skipped, or excluded for a secret's text (decision 0177)
+            return self.problem(old, path, exc.status, str(exc), f, sha=sha)
         except ExtractionError:
             if not os.path.lexists(f.path):  # extract() reports a vanished file as unreadable: it is just gone
                 return self.vanished_now(path)
@@ -407,10 +417,13 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
         rep.skipped += 1
     already = old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
         f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns))
-    reader = reader_version(path) if status == "skipped" else None  # a failed entry is read again anyway
+    # a failed entry is read again anyway; a skipped or excluded one, once a newer reader may read it otherwise
+    reader = None if status == "failed" else reader_version(path)
     # Already recorded, and listed by the sync that first met it: a failed file is tried again each sync (a
     # permission may be mended without a new date), but failing the same way again is no news (decision 0145).
-    if not already:
+    if not already and status == "excluded":
+        rep.secrets.append((path, reason))
+    elif not already and reason != EMPTY:  # an empty file is no problem to list: it has nothing to find
         rep.problems.append((path, reason))
     elif old is not None and sha in (None, old.sha256) and (reader is None or (old.reader or 0) >= reader):
         if f is not None and f.ctime_ns != old.ctime_ns:  # else a file to check again would be, every sync
@@ -432,9 +445,10 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
 
 def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
     """New, changed since the last sync, or failed then (a failure may be gone without a new mtime,
-    e.g. after chmod): the file is read again. Unchanged skipped files are not."""
+    e.g. after chmod): the file is read again. Unchanged skipped files are not. One left out for its name that the
+    scan lists now is read: `[scan] secret_files` no longer names it."""
     return (old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
-            or _changed_in_place(old, f) or newer_reader(old))
+            or _changed_in_place(old, f) or newer_reader(old) or left_out_by_name(old.error))
 
 
 def _changed_in_place(old: FileRow, f: ScannedFile) -> bool:

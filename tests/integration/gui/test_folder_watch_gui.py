@@ -264,7 +264,7 @@ def test_a_catch_up_of_an_unchanged_library_with_files_not_indexed_says_nothing(
 
     def left_out_before(data):  # a file with no text and one that cannot be read, met by an earlier sync
         docs = data.parent / "docs"
-        (docs / "blank.txt").write_text("", encoding="utf-8")
+        (docs / "blank.html").write_text("<html><body> </body></html>", encoding="utf-8")  # no text found
         (docs / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a PDF at all")
         with library_for(load_config(data, env={}), encoder=tiny_encoder) as lib:
             rep = lib.sync(None)

@@ -216,9 +216,9 @@ def test_a_desk_without_folders_lists_only_its_own_problems_and_no_welcome(qtbot
     config, address = shared
     with SharedLibrary(config, address, create=True, encoder=tiny_encoder, machine="desk-b") as b:
         docs = folder(tmp_path / "theirs", TEXTS)
-        (docs / "empty.txt").write_bytes(b"")
+        (docs / "blank.html").write_text("<html><body> </body></html>")  # no text found
         b.add_folder(docs)
-        assert [Path(p).name for p, _, _ in b.status().not_indexed] == ["empty.txt"]  # theirs to mend
+        assert [Path(p).name for p, _, _ in b.status().not_indexed] == ["blank.html"]  # theirs to mend
     lib = SharedLibrary(config, address, encoder=tiny_encoder, machine="desk-a")
     win = shown_window(qtbot, config, lib)
     try:

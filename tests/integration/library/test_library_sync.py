@@ -173,6 +173,8 @@ def test_corrupt_and_binary_files_are_reported_and_skipped(tiny_lib, tmp_corpus,
     (tmp_corpus / "image.txt").write_bytes(bytes(range(256)) * 64)
     (tmp_corpus / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"\0" * 100)
     (tmp_corpus / "empty.md").write_text("")
+    (tmp_corpus / "empty.pdf").write_bytes(b"")  # 0 bytes: empty, not a broken PDF
+    (tmp_corpus / "blank.txt").write_text(" \n\t\n")
     rep = tiny_lib.add_folder(tmp_corpus)
     assert rep.added == 7  # the good files all made it
     problems = {Path(p).name: reason for p, reason in rep.problems}
@@ -182,7 +184,10 @@ def test_corrupt_and_binary_files_are_reported_and_skipped(tiny_lib, tmp_corpus,
     recorded = {Path(p).name: (status, reason) for p, status, reason in st.failed}
     assert recorded["broken.pdf"][0] == "failed"
     assert recorded["image.txt"][0] == "skipped" and "binary" in recorded["image.txt"][1]
-    assert "empty.md" in recorded
+    # An empty file is neither a failure nor a problem to list: a quiet state of its own, counted apart
+    empty = {"empty.md", "empty.pdf", "blank.txt"}
+    assert not empty & (problems.keys() | recorded.keys()) and st.left_out == {"empty": 3}, (problems, recorded)
+    assert {Path(r.path).name for _, r in tiny_lib.ledger("empty")} == empty
     # Fixing the broken file brings it in on the next sync.
     corpus.write_pdf(tmp_corpus / "broken.pdf", ["Quantum entanglement links two particles across a distance."])
     rep = tiny_lib.sync()
@@ -307,12 +312,12 @@ def test_a_renamed_folder_moves_its_files_not_indexed_too(tiny_library, tmp_path
     docs = corpus.write_texts(tmp_path / "Documents", {"note.txt": "The harbour tides turn at noon.",
                                                       "other.txt": "Copper kettles whistle at dawn."})
     slides = corpus.write_texts(docs / "Slides", {"talk.txt": "Quarterly figures for the kayak club."})
-    (slides / "blank.md").write_text("   \n")  # no text found: skipped
-    (slides / "blank2.md").write_text("\n\n")  # other bytes, left out the same way
+    (slides / "blank.html").write_text("<html><body> </body></html>")  # no text found: skipped
+    (slides / "blank2.html").write_text("<html><body></body></html>")  # other bytes, left out the same way
     (slides / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj garbage\n")  # failed: a failed file keeps its bytes' hash
     rep = tiny_library.add_folder(docs)
     assert rep.skipped == 2 and rep.failed == 1, rep.problems
-    assert {Path(p).name for p, _ in rep.problems} == {"blank.md", "blank2.md", "broken.pdf"}, rep.problems
+    assert {Path(p).name for p, _ in rep.problems} == {"blank.html", "blank2.html", "broken.pdf"}, rep.problems
     slides.rename(docs / "Presentations")
     (docs / "other.txt").unlink()
     rep = tiny_library.sync()

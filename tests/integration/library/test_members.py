@@ -207,7 +207,7 @@ def test_hostile_archive_synced_records_reasons(tiny_library, tmp_path):
 
 
 def test_ledger_states_in_status_json(tiny_library, docs):
-    (docs / "blank.txt").write_text("   \n")
+    (docs / "blank.html").write_text("<html><body> </body></html>")  # read, no text found (a blank .txt is empty)
     tiny_library.add_folder(docs)
     st = tiny_library.status().to_json()
     states = st["files_by_state"]
@@ -491,7 +491,7 @@ def test_explain_finds_a_member_by_its_number_or_part_of_its_name_and_reads_it_w
     tiny_library.add_folder(docs, embed=False)
     Args.path = str(docs / "blank.md")
     assert status_cmd.cmd_explain(Args(), tiny_library.config, None, None) == 0
-    assert "blank.md has no text in the library (no_text)" in capsys.readouterr().err
+    assert "blank.md has no text in the library (empty)" in capsys.readouterr().err
 
 
 def test_a_message_deleted_from_a_mailbox_is_one_removal_not_every_later_message_renamed(tiny_library, tmp_path):

@@ -107,7 +107,7 @@ def test_a_file_an_older_reader_found_no_text_in_is_read_again(tiny_library, doc
     (docs / "blank.txt").write_text("   \n\n  ", encoding="utf-8")
     tiny_library.add_folder(docs, embed=False)
     assert (row(tiny_library, docs / "blank.txt").status, row(tiny_library, docs / "blank.txt").error) == (
-        "skipped", "no text found")
+        "skipped", "empty")
     # a newer reader that still finds nothing: the row learns its version, and is not read at every sync
     a_newer_text_reader(monkeypatch)
     rep = tiny_library.sync(embed=False)

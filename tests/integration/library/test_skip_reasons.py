@@ -221,10 +221,11 @@ def test_the_not_indexed_list_says_states_in_words(tiny_library, tmp_path, monke
     docs = tmp_path / "docs"
     docs.mkdir()
     text_image(["Lighthouse"]).save(docs / "scan.png")
-    (docs / "blank.txt").write_text("   \n")
+    (docs / "blank.html").write_text("<html><body> </body></html>")
+    (docs / "blank.txt").write_text("   \n")  # empty: left out quietly, not in the list
     tiny_library.add_folder(docs)
     states = {Path(p).name: s for p, s, _ in tiny_library.status().not_indexed}
-    assert states == {"scan.png": "waiting for OCR", "blank.txt": "no text found"}
+    assert states == {"scan.png": "waiting for OCR", "blank.html": "no text found"}
 
 
 def test_the_not_indexed_window_shows_the_whole_reason_and_opens_a_group(qtbot):
@@ -294,11 +295,11 @@ def test_the_not_indexed_list_says_when_ocr_read_an_image_and_found_no_text(tiny
     docs = tmp_path / "docs"
     docs.mkdir()
     text_image([]).save(docs / "blank.png")
-    (docs / "blank.txt").write_text("   \n")
+    (docs / "blank.html").write_text("<html><body> </body></html>")
     tiny_library.add_folder(docs)
     reasons = {Path(p).name: (s, r) for p, s, r in tiny_library.status().not_indexed}
     assert reasons == {"blank.png": ("no text found", "image: OCR found no text"),
-                       "blank.txt": ("no text found", "no text found")}, reasons
+                       "blank.html": ("no text found", "no text found")}, reasons
 
 
 def test_a_folders_first_sync_names_the_folders_skip_dirs_left_out(tiny_library, tmp_path):

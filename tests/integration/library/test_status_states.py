@@ -24,7 +24,7 @@ from searchapp.ingest.ocr.engine import ENGINE_ENV
 def _files(docs: Path) -> None:
     (docs / "note.txt").write_text("A note about the allotment's compost heap.\n")
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not a pdf at all")
-    (docs / "blank.txt").write_text("   \n")
+    (docs / "blank.html").write_text("<html><body> </body></html>")
     aes256_pdf(docs / "locked.pdf", "Salaries for the next year.")
     text_image(["Lighthouse"], size=(60, 60)).save(docs / "photo.png")
     text_image(["Harbour"], size=(60, 60)).save(docs / "grown.png")
@@ -53,7 +53,7 @@ def test_status_lists_each_file_by_the_state_the_ledger_gives_it(tiny_library, t
     for row in failed:  # a grouped row's members are each in its state
         assert {ledger[p] for p in row.get("member_keys", [row["key"]])} == {row["state"]}, (row, ledger)
     assert {Path(r["path"]).name: r["state"] for r in failed} == {
-        "broken.pdf": "failed", "blank.txt": "no_text", "locked.pdf": "skipped", "photo.png": "ocr_pending",
+        "broken.pdf": "failed", "blank.html": "no_text", "locked.pdf": "skipped", "photo.png": "ocr_pending",
         "big.txt": "skipped", "a.zip": "failed", "grown.png": "skipped"}
     assert st.ledger["ocr_pending"] == sum(s == "ocr_pending" for s in ledger.values())
 

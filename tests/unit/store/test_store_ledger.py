@@ -35,13 +35,13 @@ def lib(tmp_path):
 def test_states_are_derived_from_status_error_and_ocr(lib):
     store, _ = lib
     assert ledger.state_counts(store) == {"indexed": 1, "ocr_done": 1, "ocr_pending": 2, "ocr_pages_pending": 1,
-                                          "no_text": 1, "skipped": 1, "failed": 1}
+                                          "no_text": 1, "skipped": 1, "failed": 1, "empty": 0, "excluded": 0}
     assert [(s, r.path) for s, r in ledger.files_in_state(store, "ocr_pending")] == \
            [("ocr_pending", "/r/wait.png"), ("ocr_pending", "/r/wait2.png")]
     every = ledger.files_in_state(store)
     assert [r.path for _, r in every] == sorted(r.path for _, r in every) and len(every) == 8
     assert len(ledger.files_in_state(store, limit=2)) == 2
-    assert ledger.files_in_state(store, "excluded") == []  # no row: said from the scan's rules
+    assert ledger.files_in_state(store, "excluded") == []  # only a secret's entry has a row (decision 0177)
 
 
 def test_the_entries_not_indexed_are_listed_with_their_state(lib):

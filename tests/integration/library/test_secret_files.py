@@ -1,0 +1,99 @@
+"""Files that hold secrets are never read into the library (decision 0177): by name (`[scan] secret_files`) and by
+text (a private key pasted into notes), counted as left out, named by `explain`, and taken out of a library that
+indexed them before the rule."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import zipfile
+
+import pytest
+
+from searchapp.base.errors import SecretFileError
+from searchapp.cli.commands.status import print_ledger
+from searchapp.ingest.extractors import registry
+from searchapp.library.search.preview import file_text
+from searchapp.library.sync.secret_entries import SECRETS_META
+
+KEY = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
+       "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+       "QyNTUxOQAAACDwJ3Zy2Yq4m0t8Yk3vJkq1XbW0c9d3b2xkZ3Jhc3NlcyBhbmQgY2F0cw\n"
+       "-----END OPENSSH PRIVATE KEY-----\n")
+PROSE = "The ferry to the harbour leaves at noon; bring the heron survey and the tide tables. "
+
+
+def _hits(lib, query):
+    return [h.path for h in lib.search(query, mode="lexical", k=10).hits]
+
+
+@pytest.mark.engines("sqlite")
+def test_a_key_pasted_into_notes_is_never_searchable_nor_previewed(tiny_library, tmp_path, monkeypatch):
+    """A key inside a paragraph of prose was indexed whole (only a paragraph of base64 alone was left out as not
+    prose). Now the file is refused, and a library that had indexed it loses its passages at the next sync."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    notes = docs / "notes.txt"
+    notes.write_text(PROSE * 2 + "\n" + KEY + PROSE + "\n", encoding="utf-8")
+    (docs / "plain.txt").write_text(PROSE, encoding="utf-8")
+    lib = tiny_library
+    # as a version before the rule read it: the key's words are found
+    monkeypatch.setattr(registry, "refuse_secret_text", lambda text: None)
+    lib.add_folder(docs, embed=False)
+    assert str(notes) in _hits(lib, "OPENSSH")
+    with lib.store.atomic():
+        lib.store.set_meta(SECRETS_META, "")  # a library written before decision 0177
+    monkeypatch.undo()
+
+    rep = lib.sync(embed=False)
+    assert [p for p, _ in rep.secrets] == [str(notes)] and rep.problems == []
+    assert _hits(lib, "OPENSSH") == [] and _hits(lib, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ") == []
+    assert _hits(lib, "heron survey") == [str(docs / "plain.txt")]  # its prose goes with it: the file is refused
+    e = lib.explain(str(notes))
+    assert (e["state"], e["reason"], e["passages"]) == ("excluded", "secret: holds a private key (OPENSSH PRIVATE KEY)",
+                                                        0)
+    with pytest.raises(SecretFileError):  # the preview reads it again from disk: refused there too
+        file_text(notes, lib.config)
+    assert lib.sync(embed=False).secrets == []  # said once; the next sync does not read it again
+
+
+@pytest.mark.engines("sqlite")
+def test_an_id_rsa_in_a_dragged_folder_is_counted_as_left_out(tiny_library, tmp_path, make_config, capsys,
+                                                              monkeypatch):
+    """A person drags in a home folder holding a copy of .ssh (not hidden there) and a backup archive of it: the keys
+    are left out unread, counted per rule, and explain names the one pattern. Those indexed before the rule go at
+    the next sync: the scan meets them by name at every sync."""
+    home = tmp_path / "home"
+    (home / "backup" / "ssh").mkdir(parents=True)
+    (home / "backup" / "ssh" / "id_rsa").write_text(PROSE * 3 + "\n" + KEY, encoding="utf-8")
+    (home / "letter.txt").write_text(PROSE, encoding="utf-8")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("home/.ssh/id_ed25519", "The ferry and the harbour, kept in the archive.")  # its name alone
+        z.writestr("home/todo.txt", "Mend the gate.")
+    (home / "backup" / "old.zip").write_bytes(buf.getvalue())
+    lib = tiny_library
+    lib.config = make_config(models={"reranker": ""}, scan={"secret_files": []})  # as before the rule
+    monkeypatch.setattr(registry, "refuse_secret_text", lambda text: None)
+    lib.add_folder(home, embed=False)
+    assert len(_hits(lib, "ferry harbour")) == 3  # the letter, the id_rsa and the archive's id_ed25519
+
+    monkeypatch.undo()
+    lib.config = make_config(models={"reranker": ""})  # the default secret_files
+    lib.sync(embed=False)
+    assert _hits(lib, "ferry harbour") == [str(home / "letter.txt")]
+    st = lib.status()
+    assert st.left_out == {"secret": 2} and st.failed == []  # counted, not listed among the problems
+    e = lib.explain(str(home / "backup" / "ssh" / "id_rsa"))
+    assert (e["state"], e["reason"]) == ("excluded", "secret: its name matches 'id_rsa' ([scan] secret_files)")
+    print_ledger(argparse.Namespace(json=False), lib, "excluded")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "secret: 2 files" and len(out) == 3, out
+    assert any(line.endswith("id_ed25519: secret: its name matches 'id_ed25519' ([scan] secret_files)")
+               for line in out), out
+    # secret_files emptied: a file left out by its name alone is read again; a key's text is refused all the same
+    lib.config = make_config(models={"reranker": ""}, scan={"secret_files": []})
+    lib.sync(embed=False)
+    ledger = {r.path.rsplit("/", 1)[1]: (s, r.error) for s, r in lib.ledger()}
+    assert ledger["id_ed25519"] == ("indexed", None) and ledger["id_rsa"] == (
+        "excluded", "secret: holds a private key (OPENSSH PRIVATE KEY)"), ledger

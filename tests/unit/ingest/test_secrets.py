@@ -1,0 +1,70 @@
+"""ingest/secrets.py (decision 0177): which names and which texts are a secret's, and the one pattern named."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchapp.base.config import Config
+from searchapp.base.config.schema import DEFAULT_SECRET_FILES
+from searchapp.base.errors import ConfigError
+from searchapp.ingest.secrets import secret_content, secret_pattern
+
+BODY = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi6Z1ArEGk7Y8R5oQ9bYwC5sdfQ"  # one line of a key's base64
+
+
+@pytest.mark.parametrize("name, pattern", [
+    ("id_rsa", "id_rsa"), ("ID_ED25519", "id_ed25519"), ("server.PEM", "*.pem"), (".env.local", ".env.*"),
+    ("credentials.json", "credentials.*"), ("Chrome Passwords.csv", "*passwords.csv"), ("vault.kdbx", "*.kdbx"),
+    ("id_rsa.pub", None), ("talk.key", None), ("notes.txt", None), ("environment.md", None),
+])
+def test_a_secrets_name_is_matched_whatever_its_case_and_the_one_pattern_named(name, pattern):
+    assert secret_pattern(name, DEFAULT_SECRET_FILES) == pattern
+    assert secret_pattern(name, ()) is None
+
+
+@pytest.mark.parametrize("text, holds", [
+    (f"Garden notes.\n-----BEGIN RSA PRIVATE KEY-----\n{BODY}\n-----END RSA PRIVATE KEY-----\n", "RSA PRIVATE KEY"),
+    (f"-----BEGIN OPENSSH PRIVATE KEY-----\r\n{BODY}\r\n", "OPENSSH PRIVATE KEY"),
+    (f"-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n{BODY}\n", "PGP PRIVATE KEY BLOCK"),
+    (f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{BODY}\n", "ENCRYPTED PRIVATE KEY"),
+    # a cloud service account's key file: the key inside a JSON string, its line breaks written \n
+    ('{"private_key": "-----BEGIN PRIVATE KEY-----\\n' + BODY + '\\n-----END PRIVATE KEY-----\\n"}', "PRIVATE KEY"),
+    # a page about keys: the header, but no key after it (an example cut short), nor a public key
+    ("Keys begin with -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKC...\n-----END RSA PRIVATE KEY-----\n", None),
+    (f"-----BEGIN PUBLIC KEY-----\n{BODY}\n-----END PUBLIC KEY-----\n", None),
+    ("We changed the wifi password on Tuesday; ask the office for the new one.", None),
+])
+def test_a_text_holding_a_private_key_is_a_secret_a_text_about_one_is_not(text, holds):
+    assert secret_content(text) == (None if holds is None else f"secret: holds a private key ({holds})")
+
+
+@pytest.mark.parametrize("first_line, secret", [
+    ("name,url,username,password,note", True),  # Chrome's export
+    ('"Group","Title","Username","Password","URL","Notes"', True),  # KeePassXC's
+    ("folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp", True),
+    ("date,amount,payee,memo", False),
+    ("password", False),  # a word alone, no table
+])
+def test_a_list_of_passwords_is_a_secret_by_its_first_line(first_line, secret):
+    found = secret_content(first_line + "\nmail,https://mail.example,me,hunter2,\n")
+    assert (found == "secret: a list of passwords (its first line names a password column)") is secret
+
+
+def test_a_secret_files_pattern_with_a_path_is_refused():
+    with pytest.raises(ConfigError, match="secret_files"):
+        Config().replace(scan={"secret_files": ["~/.ssh/id_rsa"]}).validate()
+
+
+def test_a_mail_sending_a_key_is_refused_not_kept_without_it(tmp_path):
+    """The mail reader leaves out a body's paragraphs that are not prose: a key's base64 went, and the message was
+    indexed as if it held none. It is refused as a notes file holding one is."""
+    from searchapp.base.errors import SecretFileError
+    from searchapp.ingest.extractors import extract
+
+    mail = tmp_path / "key.eml"
+    mail.write_text("From: a@example.org\nTo: b@example.org\nSubject: the server key\n\nHere it is, keep it safe.\n\n"
+                    f"-----BEGIN OPENSSH PRIVATE KEY-----\n{BODY}\n-----END OPENSSH PRIVATE KEY-----\n\nBest, A.\n")
+    with pytest.raises(SecretFileError, match="OPENSSH PRIVATE KEY"):
+        extract(mail)
+    mail.write_text("From: a@example.org\nSubject: the server key\n\nIt is on the usual drive.\n")
+    assert "usual drive" in extract(mail).text
