@@ -96,7 +96,8 @@ def left_out_since(store: Store, since: float, until: Optional[float], limit: in
     then how many of them failed, and how many there are in all. What a sync that stopped before its summary left
     out (library/sync/unsaid.py): a skip or a failure recorded already is not written again (decision 0145), so
     these are the ones no summary has listed."""
-    where = f"{NOT_INDEXED} AND indexed_at >= ? AND (ocr IS NULL OR ocr != 'pending')"
+    quiet = ", ".join(f"'{s}'" for s in QUIET_STATES)  # left out on purpose (a secret, an empty file): no problem
+    where = f"{NOT_INDEXED} AND {_STATE_SQL} NOT IN ({quiet}) AND indexed_at >= ? AND (ocr IS NULL OR ocr != 'pending')"
     params: list[Any] = [since]
     if until is not None:
         where += " AND indexed_at < ?"
