@@ -316,7 +316,7 @@ class Library(WatchAndServe):
             return SearchResult(query, mode, [], False, notices=[Notice(UNSEARCHABLE, read.problem)],
                                 warnings=warnings, reading=reading)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=rerank_depth,
-                             filters=filters, group=group, parsed=parsed)
+                             filters=filters, group=group, parsed=parsed, literal=literal)
         encode_query, index, words_only = None, None, False
         if mode != "lexical":
             self.check_model()

@@ -372,7 +372,7 @@ class SharedLibrary:
         parsed = shared_paths.mapped_query(parsed, self.paths)
         req = search_request(self.config, query, mode, k=k, candidates=candidates, rerank_depth=None,
                              filters=filters if filters is not None and filters.active else None, group=group,
-                             parsed=parsed)
+                             parsed=parsed, literal=literal)
         index, encode_query = None, None
         if mode != "lexical":
             self.models.check_library(self.store)

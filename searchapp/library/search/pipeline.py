@@ -57,11 +57,12 @@ class SearchRequest:
     parsed: Optional[ParsedQuery] = None  # the query's syntax; None: `query` searched as typed
     fold_repeats: bool = True  # results by file: exact copies share a row, repeated text fills at most one
     embed_budget: int = 0  # hybrid: passages without a vector embedded on the spot (meaning_now.py), 0: none
+    as_typed: bool = False  # --literal: every word searched as typed, none taken for a typo (typos.py)
 
 
 def search_request(config: Config, query: str, mode: str, *, k: Optional[int], candidates: Optional[int],
                    rerank_depth: Optional[int], filters: Optional[SearchFilters], group: Optional[str],
-                   parsed: Optional[ParsedQuery] = None) -> SearchRequest:
+                   parsed: Optional[ParsedQuery] = None, literal: bool = False) -> SearchRequest:
     """One search's request: the config's defaults filled in, per-call values held to the config's ranges
     (--k 0 or --candidates -1 is an error, not the default)."""
     s = config.search
@@ -77,7 +78,7 @@ def search_request(config: Config, query: str, mode: str, *, k: Optional[int], c
     return SearchRequest(query=query, k=k, mode=mode, candidates=candidates,
                          rerank_depth=rerank_depth or candidates, rrf_k=s.rrf_k, filters=filters, group=group,
                          fusion=s.fusion, dense_weight=s.dense_weight, ef=ef, parsed=parsed,
-                         fold_repeats=s.fold_repeats, embed_budget=s.embed_on_search)
+                         fold_repeats=s.fold_repeats, embed_budget=s.embed_on_search, as_typed=literal)
 
 
 # What orders a first-stage list, by mode: the fused score in hybrid, the cosine in dense, BM25 in lexical.
@@ -270,7 +271,9 @@ def _asked(req: SearchRequest, store: Store) -> _Asked:
     text, changes = respelled(store, text) if req.mode != "dense" else (text, [])  # "Muellgebuehren": ue for ü
     constrained = [t.text for c in req.parsed.clauses if c.kind != "word" for t in c.terms] \
         if req.parsed is not None and req.parsed.has_syntax else []
-    text, typos = typo_fixed(store, text, req.query, constrained) if req.mode != "dense" else (text, [])  # "recieve"
+    # "recieve" searched as "receive"; --literal searches words as typed, as quotes do (decision 0176)
+    text, typos = typo_fixed(store, text, req.query, constrained) if req.mode != "dense" and not req.as_typed \
+        else (text, [])
     if req.parsed is None or not req.parsed.has_syntax:
         scope = FilterScope(store, req.filters) if req.filters is not None and req.filters.active else None
         return _Asked(text, prefixes, scope, False, changes, typos)

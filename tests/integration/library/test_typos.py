@@ -58,6 +58,9 @@ def test_a_word_held_as_typed_quoted_or_naming_a_file_is_searched_as_typed(tiny_
         res = tiny_library.search(query, mode="lexical")
         assert typos(res) == [], (query, typos(res))
     assert names(tiny_library.search('"recieve"', mode="lexical")) == []
+    # --literal searches every word as typed, as quotes do
+    res = tiny_library.search("recieve", mode="lexical", literal=True)
+    assert names(res) == [] and typos(res) == []
     assert names(tiny_library.search("pakage", mode="lexical")) == ["pakage-list.txt"]  # named.py lists it
     # in capitals or mixed case too, written as the words index reads it where the case is mixed
     assert typos(tiny_library.search("PPARy", mode="lexical")) == [
