@@ -33,6 +33,7 @@ from ..base.finite import require_finite
 from .bi_encoder_forward import to_host
 from .bi_encoder_loading import BiEncoderLoading, sentence_bert_max_seq_length
 from .chunking_tokenizer import ChunkingTokenizer
+from .shared_tokenizers import json_of
 from .device import choose_device, choose_dtype
 from .identity import model_fingerprint
 from .lean_bert import BertBody
@@ -108,7 +109,7 @@ class BiEncoder(PassageVectors, BiEncoderLoading):
         # Fast tokenizers keep truncation/padding state and fail when used from two threads at once.
         self._lock = threading.Lock()
         # The chunker's tokenizer (ChunkingTokenizer): a private copy with truncation and padding off.
-        ChunkingTokenizer.__init__(self, self._tokenizer.backend_tokenizer.to_str(), self.max_seq_length)
+        ChunkingTokenizer.__init__(self, json_of(self._tokenizer.backend_tokenizer), self.max_seq_length)
         self._ids_cache: "OrderedDict[str, Encoding]" = OrderedDict()  # text -> its ids, no specials
         post = self._offsets_tokenizer.post_processor
         self._n_specials = int(post.num_special_tokens_to_add(False)) if post is not None else 0

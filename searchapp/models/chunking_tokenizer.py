@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
 import numpy as np
 
+from .shared_tokenizers import fact_of, json_of, shared_tokenizer
 from .word_pieces import WordPieces, reads_words_alone
 
 if TYPE_CHECKING:
@@ -20,19 +21,17 @@ __all__ = ["ChunkingTokenizer"]
 
 
 class ChunkingTokenizer:
-    """token_offsets, token_bounds, token_offsets_batch, words_alone and max_seq_length over a private copy
-    of a fast tokenizer with truncation and padding off (offsets cover the whole text, no "sequence too
-    long" warnings, no race with an encoding lock)."""
+    """token_offsets, token_bounds, token_offsets_batch, words_alone and max_seq_length over a fast tokenizer
+    with truncation and padding off (offsets cover the whole text, no "sequence too long" warnings, no race with
+    an encoding lock), shared with every other reader of the same tokenizer.json in the process and never
+    changed (shared_tokenizers.py)."""
 
     def __init__(self, tokenizer_json: str, max_seq_length: int, words_alone: Optional[bool] = None) -> None:
-        from tokenizers import Tokenizer
-
-        self._offsets_tokenizer = Tokenizer.from_str(tokenizer_json)
-        self._offsets_tokenizer.no_truncation()
-        self._offsets_tokenizer.no_padding()
+        self._offsets_tokenizer = shared_tokenizer(tokenizer_json)
         self._offsets_lock = threading.Lock()
         self.max_seq_length = max_seq_length
-        self.words_alone = reads_words_alone(self._offsets_tokenizer) if words_alone is None else words_alone
+        self.words_alone = fact_of(self._offsets_tokenizer, "words_alone", reads_words_alone) \
+            if words_alone is None else words_alone
         # A whole text's pieces from its words' (each tokenized once): only where words are read alone.
         self._word_pieces = WordPieces(self._tokenize_offsets) if self.words_alone else None
 
@@ -55,7 +54,7 @@ class ChunkingTokenizer:
     def chunking_spec(self) -> tuple[str, int, bool]:
         """(the tokenizer as JSON, max_seq_length, words_alone): ChunkingTokenizer(*spec) in another process
         chunks exactly as this one does (the sync's read-ahead worker, library/sync/read_ahead.py)."""
-        return self._offsets_tokenizer.to_str(), int(self.max_seq_length), bool(self.words_alone)
+        return json_of(self._offsets_tokenizer), int(self.max_seq_length), bool(self.words_alone)
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Character spans [start, end) of the word pieces of `text`: no special tokens, no truncation. Where

@@ -74,12 +74,11 @@ class PassageTokenizer(KeptIdsTokenizer):
     def _bulk_tokenizer(self) -> Optional["Tokenizer"]:
         """A private Rust tokenizer that truncates as transformers' call does, if it gives the same model inputs on
         probe texts (short, long, non-Latin, empty); None keeps transformers' call."""
-        from tokenizers import Tokenizer
+        from .shared_tokenizers import truncating
 
-        try:
-            tok = Tokenizer.from_str(self._tokenizer.backend_tokenizer.to_str())
-            tok.no_padding()
-            tok.enable_truncation(self.max_seq_length, direction=self._tokenizer.truncation_side)
+        try:  # shared, never changed (shared_tokenizers.py)
+            tok = truncating(self._tokenizer.backend_tokenizer, self.max_seq_length,
+                             direction=self._tokenizer.truncation_side)
             return tok if self._bulk_matches(tok) else None
         except Exception:  # transformers' call tokenizes instead
             return None

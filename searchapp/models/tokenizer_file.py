@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 from ..base.safe_open import open_regular, read_at_most
 from .chunking_tokenizer import ChunkingTokenizer
 from .resolve import check_no_custom_code
+from .shared_tokenizers import file_settings, shared_tokenizer, truncating
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -63,17 +64,16 @@ class FileTokenizer:
     or pairs; no padding; truncation to max_length by transformers' strategies), num_special_tokens_to_add,
     pad_token(_id), pad_token_type_id, padding_side, truncation_side, model_max_length, model_input_names,
     backend_tokenizer. `from_files` builds it only where `_differs` finds nothing transformers would change, as
-    for the chunker; tests/unit/models/test_plain_bert.py compares its output with AutoTokenizer's. Not shared
-    across threads (each caller holds its own, as with transformers')."""
+    for the chunker; tests/unit/models/test_plain_bert.py compares its output with AutoTokenizer's. Its Rust
+    tokenizers are shared ones, never changed (shared_tokenizers.py): each truncation is a tokenizer of its own,
+    so a call changes no setting another thread's call reads."""
 
     is_fast = True
     model_input_names = ("input_ids", "token_type_ids", "attention_mask")
 
     def __init__(self, backend: "Tokenizer", *, pad_token: str, model_max_length: int, padding_side: str,
                  truncation_side: str, pad_token_type_id: int = 0) -> None:
-        backend.no_truncation()
-        backend.no_padding()
-        self.backend_tokenizer = backend
+        self.backend_tokenizer = backend  # truncation and padding off (shared_tokenizer's)
         self.pad_token = pad_token
         self.pad_token_type_id = pad_token_type_id
         pad_id = backend.token_to_id(pad_token)
@@ -89,19 +89,15 @@ class FileTokenizer:
     @classmethod
     def from_files(cls, path: Path) -> Optional["FileTokenizer"]:
         """The tokenizer of the model folder `path`, or None when transformers might build another one."""
-        from tokenizers import Tokenizer
-
         try:
             files = _folder_files(path)
             if files is None:
                 return None
             text, tok_cfg, special_map, model_cfg = files
-            backend = Tokenizer.from_str(text)
+            backend = shared_tokenizer(text)
             # The file's own truncation and padding are transformers' defaults for the sides and the padding
             # token (TokenizersBackend); the calls then set truncation themselves and never pad.
-            trunc, padding = backend.truncation or {}, backend.padding or {}
-            backend.no_truncation()
-            backend.no_padding()
+            trunc, padding = file_settings(text)
             if _differs(backend, tok_cfg, special_map, model_cfg):
                 return None
             pad = _special(tok_cfg, special_map, "pad_token", padding.get("pad_token") or "[PAD]")
@@ -118,11 +114,9 @@ class FileTokenizer:
             return None
 
     def copy(self) -> "FileTokenizer":
-        """Another tokenizer like this one, for another thread (a Rust tokenizer is not shared across threads),
-        without reading and checking the folder again."""
-        from tokenizers import Tokenizer
-
-        return FileTokenizer(Tokenizer.from_str(self.backend_tokenizer.to_str()), pad_token=self.pad_token,
+        """Another tokenizer like this one, for another thread, without reading and checking the folder again:
+        the Rust tokenizers are shared (never changed); its own are the sides a caller may set."""
+        return FileTokenizer(self.backend_tokenizer, pad_token=self.pad_token,
                              model_max_length=self.model_max_length, padding_side=self.padding_side,
                              truncation_side=self.truncation_side, pad_token_type_id=self.pad_token_type_id)
 
@@ -152,13 +146,10 @@ class FileTokenizer:
         return int(post.num_special_tokens_to_add(pair)) if post is not None else 0
 
     def _truncating_to(self, max_length: int, strategy: str) -> "Tokenizer":
-        from tokenizers import Tokenizer
-
         key = (max_length, strategy, self.truncation_side)  # the side may be set later, as transformers' may
         tok = self._truncating.get(key)
         if tok is None:
-            tok = Tokenizer.from_str(self.backend_tokenizer.to_str())
-            tok.enable_truncation(max_length, strategy=strategy, direction=self.truncation_side)
+            tok = truncating(self.backend_tokenizer, max_length, strategy, self.truncation_side)
             self._truncating[key] = tok
         return tok
 
