@@ -7,6 +7,7 @@ import functools
 import os
 import re
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -257,7 +258,8 @@ def test_plain_query_makes_the_same_request(lib, monkeypatch):
     library, _, _ = lib
     library.search("gold ship", k=5, mode="lexical")
     library.search("gold ship", k=5, mode="lexical", literal=True)
-    assert seen[0] == seen[1] and seen[0].parsed is None
+    # the same request but that --literal takes no word for a typo (decision 0176)
+    assert replace(seen[1], as_typed=False) == seen[0] and seen[0].parsed is None and seen[1].as_typed
 
 
 # -- enforcement -----------------------------------------------------------------------------------------------
