@@ -217,6 +217,13 @@ class ScopeQueries:
         sql = f"SELECT count(*) FROM files f WHERE {where[0]}"  # noqa: S608 (fragments: constants; values are ?)
         return int(self.conn.execute(sql, where[1]).fetchone()[0])
 
+    def files_listed(self, where: Fragment, k: int) -> list[tuple[str, str, Optional[str]]]:
+        """(path, status, reason) of at most `k` entries a files-only fragment allows, newest first (then by path):
+        a search names the files not indexed that are named like its query (library/search/named.py)."""
+        sql = (f"SELECT f.path, f.status, f.error FROM files f WHERE {where[0]} "  # noqa: S608 (fragments: constants; values are ?)
+               "ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path LIMIT ?")
+        return [(str(p), str(s), e) for p, s, e in self.conn.execute(sql, [*where[1], int(k)])]
+
     def file_types(self) -> dict[str, int]:
         """Indexed files by their type as `type:` compares it (files_where): a message's reader, else what follows
         the last "." of the path, lower case (a tail that is no extension, "b/readme" of /a.b/readme, is the

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from ...base.member_paths import split_member
+from ...base.member_paths import display_path, split_member
 from ...base.types import Hit
 from ..query.filters import SearchFilters
 from ...store import Store
@@ -29,7 +29,8 @@ from .folding import Folded, fold_copies, mark_folded
 from ...store.lexical import STOP_WORDS
 from .result import NAMED, WEAK, Notice, SearchResult
 
-__all__ = ["Named", "named_files", "names_a_file", "named_first", "put_named_first", "MAX_WORDS", "SHOWN"]
+__all__ = ["Named", "named_files", "names_a_file", "named_first", "put_named_first", "not_indexed_named", "MAX_WORDS",
+           "SHOWN"]
 
 MAX_WORDS = 10  # a name is a few words ("Screenshot 2024-05-02 at 10.14.22" is eight); a question is not one
 FEW = 3  # files named like a query its words found too: listed first only when this few (a name, not a topic)
@@ -109,6 +110,31 @@ def names_a_file(store: Store, word: str) -> bool:
     return bool(store.newest_first(all_of([INDEXED, store.name_fragment([f"*{word}*"])]), 1, by_file=True))
 
 
+def not_indexed_named(store: Store, words: list[str], scope: Optional[Fragment] = None) -> Optional[str]:
+    """What to say of the files not indexed (failed, skipped, left out) whose names hold `words`, each a whole
+    word, where FEW or fewer are: a person searching for "budget 2024" whose budget-2024.xlsx could not be read
+    found other files, or nothing, and no word of why. None when no such file (or too many to mean one)."""
+    if not words or len(words) > MAX_WORDS:
+        return None
+    name = store.name_fragment(["*" + "*".join(words) + "*"])
+    where = all_of([(f"f.status != 'indexed' AND {name[0]}", name[1]), *([scope] if scope else [])])
+    rows = [r for r in store.files_listed(where, SHOWN) if _names_whole(words, r[0])]
+    if not rows or len(rows) > FEW:
+        return None
+    if len(rows) == 1:
+        path, status, reason = rows[0]
+        return (f"{display_path(path)} is named like the query but is not indexed: {_why(status, reason)} "
+                "(`searchapp explain` says more)")
+    said = "; ".join(f"{display_path(p)} ({_why(st, r)})" for p, st, r in rows)
+    return f"{len(rows)} files named like the query are not indexed: {said} (`searchapp explain` says more)"
+
+
+def _why(status: str, reason: Optional[str]) -> str:
+    """An entry's reason, short: the first clause of what the sync recorded."""
+    why = (reason or status).strip() or status
+    return why if len(why) <= 80 else why[:79].rstrip() + "…"
+
+
 def _names_whole(words: list[str], path: str) -> bool:
     """Whether the name of `path` holds `words` in their order, each a whole word of it (any case)."""
     name = [w.lower() for w in _WORD.findall(os.path.basename(split_member(path)[1] or path).replace("_", " "))]
@@ -137,9 +163,14 @@ def put_named_first(store: Store, result: SearchResult, query: str, k: int,
         # One word the passages hold ("volcano", "retry") ranks by what the files say: a name holding it is one
         # file among those the words found. Only common words ("the of and"): a name holding them is chance.
         return
-    named = named_files(store, query, k, filters.where() if filters is not None and filters.active else None,
-                        whole_words=found)
-    if named is None or (found and (named.count > FEW or _on_top(result.hits, named))):
+    scope = filters.where() if filters is not None and filters.active else None
+    named = named_files(store, query, k, scope, whole_words=found)
+    if named is None:
+        said = not_indexed_named(store, words, scope)  # "budget-2024.xlsx": there, but never read
+        if said:
+            result.notices.append(Notice(NAMED, said))
+        return
+    if found and (named.count > FEW or _on_top(result.hits, named)):
         return
     result.hits = named_first(result.hits, named, k)
     result.notices = [n for n in result.notices if n.kind != WEAK]  # a named file is close by name

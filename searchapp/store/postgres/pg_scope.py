@@ -149,12 +149,13 @@ class PgScope:
 
     def name_fragment(self, globs: Sequence[str]) -> Fragment:
         """scope.name_matches' meaning: files whose name (after the last separator), folded, matches a glob. The
-        server sends only the paths that can match (name_prefilter); Python decides, with the desktop's fold."""
+        server sends only the paths that can match (name_prefilter); Python decides, with the desktop's fold. Every
+        entry, indexed or not, as name_matches: a search names the files not indexed named like its query too."""
         patterns = [glob_pattern(fold(g) or "") for g in globs]
-        sql, params = "SELECT id, path FROM files WHERE status = 'indexed'", []
+        sql, params = "SELECT id, path FROM files", []
         likes = name_prefilter(globs)
         if likes is not None:
-            sql += ' AND (octet_length(path) <> char_length(path) OR lower(path COLLATE "C") LIKE ANY(%s))'
+            sql += ' WHERE (octet_length(path) <> char_length(path) OR lower(path COLLATE "C") LIKE ANY(%s))'
             params.append(likes)
         ids = [int(i) for i, path in self.rows(sql, params)
                if any(p.fullmatch(fold(path.rsplit(os.sep, 1)[-1]) or "") for p in patterns)]
@@ -255,6 +256,13 @@ class PgScope:
 
         sql = f"SELECT count(*) FROM files f WHERE {where[0]}"  # noqa: S608 (scope.py's constants; values are ?)
         return int(self.rows(to_psycopg(sql), tuple(where[1]))[0][0])
+
+    def files_listed(self, where: Fragment, k: int) -> list[tuple[str, str, Optional[str]]]:
+        from .sql_shim import to_psycopg
+
+        sql = (f"SELECT f.path, f.status, f.error FROM files f WHERE {where[0]} "  # noqa: S608 (scope.py's constants; values are ?)
+               "ORDER BY coalesce(f.date_ns, f.mtime_ns) DESC, f.path LIMIT ?")
+        return [(str(p), str(s), e) for p, s, e in self.rows(to_psycopg(sql), (*where[1], int(k)))]
 
     def file_types(self) -> dict[str, int]:
         """Each indexed entry's type counted, as scope.ScopeQueries.file_types: a message's reader, else what follows

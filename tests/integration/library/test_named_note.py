@@ -143,3 +143,20 @@ def test_a_word_inside_a_longer_name_does_not_put_that_file_above_what_the_words
     res = lib.search("tax", mode="hybrid")
     assert _names(res)[0] == "april.txt", (_names(res), res.said(NAMED))
     assert not any(h.named for h in res.hits), (_names(res), res.said(NAMED))
+
+
+def test_a_file_named_like_the_query_but_not_indexed_is_said_with_its_reason(lib, tmp_path):
+    """A person searching "budget 2024" whose budget-2024.pdf could not be read found other files, or nothing, and no
+    word of why: the note names the file and its reason (search/named.py: not_indexed_named)."""
+    docs = tmp_path / "docs"
+    (docs / "budget-2024.pdf").write_bytes(b"%PDF-1.4 cut short")  # a PDF no reader can open
+    (docs / "notes-on-budgets.txt").write_text("A budget for 2024 and the year after.", encoding="utf-8")
+    lib.add_folder(docs)
+    said = lib.search("budget 2024", mode="lexical").said(NAMED)
+    assert said is not None and said.startswith(f"{docs / 'budget-2024.pdf'} is named like the query but is not "
+                                                 "indexed: "), said
+    assert lib.search("budget 2025", mode="lexical").said(NAMED) is None  # not its name
+    for i in range(4):  # more than a few files named so: a topic, not one file meant
+        (docs / f"budget-2024-{i}.pdf").write_bytes(b"%PDF-1.4 cut short")
+    lib.add_folder(docs)
+    assert lib.search("budget 2024", mode="lexical").said(NAMED) is None
