@@ -67,6 +67,13 @@ class SecretFileError(UnsupportedFileError):
     status = "excluded"
 
 
+class GeneratedFileError(UnsupportedFileError):
+    """A file a tool wrote for another tool, told by its text (a minified bundle named like code): left out on
+    purpose, not for a problem (ingest/generated.py, decision 0178)."""
+
+    status = "excluded"
+
+
 class StoreError(SearchAppError):
     exit_code = 3
 

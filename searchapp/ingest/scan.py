@@ -4,7 +4,8 @@ Walks iteratively (an explicit stack, so deep trees cannot hit the recursion lim
 opens a file: everything is decided from names and `stat`. Hidden entries and `skip_dirs` are
 configuration, not failures, so they are not listed in `skipped` (listing every `.DS_Store` or
 `.git` would bury the entries a user needs to see). A file named like a secret (`[scan] secret_files`) is
-listed, as "excluded": the person sees that their keys were left out.
+listed, as "excluded": the person sees that their keys were left out; so is a file a tool wrote for another tool
+(a lockfile, a minified bundle, a JSON file over `[scan] max_json_mb`: ingest/generated.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..base.progress import CancelToken, ProgressFn, report
 from ..base.types import SkippedFile
 from .exclude import Excluder
 from .fsnames import is_within
+from .generated import generated_reason
 from .secrets import named_secret, secret_pattern
 from .extractors.registry import supported_suffixes
 from .ocr.images import image_suffixes  # read by the sync's OCR step
@@ -151,6 +153,10 @@ class _Walker:
         secret = secret_pattern(os.path.basename(path), self.config.secret_files)
         if secret is not None:  # never opened; listed, so a person sees their keys were left out (decision 0177)
             self.skip(path, named_secret(secret), "excluded")
+            return
+        generated = generated_reason(os.path.basename(path), st.st_size, self.config)
+        if generated is not None:  # a lockfile, a minified bundle, a JSON dump: listed with its rule (decision 0178)
+            self.skip(path, generated, "excluded")
             return
         suffix = os.path.splitext(path)[1].lower()
         if suffix in KNOWN_BINARY_SUFFIXES and suffix not in self.suffixes:

@@ -54,6 +54,14 @@ DEFAULT_SECRET_FILES = (
     "*.kdbx", "*.kdb", "*.psafe3", "*.1pif", "*.1pux", "bitwarden_export_*", "*passwords.csv", "logins.csv",
     "wallet.dat", "*.gpg",
 )
+# Package managers' lockfiles (decision 0178): a line of name, version, address and checksum per dependency, rewritten
+# by every install: thousands of passages no one searches for. What a project depends on is in the manifest beside
+# each (package.json, Cargo.toml, pyproject.toml), which is read.
+DEFAULT_LOCKFILES = (
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "poetry.lock",
+    "Pipfile.lock", "uv.lock", "pdm.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum", "mix.lock",
+    "pubspec.lock", "Podfile.lock", "packages.lock.json", "flake.lock",
+)
 
 
 def _f(default: Any, doc: str, *, min: Any = None, max: Any = None, choices: Optional[tuple[Any, ...]] = None) -> Any:
@@ -82,6 +90,9 @@ class ScanConfig:
     follow_symlinks_out: bool = _f(False, "Also follow symlinks that lead out of the indexed folder (off: they are skipped with a reason).")
     exclude: tuple[str, ...] = _f(DEFAULT_EXCLUDE, "Glob patterns left out of indexed folders: with a / they match the full path (a folder covers everything under it), else each file or folder name (e.g. ~/notes/private, *.bak). The default leaves out editors' backup and autosave copies (file~, #file#), whose old text would be found beside the file's own.")
     secret_files: tuple[str, ...] = _f(DEFAULT_SECRET_FILES, "File names never read, whatever their case: private keys, key stores, credential files, password databases and exports (e.g. id_rsa, *.pem, .env, credentials.json, *.kdbx). Each is listed as excluded (\"secret\"); a file whose text holds a private key or begins as a list of passwords is excluded too, whatever its name. Names only: a pattern with a / is refused.")
+    lockfiles: tuple[str, ...] = _f(DEFAULT_LOCKFILES, "Lockfiles' names, never read, whatever their case: the versions and checksums a package manager pinned (package-lock.json, yarn.lock, poetry.lock, Cargo.lock, go.sum, ...). Each is listed as excluded (\"lockfile\"); an empty list reads them. Names only.")
+    max_json_mb: float = _f(1.0, "JSON files larger than this (MB) are left out as data (\"large JSON\"), never read; smaller ones are read as their keys and values, one \"key.path: value\" a line.",
+                            min=0.0, max=1_000_000)
     ocr: bool = _f(True, "Read images (png, jpg, tiff, webp, bmp) and PDF pages without a text layer by OCR, after the text of every other file is indexed (needs the `ocr` extra; off: images are left out and scans keep only their text layer).")
 
 
@@ -165,6 +176,7 @@ class Config:
                 check_setting(f"{top.name}.{f.name}", getattr(section, f.name))
         check_device(self.models.device)
         check_names("scan.secret_files", self.scan.secret_files)
+        check_names("scan.lockfiles", self.scan.lockfiles)
         if self.library.address:  # a password there is refused, as on the command line (decision 0125)
             from ..library_address import checked_address, is_shared
 

@@ -179,13 +179,18 @@ def print_left_out(header: str, problems: list[tuple[str, str, str]], n: int) ->
 
 
 def _list_secrets(secrets: list[tuple[str, str]]) -> None:
-    """The files this sync newly left out as secrets (decision 0177), named: a person who indexed their home folder
-    reads that their keys stayed out, and which files were taken for keys."""
+    """The files this sync newly left out on purpose, named, with the rules' counts: a person who indexed their home
+    folder reads that their keys stayed out, and which files were taken for keys (decision 0177); a developer, which
+    lockfiles and bundles (decision 0178)."""
     from ...base.member_paths import display_path
+    from ...library.report.not_indexed import left_out_by_rule
+    from .status import left_out_counts
 
     if not secrets:
         return
-    print(f"{counted(len(secrets), 'file')} left out as secrets (`searchapp status --files excluded` lists them):",
+    rules = left_out_by_rule(("excluded", r) for _, r in secrets)
+    said = "as secrets" if set(rules) == {"secret"} else f"on purpose ({left_out_counts(rules)})"
+    print(f"{counted(len(secrets), 'file')} left out {said} (`searchapp status --files excluded` lists them):",
           file=sys.stderr)
     for p, r in secrets[:10]:
         print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)

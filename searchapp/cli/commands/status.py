@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--files", nargs="?", const="all", metavar="STATE",
                    help="list every file (or member) with its state: indexed, ocr_done, ocr_pending, "
                         "ocr_pages_pending, no_text, skipped, failed, empty, excluded (one state, or all; "
-                        "excluded: the files left out as secrets, counted by rule first)")
+                        "excluded: the files a rule left out, a secret or a lockfile, counted by rule first)")
     s.set_defaults(handler=cmd_status)
     e = sub.add_parser("explain", help="why a file is or is not found: its folder, the rule, its text")
     e.add_argument("path", help="a file, or a member as `archive.zip › folder/file.pdf`")

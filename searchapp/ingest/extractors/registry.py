@@ -47,6 +47,11 @@ def _on_first_use(module: str, function: str) -> Extractor:
 # that each module's own SUFFIXES constant says the same.
 _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "text": (text.SUFFIXES, text.extract_text),
+    # a developer's files read as what a person would search (decision 0178): a JSON file's keys and values, a
+    # notebook's cells, a drawing's words
+    "json": (frozenset({".json"}), _on_first_use("json_data", "extract_json")),
+    "notebook": (frozenset({".ipynb"}), _on_first_use("notebook", "extract_notebook")),
+    "svg": (frozenset({".svg"}), _on_first_use("svg", "extract_svg")),
     "html": (frozenset({".htm", ".html", ".xhtml"}), _on_first_use("html", "extract_html")),
     # a web page saved as one file: its HTML part read like an .html file
     "mhtml": (frozenset({".mht", ".mhtml"}), _on_first_use("mhtml", "extract_mhtml")),
@@ -84,6 +89,7 @@ NOT_READ = {
 _SNIFFED_MAIL = {".mbox": "mbox", ".eml": "eml"}
 # Where each format's own SUFFIXES constant lives (module, name), for the test above.
 SUFFIXES_DECLARED_IN = {
+    "json": ("json_data", "SUFFIXES"), "notebook": ("notebook", "SUFFIXES"), "svg": ("svg", "SUFFIXES"),
     "html": ("html", "SUFFIXES"), "mhtml": ("mhtml", "SUFFIXES"), "rtf": ("rtf", "SUFFIXES"), "pdf": ("pdf", "SUFFIXES"),
     "docx": ("docx", "SUFFIXES"), "odt": ("odt", "SUFFIXES"),
     "epub": ("epub", "SUFFIXES"), "xlsx": ("xlsx", "SUFFIXES"), "ods": ("ods", "SUFFIXES"),
@@ -107,12 +113,16 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     # 2: a name without a suffix whose bytes are an mbox or a Maildir message is read as mail; 3: with its Cc line;
     # 4 (and text, html 2): a short text that is not UTF-8 and reads as Western text is read as cp1252, where the
     # detector guessed a Mac or a Cyrillic code page (encoding._western, decision 0179)
-    "sniffed": 4, "text": 2, "html": 2,
+    "sniffed": 4, "html": 2,
+    # decision 0178: text 3, a .js or .css file of minified lines is left out (GeneratedFileError). Each new reader's
+    # number is above the one that read its files before it, so they are read again: a .json read as text (2),
+    # an .ipynb or .svg sniffed as text (4)
+    "text": 3, "json": 3, "notebook": 5, "svg": 5,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
 # Extractors that read the whole file into memory anyway: they take its bytes when the caller has them.
-_TAKES_DATA = frozenset({"text", "html", "mhtml", "rtf", "sniffed"})
+_TAKES_DATA = frozenset({"text", "html", "mhtml", "rtf", "sniffed", "json", "notebook", "svg"})
 
 
 def supported_suffixes() -> frozenset[str]:

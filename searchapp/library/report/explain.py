@@ -17,6 +17,7 @@ from ...base.member_paths import display_path, key_of, path_bytes, split_member
 from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
 from ...ingest.ocr.images import image_suffixes
 from ...base.stored_names import disk_path
+from ...ingest.generated import generated_reason
 from ...ingest.secrets import named_secret, secret_pattern
 from ...ingest.fsnames import is_within
 from ...store import Store
@@ -55,6 +56,9 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
     secret = None if os.path.isdir(path) else secret_pattern(os.path.basename(path), scan.secret_files)
     if secret is not None:  # a file named by the person too: the scan refuses it as a root (ingest/scan.py)
         return "excluded", named_secret(secret)
+    generated = None if os.path.isdir(path) else generated_reason(os.path.basename(path), _size(on_disk), scan)
+    if generated is not None:  # before a known binary type, as the scan decides (yarn.lock is a ".lock")
+        return "excluded", generated
     suffix = os.path.splitext(path)[1].lower()
     if suffix in KNOWN_BINARY_SUFFIXES and suffix not in supported_suffixes():
         if suffix not in image_suffixes():
@@ -68,6 +72,14 @@ def _rule(config: Config, root: str, path: str) -> Optional[tuple[str, str]]:
     if size > scan.max_file_mb * 2**20:
         return "skipped", f"too large ({size / 2**20:.1f} MB > {scan.max_file_mb:g} MB, [scan] max_file_mb)"
     return None
+
+
+def _size(path: str) -> int:
+    """A file's size, 0 when it cannot be read (the rules after generated_reason's say why)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def explain(config: Config, store: Store, path: str, owner: Optional[str] = None) -> dict[str, Any]:

@@ -110,7 +110,8 @@ class SyncReport:
     embedded_by: Optional[str] = None
     # (path, reason) newly skipped, or failing, in this sync: a skip already recorded is not listed again
     problems: list[tuple[str, str]] = field(default_factory=list)
-    # (path, reason) newly left out as secrets (decision 0177): said apart, as the app doing its job, not a problem
+    # (path, reason) newly left out by a rule (excluded): a secret (decision 0177), a lockfile or a minified bundle
+    # (0178); said apart, as the app doing its job, not a problem
     secrets: list[tuple[str, str]] = field(default_factory=list)
     # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
     missing_roots: list[tuple[str, str]] = field(default_factory=list)

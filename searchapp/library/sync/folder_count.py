@@ -14,6 +14,7 @@ from ...ingest.exclude import Excluder
 from ...ingest.extractors.registry import supported_suffixes
 from ...ingest.extractors.sniff import KNOWN_BINARY_SUFFIXES
 from ...ingest.ocr.images import image_suffixes
+from ...ingest.generated import generated_reason
 from ...ingest.secrets import secret_pattern
 
 __all__ = ["FolderCount", "count_files", "CHECK_EVERY"]
@@ -30,7 +31,7 @@ class FolderCount:
 
 
 def count_files(root: str, config: ScanConfig, cap: int = 100_000, time_limit_s: float = 0.5) -> FolderCount:
-    """Count what a sync of `root` would read: hidden entries, `skip_dirs`, `exclude`, secrets' names and known
+    """Count what a sync of `root` would read: hidden entries, `skip_dirs`, `exclude`, secrets' names, generated files (ingest/generated.py) and known
     binary types left out, symbolic links not followed. Stops after `cap` files or `time_limit_s` seconds (a slow or huge
     drive), saying so in `complete`. The time is looked at inside a listing too: a folder of 100k subfolders
     took 1.48 s of a 0.5 s limit when it was looked at only between folders."""
@@ -55,9 +56,10 @@ def count_files(root: str, config: ScanConfig, cap: int = 100_000, time_limit_s:
                     if exclude and exclude.entry(path, name):
                         continue
                     try:
-                        mode = entry.stat(follow_symlinks=False).st_mode
+                        st = entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
+                    mode = st.st_mode
                     if stat.S_ISDIR(mode):
                         if name not in skip_dirs:
                             stack.append((path, top or name))
@@ -67,6 +69,8 @@ def count_files(root: str, config: ScanConfig, cap: int = 100_000, time_limit_s:
                         if suffix in KNOWN_BINARY_SUFFIXES and suffix not in readable:
                             continue
                         if secret_pattern(name, config.secret_files) is not None:
+                            continue
+                        if generated_reason(name, st.st_size, config) is not None:  # lockfiles, bundles, dumps
                             continue
                         out.files += 1
                         if top:

@@ -27,6 +27,7 @@ from ...ingest.extractors.mail_parse import parse_once
 from ...ingest.extractors.members import (Member, container_suffix, is_container, iter_members, listing,
                                           may_be_container)
 from ...ingest.scan import ScannedFile
+from ...ingest.generated import generated_reason
 from ...ingest.secrets import left_out_by_name, named_secret, secret_pattern
 from ...ingest.valid_text import valid_unicode
 from ...store import FileRow
@@ -177,6 +178,10 @@ def _one_member(key: str, m: Member, old: Optional[FileRow], scanned: ScannedFil
     secret = secret_member(m.name, config)
     if secret is not None:  # a backup.zip of a home folder holds its .ssh/id_rsa too: never read (decision 0177)
         problem(key, old, "excluded", named_secret(secret), scanned)
+        return
+    generated = generated_reason(m.name.rsplit("/", 1)[-1], len(m.data), config.scan)
+    if generated is not None:  # a project's zip holds its lockfiles and bundles too (decision 0178)
+        problem(key, old, "excluded", generated, scanned)
         return
     if not m.data:
         problem(key, old, "skipped", EMPTY, scanned)

@@ -18,6 +18,7 @@ from ...base.progress import CancelToken, Progress, ProgressFn, report
 from ...ingest.extractors import extract, extractor_name, reader_version, takes_data
 from ...base.stored_names import disk_path, stored_name
 from ...ingest.scan import CHECK_AGAIN, ScanResult, ScannedFile, scan
+from ...ingest.generated import left_out_by_scan
 from ...ingest.secrets import left_out_by_name
 from ...store import FileRow, RootRow, Store
 from ...store.ledger import EMPTY, set_ocr_state
@@ -446,9 +447,10 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
 def _needs_reading(old: Optional[FileRow], f: ScannedFile) -> bool:
     """New, changed since the last sync, or failed then (a failure may be gone without a new mtime,
     e.g. after chmod): the file is read again. Unchanged skipped files are not. One left out for its name that the
-    scan lists now is read: `[scan] secret_files` no longer names it."""
+    scan lists now is read: `[scan] secret_files` no longer names it (nor `lockfiles`, nor is it over `max_json_mb`)."""
     return (old is None or (old.size, old.mtime_ns) != (f.size, f.mtime_ns) or old.status == "failed"
-            or _changed_in_place(old, f) or newer_reader(old) or left_out_by_name(old.error))
+            or _changed_in_place(old, f) or newer_reader(old) or left_out_by_name(old.error)
+            or left_out_by_scan(old.error))
 
 
 def _changed_in_place(old: FileRow, f: ScannedFile) -> bool:

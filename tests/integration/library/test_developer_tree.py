@@ -1,0 +1,39 @@
+"""A developer's folder is indexed as what its people wrote (decision 0178): its lockfiles, minified bundles and
+large JSON are left out unread, each counted by its rule, and read once the setting that left them out no longer
+does (a name `[scan] lockfiles` no longer holds, a size under a raised `max_json_mb`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.mark.engines("sqlite")
+def test_a_checkouts_generated_files_are_left_out_by_rule_and_read_when_the_rule_is_lifted(tiny_library, tmp_path,
+                                                                                          make_config):
+    repo = tmp_path / "repo"
+    (repo / "static").mkdir(parents=True)
+    (repo / "README.md").write_text("# Tides\nPredicts harbour tides from harmonic constants.\n", encoding="utf-8")
+    lock = {"packages": {f"node_modules/pkg{i}": {"version": "1.0.0", "resolved": f"https://r.example/pkg{i}"}
+                         for i in range(50)}}
+    (repo / "package-lock.json").write_text(json.dumps(lock, indent=2), encoding="utf-8")
+    (repo / "yarn.lock").write_text('"pkg0@^1.0.0":\n  version "1.0.0"\n', encoding="utf-8")  # a ".lock": named too
+    (repo / "static" / "app.min.js").write_text("function tide(){return 1}\n", encoding="utf-8")
+    (repo / "readings.json").write_text(json.dumps([{"station": "brest gauge", "level": i} for i in range(100)]),
+                                        encoding="utf-8")
+    lib = tiny_library
+    lib.config = make_config(models={"reranker": ""}, scan={"max_json_mb": 0.001})  # readings.json: ~4 KB
+    rep = lib.add_folder(repo, embed=False)
+    assert sorted(r.split(":", 1)[0] for _, r in rep.secrets) == ["large JSON", "lockfile", "lockfile", "minified"]
+    assert lib.status().left_out == {"lockfile": 2, "minified": 1, "large JSON": 1}
+    assert [h.path for h in lib.search("harbour", mode="lexical").hits] == [str(repo / "README.md")]
+    assert lib.explain(str(repo / "yarn.lock"))["reason"].startswith("lockfile: its name matches 'yarn.lock'")
+
+    lib.config = make_config(models={"reranker": ""}, scan={"lockfiles": [], "max_json_mb": 1})
+    rep = lib.sync(embed=False)
+    # unchanged bytes, read now that no rule leaves them out (yarn.lock is a ".lock" again: left out quietly, as before)
+    assert (rep.added, rep.updated) == (0, 2)
+    assert lib.status().left_out == {"minified": 1}
+    assert [h.path for h in lib.search("brest gauge", mode="lexical").hits] == [str(repo / "readings.json")]
+    assert [h.path for h in lib.search("pkg7", mode="lexical").hits] == [str(repo / "package-lock.json")]
