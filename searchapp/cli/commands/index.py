@@ -130,11 +130,11 @@ def print_report(total: SyncReport, as_json: bool) -> None:
     groups it) and its notes on stderr. The shared library's `index` prints the same (commands/shared.py)."""
     if as_json:
         before = total.stopped_before
-        listed_apart = ("problems", "secrets", "missing_roots", "stopped_before")
+        listed_apart = ("problems", "left_out", "missing_roots", "stopped_before")
         print(json.dumps({**{k: v for k, v in total.__dict__.items() if k not in listed_apart},
                           "stopped_before": None if before is None else dataclasses.asdict(before),
                           "problems": [{"path": p, "reason": r} for p, r in total.problems],
-                          "secrets": [{"path": p, "reason": r} for p, r in total.secrets],
+                          "left_out": [{"path": p, "reason": r} for p, r in total.left_out],
                           "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
     else:
         from ...library.report.status import scanned_counts
@@ -145,7 +145,7 @@ def print_report(total: SyncReport, as_json: bool) -> None:
         if total.problems:
             print_left_out(f"{counted(len(total.problems), 'file')} newly not indexed (`searchapp status` lists every "
                            "file not indexed):", [(p, "", r) for p, r in total.problems], len(total.problems))
-        _list_secrets(total.secrets)
+        _list_left_out(total.left_out)
         print_stopped_before(total)
         for n in total.notes + [n for n in (total.reread_note(),) if n is not None]:
             print(f"searchapp: note: {printable(n)}", file=sys.stderr)
@@ -178,7 +178,7 @@ def print_left_out(header: str, problems: list[tuple[str, str, str]], n: int) ->
         print(f"  ... and {_rest(rows[10:], groups, unlisted)}", file=sys.stderr)
 
 
-def _list_secrets(secrets: list[tuple[str, str]]) -> None:
+def _list_left_out(left_out: list[tuple[str, str]]) -> None:
     """The files this sync newly left out on purpose, named, with the rules' counts: a person who indexed their home
     folder reads that their keys stayed out, and which files were taken for keys (decision 0177); a developer, which
     lockfiles and bundles (decision 0178)."""
@@ -186,16 +186,16 @@ def _list_secrets(secrets: list[tuple[str, str]]) -> None:
     from ...library.report.not_indexed import left_out_by_rule
     from .status import left_out_counts
 
-    if not secrets:
+    if not left_out:
         return
-    rules = left_out_by_rule(("excluded", r) for _, r in secrets)
+    rules = left_out_by_rule(("excluded", r) for _, r in left_out)
     said = "as secrets" if set(rules) == {"secret"} else f"on purpose ({left_out_counts(rules)})"
-    print(f"{counted(len(secrets), 'file')} left out {said} (`searchapp status --files excluded` lists them):",
+    print(f"{counted(len(left_out), 'file')} left out {said} (`searchapp status --files excluded` lists them):",
           file=sys.stderr)
-    for p, r in secrets[:10]:
+    for p, r in left_out[:10]:
         print(f"  {printable(display_path(p))}: {printable(r)}", file=sys.stderr)
-    if len(secrets) > 10:
-        print(f"  ... and {counted(len(secrets) - 10, 'more file')}", file=sys.stderr)
+    if len(left_out) > 10:
+        print(f"  ... and {counted(len(left_out) - 10, 'more file')}", file=sys.stderr)
 
 
 def _rest(rows: list[Row], groups: MemberGroups, unlisted: int = 0) -> str:

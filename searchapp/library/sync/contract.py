@@ -112,7 +112,7 @@ class SyncReport:
     problems: list[tuple[str, str]] = field(default_factory=list)
     # (path, reason) newly left out by a rule (excluded): a secret (decision 0177), a lockfile or a minified bundle
     # (0178); said apart, as the app doing its job, not a problem
-    secrets: list[tuple[str, str]] = field(default_factory=list)
+    left_out: list[tuple[str, str]] = field(default_factory=list)
     # (root, reason) of roots that could not be read: nothing of them was changed (an error for the caller)
     missing_roots: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. a path synced as part of the folder it is in
@@ -174,7 +174,7 @@ class SyncReport:
                      "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
-        self.secrets += other.secrets
+        self.left_out += other.left_out
         self.missing_roots += other.missing_roots
         self.notes += other.notes
         self.embedded_by = other.embedded_by or self.embedded_by  # the last to hand its meaning over

@@ -245,7 +245,7 @@ def _count_not_indexed_moves(found: list[tuple[FileRow, str]], rep: SyncReport) 
     rep.moved_failed += sum(1 for row, _ in found if row.status == "failed")
     moved_to = Counter(path for _, path in found)
     rep.problems = _not_moved(rep.problems, moved_to)
-    rep.secrets = _not_moved(rep.secrets, moved_to)  # a key left out, renamed: left out still, no news
+    rep.left_out = _not_moved(rep.left_out, moved_to)  # a key left out, renamed: left out still, no news
 
 
 def _not_moved(listed: list[tuple[str, str]], moved_to: Counter[str]) -> list[tuple[str, str]]:

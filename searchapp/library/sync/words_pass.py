@@ -423,7 +423,7 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     # Already recorded, and listed by the sync that first met it: a failed file is tried again each sync (a
     # permission may be mended without a new date), but failing the same way again is no news (decision 0145).
     if not already and status == "excluded":
-        rep.secrets.append((path, reason))
+        rep.left_out.append((path, reason))
     elif not already and reason != EMPTY:  # an empty file is no problem to list: it has nothing to find
         rep.problems.append((path, reason))
     elif old is not None and sha in (None, old.sha256) and (reader is None or (old.reader or 0) >= reader):

@@ -25,7 +25,7 @@ def test_a_checkouts_generated_files_are_left_out_by_rule_and_read_when_the_rule
     lib = tiny_library
     lib.config = make_config(models={"reranker": ""}, scan={"max_json_mb": 0.001})  # readings.json: ~4 KB
     rep = lib.add_folder(repo, embed=False)
-    assert sorted(r.split(":", 1)[0] for _, r in rep.secrets) == ["large JSON", "lockfile", "lockfile", "minified"]
+    assert sorted(r.split(":", 1)[0] for _, r in rep.left_out) == ["large JSON", "lockfile", "lockfile", "minified"]
     assert lib.status().left_out == {"lockfile": 2, "minified": 1, "large JSON": 1}
     assert [h.path for h in lib.search("harbour", mode="lexical").hits] == [str(repo / "README.md")]
     assert lib.explain(str(repo / "yarn.lock"))["reason"].startswith("lockfile: its name matches 'yarn.lock'")

@@ -46,7 +46,7 @@ def test_a_key_pasted_into_notes_is_never_searchable_nor_previewed(tiny_library,
     monkeypatch.undo()
 
     rep = lib.sync(embed=False)
-    assert [p for p, _ in rep.secrets] == [str(notes)] and rep.problems == []
+    assert [p for p, _ in rep.left_out] == [str(notes)] and rep.problems == []
     assert _hits(lib, "OPENSSH") == [] and _hits(lib, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ") == []
     assert _hits(lib, "heron survey") == [str(docs / "plain.txt")]  # its prose goes with it: the file is refused
     e = lib.explain(str(notes))
@@ -54,7 +54,7 @@ def test_a_key_pasted_into_notes_is_never_searchable_nor_previewed(tiny_library,
                                                         0)
     with pytest.raises(SecretFileError):  # the preview reads it again from disk: refused there too
         file_text(notes, lib.config)
-    assert lib.sync(embed=False).secrets == []  # said once; the next sync does not read it again
+    assert lib.sync(embed=False).left_out == []  # said once; the next sync does not read it again
 
 
 @pytest.mark.engines("sqlite")

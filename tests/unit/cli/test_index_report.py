@@ -58,3 +58,17 @@ def test_the_files_not_indexed_add_up_to_the_count_above_them(tmp_path, capsys):
     tail = re.fullmatch(r"  \.\.\. and (\d+) more files in 4 more lines \(`searchapp status --files` lists each .*\)",
                         lines[11])
     assert tail is not None and shown + int(tail.group(1)) == 37, lines
+
+
+def test_files_left_out_on_purpose_are_named_by_their_rule(capsys):
+    """A sync names the files it newly left out (decisions 0177, 0178): secrets alone as such, other rules counted."""
+    keys = [("/h/.ssh/id_rsa", "secret: its name matches 'id_rsa' ([scan] secret_files)")]
+    print_report(SyncReport(scanned=1, left_out=keys), as_json=False)
+    err = capsys.readouterr().err
+    assert "1 file left out as secrets (`searchapp status --files excluded` lists them):\n  /h/.ssh/id_rsa: secret:" in err
+    print_report(SyncReport(scanned=2, left_out=[*keys, ("/c/yarn.lock", "lockfile: a package manager's pins")]),
+                 as_json=False)
+    err = capsys.readouterr().err
+    assert err.startswith("2 files left out on purpose (") and "lockfile: 1 file" in err and "secret: 1 file" in err, err
+    print_report(SyncReport(scanned=1, left_out=keys), as_json=True)
+    assert '"left_out": [{"path": "/h/.ssh/id_rsa", "reason": "secret: ' in capsys.readouterr().out
