@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional
 
 from ..base.progress import LOADING_NOTE, Progress
 from ..base.rate import PAUSED_STAGES, RateEstimator, format_left, format_rate
+from ..base.terminal import printable
 
 __all__ = ["TerminalProgress"]
 
@@ -116,7 +117,7 @@ class TerminalProgress:
             if key == "files" and self._stage == "passages" and self._bar is not None:
                 if self._due(p.done == p.total):
                     self._bar.set_postfix_str((f"file {p.done}/{p.total}" if p.total else f"file {p.done}")
-                                              + (f"; {p.slow}" if p.slow else ""), refresh=True)
+                                              + (f"; {printable(p.slow)}" if p.slow else ""), refresh=True)
                 return
         else:
             if p.stage in PAUSED_STAGES:  # a handover's wait: the pace after it is measured afresh
@@ -157,8 +158,9 @@ class TerminalProgress:
         # terminal showed "13.5 passages/s, abou…": where the rate and the time left do not both fit, the time left
         postfix = [[pace] if left is None else [f"{pace}, about {format_left(left)} left",
                                                 f"about {format_left(left)} left"]] if pace else []
-        if p.slow:  # "reading big-scan.pdf, 40 s…" (library/sync/slow_read.py): one file, not a hang; first
-            postfix.insert(0, [p.slow, "reading one file for long…"])
+        if p.slow:  # "reading big-scan.pdf, 40 s…" (library/sync/slow_read.py): one file, not a hang; first. Its
+            # name escaped: a file named with a terminal's escape sequences must not drive the terminal
+            postfix.insert(0, [printable(p.slow), "reading one file for long…"])
         if key == "passages" and p.message:
             postfix += [_wordings(part) for part in p.message.split(" · ")  # meaning_rate.aside_note's
                         if part.startswith("slowed for") or part == LOADING_NOTE]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
+
 from searchapp.base.progress import Progress
 from searchapp.cli.progress import TerminalProgress
 from searchapp.library.sync.meaning_pass import meaning_message
@@ -244,3 +246,21 @@ def test_a_file_read_for_long_is_named_on_the_line(monkeypatch):
     line = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
     assert "7/3000" in line and "reading big-scan.pdf, 40 s…" in line, line
     bar.close()
+
+
+@pytest.mark.parametrize("stage", ["extracting", "embedding"])  # the files' bar, and the passages' bar beside it
+def test_a_file_read_for_long_is_named_with_its_controls_escaped(monkeypatch, stage):
+    """The name is a file's: one named with a terminal's escape sequences (a title set, the screen cleared) is
+    shown escaped, as every other human output is (base/terminal.py: printable)."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setenv("COLUMNS", "160")
+    now = iter(range(0, 100, 10))  # each report due to be drawn
+    bar = TerminalProgress(enabled=True, clock=lambda: float(next(now)))
+    if stage == "embedding":
+        bar(Progress("embedding", 10, 1000, ""))
+    name = "x\x1b]0;owned\x07\x1b[2J.pdf"
+    bar(Progress("extracting", 7, 3000, name, slow=f"reading {name}, 40 s…"))
+    bar.close()
+    assert "\x1b]0;owned" not in err.getvalue() and "\x07" not in err.getvalue()
+    assert "reading x\\e]0;owned" in err.getvalue(), err.getvalue()

@@ -422,10 +422,11 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
     reader = None if status == "failed" else reader_version(path)
     # Already recorded, and listed by the sync that first met it: a failed file is tried again each sync (a
     # permission may be mended without a new date), but failing the same way again is no news (decision 0145).
-    if not already and status == "excluded":
-        rep.left_out.append((path, reason))
-    elif not already and reason != EMPTY:  # an empty file is no problem to list: it has nothing to find
-        rep.problems.append((path, reason))
+    if not already:  # written below (an empty entry too: an indexed one emptied must lose its passages)
+        if status == "excluded":
+            rep.left_out.append((path, reason))
+        elif reason != EMPTY:  # an empty file is no problem to list: it has nothing to find
+            rep.problems.append((path, reason))
     elif old is not None and sha in (None, old.sha256) and (reader is None or (old.reader or 0) >= reader):
         if f is not None and f.ctime_ns != old.ctime_ns:  # else a file to check again would be, every sync
             store.set_file_stat(old.id, f.size, f.mtime_ns, f.ctime_ns)

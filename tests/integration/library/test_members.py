@@ -141,6 +141,23 @@ def test_member_removed_when_container_changes_or_goes(tiny_library, docs):
     assert not tiny_library.search("tangerines", mode="lexical").hits
 
 
+@pytest.mark.engines("sqlite")
+def test_a_member_emptied_in_a_changed_archive_loses_its_passages(tiny_library, tmp_path):
+    """An empty member is recorded "empty" (decision 0177) without a hash: its old row, indexed, must not be kept as
+    if the same empty entry had been recorded already (its old text stayed searchable, its state "indexed")."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    z = docs / "a.zip"
+    z.write_bytes(_zip({"notes.txt": b"The heliotrope budget overran by four percent.\n", "b.txt": b"Tangerines.\n"}))
+    tiny_library.add_folder(docs, embed=False)
+    assert tiny_library.search("heliotrope", mode="lexical").hits
+    z.write_bytes(_zip({"notes.txt": b"", "b.txt": b"Tangerines and lemons.\n"}))
+    os.utime(z, ns=(time.time_ns(), time.time_ns() + 10**9))
+    tiny_library.sync(embed=False)
+    assert not tiny_library.search("heliotrope", mode="lexical").hits
+    assert tiny_library.explain(str(z) + MEMBER_SEP + "notes.txt")["state"] == "empty"
+
+
 def test_hostile_archives_are_capped_with_reasons(tmp_path):
     # path traversal, absolute names and a symlink in a tar: refused, never followed
     evil = tmp_path / "evil.tar.gz"
