@@ -260,11 +260,13 @@ class WriteJobs(QObject):
     @staticmethod
     def summary(rep: SyncReport, lead: str = "") -> str:
         """A sync's summary line, as sync_done says it."""
-        bad = rep.skipped + rep.failed
+        bad = rep.skipped + rep.failed - rep.quiet  # a secret, a lockfile, an empty file: left out on purpose
         embedded = rep.chunks_embedded
         return (
             lead + f"{scanned_counts(rep.scanned, rep.members, grouped=True)} scanned: {rep.said('added', 'updated', 'removed')}"
-            + (f", {bad} not indexed" if bad else "") + f"; {embedded} passage{'' if embedded == 1 else 's'} embedded"
+            + (f", {bad} not indexed" if bad else "")
+            + (f", {len(rep.left_out)} left out on purpose (secrets, lockfiles…)" if rep.left_out else "")
+            + f"; {embedded} passage{'' if embedded == 1 else 's'} embedded"
             + (f", {rep.chunks_pending} still to embed (searchable by words)" if rep.chunks_pending else "")
             + (f"; {len(rep.missing_roots)} folder(s) missing, kept as they were" if rep.missing_roots else "")
             # every note, as `index` prints them: why files wait for OCR, the folders skip_dirs left out on a first

@@ -508,8 +508,9 @@ class SharedLibrary:
             st.roots.append((machine, root.path, counts.files, counts.passages, counts.members))
         entries = self.store.file_counts()
         st.files, st.members = sum(entries.files.values()), sum(entries.members.values())
-        st.problems = st.files - entries.files.get("indexed", 0)
-        st.member_problems = st.members - entries.members.get("indexed", 0)
+        quiet = self.store.quiet_counts()  # a secret, a lockfile, an empty file: left out on purpose, no problem
+        st.problems = st.files - entries.files.get("indexed", 0) - quiet[0]
+        st.member_problems = st.members - entries.members.get("indexed", 0) - quiet[1]
         st.passages = self.store.chunk_count()
         st.embedded = st.passages - self.store.pending_count()
         meta = self.store.meta()

@@ -108,6 +108,8 @@ def print_change(rep: SyncReport, paths: list[str]) -> None:
             print(f"  {printable(display_path(path))}: {printable(reason)}", flush=True)
         if len(rep.problems) > SHOWN_PROBLEMS:
             print(f"  ... and {len(rep.problems) - SHOWN_PROBLEMS} more (`searchapp status` lists them)", flush=True)
+        for path, reason in rep.left_out[:SHOWN_PROBLEMS]:  # a key saved into a watched folder: why it stays out
+            print(f"  {printable(display_path(path))}: {printable(reason)}", flush=True)
     print_stopped_before(rep)
 
 

@@ -96,6 +96,9 @@ class SyncReport:
     # of `moved_not_indexed`, the failed ones (a broken PDF renamed, failing the same way): said as moved, not failed
     moved_failed: int = 0
     skipped: int = 0
+    # of `skipped`, the entries left out on purpose (a rule: a secret, a lockfile; decisions 0177, 0178) or empty:
+    # no problem, so the window's "not indexed" leaves them out (`left_out` names those newly left out)
+    quiet: int = 0
     # of `skipped`, the entries still waiting for OCR when the sync ended (no engine, a stop, more than one sync
     # reads): said as "3 waiting for OCR", as `status` lists them (files_by_state's ocr_pending), not as skipped;
     # one its OCR step reads is counted added (or failed) instead
@@ -171,7 +174,7 @@ class SyncReport:
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members", "renumbered",
-                     "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
+                     "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "quiet", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
         self.left_out += other.left_out

@@ -416,6 +416,7 @@ def _record_problem(store: Store, root: RootRow, old: Optional[FileRow], path: s
         rep.failed += 1
     else:
         rep.skipped += 1
+        rep.quiet += status == "excluded" or reason == EMPTY
     already = old is not None and old.status == status and old.error == reason and old.n_chunks == 0 and (
         f is None or (old.size, old.mtime_ns) == (f.size, f.mtime_ns))
     # a failed entry is read again anyway; a skipped or excluded one, once a newer reader may read it otherwise

@@ -597,6 +597,13 @@ class PgStore(PgLexical, PgScope):
     def file_paths(self) -> dict[int, str]:
         return {int(i): str(p) for i, p in self.rows("SELECT id, path FROM files")}
 
+    def quiet_counts(self) -> tuple[int, int]:
+        """(files, members) left out on purpose or empty (store/ledger.py's QUIET_STATES): not problems."""
+        got = {bool(m): int(n) for m, n in self.rows(
+            f"SELECT {_IS_MEMBER}, count(*) FROM files WHERE status = 'excluded' "  # noqa: S608 (constants)
+            "OR (status = 'skipped' AND error = 'empty') GROUP BY 1", (MEMBER_SEP,))}
+        return got.get(False, 0), got.get(True, 0)
+
     def file_sha256s(self, file_ids: Sequence[int]) -> dict[int, str]:
         return {int(i): str(s) for i, s in self.rows(
             "SELECT id, sha256 FROM files WHERE sha256 IS NOT NULL AND id = ANY(%s)", (list(file_ids),))}

@@ -97,3 +97,23 @@ def test_an_id_rsa_in_a_dragged_folder_is_counted_as_left_out(tiny_library, tmp_
     ledger = {r.path.rsplit("/", 1)[1]: (s, r.error) for s, r in lib.ledger()}
     assert ledger["id_ed25519"] == ("indexed", None) and ledger["id_rsa"] == (
         "excluded", "secret: holds a private key (OPENSSH PRIVATE KEY)"), ledger
+
+
+@pytest.mark.engines("sqlite")
+def test_the_windows_summary_counts_no_secret_nor_empty_file_as_not_indexed(tiny_library, tmp_path):
+    """The window said "2 not indexed" for a key and an empty file, every sync, while its Not indexed list showed
+    neither (a reviewer): they are left out on purpose, said once as such."""
+    from searchapp.gui.write_jobs import WriteJobs
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text(PROSE, encoding="utf-8")
+    (docs / "id_rsa").write_text(KEY, encoding="utf-8")
+    (docs / "empty.txt").write_text("", encoding="utf-8")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 cut short")
+    rep = tiny_library.add_folder(docs, embed=False)
+    assert (rep.skipped + rep.failed, rep.quiet) == (3, 2)
+    said = WriteJobs.summary(rep)
+    assert ", 1 not indexed, 1 left out on purpose (secrets, lockfiles…);" in said, said
+    again = WriteJobs.summary(tiny_library.sync(embed=False))
+    assert ", 1 not indexed;" in again and "left out" not in again, again  # said once; the PDF is tried again

@@ -279,3 +279,21 @@ def test_a_library_from_before_the_passage_context_was_recorded_gets_no_false_no
         (docs / "new.txt").write_text("A new note about quinces.", encoding="utf-8")
         shared.sync()
         assert shared.store.get_meta("chunk_context") == "title" and shared.status().notes == []
+
+
+def test_a_shared_librarys_totals_count_no_secret_nor_empty_file_as_a_problem(tmp_path, tiny_encoder, pg_address):
+    """`searchapp --library … status` said "3 skipped or failed" for a key, a key pasted in a note and an empty file,
+    which the desktop's says are left out on purpose (a reviewer): only the broken PDF is a problem."""
+    from conftest import library_on
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("The heron waded through the reeds at dawn.", encoding="utf-8")
+    (docs / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
+                                 "-----END OPENSSH PRIVATE KEY-----\n", encoding="utf-8")
+    (docs / "empty.txt").write_bytes(b"")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 cut short")
+    with library_on(pg_address, tmp_path / "data", tiny_encoder) as shared:
+        shared.add_folder(docs, embed=False)
+        st = shared.summary()
+    assert (st.files, st.problems) == (4, 1)
