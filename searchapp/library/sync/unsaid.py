@@ -156,10 +156,10 @@ def stopped_head(s: StoppedSync) -> str:
 
 
 def left_out_counts(s: StoppedSync) -> str:
-    """"3 files could not be read, 1 left out": its failures, then the rest it left out (skipped, no text)."""
+    """"3 files could not be read, 1 not indexed": its failures, then the rest it skipped (no text, a format not read)."""
     rest = s.left_out - s.failed
     return ", ".join([f"{counted(s.failed, 'file', grouped=True)} could not be read"] * bool(s.failed)
-                     + [f"{counted(rest, 'file', grouped=True)} left out"] * bool(rest))
+                     + [f"{counted(rest, 'file', grouped=True)} not indexed"] * bool(rest))
 
 
 NAMED = 3  # entries a note names (`status` lists every one below it)
