@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ...base.member_paths import display_name
 from ...base.config import Config
 from ...base.errors import Cancelled, ExtractionError, UnsupportedFileError
 from ...base.hashing import EMPTY_SHA256, file_sha256, file_sha256_and_bytes
@@ -227,7 +228,7 @@ class _Sync:
                 path = stored_name(f.path)
                 self.seen.add(path)
                 old = self.existing.get(path)
-                report(self.progress, "extracting", i, total, os.path.basename(path))
+                report(self.progress, "extracting", i, total, display_name(path))  # a name not UTF-8 as guessed
                 if old is not None and not _needs_reading(old, f) and not self.members_to_read(path):
                     self.keep_unchanged(path, old, f)
                     continue
