@@ -8,6 +8,11 @@ more for it (registry.py, issue 45).
 An mbox starts with a "From " line followed by header fields; a Maildir message is a file in a cur/ or new/ folder
 that starts with header fields. Either way the fields must include real mail headers (HEADER_NAMES): a note that
 begins "From here on:" and goes on "Name: Bob" is text, not a mailbox.
+
+A message saved anywhere else without a suffix (a Maildir file copied out of its folder, `1700000000.M1P2.host:2,S`;
+an export's `message` or `1.`) is one too when its header block also holds a field only a mail on its way holds
+(SENT_NAMES: Received, Message-ID, MIME-Version, ...): a note that begins "Subject: notes / From: me / To: you" is
+written so by a person, a message that went through a mail server never lacks all of those.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Optional
 
 from ...base.safe_open import open_regular, read_at_most
 
-__all__ = ["SNIFF_BYTES", "MAILDIR_FOLDERS", "mail_suffix", "sniff_mail"]
+__all__ = ["SNIFF_BYTES", "MAILDIR_FOLDERS", "SENT_NAMES", "mail_suffix", "sniff_mail"]
 
 SNIFF_BYTES = 64 * 1024  # room for a header block of long Received: chains and DKIM signatures
 MAILDIR_FOLDERS = frozenset({"cur", "new"})  # tmp/ holds messages still being written: left to the text reader
@@ -27,13 +32,18 @@ HEADER_NAMES = frozenset(
     "from to cc subject date message-id received return-path delivered-to reply-to sender mime-version "
     "content-type dkim-signature x-mozilla-status in-reply-to references".split()
 )
+# Fields a mail server or a mail program writes, and a person's note does not: one of them among the headers makes a
+# file outside a Maildir folder a message (a note may well begin with Subject:, From: and To:)
+SENT_NAMES = frozenset("received message-id mime-version return-path delivered-to dkim-signature x-mozilla-status "
+                       "in-reply-to references".split())
 _FROM_LINE = re.compile(rb"From \S+ [^\r\n]*\r?\n")
 _FIELD = re.compile(rb"([!-9;-~]{1,76}):")  # RFC 5322 field name: printable ASCII but ':' (cut: a name, not a line)
 
 
-def _mail_headers(head: bytes) -> bool:
-    """Whether `head` begins with an RFC 5322 header block holding at least MIN_MAIL_HEADERS known mail fields.
-    Every line up to the first blank one (or the sample's end) must be a field or a folded continuation."""
+def _mail_headers(head: bytes, sent: bool = False) -> bool:
+    """Whether `head` begins with an RFC 5322 header block holding at least MIN_MAIL_HEADERS known mail fields
+    (`sent`: one of them of SENT_NAMES). Every line up to the first blank one (or the sample's end) must be a field or
+    a folded continuation."""
     lines = head.split(b"\n")
     if len(head) >= SNIFF_BYTES:
         lines = lines[:-1]  # the last line may be cut off by the sample
@@ -50,15 +60,17 @@ def _mail_headers(head: bytes) -> bool:
         if m is None:
             return False
         known.add(m.group(1).lower())
-    return len(known & _HEADER_BYTES) >= MIN_MAIL_HEADERS
+    return len(known & _HEADER_BYTES) >= MIN_MAIL_HEADERS and (not sent or bool(known & _SENT_BYTES))
 
 
 _HEADER_BYTES = frozenset(n.encode() for n in HEADER_NAMES)
+_SENT_BYTES = frozenset(n.encode() for n in SENT_NAMES)
 
 
 def mail_suffix(path: str | os.PathLike[str], head: bytes) -> str:
     """".mbox" or ".eml" when `head` (a file's first bytes) is a mailbox or a message, "" otherwise. A file in
-    a Maildir folder is one message even when a delivery agent wrote a "From " line first."""
+    a Maildir folder is one message even when a delivery agent wrote a "From " line first; one elsewhere that starts
+    with the header fields of a mail that was sent is one message too."""
     if b"\x00" in head:
         return ""
     folder = os.path.basename(os.path.dirname(os.fspath(path)))
@@ -66,7 +78,9 @@ def mail_suffix(path: str | os.PathLike[str], head: bytes) -> str:
         m = _FROM_LINE.match(head)
         return ".eml" if _mail_headers(head[m.end():] if m else head) else ""
     m = _FROM_LINE.match(head)
-    return ".mbox" if m and _mail_headers(head[m.end():]) else ""
+    if m:
+        return ".mbox" if _mail_headers(head[m.end():]) else ""
+    return ".eml" if _mail_headers(head, sent=True) else ""
 
 
 def sniff_mail(path: str | os.PathLike[str], head: Optional[bytes] = None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -112,8 +113,9 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     "eml": 3, "msg": 3,
     # 2: a name without a suffix whose bytes are an mbox or a Maildir message is read as mail; 3: with its Cc line;
     # 4 (and text, html 2): a short text that is not UTF-8 and reads as Western text is read as cp1252, where the
-    # detector guessed a Mac or a Cyrillic code page (encoding._western, decision 0179)
-    "sniffed": 4, "html": 2,
+    # detector guessed a Mac or a Cyrillic code page (encoding._western, decision 0179); 5: a message saved outside
+    # a Maildir folder (`message`, `1.`, a Maildir file copied out) is read as mail when its headers are a sent mail's
+    "sniffed": 5, "html": 2,
     # decision 0178: text 3, a .js or .css file of minified lines is left out (GeneratedFileError). Each new reader's
     # number is above the one that read its files before it, so they are read again: a .json read as text (2),
     # an .ipynb or .svg sniffed as text (4)
@@ -139,8 +141,8 @@ def reader_version(path: Path | str) -> Optional[int]:
     """The version of what reads `path` (a file's path or a member's key), as the files table keeps it; None where
     no reader does (an image or other known binary: OCR keeps its own engine's version, ocr_cache.py). An mbox's
     message is read as an .eml whatever its key ("box.mbox//1: Subject", "…//2: scan.png") ends with."""
-    container, sep, _ = os.fspath(path).rpartition(MEMBER_SEP)
-    name = "eml" if sep and (container.lower().endswith(".mbox") or _unnamed_mailbox(container)) \
+    container, sep, member = os.fspath(path).rpartition(MEMBER_SEP)
+    name = "eml" if sep and (container.lower().endswith(".mbox") or _unnamed_mailbox(container, member)) \
         else extractor_name(path)
     if name is None:
         if os.path.splitext(os.fspath(path))[1].lower() in sniff.KNOWN_BINARY_SUFFIXES:
@@ -149,15 +151,18 @@ def reader_version(path: Path | str) -> Optional[int]:
     return _TEXT_STEPS + _READER_VERSIONS[name]
 
 
-def _unnamed_mailbox(container: str) -> bool:
-    """Whether a member's container is a file without a known suffix outside a Maildir folder: a sniffed mbox,
-    whose members are its messages (told by name, without opening it: reader_version is asked of every stored
-    entry at every sync). A sniffed Maildir message's members are its attachments, read by their own names."""
-    if MEMBER_SEP in container or extractor_name(container) is not None:
+def _unnamed_mailbox(container: str, member: str) -> bool:
+    """Whether a member is a message of a file without a known suffix outside a Maildir folder: a sniffed mbox, whose
+    members are its messages, named "12: Subject" (told by names, without opening it: reader_version is asked of
+    every stored entry at every sync). A sniffed message's members are its attachments, read by their own names."""
+    if MEMBER_SEP in container or extractor_name(container) is not None or not _MESSAGE_NAME.match(member):
         return False
     if os.path.splitext(container)[1].lower() in sniff.KNOWN_BINARY_SUFFIXES | NOT_READ.keys():
         return False
     return os.path.basename(os.path.dirname(container)) not in MAILDIR_FOLDERS
+
+
+_MESSAGE_NAME = re.compile(r"\d+: ")  # an mbox's message as members.py names it: its number, then its subject
 
 
 def sniffed_suffix(path: Path | str, head: Optional[bytes] = None) -> str:

@@ -16,11 +16,15 @@ from ...base.errors import ExtractionError, UnsupportedFileError
 from ...base.safe_open import open_regular
 from .ole_encrypted import ENCRYPTED, is_encrypted_office
 
-__all__ = ["SafeZip", "PartTooLarge", "bomb_reason", "parse_xml", "iterparse_xml", "entry_name", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS",
+__all__ = ["SafeZip", "PartTooLarge", "bomb_reason", "parse_xml", "iterparse_xml", "entry_name", "MAX_TOTAL_BYTES", "MAX_RATIO", "MAX_MEMBERS", "TRUNCATED",
            "MAX_METADATA_BYTES", "local_name"]
 
 MAX_TOTAL_BYTES = 200 * 2**20  # uncompressed, all members together
 MAX_RATIO = 100  # uncompressed / compressed, per member
+# What a zip whose end was cut off is said to be ("archive" or "document"): its members' directory, written last, is
+# gone, and "corrupt zip container: File is not a zip file" (zipfile's words) told a person nothing of why
+TRUNCATED = "the {} is cut short (truncated): an incomplete download or copy?"
+_END_RECORD_REACH = 22 + 65_535  # the end record and the longest comment it may carry
 RATIO_FLOOR = 2**20  # members smaller than this may compress as well as they like
 MAX_MEMBERS = 10_000
 MAX_METADATA_BYTES = 2**20  # docProps/core.xml, meta.xml: a few KB in any real file
@@ -41,6 +45,20 @@ class PartTooLarge(ExtractionError):
     def cut_note(self) -> str:
         """The note of a reader that keeps what it read before the cap."""
         return f"{self.part}: only its first {_size(self.max_bytes)} read"
+
+
+def _cut_short(fh: IO[bytes], exc: Exception) -> bool:
+    """Whether a zip that zipfile could not open begins as a zip (a local file header) but holds no end record
+    where one must be (the last 64 KB: the record and its comment), the directory of its members being written
+    last: a download or a copy that stopped before the end, not a zip broken inside."""
+    if not isinstance(exc, zipfile.BadZipFile):
+        return False
+    fh.seek(0)
+    if fh.read(4) != b"PK\x03\x04":
+        return False
+    size = fh.seek(0, os.SEEK_END)
+    fh.seek(max(0, size - _END_RECORD_REACH))
+    return b"PK\x05\x06" not in fh.read()
 
 
 def _size(n: int) -> str:
@@ -75,10 +93,13 @@ class SafeZip:
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
             try:  # the file already open, never the path again (a FIFO or link may be there by now)
                 encrypted = is_encrypted_office(fh)  # a password-protected .docx/.xlsx is an OLE file, not a broken zip
+                cut_short = _cut_short(fh, exc)
             finally:
                 fh.close()
             if encrypted:
                 raise UnsupportedFileError(ENCRYPTED) from None
+            if cut_short:
+                raise ExtractionError(TRUNCATED.format("archive" if archive else "document")) from None
             raise ExtractionError(f"corrupt zip container: {exc}") from None
         except BaseException:
             fh.close()

@@ -83,6 +83,12 @@ def test_xlsx_hostile(tmp_path: Path) -> None:
         extract(write_zip(tmp_path / "empty.xlsx", {"a.txt": "x"}))
     with pytest.raises(ExtractionError, match="corrupt zip"):
         extract(tmp_path.joinpath("nozip.xlsx").write_bytes(b"not a zip") and tmp_path / "nozip.xlsx")
+    # One cut in the middle (a download that stopped) says so, not zipfile's "File is not a zip file"
+    whole = make_xlsx(tmp_path / "whole.xlsx", [("S", BUDGET_ROWS)], SHARED).read_bytes()
+    for name, what in (("cut.xlsx", "document"), ("cut.zip", "archive")):
+        tmp_path.joinpath(name).write_bytes(whole[:len(whole) // 2])
+        with pytest.raises(ExtractionError, match=f"^the {what} is cut short \\(truncated\\)"):
+            extract(tmp_path / name)
 
 
 def test_xlsx_cancel(tmp_path: Path) -> None:

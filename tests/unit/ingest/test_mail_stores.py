@@ -86,6 +86,18 @@ def test_plain_text_beginning_with_from_stays_text(tmp_path: Path, text: bytes) 
     assert extract(note).kind == "text"
 
 
+@pytest.mark.parametrize("name", ["1700000000.M1P2.host:2,S", "message", "1."])
+def test_a_sent_message_saved_outside_a_maildir_folder_is_one_message(tmp_path: Path, name: str) -> None:
+    """A Maildir file copied out of its folder, an export's `message` or `1.`: read as text, headers and all."""
+    msg = tmp_path / "Saved mail" / name
+    msg.parent.mkdir()
+    msg.write_bytes(_mail("Allotment rota", "The rota for the allotment is attached.", dkim=True))
+    assert container_suffix(msg) == ".eml"
+    doc = extract(msg)
+    assert doc.kind == "eml" and doc.title == "Allotment rota" and "QUJD" not in doc.text
+    assert reader_version(f"{msg}{MEMBER_SEP}rota.pdf") == reader_version("rota.pdf")  # an attachment: its own
+
+
 def test_mail_in_a_file_a_reader_takes_by_name_keeps_that_reader(tmp_path: Path) -> None:
     saved = tmp_path / "cur" / "saved.txt"
     saved.parent.mkdir()
