@@ -2,7 +2,8 @@
 points, each reading a file by what it is (ole.sniff), whatever its suffix says.
 
 A legacy suffix: a compound file by the legacy reader (word97, xls97, ppt97), a zip by the matching OOXML reader (a
-.doc that a newer Word saved as .docx), Word's XML by wordml, an HTML export by the HTML reader, an RTF file by the
+.doc that a newer Word saved as .docx), Word's or Excel's XML by its reader (office_xml: wordml, spreadsheetml,
+whichever the suffix), an HTML export by the HTML reader, an RTF file by the
 RTF reader, plain text (a CSV export, a Graphviz .dot graph) as text; anything else is skipped with the reason.
 
 A newer suffix: a compound file by the legacy reader too. That is a .doc renamed .docx (Word opens it), or a
@@ -23,8 +24,9 @@ from typing import Callable, Optional
 from ...base.errors import UnsupportedFileError
 from ...base.progress import CancelToken
 from ...base.types import Document
-from . import docx, html, pptx, ppt97, sniff as text_sniff, word97, wordml, xls97, xlsx
+from . import docx, html, pptx, ppt97, sniff as text_sniff, word97, xls97, xlsx
 from .ole import OleFile, sniff
+from .office_xml import office_xml_of, read_office_xml
 
 __all__ = ["DOC_SUFFIXES", "XLS_SUFFIXES", "PPT_SUFFIXES", "RIGHTS_MANAGED", "extract_doc", "extract_xls",
            "extract_ppt", "extract_newer_doc", "extract_newer_xls", "extract_newer_ppt"]
@@ -42,9 +44,10 @@ def _extract(kind: str, read: Callable[..., Document], newer: Callable[..., Docu
         return _read_ole(read, path, max_bytes, max_chars, cancel)
     if found == "zip":
         return newer(path, max_bytes, max_chars=max_chars, cancel=cancel)
+    xml = office_xml_of(path) if found in ("html", "") else ""
+    if xml:  # Word's or Excel's own XML, which Office opens under a .doc or .xls name
+        return read_office_xml(xml, path, max_bytes, max_chars, cancel)
     if found == "html":
-        if kind == "doc" and wordml.is_wordml(path):  # Word's own XML, which Word opens under a .doc name
-            return wordml.extract_wordml(path, max_bytes, max_chars=max_chars, cancel=cancel)
         return html.extract_html(path, max_bytes, max_chars=max_chars, cancel=cancel)
     if found == "rtf":  # Word's "Save as RTF" keeps .doc more often than not
         from .rtf import extract_rtf

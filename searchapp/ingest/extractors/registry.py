@@ -77,6 +77,8 @@ _BY_NAME: dict[str, tuple[frozenset[str], Extractor]] = {
     "msg": (frozenset({".msg"}), _on_first_use("mail", "extract_msg")),
     # the listing; members are entries of their own
     "archive": (frozenset({".zip", ".tar", ".tgz", ".gz"}), _on_first_use("members", "extract_archive")),
+    # Word's and Excel's 2003 XML by their readers, any other XML as text, as the text reader reads it
+    "xml": (frozenset({".xml"}), _on_first_use("office_xml", "extract_xml")),
     "sniffed": (frozenset(), sniff.extract_sniffed),  # any other suffix: plain text when the content is
 }
 # Mail stores that are no documents we read, said plainly: "not plain text (binary content)" told a person with
@@ -97,7 +99,7 @@ SUFFIXES_DECLARED_IN = {
     "pptx": ("pptx", "SUFFIXES"), "odp": ("odp", "SUFFIXES"), "doc": ("legacy_office", "DOC_SUFFIXES"),
     "xls": ("legacy_office", "XLS_SUFFIXES"), "ppt": ("legacy_office", "PPT_SUFFIXES"),
     "eml": ("mail", "EML_SUFFIXES"), "mbox": ("mail", "MBOX_SUFFIXES"), "msg": ("mail", "MSG_SUFFIXES"),
-    "archive": ("members", "ARCHIVE_SUFFIXES"),
+    "archive": ("members", "ARCHIVE_SUFFIXES"), "xml": ("office_xml", "SUFFIXES"),
 }
 # What a file's text was read with (decision 0152): an entry keeps the version of its reader, and a sync reads it
 # again, bytes unchanged, once this version reads that format differently. Raise a reader's number when a change
@@ -120,11 +122,14 @@ _READER_VERSIONS: dict[str, int] = {name: 1 for name in _BY_NAME} | {
     # number is above the one that read its files before it, so they are read again: a .json read as text (2),
     # an .ipynb or .svg sniffed as text (4)
     "text": 3, "json": 3, "notebook": 5, "svg": 5,
+    # 4 (above text's 3, which read it before): Word's and Excel's 2003 XML by their readers (office_xml.py); 2:
+    # Excel's XML named .xls (was HTML), Word's XML named .doc without an XML declaration (was text)
+    "xml": 4, "xls": 2, "doc": 2,
 }
 _BY_SUFFIX: dict[str, str] = {s: name for name, (suffixes, _) in _BY_NAME.items() for s in suffixes}
 _SUFFIXES = frozenset(_BY_SUFFIX)
 # Extractors that read the whole file into memory anyway: they take its bytes when the caller has them.
-_TAKES_DATA = frozenset({"text", "html", "mhtml", "rtf", "sniffed", "json", "notebook", "svg"})
+_TAKES_DATA = frozenset({"text", "html", "mhtml", "rtf", "sniffed", "json", "notebook", "svg", "xml"})
 
 
 def supported_suffixes() -> frozenset[str]:

@@ -1,6 +1,7 @@
-"""Word XML saved as .doc: Word 2003's "XML Document" (a w:wordDocument root) and Word 2007's flat XML (a
-pkg:package of parts), both marked `<?mso-application progid="Word.Document"?>`. Word opens either under a .doc
-name, so people keep them so; read as HTML they gave only their field codes ("PAGE NUMPAGES").
+"""Word XML, saved as .xml or .doc: Word 2003's "XML Document" (a w:wordDocument root) and Word 2007's flat XML (a
+pkg:package of parts), both marked `<?mso-application progid="Word.Document"?>` (told by office_xml.py). Word opens
+either under a .doc name, so people keep them so; read as HTML they gave only their field codes ("PAGE NUMPAGES"),
+and an .xml read as text gave its tags and styles.
 
 The text is that of the w:t elements in document order (the body, then headers and footers as the file places
 them): a paragraph ends a line, a run's tab and break are kept; field instructions (w:instrText) and deleted text
@@ -25,17 +26,14 @@ from typing import Optional
 from xml.etree.ElementTree import Element
 
 from ...base.progress import CancelToken
-from ...base.safe_open import open_regular
 from ...base.types import Document
 from .encoding import clean_text, read_capped
 from .title import clean_title
 from .xmlstream import XmlStream
 from .ziputil import iterparse_xml, local_name
 
-__all__ = ["is_wordml", "extract_wordml"]
+__all__ = ["extract_wordml"]
 
-_HEAD = 4096  # the processing instruction or the root comes after at most an XML declaration and a comment
-_MARKERS = (b'progid="Word.Document"', b"<w:wordDocument")
 _WORD_NAMESPACES = ("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}",
                     "{http://schemas.microsoft.com/office/word/2003/wordml}")
 _PACKAGE = "{http://schemas.microsoft.com/office/2006/xmlPackage}"
@@ -45,12 +43,6 @@ _TEXT_PART = re.compile(r"/word/(document|header\d*|footer\d*|footnotes|endnotes
 _TITLES = {"{urn:schemas-microsoft-com:office:office}Title",  # Word 2003's, in o:DocumentProperties
            "{http://purl.org/dc/elements/1.1/}title"}  # a package's, in its /docProps/core.xml part
 _DELETED = frozenset({"del", "moveFrom"})
-
-
-def is_wordml(path: Path) -> bool:
-    with open_regular(path) as fh:
-        head = fh.read(_HEAD)
-    return any(marker in head for marker in _MARKERS)
 
 
 class _Frame:
@@ -100,9 +92,10 @@ class _Reader:
 
 
 def extract_wordml(path: Path, max_bytes: int, max_chars: Optional[int] = None,
-                   cancel: Optional[CancelToken] = None) -> Document:
+                   cancel: Optional[CancelToken] = None, data: Optional[bytes] = None) -> Document:
+    """`data`: the file's bytes, when the caller read them (an .xml: office_xml.py)."""
     reader = _Reader(max_chars)
-    events = iterparse_xml(io.BytesIO(read_capped(path, max_bytes)), path.name)
+    events = iterparse_xml(io.BytesIO(read_capped(path, max_bytes) if data is None else data), path.name)
     for event, name, el, _ in XmlStream.of_events(events, path.name, cancel=cancel, starts=True):
         if event == "start":
             reader.start(name, el)

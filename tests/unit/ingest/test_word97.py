@@ -219,6 +219,51 @@ def test_word_2003_xml_named_doc_is_read_as_word(tmp_path):
     assert doc.title == "Allotment minutes"
 
 
+@pytest.mark.parametrize(("name", "text"), [
+    ("minutes.xml", WORDML),  # as Word saves it: read as text, it was the tags and styles
+    ("bare.doc", WORDML.split("\n", 2)[2]),  # no XML declaration nor processing instruction: was read as text
+])
+def test_word_2003_xml_is_read_as_word_whatever_its_name(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    doc = extract(path)
+    assert doc.kind == "doc" and doc.text.startswith("First Page\nSome Data\n") and "<w:" not in doc.text
+
+
+SPREADSHEET_ML = """<?xml version="1.0"?>
+<?mso-application progid="Excel.Sheet"?>
+<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" xmlns:o="urn:schemas-microsoft-com:office:office"
+ xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet" xmlns:html="http://www.w3.org/TR/REC-html40">
+ <o:DocumentProperties><o:Title>Allotment  rota</o:Title></o:DocumentProperties>
+ <Styles><Style ss:ID="Default"><Font ss:FontName="Calibri"/></Style></Styles>
+ <Worksheet ss:Name="Watering"><Table>
+  <Row><Cell><Data ss:Type="String">Plot</Data></Cell><Cell><Data ss:Type="String">Who</Data></Cell></Row>
+  <Row><Cell><Data ss:Type="Number">7.50</Data></Cell><Cell ss:MergeAcross="1"><ss:Data ss:Type="String"
+   xmlns="http://www.w3.org/TR/REC-html40"><B>Ann</B> and <Font>Bob</Font></ss:Data></Cell>
+   <Cell ss:Index="6"><Data ss:Type="DateTime">2024-05-01T00:00:00.000</Data>
+    <Comment><Data>a note, not the cell</Data></Comment></Cell></Row>
+  <Row ss:Index="9"><Cell><Data ss:Type="Boolean">1</Data></Cell></Row>
+ </Table></Worksheet>
+ <Worksheet ss:Name="Empty"><Table/></Worksheet>
+</Workbook>
+"""
+
+
+@pytest.mark.parametrize("name", ["rota.xml", "rota.xls"])
+def test_excel_2003_xml_spreadsheet_is_read_as_a_workbook(tmp_path, name):
+    """Excel 2003's XML Spreadsheet, as Excel saves it (.xml) and opens it (.xls): it was read as text (the tags
+    and styles) and as HTML ("Calibri", no sheet names)."""
+    path = tmp_path / name
+    path.write_text(SPREADSHEET_ML, encoding="utf-8")
+    doc = extract(path)
+    assert doc.kind == "xls" and doc.title == "Allotment rota"
+    assert doc.text == ("Watering\nPlot | Who\n7.5 | Ann and Bob |  |  | 2024-05-01\nTRUE\n\nEmpty")
+    other = tmp_path / "feed.xml"  # any other XML is text, as it was
+    other.write_text('<?xml version="1.0"?><rss><channel><title>Parish news</title></channel></rss>',
+                     encoding="utf-8")
+    assert extract(other).kind == "text" and "<title>Parish news</title>" in extract(other).text
+
+
 def test_word_2007_flat_xml_named_doc_leaves_deletions_out(tmp_path):
     flat = """<?xml version="1.0"?><?mso-application progid="Word.Document"?>
 <pkg:package xmlns:pkg="http://schemas.microsoft.com/office/2006/xmlPackage"><pkg:part pkg:name="/word/document.xml">
