@@ -10,7 +10,7 @@ exactly from the files' stored vectors:
                            mean over B's passages of the best cosine in A)
 
 so both files must largely say what the other says (a short excerpt of a long report is not its
-duplicate). A pair is reported when similarity >= threshold. Since a mean is at most its maximum, a
+duplicate). Passages of fewer than MIN_NEAR_WORDS words are set aside before the scoring (a header row, "Page 1"). A pair is reported when similarity >= threshold. Since a mean is at most its maximum, a
 pair that qualifies always has a passage pair at or above the threshold: the candidate step loses
 nothing except what the approximate graph misses or more than NEIGHBOURS closer passages crowd out.
 
@@ -36,13 +36,17 @@ from ...base.member_paths import display_path
 from ...base.progress import CancelToken, ProgressFn, report
 from ...store import Store
 from ..resources.blas_limit import one_blas_thread
+from .few_words import word_count
 
 __all__ = ["DuplicateReport", "NearPair", "PassagePair", "find_duplicates", "DEFAULT_THRESHOLD", "MIN_NEAR_WORDS",
            "ONE_DOCUMENT", "CAUTION"]
 
-# A near pair whose matching passages hold fewer words than this on one side is not reported: two workbooks with
-# nothing but their default sheet names ("Лист1 Лист2 Лист3") were near duplicates at 1.000, and a person
-# cleaning up might delete one on that advice. Exact copies are found by their bytes, whatever their length.
+# A passage of fewer words than this (few_words.word_count: runs of letters, so `|` and numbers are none) takes no
+# part in near duplicates: it is no file's content. Two workbooks with nothing but their default sheet names
+# ("Лист1 Лист2 Лист3") were near duplicates at 1.000, and so were two different workbooks sharing a header row
+# ("Sheet1 / Name | Date | Amount | Notes", whose separators counted as words); a "Page 1" or a signature raised the
+# score of two reports that share it. A file with no passage this long is in no near pair. Exact copies are found by
+# their bytes, whatever their length.
 MIN_NEAR_WORDS = 8
 
 # Chosen on a planted set (STS-B pairs with gold >= 4.5 and MRPC paraphrases as separate files, among hard
@@ -170,6 +174,7 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
                    dtype=np.int64)
     copy = (sha[a_of] >= 0) & (sha[a_of] == sha[b_of])  # an exact copy is listed under `exact`
     a_of, b_of = a_of[~copy], b_of[~copy]
+    chunk_ids, file_of, a_of, b_of = _without_short(store, chunk_ids, file_of, a_of, b_of, len(files))
     found: _Found = []
     with one_blas_thread():
         _score_pairs(store, dim, a_of, b_of, chunk_ids, file_of, files, threshold, found, progress, cancel)
@@ -177,6 +182,27 @@ def find_duplicates(store: Store, index: Optional[VectorIndex], dim: Optional[in
 
     report_near(store, found, out)  # 3. paths and passage texts for what is reported
     return out
+
+
+def _without_short(store: Store, chunk_ids: np.ndarray, file_of: np.ndarray, a_of: np.ndarray, b_of: np.ndarray,
+                   n_files: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The passages and candidate pairs left once the passages of fewer than MIN_NEAR_WORDS words are set aside
+    (read, a batch at a time, only for the files of candidate pairs); a pair with a file left without passages goes."""
+    if not len(a_of) or MIN_NEAR_WORDS <= 0:
+        return chunk_ids, file_of, a_of, b_of
+    paired = np.zeros(n_files, dtype=bool)
+    paired[a_of] = paired[b_of] = True
+    keep = paired[file_of]
+    at = np.flatnonzero(keep)
+    for start in range(0, len(at), BATCH):
+        part = at[start:start + BATCH]
+        texts = store.chunks(chunk_ids[part].tolist())
+        keep[part] = [c in texts and word_count(texts[c].text, MIN_NEAR_WORDS) >= MIN_NEAR_WORDS
+                      for c in chunk_ids[part].tolist()]
+    chunk_ids, file_of = chunk_ids[keep], file_of[keep]
+    has = np.bincount(file_of, minlength=n_files) > 0
+    left = has[a_of] & has[b_of]
+    return chunk_ids, file_of, a_of[left], b_of[left]
 
 
 def report_near(store: Store, found: _Found, out: DuplicateReport) -> None:
@@ -200,14 +226,7 @@ def report_near(store: Store, found: _Found, out: DuplicateReport) -> None:
                 ra, rb = rb, ra
             near.pairs.append(PassagePair(min(psim, 1.0), ra.text, rb.text, ra.page, rb.page))
         near.pairs.sort(key=lambda p: -p.similarity)
-        if near.pairs and all(_words(p.a_text) < MIN_NEAR_WORDS or _words(p.b_text) < MIN_NEAR_WORDS
-                              for p in near.pairs):
-            continue  # only a few words alike (two workbooks' default sheet names): no rewording of anything
         out.near.append(near)
-
-
-def _words(text: str) -> int:
-    return len(text.split())
 
 
 def _read_vectors(store: Store, ids: np.ndarray, dim: int) -> np.ndarray:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import discover_corpus
+from office_files import make_ods
 from searchapp.base.errors import ConfigError
 from searchapp.cli.main import main
 from searchapp.library import Library
@@ -135,12 +136,19 @@ def test_files_alike_in_a_few_words_only_are_no_near_duplicates(tmp_path, packag
             "slowly in the cool cellar until noon.")
     (docs / "bakery.txt").write_text(text, encoding="utf-8")
     (docs / "bakery-draft.txt").write_text(text.replace("Each morning", "Every morning"), encoding="utf-8")
+    # Two different workbooks sharing only a header row ("Sheet1 / Name | Date | Amount | Notes": its separators
+    # counted as words) were near duplicates at 0.82
+    header = ["Name", "Date", "Amount", "Notes"]
+    make_ods(docs / "groceries.ods", {"Sheet1": [header], "Sheet2": [header]})
+    make_ods(docs / "repairs.ods", {"Sheet1": [header], "Sheet2": [["Total"]]})
     with Library(make_config(), encoder=packaged_encoder) as lib:
         lib.add_folder(docs)
         rep = lib.duplicates(threshold=0.9)
+        loose = lib.duplicates(threshold=0.75)
     names = [{Path(p.a).name, Path(p.b).name} for p in rep.near]
     assert {"bakery.txt", "bakery-draft.txt"} in names
     assert {"sheets-a.txt", "sheets-b.txt"} not in names and MIN_NEAR_WORDS > 3
+    assert [{Path(p.a).name, Path(p.b).name} for p in loose.near] == [{"bakery.txt", "bakery-draft.txt"}]
 
 
 def test_duplicates_json_names_a_member_as_search_does():
