@@ -3,9 +3,11 @@
 Walks iteratively (an explicit stack, so deep trees cannot hit the recursion limit) and never
 opens a file: everything is decided from names and `stat`. Hidden entries and `skip_dirs` are
 configuration, not failures, so they are not listed in `skipped` (listing every `.DS_Store` or
-`.git` would bury the entries a user needs to see). A file named like a secret (`[scan] secret_files`) is
-listed, as "excluded": the person sees that their keys were left out; so is a file a tool wrote for another tool
-(a lockfile, a minified bundle, a JSON file over `[scan] max_json_mb`: ingest/generated.py).
+`.git` would bury the entries a user needs to see): hidden and excluded files are counted by rule, and files of a
+known type that is no document by suffix, so that every file met is counted somewhere (decision 0180). A file
+named like a secret (`[scan] secret_files`) is listed, as "excluded": the person sees that their keys were left
+out; so is a file a tool wrote for another tool (a lockfile, a minified bundle, a JSON file over `[scan]
+max_json_mb`: ingest/generated.py).
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ class ScanResult:
     skipped: list[SkippedFile] = field(default_factory=list)
     # folders left out by `skip_dirs`: name -> how many (configuration, not a skip of a file: said on a first sync)
     skipped_dirs: dict[str, int] = field(default_factory=dict)
+    # Files met and never opened, counted so that every file met is somewhere (decision 0180): those of a type that
+    # is no document (an image while OCR is off, a program, a video), by suffix; those left out by a rule of
+    # [scan], by rule ("hidden", "exclude"). A folder left out is not walked: the files in it are not met.
+    not_documents: dict[str, int] = field(default_factory=dict)
+    left_out_by_rules: dict[str, int] = field(default_factory=dict)
+    folders_left_out: dict[str, int] = field(default_factory=dict)  # by rule ("hidden", "exclude", "skip_dirs")
 
 
 def _kind(mode: int) -> str:
@@ -103,6 +111,9 @@ class _Walker:
         self.files: dict[str, ScannedFile] = {}  # keyed by path: overlapping roots list a file once
         self.skipped: list[SkippedFile] = []
         self.skipped_dirs: dict[str, int] = {}
+        self.not_documents: dict[str, int] = {}
+        self.left_out_by_rules: dict[str, int] = {}
+        self.folders_left_out: dict[str, int] = {}
         self.visited: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) of directories -> first path
         # Folders reached through a symlink wait until no plain folder is left, so a folder is
         # listed under its real location rather than under a link that happened to come first.
@@ -114,6 +125,17 @@ class _Walker:
 
     def skip(self, path: str, reason: str, status: str = "skipped") -> None:
         self.skipped.append(SkippedFile(path, reason, status))
+
+    def count_left_out(self, entry: os.DirEntry[str], rule: str) -> None:
+        """A hidden or excluded entry, never opened: a file counted by its rule, a folder (not walked: the files in
+        it are not met) apart."""
+        try:
+            counts = (self.left_out_by_rules if entry.is_file(follow_symlinks=False) else
+                      self.folders_left_out if entry.is_dir(follow_symlinks=False) else None)
+        except OSError:
+            return  # gone since it was listed: nothing met
+        if counts is not None:
+            counts[rule] = counts.get(rule, 0) + 1
 
     def tick(self) -> None:
         self.seen += 1
@@ -160,7 +182,9 @@ class _Walker:
             return
         suffix = os.path.splitext(path)[1].lower()
         if suffix in KNOWN_BINARY_SUFFIXES and suffix not in self.suffixes:
-            return  # images, archives, programs: left out quietly, like hidden files
+            # images, archives, programs: never opened, not listed one by one, counted by type
+            self.not_documents[suffix] = self.not_documents.get(suffix, 0) + 1
+            return
         # Any other name is a candidate: extraction decides by content whether it is plain text.
         if st.st_size > self.max_bytes:
             self.skip(path, f"too large ({st.st_size / _MB:.1f} MB > {self.config.max_file_mb:g} MB)")
@@ -187,9 +211,11 @@ class _Walker:
                     self.tick()
                     name = entry.name
                     if name.startswith("."):
+                        self.count_left_out(entry, "hidden")
                         continue
                     path = os.path.join(directory, name)
                     if self.exclude and self.exclude.entry(path, name):
+                        self.count_left_out(entry, "exclude")
                         continue  # `[scan] exclude`: configuration, not a failure
                     try:
                         if entry.is_symlink() and not follow:
@@ -208,6 +234,7 @@ class _Walker:
                         continue
                     if stat.S_ISDIR(st.st_mode) and name in self.skip_dirs:
                         self.skipped_dirs[name] = self.skipped_dirs.get(name, 0) + 1
+                        self.folders_left_out["skip_dirs"] = self.folders_left_out.get("skip_dirs", 0) + 1
                         continue
                     if entry.is_symlink():
                         refused = self.link_refusal(path, directory, st)
@@ -261,7 +288,8 @@ class _Walker:
                 self.walk_dir(directory)
         report(self.progress, "scanning", self.seen)
         files = sorted(self.files.values(), key=lambda f: f.path)
-        return ScanResult(files, self.skipped, self.skipped_dirs)
+        return ScanResult(files, self.skipped, self.skipped_dirs, self.not_documents, self.left_out_by_rules,
+                          self.folders_left_out)
 
 
 def _folder_key(path: Optional[Path]) -> Optional[tuple[int, int]]:

@@ -137,11 +137,14 @@ def print_report(total: SyncReport, as_json: bool) -> None:
                           "left_out": [{"path": p, "reason": r} for p, r in total.left_out],
                           "missing_roots": [{"path": p, "reason": r} for p, r in total.missing_roots]}))
     else:
-        from ...library.report.status import scanned_counts
+        from ...library.report.status import scanned_counts, unopened_counts
 
         print(f"{scanned_counts(total.scanned, total.members)} scanned: "
               f"{total.said('added', 'updated', 'unchanged', 'removed', 'skipped', 'failed')}; "
               f"{counted(total.chunks_added, 'passage')} written ({_passages_detail(total)})")
+        unopened = unopened_counts(total.not_document_types, total.left_out_by_rules, total.folders_left_out)
+        if unopened:  # every file met is counted somewhere (decision 0180)
+            print(f"also met, never opened: {unopened}")
         if total.problems:
             print_left_out(f"{counted(len(total.problems), 'file')} newly not indexed (`searchapp status` lists every "
                            "file not indexed):", [(p, "", r) for p, r in total.problems], len(total.problems))

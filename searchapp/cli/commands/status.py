@@ -75,7 +75,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     say(f"library: {printable(st.data_dir)}")
     if st.writer:
         say(f"  being written now by {printable(st.writer)}: the counts below grow as it goes")
-    from ...library.report.status import by_status, folder_counts
+    from ...library.report.status import by_status, folder_counts, unopened_counts
     from ...library.sync.roots import missing_advice
 
     for r in st.roots:
@@ -88,6 +88,9 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     members = f"; in archives and mail: {by_status(st.members, st.members_ocr_pending)}" if st.members else ""
     say(f"files: {by_status(st.files, st.files_ocr_pending)}{members}; passages: {st.chunks}; vectors: {st.vectors}; "
         f"consistent: {'yes' if st.consistent else 'NO'}")
+    unopened = unopened_counts(st.not_documents, st.left_out_by_rules, st.folders_left_out)
+    if unopened:  # every file met is counted somewhere (decision 0180)
+        say(f"also met, never opened: {unopened}; {counted(st.files_met(), 'file')} met by the last full syncs")
     meaning = st.to_json()["meaning"]
     left = left_note(st.chunks - st.embedded, st.meaning_rate)  # "about 1 h 05 min at the last measured ..."
     if not st.chunks:  # "meaning: 100% of passages" of none read as a finished library

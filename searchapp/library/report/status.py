@@ -6,7 +6,7 @@ Built from the store and the vector index only: no model is loaded and torch is 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Protocol, TypedDict
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from ...store.rows import RootRow
 from ..search.result import writer_embeds  # meaning_note's `who`: what a search beside it says too
 from ..sync.meaning_pass import meaning_percent, meaning_progress
 from ..sync.meaning_rate import left_note, meaning_left_s, remembered_rate
-from ..sync.meta_keys import REINDEX_META, read_by_older_readers
+from ..sync.meta_keys import REINDEX_META, met_unopened, read_by_older_readers
 from ..sync.roots import root_missing
 from ..sync.contract import StoppedSync
 from ..sync.unsaid import stopped_note, stopped_sync
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ..resources.lock import Holder
 
 __all__ = ["RootStatus", "LibraryStatus", "BiEncoderStatus", "build_status", "reindex_notice", "IN_STORE",
-           "folder_counts", "by_status", "members_noun", "scanned_counts"]
+           "folder_counts", "by_status", "members_noun", "scanned_counts", "unopened_counts"]
 
 
 
@@ -48,6 +48,12 @@ class RootStatus:
     state: str = "ok"  # "ok" or "missing"
     reason: Optional[str] = None  # why it is missing
     members: int = 0  # entries read out of its archives and mail: archive entries, messages, attachments
+    # Files its last full sync met and never opened (decision 0180): of a type that is no document (by suffix), and
+    # left out by a rule of [scan] (by rule: "hidden", "exclude"); not among `files`
+    not_documents: int = 0
+    not_document_types: dict[str, int] = field(default_factory=dict)
+    left_out_by_rules: dict[str, int] = field(default_factory=dict)
+    folders_left_out: dict[str, int] = field(default_factory=dict)  # by rule: not walked, their files not met
 
 
 def folder_counts(files: int, members: int, passages: int, grouped: bool = False) -> str:
@@ -139,6 +145,27 @@ class LibraryStatus:
     # The entries left out on purpose, not listed in `failed`, by rule: {"secret": 3, "empty": 2} (decision 0177)
     left_out: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def not_documents(self) -> dict[str, int]:
+        """The files of this machine's folders that are no document, by suffix, as their last full syncs met them."""
+        return _summed(r.not_document_types for r in self.roots)
+
+    @property
+    def left_out_by_rules(self) -> dict[str, int]:
+        """The files of this machine's folders left out by a rule of [scan] (hidden, excluded), by rule."""
+        return _summed(r.left_out_by_rules for r in self.roots)
+
+    @property
+    def folders_left_out(self) -> dict[str, int]:
+        """The folders left out by a rule (not walked: the files in them are not met), by rule."""
+        return _summed(r.folders_left_out for r in self.roots)
+
+    def files_met(self) -> int:
+        """Every file the folders' syncs met (decision 0180): the entries (`files`: indexed, skipped, failed, excluded)
+        and the files never opened (not documents, left out by rules)."""
+        return (sum(self.files.values()) + sum(self.not_documents.values())
+                + sum(self.left_out_by_rules.values()))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "data_dir": self.data_dir,
@@ -159,6 +186,11 @@ class LibraryStatus:
             "consistent": self.consistent,
             "failed": [self._failed_json(row) for row in self.failed],
             "left_out": self.left_out,
+            "not_documents": sum(self.not_documents.values()),
+            "not_document_types": self.not_documents,
+            "left_out_by_rules": self.left_out_by_rules,
+            "files_met": self.files_met(),
+            "folders_left_out": self.folders_left_out,
             "models": {"bi_encoder": self.bi_encoder, "reranker": self.reranker},
             "device": self.device,
             "query_path": self.query_path,
@@ -370,11 +402,45 @@ def _passage_path(config: Config, identity: Optional[ModelIdentity]) -> str:
 
 
 def _root_status(db: Store, r: RootRow) -> RootStatus:
-    """One folder as `status` shows it: its counts (files and members apart: decision 0163), whether it is missing."""
+    """One folder as `status` shows it: its counts (files and members apart: decision 0163; the files never opened:
+    decision 0180), whether it is missing."""
     counts = db.root_counts(r.id)
     gone = root_missing(db, r)
+    met = met_unopened(db, r.id)
     return RootStatus(r.path, counts.files, counts.passages, r.last_sync, missing=gone is not None,
-                      state="missing" if gone else "ok", reason=gone, members=counts.members)
+                      state="missing" if gone else "ok", reason=gone, members=counts.members,
+                      not_documents=sum(met["not_documents"].values()), not_document_types=met["not_documents"],
+                      left_out_by_rules=met["left_out_by_rules"], folders_left_out=met["folders_left_out"])
+
+
+def _summed(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in counts:
+        for key, n in c.items():
+            out[key] = out.get(key, 0) + n
+    return dict(sorted(out.items()))
+
+
+def unopened_counts(not_documents: Mapping[str, int], left_out_by_rules: Mapping[str, int],
+                    folders: Mapping[str, int]) -> str:
+    """The files met and never opened, as `index` and `status` say them (decision 0180): "3 not documents (.exe,
+    .png 2), 2 left out by rules (hidden 2), 1 folder not walked (skip_dirs)"; "" when there are none."""
+    def listed(counts: Mapping[str, int]) -> str:
+        by_count = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = ", ".join(k if n == 1 else f"{k} {n:,}" for k, n in by_count[:8])
+        return shown + (", …" if len(by_count) > 8 else "")
+
+    parts = []
+    if not_documents:
+        n = sum(not_documents.values())
+        parts.append(f"{n:,} not document{'s' if n != 1 else ''} ({listed(not_documents)})")
+    if left_out_by_rules:
+        parts.append(f"{sum(left_out_by_rules.values()):,} left out by rules ({listed(left_out_by_rules)})")
+    if folders:
+        n = sum(folders.values())
+        parts.append(f"{n:,} folder{'s' if n != 1 else ''} not walked ({listed(folders)}: the files in "
+                     f"{'them' if n != 1 else 'it'} are not counted)")
+    return ", ".join(parts)
 
 
 def _index_check(db: Store, index: Optional[IndexIds], embedded: int) -> tuple[int, np.ndarray, bool]:

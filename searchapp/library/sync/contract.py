@@ -131,6 +131,14 @@ class SyncReport:
     # An earlier sync that stopped before its end, and what it left out that no summary said (sync/unsaid.py):
     # said with this one's summary. None when the sync before this one finished.
     stopped_before: Optional[StoppedSync] = None
+    # Files met and never opened, not in `scanned` (decision 0180: every file met is counted somewhere): of a type
+    # that is no document (an image while OCR is off, a program, a video), by suffix in `not_document_types`; left
+    # out by a rule of [scan], by rule ("hidden", "exclude")
+    not_documents: int = 0
+    not_document_types: dict[str, int] = field(default_factory=dict)
+    left_out_by_rules: dict[str, int] = field(default_factory=dict)
+    # folders left out by a rule (hidden, exclude, skip_dirs), not walked: the files in them are not met
+    folders_left_out: dict[str, int] = field(default_factory=dict)
 
     def reread_note(self) -> Optional[str]:
         """What `reread` tells a person (the command line's note, the window's sync line), or None."""
@@ -174,8 +182,14 @@ class SyncReport:
 
     def merge(self, other: "SyncReport") -> None:
         for name in ("scanned", "members", "added", "updated", "unchanged", "removed", "moved", "moved_members", "renumbered",
-                     "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "quiet", "ocr_pending", "failed", "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread"):
+                     "moved_not_indexed", "moved_waiting", "moved_failed", "skipped", "quiet", "ocr_pending", "failed",
+                     "chunks_added", "chunks_removed", "chunks_embedded", "chunks_pending", "reread", "not_documents"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        for mine, theirs in ((self.not_document_types, other.not_document_types),
+                             (self.left_out_by_rules, other.left_out_by_rules),
+                             (self.folders_left_out, other.folders_left_out)):
+            for key, n in theirs.items():
+                mine[key] = mine.get(key, 0) + n
         self.problems += other.problems
         self.left_out += other.left_out
         self.missing_roots += other.missing_roots

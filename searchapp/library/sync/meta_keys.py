@@ -4,19 +4,24 @@ one spelling of each."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Iterable
 
 from ...base.config import Config
 
 if TYPE_CHECKING:
+    from ...ingest.scan import ScanResult
     from ...store import RootRow, Store
 
-__all__ = ["REINDEX_META", "CONTEXT_META", "READERS_META", "passage_context", "record_passage_context",
-           "record_readers", "read_by_older_readers"]
+__all__ = ["REINDEX_META", "CONTEXT_META", "READERS_META", "MET_META", "passage_context", "record_passage_context",
+           "record_readers", "read_by_older_readers", "record_met", "met_unopened"]
 
 REINDEX_META = "reindex_from"  # passages before a reindex began; "" (or absent) when none is under way
 CONTEXT_META = "chunk_context"  # "title", "none", or "mixed" once passages of both kinds exist
 READERS_META = "readers"  # "readers:<root id>": the readers a folder's last full sync read it with (decision 0152)
+# "met:<root id>": the files a folder's last full sync met and never opened, as JSON {"not_documents": {".png": 3},
+# "left_out_by_rules": {"hidden": 2}, "folders_left_out": {"skip_dirs": 1}} (decision 0180)
+MET_META = "met"
 
 
 def record_readers(store: Store, root_id: int) -> None:
@@ -26,6 +31,31 @@ def record_readers(store: Store, root_id: int) -> None:
 
     with store.atomic():
         store.set_meta(f"{READERS_META}:{int(root_id)}", readers_fingerprint())
+
+
+def record_met(store: Store, root_id: int, scanned: ScanResult) -> None:
+    """What a full sync of the folder `root_id` met and never opened (`scanned`'s counts: the files that are no
+    documents, by suffix; the files and the folders left out by rules): kept for `status`, which has no other record
+    of them (they have no entry)."""
+    with store.atomic():
+        store.set_meta(f"{MET_META}:{int(root_id)}", json.dumps(
+            {"not_documents": scanned.not_documents, "left_out_by_rules": scanned.left_out_by_rules,
+             "folders_left_out": scanned.folders_left_out}, sort_keys=True))
+
+
+def met_unopened(store: Store, root_id: int) -> dict[str, dict[str, int]]:
+    """The counts record_met kept of the folder's last full sync ("not_documents", "left_out_by_rules",
+    "folders_left_out"), each empty where none was recorded (a library written before decision 0180: its next full
+    sync records them)."""
+    raw = store.get_meta(f"{MET_META}:{int(root_id)}")
+    try:
+        met = json.loads(raw) if raw else {}
+        return {key: {str(k): int(v) for k, v in met.get(key, {}).items()} for key in _MET_KEYS}
+    except (ValueError, TypeError, AttributeError):  # written by no version of ours: as if none was
+        return {key: {} for key in _MET_KEYS}
+
+
+_MET_KEYS = ("not_documents", "left_out_by_rules", "folders_left_out")
 
 
 def read_by_older_readers(store: Store, roots: Iterable[RootRow]) -> list[str]:

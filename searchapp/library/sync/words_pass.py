@@ -27,7 +27,7 @@ from .batches import Batcher, Pending, rewrite_entry
 from .file_boundary import file_failure
 from .file_budget import FileBudget, too_long
 from .meaning_beside import MeaningBeside
-from .meta_keys import record_readers
+from .meta_keys import record_met, record_readers
 from .members import index_container, is_container, may_be_container, members_by_container, secret_names_changed
 from .vanished import Moves, Vanished
 from .newer_reader import newer_reader, newer_reader_of_any
@@ -85,6 +85,9 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     result, existing = _scan(store, root, config, paths, progress, cancel)
     # Every entry met is counted once: scanned = added + updated + unchanged + skipped + failed.
     rep.scanned = len(result.files) + len(result.skipped)
+    # and the files met that are never opened, counted apart (decision 0180)
+    rep.not_documents, rep.not_document_types = sum(result.not_documents.values()), dict(result.not_documents)
+    rep.left_out_by_rules, rep.folders_left_out = dict(result.left_out_by_rules), dict(result.folders_left_out)
     if paths is None and not existing and result.skipped_dirs:  # a folder's first sync: what it leaves out, said
         rep.notes.append(skip_dirs_note(result.skipped_dirs))
     own = vanished is None
@@ -99,6 +102,7 @@ def sync_root(store: Store, root: RootRow, config: Config, encoder: PassageEncod
     store.touch_root(root.id)
     if paths is None:  # every file of the folder was met: it is read with this version's readers now
         record_readers(store, root.id)
+        record_met(store, root.id, result)
     return rep
 
 

@@ -82,3 +82,43 @@ def test_rtf_is_found_by_its_words_not_its_markup(library, tmp_path):
     assert [Path(h.path).name for h in library.search("Quillfeather", mode="lexical").hits] == ["old-letter.doc"]
     assert [Path(h.path).name for h in library.search("café", mode="lexical").hits] != []
     assert library.search("fonttbl", mode="lexical").hits == []
+
+
+@pytest.mark.engines("sqlite")
+def test_every_file_met_is_counted_somewhere(tmp_path, make_config, tiny_encoder, capsys):
+    """A program, an image while OCR is off and a hidden file were met by the sync and counted nowhere: `index` said
+    "4 files scanned" of a folder of 7, and `status` the same (decision 0180)."""
+    import json
+
+    from searchapp.cli.commands.index import print_report
+    from searchapp.library import Library
+
+    d = tmp_path / "desk"
+    (d / ".git").mkdir(parents=True)
+    (d / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # in a folder not walked: not met
+    (d / "build").mkdir()
+    (d / "build" / "out.txt").write_text("built")
+    (d / "tool.exe").write_bytes(b"MZ\x90\x00" + bytes(64))
+    (d / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(32))
+    (d / ".notes.swp").write_bytes(b"b0VIM")
+    import zipfile
+
+    with zipfile.ZipFile(d / "letters.zip", "w") as z:
+        z.writestr("hedge.txt", "The hedge along the lane needs cutting back before spring.")
+    (d / "notes.txt").write_text("The allotment rota for watering the beans.")
+    (d / "README").write_text("Frobnicator: a tool that untangles spaghetti wiring diagrams.")
+    (d / "blob").write_bytes(b"abc\x00def")  # read, and not indexed with its reason
+    with Library(make_config(models={"reranker": ""}, scan={"ocr": False}), encoder=tiny_encoder) as lib:
+        rep = lib.add_folder(d)
+        status = json.loads(json.dumps(lib.status().to_json()))
+    assert (rep.not_documents, rep.not_document_types) == (2, {".exe": 1, ".png": 1})
+    assert rep.left_out_by_rules == {"hidden": 1} and rep.folders_left_out == {"hidden": 1, "skip_dirs": 1}
+    met = 7  # every file but the two in the folders not walked
+    assert rep.scanned - rep.members + rep.not_documents + sum(rep.left_out_by_rules.values()) == met
+    assert status["files_by_status"] == {"indexed": 3, "skipped": 1}
+    assert (status["not_documents"], status["left_out_by_rules"]) == (2, {"hidden": 1})
+    assert status["files"] + status["not_documents"] + 1 == status["files_met"] == met
+    assert status["roots"][0]["not_document_types"] == {".exe": 1, ".png": 1}
+    print_report(rep, as_json=False)
+    assert ("also met, never opened: 2 not documents (.exe, .png), 1 left out by rules (hidden), 2 folders not "
+            "walked (hidden, skip_dirs: the files in them are not counted)") in capsys.readouterr().out
