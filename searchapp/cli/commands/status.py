@@ -88,7 +88,7 @@ def print_status(args: argparse.Namespace, st: LibraryStatus, warm: Optional[int
     members = f"; in archives and mail: {by_status(st.members, st.members_ocr_pending)}" if st.members else ""
     say(f"files: {by_status(st.files, st.files_ocr_pending)}{members}; passages: {st.chunks}; vectors: {st.vectors}; "
         f"consistent: {'yes' if st.consistent else 'NO'}")
-    unopened = unopened_counts(st.not_documents, st.left_out_by_rules, st.folders_left_out)
+    unopened = unopened_counts(st.not_document_types, st.left_out_by_rules, st.folders_left_out)
     if unopened:  # every file met is counted somewhere (decision 0180)
         say(f"also met, never opened: {unopened}; {counted(st.files_met(), 'file')} met by the last full syncs")
     meaning = st.to_json()["meaning"]

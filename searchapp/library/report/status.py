@@ -146,7 +146,7 @@ class LibraryStatus:
     left_out: dict[str, int] = field(default_factory=dict)
 
     @property
-    def not_documents(self) -> dict[str, int]:
+    def not_document_types(self) -> dict[str, int]:
         """The files of this machine's folders that are no document, by suffix, as their last full syncs met them."""
         return _summed(r.not_document_types for r in self.roots)
 
@@ -163,7 +163,7 @@ class LibraryStatus:
     def files_met(self) -> int:
         """Every file the folders' syncs met (decision 0180): the entries (`files`: indexed, skipped, failed, excluded)
         and the files never opened (not documents, left out by rules)."""
-        return (sum(self.files.values()) + sum(self.not_documents.values())
+        return (sum(self.files.values()) + sum(self.not_document_types.values())
                 + sum(self.left_out_by_rules.values()))
 
     def to_json(self) -> dict[str, Any]:
@@ -186,8 +186,8 @@ class LibraryStatus:
             "consistent": self.consistent,
             "failed": [self._failed_json(row) for row in self.failed],
             "left_out": self.left_out,
-            "not_documents": sum(self.not_documents.values()),
-            "not_document_types": self.not_documents,
+            "not_documents": sum(self.not_document_types.values()),
+            "not_document_types": self.not_document_types,
             "left_out_by_rules": self.left_out_by_rules,
             "files_met": self.files_met(),
             "folders_left_out": self.folders_left_out,
