@@ -221,16 +221,15 @@ def library_on(address: str, data_dir: Path, encoder, **search):
 
 
 @pytest.fixture
-def tiny_library(request, engine, make_config, tiny_encoder):
+def tiny_library(engine_address, make_config, tiny_encoder):
     """A library over the test's data dir with the tiny bi-encoder and no reranker: a Library, or (engine
-    "postgresql") a SharedLibrary on a fresh database of the test server, this machine "desk-a"."""
+    "postgresql") a SharedLibrary on a fresh database of the test server (engine_address's: dropped after the
+    test, so a worker's server holds no more than a test's), this machine "desk-a"."""
     config = make_config(models={"reranker": ""})
-    if engine == "postgresql":
+    if engine_address:
         from searchapp.library.shared import SharedLibrary
 
-        server = request.getfixturevalue("pg_server")
-        lib = SharedLibrary(config, server.address(server.new_database()), create=True, encoder=tiny_encoder,
-                            machine="desk-a")
+        lib = SharedLibrary(config, engine_address, create=True, encoder=tiny_encoder, machine="desk-a")
     else:
         from searchapp.library import Library
 
@@ -325,7 +324,7 @@ def pg_server():
     asks for it and stopped at the end."""
     from pg_server import PgServer
 
-    server = PgServer()
+    server = PgServer(in_memory=True)
     try:
         yield server.start()
     finally:
