@@ -7,7 +7,7 @@ warm server, the test suite: 874 builds, 36 CPU s of its ~290, 2026-12-03 on a 2
 configured once and never changed after is safe to share between threads: encode and encode_batch only read it;
 a change (enable_truncation, no_padding) beside another thread's encode is what raises "Already borrowed". So
 each one here is configured before it is handed out, and whoever takes one must never change it (a caller that
-needs another setting asks for it here: `truncating`).
+needs another setting asks for it here: `truncating`). Decision 0182.
 
 Keyed by the SHA-256 of the JSON text (a folder's tokenizer.json, or a tokenizer's to_str()): the same text is
 the same tokenizer, wherever it was read from. At most KEEP texts are kept; a tokenizer handed out stays valid
